@@ -1,0 +1,78 @@
+import type { Db } from './knex.ts';
+import { bool, iso, isoOrNull, jsonOr, num } from './rows.ts';
+
+export interface ApiKeyRecord {
+  id: number;
+  userId: number;
+  name: string;
+  prefix: string;
+  isTest: boolean;
+  ipWhitelist: string[];
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+interface ApiKeyRow {
+  id: number;
+  user_id: number;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  is_test: number | boolean;
+  ip_whitelist: string | null;
+  created_at: number | string;
+  last_used_at: number | string | null;
+  revoked_at: number | string | null;
+}
+
+function toRecord(r: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: num(r.id),
+    userId: num(r.user_id),
+    name: r.name,
+    prefix: r.prefix,
+    isTest: bool(r.is_test),
+    ipWhitelist: jsonOr<string[]>(r.ip_whitelist, []),
+    createdAt: iso(r.created_at),
+    lastUsedAt: isoOrNull(r.last_used_at),
+  };
+}
+
+export async function insertApiKey(
+  db: Db,
+  k: { userId: number; name: string; prefix: string; keyHash: string; isTest: boolean; ipWhitelist: string[] },
+  now: number,
+): Promise<ApiKeyRecord> {
+  const [id] = await db('api_keys').insert({
+    user_id: k.userId,
+    name: k.name,
+    prefix: k.prefix,
+    key_hash: k.keyHash,
+    is_test: k.isTest,
+    ip_whitelist: k.ipWhitelist.length ? JSON.stringify(k.ipWhitelist) : null,
+    created_at: now,
+  });
+  const row = await db<ApiKeyRow>('api_keys').where({ id }).first();
+  return toRecord(row!);
+}
+
+/** Looks a live key up by the SHA-256 of its value. */
+export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<ApiKeyRecord | undefined> {
+  const row = await db<ApiKeyRow>('api_keys').where({ key_hash: keyHash }).whereNull('revoked_at').first();
+  return row ? toRecord(row) : undefined;
+}
+
+export async function listUserKeys(db: Db, userId: number): Promise<ApiKeyRecord[]> {
+  const rows = await db<ApiKeyRow>('api_keys').where({ user_id: userId }).whereNull('revoked_at').orderBy('id', 'asc');
+  return rows.map(toRecord);
+}
+
+/** Revokes a key of this user; false when there is no such live key. */
+export async function revokeKey(db: Db, userId: number, keyId: number, now: number): Promise<boolean> {
+  const n = await db('api_keys').where({ id: keyId, user_id: userId }).whereNull('revoked_at').update({ revoked_at: now });
+  return n === 1;
+}
+
+export async function touchKey(db: Db, keyId: number, now: number): Promise<void> {
+  await db('api_keys').where({ id: keyId }).update({ last_used_at: now });
+}

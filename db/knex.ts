@@ -1,0 +1,63 @@
+// One knex instance per process: mysql2 against MariaDB/MySQL in production, or the
+// embedded SQLite file when DATABASE_URL is unset.
+import fs from 'node:fs';
+import path from 'node:path';
+import knexFactory from 'knex';
+import type { Knex } from 'knex';
+import { migrationSource } from './migrations/index.ts';
+
+export type Db = Knex;
+
+export interface DbOptions {
+  databaseUrl: string | undefined;
+  sqliteFile: string;
+  poolMax?: number;
+}
+
+export function createDb(opts: DbOptions): Db {
+  if (opts.databaseUrl) {
+    const url = new URL(opts.databaseUrl);
+    return knexFactory({
+      client: 'mysql2',
+      connection: {
+        host: url.hostname,
+        port: Number(url.port || 3306),
+        user: decodeURIComponent(url.username),
+        password: decodeURIComponent(url.password),
+        database: url.pathname.replace(/^\//, ''),
+        charset: 'utf8mb4',
+        timezone: 'Z',
+        supportBigNumbers: true,
+      },
+      pool: { min: 0, max: opts.poolMax ?? 10 },
+      acquireConnectionTimeout: 10_000,
+    });
+  }
+  fs.mkdirSync(path.dirname(opts.sqliteFile), { recursive: true });
+  return knexFactory({
+    client: 'sqlite3',
+    connection: { filename: opts.sqliteFile },
+    useNullAsDefault: true,
+    // SQLite allows one writer; a single connection serialises writes instead of failing with SQLITE_BUSY.
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(conn: { exec(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) {
+        conn.exec('PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;', (err) => done(err, conn));
+      },
+    },
+  });
+}
+
+export function isMysql(db: Db): boolean {
+  return db.client.config.client === 'mysql2';
+}
+
+export async function migrate(db: Db): Promise<void> {
+  await db.migrate.latest({ migrationSource });
+}
+
+/** Number of rows an UPDATE/DELETE touched; knex returns it as a number on both engines. */
+export function affected(result: unknown): number {
+  return typeof result === 'number' ? result : 0;
+}

@@ -1,0 +1,21 @@
+// Static migration list: knex records names without extensions, so .ts vs .js never drifts,
+// and no directory is scanned at run time.
+import type { Knex } from 'knex';
+import * as m20261121_0001_accounts from './20261121_0001_accounts.ts';
+import * as m20261121_0002_predictions from './20261121_0002_predictions.ts';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+const migrations: ReadonlyArray<[string, Migration]> = [
+  ['20261121_0001_accounts', m20261121_0001_accounts],
+  ['20261121_0002_predictions', m20261121_0002_predictions],
+];
+
+export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
+  getMigrations: async () => [...migrations],
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+};

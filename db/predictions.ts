@@ -1,0 +1,201 @@
+// Prediction rows and their state machine (README "Prediction states"):
+//   queued -> pending -> processing -> completed | failed
+//   processing -> pending (retry after a retryable adapter error)
+//   queued | pending | processing -> cancelled
+// Every transition is a conditional UPDATE, and every money move happens in the same
+// transaction as the transition that causes it, so a prediction is charged at most once
+// however many workers race on it.
+import crypto from 'node:crypto';
+import type { Db } from './knex.ts';
+import { affected } from './knex.ts';
+import { hold, release, settle } from './wallet.ts';
+import { bool, jsonOr, num, numOrNull } from './rows.ts';
+
+export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
+export const TERMINAL: readonly PredictionStatus[] = ['completed', 'failed', 'cancelled'];
+
+export interface Prediction {
+  id: string;
+  userId: number;
+  apiKeyId: number | null;
+  model: string;
+  status: PredictionStatus;
+  isTest: boolean;
+  input: Record<string, unknown>;
+  /** storage keys (or sandbox sample keys), rendered to URLs at read time */
+  outputs: string[];
+  nsfw: boolean[];
+  error: string | null;
+  price: number;
+  webhookUrl: string | null;
+  attempts: number;
+  inferenceMs: number | null;
+  createdAt: number;
+  startedAt: number | null;
+  completedAt: number | null;
+}
+
+interface PredictionRow {
+  id: string;
+  user_id: number;
+  api_key_id: number | null;
+  model: string;
+  status: string;
+  is_test: number | boolean;
+  input: string;
+  outputs: string | null;
+  nsfw: string | null;
+  error: string | null;
+  price: number | string;
+  webhook_url: string | null;
+  attempts: number;
+  inference_ms: number | null;
+  created_at: number | string;
+  started_at: number | string | null;
+  completed_at: number | string | null;
+}
+
+function toPrediction(r: PredictionRow): Prediction {
+  return {
+    id: r.id,
+    userId: num(r.user_id),
+    apiKeyId: numOrNull(r.api_key_id),
+    model: r.model,
+    status: r.status as PredictionStatus,
+    isTest: bool(r.is_test),
+    input: jsonOr<Record<string, unknown>>(r.input, {}),
+    outputs: jsonOr<string[]>(r.outputs, []),
+    nsfw: jsonOr<boolean[]>(r.nsfw, []),
+    error: r.error,
+    price: num(r.price),
+    webhookUrl: r.webhook_url,
+    attempts: num(r.attempts),
+    inferenceMs: numOrNull(r.inference_ms),
+    createdAt: num(r.created_at),
+    startedAt: numOrNull(r.started_at),
+    completedAt: numOrNull(r.completed_at),
+  };
+}
+
+/** 32 hex characters: 48 bits of milliseconds (keeps the primary key roughly ordered) + 80 random bits. */
+export function newPredictionId(now: number): string {
+  return now.toString(16).padStart(12, '0').slice(-12) + crypto.randomBytes(10).toString('hex');
+}
+
+export interface NewPrediction {
+  id: string;
+  userId: number;
+  apiKeyId: number | null;
+  model: string;
+  input: Record<string, unknown>;
+  price: number;
+  webhookUrl: string | null;
+}
+
+/** Holds the price and records the request as `queued`, in one transaction. */
+export async function submitPrediction(db: Db, p: NewPrediction, now: number): Promise<void> {
+  const row = {
+    id: p.id, user_id: p.userId, api_key_id: p.apiKeyId, model: p.model, status: 'queued', is_test: false,
+    input: JSON.stringify(p.input), price: p.price, webhook_url: p.webhookUrl, created_at: now, updated_at: now,
+  };
+  if (p.price === 0) {
+    await db('predictions').insert(row);
+    return;
+  }
+  await db.transaction(async (trx) => {
+    await hold(trx, p.userId, p.price);
+    await trx('predictions').insert(row);
+  });
+}
+
+/** Sandbox requests are born completed, with mock outputs and no price. */
+export async function insertSandboxPrediction(db: Db, p: Omit<NewPrediction, 'price'>, outputs: string[], now: number): Promise<void> {
+  await db('predictions').insert({
+    id: p.id, user_id: p.userId, api_key_id: p.apiKeyId, model: p.model, status: 'completed', is_test: true,
+    input: JSON.stringify(p.input), outputs: JSON.stringify(outputs), nsfw: JSON.stringify(outputs.map(() => false)),
+    price: 0, webhook_url: p.webhookUrl, inference_ms: 0, created_at: now, started_at: now, completed_at: now, updated_at: now,
+  });
+}
+
+/** The queue confirmed these requests: queued -> pending. */
+export async function markPending(db: Db, ids: readonly string[], now: number): Promise<void> {
+  if (ids.length === 0) return;
+  await db('predictions').whereIn('id', ids).andWhere('status', 'queued').update({ status: 'pending', updated_at: now });
+}
+
+/**
+ * A worker takes the request. `processing` is claimable too: the broker only redelivers a
+ * message whose consumer died before acknowledging, so that worker's claim is void.
+ */
+export async function claim(db: Db, id: string, now: number): Promise<Prediction | undefined> {
+  const n = await db('predictions')
+    .where('id', id)
+    .whereIn('status', ['queued', 'pending', 'processing'])
+    .update({ status: 'processing', started_at: now, updated_at: now, attempts: db.raw('attempts + 1') });
+  if (affected(n) !== 1) return undefined;
+  const row = await db<PredictionRow>('predictions').where('id', id).first();
+  return row ? toPrediction(row) : undefined;
+}
+
+export async function completePrediction(
+  db: Db,
+  p: Prediction,
+  result: { outputs: string[]; nsfw: boolean[]; inferenceMs: number },
+  now: number,
+): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const n = await trx('predictions').where({ id: p.id, status: 'processing' }).update({
+      status: 'completed', outputs: JSON.stringify(result.outputs), nsfw: JSON.stringify(result.nsfw),
+      inference_ms: Math.round(result.inferenceMs), error: null, completed_at: now, updated_at: now,
+    });
+    if (affected(n) !== 1) return false;
+    await settle(trx, p.userId, p.price, p.id, p.model, now);
+    return true;
+  });
+}
+
+export async function failPrediction(db: Db, p: Prediction, error: string, now: number): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const n = await trx('predictions').where({ id: p.id, status: 'processing' })
+      .update({ status: 'failed', error: error.slice(0, 2000), completed_at: now, updated_at: now });
+    if (affected(n) !== 1) return false;
+    await release(trx, p.userId, p.price);
+    return true;
+  });
+}
+
+/** A retryable failure: back to pending until the delayed message comes round again. */
+export async function requeuePrediction(db: Db, id: string, error: string, now: number): Promise<void> {
+  await db('predictions').where({ id, status: 'processing' }).update({ status: 'pending', error: error.slice(0, 2000), updated_at: now });
+}
+
+export async function cancelPrediction(db: Db, id: string, userId: number, now: number): Promise<'cancelled' | 'not-found' | 'finished'> {
+  return db.transaction(async (trx) => {
+    const row = await trx<PredictionRow>('predictions').where({ id, user_id: userId }).first();
+    if (!row) return 'not-found';
+    const n = await trx('predictions').where({ id, user_id: userId }).whereIn('status', ['queued', 'pending', 'processing'])
+      .update({ status: 'cancelled', completed_at: now, updated_at: now });
+    if (affected(n) !== 1) return 'finished';
+    await release(trx, userId, num(row.price));
+    return 'cancelled';
+  });
+}
+
+export async function findPrediction(db: Db, id: string): Promise<Prediction | undefined> {
+  const row = await db<PredictionRow>('predictions').where('id', id).first();
+  return row ? toPrediction(row) : undefined;
+}
+
+/** Requests whose publish was never confirmed (broker down at submit, or the API died before the confirm). */
+export async function findUnpublished(db: Db, olderThan: number, limit: number): Promise<Prediction[]> {
+  const rows = await db<PredictionRow>('predictions').where('status', 'queued').andWhere('created_at', '<', olderThan)
+    .orderBy('created_at', 'asc').limit(limit);
+  return rows.map(toPrediction);
+}
+
+/** Everything not finished: what an in-process queue lost when its process stopped. */
+export async function findUnfinished(db: Db, limit: number, afterId = ''): Promise<Prediction[]> {
+  const rows = await db<PredictionRow>('predictions').whereIn('status', ['queued', 'pending', 'processing'])
+    .andWhere('id', '>', afterId).orderBy('id', 'asc').limit(limit);
+  return rows.map(toPrediction);
+}

@@ -1,0 +1,43 @@
+// Secrets at rest: API keys and session tokens are high-entropy random strings, stored as
+// SHA-256 digests (a slow hash adds nothing for 256-bit secrets, and lookups stay indexed).
+// Passwords are low-entropy, so they get scrypt, a memory-hard function.
+import crypto from 'node:crypto';
+import { promisify } from 'node:util';
+
+const scrypt = promisify(crypto.scrypt) as (pw: string, salt: Buffer, len: number, opts: crypto.ScryptOptions) => Promise<Buffer>;
+
+export const KEY_PREFIX_LIVE = 'mg_live_';
+export const KEY_PREFIX_TEST = 'mg_test_';
+export const SESSION_PREFIX = 'mgs_';
+
+/** 32 random bytes (256 bits) in base64url, after a recognisable prefix. */
+export function newSecret(prefix: string): string {
+  return prefix + crypto.randomBytes(32).toString('base64url');
+}
+
+export function sha256Hex(secret: string): string {
+  return crypto.createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+// N=2^15, r=8, p=1: 32 MiB and ~50-100 ms per hash on the 2-core reference machine (OWASP's scrypt minimum is N=2^17 with r=8,p=1 or equivalents; N=2^15 is the RFC 7914 interactive-login figure).
+export const SCRYPT_PARAMS = { N: 2 ** 15, r: 8, p: 1, keyLen: 32 } as const;
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = crypto.randomBytes(16);
+  const { N, r, p, keyLen } = SCRYPT_PARAMS;
+  const hash = await scrypt(password, salt, keyLen, { N, r, p, maxmem: 128 * N * r * 2 });
+  return `scrypt$${N}$${r}$${p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+}
+
+export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+  // Hash even when there is no stored hash, so unknown accounts cost the same time.
+  const parts = (stored ?? '').split('$');
+  const valid = parts.length === 6 && parts[0] === 'scrypt';
+  const N = valid ? Number(parts[1]) : SCRYPT_PARAMS.N;
+  const r = valid ? Number(parts[2]) : SCRYPT_PARAMS.r;
+  const p = valid ? Number(parts[3]) : SCRYPT_PARAMS.p;
+  const salt = valid ? Buffer.from(parts[4]!, 'base64url') : crypto.randomBytes(16);
+  const expected = valid ? Buffer.from(parts[5]!, 'base64url') : crypto.randomBytes(SCRYPT_PARAMS.keyLen);
+  const actual = await scrypt(password, salt, expected.length, { N, r, p, maxmem: 128 * N * r * 2 });
+  return crypto.timingSafeEqual(actual, expected) && valid;
+}

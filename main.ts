@@ -1,0 +1,74 @@
+// Entry point: `npm start`. ROLE selects api, worker, or both in one process (default).
+import { loadConfig, ConfigError } from './config.ts';
+import { createApp } from './app.ts';
+import type { App } from './app.ts';
+import { createServer } from './server.ts';
+import { createRunModel } from './workers/run-model.ts';
+import { SpecError } from './spec/load.ts';
+import type { Server } from '@hapi/hapi';
+
+export interface Running {
+  app: App;
+  server: Server | null;
+  stop(): Promise<void>;
+}
+
+/** Starts the configured role(s); used by main and by tests that need a real process. */
+export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Running> {
+  const config = loadConfig(env);
+  if (config.role !== 'all' && !config.amqpUrl) {
+    throw new ConfigError('invalid configuration: AMQP_URL: required when ROLE is api or worker (the in-process queue only links an API and a worker in one process)');
+  }
+  const app = await createApp(config);
+  let server: Server | null = null;
+  let runModel: ReturnType<typeof createRunModel> | null = null;
+
+  if (config.role !== 'api') {
+    runModel = createRunModel(app);
+    await app.queue.consume('predictions', runModel.handle, { prefetch: config.workerConcurrency });
+    if (!app.queue.durable) await app.dispatcher.recover();
+    app.dispatcher.start(5_000);
+  }
+  if (config.role !== 'worker') {
+    server = await createServer(app);
+    await server.start();
+    app.log.info({ url: config.publicUrl, listening: server.info.uri, database: config.databaseUrl ? 'mysql' : 'sqlite', queue: config.amqpUrl ? 'amqp' : 'in-process', models: app.spec.models.size }, 'mediagate API listening');
+  }
+  if (config.role === 'worker') app.log.info({ concurrency: config.workerConcurrency }, 'mediagate worker consuming');
+
+  return {
+    app,
+    server,
+    async stop() {
+      if (server) await server.stop({ timeout: 10_000 });
+      runModel?.abortAll();
+      await app.close();
+    },
+  };
+}
+
+const isMain = process.argv[1] && new URL(import.meta.url).pathname === process.argv[1];
+if (isMain) {
+  try {
+    const running = await start();
+    let stopping = false;
+    const shutdown = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      running.app.log.info({ signal }, 'shutting down');
+      running.stop().then(() => process.exit(0), (err: unknown) => {
+        running.app.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+    };
+    process.on('SIGINT', () => shutdown('SIGINT'));
+    process.on('SIGTERM', () => shutdown('SIGTERM'));
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof SpecError) {
+      process.stderr.write(`mediagate: ${err.message}\n`);
+    } else {
+      process.stderr.write(`mediagate: start-up failed: ${(err as Error).message}\n`);
+    }
+    process.exit(1);
+  }
+}

@@ -1,0 +1,121 @@
+// Credential plugins: hapi auth schemes for the spec's securitySchemes.
+//   ApiKeyAuth  -> strategy 'api-key'  (x-api-key header)
+//   SessionAuth -> strategy 'session'  (Authorization: Bearer mgs_...)
+// A scheme that finds no credential of its kind reports "missing" so hapi tries the next
+// strategy the route allows; a credential that is present but wrong is a final 401.
+import Boom from '@hapi/boom';
+import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import ipaddr from 'ipaddr.js';
+import type { App } from '../app.ts';
+import { findActiveKeyByHash, touchKey } from '../db/api-keys.ts';
+import { findSessionUser } from '../db/sessions.ts';
+import { findUserById } from '../db/users.ts';
+import { sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST, SESSION_PREFIX } from '../db/secrets.ts';
+import { httpError } from './errors.ts';
+
+export const ALL_SCOPES = ['generate:write', 'generate:read', 'files:write', 'account:read', 'keys:manage'] as const;
+export type Scope = (typeof ALL_SCOPES)[number];
+
+export interface Caller {
+  userId: number;
+  role: 'user' | 'admin';
+  via: 'api-key' | 'session';
+  apiKeyId: number | null;
+  /** a sandbox key: mock outputs, no billing */
+  isTest: boolean;
+  scopes: readonly Scope[];
+}
+
+declare module '@hapi/hapi' {
+  interface UserCredentials {
+    caller: Caller;
+  }
+}
+
+/** Maps the spec's securitySchemes names to the hapi strategies that implement them. */
+export const STRATEGY_FOR_SCHEME: Readonly<Record<string, string>> = {
+  ApiKeyAuth: 'api-key',
+  SessionAuth: 'session',
+};
+
+export function callerOf(request: Request): Caller | null {
+  return request.auth.credentials?.user?.caller ?? null;
+}
+
+function missing(h: ResponseToolkit, scheme: string) {
+  return h.unauthenticated(Boom.unauthorized(null, scheme));
+}
+
+function ipAllowed(remote: string, whitelist: readonly string[]): boolean {
+  if (whitelist.length === 0) return true;
+  let addr: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    addr = ipaddr.process(remote);
+  } catch {
+    return false;
+  }
+  return whitelist.some((entry) => {
+    try {
+      const [range, bits] = entry.includes('/') ? ipaddr.parseCIDR(entry) : [ipaddr.process(entry), entry.includes(':') ? 128 : 32];
+      const target = range.kind() === 'ipv4' && addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()
+        ? (addr as ipaddr.IPv6).toIPv4Address() : addr;
+      return target.kind() === range.kind() && target.match(range, bits);
+    } catch {
+      return false;
+    }
+  });
+}
+
+const TOUCH_EVERY_MS = 60_000;
+
+export const authPlugin: Plugin<{ app: App }> = {
+  name: 'mediagate-auth',
+  register(server, { app }) {
+    const lastTouched = new Map<number, number>();
+
+    server.auth.scheme('api-key', () => ({
+      async authenticate(request: Request, h: ResponseToolkit) {
+        const header = request.headers['x-api-key'];
+        if (typeof header !== 'string' || header === '') return missing(h, 'ApiKey');
+        if (!header.startsWith(KEY_PREFIX_LIVE) && !header.startsWith(KEY_PREFIX_TEST)) throw httpError(401, 'invalid API key');
+        const key = await findActiveKeyByHash(app.db, sha256Hex(header));
+        if (!key) throw httpError(401, 'invalid or revoked API key');
+        if (!ipAllowed(request.info.remoteAddress, key.ipWhitelist)) throw httpError(403, 'this API key may not be used from this address');
+        const user = await findUserById(app.db, key.userId);
+        if (!user) throw httpError(401, 'invalid or revoked API key');
+        const now = app.clock();
+        if ((lastTouched.get(key.id) ?? 0) < now - TOUCH_EVERY_MS) {
+          lastTouched.set(key.id, now);
+          touchKey(app.db, key.id, now).catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
+        }
+        const caller: Caller = { userId: user.id, role: user.role, via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes: ALL_SCOPES };
+        return h.authenticated({ credentials: { user: { caller }, scope: [...ALL_SCOPES] } });
+      },
+    }));
+
+    server.auth.scheme('session', () => ({
+      async authenticate(request: Request, h: ResponseToolkit) {
+        const header = request.headers.authorization;
+        const m = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+        // Bearer tokens that are not sessions belong to another strategy (OAuth access tokens).
+        if (!m || !m[1]!.startsWith(SESSION_PREFIX)) return missing(h, 'Bearer');
+        const userId = await findSessionUser(app.db, sha256Hex(m[1]!), app.clock());
+        const user = userId === undefined ? undefined : await findUserById(app.db, userId);
+        if (!user) throw httpError(401, 'invalid or expired session', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+        const caller: Caller = { userId: user.id, role: user.role, via: 'session', apiKeyId: null, isTest: false, scopes: ALL_SCOPES };
+        return h.authenticated({ credentials: { user: { caller }, scope: [...ALL_SCOPES] } });
+      },
+    }));
+
+    // For routes whose every credential alternative is not implemented in this build.
+    server.auth.scheme('closed', () => ({
+      authenticate(_request: Request, h: ResponseToolkit) {
+        return missing(h, 'Bearer');
+      },
+    }));
+
+    server.auth.strategy('closed', 'closed');
+    server.auth.strategy('api-key', 'api-key');
+    server.auth.strategy('session', 'session');
+  },
+};

@@ -1,0 +1,74 @@
+// The served spec (GET /openapi.json) and a readable API reference (GET /docs), rendered by
+// swagger-ui from the npm package's own files: nothing is loaded from the internet.
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import type { Plugin } from '@hapi/hapi';
+import type { SpecDocument } from '../spec/load.ts';
+
+const uiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png', 'favicon-16x16.png']);
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>mediagate API reference</title>
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+  <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
+  <script src="/docs/init.js"></script>
+</body>
+</html>
+`;
+
+// Kept out of the page so a strict Content-Security-Policy (no inline scripts) still works.
+const INIT = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  filter: true,
+  docExpansion: 'none',
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'StandaloneLayout'
+});
+`;
+
+export const docsPlugin: Plugin<{ document: SpecDocument; publicUrl: string }> = {
+  name: 'mediagate-docs',
+  dependencies: ['mediagate-files'],
+  register(server, { document, publicUrl }) {
+    const served = JSON.stringify({ ...document, servers: [{ url: publicUrl }] });
+    server.route({
+      method: 'GET',
+      path: '/openapi.json',
+      options: { auth: false, handler: (_r, h) => h.response(served).type('application/json; charset=utf-8') },
+    });
+    server.route({
+      method: 'GET',
+      path: '/docs',
+      options: { auth: false, handler: (_r, h) => h.response(PAGE).type('text/html; charset=utf-8') },
+    });
+    server.route({
+      method: 'GET',
+      path: '/docs/init.js',
+      options: { auth: false, handler: (_r, h) => h.response(INIT).type('text/javascript; charset=utf-8') },
+    });
+    server.route({
+      method: 'GET',
+      path: '/docs/assets/{file}',
+      options: {
+        auth: false,
+        cache: { expiresIn: 24 * 3600 * 1000, privacy: 'public' },
+        handler: (request, h) => {
+          const file = request.params.file as string;
+          if (!ASSETS.has(file)) return h.response({ detail: 'not found' }).code(404);
+          return h.file(path.join(uiDir, file), { confine: false });
+        },
+      },
+    });
+  },
+};

@@ -1,0 +1,33 @@
+// The HTTP side: a hapi server with the gateway's plugins in their declared order:
+// errors -> credentials -> spec routes (validation + handlers) -> files and docs.
+import Hapi from '@hapi/hapi';
+import type { Server } from '@hapi/hapi';
+import type { App } from './app.ts';
+import { errorsPlugin } from './plugins/errors.ts';
+import { authPlugin } from './plugins/auth.ts';
+import { specRoutesPlugin } from './plugins/spec-routes.ts';
+import { filesPlugin } from './plugins/files.ts';
+import { docsPlugin } from './plugins/docs.ts';
+
+export async function createServer(app: App): Promise<Server> {
+  const server = Hapi.server({
+    port: app.config.port,
+    host: app.config.host,
+    routes: {
+      // A body is read only where the spec declares one; everywhere else the cap is what hapi enforces.
+      payload: { maxBytes: app.config.maxBodyBytes },
+      timeout: { server: 30_000, socket: 60_000 },
+      response: { emptyStatusCode: 204 },
+    },
+    router: { stripTrailingSlash: true },
+    load: { sampleInterval: 0 },
+  });
+  await server.register([
+    { plugin: errorsPlugin, options: { log: app.log } },
+    { plugin: authPlugin, options: { app } },
+    { plugin: filesPlugin, options: { storageDir: app.config.storageDir } },
+    { plugin: docsPlugin, options: { document: app.spec.document, publicUrl: app.config.publicUrl } },
+    { plugin: specRoutesPlugin, options: { app, strategies: new Set(['api-key', 'session']) } },
+  ]);
+  return server;
+}

@@ -1,0 +1,339 @@
+// Generic upstream adapter: runs a model on a provider that speaks our small JSON protocol.
+// A provider that does not speak it natively is fronted by a thin shim; the gateway stays generic.
+//
+// Protocol (ours; version 1)
+//   Submit  POST {url}/v1/models/{upstream_model}/predictions
+//           Authorization: Bearer {key}            (only when UPSTREAM_<NAME>_KEY is set)
+//           Content-Type: application/json
+//           {"input": {...}}                       (the validated model input, as received)
+//     {upstream_model} keeps its slashes ("acme/flux-dev"); each segment is percent-encoded.
+//   Answer, either finished at once:
+//           {"status": "completed", "outputs": ["https://...", ...],
+//            "has_nsfw_contents"?: [false, ...], "inference_ms"?: 1234}
+//     or accepted for later:
+//           {"id": "abc", "status": "queued" | "processing"}
+//   Poll    GET {url}/v1/predictions/{id}  (same Authorization), every 500 ms, for up to 30 minutes,
+//           until the answer is "completed" (as above) or {"status": "failed", "error": "..."}.
+//   Outputs are plain http(s) URLs fetched without credentials (they are usually on a CDN),
+//   following redirects, each at most 512 MiB; the Content-Type header names the file type.
+//
+// Failure mapping (see AdapterError): network errors, timeouts, HTTP 429 and 5xx are retryable;
+// other 4xx, "failed" predictions and malformed answers are not. Messages reach the API user, so
+// they never carry the key or the upstream's URL, and upstream text is truncated.
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AdapterError } from './types.ts';
+import type { Adapter, AdapterDefinition, AdapterEnv, AdapterFile, AdapterResult, RunContext, UpstreamConfig } from './types.ts';
+
+export interface HttpJsonTiming {
+  pollIntervalMs: number;
+  /** give up on a prediction the upstream has not finished after this long */
+  maxWaitMs: number;
+  /** per submit / poll request */
+  requestTimeoutMs: number;
+  /** per output download, which may be hundreds of MiB */
+  downloadTimeoutMs: number;
+}
+
+const DEFAULT_TIMING: HttpJsonTiming = {
+  pollIntervalMs: 500,
+  maxWaitMs: 30 * 60_000,
+  requestTimeoutMs: 60_000,
+  downloadTimeoutMs: 10 * 60_000,
+};
+const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
+const MAX_UPSTREAM_TEXT = 500;
+/** a poll that hits a blip should not throw away (and re-bill) a prediction already running upstream */
+const MAX_CONSECUTIVE_POLL_FAILURES = 3;
+
+const EXTENSION_BY_TYPE: Readonly<Record<string, string>> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+  'image/gif': 'gif',
+  'video/mp4': 'mp4',
+  'video/webm': 'webm',
+  'video/quicktime': 'mov',
+  'audio/mpeg': 'mp3',
+  'audio/wav': 'wav',
+  'audio/x-wav': 'wav',
+  'audio/wave': 'wav',
+  'audio/ogg': 'ogg',
+  'audio/flac': 'flac',
+  'model/gltf-binary': 'glb',
+  'model/gltf+json': 'gltf',
+  'model/obj': 'obj',
+  'text/plain': 'txt',
+  'application/json': 'json',
+};
+const TYPE_BY_EXTENSION: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(Object.entries(EXTENSION_BY_TYPE).map(([type, ext]) => [ext, type])),
+  jpeg: 'image/jpeg',
+  wav: 'audio/wav',
+};
+
+/** Everything one run needs to talk to its upstream, and to word its errors safely. */
+interface Session {
+  name: string;
+  upstream: UpstreamConfig;
+  signal: AbortSignal;
+  timing: HttpJsonTiming;
+}
+
+function truncate(text: string): string {
+  return text.length > MAX_UPSTREAM_TEXT ? `${text.slice(0, MAX_UPSTREAM_TEXT)}...` : text;
+}
+
+/** Defence in depth: an upstream that echoes our key back must not get it shown to the user. */
+function fail(session: Session, message: string, retryable: boolean): AdapterError {
+  const key = session.upstream.key;
+  const safe = key ? message.split(key).join('[redacted]') : message;
+  return new AdapterError(safe, retryable);
+}
+
+/** Maps a rejected fetch (or body read) to cancellation, timeout or network failure. */
+function transportError(session: Session, error: unknown, what: string): AdapterError {
+  if (session.signal.aborted) return new AdapterError('cancelled', false);
+  if (error instanceof Error && error.name === 'TimeoutError') {
+    return fail(session, `upstream "${session.name}" timed out during ${what}`, true);
+  }
+  // undici puts the useful part (ECONNREFUSED, ENOTFOUND...) in `cause`; the URL is left out on purpose.
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
+  const code = cause && 'code' in cause && typeof cause.code === 'string' ? ` (${cause.code})` : '';
+  return fail(session, `could not reach upstream "${session.name}" during ${what}${code}`, true);
+}
+
+function upstreamDetail(body: string): string {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (isRecord(parsed)) {
+      for (const field of ['error', 'detail', 'message']) {
+        const value = parsed[field];
+        if (typeof value === 'string') return value;
+      }
+    }
+  } catch {
+    // not JSON: fall back to the raw text
+  }
+  return body.trim() || 'no details given';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+function describeDuration(ms: number): string {
+  return ms >= 60_000 ? `${Math.round(ms / 60_000)} minutes` : `${Math.round(ms / 1000)} seconds`;
+}
+
+/** One submit or poll call: JSON in, JSON out, with our status-code policy applied. */
+async function callJson(session: Session, path: string, body: unknown, what: string): Promise<Record<string, unknown>> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (session.upstream.key) headers.authorization = `Bearer ${session.upstream.key}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const signal = AbortSignal.any([session.signal, AbortSignal.timeout(session.timing.requestTimeoutMs)]);
+
+  let status: number;
+  let text: string;
+  try {
+    // No redirects on API calls: following one would send our Authorization header somewhere new.
+    const response = await fetch(`${session.upstream.url.replace(/\/+$/, '')}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      redirect: 'manual',
+      signal,
+    });
+    status = response.status;
+    text = await response.text();
+  } catch (error) {
+    throw transportError(session, error, what);
+  }
+
+  if (status === 429 || status >= 500) {
+    throw fail(session, `upstream "${session.name}" is unavailable (HTTP ${status} during ${what})`, true);
+  }
+  if (status === 401 || status === 403) {
+    // Our credentials, not the user's input: say so, or the user would keep editing a valid request.
+    throw fail(session, `upstream "${session.name}" refused the gateway's credentials (HTTP ${status})`, false);
+  }
+  if (status >= 400) {
+    throw fail(session, `upstream rejected the input: ${truncate(upstreamDetail(text))}`, false);
+  }
+  if (status < 200 || status >= 300) {
+    throw fail(session, `upstream "${session.name}" answered ${what} with unexpected HTTP ${status}`, false);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw fail(session, `upstream "${session.name}" sent malformed JSON during ${what}`, false);
+  }
+  if (!isRecord(parsed)) throw fail(session, `upstream "${session.name}" sent malformed JSON during ${what}`, false);
+  return parsed;
+}
+
+interface Completed {
+  outputs: string[];
+  nsfw: boolean[];
+  inferenceMs?: number;
+}
+
+type Answer = { kind: 'completed'; result: Completed } | { kind: 'pending'; id: string } | { kind: 'failed'; error: string };
+
+/** Validates one protocol answer; anything unexpected is a non-retryable protocol error. */
+function readAnswer(session: Session, answer: Record<string, unknown>, pendingId?: string): Answer {
+  const malformed = (why: string) => fail(session, `upstream "${session.name}" sent a malformed answer: ${why}`, false);
+  switch (answer.status) {
+    case 'completed': {
+      const { outputs, has_nsfw_contents: nsfw, inference_ms: ms } = answer;
+      if (!isStringList(outputs) || outputs.length === 0) throw malformed('"outputs" must be a non-empty list of URLs');
+      const flags = Array.isArray(nsfw) ? nsfw.map((flag) => flag === true) : [];
+      const inferenceMs = typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+      return { kind: 'completed', result: { outputs, nsfw: flags, inferenceMs } };
+    }
+    case 'queued':
+    case 'processing': {
+      const id = pendingId ?? answer.id;
+      if (typeof id !== 'string' || id === '') throw malformed('a pending prediction needs an "id"');
+      return { kind: 'pending', id };
+    }
+    case 'failed':
+      return { kind: 'failed', error: typeof answer.error === 'string' ? answer.error : 'no details given' };
+    default:
+      throw malformed(`unknown status ${truncate(JSON.stringify(answer.status) ?? 'undefined')}`);
+  }
+}
+
+async function waitFor(session: Session, id: string): Promise<Completed> {
+  const deadline = performance.now() + session.timing.maxWaitMs;
+  let failures = 0;
+  for (;;) {
+    if (performance.now() >= deadline) {
+      // Not retryable: a second attempt would most likely sit in the same stuck queue for as long.
+      throw fail(session, `upstream "${session.name}" did not finish within ${describeDuration(session.timing.maxWaitMs)}`, false);
+    }
+    try {
+      await sleep(session.timing.pollIntervalMs, undefined, { signal: session.signal });
+    } catch {
+      throw new AdapterError('cancelled', false);
+    }
+    let answer: Answer;
+    try {
+      answer = readAnswer(session, await callJson(session, `/v1/predictions/${encodeURIComponent(id)}`, undefined, 'polling'), id);
+      failures = 0;
+    } catch (error) {
+      if (error instanceof AdapterError && error.retryable && ++failures < MAX_CONSECUTIVE_POLL_FAILURES) continue;
+      throw error;
+    }
+    if (answer.kind === 'completed') return answer.result;
+    if (answer.kind === 'failed') throw fail(session, truncate(answer.error), false);
+  }
+}
+
+function fileType(contentTypeHeader: string | null, url: URL): { contentType: string; extension: string } {
+  const contentType = contentTypeHeader?.split(';')[0]?.trim().toLowerCase() ?? '';
+  const fromType = EXTENSION_BY_TYPE[contentType];
+  if (fromType) return { contentType, extension: fromType };
+  const fromUrl = /\.([a-z0-9]{1,5})$/i.exec(url.pathname)?.[1]?.toLowerCase();
+  if (fromUrl) {
+    // A generic or missing Content-Type (common on object storage): trust the file name instead.
+    const guessed = contentType && contentType !== 'application/octet-stream' ? contentType : TYPE_BY_EXTENSION[fromUrl];
+    return { contentType: guessed ?? 'application/octet-stream', extension: fromUrl };
+  }
+  return { contentType: contentType || 'application/octet-stream', extension: 'bin' };
+}
+
+async function download(session: Session, raw: string, index: number, nsfw: boolean): Promise<AdapterFile> {
+  const what = `the download of output ${index + 1}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw fail(session, `upstream "${session.name}" returned an invalid output URL`, false);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw fail(session, `upstream "${session.name}" returned an output URL that is not http(s)`, false);
+  }
+
+  const signal = AbortSignal.any([session.signal, AbortSignal.timeout(session.timing.downloadTimeoutMs)]);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let contentType: string | null;
+  try {
+    const response = await fetch(url, { redirect: 'follow', signal });
+    if (response.status === 429 || response.status >= 500) {
+      throw fail(session, `upstream "${session.name}" is unavailable (HTTP ${response.status} during ${what})`, true);
+    }
+    if (!response.ok || !response.body) {
+      throw fail(session, `upstream "${session.name}" output ${index + 1} could not be downloaded (HTTP ${response.status})`, false);
+    }
+    const tooLarge = () => fail(session, `upstream "${session.name}" output ${index + 1} is larger than 512 MiB`, false);
+    if (Number(response.headers.get('content-length') ?? 0) > MAX_OUTPUT_BYTES) throw tooLarge();
+    contentType = response.headers.get('content-type');
+    // Counted while streaming: Content-Length may be absent or wrong.
+    for await (const chunk of response.body) {
+      size += chunk.byteLength;
+      // Throwing out of the loop cancels the stream, so the rest is never fetched.
+      if (size > MAX_OUTPUT_BYTES) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof AdapterError) throw error;
+    throw transportError(session, error, what);
+  }
+  const data = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    data.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { data, ...fileType(contentType, url), ...(nsfw ? { nsfw: true } : {}) };
+}
+
+/** `create` with the clock knobs exposed, so tests can poll every few milliseconds instead of 500. */
+export function createHttpJson(env: AdapterEnv, overrides: Partial<HttpJsonTiming> = {}): Adapter {
+  const timing: HttpJsonTiming = { ...DEFAULT_TIMING, ...overrides };
+  return {
+    async run(input: Record<string, unknown>, ctx: RunContext): Promise<AdapterResult> {
+      if (ctx.signal.aborted) throw new AdapterError('cancelled', false);
+      const { upstream: name, upstreamModel } = ctx.model;
+      // Both are checked at boot against the spec; this guards a worker started with a stale spec.
+      if (!name || !upstreamModel) {
+        throw new AdapterError(`model ${ctx.model.operationId} has no x-model.upstream / upstream_model`, false);
+      }
+      const upstream = env.upstreams.get(name);
+      if (!upstream) {
+        const variable = `UPSTREAM_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_URL`;
+        throw new AdapterError(`upstream "${name}" is not configured (set ${variable})`, false);
+      }
+      const session: Session = { name, upstream, signal: ctx.signal, timing };
+
+      const started = performance.now();
+      const modelPath = upstreamModel.split('/').map(encodeURIComponent).join('/');
+      const first = readAnswer(session, await callJson(session, `/v1/models/${modelPath}/predictions`, { input }, 'submission'));
+      if (first.kind === 'failed') throw fail(session, truncate(first.error), false);
+      const result = first.kind === 'completed' ? first.result : await waitFor(session, first.id);
+      const inferenceMs = Math.round(result.inferenceMs ?? performance.now() - started);
+
+      // One at a time: bounds memory to one 512 MiB output in flight, not four.
+      const files: AdapterFile[] = [];
+      for (const [i, url] of result.outputs.entries()) {
+        files.push(await download(session, url, i, result.nsfw[i] === true));
+      }
+      return { files, inferenceMs };
+    },
+  };
+}
+
+export const httpJson: AdapterDefinition = {
+  kind: 'upstream',
+  // Placeholder: for upstream models the gateway takes the media kind from the spec's x-model.output.
+  media: 'image',
+  description: 'Generic upstream provider speaking the mediagate JSON prediction protocol (submit, poll, download outputs).',
+  create: (env) => createHttpJson(env),
+};

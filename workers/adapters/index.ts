@@ -1,0 +1,24 @@
+// The static adapter registry: the spec's x-model.adapter value is the key. Adding a model of an
+// existing kind is a spec change only; a new key here is needed only for a new kind of upstream.
+
+import { httpJson } from './http-json.ts';
+import { proceduralAudio } from './procedural-audio.ts';
+import { proceduralImage } from './procedural-image.ts';
+import { proceduralMesh } from './procedural-mesh.ts';
+import type { AdapterDefinition, AdapterEnv, ModelRef } from './types.ts';
+
+export const adapterRegistry: Readonly<Record<string, AdapterDefinition>> = {
+  'procedural-image': proceduralImage,
+  'procedural-audio': proceduralAudio,
+  'procedural-mesh': proceduralMesh,
+  'http-json': httpJson,
+};
+
+/**
+ * Whether a model can run with this environment: local adapters always can; upstream adapters need
+ * the model's x-model.upstream to name a provider whose UPSTREAM_<NAME>_URL is set.
+ */
+export function isAdapterConfigured(def: AdapterDefinition, model: ModelRef, env: AdapterEnv): boolean {
+  if (def.kind === 'local') return true;
+  return model.upstream !== undefined && env.upstreams.has(model.upstream);
+}

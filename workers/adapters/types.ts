@@ -1,0 +1,76 @@
+// The contract between the run-model worker and a model adapter.
+// An adapter turns a validated model input into files; the worker stores them and
+// records the prediction. Adapters never touch the database, the queue or credits.
+
+export type MediaKind = 'image' | 'video' | 'audio' | 'model3d' | 'text';
+
+/** One file an adapter produced. The worker stores it and hands out a stable URL. */
+export interface AdapterFile {
+  data: Uint8Array;
+  /** e.g. 'image/png' */
+  contentType: string;
+  /** file extension without the dot, e.g. 'png' */
+  extension: string;
+  /** true when the adapter (or upstream) flagged the file as NSFW */
+  nsfw?: boolean;
+}
+
+export interface AdapterResult {
+  files: AdapterFile[];
+  /** time spent on inference, as measured by the adapter (or reported by the upstream) */
+  inferenceMs: number;
+}
+
+/** What the spec's x-model extension says about the model being run. */
+export interface ModelRef {
+  operationId: string;
+  category: string;
+  /** x-model.upstream: provider name whose credentials an upstream adapter uses */
+  upstream?: string;
+  /** x-model.upstream_model: the provider's own model id */
+  upstreamModel?: string;
+}
+
+export interface RunContext {
+  /** aborted when the worker shuts down or the prediction is cancelled */
+  signal: AbortSignal;
+  predictionId: string;
+  model: ModelRef;
+}
+
+export interface Adapter {
+  run(input: Record<string, unknown>, ctx: RunContext): Promise<AdapterResult>;
+}
+
+/** Credentials and base URL of one upstream provider, from UPSTREAM_<NAME>_URL / _KEY. */
+export interface UpstreamConfig {
+  url: string;
+  key?: string;
+}
+
+export interface AdapterEnv {
+  upstreams: ReadonlyMap<string, UpstreamConfig>;
+}
+
+export interface AdapterDefinition {
+  /** local adapters need no configuration; upstream adapters need x-model.upstream configured */
+  kind: 'local' | 'upstream';
+  /** what the adapter produces; drives sandbox mock outputs */
+  media: MediaKind;
+  description: string;
+  create(env: AdapterEnv): Adapter;
+}
+
+/**
+ * Thrown by adapters. `retryable` failures (network errors, upstream 5xx, 429) are
+ * retried by the worker with backoff; others fail the prediction at once.
+ * `message` is shown to the API user, so it must not contain secrets.
+ */
+export class AdapterError extends Error {
+  readonly retryable: boolean;
+  constructor(message: string, retryable: boolean) {
+    super(message);
+    this.name = 'AdapterError';
+    this.retryable = retryable;
+  }
+}

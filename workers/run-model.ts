@@ -1,0 +1,92 @@
+// The run-model consumer: claim the prediction, run its adapter, store the files, record the
+// outcome (and the money) in one transition, then acknowledge. Transport-free: it returns an
+// Outcome and the queue maps it onto acks, delay queues and dead-lettering.
+import type { App } from '../app.ts';
+import { claim, completePrediction, failPrediction, requeuePrediction } from '../db/predictions.ts';
+import type { Prediction } from '../db/predictions.ts';
+import { adapterRegistry } from './adapters/index.ts';
+import { AdapterError } from './adapters/types.ts';
+import type { Adapter } from './adapters/types.ts';
+import type { Delivery, Outcome } from './queue/types.ts';
+import type { PredictionMessage } from './dispatch.ts';
+
+const RETRY_DELAYS_MS = [2_000, 10_000, 30_000];
+export const MAX_RETRIES = 3;
+
+export interface RunModelOptions {
+  retryDelaysMs?: readonly number[];
+}
+
+export function createRunModel(app: App, opts: RunModelOptions = {}) {
+  const delays = opts.retryDelaysMs ?? RETRY_DELAYS_MS;
+  const adapters = new Map<string, Adapter>();
+  const running = new Set<AbortController>();
+
+  function adapterFor(name: string): Adapter {
+    let a = adapters.get(name);
+    if (!a) {
+      a = adapterRegistry[name]!.create(app.adapterEnv);
+      adapters.set(name, a);
+    }
+    return a;
+  }
+
+  async function fail(p: Prediction, message: string): Promise<void> {
+    const failed = await failPrediction(app.db, p, message, app.clock());
+    if (failed) app.log.info({ id: p.id, model: p.model, error: message }, 'prediction failed');
+  }
+
+  async function handle(delivery: Delivery<PredictionMessage>): Promise<Outcome> {
+    const id = delivery.body?.id;
+    if (typeof id !== 'string') return { kind: 'dead-letter', reason: 'message without a prediction id' };
+    const p = await claim(app.db, id, app.clock());
+    // Unknown, finished or cancelled: nothing to do, and nothing to charge.
+    if (!p) return { kind: 'ack' };
+    const model = app.spec.models.get(p.model);
+    if (!model) {
+      await fail(p, `model ${p.model} is no longer offered by this gateway`);
+      return { kind: 'ack' };
+    }
+
+    const controller = new AbortController();
+    running.add(controller);
+    try {
+      const result = await adapterFor(model.adapter).run(p.input, {
+        signal: controller.signal,
+        predictionId: p.id,
+        model: {
+          operationId: model.operationId,
+          category: model.category,
+          ...(model.upstream ? { upstream: model.upstream } : {}),
+          ...(model.upstreamModel ? { upstreamModel: model.upstreamModel } : {}),
+        },
+      });
+      const keys: string[] = [];
+      for (const [i, file] of result.files.entries()) keys.push(await app.storage.save(p.id, i, file));
+      const done = await completePrediction(app.db, p, { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, app.clock());
+      app.log.info({ id: p.id, model: p.model, recorded: done, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
+      return { kind: 'ack' };
+    } catch (err) {
+      const retryable = err instanceof AdapterError ? err.retryable : !controller.signal.aborted;
+      const message = err instanceof AdapterError ? err.message : 'internal error while running the model';
+      if (!(err instanceof AdapterError)) app.log.error({ err, id: p.id }, 'unexpected error while running a model');
+      if (retryable && delivery.attempt < MAX_RETRIES) {
+        await requeuePrediction(app.db, p.id, message, app.clock());
+        return { kind: 'retry', delayMs: delays[Math.min(delivery.attempt, delays.length - 1)]!, reason: message };
+      }
+      await fail(p, message);
+      // Retries exhausted on a retryable error: keep the message for operators to inspect.
+      return retryable ? { kind: 'dead-letter', reason: message } : { kind: 'ack' };
+    } finally {
+      running.delete(controller);
+    }
+  }
+
+  return {
+    handle,
+    /** aborts every running adapter (shutdown): their predictions are retried by another worker */
+    abortAll() {
+      for (const c of running) c.abort();
+    },
+  };
+}

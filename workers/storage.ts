@@ -1,0 +1,46 @@
+// Local file storage for outputs. Files are written to a temporary name and renamed, so a
+// reader never sees half a file; URLs are rendered from keys at read time, so changing
+// PUBLIC_URL never breaks stored predictions.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import type { AdapterFile, MediaKind } from './adapters/types.ts';
+
+export const SANDBOX_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), 'sandbox');
+
+const SANDBOX_SAMPLE: Readonly<Record<MediaKind, string>> = {
+  image: 'sandbox/sample.png',
+  video: 'sandbox/sample.mp4',
+  audio: 'sandbox/sample.wav',
+  model3d: 'sandbox/sample.glb',
+  text: 'sandbox/sample.txt',
+};
+
+export interface Storage {
+  /** writes one output file and returns its key */
+  save(predictionId: string, index: number, file: AdapterFile): Promise<string>;
+  url(key: string): string;
+  /** the sandbox's mock output for a kind of media */
+  sandboxKey(kind: MediaKind): string;
+}
+
+export function createLocalStorage(root: string, publicUrl: string): Storage {
+  return {
+    async save(predictionId, index, file) {
+      const ext = /^[a-z0-9]{1,8}$/.test(file.extension) ? file.extension : 'bin';
+      const key = `outputs/${predictionId}/${index}.${ext}`;
+      const target = path.join(root, key);
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      const tmp = `${target}.${crypto.randomBytes(6).toString('hex')}.tmp`;
+      await fs.writeFile(tmp, file.data);
+      await fs.rename(tmp, target);
+      return key;
+    },
+    url(key) {
+      return `${publicUrl}/files/${key}`;
+    },
+    sandboxKey(kind) {
+      return SANDBOX_SAMPLE[kind];
+    },
+  };
+}

@@ -1,0 +1,98 @@
+// An in-process gateway for tests: the real app, spec, plugins and (optionally) worker,
+// driven through server.inject.
+import type { Server } from '@hapi/hapi';
+import pino from 'pino';
+import { loadConfig } from '../../config.ts';
+import { createApp } from '../../app.ts';
+import type { App } from '../../app.ts';
+import { createServer } from '../../server.ts';
+import { createRunModel } from '../../workers/run-model.ts';
+import { AMQP_URL, freshDatabase, uniqueName } from './services.ts';
+
+export interface TestGateway {
+  app: App;
+  server: Server;
+  stop(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  /** 'mysql' (default): a fresh MariaDB database; 'sqlite': a file in a temp dir */
+  db?: 'mysql' | 'sqlite';
+  /** 'amqp' (default): RabbitMQ with a unique prefix; 'memory': the in-process queue */
+  queue?: 'amqp' | 'memory';
+  /** run a run-model consumer in this process */
+  worker?: boolean;
+  env?: Record<string, string>;
+  retryDelaysMs?: number[];
+}
+
+export async function startGateway(opts: GatewayOptions = {}): Promise<TestGateway> {
+  const cleanups: Array<() => Promise<void>> = [];
+  const env: Record<string, string> = { LOG_LEVEL: 'silent', PUBLIC_URL: 'http://gateway.test', ...opts.env };
+  if ((opts.db ?? 'mysql') === 'mysql') {
+    const db = await freshDatabase();
+    env.DATABASE_URL = db.url;
+    cleanups.push(db.drop);
+  } else {
+    const fs = await import('node:fs/promises');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-test-'));
+    env.DATA_DIR = dir;
+    cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
+  }
+  if ((opts.queue ?? 'amqp') === 'amqp') {
+    env.AMQP_URL = AMQP_URL;
+    env.AMQP_PREFIX = uniqueName('t').toLowerCase();
+  }
+  if (!env.DATA_DIR) {
+    const fs = await import('node:fs/promises');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-test-'));
+    env.DATA_DIR = dir;
+    cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
+  }
+  const config = loadConfig(env);
+  const app = await createApp(config, { log: pino({ level: 'silent' }) });
+  const server = await createServer(app);
+  await server.initialize();
+  let runModel: ReturnType<typeof createRunModel> | null = null;
+  if (opts.worker) {
+    runModel = createRunModel(app, opts.retryDelaysMs ? { retryDelaysMs: opts.retryDelaysMs } : {});
+    await app.queue.consume('predictions', runModel.handle, { prefetch: 4 });
+  }
+  return {
+    app,
+    server,
+    async stop() {
+      await server.stop();
+      runModel?.abortAll();
+      await app.close();
+      for (const c of cleanups.reverse()) await c();
+    },
+  };
+}
+
+export interface Account {
+  userId: number;
+  session: string;
+  liveKey: string;
+  testKey: string;
+}
+
+/** Registers a user, logs in, and creates a production and a sandbox key; `credit` is put in the wallet. */
+export async function newAccount(gw: TestGateway, credit = 0): Promise<Account> {
+  const email = `${uniqueName('user')}@example.com`;
+  const password = 'correct horse battery';
+  const reg = await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password } });
+  if (reg.statusCode !== 201) throw new Error(`register failed: ${reg.payload}`);
+  const userId = (reg.result as { id: number }).id;
+  if (credit) await gw.app.db('users').where({ id: userId }).update({ balance: credit });
+  const login = await gw.server.inject({ method: 'POST', url: '/auth/login', payload: { email, password } });
+  const session = (login.result as { access_token: string }).access_token;
+  const auth = { authorization: `Bearer ${session}` };
+  const live = await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: auth, payload: { name: 'live', is_test: false } });
+  const test = await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: auth, payload: { name: 'test', is_test: true } });
+  return { userId, session, liveKey: (live.result as { key: string }).key, testKey: (test.result as { key: string }).key };
+}

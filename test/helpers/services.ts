@@ -1,0 +1,49 @@
+// Real services for integration tests: a throw-away MariaDB database per test file and a
+// unique RabbitMQ prefix, both removed at teardown.
+import crypto from 'node:crypto';
+import knexFactory from 'knex';
+
+export const MYSQL_ROOT = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
+export const AMQP_URL = process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
+}
+
+function rootKnex() {
+  const url = new URL(MYSQL_ROOT);
+  return knexFactory({
+    client: 'mysql2',
+    connection: { host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) },
+    pool: { min: 0, max: 1 },
+  });
+}
+
+/** Creates a fresh database and returns its URL and a function that drops it. */
+export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = uniqueName('mg_t');
+  const root = rootKnex();
+  await root.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await root.destroy();
+  const url = new URL(MYSQL_ROOT);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const r = rootKnex();
+      await r.raw(`DROP DATABASE IF EXISTS \`${name}\``);
+      await r.destroy();
+    },
+  };
+}
+
+/** Polls `check` until it returns a truthy value or the time runs out. */
+export async function waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${opts.what ?? 'condition'}`);
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 25));
+  }
+}

@@ -1,0 +1,119 @@
+// Generation through the HTTP surface on MariaDB and RabbitMQ, with a worker in-process.
+import test from 'ava';
+import { PNG } from 'pngjs';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { waitFor } from '../helpers/services.ts';
+
+let gw: TestGateway;
+test.before(async () => {
+  gw = await startGateway({ worker: true });
+});
+test.after.always(async () => {
+  await gw?.stop();
+});
+
+const LOCAL_MODEL = '/api/v1/canvas-v1-fast-text-to-image';
+
+async function result(key: string, id: string) {
+  const res = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': key } });
+  return res.result as { status: string; outputs: string[]; error: string | null; has_nsfw_contents: boolean[]; urls: { get: string }; timings: { inference: number | null } };
+}
+
+test('a production key generates a real image end to end and is charged once', async (t) => {
+  const acct = await newAccount(gw, 1000);
+  const submit = await gw.server.inject({ method: 'POST', url: LOCAL_MODEL, headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'a lighthouse at dusk', width: 128, height: 96, num_images: 2 } });
+  t.is(submit.statusCode, 200, submit.payload);
+  const id = (submit.result as { request_id: string }).request_id;
+  t.regex(id, /^[0-9a-f]{32}$/);
+
+  const held = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.liveKey } });
+  const { balance: during, held: heldDuring } = held.result as { balance: number; held: number };
+  t.true(heldDuring > 0 || during < 1000);
+
+  const done = await waitFor(async () => {
+    const r = await result(acct.liveKey, id);
+    return r.status === 'completed' || r.status === 'failed' ? r : undefined;
+  }, { what: 'prediction to finish' });
+  t.is(done.status, 'completed', done.error ?? '');
+  t.is(done.outputs.length, 2);
+  t.deepEqual(done.has_nsfw_contents, [false, false]);
+  t.is(done.urls.get, `http://gateway.test/api/v1/predictions/${id}/result`);
+  t.true(typeof done.timings.inference === 'number');
+
+  const file = await gw.server.inject({ method: 'GET', url: done.outputs[0]!.replace('http://gateway.test', '') });
+  t.is(file.statusCode, 200);
+  t.is(file.headers['content-type'], 'image/png');
+  const png = PNG.sync.read(file.rawPayload);
+  t.is(png.width, 128);
+  t.is(png.height, 96);
+
+  const bal = (await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.liveKey } })).result as { balance: number; held: number };
+  t.is(bal.held, 0);
+  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id });
+  t.is(debits.length, 1);
+  t.is(bal.balance, 1000 + Number(debits[0].amount));
+  t.true(Number(debits[0].amount) < 0);
+});
+
+test('a sandbox key completes at once with mock outputs that resolve, free of charge', async (t) => {
+  const acct = await newAccount(gw, 0);
+  for (const [model, type] of [['/api/v1/aurora-v3-pro-text-to-video', 'video/mp4'], [LOCAL_MODEL, 'image/png'], ['/api/v1/chime-v1-fast-text-to-audio', 'audio/']] as const) {
+    const submit = await gw.server.inject({ method: 'POST', url: model, headers: { 'x-api-key': acct.testKey }, payload: { prompt: 'sandbox check' } });
+    t.is(submit.statusCode, 200, submit.payload);
+    const r = await result(acct.testKey, (submit.result as { request_id: string }).request_id);
+    t.is(r.status, 'completed');
+    t.is(r.outputs.length, 1);
+    const file = await gw.server.inject({ method: 'GET', url: r.outputs[0]!.replace('http://gateway.test', '') });
+    t.is(file.statusCode, 200);
+    t.true(String(file.headers['content-type']).startsWith(type), `${model}: ${file.headers['content-type']}`);
+  }
+  const bal = (await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.testKey } })).result as { balance: number };
+  t.is(bal.balance, 0);
+});
+
+test('a model whose upstream is not configured answers 503 for production keys', async (t) => {
+  const acct = await newAccount(gw, 100_000);
+  const res = await gw.server.inject({ method: 'POST', url: '/api/v1/aurora-v3-pro-text-to-video', headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'x' } });
+  t.is(res.statusCode, 503);
+  t.regex((res.result as { detail: string }).detail, /UPSTREAM_AURORA_URL/);
+  const bal = (await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.liveKey } })).result as { balance: number; held: number };
+  t.deepEqual([bal.balance, bal.held], [100_000, 0]);
+});
+
+test('insufficient credit is 402 and nothing is recorded', async (t) => {
+  const acct = await newAccount(gw, 1);
+  const res = await gw.server.inject({ method: 'POST', url: LOCAL_MODEL, headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'x' } });
+  t.is(res.statusCode, 402);
+  t.regex((res.result as { detail: string }).detail, /insufficient credit/);
+  t.is((await gw.app.db('predictions').where({ user_id: acct.userId })).length, 0);
+});
+
+test('a prediction of another account is 404, like an unknown id', async (t) => {
+  const a = await newAccount(gw, 1000);
+  const b = await newAccount(gw, 0);
+  const submit = await gw.server.inject({ method: 'POST', url: LOCAL_MODEL, headers: { 'x-api-key': a.testKey }, payload: { prompt: 'mine' } });
+  const id = (submit.result as { request_id: string }).request_id;
+  const theirs = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': b.liveKey } });
+  t.is(theirs.statusCode, 404);
+  t.deepEqual(theirs.result, { detail: 'prediction not found' });
+  const unknown = await gw.server.inject({ method: 'GET', url: '/api/v1/predictions/0123456789abcdef0123456789abcdef/result', headers: { 'x-api-key': b.liveKey } });
+  t.is(unknown.statusCode, 404);
+});
+
+test('cancelling a queued prediction releases its hold; a finished one cannot be cancelled', async (t) => {
+  const acct = await newAccount(gw, 1000);
+  // Insert a request straight into the database so no worker races the cancel.
+  const { submitPrediction, newPredictionId } = await import('../../db/predictions.ts');
+  const id = newPredictionId(Date.now());
+  await submitPrediction(gw.app.db, { id, userId: acct.userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'x' }, price: 300, webhookUrl: null }, Date.now());
+  const before = (await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.liveKey } })).result as { balance: number; held: number };
+  t.deepEqual([before.balance, before.held], [700, 300]);
+  const res = await gw.server.inject({ method: 'POST', url: `/app/cancel_prediction/${id}`, headers: { 'x-api-key': acct.liveKey } });
+  t.is(res.statusCode, 200, res.payload);
+  t.is((res.result as { status: string }).status, 'cancelled');
+  const after = (await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.liveKey } })).result as { balance: number; held: number };
+  t.deepEqual([after.balance, after.held], [1000, 0]);
+  const again = await gw.server.inject({ method: 'POST', url: `/app/cancel_prediction/${id}`, headers: { 'x-api-key': acct.liveKey } });
+  t.is(again.statusCode, 409);
+});

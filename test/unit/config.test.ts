@@ -1,0 +1,31 @@
+import test from 'ava';
+import { loadConfig, ConfigError } from '../../config.ts';
+
+test('an empty environment gives the embedded defaults', (t) => {
+  const c = loadConfig({});
+  t.is(c.role, 'all');
+  t.is(c.port, 8080);
+  t.is(c.databaseUrl, undefined);
+  t.is(c.amqpUrl, undefined);
+  t.is(c.publicUrl, 'http://localhost:8080');
+  t.is(c.signupCredit, 0);
+  t.true(c.sqliteFile.endsWith('data/mediagate.sqlite'));
+});
+
+test('a bad variable stops start-up with one line naming it', (t) => {
+  for (const [key, value] of [['PORT', 'eighty'], ['DATABASE_URL', 'postgres://x/y'], ['ROLE', 'both'], ['SIGNUP_CREDIT', '-5'], ['AMQP_URL', 'http://x']] as const) {
+    const err = t.throws(() => loadConfig({ [key]: value }), { instanceOf: ConfigError });
+    t.true(err.message.startsWith(`invalid configuration: ${key}:`), err.message);
+    t.false(err.message.includes('\n'));
+  }
+});
+
+test('upstream providers are read from UPSTREAM_<NAME>_URL and _KEY', (t) => {
+  const c = loadConfig({ UPSTREAM_AURORA_URL: 'https://api.aurora.example/', UPSTREAM_AURORA_KEY: 'k', UPSTREAM_LUMEN_URL: 'http://10.0.0.1:9000' });
+  t.deepEqual(c.upstreams.get('aurora'), { url: 'https://api.aurora.example', key: 'k' });
+  t.deepEqual(c.upstreams.get('lumen'), { url: 'http://10.0.0.1:9000' });
+});
+
+test('PUBLIC_URL loses its trailing slash', (t) => {
+  t.is(loadConfig({ PUBLIC_URL: 'https://gw.example.com/' }).publicUrl, 'https://gw.example.com');
+});

@@ -90,7 +90,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     throw err;
   }
   const clock = opts.clock ?? Date.now;
-  const dispatcher = createDispatcher({ db, queue, log, clock });
+  const dispatcher = createDispatcher({ db, queue, log, clock, graceMs: config.dispatchGraceMs });
   return {
     config,
     log,

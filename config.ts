@@ -24,6 +24,7 @@ export interface Config {
   workerConcurrency: number;
   maxBodyBytes: number;
   sessionTtlSeconds: number;
+  dispatchGraceMs: number;
   logLevel: string;
   upstreams: Map<string, UpstreamConfig>;
 }
@@ -50,6 +51,7 @@ const schema = Joi.object({
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(8),
   MAX_BODY_BYTES: Joi.number().integer().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
   SESSION_TTL_SECONDS: Joi.number().integer().min(60).max(365 * 24 * 3600).default(7 * 24 * 3600),
+  DISPATCH_GRACE_MS: Joi.number().integer().min(100).max(3_600_000).default(15_000),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
 })
   .pattern(/^UPSTREAM_[A-Z0-9_]+_URL$/, Joi.string().uri({ scheme: ['http', 'https'] }))
@@ -98,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: v.WORKER_CONCURRENCY as number,
     maxBodyBytes: v.MAX_BODY_BYTES as number,
     sessionTtlSeconds: v.SESSION_TTL_SECONDS as number,
+    dispatchGraceMs: v.DISPATCH_GRACE_MS as number,
     logLevel: String(v.LOG_LEVEL),
     upstreams,
   };

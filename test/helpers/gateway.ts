@@ -10,6 +10,8 @@ import { createRunModel } from '../../workers/run-model.ts';
 import { AMQP_URL, freshDatabase, uniqueName } from './services.ts';
 
 export interface TestGateway {
+  /** the environment the gateway was configured from, for starting more processes on the same services */
+  env: Record<string, string>;
   app: App;
   server: Server;
   stop(): Promise<void>;
@@ -63,6 +65,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<TestGatew
     await app.queue.consume('predictions', runModel.handle, { prefetch: 4 });
   }
   return {
+    env,
     app,
     server,
     async stop() {

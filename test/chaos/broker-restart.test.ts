@@ -1,0 +1,66 @@
+// The broker restarted under load: no accepted request is lost and none is charged twice.
+// Requests accepted while RabbitMQ is down stay `queued` in the database and the sweeper
+// publishes them once it is back. This file runs alone (see ava.config.js): it stops the
+// machine's shared RabbitMQ.
+import test from 'ava';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import { waitFor } from '../helpers/services.ts';
+
+const run = promisify(execFile);
+const rabbitmqctl = (...args: string[]) => run('rabbitmqctl', args, { timeout: 60_000 });
+
+test('a broker restart under load loses no accepted request and charges each once', async (t) => {
+  const gw = await startGateway({ worker: true, env: { DISPATCH_GRACE_MS: '500' } });
+  gw.app.dispatcher.start(250);
+  t.teardown(async () => {
+    await rabbitmqctl('start_app').catch(() => undefined);
+    await gw.stop();
+  });
+  const acct = await newAccount(gw, 10_000_000);
+
+  const total = 150;
+  const statuses: number[] = [];
+  const ids: string[] = [];
+  let next = 0;
+  let restart: Promise<void> | null = null;
+  const submitter = async () => {
+    while (next < total) {
+      const n = next++;
+      if (n === 40) {
+        restart = (async () => {
+          await rabbitmqctl('stop_app');
+          await new Promise((r) => setTimeout(r, 1500));
+          await rabbitmqctl('start_app');
+        })();
+      }
+      const res = await gw.server.inject({
+        method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', headers: { 'x-api-key': acct.liveKey }, payload: { prompt: `load ${n}`, width: 64, height: 64 },
+      });
+      statuses.push(res.statusCode);
+      if (res.statusCode === 200) ids.push((res.result as { request_id: string }).request_id);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, submitter));
+  await restart;
+
+  t.true(statuses.every((s) => s === 200 || s === 503), `unexpected statuses: ${[...new Set(statuses)].join(', ')}`);
+  t.true(ids.length >= total - 10, `only ${ids.length} of ${total} accepted`);
+  const queuedDuringOutage = await gw.app.db('predictions').whereIn('id', ids).andWhere('attempts', '>', 0).count<{ n: number }[]>({ n: '*' });
+  t.log(`accepted ${ids.length}/${total}; already started when the load ended: ${queuedDuringOutage[0]!.n}`);
+
+  await waitFor(async () => {
+    const [{ n }] = await gw.app.db('predictions').whereIn('id', ids).andWhere('status', 'completed').count<{ n: number }[]>({ n: '*' });
+    return Number(n) === ids.length;
+  }, { what: 'every accepted request to complete after the restart', timeoutMs: 90_000, intervalMs: 250 });
+
+  const debits = await gw.app.db('credit_transactions').whereIn('prediction_id', ids);
+  t.is(debits.length, ids.length);
+  t.is(new Set(debits.map((d: { prediction_id: string }) => d.prediction_id)).size, ids.length);
+  const prices = await gw.app.db('predictions').whereIn('id', ids).sum<{ s: number }[]>({ s: 'price' });
+  const user = await gw.app.db('users').where({ id: acct.userId }).first();
+  t.is(Number(user.held), 0);
+  t.is(Number(user.balance), 10_000_000 - Number(prices[0]!.s));
+});

@@ -23,9 +23,12 @@ import { registerHandlers } from './plugins/spec-routes.ts';
 import { createDispatcher } from './workers/dispatch.ts';
 import type { Dispatcher } from './workers/dispatch.ts';
 
-export const TOPICS: readonly TopicSpec[] = [
-  { name: 'predictions', retryDelaysMs: [2_000, 10_000, 30_000], maxRetries: 3 },
-];
+/** Dead-lettering after three retries (the owner's rule for every queue). */
+export const MAX_RETRIES = 3;
+
+export function topics(config: Config): TopicSpec[] {
+  return [{ name: 'predictions', retryDelaysMs: [...new Set(config.retryDelaysMs)].filter((d) => d > 0), maxRetries: MAX_RETRIES }];
+}
 
 export interface LoadedSpec {
   /** the merged document as written (refs intact), served at /openapi.json */
@@ -84,7 +87,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
   let queue: Queue;
   try {
     queue = await createQueue(config.amqpUrl, { prefix: config.amqpPrefix, log: (msg: string, extra?: Record<string, unknown>) => log.info(extra ?? {}, msg) });
-    await queue.setup(TOPICS);
+    await queue.setup(topics(config));
   } catch (err) {
     await db.destroy();
     throw err;

@@ -25,6 +25,8 @@ export interface Config {
   maxBodyBytes: number;
   sessionTtlSeconds: number;
   dispatchGraceMs: number;
+  /** waits before the 1st, 2nd and 3rd retry of a prediction whose upstream failed retryably */
+  retryDelaysMs: number[];
   logLevel: string;
   upstreams: Map<string, UpstreamConfig>;
 }
@@ -52,6 +54,7 @@ const schema = Joi.object({
   MAX_BODY_BYTES: Joi.number().integer().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
   SESSION_TTL_SECONDS: Joi.number().integer().min(60).max(365 * 24 * 3600).default(7 * 24 * 3600),
   DISPATCH_GRACE_MS: Joi.number().integer().min(100).max(3_600_000).default(15_000),
+  RETRY_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('2000,10000,30000'),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
 })
   .pattern(/^UPSTREAM_[A-Z0-9_]+_URL$/, Joi.string().uri({ scheme: ['http', 'https'] }))
@@ -101,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: v.MAX_BODY_BYTES as number,
     sessionTtlSeconds: v.SESSION_TTL_SECONDS as number,
     dispatchGraceMs: v.DISPATCH_GRACE_MS as number,
+    retryDelaysMs: String(v.RETRY_DELAYS_MS).split(',').map(Number),
     logLevel: String(v.LOG_LEVEL),
     upstreams,
   };

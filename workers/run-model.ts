@@ -2,6 +2,7 @@
 // outcome (and the money) in one transition, then acknowledge. Transport-free: it returns an
 // Outcome and the queue maps it onto acks, delay queues and dead-lettering.
 import type { App } from '../app.ts';
+import { MAX_RETRIES } from '../app.ts';
 import { claim, completePrediction, failPrediction, requeuePrediction } from '../db/predictions.ts';
 import type { Prediction } from '../db/predictions.ts';
 import { adapterRegistry } from './adapters/index.ts';
@@ -10,15 +11,8 @@ import type { Adapter } from './adapters/types.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
 import type { PredictionMessage } from './dispatch.ts';
 
-const RETRY_DELAYS_MS = [2_000, 10_000, 30_000];
-export const MAX_RETRIES = 3;
-
-export interface RunModelOptions {
-  retryDelaysMs?: readonly number[];
-}
-
-export function createRunModel(app: App, opts: RunModelOptions = {}) {
-  const delays = opts.retryDelaysMs ?? RETRY_DELAYS_MS;
+export function createRunModel(app: App) {
+  const delays = app.config.retryDelaysMs;
   const adapters = new Map<string, Adapter>();
   const running = new Set<AbortController>();
 

@@ -25,13 +25,18 @@ test('a broker restart under load loses no accepted request and charges each onc
   const ids: string[] = [];
   let next = 0;
   let restart: Promise<void> | null = null;
+  let healthDuringOutage: { statusCode: number; result: unknown } | undefined;
   const submitter = async () => {
     while (next < total) {
       const n = next++;
       if (n === 40) {
         restart = (async () => {
           await rabbitmqctl('stop_app');
-          await new Promise((r) => setTimeout(r, 1500));
+          healthDuringOutage = await waitFor(async () => {
+            const res = await gw.server.inject({ method: 'GET', url: '/health' });
+            return res.statusCode === 503 ? res : undefined;
+          }, { what: '/health to report the queue down', timeoutMs: 10_000 });
+          await new Promise((r) => setTimeout(r, 1000));
           await rabbitmqctl('start_app');
         })();
       }
@@ -46,14 +51,20 @@ test('a broker restart under load loses no accepted request and charges each onc
   await Promise.all(Array.from({ length: 4 }, submitter));
   await restart;
 
+  t.deepEqual(healthDuringOutage?.result, { status: 'unavailable', database: 'ok', queue: 'unreachable', detail: 'queue unreachable' });
+  const healthAfter = await waitFor(async () => {
+    const res = await gw.server.inject({ method: 'GET', url: '/health' });
+    return res.statusCode === 200 ? res : undefined;
+  }, { what: '/health to recover', timeoutMs: 30_000 });
+  t.is(healthAfter.statusCode, 200);
   t.true(statuses.every((s) => s === 200 || s === 503), `unexpected statuses: ${[...new Set(statuses)].join(', ')}`);
   t.true(ids.length >= total - 10, `only ${ids.length} of ${total} accepted`);
   const queuedDuringOutage = await gw.app.db('predictions').whereIn('id', ids).andWhere('attempts', '>', 0).count<{ n: number }[]>({ n: '*' });
   t.log(`accepted ${ids.length}/${total}; already started when the load ended: ${queuedDuringOutage[0]!.n}`);
 
   await waitFor(async () => {
-    const [{ n }] = await gw.app.db('predictions').whereIn('id', ids).andWhere('status', 'completed').count<{ n: number }[]>({ n: '*' });
-    return Number(n) === ids.length;
+    const [row] = await gw.app.db('predictions').whereIn('id', ids).andWhere('status', 'completed').count<{ n: number }[]>({ n: '*' });
+    return Number(row?.n) === ids.length;
   }, { what: 'every accepted request to complete after the restart', timeoutMs: 90_000, intervalMs: 250 });
 
   const debits = await gw.app.db('credit_transactions').whereIn('prediction_id', ids);

@@ -25,7 +25,6 @@ export interface GatewayOptions {
   /** run a run-model consumer in this process */
   worker?: boolean;
   env?: Record<string, string>;
-  retryDelaysMs?: number[];
 }
 
 export async function startGateway(opts: GatewayOptions = {}): Promise<TestGateway> {
@@ -61,7 +60,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<TestGatew
   await server.initialize();
   let runModel: ReturnType<typeof createRunModel> | null = null;
   if (opts.worker) {
-    runModel = createRunModel(app, opts.retryDelaysMs ? { retryDelaysMs: opts.retryDelaysMs } : {});
+    runModel = createRunModel(app);
     await app.queue.consume('predictions', runModel.handle, { prefetch: 4 });
   }
   return {

@@ -5,13 +5,14 @@ export async function insertSession(db: Db, userId: number, tokenHash: string, n
   await db('sessions').insert({ user_id: userId, token_hash: tokenHash, created_at: now, expires_at: now + ttlSeconds * 1000 });
 }
 
-/** The user id of a live, unexpired session, or undefined. */
-export async function findSessionUser(db: Db, tokenHash: string, now: number): Promise<number | undefined> {
+/** The owner of a live, unexpired session, or undefined. */
+export async function findSessionUser(db: Db, tokenHash: string, now: number): Promise<{ userId: number; role: 'user' | 'admin' } | undefined> {
   const row = await db('sessions')
-    .select('user_id')
-    .where({ token_hash: tokenHash })
-    .whereNull('revoked_at')
-    .andWhere('expires_at', '>', now)
-    .first<{ user_id: number } | undefined>();
-  return row ? num(row.user_id) : undefined;
+    .join('users', 'users.id', 'sessions.user_id')
+    .select('sessions.user_id', 'users.role')
+    .where('sessions.token_hash', tokenHash)
+    .whereNull('sessions.revoked_at')
+    .andWhere('sessions.expires_at', '>', now)
+    .first<{ user_id: number; role: string } | undefined>();
+  return row ? { userId: num(row.user_id), role: row.role === 'admin' ? 'admin' : 'user' } : undefined;
 }

@@ -2,8 +2,7 @@
 import ipaddr from 'ipaddr.js';
 import type { App } from '../app.ts';
 import type { Handler } from './types.ts';
-import { httpError } from '../plugins/errors.ts';
-import { validationError } from '../plugins/errors.ts';
+import { httpError, validationError } from '../plugins/errors.ts';
 import { insertApiKey, listUserKeys, revokeKey } from '../db/api-keys.ts';
 import type { ApiKeyRecord } from '../db/api-keys.ts';
 import { KEY_PREFIX_LIVE, KEY_PREFIX_TEST, newSecret, sha256Hex } from '../db/secrets.ts';

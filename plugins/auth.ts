@@ -9,7 +9,6 @@ import ipaddr from 'ipaddr.js';
 import type { App } from '../app.ts';
 import { findActiveKeyByHash, touchKey } from '../db/api-keys.ts';
 import { findSessionUser } from '../db/sessions.ts';
-import { findUserById } from '../db/users.ts';
 import { sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST, SESSION_PREFIX } from '../db/secrets.ts';
 import { httpError } from './errors.ts';
 
@@ -81,14 +80,12 @@ export const authPlugin: Plugin<{ app: App }> = {
         const key = await findActiveKeyByHash(app.db, sha256Hex(header));
         if (!key) throw httpError(401, 'invalid or revoked API key');
         if (!ipAllowed(request.info.remoteAddress, key.ipWhitelist)) throw httpError(403, 'this API key may not be used from this address');
-        const user = await findUserById(app.db, key.userId);
-        if (!user) throw httpError(401, 'invalid or revoked API key');
         const now = app.clock();
         if ((lastTouched.get(key.id) ?? 0) < now - TOUCH_EVERY_MS) {
           lastTouched.set(key.id, now);
           touchKey(app.db, key.id, now).catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
         }
-        const caller: Caller = { userId: user.id, role: user.role, via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes: ALL_SCOPES };
+        const caller: Caller = { userId: key.userId, role: key.ownerRole, via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes: ALL_SCOPES };
         return h.authenticated({ credentials: { user: { caller }, scope: [...ALL_SCOPES] } });
       },
     }));
@@ -99,10 +96,9 @@ export const authPlugin: Plugin<{ app: App }> = {
         const m = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
         // Bearer tokens that are not sessions belong to another strategy (OAuth access tokens).
         if (!m || !m[1]!.startsWith(SESSION_PREFIX)) return missing(h, 'Bearer');
-        const userId = await findSessionUser(app.db, sha256Hex(m[1]!), app.clock());
-        const user = userId === undefined ? undefined : await findUserById(app.db, userId);
+        const user = await findSessionUser(app.db, sha256Hex(m[1]!), app.clock());
         if (!user) throw httpError(401, 'invalid or expired session', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
-        const caller: Caller = { userId: user.id, role: user.role, via: 'session', apiKeyId: null, isTest: false, scopes: ALL_SCOPES };
+        const caller: Caller = { userId: user.userId, role: user.role, via: 'session', apiKeyId: null, isTest: false, scopes: ALL_SCOPES };
         return h.authenticated({ credentials: { user: { caller }, scope: [...ALL_SCOPES] } });
       },
     }));

@@ -45,9 +45,9 @@ export const errorsPlugin: Plugin<{ log: Logger }> = {
         log.error({ err: response, method: request.method, path: request.path }, 'request failed');
       }
       if (!(payload && 'detail' in payload)) {
-        // A Boom raised by hapi itself (router 404, auth 401, payload 413/415) or by a library.
-        const message = status >= 500 ? DEFAULT_MESSAGES[500]! : status === 401 ? DEFAULT_MESSAGES[401]! : (response.message && !response.isServer && status !== 404 ? response.message : DEFAULT_MESSAGES[status] ?? 'error');
-        response.output.payload = { detail: message } as unknown as Boom.Payload;
+        // A Boom raised by hapi itself (router 404, auth 401, payload 413/415) or by a library:
+        // its message may be internal, so the body gets the status's own wording.
+        response.output.payload = { detail: DEFAULT_MESSAGES[status] ?? (status >= 500 ? DEFAULT_MESSAGES[500]! : 'request refused') } as unknown as Boom.Payload;
       }
       return h.continue;
     });

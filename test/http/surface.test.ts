@@ -173,3 +173,11 @@ test('user details show the caller with their balance', async (t) => {
   t.is(body.balance, 10_000);
   t.is(body.role, 'user');
 });
+
+test('an API key can create another key; the new key belongs to the same account', async (t) => {
+  const res = await post('/api/v1/keys', { name: 'from-key', is_test: false }, { 'x-api-key': acct.liveKey });
+  t.is(res.statusCode, 200, res.payload);
+  const key = (res.result as { key: string }).key;
+  const details = await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: { 'x-api-key': key } });
+  t.is((details.result as { id: number }).id, acct.userId);
+});

@@ -19,7 +19,7 @@ import type { Queue, TopicSpec } from './workers/queue/types.ts';
 import { createLocalStorage } from './workers/storage.ts';
 import type { Storage } from './workers/storage.ts';
 import { handlerFor, generate } from './handlers/index.ts';
-import { registerHandlers } from './plugins/spec-routes.ts';
+import { registerHandler } from './plugins/spec-routes.ts';
 import { createDispatcher } from './workers/dispatch.ts';
 import type { Dispatcher } from './workers/dispatch.ts';
 
@@ -52,6 +52,19 @@ export interface App {
   close(): Promise<void>;
 }
 
+/** The raw document's operations, as (operationId, has x-model) pairs. */
+function declaredOperations(document: SpecDocument): Array<{ id: string; isModel: boolean }> {
+  const ops: Array<{ id: string; isModel: boolean }> = [];
+  for (const item of Object.values(document.paths)) {
+    for (const op of Object.values(item)) {
+      if (typeof op !== 'object' || op === null) continue;
+      const { operationId } = op as { operationId?: unknown };
+      if (typeof operationId === 'string') ops.push({ id: operationId, isModel: 'x-model' in op });
+    }
+  }
+  return ops;
+}
+
 /** Loads, dereferences and checks the spec; throws SpecError naming each operation that does not resolve. */
 export async function loadSpec(specDir: string): Promise<LoadedSpec> {
   const document = loadSpecDocument(specDir);
@@ -68,9 +81,15 @@ export async function loadSpec(specDir: string): Promise<LoadedSpec> {
     },
   });
   await api.init();
+  // Written into the library's handler map directly: register() re-lists every operation per
+  // call (and init() re-registers), which made start-up quadratic in the number of model
+  // endpoints. Ids that resolve to nothing are reported by buildCatalog below.
+  for (const { id, isModel } of declaredOperations(document)) {
+    const handler = isModel ? generate : handlerFor(id);
+    if (handler) registerHandler(api, id, handler);
+  }
   const operations = api.router.getOperations();
   const models = buildCatalog(operations as unknown as SpecOperation[], adapterRegistry, (id) => handlerFor(id) !== undefined);
-  registerHandlers(api, operations, (id, isModel) => (isModel ? generate : handlerFor(id)!), (id) => models.has(id));
   return { document, api, operations, models };
 }
 

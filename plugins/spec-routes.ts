@@ -58,6 +58,7 @@ export const specRoutesPlugin: Plugin<{ app: App; strategies: ReadonlySet<string
       }
       const contentTypes = Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
       const hasBody = !['get', 'head', 'delete'].includes(operation.method);
+      const { validator } = api;
 
       const options: RouteOptions = {
         id: operationId,
@@ -73,7 +74,12 @@ export const specRoutesPlugin: Plugin<{ app: App; strategies: ReadonlySet<string
         } : {}),
         handler: async (request: Request, h: ResponseToolkit) => {
           const body = request.payload === null || request.payload === undefined ? undefined : request.payload;
-          const validation = api.validator.validateRequest(
+          // Compiled from the operation object we hold: openapi-backend's own lazy path looks the
+          // operation up by id, a scan over every operation.
+          if (validator.requestValidators[operationId] === undefined) {
+            validator.requestValidators[operationId] = validator.buildRequestValidatorsForOperation(operation);
+          }
+          const validation = validator.validateRequest(
             {
               method: request.method,
               path: request.path,
@@ -109,11 +115,7 @@ export const specRoutesPlugin: Plugin<{ app: App; strategies: ReadonlySet<string
   },
 };
 
-/** Registers every operation's handler with openapi-backend, wrapped to receive the gateway's context. */
-export function registerHandlers(api: App['spec']['api'], operations: readonly Operation[], lookup: (operationId: string, isModel: boolean) => Handler, isModel: (operationId: string) => boolean): void {
-  for (const op of operations) {
-    const id = op.operationId!;
-    const fn = lookup(id, isModel(id));
-    api.register(id, (_c: Context, ctx: HandlerContext) => fn(ctx));
-  }
+/** Registers one operation's handler with openapi-backend, wrapped to receive the gateway's context. */
+export function registerHandler(api: App['spec']['api'], operationId: string, fn: Handler): void {
+  api.handlers[operationId] = (_c: Context, ctx: HandlerContext) => fn(ctx);
 }

@@ -3,11 +3,11 @@
 import type { Server } from '@hapi/hapi';
 import pino from 'pino';
 import { loadConfig } from '../../config.ts';
-import { createApp } from '../../app.ts';
+import { createApp, topics } from '../../app.ts';
 import type { App } from '../../app.ts';
 import { createServer } from '../../server.ts';
 import { createRunModel } from '../../workers/run-model.ts';
-import { AMQP_URL, freshDatabase, uniqueName } from './services.ts';
+import { AMQP_URL, deleteTopology, freshDatabase, uniqueName } from './services.ts';
 
 export interface TestGateway {
   /** the environment the gateway was configured from, for starting more processes on the same services */
@@ -55,6 +55,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<TestGatew
     cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
   }
   const config = loadConfig(env);
+  if (config.amqpUrl) cleanups.push(() => deleteTopology(config.amqpPrefix, topics(config)));
   const app = await createApp(config, { log: pino({ level: 'silent' }) });
   const server = await createServer(app);
   await server.initialize();

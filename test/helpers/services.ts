@@ -47,3 +47,22 @@ export async function waitFor<T>(check: () => Promise<T | undefined | null | fal
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 25));
   }
 }
+
+/** Deletes the exchanges and queues a gateway with this prefix declared (tests leave no trace on the broker). */
+export async function deleteTopology(prefix: string, topics: ReadonlyArray<{ name: string; retryDelaysMs: readonly number[] }>): Promise<void> {
+  const amqplib = await import('amqplib');
+  const { topologyNames } = await import('../../workers/queue/amqp.ts');
+  const conn = await amqplib.connect(AMQP_URL);
+  try {
+    const ch = await conn.createChannel();
+    for (const topic of topics) {
+      const n = topologyNames(prefix, topic.name);
+      for (const q of [n.queue, n.deadQueue, ...topic.retryDelaysMs.map(n.retry)]) await ch.deleteQueue(q);
+      await ch.deleteExchange(n.work);
+      await ch.deleteExchange(n.dead);
+    }
+    await ch.close();
+  } finally {
+    await conn.close();
+  }
+}

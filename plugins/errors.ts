@@ -4,6 +4,7 @@ import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import type { ValidationItem } from './validation-errors.ts';
 import type { Logger } from 'pino';
+import { isDbUnavailable } from '../db/errors.ts';
 
 export function validationError(items: ValidationItem[], status = 422): Boom.Boom {
   const err = Boom.badData('validation failed');
@@ -39,6 +40,10 @@ export const errorsPlugin: Plugin<{ log: Logger }> = {
     server.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
       const response = request.response;
       if (!Boom.isBoom(response)) return h.continue;
+      // Wherever the database fails (a credential lookup, a handler), the client sees a 503.
+      if (response.output.statusCode === 500 && isDbUnavailable(response)) {
+        return h.response({ detail: 'database unavailable, try again shortly' }).code(503);
+      }
       const status = response.output.statusCode;
       const payload = response.output.payload as unknown as { detail?: unknown };
       if (status >= 500 && !(payload && 'detail' in payload)) {

@@ -10,7 +10,6 @@ import { callerOf, STRATEGY_FOR_SCHEME } from './auth.ts';
 import { httpError, validationError } from './errors.ts';
 import { toValidationItems } from './validation-errors.ts';
 import type { AjvLikeError } from './validation-errors.ts';
-import { isDbUnavailable } from '../db/errors.ts';
 import type { Handler, HandlerContext } from '../handlers/types.ts';
 
 type SecurityRequirement = Record<string, string[]>;
@@ -102,12 +101,7 @@ export const specRoutesPlugin: Plugin<{ app: App; strategies: ReadonlySet<string
             caller: callerOf(request),
             ...(model ? { model } : {}),
           };
-          try {
-            return await handler({ api, operation, request: coerced, validation } as unknown as Context, ctx);
-          } catch (err) {
-            if (isDbUnavailable(err)) throw httpError(503, 'database unavailable, try again shortly');
-            throw err;
-          }
+          return handler({ api, operation, request: coerced, validation } as unknown as Context, ctx);
         },
       };
       server.route({ method: operation.method.toUpperCase() as RouteDefMethods, path: operation.path, options });

@@ -1,6 +1,9 @@
 // An in-process gateway for tests: the real app, spec, plugins and (optionally) worker,
 // driven through server.inject.
 import type { Server } from '@hapi/hapi';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../config.ts';
 import { createApp, topics } from '../../app.ts';
@@ -30,29 +33,18 @@ export interface GatewayOptions {
 export async function startGateway(opts: GatewayOptions = {}): Promise<TestGateway> {
   const cleanups: Array<() => Promise<void>> = [];
   const env: Record<string, string> = { LOG_LEVEL: 'silent', PUBLIC_URL: 'http://gateway.test', ...opts.env };
+  // The data directory holds output files (and the SQLite file when there is no MariaDB).
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-test-'));
+  env.DATA_DIR = dir;
+  cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
   if ((opts.db ?? 'mysql') === 'mysql') {
     const db = await freshDatabase();
     env.DATABASE_URL = db.url;
     cleanups.push(db.drop);
-  } else {
-    const fs = await import('node:fs/promises');
-    const os = await import('node:os');
-    const path = await import('node:path');
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-test-'));
-    env.DATA_DIR = dir;
-    cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
   }
   if ((opts.queue ?? 'amqp') === 'amqp') {
     env.AMQP_URL = AMQP_URL;
     env.AMQP_PREFIX = uniqueName('t').toLowerCase();
-  }
-  if (!env.DATA_DIR) {
-    const fs = await import('node:fs/promises');
-    const os = await import('node:os');
-    const path = await import('node:path');
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-test-'));
-    env.DATA_DIR = dir;
-    cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
   }
   const config = loadConfig(env);
   if (config.amqpUrl) cleanups.push(() => deleteTopology(config.amqpPrefix, topics(config)));

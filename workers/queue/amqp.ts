@@ -12,6 +12,7 @@ import { connect } from 'amqplib';
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Message, MessagePropertyHeaders } from 'amqplib';
 import { QueueUnavailableError } from './types.ts';
 import type { Handler, Outcome, Queue, TopicSpec } from './types.ts';
+import { drain } from './drain.ts';
 
 export type QueueLog = (msg: string, extra?: Record<string, unknown>) => void;
 
@@ -23,7 +24,6 @@ export interface AmqpOptions {
 
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5_000;
-const CLOSE_GRACE_MS = 10_000;
 const PING_TIMEOUT_MS = 5_000;
 // Bounds the TCP/AMQP handshake so a black-holed broker fails start-up instead of hanging it.
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -431,16 +431,8 @@ export async function connectAmqp(url: string, opts: AmqpOptions): Promise<Queue
     }
     // Handlers still running settle through the publisher, so the connection stays open meanwhile;
     // past the grace period their messages are requeued by the broker when the connection closes.
-    const deadline = Date.now() + CLOSE_GRACE_MS;
-    while (inFlight.size > 0 && Date.now() < deadline) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, deadline - Date.now());
-      });
-      await Promise.race([Promise.allSettled([...inFlight]), timeout]);
-      clearTimeout(timer);
-    }
-    if (inFlight.size > 0) log('closing with handlers still running; their messages will be redelivered', { count: inFlight.size });
+    const left = await drain(inFlight);
+    if (left > 0) log('closing with handlers still running; their messages will be redelivered', { count: left });
     // Acks are sent without a reply; closing each channel first flushes them in order, whereas
     // closing the connection straight away can overtake them and get the messages redelivered.
     for (const c of consumers) {

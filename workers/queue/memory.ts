@@ -6,8 +6,8 @@ import { pickRetryDelay, validateTopic } from './amqp.ts';
 import type { QueueLog } from './amqp.ts';
 import { QueueUnavailableError } from './types.ts';
 import type { Handler, Outcome, Queue, TopicSpec } from './types.ts';
+import { drain } from './drain.ts';
 
-const CLOSE_GRACE_MS = 10_000;
 
 interface Envelope {
   /** stored serialised so every delivery gets its own copy, as with a broker */
@@ -128,16 +128,8 @@ export function createMemoryQueue(opts: { log?: QueueLog } = {}): Queue {
   async function shutdown(): Promise<void> {
     for (const timer of timers) clearTimeout(timer);
     timers.clear();
-    const deadline = Date.now() + CLOSE_GRACE_MS;
-    while (inFlight.size > 0 && Date.now() < deadline) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, deadline - Date.now());
-      });
-      await Promise.race([Promise.allSettled([...inFlight]), timeout]);
-      clearTimeout(timer);
-    }
-    if (inFlight.size > 0) log('closing with handlers still running', { count: inFlight.size });
+    const left = await drain(inFlight);
+    if (left > 0) log('closing with handlers still running', { count: left });
   }
 
   return {

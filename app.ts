@@ -6,6 +6,11 @@ import addFormats from 'ajv-formats';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { ConfigError } from './config.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { MAX_WEBHOOK_RETRIES, webhookDelays } from './workers/webhooks/backoff.ts';
 import { createDb, migrate } from './db/knex.ts';
 import type { Db } from './db/knex.ts';
 import { loadSpecDocument } from './spec/load.ts';
@@ -27,7 +32,29 @@ import type { Dispatcher } from './workers/dispatch.ts';
 export const MAX_RETRIES = 3;
 
 export function topics(config: Config): TopicSpec[] {
-  return [{ name: 'predictions', retryDelaysMs: [...new Set(config.retryDelaysMs)].filter((d) => d > 0), maxRetries: MAX_RETRIES }];
+  return [
+    { name: 'predictions', retryDelaysMs: [...new Set(config.retryDelaysMs)].filter((d) => d > 0), maxRetries: MAX_RETRIES },
+    { name: 'webhooks', retryDelaysMs: webhookDelays(config.webhookBackoffMs, config.webhookMaxRetryAfterMs), maxRetries: MAX_WEBHOOK_RETRIES },
+  ];
+}
+
+/**
+ * The key sealing secrets the gateway must read back. Required with DATABASE_URL (every
+ * process of a deployment needs the same key); the embedded default keeps one in DATA_DIR.
+ */
+export function resolveEncryptionKey(config: Config): Buffer {
+  if (config.encryptionKey) return config.encryptionKey;
+  if (config.databaseUrl) {
+    throw new ConfigError('invalid configuration: ENCRYPTION_KEY: required with DATABASE_URL (32 random bytes, e.g. `openssl rand -hex 32`)');
+  }
+  const file = path.join(config.dataDir, 'encryption.key');
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  try {
+    fs.writeFileSync(file, crypto.randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
 }
 
 export interface LoadedSpec {
@@ -48,6 +75,7 @@ export interface App {
   storage: Storage;
   adapterEnv: AdapterEnv;
   dispatcher: Dispatcher;
+  encryptionKey: Buffer;
   clock: () => number;
   close(): Promise<void>;
 }
@@ -95,6 +123,7 @@ export async function loadSpec(specDir: string): Promise<LoadedSpec> {
 
 export async function createApp(config: Config, opts: { log?: Logger; clock?: () => number } = {}): Promise<App> {
   const log = opts.log ?? pino({ level: config.logLevel, base: { role: config.role } });
+  const encryptionKey = resolveEncryptionKey(config);
   const spec = await loadSpec(config.specDir);
   const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile });
   try {
@@ -112,7 +141,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     throw err;
   }
   const clock = opts.clock ?? Date.now;
-  const dispatcher = createDispatcher({ db, queue, log, clock, graceMs: config.dispatchGraceMs });
+  const dispatcher = createDispatcher({ db, queue, log, clock, graceMs: config.dispatchGraceMs, webhookTimeoutMs: config.webhookTimeoutMs });
   return {
     config,
     log,
@@ -122,6 +151,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     storage: createLocalStorage(config.storageDir, config.publicUrl),
     adapterEnv: { upstreams: config.upstreams },
     dispatcher,
+    encryptionKey,
     clock,
     async close() {
       await dispatcher.stop();

@@ -2,6 +2,7 @@
 // ("Configuration"). Bad configuration stops start-up with one line naming the variable.
 import Joi from 'joi';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import type { UpstreamConfig } from './workers/adapters/types.ts';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -28,7 +29,40 @@ export interface Config {
   /** waits before the 1st, 2nd and 3rd retry of a prediction whose upstream failed retryably */
   retryDelaysMs: number[];
   logLevel: string;
+  /** 32-byte key sealing secrets the gateway must read back (webhook signing secrets) */
+  encryptionKey: Buffer | undefined;
+  webhookTimeoutMs: number;
+  webhookBackoffMs: number;
+  webhookMaxRetryAfterMs: number;
+  /** development and tests only: permits http:// and loopback/private webhook targets */
+  webhookAllowInsecure: boolean;
   upstreams: Map<string, UpstreamConfig>;
+  mail: MailConfig;
+  /** null when GOOGLE_CLIENT_ID is unset: the Google sign-in routes answer 503 */
+  google: GoogleConfig | null;
+  /** attempt budgets of the login, one-time-code and reset routes */
+  authRateLimit: AuthRateLimitConfig;
+  /** peers (IPs or CIDR ranges) whose X-Forwarded-For is believed when finding a client's address */
+  trustedProxies: string[];
+}
+
+export interface MailConfig {
+  /** smtp(s)://... or undefined: mail is written to the log instead */
+  smtpUrl: string | undefined;
+  from: string;
+}
+
+export interface GoogleConfig {
+  clientId: string;
+  clientSecret: string;
+  issuer: string;
+  redirectUrl: string;
+}
+
+export interface AuthRateLimitConfig {
+  windowSeconds: number;
+  perEmail: number;
+  perAddress: number;
 }
 
 export class ConfigError extends Error {
@@ -55,13 +89,38 @@ const schema = Joi.object({
   SESSION_TTL_SECONDS: Joi.number().integer().min(60).max(365 * 24 * 3600).default(7 * 24 * 3600),
   DISPATCH_GRACE_MS: Joi.number().integer().min(100).max(3_600_000).default(15_000),
   RETRY_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('2000,10000,30000'),
+  ENCRYPTION_KEY: Joi.string().pattern(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/).messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64' }),
+  WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120_000).default(15_000),
+  WEBHOOK_BACKOFF_MS: Joi.number().integer().min(10).max(3_600_000).default(10_000),
+  WEBHOOK_MAX_RETRY_AFTER_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000),
+  WEBHOOK_ALLOW_INSECURE: Joi.boolean().truthy('1').falsy('0').default(false),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+  SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
+  MAIL_FROM: Joi.string().max(320),
+  GOOGLE_CLIENT_ID: Joi.string().max(512),
+  GOOGLE_CLIENT_SECRET: Joi.string().max(512).when('GOOGLE_CLIENT_ID', { is: Joi.exist(), then: Joi.required() }),
+  GOOGLE_ISSUER: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://accounts.google.com'),
+  GOOGLE_REDIRECT_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  AUTH_RATE_WINDOW_SECONDS: Joi.number().integer().min(1).max(24 * 3600).default(900),
+  AUTH_RATE_PER_EMAIL: Joi.number().integer().min(1).max(1_000_000).default(10),
+  AUTH_RATE_PER_ADDRESS: Joi.number().integer().min(1).max(1_000_000).default(50),
+  TRUSTED_PROXIES: Joi.string().custom((value: string) => {
+    for (const entry of value.split(',').map((e) => e.trim())) {
+      const ok = entry.includes('/') ? (() => { try { ipaddr.parseCIDR(entry); return true; } catch { return false; } })() : ipaddr.isValid(entry);
+      if (!ok) throw new Error(`"${entry}" is not an IP address or CIDR range`);
+    }
+    return value;
+  }),
 })
   .pattern(/^UPSTREAM_[A-Z0-9_]+_URL$/, Joi.string().uri({ scheme: ['http', 'https'] }))
   .pattern(/^UPSTREAM_[A-Z0-9_]+_KEY$/, Joi.string().min(1))
   .unknown(true);
 
 const repoRoot = path.dirname(new URL(import.meta.url).pathname);
+
+function parseKey(raw: string): Buffer {
+  return /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+}
 
 /** Builds the configuration from an environment; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -106,6 +165,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dispatchGraceMs: v.DISPATCH_GRACE_MS as number,
     retryDelaysMs: String(v.RETRY_DELAYS_MS).split(',').map(Number),
     logLevel: String(v.LOG_LEVEL),
+    encryptionKey: v.ENCRYPTION_KEY === undefined ? undefined : parseKey(String(v.ENCRYPTION_KEY)),
+    webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS as number,
+    webhookBackoffMs: v.WEBHOOK_BACKOFF_MS as number,
+    webhookMaxRetryAfterMs: v.WEBHOOK_MAX_RETRY_AFTER_MS as number,
+    webhookAllowInsecure: (v.WEBHOOK_ALLOW_INSECURE as unknown) === true,
     upstreams,
+    mail: {
+      smtpUrl: v.SMTP_URL as string | undefined,
+      from: String(v.MAIL_FROM ?? `mediagate <no-reply@${new URL(publicUrl).hostname}>`),
+    },
+    google: v.GOOGLE_CLIENT_ID === undefined ? null : {
+      clientId: String(v.GOOGLE_CLIENT_ID),
+      clientSecret: String(v.GOOGLE_CLIENT_SECRET),
+      issuer: String(v.GOOGLE_ISSUER),
+      redirectUrl: String(v.GOOGLE_REDIRECT_URL ?? `${publicUrl}/auth/google_callback`),
+    },
+    authRateLimit: {
+      windowSeconds: v.AUTH_RATE_WINDOW_SECONDS as number,
+      perEmail: v.AUTH_RATE_PER_EMAIL as number,
+      perAddress: v.AUTH_RATE_PER_ADDRESS as number,
+    },
+    trustedProxies: v.TRUSTED_PROXIES === undefined ? [] : String(v.TRUSTED_PROXIES).split(',').map((e) => e.trim()),
   };
 }

@@ -4,6 +4,7 @@ import { createApp } from './app.ts';
 import type { App } from './app.ts';
 import { createServer } from './server.ts';
 import { createRunModel } from './workers/run-model.ts';
+import { createDeliverWebhook } from './workers/deliver-webhook.ts';
 import { SpecError } from './spec/load.ts';
 import type { Server } from '@hapi/hapi';
 
@@ -26,6 +27,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
   if (config.role !== 'api') {
     runModel = createRunModel(app);
     await app.queue.consume('predictions', runModel.handle, { prefetch: config.workerConcurrency });
+    // Deliveries are I/O-bound (waiting on receivers), so they get more in flight than model runs.
+    await app.queue.consume('webhooks', createDeliverWebhook(app, app.encryptionKey).handle, { prefetch: config.workerConcurrency * 8 });
     if (!app.queue.durable) await app.dispatcher.recover();
     app.dispatcher.start(5_000);
   }

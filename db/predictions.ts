@@ -6,9 +6,11 @@
 // transaction as the transition that causes it, so a prediction is charged at most once
 // however many workers race on it.
 import crypto from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
 import { hold, release, settle } from './wallet.ts';
+import { insertDelivery, newDeliveryId } from './webhooks.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
 
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
@@ -28,6 +30,7 @@ export interface Prediction {
   error: string | null;
   price: number;
   webhookUrl: string | null;
+  reviewStatus: string;
   attempts: number;
   inferenceMs: number | null;
   createdAt: number;
@@ -48,6 +51,7 @@ interface PredictionRow {
   error: string | null;
   price: number | string;
   webhook_url: string | null;
+  review_status: string;
   attempts: number;
   inference_ms: number | null;
   created_at: number | string;
@@ -69,6 +73,7 @@ function toPrediction(r: PredictionRow): Prediction {
     error: r.error,
     price: num(r.price),
     webhookUrl: r.webhook_url,
+    reviewStatus: r.review_status,
     attempts: num(r.attempts),
     inferenceMs: numOrNull(r.inference_ms),
     createdAt: num(r.created_at),
@@ -108,13 +113,37 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number): P
   });
 }
 
-/** Sandbox requests are born completed, with mock outputs and no price. */
-export async function insertSandboxPrediction(db: Db, p: Omit<NewPrediction, 'price'>, outputs: string[], now: number): Promise<void> {
-  await db('predictions').insert({
+/** Sandbox requests are born completed, with mock outputs and no price; returns the webhook delivery's id, if any. */
+export async function insertSandboxPrediction(db: Db, p: Omit<NewPrediction, 'price'>, outputs: string[], now: number): Promise<string | null> {
+  const row = {
     id: p.id, user_id: p.userId, api_key_id: p.apiKeyId, model: p.model, status: 'completed', is_test: true,
     input: JSON.stringify(p.input), outputs: JSON.stringify(outputs), nsfw: JSON.stringify(outputs.map(() => false)),
     price: 0, webhook_url: p.webhookUrl, inference_ms: 0, created_at: now, started_at: now, completed_at: now, updated_at: now,
+  };
+  if (!p.webhookUrl) {
+    await db('predictions').insert(row);
+    return null;
+  }
+  const webhookUrl = p.webhookUrl;
+  return db.transaction(async (trx) => {
+    await trx('predictions').insert(row);
+    const deliveryId = newDeliveryId();
+    await insertDelivery(trx, { id: deliveryId, predictionId: p.id, userId: p.userId, url: webhookUrl }, now);
+    return deliveryId;
   });
+}
+
+/** The outcome of a finishing transition: whether it was recorded, and the webhook delivery it created. */
+export interface Finished {
+  recorded: boolean;
+  deliveryId: string | null;
+}
+
+async function deliveryFor(trx: Knex, p: Prediction, now: number): Promise<string | null> {
+  if (!p.webhookUrl) return null;
+  const id = newDeliveryId();
+  await insertDelivery(trx, { id, predictionId: p.id, userId: p.userId, url: p.webhookUrl }, now);
+  return id;
 }
 
 /** The queue confirmed these requests: queued -> pending. */
@@ -142,25 +171,25 @@ export async function completePrediction(
   p: Prediction,
   result: { outputs: string[]; nsfw: boolean[]; inferenceMs: number },
   now: number,
-): Promise<boolean> {
+): Promise<Finished> {
   return db.transaction(async (trx) => {
     const n = await trx('predictions').where({ id: p.id, status: 'processing' }).update({
       status: 'completed', outputs: JSON.stringify(result.outputs), nsfw: JSON.stringify(result.nsfw),
       inference_ms: Math.round(result.inferenceMs), error: null, completed_at: now, updated_at: now,
     });
-    if (affected(n) !== 1) return false;
+    if (affected(n) !== 1) return { recorded: false, deliveryId: null };
     await settle(trx, p.userId, p.price, p.id, p.model, now);
-    return true;
+    return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
   });
 }
 
-export async function failPrediction(db: Db, p: Prediction, error: string, now: number): Promise<boolean> {
+export async function failPrediction(db: Db, p: Prediction, error: string, now: number): Promise<Finished> {
   return db.transaction(async (trx) => {
     const n = await trx('predictions').where({ id: p.id, status: 'processing' })
       .update({ status: 'failed', error: error.slice(0, 2000), completed_at: now, updated_at: now });
-    if (affected(n) !== 1) return false;
+    if (affected(n) !== 1) return { recorded: false, deliveryId: null };
     await release(trx, p.userId, p.price);
-    return true;
+    return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
   });
 }
 

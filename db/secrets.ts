@@ -41,3 +41,25 @@ export async function verifyPassword(password: string, stored: string | null): P
   const actual = await scrypt(password, salt, expected.length, { N, r, p, maxmem: 128 * N * r * 2 });
   return crypto.timingSafeEqual(actual, expected) && valid;
 }
+
+/** Webhook signing secrets: `whsec_` + base64 of 32 random bytes (Standard Webhooks). */
+export function newWebhookSecret(): string {
+  return `whsec_${crypto.randomBytes(32).toString('base64')}`;
+}
+
+// Secrets the gateway must use (not just check) are sealed with AES-256-GCM under ENCRYPTION_KEY.
+// Stored form: v1.<iv>.<tag>.<ciphertext>, each base64url.
+export function seal(plaintext: string, key: Buffer): string {
+  const iv = crypto.randomBytes(12);
+  const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
+  const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
+}
+
+export function unseal(sealed: string, key: Buffer): string {
+  const [version, iv, tag, ct] = sealed.split('.');
+  if (version !== 'v1' || !iv || !tag || ct === undefined) throw new Error('unsupported sealed secret');
+  const decipher = crypto.createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
+}

@@ -1,4 +1,5 @@
 import type { Db } from './knex.ts';
+import { affected } from './knex.ts';
 import { num } from './rows.ts';
 
 export async function insertSession(db: Db, userId: number, tokenHash: string, now: number, ttlSeconds: number): Promise<void> {
@@ -6,13 +7,23 @@ export async function insertSession(db: Db, userId: number, tokenHash: string, n
 }
 
 /** The owner of a live, unexpired session, or undefined. */
-export async function findSessionUser(db: Db, tokenHash: string, now: number): Promise<{ userId: number; role: 'user' | 'admin' } | undefined> {
+export async function findSessionUser(db: Db, tokenHash: string, now: number): Promise<{ sessionId: number; userId: number; role: 'user' | 'admin' } | undefined> {
   const row = await db('sessions')
     .join('users', 'users.id', 'sessions.user_id')
-    .select('sessions.user_id', 'users.role')
+    .select('sessions.id', 'sessions.user_id', 'users.role')
     .where('sessions.token_hash', tokenHash)
     .whereNull('sessions.revoked_at')
     .andWhere('sessions.expires_at', '>', now)
-    .first<{ user_id: number; role: string } | undefined>();
-  return row ? { userId: num(row.user_id), role: row.role === 'admin' ? 'admin' : 'user' } : undefined;
+    .first<{ id: number; user_id: number; role: string } | undefined>();
+  return row ? { sessionId: num(row.id), userId: num(row.user_id), role: row.role === 'admin' ? 'admin' : 'user' } : undefined;
+}
+
+/** Ends one session; true when it was live. */
+export async function revokeSession(db: Db, sessionId: number, now: number): Promise<boolean> {
+  return affected(await db('sessions').where({ id: sessionId }).whereNull('revoked_at').update({ revoked_at: now })) === 1;
+}
+
+/** Ends every live session of an account (password reset, takeover protection); returns how many. */
+export async function revokeUserSessions(db: Db, userId: number, now: number): Promise<number> {
+  return affected(await db('sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: now }));
 }

@@ -40,12 +40,16 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export async function createUser(db: Db, email: string, passwordHash: string, signupCredit: number, now: number): Promise<User> {
+/** A new account with its sign-up credit. `passwordHash` is null for accounts created by Google sign-in. */
+export async function createUser(
+  db: Db, email: string, passwordHash: string | null, signupCredit: number, now: number, opts: { emailVerified?: boolean } = {},
+): Promise<User> {
   try {
     return await db.transaction(async (trx) => {
       const [id] = await trx('users').insert({
         email: normaliseEmail(email),
         password_hash: passwordHash,
+        email_verified: opts.emailVerified ?? false,
         balance: signupCredit,
         created_at: now,
       });
@@ -71,4 +75,18 @@ export async function findUserById(db: Db, id: number): Promise<User | undefined
 export async function findUserForLogin(db: Db, email: string): Promise<{ user: User; passwordHash: string | null } | undefined> {
   const row = await db<UserRow>('users').where({ email: normaliseEmail(email) }).first();
   return row ? { user: toUser(row), passwordHash: row.password_hash } : undefined;
+}
+
+export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
+  const row = await db<UserRow>('users').where({ email: normaliseEmail(email) }).first();
+  return row ? toUser(row) : undefined;
+}
+
+export async function markEmailVerified(db: Db, userId: number): Promise<void> {
+  await db('users').where({ id: userId }).update({ email_verified: true });
+}
+
+/** Sets (or, with null, removes) the account's password. */
+export async function setPasswordHash(db: Db, userId: number, passwordHash: string | null): Promise<void> {
+  await db('users').where({ id: userId }).update({ password_hash: passwordHash });
 }

@@ -1,49 +1,65 @@
-// The minimum of /auth needed to reach generation (issue 2): register, password login,
-// and the CLI's email+password -> API key exchange.
-import type { Handler } from './types.ts';
+// Password accounts and sessions: register, login, logout, and the CLI's email+password ->
+// API key exchange. Login routes count against the attempt budgets (./rate-limit.ts).
+import type { Handler, HandlerContext } from './types.ts';
 import { httpError } from '../plugins/errors.ts';
 import { createUser, findUserForLogin } from '../db/users.ts';
 import { DuplicateError } from '../db/errors.ts';
-import { hashPassword, newSecret, sha256Hex, verifyPassword, SESSION_PREFIX } from '../db/secrets.ts';
-import { insertSession } from '../db/sessions.ts';
+import { hashPassword, verifyPassword } from '../db/secrets.ts';
+import { revokeSession } from '../db/sessions.ts';
 import type { User } from '../db/users.ts';
 import { issueApiKey, keyView } from './keys.ts';
+import { requireCaller } from './guards.ts';
+import { limitAttempts } from './rate-limit.ts';
+import { issueOtp } from './otp.ts';
+import { startSession, userView } from './session.ts';
+import { audit } from './audit.ts';
 
-function userView(u: User) {
-  return { id: u.id, email: u.email, email_verified: u.emailVerified, role: u.role, created_at: u.createdAt };
-}
-
-function credentials(ctx: Parameters<Handler>[0]): { email: string; password: string } {
+function credentials(ctx: HandlerContext): { email: string; password: string } {
   return { email: String(ctx.body.email), password: String(ctx.body.password) };
 }
 
+/** Creates the account and mails it a code for verify-otp. */
 export const register: Handler = async (ctx) => {
   const { email, password } = credentials(ctx);
   const { app } = ctx;
+  let user: User;
   try {
-    const user = await createUser(app.db, email, await hashPassword(password), app.config.signupCredit, app.clock());
-    return ctx.h.response(userView(user)).code(201);
+    user = await createUser(app.db, email, await hashPassword(password), app.config.signupCredit, app.clock());
   } catch (err) {
     if (err instanceof DuplicateError) throw httpError(409, err.message);
     throw err;
   }
+  audit(ctx, 'registered', { userId: user.id });
+  await issueOtp(ctx, user, 'otp');
+  return ctx.h.response(userView(user)).code(201);
 };
 
-/** Checks email and password; the same 401 for an unknown email and a wrong password. */
-async function authenticate(ctx: Parameters<Handler>[0]): Promise<User> {
+/** Checks email and password; the same 401 for an unknown email, a wrong password and an account without a password. */
+async function authenticate(ctx: HandlerContext): Promise<User> {
   const { email, password } = credentials(ctx);
+  await limitAttempts(ctx, email);
   const found = await findUserForLogin(ctx.app.db, email);
   const ok = await verifyPassword(password, found?.passwordHash ?? null);
-  if (!found || !ok) throw httpError(401, 'incorrect email or password');
+  if (!found || !ok) {
+    audit(ctx, 'sign_in_refused', { userId: found?.user.id, method: 'password' });
+    throw httpError(401, 'incorrect email or password');
+  }
+  audit(ctx, 'signed_in', { userId: found.user.id, method: 'password' });
   return found.user;
 }
 
 export const login: Handler = async (ctx) => {
   const user = await authenticate(ctx);
-  const { app } = ctx;
-  const token = newSecret(SESSION_PREFIX);
-  await insertSession(app.db, user.id, sha256Hex(token), app.clock(), app.config.sessionTtlSeconds);
-  return { access_token: token, token_type: 'bearer', expires_in: app.config.sessionTtlSeconds };
+  return startSession(ctx.app, user.id);
+};
+
+/** Ends the session that authenticated this request, at once: its next use is a 401. */
+export const logout: Handler = async (ctx) => {
+  const caller = requireCaller(ctx);
+  if (caller.sessionId === undefined) throw httpError(401, 'logout needs the session token as Authorization: Bearer <token>');
+  await revokeSession(ctx.app.db, caller.sessionId, ctx.app.clock());
+  audit(ctx, 'signed_out', { userId: caller.userId });
+  return { detail: 'logged out: this session token no longer works' };
 };
 
 export const cliLogin: Handler = async (ctx) => {

@@ -1,6 +1,7 @@
 // POST /api/v1/{model-endpoint}: every model endpoint of the spec lands here.
 import type { Handler } from './types.ts';
-import { httpError } from '../plugins/errors.ts';
+import { httpError, validationError } from '../plugins/errors.ts';
+import { urlProblem } from '../workers/webhooks/destination.ts';
 import { computePrice } from '../spec/pricing.ts';
 import { adapterRegistry, isAdapterConfigured } from '../workers/adapters/index.ts';
 import { insertSandboxPrediction, newPredictionId, submitPrediction } from '../db/predictions.ts';
@@ -14,10 +15,15 @@ export const generate: Handler = async (ctx) => {
   const now = app.clock();
   const id = newPredictionId(now);
   const webhook = typeof ctx.query.webhook === 'string' ? ctx.query.webhook : null;
+  if (webhook !== null) {
+    const problem = urlProblem(webhook, { allowInsecure: app.config.webhookAllowInsecure });
+    if (problem) throw validationError([{ loc: ['query', 'webhook'], msg: problem, type: 'value_error' }]);
+  }
   const base = { id, userId: caller.userId, apiKeyId: caller.apiKeyId, model: model.operationId, input: ctx.body, webhookUrl: webhook };
 
   if (caller.isTest) {
-    await insertSandboxPrediction(app.db, base, [app.storage.sandboxKey(model.output)], now);
+    const deliveryId = await insertSandboxPrediction(app.db, base, [app.storage.sandboxKey(model.output)], now);
+    if (deliveryId) await app.dispatcher.dispatchWebhook(deliveryId);
     return { request_id: id };
   }
 

@@ -6,21 +6,37 @@ import { httpError } from '../plugins/errors.ts';
 import { generate } from './generate.ts';
 import { cancelPrediction, getPredictionResult } from './predictions.ts';
 import { getBalance, getUserDetails } from './account.ts';
-import { cliLogin, login, register } from './auth.ts';
+import { cliLogin, login, logout, register } from './auth.ts';
+import { forgotPassword, loginOtp, requestOtp, resetPassword, verifyOtp } from './otp.ts';
+import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
 import { createApiKey, deleteApiKey, getUserKeys } from './keys.ts';
 import { getHealth } from './health.ts';
+import { getPredictionResponse, getWebhookSecret, redeliverWebhook, rotateWebhookSecret } from './webhooks.ts';
 
 export { generate };
 
 const handlers: Readonly<Record<string, Handler>> = {
   getHealth,
+  getWebhookSecret,
+  rotateWebhookSecret,
+  getPredictionResponse,
+  redeliverWebhook,
   getPredictionResult,
   cancelPrediction,
   getBalance,
   getUserDetails,
   register,
   login,
+  logout,
   cliLogin,
+  requestOtp,
+  loginOtp,
+  verifyOtp,
+  forgotPassword,
+  resetPassword,
+  getGoogleUrl,
+  googleCallback,
+  googleMobileLogin,
   createApiKey,
   generateApiKey: createApiKey,
   getUserKeys,
@@ -30,8 +46,6 @@ const handlers: Readonly<Record<string, Handler>> = {
 export const NOT_YET: readonly string[] = [
   // OAuth client credentials (issue 5)
   'listScopes', 'createOAuthClient', 'listOAuthClients', 'deleteOAuthClient', 'issueToken',
-  // end-user auth beyond password login (issue 4)
-  'logout', 'verifyOtp', 'requestOtp', 'loginOtp', 'forgotPassword', 'resetPassword', 'getGoogleUrl', 'googleCallback', 'googleMobileLogin',
   // support and administration
   'supportLogin', 'supportResetPassword', 'adminTopup', 'adminDeductCredits', 'adminUserInfo', 'adminManageSubscription',
   'listModelDiscounts', 'upsertModelDiscounts', 'deleteModelDiscount', 'myModelDiscounts', 'adminStripeCharges', 'adminStripeRefund',
@@ -40,7 +54,7 @@ export const NOT_YET: readonly string[] = [
   'getLoraData', 'getLoraModelsData', 'updateApiKey', 'exportAccount', 'requestAccountDeletion', 'cancelAccountDeletion', 'getTaskData',
   'calculateDynamicCost', 'getFileUploadUrl', 'createMediaAsset', 'listMediaAssets', 'deleteMediaAsset', 'getHomepageModels',
   'getModelNameForEmbedcode', 'listCreditTransactions', 'getRunHistory', 'searchRunHistory', 'getGallery', 'updateReviewStatus',
-  'bulkUpdateReviewStatus', 'bulkDeleteUsageLogs', 'getPredictionResponse',
+  'bulkUpdateReviewStatus', 'bulkDeleteUsageLogs',
 ];
 
 const notImplemented: Handler = async () => {

@@ -23,6 +23,8 @@ export interface Caller {
   /** a sandbox key: mock outputs, no billing */
   isTest: boolean;
   scopes: readonly Scope[];
+  /** the presenting login session (via 'session'), so that logout can end exactly that one */
+  sessionId?: number;
 }
 
 declare module '@hapi/hapi' {
@@ -98,7 +100,7 @@ export const authPlugin: Plugin<{ app: App }> = {
         if (!m || !m[1]!.startsWith(SESSION_PREFIX)) return missing(h, 'Bearer');
         const user = await findSessionUser(app.db, sha256Hex(m[1]!), app.clock());
         if (!user) throw httpError(401, 'invalid or expired session', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
-        const caller: Caller = { userId: user.userId, role: user.role, via: 'session', apiKeyId: null, isTest: false, scopes: ALL_SCOPES };
+        const caller: Caller = { userId: user.userId, role: user.role, via: 'session', apiKeyId: null, isTest: false, scopes: ALL_SCOPES, sessionId: user.sessionId };
         return h.authenticated({ credentials: { user: { caller }, scope: [...ALL_SCOPES] } });
       },
     }));

@@ -1,34 +1,43 @@
-// Getting accepted requests onto the queue, and keeping them there.
-// A request is persisted as `queued` before it is published. Once the broker confirms the
-// publish it becomes `pending` (batched: one UPDATE for many confirms). Anything still
-// `queued` after a while (broker down at submit, API process died before the confirm) is
+// Getting accepted work onto the queue, and keeping it there.
+// Predictions: persisted as `queued` before they are published; once the broker confirms the
+// publish they become `pending` (batched: one UPDATE for many confirms). Anything still `queued`
+// after a grace period (broker down at submit, API process died before the confirm) is
 // published again by the sweeper; duplicates are harmless because workers claim rows with a
-// conditional UPDATE. With the in-process queue, messages die with the process, so on start
-// every unfinished request is published again.
+// conditional UPDATE. Webhook deliveries: created in the transaction that finishes their
+// prediction; a pending delivery long past its due time lost its message and is published again.
+// With the in-process queue, messages die with the process, so on start every unfinished
+// prediction and pending delivery is published again.
 import type { Db } from '../db/knex.ts';
 import { findUnfinished, findUnpublished, markPending } from '../db/predictions.ts';
+import { findStalledDeliveries, touchDelivery } from '../db/webhooks.ts';
 import type { Queue } from './queue/types.ts';
 import type { Logger } from 'pino';
 
-export interface PredictionMessage {
+export interface IdMessage {
   id: string;
 }
+export type PredictionMessage = IdMessage;
+export type WebhookMessage = IdMessage;
 
 export interface Dispatcher {
-  /** publishes; resolves true once confirmed, false if the queue could not take it now (the sweeper will) */
+  /** publishes a prediction; resolves true once confirmed, false if the queue could not take it now (the sweeper will) */
   dispatch(id: string): Promise<boolean>;
-  /** publishes every request left `queued` for longer than the grace period; returns how many */
+  /** publishes a webhook delivery, with the same guarantee */
+  dispatchWebhook(id: string): Promise<boolean>;
+  /** publishes what lost its message; returns how many */
   sweep(): Promise<number>;
-  /** in-process queue only: publishes every unfinished request after a restart */
+  /** in-process queue only: publishes every unfinished prediction and pending delivery after a restart */
   recover(): Promise<number>;
   start(sweepEveryMs: number): void;
   stop(): Promise<void>;
 }
 
-export function createDispatcher(deps: { db: Db; queue: Queue; log: Logger; clock: () => number; graceMs?: number }): Dispatcher {
+export function createDispatcher(deps: { db: Db; queue: Queue; log: Logger; clock: () => number; graceMs?: number; webhookTimeoutMs?: number }): Dispatcher {
   const { db, queue, log, clock } = deps;
   const graceMs = deps.graceMs ?? 15_000;
-  let confirmed: string[] = [];
+  // A delivery attempt may legitimately run this long past its due time before it is recorded.
+  const deliveryGraceMs = graceMs + (deps.webhookTimeoutMs ?? 15_000);
+  const confirmed: string[] = [];
   let flushing: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let sweeping = false;
@@ -46,35 +55,46 @@ export function createDispatcher(deps: { db: Db; queue: Queue; log: Logger; cloc
     flushing = null;
   }
 
-  function scheduleFlush() {
-    if (!flushing) flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(flush);
-  }
-
-  async function publish(id: string): Promise<boolean> {
+  async function publish(topic: 'predictions' | 'webhooks', id: string): Promise<boolean> {
     try {
-      await queue.publish('predictions', { id } satisfies PredictionMessage);
+      await queue.publish(topic, { id } satisfies IdMessage);
     } catch (err) {
-      log.warn({ err: (err as Error).message, id }, 'publish not confirmed; the sweeper will retry');
+      log.warn({ err: (err as Error).message, topic, id }, 'publish not confirmed; the sweeper will retry');
       return false;
     }
-    confirmed.push(id);
-    scheduleFlush();
+    if (topic === 'predictions') {
+      confirmed.push(id);
+      flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(flush);
+    }
     return true;
   }
 
+  async function publishAll(topic: 'predictions' | 'webhooks', ids: readonly string[]): Promise<number> {
+    let n = 0;
+    for (const id of ids) if (await publish(topic, id)) n++;
+    return n;
+  }
+
   return {
-    dispatch: publish,
+    dispatch: (id) => publish('predictions', id),
+    dispatchWebhook: (id) => publish('webhooks', id),
     async sweep() {
       if (sweeping) return 0;
       sweeping = true;
       let n = 0;
       try {
-        const stale = await findUnpublished(db, clock() - graceMs, 500);
-        for (const p of stale) if (await publish(p.id)) n++;
+        const now = clock();
+        n += await publishAll('predictions', (await findUnpublished(db, now - graceMs, 500)).map((p) => p.id));
+        for (const id of await findStalledDeliveries(db, now - deliveryGraceMs, 500)) {
+          if (await publish('webhooks', id)) {
+            await touchDelivery(db, id, clock());
+            n++;
+          }
+        }
       } finally {
         sweeping = false;
       }
-      if (n) log.info({ count: n }, 'published requests whose first publish was not confirmed');
+      if (n) log.info({ count: n }, 'published work whose earlier publish was not confirmed');
       return n;
     },
     async recover() {
@@ -83,10 +103,12 @@ export function createDispatcher(deps: { db: Db; queue: Queue; log: Logger; cloc
       for (;;) {
         const batch = await findUnfinished(db, 500, after);
         if (batch.length === 0) break;
-        for (const p of batch) if (await publish(p.id)) n++;
+        n += await publishAll('predictions', batch.map((p) => p.id));
         after = batch[batch.length - 1]!.id;
       }
-      if (n) log.info({ count: n }, 'requeued unfinished requests after restart');
+      // Pending deliveries of any age: their messages (and delays) were in this process.
+      n += await publishAll('webhooks', await findStalledDeliveries(db, Number.MAX_SAFE_INTEGER, 100_000));
+      if (n) log.info({ count: n }, 'requeued unfinished work after restart');
       return n;
     },
     start(sweepEveryMs) {

@@ -27,7 +27,8 @@ export function createRunModel(app: App) {
 
   async function fail(p: Prediction, message: string): Promise<void> {
     const failed = await failPrediction(app.db, p, message, app.clock());
-    if (failed) app.log.info({ id: p.id, model: p.model, error: message }, 'prediction failed');
+    if (failed.recorded) app.log.info({ id: p.id, model: p.model, error: message }, 'prediction failed');
+    if (failed.deliveryId) await app.dispatcher.dispatchWebhook(failed.deliveryId);
   }
 
   async function handle(delivery: Delivery<PredictionMessage>): Promise<Outcome> {
@@ -58,7 +59,9 @@ export function createRunModel(app: App) {
       const keys: string[] = [];
       for (const [i, file] of result.files.entries()) keys.push(await app.storage.save(p.id, i, file));
       const done = await completePrediction(app.db, p, { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, app.clock());
-      app.log.info({ id: p.id, model: p.model, recorded: done, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
+      app.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
+      // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
+      if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId);
       return { kind: 'ack' };
     } catch (err) {
       const retryable = err instanceof AdapterError ? err.retryable : !controller.signal.aborted;

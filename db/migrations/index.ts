@@ -3,6 +3,8 @@
 import type { Knex } from 'knex';
 import * as m20261121_0001_accounts from './20261121_0001_accounts.ts';
 import * as m20261121_0002_predictions from './20261121_0002_predictions.ts';
+import * as m20261121_0003_auth from './20261121_0003_auth.ts';
+import * as m20261121_0004_webhooks from './20261121_0004_webhooks.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -12,6 +14,8 @@ interface Migration {
 const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261121_0001_accounts', m20261121_0001_accounts],
   ['20261121_0002_predictions', m20261121_0002_predictions],
+  ['20261121_0003_auth', m20261121_0003_auth],
+  ['20261121_0004_webhooks', m20261121_0004_webhooks],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -4,7 +4,7 @@
 // targets, and writes the numbers to .bench/last.json.
 //
 // Tuning (environment):
-//   BENCH_PHASES       comma list of sandbox, production, reads, baseline, routing (default: all;
+//   BENCH_PHASES       comma list of sandbox, production, reads, webhooks, baseline, routing (default: all;
 //                      e.g. BENCH_PHASES=reads node --cpu-prof test/bench/run.ts profiles one phase)
 //   BENCH_DURATION     seconds per HTTP run (10), after BENCH_WARMUP seconds of warm-up (2)
 //   BENCH_CONNECTIONS  concurrent connections (50)
@@ -14,6 +14,7 @@
 //                      else mysql://root@127.0.0.1:3306 and amqp://guest:guest@127.0.0.1:5672)
 //
 // Exit code 0 when every measurement ran (whether or not the targets are met), 1 otherwise.
+import crypto from 'node:crypto';
 import os from 'node:os';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -62,7 +63,7 @@ if (ENDPOINT_COUNTS.length === 0) {
   process.stderr.write('bench: BENCH_ENDPOINTS must list spec sizes between 1 and 99999, e.g. "10,5000"\n');
   process.exit(2);
 }
-const ALL_PHASES = ['sandbox', 'production', 'reads', 'baseline', 'routing'] as const;
+const ALL_PHASES = ['sandbox', 'production', 'reads', 'webhooks', 'baseline', 'routing'] as const;
 type PhaseKey = (typeof ALL_PHASES)[number];
 const PHASES = new Set((process.env.BENCH_PHASES ?? ALL_PHASES.join(',')).split(',').map((s) => s.trim()).filter((s): s is PhaseKey => (ALL_PHASES as readonly string[]).includes(s)));
 const COMPLETION_TIMEOUT_MS = 120_000;
@@ -79,7 +80,10 @@ const TARGETS = {
   p99Ms: 50,
   endpointLatencyRatio: 1.1,
   startupMs: 5_000,
+  webhookDeliveriesPerS: 1_000,
+  webhookFirstAttemptP50Ms: 50,
 };
+const WEBHOOK_DELIVERIES = intEnv('BENCH_WEBHOOKS', 3_000, 1);
 
 const PRODUCTION_BODY = { prompt: 'bench', width: 64, height: 64, num_inference_steps: 1 };
 
@@ -183,6 +187,8 @@ interface AccountKeys {
   liveKeyId: number;
   warmKey: string;
   warmKeyId: number;
+  webhookKey: string;
+  webhookKeyId: number;
 }
 
 async function injectJson(server: Server, opts: { method: string; url: string; headers?: Record<string, string>; payload?: object }, expected: number): Promise<Record<string, unknown>> {
@@ -205,7 +211,10 @@ async function createAccount(running: Running, server: Server): Promise<AccountK
   const sandbox = await key('bench-sandbox', true);
   const live = await key('bench-live', false);
   const warm = await key('bench-warmup', false);
+  const webhook = await key('bench-webhooks', true);
   return {
+    webhookKey: String(webhook.key),
+    webhookKeyId: Number(webhook.id),
     userId,
     sandboxKey: String(sandbox.key),
     liveKey: String(live.key),
@@ -353,6 +362,7 @@ interface Results {
   sandbox?: HttpRun & { meters: Meters };
   production?: ProductionResult;
   resultReads?: HttpRun & { meters: Meters };
+  webhooks?: { deliveries: number; deliveriesPerS: number; firstAttemptP50Ms: number; firstAttemptP99Ms: number; meters: Meters };
   bareHapi?: HttpRun & { meters: Meters };
   gatewayToBareRatio?: number;
   routing: Record<string, RoutingResult>;
@@ -400,7 +410,7 @@ const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-bench-'));
 cleanups.push({ name: 'temp dir', fn: () => fs.rm(tmp, { recursive: true, force: true }) });
 
 try {
-  const needGateway = PHASES.has('sandbox') || PHASES.has('production') || PHASES.has('reads');
+  const needGateway = PHASES.has('sandbox') || PHASES.has('production') || PHASES.has('reads') || PHASES.has('webhooks');
   const gateway = !needGateway ? undefined : await phase('gateway start', async (): Promise<Gateway> => {
     step('starting the gateway: fresh MariaDB database, RabbitMQ with its own prefix, 127.0.0.1 on a free port');
     const db = await freshDatabase();
@@ -412,11 +422,14 @@ try {
       PORT: '0',
       PUBLIC_URL: 'http://127.0.0.1',
       DATABASE_URL: db.url,
+      ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'),
       AMQP_URL,
       AMQP_PREFIX: prefix,
       DATA_DIR: path.join(tmp, 'gateway'),
       WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
       LOG_LEVEL: 'silent',
+      // the benchmark's webhook receiver listens on loopback
+      WEBHOOK_ALLOW_INSECURE: 'true',
     };
     const specs = topics(loadConfig(env));
     cleanups.push({ name: 'queues', fn: () => deleteTopology(AMQP_URL, prefix, specs) });
@@ -533,6 +546,52 @@ try {
       out(`   ${httpLine('result reads', r)}`);
       out(`   ${metersLine(results.resultReads.meters)} (incl. warm-up)`);
     }, 'reads');
+
+    await phase('webhook deliveries', async () => {
+      const n = WEBHOOK_DELIVERIES;
+      step(`4. webhooks: ${n} sandbox predictions with ?webhook= to a receiver in a child process; the worker (same process) delivers them`);
+      const child: Child = spawnNode('test/bench/receiver.ts', ['0']);
+      cleanups.push({ name: 'webhook receiver', fn: () => child.kill() });
+      if (child.child.pid) processLabels.set(child.child.pid, 'webhook receiver');
+      const { port } = await child.nextJson<{ port: number }>(30_000);
+      const hook = encodeURIComponent(`http://127.0.0.1:${port}/hook`);
+      await settle();
+      const stop = meters();
+      await fire({
+        url: `${baseUrl}/api/v1/canvas-v1-fast-text-to-image?webhook=${hook}`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': keys.webhookKey },
+        body: JSON.stringify({ prompt: 'bench' }),
+        connections: Math.min(CONNECTIONS, n),
+        amount: n,
+      });
+      const counted = async () => (await (await fetch(`http://127.0.0.1:${port}/count`)).json()) as { count: number; first: number; last: number };
+      const deadline = Date.now() + COMPLETION_TIMEOUT_MS;
+      let c = await counted();
+      while (c.count < n && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        c = await counted();
+      }
+      const m = stop();
+      // Completion to first attempt: sandbox predictions complete at submit.
+      const delays = (await gw.app.db('webhook_attempts as a')
+        .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+        .join('predictions as p', 'p.id', 'd.prediction_id')
+        .where('a.number', 1).andWhere('p.api_key_id', keys.webhookKeyId)
+        .select(gw.app.db.raw('a.started_at - p.completed_at as ms')) as Array<{ ms: number | string }>).map((r) => Number(r.ms)).sort((a, b) => a - b);
+      const windowS = (c.last - c.first) / 1000;
+      results.webhooks = {
+        deliveries: c.count,
+        deliveriesPerS: windowS > 0 ? (c.count - 1) / windowS : 0,
+        firstAttemptP50Ms: percentile(delays, 50),
+        firstAttemptP99Ms: percentile(delays, 99),
+        meters: m,
+      };
+      const w = results.webhooks;
+      out(`   delivered ${w.deliveries}/${n}: ${round(w.deliveriesPerS, 0)} deliveries/s (first to last received); completion to first attempt p50 ${w.firstAttemptP50Ms} ms, p99 ${w.firstAttemptP99Ms} ms`);
+      out(`   ${metersLine(m)}`);
+      await cleanupNow('webhook receiver');
+    }, 'webhooks');
   }
 
   // The rest does not need the gateway: stop it so it does not compete for the cores.
@@ -686,6 +745,8 @@ for (const n of ENDPOINT_COUNTS) {
   const r = results.routing[String(n)];
   rows.push({ target: `start-up < ${TARGETS.startupMs / 1000} s with ${n} endpoints`, measured: shown(r?.startMs, (v) => `${round(v / 1000, 2)} s (RSS ${round(r!.memory.afterStart.rssMb, 0)} MiB)`), met: check(r?.startMs, (v) => v < TARGETS.startupMs) });
 }
+rows.push({ target: `webhook deliveries >= ${TARGETS.webhookDeliveriesPerS}/s per worker process`, measured: shown(results.webhooks?.deliveriesPerS, (v) => `${round(v, 0)} /s`), met: check(results.webhooks?.deliveriesPerS, (v) => v >= TARGETS.webhookDeliveriesPerS) });
+rows.push({ target: `completion to first webhook attempt p50 < ${TARGETS.webhookFirstAttemptP50Ms} ms`, measured: shown(results.webhooks?.firstAttemptP50Ms, (v) => `${v} ms (p99 ${results.webhooks!.firstAttemptP99Ms} ms)`), met: check(results.webhooks?.firstAttemptP50Ms, (v) => v < TARGETS.webhookFirstAttemptP50Ms) });
 rows.push({ target: 'info: production submits/s (HTTP)', measured: shown(production?.submitsPerS, (v) => `${round(v, 0)} /s`), met: null });
 rows.push({ target: 'info: production completions/s', measured: shown(production?.completionsPerS, (v) => `${round(v, 0)} /s (${production!.completed}/${production!.requested} completed)`), met: null });
 rows.push({ target: 'info: result read gateway/bare hapi', measured: shown(gatewayToBareRatio, (v) => `${round(v, 3)} (bare hapi ${round(bareHapi!.rps, 0)} req/s)`), met: null });

@@ -5,11 +5,13 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import type { Logger } from 'pino';
 import { loadConfig } from '../../config.ts';
 import { createApp, topics } from '../../app.ts';
 import type { App } from '../../app.ts';
 import { createServer } from '../../server.ts';
 import { createRunModel } from '../../workers/run-model.ts';
+import { createDeliverWebhook } from '../../workers/deliver-webhook.ts';
 import { AMQP_URL, deleteTopology, freshDatabase, uniqueName } from './services.ts';
 
 export interface TestGateway {
@@ -28,6 +30,10 @@ export interface GatewayOptions {
   /** run a run-model consumer in this process */
   worker?: boolean;
   env?: Record<string, string>;
+  /** the app's clock (epoch ms), for tests that move time */
+  clock?: () => number;
+  /** the app's logger (default: silent) */
+  log?: Logger;
 }
 
 export async function startGateway(opts: GatewayOptions = {}): Promise<TestGateway> {
@@ -40,6 +46,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<TestGatew
   if ((opts.db ?? 'mysql') === 'mysql') {
     const db = await freshDatabase();
     env.DATABASE_URL = db.url;
+    env.ENCRYPTION_KEY ??= '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
     cleanups.push(db.drop);
   }
   if ((opts.queue ?? 'amqp') === 'amqp') {
@@ -48,13 +55,14 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<TestGatew
   }
   const config = loadConfig(env);
   if (config.amqpUrl) cleanups.push(() => deleteTopology(config.amqpPrefix, topics(config)));
-  const app = await createApp(config, { log: pino({ level: 'silent' }) });
+  const app = await createApp(config, { log: opts.log ?? pino({ level: 'silent' }), ...(opts.clock ? { clock: opts.clock } : {}) });
   const server = await createServer(app);
   await server.initialize();
   let runModel: ReturnType<typeof createRunModel> | null = null;
   if (opts.worker) {
     runModel = createRunModel(app);
     await app.queue.consume('predictions', runModel.handle, { prefetch: 4 });
+    await app.queue.consume('webhooks', createDeliverWebhook(app, app.encryptionKey).handle, { prefetch: 32 });
   }
   return {
     env,

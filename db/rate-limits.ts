@@ -1,0 +1,26 @@
+// Fixed-window counters shared by every API process through the database. One portable
+// upsert per hit (INSERT ... ON DUPLICATE KEY UPDATE on MariaDB, ON CONFLICT DO UPDATE on
+// SQLite): in both, the SET expressions read the row's previous values, and `hits` is
+// assigned before `window_start` (MariaDB applies assignments left to right).
+import type { Db } from './knex.ts';
+import { num } from './rows.ts';
+
+/** Counts one hit in the window starting at `windowStart` and returns the hits in that window so far. */
+export async function hitWindow(db: Db, bucket: string, windowStart: number): Promise<number> {
+  await db('rate_limits')
+    .insert({ bucket, window_start: windowStart, hits: 1 })
+    .onConflict('bucket')
+    .merge({
+      // A process whose clock lags a little counts into the newer window instead of resetting it.
+      hits: db.raw('CASE WHEN window_start >= ? THEN hits + 1 ELSE 1 END', [windowStart]),
+      window_start: db.raw('CASE WHEN window_start > ? THEN window_start ELSE ? END', [windowStart, windowStart]),
+    });
+  const row = await db('rate_limits').select('hits', 'window_start').where({ bucket }).first<{ hits: number; window_start: number | string } | undefined>();
+  // A concurrent hit of a newer window may have reset the row in between: then this hit counts as that window's.
+  return row ? num(row.hits) : 1;
+}
+
+/** Drops counters of windows that have ended. */
+export async function deleteEndedWindows(db: Db, before: number): Promise<number> {
+  return db('rate_limits').where('window_start', '<', before).delete();
+}

@@ -1,0 +1,160 @@
+// Webhook secrets, deliveries and their attempts.
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Db } from './knex.ts';
+import { affected } from './knex.ts';
+import { newWebhookSecret, seal, unseal } from './secrets.ts';
+import { iso, num, numOrNull } from './rows.ts';
+
+export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'gone' | 'dead';
+
+export interface Delivery {
+  id: string;
+  predictionId: string;
+  userId: number;
+  url: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+}
+
+export interface Attempt {
+  number: number;
+  startedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+}
+
+interface DeliveryRow {
+  id: string; prediction_id: string; user_id: number; url: string; status: string; attempts: number;
+  last_status_code: number | null; last_error: string | null; created_at: number | string;
+}
+
+function toDelivery(r: DeliveryRow): Delivery {
+  return {
+    id: r.id, predictionId: r.prediction_id, userId: num(r.user_id), url: r.url, status: r.status as DeliveryStatus,
+    attempts: num(r.attempts), lastStatusCode: numOrNull(r.last_status_code), lastError: r.last_error, createdAt: iso(r.created_at),
+  };
+}
+
+/** The Standard Webhooks message id: `msg_` + 144 random bits. */
+export function newDeliveryId(): string {
+  return `msg_${crypto.randomBytes(18).toString('base64url')}`;
+}
+
+// ------------------------------------------------------------------ secrets
+
+/** Secrets that currently sign deliveries, newest first; creates the account's first one on demand. */
+export async function activeSecrets(db: Db, userId: number, key: Buffer, now: number): Promise<Array<{ secret: string; createdAt: number; expiresAt: number | null }>> {
+  const rows = await db('webhook_secrets').where('user_id', userId)
+    .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now)).orderBy('id', 'desc');
+  if (rows.length === 0) {
+    // Two first uses at once must not create two secrets: the user row serialises them.
+    await db.transaction(async (trx) => {
+      await trx('users').where('id', userId).forUpdate().first('id');
+      const existing = await trx('webhook_secrets').where('user_id', userId).first('id');
+      if (!existing) await trx('webhook_secrets').insert({ user_id: userId, secret_enc: seal(newWebhookSecret(), key), created_at: now });
+    });
+    return activeSecrets(db, userId, key, now);
+  }
+  return rows.map((r: { secret_enc: string; created_at: number | string; expires_at: number | string | null }) => ({
+    secret: unseal(r.secret_enc, key), createdAt: num(r.created_at), expiresAt: numOrNull(r.expires_at),
+  }));
+}
+
+/** Issues a new secret; the ones in use keep signing for 24 hours so receivers can switch over. */
+export async function rotateSecret(db: Db, userId: number, key: Buffer, now: number): Promise<string> {
+  const secret = newWebhookSecret();
+  await db.transaction(async (trx) => {
+    await trx('webhook_secrets').where('user_id', userId).whereNull('expires_at').update({ expires_at: now + ROTATION_OVERLAP_MS });
+    await trx('webhook_secrets').insert({ user_id: userId, secret_enc: seal(secret, key), created_at: now });
+  });
+  return secret;
+}
+
+// ------------------------------------------------------------------ deliveries
+
+/** Called in the transaction that finishes the prediction, so a finished prediction never lacks its delivery. */
+export async function insertDelivery(trx: Knex, d: { id: string; predictionId: string; userId: number; url: string }, now: number): Promise<void> {
+  await trx('webhook_deliveries').insert({
+    id: d.id, prediction_id: d.predictionId, user_id: d.userId, url: d.url, status: 'pending', attempts: 0,
+    next_attempt_at: now, created_at: now, updated_at: now,
+  });
+}
+
+export async function findDelivery(db: Db, id: string): Promise<Delivery | undefined> {
+  const row = await db<DeliveryRow>('webhook_deliveries').where('id', id).first();
+  return row ? toDelivery(row) : undefined;
+}
+
+/** Records one attempt and the delivery's new state in one transaction. */
+export async function recordAttempt(
+  db: Db,
+  d: Delivery,
+  a: { number: number; startedAt: number; durationMs: number; statusCode?: number; error?: string },
+  next: { status: DeliveryStatus; nextAttemptAt: number },
+  now: number,
+): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('webhook_attempts').insert({
+      delivery_id: d.id, number: a.number, started_at: a.startedAt, duration_ms: a.durationMs,
+      status_code: a.statusCode ?? null, error: a.error?.slice(0, 500) ?? null,
+    });
+    await trx('webhook_deliveries').where('id', d.id).update({
+      status: next.status, attempts: a.number, last_status_code: a.statusCode ?? null, last_error: a.error?.slice(0, 500) ?? null,
+      next_attempt_at: next.nextAttemptAt, updated_at: now,
+    });
+  });
+}
+
+export async function listDeliveries(db: Db, predictionId: string): Promise<Array<Delivery & { attemptLog: Attempt[] }>> {
+  const rows = await db<DeliveryRow>('webhook_deliveries').where('prediction_id', predictionId).orderBy('created_at', 'asc');
+  if (rows.length === 0) return [];
+  const attempts = await db('webhook_attempts').whereIn('delivery_id', rows.map((r) => r.id)).orderBy('id', 'asc');
+  return rows.map((r) => ({
+    ...toDelivery(r),
+    attemptLog: attempts.filter((a: { delivery_id: string }) => a.delivery_id === r.id).map((a: { number: number; started_at: number | string; duration_ms: number; status_code: number | null; error: string | null }) => ({
+      number: num(a.number), startedAt: iso(a.started_at), durationMs: num(a.duration_ms), statusCode: numOrNull(a.status_code), error: a.error,
+    })),
+  }));
+}
+
+/** A dead or gone delivery of this user goes back to pending for a fresh round of attempts. */
+export async function reopenDelivery(db: Db, id: string, userId: number, now: number): Promise<'reopened' | 'not-found' | 'busy'> {
+  const row = await db<DeliveryRow>('webhook_deliveries').where({ id, user_id: userId }).first();
+  if (!row) return 'not-found';
+  const n = await db('webhook_deliveries').where({ id, user_id: userId }).whereIn('status', ['dead', 'gone'])
+    .update({ status: 'pending', next_attempt_at: now, updated_at: now });
+  return affected(n) === 1 ? 'reopened' : 'busy';
+}
+
+/** The sweeper republished it: due again now, so it is not republished on every sweep. */
+export async function touchDelivery(db: Db, id: string, now: number): Promise<void> {
+  await db('webhook_deliveries').where({ id, status: 'pending' }).update({ next_attempt_at: now, updated_at: now });
+}
+
+/** Pending deliveries long past their due time: their message was never confirmed by the queue. */
+export async function findStalledDeliveries(db: Db, dueBefore: number, limit: number): Promise<string[]> {
+  const rows = await db('webhook_deliveries').select('id').where('status', 'pending').andWhere('next_attempt_at', '<', dueBefore)
+    .orderBy('next_attempt_at', 'asc').limit(limit);
+  return rows.map((r: { id: string }) => r.id);
+}
+
+export function deliveryView(d: Delivery & { attemptLog: Attempt[] }) {
+  return {
+    id: d.id,
+    url: d.url,
+    status: d.status,
+    attempts: d.attempts,
+    last_status_code: d.lastStatusCode,
+    last_error: d.lastError,
+    created_at: d.createdAt,
+    attempt_log: d.attemptLog.map((a) => ({ number: a.number, started_at: a.startedAt, duration_ms: a.durationMs, status_code: a.statusCode, error: a.error })),
+  };
+}
+

@@ -1,0 +1,14 @@
+// Security events of the /auth routes, one info line each (warn for refusals that suggest an
+// attack), for operators: who signed in how, from where. Never a password, code, token or key;
+// no email either, only account ids.
+import type { HandlerContext } from './types.ts';
+import { clientAddress } from './rate-limit.ts';
+
+export type AuthEvent =
+  | 'registered' | 'signed_in' | 'sign_in_refused' | 'signed_out' | 'code_sent' | 'code_refused'
+  | 'email_verified' | 'password_reset' | 'identity_linked' | 'rate_limited';
+
+export function audit(ctx: HandlerContext, event: AuthEvent, fields: Record<string, string | number | boolean | undefined> = {}): void {
+  const level = event === 'rate_limited' || event === 'sign_in_refused' || event === 'code_refused' ? 'warn' : 'info';
+  ctx.app.log[level]({ event, route: ctx.operationId, address: clientAddress(ctx.request, ctx.app.config.trustedProxies), ...fields }, `auth: ${event}`);
+}

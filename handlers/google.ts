@@ -1,0 +1,112 @@
+// Google sign-in: get-google-url starts an authorization-code flow (state, nonce, PKCE kept
+// server-side), google_callback completes it, google/mobile accepts an ID token from an app.
+// Each ends in a session for the linked account, created on first sign-in.
+import type { App } from '../app.ts';
+import type { GoogleConfig } from '../config.ts';
+import type { Handler, HandlerContext } from './types.ts';
+import { httpError } from '../plugins/errors.ts';
+import { sha256Hex } from '../db/secrets.ts';
+import { savePendingAuthRequest, takePendingAuthRequest } from '../db/oauth-states.ts';
+import { findIdentityUserId, linkIdentity } from '../db/identities.ts';
+import { createUser, findUserByEmail, markEmailVerified, setPasswordHash } from '../db/users.ts';
+import { revokeUserSessions } from '../db/sessions.ts';
+import { DuplicateError } from '../db/errors.ts';
+import { completeAuthorization, ProviderUnavailableError, SignInRefusedError, startAuthorization, verifyIdToken } from './google-oidc.ts';
+import type { ExternalIdentity } from './google-oidc.ts';
+import { startSession } from './session.ts';
+import { audit } from './audit.ts';
+
+const PROVIDER = 'google';
+
+function googleConfig(app: App): GoogleConfig {
+  if (!app.config.google) throw httpError(503, 'Google sign-in is not configured on this gateway (set GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET)');
+  return app.config.google;
+}
+
+async function viaProvider<T>(ctx: HandlerContext, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof ProviderUnavailableError) throw httpError(503, err.message);
+    if (err instanceof SignInRefusedError) {
+      audit(ctx, 'sign_in_refused', { method: PROVIDER, reason: err.message });
+      throw httpError(401, err.message);
+    }
+    throw err;
+  }
+}
+
+/**
+ * The local account for an external identity: the linked one; else the account with the same
+ * email, linked now if the provider verified that email; else a new account without a password.
+ */
+async function accountFor(app: App, id: ExternalIdentity): Promise<{ userId: number; linked: 'before' | 'existing account' | 'new account' }> {
+  const linked = await findIdentityUserId(app.db, PROVIDER, id.subject);
+  if (linked !== undefined) return { userId: linked, linked: 'before' };
+  const { email } = id;
+  if (!email) throw httpError(401, 'Google did not share an email address with this gateway');
+  const now = app.clock();
+  return app.db.transaction(async (trx) => {
+    const existing = await findUserByEmail(trx, email);
+    if (existing) {
+      if (!id.emailVerified) throw httpError(409, 'an account with this email already exists and Google has not verified the address: sign in with the password');
+      if (!existing.emailVerified) {
+        // Whoever chose this account's password never proved the address; its owner just has.
+        // The password and its sessions go (protection against pre-registration takeover).
+        await setPasswordHash(trx, existing.id, null);
+        await revokeUserSessions(trx, existing.id, now);
+        await markEmailVerified(trx, existing.id);
+      }
+      await linkIdentity(trx, existing.id, PROVIDER, id.subject, now);
+      return { userId: existing.id, linked: 'existing account' as const };
+    }
+    const user = await createUser(trx, email, null, app.config.signupCredit, now, { emailVerified: id.emailVerified });
+    await linkIdentity(trx, user.id, PROVIDER, id.subject, now);
+    return { userId: user.id, linked: 'new account' as const };
+  });
+}
+
+async function signIn(ctx: HandlerContext, id: ExternalIdentity, method: string) {
+  const { app } = ctx;
+  let userId: number;
+  try {
+    const account = await accountFor(app, id);
+    userId = account.userId;
+    if (account.linked !== 'before') audit(ctx, 'identity_linked', { userId, provider: PROVIDER, to: account.linked });
+  } catch (err) {
+    // Two first sign-ins of one identity raced: the other one created the link.
+    if (!(err instanceof DuplicateError)) throw err;
+    const linked = await findIdentityUserId(app.db, PROVIDER, id.subject);
+    if (linked === undefined) throw httpError(409, err.message);
+    userId = linked;
+  }
+  audit(ctx, 'signed_in', { userId, method });
+  return startSession(app, userId);
+}
+
+export const getGoogleUrl: Handler = async (ctx) => {
+  const { app } = ctx;
+  const request = await viaProvider(ctx, startAuthorization(googleConfig(app)));
+  await savePendingAuthRequest(app.db, sha256Hex(request.state), { nonce: request.nonce, codeVerifier: request.codeVerifier }, app.clock());
+  return { url: request.url.href };
+};
+
+export const googleCallback: Handler = async (ctx) => {
+  const { app } = ctx;
+  const g = googleConfig(app);
+  const state = String(ctx.query.state);
+  const pending = await takePendingAuthRequest(app.db, sha256Hex(state), app.clock());
+  if (!pending) {
+    audit(ctx, 'sign_in_refused', { method: PROVIDER, reason: 'unknown, expired or used state' });
+    throw httpError(400, 'unknown, expired or already used sign-in state: start again from /auth/get-google-url');
+  }
+  // Everything the provider sent (code, state, iss, ...) goes to the library, as received.
+  const identity = await viaProvider(ctx, completeAuthorization(g, new URLSearchParams(ctx.request.url.search), { state, ...pending }));
+  return signIn(ctx, identity, 'google');
+};
+
+export const googleMobileLogin: Handler = async (ctx) => {
+  const { app } = ctx;
+  const identity = await viaProvider(ctx, verifyIdToken(googleConfig(app), String(ctx.body.id_token)));
+  return signIn(ctx, identity, 'google-mobile');
+};

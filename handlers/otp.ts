@@ -1,0 +1,95 @@
+// One-time codes by email: request-otp and forgot-password mail a code; login-otp, verify-otp
+// and reset-password use one up. Unknown emails get exactly the answers known ones get: the
+// same 200 when a code is asked for, the same 401 when one is presented.
+import type { App } from '../app.ts';
+import type { Handler, HandlerContext } from './types.ts';
+import type { User } from '../db/users.ts';
+import { findUserByEmail, markEmailVerified, setPasswordHash } from '../db/users.ts';
+import { consumeOtp, newOtpCode, otpHash, storeOtp } from '../db/otp.ts';
+import type { OtpPurpose } from '../db/otp.ts';
+import { hashPassword } from '../db/secrets.ts';
+import { revokeUserSessions } from '../db/sessions.ts';
+import { httpError } from '../plugins/errors.ts';
+import { otpMail, sendInBackground } from '../workers/mail.ts';
+import { limitAttempts } from './rate-limit.ts';
+import { startSession, userView } from './session.ts';
+import { audit } from './audit.ts';
+
+/** Replaces the account's code for this purpose with a new one and mails it. */
+export async function issueOtp(ctx: HandlerContext, user: User, purpose: OtpPurpose): Promise<void> {
+  const { app } = ctx;
+  const code = newOtpCode();
+  await storeOtp(app.db, user.id, purpose, otpHash(user.id, purpose, code), app.clock());
+  sendInBackground(app, otpMail(user.email, code, purpose));
+  audit(ctx, 'code_sent', { userId: user.id, purpose });
+}
+
+const CODE_SENT = { detail: 'if an account exists for this email, a code has been sent to it; it expires in 10 minutes' };
+const BAD_CODE = 'invalid or expired code: a code works once, for 10 minutes, and stops working after 5 wrong attempts; request a new one';
+
+async function mailCode(ctx: HandlerContext, purpose: OtpPurpose) {
+  const email = String(ctx.body.email);
+  await limitAttempts(ctx, email);
+  const user = await findUserByEmail(ctx.app.db, email);
+  if (user) await issueOtp(ctx, user, purpose);
+  return CODE_SENT;
+}
+
+export const requestOtp: Handler = (ctx) => mailCode(ctx, 'otp');
+export const forgotPassword: Handler = (ctx) => mailCode(ctx, 'reset');
+
+/** The account whose code this is, with the code used up; the same 401 for every failure. */
+async function redeem(ctx: HandlerContext, purpose: OtpPurpose, then?: (user: User, trx: App['db']) => Promise<void>): Promise<User> {
+  const email = String(ctx.body.email);
+  const code = String(ctx.body.otp);
+  const { app } = ctx;
+  const user = await findUserByEmail(app.db, email);
+  if (!user) {
+    otpHash(0, purpose, code); // the digest a known account would cost
+    audit(ctx, 'code_refused', { purpose });
+    throw httpError(401, BAD_CODE);
+  }
+  const now = app.clock();
+  const ok = await app.db.transaction(async (trx) => {
+    if (!(await consumeOtp(trx, user.id, purpose, code, now))) return false;
+    // Holding the code proves the mailbox: the address is verified from now on.
+    if (!user.emailVerified) await markEmailVerified(trx, user.id);
+    await then?.(user, trx);
+    return true;
+  });
+  if (!ok) {
+    audit(ctx, 'code_refused', { userId: user.id, purpose });
+    throw httpError(401, BAD_CODE);
+  }
+  if (!user.emailVerified) audit(ctx, 'email_verified', { userId: user.id });
+  return { ...user, emailVerified: true };
+}
+
+export const loginOtp: Handler = async (ctx) => {
+  await limitAttempts(ctx, String(ctx.body.email));
+  const user = await redeem(ctx, 'otp');
+  audit(ctx, 'signed_in', { userId: user.id, method: 'otp' });
+  return startSession(ctx.app, user.id);
+};
+
+export const verifyOtp: Handler = async (ctx) => {
+  await limitAttempts(ctx, String(ctx.body.email));
+  const user = await redeem(ctx, 'otp');
+  return userView(user);
+};
+
+/** Sets the new password and ends every session of the account, in the transaction that uses the code. */
+export const resetPassword: Handler = async (ctx) => {
+  await limitAttempts(ctx, String(ctx.body.email));
+  // Hashed before the code is checked, for every request alike: the transaction stays short
+  // and an unknown email costs what a known one does.
+  const passwordHash = await hashPassword(String(ctx.body.new_password));
+  const now = ctx.app.clock();
+  let sessionsEnded = 0;
+  const user = await redeem(ctx, 'reset', async (u, trx) => {
+    await setPasswordHash(trx, u.id, passwordHash);
+    sessionsEnded = await revokeUserSessions(trx, u.id, now);
+  });
+  audit(ctx, 'password_reset', { userId: user.id, sessionsEnded });
+  return { detail: 'password changed; every session of this account has been ended' };
+};

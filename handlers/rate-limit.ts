@@ -1,0 +1,81 @@
+// Attempts on the credential-guessing and mail-sending routes (login, cli/login, login-otp,
+// verify-otp, request-otp, forgot-password, reset-password) share two budgets per window:
+// one per email address and one per client address. The counters live in the database,
+// so the limits hold across every API process.
+import crypto from 'node:crypto';
+import type { Request } from '@hapi/hapi';
+import ipaddr from 'ipaddr.js';
+import type { HandlerContext } from './types.ts';
+import { httpError } from '../plugins/errors.ts';
+import { deleteEndedWindows, hitWindow } from '../db/rate-limits.ts';
+import { normaliseEmail } from '../db/users.ts';
+import { audit } from './audit.ts';
+
+function parse(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  try {
+    return ipaddr.process(address.trim());
+  } catch {
+    return null;
+  }
+}
+
+function matches(addr: ipaddr.IPv4 | ipaddr.IPv6, entries: readonly string[]): boolean {
+  return entries.some((entry) => {
+    try {
+      const [range, bits] = entry.includes('/') ? ipaddr.parseCIDR(entry) : [ipaddr.process(entry), entry.includes(':') ? 128 : 32];
+      return addr.kind() === range.kind() && addr.match(range, bits);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * The client's address: the TCP peer, unless the peer is a trusted proxy, in which case the
+ * nearest X-Forwarded-For hop that is not a trusted proxy (hops further left can be forged).
+ */
+export function clientAddress(request: Pick<Request, 'info' | 'headers'>, trustedProxies: readonly string[]): string {
+  let addr = parse(request.info.remoteAddress);
+  if (!addr) return request.info.remoteAddress;
+  const header = request.headers['x-forwarded-for'];
+  const hops = (typeof header === 'string' ? header : '').split(',').map((h) => h.trim()).filter(Boolean);
+  while (trustedProxies.length > 0 && matches(addr, trustedProxies) && hops.length > 0) {
+    const next = parse(hops.pop()!);
+    if (!next) break;
+    addr = next;
+  }
+  // One IPv6 client usually holds a whole /64: count it as one address.
+  if (addr.kind() === 'ipv6') return `${ipaddr.IPv6.networkAddressFromCIDR(`${addr.toString()}/64`).toString()}/64`;
+  return addr.toString();
+}
+
+function bucket(kind: string, value: string): string {
+  // Digests, so the table holds no email addresses; 32 hex characters keep the key short.
+  return `${kind}:${crypto.createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 32)}`;
+}
+
+const SWEEP_EVERY_MS = 60_000;
+let lastSweep = 0;
+
+/** Counts one attempt for this email and client; throws 429 with Retry-After when either budget is spent. */
+export async function limitAttempts(ctx: HandlerContext, email: string): Promise<void> {
+  const { app } = ctx;
+  const { windowSeconds, perEmail, perAddress } = app.config.authRateLimit;
+  const now = app.clock();
+  const windowMs = windowSeconds * 1000;
+  const windowStart = now - (now % windowMs);
+  const address = clientAddress(ctx.request, app.config.trustedProxies);
+  const [byAddress, byEmail] = await Promise.all([
+    hitWindow(app.db, bucket('addr', address), windowStart),
+    hitWindow(app.db, bucket('email', normaliseEmail(email)), windowStart),
+  ]);
+  if (now - lastSweep > SWEEP_EVERY_MS) {
+    lastSweep = now;
+    deleteEndedWindows(app.db, windowStart).catch((err: unknown) => app.log.warn({ err }, 'could not clear ended rate-limit windows'));
+  }
+  if (byAddress > perAddress || byEmail > perEmail) {
+    audit(ctx, 'rate_limited', { budget: byAddress > perAddress ? 'address' : 'email' });
+    const retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
+    throw httpError(429, `too many attempts, try again in ${retryAfter} seconds`, { 'Retry-After': String(retryAfter) });
+  }
+}

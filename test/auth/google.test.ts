@@ -1,0 +1,276 @@
+// Google sign-in against a real local OpenID provider (oidc-provider) standing in for Google:
+// the authorization URL, the callback with a real code exchange, ID-token validation. MariaDB.
+import test from 'ava';
+import crypto from 'node:crypto';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { startGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { rsaKey, signJwt, startProvider } from './helpers/oidc.ts';
+import type { LocalProvider, TestClient } from './helpers/oidc.ts';
+import { freePort } from '../helpers/processes.ts';
+
+const WEB: TestClient = { client_id: 'gateway-web', client_secret: 'gateway-web-secret', redirect_uri: 'http://gateway.test/auth/google_callback' };
+const OTHER: TestClient = { client_id: 'someone-elses-app', client_secret: 'other-secret', redirect_uri: 'http://other.test/callback' };
+
+let op: LocalProvider;
+let gw: TestGateway;
+let offsetMs = 0;
+const logLines: string[] = [];
+
+test.before(async () => {
+  op = await startProvider([WEB, OTHER]);
+  const sink = new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(chunk.toString('utf8')); done(); } });
+  gw = await startGateway({
+    queue: 'memory',
+    clock: () => Date.now() + offsetMs,
+    log: pino({ level: 'trace' }, sink),
+    env: { GOOGLE_CLIENT_ID: WEB.client_id, GOOGLE_CLIENT_SECRET: WEB.client_secret, GOOGLE_ISSUER: op.issuer },
+  });
+});
+test.after.always(async () => {
+  await gw?.stop();
+  await op?.close();
+});
+
+interface Session { access_token: string; token_type: string; expires_in: number }
+
+async function googleUrl(): Promise<URL> {
+  const res = await gw.server.inject({ method: 'GET', url: '/auth/get-google-url' });
+  if (res.statusCode !== 200) throw new Error(`get-google-url: ${res.statusCode} ${res.payload}`);
+  return new URL((res.result as { url: string }).url);
+}
+
+/** The browser's round trip: the sign-in URL, the provider, and back to the gateway's callback. */
+async function signInThroughBrowser(sub: string) {
+  const back = await op.authorize((await googleUrl()).href, sub);
+  return { back, res: await gw.server.inject({ method: 'GET', url: `/auth/google_callback${back.search}` }) };
+}
+
+async function me(token: string) {
+  const res = await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: { authorization: `Bearer ${token}` } });
+  return { status: res.statusCode, user: res.result as { id: number; email: string; email_verified: boolean } };
+}
+
+function newSub(): string {
+  return `sub-${crypto.randomBytes(6).toString('hex')}`;
+}
+
+test('the sign-in URL is an authorization-code request with state, nonce and an S256 PKCE challenge', async (t) => {
+  const url = await googleUrl();
+  t.is(url.origin, op.issuer);
+  const q = url.searchParams;
+  t.is(q.get('response_type'), 'code');
+  t.is(q.get('client_id'), WEB.client_id);
+  t.is(q.get('redirect_uri'), WEB.redirect_uri);
+  t.true(q.get('scope')!.split(' ').includes('openid'));
+  t.true(q.get('scope')!.split(' ').includes('email'));
+  t.is(q.get('code_challenge_method'), 'S256');
+  t.regex(q.get('code_challenge')!, /^[A-Za-z0-9_-]{43}$/);
+  t.true(q.get('state')!.length >= 32);
+  t.true(q.get('nonce')!.length >= 32);
+  // Kept server-side under the state's digest, with the verifier (not the challenge) and nonce.
+  const rows = await gw.app.db('oauth_states').select('state_hash', 'nonce', 'code_verifier');
+  const row = rows.find((r: { state_hash: string }) => r.state_hash === crypto.createHash('sha256').update(q.get('state')!).digest('hex'));
+  t.truthy(row);
+  t.is(row.nonce, q.get('nonce'));
+  t.is(crypto.createHash('sha256').update(row.code_verifier).digest('base64url'), q.get('code_challenge')!);
+  t.false(rows.some((r: { state_hash: string }) => r.state_hash === q.get('state')));
+});
+
+test('the first sign-in creates a verified account without a password; the second signs into the same account', async (t) => {
+  const sub = newSub();
+  op.accounts.set(sub, { email: `${sub}@Gmail.example`, email_verified: true });
+  const first = await signInThroughBrowser(sub);
+  t.is(first.res.statusCode, 200, first.res.payload);
+  const s1 = first.res.result as Session;
+  t.is(s1.token_type, 'bearer');
+  t.true(s1.access_token.startsWith('mgs_'));
+  t.is(s1.expires_in, gw.app.config.sessionTtlSeconds);
+  const who = await me(s1.access_token);
+  t.is(who.status, 200);
+  t.is(who.user.email, `${sub}@gmail.example`);
+  t.true(who.user.email_verified);
+  const row = await gw.app.db('users').where({ id: who.user.id }).first();
+  t.is(row.password_hash, null);
+  // No password: password login for this account is the ordinary 401.
+  const pw = await gw.server.inject({ method: 'POST', url: '/auth/login', payload: { email: `${sub}@gmail.example`, password: 'anything at all' } });
+  t.is(pw.statusCode, 401);
+
+  const second = await signInThroughBrowser(sub);
+  t.is(second.res.statusCode, 200, second.res.payload);
+  t.is((await me((second.res.result as Session).access_token)).user.id, who.user.id);
+  t.is((await gw.app.db('users').where({ email: `${sub}@gmail.example` }).count({ n: '*' }))[0]!.n as number, 1);
+});
+
+test('a verified Google email links to the existing verified account, which keeps its password', async (t) => {
+  const sub = newSub();
+  const email = `${sub}@example.com`;
+  const reg = await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password: 'my own password' } });
+  await gw.app.db('users').where({ id: (reg.result as { id: number }).id }).update({ email_verified: true });
+  op.accounts.set(sub, { email, email_verified: true });
+  const { res } = await signInThroughBrowser(sub);
+  t.is(res.statusCode, 200, res.payload);
+  t.is((await me((res.result as Session).access_token)).user.id, (reg.result as { id: number }).id);
+  const pw = await gw.server.inject({ method: 'POST', url: '/auth/login', payload: { email, password: 'my own password' } });
+  t.is(pw.statusCode, 200);
+});
+
+test('linking to an unverified account removes the password and sessions that whoever registered it set', async (t) => {
+  const sub = newSub();
+  const email = `${sub}@example.com`;
+  // Someone registered the address before its owner ever signed in, and never verified it.
+  const reg = await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password: 'squatter password' } });
+  const squatter = await gw.server.inject({ method: 'POST', url: '/auth/login', payload: { email, password: 'squatter password' } });
+  const squatterToken = (squatter.result as Session).access_token;
+  op.accounts.set(sub, { email, email_verified: true });
+  const { res } = await signInThroughBrowser(sub);
+  t.is(res.statusCode, 200, res.payload);
+  const owner = await me((res.result as Session).access_token);
+  t.is(owner.user.id, (reg.result as { id: number }).id);
+  t.true(owner.user.email_verified);
+  t.is((await me(squatterToken)).status, 401);
+  t.is((await gw.server.inject({ method: 'POST', url: '/auth/login', payload: { email, password: 'squatter password' } })).statusCode, 401);
+});
+
+test('an email Google has not verified never links to an existing account', async (t) => {
+  const sub = newSub();
+  const email = `${sub}@example.com`;
+  await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password: 'a real password' } });
+  op.accounts.set(sub, { email, email_verified: false });
+  const { res } = await signInThroughBrowser(sub);
+  t.is(res.statusCode, 409);
+  t.is(await gw.app.db('user_identities').where({ subject: sub }).first(), undefined);
+});
+
+test('a state is single use: replaying a callback is 400, and so are unknown states', async (t) => {
+  const sub = newSub();
+  op.accounts.set(sub, { email: `${sub}@example.com`, email_verified: true });
+  const { back, res } = await signInThroughBrowser(sub);
+  t.is(res.statusCode, 200, res.payload);
+  const replay = await gw.server.inject({ method: 'GET', url: `/auth/google_callback${back.search}` });
+  t.is(replay.statusCode, 400);
+  t.regex((replay.result as { detail: string }).detail, /state/);
+  const forged = new URLSearchParams(back.search);
+  forged.set('state', 'x'.repeat(43));
+  t.is((await gw.server.inject({ method: 'GET', url: `/auth/google_callback?${forged.toString()}` })).statusCode, 400);
+});
+
+test.serial('a state older than 10 minutes is 400', async (t) => {
+  const sub = newSub();
+  op.accounts.set(sub, { email: `${sub}@example.com`, email_verified: true });
+  const back = await op.authorize((await googleUrl()).href, sub);
+  offsetMs = 10 * 60 * 1000 + 1;
+  try {
+    const res = await gw.server.inject({ method: 'GET', url: `/auth/google_callback${back.search}` });
+    t.is(res.statusCode, 400);
+  } finally {
+    offsetMs = 0;
+  }
+});
+
+test('a callback whose code the provider refuses is 401, and an error from the provider is 401', async (t) => {
+  const sub = newSub();
+  op.accounts.set(sub, { email: `${sub}@example.com`, email_verified: true });
+  const back = await op.authorize((await googleUrl()).href, sub);
+  const tampered = new URLSearchParams(back.search);
+  tampered.set('code', 'not-the-code-the-provider-issued');
+  const res = await gw.server.inject({ method: 'GET', url: `/auth/google_callback?${tampered.toString()}` });
+  t.is(res.statusCode, 401);
+  t.false(res.payload.includes('not-the-code'));
+
+  const url = await googleUrl();
+  const denied = new URLSearchParams({ state: url.searchParams.get('state')!, error: 'access_denied', iss: op.issuer });
+  const refused = await gw.server.inject({ method: 'GET', url: `/auth/google_callback?${denied.toString()}` });
+  t.is(refused.statusCode, 401);
+  t.regex((refused.result as { detail: string }).detail, /access_denied/);
+});
+
+test('google/mobile accepts an ID token the provider issued for this gateway', async (t) => {
+  const sub = newSub();
+  op.accounts.set(sub, { email: `${sub}@example.com`, email_verified: true });
+  const idToken = await op.idTokenFor(WEB, sub);
+  const res = await gw.server.inject({ method: 'POST', url: '/auth/google/mobile', payload: { id_token: idToken } });
+  t.is(res.statusCode, 200, res.payload);
+  const who = await me((res.result as Session).access_token);
+  t.is(who.user.email, `${sub}@example.com`);
+  // The same Google identity through the browser flow lands in the same account.
+  const { res: web } = await signInThroughBrowser(sub);
+  t.is((await me((web.result as Session).access_token)).user.id, who.user.id);
+});
+
+test('google/mobile refuses a token for another audience, signed by another key, expired or from another issuer', async (t) => {
+  const sub = newSub();
+  op.accounts.set(sub, { email: `${sub}@example.com`, email_verified: true });
+  const mobile = (id_token: string) => gw.server.inject({ method: 'POST', url: '/auth/google/mobile', payload: { id_token } });
+  const now = Math.floor(Date.now() / 1000);
+  const claims = { iss: op.issuer, sub, aud: WEB.client_id, iat: now, exp: now + 600, email: `${sub}@example.com`, email_verified: true };
+
+  // Control: a token minted with the provider's own key and these claims is accepted.
+  t.is((await mobile(signJwt(claims, op.signingKey, op.kid))).statusCode, 200);
+
+  const wrongAudience = await op.idTokenFor(OTHER, sub);
+  const forger = rsaKey(op.kid);
+  const cases: Array<[string, string]> = [
+    ['a real token for another app', wrongAudience],
+    ['signed by another key under the same key id', signJwt(claims, forger.key, op.kid)],
+    ['signed by an unknown key', signJwt(claims, forger.key, 'unknown-kid')],
+    ['expired', signJwt({ ...claims, iat: now - 7200, exp: now - 3600 }, op.signingKey, op.kid)],
+    ['from another issuer', signJwt({ ...claims, iss: 'https://accounts.example.net' }, op.signingKey, op.kid)],
+    ['for another audience', signJwt({ ...claims, aud: OTHER.client_id }, op.signingKey, op.kid)],
+    ['unsigned (alg none)', `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`],
+    ['not a JWT', 'not-a-jwt'],
+  ];
+  for (const [what, token] of cases) {
+    const res = await mobile(token);
+    t.is(res.statusCode, 401, `${what}: ${res.payload}`);
+    t.false(res.payload.includes(token), what);
+  }
+});
+
+test('unconfigured, every Google route answers 503 naming the variables to set', async (t) => {
+  const bare = await startGateway({ queue: 'memory' });
+  try {
+    const detail = 'Google sign-in is not configured on this gateway (set GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET)';
+    const url = await bare.server.inject({ method: 'GET', url: '/auth/get-google-url' });
+    const callback = await bare.server.inject({ method: 'GET', url: '/auth/google_callback?code=abc&state=def' });
+    const mobile = await bare.server.inject({ method: 'POST', url: '/auth/google/mobile', payload: { id_token: 'x.y.z' } });
+    for (const res of [url, callback, mobile]) {
+      t.is(res.statusCode, 503);
+      t.deepEqual(res.result, { detail });
+    }
+  } finally {
+    await bare.stop();
+  }
+});
+
+test('an unreachable issuer is 503, not 500', async (t) => {
+  const down = await startGateway({
+    queue: 'memory',
+    env: { GOOGLE_CLIENT_ID: 'x', GOOGLE_CLIENT_SECRET: 'y', GOOGLE_ISSUER: `http://127.0.0.1:${await freePort()}` },
+  });
+  try {
+    const res = await down.server.inject({ method: 'GET', url: '/auth/get-google-url' });
+    t.is(res.statusCode, 503);
+    t.regex((res.result as { detail: string }).detail, /could not be reached/);
+    const mobile = await down.server.inject({ method: 'POST', url: '/auth/google/mobile', payload: { id_token: 'x.y.z' } });
+    t.is(mobile.statusCode, 503);
+  } finally {
+    await down.stop();
+  }
+});
+
+test('no authorization code, state, ID token or session token reaches the log', async (t) => {
+  const sub = newSub();
+  op.accounts.set(sub, { email: `${sub}@example.com`, email_verified: true });
+  const { back, res } = await signInThroughBrowser(sub);
+  t.is(res.statusCode, 200);
+  const idToken = await op.idTokenFor(WEB, sub);
+  const mobile = await gw.server.inject({ method: 'POST', url: '/auth/google/mobile', payload: { id_token: idToken } });
+  const refused = await gw.server.inject({ method: 'POST', url: '/auth/google/mobile', payload: { id_token: signJwt({ sub }, rsaKey('k').key, 'k') } });
+  t.is(refused.statusCode, 401);
+  const secrets = [back.searchParams.get('code')!, back.searchParams.get('state')!, idToken, (res.result as Session).access_token, (mobile.result as Session).access_token];
+  const lines = logLines.join('');
+  t.true(lines.includes(`"event":"signed_in"`));
+  for (const secret of secrets) t.false(lines.includes(secret), secret.slice(0, 8));
+});

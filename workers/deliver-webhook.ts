@@ -1,0 +1,61 @@
+// The deliver-webhook consumer: one attempt per message. Sign at send time over the exact bytes
+// sent, record the attempt, then ack, retry after the backoff (or Retry-After), or dead-letter
+// after the third retry. Transport-free: it returns an Outcome.
+import type { App } from '../app.ts';
+import { findPrediction } from '../db/predictions.ts';
+import { findDelivery, recordAttempt } from '../db/webhooks.ts';
+import { signingSecrets } from './webhooks/secret-cache.ts';
+import type { Delivery as QueueDelivery, Outcome } from './queue/types.ts';
+import type { WebhookMessage } from './dispatch.ts';
+import { webhookPayload } from './webhooks/payload.ts';
+import { webhookHeaders } from './webhooks/sign.ts';
+import { sendWebhook } from './webhooks/send.ts';
+import { MAX_WEBHOOK_RETRIES, nextDelay, parseRetryAfter } from './webhooks/backoff.ts';
+
+export function createDeliverWebhook(app: App, encryptionKey: Buffer) {
+  const { config } = app;
+  const policy = { allowInsecure: config.webhookAllowInsecure };
+
+  async function handle(message: QueueDelivery<WebhookMessage>): Promise<Outcome> {
+    const id = message.body?.id;
+    if (typeof id !== 'string') return { kind: 'dead-letter', reason: 'message without a delivery id' };
+    const d = await findDelivery(app.db, id);
+    // Delivered, gone or dead already (a duplicate message), or deleted with its account.
+    if (!d || d.status !== 'pending') return { kind: 'ack' };
+    const p = await findPrediction(app.db, d.predictionId);
+    if (!p) return { kind: 'ack' };
+
+    const body = JSON.stringify(webhookPayload(app, p));
+    const secrets = await signingSecrets(app.db, d.userId, encryptionKey, app.clock());
+    const startedAt = app.clock();
+    const headers = webhookHeaders(secrets, d.id, Math.floor(startedAt / 1000), body);
+    const r = await sendWebhook(d.url, body, headers, { timeoutMs: config.webhookTimeoutMs, policy });
+    const now = app.clock();
+    const attempt = { number: d.attempts + 1, startedAt, durationMs: r.durationMs, ...(r.statusCode !== undefined ? { statusCode: r.statusCode } : {}), ...(r.error ? { error: r.error } : {}) };
+
+    if (r.statusCode !== undefined && r.statusCode >= 200 && r.statusCode < 300) {
+      await recordAttempt(app.db, d, attempt, { status: 'delivered', nextAttemptAt: now }, now);
+      return { kind: 'ack' };
+    }
+    if (r.statusCode === 410) {
+      // The receiver says the endpoint is gone for good: stop at once.
+      await recordAttempt(app.db, d, attempt, { status: 'gone', nextAttemptAt: now }, now);
+      return { kind: 'ack' };
+    }
+    const reason = r.error ?? `receiver answered ${r.statusCode}`;
+    if (message.attempt >= MAX_WEBHOOK_RETRIES) {
+      await recordAttempt(app.db, d, attempt, { status: 'dead', nextAttemptAt: now }, now);
+      app.log.info({ delivery: d.id, prediction: d.predictionId, reason }, 'webhook delivery dead-lettered');
+      return { kind: 'dead-letter', reason };
+    }
+    const honoured = r.statusCode === 429 || r.statusCode === 503 ? parseRetryAfter(r.retryAfter, now) : undefined;
+    const delayMs = nextDelay(config.webhookBackoffMs, message.attempt, {
+      maxRetryAfterMs: config.webhookMaxRetryAfterMs,
+      ...(honoured !== undefined ? { retryAfterMs: honoured } : {}),
+    });
+    await recordAttempt(app.db, d, attempt, { status: 'pending', nextAttemptAt: now + delayMs }, now);
+    return { kind: 'retry', delayMs, reason };
+  }
+
+  return { handle };
+}

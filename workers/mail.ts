@@ -1,0 +1,86 @@
+// Outgoing mail (one-time codes). SMTP through nodemailer when SMTP_URL is set; otherwise,
+// the embedded default, the mail is written to the log so that a local user can read the
+// code. That log line is the only place a code is ever logged.
+//
+// Sending is not awaited by the routes: an answer must not take longer, or differ, when the
+// address belongs to an account (no enumeration by timing), and a slow mail server must not
+// hold a request. A lost mail is recovered by asking for a new code.
+import nodemailer from 'nodemailer';
+import type { Logger } from 'pino';
+import type { App } from '../app.ts';
+import type { MailConfig } from '../config.ts';
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  send(mail: Mail): Promise<void>;
+}
+
+/** The marker of the log line that carries a mail when SMTP_URL is not set. */
+export const LOGGED_MAIL_MESSAGE = 'MAIL NOT SENT (SMTP_URL is not set): the message is logged here instead';
+
+export function createMailer(config: MailConfig, log: Logger): Mailer {
+  if (!config.smtpUrl) {
+    return {
+      async send(mail) {
+        log.info({ mail: { from: config.from, to: mail.to, subject: mail.subject, text: mail.text } }, LOGGED_MAIL_MESSAGE);
+      },
+    };
+  }
+  const transport = nodemailer.createTransport({
+    url: config.smtpUrl,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+    logger: false,
+    debug: false,
+  });
+  return {
+    async send(mail) {
+      await transport.sendMail({ from: config.from, to: mail.to, subject: mail.subject, text: mail.text });
+    },
+  };
+}
+
+const mailers = new WeakMap<App, Mailer>();
+
+function mailerFor(app: App): Mailer {
+  let mailer = mailers.get(app);
+  if (!mailer) {
+    mailer = createMailer(app.config.mail, app.log);
+    mailers.set(app, mailer);
+  }
+  return mailer;
+}
+
+/** Sends in the background; a failure is logged without the message (it holds a code). */
+export function sendInBackground(app: App, mail: Mail): void {
+  mailerFor(app).send(mail).catch((err: unknown) => {
+    const e = err as { code?: unknown; responseCode?: unknown; message?: unknown };
+    app.log.error({ code: e?.code, responseCode: e?.responseCode, reason: String(e?.message ?? err) }, 'mail could not be sent');
+  });
+}
+
+export function otpMail(to: string, code: string, purpose: 'otp' | 'reset'): Mail {
+  if (purpose === 'reset') {
+    return {
+      to,
+      subject: 'Your mediagate password reset code',
+      text: `Your password reset code is ${code}\n\n`
+        + 'Enter it with your new password to reset your mediagate password. It expires in 10 minutes and works once.\n'
+        + 'Resetting the password signs out every session of the account.\n\n'
+        + 'If you did not ask for a reset, ignore this message: your password stays as it is.\n',
+    };
+  }
+  return {
+    to,
+    subject: 'Your mediagate one-time code',
+    text: `Your one-time code is ${code}\n\n`
+      + 'Use it to sign in or to verify this email address. It expires in 10 minutes and works once.\n\n'
+      + 'If you did not ask for it, ignore this message.\n',
+  };
+}

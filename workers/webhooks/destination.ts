@@ -1,0 +1,70 @@
+// Which webhook destinations the gateway will connect to. By default only https:// URLs whose
+// address is public unicast: no loopback, private, link-local (cloud metadata lives there),
+// unique-local, multicast, CGNAT, documentation or otherwise reserved ranges, in IPv4, IPv6 or
+// IPv4-mapped IPv6 form. The WHATWG URL parser already turns decimal, octal and hex IPv4 forms
+// (https://2130706433/, https://0177.0.0.1/) into dotted quads, so one check covers them all.
+import dns from 'node:dns';
+import ipaddr from 'ipaddr.js';
+
+export interface DestinationPolicy {
+  allowInsecure: boolean;
+}
+
+const BLOCKED_NAMES = [/^localhost$/i, /\.localhost$/i, /^metadata\.google\.internal$/i, /\.internal$/i, /\.local$/i];
+
+/** true when an IP address may be connected to under the policy */
+export function addressPermitted(address: string, policy: DestinationPolicy): boolean {
+  if (policy.allowInsecure) return ipaddr.isValid(address);
+  let addr: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    addr = ipaddr.parse(address);
+  } catch {
+    return false;
+  }
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  // ipaddr.js names every special-purpose range; only ordinary global unicast is allowed.
+  return addr.range() === 'unicast';
+}
+
+/** Why a webhook URL is refused at submit time, or null when it is acceptable. */
+export function urlProblem(raw: string, policy: DestinationPolicy): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'Input should be a valid URL';
+  }
+  if (url.protocol !== 'https:' && !(policy.allowInsecure && url.protocol === 'http:')) return 'webhook URL must use https://';
+  if (url.username || url.password) return 'webhook URL must not contain credentials';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (ipaddr.isValid(host)) {
+    if (!addressPermitted(host, policy)) return 'webhook URL must point at a public address';
+  } else if (!policy.allowInsecure && BLOCKED_NAMES.some((re) => re.test(host))) {
+    return 'webhook URL must point at a public host';
+  }
+  return null;
+}
+
+/**
+ * A `lookup` for http(s).request that resolves the host afresh and hands the socket only a
+ * permitted address: the address checked is the address connected to (no DNS-rebinding window).
+ */
+export function pinnedLookup(policy: DestinationPolicy) {
+  return (
+    hostname: string,
+    options: dns.LookupOptions,
+    callback: (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void,
+  ): void => {
+    dns.lookup(hostname, { all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 4);
+      const ok = addresses.filter((a) => addressPermitted(a.address, policy));
+      if (ok.length === 0) {
+        const e: NodeJS.ErrnoException = new Error(`${hostname} resolves to no permitted address`);
+        e.code = 'EDESTINATION';
+        return callback(e, '', 4);
+      }
+      if (options.all) return callback(null, ok);
+      callback(null, ok[0]!.address, ok[0]!.family);
+    });
+  };
+}

@@ -19,6 +19,7 @@ export interface Config {
   amqpPrefix: string;
   dataDir: string;
   sqliteFile: string;
+  dbPoolMax: number;
   storageDir: string;
   specDir: string;
   signupCredit: number;
@@ -79,6 +80,7 @@ const schema = Joi.object({
   PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   DATABASE_URL: Joi.string().uri({ scheme: ['mysql', 'mariadb'] }),
   AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }),
+  DB_POOL_MAX: Joi.number().integer().min(1).max(500).default(20),
   AMQP_PREFIX: Joi.string().pattern(/^[a-z][a-z0-9_-]{0,40}$/).default('mediagate'),
   DATA_DIR: Joi.string().default('./data'),
   STORAGE_DIR: Joi.string(),
@@ -156,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     amqpPrefix: String(v.AMQP_PREFIX),
     dataDir,
     sqliteFile: path.join(dataDir, 'mediagate.sqlite'),
+    dbPoolMax: v.DB_POOL_MAX as number,
     storageDir: path.resolve(String(v.STORAGE_DIR ?? path.join(dataDir, 'files'))),
     specDir: path.resolve(String(v.SPEC_DIR ?? path.join(repoRoot, 'spec', 'v1'))),
     signupCredit: v.SIGNUP_CREDIT as number,

@@ -210,6 +210,11 @@ export async function cancelPrediction(db: Db, id: string, userId: number, now: 
   });
 }
 
+/** Maps a row selected elsewhere (e.g. joined to its webhook delivery). */
+export function predictionFromRow(row: Record<string, unknown>): Prediction {
+  return toPrediction(row as unknown as PredictionRow);
+}
+
 export async function findPrediction(db: Db, id: string): Promise<Prediction | undefined> {
   const row = await db<PredictionRow>('predictions').where('id', id).first();
   return row ? toPrediction(row) : undefined;

@@ -4,6 +4,8 @@ import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
 import { newWebhookSecret, seal, unseal } from './secrets.ts';
+import { predictionFromRow } from './predictions.ts';
+import type { Prediction } from './predictions.ts';
 import { iso, num, numOrNull } from './rows.ts';
 
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
@@ -87,12 +89,31 @@ export async function insertDelivery(trx: Knex, d: { id: string; predictionId: s
   });
 }
 
-export async function findDelivery(db: Db, id: string): Promise<Delivery | undefined> {
-  const row = await db<DeliveryRow>('webhook_deliveries').where('id', id).first();
-  return row ? toDelivery(row) : undefined;
+/** A pending delivery with its prediction, in one query (the delivery worker's hot path). */
+export async function findPendingDelivery(db: Db, id: string): Promise<{ delivery: Delivery; prediction: Prediction } | undefined> {
+  const row = await db('webhook_deliveries as d')
+    .join('predictions as p', 'p.id', 'd.prediction_id')
+    .select('p.*', 'd.id as d_id', 'd.url as d_url', 'd.status as d_status', 'd.attempts as d_attempts',
+      'd.last_status_code as d_last_status_code', 'd.last_error as d_last_error', 'd.created_at as d_created_at')
+    .where('d.id', id).andWhere('d.status', 'pending')
+    .first<Record<string, unknown> | undefined>();
+  if (!row) return undefined;
+  const prediction = predictionFromRow(row);
+  return {
+    prediction,
+    delivery: toDelivery({
+      id: String(row.d_id), prediction_id: prediction.id, user_id: prediction.userId, url: String(row.d_url), status: String(row.d_status),
+      attempts: num(row.d_attempts), last_status_code: row.d_last_status_code as number | null, last_error: row.d_last_error as string | null,
+      created_at: row.d_created_at as number | string,
+    }),
+  };
 }
 
-/** Records one attempt and the delivery's new state in one transaction. */
+/**
+ * Records one attempt, then the delivery's new state. Two statements, no transaction: this is
+ * the delivery hot path, and a crash between them only leaves the delivery pending, so the
+ * broker's redelivery makes one more attempt (receivers are idempotent by webhook-id anyway).
+ */
 export async function recordAttempt(
   db: Db,
   d: Delivery,
@@ -100,15 +121,13 @@ export async function recordAttempt(
   next: { status: DeliveryStatus; nextAttemptAt: number },
   now: number,
 ): Promise<void> {
-  await db.transaction(async (trx) => {
-    await trx('webhook_attempts').insert({
-      delivery_id: d.id, number: a.number, started_at: a.startedAt, duration_ms: a.durationMs,
-      status_code: a.statusCode ?? null, error: a.error?.slice(0, 500) ?? null,
-    });
-    await trx('webhook_deliveries').where('id', d.id).update({
-      status: next.status, attempts: a.number, last_status_code: a.statusCode ?? null, last_error: a.error?.slice(0, 500) ?? null,
-      next_attempt_at: next.nextAttemptAt, updated_at: now,
-    });
+  await db('webhook_attempts').insert({
+    delivery_id: d.id, number: a.number, started_at: a.startedAt, duration_ms: a.durationMs,
+    status_code: a.statusCode ?? null, error: a.error?.slice(0, 500) ?? null,
+  });
+  await db('webhook_deliveries').where('id', d.id).update({
+    status: next.status, attempts: a.number, last_status_code: a.statusCode ?? null, last_error: a.error?.slice(0, 500) ?? null,
+    next_attempt_at: next.nextAttemptAt, updated_at: now,
   });
 }
 

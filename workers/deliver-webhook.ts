@@ -2,8 +2,7 @@
 // sent, record the attempt, then ack, retry after the backoff (or Retry-After), or dead-letter
 // after the third retry. Transport-free: it returns an Outcome.
 import type { App } from '../app.ts';
-import { findPrediction } from '../db/predictions.ts';
-import { findDelivery, recordAttempt } from '../db/webhooks.ts';
+import { findPendingDelivery, recordAttempt } from '../db/webhooks.ts';
 import { signingSecrets } from './webhooks/secret-cache.ts';
 import type { Delivery as QueueDelivery, Outcome } from './queue/types.ts';
 import type { WebhookMessage } from './dispatch.ts';
@@ -19,11 +18,10 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer) {
   async function handle(message: QueueDelivery<WebhookMessage>): Promise<Outcome> {
     const id = message.body?.id;
     if (typeof id !== 'string') return { kind: 'dead-letter', reason: 'message without a delivery id' };
-    const d = await findDelivery(app.db, id);
+    const found = await findPendingDelivery(app.db, id);
     // Delivered, gone or dead already (a duplicate message), or deleted with its account.
-    if (!d || d.status !== 'pending') return { kind: 'ack' };
-    const p = await findPrediction(app.db, d.predictionId);
-    if (!p) return { kind: 'ack' };
+    if (!found) return { kind: 'ack' };
+    const { delivery: d, prediction: p } = found;
 
     const body = JSON.stringify(webhookPayload(app, p));
     const secrets = await signingSecrets(app.db, d.userId, encryptionKey, app.clock());

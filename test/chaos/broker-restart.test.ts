@@ -7,12 +7,15 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
+import { startReceiver } from '../helpers/receiver.ts';
 
 const run = promisify(execFile);
 const rabbitmqctl = (...args: string[]) => run('rabbitmqctl', args, { timeout: 60_000 });
 
 test('a broker restart under load loses no accepted request and charges each once', async (t) => {
-  const gw = await startGateway({ worker: true, env: { DISPATCH_GRACE_MS: '500' } });
+  const gw = await startGateway({ worker: true, env: { DISPATCH_GRACE_MS: '500', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_BACKOFF_MS: '200', WEBHOOK_TIMEOUT_MS: '2000' } });
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
   gw.app.dispatcher.start(250);
   t.teardown(async () => {
     await rabbitmqctl('start_app').catch(() => undefined);
@@ -41,7 +44,7 @@ test('a broker restart under load loses no accepted request and charges each onc
         })();
       }
       const res = await gw.server.inject({
-        method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', headers: { 'x-api-key': acct.liveKey }, payload: { prompt: `load ${n}`, width: 64, height: 64 },
+        method: 'POST', url: `/api/v1/canvas-v1-fast-text-to-image?webhook=${encodeURIComponent(receiver.url)}`, headers: { 'x-api-key': acct.liveKey }, payload: { prompt: `load ${n}`, width: 64, height: 64 },
       });
       statuses.push(res.statusCode);
       if (res.statusCode === 200) ids.push((res.result as { request_id: string }).request_id);
@@ -66,6 +69,17 @@ test('a broker restart under load loses no accepted request and charges each onc
     const [row] = await gw.app.db('predictions').whereIn('id', ids).andWhere('status', 'completed').count<{ n: number }[]>({ n: '*' });
     return Number(row?.n) === ids.length;
   }, { what: 'every accepted request to complete after the restart', timeoutMs: 90_000, intervalMs: 250 });
+
+  // Every webhook delivery arrives too (duplicates allowed: same webhook-id).
+  await waitFor(() => new Set(receiver.received.map((r) => (JSON.parse(r.body) as { id: string }).id)).size === ids.length,
+    { what: 'a webhook for every prediction', timeoutMs: 60_000, intervalMs: 250 });
+  const byPrediction = new Map<string, Set<string>>();
+  for (const r of receiver.received) {
+    const pid = (JSON.parse(r.body) as { id: string }).id;
+    byPrediction.set(pid, (byPrediction.get(pid) ?? new Set()).add(String(r.headers['webhook-id'])));
+  }
+  t.true([...byPrediction.values()].every((set) => set.size === 1), 'one webhook-id per prediction');
+  t.log(`webhook requests: ${receiver.received.length} for ${ids.length} predictions`);
 
   const debits = await gw.app.db('credit_transactions').whereIn('prediction_id', ids);
   t.is(debits.length, ids.length);

@@ -120,6 +120,17 @@ test.serial('a receiver that hangs is timed out and retried', async (t) => {
   t.regex(String(d.attempt_log[0]!.error), /timed out after 500 ms/);
 });
 
+test.serial('a redirect is a failed attempt, not followed, and the receiver body is never shown', async (t) => {
+  const receiver = await startReceiver((n) => (n === 1 ? { status: 302, headers: { location: 'http://127.0.0.1:1/elsewhere' } } : { status: 200 }));
+  t.teardown(() => receiver.close());
+  const id = await submit(receiver);
+  const d = await deliveryOf(id, (x) => x.status === 'delivered');
+  t.is(receiver.received.length, 2);
+  t.deepEqual(d.attempt_log.map((a) => a.status_code), [302, 200]);
+  const res = await gw.server.inject({ method: 'GET', url: `/app/prediction_response/${id}`, headers: { 'x-api-key': acct.liveKey } });
+  t.false(res.payload.includes('receiver says hello'));
+});
+
 test.serial('410 Gone stops retrying at once', async (t) => {
   const receiver = await startReceiver(() => ({ status: 410 }));
   t.teardown(() => receiver.close());

@@ -164,16 +164,3 @@ export async function findStalledDeliveries(db: Db, dueBefore: number, limit: nu
   return rows.map((r: { id: string }) => r.id);
 }
 
-export function deliveryView(d: Delivery & { attemptLog: Attempt[] }) {
-  return {
-    id: d.id,
-    url: d.url,
-    status: d.status,
-    attempts: d.attempts,
-    last_status_code: d.lastStatusCode,
-    last_error: d.lastError,
-    created_at: d.createdAt,
-    attempt_log: d.attemptLog.map((a) => ({ number: a.number, started_at: a.startedAt, duration_ms: a.durationMs, status_code: a.statusCode, error: a.error })),
-  };
-}
-

@@ -1,10 +1,12 @@
 // The HTTP side: a hapi server with the gateway's plugins in their declared order:
-// errors -> credentials -> spec routes (validation + handlers) -> files and docs.
+// errors -> credentials (api-key, session; oauth with the token endpoint) -> spec routes
+// (scope check, validation, handlers) -> files and docs.
 import Hapi from '@hapi/hapi';
 import type { Server } from '@hapi/hapi';
 import type { App } from './app.ts';
 import { errorsPlugin } from './plugins/errors.ts';
 import { authPlugin } from './plugins/auth.ts';
+import { oauthPlugin } from './plugins/oauth.ts';
 import { specRoutesPlugin } from './plugins/spec-routes.ts';
 import { filesPlugin } from './plugins/files.ts';
 import { docsPlugin } from './plugins/docs.ts';
@@ -25,9 +27,11 @@ export async function createServer(app: App): Promise<Server> {
   await server.register([
     { plugin: errorsPlugin, options: { log: app.log } },
     { plugin: authPlugin, options: { app } },
+    // before spec-routes: its routes name the 'oauth' strategy
+    { plugin: oauthPlugin, options: { app } },
     { plugin: filesPlugin, options: { storageDir: app.config.storageDir } },
     { plugin: docsPlugin, options: { document: app.spec.document, publicUrl: app.config.publicUrl } },
-    { plugin: specRoutesPlugin, options: { app, strategies: new Set(['api-key', 'session']) } },
+    { plugin: specRoutesPlugin, options: { app, strategies: new Set(['api-key', 'session', 'oauth']) } },
   ]);
   return server;
 }

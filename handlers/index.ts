@@ -1,4 +1,5 @@
-// The static operationId -> handler map. Model endpoints (x-model) all use `generate`.
+// The static operationId -> handler map. Model endpoints (x-model) all use `generate`;
+// operations with `x-handled-by: oauth-provider` (issueToken) are served by plugins/oauth.ts.
 // Operations listed in NOT_YET answer 501 until the issue that implements them lands
 // (README "What is live"); an operationId in neither list stops start-up.
 import type { Handler } from './types.ts';
@@ -12,6 +13,9 @@ import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
 import { createApiKey, deleteApiKey, getUserKeys } from './keys.ts';
 import { getHealth } from './health.ts';
 import { getPredictionResponse, getWebhookSecret, redeliverWebhook, rotateWebhookSecret } from './webhooks.ts';
+import {
+  createOAuthClient, deleteOAuthClient, getAuthorizationServerMetadata, getProtectedResourceMetadata, listOAuthClients, listScopes,
+} from './oauth.ts';
 
 export { generate };
 
@@ -41,11 +45,15 @@ const handlers: Readonly<Record<string, Handler>> = {
   generateApiKey: createApiKey,
   getUserKeys,
   deleteApiKey,
+  listScopes,
+  createOAuthClient,
+  listOAuthClients,
+  deleteOAuthClient,
+  getAuthorizationServerMetadata,
+  getProtectedResourceMetadata,
 };
 
 export const NOT_YET: readonly string[] = [
-  // OAuth client credentials (issue 5)
-  'listScopes', 'createOAuthClient', 'listOAuthClients', 'deleteOAuthClient', 'issueToken',
   // support and administration
   'supportLogin', 'supportResetPassword', 'adminTopup', 'adminDeductCredits', 'adminUserInfo', 'adminManageSubscription',
   'listModelDiscounts', 'upsertModelDiscounts', 'deleteModelDiscount', 'myModelDiscounts', 'adminStripeCharges', 'adminStripeRefund',

@@ -1,6 +1,7 @@
 // Credential plugins: hapi auth schemes for the spec's securitySchemes.
 //   ApiKeyAuth  -> strategy 'api-key'  (x-api-key header)
 //   SessionAuth -> strategy 'session'  (Authorization: Bearer mgs_...)
+//   OAuth2      -> strategy 'oauth'    (Authorization: Bearer <access token>; plugins/oauth.ts)
 // A scheme that finds no credential of its kind reports "missing" so hapi tries the next
 // strategy the route allows; a credential that is present but wrong is a final 401.
 import Boom from '@hapi/boom';
@@ -18,7 +19,7 @@ export type Scope = (typeof ALL_SCOPES)[number];
 export interface Caller {
   userId: number;
   role: 'user' | 'admin';
-  via: 'api-key' | 'session';
+  via: 'api-key' | 'session' | 'oauth';
   apiKeyId: number | null;
   /** a sandbox key: mock outputs, no billing */
   isTest: boolean;
@@ -37,6 +38,7 @@ declare module '@hapi/hapi' {
 export const STRATEGY_FOR_SCHEME: Readonly<Record<string, string>> = {
   ApiKeyAuth: 'api-key',
   SessionAuth: 'session',
+  OAuth2: 'oauth',
 };
 
 export function callerOf(request: Request): Caller | null {

@@ -8,6 +8,7 @@ import type { Operation, Context } from 'openapi-backend';
 import type { App } from '../app.ts';
 import { callerOf, STRATEGY_FOR_SCHEME } from './auth.ts';
 import { httpError, validationError } from './errors.ts';
+import { bearerChallenge } from './oauth-challenge.ts';
 import { toValidationItems } from './validation-errors.ts';
 import type { AjvLikeError } from './validation-errors.ts';
 import type { Handler, HandlerContext } from '../handlers/types.ts';
@@ -24,6 +25,27 @@ export function strategiesFor(security: SecurityRequirement[] | undefined, avail
     }
   }
   return strategies;
+}
+
+/**
+ * The scopes an OAuth token needs for an operation: those of its OAuth2 requirement. Every scope
+ * must be one the OAuth2 scheme declares, and there is at most one OAuth2 alternative.
+ */
+export function requiredScopes(operationId: string, security: SecurityRequirement[], declared: ReadonlySet<string>): string[] {
+  const oauth = security.filter((r) => 'OAuth2' in r);
+  if (oauth.length > 1) throw new Error(`${operationId}: more than one OAuth2 security alternative`);
+  const scopes = oauth[0]?.OAuth2 ?? [];
+  for (const scope of scopes) {
+    if (!declared.has(scope)) throw new Error(`${operationId}: OAuth2 scope "${scope}" is not declared by the OAuth2 security scheme`);
+  }
+  return scopes;
+}
+
+const ROLES = ['admin'] as const;
+
+function hasBearer(request: Request): boolean {
+  const header = request.headers.authorization;
+  return typeof header === 'string' && /^Bearer\s+\S/i.test(header);
 }
 
 const payloadFailAction: Lifecycle.Method = (_request, _h, err) => {
@@ -43,14 +65,24 @@ export const specRoutesPlugin: Plugin<{ app: App; strategies: ReadonlySet<string
   register(server, { app, strategies }) {
     const { api, operations, models, document } = app.spec;
     const globalSecurity = (document.security as SecurityRequirement[] | undefined) ?? [];
+    const schemes = document.components.securitySchemes as Record<string, { flows?: { clientCredentials?: { scopes?: Record<string, string> } } }> | undefined;
+    const declaredScopes = new Set(Object.keys(schemes?.OAuth2?.flows?.clientCredentials?.scopes ?? {}));
+    const { publicUrl } = app.config;
 
     for (const operation of operations) {
       const operationId = operation.operationId!;
+      const extensions = operation as unknown as Record<string, unknown>;
+      // A plugin serves this one itself (issueToken: plugins/oauth.ts); the catalog checked the value.
+      if (extensions['x-handled-by'] !== undefined) continue;
       const handler = api.handlers[operationId] as unknown as ((c: Context, ctx: HandlerContext) => Promise<unknown>) | undefined;
       if (!handler) throw new Error(`${operationId}: no handler registered`);
       const model = models.get(operationId);
       const security = (operation.security as SecurityRequirement[] | undefined) ?? globalSecurity;
       const routeStrategies = strategiesFor(security, strategies);
+      const scopes = requiredScopes(operationId, security, declaredScopes);
+      const role = extensions['x-required-role'];
+      if (role !== undefined && !(ROLES as readonly unknown[]).includes(role)) throw new Error(`${operationId}: x-required-role must be one of ${ROLES.join(', ')}`);
+      const bearerRoute = routeStrategies.includes('session') || routeStrategies.includes('oauth');
       if (security.length > 0 && routeStrategies.length === 0) {
         // Every alternative needs a credential this build cannot check yet: the route stays closed.
         app.log.debug({ operationId }, 'no credential strategy available; route answers 401');
@@ -61,7 +93,38 @@ export const specRoutesPlugin: Plugin<{ app: App; strategies: ReadonlySet<string
 
       const options: RouteOptions = {
         id: operationId,
-        auth: security.length === 0 ? false : routeStrategies.length ? { strategies: routeStrategies, mode: 'required' } : { strategies: ['closed'], mode: 'required' },
+        auth: security.length === 0 ? false : routeStrategies.length
+          // hapi checks the scopes after authentication and before anything reads the body; API keys
+          // and sessions hold all five, an OAuth token exactly its own.
+          ? { strategies: routeStrategies, mode: 'required', ...(scopes.length ? { access: { scope: scopes.map((s) => `+${s}`) } } : {}) }
+          : { strategies: ['closed'], mode: 'required' },
+        ext: {
+          ...(role === 'admin' ? {
+            // A role, never a scope: no token or key of a normal user reaches an admin route.
+            onPostAuth: {
+              method: (request: Request, h: ResponseToolkit) => {
+                if (callerOf(request)?.role !== 'admin') throw httpError(403, 'this operation needs the administrator role');
+                return h.continue;
+              },
+            },
+          } : {}),
+          onPreResponse: {
+            method: (request: Request, h: ResponseToolkit) => {
+              const response = request.response;
+              if (!Boom.isBoom(response)) return h.continue;
+              const status = response.output.statusCode;
+              if (status === 403 && response.message === 'Insufficient scope' && scopes.length) {
+                // hapi's own scope refusal, reworded (RFC 6750 section 3.1)
+                const missing = scopes.filter((s) => !(callerOf(request)?.scopes as readonly string[] | undefined)?.includes(s)).join(' ');
+                response.output.payload = { detail: `insufficient_scope: this operation needs ${missing}` } as unknown as Boom.Payload;
+                response.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: 'insufficient_scope', scope: missing });
+              } else if (status === 401 && bearerRoute) {
+                response.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: hasBearer(request) ? 'invalid_token' : 'invalid_request' });
+              }
+              return h.continue;
+            },
+          },
+        },
         ...(hasBody ? {
           payload: {
             allow: contentTypes.length ? contentTypes : ['application/json'],

@@ -11,6 +11,8 @@ export const CATEGORIES = [
 export const TIERS = ['best', 'balanced', 'fast', 'budget'] as const;
 const OUTPUTS: readonly MediaKind[] = ['image', 'video', 'audio', 'model3d', 'text'];
 const SLUG = /^[a-z0-9][a-z0-9.]*(-[a-z0-9.]+)+$/;
+/** Values of `x-handled-by`: operations a plugin serves itself (plugins/oauth.ts), skipped by spec-routes. */
+export const HANDLED_BY = ['oauth-provider'] as const;
 
 export interface ModelInfo {
   operationId: string;
@@ -112,6 +114,11 @@ export function buildCatalog(
         models.set(id, modelFromOperation(op, adapters));
       } catch (err) {
         problems.push(`${id} (${where}): ${(err as Error).message}`);
+      }
+    } else if (op['x-handled-by'] !== undefined) {
+      // Served by a plugin instead of a generated route (issueToken: oidc-provider).
+      if (!(HANDLED_BY as readonly unknown[]).includes(op['x-handled-by'])) {
+        problems.push(`${id} (${where}): x-handled-by must be one of ${HANDLED_BY.join(', ')}`);
       }
     } else if (!hasHandler(id)) {
       problems.push(`${id} (${where}): no handler for this operationId and no x-model`);

@@ -5,6 +5,7 @@ import * as m20261121_0001_accounts from './20261121_0001_accounts.ts';
 import * as m20261121_0002_predictions from './20261121_0002_predictions.ts';
 import * as m20261121_0003_auth from './20261121_0003_auth.ts';
 import * as m20261121_0004_webhooks from './20261121_0004_webhooks.ts';
+import * as m20261121_0005_oauth from './20261121_0005_oauth.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -16,6 +17,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261121_0002_predictions', m20261121_0002_predictions],
   ['20261121_0003_auth', m20261121_0003_auth],
   ['20261121_0004_webhooks', m20261121_0004_webhooks],
+  ['20261121_0005_oauth', m20261121_0005_oauth],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

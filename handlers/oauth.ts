@@ -1,0 +1,93 @@
+// OAuth clients, the scope list and the two metadata documents (interface spec 5.2). The token
+// endpoint itself is oidc-provider's (plugins/oauth.ts).
+import crypto from 'node:crypto';
+import type { Handler, HandlerContext } from './types.ts';
+import { httpError } from '../plugins/errors.ts';
+import { ALL_SCOPES } from '../plugins/auth.ts';
+import { TOKEN_PATH } from '../plugins/oauth.ts';
+import { deleteOAuthClient as deleteClientRow, insertOAuthClient, listUserOAuthClients } from '../db/oauth-clients.ts';
+import type { OAuthClientRecord } from '../db/oauth-clients.ts';
+import { newSecret, sha256Hex } from '../db/secrets.ts';
+import { requireCaller } from './guards.ts';
+
+export const CLIENT_ID_PREFIX = 'mgc_';
+export const CLIENT_SECRET_PREFIX = 'mgcs_';
+
+function clientView(c: OAuthClientRecord) {
+  return { id: String(c.id), client_id: c.clientId, name: c.name, allowed_scopes: c.allowedScopes, created_at: c.createdAt };
+}
+
+/** The OAuth2 scheme's scopes as the spec declares them, with their descriptions. */
+function declaredScopes(ctx: HandlerContext): Array<{ name: string; description: string }> {
+  const schemes = ctx.app.spec.document.components.securitySchemes as Record<string, { flows?: { clientCredentials?: { scopes?: Record<string, string> } } }> | undefined;
+  const scopes = schemes?.OAuth2?.flows?.clientCredentials?.scopes ?? {};
+  return Object.entries(scopes).map(([name, description]) => ({ name, description }));
+}
+
+/** GET /oauth/scopes */
+export const listScopes: Handler = async (ctx) => ({ scopes: declaredScopes(ctx) });
+
+/**
+ * POST /oauth/clients. A session may grant any scope. A bearer token may only grant scopes it
+ * holds itself, so a keys:manage token cannot mint a client with more power than its own.
+ */
+export const createOAuthClient: Handler = async (ctx) => {
+  const caller = requireCaller(ctx);
+  const scopes = ctx.body.scopes as string[];
+  const beyond = scopes.filter((s) => !(caller.scopes as readonly string[]).includes(s));
+  if (beyond.length) throw httpError(403, `a client may not be granted scopes the caller does not hold: ${beyond.join(' ')}`);
+  const secret = newSecret(CLIENT_SECRET_PREFIX);
+  const record = await insertOAuthClient(ctx.app.db, {
+    userId: caller.userId,
+    clientId: CLIENT_ID_PREFIX + crypto.randomBytes(16).toString('base64url'),
+    secretHash: sha256Hex(secret),
+    name: String(ctx.body.name),
+    // in the canonical order, so lists and tokens read the same way
+    allowedScopes: ALL_SCOPES.filter((s) => scopes.includes(s)),
+  }, ctx.app.clock());
+  return { ...clientView(record), client_secret: secret };
+};
+
+/** GET /oauth/clients: the caller's live clients; the secret is never shown again. */
+export const listOAuthClients: Handler = async (ctx) => {
+  const caller = requireCaller(ctx);
+  return (await listUserOAuthClients(ctx.app.db, caller.userId)).map(clientView);
+};
+
+/** DELETE /oauth/clients/{id}: the client and every token it holds stop working at once. */
+export const deleteOAuthClient: Handler = async (ctx) => {
+  const caller = requireCaller(ctx);
+  const raw = String(ctx.params.id);
+  const id = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(id) || !(await deleteClientRow(ctx.app.db, caller.userId, id, ctx.app.clock()))) {
+    throw httpError(404, 'OAuth client not found');
+  }
+  return { id: raw, deleted: true };
+};
+
+/** GET /.well-known/oauth-authorization-server (RFC 8414). */
+export const getAuthorizationServerMetadata: Handler = async (ctx) => {
+  const base = ctx.app.config.publicUrl;
+  return {
+    issuer: base,
+    token_endpoint: `${base}${TOKEN_PATH}`,
+    grant_types_supported: ['client_credentials'],
+    // no authorization endpoint: nothing is issued from a front channel
+    response_types_supported: [],
+    scopes_supported: [...ALL_SCOPES],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    service_documentation: `${base}/docs`,
+  };
+};
+
+/** GET /.well-known/oauth-protected-resource (RFC 9728). */
+export const getProtectedResourceMetadata: Handler = async (ctx) => {
+  const base = ctx.app.config.publicUrl;
+  return {
+    resource: base,
+    authorization_servers: [base],
+    scopes_supported: [...ALL_SCOPES],
+    bearer_methods_supported: ['header'],
+    resource_documentation: `${base}/docs`,
+  };
+};

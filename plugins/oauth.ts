@@ -1,0 +1,182 @@
+// OAuth 2.0 client credentials (interface spec 5.2; RFC 6749 section 4.4).
+// oidc-provider is the authorization server: it owns POST /oauth/token (client authentication,
+// narrowing, token issue) and stores its tokens in the database (db/oauth-provider-store.ts).
+// This plugin mounts that one endpoint inside hapi and adds the 'oauth' auth scheme that
+// accepts its access tokens on every route whose spec security lists OAuth2.
+import crypto from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import Boom from '@hapi/boom';
+import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import Provider from 'oidc-provider';
+import type { Configuration } from 'oidc-provider';
+import type { App } from '../app.ts';
+import { findLiveOAuthClient } from '../db/oauth-clients.ts';
+import { providerAdapter } from '../db/oauth-provider-store.ts';
+import { SESSION_PREFIX, sha256Hex } from '../db/secrets.ts';
+import { ALL_SCOPES } from './auth.ts';
+import type { Caller, Scope } from './auth.ts';
+import { bearerChallenge } from './oauth-challenge.ts';
+
+export const TOKEN_PATH = '/oauth/token';
+export const TOKEN_TTL_SECONDS = 3600;
+/** The value of the spec's `x-handled-by` on operations served by this plugin rather than by spec-routes. */
+export const HANDLED_BY_PROVIDER = 'oauth-provider';
+
+export function isScope(s: string): s is Scope {
+  return (ALL_SCOPES as readonly string[]).includes(s);
+}
+
+function oauthError(h: ResponseToolkit, status: number, error: string, description: string) {
+  return h.response({ error, error_description: description }).code(status).header('cache-control', 'no-store').type('application/json');
+}
+
+function isStringRecord(v: unknown): v is Record<string, string> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
+}
+
+/** client_id from the body or from HTTP Basic (RFC 6749 2.3.1: form-encoded, then base64). */
+function presentedClientId(params: URLSearchParams, authorization: string | undefined): string | null {
+  const fromBody = params.get('client_id');
+  if (fromBody) return fromBody;
+  const m = typeof authorization === 'string' ? /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(authorization) : null;
+  if (!m) return null;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const i = decoded.indexOf(':');
+  if (i <= 0) return null;
+  try {
+    return decodeURIComponent(decoded.slice(0, i).replace(/\+/g, ' '));
+  } catch {
+    return null;
+  }
+}
+
+async function signingKeys(): Promise<{ keys: crypto.JsonWebKey[] }> {
+  // Access tokens are opaque (looked up in the database), so nothing this provider signs has to
+  // verify on another process: a key per process, generated at start-up, is enough. oidc-provider
+  // needs one signing key to start.
+  const { privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = privateKey.export({ format: 'jwk' });
+  return { keys: [{ ...jwk, kid: crypto.randomBytes(8).toString('hex'), alg: 'ES256', use: 'sig' }] };
+}
+
+export async function createProvider(app: App): Promise<Provider> {
+  const configuration: Configuration = {
+    adapter: providerAdapter(app.db),
+    clients: [],
+    jwks: (await signingKeys()) as Configuration['jwks'],
+    scopes: [...ALL_SCOPES],
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    responseTypes: [],
+    ttl: { ClientCredentials: TOKEN_TTL_SECONDS },
+    routes: { token: TOKEN_PATH },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    // no ID tokens are ever issued, but client metadata is validated against the signing keys
+    clientDefaults: { id_token_signed_response_alg: 'ES256', grant_types: ['client_credentials'], response_types: [] },
+    features: {
+      clientCredentials: { enabled: true },
+      devInteractions: { enabled: false },
+      introspection: { enabled: false },
+      revocation: { enabled: false },
+      registration: { enabled: false },
+      userinfo: { enabled: false },
+      resourceIndicators: { enabled: false },
+    },
+  };
+  const provider = new Provider(app.config.publicUrl, configuration);
+  // Secrets are stored as SHA-256 digests (they are 256-bit random, like API keys), so the
+  // client metadata's client_secret is that digest: hash what the client sent and compare the
+  // digests in constant time. Undocumented hook; see LIBRARY-NOTES.
+  provider.Client.prototype.compareClientSecret = function compareClientSecret(actual: string): boolean {
+    const stored = Buffer.from(String(this.clientSecret ?? ''), 'hex');
+    const presented = Buffer.from(sha256Hex(actual), 'hex');
+    return stored.length === presented.length && crypto.timingSafeEqual(stored, presented);
+  };
+  provider.on('server_error', (_ctx: unknown, err: unknown) => app.log.error({ err }, 'oauth token endpoint failed'));
+  return provider;
+}
+
+export const oauthPlugin: Plugin<{ app: App }> = {
+  name: 'mediagate-oauth',
+  dependencies: ['mediagate-errors', 'mediagate-auth'],
+  async register(server, { app }) {
+    const provider = await createProvider(app);
+    const callback = provider.callback();
+    const publicUrl = app.config.publicUrl;
+
+    const invalidToken = (message: string) => {
+      const err = Boom.unauthorized(message);
+      err.output.payload = { detail: message } as unknown as Boom.Payload;
+      err.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: 'invalid_token' });
+      return err;
+    };
+
+    server.auth.scheme('oauth', () => ({
+      async authenticate(request: Request, h: ResponseToolkit) {
+        const header = request.headers.authorization;
+        const m = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+        // Session tokens (mgs_...) belong to the 'session' strategy.
+        if (!m || m[1]!.startsWith(SESSION_PREFIX)) return h.unauthenticated(Boom.unauthorized(null, 'Bearer'));
+        const token = await provider.ClientCredentials.find(m[1]!);
+        // oidc-provider checks expiry against its own clock (Date.now); the gateway's clock decides too.
+        if (!token || typeof token.exp !== 'number' || token.exp * 1000 <= app.clock()) throw invalidToken('invalid or expired access token');
+        // A deleted client's tokens are destroyed with it; this re-check covers any that survived.
+        const client = token.clientId ? await findLiveOAuthClient(app.db, token.clientId) : null;
+        if (!client) throw invalidToken('the access token\'s client has been revoked');
+        const scopes = (token.scope ?? '').split(' ').filter((s): s is Scope => isScope(s) && client.allowedScopes.includes(s));
+        const caller: Caller = { userId: client.userId, role: 'user', via: 'oauth', apiKeyId: null, isTest: false, scopes };
+        return h.authenticated({ credentials: { user: { caller }, scope: [...scopes] } });
+      },
+    }));
+    server.auth.strategy('oauth', 'oauth');
+
+    // The token endpoint. Not generated by spec-routes (x-handled-by: oauth-provider): its errors
+    // are RFC 6749 section 5.2 JSON, not the gateway's 422s.
+    server.route({
+      method: 'POST',
+      path: TOKEN_PATH,
+      options: {
+        auth: false,
+        payload: { output: 'data', parse: false, maxBytes: app.config.maxBodyBytes },
+        handler: async (request: Request, h: ResponseToolkit) => {
+          const raw = request.payload instanceof Buffer ? request.payload : Buffer.alloc(0);
+          const req = request.raw.req as IncomingMessage & { body?: string };
+          const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+          let params: URLSearchParams | null = null;
+          if (type === 'application/json') {
+            let parsed: unknown;
+            try {
+              parsed = JSON.parse(raw.toString('utf8'));
+            } catch {
+              return oauthError(h, 400, 'invalid_request', 'the request body is not valid JSON');
+            }
+            if (!isStringRecord(parsed)) return oauthError(h, 400, 'invalid_request', 'a JSON body must be an object whose values are strings');
+            params = new URLSearchParams(parsed);
+          } else if (type === 'application/x-www-form-urlencoded') {
+            params = new URLSearchParams(raw.toString('utf8'));
+          }
+          if (params) {
+            const requested = (params.get('scope') ?? '').split(' ').filter(Boolean);
+            const unknown = requested.filter((s) => !isScope(s));
+            if (unknown.length) return oauthError(h, 400, 'invalid_scope', `unknown scope: ${unknown.join(' ')}`);
+            if (requested.length === 0 && params.get('grant_type') === 'client_credentials') {
+              // No scope means every scope the client is allowed (interface spec 4.1); oidc-provider
+              // would issue a token without scopes. Authentication is still the provider's.
+              const clientId = presentedClientId(params, request.headers.authorization as string | undefined);
+              const client = clientId ? await findLiveOAuthClient(app.db, clientId) : null;
+              if (client) params.set('scope', client.allowedScopes.join(' '));
+              else params.delete('scope');
+            }
+            // oidc-provider reads only form bodies; hapi has consumed the stream, so the provider
+            // takes the (re-encoded) body from req.body.
+            req.headers['content-type'] = 'application/x-www-form-urlencoded';
+            req.body = params.toString();
+          } else {
+            req.body = raw.toString('utf8');
+          }
+          await callback(req, request.raw.res);
+          return h.abandon;
+        },
+      },
+    });
+  },
+};

@@ -1,0 +1,155 @@
+// Every operation of the loaded spec against every kind of credential: no credential, an API key,
+// a session, and an OAuth token holding each single scope. The expectation comes from the
+// operation's own `security` (and `x-required-role`); the fixed lists below pin what that
+// security must be, so a route added later without security (or with the wrong scope) fails here.
+import test from 'ava';
+import type { Operation } from 'openapi-backend';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway, Account } from '../helpers/gateway.ts';
+import { createClient, tokenFor } from './helpers/oauth.ts';
+
+const SCOPES = ['generate:write', 'generate:read', 'files:write', 'account:read', 'keys:manage'] as const;
+
+/** Operations anyone may call. */
+const PUBLIC = new Set([
+  'getHealth', 'listScopes', 'issueToken', 'getAuthorizationServerMetadata', 'getProtectedResourceMetadata',
+  'register', 'login', 'verifyOtp', 'requestOtp', 'loginOtp', 'forgotPassword', 'resetPassword', 'supportLogin',
+  'supportResetPassword', 'getGoogleUrl', 'googleCallback', 'googleMobileLogin', 'cliLogin',
+  'getLoraData', 'getLoraModelsData', 'getTaskData', 'calculateDynamicCost', 'getHomepageModels', 'getModelNameForEmbedcode',
+]);
+
+/** The scope each non-model, non-admin protected operation needs (issue 5's mapping); model endpoints need generate:write. */
+const SCOPE_OF: Readonly<Record<string, string | null>> = {
+  getPredictionResult: 'generate:read',
+  getPredictionResponse: 'generate:read',
+  getRunHistory: 'generate:read',
+  searchRunHistory: 'generate:read',
+  getGallery: 'generate:read',
+  cancelPrediction: 'generate:write',
+  redeliverWebhook: 'generate:write',
+  updateReviewStatus: 'generate:write',
+  bulkUpdateReviewStatus: 'generate:write',
+  bulkDeleteUsageLogs: 'generate:write',
+  getFileUploadUrl: 'files:write',
+  createMediaAsset: 'files:write',
+  deleteMediaAsset: 'files:write',
+  getBalance: 'account:read',
+  getUserDetails: 'account:read',
+  listCreditTransactions: 'account:read',
+  myModelDiscounts: 'account:read',
+  listMediaAssets: 'account:read',
+  exportAccount: 'account:read',
+  createApiKey: 'keys:manage',
+  generateApiKey: 'keys:manage',
+  getUserKeys: 'keys:manage',
+  deleteApiKey: 'keys:manage',
+  updateApiKey: 'keys:manage',
+  getWebhookSecret: 'keys:manage',
+  rotateWebhookSecret: 'keys:manage',
+  createOAuthClient: 'keys:manage',
+  listOAuthClients: 'keys:manage',
+  deleteOAuthClient: 'keys:manage',
+  // session only: no scope grants these
+  logout: null,
+  requestAccountDeletion: null,
+  cancelAccountDeletion: null,
+};
+
+/** Protected operations that refuse API keys (the rest accept one). */
+const NO_API_KEY = new Set(['createOAuthClient', 'listOAuthClients', 'deleteOAuthClient', 'logout', 'requestAccountDeletion', 'cancelAccountDeletion']);
+
+type Security = Array<Record<string, string[]>>;
+type Cred = { name: string; headers: Record<string, string>; scheme: 'none' | 'ApiKeyAuth' | 'SessionAuth' | 'OAuth2'; scope?: string };
+
+let gw: TestGateway;
+let acct: Account;
+const tokens = new Map<string, string>();
+
+test.before(async () => {
+  gw = await startGateway({ queue: 'memory' });
+  acct = await newAccount(gw);
+  for (const scope of SCOPES) tokens.set(scope, await tokenFor(gw, await createClient(gw, acct.session, [scope], scope)));
+});
+test.after.always(async () => {
+  await gw?.stop();
+});
+
+const securityOf = (op: Operation) => (op.security as Security | undefined) ?? [];
+const ext = (op: Operation, name: string) => (op as unknown as Record<string, unknown>)[name];
+
+function expected(op: Operation, cred: Cred): 'allowed' | 401 | 403 {
+  const security = securityOf(op);
+  if (security.length === 0) return 'allowed';
+  if (cred.scheme === 'none') return 401;
+  const requirement = security.find((r) => cred.scheme in r);
+  if (!requirement) return 401;
+  if (ext(op, 'x-required-role') === 'admin') return 403;
+  const needs = requirement[cred.scheme] ?? [];
+  if (cred.scheme === 'OAuth2' && !needs.every((s) => s === cred.scope)) return 403;
+  return 'allowed';
+}
+
+test('the spec declares the issue\'s credentials and scopes for every operation', (t) => {
+  for (const op of gw.app.spec.operations) {
+    const id = op.operationId!;
+    const security = securityOf(op);
+    if (PUBLIC.has(id)) {
+      t.deepEqual(security, [], `${id} is public`);
+      continue;
+    }
+    t.true(security.length > 0, `${id} has no security: every route but the public list needs a credential`);
+    const schemes = security.flatMap((r) => Object.keys(r)).sort();
+    if (ext(op, 'x-required-role') === 'admin') {
+      t.deepEqual(schemes, ['ApiKeyAuth', 'SessionAuth'], `${id}: admin routes take a session or a key, never a token`);
+      continue;
+    }
+    const scope = ext(op, 'x-model') ? 'generate:write' : SCOPE_OF[id];
+    t.not(scope, undefined, `${id}: not in the scope mapping of this test`);
+    const want = [...(NO_API_KEY.has(id) ? [] : ['ApiKeyAuth']), ...(scope ? ['OAuth2'] : []), 'SessionAuth'].sort();
+    t.deepEqual(schemes, want, `${id}: credentials`);
+    if (scope) t.deepEqual(security.find((r) => 'OAuth2' in r)?.OAuth2, [scope], `${id}: OAuth2 scope`);
+  }
+});
+
+test('every operation answers 401, 403 or lets the caller through exactly as its security declares (auth before validation)', async (t) => {
+  const creds: Cred[] = [
+    { name: 'no credential', headers: {}, scheme: 'none' },
+    { name: 'API key', headers: { 'x-api-key': acct.testKey }, scheme: 'ApiKeyAuth' },
+    ...SCOPES.map((scope): Cred => ({ name: `token(${scope})`, headers: { authorization: `Bearer ${tokens.get(scope)}` }, scheme: 'OAuth2', scope })),
+    // last: logout ends the session it is called with
+    { name: 'session', headers: { authorization: `Bearer ${acct.session}` }, scheme: 'SessionAuth' },
+  ];
+  const operations = [...gw.app.spec.operations].sort((a, b) => Number(a.operationId === 'logout') - Number(b.operationId === 'logout'));
+  let checked = 0;
+  for (const cred of creds) {
+    for (const op of operations) {
+      // Dummy path values: an id nobody owns, so nothing real is touched.
+      const url = op.path.replace(/\{[^}]+\}/g, '999999');
+      const hasBody = !['get', 'head', 'delete'].includes(op.method);
+      const res = await gw.server.inject({
+        method: op.method.toUpperCase(),
+        url,
+        headers: { ...cred.headers, ...(hasBody ? { 'content-type': 'application/json' } : {}) },
+        ...(hasBody ? { payload: '{}' } : {}),
+      });
+      const want = expected(op, cred);
+      const got = res.statusCode === 401 || res.statusCode === 403 ? res.statusCode : 'allowed';
+      t.is(got, want, `${op.operationId} (${op.method.toUpperCase()} ${op.path}) with ${cred.name}: ${res.statusCode} ${res.payload.slice(0, 200)}`);
+      checked += 1;
+    }
+  }
+  t.true(checked >= gw.app.spec.operations.length * 7);
+});
+
+test('an admin route refuses a normal user\'s session and key with 403, and a protected route checks credentials before the body', async (t) => {
+  const admin = await gw.server.inject({ method: 'POST', url: '/auth/admin_topup', headers: { 'x-api-key': acct.liveKey }, payload: {} });
+  t.is(admin.statusCode, 403);
+  t.deepEqual(admin.result, { detail: 'this operation needs the administrator role' });
+  // An invalid body would be 422; without a credential hapi's auth answers first.
+  const anon = await gw.server.inject({ method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', payload: { nonsense: true } });
+  t.is(anon.statusCode, 401);
+  const wrongScope = await gw.server.inject({ method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', headers: { authorization: `Bearer ${tokens.get('generate:read')}` }, payload: { nonsense: true } });
+  t.is(wrongScope.statusCode, 403);
+  const rightScope = await gw.server.inject({ method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', headers: { authorization: `Bearer ${tokens.get('generate:write')}` }, payload: { nonsense: true } });
+  t.is(rightScope.statusCode, 422);
+});

@@ -2,7 +2,7 @@
 // ("Configuration"). Bad configuration stops start-up with one line naming the variable.
 import Joi from 'joi';
 import path from 'node:path';
-import ipaddr from 'ipaddr.js';
+import { isAddressOrRange } from './plugins/addresses.ts';
 import type { UpstreamConfig } from './workers/adapters/types.ts';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -108,8 +108,7 @@ const schema = Joi.object({
   AUTH_RATE_PER_ADDRESS: Joi.number().integer().min(1).max(1_000_000).default(50),
   TRUSTED_PROXIES: Joi.string().custom((value: string) => {
     for (const entry of value.split(',').map((e) => e.trim())) {
-      const ok = entry.includes('/') ? (() => { try { ipaddr.parseCIDR(entry); return true; } catch { return false; } })() : ipaddr.isValid(entry);
-      if (!ok) throw new Error(`"${entry}" is not an IP address or CIDR range`);
+      if (!isAddressOrRange(entry)) throw new Error(`"${entry}" is not an IP address or CIDR range`);
     }
     return value;
   }),

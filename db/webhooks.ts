@@ -1,6 +1,4 @@
 // Webhook secrets, deliveries and their attempts.
-import crypto from 'node:crypto';
-import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
 import { newWebhookSecret, seal, unseal } from './secrets.ts';
@@ -44,10 +42,6 @@ function toDelivery(r: DeliveryRow): Delivery {
   };
 }
 
-/** The Standard Webhooks message id: `msg_` + 144 random bits. */
-export function newDeliveryId(): string {
-  return `msg_${crypto.randomBytes(18).toString('base64url')}`;
-}
 
 // ------------------------------------------------------------------ secrets
 
@@ -81,13 +75,6 @@ export async function rotateSecret(db: Db, userId: number, key: Buffer, now: num
 
 // ------------------------------------------------------------------ deliveries
 
-/** Called in the transaction that finishes the prediction, so a finished prediction never lacks its delivery. */
-export async function insertDelivery(trx: Knex, d: { id: string; predictionId: string; userId: number; url: string }, now: number): Promise<void> {
-  await trx('webhook_deliveries').insert({
-    id: d.id, prediction_id: d.predictionId, user_id: d.userId, url: d.url, status: 'pending', attempts: 0,
-    next_attempt_at: now, created_at: now, updated_at: now,
-  });
-}
 
 /** A pending delivery with its prediction, in one query (the delivery worker's hot path). */
 export async function findPendingDelivery(db: Db, id: string): Promise<{ delivery: Delivery; prediction: Prediction } | undefined> {

@@ -1,5 +1,5 @@
 // API keys: created with a session or another key, shown once, stored as SHA-256 digests.
-import ipaddr from 'ipaddr.js';
+import { isAddressOrRange } from '../plugins/addresses.ts';
 import type { App } from '../app.ts';
 import type { Handler } from './types.ts';
 import { httpError, validationError } from '../plugins/errors.ts';
@@ -24,8 +24,7 @@ function checkedWhitelist(raw: unknown): string[] {
   if (raw === undefined || raw === null) return [];
   const list = raw as string[];
   list.forEach((entry, i) => {
-    const valid = entry.includes('/') ? (() => { try { ipaddr.parseCIDR(entry); return true; } catch { return false; } })() : ipaddr.isValid(entry);
-    if (!valid) throw validationError([{ loc: ['body', 'ip_whitelist', i], msg: 'Input should be an IP address or CIDR range', type: 'value_error' }]);
+    if (!isAddressOrRange(entry)) throw validationError([{ loc: ['body', 'ip_whitelist', i], msg: 'Input should be an IP address or CIDR range', type: 'value_error' }]);
   });
   return list;
 }

@@ -5,42 +5,24 @@
 import crypto from 'node:crypto';
 import type { Request } from '@hapi/hapi';
 import ipaddr from 'ipaddr.js';
+import { inAnyRange, parseAddress } from '../plugins/addresses.ts';
 import type { HandlerContext } from './types.ts';
 import { httpError } from '../plugins/errors.ts';
 import { deleteEndedWindows, hitWindow } from '../db/rate-limits.ts';
 import { normaliseEmail } from '../db/users.ts';
 import { audit } from './audit.ts';
 
-function parse(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  try {
-    return ipaddr.process(address.trim());
-  } catch {
-    return null;
-  }
-}
-
-function matches(addr: ipaddr.IPv4 | ipaddr.IPv6, entries: readonly string[]): boolean {
-  return entries.some((entry) => {
-    try {
-      const [range, bits] = entry.includes('/') ? ipaddr.parseCIDR(entry) : [ipaddr.process(entry), entry.includes(':') ? 128 : 32];
-      return addr.kind() === range.kind() && addr.match(range, bits);
-    } catch {
-      return false;
-    }
-  });
-}
-
 /**
  * The client's address: the TCP peer, unless the peer is a trusted proxy, in which case the
  * nearest X-Forwarded-For hop that is not a trusted proxy (hops further left can be forged).
  */
 export function clientAddress(request: Pick<Request, 'info' | 'headers'>, trustedProxies: readonly string[]): string {
-  let addr = parse(request.info.remoteAddress);
+  let addr = parseAddress(request.info.remoteAddress);
   if (!addr) return request.info.remoteAddress;
   const header = request.headers['x-forwarded-for'];
   const hops = (typeof header === 'string' ? header : '').split(',').map((h) => h.trim()).filter(Boolean);
-  while (trustedProxies.length > 0 && matches(addr, trustedProxies) && hops.length > 0) {
-    const next = parse(hops.pop()!);
+  while (trustedProxies.length > 0 && inAnyRange(addr, trustedProxies) && hops.length > 0) {
+    const next = parseAddress(hops.pop()!);
     if (!next) break;
     addr = next;
   }

@@ -6,7 +6,7 @@
 // strategy the route allows; a credential that is present but wrong is a final 401.
 import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
-import ipaddr from 'ipaddr.js';
+import { inAnyRange, parseAddress } from './addresses.ts';
 import type { App } from '../app.ts';
 import { findActiveKeyByHash, touchKey } from '../db/api-keys.ts';
 import { findSessionUser } from '../db/sessions.ts';
@@ -51,22 +51,8 @@ function missing(h: ResponseToolkit, scheme: string) {
 
 function ipAllowed(remote: string, whitelist: readonly string[]): boolean {
   if (whitelist.length === 0) return true;
-  let addr: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    addr = ipaddr.process(remote);
-  } catch {
-    return false;
-  }
-  return whitelist.some((entry) => {
-    try {
-      const [range, bits] = entry.includes('/') ? ipaddr.parseCIDR(entry) : [ipaddr.process(entry), entry.includes(':') ? 128 : 32];
-      const target = range.kind() === 'ipv4' && addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()
-        ? (addr as ipaddr.IPv6).toIPv4Address() : addr;
-      return target.kind() === range.kind() && target.match(range, bits);
-    } catch {
-      return false;
-    }
-  });
+  const addr = parseAddress(remote);
+  return addr !== null && inAnyRange(addr, whitelist);
 }
 
 const TOUCH_EVERY_MS = 60_000;

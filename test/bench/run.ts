@@ -31,6 +31,8 @@ const { start } = await import('../../main.ts');
 const { topics } = await import('../../app.ts');
 const { loadConfig } = await import('../../config.ts');
 const { topologyNames } = await import('../../workers/queue/amqp.ts');
+const { createQueue } = await import('../../workers/queue/index.ts');
+const { insertSandboxPrediction, newPredictionId } = await import('../../db/predictions.ts');
 const { AMQP_URL, freshDatabase, uniqueName } = await import('../helpers/services.ts');
 const { cpuBusyPct, fire, mean, percentile, processCpuSnapshot, round, spawnNode, topProcesses, waitForQuiet, ROOT } = await import('./lib.ts');
 const { middleSlug, writeSpecDir } = await import('./spec-gen.ts');
@@ -83,7 +85,8 @@ const TARGETS = {
   webhookDeliveriesPerS: 1_000,
   webhookFirstAttemptP50Ms: 50,
 };
-const WEBHOOK_DELIVERIES = intEnv('BENCH_WEBHOOKS', 3_000, 1);
+const WEBHOOK_DELIVERIES = intEnv('BENCH_WEBHOOKS', 5_000, 1);
+const LATENCY_RATE = intEnv('BENCH_WEBHOOK_RATE', 100, 1);
 
 const PRODUCTION_BODY = { prompt: 'bench', width: 64, height: 64, num_inference_steps: 1 };
 
@@ -225,6 +228,7 @@ async function createAccount(running: Running, server: Server): Promise<AccountK
 }
 
 interface Gateway {
+  env: Record<string, string>;
   running: Running;
   server: Server;
   baseUrl: string;
@@ -439,11 +443,12 @@ try {
     if (!running.server) throw new Error('the gateway started without an HTTP server');
     const baseUrl = `http://127.0.0.1:${running.server.info.port}`;
     out(`   gateway listening on ${baseUrl} after ${round(performance.now() - t0, 0)} ms (${running.app.spec.models.size} model endpoints)`);
-    return { running, server: running.server, baseUrl, keys: await createAccount(running, running.server) };
+    return { env, running, server: running.server, baseUrl, keys: await createAccount(running, running.server) };
   });
 
   if (gateway) {
     const { running: gw, server, baseUrl, keys } = gateway;
+    const gatewayEnv = gateway.env;
 
     await phase('sandbox submits', async () => {
       await settle();
@@ -548,23 +553,38 @@ try {
     }, 'reads');
 
     await phase('webhook deliveries', async () => {
+      // A dedicated worker process (ROLE=worker, as in production) on its own queue prefix, so the
+      // figure is per worker process and the in-process gateway's consumer takes no part.
+      // Throughput: N finished sandbox predictions with their deliveries are queued first, then
+      // the worker starts and drains them. Latency: with the worker idle, predictions finish at a
+      // moderate rate and the time from completion to the first attempt is read from the database.
       const n = WEBHOOK_DELIVERIES;
-      step(`4. webhooks: ${n} sandbox predictions with ?webhook= to a receiver in a child process; the worker (same process) delivers them`);
-      const child: Child = spawnNode('test/bench/receiver.ts', ['0']);
-      cleanups.push({ name: 'webhook receiver', fn: () => child.kill() });
-      if (child.child.pid) processLabels.set(child.child.pid, 'webhook receiver');
-      const { port } = await child.nextJson<{ port: number }>(30_000);
-      const hook = encodeURIComponent(`http://127.0.0.1:${port}/hook`);
+      step(`4. webhooks: a ROLE=worker process delivers ${n} queued deliveries to a receiver process; then completion-to-first-attempt at ${LATENCY_RATE}/s`);
+      const receiver: Child = spawnNode('test/bench/receiver.ts', ['0']);
+      cleanups.push({ name: 'webhook receiver', fn: () => receiver.kill() });
+      if (receiver.child.pid) processLabels.set(receiver.child.pid, 'webhook receiver');
+      const { port } = await receiver.nextJson<{ port: number }>(30_000);
+      const hookUrl = `http://127.0.0.1:${port}/hook`;
+      const workerEnv = { ...gatewayEnv, ROLE: 'worker', AMQP_PREFIX: `${gatewayEnv.AMQP_PREFIX}_wh`, PORT: '0', LOG_LEVEL: 'warn' };
+      const whConfig = loadConfig(workerEnv);
+      cleanups.push({ name: 'webhook queues', fn: () => deleteTopology(AMQP_URL, whConfig.amqpPrefix, topics(whConfig)) });
+      const queue = await createQueue(AMQP_URL, { prefix: whConfig.amqpPrefix });
+      cleanups.push({ name: 'webhook publisher', fn: () => queue.close() });
+      await queue.setup(topics(whConfig));
+      const db = gw.app.db;
+      const finish = async (i: number) => {
+        const now = Date.now();
+        const id = newPredictionId(now);
+        const deliveryId = await insertSandboxPrediction(db, { id, userId: keys.userId, apiKeyId: keys.webhookKeyId, model: 'canvas-v1-fast-text-to-image', input: { prompt: `bench ${i}` }, webhookUrl: hookUrl }, ['sandbox/sample.png'], now);
+        await queue.publish('webhooks', { id: deliveryId });
+      };
+      for (let i = 0; i < n; i += 50) await Promise.all(Array.from({ length: Math.min(50, n - i) }, (_, k) => finish(i + k)));
+
       await settle();
       const stop = meters();
-      await fire({
-        url: `${baseUrl}/api/v1/canvas-v1-fast-text-to-image?webhook=${hook}`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': keys.webhookKey },
-        body: JSON.stringify({ prompt: 'bench' }),
-        connections: Math.min(CONNECTIONS, n),
-        amount: n,
-      });
+      const worker: Child = spawnNode('main.ts', [], { env: workerEnv });
+      cleanups.push({ name: 'webhook worker', fn: () => worker.kill() });
+      if (worker.child.pid) processLabels.set(worker.child.pid, 'webhook worker');
       const counted = async () => (await (await fetch(`http://127.0.0.1:${port}/count`)).json()) as { count: number; first: number; last: number };
       const deadline = Date.now() + COMPLETION_TIMEOUT_MS;
       let c = await counted();
@@ -573,13 +593,27 @@ try {
         c = await counted();
       }
       const m = stop();
-      // Completion to first attempt: sandbox predictions complete at submit.
-      const delays = (await gw.app.db('webhook_attempts as a')
+      const windowS = (c.last - c.first) / 1000;
+
+      // Latency at a moderate rate, worker already warm.
+      const latencyIds: string[] = [];
+      const total = LATENCY_RATE * 5;
+      for (let i = 0; i < total; i++) {
+        const now = Date.now();
+        const id = newPredictionId(now);
+        latencyIds.push(id);
+        const deliveryId = await insertSandboxPrediction(db, { id, userId: keys.userId, apiKeyId: keys.webhookKeyId, model: 'canvas-v1-fast-text-to-image', input: { prompt: `latency ${i}` }, webhookUrl: hookUrl }, ['sandbox/sample.png'], now);
+        await queue.publish('webhooks', { id: deliveryId });
+        await new Promise((r) => setTimeout(r, 1000 / LATENCY_RATE));
+      }
+      const attemptsDone = async () => Number(((await db('webhook_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').whereIn('d.prediction_id', latencyIds).count({ n: '*' })) as Array<{ n: number | string }>)[0]?.n ?? 0);
+      while ((await attemptsDone()) < latencyIds.length && Date.now() < deadline + 30_000) await new Promise((r) => setTimeout(r, 100));
+      const delays = (await db('webhook_attempts as a')
         .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
         .join('predictions as p', 'p.id', 'd.prediction_id')
-        .where('a.number', 1).andWhere('p.api_key_id', keys.webhookKeyId)
-        .select(gw.app.db.raw('a.started_at - p.completed_at as ms')) as Array<{ ms: number | string }>).map((r) => Number(r.ms)).sort((a, b) => a - b);
-      const windowS = (c.last - c.first) / 1000;
+        .where('a.number', 1).whereIn('p.id', latencyIds)
+        .select(db.raw('a.started_at - p.completed_at as ms')) as Array<{ ms: number | string }>).map((r) => Number(r.ms)).sort((a, b) => a - b);
+      await cleanupNow('webhook worker');
       results.webhooks = {
         deliveries: c.count,
         deliveriesPerS: windowS > 0 ? (c.count - 1) / windowS : 0,
@@ -588,8 +622,10 @@ try {
         meters: m,
       };
       const w = results.webhooks;
-      out(`   delivered ${w.deliveries}/${n}: ${round(w.deliveriesPerS, 0)} deliveries/s (first to last received); completion to first attempt p50 ${w.firstAttemptP50Ms} ms, p99 ${w.firstAttemptP99Ms} ms`);
-      out(`   ${metersLine(m)}`);
+      out(`   delivered ${w.deliveries}/${n} by one worker process: ${round(w.deliveriesPerS, 0)} deliveries/s (first to last received)`);
+      out(`   ${metersLine(m, 'bench main thread')}`);
+      out(`   completion to first attempt at ${LATENCY_RATE}/s: p50 ${w.firstAttemptP50Ms} ms, p99 ${w.firstAttemptP99Ms} ms (${delays.length} deliveries)`);
+      await cleanupNow('webhook publisher');
       await cleanupNow('webhook receiver');
     }, 'webhooks');
   }

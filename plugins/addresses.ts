@@ -1,0 +1,36 @@
+// IP addresses and CIDR ranges, for API-key allow-lists, trusted proxies and rate-limit keys.
+// ipaddr.process() turns IPv4-mapped IPv6 (::ffff:1.2.3.4) into plain IPv4, so one list entry
+// matches a client however its address reaches us.
+import ipaddr from 'ipaddr.js';
+
+export type Address = ipaddr.IPv4 | ipaddr.IPv6;
+
+export function parseAddress(text: string): Address | null {
+  try {
+    return ipaddr.process(text.trim());
+  } catch {
+    return null;
+  }
+}
+
+/** true for "1.2.3.4", "2001:db8::1", "10.0.0.0/8" or "2001:db8::/32" */
+export function isAddressOrRange(entry: string): boolean {
+  if (!entry.includes('/')) return ipaddr.isValid(entry);
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function inAnyRange(addr: Address, entries: readonly string[]): boolean {
+  return entries.some((entry) => {
+    try {
+      const [range, bits] = entry.includes('/') ? ipaddr.parseCIDR(entry) : [ipaddr.process(entry), entry.includes(':') ? 128 : 32];
+      return addr.kind() === range.kind() && addr.match(range, bits);
+    } catch {
+      return false;
+    }
+  });
+}

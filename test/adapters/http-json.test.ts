@@ -198,15 +198,27 @@ test.serial('the key never appears in an error message, even when the upstream e
 
 test.serial('cancelling while the upstream works stops polling with a non-retryable cancellation', async (t) => {
   const controller = new AbortController();
+  let polls = 0;
   nock(API)
     .post(SUBMIT).reply(200, { id: 'j1', status: 'queued' })
     .get('/v1/predictions/j1').times(1000).reply(200, () => {
-      controller.abort();
+      polls++;
       return { status: 'processing' };
     });
-  const error = await failure(t, adapter().run({}, context(controller.signal)));
+  // Cancel while the adapter waits between polls. Aborting inside nock's reply callback would
+  // abort a request mid-interception, which crashes the interceptor itself (an uncaught
+  // exception in nock/msw, not in the adapter).
+  const run = createHttpJson(env(), { pollIntervalMs: 200 }).run({}, context(controller.signal));
+  const cancelled = (async () => {
+    while (polls < 1) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 50));
+    controller.abort();
+  })();
+  const error = await failure(t, run);
+  await cancelled;
   t.is(error.message, 'cancelled');
   t.false(error.retryable);
+  t.is(polls, 1);
 });
 
 test.serial('a prediction that never finishes gives up after the maximum wait', async (t) => {

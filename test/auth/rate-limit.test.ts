@@ -12,9 +12,14 @@ import { clientAddress } from '../../handlers/rate-limit.ts';
 
 let gw: TestGateway;
 let offsetMs = 0;
+// The limits use fixed 15-minute windows. A test started just before a window boundary would
+// see its counters reset half-way, so the gateway's clock starts one second into a window.
+const WINDOW_MS = 15 * 60 * 1000;
+const realStart = Date.now();
+const clockStart = realStart - (realStart % WINDOW_MS) + WINDOW_MS + 1000;
 
 test.before(async () => {
-  gw = await startGateway({ queue: 'memory', clock: () => Date.now() + offsetMs });
+  gw = await startGateway({ queue: 'memory', clock: () => clockStart + (Date.now() - realStart) + offsetMs });
 });
 test.after.always(async () => {
   await gw?.stop();

@@ -13,6 +13,7 @@ import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Message, Me
 import { QueueUnavailableError } from './types.ts';
 import type { Handler, Outcome, Queue, TopicSpec } from './types.ts';
 import { drain } from './drain.ts';
+import { encodeMessage } from './message.ts';
 
 export type QueueLog = (msg: string, extra?: Record<string, unknown>) => void;
 
@@ -472,9 +473,7 @@ export async function connectAmqp(url: string, opts: AmqpOptions): Promise<Queue
     async publish(topic, body, publishOpts = {}) {
       const spec = requireTopic(topic);
       const attempt = publishOpts.attempt ?? 0;
-      if (!Number.isSafeInteger(attempt) || attempt < 0) throw new Error(`attempt must be a non-negative integer, got ${attempt}`);
-      const json = JSON.stringify(body) as string | undefined;
-      if (json === undefined) throw new Error('message body is not JSON-serialisable');
+      const json = encodeMessage(body, attempt);
       if (closing) throw unavailable('queue is closed');
       // Refused rather than queued: a blocked broker withholds confirms until it has room again.
       if (blockedReason !== null) throw unavailable(`broker blocked publishing: ${blockedReason}`);

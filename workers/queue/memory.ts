@@ -7,6 +7,7 @@ import type { QueueLog } from './amqp.ts';
 import { QueueUnavailableError } from './types.ts';
 import type { Handler, Outcome, Queue, TopicSpec } from './types.ts';
 import { drain } from './drain.ts';
+import { encodeMessage } from './message.ts';
 
 
 interface Envelope {
@@ -147,9 +148,7 @@ export function createMemoryQueue(opts: { log?: QueueLog } = {}): Queue {
     async publish(topic, body, publishOpts = {}) {
       const st = topicState(topic);
       const attempt = publishOpts.attempt ?? 0;
-      if (!Number.isSafeInteger(attempt) || attempt < 0) throw new Error(`attempt must be a non-negative integer, got ${attempt}`);
-      const json = JSON.stringify(body) as string | undefined;
-      if (json === undefined) throw new Error('message body is not JSON-serialisable');
+      const json = encodeMessage(body, attempt);
       if (closing) throw new QueueUnavailableError('in-process queue is closed');
       enqueueAfter(st, { json, attempt }, publishOpts.delayMs ?? 0);
     },

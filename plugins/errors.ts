@@ -86,12 +86,15 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
 
     // A body trickled in slower than PAYLOAD_TIMEOUT_MS: the payload step stops reading and
     // answers 408 (hapi's own payload timeout would then wait for the rest of the body to drain
-    // it, until the 30 s server timeout answered 503). Counted from the end of the headers.
-    server.ext('onPreAuth', (request: Request, h: ResponseToolkit) => {
+    // it, until the 30 s server timeout answered 503). Counted from the end of the headers, on
+    // every route that reads a body itself and on unknown paths (hapi drains their body before
+    // its 404); not on routes that hand the raw request to a library (the OAuth token endpoint).
+    server.ext('onRequest', (request: Request, h: ResponseToolkit) => {
       const req = request.raw.req;
       const res = request.raw.res;
-      const payload = request.route.settings.payload;
-      if (request.method === 'get' || request.method === 'head' || req.complete || !payload || payload.parse !== true) return h.continue;
+      if (request.method === 'get' || request.method === 'head' || req.complete) return h.continue;
+      const route = request.server.match(request.method, request.path, request.info.hostname);
+      if (route && route.settings.payload?.parse !== true) return h.continue;
       const timer = setTimeout(() => {
         if (req.complete || res.headersSent) return;
         request.app.payloadTimedOut = true;
@@ -109,6 +112,10 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
 
     server.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
       const response = request.response;
+      // Whatever a route's payload step made of the cut-off body (a 400, a 404 route), it is a 408.
+      if (request.app.payloadTimedOut && !(Boom.isBoom(response) && response.output.statusCode === 408)) {
+        return h.response({ detail: DEFAULT_MESSAGES[408] }).code(408).header('Connection', 'close');
+      }
       if (!Boom.isBoom(response)) return h.continue;
       // Wherever the database fails (a credential lookup, a handler), the client sees a 503.
       if (response.output.statusCode === 500 && isDbUnavailable(response)) {

@@ -58,6 +58,13 @@ test('a body sent byte by byte answers 408 {"detail"} after the payload timeout,
   t.false(lines.some((l) => l.level >= 50), JSON.stringify(lines.filter((l) => l.level >= 50)));
 });
 
+test('a slow body to a path with no route also answers 408 after the payload timeout', async (t) => {
+  const body = 'x'.repeat(100);
+  const res = await raw(`POST /no/such/route HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+  t.is(res.status, 408);
+  t.deepEqual(JSON.parse(res.body), { detail: 'request body not received in time' });
+});
+
 test('a malformed request line answers 400 with a JSON body', async (t) => {
   const res = await raw('THIS IS NOT HTTP\r\n\r\n');
   t.is(res.status, 400);

@@ -15,7 +15,7 @@ import { createDb, migrate } from './db/knex.ts';
 import type { Db } from './db/knex.ts';
 import { loadSpecDocument } from './spec/load.ts';
 import type { SpecDocument } from './spec/load.ts';
-import { buildCatalog } from './spec/catalog.ts';
+import { buildCatalog, catalogVocabulary } from './spec/catalog.ts';
 import type { ModelInfo, SpecOperation } from './spec/catalog.ts';
 import { adapterRegistry } from './workers/adapters/index.ts';
 import type { AdapterEnv } from './workers/adapters/types.ts';
@@ -117,7 +117,10 @@ export async function loadSpec(specDir: string): Promise<LoadedSpec> {
     if (handler) registerHandler(api, id, handler);
   }
   const operations = api.router.getOperations();
-  const models = buildCatalog(operations as unknown as SpecOperation[], adapterRegistry, (id) => handlerFor(id) !== undefined);
+  const models = buildCatalog(operations as unknown as SpecOperation[], adapterRegistry, (id) => handlerFor(id) !== undefined, {
+    vocabulary: catalogVocabulary(document),
+    document,
+  });
   return { document, api, operations, models };
 }
 

@@ -25,6 +25,8 @@ export interface Config {
   signupCredit: number;
   workerConcurrency: number;
   maxBodyBytes: number;
+  /** a request body must arrive in full within this long after its headers, else 408 */
+  payloadTimeoutMs: number;
   sessionTtlSeconds: number;
   dispatchGraceMs: number;
   /** waits before the 1st, 2nd and 3rd retry of a prediction whose upstream failed retryably */
@@ -88,6 +90,8 @@ const schema = Joi.object({
   SIGNUP_CREDIT: Joi.number().integer().min(0).max(1e12).default(0),
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(8),
   MAX_BODY_BYTES: Joi.number().integer().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
+  // below the 30 s server timeout, which would otherwise answer 503 first
+  PAYLOAD_TIMEOUT_MS: Joi.number().integer().min(100).max(25_000).default(10_000),
   SESSION_TTL_SECONDS: Joi.number().integer().min(60).max(365 * 24 * 3600).default(7 * 24 * 3600),
   DISPATCH_GRACE_MS: Joi.number().integer().min(100).max(3_600_000).default(15_000),
   RETRY_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('2000,10000,30000'),
@@ -163,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signupCredit: v.SIGNUP_CREDIT as number,
     workerConcurrency: v.WORKER_CONCURRENCY as number,
     maxBodyBytes: v.MAX_BODY_BYTES as number,
+    payloadTimeoutMs: v.PAYLOAD_TIMEOUT_MS as number,
     sessionTtlSeconds: v.SESSION_TTL_SECONDS as number,
     dispatchGraceMs: v.DISPATCH_GRACE_MS as number,
     retryDelaysMs: String(v.RETRY_DELAYS_MS).split(',').map(Number),

@@ -25,7 +25,7 @@ export async function createServer(app: App): Promise<Server> {
     load: { sampleInterval: 0 },
   });
   await server.register([
-    { plugin: errorsPlugin, options: { log: app.log } },
+    { plugin: errorsPlugin, options: { log: app.log, payloadTimeoutMs: app.config.payloadTimeoutMs, trustedProxies: app.config.trustedProxies } },
     { plugin: authPlugin, options: { app } },
     // before spec-routes: its routes name the 'oauth' strategy
     { plugin: oauthPlugin, options: { app } },

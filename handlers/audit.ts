@@ -2,7 +2,7 @@
 // attack), for operators: who signed in how, from where. Never a password, code, token or key;
 // no email either, only account ids.
 import type { HandlerContext } from './types.ts';
-import { clientAddress } from './rate-limit.ts';
+import { clientIp } from '../plugins/addresses.ts';
 
 export type AuthEvent =
   | 'registered' | 'signed_in' | 'sign_in_refused' | 'signed_out' | 'code_sent' | 'code_refused'
@@ -10,5 +10,5 @@ export type AuthEvent =
 
 export function audit(ctx: HandlerContext, event: AuthEvent, fields: Record<string, string | number | boolean | undefined> = {}): void {
   const level = event === 'rate_limited' || event === 'sign_in_refused' || event === 'code_refused' ? 'warn' : 'info';
-  ctx.app.log[level]({ event, route: ctx.operationId, address: clientAddress(ctx.request, ctx.app.config.trustedProxies), ...fields }, `auth: ${event}`);
+  ctx.app.log[level]({ event, route: ctx.operationId, address: clientIp(ctx.request, ctx.app.config.trustedProxies)?.toString() ?? ctx.request.info.remoteAddress, ...fields }, `auth: ${event}`);
 }

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import type { Request } from '@hapi/hapi';
 import ipaddr from 'ipaddr.js';
-import { inAnyRange, parseAddress } from '../plugins/addresses.ts';
+import { clientIp } from '../plugins/addresses.ts';
 import type { HandlerContext } from './types.ts';
 import { httpError } from '../plugins/errors.ts';
 import { deleteEndedWindows, hitWindow } from '../db/rate-limits.ts';
@@ -13,20 +13,13 @@ import { normaliseEmail } from '../db/users.ts';
 import { audit } from './audit.ts';
 
 /**
- * The client's address: the TCP peer, unless the peer is a trusted proxy, in which case the
- * nearest X-Forwarded-For hop that is not a trusted proxy (hops further left can be forged).
+ * The client's address as a rate-limit bucket: plugins/addresses.ts decides the address (the
+ * same one key restrictions and logs see); one IPv6 client usually holds a whole /64, so it
+ * counts as one.
  */
 export function clientAddress(request: Pick<Request, 'info' | 'headers'>, trustedProxies: readonly string[]): string {
-  let addr = parseAddress(request.info.remoteAddress);
+  const addr = clientIp(request, trustedProxies);
   if (!addr) return request.info.remoteAddress;
-  const header = request.headers['x-forwarded-for'];
-  const hops = (typeof header === 'string' ? header : '').split(',').map((h) => h.trim()).filter(Boolean);
-  while (trustedProxies.length > 0 && inAnyRange(addr, trustedProxies) && hops.length > 0) {
-    const next = parseAddress(hops.pop()!);
-    if (!next) break;
-    addr = next;
-  }
-  // One IPv6 client usually holds a whole /64: count it as one address.
   if (addr.kind() === 'ipv6') return `${ipaddr.IPv6.networkAddressFromCIDR(`${addr.toString()}/64`).toString()}/64`;
   return addr.toString();
 }

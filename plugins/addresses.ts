@@ -34,3 +34,25 @@ export function inAnyRange(addr: Address, entries: readonly string[]): boolean {
     }
   });
 }
+
+/**
+ * The client's address, for every purpose (key IP restrictions, rate limits, audit and logs):
+ * the TCP peer, unless the peer is a trusted proxy, in which case the nearest X-Forwarded-For
+ * hop that is not a trusted proxy (hops further left can be forged). Without TRUSTED_PROXIES,
+ * X-Forwarded-For is ignored. null only when the peer address itself does not parse.
+ */
+export function clientIp(
+  request: { info: { remoteAddress: string }; headers: Record<string, unknown> },
+  trustedProxies: readonly string[],
+): Address | null {
+  let addr = parseAddress(request.info.remoteAddress);
+  if (!addr) return null;
+  const header = request.headers['x-forwarded-for'];
+  const hops = (Array.isArray(header) ? header.join(',') : typeof header === 'string' ? header : '').split(',').map((h) => h.trim()).filter(Boolean);
+  while (trustedProxies.length > 0 && inAnyRange(addr, trustedProxies) && hops.length > 0) {
+    const next = parseAddress(hops.pop()!);
+    if (!next) break;
+    addr = next;
+  }
+  return addr;
+}

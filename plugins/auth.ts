@@ -6,7 +6,7 @@
 // strategy the route allows; a credential that is present but wrong is a final 401.
 import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
-import { inAnyRange, parseAddress } from './addresses.ts';
+import { clientIp, inAnyRange } from './addresses.ts';
 import type { App } from '../app.ts';
 import { findActiveKeyByHash, touchKey } from '../db/api-keys.ts';
 import { findSessionUser } from '../db/sessions.ts';
@@ -49,9 +49,10 @@ function missing(h: ResponseToolkit, scheme: string) {
   return h.unauthenticated(Boom.unauthorized(null, scheme));
 }
 
-function ipAllowed(remote: string, whitelist: readonly string[]): boolean {
+/** A key's IP restriction is checked against the client address (through trusted proxies), never the proxy's. */
+function ipAllowed(request: Request, trustedProxies: readonly string[], whitelist: readonly string[]): boolean {
   if (whitelist.length === 0) return true;
-  const addr = parseAddress(remote);
+  const addr = clientIp(request, trustedProxies);
   return addr !== null && inAnyRange(addr, whitelist);
 }
 
@@ -69,7 +70,7 @@ export const authPlugin: Plugin<{ app: App }> = {
         if (!header.startsWith(KEY_PREFIX_LIVE) && !header.startsWith(KEY_PREFIX_TEST)) throw httpError(401, 'invalid API key');
         const key = await findActiveKeyByHash(app.db, sha256Hex(header));
         if (!key) throw httpError(401, 'invalid or revoked API key');
-        if (!ipAllowed(request.info.remoteAddress, key.ipWhitelist)) throw httpError(403, 'this API key may not be used from this address');
+        if (!ipAllowed(request, app.config.trustedProxies, key.ipWhitelist)) throw httpError(403, 'this API key may not be used from this address');
         const now = app.clock();
         if ((lastTouched.get(key.id) ?? 0) < now - TOUCH_EVERY_MS) {
           lastTouched.set(key.id, now);

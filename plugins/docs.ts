@@ -1,5 +1,6 @@
 // The served spec (GET /openapi.json) and a readable API reference (GET /docs), rendered by
-// swagger-ui from the npm package's own files: nothing is loaded from the internet.
+// swagger-ui from the npm package's own files: nothing is loaded from the internet (no
+// validator badge; a same-origin Content-Security-Policy on the page).
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Plugin } from '@hapi/hapi';
@@ -25,6 +26,15 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/**
+ * The page may load only from its own origin and contact only itself and the API it documents
+ * (PUBLIC_URL, for "Try it out"), so an external reference fails closed in the browser.
+ * swagger-ui sets inline style attributes; its CSS embeds data: images.
+ */
+export function docsCsp(publicUrl: string): string {
+  return `default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self' ${new URL(publicUrl).origin}; object-src 'none'; base-uri 'none'; frame-ancestors 'self'`;
+}
+
 // Kept out of the page so a strict Content-Security-Policy (no inline scripts) still works.
 const INIT = `window.ui = SwaggerUIBundle({
   url: '/openapi.json',
@@ -33,7 +43,10 @@ const INIT = `window.ui = SwaggerUIBundle({
   filter: true,
   docExpansion: 'none',
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-  layout: 'StandaloneLayout'
+  layout: 'StandaloneLayout',
+  // no validity badge: swagger-ui would send the spec's URL to validator.swagger.io on any
+  // hostname but localhost
+  validatorUrl: null
 });
 `;
 
@@ -42,6 +55,7 @@ export const docsPlugin: Plugin<{ document: SpecDocument; publicUrl: string }> =
   dependencies: ['mediagate-files'],
   register(server, { document, publicUrl }) {
     const served = JSON.stringify({ ...document, servers: [{ url: publicUrl }] });
+    const csp = docsCsp(publicUrl);
     server.route({
       method: 'GET',
       path: '/openapi.json',
@@ -50,7 +64,7 @@ export const docsPlugin: Plugin<{ document: SpecDocument; publicUrl: string }> =
     server.route({
       method: 'GET',
       path: '/docs',
-      options: { auth: false, handler: (_r, h) => h.response(PAGE).type('text/html; charset=utf-8') },
+      options: { auth: false, handler: (_r, h) => h.response(PAGE).type('text/html; charset=utf-8').header('Content-Security-Policy', csp) },
     });
     server.route({
       method: 'GET',

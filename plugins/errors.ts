@@ -2,6 +2,9 @@
 // FastAPI-style {"detail": [{loc, msg, type}]}. Nothing internal leaks into a body.
 import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import type { Socket } from 'node:net';
+import { STATUS_CODES } from 'node:http';
+import { clientIp } from './addresses.ts';
 import type { ValidationItem } from './validation-errors.ts';
 import type { Logger } from 'pino';
 import { isDbUnavailable } from '../db/errors.ts';
@@ -23,6 +26,8 @@ export function httpError(status: number, message: string, headers?: Record<stri
 
 const DEFAULT_MESSAGES: Record<number, string> = {
   400: 'bad request',
+  408: 'request body not received in time',
+  431: 'request header fields too large',
   401: 'missing or invalid credentials: send x-api-key or Authorization: Bearer <token>',
   403: 'not allowed',
   404: 'not found',
@@ -34,11 +39,83 @@ const DEFAULT_MESSAGES: Record<number, string> = {
   503: 'service unavailable',
 };
 
-export const errorsPlugin: Plugin<{ log: Logger }> = {
+declare module '@hapi/hapi' {
+  interface RequestApplicationState {
+    /** set when the body did not arrive within PAYLOAD_TIMEOUT_MS: the payload step answers 408 */
+    payloadTimedOut?: boolean;
+  }
+}
+
+/** A whole HTTP/1.1 response with a JSON body, for the socket-level paths where hapi has no request. */
+export function rawJsonResponse(status: number, detail: string): string {
+  const body = JSON.stringify({ detail });
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/** Status and message for an error Node's HTTP parser reports before any request exists. */
+function transportError(code: string | undefined): [number, string] {
+  if (code === 'HPE_HEADER_OVERFLOW') return [431, DEFAULT_MESSAGES[431]!];
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'request not received in time'];
+  return [400, 'malformed HTTP request'];
+}
+
+export interface ErrorsOptions {
+  log: Logger;
+  /** a body must arrive in full within this long (PAYLOAD_TIMEOUT_MS) */
+  payloadTimeoutMs?: number;
+  trustedProxies?: readonly string[];
+}
+
+export const errorsPlugin: Plugin<ErrorsOptions> = {
   name: 'mediagate-errors',
-  register(server, { log }) {
+  register(server, { log, payloadTimeoutMs = 10_000, trustedProxies = [] }) {
+    // Malformed request lines, oversized headers, header timeouts: Node's parser fails before
+    // hapi sees a request, and hapi's own handler answers a bare 400. Answer JSON instead. The
+    // raw bytes (err.rawPacket) may hold credentials: never logged.
+    server.listener.removeAllListeners('clientError');
+    server.listener.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+      const [status, detail] = transportError(err.code);
+      const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+      if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+        socket.destroy();
+        return;
+      }
+      log.info({ code: err.code, status, address: socket.remoteAddress }, 'malformed request refused');
+      socket.end(rawJsonResponse(status, detail));
+    });
+
+    // A body trickled in slower than PAYLOAD_TIMEOUT_MS: the payload step stops reading and
+    // answers 408 (hapi's own payload timeout would then wait for the rest of the body to drain
+    // it, until the 30 s server timeout answered 503). Counted from the end of the headers, on
+    // every route that reads a body itself and on unknown paths (hapi drains their body before
+    // its 404); not on routes that hand the raw request to a library (the OAuth token endpoint).
+    server.ext('onRequest', (request: Request, h: ResponseToolkit) => {
+      const req = request.raw.req;
+      const res = request.raw.res;
+      if (request.method === 'get' || request.method === 'head' || req.complete) return h.continue;
+      const route = request.server.match(request.method, request.path, request.info.hostname);
+      if (route && route.settings.payload?.parse !== true) return h.continue;
+      const timer = setTimeout(() => {
+        if (req.complete || res.headersSent) return;
+        request.app.payloadTimedOut = true;
+        log.info({ method: request.method, path: request.path, address: clientIp(request, trustedProxies)?.toString(), timeoutMs: payloadTimeoutMs }, 'request body not received in time');
+        // Ends the body for its reader (a pipe ends its destination too): the payload step fails
+        // and its failAction answers 408; the connection closes after that answer.
+        req.emit('end');
+      }, payloadTimeoutMs);
+      const clear = () => clearTimeout(timer);
+      req.once('end', clear);
+      res.once('close', clear);
+      res.once('finish', clear);
+      return h.continue;
+    });
+
     server.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
       const response = request.response;
+      // Whatever a route's payload step made of the cut-off body (a 400, a 404 route), it is a 408.
+      if (request.app.payloadTimedOut && !(Boom.isBoom(response) && response.output.statusCode === 408)) {
+        return h.response({ detail: DEFAULT_MESSAGES[408] }).code(408).header('Connection', 'close');
+      }
       if (!Boom.isBoom(response)) return h.continue;
       // Wherever the database fails (a credential lookup, a handler), the client sees a 503.
       if (response.output.statusCode === 500 && isDbUnavailable(response)) {
@@ -58,3 +135,8 @@ export const errorsPlugin: Plugin<{ log: Logger }> = {
     });
   },
 };
+
+/** The 408 a payload step answers after the body timed out: the rest of the body is never read, so the connection closes. */
+export function payloadTimeoutError(): Boom.Boom {
+  return httpError(408, DEFAULT_MESSAGES[408]!, { Connection: 'close' });
+}

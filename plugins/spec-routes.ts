@@ -7,7 +7,7 @@ import type { Plugin, Request, ResponseToolkit, RouteOptions, Lifecycle, RouteDe
 import type { Operation, Context } from 'openapi-backend';
 import type { App } from '../app.ts';
 import { callerOf, STRATEGY_FOR_SCHEME } from './auth.ts';
-import { httpError, validationError } from './errors.ts';
+import { httpError, payloadTimeoutError, validationError } from './errors.ts';
 import { bearerChallenge } from './oauth-challenge.ts';
 import { toValidationItems } from './validation-errors.ts';
 import type { AjvLikeError } from './validation-errors.ts';
@@ -48,8 +48,21 @@ function hasBearer(request: Request): boolean {
   return typeof header === 'string' && /^Bearer\s+\S/i.test(header);
 }
 
-const payloadFailAction: Lifecycle.Method = (_request, _h, err) => {
+/** Stands in for a missing Content-Type so hapi refuses it (415) instead of parsing the body as JSON. */
+const NO_CONTENT_TYPE = 'application/x-missing-content-type';
+
+/** true when the request carries no body bytes (no Content-Length above 0, no chunked body). */
+function bodyless(request: Request): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] === undefined && (length === undefined || Number(length) === 0);
+}
+
+const payloadFailAction: Lifecycle.Method = (request, h, err) => {
+  if (request.app.payloadTimedOut) throw payloadTimeoutError();
   const status = Boom.isBoom(err) ? err.output.statusCode : 400;
+  // No Content-Type and no body (e.g. POST /auth/logout): nothing to refuse; validation decides
+  // whether the operation needed a body.
+  if (status === 415 && request.headers['content-type'] === undefined && bodyless(request)) return h.continue;
   if (status === 413) throw httpError(413, 'request body too large');
   if (status === 415) throw validationError([{ loc: ['body'], msg: 'Unsupported media type: send application/json', type: 'content_type' }], 415);
   throw validationError([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
@@ -129,6 +142,11 @@ export const specRoutesPlugin: Plugin<{ app: App; strategies: ReadonlySet<string
           payload: {
             allow: contentTypes.length ? contentTypes : ['application/json'],
             maxBytes: app.config.maxBodyBytes,
+            // A body must say it is JSON: without Content-Type it is refused (415), never guessed.
+            defaultContentType: NO_CONTENT_TYPE,
+            // plugins/errors.ts times the body out (PAYLOAD_TIMEOUT_MS) and this route answers 408;
+            // hapi's own timeout would wait for the rest of the body before answering.
+            timeout: false as const,
             parse: true,
             output: 'data' as const,
             failAction: payloadFailAction,

@@ -5,11 +5,46 @@ import { parsePriceRule } from './pricing.ts';
 import type { PriceRule } from './pricing.ts';
 import { SpecError } from './load.ts';
 
-export const CATEGORIES = [
-  'text-to-image', 'image-to-image', 'text-to-video', 'image-to-video', 'video-edit', 'lipsync', 'audio', '3d', 'llm',
-] as const;
-export const TIERS = ['best', 'balanced', 'fast', 'budget'] as const;
-const OUTPUTS: readonly MediaKind[] = ['image', 'video', 'audio', 'model3d', 'text'];
+/**
+ * The media kinds the workers can store, sample and check. The spec's `x-catalog.outputs` picks
+ * from these; a new kind needs code (a sandbox sample, a type check), so it is listed here.
+ */
+export const MEDIA_KINDS: readonly MediaKind[] = ['image', 'video', 'audio', 'model3d', 'text'];
+
+/** The catalog's vocabulary, declared by the spec's root `x-catalog` (categories, tiers, output kinds). */
+export interface CatalogVocabulary {
+  categories: readonly string[];
+  tiers: readonly string[];
+  outputs: readonly MediaKind[];
+}
+
+function nameList(v: unknown, where: string): string[] {
+  if (!Array.isArray(v) || v.length === 0 || !v.every((e) => typeof e === 'string' && /^[a-z0-9][a-z0-9-]*$/.test(e))) {
+    throw new SpecError(`${where} must be a non-empty list of lowercase names`);
+  }
+  if (new Set(v).size !== v.length) throw new SpecError(`${where} lists a name twice`);
+  return v as string[];
+}
+
+/** Reads and checks the root document's `x-catalog`; throws SpecError naming the bad field. */
+export function catalogVocabulary(document: Record<string, unknown>): CatalogVocabulary {
+  const raw = document['x-catalog'];
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new SpecError('openapi.yaml: x-catalog (categories, tiers, outputs) is required: the vocabulary of the models\' x-model');
+  }
+  const x = raw as Record<string, unknown>;
+  const outputs = nameList(x.outputs, 'openapi.yaml: x-catalog.outputs');
+  const unsupported = outputs.filter((o) => !(MEDIA_KINDS as readonly string[]).includes(o));
+  if (unsupported.length) {
+    throw new SpecError(`openapi.yaml: x-catalog.outputs: ${unsupported.join(', ')} not supported by this build (supported: ${MEDIA_KINDS.join(', ')})`);
+  }
+  return {
+    categories: nameList(x.categories, 'openapi.yaml: x-catalog.categories'),
+    tiers: nameList(x.tiers, 'openapi.yaml: x-catalog.tiers'),
+    outputs: outputs as MediaKind[],
+  };
+}
+
 const SLUG = /^[a-z0-9][a-z0-9.]*(-[a-z0-9.]+)+$/;
 /** Values of `x-handled-by`: operations a plugin serves itself (plugins/oauth.ts), skipped by spec-routes. */
 export const HANDLED_BY = ['oauth-provider'] as const;
@@ -17,8 +52,8 @@ export const HANDLED_BY = ['oauth-provider'] as const;
 export interface ModelInfo {
   operationId: string;
   path: string;
-  category: (typeof CATEGORIES)[number];
-  tier: (typeof TIERS)[number];
+  category: string;
+  tier: string;
   family: string;
   output: MediaKind;
   adapter: string;
@@ -49,7 +84,7 @@ function oneOf<T extends string>(v: unknown, allowed: readonly T[], what: string
   return v as T;
 }
 
-export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<string, AdapterDefinition>>): ModelInfo {
+export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<string, AdapterDefinition>>, vocabulary: CatalogVocabulary): ModelInfo {
   const raw = op['x-model'];
   if (typeof raw !== 'object' || raw === null) throw new Error('x-model must be an object');
   const x = raw as Record<string, unknown>;
@@ -75,10 +110,10 @@ export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<
   return {
     operationId,
     path: op.path,
-    category: oneOf(x.category, CATEGORIES, 'category'),
-    tier: oneOf(x.tier, TIERS, 'tier'),
+    category: oneOf(x.category, vocabulary.categories, 'category'),
+    tier: oneOf(x.tier, vocabulary.tiers, 'tier'),
     family: x.family,
-    output: oneOf(x.output, OUTPUTS, 'output'),
+    output: oneOf(x.output, vocabulary.outputs, 'output'),
     adapter: adapterName,
     adapterKind: adapter.kind,
     ...(typeof upstream === 'string' ? { upstream } : {}),
@@ -87,16 +122,43 @@ export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<
   };
 }
 
+export interface CatalogOptions {
+  vocabulary: CatalogVocabulary;
+  /**
+   * The document as written: whether an operation declares `security` is read there, because
+   * openapi-backend's operation list fills a missing one with [] (public).
+   */
+  document: { paths: Record<string, Record<string, unknown>>; security?: unknown };
+}
+
+/** operationId -> its `security` as written (undefined when absent). */
+function declaredSecurity(document: CatalogOptions['document']): Map<string, unknown> {
+  const declared = new Map<string, unknown>();
+  for (const item of Object.values(document.paths)) {
+    for (const op of Object.values(item)) {
+      if (typeof op !== 'object' || op === null) continue;
+      const { operationId, security } = op as { operationId?: unknown; security?: unknown };
+      if (typeof operationId === 'string') declared.set(operationId, security);
+    }
+  }
+  return declared;
+}
+
 /**
  * Builds the catalog and checks that every operation resolves: a model endpoint to an adapter
- * and a price rule, any other operation to a handler. Throws one SpecError listing every problem,
- * each naming its operation.
+ * and a price rule, any other operation to a handler, and every operation to a security
+ * requirement (its own, or a non-empty root one; `security: []` marks a public operation, which
+ * must be said, never implied by omission). Throws one SpecError listing every problem, each
+ * naming its operation.
  */
 export function buildCatalog(
   operations: readonly SpecOperation[],
   adapters: Readonly<Record<string, AdapterDefinition>>,
   hasHandler: (operationId: string) => boolean,
+  { vocabulary, document }: CatalogOptions,
 ): Map<string, ModelInfo> {
+  const inherited = Array.isArray(document.security) && document.security.length > 0;
+  const security = declaredSecurity(document);
   const models = new Map<string, ModelInfo>();
   const problems: string[] = [];
   const seen = new Set<string>();
@@ -109,9 +171,13 @@ export function buildCatalog(
     }
     if (seen.has(id)) problems.push(`${id} (${where}): duplicate operationId`);
     seen.add(id);
+    const declared = security.get(id);
+    if (declared === undefined ? !inherited : !Array.isArray(declared)) {
+      problems.push(`${id} (${where}): no security requirement; list the credentials that may call it, or \`security: []\` if it is public`);
+    }
     if (op['x-model'] !== undefined) {
       try {
-        models.set(id, modelFromOperation(op, adapters));
+        models.set(id, modelFromOperation(op, adapters, vocabulary));
       } catch (err) {
         problems.push(`${id} (${where}): ${(err as Error).message}`);
       }

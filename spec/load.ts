@@ -35,9 +35,50 @@ function asMap(v: unknown, where: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
+/** Every `$ref` value in a parsed YAML tree. */
+function refsIn(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) {
+    for (const item of node) refsIn(item, out);
+  } else if (typeof node === 'object' && node !== null) {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') out.push(value);
+      else refsIn(value, out);
+    }
+  }
+  return out;
+}
+
+/** Resolves a local JSON pointer (`#/components/schemas/X`) in the merged document. */
+function resolves(document: unknown, ref: string): boolean {
+  if (!ref.startsWith('#/')) return false;
+  let node: unknown = document;
+  for (const raw of ref.slice(2).split('/')) {
+    const token = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, token)) return false;
+    node = (node as Record<string, unknown>)[token];
+  }
+  return true;
+}
+
+/**
+ * Every `$ref` of every file must point into the merged document: a dangling one stops start-up
+ * naming the reference and the file that holds it (instead of a resolver error naming neither).
+ */
+function checkRefs(document: SpecDocument, refsByFile: ReadonlyMap<string, string[]>): void {
+  const problems: string[] = [];
+  for (const [file, refs] of refsByFile) {
+    for (const ref of new Set(refs)) {
+      if (!ref.startsWith('#/')) problems.push(`${file}: $ref "${ref}" is not a local reference (#/...); model files are merged into one document`);
+      else if (!resolves(document, ref)) problems.push(`${file}: $ref "${ref}" does not resolve: nothing is defined there`);
+    }
+  }
+  if (problems.length) throw new SpecError(`spec has dangling references (${problems.length}):\n  ${problems.slice(0, 20).join('\n  ')}`);
+}
+
 export function loadSpecDocument(specDir: string): SpecDocument {
   const mainFile = path.join(specDir, 'openapi.yaml');
   const doc = readYaml(mainFile);
+  const refsByFile = new Map<string, string[]>([[mainFile, refsIn(doc)]]);
   const paths = asMap(doc.paths, `${mainFile}: paths`) as SpecDocument['paths'];
   const components = asMap(doc.components, `${mainFile}: components`) as SpecDocument['components'];
   const schemas = asMap(components.schemas, `${mainFile}: components.schemas`);
@@ -48,6 +89,7 @@ export function loadSpecDocument(specDir: string): SpecDocument {
   for (const name of files) {
     const file = path.join(modelsDir, name);
     const part = readYaml(file);
+    refsByFile.set(file, refsIn(part));
     for (const key of Object.keys(part)) {
       if (key !== 'paths' && key !== 'components') throw new SpecError(`${file}: unexpected top-level key "${key}" (only paths and components)`);
     }
@@ -64,5 +106,7 @@ export function loadSpecDocument(specDir: string): SpecDocument {
       schemas[s] = schema;
     }
   }
-  return { ...doc, paths, components };
+  const merged: SpecDocument = { ...doc, paths, components };
+  checkRefs(merged, refsByFile);
+  return merged;
 }

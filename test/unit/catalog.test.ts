@@ -85,3 +85,66 @@ test('a model added as YAML only is served with its own validation and price', a
   t.is(model?.price.base, 7);
   t.is(model?.adapter, 'procedural-image');
 });
+
+/** A YAML-only model file; `lines` replace or add keys of the operation (indented under post). */
+function modelFile(opts: { security?: string | null; xModel?: string; schema?: string } = {}): string {
+  const security = opts.security === undefined ? '[{ApiKeyAuth: []}]' : opts.security;
+  return [
+    'paths:',
+    '  /api/v1/pixel-v1-budget-text-to-image:',
+    '    post:',
+    '      operationId: pixel-v1-budget-text-to-image',
+    '      summary: Pixel v1 text-to-image (tier budget)',
+    `      x-model: ${opts.xModel ?? '{ category: text-to-image, tier: budget, family: pixel-v1, output: image, adapter: procedural-image, price: { base: 7 } }'}`,
+    ...(security === null ? [] : [`      security: ${security}`]),
+    '      requestBody:',
+    '        required: true',
+    '        content:',
+    '          application/json:',
+    `            schema: ${opts.schema ?? '{ type: object, required: [prompt], properties: { prompt: { type: string } } }'}`,
+    '      responses:',
+    "        '200': { $ref: '#/components/responses/Submitted' }",
+    '',
+  ].join('\n');
+}
+
+test('an operation without security stops start-up naming it; `security: []` marks a public one', async (t) => {
+  const dir = await specWith(() => ({ extra: modelFile({ security: null }) }));
+  const err = await t.throwsAsync(loadSpec(dir), { instanceOf: SpecError });
+  t.regex(err.message, /pixel-v1-budget-text-to-image \(POST \/api\/v1\/pixel-v1-budget-text-to-image\): no security requirement/);
+  const open = await specWith(() => ({ extra: modelFile({ security: '[]' }) }));
+  t.true((await loadSpec(open)).models.has('pixel-v1-budget-text-to-image'));
+});
+
+test('a non-model operation without security stops start-up too', async (t) => {
+  const dir = await specWith((openapi) => ({ openapi: openapi.replace(/(operationId: getHealth\n(?:.*\n)*?)\s+security: \[\]\n/, '$1\n') }));
+  const err = await t.throwsAsync(loadSpec(dir), { instanceOf: SpecError });
+  t.regex(err.message, /getHealth \(GET \/health\): no security requirement/);
+});
+
+test('a dangling $ref in a model file stops start-up naming the reference and the file', async (t) => {
+  const dir = await specWith(() => ({ extra: modelFile({ schema: "{ $ref: '#/components/schemas/PixelNoSuchInput' }" }) }));
+  const err = await t.throwsAsync(loadSpec(dir), { instanceOf: SpecError });
+  t.regex(err.message, /zz-extra\.yaml: \$ref "#\/components\/schemas\/PixelNoSuchInput" does not resolve/);
+});
+
+test('categories, tiers and output kinds come from the spec\'s x-catalog, not from code', async (t) => {
+  const custom = { xModel: '{ category: upscale, tier: premium, family: pixel-v1, output: image, adapter: procedural-image, price: { base: 7 } }' };
+  // not in the shipped vocabulary: refused, naming the operation and the list
+  const refused = await specWith(() => ({ extra: modelFile(custom) }));
+  const err = await t.throwsAsync(loadSpec(refused), { instanceOf: SpecError });
+  t.regex(err.message, /pixel-v1-budget-text-to-image .*x-model\.category must be one of text-to-image, .*llm \(got "upscale"\)/);
+  // added to x-catalog: accepted with no code change
+  const extended = await specWith((openapi) => ({
+    openapi: openapi.replace('  categories: [text-to-image,', '  categories: [upscale, text-to-image,').replace('  tiers: [best,', '  tiers: [premium, best,'),
+    extra: modelFile(custom),
+  }));
+  const model = (await loadSpec(extended)).models.get('pixel-v1-budget-text-to-image');
+  t.is(model?.category, 'upscale');
+  t.is(model?.tier, 'premium');
+  // an output kind the workers cannot store, or no x-catalog at all, stops start-up
+  const hologram = await specWith((openapi) => ({ openapi: openapi.replace('  outputs: [image,', '  outputs: [hologram, image,') }));
+  t.regex((await t.throwsAsync(loadSpec(hologram), { instanceOf: SpecError })).message, /x-catalog\.outputs: hologram not supported/);
+  const none = await specWith((openapi) => ({ openapi: openapi.replace(/^x-catalog:\n(?: {2}.*\n)+/m, '') }));
+  t.regex((await t.throwsAsync(loadSpec(none), { instanceOf: SpecError })).message, /x-catalog .* is required/);
+});

@@ -1,0 +1,91 @@
+// Slow and malformed requests over real sockets (node:net): a body trickled in answers 408
+// after PAYLOAD_TIMEOUT_MS, logged below error; errors of Node's HTTP parser (malformed request
+// line, oversized headers) answer a JSON body; a body without Content-Type is 415.
+// SQLite, in-process queue, a listening server on an ephemeral port.
+import test from 'ava';
+import net from 'node:net';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+
+let gw: TestGateway;
+let port: number;
+const lines: Array<{ level: number; msg: string } & Record<string, unknown>> = [];
+test.before(async () => {
+  const sink = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+  gw = await startGateway({ db: 'sqlite', queue: 'memory', env: { PORT: '0', HOST: '127.0.0.1', PAYLOAD_TIMEOUT_MS: '300' }, log: pino({ level: 'debug' }, sink) });
+  await gw.server.start();
+  port = gw.server.info.port as number;
+});
+test.after.always(async () => {
+  await gw?.stop();
+});
+
+interface RawResponse { status: number; headers: Record<string, string>; body: string }
+
+/** Writes `head` (then `trickle`, one byte every 50 ms, while the socket is open) and reads the whole answer until the server closes. */
+function raw(head: string, trickle = ''): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    socket.on('data', (c) => chunks.push(c));
+    // the server closing while the trickle still writes: the answer is what was read
+    socket.on('error', (err: NodeJS.ErrnoException) => { if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err); });
+    socket.on('close', () => {
+      clearInterval(timer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [headPart = '', body = ''] = text.split('\r\n\r\n', 2) as [string?, string?];
+      const [statusLine = '', ...headerLines] = headPart.split('\r\n');
+      const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    });
+    socket.write(head);
+    let i = 0;
+    if (trickle) timer = setInterval(() => { if (socket.writable && i < trickle.length) socket.write(trickle[i++]!); }, 50);
+  });
+}
+
+test('a body sent byte by byte answers 408 {"detail"} after the payload timeout, logged below error', async (t) => {
+  lines.length = 0;
+  const body = JSON.stringify({ email: 'slow@example.com', password: 'x'.repeat(200) });
+  const res = await raw(`POST /auth/login HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+  t.is(res.status, 408);
+  t.regex(res.headers['content-type'] ?? '', /application\/json/);
+  t.deepEqual(JSON.parse(res.body), { detail: 'request body not received in time' });
+  t.true(lines.some((l) => l.msg === 'request body not received in time' && l.level < 50 && l.path === '/auth/login'));
+  t.false(lines.some((l) => l.level >= 50), JSON.stringify(lines.filter((l) => l.level >= 50)));
+});
+
+test('a slow body to a path with no route also answers 408 after the payload timeout', async (t) => {
+  const body = 'x'.repeat(100);
+  const res = await raw(`POST /no/such/route HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+  t.is(res.status, 408);
+  t.deepEqual(JSON.parse(res.body), { detail: 'request body not received in time' });
+});
+
+test('a malformed request line answers 400 with a JSON body', async (t) => {
+  const res = await raw('THIS IS NOT HTTP\r\n\r\n');
+  t.is(res.status, 400);
+  t.regex(res.headers['content-type'] ?? '', /application\/json/);
+  t.deepEqual(JSON.parse(res.body), { detail: 'malformed HTTP request' });
+});
+
+test('oversized headers answer 431 with a JSON body', async (t) => {
+  const res = await raw(`GET /health HTTP/1.1\r\nHost: gw\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
+  t.is(res.status, 431);
+  t.deepEqual(JSON.parse(res.body), { detail: 'request header fields too large' });
+});
+
+test('a body without Content-Type is 415; a bodyless POST without it is not refused', async (t) => {
+  const body = JSON.stringify({ email: 'nobody@example.com', password: 'whatever password' });
+  const res = await raw(`POST /auth/login HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  t.is(res.status, 415);
+  const detail = (JSON.parse(res.body) as { detail: Array<{ loc: string[]; type: string }> }).detail;
+  t.deepEqual(detail[0]?.loc, ['body']);
+  t.is(detail[0]?.type, 'content_type');
+  const acct = await newAccount(gw);
+  const logout = await raw(`POST /auth/logout HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nAuthorization: Bearer ${acct.session}\r\n\r\n`);
+  t.true(logout.status < 300, `${logout.status} ${logout.body}`);
+});

@@ -10,6 +10,8 @@ export interface DestinationPolicy {
   allowInsecure: boolean;
 }
 
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
+
 const BLOCKED_NAMES = [/^localhost$/i, /\.localhost$/i, /^metadata\.google\.internal$/i, /\.internal$/i, /\.local$/i];
 
 /** true when an IP address may be connected to under the policy */
@@ -21,7 +23,13 @@ export function addressPermitted(address: string, policy: DestinationPolicy): bo
   } catch {
     return false;
   }
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  if (addr.kind() === 'ipv6') {
+    const v6 = addr as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) addr = v6.toIPv4Address();
+    // Only the global unicast block 2000::/3: ipaddr.js gives ::/96 (IPv4-compatible, e.g.
+    // ::127.0.0.1, deprecated but still routed to the IPv4 address by some stacks) no range of its own.
+    else if (!v6.match(GLOBAL_UNICAST_V6)) return false;
+  }
   // ipaddr.js names every special-purpose range; only ordinary global unicast is allowed.
   return addr.range() === 'unicast';
 }
@@ -36,7 +44,8 @@ export function urlProblem(raw: string, policy: DestinationPolicy): string | nul
   }
   if (url.protocol !== 'https:' && !(policy.allowInsecure && url.protocol === 'http:')) return 'webhook URL must use https://';
   if (url.username || url.password) return 'webhook URL must not contain credentials';
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // "localhost." and "metadata.google.internal." are the same names as without the final dot.
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
   if (ipaddr.isValid(host)) {
     if (!addressPermitted(host, policy)) return 'webhook URL must point at a public address';
   } else if (!policy.allowInsecure && BLOCKED_NAMES.some((re) => re.test(host))) {

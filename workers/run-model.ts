@@ -7,7 +7,9 @@ import { claim, completePrediction, failPrediction, requeuePrediction } from '..
 import type { Prediction } from '../db/predictions.ts';
 import { adapterRegistry } from './adapters/index.ts';
 import { AdapterError } from './adapters/types.ts';
-import type { Adapter } from './adapters/types.ts';
+import type { Adapter, AdapterFile } from './adapters/types.ts';
+import { removeTemporary } from './adapters/http-json.ts';
+import { identifyOutput } from './output-type.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
 import type { PredictionMessage } from './dispatch.ts';
 
@@ -45,10 +47,12 @@ export function createRunModel(app: App) {
 
     const controller = new AbortController();
     running.add(controller);
+    let produced: AdapterFile[] = [];
     try {
       const result = await adapterFor(model.adapter).run(p.input, {
         signal: controller.signal,
         predictionId: p.id,
+        tempDir: app.storage.tempDir,
         model: {
           operationId: model.operationId,
           category: model.category,
@@ -56,8 +60,12 @@ export function createRunModel(app: App) {
           ...(model.upstreamModel ? { upstreamModel: model.upstreamModel } : {}),
         },
       });
+      produced = result.files;
+      // The bytes decide the stored type, and it must be the kind of file the model declares.
+      const typed: AdapterFile[] = [];
+      for (const [i, file] of result.files.entries()) typed.push({ ...file, ...(await identifyOutput(file, model.output, i)) });
       const keys: string[] = [];
-      for (const [i, file] of result.files.entries()) keys.push(await app.storage.save(p.id, i, file));
+      for (const [i, file] of typed.entries()) keys.push(await app.storage.save(p.id, i, file));
       const done = await completePrediction(app.db, p, { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, app.clock());
       app.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
       // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
@@ -76,6 +84,8 @@ export function createRunModel(app: App) {
       return retryable ? { kind: 'dead-letter', reason: message } : { kind: 'ack' };
     } finally {
       running.delete(controller);
+      // Downloads not moved into storage (a refused type, a failed save) are removed.
+      await removeTemporary(produced);
     }
   }
 

@@ -19,6 +19,8 @@ const SANDBOX_SAMPLE: Readonly<Record<MediaKind, string>> = {
 export interface Storage {
   /** writes one output file and returns its key */
   save(predictionId: string, index: number, file: AdapterFile): Promise<string>;
+  /** where adapters write downloads before save() moves them into place (same file system) */
+  tempDir: string;
   url(key: string): string;
   /** the sandbox's mock output for a kind of media */
   sandboxKey(kind: MediaKind): string;
@@ -31,11 +33,25 @@ export function createLocalStorage(root: string, publicUrl: string): Storage {
       const key = `outputs/${predictionId}/${index}.${ext}`;
       const target = path.join(root, key);
       await fs.mkdir(path.dirname(target), { recursive: true });
+      if (file.path !== undefined) {
+        // A download already on disk: move it (a copy only when it sits on another file system).
+        try {
+          await fs.rename(file.path, target);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+          const tmp = `${target}.${crypto.randomBytes(6).toString('hex')}.tmp`;
+          await fs.copyFile(file.path, tmp);
+          await fs.rename(tmp, target);
+          await fs.rm(file.path, { force: true });
+        }
+        return key;
+      }
       const tmp = `${target}.${crypto.randomBytes(6).toString('hex')}.tmp`;
       await fs.writeFile(tmp, file.data);
       await fs.rename(tmp, target);
       return key;
     },
+    tempDir: path.join(root, 'tmp'),
     url(key) {
       return `${publicUrl}/files/${key}`;
     },

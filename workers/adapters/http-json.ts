@@ -21,7 +21,20 @@
 // other 4xx, "failed" predictions and malformed answers are not. Messages reach the API user, so
 // they never carry the key or the upstream's URL, and upstream text is truncated.
 
+import crypto from 'node:crypto';
+import dns from 'node:dns';
+import { createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import ipaddr from 'ipaddr.js';
+import { addressPermitted, pinnedLookup } from '../webhooks/destination.ts';
+import type { DestinationPolicy } from '../webhooks/destination.ts';
 import { AdapterError } from './types.ts';
 import type { Adapter, AdapterDefinition, AdapterEnv, AdapterFile, AdapterResult, RunContext, UpstreamConfig } from './types.ts';
 
@@ -42,6 +55,16 @@ const DEFAULT_TIMING: HttpJsonTiming = {
   downloadTimeoutMs: 10 * 60_000,
 };
 const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
+/** redirects followed per output download, each re-checked against the destination policy */
+const MAX_OUTPUT_REDIRECTS = 5;
+
+/** How output downloads reach the network; tests replace the resolver and the size cap. */
+export interface HttpJsonNet {
+  policy: DestinationPolicy;
+  /** every address of a host name (dns.lookup with all: true by default) */
+  resolve: (host: string) => Promise<dns.LookupAddress[]>;
+  maxOutputBytes: number;
+}
 const MAX_UPSTREAM_TEXT = 500;
 /** a poll that hits a blip should not throw away (and re-bill) a prediction already running upstream */
 const MAX_CONSECUTIVE_POLL_FAILURES = 3;
@@ -78,6 +101,7 @@ interface Session {
   upstream: UpstreamConfig;
   signal: AbortSignal;
   timing: HttpJsonTiming;
+  net: HttpJsonNet;
 }
 
 function truncate(text: string): string {
@@ -248,7 +272,59 @@ function fileType(contentTypeHeader: string | null, url: URL): { contentType: st
   return { contentType: contentType || 'application/octet-stream', extension: 'bin' };
 }
 
-async function download(session: Session, raw: string, index: number, nsfw: boolean): Promise<AdapterFile> {
+/** A `resolve` that asks the system resolver for every address of a name. */
+async function systemResolve(host: string): Promise<dns.LookupAddress[]> {
+  return dns.promises.lookup(host, { all: true });
+}
+
+/**
+ * The destination policy of the webhooks, applied to one output URL before connecting: the host
+ * (a literal or every address its name resolves to) must be public unicast. The connection then
+ * goes through `pinnedLookup`, which resolves again and connects only to a permitted address, so
+ * a name that changes its answer between the check and the connection gains nothing.
+ */
+async function destinationProblem(session: Session, url: URL, index: number): Promise<AdapterError | null> {
+  const refused = () => fail(session, `upstream "${session.name}" output ${index + 1} points at a non-public address; it was not downloaded`, false);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return fail(session, `upstream "${session.name}" returned an output URL that is not http(s)`, false);
+  }
+  if (session.net.policy.allowInsecure) return null;
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
+  if (ipaddr.isValid(host)) return addressPermitted(host, session.net.policy) ? null : refused();
+  if (BLOCKED_OUTPUT_NAMES.some((re) => re.test(host))) return refused();
+  let addresses: dns.LookupAddress[];
+  try {
+    addresses = await session.net.resolve(host);
+  } catch (error) {
+    return transportError(session, error, `the download of output ${index + 1}`);
+  }
+  return addresses.some((a) => addressPermitted(a.address, session.net.policy)) ? null : refused();
+}
+
+const BLOCKED_OUTPUT_NAMES = [/^localhost$/i, /\.localhost$/i, /\.internal$/i, /\.local$/i];
+
+/** One GET without redirects following, through the pinned lookup; resolves with the response head. */
+function get(url: URL, policy: DestinationPolicy, signal: AbortSignal): Promise<http.IncomingMessage> {
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(url, { method: 'GET', lookup: pinnedLookup(policy), signal, headers: { 'user-agent': 'mediagate/1', accept: '*/*' } });
+    req.on('response', resolve);
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Removes temporary downloads (a failed run's, or one cut off half-way); never throws. */
+export async function removeTemporary(files: readonly { path?: string | undefined }[]): Promise<void> {
+  await Promise.all(files.map((f) => (f.path ? fs.rm(f.path, { force: true }) : undefined)));
+}
+
+/**
+ * Downloads one output into a temporary file. Every hop (the URL and each redirect) is checked
+ * against the destination policy; the size cap is enforced while streaming, so the body is never
+ * held in memory and an oversized one is cut off, its partial file removed.
+ */
+async function download(session: Session, raw: string, index: number, nsfw: boolean, tempDir: string, stem: string): Promise<AdapterFile> {
   const what = `the download of output ${index + 1}`;
   let url: URL;
   try {
@@ -256,48 +332,93 @@ async function download(session: Session, raw: string, index: number, nsfw: bool
   } catch {
     throw fail(session, `upstream "${session.name}" returned an invalid output URL`, false);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw fail(session, `upstream "${session.name}" returned an output URL that is not http(s)`, false);
+
+  const timeout = AbortSignal.timeout(session.timing.downloadTimeoutMs);
+  const signal = AbortSignal.any([session.signal, timeout]);
+  const limit = session.net.maxOutputBytes;
+  const tooLarge = () => fail(session, `upstream "${session.name}" output ${index + 1} is larger than ${describeSize(limit)}`, false);
+  const mapError = (error: unknown): AdapterError => {
+    if (error instanceof AdapterError) return error;
+    if (session.signal.aborted) return new AdapterError('cancelled', false);
+    if (timeout.aborted) return fail(session, `upstream "${session.name}" timed out during ${what}`, true);
+    if (error instanceof Error && 'code' in error && error.code === 'EDESTINATION') {
+      return fail(session, `upstream "${session.name}" output ${index + 1} points at a non-public address; it was not downloaded`, false);
+    }
+    // http.request reports the code (ECONNREFUSED...) on the error itself, fetch on its cause.
+    return transportError(session, error instanceof Error && 'code' in error ? Object.assign(new Error(error.message), { cause: error }) : error, what);
+  };
+
+  let response: http.IncomingMessage;
+  for (let hop = 0; ; hop++) {
+    const problem = await destinationProblem(session, url, index);
+    if (problem) throw problem;
+    try {
+      response = await get(url, session.net.policy, signal);
+    } catch (error) {
+      throw mapError(error);
+    }
+    const status = response.statusCode ?? 0;
+    const location = response.headers.location;
+    if (status >= 300 && status < 400 && location) {
+      response.resume();
+      if (hop >= MAX_OUTPUT_REDIRECTS) throw fail(session, `upstream "${session.name}" output ${index + 1} redirected too many times`, false);
+      try {
+        url = new URL(location, url);
+      } catch {
+        throw fail(session, `upstream "${session.name}" output ${index + 1} redirected to an invalid URL`, false);
+      }
+      continue;
+    }
+    if (status === 429 || status >= 500) {
+      response.resume();
+      throw fail(session, `upstream "${session.name}" is unavailable (HTTP ${status} during ${what})`, true);
+    }
+    if (status < 200 || status >= 300) {
+      response.resume();
+      throw fail(session, `upstream "${session.name}" output ${index + 1} could not be downloaded (HTTP ${status})`, false);
+    }
+    break;
+  }
+  if (Number(response.headers['content-length'] ?? 0) > limit) {
+    response.destroy();
+    throw tooLarge();
   }
 
-  const signal = AbortSignal.any([session.signal, AbortSignal.timeout(session.timing.downloadTimeoutMs)]);
-  const chunks: Uint8Array[] = [];
+  await fs.mkdir(tempDir, { recursive: true });
+  const target = path.join(tempDir, `${stem}.${index}.${crypto.randomBytes(6).toString('hex')}.part`);
   let size = 0;
-  let contentType: string | null;
-  try {
-    const response = await fetch(url, { redirect: 'follow', signal });
-    if (response.status === 429 || response.status >= 500) {
-      throw fail(session, `upstream "${session.name}" is unavailable (HTTP ${response.status} during ${what})`, true);
-    }
-    if (!response.ok || !response.body) {
-      throw fail(session, `upstream "${session.name}" output ${index + 1} could not be downloaded (HTTP ${response.status})`, false);
-    }
-    const tooLarge = () => fail(session, `upstream "${session.name}" output ${index + 1} is larger than 512 MiB`, false);
-    if (Number(response.headers.get('content-length') ?? 0) > MAX_OUTPUT_BYTES) throw tooLarge();
-    contentType = response.headers.get('content-type');
-    // Counted while streaming: Content-Length may be absent or wrong.
-    for await (const chunk of response.body) {
+  // Counted while streaming: Content-Length may be absent or wrong.
+  const cap = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
       size += chunk.byteLength;
-      // Throwing out of the loop cancels the stream, so the rest is never fetched.
-      if (size > MAX_OUTPUT_BYTES) throw tooLarge();
-      chunks.push(chunk);
-    }
+      // Failing the pipeline destroys the response, so the rest is never fetched.
+      if (size > limit) callback(tooLarge());
+      else callback(null, chunk);
+    },
+  });
+  try {
+    await pipeline(response, cap, createWriteStream(target, { flags: 'wx' }), { signal });
   } catch (error) {
-    if (error instanceof AdapterError) throw error;
-    throw transportError(session, error, what);
+    await fs.rm(target, { force: true });
+    throw mapError(error);
   }
-  const data = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    data.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return { data, ...fileType(contentType, url), ...(nsfw ? { nsfw: true } : {}) };
+  const contentType = typeof response.headers['content-type'] === 'string' ? response.headers['content-type'] : null;
+  return { path: target, ...fileType(contentType, url), ...(nsfw ? { nsfw: true } : {}) };
+}
+
+function describeSize(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }
 
 /** `create` with the clock knobs exposed, so tests can poll every few milliseconds instead of 500. */
-export function createHttpJson(env: AdapterEnv, overrides: Partial<HttpJsonTiming> = {}): Adapter {
+export function createHttpJson(env: AdapterEnv, overrides: Partial<HttpJsonTiming> = {}, netOverrides: Partial<HttpJsonNet> = {}): Adapter {
   const timing: HttpJsonTiming = { ...DEFAULT_TIMING, ...overrides };
+  const net: HttpJsonNet = {
+    policy: { allowInsecure: env.allowPrivateOutputs === true },
+    resolve: systemResolve,
+    maxOutputBytes: MAX_OUTPUT_BYTES,
+    ...netOverrides,
+  };
   return {
     async run(input: Record<string, unknown>, ctx: RunContext): Promise<AdapterResult> {
       if (ctx.signal.aborted) throw new AdapterError('cancelled', false);
@@ -311,7 +432,7 @@ export function createHttpJson(env: AdapterEnv, overrides: Partial<HttpJsonTimin
         const variable = `UPSTREAM_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_URL`;
         throw new AdapterError(`upstream "${name}" is not configured (set ${variable})`, false);
       }
-      const session: Session = { name, upstream, signal: ctx.signal, timing };
+      const session: Session = { name, upstream, signal: ctx.signal, timing, net };
 
       const started = performance.now();
       const modelPath = upstreamModel.split('/').map(encodeURIComponent).join('/');
@@ -320,10 +441,17 @@ export function createHttpJson(env: AdapterEnv, overrides: Partial<HttpJsonTimin
       const result = first.kind === 'completed' ? first.result : await waitFor(session, first.id);
       const inferenceMs = Math.round(result.inferenceMs ?? performance.now() - started);
 
-      // One at a time: bounds memory to one 512 MiB output in flight, not four.
+      // One at a time, each streamed to a temporary file; a failure removes the ones already fetched.
+      const tempDir = ctx.tempDir ?? os.tmpdir();
+      const stem = ctx.predictionId.replace(/[^A-Za-z0-9_-]/g, '_');
       const files: AdapterFile[] = [];
-      for (const [i, url] of result.outputs.entries()) {
-        files.push(await download(session, url, i, result.nsfw[i] === true));
+      try {
+        for (const [i, url] of result.outputs.entries()) {
+          files.push(await download(session, url, i, result.nsfw[i] === true, tempDir, stem));
+        }
+      } catch (error) {
+        await removeTemporary(files);
+        throw error;
       }
       return { files, inferenceMs };
     },

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { LookupAddress } from 'node:dns';
-import { createHttpJson, httpJson } from '../../workers/adapters/http-json.ts';
+import { createHttpJson, httpJson, parseRetryAfter } from '../../workers/adapters/http-json.ts';
+import type { HttpJsonTiming } from '../../workers/adapters/http-json.ts';
 import { AdapterError } from '../../workers/adapters/types.ts';
 import type { AdapterEnv, AdapterFile, RunContext, UpstreamConfig } from '../../workers/adapters/types.ts';
 
@@ -342,4 +343,80 @@ test.serial('UPSTREAM_ALLOW_PRIVATE_OUTPUTS (development only) permits outputs o
   const { files } = await createHttpJson({ ...env(), allowPrivateOutputs: true }, { pollIntervalMs: 1 }).run({}, context());
   t.deepEqual(await bytes(files[0]!), PNG_BYTES);
   t.is(internal.hits(), 1);
+});
+
+/** A clock that only moves when the adapter sleeps: a 30-minute job runs in milliseconds. */
+function fakeClock(random = 0.5): { timing: Partial<HttpJsonTiming>; sleeps: number[] } {
+  let now = 0;
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    timing: {
+      now: () => now,
+      random: () => random,
+      sleep: async (ms, signal) => {
+        signal.throwIfAborted();
+        sleeps.push(ms);
+        now += ms;
+      },
+    },
+  };
+}
+
+test.serial('polling backs off from 500 ms to 30 s, so a job stuck for 30 minutes is polled a bounded number of times', async (t) => {
+  let polls = 0;
+  nock(API)
+    .post(SUBMIT).reply(200, { id: 'stuck', status: 'queued' })
+    .get('/v1/predictions/stuck').times(4000).reply(200, () => {
+      polls++;
+      return { status: 'processing' };
+    });
+  const clock = fakeClock();
+  const error = await failure(t, createHttpJson(env(), clock.timing, { resolve: publicResolve }).run({}, context()));
+  t.regex(error.message, /did not finish within 30 minutes/);
+  // 500, 1000, ... 16000, then 30 s each: about 65 polls where a fixed 500 ms made 3,600.
+  t.true(polls <= 70, `${polls} polls`);
+  t.true(polls >= 55, `${polls} polls`);
+  t.deepEqual(clock.sleeps.slice(0, 7), [500, 1000, 2000, 4000, 8000, 16000, 30000]);
+  t.true(Math.max(...clock.sleeps) <= 30_000);
+});
+
+test.serial('the poll waits are jittered by up to 20% either way', async (t) => {
+  nock(API)
+    .post(SUBMIT).reply(200, { id: 'j', status: 'queued' })
+    .get('/v1/predictions/j').reply(200, { status: 'processing' })
+    .get('/v1/predictions/j').reply(200, { status: 'completed', outputs: [`${CDN}/a.png`] });
+  nock(CDN).get('/a.png').reply(200, PNG_BYTES);
+  const low = fakeClock(0);
+  await createHttpJson(env(), low.timing, { resolve: publicResolve }).run({}, context());
+  t.deepEqual(low.sleeps, [400, 800]);
+});
+
+test.serial('a Retry-After on a poll answer is honoured, in seconds or as an HTTP date, and bounded', async (t) => {
+  const inAMinute = new Date(Date.now() + 60_000).toUTCString();
+  nock(API)
+    .post(SUBMIT).reply(200, { id: 'j', status: 'queued' })
+    .get('/v1/predictions/j').reply(200, { status: 'processing' }, { 'retry-after': '7' })
+    .get('/v1/predictions/j').reply(503, 'busy', { 'retry-after': inAMinute })
+    .get('/v1/predictions/j').reply(429, 'slow down', { 'retry-after': '86400' })
+    .get('/v1/predictions/j').reply(200, { status: 'completed', outputs: [`${CDN}/a.png`] });
+  nock(CDN).get('/a.png').reply(200, PNG_BYTES);
+  const clock = fakeClock();
+  await createHttpJson(env(), { ...clock.timing, maxRetryAfterMs: 120_000 }, { resolve: publicResolve }).run({}, context());
+  t.is(clock.sleeps.length, 4);
+  t.is(clock.sleeps[0], 500);
+  t.is(clock.sleeps[1], 7000);
+  // An HTTP date a minute ahead (whole seconds: between 59 and 60 s from now).
+  t.true(clock.sleeps[2]! > 58_000 && clock.sleeps[2]! <= 60_000, String(clock.sleeps[2]));
+  // A day is bounded by maxRetryAfterMs.
+  t.is(clock.sleeps[3], 120_000);
+});
+
+test('Retry-After is read as delay-seconds or an HTTP date', (t) => {
+  const now = Date.parse('2026-11-23T12:00:00Z');
+  t.is(parseRetryAfter('120', now), 120_000);
+  t.is(parseRetryAfter('Mon, 23 Nov 2026 12:00:30 GMT', now), 30_000);
+  t.is(parseRetryAfter('Mon, 23 Nov 2026 11:00:00 GMT', now), 0);
+  t.is(parseRetryAfter('soon', now), undefined);
+  t.is(parseRetryAfter(null, now), undefined);
 });

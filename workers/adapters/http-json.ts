@@ -12,10 +12,13 @@
 //            "has_nsfw_contents"?: [false, ...], "inference_ms"?: 1234}
 //     or accepted for later:
 //           {"id": "abc", "status": "queued" | "processing"}
-//   Poll    GET {url}/v1/predictions/{id}  (same Authorization), every 500 ms, for up to 30 minutes,
-//           until the answer is "completed" (as above) or {"status": "failed", "error": "..."}.
-//   Outputs are plain http(s) URLs fetched without credentials (they are usually on a CDN),
-//   following redirects, each at most 512 MiB; the Content-Type header names the file type.
+//   Poll    GET {url}/v1/predictions/{id}  (same Authorization), for up to 30 minutes, until the
+//           answer is "completed" (as above) or {"status": "failed", "error": "..."}. Waits back
+//           off: 500 ms doubling to 30 s, ±20% jitter; a Retry-After (seconds or HTTP date) on a
+//           poll answer is honoured, up to 5 minutes.
+//   Outputs are plain http(s) URLs fetched without credentials (they are usually on a CDN), only
+//   from public unicast addresses (the webhook destination policy, each redirect re-checked),
+//   each at most 512 MiB, streamed to a temporary file. The worker types them from their bytes.
 //
 // Failure mapping (see AdapterError): network errors, timeouts, HTTP 429 and 5xx are retryable;
 // other 4xx, "failed" predictions and malformed answers are not. Messages reach the API user, so
@@ -39,17 +42,32 @@ import { AdapterError } from './types.ts';
 import type { Adapter, AdapterDefinition, AdapterEnv, AdapterFile, AdapterResult, RunContext, UpstreamConfig } from './types.ts';
 
 export interface HttpJsonTiming {
+  /** first wait between polls; it doubles after each poll, up to pollMaxIntervalMs */
   pollIntervalMs: number;
+  pollMaxIntervalMs: number;
+  /** longest Retry-After honoured while polling */
+  maxRetryAfterMs: number;
   /** give up on a prediction the upstream has not finished after this long */
   maxWaitMs: number;
   /** per submit / poll request */
   requestTimeoutMs: number;
   /** per output download, which may be hundreds of MiB */
   downloadTimeoutMs: number;
+  /** the clock the poll loop reads (milliseconds, monotonic); tests advance a fake one */
+  now: () => number;
+  /** waits between polls; rejects when the signal aborts */
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** jitter source in [0, 1) */
+  random: () => number;
 }
 
 const DEFAULT_TIMING: HttpJsonTiming = {
   pollIntervalMs: 500,
+  pollMaxIntervalMs: 30_000,
+  maxRetryAfterMs: 5 * 60_000,
+  now: () => performance.now(),
+  sleep: (ms, signal) => sleep(ms, undefined, { signal }),
+  random: Math.random,
   maxWaitMs: 30 * 60_000,
   requestTimeoutMs: 60_000,
   downloadTimeoutMs: 10 * 60_000,
@@ -154,8 +172,26 @@ function describeDuration(ms: number): string {
   return ms >= 60_000 ? `${Math.round(ms / 60_000)} minutes` : `${Math.round(ms / 1000)} seconds`;
 }
 
+/**
+ * A Retry-After value (delay-seconds or an HTTP date) in milliseconds from now, or undefined when
+ * absent or unreadable. Bounding it is the caller's job.
+ */
+export function parseRetryAfter(value: string | null, wallNow = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - wallNow);
+}
+
 /** One submit or poll call: JSON in, JSON out, with our status-code policy applied. */
-async function callJson(session: Session, path: string, body: unknown, what: string): Promise<Record<string, unknown>> {
+async function callJson(
+  session: Session,
+  path: string,
+  body: unknown,
+  what: string,
+  onHeaders?: (headers: Headers) => void,
+): Promise<Record<string, unknown>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (session.upstream.key) headers.authorization = `Bearer ${session.upstream.key}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -173,6 +209,7 @@ async function callJson(session: Session, path: string, body: unknown, what: str
       signal,
     });
     status = response.status;
+    onHeaders?.(response.headers);
     text = await response.text();
   } catch (error) {
     throw transportError(session, error, what);
@@ -233,22 +270,39 @@ function readAnswer(session: Session, answer: Record<string, unknown>, pendingId
   }
 }
 
+/**
+ * Polls until the upstream finishes. The wait starts at pollIntervalMs and doubles after every
+ * poll up to pollMaxIntervalMs, each wait jittered by ±20% so that many workers do not poll in
+ * step; a Retry-After on a poll answer (any status) is honoured up to maxRetryAfterMs. With the
+ * defaults a job stuck for the whole 30 minutes costs about 65 polls, not 3,600.
+ */
 async function waitFor(session: Session, id: string): Promise<Completed> {
-  const deadline = performance.now() + session.timing.maxWaitMs;
+  const { timing } = session;
+  const deadline = timing.now() + timing.maxWaitMs;
+  let interval = timing.pollIntervalMs;
+  let retryAfterMs: number | undefined;
   let failures = 0;
   for (;;) {
-    if (performance.now() >= deadline) {
+    const now = timing.now();
+    if (now >= deadline) {
       // Not retryable: a second attempt would most likely sit in the same stuck queue for as long.
-      throw fail(session, `upstream "${session.name}" did not finish within ${describeDuration(session.timing.maxWaitMs)}`, false);
+      throw fail(session, `upstream "${session.name}" did not finish within ${describeDuration(timing.maxWaitMs)}`, false);
     }
+    const backoff = interval * (0.8 + 0.4 * timing.random());
+    const wait = Math.max(backoff, Math.min(retryAfterMs ?? 0, timing.maxRetryAfterMs));
+    interval = Math.min(interval * 2, timing.pollMaxIntervalMs);
+    retryAfterMs = undefined;
     try {
-      await sleep(session.timing.pollIntervalMs, undefined, { signal: session.signal });
+      await timing.sleep(Math.round(Math.min(wait, deadline - now)), session.signal);
     } catch {
       throw new AdapterError('cancelled', false);
     }
     let answer: Answer;
     try {
-      answer = readAnswer(session, await callJson(session, `/v1/predictions/${encodeURIComponent(id)}`, undefined, 'polling'), id);
+      const body = await callJson(session, `/v1/predictions/${encodeURIComponent(id)}`, undefined, 'polling', (headers) => {
+        retryAfterMs = parseRetryAfter(headers.get('retry-after'));
+      });
+      answer = readAnswer(session, body, id);
       failures = 0;
     } catch (error) {
       if (error instanceof AdapterError && error.retryable && ++failures < MAX_CONSECUTIVE_POLL_FAILURES) continue;

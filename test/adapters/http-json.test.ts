@@ -420,3 +420,28 @@ test('Retry-After is read as delay-seconds or an HTTP date', (t) => {
   t.is(parseRetryAfter('soon', now), undefined);
   t.is(parseRetryAfter(null, now), undefined);
 });
+
+test.serial('a name that answers public at the check and loopback at the connection (DNS rebinding) is not connected to', async (t) => {
+  const internal = await internalService(t);
+  const port = new URL(internal.url).port;
+  // Not intercepted by nock: the real http client runs, with the adapter's pinned lookup.
+  nock.enableNetConnect(/127\.0\.0\.1|rebind\.test/);
+  let lookups = 0;
+  const resolve = async (): Promise<LookupAddress[]> => (++lookups === 1 ? [{ address: '93.184.215.14', family: 4 }] : [{ address: '127.0.0.1', family: 4 }]);
+  nock(API).post(SUBMIT).reply(200, { status: 'completed', outputs: [`http://rebind.test:${port}/secret.png`] });
+  const error = await failure(t, createHttpJson(env(), { pollIntervalMs: 1 }, { resolve }).run({}, context()));
+  t.is(lookups, 2);
+  t.false(error.retryable);
+  t.regex(error.message, /non-public address/);
+  t.is(internal.hits(), 0);
+});
+
+test.serial('an output host that does not resolve is a retryable network error', async (t) => {
+  nock(API).post(SUBMIT).reply(200, { status: 'completed', outputs: [`${CDN}/a.png`] });
+  const resolve = async (): Promise<LookupAddress[]> => {
+    throw Object.assign(new Error('getaddrinfo ENOTFOUND cdn.acme.test'), { code: 'ENOTFOUND' });
+  };
+  const error = await failure(t, createHttpJson(env(), { pollIntervalMs: 1 }, { resolve }).run({}, context()));
+  t.true(error.retryable);
+  t.is(error.message, 'could not reach upstream "acme" during the download of output 1 (ENOTFOUND)');
+});

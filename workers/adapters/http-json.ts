@@ -36,7 +36,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import ipaddr from 'ipaddr.js';
-import { addressPermitted, pinnedLookup } from '../webhooks/destination.ts';
+import { addressPermitted, nameBlocked, pinnedLookup } from '../webhooks/destination.ts';
 import type { DestinationPolicy } from '../webhooks/destination.ts';
 import { AdapterError } from './types.ts';
 import type { Adapter, AdapterDefinition, AdapterEnv, AdapterFile, AdapterResult, RunContext, UpstreamConfig } from './types.ts';
@@ -345,23 +345,26 @@ async function destinationProblem(session: Session, url: URL, index: number): Pr
   if (session.net.policy.allowInsecure) return null;
   const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
   if (ipaddr.isValid(host)) return addressPermitted(host, session.net.policy) ? null : refused();
-  if (BLOCKED_OUTPUT_NAMES.some((re) => re.test(host))) return refused();
+  if (nameBlocked(host)) return refused();
   let addresses: dns.LookupAddress[];
   try {
     addresses = await session.net.resolve(host);
   } catch (error) {
-    return transportError(session, error, `the download of output ${index + 1}`);
+    return transportError(session, withCause(error), `the download of output ${index + 1}`);
   }
   return addresses.some((a) => addressPermitted(a.address, session.net.policy)) ? null : refused();
 }
 
-const BLOCKED_OUTPUT_NAMES = [/^localhost$/i, /\.localhost$/i, /\.internal$/i, /\.local$/i];
+/** node:http and node:dns put the code (ECONNREFUSED, ENOTFOUND...) on the error, fetch on its cause */
+function withCause(error: unknown): unknown {
+  return error instanceof Error && 'code' in error ? Object.assign(new Error(error.message), { cause: error }) : error;
+}
 
 /** One GET without redirects following, through the pinned lookup; resolves with the response head. */
-function get(url: URL, policy: DestinationPolicy, signal: AbortSignal): Promise<http.IncomingMessage> {
+function get(url: URL, net: HttpJsonNet, signal: AbortSignal): Promise<http.IncomingMessage> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const req = client.request(url, { method: 'GET', lookup: pinnedLookup(policy), signal, headers: { 'user-agent': 'mediagate/1', accept: '*/*' } });
+    const req = client.request(url, { method: 'GET', lookup: pinnedLookup(net.policy, net.resolve), signal, headers: { 'user-agent': 'mediagate/1', accept: '*/*' } });
     req.on('response', resolve);
     req.on('error', reject);
     req.end();
@@ -398,8 +401,7 @@ async function download(session: Session, raw: string, index: number, nsfw: bool
     if (error instanceof Error && 'code' in error && error.code === 'EDESTINATION') {
       return fail(session, `upstream "${session.name}" output ${index + 1} points at a non-public address; it was not downloaded`, false);
     }
-    // http.request reports the code (ECONNREFUSED...) on the error itself, fetch on its cause.
-    return transportError(session, error instanceof Error && 'code' in error ? Object.assign(new Error(error.message), { cause: error }) : error, what);
+    return transportError(session, withCause(error), what);
   };
 
   let response: http.IncomingMessage;
@@ -407,7 +409,7 @@ async function download(session: Session, raw: string, index: number, nsfw: bool
     const problem = await destinationProblem(session, url, index);
     if (problem) throw problem;
     try {
-      response = await get(url, session.net.policy, signal);
+      response = await get(url, session.net, signal);
     } catch (error) {
       throw mapError(error);
     }

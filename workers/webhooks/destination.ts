@@ -34,6 +34,12 @@ export function addressPermitted(address: string, policy: DestinationPolicy): bo
   return addr.range() === 'unicast';
 }
 
+/** true for names that only ever mean an internal host (localhost, *.internal, *.local), trailing dot or not */
+export function nameBlocked(hostname: string): boolean {
+  const host = hostname.replace(/\.+$/, '');
+  return BLOCKED_NAMES.some((re) => re.test(host));
+}
+
 /** Why a webhook URL is refused at submit time, or null when it is acceptable. */
 export function urlProblem(raw: string, policy: DestinationPolicy): string | null {
   let url: URL;
@@ -48,7 +54,7 @@ export function urlProblem(raw: string, policy: DestinationPolicy): string | nul
   const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
   if (ipaddr.isValid(host)) {
     if (!addressPermitted(host, policy)) return 'webhook URL must point at a public address';
-  } else if (!policy.allowInsecure && BLOCKED_NAMES.some((re) => re.test(host))) {
+  } else if (!policy.allowInsecure && nameBlocked(host)) {
     return 'webhook URL must point at a public host';
   }
   return null;
@@ -57,23 +63,30 @@ export function urlProblem(raw: string, policy: DestinationPolicy): string | nul
 /**
  * A `lookup` for http(s).request that resolves the host afresh and hands the socket only a
  * permitted address: the address checked is the address connected to (no DNS-rebinding window).
+ * `resolve` replaces the system resolver (tests).
  */
-export function pinnedLookup(policy: DestinationPolicy) {
+export function pinnedLookup(policy: DestinationPolicy, resolve: (hostname: string) => Promise<dns.LookupAddress[]> = systemResolve) {
   return (
     hostname: string,
     options: dns.LookupOptions,
     callback: (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void,
   ): void => {
-    dns.lookup(hostname, { all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 4);
-      const ok = addresses.filter((a) => addressPermitted(a.address, policy));
-      if (ok.length === 0) {
-        const e: NodeJS.ErrnoException = new Error(`${hostname} resolves to no permitted address`);
-        e.code = 'EDESTINATION';
-        return callback(e, '', 4);
-      }
-      if (options.all) return callback(null, ok);
-      callback(null, ok[0]!.address, ok[0]!.family);
-    });
+    resolve(hostname).then(
+      (addresses) => {
+        const ok = addresses.filter((a) => addressPermitted(a.address, policy));
+        if (ok.length === 0) {
+          const e: NodeJS.ErrnoException = new Error(`${hostname} resolves to no permitted address`);
+          e.code = 'EDESTINATION';
+          return callback(e, '', 4);
+        }
+        if (options.all) return callback(null, ok);
+        callback(null, ok[0]!.address, ok[0]!.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, '', 4),
+    );
   };
+}
+
+function systemResolve(hostname: string): Promise<dns.LookupAddress[]> {
+  return dns.promises.lookup(hostname, { all: true });
 }

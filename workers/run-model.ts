@@ -13,10 +13,19 @@ import { identifyOutput } from './output-type.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
 import type { PredictionMessage } from './dispatch.ts';
 
+/** older than any download can run (10 minutes) plus its move into place */
+const STALE_TEMPORARY_MS = 60 * 60_000;
+
 export function createRunModel(app: App) {
   const delays = app.config.retryDelaysMs;
   const adapters = new Map<string, Adapter>();
   const running = new Set<AbortController>();
+  // A worker that died mid-download left its partial file behind. A live download is never this
+  // old (each is bounded by its timeout), and workers sharing STORAGE_DIR may all sweep.
+  app.storage.removeStaleTemporary(STALE_TEMPORARY_MS).then(
+    (removed) => removed > 0 && app.log.info({ removed }, 'removed stale temporary downloads'),
+    (err: unknown) => app.log.warn({ err }, 'could not remove stale temporary downloads'),
+  );
 
   function adapterFor(name: string): Adapter {
     let a = adapters.get(name);

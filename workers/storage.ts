@@ -21,6 +21,8 @@ export interface Storage {
   save(predictionId: string, index: number, file: AdapterFile): Promise<string>;
   /** where adapters write downloads before save() moves them into place (same file system) */
   tempDir: string;
+  /** removes temporary downloads older than `olderThanMs` (left by a worker that died); returns how many */
+  removeStaleTemporary(olderThanMs: number, now?: number): Promise<number>;
   url(key: string): string;
   /** the sandbox's mock output for a kind of media */
   sandboxKey(kind: MediaKind): string;
@@ -52,6 +54,20 @@ export function createLocalStorage(root: string, publicUrl: string): Storage {
       return key;
     },
     tempDir: path.join(root, 'tmp'),
+    async removeStaleTemporary(olderThanMs, now = Date.now()) {
+      const dir = path.join(root, 'tmp');
+      const names = await fs.readdir(dir).catch(() => [] as string[]);
+      let removed = 0;
+      for (const name of names) {
+        const file = path.join(dir, name);
+        const stat = await fs.stat(file).catch(() => null);
+        if (stat?.isFile() && now - stat.mtimeMs > olderThanMs) {
+          await fs.rm(file, { force: true });
+          removed++;
+        }
+      }
+      return removed;
+    },
     url(key) {
       return `${publicUrl}/files/${key}`;
     },

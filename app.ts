@@ -152,7 +152,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     queue,
     spec,
     storage: createLocalStorage(config.storageDir, config.publicUrl),
-    adapterEnv: { upstreams: config.upstreams },
+    adapterEnv: { upstreams: config.upstreams, allowPrivateOutputs: config.upstreamAllowPrivateOutputs },
     dispatcher,
     encryptionKey,
     clock,

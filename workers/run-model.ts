@@ -70,11 +70,17 @@ export function createRunModel(app: App) {
         },
       });
       produced = result.files;
-      // The bytes decide the stored type, and it must be the kind of file the model declares.
-      const typed: AdapterFile[] = [];
-      for (const [i, file] of result.files.entries()) typed.push({ ...file, ...(await identifyOutput(file, model.output, i)) });
       const keys: string[] = [];
-      for (const [i, file] of typed.entries()) keys.push(await app.storage.save(p.id, i, file));
+      try {
+        // The bytes decide the stored type, and it must be the kind of file the model declares.
+        const typed: AdapterFile[] = [];
+        for (const [i, file] of result.files.entries()) typed.push({ ...file, ...(await identifyOutput(file, model.output, i)) });
+        for (const [i, file] of typed.entries()) keys.push(await app.storage.save(p.id, i, file));
+      } catch (err) {
+        // Gone before the failure is recorded: whoever sees it failed finds nothing left behind.
+        await removeTemporary(produced);
+        throw err;
+      }
       const done = await completePrediction(app.db, p, { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, app.clock());
       app.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
       // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
@@ -93,7 +99,7 @@ export function createRunModel(app: App) {
       return retryable ? { kind: 'dead-letter', reason: message } : { kind: 'ack' };
     } finally {
       running.delete(controller);
-      // Downloads not moved into storage (a refused type, a failed save) are removed.
+      // Whatever was not moved into storage is removed, whichever way the run ended.
       await removeTemporary(produced);
     }
   }

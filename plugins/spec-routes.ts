@@ -116,7 +116,7 @@ export const specRoutesPlugin: Plugin<{ app: App; strategies: ReadonlySet<string
               if (status === 403 && response.message === 'Insufficient scope' && scopes.length) {
                 // hapi's own scope refusal, reworded (RFC 6750 section 3.1)
                 const missing = scopes.filter((s) => !(callerOf(request)?.scopes as readonly string[] | undefined)?.includes(s)).join(' ');
-                response.output.payload = { detail: `insufficient_scope: this operation needs ${missing}` } as unknown as Boom.Payload;
+                response.output.payload = { detail: `insufficient_scope: this operation needs ${missing}`, code: 'insufficient_scope' } as unknown as Boom.Payload;
                 response.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: 'insufficient_scope', scope: missing });
               } else if (status === 401 && bearerRoute) {
                 response.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: hasBearer(request) ? 'invalid_token' : 'invalid_request' });

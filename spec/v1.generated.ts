@@ -1993,6 +1993,8 @@ export interface components {
         ErrorDetail: {
             /** @description Human-readable reason. */
             detail: string;
+            /** @description Stable machine-readable kind: `invalid_input`, `unauthorized`, `insufficient_credit`, `forbidden`, `insufficient_scope`, `not_found`, `conflict`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal`, `not_implemented`, `unavailable` (README "Errors"). Branch on `code`, not on `detail`. */
+            code?: string;
         };
         ValidationError: {
             /** @description Location of the offending value, e.g. `["body", "prompt"]` or `["query", "page"]`. */
@@ -2004,6 +2006,8 @@ export interface components {
         };
         HTTPValidationError: {
             detail: components["schemas"]["ValidationError"][];
+            /** @description `validation_failed` (422), or `unsupported_media_type` (415). */
+            code?: string;
         };
         MessageResponse: {
             /** @description Human-readable confirmation. */

@@ -7,6 +7,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { loadSpecDocument } from './load.ts';
 import type { SpecDocument } from './load.ts';
+import { scopeNames } from './scopes.ts';
 
 export const GENERATED_TYPES_FILE = path.join(import.meta.dirname, 'v1.generated.ts');
 export const GEN_TYPES_COMMAND = 'npm run gen:types';
@@ -45,6 +46,9 @@ export async function generateTypes(specDir: string): Promise<string> {
     '',
     '/** Operations whose security is not empty: their handlers always receive a caller. */',
     `export type ProtectedOperationId =${union(protectedOps)};`,
+    '',
+    '/** The scopes the OAuth2 security scheme declares: the only list of scopes (spec/scopes.ts). */',
+    `export type DeclaredScope =${union(scopeNames(document))};`,
     '',
   ].join('\n');
 }

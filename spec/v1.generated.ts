@@ -6367,3 +6367,11 @@ export type ProtectedOperationId =
     | "veloce-v2-standard-image-to-video"
     | "veloce-v2-standard-text-to-video"
     | "virtualLogin";
+
+/** The scopes the OAuth2 security scheme declares: the only list of scopes (spec/scopes.ts). */
+export type DeclaredScope =
+    | "generate:write"
+    | "generate:read"
+    | "files:write"
+    | "account:read"
+    | "keys:manage";

@@ -139,7 +139,7 @@ test('scope narrows the token; asking beyond the client or for an unknown scope 
   t.is((await get('/account/balance', token)).statusCode, 200);
   const keys = await get('/app/get_user_keys', token);
   t.is(keys.statusCode, 403);
-  t.deepEqual(keys.result, { detail: 'insufficient_scope: this operation needs keys:manage' });
+  t.deepEqual(keys.result, { detail: 'insufficient_scope: this operation needs keys:manage', code: 'insufficient_scope' });
   t.is(keys.headers['www-authenticate'], `Bearer error="insufficient_scope", scope="keys:manage", ${RESOURCE_METADATA}`);
   const all = await tokenRequest(gw, { grant_type: 'client_credentials' }, auth);
   t.is(all.body.scope, 'account:read keys:manage');

@@ -13,3 +13,17 @@ export function integerParam(ctx: HandlerContext, name: string): number {
   if (!Number.isSafeInteger(v)) throw httpError(404, 'not found');
   return v;
 }
+
+/**
+ * Whether this caller may see the prediction: the account's own, and for a sandbox key only
+ * sandbox predictions (a sandbox key can do only sandbox things; issue 16). Anything else is as
+ * unknown as a made-up id.
+ */
+export function canSee(caller: Caller, p: { userId: number; isTest: boolean } | undefined): boolean {
+  return p !== undefined && p.userId === caller.userId && (!caller.isTest || p.isTest);
+}
+
+/** For routes that change the account's production credentials: a sandbox key gets 403. */
+export function refuseSandboxKey(caller: Caller, what: string): void {
+  if (caller.isTest) throw httpError(403, `a sandbox key may not ${what}; use a production key or a session`);
+}

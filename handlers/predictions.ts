@@ -2,13 +2,13 @@ import type { Handler } from './types.ts';
 import { httpError } from '../plugins/errors.ts';
 import { cancelPrediction as cancelRow, findPrediction } from '../db/predictions.ts';
 import { predictionView } from './render.ts';
-import { requireCaller } from './guards.ts';
+import { canSee, requireCaller } from './guards.ts';
 
 /** GET /api/v1/predictions/{request_id}/result. Someone else's id is as unknown as a made-up one. */
 export const getPredictionResult: Handler = async (ctx) => {
   const caller = requireCaller(ctx);
   const p = await findPrediction(ctx.app.db, String(ctx.params.request_id));
-  if (!p || p.userId !== caller.userId) throw httpError(404, 'prediction not found');
+  if (!p || !canSee(caller, p)) throw httpError(404, 'prediction not found');
   return predictionView(ctx.app, p);
 };
 
@@ -16,6 +16,7 @@ export const getPredictionResult: Handler = async (ctx) => {
 export const cancelPrediction: Handler = async (ctx) => {
   const caller = requireCaller(ctx);
   const id = String(ctx.params.request_id);
+  if (!canSee(caller, await findPrediction(ctx.app.db, id))) throw httpError(404, 'prediction not found');
   const outcome = await cancelRow(ctx.app.db, id, caller.userId, ctx.app.clock());
   if (outcome === 'not-found') throw httpError(404, 'prediction not found');
   const p = await findPrediction(ctx.app.db, id);

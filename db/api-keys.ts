@@ -8,6 +8,8 @@ export interface ApiKeyRecord {
   prefix: string;
   isTest: boolean;
   ipWhitelist: string[];
+  /** the scopes the key acts with; null: all of them (a key created by a session or an unrestricted key) */
+  scopes: string[] | null;
   createdAt: string;
   lastUsedAt: string | null;
 }
@@ -20,6 +22,7 @@ interface ApiKeyRow {
   key_hash: string;
   is_test: number | boolean;
   ip_whitelist: string | null;
+  scopes: string | null;
   created_at: number | string;
   last_used_at: number | string | null;
   revoked_at: number | string | null;
@@ -33,6 +36,7 @@ function toRecord(r: ApiKeyRow): ApiKeyRecord {
     prefix: r.prefix,
     isTest: bool(r.is_test),
     ipWhitelist: jsonOr<string[]>(r.ip_whitelist, []),
+    scopes: r.scopes === null || r.scopes === undefined ? null : jsonOr<string[]>(r.scopes, []),
     createdAt: iso(r.created_at),
     lastUsedAt: isoOrNull(r.last_used_at),
   };
@@ -40,7 +44,7 @@ function toRecord(r: ApiKeyRow): ApiKeyRecord {
 
 export async function insertApiKey(
   db: Db,
-  k: { userId: number; name: string; prefix: string; keyHash: string; isTest: boolean; ipWhitelist: string[] },
+  k: { userId: number; name: string; prefix: string; keyHash: string; isTest: boolean; ipWhitelist: string[]; scopes: readonly string[] | null },
   now: number,
 ): Promise<ApiKeyRecord> {
   const [id] = await db('api_keys').insert({
@@ -50,6 +54,7 @@ export async function insertApiKey(
     key_hash: k.keyHash,
     is_test: k.isTest,
     ip_whitelist: k.ipWhitelist.length ? JSON.stringify(k.ipWhitelist) : null,
+    scopes: k.scopes === null ? null : JSON.stringify(k.scopes),
     created_at: now,
   });
   const row = await db<ApiKeyRow>('api_keys').where({ id }).first();
@@ -70,6 +75,12 @@ export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<(Api
 export async function listUserKeys(db: Db, userId: number): Promise<ApiKeyRecord[]> {
   const rows = await db<ApiKeyRow>('api_keys').where({ user_id: userId }).whereNull('revoked_at').orderBy('id', 'asc');
   return rows.map(toRecord);
+}
+
+/** A live key of this user, or undefined. */
+export async function findUserKey(db: Db, userId: number, keyId: number): Promise<ApiKeyRecord | undefined> {
+  const row = await db<ApiKeyRow>('api_keys').where({ id: keyId, user_id: userId }).whereNull('revoked_at').first();
+  return row ? toRecord(row) : undefined;
 }
 
 /** Revokes a key of this user; false when there is no such live key. */

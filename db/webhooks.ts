@@ -63,13 +63,34 @@ export async function activeSecrets(db: Db, userId: number, key: Buffer, now: nu
   }));
 }
 
-/** Issues a new secret; the ones in use keep signing for 24 hours so receivers can switch over. */
+/**
+ * Issues a new secret. The one it replaces keeps signing for 24 hours so receivers can switch
+ * over; every older one is dropped, so an account has at most two secrets however often it
+ * rotates (issue 16: 400 rotations made every delivery carry 400 signatures).
+ */
 export async function rotateSecret(db: Db, userId: number, key: Buffer, now: number): Promise<string> {
+  return db.transaction((trx) => replaceSecret(trx, userId, key, now, { keepPrevious: true }));
+}
+
+/**
+ * Replaces the account's signing secrets with a new one, inside the caller's transaction.
+ * keepPrevious false drops every earlier secret at once (an account taken back from whoever
+ * registered it: they may have read the old one).
+ */
+export async function replaceSecret(trx: Db, userId: number, key: Buffer, now: number, opts: { keepPrevious: boolean }): Promise<string> {
+  // Two rotations at once must not both keep "the current one": the user row serialises them.
+  await trx('users').where('id', userId).forUpdate().first('id');
+  const current = opts.keepPrevious
+    ? await trx('webhook_secrets').where('user_id', userId)
+      .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now)).orderBy('id', 'desc').first<{ id: number; expires_at: number | string | null } | undefined>('id', 'expires_at')
+    : undefined;
+  await trx('webhook_secrets').where('user_id', userId).modify((q) => { if (current) q.whereNot('id', current.id); }).delete();
+  if (current) {
+    const expiresAt = Math.min(numOrNull(current.expires_at) ?? Infinity, now + ROTATION_OVERLAP_MS);
+    await trx('webhook_secrets').where('id', current.id).update({ expires_at: expiresAt });
+  }
   const secret = newWebhookSecret();
-  await db.transaction(async (trx) => {
-    await trx('webhook_secrets').where('user_id', userId).whereNull('expires_at').update({ expires_at: now + ROTATION_OVERLAP_MS });
-    await trx('webhook_secrets').insert({ user_id: userId, secret_enc: seal(secret, key), created_at: now });
-  });
+  await trx('webhook_secrets').insert({ user_id: userId, secret_enc: seal(secret, key), created_at: now });
   return secret;
 }
 

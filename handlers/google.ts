@@ -10,6 +10,8 @@ import { savePendingAuthRequest, takePendingAuthRequest } from '../db/oauth-stat
 import { findIdentityUserId, linkIdentity } from '../db/identities.ts';
 import { createUser, findUserByEmail, markEmailVerified, setPasswordHash } from '../db/users.ts';
 import { revokeUserSessions } from '../db/sessions.ts';
+import { revokeAllCredentials } from '../db/credentials.ts';
+import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
 import { DuplicateError } from '../db/errors.ts';
 import { completeAuthorization, ProviderUnavailableError, SignInRefusedError, startAuthorization, verifyIdToken } from './google-oidc.ts';
 import type { ExternalIdentity } from './google-oidc.ts';
@@ -52,9 +54,11 @@ async function accountFor(app: App, id: ExternalIdentity): Promise<{ userId: num
       if (!id.emailVerified) throw httpError(409, 'an account with this email already exists and Google has not verified the address: sign in with the password');
       if (!existing.emailVerified) {
         // Whoever chose this account's password never proved the address; its owner just has.
-        // The password and its sessions go (protection against pre-registration takeover).
+        // Everything they could have set up goes (protection against pre-registration takeover):
+        // the password, sessions, API keys, OAuth clients and tokens, the webhook secret.
         await setPasswordHash(trx, existing.id, null);
         await revokeUserSessions(trx, existing.id, now);
+        await revokeAllCredentials(trx, existing.id, app.encryptionKey, now);
         await markEmailVerified(trx, existing.id);
       }
       await linkIdentity(trx, existing.id, PROVIDER, id.subject, now);
@@ -73,6 +77,7 @@ async function signIn(ctx: HandlerContext, id: ExternalIdentity, method: string)
     const account = await accountFor(app, id);
     userId = account.userId;
     if (account.linked !== 'before') audit(ctx, 'identity_linked', { userId, provider: PROVIDER, to: account.linked });
+    if (account.linked === 'existing account') forgetSecrets(userId);
   } catch (err) {
     // Two first sign-ins of one identity raced: the other one created the link.
     if (!(err instanceof DuplicateError)) throw err;

@@ -9,6 +9,9 @@ import { consumeOtp, newOtpCode, otpHash, storeOtp } from '../db/otp.ts';
 import type { OtpPurpose } from '../db/otp.ts';
 import { hashPassword } from '../db/secrets.ts';
 import { revokeUserSessions } from '../db/sessions.ts';
+import { revokeAllCredentials } from '../db/credentials.ts';
+import type { RevokedCredentials } from '../db/credentials.ts';
+import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
 import { httpError } from '../plugins/errors.ts';
 import { otpMail, sendInBackground } from '../workers/mail.ts';
 import { limitAttempts } from './rate-limit.ts';
@@ -78,7 +81,7 @@ export const verifyOtp: Handler = async (ctx) => {
   return userView(user);
 };
 
-/** Sets the new password and ends every session of the account, in the transaction that uses the code. */
+/** Sets the new password and ends every session of the account (and, when asked or never verified, every credential), in the transaction that uses the code. */
 export const resetPassword: Handler = async (ctx) => {
   await limitAttempts(ctx, String(ctx.body.email));
   // Hashed before the code is checked, for every request alike: the transaction stays short
@@ -86,10 +89,17 @@ export const resetPassword: Handler = async (ctx) => {
   const passwordHash = await hashPassword(String(ctx.body.new_password));
   const now = ctx.app.clock();
   let sessionsEnded = 0;
+  let revoked = null as RevokedCredentials | null;
   const user = await redeem(ctx, 'reset', async (u, trx) => {
     await setPasswordHash(trx, u.id, passwordHash);
     sessionsEnded = await revokeUserSessions(trx, u.id, now);
+    // "Sign out everywhere" on request; always when the address was never verified before this
+    // reset, since whoever registered it may have planted keys and clients (issue 16).
+    if (ctx.body.revoke_all_credentials === true || !u.emailVerified) revoked = await revokeAllCredentials(trx, u.id, ctx.app.encryptionKey, now);
   });
-  audit(ctx, 'password_reset', { userId: user.id, sessionsEnded });
-  return { detail: 'password changed; every session of this account has been ended' };
+  if (revoked) forgetSecrets(user.id);
+  audit(ctx, 'password_reset', { userId: user.id, sessionsEnded, ...(revoked ? { apiKeysRevoked: revoked.apiKeys, oauthClientsRevoked: revoked.oauthClients } : {}) });
+  return { detail: revoked
+    ? 'password changed; every session, API key, OAuth client and token of this account has been revoked and the webhook signing secret replaced'
+    : 'password changed; every session of this account has been ended' };
 };

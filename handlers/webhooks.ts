@@ -5,7 +5,7 @@ import { activeSecrets, listDeliveries, reopenDelivery, rotateSecret } from '../
 import type { Attempt, Delivery } from '../db/webhooks.ts';
 import { findPrediction } from '../db/predictions.ts';
 import { predictionView } from './render.ts';
-import { requireCaller } from './guards.ts';
+import { canSee, refuseSandboxKey, requireCaller } from './guards.ts';
 import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
 
 function secretView(list: Array<{ secret: string; createdAt: number; expiresAt: number | null }>) {
@@ -27,6 +27,7 @@ export const getWebhookSecret: Handler = async (ctx) => {
 /** POST /app/webhook_secret/rotate: a new secret; the old one keeps signing for 24 hours. */
 export const rotateWebhookSecret: Handler = async (ctx) => {
   const caller = requireCaller(ctx);
+  refuseSandboxKey(caller, 'rotate the webhook signing secret');
   await rotateSecret(ctx.app.db, caller.userId, ctx.app.encryptionKey, ctx.app.clock());
   forgetSecrets(caller.userId);
   return secretView(await activeSecrets(ctx.app.db, caller.userId, ctx.app.encryptionKey, ctx.app.clock()));
@@ -49,7 +50,7 @@ function deliveryView(d: Delivery & { attemptLog: Attempt[] }) {
 export const getPredictionResponse: Handler = async (ctx) => {
   const caller = requireCaller(ctx);
   const p = await findPrediction(ctx.app.db, { userId: caller.userId, teamId: null }, String(ctx.params.request_id));
-  if (!p || p.userId !== caller.userId) throw httpError(404, 'prediction not found');
+  if (!p || !canSee(caller, p)) throw httpError(404, 'prediction not found');
   const view = predictionView(ctx.app, p);
   return {
     ...view,

@@ -56,3 +56,28 @@ export function clientIp(
   }
   return addr;
 }
+
+/** An allow-list entry as a range: a bare address is its own /32 or /128. */
+function asRange(entry: string): [Address, number] | null {
+  try {
+    if (!entry.includes('/')) {
+      const a = ipaddr.process(entry);
+      return [a, a.kind() === 'ipv4' ? 32 : 128];
+    }
+    const [range, bits] = ipaddr.parseCIDR(entry);
+    if (range.kind() === 'ipv6' && (range as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) return [(range as ipaddr.IPv6).toIPv4Address(), bits - 96];
+    return [range, bits];
+  } catch {
+    return null;
+  }
+}
+
+/** true when every address of `entry` is inside one of `ranges` (a child key's allow-list within its parent's). */
+export function rangeWithinAny(entry: string, ranges: readonly string[]): boolean {
+  const inner = asRange(entry);
+  if (!inner) return false;
+  return ranges.some((r) => {
+    const outer = asRange(r);
+    return outer !== null && outer[0].kind() === inner[0].kind() && inner[1] >= outer[1] && inner[0].match(outer[0], outer[1]);
+  });
+}

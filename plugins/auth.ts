@@ -78,8 +78,10 @@ export const authPlugin: Plugin<{ app: App }> = {
           lastTouched.set(key.id, now);
           touchKey(app.db, key.id, now).catch((err: unknown) => app.log.warn({ err }, 'could not record key use'));
         }
-        const caller: Caller = { userId: key.userId, role: key.ownerRole, via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes: ALL_SCOPES };
-        return h.authenticated({ credentials: { user: { caller }, scope: [...ALL_SCOPES] } });
+        // A key created by an OAuth token acts with at most that token's scopes (null: all of them).
+        const scopes = key.scopes === null ? ALL_SCOPES : ALL_SCOPES.filter((s) => key.scopes!.includes(s));
+        const caller: Caller = { userId: key.userId, role: key.ownerRole, via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes };
+        return h.authenticated({ credentials: { user: { caller }, scope: [...scopes] } });
       },
     }));
 

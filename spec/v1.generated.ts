@@ -80,7 +80,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description Creates an API key for the caller. The full key value is returned once, in `key`, and cannot be retrieved later. `is_test` true creates a sandbox key that returns mock outputs instantly and is never billed.
+         * @description Creates an API key for the caller. The full key value is returned once, in `key`, and cannot be retrieved later. `is_test` true creates a sandbox key that returns mock outputs instantly and is never billed. A sandbox key may only create sandbox keys (403 otherwise). A key created with an OAuth access token carries at most that token's scopes (`scopes`).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -369,7 +369,7 @@ export interface paths {
         put?: never;
         /**
          * Reset a password with a one-time code
-         * @description Sets a new password when the one-time code from forgotPassword is correct and unexpired, uses the code up and marks the address verified. All sessions of the account are ended. A wrong, expired, used or locked code and an unknown email all get the same 401.
+         * @description Sets a new password when the one-time code from forgotPassword is correct and unexpired, uses the code up and marks the address verified. All sessions of the account are ended; with `revoke_all_credentials` (or always, when the address had never been verified) so are its API keys, OAuth clients and tokens, and the webhook signing secret is replaced. A wrong, expired, used or locked code and an unknown email all get the same 401.
          */
         post: operations["resetPassword"];
         delete?: never;
@@ -1317,7 +1317,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the webhook signing secret
-         * @description Issues a new secret. For 24 hours every delivery carries signatures by both the new and the previous secret (space-separated in `webhook-signature`), so receivers can switch without downtime.
+         * @description Issues a new secret. For 24 hours every delivery carries signatures by both the new and the previous secret (space-separated in `webhook-signature`), so receivers can switch without downtime. Only the secret it replaces keeps signing; every older one is dropped, so a delivery never carries more than two signatures. A sandbox API key may not rotate the secret (403).
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -2209,6 +2209,11 @@ export interface components {
             /** @description The six-digit code sent by forgotPassword. */
             otp: string;
             new_password: string;
+            /**
+             * @description True also revokes every API key (production and sandbox), deletes every OAuth client with its tokens, and replaces the webhook signing secret with no overlap ("sign out everywhere"). Done whatever this says when the account's email address had never been verified before this reset.
+             * @default false
+             */
+            revoke_all_credentials: boolean;
         };
         SupportLoginRequest: {
             /** @description The single-use token carried by a support login link. */
@@ -2238,7 +2243,7 @@ export interface components {
              * @default false
              */
             is_test: boolean;
-            /** @description IP addresses or CIDR ranges (IPv4 or IPv6) allowed to use the key; empty or absent allows any address. */
+            /** @description IP addresses or CIDR ranges (IPv4 or IPv6) allowed to use the key; empty or absent allows any address. A key created by an IP-restricted key inherits that restriction when this is absent or empty, and otherwise every entry must lie within it (403 if not). */
             ip_whitelist?: string[];
         };
         APIKeyUpdateRequest: {
@@ -2255,6 +2260,8 @@ export interface components {
             /** @description True for a sandbox key. */
             is_test: boolean;
             ip_whitelist: string[];
+            /** @description The scopes the key acts with; null means all five. A key created with an OAuth access token carries at most that token's scopes, and a key created by such a key inherits them. */
+            scopes?: string[] | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2268,6 +2275,8 @@ export interface components {
             /** @description True for a sandbox key. */
             is_test: boolean;
             ip_whitelist: string[];
+            /** @description The scopes the key acts with; null means all five. A key created with an OAuth access token carries at most that token's scopes, and a key created by such a key inherits them. */
+            scopes?: string[] | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

@@ -133,6 +133,53 @@ test('linking to an unverified account removes the password and sessions that wh
   t.is((await gw.server.inject({ method: 'POST', url: '/auth/login', payload: { email, password: 'squatter password' } })).statusCode, 401);
 });
 
+test('linking to an unverified account also takes back every API key, OAuth client and token, and the webhook secret', async (t) => {
+  const sub = newSub();
+  const email = `${sub}@example.com`;
+  await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password: 'squatter password' } });
+  const login = await gw.server.inject({ method: 'POST', url: '/auth/login', payload: { email, password: 'squatter password' } });
+  const squatter = { authorization: `Bearer ${(login.result as Session).access_token}` };
+  const keys: string[] = [];
+  for (const isTest of [false, true]) {
+    const k = await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: squatter, payload: { name: 'planted', is_test: isTest } });
+    keys.push((k.result as { key: string }).key);
+  }
+  const client = (await gw.server.inject({ method: 'POST', url: '/oauth/clients', headers: squatter, payload: { name: 'planted', scopes: ['keys:manage', 'account:read'] } })).result as { client_id: string; client_secret: string };
+  const basic = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
+  const tokenRequest = () => gw.server.inject({ method: 'POST', url: '/oauth/token', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials' });
+  const token = (JSON.parse((await tokenRequest()).payload) as { access_token: string }).access_token;
+  await gw.server.inject({ method: 'POST', url: '/app/webhook_secret/rotate', headers: squatter });
+  const planted = (await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: squatter })).result as { secret: string };
+  for (const key of keys) t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': key } })).statusCode, 200);
+  t.is((await me(token)).status, 200);
+
+  op.accounts.set(sub, { email, email_verified: true });
+  const { res } = await signInThroughBrowser(sub);
+  t.is(res.statusCode, 200, res.payload);
+  const owner = { authorization: `Bearer ${(res.result as Session).access_token}` };
+  for (const key of keys) t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': key } })).statusCode, 401);
+  t.is((await me(token)).status, 401);
+  t.is((await tokenRequest()).statusCode, 401);
+  t.deepEqual((await gw.server.inject({ method: 'GET', url: '/app/get_user_keys', headers: owner })).result, []);
+  t.deepEqual((await gw.server.inject({ method: 'GET', url: '/oauth/clients', headers: owner })).result, []);
+  // a new signing secret, and neither old one signs any more (no overlap)
+  const now = (await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: owner })).result as { secret: string; previous: unknown[] };
+  t.not(now.secret, planted.secret);
+  t.deepEqual(now.previous, []);
+});
+
+test('linking to a verified account keeps its API keys', async (t) => {
+  const sub = newSub();
+  const email = `${sub}@example.com`;
+  const reg = await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password: 'my own password' } });
+  await gw.app.db('users').where({ id: (reg.result as { id: number }).id }).update({ email_verified: true });
+  const login = await gw.server.inject({ method: 'POST', url: '/auth/login', payload: { email, password: 'my own password' } });
+  const k = await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${(login.result as Session).access_token}` }, payload: { name: 'mine' } });
+  op.accounts.set(sub, { email, email_verified: true });
+  t.is((await signInThroughBrowser(sub)).res.statusCode, 200);
+  t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': (k.result as { key: string }).key } })).statusCode, 200);
+});
+
 test('an email Google has not verified never links to an existing account', async (t) => {
   const sub = newSub();
   const email = `${sub}@example.com`;

@@ -169,6 +169,32 @@ test.serial('after a rotation deliveries carry both signatures, and either secre
   t.false(JSON.stringify(rows).includes(after.secret.slice(6)));
 });
 
+test.serial('however often the secret is rotated, a delivery carries at most two signatures: the current and the one before', async (t) => {
+  const a = await newAccount(gw, 0);
+  const secrets: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    const res = await gw.server.inject({ method: 'POST', url: '/app/webhook_secret/rotate', headers: { 'x-api-key': a.liveKey } });
+    t.is(res.statusCode, 200);
+    const body = res.result as { secret: string; previous: unknown[] };
+    t.true(body.previous.length <= 1);
+    secrets.push(body.secret);
+  }
+  t.is((await gw.app.db('webhook_secrets').where({ user_id: a.userId })).length, 2);
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const res = await gw.server.inject({ method: 'POST', url: `/api/v1/canvas-v1-fast-text-to-image?webhook=${encodeURIComponent(receiver.url)}`, headers: { 'x-api-key': a.testKey }, payload: { prompt: 'hook', width: 64, height: 64 } });
+  t.is(res.statusCode, 200);
+  await waitFor(() => receiver.received.length === 1, { what: 'the delivery' });
+  const r = receiver.received[0]!;
+  const headers = r.headers as Record<string, string>;
+  t.is(String(r.headers['webhook-signature']).split(' ').length, 2);
+  t.notThrows(() => new Webhook(secrets.at(-1)!).verify(r.body, headers));
+  // the previous secret still verifies until the next rotation ...
+  t.notThrows(() => new Webhook(secrets.at(-2)!).verify(r.body, headers));
+  // ... and the one before it no longer does
+  t.throws(() => new Webhook(secrets.at(-3)!).verify(r.body, headers));
+});
+
 test.serial('only completed and failed predictions are delivered: a cancelled one is not', async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());

@@ -1,0 +1,173 @@
+// No credential mints a stronger one (issue 16 item 2): a key created by an OAuth token carries at
+// most the token's scopes, a sandbox key can do only sandbox things, and a key created by an
+// IP-restricted key stays inside that restriction.
+import test from 'ava';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway, Account } from '../helpers/gateway.ts';
+import { createClient, tokenFor } from '../oauth/helpers/oauth.ts';
+
+let gw: TestGateway;
+let acct: Account;
+
+test.before(async () => {
+  gw = await startGateway({ queue: 'memory' });
+  acct = await newAccount(gw, 100_000);
+});
+test.after.always(async () => {
+  await gw?.stop();
+});
+
+type Headers = Record<string, string>;
+const bearer = (t: string): Headers => ({ authorization: `Bearer ${t}` });
+const apiKey = (k: string): Headers => ({ 'x-api-key': k });
+
+async function call(method: string, url: string, headers: Headers, payload?: object) {
+  const res = await gw.server.inject({ method, url, headers, ...(payload ? { payload } : {}) });
+  return { status: res.statusCode, body: res.result as Record<string, unknown> };
+}
+
+async function newKey(headers: Headers, payload: object) {
+  const res = await call('POST', '/api/v1/keys', headers, payload);
+  return res;
+}
+
+async function tokenWith(a: Account, scopes: string[]): Promise<string> {
+  return tokenFor(gw, await createClient(gw, a.session, scopes, scopes.join('+')));
+}
+
+// ------------------------------------------------------------------ scopes
+
+test('a key created by a session or an unrestricted key acts with every scope', async (t) => {
+  const bySession = await newKey(bearer(acct.session), { name: 's' });
+  t.is(bySession.status, 200);
+  t.is(bySession.body.scopes, null);
+  const byKey = await newKey(apiKey(acct.liveKey), { name: 'k' });
+  t.is(byKey.body.scopes, null);
+  t.is((await call('GET', '/account/balance', apiKey(String(byKey.body.key)))).status, 200);
+});
+
+test('a key created by a keys:manage token carries only keys:manage, and so does a key it creates', async (t) => {
+  const token = await tokenWith(acct, ['keys:manage']);
+  const created = await newKey(bearer(token), { name: 'from token' });
+  t.is(created.status, 200);
+  t.deepEqual(created.body.scopes, ['keys:manage']);
+  const key = String(created.body.key);
+  // the five-scope power the issue reproduced is gone
+  t.is((await call('GET', '/account/balance', apiKey(key))).status, 403);
+  t.is((await call('POST', '/api/v1/canvas-v1-fast-text-to-image', apiKey(key), { prompt: 'x' })).status, 403);
+  t.is((await call('GET', '/app/get_user_keys', apiKey(key))).status, 200);
+  // a grandchild cannot widen it either
+  const grandchild = await newKey(apiKey(key), { name: 'grandchild' });
+  t.deepEqual(grandchild.body.scopes, ['keys:manage']);
+  t.is((await call('GET', '/account/balance', apiKey(String(grandchild.body.key)))).status, 403);
+  // the listing shows each key's scopes
+  const list = (await call('GET', '/app/get_user_keys', bearer(acct.session))).body as unknown as Array<{ id: number; scopes: string[] | null }>;
+  t.deepEqual(list.find((k) => k.id === created.body.id)?.scopes, ['keys:manage']);
+});
+
+test('a key created by a token holding generate:read and keys:manage can read results but not submit', async (t) => {
+  const token = await tokenWith(acct, ['generate:read', 'keys:manage']);
+  const created = await newKey(bearer(token), { name: 'reader' });
+  t.deepEqual(created.body.scopes, ['generate:read', 'keys:manage']);
+  const key = String(created.body.key);
+  const submitted = await call('POST', '/api/v1/canvas-v1-fast-text-to-image', apiKey(acct.testKey), { prompt: 'x' });
+  t.is(submitted.status, 200);
+  t.is((await call('GET', `/api/v1/predictions/${String(submitted.body.request_id)}/result`, apiKey(key))).status, 200);
+  t.is((await call('POST', '/api/v1/canvas-v1-fast-text-to-image', apiKey(key), { prompt: 'x' })).status, 403);
+});
+
+// ------------------------------------------------------------------ sandbox keys
+
+test('a sandbox key creates sandbox keys only', async (t) => {
+  const prod = await newKey(apiKey(acct.testKey), { name: 'escalate', is_test: false });
+  t.is(prod.status, 403);
+  t.regex(String(prod.body.detail), /sandbox/);
+  const dashboard = await call('POST', '/app/generate-api-key', apiKey(acct.testKey), { name: 'escalate' });
+  t.is(dashboard.status, 403);
+  const sandbox = await newKey(apiKey(acct.testKey), { name: 'fine', is_test: true });
+  t.is(sandbox.status, 200);
+  t.true(sandbox.body.is_test);
+});
+
+test('a sandbox key revokes sandbox keys only', async (t) => {
+  const a = await newAccount(gw, 0);
+  const keys = (await call('GET', '/app/get_user_keys', bearer(a.session))).body as unknown as Array<{ id: number; is_test: boolean }>;
+  const live = keys.find((k) => !k.is_test)!;
+  const refused = await call('DELETE', `/app/delete_api_keys/${live.id}`, apiKey(a.testKey));
+  t.is(refused.status, 403);
+  t.regex(String(refused.body.detail), /sandbox/);
+  t.is((await call('GET', '/account/balance', apiKey(a.liveKey))).status, 200);
+  const other = await newKey(apiKey(a.testKey), { name: 'other sandbox', is_test: true });
+  t.is((await call('DELETE', `/app/delete_api_keys/${String(other.body.id)}`, apiKey(a.testKey))).status, 200);
+  // another account's key is still 404, not 403
+  const stranger = await newAccount(gw, 0);
+  const theirs = ((await call('GET', '/app/get_user_keys', bearer(stranger.session))).body as unknown as Array<{ id: number }>)[0]!;
+  t.is((await call('DELETE', `/app/delete_api_keys/${theirs.id}`, apiKey(a.testKey))).status, 404);
+});
+
+test('a sandbox key cannot rotate the webhook secret, but can read it to verify sandbox deliveries', async (t) => {
+  const a = await newAccount(gw, 0);
+  const before = await call('GET', '/app/webhook_secret', apiKey(a.testKey));
+  t.is(before.status, 200);
+  const rotated = await call('POST', '/app/webhook_secret/rotate', apiKey(a.testKey));
+  t.is(rotated.status, 403);
+  t.regex(String(rotated.body.detail), /sandbox/);
+  t.is((await call('GET', '/app/webhook_secret', apiKey(a.liveKey))).body.secret, before.body.secret);
+  t.is((await call('POST', '/app/webhook_secret/rotate', apiKey(a.liveKey))).status, 200);
+});
+
+test('no API key, sandbox or production, creates or deletes OAuth clients', async (t) => {
+  const client = await createClient(gw, acct.session, ['generate:read'], 'keep');
+  for (const key of [acct.testKey, acct.liveKey]) {
+    t.is((await call('POST', '/oauth/clients', apiKey(key), { name: 'x', scopes: ['generate:read'] })).status, 401);
+    t.is((await call('DELETE', `/oauth/clients/${client.id}`, apiKey(key))).status, 401);
+  }
+  t.is((await tokenFor(gw, client)).length > 0, true);
+});
+
+test('a production prediction is unknown to a sandbox key: reading and cancelling are 404', async (t) => {
+  const submitted = await call('POST', '/api/v1/canvas-v1-fast-text-to-image', apiKey(acct.liveKey), { prompt: 'production' });
+  t.is(submitted.status, 200);
+  const id = String(submitted.body.request_id);
+  t.is((await call('GET', `/api/v1/predictions/${id}/result`, apiKey(acct.testKey))).status, 404);
+  t.is((await call('GET', `/app/prediction_response/${id}`, apiKey(acct.testKey))).status, 404);
+  t.is((await call('POST', `/app/cancel_prediction/${id}`, apiKey(acct.testKey))).status, 404);
+  const still = await call('GET', `/api/v1/predictions/${id}/result`, apiKey(acct.liveKey));
+  t.is(still.status, 200);
+  t.not(still.body.status, 'cancelled');
+  // a production key still sees the account's sandbox predictions, as the dashboard does
+  const sandbox = await call('POST', '/api/v1/canvas-v1-fast-text-to-image', apiKey(acct.testKey), { prompt: 'sandbox' });
+  t.is((await call('GET', `/api/v1/predictions/${String(sandbox.body.request_id)}/result`, apiKey(acct.testKey))).status, 200);
+  t.is((await call('GET', `/api/v1/predictions/${String(sandbox.body.request_id)}/result`, apiKey(acct.liveKey))).status, 200);
+  t.is((await call('POST', `/app/cancel_prediction/${id}`, apiKey(acct.liveKey))).status, 200);
+});
+
+// ------------------------------------------------------------------ IP restrictions
+
+test('a key created by an IP-restricted key inherits the restriction or narrows it, never widens it', async (t) => {
+  const parent = await newKey(bearer(acct.session), { name: 'restricted', ip_whitelist: ['127.0.0.0/8', '2001:db8::/32'] });
+  const key = String(parent.body.key);
+  const inherited = await newKey(apiKey(key), { name: 'child' });
+  t.is(inherited.status, 200);
+  t.deepEqual(inherited.body.ip_whitelist, ['127.0.0.0/8', '2001:db8::/32']);
+  const emptied = await newKey(apiKey(key), { name: 'child', ip_whitelist: [] });
+  t.deepEqual(emptied.body.ip_whitelist, ['127.0.0.0/8', '2001:db8::/32']);
+  const narrower = await newKey(apiKey(key), { name: 'child', ip_whitelist: ['127.0.0.1', '127.1.0.0/16', '2001:db8:1::/48'] });
+  t.is(narrower.status, 200);
+  t.deepEqual(narrower.body.ip_whitelist, ['127.0.0.1', '127.1.0.0/16', '2001:db8:1::/48']);
+  for (const outside of [['10.0.0.1'], ['127.0.0.0/7'], ['0.0.0.0/0'], ['127.0.0.1', '192.168.0.0/16'], ['::1'], ['2001:db8::/31']]) {
+    const res = await newKey(apiKey(key), { name: 'wider', ip_whitelist: outside });
+    t.is(res.status, 403, outside.join(' '));
+    t.regex(String(res.body.detail), /ip_whitelist/);
+  }
+  // the child is refused where the parent is
+  const child = String(inherited.body.key);
+  const away = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: apiKey(child), remoteAddress: '203.0.113.9' });
+  t.is(away.statusCode, 403);
+});
+
+test('a session or an unrestricted key may still create a restricted or unrestricted key', async (t) => {
+  t.is((await newKey(bearer(acct.session), { name: 'any', ip_whitelist: ['10.0.0.0/8'] })).status, 200);
+  const open = await newKey(apiKey(acct.liveKey), { name: 'any' });
+  t.deepEqual(open.body.ip_whitelist, []);
+});

@@ -1,0 +1,94 @@
+// A password reset can "sign out everywhere" (issue 16 item 1): with revoke_all_credentials, or
+// always when the address had never been verified, it also revokes every API key, OAuth client
+// and token and replaces the webhook secret. Real SMTP for the codes, MariaDB.
+import test from 'ava';
+import crypto from 'node:crypto';
+import { startGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { startSmtp } from './helpers/smtp.ts';
+import type { SmtpCapture } from './helpers/smtp.ts';
+import { basic, createClient, tokenRequest } from '../oauth/helpers/oauth.ts';
+
+let gw: TestGateway;
+let smtp: SmtpCapture;
+
+test.before(async () => {
+  smtp = await startSmtp();
+  gw = await startGateway({ queue: 'memory', env: { SMTP_URL: smtp.url, MAIL_FROM: 'mediagate <codes@gateway.test>', AUTH_RATE_PER_ADDRESS: '1000' } });
+});
+test.after.always(async () => {
+  await gw?.stop();
+  await smtp?.close();
+});
+
+const PASSWORD = 'the first password';
+const post = (url: string, payload: object) => gw.server.inject({ method: 'POST', url, payload });
+
+/** An account with a production and a sandbox key, an OAuth client with a live token, and a webhook secret. */
+async function equipped(opts: { verified: boolean }) {
+  const email = `reset-${crypto.randomBytes(5).toString('hex')}@example.com`;
+  const reg = await post('/auth/register', { email, password: PASSWORD });
+  if (reg.statusCode !== 201) throw new Error(reg.payload);
+  const verification = await smtp.code(email);
+  if (opts.verified) await post('/auth/verify-otp', { email, otp: verification });
+  const session = ((await post('/auth/login', { email, password: PASSWORD })).result as { access_token: string }).access_token;
+  const auth = { authorization: `Bearer ${session}` };
+  const keys: string[] = [];
+  for (const isTest of [false, true]) {
+    keys.push(((await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: auth, payload: { name: 'k', is_test: isTest } })).result as { key: string }).key);
+  }
+  const client = await createClient(gw, session, ['account:read']);
+  const token = async () => tokenRequest(gw, { grant_type: 'client_credentials' }, { authorization: basic(client.client_id, client.client_secret) });
+  const accessToken = (await token()).body.access_token as string;
+  const secret = ((await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: auth })).result as { secret: string }).secret;
+  return { email, keys, token, accessToken, secret };
+}
+
+const balance = (headers: Record<string, string>) => gw.server.inject({ method: 'GET', url: '/account/balance', headers }).then((r) => r.statusCode);
+
+async function reset(email: string, extra: object = {}) {
+  await post('/auth/forgot-password', { email });
+  const res = await post('/auth/reset-password', { email, otp: await smtp.code(email), new_password: 'the second password', ...extra });
+  if (res.statusCode !== 200) throw new Error(res.payload);
+  return { detail: String((res.result as { detail: string }).detail), session: ((await post('/auth/login', { email, password: 'the second password' })).result as { access_token: string }).access_token };
+}
+
+async function webhookSecret(session: string) {
+  return (await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: { authorization: `Bearer ${session}` } })).result as { secret: string; previous: unknown[] };
+}
+
+test('by default a reset of a verified account ends sessions but keeps keys, clients, tokens and the webhook secret', async (t) => {
+  const a = await equipped({ verified: true });
+  const { session, detail } = await reset(a.email);
+  t.notRegex(detail, /API key/);
+  for (const key of a.keys) t.is(await balance({ 'x-api-key': key }), 200);
+  t.is(await balance({ authorization: `Bearer ${a.accessToken}` }), 200);
+  t.is((await a.token()).status, 200);
+  t.is((await webhookSecret(session)).secret, a.secret);
+});
+
+test('revoke_all_credentials also revokes every key, client and token and replaces the webhook secret with no overlap', async (t) => {
+  const a = await equipped({ verified: true });
+  const { session, detail } = await reset(a.email, { revoke_all_credentials: true });
+  t.regex(detail, /API key/);
+  for (const key of a.keys) t.is(await balance({ 'x-api-key': key }), 401);
+  t.is(await balance({ authorization: `Bearer ${a.accessToken}` }), 401);
+  t.is((await a.token()).status, 401);
+  const now = await webhookSecret(session);
+  t.not(now.secret, a.secret);
+  t.deepEqual(now.previous, []);
+});
+
+test('a reset of an address that was never verified revokes everything without being asked', async (t) => {
+  const a = await equipped({ verified: false });
+  const { session } = await reset(a.email);
+  for (const key of a.keys) t.is(await balance({ 'x-api-key': key }), 401);
+  t.is(await balance({ authorization: `Bearer ${a.accessToken}` }), 401);
+  t.is((await a.token()).status, 401);
+  t.not((await webhookSecret(session)).secret, a.secret);
+});
+
+test('revoke_all_credentials must be a boolean', async (t) => {
+  const res = await post('/auth/reset-password', { email: 'nobody@example.com', otp: '123456', new_password: 'the second password', revoke_all_credentials: 'yes' });
+  t.is(res.statusCode, 422);
+});

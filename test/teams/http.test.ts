@@ -37,9 +37,21 @@ test.after.always(async () => {
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 interface Res { status: number; body: Record<string, unknown> & Array<Record<string, unknown>> }
 
+/** Every reply must use a status the operation declares, with a body matching its schema. */
+function conforms(method: Method, url: string, status: number, body: unknown): void {
+  const op = gw.app.spec.api.router.matchOperation({ method, path: url.split('?')[0]!, headers: {}, query: {} });
+  if (!op?.operationId) throw new Error(`no operation for ${method} ${url}`);
+  const declared = (op.responses ?? {}) as Record<string, unknown>;
+  if (!declared[String(status)]) throw new Error(`${op.operationId} answered ${status}, which the spec does not declare`);
+  const result = gw.app.spec.api.validateResponse(body, op.operationId, status);
+  if (result.errors?.length) throw new Error(`${op.operationId} ${status}: ${JSON.stringify(result.errors)} body ${JSON.stringify(body)}`);
+}
+
 async function call(who: Account, method: Method, url: string, payload?: object): Promise<Res> {
   const res = await gw.server.inject({ method, url, headers: { authorization: `Bearer ${who.session}` }, ...(payload ? { payload } : {}) });
-  return { status: res.statusCode, body: JSON.parse(res.payload || 'null') };
+  const body = JSON.parse(res.payload || 'null');
+  conforms(method, url, res.statusCode, body);
+  return { status: res.statusCode, body };
 }
 
 async function emailOf(a: Account): Promise<string> {

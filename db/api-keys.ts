@@ -72,20 +72,21 @@ export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<(Api
   return row ? { ...toRecord(row), ownerRole: row.owner_role === 'admin' ? 'admin' : 'user' } : undefined;
 }
 
+/** The user's personal keys: keys of a team the user created (team_id set) belong to the team (db/team-resources.ts). */
 export async function listUserKeys(db: Db, userId: number): Promise<ApiKeyRecord[]> {
-  const rows = await db<ApiKeyRow>('api_keys').where({ user_id: userId }).whereNull('revoked_at').orderBy('id', 'asc');
+  const rows = await db<ApiKeyRow>('api_keys').where({ user_id: userId }).whereNull('team_id').whereNull('revoked_at').orderBy('id', 'asc');
   return rows.map(toRecord);
 }
 
-/** A live key of this user, or undefined. */
+/** A live personal key of this user (not a team's), or undefined. */
 export async function findUserKey(db: Db, userId: number, keyId: number): Promise<ApiKeyRecord | undefined> {
-  const row = await db<ApiKeyRow>('api_keys').where({ id: keyId, user_id: userId }).whereNull('revoked_at').first();
+  const row = await db<ApiKeyRow>('api_keys').where({ id: keyId, user_id: userId }).whereNull('team_id').whereNull('revoked_at').first();
   return row ? toRecord(row) : undefined;
 }
 
-/** Revokes a key of this user; false when there is no such live key. */
+/** Revokes a personal key of this user; false when there is no such live key (a team's key included). */
 export async function revokeKey(db: Db, userId: number, keyId: number, now: number): Promise<boolean> {
-  const n = await db('api_keys').where({ id: keyId, user_id: userId }).whereNull('revoked_at').update({ revoked_at: now });
+  const n = await db('api_keys').where({ id: keyId, user_id: userId }).whereNull('team_id').whereNull('revoked_at').update({ revoked_at: now });
   return n === 1;
 }
 

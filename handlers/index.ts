@@ -16,6 +16,10 @@ import { getPredictionResponse, getWebhookSecret, redeliverWebhook, rotateWebhoo
 import {
   createOAuthClient, deleteOAuthClient, getAuthorizationServerMetadata, getProtectedResourceMetadata, listOAuthClients, listScopes,
 } from './oauth.ts';
+import {
+  acceptTeamInvite, changeTeamMemberRole, createTeam, createTeamInvite, deleteTeam, getTeam, leaveTeam, listTeamInvites, listTeamMembers, listTeams,
+  removeTeamMember, renameTeam, revokeTeamInvite,
+} from './teams.ts';
 
 export { generate };
 
@@ -57,6 +61,19 @@ const handlers: HandlerMap = {
   deleteOAuthClient,
   getAuthorizationServerMetadata,
   getProtectedResourceMetadata,
+  createTeam,
+  listTeams,
+  getTeam,
+  renameTeam,
+  deleteTeam,
+  listTeamMembers,
+  changeTeamMemberRole,
+  removeTeamMember,
+  leaveTeam,
+  createTeamInvite,
+  listTeamInvites,
+  revokeTeamInvite,
+  acceptTeamInvite,
 };
 
 export const NOT_YET: readonly string[] = [

@@ -1366,6 +1366,217 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my teams
+         * @description The teams the caller is a member of, with the caller's role in each.
+         */
+        get: operations["listTeams"];
+        put?: never;
+        /**
+         * Create a team
+         * @description Creates a team with an empty wallet; the caller becomes its owner.
+         */
+        post: operations["createTeam"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/teams/{team_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a team
+         * @description The team with the caller's role; `balance` and `held` are null unless the role has `read_balance`.
+         */
+        get: operations["getTeam"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a team
+         * @description Needs the `delete_team` permission. Refused (409) while the team wallet holds credit or
+         *     predictions are running on it. Deleting revokes the team's API keys and pending invites;
+         *     its history stays in the ledger.
+         */
+        delete: operations["deleteTeam"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a team
+         * @description Needs the `rename` permission.
+         */
+        patch: operations["renameTeam"];
+        trace?: never;
+    };
+    "/app/teams/{team_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a team's members
+         * @description Every member with their role. Needs `read_history` (every role has it).
+         */
+        get: operations["listTeamMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/teams/{team_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The member's user `id`. */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Needs `invite` (and `manage_owners` to remove an owner). The member loses access at once;
+         *     the team's keys keep working because they belong to the team. The last owner cannot be
+         *     removed (409).
+         */
+        delete: operations["removeTeamMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Needs `invite`; making someone an owner, or changing an owner's role, also needs
+         *     `manage_owners`. The last owner cannot be demoted (409).
+         */
+        patch: operations["changeTeamMemberRole"];
+        trace?: never;
+    };
+    "/app/teams/{team_id}/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Leave a team
+         * @description Any member may leave, except the last owner (409).
+         */
+        post: operations["leaveTeam"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/teams/{team_id}/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * List pending invites
+         * @description Invites neither accepted nor revoked (expired ones flagged `expired`). Needs `invite`.
+         */
+        get: operations["listTeamInvites"];
+        put?: never;
+        /**
+         * Invite someone by email
+         * @description Needs `invite` (and `manage_owners` to invite an owner). Mails a single-use link that
+         *     expires after 7 days; only an account signed in with that email address can accept it.
+         *     The token is never returned here nor stored: only its SHA-256 digest is kept.
+         */
+        post: operations["createTeamInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/teams/{team_id}/invites/{invite_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The invite's `id`. */
+                invite_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invite
+         * @description Needs `invite`. The mailed link stops working at once.
+         */
+        delete: operations["revokeTeamInvite"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/team_invites/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invite
+         * @description Joins the team with the role of the invite whose `token` was mailed. The caller's email
+         *     must equal the invited address (case-insensitive; 403 otherwise, and the invite stays
+         *     usable). An unknown, used, revoked or expired token is 404; already a member is 409.
+         */
+        post: operations["acceptTeamInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/aurora-v3-standard-text-to-video": {
         parameters: {
             query?: never;
@@ -2804,6 +3015,56 @@ export interface components {
         BulkDeleteResponse: {
             /** @description Number of predictions deleted. */
             deleted: number;
+        };
+        /**
+         * @description A member's role; README "Teams" has the permission table.
+         * @enum {string}
+         */
+        TeamRole: "owner" | "admin" | "developer" | "billing" | "viewer";
+        TeamNameRequest: {
+            name: string;
+        };
+        Team: {
+            id: number;
+            name: string;
+            role: components["schemas"]["TeamRole"];
+            /** @description Team wallet credit; null when the caller's role lacks `read_balance`. */
+            balance: number | null;
+            /** @description Credit held by running predictions; null when the caller's role lacks `read_balance`. */
+            held: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        TeamMember: {
+            user_id: number;
+            email: string;
+            role: components["schemas"]["TeamRole"];
+            /** Format: date-time */
+            joined_at: string;
+        };
+        TeamRoleRequest: {
+            role: components["schemas"]["TeamRole"];
+        };
+        TeamInviteRequest: {
+            /** Format: email */
+            email: string;
+            role: components["schemas"]["TeamRole"];
+        };
+        TeamInvite: {
+            id: number;
+            team_id: number;
+            email: string;
+            role: components["schemas"]["TeamRole"];
+            invited_by?: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            expired: boolean;
+        };
+        TeamInviteAcceptRequest: {
+            /** @description The token from the invite mail. */
+            token: string;
         };
         AuroraV3TextToVideoInput: {
             /** @description What the clip shows, including subject, action, setting, camera movement and sound. */
@@ -5486,6 +5747,376 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
         };
     };
+    listTeams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The teams. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TeamNameRequest"];
+            };
+        };
+        responses: {
+            /** @description The team, with the caller's role (owner). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    deleteTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    renameTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TeamNameRequest"];
+            };
+        };
+        responses: {
+            /** @description The renamed team. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    listTeamMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamMember"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    removeTeamMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The member's user `id`. */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member was removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    changeTeamMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The member's user `id`. */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TeamRoleRequest"];
+            };
+        };
+        responses: {
+            /** @description The member with the new role. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamMember"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    leaveTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller left the team. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    listTeamInvites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invites. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamInvite"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    createTeamInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TeamInviteRequest"];
+            };
+        };
+        responses: {
+            /** @description The invite (without its token). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamInvite"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    revokeTeamInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The invite's `id`. */
+                invite_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invite was revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    acceptTeamInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TeamInviteAcceptRequest"];
+            };
+        };
+        responses: {
+            /** @description The team joined, with the caller's new role. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
     "aurora-v3-standard-text-to-video": {
         parameters: {
             query?: {
@@ -6299,6 +6930,7 @@ export type ModelOperationId =
 
 /** Operations whose security is not empty: their handlers always receive a caller. */
 export type ProtectedOperationId =
+    | "acceptTeamInvite"
     | "adminDeductCredits"
     | "adminDeleteUser"
     | "adminManageSubscription"
@@ -6324,14 +6956,18 @@ export type ProtectedOperationId =
     | "cancelPrediction"
     | "canvas-v1-budget-text-to-image"
     | "canvas-v1-fast-text-to-image"
+    | "changeTeamMemberRole"
     | "chime-v1-fast-text-to-audio"
     | "createApiKey"
     | "createMediaAsset"
     | "createOAuthClient"
+    | "createTeam"
+    | "createTeamInvite"
     | "deleteApiKey"
     | "deleteMediaAsset"
     | "deleteModelDiscount"
     | "deleteOAuthClient"
+    | "deleteTeam"
     | "exportAccount"
     | "forma-v1-fast-text-to-3d"
     | "forma-v2-best-image-to-3d"
@@ -6342,14 +6978,19 @@ export type ProtectedOperationId =
     | "getPredictionResponse"
     | "getPredictionResult"
     | "getRunHistory"
+    | "getTeam"
     | "getUserDetails"
     | "getUserKeys"
     | "getWebhookSecret"
+    | "leaveTeam"
     | "lexi-v1-balanced-chat"
     | "listCreditTransactions"
     | "listMediaAssets"
     | "listModelDiscounts"
     | "listOAuthClients"
+    | "listTeamInvites"
+    | "listTeamMembers"
+    | "listTeams"
     | "logout"
     | "lumen-dev-i2i"
     | "lumen-dev-text-to-image"
@@ -6362,7 +7003,10 @@ export type ProtectedOperationId =
     | "myModelDiscounts"
     | "recut-v1-pro-video-edit"
     | "redeliverWebhook"
+    | "removeTeamMember"
+    | "renameTeam"
     | "requestAccountDeletion"
+    | "revokeTeamInvite"
     | "rotateWebhookSecret"
     | "searchRunHistory"
     | "sonar-v2-balanced-text-to-music"

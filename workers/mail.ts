@@ -84,3 +84,16 @@ export function otpMail(to: string, code: string, purpose: 'otp' | 'reset'): Mai
       + 'If you did not ask for it, ignore this message.\n',
   };
 }
+
+/** A team invite (issue 8): the token is in the body only; it is stored as a digest. */
+export function teamInviteMail(to: string, teamName: string, role: string, token: string, publicUrl: string): Mail {
+  return {
+    to,
+    subject: `You are invited to the team "${teamName}" on mediagate`,
+    text: `You are invited to join the team "${teamName}" on mediagate as ${role}.\n\n`
+      + `Your invite token is ${token}\n\n`
+      + `Sign in with this email address and accept it with:\n`
+      + `  POST ${publicUrl}/app/team_invites/accept  {"token": "${token}"}\n\n`
+      + 'The invite expires in 7 days and works once. If you did not expect it, ignore this message.\n',
+  };
+}

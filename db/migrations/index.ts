@@ -7,6 +7,7 @@ import * as m20261121_0003_auth from './20261121_0003_auth.ts';
 import * as m20261121_0004_webhooks from './20261121_0004_webhooks.ts';
 import * as m20261121_0005_oauth from './20261121_0005_oauth.ts';
 import * as m20261123_0101_api_key_scopes from './20261123_0101_api_key_scopes.ts';
+import * as m20261123_0701_teams from './20261123_0701_teams.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -20,6 +21,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261121_0004_webhooks', m20261121_0004_webhooks],
   ['20261121_0005_oauth', m20261121_0005_oauth],
   ['20261123_0101_api_key_scopes', m20261123_0101_api_key_scopes],
+  ['20261123_0701_teams', m20261123_0701_teams],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -49,6 +49,21 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   createOAuthClient: 'keys:manage',
   listOAuthClients: 'keys:manage',
   deleteOAuthClient: 'keys:manage',
+  // teams (issue 8): reads with account:read, changes with keys:manage
+  listTeams: 'account:read',
+  getTeam: 'account:read',
+  listTeamMembers: 'account:read',
+  listTeamInvites: 'account:read',
+  createTeam: 'keys:manage',
+  renameTeam: 'keys:manage',
+  deleteTeam: 'keys:manage',
+  changeTeamMemberRole: 'keys:manage',
+  removeTeamMember: 'keys:manage',
+  leaveTeam: 'keys:manage',
+  createTeamInvite: 'keys:manage',
+  revokeTeamInvite: 'keys:manage',
+  // a session or an API key of the invited account: a machine client has no mailbox
+  acceptTeamInvite: null,
   // session only: no scope grants these
   logout: null,
   requestAccountDeletion: null,

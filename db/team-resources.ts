@@ -1,0 +1,92 @@
+// What a team owns besides its wallet (issue 8): API keys and predictions with team_id set.
+// The rows keep user_id (the member who created or submitted them) for audit; ownership, and
+// so visibility, is team_id. Removing a member therefore leaves the team's keys working.
+import type { Db } from './knex.ts';
+import { affected } from './knex.ts';
+import type { ApiKeyRecord } from './api-keys.ts';
+import { bool, iso, isoOrNull, jsonOr, num } from './rows.ts';
+import { holdTeam } from './wallet.ts';
+import { predictionFromRow } from './predictions.ts';
+import type { NewPrediction, Prediction } from './predictions.ts';
+
+export interface TeamApiKeyRecord extends ApiKeyRecord {
+  teamId: number;
+}
+
+type Row = Record<string, unknown>;
+
+function toKey(r: Row): TeamApiKeyRecord {
+  return {
+    id: num(r.id),
+    userId: num(r.user_id),
+    teamId: num(r.team_id),
+    name: String(r.name),
+    prefix: String(r.prefix),
+    isTest: bool(r.is_test),
+    ipWhitelist: jsonOr<string[]>(r.ip_whitelist, []),
+    scopes: r.scopes === null || r.scopes === undefined ? null : jsonOr<string[]>(r.scopes, []),
+    createdAt: iso(r.created_at),
+    lastUsedAt: isoOrNull(r.last_used_at),
+  };
+}
+
+export async function insertTeamApiKey(
+  db: Db,
+  k: { teamId: number; createdBy: number; name: string; prefix: string; keyHash: string; isTest: boolean; ipWhitelist: string[]; scopes?: readonly string[] | null },
+  now: number,
+): Promise<TeamApiKeyRecord> {
+  const [id] = await db('api_keys').insert({
+    user_id: k.createdBy,
+    team_id: k.teamId,
+    name: k.name,
+    prefix: k.prefix,
+    key_hash: k.keyHash,
+    is_test: k.isTest,
+    ip_whitelist: k.ipWhitelist.length ? JSON.stringify(k.ipWhitelist) : null,
+    scopes: k.scopes ? JSON.stringify(k.scopes) : null,
+    created_at: now,
+  });
+  return toKey(await db('api_keys').where({ id }).first());
+}
+
+export async function listTeamKeys(db: Db, teamId: number): Promise<TeamApiKeyRecord[]> {
+  const rows: Row[] = await db('api_keys').where({ team_id: teamId }).whereNull('revoked_at').orderBy('id', 'asc');
+  return rows.map(toKey);
+}
+
+/** Revokes a live key of this team; false when the team has no such key (another owner's id included). */
+export async function revokeTeamKey(db: Db, teamId: number, keyId: number, now: number): Promise<boolean> {
+  return affected(await db('api_keys').where({ id: keyId, team_id: teamId }).whereNull('revoked_at').update({ revoked_at: now })) === 1;
+}
+
+/** The team a key belongs to, or null for a personal key (or no such key). */
+export async function teamOfKey(db: Db, keyId: number): Promise<number | null> {
+  const row = await db('api_keys').select('team_id').where({ id: keyId }).first();
+  return row && row.team_id !== null ? num(row.team_id) : null;
+}
+
+/** Holds the price on the team wallet and records the request as `queued`, in one transaction. */
+export async function submitTeamPrediction(db: Db, p: NewPrediction & { teamId: number }, now: number): Promise<void> {
+  const row = {
+    id: p.id, user_id: p.userId, team_id: p.teamId, api_key_id: p.apiKeyId, model: p.model, status: 'queued', is_test: false,
+    input: JSON.stringify(p.input), price: p.price, webhook_url: p.webhookUrl, created_at: now, updated_at: now,
+  };
+  await db.transaction(async (trx) => {
+    await holdTeam(trx, p.teamId, p.price);
+    await trx('predictions').insert(row);
+  });
+}
+
+/** The team's predictions, newest first; `before` (a prediction id) pages backwards. */
+export async function listTeamPredictions(db: Db, teamId: number, opts: { limit: number; before?: string }): Promise<Prediction[]> {
+  const q = db('predictions').where({ team_id: teamId });
+  if (opts.before) q.andWhere('id', '<', opts.before);
+  const rows: Row[] = await q.orderBy('id', 'desc').limit(opts.limit);
+  return rows.map(predictionFromRow);
+}
+
+/** One prediction of the team, or undefined (another owner's id included). */
+export async function findTeamPrediction(db: Db, teamId: number, id: string): Promise<Prediction | undefined> {
+  const row: Row | undefined = await db('predictions').where({ id, team_id: teamId }).first();
+  return row ? predictionFromRow(row) : undefined;
+}

@@ -1,0 +1,284 @@
+// Teams, their members and invites (issue 8). Membership changes lock the team row first
+// (SELECT ... FOR UPDATE), so two concurrent changes of the same team run one after the other
+// and the last-owner rule cannot be beaten by a race. On SQLite the single connection already
+// serialises transactions and forUpdate compiles to nothing.
+import type { Knex } from 'knex';
+import type { Db } from './knex.ts';
+import { affected } from './knex.ts';
+import { isDuplicateKey } from './errors.ts';
+import { iso, num, numOrNull } from './rows.ts';
+import { isTeamRole } from '../lib/team-permissions.ts';
+import type { TeamRole } from '../lib/team-permissions.ts';
+
+export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/** The team would be left without an owner (last owner leaving, removed or demoted). */
+export class LastOwnerError extends Error {
+  constructor() {
+    super('a team needs at least one owner: make another member an owner first');
+    this.name = 'LastOwnerError';
+  }
+}
+
+/** The team still holds credit, so deleting it would lose money or running predictions. */
+export class TeamNotEmptyError extends Error {
+  constructor(balance: number, held: number) {
+    super(held > 0
+      ? `the team has ${held} credits held by running predictions: wait for them to finish`
+      : `the team wallet still holds ${balance} credits: spend them before deleting the team`);
+    this.name = 'TeamNotEmptyError';
+  }
+}
+
+/** The invite token is unknown, used, revoked or expired, or its team is gone. */
+export class InviteInvalidError extends Error {
+  constructor() {
+    super('invalid invite: it does not exist, was already used, was revoked or has expired');
+    this.name = 'InviteInvalidError';
+  }
+}
+
+/** The invite is valid but was sent to another address than the signed-in account's. */
+export class InviteEmailMismatchError extends Error {
+  constructor() {
+    super('this invite was sent to another email address: sign in with the invited address to accept it');
+    this.name = 'InviteEmailMismatchError';
+  }
+}
+
+export class AlreadyMemberError extends Error {
+  constructor() {
+    super('you are already a member of this team');
+    this.name = 'AlreadyMemberError';
+  }
+}
+
+export interface Team {
+  id: number;
+  name: string;
+  balance: number;
+  held: number;
+  createdAt: string;
+}
+
+export interface Membership extends Team {
+  role: TeamRole;
+}
+
+export interface Member {
+  userId: number;
+  email: string;
+  role: TeamRole;
+  joinedAt: string;
+}
+
+export interface Invite {
+  id: number;
+  teamId: number;
+  email: string;
+  role: TeamRole;
+  invitedBy: number | null;
+  createdAt: string;
+  expiresAt: string;
+  expired: boolean;
+}
+
+type Row = Record<string, unknown>;
+
+function role(v: unknown): TeamRole {
+  if (!isTeamRole(v)) throw new Error(`unknown team role in the database: ${String(v)}`);
+  return v;
+}
+
+function toTeam(r: Row): Team {
+  return { id: num(r.id), name: String(r.name), balance: num(r.balance), held: num(r.held), createdAt: iso(r.created_at) };
+}
+
+function toInvite(r: Row, now: number): Invite {
+  return {
+    id: num(r.id),
+    teamId: num(r.team_id),
+    email: String(r.email),
+    role: role(r.role),
+    invitedBy: numOrNull(r.invited_by),
+    createdAt: iso(r.created_at),
+    expiresAt: iso(r.expires_at),
+    expired: num(r.expires_at) <= now,
+  };
+}
+
+/** Locks the (live) team row for the rest of the transaction; undefined when there is no such team. */
+async function lockTeam(trx: Knex.Transaction, teamId: number): Promise<Row | undefined> {
+  return trx('teams').where({ id: teamId }).whereNull('deleted_at').forUpdate().first();
+}
+
+export async function createTeam(db: Db, userId: number, name: string, now: number): Promise<Membership> {
+  return db.transaction(async (trx) => {
+    const [id] = await trx('teams').insert({ name, balance: 0, held: 0, created_at: now });
+    await trx('team_members').insert({ team_id: id, user_id: userId, role: 'owner', created_at: now });
+    const row = await trx('teams').where({ id }).first();
+    return { ...toTeam(row), role: 'owner' as const };
+  });
+}
+
+/**
+ * The caller's role in a live team, or undefined (not a member, no such team, or deleted).
+ * This is what the edge calls for every request that names a team_id.
+ */
+export async function membership(db: Db | Knex.Transaction, teamId: number, userId: number): Promise<TeamRole | undefined> {
+  const row = await db('team_members')
+    .join('teams', 'teams.id', 'team_members.team_id')
+    .select('team_members.role')
+    .where({ 'team_members.team_id': teamId, 'team_members.user_id': userId })
+    .whereNull('teams.deleted_at')
+    .first();
+  return row ? role(row.role) : undefined;
+}
+
+/** The team with the caller's role in it, or undefined when the caller must not see it. */
+export async function findMyTeam(db: Db, teamId: number, userId: number): Promise<Membership | undefined> {
+  const row = await db('teams')
+    .join('team_members', 'team_members.team_id', 'teams.id')
+    .select('teams.*', 'team_members.role')
+    .where({ 'teams.id': teamId, 'team_members.user_id': userId })
+    .whereNull('teams.deleted_at')
+    .first();
+  return row ? { ...toTeam(row), role: role(row.role) } : undefined;
+}
+
+export async function listMyTeams(db: Db, userId: number): Promise<Membership[]> {
+  const rows: Row[] = await db('teams')
+    .join('team_members', 'team_members.team_id', 'teams.id')
+    .select('teams.*', 'team_members.role')
+    .where('team_members.user_id', userId)
+    .whereNull('teams.deleted_at')
+    .orderBy('teams.id', 'asc');
+  return rows.map((r) => ({ ...toTeam(r), role: role(r.role) }));
+}
+
+export async function renameTeam(db: Db, teamId: number, name: string): Promise<boolean> {
+  return affected(await db('teams').where({ id: teamId }).whereNull('deleted_at').update({ name })) === 1;
+}
+
+/**
+ * Soft-deletes a team whose wallet is empty (balance and held both 0; otherwise
+ * TeamNotEmptyError), revokes its keys and pending invites. Members lose access at once
+ * because `membership` ignores deleted teams. False when there is no such live team.
+ */
+export async function deleteTeam(db: Db, teamId: number, now: number): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const team = await lockTeam(trx, teamId);
+    if (!team) return false;
+    const balance = num(team.balance);
+    const held = num(team.held);
+    if (balance > 0 || held > 0) throw new TeamNotEmptyError(balance, held);
+    await trx('teams').where({ id: teamId }).update({ deleted_at: now });
+    await trx('api_keys').where({ team_id: teamId }).whereNull('revoked_at').update({ revoked_at: now });
+    await trx('team_invites').where({ team_id: teamId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: now });
+    return true;
+  });
+}
+
+export async function listMembers(db: Db, teamId: number): Promise<Member[]> {
+  const rows: Row[] = await db('team_members')
+    .join('users', 'users.id', 'team_members.user_id')
+    .select('team_members.user_id', 'users.email', 'team_members.role', 'team_members.created_at')
+    .where('team_members.team_id', teamId)
+    .orderBy('team_members.created_at', 'asc')
+    .orderBy('team_members.user_id', 'asc');
+  return rows.map((r) => ({ userId: num(r.user_id), email: String(r.email), role: role(r.role), joinedAt: iso(r.created_at) }));
+}
+
+/**
+ * Runs `change` on one member's row under the team lock, after `authorize(currentRole)` (which
+ * may throw) and the last-owner rule. Undefined when the team or the member does not exist.
+ */
+async function changeMember(
+  db: Db,
+  teamId: number,
+  userId: number,
+  newRole: TeamRole | null,
+  authorize: (current: TeamRole) => void,
+): Promise<TeamRole | undefined> {
+  return db.transaction(async (trx) => {
+    if (!(await lockTeam(trx, teamId))) return undefined;
+    const row = await trx('team_members').where({ team_id: teamId, user_id: userId }).forUpdate().first();
+    if (!row) return undefined;
+    const current = role(row.role);
+    authorize(current);
+    if (current === 'owner' && newRole !== 'owner') {
+      const owners = await trx('team_members').where({ team_id: teamId, role: 'owner' }).count<Array<{ n: number | string }>>({ n: '*' });
+      if (num(owners[0]?.n ?? 0) <= 1) throw new LastOwnerError();
+    }
+    if (newRole === null) await trx('team_members').where({ team_id: teamId, user_id: userId }).delete();
+    else await trx('team_members').where({ team_id: teamId, user_id: userId }).update({ role: newRole });
+    return current;
+  });
+}
+
+/** Changes a member's role; returns the previous role, or undefined when there is no such member. */
+export function changeMemberRole(db: Db, teamId: number, userId: number, newRole: TeamRole, authorize: (current: TeamRole) => void = () => {}) {
+  return changeMember(db, teamId, userId, newRole, authorize);
+}
+
+/** Removes a member (also how a member leaves); returns the removed role, or undefined. */
+export function removeMember(db: Db, teamId: number, userId: number, authorize: (current: TeamRole) => void = () => {}) {
+  return changeMember(db, teamId, userId, null, authorize);
+}
+
+export async function createInvite(
+  db: Db,
+  i: { teamId: number; email: string; role: TeamRole; invitedBy: number; tokenHash: string },
+  now: number,
+): Promise<Invite> {
+  const [id] = await db('team_invites').insert({
+    team_id: i.teamId,
+    email: i.email,
+    role: i.role,
+    token_hash: i.tokenHash,
+    invited_by: i.invitedBy,
+    created_at: now,
+    expires_at: now + INVITE_TTL_MS,
+  });
+  return toInvite(await db('team_invites').where({ id }).first(), now);
+}
+
+/** Invites neither accepted nor revoked (expired ones included, flagged), oldest first. */
+export async function listInvites(db: Db, teamId: number, now: number): Promise<Invite[]> {
+  const rows: Row[] = await db('team_invites').where({ team_id: teamId }).whereNull('accepted_at').whereNull('revoked_at').orderBy('id', 'asc');
+  return rows.map((r) => toInvite(r, now));
+}
+
+export async function revokeInvite(db: Db, teamId: number, inviteId: number, now: number): Promise<boolean> {
+  const n = await db('team_invites').where({ id: inviteId, team_id: teamId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: now });
+  return affected(n) === 1;
+}
+
+/**
+ * Accepts the invite whose token has this digest for the signed-in user. The invite is used
+ * up by a conditional UPDATE, so a token works once even when presented twice at the same time.
+ */
+export async function acceptInvite(db: Db, tokenHash: string, user: { id: number; email: string }, now: number): Promise<Membership> {
+  return db.transaction(async (trx) => {
+    const invite = await trx('team_invites').where({ token_hash: tokenHash }).first();
+    if (!invite || invite.accepted_at !== null || invite.revoked_at !== null || num(invite.expires_at) <= now) throw new InviteInvalidError();
+    const team = await lockTeam(trx, num(invite.team_id));
+    if (!team) throw new InviteInvalidError();
+    if (String(invite.email).toLowerCase() !== user.email.toLowerCase()) throw new InviteEmailMismatchError();
+    if (await trx('team_members').where({ team_id: team.id, user_id: user.id }).first()) throw new AlreadyMemberError();
+    const used = await trx('team_invites')
+      .where({ id: invite.id })
+      .whereNull('accepted_at')
+      .whereNull('revoked_at')
+      .andWhere('expires_at', '>', now)
+      .update({ accepted_at: now, accepted_by: user.id });
+    if (affected(used) !== 1) throw new InviteInvalidError();
+    try {
+      await trx('team_members').insert({ team_id: team.id, user_id: user.id, role: role(invite.role), created_at: now });
+    } catch (err) {
+      if (isDuplicateKey(err)) throw new AlreadyMemberError();
+      throw err;
+    }
+    return { ...toTeam(team), role: role(invite.role) };
+  });
+}

@@ -1,0 +1,47 @@
+// Teams on the embedded default (SQLite, no SMTP_URL): the invite mail is logged (the
+// documented exception, like one-time codes), and its token is in no other log line.
+import test from 'ava';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { waitFor } from '../helpers/services.ts';
+import { LOGGED_MAIL_MESSAGE } from '../../workers/mail.ts';
+
+let gw: TestGateway;
+const lines: string[] = [];
+
+test.before(async () => {
+  const sink = new Writable({ write(chunk: Buffer, _enc, done) { lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)); done(); } });
+  gw = await startGateway({ db: 'sqlite', queue: 'memory', log: pino({ level: 'info' }, sink) });
+});
+test.after.always(async () => {
+  await gw?.stop();
+});
+
+test('a team is joined by a logged invite and the last owner is kept on SQLite', async (t) => {
+  const owner = await newAccount(gw);
+  const member = await newAccount(gw);
+  const email = String((await gw.app.db('users').where({ id: member.userId }).first()).email);
+  const as = (who: { session: string }) => ({ authorization: `Bearer ${who.session}` });
+
+  const created = await gw.server.inject({ method: 'POST', url: '/app/teams', headers: as(owner), payload: { name: 'Local' } });
+  t.is(created.statusCode, 201);
+  const teamId = (created.result as { id: number }).id;
+  const invited = await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/invites`, headers: as(owner), payload: { email, role: 'billing' } });
+  t.is(invited.statusCode, 201);
+  t.false(invited.payload.includes('mgi_'));
+
+  const mail = await waitFor(() => lines.map((l) => JSON.parse(l) as { msg: string; mail?: { to: string; text: string } })
+    .find((l) => l.msg === LOGGED_MAIL_MESSAGE && l.mail?.to === email && l.mail.text.includes('invite token')), { what: 'the logged invite mail' });
+  const token = /invite token is (mgi_[A-Za-z0-9_-]+)/.exec(mail.mail!.text)![1]!;
+  t.is(lines.filter((l) => l.includes(token)).length, 1, 'the token is only in the logged mail');
+
+  const accepted = await gw.server.inject({ method: 'POST', url: '/app/team_invites/accept', headers: as(member), payload: { token } });
+  t.is(accepted.statusCode, 200);
+  t.like(accepted.result as object, { id: teamId, role: 'billing', balance: 0 });
+  t.is((await gw.server.inject({ method: 'POST', url: '/app/team_invites/accept', headers: as(member), payload: { token } })).statusCode, 404);
+  t.is((await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/leave`, headers: as(owner) })).statusCode, 409);
+  t.is((await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/leave`, headers: as(member) })).statusCode, 200);
+  t.is((await gw.server.inject({ method: 'GET', url: `/app/teams/${teamId}`, headers: as(member) })).statusCode, 404);
+});

@@ -252,7 +252,7 @@ test("another user's team is 404 on every team route", async (t) => {
     t.is(res.body.detail, 'team not found');
   }
   // a team that does not exist answers exactly the same
-  t.deepEqual(await call(stranger, 'GET', '/app/teams/999999999'), { status: 404, body: { detail: 'team not found' } });
+  t.deepEqual(await call(stranger, 'GET', '/app/teams/999999999'), { status: 404, body: { detail: 'team not found', code: 'not_found' } });
   t.deepEqual((await call(stranger, 'GET', '/app/teams')).body, []);
   t.is((await call(owner, 'GET', `/app/teams/${teamId}`)).status, 200);
 });

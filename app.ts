@@ -15,6 +15,7 @@ import { createDb, migrate } from './db/knex.ts';
 import type { Db } from './db/knex.ts';
 import { loadSpecDocument } from './spec/load.ts';
 import type { SpecDocument } from './spec/load.ts';
+import { checkScopes } from './spec/scopes.ts';
 import { buildCatalog, catalogVocabulary } from './spec/catalog.ts';
 import type { ModelInfo, SpecOperation } from './spec/catalog.ts';
 import { adapterRegistry } from './workers/adapters/index.ts';
@@ -27,6 +28,7 @@ import { handlerFor, generate } from './handlers/index.ts';
 import { registerHandler } from './plugins/spec-routes.ts';
 import { createDispatcher } from './workers/dispatch.ts';
 import type { Dispatcher } from './workers/dispatch.ts';
+import type { TeamDirectory } from './lib/owner.ts';
 
 /** Dead-lettering after three retries (the owner's rule for every queue). */
 export const MAX_RETRIES = 3;
@@ -77,6 +79,8 @@ export interface App {
   dispatcher: Dispatcher;
   encryptionKey: Buffer;
   clock: () => number;
+  /** team membership for owner resolution (lib/owner.ts); absent until teams land: every team_id is 404 */
+  teams?: TeamDirectory;
   close(): Promise<void>;
 }
 
@@ -96,6 +100,7 @@ function declaredOperations(document: SpecDocument): Array<{ id: string; isModel
 /** Loads, dereferences and checks the spec; throws SpecError naming each operation that does not resolve. */
 export async function loadSpec(specDir: string): Promise<LoadedSpec> {
   const document = loadSpecDocument(specDir);
+  checkScopes(document);
   const api = new OpenAPIBackend({
     definition: structuredClone(document) as unknown as Document,
     // quick: validators compile on first use and the 3.0 self-check is skipped (see LIBRARY-NOTES)
@@ -152,7 +157,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     queue,
     spec,
     storage: createLocalStorage(config.storageDir, config.publicUrl),
-    adapterEnv: { upstreams: config.upstreams },
+    adapterEnv: { upstreams: config.upstreams, allowPrivateOutputs: config.upstreamAllowPrivateOutputs },
     dispatcher,
     encryptionKey,
     clock,

@@ -40,6 +40,8 @@ export interface Config {
   /** development and tests only: permits http:// and loopback/private webhook targets */
   webhookAllowInsecure: boolean;
   upstreams: Map<string, UpstreamConfig>;
+  /** development and tests only: upstream output URLs may point at loopback/private addresses */
+  upstreamAllowPrivateOutputs: boolean;
   mail: MailConfig;
   /** null when GOOGLE_CLIENT_ID is unset: the Google sign-in routes answer 503 */
   google: GoogleConfig | null;
@@ -100,6 +102,7 @@ const schema = Joi.object({
   WEBHOOK_BACKOFF_MS: Joi.number().integer().min(10).max(3_600_000).default(10_000),
   WEBHOOK_MAX_RETRY_AFTER_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000),
   WEBHOOK_ALLOW_INSECURE: Joi.boolean().truthy('1').falsy('0').default(false),
+  UPSTREAM_ALLOW_PRIVATE_OUTPUTS: Joi.boolean().truthy('1').falsy('0').default(false),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
   MAIL_FROM: Joi.string().max(320),
@@ -177,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookBackoffMs: v.WEBHOOK_BACKOFF_MS as number,
     webhookMaxRetryAfterMs: v.WEBHOOK_MAX_RETRY_AFTER_MS as number,
     webhookAllowInsecure: (v.WEBHOOK_ALLOW_INSECURE as unknown) === true,
+    upstreamAllowPrivateOutputs: (v.UPSTREAM_ALLOW_PRIVATE_OUTPUTS as unknown) === true,
     upstreams,
     mail: {
       smtpUrl: v.SMTP_URL as string | undefined,

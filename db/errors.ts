@@ -1,19 +1,6 @@
-// Domain errors raised by db/ query modules; the HTTP edge maps them to statuses.
-export class InsufficientCreditError extends Error {
-  readonly needed: number;
-  constructor(needed: number) {
-    super(`insufficient credit: this request costs ${needed} credits`);
-    this.name = 'InsufficientCreditError';
-    this.needed = needed;
-  }
-}
-
-export class DuplicateError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DuplicateError';
-  }
-}
+// Driver error mapping for db/ query modules. The domain errors they raise live in lib/errors.ts
+// (re-exported here for the modules that import them from db/).
+export { DuplicateError, InsufficientCreditError } from '../lib/errors.ts';
 
 /** Maps driver error codes for a unique-key violation on both engines. */
 export function isDuplicateKey(err: unknown): boolean {

@@ -12,6 +12,8 @@ import { affected } from './knex.ts';
 import { hold, release, settle } from './wallet.ts';
 import { insertDelivery, newDeliveryId } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
+import { ownerWhere } from './owner.ts';
+import type { Owner } from './owner.ts';
 
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: readonly PredictionStatus[] = ['completed', 'failed', 'cancelled'];
@@ -198,14 +200,15 @@ export async function requeuePrediction(db: Db, id: string, error: string, now: 
   await db('predictions').where({ id, status: 'processing' }).update({ status: 'pending', error: error.slice(0, 2000), updated_at: now });
 }
 
-export async function cancelPrediction(db: Db, id: string, userId: number, now: number): Promise<'cancelled' | 'not-found' | 'finished'> {
+/** Cancels the owner's prediction if it is still running; the hold goes back to the wallet that paid it. */
+export async function cancelPrediction(db: Db, owner: Owner, id: string, now: number): Promise<'cancelled' | 'not-found' | 'finished'> {
   return db.transaction(async (trx) => {
-    const row = await trx<PredictionRow>('predictions').where({ id, user_id: userId }).first();
+    const row = await trx<PredictionRow>('predictions').where('id', id).andWhere(ownerWhere(owner)).first();
     if (!row) return 'not-found';
-    const n = await trx('predictions').where({ id, user_id: userId }).whereIn('status', ['queued', 'pending', 'processing'])
+    const n = await trx('predictions').where('id', id).andWhere(ownerWhere(owner)).whereIn('status', ['queued', 'pending', 'processing'])
       .update({ status: 'cancelled', completed_at: now, updated_at: now });
     if (affected(n) !== 1) return 'finished';
-    await release(trx, userId, num(row.price));
+    await release(trx, num(row.user_id), num(row.price));
     return 'cancelled';
   });
 }
@@ -215,7 +218,14 @@ export function predictionFromRow(row: Record<string, unknown>): Prediction {
   return toPrediction(row as unknown as PredictionRow);
 }
 
-export async function findPrediction(db: Db, id: string): Promise<Prediction | undefined> {
+/** The owner's prediction; another owner's id is as unknown as a made-up one. */
+export async function findPrediction(db: Db, owner: Owner, id: string): Promise<Prediction | undefined> {
+  const row = await db<PredictionRow>('predictions').where('id', id).andWhere(ownerWhere(owner)).first();
+  return row ? toPrediction(row) : undefined;
+}
+
+/** Unscoped, for internal use only (workers, sweeps): never with an id a client sent. */
+export async function findPredictionById(db: Db, id: string): Promise<Prediction | undefined> {
   const row = await db<PredictionRow>('predictions').where('id', id).first();
   return row ? toPrediction(row) : undefined;
 }

@@ -13,11 +13,10 @@ async function probe(check: () => Promise<unknown>, timeoutMs: number): Promise<
 }
 
 /** GET /health: 200 when the database and the queue answer, 503 naming the one that does not. */
-export const getHealth: Handler = async (ctx) => {
-  const { app } = ctx;
+export const getHealth: Handler<'getHealth'> = async ({ app, h }) => {
   const [dbOk, queueOk] = await Promise.all([probe(() => app.db.raw('select 1'), 2000), probe(() => app.queue.ping(), 2000)]);
   const body = { status: dbOk && queueOk ? 'ok' : 'unavailable', database: dbOk ? 'ok' : 'unreachable', queue: queueOk ? 'ok' : 'unreachable' };
   if (dbOk && queueOk) return body;
   const down = [dbOk ? null : 'database', queueOk ? null : 'queue'].filter(Boolean).join(' and ');
-  return ctx.h.response({ ...body, detail: `${down} unreachable` }).code(503);
+  return h.response({ ...body, detail: `${down} unreachable` }).code(503);
 };

@@ -2,8 +2,8 @@
 // operations with `x-handled-by: oauth-provider` (issueToken) are served by plugins/oauth.ts.
 // Operations listed in NOT_YET answer 501 until the issue that implements them lands
 // (README "What is live"); an operationId in neither list stops start-up.
-import type { Handler } from './types.ts';
-import { httpError } from '../plugins/errors.ts';
+import type { Handler, HandledOperationId, LegacyHandler } from './types.ts';
+import { NotImplementedError } from '../lib/errors.ts';
 import { generate } from './generate.ts';
 import { cancelPrediction, getPredictionResult } from './predictions.ts';
 import { getBalance, getUserDetails } from './account.ts';
@@ -19,7 +19,13 @@ import {
 
 export { generate };
 
-const handlers: Readonly<Record<string, Handler>> = {
+/**
+ * Typed by operationId: an entry must be that operation's Handler<Op>. LegacyHandler entries are
+ * the modules not converted to the typed contract yet (auth, otp, google, keys, webhooks).
+ */
+export type HandlerMap = { readonly [Op in HandledOperationId]?: Handler<Op> | LegacyHandler };
+
+const handlers: HandlerMap = {
   getHealth,
   getWebhookSecret,
   rotateWebhookSecret,
@@ -65,12 +71,14 @@ export const NOT_YET: readonly string[] = [
   'bulkUpdateReviewStatus', 'bulkDeleteUsageLogs',
 ];
 
-const notImplemented: Handler = async () => {
-  throw httpError(501, 'not implemented');
+const notImplemented: LegacyHandler = async () => {
+  throw new NotImplementedError();
 };
 
-export function handlerFor(operationId: string): Handler | undefined {
-  if (Object.hasOwn(handlers, operationId)) return handlers[operationId];
+type RegisteredHandler = NonNullable<HandlerMap[HandledOperationId]>;
+
+export function handlerFor(operationId: string): RegisteredHandler | undefined {
+  if (Object.hasOwn(handlers, operationId)) return handlers[operationId as HandledOperationId];
   if (NOT_YET.includes(operationId)) return notImplemented;
   return undefined;
 }

@@ -1,24 +1,23 @@
+// The caller's predictions: poll a result, cancel a running one. Both are scoped to the owner in
+// the query (db/owner.ts): someone else's id is as unknown as a made-up one.
 import type { Handler } from './types.ts';
-import { httpError } from '../plugins/errors.ts';
+import { ConflictError, NotFoundError } from '../lib/errors.ts';
 import { cancelPrediction as cancelRow, findPrediction } from '../db/predictions.ts';
 import { predictionView } from './render.ts';
-import { requireCaller } from './guards.ts';
 
-/** GET /api/v1/predictions/{request_id}/result. Someone else's id is as unknown as a made-up one. */
-export const getPredictionResult: Handler = async (ctx) => {
-  const caller = requireCaller(ctx);
-  const p = await findPrediction(ctx.app.db, String(ctx.params.request_id));
-  if (!p || p.userId !== caller.userId) throw httpError(404, 'prediction not found');
-  return predictionView(ctx.app, p);
+/** GET /api/v1/predictions/{request_id}/result */
+export const getPredictionResult: Handler<'getPredictionResult'> = async ({ app, caller, params }) => {
+  const p = await findPrediction(app.db, caller.owner, params.request_id);
+  if (!p) throw new NotFoundError('prediction not found');
+  return predictionView(app, p);
 };
 
 /** POST /app/cancel_prediction/{request_id}: queued, pending or processing -> cancelled; the hold is released. */
-export const cancelPrediction: Handler = async (ctx) => {
-  const caller = requireCaller(ctx);
-  const id = String(ctx.params.request_id);
-  const outcome = await cancelRow(ctx.app.db, id, caller.userId, ctx.app.clock());
-  if (outcome === 'not-found') throw httpError(404, 'prediction not found');
-  const p = await findPrediction(ctx.app.db, id);
-  if (outcome === 'finished') throw httpError(409, `prediction is already ${p?.status ?? 'finished'} and cannot be cancelled`);
-  return predictionView(ctx.app, p!);
+export const cancelPrediction: Handler<'cancelPrediction'> = async ({ app, caller, params }) => {
+  const outcome = await cancelRow(app.db, caller.owner, params.request_id, app.clock());
+  if (outcome === 'not-found') throw new NotFoundError('prediction not found');
+  const p = await findPrediction(app.db, caller.owner, params.request_id);
+  if (!p) throw new NotFoundError('prediction not found');
+  if (outcome === 'finished') throw new ConflictError(`prediction is already ${p.status} and cannot be cancelled`);
+  return predictionView(app, p);
 };

@@ -1,12 +1,12 @@
 // The public shape of a prediction: the result route's body, and (for issue 3) the webhook
 // payload of interface spec 2.2 share these fields.
 import type { App } from '../app.ts';
-import type { Prediction } from '../db/predictions.ts';
+import type { Prediction, PredictionStatus } from '../db/predictions.ts';
 
 export interface PredictionView {
   id: string;
   model: string;
-  status: string;
+  status: PredictionStatus;
   outputs: string[];
   urls: { get: string };
   has_nsfw_contents: boolean[];

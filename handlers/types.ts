@@ -1,8 +1,79 @@
+// The handler contract. A handler is typed by its operationId: `Handler<'getPredictionResult'>`
+// receives the operation's coerced path, query and body types from the spec (spec/v1.generated.ts)
+// and must return the operation's 2xx JSON body, so a reply that drifts from the spec is a compile
+// error. Protected operations (the spec declares security) always receive a caller with its owner.
 import type { Request, ResponseToolkit, ResponseObject } from '@hapi/hapi';
 import type { App } from '../app.ts';
 import type { Caller } from '../plugins/auth.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
+import type { Owner } from '../lib/owner.ts';
+import type { ModelOperationId, ProtectedOperationId, operations } from '../spec/v1.generated.ts';
 
+/** Every operationId the spec declares. */
+export type OperationId = keyof operations;
+/** Operations with a handler module of their own (model endpoints all share `generate`). */
+export type HandledOperationId = Exclude<OperationId, ModelOperationId>;
+export type { ModelOperationId, ProtectedOperationId };
+
+/** The authenticated caller, with the owner the route bridge resolved from `team_id`. */
+export interface OwnedCaller extends Caller {
+  owner: Owner;
+}
+
+type Defined<T> = [T] extends [never] ? Record<string, never> : [T] extends [undefined] ? Record<string, never> : NonNullable<T>;
+type Parameters_<Id extends OperationId> = operations[Id]['parameters'];
+type JsonBody<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+
+/** Path parameters after coercion. */
+export type ParamsOf<Id extends OperationId> = Parameters_<Id> extends { path?: infer P } ? Defined<P> : Record<string, never>;
+/** Query parameters after coercion, with the spec's defaults applied. */
+export type QueryOf<Id extends OperationId> = Parameters_<Id> extends { query?: infer Q } ? Defined<Q> : Record<string, never>;
+/** The JSON body, with the spec's defaults applied; {} when the operation takes none. */
+export type BodyOf<Id extends OperationId> = Defined<operations[Id]['requestBody']> extends infer R
+  ? (R extends { content: { 'application/json': infer B } } ? B : Record<string, never>) : never;
+type Responses<Id extends OperationId> = operations[Id]['responses'];
+/** The JSON body of the operation's 2xx responses. */
+export type ReplyOf<Id extends OperationId> = Id extends OperationId ? {
+  [S in keyof Responses<Id>]: S extends 200 | 201 | 202 | 203 ? JsonBody<Responses<Id>[S]> : never;
+}[keyof Responses<Id>] : never;
+
+export type CallerFor<Id extends OperationId> = Id extends ProtectedOperationId ? OwnedCaller : null;
+
+export interface OperationContext<Id extends OperationId> {
+  app: App;
+  request: Request;
+  h: ResponseToolkit;
+  operationId: Id;
+  params: ParamsOf<Id>;
+  query: QueryOf<Id>;
+  body: BodyOf<Id>;
+  /** never null on protected operations (hapi's auth refused requests without a credential) */
+  caller: CallerFor<Id>;
+}
+
+/**
+ * A typed handler: returns the operation's 2xx body, or a hapi response for another status
+ * (e.g. health's 503) or a non-200 success code.
+ */
+export type TypedHandler<Id extends OperationId> = (ctx: OperationContext<Id>) => Promise<ReplyOf<Id> | ResponseObject>;
+
+/** Model endpoints (x-model): a generic input (each model has its own schema), one reply shape. */
+export interface ModelContext {
+  app: App;
+  request: Request;
+  h: ResponseToolkit;
+  operationId: ModelOperationId;
+  params: Record<string, never>;
+  /** the common `webhook` parameter every model endpoint declares */
+  query: { webhook?: string };
+  /** the model's input, validated against its schema, defaults applied */
+  body: Record<string, unknown>;
+  caller: OwnedCaller;
+  model: ModelInfo;
+}
+export type ModelHandler = (ctx: ModelContext) => Promise<ReplyOf<ModelOperationId>>;
+
+/** The untyped context of handlers not converted yet (see LegacyHandler). */
 export interface HandlerContext {
   app: App;
   request: Request;
@@ -14,11 +85,17 @@ export interface HandlerContext {
   query: Record<string, unknown>;
   /** validated and coerced path parameters */
   params: Record<string, unknown>;
-  /** null on public operations */
+  /** null on public operations; carries `owner` on protected ones */
   caller: Caller | null;
   /** set on model endpoints */
   model?: ModelInfo;
 }
 
-/** Returns a JSON-serialisable value (200) or a hapi response; throws Boom for errors. */
-export type Handler = (ctx: HandlerContext) => Promise<unknown>;
+/** The pre-contract handler (returns unknown); kept until the remaining modules are converted. */
+export type LegacyHandler = (ctx: HandlerContext) => Promise<unknown>;
+
+/** `Handler<'opId'>` is the typed contract; bare `Handler` is still the legacy one. */
+export type Handler<Id extends OperationId | undefined = undefined> = Id extends OperationId ? TypedHandler<Id> : LegacyHandler;
+
+/** What the route bridge calls: any of the above, given the context it built. */
+export type AnyHandler = (ctx: never) => Promise<unknown>;

@@ -48,7 +48,7 @@ function deliveryView(d: Delivery & { attemptLog: Attempt[] }) {
 /** GET /app/prediction_response/{request_id}: the prediction with its input, cost and webhook deliveries. */
 export const getPredictionResponse: Handler = async (ctx) => {
   const caller = requireCaller(ctx);
-  const p = await findPrediction(ctx.app.db, String(ctx.params.request_id));
+  const p = await findPrediction(ctx.app.db, { userId: caller.userId, teamId: null }, String(ctx.params.request_id));
   if (!p || p.userId !== caller.userId) throw httpError(404, 'prediction not found');
   const view = predictionView(ctx.app, p);
   return {

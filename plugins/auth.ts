@@ -12,8 +12,10 @@ import { findActiveKeyByHash, touchKey } from '../db/api-keys.ts';
 import { findSessionUser } from '../db/sessions.ts';
 import { sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST, SESSION_PREFIX } from '../db/secrets.ts';
 import { httpError } from './errors.ts';
+import { CODE_SCOPES } from '../spec/scopes.ts';
 
-export const ALL_SCOPES = ['generate:write', 'generate:read', 'files:write', 'account:read', 'keys:manage'] as const;
+/** The spec's OAuth2 scopes (spec/scopes.ts, declared once in the spec): API keys and sessions hold them all. */
+export const ALL_SCOPES = CODE_SCOPES;
 export type Scope = (typeof ALL_SCOPES)[number];
 
 export interface Caller {

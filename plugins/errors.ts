@@ -1,5 +1,7 @@
-// Every error leaves as JSON: {"detail": "<message>"}, or for validation errors the
-// FastAPI-style {"detail": [{loc, msg, type}]}. Nothing internal leaks into a body.
+// Every error leaves as JSON: {"detail": "<message>", "code": "<stable code>"}, or for validation
+// errors the FastAPI-style {"detail": [{loc, msg, type}], "code": "validation_failed"}. Nothing
+// internal leaks into a body. Handlers throw lib/errors.ts classes; httpError and validationError
+// stay for the modules not converted yet (and for this edge's own refusals).
 import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import type { Socket } from 'node:net';
@@ -8,11 +10,15 @@ import { clientIp } from './addresses.ts';
 import type { ValidationItem } from './validation-errors.ts';
 import type { Logger } from 'pino';
 import { isDbUnavailable } from '../db/errors.ts';
+import { codeForStatus, DomainError, ValidationFailedError } from '../lib/errors.ts';
+import type { ErrorCode } from '../lib/errors.ts';
+
+type ErrorPayload = { detail?: unknown; code?: ErrorCode };
 
 export function validationError(items: ValidationItem[], status = 422): Boom.Boom {
   const err = Boom.badData('validation failed');
   err.output.statusCode = status;
-  err.output.payload = { detail: items } as unknown as Boom.Payload;
+  err.output.payload = { detail: items, code: status === 422 ? 'validation_failed' : codeForStatus(status) } as unknown as Boom.Payload;
   return err;
 }
 
@@ -50,7 +56,7 @@ declare module '@hapi/hapi' {
 
 /** A whole HTTP/1.1 response with a JSON body, for the socket-level paths where hapi has no request. */
 export function rawJsonResponse(status: number, detail: string): string {
-  const body = JSON.stringify({ detail });
+  const body = JSON.stringify({ detail, code: codeForStatus(status) });
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
@@ -128,15 +134,23 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       const response = request.response;
       // Whatever a route's payload step made of the cut-off body (a 400, a 404 route), it is a 408.
       if (request.app.payloadTimedOut && !(Boom.isBoom(response) && response.output.statusCode === 408)) {
-        return h.response({ detail: DEFAULT_MESSAGES[408] }).code(408).header('Connection', 'close');
+        return h.response({ detail: DEFAULT_MESSAGES[408], code: codeForStatus(408) }).code(408).header('Connection', 'close');
       }
       if (!Boom.isBoom(response)) return h.continue;
+      if (response instanceof DomainError) {
+        // hapi boomified it as a 500; the error itself knows its status and code.
+        const detail = response instanceof ValidationFailedError ? response.items : response.message;
+        response.output.statusCode = response.status;
+        response.output.payload = { detail, code: response.code } as unknown as Boom.Payload;
+        Object.assign(response.output.headers, response.headers);
+        return h.continue;
+      }
       // Wherever the database fails (a credential lookup, a handler), the client sees a 503.
       if (response.output.statusCode === 500 && isDbUnavailable(response)) {
-        return h.response({ detail: 'database unavailable, try again shortly' }).code(503);
+        return h.response({ detail: 'database unavailable, try again shortly', code: 'unavailable' }).code(503);
       }
       const status = response.output.statusCode;
-      const payload = response.output.payload as unknown as { detail?: unknown };
+      const payload = response.output.payload as unknown as ErrorPayload;
       if (status >= 500 && !(payload && 'detail' in payload)) {
         log.error({ err: response, method: request.method, path: request.path }, 'request failed');
       }
@@ -145,6 +159,8 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
         // its message may be internal, so the body gets the status's own wording.
         response.output.payload = { detail: DEFAULT_MESSAGES[status] ?? (status >= 500 ? DEFAULT_MESSAGES[500]! : 'request refused') } as unknown as Boom.Payload;
       }
+      const rendered = response.output.payload as unknown as ErrorPayload;
+      if (rendered.code === undefined) rendered.code = codeForStatus(status);
       return h.continue;
     });
   },

@@ -4,16 +4,20 @@
 // and holds the operationId -> handler map.
 import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit, RouteOptions, Lifecycle, RouteDefMethods } from '@hapi/hapi';
-import type { Operation, Context } from 'openapi-backend';
+import type { Operation } from 'openapi-backend';
 import type { App } from '../app.ts';
 import { callerOf, STRATEGY_FOR_SCHEME } from './auth.ts';
 import { httpError, payloadTimeoutError, validationError } from './errors.ts';
 import { bearerChallenge } from './oauth-challenge.ts';
 import { toValidationItems } from './validation-errors.ts';
 import type { AjvLikeError } from './validation-errors.ts';
-import type { Handler, HandlerContext } from '../handlers/types.ts';
+import type { AnyHandler, HandlerContext } from '../handlers/types.ts';
+import type { ModelInfo } from '../spec/catalog.ts';
+import { resolveOwner } from '../lib/owner.ts';
+import { scopeNames } from '../spec/scopes.ts';
+import { UnauthorizedError } from '../lib/errors.ts';
 
-type SecurityRequirement = Record<string, string[]>;
+export type SecurityRequirement = Record<string, string[]>;
 
 /** hapi strategies for an operation's security alternatives; [] means public. */
 export function strategiesFor(security: SecurityRequirement[] | undefined, available: ReadonlySet<string>): string[] {
@@ -72,125 +76,183 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** What every route of one server shares; computed once by `routeDepsFor`. */
+export interface SharedRouteDeps {
+  app: App;
+  /** the hapi strategies this server registered */
+  strategies: ReadonlySet<string>;
+  /** the document's top-level security, for operations that declare none */
+  globalSecurity: SecurityRequirement[];
+  /** the scopes the OAuth2 scheme declares */
+  declaredScopes: ReadonlySet<string>;
+}
+
+export interface RouteDeps extends SharedRouteDeps {
+  handler: AnyHandler;
+  /** set on model endpoints */
+  model?: ModelInfo;
+}
+
+export function routeDepsFor(app: App, strategies: ReadonlySet<string>): SharedRouteDeps {
+  const { document } = app.spec;
+  return {
+    app,
+    strategies,
+    globalSecurity: (document.security as SecurityRequirement[] | undefined) ?? [],
+    declaredScopes: new Set(scopeNames(document)),
+  };
+}
+
+/** `team_id` from the query or the body, where the operation declares it (validation checked its type). */
+function teamIdOf(query: Record<string, unknown>, body: Record<string, unknown>): number | undefined {
+  const v = query.team_id ?? body.team_id;
+  return typeof v === 'number' ? v : undefined;
+}
+
+/**
+ * One operation's hapi route options: credentials, scopes and role from its security, payload
+ * limits, and the handler step (spec validation, owner resolution, the handler). Pure: it
+ * registers nothing, and throws naming the operation when the spec asks for something unknown.
+ */
+export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOptions {
+  const { app, handler, model } = deps;
+  const operationId = operation.operationId!;
+  const extensions = operation as unknown as Record<string, unknown>;
+  const security = (operation.security as SecurityRequirement[] | undefined) ?? deps.globalSecurity;
+  const isProtected = security.length > 0;
+  const routeStrategies = strategiesFor(security, deps.strategies);
+  const scopes = requiredScopes(operationId, security, deps.declaredScopes);
+  const role = extensions['x-required-role'];
+  if (role !== undefined && !(ROLES as readonly unknown[]).includes(role)) throw new Error(`${operationId}: x-required-role must be one of ${ROLES.join(', ')}`);
+  const bearerRoute = routeStrategies.includes('session') || routeStrategies.includes('oauth');
+  if (isProtected && routeStrategies.length === 0) {
+    // Every alternative needs a credential this build cannot check yet: the route stays closed.
+    app.log.debug({ operationId }, 'no credential strategy available; route answers 401');
+  }
+  const contentTypes = Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
+  const hasBody = !['get', 'head', 'delete'].includes(operation.method);
+  const { publicUrl } = app.config;
+
+  return {
+    id: operationId,
+    auth: !isProtected ? false : routeStrategies.length
+      // hapi checks the scopes after authentication and before anything reads the body; API keys
+      // and sessions hold all five, an OAuth token exactly its own.
+      ? { strategies: routeStrategies, mode: 'required', ...(scopes.length ? { access: { scope: scopes.map((s) => `+${s}`) } } : {}) }
+      : { strategies: ['closed'], mode: 'required' },
+    ext: {
+      ...(role === 'admin' ? {
+        // A role, never a scope: no token or key of a normal user reaches an admin route.
+        onPostAuth: {
+          method: (request: Request, h: ResponseToolkit) => {
+            if (callerOf(request)?.role !== 'admin') throw httpError(403, 'this operation needs the administrator role');
+            return h.continue;
+          },
+        },
+      } : {}),
+      onPreResponse: {
+        method: (request: Request, h: ResponseToolkit) => {
+          const response = request.response;
+          if (!Boom.isBoom(response)) return h.continue;
+          const status = response.output.statusCode;
+          if (status === 403 && response.message === 'Insufficient scope' && scopes.length) {
+            // hapi's own scope refusal, reworded (RFC 6750 section 3.1)
+            const missing = scopes.filter((s) => !(callerOf(request)?.scopes as readonly string[] | undefined)?.includes(s)).join(' ');
+            response.output.payload = { detail: `insufficient_scope: this operation needs ${missing}`, code: 'insufficient_scope' } as unknown as Boom.Payload;
+            response.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: 'insufficient_scope', scope: missing });
+          } else if (status === 401 && bearerRoute) {
+            response.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: hasBearer(request) ? 'invalid_token' : 'invalid_request' });
+          }
+          return h.continue;
+        },
+      },
+    },
+    ...(hasBody ? {
+      payload: {
+        allow: contentTypes.length ? contentTypes : ['application/json'],
+        maxBytes: app.config.maxBodyBytes,
+        // A body must say it is JSON: without Content-Type it is refused (415), never guessed.
+        defaultContentType: NO_CONTENT_TYPE,
+        // plugins/errors.ts times the body out (PAYLOAD_TIMEOUT_MS) and this route answers 408;
+        // hapi's own timeout would wait for the rest of the body before answering.
+        timeout: false as const,
+        parse: true,
+        output: 'data' as const,
+        failAction: payloadFailAction,
+      },
+    } : {}),
+    handler: async (request: Request, h: ResponseToolkit) => {
+      const body = request.payload === null || request.payload === undefined ? undefined : request.payload;
+      const { validator } = app.spec.api;
+      // Compiled from the operation object we hold: openapi-backend's own lazy path looks the
+      // operation up by id, a scan over every operation.
+      if (validator.requestValidators[operationId] === undefined) {
+        validator.requestValidators[operationId] = validator.buildRequestValidatorsForOperation(operation);
+      }
+      const validation = validator.validateRequest(
+        {
+          method: request.method,
+          path: request.path,
+          headers: request.headers as Record<string, string | string[]>,
+          query: request.query as Record<string, string | string[]>,
+          ...(body === undefined ? {} : { body: body as Record<string, unknown> }),
+        },
+        operation,
+      );
+      if (!validation.valid) throw validationError(toValidationItems((validation.errors ?? []) as unknown as AjvLikeError[]));
+      const coerced: { query?: unknown; params?: unknown } = validation.coerced ?? {};
+      const query = isObject(coerced.query) ? coerced.query : {};
+      const payload = isObject(body) ? body : {};
+      const caller = callerOf(request);
+      // hapi's auth already refused protected requests without a credential; this keeps the
+      // handler's never-null promise even if a route were misconfigured.
+      if (isProtected && !caller) throw new UnauthorizedError('missing or invalid credentials: send x-api-key or Authorization: Bearer <token>');
+      const ctx: HandlerContext = {
+        app,
+        request,
+        h,
+        operationId,
+        body: payload,
+        query,
+        params: isObject(coerced.params) ? coerced.params : { ...request.params },
+        // The owner is resolved here, once, before the handler runs (membership checked in lib/owner.ts).
+        caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, teamIdOf(query, payload)) } as HandlerContext['caller'] : null,
+        ...(model ? { model } : {}),
+      };
+      return (handler as (ctx: HandlerContext) => Promise<unknown>)(ctx);
+    },
+  };
+}
+
+/** The registered handler of an operation (see registerHandler). */
+export function handlerOf(api: App['spec']['api'], operationId: string): AnyHandler | undefined {
+  return api.handlers[operationId] as unknown as AnyHandler | undefined;
+}
+
 export const specRoutesPlugin: Plugin<{ app: App; strategies: ReadonlySet<string> }> = {
   name: 'mediagate-spec-routes',
   dependencies: ['mediagate-errors', 'mediagate-auth'],
   register(server, { app, strategies }) {
-    const { api, operations, models, document } = app.spec;
-    const globalSecurity = (document.security as SecurityRequirement[] | undefined) ?? [];
-    const schemes = document.components.securitySchemes as Record<string, { flows?: { clientCredentials?: { scopes?: Record<string, string> } } }> | undefined;
-    const declaredScopes = new Set(Object.keys(schemes?.OAuth2?.flows?.clientCredentials?.scopes ?? {}));
-    const { publicUrl } = app.config;
-
+    const { api, operations, models } = app.spec;
+    const shared = routeDepsFor(app, strategies);
     for (const operation of operations) {
       const operationId = operation.operationId!;
-      const extensions = operation as unknown as Record<string, unknown>;
       // A plugin serves this one itself (issueToken: plugins/oauth.ts); the catalog checked the value.
-      if (extensions['x-handled-by'] !== undefined) continue;
-      const handler = api.handlers[operationId] as unknown as ((c: Context, ctx: HandlerContext) => Promise<unknown>) | undefined;
+      if ((operation as unknown as Record<string, unknown>)['x-handled-by'] !== undefined) continue;
+      const handler = handlerOf(api, operationId);
       if (!handler) throw new Error(`${operationId}: no handler registered`);
       const model = models.get(operationId);
-      const security = (operation.security as SecurityRequirement[] | undefined) ?? globalSecurity;
-      const routeStrategies = strategiesFor(security, strategies);
-      const scopes = requiredScopes(operationId, security, declaredScopes);
-      const role = extensions['x-required-role'];
-      if (role !== undefined && !(ROLES as readonly unknown[]).includes(role)) throw new Error(`${operationId}: x-required-role must be one of ${ROLES.join(', ')}`);
-      const bearerRoute = routeStrategies.includes('session') || routeStrategies.includes('oauth');
-      if (security.length > 0 && routeStrategies.length === 0) {
-        // Every alternative needs a credential this build cannot check yet: the route stays closed.
-        app.log.debug({ operationId }, 'no credential strategy available; route answers 401');
-      }
-      const contentTypes = Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
-      const hasBody = !['get', 'head', 'delete'].includes(operation.method);
-      const { validator } = api;
-
-      const options: RouteOptions = {
-        id: operationId,
-        auth: security.length === 0 ? false : routeStrategies.length
-          // hapi checks the scopes after authentication and before anything reads the body; API keys
-          // and sessions hold all five, an OAuth token exactly its own.
-          ? { strategies: routeStrategies, mode: 'required', ...(scopes.length ? { access: { scope: scopes.map((s) => `+${s}`) } } : {}) }
-          : { strategies: ['closed'], mode: 'required' },
-        ext: {
-          ...(role === 'admin' ? {
-            // A role, never a scope: no token or key of a normal user reaches an admin route.
-            onPostAuth: {
-              method: (request: Request, h: ResponseToolkit) => {
-                if (callerOf(request)?.role !== 'admin') throw httpError(403, 'this operation needs the administrator role');
-                return h.continue;
-              },
-            },
-          } : {}),
-          onPreResponse: {
-            method: (request: Request, h: ResponseToolkit) => {
-              const response = request.response;
-              if (!Boom.isBoom(response)) return h.continue;
-              const status = response.output.statusCode;
-              if (status === 403 && response.message === 'Insufficient scope' && scopes.length) {
-                // hapi's own scope refusal, reworded (RFC 6750 section 3.1)
-                const missing = scopes.filter((s) => !(callerOf(request)?.scopes as readonly string[] | undefined)?.includes(s)).join(' ');
-                response.output.payload = { detail: `insufficient_scope: this operation needs ${missing}` } as unknown as Boom.Payload;
-                response.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: 'insufficient_scope', scope: missing });
-              } else if (status === 401 && bearerRoute) {
-                response.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: hasBearer(request) ? 'invalid_token' : 'invalid_request' });
-              }
-              return h.continue;
-            },
-          },
-        },
-        ...(hasBody ? {
-          payload: {
-            allow: contentTypes.length ? contentTypes : ['application/json'],
-            maxBytes: app.config.maxBodyBytes,
-            // A body must say it is JSON: without Content-Type it is refused (415), never guessed.
-            defaultContentType: NO_CONTENT_TYPE,
-            // plugins/errors.ts times the body out (PAYLOAD_TIMEOUT_MS) and this route answers 408;
-            // hapi's own timeout would wait for the rest of the body before answering.
-            timeout: false as const,
-            parse: true,
-            output: 'data' as const,
-            failAction: payloadFailAction,
-          },
-        } : {}),
-        handler: async (request: Request, h: ResponseToolkit) => {
-          const body = request.payload === null || request.payload === undefined ? undefined : request.payload;
-          // Compiled from the operation object we hold: openapi-backend's own lazy path looks the
-          // operation up by id, a scan over every operation.
-          if (validator.requestValidators[operationId] === undefined) {
-            validator.requestValidators[operationId] = validator.buildRequestValidatorsForOperation(operation);
-          }
-          const validation = validator.validateRequest(
-            {
-              method: request.method,
-              path: request.path,
-              headers: request.headers as Record<string, string | string[]>,
-              query: request.query as Record<string, string | string[]>,
-              ...(body === undefined ? {} : { body: body as Record<string, unknown> }),
-            },
-            operation,
-          );
-          if (!validation.valid) throw validationError(toValidationItems((validation.errors ?? []) as unknown as AjvLikeError[]));
-          const coerced: { query?: unknown; params?: unknown } = validation.coerced ?? {};
-          const ctx: HandlerContext = {
-            app,
-            request,
-            h,
-            operationId,
-            body: isObject(body) ? body : {},
-            query: isObject(coerced.query) ? coerced.query : {},
-            params: isObject(coerced.params) ? coerced.params : { ...request.params },
-            caller: callerOf(request),
-            ...(model ? { model } : {}),
-          };
-          return handler({ api, operation, request: coerced, validation } as unknown as Context, ctx);
-        },
-      };
+      const options = routeOptionsFor(operation, { ...shared, handler, ...(model ? { model } : {}) });
       server.route({ method: operation.method.toUpperCase() as RouteDefMethods, path: operation.path, options });
     }
   },
 };
 
-/** Registers one operation's handler with openapi-backend, wrapped to receive the gateway's context. */
-export function registerHandler(api: App['spec']['api'], operationId: string, fn: Handler): void {
-  api.handlers[operationId] = (_c: Context, ctx: HandlerContext) => fn(ctx);
+/**
+ * Registers one operation's handler in openapi-backend's map (the operationId -> handler map
+ * spec-routes reads). The bridge calls it with the context it built; openapi-backend's own
+ * request handling is not used.
+ */
+export function registerHandler(api: App['spec']['api'], operationId: string, fn: AnyHandler): void {
+  api.handlers[operationId] = fn as unknown as (typeof api.handlers)[string];
 }

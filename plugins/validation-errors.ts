@@ -1,11 +1,8 @@
 // ajv errors -> FastAPI's HTTPValidationError: {"detail": [{"loc": [...], "msg": "...", "type": "..."}]}.
 // Pure, so its wording is unit-tested.
 
-export interface ValidationItem {
-  loc: Array<string | number>;
-  msg: string;
-  type: string;
-}
+export type { ValidationItem } from '../lib/errors.ts';
+import type { ValidationItem } from '../lib/errors.ts';
 
 export interface AjvLikeError {
   keyword: string;

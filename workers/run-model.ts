@@ -7,14 +7,25 @@ import { claim, completePrediction, failPrediction, requeuePrediction } from '..
 import type { Prediction } from '../db/predictions.ts';
 import { adapterRegistry } from './adapters/index.ts';
 import { AdapterError } from './adapters/types.ts';
-import type { Adapter } from './adapters/types.ts';
+import type { Adapter, AdapterFile } from './adapters/types.ts';
+import { removeTemporary } from './adapters/http-json.ts';
+import { identifyOutput } from './output-type.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
 import type { PredictionMessage } from './dispatch.ts';
+
+/** older than any download can run (10 minutes) plus its move into place */
+const STALE_TEMPORARY_MS = 60 * 60_000;
 
 export function createRunModel(app: App) {
   const delays = app.config.retryDelaysMs;
   const adapters = new Map<string, Adapter>();
   const running = new Set<AbortController>();
+  // A worker that died mid-download left its partial file behind. A live download is never this
+  // old (each is bounded by its timeout), and workers sharing STORAGE_DIR may all sweep.
+  app.storage.removeStaleTemporary(STALE_TEMPORARY_MS).then(
+    (removed) => removed > 0 && app.log.info({ removed }, 'removed stale temporary downloads'),
+    (err: unknown) => app.log.warn({ err }, 'could not remove stale temporary downloads'),
+  );
 
   function adapterFor(name: string): Adapter {
     let a = adapters.get(name);
@@ -45,10 +56,12 @@ export function createRunModel(app: App) {
 
     const controller = new AbortController();
     running.add(controller);
+    let produced: AdapterFile[] = [];
     try {
       const result = await adapterFor(model.adapter).run(p.input, {
         signal: controller.signal,
         predictionId: p.id,
+        tempDir: app.storage.tempDir,
         model: {
           operationId: model.operationId,
           category: model.category,
@@ -56,8 +69,18 @@ export function createRunModel(app: App) {
           ...(model.upstreamModel ? { upstreamModel: model.upstreamModel } : {}),
         },
       });
+      produced = result.files;
       const keys: string[] = [];
-      for (const [i, file] of result.files.entries()) keys.push(await app.storage.save(p.id, i, file));
+      try {
+        // The bytes decide the stored type, and it must be the kind of file the model declares.
+        const typed: AdapterFile[] = [];
+        for (const [i, file] of result.files.entries()) typed.push({ ...file, ...(await identifyOutput(file, model.output, i)) });
+        for (const [i, file] of typed.entries()) keys.push(await app.storage.save(p.id, i, file));
+      } catch (err) {
+        // Gone before the failure is recorded: whoever sees it failed finds nothing left behind.
+        await removeTemporary(produced);
+        throw err;
+      }
       const done = await completePrediction(app.db, p, { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, app.clock());
       app.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
       // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
@@ -76,6 +99,8 @@ export function createRunModel(app: App) {
       return retryable ? { kind: 'dead-letter', reason: message } : { kind: 'ack' };
     } finally {
       running.delete(controller);
+      // Whatever was not moved into storage is removed, whichever way the run ended.
+      await removeTemporary(produced);
     }
   }
 

@@ -19,6 +19,10 @@ const SANDBOX_SAMPLE: Readonly<Record<MediaKind, string>> = {
 export interface Storage {
   /** writes one output file and returns its key */
   save(predictionId: string, index: number, file: AdapterFile): Promise<string>;
+  /** where adapters write downloads before save() moves them into place (same file system) */
+  tempDir: string;
+  /** removes temporary downloads older than `olderThanMs` (left by a worker that died); returns how many */
+  removeStaleTemporary(olderThanMs: number, now?: number): Promise<number>;
   url(key: string): string;
   /** the sandbox's mock output for a kind of media */
   sandboxKey(kind: MediaKind): string;
@@ -31,10 +35,38 @@ export function createLocalStorage(root: string, publicUrl: string): Storage {
       const key = `outputs/${predictionId}/${index}.${ext}`;
       const target = path.join(root, key);
       await fs.mkdir(path.dirname(target), { recursive: true });
+      if (file.path !== undefined) {
+        // A download already on disk: move it (a copy only when it sits on another file system).
+        try {
+          await fs.rename(file.path, target);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+          const tmp = `${target}.${crypto.randomBytes(6).toString('hex')}.tmp`;
+          await fs.copyFile(file.path, tmp);
+          await fs.rename(tmp, target);
+          await fs.rm(file.path, { force: true });
+        }
+        return key;
+      }
       const tmp = `${target}.${crypto.randomBytes(6).toString('hex')}.tmp`;
       await fs.writeFile(tmp, file.data);
       await fs.rename(tmp, target);
       return key;
+    },
+    tempDir: path.join(root, 'tmp'),
+    async removeStaleTemporary(olderThanMs, now = Date.now()) {
+      const dir = path.join(root, 'tmp');
+      const names = await fs.readdir(dir).catch(() => [] as string[]);
+      let removed = 0;
+      for (const name of names) {
+        const file = path.join(dir, name);
+        const stat = await fs.stat(file).catch(() => null);
+        if (stat?.isFile() && now - stat.mtimeMs > olderThanMs) {
+          await fs.rm(file, { force: true });
+          removed++;
+        }
+      }
+      return removed;
     },
     url(key) {
       return `${publicUrl}/files/${key}`;

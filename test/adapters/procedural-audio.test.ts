@@ -49,7 +49,7 @@ test('the audio is a 16-bit mono PCM WAV with a consistent header', async (t) =>
   t.is(files.length, 1);
   t.is(files[0]?.contentType, 'audio/wav');
   t.is(files[0]?.extension, 'wav');
-  const data = files[0]!.data;
+  const data = files[0]!.data!;
   const h = header(data);
   t.is(h.riff, 'RIFF');
   t.is(h.riffSize, data.byteLength - 8);
@@ -68,13 +68,13 @@ test('the audio is a 16-bit mono PCM WAV with a consistent header', async (t) =>
 
 test('the number of samples matches the requested duration', async (t) => {
   const { files } = await adapter.run({ prompt: 'drums', duration: 3 }, context());
-  const h = header(files[0]!.data);
+  const h = header(files[0]!.data!);
   t.is(h.dataSize / h.blockAlign, 3 * h.sampleRate);
 });
 
 test('without a duration the audio lasts 5 seconds, and durations are clamped to 1..30', async (t) => {
   const seconds = async (input: Record<string, unknown>) => {
-    const h = header((await adapter.run(input, context())).files[0]!.data);
+    const h = header((await adapter.run(input, context())).files[0]!.data!);
     return h.dataSize / h.byteRate;
   };
   t.is(await seconds({ prompt: 'x' }), 5);
@@ -84,9 +84,9 @@ test('without a duration the audio lasts 5 seconds, and durations are clamped to
 
 test('the melody is audible, deterministic, and changes with the seed', async (t) => {
   const input = { text: 'hello there', seed: 3, duration: 2 };
-  const a = (await adapter.run(input, context())).files[0]!.data;
-  const b = (await adapter.run(input, context())).files[0]!.data;
-  const c = (await adapter.run({ ...input, seed: 4 }, context())).files[0]!.data;
+  const a = (await adapter.run(input, context())).files[0]!.data!;
+  const b = (await adapter.run(input, context())).files[0]!.data!;
+  const c = (await adapter.run({ ...input, seed: 4 }, context())).files[0]!.data!;
   t.deepEqual(a, b);
   t.notDeepEqual(a, c);
   const samples = Buffer.from(a);

@@ -19,19 +19,19 @@ test('the image is a PNG of the requested size', async (t) => {
   t.is(files.length, 1);
   t.is(files[0]?.contentType, 'image/png');
   t.is(files[0]?.extension, 'png');
-  const png = decode(files[0]!.data);
+  const png = decode(files[0]!.data!);
   t.is(png.width, 320);
   t.is(png.height, 200);
   t.true(inferenceMs >= 0);
 });
 
 test('without width and height the image is 512 by 512', async (t) => {
-  const png = decode((await adapter.run({ prompt: 'x' }, context())).files[0]!.data);
+  const png = decode((await adapter.run({ prompt: 'x' }, context())).files[0]!.data!);
   t.deepEqual([png.width, png.height], [512, 512]);
 });
 
 test('sizes outside 64..2048 are clamped', async (t) => {
-  const png = decode((await adapter.run({ prompt: 'x', width: 10, height: 9000, num_inference_steps: 1 }, context())).files[0]!.data);
+  const png = decode((await adapter.run({ prompt: 'x', width: 10, height: 9000, num_inference_steps: 1 }, context())).files[0]!.data!);
   t.deepEqual([png.width, png.height], [64, 2048]);
 });
 
@@ -39,14 +39,14 @@ test('the same prompt and seed give the same bytes', async (t) => {
   const input = { prompt: 'a red fox in snow', seed: 42, width: 128, height: 128 };
   const a = await adapter.run(input, context());
   const b = await adapter.run(input, context());
-  t.deepEqual(a.files[0]!.data, b.files[0]!.data);
+  t.deepEqual(a.files[0]!.data!, b.files[0]!.data!);
 });
 
 test('without a seed the image is still deterministic for a prompt', async (t) => {
   const input = { prompt: 'a red fox in snow', width: 128, height: 128 };
   const a = await adapter.run(input, context());
   const b = await adapter.run(input, context());
-  t.deepEqual(a.files[0]!.data, b.files[0]!.data);
+  t.deepEqual(a.files[0]!.data!, b.files[0]!.data!);
 });
 
 test('another seed or another prompt gives another image', async (t) => {
@@ -54,8 +54,8 @@ test('another seed or another prompt gives another image', async (t) => {
   const a = await adapter.run(base, context());
   const otherSeed = await adapter.run({ ...base, seed: 43 }, context());
   const otherPrompt = await adapter.run({ ...base, prompt: 'a blue whale' }, context());
-  t.notDeepEqual(a.files[0]!.data, otherSeed.files[0]!.data);
-  t.notDeepEqual(a.files[0]!.data, otherPrompt.files[0]!.data);
+  t.notDeepEqual(a.files[0]!.data!, otherSeed.files[0]!.data!);
+  t.notDeepEqual(a.files[0]!.data!, otherPrompt.files[0]!.data!);
 });
 
 test('num_images yields that many files and image i uses seed + i', async (t) => {
@@ -63,15 +63,15 @@ test('num_images yields that many files and image i uses seed + i', async (t) =>
   const batch = await adapter.run(input, context());
   t.is(batch.files.length, 3);
   const third = await adapter.run({ ...input, seed: 9, num_images: 1 }, context());
-  t.deepEqual(batch.files[2]!.data, third.files[0]!.data);
-  t.notDeepEqual(batch.files[0]!.data, batch.files[1]!.data);
+  t.deepEqual(batch.files[2]!.data!, third.files[0]!.data!);
+  t.notDeepEqual(batch.files[0]!.data!, batch.files[1]!.data!);
 });
 
 test('more inference steps change the picture', async (t) => {
   const input = { prompt: 'clouds', seed: 1, width: 128, height: 128 };
   const few = await adapter.run({ ...input, num_inference_steps: 2 }, context());
   const many = await adapter.run({ ...input, num_inference_steps: 12 }, context());
-  t.notDeepEqual(few.files[0]!.data, many.files[0]!.data);
+  t.notDeepEqual(few.files[0]!.data!, many.files[0]!.data!);
 });
 
 test('an already aborted signal throws a non-retryable cancellation', async (t) => {

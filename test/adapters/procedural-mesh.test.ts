@@ -32,7 +32,7 @@ test('a GLB has the glTF magic, version 2 and its own length in the header', asy
   const { files } = await adapter.run({ prompt: 'a mossy rock' }, context());
   t.is(files[0]?.contentType, 'model/gltf-binary');
   t.is(files[0]?.extension, 'glb');
-  const b = Buffer.from(files[0]!.data);
+  const b = Buffer.from(files[0]!.data!);
   t.is(b.toString('ascii', 0, 4), 'glTF');
   t.is(b.readUInt32LE(4), 2);
   t.is(b.readUInt32LE(8), b.byteLength);
@@ -40,7 +40,7 @@ test('a GLB has the glTF magic, version 2 and its own length in the header', asy
 });
 
 test('the GLB chunks are typed, 4-byte aligned, and fill the file exactly', async (t) => {
-  const b = Buffer.from((await adapter.run({ prompt: 'a mossy rock' }, context())).files[0]!.data);
+  const b = Buffer.from((await adapter.run({ prompt: 'a mossy rock' }, context())).files[0]!.data!);
   const jsonLength = b.readUInt32LE(12);
   t.is(b.toString('ascii', 16, 20), 'JSON');
   t.is(jsonLength % 4, 0);
@@ -52,7 +52,7 @@ test('the GLB chunks are typed, 4-byte aligned, and fill the file exactly', asyn
 });
 
 test('the GLB JSON is glTF 2.0 with POSITION bounds that match the data', async (t) => {
-  const { gltf, bin } = parseGlb((await adapter.run({ prompt: 'a mossy rock', seed: 5 }, context())).files[0]!.data);
+  const { gltf, bin } = parseGlb((await adapter.run({ prompt: 'a mossy rock', seed: 5 }, context())).files[0]!.data!);
   t.is(gltf.asset.version, '2.0');
   t.true(gltf.buffers[0]!.byteLength <= bin.byteLength);
   for (const view of gltf.bufferViews) t.true((view.byteOffset ?? 0) + view.byteLength <= gltf.buffers[0]!.byteLength);
@@ -79,15 +79,15 @@ test('the same prompt and seed give the same mesh, another seed another one', as
   const a = await adapter.run({ prompt: 'a rock', seed: 1 }, context());
   const b = await adapter.run({ prompt: 'a rock', seed: 1 }, context());
   const c = await adapter.run({ prompt: 'a rock', seed: 2 }, context());
-  t.deepEqual(a.files[0]!.data, b.files[0]!.data);
-  t.notDeepEqual(a.files[0]!.data, c.files[0]!.data);
+  t.deepEqual(a.files[0]!.data!, b.files[0]!.data!);
+  t.notDeepEqual(a.files[0]!.data!, c.files[0]!.data!);
 });
 
 test('an OBJ has vertex and face lines whose indices point at existing vertices', async (t) => {
   const { files } = await adapter.run({ prompt: 'a mossy rock', format: 'obj' }, context());
   t.is(files[0]?.contentType, 'model/obj');
   t.is(files[0]?.extension, 'obj');
-  const lines = Buffer.from(files[0]!.data).toString('utf8').split('\n');
+  const lines = Buffer.from(files[0]!.data!).toString('utf8').split('\n');
   const vertices = lines.filter((l) => /^v -?\d/.test(l));
   const faces = lines.filter((l) => l.startsWith('f '));
   t.true(vertices.length > 100);

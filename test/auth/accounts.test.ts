@@ -49,7 +49,7 @@ test('registration normalises the email: trimmed, lower-cased, unique whatever t
   for (const variant of [`${local.toUpperCase()}@example.com`, ` ${local.toLowerCase()}@EXAMPLE.com`]) {
     const dup = await post('/auth/register', { email: variant, password: 'password two' });
     t.is(dup.statusCode, 409);
-    t.deepEqual(dup.result, { detail: 'an account with this email already exists' });
+    t.deepEqual(dup.result, { detail: 'an account with this email already exists', code: 'conflict' });
   }
   // Login works with any case and surrounding spaces.
   t.is((await post('/auth/login', { email: ` ${local.toUpperCase()}@example.com `, password: 'password one' })).statusCode, 200);
@@ -101,7 +101,7 @@ test.serial('a session stops working when it expires', async (t) => {
     offsetMs = TTL_SECONDS * 1000 + 1;
     const expired = await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: bearer(token) });
     t.is(expired.statusCode, 401);
-    t.deepEqual(expired.result, { detail: 'invalid or expired session' });
+    t.deepEqual(expired.result, { detail: 'invalid or expired session', code: 'unauthorized' });
   } finally {
     offsetMs = 0;
   }

@@ -237,7 +237,7 @@ test('unconfigured, every Google route answers 503 naming the variables to set',
     const mobile = await bare.server.inject({ method: 'POST', url: '/auth/google/mobile', payload: { id_token: 'x.y.z' } });
     for (const res of [url, callback, mobile]) {
       t.is(res.statusCode, 503);
-      t.deepEqual(res.result, { detail });
+      t.deepEqual(res.result, { detail, code: 'unavailable' });
     }
   } finally {
     await bare.stop();

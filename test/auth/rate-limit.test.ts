@@ -51,7 +51,7 @@ function assert429(t: import('ava').ExecutionContext, res: { statusCode: number;
   t.is(res.statusCode, 429);
   const retryAfter = Number(res.headers['retry-after']);
   t.true(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 900, String(res.headers['retry-after']));
-  t.deepEqual(res.result, { detail: `too many attempts, try again in ${retryAfter} seconds` });
+  t.deepEqual(res.result, { detail: `too many attempts, try again in ${retryAfter} seconds`, code: 'rate_limited' });
 }
 
 test.serial('the eleventh login for one email in a window is 429 with Retry-After, even with the right password, until the window ends', async (t) => {

@@ -46,7 +46,7 @@ test("a key limited to the proxy's address refuses other clients behind it", asy
   const key = await restrictedKey([PROXY]);
   const res = await balance(key, PROXY, OTHER);
   t.is(res.statusCode, 403);
-  t.deepEqual(res.result, { detail: 'this API key may not be used from this address' });
+  t.deepEqual(res.result, { detail: 'this API key may not be used from this address', code: 'forbidden' });
 });
 
 test('X-Forwarded-For from an untrusted peer is ignored', async (t) => {

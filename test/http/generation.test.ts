@@ -96,7 +96,7 @@ test('a prediction of another account is 404, like an unknown id', async (t) => 
   const id = (submit.result as { request_id: string }).request_id;
   const theirs = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': b.liveKey } });
   t.is(theirs.statusCode, 404);
-  t.deepEqual(theirs.result, { detail: 'prediction not found' });
+  t.deepEqual(theirs.result, { detail: 'prediction not found', code: 'not_found' });
   const unknown = await gw.server.inject({ method: 'GET', url: '/api/v1/predictions/0123456789abcdef0123456789abcdef/result', headers: { 'x-api-key': b.liveKey } });
   t.is(unknown.statusCode, 404);
 });

@@ -69,7 +69,7 @@ test('keys are shown once, stored hashed, listed without their value, and a revo
   t.is(del.statusCode, 200);
   const after = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': k.key } });
   t.is(after.statusCode, 401);
-  t.deepEqual(after.result, { detail: 'invalid or revoked API key' });
+  t.deepEqual(after.result, { detail: 'invalid or revoked API key', code: 'unauthorized' });
 });
 
 test('missing and unknown credentials are 401 with a JSON detail', async (t) => {
@@ -115,7 +115,7 @@ test('malformed JSON is 422, a wrong content type 415, an oversized body 413: ne
   const url = '/api/v1/canvas-v1-fast-text-to-image';
   const malformed = await gw.server.inject({ method: 'POST', url, payload: '{"prompt": ', headers: { 'x-api-key': acct.testKey, 'content-type': 'application/json' } });
   t.is(malformed.statusCode, 422);
-  t.deepEqual(malformed.result, { detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] });
+  t.deepEqual(malformed.result, { detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }], code: 'validation_failed' });
   const text = await gw.server.inject({ method: 'POST', url, payload: 'prompt=x', headers: { 'x-api-key': acct.testKey, 'content-type': 'text/plain' } });
   t.is(text.statusCode, 415);
   t.is((text.result as { detail: Array<{ type: string }> }).detail[0]!.type, 'content_type');
@@ -133,7 +133,7 @@ test('malformed JSON is 422, a wrong content type 415, an oversized body 413: ne
 test('unknown routes are 404 with a JSON detail', async (t) => {
   const res = await gw.server.inject({ method: 'GET', url: '/nope' });
   t.is(res.statusCode, 404);
-  t.deepEqual(res.result, { detail: 'not found' });
+  t.deepEqual(res.result, { detail: 'not found', code: 'not_found' });
   const model = await post('/api/v1/no-such-model', { prompt: 'x' }, { 'x-api-key': acct.testKey });
   t.is(model.statusCode, 404);
 });
@@ -141,7 +141,7 @@ test('unknown routes are 404 with a JSON detail', async (t) => {
 test('routes of later issues answer 501 with a JSON detail', async (t) => {
   const res = await gw.server.inject({ method: 'GET', url: '/app/get_homepage_models' });
   t.is(res.statusCode, 501);
-  t.deepEqual(res.result, { detail: 'not implemented' });
+  t.deepEqual(res.result, { detail: 'not implemented', code: 'not_implemented' });
 });
 
 test('the spec is served, declares every model with x-model, and /docs renders from local assets', async (t) => {

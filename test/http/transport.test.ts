@@ -55,7 +55,7 @@ test('a body sent byte by byte answers 408 {"detail"} after the payload timeout,
   const res = await raw(`POST /auth/login HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body);
   t.is(res.status, 408);
   t.regex(res.headers['content-type'] ?? '', /application\/json/);
-  t.deepEqual(JSON.parse(res.body), { detail: 'request body not received in time' });
+  t.deepEqual(JSON.parse(res.body), { detail: 'request body not received in time', code: 'request_timeout' });
   t.true(lines.some((l) => l.msg === 'request body not received in time' && l.level < 50 && l.path === '/auth/login'));
   t.false(lines.some((l) => l.level >= 50), JSON.stringify(lines.filter((l) => l.level >= 50)));
 });
@@ -64,7 +64,7 @@ test('a slow body to a path with no route also answers 408 after the payload tim
   const body = 'x'.repeat(100);
   const res = await raw(`POST /no/such/route HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body);
   t.is(res.status, 408);
-  t.deepEqual(JSON.parse(res.body), { detail: 'request body not received in time' });
+  t.deepEqual(JSON.parse(res.body), { detail: 'request body not received in time', code: 'request_timeout' });
 });
 
 test('a body that times out before anything reads it (authentication still running) also answers 408', async (t) => {
@@ -92,13 +92,13 @@ test('a malformed request line answers 400 with a JSON body', async (t) => {
   const res = await raw('THIS IS NOT HTTP\r\n\r\n');
   t.is(res.status, 400);
   t.regex(res.headers['content-type'] ?? '', /application\/json/);
-  t.deepEqual(JSON.parse(res.body), { detail: 'malformed HTTP request' });
+  t.deepEqual(JSON.parse(res.body), { detail: 'malformed HTTP request', code: 'invalid_input' });
 });
 
 test('oversized headers answer 431 with a JSON body', async (t) => {
   const res = await raw(`GET /health HTTP/1.1\r\nHost: gw\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
   t.is(res.status, 431);
-  t.deepEqual(JSON.parse(res.body), { detail: 'request header fields too large' });
+  t.deepEqual(JSON.parse(res.body), { detail: 'request header fields too large', code: 'headers_too_large' });
 });
 
 test('a body without Content-Type is 415; a bodyless POST without it is not refused', async (t) => {

@@ -3,18 +3,21 @@
 // hold is released and nothing is charged. The upstream provider is third-party HTTP: nock.
 import test from 'ava';
 import nock from 'nock';
+import { readFileSync } from 'node:fs';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
 
 const UPSTREAM = 'https://lumen.upstream.test';
+// A real PNG: the gateway stores an output only when its bytes are the model's kind of file.
+const PNG = readFileSync(new URL('../../workers/sandbox/sample.png', import.meta.url));
 let gw: TestGateway;
 let acct: Account;
 
 test.before(async () => {
   nock.disableNetConnect();
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-  gw = await startGateway({ worker: true, env: { UPSTREAM_LUMEN_URL: UPSTREAM, UPSTREAM_LUMEN_KEY: 'sk-upstream-secret', RETRY_DELAYS_MS: '100,200,300' } });
+  gw = await startGateway({ worker: true, env: { UPSTREAM_LUMEN_URL: UPSTREAM, UPSTREAM_LUMEN_KEY: 'sk-upstream-secret', RETRY_DELAYS_MS: '100,200,300', UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true' } });
   acct = await newAccount(gw, 100_000);
 });
 test.after.always(async () => {
@@ -73,7 +76,7 @@ test.serial('an upstream that fails once and then succeeds completes and is char
   nock(UPSTREAM)
     .post(/\/v1\/models\/.*\/predictions/).once().replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))
     .post(/\/v1\/models\/.*\/predictions/).once().reply(200, { status: 'completed', outputs: [`${UPSTREAM}/files/out.png`] })
-    .get('/files/out.png').reply(200, Buffer.from('89504e470d0a1a0a', 'hex'), { 'content-type': 'image/png' });
+    .get('/files/out.png').reply(200, PNG, { 'content-type': 'image/png' });
   const res = await gw.server.inject({ method: 'POST', url: '/api/v1/lumen-dev-text-to-image', headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'z' } });
   const id = (res.result as { request_id: string }).request_id;
   const row = await finished(id);

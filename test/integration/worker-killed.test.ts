@@ -8,7 +8,7 @@ import { spawnGateway } from '../helpers/processes.ts';
 
 test('a worker killed mid-task leaves the prediction to another worker, charged once', async (t) => {
   const upstream = await startUpstream();
-  const gw = await startGateway({ env: { UPSTREAM_LUMEN_URL: upstream.url } });
+  const gw = await startGateway({ env: { UPSTREAM_LUMEN_URL: upstream.url, UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true' } });
   t.teardown(async () => {
     await gw.stop();
     await upstream.close();

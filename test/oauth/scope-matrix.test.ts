@@ -144,7 +144,7 @@ test('every operation answers 401, 403 or lets the caller through exactly as its
 test('an admin route refuses a normal user\'s session and key with 403, and a protected route checks credentials before the body', async (t) => {
   const admin = await gw.server.inject({ method: 'POST', url: '/auth/admin_topup', headers: { 'x-api-key': acct.liveKey }, payload: {} });
   t.is(admin.statusCode, 403);
-  t.deepEqual(admin.result, { detail: 'this operation needs the administrator role' });
+  t.deepEqual(admin.result, { detail: 'this operation needs the administrator role', code: 'forbidden' });
   // An invalid body would be 422; without a credential hapi's auth answers first.
   const anon = await gw.server.inject({ method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', payload: { nonsense: true } });
   t.is(anon.statusCode, 401);

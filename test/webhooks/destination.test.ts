@@ -43,6 +43,18 @@ test('insecure, credentialed, loopback, private, link-local, unique-local, multi
     'https://localhost/x',
     'https://api.localhost/x',
     'https://metadata.google.internal/computeMetadata/v1/',
+    'https://[::127.0.0.1]/x', // IPv4-compatible IPv6 (::/96)
+    'https://[::7f00:1]/x',
+    'https://[::a9fe:a9fe]/x',
+    'https://[::8.8.8.8]/x', // ::/96 is refused whole, not only its private part
+    'https://[64:ff9b::7f00:1]/x', // NAT64 to 127.0.0.1
+    'https://[2002:7f00:1::]/x', // 6to4 of 127.0.0.1
+    'https://[::ffff:0:7f00:1]/x', // IPv4-translated
+    'https://localhost./x', // trailing dot: the same name
+    'https://localhost../x',
+    'https://api.localhost./x',
+    'https://metadata.google.internal./computeMetadata/v1/',
+    'https://printer.local./x',
     'not a url',
   ];
   for (const url of refused) t.not(urlProblem(url, strict), null, url);
@@ -63,4 +75,17 @@ test('at send time a host that resolves to a forbidden address is not connected 
   const literal = await sendWebhook(`https://127.0.0.1:${port}/hook`, '{}', {}, { timeoutMs: 2000, policy: strict });
   t.is(literal.error, 'destination not permitted');
   t.is(receiver.received.length, 0);
+});
+
+test('send-time address checks refuse IPv4-compatible and IPv4-mapped forms of internal addresses', (t) => {
+  for (const address of ['::127.0.0.1', '::7f00:1', '::', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '64:ff9b::a00:1']) {
+    t.false(addressPermitted(address, strict), address);
+  }
+  t.true(addressPermitted('::ffff:93.184.215.14', strict));
+  t.true(addressPermitted('2606:4700:4700::1111', strict));
+});
+
+test('a send to an IPv4-compatible IPv6 literal is refused without connecting', async (t) => {
+  const r = await sendWebhook('https://[::127.0.0.1]:9/hook', '{}', {}, { timeoutMs: 2000, policy: strict });
+  t.is(r.error, 'destination not permitted');
 });

@@ -4,12 +4,17 @@
 
 export type MediaKind = 'image' | 'video' | 'audio' | 'model3d' | 'text';
 
-/** One file an adapter produced. The worker stores it and hands out a stable URL. */
-export interface AdapterFile {
-  data: Uint8Array;
-  /** e.g. 'image/png' */
+/**
+ * One file an adapter produced. The worker stores it and hands out a stable URL. Small files
+ * come as bytes; downloads come as a temporary file (`path`) that storage moves into place, so
+ * an output of hundreds of MiB is never held in memory.
+ */
+export type AdapterFile = AdapterFileInfo & ({ data: Uint8Array; path?: undefined } | { path: string; data?: undefined });
+
+export interface AdapterFileInfo {
+  /** e.g. 'image/png' (a hint: the worker decides the stored type from the bytes) */
   contentType: string;
-  /** file extension without the dot, e.g. 'png' */
+  /** file extension without the dot, e.g. 'png' (a hint, like contentType) */
   extension: string;
   /** true when the adapter (or upstream) flagged the file as NSFW */
   nsfw?: boolean;
@@ -36,6 +41,8 @@ export interface RunContext {
   signal: AbortSignal;
   predictionId: string;
   model: ModelRef;
+  /** where an adapter may write temporary files (on the storage's file system); os.tmpdir() if unset */
+  tempDir?: string;
 }
 
 export interface Adapter {
@@ -50,6 +57,8 @@ export interface UpstreamConfig {
 
 export interface AdapterEnv {
   upstreams: ReadonlyMap<string, UpstreamConfig>;
+  /** UPSTREAM_ALLOW_PRIVATE_OUTPUTS (development and tests only): output URLs may point at loopback/private addresses */
+  allowPrivateOutputs?: boolean;
 }
 
 export interface AdapterDefinition {

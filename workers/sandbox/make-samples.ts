@@ -28,7 +28,7 @@ const samples: [string, AdapterDefinition, Record<string, unknown>][] = [
 for (const [name, definition, input] of samples) {
   const { files } = await definition.create({ upstreams: new Map() }).run(input, context);
   const file = files[0];
-  if (!file) throw new Error(`${name}: the adapter returned no file`);
+  if (!file?.data) throw new Error(`${name}: the adapter returned no file in memory`);
   const target = new URL(name, import.meta.url);
   await writeFile(target, file.data);
   console.log(`${name}: ${file.data.byteLength} bytes`);

@@ -10,6 +10,8 @@ export interface DestinationPolicy {
   allowInsecure: boolean;
 }
 
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
+
 const BLOCKED_NAMES = [/^localhost$/i, /\.localhost$/i, /^metadata\.google\.internal$/i, /\.internal$/i, /\.local$/i];
 
 /** true when an IP address may be connected to under the policy */
@@ -21,9 +23,21 @@ export function addressPermitted(address: string, policy: DestinationPolicy): bo
   } catch {
     return false;
   }
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  if (addr.kind() === 'ipv6') {
+    const v6 = addr as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) addr = v6.toIPv4Address();
+    // Only the global unicast block 2000::/3: ipaddr.js gives ::/96 (IPv4-compatible, e.g.
+    // ::127.0.0.1, deprecated but still routed to the IPv4 address by some stacks) no range of its own.
+    else if (!v6.match(GLOBAL_UNICAST_V6)) return false;
+  }
   // ipaddr.js names every special-purpose range; only ordinary global unicast is allowed.
   return addr.range() === 'unicast';
+}
+
+/** true for names that only ever mean an internal host (localhost, *.internal, *.local), trailing dot or not */
+export function nameBlocked(hostname: string): boolean {
+  const host = hostname.replace(/\.+$/, '');
+  return BLOCKED_NAMES.some((re) => re.test(host));
 }
 
 /** Why a webhook URL is refused at submit time, or null when it is acceptable. */
@@ -36,10 +50,11 @@ export function urlProblem(raw: string, policy: DestinationPolicy): string | nul
   }
   if (url.protocol !== 'https:' && !(policy.allowInsecure && url.protocol === 'http:')) return 'webhook URL must use https://';
   if (url.username || url.password) return 'webhook URL must not contain credentials';
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // "localhost." and "metadata.google.internal." are the same names as without the final dot.
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
   if (ipaddr.isValid(host)) {
     if (!addressPermitted(host, policy)) return 'webhook URL must point at a public address';
-  } else if (!policy.allowInsecure && BLOCKED_NAMES.some((re) => re.test(host))) {
+  } else if (!policy.allowInsecure && nameBlocked(host)) {
     return 'webhook URL must point at a public host';
   }
   return null;
@@ -48,23 +63,30 @@ export function urlProblem(raw: string, policy: DestinationPolicy): string | nul
 /**
  * A `lookup` for http(s).request that resolves the host afresh and hands the socket only a
  * permitted address: the address checked is the address connected to (no DNS-rebinding window).
+ * `resolve` replaces the system resolver (tests).
  */
-export function pinnedLookup(policy: DestinationPolicy) {
+export function pinnedLookup(policy: DestinationPolicy, resolve: (hostname: string) => Promise<dns.LookupAddress[]> = systemResolve) {
   return (
     hostname: string,
     options: dns.LookupOptions,
     callback: (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void,
   ): void => {
-    dns.lookup(hostname, { all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 4);
-      const ok = addresses.filter((a) => addressPermitted(a.address, policy));
-      if (ok.length === 0) {
-        const e: NodeJS.ErrnoException = new Error(`${hostname} resolves to no permitted address`);
-        e.code = 'EDESTINATION';
-        return callback(e, '', 4);
-      }
-      if (options.all) return callback(null, ok);
-      callback(null, ok[0]!.address, ok[0]!.family);
-    });
+    resolve(hostname).then(
+      (addresses) => {
+        const ok = addresses.filter((a) => addressPermitted(a.address, policy));
+        if (ok.length === 0) {
+          const e: NodeJS.ErrnoException = new Error(`${hostname} resolves to no permitted address`);
+          e.code = 'EDESTINATION';
+          return callback(e, '', 4);
+        }
+        if (options.all) return callback(null, ok);
+        callback(null, ok[0]!.address, ok[0]!.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, '', 4),
+    );
   };
+}
+
+function systemResolve(hostname: string): Promise<dns.LookupAddress[]> {
+  return dns.promises.lookup(hostname, { all: true });
 }

@@ -1,0 +1,20 @@
+// Tenant scoping, written into the query: every lookup of an owned record goes through
+// ownerWhere(owner), so another owner's row is never fetched (and never compared after the fetch).
+import type { Knex } from 'knex';
+import type { Owner } from '../lib/owner.ts';
+
+export type { Owner };
+
+/**
+ * The rows an owner may see, as a knex `where` group: `.where(ownerWhere(owner))`.
+ * Personal: the user's rows. A team (teamId set; lib/owner.ts checked membership): the team's
+ * rows, whoever created them. Teams land with their migration (a `team_id` column on owned
+ * tables); then the personal branch also gets `team_id IS NULL`, here and only here.
+ */
+export function ownerWhere(owner: Owner, table?: string): (qb: Knex.QueryBuilder) => void {
+  const col = (name: string) => (table ? `${table}.${name}` : name);
+  return (qb) => {
+    if (owner.teamId === null) qb.where(col('user_id'), owner.userId);
+    else qb.where(col('team_id'), owner.teamId);
+  };
+}

@@ -1,0 +1,29 @@
+// Who owns what a request reads or creates: the caller's own account, or a team the caller is
+// a member of. Resolved once per request by the route bridge (plugins/spec-routes.ts), from the
+// operation's `team_id` parameter, before the handler runs; handlers and db/ only see the result.
+import { NotFoundError } from './errors.ts';
+
+export interface Owner {
+  userId: number;
+  /** null: the caller's personal account */
+  teamId: number | null;
+}
+
+/**
+ * THE seam for teams: the one membership lookup owner resolution needs. Until db/teams.ts is
+ * wired in (app.teams), every `team_id` answers 404 `team not found`.
+ */
+export interface TeamDirectory {
+  /** the caller's membership of the team, or undefined when the team does not exist or the caller is not in it */
+  membership(teamId: number, userId: number): Promise<{ role: string } | undefined>;
+}
+
+export const TEAM_NOT_FOUND = 'team not found';
+
+/** A team that does not exist and a team the caller is not in are the same 404 (no probing). */
+export async function resolveOwner(app: { teams?: TeamDirectory }, caller: { userId: number }, teamId: number | null | undefined): Promise<Owner> {
+  if (teamId === null || teamId === undefined) return { userId: caller.userId, teamId: null };
+  const membership = app.teams ? await app.teams.membership(teamId, caller.userId) : undefined;
+  if (!membership) throw new NotFoundError(TEAM_NOT_FOUND);
+  return { userId: caller.userId, teamId };
+}

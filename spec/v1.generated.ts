@@ -1,0 +1,6377 @@
+// GENERATED from spec/v1 by `npm run gen:types` (spec/generate-types.ts). Do not edit.
+export interface paths {
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Service health
+         * @description Reports whether the API process, its database and its work queue are reachable.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/predictions/{request_id}/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the status and outputs of a prediction
+         * @description Returns the current state of a generation request. `outputs` holds the URLs of the produced
+         *     files once `status` is `completed`; `error` holds the reason once it is `failed`.
+         *
+         *     State machine:
+         *     - `queued`: the request is persisted but the work queue has not yet confirmed it;
+         *     - `pending`: the request is in the work queue, waiting for a worker;
+         *     - `processing`: a worker is running the model;
+         *     - `completed` or `failed`: terminal states (only these are delivered to webhooks).
+         *
+         *     `queued`, `pending` and `processing` move to `cancelled` (terminal) through `cancelPrediction`.
+         */
+        get: operations["getPredictionResult"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the wallet balance
+         * @description Returns the remaining credit of the caller's wallet and the credit held by predictions still running (1000 credits = 1 USD).
+         */
+        get: operations["getBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an API key
+         * @description Creates an API key for the caller. The full key value is returned once, in `key`, and cannot be retrieved later. `is_test` true creates a sandbox key that returns mock outputs instantly and is never billed.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/scopes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List OAuth scopes
+         * @description Machine-readable list of the scopes an OAuth client may be granted, with what each grants.
+         */
+        get: operations["listScopes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization-server metadata (RFC 8414)
+         * @description The OAuth 2.0 authorization-server metadata of this gateway. `issuer` is the gateway's public address; only the client-credentials grant is offered.
+         */
+        get: operations["getAuthorizationServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Protected-resource metadata (RFC 9728)
+         * @description The OAuth 2.0 protected-resource metadata of this gateway. A 401 on a bearer-protected route points here with `WWW-Authenticate: Bearer resource_metadata="..."`.
+         */
+        get: operations["getProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List OAuth clients
+         * @description Lists the caller's OAuth clients. Secrets are never returned here.
+         */
+        get: operations["listOAuthClients"];
+        put?: never;
+        /**
+         * Create an OAuth client
+         * @description Creates a client for the client-credentials grant. `client_secret` is returned once, in this response only. The client's tokens may carry at most the scopes given here. Not available with an API key.
+         */
+        post: operations["createOAuthClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/clients/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an OAuth client
+         * @description Deletes the client. All of its outstanding access tokens stop working immediately.
+         */
+        delete: operations["deleteOAuthClient"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue an access token (client credentials)
+         * @description OAuth 2.0 token endpoint (RFC 6749 section 4.4), client-credentials grant only. The access token is
+         *     used as `Authorization: Bearer <token>` and expires after 1 hour (`expires_in` 3600); request
+         *     a new one then. `scope` (space-separated) may narrow the client's allowed scopes; by default
+         *     the token carries all of them. The authorization_code grant is not supported.
+         *     The client authenticates with HTTP Basic (`client_secret_basic`) or with `client_id` and
+         *     `client_secret` in the body (`client_secret_post`). Form-encoded and JSON bodies are accepted.
+         */
+        post: operations["issueToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register an account
+         * @description Creates an account with an email and a password (at least 8 characters). The email is trimmed and compared case-insensitively, so `Me@Example.com` and `me@example.com` are the same account. A six-digit one-time code is mailed to the address to verify it (see verifyOtp). Passwords are stored as scrypt hashes (N=2^15, r=8, p=1).
+         */
+        post: operations["register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in with email and password
+         * @description Exchanges email and password for a session token, used as `Authorization: Bearer <token>` on dashboard routes. An unknown email, a wrong password and an account without a password (created by Google sign-in) get the same 401. Rate-limited per email and per client address (see TooManyAttempts).
+         */
+        post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log out
+         * @description Ends the session whose token authenticates the request, at once; other sessions of the account stay valid.
+         */
+        post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify an email address with a one-time code
+         * @description Marks the account's email address as verified when the one-time code sent to it (by register or requestOtp) is correct and unexpired. Uses the code up. A wrong, expired, used or locked code and an unknown email all get the same 401.
+         */
+        post: operations["verifyOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/request-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request a one-time login code
+         * @description Sends a six-digit one-time code to the email address, for loginOtp or verifyOtp. A code expires after 10 minutes, works once, stops working after 5 wrong attempts, and is replaced by the next request. The answer is the same whether or not an account exists, so it reveals nothing about registered addresses.
+         */
+        post: operations["requestOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in with a one-time code
+         * @description Exchanges the email address and a one-time code (from requestOtp) for a session token. Uses the code up and marks the address verified. A wrong, expired, used or locked code and an unknown email all get the same 401.
+         */
+        post: operations["loginOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/forgot-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a password reset
+         * @description Sends a six-digit one-time code for resetPassword to the email address (same rules as requestOtp's codes, but usable only for resetPassword). The answer is the same whether or not an account exists.
+         */
+        post: operations["forgotPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset a password with a one-time code
+         * @description Sets a new password when the one-time code from forgotPassword is correct and unexpired, uses the code up and marks the address verified. All sessions of the account are ended. A wrong, expired, used or locked code and an unknown email all get the same 401.
+         */
+        post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/support-login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in with a support login token
+         * @description Exchanges a single-use token from a support login link (adminSupportLoginLink) for a session token of the linked account.
+         */
+        post: operations["supportLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/support-reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset a password with a support reset token
+         * @description Sets a new password using the single-use token from a password reset link (adminPasswordResetLink). All sessions of the account are ended.
+         */
+        post: operations["supportResetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/get-google-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the Google sign-in URL
+         * @description Returns the URL that starts Google sign-in (OpenID Connect authorization-code flow with `state`, `nonce` and PKCE `S256`; the gateway keeps the state, nonce and code verifier for 10 minutes). Google redirects back to googleCallback with `code` and `state`. 503 when Google sign-in is not configured (`GOOGLE_CLIENT_ID`, `GOOGLE_CLIENT_SECRET`) or Google cannot be reached.
+         */
+        get: operations["getGoogleUrl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/google_callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Google sign-in callback
+         * @description Completes Google sign-in: redeems the code (with the PKCE verifier) at Google and validates the ID token (signature, issuer, audience, expiry, nonce). The account linked to the Google identity signs in; on first sign-in the account with the same email is linked when Google has verified that email (an unverified local account then loses its password and sessions, since whoever set them never proved the address), or else a new account without a password is created. Returns a session token. A state that is unknown, expired (10 minutes) or already used is 400; a code or ID token that does not validate, or an error from Google, is 401.
+         */
+        get: operations["googleCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/google/mobile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Google sign-in from a mobile app
+         * @description Exchanges a Google ID token obtained by a mobile app for a session token. The token must be signed by a key in the issuer's published key set, issued by `GOOGLE_ISSUER`, for the audience `GOOGLE_CLIENT_ID`, and unexpired; otherwise 401. Accounts are linked or created as in googleCallback.
+         */
+        post: operations["googleMobileLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/cli/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in from a command-line tool
+         * @description Exchanges email and password for a new production API key, for command-line tools and agents. The key value is returned once. Same checks and rate limits as login.
+         */
+        post: operations["cliLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_topup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add credit to a user's wallet
+         * @description Adds `amount` credits (1000 credits = 1 USD) to the wallet of the user with `email` and records a credit transaction.
+         */
+        post: operations["adminTopup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_deduct_credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove credit from a user's wallet
+         * @description Removes `amount` credits from the wallet of the user with `email` and records a credit transaction. Fails with 402 when the balance is smaller than `amount`.
+         */
+        post: operations["adminDeductCredits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_user_info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look up a user
+         * @description Returns the profile, wallet, subscription and key count of the user with `email`.
+         */
+        get: operations["adminUserInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_manage_subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activate, change or cancel a user's subscription
+         * @description Sets the subscription plan of the user with `email`, or cancels it.
+         */
+        post: operations["adminManageSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_model_discounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List model discounts
+         * @description Lists every per-user model discount.
+         */
+        get: operations["listModelDiscounts"];
+        put?: never;
+        /**
+         * Create or update model discounts
+         * @description Creates or updates discounts, one per (email, model) pair; an existing discount for the same pair is replaced.
+         */
+        post: operations["upsertModelDiscounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_model_discounts/{discount_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a model discount
+         * @description Deletes one discount; later predictions are charged the list price.
+         */
+        delete: operations["deleteModelDiscount"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/my_model_discounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's model discounts
+         * @description Lists the discounts that apply to the caller's predictions.
+         */
+        get: operations["myModelDiscounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_stripe_charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a user's payment charges
+         * @description Lists the card charges the payment processor holds for the user with `email`, newest first.
+         */
+        get: operations["adminStripeCharges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_stripe_refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a payment charge
+         * @description Refunds a charge (fully, or `amount` of it) through the payment processor and removes the corresponding credits from the wallet.
+         */
+        post: operations["adminStripeRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund the credits of a prediction
+         * @description Returns the credits charged for one prediction to its owner's wallet and records a refund transaction. A prediction is refunded at most once (409 otherwise).
+         */
+        post: operations["adminRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/virtual_login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a session as another user
+         * @description Creates a session for the user with `email` so an administrator can see the dashboard as that user. Answers the session token as plain text.
+         */
+        post: operations["virtualLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_support_login_link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a support login link
+         * @description Creates a single-use, short-lived link that logs its holder in as the user with `email` (through supportLogin).
+         */
+        post: operations["adminSupportLoginLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_password_reset_link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a password reset link
+         * @description Creates a single-use, short-lived link with which the user with `email` sets a new password (through supportResetPassword).
+         */
+        post: operations["adminPasswordResetLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_delete_user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a user permanently
+         * @description Permanently deletes the account of the user with `email` and all associated data (keys, OAuth clients, sessions, wallet, predictions, media). Cannot be undone.
+         */
+        post: operations["adminDeleteUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/lora-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one LoRA
+         * @description Returns the catalogue entry of one LoRA adapter by name and type.
+         */
+        get: operations["getLoraData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/lora-models-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List LoRAs
+         * @description Lists catalogue entries of LoRA adapters of one type, optionally filtered by a search term.
+         */
+        get: operations["getLoraModelsData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/user_details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the caller's profile
+         * @description Returns the caller's profile and wallet balance.
+         */
+        get: operations["getUserDetails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/generate-api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an API key (dashboard)
+         * @description Same as createApiKey, for the dashboard. The full key value is returned once, in `key`.
+         */
+        post: operations["generateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/get_user_keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description Lists the caller's API keys, newest first. Key values are never returned; `prefix` identifies a key.
+         */
+        get: operations["getUserKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/delete_api_keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Deletes one of the caller's API keys; requests carrying it are refused at once.
+         */
+        delete: operations["deleteApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/update_api_key/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Rename an API key or change its IP whitelist
+         * @description Updates the name and/or the IP whitelist of one of the caller's keys. An empty `ip_whitelist` removes the restriction; otherwise requests from other addresses are refused.
+         */
+        put: operations["updateApiKey"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/account/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the caller's account data
+         * @description Returns everything stored about the caller (profile, balance, keys without values, OAuth clients without secrets, transactions, run history, media) as one JSON document.
+         */
+        get: operations["exportAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/account/request-deletion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request deletion of the caller's account
+         * @description Schedules the caller's account for permanent deletion after a grace period; cancelAccountDeletion stops it. 409 when a deletion is already scheduled. Session only: deleting an account is not an API action, so no OAuth scope grants it (account:read is read-only) and an API key, which acts with exactly the five scopes, may not either.
+         */
+        post: operations["requestAccountDeletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/account/cancel-deletion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a scheduled account deletion
+         * @description Cancels the pending deletion of the caller's account. 409 when no deletion is scheduled. Session only: deleting an account is not an API action, so no OAuth scope grants it (account:read is read-only) and an API key, which acts with exactly the five scopes, may not either.
+         */
+        post: operations["cancelAccountDeletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/get-task-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one model's catalogue entry
+         * @description Returns the catalogue entry of one model endpoint, including its input schema.
+         */
+        get: operations["getTaskData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/calculate_dynamic_cost": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Calculate the cost of a generation
+         * @description Computes the list price in credits (1000 credits = 1 USD) that a generation with `input` on `model` would cost, without submitting it. `input` is validated against the model's input schema.
+         */
+        post: operations["calculateDynamicCost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/get_file_upload_url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an upload address
+         * @description Returns a short-lived address to which the file is uploaded with one PUT, and the permanent URL of the stored file on service-hosted storage (usable as `image_url`, `video_url` or `audio_url` input).
+         */
+        get: operations["getFileUploadUrl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/media-library": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the media library
+         * @description Lists the caller's media assets, newest first, optionally filtered by media type and a search term.
+         */
+        get: operations["listMediaAssets"];
+        put?: never;
+        /**
+         * Add a file to the media library
+         * @description Records a file (typically one uploaded through getFileUploadUrl, or a prediction output) in the caller's media library.
+         */
+        post: operations["createMediaAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/media-library/{asset_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a file from the media library
+         * @description Deletes one of the caller's media assets.
+         */
+        delete: operations["deleteMediaAsset"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/get_homepage_models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the featured models
+         * @description Lists the models featured on the dashboard home page (one per category and tier), without input schemas.
+         */
+        get: operations["getHomepageModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/get_model_name_for_embedcode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resolve an embed code
+         * @description Returns the model an embed code (a public widget identifier) is bound to.
+         */
+        get: operations["getModelNameForEmbedcode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/credit_transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credit transactions
+         * @description Lists the movements of the caller's wallet (top-ups, prediction charges, refunds, adjustments), newest first.
+         */
+        get: operations["listCreditTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/get_run_history_data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List past predictions
+         * @description Lists the caller's predictions, newest first, optionally filtered by review status. With `include_count` false, `total` is null and the query is cheaper.
+         */
+        get: operations["getRunHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/get_run_history_data_by_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search past predictions
+         * @description Lists the caller's predictions matching every given filter, newest first.
+         */
+        get: operations["searchRunHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/get_gallery_data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List generated files
+         * @description Lists the output files of the caller's completed predictions, newest first, one item per file.
+         */
+        get: operations["getGallery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/usage_logs/{id}/review_status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the review status of a prediction
+         * @description Sets the review status of one of the caller's predictions.
+         */
+        patch: operations["updateReviewStatus"];
+        trace?: never;
+    };
+    "/app/usage_logs/bulk_review_status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the review status of several predictions
+         * @description Sets one review status on several of the caller's predictions. Ids that do not exist or belong to someone else are ignored and not counted.
+         */
+        patch: operations["bulkUpdateReviewStatus"];
+        trace?: never;
+    };
+    "/app/usage_logs/bulk_delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete several predictions from the run history
+         * @description Deletes several of the caller's finished predictions (completed, failed or cancelled) and their output files from the run history. Unknown ids, other users' ids and unfinished predictions are skipped and not counted.
+         */
+        post: operations["bulkDeleteUsageLogs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/prediction_response/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the full record of a prediction
+         * @description Returns one of the caller's predictions with its input, outputs, cost and timings.
+         */
+        get: operations["getPredictionResponse"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/webhook_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the webhook signing secret
+         * @description The account's Standard Webhooks signing secret, created on first use. Deliveries are signed with it (and, for 24 hours after a rotation, also with the previous one).
+         */
+        get: operations["getWebhookSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/webhook_secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the webhook signing secret
+         * @description Issues a new secret. For 24 hours every delivery carries signatures by both the new and the previous secret (space-separated in `webhook-signature`), so receivers can switch without downtime.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/webhook_deliveries/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a dead-lettered or gone webhook delivery again
+         * @description Starts a new round of attempts (the first at once, then up to three retries) with the same `webhook-id`. 409 while the delivery is still pending or was delivered.
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/cancel_prediction/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a prediction
+         * @description Moves a `queued`, `pending` or `processing` prediction to `cancelled`; nothing is charged (the held credit is released) and a worker that is already running it records nothing when it finishes. 409 when the prediction is already `completed`, `failed` or `cancelled`.
+         */
+        post: operations["cancelPrediction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/aurora-v3-standard-text-to-video": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Aurora v3 Standard text-to-video (tier balanced)
+         * @description Action: Generates a 1080p video clip with native audio from a text prompt. Input: prompt (required), negative_prompt, duration (1-15 s, default 5), aspect_ratio (default 16:9), resolution (1080p), generate_audio (default true), seed, cfg_scale. Output: one MP4 video URL. Use for: everyday text-to-video at a moderate price per second.
+         */
+        post: operations["aurora-v3-standard-text-to-video"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/aurora-v3-pro-text-to-video": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Aurora v3 Pro text-to-video (tier best)
+         * @description Action: Generates a high-fidelity 1080p video clip with native audio from a text prompt, with more detailed motion and better prompt adherence than Standard. Input: prompt (required), negative_prompt, duration (1-15 s, default 5), aspect_ratio (default 16:9), resolution (1080p), generate_audio (default true), seed, cfg_scale. Output: one MP4 video URL. Use for: final-quality 1080p shots where fidelity matters more than cost or speed.
+         */
+        post: operations["aurora-v3-pro-text-to-video"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/aurora-v3-4k-text-to-video": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Aurora v3 4K text-to-video (tier best)
+         * @description Action: Generates a 4K (2160p) video clip with native audio from a text prompt. Input: prompt (required), negative_prompt, duration (1-15 s, default 5), aspect_ratio (default 16:9), resolution (4k), generate_audio (default true), seed, cfg_scale. Output: one MP4 video URL in 4K. Use for: shots destined for large screens or heavy cropping, where 1080p is not enough.
+         */
+        post: operations["aurora-v3-4k-text-to-video"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/aurora-v3-standard-image-to-video": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Aurora v3 Standard image-to-video (tier balanced)
+         * @description Action: Animates a source image into a 1080p video clip with native audio, guided by a text prompt. Input: image_url (required), prompt (required), negative_prompt, duration (1-15 s, default 5), aspect_ratio (default 16:9), resolution (1080p), generate_audio (default true), seed, cfg_scale. Output: one MP4 video URL whose first frame is the image. Use for: bringing a still image to life at a moderate price per second.
+         */
+        post: operations["aurora-v3-standard-image-to-video"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/aurora-v3-pro-image-to-video": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Aurora v3 Pro image-to-video (tier best)
+         * @description Action: Animates a source image into a high-fidelity 1080p video clip with native audio, guided by a text prompt. Input: image_url (required), prompt (required), negative_prompt, duration (1-15 s, default 5), aspect_ratio (default 16:9), resolution (1080p), generate_audio (default true), seed, cfg_scale. Output: one MP4 video URL whose first frame is the image. Use for: final-quality animation of key art or product shots in 1080p.
+         */
+        post: operations["aurora-v3-pro-image-to-video"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/aurora-v3-4k-image-to-video": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Aurora v3 4K image-to-video (tier best)
+         * @description Action: Animates a source image into a 4K (2160p) video clip with native audio, guided by a text prompt. Input: image_url (required), prompt (required), negative_prompt, duration (1-15 s, default 5), aspect_ratio (default 16:9), resolution (4k), generate_audio (default true), seed, cfg_scale. Output: one MP4 video URL in 4K whose first frame is the image. Use for: animating high-resolution stills for large screens.
+         */
+        post: operations["aurora-v3-4k-image-to-video"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/aurora-v3-omni-reference-to-video": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Aurora v3 Omni reference-to-video (tier best)
+         * @description Action: Generates a 1080p video clip with native audio in which the characters, faces and objects of 1-4 reference images keep their identity, staged as the prompt describes. Input: reference_image_urls (required, 1-4), prompt (required), negative_prompt, duration (1-15 s, default 5), aspect_ratio (default 16:9), resolution (1080p), generate_audio (default true), seed, cfg_scale. Output: one MP4 video URL. Use for: several shots of the same character or product that must look consistent across a story.
+         */
+        post: operations["aurora-v3-omni-reference-to-video"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/aurora-v3-standard-motion-control": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Aurora v3 Standard motion control (tier balanced)
+         * @description Action: Animates the subject of a source image so that it performs the movements of a driving motion video, rendered in 1080p. Input: image_url (required), motion_video_url (required), prompt, negative_prompt, duration (1-15 s, default 5), resolution (1080p), seed, cfg_scale. Output: one MP4 video URL. Use for: transferring a dance, gesture or acting performance onto a character at a moderate price.
+         */
+        post: operations["aurora-v3-standard-motion-control"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/aurora-v3-pro-motion-control": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Aurora v3 Pro motion control (tier best)
+         * @description Action: Animates the subject of a source image so that it performs the movements of a driving motion video, with higher fidelity of hands, faces and fast motion than Standard, rendered in 1080p. Input: image_url (required), motion_video_url (required), prompt, negative_prompt, duration (1-15 s, default 5), resolution (1080p), seed, cfg_scale. Output: one MP4 video URL. Use for: final-quality performance transfer where body and facial detail must hold up.
+         */
+        post: operations["aurora-v3-pro-motion-control"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forma-v2-best-image-to-3d": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forma v2 image-to-3D (tier best)
+         * @description Action: Reconstructs a textured 3D mesh of the object shown in a single image, including its unseen sides. Input: image_url (required), format (glb or obj, default glb), texture (default true), seed. Output: one mesh file URL in the chosen format. Use for: turning product photos, concept art or sketches into assets for games, AR and 3D printing.
+         */
+        post: operations["forma-v2-best-image-to-3d"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lexi-v1-balanced-chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lexi v1 chat (tier balanced)
+         * @description Action: Answers a prompt with a general-purpose language model, optionally steered by a system prompt. Input: prompt (required), system_prompt, max_tokens (1-8192, default 1024), temperature (0-2, default 0.7). Output: one URL of a UTF-8 text file holding the reply. Use for: writing and rewriting prompts for other models, captions, summaries and short text tasks inside a media pipeline.
+         */
+        post: operations["lexi-v1-balanced-chat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/canvas-v1-fast-text-to-image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Canvas v1 Fast text-to-image (tier fast)
+         * @description Action: Renders procedural abstract PNG images locally, deterministically derived from the prompt and seed, without an upstream provider. Input: prompt (required), width and height (64-2048, default 512), num_images (1-4, default 1), seed, num_inference_steps (1-50, default 4). Output: 1-4 PNG image URLs. Use for: testing integrations, webhooks and billing end to end, demos and offline development; not for realistic imagery.
+         */
+        post: operations["canvas-v1-fast-text-to-image"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/canvas-v1-budget-text-to-image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Canvas v1 Budget text-to-image (tier budget)
+         * @description Action: Renders procedural abstract PNG images locally, deterministically derived from the prompt and seed, at up to 1024 pixels per side, without an upstream provider. Input: prompt (required), width and height (64-1024, default 512), num_images (1-4, default 1), seed, num_inference_steps (1-50, default 4). Output: 1-4 PNG image URLs. Use for: the cheapest possible end-to-end test of a client, placeholder images and load tests; not for realistic imagery.
+         */
+        post: operations["canvas-v1-budget-text-to-image"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chime-v1-fast-text-to-audio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Chime v1 Fast text-to-audio (tier fast)
+         * @description Action: Synthesises a procedural tone sequence locally, deterministically derived from the prompt and seed, without an upstream provider. Input: prompt (required), duration (1-30 s, default 5), seed. Output: one WAV audio URL. Use for: testing audio handling, players and webhooks end to end without upstream costs; not for speech or music.
+         */
+        post: operations["chime-v1-fast-text-to-audio"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forma-v1-fast-text-to-3d": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forma v1 Fast text-to-3D (tier fast)
+         * @description Action: Builds a procedural 3D mesh locally, deterministically derived from the prompt and seed, without an upstream provider. Input: prompt (required), seed, format (glb or obj, default glb). Output: one mesh file URL in the chosen format. Use for: testing 3D viewers, downloads and webhooks end to end without upstream costs; not for production models.
+         */
+        post: operations["forma-v1-fast-text-to-3d"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lumen-dev-text-to-image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lumen Dev text-to-image (tier balanced)
+         * @description Action: Generates images from a text prompt with good detail and prompt adherence. Input: prompt (required), negative_prompt, aspect_ratio (default 1:1), num_images (1-4, default 1), seed, guidance_scale, num_inference_steps, output_format. Output: 1-4 image URLs in output_format. Use for: everyday image generation, iteration on ideas and most production work at a moderate price.
+         */
+        post: operations["lumen-dev-text-to-image"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lumen-dev-i2i": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lumen Dev image-to-image (tier balanced)
+         * @description Action: Edits or restyles a source image as the prompt describes, keeping as much of its composition as strength allows. Input: image_url (required), prompt (required), strength (0-1, default 0.75), negative_prompt, aspect_ratio (absent keeps the source ratio), num_images (1-4, default 1), seed, guidance_scale, num_inference_steps, output_format. Output: 1-4 image URLs in output_format. Use for: everyday edits, variations and restyling at a moderate price.
+         */
+        post: operations["lumen-dev-i2i"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lumen-pro-text-to-image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lumen Pro text-to-image (tier best)
+         * @description Action: Generates high-fidelity images from a text prompt with accurate typography, hands and fine texture. Input: prompt (required), negative_prompt, aspect_ratio (default 1:1), num_images (1-4, default 1), seed, guidance_scale, num_inference_steps, output_format. Output: 1-4 image URLs in output_format. Use for: final assets, marketing visuals and images with legible text.
+         */
+        post: operations["lumen-pro-text-to-image"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lumen-pro-i2i": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lumen Pro image-to-image (tier best)
+         * @description Action: Edits or restyles a source image with high fidelity, preserving faces, text and fine detail outside the edited region. Input: image_url (required), prompt (required), strength (0-1, default 0.75), negative_prompt, aspect_ratio (absent keeps the source ratio), num_images (1-4, default 1), seed, guidance_scale, num_inference_steps, output_format. Output: 1-4 image URLs in output_format. Use for: final-quality retouching, product edits and edits that must keep text legible.
+         */
+        post: operations["lumen-pro-i2i"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lumen-max-text-to-image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lumen Max text-to-image (tier best)
+         * @description Action: Generates the most detailed images of the family from a text prompt, with the strongest prompt adherence on complex multi-subject scenes. Input: prompt (required), negative_prompt, aspect_ratio (default 1:1), num_images (1-4, default 1), seed, guidance_scale, num_inference_steps, output_format. Output: 1-4 image URLs in output_format. Use for: hero images and complex compositions where the best achievable quality justifies the highest price.
+         */
+        post: operations["lumen-max-text-to-image"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lumen-max-i2i": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lumen Max image-to-image (tier best)
+         * @description Action: Edits a source image with the strongest instruction following of the family, handling complex multi-step edit instructions. Input: image_url (required), prompt (required), strength (0-1, default 0.75), negative_prompt, aspect_ratio (absent keeps the source ratio), num_images (1-4, default 1), seed, guidance_scale, num_inference_steps, output_format. Output: 1-4 image URLs in output_format. Use for: difficult edits (several changes at once, precise object placement) where Pro falls short.
+         */
+        post: operations["lumen-max-i2i"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lumen-effects-text-to-image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lumen Effects text-to-image (tier fast)
+         * @description Action: Generates images from a text prompt in one of eight preset styles in a few seconds. Input: prompt (required), effect (required), negative_prompt, aspect_ratio (default 1:1), num_images (1-4, default 1), seed, output_format. Output: 1-4 image URLs in output_format. Use for: quick stylised images (anime, watercolor, pixel art and so on) for social posts, stickers and thumbnails.
+         */
+        post: operations["lumen-effects-text-to-image"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lumen-effects-i2i": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lumen Effects image-to-image (tier fast)
+         * @description Action: Restyles a source image in one of eight preset styles in a few seconds, keeping its composition and subjects. Input: image_url (required), effect (required), prompt, strength (0-1, default 0.75), num_images (1-4, default 1), seed, output_format. Output: 1-4 image URLs in output_format. Use for: turning photos into anime, watercolor, claymation or other looks for avatars and social content.
+         */
+        post: operations["lumen-effects-i2i"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recut-v1-pro-video-edit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recut v1 Pro video edit (tier best)
+         * @description Action: Edits an existing video as the prompt describes (restyle, replace or remove objects, change weather, lighting or background) while keeping its motion and timing. Input: video_url (required, up to 15 s), prompt (required), negative_prompt, keep_audio (default true), seed. Output: one MP4 video URL with the same length as the source. Use for: changing the look or content of footage you already have instead of generating a new clip.
+         */
+        post: operations["recut-v1-pro-video-edit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sonar-v2-best-text-to-speech": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sonar v2 text-to-speech (tier best)
+         * @description Action: Speaks a text aloud in a natural, expressive voice chosen from eight presets. Input: text (required, up to 5000 characters), voice (default aria), speed (0.5-2, default 1), output_format (mp3 or wav, default mp3). Output: one audio file URL. Use for: narration, voice-overs, dialogue for videos and accessibility audio where natural prosody matters.
+         */
+        post: operations["sonar-v2-best-text-to-speech"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sonar-v2-balanced-text-to-music": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sonar v2 text-to-music (tier balanced)
+         * @description Action: Composes a piece of music in the genre, mood and instrumentation the prompt describes, with or without vocals. Input: prompt (required), duration (5-120 s, default 30), instrumental (default false), seed, output_format (mp3 or wav, default mp3). Output: one audio file URL. Use for: background music for videos, jingles, game loops and song sketches.
+         */
+        post: operations["sonar-v2-balanced-text-to-music"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/syncra-v1-balanced-lipsync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Syncra v1 lipsync (tier balanced)
+         * @description Action: Re-animates the mouth of the speaking person in a video so that it matches a new audio track. Input: video_url (required), audio_url (required), sync_mode (how length differences are handled, default cut_off), seed. Output: one MP4 video URL with the new audio. Use for: dubbing, translated voice-overs and correcting dialogue on talking-head footage.
+         */
+        post: operations["syncra-v1-balanced-lipsync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/veloce-v2-standard-text-to-video": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Veloce v2 Standard text-to-video (tier balanced)
+         * @description Action: Generates an 8-second 1080p video clip with native audio (dialogue, effects, ambience) from a text prompt. Input: prompt (required), negative_prompt, duration (8), aspect_ratio (default 16:9), resolution (1080p), generate_audio (default true), seed. Output: one MP4 video URL. Use for: realistic short clips with synchronised speech and sound at a fixed length.
+         */
+        post: operations["veloce-v2-standard-text-to-video"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/veloce-v2-fast-text-to-video": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Veloce v2 Fast text-to-video (tier fast)
+         * @description Action: Generates an 8-second 1080p video clip with native audio from a text prompt, several times faster and cheaper than Standard at slightly lower detail. Input: prompt (required), negative_prompt, duration (8), aspect_ratio (default 16:9), resolution (1080p), generate_audio (default true), seed. Output: one MP4 video URL. Use for: drafts, previews and high-volume short clips with sound.
+         */
+        post: operations["veloce-v2-fast-text-to-video"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/veloce-v2-standard-image-to-video": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Veloce v2 Standard image-to-video (tier balanced)
+         * @description Action: Animates a source image into an 8-second 1080p video clip with native audio, guided by a text prompt. Input: image_url (required), prompt (required), negative_prompt, duration (8), aspect_ratio (default 16:9), resolution (1080p), generate_audio (default true), seed. Output: one MP4 video URL whose first frame is the image. Use for: turning a still into a short realistic scene with synchronised speech and sound.
+         */
+        post: operations["veloce-v2-standard-image-to-video"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/veloce-v2-fast-image-to-video": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Veloce v2 Fast image-to-video (tier fast)
+         * @description Action: Animates a source image into an 8-second 1080p video clip with native audio, faster and cheaper than Standard at slightly lower detail. Input: image_url (required), prompt (required), negative_prompt, duration (8), aspect_ratio (default 16:9), resolution (1080p), generate_audio (default true), seed. Output: one MP4 video URL whose first frame is the image. Use for: quick previews and bulk animation of stills with sound.
+         */
+        post: operations["veloce-v2-fast-image-to-video"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        ErrorDetail: {
+            /** @description Human-readable reason. */
+            detail: string;
+            /** @description Stable machine-readable kind: `invalid_input`, `unauthorized`, `insufficient_credit`, `forbidden`, `insufficient_scope`, `not_found`, `conflict`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal`, `not_implemented`, `unavailable` (README "Errors"). Branch on `code`, not on `detail`. */
+            code?: string;
+        };
+        ValidationError: {
+            /** @description Location of the offending value, e.g. `["body", "prompt"]` or `["query", "page"]`. */
+            loc: (string | number)[];
+            /** @description Human-readable message. */
+            msg: string;
+            /** @description Machine-readable error kind, e.g. `missing` or `value_error`. */
+            type: string;
+        };
+        HTTPValidationError: {
+            detail: components["schemas"]["ValidationError"][];
+            /** @description `validation_failed` (422), or `unsupported_media_type` (415). */
+            code?: string;
+        };
+        MessageResponse: {
+            /** @description Human-readable confirmation. */
+            detail: string;
+        };
+        Health: {
+            /** @description `ok` when every dependency is reachable. */
+            status: string;
+            /** @description State of the database, e.g. `ok`. */
+            database: string;
+            /** @description State of the work queue, e.g. `ok`. */
+            queue: string;
+        };
+        HealthUnavailable: {
+            /** @description `unavailable`. */
+            status: string;
+            /** @description State of the database, `ok` or `unavailable`. */
+            database: string;
+            /** @description State of the work queue, `ok` or `unavailable`. */
+            queue: string;
+            /** @description What is unreachable. */
+            detail: string;
+        };
+        PredictionSubmitted: {
+            /** @description Id of the prediction; use it with getPredictionResult. */
+            request_id: string;
+        };
+        /**
+         * @description queued (persisted, not yet confirmed by the queue) -> pending (in the queue) -> processing (a worker runs it) -> completed | failed; queued, pending and processing -> cancelled through cancelPrediction.
+         * @enum {string}
+         */
+        PredictionStatus: "queued" | "pending" | "processing" | "completed" | "failed" | "cancelled";
+        PredictionResult: {
+            /** @description The `request_id`. */
+            id: string;
+            /** @description Model endpoint slug (its operationId). */
+            model: string;
+            status: components["schemas"]["PredictionStatus"];
+            /** @description URLs of the produced files; empty until `completed`. */
+            outputs: string[];
+            urls: {
+                /** @description URL of this result endpoint. */
+                get: string;
+            };
+            /** @description One entry per output, true when that output was flagged as NSFW. */
+            has_nsfw_contents: boolean[];
+            /**
+             * Format: date-time
+             * @description When the request was accepted.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When a worker started it; null before.
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it reached a terminal state; null before.
+             */
+            completed_at: string | null;
+            /** @description Reason of the failure when `status` is `failed`; null otherwise. */
+            error: string | null;
+            /** @description Wall-clock execution time in seconds with unit, e.g. `1.234s`; null until finished. */
+            executionTime: string | null;
+            timings: {
+                /** @description Inference time in milliseconds; null until finished. */
+                inference: number | null;
+            };
+        };
+        /** @description Body of the POST sent to the `webhook` URL when a prediction reaches `completed` or `failed`. */
+        WebhookPayload: {
+            /** @description The `request_id`. */
+            id: string;
+            /** @description URLs of the produced files; present only when `status` is `completed`. */
+            outputs?: string[];
+            urls: {
+                /** @description URL of getPredictionResult for this prediction. */
+                get: string;
+            };
+            /** @description One entry per output. */
+            has_nsfw_contents: boolean[];
+            /** @enum {string} */
+            status: "completed" | "failed";
+            /** Format: date-time */
+            created_at: string;
+            /** @description Present only when `status` is `failed`. */
+            error?: string;
+            /** @description Execution time, e.g. `1.234s`. */
+            executionTime: string;
+            timings: {
+                /** @description Inference time in milliseconds. */
+                inference: number | null;
+            };
+        };
+        Balance: {
+            /** @description Spendable credit in credits (minor units; 1000 credits = 1 USD). */
+            balance: number;
+            /** @description Credit reserved by predictions still running, in credits; debited or released when they finish. */
+            held: number;
+            /** @description Unit of the amounts, `credits` (1000 credits = 1 USD). */
+            unit: string;
+        };
+        UserResponse: {
+            id: number;
+            /** Format: email */
+            email: string;
+            email_verified: boolean;
+            /** @enum {string} */
+            role: "user" | "admin";
+            /** Format: date-time */
+            created_at: string;
+        };
+        UserDetails: {
+            id: number;
+            /** Format: email */
+            email: string;
+            email_verified: boolean;
+            /** @enum {string} */
+            role: "user" | "admin";
+            /** Format: date-time */
+            created_at: string;
+            /** @description Spendable credit in credits (1000 credits = 1 USD). */
+            balance: number;
+        };
+        AccountDeletionResponse: {
+            /** @description True while a deletion is scheduled. */
+            deletion_requested: boolean;
+            /**
+             * Format: date-time
+             * @description When the account will be deleted; null when no deletion is scheduled.
+             */
+            scheduled_deletion_at: string | null;
+        };
+        CreditTransaction: {
+            id: number;
+            /**
+             * @description `topup` (purchase or admin top-up), `charge` (a completed prediction), `refund`, `adjustment` (admin deduction).
+             * @enum {string}
+             */
+            kind: "topup" | "charge" | "refund" | "adjustment";
+            /** @description Signed amount in credits; positive adds credit, negative removes it. */
+            amount: number;
+            /** @description Balance in credits after this transaction. */
+            balance_after: number;
+            description: string;
+            /** @description The prediction charged or refunded, if any. */
+            request_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        PaginatedTransactionResponse: {
+            items: components["schemas"]["CreditTransaction"][];
+            page: number;
+            page_size: number;
+            total: number | null;
+            has_more: boolean;
+        };
+        AccountExport: {
+            /** Format: date-time */
+            exported_at: string;
+            user: components["schemas"]["UserResponse"];
+            balance: components["schemas"]["Balance"];
+            api_keys: components["schemas"]["APIKeyResponse"][];
+            oauth_clients: components["schemas"]["OAuthClientResponse"][];
+            credit_transactions: components["schemas"]["CreditTransaction"][];
+            predictions: components["schemas"]["UsageLogDetailResponse"][];
+            media_assets: components["schemas"]["MediaAssetResponse"][];
+        };
+        /** @description An email address. Surrounding white space is ignored and case does not matter. */
+        EmailAddress: string;
+        RegisterLoginRequest: {
+            email: components["schemas"]["EmailAddress"];
+            password: string;
+        };
+        SessionResponse: {
+            /** @description Opaque session token; send it as `Authorization: Bearer <token>`. */
+            access_token: string;
+            /** @enum {string} */
+            token_type: "bearer";
+            /** @description Seconds until the session expires. */
+            expires_in: number;
+        };
+        CliLoginResponse: {
+            /** @description The full API key value; shown only in this response. */
+            api_key: string;
+            key: components["schemas"]["APIKeyResponse"];
+        };
+        OtpRequest: {
+            email: components["schemas"]["EmailAddress"];
+            /** @description The six-digit one-time code sent by email. */
+            otp: string;
+        };
+        OtpLoginRequest: {
+            email: components["schemas"]["EmailAddress"];
+        };
+        ResetPasswordRequest: {
+            email: components["schemas"]["EmailAddress"];
+            /** @description The six-digit code sent by forgotPassword. */
+            otp: string;
+            new_password: string;
+        };
+        SupportLoginRequest: {
+            /** @description The single-use token carried by a support login link. */
+            token: string;
+        };
+        SupportPasswordResetRequest: {
+            /** @description The single-use token carried by a password reset link. */
+            token: string;
+            new_password: string;
+        };
+        GoogleUrlResponse: {
+            /**
+             * Format: uri
+             * @description Google sign-in URL to open in the browser.
+             */
+            url: string;
+        };
+        GoogleMobileLoginRequest: {
+            /** @description Google ID token (a JWT) obtained by the mobile app. */
+            id_token: string;
+        };
+        APIKeyCreateRequest: {
+            /** @description Label shown in the dashboard. */
+            name?: string;
+            /**
+             * @description True creates a sandbox key (mock outputs, instant, never billed).
+             * @default false
+             */
+            is_test: boolean;
+            /** @description IP addresses or CIDR ranges (IPv4 or IPv6) allowed to use the key; empty or absent allows any address. */
+            ip_whitelist?: string[];
+        };
+        APIKeyUpdateRequest: {
+            /** @description New label. */
+            name?: string;
+            /** @description Replaces the whitelist; an empty array allows any address. */
+            ip_whitelist?: string[];
+        };
+        APIKeyResponse: {
+            id: number;
+            name: string;
+            /** @description First characters of the key, to recognise it. */
+            prefix: string;
+            /** @description True for a sandbox key. */
+            is_test: boolean;
+            ip_whitelist: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+        };
+        APIKeyCreatedResponse: {
+            id: number;
+            name: string;
+            /** @description First characters of the key, to recognise it. */
+            prefix: string;
+            /** @description True for a sandbox key. */
+            is_test: boolean;
+            ip_whitelist: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** @description The full key value; shown only in this response. */
+            key: string;
+        };
+        DeleteResponse: {
+            id: number;
+            deleted: boolean;
+        };
+        /** @enum {string} */
+        OAuthScope: "generate:write" | "generate:read" | "files:write" | "account:read" | "keys:manage";
+        AuthorizationServerMetadata: {
+            /** Format: uri */
+            issuer: string;
+            /** Format: uri */
+            token_endpoint: string;
+            grant_types_supported: string[];
+            /** @description Empty: there is no authorization endpoint. */
+            response_types_supported?: string[];
+            scopes_supported: components["schemas"]["OAuthScope"][];
+            token_endpoint_auth_methods_supported: string[];
+            /** Format: uri */
+            service_documentation?: string;
+        };
+        ProtectedResourceMetadata: {
+            /** Format: uri */
+            resource: string;
+            authorization_servers: string[];
+            scopes_supported: components["schemas"]["OAuthScope"][];
+            bearer_methods_supported: string[];
+            /** Format: uri */
+            resource_documentation?: string;
+        };
+        ScopeList: {
+            scopes: {
+                name: string;
+                description: string;
+            }[];
+        };
+        OAuthClientCreateRequest: {
+            /** @description Label of the client. */
+            name: string;
+            /** @description Scopes the client's tokens may carry (stored as `allowed_scopes`). */
+            scopes: ("generate:write" | "generate:read" | "files:write" | "account:read" | "keys:manage")[];
+        };
+        OAuthClientResponse: {
+            /** @description Id used in the deleteOAuthClient path. */
+            id: string;
+            client_id: string;
+            /** @description Present only in the createOAuthClient response; never retrievable later. */
+            client_secret?: string;
+            name: string;
+            /** @description Upper bound of the scopes a token of this client may carry. */
+            allowed_scopes: components["schemas"]["OAuthScope"][];
+            /** Format: date-time */
+            created_at: string;
+        };
+        OAuthClientDeleteResponse: {
+            id: string;
+            deleted: boolean;
+        };
+        TokenRequest: {
+            /** @enum {string} */
+            grant_type: "client_credentials";
+            client_id: string;
+            client_secret: string;
+            /** @description Space-separated scopes, a subset of the client's allowed scopes; absent means all of them. */
+            scope?: string;
+        };
+        TokenResponse: {
+            access_token: string;
+            /** @description Always `Bearer`. */
+            token_type: string;
+            /** @description Lifetime in seconds (3600). */
+            expires_in: number;
+            /** @description Space-separated scopes granted. */
+            scope: string;
+        };
+        OAuthError: {
+            /** @description RFC 6749 error code, e.g. `invalid_client`, `invalid_scope`. */
+            error: string;
+            error_description?: string;
+        };
+        AdminEmailRequest: {
+            /**
+             * Format: email
+             * @description Email address of the target user.
+             */
+            email: string;
+        };
+        AdminCreditRequest: {
+            /**
+             * Format: email
+             * @description Email address of the target user.
+             */
+            email: string;
+            /** @description Credits to add or remove (1000 credits = 1 USD). */
+            amount: number;
+            /** @description Shown in the user's credit transactions. */
+            reason?: string;
+        };
+        AdminCreditResponse: {
+            user_id: number;
+            /** Format: email */
+            email: string;
+            /** @description Signed credits applied (negative for a deduction). */
+            amount: number;
+            /** @description Balance in credits after the change. */
+            balance: number;
+            transaction_id: number;
+        };
+        SubscriptionResponse: {
+            user_id: number;
+            /** @description Plan name; null without a subscription. */
+            plan: string | null;
+            /** @enum {string} */
+            status: "active" | "cancelled" | "none";
+            /** Format: date-time */
+            current_period_end: string | null;
+        };
+        AdminSubscriptionRequest: {
+            /**
+             * Format: email
+             * @description Email address of the target user.
+             */
+            email: string;
+            /**
+             * @description `activate` or `change` need `plan`; `cancel` ends the subscription at once.
+             * @enum {string}
+             */
+            action: "activate" | "change" | "cancel";
+            /** @description Plan name. */
+            plan?: string;
+            /**
+             * Format: date-time
+             * @description End of the paid period; default one month from now.
+             */
+            current_period_end?: string;
+        };
+        AdminUserInfoResponse: {
+            id: number;
+            /** Format: email */
+            email: string;
+            email_verified: boolean;
+            /** @enum {string} */
+            role: "user" | "admin";
+            /** Format: date-time */
+            created_at: string;
+            /** @description Spendable credit in credits. */
+            balance: number;
+            /** @description Credit held by running predictions. */
+            held: number;
+            subscription: components["schemas"]["SubscriptionResponse"];
+            api_key_count: number;
+            /** Format: date-time */
+            deletion_scheduled_at: string | null;
+        };
+        ModelDiscount: {
+            id: number;
+            /**
+             * Format: email
+             * @description The user the discount applies to.
+             */
+            email: string;
+            /** @description Model endpoint slug, or `*` for every model. */
+            model: string;
+            percent_off: number;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ModelDiscountUpsertRequest: {
+            discounts: {
+                /**
+                 * Format: email
+                 * @description The user the discount applies to.
+                 */
+                email: string;
+                /** @description Model endpoint slug, or `*` for every model. */
+                model: string;
+                /** @description Percentage taken off the list price. */
+                percent_off: number;
+                /**
+                 * Format: date-time
+                 * @description When the discount stops applying; null or absent for never.
+                 */
+                expires_at?: string | null;
+            }[];
+        };
+        PaymentCharge: {
+            /** @description Charge id at the payment processor. */
+            id: string;
+            /** @description Amount charged in the currency's minor unit (e.g. cents). */
+            amount: number;
+            /** @description ISO 4217 code, lowercase. */
+            currency: string;
+            /** @description e.g. `succeeded`, `pending`, `failed`. */
+            status: string;
+            /** @description Amount refunded so far, in the currency's minor unit. */
+            amount_refunded: number;
+            /** @description Credits the charge bought. */
+            credits: number;
+            description?: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        PaymentRefundRequest: {
+            /** @description Charge id at the payment processor. */
+            charge_id: string;
+            /** @description Amount to refund in the currency's minor unit; absent refunds the remainder of the charge. */
+            amount?: number;
+            /** @description Internal note. */
+            reason?: string;
+        };
+        PaymentRefundResponse: {
+            refund_id: string;
+            charge_id: string;
+            /** @description Refunded amount in the currency's minor unit. */
+            amount: number;
+            currency: string;
+            status: string;
+            /** @description Credits removed from the wallet for this refund. */
+            credits_removed: number;
+            /** @description Balance in credits after the refund. */
+            balance: number;
+        };
+        AdminRefundRequest: {
+            /** @description The prediction whose charge is refunded. */
+            request_id: string;
+            /** @description Credits to refund; absent refunds the full charge. */
+            amount?: number;
+            /** @description Shown in the user's credit transactions. */
+            reason?: string;
+        };
+        AdminRefundResponse: {
+            request_id: string;
+            user_id: number;
+            /** @description Credits returned. */
+            amount: number;
+            /** @description Balance in credits after the refund. */
+            balance: number;
+            transaction_id: number;
+        };
+        LinkResponse: {
+            /** Format: uri */
+            url: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        LoraData: {
+            name: string;
+            lora_type: string;
+            title: string;
+            description: string;
+            trigger_words: string[];
+            /** Format: uri */
+            preview_url: string | null;
+            /** @description Model endpoint slug the LoRA works with. */
+            base_model: string;
+        };
+        PaginatedLoraResponse: {
+            items: components["schemas"]["LoraData"][];
+            page: number;
+            page_size: number;
+            total: number | null;
+            has_more: boolean;
+        };
+        AITaskResponse: {
+            /** @description Model endpoint slug (its operationId). */
+            name: string;
+            /** @description The operation summary. */
+            title: string;
+            /** @enum {string} */
+            category: "text-to-image" | "image-to-image" | "text-to-video" | "image-to-video" | "video-edit" | "lipsync" | "audio" | "3d" | "llm";
+            /** @enum {string} */
+            tier: "best" | "balanced" | "fast" | "budget";
+            family: string;
+            /** @enum {string} */
+            output: "image" | "video" | "audio" | "model3d" | "text";
+            description: string;
+            /** @description Path of the generation endpoint, e.g. `/api/v1/lumen-dev-text-to-image`. */
+            endpoint: string;
+            /** @description Base price in credits before per-unit charges and multipliers. */
+            base_price: number;
+            /** @description False when the model's upstream provider is not configured on this deployment. */
+            available?: boolean;
+            /** @description JSON Schema of the model input (getTaskData only). */
+            input_schema?: Record<string, never>;
+        };
+        EmbedTaskResponse: {
+            embed_code: string;
+            /** @description Model endpoint slug bound to the embed code. */
+            name: string;
+            title: string;
+            category: string;
+            endpoint: string;
+        };
+        DynamicCostRequest: {
+            /** @description Model endpoint slug (its operationId). */
+            model: string;
+            /** @description The input the generation would be submitted with; validated against the model's input schema. */
+            input: {
+                [key: string]: unknown;
+            };
+        };
+        DynamicCostResponse: {
+            model: string;
+            /** @description List price of the generation in credits (before personal discounts). */
+            cost: number;
+            /** @description `credits` (1000 credits = 1 USD). */
+            unit: string;
+        };
+        FileUploadUrlResponse: {
+            /**
+             * Format: uri
+             * @description Where to send the file body.
+             */
+            upload_url: string;
+            /** @enum {string} */
+            method: "PUT";
+            /** @description Headers to send with the upload (e.g. `content-type`). */
+            headers: {
+                [key: string]: string;
+            };
+            /**
+             * Format: uri
+             * @description Permanent URL of the file once uploaded.
+             */
+            file_url: string;
+            /**
+             * Format: date-time
+             * @description When `upload_url` stops accepting the upload.
+             */
+            expires_at: string;
+        };
+        MediaAssetCreate: {
+            /** @description Display name; default the last path segment of `url`. */
+            name?: string;
+            /**
+             * Format: uri
+             * @description URL of the file.
+             */
+            url: string;
+            /** @enum {string} */
+            media_type: "image" | "video" | "audio";
+            /** @description MIME type, e.g. `image/png`. */
+            content_type?: string;
+            /** @description File size in bytes. */
+            size_bytes?: number;
+            /** @description The prediction that produced the file, if any. */
+            request_id?: string;
+        };
+        MediaAssetResponse: {
+            id: number;
+            name: string;
+            /** Format: uri */
+            url: string;
+            /** @enum {string} */
+            media_type: "image" | "video" | "audio";
+            content_type: string | null;
+            size_bytes: number | null;
+            request_id: string | null;
+            team_id: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        PaginatedMediaAssetResponse: {
+            items: components["schemas"]["MediaAssetResponse"][];
+            page: number;
+            page_size: number;
+            total: number | null;
+            has_more: boolean;
+        };
+        /** @enum {string} */
+        ReviewStatus: "unreviewed" | "approved" | "rejected" | "flagged";
+        UsageLogResponse: {
+            /** @description Run-history id (equal to `request_id`). */
+            id: string;
+            request_id: string;
+            /** @description Model endpoint slug. */
+            model: string;
+            status: components["schemas"]["PredictionStatus"];
+            review_status: components["schemas"]["ReviewStatus"];
+            outputs: string[];
+            /** @description Credits charged (0 until completed, and for sandbox keys). */
+            cost: number;
+            /** @description True when submitted with a sandbox key. */
+            is_test: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            completed_at: string | null;
+        };
+        PaginatedUsageLogResponse: {
+            items: components["schemas"]["UsageLogResponse"][];
+            page: number;
+            page_size: number;
+            /** @description Number of matching predictions; null when not counted. */
+            total: number | null;
+            has_more: boolean;
+        };
+        UsageLogDetailResponse: {
+            /** @description Run-history id (equal to `request_id`). */
+            id: string;
+            request_id: string;
+            model: string;
+            status: components["schemas"]["PredictionStatus"];
+            review_status: components["schemas"]["ReviewStatus"];
+            /** @description The input the prediction was submitted with (after defaults were applied). */
+            input: Record<string, never>;
+            outputs: string[];
+            has_nsfw_contents: boolean[];
+            error: string | null;
+            /** @description Credits charged. */
+            cost: number;
+            is_test: boolean;
+            team_id: number | null;
+            /** @description Webhook URL given at submission. */
+            webhook: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            completed_at: string | null;
+            /** @description e.g. `1.234s`. */
+            executionTime: string | null;
+            timings: {
+                /** @description Inference time in milliseconds. */
+                inference: number | null;
+            };
+            /** @description Deliveries of this prediction's result to its webhook, each with every attempt. */
+            webhook_deliveries?: components["schemas"]["WebhookDelivery"][];
+        };
+        WebhookDelivery: {
+            /** @description The `webhook-id` header of every attempt of this delivery. */
+            id: string;
+            /** Format: uri */
+            url: string;
+            /**
+             * @description `pending`: attempts under way or scheduled; `delivered`: a 2xx answer; `gone`: the receiver answered 410; `dead`: every retry failed, dead-lettered.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "gone" | "dead";
+            attempts: number;
+            last_status_code: number | null;
+            last_error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            attempt_log: {
+                number: number;
+                /** Format: date-time */
+                started_at: string;
+                duration_ms: number;
+                status_code: number | null;
+                /** @description Network error or timeout; receivers' bodies are never shown. */
+                error: string | null;
+            }[];
+        };
+        WebhookSecret: {
+            /** @description `whsec_` + base64 of 32 random bytes; verify deliveries with it (e.g. the `standardwebhooks` package). */
+            secret: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Earlier secrets that still sign deliveries (alongside the current one) until they expire, 24 hours after a rotation. */
+            previous: {
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                expires_at: string | null;
+            }[];
+        };
+        GalleryItem: {
+            request_id: string;
+            model: string;
+            /** @description Position of the file in the prediction's `outputs`. */
+            index: number;
+            /** Format: uri */
+            url: string;
+            /** @enum {string} */
+            media_type: "image" | "video" | "audio" | "model3d" | "text";
+            has_nsfw_content: boolean;
+            review_status: components["schemas"]["ReviewStatus"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        PaginatedGalleryResponse: {
+            items: components["schemas"]["GalleryItem"][];
+            page: number;
+            page_size: number;
+            total: number | null;
+            has_more: boolean;
+        };
+        ReviewStatusUpdateRequest: {
+            /**
+             * @description New review status.
+             * @enum {string}
+             */
+            review_status: "unreviewed" | "approved" | "rejected" | "flagged";
+        };
+        ReviewStatusUpdateResponse: {
+            id: string;
+            review_status: components["schemas"]["ReviewStatus"];
+        };
+        BulkReviewStatusRequest: {
+            /** @description Run-history ids (request ids). */
+            ids: string[];
+            /**
+             * @description New review status for every id.
+             * @enum {string}
+             */
+            review_status: "unreviewed" | "approved" | "rejected" | "flagged";
+        };
+        BulkUpdateResponse: {
+            /** @description Number of predictions updated. */
+            updated: number;
+        };
+        BulkDeleteRequest: {
+            /** @description Run-history ids (request ids). */
+            ids: string[];
+        };
+        BulkDeleteResponse: {
+            /** @description Number of predictions deleted. */
+            deleted: number;
+        };
+        AuroraV3TextToVideoInput: {
+            /** @description What the clip shows, including subject, action, setting, camera movement and sound. */
+            prompt: string;
+            /** @description What the clip must not show. */
+            negative_prompt?: string;
+            /**
+             * @description Length of the clip in seconds; billed per second.
+             * @default 5
+             */
+            duration: number;
+            /**
+             * @description Frame ratio written as w:h, e.g. 16:9, 9:16 or 1:1.
+             * @default 16:9
+             */
+            aspect_ratio: string;
+            /**
+             * @description Output resolution.
+             * @default 1080p
+             * @enum {string}
+             */
+            resolution: "1080p";
+            /**
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @default true
+             */
+            generate_audio: boolean;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+            /**
+             * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
+             * @default 0.5
+             */
+            cfg_scale: number;
+        };
+        AuroraV3TextToVideo4kInput: {
+            /** @description What the clip shows, including subject, action, setting, camera movement and sound. */
+            prompt: string;
+            /** @description What the clip must not show. */
+            negative_prompt?: string;
+            /**
+             * @description Length of the clip in seconds; billed per second.
+             * @default 5
+             */
+            duration: number;
+            /**
+             * @description Frame ratio written as w:h, e.g. 16:9, 9:16 or 1:1.
+             * @default 16:9
+             */
+            aspect_ratio: string;
+            /**
+             * @description Output resolution: 4K (3840x2160 at 16:9).
+             * @default 4k
+             * @enum {string}
+             */
+            resolution: "4k";
+            /**
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @default true
+             */
+            generate_audio: boolean;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+            /**
+             * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
+             * @default 0.5
+             */
+            cfg_scale: number;
+        };
+        AuroraV3ImageToVideoInput: {
+            /**
+             * Format: uri
+             * @description Source image (JPEG, PNG or WebP) used as the first frame.
+             */
+            image_url: string;
+            /** @description How the image moves, including action, camera movement and sound. */
+            prompt: string;
+            /** @description What the clip must not show. */
+            negative_prompt?: string;
+            /**
+             * @description Length of the clip in seconds; billed per second.
+             * @default 5
+             */
+            duration: number;
+            /**
+             * @description Frame ratio written as w:h; the image is cropped to it.
+             * @default 16:9
+             */
+            aspect_ratio: string;
+            /**
+             * @description Output resolution.
+             * @default 1080p
+             * @enum {string}
+             */
+            resolution: "1080p";
+            /**
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @default true
+             */
+            generate_audio: boolean;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+            /**
+             * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
+             * @default 0.5
+             */
+            cfg_scale: number;
+        };
+        AuroraV3ImageToVideo4kInput: {
+            /**
+             * Format: uri
+             * @description Source image (JPEG, PNG or WebP) used as the first frame; at least 1920 pixels on the long side is recommended.
+             */
+            image_url: string;
+            /** @description How the image moves, including action, camera movement and sound. */
+            prompt: string;
+            /** @description What the clip must not show. */
+            negative_prompt?: string;
+            /**
+             * @description Length of the clip in seconds; billed per second.
+             * @default 5
+             */
+            duration: number;
+            /**
+             * @description Frame ratio written as w:h; the image is cropped to it.
+             * @default 16:9
+             */
+            aspect_ratio: string;
+            /**
+             * @description Output resolution.
+             * @default 4k
+             * @enum {string}
+             */
+            resolution: "4k";
+            /**
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @default true
+             */
+            generate_audio: boolean;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+            /**
+             * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
+             * @default 0.5
+             */
+            cfg_scale: number;
+        };
+        AuroraV3OmniReferenceToVideoInput: {
+            /** @description Images of the characters, faces or objects whose identity the clip preserves; refer to them in the prompt as image 1, image 2 and so on. */
+            reference_image_urls: string[];
+            /** @description What the referenced subjects do, including setting, camera movement and sound. */
+            prompt: string;
+            /** @description What the clip must not show. */
+            negative_prompt?: string;
+            /**
+             * @description Length of the clip in seconds; billed per second.
+             * @default 5
+             */
+            duration: number;
+            /**
+             * @description Frame ratio written as w:h, e.g. 16:9, 9:16 or 1:1.
+             * @default 16:9
+             */
+            aspect_ratio: string;
+            /**
+             * @description Output resolution.
+             * @default 1080p
+             * @enum {string}
+             */
+            resolution: "1080p";
+            /**
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @default true
+             */
+            generate_audio: boolean;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+            /**
+             * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
+             * @default 0.5
+             */
+            cfg_scale: number;
+        };
+        AuroraV3MotionControlInput: {
+            /**
+             * Format: uri
+             * @description Image of the character or subject to animate.
+             */
+            image_url: string;
+            /**
+             * Format: uri
+             * @description Driving video (MP4 or MOV) whose body and camera movement are transferred to the subject.
+             */
+            motion_video_url: string;
+            /** @description Optional guidance on style, setting or details the motion video does not convey. */
+            prompt?: string;
+            /** @description What the clip must not show. */
+            negative_prompt?: string;
+            /**
+             * @description Length of the clip in seconds, taken from the start of the motion video; billed per second.
+             * @default 5
+             */
+            duration: number;
+            /**
+             * @description Output resolution.
+             * @default 1080p
+             * @enum {string}
+             */
+            resolution: "1080p";
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+            /**
+             * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
+             * @default 0.5
+             */
+            cfg_scale: number;
+        };
+        FormaV2ImageTo3dInput: {
+            /**
+             * Format: uri
+             * @description Image (JPEG, PNG or WebP) of one object, ideally on a plain background.
+             */
+            image_url: string;
+            /**
+             * @description File format of the mesh, binary glTF (glb) or Wavefront OBJ (obj).
+             * @default glb
+             * @enum {string}
+             */
+            format: "glb" | "obj";
+            /**
+             * @description Generate PBR textures; without textures the mesh is untextured and billed at 60 percent.
+             * @default true
+             */
+            texture: boolean;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+        };
+        LexiV1ChatInput: {
+            /** @description The user message. */
+            prompt: string;
+            /** @description Instructions that set the model's role, tone and constraints. */
+            system_prompt?: string;
+            /**
+             * @description Upper bound on the length of the reply, in tokens.
+             * @default 1024
+             */
+            max_tokens: number;
+            /**
+             * @description Sampling temperature; lower is more deterministic, higher more varied.
+             * @default 0.7
+             */
+            temperature: number;
+        };
+        CanvasV1FastTextToImageInput: {
+            /** @description Text the pattern is derived from; the same prompt and seed give the same image. */
+            prompt: string;
+            /**
+             * @description Image width in pixels.
+             * @default 512
+             */
+            width: number;
+            /**
+             * @description Image height in pixels.
+             * @default 512
+             */
+            height: number;
+            /**
+             * @description Number of images to render; billed per image.
+             * @default 1
+             */
+            num_images: number;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+            /**
+             * @description Number of refinement passes; more passes add finer detail to the pattern.
+             * @default 4
+             */
+            num_inference_steps: number;
+        };
+        CanvasV1BudgetTextToImageInput: {
+            /** @description Text the pattern is derived from; the same prompt and seed give the same image. */
+            prompt: string;
+            /**
+             * @description Image width in pixels.
+             * @default 512
+             */
+            width: number;
+            /**
+             * @description Image height in pixels.
+             * @default 512
+             */
+            height: number;
+            /**
+             * @description Number of images to render; billed per image.
+             * @default 1
+             */
+            num_images: number;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+            /**
+             * @description Number of refinement passes; more passes add finer detail to the pattern.
+             * @default 4
+             */
+            num_inference_steps: number;
+        };
+        ChimeV1TextToAudioInput: {
+            /** @description Text the tone sequence is derived from; the same prompt and seed give the same audio. */
+            prompt: string;
+            /**
+             * @description Length of the audio in seconds; billed per second.
+             * @default 5
+             */
+            duration: number;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+        };
+        FormaV1TextTo3dInput: {
+            /** @description Text the shape is derived from; the same prompt and seed give the same mesh. */
+            prompt: string;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+            /**
+             * @description File format of the mesh, binary glTF (glb) or Wavefront OBJ (obj).
+             * @default glb
+             * @enum {string}
+             */
+            format: "glb" | "obj";
+        };
+        LumenTextToImageInput: {
+            /** @description What the image shows; quote any text that must appear in it. */
+            prompt: string;
+            /** @description What the image must not show. */
+            negative_prompt?: string;
+            /**
+             * @description Image ratio written as w:h, e.g. 1:1, 16:9, 3:4.
+             * @default 1:1
+             */
+            aspect_ratio: string;
+            /**
+             * @description Number of images to generate; billed per image.
+             * @default 1
+             */
+            num_images: number;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+            /** @description How strictly the image follows the prompt; higher is stricter but less natural. The model's tuned default when absent. */
+            guidance_scale?: number;
+            /** @description Denoising steps; more steps add detail and take longer. The model's tuned default when absent. */
+            num_inference_steps?: number;
+            /**
+             * @description File format of the images.
+             * @default png
+             * @enum {string}
+             */
+            output_format: "png" | "jpeg" | "webp";
+        };
+        LumenImageToImageInput: {
+            /**
+             * Format: uri
+             * @description Source image (JPEG, PNG or WebP) to edit.
+             */
+            image_url: string;
+            /** @description The edit to make, or a description of the desired result. */
+            prompt: string;
+            /**
+             * @description How far the result may depart from the source, from 0 (unchanged) to 1 (source used only as a loose guide).
+             * @default 0.75
+             */
+            strength: number;
+            /** @description What the image must not show. */
+            negative_prompt?: string;
+            /** @description Output ratio written as w:h; absent keeps the ratio of the source image. */
+            aspect_ratio?: string;
+            /**
+             * @description Number of variants to generate; billed per image.
+             * @default 1
+             */
+            num_images: number;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+            /** @description How strictly the result follows the prompt. The model's tuned default when absent. */
+            guidance_scale?: number;
+            /** @description Denoising steps; more steps add detail and take longer. The model's tuned default when absent. */
+            num_inference_steps?: number;
+            /**
+             * @description File format of the images.
+             * @default png
+             * @enum {string}
+             */
+            output_format: "png" | "jpeg" | "webp";
+        };
+        LumenEffectsTextToImageInput: {
+            /** @description What the image shows. */
+            prompt: string;
+            /**
+             * @description Preset style applied to the image.
+             * @enum {string}
+             */
+            effect: "anime" | "watercolor" | "oil-painting" | "pixel-art" | "claymation" | "comic" | "cyberpunk" | "vintage-photo";
+            /** @description What the image must not show. */
+            negative_prompt?: string;
+            /**
+             * @description Image ratio written as w:h, e.g. 1:1, 9:16.
+             * @default 1:1
+             */
+            aspect_ratio: string;
+            /**
+             * @description Number of images to generate; billed per image.
+             * @default 1
+             */
+            num_images: number;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+            /**
+             * @description File format of the images.
+             * @default png
+             * @enum {string}
+             */
+            output_format: "png" | "jpeg" | "webp";
+        };
+        LumenEffectsImageToImageInput: {
+            /**
+             * Format: uri
+             * @description Source image (JPEG, PNG or WebP) to restyle.
+             */
+            image_url: string;
+            /**
+             * @description Preset style applied to the image.
+             * @enum {string}
+             */
+            effect: "anime" | "watercolor" | "oil-painting" | "pixel-art" | "claymation" | "comic" | "cyberpunk" | "vintage-photo";
+            /** @description Optional extra guidance, e.g. details to keep or add. */
+            prompt?: string;
+            /**
+             * @description How strongly the style overrides the source, from 0 (unchanged) to 1 (source used only as a loose guide).
+             * @default 0.75
+             */
+            strength: number;
+            /**
+             * @description Number of variants to generate; billed per image.
+             * @default 1
+             */
+            num_images: number;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+            /**
+             * @description File format of the images.
+             * @default png
+             * @enum {string}
+             */
+            output_format: "png" | "jpeg" | "webp";
+        };
+        RecutV1VideoEditInput: {
+            /**
+             * Format: uri
+             * @description Source video (MP4 or MOV, up to 15 seconds, up to 1080p).
+             */
+            video_url: string;
+            /** @description The edit to make, e.g. make it night with heavy rain, or replace the red car with a bicycle. */
+            prompt: string;
+            /** @description What the edited video must not show. */
+            negative_prompt?: string;
+            /**
+             * @description Copy the source video's audio track to the result; otherwise the result is silent.
+             * @default true
+             */
+            keep_audio: boolean;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+        };
+        SonarV2TextToSpeechInput: {
+            /** @description The text to speak. */
+            text: string;
+            /**
+             * @description Preset voice.
+             * @default aria
+             * @enum {string}
+             */
+            voice: "aria" | "basil" | "cedar" | "dahlia" | "ember" | "flint" | "juniper" | "sage";
+            /**
+             * @description Speaking rate relative to normal speed.
+             * @default 1
+             */
+            speed: number;
+            /**
+             * @description File format of the audio.
+             * @default mp3
+             * @enum {string}
+             */
+            output_format: "mp3" | "wav";
+        };
+        SonarV2TextToMusicInput: {
+            /** @description Genre, mood, tempo and instruments, and the lyrics if vocals are wanted. */
+            prompt: string;
+            /**
+             * @description Length of the piece in seconds; billed per second.
+             * @default 30
+             */
+            duration: number;
+            /**
+             * @description Produce music without vocals.
+             * @default false
+             */
+            instrumental: boolean;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+            /**
+             * @description File format of the audio.
+             * @default mp3
+             * @enum {string}
+             */
+            output_format: "mp3" | "wav";
+        };
+        SyncraV1LipsyncInput: {
+            /**
+             * Format: uri
+             * @description Video (MP4 or MOV, up to 60 seconds) showing one clearly visible face.
+             */
+            video_url: string;
+            /**
+             * Format: uri
+             * @description Speech audio (MP3, WAV or M4A) the lips are synchronised to.
+             */
+            audio_url: string;
+            /**
+             * @description When audio and video lengths differ, cut_off trims to the shorter, loop repeats the video, bounce plays it back and forth, silence pads the audio.
+             * @default cut_off
+             * @enum {string}
+             */
+            sync_mode: "cut_off" | "loop" | "bounce" | "silence";
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+        };
+        VeloceV2TextToVideoInput: {
+            /** @description What the clip shows, including subject, action, setting, camera movement, dialogue in quotes and sound. */
+            prompt: string;
+            /** @description What the clip must not show. */
+            negative_prompt?: string;
+            /**
+             * @description Length of the clip in seconds; this family always renders 8 seconds.
+             * @default 8
+             * @enum {integer}
+             */
+            duration: 8;
+            /**
+             * @description Frame ratio written as w:h, e.g. 16:9 or 9:16.
+             * @default 16:9
+             */
+            aspect_ratio: string;
+            /**
+             * @description Output resolution.
+             * @default 1080p
+             * @enum {string}
+             */
+            resolution: "1080p";
+            /**
+             * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent.
+             * @default true
+             */
+            generate_audio: boolean;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+        };
+        VeloceV2ImageToVideoInput: {
+            /**
+             * Format: uri
+             * @description Source image (JPEG, PNG or WebP) used as the first frame.
+             */
+            image_url: string;
+            /** @description How the image moves, including action, camera movement, dialogue in quotes and sound. */
+            prompt: string;
+            /** @description What the clip must not show. */
+            negative_prompt?: string;
+            /**
+             * @description Length of the clip in seconds; this family always renders 8 seconds.
+             * @default 8
+             * @enum {integer}
+             */
+            duration: 8;
+            /**
+             * @description Frame ratio written as w:h; the image is cropped to it.
+             * @default 16:9
+             */
+            aspect_ratio: string;
+            /**
+             * @description Output resolution.
+             * @default 1080p
+             * @enum {string}
+             */
+            resolution: "1080p";
+            /**
+             * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent.
+             * @default true
+             */
+            generate_audio: boolean;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+        };
+    };
+    responses: {
+        /** @description The generation request was accepted; poll getPredictionResult with `request_id` or wait for the webhook. */
+        Submitted: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PredictionSubmitted"];
+            };
+        };
+        /** @description Validation error in the path, query or body. */
+        ValidationFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["HTTPValidationError"];
+            };
+        };
+        /** @description Missing, unknown, expired or revoked credential. */
+        Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+        /** @description The credential is valid but not allowed here (missing OAuth scope, missing role, IP not whitelisted, or someone else's resource). */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+        /** @description The resource does not exist or is not visible to the caller. */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+        /** @description The wallet balance does not cover the cost. */
+        InsufficientCredit: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+        /** @description The request conflicts with the current state of the resource. */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+        /** @description The request body is larger than the service accepts. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+        /** @description A dependency (work queue, database, storage or an external provider) is unavailable; retry later. */
+        ServiceUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+        /** @description Too many attempts on the login, one-time-code and password-reset routes (login, cliLogin, loginOtp, verifyOtp, requestOtp, forgotPassword, resetPassword share the budgets): by default 10 per email address and 50 per client address in each 15-minute window (`AUTH_RATE_PER_EMAIL`, `AUTH_RATE_PER_ADDRESS`, `AUTH_RATE_WINDOW_SECONDS`). Every attempt counts, successful or not. */
+        TooManyAttempts: {
+            headers: {
+                /** @description Seconds until the window ends and attempts are accepted again. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+        /** @description The operation is not available on this deployment (for example, its upstream provider is not configured). */
+        NotImplemented: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+    };
+    parameters: {
+        /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+        Webhook: string;
+        /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+        TeamId: number;
+        /** @description Page number, starting at 1. */
+        Page: number;
+        /** @description Email address of the user. */
+        EmailQuery: string;
+        /** @description Kind of LoRA, e.g. `image` or `video`. */
+        LoraType: string;
+        /** @description Only predictions with this review status; absent lists every status. */
+        ReviewStatusFilter: "unreviewed" | "approved" | "rejected" | "flagged" | null;
+        /** @description The `request_id` returned by the generation request. */
+        RequestIdPath: string;
+        /** @description The `id` of the OAuth client, as returned by createOAuthClient and listOAuthClients. */
+        OAuthClientIdPath: string;
+        /** @description The `id` of the run-history entry (equal to the prediction's `request_id`). */
+        UsageLogIdPath: string;
+        /** @description The `id` of the API key. */
+        KeyIdPath: number;
+        /** @description The `id` of the discount. */
+        DiscountIdPath: number;
+        /** @description The `id` of the media asset. */
+        AssetIdPath: number;
+    };
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service, database and queue are reachable. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description The database or the queue is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthUnavailable"];
+                };
+            };
+        };
+    };
+    getPredictionResult: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `request_id` returned by the generation request. */
+                request_id: components["parameters"]["RequestIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The prediction. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PredictionResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balance. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Balance"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["APIKeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created key, including its value. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIKeyCreatedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    listScopes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scopes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScopeList"];
+                };
+            };
+        };
+    };
+    getAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+        };
+    };
+    getProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+        };
+    };
+    listOAuthClients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clients, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClientResponse"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OAuthClientCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created client, including its secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClientResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    deleteOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of the OAuth client, as returned by createOAuthClient and listOAuthClients. */
+                id: components["parameters"]["OAuthClientIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClientDeleteResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    issueToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
+                "application/json": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The access token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description `invalid_request`, `unsupported_grant_type` or `invalid_scope` (RFC 6749 section 5.2). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description `invalid_client`: unknown client, wrong secret or revoked client. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    register: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterLoginRequest"];
+            };
+        };
+        responses: {
+            /** @description Account created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterLoginRequest"];
+            };
+        };
+        responses: {
+            /** @description A new session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyAttempts"];
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session was ended. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    verifyOtp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OtpRequest"];
+            };
+        };
+        responses: {
+            /** @description The email address is verified. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyAttempts"];
+        };
+    };
+    requestOtp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OtpLoginRequest"];
+            };
+        };
+        responses: {
+            /** @description A code was sent if the account exists. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyAttempts"];
+        };
+    };
+    loginOtp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OtpRequest"];
+            };
+        };
+        responses: {
+            /** @description A new session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyAttempts"];
+        };
+    };
+    forgotPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OtpLoginRequest"];
+            };
+        };
+        responses: {
+            /** @description A code was sent if the account exists. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyAttempts"];
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResetPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description The password was changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyAttempts"];
+        };
+    };
+    supportLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupportLoginRequest"];
+            };
+        };
+        responses: {
+            /** @description A new session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    supportResetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupportPasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description The password was changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getGoogleUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-in URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoogleUrlResponse"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    googleCallback: {
+        parameters: {
+            query: {
+                /** @description Authorization code issued by Google (absent when Google reports an `error`). */
+                code?: string;
+                /** @description The `state` value from the sign-in URL; protects against cross-site request forgery. */
+                state: string;
+                /** @description Issuer of the authorization response (RFC 9207); checked against GOOGLE_ISSUER. */
+                iss?: string;
+                /** @description Scopes Google granted (sent by Google, not used). */
+                scope?: string;
+                /** @description Sent by Google, not used. */
+                authuser?: string;
+                /** @description Sent by Google, not used. */
+                prompt?: string;
+                /** @description Hosted domain, sent by Google, not used. */
+                hd?: string;
+                /** @description Sent by some providers, not used. */
+                session_state?: string;
+                /** @description OAuth error code when sign-in did not complete (e.g. `access_denied`). */
+                error?: string;
+                /** @description Human-readable detail of `error` (not echoed). */
+                error_description?: string;
+                /** @description Sent with `error`, not used. */
+                error_uri?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            /** @description Unknown, expired or already used `state`; start again from getGoogleUrl. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    googleMobileLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GoogleMobileLoginRequest"];
+            };
+        };
+        responses: {
+            /** @description A new session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cliLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterLoginRequest"];
+            };
+        };
+        responses: {
+            /** @description The new API key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CliLoginResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyAttempts"];
+        };
+    };
+    adminTopup: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminCreditRequest"];
+            };
+        };
+        responses: {
+            /** @description The new balance. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminCreditResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    adminDeductCredits: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminCreditRequest"];
+            };
+        };
+        responses: {
+            /** @description The new balance. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminCreditResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    adminUserInfo: {
+        parameters: {
+            query: {
+                /** @description Email address of the user. */
+                email: components["parameters"]["EmailQuery"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUserInfoResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    adminManageSubscription: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminSubscriptionRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    listModelDiscounts: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The discounts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelDiscount"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    upsertModelDiscounts: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModelDiscountUpsertRequest"];
+            };
+        };
+        responses: {
+            /** @description The discounts as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelDiscount"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    deleteModelDiscount: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path: {
+                /** @description The `id` of the discount. */
+                discount_id: components["parameters"]["DiscountIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The discount was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    myModelDiscounts: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's discounts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelDiscount"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    adminStripeCharges: {
+        parameters: {
+            query: {
+                /** @description Email address of the user. */
+                email: components["parameters"]["EmailQuery"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The charges. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentCharge"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminStripeRefund: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentRefundRequest"];
+            };
+        };
+        responses: {
+            /** @description The refund. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRefundResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminRefund: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminRefundRequest"];
+            };
+        };
+        responses: {
+            /** @description The refund. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminRefundResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    virtualLogin: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description The session token of the user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    adminSupportLoginLink: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description The link. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    adminPasswordResetLink: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description The link. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    adminDeleteUser: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description The user was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getLoraData: {
+        parameters: {
+            query: {
+                /** @description Name of the LoRA. */
+                name: string;
+                /** @description Kind of LoRA, e.g. `image` or `video`. */
+                lora_type: components["parameters"]["LoraType"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The LoRA. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoraData"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getLoraModelsData: {
+        parameters: {
+            query: {
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Search term matched against name and title; empty lists everything. */
+                q?: string;
+                /** @description Kind of LoRA, e.g. `image` or `video`. */
+                lora_type: components["parameters"]["LoraType"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of LoRAs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedLoraResponse"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getUserDetails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDetails"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    generateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["APIKeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created key, including its value. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIKeyCreatedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getUserKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIKeyResponse"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    deleteApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of the API key. */
+                key_id: components["parameters"]["KeyIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of the API key. */
+                key_id: components["parameters"]["KeyIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["APIKeyUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIKeyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    exportAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountExport"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    requestAccountDeletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deletion is scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeletionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    cancelAccountDeletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No deletion is scheduled any more. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeletionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    getTaskData: {
+        parameters: {
+            query: {
+                /** @description The model endpoint slug (its operationId), e.g. `lumen-dev-text-to-image`. */
+                name: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AITaskResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    calculateDynamicCost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DynamicCostRequest"];
+            };
+        };
+        responses: {
+            /** @description The cost. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DynamicCostResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getFileUploadUrl: {
+        parameters: {
+            query: {
+                /** @description Name of the file to upload, with extension; the extension selects the content type. */
+                filename: string;
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload address. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileUploadUrlResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMediaAssets: {
+        parameters: {
+            query?: {
+                /** @description Only assets of this kind; `all` or absent lists every kind. */
+                media_type?: "image" | "video" | "audio" | "all" | null;
+                /** @description Case-insensitive substring matched against the asset's name or URL. */
+                search?: string | null;
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page. */
+                page_size?: number;
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of assets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedMediaAssetResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    createMediaAsset: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MediaAssetCreate"];
+            };
+        };
+        responses: {
+            /** @description The stored asset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaAssetResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    deleteMediaAsset: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path: {
+                /** @description The `id` of the media asset. */
+                asset_id: components["parameters"]["AssetIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The asset was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getHomepageModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The models. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AITaskResponse"][];
+                };
+            };
+        };
+    };
+    getModelNameForEmbedcode: {
+        parameters: {
+            query: {
+                /** @description The embed code. */
+                embed_code: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model bound to the embed code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedTaskResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    listCreditTransactions: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of transactions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedTransactionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getRunHistory: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+                /** @description Only predictions with this review status; absent lists every status. */
+                review_status?: components["parameters"]["ReviewStatusFilter"];
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Count all matching predictions into `total`. */
+                include_count?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of predictions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedUsageLogResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    searchRunHistory: {
+        parameters: {
+            query?: {
+                /** @description Exact request id. */
+                request_id?: string;
+                /** @description Exact model endpoint slug. */
+                model_name?: string;
+                /** @description Only predictions created on this day (UTC). */
+                created_at?: string;
+                /** @description Only predictions in this state. */
+                status?: "queued" | "pending" | "processing" | "completed" | "failed" | "cancelled";
+                /** @description Only predictions with this review status. */
+                review_status?: "unreviewed" | "approved" | "rejected" | "flagged";
+                /** @description Case-insensitive substring matched against the request id, the model and the prompt. */
+                q?: string | null;
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of predictions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedUsageLogResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getGallery: {
+        parameters: {
+            query?: {
+                /** @description Only files of this kind. */
+                media_type?: "all" | "image" | "video" | "audio";
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+                /** @description Only predictions with this review status; absent lists every status. */
+                review_status?: components["parameters"]["ReviewStatusFilter"];
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of files. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedGalleryResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    updateReviewStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of the run-history entry (equal to the prediction's `request_id`). */
+                id: components["parameters"]["UsageLogIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewStatusUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The prediction's new review status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewStatusUpdateResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    bulkUpdateReviewStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkReviewStatusRequest"];
+            };
+        };
+        responses: {
+            /** @description How many predictions were updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkUpdateResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    bulkDeleteUsageLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkDeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description How many predictions were deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkDeleteResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getPredictionResponse: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path: {
+                /** @description The `request_id` returned by the generation request. */
+                request_id: components["parameters"]["RequestIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The prediction. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageLogDetailResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    getWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, with the previous one still signing. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Scheduled. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "pending";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    cancelPrediction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `request_id` returned by the generation request. */
+                request_id: components["parameters"]["RequestIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled prediction. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PredictionResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    "aurora-v3-standard-text-to-video": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuroraV3TextToVideoInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "aurora-v3-pro-text-to-video": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuroraV3TextToVideoInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "aurora-v3-4k-text-to-video": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuroraV3TextToVideo4kInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "aurora-v3-standard-image-to-video": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuroraV3ImageToVideoInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "aurora-v3-pro-image-to-video": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuroraV3ImageToVideoInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "aurora-v3-4k-image-to-video": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuroraV3ImageToVideo4kInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "aurora-v3-omni-reference-to-video": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuroraV3OmniReferenceToVideoInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "aurora-v3-standard-motion-control": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuroraV3MotionControlInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "aurora-v3-pro-motion-control": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuroraV3MotionControlInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "forma-v2-best-image-to-3d": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FormaV2ImageTo3dInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "lexi-v1-balanced-chat": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LexiV1ChatInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "canvas-v1-fast-text-to-image": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CanvasV1FastTextToImageInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "canvas-v1-budget-text-to-image": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CanvasV1BudgetTextToImageInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "chime-v1-fast-text-to-audio": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChimeV1TextToAudioInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "forma-v1-fast-text-to-3d": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FormaV1TextTo3dInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "lumen-dev-text-to-image": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LumenTextToImageInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "lumen-dev-i2i": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LumenImageToImageInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "lumen-pro-text-to-image": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LumenTextToImageInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "lumen-pro-i2i": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LumenImageToImageInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "lumen-max-text-to-image": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LumenTextToImageInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "lumen-max-i2i": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LumenImageToImageInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "lumen-effects-text-to-image": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LumenEffectsTextToImageInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "lumen-effects-i2i": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LumenEffectsImageToImageInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "recut-v1-pro-video-edit": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecutV1VideoEditInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "sonar-v2-best-text-to-speech": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SonarV2TextToSpeechInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "sonar-v2-balanced-text-to-music": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SonarV2TextToMusicInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "syncra-v1-balanced-lipsync": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SyncraV1LipsyncInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "veloce-v2-standard-text-to-video": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VeloceV2TextToVideoInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "veloce-v2-fast-text-to-video": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VeloceV2TextToVideoInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "veloce-v2-standard-image-to-video": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VeloceV2ImageToVideoInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "veloce-v2-fast-image-to-video": {
+        parameters: {
+            query?: {
+                /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
+                webhook?: components["parameters"]["Webhook"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VeloceV2ImageToVideoInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Submitted"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredit"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+}
+
+/** Model endpoints (x-model): all served by handlers/generate.ts with a generic input. */
+export type ModelOperationId =
+    | "aurora-v3-4k-image-to-video"
+    | "aurora-v3-4k-text-to-video"
+    | "aurora-v3-omni-reference-to-video"
+    | "aurora-v3-pro-image-to-video"
+    | "aurora-v3-pro-motion-control"
+    | "aurora-v3-pro-text-to-video"
+    | "aurora-v3-standard-image-to-video"
+    | "aurora-v3-standard-motion-control"
+    | "aurora-v3-standard-text-to-video"
+    | "canvas-v1-budget-text-to-image"
+    | "canvas-v1-fast-text-to-image"
+    | "chime-v1-fast-text-to-audio"
+    | "forma-v1-fast-text-to-3d"
+    | "forma-v2-best-image-to-3d"
+    | "lexi-v1-balanced-chat"
+    | "lumen-dev-i2i"
+    | "lumen-dev-text-to-image"
+    | "lumen-effects-i2i"
+    | "lumen-effects-text-to-image"
+    | "lumen-max-i2i"
+    | "lumen-max-text-to-image"
+    | "lumen-pro-i2i"
+    | "lumen-pro-text-to-image"
+    | "recut-v1-pro-video-edit"
+    | "sonar-v2-balanced-text-to-music"
+    | "sonar-v2-best-text-to-speech"
+    | "syncra-v1-balanced-lipsync"
+    | "veloce-v2-fast-image-to-video"
+    | "veloce-v2-fast-text-to-video"
+    | "veloce-v2-standard-image-to-video"
+    | "veloce-v2-standard-text-to-video";
+
+/** Operations whose security is not empty: their handlers always receive a caller. */
+export type ProtectedOperationId =
+    | "adminDeductCredits"
+    | "adminDeleteUser"
+    | "adminManageSubscription"
+    | "adminPasswordResetLink"
+    | "adminRefund"
+    | "adminStripeCharges"
+    | "adminStripeRefund"
+    | "adminSupportLoginLink"
+    | "adminTopup"
+    | "adminUserInfo"
+    | "aurora-v3-4k-image-to-video"
+    | "aurora-v3-4k-text-to-video"
+    | "aurora-v3-omni-reference-to-video"
+    | "aurora-v3-pro-image-to-video"
+    | "aurora-v3-pro-motion-control"
+    | "aurora-v3-pro-text-to-video"
+    | "aurora-v3-standard-image-to-video"
+    | "aurora-v3-standard-motion-control"
+    | "aurora-v3-standard-text-to-video"
+    | "bulkDeleteUsageLogs"
+    | "bulkUpdateReviewStatus"
+    | "cancelAccountDeletion"
+    | "cancelPrediction"
+    | "canvas-v1-budget-text-to-image"
+    | "canvas-v1-fast-text-to-image"
+    | "chime-v1-fast-text-to-audio"
+    | "createApiKey"
+    | "createMediaAsset"
+    | "createOAuthClient"
+    | "deleteApiKey"
+    | "deleteMediaAsset"
+    | "deleteModelDiscount"
+    | "deleteOAuthClient"
+    | "exportAccount"
+    | "forma-v1-fast-text-to-3d"
+    | "forma-v2-best-image-to-3d"
+    | "generateApiKey"
+    | "getBalance"
+    | "getFileUploadUrl"
+    | "getGallery"
+    | "getPredictionResponse"
+    | "getPredictionResult"
+    | "getRunHistory"
+    | "getUserDetails"
+    | "getUserKeys"
+    | "getWebhookSecret"
+    | "lexi-v1-balanced-chat"
+    | "listCreditTransactions"
+    | "listMediaAssets"
+    | "listModelDiscounts"
+    | "listOAuthClients"
+    | "logout"
+    | "lumen-dev-i2i"
+    | "lumen-dev-text-to-image"
+    | "lumen-effects-i2i"
+    | "lumen-effects-text-to-image"
+    | "lumen-max-i2i"
+    | "lumen-max-text-to-image"
+    | "lumen-pro-i2i"
+    | "lumen-pro-text-to-image"
+    | "myModelDiscounts"
+    | "recut-v1-pro-video-edit"
+    | "redeliverWebhook"
+    | "requestAccountDeletion"
+    | "rotateWebhookSecret"
+    | "searchRunHistory"
+    | "sonar-v2-balanced-text-to-music"
+    | "sonar-v2-best-text-to-speech"
+    | "syncra-v1-balanced-lipsync"
+    | "updateApiKey"
+    | "updateReviewStatus"
+    | "upsertModelDiscounts"
+    | "veloce-v2-fast-image-to-video"
+    | "veloce-v2-fast-text-to-video"
+    | "veloce-v2-standard-image-to-video"
+    | "veloce-v2-standard-text-to-video"
+    | "virtualLogin";
+
+/** The scopes the OAuth2 security scheme declares: the only list of scopes (spec/scopes.ts). */
+export type DeclaredScope =
+    | "generate:write"
+    | "generate:read"
+    | "files:write"
+    | "account:read"
+    | "keys:manage";

@@ -1,0 +1,23 @@
+// resolveOwner: the one place `team_id` becomes an owner.
+import test from 'ava';
+import { resolveOwner, TEAM_NOT_FOUND } from '../../lib/owner.ts';
+import { NotFoundError } from '../../lib/errors.ts';
+
+const caller = { userId: 42 };
+
+test('no team_id: the caller\'s personal account', async (t) => {
+  t.deepEqual(await resolveOwner({}, caller, undefined), { userId: 42, teamId: null });
+  t.deepEqual(await resolveOwner({}, caller, null), { userId: 42, teamId: null });
+});
+
+test('a team_id before teams are wired in is 404 team not found', async (t) => {
+  const err = await t.throwsAsync(resolveOwner({}, caller, 3), { instanceOf: NotFoundError });
+  t.is(err?.message, TEAM_NOT_FOUND);
+});
+
+test('a member acts for the team; a non-member gets the same 404 as an unknown team', async (t) => {
+  const teams = { membership: async (teamId: number, userId: number) => (teamId === 3 && userId === 42 ? { role: 'developer' } : undefined) };
+  t.deepEqual(await resolveOwner({ teams }, caller, 3), { userId: 42, teamId: 3 });
+  const err = await t.throwsAsync(resolveOwner({ teams }, caller, 4), { instanceOf: NotFoundError });
+  t.is(err?.message, TEAM_NOT_FOUND);
+});

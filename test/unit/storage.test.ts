@@ -1,0 +1,42 @@
+// Local storage: a downloaded output (a temporary file) is moved into place, and temporary
+// downloads left behind by a dead worker are removed once they are older than any live one.
+import test from 'ava';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createLocalStorage } from '../../workers/storage.ts';
+
+async function storage(t: import('ava').ExecutionContext) {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'storage-test-'));
+  t.teardown(() => fs.rm(root, { recursive: true, force: true }));
+  return { root, store: createLocalStorage(root, 'http://gw.test') };
+}
+
+test('a temporary download is moved into place, not copied', async (t) => {
+  const { root, store } = await storage(t);
+  await fs.mkdir(store.tempDir, { recursive: true });
+  const tmp = path.join(store.tempDir, 'p.0.abc.part');
+  await fs.writeFile(tmp, 'bytes');
+  const key = await store.save('p', 0, { path: tmp, contentType: 'text/plain', extension: 'txt' });
+  t.is(key, 'outputs/p/0.txt');
+  t.is(await fs.readFile(path.join(root, key), 'utf8'), 'bytes');
+  t.deepEqual(await fs.readdir(store.tempDir), []);
+});
+
+test('only temporary downloads older than the bound are removed', async (t) => {
+  const { store } = await storage(t);
+  await fs.mkdir(store.tempDir, { recursive: true });
+  const old = path.join(store.tempDir, 'old.part');
+  const fresh = path.join(store.tempDir, 'fresh.part');
+  await fs.writeFile(old, 'x');
+  await fs.writeFile(fresh, 'y');
+  const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+  await fs.utimes(old, twoHoursAgo, twoHoursAgo);
+  t.is(await store.removeStaleTemporary(3600_000), 1);
+  t.deepEqual(await fs.readdir(store.tempDir), ['fresh.part']);
+});
+
+test('no temporary directory yet is nothing to remove', async (t) => {
+  const { store } = await storage(t);
+  t.is(await store.removeStaleTemporary(0), 0);
+});

@@ -83,7 +83,7 @@ test('a body that times out before anything reads it (authentication still runni
   // announces more than it sends: the body never completes on its own
   const res = await raw(`POST /auth/register HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 1000}\r\n\r\n`, body);
   t.is(res.status, 408, res.body);
-  t.deepEqual(JSON.parse(res.body), { detail: 'request body not received in time' });
+  t.deepEqual(JSON.parse(res.body), { detail: 'request body not received in time', code: 'request_timeout' });
   // answered by the payload timeout, not by hapi's 30 s server timeout (which logs a 'timeout' event)
   t.false(serverTimedOut);
 });

@@ -49,6 +49,8 @@ declare module '@hapi/hapi' {
   interface RequestApplicationState {
     /** set when the body did not arrive within PAYLOAD_TIMEOUT_MS: the payload step answers 408 */
     payloadTimedOut?: boolean;
+    /** stops the payload timer once the body has been read (onPostAuth) */
+    clearPayloadTimer?: () => void;
   }
 }
 
@@ -106,13 +108,25 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
         request.app.payloadTimedOut = true;
         log.info({ method: request.method, path: request.path, address: clientIp(request, trustedProxies)?.toString(), timeoutMs: payloadTimeoutMs }, 'request body not received in time');
         // Ends the body for its reader (a pipe ends its destination too): the payload step fails
-        // and its failAction answers 408; the connection closes after that answer.
-        req.emit('end');
+        // and its failAction answers 408; the connection closes after that answer. If nothing
+        // reads the body yet (authentication still running), it ends when the reader starts.
+        if (req.readableFlowing === true || req.listenerCount('readable') > 0) req.emit('end');
+        else req.once('resume', cut);
       }, payloadTimeoutMs);
-      const clear = () => clearTimeout(timer);
+      const cut = () => req.emit('end');
+      const clear = () => {
+        clearTimeout(timer);
+        req.removeListener('resume', cut);
+      };
       req.once('end', clear);
       res.once('close', clear);
       res.once('finish', clear);
+      request.app.clearPayloadTimer = clear;
+      return h.continue;
+    });
+    // The payload step is over (read, refused or not needed): a slow handler is not a slow body.
+    server.ext('onPostAuth', (request: Request, h: ResponseToolkit) => {
+      request.app.clearPayloadTimer?.();
       return h.continue;
     });
 

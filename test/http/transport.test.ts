@@ -11,9 +11,11 @@ import type { TestGateway } from '../helpers/gateway.ts';
 
 let gw: TestGateway;
 let port: number;
-const lines: Array<{ level: number; msg: string } & Record<string, unknown>> = [];
+type Line = { level: number; msg: string } & Record<string, unknown>;
+const lines: Line[] = [];
+let onLine: ((line: Line) => void) | undefined;
 test.before(async () => {
-  const sink = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+  const sink = new Writable({ write(chunk, _enc, done) { const line = JSON.parse(String(chunk)) as Line; lines.push(line); onLine?.(line); done(); } });
   gw = await startGateway({ db: 'sqlite', queue: 'memory', env: { PORT: '0', HOST: '127.0.0.1', PAYLOAD_TIMEOUT_MS: '300' }, log: pino({ level: 'debug' }, sink) });
   await gw.server.start();
   port = gw.server.info.port as number;
@@ -63,6 +65,27 @@ test('a slow body to a path with no route also answers 408 after the payload tim
   const res = await raw(`POST /no/such/route HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body);
   t.is(res.status, 408);
   t.deepEqual(JSON.parse(res.body), { detail: 'request body not received in time', code: 'request_timeout' });
+});
+
+test('a body that times out before anything reads it (authentication still running) also answers 408', async (t) => {
+  // Holds /auth/register in onPreAuth until the payload timer has fired: no sleeps, an event.
+  const timedOut = new Promise<void>((resolve) => { onLine = (l) => { if (l.msg === 'request body not received in time') resolve(); }; });
+  t.teardown(() => { onLine = undefined; });
+  let serverTimedOut = false;
+  gw.server.events.on({ name: 'request', channels: 'internal' }, (_request, event) => {
+    if (event.tags.includes('timeout')) serverTimedOut = true;
+  });
+  gw.server.ext('onPreAuth', async (request, h) => {
+    if (request.path === '/auth/register') await timedOut;
+    return h.continue;
+  });
+  const body = JSON.stringify({ email: 'held@example.com', password: 'a long enough password' });
+  // announces more than it sends: the body never completes on its own
+  const res = await raw(`POST /auth/register HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 1000}\r\n\r\n`, body);
+  t.is(res.status, 408, res.body);
+  t.deepEqual(JSON.parse(res.body), { detail: 'request body not received in time', code: 'request_timeout' });
+  // answered by the payload timeout, not by hapi's 30 s server timeout (which logs a 'timeout' event)
+  t.false(serverTimedOut);
 });
 
 test('a malformed request line answers 400 with a JSON body', async (t) => {

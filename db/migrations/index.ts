@@ -6,6 +6,8 @@ import * as m20261121_0002_predictions from './20261121_0002_predictions.ts';
 import * as m20261121_0003_auth from './20261121_0003_auth.ts';
 import * as m20261121_0004_webhooks from './20261121_0004_webhooks.ts';
 import * as m20261121_0005_oauth from './20261121_0005_oauth.ts';
+import * as m20261123_0201_signup_credit_on_verify from './20261123_0201_signup_credit_on_verify.ts';
+import * as m20261123_0202_otp_codes_keep_previous from './20261123_0202_otp_codes_keep_previous.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -18,6 +20,8 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261121_0003_auth', m20261121_0003_auth],
   ['20261121_0004_webhooks', m20261121_0004_webhooks],
   ['20261121_0005_oauth', m20261121_0005_oauth],
+  ['20261123_0201_signup_credit_on_verify', m20261123_0201_signup_credit_on_verify],
+  ['20261123_0202_otp_codes_keep_previous', m20261123_0202_otp_codes_keep_previous],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

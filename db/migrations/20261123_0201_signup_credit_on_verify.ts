@@ -12,6 +12,10 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  // SQLite cannot drop a column in place: knex rebuilds the table, and the rebuild's DROP TABLE
+  // cascades to every row that references users (keys, predictions, codes). There the column
+  // stays; nothing reads it after a rollback.
+  if (knex.client.config.client !== 'mysql2') return;
   await knex.schema.alterTable('users', (t) => {
     t.dropColumn('signup_credit_granted');
   });

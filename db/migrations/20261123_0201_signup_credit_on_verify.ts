@@ -4,6 +4,8 @@
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
+  // Left in place by a rollback on SQLite (see down).
+  if (await knex.schema.hasColumn('users', 'signup_credit_granted')) return;
   await knex.schema.alterTable('users', (t) => {
     t.boolean('signup_credit_granted').notNullable().defaultTo(false);
   });

@@ -66,8 +66,14 @@ export interface GoogleConfig {
 
 export interface AuthRateLimitConfig {
   windowSeconds: number;
+  /** failures per (email, client address) per route group */
   perEmail: number;
+  /** failures per client address per route group */
   perAddress: number;
+  /** code mails (request-otp, forgot-password) per email address */
+  mailsPerEmail: number;
+  /** registrations per client address per hour */
+  registerPerAddress: number;
 }
 
 export class ConfigError extends Error {
@@ -113,6 +119,8 @@ const schema = Joi.object({
   AUTH_RATE_WINDOW_SECONDS: Joi.number().integer().min(1).max(24 * 3600).default(900),
   AUTH_RATE_PER_EMAIL: Joi.number().integer().min(1).max(1_000_000).default(10),
   AUTH_RATE_PER_ADDRESS: Joi.number().integer().min(1).max(1_000_000).default(50),
+  AUTH_RATE_MAILS_PER_EMAIL: Joi.number().integer().min(1).max(1_000_000).default(10),
+  REGISTER_RATE_PER_ADDRESS: Joi.number().integer().min(1).max(1_000_000).default(10),
   TRUSTED_PROXIES: Joi.string().custom((value: string) => {
     for (const entry of value.split(',').map((e) => e.trim())) {
       if (!isAddressOrRange(entry)) throw new Error(`"${entry}" is not an IP address or CIDR range`);
@@ -196,6 +204,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowSeconds: v.AUTH_RATE_WINDOW_SECONDS as number,
       perEmail: v.AUTH_RATE_PER_EMAIL as number,
       perAddress: v.AUTH_RATE_PER_ADDRESS as number,
+      mailsPerEmail: v.AUTH_RATE_MAILS_PER_EMAIL as number,
+      registerPerAddress: v.REGISTER_RATE_PER_ADDRESS as number,
     },
     trustedProxies: v.TRUSTED_PROXIES === undefined ? [] : String(v.TRUSTED_PROXIES).split(',').map((e) => e.trim()),
   };

@@ -1,8 +1,8 @@
 // One-time codes sent by email: six digits, stored as a SHA-256 digest bound to the account
-// and purpose, one live code per (account, purpose), single use, with a bounded number of
-// guesses. Every guess first claims an attempt with a conditional UPDATE, so concurrent guesses
-// cannot exceed the bound, and the digest doubles as a version: a guess that raced a newer
-// code never touches it.
+// and purpose, single use, with a bounded number of guesses per code. Mails can arrive out of
+// order, so the last OTP_KEPT unexpired codes per (account, purpose) stay valid until one of
+// them is used, which consumes them all. Every guess first claims an attempt on each live code
+// with a conditional UPDATE, so concurrent guesses cannot exceed any code's bound.
 import crypto from 'node:crypto';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
@@ -14,6 +14,8 @@ export type OtpPurpose = 'otp' | 'reset';
 export const OTP_TTL_MS = 10 * 60 * 1000;
 /** guesses per code; the fifth wrong one leaves the code unusable */
 export const OTP_MAX_ATTEMPTS = 5;
+/** live codes kept per (account, purpose): a newer code does not kill the one whose mail may still arrive later */
+export const OTP_KEPT = 2;
 
 export function newOtpCode(): string {
   return crypto.randomInt(0, 1_000_000).toString().padStart(6, '0');
@@ -24,26 +26,43 @@ export function otpHash(userId: number, purpose: OtpPurpose, code: string): stri
   return crypto.createHash('sha256').update(`mediagate-otp\0${purpose}\0${userId}\0${code}`, 'utf8').digest('hex');
 }
 
-/** Stores a new code for the account and purpose, replacing (and so invalidating) the previous one. */
+/**
+ * Stores a new code for the account and purpose. The previous one stays valid (mails can
+ * overtake each other); older ones, and used or expired ones, are deleted.
+ */
 export async function storeOtp(db: Db, userId: number, purpose: OtpPurpose, codeHash: string, now: number): Promise<void> {
-  await db('otp_codes')
-    .insert({ user_id: userId, purpose, code_hash: codeHash, attempts: 0, created_at: now, expires_at: now + OTP_TTL_MS, consumed_at: null })
-    .onConflict(['user_id', 'purpose'])
-    .merge(['code_hash', 'attempts', 'created_at', 'expires_at', 'consumed_at']);
+  await db('otp_codes').insert({ user_id: userId, purpose, code_hash: codeHash, attempts: 0, created_at: now, expires_at: now + OTP_TTL_MS, consumed_at: null });
+  // No transaction needed: a concurrent store only ever deletes rows below the newest OTP_KEPT it saw.
+  const kept = await liveCodes(db, userId, purpose, now);
+  if (kept.length === 0) return;
+  const oldestKept = Math.min(...kept.map((r) => num(r.id)));
+  await db('otp_codes').where({ user_id: userId, purpose })
+    .andWhere((q) => q.where('id', '<', oldestKept).orWhereNotNull('consumed_at').orWhere('expires_at', '<=', now))
+    .delete();
+}
+
+function liveCodes(db: Db, userId: number, purpose: OtpPurpose, now: number): Promise<Array<{ id: number; code_hash: string }>> {
+  return db('otp_codes').select('id', 'code_hash').where({ user_id: userId, purpose }).whereNull('consumed_at').andWhere('expires_at', '>', now)
+    .orderBy('id', 'desc').limit(OTP_KEPT);
 }
 
 /**
- * Checks a code and, when it is right, uses it up. False for no code, an expired, used or
- * locked code, or a wrong guess (which counts against the code). Pass a transaction to make
- * the consumption part of the caller's unit of work.
+ * Checks a code against the account's live codes and, when it matches one, uses them all up.
+ * False for no code, an expired, used or locked code, or a wrong guess (which counts against
+ * every live code). Pass a transaction to make the consumption part of the caller's unit of work.
  */
 export async function consumeOtp(db: Db, userId: number, purpose: OtpPurpose, code: string, now: number): Promise<boolean> {
-  const guess = otpHash(userId, purpose, code);
-  const row = await db('otp_codes').select('id', 'code_hash').where({ user_id: userId, purpose }).first<{ id: number; code_hash: string } | undefined>();
-  if (!row) return false;
-  const live = () => db('otp_codes').where({ id: num(row.id), code_hash: row.code_hash }).whereNull('consumed_at').andWhere('expires_at', '>', now);
-  const claimed = affected(await live().andWhere('attempts', '<', OTP_MAX_ATTEMPTS).increment('attempts', 1));
-  if (claimed !== 1) return false;
-  if (!crypto.timingSafeEqual(Buffer.from(guess, 'hex'), Buffer.from(row.code_hash, 'hex'))) return false;
-  return affected(await live().update({ consumed_at: now })) === 1;
+  const guess = Buffer.from(otpHash(userId, purpose, code), 'hex');
+  const live = (id: number) => db('otp_codes').where({ id }).whereNull('consumed_at').andWhere('expires_at', '>', now);
+  let match: number | undefined;
+  for (const row of await liveCodes(db, userId, purpose, now)) {
+    const id = num(row.id);
+    const claimed = affected(await live(id).andWhere('attempts', '<', OTP_MAX_ATTEMPTS).increment('attempts', 1));
+    if (claimed === 1 && crypto.timingSafeEqual(guess, Buffer.from(row.code_hash, 'hex'))) match = id;
+  }
+  if (match === undefined) return false;
+  if (affected(await live(match).update({ consumed_at: now })) !== 1) return false;
+  // Using one code uses up the others: none of them may work again.
+  await db('otp_codes').where({ user_id: userId, purpose }).whereNull('consumed_at').update({ consumed_at: now });
+  return true;
 }

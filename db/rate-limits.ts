@@ -20,7 +20,17 @@ export async function hitWindow(db: Db, bucket: string, windowStart: number): Pr
   return row ? num(row.hits) : 1;
 }
 
-/** Drops counters of windows that have ended. */
+/** Drops counters of windows that started before `before` (pass the start of the longest window still running). */
 export async function deleteEndedWindows(db: Db, before: number): Promise<number> {
   return db('rate_limits').where('window_start', '<', before).delete();
+}
+
+/** Takes back one hit of the window starting at `windowStart` (an attempt that turned out not to count). */
+export async function unhitWindow(db: Db, bucket: string, windowStart: number): Promise<void> {
+  await db('rate_limits').where({ bucket, window_start: windowStart }).andWhere('hits', '>', 0).decrement('hits', 1);
+}
+
+/** Forgets a counter altogether. */
+export async function clearBucket(db: Db, bucket: string): Promise<void> {
+  await db('rate_limits').where({ bucket }).delete();
 }

@@ -1,4 +1,5 @@
 import type { Db } from './knex.ts';
+import { affected } from './knex.ts';
 import { DuplicateError, isDuplicateKey } from './errors.ts';
 import { bool, iso, num } from './rows.ts';
 
@@ -40,9 +41,12 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** A new account with its sign-up credit. `passwordHash` is null for accounts created by Google sign-in. */
+/**
+ * A new account, with an empty wallet: the sign-up credit comes when the email is verified
+ * (verifyEmail). `passwordHash` is null for accounts created by Google sign-in.
+ */
 export async function createUser(
-  db: Db, email: string, passwordHash: string | null, signupCredit: number, now: number, opts: { emailVerified?: boolean } = {},
+  db: Db, email: string, passwordHash: string | null, now: number, opts: { emailVerified?: boolean } = {},
 ): Promise<User> {
   try {
     return await db.transaction(async (trx) => {
@@ -50,14 +54,8 @@ export async function createUser(
         email: normaliseEmail(email),
         password_hash: passwordHash,
         email_verified: opts.emailVerified ?? false,
-        balance: signupCredit,
         created_at: now,
       });
-      if (signupCredit > 0) {
-        await trx('credit_transactions').insert({
-          user_id: id, amount: signupCredit, kind: 'signup', description: 'sign-up credit', balance_after: signupCredit, created_at: now,
-        });
-      }
       const row = await trx<UserRow>('users').where({ id }).first();
       return toUser(row!);
     });
@@ -82,8 +80,29 @@ export async function findUserByEmail(db: Db, email: string): Promise<User | und
   return row ? toUser(row) : undefined;
 }
 
-export async function markEmailVerified(db: Db, userId: number): Promise<void> {
-  await db('users').where({ id: userId }).update({ email_verified: true });
+/**
+ * Marks the address verified and, the first time only, grants the sign-up credit with its ledger
+ * row. The grant is a conditional UPDATE on `signup_credit_granted`, so concurrent verifications
+ * grant it once; pass the caller's transaction so the credit commits with what proved the address.
+ * True when this call granted it.
+ */
+export async function verifyEmail(db: Db, userId: number, signupCredit: number, now: number): Promise<boolean> {
+  const granted = affected(await db('users').where({ id: userId, signup_credit_granted: false }).update({
+    email_verified: true,
+    signup_credit_granted: true,
+    balance: db.raw('balance + ?', [signupCredit]),
+  })) === 1;
+  if (!granted) {
+    await db('users').where({ id: userId }).update({ email_verified: true });
+    return false;
+  }
+  if (signupCredit > 0) {
+    const row = await db('users').select('balance').where({ id: userId }).first<{ balance: number | string }>();
+    await db('credit_transactions').insert({
+      user_id: userId, amount: signupCredit, kind: 'signup', description: 'sign-up credit', balance_after: num(row.balance), created_at: now,
+    });
+  }
+  return true;
 }
 
 /** Sets (or, with null, removes) the account's password. */

@@ -6,7 +6,7 @@ import { clientIp } from '../plugins/addresses.ts';
 
 export type AuthEvent =
   | 'registered' | 'signed_in' | 'sign_in_refused' | 'signed_out' | 'code_sent' | 'code_refused'
-  | 'email_verified' | 'password_reset' | 'identity_linked' | 'rate_limited';
+  | 'email_verified' | 'signup_credit_granted' | 'password_reset' | 'identity_linked' | 'rate_limited';
 
 export function audit(ctx: HandlerContext, event: AuthEvent, fields: Record<string, string | number | boolean | undefined> = {}): void {
   const level = event === 'rate_limited' || event === 'sign_in_refused' || event === 'code_refused' ? 'warn' : 'info';

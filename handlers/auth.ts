@@ -1,5 +1,6 @@
 // Password accounts and sessions: register, login, logout, and the CLI's email+password ->
-// API key exchange. Login routes count against the attempt budgets (./rate-limit.ts).
+// API key exchange. Login routes count failures against the attempt budgets, registration
+// against its own (./rate-limit.ts).
 import type { Handler, HandlerContext } from './types.ts';
 import { httpError } from '../plugins/errors.ts';
 import { createUser, findUserForLogin } from '../db/users.ts';
@@ -9,7 +10,7 @@ import { revokeSession } from '../db/sessions.ts';
 import type { User } from '../db/users.ts';
 import { issueApiKey, keyView } from './keys.ts';
 import { requireCaller } from './guards.ts';
-import { limitAttempts } from './rate-limit.ts';
+import { limitAttempts, limitRegistrations } from './rate-limit.ts';
 import { issueOtp } from './otp.ts';
 import { startSession, userView } from './session.ts';
 import { audit } from './audit.ts';
@@ -18,13 +19,15 @@ function credentials(ctx: HandlerContext): { email: string; password: string } {
   return { email: String(ctx.body.email), password: String(ctx.body.password) };
 }
 
-/** Creates the account and mails it a code for verify-otp. */
+/** Creates the account and mails it a code for verify-otp; the sign-up credit comes with the verification. */
 export const register: Handler = async (ctx) => {
   const { email, password } = credentials(ctx);
   const { app } = ctx;
+  // Before the hash: each registration costs a 32 MiB scrypt.
+  await limitRegistrations(ctx);
   let user: User;
   try {
-    user = await createUser(app.db, email, await hashPassword(password), app.config.signupCredit, app.clock());
+    user = await createUser(app.db, email, await hashPassword(password), app.clock());
   } catch (err) {
     if (err instanceof DuplicateError) throw httpError(409, err.message);
     throw err;
@@ -37,13 +40,14 @@ export const register: Handler = async (ctx) => {
 /** Checks email and password; the same 401 for an unknown email, a wrong password and an account without a password. */
 async function authenticate(ctx: HandlerContext): Promise<User> {
   const { email, password } = credentials(ctx);
-  await limitAttempts(ctx, email);
+  const attempt = await limitAttempts(ctx, 'password', email);
   const found = await findUserForLogin(ctx.app.db, email);
   const ok = await verifyPassword(password, found?.passwordHash ?? null);
   if (!found || !ok) {
     audit(ctx, 'sign_in_refused', { userId: found?.user.id, method: 'password' });
     throw httpError(401, 'incorrect email or password');
   }
+  await attempt.succeeded();
   audit(ctx, 'signed_in', { userId: found.user.id, method: 'password' });
   return found.user;
 }

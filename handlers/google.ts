@@ -8,7 +8,7 @@ import { httpError } from '../plugins/errors.ts';
 import { sha256Hex } from '../db/secrets.ts';
 import { savePendingAuthRequest, takePendingAuthRequest } from '../db/oauth-states.ts';
 import { findIdentityUserId, linkIdentity } from '../db/identities.ts';
-import { createUser, findUserByEmail, markEmailVerified, setPasswordHash } from '../db/users.ts';
+import { createUser, findUserByEmail, setPasswordHash, verifyEmail } from '../db/users.ts';
 import { revokeUserSessions } from '../db/sessions.ts';
 import { revokeAllCredentials } from '../db/credentials.ts';
 import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
@@ -59,12 +59,15 @@ async function accountFor(app: App, id: ExternalIdentity): Promise<{ userId: num
         await setPasswordHash(trx, existing.id, null);
         await revokeUserSessions(trx, existing.id, now);
         await revokeAllCredentials(trx, existing.id, app.encryptionKey, now);
-        await markEmailVerified(trx, existing.id);
       }
+      // Google vouches for the address: verified, with the sign-up credit if it was never granted.
+      await verifyEmail(trx, existing.id, app.config.signupCredit, now);
       await linkIdentity(trx, existing.id, PROVIDER, id.subject, now);
       return { userId: existing.id, linked: 'existing account' as const };
     }
-    const user = await createUser(trx, email, null, app.config.signupCredit, now, { emailVerified: id.emailVerified });
+    const user = await createUser(trx, email, null, now);
+    // The sign-up credit only for an address Google verified; otherwise it comes with verify-otp.
+    if (id.emailVerified) await verifyEmail(trx, user.id, app.config.signupCredit, now);
     await linkIdentity(trx, user.id, PROVIDER, id.subject, now);
     return { userId: user.id, linked: 'new account' as const };
   });

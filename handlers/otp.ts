@@ -4,7 +4,7 @@
 import type { App } from '../app.ts';
 import type { Handler, HandlerContext } from './types.ts';
 import type { User } from '../db/users.ts';
-import { findUserByEmail, markEmailVerified, setPasswordHash } from '../db/users.ts';
+import { findUserByEmail, setPasswordHash, verifyEmail } from '../db/users.ts';
 import { consumeOtp, newOtpCode, otpHash, storeOtp } from '../db/otp.ts';
 import type { OtpPurpose } from '../db/otp.ts';
 import { hashPassword } from '../db/secrets.ts';
@@ -14,11 +14,11 @@ import type { RevokedCredentials } from '../db/credentials.ts';
 import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
 import { httpError } from '../plugins/errors.ts';
 import { otpMail, sendInBackground } from '../workers/mail.ts';
-import { limitAttempts } from './rate-limit.ts';
+import { limitAttempts, limitMails } from './rate-limit.ts';
 import { startSession, userView } from './session.ts';
 import { audit } from './audit.ts';
 
-/** Replaces the account's code for this purpose with a new one and mails it. */
+/** Stores a new code for this purpose (the previous one stays valid until either is used) and mails it. */
 export async function issueOtp(ctx: HandlerContext, user: User, purpose: OtpPurpose): Promise<void> {
   const { app } = ctx;
   const code = newOtpCode();
@@ -32,7 +32,7 @@ const BAD_CODE = 'invalid or expired code: a code works once, for 10 minutes, an
 
 async function mailCode(ctx: HandlerContext, purpose: OtpPurpose) {
   const email = String(ctx.body.email);
-  await limitAttempts(ctx, email);
+  await limitMails(ctx, email);
   const user = await findUserByEmail(ctx.app.db, email);
   if (user) await issueOtp(ctx, user, purpose);
   return CODE_SENT;
@@ -53,10 +53,12 @@ async function redeem(ctx: HandlerContext, purpose: OtpPurpose, then?: (user: Us
     throw httpError(401, BAD_CODE);
   }
   const now = app.clock();
+  let granted = false;
   const ok = await app.db.transaction(async (trx) => {
     if (!(await consumeOtp(trx, user.id, purpose, code, now))) return false;
-    // Holding the code proves the mailbox: the address is verified from now on.
-    if (!user.emailVerified) await markEmailVerified(trx, user.id);
+    // Holding the code proves the mailbox: the address is verified from now on, and the
+    // sign-up credit is granted (once per account, whatever races).
+    granted = await verifyEmail(trx, user.id, app.config.signupCredit, now);
     await then?.(user, trx);
     return true;
   });
@@ -65,25 +67,28 @@ async function redeem(ctx: HandlerContext, purpose: OtpPurpose, then?: (user: Us
     throw httpError(401, BAD_CODE);
   }
   if (!user.emailVerified) audit(ctx, 'email_verified', { userId: user.id });
+  if (granted) audit(ctx, 'signup_credit_granted', { userId: user.id, amount: app.config.signupCredit });
   return { ...user, emailVerified: true };
 }
 
 export const loginOtp: Handler = async (ctx) => {
-  await limitAttempts(ctx, String(ctx.body.email));
+  const attempt = await limitAttempts(ctx, 'code', String(ctx.body.email));
   const user = await redeem(ctx, 'otp');
+  await attempt.succeeded();
   audit(ctx, 'signed_in', { userId: user.id, method: 'otp' });
   return startSession(ctx.app, user.id);
 };
 
 export const verifyOtp: Handler = async (ctx) => {
-  await limitAttempts(ctx, String(ctx.body.email));
+  const attempt = await limitAttempts(ctx, 'code', String(ctx.body.email));
   const user = await redeem(ctx, 'otp');
+  await attempt.succeeded();
   return userView(user);
 };
 
 /** Sets the new password and ends every session of the account (and, when asked or never verified, every credential), in the transaction that uses the code. */
 export const resetPassword: Handler = async (ctx) => {
-  await limitAttempts(ctx, String(ctx.body.email));
+  const attempt = await limitAttempts(ctx, 'reset', String(ctx.body.email));
   // Hashed before the code is checked, for every request alike: the transaction stays short
   // and an unknown email costs what a known one does.
   const passwordHash = await hashPassword(String(ctx.body.new_password));
@@ -97,6 +102,7 @@ export const resetPassword: Handler = async (ctx) => {
     // reset, since whoever registered it may have planted keys and clients (issue 16).
     if (ctx.body.revoke_all_credentials === true || !u.emailVerified) revoked = await revokeAllCredentials(trx, u.id, ctx.app.encryptionKey, now);
   });
+  await attempt.succeeded();
   if (revoked) forgetSecrets(user.id);
   audit(ctx, 'password_reset', { userId: user.id, sessionsEnded, ...(revoked ? { apiKeysRevoked: revoked.apiKeys, oauthClientsRevoked: revoked.oauthClients } : {}) });
   return { detail: revoked

@@ -1,14 +1,19 @@
-// Attempts on the credential-guessing and mail-sending routes (login, cli/login, login-otp,
-// verify-otp, request-otp, forgot-password, reset-password) share two budgets per window:
-// one per email address and one per client address. The counters live in the database,
-// so the limits hold across every API process.
+// Budgets of the credential-guessing routes, the code-mailing routes and registration. The
+// guessing routes (password: login, cli/login; code: login-otp, verify-otp; reset:
+// reset-password) count FAILURES per (email, client address) and per client address, each group
+// apart: a correct password from an address that has not failed gets through however hard
+// others hammer the email, a success resets its (email, address) count, and successes never
+// count. The mailing routes (request-otp, forgot-password) count every request per email and per
+// address, so nobody can bury a mailbox in codes. Registration counts every request per address
+// (it costs a 32 MiB scrypt hash). The counters live in the database, so the limits hold across
+// every API process.
 import crypto from 'node:crypto';
 import type { Request } from '@hapi/hapi';
 import ipaddr from 'ipaddr.js';
 import { clientIp } from '../plugins/addresses.ts';
 import type { HandlerContext } from './types.ts';
 import { httpError } from '../plugins/errors.ts';
-import { deleteEndedWindows, hitWindow } from '../db/rate-limits.ts';
+import { clearBucket, deleteEndedWindows, hitWindow, unhitWindow } from '../db/rate-limits.ts';
 import { normaliseEmail } from '../db/users.ts';
 import { audit } from './audit.ts';
 
@@ -31,26 +36,87 @@ function bucket(kind: string, value: string): string {
 
 const SWEEP_EVERY_MS = 60_000;
 let lastSweep = 0;
+/** Registration's window: its budget is per hour. */
+export const REGISTER_WINDOW_SECONDS = 3600;
 
-/** Counts one attempt for this email and client; throws 429 with Retry-After when either budget is spent. */
-export async function limitAttempts(ctx: HandlerContext, email: string): Promise<void> {
+/** The route groups whose failures are counted apart from each other. */
+export type AttemptGroup = 'password' | 'code' | 'reset';
+
+/** An attempt admitted by limitAttempts; report its success so that it does not count. */
+export interface Attempt {
+  /** Takes the attempt back and starts the (email, address) failure count again from zero. */
+  succeeded(): Promise<void>;
+}
+
+interface Hits {
+  windowStart: number;
+  counts: number[];
+}
+
+/** Counts one hit in each bucket for the current window of `windowSeconds`. */
+async function hit(ctx: HandlerContext, windowSeconds: number, buckets: string[]): Promise<Hits> {
   const { app } = ctx;
-  const { windowSeconds, perEmail, perAddress } = app.config.authRateLimit;
   const now = app.clock();
   const windowMs = windowSeconds * 1000;
   const windowStart = now - (now % windowMs);
-  const address = clientAddress(ctx.request, app.config.trustedProxies);
-  const [byAddress, byEmail] = await Promise.all([
-    hitWindow(app.db, bucket('addr', address), windowStart),
-    hitWindow(app.db, bucket('email', normaliseEmail(email)), windowStart),
-  ]);
+  const counts = await Promise.all(buckets.map((b) => hitWindow(app.db, b, windowStart)));
   if (now - lastSweep > SWEEP_EVERY_MS) {
     lastSweep = now;
-    deleteEndedWindows(app.db, windowStart).catch((err: unknown) => app.log.warn({ err }, 'could not clear ended rate-limit windows'));
+    // Rows of every budget share the table: only windows older than the longest one have surely ended.
+    const longest = Math.max(app.config.authRateLimit.windowSeconds, REGISTER_WINDOW_SECONDS) * 1000;
+    deleteEndedWindows(app.db, now - longest).catch((err: unknown) => app.log.warn({ err }, 'could not clear ended rate-limit windows'));
   }
-  if (byAddress > perAddress || byEmail > perEmail) {
-    audit(ctx, 'rate_limited', { budget: byAddress > perAddress ? 'address' : 'email' });
-    const retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
-    throw httpError(429, `too many attempts, try again in ${retryAfter} seconds`, { 'Retry-After': String(retryAfter) });
-  }
+  return { windowStart, counts };
+}
+
+function refuse(ctx: HandlerContext, windowSeconds: number, windowStart: number, budget: string): never {
+  const now = ctx.app.clock();
+  audit(ctx, 'rate_limited', { budget });
+  const retryAfter = Math.max(1, Math.ceil((windowStart + windowSeconds * 1000 - now) / 1000));
+  throw httpError(429, `too many attempts, try again in ${retryAfter} seconds`, { 'Retry-After': String(retryAfter) });
+}
+
+/**
+ * Admits one guess (password, code or reset code) for this email from this client, or throws 429
+ * with Retry-After when this (email, address) pair or this address has failed too often in the
+ * window. The guess counts as a failure until `succeeded()` is called, so concurrent guesses
+ * cannot get past the budget.
+ */
+export async function limitAttempts(ctx: HandlerContext, group: AttemptGroup, email: string): Promise<Attempt> {
+  const { app } = ctx;
+  const { windowSeconds, perEmail, perAddress } = app.config.authRateLimit;
+  const address = clientAddress(ctx.request, app.config.trustedProxies);
+  const pair = bucket(`${group}-pair`, `${normaliseEmail(email)}\0${address}`);
+  const byAddress = bucket(`${group}-addr`, address);
+  const { windowStart, counts: [pairFailures = 0, addressFailures = 0] } = await hit(ctx, windowSeconds, [pair, byAddress]);
+  if (addressFailures > perAddress) refuse(ctx, windowSeconds, windowStart, `${group} per address`);
+  if (pairFailures > perEmail) refuse(ctx, windowSeconds, windowStart, `${group} per email and address`);
+  return {
+    async succeeded() {
+      try {
+        await Promise.all([clearBucket(app.db, pair), unhitWindow(app.db, byAddress, windowStart)]);
+      } catch (err) {
+        // The sign-in itself succeeded; a counter left behind only costs the client one attempt.
+        app.log.warn({ err }, 'could not reset a rate-limit counter after a success');
+      }
+    },
+  };
+}
+
+/** Counts one code mail (request-otp, forgot-password) for this email and client; 429 past either budget. */
+export async function limitMails(ctx: HandlerContext, email: string): Promise<void> {
+  const { app } = ctx;
+  const { windowSeconds, perAddress, mailsPerEmail } = app.config.authRateLimit;
+  const address = clientAddress(ctx.request, app.config.trustedProxies);
+  const { windowStart, counts: [byAddress = 0, byEmail = 0] } = await hit(ctx, windowSeconds, [bucket('mail-addr', address), bucket('mail-email', normaliseEmail(email))]);
+  if (byAddress > perAddress) refuse(ctx, windowSeconds, windowStart, 'mail per address');
+  if (byEmail > mailsPerEmail) refuse(ctx, windowSeconds, windowStart, 'mail per email');
+}
+
+/** Counts one registration from this client; 429 past REGISTER_RATE_PER_ADDRESS per hour. Call it before hashing. */
+export async function limitRegistrations(ctx: HandlerContext): Promise<void> {
+  const { app } = ctx;
+  const address = clientAddress(ctx.request, app.config.trustedProxies);
+  const { windowStart, counts: [byAddress = 0] } = await hit(ctx, REGISTER_WINDOW_SECONDS, [bucket('register-addr', address)]);
+  if (byAddress > app.config.authRateLimit.registerPerAddress) refuse(ctx, REGISTER_WINDOW_SECONDS, windowStart, 'registration per address');
 }

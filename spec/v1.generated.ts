@@ -229,7 +229,7 @@ export interface paths {
         put?: never;
         /**
          * Register an account
-         * @description Creates an account with an email and a password (at least 8 characters). The email is trimmed and compared case-insensitively, so `Me@Example.com` and `me@example.com` are the same account. A six-digit one-time code is mailed to the address to verify it (see verifyOtp). Passwords are stored as scrypt hashes (N=2^15, r=8, p=1).
+         * @description Creates an account with an email and a password (at least 8 characters). The email is trimmed and compared case-insensitively, so `Me@Example.com` and `me@example.com` are the same account. A six-digit one-time code is mailed to the address to verify it (see verifyOtp); the sign-up credit (`SIGNUP_CREDIT`) is granted when the address is verified, once per account. Passwords are stored as scrypt hashes (N=2^15, r=8, p=1). Registrations are rate-limited per client address, before any hashing (`REGISTER_RATE_PER_ADDRESS` per hour, default 10).
          */
         post: operations["register"];
         delete?: never;
@@ -249,7 +249,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with email and password
-         * @description Exchanges email and password for a session token, used as `Authorization: Bearer <token>` on dashboard routes. An unknown email, a wrong password and an account without a password (created by Google sign-in) get the same 401. Rate-limited per email and per client address (see TooManyAttempts).
+         * @description Exchanges email and password for a session token, used as `Authorization: Bearer <token>` on dashboard routes. An unknown email, a wrong password and an account without a password (created by Google sign-in) get the same 401. Failures are rate-limited per (email, client address) and per client address (see TooManyAttempts).
          */
         post: operations["login"];
         delete?: never;
@@ -289,7 +289,7 @@ export interface paths {
         put?: never;
         /**
          * Verify an email address with a one-time code
-         * @description Marks the account's email address as verified when the one-time code sent to it (by register or requestOtp) is correct and unexpired. Uses the code up. A wrong, expired, used or locked code and an unknown email all get the same 401.
+         * @description Marks the account's email address as verified when the one-time code sent to it (by register or requestOtp) is correct and unexpired, and grants the sign-up credit the first time the address is verified. Uses the code up. A wrong, expired, used or locked code and an unknown email all get the same 401.
          */
         post: operations["verifyOtp"];
         delete?: never;
@@ -309,7 +309,7 @@ export interface paths {
         put?: never;
         /**
          * Request a one-time login code
-         * @description Sends a six-digit one-time code to the email address, for loginOtp or verifyOtp. A code expires after 10 minutes, works once, stops working after 5 wrong attempts, and is replaced by the next request. The answer is the same whether or not an account exists, so it reveals nothing about registered addresses.
+         * @description Sends a six-digit one-time code to the email address, for loginOtp or verifyOtp. A code expires after 10 minutes, works once, stops working after 5 wrong attempts, and stays valid after the next request until either code is used (mails can arrive out of order; the last two codes are kept, and using one uses up both). The answer is the same whether or not an account exists, so it reveals nothing about registered addresses.
          */
         post: operations["requestOtp"];
         delete?: never;
@@ -3746,7 +3746,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description Too many attempts on the login, one-time-code and password-reset routes (login, cliLogin, loginOtp, verifyOtp, requestOtp, forgotPassword, resetPassword share the budgets): by default 10 per email address and 50 per client address in each 15-minute window (`AUTH_RATE_PER_EMAIL`, `AUTH_RATE_PER_ADDRESS`, `AUTH_RATE_WINDOW_SECONDS`). Every attempt counts, successful or not. */
+        /** @description Too many attempts. Each route group has budgets of its own in each 15-minute window (`AUTH_RATE_WINDOW_SECONDS`): password (login, cliLogin), code (loginOtp, verifyOtp) and reset (resetPassword) count failures only, 10 per (email, client address) and 50 per client address (`AUTH_RATE_PER_EMAIL`, `AUTH_RATE_PER_ADDRESS`), and a success resets its (email, address) count; mail (requestOtp, forgotPassword) counts every request, 10 per email (`AUTH_RATE_MAILS_PER_EMAIL`) and 50 per client address; register counts every request, 10 per client address per hour (`REGISTER_RATE_PER_ADDRESS`). */
         TooManyAttempts: {
             headers: {
                 /** @description Seconds until the window ends and attempts are accepted again. */
@@ -4107,6 +4107,7 @@ export interface operations {
             };
             409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyAttempts"];
         };
     };
     login: {

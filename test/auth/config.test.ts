@@ -2,11 +2,11 @@
 import test from 'ava';
 import { loadConfig, ConfigError } from '../../config.ts';
 
-test('sign-in defaults: mail to the log, Google off, 10 per email and 50 per address per 15 minutes', (t) => {
+test('sign-in defaults: mail to the log, Google off, 10 failures per email and address, 50 per address, 10 mails per email per 15 minutes, 10 registrations per address per hour', (t) => {
   const c = loadConfig({});
   t.deepEqual(c.mail, { smtpUrl: undefined, from: 'mediagate <no-reply@localhost>' });
   t.is(c.google, null);
-  t.deepEqual(c.authRateLimit, { windowSeconds: 900, perEmail: 10, perAddress: 50 });
+  t.deepEqual(c.authRateLimit, { windowSeconds: 900, perEmail: 10, perAddress: 50, mailsPerEmail: 10, registerPerAddress: 10 });
   t.deepEqual(c.trustedProxies, []);
 });
 
@@ -24,6 +24,8 @@ test('a bad sign-in setting stops start-up with one line naming it', (t) => {
     [{ GOOGLE_CLIENT_ID: 'id' }, 'GOOGLE_CLIENT_SECRET'],
     [{ GOOGLE_ISSUER: 'accounts.google.com' }, 'GOOGLE_ISSUER'],
     [{ AUTH_RATE_PER_EMAIL: '0' }, 'AUTH_RATE_PER_EMAIL'],
+    [{ AUTH_RATE_MAILS_PER_EMAIL: 'many' }, 'AUTH_RATE_MAILS_PER_EMAIL'],
+    [{ REGISTER_RATE_PER_ADDRESS: '-1' }, 'REGISTER_RATE_PER_ADDRESS'],
     [{ TRUSTED_PROXIES: '10.0.0.1,not-an-ip' }, 'TRUSTED_PROXIES'],
   ];
   for (const [env, name] of cases) {

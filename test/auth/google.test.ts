@@ -25,7 +25,7 @@ test.before(async () => {
     queue: 'memory',
     clock: () => Date.now() + offsetMs,
     log: pino({ level: 'trace' }, sink),
-    env: { GOOGLE_CLIENT_ID: WEB.client_id, GOOGLE_CLIENT_SECRET: WEB.client_secret, GOOGLE_ISSUER: op.issuer },
+    env: { GOOGLE_CLIENT_ID: WEB.client_id, GOOGLE_CLIENT_SECRET: WEB.client_secret, GOOGLE_ISSUER: op.issuer, SIGNUP_CREDIT: '300' },
   });
 });
 test.after.always(async () => {
@@ -178,6 +178,34 @@ test('linking to a verified account keeps its API keys', async (t) => {
   op.accounts.set(sub, { email, email_verified: true });
   t.is((await signInThroughBrowser(sub)).res.statusCode, 200);
   t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': (k.result as { key: string }).key } })).statusCode, 200);
+});
+
+test('the sign-up credit comes with an email Google verified, once per account', async (t) => {
+  const balance = async (token: string) => ((await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: { authorization: `Bearer ${token}` } })).result as { balance: number }).balance;
+  // A new account with a verified email: credited once, however often it signs in.
+  const sub = newSub();
+  op.accounts.set(sub, { email: `${sub}@example.com`, email_verified: true });
+  const first = await signInThroughBrowser(sub);
+  t.is(first.res.statusCode, 200, first.res.payload);
+  t.is(await balance((first.res.result as Session).access_token), 300);
+  const again = await signInThroughBrowser(sub);
+  t.is(await balance((again.res.result as Session).access_token), 300);
+  // An unverified Google email: no credit until the address is verified.
+  const unverified = newSub();
+  op.accounts.set(unverified, { email: `${unverified}@example.com`, email_verified: false });
+  const u = await signInThroughBrowser(unverified);
+  t.is(u.res.statusCode, 200, u.res.payload);
+  t.is(await balance((u.res.result as Session).access_token), 0);
+  // A registered, never verified account that Google links: credited when linked, and only then.
+  const linked = newSub();
+  const email = `${linked}@example.com`;
+  t.is((await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password: 'a long password' } })).statusCode, 201);
+  op.accounts.set(linked, { email, email_verified: true });
+  const l = await signInThroughBrowser(linked);
+  t.is(l.res.statusCode, 200, l.res.payload);
+  t.is(await balance((l.res.result as Session).access_token), 300);
+  const userId = (await me((l.res.result as Session).access_token)).user.id;
+  t.is((await gw.app.db('credit_transactions').where({ user_id: userId, kind: 'signup' })).length, 1);
 });
 
 test('an email Google has not verified never links to an existing account', async (t) => {

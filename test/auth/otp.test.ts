@@ -6,6 +6,7 @@ import { startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { startSmtp } from './helpers/smtp.ts';
 import type { SmtpCapture } from './helpers/smtp.ts';
+import { verifyEmail } from '../../db/users.ts';
 
 let gw: TestGateway;
 let smtp: SmtpCapture;
@@ -17,7 +18,7 @@ test.before(async () => {
     queue: 'memory',
     clock: () => Date.now() + offsetMs,
     // Every request here comes from one address; the address budget has its own tests (rate-limit.test.ts).
-    env: { SMTP_URL: smtp.url, MAIL_FROM: 'mediagate <codes@gateway.test>', AUTH_RATE_PER_ADDRESS: '1000' },
+    env: { SMTP_URL: smtp.url, MAIL_FROM: 'mediagate <codes@gateway.test>', AUTH_RATE_PER_ADDRESS: '1000', SIGNUP_CREDIT: '250' },
   });
 });
 test.after.always(async () => {
@@ -89,19 +90,108 @@ test('codes are stored as digests, never as the code', async (t) => {
   await post('/auth/request-otp', { email });
   const code = await smtp.code(email);
   const rows = await gw.app.db('otp_codes').where({ user_id: id });
-  t.is(rows.length, 1);
+  t.is(rows.length, 2); // the registration's code and this one
   t.false(JSON.stringify(rows).includes(code));
-  t.regex(rows[0].code_hash, /^[0-9a-f]{64}$/);
+  for (const row of rows) t.regex(row.code_hash, /^[0-9a-f]{64}$/);
 });
 
-test('a new request replaces the previous code', async (t) => {
+test('two quick requests: both mails arrive, the older code works while the newer is unused, and then neither works', async (t) => {
+  const { email } = await registered();
+  t.is((await post('/auth/request-otp', { email })).statusCode, 200);
+  t.is((await post('/auth/request-otp', { email })).statusCode, 200);
+  const older = await smtp.code(email);
+  const newer = await smtp.code(email);
+  t.is(smtp.count(email), 3);
+  const login = await post('/auth/login-otp', { email, otp: older });
+  t.is(login.statusCode, 200, login.payload);
+  // Using one used them all.
+  t.is((await post('/auth/login-otp', { email, otp: newer })).statusCode, 401);
+  t.is((await post('/auth/verify-otp', { email, otp: older })).statusCode, 401);
+});
+
+test('using the newer code uses up the older one too', async (t) => {
   const { email } = await registered();
   await post('/auth/request-otp', { email });
-  const first = await smtp.code(email);
   await post('/auth/request-otp', { email });
-  const second = await smtp.code(email);
-  if (first !== second) t.is((await post('/auth/login-otp', { email, otp: first })).statusCode, 401);
-  t.is((await post('/auth/login-otp', { email, otp: second })).statusCode, 200);
+  const older = await smtp.code(email);
+  const newer = await smtp.code(email);
+  t.is((await post('/auth/login-otp', { email, otp: newer })).statusCode, 200);
+  if (older !== newer) t.is((await post('/auth/login-otp', { email, otp: older })).statusCode, 401);
+});
+
+test('the registration code still verifies after a quick request-otp', async (t) => {
+  const email = newEmail();
+  t.is((await post('/auth/register', { email, password: PASSWORD })).statusCode, 201);
+  t.is((await post('/auth/request-otp', { email })).statusCode, 200);
+  const fromRegistration = await smtp.code(email);
+  const requested = await smtp.code(email);
+  const res = await post('/auth/verify-otp', { email, otp: fromRegistration });
+  t.is(res.statusCode, 200, res.payload);
+  t.true((res.result as { email_verified: boolean }).email_verified);
+  if (requested !== fromRegistration) t.is((await post('/auth/login-otp', { email, otp: requested })).statusCode, 401);
+});
+
+test('only the last two codes are kept: a third request retires the first', async (t) => {
+  const { email, id } = await registered();
+  for (let i = 0; i < 3; i++) await post('/auth/request-otp', { email });
+  const codes = [await smtp.code(email), await smtp.code(email), await smtp.code(email)];
+  t.is((await gw.app.db('otp_codes').where({ user_id: id, purpose: 'otp' })).length, 2);
+  if (codes[0] !== codes[1] && codes[0] !== codes[2]) t.is((await post('/auth/login-otp', { email, otp: codes[0]! })).statusCode, 401);
+  t.is((await post('/auth/login-otp', { email, otp: codes[1]! })).statusCode, 200);
+});
+
+test('five wrong guesses lock both live codes', async (t) => {
+  const { email } = await registered();
+  await post('/auth/request-otp', { email });
+  await post('/auth/request-otp', { email });
+  const older = await smtp.code(email);
+  const newer = await smtp.code(email);
+  let guess = '000000';
+  for (let i = 0; i < 5; i++) {
+    while (guess === older || guess === newer) guess = wrong(guess);
+    t.is((await post('/auth/login-otp', { email, otp: guess }, `10.9.1.${i + 1}`)).statusCode, 401);
+    guess = wrong(guess);
+  }
+  t.is((await post('/auth/login-otp', { email, otp: older }, '10.9.1.9')).statusCode, 401);
+  t.is((await post('/auth/login-otp', { email, otp: newer }, '10.9.1.10')).statusCode, 401);
+});
+
+test('the sign-up credit comes with the verified email, once', async (t) => {
+  const email = newEmail();
+  const reg = await post('/auth/register', { email, password: PASSWORD });
+  const id = (reg.result as { id: number }).id;
+  const balance = async () => Number((await gw.app.db('users').where({ id }).first()).balance);
+  t.is(await balance(), 0);
+  t.is((await post('/auth/verify-otp', { email, otp: await smtp.code(email) })).statusCode, 200);
+  t.is(await balance(), 250);
+  // Proving the mailbox again (a login code, a reset) grants nothing more.
+  await post('/auth/request-otp', { email });
+  t.is((await post('/auth/login-otp', { email, otp: await smtp.code(email) })).statusCode, 200);
+  await post('/auth/forgot-password', { email });
+  t.is((await post('/auth/reset-password', { email, otp: await smtp.code(email), new_password: 'a newer password' })).statusCode, 200);
+  t.is(await balance(), 250);
+  const ledger = await gw.app.db('credit_transactions').where({ user_id: id });
+  t.is(ledger.length, 1);
+  t.is(ledger[0].kind, 'signup');
+  t.is(Number(ledger[0].amount), 250);
+});
+
+test('a reset code verifies the address and grants the sign-up credit', async (t) => {
+  const { email, id } = await registered();
+  await post('/auth/forgot-password', { email });
+  t.is((await post('/auth/reset-password', { email, otp: await smtp.code(email), new_password: 'a newer password' })).statusCode, 200);
+  const user = await gw.app.db('users').where({ id }).first();
+  t.true(Boolean(user.email_verified));
+  t.is(Number(user.balance), 250);
+});
+
+test('concurrent verifications grant the sign-up credit once', async (t) => {
+  const { id } = await registered();
+  const now = Date.now();
+  const granted = await Promise.all(Array.from({ length: 8 }, () => gw.app.db.transaction((trx) => verifyEmail(trx, id, 250, now))));
+  t.is(granted.filter(Boolean).length, 1);
+  t.is(Number((await gw.app.db('users').where({ id }).first()).balance), 250);
+  t.is((await gw.app.db('credit_transactions').where({ user_id: id, kind: 'signup' })).length, 1);
 });
 
 test.serial('a code expires after 10 minutes', async (t) => {

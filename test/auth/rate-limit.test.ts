@@ -1,5 +1,6 @@
-// Attempt budgets on the login, one-time-code and reset routes, with the default numbers
-// (10 per email, 50 per client address, per 15 minutes), counted in the database. MariaDB.
+// Attempt budgets on the login, one-time-code, reset, mail and registration routes, with the
+// default numbers (10 failures per email and address, 50 per address, 10 mails per email, per
+// 15 minutes; 10 registrations per address per hour), counted in the database. MariaDB.
 import test from 'ava';
 import crypto from 'node:crypto';
 import pino from 'pino';
@@ -12,14 +13,15 @@ import { clientAddress } from '../../handlers/rate-limit.ts';
 
 let gw: TestGateway;
 let offsetMs = 0;
-// The limits use fixed 15-minute windows. A test started just before a window boundary would
-// see its counters reset half-way, so the gateway's clock starts one second into a window.
-const WINDOW_MS = 15 * 60 * 1000;
+// The limits use fixed 15-minute (and, for registration, one-hour) windows. A test started just
+// before a window boundary would see its counters reset half-way, so the gateway's clock starts
+// one second into an hour, which also starts a 15-minute window.
+const WINDOW_MS = 60 * 60 * 1000;
 const realStart = Date.now();
 const clockStart = realStart - (realStart % WINDOW_MS) + WINDOW_MS + 1000;
 
 test.before(async () => {
-  gw = await startGateway({ queue: 'memory', clock: () => clockStart + (Date.now() - realStart) + offsetMs });
+  gw = await startGateway({ queue: 'memory', clock: () => clockStart + (Date.now() - realStart) + offsetMs, env: { REGISTER_RATE_PER_ADDRESS: '10' } });
 });
 test.after.always(async () => {
   await gw?.stop();
@@ -43,70 +45,131 @@ function post(url: string, payload: object, remoteAddress: string, headers: Reco
 
 async function registered(): Promise<string> {
   const email = newEmail();
-  await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password: PASSWORD } });
+  const res = await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password: PASSWORD }, remoteAddress: newAddress() });
+  if (res.statusCode !== 201) throw new Error(res.payload);
   return email;
 }
 
-function assert429(t: import('ava').ExecutionContext, res: { statusCode: number; headers: Record<string, unknown>; result: unknown }) {
-  t.is(res.statusCode, 429);
+function assert429(t: import('ava').ExecutionContext, res: { statusCode: number; headers: Record<string, unknown>; result: unknown }, windowSeconds = 900) {
+  t.is(res.statusCode, 429, res.statusCode === 429 ? '' : JSON.stringify(res.result));
   const retryAfter = Number(res.headers['retry-after']);
-  t.true(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 900, String(res.headers['retry-after']));
+  t.true(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= windowSeconds, String(res.headers['retry-after']));
   t.deepEqual(res.result, { detail: `too many attempts, try again in ${retryAfter} seconds`, code: 'rate_limited' });
 }
 
-test.serial('the eleventh login for one email in a window is 429 with Retry-After, even with the right password, until the window ends', async (t) => {
+test.serial('ten failures for one email from one address make that address wait, with Retry-After, until the window ends; the owner elsewhere signs in', async (t) => {
   const email = await registered();
-  const from = newAddress();
-  for (let i = 0; i < 10; i++) t.is((await post('/auth/login', { email, password: 'a wrong password' }, from)).statusCode, 401);
-  const blocked = await post('/auth/login', { email, password: PASSWORD }, from);
+  const attacker = newAddress();
+  for (let i = 0; i < 10; i++) t.is((await post('/auth/login', { email, password: 'a wrong password' }, attacker)).statusCode, 401);
+  const blocked = await post('/auth/login', { email, password: PASSWORD }, attacker);
   assert429(t, blocked);
-  // The email's budget, wherever the attempt comes from.
-  assert429(t, await post('/auth/login', { email, password: PASSWORD }, newAddress()));
-  // Another email from the same address is fine.
+  assert429(t, await post('/auth/cli/login', { email, password: 'a wrong password' }, attacker));
+  // The owner, from an address that has not failed, is not locked out of the account.
+  const owner = newAddress();
+  t.is((await post('/auth/login', { email, password: PASSWORD }, owner)).statusCode, 200);
+  t.is((await post('/auth/cli/login', { email, password: PASSWORD }, owner)).statusCode, 200);
+  // Another email from the attacker's address is fine (its address budget is 50 failures).
   const other = await registered();
-  t.is((await post('/auth/login', { email: other, password: PASSWORD }, from)).statusCode, 200);
-  // When the window is over, the email gets a new budget.
+  t.is((await post('/auth/login', { email: other, password: PASSWORD }, attacker)).statusCode, 200);
+  // When the window is over, the address gets a new budget for the email.
   offsetMs = Number(blocked.headers['retry-after']) * 1000;
   try {
-    t.is((await post('/auth/login', { email, password: PASSWORD }, from)).statusCode, 200);
+    t.is((await post('/auth/login', { email, password: PASSWORD }, attacker)).statusCode, 200);
   } finally {
     offsetMs = 0;
   }
 });
 
-test('every guarded route counts against the same per-email budget', async (t) => {
+test('an attacker hammering an email from many addresses does not lock its owner out of any route', async (t) => {
   const email = await registered();
-  const from = newAddress();
-  const routes: Array<[string, object]> = [
-    ['/auth/login', { email, password: 'a wrong password' }],
-    ['/auth/cli/login', { email, password: 'a wrong password' }],
-    ['/auth/request-otp', { email }],
-    ['/auth/login-otp', { email, otp: '000000' }],
-    ['/auth/verify-otp', { email, otp: '000000' }],
-    ['/auth/forgot-password', { email }],
-    ['/auth/reset-password', { email, otp: '000000', new_password: 'another password' }],
-  ];
-  for (let i = 0; i < 10; i++) {
-    const [url, body] = routes[i % routes.length]!;
-    t.not((await post(url, body, from)).statusCode, 429, url);
+  for (let a = 0; a < 2; a++) {
+    const attacker = newAddress();
+    for (let i = 0; i < 11; i++) {
+      await post('/auth/login', { email, password: 'a wrong password' }, attacker);
+      await post('/auth/login-otp', { email, otp: '000000' }, attacker);
+      await post('/auth/reset-password', { email, otp: '000000', new_password: 'the attacker password' }, attacker);
+    }
+    assert429(t, await post('/auth/login', { email, password: PASSWORD }, attacker));
   }
-  for (const [url, body] of routes) assert429(t, await post(url, body, from));
+  const owner = newAddress();
+  t.is((await post('/auth/login', { email, password: PASSWORD }, owner)).statusCode, 200);
+  t.is((await post('/auth/cli/login', { email, password: PASSWORD }, owner)).statusCode, 200);
+  t.is((await post('/auth/login-otp', { email, otp: '000000' }, owner)).statusCode, 401);
+  t.is((await post('/auth/reset-password', { email, otp: '000000', new_password: 'the owner password' }, owner)).statusCode, 401);
 });
 
-test('fifty attempts from one address, whatever the emails, then 429; other addresses go on', async (t) => {
+test('ten, twenty successful cli logins in a row never lock the script out', async (t) => {
+  const email = await registered();
+  const from = newAddress();
+  for (let i = 0; i < 20; i++) t.is((await post('/auth/cli/login', { email, password: PASSWORD }, from)).statusCode, 200, `cli login ${i + 1}`);
+  for (let i = 0; i < 20; i++) t.is((await post('/auth/login', { email, password: PASSWORD }, from)).statusCode, 200, `login ${i + 1}`);
+});
+
+test('a success resets the count of its email and address', async (t) => {
+  const email = await registered();
+  const from = newAddress();
+  for (let i = 0; i < 9; i++) t.is((await post('/auth/login', { email, password: 'a wrong password' }, from)).statusCode, 401);
+  t.is((await post('/auth/cli/login', { email, password: PASSWORD }, from)).statusCode, 200);
+  // Ten more failures are allowed again, then the budget is spent.
+  for (let i = 0; i < 10; i++) t.is((await post('/auth/login', { email, password: 'a wrong password' }, from)).statusCode, 401, `failure ${i + 1} after the success`);
+  assert429(t, await post('/auth/login', { email, password: PASSWORD }, from));
+});
+
+test('password, code, reset and mail routes have budgets of their own', async (t) => {
+  const email = await registered();
+  const from = newAddress();
+  // Codes: login-otp and verify-otp share one budget.
+  for (let i = 0; i < 10; i++) t.is((await post(i % 2 ? '/auth/verify-otp' : '/auth/login-otp', { email, otp: '000000' }, from)).statusCode, 401);
+  assert429(t, await post('/auth/login-otp', { email, otp: '000000' }, from));
+  assert429(t, await post('/auth/verify-otp', { email, otp: '000000' }, from));
+  // ... which is not the password's, the reset's or the mails'.
+  t.is((await post('/auth/login', { email, password: PASSWORD }, from)).statusCode, 200);
+  t.is((await post('/auth/reset-password', { email, otp: '000000', new_password: 'another password' }, from)).statusCode, 401);
+  t.is((await post('/auth/request-otp', { email }, from)).statusCode, 200);
+  // Passwords.
+  for (let i = 0; i < 10; i++) t.is((await post('/auth/login', { email, password: 'a wrong password' }, from)).statusCode, 401);
+  assert429(t, await post('/auth/cli/login', { email, password: PASSWORD }, from));
+  // Resets.
+  for (let i = 0; i < 9; i++) t.is((await post('/auth/reset-password', { email, otp: '000000', new_password: 'another password' }, from)).statusCode, 401);
+  assert429(t, await post('/auth/reset-password', { email, otp: '000000', new_password: 'another password' }, from));
+  t.is((await post('/auth/forgot-password', { email }, from)).statusCode, 200);
+});
+
+test('fifty failures from one address, whatever the emails, then 429 on that group; other addresses go on', async (t) => {
+  const from = newAddress();
+  for (let i = 0; i < 50; i++) t.is((await post('/auth/login-otp', { email: newEmail(), otp: '123456' }, from)).statusCode, 401);
+  assert429(t, await post('/auth/login-otp', { email: newEmail(), otp: '123456' }, from));
+  assert429(t, await post('/auth/verify-otp', { email: newEmail(), otp: '123456' }, from));
+  t.is((await post('/auth/login-otp', { email: newEmail(), otp: '123456' }, newAddress())).statusCode, 401);
+});
+
+test('code mails: ten per email from anywhere and fifty per address, then 429', async (t) => {
+  const email = await registered();
+  for (let i = 0; i < 10; i++) t.is((await post(i % 2 ? '/auth/request-otp' : '/auth/forgot-password', { email }, newAddress())).statusCode, 200);
+  assert429(t, await post('/auth/request-otp', { email }, newAddress()));
+  assert429(t, await post('/auth/forgot-password', { email }, newAddress()));
   const from = newAddress();
   for (let i = 0; i < 50; i++) t.is((await post('/auth/request-otp', { email: newEmail() }, from)).statusCode, 200);
   assert429(t, await post('/auth/request-otp', { email: newEmail() }, from));
-  assert429(t, await post('/auth/login', { email: newEmail(), password: PASSWORD }, from));
   t.is((await post('/auth/request-otp', { email: newEmail() }, newAddress())).statusCode, 200);
 });
 
-test('registration is not counted', async (t) => {
-  const from = newAddress();
-  const email = newEmail();
-  for (let i = 0; i < 12; i++) {
-    const res = await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password: PASSWORD }, remoteAddress: from });
-    t.is(res.statusCode, i === 0 ? 201 : 409);
+test('registration: ten per address per hour, then 429 with Retry-After, before any work (even for a taken email)', async (t) => {
+  const limited = await startGateway({ queue: 'memory', clock: gw.app.clock, env: { REGISTER_RATE_PER_ADDRESS: '10' } });
+  try {
+    const register = (email: string, remoteAddress: string) =>
+      limited.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password: PASSWORD }, remoteAddress });
+    const from = newAddress();
+    const taken = newEmail();
+    t.is((await register(taken, from)).statusCode, 201);
+    t.is((await register(taken, from)).statusCode, 409);
+    for (let i = 0; i < 8; i++) t.is((await register(newEmail(), from)).statusCode, 201);
+    assert429(t, await register(newEmail(), from), 3600);
+    assert429(t, await register(taken, from), 3600);
+    t.is(Number((await limited.app.db('users').count({ n: '*' }).first())!.n), 9);
+    t.is((await register(newEmail(), newAddress())).statusCode, 201);
+  } finally {
+    await limited.stop();
   }
 });
 

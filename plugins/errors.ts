@@ -4,7 +4,7 @@ import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import type { ValidationItem } from './validation-errors.ts';
 import type { Logger } from 'pino';
-import { isDbUnavailable } from '../db/errors.ts';
+import { isDbUnavailable, isLockConflict } from '../db/errors.ts';
 
 export function validationError(items: ValidationItem[], status = 422): Boom.Boom {
   const err = Boom.badData('validation failed');
@@ -43,6 +43,11 @@ export const errorsPlugin: Plugin<{ log: Logger }> = {
       // Wherever the database fails (a credential lookup, a handler), the client sees a 503.
       if (response.output.statusCode === 500 && isDbUnavailable(response)) {
         return h.response({ detail: 'database unavailable, try again shortly' }).code(503);
+      }
+      // A deadlock or lock wait that outlasted withLockRetry: transient, nothing was recorded.
+      if (response.output.statusCode === 500 && isLockConflict(response)) {
+        log.warn({ err: response, method: request.method, path: request.path }, 'database lock conflict persisted; answered 503');
+        return h.response({ detail: 'the database is busy, try again shortly' }).code(503);
       }
       const status = response.output.statusCode;
       const payload = response.output.payload as unknown as { detail?: unknown };

@@ -6,6 +6,7 @@ import * as m20261121_0002_predictions from './20261121_0002_predictions.ts';
 import * as m20261121_0003_auth from './20261121_0003_auth.ts';
 import * as m20261121_0004_webhooks from './20261121_0004_webhooks.ts';
 import * as m20261121_0005_oauth from './20261121_0005_oauth.ts';
+import * as m20261123_0301_predictions_pending_age from './20261123_0301_predictions_pending_age.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -18,6 +19,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261121_0003_auth', m20261121_0003_auth],
   ['20261121_0004_webhooks', m20261121_0004_webhooks],
   ['20261121_0005_oauth', m20261121_0005_oauth],
+  ['20261123_0301_predictions_pending_age', m20261123_0301_predictions_pending_age],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

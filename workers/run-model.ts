@@ -37,10 +37,11 @@ export function createRunModel(app: App) {
   async function handle(delivery: Delivery<PredictionMessage>): Promise<Outcome> {
     const id = delivery.body?.id;
     if (typeof id !== 'string') return { kind: 'dead-letter', reason: 'message without a prediction id' };
-    // A `processing` row is only taken over by a redelivery (its worker died holding the message).
-    // Any other copy of the message (the sweeper republished a request whose message seemed
-    // lost, a publish confirmed twice) finds it running or finished and is acknowledged unused.
-    const p = await claim(app.db, id, app.clock(), { fromProcessing: delivery.redelivered });
+    // A `processing` row is only taken over by a redelivery (its worker died holding the message)
+    // or by a retry copy (published by the worker that held it, once its handler had returned,
+    // e.g. after it threw). Any other copy of the message (the sweeper republished a request
+    // whose message seemed lost) finds it running or finished and is acknowledged unused.
+    const p = await claim(app.db, id, app.clock(), { fromProcessing: delivery.redelivered || delivery.attempt > 0 });
     // Unknown, running elsewhere, finished or cancelled: nothing to do, and nothing to charge.
     if (!p) return { kind: 'ack' };
     const model = app.spec.models.get(p.model);

@@ -50,22 +50,37 @@ test('a prediction whose message was purged from RabbitMQ still completes once, 
   t.is(Number((await gw.app.db('predictions').where({ id }).first()).attempts), 1);
 });
 
-test('a copy of the message for a running prediction is acknowledged unused; a redelivery takes it over', async (t) => {
+test('a copy of the message for a running prediction is acknowledged unused; a redelivery or a retry copy takes it over', async (t) => {
   const gw = await startGateway({ queue: 'memory' });
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 10_000);
   const { submitPrediction, newPredictionId } = await import('../../db/predictions.ts');
-  const id = newPredictionId(Date.now());
-  await submitPrediction(gw.app.db, { id, userId: acct.userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'x', width: 64, height: 64 }, price: 100, webhookUrl: null }, Date.now());
-  // Another worker is running it.
-  await gw.app.db('predictions').where({ id }).update({ status: 'processing', attempts: 1 });
   const runModel = createRunModel(gw.app);
-  t.deepEqual(await runModel.handle({ body: { id }, attempt: 0, redelivered: false }), { kind: 'ack' });
-  const untouched = await gw.app.db('predictions').where({ id }).first();
-  t.deepEqual([untouched.status, Number(untouched.attempts)], ['processing', 1]);
+  const running = async (): Promise<string> => {
+    const id = newPredictionId(Date.now());
+    await submitPrediction(gw.app.db, { id, userId: acct.userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: id, width: 64, height: 64 }, price: 100, webhookUrl: null }, Date.now());
+    // Claimed by a worker that is running it.
+    await gw.app.db('predictions').where({ id }).update({ status: 'processing', attempts: 1 });
+    return id;
+  };
+  const state = async (id: string) => {
+    const row = await gw.app.db('predictions').where({ id }).first();
+    return [row.status, Number(row.attempts), (await gw.app.db('credit_transactions').where({ prediction_id: id })).length];
+  };
+
+  const a = await running();
+  t.deepEqual(await runModel.handle({ body: { id: a }, attempt: 0, redelivered: false }), { kind: 'ack' });
+  t.deepEqual(await state(a), ['processing', 1, 0], 'a duplicate copy leaves the running prediction alone');
   // The broker redelivers only what a dead consumer held: that copy recovers the prediction.
-  t.deepEqual(await runModel.handle({ body: { id }, attempt: 0, redelivered: true }), { kind: 'ack' });
-  const done = await gw.app.db('predictions').where({ id }).first();
-  t.deepEqual([done.status, Number(done.attempts)], ['completed', 2]);
-  t.is((await gw.app.db('credit_transactions').where({ prediction_id: id })).length, 1);
+  t.deepEqual(await runModel.handle({ body: { id: a }, attempt: 0, redelivered: true }), { kind: 'ack' });
+  t.deepEqual(await state(a), ['completed', 2, 1]);
+
+  // A retry copy is only published once the handler holding the row returned (e.g. it threw
+  // before recording anything), so it takes the row over too.
+  const b = await running();
+  t.deepEqual(await runModel.handle({ body: { id: b }, attempt: 1, redelivered: false }), { kind: 'ack' });
+  t.deepEqual(await state(b), ['completed', 2, 1]);
+
+  const user = await gw.app.db('users').where({ id: acct.userId }).first();
+  t.deepEqual([Number(user.balance), Number(user.held)], [10_000 - 200, 0]);
 });

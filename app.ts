@@ -149,7 +149,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     throw err;
   }
   const clock = opts.clock ?? Date.now;
-  const dispatcher = createDispatcher({ db, queue, log, clock, graceMs: config.dispatchGraceMs, webhookTimeoutMs: config.webhookTimeoutMs });
+  const dispatcher = createDispatcher({ db, queue, log, clock, graceMs: config.dispatchGraceMs, webhookTimeoutMs: config.webhookTimeoutMs, pendingRepublishAfterMs: config.pendingRepublishAfterMs });
   return {
     config,
     log,

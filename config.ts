@@ -29,6 +29,8 @@ export interface Config {
   payloadTimeoutMs: number;
   sessionTtlSeconds: number;
   dispatchGraceMs: number;
+  pendingRepublishAfterMs: number;
+  shutdownGraceMs: number;
   /** waits before the 1st, 2nd and 3rd retry of a prediction whose upstream failed retryably */
   retryDelaysMs: number[];
   logLevel: string;
@@ -102,6 +104,8 @@ const schema = Joi.object({
   PAYLOAD_TIMEOUT_MS: Joi.number().integer().min(100).max(25_000).default(10_000),
   SESSION_TTL_SECONDS: Joi.number().integer().min(60).max(365 * 24 * 3600).default(7 * 24 * 3600),
   DISPATCH_GRACE_MS: Joi.number().integer().min(100).max(3_600_000).default(15_000),
+  PENDING_REPUBLISH_AFTER_MS: Joi.number().integer().min(1000).max(7 * 24 * 3_600_000).default(600_000),
+  SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).max(3_600_000).default(25_000),
   RETRY_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('2000,10000,30000'),
   ENCRYPTION_KEY: Joi.string().pattern(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/).messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64' }),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120_000).default(15_000),
@@ -181,6 +185,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payloadTimeoutMs: v.PAYLOAD_TIMEOUT_MS as number,
     sessionTtlSeconds: v.SESSION_TTL_SECONDS as number,
     dispatchGraceMs: v.DISPATCH_GRACE_MS as number,
+    pendingRepublishAfterMs: v.PENDING_REPUBLISH_AFTER_MS as number,
+    shutdownGraceMs: v.SHUTDOWN_GRACE_MS as number,
     retryDelaysMs: String(v.RETRY_DELAYS_MS).split(',').map(Number),
     logLevel: String(v.LOG_LEVEL),
     encryptionKey: v.ENCRYPTION_KEY === undefined ? undefined : parseKey(String(v.ENCRYPTION_KEY)),

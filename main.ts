@@ -42,9 +42,19 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
   return {
     app,
     server,
+    // A deploy never fails work: the worker stops taking messages, lets what runs finish within
+    // SHUTDOWN_GRACE_MS, then hands the rest back (pending again, message requeued) for another
+    // worker, or for this gateway's next start with the in-process queue.
     async stop() {
       if (server) await server.stop({ timeout: 10_000 });
-      runModel?.abortAll();
+      if (runModel) {
+        await app.queue.stopConsuming();
+        const left = await app.queue.drain(config.shutdownGraceMs);
+        if (left > 0) {
+          app.log.info({ running: runModel.running, graceMs: config.shutdownGraceMs }, 'shutdown grace over; handing running predictions back');
+          runModel.abortAll();
+        }
+      }
       await app.close();
     },
   };

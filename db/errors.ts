@@ -15,3 +15,14 @@ export function isDbUnavailable(err: unknown): boolean {
   return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'SQLITE_BUSY', 'SQLITE_CANTOPEN'].includes(e.code ?? '')
     || e.name === 'KnexTimeoutError';
 }
+
+/**
+ * MariaDB/MySQL lock conflicts: 1213 ER_LOCK_DEADLOCK (InnoDB rolled the transaction back) and
+ * 1205 ER_LOCK_WAIT_TIMEOUT. Safe to retry from the start of the transaction; if they persist the
+ * client gets a 503, never a 500.
+ */
+export function isLockConflict(err: unknown): boolean {
+  const e = err as { code?: unknown; errno?: unknown } | null | undefined;
+  if (!e || typeof e !== 'object') return false;
+  return e.errno === 1213 || e.errno === 1205 || e.code === 'ER_LOCK_DEADLOCK' || e.code === 'ER_LOCK_WAIT_TIMEOUT';
+}

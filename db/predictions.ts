@@ -14,6 +14,7 @@ import { insertDelivery, newDeliveryId } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
+import { withLockRetry } from './retry.ts';
 
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: readonly PredictionStatus[] = ['completed', 'failed', 'cancelled'];
@@ -109,10 +110,11 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number): P
     await db('predictions').insert(row);
     return;
   }
-  await db.transaction(async (trx) => {
+  // A deadlock victim is rolled back whole (hold and insert), so running it again is safe.
+  await withLockRetry(() => db.transaction(async (trx) => {
     await hold(trx, p.userId, p.price);
     await trx('predictions').insert(row);
-  });
+  }));
 }
 
 /** Sandbox requests are born completed, with mock outputs and no price; returns the webhook delivery's id, if any. */
@@ -148,21 +150,29 @@ async function deliveryFor(trx: Knex, p: Prediction, now: number): Promise<strin
   return id;
 }
 
-/** The queue confirmed these requests: queued -> pending. */
+/**
+ * The queue confirmed these requests: queued -> pending. One statement per id, by primary key:
+ * a single `WHERE id IN (…) AND status = 'queued'` may be planned as a range scan of the
+ * (status, created_at) index, which locks index ranges that concurrent submits (inserting
+ * `queued` rows) and claims wait on, and that deadlocked them. `status = 'queued'` stays a
+ * condition checked on the one locked row. Ids are sorted so two flushes lock in the same order.
+ */
 export async function markPending(db: Db, ids: readonly string[], now: number): Promise<void> {
-  if (ids.length === 0) return;
-  await db('predictions').whereIn('id', ids).andWhere('status', 'queued').update({ status: 'pending', updated_at: now });
+  for (const id of [...new Set(ids)].sort()) {
+    await withLockRetry(() => db('predictions').where('id', id).andWhere('status', 'queued').update({ status: 'pending', updated_at: now }));
+  }
 }
 
 /**
  * A worker takes the request. `processing` is claimable too: the broker only redelivers a
  * message whose consumer died before acknowledging, so that worker's claim is void.
  */
-export async function claim(db: Db, id: string, now: number): Promise<Prediction | undefined> {
-  const n = await db('predictions')
+export async function claim(db: Db, id: string, now: number, opts: { fromProcessing?: boolean } = {}): Promise<Prediction | undefined> {
+  const from: PredictionStatus[] = opts.fromProcessing === false ? ['queued', 'pending'] : ['queued', 'pending', 'processing'];
+  const n = await withLockRetry(() => db('predictions')
     .where('id', id)
-    .whereIn('status', ['queued', 'pending', 'processing'])
-    .update({ status: 'processing', started_at: now, updated_at: now, attempts: db.raw('attempts + 1') });
+    .whereIn('status', from)
+    .update({ status: 'processing', started_at: now, updated_at: now, attempts: db.raw('attempts + 1') }));
   if (affected(n) !== 1) return undefined;
   const row = await db<PredictionRow>('predictions').where('id', id).first();
   return row ? toPrediction(row) : undefined;
@@ -174,7 +184,8 @@ export async function completePrediction(
   result: { outputs: string[]; nsfw: boolean[]; inferenceMs: number },
   now: number,
 ): Promise<Finished> {
-  return db.transaction(async (trx) => {
+  // Retried whole on a deadlock: the transition, the debit and the delivery row roll back together.
+  return withLockRetry(() => db.transaction(async (trx) => {
     const n = await trx('predictions').where({ id: p.id, status: 'processing' }).update({
       status: 'completed', outputs: JSON.stringify(result.outputs), nsfw: JSON.stringify(result.nsfw),
       inference_ms: Math.round(result.inferenceMs), error: null, completed_at: now, updated_at: now,
@@ -182,22 +193,51 @@ export async function completePrediction(
     if (affected(n) !== 1) return { recorded: false, deliveryId: null };
     await settle(trx, p.userId, p.price, p.id, p.model, now);
     return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
-  });
+  }));
 }
 
 export async function failPrediction(db: Db, p: Prediction, error: string, now: number): Promise<Finished> {
-  return db.transaction(async (trx) => {
+  return withLockRetry(() => db.transaction(async (trx) => {
     const n = await trx('predictions').where({ id: p.id, status: 'processing' })
       .update({ status: 'failed', error: error.slice(0, 2000), completed_at: now, updated_at: now });
     if (affected(n) !== 1) return { recorded: false, deliveryId: null };
     await release(trx, p.userId, p.price);
     return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
-  });
+  }));
 }
 
 /** A retryable failure: back to pending until the delayed message comes round again. */
 export async function requeuePrediction(db: Db, id: string, error: string, now: number): Promise<void> {
-  await db('predictions').where({ id, status: 'processing' }).update({ status: 'pending', error: error.slice(0, 2000), updated_at: now });
+  await withLockRetry(() => db('predictions').where({ id, status: 'processing' }).update({ status: 'pending', error: error.slice(0, 2000), updated_at: now }));
+}
+
+/**
+ * A worker shutting down hands the prediction back unfinished: processing -> pending, so that
+ * the next worker (RabbitMQ redelivers the message; the embedded queue republishes on start)
+ * claims it. The attempt is not counted against the model: nothing failed.
+ */
+export async function handBackPrediction(db: Db, id: string, now: number): Promise<void> {
+  await withLockRetry(() => db('predictions').where({ id, status: 'processing' }).update({ status: 'pending', updated_at: now }));
+}
+
+/**
+ * Embedded start-up only (one process, nothing else running): rows left `processing` by a
+ * process that stopped belong to no worker any more, so they go back to `pending`.
+ */
+export async function releaseOrphanedClaims(db: Db, now: number): Promise<number> {
+  return affected(await db('predictions').where('status', 'processing').update({ status: 'pending', updated_at: now }));
+}
+
+/** Requests the queue confirmed long ago that no worker has claimed: their message may be lost. */
+export async function findStalePending(db: Db, olderThan: number, limit: number): Promise<string[]> {
+  const rows = await db('predictions').select('id').where('status', 'pending').andWhere('updated_at', '<', olderThan)
+    .orderBy('updated_at', 'asc').limit(limit);
+  return rows.map((r: { id: string }) => r.id);
+}
+
+/** The sweeper published a stale pending request again: restart its clock so it is not republished every sweep. */
+export async function touchPending(db: Db, id: string, now: number): Promise<void> {
+  await db('predictions').where({ id, status: 'pending' }).update({ updated_at: now });
 }
 
 /** Cancels the owner's prediction if it is still running; the hold goes back to the wallet that paid it. */

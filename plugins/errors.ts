@@ -9,7 +9,7 @@ import { STATUS_CODES } from 'node:http';
 import { clientIp } from './addresses.ts';
 import type { ValidationItem } from './validation-errors.ts';
 import type { Logger } from 'pino';
-import { isDbUnavailable } from '../db/errors.ts';
+import { isDbUnavailable, isLockConflict } from '../db/errors.ts';
 import { codeForStatus, DomainError, ValidationFailedError } from '../lib/errors.ts';
 import type { ErrorCode } from '../lib/errors.ts';
 
@@ -148,6 +148,11 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       // Wherever the database fails (a credential lookup, a handler), the client sees a 503.
       if (response.output.statusCode === 500 && isDbUnavailable(response)) {
         return h.response({ detail: 'database unavailable, try again shortly', code: 'unavailable' }).code(503);
+      }
+      // A deadlock or lock wait that outlasted withLockRetry: transient, nothing was recorded.
+      if (response.output.statusCode === 500 && isLockConflict(response)) {
+        log.warn({ err: response, method: request.method, path: request.path }, 'database lock conflict persisted; answered 503');
+        return h.response({ detail: 'the database is busy, try again shortly', code: 'unavailable' }).code(503);
       }
       const status = response.output.statusCode;
       const payload = response.output.payload as unknown as ErrorPayload;

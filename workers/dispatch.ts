@@ -3,12 +3,14 @@
 // publish they become `pending` (batched: one UPDATE for many confirms). Anything still `queued`
 // after a grace period (broker down at submit, API process died before the confirm) is
 // published again by the sweeper; duplicates are harmless because workers claim rows with a
-// conditional UPDATE. Webhook deliveries: created in the transaction that finishes their
+// conditional UPDATE. A request `pending` (confirmed, unclaimed) for longer than
+// PENDING_REPUBLISH_AFTER_MS may have lost its message (a purged queue, a broker that lost
+// it): it is published again too; a copy that finds it running or finished is ignored. Webhook deliveries: created in the transaction that finishes their
 // prediction; a pending delivery long past its due time lost its message and is published again.
 // With the in-process queue, messages die with the process, so on start every unfinished
 // prediction and pending delivery is published again.
 import type { Db } from '../db/knex.ts';
-import { findUnfinished, findUnpublished, markPending } from '../db/predictions.ts';
+import { findStalePending, findUnfinished, findUnpublished, markPending, releaseOrphanedClaims, touchPending } from '../db/predictions.ts';
 import { findStalledDeliveries, touchDelivery } from '../db/webhooks.ts';
 import type { Queue } from './queue/types.ts';
 import type { Logger } from 'pino';
@@ -32,9 +34,12 @@ export interface Dispatcher {
   stop(): Promise<void>;
 }
 
-export function createDispatcher(deps: { db: Db; queue: Queue; log: Logger; clock: () => number; graceMs?: number; webhookTimeoutMs?: number }): Dispatcher {
+export function createDispatcher(deps: {
+  db: Db; queue: Queue; log: Logger; clock: () => number; graceMs?: number; webhookTimeoutMs?: number; pendingRepublishAfterMs?: number;
+}): Dispatcher {
   const { db, queue, log, clock } = deps;
   const graceMs = deps.graceMs ?? 15_000;
+  const pendingAfterMs = deps.pendingRepublishAfterMs ?? 600_000;
   // A delivery attempt may legitimately run this long past its due time before it is recorded.
   const deliveryGraceMs = graceMs + (deps.webhookTimeoutMs ?? 15_000);
   const confirmed: string[] = [];
@@ -85,6 +90,12 @@ export function createDispatcher(deps: { db: Db; queue: Queue; log: Logger; cloc
       try {
         const now = clock();
         n += await publishAll('predictions', (await findUnpublished(db, now - graceMs, 500)).map((p) => p.id));
+        for (const id of await findStalePending(db, now - pendingAfterMs, 500)) {
+          if (await publish('predictions', id)) {
+            await touchPending(db, id, clock());
+            n++;
+          }
+        }
         for (const id of await findStalledDeliveries(db, now - deliveryGraceMs, 500)) {
           if (await publish('webhooks', id)) {
             await touchDelivery(db, id, clock());
@@ -98,6 +109,10 @@ export function createDispatcher(deps: { db: Db; queue: Queue; log: Logger; cloc
       return n;
     },
     async recover() {
+      // This process is the only worker of the in-process queue, and it is just starting: a row
+      // still `processing` was left by the previous run (stopped mid-task) and nobody holds it.
+      const orphaned = await releaseOrphanedClaims(db, clock());
+      if (orphaned) log.info({ count: orphaned }, 'predictions left processing by the previous run are pending again');
       let n = 0;
       let after = '';
       for (;;) {

@@ -3,7 +3,7 @@
 // Outcome and the queue maps it onto acks, delay queues and dead-lettering.
 import type { App } from '../app.ts';
 import { MAX_RETRIES } from '../app.ts';
-import { claim, completePrediction, failPrediction, requeuePrediction } from '../db/predictions.ts';
+import { claim, completePrediction, failPrediction, handBackPrediction, requeuePrediction } from '../db/predictions.ts';
 import type { Prediction } from '../db/predictions.ts';
 import { adapterRegistry } from './adapters/index.ts';
 import { AdapterError } from './adapters/types.ts';
@@ -15,6 +15,8 @@ import type { PredictionMessage } from './dispatch.ts';
 
 /** older than any download can run (10 minutes) plus its move into place */
 const STALE_TEMPORARY_MS = 60 * 60_000;
+/** The abort reason of a worker shutting down: the prediction is handed back, not failed. */
+export const HAND_BACK = 'worker shutting down: handing the prediction back';
 
 export function createRunModel(app: App) {
   const delays = app.config.retryDelaysMs;
@@ -45,8 +47,12 @@ export function createRunModel(app: App) {
   async function handle(delivery: Delivery<PredictionMessage>): Promise<Outcome> {
     const id = delivery.body?.id;
     if (typeof id !== 'string') return { kind: 'dead-letter', reason: 'message without a prediction id' };
-    const p = await claim(app.db, id, app.clock());
-    // Unknown, finished or cancelled: nothing to do, and nothing to charge.
+    // A `processing` row is only taken over by a redelivery (its worker died holding the message)
+    // or by a retry copy (published by the worker that held it, once its handler had returned,
+    // e.g. after it threw). Any other copy of the message (the sweeper republished a request
+    // whose message seemed lost) finds it running or finished and is acknowledged unused.
+    const p = await claim(app.db, id, app.clock(), { fromProcessing: delivery.redelivered || delivery.attempt > 0 });
+    // Unknown, running elsewhere, finished or cancelled: nothing to do, and nothing to charge.
     if (!p) return { kind: 'ack' };
     const model = app.spec.models.get(p.model);
     if (!model) {
@@ -87,6 +93,13 @@ export function createRunModel(app: App) {
       if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId);
       return { kind: 'ack' };
     } catch (err) {
+      if (controller.signal.aborted && controller.signal.reason === HAND_BACK) {
+        // Shutdown past the grace period: not a failure. Back to pending, and the message goes
+        // back to the queue for another worker.
+        await handBackPrediction(app.db, p.id, app.clock());
+        app.log.info({ id: p.id, model: p.model }, 'prediction handed back at shutdown');
+        return { kind: 'requeue', reason: HAND_BACK };
+      }
       const retryable = err instanceof AdapterError ? err.retryable : !controller.signal.aborted;
       const message = err instanceof AdapterError ? err.message : 'internal error while running the model';
       if (!(err instanceof AdapterError)) app.log.error({ err, id: p.id }, 'unexpected error while running a model');
@@ -106,9 +119,13 @@ export function createRunModel(app: App) {
 
   return {
     handle,
-    /** aborts every running adapter (shutdown): their predictions are retried by another worker */
+    /** how many predictions are running in this process */
+    get running() {
+      return running.size;
+    },
+    /** aborts every running adapter (shutdown): their predictions go back to pending and their messages to the queue */
     abortAll() {
-      for (const c of running) c.abort();
+      for (const c of running) c.abort(HAND_BACK);
     },
   };
 }

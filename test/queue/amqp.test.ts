@@ -410,3 +410,37 @@ test('close waits for a running handler to settle before closing the connection'
   t.is(await messageCount(conn, topologyNames(prefix, 'jobs').deadQueue), 1);
   t.is(await messageCount(conn, topologyNames(prefix, 'jobs').queue), 0);
 });
+
+test('stopConsuming takes no new message while a running handler goes on; requeue hands its message to another consumer', async (t) => {
+  const { queue, prefix } = await open(t);
+  const started = deferred<void>();
+  const finish = deferred<Outcome>();
+  const seen: Array<Delivery<{ n: number }>> = [];
+  await queue.consume<{ n: number }>('jobs', async (d) => {
+    seen.push(d);
+    started.resolve();
+    return finish.promise;
+  }, { prefetch: 1 });
+  await queue.publish('jobs', { n: 1 });
+  await started.promise;
+  await queue.stopConsuming();
+  await queue.publish('jobs', { n: 2 });
+  const conn = await rawConnection(t);
+  const name = topologyNames(prefix, 'jobs').queue;
+  // n: 2 waits in the queue (nobody consumes it) and n: 1 is still held by the running handler.
+  await eventually(async () => (await messageCount(conn, name)) === 1, 'the second message waits in the queue');
+  t.is(await queue.drain(0), 1, 'the handler is still running');
+
+  finish.resolve({ kind: 'requeue', reason: 'shutting down' });
+  t.is(await queue.drain(10_000), 0);
+  const ch = await conn.createChannel();
+  const got: ConsumeMessage[] = [];
+  await ch.consume(name, (msg) => {
+    if (msg !== null) got.push(msg);
+  }, { noAck: true });
+  await eventually(() => got.length === 2, 'both messages reach another consumer');
+  const first = got.find((m) => JSON.parse(m.content.toString()).n === 1);
+  t.truthy(first);
+  t.true(first!.fields.redelivered, 'the handed-back message comes back marked redelivered');
+  t.deepEqual(seen.map((d) => d.body.n), [1], 'the stopped consumer took nothing more');
+});

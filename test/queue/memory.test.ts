@@ -182,3 +182,37 @@ test('close waits for running handlers and then refuses work', async (t) => {
   await t.throwsAsync(queue.publish('jobs', {}), { instanceOf: QueueUnavailableError });
   await t.throwsAsync(queue.ping(), { instanceOf: QueueUnavailableError });
 });
+
+test('stopConsuming takes no new message while a running handler goes on', async (t) => {
+  const queue = await queueWith(t);
+  const g = gate();
+  const seen: number[] = [];
+  await queue.consume<{ n: number }>('jobs', async (d) => {
+    seen.push(d.body.n);
+    await g.wait;
+    return ack;
+  }, { prefetch: 2 });
+  await queue.publish('jobs', { n: 1 });
+  await eventually(() => seen.length === 1, 'the first message is being handled');
+  await queue.stopConsuming();
+  await queue.publish('jobs', { n: 2 });
+  t.is(await queue.drain(0), 1, 'the handler is still running');
+  g.open();
+  t.is(await queue.drain(5_000), 0);
+  await tick();
+  t.deepEqual(seen, [1], 'nothing new was handed out after stopConsuming, though the consumer had room');
+});
+
+test('a requeue outcome puts the message back at the head of the queue, unchanged', async (t) => {
+  const queue = await queueWith(t);
+  const seen: Array<Delivery<{ n: number }>> = [];
+  await queue.consume<{ n: number }>('jobs', async (d) => {
+    seen.push(d);
+    return seen.length === 1 ? { kind: 'requeue', reason: 'shutting down' } : ack;
+  }, { prefetch: 1 });
+  await queue.publish('jobs', { n: 1 });
+  await queue.publish('jobs', { n: 2 });
+  await eventually(() => seen.length === 3, 'all three deliveries');
+  t.deepEqual(seen.map((d) => [d.body.n, d.attempt]), [[1, 0], [1, 0], [2, 0]]);
+  t.is(await queue.deadLetterCount('jobs'), 0);
+});

@@ -275,6 +275,16 @@ export async function connectAmqp(url: string, opts: AmqpOptions): Promise<Queue
       log('consumer channel lost before settling; the broker redelivers the message', { topic: spec.name, outcome: final.kind });
       return;
     }
+    if (final.kind === 'requeue') {
+      // Handed back unfinished (shutdown): the broker puts it back and delivers it to another
+      // consumer, marked redelivered. nack, not reject: on 4.3 it does not count toward x-delivery-limit.
+      try {
+        ch.nack(msg, false, true);
+      } catch {
+        // The channel is gone; the broker redelivers whatever it held.
+      }
+      return;
+    }
     try {
       switch (final.kind) {
         case 'ack':
@@ -420,16 +430,21 @@ export async function connectAmqp(url: string, opts: AmqpOptions): Promise<Queue
     });
   }
 
-  async function shutdown(): Promise<void> {
-    for (const timer of timers) clearTimeout(timer);
-    timers.clear();
+  async function cancelConsumers(): Promise<void> {
     for (const c of consumers) {
       c.cancelled = true;
       const { channel, consumerTag } = c;
+      c.consumerTag = null;
       if (channel !== null && consumerTag !== null) {
         await channel.cancel(consumerTag).catch((err: unknown) => log('could not cancel consumer', { topic: c.topic, error: errorMessage(err) }));
       }
     }
+  }
+
+  async function shutdown(): Promise<void> {
+    for (const timer of timers) clearTimeout(timer);
+    timers.clear();
+    await cancelConsumers();
     // Handlers still running settle through the publisher, so the connection stays open meanwhile;
     // past the grace period their messages are requeued by the broker when the connection closes.
     const left = await drain(inFlight);
@@ -548,6 +563,14 @@ export async function connectAmqp(url: string, opts: AmqpOptions): Promise<Queue
         if (model !== conn) throw unavailable(errorMessage(err));
         throw err;
       }
+    },
+
+    stopConsuming() {
+      return cancelConsumers();
+    },
+
+    drain(graceMs) {
+      return drain(inFlight, graceMs);
     },
 
     close() {

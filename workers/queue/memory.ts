@@ -41,6 +41,8 @@ export function createMemoryQueue(opts: { log?: QueueLog } = {}): Queue {
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
   let closing = false;
+  /** stopConsuming(): nothing more is handed to consumers, messages stay ready */
+  let stopped = false;
   let closed: Promise<void> | null = null;
 
   function topicState(topic: string): TopicState {
@@ -77,7 +79,7 @@ export function createMemoryQueue(opts: { log?: QueueLog } = {}): Queue {
   }
 
   function dispatch(st: TopicState): void {
-    while (!closing && st.ready.length > 0) {
+    while (!closing && !stopped && st.ready.length > 0) {
       const c = idleConsumer(st);
       if (c === undefined) return;
       const env = st.ready.shift();
@@ -111,6 +113,12 @@ export function createMemoryQueue(opts: { log?: QueueLog } = {}): Queue {
     }
     switch (outcome.kind) {
       case 'ack':
+        return;
+      case 'requeue':
+        // Back to the head of the queue, as RabbitMQ does with a requeued message. The in-process
+        // queue keeps nothing across a restart: the embedded start-up recovers it from the database.
+        st.ready.unshift(env);
+        if (!stopped) dispatch(st);
         return;
       case 'retry':
         if (closing) {
@@ -169,6 +177,14 @@ export function createMemoryQueue(opts: { log?: QueueLog } = {}): Queue {
 
     async deadLetterCount(topic) {
       return topicState(topic).dead.length;
+    },
+
+    async stopConsuming() {
+      stopped = true;
+    },
+
+    drain(graceMs) {
+      return drain(inFlight, graceMs);
     },
 
     close() {

@@ -4,7 +4,9 @@
 export type Outcome =
   | { kind: 'ack' }
   | { kind: 'retry'; delayMs: number; reason: string }
-  | { kind: 'dead-letter'; reason: string };
+  | { kind: 'dead-letter'; reason: string }
+  /** give the message back unfinished (worker shutting down): RabbitMQ nack+requeue, in-process re-enqueue */
+  | { kind: 'requeue'; reason: string };
 
 export interface Delivery<T> {
   body: T;
@@ -48,6 +50,10 @@ export interface Queue {
   ping(): Promise<void>;
   /** number of messages waiting in the topic's dead-letter queue */
   deadLetterCount(topic: string): Promise<number>;
+  /** cancels every consumer (no new deliveries); handlers already running go on */
+  stopConsuming(): Promise<void>;
+  /** waits up to graceMs for running handlers to settle; returns how many are still running */
+  drain(graceMs: number): Promise<number>;
   /** stops consumers, waits for in-flight handlers, closes the connection */
   close(): Promise<void>;
 }

@@ -28,7 +28,7 @@ test('SIGTERM mid-task on the embedded gateway leaves the prediction pending, an
   const base = `http://127.0.0.1:${port}`;
   const env = {
     DATA_DIR: dir, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, SIGNUP_CREDIT: '5000', LOG_LEVEL: 'info',
-    UPSTREAM_LUMEN_URL: upstream.url, SHUTDOWN_GRACE_MS: '200',
+    UPSTREAM_LUMEN_URL: upstream.url, UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true', SHUTDOWN_GRACE_MS: '200',
   };
   const procs: GatewayProcess[] = [];
   t.teardown(async () => {
@@ -42,6 +42,10 @@ test('SIGTERM mid-task on the embedded gateway leaves the prediction pending, an
   const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   t.is((await post('/auth/register', { email: 'deploy@example.com', password: 'a long password' })).status, 201);
+  // Sign-up credit comes with a verified address (test/embedded/smoke.test.ts walks that path); here the wallet is filled directly.
+  const fill = knex({ client: 'sqlite3', connection: { filename: path.join(dir, 'mediagate.sqlite') }, useNullAsDefault: true });
+  await fill('users').where({ email: 'deploy@example.com' }).update({ balance: 5000 });
+  await fill.destroy();
   const { api_key: key } = await (await post('/auth/cli/login', { email: 'deploy@example.com', password: 'a long password' })).json() as { api_key: string };
   const submit = await post('/api/v1/lumen-dev-text-to-image', { prompt: 'restart me' }, { 'x-api-key': key });
   t.is(submit.status, 200);

@@ -9,7 +9,7 @@ import { spawnGateway } from '../helpers/processes.ts';
 
 test('a worker sent SIGTERM mid-task hands the prediction back; another worker completes it, charged once', async (t) => {
   const upstream = await startUpstream();
-  const gw = await startGateway({ env: { UPSTREAM_LUMEN_URL: upstream.url } });
+  const gw = await startGateway({ env: { UPSTREAM_LUMEN_URL: upstream.url, UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true' } });
   t.teardown(async () => {
     await gw.stop();
     await upstream.close();
@@ -51,7 +51,7 @@ test('a worker sent SIGTERM mid-task hands the prediction back; another worker c
 
 test('a worker sent SIGTERM lets a prediction that finishes within the grace period complete', async (t) => {
   const upstream = await startUpstream();
-  const gw = await startGateway({ env: { UPSTREAM_LUMEN_URL: upstream.url } });
+  const gw = await startGateway({ env: { UPSTREAM_LUMEN_URL: upstream.url, UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true' } });
   t.teardown(async () => {
     await gw.stop();
     await upstream.close();

@@ -1,4 +1,5 @@
 // Webhook secrets, deliveries and their attempts.
+import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
 import { newWebhookSecret, seal, unseal } from './secrets.ts';
@@ -151,11 +152,18 @@ export async function listDeliveries(db: Db, predictionId: string): Promise<Arra
   }));
 }
 
-/** A dead or gone delivery of this user goes back to pending for a fresh round of attempts. */
-export async function reopenDelivery(db: Db, id: string, userId: number, now: number): Promise<'reopened' | 'not-found' | 'busy'> {
-  const row = await db<DeliveryRow>('webhook_deliveries').where({ id, user_id: userId }).first();
+/**
+ * A dead or gone delivery of this user goes back to pending for a fresh round of attempts.
+ * `sandboxOnly` (a sandbox key asking): deliveries of production predictions are not found.
+ */
+export async function reopenDelivery(db: Db, id: string, userId: number, now: number, opts: { sandboxOnly?: boolean } = {}): Promise<'reopened' | 'not-found' | 'busy'> {
+  const mine = (qb: Knex.QueryBuilder) => {
+    qb.where({ id, user_id: userId });
+    if (opts.sandboxOnly) qb.whereIn('prediction_id', db('predictions').select('id').where({ user_id: userId, is_test: true }));
+  };
+  const row = await db<DeliveryRow>('webhook_deliveries').where(mine).first();
   if (!row) return 'not-found';
-  const n = await db('webhook_deliveries').where({ id, user_id: userId }).whereIn('status', ['dead', 'gone'])
+  const n = await db('webhook_deliveries').where(mine).whereIn('status', ['dead', 'gone'])
     .update({ status: 'pending', next_attempt_at: now, updated_at: now });
   return affected(n) === 1 ? 'reopened' : 'busy';
 }

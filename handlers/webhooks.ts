@@ -69,7 +69,8 @@ export const getPredictionResponse: Handler = async (ctx) => {
 export const redeliverWebhook: Handler = async (ctx) => {
   const caller = requireCaller(ctx);
   const id = String(ctx.params.id);
-  const outcome = await reopenDelivery(ctx.app.db, id, caller.userId, ctx.app.clock());
+  // A sandbox key does only sandbox things: a production prediction's delivery is unknown to it.
+  const outcome = await reopenDelivery(ctx.app.db, id, caller.userId, ctx.app.clock(), { sandboxOnly: caller.isTest });
   if (outcome === 'not-found') throw httpError(404, 'webhook delivery not found');
   if (outcome === 'busy') throw httpError(409, 'only a dead-lettered or gone delivery can be redelivered');
   await ctx.app.dispatcher.dispatchWebhook(id);

@@ -5,6 +5,7 @@ import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { createClient, tokenFor } from '../oauth/helpers/oauth.ts';
+import { insertDelivery } from '../../db/deliveries.ts';
 
 let gw: TestGateway;
 let acct: Account;
@@ -140,6 +141,17 @@ test('a production prediction is unknown to a sandbox key: reading and cancellin
   t.is((await call('GET', `/api/v1/predictions/${String(sandbox.body.request_id)}/result`, apiKey(acct.testKey))).status, 200);
   t.is((await call('GET', `/api/v1/predictions/${String(sandbox.body.request_id)}/result`, apiKey(acct.liveKey))).status, 200);
   t.is((await call('POST', `/app/cancel_prediction/${id}`, apiKey(acct.liveKey))).status, 200);
+});
+
+test('a production prediction\'s webhook delivery is unknown to a sandbox key: redelivering it is 404', async (t) => {
+  const submitted = await call('POST', '/api/v1/canvas-v1-fast-text-to-image', apiKey(acct.liveKey), { prompt: 'production hook' });
+  const predictionId = String(submitted.body.request_id);
+  const deliveryId = `msg_${predictionId}`;
+  await gw.app.db.transaction((trx) => insertDelivery(trx, { id: deliveryId, predictionId, userId: acct.userId, url: 'https://hooks.example.com/in' }, Date.now()));
+  await gw.app.db('webhook_deliveries').where({ id: deliveryId }).update({ status: 'dead' });
+  t.is((await call('POST', `/app/webhook_deliveries/${deliveryId}/redeliver`, apiKey(acct.testKey))).status, 404);
+  t.is((await gw.app.db('webhook_deliveries').where({ id: deliveryId }).first()).status, 'dead');
+  t.is((await call('POST', `/app/webhook_deliveries/${deliveryId}/redeliver`, apiKey(acct.liveKey))).status, 202);
 });
 
 // ------------------------------------------------------------------ IP restrictions

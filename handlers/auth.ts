@@ -1,35 +1,29 @@
 // Password accounts and sessions: register, login, logout, and the CLI's email+password ->
 // API key exchange. Login routes count failures against the attempt budgets, registration
 // against its own (./rate-limit.ts).
-import type { Handler, HandlerContext } from './types.ts';
-import { httpError } from '../plugins/errors.ts';
+import type { Handler, OperationContext } from './types.ts';
+import { ConflictError, UnauthorizedError } from '../lib/errors.ts';
 import { createUser, findUserForLogin } from '../db/users.ts';
 import { DuplicateError } from '../db/errors.ts';
 import { hashPassword, verifyPassword } from '../db/secrets.ts';
 import { revokeSession } from '../db/sessions.ts';
 import type { User } from '../db/users.ts';
 import { issueApiKey, keyView } from './keys.ts';
-import { requireCaller } from './guards.ts';
 import { limitAttempts, limitRegistrations } from './rate-limit.ts';
 import { issueOtp } from './otp.ts';
 import { startSession, userView } from './session.ts';
 import { audit } from './audit.ts';
 
-function credentials(ctx: HandlerContext): { email: string; password: string } {
-  return { email: String(ctx.body.email), password: String(ctx.body.password) };
-}
-
 /** Creates the account and mails it a code for verify-otp; the sign-up credit comes with the verification. */
-export const register: Handler = async (ctx) => {
-  const { email, password } = credentials(ctx);
-  const { app } = ctx;
+export const register: Handler<'register'> = async (ctx) => {
+  const { app, body: { email, password } } = ctx;
   // Before the hash: each registration costs a 32 MiB scrypt.
   await limitRegistrations(ctx);
   let user: User;
   try {
     user = await createUser(app.db, email, await hashPassword(password), app.clock());
   } catch (err) {
-    if (err instanceof DuplicateError) throw httpError(409, err.message);
+    if (err instanceof DuplicateError) throw new ConflictError(err.message);
     throw err;
   }
   audit(ctx, 'registered', { userId: user.id });
@@ -38,35 +32,35 @@ export const register: Handler = async (ctx) => {
 };
 
 /** Checks email and password; the same 401 for an unknown email, a wrong password and an account without a password. */
-async function authenticate(ctx: HandlerContext): Promise<User> {
-  const { email, password } = credentials(ctx);
+async function authenticate(ctx: OperationContext<'login' | 'cliLogin'>): Promise<User> {
+  const { email, password } = ctx.body;
   const attempt = await limitAttempts(ctx, 'password', email);
   const found = await findUserForLogin(ctx.app.db, email);
   const ok = await verifyPassword(password, found?.passwordHash ?? null);
   if (!found || !ok) {
     audit(ctx, 'sign_in_refused', { userId: found?.user.id, method: 'password' });
-    throw httpError(401, 'incorrect email or password');
+    throw new UnauthorizedError('incorrect email or password');
   }
   await attempt.succeeded();
   audit(ctx, 'signed_in', { userId: found.user.id, method: 'password' });
   return found.user;
 }
 
-export const login: Handler = async (ctx) => {
+export const login: Handler<'login'> = async (ctx) => {
   const user = await authenticate(ctx);
   return startSession(ctx.app, user.id);
 };
 
 /** Ends the session that authenticated this request, at once: its next use is a 401. */
-export const logout: Handler = async (ctx) => {
-  const caller = requireCaller(ctx);
-  if (caller.sessionId === undefined) throw httpError(401, 'logout needs the session token as Authorization: Bearer <token>');
+export const logout: Handler<'logout'> = async (ctx) => {
+  const { caller } = ctx;
+  if (caller.sessionId === undefined) throw new UnauthorizedError('logout needs the session token as Authorization: Bearer <token>');
   await revokeSession(ctx.app.db, caller.sessionId, ctx.app.clock());
   audit(ctx, 'signed_out', { userId: caller.userId });
   return { detail: 'logged out: this session token no longer works' };
 };
 
-export const cliLogin: Handler = async (ctx) => {
+export const cliLogin: Handler<'cliLogin'> = async (ctx) => {
   const user = await authenticate(ctx);
   const { key, record } = await issueApiKey(ctx.app, user.id, { name: 'cli', isTest: false, ipWhitelist: [] });
   return { api_key: key, key: keyView(record) };

@@ -11,11 +11,11 @@ import crypto from 'node:crypto';
 import type { Request } from '@hapi/hapi';
 import ipaddr from 'ipaddr.js';
 import { clientIp } from '../plugins/addresses.ts';
-import type { HandlerContext } from './types.ts';
-import { httpError } from '../plugins/errors.ts';
+import { RateLimitedError } from '../lib/errors.ts';
 import { clearBucket, deleteEndedWindows, hitWindow, unhitWindow } from '../db/rate-limits.ts';
 import { normaliseEmail } from '../db/users.ts';
 import { audit } from './audit.ts';
+import type { AuthContext } from './audit.ts';
 
 /**
  * The client's address as a rate-limit bucket: plugins/addresses.ts decides the address (the
@@ -54,7 +54,7 @@ interface Hits {
 }
 
 /** Counts one hit in each bucket for the current window of `windowSeconds`. */
-async function hit(ctx: HandlerContext, windowSeconds: number, buckets: string[]): Promise<Hits> {
+async function hit(ctx: AuthContext, windowSeconds: number, buckets: string[]): Promise<Hits> {
   const { app } = ctx;
   const now = app.clock();
   const windowMs = windowSeconds * 1000;
@@ -69,11 +69,11 @@ async function hit(ctx: HandlerContext, windowSeconds: number, buckets: string[]
   return { windowStart, counts };
 }
 
-function refuse(ctx: HandlerContext, windowSeconds: number, windowStart: number, budget: string): never {
+function refuse(ctx: AuthContext, windowSeconds: number, windowStart: number, budget: string): never {
   const now = ctx.app.clock();
   audit(ctx, 'rate_limited', { budget });
   const retryAfter = Math.max(1, Math.ceil((windowStart + windowSeconds * 1000 - now) / 1000));
-  throw httpError(429, `too many attempts, try again in ${retryAfter} seconds`, { 'Retry-After': String(retryAfter) });
+  throw new RateLimitedError(`too many attempts, try again in ${retryAfter} seconds`, retryAfter);
 }
 
 /**
@@ -82,7 +82,7 @@ function refuse(ctx: HandlerContext, windowSeconds: number, windowStart: number,
  * window. The guess counts as a failure until `succeeded()` is called, so concurrent guesses
  * cannot get past the budget.
  */
-export async function limitAttempts(ctx: HandlerContext, group: AttemptGroup, email: string): Promise<Attempt> {
+export async function limitAttempts(ctx: AuthContext, group: AttemptGroup, email: string): Promise<Attempt> {
   const { app } = ctx;
   const { windowSeconds, perEmail, perAddress } = app.config.authRateLimit;
   const address = clientAddress(ctx.request, app.config.trustedProxies);
@@ -104,7 +104,7 @@ export async function limitAttempts(ctx: HandlerContext, group: AttemptGroup, em
 }
 
 /** Counts one code mail (request-otp, forgot-password) for this email and client; 429 past either budget. */
-export async function limitMails(ctx: HandlerContext, email: string): Promise<void> {
+export async function limitMails(ctx: AuthContext, email: string): Promise<void> {
   const { app } = ctx;
   const { windowSeconds, perAddress, mailsPerEmail } = app.config.authRateLimit;
   const address = clientAddress(ctx.request, app.config.trustedProxies);
@@ -114,7 +114,7 @@ export async function limitMails(ctx: HandlerContext, email: string): Promise<vo
 }
 
 /** Counts one registration from this client; 429 past REGISTER_RATE_PER_ADDRESS per hour. Call it before hashing. */
-export async function limitRegistrations(ctx: HandlerContext): Promise<void> {
+export async function limitRegistrations(ctx: AuthContext): Promise<void> {
   const { app } = ctx;
   const address = clientAddress(ctx.request, app.config.trustedProxies);
   const { windowStart, counts: [byAddress = 0] } = await hit(ctx, REGISTER_WINDOW_SECONDS, [bucket('register-addr', address)]);

@@ -2,7 +2,7 @@
 // and reset-password use one up. Unknown emails get exactly the answers known ones get: the
 // same 200 when a code is asked for, the same 401 when one is presented.
 import type { App } from '../app.ts';
-import type { Handler, HandlerContext } from './types.ts';
+import type { Handler, OperationContext } from './types.ts';
 import type { User } from '../db/users.ts';
 import { findUserByEmail, setPasswordHash, verifyEmail } from '../db/users.ts';
 import { consumeOtp, newOtpCode, otpHash, storeOtp } from '../db/otp.ts';
@@ -12,14 +12,15 @@ import { revokeUserSessions } from '../db/sessions.ts';
 import { revokeAllCredentials } from '../db/credentials.ts';
 import type { RevokedCredentials } from '../db/credentials.ts';
 import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
-import { httpError } from '../plugins/errors.ts';
 import { otpMail, sendInBackground } from '../workers/mail.ts';
 import { limitAttempts, limitMails } from './rate-limit.ts';
 import { startSession, userView } from './session.ts';
 import { audit } from './audit.ts';
+import type { AuthContext } from './audit.ts';
+import { UnauthorizedError } from '../lib/errors.ts';
 
 /** Stores a new code for this purpose (the previous one stays valid until either is used) and mails it. */
-export async function issueOtp(ctx: HandlerContext, user: User, purpose: OtpPurpose): Promise<void> {
+export async function issueOtp(ctx: AuthContext, user: User, purpose: OtpPurpose): Promise<void> {
   const { app } = ctx;
   const code = newOtpCode();
   await storeOtp(app.db, user.id, purpose, otpHash(user.id, purpose, code), app.clock());
@@ -30,27 +31,26 @@ export async function issueOtp(ctx: HandlerContext, user: User, purpose: OtpPurp
 const CODE_SENT = { detail: 'if an account exists for this email, a code has been sent to it; it expires in 10 minutes' };
 const BAD_CODE = 'invalid or expired code: a code works once, for 10 minutes, and stops working after 5 wrong attempts; request a new one';
 
-async function mailCode(ctx: HandlerContext, purpose: OtpPurpose) {
-  const email = String(ctx.body.email);
+async function mailCode(ctx: OperationContext<'requestOtp' | 'forgotPassword'>, purpose: OtpPurpose) {
+  const { email } = ctx.body;
   await limitMails(ctx, email);
   const user = await findUserByEmail(ctx.app.db, email);
   if (user) await issueOtp(ctx, user, purpose);
   return CODE_SENT;
 }
 
-export const requestOtp: Handler = (ctx) => mailCode(ctx, 'otp');
-export const forgotPassword: Handler = (ctx) => mailCode(ctx, 'reset');
+export const requestOtp: Handler<'requestOtp'> = (ctx) => mailCode(ctx, 'otp');
+export const forgotPassword: Handler<'forgotPassword'> = (ctx) => mailCode(ctx, 'reset');
 
 /** The account whose code this is, with the code used up; the same 401 for every failure. */
-async function redeem(ctx: HandlerContext, purpose: OtpPurpose, then?: (user: User, trx: App['db']) => Promise<void>): Promise<User> {
-  const email = String(ctx.body.email);
-  const code = String(ctx.body.otp);
+async function redeem(ctx: OperationContext<'loginOtp' | 'verifyOtp' | 'resetPassword'>, purpose: OtpPurpose, then?: (user: User, trx: App['db']) => Promise<void>): Promise<User> {
+  const { email, otp: code } = ctx.body;
   const { app } = ctx;
   const user = await findUserByEmail(app.db, email);
   if (!user) {
     otpHash(0, purpose, code); // the digest a known account would cost
     audit(ctx, 'code_refused', { purpose });
-    throw httpError(401, BAD_CODE);
+    throw new UnauthorizedError(BAD_CODE);
   }
   const now = app.clock();
   let granted = false;
@@ -64,34 +64,34 @@ async function redeem(ctx: HandlerContext, purpose: OtpPurpose, then?: (user: Us
   });
   if (!ok) {
     audit(ctx, 'code_refused', { userId: user.id, purpose });
-    throw httpError(401, BAD_CODE);
+    throw new UnauthorizedError(BAD_CODE);
   }
   if (!user.emailVerified) audit(ctx, 'email_verified', { userId: user.id });
   if (granted) audit(ctx, 'signup_credit_granted', { userId: user.id, amount: app.config.signupCredit });
   return { ...user, emailVerified: true };
 }
 
-export const loginOtp: Handler = async (ctx) => {
-  const attempt = await limitAttempts(ctx, 'code', String(ctx.body.email));
+export const loginOtp: Handler<'loginOtp'> = async (ctx) => {
+  const attempt = await limitAttempts(ctx, 'code', ctx.body.email);
   const user = await redeem(ctx, 'otp');
   await attempt.succeeded();
   audit(ctx, 'signed_in', { userId: user.id, method: 'otp' });
   return startSession(ctx.app, user.id);
 };
 
-export const verifyOtp: Handler = async (ctx) => {
-  const attempt = await limitAttempts(ctx, 'code', String(ctx.body.email));
+export const verifyOtp: Handler<'verifyOtp'> = async (ctx) => {
+  const attempt = await limitAttempts(ctx, 'code', ctx.body.email);
   const user = await redeem(ctx, 'otp');
   await attempt.succeeded();
   return userView(user);
 };
 
 /** Sets the new password and ends every session of the account (and, when asked or never verified, every credential), in the transaction that uses the code. */
-export const resetPassword: Handler = async (ctx) => {
-  const attempt = await limitAttempts(ctx, 'reset', String(ctx.body.email));
+export const resetPassword: Handler<'resetPassword'> = async (ctx) => {
+  const attempt = await limitAttempts(ctx, 'reset', ctx.body.email);
   // Hashed before the code is checked, for every request alike: the transaction stays short
   // and an unknown email costs what a known one does.
-  const passwordHash = await hashPassword(String(ctx.body.new_password));
+  const passwordHash = await hashPassword(ctx.body.new_password);
   const now = ctx.app.clock();
   let sessionsEnded = 0;
   let revoked = null as RevokedCredentials | null;
@@ -100,7 +100,7 @@ export const resetPassword: Handler = async (ctx) => {
     sessionsEnded = await revokeUserSessions(trx, u.id, now);
     // "Sign out everywhere" on request; always when the address was never verified before this
     // reset, since whoever registered it may have planted keys and clients (issue 16).
-    if (ctx.body.revoke_all_credentials === true || !u.emailVerified) revoked = await revokeAllCredentials(trx, u.id, ctx.app.encryptionKey, now);
+    if (ctx.body.revoke_all_credentials || !u.emailVerified) revoked = await revokeAllCredentials(trx, u.id, ctx.app.encryptionKey, now);
   });
   await attempt.succeeded();
   if (revoked) forgetSecrets(user.id);

@@ -3,8 +3,8 @@
 // Each ends in a session for the linked account, created on first sign-in.
 import type { App } from '../app.ts';
 import type { GoogleConfig } from '../config.ts';
-import type { Handler, HandlerContext } from './types.ts';
-import { httpError } from '../plugins/errors.ts';
+import type { Handler } from './types.ts';
+import { ConflictError, InvalidInputError, UnauthorizedError, UnavailableError } from '../lib/errors.ts';
 import { sha256Hex } from '../db/secrets.ts';
 import { savePendingAuthRequest, takePendingAuthRequest } from '../db/oauth-states.ts';
 import { findIdentityUserId, linkIdentity } from '../db/identities.ts';
@@ -17,22 +17,23 @@ import { completeAuthorization, ProviderUnavailableError, SignInRefusedError, st
 import type { ExternalIdentity } from './google-oidc.ts';
 import { startSession } from './session.ts';
 import { audit } from './audit.ts';
+import type { AuthContext } from './audit.ts';
 
 const PROVIDER = 'google';
 
 function googleConfig(app: App): GoogleConfig {
-  if (!app.config.google) throw httpError(503, 'Google sign-in is not configured on this gateway (set GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET)');
+  if (!app.config.google) throw new UnavailableError('Google sign-in is not configured on this gateway (set GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET)');
   return app.config.google;
 }
 
-async function viaProvider<T>(ctx: HandlerContext, work: Promise<T>): Promise<T> {
+async function viaProvider<T>(ctx: AuthContext, work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    if (err instanceof ProviderUnavailableError) throw httpError(503, err.message);
+    if (err instanceof ProviderUnavailableError) throw new UnavailableError(err.message);
     if (err instanceof SignInRefusedError) {
       audit(ctx, 'sign_in_refused', { method: PROVIDER, reason: err.message });
-      throw httpError(401, err.message);
+      throw new UnauthorizedError(err.message);
     }
     throw err;
   }
@@ -46,12 +47,12 @@ async function accountFor(app: App, id: ExternalIdentity): Promise<{ userId: num
   const linked = await findIdentityUserId(app.db, PROVIDER, id.subject);
   if (linked !== undefined) return { userId: linked, linked: 'before' };
   const { email } = id;
-  if (!email) throw httpError(401, 'Google did not share an email address with this gateway');
+  if (!email) throw new UnauthorizedError('Google did not share an email address with this gateway');
   const now = app.clock();
   return app.db.transaction(async (trx) => {
     const existing = await findUserByEmail(trx, email);
     if (existing) {
-      if (!id.emailVerified) throw httpError(409, 'an account with this email already exists and Google has not verified the address: sign in with the password');
+      if (!id.emailVerified) throw new ConflictError('an account with this email already exists and Google has not verified the address: sign in with the password');
       if (!existing.emailVerified) {
         // Whoever chose this account's password never proved the address; its owner just has.
         // Everything they could have set up goes (protection against pre-registration takeover):
@@ -73,7 +74,7 @@ async function accountFor(app: App, id: ExternalIdentity): Promise<{ userId: num
   });
 }
 
-async function signIn(ctx: HandlerContext, id: ExternalIdentity, method: string) {
+async function signIn(ctx: AuthContext, id: ExternalIdentity, method: string) {
   const { app } = ctx;
   let userId: number;
   try {
@@ -85,36 +86,36 @@ async function signIn(ctx: HandlerContext, id: ExternalIdentity, method: string)
     // Two first sign-ins of one identity raced: the other one created the link.
     if (!(err instanceof DuplicateError)) throw err;
     const linked = await findIdentityUserId(app.db, PROVIDER, id.subject);
-    if (linked === undefined) throw httpError(409, err.message);
+    if (linked === undefined) throw new ConflictError(err.message);
     userId = linked;
   }
   audit(ctx, 'signed_in', { userId, method });
   return startSession(app, userId);
 }
 
-export const getGoogleUrl: Handler = async (ctx) => {
+export const getGoogleUrl: Handler<'getGoogleUrl'> = async (ctx) => {
   const { app } = ctx;
   const request = await viaProvider(ctx, startAuthorization(googleConfig(app)));
   await savePendingAuthRequest(app.db, sha256Hex(request.state), { nonce: request.nonce, codeVerifier: request.codeVerifier }, app.clock());
   return { url: request.url.href };
 };
 
-export const googleCallback: Handler = async (ctx) => {
+export const googleCallback: Handler<'googleCallback'> = async (ctx) => {
   const { app } = ctx;
   const g = googleConfig(app);
-  const state = String(ctx.query.state);
+  const { state } = ctx.query;
   const pending = await takePendingAuthRequest(app.db, sha256Hex(state), app.clock());
   if (!pending) {
     audit(ctx, 'sign_in_refused', { method: PROVIDER, reason: 'unknown, expired or used state' });
-    throw httpError(400, 'unknown, expired or already used sign-in state: start again from /auth/get-google-url');
+    throw new InvalidInputError('unknown, expired or already used sign-in state: start again from /auth/get-google-url');
   }
   // Everything the provider sent (code, state, iss, ...) goes to the library, as received.
   const identity = await viaProvider(ctx, completeAuthorization(g, new URLSearchParams(ctx.request.url.search), { state, ...pending }));
   return signIn(ctx, identity, 'google');
 };
 
-export const googleMobileLogin: Handler = async (ctx) => {
+export const googleMobileLogin: Handler<'googleMobileLogin'> = async (ctx) => {
   const { app } = ctx;
-  const identity = await viaProvider(ctx, verifyIdToken(googleConfig(app), String(ctx.body.id_token)));
+  const identity = await viaProvider(ctx, verifyIdToken(googleConfig(app), ctx.body.id_token));
   return signIn(ctx, identity, 'google-mobile');
 };

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
-import { hold, release, settle } from './wallet.ts';
+import { hold, release, releaseTeam, settle, settleTeam } from './wallet.ts';
 import { insertDelivery, newDeliveryId } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
 import { ownerWhere } from './owner.ts';
@@ -22,6 +22,8 @@ export const TERMINAL: readonly PredictionStatus[] = ['completed', 'failed', 'ca
 export interface Prediction {
   id: string;
   userId: number;
+  /** the team whose wallet pays (null: the user's own); set by db/team-resources.ts */
+  teamId: number | null;
   apiKeyId: number | null;
   model: string;
   status: PredictionStatus;
@@ -44,6 +46,7 @@ export interface Prediction {
 interface PredictionRow {
   id: string;
   user_id: number;
+  team_id?: number | null;
   api_key_id: number | null;
   model: string;
   status: string;
@@ -66,6 +69,7 @@ function toPrediction(r: PredictionRow): Prediction {
   return {
     id: r.id,
     userId: num(r.user_id),
+    teamId: numOrNull(r.team_id ?? null),
     apiKeyId: numOrNull(r.api_key_id),
     model: r.model,
     status: r.status as PredictionStatus,
@@ -191,7 +195,9 @@ export async function completePrediction(
       inference_ms: Math.round(result.inferenceMs), error: null, completed_at: now, updated_at: now,
     });
     if (affected(n) !== 1) return { recorded: false, deliveryId: null };
-    await settle(trx, p.userId, p.price, p.id, p.model, now);
+    // The wallet that held the price pays it: the team's for a team prediction.
+    if (p.teamId !== null) await settleTeam(trx, p.teamId, p.userId, p.price, p.id, p.model, now);
+    else await settle(trx, p.userId, p.price, p.id, p.model, now);
     return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
   }));
 }
@@ -201,7 +207,8 @@ export async function failPrediction(db: Db, p: Prediction, error: string, now: 
     const n = await trx('predictions').where({ id: p.id, status: 'processing' })
       .update({ status: 'failed', error: error.slice(0, 2000), completed_at: now, updated_at: now });
     if (affected(n) !== 1) return { recorded: false, deliveryId: null };
-    await release(trx, p.userId, p.price);
+    if (p.teamId !== null) await releaseTeam(trx, p.teamId, p.price);
+    else await release(trx, p.userId, p.price);
     return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
   }));
 }
@@ -248,7 +255,8 @@ export async function cancelPrediction(db: Db, owner: Owner, id: string, now: nu
     const n = await trx('predictions').where('id', id).andWhere(ownerWhere(owner)).whereIn('status', ['queued', 'pending', 'processing'])
       .update({ status: 'cancelled', completed_at: now, updated_at: now });
     if (affected(n) !== 1) return 'finished';
-    await release(trx, num(row.user_id), num(row.price));
+    if (row.team_id !== null && row.team_id !== undefined) await releaseTeam(trx, num(row.team_id), num(row.price));
+    else await release(trx, num(row.user_id), num(row.price));
     return 'cancelled';
   });
 }

@@ -19,6 +19,9 @@ import { withLockRetry } from './retry.ts';
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: readonly PredictionStatus[] = ['completed', 'failed', 'cancelled'];
 
+/** The moderation state a prediction carries (the column defaults to unreviewed; the spec's ReviewStatus). */
+export type ReviewStatus = 'unreviewed' | 'approved' | 'rejected' | 'flagged';
+
 export interface Prediction {
   id: string;
   userId: number;
@@ -35,7 +38,7 @@ export interface Prediction {
   error: string | null;
   price: number;
   webhookUrl: string | null;
-  reviewStatus: string;
+  reviewStatus: ReviewStatus;
   attempts: number;
   inferenceMs: number | null;
   createdAt: number;
@@ -80,7 +83,7 @@ function toPrediction(r: PredictionRow): Prediction {
     error: r.error,
     price: num(r.price),
     webhookUrl: r.webhook_url,
-    reviewStatus: r.review_status,
+    reviewStatus: r.review_status as ReviewStatus,
     attempts: num(r.attempts),
     inferenceMs: numOrNull(r.inference_ms),
     createdAt: num(r.created_at),

@@ -66,7 +66,7 @@ test.serial('prediction_response is scoped to the owner in the query: a teammate
   const id = await sandboxPrediction(a.testKey);
   await gw.app.db('predictions').where('id', id).update({ team_id: 7 });
   const personal = await sandboxPrediction(a.testKey);
-  gw.app.teams = { membership: async (teamId) => (teamId === 7 ? { role: 'member' } : undefined) };
+  gw.app.teams = { membership: async (teamId) => (teamId === 7 ? { role: 'viewer' } : undefined) };
   try {
     const get = (rid: string, key: string, query = '') => gw.server.inject({ method: 'GET', url: `/app/prediction_response/${rid}${query}`, headers: { 'x-api-key': key } });
     const teammate = await get(id, b.testKey, '?team_id=7');

@@ -12,6 +12,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { MAX_WEBHOOK_RETRIES, webhookDelays } from './workers/webhooks/backoff.ts';
 import { createDb, migrate } from './db/knex.ts';
+import { membership as teamMembership } from './db/teams.ts';
 import type { Db } from './db/knex.ts';
 import { loadSpecDocument } from './spec/load.ts';
 import type { SpecDocument } from './spec/load.ts';
@@ -79,7 +80,7 @@ export interface App {
   dispatcher: Dispatcher;
   encryptionKey: Buffer;
   clock: () => number;
-  /** team membership for owner resolution (lib/owner.ts); absent until teams land: every team_id is 404 */
+  /** team membership for owner resolution (lib/owner.ts); tests may leave it out (every team_id is then 404) */
   teams?: TeamDirectory;
   close(): Promise<void>;
 }
@@ -161,6 +162,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     dispatcher,
     encryptionKey,
     clock,
+    teams: { membership: async (teamId, userId) => { const role = await teamMembership(db, teamId, userId); return role ? { role } : undefined; } },
     async close() {
       await dispatcher.stop();
       await queue.close();

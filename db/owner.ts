@@ -8,13 +8,14 @@ export type { Owner };
 /**
  * The rows an owner may see, as a knex `where` group: `.where(ownerWhere(owner))`.
  * Personal: the user's rows. A team (teamId set; lib/owner.ts checked membership): the team's
- * rows, whoever created them. Teams land with their migration (a `team_id` column on owned
- * tables); then the personal branch also gets `team_id IS NULL`, here and only here.
+ * rows, whoever created them. Every owned table has a nullable `team_id` (migration 0701):
+ * the personal branch is `user_id = ? AND team_id IS NULL`, here and only here.
  */
 export function ownerWhere(owner: Owner, table?: string): (qb: Knex.QueryBuilder) => void {
   const col = (name: string) => (table ? `${table}.${name}` : name);
   return (qb) => {
-    if (owner.teamId === null) qb.where(col('user_id'), owner.userId);
+    // Personal: the user's own rows, not the team rows the user created as a member.
+    if (owner.teamId === null) qb.where(col('user_id'), owner.userId).whereNull(col('team_id'));
     else qb.where(col('team_id'), owner.teamId);
   };
 }

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
-import { hold, release, settle } from './wallet.ts';
+import { hold, release, releaseTeam, settle, settleTeam } from './wallet.ts';
 import { insertDelivery, newDeliveryId } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
 import { ownerWhere } from './owner.ts';
@@ -19,9 +19,14 @@ import { withLockRetry } from './retry.ts';
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: readonly PredictionStatus[] = ['completed', 'failed', 'cancelled'];
 
+/** The moderation state a prediction carries (the column defaults to unreviewed; the spec's ReviewStatus). */
+export type ReviewStatus = 'unreviewed' | 'approved' | 'rejected' | 'flagged';
+
 export interface Prediction {
   id: string;
   userId: number;
+  /** the team whose wallet pays (null: the user's own); set by db/team-resources.ts */
+  teamId: number | null;
   apiKeyId: number | null;
   model: string;
   status: PredictionStatus;
@@ -33,7 +38,7 @@ export interface Prediction {
   error: string | null;
   price: number;
   webhookUrl: string | null;
-  reviewStatus: string;
+  reviewStatus: ReviewStatus;
   attempts: number;
   inferenceMs: number | null;
   createdAt: number;
@@ -44,6 +49,7 @@ export interface Prediction {
 interface PredictionRow {
   id: string;
   user_id: number;
+  team_id?: number | null;
   api_key_id: number | null;
   model: string;
   status: string;
@@ -66,6 +72,7 @@ function toPrediction(r: PredictionRow): Prediction {
   return {
     id: r.id,
     userId: num(r.user_id),
+    teamId: numOrNull(r.team_id ?? null),
     apiKeyId: numOrNull(r.api_key_id),
     model: r.model,
     status: r.status as PredictionStatus,
@@ -76,7 +83,7 @@ function toPrediction(r: PredictionRow): Prediction {
     error: r.error,
     price: num(r.price),
     webhookUrl: r.webhook_url,
-    reviewStatus: r.review_status,
+    reviewStatus: r.review_status as ReviewStatus,
     attempts: num(r.attempts),
     inferenceMs: numOrNull(r.inference_ms),
     createdAt: num(r.created_at),
@@ -191,7 +198,9 @@ export async function completePrediction(
       inference_ms: Math.round(result.inferenceMs), error: null, completed_at: now, updated_at: now,
     });
     if (affected(n) !== 1) return { recorded: false, deliveryId: null };
-    await settle(trx, p.userId, p.price, p.id, p.model, now);
+    // The wallet that held the price pays it: the team's for a team prediction.
+    if (p.teamId !== null) await settleTeam(trx, p.teamId, p.userId, p.price, p.id, p.model, now);
+    else await settle(trx, p.userId, p.price, p.id, p.model, now);
     return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
   }));
 }
@@ -201,7 +210,8 @@ export async function failPrediction(db: Db, p: Prediction, error: string, now: 
     const n = await trx('predictions').where({ id: p.id, status: 'processing' })
       .update({ status: 'failed', error: error.slice(0, 2000), completed_at: now, updated_at: now });
     if (affected(n) !== 1) return { recorded: false, deliveryId: null };
-    await release(trx, p.userId, p.price);
+    if (p.teamId !== null) await releaseTeam(trx, p.teamId, p.price);
+    else await release(trx, p.userId, p.price);
     return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
   }));
 }
@@ -248,7 +258,8 @@ export async function cancelPrediction(db: Db, owner: Owner, id: string, now: nu
     const n = await trx('predictions').where('id', id).andWhere(ownerWhere(owner)).whereIn('status', ['queued', 'pending', 'processing'])
       .update({ status: 'cancelled', completed_at: now, updated_at: now });
     if (affected(n) !== 1) return 'finished';
-    await release(trx, num(row.user_id), num(row.price));
+    if (row.team_id !== null && row.team_id !== undefined) await releaseTeam(trx, num(row.team_id), num(row.price));
+    else await release(trx, num(row.user_id), num(row.price));
     return 'cancelled';
   });
 }

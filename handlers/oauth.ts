@@ -2,16 +2,12 @@
 // endpoint itself is oidc-provider's (plugins/oauth.ts).
 import crypto from 'node:crypto';
 import type { Handler } from './types.ts';
-import { NotFoundError } from '../lib/errors.ts';
+import { ForbiddenError, NotFoundError } from '../lib/errors.ts';
 import { CODE_SCOPES, declaredScopes } from '../spec/scopes.ts';
-// createOAuthClient is not converted to the typed contract yet (keys and scopes work in progress):
-import { httpError } from '../plugins/errors.ts';
-import { ALL_SCOPES } from '../plugins/auth.ts';
 import { TOKEN_PATH } from '../plugins/oauth.ts';
 import { deleteOAuthClient as deleteClientRow, insertOAuthClient, listUserOAuthClients } from '../db/oauth-clients.ts';
 import type { OAuthClientRecord } from '../db/oauth-clients.ts';
 import { newSecret, sha256Hex } from '../db/secrets.ts';
-import { requireCaller } from './guards.ts';
 
 export const CLIENT_ID_PREFIX = 'mgc_';
 export const CLIENT_SECRET_PREFIX = 'mgcs_';
@@ -27,20 +23,19 @@ export const listScopes: Handler<'listScopes'> = async ({ app }) => ({ scopes: d
  * POST /oauth/clients. A session may grant any scope. A bearer token may only grant scopes it
  * holds itself, so a keys:manage token cannot mint a client with more power than its own.
  */
-export const createOAuthClient: Handler = async (ctx) => {
-  const caller = requireCaller(ctx);
-  const scopes = ctx.body.scopes as string[];
-  const beyond = scopes.filter((s) => !(caller.scopes as readonly string[]).includes(s));
-  if (beyond.length) throw httpError(403, `a client may not be granted scopes the caller does not hold: ${beyond.join(' ')}`);
+export const createOAuthClient: Handler<'createOAuthClient'> = async ({ app, caller, body }) => {
+  const { scopes } = body;
+  const beyond = scopes.filter((s) => !caller.scopes.includes(s));
+  if (beyond.length) throw new ForbiddenError(`a client may not be granted scopes the caller does not hold: ${beyond.join(' ')}`);
   const secret = newSecret(CLIENT_SECRET_PREFIX);
-  const record = await insertOAuthClient(ctx.app.db, {
+  const record = await insertOAuthClient(app.db, {
     userId: caller.userId,
     clientId: CLIENT_ID_PREFIX + crypto.randomBytes(16).toString('base64url'),
     secretHash: sha256Hex(secret),
-    name: String(ctx.body.name),
+    name: body.name,
     // in the canonical order, so lists and tokens read the same way
-    allowedScopes: ALL_SCOPES.filter((s) => scopes.includes(s)),
-  }, ctx.app.clock());
+    allowedScopes: CODE_SCOPES.filter((s) => scopes.includes(s)),
+  }, app.clock());
   return { ...clientView(record), client_secret: secret };
 };
 

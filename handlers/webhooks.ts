@@ -1,11 +1,11 @@
 // Webhook secrets, the full record of a prediction with its deliveries, and redelivery.
-import type { Handler } from './types.ts';
-import { httpError } from '../plugins/errors.ts';
+import type { Handler, ReplyOf } from './types.ts';
+import { ConflictError, NotFoundError } from '../lib/errors.ts';
 import { activeSecrets, listDeliveries, reopenDelivery, rotateSecret } from '../db/webhooks.ts';
 import type { Attempt, Delivery } from '../db/webhooks.ts';
 import { findPrediction } from '../db/predictions.ts';
 import { predictionView } from './render.ts';
-import { canSee, refuseSandboxKey, requireCaller } from './guards.ts';
+import { refuseSandboxKey } from './guards.ts';
 import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
 
 function secretView(list: Array<{ secret: string; createdAt: number; expiresAt: number | null }>) {
@@ -19,18 +19,15 @@ function secretView(list: Array<{ secret: string; createdAt: number; expiresAt: 
 }
 
 /** GET /app/webhook_secret: the account's signing secret (created on first use). */
-export const getWebhookSecret: Handler = async (ctx) => {
-  const caller = requireCaller(ctx);
-  return secretView(await activeSecrets(ctx.app.db, caller.userId, ctx.app.encryptionKey, ctx.app.clock()));
-};
+export const getWebhookSecret: Handler<'getWebhookSecret'> = async ({ app, caller }) =>
+  secretView(await activeSecrets(app.db, caller.userId, app.encryptionKey, app.clock()));
 
 /** POST /app/webhook_secret/rotate: a new secret; the old one keeps signing for 24 hours. */
-export const rotateWebhookSecret: Handler = async (ctx) => {
-  const caller = requireCaller(ctx);
+export const rotateWebhookSecret: Handler<'rotateWebhookSecret'> = async ({ app, caller }) => {
   refuseSandboxKey(caller, 'rotate the webhook signing secret');
-  await rotateSecret(ctx.app.db, caller.userId, ctx.app.encryptionKey, ctx.app.clock());
+  await rotateSecret(app.db, caller.userId, app.encryptionKey, app.clock());
   forgetSecrets(caller.userId);
-  return secretView(await activeSecrets(ctx.app.db, caller.userId, ctx.app.encryptionKey, ctx.app.clock()));
+  return secretView(await activeSecrets(app.db, caller.userId, app.encryptionKey, app.clock()));
 };
 
 function deliveryView(d: Delivery & { attemptLog: Attempt[] }) {
@@ -46,12 +43,15 @@ function deliveryView(d: Delivery & { attemptLog: Attempt[] }) {
   };
 }
 
-/** GET /app/prediction_response/{request_id}: the prediction with its input, cost and webhook deliveries. */
-export const getPredictionResponse: Handler = async (ctx) => {
-  const caller = requireCaller(ctx);
-  const p = await findPrediction(ctx.app.db, { userId: caller.userId, teamId: null }, String(ctx.params.request_id));
-  if (!p || !canSee(caller, p)) throw httpError(404, 'prediction not found');
-  const view = predictionView(ctx.app, p);
+/**
+ * GET /app/prediction_response/{request_id}: the prediction with its input, cost and webhook
+ * deliveries. Looked up with the caller's owner (another owner's id is unknown); a sandbox key
+ * sees only sandbox predictions.
+ */
+export const getPredictionResponse: Handler<'getPredictionResponse'> = async ({ app, caller, params }) => {
+  const p = await findPrediction(app.db, caller.owner, params.request_id);
+  if (!p || (caller.isTest && !p.isTest)) throw new NotFoundError('prediction not found');
+  const view = predictionView(app, p);
   return {
     ...view,
     request_id: p.id,
@@ -59,20 +59,20 @@ export const getPredictionResponse: Handler = async (ctx) => {
     input: p.input,
     cost: p.status === 'completed' ? p.price : 0,
     is_test: p.isTest,
-    team_id: null,
+    team_id: caller.owner.teamId,
     webhook: p.webhookUrl,
-    webhook_deliveries: (await listDeliveries(ctx.app.db, p.id)).map(deliveryView),
+    webhook_deliveries: (await listDeliveries(app.db, p.id)).map(deliveryView),
   };
 };
 
 /** POST /app/webhook_deliveries/{id}/redeliver: a dead or gone delivery tries again, same webhook-id. */
-export const redeliverWebhook: Handler = async (ctx) => {
-  const caller = requireCaller(ctx);
-  const id = String(ctx.params.id);
+export const redeliverWebhook: Handler<'redeliverWebhook'> = async ({ app, caller, params, h }) => {
+  const { id } = params;
   // A sandbox key does only sandbox things: a production prediction's delivery is unknown to it.
-  const outcome = await reopenDelivery(ctx.app.db, id, caller.userId, ctx.app.clock(), { sandboxOnly: caller.isTest });
-  if (outcome === 'not-found') throw httpError(404, 'webhook delivery not found');
-  if (outcome === 'busy') throw httpError(409, 'only a dead-lettered or gone delivery can be redelivered');
-  await ctx.app.dispatcher.dispatchWebhook(id);
-  return ctx.h.response({ id, status: 'pending' }).code(202);
+  const outcome = await reopenDelivery(app.db, id, caller.userId, app.clock(), { sandboxOnly: caller.isTest });
+  if (outcome === 'not-found') throw new NotFoundError('webhook delivery not found');
+  if (outcome === 'busy') throw new ConflictError('only a dead-lettered or gone delivery can be redelivered');
+  await app.dispatcher.dispatchWebhook(id);
+  const reply: ReplyOf<'redeliverWebhook'> = { id, status: 'pending' };
+  return h.response(reply).code(202);
 };

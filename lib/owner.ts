@@ -2,6 +2,8 @@
 // a member of. Resolved once per request by the route bridge (plugins/spec-routes.ts), from the
 // operation's `team_id` parameter, before the handler runs; handlers and db/ only see the result.
 import { NotFoundError } from './errors.ts';
+import { isTeamRole, requirePermission } from './team-permissions.ts';
+import type { TeamPermission } from './team-permissions.ts';
 
 export interface Owner {
   userId: number;
@@ -20,10 +22,21 @@ export interface TeamDirectory {
 
 export const TEAM_NOT_FOUND = 'team not found';
 
-/** A team that does not exist and a team the caller is not in are the same 404 (no probing). */
-export async function resolveOwner(app: { teams?: TeamDirectory }, caller: { userId: number }, teamId: number | null | undefined): Promise<Owner> {
+/**
+ * A team that does not exist and a team the caller is not in are the same 404 (no probing); a
+ * member whose role lacks the operation's permission (`x-team-permission` in the spec) gets 403
+ * naming it. An operation that takes `team_id` without declaring a permission never reaches
+ * here with one: start-up refuses it (spec/team-permissions check in app.ts).
+ */
+export async function resolveOwner(
+  app: { teams?: TeamDirectory },
+  caller: { userId: number },
+  teamId: number | null | undefined,
+  permission?: TeamPermission,
+): Promise<Owner> {
   if (teamId === null || teamId === undefined) return { userId: caller.userId, teamId: null };
   const membership = app.teams ? await app.teams.membership(teamId, caller.userId) : undefined;
-  if (!membership) throw new NotFoundError(TEAM_NOT_FOUND);
+  if (!membership || !isTeamRole(membership.role)) throw new NotFoundError(TEAM_NOT_FOUND);
+  if (permission) requirePermission(membership.role, permission);
   return { userId: caller.userId, teamId };
 }

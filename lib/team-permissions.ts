@@ -1,6 +1,6 @@
 // The team permission table (issue 8): the one place that says which role may do what.
 // Handlers and the edge ask `can` / `requirePermission`; nothing else compares role names.
-import { httpError } from '../plugins/errors.ts';
+import { ForbiddenError } from './errors.ts';
 
 export const TEAM_ROLES = ['owner', 'admin', 'developer', 'billing', 'viewer'] as const;
 export type TeamRole = (typeof TEAM_ROLES)[number];
@@ -37,6 +37,10 @@ export function isTeamRole(v: unknown): v is TeamRole {
   return typeof v === 'string' && (TEAM_ROLES as readonly string[]).includes(v);
 }
 
+export function isTeamPermission(v: unknown): v is TeamPermission {
+  return typeof v === 'string' && (TEAM_PERMISSIONS as readonly string[]).includes(v);
+}
+
 export function can(role: TeamRole, permission: TeamPermission): boolean {
   return TABLE[role].includes(permission);
 }
@@ -44,7 +48,7 @@ export function can(role: TeamRole, permission: TeamPermission): boolean {
 /** Throws 403 naming the missing permission; a non-member must get 404 before this is asked. */
 export function requirePermission(role: TeamRole, permission: TeamPermission): void {
   if (!can(role, permission)) {
-    throw httpError(403, `your role in this team (${role}) lacks the "${permission}" permission`);
+    throw new ForbiddenError(`your role in this team (${role}) lacks the "${permission}" permission`);
   }
 }
 

@@ -14,6 +14,9 @@ import type { AjvLikeError } from './validation-errors.ts';
 import type { AnyHandler, HandlerContext } from '../handlers/types.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { resolveOwner } from '../lib/owner.ts';
+import { isTeamPermission, TEAM_PERMISSIONS } from '../lib/team-permissions.ts';
+import type { TeamPermission } from '../lib/team-permissions.ts';
+import { NOT_YET } from '../handlers/index.ts';
 import { scopeNames } from '../spec/scopes.ts';
 import { UnauthorizedError } from '../lib/errors.ts';
 
@@ -89,6 +92,8 @@ export interface SharedRouteDeps {
 
 export interface RouteDeps extends SharedRouteDeps {
   handler: AnyHandler;
+  /** false for a declared operation that still answers 501 (handlers/index.ts NOT_YET) */
+  live?: boolean;
   /** set on model endpoints */
   model?: ModelInfo;
 }
@@ -101,6 +106,25 @@ export function routeDepsFor(app: App, strategies: ReadonlySet<string>): SharedR
     globalSecurity: (document.security as SecurityRequirement[] | undefined) ?? [],
     declaredScopes: new Set(scopeNames(document)),
   };
+}
+
+/**
+ * The team permission an operation that takes `team_id` needs (`x-team-permission`, a name from
+ * lib/team-permissions.ts). A live operation that takes `team_id` without declaring one stops
+ * start-up, so no team route is ever open to every role by omission.
+ */
+export function teamPermissionOf(operationId: string, operation: Operation, live: boolean): TeamPermission | undefined {
+  const declared = (operation as unknown as Record<string, unknown>)['x-team-permission'];
+  if (declared !== undefined && !isTeamPermission(declared)) {
+    throw new Error(`${operationId}: x-team-permission must be one of ${TEAM_PERMISSIONS.join(', ')}`);
+  }
+  const params = (operation.parameters ?? []) as Array<{ name?: string; in?: string }>;
+  const body = (operation.requestBody as { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } | undefined)?.content?.['application/json']?.schema?.properties ?? {};
+  const takesTeam = params.some((p) => p.name === 'team_id' && p.in !== 'path') || 'team_id' in body;
+  if (takesTeam && declared === undefined && live) {
+    throw new Error(`${operationId}: takes team_id but declares no x-team-permission (one of ${TEAM_PERMISSIONS.join(', ')})`);
+  }
+  return declared;
 }
 
 /** `team_id` from the query or the body, where the operation declares it (validation checked its type). */
@@ -124,6 +148,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
   const scopes = requiredScopes(operationId, security, deps.declaredScopes);
   const role = extensions['x-required-role'];
   if (role !== undefined && !(ROLES as readonly unknown[]).includes(role)) throw new Error(`${operationId}: x-required-role must be one of ${ROLES.join(', ')}`);
+  const teamPermission = teamPermissionOf(operationId, operation, deps.live ?? true);
   const bearerRoute = routeStrategies.includes('session') || routeStrategies.includes('oauth');
   if (isProtected && routeStrategies.length === 0) {
     // Every alternative needs a credential this build cannot check yet: the route stays closed.
@@ -216,7 +241,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         query,
         params: isObject(coerced.params) ? coerced.params : { ...request.params },
         // The owner is resolved here, once, before the handler runs (membership checked in lib/owner.ts).
-        caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, teamIdOf(query, payload)) } as HandlerContext['caller'] : null,
+        caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, teamIdOf(query, payload), teamPermission) } as HandlerContext['caller'] : null,
         ...(model ? { model } : {}),
       };
       return (handler as (ctx: HandlerContext) => Promise<unknown>)(ctx);
@@ -242,7 +267,7 @@ export const specRoutesPlugin: Plugin<{ app: App; strategies: ReadonlySet<string
       const handler = handlerOf(api, operationId);
       if (!handler) throw new Error(`${operationId}: no handler registered`);
       const model = models.get(operationId);
-      const options = routeOptionsFor(operation, { ...shared, handler, ...(model ? { model } : {}) });
+      const options = routeOptionsFor(operation, { ...shared, handler, live: !NOT_YET.includes(operationId), ...(model ? { model } : {}) });
       server.route({ method: operation.method.toUpperCase() as RouteDefMethods, path: operation.path, options });
     }
   },

@@ -2900,7 +2900,9 @@ export interface components {
             status: components["schemas"]["PredictionStatus"];
             review_status: components["schemas"]["ReviewStatus"];
             /** @description The input the prediction was submitted with (after defaults were applied). */
-            input: Record<string, never>;
+            input: {
+                [key: string]: unknown;
+            };
             outputs: string[];
             has_nsfw_contents: boolean[];
             error: string | null;

@@ -59,3 +59,28 @@ test('cancelling another account\'s prediction is 404 and leaves it alone; the o
   t.is(mine.statusCode, 409);
   t.deepEqual(mine.result, { detail: 'prediction is already completed and cannot be cancelled', code: 'conflict' });
 });
+
+test.serial('prediction_response is scoped to the owner in the query: a teammate reads the team\'s prediction under its team_id, and only there', async (t) => {
+  const a = await newAccount(gw);
+  const b = await newAccount(gw);
+  const id = await sandboxPrediction(a.testKey);
+  await gw.app.db('predictions').where('id', id).update({ team_id: 7 });
+  const personal = await sandboxPrediction(a.testKey);
+  gw.app.teams = { membership: async (teamId) => (teamId === 7 ? { role: 'viewer' } : undefined) };
+  try {
+    const get = (rid: string, key: string, query = '') => gw.server.inject({ method: 'GET', url: `/app/prediction_response/${rid}${query}`, headers: { 'x-api-key': key } });
+    const teammate = await get(id, b.testKey, '?team_id=7');
+    t.is(teammate.statusCode, 200);
+    t.is((teammate.result as { request_id: string }).request_id, id);
+    t.is((teammate.result as { team_id: number | null }).team_id, 7);
+    const creator = await get(id, a.testKey, '?team_id=7');
+    t.is(creator.statusCode, 200);
+    t.is((creator.result as { team_id: number | null }).team_id, 7);
+    // outside the team's scope the teammate does not know the id; a personal prediction is not the team's
+    t.deepEqual((await get(id, b.testKey)).result, { detail: 'prediction not found', code: 'not_found' });
+    t.deepEqual((await get(personal, a.testKey, '?team_id=7')).result, { detail: 'prediction not found', code: 'not_found' });
+    t.is((await get(personal, a.testKey)).statusCode, 200);
+  } finally {
+    delete gw.app.teams;
+  }
+});

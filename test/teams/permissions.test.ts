@@ -1,5 +1,6 @@
 // The permission table in the README is the one lib/team-permissions.ts enforces.
 import test from 'ava';
+import { ForbiddenError } from '../../lib/errors.ts';
 import fs from 'node:fs';
 import { can, requirePermission, TEAM_PERMISSIONS, TEAM_ROLES } from '../../lib/team-permissions.ts';
 
@@ -21,9 +22,9 @@ test('the README permission table matches can() cell by cell', (t) => {
 });
 
 test('a refusal is a 403 naming the missing permission', (t) => {
-  const err = t.throws(() => requirePermission('viewer', 'generate')) as unknown as { output: { statusCode: number; payload: { detail: string } } };
-  t.is(err.output.statusCode, 403);
-  t.regex(err.output.payload.detail, /"generate"/);
+  const err = t.throws(() => requirePermission('viewer', 'generate'), { instanceOf: ForbiddenError });
+  t.is(err?.status, 403);
+  t.regex(err?.message ?? '', /"generate"/);
   t.notThrows(() => requirePermission('owner', 'delete_team'));
 });
 

@@ -8,7 +8,7 @@ import { freshDatabase, uniqueName } from '../helpers/services.ts';
 import { createTeam, removeMember } from '../../db/teams.ts';
 import { findTeamPrediction, insertTeamApiKey, listTeamKeys, listTeamPredictions, revokeTeamKey, submitTeamPrediction, teamOfKey } from '../../db/team-resources.ts';
 import { findActiveKeyByHash, insertApiKey, listUserKeys, revokeKey } from '../../db/api-keys.ts';
-import { newPredictionId } from '../../db/predictions.ts';
+import { cancelPrediction, claim, completePrediction, failPrediction, findPrediction, newPredictionId } from '../../db/predictions.ts';
 import { getTeamBalance } from '../../db/wallet.ts';
 import { InsufficientCreditError } from '../../db/errors.ts';
 import { sha256Hex } from '../../db/secrets.ts';
@@ -84,4 +84,28 @@ test("a team's predictions are held on its wallet and listed for the team only",
   t.truthy(await findTeamPrediction(db, team.id, ids[0]!));
   t.is(await findTeamPrediction(db, other.id, ids[0]!), undefined);
   t.is(await findTeamPrediction(db, team.id, personalId), undefined);
+  // Owner scoping (db/owner.ts): the member who submitted a team prediction does not see it as a
+  // personal one, and the team scope does not see the member's personal one.
+  t.is(await findPrediction(db, { userId: owner, teamId: null }, ids[0]!), undefined);
+  t.truthy(await findPrediction(db, { userId: owner, teamId: null }, personalId));
+  t.truthy(await findPrediction(db, { userId: owner, teamId: team.id }, ids[0]!));
+  t.is(await findPrediction(db, { userId: owner, teamId: team.id }, personalId), undefined);
+  t.is(await cancelPrediction(db, { userId: owner, teamId: null }, ids[0]!, Date.now()), 'not-found');
+
+  // The wallet that held the price is the one that gets it back, or pays it: the team's, never the member's.
+  await db('users').where({ id: owner }).update({ balance: 500 });
+  t.is(await cancelPrediction(db, { userId: owner, teamId: team.id }, ids[0]!, Date.now()), 'cancelled');
+  t.deepEqual(await getTeamBalance(db, team.id), { balance: 40, held: 60 });
+  const running = await claim(db, ids[1]!, Date.now());
+  t.truthy(running);
+  t.true((await completePrediction(db, running!, { outputs: [], nsfw: [], inferenceMs: 1 }, Date.now())).recorded);
+  t.deepEqual(await getTeamBalance(db, team.id), { balance: 40, held: 30 });
+  const failing = await claim(db, ids[2]!, Date.now());
+  t.true((await failPrediction(db, failing!, 'upstream said no', Date.now())).recorded);
+  t.deepEqual(await getTeamBalance(db, team.id), { balance: 70, held: 0 });
+  const member = await db('users').where({ id: owner }).first();
+  t.deepEqual([Number(member.balance), Number(member.held)], [500, 0]);
+  const debit = await db('credit_transactions').where({ prediction_id: ids[1] });
+  t.is(debit.length, 1);
+  t.is(Number(debit[0].team_id), team.id);
 });

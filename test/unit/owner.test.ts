@@ -1,7 +1,7 @@
 // resolveOwner: the one place `team_id` becomes an owner.
 import test from 'ava';
 import { resolveOwner, TEAM_NOT_FOUND } from '../../lib/owner.ts';
-import { NotFoundError } from '../../lib/errors.ts';
+import { ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 
 const caller = { userId: 42 };
 
@@ -20,4 +20,16 @@ test('a member acts for the team; a non-member gets the same 404 as an unknown t
   t.deepEqual(await resolveOwner({ teams }, caller, 3), { userId: 42, teamId: 3 });
   const err = await t.throwsAsync(resolveOwner({ teams }, caller, 4), { instanceOf: NotFoundError });
   t.is(err?.message, TEAM_NOT_FOUND);
+});
+
+test('a member whose role lacks the operation\'s team permission gets 403 naming it; one that has it acts for the team', async (t) => {
+  const teams = { membership: async () => ({ role: 'viewer' }) };
+  t.deepEqual(await resolveOwner({ teams }, caller, 3, 'read_history'), { userId: 42, teamId: 3 });
+  const err = await t.throwsAsync(resolveOwner({ teams }, caller, 3, 'generate'), { instanceOf: ForbiddenError });
+  t.regex(err?.message ?? '', /lacks the "generate" permission/);
+});
+
+test('a membership with a role the permission table does not know is treated as no membership', async (t) => {
+  const teams = { membership: async () => ({ role: 'superuser' }) };
+  await t.throwsAsync(resolveOwner({ teams }, caller, 3), { instanceOf: NotFoundError });
 });

@@ -3,7 +3,7 @@
 // no email either, only account ids.
 import type { Request } from '@hapi/hapi';
 import type { App } from '../app.ts';
-import { clientIp } from '../plugins/addresses.ts';
+import { clientIp } from '../lib/addresses.ts';
 
 /** What the /auth helpers need of a request's context: typed (OperationContext) and legacy contexts alike. */
 export interface AuthContext {

@@ -25,7 +25,7 @@ export { generate };
 
 /**
  * Typed by operationId: an entry must be that operation's Handler<Op>. LegacyHandler entries are
- * the modules not converted to the typed contract yet (auth, otp, google).
+ * the modules not converted to the typed contract yet (teams).
  */
 export type HandlerMap = { readonly [Op in HandledOperationId]?: Handler<Op> | LegacyHandler };
 

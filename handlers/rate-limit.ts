@@ -10,7 +10,7 @@
 import crypto from 'node:crypto';
 import type { Request } from '@hapi/hapi';
 import ipaddr from 'ipaddr.js';
-import { clientIp } from '../plugins/addresses.ts';
+import { clientIp } from '../lib/addresses.ts';
 import { RateLimitedError } from '../lib/errors.ts';
 import { clearBucket, deleteEndedWindows, hitWindow, unhitWindow } from '../db/rate-limits.ts';
 import { normaliseEmail } from '../db/users.ts';
@@ -18,7 +18,7 @@ import { audit } from './audit.ts';
 import type { AuthContext } from './audit.ts';
 
 /**
- * The client's address as a rate-limit bucket: plugins/addresses.ts decides the address (the
+ * The client's address as a rate-limit bucket: lib/addresses.ts decides the address (the
  * same one key restrictions and logs see); one IPv6 client usually holds a whole /64, so it
  * counts as one.
  */

@@ -35,6 +35,8 @@ export async function resolveOwner(
   permission?: TeamPermission,
 ): Promise<Owner> {
   if (teamId === null || teamId === undefined) return { userId: caller.userId, teamId: null };
+  // An id no team can have (1e309 coerces to Infinity, which passes "integer") is unknown, not a query.
+  if (!Number.isSafeInteger(teamId) || teamId <= 0) throw new NotFoundError(TEAM_NOT_FOUND);
   const membership = app.teams ? await app.teams.membership(teamId, caller.userId) : undefined;
   if (!membership || !isTeamRole(membership.role)) throw new NotFoundError(TEAM_NOT_FOUND);
   if (permission) requirePermission(membership.role, permission);

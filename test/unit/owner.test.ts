@@ -33,3 +33,13 @@ test('a membership with a role the permission table does not know is treated as 
   const teams = { membership: async () => ({ role: 'superuser' }) };
   await t.throwsAsync(resolveOwner({ teams }, caller, 3), { instanceOf: NotFoundError });
 });
+
+test('a team_id no team can have (Infinity from 1e309, 0, negative, fractional) is 404 without asking the database', async (t) => {
+  let asked = 0;
+  const teams = { membership: async () => { asked += 1; return { role: 'owner' }; } };
+  for (const id of [Infinity, 0, -3, 1.5, 2 ** 60]) {
+    const err = await t.throwsAsync(resolveOwner({ teams }, caller, id), { instanceOf: NotFoundError });
+    t.is(err?.message, TEAM_NOT_FOUND);
+  }
+  t.is(asked, 0);
+});

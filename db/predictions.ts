@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
-import { hold, release, releaseTeam, settle, settleTeam } from './wallet.ts';
+import { hold, releaseFor, settleFor } from './wallet.ts';
 import { insertDelivery, newDeliveryId } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
 import { ownerWhere } from './owner.ts';
@@ -199,8 +199,7 @@ export async function completePrediction(
     });
     if (affected(n) !== 1) return { recorded: false, deliveryId: null };
     // The wallet that held the price pays it: the team's for a team prediction.
-    if (p.teamId !== null) await settleTeam(trx, p.teamId, p.userId, p.price, p.id, p.model, now);
-    else await settle(trx, p.userId, p.price, p.id, p.model, now);
+    await settleFor(trx, p, p.price, p.id, p.model, now);
     return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
   }));
 }
@@ -210,8 +209,7 @@ export async function failPrediction(db: Db, p: Prediction, error: string, now: 
     const n = await trx('predictions').where({ id: p.id, status: 'processing' })
       .update({ status: 'failed', error: error.slice(0, 2000), completed_at: now, updated_at: now });
     if (affected(n) !== 1) return { recorded: false, deliveryId: null };
-    if (p.teamId !== null) await releaseTeam(trx, p.teamId, p.price);
-    else await release(trx, p.userId, p.price);
+    await releaseFor(trx, p, p.price);
     return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
   }));
 }
@@ -258,8 +256,7 @@ export async function cancelPrediction(db: Db, owner: Owner, id: string, now: nu
     const n = await trx('predictions').where('id', id).andWhere(ownerWhere(owner)).whereIn('status', ['queued', 'pending', 'processing'])
       .update({ status: 'cancelled', completed_at: now, updated_at: now });
     if (affected(n) !== 1) return 'finished';
-    if (row.team_id !== null && row.team_id !== undefined) await releaseTeam(trx, num(row.team_id), num(row.price));
-    else await release(trx, num(row.user_id), num(row.price));
+    await releaseFor(trx, { userId: num(row.user_id), teamId: numOrNull(row.team_id ?? null) }, num(row.price));
     return 'cancelled';
   });
 }

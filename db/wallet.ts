@@ -7,21 +7,40 @@ import { affected } from './knex.ts';
 import { InsufficientCreditError } from './errors.ts';
 import { num } from './rows.ts';
 
-export async function hold(trx: Knex, userId: number, amount: number): Promise<void> {
+/**
+ * Whose wallet a move touches: a user's own (`users` row) or a team's (`teams` row). Ledger rows
+ * carry team_id and, in user_id, the member whose prediction it was; a user's personal ledger is
+ * the rows with team_id null. A deleted team cannot take new holds.
+ */
+export interface Payer {
+  userId: number;
+  /** null: the user's own wallet */
+  teamId: number | null;
+}
+
+function walletRow(trx: Knex, payer: Payer): Knex.QueryBuilder {
+  return payer.teamId === null ? trx('users').where('id', payer.userId) : trx('teams').where('id', payer.teamId);
+}
+
+/** balance -> held, only if the balance covers it (one conditional UPDATE). */
+export async function holdFor(trx: Knex, payer: Payer, amount: number): Promise<void> {
   if (amount === 0) return;
-  const n = await trx('users')
-    .where('id', userId)
+  const row = walletRow(trx, payer);
+  if (payer.teamId !== null) row.whereNull('deleted_at');
+  const n = await row
     .andWhere('balance', '>=', amount)
     .update({ balance: trx.raw('balance - ?', [amount]), held: trx.raw('held + ?', [amount]) });
   if (affected(n) !== 1) throw new InsufficientCreditError(amount);
 }
 
-export async function settle(trx: Knex, userId: number, amount: number, predictionId: string, model: string, now: number): Promise<void> {
+/** held -> gone, with a ledger row. */
+export async function settleFor(trx: Knex, payer: Payer, amount: number, predictionId: string, model: string, now: number): Promise<void> {
   if (amount === 0) return;
-  await trx('users').where('id', userId).update({ held: trx.raw('held - ?', [amount]) });
-  const row = await trx('users').select('balance').where('id', userId).first<{ balance: number | string }>();
+  await walletRow(trx, payer).update({ held: trx.raw('held - ?', [amount]) });
+  const row = await walletRow(trx, payer).select('balance').first<{ balance: number | string }>();
   await trx('credit_transactions').insert({
-    user_id: userId,
+    user_id: payer.userId,
+    team_id: payer.teamId,
     amount: -amount,
     kind: 'prediction',
     prediction_id: predictionId,
@@ -31,51 +50,25 @@ export async function settle(trx: Knex, userId: number, amount: number, predicti
   });
 }
 
-export async function release(trx: Knex, userId: number, amount: number): Promise<void> {
+/** held -> balance. */
+export async function releaseFor(trx: Knex, payer: Payer, amount: number): Promise<void> {
   if (amount === 0) return;
-  await trx('users').where('id', userId).update({ balance: trx.raw('balance + ?', [amount]), held: trx.raw('held - ?', [amount]) });
+  await walletRow(trx, payer).update({ balance: trx.raw('balance + ?', [amount]), held: trx.raw('held - ?', [amount]) });
 }
+
+export const hold = (trx: Knex, userId: number, amount: number) => holdFor(trx, { userId, teamId: null }, amount);
+export const settle = (trx: Knex, userId: number, amount: number, predictionId: string, model: string, now: number) =>
+  settleFor(trx, { userId, teamId: null }, amount, predictionId, model, now);
+export const release = (trx: Knex, userId: number, amount: number) => releaseFor(trx, { userId, teamId: null }, amount);
+/** `userId` 0: no member is named (the hold itself writes no ledger row). */
+export const holdTeam = (trx: Knex, teamId: number, amount: number) => holdFor(trx, { userId: 0, teamId }, amount);
+export const settleTeam = (trx: Knex, teamId: number, memberUserId: number, amount: number, predictionId: string, model: string, now: number) =>
+  settleFor(trx, { userId: memberUserId, teamId }, amount, predictionId, model, now);
+export const releaseTeam = (trx: Knex, teamId: number, amount: number) => releaseFor(trx, { userId: 0, teamId }, amount);
 
 export async function getBalance(db: Knex, userId: number): Promise<{ balance: number; held: number }> {
   const row = await db('users').select('balance', 'held').where('id', userId).first<{ balance: number | string; held: number | string } | undefined>();
   return { balance: num(row?.balance ?? 0), held: num(row?.held ?? 0) };
-}
-
-// Team wallets (issue 8): the same moves on the `teams` row. Ledger rows carry team_id and,
-// in user_id, the member whose prediction it was; a user's personal ledger is the rows with
-// team_id null. A deleted team cannot take new holds.
-
-export async function holdTeam(trx: Knex, teamId: number, amount: number): Promise<void> {
-  if (amount === 0) return;
-  const n = await trx('teams')
-    .where('id', teamId)
-    .whereNull('deleted_at')
-    .andWhere('balance', '>=', amount)
-    .update({ balance: trx.raw('balance - ?', [amount]), held: trx.raw('held + ?', [amount]) });
-  if (affected(n) !== 1) throw new InsufficientCreditError(amount);
-}
-
-export async function settleTeam(
-  trx: Knex, teamId: number, memberUserId: number, amount: number, predictionId: string, model: string, now: number,
-): Promise<void> {
-  if (amount === 0) return;
-  await trx('teams').where('id', teamId).update({ held: trx.raw('held - ?', [amount]) });
-  const row = await trx('teams').select('balance').where('id', teamId).first<{ balance: number | string }>();
-  await trx('credit_transactions').insert({
-    user_id: memberUserId,
-    team_id: teamId,
-    amount: -amount,
-    kind: 'prediction',
-    prediction_id: predictionId,
-    description: model.slice(0, 255),
-    balance_after: num(row.balance),
-    created_at: now,
-  });
-}
-
-export async function releaseTeam(trx: Knex, teamId: number, amount: number): Promise<void> {
-  if (amount === 0) return;
-  await trx('teams').where('id', teamId).update({ balance: trx.raw('balance + ?', [amount]), held: trx.raw('held - ?', [amount]) });
 }
 
 /** Adds credit to a team wallet with a ledger row (`kind` e.g. 'topup'); `byUserId` is who paid. */

@@ -14,7 +14,7 @@ export interface ApiKeyRecord {
   lastUsedAt: string | null;
 }
 
-interface ApiKeyRow {
+export interface ApiKeyRow {
   id: number;
   user_id: number;
   name: string;
@@ -28,7 +28,8 @@ interface ApiKeyRow {
   revoked_at: number | string | null;
 }
 
-function toRecord(r: ApiKeyRow): ApiKeyRecord {
+/** Maps an api_keys row (also for team keys: db/team-resources.ts). */
+export function apiKeyFromRow(r: ApiKeyRow): ApiKeyRecord {
   return {
     id: num(r.id),
     userId: num(r.user_id),
@@ -58,7 +59,7 @@ export async function insertApiKey(
     created_at: now,
   });
   const row = await db<ApiKeyRow>('api_keys').where({ id }).first();
-  return toRecord(row!);
+  return apiKeyFromRow(row!);
 }
 
 /** Looks a live key up by the SHA-256 of its value, with its owner's role: one indexed query per request. */
@@ -69,19 +70,19 @@ export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<(Api
     .where('api_keys.key_hash', keyHash)
     .whereNull('api_keys.revoked_at')
     .first();
-  return row ? { ...toRecord(row), ownerRole: row.owner_role === 'admin' ? 'admin' : 'user' } : undefined;
+  return row ? { ...apiKeyFromRow(row), ownerRole: row.owner_role === 'admin' ? 'admin' : 'user' } : undefined;
 }
 
 /** The user's personal keys: keys of a team the user created (team_id set) belong to the team (db/team-resources.ts). */
 export async function listUserKeys(db: Db, userId: number): Promise<ApiKeyRecord[]> {
   const rows = await db<ApiKeyRow>('api_keys').where({ user_id: userId }).whereNull('team_id').whereNull('revoked_at').orderBy('id', 'asc');
-  return rows.map(toRecord);
+  return rows.map(apiKeyFromRow);
 }
 
 /** A live personal key of this user (not a team's), or undefined. */
 export async function findUserKey(db: Db, userId: number, keyId: number): Promise<ApiKeyRecord | undefined> {
   const row = await db<ApiKeyRow>('api_keys').where({ id: keyId, user_id: userId }).whereNull('team_id').whereNull('revoked_at').first();
-  return row ? toRecord(row) : undefined;
+  return row ? apiKeyFromRow(row) : undefined;
 }
 
 /** Revokes a personal key of this user; false when there is no such live key (a team's key included). */

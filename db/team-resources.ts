@@ -3,8 +3,9 @@
 // so visibility, is team_id. Removing a member therefore leaves the team's keys working.
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
-import type { ApiKeyRecord } from './api-keys.ts';
-import { bool, iso, isoOrNull, jsonOr, num } from './rows.ts';
+import { apiKeyFromRow } from './api-keys.ts';
+import type { ApiKeyRecord, ApiKeyRow } from './api-keys.ts';
+import { num } from './rows.ts';
 import { holdTeam } from './wallet.ts';
 import { predictionFromRow } from './predictions.ts';
 import type { NewPrediction, Prediction } from './predictions.ts';
@@ -16,18 +17,7 @@ export interface TeamApiKeyRecord extends ApiKeyRecord {
 type Row = Record<string, unknown>;
 
 function toKey(r: Row): TeamApiKeyRecord {
-  return {
-    id: num(r.id),
-    userId: num(r.user_id),
-    teamId: num(r.team_id),
-    name: String(r.name),
-    prefix: String(r.prefix),
-    isTest: bool(r.is_test),
-    ipWhitelist: jsonOr<string[]>(r.ip_whitelist, []),
-    scopes: r.scopes === null || r.scopes === undefined ? null : jsonOr<string[]>(r.scopes, []),
-    createdAt: iso(r.created_at),
-    lastUsedAt: isoOrNull(r.last_used_at),
-  };
+  return { ...apiKeyFromRow(r as unknown as ApiKeyRow), teamId: num(r.team_id) };
 }
 
 export async function insertTeamApiKey(

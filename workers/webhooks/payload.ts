@@ -2,7 +2,7 @@
 // `error` only when failed.
 import type { App } from '../../app.ts';
 import type { Prediction } from '../../db/predictions.ts';
-import { predictionView } from '../../handlers/render.ts';
+import { predictionView } from '../../lib/prediction-view.ts';
 
 export function webhookPayload(app: App, p: Prediction): Record<string, unknown> {
   const v = predictionView(app, p);

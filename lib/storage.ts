@@ -4,9 +4,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import type { AdapterFile, MediaKind } from './adapters/types.ts';
+import type { AdapterFile, MediaKind } from '../workers/adapters/types.ts';
 
-export const SANDBOX_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), 'sandbox');
+/** the sandbox's sample outputs (workers/sandbox/, next to the script that makes them) */
+export const SANDBOX_DIR = path.join(import.meta.dirname, '..', 'workers', 'sandbox');
 
 const SANDBOX_SAMPLE: Readonly<Record<MediaKind, string>> = {
   image: 'sandbox/sample.png',

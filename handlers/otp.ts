@@ -12,7 +12,7 @@ import { revokeUserSessions } from '../db/sessions.ts';
 import { revokeAllCredentials } from '../db/credentials.ts';
 import type { RevokedCredentials } from '../db/credentials.ts';
 import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
-import { otpMail, sendInBackground } from '../workers/mail.ts';
+import { otpMail, sendInBackground } from '../lib/mail.ts';
 import { limitAttempts, limitMails } from './rate-limit.ts';
 import { startSession, userView } from './session.ts';
 import { audit } from './audit.ts';

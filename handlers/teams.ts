@@ -14,7 +14,7 @@ import { findUserById, normaliseEmail } from '../db/users.ts';
 import { newSecret, sha256Hex } from '../db/secrets.ts';
 import { can, isTeamRole, requirePermission } from '../lib/team-permissions.ts';
 import type { TeamPermission, TeamRole } from '../lib/team-permissions.ts';
-import { sendInBackground, teamInviteMail } from '../workers/mail.ts';
+import { sendInBackground, teamInviteMail } from '../lib/mail.ts';
 
 export const INVITE_TOKEN_PREFIX = 'mgi_';
 const TEAM_NOT_FOUND = 'team not found';

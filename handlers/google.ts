@@ -5,7 +5,7 @@ import type { App } from '../app.ts';
 import type { GoogleConfig } from '../config.ts';
 import type { Handler } from './types.ts';
 import { ConflictError, InvalidInputError, UnauthorizedError, UnavailableError } from '../lib/errors.ts';
-import { sha256Hex } from '../db/secrets.ts';
+import { sha256Hex } from '../lib/secrets.ts';
 import { savePendingAuthRequest, takePendingAuthRequest } from '../db/oauth-states.ts';
 import { findIdentityUserId, linkIdentity } from '../db/identities.ts';
 import { createUser, findUserByEmail, setPasswordHash, verifyEmail } from '../db/users.ts';

@@ -7,7 +7,7 @@ import { CODE_SCOPES, declaredScopes } from '../spec/scopes.ts';
 import { TOKEN_PATH } from '../plugins/oauth.ts';
 import { deleteOAuthClient as deleteClientRow, insertOAuthClient, listUserOAuthClients } from '../db/oauth-clients.ts';
 import type { OAuthClientRecord } from '../db/oauth-clients.ts';
-import { newSecret, sha256Hex } from '../db/secrets.ts';
+import { newSecret, sha256Hex } from '../lib/secrets.ts';
 
 export const CLIENT_ID_PREFIX = 'mgc_';
 export const CLIENT_SECRET_PREFIX = 'mgcs_';

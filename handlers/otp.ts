@@ -7,7 +7,7 @@ import type { User } from '../db/users.ts';
 import { findUserByEmail, setPasswordHash, verifyEmail } from '../db/users.ts';
 import { consumeOtp, newOtpCode, otpHash, storeOtp } from '../db/otp.ts';
 import type { OtpPurpose } from '../db/otp.ts';
-import { hashPassword } from '../db/secrets.ts';
+import { hashPassword } from '../lib/secrets.ts';
 import { revokeUserSessions } from '../db/sessions.ts';
 import { revokeAllCredentials } from '../db/credentials.ts';
 import type { RevokedCredentials } from '../db/credentials.ts';

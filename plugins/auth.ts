@@ -10,7 +10,7 @@ import { clientIp, inAnyRange } from './addresses.ts';
 import type { App } from '../app.ts';
 import { findActiveKeyByHash, touchKey } from '../db/api-keys.ts';
 import { findSessionUser } from '../db/sessions.ts';
-import { sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST, SESSION_PREFIX } from '../db/secrets.ts';
+import { sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST, SESSION_PREFIX } from '../lib/secrets.ts';
 import { httpError } from './errors.ts';
 import { CODE_SCOPES } from '../spec/scopes.ts';
 

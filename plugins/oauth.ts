@@ -12,7 +12,7 @@ import type { Configuration } from 'oidc-provider';
 import type { App } from '../app.ts';
 import { findLiveOAuthClient } from '../db/oauth-clients.ts';
 import { providerAdapter } from '../db/oauth-provider-store.ts';
-import { SESSION_PREFIX, sha256Hex } from '../db/secrets.ts';
+import { SESSION_PREFIX, sha256Hex } from '../lib/secrets.ts';
 import { ALL_SCOPES } from './auth.ts';
 import type { Caller, Scope } from './auth.ts';
 import { bearerChallenge } from './oauth-challenge.ts';

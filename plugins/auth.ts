@@ -6,7 +6,7 @@
 // strategy the route allows; a credential that is present but wrong is a final 401.
 import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
-import { clientIp, inAnyRange } from './addresses.ts';
+import { clientIp, inAnyRange } from '../lib/addresses.ts';
 import type { App } from '../app.ts';
 import { findActiveKeyByHash, touchKey } from '../db/api-keys.ts';
 import { findSessionUser } from '../db/sessions.ts';

@@ -3,7 +3,7 @@
 // creator's scopes and IP restriction, and a sandbox key creates and revokes only sandbox keys.
 import { isAddressOrRange, rangeWithinAny } from '../lib/addresses.ts';
 import { CODE_SCOPES } from '../spec/scopes.ts';
-import type { App } from '../app.ts';
+import type { App } from '../lib/context.ts';
 import type { Handler, OwnedCaller } from './types.ts';
 import { ForbiddenError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { findUserKey, insertApiKey, listUserKeys, revokeKey } from '../db/api-keys.ts';

@@ -1,7 +1,7 @@
 // One-time codes by email: request-otp and forgot-password mail a code; login-otp, verify-otp
 // and reset-password use one up. Unknown emails get exactly the answers known ones get: the
 // same 200 when a code is asked for, the same 401 when one is presented.
-import type { App } from '../app.ts';
+import type { App } from '../lib/context.ts';
 import type { Handler, OperationContext } from './types.ts';
 import type { User } from '../db/users.ts';
 import { findUserByEmail, setPasswordHash, verifyEmail } from '../db/users.ts';

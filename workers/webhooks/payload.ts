@@ -1,6 +1,6 @@
 // The webhook body of interface spec 2.2, exactly those fields: `outputs` only when completed,
 // `error` only when failed.
-import type { App } from '../../app.ts';
+import type { App } from '../../lib/context.ts';
 import type { Prediction } from '../../db/predictions.ts';
 import { predictionView } from '../../lib/prediction-view.ts';
 

@@ -33,9 +33,16 @@ module.exports = {
     {
       name: 'workers-not-to-handlers',
       severity: 'error',
-      comment: 'Workers run without the HTTP edge; what both need is shared in lib/.',
+      comment: 'Workers run without the HTTP edge (handlers, plugins); what both need is shared in lib/.',
       from: { path: '^workers/' },
-      to: { path: '^handlers/' },
+      to: { path: '^(handlers|plugins)/' },
+    },
+    {
+      name: 'spec-declares-only',
+      severity: 'error',
+      comment: 'spec/ loads and checks the document; the code follows it, not the other way round.',
+      from: { path: '^spec/' },
+      to: { path: ['^(handlers|plugins|db)/', COMPOSITION_ROOT] },
     },
     {
       name: 'handlers-not-to-plugins',

@@ -1,7 +1,9 @@
 // The application's parts, built once per process from the configuration: database, queue,
-// spec and catalog, storage. API and worker roles share this; each uses what it needs.
+// spec and catalog, storage. API and worker roles share this; each uses what it needs. This is
+// the composition root (with main.ts and server.ts): the types of what it builds live in
+// lib/context.ts, so no other module imports this one.
 import { OpenAPIBackend } from 'openapi-backend';
-import type { Document, Operation } from 'openapi-backend';
+import type { Document } from 'openapi-backend';
 import addFormats from 'ajv-formats';
 import pino from 'pino';
 import type { Logger } from 'pino';
@@ -13,26 +15,22 @@ import crypto from 'node:crypto';
 import { MAX_WEBHOOK_RETRIES, webhookDelays } from './workers/webhooks/backoff.ts';
 import { createDb, migrate } from './db/knex.ts';
 import { membership as teamMembership } from './db/teams.ts';
-import type { Db } from './db/knex.ts';
 import { loadSpecDocument } from './spec/load.ts';
 import type { SpecDocument } from './spec/load.ts';
 import { checkScopes } from './spec/scopes.ts';
 import { buildCatalog, catalogVocabulary } from './spec/catalog.ts';
-import type { ModelInfo, SpecOperation } from './spec/catalog.ts';
+import type { SpecOperation } from './spec/catalog.ts';
 import { adapterRegistry } from './workers/adapters/index.ts';
-import type { AdapterEnv } from './workers/adapters/types.ts';
 import { createQueue } from './workers/queue/index.ts';
 import type { Queue, TopicSpec } from './workers/queue/types.ts';
-import { createLocalStorage } from './workers/storage.ts';
-import type { Storage } from './workers/storage.ts';
+import { MAX_RETRIES } from './workers/run-model.ts';
+import { createLocalStorage } from './lib/storage.ts';
 import { handlerFor, generate } from './handlers/index.ts';
 import { registerHandler } from './plugins/spec-routes.ts';
 import { createDispatcher } from './workers/dispatch.ts';
-import type { Dispatcher } from './workers/dispatch.ts';
-import type { TeamDirectory } from './lib/owner.ts';
+import type { App, LoadedSpec } from './lib/context.ts';
 
-/** Dead-lettering after three retries (the owner's rule for every queue). */
-export const MAX_RETRIES = 3;
+export type { App, LoadedSpec };
 
 export function topics(config: Config): TopicSpec[] {
   return [
@@ -58,31 +56,6 @@ export function resolveEncryptionKey(config: Config): Buffer {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
   return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
-}
-
-export interface LoadedSpec {
-  /** the merged document as written (refs intact), served at /openapi.json */
-  document: SpecDocument;
-  api: OpenAPIBackend;
-  /** dereferenced operations, listed once at start-up */
-  operations: Operation[];
-  models: Map<string, ModelInfo>;
-}
-
-export interface App {
-  config: Config;
-  log: Logger;
-  db: Db;
-  queue: Queue;
-  spec: LoadedSpec;
-  storage: Storage;
-  adapterEnv: AdapterEnv;
-  dispatcher: Dispatcher;
-  encryptionKey: Buffer;
-  clock: () => number;
-  /** team membership for owner resolution (lib/owner.ts); tests may leave it out (every team_id is then 404) */
-  teams?: TeamDirectory;
-  close(): Promise<void>;
 }
 
 /** The raw document's operations, as (operationId, has x-model) pairs. */

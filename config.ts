@@ -2,7 +2,7 @@
 // ("Configuration"). Bad configuration stops start-up with one line naming the variable.
 import Joi from 'joi';
 import path from 'node:path';
-import { isAddressOrRange } from './plugins/addresses.ts';
+import { isAddressOrRange } from './lib/addresses.ts';
 import type { UpstreamConfig } from './workers/adapters/types.ts';
 
 export type Role = 'api' | 'worker' | 'all';

@@ -8,7 +8,7 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Db } from './knex.ts';
 import { num } from './rows.ts';
 import { findLiveOAuthClient } from './oauth-clients.ts';
-import { sha256Hex } from './secrets.ts';
+import { sha256Hex } from '../lib/secrets.ts';
 
 interface RecordRow {
   kind: string;

@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
-import { newWebhookSecret, seal, unseal } from './secrets.ts';
+import { newWebhookSecret, seal, unseal } from '../lib/secrets.ts';
 import { predictionFromRow } from './predictions.ts';
 import type { Prediction } from './predictions.ts';
 import { iso, num, numOrNull } from './rows.ts';

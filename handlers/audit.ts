@@ -2,7 +2,7 @@
 // attack), for operators: who signed in how, from where. Never a password, code, token or key;
 // no email either, only account ids.
 import type { Request } from '@hapi/hapi';
-import type { App } from '../app.ts';
+import type { App } from '../lib/context.ts';
 import { clientIp } from '../lib/addresses.ts';
 
 /** What the /auth helpers need of a request's context: typed (OperationContext) and legacy contexts alike. */

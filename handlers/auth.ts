@@ -5,7 +5,7 @@ import type { Handler, OperationContext } from './types.ts';
 import { ConflictError, UnauthorizedError } from '../lib/errors.ts';
 import { createUser, findUserForLogin } from '../db/users.ts';
 import { DuplicateError } from '../db/errors.ts';
-import { hashPassword, verifyPassword } from '../db/secrets.ts';
+import { hashPassword, verifyPassword } from '../lib/secrets.ts';
 import { revokeSession } from '../db/sessions.ts';
 import type { User } from '../db/users.ts';
 import { issueApiKey, keyView } from './keys.ts';

@@ -1,7 +1,7 @@
 // POST /api/v1/{model-endpoint}: every model endpoint of the spec lands here.
 import type { ModelHandler } from './types.ts';
 import { UnavailableError, ValidationFailedError } from '../lib/errors.ts';
-import { urlProblem } from '../workers/webhooks/destination.ts';
+import { urlProblem } from '../lib/destination-policy.ts';
 import { computePrice } from '../spec/pricing.ts';
 import { adapterRegistry, isAdapterConfigured } from '../workers/adapters/index.ts';
 import { insertSandboxPrediction, newPredictionId, submitPrediction } from '../db/predictions.ts';

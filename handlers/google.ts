@@ -1,11 +1,11 @@
 // Google sign-in: get-google-url starts an authorization-code flow (state, nonce, PKCE kept
 // server-side), google_callback completes it, google/mobile accepts an ID token from an app.
 // Each ends in a session for the linked account, created on first sign-in.
-import type { App } from '../app.ts';
+import type { App } from '../lib/context.ts';
 import type { GoogleConfig } from '../config.ts';
 import type { Handler } from './types.ts';
 import { ConflictError, InvalidInputError, UnauthorizedError, UnavailableError } from '../lib/errors.ts';
-import { sha256Hex } from '../db/secrets.ts';
+import { sha256Hex } from '../lib/secrets.ts';
 import { savePendingAuthRequest, takePendingAuthRequest } from '../db/oauth-states.ts';
 import { findIdentityUserId, linkIdentity } from '../db/identities.ts';
 import { createUser, findUserByEmail, setPasswordHash, verifyEmail } from '../db/users.ts';

@@ -1,6 +1,6 @@
 // Support for the handlers not converted to the typed contract yet: typed handlers of protected
 // operations receive a caller that is never null, and typed params.
-import type { Caller } from '../plugins/auth.ts';
+import type { Caller } from '../lib/context.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../lib/errors.ts';
 import type { HandlerContext } from './types.ts';
 

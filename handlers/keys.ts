@@ -3,12 +3,12 @@
 // creator's scopes and IP restriction, and a sandbox key creates and revokes only sandbox keys.
 import { isAddressOrRange, rangeWithinAny } from '../lib/addresses.ts';
 import { CODE_SCOPES } from '../spec/scopes.ts';
-import type { App } from '../app.ts';
+import type { App } from '../lib/context.ts';
 import type { Handler, OwnedCaller } from './types.ts';
 import { ForbiddenError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { findUserKey, insertApiKey, listUserKeys, revokeKey } from '../db/api-keys.ts';
 import type { ApiKeyRecord } from '../db/api-keys.ts';
-import { KEY_PREFIX_LIVE, KEY_PREFIX_TEST, newSecret, sha256Hex } from '../db/secrets.ts';
+import { KEY_PREFIX_LIVE, KEY_PREFIX_TEST, newSecret, sha256Hex } from '../lib/secrets.ts';
 
 export function keyView(k: ApiKeyRecord) {
   return { id: k.id, name: k.name, prefix: k.prefix, is_test: k.isTest, ip_whitelist: k.ipWhitelist, scopes: k.scopes, created_at: k.createdAt, last_used_at: k.lastUsedAt };

@@ -4,10 +4,10 @@ import crypto from 'node:crypto';
 import type { Handler } from './types.ts';
 import { ForbiddenError, NotFoundError } from '../lib/errors.ts';
 import { CODE_SCOPES, declaredScopes } from '../spec/scopes.ts';
-import { TOKEN_PATH } from '../plugins/oauth.ts';
+import { TOKEN_PATH } from '../lib/oauth.ts';
 import { deleteOAuthClient as deleteClientRow, insertOAuthClient, listUserOAuthClients } from '../db/oauth-clients.ts';
 import type { OAuthClientRecord } from '../db/oauth-clients.ts';
-import { newSecret, sha256Hex } from '../db/secrets.ts';
+import { newSecret, sha256Hex } from '../lib/secrets.ts';
 
 export const CLIENT_ID_PREFIX = 'mgc_';
 export const CLIENT_SECRET_PREFIX = 'mgcs_';

@@ -1,18 +1,18 @@
 // One-time codes by email: request-otp and forgot-password mail a code; login-otp, verify-otp
 // and reset-password use one up. Unknown emails get exactly the answers known ones get: the
 // same 200 when a code is asked for, the same 401 when one is presented.
-import type { App } from '../app.ts';
+import type { App } from '../lib/context.ts';
 import type { Handler, OperationContext } from './types.ts';
 import type { User } from '../db/users.ts';
 import { findUserByEmail, setPasswordHash, verifyEmail } from '../db/users.ts';
 import { consumeOtp, newOtpCode, otpHash, storeOtp } from '../db/otp.ts';
 import type { OtpPurpose } from '../db/otp.ts';
-import { hashPassword } from '../db/secrets.ts';
+import { hashPassword } from '../lib/secrets.ts';
 import { revokeUserSessions } from '../db/sessions.ts';
 import { revokeAllCredentials } from '../db/credentials.ts';
 import type { RevokedCredentials } from '../db/credentials.ts';
 import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
-import { otpMail, sendInBackground } from '../workers/mail.ts';
+import { otpMail, sendInBackground } from '../lib/mail.ts';
 import { limitAttempts, limitMails } from './rate-limit.ts';
 import { startSession, userView } from './session.ts';
 import { audit } from './audit.ts';

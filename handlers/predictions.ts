@@ -3,7 +3,7 @@
 import type { Handler } from './types.ts';
 import { ConflictError, NotFoundError } from '../lib/errors.ts';
 import { cancelPrediction as cancelRow, findPrediction } from '../db/predictions.ts';
-import { predictionView } from './render.ts';
+import { predictionView } from '../lib/prediction-view.ts';
 import { canSee } from './guards.ts';
 
 /** GET /api/v1/predictions/{request_id}/result (a sandbox key sees only sandbox predictions) */

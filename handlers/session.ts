@@ -1,8 +1,8 @@
 // What every login route answers: a new opaque session (SessionResponse), and the user view.
-import type { App } from '../app.ts';
+import type { App } from '../lib/context.ts';
 import type { User } from '../db/users.ts';
 import type { components } from '../spec/v1.generated.ts';
-import { newSecret, sha256Hex, SESSION_PREFIX } from '../db/secrets.ts';
+import { newSecret, sha256Hex, SESSION_PREFIX } from '../lib/secrets.ts';
 import { insertSession } from '../db/sessions.ts';
 
 export function userView(u: User): components['schemas']['UserResponse'] {

@@ -11,10 +11,10 @@ import {
 } from '../db/teams.ts';
 import type { Invite, Member, Membership } from '../db/teams.ts';
 import { findUserById, normaliseEmail } from '../db/users.ts';
-import { newSecret, sha256Hex } from '../db/secrets.ts';
+import { newSecret, sha256Hex } from '../lib/secrets.ts';
 import { can, isTeamRole, requirePermission } from '../lib/team-permissions.ts';
 import type { TeamPermission, TeamRole } from '../lib/team-permissions.ts';
-import { sendInBackground, teamInviteMail } from '../workers/mail.ts';
+import { sendInBackground, teamInviteMail } from '../lib/mail.ts';
 
 export const INVITE_TOKEN_PREFIX = 'mgi_';
 const TEAM_NOT_FOUND = 'team not found';

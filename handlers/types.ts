@@ -3,8 +3,8 @@
 // and must return the operation's 2xx JSON body, so a reply that drifts from the spec is a compile
 // error. Protected operations (the spec declares security) always receive a caller with its owner.
 import type { Request, ResponseToolkit, ResponseObject } from '@hapi/hapi';
-import type { App } from '../app.ts';
-import type { Caller } from '../plugins/auth.ts';
+import type { App } from '../lib/context.ts';
+import type { Caller } from '../lib/context.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import type { Owner } from '../lib/owner.ts';
 import type { ModelOperationId, ProtectedOperationId, operations } from '../spec/v1.generated.ts';

@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError } from '../lib/errors.ts';
 import { activeSecrets, listDeliveries, reopenDelivery, rotateSecret } from '../db/webhooks.ts';
 import type { Attempt, Delivery } from '../db/webhooks.ts';
 import { findPrediction } from '../db/predictions.ts';
-import { predictionView } from './render.ts';
+import { predictionView } from '../lib/prediction-view.ts';
 import { refuseSandboxKey } from './guards.ts';
 import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
 

@@ -6,11 +6,11 @@
 // strategy the route allows; a credential that is present but wrong is a final 401.
 import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
-import { clientIp, inAnyRange } from './addresses.ts';
-import type { App } from '../app.ts';
+import { clientIp, inAnyRange } from '../lib/addresses.ts';
+import type { App, Caller } from '../lib/context.ts';
 import { findActiveKeyByHash, touchKey } from '../db/api-keys.ts';
 import { findSessionUser } from '../db/sessions.ts';
-import { sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST, SESSION_PREFIX } from '../db/secrets.ts';
+import { sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST, SESSION_PREFIX } from '../lib/secrets.ts';
 import { httpError } from './errors.ts';
 import { CODE_SCOPES } from '../spec/scopes.ts';
 
@@ -18,17 +18,8 @@ import { CODE_SCOPES } from '../spec/scopes.ts';
 export const ALL_SCOPES = CODE_SCOPES;
 export type Scope = (typeof ALL_SCOPES)[number];
 
-export interface Caller {
-  userId: number;
-  role: 'user' | 'admin';
-  via: 'api-key' | 'session' | 'oauth';
-  apiKeyId: number | null;
-  /** a sandbox key: mock outputs, no billing */
-  isTest: boolean;
-  scopes: readonly Scope[];
-  /** the presenting login session (via 'session'), so that logout can end exactly that one */
-  sessionId?: number;
-}
+// The Caller type is shared context (lib/context.ts): handlers name it without importing plugins/.
+export type { Caller };
 
 declare module '@hapi/hapi' {
   interface UserCredentials {

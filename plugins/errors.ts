@@ -6,7 +6,7 @@ import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
-import { clientIp } from './addresses.ts';
+import { clientIp } from '../lib/addresses.ts';
 import type { ValidationItem } from './validation-errors.ts';
 import type { Logger } from 'pino';
 import { isDbUnavailable, isLockConflict } from '../db/errors.ts';

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { Plugin, RouteOptions } from '@hapi/hapi';
 import inert from '@hapi/inert';
-import { SANDBOX_DIR } from '../workers/storage.ts';
+import { SANDBOX_DIR } from '../lib/storage.ts';
 
 /** browsers may keep a file a day; shared caches may not keep it at all (Cache-Control: private) */
 export const FILE_MAX_AGE_MS = 24 * 3600 * 1000;

@@ -9,15 +9,15 @@ import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import Provider from 'oidc-provider';
 import type { Configuration } from 'oidc-provider';
-import type { App } from '../app.ts';
+import type { App } from '../lib/context.ts';
 import { findLiveOAuthClient } from '../db/oauth-clients.ts';
 import { providerAdapter } from '../db/oauth-provider-store.ts';
-import { SESSION_PREFIX, sha256Hex } from '../db/secrets.ts';
+import { SESSION_PREFIX, sha256Hex } from '../lib/secrets.ts';
 import { ALL_SCOPES } from './auth.ts';
 import type { Caller, Scope } from './auth.ts';
 import { bearerChallenge } from './oauth-challenge.ts';
+import { TOKEN_PATH } from '../lib/oauth.ts';
 
-export const TOKEN_PATH = '/oauth/token';
 export const TOKEN_TTL_SECONDS = 3600;
 /** The value of the spec's `x-handled-by` on operations served by this plugin rather than by spec-routes. */
 export const HANDLED_BY_PROVIDER = 'oauth-provider';

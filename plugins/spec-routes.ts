@@ -5,7 +5,7 @@
 import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit, RouteOptions, Lifecycle, RouteDefMethods } from '@hapi/hapi';
 import type { Operation } from 'openapi-backend';
-import type { App } from '../app.ts';
+import type { App } from '../lib/context.ts';
 import { callerOf, STRATEGY_FOR_SCHEME } from './auth.ts';
 import { httpError, payloadTimeoutError, validationError } from './errors.ts';
 import { bearerChallenge } from './oauth-challenge.ts';

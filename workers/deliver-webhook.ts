@@ -1,7 +1,7 @@
 // The deliver-webhook consumer: one attempt per message. Sign at send time over the exact bytes
 // sent, record the attempt, then ack, retry after the backoff (or Retry-After), or dead-letter
 // after the third retry. Transport-free: it returns an Outcome.
-import type { App } from '../app.ts';
+import type { App } from '../lib/context.ts';
 import { findPendingDelivery, recordAttempt } from '../db/webhooks.ts';
 import { signingSecrets } from './webhooks/secret-cache.ts';
 import type { Delivery as QueueDelivery, Outcome } from './queue/types.ts';

@@ -1,8 +1,7 @@
 // The run-model consumer: claim the prediction, run its adapter, store the files, record the
 // outcome (and the money) in one transition, then acknowledge. Transport-free: it returns an
 // Outcome and the queue maps it onto acks, delay queues and dead-lettering.
-import type { App } from '../app.ts';
-import { MAX_RETRIES } from '../app.ts';
+import type { App } from '../lib/context.ts';
 import { claim, completePrediction, failPrediction, handBackPrediction, requeuePrediction } from '../db/predictions.ts';
 import type { Prediction } from '../db/predictions.ts';
 import { adapterRegistry } from './adapters/index.ts';
@@ -12,6 +11,9 @@ import { removeTemporary } from './adapters/http-json.ts';
 import { identifyOutput } from './output-type.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
 import type { PredictionMessage } from './dispatch.ts';
+
+/** Dead-lettering after three retries (the owner's rule for the predictions queue; app.ts topics()). */
+export const MAX_RETRIES = 3;
 
 /** older than any download can run (10 minutes) plus its move into place */
 const STALE_TEMPORARY_MS = 60 * 60_000;

@@ -1,4 +1,4 @@
-// One function decides the client address (plugins/addresses.ts clientIp): behind a trusted
+// One function decides the client address (lib/addresses.ts clientIp): behind a trusted
 // proxy, a key's IP restriction sees the client from X-Forwarded-For, not the proxy; from an
 // untrusted peer, X-Forwarded-For is ignored. MariaDB, in-process queue.
 import test from 'ava';

@@ -14,7 +14,7 @@ import {
 } from '../../db/teams.ts';
 import { getTeamBalance, holdTeam, releaseTeam, settleTeam } from '../../db/wallet.ts';
 import { InsufficientCreditError } from '../../db/errors.ts';
-import { sha256Hex } from '../../db/secrets.ts';
+import { sha256Hex } from '../../lib/secrets.ts';
 
 let db: Db;
 let drop: () => Promise<void>;

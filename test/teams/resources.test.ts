@@ -11,7 +11,7 @@ import { findActiveKeyByHash, insertApiKey, listUserKeys, revokeKey } from '../.
 import { cancelPrediction, claim, completePrediction, failPrediction, findPrediction, newPredictionId } from '../../db/predictions.ts';
 import { getTeamBalance } from '../../db/wallet.ts';
 import { InsufficientCreditError } from '../../db/errors.ts';
-import { sha256Hex } from '../../db/secrets.ts';
+import { sha256Hex } from '../../lib/secrets.ts';
 
 let db: Db;
 let drop: () => Promise<void>;

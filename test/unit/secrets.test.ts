@@ -1,5 +1,5 @@
 import test from 'ava';
-import { hashPassword, newSecret, sha256Hex, verifyPassword, KEY_PREFIX_LIVE } from '../../db/secrets.ts';
+import { hashPassword, newSecret, sha256Hex, verifyPassword, KEY_PREFIX_LIVE } from '../../lib/secrets.ts';
 
 test('a password verifies against its own hash only', async (t) => {
   const stored = await hashPassword('correct horse battery');

@@ -4,7 +4,7 @@ import test from 'ava';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createLocalStorage } from '../../workers/storage.ts';
+import { createLocalStorage } from '../../lib/storage.ts';
 
 async function storage(t: import('ava').ExecutionContext) {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'storage-test-'));

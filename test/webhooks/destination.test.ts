@@ -1,6 +1,6 @@
 // The SSRF policy: which webhook URLs are refused at submit time, and send-time re-resolution.
 import test from 'ava';
-import { urlProblem, addressPermitted } from '../../workers/webhooks/destination.ts';
+import { urlProblem, addressPermitted } from '../../lib/destination-policy.ts';
 import { sendWebhook } from '../../workers/webhooks/send.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 

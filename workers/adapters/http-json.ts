@@ -36,8 +36,8 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import ipaddr from 'ipaddr.js';
-import { addressPermitted, nameBlocked, pinnedLookup } from '../webhooks/destination.ts';
-import type { DestinationPolicy } from '../webhooks/destination.ts';
+import { addressPermitted, nameBlocked, pinnedLookup } from '../../lib/destination-policy.ts';
+import type { DestinationPolicy } from '../../lib/destination-policy.ts';
 import { AdapterError } from './types.ts';
 import type { Adapter, AdapterDefinition, AdapterEnv, AdapterFile, AdapterResult, RunContext, UpstreamConfig } from './types.ts';
 

@@ -2,7 +2,8 @@
 // An adapter turns a validated model input into files; the worker stores them and
 // records the prediction. Adapters never touch the database, the queue or credits.
 
-export type MediaKind = 'image' | 'video' | 'audio' | 'model3d' | 'text';
+import type { MediaKind } from '../../lib/media.ts';
+export type { MediaKind };
 
 /**
  * One file an adapter produced. The worker stores it and hands out a stable URL. Small files

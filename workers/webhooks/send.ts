@@ -3,8 +3,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import ipaddr from 'ipaddr.js';
-import { addressPermitted, pinnedLookup } from './destination.ts';
-import type { DestinationPolicy } from './destination.ts';
+import { addressPermitted, pinnedLookup } from '../../lib/destination-policy.ts';
+import type { DestinationPolicy } from '../../lib/destination-policy.ts';
 
 const MAX_RESPONSE_BYTES = 4096;
 

@@ -4,9 +4,17 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import type { AdapterFile, MediaKind } from './adapters/types.ts';
+import type { MediaKind } from './media.ts';
 
-export const SANDBOX_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), 'sandbox');
+/**
+ * One output file to store, the shape of an adapter's `AdapterFile` (workers/adapters/types.ts):
+ * bytes, or a temporary file that save() moves into place. Only `extension` decides the key.
+ */
+export type StoredFile = { contentType: string; extension: string; nsfw?: boolean }
+  & ({ data: Uint8Array; path?: undefined } | { path: string; data?: undefined });
+
+/** the sandbox's sample outputs (workers/sandbox/, next to the script that makes them) */
+export const SANDBOX_DIR = path.join(import.meta.dirname, '..', 'workers', 'sandbox');
 
 const SANDBOX_SAMPLE: Readonly<Record<MediaKind, string>> = {
   image: 'sandbox/sample.png',
@@ -18,7 +26,7 @@ const SANDBOX_SAMPLE: Readonly<Record<MediaKind, string>> = {
 
 export interface Storage {
   /** writes one output file and returns its key */
-  save(predictionId: string, index: number, file: AdapterFile): Promise<string>;
+  save(predictionId: string, index: number, file: StoredFile): Promise<string>;
   /** where adapters write downloads before save() moves them into place (same file system) */
   tempDir: string;
   /** removes temporary downloads older than `olderThanMs` (left by a worker that died); returns how many */

@@ -7,7 +7,7 @@
 // hold a request. A lost mail is recovered by asking for a new code.
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
-import type { App } from '../app.ts';
+import type { App } from './context.ts';
 import type { MailConfig } from '../config.ts';
 
 export interface Mail {

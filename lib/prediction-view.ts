@@ -1,7 +1,29 @@
-// The public shape of a prediction: the result route's body, and (for issue 3) the webhook
-// payload of interface spec 2.2 share these fields.
-import type { App } from '../app.ts';
-import type { Prediction, PredictionStatus } from '../db/predictions.ts';
+// The public shape of a prediction: the result route's body (handlers) and the webhook payload
+// of interface spec 2.2 (workers/webhooks/payload.ts) share these fields.
+import type { components } from '../spec/v1.generated.ts';
+import type { Storage } from './storage.ts';
+
+type PredictionStatus = components['schemas']['PredictionStatus'];
+
+/** What the view reads of a prediction (db/predictions.ts `Prediction` has it all). */
+export interface ViewedPrediction {
+  id: string;
+  model: string;
+  status: PredictionStatus;
+  outputs: string[];
+  nsfw: boolean[];
+  createdAt: number;
+  startedAt: number | null;
+  completedAt: number | null;
+  error: string | null;
+  inferenceMs: number | null;
+}
+
+/** What the view needs of the app (an App has it): output URLs and the public base URL. */
+export interface ViewContext {
+  storage: Pick<Storage, 'url'>;
+  config: { publicUrl: string };
+}
 
 export interface PredictionView {
   id: string;
@@ -20,7 +42,7 @@ export interface PredictionView {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-export function predictionView(app: App, p: Prediction): PredictionView {
+export function predictionView(app: ViewContext, p: ViewedPrediction): PredictionView {
   const completed = p.status === 'completed';
   return {
     id: p.id,

@@ -1,0 +1,107 @@
+// The rooms' dependency rules (README "Layout"), checked by `npm test` (`npm run depcheck`).
+// Type-only imports count (tsPreCompilationDeps): a type import still couples the modules and
+// can close a cycle.
+const ROOMS = '^(handlers|plugins|workers|db)/';
+const COMPOSITION_ROOT = '^(app|main|server)[.]ts$';
+// node_modules may be a symlink (worktrees), so resolved package paths need not start with it
+const HAPI = '(^|/)node_modules/@hapi/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import cycle (type-only imports included) makes the rooms one module; break it with a type in lib/.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import the checker cannot resolve would escape every rule below.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'only-the-composition-root-imports-app',
+      severity: 'error',
+      comment: 'app.ts builds everything; name its types from lib/context.ts instead (only main, server, app and test/ import it).',
+      from: { pathNot: [COMPOSITION_ROOT, '^test/'] },
+      to: { path: '^app[.]ts$' },
+    },
+    {
+      name: 'workers-not-to-handlers',
+      severity: 'error',
+      comment: 'Workers run without the HTTP edge (handlers, plugins); what both need is shared in lib/.',
+      from: { path: '^workers/' },
+      to: { path: '^(handlers|plugins)/' },
+    },
+    {
+      name: 'spec-declares-only',
+      severity: 'error',
+      comment: 'spec/ loads and checks the document; the code follows it, not the other way round.',
+      from: { path: '^spec/' },
+      to: { path: ['^(handlers|plugins|db)/', COMPOSITION_ROOT] },
+    },
+    {
+      name: 'handlers-not-to-plugins',
+      severity: 'error',
+      comment: 'Handlers get their context from the route bridge; errors, Caller and constants come from lib/.',
+      from: { path: '^handlers/', pathNot: '^handlers/teams[.]ts$' },
+      to: { path: '^plugins/' },
+    },
+    {
+      name: 'handlers-not-to-plugins-teams',
+      severity: 'error',
+      comment: 'The same rule for handlers/teams.ts, minus its one known import. Removed when h1 lands: H1 converts '
+        + 'handlers/teams.ts to the typed contract (lib/errors.ts classes instead of httpError); editing it here would only conflict.',
+      from: { path: '^handlers/teams[.]ts$' },
+      to: { path: '^plugins/', pathNot: '^plugins/errors[.]ts$' },
+    },
+    {
+      name: 'db-not-to-the-rooms-above',
+      severity: 'error',
+      comment: 'db/ is queries and migrations: it returns typed results and knows nothing of HTTP, plugins or workers.',
+      from: { path: '^db/' },
+      to: { path: '^(handlers|plugins|workers)/' },
+    },
+    {
+      name: 'lib-is-transport-free',
+      severity: 'error',
+      comment: 'lib/ is shared by every room, so it imports none of them, nor app.ts, nor hapi.',
+      from: { path: '^lib/', pathNot: '^lib/context[.]ts$' },
+      to: { path: [ROOMS, COMPOSITION_ROOT, HAPI] },
+    },
+    {
+      name: 'lib-context-names-the-parts-by-type',
+      severity: 'error',
+      comment: 'lib/context.ts types the App, whose parts (queue, dispatcher, adapter env) are interfaces of workers/: '
+        + 'it may name them with `import type` (erased at run time) and nothing else of the rooms.',
+      from: { path: '^lib/context[.]ts$' },
+      to: { path: [ROOMS, COMPOSITION_ROOT, HAPI], pathNot: '^workers/' },
+    },
+    {
+      name: 'lib-context-imports-workers-types-only',
+      severity: 'error',
+      comment: 'See lib-context-names-the-parts-by-type.',
+      from: { path: '^lib/context[.]ts$' },
+      to: { path: '^workers/', dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|data)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    combinedDependencies: false,
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.d.ts', '.json'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};

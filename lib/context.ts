@@ -1,0 +1,56 @@
+// The context every room names: the App (the application's parts, assembled by the composition
+// root app.ts), the loaded spec, and the Caller the credential plugins put on a request. Types
+// only, so that handlers, workers and plugins can name them without importing app.ts (which
+// imports them all: that was the 22-module cycle). The composition's parts are named here by
+// their interfaces (type-only imports, erased at run time); see .dependency-cruiser.cjs.
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { OpenAPIBackend, Operation } from 'openapi-backend';
+import type { Config } from '../config.ts';
+import type { SpecDocument } from '../spec/load.ts';
+import type { ModelInfo } from '../spec/catalog.ts';
+import type { Scope } from '../spec/scopes.ts';
+import type { Queue } from '../workers/queue/types.ts';
+import type { Dispatcher } from '../workers/dispatch.ts';
+import type { AdapterEnv } from '../workers/adapters/types.ts';
+import type { Storage } from './storage.ts';
+import type { TeamDirectory } from './owner.ts';
+
+export interface LoadedSpec {
+  /** the merged document as written (refs intact), served at /openapi.json */
+  document: SpecDocument;
+  api: OpenAPIBackend;
+  /** dereferenced operations, listed once at start-up */
+  operations: Operation[];
+  models: Map<string, ModelInfo>;
+}
+
+export interface App {
+  config: Config;
+  log: Logger;
+  /** the knex instance (db/knex.ts `Db`) */
+  db: Knex;
+  queue: Queue;
+  spec: LoadedSpec;
+  storage: Storage;
+  adapterEnv: AdapterEnv;
+  dispatcher: Dispatcher;
+  encryptionKey: Buffer;
+  clock: () => number;
+  /** team membership for owner resolution (lib/owner.ts); tests may leave it out (every team_id is then 404) */
+  teams?: TeamDirectory;
+  close(): Promise<void>;
+}
+
+/** Who is calling, as a credential plugin (plugins/auth.ts, plugins/oauth.ts) authenticated it. */
+export interface Caller {
+  userId: number;
+  role: 'user' | 'admin';
+  via: 'api-key' | 'session' | 'oauth';
+  apiKeyId: number | null;
+  /** a sandbox key: mock outputs, no billing */
+  isTest: boolean;
+  scopes: readonly Scope[];
+  /** the presenting login session (via 'session'), so that logout can end exactly that one */
+  sessionId?: number;
+}

@@ -1,6 +1,7 @@
 // The HTTP side: a hapi server with the gateway's plugins in their declared order:
 // errors -> credentials (api-key, session; oauth with the token endpoint) -> spec routes
-// (scope check, validation, handlers) -> files and docs.
+// (scope check, validation, handlers) -> files and docs; the request log (hapi-pino, request ids,
+// HTTP metrics) and the operational routes (/livez, /readyz, /metrics) beside them.
 import Hapi from '@hapi/hapi';
 import type { Server } from '@hapi/hapi';
 import type { App } from './app.ts';
@@ -10,6 +11,8 @@ import { oauthPlugin } from './plugins/oauth.ts';
 import { specRoutesPlugin } from './plugins/spec-routes.ts';
 import { filesPlugin } from './plugins/files.ts';
 import { docsPlugin } from './plugins/docs.ts';
+import { requestLogPlugin } from './plugins/request-log.ts';
+import { opsPlugin } from './plugins/ops.ts';
 
 export async function createServer(app: App): Promise<Server> {
   const server = Hapi.server({
@@ -25,6 +28,8 @@ export async function createServer(app: App): Promise<Server> {
     load: { sampleInterval: 0 },
   });
   await server.register([
+    { plugin: requestLogPlugin, options: { app } },
+    { plugin: opsPlugin, options: { app, openMetricsWithoutToken: false } },
     { plugin: errorsPlugin, options: { log: app.log, payloadTimeoutMs: app.config.payloadTimeoutMs, trustedProxies: app.config.trustedProxies } },
     { plugin: authPlugin, options: { app } },
     // before spec-routes: its routes name the 'oauth' strategy
@@ -32,6 +37,21 @@ export async function createServer(app: App): Promise<Server> {
     { plugin: filesPlugin, options: { storageDir: app.config.storageDir } },
     { plugin: docsPlugin, options: { document: app.spec.document, publicUrl: app.config.publicUrl } },
     { plugin: specRoutesPlugin, options: { app, strategies: new Set(['api-key', 'session', 'oauth']) } },
+  ]);
+  return server;
+}
+
+/**
+ * A worker's health port (WORKER_HEALTH_PORT): /livez, /readyz and /metrics only, with the same
+ * request log and JSON errors. Its /metrics is open unless METRICS_TOKEN is set: bind it to a
+ * private address (WORKER_HEALTH_HOST).
+ */
+export async function createHealthServer(app: App, port: number): Promise<Server> {
+  const server = Hapi.server({ port, host: app.config.workerHealthHost, load: { sampleInterval: 0 }, router: { stripTrailingSlash: true } });
+  await server.register([
+    { plugin: requestLogPlugin, options: { app } },
+    { plugin: errorsPlugin, options: { log: app.log } },
+    { plugin: opsPlugin, options: { app, openMetricsWithoutToken: true } },
   ]);
   return server;
 }

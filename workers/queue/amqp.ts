@@ -462,6 +462,22 @@ export async function connectAmqp(url: string, opts: AmqpOptions): Promise<Queue
     if (conn !== null) await conn.close().catch((err: unknown) => log('error closing RabbitMQ connection', { error: errorMessage(err) }));
   }
 
+  async function messageCount(queue: string): Promise<number> {
+    const conn = model;
+    if (conn === null || closing) throw unavailable('not connected');
+    try {
+      // checkQueue on a missing queue closes its channel, so it gets one of its own.
+      const ch = await conn.createChannel();
+      ch.on('error', () => {});
+      const { messageCount: count } = await ch.checkQueue(queue);
+      await ch.close();
+      return count;
+    } catch (err) {
+      if (model !== conn) throw unavailable(errorMessage(err));
+      throw err;
+    }
+  }
+
   try {
     await establish();
   } catch (err) {
@@ -548,21 +564,12 @@ export async function connectAmqp(url: string, opts: AmqpOptions): Promise<Queue
       }
     },
 
+    async depth(topic) {
+      return messageCount(topologyNames(prefix, requireTopic(topic).name).queue);
+    },
+
     async deadLetterCount(topic) {
-      requireTopic(topic);
-      const conn = model;
-      if (conn === null || closing) throw unavailable('not connected');
-      try {
-        // checkQueue on a missing queue closes its channel, so it gets one of its own.
-        const ch = await conn.createChannel();
-        ch.on('error', () => {});
-        const { messageCount } = await ch.checkQueue(topologyNames(prefix, topic).deadQueue);
-        await ch.close();
-        return messageCount;
-      } catch (err) {
-        if (model !== conn) throw unavailable(errorMessage(err));
-        throw err;
-      }
+      return messageCount(topologyNames(prefix, requireTopic(topic).name).deadQueue);
     },
 
     stopConsuming() {

@@ -6,7 +6,9 @@ import { computePrice } from '../spec/pricing.ts';
 import { adapterRegistry, isAdapterConfigured } from '../workers/adapters/index.ts';
 import { insertSandboxPrediction, newPredictionId, submitPrediction } from '../db/predictions.ts';
 
-export const generate: ModelHandler = async ({ app, caller, model, body, query }) => {
+export const generate: ModelHandler = async ({ app, caller, model, body, query, request }) => {
+  // set by plugins/request-log.ts; carried into the queue messages for the worker's log lines
+  const { requestId } = request.app;
   const now = app.clock();
   const id = newPredictionId(now);
   const webhook = query.webhook ?? null;
@@ -18,7 +20,8 @@ export const generate: ModelHandler = async ({ app, caller, model, body, query }
 
   if (caller.isTest) {
     const deliveryId = await insertSandboxPrediction(app.db, base, [app.storage.sandboxKey(model.output)], now);
-    if (deliveryId) await app.dispatcher.dispatchWebhook(deliveryId);
+    app.metrics.predictions.inc({ model: model.operationId, outcome: 'sandbox' });
+    if (deliveryId) await app.dispatcher.dispatchWebhook(deliveryId, requestId);
     return { request_id: id };
   }
 
@@ -33,6 +36,7 @@ export const generate: ModelHandler = async ({ app, caller, model, body, query }
   await submitPrediction(app.db, { ...base, price: computePrice(model.price, body) }, now);
   // Persisted: from here the request is never lost. If the queue does not confirm now, the
   // sweeper publishes it when the broker is back.
-  await app.dispatcher.dispatch(id);
+  app.metrics.predictions.inc({ model: model.operationId, outcome: 'submitted' });
+  await app.dispatcher.dispatch(id, requestId);
   return { request_id: id };
 };

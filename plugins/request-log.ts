@@ -3,11 +3,11 @@
 // hapi route path where there is none), callerId/keyId once authenticated, res.statusCode and
 // responseTime (ms). Headers, query strings and bodies are never put on it, so no credential
 // (Authorization, X-API-Key, cookies, a `code` in a callback query) can reach the log by this way.
-import crypto from 'node:crypto';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import HapiPino from 'hapi-pino';
 import type { App } from '../lib/context.ts';
 import { seconds } from '../lib/metrics.ts';
+import { acceptRequestId } from '../lib/request-id.ts';
 import { callerOf } from './auth.ts';
 
 declare module '@hapi/hapi' {
@@ -18,13 +18,6 @@ declare module '@hapi/hapi' {
 }
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
-/** A client's id is kept when it is short and plain; anything else (long, spaces, quotes, non-ASCII) is replaced. */
-const ACCEPTABLE_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
-
-/** The request id of an incoming value: kept when acceptable, otherwise a fresh UUID. */
-export function acceptRequestId(header: unknown): string {
-  return typeof header === 'string' && ACCEPTABLE_ID.test(header) ? header : crypto.randomUUID();
-}
 
 /** The request's id, assigned on first use (hapi-pino asks for it in its own onRequest step). */
 export function requestIdOf(request: Request): string {

@@ -11,6 +11,8 @@ import { removeTemporary } from './adapters/http-json.ts';
 import { identifyOutput } from './output-type.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
 import type { PredictionMessage } from './dispatch.ts';
+import { isRequestId } from '../lib/request-id.ts';
+import { seconds } from '../lib/metrics.ts';
 
 /** Dead-lettering after three retries (the owner's rule for the predictions queue; app.ts topics()). */
 export const MAX_RETRIES = 3;
@@ -40,15 +42,33 @@ export function createRunModel(app: App) {
     return a;
   }
 
-  async function fail(p: Prediction, message: string): Promise<void> {
+  const { metrics } = app;
+
+  async function fail(p: Prediction, message: string, log: App['log'], reqId: string | undefined): Promise<void> {
     const failed = await failPrediction(app.db, p, message, app.clock());
-    if (failed.recorded) app.log.info({ id: p.id, model: p.model, error: message }, 'prediction failed');
-    if (failed.deliveryId) await app.dispatcher.dispatchWebhook(failed.deliveryId);
+    if (failed.recorded) {
+      metrics.predictions.inc({ model: p.model, outcome: 'failed' });
+      log.info({ id: p.id, model: p.model, error: message }, 'prediction failed');
+    }
+    if (failed.deliveryId) await app.dispatcher.dispatchWebhook(failed.deliveryId, reqId);
   }
 
   async function handle(delivery: Delivery<PredictionMessage>): Promise<Outcome> {
+    metrics.workerInFlight.inc({ topic: 'predictions' });
+    try {
+      return await run(delivery);
+    } finally {
+      metrics.workerInFlight.dec({ topic: 'predictions' });
+    }
+  }
+
+  async function run(delivery: Delivery<PredictionMessage>): Promise<Outcome> {
     const id = delivery.body?.id;
     if (typeof id !== 'string') return { kind: 'dead-letter', reason: 'message without a prediction id' };
+    // The submitting request's id, when the message carries one (older messages and the
+    // sweeper's copies do not): every line about this run then names it.
+    const reqId = isRequestId(delivery.body.reqId) ? delivery.body.reqId : undefined;
+    const log = reqId ? app.log.child({ reqId }) : app.log;
     // A `processing` row is only taken over by a redelivery (its worker died holding the message)
     // or by a retry copy (published by the worker that held it, once its handler had returned,
     // e.g. after it threw). Any other copy of the message (the sweeper republished a request
@@ -58,13 +78,16 @@ export function createRunModel(app: App) {
     if (!p) return { kind: 'ack' };
     const model = app.spec.models.get(p.model);
     if (!model) {
-      await fail(p, `model ${p.model} is no longer offered by this gateway`);
+      await fail(p, `model ${p.model} is no longer offered by this gateway`, log, reqId);
       return { kind: 'ack' };
     }
+    const provider = { provider: model.upstream ?? 'local', adapter: model.adapter };
 
     const controller = new AbortController();
     running.add(controller);
     let produced: AdapterFile[] = [];
+    const adapterStarted = Date.now();
+    let adapterDone = false;
     try {
       const result = await adapterFor(model.adapter).run(p.input, {
         signal: controller.signal,
@@ -77,6 +100,8 @@ export function createRunModel(app: App) {
           ...(model.upstreamModel ? { upstreamModel: model.upstreamModel } : {}),
         },
       });
+      adapterDone = true;
+      metrics.adapterDuration.observe({ ...provider, outcome: 'ok' }, seconds(adapterStarted, Date.now()));
       produced = result.files;
       const keys: string[] = [];
       try {
@@ -90,26 +115,33 @@ export function createRunModel(app: App) {
         throw err;
       }
       const done = await completePrediction(app.db, p, { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, app.clock());
-      app.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
+      if (done.recorded) metrics.predictions.inc({ model: p.model, outcome: 'completed' });
+      log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
       // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
-      if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId);
+      if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId, reqId);
       return { kind: 'ack' };
     } catch (err) {
       if (controller.signal.aborted && controller.signal.reason === HAND_BACK) {
         // Shutdown past the grace period: not a failure. Back to pending, and the message goes
         // back to the queue for another worker.
         await handBackPrediction(app.db, p.id, app.clock());
-        app.log.info({ id: p.id, model: p.model }, 'prediction handed back at shutdown');
+        log.info({ id: p.id, model: p.model }, 'prediction handed back at shutdown');
         return { kind: 'requeue', reason: HAND_BACK };
       }
       const retryable = err instanceof AdapterError ? err.retryable : !controller.signal.aborted;
       const message = err instanceof AdapterError ? err.message : 'internal error while running the model';
-      if (!(err instanceof AdapterError)) app.log.error({ err, id: p.id }, 'unexpected error while running a model');
+      if (!adapterDone) {
+        metrics.adapterDuration.observe({ ...provider, outcome: 'error' }, seconds(adapterStarted, Date.now()));
+        metrics.adapterErrors.inc({ ...provider, retryable: String(retryable) });
+      }
+      if (!(err instanceof AdapterError)) log.error({ err, id: p.id }, 'unexpected error while running a model');
       if (retryable && delivery.attempt < MAX_RETRIES) {
         await requeuePrediction(app.db, p.id, message, app.clock());
+        metrics.predictions.inc({ model: p.model, outcome: 'retried' });
+        log.info({ id: p.id, model: p.model, attempt: delivery.attempt, error: message }, 'prediction will be retried');
         return { kind: 'retry', delayMs: delays[Math.min(delivery.attempt, delays.length - 1)]!, reason: message };
       }
-      await fail(p, message);
+      await fail(p, message, log, reqId);
       // Retries exhausted on a retryable error: keep the message for operators to inspect.
       return retryable ? { kind: 'dead-letter', reason: message } : { kind: 'ack' };
     } finally {

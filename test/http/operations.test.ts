@@ -15,6 +15,7 @@ import { startReceiver } from '../helpers/receiver.ts';
 import { start } from '../../main.ts';
 import { loadConfig } from '../../config.ts';
 import { topics } from '../../app.ts';
+import { newPredictionId, submitPrediction } from '../../db/predictions.ts';
 
 const METRICS_TOKEN = 'scrape-token-0123456789abcdef';
 const MODEL = 'canvas-v1-fast-text-to-image';
@@ -55,7 +56,8 @@ test.after.always(async () => {
 
 const scrape = (headers: Record<string, string> = { authorization: `Bearer ${METRICS_TOKEN}` }) => gw.server.inject({ method: 'GET', url: '/metrics', headers });
 
-test('a scripted run (a local model submitted, completed, its webhook delivered) shows in the metrics, and its request id is in the API, worker and webhook lines', async (t) => {
+// Serial: it runs before the others, whose requests would move its counters.
+test.serial('a scripted run (a local model submitted, completed, its webhook delivered) shows in the metrics, and its request id is in the API, worker and webhook lines', async (t) => {
   const acct = await newAccount(gw, 50_000);
   const receiver = await startReceiver();
   try {
@@ -106,6 +108,16 @@ test('a scripted run (a local model submitted, completed, its webhook delivered)
   } finally {
     await receiver.close();
   }
+});
+
+test('a message without a request id (older versions, the sweeper) still runs; its lines have no reqId', async (t) => {
+  const acct = await newAccount(gw, 0);
+  const now = Date.now();
+  const id = newPredictionId(now);
+  await submitPrediction(gw.app.db, { id, userId: acct.userId, apiKeyId: null, model: MODEL, input: { prompt: 'old message', width: 64, height: 64 }, price: 0, webhookUrl: null }, now);
+  await gw.app.queue.publish('predictions', { id });
+  const done = await waitFor(() => logs.parsed().find((l) => l.msg === 'prediction completed' && l.id === id), { what: 'the completion line' });
+  t.false('reqId' in done);
 });
 
 test('/metrics refuses a missing or wrong token with 401 JSON', async (t) => {

@@ -14,6 +14,8 @@ declare module '@hapi/hapi' {
   interface RequestApplicationState {
     /** X-Request-Id: the client's when it is acceptable, else generated; logged and passed on to the queue */
     requestId?: string;
+    /** route and caller are on request.logger */
+    logEnriched?: boolean;
   }
 }
 
@@ -67,14 +69,21 @@ export const requestLogPlugin: Plugin<{ app: App }> = {
         logPathParams: false,
       },
     });
-    server.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
+    // Route and caller are known after authentication: added then (routes that write their own
+    // answer, like the OAuth token endpoint, never reach onPreResponse), or at the answer for
+    // requests refused before (401, 404, 413).
+    const enrich = (request: Request, h: ResponseToolkit) => {
+      if (request.app.logEnriched) return h.continue;
+      request.app.logEnriched = true;
       const caller = callerOf(request);
       request.logger = request.logger.child({
         route: routeOf(request),
         ...(caller ? { callerId: caller.userId, ...(caller.apiKeyId !== null ? { keyId: caller.apiKeyId } : {}) } : {}),
       });
       return h.continue;
-    });
+    };
+    server.ext('onPostAuth', enrich);
+    server.ext('onPreResponse', enrich);
     server.events.on('response', (request: Request) => {
       const status = String((request.response as { statusCode?: number } | null)?.statusCode ?? request.raw.res.statusCode);
       const labels = { route: routeOf(request), method: request.method.toUpperCase(), status };

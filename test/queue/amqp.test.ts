@@ -444,3 +444,12 @@ test('stopConsuming takes no new message while a running handler goes on; requeu
   t.true(first!.fields.redelivered, 'the handed-back message comes back marked redelivered');
   t.deepEqual(seen.map((d) => d.body.n), [1], 'the stopped consumer took nothing more');
 });
+
+test('depth counts the messages ready in a topic queue, for the metrics scrape', async (t) => {
+  const { queue } = await open(t);
+  t.is(await queue.depth('jobs'), 0);
+  await queue.publish('jobs', { n: 1 });
+  await queue.publish('jobs', { n: 2 });
+  await eventually(async () => (await queue.depth('jobs')) === 2, 'both messages are counted');
+  await t.throwsAsync(queue.depth('unknown'));
+});

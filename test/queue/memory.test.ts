@@ -216,3 +216,14 @@ test('a requeue outcome puts the message back at the head of the queue, unchange
   t.deepEqual(seen.map((d) => [d.body.n, d.attempt]), [[1, 0], [1, 0], [2, 0]]);
   t.is(await queue.deadLetterCount('jobs'), 0);
 });
+
+test('depth counts the messages ready in a topic queue, for the metrics scrape', async (t) => {
+  const queue = await queueWith(t);
+  t.is(await queue.depth('jobs'), 0);
+  await queue.publish('jobs', { n: 1 });
+  await queue.publish('jobs', { n: 2 });
+  t.is(await queue.depth('jobs'), 2);
+  await queue.consume('jobs', async () => ack, { prefetch: 5 });
+  await eventually(async () => (await queue.depth('jobs')) === 0, 'the consumer took them');
+  await t.throwsAsync(queue.depth('unknown'));
+});

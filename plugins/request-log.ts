@@ -76,7 +76,8 @@ export const requestLogPlugin: Plugin<{ app: App }> = {
       if (request.app.logEnriched) return h.continue;
       request.app.logEnriched = true;
       const caller = callerOf(request);
-      request.logger = request.logger.child({
+      // setBindings: onto the request's own child logger, no second child per request
+      request.logger.setBindings({
         route: routeOf(request),
         ...(caller ? { callerId: caller.userId, ...(caller.apiKeyId !== null ? { keyId: caller.apiKeyId } : {}) } : {}),
       });

@@ -82,3 +82,24 @@ export async function deleteTopology(prefix: string, topics: ReadonlyArray<{ nam
     await conn.close();
   }
 }
+
+/**
+ * Messages of a topic waiting on the broker: ready in its work queue or in any of its delay
+ * queues (not the dead-letter queue, and not those a consumer holds). With the topic's handlers
+ * drained, 0 proves that no further delivery of it is on its way.
+ */
+export async function waitingMessages(prefix: string, topic: { name: string; retryDelaysMs: readonly number[] }, url = AMQP_URL): Promise<number> {
+  const amqplib = await import('amqplib');
+  const { topologyNames } = await import('../../workers/queue/amqp.ts');
+  const conn = await amqplib.connect(url);
+  try {
+    const ch = await conn.createChannel();
+    const n = topologyNames(prefix, topic.name);
+    let total = 0;
+    for (const q of [n.queue, ...topic.retryDelaysMs.map(n.retry)]) total += (await ch.checkQueue(q)).messageCount;
+    await ch.close();
+    return total;
+  } finally {
+    await conn.close();
+  }
+}

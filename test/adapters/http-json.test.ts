@@ -11,6 +11,7 @@ import type { LookupAddress } from 'node:dns';
 import { createHttpJson, httpJson, parseRetryAfter } from '../../workers/adapters/http-json.ts';
 import type { HttpJsonTiming } from '../../workers/adapters/http-json.ts';
 import { AdapterError } from '../../workers/adapters/types.ts';
+import { waitFor } from '../helpers/services.ts';
 import type { AdapterEnv, AdapterFile, RunContext, UpstreamConfig } from '../../workers/adapters/types.ts';
 
 const API = 'https://api.acme.test';
@@ -104,10 +105,13 @@ test.serial('a queued prediction is polled through processing until it completes
     .get('/v1/predictions/job%2F42').reply(200, { id: 'job/42', status: 'completed', outputs: [`${CDN}/a.png`] });
   nock(CDN).get('/a.png').reply(200, PNG_BYTES, { 'content-type': 'image/png' });
 
-  const result = await adapter().run({ prompt: 'a cat' }, context());
+  const clock = fakeClock();
+  const result = await createHttpJson(env(), clock.timing, { resolve: publicResolve }).run({ prompt: 'a cat' }, context());
   t.true(api.isDone());
   t.is(result.files.length, 1);
-  t.true(Number.isSafeInteger(result.inferenceMs) && result.inferenceMs >= 0, String(result.inferenceMs));
+  // Without a time from the upstream, inference is the time the adapter waited, on its own clock.
+  t.deepEqual(clock.sleeps, [500, 1000, 2000]);
+  t.is(result.inferenceMs, 3500);
 });
 
 test.serial('one failed poll does not lose a prediction that is still running upstream', async (t) => {
@@ -236,13 +240,22 @@ test.serial('cancelling while the upstream works stops polling with a non-retrya
       polls++;
       return { status: 'processing' };
     });
-  // Cancel while the adapter waits between polls. Aborting inside nock's reply callback would
-  // abort a request mid-interception, which crashes the interceptor itself (an uncaught
-  // exception in nock/msw, not in the adapter).
-  const run = createHttpJson(env(), { pollIntervalMs: 200 }, { resolve: publicResolve }).run({}, context(controller.signal));
+  // Cancel while the adapter waits between polls (its sleep only ends by the abort). Aborting inside
+  // nock's reply callback would abort a request mid-interception, which crashes the interceptor
+  // itself (an uncaught exception in nock/msw, not in the adapter).
+  let sleeps = 0;
+  const timing: Partial<HttpJsonTiming> = {
+    sleep: async (_ms, signal) => {
+      sleeps++;
+      // The wait before the first poll ends at once; the one after it only by the abort.
+      if (sleeps === 1) return;
+      await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+    },
+  };
+  const run = createHttpJson(env(), timing, { resolve: publicResolve }).run({}, context(controller.signal));
   const cancelled = (async () => {
-    while (polls < 1) await new Promise((r) => setTimeout(r, 5));
-    await new Promise((r) => setTimeout(r, 50));
+    // Waiting for the second sleep: the first poll has been answered.
+    await waitFor(() => sleeps === 2, { what: 'the adapter to wait after its first poll' });
     controller.abort();
   })();
   const error = await failure(t, run);

@@ -490,12 +490,12 @@ export function createHttpJson(env: AdapterEnv, overrides: Partial<HttpJsonTimin
       }
       const session: Session = { name, upstream, signal: ctx.signal, timing, net };
 
-      const started = performance.now();
+      const started = timing.now();
       const modelPath = upstreamModel.split('/').map(encodeURIComponent).join('/');
       const first = readAnswer(session, await callJson(session, `/v1/models/${modelPath}/predictions`, { input }, 'submission'));
       if (first.kind === 'failed') throw fail(session, truncate(first.error), false);
       const result = first.kind === 'completed' ? first.result : await waitFor(session, first.id);
-      const inferenceMs = Math.round(result.inferenceMs ?? performance.now() - started);
+      const inferenceMs = Math.round(result.inferenceMs ?? timing.now() - started);
 
       // One at a time, each streamed to a temporary file; a failure removes the ones already fetched.
       const tempDir = ctx.tempDir ?? os.tmpdir();

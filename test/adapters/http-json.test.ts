@@ -358,6 +358,9 @@ test.serial('UPSTREAM_ALLOW_PRIVATE_OUTPUTS (development only) permits outputs o
   t.is(internal.hits(), 1);
 });
 
+/** Where the fake wall clock starts (a whole second, as HTTP dates are). */
+const WALL_START = Date.parse('2026-11-23T12:00:00Z');
+
 /** A clock that only moves when the adapter sleeps: a 30-minute job runs in milliseconds. */
 function fakeClock(random = 0.5): { timing: Partial<HttpJsonTiming>; sleeps: number[] } {
   let now = 0;
@@ -366,6 +369,7 @@ function fakeClock(random = 0.5): { timing: Partial<HttpJsonTiming>; sleeps: num
     sleeps,
     timing: {
       now: () => now,
+      wallNow: () => WALL_START + now,
       random: () => random,
       sleep: async (ms, signal) => {
         signal.throwIfAborted();
@@ -406,7 +410,7 @@ test.serial('the poll waits are jittered by up to 20% either way', async (t) => 
 });
 
 test.serial('a Retry-After on a poll answer is honoured, in seconds or as an HTTP date, and bounded', async (t) => {
-  const inAMinute = new Date(Date.now() + 60_000).toUTCString();
+  const inAMinute = new Date(WALL_START + 60_000).toUTCString();
   nock(API)
     .post(SUBMIT).reply(200, { id: 'j', status: 'queued' })
     .get('/v1/predictions/j').reply(200, { status: 'processing' }, { 'retry-after': '7' })
@@ -419,8 +423,8 @@ test.serial('a Retry-After on a poll answer is honoured, in seconds or as an HTT
   t.is(clock.sleeps.length, 4);
   t.is(clock.sleeps[0], 500);
   t.is(clock.sleeps[1], 7000);
-  // An HTTP date a minute ahead (whole seconds: between 59 and 60 s from now).
-  t.true(clock.sleeps[2]! > 58_000 && clock.sleeps[2]! <= 60_000, String(clock.sleeps[2]));
+  // An HTTP date a minute after the wall clock's start, of which 7.5 s have been waited already.
+  t.is(clock.sleeps[2], 52_500);
   // A day is bounded by maxRetryAfterMs.
   t.is(clock.sleeps[3], 120_000);
 });

@@ -55,6 +55,8 @@ export interface HttpJsonTiming {
   downloadTimeoutMs: number;
   /** the clock the poll loop reads (milliseconds, monotonic); tests advance a fake one */
   now: () => number;
+  /** the wall clock (epoch milliseconds) a Retry-After HTTP date is measured from */
+  wallNow: () => number;
   /** waits between polls; rejects when the signal aborts */
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** jitter source in [0, 1) */
@@ -66,6 +68,7 @@ const DEFAULT_TIMING: HttpJsonTiming = {
   pollMaxIntervalMs: 30_000,
   maxRetryAfterMs: 5 * 60_000,
   now: () => performance.now(),
+  wallNow: () => Date.now(),
   sleep: (ms, signal) => sleep(ms, undefined, { signal }),
   random: Math.random,
   maxWaitMs: 30 * 60_000,
@@ -300,7 +303,7 @@ async function waitFor(session: Session, id: string): Promise<Completed> {
     let answer: Answer;
     try {
       const body = await callJson(session, `/v1/predictions/${encodeURIComponent(id)}`, undefined, 'polling', (headers) => {
-        retryAfterMs = parseRetryAfter(headers.get('retry-after'));
+        retryAfterMs = parseRetryAfter(headers.get('retry-after'), timing.wallNow());
       });
       answer = readAnswer(session, body, id);
       failures = 0;
@@ -490,12 +493,12 @@ export function createHttpJson(env: AdapterEnv, overrides: Partial<HttpJsonTimin
       }
       const session: Session = { name, upstream, signal: ctx.signal, timing, net };
 
-      const started = performance.now();
+      const started = timing.now();
       const modelPath = upstreamModel.split('/').map(encodeURIComponent).join('/');
       const first = readAnswer(session, await callJson(session, `/v1/models/${modelPath}/predictions`, { input }, 'submission'));
       if (first.kind === 'failed') throw fail(session, truncate(first.error), false);
       const result = first.kind === 'completed' ? first.result : await waitFor(session, first.id);
-      const inferenceMs = Math.round(result.inferenceMs ?? performance.now() - started);
+      const inferenceMs = Math.round(result.inferenceMs ?? timing.now() - started);
 
       // One at a time, each streamed to a temporary file; a failure removes the ones already fetched.
       const tempDir = ctx.tempDir ?? os.tmpdir();

@@ -71,6 +71,8 @@ test.before(async () => {
     return acct;
   };
   bySession = await admin();
+  // ...its OAuth client too: the token sweep's DELETE /oauth/clients/1 must not revoke the token in use
+  await createClient(gw, bySession.session, ['generate:read'], 'decoy');
   byKey = await admin();
   const byToken = await admin();
   token = await tokenFor(gw, await createClient(gw, byToken.session, scopeNames(gw.app.spec.document)));
@@ -110,6 +112,9 @@ async function sweep(t: { log: (m: string) => void }, headers: Record<string, st
     }
   }
   t.log(`${requests} requests over ${operations.length} operations`);
+  // A sweep whose credential died half-way would have tested only the 401 path from there on.
+  const still = await gw.server.inject({ method: 'GET', url: '/app/user_details', headers });
+  if (still.statusCode !== 200) failures.push(`the credential stopped working during the sweep: ${still.statusCode}`);
   return failures;
 }
 

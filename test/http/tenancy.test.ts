@@ -97,7 +97,7 @@ let gw: TestGateway;
 let a: Tenant;
 let b: Tenant;
 
-/** The spec's JSON type of a parameter decides how an unknown id is spelled. */
+/** An id of each kind that no record has, spelled as that kind's ids are. */
 const UNKNOWN: Readonly<Record<Kind, string | number>> = {
   prediction: newPredictionId(Date.now()),
   apiKey: 987_654_321,
@@ -193,12 +193,13 @@ test.after.always(async () => {
 });
 
 type Where = 'path' | 'query' | 'body';
-interface IdParam { name: string; in: Where; required: boolean; kind: Kind | undefined }
+interface IdParam { name: string; in: Where; required: boolean; kind: Kind | undefined; /** a body list of ids (`ids`, `*_ids`) */ list?: boolean }
 interface Param { name?: string; in?: string; required?: boolean }
 
 const isIdName = (name: string) => name === 'id' || name.endsWith('_id');
+const isIdListName = (name: string) => name === 'ids' || name.endsWith('_ids');
 
-/** The id parameters of an operation: every path parameter, and query or top-level body fields named id / *_id. */
+/** The id parameters of an operation: every path parameter, query or top-level body fields named id / *_id, and body lists named ids / *_ids. */
 function idParams(op: Operation): IdParam[] {
   const out: IdParam[] = [];
   const kindOf = (name: string) => OPERATION_PARAM_KINDS[op.operationId!]?.[name] ?? PARAM_KINDS[name];
@@ -208,7 +209,9 @@ function idParams(op: Operation): IdParam[] {
   }
   const schema = bodySchema(op);
   for (const name of Object.keys(schema?.properties ?? {})) {
-    if (isIdName(name)) out.push({ name, in: 'body', required: (schema?.required ?? []).includes(name), kind: kindOf(name) });
+    const required = (schema?.required ?? []).includes(name);
+    if (isIdName(name)) out.push({ name, in: 'body', required, kind: kindOf(name) });
+    else if (isIdListName(name)) out.push({ name, in: 'body', required, kind: kindOf(name), list: true });
   }
   return out;
 }
@@ -280,7 +283,7 @@ function request(op: Operation, params: IdParam[], asg: Record<string, Value>, u
     const v = o.foreign && unknownForForeign ? UNKNOWN[p.kind!] : o.v;
     if (p.in === 'path') path[p.name] = v;
     else if (p.in === 'query') query[p.name] = v;
-    else body[p.name] = v;
+    else body[p.name] = p.list ? [v] : v;
   }
   return { params: path, query, ...(bodySchema(op) ? { body } : {}) };
 }
@@ -342,17 +345,25 @@ test.serial("another tenant's ids are 404 on every id-taking live operation, wit
   }
 });
 
-/** A's own ids, for reading A's own records. */
-function ownRequest(op: Operation, tenantOf: Tenant, kind: CredentialKind) {
-  const path: Record<string, string | number> = {};
-  const query: Record<string, string | number> = {};
-  for (const p of idParams(op)) {
-    if (!p.kind || !p.required) continue;
-    const v = own(tenantOf, kind, p.kind);
-    if (p.in === 'path') path[p.name] = v;
-    else if (p.in === 'query') query[p.name] = v;
-  }
-  return { params: path, query };
+/**
+ * A tenant's own ids, for reading its own records: its required ids, and where `team_id` is
+ * optional, once more in its team's scope (with the team's prediction).
+ */
+function ownRequests(op: Operation, tenantOf: Tenant, kind: CredentialKind) {
+  const params = idParams(op).filter((p) => p.kind && p.in !== 'body');
+  const build = (inTeam: boolean) => {
+    const path: Record<string, string | number> = {};
+    const query: Record<string, string | number> = {};
+    for (const p of params) {
+      if (!p.required && !(inTeam && p.kind === 'team')) continue;
+      const v = inTeam && p.kind === 'prediction' ? tenantOf.teamPredictionId : own(tenantOf, kind, p.kind!);
+      if (p.in === 'path') path[p.name] = v;
+      else query[p.name] = v;
+    }
+    return { params: path, query };
+  };
+  const teamOptional = params.some((p) => !p.required && p.kind === 'team' && p.in === 'query');
+  return teamOptional ? [build(false), build(true)] : [build(false)];
 }
 
 /** Everything that names one of B's records: its tag (in every name and address) and its random ids. */
@@ -365,8 +376,10 @@ async function readAll(who: Tenant, kind: CredentialKind): Promise<Array<{ op: s
   for (const op of liveProtected()) {
     if (op.method.toLowerCase() !== 'get' || !accepts(op, kind)) continue;
     if (idParams(op).some((p) => !p.kind)) continue;
-    const reply = await callOperation(gw, op.operationId!, { as: who.credentials[kind], ...ownRequest(op, who, kind) });
-    replies.push({ op: op.operationId!, text: JSON.stringify(reply.body) });
+    for (const req of ownRequests(op, who, kind)) {
+      const reply = await callOperation(gw, op.operationId!, { as: who.credentials[kind], ...req });
+      replies.push({ op: op.operationId!, text: JSON.stringify(reply.body) });
+    }
   }
   return replies;
 }
@@ -386,7 +399,8 @@ test.serial("another tenant's records never appear in any live read, with every 
   // ...and B's markers are visible where they belong: B's own reads show its tag and its delivery ids.
   const bReads = (await readAll(b, 'session')).map((r) => r.text).join('\n');
   t.true(bReads.includes(b.tag));
-  t.true(bReads.includes(String(b.ids.delivery[0])));
+  t.true(bReads.includes(String(b.ids.delivery[0])), 'personal reads show the personal delivery');
+  t.true(bReads.includes(String(b.ids.delivery[1])), 'team-scoped reads (team_id) show the team prediction\'s delivery');
 });
 
 test.serial("B's records are intact after A's attempts", async (t) => {

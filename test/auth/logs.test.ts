@@ -6,7 +6,7 @@ import pino from 'pino';
 import { startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
-import { startSmtp } from './helpers/smtp.ts';
+import { startSmtp } from '../helpers/smtp.ts';
 import { LOGGED_MAIL_MESSAGE } from '../../lib/mail.ts';
 
 function capture() {

@@ -6,7 +6,7 @@ import test from 'ava';
 import type { Operation } from 'openapi-backend';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
-import { createClient, tokenFor } from './helpers/oauth.ts';
+import { createClient, tokenFor } from '../helpers/oauth.ts';
 
 const SCOPES = ['generate:write', 'generate:read', 'files:write', 'account:read', 'keys:manage'] as const;
 

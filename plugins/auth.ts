@@ -28,6 +28,8 @@ export interface Caller {
   scopes: readonly Scope[];
   /** the presenting login session (via 'session'), so that logout can end exactly that one */
   sessionId?: number;
+  /** set when the presenting API key belongs to a team: the key acts for that team only (lib/owner.ts) */
+  keyTeamId?: number;
 }
 
 declare module '@hapi/hapi' {
@@ -80,7 +82,10 @@ export const authPlugin: Plugin<{ app: App }> = {
         }
         // A key created by an OAuth token acts with at most that token's scopes (null: all of them).
         const scopes = key.scopes === null ? ALL_SCOPES : ALL_SCOPES.filter((s) => key.scopes!.includes(s));
-        const caller: Caller = { userId: key.userId, role: key.ownerRole, via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes };
+        // A team key never carries its creator's administrator role.
+        const caller: Caller = {
+          userId: key.userId, role: key.teamId === null ? key.ownerRole : 'user', via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes, ...(key.teamId === null ? {} : { keyTeamId: key.teamId }),
+        };
         return h.authenticated({ credentials: { user: { caller }, scope: [...scopes] } });
       },
     }));

@@ -1555,6 +1555,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/teams/{team_id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a team's API keys
+         * @description The team's live keys, oldest first, never their values. Needs `manage_keys`.
+         */
+        get: operations["listTeamApiKeys"];
+        put?: never;
+        /**
+         * Create a team API key
+         * @description Creates an API key that belongs to the team: it generates on the team wallet and reads the
+         *     team's predictions, and keeps working when the member who created it leaves. The full key
+         *     value is returned once, in `key`. Same body and rules as createApiKey (`is_test`,
+         *     `ip_whitelist`, scopes and IP restriction inherited from the creating credential). Needs
+         *     `manage_keys`.
+         */
+        post: operations["createTeamApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/teams/{team_id}/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The key's `id`. */
+                key_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a team API key
+         * @description The key stops working on its next use. Needs `manage_keys`; a sandbox key revokes only sandbox keys.
+         */
+        delete: operations["revokeTeamApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/team_invites/accept": {
         parameters: {
             query?: never;
@@ -3037,6 +3093,18 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        TeamAPIKeyResponse: components["schemas"]["APIKeyResponse"] & {
+            /** @description The team the key belongs to. */
+            team_id: number;
+            /** @description The user `id` of the member who created it (kept after they leave). */
+            created_by: number;
+        };
+        TeamAPIKeyCreatedResponse: components["schemas"]["APIKeyCreatedResponse"] & {
+            /** @description The team the key belongs to. */
+            team_id: number;
+            /** @description The user `id` of the member who created it. */
+            created_by: number;
+        };
         TeamMember: {
             user_id: number;
             email: string;
@@ -3772,7 +3840,7 @@ export interface components {
     parameters: {
         /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
         Webhook: string;
-        /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+        /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
         TeamId: number;
         /** @description Page number, starting at 1. */
         Page: number;
@@ -3832,7 +3900,10 @@ export interface operations {
     };
     getPredictionResult: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path: {
                 /** @description The `request_id` returned by the generation request. */
@@ -4480,7 +4551,7 @@ export interface operations {
     adminTopup: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4511,7 +4582,7 @@ export interface operations {
     adminDeductCredits: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4545,7 +4616,7 @@ export interface operations {
             query: {
                 /** @description Email address of the user. */
                 email: components["parameters"]["EmailQuery"];
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4572,7 +4643,7 @@ export interface operations {
     adminManageSubscription: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4604,7 +4675,7 @@ export interface operations {
     listModelDiscounts: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4630,7 +4701,7 @@ export interface operations {
     upsertModelDiscounts: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4661,7 +4732,7 @@ export interface operations {
     deleteModelDiscount: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4691,7 +4762,7 @@ export interface operations {
     myModelDiscounts: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4719,7 +4790,7 @@ export interface operations {
             query: {
                 /** @description Email address of the user. */
                 email: components["parameters"]["EmailQuery"];
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4747,7 +4818,7 @@ export interface operations {
     adminStripeRefund: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4780,7 +4851,7 @@ export interface operations {
     adminRefund: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4812,7 +4883,7 @@ export interface operations {
     virtualLogin: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4843,7 +4914,7 @@ export interface operations {
     adminSupportLoginLink: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4874,7 +4945,7 @@ export interface operations {
     adminPasswordResetLink: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4905,7 +4976,7 @@ export interface operations {
     adminDeleteUser: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5241,7 +5312,7 @@ export interface operations {
             query: {
                 /** @description Name of the file to upload, with extension; the extension selects the content type. */
                 filename: string;
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5276,7 +5347,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page. */
                 page_size?: number;
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5302,7 +5373,7 @@ export interface operations {
     createMediaAsset: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5333,7 +5404,7 @@ export interface operations {
     deleteMediaAsset: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5434,7 +5505,7 @@ export interface operations {
     getRunHistory: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
                 /** @description Only predictions with this review status; absent lists every status. */
                 review_status?: components["parameters"]["ReviewStatusFilter"];
@@ -5506,7 +5577,7 @@ export interface operations {
             query?: {
                 /** @description Only files of this kind. */
                 media_type?: "all" | "image" | "video" | "audio";
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
                 /** @description Only predictions with this review status; absent lists every status. */
                 review_status?: components["parameters"]["ReviewStatusFilter"];
@@ -5621,7 +5692,7 @@ export interface operations {
     getPredictionResponse: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5724,7 +5795,10 @@ export interface operations {
     };
     cancelPrediction: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path: {
                 /** @description The `request_id` returned by the generation request. */
@@ -6091,6 +6165,93 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
         };
     };
+    listTeamApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamAPIKeyResponse"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    createTeamApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["APIKeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created key, including its value. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamAPIKeyCreatedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    revokeTeamApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The key's `id`. */
+                key_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key was revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
     acceptTeamInvite: {
         parameters: {
             query?: never;
@@ -6125,6 +6286,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6150,6 +6313,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6175,6 +6340,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6200,6 +6367,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6225,6 +6394,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6250,6 +6421,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6275,6 +6448,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6300,6 +6475,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6325,6 +6502,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6350,6 +6529,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6375,6 +6556,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6400,6 +6583,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6425,6 +6610,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6450,6 +6637,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6475,6 +6664,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6500,6 +6691,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6525,6 +6718,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6550,6 +6745,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6575,6 +6772,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6600,6 +6799,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6625,6 +6826,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6650,6 +6853,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6675,6 +6880,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6700,6 +6907,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6725,6 +6934,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6750,6 +6961,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6775,6 +6988,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6800,6 +7015,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6825,6 +7042,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6850,6 +7069,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6875,6 +7096,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6965,6 +7188,7 @@ export type ProtectedOperationId =
     | "createMediaAsset"
     | "createOAuthClient"
     | "createTeam"
+    | "createTeamApiKey"
     | "createTeamInvite"
     | "deleteApiKey"
     | "deleteMediaAsset"
@@ -6991,6 +7215,7 @@ export type ProtectedOperationId =
     | "listMediaAssets"
     | "listModelDiscounts"
     | "listOAuthClients"
+    | "listTeamApiKeys"
     | "listTeamInvites"
     | "listTeamMembers"
     | "listTeams"
@@ -7009,6 +7234,7 @@ export type ProtectedOperationId =
     | "removeTeamMember"
     | "renameTeam"
     | "requestAccountDeletion"
+    | "revokeTeamApiKey"
     | "revokeTeamInvite"
     | "rotateWebhookSecret"
     | "searchRunHistory"

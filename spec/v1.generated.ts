@@ -1337,7 +1337,7 @@ export interface paths {
         put?: never;
         /**
          * Send a dead-lettered or gone webhook delivery again
-         * @description Starts a new round of attempts (the first at once, then up to three retries) with the same `webhook-id`. 409 while the delivery is still pending or was delivered.
+         * @description Starts a new round of attempts (the first at once, then up to three retries) with the same `webhook-id`. 409 while the delivery is still pending or was delivered. With `team_id`, a delivery of any of the team's predictions (needs `generate`).
          */
         post: operations["redeliverWebhook"];
         delete?: never;
@@ -5765,7 +5765,10 @@ export interface operations {
     };
     redeliverWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -5791,6 +5794,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     cancelPrediction: {

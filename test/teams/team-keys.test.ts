@@ -10,6 +10,7 @@ import type { CallOptions } from '../helpers/operation.ts';
 import { waitFor } from '../helpers/services.ts';
 import { creditTeam, getTeamBalance } from '../../db/wallet.ts';
 import { newPredictionId, submitPrediction } from '../../db/predictions.ts';
+import { insertDelivery, newDeliveryId } from '../../db/deliveries.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 const INPUT = { prompt: 'team', width: 64, height: 64 };
@@ -262,4 +263,22 @@ test.serial('removing a member keeps the team keys they created working and revo
   const listed = await call<Body[]>('listTeamApiKeys', { as: owner.session, params: { team_id: teamId } });
   t.true(listed.body.some((k) => k.id === keyId && k.created_by === member.userId));
   t.is(await personalBalance(member), PERSONAL_CREDIT);
+});
+
+test.serial('a dead webhook delivery of a team prediction is redelivered by a member with team_id (generate), by nobody without it', async (t) => {
+  const id = newPredictionId(Date.now());
+  await submitPrediction(gw.app.db, { id, userId: dev.userId, teamId, apiKeyId: null, model: MODEL, input: INPUT, price: 0, webhookUrl: 'https://example.invalid/hook' }, Date.now());
+  await gw.app.db('predictions').where({ id }).update({ status: 'failed', completed_at: Date.now() });
+  const deliveryId = newDeliveryId();
+  await insertDelivery(gw.app.db, { id: deliveryId, predictionId: id, userId: dev.userId, url: 'https://example.invalid/hook' }, Date.now());
+  await gw.app.db('webhook_deliveries').where({ id: deliveryId }).update({ status: 'dead' });
+
+  t.is((await call('redeliverWebhook', { as: dev.session, params: { id: deliveryId } })).status, 404, 'not the submitter\'s own without team_id');
+  t.is((await call('redeliverWebhook', { as: stranger.session, params: { id: deliveryId }, query: { team_id: teamId } })).status, 404);
+  const viewerTry = await call('redeliverWebhook', { as: viewer.session, params: { id: deliveryId }, query: { team_id: teamId } });
+  t.is(viewerTry.status, 403);
+  t.regex(String(viewerTry.body.detail), /lacks the "generate" permission/);
+  const again = await call('redeliverWebhook', { as: owner.session, params: { id: deliveryId }, query: { team_id: teamId } });
+  t.is(again.status, 202);
+  t.deepEqual(again.body, { id: deliveryId, status: 'pending' });
 });

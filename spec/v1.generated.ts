@@ -58,7 +58,7 @@ export interface paths {
         };
         /**
          * Get the wallet balance
-         * @description Returns the remaining credit of the caller's wallet and the credit held by predictions still running (1000 credits = 1 USD).
+         * @description Returns the remaining credit of the caller's wallet and the credit held by predictions still running (1000 credits = 1 USD). With `team_id` (or a team's API key), the team wallet's (needs `read_balance`).
          */
         get: operations["getBalance"];
         put?: never;
@@ -3930,7 +3930,10 @@ export interface operations {
     };
     getBalance: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3948,6 +3951,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     createApiKey: {

@@ -167,7 +167,7 @@ test('a team key acts for its team only: another team_id, personal-account and t
   t.is((await call('listTeamApiKeys', { as: key, params: { team_id: otherTeamId } })).status, 403);
   const personal = 'this API key belongs to a team and acts only for it; this operation acts on a personal account: use a personal API key or a session';
   for (const [op, opts] of [
-    ['getBalance', {}], ['getUserKeys', {}], ['createApiKey', { body: { name: 'x' } }], ['getWebhookSecret', {}], ['listTeams', {}],
+    ['getUserKeys', {}], ['createApiKey', { body: { name: 'x' } }], ['getWebhookSecret', {}], ['listTeams', {}],
     ['getTeam', { params: { team_id: teamId } }], ['createTeamInvite', { params: { team_id: teamId }, body: { email: 'a@example.com', role: 'viewer' } }],
   ] as Array<[string, CallOptions]>) {
     const res = await call(op, { as: key, ...opts });
@@ -281,4 +281,21 @@ test.serial('a dead webhook delivery of a team prediction is redelivered by a me
   const again = await call('redeliverWebhook', { as: owner.session, params: { id: deliveryId }, query: { team_id: teamId } });
   t.is(again.status, 202);
   t.deepEqual(again.body, { id: deliveryId, status: 'pending' });
+});
+
+test.serial('the balance route reads the team wallet with team_id (read_balance) or a team key, and the personal one otherwise', async (t) => {
+  const team = await getTeamBalance(gw.app.db, teamId);
+  const { key } = await teamKey(owner.session, teamId);
+  for (const [as, query] of [[key, {}], [key, { team_id: teamId }], [dev.session, { team_id: teamId }]] as Array<[string, Record<string, number>]>) {
+    const res = await call<Body>('getBalance', { as, query });
+    t.is(res.status, 200);
+    t.is(res.body.balance, team.balance);
+    t.is(res.body.held, team.held);
+  }
+  t.is((await call<Body>('getBalance', { as: dev.session })).body.balance, PERSONAL_CREDIT);
+  const viewerTry = await call('getBalance', { as: viewer.session, query: { team_id: teamId } });
+  t.is(viewerTry.status, 403);
+  t.regex(String(viewerTry.body.detail), /lacks the "read_balance" permission/);
+  t.is((await call('getBalance', { as: stranger.session, query: { team_id: teamId } })).status, 404);
+  t.is((await call('getBalance', { as: key, query: { team_id: otherTeamId } })).status, 403);
 });

@@ -11,6 +11,7 @@ import { waitFor } from '../helpers/services.ts';
 import { creditTeam, getTeamBalance } from '../../db/wallet.ts';
 import { newPredictionId, submitPrediction } from '../../db/predictions.ts';
 import { insertDelivery, newDeliveryId } from '../../db/deliveries.ts';
+import { createClient, tokenFor } from '../oauth/helpers/oauth.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 const INPUT = { prompt: 'team', width: 64, height: 64 };
@@ -298,4 +299,15 @@ test.serial('the balance route reads the team wallet with team_id (read_balance)
   t.regex(String(viewerTry.body.detail), /lacks the "read_balance" permission/);
   t.is((await call('getBalance', { as: stranger.session, query: { team_id: teamId } })).status, 404);
   t.is((await call('getBalance', { as: key, query: { team_id: otherTeamId } })).status, 403);
+});
+
+test('an OAuth token acts for a team its owner is a member of, with the operation\'s permission and scope', async (t) => {
+  const token = await tokenFor(gw, await createClient(gw, dev.session, ['generate:write', 'keys:manage'], 'team machine'));
+  const submit = await call<{ request_id: string }>(MODEL, { as: token, body: INPUT, query: { team_id: teamId } });
+  t.is(submit.status, 200);
+  t.is(Number((await gw.app.db('predictions').where({ id: submit.body.request_id }).first()).team_id), teamId);
+  t.is((await call(MODEL, { as: token, body: INPUT, query: { team_id: otherTeamId } })).status, 404);
+  const created = await call<Body>('createTeamApiKey', { as: token, params: { team_id: teamId }, body: { name: 'from a token' } });
+  t.is(created.status, 201);
+  t.deepEqual(created.body.scopes, ['generate:write', 'keys:manage'], 'a key created by a token carries at most its scopes');
 });

@@ -26,8 +26,9 @@ export const TEAM_NOT_FOUND = 'team not found';
  * A team API key acts for its team and nothing else (the key belongs to the team, not to the
  * member who created it, so no membership is asked): an operation with a team scope
  * (`x-team-permission`) runs as the key's team, with or without `team_id`; a `team_id` naming
- * another team is 403; an operation without a team scope acts on a personal account (balance,
- * personal keys, webhook secret, OAuth clients, team management...) and is 403 too. A key holds
+ * another team is 403; an operation without a team scope acts on a personal account (user
+ * details, personal keys, webhook secret, OAuth clients) or needs a member (team management),
+ * and is 403 too. A key holds
  * the permissions in TEAM_KEY_PERMISSIONS.
  */
 function teamKeyOwner(caller: { userId: number; keyTeamId: number }, teamId: number | null | undefined, permission: TeamPermission | undefined): Owner {

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
-import { hold, releaseFor, settleFor } from './wallet.ts';
+import { holdFor, releaseFor, settleFor } from './wallet.ts';
 import { insertDelivery, newDeliveryId } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
 import { ownerWhere } from './owner.ts';
@@ -99,7 +99,10 @@ export function newPredictionId(now: number): string {
 
 export interface NewPrediction {
   id: string;
+  /** the user who submitted it (for a team prediction: the member, or a team key's creator) */
   userId: number;
+  /** the team whose wallet pays and which owns the record; absent or null: the user's own */
+  teamId?: number | null;
   apiKeyId: number | null;
   model: string;
   input: Record<string, unknown>;
@@ -107,10 +110,11 @@ export interface NewPrediction {
   webhookUrl: string | null;
 }
 
-/** Holds the price and records the request as `queued`, in one transaction. */
+/** Holds the price on the payer's wallet (the team's when teamId is set) and records the request as `queued`, in one transaction. */
 export async function submitPrediction(db: Db, p: NewPrediction, now: number): Promise<void> {
+  const teamId = p.teamId ?? null;
   const row = {
-    id: p.id, user_id: p.userId, api_key_id: p.apiKeyId, model: p.model, status: 'queued', is_test: false,
+    id: p.id, user_id: p.userId, team_id: teamId, api_key_id: p.apiKeyId, model: p.model, status: 'queued', is_test: false,
     input: JSON.stringify(p.input), price: p.price, webhook_url: p.webhookUrl, created_at: now, updated_at: now,
   };
   if (p.price === 0) {
@@ -119,7 +123,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number): P
   }
   // A deadlock victim is rolled back whole (hold and insert), so running it again is safe.
   await withLockRetry(() => db.transaction(async (trx) => {
-    await hold(trx, p.userId, p.price);
+    await holdFor(trx, { userId: p.userId, teamId }, p.price);
     await trx('predictions').insert(row);
   }));
 }
@@ -127,7 +131,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number): P
 /** Sandbox requests are born completed, with mock outputs and no price; returns the webhook delivery's id, if any. */
 export async function insertSandboxPrediction(db: Db, p: Omit<NewPrediction, 'price'>, outputs: string[], now: number): Promise<string | null> {
   const row = {
-    id: p.id, user_id: p.userId, api_key_id: p.apiKeyId, model: p.model, status: 'completed', is_test: true,
+    id: p.id, user_id: p.userId, team_id: p.teamId ?? null, api_key_id: p.apiKeyId, model: p.model, status: 'completed', is_test: true,
     input: JSON.stringify(p.input), outputs: JSON.stringify(outputs), nsfw: JSON.stringify(outputs.map(() => false)),
     price: 0, webhook_url: p.webhookUrl, inference_ms: 0, created_at: now, started_at: now, completed_at: now, updated_at: now,
   };

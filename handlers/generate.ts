@@ -14,7 +14,8 @@ export const generate: ModelHandler = async ({ app, caller, model, body, query }
     const problem = urlProblem(webhook, { allowInsecure: app.config.webhookAllowInsecure });
     if (problem) throw new ValidationFailedError([{ loc: ['query', 'webhook'], msg: problem, type: 'value_error' }]);
   }
-  const base = { id, userId: caller.owner.userId, apiKeyId: caller.apiKeyId, model: model.operationId, input: body, webhookUrl: webhook };
+  // A team owner (team_id, or a team's key) pays from the team wallet and owns the record.
+  const base = { id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input: body, webhookUrl: webhook };
 
   if (caller.isTest) {
     const deliveryId = await insertSandboxPrediction(app.db, base, [app.storage.sandboxKey(model.output)], now);

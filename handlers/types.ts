@@ -64,8 +64,8 @@ export interface ModelContext {
   h: ResponseToolkit;
   operationId: ModelOperationId;
   params: Record<string, never>;
-  /** the common `webhook` parameter every model endpoint declares */
-  query: { webhook?: string };
+  /** the common parameters every model endpoint declares: `webhook`, and `team_id` (already resolved into caller.owner) */
+  query: { webhook?: string; team_id?: number };
   /** the model's input, validated against its schema, defaults applied */
   body: Record<string, unknown>;
   caller: OwnedCaller;
@@ -73,7 +73,10 @@ export interface ModelContext {
 }
 export type ModelHandler = (ctx: ModelContext) => Promise<ReplyOf<ModelOperationId>>;
 
-/** The untyped context of handlers not converted yet (see LegacyHandler). */
+/**
+ * The context the route bridge (plugins/spec-routes.ts) builds, before it is narrowed to an
+ * operation's types: every handler receives it as its OperationContext or ModelContext.
+ */
 export interface HandlerContext {
   app: App;
   request: Request;
@@ -91,11 +94,8 @@ export interface HandlerContext {
   model?: ModelInfo;
 }
 
-/** The pre-contract handler (returns unknown); kept until the remaining modules are converted. */
-export type LegacyHandler = (ctx: HandlerContext) => Promise<unknown>;
-
-/** `Handler<'opId'>` is the typed contract; bare `Handler` is still the legacy one. */
-export type Handler<Id extends OperationId | undefined = undefined> = Id extends OperationId ? TypedHandler<Id> : LegacyHandler;
+/** `Handler<'opId'>`: the typed contract, the only one (every module is converted). */
+export type Handler<Id extends OperationId> = TypedHandler<Id>;
 
 /** What the route bridge calls: any of the above, given the context it built. */
 export type AnyHandler = (ctx: never) => Promise<unknown>;

@@ -71,7 +71,10 @@ export const authPlugin: Plugin<{ app: App }> = {
         }
         // A key created by an OAuth token acts with at most that token's scopes (null: all of them).
         const scopes = key.scopes === null ? ALL_SCOPES : ALL_SCOPES.filter((s) => key.scopes!.includes(s));
-        const caller: Caller = { userId: key.userId, role: key.ownerRole, via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes };
+        // A team key never carries its creator's administrator role.
+        const caller: Caller = {
+          userId: key.userId, role: key.teamId === null ? key.ownerRole : 'user', via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes, ...(key.teamId === null ? {} : { keyTeamId: key.teamId }),
+        };
         return h.authenticated({ credentials: { user: { caller }, scope: [...scopes] } });
       },
     }));

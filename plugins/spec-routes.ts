@@ -127,9 +127,14 @@ export function teamPermissionOf(operationId: string, operation: Operation, live
   return declared;
 }
 
-/** `team_id` from the query or the body, where the operation declares it (validation checked its type). */
-function teamIdOf(query: Record<string, unknown>, body: Record<string, unknown>): number | undefined {
-  const v = query.team_id ?? body.team_id;
+/**
+ * `team_id` from the query or the body, where the operation declares it (validation checked its
+ * type), or from the path of an operation that declares `x-team-permission` (the team key routes,
+ * /app/teams/{team_id}/keys). Team management routes without `x-team-permission` check the team
+ * in their handler (handlers/teams.ts), so their path `team_id` is not an owner.
+ */
+function teamIdOf(query: Record<string, unknown>, body: Record<string, unknown>, params: Record<string, unknown>, permission: TeamPermission | undefined): number | undefined {
+  const v = query.team_id ?? body.team_id ?? (permission !== undefined && params.team_id !== undefined ? Number(params.team_id) : undefined);
   return typeof v === 'number' ? v : undefined;
 }
 
@@ -228,6 +233,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
       const coerced: { query?: unknown; params?: unknown } = validation.coerced ?? {};
       const query = isObject(coerced.query) ? coerced.query : {};
       const payload = isObject(body) ? body : {};
+      const params = isObject(coerced.params) ? coerced.params : { ...request.params };
       const caller = callerOf(request);
       // hapi's auth already refused protected requests without a credential; this keeps the
       // handler's never-null promise even if a route were misconfigured.
@@ -239,9 +245,9 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         operationId,
         body: payload,
         query,
-        params: isObject(coerced.params) ? coerced.params : { ...request.params },
+        params,
         // The owner is resolved here, once, before the handler runs (membership checked in lib/owner.ts).
-        caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, teamIdOf(query, payload), teamPermission) } as HandlerContext['caller'] : null,
+        caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, teamIdOf(query, payload, params, teamPermission), teamPermission) } as HandlerContext['caller'] : null,
         ...(model ? { model } : {}),
       };
       return (handler as (ctx: HandlerContext) => Promise<unknown>)(ctx);

@@ -58,7 +58,7 @@ export interface paths {
         };
         /**
          * Get the wallet balance
-         * @description Returns the remaining credit of the caller's wallet and the credit held by predictions still running (1000 credits = 1 USD).
+         * @description Returns the remaining credit of the caller's wallet and the credit held by predictions still running (1000 credits = 1 USD). With `team_id` (or a team's API key), the team wallet's (needs `read_balance`).
          */
         get: operations["getBalance"];
         put?: never;
@@ -1337,7 +1337,7 @@ export interface paths {
         put?: never;
         /**
          * Send a dead-lettered or gone webhook delivery again
-         * @description Starts a new round of attempts (the first at once, then up to three retries) with the same `webhook-id`. 409 while the delivery is still pending or was delivered.
+         * @description Starts a new round of attempts (the first at once, then up to three retries) with the same `webhook-id`. 409 while the delivery is still pending or was delivered. With `team_id`, a delivery of any of the team's predictions (needs `generate`).
          */
         post: operations["redeliverWebhook"];
         delete?: never;
@@ -1550,6 +1550,62 @@ export interface paths {
          * @description Needs `invite`. The mailed link stops working at once.
          */
         delete: operations["revokeTeamInvite"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/teams/{team_id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a team's API keys
+         * @description The team's live keys, oldest first, never their values. Needs `manage_keys`.
+         */
+        get: operations["listTeamApiKeys"];
+        put?: never;
+        /**
+         * Create a team API key
+         * @description Creates an API key that belongs to the team: it generates on the team wallet and reads the
+         *     team's predictions, and keeps working when the member who created it leaves. The full key
+         *     value is returned once, in `key`. Same body and rules as createApiKey (`is_test`,
+         *     `ip_whitelist`, scopes and IP restriction inherited from the creating credential). Needs
+         *     `manage_keys`.
+         */
+        post: operations["createTeamApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/teams/{team_id}/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The key's `id`. */
+                key_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a team API key
+         * @description The key stops working on its next use. Needs `manage_keys`; a sandbox key revokes only sandbox keys.
+         */
+        delete: operations["revokeTeamApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3037,6 +3093,18 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        TeamAPIKeyResponse: components["schemas"]["APIKeyResponse"] & {
+            /** @description The team the key belongs to. */
+            team_id: number;
+            /** @description The user `id` of the member who created it (kept after they leave). */
+            created_by: number;
+        };
+        TeamAPIKeyCreatedResponse: components["schemas"]["APIKeyCreatedResponse"] & {
+            /** @description The team the key belongs to. */
+            team_id: number;
+            /** @description The user `id` of the member who created it. */
+            created_by: number;
+        };
         TeamMember: {
             user_id: number;
             email: string;
@@ -3772,7 +3840,7 @@ export interface components {
     parameters: {
         /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
         Webhook: string;
-        /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+        /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
         TeamId: number;
         /** @description Page number, starting at 1. */
         Page: number;
@@ -3832,7 +3900,10 @@ export interface operations {
     };
     getPredictionResult: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path: {
                 /** @description The `request_id` returned by the generation request. */
@@ -3859,7 +3930,10 @@ export interface operations {
     };
     getBalance: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3877,6 +3951,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     createApiKey: {
@@ -4480,7 +4556,7 @@ export interface operations {
     adminTopup: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4511,7 +4587,7 @@ export interface operations {
     adminDeductCredits: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4545,7 +4621,7 @@ export interface operations {
             query: {
                 /** @description Email address of the user. */
                 email: components["parameters"]["EmailQuery"];
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4572,7 +4648,7 @@ export interface operations {
     adminManageSubscription: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4604,7 +4680,7 @@ export interface operations {
     listModelDiscounts: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4630,7 +4706,7 @@ export interface operations {
     upsertModelDiscounts: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4661,7 +4737,7 @@ export interface operations {
     deleteModelDiscount: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4691,7 +4767,7 @@ export interface operations {
     myModelDiscounts: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4719,7 +4795,7 @@ export interface operations {
             query: {
                 /** @description Email address of the user. */
                 email: components["parameters"]["EmailQuery"];
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4747,7 +4823,7 @@ export interface operations {
     adminStripeRefund: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4780,7 +4856,7 @@ export interface operations {
     adminRefund: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4812,7 +4888,7 @@ export interface operations {
     virtualLogin: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4843,7 +4919,7 @@ export interface operations {
     adminSupportLoginLink: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4874,7 +4950,7 @@ export interface operations {
     adminPasswordResetLink: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4905,7 +4981,7 @@ export interface operations {
     adminDeleteUser: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5241,7 +5317,7 @@ export interface operations {
             query: {
                 /** @description Name of the file to upload, with extension; the extension selects the content type. */
                 filename: string;
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5276,7 +5352,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page. */
                 page_size?: number;
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5302,7 +5378,7 @@ export interface operations {
     createMediaAsset: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5333,7 +5409,7 @@ export interface operations {
     deleteMediaAsset: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5434,7 +5510,7 @@ export interface operations {
     getRunHistory: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
                 /** @description Only predictions with this review status; absent lists every status. */
                 review_status?: components["parameters"]["ReviewStatusFilter"];
@@ -5506,7 +5582,7 @@ export interface operations {
             query?: {
                 /** @description Only files of this kind. */
                 media_type?: "all" | "image" | "video" | "audio";
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
                 /** @description Only predictions with this review status; absent lists every status. */
                 review_status?: components["parameters"]["ReviewStatusFilter"];
@@ -5621,7 +5697,7 @@ export interface operations {
     getPredictionResponse: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5694,7 +5770,10 @@ export interface operations {
     };
     redeliverWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -5720,11 +5799,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     cancelPrediction: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path: {
                 /** @description The `request_id` returned by the generation request. */
@@ -6091,6 +6174,93 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
         };
     };
+    listTeamApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamAPIKeyResponse"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    createTeamApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["APIKeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created key, including its value. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamAPIKeyCreatedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    revokeTeamApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The key's `id`. */
+                key_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key was revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
     acceptTeamInvite: {
         parameters: {
             query?: never;
@@ -6125,6 +6295,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6140,6 +6312,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6150,6 +6323,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6165,6 +6340,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6175,6 +6351,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6190,6 +6368,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6200,6 +6379,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6215,6 +6396,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6225,6 +6407,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6240,6 +6424,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6250,6 +6435,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6265,6 +6452,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6275,6 +6463,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6290,6 +6480,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6300,6 +6491,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6315,6 +6508,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6325,6 +6519,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6340,6 +6536,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6350,6 +6547,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6365,6 +6564,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6375,6 +6575,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6390,6 +6592,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6400,6 +6603,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6415,6 +6620,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6425,6 +6631,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6440,6 +6648,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6450,6 +6659,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6465,6 +6676,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6475,6 +6687,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6490,6 +6704,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6500,6 +6715,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6515,6 +6732,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6525,6 +6743,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6540,6 +6760,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6550,6 +6771,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6565,6 +6788,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6575,6 +6799,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6590,6 +6816,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6600,6 +6827,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6615,6 +6844,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6625,6 +6855,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6640,6 +6872,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6650,6 +6883,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6665,6 +6900,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6675,6 +6911,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6690,6 +6928,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6700,6 +6939,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6715,6 +6956,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6725,6 +6967,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6740,6 +6984,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6750,6 +6995,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6765,6 +7012,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6775,6 +7023,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6790,6 +7040,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6800,6 +7051,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6815,6 +7068,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6825,6 +7079,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6840,6 +7096,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6850,6 +7107,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6865,6 +7124,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6875,6 +7135,8 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6890,6 +7152,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6965,6 +7228,7 @@ export type ProtectedOperationId =
     | "createMediaAsset"
     | "createOAuthClient"
     | "createTeam"
+    | "createTeamApiKey"
     | "createTeamInvite"
     | "deleteApiKey"
     | "deleteMediaAsset"
@@ -6991,6 +7255,7 @@ export type ProtectedOperationId =
     | "listMediaAssets"
     | "listModelDiscounts"
     | "listOAuthClients"
+    | "listTeamApiKeys"
     | "listTeamInvites"
     | "listTeamMembers"
     | "listTeams"
@@ -7009,6 +7274,7 @@ export type ProtectedOperationId =
     | "removeTeamMember"
     | "renameTeam"
     | "requestAccountDeletion"
+    | "revokeTeamApiKey"
     | "revokeTeamInvite"
     | "rotateWebhookSecret"
     | "searchRunHistory"

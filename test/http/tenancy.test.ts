@@ -52,6 +52,7 @@ const BODIES: Readonly<Record<string, object>> = {
   renameTeam: { name: 'renamed by another tenant' },
   changeTeamMemberRole: { role: 'viewer' },
   createTeamInvite: { email: 'someone@example.com', role: 'viewer' },
+  createTeamApiKey: { name: 'made by another tenant' },
 };
 
 type CredentialKind = 'session' | 'live-key' | 'sandbox-key' | 'oauth-token' | 'team-key';
@@ -70,7 +71,7 @@ const CREDENTIAL_SCHEME: Readonly<Record<CredentialKind, string>> = {
  * Empty this list when team keys act for their team: the matrix then runs with them, and
  * 'a team key acts for its team' below checks that it does.
  */
-const CREDENTIAL_KINDS_AWAITING_WIRING: readonly CredentialKind[] = ['team-key'];
+const CREDENTIAL_KINDS_AWAITING_WIRING: readonly CredentialKind[] = [];
 
 /**
  * Where a 403 instead of 404 is allowed, and why; still only when the reply is exactly the one an

@@ -62,6 +62,10 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   leaveTeam: 'keys:manage',
   createTeamInvite: 'keys:manage',
   revokeTeamInvite: 'keys:manage',
+  // a team's API keys are account administration, like personal keys
+  createTeamApiKey: 'keys:manage',
+  listTeamApiKeys: 'keys:manage',
+  revokeTeamApiKey: 'keys:manage',
   // a session or an API key of the invited account: a machine client has no mailbox
   acceptTeamInvite: null,
   // session only: no scope grants these

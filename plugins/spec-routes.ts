@@ -17,6 +17,7 @@ import { resolveOwner } from '../lib/owner.ts';
 import { isTeamPermission, TEAM_PERMISSIONS } from '../lib/team-permissions.ts';
 import type { TeamPermission } from '../lib/team-permissions.ts';
 import { NOT_YET } from '../handlers/index.ts';
+import { hasPolicies, policiesOf, withPolicies } from '../handlers/policies.ts';
 import { scopeNames } from '../spec/scopes.ts';
 import { UnauthorizedError } from '../lib/errors.ts';
 
@@ -149,6 +150,9 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
   const role = extensions['x-required-role'];
   if (role !== undefined && !(ROLES as readonly unknown[]).includes(role)) throw new Error(`${operationId}: x-required-role must be one of ${ROLES.join(', ')}`);
   const teamPermission = teamPermissionOf(operationId, operation, deps.live ?? true);
+  // x-rate-limit, x-audit, x-audit-refusal (handlers/policies.ts); an unknown name stops start-up here.
+  const policies = policiesOf(operationId, operation);
+  const guarded = hasPolicies(policies);
   const bearerRoute = routeStrategies.includes('session') || routeStrategies.includes('oauth');
   if (isProtected && routeStrategies.length === 0) {
     // Every alternative needs a credential this build cannot check yet: the route stays closed.
@@ -242,9 +246,11 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         params: isObject(coerced.params) ? coerced.params : { ...request.params },
         // The owner is resolved here, once, before the handler runs (membership checked in lib/owner.ts).
         caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, teamIdOf(query, payload), teamPermission) } as HandlerContext['caller'] : null,
+        audit: {},
         ...(model ? { model } : {}),
       };
-      return (handler as (ctx: HandlerContext) => Promise<unknown>)(ctx);
+      const run = () => (handler as (ctx: HandlerContext) => Promise<unknown>)(ctx);
+      return guarded ? withPolicies(policies, ctx, run) : run();
     },
   };
 }

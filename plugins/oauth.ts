@@ -1,12 +1,12 @@
 // OAuth 2.0 client credentials (interface spec 5.2; RFC 6749 section 4.4).
 // oidc-provider is the authorization server: it owns POST /oauth/token (client authentication,
 // narrowing, token issue) and stores its tokens in the database (db/oauth-provider-store.ts).
-// This plugin mounts that one endpoint inside hapi and adds the 'oauth' auth scheme that
-// accepts its access tokens on every route whose spec security lists OAuth2.
+// This credential plugin mounts that one endpoint inside hapi and implements the spec's OAuth2
+// security scheme with the 'oauth' strategy, which accepts its access tokens.
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Boom from '@hapi/boom';
-import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
 import Provider from 'oidc-provider';
 import type { Configuration } from 'oidc-provider';
 import type { App } from '../app.ts';
@@ -16,6 +16,7 @@ import { SESSION_PREFIX, sha256Hex } from '../db/secrets.ts';
 import { ALL_SCOPES } from './auth.ts';
 import type { Caller, Scope } from './auth.ts';
 import { bearerChallenge } from './oauth-challenge.ts';
+import type { CredentialPlugin } from './spec-routes.ts';
 
 export const TOKEN_PATH = '/oauth/token';
 export const TOKEN_TTL_SECONDS = 3600;
@@ -95,10 +96,12 @@ export async function createProvider(app: App): Promise<Provider> {
   return provider;
 }
 
-export const oauthPlugin: Plugin<{ app: App }> = {
+export const oauthPlugin = {
   name: 'mediagate-oauth',
-  dependencies: ['mediagate-errors', 'mediagate-auth'],
-  async register(server, { app }) {
+  dependencies: ['mediagate-errors'],
+  securityScheme: 'OAuth2',
+  strategy: 'oauth',
+  async register(server: Server, { app }: { app: App }) {
     const provider = await createProvider(app);
     const callback = provider.callback();
     const publicUrl = app.config.publicUrl;
@@ -179,4 +182,4 @@ export const oauthPlugin: Plugin<{ app: App }> = {
       },
     });
   },
-};
+} satisfies CredentialPlugin;

@@ -17,13 +17,11 @@ import { ALL_SCOPES } from './auth.ts';
 import type { Caller, Scope } from './auth.ts';
 import { bearerChallenge } from './oauth-challenge.ts';
 import type { CredentialPlugin } from './spec-routes.ts';
+import { oauthTokenPath } from '../spec/scopes.ts';
 
-export const TOKEN_PATH = '/oauth/token';
-export const TOKEN_TTL_SECONDS = 3600;
-/** The value of the spec's `x-handled-by` on operations served by this plugin rather than by spec-routes. */
-export const HANDLED_BY_PROVIDER = 'oauth-provider';
+const TOKEN_TTL_SECONDS = 3600;
 
-export function isScope(s: string): s is Scope {
+function isScope(s: string): s is Scope {
   return (ALL_SCOPES as readonly string[]).includes(s);
 }
 
@@ -60,7 +58,7 @@ async function signingKeys(): Promise<{ keys: crypto.JsonWebKey[] }> {
   return { keys: [{ ...jwk, kid: crypto.randomBytes(8).toString('hex'), alg: 'ES256', use: 'sig' }] };
 }
 
-export async function createProvider(app: App): Promise<Provider> {
+async function createProvider(app: App, tokenPath: string): Promise<Provider> {
   const configuration: Configuration = {
     adapter: providerAdapter(app.db),
     clients: [],
@@ -69,7 +67,7 @@ export async function createProvider(app: App): Promise<Provider> {
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
     responseTypes: [],
     ttl: { ClientCredentials: TOKEN_TTL_SECONDS },
-    routes: { token: TOKEN_PATH },
+    routes: { token: tokenPath },
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
     // no ID tokens are ever issued, but client metadata is validated against the signing keys
     clientDefaults: { id_token_signed_response_alg: 'ES256', grant_types: ['client_credentials'], response_types: [] },
@@ -102,7 +100,9 @@ export const oauthPlugin = {
   securityScheme: 'OAuth2',
   strategy: 'oauth',
   async register(server: Server, { app }: { app: App }) {
-    const provider = await createProvider(app);
+    // Served where the spec's OAuth2 scheme says (its tokenUrl), like the metadata handler says.
+    const tokenPath = oauthTokenPath(app.spec.document);
+    const provider = await createProvider(app, tokenPath);
     const callback = provider.callback();
     const publicUrl = app.config.publicUrl;
 
@@ -136,7 +136,7 @@ export const oauthPlugin = {
     // are RFC 6749 section 5.2 JSON, not the gateway's 422s.
     server.route({
       method: 'POST',
-      path: TOKEN_PATH,
+      path: tokenPath,
       options: {
         auth: false,
         payload: { output: 'data', parse: false, maxBytes: app.config.maxBodyBytes },

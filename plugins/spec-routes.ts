@@ -6,7 +6,6 @@ import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit, RouteOptions, Lifecycle, RouteDefMethods, ServerRoute } from '@hapi/hapi';
 import type { Operation } from 'openapi-backend';
 import type { App } from '../app.ts';
-import type { Caller } from './auth.ts';
 import { httpError, payloadTimeoutError, validationError } from './errors.ts';
 import { bearerChallenge } from './oauth-challenge.ts';
 import { toValidationItems } from './validation-errors.ts';
@@ -33,7 +32,8 @@ export type CredentialPlugin<Options = { app: App }> = Plugin<Options> & {
   strategy: string;
 };
 
-function callerOf(request: Request): Caller | null {
+/** The caller a credential plugin put on the request (its type is declared with the credentials, plugins/auth.ts). */
+function callerOf(request: Request) {
   return request.auth.credentials?.user?.caller ?? null;
 }
 

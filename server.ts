@@ -1,15 +1,19 @@
-// The HTTP side: a hapi server with the gateway's plugins in their declared order:
-// errors -> credentials (api-key, session; oauth with the token endpoint) -> spec routes
-// (scope check, validation, handlers) -> files and docs.
+// The HTTP side: a hapi server with the gateway's plugins: errors, one credential plugin per
+// security scheme (api-key, session; oauth with the token endpoint), spec routes (scope check,
+// validation, policies, handlers), files and docs. Their order is declared by each plugin's
+// dependencies, not by the order of this list.
 import Hapi from '@hapi/hapi';
 import type { Server } from '@hapi/hapi';
 import type { App } from './app.ts';
 import { errorsPlugin } from './plugins/errors.ts';
-import { authPlugin } from './plugins/auth.ts';
+import { apiKeyPlugin, sessionPlugin } from './plugins/auth.ts';
 import { oauthPlugin } from './plugins/oauth.ts';
 import { specRoutesPlugin } from './plugins/spec-routes.ts';
 import { filesPlugin } from './plugins/files.ts';
 import { docsPlugin } from './plugins/docs.ts';
+
+/** One plugin per credential kind; spec-routes maps the spec's security schemes to their strategies. */
+export const credentialPlugins = [apiKeyPlugin, sessionPlugin, oauthPlugin];
 
 export async function createServer(app: App): Promise<Server> {
   const server = Hapi.server({
@@ -24,14 +28,13 @@ export async function createServer(app: App): Promise<Server> {
     router: { stripTrailingSlash: true },
     load: { sampleInterval: 0 },
   });
+  const credentials = credentialPlugins;
   await server.register([
     { plugin: errorsPlugin, options: { log: app.log, payloadTimeoutMs: app.config.payloadTimeoutMs, trustedProxies: app.config.trustedProxies } },
-    { plugin: authPlugin, options: { app } },
-    // before spec-routes: its routes name the 'oauth' strategy
-    { plugin: oauthPlugin, options: { app } },
+    ...credentials.map((plugin) => ({ plugin, options: { app } })),
+    { plugin: specRoutesPlugin, options: { app, credentials } },
     { plugin: filesPlugin, options: { storageDir: app.config.storageDir } },
     { plugin: docsPlugin, options: { document: app.spec.document, publicUrl: app.config.publicUrl } },
-    { plugin: specRoutesPlugin, options: { app, strategies: new Set(['api-key', 'session', 'oauth']) } },
   ]);
   return server;
 }

@@ -7,6 +7,7 @@ import type { App } from '../lib/context.ts';
 import type { Caller } from '../lib/context.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import type { Owner } from '../lib/owner.ts';
+import type { AuditFields } from './audit.ts';
 import type { ModelOperationId, ProtectedOperationId, operations } from '../spec/v1.generated.ts';
 
 /** Every operationId the spec declares. */
@@ -49,6 +50,8 @@ export interface OperationContext<Id extends OperationId> {
   body: BodyOf<Id>;
   /** never null on protected operations (hapi's auth refused requests without a credential) */
   caller: CallerFor<Id>;
+  /** fields for the operation's declared audit event (`x-audit`), which the route bridge logs */
+  audit: AuditFields;
 }
 
 /**
@@ -90,6 +93,8 @@ export interface HandlerContext {
   params: Record<string, unknown>;
   /** null on public operations; carries `owner` on protected ones */
   caller: Caller | null;
+  /** fields for the operation's declared audit event (`x-audit`) */
+  audit: AuditFields;
   /** set on model endpoints */
   model?: ModelInfo;
 }

@@ -3,10 +3,9 @@
 // per-request scan; openapi-backend validates each request against its operation object
 // and holds the operationId -> handler map.
 import Boom from '@hapi/boom';
-import type { Plugin, Request, ResponseToolkit, RouteOptions, Lifecycle, RouteDefMethods } from '@hapi/hapi';
+import type { Plugin, Request, ResponseToolkit, RouteOptions, Lifecycle, RouteDefMethods, ServerRoute } from '@hapi/hapi';
 import type { Operation } from 'openapi-backend';
 import type { App } from '../lib/context.ts';
-import { callerOf, STRATEGY_FOR_SCHEME } from './auth.ts';
 import { httpError, payloadTimeoutError, validationError } from './errors.ts';
 import { bearerChallenge } from './oauth-challenge.ts';
 import { toValidationItems } from './validation-errors.ts';
@@ -17,18 +16,53 @@ import { resolveOwner } from '../lib/owner.ts';
 import { isTeamPermission, TEAM_PERMISSIONS } from '../lib/team-permissions.ts';
 import type { TeamPermission } from '../lib/team-permissions.ts';
 import { NOT_YET } from '../handlers/index.ts';
+import { hasPolicies, policiesOf, withPolicies } from '../handlers/policies.ts';
 import { scopeNames } from '../spec/scopes.ts';
 import { UnauthorizedError } from '../lib/errors.ts';
 
 export type SecurityRequirement = Record<string, string[]>;
 
-/** hapi strategies for an operation's security alternatives; [] means public. */
-export function strategiesFor(security: SecurityRequirement[] | undefined, available: ReadonlySet<string>): string[] {
+/**
+ * What the bridge needs of a credential plugin: a hapi plugin that implements one of the spec's
+ * securitySchemes (`securityScheme`) with one hapi strategy (`strategy`) it registers.
+ */
+export type CredentialPlugin<Options = { app: App }> = Plugin<Options> & {
+  name: string;
+  securityScheme: string;
+  strategy: string;
+};
+
+/** The caller a credential plugin put on the request (its type is declared with the credentials, plugins/auth.ts). */
+function callerOf(request: Request) {
+  return request.auth.credentials?.user?.caller ?? null;
+}
+
+/**
+ * The spec's security scheme -> hapi strategy map, from the credential plugins. Start-up refuses a
+ * scheme the spec declares that no plugin implements, a plugin for a scheme the spec does not
+ * declare, and two plugins for one scheme.
+ */
+export function strategyMapFor(declaredSchemes: readonly string[], credentials: ReadonlyArray<Pick<CredentialPlugin, 'name' | 'securityScheme' | 'strategy'>>): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const plugin of credentials) {
+    if (!declaredSchemes.includes(plugin.securityScheme)) throw new Error(`credential plugin ${plugin.name} implements security scheme "${plugin.securityScheme}", which the spec does not declare`);
+    if (map.has(plugin.securityScheme)) throw new Error(`security scheme "${plugin.securityScheme}" is implemented by more than one credential plugin`);
+    map.set(plugin.securityScheme, plugin.strategy);
+  }
+  for (const scheme of declaredSchemes) {
+    if (!map.has(scheme)) throw new Error(`security scheme "${scheme}" is implemented by no credential plugin`);
+  }
+  return map;
+}
+
+/** hapi strategies for an operation's security alternatives; [] means public. A scheme no credential plugin implements stops start-up. */
+export function strategiesFor(operationId: string, security: SecurityRequirement[] | undefined, strategyFor: ReadonlyMap<string, string>): string[] {
   const strategies: string[] = [];
   for (const requirement of security ?? []) {
     for (const scheme of Object.keys(requirement)) {
-      const strategy = STRATEGY_FOR_SCHEME[scheme];
-      if (strategy && available.has(strategy) && !strategies.includes(strategy)) strategies.push(strategy);
+      const strategy = strategyFor.get(scheme);
+      if (strategy === undefined) throw new Error(`${operationId}: security scheme "${scheme}" is implemented by no credential plugin`);
+      if (!strategies.includes(strategy)) strategies.push(strategy);
     }
   }
   return strategies;
@@ -82,8 +116,10 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** What every route of one server shares; computed once by `routeDepsFor`. */
 export interface SharedRouteDeps {
   app: App;
-  /** the hapi strategies this server registered */
-  strategies: ReadonlySet<string>;
+  /** spec security scheme -> the hapi strategy of the credential plugin implementing it */
+  strategyFor: ReadonlyMap<string, string>;
+  /** the schemes whose credential is a bearer token (OAuth2, http bearer): their 401s carry a Bearer challenge */
+  bearerSchemes: ReadonlySet<string>;
   /** the document's top-level security, for operations that declare none */
   globalSecurity: SecurityRequirement[];
   /** the scopes the OAuth2 scheme declares */
@@ -98,11 +134,13 @@ export interface RouteDeps extends SharedRouteDeps {
   model?: ModelInfo;
 }
 
-export function routeDepsFor(app: App, strategies: ReadonlySet<string>): SharedRouteDeps {
+export function routeDepsFor(app: App, credentials: ReadonlyArray<Pick<CredentialPlugin, 'name' | 'securityScheme' | 'strategy'>>): SharedRouteDeps {
   const { document } = app.spec;
+  const schemes = (document.components?.securitySchemes ?? {}) as Record<string, { type?: string; scheme?: string }>;
   return {
     app,
-    strategies,
+    strategyFor: strategyMapFor(Object.keys(schemes), credentials),
+    bearerSchemes: new Set(Object.keys(schemes).filter((name) => schemes[name]!.type === 'oauth2' || (schemes[name]!.type === 'http' && schemes[name]!.scheme?.toLowerCase() === 'bearer'))),
     globalSecurity: (document.security as SecurityRequirement[] | undefined) ?? [],
     declaredScopes: new Set(scopeNames(document)),
   };
@@ -149,27 +187,24 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
   const extensions = operation as unknown as Record<string, unknown>;
   const security = (operation.security as SecurityRequirement[] | undefined) ?? deps.globalSecurity;
   const isProtected = security.length > 0;
-  const routeStrategies = strategiesFor(security, deps.strategies);
+  const routeStrategies = strategiesFor(operationId, security, deps.strategyFor);
   const scopes = requiredScopes(operationId, security, deps.declaredScopes);
   const role = extensions['x-required-role'];
   if (role !== undefined && !(ROLES as readonly unknown[]).includes(role)) throw new Error(`${operationId}: x-required-role must be one of ${ROLES.join(', ')}`);
   const teamPermission = teamPermissionOf(operationId, operation, deps.live ?? true);
-  const bearerRoute = routeStrategies.includes('session') || routeStrategies.includes('oauth');
-  if (isProtected && routeStrategies.length === 0) {
-    // Every alternative needs a credential this build cannot check yet: the route stays closed.
-    app.log.debug({ operationId }, 'no credential strategy available; route answers 401');
-  }
+  // x-rate-limit, x-audit, x-audit-refusal (handlers/policies.ts); an unknown name stops start-up here.
+  const policies = policiesOf(operationId, operation);
+  const guarded = hasPolicies(policies);
+  const bearerRoute = security.some((requirement) => Object.keys(requirement).some((scheme) => deps.bearerSchemes.has(scheme)));
   const contentTypes = Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
   const hasBody = !['get', 'head', 'delete'].includes(operation.method);
   const { publicUrl } = app.config;
 
   return {
     id: operationId,
-    auth: !isProtected ? false : routeStrategies.length
-      // hapi checks the scopes after authentication and before anything reads the body; API keys
-      // and sessions hold all five, an OAuth token exactly its own.
-      ? { strategies: routeStrategies, mode: 'required', ...(scopes.length ? { access: { scope: scopes.map((s) => `+${s}`) } } : {}) }
-      : { strategies: ['closed'], mode: 'required' },
+    // hapi checks the scopes after authentication and before anything reads the body; API keys
+    // and sessions hold all five, an OAuth token exactly its own.
+    auth: !isProtected ? false : { strategies: routeStrategies, mode: 'required', ...(scopes.length ? { access: { scope: scopes.map((s) => `+${s}`) } } : {}) },
     ext: {
       ...(role === 'admin' ? {
         // A role, never a scope: no token or key of a normal user reaches an admin route.
@@ -248,9 +283,11 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         params,
         // The owner is resolved here, once, before the handler runs (membership checked in lib/owner.ts).
         caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, teamIdOf(query, payload, params, teamPermission), teamPermission) } as HandlerContext['caller'] : null,
+        audit: {},
         ...(model ? { model } : {}),
       };
-      return (handler as (ctx: HandlerContext) => Promise<unknown>)(ctx);
+      const run = () => (handler as (ctx: HandlerContext) => Promise<unknown>)(ctx);
+      return guarded ? withPolicies(policies, ctx, run) : run();
     },
   };
 }
@@ -260,12 +297,18 @@ export function handlerOf(api: App['spec']['api'], operationId: string): AnyHand
   return api.handlers[operationId] as unknown as AnyHandler | undefined;
 }
 
-export const specRoutesPlugin: Plugin<{ app: App; strategies: ReadonlySet<string> }> = {
+/**
+ * The bridge. Route options are computed (and the spec checked) at registration; the routes are
+ * added once every credential plugin it is given has registered (hapi's `server.dependency`
+ * with an `after` step), so their order in server.register does not matter.
+ */
+export const specRoutesPlugin: Plugin<{ app: App; credentials: readonly CredentialPlugin[] }> = {
   name: 'mediagate-spec-routes',
-  dependencies: ['mediagate-errors', 'mediagate-auth'],
-  register(server, { app, strategies }) {
+  dependencies: ['mediagate-errors'],
+  register(server, { app, credentials }) {
     const { api, operations, models } = app.spec;
-    const shared = routeDepsFor(app, strategies);
+    const shared = routeDepsFor(app, credentials);
+    const routes: ServerRoute[] = [];
     for (const operation of operations) {
       const operationId = operation.operationId!;
       // A plugin serves this one itself (issueToken: plugins/oauth.ts); the catalog checked the value.
@@ -274,8 +317,11 @@ export const specRoutesPlugin: Plugin<{ app: App; strategies: ReadonlySet<string
       if (!handler) throw new Error(`${operationId}: no handler registered`);
       const model = models.get(operationId);
       const options = routeOptionsFor(operation, { ...shared, handler, live: !NOT_YET.includes(operationId), ...(model ? { model } : {}) });
-      server.route({ method: operation.method.toUpperCase() as RouteDefMethods, path: operation.path, options });
+      routes.push({ method: operation.method.toUpperCase() as RouteDefMethods, path: operation.path, options });
     }
+    server.dependency(credentials.map((c) => c.name), async (srv) => {
+      srv.route(routes);
+    });
   },
 };
 

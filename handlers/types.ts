@@ -71,7 +71,8 @@ export interface ModelContext {
   caller: OwnedCaller;
   model: ModelInfo;
 }
-export type ModelHandler = (ctx: ModelContext) => Promise<ReplyOf<ModelOperationId>>;
+/** The submit answer; a handler returns it inside a hapi response to add the cost headers. */
+export type ModelHandler = (ctx: ModelContext) => Promise<ReplyOf<ModelOperationId> | ResponseObject>;
 
 /** The untyped context of handlers not converted yet (see LegacyHandler). */
 export interface HandlerContext {

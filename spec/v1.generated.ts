@@ -2245,6 +2245,22 @@ export interface components {
         PredictionSubmitted: {
             /** @description Id of the prediction; use it with getPredictionResult. */
             request_id: string;
+            /** @description The state when the request was accepted, `queued` for production keys and `completed` for sandbox keys (born finished); poll `urls.get` for the current one. */
+            status: components["schemas"]["PredictionStatus"];
+            urls: {
+                /**
+                 * Format: uri
+                 * @description Absolute URL of getPredictionResult for this prediction.
+                 */
+                get: string;
+                /**
+                 * Format: uri
+                 * @description Absolute URL of cancelPrediction for this prediction (POST).
+                 */
+                cancel: string;
+            };
+            /** @description Credits held for this request (1000 credits = 1 USD), debited when it completes and released if it fails or is cancelled; 0 for sandbox keys. Also sent as the `X-Cost` header. */
+            price: number;
         };
         /**
          * @description queued (persisted, not yet confirmed by the queue) -> pending (in the queue) -> processing (a worker runs it) -> completed | failed; queued, pending and processing -> cancelled through cancelPrediction.
@@ -3667,13 +3683,37 @@ export interface components {
         };
     };
     responses: {
-        /** @description The generation request was accepted; poll getPredictionResult with `request_id` or wait for the webhook. */
+        /** @description The generation request was accepted; poll `urls.get` (getPredictionResult) or wait for the webhook. */
         Submitted: {
             headers: {
+                /** @description Credits this request holds (charged when it completes, released if it fails or is cancelled); 0 for sandbox keys. */
+                "X-Cost"?: number;
+                /** @description The paying wallet's spendable balance in credits after this request's hold (held credits excluded). */
+                "X-Balance-Remaining"?: number;
+                /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise. */
+                "Idempotent-Replayed"?: "true";
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["PredictionSubmitted"];
+            };
+        };
+        /** @description A malformed request header, e.g. an `Idempotency-Key` longer than 255 characters. */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+        /** @description The `Idempotency-Key` was already used with a different request in the last 24 hours, or the first request with it is still being processed (retry once it has answered). */
+        IdempotencyConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
             };
         };
         /** @description Validation error in the path, query or body. */
@@ -3782,6 +3822,17 @@ export interface components {
         LoraType: string;
         /** @description Only predictions with this review status; absent lists every status. */
         ReviewStatusFilter: "unreviewed" | "approved" | "rejected" | "flagged" | null;
+        /**
+         * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+         *     same account (and team; sandbox and production keys apart) within 24 hours answers
+         *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+         *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+         *     The same key with another request is 409. Only a successful answer is kept: after an
+         *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+         *     good choice); anything else is 400.
+         * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+         */
+        IdempotencyKey: string;
         /** @description The `request_id` returned by the generation request. */
         RequestIdPath: string;
         /** @description The `id` of the OAuth client, as returned by createOAuthClient and listOAuthClients. */
@@ -6126,7 +6177,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6137,9 +6200,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6151,7 +6216,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6162,9 +6239,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6176,7 +6255,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6187,9 +6278,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6201,7 +6294,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6212,9 +6317,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6226,7 +6333,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6237,9 +6356,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6251,7 +6372,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6262,9 +6395,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6276,7 +6411,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6287,9 +6434,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6301,7 +6450,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6312,9 +6473,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6326,7 +6489,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6337,9 +6512,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6351,7 +6528,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6362,9 +6551,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6376,7 +6567,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6387,9 +6590,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6401,7 +6606,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6412,9 +6629,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6426,7 +6645,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6437,9 +6668,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6451,7 +6684,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6462,9 +6707,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6476,7 +6723,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6487,9 +6746,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6501,7 +6762,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6512,9 +6785,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6526,7 +6801,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6537,9 +6824,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6551,7 +6840,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6562,9 +6863,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6576,7 +6879,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6587,9 +6902,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6601,7 +6918,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6612,9 +6941,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6626,7 +6957,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6637,9 +6980,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6651,7 +6996,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6662,9 +7019,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6676,7 +7035,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6687,9 +7058,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6701,7 +7074,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6712,9 +7097,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6726,7 +7113,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6737,9 +7136,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6751,7 +7152,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6762,9 +7175,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6776,7 +7191,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6787,9 +7214,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6801,7 +7230,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6812,9 +7253,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6826,7 +7269,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6837,9 +7292,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6851,7 +7308,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6862,9 +7331,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6876,7 +7347,19 @@ export interface operations {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6887,9 +7370,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];

@@ -20,6 +20,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the models
+         * @description The model catalog of this gateway: every model endpoint with its slug (operationId), path,
+         *     category, tier, family, output kind, price rule and input schema, and whether production
+         *     keys can run it here (`available`: a local model, or an upstream provider the operator has
+         *     configured; sandbox keys can call every model). Filter with `category` and `tier`; an
+         *     unknown value is 422 listing the known ones. Public, like the API document itself: it
+         *     says nothing the served `/openapi.json` does not, except availability.
+         */
+        get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/predictions/{request_id}/result": {
         parameters: {
             query?: never;
@@ -2262,6 +2287,50 @@ export interface components {
             /** @description Credits held for this request (1000 credits = 1 USD), debited when it completes and released if it fails or is cancelled; 0 for sandbox keys. Also sent as the `X-Cost` header. */
             price: number;
         };
+        ModelList: {
+            models: components["schemas"]["ModelEntry"][];
+        };
+        ModelEntry: {
+            /** @description The model endpoint's operationId; it is also the `model` of its predictions. */
+            slug: string;
+            /** @description Where to submit it (`POST`), e.g. `/api/v1/lumen-dev-text-to-image`. */
+            path: string;
+            /** @description The operation summary. */
+            title: string;
+            /** @description One of `x-catalog.categories`. */
+            category: string;
+            /** @description One of `x-catalog.tiers` (`best`, `balanced`, `fast`, `budget`). */
+            tier: string;
+            family: string;
+            /** @description What it produces, one of `x-catalog.outputs` (`image`, `video`, `audio`, `model3d`, `text`). */
+            output: string;
+            price: components["schemas"]["ModelPrice"];
+            /** @description The JSON Schema of the request body (the same as in this document). */
+            input_schema: {
+                [key: string]: unknown;
+            };
+            /** @description Whether production keys can run it on this gateway now (local model, or upstream provider configured). `false` answers 503 to production keys; sandbox keys work either way. */
+            available: boolean;
+        };
+        /** @description The price rule, in credits (1000 credits = 1 USD): `base`, plus `per_unit.amount` x the input's `per_unit.field`, then each matching multiplier (percent, rounded up). */
+        ModelPrice: {
+            /** @enum {string} */
+            unit: "credit";
+            base: number;
+            per_unit: {
+                field: string;
+                amount: number;
+            } | null;
+            multipliers: {
+                field: string;
+                /** @description Input value (as a string) -> percent applied when the input has it. */
+                percent_by_value: {
+                    [key: string]: number;
+                };
+            }[];
+            /** @description The price of a request that leaves every priced field at its default. */
+            at_defaults: number;
+        };
         /**
          * @description queued (persisted, not yet confirmed by the queue) -> pending (in the queue) -> processing (a worker runs it) -> completed | failed; queued, pending and processing -> cancelled through cancelPrediction.
          * @enum {string}
@@ -3879,6 +3948,32 @@ export interface operations {
                     "application/json": components["schemas"]["HealthUnavailable"];
                 };
             };
+        };
+    };
+    listModels: {
+        parameters: {
+            query?: {
+                /** @description Only models of this category (one of `x-catalog.categories`, e.g. `text-to-image`). */
+                category?: string;
+                /** @description Only models of this tier (one of `x-catalog.tiers`, e.g. `fast`). */
+                tier?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The models, in the order the spec declares them. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelList"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
         };
     };
     getPredictionResult: {

@@ -4,6 +4,7 @@
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
+import { callOperation } from '../helpers/operation.ts';
 
 let gw: TestGateway;
 let now = Date.now();
@@ -156,4 +157,15 @@ test.serial('without a key every submit is a new request; after 24 hours a key m
   } finally {
     now -= 24 * 3600 * 1000 + 1;
   }
+});
+
+test('submit answers, replays, 400 and 409 match the spec', async (t) => {
+  const acct = await newAccount(gw, 1000);
+  const op = 'canvas-v1-fast-text-to-image';
+  const call = (body: Record<string, unknown>, key: string) => callOperation(gw, op, { as: acct.liveKey, body, headers: { 'idempotency-key': key } });
+  t.is((await call({ prompt: 'spec' }, 'spec-key')).status, 200);
+  t.is((await call({ prompt: 'spec' }, 'spec-key')).status, 200);
+  t.is((await call({ prompt: 'other' }, 'spec-key')).status, 409);
+  t.is((await call({ prompt: 'spec' }, 'x'.repeat(300))).status, 400);
+  t.is((await callOperation(gw, op, { as: acct.testKey, body: { prompt: 'spec' } })).status, 200);
 });

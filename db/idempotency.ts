@@ -108,3 +108,13 @@ export async function completeIdempotencyKey(db: Db, keyHash: string, response: 
 export async function releaseIdempotencyKey(db: Db, keyHash: string): Promise<void> {
   await db('idempotency_keys').where({ key_hash: keyHash, state: 'running' }).delete();
 }
+
+/**
+ * Removes up to `limit` expired records (their keys may be used again anyway); for a retention
+ * job, which calls it until it returns less than `limit`. Returns how many it removed.
+ */
+export async function deleteExpiredIdempotencyKeys(db: Db, now: number, limit: number): Promise<number> {
+  const expired = await db('idempotency_keys').where('expires_at', '<=', now).orderBy('expires_at').limit(limit).pluck('key_hash') as string[];
+  if (expired.length === 0) return 0;
+  return affected(await db('idempotency_keys').whereIn('key_hash', expired).andWhere('expires_at', '<=', now).delete());
+}

@@ -5,6 +5,11 @@ import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
+import pino from 'pino';
+import { createApp } from '../../app.ts';
+import { createServer } from '../../server.ts';
+import { loadConfig } from '../../config.ts';
+import { deleteExpiredIdempotencyKeys } from '../../db/idempotency.ts';
 
 let gw: TestGateway;
 let now = Date.now();
@@ -90,6 +95,27 @@ test('concurrent submits with one key create one prediction and all get its answ
   t.deepEqual(await wallet(acct), { balance: 1000 - PRICE_2_IMAGES, held: PRICE_2_IMAGES });
 });
 
+test('two API processes on one database, racing with one key, create one prediction', async (t) => {
+  // a second app with its own connection pool and hapi server, as another API process would have
+  const app2 = await createApp(loadConfig(gw.env), { log: pino({ level: 'silent' }), clock: () => now });
+  const server2 = await createServer(app2);
+  await server2.initialize();
+  try {
+    const acct = await newAccount(gw, 1000);
+    const send = (server: typeof gw.server) => server.inject({
+      method: 'POST', url: MODEL, payload: { prompt: 'two processes', num_images: 2 }, headers: { 'x-api-key': acct.liveKey, 'idempotency-key': 'cross-process' },
+    });
+    const answers = await Promise.all([send(gw.server), send(server2), send(gw.server), send(server2)]);
+    for (const a of answers) t.is(a.statusCode, 200, a.payload);
+    t.is(new Set(answers.map((a) => (a.result as { request_id: string }).request_id)).size, 1);
+    t.is(await predictions(acct), 1);
+    t.deepEqual(await wallet(acct), { balance: 1000 - PRICE_2_IMAGES, held: PRICE_2_IMAGES });
+  } finally {
+    await server2.stop();
+    await app2.close();
+  }
+});
+
 test('another body under a used key is 409 with a clear detail, and runs nothing', async (t) => {
   const acct = await newAccount(gw, 1000);
   t.is((await submit(acct.liveKey, { prompt: 'first' }, 'reused')).statusCode, 200);
@@ -154,6 +180,11 @@ test.serial('without a key every submit is a new request; after 24 hours a key m
     t.is(later.statusCode, 200, later.payload);
     t.not((later.result as { request_id: string }).request_id, (first.result as { request_id: string }).request_id);
     t.is(await predictions(acct), 4);
+    // expired records are what a retention job removes; live ones stay
+    const before = await gw.app.db('idempotency_keys').where({ user_id: acct.userId }).count<{ n: number }[]>({ n: '*' });
+    t.is(Number(before[0]!.n), 1, 'the expired record was replaced on reuse');
+    t.is(await deleteExpiredIdempotencyKeys(gw.app.db, now + 24 * 3600 * 1000 + 1, 1000) >= 1, true);
+    t.is((await gw.app.db('idempotency_keys').where({ user_id: acct.userId })).length, 0);
   } finally {
     now -= 24 * 3600 * 1000 + 1;
   }

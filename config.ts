@@ -51,6 +51,8 @@ export interface Config {
   authRateLimit: AuthRateLimitConfig;
   /** peers (IPs or CIDR ranges) whose X-Forwarded-For is believed when finding a client's address */
   trustedProxies: string[];
+  /** browser origins allowed to call the API (CORS); [] = same-origin only, ['*'] = any */
+  corsOrigins: string[];
 }
 
 export interface MailConfig {
@@ -131,10 +133,27 @@ const schema = Joi.object({
     }
     return value;
   }),
+  CORS_ORIGINS: Joi.string().custom((value: string) => { corsOrigins(value); return value; }),
 })
   .pattern(/^UPSTREAM_[A-Z0-9_]+_URL$/, Joi.string().uri({ scheme: ['http', 'https'] }))
   .pattern(/^UPSTREAM_[A-Z0-9_]+_KEY$/, Joi.string().min(1))
   .unknown(true);
+
+/**
+ * CORS_ORIGINS: `*` alone, or origins as a browser sends them (`scheme://host[:port]`, no path or
+ * trailing slash; `*` may stand for part of the host, e.g. `https://*.example.com`).
+ */
+function corsOrigins(value: string): string[] {
+  const entries = value.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  if (entries.includes('*')) {
+    if (entries.length > 1) throw new Error('"*" allows every origin and cannot be combined with other entries');
+    return ['*'];
+  }
+  for (const entry of entries) {
+    if (!/^https?:\/\/[a-z0-9*.-]+(:\d{1,5})?$/i.test(entry)) throw new Error(`"${entry}" is not an origin such as https://app.example.com (scheme, host and optional port; no path)`);
+  }
+  return entries;
+}
 
 const repoRoot = path.dirname(new URL(import.meta.url).pathname);
 
@@ -214,5 +233,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       registerPerAddress: v.REGISTER_RATE_PER_ADDRESS as number,
     },
     trustedProxies: v.TRUSTED_PROXIES === undefined ? [] : String(v.TRUSTED_PROXIES).split(',').map((e) => e.trim()),
+    corsOrigins: v.CORS_ORIGINS === undefined ? [] : corsOrigins(String(v.CORS_ORIGINS)),
   };
 }

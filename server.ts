@@ -11,6 +11,7 @@ import { oauthPlugin } from './plugins/oauth.ts';
 import { specRoutesPlugin } from './plugins/spec-routes.ts';
 import { filesPlugin } from './plugins/files.ts';
 import { docsPlugin } from './plugins/docs.ts';
+import { corsSettings } from './plugins/cors.ts';
 
 /** One plugin per credential kind; spec-routes maps the spec's security schemes to their strategies. */
 export const credentialPlugins = [apiKeyPlugin, sessionPlugin, oauthPlugin];
@@ -24,6 +25,8 @@ export async function createServer(app: App): Promise<Server> {
       payload: { maxBytes: app.config.maxBodyBytes },
       timeout: { server: 30_000, socket: 60_000 },
       response: { emptyStatusCode: 204 },
+      // CORS_ORIGINS (plugins/cors.ts): hapi answers every route's preflight from these settings.
+      cors: corsSettings(app.config.corsOrigins),
     },
     router: { stripTrailingSlash: true },
     load: { sampleInterval: 0 },

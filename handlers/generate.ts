@@ -1,12 +1,34 @@
 // POST /api/v1/{model-endpoint}: every model endpoint of the spec lands here.
-import type { ModelHandler } from './types.ts';
 import { UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { computePrice } from '../spec/pricing.ts';
 import { adapterRegistry, isAdapterConfigured } from '../workers/adapters/index.ts';
 import { insertSandboxPrediction, newPredictionId, submitPrediction } from '../db/predictions.ts';
+import { getBalance, getTeamBalance } from '../db/wallet.ts';
+import type { ModelContext, ModelHandler, ModelOperationId, ReplyOf } from './types.ts';
 
-export const generate: ModelHandler = async ({ app, caller, model, body, query }) => {
+type Submitted = ReplyOf<ModelOperationId>;
+
+/**
+ * The submit answer (README "What the submit answer returns"): the request id, its state, where
+ * to poll and cancel it, and the price held; `X-Cost` repeats the price and `X-Balance-Remaining`
+ * gives the paying wallet's spendable balance after the hold.
+ */
+async function submitted({ app, h, caller }: ModelContext, id: string, status: Submitted['status'], price: number) {
+  const base = app.config.publicUrl;
+  const answer: Submitted = {
+    request_id: id,
+    status,
+    urls: { get: `${base}/api/v1/predictions/${id}/result`, cancel: `${base}/app/cancel_prediction/${id}` },
+    price,
+  };
+  const { teamId, userId } = caller.owner;
+  const { balance } = teamId === null ? await getBalance(app.db, userId) : await getTeamBalance(app.db, teamId);
+  return h.response(answer).header('X-Cost', String(price)).header('X-Balance-Remaining', String(balance));
+}
+
+export const generate: ModelHandler = async (ctx) => {
+  const { app, caller, model, body, query } = ctx;
   const now = app.clock();
   const id = newPredictionId(now);
   const webhook = query.webhook ?? null;
@@ -20,7 +42,7 @@ export const generate: ModelHandler = async ({ app, caller, model, body, query }
   if (caller.isTest) {
     const deliveryId = await insertSandboxPrediction(app.db, base, [app.storage.sandboxKey(model.output)], now);
     if (deliveryId) await app.dispatcher.dispatchWebhook(deliveryId);
-    return { request_id: id };
+    return submitted(ctx, id, 'completed', 0);
   }
 
   const adapter = adapterRegistry[model.adapter]!;
@@ -31,9 +53,10 @@ export const generate: ModelHandler = async ({ app, caller, model, body, query }
   }
 
   // The hold fails with InsufficientCreditError (402 insufficient_credit, lib/errors.ts).
-  await submitPrediction(app.db, { ...base, price: computePrice(model.price, body) }, now);
+  const price = computePrice(model.price, body);
+  await submitPrediction(app.db, { ...base, price }, now);
   // Persisted: from here the request is never lost. If the queue does not confirm now, the
   // sweeper publishes it when the broker is back.
   await app.dispatcher.dispatch(id);
-  return { request_id: id };
+  return submitted(ctx, id, 'queued', price);
 };

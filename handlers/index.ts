@@ -12,6 +12,7 @@ import { forgotPassword, loginOtp, requestOtp, resetPassword, verifyOtp } from '
 import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
 import { createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey } from './keys.ts';
 import { getHealth } from './health.ts';
+import { listModels } from './models.ts';
 import { getPredictionResponse, getWebhookSecret, redeliverWebhook, rotateWebhookSecret } from './webhooks.ts';
 import {
   createOAuthClient, deleteOAuthClient, getAuthorizationServerMetadata, getProtectedResourceMetadata, listOAuthClients, listScopes,
@@ -28,6 +29,7 @@ export type HandlerMap = { readonly [Op in HandledOperationId]?: Handler<Op> };
 
 const handlers: HandlerMap = {
   getHealth,
+  listModels,
   getWebhookSecret,
   rotateWebhookSecret,
   getPredictionResponse,

@@ -74,7 +74,8 @@ export interface ModelContext {
   caller: OwnedCaller;
   model: ModelInfo;
 }
-export type ModelHandler = (ctx: ModelContext) => Promise<ReplyOf<ModelOperationId>>;
+/** The submit answer; a handler returns it inside a hapi response to add the cost headers. */
+export type ModelHandler = (ctx: ModelContext) => Promise<ReplyOf<ModelOperationId> | ResponseObject>;
 
 /**
  * The context the route bridge (plugins/spec-routes.ts) builds, before it is narrowed to an

@@ -19,6 +19,7 @@ import { NOT_YET } from '../handlers/index.ts';
 import { hasPolicies, policiesOf, withPolicies } from '../handlers/policies.ts';
 import { scopeNames } from '../spec/scopes.ts';
 import { UnauthorizedError } from '../lib/errors.ts';
+import { declaresIdempotencyKey, idempotencyKeyOf, runIdempotent } from './idempotency.ts';
 
 export type SecurityRequirement = Record<string, string[]>;
 
@@ -199,6 +200,10 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
   const contentTypes = Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
   const hasBody = !['get', 'head', 'delete'].includes(operation.method);
   const { publicUrl } = app.config;
+  // Declaring the Idempotency-Key header is the opt-in (plugins/idempotency.ts); keys are kept
+  // per owner, so a public operation cannot have them.
+  const idempotent = declaresIdempotencyKey(operation);
+  if (idempotent && !isProtected) throw new Error(`${operationId}: declares the Idempotency-Key header but is public; idempotency keys are kept per caller`);
 
   return {
     id: operationId,
@@ -247,6 +252,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
       },
     } : {}),
     handler: async (request: Request, h: ResponseToolkit) => {
+      const idempotencyKey = idempotent ? idempotencyKeyOf(request) : undefined;
       const body = request.payload === null || request.payload === undefined ? undefined : request.payload;
       const { validator } = app.spec.api;
       // Compiled from the operation object we hold: openapi-backend's own lazy path looks the
@@ -287,7 +293,12 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         ...(model ? { model } : {}),
       };
       const run = () => (handler as (ctx: HandlerContext) => Promise<unknown>)(ctx);
-      return guarded ? withPolicies(policies, ctx, run) : run();
+      const guardedRun = () => (guarded ? withPolicies(policies, ctx, run) : run());
+      if (idempotencyKey === undefined || !ctx.caller) return guardedRun();
+      return runIdempotent({
+        app, h, operationId, key: idempotencyKey, caller: ctx.caller as NonNullable<HandlerContext['caller']> & { owner: { userId: number; teamId: number | null } },
+        request: { method: request.method, path: request.path, query, body: payload },
+      }, guardedRun);
     },
   };
 }

@@ -15,7 +15,7 @@ const PUBLIC = new Set([
   'getHealth', 'listScopes', 'issueToken', 'getAuthorizationServerMetadata', 'getProtectedResourceMetadata',
   'register', 'login', 'verifyOtp', 'requestOtp', 'loginOtp', 'forgotPassword', 'resetPassword', 'supportLogin',
   'supportResetPassword', 'getGoogleUrl', 'googleCallback', 'googleMobileLogin', 'cliLogin',
-  'getLoraData', 'getLoraModelsData', 'getTaskData', 'calculateDynamicCost', 'getHomepageModels', 'getModelNameForEmbedcode',
+  'getLoraData', 'getLoraModelsData', 'getTaskData', 'calculateDynamicCost', 'getHomepageModels', 'getModelNameForEmbedcode', 'listModels',
 ]);
 
 /** The scope each non-model, non-admin protected operation needs (issue 5's mapping); model endpoints need generate:write. */

@@ -145,3 +145,14 @@ test('spec-routes adds its routes once the credential plugins are registered, wh
   await missing.register(errorsStub);
   await t.throwsAsync(missing.initialize(), { message: /missing dependency test-key/ });
 });
+
+const IDEMPOTENCY_KEY = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } };
+
+test('declaring the Idempotency-Key header makes a protected operation idempotent', (t) => {
+  t.notThrows(() => routeOptionsFor(op({ method: 'post', security: [{ ApiKeyAuth: [] }], parameters: [IDEMPOTENCY_KEY] }), deps()));
+});
+
+test('a public operation declaring the Idempotency-Key header is refused, naming it: keys are kept per caller', (t) => {
+  const err = t.throws(() => routeOptionsFor(op({ method: 'post', parameters: [IDEMPOTENCY_KEY] }), deps()));
+  t.regex(err.message, /^someOperation: declares the Idempotency-Key header but is public/);
+});

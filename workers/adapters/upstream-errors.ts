@@ -84,6 +84,9 @@ export function isModerationCode(code: string | undefined): boolean {
   return code !== undefined && MODERATION_CODES.has(code);
 }
 
+/** OpenAI has refused prompts with `code: null` and only this wording ("...rejected as a result of our safety system"). */
+const MODERATION_WORDING = /\brejected (as a result of|by) (our|the) safety system\b/i;
+
 /** A moderation refusal: failed, never retried and never billed. */
 export function moderated(caller: Caller, detail?: string): AdapterError {
   const why = detail ? `: ${truncate(detail)}` : '';
@@ -105,7 +108,7 @@ export function errorForStatus(caller: Caller, status: number, body: string, wha
     // Our credentials, not the user's input: say so, or the user would keep editing a valid request.
     return upstreamError(caller, `upstream "${caller.provider}" refused the gateway's credentials (HTTP ${status})`, false, 'upstream_credentials');
   }
-  if (isModerationCode(code)) return moderated(caller, detail);
+  if (status >= 400 && status < 500 && (isModerationCode(code) || MODERATION_WORDING.test(detail))) return moderated(caller, detail);
   if (status >= 400) return upstreamError(caller, `upstream rejected the input: ${truncate(detail)}`, false, 'upstream_rejected_input');
   return upstreamError(caller, `upstream "${caller.provider}" answered ${what} with unexpected HTTP ${status}`, false, 'upstream_protocol');
 }

@@ -345,6 +345,11 @@ export async function advanceUpstreamPolls(db: Db, id: string, from: number, sta
   return affected(n) === 1;
 }
 
+/** Undoes advanceUpstreamPolls when the next poll could not be published (the current message is retried instead). */
+export async function rewindUpstreamPolls(db: Db, id: string, from: number): Promise<void> {
+  await withLockRetry(() => db('predictions').where({ id, status: 'processing', upstream_polls: from }).update({ upstream_polls: from - 1 }));
+}
+
 /** The provider's last known status word (any prediction state: a cancelled one records the provider's cancel). */
 export async function setUpstreamStatus(db: Db, id: string, status: string): Promise<void> {
   await withLockRetry(() => db('predictions').where({ id }).whereNotNull('upstream_job_id').update({ upstream_status: status.slice(0, 32) }));

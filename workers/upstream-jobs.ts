@@ -8,10 +8,11 @@
 // No worker holds a message for the length of a job (RabbitMQ's consumer timeout would close
 // its channel). The job id on the row means a restarted or redelivered claim resumes polling
 // and never submits again. `upstream_polls` numbers the chain: a poll message whose number is
-// not the row's is a stale duplicate and is dropped, so duplicate chains die out. A prediction
+// not the row's is a stale duplicate and is dropped, so duplicate chains die out; a chain whose
+// message was lost is published again by the sweeper (workers/dispatch.ts). A prediction
 // cancelled by its owner is noticed by the next poll, which cancels the job at the provider.
 import type { App } from '../app.ts';
-import { advanceUpstreamPolls, findPredictionById, recordUpstreamJob, setUpstreamStatus } from '../db/predictions.ts';
+import { advanceUpstreamPolls, findPredictionById, recordUpstreamJob, rewindUpstreamPolls, setUpstreamStatus } from '../db/predictions.ts';
 import type { Prediction } from '../db/predictions.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { AdapterError } from './adapters/types.ts';
@@ -75,19 +76,22 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
   }
 
   /**
-   * Publishes poll n+1, then moves the row's chain from n to n+1. In that order: a worker that
-   * dies between the two leaves the row at n, so the redelivered message n is still current and
-   * publishes n+1 again; of the two n+1 copies, the first moves the row on and the second is dropped.
+   * Moves the row's chain from n to n+1, then publishes poll n+1. In that order: published first,
+   * poll n+1 could be delivered (to another consumer) before the row moved on, and be dropped as
+   * stale. A worker that dies between the two leaves a chain with no message: the sweeper
+   * publishes it again once the row has not been touched for PENDING_REPUBLISH_AFTER_MS.
    */
   async function schedule(id: string, poll: number, failures: number, delayMs: number, status: string): Promise<Outcome> {
+    // Another copy of the chain moved it on first: this copy ends here.
+    if (!(await advanceUpstreamPolls(app.db, id, poll, status, app.clock()))) return ack;
     try {
       await app.queue.publish('predictions', { id, poll: poll + 1, failures } satisfies PollMessage, { delayMs });
     } catch (err) {
-      // The current message is still valid (the row was not moved on): try it again later.
+      // Put the chain back at n, so that this message (still current) is simply tried again later.
+      await rewindUpstreamPolls(app.db, id, poll + 1);
       app.log.warn({ id, err: (err as Error).message }, 'could not schedule the next upstream poll');
       return { kind: 'retry', delayMs, reason: 'could not schedule the next upstream poll' };
     }
-    await advanceUpstreamPolls(app.db, id, poll, status, app.clock());
     return ack;
   }
 

@@ -137,6 +137,28 @@ test.serial('replicate: the same through RabbitMQ delay queues', async (t) => {
   await drivenByPolling(t, 'amqp', 'rep-amqp-1');
 });
 
+test.serial('http-json: a prediction the upstream queues is polled through messages to completion', async (t) => {
+  const LUMEN = 'https://lumen.upstream.test';
+  const gw = await startGateway({ worker: true, queue: 'memory', env: { ...ENV, UPSTREAM_LUMEN_URL: LUMEN } });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 1000);
+  let polls = 0;
+  const api = nock(LUMEN)
+    .post('/v1/models/lumen-dev/predictions').once().reply(201, { id: 'hj-1', status: 'queued' })
+    .get('/v1/predictions/hj-1').times(3).reply(() => {
+      polls++;
+      return [200, polls < 3 ? { id: 'hj-1', status: 'processing' } : { id: 'hj-1', status: 'completed', outputs: [`${LUMEN}/o/1.png`], inference_ms: 321 }];
+    })
+    .get('/o/1.png').reply(200, PNG_BYTES, { 'content-type': 'image/png' });
+  const id = await submit(gw, acct.liveKey, '/api/v1/lumen-dev-text-to-image', { prompt: 'a fox' });
+  const done = await finished(gw, id);
+  t.is(done.status, 'completed', String(done.error));
+  t.true(api.isDone());
+  t.like(done, { upstream_name: 'lumen', upstream_job_id: 'hj-1', upstream_status: 'completed' });
+  t.is(Number(done.upstream_polls), 3);
+  t.is(Number(done.inference_ms), 321);
+});
+
 test.serial('openai-compatible: a chat prediction completes with the reply stored as a text file', async (t) => {
   const gw = await startGateway({ worker: true, queue: 'memory', env: ENV });
   t.teardown(() => gw.stop());

@@ -194,6 +194,8 @@ test.serial('a moderation refusal is failed at once with a stable code, never re
   const user = await gw.app.db('users').where({ id: acct.userId }).first();
   t.deepEqual([Number(user.balance), Number(user.held)], [1000, 0]);
   t.is((await gw.app.db('credit_transactions').where({ prediction_id: id })).length, 0);
+  const view = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': acct.liveKey } });
+  t.like(view.result, { status: 'failed', error_code: 'content_moderated' });
 });
 
 test.serial('cancel_prediction on a running upstream job reaches the provider, and the hold is released', async (t) => {

@@ -245,3 +245,20 @@ test.serial('a restarted worker resumes polling the recorded job without a secon
   t.is(seen.submits, 1);
   t.is((await gw.app.db('credit_transactions').where({ prediction_id: id })).length, 1);
 });
+
+test.serial('a poll chain whose message was lost is published again by the sweeper', async (t) => {
+  const gw = await startGateway({ worker: true, queue: 'memory', env: ENV });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 10_000);
+  const seen = replicateJob('rep-lost-1');
+  const id = await submit(gw, acct.liveKey, PRO, { prompt: 'a fox' });
+  await waitFor(async () => Number((await row(gw, id)).upstream_polls) >= 2, { what: 'the job to be polled' });
+  // Every message in flight now carries a number the row no longer has: the chain is dead, as
+  // if its message had been purged. The row is left untouched for longer than the sweeper waits.
+  await gw.app.db('predictions').where({ id }).update({ upstream_polls: 1000, updated_at: Date.now() - 3_600_000 });
+  t.true(await gw.app.dispatcher.sweep() >= 1);
+  seen.released = true;
+  const done = await finished(gw, id);
+  t.is(done.status, 'completed', String(done.error));
+  t.is(seen.submits, 1);
+});

@@ -201,7 +201,11 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
       if (!p?.upstreamJob) return ack;
       const model = app.spec.models.get(p.model);
       const job = model ? parts.adapterFor(model.adapter).job : undefined;
-      if (!model || !job) return ack;
+      if (!model || !job) {
+        // The spec changed under a running job: nobody can poll it any more.
+        if (p.status === 'processing') await parts.fail(p, `model ${p.model} is no longer served by an upstream adapter`, 'not_configured');
+        return ack;
+      }
       if (p.status === 'cancelled') {
         // The owner cancelled: the provider should stop too. What the provider already ran is
         // the operator's cost; the user's hold was released by the cancel.

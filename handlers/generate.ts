@@ -4,6 +4,7 @@ import { UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import { urlProblem } from '../workers/webhooks/destination.ts';
 import { computePrice } from '../spec/pricing.ts';
 import { adapterRegistry, isAdapterConfigured } from '../workers/adapters/index.ts';
+import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { insertSandboxPrediction, newPredictionId, submitPrediction } from '../db/predictions.ts';
 
 export const generate: ModelHandler = async ({ app, caller, model, body, query }) => {
@@ -25,7 +26,7 @@ export const generate: ModelHandler = async ({ app, caller, model, body, query }
   const adapter = adapterRegistry[model.adapter]!;
   const ref = { operationId: model.operationId, category: model.category, ...(model.upstream ? { upstream: model.upstream } : {}) };
   if (!isAdapterConfigured(adapter, ref, app.adapterEnv)) {
-    const env = `UPSTREAM_${(model.upstream ?? '').toUpperCase()}_URL`;
+    const env = configureHint(model.upstream ?? '');
     throw new UnavailableError(`${model.operationId} is not available on this gateway: its upstream provider "${model.upstream}" is not configured (operator: set ${env}); sandbox keys still work`);
   }
 

@@ -262,3 +262,19 @@ test.serial('a poll chain whose message was lost is published again by the sweep
   t.is(done.status, 'completed', String(done.error));
   t.is(seen.submits, 1);
 });
+
+test.serial('with no provider configured, production keys get 503 naming the key to set and sandbox keys still work', async (t) => {
+  const gw = await startGateway({ worker: false, queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 1000);
+  for (const url of [PRO, MAX, CHAT]) {
+    const live = await gw.server.inject({ method: 'POST', url, headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'x' } });
+    t.is(live.statusCode, 503, url);
+    t.regex(live.payload, /set UPSTREAM_(REPLICATE|OPENAI)_KEY/);
+    const sandbox = await gw.server.inject({ method: 'POST', url, headers: { 'x-api-key': acct.testKey }, payload: { prompt: 'x' } });
+    t.is(sandbox.statusCode, 200, sandbox.payload);
+    const id = (sandbox.result as { request_id: string }).request_id;
+    const view = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': acct.testKey } });
+    t.like(view.result, { status: 'completed' });
+  }
+});

@@ -2,12 +2,18 @@
 // credentials to use (x-model.upstream -> UPSTREAM_<NAME>_URL / _KEY) and how our input fields
 // become the provider's (x-model.input_map and x-model.fixed_input), so that adding a provider
 // model is a YAML change only.
+import { PROVIDER_DEFAULT_URLS } from '../../config.ts';
 import { AdapterError } from './types.ts';
 import type { AdapterEnv, ModelRef, UpstreamConfig } from './types.ts';
 
 /** The environment variable that configures a provider, for messages. */
 export function upstreamVariable(name: string, suffix: 'URL' | 'KEY'): string {
   return `UPSTREAM_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${suffix}`;
+}
+
+/** What an operator sets to configure a provider: its key for a public provider, else its URL. */
+export function configureHint(name: string): string {
+  return Object.hasOwn(PROVIDER_DEFAULT_URLS, name) ? upstreamVariable(name, 'KEY') : upstreamVariable(name, 'URL');
 }
 
 /** The model's provider and its configuration; a non-retryable error when it is not configured. */
@@ -19,7 +25,7 @@ export function requireUpstream(env: AdapterEnv, model: ModelRef): { name: strin
   }
   const upstream = env.upstreams.get(name);
   if (!upstream) {
-    throw new AdapterError(`upstream "${name}" is not configured (set ${upstreamVariable(name, 'URL')})`, false, { code: 'not_configured' });
+    throw new AdapterError(`upstream "${name}" is not configured (set ${configureHint(name)})`, false, { code: 'not_configured' });
   }
   return { name, upstream };
 }

@@ -42,6 +42,10 @@ export interface Config {
   /** development and tests only: permits http:// and loopback/private webhook targets */
   webhookAllowInsecure: boolean;
   upstreams: Map<string, UpstreamConfig>;
+  /** waits between polls of an upstream job: the n-th poll waits the n-th entry, then the last (one delay queue each) */
+  upstreamPollDelaysMs: number[];
+  /** an upstream job not finished this long after its submit is cancelled at the provider and failed */
+  upstreamMaxWaitMs: number;
   /** development and tests only: upstream output URLs may point at loopback/private addresses */
   upstreamAllowPrivateOutputs: boolean;
   mail: MailConfig;
@@ -109,6 +113,8 @@ const schema = Joi.object({
   PENDING_REPUBLISH_AFTER_MS: Joi.number().integer().min(1000).max(7 * 24 * 3_600_000).default(600_000),
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).max(3_600_000).default(25_000),
   RETRY_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('2000,10000,30000'),
+  UPSTREAM_POLL_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('1000,2000,4000,8000,15000,30000'),
+  UPSTREAM_MAX_WAIT_MS: Joi.number().integer().min(1000).max(7 * 24 * 3_600_000).default(3_600_000),
   ENCRYPTION_KEY: Joi.string().pattern(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/).messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64' }),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120_000).default(15_000),
   WEBHOOK_BACKOFF_MS: Joi.number().integer().min(10).max(3_600_000).default(10_000),
@@ -155,6 +161,15 @@ function corsOrigins(value: string): string[] {
   return entries;
 }
 
+/**
+ * Public providers whose base URL is known: setting UPSTREAM_<NAME>_KEY alone configures them
+ * (README "Providers"). Self-hosted OpenAI-compatible servers set their own name and URL.
+ */
+export const PROVIDER_DEFAULT_URLS: Readonly<Record<string, string>> = {
+  openai: 'https://api.openai.com/v1',
+  replicate: 'https://api.replicate.com/v1',
+};
+
 const repoRoot = path.dirname(new URL(import.meta.url).pathname);
 
 function parseKey(raw: string): Buffer {
@@ -183,6 +198,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const name = m[1]!.toLowerCase();
     const apiKey = present[`UPSTREAM_${m[1]}_KEY`];
     upstreams.set(name, { url: val.replace(/\/+$/, ''), ...(apiKey ? { key: apiKey } : {}) });
+  }
+  // A public provider is configured by its key alone; its URL may still be set (a proxy, a mirror).
+  for (const [name, url] of Object.entries(PROVIDER_DEFAULT_URLS)) {
+    const apiKey = present[`UPSTREAM_${name.toUpperCase()}_KEY`];
+    if (!upstreams.has(name) && apiKey) upstreams.set(name, { url, key: apiKey });
   }
 
   return {
@@ -215,6 +235,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowInsecure: (v.WEBHOOK_ALLOW_INSECURE as unknown) === true,
     upstreamAllowPrivateOutputs: (v.UPSTREAM_ALLOW_PRIVATE_OUTPUTS as unknown) === true,
     upstreams,
+    upstreamPollDelaysMs: String(v.UPSTREAM_POLL_DELAYS_MS).split(',').map(Number).filter((d) => d > 0),
+    upstreamMaxWaitMs: v.UPSTREAM_MAX_WAIT_MS as number,
     mail: {
       smtpUrl: v.SMTP_URL as string | undefined,
       from: String(v.MAIL_FROM ?? `mediagate <no-reply@${new URL(publicUrl).hostname}>`),

@@ -3,6 +3,7 @@ import { UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { computePrice } from '../spec/pricing.ts';
 import { adapterRegistry, isAdapterConfigured } from '../workers/adapters/index.ts';
+import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { insertSandboxPrediction, newPredictionId, submitPrediction } from '../db/predictions.ts';
 import { getBalance, getTeamBalance } from '../db/wallet.ts';
 import type { ModelContext, ModelHandler, ModelOperationId, ReplyOf } from './types.ts';
@@ -48,7 +49,7 @@ export const generate: ModelHandler = async (ctx) => {
   const adapter = adapterRegistry[model.adapter]!;
   const ref = { operationId: model.operationId, category: model.category, ...(model.upstream ? { upstream: model.upstream } : {}) };
   if (!isAdapterConfigured(adapter, ref, app.adapterEnv)) {
-    const env = `UPSTREAM_${(model.upstream ?? '').toUpperCase()}_URL`;
+    const env = configureHint(model.upstream ?? '');
     throw new UnavailableError(`${model.operationId} is not available on this gateway: its upstream provider "${model.upstream}" is not configured (operator: set ${env}); sandbox keys still work`);
   }
 

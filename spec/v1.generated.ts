@@ -2423,6 +2423,8 @@ export interface components {
             completed_at: string | null;
             /** @description Reason of the failure when `status` is `failed`; null otherwise. */
             error: string | null;
+            /** @description A stable, machine-readable reason next to `error` when `status` is `failed` and the gateway knows one, e.g. `content_moderated` (the provider refused the content: not retried, not charged), `empty_result`, `upstream_rejected_input`, `upstream_unavailable`, `upstream_timeout`, `output_rejected`; null otherwise. See README "Providers". */
+            error_code?: string | null;
             /** @description Wall-clock execution time in seconds with unit, e.g. `1.234s`; null until finished. */
             executionTime: string | null;
             timings: {
@@ -3047,6 +3049,8 @@ export interface components {
             outputs: string[];
             has_nsfw_contents: boolean[];
             error: string | null;
+            /** @description As in getPredictionResult. */
+            error_code?: string | null;
             /** @description Credits charged. */
             cost: number;
             is_test: boolean;

@@ -1,15 +1,20 @@
 // The run-model consumer: claim the prediction, run its adapter, store the files, record the
 // outcome (and the money) in one transition, then acknowledge. Transport-free: it returns an
 // Outcome and the queue maps it onto acks, delay queues and dead-lettering.
+// Upstream adapters (those with a `job`) are not run in one go: the job is submitted, recorded
+// on the prediction, and advanced one poll per delayed message (workers/upstream-jobs.ts).
 import type { App } from '../lib/context.ts';
 import { claim, completePrediction, failPrediction, handBackPrediction, requeuePrediction } from '../db/predictions.ts';
 import type { Prediction } from '../db/predictions.ts';
+import type { ModelInfo } from '../spec/catalog.ts';
 import { adapterRegistry } from './adapters/index.ts';
 import { AdapterError } from './adapters/types.ts';
-import type { Adapter, AdapterFile } from './adapters/types.ts';
-import { removeTemporary } from './adapters/http-json.ts';
+import type { Adapter, AdapterFile, AdapterResult } from './adapters/types.ts';
+import { removeTemporary } from './adapters/upstream-http.ts';
 import { identifyOutput } from './output-type.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
+import { createUpstreamJobs, isPollMessage, modelRef } from './upstream-jobs.ts';
+import type { PollMessage } from './upstream-jobs.ts';
 import type { PredictionMessage } from './dispatch.ts';
 
 /** Dead-lettering after three retries (the owner's rule for the predictions queue; app.ts topics()). */
@@ -40,14 +45,77 @@ export function createRunModel(app: App) {
     return a;
   }
 
-  async function fail(p: Prediction, message: string): Promise<void> {
-    const failed = await failPrediction(app.db, p, message, app.clock());
-    if (failed.recorded) app.log.info({ id: p.id, model: p.model, error: message }, 'prediction failed');
+  async function fail(p: Prediction, message: string, code: string | null = null): Promise<void> {
+    const failed = await failPrediction(app.db, p, message, app.clock(), code);
+    if (failed.recorded) app.log.info({ id: p.id, model: p.model, error: message, code }, 'prediction failed');
     if (failed.deliveryId) await app.dispatcher.dispatchWebhook(failed.deliveryId);
   }
 
-  async function handle(delivery: Delivery<PredictionMessage>): Promise<Outcome> {
-    const id = delivery.body?.id;
+  /** Types the files from their bytes, stores them and completes the prediction (the debit happens here). */
+  async function finish(p: Prediction, model: ModelInfo, result: AdapterResult): Promise<void> {
+    const keys: string[] = [];
+    try {
+      // The bytes decide the stored type, and it must be the kind of file the model declares.
+      const typed: AdapterFile[] = [];
+      for (const [i, file] of result.files.entries()) typed.push({ ...file, ...(await identifyOutput(file, model.output, i)) });
+      for (const [i, file] of typed.entries()) keys.push(await app.storage.save(p.id, i, file));
+    } catch (err) {
+      // Gone before the failure is recorded: whoever sees it failed finds nothing left behind.
+      await removeTemporary(result.files);
+      throw err;
+    }
+    const done = await completePrediction(app.db, p, { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, app.clock());
+    app.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
+    // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
+    if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId);
+  }
+
+  /**
+   * The outcome of an error from a claimed run (or an upstream submit): a retryable one goes back
+   * to pending and its message to a delay queue, up to MAX_RETRIES; anything else fails the
+   * prediction (the hold is released: nothing is charged).
+   */
+  async function onError(p: Prediction, err: unknown, delivery: Delivery<unknown>, signal: AbortSignal): Promise<Outcome> {
+    if (signal.aborted && signal.reason === HAND_BACK) {
+      // Shutdown past the grace period: not a failure. Back to pending, and the message goes
+      // back to the queue for another worker.
+      await handBackPrediction(app.db, p.id, app.clock());
+      app.log.info({ id: p.id, model: p.model }, 'prediction handed back at shutdown');
+      return { kind: 'requeue', reason: HAND_BACK };
+    }
+    const retryable = err instanceof AdapterError ? err.retryable : !signal.aborted;
+    const message = err instanceof AdapterError ? err.message : 'internal error while running the model';
+    const code = err instanceof AdapterError ? err.code ?? null : null;
+    if (!(err instanceof AdapterError)) app.log.error({ err, id: p.id }, 'unexpected error while running a model');
+    if (retryable && delivery.attempt < MAX_RETRIES) {
+      await requeuePrediction(app.db, p.id, message, app.clock());
+      const wait = delays[Math.min(delivery.attempt, delays.length - 1)]!;
+      // A provider's Retry-After (429, 503) is honoured when it asks for longer than our backoff.
+      const retryAfter = err instanceof AdapterError ? err.retryAfterMs ?? 0 : 0;
+      return { kind: 'retry', delayMs: Math.max(wait, retryAfter), reason: message };
+    }
+    await fail(p, message, code);
+    // Retries exhausted on a retryable error: keep the message for operators to inspect.
+    return retryable ? { kind: 'dead-letter', reason: message } : { kind: 'ack' };
+  }
+
+  /** Runs `body` with an abort controller that shutdown can trip. */
+  async function tracked<T>(body: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    running.add(controller);
+    try {
+      return await body(controller.signal);
+    } finally {
+      running.delete(controller);
+    }
+  }
+
+  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, handBack: HAND_BACK });
+
+  async function handle(delivery: Delivery<PredictionMessage | PollMessage>): Promise<Outcome> {
+    const body: unknown = delivery.body;
+    if (isPollMessage(body)) return upstream.poll(body, delivery);
+    const id = (body as { id?: unknown } | null)?.id;
     if (typeof id !== 'string') return { kind: 'dead-letter', reason: 'message without a prediction id' };
     // A `processing` row is only taken over by a redelivery (its worker died holding the message)
     // or by a retry copy (published by the worker that held it, once its handler had returned,
@@ -61,62 +129,23 @@ export function createRunModel(app: App) {
       await fail(p, `model ${p.model} is no longer offered by this gateway`);
       return { kind: 'ack' };
     }
+    const adapter = adapterFor(model.adapter);
+    if (adapter.job) return upstream.start(p, model, adapter.job, delivery);
 
-    const controller = new AbortController();
-    running.add(controller);
-    let produced: AdapterFile[] = [];
-    try {
-      const result = await adapterFor(model.adapter).run(p.input, {
-        signal: controller.signal,
-        predictionId: p.id,
-        tempDir: app.storage.tempDir,
-        model: {
-          operationId: model.operationId,
-          category: model.category,
-          ...(model.upstream ? { upstream: model.upstream } : {}),
-          ...(model.upstreamModel ? { upstreamModel: model.upstreamModel } : {}),
-        },
-      });
-      produced = result.files;
-      const keys: string[] = [];
+    return tracked(async (signal) => {
+      let produced: AdapterFile[] = [];
       try {
-        // The bytes decide the stored type, and it must be the kind of file the model declares.
-        const typed: AdapterFile[] = [];
-        for (const [i, file] of result.files.entries()) typed.push({ ...file, ...(await identifyOutput(file, model.output, i)) });
-        for (const [i, file] of typed.entries()) keys.push(await app.storage.save(p.id, i, file));
+        const result = await adapter.run(p.input, { signal, predictionId: p.id, tempDir: app.storage.tempDir, model: modelRef(model) });
+        produced = result.files;
+        await finish(p, model, result);
+        return { kind: 'ack' } satisfies Outcome;
       } catch (err) {
-        // Gone before the failure is recorded: whoever sees it failed finds nothing left behind.
+        return onError(p, err, delivery, signal);
+      } finally {
+        // Whatever was not moved into storage is removed, whichever way the run ended.
         await removeTemporary(produced);
-        throw err;
       }
-      const done = await completePrediction(app.db, p, { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, app.clock());
-      app.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
-      // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
-      if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId);
-      return { kind: 'ack' };
-    } catch (err) {
-      if (controller.signal.aborted && controller.signal.reason === HAND_BACK) {
-        // Shutdown past the grace period: not a failure. Back to pending, and the message goes
-        // back to the queue for another worker.
-        await handBackPrediction(app.db, p.id, app.clock());
-        app.log.info({ id: p.id, model: p.model }, 'prediction handed back at shutdown');
-        return { kind: 'requeue', reason: HAND_BACK };
-      }
-      const retryable = err instanceof AdapterError ? err.retryable : !controller.signal.aborted;
-      const message = err instanceof AdapterError ? err.message : 'internal error while running the model';
-      if (!(err instanceof AdapterError)) app.log.error({ err, id: p.id }, 'unexpected error while running a model');
-      if (retryable && delivery.attempt < MAX_RETRIES) {
-        await requeuePrediction(app.db, p.id, message, app.clock());
-        return { kind: 'retry', delayMs: delays[Math.min(delivery.attempt, delays.length - 1)]!, reason: message };
-      }
-      await fail(p, message);
-      // Retries exhausted on a retryable error: keep the message for operators to inspect.
-      return retryable ? { kind: 'dead-letter', reason: message } : { kind: 'ack' };
-    } finally {
-      running.delete(controller);
-      // Whatever was not moved into storage is removed, whichever way the run ended.
-      await removeTemporary(produced);
-    }
+    });
   }
 
   return {
@@ -131,3 +160,4 @@ export function createRunModel(app: App) {
     },
   };
 }
+

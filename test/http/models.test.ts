@@ -49,11 +49,15 @@ test('a multiplier and a per-unit field are summarised, and at_defaults prices t
 
 test('available says whether production keys can run it here: local models and configured upstreams only', async (t) => {
   const { models } = await list();
+  // Only lumen's upstream is configured here: lumen models that moved to Replicate or OpenAI are not.
+  const onOtherProviders = new Set(['lumen-pro-text-to-image', 'lumen-max-text-to-image']);
   for (const m of models) {
-    const expected = m.family === 'canvas-v1' || m.family === 'chime-v1' || m.family === 'forma-v1' || m.family.startsWith('lumen');
+    const expected = m.family === 'canvas-v1' || m.family === 'chime-v1' || m.family === 'forma-v1'
+      || (m.family.startsWith('lumen') && !onOtherProviders.has(m.slug));
     t.is(m.available, expected, m.slug);
   }
   t.true(models.some((m) => m.family.startsWith('aurora') && !m.available));
+  t.false(models.find((m) => m.slug === 'lumen-pro-text-to-image')!.available, 'Replicate is not configured');
 });
 
 test('category and tier filter the list, together or alone', async (t) => {

@@ -48,16 +48,8 @@ module.exports = {
       name: 'handlers-not-to-plugins',
       severity: 'error',
       comment: 'Handlers get their context from the route bridge; errors, Caller and constants come from lib/.',
-      from: { path: '^handlers/', pathNot: '^handlers/teams[.]ts$' },
+      from: { path: '^handlers/' },
       to: { path: '^plugins/' },
-    },
-    {
-      name: 'handlers-not-to-plugins-teams',
-      severity: 'error',
-      comment: 'The same rule for handlers/teams.ts, minus its one known import. Removed when h1 lands: H1 converts '
-        + 'handlers/teams.ts to the typed contract (lib/errors.ts classes instead of httpError); editing it here would only conflict.',
-      from: { path: '^handlers/teams[.]ts$' },
-      to: { path: '^plugins/', pathNot: '^plugins/errors[.]ts$' },
     },
     {
       name: 'db-not-to-the-rooms-above',

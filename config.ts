@@ -42,6 +42,10 @@ export interface Config {
   /** development and tests only: permits http:// and loopback/private webhook targets */
   webhookAllowInsecure: boolean;
   upstreams: Map<string, UpstreamConfig>;
+  /** waits between polls of an upstream job: the n-th poll waits the n-th entry, then the last (one delay queue each) */
+  upstreamPollDelaysMs: number[];
+  /** an upstream job not finished this long after its submit is cancelled at the provider and failed */
+  upstreamMaxWaitMs: number;
   /** development and tests only: upstream output URLs may point at loopback/private addresses */
   upstreamAllowPrivateOutputs: boolean;
   mail: MailConfig;
@@ -56,6 +60,8 @@ export interface Config {
   /** worker processes: the port of their /livez, /readyz and /metrics (undefined: no such listener) */
   workerHealthPort: number | undefined;
   workerHealthHost: string;
+  /** browser origins allowed to call the API (CORS); [] = same-origin only, ['*'] = any */
+  corsOrigins: string[];
 }
 
 export interface MailConfig {
@@ -112,6 +118,8 @@ const schema = Joi.object({
   PENDING_REPUBLISH_AFTER_MS: Joi.number().integer().min(1000).max(7 * 24 * 3_600_000).default(600_000),
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).max(3_600_000).default(25_000),
   RETRY_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('2000,10000,30000'),
+  UPSTREAM_POLL_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('1000,2000,4000,8000,15000,30000'),
+  UPSTREAM_MAX_WAIT_MS: Joi.number().integer().min(1000).max(7 * 24 * 3_600_000).default(3_600_000),
   ENCRYPTION_KEY: Joi.string().pattern(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/).messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64' }),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120_000).default(15_000),
   WEBHOOK_BACKOFF_MS: Joi.number().integer().min(10).max(3_600_000).default(10_000),
@@ -140,10 +148,36 @@ const schema = Joi.object({
     }
     return value;
   }),
+  CORS_ORIGINS: Joi.string().custom((value: string) => { corsOrigins(value); return value; }),
 })
   .pattern(/^UPSTREAM_[A-Z0-9_]+_URL$/, Joi.string().uri({ scheme: ['http', 'https'] }))
   .pattern(/^UPSTREAM_[A-Z0-9_]+_KEY$/, Joi.string().min(1))
   .unknown(true);
+
+/**
+ * CORS_ORIGINS: `*` alone, or origins as a browser sends them (`scheme://host[:port]`, no path or
+ * trailing slash; `*` may stand for part of the host, e.g. `https://*.example.com`).
+ */
+function corsOrigins(value: string): string[] {
+  const entries = value.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  if (entries.includes('*')) {
+    if (entries.length > 1) throw new Error('"*" allows every origin and cannot be combined with other entries');
+    return ['*'];
+  }
+  for (const entry of entries) {
+    if (!/^https?:\/\/[a-z0-9*.-]+(:\d{1,5})?$/i.test(entry)) throw new Error(`"${entry}" is not an origin such as https://app.example.com (scheme, host and optional port; no path)`);
+  }
+  return entries;
+}
+
+/**
+ * Public providers whose base URL is known: setting UPSTREAM_<NAME>_KEY alone configures them
+ * (README "Providers"). Self-hosted OpenAI-compatible servers set their own name and URL.
+ */
+export const PROVIDER_DEFAULT_URLS: Readonly<Record<string, string>> = {
+  openai: 'https://api.openai.com/v1',
+  replicate: 'https://api.replicate.com/v1',
+};
 
 const repoRoot = path.dirname(new URL(import.meta.url).pathname);
 
@@ -173,6 +207,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const name = m[1]!.toLowerCase();
     const apiKey = present[`UPSTREAM_${m[1]}_KEY`];
     upstreams.set(name, { url: val.replace(/\/+$/, ''), ...(apiKey ? { key: apiKey } : {}) });
+  }
+  // A public provider is configured by its key alone; its URL may still be set (a proxy, a mirror).
+  for (const [name, url] of Object.entries(PROVIDER_DEFAULT_URLS)) {
+    const apiKey = present[`UPSTREAM_${name.toUpperCase()}_KEY`];
+    if (!upstreams.has(name) && apiKey) upstreams.set(name, { url, key: apiKey });
   }
 
   return {
@@ -205,6 +244,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowInsecure: (v.WEBHOOK_ALLOW_INSECURE as unknown) === true,
     upstreamAllowPrivateOutputs: (v.UPSTREAM_ALLOW_PRIVATE_OUTPUTS as unknown) === true,
     upstreams,
+    upstreamPollDelaysMs: String(v.UPSTREAM_POLL_DELAYS_MS).split(',').map(Number).filter((d) => d > 0),
+    upstreamMaxWaitMs: v.UPSTREAM_MAX_WAIT_MS as number,
     mail: {
       smtpUrl: v.SMTP_URL as string | undefined,
       from: String(v.MAIL_FROM ?? `mediagate <no-reply@${new URL(publicUrl).hostname}>`),
@@ -226,5 +267,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: v.METRICS_TOKEN as string | undefined,
     workerHealthPort: v.WORKER_HEALTH_PORT as number | undefined,
     workerHealthHost: String(v.WORKER_HEALTH_HOST),
+    corsOrigins: v.CORS_ORIGINS === undefined ? [] : corsOrigins(String(v.CORS_ORIGINS)),
   };
 }

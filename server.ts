@@ -1,18 +1,24 @@
-// The HTTP side: a hapi server with the gateway's plugins in their declared order:
-// errors -> credentials (api-key, session; oauth with the token endpoint) -> spec routes
-// (scope check, validation, handlers) -> files and docs; the request log (hapi-pino, request ids,
-// HTTP metrics) and the operational routes (/livez, /readyz, /metrics) beside them.
+// The HTTP side: a hapi server with the gateway's plugins: errors, one credential plugin per
+// security scheme (api-key, session; oauth with the token endpoint), spec routes (scope check,
+// validation, policies, handlers), files and docs. Their order is declared by each plugin's
+// dependencies, not by the order of this list. Beside them: the request log (hapi-pino, request
+// ids, HTTP metrics; registered first so its onRequest step names the request before any other)
+// and the operational routes (/livez, /readyz, /metrics).
 import Hapi from '@hapi/hapi';
 import type { Server } from '@hapi/hapi';
 import type { App } from './app.ts';
 import { errorsPlugin } from './plugins/errors.ts';
-import { authPlugin } from './plugins/auth.ts';
+import { apiKeyPlugin, sessionPlugin } from './plugins/auth.ts';
 import { oauthPlugin } from './plugins/oauth.ts';
 import { specRoutesPlugin } from './plugins/spec-routes.ts';
 import { filesPlugin } from './plugins/files.ts';
 import { docsPlugin } from './plugins/docs.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import { opsPlugin } from './plugins/ops.ts';
+import { corsSettings } from './plugins/cors.ts';
+
+/** One plugin per credential kind; spec-routes maps the spec's security schemes to their strategies. */
+export const credentialPlugins = [apiKeyPlugin, sessionPlugin, oauthPlugin];
 
 export async function createServer(app: App): Promise<Server> {
   const server = Hapi.server({
@@ -23,20 +29,21 @@ export async function createServer(app: App): Promise<Server> {
       payload: { maxBytes: app.config.maxBodyBytes },
       timeout: { server: 30_000, socket: 60_000 },
       response: { emptyStatusCode: 204 },
+      // CORS_ORIGINS (plugins/cors.ts): hapi answers every route's preflight from these settings.
+      cors: corsSettings(app.config.corsOrigins),
     },
     router: { stripTrailingSlash: true },
     load: { sampleInterval: 0 },
   });
+  const credentials = credentialPlugins;
   await server.register([
     { plugin: requestLogPlugin, options: { app } },
     { plugin: opsPlugin, options: { app, openMetricsWithoutToken: false } },
     { plugin: errorsPlugin, options: { log: app.log, payloadTimeoutMs: app.config.payloadTimeoutMs, trustedProxies: app.config.trustedProxies } },
-    { plugin: authPlugin, options: { app } },
-    // before spec-routes: its routes name the 'oauth' strategy
-    { plugin: oauthPlugin, options: { app } },
+    ...credentials.map((plugin) => ({ plugin, options: { app } })),
+    { plugin: specRoutesPlugin, options: { app, credentials } },
     { plugin: filesPlugin, options: { storageDir: app.config.storageDir } },
     { plugin: docsPlugin, options: { document: app.spec.document, publicUrl: app.config.publicUrl } },
-    { plugin: specRoutesPlugin, options: { app, strategies: new Set(['api-key', 'session', 'oauth']) } },
   ]);
   return server;
 }

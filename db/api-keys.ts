@@ -3,7 +3,10 @@ import { bool, iso, isoOrNull, jsonOr, num } from './rows.ts';
 
 export interface ApiKeyRecord {
   id: number;
+  /** the user who created the key (for a team key: the member, kept after they leave) */
   userId: number;
+  /** the team the key belongs to; null for a personal key */
+  teamId: number | null;
   name: string;
   prefix: string;
   isTest: boolean;
@@ -17,6 +20,7 @@ export interface ApiKeyRecord {
 export interface ApiKeyRow {
   id: number;
   user_id: number;
+  team_id?: number | string | null;
   name: string;
   prefix: string;
   key_hash: string;
@@ -33,6 +37,7 @@ export function apiKeyFromRow(r: ApiKeyRow): ApiKeyRecord {
   return {
     id: num(r.id),
     userId: num(r.user_id),
+    teamId: r.team_id === null || r.team_id === undefined ? null : num(r.team_id),
     name: r.name,
     prefix: r.prefix,
     isTest: bool(r.is_test),

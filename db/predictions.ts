@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
-import { hold, releaseFor, settleFor } from './wallet.ts';
+import { holdFor, releaseFor, settleFor } from './wallet.ts';
 import { insertDelivery, newDeliveryId } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
 import { ownerWhere } from './owner.ts';
@@ -44,6 +44,21 @@ export interface Prediction {
   createdAt: number;
   startedAt: number | null;
   completedAt: number | null;
+  /** a stable reason next to `error` when the prediction failed (e.g. content_moderated) */
+  errorCode: string | null;
+  /** the provider's job once an upstream adapter submitted it (README "Providers") */
+  upstreamJob: UpstreamJob | null;
+}
+
+export interface UpstreamJob {
+  /** x-model.upstream: whose job it is */
+  provider: string;
+  id: string;
+  /** the provider's own status word, as last seen */
+  status: string | null;
+  /** the number of the poll chain's current message (stale copies carry a smaller one) */
+  polls: number;
+  submittedAt: number;
 }
 
 interface PredictionRow {
@@ -66,6 +81,12 @@ interface PredictionRow {
   created_at: number | string;
   started_at: number | string | null;
   completed_at: number | string | null;
+  error_code?: string | null;
+  upstream_name?: string | null;
+  upstream_job_id?: string | null;
+  upstream_status?: string | null;
+  upstream_polls?: number | string | null;
+  upstream_submitted_at?: number | string | null;
 }
 
 function toPrediction(r: PredictionRow): Prediction {
@@ -89,6 +110,14 @@ function toPrediction(r: PredictionRow): Prediction {
     createdAt: num(r.created_at),
     startedAt: numOrNull(r.started_at),
     completedAt: numOrNull(r.completed_at),
+    errorCode: r.error_code ?? null,
+    upstreamJob: r.upstream_job_id && r.upstream_name ? {
+      provider: r.upstream_name,
+      id: r.upstream_job_id,
+      status: r.upstream_status ?? null,
+      polls: num(r.upstream_polls ?? 0),
+      submittedAt: num(r.upstream_submitted_at ?? 0),
+    } : null,
   };
 }
 
@@ -99,7 +128,10 @@ export function newPredictionId(now: number): string {
 
 export interface NewPrediction {
   id: string;
+  /** the user who submitted it (for a team prediction: the member, or a team key's creator) */
   userId: number;
+  /** the team whose wallet pays and which owns the record; absent or null: the user's own */
+  teamId?: number | null;
   apiKeyId: number | null;
   model: string;
   input: Record<string, unknown>;
@@ -107,10 +139,11 @@ export interface NewPrediction {
   webhookUrl: string | null;
 }
 
-/** Holds the price and records the request as `queued`, in one transaction. */
+/** Holds the price on the payer's wallet (the team's when teamId is set) and records the request as `queued`, in one transaction. */
 export async function submitPrediction(db: Db, p: NewPrediction, now: number): Promise<void> {
+  const teamId = p.teamId ?? null;
   const row = {
-    id: p.id, user_id: p.userId, api_key_id: p.apiKeyId, model: p.model, status: 'queued', is_test: false,
+    id: p.id, user_id: p.userId, team_id: teamId, api_key_id: p.apiKeyId, model: p.model, status: 'queued', is_test: false,
     input: JSON.stringify(p.input), price: p.price, webhook_url: p.webhookUrl, created_at: now, updated_at: now,
   };
   if (p.price === 0) {
@@ -119,7 +152,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number): P
   }
   // A deadlock victim is rolled back whole (hold and insert), so running it again is safe.
   await withLockRetry(() => db.transaction(async (trx) => {
-    await hold(trx, p.userId, p.price);
+    await holdFor(trx, { userId: p.userId, teamId }, p.price);
     await trx('predictions').insert(row);
   }));
 }
@@ -127,7 +160,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number): P
 /** Sandbox requests are born completed, with mock outputs and no price; returns the webhook delivery's id, if any. */
 export async function insertSandboxPrediction(db: Db, p: Omit<NewPrediction, 'price'>, outputs: string[], now: number): Promise<string | null> {
   const row = {
-    id: p.id, user_id: p.userId, api_key_id: p.apiKeyId, model: p.model, status: 'completed', is_test: true,
+    id: p.id, user_id: p.userId, team_id: p.teamId ?? null, api_key_id: p.apiKeyId, model: p.model, status: 'completed', is_test: true,
     input: JSON.stringify(p.input), outputs: JSON.stringify(outputs), nsfw: JSON.stringify(outputs.map(() => false)),
     price: 0, webhook_url: p.webhookUrl, inference_ms: 0, created_at: now, started_at: now, completed_at: now, updated_at: now,
   };
@@ -204,10 +237,10 @@ export async function completePrediction(
   }));
 }
 
-export async function failPrediction(db: Db, p: Prediction, error: string, now: number): Promise<Finished> {
+export async function failPrediction(db: Db, p: Prediction, error: string, now: number, code: string | null = null): Promise<Finished> {
   return withLockRetry(() => db.transaction(async (trx) => {
     const n = await trx('predictions').where({ id: p.id, status: 'processing' })
-      .update({ status: 'failed', error: error.slice(0, 2000), completed_at: now, updated_at: now });
+      .update({ status: 'failed', error: error.slice(0, 2000), error_code: code, completed_at: now, updated_at: now });
     if (affected(n) !== 1) return { recorded: false, deliveryId: null };
     await releaseFor(trx, p, p.price);
     return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
@@ -245,7 +278,8 @@ export async function findStalePending(db: Db, olderThan: number, limit: number)
 
 /** The sweeper published a stale pending request again: restart its clock so it is not republished every sweep. */
 export async function touchPending(db: Db, id: string, now: number): Promise<void> {
-  await db('predictions').where({ id, status: 'pending' }).update({ updated_at: now });
+  // The sweeper races claims and submits on the same row: a deadlock is retried, not thrown out of the sweep.
+  await withLockRetry(() => db('predictions').where({ id, status: 'pending' }).update({ updated_at: now }));
 }
 
 /** Cancels the owner's prediction if it is still running; the hold goes back to the wallet that paid it. */
@@ -290,4 +324,53 @@ export async function findUnfinished(db: Db, limit: number, afterId = ''): Promi
   const rows = await db<PredictionRow>('predictions').whereIn('status', ['queued', 'pending', 'processing'])
     .andWhere('id', '>', afterId).orderBy('id', 'asc').limit(limit);
   return rows.map(toPrediction);
+}
+
+/**
+ * Records the provider's job the moment the provider accepted it, so that no later claim of this
+ * prediction submits again. Only while the claim holds (`processing`) and no job is recorded yet;
+ * false when either changed (cancelled meanwhile, or another worker recorded one first).
+ */
+export async function recordUpstreamJob(db: Db, id: string, job: { provider: string; id: string; status: string }, now: number): Promise<boolean> {
+  const n = await withLockRetry(() => db('predictions').where({ id, status: 'processing' }).whereNull('upstream_job_id').update({
+    upstream_name: job.provider.slice(0, 64), upstream_job_id: job.id.slice(0, 191), upstream_status: job.status.slice(0, 32),
+    upstream_polls: 0, upstream_submitted_at: now, updated_at: now,
+  }));
+  return affected(n) === 1;
+}
+
+/**
+ * Moves the poll chain on from `from` to `from + 1`, recording the provider's status; false when
+ * another copy of the chain already moved it (this copy is then dropped) or the prediction is no
+ * longer running.
+ */
+export async function advanceUpstreamPolls(db: Db, id: string, from: number, status: string, now: number): Promise<boolean> {
+  const n = await withLockRetry(() => db('predictions').where({ id, status: 'processing', upstream_polls: from })
+    .update({ upstream_polls: from + 1, upstream_status: status.slice(0, 32), updated_at: now }));
+  return affected(n) === 1;
+}
+
+/** Undoes advanceUpstreamPolls when the next poll could not be published (the current message is retried instead). */
+export async function rewindUpstreamPolls(db: Db, id: string, from: number): Promise<void> {
+  await withLockRetry(() => db('predictions').where({ id, status: 'processing', upstream_polls: from }).update({ upstream_polls: from - 1 }));
+}
+
+/** The provider's last known status word (any prediction state: a cancelled one records the provider's cancel). */
+export async function setUpstreamStatus(db: Db, id: string, status: string): Promise<void> {
+  await withLockRetry(() => db('predictions').where({ id }).whereNotNull('upstream_job_id').update({ upstream_status: status.slice(0, 32) }));
+}
+
+/**
+ * Upstream jobs whose poll chain seems lost (a purged queue): running, with a job recorded, and
+ * not touched by a poll for longer than any poll wait.
+ */
+export async function findStalledUpstream(db: Db, olderThan: number, limit: number): Promise<Array<{ id: string; polls: number }>> {
+  const rows = await db('predictions').select('id', 'upstream_polls').where('status', 'processing').whereNotNull('upstream_job_id')
+    .andWhere('updated_at', '<', olderThan).orderBy('updated_at', 'asc').limit(limit);
+  return rows.map((r: { id: string; upstream_polls: number | string }) => ({ id: r.id, polls: num(r.upstream_polls) }));
+}
+
+/** Restarts a stalled upstream job's clock once its poll was published again, so the sweeper does not publish it every sweep. */
+export async function touchUpstream(db: Db, id: string, now: number): Promise<void> {
+  await withLockRetry(() => db('predictions').where({ id, status: 'processing' }).whereNotNull('upstream_job_id').update({ updated_at: now }));
 }

@@ -6,8 +6,7 @@ import { affected } from './knex.ts';
 import { apiKeyFromRow } from './api-keys.ts';
 import type { ApiKeyRecord, ApiKeyRow } from './api-keys.ts';
 import { num } from './rows.ts';
-import { holdTeam } from './wallet.ts';
-import { predictionFromRow } from './predictions.ts';
+import { predictionFromRow, submitPrediction } from './predictions.ts';
 import type { NewPrediction, Prediction } from './predictions.ts';
 
 export interface TeamApiKeyRecord extends ApiKeyRecord {
@@ -18,6 +17,12 @@ type Row = Record<string, unknown>;
 
 function toKey(r: Row): TeamApiKeyRecord {
   return { ...apiKeyFromRow(r as unknown as ApiKeyRow), teamId: num(r.team_id) };
+}
+
+/** A live key of this team, or undefined (another team's or a personal key's id included). */
+export async function findTeamKey(db: Db, teamId: number, keyId: number): Promise<TeamApiKeyRecord | undefined> {
+  const row: Row | undefined = await db('api_keys').where({ id: keyId, team_id: teamId }).whereNull('revoked_at').first();
+  return row ? toKey(row) : undefined;
 }
 
 export async function insertTeamApiKey(
@@ -55,16 +60,9 @@ export async function teamOfKey(db: Db, keyId: number): Promise<number | null> {
   return row && row.team_id !== null ? num(row.team_id) : null;
 }
 
-/** Holds the price on the team wallet and records the request as `queued`, in one transaction. */
+/** Holds the price on the team wallet and records the request as `queued`, in one transaction (submitPrediction with a team). */
 export async function submitTeamPrediction(db: Db, p: NewPrediction & { teamId: number }, now: number): Promise<void> {
-  const row = {
-    id: p.id, user_id: p.userId, team_id: p.teamId, api_key_id: p.apiKeyId, model: p.model, status: 'queued', is_test: false,
-    input: JSON.stringify(p.input), price: p.price, webhook_url: p.webhookUrl, created_at: now, updated_at: now,
-  };
-  await db.transaction(async (trx) => {
-    await holdTeam(trx, p.teamId, p.price);
-    await trx('predictions').insert(row);
-  });
+  await submitPrediction(db, p, now);
 }
 
 /** The team's predictions, newest first; `before` (a prediction id) pages backwards. */

@@ -6,6 +6,8 @@ import { newWebhookSecret, seal, unseal } from '../lib/secrets.ts';
 import { predictionFromRow } from './predictions.ts';
 import type { Prediction } from './predictions.ts';
 import { iso, num, numOrNull } from './rows.ts';
+import { ownerWhere } from './owner.ts';
+import type { Owner } from './owner.ts';
 
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
@@ -153,13 +155,15 @@ export async function listDeliveries(db: Db, predictionId: string): Promise<Arra
 }
 
 /**
- * A dead or gone delivery of this user goes back to pending for a fresh round of attempts.
+ * A dead or gone delivery of one of the owner's predictions (a team's: whoever in the team
+ * submitted it) goes back to pending for a fresh round of attempts.
  * `sandboxOnly` (a sandbox key asking): deliveries of production predictions are not found.
  */
-export async function reopenDelivery(db: Db, id: string, userId: number, now: number, opts: { sandboxOnly?: boolean } = {}): Promise<'reopened' | 'not-found' | 'busy'> {
+export async function reopenDelivery(db: Db, id: string, owner: Owner, now: number, opts: { sandboxOnly?: boolean } = {}): Promise<'reopened' | 'not-found' | 'busy'> {
+  const owned = db('predictions').select('id').where(ownerWhere(owner));
+  if (opts.sandboxOnly) owned.andWhere('is_test', true);
   const mine = (qb: Knex.QueryBuilder) => {
-    qb.where({ id, user_id: userId });
-    if (opts.sandboxOnly) qb.whereIn('prediction_id', db('predictions').select('id').where({ user_id: userId, is_test: true }));
+    qb.where({ id }).whereIn('prediction_id', owned);
   };
   const row = await db<DeliveryRow>('webhook_deliveries').where(mine).first();
   if (!row) return 'not-found';

@@ -1,6 +1,9 @@
-// Security events of the /auth routes, one info line each (warn for refusals that suggest an
-// attack), for operators: who signed in how, from where. Never a password, code, token or key;
-// no email either, only account ids.
+// Security events of the /auth routes, one line each (warn for refusals that suggest an attack),
+// for operators: who signed in how, from where. Never a password, code, token or key; no email
+// either, only account ids. An operation's own outcome is declared in the spec (`x-audit`,
+// `x-audit-refusal`) and logged by the route bridge (handlers/policies.ts); `audit()` is called by
+// hand only for a fact that some requests of an operation establish and others do not (a code
+// mailed to an account that exists, an address verified for the first time).
 import type { Request } from '@hapi/hapi';
 import type { App } from '../lib/context.ts';
 import { clientIp } from '../lib/addresses.ts';
@@ -12,11 +15,30 @@ export interface AuthContext {
   operationId: string;
 }
 
-export type AuthEvent =
-  | 'registered' | 'signed_in' | 'sign_in_refused' | 'signed_out' | 'code_sent' | 'code_refused'
-  | 'email_verified' | 'signup_credit_granted' | 'password_reset' | 'identity_linked' | 'rate_limited';
+/** Every audit event and its log level: refusals that suggest an attack are warnings. */
+export const AUDIT_EVENTS = {
+  registered: 'info',
+  signed_in: 'info',
+  sign_in_refused: 'warn',
+  signed_out: 'info',
+  code_sent: 'info',
+  code_refused: 'warn',
+  email_verified: 'info',
+  signup_credit_granted: 'info',
+  password_reset: 'info',
+  identity_linked: 'info',
+  rate_limited: 'warn',
+} as const satisfies Record<string, 'info' | 'warn'>;
 
-export function audit(ctx: AuthContext, event: AuthEvent, fields: Record<string, string | number | boolean | undefined> = {}): void {
-  const level = event === 'rate_limited' || event === 'sign_in_refused' || event === 'code_refused' ? 'warn' : 'info';
-  ctx.app.log[level]({ event, route: ctx.operationId, address: clientIp(ctx.request, ctx.app.config.trustedProxies)?.toString() ?? ctx.request.info.remoteAddress, ...fields }, `auth: ${event}`);
+export type AuthEvent = keyof typeof AUDIT_EVENTS;
+
+export function isAuditEvent(v: unknown): v is AuthEvent {
+  return typeof v === 'string' && Object.hasOwn(AUDIT_EVENTS, v);
+}
+
+/** What a handler adds to its operation's declared event (`ctx.audit.userId = user.id`): account ids, methods, reasons. */
+export type AuditFields = Record<string, string | number | boolean | undefined>;
+
+export function audit(ctx: AuthContext, event: AuthEvent, fields: AuditFields = {}): void {
+  ctx.app.log[AUDIT_EVENTS[event]]({ event, route: ctx.operationId, address: clientIp(ctx.request, ctx.app.config.trustedProxies)?.toString() ?? ctx.request.info.remoteAddress, ...fields }, `auth: ${event}`);
 }

@@ -1,6 +1,6 @@
 // Password accounts and sessions: register, login, logout, and the CLI's email+password ->
-// API key exchange. Login routes count failures against the attempt budgets, registration
-// against its own (./rate-limit.ts).
+// API key exchange. Their budgets (`x-rate-limit`) and audit events (`x-audit`) are declared in
+// the spec and applied by the route bridge (./policies.ts); handlers only add the account id.
 import type { Handler, OperationContext } from './types.ts';
 import { ConflictError, UnauthorizedError } from '../lib/errors.ts';
 import { createUser, findUserForLogin } from '../db/users.ts';
@@ -9,16 +9,13 @@ import { hashPassword, verifyPassword } from '../lib/secrets.ts';
 import { revokeSession } from '../db/sessions.ts';
 import type { User } from '../db/users.ts';
 import { issueApiKey, keyView } from './keys.ts';
-import { limitAttempts, limitRegistrations } from './rate-limit.ts';
 import { issueOtp } from './otp.ts';
 import { startSession, userView } from './session.ts';
-import { audit } from './audit.ts';
 
 /** Creates the account and mails it a code for verify-otp; the sign-up credit comes with the verification. */
 export const register: Handler<'register'> = async (ctx) => {
   const { app, body: { email, password } } = ctx;
-  // Before the hash: each registration costs a 32 MiB scrypt.
-  await limitRegistrations(ctx);
+  // The registration budget (x-rate-limit) was counted before this hash: each costs a 32 MiB scrypt.
   let user: User;
   try {
     user = await createUser(app.db, email, await hashPassword(password), app.clock());
@@ -26,7 +23,7 @@ export const register: Handler<'register'> = async (ctx) => {
     if (err instanceof DuplicateError) throw new ConflictError(err.message);
     throw err;
   }
-  audit(ctx, 'registered', { userId: user.id });
+  ctx.audit.userId = user.id;
   await issueOtp(ctx, user, 'otp');
   return ctx.h.response(userView(user)).code(201);
 };
@@ -34,15 +31,10 @@ export const register: Handler<'register'> = async (ctx) => {
 /** Checks email and password; the same 401 for an unknown email, a wrong password and an account without a password. */
 async function authenticate(ctx: OperationContext<'login' | 'cliLogin'>): Promise<User> {
   const { email, password } = ctx.body;
-  const attempt = await limitAttempts(ctx, 'password', email);
   const found = await findUserForLogin(ctx.app.db, email);
   const ok = await verifyPassword(password, found?.passwordHash ?? null);
-  if (!found || !ok) {
-    audit(ctx, 'sign_in_refused', { userId: found?.user.id, method: 'password' });
-    throw new UnauthorizedError('incorrect email or password');
-  }
-  await attempt.succeeded();
-  audit(ctx, 'signed_in', { userId: found.user.id, method: 'password' });
+  Object.assign(ctx.audit, { userId: found?.user.id, method: 'password' });
+  if (!found || !ok) throw new UnauthorizedError('incorrect email or password');
   return found.user;
 }
 
@@ -56,7 +48,7 @@ export const logout: Handler<'logout'> = async (ctx) => {
   const { caller } = ctx;
   if (caller.sessionId === undefined) throw new UnauthorizedError('logout needs the session token as Authorization: Bearer <token>');
   await revokeSession(ctx.app.db, caller.sessionId, ctx.app.clock());
-  audit(ctx, 'signed_out', { userId: caller.userId });
+  ctx.audit.userId = caller.userId;
   return { detail: 'logged out: this session token no longer works' };
 };
 

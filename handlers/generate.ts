@@ -1,12 +1,35 @@
 // POST /api/v1/{model-endpoint}: every model endpoint of the spec lands here.
-import type { ModelHandler } from './types.ts';
 import { UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { computePrice } from '../spec/pricing.ts';
 import { adapterRegistry, isAdapterConfigured } from '../workers/adapters/index.ts';
+import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { insertSandboxPrediction, newPredictionId, submitPrediction } from '../db/predictions.ts';
+import { getBalance, getTeamBalance } from '../db/wallet.ts';
+import type { ModelContext, ModelHandler, ModelOperationId, ReplyOf } from './types.ts';
 
-export const generate: ModelHandler = async ({ app, caller, model, body, query, request }) => {
+type Submitted = ReplyOf<ModelOperationId>;
+
+/**
+ * The submit answer (README "What the submit answer returns"): the request id, its state, where
+ * to poll and cancel it, and the price held; `X-Cost` repeats the price and `X-Balance-Remaining`
+ * gives the paying wallet's spendable balance after the hold.
+ */
+async function submitted({ app, h, caller }: ModelContext, id: string, status: Submitted['status'], price: number) {
+  const base = app.config.publicUrl;
+  const answer: Submitted = {
+    request_id: id,
+    status,
+    urls: { get: `${base}/api/v1/predictions/${id}/result`, cancel: `${base}/app/cancel_prediction/${id}` },
+    price,
+  };
+  const { teamId, userId } = caller.owner;
+  const { balance } = teamId === null ? await getBalance(app.db, userId) : await getTeamBalance(app.db, teamId);
+  return h.response(answer).header('X-Cost', String(price)).header('X-Balance-Remaining', String(balance));
+}
+
+export const generate: ModelHandler = async (ctx) => {
+  const { app, caller, model, body, query, request } = ctx;
   // set by plugins/request-log.ts; carried into the queue messages for the worker's log lines
   const { requestId } = request.app;
   const now = app.clock();
@@ -16,27 +39,29 @@ export const generate: ModelHandler = async ({ app, caller, model, body, query, 
     const problem = urlProblem(webhook, { allowInsecure: app.config.webhookAllowInsecure });
     if (problem) throw new ValidationFailedError([{ loc: ['query', 'webhook'], msg: problem, type: 'value_error' }]);
   }
-  const base = { id, userId: caller.owner.userId, apiKeyId: caller.apiKeyId, model: model.operationId, input: body, webhookUrl: webhook };
+  // A team owner (team_id, or a team's key) pays from the team wallet and owns the record.
+  const base = { id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input: body, webhookUrl: webhook };
 
   if (caller.isTest) {
     const deliveryId = await insertSandboxPrediction(app.db, base, [app.storage.sandboxKey(model.output)], now);
     app.metrics.predictions.inc({ model: model.operationId, outcome: 'sandbox' });
     if (deliveryId) await app.dispatcher.dispatchWebhook(deliveryId, requestId);
-    return { request_id: id };
+    return submitted(ctx, id, 'completed', 0);
   }
 
   const adapter = adapterRegistry[model.adapter]!;
   const ref = { operationId: model.operationId, category: model.category, ...(model.upstream ? { upstream: model.upstream } : {}) };
   if (!isAdapterConfigured(adapter, ref, app.adapterEnv)) {
-    const env = `UPSTREAM_${(model.upstream ?? '').toUpperCase()}_URL`;
+    const env = configureHint(model.upstream ?? '');
     throw new UnavailableError(`${model.operationId} is not available on this gateway: its upstream provider "${model.upstream}" is not configured (operator: set ${env}); sandbox keys still work`);
   }
 
   // The hold fails with InsufficientCreditError (402 insufficient_credit, lib/errors.ts).
-  await submitPrediction(app.db, { ...base, price: computePrice(model.price, body) }, now);
+  const price = computePrice(model.price, body);
+  await submitPrediction(app.db, { ...base, price }, now);
   // Persisted: from here the request is never lost. If the queue does not confirm now, the
   // sweeper publishes it when the broker is back.
   app.metrics.predictions.inc({ model: model.operationId, outcome: 'submitted' });
   await app.dispatcher.dispatch(id, requestId);
-  return { request_id: id };
+  return submitted(ctx, id, 'queued', price);
 };

@@ -17,22 +17,26 @@ import { completeAuthorization, ProviderUnavailableError, SignInRefusedError, st
 import type { ExternalIdentity } from './google-oidc.ts';
 import { startSession } from './session.ts';
 import { audit } from './audit.ts';
-import type { AuthContext } from './audit.ts';
+import type { AuditFields, AuthContext } from './audit.ts';
 
 const PROVIDER = 'google';
+
+/** The sign-in routes' context: the audit fields their declared events (x-audit: signed_in) carry. */
+type SignInContext = AuthContext & { audit: AuditFields };
 
 function googleConfig(app: App): GoogleConfig {
   if (!app.config.google) throw new UnavailableError('Google sign-in is not configured on this gateway (set GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET)');
   return app.config.google;
 }
 
-async function viaProvider<T>(ctx: AuthContext, work: Promise<T>): Promise<T> {
+/** The provider's refusals as 401 (logged as sign_in_refused, x-audit-refusal, with the reason), its outages as 503. */
+async function viaProvider<T>(ctx: SignInContext, work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
     if (err instanceof ProviderUnavailableError) throw new UnavailableError(err.message);
     if (err instanceof SignInRefusedError) {
-      audit(ctx, 'sign_in_refused', { method: PROVIDER, reason: err.message });
+      Object.assign(ctx.audit, { method: PROVIDER, reason: err.message });
       throw new UnauthorizedError(err.message);
     }
     throw err;
@@ -74,8 +78,9 @@ async function accountFor(app: App, id: ExternalIdentity): Promise<{ userId: num
   });
 }
 
-async function signIn(ctx: AuthContext, id: ExternalIdentity, method: string) {
+async function signIn(ctx: SignInContext, id: ExternalIdentity, method: string) {
   const { app } = ctx;
+  ctx.audit.method = method;
   let userId: number;
   try {
     const account = await accountFor(app, id);
@@ -89,7 +94,7 @@ async function signIn(ctx: AuthContext, id: ExternalIdentity, method: string) {
     if (linked === undefined) throw new ConflictError(err.message);
     userId = linked;
   }
-  audit(ctx, 'signed_in', { userId, method });
+  ctx.audit.userId = userId;
   return startSession(app, userId);
 }
 
@@ -106,7 +111,7 @@ export const googleCallback: Handler<'googleCallback'> = async (ctx) => {
   const { state } = ctx.query;
   const pending = await takePendingAuthRequest(app.db, sha256Hex(state), app.clock());
   if (!pending) {
-    audit(ctx, 'sign_in_refused', { method: PROVIDER, reason: 'unknown, expired or used state' });
+    Object.assign(ctx.audit, { method: PROVIDER, reason: 'unknown, expired or used state' });
     throw new InvalidInputError('unknown, expired or already used sign-in state: start again from /auth/get-google-url');
   }
   // Everything the provider sent (code, state, iss, ...) goes to the library, as received.

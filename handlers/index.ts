@@ -2,7 +2,7 @@
 // operations with `x-handled-by: oauth-provider` (issueToken) are served by plugins/oauth.ts.
 // Operations listed in NOT_YET answer 501 until the issue that implements them lands
 // (README "What is live"); an operationId in neither list stops start-up.
-import type { Handler, HandledOperationId, LegacyHandler } from './types.ts';
+import type { Handler, HandledOperationId } from './types.ts';
 import { NotImplementedError } from '../lib/errors.ts';
 import { generate } from './generate.ts';
 import { cancelPrediction, getPredictionResult } from './predictions.ts';
@@ -10,8 +10,9 @@ import { getBalance, getUserDetails } from './account.ts';
 import { cliLogin, login, logout, register } from './auth.ts';
 import { forgotPassword, loginOtp, requestOtp, resetPassword, verifyOtp } from './otp.ts';
 import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
-import { createApiKey, deleteApiKey, getUserKeys } from './keys.ts';
+import { createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey } from './keys.ts';
 import { getHealth } from './health.ts';
+import { listModels } from './models.ts';
 import { getPredictionResponse, getWebhookSecret, redeliverWebhook, rotateWebhookSecret } from './webhooks.ts';
 import {
   createOAuthClient, deleteOAuthClient, getAuthorizationServerMetadata, getProtectedResourceMetadata, listOAuthClients, listScopes,
@@ -23,14 +24,12 @@ import {
 
 export { generate };
 
-/**
- * Typed by operationId: an entry must be that operation's Handler<Op>. LegacyHandler entries are
- * the modules not converted to the typed contract yet (teams).
- */
-export type HandlerMap = { readonly [Op in HandledOperationId]?: Handler<Op> | LegacyHandler };
+/** Typed by operationId: an entry must be that operation's Handler<Op>. */
+export type HandlerMap = { readonly [Op in HandledOperationId]?: Handler<Op> };
 
 const handlers: HandlerMap = {
   getHealth,
+  listModels,
   getWebhookSecret,
   rotateWebhookSecret,
   getPredictionResponse,
@@ -74,6 +73,9 @@ const handlers: HandlerMap = {
   listTeamInvites,
   revokeTeamInvite,
   acceptTeamInvite,
+  createTeamApiKey,
+  listTeamApiKeys,
+  revokeTeamApiKey,
 };
 
 export const NOT_YET: readonly string[] = [
@@ -88,7 +90,7 @@ export const NOT_YET: readonly string[] = [
   'bulkUpdateReviewStatus', 'bulkDeleteUsageLogs',
 ];
 
-const notImplemented: LegacyHandler = async () => {
+const notImplemented = async (): Promise<never> => {
   throw new NotImplementedError();
 };
 

@@ -8,17 +8,28 @@ import type { Handler, OwnedCaller } from './types.ts';
 import { ForbiddenError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { findUserKey, insertApiKey, listUserKeys, revokeKey } from '../db/api-keys.ts';
 import type { ApiKeyRecord } from '../db/api-keys.ts';
+import { findTeamKey, insertTeamApiKey, listTeamKeys, revokeTeamKey } from '../db/team-resources.ts';
+import type { TeamApiKeyRecord } from '../db/team-resources.ts';
 import { KEY_PREFIX_LIVE, KEY_PREFIX_TEST, newSecret, sha256Hex } from '../lib/secrets.ts';
 
 export function keyView(k: ApiKeyRecord) {
   return { id: k.id, name: k.name, prefix: k.prefix, is_test: k.isTest, ip_whitelist: k.ipWhitelist, scopes: k.scopes, created_at: k.createdAt, last_used_at: k.lastUsedAt };
 }
 
+function teamKeyView(k: TeamApiKeyRecord) {
+  return { ...keyView(k), team_id: k.teamId, created_by: k.userId };
+}
+
+/** A new key value and the prefix that identifies it in lists (the prefix plus four characters) without revealing it. */
+function newKey(isTest: boolean): { key: string; prefix: string; keyHash: string } {
+  const kind = isTest ? KEY_PREFIX_TEST : KEY_PREFIX_LIVE;
+  const key = newSecret(kind);
+  return { key, prefix: key.slice(0, kind.length + 4), keyHash: sha256Hex(key) };
+}
+
 export async function issueApiKey(app: App, userId: number, opts: { name: string; isTest: boolean; ipWhitelist: string[]; scopes?: readonly string[] | null }) {
-  const key = newSecret(opts.isTest ? KEY_PREFIX_TEST : KEY_PREFIX_LIVE);
-  // The prefix plus four characters identifies a key in lists without revealing it.
-  const prefix = key.slice(0, (opts.isTest ? KEY_PREFIX_TEST : KEY_PREFIX_LIVE).length + 4);
-  const record = await insertApiKey(app.db, { userId, name: opts.name, prefix, keyHash: sha256Hex(key), isTest: opts.isTest, ipWhitelist: opts.ipWhitelist, scopes: opts.scopes ?? null }, app.clock());
+  const { key, prefix, keyHash } = newKey(opts.isTest);
+  const record = await insertApiKey(app.db, { userId, name: opts.name, prefix, keyHash, isTest: opts.isTest, ipWhitelist: opts.ipWhitelist, scopes: opts.scopes ?? null }, app.clock());
   return { key, record };
 }
 
@@ -41,7 +52,10 @@ function inheritedScopes(caller: OwnedCaller): string[] | null {
  */
 async function childWhitelist(app: App, caller: OwnedCaller, requested: string[]): Promise<string[]> {
   if (caller.apiKeyId === null) return requested;
-  const parent = await findUserKey(app.db, caller.userId, caller.apiKeyId);
+  // the presenting key: a team's (keyTeamId) or the caller's own
+  const parent = caller.keyTeamId !== undefined
+    ? await findTeamKey(app.db, caller.keyTeamId, caller.apiKeyId)
+    : await findUserKey(app.db, caller.userId, caller.apiKeyId);
   const limit = parent?.ipWhitelist ?? [];
   if (limit.length === 0) return requested;
   if (requested.length === 0) return limit;
@@ -72,5 +86,46 @@ export const deleteApiKey: Handler<'deleteApiKey'> = async ({ app, caller, param
     if (target && !target.isTest) throw new ForbiddenError('a sandbox key may only revoke sandbox keys; use a production key or a session');
   }
   if (!(await revokeKey(app.db, caller.userId, id, app.clock()))) throw new NotFoundError('API key not found');
+  return { id, deleted: true };
+};
+
+/** The team the route bridge resolved from the path (`x-team-permission: manage_keys` checked membership and role). */
+function pathTeam(caller: OwnedCaller): number {
+  if (caller.owner.teamId === null) throw new NotFoundError('team not found');
+  return caller.owner.teamId;
+}
+
+/**
+ * POST /app/teams/{team_id}/keys: a key that belongs to the team (generates on its wallet, keeps
+ * working when its creator leaves). The same rules as a personal key: shown once, sandbox keys
+ * create only sandbox keys, scopes and IP restriction are inherited from the creating credential.
+ */
+export const createTeamApiKey: Handler<'createTeamApiKey'> = async ({ app, caller, body, h }) => {
+  const teamId = pathTeam(caller);
+  const isTest = body.is_test === true;
+  if (caller.isTest && !isTest) throw new ForbiddenError('a sandbox key may only create sandbox keys (is_test: true); use a production key or a session');
+  const ipWhitelist = await childWhitelist(app, caller, checkedWhitelist(body.ip_whitelist));
+  const { key, prefix, keyHash } = newKey(isTest);
+  const record = await insertTeamApiKey(app.db, {
+    teamId, createdBy: caller.userId, name: body.name ?? '', prefix, keyHash, isTest, ipWhitelist, scopes: inheritedScopes(caller),
+  }, app.clock());
+  app.log.info({ event: 'team_key_created', teamId, keyId: record.id, by: caller.userId }, 'teams: API key created');
+  return h.response({ ...teamKeyView(record), key }).code(201);
+};
+
+/** GET /app/teams/{team_id}/keys: the team's live keys, never their values. */
+export const listTeamApiKeys: Handler<'listTeamApiKeys'> = async ({ app, caller }) => (await listTeamKeys(app.db, pathTeam(caller))).map(teamKeyView);
+
+/** DELETE /app/teams/{team_id}/keys/{key_id}: stops working on its next use. A sandbox key revokes only sandbox keys. */
+export const revokeTeamApiKey: Handler<'revokeTeamApiKey'> = async ({ app, caller, params }) => {
+  const teamId = pathTeam(caller);
+  const id = params.key_id;
+  if (!Number.isSafeInteger(id)) throw new NotFoundError('API key not found');
+  if (caller.isTest) {
+    const target = await findTeamKey(app.db, teamId, id);
+    if (target && !target.isTest) throw new ForbiddenError('a sandbox key may only revoke sandbox keys; use a production key or a session');
+  }
+  if (!(await revokeTeamKey(app.db, teamId, id, app.clock()))) throw new NotFoundError('API key not found');
+  app.log.info({ event: 'team_key_revoked', teamId, keyId: id, by: caller.userId }, 'teams: API key revoked');
   return { id, deleted: true };
 };

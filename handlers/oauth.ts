@@ -3,8 +3,7 @@
 import crypto from 'node:crypto';
 import type { Handler } from './types.ts';
 import { ForbiddenError, NotFoundError } from '../lib/errors.ts';
-import { CODE_SCOPES, declaredScopes } from '../spec/scopes.ts';
-import { TOKEN_PATH } from '../lib/oauth.ts';
+import { CODE_SCOPES, declaredScopes, oauthTokenPath } from '../spec/scopes.ts';
 import { deleteOAuthClient as deleteClientRow, insertOAuthClient, listUserOAuthClients } from '../db/oauth-clients.ts';
 import type { OAuthClientRecord } from '../db/oauth-clients.ts';
 import { newSecret, sha256Hex } from '../lib/secrets.ts';
@@ -57,7 +56,7 @@ export const getAuthorizationServerMetadata: Handler<'getAuthorizationServerMeta
   const base = app.config.publicUrl;
   return {
     issuer: base,
-    token_endpoint: `${base}${TOKEN_PATH}`,
+    token_endpoint: `${base}${oauthTokenPath(app.spec.document)}`,
     grant_types_supported: ['client_credentials'],
     // no authorization endpoint: nothing is issued from a front channel
     response_types_supported: [],

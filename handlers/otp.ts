@@ -13,7 +13,6 @@ import { revokeAllCredentials } from '../db/credentials.ts';
 import type { RevokedCredentials } from '../db/credentials.ts';
 import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
 import { otpMail, sendInBackground } from '../lib/mail.ts';
-import { limitAttempts, limitMails } from './rate-limit.ts';
 import { startSession, userView } from './session.ts';
 import { audit } from './audit.ts';
 import type { AuthContext } from './audit.ts';
@@ -33,7 +32,6 @@ const BAD_CODE = 'invalid or expired code: a code works once, for 10 minutes, an
 
 async function mailCode(ctx: OperationContext<'requestOtp' | 'forgotPassword'>, purpose: OtpPurpose) {
   const { email } = ctx.body;
-  await limitMails(ctx, email);
   const user = await findUserByEmail(ctx.app.db, email);
   if (user) await issueOtp(ctx, user, purpose);
   return CODE_SENT;
@@ -49,7 +47,7 @@ async function redeem(ctx: OperationContext<'loginOtp' | 'verifyOtp' | 'resetPas
   const user = await findUserByEmail(app.db, email);
   if (!user) {
     otpHash(0, purpose, code); // the digest a known account would cost
-    audit(ctx, 'code_refused', { purpose });
+    ctx.audit.purpose = purpose;
     throw new UnauthorizedError(BAD_CODE);
   }
   const now = app.clock();
@@ -62,33 +60,23 @@ async function redeem(ctx: OperationContext<'loginOtp' | 'verifyOtp' | 'resetPas
     await then?.(user, trx);
     return true;
   });
-  if (!ok) {
-    audit(ctx, 'code_refused', { userId: user.id, purpose });
-    throw new UnauthorizedError(BAD_CODE);
-  }
+  Object.assign(ctx.audit, { userId: user.id, purpose });
+  if (!ok) throw new UnauthorizedError(BAD_CODE);
   if (!user.emailVerified) audit(ctx, 'email_verified', { userId: user.id });
   if (granted) audit(ctx, 'signup_credit_granted', { userId: user.id, amount: app.config.signupCredit });
   return { ...user, emailVerified: true };
 }
 
 export const loginOtp: Handler<'loginOtp'> = async (ctx) => {
-  const attempt = await limitAttempts(ctx, 'code', ctx.body.email);
   const user = await redeem(ctx, 'otp');
-  await attempt.succeeded();
-  audit(ctx, 'signed_in', { userId: user.id, method: 'otp' });
+  ctx.audit.method = 'otp';
   return startSession(ctx.app, user.id);
 };
 
-export const verifyOtp: Handler<'verifyOtp'> = async (ctx) => {
-  const attempt = await limitAttempts(ctx, 'code', ctx.body.email);
-  const user = await redeem(ctx, 'otp');
-  await attempt.succeeded();
-  return userView(user);
-};
+export const verifyOtp: Handler<'verifyOtp'> = async (ctx) => userView(await redeem(ctx, 'otp'));
 
 /** Sets the new password and ends every session of the account (and, when asked or never verified, every credential), in the transaction that uses the code. */
 export const resetPassword: Handler<'resetPassword'> = async (ctx) => {
-  const attempt = await limitAttempts(ctx, 'reset', ctx.body.email);
   // Hashed before the code is checked, for every request alike: the transaction stays short
   // and an unknown email costs what a known one does.
   const passwordHash = await hashPassword(ctx.body.new_password);
@@ -102,9 +90,8 @@ export const resetPassword: Handler<'resetPassword'> = async (ctx) => {
     // reset, since whoever registered it may have planted keys and clients (issue 16).
     if (ctx.body.revoke_all_credentials || !u.emailVerified) revoked = await revokeAllCredentials(trx, u.id, ctx.app.encryptionKey, now);
   });
-  await attempt.succeeded();
   if (revoked) forgetSecrets(user.id);
-  audit(ctx, 'password_reset', { userId: user.id, sessionsEnded, ...(revoked ? { apiKeysRevoked: revoked.apiKeys, oauthClientsRevoked: revoked.oauthClients } : {}) });
+  Object.assign(ctx.audit, { sessionsEnded, ...(revoked ? { apiKeysRevoked: revoked.apiKeys, oauthClientsRevoked: revoked.oauthClients } : {}) });
   return { detail: revoked
     ? 'password changed; every session, API key, OAuth client and token of this account has been revoked and the webhook signing secret replaced'
     : 'password changed; every session of this account has been ended' };

@@ -6,7 +6,9 @@
 // count. The mailing routes (request-otp, forgot-password) count every request per email and per
 // address, so nobody can bury a mailbox in codes. Registration counts every request per address
 // (it costs a 32 MiB scrypt hash). The counters live in the database, so the limits hold across
-// every API process.
+// every API process. Operations name their budget in the spec (`x-rate-limit: <policy>`, one of
+// RATE_LIMIT_POLICIES below) and the route bridge applies it (handlers/policies.ts); nothing here
+// logs: a refusal is a BudgetExceededError, which the bridge records as the `rate_limited` event.
 import crypto from 'node:crypto';
 import type { Request } from '@hapi/hapi';
 import ipaddr from 'ipaddr.js';
@@ -14,8 +16,22 @@ import { clientIp } from '../lib/addresses.ts';
 import { RateLimitedError } from '../lib/errors.ts';
 import { clearBucket, deleteEndedWindows, hitWindow, unhitWindow } from '../db/rate-limits.ts';
 import { normaliseEmail } from '../db/users.ts';
-import { audit } from './audit.ts';
-import type { AuthContext } from './audit.ts';
+import type { App } from '../lib/context.ts';
+
+/** What a budget needs of a request's context. */
+export interface RateLimitContext {
+  app: App;
+  request: Pick<Request, 'info' | 'headers'>;
+}
+
+/** 429 past a budget; `budget` names which one, for the audit line. */
+export class BudgetExceededError extends RateLimitedError {
+  readonly budget: string;
+  constructor(message: string, retryAfterSeconds: number, budget: string) {
+    super(message, retryAfterSeconds);
+    this.budget = budget;
+  }
+}
 
 /**
  * The client's address as a rate-limit bucket: lib/addresses.ts decides the address (the
@@ -54,7 +70,7 @@ interface Hits {
 }
 
 /** Counts one hit in each bucket for the current window of `windowSeconds`. */
-async function hit(ctx: AuthContext, windowSeconds: number, buckets: string[]): Promise<Hits> {
+async function hit(ctx: RateLimitContext, windowSeconds: number, buckets: string[]): Promise<Hits> {
   const { app } = ctx;
   const now = app.clock();
   const windowMs = windowSeconds * 1000;
@@ -69,11 +85,10 @@ async function hit(ctx: AuthContext, windowSeconds: number, buckets: string[]): 
   return { windowStart, counts };
 }
 
-function refuse(ctx: AuthContext, windowSeconds: number, windowStart: number, budget: string): never {
+function refuse(ctx: RateLimitContext, windowSeconds: number, windowStart: number, budget: string): never {
   const now = ctx.app.clock();
-  audit(ctx, 'rate_limited', { budget });
   const retryAfter = Math.max(1, Math.ceil((windowStart + windowSeconds * 1000 - now) / 1000));
-  throw new RateLimitedError(`too many attempts, try again in ${retryAfter} seconds`, retryAfter);
+  throw new BudgetExceededError(`too many attempts, try again in ${retryAfter} seconds`, retryAfter, budget);
 }
 
 /**
@@ -82,7 +97,7 @@ function refuse(ctx: AuthContext, windowSeconds: number, windowStart: number, bu
  * window. The guess counts as a failure until `succeeded()` is called, so concurrent guesses
  * cannot get past the budget.
  */
-export async function limitAttempts(ctx: AuthContext, group: AttemptGroup, email: string): Promise<Attempt> {
+export async function limitAttempts(ctx: RateLimitContext, group: AttemptGroup, email: string): Promise<Attempt> {
   const { app } = ctx;
   const { windowSeconds, perEmail, perAddress } = app.config.authRateLimit;
   const address = clientAddress(ctx.request, app.config.trustedProxies);
@@ -104,7 +119,7 @@ export async function limitAttempts(ctx: AuthContext, group: AttemptGroup, email
 }
 
 /** Counts one code mail (request-otp, forgot-password) for this email and client; 429 past either budget. */
-export async function limitMails(ctx: AuthContext, email: string): Promise<void> {
+export async function limitMails(ctx: RateLimitContext, email: string): Promise<void> {
   const { app } = ctx;
   const { windowSeconds, perAddress, mailsPerEmail } = app.config.authRateLimit;
   const address = clientAddress(ctx.request, app.config.trustedProxies);
@@ -114,9 +129,29 @@ export async function limitMails(ctx: AuthContext, email: string): Promise<void>
 }
 
 /** Counts one registration from this client; 429 past REGISTER_RATE_PER_ADDRESS per hour. Call it before hashing. */
-export async function limitRegistrations(ctx: AuthContext): Promise<void> {
+export async function limitRegistrations(ctx: RateLimitContext): Promise<void> {
   const { app } = ctx;
   const address = clientAddress(ctx.request, app.config.trustedProxies);
   const { windowStart, counts: [byAddress = 0] } = await hit(ctx, REGISTER_WINDOW_SECONDS, [bucket('register-addr', address)]);
   if (byAddress > app.config.authRateLimit.registerPerAddress) refuse(ctx, REGISTER_WINDOW_SECONDS, windowStart, 'registration per address');
+}
+
+/**
+ * The budgets an operation can name in the spec (`x-rate-limit`). `email: true` budgets are keyed
+ * by the body's `email`, so start-up refuses them on an operation whose body has none. `admit`
+ * runs before the handler; when it returns an Attempt, the bridge reports the handler's success
+ * to it (only failures count).
+ */
+export const RATE_LIMIT_POLICIES = {
+  'password-attempts': { email: true, admit: (ctx: RateLimitContext, email: string) => limitAttempts(ctx, 'password', email) },
+  'code-attempts': { email: true, admit: (ctx: RateLimitContext, email: string) => limitAttempts(ctx, 'code', email) },
+  'reset-attempts': { email: true, admit: (ctx: RateLimitContext, email: string) => limitAttempts(ctx, 'reset', email) },
+  'code-mails': { email: true, admit: (ctx: RateLimitContext, email: string) => limitMails(ctx, email) },
+  registrations: { email: false, admit: (ctx: RateLimitContext) => limitRegistrations(ctx) },
+} as const satisfies Record<string, { email: boolean; admit: (ctx: RateLimitContext, email: string) => Promise<Attempt | void> }>;
+
+export type RateLimitPolicy = keyof typeof RATE_LIMIT_POLICIES;
+
+export function isRateLimitPolicy(v: unknown): v is RateLimitPolicy {
+  return typeof v === 'string' && Object.hasOwn(RATE_LIMIT_POLICIES, v);
 }

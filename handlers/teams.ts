@@ -1,9 +1,13 @@
 // Team management (issue 8): create, list, rename and delete teams, members and their roles,
 // email invites. Every route that names a team resolves the caller's membership first (none:
 // 404, existence stays hidden), then asks lib/team-permissions.ts (missing: 403 naming it).
-import type { Handler, HandlerContext } from './types.ts';
-import { httpError } from '../plugins/errors.ts';
-import { integerParam, requireCaller } from './guards.ts';
+// These routes declare no `x-team-permission` (which permission applies depends on the request,
+// e.g. removing oneself is leaving), so the route bridge leaves the team to them, and a team API
+// key, which acts only through operations with a team scope, is refused before they run.
+import type { Handler, OwnedCaller } from './types.ts';
+import type { App } from '../lib/context.ts';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../lib/errors.ts';
+import { TEAM_NOT_FOUND } from '../lib/owner.ts';
 import {
   acceptInvite, AlreadyMemberError, changeMemberRole, createInvite, createTeam as insertTeam, deleteTeam as softDeleteTeam, findMyTeam,
   InviteEmailMismatchError, InviteInvalidError, LastOwnerError, listInvites, listMembers, listMyTeams, removeMember, renameTeam as updateTeamName,
@@ -12,12 +16,11 @@ import {
 import type { Invite, Member, Membership } from '../db/teams.ts';
 import { findUserById, normaliseEmail } from '../db/users.ts';
 import { newSecret, sha256Hex } from '../lib/secrets.ts';
-import { can, isTeamRole, requirePermission } from '../lib/team-permissions.ts';
+import { can, requirePermission } from '../lib/team-permissions.ts';
 import type { TeamPermission, TeamRole } from '../lib/team-permissions.ts';
 import { sendInBackground, teamInviteMail } from '../lib/mail.ts';
 
 export const INVITE_TOKEN_PREFIX = 'mgi_';
-const TEAM_NOT_FOUND = 'team not found';
 
 export function teamView(t: Membership) {
   const balance = can(t.role, 'read_balance');
@@ -32,19 +35,18 @@ function inviteView(i: Invite) {
   return { id: i.id, team_id: i.teamId, email: i.email, role: i.role, invited_by: i.invitedBy, created_at: i.createdAt, expires_at: i.expiresAt, expired: i.expired };
 }
 
-/** The team as the caller sees it, after checking `permission`; 404 for non-members. */
-async function teamFor(ctx: HandlerContext, permission: TeamPermission): Promise<Membership> {
-  const caller = requireCaller(ctx);
-  const team = await findMyTeam(ctx.app.db, integerParam(ctx, 'team_id'), caller.userId);
-  if (!team) throw httpError(404, TEAM_NOT_FOUND);
-  requirePermission(team.role, permission);
-  return team;
+/** An id from the path; one no row can have (1e309 coerces to Infinity, which passes "integer") is not found, without a query. */
+function idOf(v: number, what: string): number {
+  if (!Number.isSafeInteger(v)) throw new NotFoundError(`${what} not found`);
+  return v;
 }
 
-function roleOf(v: unknown): TeamRole {
-  // the spec's enum already validated it; this narrows the type
-  if (!isTeamRole(v)) throw httpError(422, 'unknown role');
-  return v;
+/** The team as the caller sees it, after checking `permission`; 404 for non-members. */
+async function teamFor(app: App, caller: OwnedCaller, teamId: number, permission: TeamPermission): Promise<Membership> {
+  const team = await findMyTeam(app.db, idOf(teamId, 'team'), caller.userId);
+  if (!team) throw new NotFoundError(TEAM_NOT_FOUND);
+  requirePermission(team.role, permission);
+  return team;
 }
 
 /** Maps the domain errors of db/teams.ts onto statuses. */
@@ -52,42 +54,38 @@ async function mapped<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    if (err instanceof LastOwnerError || err instanceof TeamNotEmptyError || err instanceof AlreadyMemberError) throw httpError(409, err.message);
-    if (err instanceof InviteInvalidError) throw httpError(404, err.message);
-    if (err instanceof InviteEmailMismatchError) throw httpError(403, err.message);
+    if (err instanceof LastOwnerError || err instanceof TeamNotEmptyError || err instanceof AlreadyMemberError) throw new ConflictError(err.message);
+    if (err instanceof InviteInvalidError) throw new NotFoundError(err.message);
+    if (err instanceof InviteEmailMismatchError) throw new ForbiddenError(err.message);
     throw err;
   }
 }
 
-export const createTeam: Handler = async (ctx) => {
-  const caller = requireCaller(ctx);
-  const team = await insertTeam(ctx.app.db, caller.userId, String(ctx.body.name).trim(), ctx.app.clock());
-  return ctx.h.response(teamView(team)).code(201);
+export const createTeam: Handler<'createTeam'> = async ({ app, caller, body, h }) => {
+  const team = await insertTeam(app.db, caller.userId, body.name.trim(), app.clock());
+  return h.response(teamView(team)).code(201);
 };
 
-export const listTeams: Handler = async (ctx) => {
-  const caller = requireCaller(ctx);
-  return (await listMyTeams(ctx.app.db, caller.userId)).map(teamView);
-};
+export const listTeams: Handler<'listTeams'> = async ({ app, caller }) => (await listMyTeams(app.db, caller.userId)).map(teamView);
 
-export const getTeam: Handler = async (ctx) => teamView(await teamFor(ctx, 'read_history'));
+export const getTeam: Handler<'getTeam'> = async ({ app, caller, params }) => teamView(await teamFor(app, caller, params.team_id, 'read_history'));
 
-export const renameTeam: Handler = async (ctx) => {
-  const team = await teamFor(ctx, 'rename');
-  const name = String(ctx.body.name).trim();
-  if (!(await updateTeamName(ctx.app.db, team.id, name))) throw httpError(404, TEAM_NOT_FOUND);
+export const renameTeam: Handler<'renameTeam'> = async ({ app, caller, params, body }) => {
+  const team = await teamFor(app, caller, params.team_id, 'rename');
+  const name = body.name.trim();
+  if (!(await updateTeamName(app.db, team.id, name))) throw new NotFoundError(TEAM_NOT_FOUND);
   return teamView({ ...team, name });
 };
 
-export const deleteTeam: Handler = async (ctx) => {
-  const team = await teamFor(ctx, 'delete_team');
-  if (!(await mapped(softDeleteTeam(ctx.app.db, team.id, ctx.app.clock())))) throw httpError(404, TEAM_NOT_FOUND);
+export const deleteTeam: Handler<'deleteTeam'> = async ({ app, caller, params }) => {
+  const team = await teamFor(app, caller, params.team_id, 'delete_team');
+  if (!(await mapped(softDeleteTeam(app.db, team.id, app.clock())))) throw new NotFoundError(TEAM_NOT_FOUND);
   return { id: team.id, deleted: true };
 };
 
-export const listTeamMembers: Handler = async (ctx) => {
-  const team = await teamFor(ctx, 'read_history');
-  return (await listMembers(ctx.app.db, team.id)).map(memberView);
+export const listTeamMembers: Handler<'listTeamMembers'> = async ({ app, caller, params }) => {
+  const team = await teamFor(app, caller, params.team_id, 'read_history');
+  return (await listMembers(app.db, team.id)).map(memberView);
 };
 
 /** Changing or granting the owner role needs manage_owners on top of invite. */
@@ -97,66 +95,62 @@ function ownersGuard(actor: TeamRole, newRole: TeamRole | null) {
   };
 }
 
-export const changeTeamMemberRole: Handler = async (ctx) => {
-  const team = await teamFor(ctx, 'invite');
-  const userId = integerParam(ctx, 'user_id');
-  const role = roleOf(ctx.body.role);
-  const before = await mapped(changeMemberRole(ctx.app.db, team.id, userId, role, ownersGuard(team.role, role)));
-  if (!before) throw httpError(404, 'member not found');
-  const member = (await listMembers(ctx.app.db, team.id)).find((m) => m.userId === userId);
-  if (!member) throw httpError(404, 'member not found');
+export const changeTeamMemberRole: Handler<'changeTeamMemberRole'> = async ({ app, caller, params, body }) => {
+  const team = await teamFor(app, caller, params.team_id, 'invite');
+  const userId = idOf(params.user_id, 'member');
+  // the spec's enum validated the role
+  const role: TeamRole = body.role;
+  const before = await mapped(changeMemberRole(app.db, team.id, userId, role, ownersGuard(team.role, role)));
+  if (!before) throw new NotFoundError('member not found');
+  const member = (await listMembers(app.db, team.id)).find((m) => m.userId === userId);
+  if (!member) throw new NotFoundError('member not found');
   return memberView(member);
 };
 
-export const removeTeamMember: Handler = async (ctx) => {
-  const caller = requireCaller(ctx);
-  const userId = integerParam(ctx, 'user_id');
+export const removeTeamMember: Handler<'removeTeamMember'> = async ({ app, caller, params }) => {
+  const userId = idOf(params.user_id, 'member');
   // removing oneself is leaving, which every member may do
-  const team = await teamFor(ctx, userId === caller.userId ? 'read_history' : 'invite');
-  const guard = userId === caller.userId ? () => {} : ownersGuard(team.role, null);
-  if (!(await mapped(removeMember(ctx.app.db, team.id, userId, guard)))) throw httpError(404, 'member not found');
+  const self = userId === caller.userId;
+  const team = await teamFor(app, caller, params.team_id, self ? 'read_history' : 'invite');
+  const guard = self ? () => {} : ownersGuard(team.role, null);
+  if (!(await mapped(removeMember(app.db, team.id, userId, guard)))) throw new NotFoundError('member not found');
   return { id: userId, deleted: true };
 };
 
-export const leaveTeam: Handler = async (ctx) => {
-  const caller = requireCaller(ctx);
-  const team = await teamFor(ctx, 'read_history');
-  if (!(await mapped(removeMember(ctx.app.db, team.id, caller.userId)))) throw httpError(404, TEAM_NOT_FOUND);
+export const leaveTeam: Handler<'leaveTeam'> = async ({ app, caller, params }) => {
+  const team = await teamFor(app, caller, params.team_id, 'read_history');
+  if (!(await mapped(removeMember(app.db, team.id, caller.userId)))) throw new NotFoundError(TEAM_NOT_FOUND);
   return { id: team.id, deleted: true };
 };
 
-export const createTeamInvite: Handler = async (ctx) => {
-  const caller = requireCaller(ctx);
-  const team = await teamFor(ctx, 'invite');
-  const role = roleOf(ctx.body.role);
+export const createTeamInvite: Handler<'createTeamInvite'> = async ({ app, caller, params, body, h }) => {
+  const team = await teamFor(app, caller, params.team_id, 'invite');
+  const role: TeamRole = body.role;
   if (role === 'owner') requirePermission(team.role, 'manage_owners');
-  const email = normaliseEmail(String(ctx.body.email));
+  const email = normaliseEmail(body.email);
   const token = newSecret(INVITE_TOKEN_PREFIX);
-  const now = ctx.app.clock();
-  const invite = await createInvite(ctx.app.db, { teamId: team.id, email, role, invitedBy: caller.userId, tokenHash: sha256Hex(token) }, now);
-  sendInBackground(ctx.app, teamInviteMail(email, team.name, role, token, ctx.app.config.publicUrl));
-  ctx.app.log.info({ event: 'team_invite_sent', teamId: team.id, inviteId: invite.id, by: caller.userId }, 'teams: invite sent');
-  return ctx.h.response(inviteView(invite)).code(201);
+  const invite = await createInvite(app.db, { teamId: team.id, email, role, invitedBy: caller.userId, tokenHash: sha256Hex(token) }, app.clock());
+  sendInBackground(app, teamInviteMail(email, team.name, role, token, app.config.publicUrl));
+  app.log.info({ event: 'team_invite_sent', teamId: team.id, inviteId: invite.id, by: caller.userId }, 'teams: invite sent');
+  return h.response(inviteView(invite)).code(201);
 };
 
-export const listTeamInvites: Handler = async (ctx) => {
-  const team = await teamFor(ctx, 'invite');
-  return (await listInvites(ctx.app.db, team.id, ctx.app.clock())).map(inviteView);
+export const listTeamInvites: Handler<'listTeamInvites'> = async ({ app, caller, params }) => {
+  const team = await teamFor(app, caller, params.team_id, 'invite');
+  return (await listInvites(app.db, team.id, app.clock())).map(inviteView);
 };
 
-export const revokeTeamInvite: Handler = async (ctx) => {
-  const team = await teamFor(ctx, 'invite');
-  const inviteId = integerParam(ctx, 'invite_id');
-  if (!(await revokeInvite(ctx.app.db, team.id, inviteId, ctx.app.clock()))) throw httpError(404, 'invite not found');
+export const revokeTeamInvite: Handler<'revokeTeamInvite'> = async ({ app, caller, params }) => {
+  const team = await teamFor(app, caller, params.team_id, 'invite');
+  const inviteId = idOf(params.invite_id, 'invite');
+  if (!(await revokeInvite(app.db, team.id, inviteId, app.clock()))) throw new NotFoundError('invite not found');
   return { id: inviteId, deleted: true };
 };
 
-export const acceptTeamInvite: Handler = async (ctx) => {
-  const caller = requireCaller(ctx);
-  const user = await findUserById(ctx.app.db, caller.userId);
-  if (!user) throw httpError(401, 'missing or invalid credentials: send x-api-key or Authorization: Bearer <token>');
-  const token = String(ctx.body.token);
-  const team = await mapped(acceptInvite(ctx.app.db, sha256Hex(token), { id: user.id, email: user.email }, ctx.app.clock()));
-  ctx.app.log.info({ event: 'team_invite_accepted', teamId: team.id, userId: user.id }, 'teams: invite accepted');
+export const acceptTeamInvite: Handler<'acceptTeamInvite'> = async ({ app, caller, body }) => {
+  const user = await findUserById(app.db, caller.userId);
+  if (!user) throw new UnauthorizedError('missing or invalid credentials: send x-api-key or Authorization: Bearer <token>');
+  const team = await mapped(acceptInvite(app.db, sha256Hex(body.token), { id: user.id, email: user.email }, app.clock()));
+  app.log.info({ event: 'team_invite_accepted', teamId: team.id, userId: user.id }, 'teams: invite accepted');
   return teamView(team);
 };

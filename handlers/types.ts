@@ -7,6 +7,7 @@ import type { App } from '../lib/context.ts';
 import type { Caller } from '../lib/context.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import type { Owner } from '../lib/owner.ts';
+import type { AuditFields } from './audit.ts';
 import type { ModelOperationId, ProtectedOperationId, operations } from '../spec/v1.generated.ts';
 
 /** Every operationId the spec declares. */
@@ -49,6 +50,8 @@ export interface OperationContext<Id extends OperationId> {
   body: BodyOf<Id>;
   /** never null on protected operations (hapi's auth refused requests without a credential) */
   caller: CallerFor<Id>;
+  /** fields for the operation's declared audit event (`x-audit`), which the route bridge logs */
+  audit: AuditFields;
 }
 
 /**
@@ -64,16 +67,20 @@ export interface ModelContext {
   h: ResponseToolkit;
   operationId: ModelOperationId;
   params: Record<string, never>;
-  /** the common `webhook` parameter every model endpoint declares */
-  query: { webhook?: string };
+  /** the common parameters every model endpoint declares: `webhook`, and `team_id` (already resolved into caller.owner) */
+  query: { webhook?: string; team_id?: number };
   /** the model's input, validated against its schema, defaults applied */
   body: Record<string, unknown>;
   caller: OwnedCaller;
   model: ModelInfo;
 }
-export type ModelHandler = (ctx: ModelContext) => Promise<ReplyOf<ModelOperationId>>;
+/** The submit answer; a handler returns it inside a hapi response to add the cost headers. */
+export type ModelHandler = (ctx: ModelContext) => Promise<ReplyOf<ModelOperationId> | ResponseObject>;
 
-/** The untyped context of handlers not converted yet (see LegacyHandler). */
+/**
+ * The context the route bridge (plugins/spec-routes.ts) builds, before it is narrowed to an
+ * operation's types: every handler receives it as its OperationContext or ModelContext.
+ */
 export interface HandlerContext {
   app: App;
   request: Request;
@@ -87,15 +94,14 @@ export interface HandlerContext {
   params: Record<string, unknown>;
   /** null on public operations; carries `owner` on protected ones */
   caller: Caller | null;
+  /** fields for the operation's declared audit event (`x-audit`) */
+  audit: AuditFields;
   /** set on model endpoints */
   model?: ModelInfo;
 }
 
-/** The pre-contract handler (returns unknown); kept until the remaining modules are converted. */
-export type LegacyHandler = (ctx: HandlerContext) => Promise<unknown>;
-
-/** `Handler<'opId'>` is the typed contract; bare `Handler` is still the legacy one. */
-export type Handler<Id extends OperationId | undefined = undefined> = Id extends OperationId ? TypedHandler<Id> : LegacyHandler;
+/** `Handler<'opId'>`: the typed contract, the only one (every module is converted). */
+export type Handler<Id extends OperationId> = TypedHandler<Id>;
 
 /** What the route bridge calls: any of the above, given the context it built. */
 export type AnyHandler = (ctx: never) => Promise<unknown>;

@@ -56,4 +56,6 @@ export interface Caller {
   scopes: readonly Scope[];
   /** the presenting login session (via 'session'), so that logout can end exactly that one */
   sessionId?: number;
+  /** set when the presenting API key belongs to a team: the key acts for that team only (lib/owner.ts) */
+  keyTeamId?: number;
 }

@@ -61,14 +61,14 @@ export function createMetrics(sources: MetricSources) {
     }),
     adapterDuration: new Histogram({
       name: 'mediagate_adapter_duration_seconds',
-      help: 'Adapter runs (upstream call or local model), by provider (the upstream, or "local"), adapter and outcome (ok, error)',
+      help: 'Provider calls (a local model run, or one upstream submit or status poll), by provider (the upstream, or "local"), adapter and outcome (ok, error)',
       labelNames: ['provider', 'adapter', 'outcome'] as const,
       buckets: ADAPTER_BUCKETS,
       registers,
     }),
     adapterErrors: new Counter({
       name: 'mediagate_adapter_errors_total',
-      help: 'Failed adapter runs, by provider, adapter and whether the error is retryable',
+      help: 'Failed provider calls, by provider, adapter and whether the error is retryable',
       labelNames: ['provider', 'adapter', 'retryable'] as const,
       registers,
     }),

@@ -16,6 +16,7 @@ export interface ViewedPrediction {
   startedAt: number | null;
   completedAt: number | null;
   error: string | null;
+  errorCode?: string | null;
   inferenceMs: number | null;
 }
 
@@ -36,6 +37,8 @@ export interface PredictionView {
   started_at: string | null;
   completed_at: string | null;
   error: string | null;
+  /** a stable reason next to `error` (README "Providers"), when known */
+  error_code: string | null;
   executionTime: string | null;
   timings: { inference: number | null };
 }
@@ -55,6 +58,7 @@ export function predictionView(app: ViewContext, p: ViewedPrediction): Predictio
     started_at: iso(p.startedAt),
     completed_at: iso(p.completedAt),
     error: p.status === 'failed' || p.status === 'cancelled' ? p.error ?? (p.status === 'cancelled' ? 'cancelled by the user' : null) : null,
+    error_code: p.status === 'failed' ? p.errorCode ?? null : null,
     // wall time from acceptance to the end, in seconds with millisecond precision
     executionTime: p.completedAt === null ? null : `${((p.completedAt - p.createdAt) / 1000).toFixed(3)}s`,
     timings: { inference: p.inferenceMs },

@@ -33,6 +33,13 @@ const TABLE: Readonly<Record<TeamRole, readonly TeamPermission[]>> = {
   viewer: ['read_history'],
 };
 
+/**
+ * What a team API key may do for its team: the permissions of the least role that can create one
+ * (`developer`, the weakest role with manage_keys), so a key never does more than some member who
+ * could have made it. Inviting, roles, renaming, deleting and top-ups take a member's credential.
+ */
+export const TEAM_KEY_PERMISSIONS: readonly TeamPermission[] = ['generate', 'read_history', 'read_balance', 'manage_keys'];
+
 export function isTeamRole(v: unknown): v is TeamRole {
   return typeof v === 'string' && (TEAM_ROLES as readonly string[]).includes(v);
 }

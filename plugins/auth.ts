@@ -1,11 +1,12 @@
-// Credential plugins: hapi auth schemes for the spec's securitySchemes.
-//   ApiKeyAuth  -> strategy 'api-key'  (x-api-key header)
-//   SessionAuth -> strategy 'session'  (Authorization: Bearer mgs_...)
-//   OAuth2      -> strategy 'oauth'    (Authorization: Bearer <access token>; plugins/oauth.ts)
+// Credential plugins, one per kind: each implements one of the spec's securitySchemes with one
+// hapi strategy, and says which (`securityScheme`, `strategy`); spec-routes builds its
+// scheme -> strategy map from the plugins it is given (the OAuth2 one is plugins/oauth.ts).
+//   apiKeyPlugin   ApiKeyAuth  -> 'api-key'  (x-api-key header)
+//   sessionPlugin  SessionAuth -> 'session'  (Authorization: Bearer mgs_...)
 // A scheme that finds no credential of its kind reports "missing" so hapi tries the next
 // strategy the route allows; a credential that is present but wrong is a final 401.
 import Boom from '@hapi/boom';
-import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
 import { clientIp, inAnyRange } from '../lib/addresses.ts';
 import type { App, Caller } from '../lib/context.ts';
 import { findActiveKeyByHash, touchKey } from '../db/api-keys.ts';
@@ -13,6 +14,7 @@ import { findSessionUser } from '../db/sessions.ts';
 import { sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST, SESSION_PREFIX } from '../lib/secrets.ts';
 import { httpError } from './errors.ts';
 import { CODE_SCOPES } from '../spec/scopes.ts';
+import type { CredentialPlugin } from './spec-routes.ts';
 
 /** The spec's OAuth2 scopes (spec/scopes.ts, declared once in the spec): API keys and sessions hold them all. */
 export const ALL_SCOPES = CODE_SCOPES;
@@ -25,17 +27,6 @@ declare module '@hapi/hapi' {
   interface UserCredentials {
     caller: Caller;
   }
-}
-
-/** Maps the spec's securitySchemes names to the hapi strategies that implement them. */
-export const STRATEGY_FOR_SCHEME: Readonly<Record<string, string>> = {
-  ApiKeyAuth: 'api-key',
-  SessionAuth: 'session',
-  OAuth2: 'oauth',
-};
-
-export function callerOf(request: Request): Caller | null {
-  return request.auth.credentials?.user?.caller ?? null;
 }
 
 function missing(h: ResponseToolkit, scheme: string) {
@@ -51,11 +42,13 @@ function ipAllowed(request: Request, trustedProxies: readonly string[], whitelis
 
 const TOUCH_EVERY_MS = 60_000;
 
-export const authPlugin: Plugin<{ app: App }> = {
-  name: 'mediagate-auth',
-  register(server, { app }) {
+export const apiKeyPlugin = {
+  name: 'mediagate-api-key',
+  dependencies: ['mediagate-errors'],
+  securityScheme: 'ApiKeyAuth',
+  strategy: 'api-key',
+  register(server: Server, { app }: { app: App }) {
     const lastTouched = new Map<number, number>();
-
     server.auth.scheme('api-key', () => ({
       async authenticate(request: Request, h: ResponseToolkit) {
         const header = request.headers['x-api-key'];
@@ -71,11 +64,23 @@ export const authPlugin: Plugin<{ app: App }> = {
         }
         // A key created by an OAuth token acts with at most that token's scopes (null: all of them).
         const scopes = key.scopes === null ? ALL_SCOPES : ALL_SCOPES.filter((s) => key.scopes!.includes(s));
-        const caller: Caller = { userId: key.userId, role: key.ownerRole, via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes };
+        // A team key never carries its creator's administrator role.
+        const caller: Caller = {
+          userId: key.userId, role: key.teamId === null ? key.ownerRole : 'user', via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes, ...(key.teamId === null ? {} : { keyTeamId: key.teamId }),
+        };
         return h.authenticated({ credentials: { user: { caller }, scope: [...scopes] } });
       },
     }));
+    server.auth.strategy('api-key', 'api-key');
+  },
+} satisfies CredentialPlugin;
 
+export const sessionPlugin = {
+  name: 'mediagate-session',
+  dependencies: ['mediagate-errors'],
+  securityScheme: 'SessionAuth',
+  strategy: 'session',
+  register(server: Server, { app }: { app: App }) {
     server.auth.scheme('session', () => ({
       async authenticate(request: Request, h: ResponseToolkit) {
         const header = request.headers.authorization;
@@ -88,16 +93,6 @@ export const authPlugin: Plugin<{ app: App }> = {
         return h.authenticated({ credentials: { user: { caller }, scope: [...ALL_SCOPES] } });
       },
     }));
-
-    // For routes whose every credential alternative is not implemented in this build.
-    server.auth.scheme('closed', () => ({
-      authenticate(_request: Request, h: ResponseToolkit) {
-        return missing(h, 'Bearer');
-      },
-    }));
-
-    server.auth.strategy('closed', 'closed');
-    server.auth.strategy('api-key', 'api-key');
     server.auth.strategy('session', 'session');
   },
-};
+} satisfies CredentialPlugin;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Plugin } from '@hapi/hapi';
 import type { SpecDocument } from '../spec/load.ts';
+import { PUBLIC_CORS } from './cors.ts';
 
 const uiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png', 'favicon-16x16.png']);
@@ -20,7 +21,6 @@ const PAGE = `<!doctype html>
 <body>
   <div id="swagger-ui"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
-  <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
   <script src="/docs/init.js"></script>
 </body>
 </html>
@@ -42,8 +42,9 @@ const INIT = `window.ui = SwaggerUIBundle({
   deepLinking: true,
   filter: true,
   docExpansion: 'none',
-  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-  layout: 'StandaloneLayout',
+  presets: [SwaggerUIBundle.presets.apis],
+  // the product layout: the reference alone, without the explorer bar (a URL box for any spec)
+  layout: 'BaseLayout',
   // no validity badge: swagger-ui would send the spec's URL to validator.swagger.io on any
   // hostname but localhost
   validatorUrl: null
@@ -59,23 +60,24 @@ export const docsPlugin: Plugin<{ document: SpecDocument; publicUrl: string }> =
     server.route({
       method: 'GET',
       path: '/openapi.json',
-      options: { auth: false, handler: (_r, h) => h.response(served).type('application/json; charset=utf-8') },
+      options: { auth: false, cors: PUBLIC_CORS, handler: (_r, h) => h.response(served).type('application/json; charset=utf-8') },
     });
     server.route({
       method: 'GET',
       path: '/docs',
-      options: { auth: false, handler: (_r, h) => h.response(PAGE).type('text/html; charset=utf-8').header('Content-Security-Policy', csp) },
+      options: { auth: false, cors: PUBLIC_CORS, handler: (_r, h) => h.response(PAGE).type('text/html; charset=utf-8').header('Content-Security-Policy', csp) },
     });
     server.route({
       method: 'GET',
       path: '/docs/init.js',
-      options: { auth: false, handler: (_r, h) => h.response(INIT).type('text/javascript; charset=utf-8') },
+      options: { auth: false, cors: PUBLIC_CORS, handler: (_r, h) => h.response(INIT).type('text/javascript; charset=utf-8') },
     });
     server.route({
       method: 'GET',
       path: '/docs/assets/{file}',
       options: {
         auth: false,
+        cors: PUBLIC_CORS,
         cache: { expiresIn: 24 * 3600 * 1000, privacy: 'public' },
         handler: (request, h) => {
           const file = request.params.file as string;

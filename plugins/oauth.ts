@@ -1,12 +1,12 @@
 // OAuth 2.0 client credentials (interface spec 5.2; RFC 6749 section 4.4).
 // oidc-provider is the authorization server: it owns POST /oauth/token (client authentication,
 // narrowing, token issue) and stores its tokens in the database (db/oauth-provider-store.ts).
-// This plugin mounts that one endpoint inside hapi and adds the 'oauth' auth scheme that
-// accepts its access tokens on every route whose spec security lists OAuth2.
+// This credential plugin mounts that one endpoint inside hapi and implements the spec's OAuth2
+// security scheme with the 'oauth' strategy, which accepts its access tokens.
 import crypto from 'node:crypto';
 import { IncomingMessage } from 'node:http';
 import Boom from '@hapi/boom';
-import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
 import Provider from 'oidc-provider';
 import type { Configuration } from 'oidc-provider';
 import type { App } from '../lib/context.ts';
@@ -16,13 +16,12 @@ import { SESSION_PREFIX, sha256Hex } from '../lib/secrets.ts';
 import { ALL_SCOPES } from './auth.ts';
 import type { Caller, Scope } from './auth.ts';
 import { bearerChallenge } from './oauth-challenge.ts';
-import { TOKEN_PATH } from '../lib/oauth.ts';
+import type { CredentialPlugin } from './spec-routes.ts';
+import { oauthTokenPath } from '../spec/scopes.ts';
 
-export const TOKEN_TTL_SECONDS = 3600;
-/** The value of the spec's `x-handled-by` on operations served by this plugin rather than by spec-routes. */
-export const HANDLED_BY_PROVIDER = 'oauth-provider';
+const TOKEN_TTL_SECONDS = 3600;
 
-export function isScope(s: string): s is Scope {
+function isScope(s: string): s is Scope {
   return (ALL_SCOPES as readonly string[]).includes(s);
 }
 
@@ -59,7 +58,7 @@ async function signingKeys(): Promise<{ keys: crypto.JsonWebKey[] }> {
   return { keys: [{ ...jwk, kid: crypto.randomBytes(8).toString('hex'), alg: 'ES256', use: 'sig' }] };
 }
 
-export async function createProvider(app: App): Promise<Provider> {
+async function createProvider(app: App, tokenPath: string): Promise<Provider> {
   const configuration: Configuration = {
     adapter: providerAdapter(app.db),
     clients: [],
@@ -68,7 +67,7 @@ export async function createProvider(app: App): Promise<Provider> {
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
     responseTypes: [],
     ttl: { ClientCredentials: TOKEN_TTL_SECONDS },
-    routes: { token: TOKEN_PATH },
+    routes: { token: tokenPath },
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
     // no ID tokens are ever issued, but client metadata is validated against the signing keys
     clientDefaults: { id_token_signed_response_alg: 'ES256', grant_types: ['client_credentials'], response_types: [] },
@@ -117,11 +116,15 @@ function unreadCopy(req: IncomingMessage, body: string): IncomingMessage {
   return copy;
 }
 
-export const oauthPlugin: Plugin<{ app: App }> = {
+export const oauthPlugin = {
   name: 'mediagate-oauth',
-  dependencies: ['mediagate-errors', 'mediagate-auth'],
-  async register(server, { app }) {
-    const provider = await createProvider(app);
+  dependencies: ['mediagate-errors'],
+  securityScheme: 'OAuth2',
+  strategy: 'oauth',
+  async register(server: Server, { app }: { app: App }) {
+    // Served where the spec's OAuth2 scheme says (its tokenUrl), like the metadata handler says.
+    const tokenPath = oauthTokenPath(app.spec.document);
+    const provider = await createProvider(app, tokenPath);
     const callback = provider.callback();
     const publicUrl = app.config.publicUrl;
 
@@ -155,7 +158,7 @@ export const oauthPlugin: Plugin<{ app: App }> = {
     // are RFC 6749 section 5.2 JSON, not the gateway's 422s.
     server.route({
       method: 'POST',
-      path: TOKEN_PATH,
+      path: tokenPath,
       options: {
         auth: false,
         payload: { output: 'data', parse: false, maxBytes: app.config.maxBodyBytes },
@@ -200,4 +203,4 @@ export const oauthPlugin: Plugin<{ app: App }> = {
       },
     });
   },
-};
+} satisfies CredentialPlugin;

@@ -8,7 +8,7 @@ import HapiPino from 'hapi-pino';
 import type { App } from '../lib/context.ts';
 import { seconds } from '../lib/metrics.ts';
 import { acceptRequestId } from '../lib/request-id.ts';
-import { callerOf } from './auth.ts';
+import { callerOf } from './spec-routes.ts';
 
 declare module '@hapi/hapi' {
   interface RequestApplicationState {

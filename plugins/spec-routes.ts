@@ -3,10 +3,9 @@
 // per-request scan; openapi-backend validates each request against its operation object
 // and holds the operationId -> handler map.
 import Boom from '@hapi/boom';
-import type { Plugin, Request, ResponseToolkit, RouteOptions, Lifecycle, RouteDefMethods } from '@hapi/hapi';
+import type { Plugin, Request, ResponseToolkit, RouteOptions, Lifecycle, RouteDefMethods, ServerRoute } from '@hapi/hapi';
 import type { Operation } from 'openapi-backend';
 import type { App } from '../lib/context.ts';
-import { callerOf, STRATEGY_FOR_SCHEME } from './auth.ts';
 import { httpError, payloadTimeoutError, validationError } from './errors.ts';
 import { bearerChallenge } from './oauth-challenge.ts';
 import { toValidationItems } from './validation-errors.ts';
@@ -17,18 +16,54 @@ import { resolveOwner } from '../lib/owner.ts';
 import { isTeamPermission, TEAM_PERMISSIONS } from '../lib/team-permissions.ts';
 import type { TeamPermission } from '../lib/team-permissions.ts';
 import { NOT_YET } from '../handlers/index.ts';
+import { hasPolicies, policiesOf, withPolicies } from '../handlers/policies.ts';
 import { scopeNames } from '../spec/scopes.ts';
 import { UnauthorizedError } from '../lib/errors.ts';
+import { declaresIdempotencyKey, idempotencyKeyOf, runIdempotent } from './idempotency.ts';
 
 export type SecurityRequirement = Record<string, string[]>;
 
-/** hapi strategies for an operation's security alternatives; [] means public. */
-export function strategiesFor(security: SecurityRequirement[] | undefined, available: ReadonlySet<string>): string[] {
+/**
+ * What the bridge needs of a credential plugin: a hapi plugin that implements one of the spec's
+ * securitySchemes (`securityScheme`) with one hapi strategy (`strategy`) it registers.
+ */
+export type CredentialPlugin<Options = { app: App }> = Plugin<Options> & {
+  name: string;
+  securityScheme: string;
+  strategy: string;
+};
+
+/** The caller a credential plugin put on the request (its type is declared with the credentials, plugins/auth.ts). */
+export function callerOf(request: Request) {
+  return request.auth.credentials?.user?.caller ?? null;
+}
+
+/**
+ * The spec's security scheme -> hapi strategy map, from the credential plugins. Start-up refuses a
+ * scheme the spec declares that no plugin implements, a plugin for a scheme the spec does not
+ * declare, and two plugins for one scheme.
+ */
+export function strategyMapFor(declaredSchemes: readonly string[], credentials: ReadonlyArray<Pick<CredentialPlugin, 'name' | 'securityScheme' | 'strategy'>>): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const plugin of credentials) {
+    if (!declaredSchemes.includes(plugin.securityScheme)) throw new Error(`credential plugin ${plugin.name} implements security scheme "${plugin.securityScheme}", which the spec does not declare`);
+    if (map.has(plugin.securityScheme)) throw new Error(`security scheme "${plugin.securityScheme}" is implemented by more than one credential plugin`);
+    map.set(plugin.securityScheme, plugin.strategy);
+  }
+  for (const scheme of declaredSchemes) {
+    if (!map.has(scheme)) throw new Error(`security scheme "${scheme}" is implemented by no credential plugin`);
+  }
+  return map;
+}
+
+/** hapi strategies for an operation's security alternatives; [] means public. A scheme no credential plugin implements stops start-up. */
+export function strategiesFor(operationId: string, security: SecurityRequirement[] | undefined, strategyFor: ReadonlyMap<string, string>): string[] {
   const strategies: string[] = [];
   for (const requirement of security ?? []) {
     for (const scheme of Object.keys(requirement)) {
-      const strategy = STRATEGY_FOR_SCHEME[scheme];
-      if (strategy && available.has(strategy) && !strategies.includes(strategy)) strategies.push(strategy);
+      const strategy = strategyFor.get(scheme);
+      if (strategy === undefined) throw new Error(`${operationId}: security scheme "${scheme}" is implemented by no credential plugin`);
+      if (!strategies.includes(strategy)) strategies.push(strategy);
     }
   }
   return strategies;
@@ -82,8 +117,10 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** What every route of one server shares; computed once by `routeDepsFor`. */
 export interface SharedRouteDeps {
   app: App;
-  /** the hapi strategies this server registered */
-  strategies: ReadonlySet<string>;
+  /** spec security scheme -> the hapi strategy of the credential plugin implementing it */
+  strategyFor: ReadonlyMap<string, string>;
+  /** the schemes whose credential is a bearer token (OAuth2, http bearer): their 401s carry a Bearer challenge */
+  bearerSchemes: ReadonlySet<string>;
   /** the document's top-level security, for operations that declare none */
   globalSecurity: SecurityRequirement[];
   /** the scopes the OAuth2 scheme declares */
@@ -98,11 +135,13 @@ export interface RouteDeps extends SharedRouteDeps {
   model?: ModelInfo;
 }
 
-export function routeDepsFor(app: App, strategies: ReadonlySet<string>): SharedRouteDeps {
+export function routeDepsFor(app: App, credentials: ReadonlyArray<Pick<CredentialPlugin, 'name' | 'securityScheme' | 'strategy'>>): SharedRouteDeps {
   const { document } = app.spec;
+  const schemes = (document.components?.securitySchemes ?? {}) as Record<string, { type?: string; scheme?: string }>;
   return {
     app,
-    strategies,
+    strategyFor: strategyMapFor(Object.keys(schemes), credentials),
+    bearerSchemes: new Set(Object.keys(schemes).filter((name) => schemes[name]!.type === 'oauth2' || (schemes[name]!.type === 'http' && schemes[name]!.scheme?.toLowerCase() === 'bearer'))),
     globalSecurity: (document.security as SecurityRequirement[] | undefined) ?? [],
     declaredScopes: new Set(scopeNames(document)),
   };
@@ -127,9 +166,14 @@ export function teamPermissionOf(operationId: string, operation: Operation, live
   return declared;
 }
 
-/** `team_id` from the query or the body, where the operation declares it (validation checked its type). */
-function teamIdOf(query: Record<string, unknown>, body: Record<string, unknown>): number | undefined {
-  const v = query.team_id ?? body.team_id;
+/**
+ * `team_id` from the query or the body, where the operation declares it (validation checked its
+ * type), or from the path of an operation that declares `x-team-permission` (the team key routes,
+ * /app/teams/{team_id}/keys). Team management routes without `x-team-permission` check the team
+ * in their handler (handlers/teams.ts), so their path `team_id` is not an owner.
+ */
+function teamIdOf(query: Record<string, unknown>, body: Record<string, unknown>, params: Record<string, unknown>, permission: TeamPermission | undefined): number | undefined {
+  const v = query.team_id ?? body.team_id ?? (permission !== undefined && params.team_id !== undefined ? Number(params.team_id) : undefined);
   return typeof v === 'number' ? v : undefined;
 }
 
@@ -144,27 +188,28 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
   const extensions = operation as unknown as Record<string, unknown>;
   const security = (operation.security as SecurityRequirement[] | undefined) ?? deps.globalSecurity;
   const isProtected = security.length > 0;
-  const routeStrategies = strategiesFor(security, deps.strategies);
+  const routeStrategies = strategiesFor(operationId, security, deps.strategyFor);
   const scopes = requiredScopes(operationId, security, deps.declaredScopes);
   const role = extensions['x-required-role'];
   if (role !== undefined && !(ROLES as readonly unknown[]).includes(role)) throw new Error(`${operationId}: x-required-role must be one of ${ROLES.join(', ')}`);
   const teamPermission = teamPermissionOf(operationId, operation, deps.live ?? true);
-  const bearerRoute = routeStrategies.includes('session') || routeStrategies.includes('oauth');
-  if (isProtected && routeStrategies.length === 0) {
-    // Every alternative needs a credential this build cannot check yet: the route stays closed.
-    app.log.debug({ operationId }, 'no credential strategy available; route answers 401');
-  }
+  // x-rate-limit, x-audit, x-audit-refusal (handlers/policies.ts); an unknown name stops start-up here.
+  const policies = policiesOf(operationId, operation);
+  const guarded = hasPolicies(policies);
+  const bearerRoute = security.some((requirement) => Object.keys(requirement).some((scheme) => deps.bearerSchemes.has(scheme)));
   const contentTypes = Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
   const hasBody = !['get', 'head', 'delete'].includes(operation.method);
   const { publicUrl } = app.config;
+  // Declaring the Idempotency-Key header is the opt-in (plugins/idempotency.ts); keys are kept
+  // per owner, so a public operation cannot have them.
+  const idempotent = declaresIdempotencyKey(operation);
+  if (idempotent && !isProtected) throw new Error(`${operationId}: declares the Idempotency-Key header but is public; idempotency keys are kept per caller`);
 
   return {
     id: operationId,
-    auth: !isProtected ? false : routeStrategies.length
-      // hapi checks the scopes after authentication and before anything reads the body; API keys
-      // and sessions hold all five, an OAuth token exactly its own.
-      ? { strategies: routeStrategies, mode: 'required', ...(scopes.length ? { access: { scope: scopes.map((s) => `+${s}`) } } : {}) }
-      : { strategies: ['closed'], mode: 'required' },
+    // hapi checks the scopes after authentication and before anything reads the body; API keys
+    // and sessions hold all five, an OAuth token exactly its own.
+    auth: !isProtected ? false : { strategies: routeStrategies, mode: 'required', ...(scopes.length ? { access: { scope: scopes.map((s) => `+${s}`) } } : {}) },
     ext: {
       ...(role === 'admin' ? {
         // A role, never a scope: no token or key of a normal user reaches an admin route.
@@ -207,6 +252,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
       },
     } : {}),
     handler: async (request: Request, h: ResponseToolkit) => {
+      const idempotencyKey = idempotent ? idempotencyKeyOf(request) : undefined;
       const body = request.payload === null || request.payload === undefined ? undefined : request.payload;
       const { validator } = app.spec.api;
       // Compiled from the operation object we hold: openapi-backend's own lazy path looks the
@@ -228,6 +274,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
       const coerced: { query?: unknown; params?: unknown } = validation.coerced ?? {};
       const query = isObject(coerced.query) ? coerced.query : {};
       const payload = isObject(body) ? body : {};
+      const params = isObject(coerced.params) ? coerced.params : { ...request.params };
       const caller = callerOf(request);
       // hapi's auth already refused protected requests without a credential; this keeps the
       // handler's never-null promise even if a route were misconfigured.
@@ -239,12 +286,19 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         operationId,
         body: payload,
         query,
-        params: isObject(coerced.params) ? coerced.params : { ...request.params },
+        params,
         // The owner is resolved here, once, before the handler runs (membership checked in lib/owner.ts).
-        caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, teamIdOf(query, payload), teamPermission) } as HandlerContext['caller'] : null,
+        caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, teamIdOf(query, payload, params, teamPermission), teamPermission) } as HandlerContext['caller'] : null,
+        audit: {},
         ...(model ? { model } : {}),
       };
-      return (handler as (ctx: HandlerContext) => Promise<unknown>)(ctx);
+      const run = () => (handler as (ctx: HandlerContext) => Promise<unknown>)(ctx);
+      const guardedRun = () => (guarded ? withPolicies(policies, ctx, run) : run());
+      if (idempotencyKey === undefined || !ctx.caller) return guardedRun();
+      return runIdempotent({
+        app, h, operationId, key: idempotencyKey, caller: ctx.caller as NonNullable<HandlerContext['caller']> & { owner: { userId: number; teamId: number | null } },
+        request: { method: request.method, path: request.path, query, body: payload },
+      }, guardedRun);
     },
   };
 }
@@ -254,12 +308,18 @@ export function handlerOf(api: App['spec']['api'], operationId: string): AnyHand
   return api.handlers[operationId] as unknown as AnyHandler | undefined;
 }
 
-export const specRoutesPlugin: Plugin<{ app: App; strategies: ReadonlySet<string> }> = {
+/**
+ * The bridge. Route options are computed (and the spec checked) at registration; the routes are
+ * added once every credential plugin it is given has registered (hapi's `server.dependency`
+ * with an `after` step), so their order in server.register does not matter.
+ */
+export const specRoutesPlugin: Plugin<{ app: App; credentials: readonly CredentialPlugin[] }> = {
   name: 'mediagate-spec-routes',
-  dependencies: ['mediagate-errors', 'mediagate-auth'],
-  register(server, { app, strategies }) {
+  dependencies: ['mediagate-errors'],
+  register(server, { app, credentials }) {
     const { api, operations, models } = app.spec;
-    const shared = routeDepsFor(app, strategies);
+    const shared = routeDepsFor(app, credentials);
+    const routes: ServerRoute[] = [];
     for (const operation of operations) {
       const operationId = operation.operationId!;
       // A plugin serves this one itself (issueToken: plugins/oauth.ts); the catalog checked the value.
@@ -268,8 +328,11 @@ export const specRoutesPlugin: Plugin<{ app: App; strategies: ReadonlySet<string
       if (!handler) throw new Error(`${operationId}: no handler registered`);
       const model = models.get(operationId);
       const options = routeOptionsFor(operation, { ...shared, handler, live: !NOT_YET.includes(operationId), ...(model ? { model } : {}) });
-      server.route({ method: operation.method.toUpperCase() as RouteDefMethods, path: operation.path, options });
+      routes.push({ method: operation.method.toUpperCase() as RouteDefMethods, path: operation.path, options });
     }
+    server.dependency(credentials.map((c) => c.name), async (srv) => {
+      srv.route(routes);
+    });
   },
 };
 

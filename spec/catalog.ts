@@ -60,6 +60,10 @@ export interface ModelInfo {
   adapterKind: AdapterDefinition['kind'];
   upstream?: string;
   upstreamModel?: string;
+  /** x-model.input_map: our input field -> the provider's field ("" drops the field) */
+  inputMap?: Readonly<Record<string, string>>;
+  /** x-model.fixed_input: provider-only values sent with every request */
+  fixedInput?: Readonly<Record<string, unknown>>;
   price: PriceRule;
 }
 
@@ -82,6 +86,35 @@ function oneOf<T extends string>(v: unknown, allowed: readonly T[], what: string
     throw new Error(`x-model.${what} must be one of ${allowed.join(', ')} (got ${JSON.stringify(v)})`);
   }
   return v as T;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * x-model.input_map (our field -> the provider's field name, "" to drop it) and x-model.fixed_input
+ * (provider-only values). Upstream adapters only; every mapped field must be one of the input
+ * schema's properties, so a typo stops start-up instead of silently sending the field unmapped.
+ */
+function providerMapping(x: Record<string, unknown>, schema: unknown, kind: AdapterDefinition['kind']): { inputMap?: Record<string, string>; fixedInput?: Record<string, unknown> } {
+  const { input_map: map, fixed_input: fixed } = x;
+  if ((map !== undefined || fixed !== undefined) && kind !== 'upstream') throw new Error('x-model.input_map / fixed_input apply to upstream adapters only');
+  const out: { inputMap?: Record<string, string>; fixedInput?: Record<string, unknown> } = {};
+  if (map !== undefined) {
+    if (!isPlainObject(map)) throw new Error('x-model.input_map must map input fields to provider field names');
+    const properties = isPlainObject(schema) && isPlainObject(schema.properties) ? schema.properties : {};
+    for (const [field, target] of Object.entries(map)) {
+      if (typeof target !== 'string') throw new Error(`x-model.input_map.${field} must be a provider field name (a string; "" drops the field)`);
+      if (!Object.hasOwn(properties, field)) throw new Error(`x-model.input_map.${field}: the input has no field "${field}"`);
+    }
+    out.inputMap = map as Record<string, string>;
+  }
+  if (fixed !== undefined) {
+    if (!isPlainObject(fixed)) throw new Error('x-model.fixed_input must be an object of provider field values');
+    out.fixedInput = fixed;
+  }
+  return out;
 }
 
 export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<string, AdapterDefinition>>, vocabulary: CatalogVocabulary): ModelInfo {
@@ -107,6 +140,7 @@ export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<
   if (typeof x.family !== 'string' || x.family === '') throw new Error('x-model.family must be a non-empty string');
   const schema = jsonBodySchema(op);
   if (!schema) throw new Error('a model endpoint needs an application/json request body schema');
+  const { inputMap, fixedInput } = providerMapping(x, schema, adapter.kind);
   return {
     operationId,
     path: op.path,
@@ -118,6 +152,8 @@ export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<
     adapterKind: adapter.kind,
     ...(typeof upstream === 'string' ? { upstream } : {}),
     ...(typeof upstreamModel === 'string' ? { upstreamModel } : {}),
+    ...(inputMap ? { inputMap } : {}),
+    ...(fixedInput ? { fixedInput } : {}),
     price: parsePriceRule(x.price, schema),
   };
 }

@@ -45,3 +45,11 @@ export function checkScopes(document: { components?: unknown }, named: readonly 
     throw new SpecError(`the code names OAuth2 scope${missing.length > 1 ? 's' : ''} ${missing.map((s) => `"${s}"`).join(', ')} that the spec's OAuth2 security scheme does not declare`);
   }
 }
+
+/** The token endpoint's path: the OAuth2 scheme's client-credentials `tokenUrl` (plugins/oauth.ts serves it there). */
+export function oauthTokenPath(document: { components?: unknown }): string {
+  const components = (document.components ?? {}) as { securitySchemes?: Record<string, { flows?: { clientCredentials?: { tokenUrl?: unknown } } }> };
+  const tokenUrl = components.securitySchemes?.OAuth2?.flows?.clientCredentials?.tokenUrl;
+  if (typeof tokenUrl !== 'string' || !tokenUrl.startsWith('/')) throw new SpecError('the OAuth2 security scheme must declare a clientCredentials tokenUrl that is a path (e.g. /oauth/token)');
+  return tokenUrl;
+}

@@ -20,6 +20,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the models
+         * @description The model catalog of this gateway: every model endpoint with its slug (operationId), path,
+         *     category, tier, family, output kind, price rule and input schema, and whether production
+         *     keys can run it here (`available`: a local model, or an upstream provider the operator has
+         *     configured; sandbox keys can call every model). Filter with `category` and `tier`; an
+         *     unknown value is 422 listing the known ones. Public, like the API document itself: it
+         *     says nothing the served `/openapi.json` does not, except availability.
+         */
+        get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/predictions/{request_id}/result": {
         parameters: {
             query?: never;
@@ -58,7 +83,7 @@ export interface paths {
         };
         /**
          * Get the wallet balance
-         * @description Returns the remaining credit of the caller's wallet and the credit held by predictions still running (1000 credits = 1 USD).
+         * @description Returns the remaining credit of the caller's wallet and the credit held by predictions still running (1000 credits = 1 USD). With `team_id` (or a team's API key), the team wallet's (needs `read_balance`).
          */
         get: operations["getBalance"];
         put?: never;
@@ -1337,7 +1362,7 @@ export interface paths {
         put?: never;
         /**
          * Send a dead-lettered or gone webhook delivery again
-         * @description Starts a new round of attempts (the first at once, then up to three retries) with the same `webhook-id`. 409 while the delivery is still pending or was delivered.
+         * @description Starts a new round of attempts (the first at once, then up to three retries) with the same `webhook-id`. 409 while the delivery is still pending or was delivered. With `team_id`, a delivery of any of the team's predictions (needs `generate`).
          */
         post: operations["redeliverWebhook"];
         delete?: never;
@@ -1550,6 +1575,62 @@ export interface paths {
          * @description Needs `invite`. The mailed link stops working at once.
          */
         delete: operations["revokeTeamInvite"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/teams/{team_id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a team's API keys
+         * @description The team's live keys, oldest first, never their values. Needs `manage_keys`.
+         */
+        get: operations["listTeamApiKeys"];
+        put?: never;
+        /**
+         * Create a team API key
+         * @description Creates an API key that belongs to the team: it generates on the team wallet and reads the
+         *     team's predictions, and keeps working when the member who created it leaves. The full key
+         *     value is returned once, in `key`. Same body and rules as createApiKey (`is_test`,
+         *     `ip_whitelist`, scopes and IP restriction inherited from the creating credential). Needs
+         *     `manage_keys`.
+         */
+        post: operations["createTeamApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/teams/{team_id}/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The key's `id`. */
+                key_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a team API key
+         * @description The key stops working on its next use. Needs `manage_keys`; a sandbox key revokes only sandbox keys.
+         */
+        delete: operations["revokeTeamApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2245,6 +2326,66 @@ export interface components {
         PredictionSubmitted: {
             /** @description Id of the prediction; use it with getPredictionResult. */
             request_id: string;
+            /** @description The state when the request was accepted, `queued` for production keys and `completed` for sandbox keys (born finished); poll `urls.get` for the current one. */
+            status: components["schemas"]["PredictionStatus"];
+            urls: {
+                /**
+                 * Format: uri
+                 * @description Absolute URL of getPredictionResult for this prediction.
+                 */
+                get: string;
+                /**
+                 * Format: uri
+                 * @description Absolute URL of cancelPrediction for this prediction (POST).
+                 */
+                cancel: string;
+            };
+            /** @description Credits held for this request (1000 credits = 1 USD), debited when it completes and released if it fails or is cancelled; 0 for sandbox keys. Also sent as the `X-Cost` header. */
+            price: number;
+        };
+        ModelList: {
+            models: components["schemas"]["ModelEntry"][];
+        };
+        ModelEntry: {
+            /** @description The model endpoint's operationId; it is also the `model` of its predictions. */
+            slug: string;
+            /** @description Where to submit it (`POST`), e.g. `/api/v1/lumen-dev-text-to-image`. */
+            path: string;
+            /** @description The operation summary. */
+            title: string;
+            /** @description One of `x-catalog.categories`. */
+            category: string;
+            /** @description One of `x-catalog.tiers` (`best`, `balanced`, `fast`, `budget`). */
+            tier: string;
+            family: string;
+            /** @description What it produces, one of `x-catalog.outputs` (`image`, `video`, `audio`, `model3d`, `text`). */
+            output: string;
+            price: components["schemas"]["ModelPrice"];
+            /** @description The JSON Schema of the request body (the same as in this document). */
+            input_schema: {
+                [key: string]: unknown;
+            };
+            /** @description Whether production keys can run it on this gateway now (local model, or upstream provider configured). `false` answers 503 to production keys; sandbox keys work either way. */
+            available: boolean;
+        };
+        /** @description The price rule, in credits (1000 credits = 1 USD): `base`, plus `per_unit.amount` x the input's `per_unit.field`, then each matching multiplier (percent, rounded up). */
+        ModelPrice: {
+            /** @enum {string} */
+            unit: "credit";
+            base: number;
+            per_unit: {
+                field: string;
+                amount: number;
+            } | null;
+            multipliers: {
+                field: string;
+                /** @description Input value (as a string) -> percent applied when the input has it. */
+                percent_by_value: {
+                    [key: string]: number;
+                };
+            }[];
+            /** @description The price of a request that leaves every priced field at its default. */
+            at_defaults: number;
         };
         /**
          * @description queued (persisted, not yet confirmed by the queue) -> pending (in the queue) -> processing (a worker runs it) -> completed | failed; queued, pending and processing -> cancelled through cancelPrediction.
@@ -2282,6 +2423,8 @@ export interface components {
             completed_at: string | null;
             /** @description Reason of the failure when `status` is `failed`; null otherwise. */
             error: string | null;
+            /** @description A stable, machine-readable reason next to `error` when `status` is `failed` and the gateway knows one, e.g. `content_moderated` (the provider refused the content: not retried, not charged), `empty_result`, `upstream_rejected_input`, `upstream_unavailable`, `upstream_timeout`, `output_rejected`; null otherwise. See README "Providers". */
+            error_code?: string | null;
             /** @description Wall-clock execution time in seconds with unit, e.g. `1.234s`; null until finished. */
             executionTime: string | null;
             timings: {
@@ -2906,6 +3049,8 @@ export interface components {
             outputs: string[];
             has_nsfw_contents: boolean[];
             error: string | null;
+            /** @description As in getPredictionResult. */
+            error_code?: string | null;
             /** @description Credits charged. */
             cost: number;
             is_test: boolean;
@@ -3036,6 +3181,18 @@ export interface components {
             held: number | null;
             /** Format: date-time */
             created_at: string;
+        };
+        TeamAPIKeyResponse: components["schemas"]["APIKeyResponse"] & {
+            /** @description The team the key belongs to. */
+            team_id: number;
+            /** @description The user `id` of the member who created it (kept after they leave). */
+            created_by: number;
+        };
+        TeamAPIKeyCreatedResponse: components["schemas"]["APIKeyCreatedResponse"] & {
+            /** @description The team the key belongs to. */
+            team_id: number;
+            /** @description The user `id` of the member who created it. */
+            created_by: number;
         };
         TeamMember: {
             user_id: number;
@@ -3667,13 +3824,37 @@ export interface components {
         };
     };
     responses: {
-        /** @description The generation request was accepted; poll getPredictionResult with `request_id` or wait for the webhook. */
+        /** @description The generation request was accepted; poll `urls.get` (getPredictionResult) or wait for the webhook. */
         Submitted: {
             headers: {
+                /** @description Credits this request holds (charged when it completes, released if it fails or is cancelled); 0 for sandbox keys. */
+                "X-Cost"?: number;
+                /** @description The paying wallet's spendable balance in credits after this request's hold (held credits excluded). */
+                "X-Balance-Remaining"?: number;
+                /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise. */
+                "Idempotent-Replayed"?: "true";
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["PredictionSubmitted"];
+            };
+        };
+        /** @description A malformed request header, e.g. an `Idempotency-Key` longer than 255 characters. */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
+        /** @description The `Idempotency-Key` was already used with a different request in the last 24 hours, or the first request with it is still being processed (retry once it has answered). */
+        IdempotencyConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
             };
         };
         /** @description Validation error in the path, query or body. */
@@ -3772,7 +3953,7 @@ export interface components {
     parameters: {
         /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
         Webhook: string;
-        /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+        /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
         TeamId: number;
         /** @description Page number, starting at 1. */
         Page: number;
@@ -3782,6 +3963,17 @@ export interface components {
         LoraType: string;
         /** @description Only predictions with this review status; absent lists every status. */
         ReviewStatusFilter: "unreviewed" | "approved" | "rejected" | "flagged" | null;
+        /**
+         * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+         *     same account (and team; sandbox and production keys apart) within 24 hours answers
+         *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+         *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+         *     The same key with another request is 409. Only a successful answer is kept: after an
+         *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+         *     good choice); anything else is 400.
+         * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+         */
+        IdempotencyKey: string;
         /** @description The `request_id` returned by the generation request. */
         RequestIdPath: string;
         /** @description The `id` of the OAuth client, as returned by createOAuthClient and listOAuthClients. */
@@ -3830,9 +4022,38 @@ export interface operations {
             };
         };
     };
+    listModels: {
+        parameters: {
+            query?: {
+                /** @description Only models of this category (one of `x-catalog.categories`, e.g. `text-to-image`). */
+                category?: string;
+                /** @description Only models of this tier (one of `x-catalog.tiers`, e.g. `fast`). */
+                tier?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The models, in the order the spec declares them. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelList"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
     getPredictionResult: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path: {
                 /** @description The `request_id` returned by the generation request. */
@@ -3859,7 +4080,10 @@ export interface operations {
     };
     getBalance: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3877,6 +4101,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     createApiKey: {
@@ -4480,7 +4706,7 @@ export interface operations {
     adminTopup: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4511,7 +4737,7 @@ export interface operations {
     adminDeductCredits: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4545,7 +4771,7 @@ export interface operations {
             query: {
                 /** @description Email address of the user. */
                 email: components["parameters"]["EmailQuery"];
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4572,7 +4798,7 @@ export interface operations {
     adminManageSubscription: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4604,7 +4830,7 @@ export interface operations {
     listModelDiscounts: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4630,7 +4856,7 @@ export interface operations {
     upsertModelDiscounts: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4661,7 +4887,7 @@ export interface operations {
     deleteModelDiscount: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4691,7 +4917,7 @@ export interface operations {
     myModelDiscounts: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4719,7 +4945,7 @@ export interface operations {
             query: {
                 /** @description Email address of the user. */
                 email: components["parameters"]["EmailQuery"];
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4747,7 +4973,7 @@ export interface operations {
     adminStripeRefund: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4780,7 +5006,7 @@ export interface operations {
     adminRefund: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4812,7 +5038,7 @@ export interface operations {
     virtualLogin: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4843,7 +5069,7 @@ export interface operations {
     adminSupportLoginLink: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4874,7 +5100,7 @@ export interface operations {
     adminPasswordResetLink: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -4905,7 +5131,7 @@ export interface operations {
     adminDeleteUser: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5241,7 +5467,7 @@ export interface operations {
             query: {
                 /** @description Name of the file to upload, with extension; the extension selects the content type. */
                 filename: string;
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5276,7 +5502,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page. */
                 page_size?: number;
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5302,7 +5528,7 @@ export interface operations {
     createMediaAsset: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5333,7 +5559,7 @@ export interface operations {
     deleteMediaAsset: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5434,7 +5660,7 @@ export interface operations {
     getRunHistory: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
                 /** @description Only predictions with this review status; absent lists every status. */
                 review_status?: components["parameters"]["ReviewStatusFilter"];
@@ -5506,7 +5732,7 @@ export interface operations {
             query?: {
                 /** @description Only files of this kind. */
                 media_type?: "all" | "image" | "video" | "audio";
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
                 /** @description Only predictions with this review status; absent lists every status. */
                 review_status?: components["parameters"]["ReviewStatusFilter"];
@@ -5621,7 +5847,7 @@ export interface operations {
     getPredictionResponse: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member. Absent means the caller's own resources. */
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
@@ -5694,7 +5920,10 @@ export interface operations {
     };
     redeliverWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -5720,11 +5949,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     cancelPrediction: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path: {
                 /** @description The `request_id` returned by the generation request. */
@@ -6091,6 +6324,93 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
         };
     };
+    listTeamApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamAPIKeyResponse"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    createTeamApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["APIKeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created key, including its value. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamAPIKeyCreatedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
+    revokeTeamApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The key's `id`. */
+                key_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key was revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+        };
+    };
     acceptTeamInvite: {
         parameters: {
             query?: never;
@@ -6125,8 +6445,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6137,9 +6471,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6150,8 +6487,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6162,9 +6513,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6175,8 +6529,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6187,9 +6555,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6200,8 +6571,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6212,9 +6597,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6225,8 +6613,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6237,9 +6639,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6250,8 +6655,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6262,9 +6681,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6275,8 +6697,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6287,9 +6723,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6300,8 +6739,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6312,9 +6765,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6325,8 +6781,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6337,9 +6807,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6350,8 +6823,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6362,9 +6849,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6375,8 +6865,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6387,9 +6891,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6400,8 +6907,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6412,9 +6933,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6425,8 +6949,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6437,9 +6975,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6450,8 +6991,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6462,9 +7017,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6475,8 +7033,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6487,9 +7059,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6500,8 +7075,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6512,9 +7101,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6525,8 +7117,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6537,9 +7143,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6550,8 +7159,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6562,9 +7185,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6575,8 +7201,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6587,9 +7227,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6600,8 +7243,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6612,9 +7269,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6625,8 +7285,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6637,9 +7311,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6650,8 +7327,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6662,9 +7353,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6675,8 +7369,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6687,9 +7395,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6700,8 +7411,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6712,9 +7437,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6725,8 +7453,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6737,9 +7479,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6750,8 +7495,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6762,9 +7521,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6775,8 +7537,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6787,9 +7563,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6800,8 +7579,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6812,9 +7605,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6825,8 +7621,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6837,9 +7647,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6850,8 +7663,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6862,9 +7689,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6875,8 +7705,22 @@ export interface operations {
             query?: {
                 /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
                 webhook?: components["parameters"]["Webhook"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6887,9 +7731,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Submitted"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6965,6 +7812,7 @@ export type ProtectedOperationId =
     | "createMediaAsset"
     | "createOAuthClient"
     | "createTeam"
+    | "createTeamApiKey"
     | "createTeamInvite"
     | "deleteApiKey"
     | "deleteMediaAsset"
@@ -6991,6 +7839,7 @@ export type ProtectedOperationId =
     | "listMediaAssets"
     | "listModelDiscounts"
     | "listOAuthClients"
+    | "listTeamApiKeys"
     | "listTeamInvites"
     | "listTeamMembers"
     | "listTeams"
@@ -7009,6 +7858,7 @@ export type ProtectedOperationId =
     | "removeTeamMember"
     | "renameTeam"
     | "requestAccountDeletion"
+    | "revokeTeamApiKey"
     | "revokeTeamInvite"
     | "rotateWebhookSecret"
     | "searchRunHistory"

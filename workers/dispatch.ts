@@ -10,7 +10,7 @@
 // With the in-process queue, messages die with the process, so on start every unfinished
 // prediction and pending delivery is published again.
 import type { Db } from '../db/knex.ts';
-import { findStalePending, findUnfinished, findUnpublished, markPending, releaseOrphanedClaims, touchPending } from '../db/predictions.ts';
+import { findStalePending, findStalledUpstream, findUnfinished, findUnpublished, markPending, releaseOrphanedClaims, touchPending, touchUpstream } from '../db/predictions.ts';
 import { findStalledDeliveries, touchDelivery } from '../db/webhooks.ts';
 import type { Queue } from './queue/types.ts';
 import type { Logger } from 'pino';
@@ -100,6 +100,19 @@ export function createDispatcher(deps: {
             await touchPending(db, id, clock());
             n++;
           }
+        }
+        // An upstream job polled through delayed messages touches its row at every poll; one left
+        // alone this long lost its poll message (a purged queue, a worker that died between
+        // moving the chain on and publishing): its current poll is published again.
+        for (const { id, polls } of await findStalledUpstream(db, now - pendingAfterMs, 500)) {
+          try {
+            await queue.publish('predictions', { id, poll: polls });
+          } catch (err) {
+            log.warn({ err: (err as Error).message, id }, 'could not republish a stalled upstream poll');
+            continue;
+          }
+          await touchUpstream(db, id, clock());
+          n++;
         }
         for (const id of await findStalledDeliveries(db, now - deliveryGraceMs, 500)) {
           if (await publish('webhooks', id)) {

@@ -1,15 +1,20 @@
 // The run-model consumer: claim the prediction, run its adapter, store the files, record the
 // outcome (and the money) in one transition, then acknowledge. Transport-free: it returns an
 // Outcome and the queue maps it onto acks, delay queues and dead-lettering.
+// Upstream adapters (those with a `job`) are not run in one go: the job is submitted, recorded
+// on the prediction, and advanced one poll per delayed message (workers/upstream-jobs.ts).
 import type { App } from '../lib/context.ts';
 import { claim, completePrediction, failPrediction, handBackPrediction, requeuePrediction } from '../db/predictions.ts';
 import type { Prediction } from '../db/predictions.ts';
+import type { ModelInfo } from '../spec/catalog.ts';
 import { adapterRegistry } from './adapters/index.ts';
 import { AdapterError } from './adapters/types.ts';
-import type { Adapter, AdapterFile } from './adapters/types.ts';
-import { removeTemporary } from './adapters/http-json.ts';
+import type { Adapter, AdapterFile, AdapterResult } from './adapters/types.ts';
+import { removeTemporary } from './adapters/upstream-http.ts';
 import { identifyOutput } from './output-type.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
+import { createUpstreamJobs, isPollMessage, modelRef } from './upstream-jobs.ts';
+import type { PollMessage, RunLog } from './upstream-jobs.ts';
 import type { PredictionMessage } from './dispatch.ts';
 import { isRequestId } from '../lib/request-id.ts';
 import { seconds } from '../lib/metrics.ts';
@@ -21,6 +26,12 @@ export const MAX_RETRIES = 3;
 const STALE_TEMPORARY_MS = 60 * 60_000;
 /** The abort reason of a worker shutting down: the prediction is handed back, not failed. */
 export const HAND_BACK = 'worker shutting down: handing the prediction back';
+
+/** The run log of a queue message's body (`reqId` ignored unless it is a plain request id). */
+export function runLogOf(app: App, body: unknown): RunLog {
+  const reqId = (body as { reqId?: unknown } | null)?.reqId;
+  return isRequestId(reqId) ? { log: app.log.child({ reqId }), reqId } : { log: app.log };
+}
 
 export function createRunModel(app: App) {
   const delays = app.config.retryDelaysMs;
@@ -43,32 +54,117 @@ export function createRunModel(app: App) {
   }
 
   const { metrics } = app;
+  const noRequest: RunLog = { log: app.log };
 
-  async function fail(p: Prediction, message: string, log: App['log'], reqId: string | undefined): Promise<void> {
-    const failed = await failPrediction(app.db, p, message, app.clock());
+  async function fail(p: Prediction, message: string, code: string | null = null, run: RunLog = noRequest): Promise<void> {
+    const failed = await failPrediction(app.db, p, message, app.clock(), code);
     if (failed.recorded) {
       metrics.predictions.inc({ model: p.model, outcome: 'failed' });
-      log.info({ id: p.id, model: p.model, error: message }, 'prediction failed');
+      run.log.info({ id: p.id, model: p.model, error: message, code }, 'prediction failed');
     }
-    if (failed.deliveryId) await app.dispatcher.dispatchWebhook(failed.deliveryId, reqId);
+    if (failed.deliveryId) await app.dispatcher.dispatchWebhook(failed.deliveryId, run.reqId);
   }
 
-  async function handle(delivery: Delivery<PredictionMessage>): Promise<Outcome> {
+  /**
+   * One call to a provider (a local run; an upstream submit or status poll), timed and counted by
+   * provider (the upstream, or "local") and adapter: mediagate_adapter_duration_seconds and, when
+   * it throws, mediagate_adapter_errors_total.
+   */
+  async function timed<T>(model: ModelInfo, signal: AbortSignal, call: () => Promise<T>): Promise<T> {
+    const labels = { provider: model.upstream ?? 'local', adapter: model.adapter };
+    const started = Date.now();
+    try {
+      const result = await call();
+      metrics.adapterDuration.observe({ ...labels, outcome: 'ok' }, seconds(started, Date.now()));
+      return result;
+    } catch (err) {
+      metrics.adapterDuration.observe({ ...labels, outcome: 'error' }, seconds(started, Date.now()));
+      const retryable = err instanceof AdapterError ? err.retryable : !signal.aborted;
+      metrics.adapterErrors.inc({ ...labels, retryable: String(retryable) });
+      throw err;
+    }
+  }
+
+  /** Types the files from their bytes, stores them and completes the prediction (the debit happens here). */
+  async function finish(p: Prediction, model: ModelInfo, result: AdapterResult, run: RunLog = noRequest): Promise<void> {
+    const keys: string[] = [];
+    try {
+      // The bytes decide the stored type, and it must be the kind of file the model declares.
+      const typed: AdapterFile[] = [];
+      for (const [i, file] of result.files.entries()) typed.push({ ...file, ...(await identifyOutput(file, model.output, i)) });
+      for (const [i, file] of typed.entries()) keys.push(await app.storage.save(p.id, i, file));
+    } catch (err) {
+      // Gone before the failure is recorded: whoever sees it failed finds nothing left behind.
+      await removeTemporary(result.files);
+      throw err;
+    }
+    const done = await completePrediction(app.db, p, { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, app.clock());
+    if (done.recorded) metrics.predictions.inc({ model: p.model, outcome: 'completed' });
+    run.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
+    // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
+    if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId, run.reqId);
+  }
+
+  /**
+   * The outcome of an error from a claimed run (or an upstream submit): a retryable one goes back
+   * to pending and its message to a delay queue, up to MAX_RETRIES; anything else fails the
+   * prediction (the hold is released: nothing is charged).
+   */
+  async function onError(p: Prediction, err: unknown, delivery: Delivery<unknown>, signal: AbortSignal, run: RunLog = noRequest): Promise<Outcome> {
+    if (signal.aborted && signal.reason === HAND_BACK) {
+      // Shutdown past the grace period: not a failure. Back to pending, and the message goes
+      // back to the queue for another worker.
+      await handBackPrediction(app.db, p.id, app.clock());
+      run.log.info({ id: p.id, model: p.model }, 'prediction handed back at shutdown');
+      return { kind: 'requeue', reason: HAND_BACK };
+    }
+    const retryable = err instanceof AdapterError ? err.retryable : !signal.aborted;
+    const message = err instanceof AdapterError ? err.message : 'internal error while running the model';
+    const code = err instanceof AdapterError ? err.code ?? null : null;
+    if (!(err instanceof AdapterError)) run.log.error({ err, id: p.id }, 'unexpected error while running a model');
+    if (retryable && delivery.attempt < MAX_RETRIES) {
+      await requeuePrediction(app.db, p.id, message, app.clock());
+      metrics.predictions.inc({ model: p.model, outcome: 'retried' });
+      run.log.info({ id: p.id, model: p.model, attempt: delivery.attempt, error: message }, 'prediction will be retried');
+      const wait = delays[Math.min(delivery.attempt, delays.length - 1)]!;
+      // A provider's Retry-After (429, 503) is honoured when it asks for longer than our backoff.
+      const retryAfter = err instanceof AdapterError ? err.retryAfterMs ?? 0 : 0;
+      return { kind: 'retry', delayMs: Math.max(wait, retryAfter), reason: message };
+    }
+    await fail(p, message, code, run);
+    // Retries exhausted on a retryable error: keep the message for operators to inspect.
+    return retryable ? { kind: 'dead-letter', reason: message } : { kind: 'ack' };
+  }
+
+  /** Runs `body` with an abort controller that shutdown can trip. */
+  async function tracked<T>(body: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    running.add(controller);
+    try {
+      return await body(controller.signal);
+    } finally {
+      running.delete(controller);
+    }
+  }
+
+  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, timed, runLogOf: (body) => runLogOf(app, body), handBack: HAND_BACK });
+
+  async function handle(delivery: Delivery<PredictionMessage | PollMessage>): Promise<Outcome> {
     metrics.workerInFlight.inc({ topic: 'predictions' });
     try {
-      return await run(delivery);
+      return await handleMessage(delivery);
     } finally {
       metrics.workerInFlight.dec({ topic: 'predictions' });
     }
   }
 
-  async function run(delivery: Delivery<PredictionMessage>): Promise<Outcome> {
-    const id = delivery.body?.id;
+  async function handleMessage(delivery: Delivery<PredictionMessage | PollMessage>): Promise<Outcome> {
+    const body: unknown = delivery.body;
+    if (isPollMessage(body)) return upstream.poll(body, delivery);
+    const id = (body as { id?: unknown } | null)?.id;
     if (typeof id !== 'string') return { kind: 'dead-letter', reason: 'message without a prediction id' };
-    // The submitting request's id, when the message carries one (older messages and the
-    // sweeper's copies do not): every line about this run then names it.
-    const reqId = isRequestId(delivery.body.reqId) ? delivery.body.reqId : undefined;
-    const log = reqId ? app.log.child({ reqId }) : app.log;
+    // The submitting request's id, when the message carries one: every line about this run names it.
+    const run = runLogOf(app, body);
     // A `processing` row is only taken over by a redelivery (its worker died holding the message)
     // or by a retry copy (published by the worker that held it, once its handler had returned,
     // e.g. after it threw). Any other copy of the message (the sweeper republished a request
@@ -78,77 +174,26 @@ export function createRunModel(app: App) {
     if (!p) return { kind: 'ack' };
     const model = app.spec.models.get(p.model);
     if (!model) {
-      await fail(p, `model ${p.model} is no longer offered by this gateway`, log, reqId);
+      await fail(p, `model ${p.model} is no longer offered by this gateway`, null, run);
       return { kind: 'ack' };
     }
-    const provider = { provider: model.upstream ?? 'local', adapter: model.adapter };
+    const adapter = adapterFor(model.adapter);
+    if (adapter.job) return upstream.start(p, model, adapter.job, delivery, run);
 
-    const controller = new AbortController();
-    running.add(controller);
-    let produced: AdapterFile[] = [];
-    const adapterStarted = Date.now();
-    let adapterDone = false;
-    try {
-      const result = await adapterFor(model.adapter).run(p.input, {
-        signal: controller.signal,
-        predictionId: p.id,
-        tempDir: app.storage.tempDir,
-        model: {
-          operationId: model.operationId,
-          category: model.category,
-          ...(model.upstream ? { upstream: model.upstream } : {}),
-          ...(model.upstreamModel ? { upstreamModel: model.upstreamModel } : {}),
-        },
-      });
-      adapterDone = true;
-      metrics.adapterDuration.observe({ ...provider, outcome: 'ok' }, seconds(adapterStarted, Date.now()));
-      produced = result.files;
-      const keys: string[] = [];
+    return tracked(async (signal) => {
+      let produced: AdapterFile[] = [];
       try {
-        // The bytes decide the stored type, and it must be the kind of file the model declares.
-        const typed: AdapterFile[] = [];
-        for (const [i, file] of result.files.entries()) typed.push({ ...file, ...(await identifyOutput(file, model.output, i)) });
-        for (const [i, file] of typed.entries()) keys.push(await app.storage.save(p.id, i, file));
+        const result = await timed(model, signal, () => adapter.run(p.input, { signal, predictionId: p.id, tempDir: app.storage.tempDir, model: modelRef(model) }));
+        produced = result.files;
+        await finish(p, model, result, run);
+        return { kind: 'ack' } satisfies Outcome;
       } catch (err) {
-        // Gone before the failure is recorded: whoever sees it failed finds nothing left behind.
+        return onError(p, err, delivery, signal, run);
+      } finally {
+        // Whatever was not moved into storage is removed, whichever way the run ended.
         await removeTemporary(produced);
-        throw err;
       }
-      const done = await completePrediction(app.db, p, { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, app.clock());
-      if (done.recorded) metrics.predictions.inc({ model: p.model, outcome: 'completed' });
-      log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
-      // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
-      if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId, reqId);
-      return { kind: 'ack' };
-    } catch (err) {
-      if (controller.signal.aborted && controller.signal.reason === HAND_BACK) {
-        // Shutdown past the grace period: not a failure. Back to pending, and the message goes
-        // back to the queue for another worker.
-        await handBackPrediction(app.db, p.id, app.clock());
-        log.info({ id: p.id, model: p.model }, 'prediction handed back at shutdown');
-        return { kind: 'requeue', reason: HAND_BACK };
-      }
-      const retryable = err instanceof AdapterError ? err.retryable : !controller.signal.aborted;
-      const message = err instanceof AdapterError ? err.message : 'internal error while running the model';
-      if (!adapterDone) {
-        metrics.adapterDuration.observe({ ...provider, outcome: 'error' }, seconds(adapterStarted, Date.now()));
-        metrics.adapterErrors.inc({ ...provider, retryable: String(retryable) });
-      }
-      if (!(err instanceof AdapterError)) log.error({ err, id: p.id }, 'unexpected error while running a model');
-      if (retryable && delivery.attempt < MAX_RETRIES) {
-        await requeuePrediction(app.db, p.id, message, app.clock());
-        metrics.predictions.inc({ model: p.model, outcome: 'retried' });
-        log.info({ id: p.id, model: p.model, attempt: delivery.attempt, error: message }, 'prediction will be retried');
-        return { kind: 'retry', delayMs: delays[Math.min(delivery.attempt, delays.length - 1)]!, reason: message };
-      }
-      await fail(p, message, log, reqId);
-      // Retries exhausted on a retryable error: keep the message for operators to inspect.
-      return retryable ? { kind: 'dead-letter', reason: message } : { kind: 'ack' };
-    } finally {
-      running.delete(controller);
-      // Whatever was not moved into storage is removed, whichever way the run ended.
-      await removeTemporary(produced);
-    }
+    });
   }
 
   return {
@@ -163,3 +208,4 @@ export function createRunModel(app: App) {
     },
   };
 }
+

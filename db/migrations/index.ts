@@ -11,6 +11,8 @@ import * as m20261123_0201_signup_credit_on_verify from './20261123_0201_signup_
 import * as m20261123_0202_otp_codes_keep_previous from './20261123_0202_otp_codes_keep_previous.ts';
 import * as m20261123_0301_predictions_pending_age from './20261123_0301_predictions_pending_age.ts';
 import * as m20261123_0701_teams from './20261123_0701_teams.ts';
+import * as m20261123_1001_prediction_upstream_job from './20261123_1001_prediction_upstream_job.ts';
+import * as m20261123_1101_idempotency_keys from './20261123_1101_idempotency_keys.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -28,6 +30,8 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261123_0202_otp_codes_keep_previous', m20261123_0202_otp_codes_keep_previous],
   ['20261123_0301_predictions_pending_age', m20261123_0301_predictions_pending_age],
   ['20261123_0701_teams', m20261123_0701_teams],
+  ['20261123_1001_prediction_upstream_job', m20261123_1001_prediction_upstream_job],
+  ['20261123_1101_idempotency_keys', m20261123_1101_idempotency_keys],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

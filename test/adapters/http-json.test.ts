@@ -11,6 +11,7 @@ import type { LookupAddress } from 'node:dns';
 import { createHttpJson, httpJson, parseRetryAfter } from '../../workers/adapters/http-json.ts';
 import type { HttpJsonTiming } from '../../workers/adapters/http-json.ts';
 import { AdapterError } from '../../workers/adapters/types.ts';
+import { waitFor } from '../helpers/services.ts';
 import type { AdapterEnv, AdapterFile, RunContext, UpstreamConfig } from '../../workers/adapters/types.ts';
 
 const API = 'https://api.acme.test';
@@ -104,10 +105,13 @@ test.serial('a queued prediction is polled through processing until it completes
     .get('/v1/predictions/job%2F42').reply(200, { id: 'job/42', status: 'completed', outputs: [`${CDN}/a.png`] });
   nock(CDN).get('/a.png').reply(200, PNG_BYTES, { 'content-type': 'image/png' });
 
-  const result = await adapter().run({ prompt: 'a cat' }, context());
+  const clock = fakeClock();
+  const result = await createHttpJson(env(), clock.timing, { resolve: publicResolve }).run({ prompt: 'a cat' }, context());
   t.true(api.isDone());
   t.is(result.files.length, 1);
-  t.true(Number.isSafeInteger(result.inferenceMs) && result.inferenceMs >= 0, String(result.inferenceMs));
+  // Without a time from the upstream, inference is the time the adapter waited, on its own clock.
+  t.deepEqual(clock.sleeps, [500, 1000, 2000]);
+  t.is(result.inferenceMs, 3500);
 });
 
 test.serial('one failed poll does not lose a prediction that is still running upstream', async (t) => {
@@ -236,13 +240,22 @@ test.serial('cancelling while the upstream works stops polling with a non-retrya
       polls++;
       return { status: 'processing' };
     });
-  // Cancel while the adapter waits between polls. Aborting inside nock's reply callback would
-  // abort a request mid-interception, which crashes the interceptor itself (an uncaught
-  // exception in nock/msw, not in the adapter).
-  const run = createHttpJson(env(), { pollIntervalMs: 200 }, { resolve: publicResolve }).run({}, context(controller.signal));
+  // Cancel while the adapter waits between polls (its sleep only ends by the abort). Aborting inside
+  // nock's reply callback would abort a request mid-interception, which crashes the interceptor
+  // itself (an uncaught exception in nock/msw, not in the adapter).
+  let sleeps = 0;
+  const timing: Partial<HttpJsonTiming> = {
+    sleep: async (_ms, signal) => {
+      sleeps++;
+      // The wait before the first poll ends at once; the one after it only by the abort.
+      if (sleeps === 1) return;
+      await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+    },
+  };
+  const run = createHttpJson(env(), timing, { resolve: publicResolve }).run({}, context(controller.signal));
   const cancelled = (async () => {
-    while (polls < 1) await new Promise((r) => setTimeout(r, 5));
-    await new Promise((r) => setTimeout(r, 50));
+    // Waiting for the second sleep: the first poll has been answered.
+    await waitFor(() => sleeps === 2, { what: 'the adapter to wait after its first poll' });
     controller.abort();
   })();
   const error = await failure(t, run);
@@ -345,6 +358,9 @@ test.serial('UPSTREAM_ALLOW_PRIVATE_OUTPUTS (development only) permits outputs o
   t.is(internal.hits(), 1);
 });
 
+/** Where the fake wall clock starts (a whole second, as HTTP dates are). */
+const WALL_START = Date.parse('2026-11-23T12:00:00Z');
+
 /** A clock that only moves when the adapter sleeps: a 30-minute job runs in milliseconds. */
 function fakeClock(random = 0.5): { timing: Partial<HttpJsonTiming>; sleeps: number[] } {
   let now = 0;
@@ -353,6 +369,7 @@ function fakeClock(random = 0.5): { timing: Partial<HttpJsonTiming>; sleeps: num
     sleeps,
     timing: {
       now: () => now,
+      wallNow: () => WALL_START + now,
       random: () => random,
       sleep: async (ms, signal) => {
         signal.throwIfAborted();
@@ -393,7 +410,7 @@ test.serial('the poll waits are jittered by up to 20% either way', async (t) => 
 });
 
 test.serial('a Retry-After on a poll answer is honoured, in seconds or as an HTTP date, and bounded', async (t) => {
-  const inAMinute = new Date(Date.now() + 60_000).toUTCString();
+  const inAMinute = new Date(WALL_START + 60_000).toUTCString();
   nock(API)
     .post(SUBMIT).reply(200, { id: 'j', status: 'queued' })
     .get('/v1/predictions/j').reply(200, { status: 'processing' }, { 'retry-after': '7' })
@@ -406,8 +423,8 @@ test.serial('a Retry-After on a poll answer is honoured, in seconds or as an HTT
   t.is(clock.sleeps.length, 4);
   t.is(clock.sleeps[0], 500);
   t.is(clock.sleeps[1], 7000);
-  // An HTTP date a minute ahead (whole seconds: between 59 and 60 s from now).
-  t.true(clock.sleeps[2]! > 58_000 && clock.sleeps[2]! <= 60_000, String(clock.sleeps[2]));
+  // An HTTP date a minute after the wall clock's start, of which 7.5 s have been waited already.
+  t.is(clock.sleeps[2], 52_500);
   // A day is bounded by maxRetryAfterMs.
   t.is(clock.sleeps[3], 120_000);
 });

@@ -5,11 +5,13 @@ import type { ModelRef } from '../../workers/adapters/types.ts';
 const model: ModelRef = { operationId: 'acme_flux_dev', category: 'text-to-image', upstream: 'acme', upstreamModel: 'acme/flux-dev' };
 
 test('the registry names every adapter by the key the spec uses', (t) => {
-  t.deepEqual(Object.keys(adapterRegistry).sort(), ['http-json', 'procedural-audio', 'procedural-image', 'procedural-mesh']);
+  t.deepEqual(Object.keys(adapterRegistry).sort(), ['http-json', 'openai-compatible', 'procedural-audio', 'procedural-image', 'procedural-mesh', 'replicate']);
   t.like(adapterRegistry['procedural-image'], { kind: 'local', media: 'image' });
   t.like(adapterRegistry['procedural-audio'], { kind: 'local', media: 'audio' });
   t.like(adapterRegistry['procedural-mesh'], { kind: 'local', media: 'model3d' });
   t.like(adapterRegistry['http-json'], { kind: 'upstream' });
+  t.like(adapterRegistry['openai-compatible'], { kind: 'upstream' });
+  t.like(adapterRegistry.replicate, { kind: 'upstream' });
 });
 
 test('a local adapter is configured with no upstreams at all', (t) => {

@@ -4,7 +4,7 @@
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
-import { createClient, tokenFor } from '../oauth/helpers/oauth.ts';
+import { createClient, tokenFor } from '../helpers/oauth.ts';
 import { insertDelivery } from '../../db/deliveries.ts';
 
 let gw: TestGateway;

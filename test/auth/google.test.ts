@@ -6,8 +6,8 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
-import { rsaKey, signJwt, startProvider } from './helpers/oidc.ts';
-import type { LocalProvider, TestClient } from './helpers/oidc.ts';
+import { rsaKey, signJwt, startProvider } from '../helpers/oidc.ts';
+import type { LocalProvider, TestClient } from '../helpers/oidc.ts';
 import { freePort } from '../helpers/processes.ts';
 
 const WEB: TestClient = { client_id: 'gateway-web', client_secret: 'gateway-web-secret', redirect_uri: 'http://gateway.test/auth/google_callback' };

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
-import { startSmtp } from './helpers/smtp.ts';
+import { startSmtp } from '../helpers/smtp.ts';
 import { LOGGED_MAIL_MESSAGE } from '../../lib/mail.ts';
 
 function capture() {
@@ -111,4 +111,21 @@ test('without SMTP_URL the mail, code included, is logged at info under a clear 
   } finally {
     await gw.stop();
   }
+});
+
+test('a refused budget is logged once, as a warning naming the budget and the route (x-rate-limit)', async (t) => {
+  const { lines, log } = capture();
+  const gw = await startGateway({ queue: 'memory', log, env: { REGISTER_RATE_PER_ADDRESS: '1' } });
+  try {
+    t.is((await json(gw, 'POST', '/auth/register', { email: 'budget-1@example.com', password: 'a long password' })).status, 201);
+    t.is((await json(gw, 'POST', '/auth/register', { email: 'budget-2@example.com', password: 'a long password' })).status, 429);
+  } finally {
+    await gw.stop();
+  }
+  const entries = lines.map((l) => JSON.parse(l) as { event?: string; level: number; route?: string; budget?: string });
+  const limited = entries.filter((l) => l.event === 'rate_limited');
+  t.is(limited.length, 1);
+  t.like(limited[0], { level: 40, route: 'register', budget: 'registration per address' });
+  // The refused request did no work: one account, one `registered` line.
+  t.is(entries.filter((l) => l.event === 'registered').length, 1);
 });

@@ -4,8 +4,8 @@ import test from 'ava';
 import crypto from 'node:crypto';
 import { startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
-import { startSmtp } from './helpers/smtp.ts';
-import type { SmtpCapture } from './helpers/smtp.ts';
+import { startSmtp } from '../helpers/smtp.ts';
+import type { SmtpCapture } from '../helpers/smtp.ts';
 import { verifyEmail } from '../../db/users.ts';
 
 let gw: TestGateway;

@@ -5,9 +5,9 @@ import test from 'ava';
 import crypto from 'node:crypto';
 import { startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
-import { startSmtp } from './helpers/smtp.ts';
-import type { SmtpCapture } from './helpers/smtp.ts';
-import { basic, createClient, tokenRequest } from '../oauth/helpers/oauth.ts';
+import { startSmtp } from '../helpers/smtp.ts';
+import type { SmtpCapture } from '../helpers/smtp.ts';
+import { basic, createClient, tokenRequest } from '../helpers/oauth.ts';
 
 let gw: TestGateway;
 let smtp: SmtpCapture;

@@ -26,20 +26,17 @@ if (process.env.BENCH_MYSQL_URL) process.env.TEST_MYSQL_URL = process.env.BENCH_
 if (process.env.BENCH_AMQP_URL) process.env.TEST_AMQP_URL = process.env.BENCH_AMQP_URL;
 
 // services.ts reads TEST_MYSQL_URL / TEST_AMQP_URL when it is first evaluated, hence the dynamic imports.
-const { connect } = await import('amqplib');
 const { start } = await import('../../main.ts');
 const { topics } = await import('../../app.ts');
 const { loadConfig } = await import('../../config.ts');
-const { topologyNames } = await import('../../workers/queue/amqp.ts');
 const { createQueue } = await import('../../workers/queue/index.ts');
 const { insertSandboxPrediction, newPredictionId } = await import('../../db/predictions.ts');
-const { AMQP_URL, freshDatabase, uniqueName } = await import('../helpers/services.ts');
+const { AMQP_URL, deleteTopology, freshDatabase, uniqueName } = await import('../helpers/services.ts');
 const { cpuBusyPct, fire, mean, percentile, processCpuSnapshot, round, spawnNode, topProcesses, waitForQuiet, ROOT } = await import('./lib.ts');
 const { middleSlug, writeSpecDir } = await import('./spec-gen.ts');
 import type { Running } from '../../main.ts';
 import type { HttpRun, Child } from './lib.ts';
 import type { Server } from '@hapi/hapi';
-import type { TopicSpec } from '../../workers/queue/types.ts';
 
 // ---------------------------------------------------------------------------------------------
 // settings
@@ -262,35 +259,6 @@ async function waitAllFinished(running: Running, apiKeyId: number, expected: num
   }
 }
 
-async function deleteTopology(url: string, prefix: string, specs: readonly TopicSpec[]): Promise<void> {
-  const conn = await connect(url);
-  conn.on('error', () => {});
-  try {
-    let ch = await conn.createChannel();
-    ch.on('error', () => {});
-    // A failed delete closes the channel: open another one and carry on.
-    const attempt = async (op: () => Promise<unknown>) => {
-      try {
-        await op();
-      } catch {
-        ch = await conn.createChannel();
-        ch.on('error', () => {});
-      }
-    };
-    for (const topic of specs) {
-      const n = topologyNames(prefix, topic.name);
-      await attempt(() => ch.deleteQueue(n.queue));
-      await attempt(() => ch.deleteQueue(n.deadQueue));
-      for (const d of topic.retryDelaysMs) await attempt(() => ch.deleteQueue(n.retry(d)));
-    }
-    const n = topologyNames(prefix, 'x');
-    await attempt(() => ch.deleteExchange(n.work));
-    await attempt(() => ch.deleteExchange(n.dead));
-  } finally {
-    await conn.close();
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // result shapes
 
@@ -436,7 +404,7 @@ try {
       WEBHOOK_ALLOW_INSECURE: 'true',
     };
     const specs = topics(loadConfig(env));
-    cleanups.push({ name: 'queues', fn: () => deleteTopology(AMQP_URL, prefix, specs) });
+    cleanups.push({ name: 'queues', fn: () => deleteTopology(prefix, specs, AMQP_URL) });
     const t0 = performance.now();
     const running = await start(env);
     cleanups.push({ name: 'gateway', fn: () => running.stop() });
@@ -567,7 +535,7 @@ try {
       const hookUrl = `http://127.0.0.1:${port}/hook`;
       const workerEnv = { ...gatewayEnv, ROLE: 'worker', AMQP_PREFIX: `${gatewayEnv.AMQP_PREFIX}_wh`, PORT: '0', LOG_LEVEL: 'warn' };
       const whConfig = loadConfig(workerEnv);
-      cleanups.push({ name: 'webhook queues', fn: () => deleteTopology(AMQP_URL, whConfig.amqpPrefix, topics(whConfig)) });
+      cleanups.push({ name: 'webhook queues', fn: () => deleteTopology(whConfig.amqpPrefix, topics(whConfig), AMQP_URL) });
       const queue = await createQueue(AMQP_URL, { prefix: whConfig.amqpPrefix });
       cleanups.push({ name: 'webhook publisher', fn: () => queue.close() });
       await queue.setup(topics(whConfig));

@@ -48,20 +48,57 @@ export async function waitFor<T>(check: () => Promise<T | undefined | null | fal
   }
 }
 
-/** Deletes the exchanges and queues a gateway with this prefix declared (tests leave no trace on the broker). */
-export async function deleteTopology(prefix: string, topics: ReadonlyArray<{ name: string; retryDelaysMs: readonly number[] }>): Promise<void> {
+/**
+ * Deletes the exchanges and queues that a queue with this prefix declared for these topics, so
+ * tests leave no trace on the broker. The one clean-up helper for RabbitMQ test topology: a delete
+ * that fails (and so closes its channel) does not stop the others.
+ */
+export async function deleteTopology(prefix: string, topics: ReadonlyArray<{ name: string; retryDelaysMs: readonly number[] }>, url = AMQP_URL): Promise<void> {
   const amqplib = await import('amqplib');
   const { topologyNames } = await import('../../workers/queue/amqp.ts');
-  const conn = await amqplib.connect(AMQP_URL);
+  const conn = await amqplib.connect(url);
+  conn.on('error', () => {});
   try {
-    const ch = await conn.createChannel();
+    let ch = await conn.createChannel();
+    ch.on('error', () => {});
+    const attempt = async (op: () => Promise<unknown>): Promise<void> => {
+      try {
+        await op();
+      } catch {
+        ch = await conn.createChannel();
+        ch.on('error', () => {});
+      }
+    };
     for (const topic of topics) {
       const n = topologyNames(prefix, topic.name);
-      for (const q of [n.queue, n.deadQueue, ...topic.retryDelaysMs.map(n.retry)]) await ch.deleteQueue(q);
-      await ch.deleteExchange(n.work);
-      await ch.deleteExchange(n.dead);
+      for (const q of [n.queue, n.deadQueue, ...topic.retryDelaysMs.map(n.retry)]) await attempt(() => ch.deleteQueue(q));
     }
+    // The exchanges are the prefix's, shared by every topic.
+    const n = topologyNames(prefix, 'x');
+    await attempt(() => ch.deleteExchange(n.work));
+    await attempt(() => ch.deleteExchange(n.dead));
+    await ch.close().catch(() => {});
+  } finally {
+    await conn.close();
+  }
+}
+
+/**
+ * Messages of a topic waiting on the broker: ready in its work queue or in any of its delay
+ * queues (not the dead-letter queue, and not those a consumer holds). With the topic's handlers
+ * drained, 0 proves that no further delivery of it is on its way.
+ */
+export async function waitingMessages(prefix: string, topic: { name: string; retryDelaysMs: readonly number[] }, url = AMQP_URL): Promise<number> {
+  const amqplib = await import('amqplib');
+  const { topologyNames } = await import('../../workers/queue/amqp.ts');
+  const conn = await amqplib.connect(url);
+  try {
+    const ch = await conn.createChannel();
+    const n = topologyNames(prefix, topic.name);
+    let total = 0;
+    for (const q of [n.queue, ...topic.retryDelaysMs.map(n.retry)]) total += (await ch.checkQueue(q)).messageCount;
     await ch.close();
+    return total;
   } finally {
     await conn.close();
   }

@@ -4,6 +4,7 @@ import { PNG } from 'pngjs';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
+import { callOperation } from '../helpers/operation.ts';
 
 let gw: TestGateway;
 test.before(async () => {
@@ -13,22 +14,26 @@ test.after.always(async () => {
   await gw?.stop();
 });
 
-const LOCAL_MODEL = '/api/v1/canvas-v1-fast-text-to-image';
+const LOCAL_MODEL = 'canvas-v1-fast-text-to-image';
 
-async function result(key: string, id: string) {
-  const res = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': key } });
-  return res.result as { status: string; outputs: string[]; error: string | null; has_nsfw_contents: boolean[]; urls: { get: string }; timings: { inference: number | null } };
+interface Result { status: string; outputs: string[]; error: string | null; has_nsfw_contents: boolean[]; urls: { get: string }; timings: { inference: number | null } }
+
+async function result(key: string, id: string): Promise<Result> {
+  return (await callOperation<Result>(gw, 'getPredictionResult', { as: key, params: { request_id: id } })).body;
+}
+
+async function balance(key: string) {
+  return (await callOperation<{ balance: number; held: number }>(gw, 'getBalance', { as: key })).body;
 }
 
 test('a production key generates a real image end to end and is charged once', async (t) => {
   const acct = await newAccount(gw, 1000);
-  const submit = await gw.server.inject({ method: 'POST', url: LOCAL_MODEL, headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'a lighthouse at dusk', width: 128, height: 96, num_images: 2 } });
-  t.is(submit.statusCode, 200, submit.payload);
-  const id = (submit.result as { request_id: string }).request_id;
+  const submit = await callOperation<{ request_id: string }>(gw, LOCAL_MODEL, { as: acct.liveKey, body: { prompt: 'a lighthouse at dusk', width: 128, height: 96, num_images: 2 } });
+  t.is(submit.status, 200, submit.raw.payload);
+  const id = submit.body.request_id;
   t.regex(id, /^[0-9a-f]{32}$/);
 
-  const held = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.liveKey } });
-  const { balance: during, held: heldDuring } = held.result as { balance: number; held: number };
+  const { balance: during, held: heldDuring } = await balance(acct.liveKey);
   t.true(heldDuring > 0 || during < 1000);
 
   const done = await waitFor(async () => {
@@ -48,7 +53,7 @@ test('a production key generates a real image end to end and is charged once', a
   t.is(png.width, 128);
   t.is(png.height, 96);
 
-  const bal = (await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.liveKey } })).result as { balance: number; held: number };
+  const bal = await balance(acct.liveKey);
   t.is(bal.held, 0);
   const debits = await gw.app.db('credit_transactions').where({ prediction_id: id });
   t.is(debits.length, 1);
@@ -58,47 +63,45 @@ test('a production key generates a real image end to end and is charged once', a
 
 test('a sandbox key completes at once with mock outputs that resolve, free of charge', async (t) => {
   const acct = await newAccount(gw, 0);
-  for (const [model, type] of [['/api/v1/aurora-v3-pro-text-to-video', 'video/mp4'], [LOCAL_MODEL, 'image/png'], ['/api/v1/chime-v1-fast-text-to-audio', 'audio/']] as const) {
-    const submit = await gw.server.inject({ method: 'POST', url: model, headers: { 'x-api-key': acct.testKey }, payload: { prompt: 'sandbox check' } });
-    t.is(submit.statusCode, 200, submit.payload);
-    const r = await result(acct.testKey, (submit.result as { request_id: string }).request_id);
+  for (const [model, type] of [['aurora-v3-pro-text-to-video', 'video/mp4'], [LOCAL_MODEL, 'image/png'], ['chime-v1-fast-text-to-audio', 'audio/']] as const) {
+    const submit = await callOperation<{ request_id: string }>(gw, model, { as: acct.testKey, body: { prompt: 'sandbox check' } });
+    t.is(submit.status, 200, submit.raw.payload);
+    const r = await result(acct.testKey, submit.body.request_id);
     t.is(r.status, 'completed');
     t.is(r.outputs.length, 1);
     const file = await gw.server.inject({ method: 'GET', url: r.outputs[0]!.replace('http://gateway.test', '') });
     t.is(file.statusCode, 200);
     t.true(String(file.headers['content-type']).startsWith(type), `${model}: ${file.headers['content-type']}`);
   }
-  const bal = (await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.testKey } })).result as { balance: number };
-  t.is(bal.balance, 0);
+  t.is((await balance(acct.testKey)).balance, 0);
 });
 
 test('a model whose upstream is not configured answers 503 for production keys', async (t) => {
   const acct = await newAccount(gw, 100_000);
-  const res = await gw.server.inject({ method: 'POST', url: '/api/v1/aurora-v3-pro-text-to-video', headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'x' } });
-  t.is(res.statusCode, 503);
-  t.regex((res.result as { detail: string }).detail, /UPSTREAM_AURORA_URL/);
-  const bal = (await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.liveKey } })).result as { balance: number; held: number };
+  const res = await callOperation<{ detail: string }>(gw, 'aurora-v3-pro-text-to-video', { as: acct.liveKey, body: { prompt: 'x' } });
+  t.is(res.status, 503);
+  t.regex(res.body.detail, /UPSTREAM_AURORA_URL/);
+  const bal = await balance(acct.liveKey);
   t.deepEqual([bal.balance, bal.held], [100_000, 0]);
 });
 
 test('insufficient credit is 402 and nothing is recorded', async (t) => {
   const acct = await newAccount(gw, 1);
-  const res = await gw.server.inject({ method: 'POST', url: LOCAL_MODEL, headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'x' } });
-  t.is(res.statusCode, 402);
-  t.regex((res.result as { detail: string }).detail, /insufficient credit/);
+  const res = await callOperation<{ detail: string }>(gw, LOCAL_MODEL, { as: acct.liveKey, body: { prompt: 'x' } });
+  t.is(res.status, 402);
+  t.regex(res.body.detail, /insufficient credit/);
   t.is((await gw.app.db('predictions').where({ user_id: acct.userId })).length, 0);
 });
 
 test('a prediction of another account is 404, like an unknown id', async (t) => {
   const a = await newAccount(gw, 1000);
   const b = await newAccount(gw, 0);
-  const submit = await gw.server.inject({ method: 'POST', url: LOCAL_MODEL, headers: { 'x-api-key': a.testKey }, payload: { prompt: 'mine' } });
-  const id = (submit.result as { request_id: string }).request_id;
-  const theirs = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': b.liveKey } });
-  t.is(theirs.statusCode, 404);
-  t.deepEqual(theirs.result, { detail: 'prediction not found', code: 'not_found' });
-  const unknown = await gw.server.inject({ method: 'GET', url: '/api/v1/predictions/0123456789abcdef0123456789abcdef/result', headers: { 'x-api-key': b.liveKey } });
-  t.is(unknown.statusCode, 404);
+  const submit = await callOperation<{ request_id: string }>(gw, LOCAL_MODEL, { as: a.testKey, body: { prompt: 'mine' } });
+  const theirs = await callOperation(gw, 'getPredictionResult', { as: b.liveKey, params: { request_id: submit.body.request_id } });
+  t.is(theirs.status, 404);
+  t.deepEqual(theirs.body, { detail: 'prediction not found', code: 'not_found' });
+  const unknown = await callOperation(gw, 'getPredictionResult', { as: b.liveKey, params: { request_id: '0123456789abcdef0123456789abcdef' } });
+  t.deepEqual(unknown.body, theirs.body);
 });
 
 test('cancelling a queued prediction releases its hold; a finished one cannot be cancelled', async (t) => {
@@ -107,13 +110,13 @@ test('cancelling a queued prediction releases its hold; a finished one cannot be
   const { submitPrediction, newPredictionId } = await import('../../db/predictions.ts');
   const id = newPredictionId(Date.now());
   await submitPrediction(gw.app.db, { id, userId: acct.userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'x' }, price: 300, webhookUrl: null }, Date.now());
-  const before = (await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.liveKey } })).result as { balance: number; held: number };
+  const before = await balance(acct.liveKey);
   t.deepEqual([before.balance, before.held], [700, 300]);
-  const res = await gw.server.inject({ method: 'POST', url: `/app/cancel_prediction/${id}`, headers: { 'x-api-key': acct.liveKey } });
-  t.is(res.statusCode, 200, res.payload);
-  t.is((res.result as { status: string }).status, 'cancelled');
-  const after = (await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.liveKey } })).result as { balance: number; held: number };
+  const res = await callOperation<{ status: string }>(gw, 'cancelPrediction', { as: acct.liveKey, params: { request_id: id } });
+  t.is(res.status, 200, res.raw.payload);
+  t.is(res.body.status, 'cancelled');
+  const after = await balance(acct.liveKey);
   t.deepEqual([after.balance, after.held], [1000, 0]);
-  const again = await gw.server.inject({ method: 'POST', url: `/app/cancel_prediction/${id}`, headers: { 'x-api-key': acct.liveKey } });
-  t.is(again.statusCode, 409);
+  const again = await callOperation(gw, 'cancelPrediction', { as: acct.liveKey, params: { request_id: id } });
+  t.is(again.status, 409);
 });

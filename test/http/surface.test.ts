@@ -2,6 +2,7 @@
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
+import { callOperation } from '../helpers/operation.ts';
 
 let gw: TestGateway;
 let acct: Account;
@@ -16,60 +17,57 @@ test.after.always(async () => {
 const post = (url: string, payload: unknown, headers: Record<string, string> = {}) => gw.server.inject({ method: 'POST', url, payload: payload as object, headers });
 
 test('registration answers 201 with the user and no secret; a duplicate email is 409', async (t) => {
-  const res = await post('/auth/register', { email: 'Someone@Example.COM', password: 'long enough password' });
-  t.is(res.statusCode, 201, res.payload);
-  const body = res.result as Record<string, unknown>;
-  t.is(body.email, 'someone@example.com');
-  t.false('password' in body || 'password_hash' in body);
-  t.false(res.payload.includes('long enough'));
-  const dup = await post('/auth/register', { email: 'someone@example.com', password: 'another password' });
-  t.is(dup.statusCode, 409);
+  const res = await callOperation<Record<string, unknown>>(gw, 'register', { body: { email: 'Someone@Example.COM', password: 'long enough password' } });
+  t.is(res.status, 201, res.raw.payload);
+  t.is(res.body.email, 'someone@example.com');
+  t.false('password' in res.body || 'password_hash' in res.body);
+  t.false(res.raw.payload.includes('long enough'));
+  const dup = await callOperation(gw, 'register', { body: { email: 'someone@example.com', password: 'another password' } });
+  t.is(dup.status, 409);
 });
 
 test('login gives a bearer session; a wrong password and an unknown email get the same 401', async (t) => {
-  await post('/auth/register', { email: 'login@example.com', password: 'hunter2hunter2' });
-  const ok = await post('/auth/login', { email: 'LOGIN@example.com', password: 'hunter2hunter2' });
-  t.is(ok.statusCode, 200);
-  const session = ok.result as { access_token: string; token_type: string; expires_in: number };
+  await callOperation(gw, 'register', { body: { email: 'login@example.com', password: 'hunter2hunter2' } });
+  const ok = await callOperation<{ access_token: string; token_type: string; expires_in: number }>(gw, 'login', { body: { email: 'LOGIN@example.com', password: 'hunter2hunter2' } });
+  t.is(ok.status, 200);
+  const session = ok.body;
   t.is(session.token_type, 'bearer');
   t.true(session.access_token.startsWith('mgs_'));
   const stored = await gw.app.db('sessions').select('token_hash');
   t.false(stored.some((r: { token_hash: string }) => r.token_hash === session.access_token));
-  const wrong = await post('/auth/login', { email: 'login@example.com', password: 'hunter3hunter3' });
-  const unknown = await post('/auth/login', { email: 'nobody@example.com', password: 'hunter2hunter2' });
-  t.is(wrong.statusCode, 401);
-  t.deepEqual(wrong.result, unknown.result);
+  const wrong = await callOperation(gw, 'login', { body: { email: 'login@example.com', password: 'hunter3hunter3' } });
+  const unknown = await callOperation(gw, 'login', { body: { email: 'nobody@example.com', password: 'hunter2hunter2' } });
+  t.is(wrong.status, 401);
+  t.deepEqual(wrong.body, unknown.body);
 });
 
 test('the CLI exchanges email and password for a working production key', async (t) => {
-  await post('/auth/register', { email: 'cli@example.com', password: 'cli password 1' });
-  const res = await post('/auth/cli/login', { email: 'cli@example.com', password: 'cli password 1' });
-  t.is(res.statusCode, 200);
-  const key = (res.result as { api_key: string }).api_key;
+  await callOperation(gw, 'register', { body: { email: 'cli@example.com', password: 'cli password 1' } });
+  const res = await callOperation<{ api_key: string }>(gw, 'cliLogin', { body: { email: 'cli@example.com', password: 'cli password 1' } });
+  t.is(res.status, 200);
+  const key = res.body.api_key;
   t.true(key.startsWith('mg_live_'));
-  const bal = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': key } });
-  t.is(bal.statusCode, 200);
-  t.is((await post('/auth/cli/login', { email: 'cli@example.com', password: 'wrong password' })).statusCode, 401);
+  t.is((await callOperation(gw, 'getBalance', { as: key })).status, 200);
+  t.is((await callOperation(gw, 'cliLogin', { body: { email: 'cli@example.com', password: 'wrong password' } })).status, 401);
 });
 
 test('keys are shown once, stored hashed, listed without their value, and a revoked key is 401', async (t) => {
-  const auth = { authorization: `Bearer ${acct.session}` };
-  const created = await post('/api/v1/keys', { name: 'ci', is_test: true }, auth);
-  t.is(created.statusCode, 200);
-  const k = created.result as { id: number; key: string; prefix: string; is_test: boolean };
+  const as = acct.session;
+  const created = await callOperation<{ id: number; key: string; prefix: string; is_test: boolean }>(gw, 'createApiKey', { as, body: { name: 'ci', is_test: true } });
+  t.is(created.status, 200);
+  const k = created.body;
   t.true(k.key.startsWith('mg_test_'));
   t.true(k.key.startsWith(k.prefix));
   const rows = await gw.app.db('api_keys').where({ id: k.id });
   t.not(rows[0].key_hash, k.key);
   t.false(JSON.stringify(rows[0]).includes(k.key));
-  const list = await gw.server.inject({ method: 'GET', url: '/app/get_user_keys', headers: auth });
-  t.false(list.payload.includes(k.key));
-  t.true((list.result as Array<{ id: number }>).some((r) => r.id === k.id));
-  const del = await gw.server.inject({ method: 'DELETE', url: `/app/delete_api_keys/${k.id}`, headers: auth });
-  t.is(del.statusCode, 200);
-  const after = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': k.key } });
-  t.is(after.statusCode, 401);
-  t.deepEqual(after.result, { detail: 'invalid or revoked API key', code: 'unauthorized' });
+  const list = await callOperation<Array<{ id: number }>>(gw, 'getUserKeys', { as });
+  t.false(list.raw.payload.includes(k.key));
+  t.true(list.body.some((r) => r.id === k.id));
+  t.is((await callOperation(gw, 'deleteApiKey', { as, params: { key_id: k.id } })).status, 200);
+  const after = await callOperation(gw, 'getBalance', { as: k.key });
+  t.is(after.status, 401);
+  t.deepEqual(after.body, { detail: 'invalid or revoked API key', code: 'unauthorized' });
 });
 
 test('missing and unknown credentials are 401 with a JSON detail', async (t) => {

@@ -5,7 +5,7 @@ import net from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
-import { createClient } from './helpers/oauth.ts';
+import { createClient } from '../helpers/oauth.ts';
 
 let gw: TestGateway;
 let acct: Account;

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
-import { basic, createClient, tokenFor, tokenRequest } from './helpers/oauth.ts';
+import { basic, createClient, tokenFor, tokenRequest } from '../helpers/oauth.ts';
 
 let gw: TestGateway;
 let acct: Account;

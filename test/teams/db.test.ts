@@ -52,7 +52,8 @@ test('the migration runs up and down on the embedded SQLite', async (t) => {
   t.true(await lite.schema.hasColumn('credit_transactions', 'team_id'));
   t.true(await lite.schema.hasColumn('api_keys', 'team_id'));
   t.true(await lite.schema.hasColumn('predictions', 'team_id'));
-  await lite.migrate.down({ migrationSource: (await import('../../db/migrations/index.ts')).migrationSource });
+  // Roll back this migration by name: later migrations stay applied, so it cannot rely on being the last.
+  await lite.migrate.down({ migrationSource: (await import('../../db/migrations/index.ts')).migrationSource, name: '20261123_0701_teams' });
   t.false(await lite.schema.hasTable('teams'));
   t.false(await lite.schema.hasColumn('api_keys', 'team_id'));
 });

@@ -45,3 +45,23 @@ test('a team is joined by a logged invite and the last owner is kept on SQLite',
   t.is((await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/leave`, headers: as(member) })).statusCode, 200);
   t.is((await gw.server.inject({ method: 'GET', url: `/app/teams/${teamId}`, headers: as(member) })).statusCode, 404);
 });
+
+test('a team key holds a submit on the team wallet on SQLite, and the member\'s own wallet is untouched', async (t) => {
+  const { creditTeam, getTeamBalance } = await import('../../db/wallet.ts');
+  const owner = await newAccount(gw, 100);
+  const as = { authorization: `Bearer ${owner.session}` };
+  const teamId = ((await gw.server.inject({ method: 'POST', url: '/app/teams', headers: as, payload: { name: 'Local keys' } })).result as { id: number }).id;
+  await gw.app.db.transaction((trx) => creditTeam(trx, teamId, owner.userId, 50, 'topup', 'test credit', Date.now()));
+  const created = await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys`, headers: as, payload: { name: 'ci' } });
+  t.is(created.statusCode, 201);
+  const key = (created.result as { key: string }).key;
+  const submit = await gw.server.inject({ method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', headers: { 'x-api-key': key }, payload: { prompt: 'local', width: 64, height: 64 } });
+  t.is(submit.statusCode, 200);
+  const row = await gw.app.db('predictions').where({ id: (submit.result as { request_id: string }).request_id }).first();
+  t.is(Number(row.team_id), teamId);
+  const price = Number(row.price);
+  const team = await getTeamBalance(gw.app.db, teamId);
+  // no worker runs in this gateway: the price stays held on the team wallet
+  t.deepEqual(team, { balance: 50 - price, held: price });
+  t.is(Number((await gw.app.db('users').where({ id: owner.userId }).first()).balance), 100);
+});

@@ -6,8 +6,8 @@ import pino from 'pino';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
-import { startSmtp } from '../auth/helpers/smtp.ts';
-import type { SmtpCapture } from '../auth/helpers/smtp.ts';
+import { startSmtp } from '../helpers/smtp.ts';
+import type { SmtpCapture } from '../helpers/smtp.ts';
 import { TEAM_ROLES } from '../../lib/team-permissions.ts';
 import type { TeamRole } from '../../lib/team-permissions.ts';
 

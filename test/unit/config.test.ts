@@ -44,3 +44,14 @@ test('operations settings: no metrics token and no worker health port by default
     t.true(err.message.startsWith(`invalid configuration: ${key}:`), err.message);
   }
 });
+
+test('CORS_ORIGINS takes origins, wildcard hosts or "*" alone; anything else names the bad entry', (t) => {
+  t.deepEqual(loadConfig({}).corsOrigins, []);
+  t.deepEqual(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:3000,https://*.example.org' }).corsOrigins,
+    ['https://app.example.com', 'http://localhost:3000', 'https://*.example.org']);
+  t.deepEqual(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins, ['*']);
+  for (const bad of ['https://app.example.com/', 'app.example.com', '*,https://a.example', 'https://a.example/path']) {
+    const err = t.throws(() => loadConfig({ CORS_ORIGINS: bad }), { instanceOf: ConfigError });
+    t.true(err.message.startsWith('invalid configuration: CORS_ORIGINS:'), err.message);
+  }
+});

@@ -43,3 +43,23 @@ test('a team_id no team can have (Infinity from 1e309, 0, negative, fractional) 
   }
   t.is(asked, 0);
 });
+
+test('a team API key acts for its team without a membership lookup, with or without team_id', async (t) => {
+  let asked = 0;
+  const teams = { membership: async () => { asked++; return undefined; } };
+  const key = { userId: 42, keyTeamId: 9 };
+  t.deepEqual(await resolveOwner({ teams }, key, undefined, 'generate'), { userId: 42, teamId: 9 });
+  t.deepEqual(await resolveOwner({ teams }, key, 9, 'read_history'), { userId: 42, teamId: 9 });
+  t.deepEqual(await resolveOwner({ teams }, key, 9, 'manage_keys'), { userId: 42, teamId: 9 });
+  t.is(asked, 0, 'the key belongs to the team: its creator\'s membership is not asked');
+});
+
+test('a team API key naming another team, or on an operation without a team scope, is 403 saying why', async (t) => {
+  const key = { userId: 42, keyTeamId: 9 };
+  const other = await t.throwsAsync(resolveOwner({}, key, 10, 'generate'), { instanceOf: ForbiddenError });
+  t.is(other?.message, 'this API key belongs to team 9 and acts for no other team');
+  const personal = await t.throwsAsync(resolveOwner({}, key, undefined), { instanceOf: ForbiddenError });
+  t.regex(personal?.message ?? '', /belongs to a team and acts only for it; this operation acts on a personal account/);
+  const invite = await t.throwsAsync(resolveOwner({}, key, 9, 'invite'), { instanceOf: ForbiddenError });
+  t.regex(invite?.message ?? '', /a team API key lacks the "invite" permission/);
+});

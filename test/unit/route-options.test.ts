@@ -2,7 +2,11 @@
 import test from 'ava';
 import type { Operation } from 'openapi-backend';
 import type { RouteOptions } from '@hapi/hapi';
-import { routeOptionsFor } from '../../plugins/spec-routes.ts';
+import path from 'node:path';
+import Boom from '@hapi/boom';
+import { routeDepsFor, routeOptionsFor, strategyMapFor } from '../../plugins/spec-routes.ts';
+import { credentialPlugins } from '../../server.ts';
+import { loadSpec } from '../../app.ts';
 import type { RouteDeps } from '../../plugins/spec-routes.ts';
 import type { App } from '../../app.ts';
 
@@ -14,7 +18,8 @@ const app = {
 function deps(over: Partial<RouteDeps> = {}): RouteDeps {
   return {
     app,
-    strategies: new Set(['api-key', 'session', 'oauth']),
+    strategyFor: new Map([['ApiKeyAuth', 'api-key'], ['SessionAuth', 'session'], ['OAuth2', 'oauth']]),
+    bearerSchemes: new Set(['SessionAuth', 'OAuth2']),
     globalSecurity: [],
     declaredScopes: new Set(['generate:read', 'generate:write']),
     handler: async () => ({}),
@@ -25,6 +30,8 @@ function deps(over: Partial<RouteDeps> = {}): RouteDeps {
 function op(fields: Record<string, unknown>): Operation {
   return { operationId: 'someOperation', method: 'get', path: '/x', responses: {}, ...fields } as unknown as Operation;
 }
+
+const SPEC = path.resolve(import.meta.dirname, '../../spec/v1');
 
 type Auth = Exclude<RouteOptions['auth'], undefined | string | false>;
 
@@ -48,14 +55,36 @@ test('security alternatives become strategies, and the OAuth2 scopes a required 
   t.deepEqual(auth.access, { scope: ['+generate:read'] });
 });
 
-test('a protected operation whose credentials this build cannot check is closed', (t) => {
-  const options = routeOptionsFor(op({ security: [{ EmbedCode: [] }] }), deps());
-  t.deepEqual((options.auth as Auth).strategies, ['closed']);
+test('a security scheme no credential plugin implements is refused, naming the operation and the scheme', (t) => {
+  const err = t.throws(() => routeOptionsFor(op({ security: [{ ApiKeyAuth: [] }, { EmbedCode: [] }] }), deps()));
+  t.is(err?.message, 'someOperation: security scheme "EmbedCode" is implemented by no credential plugin');
 });
 
-test('a scope the OAuth2 scheme does not declare is refused, naming the operation and the scope', (t) => {
-  const err = t.throws(() => routeOptionsFor(op({ security: [{ OAuth2: ['files:delete'] }] }), deps()));
-  t.is(err?.message, 'someOperation: OAuth2 scope "files:delete" is not declared by the OAuth2 security scheme');
+const plugin = (securityScheme: string, strategy: string) => ({ name: `mediagate-${strategy}`, securityScheme, strategy });
+
+test('the scheme -> strategy map is built from the credential plugins', (t) => {
+  const map = strategyMapFor(['ApiKeyAuth', 'OAuth2'], [plugin('OAuth2', 'oauth'), plugin('ApiKeyAuth', 'api-key')]);
+  t.deepEqual([...map], [['OAuth2', 'oauth'], ['ApiKeyAuth', 'api-key']]);
+});
+
+test('start-up refuses a declared security scheme no credential plugin implements', (t) => {
+  t.throws(() => strategyMapFor(['ApiKeyAuth', 'EmbedCode'], [plugin('ApiKeyAuth', 'api-key')]), { message: 'security scheme "EmbedCode" is implemented by no credential plugin' });
+});
+
+test('start-up refuses a credential plugin for a scheme the spec does not declare, and two plugins for one scheme', (t) => {
+  t.throws(() => strategyMapFor(['ApiKeyAuth'], [plugin('ApiKeyAuth', 'api-key'), plugin('ApiKeyAuthV2', 'api-key-2')]), { message: 'credential plugin mediagate-api-key-2 implements security scheme "ApiKeyAuthV2", which the spec does not declare' });
+  t.throws(() => strategyMapFor(['ApiKeyAuth'], [plugin('ApiKeyAuth', 'api-key'), plugin('ApiKeyAuth', 'other-key')]), { message: 'security scheme "ApiKeyAuth" is implemented by more than one credential plugin' });
+});
+
+test('the credential plugins of the server implement exactly the spec\'s security schemes', async (t) => {
+  const { document } = await loadSpec(SPEC);
+  const { strategyFor, bearerSchemes } = routeDepsFor({ spec: { document } } as unknown as App, credentialPlugins);
+  t.deepEqual(Object.fromEntries(strategyFor), { ApiKeyAuth: 'api-key', SessionAuth: 'session', OAuth2: 'oauth' });
+  t.deepEqual([...bearerSchemes].sort(), ['OAuth2', 'SessionAuth']);
+  // A scheme added to the spec without a plugin stops start-up.
+  const components = document.components as { securitySchemes: Record<string, unknown> };
+  const extended = { ...document, components: { ...components, securitySchemes: { ...components.securitySchemes, EmbedCode: { type: 'apiKey', in: 'query', name: 'embed' } } } };
+  t.throws(() => routeDepsFor({ spec: { document: extended } } as unknown as App, credentialPlugins), { message: 'security scheme "EmbedCode" is implemented by no credential plugin' });
 });
 
 test('an unknown x-required-role is refused, naming the operation', (t) => {
@@ -80,4 +109,50 @@ test('it registers nothing: the same operation gives equal options twice', (t) =
   const a = routeOptionsFor(op({ security: [{ ApiKeyAuth: [] }] }), deps());
   const b = routeOptionsFor(op({ security: [{ ApiKeyAuth: [] }] }), deps());
   t.deepEqual(a.auth, b.auth);
+});
+
+test('spec-routes adds its routes once the credential plugins are registered, whatever the registration order', async (t) => {
+  const { default: Hapi } = await import('@hapi/hapi');
+  const { specRoutesPlugin } = await import('../../plugins/spec-routes.ts');
+  const testKey = {
+    name: 'test-key',
+    securityScheme: 'ApiKeyAuth',
+    strategy: 'test-key',
+    register(server: import('@hapi/hapi').Server) {
+      server.auth.scheme('test-key', () => ({ authenticate: (_request, h) => h.unauthenticated(Boom.unauthorized('no key')) }));
+      server.auth.strategy('test-key', 'test-key');
+    },
+  };
+  const specApp = {
+    ...app,
+    spec: {
+      document: { components: { securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key' } } } },
+      operations: [op({ security: [{ ApiKeyAuth: [] }] })],
+      models: new Map(),
+      api: { handlers: { someOperation: async () => ({}) } },
+    },
+  } as unknown as App;
+  const errorsStub = { name: 'mediagate-errors', register: () => undefined };
+  const server = Hapi.server();
+  // spec-routes first: its routes name a strategy that is registered after it.
+  await server.register({ plugin: specRoutesPlugin, options: { app: specApp, credentials: [testKey] } });
+  await server.register([errorsStub, testKey]);
+  await server.initialize();
+  t.is((await server.inject('/x')).statusCode, 401);
+
+  const missing = Hapi.server();
+  await missing.register({ plugin: specRoutesPlugin, options: { app: specApp, credentials: [testKey] } });
+  await missing.register(errorsStub);
+  await t.throwsAsync(missing.initialize(), { message: /missing dependency test-key/ });
+});
+
+const IDEMPOTENCY_KEY = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } };
+
+test('declaring the Idempotency-Key header makes a protected operation idempotent', (t) => {
+  t.notThrows(() => routeOptionsFor(op({ method: 'post', security: [{ ApiKeyAuth: [] }], parameters: [IDEMPOTENCY_KEY] }), deps()));
+});
+
+test('a public operation declaring the Idempotency-Key header is refused, naming it: keys are kept per caller', (t) => {
+  const err = t.throws(() => routeOptionsFor(op({ method: 'post', parameters: [IDEMPOTENCY_KEY] }), deps()));
+  t.regex(err.message, /^someOperation: declares the Idempotency-Key header but is public/);
 });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { loadSpec } from '../../app.ts';
 import { SpecError } from '../../spec/load.ts';
 import { ALL_SCOPES } from '../../plugins/auth.ts';
-import { CODE_SCOPES, checkScopes, scopeNames } from '../../spec/scopes.ts';
+import { CODE_SCOPES, checkScopes, oauthTokenPath, scopeNames } from '../../spec/scopes.ts';
 
 const SPEC = path.resolve(import.meta.dirname, '../../spec/v1');
 
@@ -35,4 +35,10 @@ test('checkScopes names every missing scope', (t) => {
   const document = { components: { securitySchemes: { OAuth2: { flows: { clientCredentials: { scopes: { 'generate:read': 'x' } } } } } } };
   t.notThrows(() => checkScopes(document, ['generate:read']));
   t.throws(() => checkScopes(document, ['generate:read', 'files:write', 'keys:manage']), { message: /"files:write", "keys:manage"/ });
+});
+
+test('the token endpoint is where the OAuth2 scheme\'s tokenUrl says, and a scheme without one is refused', async (t) => {
+  const { document } = await loadSpec(SPEC);
+  t.is(oauthTokenPath(document), '/oauth/token');
+  t.throws(() => oauthTokenPath({ components: { securitySchemes: { OAuth2: { flows: { clientCredentials: { scopes: {} } } } } } }), { instanceOf: SpecError, message: /tokenUrl/ });
 });

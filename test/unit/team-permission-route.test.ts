@@ -27,3 +27,20 @@ test('team_id in the JSON body counts as taking it', (t) => {
   const withBody = op({ parameters: [], requestBody: { content: { 'application/json': { schema: { properties: { team_id: { type: 'integer' } } } } } } });
   t.throws(() => teamPermissionOf('createThing', withBody, true), { message: /takes team_id/ });
 });
+
+test('every model endpoint of the shipped spec takes team_id, needs generate on the team and declares its 404', async (t) => {
+  const { loadSpecDocument } = await import('../../spec/load.ts');
+  const doc = loadSpecDocument('spec/v1');
+  let models = 0;
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item) as Array<Record<string, unknown>>) {
+      if (!op || typeof op !== 'object' || !op['x-model']) continue;
+      models++;
+      const refs = ((op.parameters ?? []) as Array<{ $ref?: string }>).map((p) => p.$ref);
+      t.true(refs.includes('#/components/parameters/TeamId'), `${String(op.operationId)} declares team_id`);
+      t.is(op['x-team-permission'], 'generate', `${String(op.operationId)} needs generate`);
+      t.truthy((op.responses as Record<string, unknown>)['404'], `${String(op.operationId)} declares the 404 of an unknown team`);
+    }
+  }
+  t.true(models > 0);
+});

@@ -2,9 +2,11 @@
 // existing kind is a spec change only; a new key here is needed only for a new kind of upstream.
 
 import { httpJson } from './http-json.ts';
+import { openAiCompatible } from './openai-compatible.ts';
 import { proceduralAudio } from './procedural-audio.ts';
 import { proceduralImage } from './procedural-image.ts';
 import { proceduralMesh } from './procedural-mesh.ts';
+import { replicate } from './replicate.ts';
 import type { AdapterDefinition, AdapterEnv, ModelRef } from './types.ts';
 
 export const adapterRegistry: Readonly<Record<string, AdapterDefinition>> = {
@@ -12,6 +14,8 @@ export const adapterRegistry: Readonly<Record<string, AdapterDefinition>> = {
   'procedural-audio': proceduralAudio,
   'procedural-mesh': proceduralMesh,
   'http-json': httpJson,
+  'openai-compatible': openAiCompatible,
+  replicate,
 };
 
 /**

@@ -35,6 +35,10 @@ export interface ModelRef {
   upstream?: string;
   /** x-model.upstream_model: the provider's own model id */
   upstreamModel?: string;
+  /** x-model.input_map: our input field -> the provider's field name (fields not listed keep their name) */
+  inputMap?: Readonly<Record<string, string>>;
+  /** x-model.fixed_input: provider-only values sent with every request (they win over mapped fields) */
+  fixedInput?: Readonly<Record<string, unknown>>;
 }
 
 export interface RunContext {
@@ -48,6 +52,40 @@ export interface RunContext {
 
 export interface Adapter {
   run(input: Record<string, unknown>, ctx: RunContext): Promise<AdapterResult>;
+  /**
+   * Upstream adapters: the provider runs the job. The worker submits it once, records the job id
+   * on the prediction, and advances it by polling through delayed queue messages, so no worker
+   * holds a message for the length of a job (README "Providers"). `run` stays as an in-process
+   * loop over the same calls for direct use.
+   */
+  job?: JobAdapter;
+}
+
+/** An output the provider made: a URL to copy into the gateway's storage, or bytes it sent inline. */
+export type UpstreamOutput =
+  | { url: string; nsfw?: boolean }
+  | { data: Uint8Array; contentType: string; extension: string; nsfw?: boolean };
+
+/** What the provider says about a job. `status` is the provider's own word, recorded on the prediction. */
+export type JobState =
+  | { kind: 'running'; status: string; retryAfterMs?: number }
+  | { kind: 'succeeded'; status: string; outputs: UpstreamOutput[]; inferenceMs?: number }
+  | { kind: 'failed'; status: string; error: AdapterError };
+
+export interface JobContext {
+  signal: AbortSignal;
+  predictionId: string;
+  model: ModelRef;
+}
+
+export interface JobAdapter {
+  /** starts the job; the provider's id for it and its first state (some providers finish at once) */
+  submit(input: Record<string, unknown>, ctx: JobContext): Promise<{ jobId: string; state: JobState }>;
+  poll(jobId: string, ctx: JobContext): Promise<JobState>;
+  /** asks the provider to stop the job; a provider without cancel resolves without doing anything */
+  cancel(jobId: string, ctx: JobContext): Promise<void>;
+  /** copies the outputs into temporary files / bytes for the worker to type-check and store */
+  collect(outputs: readonly UpstreamOutput[], ctx: JobContext & { tempDir?: string }): Promise<AdapterFile[]>;
 }
 
 /** Credentials and base URL of one upstream provider, from UPSTREAM_<NAME>_URL / _KEY. */
@@ -72,15 +110,37 @@ export interface AdapterDefinition {
 }
 
 /**
+ * Stable reasons a prediction failed, recorded next to its message (predictions.error_code).
+ * Built by workers/adapters/upstream-errors.ts for every upstream adapter.
+ */
+export type AdapterErrorCode =
+  | 'upstream_unavailable'
+  | 'upstream_timeout'
+  | 'upstream_rejected_input'
+  | 'upstream_credentials'
+  | 'upstream_failed'
+  | 'upstream_cancelled'
+  | 'upstream_protocol'
+  | 'content_moderated'
+  | 'empty_result'
+  | 'output_rejected'
+  | 'not_configured';
+
+/**
  * Thrown by adapters. `retryable` failures (network errors, upstream 5xx, 429) are
  * retried by the worker with backoff; others fail the prediction at once.
  * `message` is shown to the API user, so it must not contain secrets.
  */
 export class AdapterError extends Error {
   readonly retryable: boolean;
-  constructor(message: string, retryable: boolean) {
+  readonly code: AdapterErrorCode | undefined;
+  /** the provider asked us to wait this long (Retry-After) before the next call */
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, retryable: boolean, opts: { code?: AdapterErrorCode; retryAfterMs?: number } = {}) {
     super(message);
     this.name = 'AdapterError';
     this.retryable = retryable;
+    this.code = opts.code;
+    this.retryAfterMs = opts.retryAfterMs;
   }
 }

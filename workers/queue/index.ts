@@ -2,15 +2,13 @@
 // embedded single-process mode (nothing survives a restart there; callers can check `durable`).
 
 import { connectAmqp } from './amqp.ts';
-import type { QueueLog } from './amqp.ts';
 import { createMemoryQueue } from './memory.ts';
-import type { Queue } from './types.ts';
+import type { Queue, QueueLog } from './types.ts';
 
 export { QueueUnavailableError } from './types.ts';
 export { connectAmqp } from './amqp.ts';
 export { createMemoryQueue } from './memory.ts';
-export type { Delivery, Handler, Outcome, Queue, TopicSpec } from './types.ts';
-export type { QueueLog } from './amqp.ts';
+export type { Delivery, Handler, Outcome, Queue, QueueLog, TopicSpec } from './types.ts';
 
 export interface CreateQueueOptions {
   /** namespace of the RabbitMQ exchanges and queues; unused by the in-process queue */

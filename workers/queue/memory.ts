@@ -2,13 +2,11 @@
 // transport's observable behaviour (FIFO per topic, prefetch, delay rounding, dead-lettering, JSON
 // copies of bodies) but keeps nothing across a restart, hence durable = false.
 
-import { pickRetryDelay, validateTopic } from './amqp.ts';
-import type { QueueLog } from './amqp.ts';
+import { pickRetryDelay, validateTopic } from './topics.ts';
 import { QueueUnavailableError } from './types.ts';
-import type { Handler, Outcome, Queue, TopicSpec } from './types.ts';
+import type { Handler, Outcome, Queue, QueueLog, TopicSpec } from './types.ts';
 import { drain } from './drain.ts';
-import { encodeMessage } from './message.ts';
-
+import { encodeMessage, errorMessage } from './message.ts';
 
 interface Envelope {
   /** stored serialised so every delivery gets its own copy, as with a broker */
@@ -29,10 +27,6 @@ interface TopicState {
   /** round-robin cursor, so consumers share a topic as they would share a RabbitMQ queue */
   next: number;
   dead: Array<Envelope & { reason: string }>;
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 export function createMemoryQueue(opts: { log?: QueueLog } = {}): Queue {

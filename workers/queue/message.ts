@@ -5,3 +5,7 @@ export function encodeMessage(body: unknown, attempt: number): string {
   if (json === undefined) throw new Error('message body is not JSON-serialisable');
   return json;
 }
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -16,6 +16,8 @@ export interface Delivery<T> {
   redelivered: boolean;
 }
 
+export type QueueLog = (msg: string, extra?: Record<string, unknown>) => void;
+
 export type Handler<T> = (delivery: Delivery<T>) => Promise<Outcome>;
 
 export interface TopicSpec {

@@ -2,7 +2,7 @@
 // tests read one-time codes out of the mail the gateway actually sent over SMTP.
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { waitFor } from '../../helpers/services.ts';
+import { waitFor } from './services.ts';
 
 export interface ReceivedMail {
   to: string[];

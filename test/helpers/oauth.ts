@@ -1,5 +1,5 @@
 // Helpers for the OAuth tests: clients created through the API, tokens from /oauth/token.
-import type { TestGateway } from '../../helpers/gateway.ts';
+import type { TestGateway } from './gateway.ts';
 
 export interface CreatedClient {
   id: string;

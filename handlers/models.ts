@@ -1,0 +1,69 @@
+// GET /api/v1/models: the model catalog (README "The models list"). Public: everything but
+// `available` is already in the served /openapi.json. Built from the loaded spec, so an operator
+// who adds a model (SPEC_DIR) sees it listed with no code change.
+import type { Handler, ReplyOf } from './types.ts';
+import type { App } from '../lib/context.ts';
+import { ValidationFailedError } from '../lib/errors.ts';
+import type { ValidationItem } from '../lib/errors.ts';
+import { catalogVocabulary } from '../spec/catalog.ts';
+import type { ModelInfo } from '../spec/catalog.ts';
+import { computePrice } from '../spec/pricing.ts';
+import type { PriceRule } from '../spec/pricing.ts';
+import { adapterRegistry, isAdapterConfigured } from '../workers/adapters/index.ts';
+
+type ModelEntry = ReplyOf<'listModels'>['models'][number];
+
+function inputSchemaOf(app: App, operationId: string): Record<string, unknown> {
+  const op = app.spec.operations.find((o) => o.operationId === operationId);
+  const schema = (op?.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content?.['application/json']?.schema;
+  return typeof schema === 'object' && schema !== null ? schema as Record<string, unknown> : {};
+}
+
+/** The input every priced field takes when left out: the schema's defaults. */
+function defaultsOf(schema: Record<string, unknown>): Record<string, unknown> {
+  const props = (schema.properties ?? {}) as Record<string, { default?: unknown }>;
+  return Object.fromEntries(Object.entries(props).filter(([, p]) => p && p.default !== undefined).map(([k, p]) => [k, p.default]));
+}
+
+function priceSummary(rule: PriceRule, schema: Record<string, unknown>): ModelEntry['price'] {
+  return {
+    unit: 'credit',
+    base: rule.base,
+    per_unit: rule.perUnit ? { field: rule.perUnit.field, amount: rule.perUnit.amount } : null,
+    multipliers: rule.multipliers.map((m) => ({ field: m.field, percent_by_value: Object.fromEntries(m.percentByValue) })),
+    at_defaults: computePrice(rule, defaultsOf(schema)),
+  };
+}
+
+function entryOf(app: App, model: ModelInfo): ModelEntry {
+  const op = app.spec.operations.find((o) => o.operationId === model.operationId);
+  const schema = inputSchemaOf(app, model.operationId);
+  const ref = { operationId: model.operationId, category: model.category, ...(model.upstream ? { upstream: model.upstream } : {}) };
+  return {
+    slug: model.operationId,
+    path: model.path,
+    title: op?.summary ?? model.operationId,
+    category: model.category,
+    tier: model.tier,
+    family: model.family,
+    output: model.output,
+    price: priceSummary(model.price, schema),
+    input_schema: schema,
+    available: isAdapterConfigured(adapterRegistry[model.adapter]!, ref, app.adapterEnv),
+  };
+}
+
+export const listModels: Handler<'listModels'> = async ({ app, query }) => {
+  const vocabulary = catalogVocabulary(app.spec.document as unknown as Record<string, unknown>);
+  // The vocabulary is data (x-catalog), so the filters are checked against it here rather than
+  // by an enum the spec would have to repeat.
+  const problems: ValidationItem[] = [];
+  for (const [name, value, known] of [['category', query.category, vocabulary.categories], ['tier', query.tier, vocabulary.tiers]] as const) {
+    if (value !== undefined && !known.includes(value)) problems.push({ loc: ['query', name], msg: `unknown ${name}; one of ${known.join(', ')}`, type: 'enum' });
+  }
+  if (problems.length) throw new ValidationFailedError(problems);
+  const models = [...app.spec.models.values()]
+    .filter((m) => (query.category === undefined || m.category === query.category) && (query.tier === undefined || m.tier === query.tier))
+    .map((m) => entryOf(app, m));
+  return { models };
+};

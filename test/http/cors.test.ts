@@ -1,0 +1,104 @@
+// CORS through real preflights (server.inject): CORS_ORIGINS allows the listed origins on every
+// spec route, a disallowed origin gets no CORS headers (never an error), no setting means
+// same-origin only, and the public documents are readable from anywhere. SQLite, in-process queue.
+import test from 'ava';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { CORS_ALLOWED_HEADERS } from '../../plugins/cors.ts';
+
+const APP = 'https://app.example.com';
+let gw: TestGateway;
+let closed: TestGateway;
+test.before(async () => {
+  [gw, closed] = await Promise.all([
+    startGateway({ db: 'sqlite', queue: 'memory', env: { CORS_ORIGINS: `${APP}, https://*.partner.test` } }),
+    startGateway({ db: 'sqlite', queue: 'memory' }),
+  ]);
+});
+test.after.always(async () => {
+  await Promise.all([gw?.stop(), closed?.stop()]);
+});
+
+const REQUESTED = 'x-api-key, authorization, content-type, idempotency-key, x-request-id, x-embed-code, x-agent-embed-code, x-whitelabel-studio';
+
+function preflight(target: TestGateway, url: string, method: string, origin: string, headers = REQUESTED) {
+  return target.server.inject({
+    method: 'OPTIONS', url,
+    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
+  });
+}
+
+/** A concrete URL for a spec path: each {param} becomes 1. */
+const concrete = (path: string) => path.replace(/\{[^}]+\}/g, '1');
+
+test('every spec route answers its preflight for an allowed origin, with every client header allowed', async (t) => {
+  const operations = gw.app.spec.operations;
+  t.true(operations.length > 50);
+  for (const op of operations) {
+    const res = await preflight(gw, concrete(op.path), op.method.toUpperCase(), APP);
+    const where = `${op.method.toUpperCase()} ${op.path}`;
+    t.is(res.statusCode, 200, where);
+    t.is(res.headers['access-control-allow-origin'], APP, where);
+    t.is(res.headers['access-control-allow-methods'], op.method.toUpperCase(), where);
+    const allowed = String(res.headers['access-control-allow-headers']).toLowerCase().split(',');
+    for (const h of REQUESTED.split(', ')) t.true(allowed.includes(h), `${where}: ${h}`);
+    t.is(res.headers['access-control-allow-credentials'], undefined, where);
+  }
+  t.true(CORS_ALLOWED_HEADERS.length >= REQUESTED.split(', ').length);
+});
+
+test('a wildcard entry allows the origins it covers', async (t) => {
+  const res = await preflight(gw, '/api/v1/canvas-v1-fast-text-to-image', 'POST', 'https://studio.partner.test');
+  t.is(res.headers['access-control-allow-origin'], 'https://studio.partner.test');
+});
+
+test('a disallowed origin gets no CORS headers, on the preflight and on the request, and never an error', async (t) => {
+  const pre = await preflight(gw, '/api/v1/canvas-v1-fast-text-to-image', 'POST', 'https://evil.example');
+  t.true(pre.statusCode < 500);
+  t.is(pre.headers['access-control-allow-origin'], undefined);
+  t.is(pre.headers['access-control-allow-headers'], undefined);
+  const get = await gw.server.inject({ method: 'GET', url: '/health', headers: { origin: 'https://evil.example' } });
+  t.is(get.statusCode, 200);
+  t.is(get.headers['access-control-allow-origin'], undefined);
+});
+
+test('a header outside the allowed list fails the preflight without CORS headers', async (t) => {
+  const res = await preflight(gw, '/app/user_details', 'GET', APP, 'x-api-key, x-secret-debug');
+  t.true(res.statusCode < 500);
+  t.is(res.headers['access-control-allow-origin'], undefined);
+});
+
+test('actual answers carry the origin and expose the request id, back-off and cost headers, errors included', async (t) => {
+  const acct = await newAccount(gw, 0);
+  const ok = await gw.server.inject({ method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', headers: { origin: APP, 'x-api-key': acct.testKey }, payload: { prompt: 'cors' } });
+  t.is(ok.statusCode, 200, ok.payload);
+  t.is(ok.headers['access-control-allow-origin'], APP);
+  const exposed = String(ok.headers['access-control-expose-headers']).toLowerCase().split(',');
+  for (const h of ['x-request-id', 'retry-after', 'x-cost', 'x-balance-remaining', 'www-authenticate', 'idempotent-replayed']) t.true(exposed.includes(h), h);
+  t.true(String(ok.headers.vary).toLowerCase().includes('origin'));
+  const refused = await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: { origin: APP } });
+  t.is(refused.statusCode, 401);
+  t.is(refused.headers['access-control-allow-origin'], APP, 'a browser can read the 401 and its detail');
+});
+
+test('without CORS_ORIGINS the gateway is same-origin only: preflights and answers carry no CORS headers', async (t) => {
+  const pre = await preflight(closed, '/api/v1/canvas-v1-fast-text-to-image', 'POST', APP);
+  t.true(pre.statusCode < 500);
+  t.is(pre.headers['access-control-allow-origin'], undefined);
+  t.is(pre.headers['access-control-allow-methods'], undefined);
+  const get = await closed.server.inject({ method: 'GET', url: '/health', headers: { origin: APP } });
+  t.is(get.headers['access-control-allow-origin'], undefined);
+});
+
+test('the spec and the docs page are readable from any origin, with or without CORS_ORIGINS', async (t) => {
+  for (const target of [gw, closed]) {
+    for (const url of ['/openapi.json', '/docs', '/docs/init.js', '/docs/assets/swagger-ui.css']) {
+      const res = await target.server.inject({ method: 'GET', url, headers: { origin: 'https://elsewhere.example' } });
+      t.is(res.statusCode, 200, url);
+      t.is(res.headers['access-control-allow-origin'], 'https://elsewhere.example', url);
+    }
+    const pre = await preflight(target, '/openapi.json', 'GET', 'https://elsewhere.example', 'accept');
+    t.is(pre.statusCode, 200);
+    t.is(pre.headers['access-control-allow-origin'], 'https://elsewhere.example');
+  }
+});

@@ -1,0 +1,236 @@
+// Upstream jobs, advanced by polling through delayed queue messages (README "Providers"):
+//
+//   claim -> submit once -> record the provider's job on the row -> publish {id, poll: 1} delayed
+//   poll message n -> one status call -> running: publish {id, poll: n+1} delayed, ack
+//                                      -> succeeded: copy the outputs into storage, complete (debit)
+//                                      -> failed: fail (the hold is released)
+//
+// No worker holds a message for the length of a job (RabbitMQ's consumer timeout would close
+// its channel). The job id on the row means a restarted or redelivered claim resumes polling
+// and never submits again. `upstream_polls` numbers the chain: a poll message whose number is
+// not the row's is a stale duplicate and is dropped, so duplicate chains die out; a chain whose
+// message was lost is published again by the sweeper (workers/dispatch.ts). A prediction
+// cancelled by its owner is noticed by the next poll, which cancels the job at the provider.
+import type { App } from '../lib/context.ts';
+import { advanceUpstreamPolls, findPredictionById, recordUpstreamJob, rewindUpstreamPolls, setUpstreamStatus } from '../db/predictions.ts';
+import type { Prediction } from '../db/predictions.ts';
+import type { ModelInfo } from '../spec/catalog.ts';
+import { AdapterError } from './adapters/types.ts';
+import type { Adapter, AdapterFile, AdapterResult, JobAdapter, JobContext, JobState, ModelRef } from './adapters/types.ts';
+import { removeTemporary } from './adapters/upstream-http.ts';
+import type { Delivery, Outcome } from './queue/types.ts';
+
+/**
+ * Where a run's lines go: a child logger carrying the submitting request's id when the message
+ * has one (older messages and the sweeper's copies do not), and that id for the next message.
+ */
+export interface RunLog {
+  log: App['log'];
+  reqId?: string;
+}
+
+/** What run-model lends this module: its adapters, and its one way to finish, fail and retry. */
+export interface RunModelParts {
+  adapterFor(name: string): Adapter;
+  finish(p: Prediction, model: ModelInfo, result: AdapterResult, run?: RunLog): Promise<void>;
+  fail(p: Prediction, message: string, code?: string | null, run?: RunLog): Promise<void>;
+  onError(p: Prediction, err: unknown, delivery: Delivery<unknown>, signal: AbortSignal, run?: RunLog): Promise<Outcome>;
+  tracked<T>(body: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  /** one provider call, timed and counted in the adapter metrics */
+  timed<T>(model: ModelInfo, signal: AbortSignal, call: () => Promise<T>): Promise<T>;
+  /** the run log of a message body (its reqId, if any) */
+  runLogOf(body: unknown): RunLog;
+  /** the abort reason of a worker shutting down */
+  handBack: string;
+}
+
+/** What the adapters are told about a model: the spec's x-model, as the catalog read it. */
+export function modelRef(model: ModelInfo): ModelRef {
+  return {
+    operationId: model.operationId,
+    category: model.category,
+    ...(model.upstream ? { upstream: model.upstream } : {}),
+    ...(model.upstreamModel ? { upstreamModel: model.upstreamModel } : {}),
+    ...(model.inputMap ? { inputMap: model.inputMap } : {}),
+    ...(model.fixedInput ? { fixedInput: model.fixedInput } : {}),
+  };
+}
+
+export interface PollMessage {
+  id: string;
+  /** the number of this poll in the prediction's chain (the row's upstream_polls when it is current) */
+  poll: number;
+  /** consecutive retryable failures so far (a poll that fails this often fails the prediction) */
+  failures?: number;
+  /** the submitting request's X-Request-Id, passed down the chain (absent on the sweeper's copies) */
+  reqId?: string;
+}
+
+/** a provider unreachable for this many polls in a row fails the prediction (nothing is charged) */
+export const MAX_POLL_FAILURES = 5;
+/** provider statuses after which there is nothing left to cancel */
+const FINISHED_UPSTREAM = new Set(['succeeded', 'completed', 'failed', 'canceled', 'cancelled', 'aborted']);
+
+export function isPollMessage(body: unknown): body is PollMessage {
+  if (typeof body !== 'object' || body === null) return false;
+  const { id, poll } = body as { id?: unknown; poll?: unknown };
+  return typeof id === 'string' && typeof poll === 'number' && Number.isSafeInteger(poll) && poll >= 0;
+}
+
+export function createUpstreamJobs(app: App, parts: RunModelParts) {
+  const pollDelays = app.config.upstreamPollDelaysMs.length ? app.config.upstreamPollDelaysMs : [1000];
+  const ack: Outcome = { kind: 'ack' };
+
+  function context(p: Prediction, model: ModelInfo, signal: AbortSignal): JobContext & { tempDir: string } {
+    return { signal, predictionId: p.id, model: modelRef(model), tempDir: app.storage.tempDir };
+  }
+
+  /** the wait before poll n+1: the n-th configured delay (then the last), or longer if the provider asked */
+  function delayAfter(poll: number, retryAfterMs?: number): number {
+    return Math.max(pollDelays[Math.min(poll, pollDelays.length - 1)]!, retryAfterMs ?? 0);
+  }
+
+  /**
+   * Moves the row's chain from n to n+1, then publishes poll n+1. In that order: published first,
+   * poll n+1 could be delivered (to another consumer) before the row moved on, and be dropped as
+   * stale. A worker that dies between the two leaves a chain with no message: the sweeper
+   * publishes it again once the row has not been touched for PENDING_REPUBLISH_AFTER_MS.
+   */
+  async function schedule(id: string, poll: number, failures: number, delayMs: number, status: string, run: RunLog): Promise<Outcome> {
+    // Another copy of the chain moved it on first: this copy ends here.
+    if (!(await advanceUpstreamPolls(app.db, id, poll, status, app.clock()))) return ack;
+    try {
+      const next: PollMessage = run.reqId === undefined ? { id, poll: poll + 1, failures } : { id, poll: poll + 1, failures, reqId: run.reqId };
+      await app.queue.publish('predictions', next, { delayMs });
+    } catch (err) {
+      // Put the chain back at n, so that this message (still current) is simply tried again later.
+      await rewindUpstreamPolls(app.db, id, poll + 1);
+      run.log.warn({ id, err: (err as Error).message }, 'could not schedule the next upstream poll');
+      return { kind: 'retry', delayMs, reason: 'could not schedule the next upstream poll' };
+    }
+    return ack;
+  }
+
+  async function cancelAtProvider(p: Prediction, model: ModelInfo, job: JobAdapter, signal: AbortSignal, run: RunLog): Promise<void> {
+    const upstreamJob = p.upstreamJob;
+    if (!upstreamJob || FINISHED_UPSTREAM.has(upstreamJob.status ?? '')) return;
+    try {
+      await job.cancel(upstreamJob.id, context(p, model, signal));
+      await setUpstreamStatus(app.db, p.id, 'canceled');
+      run.log.info({ id: p.id, provider: upstreamJob.provider }, 'upstream job cancelled at the provider');
+    } catch (err) {
+      // The provider finishes the job on its own; nothing is charged to the user either way.
+      run.log.warn({ id: p.id, provider: upstreamJob.provider, err: (err as Error).message }, 'could not cancel the upstream job');
+    }
+  }
+
+  /** Acts on what the provider said about the job whose chain is at `poll`. */
+  async function advance(p: Prediction, model: ModelInfo, job: JobAdapter, state: JobState, poll: number, failures: number, signal: AbortSignal, run: RunLog): Promise<Outcome> {
+    if (state.kind === 'failed') {
+      await setUpstreamStatus(app.db, p.id, state.status);
+      await parts.fail(p, state.error.message, state.error.code ?? 'upstream_failed', run);
+      return ack;
+    }
+    if (state.kind === 'running') {
+      const submittedAt = p.upstreamJob?.submittedAt ?? app.clock();
+      if (app.clock() - submittedAt > app.config.upstreamMaxWaitMs) {
+        await cancelAtProvider(p, model, job, signal, run);
+        await parts.fail(p, `upstream "${model.upstream ?? ''}" did not finish within ${Math.round(app.config.upstreamMaxWaitMs / 60_000)} minutes`, 'upstream_timeout', run);
+        return ack;
+      }
+      return schedule(p.id, poll, 0, delayAfter(poll, state.retryAfterMs), state.status, run);
+    }
+    await setUpstreamStatus(app.db, p.id, state.status);
+    let files: AdapterFile[] = [];
+    try {
+      files = await job.collect(state.outputs, context(p, model, signal));
+      const submittedAt = p.upstreamJob?.submittedAt ?? app.clock();
+      await parts.finish(p, model, { files, inferenceMs: state.inferenceMs ?? Math.max(0, app.clock() - submittedAt) }, run);
+      return ack;
+    } catch (err) {
+      if (signal.aborted && signal.reason === parts.handBack) return { kind: 'requeue', reason: parts.handBack };
+      // A download that hit a blip: the job is done upstream, so the next poll collects again.
+      if (err instanceof AdapterError && err.retryable && failures + 1 < MAX_POLL_FAILURES) {
+        return schedule(p.id, poll, failures + 1, delayAfter(poll, err.retryAfterMs), state.status, run);
+      }
+      await parts.fail(p, err instanceof AdapterError ? err.message : 'internal error while storing the outputs', err instanceof AdapterError ? err.code ?? null : null, run);
+      if (!(err instanceof AdapterError)) run.log.error({ err, id: p.id }, 'unexpected error while storing upstream outputs');
+      return ack;
+    } finally {
+      await removeTemporary(files);
+    }
+  }
+
+  /** One poll of a job whose chain is at `poll` (the row is `processing` and its polls is `poll`). */
+  async function pollOnce(p: Prediction, model: ModelInfo, job: JobAdapter, poll: number, failures: number, run: RunLog): Promise<Outcome> {
+    const upstreamJob = p.upstreamJob!;
+    return parts.tracked(async (signal) => {
+      let state: JobState;
+      try {
+        state = await parts.timed(model, signal, () => job.poll(upstreamJob.id, context(p, model, signal)));
+      } catch (err) {
+        // Shutdown: the message goes back to the queue unchanged; its number is still current.
+        if (signal.aborted && signal.reason === parts.handBack) return { kind: 'requeue', reason: parts.handBack } satisfies Outcome;
+        if (err instanceof AdapterError && err.retryable && failures + 1 < MAX_POLL_FAILURES) {
+          return schedule(p.id, poll, failures + 1, delayAfter(poll, err.retryAfterMs), upstreamJob.status ?? 'unknown', run);
+        }
+        // The job may still be running upstream: stop it, since nobody will collect it.
+        if (err instanceof AdapterError && err.retryable) await cancelAtProvider(p, model, job, signal, run);
+        await parts.fail(p, err instanceof AdapterError ? err.message : 'internal error while polling the upstream', err instanceof AdapterError ? err.code ?? null : null, run);
+        if (!(err instanceof AdapterError)) run.log.error({ err, id: p.id }, 'unexpected error while polling an upstream job');
+        return ack;
+      }
+      return advance(p, model, job, state, poll, failures, signal, run);
+    });
+  }
+
+  return {
+    /** A claimed prediction of an upstream model: submit it, or resume the job a previous claim submitted. */
+    async start(p: Prediction, model: ModelInfo, job: JobAdapter, delivery: Delivery<unknown>, run: RunLog): Promise<Outcome> {
+      // Resumed (a restart, a redelivery, a hand-back): the provider already has the job.
+      if (p.upstreamJob) return pollOnce(p, model, job, p.upstreamJob.polls, 0, run);
+      return parts.tracked(async (signal) => {
+        let submitted: { jobId: string; state: JobState };
+        try {
+          submitted = await parts.timed(model, signal, () => job.submit(p.input, context(p, model, signal)));
+        } catch (err) {
+          return parts.onError(p, err, delivery, signal, run);
+        }
+        const provider = model.upstream ?? model.adapter;
+        const recorded = await recordUpstreamJob(app.db, p.id, { provider, id: submitted.jobId, status: submitted.state.status }, app.clock());
+        if (!recorded) {
+          // Cancelled while submitting (or another claim recorded a job first): stop this one.
+          if (submitted.state.kind === 'running') {
+            await cancelAtProvider({ ...p, upstreamJob: { provider, id: submitted.jobId, status: submitted.state.status, polls: 0, submittedAt: app.clock() } }, model, job, signal, run);
+          }
+          return ack;
+        }
+        run.log.info({ id: p.id, provider, status: submitted.state.status }, 'upstream job submitted');
+        const current: Prediction = { ...p, upstreamJob: { provider, id: submitted.jobId, status: submitted.state.status, polls: 0, submittedAt: app.clock() } };
+        return advance(current, model, job, submitted.state, 0, 0, signal, run);
+      });
+    },
+
+    /** A poll message: one status call, then the next message, the outputs, or the failure. */
+    async poll(message: PollMessage, _delivery: Delivery<unknown>): Promise<Outcome> {
+      const run = parts.runLogOf(message);
+      const p = await findPredictionById(app.db, message.id);
+      if (!p?.upstreamJob) return ack;
+      const model = app.spec.models.get(p.model);
+      const job = model ? parts.adapterFor(model.adapter).job : undefined;
+      if (!model || !job) {
+        // The spec changed under a running job: nobody can poll it any more.
+        if (p.status === 'processing') await parts.fail(p, `model ${p.model} is no longer served by an upstream adapter`, 'not_configured', run);
+        return ack;
+      }
+      if (p.status === 'cancelled') {
+        // The owner cancelled: the provider should stop too. What the provider already ran is
+        // the operator's cost; the user's hold was released by the cancel.
+        await parts.tracked((signal) => cancelAtProvider(p, model, job, signal, run));
+        return ack;
+      }
+      if (p.status !== 'processing' || p.upstreamJob.polls !== message.poll) return ack;
+      return pollOnce(p, model, job, message.poll, message.failures ?? 0, run);
+    },
+  };
+}

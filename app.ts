@@ -28,6 +28,8 @@ import { createLocalStorage } from './lib/storage.ts';
 import { handlerFor, generate } from './handlers/index.ts';
 import { registerHandler } from './plugins/spec-routes.ts';
 import { createDispatcher } from './workers/dispatch.ts';
+import { createMetrics } from './lib/metrics.ts';
+import { ledgerTotals, oldestWaitingMs } from './db/stats.ts';
 import type { App, LoadedSpec } from './lib/context.ts';
 
 export type { App, LoadedSpec };
@@ -124,6 +126,12 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     throw err;
   }
   const clock = opts.clock ?? Date.now;
+  const metrics = createMetrics({
+    queueDepth: (topic) => queue.depth(topic),
+    oldestWaitingMs: () => oldestWaitingMs(db, clock()),
+    ledgerTotals: () => ledgerTotals(db),
+    onError: (what, err) => log.warn({ err: (err as Error).message ?? String(err) }, `metrics: could not read ${what}`),
+  });
   const dispatcher = createDispatcher({ db, queue, log, clock, graceMs: config.dispatchGraceMs, webhookTimeoutMs: config.webhookTimeoutMs, pendingRepublishAfterMs: config.pendingRepublishAfterMs });
   return {
     config,
@@ -136,6 +144,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     dispatcher,
     encryptionKey,
     clock,
+    metrics,
     teams: { membership: async (teamId, userId) => { const role = await teamMembership(db, teamId, userId); return role ? { role } : undefined; } },
     async close() {
       await dispatcher.stop();

@@ -55,6 +55,11 @@ export interface Config {
   authRateLimit: AuthRateLimitConfig;
   /** peers (IPs or CIDR ranges) whose X-Forwarded-For is believed when finding a client's address */
   trustedProxies: string[];
+  /** Bearer token /metrics asks for (undefined: /metrics on the API port refuses everyone) */
+  metricsToken: string | undefined;
+  /** worker processes: the port of their /livez, /readyz and /metrics (undefined: no such listener) */
+  workerHealthPort: number | undefined;
+  workerHealthHost: string;
   /** browser origins allowed to call the API (CORS); [] = same-origin only, ['*'] = any */
   corsOrigins: string[];
 }
@@ -133,6 +138,10 @@ const schema = Joi.object({
   AUTH_RATE_PER_ADDRESS: Joi.number().integer().min(1).max(1_000_000).default(50),
   AUTH_RATE_MAILS_PER_EMAIL: Joi.number().integer().min(1).max(1_000_000).default(10),
   REGISTER_RATE_PER_ADDRESS: Joi.number().integer().min(1).max(1_000_000).default(10),
+  // a shared secret of the scraper; short ones are guessable
+  METRICS_TOKEN: Joi.string().min(16).max(512).pattern(/^[\x21-\x7e]+$/).messages({ 'string.pattern.base': 'must be printable ASCII without spaces' }),
+  WORKER_HEALTH_PORT: Joi.number().integer().min(0).max(65535),
+  WORKER_HEALTH_HOST: Joi.string().default('0.0.0.0'),
   TRUSTED_PROXIES: Joi.string().custom((value: string) => {
     for (const entry of value.split(',').map((e) => e.trim())) {
       if (!isAddressOrRange(entry)) throw new Error(`"${entry}" is not an IP address or CIDR range`);
@@ -255,6 +264,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       registerPerAddress: v.REGISTER_RATE_PER_ADDRESS as number,
     },
     trustedProxies: v.TRUSTED_PROXIES === undefined ? [] : String(v.TRUSTED_PROXIES).split(',').map((e) => e.trim()),
+    metricsToken: v.METRICS_TOKEN as string | undefined,
+    workerHealthPort: v.WORKER_HEALTH_PORT as number | undefined,
+    workerHealthHost: String(v.WORKER_HEALTH_HOST),
     corsOrigins: v.CORS_ORIGINS === undefined ? [] : corsOrigins(String(v.CORS_ORIGINS)),
   };
 }

@@ -2,7 +2,8 @@
 import { loadConfig, ConfigError } from './config.ts';
 import { createApp } from './app.ts';
 import type { App } from './app.ts';
-import { createServer } from './server.ts';
+import { createServer, createHealthServer } from './server.ts';
+import { collectProcessMetrics } from './lib/metrics.ts';
 import { createRunModel } from './workers/run-model.ts';
 import { createDeliverWebhook } from './workers/deliver-webhook.ts';
 import { SpecError } from './spec/load.ts';
@@ -11,6 +12,8 @@ import type { Server } from '@hapi/hapi';
 export interface Running {
   app: App;
   server: Server | null;
+  /** a worker's health port (WORKER_HEALTH_PORT), when configured */
+  healthServer: Server | null;
   stop(): Promise<void>;
 }
 
@@ -21,7 +24,9 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     throw new ConfigError('invalid configuration: AMQP_URL: required when ROLE is api or worker (the in-process queue only links an API and a worker in one process)');
   }
   const app = await createApp(config);
+  collectProcessMetrics(app.metrics);
   let server: Server | null = null;
+  let healthServer: Server | null = null;
   let runModel: ReturnType<typeof createRunModel> | null = null;
 
   if (config.role !== 'api') {
@@ -29,6 +34,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     await app.queue.consume('predictions', runModel.handle, { prefetch: config.workerConcurrency });
     // Deliveries are I/O-bound (waiting on receivers), so they get more in flight than model runs.
     await app.queue.consume('webhooks', createDeliverWebhook(app, app.encryptionKey).handle, { prefetch: config.workerConcurrency * 8 });
+    app.metrics.workerConcurrency.set({ topic: 'predictions' }, config.workerConcurrency);
+    app.metrics.workerConcurrency.set({ topic: 'webhooks' }, config.workerConcurrency * 8);
     if (!app.queue.durable) await app.dispatcher.recover();
     app.dispatcher.start(5_000);
   }
@@ -37,11 +44,16 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     await server.start();
     app.log.info({ url: config.publicUrl, listening: server.info.uri, database: config.databaseUrl ? 'mysql' : 'sqlite', queue: config.amqpUrl ? 'amqp' : 'in-process', models: app.spec.models.size }, 'mediagate API listening');
   }
-  if (config.role === 'worker') app.log.info({ concurrency: config.workerConcurrency }, 'mediagate worker consuming');
+  if (config.role === 'worker' && config.workerHealthPort !== undefined) {
+    healthServer = await createHealthServer(app, config.workerHealthPort);
+    await healthServer.start();
+  }
+  if (config.role === 'worker') app.log.info({ concurrency: config.workerConcurrency, ...(healthServer ? { health: healthServer.info.uri } : {}) }, 'mediagate worker consuming');
 
   return {
     app,
     server,
+    healthServer,
     // A deploy never fails work: the worker stops taking messages, lets what runs finish within
     // SHUTDOWN_GRACE_MS, then hands the rest back (pending again, message requeued) for another
     // worker, or for this gateway's next start with the in-process queue.
@@ -55,6 +67,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
           runModel.abortAll();
         }
       }
+      // Last: probes keep answering while the worker drains (readiness still true, liveness too).
+      if (healthServer) await healthServer.stop({ timeout: 1_000 });
       await app.close();
     },
   };

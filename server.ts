@@ -1,7 +1,9 @@
 // The HTTP side: a hapi server with the gateway's plugins: errors, one credential plugin per
 // security scheme (api-key, session; oauth with the token endpoint), spec routes (scope check,
 // validation, policies, handlers), files and docs. Their order is declared by each plugin's
-// dependencies, not by the order of this list.
+// dependencies, not by the order of this list. Beside them: the request log (hapi-pino, request
+// ids, HTTP metrics; registered first so its onRequest step names the request before any other)
+// and the operational routes (/livez, /readyz, /metrics).
 import Hapi from '@hapi/hapi';
 import type { Server } from '@hapi/hapi';
 import type { App } from './app.ts';
@@ -11,6 +13,8 @@ import { oauthPlugin } from './plugins/oauth.ts';
 import { specRoutesPlugin } from './plugins/spec-routes.ts';
 import { filesPlugin } from './plugins/files.ts';
 import { docsPlugin } from './plugins/docs.ts';
+import { requestLogPlugin } from './plugins/request-log.ts';
+import { opsPlugin } from './plugins/ops.ts';
 import { corsSettings } from './plugins/cors.ts';
 
 /** One plugin per credential kind; spec-routes maps the spec's security schemes to their strategies. */
@@ -33,11 +37,28 @@ export async function createServer(app: App): Promise<Server> {
   });
   const credentials = credentialPlugins;
   await server.register([
+    { plugin: requestLogPlugin, options: { app } },
+    { plugin: opsPlugin, options: { app, openMetricsWithoutToken: false } },
     { plugin: errorsPlugin, options: { log: app.log, payloadTimeoutMs: app.config.payloadTimeoutMs, trustedProxies: app.config.trustedProxies } },
     ...credentials.map((plugin) => ({ plugin, options: { app } })),
     { plugin: specRoutesPlugin, options: { app, credentials } },
     { plugin: filesPlugin, options: { storageDir: app.config.storageDir } },
     { plugin: docsPlugin, options: { document: app.spec.document, publicUrl: app.config.publicUrl } },
+  ]);
+  return server;
+}
+
+/**
+ * A worker's health port (WORKER_HEALTH_PORT): /livez, /readyz and /metrics only, with the same
+ * request log and JSON errors. Its /metrics is open unless METRICS_TOKEN is set: bind it to a
+ * private address (WORKER_HEALTH_HOST).
+ */
+export async function createHealthServer(app: App, port: number): Promise<Server> {
+  const server = Hapi.server({ port, host: app.config.workerHealthHost, load: { sampleInterval: 0 }, router: { stripTrailingSlash: true } });
+  await server.register([
+    { plugin: requestLogPlugin, options: { app } },
+    { plugin: errorsPlugin, options: { log: app.log } },
+    { plugin: opsPlugin, options: { app, openMetricsWithoutToken: true } },
   ]);
   return server;
 }

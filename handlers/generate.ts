@@ -29,7 +29,9 @@ async function submitted({ app, h, caller }: ModelContext, id: string, status: S
 }
 
 export const generate: ModelHandler = async (ctx) => {
-  const { app, caller, model, body, query } = ctx;
+  const { app, caller, model, body, query, request } = ctx;
+  // set by plugins/request-log.ts; carried into the queue messages for the worker's log lines
+  const { requestId } = request.app;
   const now = app.clock();
   const id = newPredictionId(now);
   const webhook = query.webhook ?? null;
@@ -42,7 +44,8 @@ export const generate: ModelHandler = async (ctx) => {
 
   if (caller.isTest) {
     const deliveryId = await insertSandboxPrediction(app.db, base, [app.storage.sandboxKey(model.output)], now);
-    if (deliveryId) await app.dispatcher.dispatchWebhook(deliveryId);
+    app.metrics.predictions.inc({ model: model.operationId, outcome: 'sandbox' });
+    if (deliveryId) await app.dispatcher.dispatchWebhook(deliveryId, requestId);
     return submitted(ctx, id, 'completed', 0);
   }
 
@@ -58,6 +61,7 @@ export const generate: ModelHandler = async (ctx) => {
   await submitPrediction(app.db, { ...base, price }, now);
   // Persisted: from here the request is never lost. If the queue does not confirm now, the
   // sweeper publishes it when the broker is back.
-  await app.dispatcher.dispatch(id);
+  app.metrics.predictions.inc({ model: model.operationId, outcome: 'submitted' });
+  await app.dispatcher.dispatch(id, requestId);
   return submitted(ctx, id, 'queued', price);
 };

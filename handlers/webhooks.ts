@@ -66,13 +66,13 @@ export const getPredictionResponse: Handler<'getPredictionResponse'> = async ({ 
 };
 
 /** POST /app/webhook_deliveries/{id}/redeliver: a dead or gone delivery tries again, same webhook-id. */
-export const redeliverWebhook: Handler<'redeliverWebhook'> = async ({ app, caller, params, h }) => {
+export const redeliverWebhook: Handler<'redeliverWebhook'> = async ({ app, caller, params, h, request }) => {
   const { id } = params;
   // A sandbox key does only sandbox things: a production prediction's delivery is unknown to it.
   const outcome = await reopenDelivery(app.db, id, caller.owner, app.clock(), { sandboxOnly: caller.isTest });
   if (outcome === 'not-found') throw new NotFoundError('webhook delivery not found');
   if (outcome === 'busy') throw new ConflictError('only a dead-lettered or gone delivery can be redelivered');
-  await app.dispatcher.dispatchWebhook(id);
+  await app.dispatcher.dispatchWebhook(id, request.app.requestId);
   const reply: ReplyOf<'redeliverWebhook'> = { id, status: 'pending' };
   return h.response(reply).code(202);
 };

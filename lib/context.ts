@@ -15,6 +15,7 @@ import type { Dispatcher } from '../workers/dispatch.ts';
 import type { AdapterEnv } from '../workers/adapters/types.ts';
 import type { Storage } from './storage.ts';
 import type { TeamDirectory } from './owner.ts';
+import type { Metrics } from './metrics.ts';
 
 export interface LoadedSpec {
   /** the merged document as written (refs intact), served at /openapi.json */
@@ -37,6 +38,8 @@ export interface App {
   dispatcher: Dispatcher;
   encryptionKey: Buffer;
   clock: () => number;
+  /** the Prometheus registry and the gateway's counters (lib/metrics.ts), served at /metrics */
+  metrics: Metrics;
   /** team membership for owner resolution (lib/owner.ts); tests may leave it out (every team_id is then 404) */
   teams?: TeamDirectory;
   close(): Promise<void>;

@@ -4,7 +4,7 @@
 // This credential plugin mounts that one endpoint inside hapi and implements the spec's OAuth2
 // security scheme with the 'oauth' strategy, which accepts its access tokens.
 import crypto from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { IncomingMessage } from 'node:http';
 import Boom from '@hapi/boom';
 import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
 import Provider from 'oidc-provider';
@@ -94,6 +94,28 @@ async function createProvider(app: App, tokenPath: string): Promise<Provider> {
   return provider;
 }
 
+/**
+ * An unread copy of the token request carrying `body`, for oidc-provider: hapi has read the
+ * original stream, and the provider would otherwise fall back to `req.body` and print its
+ * "already parsed request body" warning to the console (a non-JSON line in the log).
+ */
+function unreadCopy(req: IncomingMessage, body: string): IncomingMessage {
+  const copy = new IncomingMessage(req.socket);
+  copy.method = req.method!;
+  copy.url = req.url!;
+  copy.httpVersion = req.httpVersion;
+  copy.httpVersionMajor = req.httpVersionMajor;
+  copy.httpVersionMinor = req.httpVersionMinor;
+  copy.headers = { ...req.headers, 'content-length': String(Buffer.byteLength(body)) };
+  delete copy.headers['transfer-encoding'];
+  // Complete: once read, the copy is destroyed, and an incomplete message counts as aborted and
+  // destroys its socket, the client's connection.
+  copy.complete = true;
+  copy.push(body);
+  copy.push(null);
+  return copy;
+}
+
 export const oauthPlugin = {
   name: 'mediagate-oauth',
   dependencies: ['mediagate-errors'],
@@ -142,7 +164,7 @@ export const oauthPlugin = {
         payload: { output: 'data', parse: false, maxBytes: app.config.maxBodyBytes },
         handler: async (request: Request, h: ResponseToolkit) => {
           const raw = request.payload instanceof Buffer ? request.payload : Buffer.alloc(0);
-          const req = request.raw.req as IncomingMessage & { body?: string };
+          const req = request.raw.req;
           const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
           let params: URLSearchParams | null = null;
           if (type === 'application/json') {
@@ -169,14 +191,13 @@ export const oauthPlugin = {
               if (client) params.set('scope', client.allowedScopes.join(' '));
               else params.delete('scope');
             }
-            // oidc-provider reads only form bodies; hapi has consumed the stream, so the provider
-            // takes the (re-encoded) body from req.body.
-            req.headers['content-type'] = 'application/x-www-form-urlencoded';
-            req.body = params.toString();
+            // oidc-provider reads only form bodies: it gets the (re-encoded) body as a form.
+            const copy = unreadCopy(req, params.toString());
+            copy.headers['content-type'] = 'application/x-www-form-urlencoded';
+            await callback(copy, request.raw.res);
           } else {
-            req.body = raw.toString('utf8');
+            await callback(unreadCopy(req, raw.toString('utf8')), request.raw.res);
           }
-          await callback(req, request.raw.res);
           return h.abandon;
         },
       },

@@ -34,7 +34,7 @@ export type CredentialPlugin<Options = { app: App }> = Plugin<Options> & {
 };
 
 /** The caller a credential plugin put on the request (its type is declared with the credentials, plugins/auth.ts). */
-function callerOf(request: Request) {
+export function callerOf(request: Request) {
   return request.auth.credentials?.user?.caller ?? null;
 }
 

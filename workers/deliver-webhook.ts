@@ -10,14 +10,29 @@ import { webhookPayload } from './webhooks/payload.ts';
 import { webhookHeaders } from './webhooks/sign.ts';
 import { sendWebhook } from './webhooks/send.ts';
 import { MAX_WEBHOOK_RETRIES, nextDelay, parseRetryAfter } from './webhooks/backoff.ts';
+import { isRequestId } from '../lib/request-id.ts';
 
 export function createDeliverWebhook(app: App, encryptionKey: Buffer) {
   const { config } = app;
   const policy = { allowInsecure: config.webhookAllowInsecure };
 
+  const { metrics } = app;
+
   async function handle(message: QueueDelivery<WebhookMessage>): Promise<Outcome> {
+    metrics.workerInFlight.inc({ topic: 'webhooks' });
+    try {
+      return await attempt(message);
+    } finally {
+      metrics.workerInFlight.dec({ topic: 'webhooks' });
+    }
+  }
+
+  async function attempt(message: QueueDelivery<WebhookMessage>): Promise<Outcome> {
     const id = message.body?.id;
     if (typeof id !== 'string') return { kind: 'dead-letter', reason: 'message without a delivery id' };
+    // The request that submitted the prediction, when the message carries it (see dispatch.ts).
+    const reqId = isRequestId(message.body.reqId) ? message.body.reqId : undefined;
+    const log = reqId ? app.log.child({ reqId }) : app.log;
     const found = await findPendingDelivery(app.db, id);
     // Delivered, gone or dead already (a duplicate message), or deleted with its account.
     if (!found) return { kind: 'ack' };
@@ -29,21 +44,28 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer) {
     const headers = webhookHeaders(secrets, d.id, Math.floor(startedAt / 1000), body);
     const r = await sendWebhook(d.url, body, headers, { timeoutMs: config.webhookTimeoutMs, policy });
     const now = app.clock();
+    // One line per attempt; never the URL (its query may hold the receiver's token) nor the body.
+    const logAttempt = (outcome: 'delivered' | 'gone' | 'retry' | 'dead', extra: Record<string, unknown> = {}) => {
+      metrics.webhookAttempts.inc({ outcome });
+      log.info({ delivery: d.id, prediction: d.predictionId, attempt: d.attempts + 1, outcome, statusCode: r.statusCode, durationMs: Math.round(r.durationMs), ...extra }, 'webhook attempt');
+    };
     const attempt = { number: d.attempts + 1, startedAt, durationMs: r.durationMs, ...(r.statusCode !== undefined ? { statusCode: r.statusCode } : {}), ...(r.error ? { error: r.error } : {}) };
 
     if (r.statusCode !== undefined && r.statusCode >= 200 && r.statusCode < 300) {
       await recordAttempt(app.db, d, attempt, { status: 'delivered', nextAttemptAt: now }, now);
+      logAttempt('delivered');
       return { kind: 'ack' };
     }
     if (r.statusCode === 410) {
       // The receiver says the endpoint is gone for good: stop at once.
       await recordAttempt(app.db, d, attempt, { status: 'gone', nextAttemptAt: now }, now);
+      logAttempt('gone');
       return { kind: 'ack' };
     }
     const reason = r.error ?? `receiver answered ${r.statusCode}`;
     if (message.attempt >= MAX_WEBHOOK_RETRIES) {
       await recordAttempt(app.db, d, attempt, { status: 'dead', nextAttemptAt: now }, now);
-      app.log.info({ delivery: d.id, prediction: d.predictionId, reason }, 'webhook delivery dead-lettered');
+      logAttempt('dead', { reason });
       return { kind: 'dead-letter', reason };
     }
     const honoured = r.statusCode === 429 || r.statusCode === 503 ? parseRetryAfter(r.retryAfter, now) : undefined;
@@ -52,6 +74,7 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer) {
       ...(honoured !== undefined ? { retryAfterMs: honoured } : {}),
     });
     await recordAttempt(app.db, d, attempt, { status: 'pending', nextAttemptAt: now + delayMs }, now);
+    logAttempt('retry', { reason, delayMs });
     return { kind: 'retry', delayMs, reason };
   }
 

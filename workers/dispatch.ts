@@ -17,15 +17,20 @@ import type { Logger } from 'pino';
 
 export interface IdMessage {
   id: string;
+  /**
+   * the X-Request-Id of the HTTP request that caused the work, for the consumers' log lines;
+   * absent on messages published before it existed and on the sweeper's republished copies
+   */
+  reqId?: string;
 }
 export type PredictionMessage = IdMessage;
 export type WebhookMessage = IdMessage;
 
 export interface Dispatcher {
   /** publishes a prediction; resolves true once confirmed, false if the queue could not take it now (the sweeper will) */
-  dispatch(id: string): Promise<boolean>;
+  dispatch(id: string, reqId?: string): Promise<boolean>;
   /** publishes a webhook delivery, with the same guarantee */
-  dispatchWebhook(id: string): Promise<boolean>;
+  dispatchWebhook(id: string, reqId?: string): Promise<boolean>;
   /** publishes what lost its message; returns how many */
   sweep(): Promise<number>;
   /** in-process queue only: publishes every unfinished prediction and pending delivery after a restart */
@@ -60,11 +65,11 @@ export function createDispatcher(deps: {
     flushing = null;
   }
 
-  async function publish(topic: 'predictions' | 'webhooks', id: string): Promise<boolean> {
+  async function publish(topic: 'predictions' | 'webhooks', id: string, reqId?: string): Promise<boolean> {
     try {
-      await queue.publish(topic, { id } satisfies IdMessage);
+      await queue.publish(topic, (reqId === undefined ? { id } : { id, reqId }) satisfies IdMessage);
     } catch (err) {
-      log.warn({ err: (err as Error).message, topic, id }, 'publish not confirmed; the sweeper will retry');
+      log.warn({ err: (err as Error).message, topic, id, ...(reqId ? { reqId } : {}) }, 'publish not confirmed; the sweeper will retry');
       return false;
     }
     if (topic === 'predictions') {
@@ -81,8 +86,8 @@ export function createDispatcher(deps: {
   }
 
   return {
-    dispatch: (id) => publish('predictions', id),
-    dispatchWebhook: (id) => publish('webhooks', id),
+    dispatch: (id, reqId) => publish('predictions', id, reqId),
+    dispatchWebhook: (id, reqId) => publish('webhooks', id, reqId),
     async sweep() {
       if (sweeping) return 0;
       sweeping = true;

@@ -14,8 +14,10 @@ import { removeTemporary } from './adapters/upstream-http.ts';
 import { identifyOutput } from './output-type.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
 import { createUpstreamJobs, isPollMessage, modelRef } from './upstream-jobs.ts';
-import type { PollMessage } from './upstream-jobs.ts';
+import type { PollMessage, RunLog } from './upstream-jobs.ts';
 import type { PredictionMessage } from './dispatch.ts';
+import { isRequestId } from '../lib/request-id.ts';
+import { seconds } from '../lib/metrics.ts';
 
 /** Dead-lettering after three retries (the owner's rule for the predictions queue; app.ts topics()). */
 export const MAX_RETRIES = 3;
@@ -24,6 +26,12 @@ export const MAX_RETRIES = 3;
 const STALE_TEMPORARY_MS = 60 * 60_000;
 /** The abort reason of a worker shutting down: the prediction is handed back, not failed. */
 export const HAND_BACK = 'worker shutting down: handing the prediction back';
+
+/** The run log of a queue message's body (`reqId` ignored unless it is a plain request id). */
+export function runLogOf(app: App, body: unknown): RunLog {
+  const reqId = (body as { reqId?: unknown } | null)?.reqId;
+  return isRequestId(reqId) ? { log: app.log.child({ reqId }), reqId } : { log: app.log };
+}
 
 export function createRunModel(app: App) {
   const delays = app.config.retryDelaysMs;
@@ -45,14 +53,40 @@ export function createRunModel(app: App) {
     return a;
   }
 
-  async function fail(p: Prediction, message: string, code: string | null = null): Promise<void> {
+  const { metrics } = app;
+  const noRequest: RunLog = { log: app.log };
+
+  async function fail(p: Prediction, message: string, code: string | null = null, run: RunLog = noRequest): Promise<void> {
     const failed = await failPrediction(app.db, p, message, app.clock(), code);
-    if (failed.recorded) app.log.info({ id: p.id, model: p.model, error: message, code }, 'prediction failed');
-    if (failed.deliveryId) await app.dispatcher.dispatchWebhook(failed.deliveryId);
+    if (failed.recorded) {
+      metrics.predictions.inc({ model: p.model, outcome: 'failed' });
+      run.log.info({ id: p.id, model: p.model, error: message, code }, 'prediction failed');
+    }
+    if (failed.deliveryId) await app.dispatcher.dispatchWebhook(failed.deliveryId, run.reqId);
+  }
+
+  /**
+   * One call to a provider (a local run; an upstream submit or status poll), timed and counted by
+   * provider (the upstream, or "local") and adapter: mediagate_adapter_duration_seconds and, when
+   * it throws, mediagate_adapter_errors_total.
+   */
+  async function timed<T>(model: ModelInfo, signal: AbortSignal, call: () => Promise<T>): Promise<T> {
+    const labels = { provider: model.upstream ?? 'local', adapter: model.adapter };
+    const started = Date.now();
+    try {
+      const result = await call();
+      metrics.adapterDuration.observe({ ...labels, outcome: 'ok' }, seconds(started, Date.now()));
+      return result;
+    } catch (err) {
+      metrics.adapterDuration.observe({ ...labels, outcome: 'error' }, seconds(started, Date.now()));
+      const retryable = err instanceof AdapterError ? err.retryable : !signal.aborted;
+      metrics.adapterErrors.inc({ ...labels, retryable: String(retryable) });
+      throw err;
+    }
   }
 
   /** Types the files from their bytes, stores them and completes the prediction (the debit happens here). */
-  async function finish(p: Prediction, model: ModelInfo, result: AdapterResult): Promise<void> {
+  async function finish(p: Prediction, model: ModelInfo, result: AdapterResult, run: RunLog = noRequest): Promise<void> {
     const keys: string[] = [];
     try {
       // The bytes decide the stored type, and it must be the kind of file the model declares.
@@ -65,9 +99,10 @@ export function createRunModel(app: App) {
       throw err;
     }
     const done = await completePrediction(app.db, p, { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, app.clock());
-    app.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
+    if (done.recorded) metrics.predictions.inc({ model: p.model, outcome: 'completed' });
+    run.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
     // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
-    if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId);
+    if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId, run.reqId);
   }
 
   /**
@@ -75,26 +110,28 @@ export function createRunModel(app: App) {
    * to pending and its message to a delay queue, up to MAX_RETRIES; anything else fails the
    * prediction (the hold is released: nothing is charged).
    */
-  async function onError(p: Prediction, err: unknown, delivery: Delivery<unknown>, signal: AbortSignal): Promise<Outcome> {
+  async function onError(p: Prediction, err: unknown, delivery: Delivery<unknown>, signal: AbortSignal, run: RunLog = noRequest): Promise<Outcome> {
     if (signal.aborted && signal.reason === HAND_BACK) {
       // Shutdown past the grace period: not a failure. Back to pending, and the message goes
       // back to the queue for another worker.
       await handBackPrediction(app.db, p.id, app.clock());
-      app.log.info({ id: p.id, model: p.model }, 'prediction handed back at shutdown');
+      run.log.info({ id: p.id, model: p.model }, 'prediction handed back at shutdown');
       return { kind: 'requeue', reason: HAND_BACK };
     }
     const retryable = err instanceof AdapterError ? err.retryable : !signal.aborted;
     const message = err instanceof AdapterError ? err.message : 'internal error while running the model';
     const code = err instanceof AdapterError ? err.code ?? null : null;
-    if (!(err instanceof AdapterError)) app.log.error({ err, id: p.id }, 'unexpected error while running a model');
+    if (!(err instanceof AdapterError)) run.log.error({ err, id: p.id }, 'unexpected error while running a model');
     if (retryable && delivery.attempt < MAX_RETRIES) {
       await requeuePrediction(app.db, p.id, message, app.clock());
+      metrics.predictions.inc({ model: p.model, outcome: 'retried' });
+      run.log.info({ id: p.id, model: p.model, attempt: delivery.attempt, error: message }, 'prediction will be retried');
       const wait = delays[Math.min(delivery.attempt, delays.length - 1)]!;
       // A provider's Retry-After (429, 503) is honoured when it asks for longer than our backoff.
       const retryAfter = err instanceof AdapterError ? err.retryAfterMs ?? 0 : 0;
       return { kind: 'retry', delayMs: Math.max(wait, retryAfter), reason: message };
     }
-    await fail(p, message, code);
+    await fail(p, message, code, run);
     // Retries exhausted on a retryable error: keep the message for operators to inspect.
     return retryable ? { kind: 'dead-letter', reason: message } : { kind: 'ack' };
   }
@@ -110,13 +147,24 @@ export function createRunModel(app: App) {
     }
   }
 
-  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, handBack: HAND_BACK });
+  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, timed, runLogOf: (body) => runLogOf(app, body), handBack: HAND_BACK });
 
   async function handle(delivery: Delivery<PredictionMessage | PollMessage>): Promise<Outcome> {
+    metrics.workerInFlight.inc({ topic: 'predictions' });
+    try {
+      return await handleMessage(delivery);
+    } finally {
+      metrics.workerInFlight.dec({ topic: 'predictions' });
+    }
+  }
+
+  async function handleMessage(delivery: Delivery<PredictionMessage | PollMessage>): Promise<Outcome> {
     const body: unknown = delivery.body;
     if (isPollMessage(body)) return upstream.poll(body, delivery);
     const id = (body as { id?: unknown } | null)?.id;
     if (typeof id !== 'string') return { kind: 'dead-letter', reason: 'message without a prediction id' };
+    // The submitting request's id, when the message carries one: every line about this run names it.
+    const run = runLogOf(app, body);
     // A `processing` row is only taken over by a redelivery (its worker died holding the message)
     // or by a retry copy (published by the worker that held it, once its handler had returned,
     // e.g. after it threw). Any other copy of the message (the sweeper republished a request
@@ -126,21 +174,21 @@ export function createRunModel(app: App) {
     if (!p) return { kind: 'ack' };
     const model = app.spec.models.get(p.model);
     if (!model) {
-      await fail(p, `model ${p.model} is no longer offered by this gateway`);
+      await fail(p, `model ${p.model} is no longer offered by this gateway`, null, run);
       return { kind: 'ack' };
     }
     const adapter = adapterFor(model.adapter);
-    if (adapter.job) return upstream.start(p, model, adapter.job, delivery);
+    if (adapter.job) return upstream.start(p, model, adapter.job, delivery, run);
 
     return tracked(async (signal) => {
       let produced: AdapterFile[] = [];
       try {
-        const result = await adapter.run(p.input, { signal, predictionId: p.id, tempDir: app.storage.tempDir, model: modelRef(model) });
+        const result = await timed(model, signal, () => adapter.run(p.input, { signal, predictionId: p.id, tempDir: app.storage.tempDir, model: modelRef(model) }));
         produced = result.files;
-        await finish(p, model, result);
+        await finish(p, model, result, run);
         return { kind: 'ack' } satisfies Outcome;
       } catch (err) {
-        return onError(p, err, delivery, signal);
+        return onError(p, err, delivery, signal, run);
       } finally {
         // Whatever was not moved into storage is removed, whichever way the run ended.
         await removeTemporary(produced);

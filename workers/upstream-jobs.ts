@@ -20,13 +20,26 @@ import type { Adapter, AdapterFile, AdapterResult, JobAdapter, JobContext, JobSt
 import { removeTemporary } from './adapters/upstream-http.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
 
+/**
+ * Where a run's lines go: a child logger carrying the submitting request's id when the message
+ * has one (older messages and the sweeper's copies do not), and that id for the next message.
+ */
+export interface RunLog {
+  log: App['log'];
+  reqId?: string;
+}
+
 /** What run-model lends this module: its adapters, and its one way to finish, fail and retry. */
 export interface RunModelParts {
   adapterFor(name: string): Adapter;
-  finish(p: Prediction, model: ModelInfo, result: AdapterResult): Promise<void>;
-  fail(p: Prediction, message: string, code?: string | null): Promise<void>;
-  onError(p: Prediction, err: unknown, delivery: Delivery<unknown>, signal: AbortSignal): Promise<Outcome>;
+  finish(p: Prediction, model: ModelInfo, result: AdapterResult, run?: RunLog): Promise<void>;
+  fail(p: Prediction, message: string, code?: string | null, run?: RunLog): Promise<void>;
+  onError(p: Prediction, err: unknown, delivery: Delivery<unknown>, signal: AbortSignal, run?: RunLog): Promise<Outcome>;
   tracked<T>(body: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  /** one provider call, timed and counted in the adapter metrics */
+  timed<T>(model: ModelInfo, signal: AbortSignal, call: () => Promise<T>): Promise<T>;
+  /** the run log of a message body (its reqId, if any) */
+  runLogOf(body: unknown): RunLog;
   /** the abort reason of a worker shutting down */
   handBack: string;
 }
@@ -49,6 +62,8 @@ export interface PollMessage {
   poll: number;
   /** consecutive retryable failures so far (a poll that fails this often fails the prediction) */
   failures?: number;
+  /** the submitting request's X-Request-Id, passed down the chain (absent on the sweeper's copies) */
+  reqId?: string;
 }
 
 /** a provider unreachable for this many polls in a row fails the prediction (nothing is charged) */
@@ -81,64 +96,65 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
    * stale. A worker that dies between the two leaves a chain with no message: the sweeper
    * publishes it again once the row has not been touched for PENDING_REPUBLISH_AFTER_MS.
    */
-  async function schedule(id: string, poll: number, failures: number, delayMs: number, status: string): Promise<Outcome> {
+  async function schedule(id: string, poll: number, failures: number, delayMs: number, status: string, run: RunLog): Promise<Outcome> {
     // Another copy of the chain moved it on first: this copy ends here.
     if (!(await advanceUpstreamPolls(app.db, id, poll, status, app.clock()))) return ack;
     try {
-      await app.queue.publish('predictions', { id, poll: poll + 1, failures } satisfies PollMessage, { delayMs });
+      const next: PollMessage = run.reqId === undefined ? { id, poll: poll + 1, failures } : { id, poll: poll + 1, failures, reqId: run.reqId };
+      await app.queue.publish('predictions', next, { delayMs });
     } catch (err) {
       // Put the chain back at n, so that this message (still current) is simply tried again later.
       await rewindUpstreamPolls(app.db, id, poll + 1);
-      app.log.warn({ id, err: (err as Error).message }, 'could not schedule the next upstream poll');
+      run.log.warn({ id, err: (err as Error).message }, 'could not schedule the next upstream poll');
       return { kind: 'retry', delayMs, reason: 'could not schedule the next upstream poll' };
     }
     return ack;
   }
 
-  async function cancelAtProvider(p: Prediction, model: ModelInfo, job: JobAdapter, signal: AbortSignal): Promise<void> {
+  async function cancelAtProvider(p: Prediction, model: ModelInfo, job: JobAdapter, signal: AbortSignal, run: RunLog): Promise<void> {
     const upstreamJob = p.upstreamJob;
     if (!upstreamJob || FINISHED_UPSTREAM.has(upstreamJob.status ?? '')) return;
     try {
       await job.cancel(upstreamJob.id, context(p, model, signal));
       await setUpstreamStatus(app.db, p.id, 'canceled');
-      app.log.info({ id: p.id, provider: upstreamJob.provider }, 'upstream job cancelled at the provider');
+      run.log.info({ id: p.id, provider: upstreamJob.provider }, 'upstream job cancelled at the provider');
     } catch (err) {
       // The provider finishes the job on its own; nothing is charged to the user either way.
-      app.log.warn({ id: p.id, provider: upstreamJob.provider, err: (err as Error).message }, 'could not cancel the upstream job');
+      run.log.warn({ id: p.id, provider: upstreamJob.provider, err: (err as Error).message }, 'could not cancel the upstream job');
     }
   }
 
   /** Acts on what the provider said about the job whose chain is at `poll`. */
-  async function advance(p: Prediction, model: ModelInfo, job: JobAdapter, state: JobState, poll: number, failures: number, signal: AbortSignal): Promise<Outcome> {
+  async function advance(p: Prediction, model: ModelInfo, job: JobAdapter, state: JobState, poll: number, failures: number, signal: AbortSignal, run: RunLog): Promise<Outcome> {
     if (state.kind === 'failed') {
       await setUpstreamStatus(app.db, p.id, state.status);
-      await parts.fail(p, state.error.message, state.error.code ?? 'upstream_failed');
+      await parts.fail(p, state.error.message, state.error.code ?? 'upstream_failed', run);
       return ack;
     }
     if (state.kind === 'running') {
       const submittedAt = p.upstreamJob?.submittedAt ?? app.clock();
       if (app.clock() - submittedAt > app.config.upstreamMaxWaitMs) {
-        await cancelAtProvider(p, model, job, signal);
-        await parts.fail(p, `upstream "${model.upstream ?? ''}" did not finish within ${Math.round(app.config.upstreamMaxWaitMs / 60_000)} minutes`, 'upstream_timeout');
+        await cancelAtProvider(p, model, job, signal, run);
+        await parts.fail(p, `upstream "${model.upstream ?? ''}" did not finish within ${Math.round(app.config.upstreamMaxWaitMs / 60_000)} minutes`, 'upstream_timeout', run);
         return ack;
       }
-      return schedule(p.id, poll, 0, delayAfter(poll, state.retryAfterMs), state.status);
+      return schedule(p.id, poll, 0, delayAfter(poll, state.retryAfterMs), state.status, run);
     }
     await setUpstreamStatus(app.db, p.id, state.status);
     let files: AdapterFile[] = [];
     try {
       files = await job.collect(state.outputs, context(p, model, signal));
       const submittedAt = p.upstreamJob?.submittedAt ?? app.clock();
-      await parts.finish(p, model, { files, inferenceMs: state.inferenceMs ?? Math.max(0, app.clock() - submittedAt) });
+      await parts.finish(p, model, { files, inferenceMs: state.inferenceMs ?? Math.max(0, app.clock() - submittedAt) }, run);
       return ack;
     } catch (err) {
       if (signal.aborted && signal.reason === parts.handBack) return { kind: 'requeue', reason: parts.handBack };
       // A download that hit a blip: the job is done upstream, so the next poll collects again.
       if (err instanceof AdapterError && err.retryable && failures + 1 < MAX_POLL_FAILURES) {
-        return schedule(p.id, poll, failures + 1, delayAfter(poll, err.retryAfterMs), state.status);
+        return schedule(p.id, poll, failures + 1, delayAfter(poll, err.retryAfterMs), state.status, run);
       }
-      await parts.fail(p, err instanceof AdapterError ? err.message : 'internal error while storing the outputs', err instanceof AdapterError ? err.code ?? null : null);
-      if (!(err instanceof AdapterError)) app.log.error({ err, id: p.id }, 'unexpected error while storing upstream outputs');
+      await parts.fail(p, err instanceof AdapterError ? err.message : 'internal error while storing the outputs', err instanceof AdapterError ? err.code ?? null : null, run);
+      if (!(err instanceof AdapterError)) run.log.error({ err, id: p.id }, 'unexpected error while storing upstream outputs');
       return ack;
     } finally {
       await removeTemporary(files);
@@ -146,74 +162,75 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
   }
 
   /** One poll of a job whose chain is at `poll` (the row is `processing` and its polls is `poll`). */
-  async function pollOnce(p: Prediction, model: ModelInfo, job: JobAdapter, poll: number, failures: number): Promise<Outcome> {
+  async function pollOnce(p: Prediction, model: ModelInfo, job: JobAdapter, poll: number, failures: number, run: RunLog): Promise<Outcome> {
     const upstreamJob = p.upstreamJob!;
     return parts.tracked(async (signal) => {
       let state: JobState;
       try {
-        state = await job.poll(upstreamJob.id, context(p, model, signal));
+        state = await parts.timed(model, signal, () => job.poll(upstreamJob.id, context(p, model, signal)));
       } catch (err) {
         // Shutdown: the message goes back to the queue unchanged; its number is still current.
         if (signal.aborted && signal.reason === parts.handBack) return { kind: 'requeue', reason: parts.handBack } satisfies Outcome;
         if (err instanceof AdapterError && err.retryable && failures + 1 < MAX_POLL_FAILURES) {
-          return schedule(p.id, poll, failures + 1, delayAfter(poll, err.retryAfterMs), upstreamJob.status ?? 'unknown');
+          return schedule(p.id, poll, failures + 1, delayAfter(poll, err.retryAfterMs), upstreamJob.status ?? 'unknown', run);
         }
         // The job may still be running upstream: stop it, since nobody will collect it.
-        if (err instanceof AdapterError && err.retryable) await cancelAtProvider(p, model, job, signal);
-        await parts.fail(p, err instanceof AdapterError ? err.message : 'internal error while polling the upstream', err instanceof AdapterError ? err.code ?? null : null);
-        if (!(err instanceof AdapterError)) app.log.error({ err, id: p.id }, 'unexpected error while polling an upstream job');
+        if (err instanceof AdapterError && err.retryable) await cancelAtProvider(p, model, job, signal, run);
+        await parts.fail(p, err instanceof AdapterError ? err.message : 'internal error while polling the upstream', err instanceof AdapterError ? err.code ?? null : null, run);
+        if (!(err instanceof AdapterError)) run.log.error({ err, id: p.id }, 'unexpected error while polling an upstream job');
         return ack;
       }
-      return advance(p, model, job, state, poll, failures, signal);
+      return advance(p, model, job, state, poll, failures, signal, run);
     });
   }
 
   return {
     /** A claimed prediction of an upstream model: submit it, or resume the job a previous claim submitted. */
-    async start(p: Prediction, model: ModelInfo, job: JobAdapter, delivery: Delivery<unknown>): Promise<Outcome> {
+    async start(p: Prediction, model: ModelInfo, job: JobAdapter, delivery: Delivery<unknown>, run: RunLog): Promise<Outcome> {
       // Resumed (a restart, a redelivery, a hand-back): the provider already has the job.
-      if (p.upstreamJob) return pollOnce(p, model, job, p.upstreamJob.polls, 0);
+      if (p.upstreamJob) return pollOnce(p, model, job, p.upstreamJob.polls, 0, run);
       return parts.tracked(async (signal) => {
         let submitted: { jobId: string; state: JobState };
         try {
-          submitted = await job.submit(p.input, context(p, model, signal));
+          submitted = await parts.timed(model, signal, () => job.submit(p.input, context(p, model, signal)));
         } catch (err) {
-          return parts.onError(p, err, delivery, signal);
+          return parts.onError(p, err, delivery, signal, run);
         }
         const provider = model.upstream ?? model.adapter;
         const recorded = await recordUpstreamJob(app.db, p.id, { provider, id: submitted.jobId, status: submitted.state.status }, app.clock());
         if (!recorded) {
           // Cancelled while submitting (or another claim recorded a job first): stop this one.
           if (submitted.state.kind === 'running') {
-            await cancelAtProvider({ ...p, upstreamJob: { provider, id: submitted.jobId, status: submitted.state.status, polls: 0, submittedAt: app.clock() } }, model, job, signal);
+            await cancelAtProvider({ ...p, upstreamJob: { provider, id: submitted.jobId, status: submitted.state.status, polls: 0, submittedAt: app.clock() } }, model, job, signal, run);
           }
           return ack;
         }
-        app.log.info({ id: p.id, provider, status: submitted.state.status }, 'upstream job submitted');
+        run.log.info({ id: p.id, provider, status: submitted.state.status }, 'upstream job submitted');
         const current: Prediction = { ...p, upstreamJob: { provider, id: submitted.jobId, status: submitted.state.status, polls: 0, submittedAt: app.clock() } };
-        return advance(current, model, job, submitted.state, 0, 0, signal);
+        return advance(current, model, job, submitted.state, 0, 0, signal, run);
       });
     },
 
     /** A poll message: one status call, then the next message, the outputs, or the failure. */
     async poll(message: PollMessage, _delivery: Delivery<unknown>): Promise<Outcome> {
+      const run = parts.runLogOf(message);
       const p = await findPredictionById(app.db, message.id);
       if (!p?.upstreamJob) return ack;
       const model = app.spec.models.get(p.model);
       const job = model ? parts.adapterFor(model.adapter).job : undefined;
       if (!model || !job) {
         // The spec changed under a running job: nobody can poll it any more.
-        if (p.status === 'processing') await parts.fail(p, `model ${p.model} is no longer served by an upstream adapter`, 'not_configured');
+        if (p.status === 'processing') await parts.fail(p, `model ${p.model} is no longer served by an upstream adapter`, 'not_configured', run);
         return ack;
       }
       if (p.status === 'cancelled') {
         // The owner cancelled: the provider should stop too. What the provider already ran is
         // the operator's cost; the user's hold was released by the cancel.
-        await parts.tracked((signal) => cancelAtProvider(p, model, job, signal));
+        await parts.tracked((signal) => cancelAtProvider(p, model, job, signal, run));
         return ack;
       }
       if (p.status !== 'processing' || p.upstreamJob.polls !== message.poll) return ack;
-      return pollOnce(p, model, job, message.poll, message.failures ?? 0);
+      return pollOnce(p, model, job, message.poll, message.failures ?? 0, run);
     },
   };
 }

@@ -64,6 +64,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<TestGatew
     runModel = createRunModel(app);
     await app.queue.consume('predictions', runModel.handle, { prefetch: 4 });
     await app.queue.consume('webhooks', createDeliverWebhook(app, app.encryptionKey).handle, { prefetch: 32 });
+    app.metrics.workerConcurrency.set({ topic: 'predictions' }, 4);
+    app.metrics.workerConcurrency.set({ topic: 'webhooks' }, 32);
   }
   return {
     env,

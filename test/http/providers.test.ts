@@ -5,6 +5,7 @@
 // submitting again. The providers are third-party HTTP: nock, with fixtures from their docs.
 import test from 'ava';
 import nock from 'nock';
+import { Writable } from 'node:stream';
 import pino from 'pino';
 import { PNG } from 'pngjs';
 import { loadConfig } from '../../config.ts';
@@ -135,6 +136,35 @@ test.serial('replicate: a prediction goes queued -> processing -> completed by p
 
 test.serial('replicate: the same through RabbitMQ delay queues', async (t) => {
   await drivenByPolling(t, 'amqp', 'rep-amqp-1');
+});
+
+test.serial('replicate: the submitting request id reaches every worker line of the poll chain, and the provider calls are in the adapter metrics', async (t) => {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const l of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+      done();
+    },
+  });
+  const gw = await startGateway({ worker: true, queue: 'memory', env: ENV, log: pino({ level: 'info' }, stream) });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 10_000);
+  const seen = replicateJob('rep-reqid-1');
+  const reqId = 'poll-chain-req-1';
+  const res = await gw.server.inject({ method: 'POST', url: PRO, headers: { 'x-api-key': acct.liveKey, 'x-request-id': reqId }, payload: { prompt: 'a fox', num_images: 1 } });
+  t.is(res.statusCode, 200, res.payload);
+  const id = (res.result as { request_id: string }).request_id;
+  await waitFor(async () => Number((await row(gw, id)).upstream_polls) >= 2, { what: 'a poll message to be handled', timeoutMs: 30_000 });
+  seen.released = true;
+  t.is((await finished(gw, id)).status, 'completed');
+  const mine = (msg: string) => lines.find((l) => l.msg === msg && l.id === id);
+  t.is(mine('upstream job submitted')?.reqId, reqId);
+  // completed by a poll message, so the id went down the chain
+  t.is(mine('prediction completed')?.reqId, reqId);
+  const text = await gw.app.metrics.registry.metrics();
+  const calls = new RegExp(`^mediagate_adapter_duration_seconds_count\\{[^}]*provider="replicate"[^}]*outcome="ok"[^}]*\\} (\\d+)$`, 'm').exec(text);
+  t.truthy(calls, 'the replicate calls are counted');
+  t.true(Number(calls![1]) >= 2, 'the submit and at least one poll');
 });
 
 test.serial('http-json: a prediction the upstream queues is polled through messages to completion', async (t) => {

@@ -184,6 +184,17 @@ export function queueContract(transport: Transport): void {
     t.is(await queue.deadLetterCount('jobs'), 0);
   });
 
+  test('depth counts the messages ready in a topic queue, for the metrics scrape', async (t) => {
+    const { queue } = await transport.open(t);
+    t.is(await queue.depth('jobs'), 0);
+    await queue.publish('jobs', { n: 1 });
+    await queue.publish('jobs', { n: 2 });
+    await waitFor(async () => (await queue.depth('jobs')) === 2, { what: 'both messages to be counted' });
+    await queue.consume('jobs', async () => ack, { prefetch: 5 });
+    await waitFor(async () => (await queue.depth('jobs')) === 0, { what: 'the consumer to take them' });
+    await t.throwsAsync(queue.depth('nope'), { message: /not set up/ });
+  });
+
   test('a topic that was not set up, a bad topic name and a bad prefetch are refused', async (t) => {
     const { queue } = await transport.open(t);
     await t.throwsAsync(queue.publish('nope', {}), { message: /not set up/ });

@@ -30,6 +30,21 @@ test('PUBLIC_URL loses its trailing slash', (t) => {
   t.is(loadConfig({ PUBLIC_URL: 'https://gw.example.com/' }).publicUrl, 'https://gw.example.com');
 });
 
+test('operations settings: no metrics token and no worker health port by default; a short token or a bad port is refused', (t) => {
+  const c = loadConfig({});
+  t.is(c.metricsToken, undefined);
+  t.is(c.workerHealthPort, undefined);
+  t.is(c.workerHealthHost, '0.0.0.0');
+  const set = loadConfig({ METRICS_TOKEN: 'a-long-enough-token-123', WORKER_HEALTH_PORT: '9464', WORKER_HEALTH_HOST: '10.0.0.5' });
+  t.is(set.metricsToken, 'a-long-enough-token-123');
+  t.is(set.workerHealthPort, 9464);
+  t.is(set.workerHealthHost, '10.0.0.5');
+  for (const [key, value] of [['METRICS_TOKEN', 'short'], ['METRICS_TOKEN', 'has spaces in it, sixteen+'], ['WORKER_HEALTH_PORT', '70000']] as const) {
+    const err = t.throws(() => loadConfig({ [key]: value }), { instanceOf: ConfigError });
+    t.true(err.message.startsWith(`invalid configuration: ${key}:`), err.message);
+  }
+});
+
 test('CORS_ORIGINS takes origins, wildcard hosts or "*" alone; anything else names the bad entry', (t) => {
   t.deepEqual(loadConfig({}).corsOrigins, []);
   t.deepEqual(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:3000,https://*.example.org' }).corsOrigins,

@@ -10,7 +10,7 @@ import { encodeMessage, errorMessage } from './message.ts';
 import { amqpConnection, unavailable } from './amqp/connection.ts';
 import { amqpPublisher } from './amqp/publisher.ts';
 import { amqpConsumers } from './amqp/consumer.ts';
-import { deadQueueDepth, declareTopology, routeFor } from './amqp/topology.ts';
+import { deadQueueDepth, declareTopology, routeFor, workQueueDepth } from './amqp/topology.ts';
 
 export { topologyNames } from './amqp/topology.ts';
 export { pickRetryDelay, validateTopic } from './topics.ts';
@@ -63,6 +63,19 @@ export async function connectAmqp(url: string, opts: AmqpOptions): Promise<Queue
     await consumers.closeChannels();
     publisher.reset();
     await connection.end();
+  }
+
+  /** A queue's message count (work or dead-letter) on the current connection, for metrics and checks. */
+  async function count(topic: string, depthOf: typeof workQueueDepth): Promise<number> {
+    requireTopic(topic);
+    const conn = connection.current;
+    if (conn === null || connection.closing) throw unavailable('not connected');
+    try {
+      return await depthOf(conn, prefix, topic);
+    } catch (err) {
+      if (connection.current !== conn) throw unavailable(errorMessage(err));
+      throw err;
+    }
   }
 
   await connection.open();
@@ -124,16 +137,12 @@ export async function connectAmqp(url: string, opts: AmqpOptions): Promise<Queue
       }
     },
 
-    async deadLetterCount(topic) {
-      requireTopic(topic);
-      const conn = connection.current;
-      if (conn === null || connection.closing) throw unavailable('not connected');
-      try {
-        return await deadQueueDepth(conn, prefix, topic);
-      } catch (err) {
-        if (connection.current !== conn) throw unavailable(errorMessage(err));
-        throw err;
-      }
+    depth(topic) {
+      return count(topic, workQueueDepth);
+    },
+
+    deadLetterCount(topic) {
+      return count(topic, deadQueueDepth);
     },
 
     stopConsuming() {

@@ -169,6 +169,10 @@ export function createMemoryQueue(opts: { log?: QueueLog } = {}): Queue {
       if (closing) throw new QueueUnavailableError('in-process queue is closed');
     },
 
+    async depth(topic) {
+      return topicState(topic).ready.length;
+    },
+
     async deadLetterCount(topic) {
       return topicState(topic).dead.length;
     },

@@ -50,6 +50,8 @@ export interface Queue {
   consume<T>(topic: string, handler: Handler<T>, opts: { prefetch: number }): Promise<void>;
   /** rejects with QueueUnavailableError when the broker is unreachable */
   ping(): Promise<void>;
+  /** number of messages ready in the topic's queue (delayed retries not counted); for metrics */
+  depth(topic: string): Promise<number>;
   /** number of messages waiting in the topic's dead-letter queue */
   deadLetterCount(topic: string): Promise<number>;
   /** cancels every consumer (no new deliveries); handlers already running go on */

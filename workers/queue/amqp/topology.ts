@@ -74,12 +74,22 @@ export async function declareTopology(conn: ChannelModel, prefix: string, specs:
   await ch.close();
 }
 
-/** Messages waiting in the topic's dead-letter queue. */
-export async function deadQueueDepth(conn: ChannelModel, prefix: string, topic: string): Promise<number> {
+/** Messages ready in a queue (as the broker counts them: not those delivered and unacknowledged). */
+async function queueDepth(conn: ChannelModel, queue: string): Promise<number> {
   // checkQueue on a missing queue closes its channel, so it gets one of its own.
   const ch = await conn.createChannel();
   ch.on('error', () => {});
-  const { messageCount } = await ch.checkQueue(topologyNames(prefix, topic).deadQueue);
+  const { messageCount } = await ch.checkQueue(queue);
   await ch.close();
   return messageCount;
+}
+
+/** Messages ready in the topic's work queue (delayed retries, in their delay queues, not counted). */
+export function workQueueDepth(conn: ChannelModel, prefix: string, topic: string): Promise<number> {
+  return queueDepth(conn, topologyNames(prefix, topic).queue);
+}
+
+/** Messages waiting in the topic's dead-letter queue. */
+export function deadQueueDepth(conn: ChannelModel, prefix: string, topic: string): Promise<number> {
+  return queueDepth(conn, topologyNames(prefix, topic).deadQueue);
 }

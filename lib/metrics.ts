@@ -1,0 +1,141 @@
+// The gateway's Prometheus metrics (prom-client), one registry per App: tests run several apps in
+// one process, and the global registry would mix them. Counters and histograms are updated where
+// things happen (the HTTP edge, the consumers, the adapters); the gauges of shared state (queue
+// depth, ledger totals) are read at scrape time through `sources`, so nothing polls in between.
+// Names and labels are listed in README "Operations".
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface MetricSources {
+  /** messages waiting in a topic's queue (not counting delayed retries) */
+  queueDepth(topic: string): Promise<number>;
+  /** age in ms of the oldest prediction accepted but not yet claimed by a worker; null when none waits */
+  oldestWaitingMs(): Promise<number | null>;
+  /** sums over every wallet (users and teams), in credits */
+  ledgerTotals(): Promise<{ balance: number; held: number }>;
+  /** where a failing source is reported; the scrape goes on without that gauge */
+  onError(what: string, err: unknown): void;
+}
+
+export const QUEUE_TOPICS = ['predictions', 'webhooks'] as const;
+
+/** Latency buckets in seconds: HTTP requests are milliseconds, model runs can be minutes. */
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const ADAPTER_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+export function createMetrics(sources: MetricSources) {
+  const registry = new Registry();
+  const registers = [registry];
+
+  const metrics = {
+    registry,
+    httpRequests: new Counter({
+      name: 'mediagate_http_requests_total',
+      help: 'HTTP requests answered, by route (operationId, or the hapi route path), method and status',
+      labelNames: ['route', 'method', 'status'] as const,
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: 'mediagate_http_request_duration_seconds',
+      help: 'Time from receiving a request to answering it, by route, method and status',
+      labelNames: ['route', 'method', 'status'] as const,
+      buckets: HTTP_BUCKETS,
+      registers,
+    }),
+    predictions: new Counter({
+      name: 'mediagate_predictions_total',
+      help: 'Predictions by model and outcome: submitted and sandbox (API), completed, failed and retried (worker)',
+      labelNames: ['model', 'outcome'] as const,
+      registers,
+    }),
+    workerInFlight: new Gauge({
+      name: 'mediagate_worker_in_flight',
+      help: 'Messages this process is handling now, by topic (predictions: model runs; webhooks: delivery attempts)',
+      labelNames: ['topic'] as const,
+      registers,
+    }),
+    workerConcurrency: new Gauge({
+      name: 'mediagate_worker_concurrency',
+      help: 'How many messages of a topic this process takes at once (the consumer prefetch)',
+      labelNames: ['topic'] as const,
+      registers,
+    }),
+    adapterDuration: new Histogram({
+      name: 'mediagate_adapter_duration_seconds',
+      help: 'Provider calls (a local model run, or one upstream submit or status poll), by provider (the upstream, or "local"), adapter and outcome (ok, error)',
+      labelNames: ['provider', 'adapter', 'outcome'] as const,
+      buckets: ADAPTER_BUCKETS,
+      registers,
+    }),
+    adapterErrors: new Counter({
+      name: 'mediagate_adapter_errors_total',
+      help: 'Failed provider calls, by provider, adapter and whether the error is retryable',
+      labelNames: ['provider', 'adapter', 'retryable'] as const,
+      registers,
+    }),
+    webhookAttempts: new Counter({
+      name: 'mediagate_webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome: delivered, gone (410), retry, dead',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+  };
+
+  new Gauge({
+    name: 'mediagate_queue_depth',
+    help: 'Messages ready in a topic queue at scrape time (delayed retries not counted)',
+    labelNames: ['topic'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const topic of QUEUE_TOPICS) {
+        try {
+          this.set({ topic }, await sources.queueDepth(topic));
+        } catch (err) {
+          sources.onError(`queue depth of ${topic}`, err);
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: 'mediagate_queue_oldest_waiting_seconds',
+    help: 'Age of the oldest prediction accepted but not yet started by a worker (0 when none waits)',
+    registers,
+    async collect() {
+      this.reset();
+      try {
+        this.set(((await sources.oldestWaitingMs()) ?? 0) / 1000);
+      } catch (err) {
+        sources.onError('oldest waiting prediction', err);
+      }
+    },
+  });
+  new Gauge({
+    name: 'mediagate_ledger_credits',
+    help: 'Sum over every wallet (users and teams) at scrape time: kind="balance" (available) or kind="held" (reserved by unfinished predictions); 1000 credits = 1 USD',
+    labelNames: ['kind'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      try {
+        const totals = await sources.ledgerTotals();
+        this.set({ kind: 'balance' }, totals.balance);
+        this.set({ kind: 'held' }, totals.held);
+      } catch (err) {
+        sources.onError('ledger totals', err);
+      }
+    },
+  });
+  return metrics;
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Node process metrics (CPU, memory, event loop lag, GC) on the app's registry; once per process (main.ts). */
+export function collectProcessMetrics(metrics: Metrics): void {
+  collectDefaultMetrics({ register: metrics.registry, prefix: 'mediagate_' });
+}
+
+/** Seconds between two epoch-millisecond instants, for histograms. */
+export function seconds(fromMs: number, toMs: number): number {
+  return Math.max(0, toMs - fromMs) / 1000;
+}

@@ -1,0 +1,31 @@
+// Whether this process's dependencies answer: the database and the queue. Shared by GET /health
+// (the spec's, kept for compatibility) and GET /readyz (plugins/ops.ts).
+import type { App } from './context.ts';
+
+async function probe(check: () => Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([check(), new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timeout')), timeoutMs); })]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface Readiness {
+  ready: boolean;
+  database: 'ok' | 'unreachable';
+  queue: 'ok' | 'unreachable';
+  /** e.g. "queue unreachable", "database and queue unreachable"; absent when ready */
+  detail?: string;
+}
+
+/** Asks both at once, each bounded by timeoutMs. */
+export async function readiness(app: Pick<App, 'db' | 'queue'>, timeoutMs = 2000): Promise<Readiness> {
+  const [dbOk, queueOk] = await Promise.all([probe(() => app.db.raw('select 1'), timeoutMs), probe(() => app.queue.ping(), timeoutMs)]);
+  const r: Readiness = { ready: dbOk && queueOk, database: dbOk ? 'ok' : 'unreachable', queue: queueOk ? 'ok' : 'unreachable' };
+  if (!r.ready) r.detail = `${[dbOk ? null : 'database', queueOk ? null : 'queue'].filter(Boolean).join(' and ')} unreachable`;
+  return r;
+}

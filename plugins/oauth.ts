@@ -15,7 +15,7 @@ import { providerAdapter } from '../db/oauth-provider-store.ts';
 import { SESSION_PREFIX, sha256Hex } from '../lib/secrets.ts';
 import { ALL_SCOPES } from './auth.ts';
 import type { Caller, Scope } from './auth.ts';
-import { bearerChallenge } from './oauth-challenge.ts';
+import { bearerChallenge } from '../lib/oauth-challenge.ts';
 import type { CredentialPlugin } from './spec-routes.ts';
 import { oauthTokenPath } from '../spec/scopes.ts';
 

@@ -148,6 +148,9 @@ export const RATE_LIMIT_POLICIES = {
   'reset-attempts': { email: true, admit: (ctx: RateLimitContext, email: string) => limitAttempts(ctx, 'reset', email) },
   'code-mails': { email: true, admit: (ctx: RateLimitContext, email: string) => limitMails(ctx, email) },
   registrations: { email: false, admit: (ctx: RateLimitContext) => limitRegistrations(ctx) },
+  // Team invites mail whoever the body names: the same mail budgets as code mails, shared with them,
+  // so no address can be flooded through either route.
+  'invite-mails': { email: true, admit: (ctx: RateLimitContext, email: string) => limitMails(ctx, email) },
 } as const satisfies Record<string, { email: boolean; admit: (ctx: RateLimitContext, email: string) => Promise<Attempt | void> }>;
 
 export type RateLimitPolicy = keyof typeof RATE_LIMIT_POLICIES;

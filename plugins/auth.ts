@@ -13,15 +13,9 @@ import { findActiveKeyByHash, touchKey } from '../db/api-keys.ts';
 import { findSessionUser } from '../db/sessions.ts';
 import { sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST, SESSION_PREFIX } from '../lib/secrets.ts';
 import { httpError } from './errors.ts';
-import { CODE_SCOPES } from '../spec/scopes.ts';
+/** The spec's OAuth2 scopes (declared once in the spec): API keys and sessions hold them all. */
+import { CODE_SCOPES as ALL_SCOPES } from '../spec/scopes.ts';
 import type { CredentialPlugin } from './spec-routes.ts';
-
-/** The spec's OAuth2 scopes (spec/scopes.ts, declared once in the spec): API keys and sessions hold them all. */
-export const ALL_SCOPES = CODE_SCOPES;
-export type Scope = (typeof ALL_SCOPES)[number];
-
-// The Caller type is shared context (lib/context.ts): handlers name it without importing plugins/.
-export type { Caller };
 
 declare module '@hapi/hapi' {
   interface UserCredentials {

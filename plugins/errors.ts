@@ -7,7 +7,7 @@ import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
 import { clientIp } from '../lib/addresses.ts';
-import type { ValidationItem } from './validation-errors.ts';
+import type { ValidationItem } from '../lib/validation-errors.ts';
 import type { Logger } from 'pino';
 import { isDbUnavailable, isLockConflict } from '../db/errors.ts';
 import { codeForStatus, DomainError, ValidationFailedError } from '../lib/errors.ts';

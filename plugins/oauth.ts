@@ -13,9 +13,10 @@ import type { App } from '../lib/context.ts';
 import { findLiveOAuthClient } from '../db/oauth-clients.ts';
 import { providerAdapter } from '../db/oauth-provider-store.ts';
 import { SESSION_PREFIX, sha256Hex } from '../lib/secrets.ts';
-import { ALL_SCOPES } from './auth.ts';
-import type { Caller, Scope } from './auth.ts';
-import { bearerChallenge } from './oauth-challenge.ts';
+import type { Caller } from '../lib/context.ts';
+import { CODE_SCOPES as ALL_SCOPES } from '../spec/scopes.ts';
+import type { Scope } from '../spec/scopes.ts';
+import { bearerChallenge } from '../lib/oauth-challenge.ts';
 import type { CredentialPlugin } from './spec-routes.ts';
 import { oauthTokenPath } from '../spec/scopes.ts';
 

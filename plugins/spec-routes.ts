@@ -7,9 +7,9 @@ import type { Plugin, Request, ResponseToolkit, RouteOptions, Lifecycle, RouteDe
 import type { Operation } from 'openapi-backend';
 import type { App } from '../lib/context.ts';
 import { httpError, payloadTimeoutError, validationError } from './errors.ts';
-import { bearerChallenge } from './oauth-challenge.ts';
-import { toValidationItems } from './validation-errors.ts';
-import type { AjvLikeError } from './validation-errors.ts';
+import { bearerChallenge } from '../lib/oauth-challenge.ts';
+import { toValidationItems } from '../lib/validation-errors.ts';
+import type { AjvLikeError } from '../lib/validation-errors.ts';
 import type { AnyHandler, HandlerContext } from '../handlers/types.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { resolveOwner } from '../lib/owner.ts';

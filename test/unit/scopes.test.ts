@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadSpec } from '../../app.ts';
 import { SpecError } from '../../spec/load.ts';
-import { ALL_SCOPES } from '../../plugins/auth.ts';
+import { CODE_SCOPES as ALL_SCOPES } from '../../spec/scopes.ts';
 import { CODE_SCOPES, checkScopes, oauthTokenPath, scopeNames } from '../../spec/scopes.ts';
 
 const SPEC = path.resolve(import.meta.dirname, '../../spec/v1');

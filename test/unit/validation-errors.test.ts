@@ -1,5 +1,5 @@
 import test from 'ava';
-import { toValidationItems } from '../../plugins/validation-errors.ts';
+import { toValidationItems } from '../../lib/validation-errors.ts';
 
 test('a missing body field is reported at body.<field> as missing', (t) => {
   t.deepEqual(toValidationItems([{ keyword: 'required', instancePath: '/requestBody', params: { missingProperty: 'prompt' } }]), [

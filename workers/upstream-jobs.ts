@@ -96,9 +96,14 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
    * stale. A worker that dies between the two leaves a chain with no message: the sweeper
    * publishes it again once the row has not been touched for PENDING_REPUBLISH_AFTER_MS.
    */
-  async function schedule(id: string, poll: number, failures: number, delayMs: number, status: string, run: RunLog): Promise<Outcome> {
-    // Another copy of the chain moved it on first: this copy ends here.
-    if (!(await advanceUpstreamPolls(app.db, id, poll, status, app.clock()))) return ack;
+  async function schedule(id: string, poll: number, failures: number, delayMs: number, status: string, run: RunLog, onCancelled?: (p: Prediction) => Promise<void>): Promise<Outcome> {
+    if (!(await advanceUpstreamPolls(app.db, id, poll, status, app.clock()))) {
+      // Another copy of the chain moved it on first, or the owner cancelled while this poll was
+      // asking the provider: no later poll will come to see the cancel, so the provider hears it here.
+      const current = onCancelled ? await findPredictionById(app.db, id) : undefined;
+      if (current?.status === 'cancelled') await onCancelled!(current);
+      return ack;
+    }
     try {
       const next: PollMessage = run.reqId === undefined ? { id, poll: poll + 1, failures } : { id, poll: poll + 1, failures, reqId: run.reqId };
       await app.queue.publish('predictions', next, { delayMs });
@@ -138,7 +143,8 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
         await parts.fail(p, `upstream "${model.upstream ?? ''}" did not finish within ${Math.round(app.config.upstreamMaxWaitMs / 60_000)} minutes`, 'upstream_timeout', run);
         return ack;
       }
-      return schedule(p.id, poll, 0, delayAfter(poll, state.retryAfterMs), state.status, run);
+      return schedule(p.id, poll, 0, delayAfter(poll, state.retryAfterMs), state.status, run,
+        (current) => cancelAtProvider(current, model, job, signal, run));
     }
     await setUpstreamStatus(app.db, p.id, state.status);
     let files: AdapterFile[] = [];

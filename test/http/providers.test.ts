@@ -228,6 +228,42 @@ test.serial('a moderation refusal is failed at once with a stable code, never re
   t.like(view.result, { status: 'failed', error_code: 'content_moderated' });
 });
 
+test.serial('a cancel that lands while a poll is asking the provider still reaches the provider', async (t) => {
+  const gw = await startGateway({ worker: true, queue: 'memory', env: ENV });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 10_000);
+  const id = 'rep-cancel-race';
+  const seen = { cancels: 0, submits: 0 };
+  let predictionId = '';
+  let cancelledDuringPoll = false;
+  nock(REPLICATE).persist()
+    .post(SUBMIT).reply(() => {
+      seen.submits++;
+      return [201, prediction(id, 'starting')];
+    })
+    // The first poll answers only after the owner's cancel went through: the poll read the row
+    // as processing before, and finds it cancelled when it goes to schedule the next poll.
+    .get(`/v1/predictions/${id}`).reply(async () => {
+      if (!cancelledDuringPoll) {
+        cancelledDuringPoll = true;
+        const res = await gw.server.inject({ method: 'POST', url: `/app/cancel_prediction/${predictionId}`, headers: { 'x-api-key': acct.liveKey } });
+        if (res.statusCode !== 200) return [500, { detail: res.payload }];
+      }
+      return [200, prediction(id, 'processing')];
+    })
+    .post(`/v1/predictions/${id}/cancel`).reply(() => {
+      seen.cancels++;
+      return [200, prediction(id, 'canceled')];
+    });
+  predictionId = await submit(gw, acct.liveKey, PRO, { prompt: 'a fox' });
+  await waitFor(() => seen.cancels === 1, { what: 'the provider cancel', timeoutMs: 30_000 });
+  t.true(cancelledDuringPoll);
+  t.is(seen.submits, 1);
+  t.is((await row(gw, predictionId)).status, 'cancelled');
+  const user = await gw.app.db('users').where({ id: acct.userId }).first();
+  t.deepEqual([Number(user.balance), Number(user.held)], [10_000, 0]);
+});
+
 test.serial('cancel_prediction on a running upstream job reaches the provider, and the hold is released', async (t) => {
   const gw = await startGateway({ worker: true, queue: 'memory', env: ENV });
   t.teardown(() => gw.stop());

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { publicResolve, bytes, failure } from '../helpers/adapters.ts';
 import type { ExecutionContext } from 'ava';
 import nock from 'nock';
 import fs from 'node:fs/promises';
@@ -10,9 +11,8 @@ import type { AddressInfo } from 'node:net';
 import type { LookupAddress } from 'node:dns';
 import { createHttpJson, httpJson, parseRetryAfter } from '../../workers/adapters/http-json.ts';
 import type { HttpJsonTiming } from '../../workers/adapters/http-json.ts';
-import { AdapterError } from '../../workers/adapters/types.ts';
 import { waitFor } from '../helpers/services.ts';
-import type { AdapterEnv, AdapterFile, RunContext, UpstreamConfig } from '../../workers/adapters/types.ts';
+import type { AdapterEnv, RunContext, UpstreamConfig } from '../../workers/adapters/types.ts';
 
 const API = 'https://api.acme.test';
 const CDN = 'https://cdn.acme.test';
@@ -47,29 +47,13 @@ function context(signal: AbortSignal = new AbortController().signal, upstream = 
   };
 }
 
-/** The *.acme.test names resolve to a public address (nock answers before any connection). */
-async function publicResolve(): Promise<LookupAddress[]> {
-  return [{ address: '93.184.215.14', family: 4 }];
-}
 
 /** Polls every millisecond: the protocol's 500 ms would only slow the suite down. */
 function adapter(e: AdapterEnv = env()) {
   return createHttpJson(e, { pollIntervalMs: 1 }, { resolve: publicResolve });
 }
 
-/** The bytes of a downloaded output (a temporary file), which the test then removes. */
-async function bytes(file: AdapterFile): Promise<Buffer> {
-  if (file.data) return Buffer.from(file.data);
-  const data = await fs.readFile(file.path);
-  await fs.rm(file.path, { force: true });
-  return data;
-}
 
-async function failure(t: ExecutionContext, run: Promise<unknown>): Promise<AdapterError> {
-  const error = await t.throwsAsync(run, { instanceOf: AdapterError });
-  if (!error) throw new Error('expected an AdapterError');
-  return error;
-}
 
 test.serial('a prediction completed at once is downloaded with its type, NSFW flag and inference time', async (t) => {
   const api = nock(API)

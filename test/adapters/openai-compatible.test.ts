@@ -1,27 +1,20 @@
 // The openai-compatible adapter against fixtures shaped as OpenAI's public API reference
 // documents them (images/generations, chat/completions, the error object). Third-party HTTP: nock.
 import test from 'ava';
-import type { ExecutionContext } from 'ava';
+import { tinyPng, publicResolve, bytes, failure } from '../helpers/adapters.ts';
 import nock from 'nock';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { LookupAddress } from 'node:dns';
 import { PNG } from 'pngjs';
 import { createOpenAiCompatible } from '../../workers/adapters/openai-compatible.ts';
-import { AdapterError } from '../../workers/adapters/types.ts';
-import type { AdapterEnv, AdapterFile, RunContext } from '../../workers/adapters/types.ts';
+import type { AdapterEnv, RunContext } from '../../workers/adapters/types.ts';
 
 const API = 'https://api.openai.test';
 const BASE = `${API}/v1`;
 const CDN = 'https://images.openai.test';
 const KEY = 'sk-proj-very-secret-key';
 
-function tinyPng(): Buffer {
-  const png = new PNG({ width: 2, height: 2 });
-  png.data.fill(128);
-  return PNG.sync.write(png);
-}
 const PNG_BYTES = tinyPng();
 
 nock.disableNetConnect();
@@ -54,24 +47,10 @@ function chatContext(): RunContext {
   return { signal: new AbortController().signal, predictionId: 'p-2', tempDir, model: { operationId: 'lexi-v1-balanced-chat', category: 'llm', upstream: 'openai', upstreamModel: 'gpt-4o-mini' } };
 }
 
-async function publicResolve(): Promise<LookupAddress[]> {
-  return [{ address: '93.184.215.14', family: 4 }];
-}
 
 const adapter = (e: AdapterEnv = env()) => createOpenAiCompatible(e, { resolve: publicResolve });
 
-async function bytes(file: AdapterFile): Promise<Buffer> {
-  if (file.data) return Buffer.from(file.data);
-  const data = await fs.readFile(file.path);
-  await fs.rm(file.path, { force: true });
-  return data;
-}
 
-async function failure(t: ExecutionContext, run: Promise<unknown>): Promise<AdapterError> {
-  const error = await t.throwsAsync(run, { instanceOf: AdapterError });
-  if (!error) throw new Error('expected an AdapterError');
-  return error;
-}
 
 test.serial('an image generation answered in b64_json gives the PNG bytes, with input_map and fixed_input applied', async (t) => {
   const api = nock(API)

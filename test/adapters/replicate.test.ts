@@ -1,16 +1,13 @@
 // The replicate adapter against fixtures shaped as Replicate's public HTTP API reference documents
 // them (the prediction object, create/get/cancel). Third-party HTTP: nock.
 import test from 'ava';
-import type { ExecutionContext } from 'ava';
+import { tinyPng, publicResolve, bytes, failure } from '../helpers/adapters.ts';
 import nock from 'nock';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { LookupAddress } from 'node:dns';
-import { PNG } from 'pngjs';
 import { createReplicate, submitTarget } from '../../workers/adapters/replicate.ts';
-import { AdapterError } from '../../workers/adapters/types.ts';
-import type { AdapterEnv, AdapterFile, RunContext } from '../../workers/adapters/types.ts';
+import type { AdapterEnv, RunContext } from '../../workers/adapters/types.ts';
 
 const API = 'https://api.replicate.test';
 const BASE = `${API}/v1`;
@@ -18,12 +15,7 @@ const CDN = 'https://replicate.delivery.test';
 const KEY = 'r8_very_secret_token';
 const VERSION = '5c7d5dc6dd8bf75c1acaa8565735e7986bc5b66206b55cca93cb72c9bf15ccaa';
 
-function tinyPng(): Buffer {
-  const png = new PNG({ width: 2, height: 2 });
-  png.data.fill(64);
-  return PNG.sync.write(png);
-}
-const PNG_BYTES = tinyPng();
+const PNG_BYTES = tinyPng(2, 2, 64);
 
 nock.disableNetConnect();
 test.afterEach.always(() => {
@@ -44,9 +36,6 @@ function context(upstreamModel = 'black-forest-labs/flux-dev', category = 'text-
   return { signal, predictionId: 'p-1', tempDir, model: { operationId: 'lumen-pro-text-to-image', category, upstream: 'replicate', upstreamModel, inputMap: { num_images: 'num_outputs' } } };
 }
 
-async function publicResolve(): Promise<LookupAddress[]> {
-  return [{ address: '93.184.215.14', family: 4 }];
-}
 
 const adapter = () => createReplicate(env, { resolve: publicResolve }, 1);
 
@@ -59,18 +48,7 @@ function prediction(id: string, status: string, extra: Record<string, unknown> =
   };
 }
 
-async function bytes(file: AdapterFile): Promise<Buffer> {
-  if (file.data) return Buffer.from(file.data);
-  const data = await fs.readFile(file.path);
-  await fs.rm(file.path, { force: true });
-  return data;
-}
 
-async function failure(t: ExecutionContext, run: Promise<unknown>): Promise<AdapterError> {
-  const error = await t.throwsAsync(run, { instanceOf: AdapterError });
-  if (!error) throw new Error('expected an AdapterError');
-  return error;
-}
 
 test('an official model is submitted by name, a pinned version through /predictions', (t) => {
   t.deepEqual(submitTarget('black-forest-labs/flux-dev'), { path: '/models/black-forest-labs/flux-dev/predictions' });

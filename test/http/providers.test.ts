@@ -4,10 +4,10 @@
 // a moderation refusal is failed and unbilled; a restarted worker resumes polling without
 // submitting again. The providers are third-party HTTP: nock, with fixtures from their docs.
 import test from 'ava';
+import { tinyPng } from '../helpers/adapters.ts';
 import nock from 'nock';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { PNG } from 'pngjs';
 import { loadConfig } from '../../config.ts';
 import { createApp } from '../../app.ts';
 import { createRunModel } from '../../workers/run-model.ts';
@@ -25,12 +25,7 @@ const MAX = '/api/v1/lumen-max-text-to-image';
 const CHAT = '/api/v1/lexi-v1-balanced-chat';
 const SUBMIT = '/v1/models/black-forest-labs/flux-dev/predictions';
 
-function tinyPng(): Buffer {
-  const png = new PNG({ width: 3, height: 2 });
-  png.data.fill(90);
-  return PNG.sync.write(png);
-}
-const PNG_BYTES = tinyPng();
+const PNG_BYTES = tinyPng(3, 2, 90);
 
 const ENV = {
   UPSTREAM_REPLICATE_URL: `${REPLICATE}/v1`,

@@ -1,0 +1,36 @@
+// What the adapter tests share: a real (tiny) PNG to serve from a nocked CDN, a resolver that
+// puts the test hosts on a public address (nock answers before any connection is made), and the
+// readers of an adapter's outcome.
+import type { ExecutionContext } from 'ava';
+import fs from 'node:fs/promises';
+import type { LookupAddress } from 'node:dns';
+import { PNG } from 'pngjs';
+import { AdapterError } from '../../workers/adapters/types.ts';
+import type { AdapterFile } from '../../workers/adapters/types.ts';
+
+/** A valid PNG of the given size, filled with one grey. */
+export function tinyPng(width = 2, height = 2, grey = 128): Buffer {
+  const png = new PNG({ width, height });
+  png.data.fill(grey);
+  return PNG.sync.write(png);
+}
+
+/** Every test host resolves to a public address, so the destination policy lets it through. */
+export async function publicResolve(): Promise<LookupAddress[]> {
+  return [{ address: '93.184.215.14', family: 4 }];
+}
+
+/** The bytes of a downloaded output (kept in memory or a temporary file, which this removes). */
+export async function bytes(file: AdapterFile): Promise<Buffer> {
+  if (file.data) return Buffer.from(file.data);
+  const data = await fs.readFile(file.path);
+  await fs.rm(file.path, { force: true });
+  return data;
+}
+
+/** The AdapterError a run must reject with. */
+export async function failure(t: ExecutionContext, run: Promise<unknown>): Promise<AdapterError> {
+  const error = await t.throwsAsync(run, { instanceOf: AdapterError });
+  if (!error) throw new Error('expected an AdapterError');
+  return error;
+}

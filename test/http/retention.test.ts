@@ -191,3 +191,20 @@ test.serial('0 or off keeps outputs and attempts forever; RETENTION_INTERVAL_SEC
   t.is(loadConfig({ ...base, RETENTION_INTERVAL_SECONDS: 'off' }).retention.intervalMs, null);
   t.throws(() => loadConfig({ ...base, OUTPUT_RETENTION_DAYS: 'soon' }), { message: /OUTPUT_RETENTION_DAYS/ });
 });
+
+test.serial('on SQLite too: the lease gives one run per period, and every removal query runs', async (t) => {
+  let at = Date.UTC(2026, 10, 1);
+  const lite = await startGateway({ db: 'sqlite', queue: 'memory', clock: () => at });
+  try {
+    const a = createRetention(lite.app);
+    const b = createRetention(lite.app);
+    const both = await Promise.all([a.runOnce(), b.runOnce()]);
+    t.is(both.filter((c) => c !== null).length, 1);
+    t.like(both.find((c) => c !== null), { outputs: 0, sessions: 0 });
+    at += HOUR;
+    t.truthy(await b.runOnce());
+    t.is(await a.runOnce(), null);
+  } finally {
+    await lite.stop();
+  }
+});

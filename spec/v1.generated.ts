@@ -3049,6 +3049,8 @@ export interface components {
                 [key: string]: unknown;
             };
             outputs: string[];
+            /** @description As in getPredictionResult - true once the output files were removed by the retention policy (`outputs` is then empty). */
+            outputs_expired?: boolean;
             has_nsfw_contents: boolean[];
             error: string | null;
             /** @description As in getPredictionResult. */

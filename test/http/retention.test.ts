@@ -73,6 +73,9 @@ test.serial('output files past OUTPUT_RETENTION_DAYS are removed; the row stays 
   const oldFile = fileOf(before.body.outputs[0]!);
   t.true(await exists(oldFile));
 
+  const sandbox = await gw.server.inject({ method: 'POST', url: MODEL, headers: { 'x-api-key': acct.testKey }, payload: { prompt: 'sample' } });
+  const sandboxId = (sandbox.result as { request_id: string }).request_id;
+
   now += 31 * DAY;
   const recent = await generate();
   const recentFile = fileOf((await result(recent)).body.outputs[0]!);
@@ -83,6 +86,8 @@ test.serial('output files past OUTPUT_RETENTION_DAYS are removed; the row stays 
   t.is(counts.outputs, 1);
   t.false(await exists(oldFile), 'the old output file is removed');
   t.false(await exists(path.dirname(oldFile)), 'and its directory');
+  const gone = await gw.server.inject({ method: 'GET', url: new URL(before.body.outputs[0]!).pathname });
+  t.is(gone.statusCode, 404, 'an old output URL answers 404');
   t.true(await exists(recentFile), 'a recent output is kept');
 
   const after = await result(old);
@@ -91,6 +96,11 @@ test.serial('output files past OUTPUT_RETENTION_DAYS are removed; the row stays 
   t.true(after.body.outputs_expired);
   t.deepEqual(after.body.outputs, []);
   t.deepEqual(after.body.has_nsfw_contents, []);
+  const detail = await gw.server.inject({ method: 'GET', url: `/app/prediction_response/${old}`, headers: { 'x-api-key': acct.liveKey } });
+  t.like(detail.result, { outputs: [], outputs_expired: true, status: 'completed' });
+  const sample = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${sandboxId}/result`, headers: { 'x-api-key': acct.testKey } });
+  t.like(sample.result, { outputs_expired: false }, 'sandbox samples are shared files, never removed');
+  t.is((sample.result as { outputs: string[] }).outputs.length, 1);
   const kept = await result(recent);
   t.false(kept.body.outputs_expired);
   t.is(kept.body.outputs.length, 1);

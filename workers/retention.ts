@@ -87,7 +87,7 @@ export function createRetention(app: Pick<App, 'db' | 'storage' | 'log' | 'clock
   return {
     runOnce,
     start() {
-      if (cfg.intervalMs === null || timer) return;
+      if (cfg.intervalMs === null || timer || stopped) return;
       tick();
       timer = setInterval(tick, cfg.intervalMs);
       timer.unref();

@@ -194,6 +194,19 @@ test.serial('two workers on one database run the job once per period', async (t)
   await other.stop();
 });
 
+test.serial('start runs at once when the lease is free, and stop waits for that run and ends the timer', async (t) => {
+  const job = createRetention(gw.app);
+  now += HOUR;
+  const runs = async () => (await gw.app.metrics.retentionRuns.get()).values.find((v) => v.labels.outcome === 'ok')?.value ?? 0;
+  const before = await runs();
+  job.start();
+  await job.stop();
+  t.is(await runs(), before + 1, 'the first tick ran and finished before stop returned');
+  now += HOUR;
+  job.start();
+  t.is(await runs(), before + 1, 'a stopped job does not tick again');
+});
+
 test.serial('0 or off keeps outputs and attempts forever; RETENTION_INTERVAL_SECONDS=off never runs', (t) => {
   const base = { DATA_DIR: '/tmp/x' };
   t.like(loadConfig({ ...base, OUTPUT_RETENTION_DAYS: 'off', WEBHOOK_ATTEMPT_RETENTION_DAYS: '0' }).retention, { outputDays: null, webhookAttemptDays: null });

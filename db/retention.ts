@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
 import { jsonOr } from './rows.ts';
+import { isDuplicateKey } from './errors.ts';
 import { deleteExpiredIdempotencyKeys } from './idempotency.ts';
 
 export const RETENTION_BATCH = 500;
@@ -26,8 +27,9 @@ export async function takeJobLease(db: Db, name: string, holder: string, now: nu
   try {
     await db('scheduled_jobs').insert({ name, next_run_at: now + periodMs, holder: holder.slice(0, 64), last_started_at: now });
     return true;
-  } catch {
-    return false;
+  } catch (err) {
+    if (isDuplicateKey(err)) return false;
+    throw err;
   }
 }
 

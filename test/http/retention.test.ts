@@ -16,6 +16,7 @@ import { createApp } from '../../app.ts';
 import type { App } from '../../app.ts';
 import { createRetention } from '../../workers/retention.ts';
 import type { Retention } from '../../workers/retention.ts';
+import { takeJobLease } from '../../db/retention.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -230,4 +231,11 @@ test.serial('on SQLite too: the lease gives one run per period, and every remova
   } finally {
     await lite.stop();
   }
+});
+
+test.serial('a job without a lease row yet gets one: of two workers asking at once, one inserts it and runs', async (t) => {
+  const both = await Promise.all([takeJobLease(gw.app.db, 'new-job', 'a', now, HOUR), takeJobLease(gw.app.db, 'new-job', 'b', now, HOUR)]);
+  t.deepEqual(both.filter(Boolean), [true]);
+  t.false(await takeJobLease(gw.app.db, 'new-job', 'a', now + HOUR - 1, HOUR));
+  t.true(await takeJobLease(gw.app.db, 'new-job', 'a', now + HOUR, HOUR));
 });

@@ -62,6 +62,16 @@ export interface Config {
   workerHealthHost: string;
   /** browser origins allowed to call the API (CORS); [] = same-origin only, ['*'] = any */
   corsOrigins: string[];
+  retention: RetentionConfig;
+}
+
+/** README "Retention": lifetimes in days, null = kept forever; the job's period in ms, null = never runs. */
+export interface RetentionConfig {
+  intervalMs: number | null;
+  outputDays: number | null;
+  webhookAttemptDays: number | null;
+  /** how long expired or used sessions, tokens, codes, links and invites are kept after that */
+  expiredGraceDays: number;
 }
 
 export interface MailConfig {
@@ -149,10 +159,24 @@ const schema = Joi.object({
     return value;
   }),
   CORS_ORIGINS: Joi.string().custom((value: string) => { corsOrigins(value); return value; }),
+  // README "Retention": a number of days, or 0 / off = kept forever
+  OUTPUT_RETENTION_DAYS: days().default(30),
+  WEBHOOK_ATTEMPT_RETENTION_DAYS: days().default(30),
+  EXPIRED_RECORD_GRACE_DAYS: Joi.number().integer().min(0).max(3650).default(1),
+  RETENTION_INTERVAL_SECONDS: Joi.alternatives(Joi.number().integer().min(10).max(7 * 24 * 3600), Joi.string().valid('off'))
+    .default(3600).messages({ 'alternatives.match': 'must be a number of seconds (10-604800) or "off"' }),
 })
   .pattern(/^UPSTREAM_[A-Z0-9_]+_URL$/, Joi.string().uri({ scheme: ['http', 'https'] }))
   .pattern(/^UPSTREAM_[A-Z0-9_]+_KEY$/, Joi.string().min(1))
   .unknown(true);
+
+/** A lifetime in days: a whole number (0 = forever) or `off` (forever). */
+function days() {
+  return Joi.alternatives(Joi.number().integer().min(0).max(36_500), Joi.string().valid('off'))
+    .messages({ 'alternatives.match': 'must be a number of days (0-36500) or "off" (0 and off keep forever)' });
+}
+
+const lifetime = (v: unknown): number | null => (v === 'off' || v === 0 ? null : (v as number));
 
 /**
  * CORS_ORIGINS: `*` alone, or origins as a browser sends them (`scheme://host[:port]`, no path or
@@ -268,5 +292,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerHealthPort: v.WORKER_HEALTH_PORT as number | undefined,
     workerHealthHost: String(v.WORKER_HEALTH_HOST),
     corsOrigins: v.CORS_ORIGINS === undefined ? [] : corsOrigins(String(v.CORS_ORIGINS)),
+    retention: {
+      intervalMs: v.RETENTION_INTERVAL_SECONDS === 'off' ? null : (v.RETENTION_INTERVAL_SECONDS as number) * 1000,
+      outputDays: lifetime(v.OUTPUT_RETENTION_DAYS),
+      webhookAttemptDays: lifetime(v.WEBHOOK_ATTEMPT_RETENTION_DAYS),
+      expiredGraceDays: v.EXPIRED_RECORD_GRACE_DAYS as number,
+    },
   };
 }

@@ -6,6 +6,7 @@ import { createServer, createHealthServer } from './server.ts';
 import { collectProcessMetrics } from './lib/metrics.ts';
 import { createRunModel } from './workers/run-model.ts';
 import { createDeliverWebhook } from './workers/deliver-webhook.ts';
+import { createRetention } from './workers/retention.ts';
 import { SpecError } from './spec/load.ts';
 import type { Server } from '@hapi/hapi';
 
@@ -28,6 +29,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
   let server: Server | null = null;
   let healthServer: Server | null = null;
   let runModel: ReturnType<typeof createRunModel> | null = null;
+  let retention: ReturnType<typeof createRetention> | null = null;
 
   if (config.role !== 'api') {
     runModel = createRunModel(app);
@@ -38,6 +40,9 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     app.metrics.workerConcurrency.set({ topic: 'webhooks' }, config.workerConcurrency * 8);
     if (!app.queue.durable) await app.dispatcher.recover();
     app.dispatcher.start(5_000);
+    // README "Retention": every worker ticks; the database lease lets one of them run per period.
+    retention = createRetention(app);
+    retention.start();
   }
   if (config.role !== 'worker') {
     server = await createServer(app);
@@ -59,6 +64,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     // worker, or for this gateway's next start with the in-process queue.
     async stop() {
       if (server) await server.stop({ timeout: 10_000 });
+      // before the database closes: a run in progress finishes its current batch
+      if (retention) await retention.stop();
       if (runModel) {
         await app.queue.stopConsuming();
         const left = await app.queue.drain(config.shutdownGraceMs);

@@ -48,6 +48,10 @@ export interface Prediction {
   errorCode: string | null;
   /** the provider's job once an upstream adapter submitted it (README "Providers") */
   upstreamJob: UpstreamJob | null;
+  /** when the retention job removed the output files (README "Retention"); null while they are kept */
+  outputsExpiredAt: number | null;
+  /** the X-Request-Id of the submit, carried by every message published for it (sweeper included) */
+  httpRequestId: string | null;
 }
 
 export interface UpstreamJob {
@@ -87,6 +91,8 @@ interface PredictionRow {
   upstream_status?: string | null;
   upstream_polls?: number | string | null;
   upstream_submitted_at?: number | string | null;
+  outputs_expired_at?: number | string | null;
+  http_request_id?: string | null;
 }
 
 function toPrediction(r: PredictionRow): Prediction {
@@ -118,6 +124,8 @@ function toPrediction(r: PredictionRow): Prediction {
       polls: num(r.upstream_polls ?? 0),
       submittedAt: num(r.upstream_submitted_at ?? 0),
     } : null,
+    outputsExpiredAt: numOrNull(r.outputs_expired_at ?? null),
+    httpRequestId: r.http_request_id ?? null,
   };
 }
 
@@ -137,6 +145,8 @@ export interface NewPrediction {
   input: Record<string, unknown>;
   price: number;
   webhookUrl: string | null;
+  /** the submit's X-Request-Id (already validated: <= 128 safe characters) */
+  httpRequestId?: string | null;
 }
 
 /** Holds the price on the payer's wallet (the team's when teamId is set) and records the request as `queued`, in one transaction. */
@@ -144,7 +154,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number): P
   const teamId = p.teamId ?? null;
   const row = {
     id: p.id, user_id: p.userId, team_id: teamId, api_key_id: p.apiKeyId, model: p.model, status: 'queued', is_test: false,
-    input: JSON.stringify(p.input), price: p.price, webhook_url: p.webhookUrl, created_at: now, updated_at: now,
+    input: JSON.stringify(p.input), price: p.price, webhook_url: p.webhookUrl, http_request_id: p.httpRequestId ?? null, created_at: now, updated_at: now,
   };
   if (p.price === 0) {
     await db('predictions').insert(row);
@@ -162,7 +172,7 @@ export async function insertSandboxPrediction(db: Db, p: Omit<NewPrediction, 'pr
   const row = {
     id: p.id, user_id: p.userId, team_id: p.teamId ?? null, api_key_id: p.apiKeyId, model: p.model, status: 'completed', is_test: true,
     input: JSON.stringify(p.input), outputs: JSON.stringify(outputs), nsfw: JSON.stringify(outputs.map(() => false)),
-    price: 0, webhook_url: p.webhookUrl, inference_ms: 0, created_at: now, started_at: now, completed_at: now, updated_at: now,
+    price: 0, webhook_url: p.webhookUrl, http_request_id: p.httpRequestId ?? null, inference_ms: 0, created_at: now, started_at: now, completed_at: now, updated_at: now,
   };
   if (!p.webhookUrl) {
     await db('predictions').insert(row);
@@ -270,10 +280,10 @@ export async function releaseOrphanedClaims(db: Db, now: number): Promise<number
 }
 
 /** Requests the queue confirmed long ago that no worker has claimed: their message may be lost. */
-export async function findStalePending(db: Db, olderThan: number, limit: number): Promise<string[]> {
-  const rows = await db('predictions').select('id').where('status', 'pending').andWhere('updated_at', '<', olderThan)
+export async function findStalePending(db: Db, olderThan: number, limit: number): Promise<Array<{ id: string; reqId: string | null }>> {
+  const rows = await db('predictions').select('id', 'http_request_id').where('status', 'pending').andWhere('updated_at', '<', olderThan)
     .orderBy('updated_at', 'asc').limit(limit);
-  return rows.map((r: { id: string }) => r.id);
+  return rows.map((r: { id: string; http_request_id: string | null }) => ({ id: r.id, reqId: r.http_request_id }));
 }
 
 /** The sweeper published a stale pending request again: restart its clock so it is not republished every sweep. */
@@ -364,10 +374,10 @@ export async function setUpstreamStatus(db: Db, id: string, status: string): Pro
  * Upstream jobs whose poll chain seems lost (a purged queue): running, with a job recorded, and
  * not touched by a poll for longer than any poll wait.
  */
-export async function findStalledUpstream(db: Db, olderThan: number, limit: number): Promise<Array<{ id: string; polls: number }>> {
-  const rows = await db('predictions').select('id', 'upstream_polls').where('status', 'processing').whereNotNull('upstream_job_id')
+export async function findStalledUpstream(db: Db, olderThan: number, limit: number): Promise<Array<{ id: string; polls: number; reqId: string | null }>> {
+  const rows = await db('predictions').select('id', 'upstream_polls', 'http_request_id').where('status', 'processing').whereNotNull('upstream_job_id')
     .andWhere('updated_at', '<', olderThan).orderBy('updated_at', 'asc').limit(limit);
-  return rows.map((r: { id: string; upstream_polls: number | string }) => ({ id: r.id, polls: num(r.upstream_polls) }));
+  return rows.map((r: { id: string; upstream_polls: number | string; http_request_id: string | null }) => ({ id: r.id, polls: num(r.upstream_polls), reqId: r.http_request_id }));
 }
 
 /** Restarts a stalled upstream job's clock once its poll was published again, so the sweeper does not publish it every sweep. */

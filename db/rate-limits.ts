@@ -5,6 +5,9 @@
 import type { Db } from './knex.ts';
 import { num } from './rows.ts';
 
+/** Registration's window: its budget is per hour (handlers/rate-limit.ts; the retention job needs it too). */
+export const REGISTER_WINDOW_SECONDS = 3600;
+
 /** Counts one hit in the window starting at `windowStart` and returns the hits in that window so far. */
 export async function hitWindow(db: Db, bucket: string, windowStart: number): Promise<number> {
   await db('rate_limits')

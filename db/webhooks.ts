@@ -178,9 +178,12 @@ export async function touchDelivery(db: Db, id: string, now: number): Promise<vo
 }
 
 /** Pending deliveries long past their due time: their message was never confirmed by the queue. */
-export async function findStalledDeliveries(db: Db, dueBefore: number, limit: number): Promise<string[]> {
-  const rows = await db('webhook_deliveries').select('id').where('status', 'pending').andWhere('next_attempt_at', '<', dueBefore)
-    .orderBy('next_attempt_at', 'asc').limit(limit);
-  return rows.map((r: { id: string }) => r.id);
+export async function findStalledDeliveries(db: Db, dueBefore: number, limit: number): Promise<Array<{ id: string; reqId: string | null }>> {
+  // the prediction's X-Request-Id, so the republished delivery's log lines carry it
+  const rows = await db('webhook_deliveries').select('webhook_deliveries.id', 'predictions.http_request_id')
+    .leftJoin('predictions', 'predictions.id', 'webhook_deliveries.prediction_id')
+    .where('webhook_deliveries.status', 'pending').andWhere('webhook_deliveries.next_attempt_at', '<', dueBefore)
+    .orderBy('webhook_deliveries.next_attempt_at', 'asc').limit(limit);
+  return rows.map((r: { id: string; http_request_id: string | null }) => ({ id: r.id, reqId: r.http_request_id }));
 }
 

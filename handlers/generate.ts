@@ -40,7 +40,7 @@ export const generate: ModelHandler = async (ctx) => {
     if (problem) throw new ValidationFailedError([{ loc: ['query', 'webhook'], msg: problem, type: 'value_error' }]);
   }
   // A team owner (team_id, or a team's key) pays from the team wallet and owns the record.
-  const base = { id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input: body, webhookUrl: webhook };
+  const base = { id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input: body, webhookUrl: webhook, httpRequestId: requestId ?? null };
 
   if (caller.isTest) {
     const deliveryId = await insertSandboxPrediction(app.db, base, [app.storage.sandboxKey(model.output)], now);

@@ -14,7 +14,7 @@ import type { Request } from '@hapi/hapi';
 import ipaddr from 'ipaddr.js';
 import { clientIp } from '../lib/addresses.ts';
 import { RateLimitedError } from '../lib/errors.ts';
-import { clearBucket, deleteEndedWindows, hitWindow, unhitWindow } from '../db/rate-limits.ts';
+import { REGISTER_WINDOW_SECONDS, clearBucket, deleteEndedWindows, hitWindow, unhitWindow } from '../db/rate-limits.ts';
 import { normaliseEmail } from '../db/users.ts';
 import type { App } from '../lib/context.ts';
 
@@ -52,8 +52,7 @@ function bucket(kind: string, value: string): string {
 
 const SWEEP_EVERY_MS = 60_000;
 let lastSweep = 0;
-/** Registration's window: its budget is per hour. */
-export const REGISTER_WINDOW_SECONDS = 3600;
+export { REGISTER_WINDOW_SECONDS };
 
 /** The route groups whose failures are counted apart from each other. */
 export type AttemptGroup = 'password' | 'code' | 'reset';

@@ -78,6 +78,18 @@ export function createMetrics(sources: MetricSources) {
       labelNames: ['outcome'] as const,
       registers,
     }),
+    retentionRemoved: new Counter({
+      name: 'mediagate_retention_removed_total',
+      help: 'Records removed by the retention job run in this process, by kind (outputs: predictions whose files were removed)',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    retentionRuns: new Counter({
+      name: 'mediagate_retention_runs_total',
+      help: 'Retention job runs in this process, by outcome (ok, error)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
   };
 
   new Gauge({

@@ -18,6 +18,8 @@ export interface ViewedPrediction {
   error: string | null;
   errorCode?: string | null;
   inferenceMs: number | null;
+  /** when the retention job removed the output files; null (or absent) while they are kept */
+  outputsExpiredAt?: number | null;
 }
 
 /** What the view needs of the app (an App has it): output URLs and the public base URL. */
@@ -31,6 +33,8 @@ export interface PredictionView {
   model: string;
   status: PredictionStatus;
   outputs: string[];
+  /** the files were removed by retention (README "Retention"): outputs and has_nsfw_contents are then [] */
+  outputs_expired: boolean;
   urls: { get: string };
   has_nsfw_contents: boolean[];
   created_at: string;
@@ -46,12 +50,15 @@ export interface PredictionView {
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function predictionView(app: ViewContext, p: ViewedPrediction): PredictionView {
-  const completed = p.status === 'completed';
+  const expired = p.status === 'completed' && (p.outputsExpiredAt ?? null) !== null;
+  // URLs whose files are gone would only 404: an expired prediction lists none and says why.
+  const completed = p.status === 'completed' && !expired;
   return {
     id: p.id,
     model: p.model,
     status: p.status,
     outputs: completed ? p.outputs.map((k) => app.storage.url(k)) : [],
+    outputs_expired: expired,
     urls: { get: `${app.config.publicUrl}/api/v1/predictions/${p.id}/result` },
     has_nsfw_contents: completed ? p.outputs.map((_, i) => p.nsfw[i] ?? false) : [],
     created_at: new Date(p.createdAt).toISOString(),

@@ -31,6 +31,11 @@ export interface Storage {
   tempDir: string;
   /** removes temporary downloads older than `olderThanMs` (left by a worker that died); returns how many */
   removeStaleTemporary(olderThanMs: number, now?: number): Promise<number>;
+  /**
+   * removes a prediction's stored outputs (retention); only keys under its own `outputs/<id>/`
+   * are touched (never a sandbox sample); a file already gone counts as removed. Returns how many keys it removed.
+   */
+  removeOutputs(predictionId: string, keys: readonly string[]): Promise<number>;
   url(key: string): string;
   /** the sandbox's mock output for a kind of media */
   sandboxKey(kind: MediaKind): string;
@@ -74,6 +79,18 @@ export function createLocalStorage(root: string, publicUrl: string): Storage {
           removed++;
         }
       }
+      return removed;
+    },
+    async removeOutputs(predictionId, keys) {
+      const prefix = `outputs/${predictionId}/`;
+      let removed = 0;
+      for (const key of keys) {
+        if (!key.startsWith(prefix) || key.includes('..') || key.includes('\\')) continue;
+        await fs.rm(path.join(root, key), { force: true });
+        removed++;
+      }
+      // the prediction's directory, once empty (a leftover temporary file keeps it)
+      await fs.rmdir(path.join(root, 'outputs', predictionId)).catch(() => undefined);
       return removed;
     },
     url(key) {

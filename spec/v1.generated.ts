@@ -2398,8 +2398,10 @@ export interface components {
             /** @description Model endpoint slug (its operationId). */
             model: string;
             status: components["schemas"]["PredictionStatus"];
-            /** @description URLs of the produced files; empty until `completed`. */
+            /** @description URLs of the produced files; empty until `completed`, and empty again once the files were removed by the retention policy (`outputs_expired`). */
             outputs: string[];
+            /** @description True when the prediction completed but its output files were removed after the operator's output lifetime (README "Retention", `OUTPUT_RETENTION_DAYS`); `outputs` and `has_nsfw_contents` are then empty. The prediction itself (status, times, cost) is kept. */
+            outputs_expired: boolean;
             urls: {
                 /** @description URL of this result endpoint. */
                 get: string;
@@ -3047,6 +3049,8 @@ export interface components {
                 [key: string]: unknown;
             };
             outputs: string[];
+            /** @description As in getPredictionResult - true once the output files were removed by the retention policy (`outputs` is then empty). */
+            outputs_expired?: boolean;
             has_nsfw_contents: boolean[];
             error: string | null;
             /** @description As in getPredictionResult. */

@@ -18,8 +18,8 @@ import type { Logger } from 'pino';
 export interface IdMessage {
   id: string;
   /**
-   * the X-Request-Id of the HTTP request that caused the work, for the consumers' log lines;
-   * absent on messages published before it existed and on the sweeper's republished copies
+   * the X-Request-Id of the HTTP request that caused the work, for the consumers' log lines; the
+   * sweeper's republished copies read it from the prediction row. Absent on messages of older versions
    */
   reqId?: string;
 }
@@ -79,9 +79,9 @@ export function createDispatcher(deps: {
     return true;
   }
 
-  async function publishAll(topic: 'predictions' | 'webhooks', ids: readonly string[]): Promise<number> {
+  async function publishAll(topic: 'predictions' | 'webhooks', items: ReadonlyArray<{ id: string; reqId: string | null }>): Promise<number> {
     let n = 0;
-    for (const id of ids) if (await publish(topic, id)) n++;
+    for (const { id, reqId } of items) if (await publish(topic, id, reqId ?? undefined)) n++;
     return n;
   }
 
@@ -94,9 +94,9 @@ export function createDispatcher(deps: {
       let n = 0;
       try {
         const now = clock();
-        n += await publishAll('predictions', (await findUnpublished(db, now - graceMs, 500)).map((p) => p.id));
-        for (const id of await findStalePending(db, now - pendingAfterMs, 500)) {
-          if (await publish('predictions', id)) {
+        n += await publishAll('predictions', (await findUnpublished(db, now - graceMs, 500)).map((p) => ({ id: p.id, reqId: p.httpRequestId })));
+        for (const { id, reqId } of await findStalePending(db, now - pendingAfterMs, 500)) {
+          if (await publish('predictions', id, reqId ?? undefined)) {
             await touchPending(db, id, clock());
             n++;
           }
@@ -104,9 +104,9 @@ export function createDispatcher(deps: {
         // An upstream job polled through delayed messages touches its row at every poll; one left
         // alone this long lost its poll message (a purged queue, a worker that died between
         // moving the chain on and publishing): its current poll is published again.
-        for (const { id, polls } of await findStalledUpstream(db, now - pendingAfterMs, 500)) {
+        for (const { id, polls, reqId } of await findStalledUpstream(db, now - pendingAfterMs, 500)) {
           try {
-            await queue.publish('predictions', { id, poll: polls });
+            await queue.publish('predictions', reqId === null ? { id, poll: polls } : { id, poll: polls, reqId });
           } catch (err) {
             log.warn({ err: (err as Error).message, id }, 'could not republish a stalled upstream poll');
             continue;
@@ -114,8 +114,8 @@ export function createDispatcher(deps: {
           await touchUpstream(db, id, clock());
           n++;
         }
-        for (const id of await findStalledDeliveries(db, now - deliveryGraceMs, 500)) {
-          if (await publish('webhooks', id)) {
+        for (const { id, reqId } of await findStalledDeliveries(db, now - deliveryGraceMs, 500)) {
+          if (await publish('webhooks', id, reqId ?? undefined)) {
             await touchDelivery(db, id, clock());
             n++;
           }
@@ -136,7 +136,7 @@ export function createDispatcher(deps: {
       for (;;) {
         const batch = await findUnfinished(db, 500, after);
         if (batch.length === 0) break;
-        n += await publishAll('predictions', batch.map((p) => p.id));
+        n += await publishAll('predictions', batch.map((p) => ({ id: p.id, reqId: p.httpRequestId })));
         after = batch[batch.length - 1]!.id;
       }
       // Pending deliveries of any age: their messages (and delays) were in this process.

@@ -110,7 +110,19 @@ test.serial('a scripted run (a local model submitted, completed, its webhook del
   }
 });
 
-test('a message without a request id (older versions, the sweeper) still runs; its lines have no reqId', async (t) => {
+test('a request whose publish was lost is republished by the sweeper with the request id kept on its row', async (t) => {
+  const acct = await newAccount(gw, 0);
+  const reqId = `swept-${uniqueName('r')}`;
+  // accepted a minute ago and never confirmed by the queue (the broker was down at submit)
+  const at = Date.now() - 60_000;
+  const id = newPredictionId(at);
+  await submitPrediction(gw.app.db, { id, userId: acct.userId, apiKeyId: null, model: MODEL, input: { prompt: 'lost publish', width: 64, height: 64 }, price: 0, webhookUrl: null, httpRequestId: reqId }, at);
+  await gw.app.dispatcher.sweep();
+  const done = await waitFor(() => logs.parsed().find((l) => l.msg === 'prediction completed' && l.id === id), { what: 'the completion line' });
+  t.is(done.reqId, reqId);
+});
+
+test('a message without a request id (older versions) still runs; its lines have no reqId', async (t) => {
   const acct = await newAccount(gw, 0);
   const now = Date.now();
   const id = newPredictionId(now);

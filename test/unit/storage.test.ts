@@ -40,3 +40,13 @@ test('no temporary directory yet is nothing to remove', async (t) => {
   const { store } = await storage(t);
   t.is(await store.removeStaleTemporary(0), 0);
 });
+
+test('removing a prediction\'s outputs (retention) touches only keys under its own directory, then the directory', async (t) => {
+  const { root, store } = await storage(t);
+  const mine = await store.save('p1', 0, { data: new Uint8Array([1]), contentType: 'image/png', extension: 'png' });
+  const other = await store.save('p2', 0, { data: new Uint8Array([2]), contentType: 'image/png', extension: 'png' });
+  const removed = await store.removeOutputs('p1', [mine, other, 'outputs/p1/../p2/0.png', store.sandboxKey('image'), 'outputs/p1/9.png']);
+  t.is(removed, 2, 'its own key, and one already gone');
+  await t.throwsAsync(fs.stat(path.join(root, 'outputs', 'p1')));
+  t.true((await fs.stat(path.join(root, other))).isFile(), 'another prediction\'s file stays');
+});

@@ -1,0 +1,119 @@
+// Retention (README "Retention"): the queries of the scheduled job that removes what outlived its
+// lifetime. Every removal is a series of small batches (select a batch of keys, delete those keys
+// with the condition checked again), never one statement over a whole table, so no transaction
+// grows with the backlog and concurrent traffic waits on a few rows at most. Ledger rows
+// (credit_transactions) and prediction rows are never deleted here.
+import type { Knex } from 'knex';
+import type { Db } from './knex.ts';
+import { affected } from './knex.ts';
+import { jsonOr } from './rows.ts';
+import { isDuplicateKey } from './errors.ts';
+import { deleteExpiredIdempotencyKeys } from './idempotency.ts';
+
+export const RETENTION_BATCH = 500;
+
+/**
+ * Takes the lease of a scheduled job for one period: moves `next_run_at` forward from a time
+ * already reached. A conditional UPDATE, so of several workers asking at once exactly one gets
+ * it (on MariaDB and SQLite alike). The row is created here when missing (a job added later).
+ */
+export async function takeJobLease(db: Db, name: string, holder: string, now: number, periodMs: number): Promise<boolean> {
+  const take = () => db('scheduled_jobs').where('name', name).andWhere('next_run_at', '<=', now)
+    .update({ next_run_at: now + periodMs, holder: holder.slice(0, 64), last_started_at: now });
+  if (affected(await take()) === 1) return true;
+  const exists = await db('scheduled_jobs').where('name', name).first('name');
+  if (exists) return false;
+  // First run of a job without a row: one INSERT wins, the others see a duplicate key.
+  try {
+    await db('scheduled_jobs').insert({ name, next_run_at: now + periodMs, holder: holder.slice(0, 64), last_started_at: now });
+    return true;
+  } catch (err) {
+    if (isDuplicateKey(err)) return false;
+    throw err;
+  }
+}
+
+type Where = (q: Knex.QueryBuilder) => Knex.QueryBuilder;
+
+/**
+ * Deletes the rows of `table` matching `where`, `batch` at a time, by their single-column key;
+ * the condition is checked again on delete, so a row renewed in between stays.
+ */
+export async function deleteInBatches(db: Db, table: string, key: string, where: Where, batch = RETENTION_BATCH): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const keys = await where(db(table).select(key)).limit(batch).pluck(key) as Array<string | number>;
+    if (keys.length === 0) return removed;
+    removed += affected(await where(db(table).whereIn(key, keys)).delete());
+    if (keys.length < batch) return removed;
+  }
+}
+
+/** What one run removed, by kind (the names of the `mediagate_retention_removed_total` metric's `kind` label). */
+export interface RetentionCounts {
+  outputs: number;
+  webhook_attempts: number;
+  webhook_deliveries: number;
+  sessions: number;
+  oauth_states: number;
+  oauth_tokens: number;
+  one_time_codes: number;
+  idempotency_keys: number;
+  rate_limit_windows: number;
+  team_invites: number;
+}
+
+/** Completed, non-sandbox predictions finished before `before` whose output files are still kept. */
+export async function findExpiringOutputs(db: Db, before: number, limit: number): Promise<Array<{ id: string; outputs: string[] }>> {
+  const rows = await db('predictions').select('id', 'outputs').where('status', 'completed').andWhere('completed_at', '<', before)
+    .whereNull('outputs_expired_at').andWhere('is_test', false).orderBy('completed_at', 'asc').limit(limit);
+  return rows.map((r: { id: string; outputs: string | null }) => ({ id: r.id, outputs: jsonOr<string[]>(r.outputs, []) }));
+}
+
+/** The prediction's files are gone: its row says so (and when). */
+export async function markOutputsExpired(db: Db, ids: readonly string[], now: number): Promise<number> {
+  if (ids.length === 0) return 0;
+  return affected(await db('predictions').whereIn('id', [...ids]).whereNull('outputs_expired_at').update({ outputs_expired_at: now }));
+}
+
+/** Attempt records of webhook deliveries started before `before`. */
+export function deleteOldWebhookAttempts(db: Db, before: number): Promise<number> {
+  return deleteInBatches(db, 'webhook_attempts', 'id', (q) => q.where('started_at', '<', before));
+}
+
+/** Finished deliveries (delivered, gone, dead) last changed before `before`, with their attempts (cascade). */
+export function deleteOldWebhookDeliveries(db: Db, before: number): Promise<number> {
+  return deleteInBatches(db, 'webhook_deliveries', 'id', (q) => q.whereIn('status', ['delivered', 'gone', 'dead']).andWhere('updated_at', '<', before));
+}
+
+/**
+ * Sessions, OAuth states and tokens, one-time codes and reset codes, idempotency records, ended
+ * rate-limit windows and finished team invites, past their end by more than the grace period
+ * (`cutoff` = now - grace).
+ */
+export async function deleteExpiredRecords(db: Db, now: number, cutoff: number, longestRateWindowMs: number): Promise<Omit<RetentionCounts, 'outputs' | 'webhook_attempts' | 'webhook_deliveries'>> {
+  const sessions = await deleteInBatches(db, 'sessions', 'id', (q) => q.where((w) => w.where('expires_at', '<', cutoff).orWhere('revoked_at', '<', cutoff)));
+  const oauthStates = await deleteInBatches(db, 'oauth_states', 'state_hash', (q) => q.where('expires_at', '<', cutoff));
+  // oidc-provider's records (access tokens, grants…) have a two-column key: batched per kind.
+  let oauthTokens = 0;
+  const kinds = await db('oauth_provider_records').distinct('kind').whereNotNull('expires_at').andWhere('expires_at', '<', cutoff).pluck('kind') as string[];
+  for (const kind of kinds) {
+    oauthTokens += await deleteInBatches(db, 'oauth_provider_records', 'id', (q) => q.where('kind', kind).whereNotNull('expires_at').andWhere('expires_at', '<', cutoff));
+  }
+  // one-time codes of both purposes (sign-in codes and password-reset codes)
+  const codes = await deleteInBatches(db, 'otp_codes', 'id', (q) => q.where((w) => w.where('expires_at', '<', cutoff).orWhere('consumed_at', '<', cutoff)));
+  let idempotency = 0;
+  for (;;) {
+    const n = await deleteExpiredIdempotencyKeys(db, cutoff, RETENTION_BATCH);
+    idempotency += n;
+    if (n < RETENTION_BATCH) break;
+  }
+  // a window is over once the longest budget's window that could contain it has passed
+  const windows = await deleteInBatches(db, 'rate_limits', 'bucket', (q) => q.where('window_start', '<', Math.min(cutoff, now - longestRateWindowMs)));
+  const invites = await deleteInBatches(db, 'team_invites', 'id', (q) => q.where((w) => w.where('expires_at', '<', cutoff).orWhere('accepted_at', '<', cutoff).orWhere('revoked_at', '<', cutoff)));
+  return {
+    sessions, oauth_states: oauthStates, oauth_tokens: oauthTokens, one_time_codes: codes, idempotency_keys: idempotency,
+    rate_limit_windows: windows, team_invites: invites,
+  };
+}
+

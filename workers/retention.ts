@@ -1,0 +1,102 @@
+// The retention job (README "Retention"): every RETENTION_INTERVAL_SECONDS, in worker processes,
+// removes output files of old predictions (the row stays, marked), old webhook attempt records
+// and finished deliveries, and expired or used sessions, OAuth states and tokens, one-time codes,
+// idempotency records, ended rate-limit windows and finished team invites. With several workers
+// one run happens per period: each tick asks for the `scheduled_jobs` lease (a conditional UPDATE),
+// and only the worker that moved it forward runs. Never touches ledger rows or prediction rows.
+import crypto from 'node:crypto';
+import type { App } from '../lib/context.ts';
+import { REGISTER_WINDOW_SECONDS } from '../db/rate-limits.ts';
+import {
+  RETENTION_BATCH, deleteExpiredRecords, deleteOldWebhookAttempts, deleteOldWebhookDeliveries, findExpiringOutputs, markOutputsExpired, takeJobLease,
+} from '../db/retention.ts';
+import type { RetentionCounts } from '../db/retention.ts';
+
+const DAY_MS = 86_400_000;
+export const RETENTION_JOB = 'retention';
+
+export interface Retention {
+  /** takes the lease and runs once; null when another worker holds this period (or retention is off) */
+  runOnce(): Promise<RetentionCounts | null>;
+  /** ticks every period (RETENTION_INTERVAL_SECONDS), starting now; no-op when the interval is off */
+  start(): void;
+  /** stops the timer and waits for a run in progress */
+  stop(): Promise<void>;
+}
+
+export function createRetention(app: Pick<App, 'db' | 'storage' | 'log' | 'clock' | 'metrics' | 'config'>): Retention {
+  const { db, storage, clock, metrics } = app;
+  const cfg = app.config.retention;
+  const log = app.log.child({ job: RETENTION_JOB });
+  const holder = `${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<unknown> | null = null;
+  let stopped = false;
+
+  async function expireOutputs(now: number): Promise<number> {
+    if (cfg.outputDays === null) return 0;
+    const before = now - cfg.outputDays * DAY_MS;
+    let n = 0;
+    for (;;) {
+      const batch = await findExpiringOutputs(db, before, RETENTION_BATCH);
+      for (const p of batch) await storage.removeOutputs(p.id, p.outputs);
+      // marked after the files are gone: a run stopped in between removes them again next time
+      n += await markOutputsExpired(db, batch.map((p) => p.id), now);
+      if (batch.length < RETENTION_BATCH || stopped) return n;
+    }
+  }
+
+  async function run(now: number): Promise<RetentionCounts> {
+    const outputs = await expireOutputs(now);
+    let attempts = 0;
+    let deliveries = 0;
+    if (cfg.webhookAttemptDays !== null) {
+      const before = now - cfg.webhookAttemptDays * DAY_MS;
+      attempts = await deleteOldWebhookAttempts(db, before);
+      deliveries = await deleteOldWebhookDeliveries(db, before);
+    }
+    const longestWindow = Math.max(app.config.authRateLimit.windowSeconds, REGISTER_WINDOW_SECONDS) * 1000;
+    const rest = await deleteExpiredRecords(db, now, now - cfg.expiredGraceDays * DAY_MS, longestWindow);
+    return { outputs, webhook_attempts: attempts, webhook_deliveries: deliveries, ...rest };
+  }
+
+  async function runOnce(): Promise<RetentionCounts | null> {
+    if (cfg.intervalMs === null) return null;
+    const started = clock();
+    if (!(await takeJobLease(db, RETENTION_JOB, holder, started, cfg.intervalMs))) return null;
+    const wallStart = Date.now();
+    try {
+      const counts = await run(started);
+      for (const [kind, n] of Object.entries(counts)) if (n > 0) metrics.retentionRemoved.inc({ kind }, n);
+      metrics.retentionRuns.inc({ outcome: 'ok' });
+      log.info({ removed: counts, durationMs: Date.now() - wallStart }, 'retention run finished');
+      return counts;
+    } catch (err) {
+      metrics.retentionRuns.inc({ outcome: 'error' });
+      throw err;
+    }
+  }
+
+  function tick(): void {
+    if (running || stopped) return;
+    running = runOnce()
+      .catch((err: unknown) => log.warn({ err: (err as Error).message ?? String(err) }, 'retention run failed; the next period tries again'))
+      .finally(() => { running = null; });
+  }
+
+  return {
+    runOnce,
+    start() {
+      if (cfg.intervalMs === null || timer || stopped) return;
+      tick();
+      timer = setInterval(tick, cfg.intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
+  };
+}

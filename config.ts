@@ -5,7 +5,8 @@ import path from 'node:path';
 import { isAddressOrRange } from './lib/addresses.ts';
 import type { UpstreamConfig } from './workers/adapters/types.ts';
 
-export type Role = 'api' | 'worker' | 'all';
+/** `migrate` applies the database migrations and exits (an init container); it starts nothing else. */
+export type Role = 'api' | 'worker' | 'all' | 'migrate';
 
 export interface Config {
   role: Role;
@@ -97,7 +98,7 @@ export class ConfigError extends Error {
 }
 
 const schema = Joi.object({
-  ROLE: Joi.string().valid('api', 'worker', 'all').default('all'),
+  ROLE: Joi.string().valid('api', 'worker', 'all', 'migrate').default('all'),
   PORT: Joi.number().integer().min(0).max(65535).default(8080),
   HOST: Joi.string().default('0.0.0.0'),
   PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),

@@ -63,6 +63,8 @@ export interface Config {
   workerHealthHost: string;
   /** browser origins allowed to call the API (CORS); [] = same-origin only, ['*'] = any */
   corsOrigins: string[];
+  /** open: anyone may create an account; closed: only an address holding a pending team invite */
+  registration: 'open' | 'closed';
 }
 
 export interface MailConfig {
@@ -149,6 +151,7 @@ const schema = Joi.object({
     }
     return value;
   }),
+  REGISTRATION: Joi.string().valid('open', 'closed').default('open'),
   CORS_ORIGINS: Joi.string().custom((value: string) => { corsOrigins(value); return value; }),
 })
   .pattern(/^UPSTREAM_[A-Z0-9_]+_URL$/, Joi.string().uri({ scheme: ['http', 'https'] }))
@@ -269,5 +272,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerHealthPort: v.WORKER_HEALTH_PORT as number | undefined,
     workerHealthHost: String(v.WORKER_HEALTH_HOST),
     corsOrigins: v.CORS_ORIGINS === undefined ? [] : corsOrigins(String(v.CORS_ORIGINS)),
+    registration: v.REGISTRATION as 'open' | 'closed',
   };
 }

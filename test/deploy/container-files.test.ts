@@ -63,7 +63,7 @@ test('compose.yaml is valid against the Compose Specification schema once interp
   const { $schema: draft, ...schema } = JSON.parse(fs.readFileSync(schemaFile, 'utf8')) as Record<string, unknown>;
   t.regex(String(draft), /draft\/2019-09/);
   // formats the schema names but Ajv does not define: accepted as any string
-  const ajv = new Ajv2019({ strict: false, allErrors: true, formats: { duration: true, subnet_ip_address: true } });
+  const ajv = new Ajv2019({ strict: false, allErrors: true, formats: { duration: true, subnet_ip_address: true, expose: true, ports: true } });
   const validate = ajv.compile(withoutDraft4Ids(schema) as object);
   const compose = loadCompose(secrets);
   t.true(validate(compose), JSON.stringify(validate.errors, null, 2));

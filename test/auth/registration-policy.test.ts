@@ -11,6 +11,11 @@ import { createUser } from '../../db/users.ts';
 import { hashPassword } from '../../lib/secrets.ts';
 import { loadConfig, ConfigError } from '../../config.ts';
 import { LOGGED_MAIL_MESSAGE } from '../../lib/mail.ts';
+import { startProvider } from '../helpers/oidc.ts';
+import type { LocalProvider, TestClient } from '../helpers/oidc.ts';
+
+const WEB: TestClient = { client_id: 'gateway-web', client_secret: 'gateway-web-secret', redirect_uri: 'http://gateway.test/auth/google_callback' };
+let op: LocalProvider;
 
 const PASSWORD = 'correct horse battery';
 let gw: TestGateway;
@@ -18,10 +23,16 @@ const lines: string[] = [];
 
 test.before(async () => {
   const sink = new Writable({ write(chunk: Buffer, _enc, done) { lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)); done(); } });
-  gw = await startGateway({ queue: 'memory', env: { REGISTRATION: 'closed', SIGNUP_CREDIT: '500' }, log: pino({ level: 'info' }, sink) });
+  op = await startProvider([WEB]);
+  gw = await startGateway({
+    queue: 'memory',
+    env: { REGISTRATION: 'closed', SIGNUP_CREDIT: '500', GOOGLE_CLIENT_ID: WEB.client_id, GOOGLE_CLIENT_SECRET: WEB.client_secret, GOOGLE_ISSUER: op.issuer },
+    log: pino({ level: 'info' }, sink),
+  });
 });
 test.after.always(async () => {
   await gw?.stop();
+  await op?.close();
 });
 
 const post = (url: string, payload: object, headers: Record<string, string> = {}) => gw.server.inject({ method: 'POST', url, payload, headers });
@@ -82,6 +93,28 @@ test('REGISTRATION=closed: a revoked invite opens nothing', async (t) => {
   const invite = (await post(`/app/teams/${teamId}/invites`, { email, role: 'developer' }, auth)).result as { id: number };
   t.is((await gw.server.inject({ method: 'DELETE', url: `/app/teams/${teamId}/invites/${invite.id}`, headers: auth })).statusCode, 200);
   t.is((await post('/auth/register', { email, password: PASSWORD })).statusCode, 403);
+});
+
+test('REGISTRATION=closed: Google sign-in creates an account only for an invited address, and still signs existing accounts in', async (t) => {
+  const mobile = async (email: string) => {
+    const sub = uniqueName('sub');
+    op.accounts.set(sub, { email, email_verified: true });
+    return gw.server.inject({ method: 'POST', url: '/auth/google/mobile', payload: { id_token: await op.idTokenFor(WEB, sub) } });
+  };
+  const stranger = `${uniqueName('gstranger')}@example.com`;
+  const refused = await mobile(stranger);
+  t.is(refused.statusCode, 403, refused.payload);
+  t.regex((JSON.parse(refused.payload) as { detail: string }).detail, /registration is closed on this gateway/);
+  t.is(await gw.app.db('users').where({ email: stranger }).first(), undefined);
+
+  const { auth, teamId } = await existingOwner();
+  const invited = `${uniqueName('ginvited')}@example.com`;
+  t.is((await post(`/app/teams/${teamId}/invites`, { email: invited, role: 'developer' }, auth)).statusCode, 201);
+  t.is((await mobile(invited)).statusCode, 200);
+
+  const existing = `${uniqueName('gexisting')}@example.com`;
+  await createUser(gw.app.db, existing, null, Date.now(), { emailVerified: true });
+  t.is((await mobile(existing)).statusCode, 200, 'an existing account is a sign-in, not a registration');
 });
 
 test('REGISTRATION takes open or closed; anything else stops start-up naming the variable', (t) => {

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { isAddressOrRange } from './lib/addresses.ts';
 import type { UpstreamConfig } from './workers/adapters/types.ts';
 
-export type Role = 'api' | 'worker' | 'all';
+/** `migrate` applies the database migrations and exits (an init container); it starts nothing else. */
+export type Role = 'api' | 'worker' | 'all' | 'migrate';
 
 export interface Config {
   role: Role;
@@ -62,6 +63,8 @@ export interface Config {
   workerHealthHost: string;
   /** browser origins allowed to call the API (CORS); [] = same-origin only, ['*'] = any */
   corsOrigins: string[];
+  /** open: anyone may create an account; closed: only an address holding a pending team invite */
+  registration: 'open' | 'closed';
   retention: RetentionConfig;
 }
 
@@ -107,7 +110,7 @@ export class ConfigError extends Error {
 }
 
 const schema = Joi.object({
-  ROLE: Joi.string().valid('api', 'worker', 'all').default('all'),
+  ROLE: Joi.string().valid('api', 'worker', 'all', 'migrate').default('all'),
   PORT: Joi.number().integer().min(0).max(65535).default(8080),
   HOST: Joi.string().default('0.0.0.0'),
   PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
@@ -158,6 +161,7 @@ const schema = Joi.object({
     }
     return value;
   }),
+  REGISTRATION: Joi.string().valid('open', 'closed').default('open'),
   CORS_ORIGINS: Joi.string().custom((value: string) => { corsOrigins(value); return value; }),
   // README "Retention": a number of days, or 0 / off = kept forever
   OUTPUT_RETENTION_DAYS: days().default(30),
@@ -298,5 +302,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       webhookAttemptDays: lifetime(v.WEBHOOK_ATTEMPT_RETENTION_DAYS),
       expiredGraceDays: v.EXPIRED_RECORD_GRACE_DAYS as number,
     },
+    registration: v.REGISTRATION as 'open' | 'closed',
   };
 }

@@ -1,4 +1,5 @@
-// Entry point: `npm start`. ROLE selects api, worker, or both in one process (default).
+// Entry point: `npm start`. ROLE selects api, worker, or both in one process (default); ROLE=migrate
+// (`npm run migrate`) applies the migrations and exits, for an init container or a deploy step.
 import { loadConfig, ConfigError } from './config.ts';
 import { createApp } from './app.ts';
 import type { App } from './app.ts';
@@ -9,6 +10,8 @@ import { createDeliverWebhook } from './workers/deliver-webhook.ts';
 import { createRetention } from './workers/retention.ts';
 import { SpecError } from './spec/load.ts';
 import type { Server } from '@hapi/hapi';
+import { pino } from 'pino';
+import { createDb, migrate } from './db/knex.ts';
 
 export interface Running {
   app: App;
@@ -21,6 +24,7 @@ export interface Running {
 /** Starts the configured role(s); used by main and by tests that need a real process. */
 export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Running> {
   const config = loadConfig(env);
+  if (config.role === 'migrate') throw new ConfigError('invalid configuration: ROLE: migrate runs migrations and exits; it has nothing to start (main.ts runs it)');
   if (config.role !== 'all' && !config.amqpUrl) {
     throw new ConfigError('invalid configuration: AMQP_URL: required when ROLE is api or worker (the in-process queue only links an API and a worker in one process)');
   }
@@ -81,8 +85,44 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
   };
 }
 
+export class MigrateError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'MigrateError';
+  }
+}
+
+/**
+ * ROLE=migrate: brings the configured database (MariaDB/MySQL, or the SQLite file) to the latest
+ * migration and returns what it applied. Safe to run while old processes serve: migrations are
+ * additive, and knex's lock table lets only one runner apply them when several start at once.
+ */
+export async function runMigrations(env: NodeJS.ProcessEnv = process.env): Promise<{ database: 'mysql' | 'sqlite'; applied: string[] }> {
+  const config = loadConfig(env);
+  const database = config.databaseUrl ? 'mysql' : 'sqlite';
+  const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: 1 });
+  try {
+    return { database, applied: await migrate(db) };
+  } catch (err) {
+    // the driver's message (refused, unknown host, access denied) names no password
+    throw new MigrateError(`migrate failed on the ${database === 'mysql' ? 'MariaDB/MySQL database of DATABASE_URL' : `SQLite file ${config.sqliteFile}`}: ${(err as Error).message}`, { cause: err });
+  } finally {
+    await db.destroy();
+  }
+}
+
 const isMain = process.argv[1] && new URL(import.meta.url).pathname === process.argv[1];
-if (isMain) {
+if (isMain && process.env.ROLE === 'migrate') {
+  try {
+    const { database, applied } = await runMigrations();
+    pino({ base: { role: 'migrate' } }).info({ database, applied }, applied.length > 0 ? `applied ${applied.length} migration(s)` : 'database already up to date');
+    process.exit(0);
+  } catch (err) {
+    const message = err instanceof ConfigError || err instanceof MigrateError ? err.message : `migrate failed: ${(err as Error).message}`;
+    process.stderr.write(`mediagate: ${message}\n`);
+    process.exit(1);
+  }
+} else if (isMain) {
   try {
     const running = await start();
     let stopping = false;

@@ -53,8 +53,10 @@ export function isMysql(db: Db): boolean {
   return db.client.config.client === 'mysql2';
 }
 
-export async function migrate(db: Db): Promise<void> {
-  await db.migrate.latest({ migrationSource });
+/** Applies pending migrations (in one batch); returns the names it applied, [] when up to date. */
+export async function migrate(db: Db): Promise<string[]> {
+  const [, applied] = await db.migrate.latest({ migrationSource }) as [number, string[]];
+  return applied;
 }
 
 /** Number of rows an UPDATE/DELETE touched; knex returns it as a number on both engines. */

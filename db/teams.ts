@@ -243,6 +243,17 @@ export async function createInvite(
   return toInvite(await db('team_invites').where({ id }).first(), now);
 }
 
+/** Whether some team has invited this address and the invite is still usable (REGISTRATION=closed lets it register). */
+export async function hasPendingInvite(db: Db | Knex.Transaction, email: string, now: number): Promise<boolean> {
+  const row = await db('team_invites')
+    .whereRaw('lower(email) = ?', [email.trim().toLowerCase()])
+    .whereNull('accepted_at')
+    .whereNull('revoked_at')
+    .andWhere('expires_at', '>', now)
+    .first('id');
+  return row !== undefined;
+}
+
 /** Invites neither accepted nor revoked (expired ones included, flagged), oldest first. */
 export async function listInvites(db: Db, teamId: number, now: number): Promise<Invite[]> {
   const rows: Row[] = await db('team_invites').where({ team_id: teamId }).whereNull('accepted_at').whereNull('revoked_at').orderBy('id', 'asc');

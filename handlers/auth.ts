@@ -2,7 +2,9 @@
 // API key exchange. Their budgets (`x-rate-limit`) and audit events (`x-audit`) are declared in
 // the spec and applied by the route bridge (./policies.ts); handlers only add the account id.
 import type { Handler, OperationContext } from './types.ts';
-import { ConflictError, UnauthorizedError } from '../lib/errors.ts';
+import { ConflictError, ForbiddenError, UnauthorizedError } from '../lib/errors.ts';
+import { hasPendingInvite } from '../db/teams.ts';
+import type { App } from '../lib/context.ts';
 import { createUser, findUserForLogin } from '../db/users.ts';
 import { DuplicateError } from '../db/errors.ts';
 import { hashPassword, verifyPassword } from '../lib/secrets.ts';
@@ -12,9 +14,17 @@ import { issueApiKey, keyView } from './keys.ts';
 import { issueOtp } from './otp.ts';
 import { startSession, userView } from './session.ts';
 
+export const REGISTRATION_CLOSED = 'registration is closed on this gateway: an account can only be created for an address a team has invited (ask a team owner for an invite, then register with the invited address)';
+
+/** REGISTRATION=closed: a new account only for an address holding a pending team invite. */
+export async function assertMayRegister(app: App, email: string): Promise<void> {
+  if (app.config.registration === 'closed' && !(await hasPendingInvite(app.db, email, app.clock()))) throw new ForbiddenError(REGISTRATION_CLOSED);
+}
+
 /** Creates the account and mails it a code for verify-otp; the sign-up credit comes with the verification. */
 export const register: Handler<'register'> = async (ctx) => {
   const { app, body: { email, password } } = ctx;
+  await assertMayRegister(app, email);
   // The registration budget (x-rate-limit) was counted before this hash: each costs a 32 MiB scrypt.
   let user: User;
   try {

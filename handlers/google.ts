@@ -4,7 +4,9 @@
 import type { App } from '../lib/context.ts';
 import type { GoogleConfig } from '../config.ts';
 import type { Handler } from './types.ts';
-import { ConflictError, InvalidInputError, UnauthorizedError, UnavailableError } from '../lib/errors.ts';
+import { ConflictError, ForbiddenError, InvalidInputError, UnauthorizedError, UnavailableError } from '../lib/errors.ts';
+import { hasPendingInvite } from '../db/teams.ts';
+import { REGISTRATION_CLOSED } from './auth.ts';
 import { sha256Hex } from '../lib/secrets.ts';
 import { savePendingAuthRequest, takePendingAuthRequest } from '../db/oauth-states.ts';
 import { findIdentityUserId, linkIdentity } from '../db/identities.ts';
@@ -70,6 +72,8 @@ async function accountFor(app: App, id: ExternalIdentity): Promise<{ userId: num
       await linkIdentity(trx, existing.id, PROVIDER, id.subject, now);
       return { userId: existing.id, linked: 'existing account' as const };
     }
+    // REGISTRATION=closed: the same rule as /auth/register (an invited address only)
+    if (app.config.registration === 'closed' && !(await hasPendingInvite(trx, email, now))) throw new ForbiddenError(REGISTRATION_CLOSED);
     const user = await createUser(trx, email, null, now);
     // The sign-up credit only for an address Google verified; otherwise it comes with verify-otp.
     if (id.emailVerified) await verifyEmail(trx, user.id, app.config.signupCredit, now);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Plugin } from '@hapi/hapi';
 import type { SpecDocument } from '../spec/load.ts';
+import { publicDocument } from '../spec/public.ts';
 import { PUBLIC_CORS } from './cors.ts';
 
 const uiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -55,7 +56,7 @@ export const docsPlugin: Plugin<{ document: SpecDocument; publicUrl: string }> =
   name: 'mediagate-docs',
   dependencies: ['mediagate-files'],
   register(server, { document, publicUrl }) {
-    const served = JSON.stringify({ ...document, servers: [{ url: publicUrl }] });
+    const served = JSON.stringify({ ...publicDocument(document), servers: [{ url: publicUrl }] });
     const csp = docsCsp(publicUrl);
     server.route({
       method: 'GET',

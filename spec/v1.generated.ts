@@ -2279,7 +2279,70 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    predictionFinished: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A prediction finished (completed or failed)
+         * @description Sent once per prediction that was submitted with `?webhook=`, when it reaches `completed` or `failed` (never another state), signed per Standard Webhooks v1 with the account's secret (`GET /app/webhook_secret`). Failed attempts are retried (see the `webhook` parameter); every attempt of one delivery carries the same `webhook-id`, so receivers must be idempotent.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The delivery's id, the same on every attempt (and on a redelivery); deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was sent; reject stale ones (the standardwebhooks libraries allow 5 minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the secret's bytes (the base64 after `whsec_`), over the exact bytes sent. For 24 hours after a rotation two signatures are sent, space-separated, one per secret. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            responses: {
+                /** @description Gone; the gateway stops retrying this delivery. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received. Answer quickly; the body is not read beyond its first 4 KiB and not kept. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer, a timeout or a network error fails the attempt; it is retried. */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         ErrorDetail: {
@@ -3225,6 +3288,14 @@ export interface components {
             /** @description The token from the invite mail. */
             token: string;
         };
+        /**
+         * @example {
+         *       "prompt": "A red fox runs through fresh snow at dawn, low tracking shot",
+         *       "duration": 5,
+         *       "aspect_ratio": "16:9",
+         *       "generate_audio": true
+         *     }
+         */
         AuroraV3TextToVideoInput: {
             /** @description What the clip shows, including subject, action, setting, camera movement and sound. */
             prompt: string;
@@ -3259,6 +3330,14 @@ export interface components {
              */
             cfg_scale: number;
         };
+        /**
+         * @example {
+         *       "prompt": "Aerial view of a coastline at golden hour, waves breaking on cliffs",
+         *       "duration": 5,
+         *       "aspect_ratio": "16:9",
+         *       "resolution": "4k"
+         *     }
+         */
         AuroraV3TextToVideo4kInput: {
             /** @description What the clip shows, including subject, action, setting, camera movement and sound. */
             prompt: string;
@@ -3293,6 +3372,13 @@ export interface components {
              */
             cfg_scale: number;
         };
+        /**
+         * @example {
+         *       "image_url": "https://example.com/inputs/portrait.png",
+         *       "prompt": "She turns her head and smiles as the wind moves her hair",
+         *       "duration": 5
+         *     }
+         */
         AuroraV3ImageToVideoInput: {
             /**
              * Format: uri
@@ -3332,6 +3418,14 @@ export interface components {
              */
             cfg_scale: number;
         };
+        /**
+         * @example {
+         *       "image_url": "https://example.com/inputs/portrait.png",
+         *       "prompt": "Slow push-in as the clouds drift behind her",
+         *       "duration": 5,
+         *       "resolution": "4k"
+         *     }
+         */
         AuroraV3ImageToVideo4kInput: {
             /**
              * Format: uri
@@ -3371,6 +3465,16 @@ export interface components {
              */
             cfg_scale: number;
         };
+        /**
+         * @example {
+         *       "reference_image_urls": [
+         *         "https://example.com/inputs/portrait.png",
+         *         "https://example.com/inputs/jacket.png"
+         *       ],
+         *       "prompt": "The woman from the first image wears the jacket from the second, walking through a night market",
+         *       "duration": 5
+         *     }
+         */
         AuroraV3OmniReferenceToVideoInput: {
             /** @description Images of the characters, faces or objects whose identity the clip preserves; refer to them in the prompt as image 1, image 2 and so on. */
             reference_image_urls: string[];
@@ -3407,6 +3511,13 @@ export interface components {
              */
             cfg_scale: number;
         };
+        /**
+         * @example {
+         *       "image_url": "https://example.com/inputs/portrait.png",
+         *       "motion_video_url": "https://example.com/inputs/dance.mp4",
+         *       "prompt": "A dancer on a rooftop at sunset"
+         *     }
+         */
         AuroraV3MotionControlInput: {
             /**
              * Format: uri
@@ -3441,6 +3552,13 @@ export interface components {
              */
             cfg_scale: number;
         };
+        /**
+         * @example {
+         *       "image_url": "https://example.com/inputs/chair.png",
+         *       "format": "glb",
+         *       "texture": true
+         *     }
+         */
         FormaV2ImageTo3dInput: {
             /**
              * Format: uri
@@ -3461,6 +3579,14 @@ export interface components {
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
+        /**
+         * @example {
+         *       "prompt": "Write a two-sentence product description for a ceramic teapot.",
+         *       "system_prompt": "You are a concise copywriter.",
+         *       "max_tokens": 200,
+         *       "temperature": 0.7
+         *     }
+         */
         LexiV1ChatInput: {
             /** @description The user message. */
             prompt: string;
@@ -3477,6 +3603,14 @@ export interface components {
              */
             temperature: number;
         };
+        /**
+         * @example {
+         *       "prompt": "a lighthouse on a rocky coast at dusk",
+         *       "width": 512,
+         *       "height": 512,
+         *       "num_images": 1
+         *     }
+         */
         CanvasV1FastTextToImageInput: {
             /** @description Text the pattern is derived from; the same prompt and seed give the same image. */
             prompt: string;
@@ -3503,6 +3637,13 @@ export interface components {
              */
             num_inference_steps: number;
         };
+        /**
+         * @example {
+         *       "prompt": "a lighthouse on a rocky coast at dusk",
+         *       "width": 512,
+         *       "height": 512
+         *     }
+         */
         CanvasV1BudgetTextToImageInput: {
             /** @description Text the pattern is derived from; the same prompt and seed give the same image. */
             prompt: string;
@@ -3529,6 +3670,12 @@ export interface components {
              */
             num_inference_steps: number;
         };
+        /**
+         * @example {
+         *       "prompt": "gentle rain on a tin roof",
+         *       "duration": 5
+         *     }
+         */
         ChimeV1TextToAudioInput: {
             /** @description Text the tone sequence is derived from; the same prompt and seed give the same audio. */
             prompt: string;
@@ -3540,6 +3687,12 @@ export interface components {
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
+        /**
+         * @example {
+         *       "prompt": "a low-poly pine tree",
+         *       "format": "glb"
+         *     }
+         */
         FormaV1TextTo3dInput: {
             /** @description Text the shape is derived from; the same prompt and seed give the same mesh. */
             prompt: string;
@@ -3552,6 +3705,14 @@ export interface components {
              */
             format: "glb" | "obj";
         };
+        /**
+         * @example {
+         *       "prompt": "A cozy reading nook by a rainy window, warm lamp light, film photo",
+         *       "aspect_ratio": "4:3",
+         *       "num_images": 1,
+         *       "output_format": "png"
+         *     }
+         */
         LumenTextToImageInput: {
             /** @description What the image shows; quote any text that must appear in it. */
             prompt: string;
@@ -3580,6 +3741,13 @@ export interface components {
              */
             output_format: "png" | "jpeg" | "webp";
         };
+        /**
+         * @example {
+         *       "image_url": "https://example.com/inputs/portrait.png",
+         *       "prompt": "The same portrait as a watercolor painting",
+         *       "strength": 0.6
+         *     }
+         */
         LumenImageToImageInput: {
             /**
              * Format: uri
@@ -3615,6 +3783,12 @@ export interface components {
              */
             output_format: "png" | "jpeg" | "webp";
         };
+        /**
+         * @example {
+         *       "prompt": "A cat astronaut floating above the Earth",
+         *       "effect": "pixel-art"
+         *     }
+         */
         LumenEffectsTextToImageInput: {
             /** @description What the image shows. */
             prompt: string;
@@ -3644,6 +3818,12 @@ export interface components {
              */
             output_format: "png" | "jpeg" | "webp";
         };
+        /**
+         * @example {
+         *       "image_url": "https://example.com/inputs/portrait.png",
+         *       "effect": "anime"
+         *     }
+         */
         LumenEffectsImageToImageInput: {
             /**
              * Format: uri
@@ -3676,6 +3856,13 @@ export interface components {
              */
             output_format: "png" | "jpeg" | "webp";
         };
+        /**
+         * @example {
+         *       "video_url": "https://example.com/inputs/street.mp4",
+         *       "prompt": "Make it snow and turn the scene to night",
+         *       "keep_audio": true
+         *     }
+         */
         RecutV1VideoEditInput: {
             /**
              * Format: uri
@@ -3694,6 +3881,13 @@ export interface components {
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
+        /**
+         * @example {
+         *       "text": "Your order has shipped and will arrive on Thursday.",
+         *       "voice": "aria",
+         *       "output_format": "mp3"
+         *     }
+         */
         SonarV2TextToSpeechInput: {
             /** @description The text to speak. */
             text: string;
@@ -3715,6 +3909,13 @@ export interface components {
              */
             output_format: "mp3" | "wav";
         };
+        /**
+         * @example {
+         *       "prompt": "Upbeat lo-fi hip hop with soft piano",
+         *       "duration": 30,
+         *       "instrumental": true
+         *     }
+         */
         SonarV2TextToMusicInput: {
             /** @description Genre, mood, tempo and instruments, and the lyrics if vocals are wanted. */
             prompt: string;
@@ -3737,6 +3938,13 @@ export interface components {
              */
             output_format: "mp3" | "wav";
         };
+        /**
+         * @example {
+         *       "video_url": "https://example.com/inputs/speaker.mp4",
+         *       "audio_url": "https://example.com/inputs/voice.wav",
+         *       "sync_mode": "cut_off"
+         *     }
+         */
         SyncraV1LipsyncInput: {
             /**
              * Format: uri
@@ -3757,6 +3965,13 @@ export interface components {
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
+        /**
+         * @example {
+         *       "prompt": "A hummingbird drinks from a red flower, macro, slow motion",
+         *       "duration": 8,
+         *       "aspect_ratio": "16:9"
+         *     }
+         */
         VeloceV2TextToVideoInput: {
             /** @description What the clip shows, including subject, action, setting, camera movement, dialogue in quotes and sound. */
             prompt: string;
@@ -3787,6 +4002,13 @@ export interface components {
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
+        /**
+         * @example {
+         *       "image_url": "https://example.com/inputs/portrait.png",
+         *       "prompt": "The camera orbits slowly around her",
+         *       "duration": 8
+         *     }
+         */
         VeloceV2ImageToVideoInput: {
             /**
              * Format: uri
@@ -3929,7 +4151,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description Too many attempts. Each route group has budgets of its own in each 15-minute window (`AUTH_RATE_WINDOW_SECONDS`): password (login, cliLogin), code (loginOtp, verifyOtp) and reset (resetPassword) count failures only, 10 per (email, client address) and 50 per client address (`AUTH_RATE_PER_EMAIL`, `AUTH_RATE_PER_ADDRESS`), and a success resets its (email, address) count; mail (requestOtp, forgotPassword) counts every request, 10 per email (`AUTH_RATE_MAILS_PER_EMAIL`) and 50 per client address; register counts every request, 10 per client address per hour (`REGISTER_RATE_PER_ADDRESS`). */
+        /** @description Too many attempts. Each route group has budgets of its own in each 15-minute window (`AUTH_RATE_WINDOW_SECONDS`): password (login, cliLogin), code (loginOtp, verifyOtp) and reset (resetPassword) count failures only, 10 per (email, client address) and 50 per client address (`AUTH_RATE_PER_EMAIL`, `AUTH_RATE_PER_ADDRESS`), and a success resets its (email, address) count; mail (requestOtp, forgotPassword) counts every request, 10 per email (`AUTH_RATE_MAILS_PER_EMAIL`) and 50 per client address, and team invites (createTeamInvite) share those mail budgets, per recipient and per client address; register counts every request, 10 per client address per hour (`REGISTER_RATE_PER_ADDRESS`). */
         TooManyAttempts: {
             headers: {
                 /** @description Seconds until the window ends and attempts are accepted again. */
@@ -4850,6 +5072,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -4937,6 +5160,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -5487,6 +5711,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5522,6 +5747,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -5552,6 +5778,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
         };
@@ -5686,6 +5913,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -5756,6 +5984,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
         };
     };
@@ -6293,6 +6522,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyAttempts"];
         };
     };
     revokeTeamInvite: {

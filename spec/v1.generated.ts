@@ -4079,7 +4079,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description Validation error in the path, query or body. */
+        /** @description Validation error in the path, query or body. Every operation can answer it: unknown query parameters are refused, and so is a body sent to an operation that takes none. */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;
@@ -4233,6 +4233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            422: components["responses"]["ValidationFailed"];
             /** @description The database or the queue is unreachable. */
             503: {
                 headers: {
@@ -4372,6 +4373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScopeList"];
                 };
             };
+            422: components["responses"]["ValidationFailed"];
         };
     };
     getAuthorizationServerMetadata: {
@@ -4392,6 +4394,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthorizationServerMetadata"];
                 };
             };
+            422: components["responses"]["ValidationFailed"];
         };
     };
     getProtectedResourceMetadata: {
@@ -4412,6 +4415,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProtectedResourceMetadata"];
                 };
             };
+            422: components["responses"]["ValidationFailed"];
         };
     };
     listOAuthClients: {
@@ -4434,6 +4438,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     createOAuthClient: {
@@ -4606,6 +4611,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     verifyOtp: {
@@ -4811,6 +4817,7 @@ export interface operations {
                     "application/json": components["schemas"]["GoogleUrlResponse"];
                 };
             };
+            422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5458,6 +5465,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     generateApiKey: {
@@ -5507,6 +5515,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     deleteApiKey: {
@@ -5587,6 +5596,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     requestAccountDeletion: {
@@ -5610,6 +5620,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     cancelAccountDeletion: {
@@ -5633,6 +5644,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     getTaskData: {
@@ -5831,6 +5843,7 @@ export interface operations {
                     "application/json": components["schemas"]["AITaskResponse"][];
                 };
             };
+            422: components["responses"]["ValidationFailed"];
         };
     };
     getModelNameForEmbedcode: {
@@ -6123,6 +6136,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     rotateWebhookSecret: {
@@ -6145,6 +6159,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     redeliverWebhook: {
@@ -6232,6 +6247,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     createTeam: {

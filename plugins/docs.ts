@@ -1,4 +1,5 @@
-// The served spec (GET /openapi.json) and a readable API reference (GET /docs), rendered by
+// The served spec (GET /openapi.json: spec/public.ts's document, without operators' x-model
+// wiring, naming the gateway version) and a readable API reference (GET /docs), rendered by
 // swagger-ui from the npm package's own files: nothing is loaded from the internet (no
 // validator badge; a same-origin Content-Security-Policy on the page).
 import path from 'node:path';

@@ -23,7 +23,7 @@ test('declared names are read from the operation', (t) => {
 });
 
 test('an unknown x-rate-limit is refused, naming the operation', (t) => {
-  t.throws(() => policiesOf('login', op({ ...withEmail, 'x-rate-limit': 'password-guesses' })), { message: /^login: x-rate-limit must be one of password-attempts, code-attempts, reset-attempts, code-mails, registrations$/ });
+  t.throws(() => policiesOf('login', op({ ...withEmail, 'x-rate-limit': 'password-guesses' })), { message: /^login: x-rate-limit must be one of password-attempts, code-attempts, reset-attempts, code-mails, registrations, invite-mails$/ });
 });
 
 test('a budget counted per email is refused on an operation whose body has no email', (t) => {

@@ -142,6 +142,18 @@ test('every model input schema has examples, and every example is a valid input'
   }
 });
 
+test('every model input example is accepted by the gateway itself (a sandbox key: nothing is charged or called)', async (t) => {
+  const models = operationsOf(served).filter((o) => o.op['x-model']);
+  for (const { operationId, op, path: p } of models) {
+    const ref = (op.requestBody as { content: Record<string, { schema: { $ref?: string } }> }).content['application/json']!.schema;
+    const schema = served.components.schemas![ref.$ref!.split('/').pop()!] as { examples: unknown[] };
+    for (const example of schema.examples) {
+      const res = await gw.server.inject({ method: 'POST', url: p, headers: { 'x-api-key': acct.testKey }, payload: example as object });
+      t.is(res.statusCode, 200, `${operationId}: ${res.payload}`);
+    }
+  }
+});
+
 test('an example is checked for real: one that breaks its schema is refused', (t) => {
   const validate = validatorFor(served)({ $ref: '#/components/schemas/CanvasV1FastTextToImageInput' });
   t.true(validate({ prompt: 'ok' }));

@@ -46,7 +46,7 @@ function fillPath(path: string, value: string): string {
   return path.replace(/\{[^}]+\}/g, value);
 }
 
-interface Case { url: string; payload?: string }
+interface Case { url: string; payload?: string; type?: string }
 
 function casesFor(op: Operation): Case[] {
   const hasBody = !['GET', 'HEAD', 'DELETE'].includes(op.method.toUpperCase());
@@ -54,6 +54,8 @@ function casesFor(op: Operation): Case[] {
   for (const v of PATH_VALUES) cases.push({ url: fillPath(op.path, v) });
   for (const q of QUERIES) cases.push({ url: fillPath(op.path, '1') + q });
   if (hasBody) for (const b of BODIES) cases.push({ url: fillPath(op.path, '1'), ...(b === undefined ? {} : { payload: b }) });
+  // a body that is not JSON (415 where a body is taken)
+  if (hasBody) cases.push({ url: fillPath(op.path, '1'), payload: 'plain words', type: 'text/plain' });
   return cases;
 }
 
@@ -107,7 +109,7 @@ async function sweep(t: { log: (m: string) => void }, headers: Record<string, st
       const res = await gw.server.inject({
         method,
         url: c.url,
-        headers: { ...headers, ...(c.payload !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: { ...headers, ...(c.payload !== undefined ? { 'content-type': c.type ?? 'application/json' } : {}) },
         ...(c.payload !== undefined ? { payload: c.payload } : {}),
       });
       const status = res.statusCode;

@@ -180,6 +180,12 @@ test('every operation declares the errors the gateway can answer', (t) => {
     // route the gateway validates; the OAuth token endpoint is oidc-provider's and answers 400
     if (op['x-handled-by']) need('400', 'is handled by oidc-provider');
     else need('422', 'refuses unknown query parameters');
+    // a body is read (and refused when it is not JSON or too large) on every POST, PUT and PATCH,
+    // whether the operation takes one or not
+    if (['post', 'put', 'patch'].includes(method) && !op['x-handled-by']) {
+      need('413', 'reads a body (capped in size)');
+      need('415', 'reads a body (only JSON)');
+    }
     if (params.some((x) => x.in === 'path') || teamScoped) need('404', 'names a resource (path id or team_id)');
     if (op['x-rate-limit']) need('429', `has the rate limit ${String(op['x-rate-limit'])}`);
     if (op['x-model']) need('503', 'is a model submit (queue or provider unavailable)');

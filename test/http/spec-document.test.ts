@@ -17,6 +17,7 @@ import { startReceiver } from '../helpers/receiver.ts';
 import { loadSpecDocument } from '../../spec/load.ts';
 import type { SpecDocument } from '../../spec/load.ts';
 import { PUBLIC_X_MODEL_FIELDS } from '../../spec/public.ts';
+import { NOT_YET } from '../../handlers/index.ts';
 
 const UPSTREAM = 'https://lumen.upstream.test';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
@@ -189,6 +190,12 @@ test('every operation declares the errors the gateway can answer', (t) => {
     if (params.some((x) => x.in === 'path') || teamScoped) need('404', 'names a resource (path id or team_id)');
     if (op['x-rate-limit']) need('429', `has the rate limit ${String(op['x-rate-limit'])}`);
     if (op['x-model']) need('503', 'is a model submit (queue or provider unavailable)');
+    // a credential lookup, a rate budget and an audit event read or write the database: when it is
+    // unreachable the answer is 503 (plugins/errors.ts)
+    if (isProtected || op['x-rate-limit'] || op['x-audit'] || op['x-audit-refusal']) need('503', 'reads the database');
+    // 501 is declared exactly where the handler is not built yet
+    if (NOT_YET.includes(operationId)) need('501', 'is not built yet (handlers/index.ts NOT_YET)');
+    else if (declared.has('501')) problems.push(`${operationId} declares 501 but has a handler: drop it`);
     if (params.some((x) => x.name === 'Idempotency-Key')) {
       need('400', 'takes an Idempotency-Key');
       need('409', 'takes an Idempotency-Key');

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
@@ -229,4 +230,14 @@ test('the spec and the package agree on the version, and the served document nam
   const info = served.info as Record<string, unknown>;
   t.is(info.version, packageVersion);
   t.is(info['x-gateway-version'], packageVersion);
+});
+
+test('the served document is a structurally valid OpenAPI 3.1 document, webhooks included (Redocly\'s struct rule)', async (t) => {
+  // @redocly/openapi-core is what openapi-typescript (gen:types) validates with; here it checks
+  // the served document, after spec/public.ts, rather than the loader's
+  const config = await createConfig({ rules: { struct: 'error' } });
+  const problems = await lintFromString({ source: JSON.stringify(served), absoluteRef: 'https://mediagate.test/openapi.json', config });
+  const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.location[0]?.pointer ?? ''}: ${p.message}`);
+  t.deepEqual(errors, []);
+  t.truthy((served.webhooks as Record<string, unknown>).predictionFinished);
 });

@@ -1,10 +1,12 @@
-// The served spec (GET /openapi.json) and a readable API reference (GET /docs), rendered by
+// The served spec (GET /openapi.json: spec/public.ts's document, without operators' x-model
+// wiring, naming the gateway version) and a readable API reference (GET /docs), rendered by
 // swagger-ui from the npm package's own files: nothing is loaded from the internet (no
 // validator badge; a same-origin Content-Security-Policy on the page).
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Plugin } from '@hapi/hapi';
 import type { SpecDocument } from '../spec/load.ts';
+import { publicDocument } from '../spec/public.ts';
 import { PUBLIC_CORS } from './cors.ts';
 
 const uiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -55,7 +57,7 @@ export const docsPlugin: Plugin<{ document: SpecDocument; publicUrl: string }> =
   name: 'mediagate-docs',
   dependencies: ['mediagate-files'],
   register(server, { document, publicUrl }) {
-    const served = JSON.stringify({ ...document, servers: [{ url: publicUrl }] });
+    const served = JSON.stringify({ ...publicDocument(document), servers: [{ url: publicUrl }] });
     const csp = docsCsp(publicUrl);
     server.route({
       method: 'GET',

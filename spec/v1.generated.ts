@@ -2279,7 +2279,70 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    predictionFinished: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A prediction finished (completed or failed)
+         * @description Sent once per prediction that was submitted with `?webhook=`, when it reaches `completed` or `failed` (never another state), signed per Standard Webhooks v1 with the account's secret (`GET /app/webhook_secret`). Failed attempts are retried (see the `webhook` parameter); every attempt of one delivery carries the same `webhook-id`, so receivers must be idempotent.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The delivery's id, the same on every attempt (and on a redelivery); deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was sent; reject stale ones (the standardwebhooks libraries allow 5 minutes). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the secret's bytes (the base64 after `whsec_`), over the exact bytes sent. For 24 hours after a rotation two signatures are sent, space-separated, one per secret. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            responses: {
+                /** @description Gone; the gateway stops retrying this delivery. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received. Answer quickly; the body is not read beyond its first 4 KiB and not kept. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer, a timeout or a network error fails the attempt; it is retried. */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         ErrorDetail: {
@@ -3229,6 +3292,14 @@ export interface components {
             /** @description The token from the invite mail. */
             token: string;
         };
+        /**
+         * @example {
+         *       "prompt": "A red fox runs through fresh snow at dawn, low tracking shot",
+         *       "duration": 5,
+         *       "aspect_ratio": "16:9",
+         *       "generate_audio": true
+         *     }
+         */
         AuroraV3TextToVideoInput: {
             /** @description What the clip shows, including subject, action, setting, camera movement and sound. */
             prompt: string;
@@ -3263,6 +3334,14 @@ export interface components {
              */
             cfg_scale: number;
         };
+        /**
+         * @example {
+         *       "prompt": "Aerial view of a coastline at golden hour, waves breaking on cliffs",
+         *       "duration": 5,
+         *       "aspect_ratio": "16:9",
+         *       "resolution": "4k"
+         *     }
+         */
         AuroraV3TextToVideo4kInput: {
             /** @description What the clip shows, including subject, action, setting, camera movement and sound. */
             prompt: string;
@@ -3297,6 +3376,13 @@ export interface components {
              */
             cfg_scale: number;
         };
+        /**
+         * @example {
+         *       "image_url": "https://example.com/inputs/portrait.png",
+         *       "prompt": "She turns her head and smiles as the wind moves her hair",
+         *       "duration": 5
+         *     }
+         */
         AuroraV3ImageToVideoInput: {
             /**
              * Format: uri
@@ -3336,6 +3422,14 @@ export interface components {
              */
             cfg_scale: number;
         };
+        /**
+         * @example {
+         *       "image_url": "https://example.com/inputs/portrait.png",
+         *       "prompt": "Slow push-in as the clouds drift behind her",
+         *       "duration": 5,
+         *       "resolution": "4k"
+         *     }
+         */
         AuroraV3ImageToVideo4kInput: {
             /**
              * Format: uri
@@ -3375,6 +3469,16 @@ export interface components {
              */
             cfg_scale: number;
         };
+        /**
+         * @example {
+         *       "reference_image_urls": [
+         *         "https://example.com/inputs/portrait.png",
+         *         "https://example.com/inputs/jacket.png"
+         *       ],
+         *       "prompt": "The woman from the first image wears the jacket from the second, walking through a night market",
+         *       "duration": 5
+         *     }
+         */
         AuroraV3OmniReferenceToVideoInput: {
             /** @description Images of the characters, faces or objects whose identity the clip preserves; refer to them in the prompt as image 1, image 2 and so on. */
             reference_image_urls: string[];
@@ -3411,6 +3515,13 @@ export interface components {
              */
             cfg_scale: number;
         };
+        /**
+         * @example {
+         *       "image_url": "https://example.com/inputs/portrait.png",
+         *       "motion_video_url": "https://example.com/inputs/dance.mp4",
+         *       "prompt": "A dancer on a rooftop at sunset"
+         *     }
+         */
         AuroraV3MotionControlInput: {
             /**
              * Format: uri
@@ -3445,6 +3556,13 @@ export interface components {
              */
             cfg_scale: number;
         };
+        /**
+         * @example {
+         *       "image_url": "https://example.com/inputs/chair.png",
+         *       "format": "glb",
+         *       "texture": true
+         *     }
+         */
         FormaV2ImageTo3dInput: {
             /**
              * Format: uri
@@ -3465,6 +3583,14 @@ export interface components {
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
+        /**
+         * @example {
+         *       "prompt": "Write a two-sentence product description for a ceramic teapot.",
+         *       "system_prompt": "You are a concise copywriter.",
+         *       "max_tokens": 200,
+         *       "temperature": 0.7
+         *     }
+         */
         LexiV1ChatInput: {
             /** @description The user message. */
             prompt: string;
@@ -3481,6 +3607,14 @@ export interface components {
              */
             temperature: number;
         };
+        /**
+         * @example {
+         *       "prompt": "a lighthouse on a rocky coast at dusk",
+         *       "width": 512,
+         *       "height": 512,
+         *       "num_images": 1
+         *     }
+         */
         CanvasV1FastTextToImageInput: {
             /** @description Text the pattern is derived from; the same prompt and seed give the same image. */
             prompt: string;
@@ -3507,6 +3641,13 @@ export interface components {
              */
             num_inference_steps: number;
         };
+        /**
+         * @example {
+         *       "prompt": "a lighthouse on a rocky coast at dusk",
+         *       "width": 512,
+         *       "height": 512
+         *     }
+         */
         CanvasV1BudgetTextToImageInput: {
             /** @description Text the pattern is derived from; the same prompt and seed give the same image. */
             prompt: string;
@@ -3533,6 +3674,12 @@ export interface components {
              */
             num_inference_steps: number;
         };
+        /**
+         * @example {
+         *       "prompt": "gentle rain on a tin roof",
+         *       "duration": 5
+         *     }
+         */
         ChimeV1TextToAudioInput: {
             /** @description Text the tone sequence is derived from; the same prompt and seed give the same audio. */
             prompt: string;
@@ -3544,6 +3691,12 @@ export interface components {
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
+        /**
+         * @example {
+         *       "prompt": "a low-poly pine tree",
+         *       "format": "glb"
+         *     }
+         */
         FormaV1TextTo3dInput: {
             /** @description Text the shape is derived from; the same prompt and seed give the same mesh. */
             prompt: string;
@@ -3556,6 +3709,14 @@ export interface components {
              */
             format: "glb" | "obj";
         };
+        /**
+         * @example {
+         *       "prompt": "A cozy reading nook by a rainy window, warm lamp light, film photo",
+         *       "aspect_ratio": "4:3",
+         *       "num_images": 1,
+         *       "output_format": "png"
+         *     }
+         */
         LumenTextToImageInput: {
             /** @description What the image shows; quote any text that must appear in it. */
             prompt: string;
@@ -3584,6 +3745,13 @@ export interface components {
              */
             output_format: "png" | "jpeg" | "webp";
         };
+        /**
+         * @example {
+         *       "image_url": "https://example.com/inputs/portrait.png",
+         *       "prompt": "The same portrait as a watercolor painting",
+         *       "strength": 0.6
+         *     }
+         */
         LumenImageToImageInput: {
             /**
              * Format: uri
@@ -3619,6 +3787,12 @@ export interface components {
              */
             output_format: "png" | "jpeg" | "webp";
         };
+        /**
+         * @example {
+         *       "prompt": "A cat astronaut floating above the Earth",
+         *       "effect": "pixel-art"
+         *     }
+         */
         LumenEffectsTextToImageInput: {
             /** @description What the image shows. */
             prompt: string;
@@ -3648,6 +3822,12 @@ export interface components {
              */
             output_format: "png" | "jpeg" | "webp";
         };
+        /**
+         * @example {
+         *       "image_url": "https://example.com/inputs/portrait.png",
+         *       "effect": "anime"
+         *     }
+         */
         LumenEffectsImageToImageInput: {
             /**
              * Format: uri
@@ -3680,6 +3860,13 @@ export interface components {
              */
             output_format: "png" | "jpeg" | "webp";
         };
+        /**
+         * @example {
+         *       "video_url": "https://example.com/inputs/street.mp4",
+         *       "prompt": "Make it snow and turn the scene to night",
+         *       "keep_audio": true
+         *     }
+         */
         RecutV1VideoEditInput: {
             /**
              * Format: uri
@@ -3698,6 +3885,13 @@ export interface components {
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
+        /**
+         * @example {
+         *       "text": "Your order has shipped and will arrive on Thursday.",
+         *       "voice": "aria",
+         *       "output_format": "mp3"
+         *     }
+         */
         SonarV2TextToSpeechInput: {
             /** @description The text to speak. */
             text: string;
@@ -3719,6 +3913,13 @@ export interface components {
              */
             output_format: "mp3" | "wav";
         };
+        /**
+         * @example {
+         *       "prompt": "Upbeat lo-fi hip hop with soft piano",
+         *       "duration": 30,
+         *       "instrumental": true
+         *     }
+         */
         SonarV2TextToMusicInput: {
             /** @description Genre, mood, tempo and instruments, and the lyrics if vocals are wanted. */
             prompt: string;
@@ -3741,6 +3942,13 @@ export interface components {
              */
             output_format: "mp3" | "wav";
         };
+        /**
+         * @example {
+         *       "video_url": "https://example.com/inputs/speaker.mp4",
+         *       "audio_url": "https://example.com/inputs/voice.wav",
+         *       "sync_mode": "cut_off"
+         *     }
+         */
         SyncraV1LipsyncInput: {
             /**
              * Format: uri
@@ -3761,6 +3969,13 @@ export interface components {
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
+        /**
+         * @example {
+         *       "prompt": "A hummingbird drinks from a red flower, macro, slow motion",
+         *       "duration": 8,
+         *       "aspect_ratio": "16:9"
+         *     }
+         */
         VeloceV2TextToVideoInput: {
             /** @description What the clip shows, including subject, action, setting, camera movement, dialogue in quotes and sound. */
             prompt: string;
@@ -3791,6 +4006,13 @@ export interface components {
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
+        /**
+         * @example {
+         *       "image_url": "https://example.com/inputs/portrait.png",
+         *       "prompt": "The camera orbits slowly around her",
+         *       "duration": 8
+         *     }
+         */
         VeloceV2ImageToVideoInput: {
             /**
              * Format: uri
@@ -3861,7 +4083,16 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description Validation error in the path, query or body. */
+        /** @description The request has a body that is not `application/json` (or a body without a Content-Type); any POST, PUT or PATCH can answer it, whether the operation takes a body or not. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["HTTPValidationError"];
+            };
+        };
+        /** @description Validation error in the path, query or body. Every operation can answer it: unknown query parameters are refused, and so is a body sent to an operation that takes none. */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;
@@ -3933,7 +4164,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description Too many attempts. Each route group has budgets of its own in each 15-minute window (`AUTH_RATE_WINDOW_SECONDS`): password (login, cliLogin), code (loginOtp, verifyOtp) and reset (resetPassword) count failures only, 10 per (email, client address) and 50 per client address (`AUTH_RATE_PER_EMAIL`, `AUTH_RATE_PER_ADDRESS`), and a success resets its (email, address) count; mail (requestOtp, forgotPassword) counts every request, 10 per email (`AUTH_RATE_MAILS_PER_EMAIL`) and 50 per client address; register counts every request, 10 per client address per hour (`REGISTER_RATE_PER_ADDRESS`). */
+        /** @description Too many attempts. Each route group has budgets of its own in each 15-minute window (`AUTH_RATE_WINDOW_SECONDS`): password (login, cliLogin), code (loginOtp, verifyOtp) and reset (resetPassword) count failures only, 10 per (email, client address) and 50 per client address (`AUTH_RATE_PER_EMAIL`, `AUTH_RATE_PER_ADDRESS`), and a success resets its (email, address) count; mail (requestOtp, forgotPassword) counts every request, 10 per email (`AUTH_RATE_MAILS_PER_EMAIL`) and 50 per client address, and team invites (createTeamInvite) share those mail budgets, per recipient and per client address; register counts every request, 10 per client address per hour (`REGISTER_RATE_PER_ADDRESS`). */
         TooManyAttempts: {
             headers: {
                 /** @description Seconds until the window ends and attempts are accepted again. */
@@ -3944,7 +4175,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description The operation is not available on this deployment (for example, its upstream provider is not configured). */
+        /** @description The operation is declared but not built yet on this gateway version. */
         NotImplemented: {
             headers: {
                 [name: string]: unknown;
@@ -4015,6 +4246,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            422: components["responses"]["ValidationFailed"];
             /** @description The database or the queue is unreachable. */
             503: {
                 headers: {
@@ -4080,6 +4312,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBalance: {
@@ -4107,6 +4340,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiKey: {
@@ -4133,7 +4367,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listScopes: {
@@ -4154,6 +4391,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScopeList"];
                 };
             };
+            422: components["responses"]["ValidationFailed"];
         };
     };
     getAuthorizationServerMetadata: {
@@ -4174,6 +4412,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthorizationServerMetadata"];
                 };
             };
+            422: components["responses"]["ValidationFailed"];
         };
     };
     getProtectedResourceMetadata: {
@@ -4194,6 +4433,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProtectedResourceMetadata"];
                 };
             };
+            422: components["responses"]["ValidationFailed"];
         };
     };
     listOAuthClients: {
@@ -4216,6 +4456,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOAuthClient: {
@@ -4242,7 +4484,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteOAuthClient: {
@@ -4270,6 +4515,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     issueToken: {
@@ -4339,8 +4585,11 @@ export interface operations {
             };
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyAttempts"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     login: {
@@ -4366,8 +4615,11 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyAttempts"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     logout: {
@@ -4389,6 +4641,10 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     verifyOtp: {
@@ -4414,8 +4670,11 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyAttempts"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     requestOtp: {
@@ -4440,8 +4699,11 @@ export interface operations {
                     "application/json": components["schemas"]["MessageResponse"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyAttempts"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     loginOtp: {
@@ -4467,8 +4729,11 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyAttempts"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     forgotPassword: {
@@ -4493,8 +4758,11 @@ export interface operations {
                     "application/json": components["schemas"]["MessageResponse"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyAttempts"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resetPassword: {
@@ -4520,8 +4788,11 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyAttempts"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     supportLogin: {
@@ -4547,7 +4818,10 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
         };
     };
     supportResetPassword: {
@@ -4573,7 +4847,10 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
         };
     };
     getGoogleUrl: {
@@ -4594,6 +4871,7 @@ export interface operations {
                     "application/json": components["schemas"]["GoogleUrlResponse"];
                 };
             };
+            422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4679,6 +4957,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4706,8 +4986,11 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyAttempts"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminTopup: {
@@ -4738,7 +5021,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminDeductCredits: {
@@ -4770,7 +5057,11 @@ export interface operations {
             402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminUserInfo: {
@@ -4800,6 +5091,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminManageSubscription: {
@@ -4831,7 +5124,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listModelDiscounts: {
@@ -4857,7 +5154,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     upsertModelDiscounts: {
@@ -4888,7 +5188,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteModelDiscount: {
@@ -4919,6 +5223,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     myModelDiscounts: {
@@ -4944,7 +5250,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminStripeCharges: {
@@ -4974,6 +5283,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5006,7 +5316,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5039,7 +5352,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     virtualLogin: {
@@ -5070,7 +5387,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminSupportLoginLink: {
@@ -5101,7 +5422,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminPasswordResetLink: {
@@ -5132,7 +5457,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminDeleteUser: {
@@ -5163,7 +5492,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getLoraData: {
@@ -5191,6 +5524,7 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
         };
     };
     getLoraModelsData: {
@@ -5219,6 +5553,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
         };
     };
     getUserDetails: {
@@ -5241,6 +5576,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     generateApiKey: {
@@ -5267,7 +5604,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUserKeys: {
@@ -5290,6 +5630,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteApiKey: {
@@ -5317,6 +5659,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateApiKey: {
@@ -5347,7 +5690,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     exportAccount: {
@@ -5370,6 +5717,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     requestAccountDeletion: {
@@ -5393,6 +5743,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancelAccountDeletion: {
@@ -5416,6 +5771,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getTaskData: {
@@ -5441,6 +5801,7 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
         };
     };
     calculateDynamicCost: {
@@ -5466,7 +5827,10 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
         };
     };
     getFileUploadUrl: {
@@ -5494,7 +5858,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5529,7 +5895,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMediaAsset: {
@@ -5559,8 +5928,12 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteMediaAsset: {
@@ -5591,6 +5964,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getHomepageModels: {
@@ -5611,6 +5986,8 @@ export interface operations {
                     "application/json": components["schemas"]["AITaskResponse"][];
                 };
             };
+            422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
         };
     };
     getModelNameForEmbedcode: {
@@ -5636,6 +6013,7 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
         };
     };
     listCreditTransactions: {
@@ -5662,6 +6040,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRunHistory: {
@@ -5693,7 +6073,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     searchRunHistory: {
@@ -5732,6 +6115,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getGallery: {
@@ -5763,7 +6148,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateReviewStatus: {
@@ -5794,7 +6182,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     bulkUpdateReviewStatus: {
@@ -5821,7 +6213,11 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     bulkDeleteUsageLogs: {
@@ -5848,7 +6244,11 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPredictionResponse: {
@@ -5879,6 +6279,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWebhookSecret: {
@@ -5901,6 +6302,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateWebhookSecret: {
@@ -5923,6 +6326,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     redeliverWebhook: {
@@ -5956,7 +6363,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancelPrediction: {
@@ -5987,7 +6397,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTeams: {
@@ -6010,6 +6423,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTeam: {
@@ -6036,7 +6451,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getTeam: {
@@ -6064,6 +6482,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteTeam: {
@@ -6092,6 +6511,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     renameTeam: {
@@ -6122,7 +6542,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTeamMembers: {
@@ -6150,6 +6573,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeTeamMember: {
@@ -6180,6 +6604,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     changeTeamMemberRole: {
@@ -6213,7 +6638,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     leaveTeam: {
@@ -6241,7 +6669,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTeamInvites: {
@@ -6269,6 +6700,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTeamInvite: {
@@ -6299,7 +6731,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyAttempts"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeTeamInvite: {
@@ -6329,6 +6765,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTeamApiKeys: {
@@ -6356,6 +6793,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTeamApiKey: {
@@ -6386,7 +6824,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeTeamApiKey: {
@@ -6416,6 +6857,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     acceptTeamInvite: {
@@ -6444,7 +6886,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "aurora-v3-standard-text-to-video": {
@@ -6485,6 +6930,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6527,6 +6973,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6569,6 +7016,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6611,6 +7059,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6653,6 +7102,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6695,6 +7145,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6737,6 +7188,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6779,6 +7231,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6821,6 +7274,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6863,6 +7317,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6905,6 +7360,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6947,6 +7403,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6989,6 +7446,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7031,6 +7489,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7073,6 +7532,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7115,6 +7575,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7157,6 +7618,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7199,6 +7661,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7241,6 +7704,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7283,6 +7747,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7325,6 +7790,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7367,6 +7833,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7409,6 +7876,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7451,6 +7919,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7493,6 +7962,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7535,6 +8005,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7577,6 +8048,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7619,6 +8091,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7661,6 +8134,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7703,6 +8177,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7745,6 +8220,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };

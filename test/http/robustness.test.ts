@@ -1,7 +1,8 @@
 // No input produces a 500 or a hanging request: every operation of the spec, called with hostile
 // path parameters, query strings and bodies, by an administrator's session, API key and OAuth
 // token. Every answer must be a JSON error body (or a success) with a status below 500, except
-// two deliberate ones, each allowed only where it is meant:
+// two deliberate ones, each allowed only where it is meant (and every other status must be one the
+// operation declares):
 // - 501 `not implemented`: only the operations not built yet (handlers/index.ts NOT_YET);
 // - 503 `unavailable`: only the routes that need something this gateway does not configure:
 //   Google sign-in (GOOGLE_CLIENT_ID unset) and model endpoints served by an upstream provider
@@ -45,7 +46,7 @@ function fillPath(path: string, value: string): string {
   return path.replace(/\{[^}]+\}/g, value);
 }
 
-interface Case { url: string; payload?: string }
+interface Case { url: string; payload?: string; type?: string }
 
 function casesFor(op: Operation): Case[] {
   const hasBody = !['GET', 'HEAD', 'DELETE'].includes(op.method.toUpperCase());
@@ -53,6 +54,8 @@ function casesFor(op: Operation): Case[] {
   for (const v of PATH_VALUES) cases.push({ url: fillPath(op.path, v) });
   for (const q of QUERIES) cases.push({ url: fillPath(op.path, '1') + q });
   if (hasBody) for (const b of BODIES) cases.push({ url: fillPath(op.path, '1'), ...(b === undefined ? {} : { payload: b }) });
+  // a body that is not JSON (415 where a body is taken)
+  if (hasBody) cases.push({ url: fillPath(op.path, '1'), payload: 'plain words', type: 'text/plain' });
   return cases;
 }
 
@@ -82,6 +85,12 @@ test.after.always(async () => {
   await gw?.stop();
 });
 
+/** The operation declares this status (exactly, as `4XX`, or by a `default` response): every answer a client can get is documented. */
+function declaresStatus(op: Operation, status: number): boolean {
+  const responses = (op.responses ?? {}) as Record<string, unknown>;
+  return String(status) in responses || `${String(status)[0]}XX` in responses || 'default' in responses;
+}
+
 /**
  * Sends the cases of every operation with one credential; `sample(op index, case index)` picks
  * which. Returns the failures.
@@ -100,7 +109,7 @@ async function sweep(t: { log: (m: string) => void }, headers: Record<string, st
       const res = await gw.server.inject({
         method,
         url: c.url,
-        headers: { ...headers, ...(c.payload !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: { ...headers, ...(c.payload !== undefined ? { 'content-type': c.type ?? 'application/json' } : {}) },
         ...(c.payload !== undefined ? { payload: c.payload } : {}),
       });
       const status = res.statusCode;
@@ -108,6 +117,8 @@ async function sweep(t: { log: (m: string) => void }, headers: Record<string, st
       const json = String(res.headers['content-type'] ?? '').includes('json') || status < 300 || status === 204 || status === 302;
       if ((status >= 500 && !deliberate) || (status >= 400 && !json)) {
         failures.push(`${op.operationId}: ${method} ${c.url.slice(0, 80)} ${c.payload?.slice(0, 40) ?? ''} -> ${status} ${res.payload.slice(0, 120)}`);
+      } else if (!declaresStatus(op, status)) {
+        failures.push(`${op.operationId}: ${method} ${c.url.slice(0, 80)} ${c.payload?.slice(0, 40) ?? ''} -> ${status}, which the spec does not declare`);
       }
     }
   }

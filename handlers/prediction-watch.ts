@@ -14,6 +14,10 @@ import type { Prediction } from '../db/predictions.ts';
 export const POLL_MIN_MS = 100;
 export const POLL_MAX_MS = 2_000;
 
+let watching = 0;
+/** Watches (streams and `Prefer: wait`) still reading in this process: a gone client must bring it down. */
+export const activeWatches = () => watching;
+
 export const isTerminal = (p: Pick<Prediction, 'status'>) => TERMINAL.includes(p.status);
 
 /**
@@ -23,13 +27,22 @@ export const isTerminal = (p: Pick<Prediction, 'status'>) => TERMINAL.includes(p
 export function disconnectSignal(request: Request): { signal: AbortSignal; abort(): void; dispose(): void } {
   const controller = new AbortController();
   const onDisconnect = () => controller.abort();
+  // hapi's `disconnect` fires only for a request whose body was still arriving ('aborted');
+  // a client gone after sending its whole body shows as the response closing unfinished
+  const onClose = () => {
+    if (!request.raw.res.writableEnded) controller.abort();
+  };
   request.events.once('disconnect', onDisconnect);
-  // a socket already gone before the listener was added
+  request.raw.res.once('close', onClose);
+  // a socket already gone before the listeners were added
   if (request.raw.res.destroyed || request.raw.req.socket?.destroyed) controller.abort();
   return {
     signal: controller.signal,
     abort: () => controller.abort(),
-    dispose: () => request.events.removeListener('disconnect', onDisconnect),
+    dispose: () => {
+      request.events.removeListener('disconnect', onDisconnect);
+      request.raw.res.removeListener('close', onClose);
+    },
   };
 }
 
@@ -44,6 +57,13 @@ export async function* watchPrediction(
 ): AsyncGenerator<Prediction, void, void> {
   let last: string | undefined;
   let gap = POLL_MIN_MS;
+  watching++;
+  try {
+    yield* poll();
+  } finally {
+    watching--;
+  }
+  async function* poll(): AsyncGenerator<Prediction, void, void> {
   while (!opts.signal.aborted) {
     const p = await findPrediction(app.db, owner, id);
     if (!p || (opts.visible && !opts.visible(p))) return;
@@ -62,6 +82,7 @@ export async function* watchPrediction(
     } catch {
       return; // aborted
     }
+  }
   }
 }
 

@@ -11,6 +11,7 @@ import { startUpstream } from '../helpers/upstream.ts';
 import type { FakeUpstream } from '../helpers/upstream.ts';
 import { createRunModel } from '../../workers/run-model.ts';
 import { openStreamCount } from '../../handlers/predictions.ts';
+import { activeWatches } from '../../handlers/prediction-watch.ts';
 
 const LOCAL_MODEL = 'canvas-v1-fast-text-to-image';
 const UPSTREAM_MODEL = 'lumen-dev-text-to-image';
@@ -213,4 +214,25 @@ test.serial('Prefer: wait=1 on a slow model answers the request id once the wait
   t.is(reply.headers['preference-applied'], undefined);
   t.is(typeof reply.body.request_id, 'string');
   t.is(reply.body.status, 'queued');
+});
+
+test.serial('Prefer: wait stops waiting when the client goes away', async (t) => {
+  const g = gateways.amqp;
+  await g.startWorker();
+  const acct = await newAccount(g.gw, 10_000);
+  upstream.hold = true;
+  t.teardown(() => upstream.release());
+  const before = activeWatches();
+  const controller = new AbortController();
+  const pending = fetch(`${g.base}/api/v1/${UPSTREAM_MODEL}`, {
+    method: 'POST',
+    headers: { 'x-api-key': acct.liveKey, 'content-type': 'application/json', prefer: 'wait=60' },
+    body: JSON.stringify({ prompt: 'abandoned' }),
+    signal: controller.signal,
+  }).catch((err: unknown) => err);
+  await waitFor(() => activeWatches() === before + 1, { what: 'the submit to start waiting' });
+  controller.abort();
+  await pending;
+  await waitFor(() => activeWatches() === before, { what: 'the wait to notice the disconnect' });
+  t.pass();
 });

@@ -59,30 +59,27 @@ export async function* watchPrediction(
   let gap = POLL_MIN_MS;
   watching++;
   try {
-    yield* poll();
+    while (!opts.signal.aborted) {
+      const p = await findPrediction(app.db, owner, id);
+      if (!p || (opts.visible && !opts.visible(p))) return;
+      if (p.status !== last) {
+        last = p.status;
+        gap = POLL_MIN_MS;
+        yield p;
+        if (isTerminal(p)) return;
+      } else {
+        gap = Math.min(gap * 2, POLL_MAX_MS);
+      }
+      const left = opts.until - Date.now();
+      if (left <= 0) return;
+      try {
+        await sleep(Math.min(gap, left), undefined, { signal: opts.signal });
+      } catch {
+        return; // aborted
+      }
+    }
   } finally {
     watching--;
-  }
-  async function* poll(): AsyncGenerator<Prediction, void, void> {
-  while (!opts.signal.aborted) {
-    const p = await findPrediction(app.db, owner, id);
-    if (!p || (opts.visible && !opts.visible(p))) return;
-    if (p.status !== last) {
-      last = p.status;
-      gap = POLL_MIN_MS;
-      yield p;
-      if (isTerminal(p)) return;
-    } else {
-      gap = Math.min(gap * 2, POLL_MAX_MS);
-    }
-    const left = opts.until - Date.now();
-    if (left <= 0) return;
-    try {
-      await sleep(Math.min(gap, left), undefined, { signal: opts.signal });
-    } catch {
-      return; // aborted
-    }
-  }
   }
 }
 

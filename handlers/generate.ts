@@ -6,26 +6,49 @@ import { adapterRegistry, isAdapterConfigured } from '../workers/adapters/index.
 import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { insertSandboxPrediction, newPredictionId, submitPrediction } from '../db/predictions.ts';
 import { getBalance, getTeamBalance } from '../db/wallet.ts';
-import type { ModelContext, ModelHandler, ModelOperationId, ReplyOf } from './types.ts';
+import { predictionView } from '../lib/prediction-view.ts';
+import type { PredictionView } from '../lib/prediction-view.ts';
+import type { components } from '../spec/v1.generated.ts';
+import { disconnectSignal, preferredWait, waitForTerminal } from './prediction-watch.ts';
+import type { ModelContext, ModelHandler } from './types.ts';
 
-type Submitted = ReplyOf<ModelOperationId>;
+type Submitted = components['schemas']['PredictionSubmitted'];
 
 /**
  * The submit answer (README "What the submit answer returns"): the request id, its state, where
  * to poll and cancel it, and the price held; `X-Cost` repeats the price and `X-Balance-Remaining`
- * gives the paying wallet's spendable balance after the hold.
+ * gives the paying wallet's spendable balance after the hold. With `Prefer: wait=N` (README
+ * "Following a prediction") and a prediction finished within N seconds, the result body instead,
+ * with `Preference-Applied: wait=N` and the same headers.
  */
-async function submitted({ app, h, caller }: ModelContext, id: string, status: Submitted['status'], price: number) {
+async function submitted(ctx: ModelContext, id: string, status: Submitted['status'], price: number) {
+  const { app, h, caller, request } = ctx;
   const base = app.config.publicUrl;
-  const answer: Submitted = {
+  let answer: Submitted | PredictionView = {
     request_id: id,
     status,
     urls: { get: `${base}/api/v1/predictions/${id}/result`, cancel: `${base}/app/cancel_prediction/${id}` },
     price,
   };
+  const wait = preferredWait(request.headers.prefer as string | string[] | undefined);
+  let applied = false;
+  if (wait !== undefined && wait > 0) {
+    // no database connection is held while waiting: each read borrows one from the pool
+    const client = disconnectSignal(request);
+    try {
+      const done = await waitForTerminal(app, caller.owner, id, wait * 1000, client.signal);
+      if (done) {
+        answer = predictionView(app, done);
+        applied = true;
+      }
+    } finally {
+      client.dispose();
+    }
+  }
   const { teamId, userId } = caller.owner;
   const { balance } = teamId === null ? await getBalance(app.db, userId) : await getTeamBalance(app.db, teamId);
-  return h.response(answer).header('X-Cost', String(price)).header('X-Balance-Remaining', String(balance));
+  const response = h.response(answer).header('X-Cost', String(price)).header('X-Balance-Remaining', String(balance));
+  return applied ? response.header('Preference-Applied', `wait=${wait}`) : response;
 }
 
 export const generate: ModelHandler = async (ctx) => {

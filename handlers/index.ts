@@ -5,7 +5,7 @@
 import type { Handler, HandledOperationId } from './types.ts';
 import { NotImplementedError } from '../lib/errors.ts';
 import { generate } from './generate.ts';
-import { cancelPrediction, getPredictionResult } from './predictions.ts';
+import { cancelPrediction, getPredictionResult, streamPrediction } from './predictions.ts';
 import { getBalance, getUserDetails } from './account.ts';
 import { cliLogin, login, logout, register } from './auth.ts';
 import { forgotPassword, loginOtp, requestOtp, resetPassword, verifyOtp } from './otp.ts';
@@ -35,6 +35,7 @@ const handlers: HandlerMap = {
   getPredictionResponse,
   redeliverWebhook,
   getPredictionResult,
+  streamPrediction,
   cancelPrediction,
   getBalance,
   getUserDetails,

@@ -1,10 +1,13 @@
 // The caller's predictions: poll a result, cancel a running one. Both are scoped to the owner in
 // the query (db/owner.ts): someone else's id is as unknown as a made-up one.
+import { PassThrough } from 'node:stream';
 import type { Handler } from './types.ts';
 import { ConflictError, NotFoundError } from '../lib/errors.ts';
 import { cancelPrediction as cancelRow, findPrediction } from '../db/predictions.ts';
 import { predictionView } from '../lib/prediction-view.ts';
+import type { Prediction } from '../db/predictions.ts';
 import { canSee } from './guards.ts';
+import { disconnectSignal, watchPrediction } from './prediction-watch.ts';
 
 /** GET /api/v1/predictions/{request_id}/result (a sandbox key sees only sandbox predictions) */
 export const getPredictionResult: Handler<'getPredictionResult'> = async ({ app, caller, params }) => {
@@ -22,4 +25,50 @@ export const cancelPrediction: Handler<'cancelPrediction'> = async ({ app, calle
   if (!p) throw new NotFoundError('prediction not found');
   if (outcome === 'finished') throw new ConflictError(`prediction is already ${p.status} and cannot be cancelled`);
   return predictionView(app, p);
+};
+
+/** The stream closes after this long even if the prediction is still running (reconnect to go on). */
+export const STREAM_CAP_MS = 10 * 60 * 1000;
+/** A comment line this often, so proxies and clients see the connection alive. */
+export const HEARTBEAT_MS = 15_000;
+let openStreams = 0;
+/** Streams whose poll loop is still running (tests: a disconnect must bring it back to 0). */
+export const openStreamCount = () => openStreams;
+
+/**
+ * GET /api/v1/predictions/{request_id}/stream: Server-Sent Events, one per state change, each
+ * `event: <status>` with the result route's body as data; the stream ends after the terminal
+ * state's event, after STREAM_CAP_MS, or when the client goes away (README "Following a prediction").
+ */
+export const streamPrediction: Handler<'streamPrediction'> = async ({ app, caller, params, request, h }) => {
+  const visible = (p: Prediction) => canSee(caller, p);
+  const first = await findPrediction(app.db, caller.owner, params.request_id);
+  if (!first || !visible(first)) throw new NotFoundError('prediction not found');
+
+  const stream = new PassThrough();
+  const client = disconnectSignal(request);
+  stream.once('close', client.abort);
+  const heartbeat = setInterval(() => stream.write(': keep-alive\n\n'), HEARTBEAT_MS);
+  openStreams++;
+  void (async () => {
+    try {
+      const events = watchPrediction(app, caller.owner, params.request_id, { signal: client.signal, until: Date.now() + STREAM_CAP_MS, visible });
+      for await (const p of events) {
+        stream.write(`event: ${p.status}\ndata: ${JSON.stringify(predictionView(app, p))}\n\n`);
+      }
+    } catch (err) {
+      app.log.error({ err, predictionId: params.request_id }, 'prediction stream failed');
+    } finally {
+      clearInterval(heartbeat);
+      client.dispose();
+      openStreams--;
+      stream.end();
+    }
+  })();
+  return h.response(stream)
+    .type('text/event-stream')
+    .header('Cache-Control', 'no-cache')
+    // no compression (hapi leaves an encoded response alone) and no proxy buffering: each event goes out as written
+    .header('Content-Encoding', 'identity')
+    .header('X-Accel-Buffering', 'no');
 };

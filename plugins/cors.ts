@@ -11,10 +11,10 @@ export const CORS_ALLOWED_HEADERS: readonly string[] = [
   'X-Embed-Code', 'X-Agent-Embed-Code', 'X-Whitelabel-Studio',
 ];
 
-/** What a browser client may read: the challenge, tracing, back-off, cost and replay headers. */
+/** What a browser client may read: the challenge, tracing, back-off, cost, replay and Prefer headers. */
 export const CORS_EXPOSED_HEADERS: readonly string[] = [
   'WWW-Authenticate', 'X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy',
-  'X-Cost', 'X-Balance-Remaining', 'Idempotent-Replayed',
+  'X-Cost', 'X-Balance-Remaining', 'Idempotent-Replayed', 'Preference-Applied',
 ];
 
 /** Preflight answers are cached by the browser this long (seconds; browsers cap it lower). */

@@ -74,6 +74,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/predictions/{request_id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a prediction's state changes (Server-Sent Events)
+         * @description A `text/event-stream` with one event per state change, the current state first:
+         *     `event: <status>` (`queued`, `pending`, `processing`, then `completed`, `failed` or
+         *     `cancelled`) and `data:` the body getPredictionResult would return at that moment. The
+         *     stream ends after the terminal state's event; a finished prediction gives that one event
+         *     at once. A comment line (`: keep-alive`) comes every 15 seconds; the stream closes after
+         *     10 minutes even if the prediction still runs (reconnect to go on). The gateway reads the
+         *     prediction again with backoff (0.1 s doubling to 2 s), so a change shows within 2 s.
+         *     Same access as getPredictionResult: another owner's id is 404.
+         */
+        get: operations["streamPrediction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/balance": {
         parameters: {
             query?: never;
@@ -4050,7 +4077,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The generation request was accepted; poll `urls.get` (getPredictionResult) or wait for the webhook. */
+        /** @description The generation request was accepted; poll `urls.get` (getPredictionResult), follow its stream (streamPrediction), or wait for the webhook. With `Prefer: wait=N` and a prediction finished within N seconds, the result itself (PredictionResult, `Preference-Applied` set). */
         Submitted: {
             headers: {
                 /** @description Credits this request holds (charged when it completes, released if it fails or is cancelled); 0 for sandbox keys. */
@@ -4059,10 +4086,12 @@ export interface components {
                 "X-Balance-Remaining"?: number;
                 /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise. */
                 "Idempotent-Replayed"?: "true";
+                /** @description `wait=N` when the request sent `Prefer: wait=N` and the prediction finished within it: the body is then a PredictionResult. */
+                "Preference-Applied"?: string;
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["PredictionSubmitted"];
+                "application/json": components["schemas"]["PredictionSubmitted"] | components["schemas"]["PredictionResult"];
             };
         };
         /** @description A malformed request header, e.g. an `Idempotency-Key` longer than 255 characters. */
@@ -4188,6 +4217,15 @@ export interface components {
     parameters: {
         /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
         Webhook: string;
+        /**
+         * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+         *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+         *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+         *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+         *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+         *     answers whichever of the two the first request got.
+         */
+        PreferWait: string;
         /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
         TeamId: number;
         /** @description Page number, starting at 1. */
@@ -4313,6 +4351,36 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamPrediction: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path: {
+                /** @description The `request_id` returned by the generation request. */
+                request_id: components["parameters"]["RequestIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream, e.g. `event: processing` / `data: {"id":"…","status":"processing",…}`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     getBalance: {
@@ -6912,6 +6980,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -6955,6 +7032,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -6998,6 +7084,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7041,6 +7136,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7084,6 +7188,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7127,6 +7240,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7170,6 +7292,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7213,6 +7344,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7256,6 +7396,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7299,6 +7448,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7342,6 +7500,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7385,6 +7552,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7428,6 +7604,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7471,6 +7656,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7514,6 +7708,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7557,6 +7760,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7600,6 +7812,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7643,6 +7864,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7686,6 +7916,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7729,6 +7968,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7772,6 +8020,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7815,6 +8072,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7858,6 +8124,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7901,6 +8176,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7944,6 +8228,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -7987,6 +8280,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -8030,6 +8332,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -8073,6 +8384,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -8116,6 +8436,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -8159,6 +8488,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -8202,6 +8540,15 @@ export interface operations {
                  * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
+                 *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
+                 *     getPredictionResult body (`id`, `status`, `outputs`, ...) with `Preference-Applied: wait=N`
+                 *     and the cost headers. Otherwise the usual submit answer (`request_id`, ...). Other
+                 *     preferences, and a malformed `wait`, are ignored. With an `Idempotency-Key`, a replay
+                 *     answers whichever of the two the first request got.
+                 */
+                Prefer?: components["parameters"]["PreferWait"];
             };
             path?: never;
             cookie?: never;
@@ -8347,6 +8694,7 @@ export type ProtectedOperationId =
     | "searchRunHistory"
     | "sonar-v2-balanced-text-to-music"
     | "sonar-v2-best-text-to-speech"
+    | "streamPrediction"
     | "syncra-v1-balanced-lipsync"
     | "updateApiKey"
     | "updateReviewStatus"

@@ -372,11 +372,19 @@ function markersOf(t: Tenant): string[] {
   return [t.tag, ...t.ids.prediction.map(String), ...t.ids.delivery.map(String)];
 }
 
+function isEventStream(op: Operation): boolean {
+  const ok = (op.responses as Record<string, { content?: Record<string, unknown> }> | undefined)?.['200'];
+  return Object.keys(ok?.content ?? {}).includes('text/event-stream');
+}
+
 async function readAll(who: Tenant, kind: CredentialKind): Promise<Array<{ op: string; text: string }>> {
   const replies: Array<{ op: string; text: string }> = [];
   for (const op of liveProtected()) {
     if (op.method.toLowerCase() !== 'get' || !accepts(op, kind)) continue;
     if (idParams(op).some((p) => !p.kind)) continue;
+    // an event stream of an unfinished prediction stays open until it ends (no worker runs here);
+    // its own-record reads are in test/http/stream.test.ts, its foreign-id 404s in the matrix above
+    if (isEventStream(op)) continue;
     for (const req of ownRequests(op, who, kind)) {
       const reply = await callOperation(gw, op.operationId!, { as: who.credentials[kind], ...req });
       replies.push({ op: op.operationId!, text: JSON.stringify(reply.body) });

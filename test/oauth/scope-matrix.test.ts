@@ -21,6 +21,7 @@ const PUBLIC = new Set([
 /** The scope each non-model, non-admin protected operation needs (issue 5's mapping); model endpoints need generate:write. */
 const SCOPE_OF: Readonly<Record<string, string | null>> = {
   getPredictionResult: 'generate:read',
+  streamPrediction: 'generate:read',
   getPredictionResponse: 'generate:read',
   getRunHistory: 'generate:read',
   searchRunHistory: 'generate:read',

@@ -1,0 +1,112 @@
+// Watching a prediction from the API process: the SSE stream and `Prefer: wait` (README
+// "Following a prediction"). The state changes happen in a worker, often another process on
+// another machine, so the API learns them by reading the row again, with backoff: correct across
+// processes and brokers, no fan-out to keep coherent, and no database connection held between
+// reads (each read borrows one from the pool and gives it back).
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Request } from '@hapi/hapi';
+import type { App } from '../lib/context.ts';
+import type { Owner } from '../lib/owner.ts';
+import { TERMINAL, findPrediction } from '../db/predictions.ts';
+import type { Prediction } from '../db/predictions.ts';
+
+/** The first re-read comes this soon after a change; the gap doubles up to POLL_MAX_MS. */
+export const POLL_MIN_MS = 100;
+export const POLL_MAX_MS = 2_000;
+
+let watching = 0;
+/** Watches (streams and `Prefer: wait`) still reading in this process: a gone client must bring it down. */
+export const activeWatches = () => watching;
+
+export const isTerminal = (p: Pick<Prediction, 'status'>) => TERMINAL.includes(p.status);
+
+/**
+ * An AbortSignal that fires when the client of `request` goes away (hapi's `disconnect`) or
+ * `abort()` is called. `dispose` removes the listener.
+ */
+export function disconnectSignal(request: Request): { signal: AbortSignal; abort(): void; dispose(): void } {
+  const controller = new AbortController();
+  const onDisconnect = () => controller.abort();
+  // hapi's `disconnect` fires only for a request whose body was still arriving ('aborted');
+  // a client gone after sending its whole body shows as the response closing unfinished
+  const onClose = () => {
+    if (!request.raw.res.writableEnded) controller.abort();
+  };
+  request.events.once('disconnect', onDisconnect);
+  request.raw.res.once('close', onClose);
+  // a socket already gone before the listeners were added
+  if (request.raw.res.destroyed || request.raw.req.socket?.destroyed) controller.abort();
+  return {
+    signal: controller.signal,
+    abort: () => controller.abort(),
+    dispose: () => {
+      request.events.removeListener('disconnect', onDisconnect);
+      request.raw.res.removeListener('close', onClose);
+    },
+  };
+}
+
+/**
+ * Yields the prediction (scoped to `owner`) each time its status changes, the first read
+ * included, and returns after a terminal state, when `until` passes (epoch ms, real time) or
+ * when `signal` fires. Yields nothing for a prediction the owner cannot see (`visible`).
+ */
+export async function* watchPrediction(
+  app: App, owner: Owner, id: string,
+  opts: { signal: AbortSignal; until: number; visible?: (p: Prediction) => boolean },
+): AsyncGenerator<Prediction, void, void> {
+  let last: string | undefined;
+  let gap = POLL_MIN_MS;
+  watching++;
+  try {
+    while (!opts.signal.aborted) {
+      const p = await findPrediction(app.db, owner, id);
+      if (!p || (opts.visible && !opts.visible(p))) return;
+      if (p.status !== last) {
+        last = p.status;
+        gap = POLL_MIN_MS;
+        yield p;
+        if (isTerminal(p)) return;
+      } else {
+        gap = Math.min(gap * 2, POLL_MAX_MS);
+      }
+      const left = opts.until - Date.now();
+      if (left <= 0) return;
+      try {
+        await sleep(Math.min(gap, left), undefined, { signal: opts.signal });
+      } catch {
+        return; // aborted
+      }
+    }
+  } finally {
+    watching--;
+  }
+}
+
+/** The prediction once terminal, or undefined when `ms` pass or the signal fires first. */
+export async function waitForTerminal(app: App, owner: Owner, id: string, ms: number, signal: AbortSignal): Promise<Prediction | undefined> {
+  for await (const p of watchPrediction(app, owner, id, { signal, until: Date.now() + ms })) {
+    if (isTerminal(p)) return p;
+  }
+  return undefined;
+}
+
+/** The longest `Prefer: wait` honoured, in seconds; a longer one is clamped to it. */
+export const PREFER_WAIT_MAX_S = 60;
+
+/**
+ * The `wait` preference of a `Prefer` header (RFC 7240 section 4.3), clamped to
+ * PREFER_WAIT_MAX_S; undefined when absent or malformed (a preference is a hint: an
+ * unparseable one is ignored, not refused).
+ */
+export function preferredWait(header: string | string[] | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const values = Array.isArray(header) ? header : [header];
+  for (const value of values) {
+    for (const pref of value.split(',')) {
+      const m = /^\s*wait\s*=\s*"?(\d{1,9})"?\s*(;.*)?$/i.exec(pref);
+      if (m) return Math.min(Number(m[1]), PREFER_WAIT_MAX_S);
+    }
+  }
+  return undefined;
+}

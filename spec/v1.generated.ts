@@ -2599,6 +2599,10 @@ export interface components {
             is_test: boolean;
             /** @description IP addresses or CIDR ranges (IPv4 or IPv6) allowed to use the key; empty or absent allows any address. A key created by an IP-restricted key inherits that restriction when this is absent or empty, and otherwise every entry must lie within it (403 if not). */
             ip_whitelist?: string[];
+            /** @description Model submits per minute this key may make; null or absent uses the gateway's default (`GENERATE_RATE_PER_KEY`). The account's own limit still applies on top. See README "Rate limits on generation". */
+            rate_limit_per_minute?: number | null;
+            /** @description Predictions of this key that may be unfinished at once; null or absent uses the gateway's default (`GENERATE_CONCURRENT_PER_KEY`). The account's own limit still applies on top. */
+            max_concurrent?: number | null;
         };
         APIKeyUpdateRequest: {
             /** @description New label. */
@@ -2616,6 +2620,10 @@ export interface components {
             ip_whitelist: string[];
             /** @description The scopes the key acts with; null means all five. A key created with an OAuth access token carries at most that token's scopes, and a key created by such a key inherits them. */
             scopes?: string[] | null;
+            /** @description The key's own limit of model submits per minute; null means the gateway's default (README "Rate limits on generation"). */
+            rate_limit_per_minute?: number | null;
+            /** @description The key's own limit of unfinished predictions; null means the gateway's default. */
+            max_concurrent?: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2631,6 +2639,10 @@ export interface components {
             ip_whitelist: string[];
             /** @description The scopes the key acts with; null means all five. A key created with an OAuth access token carries at most that token's scopes, and a key created by such a key inherits them. */
             scopes?: string[] | null;
+            /** @description The key's own limit of model submits per minute; null means the gateway's default (README "Rate limits on generation"). */
+            rate_limit_per_minute?: number | null;
+            /** @description The key's own limit of unfinished predictions; null means the gateway's default. */
+            max_concurrent?: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

@@ -3845,10 +3845,25 @@ export interface components {
                 "X-Balance-Remaining"?: number;
                 /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise. */
                 "Idempotent-Replayed"?: "true";
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["PredictionSubmitted"];
+            };
+        };
+        /** @description A generation limit is reached (README "Rate limits on generation"): submits per minute per API key (`GENERATE_RATE_PER_KEY`, or the key's `rate_limit_per_minute`) or per account (`GENERATE_RATE_PER_ACCOUNT`), or unfinished predictions per key (`GENERATE_CONCURRENT_PER_KEY`, or the key's `max_concurrent`) or per account (`GENERATE_CONCURRENT_PER_ACCOUNT`). `detail` names the limit; a refused submit does not count. */
+        GenerationRateLimited: {
+            headers: {
+                /** @description Seconds until the minute's window ends; 1 for the unfinished-predictions limits. */
+                "Retry-After"?: number;
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
             };
         };
         /** @description A malformed request header, e.g. an `Idempotency-Key` longer than 255 characters. */
@@ -4000,7 +4015,12 @@ export interface components {
         AssetIdPath: number;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The per-minute generation limits that apply to this submit (draft-ietf-httpapi-ratelimit-headers-10): `"key";q=60;w=60, "account";q=120;w=60` (`q` the quota, `w` the window in seconds). Absent when none applies. */
+        RateLimitPolicy: string;
+        /** @description What is left of each policy of `RateLimit-Policy`: `"key";r=59;t=42, "account";r=119;t=42` (`r` submits left in the window, `t` seconds until it resets). */
+        RateLimit: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -6491,6 +6511,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6533,6 +6554,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6575,6 +6597,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6617,6 +6640,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6659,6 +6683,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6701,6 +6726,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6743,6 +6769,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6785,6 +6812,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6827,6 +6855,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6869,6 +6898,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6911,6 +6941,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6953,6 +6984,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6995,6 +7027,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7037,6 +7070,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7079,6 +7113,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7121,6 +7156,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7163,6 +7199,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7205,6 +7242,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7247,6 +7285,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7289,6 +7328,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7331,6 +7371,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7373,6 +7414,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7415,6 +7457,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7457,6 +7500,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7499,6 +7543,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7541,6 +7586,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7583,6 +7629,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7625,6 +7672,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7667,6 +7715,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7709,6 +7758,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7751,6 +7801,7 @@ export interface operations {
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -64,9 +64,25 @@ async function childWhitelist(app: App, caller: OwnedCaller, requested: string[]
   return requested;
 }
 
-/** The generation limits a create body asks for (null or absent: the gateway's defaults). */
-function requestedLimits(body: { rate_limit_per_minute?: number | null; max_concurrent?: number | null }): KeyLimits {
-  return { rateLimitPerMinute: body.rate_limit_per_minute ?? null, maxConcurrent: body.max_concurrent ?? null };
+/**
+ * The generation limits of a new key: what the body asks for (null or absent: the gateway's
+ * defaults). A key created by a key never gets more than its creator: absent limits are inherited,
+ * and a limit above the creator's (its own, or the default it runs under) is 403.
+ */
+function requestedLimits(app: App, caller: OwnedCaller, body: { rate_limit_per_minute?: number | null; max_concurrent?: number | null }): KeyLimits {
+  const parent = caller.apiKeyId === null ? undefined : caller.keyLimits;
+  if (!parent) return { rateLimitPerMinute: body.rate_limit_per_minute ?? null, maxConcurrent: body.max_concurrent ?? null };
+  const defaults = app.config.generateRateLimit;
+  const pick = (field: string, asked: number | null | undefined, own: number | null, fallback: number): number | null => {
+    if (asked === undefined || asked === null) return own;
+    const ceiling = own ?? fallback;
+    if (ceiling > 0 && asked > ceiling) throw new ForbiddenError(`a key may not create a key with a higher ${field} than its own (${ceiling})`);
+    return asked;
+  };
+  return {
+    rateLimitPerMinute: pick('rate_limit_per_minute', body.rate_limit_per_minute, parent.rateLimitPerMinute, defaults.perKeyPerMinute),
+    maxConcurrent: pick('max_concurrent', body.max_concurrent, parent.maxConcurrent, defaults.concurrentPerKey),
+  };
 }
 
 /** POST /api/v1/keys and POST /app/generate-api-key (the same body and reply). */
@@ -75,7 +91,7 @@ export const createApiKey: Handler<'createApiKey'> & Handler<'generateApiKey'> =
   const isTest = body.is_test === true;
   if (caller.isTest && !isTest) throw new ForbiddenError('a sandbox key may only create sandbox keys (is_test: true); use a production key or a session');
   const ipWhitelist = await childWhitelist(app, caller, checkedWhitelist(body.ip_whitelist));
-  const { key, record } = await issueApiKey(app, caller.userId, { name, isTest, ipWhitelist, scopes: inheritedScopes(caller), limits: requestedLimits(body) });
+  const { key, record } = await issueApiKey(app, caller.userId, { name, isTest, ipWhitelist, scopes: inheritedScopes(caller), limits: requestedLimits(app, caller, body) });
   return { ...keyView(record), key };
 };
 
@@ -112,7 +128,7 @@ export const createTeamApiKey: Handler<'createTeamApiKey'> = async ({ app, calle
   const ipWhitelist = await childWhitelist(app, caller, checkedWhitelist(body.ip_whitelist));
   const { key, prefix, keyHash } = newKey(isTest);
   const record = await insertTeamApiKey(app.db, {
-    teamId, createdBy: caller.userId, name: body.name ?? '', prefix, keyHash, isTest, ipWhitelist, scopes: inheritedScopes(caller), limits: requestedLimits(body),
+    teamId, createdBy: caller.userId, name: body.name ?? '', prefix, keyHash, isTest, ipWhitelist, scopes: inheritedScopes(caller), limits: requestedLimits(app, caller, body),
   }, app.clock());
   app.log.info({ event: 'team_key_created', teamId, keyId: record.id, by: caller.userId }, 'teams: API key created');
   return h.response({ ...teamKeyView(record), key }).code(201);

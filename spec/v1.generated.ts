@@ -2599,9 +2599,9 @@ export interface components {
             is_test: boolean;
             /** @description IP addresses or CIDR ranges (IPv4 or IPv6) allowed to use the key; empty or absent allows any address. A key created by an IP-restricted key inherits that restriction when this is absent or empty, and otherwise every entry must lie within it (403 if not). */
             ip_whitelist?: string[];
-            /** @description Model submits per minute this key may make; null or absent uses the gateway's default (`GENERATE_RATE_PER_KEY`). The account's own limit still applies on top. See README "Rate limits on generation". */
+            /** @description Model submits per minute this key may make; null or absent uses the gateway's default (`GENERATE_RATE_PER_KEY`). The account's own limit still applies on top. A key created by a key inherits the creator's value when this is absent, and may not ask for more than it (403). See README "Rate limits on generation". */
             rate_limit_per_minute?: number | null;
-            /** @description Predictions of this key that may be unfinished at once; null or absent uses the gateway's default (`GENERATE_CONCURRENT_PER_KEY`). The account's own limit still applies on top. */
+            /** @description Predictions of this key that may be unfinished at once; null or absent uses the gateway's default (`GENERATE_CONCURRENT_PER_KEY`). The account's own limit still applies on top. Inherited from a creating key like `rate_limit_per_minute`. */
             max_concurrent?: number | null;
         };
         APIKeyUpdateRequest: {

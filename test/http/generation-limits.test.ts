@@ -99,6 +99,16 @@ test.serial('a key\'s own rate_limit_per_minute replaces the default, and key an
   t.is(first.statusCode, 200, first.payload);
   t.is(first.headers['ratelimit-policy'], '"key";q=1;w=60, "account";q=5;w=60');
   assertLimited(t, await submit(other.server, created.key), /1 requests per minute per API key/);
+  // a key creates keys no stronger than itself: absent limits are inherited, higher ones are 403
+  const byKey = (payload: Record<string, unknown>) => gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: { 'x-api-key': created.key }, payload: { name: 'child', ...payload } });
+  const child = await byKey({});
+  t.is(child.statusCode, 200, child.payload);
+  t.is((child.result as { rate_limit_per_minute: number }).rate_limit_per_minute, 1);
+  const stronger = await byKey({ rate_limit_per_minute: 2 });
+  t.is(stronger.statusCode, 403, stronger.payload);
+  t.regex(stronger.payload, /higher rate_limit_per_minute than its own \(1\)/);
+  // this gateway sets no unfinished-predictions limit per key (GENERATE_CONCURRENT_PER_KEY=0): any is within it
+  t.is((await byKey({ max_concurrent: 1000 })).statusCode, 200);
   // an invalid limit is a 422, not a key
   const bad = await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${acct.session}` }, payload: { name: 'x', rate_limit_per_minute: 0 } });
   t.is(bad.statusCode, 422, bad.payload);

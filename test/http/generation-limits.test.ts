@@ -156,3 +156,26 @@ test.serial('unfinished predictions per account and per key: exactly the limit o
     await limited.stop();
   }
 });
+
+test.serial('a team is an account of its own: its keys and members acting for it share its limit, apart from their personal ones', async (t) => {
+  const owner = await newAccount(gw, 100_000);
+  const auth = { authorization: `Bearer ${owner.session}` };
+  const team = await gw.server.inject({ method: 'POST', url: '/app/teams', headers: auth, payload: { name: 'limits' } });
+  t.is(team.statusCode, 201, team.payload);
+  const teamId = Number((team.result as { id: number }).id);
+  await gw.app.db('teams').where({ id: teamId }).update({ balance: 100_000 });
+  const key = await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys`, headers: auth, payload: { name: 'team' } });
+  t.is(key.statusCode, 201, key.payload);
+  const teamKey = (key.result as { key: string }).key;
+  for (let i = 0; i < 3; i++) t.is((await submit(i % 2 ? other.server : gw.server, teamKey)).statusCode, 200);
+  assertLimited(t, await submit(gw.server, teamKey), /per API key/);
+  // the owner's session acting for the team counts against the team's account limit only
+  const forTeam = () => other.server.inject({ method: 'POST', url: `/api/v1/${MODEL}?team_id=${teamId}`, headers: auth, payload: BODY });
+  const asSession = await forTeam();
+  t.is(asSession.statusCode, 200, asSession.payload);
+  t.is(asSession.headers['ratelimit-policy'], '"account";q=5;w=60');
+  t.is((await forTeam()).statusCode, 200);
+  assertLimited(t, await forTeam(), /5 requests per minute per account/);
+  // the owner's personal account is untouched
+  t.is((await submit(gw.server, owner.liveKey)).statusCode, 200);
+});

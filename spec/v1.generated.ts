@@ -3853,7 +3853,7 @@ export interface components {
                 "application/json": components["schemas"]["PredictionSubmitted"];
             };
         };
-        /** @description A generation limit is reached (README "Rate limits on generation"): submits per minute per API key (`GENERATE_RATE_PER_KEY`, or the key's `rate_limit_per_minute`) or per account (`GENERATE_RATE_PER_ACCOUNT`), or unfinished predictions per key (`GENERATE_CONCURRENT_PER_KEY`, or the key's `max_concurrent`) or per account (`GENERATE_CONCURRENT_PER_ACCOUNT`). `detail` names the limit; a refused submit does not count. */
+        /** @description A generation limit is reached (README "Rate limits on generation"): submits per minute per API key (`GENERATE_RATE_PER_KEY`, or the key's `rate_limit_per_minute`) or per account (`GENERATE_RATE_PER_ACCOUNT`), or unfinished predictions per key (`GENERATE_CONCURRENT_PER_KEY`, or the key's `max_concurrent`) or per account (`GENERATE_CONCURRENT_PER_ACCOUNT`). `detail` names the limit; a submit refused per minute does not count against the per-minute limits. */
         GenerationRateLimited: {
             headers: {
                 /** @description Seconds until the minute's window ends; 1 for the unfinished-predictions limits. */

@@ -179,3 +179,16 @@ test.serial('a team is an account of its own: its keys and members acting for it
   // the owner's personal account is untouched
   t.is((await submit(gw.server, owner.liveKey)).statusCode, 200);
 });
+
+test.serial('the embedded SQLite database enforces the same limits', async (t) => {
+  const embedded = await startGateway({ db: 'sqlite', queue: 'memory', clock, env: { GENERATE_RATE_PER_KEY: '4', GENERATE_CONCURRENT_PER_ACCOUNT: '2' } });
+  try {
+    const acct = await newAccount(embedded, 100_000);
+    const results = await Promise.all(Array.from({ length: 4 }, () => submit(embedded.server, acct.liveKey)));
+    t.deepEqual(results.map((r) => r.statusCode).sort(), [200, 200, 429, 429]);
+    t.regex(results.find((r) => r.statusCode === 429)!.payload, /this account already has 2 unfinished predictions/);
+    assertLimited(t, await submit(embedded.server, acct.liveKey), /4 requests per minute per API key/);
+  } finally {
+    await embedded.stop();
+  }
+});

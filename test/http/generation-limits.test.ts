@@ -192,3 +192,8 @@ test.serial('the embedded SQLite database enforces the same limits', async (t) =
     await embedded.stop();
   }
 });
+
+test('the defaults: 60 and 120 submits per minute, 10 and 20 unfinished predictions, per key and per account', (t) => {
+  t.deepEqual(loadConfig({}).generateRateLimit, { perKeyPerMinute: 60, perAccountPerMinute: 120, concurrentPerKey: 10, concurrentPerAccount: 20 });
+  t.throws(() => loadConfig({ GENERATE_RATE_PER_KEY: '-1' }), { message: /GENERATE_RATE_PER_KEY/ });
+});

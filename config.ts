@@ -54,6 +54,8 @@ export interface Config {
   google: GoogleConfig | null;
   /** attempt budgets of the login, one-time-code and reset routes */
   authRateLimit: AuthRateLimitConfig;
+  /** model submits per key and per account (README "Rate limits on generation"); 0 = no limit */
+  generateRateLimit: GenerateRateLimitConfig;
   /** peers (IPs or CIDR ranges) whose X-Forwarded-For is believed when finding a client's address */
   trustedProxies: string[];
   /** Bearer token /metrics asks for (undefined: /metrics on the API port refuses everyone) */
@@ -88,6 +90,17 @@ export interface GoogleConfig {
   clientSecret: string;
   issuer: string;
   redirectUrl: string;
+}
+
+export interface GenerateRateLimitConfig {
+  /** submits per minute per API key (a key's own `rate_limit_per_minute` replaces it) */
+  perKeyPerMinute: number;
+  /** submits per minute per account (the owner: a user, or a team) */
+  perAccountPerMinute: number;
+  /** non-terminal predictions per API key (a key's own `max_concurrent` replaces it) */
+  concurrentPerKey: number;
+  /** non-terminal predictions per account */
+  concurrentPerAccount: number;
 }
 
 export interface AuthRateLimitConfig {
@@ -151,6 +164,11 @@ const schema = Joi.object({
   AUTH_RATE_PER_ADDRESS: Joi.number().integer().min(1).max(1_000_000).default(50),
   AUTH_RATE_MAILS_PER_EMAIL: Joi.number().integer().min(1).max(1_000_000).default(10),
   REGISTER_RATE_PER_ADDRESS: Joi.number().integer().min(1).max(1_000_000).default(10),
+  // generation limits; 0 turns one off
+  GENERATE_RATE_PER_KEY: Joi.number().integer().min(0).max(1_000_000).default(60),
+  GENERATE_RATE_PER_ACCOUNT: Joi.number().integer().min(0).max(1_000_000).default(120),
+  GENERATE_CONCURRENT_PER_KEY: Joi.number().integer().min(0).max(1_000_000).default(10),
+  GENERATE_CONCURRENT_PER_ACCOUNT: Joi.number().integer().min(0).max(1_000_000).default(20),
   // a shared secret of the scraper; short ones are guessable
   METRICS_TOKEN: Joi.string().min(16).max(512).pattern(/^[\x21-\x7e]+$/).messages({ 'string.pattern.base': 'must be printable ASCII without spaces' }),
   WORKER_HEALTH_PORT: Joi.number().integer().min(0).max(65535),
@@ -290,6 +308,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perAddress: v.AUTH_RATE_PER_ADDRESS as number,
       mailsPerEmail: v.AUTH_RATE_MAILS_PER_EMAIL as number,
       registerPerAddress: v.REGISTER_RATE_PER_ADDRESS as number,
+    },
+    generateRateLimit: {
+      perKeyPerMinute: v.GENERATE_RATE_PER_KEY as number,
+      perAccountPerMinute: v.GENERATE_RATE_PER_ACCOUNT as number,
+      concurrentPerKey: v.GENERATE_CONCURRENT_PER_KEY as number,
+      concurrentPerAccount: v.GENERATE_CONCURRENT_PER_ACCOUNT as number,
     },
     trustedProxies: v.TRUSTED_PROXIES === undefined ? [] : String(v.TRUSTED_PROXIES).split(',').map((e) => e.trim()),
     metricsToken: v.METRICS_TOKEN as string | undefined,

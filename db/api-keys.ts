@@ -15,6 +15,15 @@ export interface ApiKeyRecord {
   scopes: string[] | null;
   createdAt: string;
   lastUsedAt: string | null;
+  /** the key's own generation limits; null: the gateway's defaults (config generateRateLimit) */
+  rateLimitPerMinute: number | null;
+  maxConcurrent: number | null;
+}
+
+/** A key's own generation limits, as set on create. */
+export interface KeyLimits {
+  rateLimitPerMinute: number | null;
+  maxConcurrent: number | null;
 }
 
 export interface ApiKeyRow {
@@ -30,6 +39,8 @@ export interface ApiKeyRow {
   created_at: number | string;
   last_used_at: number | string | null;
   revoked_at: number | string | null;
+  rate_limit_per_minute?: number | string | null;
+  max_concurrent?: number | string | null;
 }
 
 /** Maps an api_keys row (also for team keys: db/team-resources.ts). */
@@ -45,12 +56,14 @@ export function apiKeyFromRow(r: ApiKeyRow): ApiKeyRecord {
     scopes: r.scopes === null || r.scopes === undefined ? null : jsonOr<string[]>(r.scopes, []),
     createdAt: iso(r.created_at),
     lastUsedAt: isoOrNull(r.last_used_at),
+    rateLimitPerMinute: r.rate_limit_per_minute === null || r.rate_limit_per_minute === undefined ? null : num(r.rate_limit_per_minute),
+    maxConcurrent: r.max_concurrent === null || r.max_concurrent === undefined ? null : num(r.max_concurrent),
   };
 }
 
 export async function insertApiKey(
   db: Db,
-  k: { userId: number; name: string; prefix: string; keyHash: string; isTest: boolean; ipWhitelist: string[]; scopes: readonly string[] | null },
+  k: { userId: number; name: string; prefix: string; keyHash: string; isTest: boolean; ipWhitelist: string[]; scopes: readonly string[] | null; limits?: KeyLimits },
   now: number,
 ): Promise<ApiKeyRecord> {
   const [id] = await db('api_keys').insert({
@@ -61,6 +74,8 @@ export async function insertApiKey(
     is_test: k.isTest,
     ip_whitelist: k.ipWhitelist.length ? JSON.stringify(k.ipWhitelist) : null,
     scopes: k.scopes === null ? null : JSON.stringify(k.scopes),
+    rate_limit_per_minute: k.limits?.rateLimitPerMinute ?? null,
+    max_concurrent: k.limits?.maxConcurrent ?? null,
     created_at: now,
   });
   const row = await db<ApiKeyRow>('api_keys').where({ id }).first();

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
-import { holdFor, releaseFor, settleFor } from './wallet.ts';
+import { holdFor, lockWallet, releaseFor, settleFor } from './wallet.ts';
 import { insertDelivery, newDeliveryId } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
 import { ownerWhere } from './owner.ts';
@@ -150,20 +150,60 @@ export interface NewPrediction {
 }
 
 /** Holds the price on the payer's wallet (the team's when teamId is set) and records the request as `queued`, in one transaction. */
-export async function submitPrediction(db: Db, p: NewPrediction, now: number): Promise<void> {
+/** Limits on unfinished (queued, pending, processing) predictions checked by submitPrediction; 0: none. */
+export interface ConcurrencyLimits {
+  /** of the submitting API key (ignored when apiKeyId is null) */
+  perKey: number;
+  /** of the owner: the user's own predictions, or the team's */
+  perAccount: number;
+}
+
+/** Whether submitPrediction recorded the request, or which concurrency limit refused it. */
+export type SubmitOutcome = { accepted: true } | { accepted: false; scope: 'key' | 'account'; limit: number };
+
+const UNFINISHED: PredictionStatus[] = ['queued', 'pending', 'processing'];
+
+async function unfinishedCount(trx: Knex, where: (q: Knex.QueryBuilder) => void): Promise<number> {
+  const q = trx('predictions').whereIn('status', UNFINISHED);
+  where(q);
+  const row = await q.count<{ n: number | string }[]>({ n: '*' }).first();
+  return num(row?.n ?? 0);
+}
+
+/**
+ * Holds the price and records the request as `queued`, in one transaction. With `limits`, the
+ * owner's wallet row is locked first and the owner's and key's unfinished predictions are counted
+ * under that lock (index-backed), so parallel submits past a limit cannot all get in: every
+ * submit of an owner, whichever process serves it, queues on the same row.
+ */
+export async function submitPrediction(db: Db, p: NewPrediction, now: number, limits?: ConcurrencyLimits): Promise<SubmitOutcome> {
   const teamId = p.teamId ?? null;
   const row = {
     id: p.id, user_id: p.userId, team_id: teamId, api_key_id: p.apiKeyId, model: p.model, status: 'queued', is_test: false,
     input: JSON.stringify(p.input), price: p.price, webhook_url: p.webhookUrl, http_request_id: p.httpRequestId ?? null, created_at: now, updated_at: now,
   };
-  if (p.price === 0) {
+  const checked = limits !== undefined && (limits.perAccount > 0 || (limits.perKey > 0 && p.apiKeyId !== null));
+  if (p.price === 0 && !checked) {
     await db('predictions').insert(row);
-    return;
+    return { accepted: true };
   }
+  const payer = { userId: p.userId, teamId };
   // A deadlock victim is rolled back whole (hold and insert), so running it again is safe.
-  await withLockRetry(() => db.transaction(async (trx) => {
-    await holdFor(trx, { userId: p.userId, teamId }, p.price);
+  return withLockRetry(() => db.transaction(async (trx): Promise<SubmitOutcome> => {
+    if (checked) {
+      await lockWallet(trx, payer);
+      if (limits.perKey > 0 && p.apiKeyId !== null) {
+        const keyId = p.apiKeyId;
+        if (await unfinishedCount(trx, (q) => q.where('api_key_id', keyId)) >= limits.perKey) return { accepted: false, scope: 'key', limit: limits.perKey };
+      }
+      if (limits.perAccount > 0) {
+        const n = await unfinishedCount(trx, (q) => (teamId === null ? q.where('user_id', p.userId).whereNull('team_id') : q.where('team_id', teamId)));
+        if (n >= limits.perAccount) return { accepted: false, scope: 'account', limit: limits.perAccount };
+      }
+    }
+    await holdFor(trx, payer, p.price);
     await trx('predictions').insert(row);
+    return { accepted: true };
   }));
 }
 

@@ -4,7 +4,7 @@
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
 import { apiKeyFromRow } from './api-keys.ts';
-import type { ApiKeyRecord, ApiKeyRow } from './api-keys.ts';
+import type { ApiKeyRecord, ApiKeyRow, KeyLimits } from './api-keys.ts';
 import { num } from './rows.ts';
 import { predictionFromRow, submitPrediction } from './predictions.ts';
 import type { NewPrediction, Prediction } from './predictions.ts';
@@ -27,7 +27,7 @@ export async function findTeamKey(db: Db, teamId: number, keyId: number): Promis
 
 export async function insertTeamApiKey(
   db: Db,
-  k: { teamId: number; createdBy: number; name: string; prefix: string; keyHash: string; isTest: boolean; ipWhitelist: string[]; scopes?: readonly string[] | null },
+  k: { teamId: number; createdBy: number; name: string; prefix: string; keyHash: string; isTest: boolean; ipWhitelist: string[]; scopes?: readonly string[] | null; limits?: KeyLimits },
   now: number,
 ): Promise<TeamApiKeyRecord> {
   const [id] = await db('api_keys').insert({
@@ -39,6 +39,8 @@ export async function insertTeamApiKey(
     is_test: k.isTest,
     ip_whitelist: k.ipWhitelist.length ? JSON.stringify(k.ipWhitelist) : null,
     scopes: k.scopes ? JSON.stringify(k.scopes) : null,
+    rate_limit_per_minute: k.limits?.rateLimitPerMinute ?? null,
+    max_concurrent: k.limits?.maxConcurrent ?? null,
     created_at: now,
   });
   return toKey(await db('api_keys').where({ id }).first());

@@ -22,6 +22,15 @@ function walletRow(trx: Knex, payer: Payer): Knex.QueryBuilder {
   return payer.teamId === null ? trx('users').where('id', payer.userId) : trx('teams').where('id', payer.teamId);
 }
 
+/**
+ * Locks the payer's wallet row until the transaction ends (a write that changes nothing: it
+ * locks on MariaDB and takes SQLite's write lock), so that checks made after it in the same
+ * transaction, like counting the owner's unfinished predictions, see every submit that held it before.
+ */
+export async function lockWallet(trx: Knex, payer: Payer): Promise<void> {
+  await walletRow(trx, payer).update({ held: trx.raw('held') });
+}
+
 /** balance -> held, only if the balance covers it (one conditional UPDATE). */
 export async function holdFor(trx: Knex, payer: Payer, amount: number): Promise<void> {
   if (amount === 0) return;

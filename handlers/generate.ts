@@ -1,5 +1,6 @@
 // POST /api/v1/{model-endpoint}: every model endpoint of the spec lands here.
-import { UnavailableError, ValidationFailedError } from '../lib/errors.ts';
+import { RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
+import { generationLimits } from './rate-limit.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { computePrice } from '../spec/pricing.ts';
 import { adapterRegistry, isAdapterConfigured } from '../workers/adapters/index.ts';
@@ -13,6 +14,9 @@ import { disconnectSignal, preferredWait, waitForTerminal } from './prediction-w
 import type { ModelContext, ModelHandler } from './types.ts';
 
 type Submitted = components['schemas']['PredictionSubmitted'];
+
+/** Retry-After of a submit refused by a concurrency limit: a prediction may finish at any moment. */
+const CONCURRENCY_RETRY_SECONDS = 1;
 
 /**
  * The submit answer (README "What the submit answer returns"): the request id, its state, where
@@ -81,7 +85,14 @@ export const generate: ModelHandler = async (ctx) => {
 
   // The hold fails with InsufficientCreditError (402 insufficient_credit, lib/errors.ts).
   const price = computePrice(model.price, body);
-  await submitPrediction(app.db, { ...base, price }, now);
+  // The concurrency limits are counted in the hold's transaction (the requests-per-minute ones
+  // were counted before the handler: x-rate-limit: generations).
+  const limits = generationLimits(app.config.generateRateLimit, caller);
+  const outcome = await submitPrediction(app.db, { ...base, price }, now, { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount });
+  if (!outcome.accepted) {
+    const who = outcome.scope === 'key' ? 'this API key' : 'this account';
+    throw new RateLimitedError(`${who} already has ${outcome.limit} unfinished predictions, the most it may have at once; retry when one finishes`, CONCURRENCY_RETRY_SECONDS);
+  }
   // Persisted: from here the request is never lost. If the queue does not confirm now, the
   // sweeper publishes it when the broker is back.
   app.metrics.predictions.inc({ model: model.operationId, outcome: 'submitted' });

@@ -7,13 +7,13 @@ import type { App } from '../lib/context.ts';
 import type { Handler, OwnedCaller } from './types.ts';
 import { ForbiddenError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { findUserKey, insertApiKey, listUserKeys, revokeKey } from '../db/api-keys.ts';
-import type { ApiKeyRecord } from '../db/api-keys.ts';
+import type { ApiKeyRecord, KeyLimits } from '../db/api-keys.ts';
 import { findTeamKey, insertTeamApiKey, listTeamKeys, revokeTeamKey } from '../db/team-resources.ts';
 import type { TeamApiKeyRecord } from '../db/team-resources.ts';
 import { KEY_PREFIX_LIVE, KEY_PREFIX_TEST, newSecret, sha256Hex } from '../lib/secrets.ts';
 
 export function keyView(k: ApiKeyRecord) {
-  return { id: k.id, name: k.name, prefix: k.prefix, is_test: k.isTest, ip_whitelist: k.ipWhitelist, scopes: k.scopes, created_at: k.createdAt, last_used_at: k.lastUsedAt };
+  return { id: k.id, name: k.name, prefix: k.prefix, is_test: k.isTest, ip_whitelist: k.ipWhitelist, scopes: k.scopes, rate_limit_per_minute: k.rateLimitPerMinute, max_concurrent: k.maxConcurrent, created_at: k.createdAt, last_used_at: k.lastUsedAt };
 }
 
 function teamKeyView(k: TeamApiKeyRecord) {
@@ -27,9 +27,9 @@ function newKey(isTest: boolean): { key: string; prefix: string; keyHash: string
   return { key, prefix: key.slice(0, kind.length + 4), keyHash: sha256Hex(key) };
 }
 
-export async function issueApiKey(app: App, userId: number, opts: { name: string; isTest: boolean; ipWhitelist: string[]; scopes?: readonly string[] | null }) {
+export async function issueApiKey(app: App, userId: number, opts: { name: string; isTest: boolean; ipWhitelist: string[]; scopes?: readonly string[] | null; limits?: KeyLimits }) {
   const { key, prefix, keyHash } = newKey(opts.isTest);
-  const record = await insertApiKey(app.db, { userId, name: opts.name, prefix, keyHash, isTest: opts.isTest, ipWhitelist: opts.ipWhitelist, scopes: opts.scopes ?? null }, app.clock());
+  const record = await insertApiKey(app.db, { userId, name: opts.name, prefix, keyHash, isTest: opts.isTest, ipWhitelist: opts.ipWhitelist, scopes: opts.scopes ?? null, ...(opts.limits ? { limits: opts.limits } : {}) }, app.clock());
   return { key, record };
 }
 
@@ -64,13 +64,34 @@ async function childWhitelist(app: App, caller: OwnedCaller, requested: string[]
   return requested;
 }
 
+/**
+ * The generation limits of a new key: what the body asks for (null or absent: the gateway's
+ * defaults). A key created by a key never gets more than its creator: absent limits are inherited,
+ * and a limit above the creator's (its own, or the default it runs under) is 403.
+ */
+function requestedLimits(app: App, caller: OwnedCaller, body: { rate_limit_per_minute?: number | null; max_concurrent?: number | null }): KeyLimits {
+  const parent = caller.apiKeyId === null ? undefined : caller.keyLimits;
+  if (!parent) return { rateLimitPerMinute: body.rate_limit_per_minute ?? null, maxConcurrent: body.max_concurrent ?? null };
+  const defaults = app.config.generateRateLimit;
+  const pick = (field: string, asked: number | null | undefined, own: number | null, fallback: number): number | null => {
+    if (asked === undefined || asked === null) return own;
+    const ceiling = own ?? fallback;
+    if (ceiling > 0 && asked > ceiling) throw new ForbiddenError(`a key may not create a key with a higher ${field} than its own (${ceiling})`);
+    return asked;
+  };
+  return {
+    rateLimitPerMinute: pick('rate_limit_per_minute', body.rate_limit_per_minute, parent.rateLimitPerMinute, defaults.perKeyPerMinute),
+    maxConcurrent: pick('max_concurrent', body.max_concurrent, parent.maxConcurrent, defaults.concurrentPerKey),
+  };
+}
+
 /** POST /api/v1/keys and POST /app/generate-api-key (the same body and reply). */
 export const createApiKey: Handler<'createApiKey'> & Handler<'generateApiKey'> = async ({ app, caller, body }) => {
   const name = body.name ?? '';
   const isTest = body.is_test === true;
   if (caller.isTest && !isTest) throw new ForbiddenError('a sandbox key may only create sandbox keys (is_test: true); use a production key or a session');
   const ipWhitelist = await childWhitelist(app, caller, checkedWhitelist(body.ip_whitelist));
-  const { key, record } = await issueApiKey(app, caller.userId, { name, isTest, ipWhitelist, scopes: inheritedScopes(caller) });
+  const { key, record } = await issueApiKey(app, caller.userId, { name, isTest, ipWhitelist, scopes: inheritedScopes(caller), limits: requestedLimits(app, caller, body) });
   return { ...keyView(record), key };
 };
 
@@ -107,7 +128,7 @@ export const createTeamApiKey: Handler<'createTeamApiKey'> = async ({ app, calle
   const ipWhitelist = await childWhitelist(app, caller, checkedWhitelist(body.ip_whitelist));
   const { key, prefix, keyHash } = newKey(isTest);
   const record = await insertTeamApiKey(app.db, {
-    teamId, createdBy: caller.userId, name: body.name ?? '', prefix, keyHash, isTest, ipWhitelist, scopes: inheritedScopes(caller),
+    teamId, createdBy: caller.userId, name: body.name ?? '', prefix, keyHash, isTest, ipWhitelist, scopes: inheritedScopes(caller), limits: requestedLimits(app, caller, body),
   }, app.clock());
   app.log.info({ event: 'team_key_created', teamId, keyId: record.id, by: caller.userId }, 'teams: API key created');
   return h.response({ ...teamKeyView(record), key }).code(201);

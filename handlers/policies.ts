@@ -14,7 +14,7 @@ import type { Operation } from 'openapi-backend';
 import { AUDIT_EVENTS, audit, isAuditEvent } from './audit.ts';
 import type { AuditFields, AuthContext, AuthEvent } from './audit.ts';
 import { BudgetExceededError, isRateLimitPolicy, RATE_LIMIT_POLICIES } from './rate-limit.ts';
-import type { RateLimitPolicy } from './rate-limit.ts';
+import type { RateLimitContext, RateLimitPolicy } from './rate-limit.ts';
 import { DomainError } from '../lib/errors.ts';
 
 export interface OperationPolicies {
@@ -27,6 +27,8 @@ export interface OperationPolicies {
 export interface PolicyContext extends AuthContext {
   body: Record<string, unknown>;
   audit: AuditFields;
+  /** the caller and resolved owner (the generation budget counts per key and per owner) */
+  caller?: RateLimitContext['caller'];
 }
 
 function bodyProperties(operation: Operation): Record<string, unknown> {

@@ -16,19 +16,29 @@ import { clientIp } from '../lib/addresses.ts';
 import { RateLimitedError } from '../lib/errors.ts';
 import { REGISTER_WINDOW_SECONDS, clearBucket, deleteEndedWindows, hitWindow, unhitWindow } from '../db/rate-limits.ts';
 import { normaliseEmail } from '../db/users.ts';
-import type { App } from '../lib/context.ts';
+import type { App, Caller } from '../lib/context.ts';
+import type { GenerateRateLimitConfig } from '../config.ts';
 
 /** What a budget needs of a request's context. */
 export interface RateLimitContext {
   app: App;
-  request: Pick<Request, 'info' | 'headers'>;
+  request: Pick<Request, 'info' | 'headers'> & { app?: Request['app'] };
+  /** the authenticated caller and the owner the bridge resolved (the generation limits count per key and per owner) */
+  caller?: (Caller & { owner?: { userId: number; teamId: number | null } }) | null;
+}
+
+declare module '@hapi/hapi' {
+  interface RequestApplicationState {
+    /** RateLimit and RateLimit-Policy of an admitted model submit, written on its answer (plugins/spec-routes.ts) */
+    rateLimitHeaders?: Record<string, string>;
+  }
 }
 
 /** 429 past a budget; `budget` names which one, for the audit line. */
 export class BudgetExceededError extends RateLimitedError {
   readonly budget: string;
-  constructor(message: string, retryAfterSeconds: number, budget: string) {
-    super(message, retryAfterSeconds);
+  constructor(message: string, retryAfterSeconds: number, budget: string, headers: Record<string, string> = {}) {
+    super(message, retryAfterSeconds, headers);
     this.budget = budget;
   }
 }
@@ -135,6 +145,64 @@ export async function limitRegistrations(ctx: RateLimitContext): Promise<void> {
   if (byAddress > app.config.authRateLimit.registerPerAddress) refuse(ctx, REGISTER_WINDOW_SECONDS, windowStart, 'registration per address');
 }
 
+/** The window of the generation request limits: requests per minute. */
+export const GENERATION_WINDOW_SECONDS = 60;
+
+/** The limits that apply to this caller: the key's own where it set them, else the defaults (0: no limit). */
+export function generationLimits(config: GenerateRateLimitConfig, caller: Pick<Caller, 'apiKeyId' | 'keyLimits'>) {
+  const viaKey = caller.apiKeyId !== null;
+  return {
+    keyPerMinute: viaKey ? caller.keyLimits?.rateLimitPerMinute ?? config.perKeyPerMinute : 0,
+    accountPerMinute: config.perAccountPerMinute,
+    concurrentPerKey: viaKey ? caller.keyLimits?.maxConcurrent ?? config.concurrentPerKey : 0,
+    concurrentPerAccount: config.concurrentPerAccount,
+  };
+}
+
+/**
+ * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers-10, structured fields): one
+ * policy per limit that applies, `q` the quota and `w` the window in seconds; `r` what is left
+ * and `t` the seconds until the window resets.
+ */
+export function rateLimitFields(policies: ReadonlyArray<{ name: string; quota: number; remaining: number }>, windowSeconds: number, resetSeconds: number): Record<string, string> {
+  if (policies.length === 0) return {};
+  return {
+    'RateLimit-Policy': policies.map((p) => `"${p.name}";q=${p.quota};w=${windowSeconds}`).join(', '),
+    RateLimit: policies.map((p) => `"${p.name}";r=${Math.max(0, p.remaining)};t=${resetSeconds}`).join(', '),
+  };
+}
+
+/**
+ * Counts one model submit against the requests-per-minute limits of the presenting key and of the
+ * owner (the user, or the team whose wallet pays), in fixed one-minute windows shared by every API
+ * process. A refused submit does not count. Admitted submits carry RateLimit headers on their
+ * answer; refused ones get 429 with Retry-After and the same headers. The concurrency limits are
+ * checked later, in the submit's own transaction (handlers/generate.ts, db/predictions.ts).
+ */
+export async function limitGenerations(ctx: RateLimitContext): Promise<void> {
+  const { app, caller } = ctx;
+  if (!caller) return;
+  const limits = generationLimits(app.config.generateRateLimit, caller);
+  // the bridge resolves the owner of every protected operation before the policies run
+  const { teamId, userId } = caller.owner ?? { userId: caller.userId, teamId: caller.keyTeamId ?? null };
+  const counted: Array<{ name: string; bucket: string; quota: number }> = [];
+  if (limits.keyPerMinute > 0 && caller.apiKeyId !== null) counted.push({ name: 'key', bucket: `gen-key:${caller.apiKeyId}`, quota: limits.keyPerMinute });
+  if (limits.accountPerMinute > 0) counted.push({ name: 'account', bucket: teamId === null ? `gen-user:${userId}` : `gen-team:${teamId}`, quota: limits.accountPerMinute });
+  if (counted.length === 0) return;
+  const { windowStart, counts } = await hit(ctx, GENERATION_WINDOW_SECONDS, counted.map((c) => c.bucket));
+  const now = app.clock();
+  const resetSeconds = Math.max(1, Math.ceil((windowStart + GENERATION_WINDOW_SECONDS * 1000 - now) / 1000));
+  const over = counted.find((c, i) => (counts[i] ?? 0) > c.quota);
+  if (over) {
+    // Take the refused request back, so that a client retrying too fast is not kept out longer.
+    await Promise.all(counted.map((c) => unhitWindow(app.db, c.bucket, windowStart)));
+    const fields = rateLimitFields(counted.map((c, i) => ({ name: c.name, quota: c.quota, remaining: c.quota - ((counts[i] ?? 1) - 1) })), GENERATION_WINDOW_SECONDS, resetSeconds);
+    throw new BudgetExceededError(`rate limit of ${over.quota} requests per minute per ${over.name === 'key' ? 'API key' : 'account'} reached, try again in ${resetSeconds} seconds`, resetSeconds, `generations per ${over.name}`, fields);
+  }
+  const fields = rateLimitFields(counted.map((c, i) => ({ name: c.name, quota: c.quota, remaining: c.quota - (counts[i] ?? 0) })), GENERATION_WINDOW_SECONDS, resetSeconds);
+  if (ctx.request.app) ctx.request.app.rateLimitHeaders = fields;
+}
+
 /**
  * The budgets an operation can name in the spec (`x-rate-limit`). `email: true` budgets are keyed
  * by the body's `email`, so start-up refuses them on an operation whose body has none. `admit`
@@ -150,6 +218,8 @@ export const RATE_LIMIT_POLICIES = {
   // Team invites mail whoever the body names: the same mail budgets as code mails, shared with them,
   // so no address can be flooded through either route.
   'invite-mails': { email: true, admit: (ctx: RateLimitContext, email: string) => limitMails(ctx, email) },
+  // Model submits: per key and per account, requests per minute (the catalog requires it on every model endpoint).
+  generations: { email: false, admit: (ctx: RateLimitContext) => limitGenerations(ctx) },
 } as const satisfies Record<string, { email: boolean; admit: (ctx: RateLimitContext, email: string) => Promise<Attempt | void> }>;
 
 export type RateLimitPolicy = keyof typeof RATE_LIMIT_POLICIES;

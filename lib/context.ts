@@ -58,4 +58,6 @@ export interface Caller {
   sessionId?: number;
   /** set when the presenting API key belongs to a team: the key acts for that team only (lib/owner.ts) */
   keyTeamId?: number;
+  /** the presenting key's own generation limits (null: the gateway's defaults); absent for other credentials */
+  keyLimits?: { rateLimitPerMinute: number | null; maxConcurrent: number | null };
 }

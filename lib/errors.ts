@@ -109,8 +109,8 @@ export class RateLimitedError extends DomainError {
   readonly status = 429;
   readonly code = 'rate_limited';
   readonly retryAfterSeconds: number;
-  constructor(message: string, retryAfterSeconds: number) {
-    super(message, { 'Retry-After': String(retryAfterSeconds) });
+  constructor(message: string, retryAfterSeconds: number, headers: Record<string, string> = {}) {
+    super(message, { ...headers, 'Retry-After': String(retryAfterSeconds) });
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }

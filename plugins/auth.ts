@@ -61,6 +61,7 @@ export const apiKeyPlugin = {
         // A team key never carries its creator's administrator role.
         const caller: Caller = {
           userId: key.userId, role: key.teamId === null ? key.ownerRole : 'user', via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes, ...(key.teamId === null ? {} : { keyTeamId: key.teamId }),
+          keyLimits: { rateLimitPerMinute: key.rateLimitPerMinute, maxConcurrent: key.maxConcurrent },
         };
         return h.authenticated({ credentials: { user: { caller }, scope: [...scopes] } });
       },

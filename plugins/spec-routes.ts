@@ -223,7 +223,12 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
       onPreResponse: {
         method: (request: Request, h: ResponseToolkit) => {
           const response = request.response;
-          if (!Boom.isBoom(response)) return h.continue;
+          if (!Boom.isBoom(response)) {
+            // an admitted model submit reports its generation limits (handlers/rate-limit.ts)
+            for (const [name, value] of Object.entries(request.app.rateLimitHeaders ?? {})) response.header(name, value);
+            return h.continue;
+          }
+          for (const [name, value] of Object.entries(request.app.rateLimitHeaders ?? {})) response.output.headers[name] ??= value;
           const status = response.output.statusCode;
           if (status === 403 && response.message === 'Insufficient scope' && scopes.length) {
             // hapi's own scope refusal, reworded (RFC 6750 section 3.1)

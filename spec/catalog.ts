@@ -126,6 +126,8 @@ export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<
   if (!SLUG.test(operationId) || op.path !== `/api/v1/${operationId}`) {
     throw new Error('a model endpoint lives at /api/v1/<operationId> and its operationId is a <model>-<tier>-<task> slug');
   }
+  // Every submit counts against the key's and the account's generation limits (handlers/rate-limit.ts).
+  if ((op as unknown as Record<string, unknown>)['x-rate-limit'] !== 'generations') throw new Error('a model endpoint declares x-rate-limit: generations (the per-key and per-account generation limits)');
   const adapterName = x.adapter;
   if (typeof adapterName !== 'string' || !Object.hasOwn(adapters, adapterName)) {
     throw new Error(`x-model.adapter ${JSON.stringify(adapterName)} is not a known adapter (known: ${Object.keys(adapters).join(', ')})`);

@@ -2691,6 +2691,10 @@ export interface components {
             is_test: boolean;
             /** @description IP addresses or CIDR ranges (IPv4 or IPv6) allowed to use the key; empty or absent allows any address. A key created by an IP-restricted key inherits that restriction when this is absent or empty, and otherwise every entry must lie within it (403 if not). */
             ip_whitelist?: string[];
+            /** @description Model submits per minute this key may make; null or absent uses the gateway's default (`GENERATE_RATE_PER_KEY`). The account's own limit still applies on top. A key created by a key inherits the creator's value when this is absent, and may not ask for more than it (403). See README "Rate limits on generation". */
+            rate_limit_per_minute?: number | null;
+            /** @description Predictions of this key that may be unfinished at once; null or absent uses the gateway's default (`GENERATE_CONCURRENT_PER_KEY`). The account's own limit still applies on top. Inherited from a creating key like `rate_limit_per_minute`. */
+            max_concurrent?: number | null;
         };
         APIKeyUpdateRequest: {
             /** @description New label. */
@@ -2708,6 +2712,10 @@ export interface components {
             ip_whitelist: string[];
             /** @description The scopes the key acts with; null means all five. A key created with an OAuth access token carries at most that token's scopes, and a key created by such a key inherits them. */
             scopes?: string[] | null;
+            /** @description The key's own limit of model submits per minute; null means the gateway's default (README "Rate limits on generation"). */
+            rate_limit_per_minute?: number | null;
+            /** @description The key's own limit of unfinished predictions; null means the gateway's default. */
+            max_concurrent?: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2723,6 +2731,10 @@ export interface components {
             ip_whitelist: string[];
             /** @description The scopes the key acts with; null means all five. A key created with an OAuth access token carries at most that token's scopes, and a key created by such a key inherits them. */
             scopes?: string[] | null;
+            /** @description The key's own limit of model submits per minute; null means the gateway's default (README "Rate limits on generation"). */
+            rate_limit_per_minute?: number | null;
+            /** @description The key's own limit of unfinished predictions; null means the gateway's default. */
+            max_concurrent?: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -4088,10 +4100,25 @@ export interface components {
                 "Idempotent-Replayed"?: "true";
                 /** @description `wait=N` when the request sent `Prefer: wait=N` and the prediction finished within it: the body is then a PredictionResult. */
                 "Preference-Applied"?: string;
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["PredictionSubmitted"] | components["schemas"]["PredictionResult"];
+            };
+        };
+        /** @description A generation limit is reached (README "Rate limits on generation"): submits per minute per API key (`GENERATE_RATE_PER_KEY`, or the key's `rate_limit_per_minute`) or per account (`GENERATE_RATE_PER_ACCOUNT`), or unfinished predictions per key (`GENERATE_CONCURRENT_PER_KEY`, or the key's `max_concurrent`) or per account (`GENERATE_CONCURRENT_PER_ACCOUNT`). `detail` names the limit; a submit refused per minute does not count against the per-minute limits. */
+        GenerationRateLimited: {
+            headers: {
+                /** @description Seconds until the minute's window ends; 1 for the unfinished-predictions limits. */
+                "Retry-After"?: number;
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
             };
         };
         /** @description A malformed request header, e.g. an `Idempotency-Key` longer than 255 characters. */
@@ -4261,7 +4288,12 @@ export interface components {
         AssetIdPath: number;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The per-minute generation limits that apply to this submit (draft-ietf-httpapi-ratelimit-headers-10): `"key";q=60;w=60, "account";q=120;w=60` (`q` the quota, `w` the window in seconds). Absent when none applies. */
+        RateLimitPolicy: string;
+        /** @description What is left of each policy of `RateLimit-Policy`: `"key";r=59;t=42, "account";r=119;t=42` (`r` submits left in the window, `t` seconds until it resets). */
+        RateLimit: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -7009,6 +7041,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7061,6 +7094,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7113,6 +7147,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7165,6 +7200,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7217,6 +7253,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7269,6 +7306,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7321,6 +7359,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7373,6 +7412,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7425,6 +7465,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7477,6 +7518,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7529,6 +7571,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7581,6 +7624,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7633,6 +7677,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7685,6 +7730,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7737,6 +7783,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7789,6 +7836,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7841,6 +7889,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7893,6 +7942,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7945,6 +7995,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7997,6 +8048,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8049,6 +8101,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8101,6 +8154,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8153,6 +8207,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8205,6 +8260,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8257,6 +8313,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8309,6 +8366,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8361,6 +8419,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8413,6 +8472,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8465,6 +8525,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8517,6 +8578,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -8569,6 +8631,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

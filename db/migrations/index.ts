@@ -14,6 +14,7 @@ import * as m20261123_0701_teams from './20261123_0701_teams.ts';
 import * as m20261123_1001_prediction_upstream_job from './20261123_1001_prediction_upstream_job.ts';
 import * as m20261123_1101_idempotency_keys from './20261123_1101_idempotency_keys.ts';
 import * as m20261123_1201_retention from './20261123_1201_retention.ts';
+import * as m20261123_1301_generation_limits from './20261123_1301_generation_limits.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -34,6 +35,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261123_1001_prediction_upstream_job', m20261123_1001_prediction_upstream_job],
   ['20261123_1101_idempotency_keys', m20261123_1101_idempotency_keys],
   ['20261123_1201_retention', m20261123_1201_retention],
+  ['20261123_1301_generation_limits', m20261123_1301_generation_limits],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -39,7 +39,13 @@ export interface GatewayOptions {
 export async function startGateway(opts: GatewayOptions = {}): Promise<TestGateway> {
   const cleanups: Array<() => Promise<void>> = [];
   // Every injected request comes from 127.0.0.1: the registration throttle has its own tests (test/auth/rate-limit.test.ts).
-  const env: Record<string, string> = { LOG_LEVEL: 'silent', PUBLIC_URL: 'http://gateway.test', REGISTER_RATE_PER_ADDRESS: '1000000', ...opts.env };
+  // The generation limits are off unless a test sets them (test/http/generation-limits.test.ts): load
+  // and race tests submit far more than a minute's default with one key.
+  const env: Record<string, string> = {
+    LOG_LEVEL: 'silent', PUBLIC_URL: 'http://gateway.test', REGISTER_RATE_PER_ADDRESS: '1000000',
+    GENERATE_RATE_PER_KEY: '0', GENERATE_RATE_PER_ACCOUNT: '0', GENERATE_CONCURRENT_PER_KEY: '0', GENERATE_CONCURRENT_PER_ACCOUNT: '0',
+    ...opts.env,
+  };
   // The data directory holds output files (and the SQLite file when there is no MariaDB).
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-test-'));
   env.DATA_DIR = dir;

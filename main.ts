@@ -123,20 +123,30 @@ if (isMain && process.env.ROLE === 'migrate') {
     process.exit(1);
   }
 } else if (isMain) {
-  try {
-    const running = await start();
-    let stopping = false;
-    const shutdown = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
+  // The signal handlers come first: a worker consumes before start() has returned, so a SIGTERM
+  // can arrive mid-start-up, and without a handler Node's default would kill the process at once,
+  // work in hand. A signal during start-up stops the gateway as soon as it is up.
+  let stopping = false;
+  let started: Promise<Awaited<ReturnType<typeof start>>> | null = null;
+  const shutdown = (signal: string) => {
+    if (stopping || !started) return;
+    stopping = true;
+    started.then(async (running) => {
       running.app.log.info({ signal }, 'shutting down');
-      running.stop().then(() => process.exit(0), (err: unknown) => {
+      try {
+        await running.stop();
+        process.exit(0);
+      } catch (err) {
         running.app.log.error({ err }, 'shutdown failed');
         process.exit(1);
-      });
-    };
-    process.on('SIGINT', () => shutdown('SIGINT'));
-    process.on('SIGTERM', () => shutdown('SIGTERM'));
+      }
+    }, () => undefined);
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  try {
+    started = start();
+    await started;
   } catch (err) {
     if (err instanceof ConfigError || err instanceof SpecError) {
       process.stderr.write(`mediagate: ${err.message}\n`);

@@ -1,24 +1,14 @@
 // No password, code or token in any log line (the gateway logs at trace level here), except
 // the one place a code is meant to be: the logged mail of a gateway without SMTP_URL. MariaDB.
 import test from 'ava';
-import { Writable } from 'node:stream';
-import pino from 'pino';
+import { captureLog } from '../helpers/logs.ts';
 import { startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 import { LOGGED_MAIL_MESSAGE } from '../../lib/mail.ts';
 
-function capture() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-      done();
-    },
-  });
-  return { lines, log: pino({ level: 'trace' }, stream) };
-}
+const capture = () => captureLog('trace');
 
 async function json(gw: TestGateway, method: 'GET' | 'POST', url: string, payload?: object, headers: Record<string, string> = {}) {
   const res = await gw.server.inject({ method, url, headers, ...(payload ? { payload } : {}) });

@@ -2,12 +2,11 @@
 // metrics token, /livez and /readyz (with RabbitMQ really unreachable), a worker's health port.
 // MariaDB and RabbitMQ; the pino output is captured in-process.
 import test from 'ava';
+import { captureLog } from '../helpers/logs.ts';
 import net from 'node:net';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { AMQP_URL, deleteTopology, freshDatabase, uniqueName, waitFor } from '../helpers/services.ts';
@@ -23,14 +22,8 @@ const MODEL = 'canvas-v1-fast-text-to-image';
 type Line = Record<string, unknown> & { msg?: string; reqId?: string };
 
 function capture() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-      done();
-    },
-  });
-  return { lines, parsed: () => lines.map((l) => JSON.parse(l) as Line), log: pino({ level: 'info' }, stream) };
+  const c = captureLog('info');
+  return { ...c, parsed: () => c.parsed<Line>() };
 }
 
 /** The value of one sample of the exposition text, e.g. sample(text, 'x_total', { a: 'b' }). */

@@ -1,8 +1,8 @@
 // Concurrent submits against a small wallet: exactly as many are accepted as the credit
 // covers, the balance never goes negative, and completion debits each accepted one once.
 import test from 'ava';
+import { raceSubmits } from '../helpers/race.ts';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
-import { waitFor } from '../helpers/services.ts';
 
 test('concurrent submits never overdraw a small wallet', async (t) => {
   const gw = await startGateway({ worker: true });
@@ -16,18 +16,9 @@ test('concurrent submits never overdraw a small wallet', async (t) => {
   const affordable = 7;
   const acct = await newAccount(gw, price * affordable + price - 1);
   const attempts = 60;
-  const responses = await Promise.all(Array.from({ length: attempts }, () => gw.server.inject({
-    method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'race', width: 64, height: 64 },
-  })));
-  const statuses = responses.map((r) => r.statusCode);
+  const { statuses } = await raceSubmits(gw, { url: '/api/v1/canvas-v1-fast-text-to-image', key: acct.liveKey, payload: { prompt: 'race', width: 64, height: 64 }, attempts });
   t.is(statuses.filter((s) => s === 200).length, affordable);
   t.is(statuses.filter((s) => s === 402).length, attempts - affordable);
-
-  const ids = responses.filter((r) => r.statusCode === 200).map((r) => (r.result as { request_id: string }).request_id);
-  await waitFor(async () => {
-    const rows = await gw.app.db('predictions').whereIn('id', ids).andWhere('status', 'completed');
-    return rows.length === ids.length;
-  }, { what: 'all accepted predictions to complete', timeoutMs: 30_000 });
   const user = await gw.app.db('users').where({ id: acct.userId }).first();
   t.is(Number(user.balance), price - 1);
   t.is(Number(user.held), 0);

@@ -3,8 +3,8 @@
 // goes negative, the creator's own wallet is untouched, and completion debits each accepted
 // one once, on the team's ledger.
 import test from 'ava';
+import { raceSubmits } from '../helpers/race.ts';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
-import { waitFor } from '../helpers/services.ts';
 import { createTeam } from '../../db/teams.ts';
 import { creditTeam, getTeamBalance } from '../../db/wallet.ts';
 
@@ -30,18 +30,9 @@ test('concurrent submits never overdraw a small team wallet', async (t) => {
   const teamKey = (created.result as { key: string }).key;
 
   const attempts = 60;
-  const responses = await Promise.all(Array.from({ length: attempts }, () => gw.server.inject({
-    method: 'POST', url: MODEL, headers: { 'x-api-key': teamKey }, payload: INPUT,
-  })));
-  const statuses = responses.map((r) => r.statusCode);
+  const { statuses } = await raceSubmits(gw, { url: MODEL, key: teamKey, payload: INPUT, attempts });
   t.is(statuses.filter((s) => s === 200).length, affordable);
   t.is(statuses.filter((s) => s === 402).length, attempts - affordable);
-
-  const ids = responses.filter((r) => r.statusCode === 200).map((r) => (r.result as { request_id: string }).request_id);
-  await waitFor(async () => {
-    const rows = await gw.app.db('predictions').whereIn('id', ids).andWhere('status', 'completed');
-    return rows.length === ids.length;
-  }, { what: 'all accepted predictions to complete', timeoutMs: 30_000 });
   t.deepEqual(await getTeamBalance(gw.app.db, team.id), { balance: price - 1, held: 0 });
   const user = await gw.app.db('users').where({ id: member.userId }).first();
   t.is(Number(user.balance), personalCredit, 'the member\'s own wallet pays nothing');

@@ -52,6 +52,13 @@ module.exports = {
       to: { path: '^plugins/' },
     },
     {
+      name: 'cli-speaks-http',
+      severity: 'error',
+      comment: 'The CLI is a client of the documented routes: it imports none of the server. Only its operator commands (cli/operator.ts: migrate, admin) run the gateway\'s own code, on its machine.',
+      from: { path: '^cli/', pathNot: '^cli/operator[.]ts$' },
+      to: { pathNot: '^cli/', dependencyTypesNot: ['core', 'npm', 'npm-dev'] },
+    },
+    {
       name: 'db-not-to-the-rooms-above',
       severity: 'error',
       comment: 'db/ is queries and migrations: it returns typed results and knows nothing of HTTP, plugins or workers.',

@@ -1,0 +1,158 @@
+// The CLI's HTTP client: the gateway's documented routes, over fetch, with an answer's status
+// mapped to the CLI's exit codes (README "CLI", exit codes). Knows nothing of the server's code.
+
+/** Exit codes, one per kind of failure a script or an agent may want to branch on. */
+export const EXIT = {
+  ok: 0,
+  /** anything else: the gateway unreachable, a 5xx, an answer we cannot read */
+  error: 1,
+  /** the command line itself is wrong */
+  usage: 2,
+  /** 401 or 403: no key, a revoked or restricted key, a missing scope or role */
+  auth: 3,
+  /** 429 */
+  rateLimited: 4,
+  /** 404 */
+  notFound: 5,
+  /** 402 */
+  insufficientCredit: 6,
+  /** waiting for a prediction ran out of time */
+  timeout: 7,
+  /** 400, 413, 415, 422: the gateway refused the input */
+  validation: 8,
+  /** the prediction finished `failed` or `cancelled` */
+  predictionFailed: 9,
+  /** 409, 410: a conflict with the current state */
+  conflict: 10,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** A failure the CLI reports as one sentence and an exit code (and as JSON with --json). */
+export class CliError extends Error {
+  readonly exitCode: ExitCode;
+  readonly status: number | undefined;
+  readonly code: string | undefined;
+  readonly body: unknown;
+
+  constructor(message: string, exitCode: ExitCode, extra: { status?: number; code?: string; body?: unknown } = {}) {
+    super(message);
+    this.exitCode = exitCode;
+    this.status = extra.status;
+    this.code = extra.code;
+    this.body = extra.body;
+  }
+}
+
+export function exitCodeForStatus(status: number): ExitCode {
+  if (status === 401 || status === 403) return EXIT.auth;
+  if (status === 429) return EXIT.rateLimited;
+  if (status === 404) return EXIT.notFound;
+  if (status === 402) return EXIT.insufficientCredit;
+  if (status === 400 || status === 413 || status === 415 || status === 422) return EXIT.validation;
+  if (status === 409 || status === 410) return EXIT.conflict;
+  return EXIT.error;
+}
+
+/** One sentence from the gateway's error body: `{"detail": "...", "code": "..."}`, or FastAPI's 422 list. */
+function describe(status: number, body: unknown): { message: string; code?: string } {
+  if (body && typeof body === 'object') {
+    const b = body as { detail?: unknown; code?: unknown };
+    const code = typeof b.code === 'string' ? b.code : undefined;
+    if (typeof b.detail === 'string') return { message: b.detail, ...(code ? { code } : {}) };
+    if (Array.isArray(b.detail)) {
+      const items = b.detail.map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).slice(1).join('.') || 'input'}: ${d.msg ?? 'invalid'}`);
+      return { message: `the gateway refused the input: ${items.join('; ')}`, ...(code ? { code } : {}) };
+    }
+  }
+  return { message: `the gateway answered ${status}` };
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey?: string | undefined;
+  /** a team the requests act for (`team_id`) */
+  teamId?: number | undefined;
+}
+
+export interface Answer<T> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export class Client {
+  readonly baseUrl: string;
+  readonly apiKey: string | undefined;
+  readonly teamId: number | undefined;
+
+  constructor(opts: ClientOptions) {
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.apiKey = opts.apiKey;
+    this.teamId = opts.teamId;
+  }
+
+  url(path: string, query: Record<string, string | number | boolean | undefined> = {}): string {
+    const u = new URL(this.baseUrl + path);
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) u.searchParams.set(k, String(v));
+    return u.toString();
+  }
+
+  headers(extra: Record<string, string> = {}, auth = true): Record<string, string> {
+    const h: Record<string, string> = { accept: 'application/json', 'user-agent': 'mediagate-cli', ...extra };
+    if (auth && this.apiKey) h['x-api-key'] = this.apiKey;
+    return h;
+  }
+
+  requireKey(): void {
+    if (!this.apiKey) throw new CliError('not signed in: run `mediagate auth login`, or set MEDIAGATE_API_KEY', EXIT.auth);
+  }
+
+  /**
+   * One JSON request. `auth: false` sends no key (public routes); `team: true` adds the team
+   * (the `team_id` query parameter) when --team is set.
+   */
+  async request<T = unknown>(method: string, path: string, opts: {
+    query?: Record<string, string | number | boolean | undefined>;
+    body?: unknown;
+    auth?: boolean;
+    team?: boolean;
+    headers?: Record<string, string>;
+    signal?: AbortSignal;
+  } = {}): Promise<Answer<T>> {
+    const auth = opts.auth ?? true;
+    if (auth) this.requireKey();
+    const query = { ...opts.query };
+    const body = opts.body;
+    if (opts.team && this.teamId !== undefined) query.team_id = this.teamId;
+    const headers = this.headers(opts.headers, auth);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await fetch(this.url(path, query), {
+        method,
+        headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+    } catch (err) {
+      throw new CliError(`cannot reach the gateway at ${this.baseUrl}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`, EXIT.error);
+    }
+    const text = await res.text();
+    let parsed: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('json') && text !== '') {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new CliError(`the gateway answered ${res.status} with a body that is not JSON`, EXIT.error, { status: res.status });
+      }
+    }
+    if (res.status >= 400) {
+      const { message, code } = describe(res.status, parsed);
+      const retry = res.headers.get('retry-after');
+      const suffix = res.status === 429 && retry ? ` (retry after ${retry} s)` : '';
+      throw new CliError(message + suffix, exitCodeForStatus(res.status), { status: res.status, ...(code ? { code } : {}), body: parsed });
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  }
+}

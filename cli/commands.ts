@@ -1,0 +1,442 @@
+// The CLI's commands over the gateway's documented routes. Each returns what it prints: `human`
+// lines for a terminal and `json` for --json (scripts and agents), and throws CliError to fail.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client, CliError, EXIT } from './client.ts';
+import type { StoredConfig } from './config.ts';
+import { progress } from './progress.ts';
+
+export interface Output {
+  human: string[];
+  json: unknown;
+}
+
+export interface Context {
+  client: Client;
+  json: boolean;
+  /** reads a secret without echo (the password prompt); tests pipe it on stdin */
+  readSecret(prompt: string): Promise<string>;
+  readLine(prompt: string): Promise<string>;
+  config: StoredConfig;
+  saveConfig(next: StoredConfig): void;
+  forgetConfig(): void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// records as the routes answer them (the fields the CLI prints)
+
+interface ModelEntry {
+  slug: string;
+  path: string;
+  title: string;
+  category: string;
+  tier: string | null;
+  family: string | null;
+  output: string;
+  price: { base: number; at_defaults: number };
+  input_schema: { properties?: Record<string, InputProperty>; required?: string[] };
+  available: boolean;
+}
+
+interface InputProperty {
+  type?: string | string[];
+  description?: string;
+  enum?: unknown[];
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  items?: { type?: string };
+  format?: string;
+}
+
+export interface Prediction {
+  id: string;
+  model: string;
+  status: string;
+  outputs: string[];
+  error: string | null;
+  urls: { get: string };
+  created_at: string | null;
+  completed_at: string | null;
+}
+
+interface ApiKey {
+  id: number;
+  name: string;
+  prefix: string;
+  is_test: boolean;
+  ip_whitelist: string[];
+  created_at: string;
+  last_used_at: string | null;
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+function table(rows: string[][]): string[] {
+  if (rows.length === 0) return [];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+// ---------------------------------------------------------------------------------------------
+// auth
+
+export async function authLogin(ctx: Context, opts: { email?: string | undefined; passwordStdin: boolean }): Promise<Output> {
+  const email = opts.email ?? await ctx.readLine('Email: ');
+  const password = await ctx.readSecret(opts.passwordStdin ? '' : 'Password: ');
+  if (!email || !password) throw new CliError('an email and a password are needed', EXIT.usage);
+  const res = await ctx.client.request<{ api_key: string; key: ApiKey }>('POST', '/auth/cli/login', { auth: false, body: { email, password } });
+  ctx.saveConfig({ ...ctx.config, base_url: ctx.client.baseUrl, api_key: res.body.api_key, key_id: res.body.key.id, email });
+  return {
+    human: [`Signed in as ${email}; key ${res.body.key.prefix}… stored for ${ctx.client.baseUrl}`],
+    json: { email, base_url: ctx.client.baseUrl, key: res.body.key },
+  };
+}
+
+export async function authWhoami(ctx: Context): Promise<Output> {
+  const res = await ctx.client.request<{ id: number; email: string; role: string; balance: number; email_verified: boolean }>('GET', '/app/user_details');
+  const u = res.body;
+  return {
+    human: [`${u.email} (id ${u.id}, ${u.role}${u.email_verified ? '' : ', email not verified'}), balance ${u.balance} credits, at ${ctx.client.baseUrl}`],
+    json: u,
+  };
+}
+
+export async function authLogout(ctx: Context): Promise<Output> {
+  let revoked = false;
+  if (ctx.config.api_key && ctx.config.key_id !== undefined) {
+    const client = new Client({ baseUrl: ctx.config.base_url ?? ctx.client.baseUrl, apiKey: ctx.config.api_key });
+    try {
+      await client.request('DELETE', `/app/delete_api_keys/${ctx.config.key_id}`);
+      revoked = true;
+    } catch (err) {
+      // Already revoked or the gateway gone: the local file is removed anyway.
+      if (!(err instanceof CliError) || (err.exitCode !== EXIT.auth && err.exitCode !== EXIT.notFound && err.exitCode !== EXIT.error)) throw err;
+    }
+  }
+  ctx.forgetConfig();
+  return { human: [revoked ? 'Signed out; the key was revoked.' : 'Signed out.'], json: { signed_out: true, key_revoked: revoked } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// models
+
+async function models(ctx: Context, filter: { category?: string | undefined; tier?: string | undefined } = {}): Promise<ModelEntry[]> {
+  const res = await ctx.client.request<{ models: ModelEntry[] }>('GET', '/api/v1/models', { auth: false, query: filter });
+  return res.body.models;
+}
+
+async function model(ctx: Context, slug: string): Promise<ModelEntry> {
+  const all = await models(ctx);
+  const m = all.find((x) => x.slug === slug);
+  if (!m) {
+    const near = all.filter((x) => x.slug.includes(slug) || slug.includes(x.slug)).slice(0, 5).map((x) => x.slug);
+    throw new CliError(`no model "${slug}"${near.length ? `; did you mean ${near.join(', ')}?` : '; see `mediagate models list`'}`, EXIT.notFound);
+  }
+  return m;
+}
+
+export async function modelsList(ctx: Context, filter: { category?: string | undefined; tier?: string | undefined }): Promise<Output> {
+  const list = await models(ctx, filter);
+  const rows = [['SLUG', 'CATEGORY', 'TIER', 'PRICE', 'AVAILABLE'], ...list.map((m) => [m.slug, m.category, m.tier ?? '-', `${m.price.at_defaults}`, m.available ? 'yes' : 'no'])];
+  return { human: list.length ? table(rows) : ['No models match.'], json: list };
+}
+
+function typeName(p: InputProperty): string {
+  const t = Array.isArray(p.type) ? p.type.filter((x) => x !== 'null').join('|') : p.type ?? 'any';
+  return t === 'array' && p.items?.type ? `${p.items.type}[]` : t;
+}
+
+export async function modelsShow(ctx: Context, slug: string): Promise<Output> {
+  const m = await model(ctx, slug);
+  const props = m.input_schema.properties ?? {};
+  const required = new Set(m.input_schema.required ?? []);
+  const lines = [
+    `${m.slug}: ${m.title}`,
+    `  ${m.category}${m.tier ? `, tier ${m.tier}` : ''}, output ${m.output}, ${m.available ? 'available' : 'not available on this gateway (sandbox keys still work)'}`,
+    `  POST ${m.path}; ${m.price.at_defaults} credits at the defaults`,
+    '',
+    'Inputs:',
+    ...Object.entries(props).map(([name, p]) => {
+      const bits = [typeName(p)];
+      if (required.has(name)) bits.push('required');
+      if (p.enum) bits.push(`one of ${p.enum.join(', ')}`);
+      if (p.minimum !== undefined || p.maximum !== undefined) bits.push(`${p.minimum ?? ''}..${p.maximum ?? ''}`);
+      if (p.default !== undefined) bits.push(`default ${JSON.stringify(p.default)}`);
+      return `  ${name} (${bits.join(', ')})${p.description ? `: ${p.description}` : ''}`;
+    }),
+  ];
+  return { human: lines, json: m };
+}
+
+// ---------------------------------------------------------------------------------------------
+// inputs: k=v pairs typed by the model's input schema; k=@file uploads a local file
+
+/** Turns one `value` into the type the schema declares for the field (numbers, booleans, arrays, objects). */
+export function coerce(field: string, raw: string, p: InputProperty | undefined): unknown {
+  const types = p ? (Array.isArray(p.type) ? p.type : [p.type ?? 'string']) : ['string'];
+  const fail = (what: string) => new CliError(`${field}=${raw}: ${what}`, EXIT.validation);
+  if (raw === 'null' && types.includes('null')) return null;
+  if (types.includes('integer') || types.includes('number')) {
+    const n = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(n)) throw fail('not a number');
+    return n;
+  }
+  if (types.includes('boolean')) {
+    if (raw === 'true' || raw === '1' || raw === 'yes') return true;
+    if (raw === 'false' || raw === '0' || raw === 'no') return false;
+    throw fail('not true or false');
+  }
+  if (types.includes('array')) {
+    if (raw.trim().startsWith('[')) {
+      try { return JSON.parse(raw); } catch { throw fail('not a JSON array'); }
+    }
+    const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    return p?.items?.type === 'integer' || p?.items?.type === 'number' ? items.map(Number) : items;
+  }
+  if (types.includes('object')) {
+    try { return JSON.parse(raw); } catch { throw fail('not a JSON object'); }
+  }
+  return raw;
+}
+
+export async function buildInput(ctx: Context, m: ModelEntry, pairs: string[], prompt: string | undefined): Promise<Record<string, unknown>> {
+  const props = m.input_schema.properties ?? {};
+  const input: Record<string, unknown> = {};
+  if (prompt !== undefined) input.prompt = prompt;
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new CliError(`"${pair}" is not field=value`, EXIT.usage);
+    const field = pair.slice(0, eq);
+    const raw = pair.slice(eq + 1);
+    if (!(field in props)) {
+      throw new CliError(`${m.slug} has no input "${field}"; its inputs: ${Object.keys(props).join(', ') || 'none'}`, EXIT.validation);
+    }
+    input[field] = raw.startsWith('@') ? (await uploadFile(ctx, raw.slice(1))).url : coerce(field, raw, props[field]);
+  }
+  return input;
+}
+
+// ---------------------------------------------------------------------------------------------
+// uploads (the upload-address route, then a PUT of the bytes)
+
+const TYPES: Record<string, string> = {
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif',
+  mp4: 'video/mp4', webm: 'video/webm', mov: 'video/quicktime',
+  mp3: 'audio/mpeg', wav: 'audio/wav', ogg: 'audio/ogg', flac: 'audio/flac',
+  glb: 'model/gltf-binary', gltf: 'model/gltf+json', obj: 'model/obj',
+  txt: 'text/plain', json: 'application/json', pdf: 'application/pdf',
+};
+
+interface UploadAddress {
+  upload_url: string;
+  file_url: string;
+  method?: string;
+  headers?: Record<string, string>;
+}
+
+export async function uploadFile(ctx: Context, file: string): Promise<{ url: string; name: string; bytes: number }> {
+  let data: Buffer;
+  try {
+    data = fs.readFileSync(file);
+  } catch (err) {
+    throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, EXIT.usage);
+  }
+  const name = path.basename(file);
+  const res = await ctx.client.request<UploadAddress>('GET', '/app/get_file_upload_url', { query: { filename: name }, team: true });
+  const address = res.body;
+  const headers: Record<string, string> = { ...(address.headers ?? {}) };
+  if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+    headers['content-type'] = TYPES[path.extname(name).slice(1).toLowerCase()] ?? 'application/octet-stream';
+  }
+  let put: Response;
+  try {
+    put = await fetch(address.upload_url, { method: address.method ?? 'PUT', headers, body: new Uint8Array(data) });
+  } catch (err) {
+    throw new CliError(`the upload of ${name} failed: ${(err as Error).message}`, EXIT.error);
+  }
+  if (put.status >= 300) {
+    const text = await put.text();
+    let detail = `the upload of ${name} was refused (${put.status})`;
+    try {
+      const parsed = JSON.parse(text) as { detail?: unknown };
+      if (typeof parsed.detail === 'string') detail = `the upload of ${name} was refused: ${parsed.detail}`;
+    } catch { /* not JSON: keep the status */ }
+    throw new CliError(detail, put.status === 413 || put.status === 415 ? EXIT.validation : put.status === 409 || put.status === 410 ? EXIT.conflict : EXIT.error, { status: put.status });
+  }
+  return { url: address.file_url, name, bytes: data.length };
+}
+
+export async function upload(ctx: Context, file: string): Promise<Output> {
+  const u = await uploadFile(ctx, file);
+  return { human: [u.url], json: u };
+}
+
+// ---------------------------------------------------------------------------------------------
+// predictions
+
+export async function getPrediction(ctx: Context, id: string): Promise<Prediction> {
+  return (await ctx.client.request<Prediction>('GET', `/api/v1/predictions/${encodeURIComponent(id)}/result`, { team: true })).body;
+}
+
+/**
+ * Follows a prediction until it is terminal: the SSE stream (one event per state change), and
+ * a fresh stream when one ends early (the gateway caps a stream's length). `timeoutS` bounds it all.
+ */
+export async function waitFor(ctx: Context, id: string, timeoutS: number): Promise<Prediction> {
+  const bar = progress(!ctx.json);
+  const deadline = Date.now() + timeoutS * 1000;
+  try {
+    let last: Prediction | undefined;
+    while (Date.now() < deadline) {
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), Math.max(1, deadline - Date.now()));
+      try {
+        const res = await fetch(ctx.client.url(`/api/v1/predictions/${encodeURIComponent(id)}/stream`, ctx.client.teamId !== undefined ? { team_id: ctx.client.teamId } : {}), {
+          headers: ctx.client.headers({ accept: 'text/event-stream' }),
+          signal: abort.signal,
+        });
+        if (res.status >= 400) {
+          // the same errors as a read (404 for another owner's id, 401 for a revoked key)
+          await getPrediction(ctx, id);
+          throw new CliError(`the gateway answered ${res.status}`, EXIT.error, { status: res.status });
+        }
+        const decoder = new TextDecoder();
+        let buffer = '';
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          buffer += decoder.decode(chunk, { stream: true });
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const event = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const data = event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+            if (!data) continue;
+            last = JSON.parse(data) as Prediction;
+            bar.update(`${last.model}: ${last.status}`);
+            // leaving the loop cancels the body, which closes the stream
+            if (TERMINAL.has(last.status)) return last;
+          }
+        }
+      } catch (err) {
+        if (err instanceof CliError) throw err;
+        if (abort.signal.aborted && Date.now() >= deadline) break;
+        if (!abort.signal.aborted) {
+          // the connection dropped: read once, then follow again
+          last = await getPrediction(ctx, id);
+          if (TERMINAL.has(last.status)) return last;
+        }
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    throw new CliError(`prediction ${id} is still ${last?.status ?? 'running'} after ${timeoutS} s; follow it with \`mediagate predictions wait ${id}\``, EXIT.timeout, { body: last });
+  } finally {
+    bar.done();
+  }
+}
+
+function predictionLines(p: Prediction, files: string[] = []): string[] {
+  if (p.status === 'completed') return [...(files.length ? files : p.outputs)];
+  return [`${p.id}: ${p.status}${p.error ? `: ${p.error}` : ''}`];
+}
+
+/** Fails with the prediction's own error when it did not complete. */
+function finished(p: Prediction): void {
+  if (p.status === 'failed' || p.status === 'cancelled') {
+    throw new CliError(`prediction ${p.id} ${p.status}${p.error ? `: ${p.error}` : ''}`, EXIT.predictionFailed, { body: p });
+  }
+}
+
+export async function download(p: Prediction, dir: string): Promise<string[]> {
+  fs.mkdirSync(dir, { recursive: true });
+  const files: string[] = [];
+  for (const [i, url] of p.outputs.entries()) {
+    let res: Response;
+    try {
+      res = await fetch(url);
+    } catch (err) {
+      throw new CliError(`downloading output ${i} of ${p.id} from ${url} failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`, EXIT.error);
+    }
+    if (!res.ok) throw new CliError(`downloading output ${i} of ${p.id} failed (${res.status})`, EXIT.error);
+    const ext = path.extname(new URL(url).pathname).replace(/[^.a-z0-9]/gi, '') || '.bin';
+    const target = path.join(dir, `${p.id}-${i}${ext}`);
+    fs.writeFileSync(target, new Uint8Array(await res.arrayBuffer()));
+    files.push(target);
+  }
+  return files;
+}
+
+export async function run(ctx: Context, slug: string, opts: {
+  pairs: string[];
+  prompt?: string | undefined;
+  webhook?: string | undefined;
+  wait: boolean;
+  download?: string | undefined;
+  timeoutS: number;
+}): Promise<Output> {
+  ctx.client.requireKey();
+  const m = await model(ctx, slug);
+  const input = await buildInput(ctx, m, opts.pairs, opts.prompt);
+  const submitted = await ctx.client.request<{ request_id: string; status: string; price: number }>('POST', m.path, {
+    body: input,
+    team: true,
+    query: { webhook: opts.webhook },
+  });
+  if (!opts.wait) {
+    return { human: [submitted.body.request_id], json: submitted.body };
+  }
+  const p = TERMINAL.has(submitted.body.status) ? await getPrediction(ctx, submitted.body.request_id) : await waitFor(ctx, submitted.body.request_id, opts.timeoutS);
+  finished(p);
+  const files = opts.download ? await download(p, opts.download) : [];
+  return { human: predictionLines(p, files), json: { ...p, price: submitted.body.price, ...(opts.download ? { files } : {}) } };
+}
+
+export async function predictionsGet(ctx: Context, id: string): Promise<Output> {
+  const p = await getPrediction(ctx, id);
+  return { human: p.status === 'completed' ? [`${p.id}: completed`, ...p.outputs] : predictionLines(p), json: p };
+}
+
+export async function predictionsWait(ctx: Context, id: string, opts: { timeoutS: number; download?: string | undefined }): Promise<Output> {
+  const p = await waitFor(ctx, id, opts.timeoutS);
+  finished(p);
+  const files = opts.download ? await download(p, opts.download) : [];
+  return { human: predictionLines(p, files), json: { ...p, ...(opts.download ? { files } : {}) } };
+}
+
+export async function predictionsCancel(ctx: Context, id: string): Promise<Output> {
+  const res = await ctx.client.request<Prediction>('POST', `/app/cancel_prediction/${encodeURIComponent(id)}`, { team: true });
+  return { human: [`${res.body.id}: ${res.body.status}`], json: res.body };
+}
+
+// ---------------------------------------------------------------------------------------------
+// keys, balance
+
+export async function keysList(ctx: Context): Promise<Output> {
+  const team = ctx.client.teamId;
+  const res = await ctx.client.request<ApiKey[]>('GET', team === undefined ? '/app/get_user_keys' : `/app/teams/${team}/keys`);
+  const rows = [['ID', 'NAME', 'PREFIX', 'KIND', 'CREATED', 'LAST USED'], ...res.body.map((k) => [String(k.id), k.name || '-', k.prefix, k.is_test ? 'sandbox' : 'production', k.created_at, k.last_used_at ?? 'never'])];
+  return { human: res.body.length ? table(rows) : ['No API keys.'], json: res.body };
+}
+
+export async function keysCreate(ctx: Context, opts: { name?: string | undefined; sandbox: boolean; ip: string[] }): Promise<Output> {
+  const team = ctx.client.teamId;
+  const body = { ...(opts.name ? { name: opts.name } : {}), is_test: opts.sandbox, ...(opts.ip.length ? { ip_whitelist: opts.ip } : {}) };
+  const res = await ctx.client.request<{ key: string; id: number; prefix: string }>('POST', team === undefined ? '/api/v1/keys' : `/app/teams/${team}/keys`, { body });
+  return {
+    human: [res.body.key, `(key ${res.body.id}; shown once: store it now)`],
+    json: res.body,
+  };
+}
+
+export async function keysRevoke(ctx: Context, id: string): Promise<Output> {
+  if (!/^\d+$/.test(id)) throw new CliError(`"${id}" is not a key id (see \`mediagate keys list\`)`, EXIT.usage);
+  const team = ctx.client.teamId;
+  await ctx.client.request('DELETE', team === undefined ? `/app/delete_api_keys/${id}` : `/app/teams/${team}/keys/${id}`);
+  return { human: [`Key ${id} revoked.`], json: { id: Number(id), revoked: true } };
+}
+
+export async function balance(ctx: Context): Promise<Output> {
+  const res = await ctx.client.request<{ balance: number; held: number; unit: string }>('GET', '/account/balance', { team: true });
+  const b = res.body;
+  return { human: [`${b.balance} credits available, ${b.held} held by running predictions (1000 credits = 1 USD)`], json: b };
+}

@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// `mediagate`: the gateway from a terminal, a script or an agent (README "CLI"). Every command
+// but the operator ones (`migrate`, `admin`) talks to a gateway over its documented routes.
+import { parseArgs } from 'node:util';
+import readline from 'node:readline';
+import { Client, CliError, EXIT } from './client.ts';
+import type { ExitCode } from './client.ts';
+import { configPath, readConfig, removeConfig, writeConfig } from './config.ts';
+import * as cmd from './commands.ts';
+import type { Context, Output } from './commands.ts';
+
+const DEFAULT_BASE_URL = 'http://localhost:8080';
+
+export const USAGE = `mediagate: generative-media models from the command line
+
+Usage: mediagate [global options] <command> [arguments]
+
+Commands:
+  auth login [--email E] [--password-stdin]   sign in; stores an API key in the config file (mode 0600)
+  auth whoami                                  who the stored key acts as
+  auth logout                                  revokes the stored key and removes it
+  models list [--category C] [--tier T]        the catalog
+  models show <slug>                           a model's inputs, price and availability
+  run <slug> [-p PROMPT] [field=value ...] [field=@file ...]
+      [--webhook URL] [--no-wait] [--download DIR] [--timeout S]
+                                               submit and (by default) wait for the outputs
+  predictions get|wait|cancel <id>             one prediction
+  upload <file>                                upload a file; prints its URL
+  keys list | keys create [--name N] [--sandbox] [--ip CIDR ...] | keys revoke <id>
+  balance                                      credits available and held
+
+Operator commands (on the gateway's machine, with its environment: DATABASE_URL, ...):
+  migrate                                      run the database migrations and exit
+
+Global options:
+  --base-url URL   the gateway (MEDIAGATE_BASE_URL; else the one \`auth login\` used; else ${DEFAULT_BASE_URL})
+  --team ID        act for a team (team_id)
+  --json           machine-readable output on stdout, no progress display
+  -h, --help       this text
+
+Environment: MEDIAGATE_API_KEY (takes precedence over the stored key), MEDIAGATE_BASE_URL,
+MEDIAGATE_CONFIG (the config file's path).
+
+Exit codes: 0 ok, 1 error, 2 usage, 3 auth, 4 rate limited, 5 not found, 6 insufficient credit,
+7 timeout, 8 validation, 9 prediction failed or cancelled, 10 conflict.
+`;
+
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  team: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+  // command options
+  email: { type: 'string' },
+  'password-stdin': { type: 'boolean', default: false },
+  category: { type: 'string' },
+  tier: { type: 'string' },
+  prompt: { type: 'string', short: 'p' },
+  webhook: { type: 'string' },
+  wait: { type: 'boolean', default: true },
+  download: { type: 'string' },
+  timeout: { type: 'string' },
+  name: { type: 'string' },
+  sandbox: { type: 'boolean', default: false },
+  ip: { type: 'string', multiple: true },
+} as const;
+
+function usage(message: string): never {
+  throw new CliError(`${message} (see \`mediagate --help\`)`, EXIT.usage);
+}
+
+function positiveInt(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) usage(`--${name} must be a positive integer`);
+  return n;
+}
+
+/** A line from stdin: a prompt on a terminal, the next line when piped. */
+function readLineFrom(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, prompt: string, mute: boolean): Promise<string> {
+  return new Promise((resolve) => {
+    const rl = readline.createInterface({ input, output, terminal: Boolean((input as NodeJS.ReadStream).isTTY) });
+    if (mute && (input as NodeJS.ReadStream).isTTY) {
+      // echo nothing of what is typed after the prompt
+      const write = (rl as unknown as { _writeToOutput: (s: string) => void });
+      write._writeToOutput = (s: string) => { if (s.includes(prompt)) output.write(prompt); };
+    }
+    rl.question(prompt, (answer) => {
+      // resolve before close(): close emits 'close' at once, which would resolve '' first
+      resolve(answer.trim());
+      rl.close();
+      if (mute && (input as NodeJS.ReadStream).isTTY) output.write('\n');
+    });
+    // stdin ended without a line
+    rl.on('close', () => resolve(''));
+  });
+}
+
+async function dispatch(ctx: Context, positionals: string[], values: ReturnType<typeof parse>['values']): Promise<Output> {
+  const [command, sub, ...rest] = positionals;
+  const timeoutS = positiveInt('timeout', values.timeout, 600);
+  switch (command) {
+    case 'auth':
+      if (sub === 'login') return cmd.authLogin(ctx, { email: values.email, passwordStdin: values['password-stdin'] });
+      if (sub === 'whoami') return cmd.authWhoami(ctx);
+      if (sub === 'logout') return cmd.authLogout(ctx);
+      return usage('auth takes login, whoami or logout');
+    case 'models':
+      if (sub === 'list') return cmd.modelsList(ctx, { category: values.category, tier: values.tier });
+      if (sub === 'show' && rest[0]) return cmd.modelsShow(ctx, rest[0]);
+      return usage('models takes list, or show <slug>');
+    case 'run':
+      if (!sub) usage('run needs a model slug');
+      return cmd.run(ctx, sub, { pairs: rest, prompt: values.prompt, webhook: values.webhook, wait: values.wait, download: values.download, timeoutS });
+    case 'predictions':
+      if (!rest[0] && sub !== undefined) usage(`predictions ${sub} needs a prediction id`);
+      if (sub === 'get') return cmd.predictionsGet(ctx, rest[0]!);
+      if (sub === 'wait') return cmd.predictionsWait(ctx, rest[0]!, { timeoutS, download: values.download });
+      if (sub === 'cancel') return cmd.predictionsCancel(ctx, rest[0]!);
+      return usage('predictions takes get, wait or cancel <id>');
+    case 'upload':
+      if (!sub) usage('upload needs a file');
+      return cmd.upload(ctx, sub);
+    case 'keys':
+      if (sub === 'list') return cmd.keysList(ctx);
+      if (sub === 'create') return cmd.keysCreate(ctx, { name: values.name, sandbox: values.sandbox, ip: values.ip ?? [] });
+      if (sub === 'revoke' && rest[0]) return cmd.keysRevoke(ctx, rest[0]);
+      return usage('keys takes list, create, or revoke <id>');
+    case 'balance':
+      return cmd.balance(ctx);
+    case 'migrate': {
+      const { migrateCommand } = await import('./operator.ts');
+      return migrateCommand();
+    }
+    default:
+      return usage(command ? `unknown command "${command}"` : 'a command is needed');
+  }
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, allowNegative: true, strict: true });
+  } catch (err) {
+    return usage((err as Error).message);
+  }
+}
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<ExitCode> {
+  let json = argv.includes('--json');
+  try {
+    const { values, positionals } = parse(argv);
+    json = values.json;
+    if (values.help || positionals.length === 0) {
+      process.stdout.write(USAGE);
+      return positionals.length === 0 && !values.help ? EXIT.usage : EXIT.ok;
+    }
+    const file = configPath(env);
+    let config = readConfig(file);
+    const teamId = values.team === undefined ? undefined : positiveInt('team', values.team, 0);
+    const client = new Client({
+      baseUrl: values['base-url'] ?? env.MEDIAGATE_BASE_URL ?? config.base_url ?? DEFAULT_BASE_URL,
+      apiKey: env.MEDIAGATE_API_KEY || config.api_key,
+      teamId,
+    });
+    const ctx: Context = {
+      client,
+      json,
+      config,
+      readLine: (prompt) => readLineFrom(process.stdin, process.stderr, prompt, false),
+      readSecret: (prompt) => readLineFrom(process.stdin, process.stderr, prompt, true),
+      saveConfig: (next) => { config = next; writeConfig(file, next); },
+      forgetConfig: () => removeConfig(file),
+    };
+    const out = await dispatch(ctx, positionals, values);
+    process.stdout.write(json ? `${JSON.stringify(out.json, null, 2)}\n` : out.human.map((l) => `${l}\n`).join(''));
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CliError) {
+      if (json) {
+        process.stdout.write(`${JSON.stringify({ error: err.message, exit_code: err.exitCode, ...(err.status ? { status: err.status } : {}), ...(err.code ? { code: err.code } : {}) }, null, 2)}\n`);
+      }
+      process.stderr.write(`mediagate: ${err.message}\n`);
+      return err.exitCode;
+    }
+    process.stderr.write(`mediagate: ${(err as Error).message}\n`);
+    return EXIT.error;
+  }
+}
+
+if (import.meta.main) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,193 @@
+// The `mediagate` CLI run as a real process (the bin's own file, on this Node) against a gateway
+// listening on a port, on MariaDB and RabbitMQ with a worker: no mock of the gateway.
+import test from 'ava';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { newAccount, startGateway } from '../helpers/gateway.ts';
+import type { Account, TestGateway } from '../helpers/gateway.ts';
+import { uniqueName } from '../helpers/services.ts';
+import { freePort } from '../helpers/processes.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const BIN = path.join(ROOT, (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin.mediagate!);
+const MODEL = 'canvas-v1-fast-text-to-image';
+
+let gw: TestGateway;
+let baseUrl: string;
+let dir: string;
+
+interface Run { code: number | null; stdout: string; stderr: string }
+
+function cli(args: string[], opts: { env?: Record<string, string>; stdin?: string; config?: string } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: dir, MEDIAGATE_BASE_URL: baseUrl, MEDIAGATE_CONFIG: opts.config ?? path.join(dir, 'none.json'), ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(opts.stdin ?? '');
+  });
+}
+
+async function registered(credit: number): Promise<{ account: Account; email: string }> {
+  const account = await newAccount(gw, credit);
+  const row = await gw.app.db('users').where({ id: account.userId }).first<{ email: string }>();
+  return { account, email: row!.email };
+}
+
+test.before(async () => {
+  const port = await freePort();
+  // PUBLIC_URL is where output URLs point: the listening gateway itself, so --download can fetch them
+  gw = await startGateway({ worker: true, env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}` } });
+  await gw.server.start();
+  baseUrl = gw.server.info.uri;
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-cli-'));
+});
+
+test.after.always(async () => {
+  await gw?.stop();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test.serial('auth login stores the key in a 0600 file; whoami and logout use it; logout revokes the key', async (t) => {
+  const { email } = await registered(0);
+  const config = path.join(dir, uniqueName('cfg'), 'config.json');
+  const login = await cli(['auth', 'login', '--email', email, '--password-stdin'], { stdin: 'correct horse battery\n', config });
+  t.is(login.code, 0, login.stderr);
+  t.regex(login.stdout, /Signed in as/);
+  t.is(fs.statSync(config).mode & 0o777, 0o600);
+  t.is(fs.statSync(path.dirname(config)).mode & 0o777, 0o700);
+  const stored = JSON.parse(fs.readFileSync(config, 'utf8')) as { api_key: string; key_id: number };
+  t.truthy(stored.api_key);
+  t.false(login.stdout.includes(stored.api_key), 'the key is not printed');
+
+  const whoami = await cli(['auth', 'whoami', '--json'], { config });
+  t.is(whoami.code, 0, whoami.stderr);
+  t.is((JSON.parse(whoami.stdout) as { email: string }).email, email);
+
+  const logout = await cli(['auth', 'logout'], { config });
+  t.is(logout.code, 0, logout.stderr);
+  t.false(fs.existsSync(config));
+  // the key itself is revoked, not only forgotten
+  const after = await cli(['auth', 'whoami'], { env: { MEDIAGATE_API_KEY: stored.api_key } });
+  t.is(after.code, 3);
+});
+
+test.serial('a wrong password exits 3 and stores nothing; no key at all exits 3 with a hint', async (t) => {
+  const { email } = await registered(0);
+  const config = path.join(dir, uniqueName('cfg'), 'config.json');
+  const login = await cli(['auth', 'login', '--email', email, '--password-stdin'], { stdin: 'wrong password here\n', config });
+  t.is(login.code, 3);
+  t.false(fs.existsSync(config));
+  const none = await cli(['balance']);
+  t.is(none.code, 3);
+  t.regex(none.stderr, /auth login/);
+});
+
+test.serial('models list and show read the catalog; an unknown slug exits 5', async (t) => {
+  const list = await cli(['models', 'list', '--json']);
+  t.is(list.code, 0, list.stderr);
+  const models = JSON.parse(list.stdout) as Array<{ slug: string; available: boolean }>;
+  t.true(models.some((m) => m.slug === MODEL && m.available));
+  const table = await cli(['models', 'list', '--category', 'text-to-image']);
+  t.regex(table.stdout, new RegExp(`^${MODEL}\\s+text-to-image`, 'm'));
+  const show = await cli(['models', 'show', MODEL]);
+  t.is(show.code, 0, show.stderr);
+  t.regex(show.stdout, /prompt \(string, required/);
+  t.regex(show.stdout, /width \(integer/);
+  const unknown = await cli(['models', 'show', 'no-such-model']);
+  t.is(unknown.code, 5);
+  const badFilter = await cli(['models', 'list', '--category', 'nonsense']);
+  t.is(badFilter.code, 8);
+});
+
+test.serial('run waits for the outputs, types k=v by the schema, and downloads them', async (t) => {
+  const { account } = await registered(1000);
+  const out = path.join(dir, uniqueName('out'));
+  const run = await cli(['run', MODEL, '-p', 'a red fox', 'width=64', 'height=64', 'num_images=2', '--download', out, '--json'], { env: { MEDIAGATE_API_KEY: account.liveKey } });
+  t.is(run.code, 0, run.stderr);
+  const result = JSON.parse(run.stdout) as { status: string; outputs: string[]; files: string[]; price: number };
+  t.is(result.status, 'completed');
+  t.is(result.outputs.length, 2);
+  t.is(result.price, 8);
+  t.is(result.files.length, 2);
+  for (const f of result.files) t.deepEqual([...fs.readFileSync(f).subarray(1, 4)], [...Buffer.from('PNG')]);
+  // without --json: one output URL per line, nothing else on stdout, no progress when piped
+  const plain = await cli(['run', MODEL, '-p', 'a blue fox', 'width=64', 'height=64'], { env: { MEDIAGATE_API_KEY: account.liveKey } });
+  t.is(plain.code, 0, plain.stderr);
+  t.regex(plain.stdout.trim(), /^https?:\/\/\S+\.png$/);
+  t.is(plain.stderr, '');
+});
+
+test.serial('run --no-wait prints the id; predictions wait and get follow it; cancelling a finished one exits 10', async (t) => {
+  const { account } = await registered(1000);
+  const env = { MEDIAGATE_API_KEY: account.liveKey };
+  const submit = await cli(['run', MODEL, '-p', 'later', 'width=64', 'height=64', '--no-wait'], { env });
+  t.is(submit.code, 0, submit.stderr);
+  const id = submit.stdout.trim();
+  t.regex(id, /^[0-9a-f-]{8,}/);
+  const wait = await cli(['predictions', 'wait', id, '--json'], { env });
+  t.is(wait.code, 0, wait.stderr);
+  t.is((JSON.parse(wait.stdout) as { status: string }).status, 'completed');
+  const get = await cli(['predictions', 'get', id], { env });
+  t.is(get.code, 0);
+  t.regex(get.stdout, new RegExp(`^${id}: completed`));
+  const cancel = await cli(['predictions', 'cancel', id], { env });
+  t.is(cancel.code, 10);
+  // another account's id is not found
+  const other = await registered(0);
+  const foreign = await cli(['predictions', 'get', id], { env: { MEDIAGATE_API_KEY: other.account.liveKey } });
+  t.is(foreign.code, 5);
+});
+
+test.serial('exit codes: validation 8 (an unknown field, a mistyped value, a refused value), credit 6, usage 2', async (t) => {
+  const { account } = await registered(0);
+  const env = { MEDIAGATE_API_KEY: account.liveKey };
+  const unknownField = await cli(['run', MODEL, '-p', 'x', 'colour=red'], { env });
+  t.is(unknownField.code, 8);
+  t.regex(unknownField.stderr, /no input "colour"/);
+  const mistyped = await cli(['run', MODEL, '-p', 'x', 'width=wide'], { env });
+  t.is(mistyped.code, 8);
+  const refused = await cli(['run', MODEL, '-p', 'x', 'width=99999', '--json'], { env });
+  t.is(refused.code, 8);
+  t.is((JSON.parse(refused.stdout) as { status: number }).status, 422);
+  const broke = await cli(['run', MODEL, '-p', 'x', 'width=64', 'height=64'], { env });
+  t.is(broke.code, 6);
+  t.is((await cli(['frobnicate'], { env })).code, 2);
+  t.is((await cli(['run'], { env })).code, 2);
+  t.is((await cli(['keys', 'list', '--no-such-flag'], { env })).code, 2);
+});
+
+test.serial('keys create (sandbox) shows the key once; list and revoke; balance', async (t) => {
+  const { account } = await registered(250);
+  const env = { MEDIAGATE_API_KEY: account.liveKey };
+  const created = await cli(['keys', 'create', '--name', 'ci', '--sandbox', '--json'], { env });
+  t.is(created.code, 0, created.stderr);
+  const key = JSON.parse(created.stdout) as { key: string; id: number };
+  t.truthy(key.key);
+  const list = await cli(['keys', 'list'], { env });
+  t.regex(list.stdout, new RegExp(`^${key.id}\\s+ci\\s+\\S+\\s+sandbox`, 'm'));
+  t.false(list.stdout.includes(key.key), 'list never shows a secret');
+  // the sandbox key runs a model at no cost
+  const run = await cli(['run', MODEL, '-p', 'sandbox', '--json'], { env: { MEDIAGATE_API_KEY: key.key } });
+  t.is(run.code, 0, run.stderr);
+  t.is((JSON.parse(run.stdout) as { price: number }).price, 0);
+  const revoke = await cli(['keys', 'revoke', String(key.id)], { env });
+  t.is(revoke.code, 0, revoke.stderr);
+  t.is((await cli(['balance'], { env: { MEDIAGATE_API_KEY: key.key } })).code, 3);
+  const balance = await cli(['balance', '--json'], { env });
+  t.like(JSON.parse(balance.stdout), { balance: 250, held: 0 });
+});
+
+test.serial('an unreachable gateway exits 1 with a sentence', async (t) => {
+  const r = await cli(['models', 'list'], { env: { MEDIAGATE_BASE_URL: 'http://127.0.0.1:9' } });
+  t.is(r.code, 1);
+  t.regex(r.stderr, /cannot reach the gateway at http:\/\/127\.0\.0\.1:9/);
+});

@@ -13,6 +13,7 @@ import { oauthPlugin } from './plugins/oauth.ts';
 import { specRoutesPlugin } from './plugins/spec-routes.ts';
 import { filesPlugin } from './plugins/files.ts';
 import { docsPlugin } from './plugins/docs.ts';
+import { dashboardPlugin } from './plugins/dashboard.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
 import { opsPlugin } from './plugins/ops.ts';
 import { corsSettings } from './plugins/cors.ts';
@@ -44,6 +45,7 @@ export async function createServer(app: App): Promise<Server> {
     { plugin: specRoutesPlugin, options: { app, credentials } },
     { plugin: filesPlugin, options: { storageDir: app.config.storageDir } },
     { plugin: docsPlugin, options: { document: app.spec.document, publicUrl: app.config.publicUrl } },
+    { plugin: dashboardPlugin, options: { publicUrl: app.config.publicUrl } },
   ]);
   return server;
 }

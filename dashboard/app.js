@@ -1,0 +1,65 @@
+// The dashboard's shell: sign-in gate, navigation, hash routes (#/playground, #/keys, ...).
+// Preact + htm, one vendored ES module, no build step (README "Web dashboard").
+import { html, render, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
+import { api, session, whenSignedOut } from './api.js';
+import { SignIn } from './pages/signin.js';
+import { Overview } from './pages/overview.js';
+import { Playground } from './pages/playground.js';
+import { Keys } from './pages/keys.js';
+
+const PAGES = [
+  { path: 'overview', title: 'Overview', view: Overview },
+  { path: 'playground', title: 'Playground', view: Playground },
+  { path: 'keys', title: 'API keys', view: Keys },
+];
+
+function currentPath() {
+  const p = location.hash.replace(/^#\/?/, '').split('?')[0];
+  return PAGES.some((x) => x.path === p) ? p : 'overview';
+}
+
+function Shell({ user, onSignOut }) {
+  const [path, setPath] = useState(currentPath());
+  useEffect(() => {
+    const changed = () => setPath(currentPath());
+    addEventListener('hashchange', changed);
+    return () => removeEventListener('hashchange', changed);
+  }, []);
+  const page = PAGES.find((p) => p.path === path);
+  useEffect(() => { document.title = `${page.title} · mediagate`; }, [page]);
+  const View = page.view;
+  return html`
+    <header class="top">
+      <a class="brand" href="#/overview">mediagate</a>
+      <nav aria-label="Main">
+        ${PAGES.map((p) => html`<a href=${`#/${p.path}`} aria-current=${p.path === path ? 'page' : undefined}>${p.title}</a>`)}
+      </nav>
+      <div class="who">
+        <span class="email">${user.email}</span>
+        <button class="link" onClick=${onSignOut}>Sign out</button>
+      </div>
+    </header>
+    <main id="main"><h1>${page.title}</h1><${View} user=${user} /></main>`;
+}
+
+function App() {
+  const [user, setUser] = useState(undefined);
+  const load = () => {
+    if (!session.token) { setUser(null); return; }
+    api('GET', '/app/user_details').then((r) => setUser(r.body), () => setUser(null));
+  };
+  useEffect(() => {
+    whenSignedOut(() => setUser(null));
+    load();
+  }, []);
+  const signOut = async () => {
+    try { await api('POST', '/auth/logout'); } catch { /* the session may already be over */ }
+    session.token = null;
+    setUser(null);
+  };
+  if (user === undefined) return html`<p class="boot">Loading…</p>`;
+  if (user === null) return html`<${SignIn} onSignedIn=${load} />`;
+  return html`<${Shell} user=${user} onSignOut=${signOut} />`;
+}
+
+render(html`<${App} />`, document.getElementById('app'));

@@ -1,0 +1,129 @@
+// The web dashboard in a real browser (Debian chromium via playwright-core) against a gateway
+// listening on a port, on MariaDB and RabbitMQ with a worker. Screenshots of each page are kept
+// in .artifacts/dashboard/.
+import test from 'ava';
+import type { Browser } from 'playwright-core';
+import { newAccount, startGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { freePort } from '../helpers/processes.ts';
+import { launchBrowser, pageProblems, screenshot } from '../helpers/browser.ts';
+
+let gw: TestGateway;
+let base: string;
+let browser: Browser;
+
+test.before(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  gw = await startGateway({ worker: true, env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base } });
+  await gw.server.start();
+  browser = await launchBrowser();
+});
+
+test.after.always(async () => {
+  await browser?.close();
+  await gw?.stop();
+});
+
+async function signedIn(credit: number) {
+  const account = await newAccount(gw, credit);
+  const { email } = (await gw.app.db('users').where({ id: account.userId }).first<{ email: string }>())!;
+  const page = await browser.newPage();
+  const problems = pageProblems(page);
+  await page.goto(`${base}/`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  return { page, problems, email };
+}
+
+test.serial('GET / leads to the dashboard; a wrong password is a sentence, not a JSON dump', async (t) => {
+  const page = await browser.newPage();
+  const problems = pageProblems(page);
+  const res = await page.goto(`${base}/`);
+  t.is(new URL(page.url()).pathname, '/dashboard');
+  t.regex(res!.headers()['content-security-policy'] ?? '', /script-src 'self'/);
+  await page.getByLabel('Email').fill('nobody@example.com');
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  const text = await alert.textContent();
+  t.false(text!.includes('{'), text!);
+  await screenshot(page, 'dashboard', 'sign-in');
+  // the 401 of a wrong password is the one expected console error
+  t.deepEqual(problems.filter((p) => !p.includes('401')), []);
+  await page.close();
+});
+
+test.serial('sign in, see the balance, generate an image in the playground and see it appear', async (t) => {
+  const { page, problems, email } = await signedIn(1000);
+  t.is(await page.getByTestId('balance').textContent(), '1,000 credits');
+  t.truthy(await page.getByText(email).count());
+  await screenshot(page, 'dashboard', 'overview');
+
+  await page.goto(`${base}/dashboard#/playground?model=canvas-v1-fast-text-to-image`);
+  await page.getByRole('heading', { name: 'Playground' }).waitFor();
+  await page.locator('textarea[name="prompt"]').fill('a lighthouse at dusk');
+  await page.locator('input[name="width"]').fill('64');
+  await page.locator('input[name="height"]').fill('64');
+  await page.getByRole('button', { name: 'Run' }).click();
+  await page.getByTestId('run-status').filter({ hasText: 'completed' }).waitFor({ timeout: 60_000 });
+  const img = page.locator('.outputs img').first();
+  await img.waitFor();
+  // browser-side code as strings: the test is type-checked without the DOM library
+  await page.waitForFunction("(() => { const el = document.querySelector('.outputs img'); return el !== null && el.complete && el.naturalWidth > 0; })()");
+  t.is(await page.evaluate("document.querySelector('.outputs img').naturalWidth"), 64);
+  await screenshot(page, 'dashboard', 'playground');
+  t.deepEqual(problems, []);
+  await page.close();
+});
+
+test.serial('create a sandbox key: shown once in a dialog, then listed with its badge; revoke it', async (t) => {
+  const { page, problems } = await signedIn(0);
+  await page.goto(`${base}/dashboard#/keys`);
+  await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  // newAccount made a production and a sandbox key
+  await page.locator('tbody tr').nth(1).waitFor();
+  const before = await page.locator('tbody tr').count();
+  await page.getByLabel('Name').fill('ci sandbox');
+  await page.getByLabel('Sandbox (mock outputs, never billed)').check();
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor();
+  const key = (await page.getByTestId('new-key').textContent())!;
+  t.true(key.length > 20);
+  await screenshot(page, 'dashboard', 'keys-created');
+  await dialog.getByRole('button', { name: 'I have stored it' }).click();
+  const row = page.locator('tbody tr', { hasText: 'ci sandbox' });
+  await row.waitFor();
+  t.is(await row.locator('.badge.sandbox').textContent(), 'sandbox');
+  t.false((await page.content()).includes(key), 'the key is not on the page after the dialog');
+  // the key works against the API
+  const me = await fetch(`${base}/account/balance`, { headers: { 'x-api-key': key } });
+  t.is(me.status, 200);
+  page.once('dialog', (d) => d.accept());
+  t.is(await page.locator('tbody tr').count(), before + 1);
+  await row.getByRole('button', { name: 'Revoke' }).click();
+  await row.waitFor({ state: 'detached' });
+  t.is(await page.locator('tbody tr').count(), before);
+  t.is((await fetch(`${base}/account/balance`, { headers: { 'x-api-key': key } })).status, 401);
+  t.deepEqual(problems, []);
+  await page.close();
+});
+
+test.serial('readable at phone width: nothing wider than the screen', async (t) => {
+  const { page } = await signedIn(0);
+  await page.setViewportSize({ width: 390, height: 800 });
+  for (const route of ['overview', 'playground', 'keys']) {
+    await page.goto(`${base}/dashboard#/${route}`);
+    await page.locator('main h1').waitFor();
+    await page.waitForLoadState('networkidle');
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    const widest = overflow > 0 ? await page.evaluate<string>("[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth).map((e) => e.tagName + '.' + e.className).slice(0, 5).join(', ')") : '';
+    t.true(overflow <= 0, `${route} overflows by ${overflow}px: ${widest}`);
+    await screenshot(page, 'dashboard', `phone-${route}`);
+  }
+  await page.close();
+});

@@ -1,0 +1,41 @@
+// A real headless browser for tests: Debian's chromium driven by playwright-core (never a
+// browser download). Screenshots go to .artifacts/<folder>/ (git-ignored), kept after the run.
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    // Without the background-networking flags chromium tries to reach Google's hosts at start,
+    // and this machine's closed network refuses them.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Saves a full-page screenshot as a test artifact and returns its path. */
+export async function screenshot(page: Page, folder: string, name: string): Promise<string> {
+  const dir = path.join(ROOT, '.artifacts', folder);
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** Console errors and failed requests of a page, to assert that a page loaded cleanly (CSP included). */
+export function pageProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => {
+    // a stream the page closed on purpose (the event stream after the terminal state) is not a failure
+    if (r.failure()?.errorText === 'net::ERR_ABORTED') return;
+    problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
+  });
+  return problems;
+}

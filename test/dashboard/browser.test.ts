@@ -7,15 +7,19 @@ import { newAccount, startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { freePort } from '../helpers/processes.ts';
 import { launchBrowser, pageProblems, screenshot } from '../helpers/browser.ts';
+import { startSmtp } from '../helpers/smtp.ts';
+import type { SmtpCapture } from '../helpers/smtp.ts';
 
 let gw: TestGateway;
 let base: string;
 let browser: Browser;
+let smtp: SmtpCapture;
 
 test.before(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  gw = await startGateway({ worker: true, env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base } });
+  smtp = await startSmtp();
+  gw = await startGateway({ worker: true, env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, SMTP_URL: smtp.url, AUTH_RATE_PER_ADDRESS: '1000' } });
   await gw.server.start();
   browser = await launchBrowser();
 });
@@ -23,11 +27,13 @@ test.before(async () => {
 test.after.always(async () => {
   await browser?.close();
   await gw?.stop();
+  await smtp?.close();
 });
 
 async function signedIn(credit: number) {
   const account = await newAccount(gw, credit);
   const { email } = (await gw.app.db('users').where({ id: account.userId }).first<{ email: string }>())!;
+  await smtp.code(email); // the verification code mailed at registration
   const page = await browser.newPage();
   const problems = pageProblems(page);
   await page.goto(`${base}/`);
@@ -125,5 +131,24 @@ test.serial('readable at phone width: nothing wider than the screen', async (t) 
     t.true(overflow <= 0, `${route} overflows by ${overflow}px: ${widest}`);
     await screenshot(page, 'dashboard', `phone-${route}`);
   }
+  await page.close();
+});
+
+test.serial('sign in with a one-time code mailed to the address', async (t) => {
+  const account = await newAccount(gw, 0);
+  const { email } = (await gw.app.db('users').where({ id: account.userId }).first<{ email: string }>())!;
+  await smtp.code(email); // the verification code mailed at registration
+  const page = await browser.newPage();
+  const problems = pageProblems(page);
+  await page.goto(`${base}/dashboard`);
+  await page.getByRole('tab', { name: 'One-time code' }).click();
+  await page.getByLabel('Email').fill(email);
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await page.getByLabel('Code').waitFor();
+  await page.getByLabel('Code').fill(await smtp.code(email));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  t.truthy(await page.getByText(email).count());
+  t.deepEqual(problems, []);
   await page.close();
 });

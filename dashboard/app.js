@@ -6,11 +6,17 @@ import { SignIn } from './pages/signin.js';
 import { Overview } from './pages/overview.js';
 import { Playground } from './pages/playground.js';
 import { Keys } from './pages/keys.js';
+import { Clients } from './pages/clients.js';
+import { Webhooks } from './pages/webhooks.js';
+import { Teams } from './pages/teams.js';
 
 const PAGES = [
   { path: 'overview', title: 'Overview', view: Overview },
   { path: 'playground', title: 'Playground', view: Playground },
   { path: 'keys', title: 'API keys', view: Keys },
+  { path: 'clients', title: 'OAuth clients', view: Clients },
+  { path: 'webhooks', title: 'Webhooks', view: Webhooks },
+  { path: 'teams', title: 'Teams', view: Teams },
 ];
 
 function currentPath() {

@@ -1,7 +1,7 @@
 // API keys: list (sandbox badge), create (name, sandbox toggle, IP restriction) with the key
 // shown once in a dialog, revoke.
 import { html, useEffect, useRef, useState } from '/dashboard/vendor/preact-htm.js';
-import { api } from '../api.js';
+import { api, session } from '../api.js';
 import { CopyButton, Notice, when } from './ui.js';
 
 export function Keys() {
@@ -14,7 +14,10 @@ export function Keys() {
   const [busy, setBusy] = useState(false);
   const dialog = useRef(null);
 
-  const load = () => api('GET', '/app/get_user_keys').then((r) => setKeys(r.body), setError);
+  // acting for a team (Teams page): the team's keys
+  const team = session.teamId;
+  const base = team ? `/app/teams/${team}/keys` : null;
+  const load = () => api('GET', base ?? '/app/get_user_keys').then((r) => setKeys(r.body), setError);
   useEffect(() => { load(); }, []);
   useEffect(() => { if (created && dialog.current && !dialog.current.open) dialog.current.showModal(); }, [created]);
 
@@ -24,7 +27,7 @@ export function Keys() {
     setBusy(true);
     try {
       const list = ips.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
-      const r = await api('POST', '/api/v1/keys', { body: { name, is_test: sandbox, ...(list.length ? { ip_whitelist: list } : {}) } });
+      const r = await api('POST', base ?? '/api/v1/keys', { body: { name, is_test: sandbox, ...(list.length ? { ip_whitelist: list } : {}) } });
       setCreated(r.body);
       setName('');
       setIps('');
@@ -39,7 +42,7 @@ export function Keys() {
     if (!confirm(`Revoke the key "${k.name || k.prefix}"? Requests with it will fail at once.`)) return;
     setError(null);
     try {
-      await api('DELETE', `/app/delete_api_keys/${k.id}`);
+      await api('DELETE', base ? `${base}/${k.id}` : `/app/delete_api_keys/${k.id}`);
       await load();
     } catch (err) {
       setError(err);

@@ -122,7 +122,7 @@ test.serial('create a sandbox key: shown once in a dialog, then listed with its 
 test.serial('readable at phone width: nothing wider than the screen', async (t) => {
   const { page } = await signedIn(0);
   await page.setViewportSize({ width: 390, height: 800 });
-  for (const route of ['overview', 'playground', 'keys']) {
+  for (const route of ['overview', 'playground', 'keys', 'clients', 'webhooks', 'teams']) {
     await page.goto(`${base}/dashboard#/${route}`);
     await page.locator('main h1').waitFor();
     await page.waitForLoadState('networkidle');
@@ -149,6 +149,59 @@ test.serial('sign in with a one-time code mailed to the address', async (t) => {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
   t.truthy(await page.getByText(email).count());
+  t.deepEqual(problems, []);
+  await page.close();
+});
+
+test.serial('OAuth clients: create one with a scope, the secret shown once, then delete it; the webhook secret reveals and rotates', async (t) => {
+  const { page, problems } = await signedIn(0);
+  await page.goto(`${base}/dashboard#/clients`);
+  await page.getByRole('heading', { name: 'OAuth clients' }).waitFor();
+  await page.getByText('No OAuth clients yet.').waitFor();
+  await page.getByLabel('Name').fill('renderer');
+  await page.locator('fieldset.scopes input[type="checkbox"]').first().check();
+  await page.getByRole('button', { name: 'Create client' }).click();
+  await page.getByRole('dialog').waitFor();
+  const secret = (await page.getByTestId('client-secret').textContent())!;
+  t.true(secret.length > 20);
+  await screenshot(page, 'dashboard', 'clients-created');
+  await page.getByRole('dialog').getByRole('button', { name: 'I have stored it' }).click();
+  const row = page.locator('tbody tr', { hasText: 'renderer' });
+  await row.waitFor();
+  page.once('dialog', (d) => d.accept());
+  await row.getByRole('button', { name: 'Delete' }).click();
+  await page.getByText('No OAuth clients yet.').waitFor();
+
+  await page.goto(`${base}/dashboard#/webhooks`);
+  await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+  await page.getByRole('button', { name: 'Reveal' }).click();
+  const first = (await page.getByTestId('webhook-secret').textContent())!;
+  t.regex(first, /^whsec_/);
+  page.once('dialog', (d) => d.accept());
+  await page.getByRole('button', { name: 'Rotate' }).click();
+  await page.waitForFunction(`document.querySelector('[data-testid="webhook-secret"]').textContent !== ${JSON.stringify(first)}`);
+  t.regex((await page.getByTestId('webhook-secret').textContent())!, /^whsec_/);
+  await screenshot(page, 'dashboard', 'webhooks');
+  t.deepEqual(problems, []);
+  await page.close();
+});
+
+test.serial('teams: create one, act for it (its wallet on the overview), invite a member', async (t) => {
+  const { page, problems } = await signedIn(500);
+  await page.goto(`${base}/dashboard#/teams`);
+  await page.getByRole('heading', { name: 'Teams' }).waitFor();
+  await page.getByLabel('New team').fill('studio crew');
+  await page.getByRole('button', { name: 'Create team' }).click();
+  const row = page.locator('tbody tr', { hasText: 'studio crew' });
+  await row.waitFor();
+  await row.getByRole('button', { name: 'Act for this team' }).click();
+  await page.getByTestId('acting-for').filter({ hasText: 'studio crew' }).waitFor();
+  await page.getByLabel('Email').fill('new.member@example.com');
+  await page.getByRole('button', { name: 'Send invitation' }).click();
+  await page.locator('tbody tr', { hasText: 'new.member@example.com' }).waitFor();
+  await screenshot(page, 'dashboard', 'teams');
+  await page.goto(`${base}/dashboard#/overview`);
+  t.is(await page.getByTestId('balance').textContent(), '0 credits', 'the team wallet, not the 500 of the account');
   t.deepEqual(problems, []);
   await page.close();
 });

@@ -68,6 +68,8 @@ export interface Config {
   /** open: anyone may create an account; closed: only an address holding a pending team invite */
   registration: 'open' | 'closed';
   retention: RetentionConfig;
+  /** README "Deleting an account": how long a requested deletion waits, in ms */
+  accountDeletionGraceMs: number;
 }
 
 /** README "Retention": lifetimes in days, null = kept forever; the job's period in ms, null = never runs. */
@@ -185,6 +187,7 @@ const schema = Joi.object({
   OUTPUT_RETENTION_DAYS: days().default(30),
   WEBHOOK_ATTEMPT_RETENTION_DAYS: days().default(30),
   EXPIRED_RECORD_GRACE_DAYS: Joi.number().integer().min(0).max(3650).default(1),
+  ACCOUNT_DELETION_GRACE_DAYS: Joi.number().integer().min(0).max(365).default(14),
   RETENTION_INTERVAL_SECONDS: Joi.alternatives(Joi.number().integer().min(10).max(7 * 24 * 3600), Joi.string().valid('off'))
     .default(3600).messages({ 'alternatives.match': 'must be a number of seconds (10-604800) or "off"' }),
 })
@@ -327,5 +330,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       expiredGraceDays: v.EXPIRED_RECORD_GRACE_DAYS as number,
     },
     registration: v.REGISTRATION as 'open' | 'closed',
+    accountDeletionGraceMs: (v.ACCOUNT_DELETION_GRACE_DAYS as number) * 86_400_000,
   };
 }

@@ -64,7 +64,11 @@ export async function listUserOAuthClients(db: Db, userId: number): Promise<OAut
 
 /** A live (not deleted) client by its public client_id. */
 export async function findLiveOAuthClient(db: Db, clientId: string): Promise<OAuthClientRecord | null> {
-  const row = await db<OAuthClientRow>('oauth_clients').where({ client_id: clientId }).whereNull('deleted_at').first();
+  // A client of an account scheduled for deletion is refused like a deleted one (README "Deleting an account").
+  const row = await db('oauth_clients').join('users', 'users.id', 'oauth_clients.user_id')
+    .select<OAuthClientRow[]>('oauth_clients.*')
+    .where('oauth_clients.client_id', clientId).whereNull('oauth_clients.deleted_at').whereNull('users.deletion_requested_at')
+    .first();
   return row ? toRecord(row) : null;
 }
 

@@ -61,6 +61,8 @@ export interface RetentionCounts {
   idempotency_keys: number;
   rate_limit_windows: number;
   team_invites: number;
+  /** accounts erased after their deletion's grace period (README "Deleting an account") */
+  accounts: number;
 }
 
 /** Completed, non-sandbox predictions finished before `before` whose output files are still kept. */
@@ -91,7 +93,7 @@ export function deleteOldWebhookDeliveries(db: Db, before: number): Promise<numb
  * rate-limit windows and finished team invites, past their end by more than the grace period
  * (`cutoff` = now - grace).
  */
-export async function deleteExpiredRecords(db: Db, now: number, cutoff: number, longestRateWindowMs: number): Promise<Omit<RetentionCounts, 'outputs' | 'webhook_attempts' | 'webhook_deliveries'>> {
+export async function deleteExpiredRecords(db: Db, now: number, cutoff: number, longestRateWindowMs: number): Promise<Omit<RetentionCounts, 'outputs' | 'webhook_attempts' | 'webhook_deliveries' | 'accounts'>> {
   const sessions = await deleteInBatches(db, 'sessions', 'id', (q) => q.where((w) => w.where('expires_at', '<', cutoff).orWhere('revoked_at', '<', cutoff)));
   const oauthStates = await deleteInBatches(db, 'oauth_states', 'state_hash', (q) => q.where('expires_at', '<', cutoff));
   // oidc-provider's records (access tokens, grants…) have a two-column key: batched per kind.

@@ -2,7 +2,8 @@
 import type { Handler } from './types.ts';
 import { getBalance as readBalance, getTeamBalance } from '../db/wallet.ts';
 import { findUserById } from '../db/users.ts';
-import { UnauthorizedError } from '../lib/errors.ts';
+import { ConflictError, UnauthorizedError } from '../lib/errors.ts';
+import { cancelDeletion, deletionState, scheduleDeletion } from '../db/account-deletion.ts';
 
 export const CREDIT_UNIT = 'credit (1000 credits = 1 USD)';
 
@@ -19,7 +20,31 @@ export const getBalance: Handler<'getBalance'> = async ({ app, caller }) => {
 export const getUserDetails: Handler<'getUserDetails'> = async ({ app, caller }) => {
   const user = await findUserById(app.db, caller.userId);
   if (!user) throw new UnauthorizedError('account no longer exists');
+  const { dueAt } = await deletionState(app.db, user.id);
   return {
     id: user.id, email: user.email, email_verified: user.emailVerified, role: user.role, created_at: user.createdAt, balance: user.balance,
+    scheduled_deletion_at: dueAt === null ? null : new Date(dueAt).toISOString(),
   };
 };
+
+/**
+ * POST /app/account/request-deletion (session only): schedules the deletion after
+ * ACCOUNT_DELETION_GRACE_DAYS. From now on the account's API keys and OAuth clients are refused;
+ * it can still sign in and cancel. 409 when one is scheduled, or while the caller is the only owner
+ * of a team (naming the teams: ownership must move first).
+ */
+export const requestAccountDeletion: Handler<'requestAccountDeletion'> = async ({ app, caller }) => {
+  const result = await scheduleDeletion(app.db, caller.userId, app.clock(), app.config.accountDeletionGraceMs);
+  if (result.kind === 'already') throw new ConflictError(`a deletion is already scheduled for ${new Date(result.dueAt).toISOString()}`);
+  if (result.kind === 'sole-owner') {
+    throw new ConflictError(`you are the only owner of ${result.teams.map((t) => `"${t.name}" (team ${t.id})`).join(', ')}: make another member owner, or delete the team, first`);
+  }
+  return { deletion_requested: true, scheduled_deletion_at: new Date(result.dueAt).toISOString() };
+};
+
+/** POST /app/account/cancel-deletion (session only): the keys and clients work again at once. */
+export const cancelAccountDeletion: Handler<'cancelAccountDeletion'> = async ({ app, caller }) => {
+  if (!(await cancelDeletion(app.db, caller.userId))) throw new ConflictError('no deletion is scheduled');
+  return { deletion_requested: false, scheduled_deletion_at: null };
+};
+

@@ -6,7 +6,7 @@ import type { Handler, HandledOperationId } from './types.ts';
 import { NotImplementedError } from '../lib/errors.ts';
 import { generate } from './generate.ts';
 import { cancelPrediction, getPredictionResult, streamPrediction } from './predictions.ts';
-import { getBalance, getUserDetails } from './account.ts';
+import { cancelAccountDeletion, getBalance, getUserDetails, requestAccountDeletion } from './account.ts';
 import { cliLogin, login, logout, register } from './auth.ts';
 import { forgotPassword, loginOtp, requestOtp, resetPassword, verifyOtp } from './otp.ts';
 import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
@@ -39,6 +39,8 @@ const handlers: HandlerMap = {
   cancelPrediction,
   getBalance,
   getUserDetails,
+  requestAccountDeletion,
+  cancelAccountDeletion,
   register,
   login,
   logout,
@@ -85,7 +87,7 @@ export const NOT_YET: readonly string[] = [
   'listModelDiscounts', 'upsertModelDiscounts', 'deleteModelDiscount', 'myModelDiscounts', 'adminStripeCharges', 'adminStripeRefund',
   'adminRefund', 'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
   // dashboard
-  'getLoraData', 'getLoraModelsData', 'updateApiKey', 'exportAccount', 'requestAccountDeletion', 'cancelAccountDeletion', 'getTaskData',
+  'getLoraData', 'getLoraModelsData', 'updateApiKey', 'exportAccount', 'getTaskData',
   'calculateDynamicCost', 'getFileUploadUrl', 'createMediaAsset', 'listMediaAssets', 'deleteMediaAsset', 'getHomepageModels',
   'getModelNameForEmbedcode', 'listCreditTransactions', 'getRunHistory', 'searchRunHistory', 'getGallery', 'updateReviewStatus',
   'bulkUpdateReviewStatus', 'bulkDeleteUsageLogs',

@@ -50,6 +50,8 @@ export const apiKeyPlugin = {
         if (!header.startsWith(KEY_PREFIX_LIVE) && !header.startsWith(KEY_PREFIX_TEST)) throw httpError(401, 'invalid API key');
         const key = await findActiveKeyByHash(app.db, sha256Hex(header));
         if (!key) throw httpError(401, 'invalid or revoked API key');
+        // README "Deleting an account": a personal key stops with the request (a team's key is the team's)
+        if (key.ownerDeletionPending && key.teamId === null) throw httpError(401, 'this account is scheduled for deletion: sign in and cancel the deletion to use its API keys again');
         if (!ipAllowed(request, app.config.trustedProxies, key.ipWhitelist)) throw httpError(403, 'this API key may not be used from this address');
         const now = app.clock();
         if ((lastTouched.get(key.id) ?? 0) < now - TOUCH_EVERY_MS) {

@@ -1005,7 +1005,7 @@ export interface paths {
         put?: never;
         /**
          * Request deletion of the caller's account
-         * @description Schedules the caller's account for permanent deletion after a grace period; cancelAccountDeletion stops it. 409 when a deletion is already scheduled. Session only: deleting an account is not an API action, so no OAuth scope grants it (account:read is read-only) and an API key, which acts with exactly the five scopes, may not either.
+         * @description Schedules the caller's account for permanent deletion after a grace period (ACCOUNT_DELETION_GRACE_DAYS, default 14; README "Deleting an account"). From the request on, the account's API keys and OAuth clients are refused (401); it can still sign in and cancel with cancelAccountDeletion. When the period ends, the account's profile, credentials, personal predictions with their files, and memberships are erased; ledger rows are kept, anonymised. 409 when a deletion is already scheduled, or while the caller is the only owner of a team (the message names the teams; ownership must move first). Session only: deleting an account is not an API action, so no OAuth scope grants it (account:read is read-only) and an API key, which acts with exactly the five scopes, may not either.
          */
         post: operations["requestAccountDeletion"];
         delete?: never;
@@ -2578,6 +2578,11 @@ export interface components {
             created_at: string;
             /** @description Spendable credit in credits (1000 credits = 1 USD). */
             balance: number;
+            /**
+             * Format: date-time
+             * @description When the account will be deleted (requestAccountDeletion); null when no deletion is scheduled.
+             */
+            scheduled_deletion_at: string | null;
         };
         AccountDeletionResponse: {
             /** @description True while a deletion is scheduled. */

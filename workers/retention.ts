@@ -11,6 +11,7 @@ import {
   RETENTION_BATCH, deleteExpiredRecords, deleteOldWebhookAttempts, deleteOldWebhookDeliveries, findExpiringOutputs, markOutputsExpired, takeJobLease,
 } from '../db/retention.ts';
 import type { RetentionCounts } from '../db/retention.ts';
+import { accountsDueForDeletion, eraseAccount, personalOutputs } from '../db/account-deletion.ts';
 
 const DAY_MS = 86_400_000;
 export const RETENTION_JOB = 'retention';
@@ -57,7 +58,29 @@ export function createRetention(app: Pick<App, 'db' | 'storage' | 'log' | 'clock
     }
     const longestWindow = Math.max(app.config.authRateLimit.windowSeconds, REGISTER_WINDOW_SECONDS) * 1000;
     const rest = await deleteExpiredRecords(db, now, now - cfg.expiredGraceDays * DAY_MS, longestWindow);
-    return { outputs, webhook_attempts: attempts, webhook_deliveries: deliveries, ...rest };
+    const accounts = await eraseDueAccounts(now);
+    return { outputs, webhook_attempts: attempts, webhook_deliveries: deliveries, ...rest, accounts };
+  }
+
+  /**
+   * Accounts past their deletion's grace period: files first, then the rows in one transaction
+   * (a run stopped in between removes the remaining files next time). One that still owns a team
+   * alone waits, logged, until ownership moves.
+   */
+  async function eraseDueAccounts(now: number): Promise<number> {
+    let erased = 0;
+    for (const userId of await accountsDueForDeletion(db, now, RETENTION_BATCH)) {
+      if (stopped) break;
+      for (const p of await personalOutputs(db, userId)) await storage.removeOutputs(p.id, p.outputs);
+      const result = await eraseAccount(db, userId, now);
+      if (result.kind === 'erased') {
+        erased += 1;
+        log.info({ userId }, 'account erased after its deletion grace period');
+      } else if (result.kind === 'sole-owner') {
+        log.warn({ userId, teams: result.teams.map((t) => t.id) }, 'account due for deletion still owns a team alone: waiting until ownership moves');
+      }
+    }
+    return erased;
   }
 
   async function runOnce(): Promise<RetentionCounts | null> {

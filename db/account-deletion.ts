@@ -1,0 +1,121 @@
+// Deleting an account (README "Deleting an account"): a request schedules it after a grace
+// period; the retention job erases accounts past due. Erasing removes what the person gave us
+// (profile, credentials, personal predictions and their files, memberships) and keeps an
+// anonymised tombstone row, so the ledger rows, never deleted, still sum to a wallet.
+import type { Knex } from 'knex';
+import type { Db } from './knex.ts';
+import { affected } from './knex.ts';
+import { jsonOr, num } from './rows.ts';
+
+export interface DeletionState {
+  requestedAt: number | null;
+  dueAt: number | null;
+}
+
+/** Live teams in which the user is the only owner: deleting the account would orphan them. */
+export async function soleOwnedTeams(db: Db | Knex.Transaction, userId: number): Promise<Array<{ id: number; name: string }>> {
+  const rows = await db('team_members as mine')
+    .join('teams', 'teams.id', 'mine.team_id')
+    .where({ 'mine.user_id': userId, 'mine.role': 'owner' })
+    .whereNull('teams.deleted_at')
+    .whereNotExists(function otherOwner() {
+      this.select(db.raw('1')).from('team_members as other')
+        .whereRaw('other.team_id = mine.team_id').andWhere('other.role', 'owner').andWhereRaw('other.user_id <> mine.user_id');
+    })
+    .select<Array<{ id: number | string; name: string }>>('teams.id', 'teams.name')
+    .orderBy('teams.id');
+  return rows.map((r) => ({ id: num(r.id), name: r.name }));
+}
+
+export async function deletionState(db: Db, userId: number): Promise<DeletionState> {
+  const row = await db('users').where({ id: userId }).first<{ deletion_requested_at: number | string | null; deletion_due_at: number | string | null } | undefined>('deletion_requested_at', 'deletion_due_at');
+  return {
+    requestedAt: row?.deletion_requested_at == null ? null : num(row.deletion_requested_at),
+    dueAt: row?.deletion_due_at == null ? null : num(row.deletion_due_at),
+  };
+}
+
+export type ScheduleResult =
+  | { kind: 'scheduled'; dueAt: number }
+  | { kind: 'already'; dueAt: number }
+  | { kind: 'sole-owner'; teams: Array<{ id: number; name: string }> };
+
+/**
+ * Schedules the deletion, unless one is already scheduled or the user is the last owner of a
+ * team; the check and the write are one transaction under the user's row lock.
+ */
+export async function scheduleDeletion(db: Db, userId: number, now: number, graceMs: number): Promise<ScheduleResult> {
+  return db.transaction(async (trx) => {
+    const row = await trx('users').where({ id: userId }).forUpdate().first<{ deletion_due_at: number | string | null }>('deletion_due_at');
+    if (row?.deletion_due_at != null) return { kind: 'already', dueAt: num(row.deletion_due_at) };
+    const teams = await soleOwnedTeams(trx, userId);
+    if (teams.length) return { kind: 'sole-owner', teams };
+    const dueAt = now + graceMs;
+    await trx('users').where({ id: userId }).update({ deletion_requested_at: now, deletion_due_at: dueAt });
+    return { kind: 'scheduled', dueAt };
+  });
+}
+
+/** Cancels a scheduled deletion; false when none was scheduled. */
+export async function cancelDeletion(db: Db, userId: number): Promise<boolean> {
+  return affected(await db('users').where({ id: userId }).whereNotNull('deletion_due_at').whereNull('deleted_at')
+    .update({ deletion_requested_at: null, deletion_due_at: null })) === 1;
+}
+
+/** Accounts whose grace period is over, oldest first. */
+export async function accountsDueForDeletion(db: Db, now: number, limit: number): Promise<number[]> {
+  const rows = await db('users').select('id').whereNotNull('deletion_due_at').andWhere('deletion_due_at', '<=', now).whereNull('deleted_at')
+    .orderBy('deletion_due_at', 'asc').limit(limit);
+  return rows.map((r: { id: number | string }) => num(r.id));
+}
+
+/** The stored output files of the user's personal predictions, to remove before the rows go. */
+export async function personalOutputs(db: Db, userId: number): Promise<Array<{ id: string; outputs: string[] }>> {
+  const rows = await db('predictions').select('id', 'outputs').where({ user_id: userId }).whereNull('team_id').andWhere('is_test', false)
+    .whereNull('outputs_expired_at');
+  return rows.map((r: { id: string; outputs: string | null }) => ({ id: r.id, outputs: jsonOr<string[]>(r.outputs, []) }));
+}
+
+export type EraseResult = { kind: 'erased' } | { kind: 'sole-owner'; teams: Array<{ id: number; name: string }> } | { kind: 'not-due' };
+
+/**
+ * Erases the account's personal data in one transaction, re-checking under the row lock that it
+ * is still due (a cancel may have won) and still owns no team alone (ownership may not have moved:
+ * then it waits for the next run). Kept: the anonymised users row and every ledger row; the
+ * team's records the person made for a team (its predictions and keys belong to the team).
+ * Output files are removed by the caller first (personalOutputs), so a failure there leaves the
+ * rows to try again.
+ */
+export async function eraseAccount(db: Db, userId: number, now: number): Promise<EraseResult> {
+  return db.transaction(async (trx) => {
+    const row = await trx('users').where({ id: userId }).forUpdate()
+      .first<{ email: string; deletion_due_at: number | string | null; deleted_at: number | string | null } | undefined>('email', 'deletion_due_at', 'deleted_at');
+    if (!row || row.deletion_due_at == null || num(row.deletion_due_at) > now || row.deleted_at != null) return { kind: 'not-due' };
+    const teams = await soleOwnedTeams(trx, userId);
+    if (teams.length) return { kind: 'sole-owner', teams };
+
+    const clients = await trx('oauth_clients').where({ user_id: userId }).select<Array<{ client_id: string }>>('client_id');
+    if (clients.length) await trx('oauth_provider_records').whereIn('client_id', clients.map((c) => c.client_id)).delete();
+    await trx('oauth_clients').where({ user_id: userId }).delete();
+    // personal keys go; a team's keys this person created stay with the team
+    await trx('api_keys').where({ user_id: userId }).whereNull('team_id').delete();
+    await trx('sessions').where({ user_id: userId }).delete();
+    await trx('otp_codes').where({ user_id: userId }).delete();
+    await trx('user_identities').where({ user_id: userId }).delete();
+    await trx('webhook_secrets').where({ user_id: userId }).delete();
+    await trx('idempotency_keys').where({ user_id: userId }).delete();
+    await trx('team_members').where({ user_id: userId }).delete();
+    await trx('team_invites').where({ email: row.email.toLowerCase() }).delete();
+    // personal predictions (deliveries and attempts cascade); ledger rows name them by id only
+    await trx('predictions').where({ user_id: userId }).whereNull('team_id').delete();
+    await trx('users').where({ id: userId }).update({
+      email: `deleted-${userId}@deleted.invalid`,
+      password_hash: null,
+      email_verified: false,
+      deletion_requested_at: null,
+      deletion_due_at: null,
+      deleted_at: now,
+    });
+    return { kind: 'erased' };
+  });
+}

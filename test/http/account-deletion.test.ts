@@ -1,0 +1,157 @@
+// Deleting an account (README "Deleting an account"): a request schedules it after the grace
+// period; meanwhile the account signs in and may cancel, and its API keys and OAuth clients are
+// refused; the only owner of a team is refused until ownership moves; after the period the
+// retention job erases the account's personal data and files and keeps its ledger rows,
+// anonymised. Time is the app clock, moved by the test.
+import test from 'ava';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { newAccount, startGateway } from '../helpers/gateway.ts';
+import type { Account, TestGateway } from '../helpers/gateway.ts';
+import { waitFor } from '../helpers/services.ts';
+import { createClient, tokenFor, tokenRequest, basic } from '../helpers/oauth.ts';
+import { createRetention } from '../../workers/retention.ts';
+import type { Retention } from '../../workers/retention.ts';
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const MODEL = '/api/v1/canvas-v1-fast-text-to-image';
+
+let now = Date.UTC(2026, 10, 1);
+const clock = () => now;
+let gw: TestGateway;
+let retention: Retention;
+
+test.before(async () => {
+  gw = await startGateway({ worker: true, queue: 'memory', clock, env: { ACCOUNT_DELETION_GRACE_DAYS: '14' } });
+  retention = createRetention(gw.app);
+});
+test.after.always(async () => {
+  await retention?.stop();
+  await gw?.stop();
+});
+
+const bearer = (session: string) => ({ authorization: `Bearer ${session}` });
+const requestDeletion = (a: Account) => gw.server.inject({ method: 'POST', url: '/app/account/request-deletion', headers: bearer(a.session) });
+const cancelDeletion = (a: Account) => gw.server.inject({ method: 'POST', url: '/app/account/cancel-deletion', headers: bearer(a.session) });
+const balanceWith = (key: string) => gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': key } });
+
+async function runNextPeriod() {
+  now += HOUR;
+  const counts = await retention.runOnce();
+  if (!counts) throw new Error('the lease was not free');
+  return counts;
+}
+
+async function generate(key: string, teamId?: number): Promise<string> {
+  const res = await gw.server.inject({ method: 'POST', url: `${MODEL}${teamId ? `?team_id=${teamId}` : ''}`, headers: { 'x-api-key': key }, payload: { prompt: 'a lighthouse', width: 64, height: 64 } });
+  if (res.statusCode !== 200) throw new Error(res.payload);
+  const id = (res.result as { request_id: string }).request_id;
+  await waitFor(async () => (await gw.app.db('predictions').where({ id }).first())?.status === 'completed', { what: 'the prediction to complete', timeoutMs: 30_000 });
+  return id;
+}
+
+async function createTeam(a: Account, name: string): Promise<number> {
+  const res = await gw.server.inject({ method: 'POST', url: '/app/teams', headers: bearer(a.session), payload: { name } });
+  if (res.statusCode !== 201) throw new Error(res.payload);
+  return (res.result as { id: number }).id;
+}
+
+test.serial('a request schedules the deletion; keys and OAuth clients stop at once; the session still works; cancel restores them', async (t) => {
+  const a = await newAccount(gw, 100);
+  const client = await createClient(gw, a.session, ['account:read']);
+  t.truthy(await tokenFor(gw, client));
+
+  const res = await requestDeletion(a);
+  t.is(res.statusCode, 200, res.payload);
+  t.deepEqual(res.result, { deletion_requested: true, scheduled_deletion_at: new Date(now + 14 * DAY).toISOString() });
+  const me = await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: bearer(a.session) });
+  t.is((me.result as { scheduled_deletion_at: string }).scheduled_deletion_at, new Date(now + 14 * DAY).toISOString());
+
+  const refused = await balanceWith(a.liveKey);
+  t.is(refused.statusCode, 401);
+  t.regex((refused.result as { detail: string }).detail, /scheduled for deletion/);
+  t.is((await balanceWith(a.testKey)).statusCode, 401);
+  const token = await tokenRequest(gw, { grant_type: 'client_credentials' }, { authorization: basic(client.client_id, client.client_secret) });
+  t.is(token.status, 401, 'the client cannot get a token');
+  // signing in works, so the deletion can be cancelled
+  t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: bearer(a.session) })).statusCode, 200);
+
+  t.is((await requestDeletion(a)).statusCode, 409, 'already scheduled');
+  const cancelled = await cancelDeletion(a);
+  t.is(cancelled.statusCode, 200);
+  t.deepEqual(cancelled.result, { deletion_requested: false, scheduled_deletion_at: null });
+  t.is((await balanceWith(a.liveKey)).statusCode, 200);
+  t.truthy(await tokenFor(gw, client));
+  t.is((await cancelDeletion(a)).statusCode, 409, 'nothing to cancel');
+});
+
+test.serial('session only: an API key cannot request or cancel a deletion', async (t) => {
+  const a = await newAccount(gw, 0);
+  const res = await gw.server.inject({ method: 'POST', url: '/app/account/request-deletion', headers: { 'x-api-key': a.liveKey } });
+  t.is(res.statusCode, 401);
+  t.is((await gw.app.db('users').where({ id: a.userId }).first()).deletion_due_at, null);
+});
+
+test.serial('the only owner of a team is refused with 409 naming it, until another member is owner', async (t) => {
+  const a = await newAccount(gw, 0);
+  const b = await newAccount(gw, 0);
+  const teamId = await createTeam(a, 'lighthouse keepers');
+  const res = await requestDeletion(a);
+  t.is(res.statusCode, 409);
+  t.regex((res.result as { detail: string }).detail, /only owner of "lighthouse keepers"/);
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: b.userId, role: 'owner', created_at: now });
+  t.is((await requestDeletion(a)).statusCode, 200);
+  await cancelDeletion(a);
+});
+
+test.serial('after the grace period the job erases the account: files, keys, personal runs go; ledger rows and team runs stay', async (t) => {
+  const a = await newAccount(gw, 1000);
+  const other = await newAccount(gw, 1000);
+  const teamId = await createTeam(other, 'studio');
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: a.userId, role: 'developer', created_at: now });
+  await gw.app.db('teams').where({ id: teamId }).update({ balance: 1000 });
+  const personal = await generate(a.liveKey);
+  const forTeam = await generate(a.liveKey, teamId);
+  const file = path.join(gw.app.config.storageDir, 'outputs', personal);
+  const { email } = (await gw.app.db('users').where({ id: a.userId }).first<{ email: string }>())!;
+  const ledgerBefore = await gw.app.db('credit_transactions').where({ user_id: a.userId }).count<Array<{ n: number | string }>>({ n: '*' });
+
+  t.is((await requestDeletion(a)).statusCode, 200);
+  const early = await runNextPeriod();
+  t.is(early.accounts, 0, 'not before the grace period ends');
+  now += 14 * DAY;
+  const counts = await runNextPeriod();
+  t.is(counts.accounts, 1);
+
+  const row = (await gw.app.db('users').where({ id: a.userId }).first())!;
+  t.is(row.email, `deleted-${a.userId}@deleted.invalid`);
+  t.is(row.password_hash, null);
+  t.truthy(row.deleted_at);
+  t.is(await gw.app.db('predictions').where({ id: personal }).first(), undefined);
+  t.truthy(await gw.app.db('predictions').where({ id: forTeam }).first(), "the team's run stays with the team");
+  await t.throwsAsync(fs.stat(file), undefined, 'the output files are removed');
+  for (const table of ['api_keys', 'sessions', 'oauth_clients', 'team_members', 'webhook_secrets']) {
+    const left = await gw.app.db(table).where({ user_id: a.userId }).modify((q) => { if (table === 'api_keys') q.whereNull('team_id'); });
+    t.deepEqual(left, [], `${table} rows removed`);
+  }
+  const ledgerAfter = await gw.app.db('credit_transactions').where({ user_id: a.userId }).count<Array<{ n: number | string }>>({ n: '*' });
+  t.deepEqual(ledgerAfter, ledgerBefore, 'ledger rows are kept');
+  // the address is free again; the old password does not sign in
+  const login = await gw.server.inject({ method: 'POST', url: '/auth/login', payload: { email, password: 'correct horse battery' } });
+  t.is(login.statusCode, 401);
+  const again = await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password: 'another long password' } });
+  t.is(again.statusCode, 201);
+  t.is((await runNextPeriod()).accounts, 0, 'erased once');
+});
+
+test.serial('an account that became the only owner of a team during the grace period waits until ownership moves', async (t) => {
+  const a = await newAccount(gw, 0);
+  t.is((await requestDeletion(a)).statusCode, 200);
+  const teamId = await createTeam(a, 'late team');
+  now += 15 * DAY;
+  t.is((await runNextPeriod()).accounts, 0);
+  t.truthy((await gw.app.db('users').where({ id: a.userId }).first()).deletion_due_at, 'still scheduled');
+  await gw.app.db('teams').where({ id: teamId }).update({ deleted_at: now });
+  t.is((await runNextPeriod()).accounts, 1);
+});

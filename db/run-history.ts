@@ -91,13 +91,14 @@ async function boundaryAt(db: Db, owner: Owner, f: HistoryFilter, offset: number
   return (await q)[0] as Boundary | undefined;
 }
 
-async function pageFrom(db: Db, owner: Owner, f: HistoryFilter, b: Boundary, dir: 'asc' | 'desc', limit: number): Promise<Array<Record<string, unknown>>> {
-  const at = num(b.created_at);
+/** The page from boundary `b` on (null: from the newest row). */
+async function pageFrom(db: Db, owner: Owner, f: HistoryFilter, b: Boundary | null, dir: 'asc' | 'desc', limit: number): Promise<Array<Record<string, unknown>>> {
+  const at = b === null ? 0 : num(b.created_at);
   const q = applyFilter(db('predictions').leftJoin('api_keys', 'api_keys.id', 'predictions.api_key_id')
     .select('predictions.*', 'api_keys.name as api_key_name'), owner, f);
   // (created_at, id) <= boundary (desc) or >= (asc), written so both engines use it as an index range
-  if (dir === 'desc') q.where('predictions.created_at', '<=', at).where((w) => w.where('predictions.created_at', '<', at).orWhere('predictions.id', '<=', b.id));
-  else q.where('predictions.created_at', '>=', at).where((w) => w.where('predictions.created_at', '>', at).orWhere('predictions.id', '>=', b.id));
+  if (b !== null && dir === 'desc') q.where('predictions.created_at', '<=', at).where((w) => w.where('predictions.created_at', '<', at).orWhere('predictions.id', '<=', b.id));
+  else if (b !== null) q.where('predictions.created_at', '>=', at).where((w) => w.where('predictions.created_at', '>', at).orWhere('predictions.id', '>=', b.id));
   q.orderBy([{ column: 'predictions.created_at', order: dir }, { column: 'predictions.id', order: dir }]).limit(limit);
   return await q as Array<Record<string, unknown>>;
 }
@@ -121,6 +122,11 @@ export async function countHistory(db: Db, owner: Owner, f: HistoryFilter): Prom
 export async function listHistory(db: Db, owner: Owner, f: HistoryFilter, paging: Paging): Promise<Page<HistoryEntry>> {
   const { pageSize } = paging;
   const offset = (paging.page - 1) * pageSize;
+  if (offset === 0) {
+    // The first page needs no boundary, and its rows do not depend on the count: both at once.
+    const [rows, total] = await Promise.all([pageFrom(db, owner, f, null, 'desc', pageSize + 1), paging.count ? countHistory(db, owner, f) : null]);
+    return { items: rows.slice(0, pageSize).map(toEntry), total, hasMore: rows.length > pageSize };
+  }
   const total = paging.count ? await countHistory(db, owner, f) : null;
   if (total !== null && offset >= total) return { items: [], total, hasMore: false };
   if (total !== null && offset > total / 2) {

@@ -3,7 +3,7 @@
 // scopes every query with it. A sandbox key sees sandbox predictions only, as everywhere else.
 import type { App } from '../lib/context.ts';
 import type { Handler, ReplyOf } from './types.ts';
-import { ConflictError, NotFoundError } from '../lib/errors.ts';
+import { ConflictError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import { hidePredictions, listHistory, setReviewStatus } from '../db/run-history.ts';
 import type { HistoryEntry, HistoryFilter } from '../db/run-history.ts';
@@ -65,8 +65,10 @@ export const searchRunHistory: Handler<'searchRunHistory'> = async ({ app, calle
   if (query.q !== undefined && query.q !== null) filter.q = query.q;
   if (query.created_at !== undefined) {
     // the spec's `format: date` checked the shape; the day is UTC
-    filter.createdFrom = Date.parse(`${query.created_at}T00:00:00Z`);
-    filter.createdTo = filter.createdFrom + DAY_MS;
+    const from = Date.parse(`${query.created_at}T00:00:00Z`);
+    if (!Number.isFinite(from)) throw new ValidationFailedError([{ loc: ['query', 'created_at'], msg: 'not a calendar date (YYYY-MM-DD)', type: 'value_error' }]);
+    filter.createdFrom = from;
+    filter.createdTo = from + DAY_MS;
   }
   const paging = pagingOf(query, 20);
   const page = await listHistory(app.db, caller.owner, filter, paging);

@@ -308,6 +308,7 @@ test('every error: page 0, bad enums, bad dates, empty and oversized batches, du
     ['getRunHistory', { as: a.session, query: { team_id: 999999 } }, 404],
     ['getRunHistory', {}, 401],
     ['searchRunHistory', { as: a.session, query: { created_at: 'yesterday' } }, 422],
+    ['searchRunHistory', { as: a.session, query: { created_at: '2026-02-30' } }, 422],
     ['searchRunHistory', { as: a.session, query: { status: 'done' } }, 422],
     ['searchRunHistory', { as: a.session, query: { page: 0 } }, 422],
     ['getGallery', { as: a.session, query: { media_type: 'text' } }, 422],

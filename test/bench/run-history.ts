@@ -7,10 +7,11 @@
 // for a team the first user belongs to (rows the personal index must skip), into a fresh database,
 // then times getRunHistory through the whole HTTP stack (server.inject: auth, validation, owner
 // resolution, handler, serialisation): the first and the last page, with and without the count,
-// and a search page. Each figure is the median of 15 requests after 3 warm-up ones.
+// and a search page, then the database part alone. Each figure is the median of 15 requests after 3 warm-up ones.
 import { performance } from 'node:perf_hooks';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import { newPredictionId } from '../../db/predictions.ts';
+import { listHistory } from '../../db/run-history.ts';
 
 const ROWS = Number(process.argv[2] ?? 100_000);
 const PAGE_SIZE = 20;
@@ -67,6 +68,20 @@ try {
   await time(`last page (${lastPage}), include_count=false`, `/app/get_run_history_data?page=${lastPage}&page_size=${PAGE_SIZE}&include_count=false`, full(lastSize));
   await time(`middle page (${Math.ceil(lastPage / 2)}), with count`, `/app/get_run_history_data?page=${Math.ceil(lastPage / 2)}&page_size=${PAGE_SIZE}`, full(PAGE_SIZE));
   await time('team history, first page', `/app/get_run_history_data?team_id=${teamId}&page=1&page_size=${PAGE_SIZE}`, full(PAGE_SIZE));
+  // the database part alone (db/run-history.ts listHistory), without HTTP
+  const dbTime = async (label: string, page: number, count: boolean) => {
+    const samples: number[] = [];
+    for (let i = 0; i < 18; i++) {
+      const t0 = performance.now();
+      await listHistory(gw.app.db, { userId: a.userId, teamId: null }, {}, { page, pageSize: PAGE_SIZE, count });
+      if (i >= 3) samples.push(performance.now() - t0);
+    }
+    samples.sort((x, y) => x - y);
+    console.log(`${label.padEnd(48)} median ${samples[Math.floor(samples.length / 2)]!.toFixed(1).padStart(6)} ms   max ${samples.at(-1)!.toFixed(1).padStart(6)} ms`);
+  };
+  await dbTime('db only: first page, with count', 1, true);
+  await dbTime('db only: last page, with count', lastPage, true);
+  await dbTime('db only: first page, no count', 1, false);
   await time('search q=prompt 99999, first page', `/app/get_run_history_data_by_search?q=prompt%2099999&page_size=${PAGE_SIZE}`, () => true);
 } finally {
   await gw.stop();

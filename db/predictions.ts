@@ -147,7 +147,12 @@ export interface NewPrediction {
   webhookUrl: string | null;
   /** the submit's X-Request-Id (already validated: <= 128 safe characters) */
   httpRequestId?: string | null;
+  /** where the request came from (README "Run history"); absent: 'api' */
+  source?: PredictionSource;
 }
+
+/** Where a prediction was submitted from: an API credential, a dashboard session, or a partner surface. */
+export type PredictionSource = 'api' | 'dashboard' | 'embed' | 'agent_embed' | 'studio';
 
 /** Holds the price on the payer's wallet (the team's when teamId is set) and records the request as `queued`, in one transaction. */
 /** Limits on unfinished (queued, pending, processing) predictions checked by submitPrediction; 0: none. */
@@ -181,6 +186,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
   const row = {
     id: p.id, user_id: p.userId, team_id: teamId, api_key_id: p.apiKeyId, model: p.model, status: 'queued', is_test: false,
     input: JSON.stringify(p.input), price: p.price, webhook_url: p.webhookUrl, http_request_id: p.httpRequestId ?? null, created_at: now, updated_at: now,
+    source: p.source ?? 'api',
   };
   const checked = limits !== undefined && (limits.perAccount > 0 || (limits.perKey > 0 && p.apiKeyId !== null));
   if (p.price === 0 && !checked) {
@@ -213,6 +219,7 @@ export async function insertSandboxPrediction(db: Db, p: Omit<NewPrediction, 'pr
     id: p.id, user_id: p.userId, team_id: p.teamId ?? null, api_key_id: p.apiKeyId, model: p.model, status: 'completed', is_test: true,
     input: JSON.stringify(p.input), outputs: JSON.stringify(outputs), nsfw: JSON.stringify(outputs.map(() => false)),
     price: 0, webhook_url: p.webhookUrl, http_request_id: p.httpRequestId ?? null, inference_ms: 0, created_at: now, started_at: now, completed_at: now, updated_at: now,
+    source: p.source ?? 'api',
   };
   if (!p.webhookUrl) {
     await db('predictions').insert(row);
@@ -279,6 +286,8 @@ export async function completePrediction(
     const n = await trx('predictions').where({ id: p.id, status: 'processing' }).update({
       status: 'completed', outputs: JSON.stringify(result.outputs), nsfw: JSON.stringify(result.nsfw),
       inference_ms: Math.round(result.inferenceMs), error: null, completed_at: now, updated_at: now,
+      // a completed prediction with any NSFW output starts flagged for review (README "Run history")
+      review_status: result.nsfw.some(Boolean) ? 'flagged' : 'unreviewed',
     });
     if (affected(n) !== 1) return { recorded: false, deliveryId: null };
     // The wallet that held the price pays it: the team's for a team prediction.

@@ -67,7 +67,11 @@ export const generate: ModelHandler = async (ctx) => {
     if (problem) throw new ValidationFailedError([{ loc: ['query', 'webhook'], msg: problem, type: 'value_error' }]);
   }
   // A team owner (team_id, or a team's key) pays from the team wallet and owns the record.
-  const base = { id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input: body, webhookUrl: webhook, httpRequestId: requestId ?? null };
+  // source: a session is the dashboard; keys and tokens are the API (partner surfaces set their own)
+  const base = {
+    id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input: body, webhookUrl: webhook,
+    httpRequestId: requestId ?? null, source: caller.via === 'session' ? 'dashboard' as const : 'api' as const,
+  };
 
   if (caller.isTest) {
     const deliveryId = await insertSandboxPrediction(app.db, base, [app.storage.sandboxKey(model.output)], now);

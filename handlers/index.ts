@@ -21,6 +21,8 @@ import {
   acceptTeamInvite, changeTeamMemberRole, createTeam, createTeamInvite, deleteTeam, getTeam, leaveTeam, listTeamInvites, listTeamMembers, listTeams,
   removeTeamMember, renameTeam, revokeTeamInvite,
 } from './teams.ts';
+import { bulkDeleteUsageLogs, bulkUpdateReviewStatus, getGallery, getRunHistory, searchRunHistory, updateReviewStatus } from './run-history.ts';
+import { listCreditTransactions } from './ledger.ts';
 
 export { generate };
 
@@ -79,6 +81,13 @@ const handlers: HandlerMap = {
   createTeamApiKey,
   listTeamApiKeys,
   revokeTeamApiKey,
+  getRunHistory,
+  searchRunHistory,
+  getGallery,
+  updateReviewStatus,
+  bulkUpdateReviewStatus,
+  bulkDeleteUsageLogs,
+  listCreditTransactions,
 };
 
 export const NOT_YET: readonly string[] = [
@@ -89,8 +98,7 @@ export const NOT_YET: readonly string[] = [
   // dashboard
   'getLoraData', 'getLoraModelsData', 'updateApiKey', 'exportAccount', 'getTaskData',
   'calculateDynamicCost', 'getFileUploadUrl', 'createMediaAsset', 'listMediaAssets', 'deleteMediaAsset', 'getHomepageModels',
-  'getModelNameForEmbedcode', 'listCreditTransactions', 'getRunHistory', 'searchRunHistory', 'getGallery', 'updateReviewStatus',
-  'bulkUpdateReviewStatus', 'bulkDeleteUsageLogs',
+  'getModelNameForEmbedcode',
 ];
 
 const notImplemented = async (): Promise<never> => {

@@ -1187,7 +1187,7 @@ export interface paths {
         };
         /**
          * List credit transactions
-         * @description Lists the movements of the caller's wallet (top-ups, prediction charges, refunds, adjustments), newest first.
+         * @description The ledger of the caller's wallet (or, with `team_id`, the team's): every credit move (sign-up credit, top-ups, prediction charges, refunds, admin adjustments, ...) with its amount and the balance after it, newest first. The ledger is append-only: deleting predictions from the run history leaves their rows here. A page past the end is an empty list.
          */
         get: operations["listCreditTransactions"];
         put?: never;
@@ -1207,7 +1207,7 @@ export interface paths {
         };
         /**
          * List past predictions
-         * @description Lists the caller's predictions, newest first, optionally filtered by review status. With `include_count` false, `total` is null and the query is cheaper.
+         * @description Lists the caller's predictions (or, with `team_id`, the team's, whoever submitted them), newest first, optionally filtered by review status. Each entry says where it came from (`source`) and which API key submitted it (id and name, never the secret). Predictions removed with bulk_delete are not listed. A sandbox API key sees sandbox predictions only. A page past the end is an empty list. With `include_count` false, `total` is null and the query is cheaper.
          */
         get: operations["getRunHistory"];
         put?: never;
@@ -1227,7 +1227,7 @@ export interface paths {
         };
         /**
          * Search past predictions
-         * @description Lists the caller's predictions matching every given filter, newest first.
+         * @description Lists the caller's (or, with `team_id`, the team's) predictions matching every given filter, newest first, as getRunHistory does. `q` is a case-insensitive substring of the request id, the model or the input (the prompt and the other input fields); `created_at` is a UTC day.
          */
         get: operations["searchRunHistory"];
         put?: never;
@@ -1247,7 +1247,7 @@ export interface paths {
         };
         /**
          * List generated files
-         * @description Lists the output files of the caller's completed predictions, newest first, one item per file.
+         * @description Lists the output files of the caller's (or, with `team_id`, the team's) completed predictions whose files are still stored, newest first, one item per file. A page holds the files of `page_size` predictions (most models make one file each), and `total` counts those predictions. `media_type` is the model's output kind. Predictions reviewed `rejected` are hidden unless `review_status=rejected` asks for them; deleted ones (bulk_delete) and those whose files retention removed are never listed. Outputs are never blacked out: a `flagged` item is listed with its URL and `has_nsfw_content`.
          */
         get: operations["getGallery"];
         put?: never;
@@ -1273,7 +1273,7 @@ export interface paths {
         head?: never;
         /**
          * Set the review status of a prediction
-         * @description Sets the review status of one of the caller's predictions.
+         * @description Sets the review status of one of the caller's (or, with `team_id`, the team's) predictions and records who set it and when. Any status may follow any other. An unknown id, another owner's, or a deleted prediction is 404.
          */
         patch: operations["updateReviewStatus"];
         trace?: never;
@@ -1293,7 +1293,7 @@ export interface paths {
         head?: never;
         /**
          * Set the review status of several predictions
-         * @description Sets one review status on several of the caller's predictions. Ids that do not exist or belong to someone else are ignored and not counted.
+         * @description Sets one review status on 1-100 of the caller's (or, with `team_id`, the team's) predictions, recording who and when. Ids that do not exist, belong to someone else or were deleted are skipped and listed in `skipped`; the batch is never refused for them.
          */
         patch: operations["bulkUpdateReviewStatus"];
         trace?: never;
@@ -1309,7 +1309,7 @@ export interface paths {
         put?: never;
         /**
          * Delete several predictions from the run history
-         * @description Deletes several of the caller's finished predictions (completed, failed or cancelled) and their output files from the run history. Unknown ids, other users' ids and unfinished predictions are skipped and not counted.
+         * @description Deletes 1-100 of the caller's (or, with `team_id`, the team's) finished predictions (completed, failed or cancelled): their output files are removed from storage and they disappear from the run history and the gallery. The ledger rows stay (money history is never deleted), and getPredictionResult / prediction_response still answer for the id, with `outputs_expired` true and no URLs. Unknown ids, other owners' ids and ids already deleted are skipped and listed in `skipped`. If any of the ids is still running (queued, pending or processing) the whole batch is refused with 409 naming them and nothing is deleted: cancel them first (POST /app/cancel_prediction/{request_id}).
          */
         post: operations["bulkDeleteUsageLogs"];
         delete?: never;
@@ -2595,11 +2595,8 @@ export interface components {
         };
         CreditTransaction: {
             id: number;
-            /**
-             * @description `topup` (purchase or admin top-up), `charge` (a completed prediction), `refund`, `adjustment` (admin deduction).
-             * @enum {string}
-             */
-            kind: "topup" | "charge" | "refund" | "adjustment";
+            /** @description What moved the credit, e.g. `signup` (sign-up credit), `topup` (a purchase or an admin top-up), `prediction` (a completed prediction's charge), `refund`, `adjustment` (an admin correction or deduction). Open-ended: new kinds may appear, so treat an unknown one as a plain credit move. */
+            kind: string;
             /** @description Signed amount in credits; positive adds credit, negative removes it. */
             amount: number;
             /** @description Balance in credits after this transaction. */
@@ -2607,6 +2604,8 @@ export interface components {
             description: string;
             /** @description The prediction charged or refunded, if any. */
             request_id: string | null;
+            /** @description The account that caused the move (in a team's ledger, the member; for an admin action, the account it was applied to). */
+            user_id: number;
             /** Format: date-time */
             created_at: string;
         };
@@ -3116,7 +3115,10 @@ export interface components {
             total: number | null;
             has_more: boolean;
         };
-        /** @enum {string} */
+        /**
+         * @description Moderation state of a prediction. `flagged`: set automatically when a prediction completes with any NSFW output (`has_nsfw_contents`), or by a reviewer; `unreviewed`: every other prediction until someone reviews it; `approved` and `rejected`: set by a reviewer (updateReviewStatus, bulkUpdateReviewStatus). Outputs are never blacked out whatever the status; the gallery hides `rejected` unless asked.
+         * @enum {string}
+         */
         ReviewStatus: "unreviewed" | "approved" | "rejected" | "flagged";
         UsageLogResponse: {
             /** @description Run-history id (equal to `request_id`). */
@@ -3126,7 +3128,28 @@ export interface components {
             model: string;
             status: components["schemas"]["PredictionStatus"];
             review_status: components["schemas"]["ReviewStatus"];
+            /**
+             * Format: date-time
+             * @description When the review status was last set by someone; null while only the gateway set it.
+             */
+            reviewed_at: string | null;
+            /** @description The user id of who last set the review status. */
+            reviewed_by: number | null;
+            /**
+             * @description Where the request came from. `api`: an API key or an OAuth token; `dashboard`: a signed-in session; `embed`, `agent_embed`, `studio`: the partner surfaces (embed codes and white-label studios).
+             * @enum {string}
+             */
+            source: "api" | "dashboard" | "embed" | "agent_embed" | "studio";
+            /** @description The API key that submitted it (null for a session or an OAuth token, or a key since revoked and removed). Never the secret. */
+            api_key: {
+                id: number;
+                name: string | null;
+            } | null;
             outputs: string[];
+            /** @description True once the files were removed (retention); `outputs` is then empty. */
+            outputs_expired: boolean;
+            has_nsfw_contents: boolean[];
+            team_id: number | null;
             /** @description Credits charged (0 until completed, and for sandbox keys). */
             cost: number;
             /** @description True when submitted with a sandbox key. */
@@ -3252,6 +3275,10 @@ export interface components {
         ReviewStatusUpdateResponse: {
             id: string;
             review_status: components["schemas"]["ReviewStatus"];
+            /** @description The user id of who set it (the caller). */
+            reviewed_by: number;
+            /** Format: date-time */
+            reviewed_at: string;
         };
         BulkReviewStatusRequest: {
             /** @description Run-history ids (request ids). */
@@ -3265,6 +3292,8 @@ export interface components {
         BulkUpdateResponse: {
             /** @description Number of predictions updated. */
             updated: number;
+            /** @description The ids not updated because they are unknown, another owner's, or deleted. */
+            skipped: string[];
         };
         BulkDeleteRequest: {
             /** @description Run-history ids (request ids). */
@@ -3273,6 +3302,8 @@ export interface components {
         BulkDeleteResponse: {
             /** @description Number of predictions deleted. */
             deleted: number;
+            /** @description The ids not deleted because they are unknown, another owner's, or already deleted. */
+            skipped: string[];
         };
         /**
          * @description A member's role; README "Teams" has the permission table.
@@ -4266,6 +4297,10 @@ export interface components {
         EmailQuery: string;
         /** @description Kind of LoRA, e.g. `image` or `video`. */
         LoraType: string;
+        /** @description Entries per page. */
+        ListPageSize: number;
+        /** @description Count every match into `total`; false leaves `total` null and answers faster on a large history. */
+        IncludeCount: boolean;
         /** @description Only predictions with this review status; absent lists every status. */
         ReviewStatusFilter: "unreviewed" | "approved" | "rejected" | "flagged" | null;
         /**
@@ -6125,8 +6160,12 @@ export interface operations {
     listCreditTransactions: {
         parameters: {
             query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
+                /** @description Entries per page. */
+                page_size?: components["parameters"]["ListPageSize"];
             };
             header?: never;
             path?: never;
@@ -6145,8 +6184,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6159,8 +6198,10 @@ export interface operations {
                 review_status?: components["parameters"]["ReviewStatusFilter"];
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
-                /** @description Count all matching predictions into `total`. */
-                include_count?: boolean;
+                /** @description Entries per page. */
+                page_size?: components["parameters"]["ListPageSize"];
+                /** @description Count every match into `total`; false leaves `total` null and answers faster on a large history. */
+                include_count?: components["parameters"]["IncludeCount"];
             };
             header?: never;
             path?: never;
@@ -6181,13 +6222,14 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
     searchRunHistory: {
         parameters: {
             query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
                 /** @description Exact request id. */
                 request_id?: string;
                 /** @description Exact model endpoint slug. */
@@ -6198,10 +6240,14 @@ export interface operations {
                 status?: "queued" | "pending" | "processing" | "completed" | "failed" | "cancelled";
                 /** @description Only predictions with this review status. */
                 review_status?: "unreviewed" | "approved" | "rejected" | "flagged";
-                /** @description Case-insensitive substring matched against the request id, the model and the prompt. */
+                /** @description Case-insensitive substring matched against the request id, the model and the input (the prompt). */
                 q?: string | null;
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
+                /** @description Entries per page. */
+                page_size?: components["parameters"]["ListPageSize"];
+                /** @description Count every match into `total`; false leaves `total` null and answers faster on a large history. */
+                include_count?: components["parameters"]["IncludeCount"];
             };
             header?: never;
             path?: never;
@@ -6220,8 +6266,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6236,6 +6282,10 @@ export interface operations {
                 review_status?: components["parameters"]["ReviewStatusFilter"];
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
+                /** @description Predictions per page (their files are the page's items). */
+                page_size?: number;
+                /** @description Count every match into `total`; false leaves `total` null and answers faster on a large history. */
+                include_count?: components["parameters"]["IncludeCount"];
             };
             header?: never;
             path?: never;
@@ -6256,13 +6306,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateReviewStatus: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path: {
                 /** @description The `id` of the run-history entry (equal to the prediction's `request_id`). */
@@ -6291,13 +6343,15 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
     bulkUpdateReviewStatus: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6319,16 +6373,19 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
     bulkDeleteUsageLogs: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6350,10 +6407,11 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

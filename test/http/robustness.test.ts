@@ -148,9 +148,10 @@ test.serial('hostile input to every operation, with an OAuth token, never produc
 test.serial('the deliberate statuses are pinned: 501 only where NOT_YET says, 503 only on the named routes', async (t) => {
   // Each allowance is real (the sweep would otherwise accept what it should refuse) and narrow.
   const headers = { authorization: `Bearer ${bySession.session}` };
-  const notYet = (gw.app.spec.operations as Operation[]).find((op) => op.operationId === 'getGallery')!;
-  t.true(NOT_YET.includes(notYet.operationId!));
-  t.is((await gw.server.inject({ method: 'GET', url: notYet.path, headers })).statusCode, 501);
+  // a GET still in NOT_YET that needs no parameter (the list shrinks as operations go live)
+  const notYet = (gw.app.spec.operations as Operation[]).find((op) => NOT_YET.includes(op.operationId!) && op.method.toLowerCase() === 'get'
+    && !((op.parameters ?? []) as Array<{ required?: boolean }>).some((p) => p.required));
+  if (notYet) t.is((await gw.server.inject({ method: 'GET', url: notYet.path, headers })).statusCode, 501, notYet.operationId);
   t.is((await gw.server.inject({ method: 'GET', url: '/auth/get-google-url' })).statusCode, 503);
   t.true(mayBeUnavailable.has('getGoogleUrl'));
   t.false(mayBeUnavailable.has('canvas-v1-fast-text-to-image'), 'a local model has no upstream to miss');

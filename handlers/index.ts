@@ -10,7 +10,9 @@ import { getBalance, getUserDetails } from './account.ts';
 import { cliLogin, login, logout, register } from './auth.ts';
 import { forgotPassword, loginOtp, requestOtp, resetPassword, verifyOtp } from './otp.ts';
 import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
-import { createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey } from './keys.ts';
+import { createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey, updateApiKey } from './keys.ts';
+import { calculateDynamicCost, getHomepageModels, getTaskData } from './catalog.ts';
+import { createLora, getLoraData, getLoraModelsData, listOwnLoras } from './loras.ts';
 import { getHealth } from './health.ts';
 import { listModels } from './models.ts';
 import { getPredictionResponse, getWebhookSecret, redeliverWebhook, rotateWebhookSecret } from './webhooks.ts';
@@ -77,6 +79,14 @@ const handlers: HandlerMap = {
   createTeamApiKey,
   listTeamApiKeys,
   revokeTeamApiKey,
+  updateApiKey,
+  calculateDynamicCost,
+  getHomepageModels,
+  getTaskData,
+  getLoraData,
+  getLoraModelsData,
+  createLora,
+  listOwnLoras,
 };
 
 export const NOT_YET: readonly string[] = [
@@ -85,8 +95,8 @@ export const NOT_YET: readonly string[] = [
   'listModelDiscounts', 'upsertModelDiscounts', 'deleteModelDiscount', 'myModelDiscounts', 'adminStripeCharges', 'adminStripeRefund',
   'adminRefund', 'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
   // dashboard
-  'getLoraData', 'getLoraModelsData', 'updateApiKey', 'exportAccount', 'requestAccountDeletion', 'cancelAccountDeletion', 'getTaskData',
-  'calculateDynamicCost', 'getFileUploadUrl', 'createMediaAsset', 'listMediaAssets', 'deleteMediaAsset', 'getHomepageModels',
+  'exportAccount', 'requestAccountDeletion', 'cancelAccountDeletion',
+  'getFileUploadUrl', 'createMediaAsset', 'listMediaAssets', 'deleteMediaAsset',
   'getModelNameForEmbedcode', 'listCreditTransactions', 'getRunHistory', 'searchRunHistory', 'getGallery', 'updateReviewStatus',
   'bulkUpdateReviewStatus', 'bulkDeleteUsageLogs',
 ];

@@ -53,6 +53,9 @@ const BODIES: Readonly<Record<string, object>> = {
   changeTeamMemberRole: { role: 'viewer' },
   createTeamInvite: { email: 'someone@example.com', role: 'viewer' },
   createTeamApiKey: { name: 'made by another tenant' },
+  updateApiKey: { name: 'renamed by another tenant' },
+  calculateDynamicCost: { model: 'canvas-v1-fast-text-to-image', input: { prompt: 'priced by another tenant' } },
+  createLora: { name: 'made-by-another-tenant', lora_type: 'style', base_model: 'lumen', weights_url: 'https://example.com/w.safetensors' },
 };
 
 type CredentialKind = 'session' | 'live-key' | 'sandbox-key' | 'oauth-token' | 'team-key';

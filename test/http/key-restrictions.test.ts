@@ -37,8 +37,8 @@ async function newKey(session: string, body: Record<string, unknown> = {}): Prom
   return res.body as KeyView;
 }
 
-function update(as: string, keyId: number, body: Record<string, unknown>, remoteAddress?: string) {
-  if (remoteAddress === undefined) return callOperation(gw, 'updateApiKey', { as, params: { key_id: keyId }, body });
+async function update(as: string, keyId: number, body: Record<string, unknown>, remoteAddress?: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  if (remoteAddress === undefined) return callOperation<Record<string, unknown>>(gw, 'updateApiKey', { as, params: { key_id: keyId }, body });
   return gw.server.inject({ method: 'PUT', url: `/app/update_api_key/${keyId}`, headers: { 'x-api-key': as }, payload: body, remoteAddress })
     .then((r) => ({ status: r.statusCode, body: JSON.parse(r.payload) as Record<string, unknown> }));
 }

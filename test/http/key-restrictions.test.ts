@@ -2,11 +2,12 @@
 // refused address before any budget or hold moves, no key widening itself, expiry (401
 // api_key_expired) and a spend limit per period enforced at hold time (402
 // key_spend_limit_exceeded), exact under parallel submits. The app clock moves time; no worker
-// runs, so accepted predictions stay held.
+// runs, so accepted predictions stay held. Tests that count shared rows (budgets, the wallet) or move the clock run serially.
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
+import { creditTeam } from '../../db/wallet.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 const BODY = { prompt: 'a lighthouse', width: 64, height: 64 }; // 2 + 3 x 1 image = 5 credits
@@ -76,7 +77,7 @@ test('an invalid entry is 422 naming its index; more than 50 entries are 422', a
   t.is(fifty.status, 200);
 });
 
-test('a request from an address outside the list is 403 before any rate-limit counter or credit hold moves', async (t) => {
+test.serial('a request from an address outside the list is 403 before any rate-limit counter or credit hold moves', async (t) => {
   const k = await newKey(a.session);
   t.is((await update(a.session, k.id, { ip_whitelist: ['198.51.100.0/24'] })).status, 200);
   const counters = async () => (await gw.app.db('rate_limits').count<{ n: number | string }[]>({ n: '*' }).first())!.n;
@@ -113,7 +114,7 @@ test('a key may not widen its own IP restriction, nor lift or widen another key\
   t.is((await update(a.session, k.id, { ip_whitelist: [] })).status, 200);
 });
 
-test('an expired key is 401 api_key_expired; expiry must be in the future; a key may not postpone or remove its own', async (t) => {
+test.serial('an expired key is 401 api_key_expired; expiry must be in the future; a key may not postpone or remove its own', async (t) => {
   const k = await newKey(a.session);
   const past = await update(a.session, k.id, { expires_at: new Date(clock() - 1000).toISOString() });
   t.is(past.status, 422);
@@ -139,7 +140,7 @@ test('an expired key is 401 api_key_expired; expiry must be in the future; a key
   }
 });
 
-test('parallel submits at a key\'s spend limit never take it past the limit; 402 key_spend_limit_exceeded', async (t) => {
+test.serial('parallel submits at a key\'s spend limit never take it past the limit; 402 key_spend_limit_exceeded', async (t) => {
   const k = await newKey(a.session);
   const set = await update(a.session, k.id, { spend_limit: 3 * PRICE + 2, spend_limit_period: 'day' });
   t.is(set.status, 200, JSON.stringify(set.body));
@@ -203,4 +204,20 @@ test('another account\'s key, a team\'s key, a revoked or unknown key are 404; a
   const sandbox = await newKey(a.session, { is_test: true });
   t.is((await update(a.testKey, sandbox.id, { name: 'sandbox renamed' })).status, 200);
   t.is((await gw.app.db('api_keys').where({ id: bKey.id }).first()).name, 'k');
+});
+
+test('one key\'s spend limit holds across wallets: parallel personal and team submits with it share the limit', async (t) => {
+  const team = await callOperation(gw, 'createTeam', { as: a.session, body: { name: 'spenders' } });
+  const teamId = (team.body as { id: number }).id;
+  await gw.app.db.transaction((trx) => creditTeam(trx, teamId, a.userId, 10_000, 'topup', 'test', clock()));
+  const k = await newKey(a.session);
+  t.is((await update(a.session, k.id, { spend_limit: 4 * PRICE, spend_limit_period: 'month' })).status, 200);
+  const results = await Promise.all(Array.from({ length: 10 }, (_, i) => gw.server.inject({
+    method: 'POST', url: `/api/v1/${MODEL}${i % 2 ? `?team_id=${teamId}` : ''}`, headers: { 'x-api-key': k.key }, payload: BODY,
+  })));
+  const statuses = results.map((r) => r.statusCode);
+  t.is(statuses.filter((s) => s === 200).length, 4, statuses.join(','));
+  t.true(statuses.every((s) => s === 200 || s === 402), statuses.join(','));
+  const spent = await gw.app.db('predictions').where({ api_key_id: k.id }).sum<{ s: number | string }[]>({ s: 'price' }).first();
+  t.is(Number(spent!.s), 4 * PRICE);
 });

@@ -140,7 +140,7 @@ async function tenant(label: string): Promise<Tenant> {
   });
   if (invite.status !== 201) throw new Error(`createTeamInvite: ${invite.status}`);
   // owned LoRAs, personal and the team's (listOwnLoras must never show B's): the tag is in the title
-  for (const query of [{}, { team_id: teamId }]) {
+  for (const query of [{}, { team_id: teamId }] as Array<Record<string, number>>) {
     const lora = await callOperation(gw, 'createLora', {
       as: session, query, body: { name: `lora-${crypto.randomBytes(4).toString('hex')}`, title: `${tag} lora`, lora_type: 'style', base_model: 'lumen', weights_url: `https://${tag}.example.com/w.safetensors` },
     });

@@ -1,5 +1,7 @@
 import type { Db } from './knex.ts';
 import { bool, iso, isoOrNull, jsonOr, num } from './rows.ts';
+import { SPEND_PERIODS } from './key-spend.ts';
+import type { SpendPeriod } from './key-spend.ts';
 
 export interface ApiKeyRecord {
   id: number;
@@ -18,6 +20,11 @@ export interface ApiKeyRecord {
   /** the key's own generation limits; null: the gateway's defaults (config generateRateLimit) */
   rateLimitPerMinute: number | null;
   maxConcurrent: number | null;
+  /** after this instant the key is refused (401 api_key_expired); null: never (README "Key restrictions") */
+  expiresAt: string | null;
+  /** credits the key may commit per `spendLimitPeriod` (UTC day or month); null: no limit */
+  spendLimit: number | null;
+  spendLimitPeriod: SpendPeriod | null;
 }
 
 /** A key's own generation limits, as set on create. */
@@ -41,6 +48,9 @@ export interface ApiKeyRow {
   revoked_at: number | string | null;
   rate_limit_per_minute?: number | string | null;
   max_concurrent?: number | string | null;
+  expires_at?: number | string | null;
+  spend_limit?: number | string | null;
+  spend_limit_period?: string | null;
 }
 
 /** Maps an api_keys row (also for team keys: db/team-resources.ts). */
@@ -58,6 +68,9 @@ export function apiKeyFromRow(r: ApiKeyRow): ApiKeyRecord {
     lastUsedAt: isoOrNull(r.last_used_at),
     rateLimitPerMinute: r.rate_limit_per_minute === null || r.rate_limit_per_minute === undefined ? null : num(r.rate_limit_per_minute),
     maxConcurrent: r.max_concurrent === null || r.max_concurrent === undefined ? null : num(r.max_concurrent),
+    expiresAt: r.expires_at === null || r.expires_at === undefined ? null : iso(r.expires_at),
+    spendLimit: r.spend_limit === null || r.spend_limit === undefined ? null : num(r.spend_limit),
+    spendLimitPeriod: r.spend_limit === null || r.spend_limit === undefined ? null : (SPEND_PERIODS.find((x) => x === r.spend_limit_period) ?? null),
   };
 }
 
@@ -117,4 +130,30 @@ export async function revokeKey(db: Db, userId: number, keyId: number, now: numb
 
 export async function touchKey(db: Db, keyId: number, now: number): Promise<void> {
   await db('api_keys').where({ id: keyId }).update({ last_used_at: now });
+}
+
+/** What updateApiKey may change; an absent field is left as it is. */
+export interface KeyUpdate {
+  name?: string;
+  ipWhitelist?: string[];
+  /** epoch ms, or null to remove the expiry */
+  expiresAt?: number | null;
+  /** null removes the limit */
+  spendLimit?: { amount: number; period: SpendPeriod } | null;
+}
+
+/** Updates a live personal key of this user; undefined when there is no such key (a team's key included). */
+export async function updateUserKey(db: Db, userId: number, keyId: number, u: KeyUpdate): Promise<ApiKeyRecord | undefined> {
+  const changes: Record<string, unknown> = {};
+  if (u.name !== undefined) changes.name = u.name;
+  if (u.ipWhitelist !== undefined) changes.ip_whitelist = u.ipWhitelist.length ? JSON.stringify(u.ipWhitelist) : null;
+  if (u.expiresAt !== undefined) changes.expires_at = u.expiresAt;
+  if (u.spendLimit !== undefined) {
+    changes.spend_limit = u.spendLimit?.amount ?? null;
+    changes.spend_limit_period = u.spendLimit?.period ?? null;
+  }
+  const scope = () => db<ApiKeyRow>('api_keys').where({ id: keyId, user_id: userId }).whereNull('team_id').whereNull('revoked_at');
+  if (Object.keys(changes).length) await scope().update(changes);
+  const row = await scope().first();
+  return row ? apiKeyFromRow(row) : undefined;
 }

@@ -1,6 +1,6 @@
 // Driver error mapping for db/ query modules. The domain errors they raise live in lib/errors.ts
 // (re-exported here for the modules that import them from db/).
-export { DuplicateError, InsufficientCreditError } from '../lib/errors.ts';
+export { DuplicateError, InsufficientCreditError, KeySpendLimitError } from '../lib/errors.ts';
 
 /** Maps driver error codes for a unique-key violation on both engines. */
 export function isDuplicateKey(err: unknown): boolean {

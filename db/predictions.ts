@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
 import { holdFor, lockWallet, releaseFor, settleFor } from './wallet.ts';
+import { checkKeySpend } from './key-spend.ts';
 import { insertDelivery, newDeliveryId } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
 import { ownerWhere } from './owner.ts';
@@ -181,7 +182,7 @@ async function unfinishedCount(trx: Knex, where: (q: Knex.QueryBuilder) => void)
  * under that lock (index-backed), so parallel submits past a limit cannot all get in: every
  * submit of an owner, whichever process serves it, queues on the same row.
  */
-export async function submitPrediction(db: Db, p: NewPrediction, now: number, limits?: ConcurrencyLimits): Promise<SubmitOutcome> {
+export async function submitPrediction(db: Db, p: NewPrediction, now: number, limits?: ConcurrencyLimits, opts: { keySpendLimited?: boolean } = {}): Promise<SubmitOutcome> {
   const teamId = p.teamId ?? null;
   const row = {
     id: p.id, user_id: p.userId, team_id: teamId, api_key_id: p.apiKeyId, model: p.model, status: 'queued', is_test: false,
@@ -189,6 +190,8 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
     source: p.source ?? 'api',
   };
   const checked = limits !== undefined && (limits.perAccount > 0 || (limits.perKey > 0 && p.apiKeyId !== null));
+  // keySpendLimited: the submitting key has a spend limit (db/key-spend.ts, checked first in the transaction)
+  const spendChecked = opts.keySpendLimited === true && p.apiKeyId !== null && p.price > 0;
   if (p.price === 0 && !checked) {
     await db('predictions').insert(row);
     return { accepted: true };
@@ -196,6 +199,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
   const payer = { userId: p.userId, teamId };
   // A deadlock victim is rolled back whole (hold and insert), so running it again is safe.
   return withLockRetry(() => db.transaction(async (trx): Promise<SubmitOutcome> => {
+    if (spendChecked) await checkKeySpend(trx, p.apiKeyId!, p.price, now);
     if (checked) {
       await lockWallet(trx, payer);
       if (limits.perKey > 0 && p.apiKeyId !== null) {

@@ -1,6 +1,7 @@
 // POST /api/v1/{model-endpoint}: every model endpoint of the spec lands here.
 import { RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import { generationLimits } from './rate-limit.ts';
+import { resolveInputLoras } from './loras.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { computePrice } from '../spec/pricing.ts';
 import { adapterRegistry, isAdapterConfigured } from '../workers/adapters/index.ts';
@@ -56,7 +57,9 @@ async function submitted(ctx: ModelContext, id: string, status: Submitted['statu
 }
 
 export const generate: ModelHandler = async (ctx) => {
-  const { app, caller, model, body, query, request } = ctx;
+  const { app, caller, model, query, request } = ctx;
+  // `loras` (families whose schema declares it): 422 for an unknown, foreign or other-family LoRA, sandbox included.
+  const body = await resolveInputLoras(app, caller.owner, model, ctx.body);
   // set by plugins/request-log.ts; carried into the queue messages for the worker's log lines
   const { requestId } = request.app;
   const now = app.clock();
@@ -92,7 +95,8 @@ export const generate: ModelHandler = async (ctx) => {
   // The concurrency limits are counted in the hold's transaction (the requests-per-minute ones
   // were counted before the handler: x-rate-limit: generations).
   const limits = generationLimits(app.config.generateRateLimit, caller);
-  const outcome = await submitPrediction(app.db, { ...base, price }, now, { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount });
+  // A key's spend limit (402 key_spend_limit_exceeded) is checked in the hold's transaction too (db/key-spend.ts).
+  const outcome = await submitPrediction(app.db, { ...base, price }, now, { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, { keySpendLimited: caller.keySpendLimited === true });
   if (!outcome.accepted) {
     const who = outcome.scope === 'key' ? 'this API key' : 'this account';
     throw new RateLimitedError(`${who} already has ${outcome.limit} unfinished predictions, the most it may have at once; retry when one finishes`, CONCURRENCY_RETRY_SECONDS);

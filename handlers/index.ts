@@ -10,7 +10,9 @@ import { cancelAccountDeletion, getBalance, getUserDetails, requestAccountDeleti
 import { cliLogin, login, logout, register } from './auth.ts';
 import { forgotPassword, loginOtp, requestOtp, resetPassword, verifyOtp } from './otp.ts';
 import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
-import { createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey } from './keys.ts';
+import { createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey, updateApiKey } from './keys.ts';
+import { calculateDynamicCost, getHomepageModels, getTaskData } from './catalog.ts';
+import { createLora, getLoraData, getLoraModelsData, listOwnLoras } from './loras.ts';
 import { getHealth } from './health.ts';
 import { listModels } from './models.ts';
 import { getPredictionResponse, getWebhookSecret, redeliverWebhook, rotateWebhookSecret } from './webhooks.ts';
@@ -88,6 +90,14 @@ const handlers: HandlerMap = {
   bulkUpdateReviewStatus,
   bulkDeleteUsageLogs,
   listCreditTransactions,
+  updateApiKey,
+  calculateDynamicCost,
+  getHomepageModels,
+  getTaskData,
+  getLoraData,
+  getLoraModelsData,
+  createLora,
+  listOwnLoras,
 };
 
 export const NOT_YET: readonly string[] = [
@@ -96,8 +106,8 @@ export const NOT_YET: readonly string[] = [
   'listModelDiscounts', 'upsertModelDiscounts', 'deleteModelDiscount', 'myModelDiscounts', 'adminStripeCharges', 'adminStripeRefund',
   'adminRefund', 'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
   // dashboard
-  'getLoraData', 'getLoraModelsData', 'updateApiKey', 'exportAccount', 'getTaskData',
-  'calculateDynamicCost', 'getFileUploadUrl', 'createMediaAsset', 'listMediaAssets', 'deleteMediaAsset', 'getHomepageModels',
+  'exportAccount',
+  'getFileUploadUrl', 'createMediaAsset', 'listMediaAssets', 'deleteMediaAsset',
   'getModelNameForEmbedcode',
 ];
 

@@ -1,19 +1,19 @@
 // API keys: created with a session, another key or a keys:manage token, shown once, stored as
 // SHA-256 digests. No credential mints a stronger one (issue 16): a child key carries at most its
 // creator's scopes and IP restriction, and a sandbox key creates and revokes only sandbox keys.
-import { isAddressOrRange, rangeWithinAny } from '../lib/addresses.ts';
+import { isAddressOrRange, normaliseEntry, rangeWithinAny } from '../lib/addresses.ts';
 import { CODE_SCOPES } from '../spec/scopes.ts';
 import type { App } from '../lib/context.ts';
 import type { Handler, OwnedCaller } from './types.ts';
 import { ForbiddenError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
-import { findUserKey, insertApiKey, listUserKeys, revokeKey } from '../db/api-keys.ts';
-import type { ApiKeyRecord, KeyLimits } from '../db/api-keys.ts';
+import { findUserKey, insertApiKey, listUserKeys, revokeKey, updateUserKey } from '../db/api-keys.ts';
+import type { ApiKeyRecord, KeyLimits, KeyUpdate } from '../db/api-keys.ts';
 import { findTeamKey, insertTeamApiKey, listTeamKeys, revokeTeamKey } from '../db/team-resources.ts';
 import type { TeamApiKeyRecord } from '../db/team-resources.ts';
 import { KEY_PREFIX_LIVE, KEY_PREFIX_TEST, newSecret, sha256Hex } from '../lib/secrets.ts';
 
 export function keyView(k: ApiKeyRecord) {
-  return { id: k.id, name: k.name, prefix: k.prefix, is_test: k.isTest, ip_whitelist: k.ipWhitelist, scopes: k.scopes, rate_limit_per_minute: k.rateLimitPerMinute, max_concurrent: k.maxConcurrent, created_at: k.createdAt, last_used_at: k.lastUsedAt };
+  return { id: k.id, name: k.name, prefix: k.prefix, is_test: k.isTest, ip_whitelist: k.ipWhitelist, scopes: k.scopes, rate_limit_per_minute: k.rateLimitPerMinute, max_concurrent: k.maxConcurrent, expires_at: k.expiresAt, spend_limit: k.spendLimit, spend_limit_period: k.spendLimitPeriod, created_at: k.createdAt, last_used_at: k.lastUsedAt };
 }
 
 function teamKeyView(k: TeamApiKeyRecord) {
@@ -149,4 +149,83 @@ export const revokeTeamApiKey: Handler<'revokeTeamApiKey'> = async ({ app, calle
   if (!(await revokeTeamKey(app.db, teamId, id, app.clock()))) throw new NotFoundError('API key not found');
   app.log.info({ event: 'team_key_revoked', teamId, keyId: id, by: caller.userId }, 'teams: API key revoked');
   return { id, deleted: true };
+};
+
+/** The allow-list as stored: each entry normalised (lib/addresses.ts normaliseEntry), duplicates dropped; 422 naming the index of an invalid one. */
+function normalisedWhitelist(list: string[]): string[] {
+  const out: string[] = [];
+  list.forEach((entry, i) => {
+    const norm = normaliseEntry(entry);
+    if (norm === null) throw new ValidationFailedError([{ loc: ['body', 'ip_whitelist', i], msg: 'Input should be an IP address or CIDR range', type: 'value_error' }]);
+    if (!out.includes(norm)) out.push(norm);
+  });
+  return out;
+}
+
+/** The IP restriction of the key presenting this request ([] for other credentials, or an unrestricted key). */
+async function presentingWhitelist(app: App, caller: OwnedCaller): Promise<string[]> {
+  if (caller.apiKeyId === null) return [];
+  const key = caller.keyTeamId !== undefined ? await findTeamKey(app.db, caller.keyTeamId, caller.apiKeyId) : await findUserKey(app.db, caller.userId, caller.apiKeyId);
+  return key?.ipWhitelist ?? [];
+}
+
+const PERIOD_RANK = { month: 0, day: 1 } as const;
+
+/**
+ * PUT /app/update_api_key/{key_id} (README "Key restrictions"): name, IP restriction, expiry and
+ * spend limit of a personal key. No credential widens itself: a call made with an IP-restricted
+ * key sets only lists inside its own, never none; a key changing itself may only narrow its
+ * expiry and spend limit (a month's limit is narrower than the same amount a day).
+ */
+export const updateApiKey: Handler<'updateApiKey'> = async ({ app, caller, params, body }) => {
+  const id = params.key_id;
+  if (!Number.isSafeInteger(id)) throw new NotFoundError('API key not found');
+  const target = await findUserKey(app.db, caller.userId, id);
+  if (!target) throw new NotFoundError('API key not found');
+  if (caller.isTest && !target.isTest) throw new ForbiddenError('a sandbox key may only update sandbox keys; use a production key or a session');
+  const itself = caller.apiKeyId === id && caller.keyTeamId === undefined;
+  const update: KeyUpdate = {};
+  if (body.name !== undefined) update.name = body.name;
+
+  if (body.ip_whitelist !== undefined) {
+    const list = normalisedWhitelist(body.ip_whitelist);
+    const own = await presentingWhitelist(app, caller);
+    if (own.length > 0) {
+      if (list.length === 0) throw new ForbiddenError('an IP-restricted key may not remove an IP restriction; use a session or an unrestricted key');
+      const outside = list.filter((entry) => !rangeWithinAny(entry, own));
+      if (outside.length) throw new ForbiddenError(`an IP-restricted key may only set addresses within its own ip_whitelist; outside it: ${outside.join(' ')}`);
+    }
+    update.ipWhitelist = list;
+  }
+
+  if (body.expires_at !== undefined) {
+    const at = body.expires_at === null ? null : Date.parse(body.expires_at);
+    if (at !== null && (!Number.isFinite(at) || at <= app.clock())) {
+      throw new ValidationFailedError([{ loc: ['body', 'expires_at'], msg: 'Input should be a date-time in the future', type: 'value_error' }]);
+    }
+    const current = target.expiresAt === null ? null : Date.parse(target.expiresAt);
+    if (itself && current !== null && (at === null || at > current)) throw new ForbiddenError('a key may not remove or postpone its own expiry; use a session or another key');
+    update.expiresAt = at;
+  }
+
+  if (body.spend_limit !== undefined || body.spend_limit_period !== undefined) {
+    const amount = body.spend_limit === undefined ? target.spendLimit : body.spend_limit;
+    const period = body.spend_limit_period ?? target.spendLimitPeriod;
+    if (amount === null) {
+      if (body.spend_limit_period !== undefined) throw new ValidationFailedError([{ loc: ['body', 'spend_limit_period'], msg: 'spend_limit_period needs a spend_limit', type: 'value_error' }]);
+      if (itself && target.spendLimit !== null) throw new ForbiddenError('a key may not remove its own spend limit; use a session or another key');
+      update.spendLimit = null;
+    } else {
+      if (period === null) throw new ValidationFailedError([{ loc: ['body', 'spend_limit_period'], msg: 'Field required', type: 'missing' }]);
+      if (itself && target.spendLimit !== null && target.spendLimitPeriod !== null
+        && (amount > target.spendLimit || PERIOD_RANK[period] > PERIOD_RANK[target.spendLimitPeriod])) {
+        throw new ForbiddenError(`a key may only lower its own spend limit (${target.spendLimit} per ${target.spendLimitPeriod}); use a session or another key`);
+      }
+      update.spendLimit = { amount, period };
+    }
+  }
+
+  const updated = await updateUserKey(app.db, caller.userId, id, update);
+  if (!updated) throw new NotFoundError('API key not found');
+  return keyView(updated);
 };

@@ -11,7 +11,7 @@ import { computePrice } from '../spec/pricing.ts';
 import type { PriceRule } from '../spec/pricing.ts';
 import { adapterRegistry, isAdapterConfigured } from '../workers/adapters/index.ts';
 
-type ModelEntry = ReplyOf<'listModels'>['models'][number];
+export type ModelEntry = ReplyOf<'listModels'>['models'][number];
 
 function inputSchemaOf(app: App, operationId: string): Record<string, unknown> {
   const op = app.spec.operations.find((o) => o.operationId === operationId);
@@ -35,7 +35,8 @@ function priceSummary(rule: PriceRule, schema: Record<string, unknown>): ModelEn
   };
 }
 
-function entryOf(app: App, model: ModelInfo): ModelEntry {
+/** One model as GET /api/v1/models lists it: also the source of the dashboard catalog (handlers/catalog.ts). */
+export function entryOf(app: App, model: ModelInfo): ModelEntry {
   const op = app.spec.operations.find((o) => o.operationId === model.operationId);
   const schema = inputSchemaOf(app, model.operationId);
   const ref = { operationId: model.operationId, category: model.category, ...(model.upstream ? { upstream: model.upstream } : {}) };

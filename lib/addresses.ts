@@ -81,3 +81,18 @@ export function rangeWithinAny(entry: string, ranges: readonly string[]): boolea
     return outer !== null && outer[0].kind() === inner[0].kind() && inner[1] >= outer[1] && inner[0].match(outer[0], outer[1]);
   });
 }
+
+/**
+ * An allow-list entry in its one written form, or null when it is not an address or range:
+ * IPv4-mapped IPv6 as IPv4 (`::ffff:1.2.3.4` -> `1.2.3.4`, `::ffff:10.0.0.0/104` -> `10.0.0.0/8`),
+ * IPv6 compressed and lower-case, and a range by its network address (`10.1.2.3/8` -> `10.0.0.0/8`).
+ */
+export function normaliseEntry(entry: string): string | null {
+  if (!isAddressOrRange(entry.trim())) return null;
+  const range = asRange(entry.trim());
+  if (!range) return null;
+  const [addr, bits] = range;
+  if (!entry.includes('/')) return addr.toString();
+  const network = addr.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(`${addr.toString()}/${bits}`) : ipaddr.IPv6.networkAddressFromCIDR(`${addr.toString()}/${bits}`);
+  return `${network.toString()}/${bits}`;
+}

@@ -60,4 +60,6 @@ export interface Caller {
   keyTeamId?: number;
   /** the presenting key's own generation limits (null: the gateway's defaults); absent for other credentials */
   keyLimits?: { rateLimitPerMinute: number | null; maxConcurrent: number | null };
+  /** the presenting key has a spend limit per period (checked again, under a lock, at hold time: db/key-spend.ts) */
+  keySpendLimited?: boolean;
 }

@@ -8,6 +8,8 @@ export type ErrorCode =
   | 'invalid_input'
   | 'unauthorized'
   | 'insufficient_credit'
+  | 'api_key_expired'
+  | 'key_spend_limit_exceeded'
   | 'forbidden'
   | 'insufficient_scope'
   | 'not_found'
@@ -84,6 +86,18 @@ export class InsufficientCreditError extends DomainError {
     super(`insufficient credit: this request costs ${needed} credits; see GET /account/balance`);
     this.needed = needed;
   }
+}
+
+/** An API key past its `expires_at` (README "Key restrictions"); raised by the api-key credential plugin. */
+export class ApiKeyExpiredError extends DomainError {
+  readonly status = 401;
+  readonly code = 'api_key_expired';
+}
+
+/** The submitting key's spend limit for its period cannot cover the price (README "Key restrictions"). */
+export class KeySpendLimitError extends DomainError {
+  readonly status = 402;
+  readonly code = 'key_spend_limit_exceeded';
 }
 
 export class ForbiddenError extends DomainError {

@@ -13,6 +13,7 @@ import { findActiveKeyByHash, touchKey } from '../db/api-keys.ts';
 import { findSessionUser } from '../db/sessions.ts';
 import { sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST, SESSION_PREFIX } from '../lib/secrets.ts';
 import { httpError } from './errors.ts';
+import { ApiKeyExpiredError } from '../lib/errors.ts';
 /** The spec's OAuth2 scopes (declared once in the spec): API keys and sessions hold them all. */
 import { CODE_SCOPES as ALL_SCOPES } from '../spec/scopes.ts';
 import type { CredentialPlugin } from './spec-routes.ts';
@@ -50,6 +51,8 @@ export const apiKeyPlugin = {
         if (!header.startsWith(KEY_PREFIX_LIVE) && !header.startsWith(KEY_PREFIX_TEST)) throw httpError(401, 'invalid API key');
         const key = await findActiveKeyByHash(app.db, sha256Hex(header));
         if (!key) throw httpError(401, 'invalid or revoked API key');
+        // An expired key is refused before anything else about it is checked or counted.
+        if (key.expiresAt !== null && Date.parse(key.expiresAt) <= app.clock()) throw new ApiKeyExpiredError(`this API key expired at ${key.expiresAt}; create a new key or extend it (PUT /app/update_api_key/{key_id})`);
         // README "Deleting an account": a personal key stops with the request (a team's key is the team's)
         if (key.ownerDeletionPending && key.teamId === null) throw httpError(401, 'this account is scheduled for deletion: sign in and cancel the deletion to use its API keys again');
         if (!ipAllowed(request, app.config.trustedProxies, key.ipWhitelist)) throw httpError(403, 'this API key may not be used from this address');
@@ -64,6 +67,7 @@ export const apiKeyPlugin = {
         const caller: Caller = {
           userId: key.userId, role: key.teamId === null ? key.ownerRole : 'user', via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes, ...(key.teamId === null ? {} : { keyTeamId: key.teamId }),
           keyLimits: { rateLimitPerMinute: key.rateLimitPerMinute, maxConcurrent: key.maxConcurrent },
+          ...(key.spendLimit === null ? {} : { keySpendLimited: true }),
         };
         return h.authenticated({ credentials: { user: { caller }, scope: [...scopes] } });
       },

@@ -62,18 +62,45 @@ export function parsePriceRule(raw: unknown, inputSchema: unknown): PriceRule {
   return rule;
 }
 
-/** The price of one request; `input` has already been validated and has its defaults applied. */
-export function computePrice(rule: PriceRule, input: Readonly<Record<string, unknown>>): number {
+/** One step of a price: what `computePriceBreakdown` did, in order (README "Prices and quotes"). */
+export interface PriceBreakdown {
+  base: number;
+  /** the per-unit charge: amount x units (null when the rule has none) */
+  perUnit: { field: string; amount: number; units: number; subtotal: number } | null;
+  /** the multipliers that matched the input, in rule order, each with the price after it */
+  multipliers: Array<{ field: string; value: string; percent: number; priceAfter: number }>;
+  /** the list price: what a submit holds */
+  total: number;
+}
+
+/**
+ * The price of one request with how it was reached; `input` has already been validated and has
+ * its defaults applied. The one price rule: billing (computePrice, the hold) and the quote
+ * (calculateDynamicCost) both come through here.
+ */
+export function computePriceBreakdown(rule: PriceRule, input: Readonly<Record<string, unknown>>): PriceBreakdown {
   let price = rule.base;
+  let perUnit: PriceBreakdown['perUnit'] = null;
   if (rule.perUnit) {
-    const units = input[rule.perUnit.field];
-    price += rule.perUnit.amount * (typeof units === 'number' ? units : 0);
+    const raw = input[rule.perUnit.field];
+    const units = typeof raw === 'number' ? raw : 0;
+    const subtotal = rule.perUnit.amount * units;
+    price += subtotal;
+    perUnit = { field: rule.perUnit.field, amount: rule.perUnit.amount, units, subtotal };
   }
+  const multipliers: PriceBreakdown['multipliers'] = [];
   for (const m of rule.multipliers) {
     const value = input[m.field];
     if (value === undefined || value === null) continue;
     const pct = m.percentByValue.get(String(value));
-    if (pct !== undefined) price = Math.ceil((price * pct) / 100);
+    if (pct === undefined) continue;
+    price = Math.ceil((price * pct) / 100);
+    multipliers.push({ field: m.field, value: String(value), percent: pct, priceAfter: price });
   }
-  return price;
+  return { base: rule.base, perUnit, multipliers, total: price };
+}
+
+/** The price of one request (what a submit holds); `input` has already been validated and has its defaults applied. */
+export function computePrice(rule: PriceRule, input: Readonly<Record<string, unknown>>): number {
+  return computePriceBreakdown(rule, input).total;
 }

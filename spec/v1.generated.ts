@@ -843,7 +843,10 @@ export interface paths {
         };
         /**
          * Get one LoRA
-         * @description Returns the catalogue entry of one LoRA adapter by name and type.
+         * @description Returns the public registry entry of one LoRA by name and type (README "LoRAs"). Public,
+         *     like the model list: entries a user or team registered for itself (`POST /app/loras`)
+         *     are never shown here; their owners list them with `GET /app/loras`. An unknown name, or
+         *     a name of another type, is 404.
          */
         get: operations["getLoraData"];
         put?: never;
@@ -863,11 +866,43 @@ export interface paths {
         };
         /**
          * List LoRAs
-         * @description Lists catalogue entries of LoRA adapters of one type, optionally filtered by a search term.
+         * @description Lists the public LoRAs of one type, 20 a page, ordered by name; `q` matches name, title
+         *     and trigger words (case-insensitive substring). A page past the end is an empty `items`
+         *     with `has_more: false`; `page` 0 is 422.
          */
         get: operations["getLoraModelsData"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/loras": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's own LoRAs
+         * @description The LoRAs the caller (or the team named by `team_id`, with `read_history`) registered,
+         *     20 a page, ordered by name; `lora_type` and `q` filter as in getLoraModelsData. A page
+         *     past the end is an empty `items`; `page` 0 is 422.
+         */
+        get: operations["listOwnLoras"];
+        put?: never;
+        /**
+         * Register a LoRA
+         * @description Registers a LoRA owned by the caller (or by the team named by `team_id`, which needs the
+         *     `generate` permission). It is usable as a `loras` entry of the model families whose
+         *     `base_model` it names, by its owner only; it never appears in the public registry
+         *     (getLoraData, getLoraModelsData). A name is unique per owner (409 when taken); an owner
+         *     may reuse the name of a public LoRA, and then its own entry wins at submit.
+         */
+        post: operations["createLora"];
         delete?: never;
         options?: never;
         head?: never;
@@ -963,8 +998,26 @@ export interface paths {
         };
         get?: never;
         /**
-         * Rename an API key or change its IP whitelist
-         * @description Updates the name and/or the IP whitelist of one of the caller's keys. An empty `ip_whitelist` removes the restriction; otherwise requests from other addresses are refused.
+         * Change an API key's name, IP restriction, expiry or spend limit
+         * @description Updates one of the caller's personal keys (team keys: the team key routes); an absent
+         *     field is left as it is (README "Key restrictions").
+         *     - `ip_whitelist` replaces the list (IPv4/IPv6 addresses and CIDR ranges, at most 50,
+         *       stored normalised: `::ffff:1.2.3.4` as `1.2.3.4`, `10.1.2.3/8` as `10.0.0.0/8`,
+         *       duplicates dropped). An empty list removes the restriction. An invalid entry is 422
+         *       with `loc` `["body", "ip_whitelist", <index>]`. A request with a key from an address
+         *       outside its list is 403 before any rate-limit counter or credit hold moves.
+         *     - `expires_at`: after it the key answers 401 `api_key_expired`; null removes it. A past
+         *       instant is 422.
+         *     - `spend_limit` (credits) per `spend_limit_period` (`day` or `month`, UTC): a submit
+         *       whose price would take the key's spend in the period past it is 402
+         *       `key_spend_limit_exceeded` (held and settled prices count; failed and cancelled ones
+         *       do not). null removes it.
+         *     No credential widens itself: when the call is made with an API key, the key may not
+         *     remove or widen the IP restriction of any key beyond its own list (403), and on itself
+         *     it may only narrow: it may not remove or postpone its own expiry, nor remove or raise
+         *     its own spend limit or lengthen its period (403). A session or an OAuth token with
+         *     `keys:manage` may change anything. A sandbox key updates only sandbox keys. Another
+         *     account's key, a team's key or a revoked key is 404.
          */
         put: operations["updateApiKey"];
         post?: never;
@@ -1043,7 +1096,7 @@ export interface paths {
         };
         /**
          * Get one model's catalogue entry
-         * @description Returns the catalogue entry of one model endpoint, including its input schema.
+         * @description Returns the catalogue entry of one model endpoint, including its input schema and price rule (the same data as its entry in `GET /api/v1/models`). An unknown slug is 404.
          */
         get: operations["getTaskData"];
         put?: never;
@@ -1065,7 +1118,14 @@ export interface paths {
         put?: never;
         /**
          * Calculate the cost of a generation
-         * @description Computes the list price in credits (1000 credits = 1 USD) that a generation with `input` on `model` would cost, without submitting it. `input` is validated against the model's input schema.
+         * @description Quotes what a submit of `input` to `model` would hold, without submitting it (README
+         *     "Prices and quotes"): the same price function the submit uses, after the same validation
+         *     and defaults (`input` is validated against the model's input schema: a bad input is 422
+         *     with `loc` `["body", "input", ...]`; an unknown model 404). `breakdown` shows the steps;
+         *     `discount` is null until discounts exist (then `cost` is the price after it). `balance`
+         *     is the spendable balance of the wallet that would pay (the team's with `team_id`, which
+         *     needs `read_balance`), and `affordable` whether it covers `cost`. A production key pays
+         *     `cost`; a sandbox key pays nothing.
          */
         post: operations["calculateDynamicCost"];
         delete?: never;
@@ -1147,7 +1207,10 @@ export interface paths {
         };
         /**
          * List the featured models
-         * @description Lists the models featured on the dashboard home page (one per category and tier), without input schemas.
+         * @description Lists the models featured on the dashboard home page: one per category and tier (the
+         *     first available one in spec order, else the first), in spec order, with price rules but
+         *     without input schemas (getTaskData has them). Built from the same entries as
+         *     `GET /api/v1/models`.
          */
         get: operations["getHomepageModels"];
         put?: never;
@@ -1996,7 +2059,7 @@ export interface paths {
         put?: never;
         /**
          * Lumen Dev text-to-image (tier balanced)
-         * @description Action: Generates images from a text prompt with good detail and prompt adherence. Input: prompt (required), negative_prompt, aspect_ratio (default 1:1), num_images (1-4, default 1), seed, guidance_scale, num_inference_steps, output_format. Output: 1-4 image URLs in output_format. Use for: everyday image generation, iteration on ideas and most production work at a moderate price.
+         * @description Action: Generates images from a text prompt with good detail and prompt adherence. Input: prompt (required), negative_prompt, aspect_ratio (default 1:1), num_images (1-4, default 1), seed, guidance_scale, num_inference_steps, output_format, loras (up to 3 LoRAs of the lumen family). Output: 1-4 image URLs in output_format. Use for: everyday image generation, iteration on ideas and most production work at a moderate price.
          */
         post: operations["lumen-dev-text-to-image"];
         delete?: never;
@@ -2375,7 +2438,7 @@ export interface components {
         ErrorDetail: {
             /** @description Human-readable reason. */
             detail: string;
-            /** @description Stable machine-readable kind: `invalid_input`, `unauthorized`, `insufficient_credit`, `forbidden`, `insufficient_scope`, `not_found`, `conflict`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal`, `not_implemented`, `unavailable` (README "Errors"). Branch on `code`, not on `detail`. */
+            /** @description Stable machine-readable kind: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `forbidden`, `insufficient_scope`, `not_found`, `conflict`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal`, `not_implemented`, `unavailable` (README "Errors"). Branch on `code`, not on `detail`. */
             code?: string;
         };
         ValidationError: {
@@ -2703,8 +2766,20 @@ export interface components {
         APIKeyUpdateRequest: {
             /** @description New label. */
             name?: string;
-            /** @description Replaces the whitelist; an empty array allows any address. */
+            /** @description Replaces the whitelist; an empty array allows any address. Entries are stored normalised. */
             ip_whitelist?: string[];
+            /**
+             * Format: date-time
+             * @description When the key stops working (401 `api_key_expired`); null removes the expiry. Must be in the future.
+             */
+            expires_at?: string | null;
+            /** @description Credits the key may commit per `spend_limit_period`; null removes the limit. Needs `spend_limit_period` when it is set for the first time. */
+            spend_limit?: number | null;
+            /**
+             * @description The period of `spend_limit`, a UTC calendar day or month.
+             * @enum {string}
+             */
+            spend_limit_period?: "day" | "month";
         };
         APIKeyResponse: {
             id: number;
@@ -2720,6 +2795,15 @@ export interface components {
             rate_limit_per_minute?: number | null;
             /** @description The key's own limit of unfinished predictions; null means the gateway's default. */
             max_concurrent?: number | null;
+            /**
+             * Format: date-time
+             * @description When the key stops working; null never (set with updateApiKey).
+             */
+            expires_at?: string | null;
+            /** @description Credits the key may commit per `spend_limit_period`; null no limit. */
+            spend_limit?: number | null;
+            /** @enum {string|null} */
+            spend_limit_period?: "day" | "month" | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2991,16 +3075,58 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
+        /**
+         * @description What a LoRA teaches the model: a `style`, a `character`, a `concept`, `clothing`, a `pose` or an `object`.
+         * @enum {string}
+         */
+        LoraType: "style" | "character" | "concept" | "clothing" | "pose" | "object";
         LoraData: {
+            id: number;
+            /** @description What a model input's `loras[].name` names. */
             name: string;
-            lora_type: string;
+            lora_type: components["schemas"]["LoraType"];
             title: string;
             description: string;
+            /** @description Words to put in the prompt to invoke it. */
             trigger_words: string[];
             /** Format: uri */
             preview_url: string | null;
-            /** @description Model endpoint slug the LoRA works with. */
+            /**
+             * Format: uri
+             * @description Where the weights (safetensors) are; sent to the upstream with each use.
+             */
+            weights_url: string;
+            /** @description The model family (`x-model.family`, e.g. `lumen`) it was trained for; only that family's models accept it. */
             base_model: string;
+            /**
+             * @description `public`: in the registry for everyone; `owned`: registered by the caller or the caller's team, usable by that owner only.
+             * @enum {string}
+             */
+            visibility: "public" | "owned";
+            /** @description The owning team of an `owned` entry registered with `team_id`; null otherwise. */
+            team_id: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        LoraCreateRequest: {
+            /** @description Lower-case letters, digits, `.`, `_` and `-`; unique among the owner's LoRAs. */
+            name: string;
+            lora_type: components["schemas"]["LoraType"];
+            /** @description Display name; the name when absent. */
+            title?: string;
+            /** @default  */
+            description: string;
+            /** @description A model family of this gateway that accepts LoRAs (one whose input schema declares `loras`); 422 otherwise. */
+            base_model: string;
+            /** @default [] */
+            trigger_words: string[];
+            /** Format: uri */
+            preview_url?: string | null;
+            /**
+             * Format: uri
+             * @description An https URL of the weights.
+             */
+            weights_url: string;
         };
         PaginatedLoraResponse: {
             items: components["schemas"]["LoraData"][];
@@ -3026,10 +3152,13 @@ export interface components {
             endpoint: string;
             /** @description Base price in credits before per-unit charges and multipliers. */
             base_price: number;
-            /** @description False when the model's upstream provider is not configured on this deployment. */
-            available?: boolean;
+            price: components["schemas"]["ModelPrice"];
+            /** @description False when the model's upstream provider is not configured on this deployment (production keys get 503; sandbox keys work). */
+            available: boolean;
             /** @description JSON Schema of the model input (getTaskData only). */
-            input_schema?: Record<string, never>;
+            input_schema?: {
+                [key: string]: unknown;
+            };
         };
         EmbedTaskResponse: {
             embed_code: string;
@@ -3049,10 +3178,39 @@ export interface components {
         };
         DynamicCostResponse: {
             model: string;
-            /** @description List price of the generation in credits (before personal discounts). */
+            /** @description What a production submit of this input holds, in credits (after `discount`, when there is one). */
             cost: number;
+            /** @description The price from the model's price rule, before any discount. */
+            list_price: number;
             /** @description `credits` (1000 credits = 1 USD). */
             unit: string;
+            /** @description How `list_price` was reached, in order. */
+            breakdown: {
+                base: number;
+                /** @description `amount` x `units` (the input's value of `field`, its default when left out) = `subtotal`, added to `base`. */
+                per_unit: {
+                    field: string;
+                    amount: number;
+                    units: number;
+                    subtotal: number;
+                } | null;
+                /** @description The multipliers the input matched, in rule order; each rounds up. */
+                multipliers: {
+                    field: string;
+                    value: string;
+                    percent: number;
+                    price_after: number;
+                }[];
+            };
+            /** @description The caller's discount on this model; null while the gateway has no discounts (the seam a later issue fills). */
+            discount: null | {
+                percent: number;
+                amount: number;
+            };
+            /** @description Spendable balance of the wallet that would pay (held credits excluded). */
+            balance: number;
+            /** @description Whether `balance` covers `cost`. */
+            affordable: boolean;
         };
         FileUploadUrlResponse: {
             /**
@@ -3715,6 +3873,15 @@ export interface components {
              * @default 4
              */
             num_inference_steps: number;
+            /** @description LoRAs of the canvas-v1 family, by registry name (README "LoRAs"); checked like any family's (422 naming `loras[i]` for an unknown, foreign or other-family one). Canvas renders procedurally and has no weights to apply them to, so the image does not change; they are recorded with the prediction, which lets integrations exercise the LoRA path offline. */
+            loras?: {
+                name: string;
+                /**
+                 * @description Strength of the LoRA.
+                 * @default 1
+                 */
+                scale: number;
+            }[];
         };
         /**
          * @example {
@@ -3819,6 +3986,56 @@ export interface components {
              * @enum {string}
              */
             output_format: "png" | "jpeg" | "webp";
+        };
+        /**
+         * @example {
+         *       "prompt": "wtrclr style, a cozy reading nook by a rainy window",
+         *       "aspect_ratio": "4:3",
+         *       "num_images": 1,
+         *       "loras": [
+         *         {
+         *           "name": "watercolor-wash",
+         *           "scale": 0.8
+         *         }
+         *       ]
+         *     }
+         */
+        LumenDevTextToImageInput: {
+            /** @description What the image shows; quote any text that must appear in it. */
+            prompt: string;
+            /** @description What the image must not show. */
+            negative_prompt?: string;
+            /**
+             * @description Image ratio written as w:h, e.g. 1:1, 16:9, 3:4.
+             * @default 1:1
+             */
+            aspect_ratio: string;
+            /**
+             * @description Number of images to generate; billed per image.
+             * @default 1
+             */
+            num_images: number;
+            /** @description Seed for reproducible results; random when absent. */
+            seed?: number;
+            /** @description How strictly the image follows the prompt; higher is stricter but less natural. The model's tuned default when absent. */
+            guidance_scale?: number;
+            /** @description Denoising steps; more steps add detail and take longer. The model's tuned default when absent. */
+            num_inference_steps?: number;
+            /**
+             * @description File format of the images.
+             * @default png
+             * @enum {string}
+             */
+            output_format: "png" | "jpeg" | "webp";
+            /** @description LoRAs to apply, by registry name (README "LoRAs"); each must be a public LoRA or one the caller (or the team paying) registered, trained for the lumen family (422 naming `loras[i]` otherwise). The upstream receives each with its weights URL. */
+            loras?: {
+                name: string;
+                /**
+                 * @description Strength of the LoRA.
+                 * @default 1
+                 */
+                scale: number;
+            }[];
         };
         /**
          * @example {
@@ -4220,7 +4437,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description The wallet balance does not cover the cost. */
+        /** @description The wallet balance does not cover the cost (`insufficient_credit`), or the submitting API key's spend limit for its period does not (`key_spend_limit_exceeded`). */
         InsufficientCredit: {
             headers: {
                 [name: string]: unknown;
@@ -4295,8 +4512,8 @@ export interface components {
         Page: number;
         /** @description Email address of the user. */
         EmailQuery: string;
-        /** @description Kind of LoRA, e.g. `image` or `video`. */
-        LoraType: string;
+        /** @description Kind of LoRA (README "LoRAs"). */
+        LoraType: components["schemas"]["LoraType"];
         /** @description Entries per page. */
         ListPageSize: number;
         /** @description Count every match into `total`; false leaves `total` null and answers faster on a large history. */
@@ -5645,7 +5862,7 @@ export interface operations {
             query: {
                 /** @description Name of the LoRA. */
                 name: string;
-                /** @description Kind of LoRA, e.g. `image` or `video`. */
+                /** @description Kind of LoRA (README "LoRAs"). */
                 lora_type: components["parameters"]["LoraType"];
             };
             header?: never;
@@ -5665,7 +5882,7 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getLoraModelsData: {
@@ -5675,7 +5892,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Search term matched against name and title; empty lists everything. */
                 q?: string;
-                /** @description Kind of LoRA, e.g. `image` or `video`. */
+                /** @description Kind of LoRA (README "LoRAs"). */
                 lora_type: components["parameters"]["LoraType"];
             };
             header?: never;
@@ -5694,7 +5911,76 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOwnLoras: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Search term matched against name, title and trigger words; empty lists everything. */
+                q?: string;
+                /** @description Only LoRAs of this type; absent lists every type. */
+                lora_type?: components["schemas"]["LoraType"];
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the owner's LoRAs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedLoraResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createLora: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoraCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The registered LoRA. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoraData"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUserDetails: {
@@ -5834,7 +6120,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5942,12 +6227,14 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     calculateDynamicCost: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5967,11 +6254,13 @@ export interface operations {
                     "application/json": components["schemas"]["DynamicCostResponse"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getFileUploadUrl: {
@@ -6128,7 +6417,6 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getModelNameForEmbedcode: {
@@ -7886,7 +8174,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["LumenTextToImageInput"];
+                "application/json": components["schemas"]["LumenDevTextToImageInput"];
             };
         };
         responses: {
@@ -8759,6 +9047,7 @@ export type ProtectedOperationId =
     | "aurora-v3-standard-text-to-video"
     | "bulkDeleteUsageLogs"
     | "bulkUpdateReviewStatus"
+    | "calculateDynamicCost"
     | "cancelAccountDeletion"
     | "cancelPrediction"
     | "canvas-v1-budget-text-to-image"
@@ -8766,6 +9055,7 @@ export type ProtectedOperationId =
     | "changeTeamMemberRole"
     | "chime-v1-fast-text-to-audio"
     | "createApiKey"
+    | "createLora"
     | "createMediaAsset"
     | "createOAuthClient"
     | "createTeam"
@@ -8796,6 +9086,7 @@ export type ProtectedOperationId =
     | "listMediaAssets"
     | "listModelDiscounts"
     | "listOAuthClients"
+    | "listOwnLoras"
     | "listTeamApiKeys"
     | "listTeamInvites"
     | "listTeamMembers"

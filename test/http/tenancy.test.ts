@@ -67,6 +67,9 @@ const BODIES: Readonly<Record<string, object>> = {
   updateReviewStatus: { review_status: 'rejected' },
   bulkUpdateReviewStatus: { review_status: 'rejected' },
   bulkDeleteUsageLogs: {},
+  updateApiKey: { name: 'renamed by another tenant' },
+  calculateDynamicCost: { model: 'canvas-v1-fast-text-to-image', input: { prompt: 'priced by another tenant' } },
+  createLora: { name: 'made-by-another-tenant', lora_type: 'style', base_model: 'lumen', weights_url: 'https://example.com/w.safetensors' },
 };
 
 type CredentialKind = 'session' | 'live-key' | 'sandbox-key' | 'oauth-token' | 'team-key';
@@ -150,6 +153,13 @@ async function tenant(label: string): Promise<Tenant> {
     as: session, params: { team_id: teamId }, body: { email: `${tag}-invitee@example.com`, role: 'viewer' },
   });
   if (invite.status !== 201) throw new Error(`createTeamInvite: ${invite.status}`);
+  // owned LoRAs, personal and the team's (listOwnLoras must never show B's): the tag is in the title
+  for (const query of [{}, { team_id: teamId }] as Array<Record<string, number>>) {
+    const lora = await callOperation(gw, 'createLora', {
+      as: session, query, body: { name: `lora-${crypto.randomBytes(4).toString('hex')}`, title: `${tag} lora`, lora_type: 'style', base_model: 'lumen', weights_url: `https://${tag}.example.com/w.safetensors` },
+    });
+    if (lora.status !== 201) throw new Error(`createLora: ${lora.status}`);
+  }
 
   const teamKey = rawKey('mg_live_');
   const teamKeyRow = await insertTeamApiKey(db, {

@@ -15,7 +15,7 @@ const PUBLIC = new Set([
   'getHealth', 'listScopes', 'issueToken', 'getAuthorizationServerMetadata', 'getProtectedResourceMetadata',
   'register', 'login', 'verifyOtp', 'requestOtp', 'loginOtp', 'forgotPassword', 'resetPassword', 'supportLogin',
   'supportResetPassword', 'getGoogleUrl', 'googleCallback', 'googleMobileLogin', 'cliLogin',
-  'getLoraData', 'getLoraModelsData', 'getTaskData', 'calculateDynamicCost', 'getHomepageModels', 'getModelNameForEmbedcode', 'listModels',
+  'getLoraData', 'getLoraModelsData', 'getTaskData', 'getHomepageModels', 'getModelNameForEmbedcode', 'listModels',
 ]);
 
 /** The scope each non-model, non-admin protected operation needs (issue 5's mapping); model endpoints need generate:write. */
@@ -40,6 +40,11 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   myModelDiscounts: 'account:read',
   listMediaAssets: 'account:read',
   exportAccount: 'account:read',
+  // issue 10: the quote shows the paying wallet's balance, so it needs a caller
+  calculateDynamicCost: 'account:read',
+  // issue 10: registering a LoRA is hosting a file reference; listing one's own is a read of one's resources
+  createLora: 'files:write',
+  listOwnLoras: 'generate:read',
   createApiKey: 'keys:manage',
   generateApiKey: 'keys:manage',
   getUserKeys: 'keys:manage',

@@ -1,0 +1,98 @@
+// The LoRA registry (README "LoRAs"): the public catalogue (getLoraData, getLoraModelsData),
+// an owner's own entries (createLora, listOwnLoras), and the check of a model input's `loras`
+// at submit (resolveInputLoras, called by handlers/generate.ts).
+import type { Handler } from './types.ts';
+import type { App } from '../lib/context.ts';
+import type { Owner } from '../lib/owner.ts';
+import { NotFoundError, ValidationFailedError } from '../lib/errors.ts';
+import type { ValidationItem } from '../lib/errors.ts';
+import type { ModelInfo } from '../spec/catalog.ts';
+import { findPublicLora, insertLora, listOwnedLoras, listPublicLoras, LORA_PAGE_SIZE, resolveLoraNames } from '../db/loras.ts';
+import type { Lora, LoraPage } from '../db/loras.ts';
+
+type LoraType = 'style' | 'character' | 'concept' | 'clothing' | 'pose' | 'object';
+
+function loraView(l: Lora) {
+  return {
+    id: l.id, name: l.name, lora_type: l.loraType as LoraType, title: l.title, description: l.description, trigger_words: l.triggerWords,
+    preview_url: l.previewUrl, weights_url: l.weightsUrl, base_model: l.baseModel, visibility: l.userId === null ? 'public' as const : 'owned' as const,
+    team_id: l.teamId, created_at: l.createdAt,
+  };
+}
+
+function pageView(p: LoraPage, page: number) {
+  return { items: p.items.map(loraView), page, page_size: LORA_PAGE_SIZE, total: p.total, has_more: page * LORA_PAGE_SIZE < p.total };
+}
+
+/** Pages beyond what any offset can reach are empty, not a database error. */
+const LAST_PAGE = 50_000_000;
+
+/** GET /app/lora-data?name=&lora_type=: one public LoRA. */
+export const getLoraData: Handler<'getLoraData'> = async ({ app, query }) => {
+  const lora = await findPublicLora(app.db, query.name, query.lora_type);
+  if (!lora) throw new NotFoundError(`no public ${query.lora_type} LoRA named ${query.name}`);
+  return loraView(lora);
+};
+
+/** GET /app/lora-models-data?lora_type=&q=&page=: public LoRAs of one type. */
+export const getLoraModelsData: Handler<'getLoraModelsData'> = async ({ app, query }) => {
+  const page = query.page ?? 1;
+  if (page > LAST_PAGE) return { items: [], page, page_size: LORA_PAGE_SIZE, total: null, has_more: false };
+  return pageView(await listPublicLoras(app.db, query.lora_type, query.q ?? '', page), page);
+};
+
+/** GET /app/loras: the caller's (or team's) own LoRAs. */
+export const listOwnLoras: Handler<'listOwnLoras'> = async ({ app, caller, query }) => {
+  const page = query.page ?? 1;
+  if (page > LAST_PAGE) return { items: [], page, page_size: LORA_PAGE_SIZE, total: null, has_more: false };
+  return pageView(await listOwnedLoras(app.db, caller.owner, query.lora_type, query.q ?? '', page), page);
+};
+
+/** The model families whose input schemas declare `loras` (spec/v1/models/*.yaml): where a LoRA can be used. */
+export function loraFamilies(app: App): Set<string> {
+  const families = new Set<string>();
+  for (const model of app.spec.models.values()) {
+    const op = app.spec.operations.find((o) => o.operationId === model.operationId);
+    const schema = (op?.requestBody as { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } | undefined)?.content?.['application/json']?.schema;
+    if (schema?.properties?.loras !== undefined) families.add(model.family);
+  }
+  return families;
+}
+
+/** POST /app/loras: registers an owned LoRA (the team's with team_id). */
+export const createLora: Handler<'createLora'> = async ({ app, caller, body, h }) => {
+  const families = loraFamilies(app);
+  if (!families.has(body.base_model)) {
+    throw new ValidationFailedError([{ loc: ['body', 'base_model'], msg: `no model family of this gateway takes LoRAs of base model "${body.base_model}"; families that take LoRAs: ${[...families].join(', ') || 'none'}`, type: 'value_error' }]);
+  }
+  const lora = await insertLora(app.db, caller.owner, {
+    name: body.name, loraType: body.lora_type, title: body.title ?? body.name, description: body.description ?? '', baseModel: body.base_model,
+    triggerWords: body.trigger_words ?? [], previewUrl: body.preview_url ?? null, weightsUrl: body.weights_url,
+  }, app.clock());
+  return h.response(loraView(lora)).code(201);
+};
+
+/**
+ * A submit's `loras` (a model input field, where the family's schema declares it), checked
+ * against the registry: each name must be a public LoRA or one of the paying owner's, trained
+ * for the model's family; otherwise 422 naming `loras[i]`. Returns the input with each entry
+ * carrying its weights URL for the upstream, or the input unchanged when it has no `loras`.
+ */
+export async function resolveInputLoras(app: App, owner: Owner, model: ModelInfo, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const entries = input.loras;
+  if (!Array.isArray(entries) || entries.length === 0) return input;
+  const asked = entries as Array<{ name: string; scale?: number }>;
+  const found = await resolveLoraNames(app.db, owner, asked.map((e) => e.name));
+  const problems: ValidationItem[] = [];
+  const resolved = asked.map((e, i) => {
+    const lora = found.get(e.name);
+    if (!lora) {
+      problems.push({ loc: ['body', 'loras', i, 'name'], msg: `no LoRA named ${e.name} is public or yours (GET /app/lora-models-data, GET /app/loras)`, type: 'value_error' });
+    } else if (lora.baseModel !== model.family) {
+      problems.push({ loc: ['body', 'loras', i, 'name'], msg: `LoRA ${e.name} is for the ${lora.baseModel} family; ${model.operationId} is ${model.family}`, type: 'value_error' });
+    }
+    return { ...e, weights_url: lora?.weightsUrl ?? '' };
+  });
+  if (problems.length) throw new ValidationFailedError(problems);
+  return { ...input, loras: resolved };
+}

@@ -21,6 +21,7 @@ import {
   acceptTeamInvite, changeTeamMemberRole, createTeam, createTeamInvite, deleteTeam, getTeam, leaveTeam, listTeamInvites, listTeamMembers, listTeams,
   removeTeamMember, renameTeam, revokeTeamInvite,
 } from './teams.ts';
+import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets } from './media.ts';
 
 export { generate };
 
@@ -77,6 +78,10 @@ const handlers: HandlerMap = {
   createTeamApiKey,
   listTeamApiKeys,
   revokeTeamApiKey,
+  getFileUploadUrl,
+  createMediaAsset,
+  listMediaAssets,
+  deleteMediaAsset,
 };
 
 export const NOT_YET: readonly string[] = [
@@ -86,7 +91,7 @@ export const NOT_YET: readonly string[] = [
   'adminRefund', 'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
   // dashboard
   'getLoraData', 'getLoraModelsData', 'updateApiKey', 'exportAccount', 'requestAccountDeletion', 'cancelAccountDeletion', 'getTaskData',
-  'calculateDynamicCost', 'getFileUploadUrl', 'createMediaAsset', 'listMediaAssets', 'deleteMediaAsset', 'getHomepageModels',
+  'calculateDynamicCost', 'getHomepageModels',
   'getModelNameForEmbedcode', 'listCreditTransactions', 'getRunHistory', 'searchRunHistory', 'getGallery', 'updateReviewStatus',
   'bulkUpdateReviewStatus', 'bulkDeleteUsageLogs',
 ];

@@ -7,17 +7,30 @@ import type { MediaAsset } from '../db/media-assets.ts';
 import { deleteMediaAsset as deleteAssetRow, findMediaAsset, insertMediaAsset, listMediaAssets as listAssetRows } from '../db/media-assets.ts';
 import { findUploadByKey, insertUpload } from '../db/uploads.ts';
 import { findPrediction } from '../db/predictions.ts';
-import { NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationFailedError } from '../lib/errors.ts';
+import { DomainError, NotFoundError, PayloadTooLargeError, UnavailableError, UnsupportedMediaTypeError, ValidationFailedError } from '../lib/errors.ts';
+import type { App } from '../lib/context.ts';
 import { newSecret, sha256Hex } from '../lib/secrets.ts';
 import { newUploadKey, uploadKeyOfUrl, uploadKind, UPLOAD_TYPES } from '../lib/uploads.ts';
 
 /** prefix of the gateway's upload tokens (they travel in the upload URL) */
 export const UPLOAD_TOKEN_PREFIX = 'mgu_';
 
-const assetView = (a: MediaAsset) => ({
+/** A call to the storage (a bucket over the network, possibly): its failure is a 503 to retry, never a 500. */
+async function storageCall<T>(app: App, what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    app.log.warn({ err: (err as Error).message }, `storage: could not ${what}`);
+    throw new UnavailableError(`the file storage is unavailable (could not ${what}); retry later`);
+  }
+}
+
+// An upload's URL is rendered from its key at read time, like outputs, so PUBLIC_URL may change.
+const assetView = (app: App, a: MediaAsset) => ({
   id: a.id,
   name: a.name,
-  url: a.url,
+  url: a.storageKey ? app.storage.url(a.storageKey) : a.url,
   media_type: a.mediaType,
   content_type: a.contentType,
   size_bytes: a.sizeBytes,
@@ -93,27 +106,27 @@ export const createMediaAsset: Handler<'createMediaAsset'> = async ({ app, calle
       name, url: body.url, mediaType: body.media_type, contentType: body.content_type ?? null, sizeBytes: body.size_bytes ?? null,
       requestId: body.request_id ?? null, storageKey: null, uploadId: null,
     }, app.clock());
-    return assetView(a);
+    return assetView(app, a);
   }
   const key = uploadKeyOfUrl(body.url, filesBase);
   const upload = key ? await findUploadByKey(app.db, owner, key) : undefined;
   if (!key || !upload) throw new NotFoundError('upload not found');
-  const stored = await app.storage.stat(key);
+  const stored = await storageCall(app, 'read the uploaded file', () => app.storage.stat(key));
   if (!stored) throw new NotFoundError('upload not found: nothing has been uploaded to this address yet');
   // The gateway's own route enforced both already; a presigned PUT without a declared size did not.
   if (stored.sizeBytes > upload.maxBytes) {
-    await app.storage.removeUpload(key);
+    await storageCall(app, 'remove the uploaded file', () => app.storage.removeUpload(key));
     throw new PayloadTooLargeError(`the uploaded file has ${stored.sizeBytes} bytes; ${upload.mediaType} uploads may be at most ${upload.maxBytes}; it was removed`);
   }
   if (stored.contentType !== null && stored.contentType !== upload.contentType) {
-    await app.storage.removeUpload(key);
+    await storageCall(app, 'remove the uploaded file', () => app.storage.removeUpload(key));
     throw new UnsupportedMediaTypeError(`the uploaded file was sent as ${stored.contentType}, not ${upload.contentType}; it was removed`);
   }
   const a = await insertMediaAsset(app.db, owner, {
     name: body.name ?? upload.filename.split(/[\\/]/).pop()!.slice(0, 255), url: app.storage.url(key), mediaType: upload.mediaType,
     contentType: upload.contentType, sizeBytes: stored.sizeBytes, requestId: body.request_id ?? null, storageKey: key, uploadId: upload.id,
   }, app.clock());
-  return assetView(a);
+  return assetView(app, a);
 };
 
 /** GET /app/media-library */
@@ -123,7 +136,7 @@ export const listMediaAssets: Handler<'listMediaAssets'> = async ({ app, caller,
   const mediaType = query.media_type === 'all' || query.media_type === null || query.media_type === undefined ? null : query.media_type;
   const search = query.search ? query.search : null;
   const { items, total } = await listAssetRows(app.db, caller.owner, { mediaType, search, page, pageSize });
-  return { items: items.map(assetView), page, page_size: pageSize, total, has_more: page * pageSize < total };
+  return { items: items.map((a) => assetView(app, a)), page, page_size: pageSize, total, has_more: page * pageSize < total };
 };
 
 /** DELETE /app/media-library/{asset_id} */
@@ -131,7 +144,10 @@ export const deleteMediaAsset: Handler<'deleteMediaAsset'> = async ({ app, calle
   const id = Number(params.asset_id);
   if (!Number.isSafeInteger(id)) throw new NotFoundError('media asset not found');
   const asset = await findMediaAsset(app.db, caller.owner, id);
-  if (!asset || !(await deleteAssetRow(app.db, caller.owner, id))) throw new NotFoundError('media asset not found');
-  if (asset.storageKey) await app.storage.removeUpload(asset.storageKey);
+  if (!asset) throw new NotFoundError('media asset not found');
+  // The file first: if the storage fails, the asset stays and the delete can be retried.
+  const key = asset.storageKey;
+  if (key) await storageCall(app, 'remove the file', () => app.storage.removeUpload(key));
+  if (!(await deleteAssetRow(app.db, caller.owner, id))) throw new NotFoundError('media asset not found');
   return { id, deleted: true };
 };

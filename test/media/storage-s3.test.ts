@@ -127,3 +127,23 @@ test('a path outside the stored keys is 404, never a presigned address', async (
     t.is(res.statusCode, 404, p);
   }
 });
+
+test('a store that does not answer is 503 to retry, never a 500; the asset stays until its file is gone', async (t) => {
+  const other = await startS3();
+  const gw2 = await startGateway({ queue: 'memory', env: other.env });
+  try {
+    const c = await newAccount(gw2);
+    const addr = (await callOperation<Address>(gw2, 'getFileUploadUrl', { as: c.liveKey, query: { filename: 'x.png' } })).body;
+    t.is((await fetch(addr.upload_url, { method: 'PUT', headers: addr.headers, body: PNG })).status, 200);
+    const asset = await callOperation<Asset>(gw2, 'createMediaAsset', { as: c.liveKey, body: { url: addr.file_url, media_type: 'image' } });
+    t.is(asset.status, 200);
+    await other.stop();
+    const del = await callOperation<{ code: string }>(gw2, 'deleteMediaAsset', { as: c.liveKey, params: { asset_id: asset.body.id } });
+    t.is(del.status, 503);
+    t.is(del.body.code, 'unavailable');
+    t.is((await callOperation<{ total: number }>(gw2, 'listMediaAssets', { as: c.liveKey })).body.total, 1);
+  } finally {
+    await gw2.stop();
+    await other.stop().catch(() => undefined);
+  }
+});

@@ -25,6 +25,7 @@ import { createQueue } from './workers/queue/index.ts';
 import type { Queue, TopicSpec } from './workers/queue/types.ts';
 import { MAX_RETRIES } from './workers/run-model.ts';
 import { createLocalStorage } from './lib/storage.ts';
+import { createS3Storage } from './lib/storage-s3.ts';
 import { handlerFor, generate } from './handlers/index.ts';
 import { registerHandler } from './plugins/spec-routes.ts';
 import { createDispatcher } from './workers/dispatch.ts';
@@ -139,7 +140,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     db,
     queue,
     spec,
-    storage: createLocalStorage(config.storageDir, config.publicUrl),
+    storage: config.storageS3 ? createS3Storage(config.storageS3, config.storageDir, config.publicUrl) : createLocalStorage(config.storageDir, config.publicUrl),
     adapterEnv: { upstreams: config.upstreams, allowPrivateOutputs: config.upstreamAllowPrivateOutputs },
     dispatcher,
     encryptionKey,

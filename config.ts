@@ -4,6 +4,10 @@ import Joi from 'joi';
 import path from 'node:path';
 import { isAddressOrRange } from './lib/addresses.ts';
 import type { UpstreamConfig } from './workers/adapters/types.ts';
+import { parseStorageUrl } from './lib/storage-s3.ts';
+import type { S3StorageConfig } from './lib/storage-s3.ts';
+import { DEFAULT_UPLOAD_LIMITS } from './lib/uploads.ts';
+import type { UploadLimits } from './lib/uploads.ts';
 
 /** `migrate` applies the database migrations and exits (an init container); it starts nothing else. */
 export type Role = 'api' | 'worker' | 'all' | 'migrate';
@@ -22,6 +26,12 @@ export interface Config {
   sqliteFile: string;
   dbPoolMax: number;
   storageDir: string;
+  /** STORAGE_URL=s3://…: outputs and uploads on an S3-compatible bucket; null: local files under storageDir */
+  storageS3: S3StorageConfig | null;
+  /** largest upload per media type (UPLOAD_MAX_BYTES_IMAGE, _VIDEO, _AUDIO) */
+  uploadLimits: UploadLimits;
+  /** how long an upload address accepts its PUT */
+  uploadUrlTtlSeconds: number;
   specDir: string;
   signupCredit: number;
   workerConcurrency: number;
@@ -135,6 +145,13 @@ const schema = Joi.object({
   AMQP_PREFIX: Joi.string().pattern(/^[a-z][a-z0-9_-]{0,40}$/).default('mediagate'),
   DATA_DIR: Joi.string().default('./data'),
   STORAGE_DIR: Joi.string(),
+  STORAGE_URL: Joi.string().custom((value: string) => { parseStorageUrl(value); return value; }),
+  STORAGE_S3_ACCESS_KEY_ID: Joi.string(),
+  STORAGE_S3_SECRET_ACCESS_KEY: Joi.string(),
+  UPLOAD_MAX_BYTES_IMAGE: Joi.number().integer().min(1).max(5 * 1024 ** 3).default(DEFAULT_UPLOAD_LIMITS.image),
+  UPLOAD_MAX_BYTES_VIDEO: Joi.number().integer().min(1).max(5 * 1024 ** 3).default(DEFAULT_UPLOAD_LIMITS.video),
+  UPLOAD_MAX_BYTES_AUDIO: Joi.number().integer().min(1).max(5 * 1024 ** 3).default(DEFAULT_UPLOAD_LIMITS.audio),
+  UPLOAD_URL_TTL_SECONDS: Joi.number().integer().min(60).max(7 * 24 * 3600).default(900),
   SPEC_DIR: Joi.string(),
   SIGNUP_CREDIT: Joi.number().integer().min(0).max(1e12).default(0),
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(8),
@@ -275,6 +292,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteFile: path.join(dataDir, 'mediagate.sqlite'),
     dbPoolMax: v.DB_POOL_MAX as number,
     storageDir: path.resolve(String(v.STORAGE_DIR ?? path.join(dataDir, 'files'))),
+    storageS3: v.STORAGE_URL === undefined ? null : {
+      ...parseStorageUrl(String(v.STORAGE_URL)),
+      accessKeyId: v.STORAGE_S3_ACCESS_KEY_ID as string | undefined,
+      secretAccessKey: v.STORAGE_S3_SECRET_ACCESS_KEY as string | undefined,
+    },
+    uploadLimits: { image: v.UPLOAD_MAX_BYTES_IMAGE as number, video: v.UPLOAD_MAX_BYTES_VIDEO as number, audio: v.UPLOAD_MAX_BYTES_AUDIO as number },
+    uploadUrlTtlSeconds: v.UPLOAD_URL_TTL_SECONDS as number,
     specDir: path.resolve(String(v.SPEC_DIR ?? path.join(repoRoot, 'spec', 'v1'))),
     signupCredit: v.SIGNUP_CREDIT as number,
     workerConcurrency: v.WORKER_CONCURRENCY as number,

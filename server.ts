@@ -12,6 +12,7 @@ import { apiKeyPlugin, sessionPlugin } from './plugins/auth.ts';
 import { oauthPlugin } from './plugins/oauth.ts';
 import { specRoutesPlugin } from './plugins/spec-routes.ts';
 import { filesPlugin } from './plugins/files.ts';
+import { uploadsPlugin } from './plugins/uploads.ts';
 import { docsPlugin } from './plugins/docs.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
 import { requestLogPlugin } from './plugins/request-log.ts';
@@ -43,7 +44,8 @@ export async function createServer(app: App): Promise<Server> {
     { plugin: errorsPlugin, options: { log: app.log, payloadTimeoutMs: app.config.payloadTimeoutMs, trustedProxies: app.config.trustedProxies } },
     ...credentials.map((plugin) => ({ plugin, options: { app } })),
     { plugin: specRoutesPlugin, options: { app, credentials } },
-    { plugin: filesPlugin, options: { storageDir: app.config.storageDir } },
+    { plugin: filesPlugin, options: { storageDir: app.config.storageDir, storage: app.storage } },
+    { plugin: uploadsPlugin, options: { app } },
     { plugin: docsPlugin, options: { document: app.spec.document, publicUrl: app.config.publicUrl } },
     { plugin: dashboardPlugin, options: { publicUrl: app.config.publicUrl } },
   ]);

@@ -25,6 +25,7 @@ import {
 } from './teams.ts';
 import { bulkDeleteUsageLogs, bulkUpdateReviewStatus, getGallery, getRunHistory, searchRunHistory, updateReviewStatus } from './run-history.ts';
 import { listCreditTransactions } from './ledger.ts';
+import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets } from './media.ts';
 
 export { generate };
 
@@ -98,6 +99,10 @@ const handlers: HandlerMap = {
   getLoraModelsData,
   createLora,
   listOwnLoras,
+  getFileUploadUrl,
+  createMediaAsset,
+  listMediaAssets,
+  deleteMediaAsset,
 };
 
 export const NOT_YET: readonly string[] = [
@@ -107,7 +112,6 @@ export const NOT_YET: readonly string[] = [
   'adminRefund', 'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
   // dashboard
   'exportAccount',
-  'getFileUploadUrl', 'createMediaAsset', 'listMediaAssets', 'deleteMediaAsset',
   'getModelNameForEmbedcode',
 ];
 

@@ -160,3 +160,21 @@ export class ValidationFailedError extends DomainError {
     this.items = items;
   }
 }
+
+/** A one-time address or token that has expired (an upload address past its `expires_at`). */
+export class GoneError extends DomainError {
+  readonly status = 410;
+  readonly code = 'gone';
+}
+
+/** A body larger than the limit that applies to it (an upload over its media type's limit). */
+export class PayloadTooLargeError extends DomainError {
+  readonly status = 413;
+  readonly code = 'payload_too_large';
+}
+
+/** A body of another content type than the one the request was issued for (an upload). */
+export class UnsupportedMediaTypeError extends DomainError {
+  readonly status = 415;
+  readonly code = 'unsupported_media_type';
+}

@@ -4,7 +4,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { MediaKind } from './media.ts';
+import { PayloadTooLargeError } from './errors.ts';
+import { UPLOAD_TYPES } from './uploads.ts';
 
 /**
  * One output file to store, the shape of an adapter's `AdapterFile` (workers/adapters/types.ts):
@@ -39,6 +45,40 @@ export interface Storage {
   url(key: string): string;
   /** the sandbox's mock output for a kind of media */
   sandboxKey(kind: MediaKind): string;
+  /** `local`: files on this machine's disk, served by plugins/files.ts; `s3`: an S3-compatible bucket (lib/storage-s3.ts) */
+  kind: 'local' | 's3';
+  /** size and content type of a stored file (an upload), or null when nothing is stored under the key */
+  stat(key: string): Promise<{ sizeBytes: number; contentType: string | null } | null>;
+  /** removes one uploaded file (keys under `uploads/` only; anything else is ignored); a file already gone is fine */
+  removeUpload(key: string): Promise<void>;
+  /**
+   * Local only: writes an upload arriving as a stream (the gateway's upload route), refusing
+   * (PayloadTooLargeError, nothing kept) a body longer than maxBytes. Returns the bytes written.
+   */
+  writeUpload?(key: string, body: Readable, maxBytes: number): Promise<number>;
+  /**
+   * S3 only: a presigned PUT address for `key`, content type (and size, when known) bound into the
+   * signature, valid for `expiresInSeconds`; `headers` are the ones the client must send.
+   */
+  presignUpload?(key: string, contentType: string, sizeBytes: number | null, expiresInSeconds: number): Promise<{ url: string; headers: Record<string, string> }>;
+  /** S3 only: a short-lived GET address of a stored file (the /files/ route redirects to it) */
+  presignDownload?(key: string, expiresInSeconds: number): Promise<string>;
+}
+
+/** keys of uploads: `uploads/<32 hex>/<safe name>` (lib/uploads.ts newUploadKey) */
+export const isUploadKey = (key: string): boolean => /^uploads\/[0-9a-f]{32}\/[A-Za-z0-9._-]+$/.test(key) && !key.includes('..');
+
+/** Counts bytes through a pipeline and fails it past `maxBytes`. */
+export function byteLimit(maxBytes: number): Transform & { bytes: number } {
+  const t = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      t.bytes += chunk.length;
+      if (t.bytes > maxBytes) done(new PayloadTooLargeError(`the file is larger than the ${maxBytes} bytes this upload allows`));
+      else done(null, chunk);
+    },
+  }) as Transform & { bytes: number };
+  t.bytes = 0;
+  return t;
 }
 
 export function createLocalStorage(root: string, publicUrl: string): Storage {
@@ -98,6 +138,34 @@ export function createLocalStorage(root: string, publicUrl: string): Storage {
     },
     sandboxKey(kind) {
       return SANDBOX_SAMPLE[kind];
+    },
+    kind: 'local',
+    async stat(key) {
+      if (key.includes('..')) return null;
+      const st = await fs.stat(path.join(root, key)).catch(() => null);
+      if (!st?.isFile()) return null;
+      const ext = /\.([a-z0-9]+)$/.exec(key)?.[1] ?? '';
+      return { sizeBytes: st.size, contentType: Object.hasOwn(UPLOAD_TYPES, ext) ? UPLOAD_TYPES[ext]!.contentType : null };
+    },
+    async removeUpload(key) {
+      if (!isUploadKey(key)) return;
+      await fs.rm(path.join(root, key), { force: true });
+      await fs.rmdir(path.dirname(path.join(root, key))).catch(() => undefined);
+    },
+    async writeUpload(key, body, maxBytes) {
+      if (!isUploadKey(key)) throw new Error(`not an upload key: ${key}`);
+      const target = path.join(root, key);
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      const tmp = `${target}.${crypto.randomBytes(6).toString('hex')}.tmp`;
+      const limit = byteLimit(maxBytes);
+      try {
+        await pipeline(body, limit, createWriteStream(tmp, { flags: 'wx' }));
+        await fs.rename(tmp, target);
+      } catch (err) {
+        await fs.rm(tmp, { force: true });
+        throw err;
+      }
+      return limit.bytes;
     },
   };
 }

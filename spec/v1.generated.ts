@@ -1143,7 +1143,7 @@ export interface paths {
         };
         /**
          * Get an upload address
-         * @description Returns a short-lived address to which the file is uploaded with one PUT, and the permanent URL of the stored file on service-hosted storage (usable as `image_url`, `video_url` or `audio_url` input).
+         * @description Returns a short-lived address to which the file is uploaded with one PUT, and the permanent URL of the stored file on service-hosted storage (usable as `image_url`, `video_url` or `audio_url` input). The filename's extension selects the content type (png, jpg/jpeg, webp, gif; mp4, webm, mov; mp3, wav, ogg, m4a, flac; anything else is 422), and the media type its size limit (`max_bytes`; defaults 20 MiB image, 500 MiB video, 100 MiB audio). The PUT must send `content-type` exactly as in `headers` and at most `max_bytes` (exactly `size_bytes` when given). On the gateway's own storage the address is single-use: another content type is 415, a larger body 413, a second PUT 409, a PUT after `expires_at` 410, an unknown address 404. On S3-compatible storage the address is presigned by the store, which refuses a mismatch itself (its own 403). Once uploaded, register the file with createMediaAsset (`url` = `file_url`) to see it in the media library. Team uploads need the `generate` permission.
          */
         get: operations["getFileUploadUrl"];
         put?: never;
@@ -1163,13 +1163,13 @@ export interface paths {
         };
         /**
          * List the media library
-         * @description Lists the caller's media assets, newest first, optionally filtered by media type and a search term.
+         * @description Lists the caller's (or, with `team_id`, the team's) media assets, newest first, optionally filtered by media type and a search term; `total` counts every match. A page past the end is empty. Team libraries need the `read_history` permission.
          */
         get: operations["listMediaAssets"];
         put?: never;
         /**
          * Add a file to the media library
-         * @description Records a file (typically one uploaded through getFileUploadUrl, or a prediction output) in the caller's media library.
+         * @description Records a file (typically one uploaded through getFileUploadUrl, or a prediction output) in the caller's media library. An upload is registered by its `file_url` once its PUT completed: the gateway reads its size and content type from storage (the body's `content_type` and `size_bytes` are then ignored); an upload address of another owner, or one not uploaded yet, is 404; one already registered is 409; on S3-compatible storage an object larger than the upload's limit is removed and refused with 413, one of another content type with 415. Any other `url` is recorded as given (a reference: the gateway stores nothing). Team assets need the `generate` permission.
          */
         post: operations["createMediaAsset"];
         delete?: never;
@@ -1190,7 +1190,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a file from the media library
-         * @description Deletes one of the caller's media assets.
+         * @description Deletes one of the caller's media assets. An asset registered from an upload owns its file: the file is removed from storage too, and its URL stops serving. A prediction output or an external URL is left where it is (outputs follow the retention policy). Another owner's asset is 404. Team assets need the `generate` permission.
          */
         delete: operations["deleteMediaAsset"];
         options?: never;
@@ -2438,7 +2438,7 @@ export interface components {
         ErrorDetail: {
             /** @description Human-readable reason. */
             detail: string;
-            /** @description Stable machine-readable kind: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `forbidden`, `insufficient_scope`, `not_found`, `conflict`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal`, `not_implemented`, `unavailable` (README "Errors"). Branch on `code`, not on `detail`. */
+            /** @description Stable machine-readable kind: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `forbidden`, `insufficient_scope`, `not_found`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal`, `not_implemented`, `unavailable` (README "Errors"). Branch on `code`, not on `detail`. */
             code?: string;
         };
         ValidationError: {
@@ -3213,6 +3213,12 @@ export interface components {
             affordable: boolean;
         };
         FileUploadUrlResponse: {
+            /** @description The content type the PUT must send (from the filename's extension). */
+            content_type: string;
+            /** @enum {string} */
+            media_type: "image" | "video" | "audio";
+            /** @description The largest body the PUT may send (the media type's limit). */
+            max_bytes: number;
             /**
              * Format: uri
              * @description Where to send the file body.
@@ -6268,6 +6274,8 @@ export interface operations {
             query: {
                 /** @description Name of the file to upload, with extension; the extension selects the content type. */
                 filename: string;
+                /** @description The file's exact size in bytes, when known. Over the media type's limit is 413 at once; on S3-compatible storage it is bound into the signature (the PUT must send exactly this many bytes). */
+                size_bytes?: number;
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
@@ -6289,8 +6297,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6327,7 +6335,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6359,10 +6366,18 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The request body is not JSON (a validation list, as for every POST), or the registered upload was stored with another content type than its address was issued for (`detail` a string, code `unsupported_media_type`; the file is removed). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"] | components["schemas"]["ErrorDetail"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6394,7 +6409,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

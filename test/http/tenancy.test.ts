@@ -30,7 +30,7 @@ import { insertDelivery, newDeliveryId } from '../../db/deliveries.ts';
 import { scopeNames } from '../../spec/scopes.ts';
 
 /** The kinds of owned records an id can name. */
-type Kind = 'prediction' | 'apiKey' | 'oauthClient' | 'team' | 'member' | 'invite' | 'delivery';
+type Kind = 'prediction' | 'apiKey' | 'oauthClient' | 'team' | 'member' | 'invite' | 'delivery' | 'mediaAsset';
 
 /** A parameter's name -> the kind of record its value names, wherever the name is unambiguous. */
 const PARAM_KINDS: Readonly<Record<string, Kind>> = {
@@ -39,6 +39,7 @@ const PARAM_KINDS: Readonly<Record<string, Kind>> = {
   team_id: 'team',
   user_id: 'member',
   invite_id: 'invite',
+  asset_id: 'mediaAsset',
 };
 
 /** Parameters whose name alone does not say (`id`), per operation. */
@@ -70,6 +71,12 @@ const BODIES: Readonly<Record<string, object>> = {
   updateApiKey: { name: 'renamed by another tenant' },
   calculateDynamicCost: { model: 'canvas-v1-fast-text-to-image', input: { prompt: 'priced by another tenant' } },
   createLora: { name: 'made-by-another-tenant', lora_type: 'style', base_model: 'lumen', weights_url: 'https://example.com/w.safetensors' },
+  createMediaAsset: { url: 'https://cdn.example.com/by-another-tenant.png', media_type: 'image' },
+};
+
+/** Required query parameters that are not ids, for the operations that have them. */
+const QUERIES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  getFileUploadUrl: { filename: 'matrix.png' },
 };
 
 type CredentialKind = 'session' | 'live-key' | 'sandbox-key' | 'oauth-token' | 'team-key';
@@ -124,6 +131,7 @@ const UNKNOWN: Readonly<Record<Kind, string | number>> = {
   member: 987_654_321,
   invite: 987_654_321,
   delivery: newDeliveryId(),
+  mediaAsset: 987_654_321,
 };
 
 /** A raw API key the way the gateway makes them (prefix + 256 random bits), and its stored digest. */
@@ -188,6 +196,15 @@ async function tenant(label: string): Promise<Tenant> {
   // Dead: a redelivery that leaked across tenants would succeed (202) instead of conflicting.
   await db('webhook_deliveries').whereIn('id', deliveries).update({ status: 'dead' });
 
+  const asset = async (teamIdOrNull: number | null) => {
+    const res = await callOperation<{ id: number }>(gw, 'createMediaAsset', {
+      as: session, ...(teamIdOrNull ? { query: { team_id: teamIdOrNull } } : {}), body: { url: `https://cdn.example.com/${tag}.png`, media_type: 'image', name: `${tag}-asset` },
+    });
+    if (res.status !== 200) throw new Error(`createMediaAsset: ${res.status}`);
+    return res.body.id;
+  };
+  const assetIds = [await asset(null), await asset(teamId)];
+
   const keyIds = (await db('api_keys').where({ user_id: acct.userId }).orderBy('id')).map((r: { id: number }) => Number(r.id));
   return {
     tag,
@@ -201,6 +218,7 @@ async function tenant(label: string): Promise<Tenant> {
       member: [acct.userId, member.userId],
       invite: [invite.body.id],
       delivery: deliveries,
+      mediaAsset: assetIds,
     },
     teamId,
     teamPredictionId,
@@ -300,7 +318,7 @@ function assignments(params: IdParam[], kind: CredentialKind): Array<Record<stri
 
 function request(op: Operation, params: IdParam[], asg: Record<string, Value>, unknownForForeign: boolean) {
   const path: Record<string, string | number> = {};
-  const query: Record<string, string | number> = {};
+  const query: Record<string, string | number> = { ...QUERIES[op.operationId!] };
   const body: Record<string, unknown> = { ...(baseBody(op) ?? {}) };
   for (const p of params) {
     const o = asg[p.name]!;
@@ -375,7 +393,7 @@ test.serial("another tenant's ids are 404 on every id-taking live operation, wit
     (CREDENTIAL_KINDS_AWAITING_WIRING.length ? `; awaiting wiring: ${CREDENTIAL_KINDS_AWAITING_WIRING.join(', ')}` : ''));
   t.deepEqual(failures, []);
   // The walk found what is live today (a floor, not the list: new operations join automatically).
-  for (const id of ['getPredictionResult', 'getPredictionResponse', 'cancelPrediction', 'deleteApiKey', 'deleteOAuthClient', 'redeliverWebhook', 'getTeam', 'revokeTeamInvite', 'removeTeamMember']) {
+  for (const id of ['getPredictionResult', 'getPredictionResponse', 'cancelPrediction', 'deleteApiKey', 'deleteOAuthClient', 'redeliverWebhook', 'getTeam', 'revokeTeamInvite', 'removeTeamMember', 'deleteMediaAsset']) {
     t.true((exercised.get(id) ?? 0) > 0, `${id} was not exercised`);
   }
 });
@@ -388,7 +406,7 @@ function ownRequests(op: Operation, tenantOf: Tenant, kind: CredentialKind) {
   const params = idParams(op).filter((p) => p.kind && p.in !== 'body');
   const build = (inTeam: boolean) => {
     const path: Record<string, string | number> = {};
-    const query: Record<string, string | number> = {};
+    const query: Record<string, string | number> = { ...QUERIES[op.operationId!] };
     for (const p of params) {
       if (!p.required && !(inTeam && p.kind === 'team')) continue;
       const v = inTeam && p.kind === 'prediction' ? tenantOf.teamPredictionId : own(tenantOf, kind, p.kind!);
@@ -468,6 +486,7 @@ test.serial("B's records are intact after A's attempts", async (t) => {
   t.deepEqual(reviewed, [], "none of B's predictions was reviewed or deleted by A's batches");
   const deliveries = await gw.app.db('webhook_deliveries').whereIn('id', b.ids.delivery);
   t.deepEqual(deliveries.map((d: { status: string }) => d.status), ['dead', 'dead']);
+  t.is(await gw.app.db('media_assets').whereIn('id', b.ids.mediaAsset).count({ n: '*' }).first().then((r) => Number(r?.n)), b.ids.mediaAsset.length, "none of B's media assets is deleted");
 });
 
 test.serial('every credential kind of the matrix acts as its tenant', async (t) => {

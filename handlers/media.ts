@@ -1,0 +1,153 @@
+// Upload addresses and the media library (issue 10; README "Uploads and the media library").
+// An upload address is the gateway's own single-use PUT route on local storage (plugins/uploads.ts)
+// or a presigned PUT on S3-compatible storage; either way the file's key is recorded with its
+// owner, so only that owner can register it as an asset, and deleting the asset removes the file.
+import type { Handler } from './types.ts';
+import type { MediaAsset } from '../db/media-assets.ts';
+import { deleteMediaAsset as deleteAssetRow, findMediaAsset, insertMediaAsset, listMediaAssets as listAssetRows } from '../db/media-assets.ts';
+import { findUploadByKey, insertUpload } from '../db/uploads.ts';
+import { findPrediction } from '../db/predictions.ts';
+import { DomainError, NotFoundError, PayloadTooLargeError, UnavailableError, UnsupportedMediaTypeError, ValidationFailedError } from '../lib/errors.ts';
+import type { App } from '../lib/context.ts';
+import { newSecret, sha256Hex } from '../lib/secrets.ts';
+import { newUploadKey, uploadKeyOfUrl, uploadKind, UPLOAD_TYPES } from '../lib/uploads.ts';
+
+/** prefix of the gateway's upload tokens (they travel in the upload URL) */
+export const UPLOAD_TOKEN_PREFIX = 'mgu_';
+
+/** A call to the storage (a bucket over the network, possibly): its failure is a 503 to retry, never a 500. */
+async function storageCall<T>(app: App, what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    app.log.warn({ err: (err as Error).message }, `storage: could not ${what}`);
+    throw new UnavailableError(`the file storage is unavailable (could not ${what}); retry later`);
+  }
+}
+
+// An upload's URL is rendered from its key at read time, like outputs, so PUBLIC_URL may change.
+const assetView = (app: App, a: MediaAsset) => ({
+  id: a.id,
+  name: a.name,
+  url: a.storageKey ? app.storage.url(a.storageKey) : a.url,
+  media_type: a.mediaType,
+  content_type: a.contentType,
+  size_bytes: a.sizeBytes,
+  request_id: a.requestId,
+  team_id: a.teamId,
+  created_at: new Date(a.createdAt).toISOString(),
+});
+
+/** GET /app/get_file_upload_url */
+export const getFileUploadUrl: Handler<'getFileUploadUrl'> = async ({ app, caller, query }) => {
+  const kind = uploadKind(query.filename);
+  if (!kind) {
+    throw new ValidationFailedError([{
+      loc: ['query', 'filename'],
+      msg: `the file name needs one of the accepted extensions: ${Object.keys(UPLOAD_TYPES).join(', ')}`,
+      type: 'value_error',
+    }]);
+  }
+  const maxBytes = app.config.uploadLimits[kind.mediaType];
+  const sizeBytes = query.size_bytes ?? null;
+  if (sizeBytes !== null && sizeBytes > maxBytes) {
+    throw new PayloadTooLargeError(`${kind.mediaType} uploads may be at most ${maxBytes} bytes; this file has ${sizeBytes}`);
+  }
+  const now = app.clock();
+  const ttl = app.config.uploadUrlTtlSeconds;
+  const expiresAt = now + ttl * 1000;
+  const key = newUploadKey(kind);
+  let target: { url: string; headers: Record<string, string> };
+  let tokenHash: string | null = null;
+  if (app.storage.presignUpload) {
+    target = await app.storage.presignUpload(key, kind.contentType, sizeBytes, ttl);
+  } else {
+    // the token is the upload route's only credential: stored hashed, shown once, in the URL
+    const token = newSecret(UPLOAD_TOKEN_PREFIX);
+    tokenHash = sha256Hex(token);
+    target = { url: `${app.config.publicUrl}/uploads/${token}`, headers: { 'content-type': kind.contentType } };
+  }
+  await insertUpload(app.db, caller.owner, {
+    tokenHash, storageKey: key, filename: query.filename, mediaType: kind.mediaType, contentType: kind.contentType, maxBytes, sizeBytes, expiresAt,
+  }, now);
+  return {
+    upload_url: target.url,
+    method: 'PUT' as const,
+    headers: target.headers,
+    file_url: app.storage.url(key),
+    expires_at: new Date(expiresAt).toISOString(),
+    content_type: kind.contentType,
+    media_type: kind.mediaType,
+    max_bytes: maxBytes,
+  };
+};
+
+function nameOf(url: string): string {
+  try {
+    const last = new URL(url).pathname.split('/').filter(Boolean).pop();
+    return last ? decodeURIComponent(last).slice(0, 255) : 'file';
+  } catch {
+    return 'file';
+  }
+}
+
+/** POST /app/media-library */
+export const createMediaAsset: Handler<'createMediaAsset'> = async ({ app, caller, body }) => {
+  const { owner } = caller;
+  if (body.request_id !== undefined && !(await findPrediction(app.db, owner, body.request_id))) {
+    throw new NotFoundError('prediction not found');
+  }
+  const filesBase = `${app.config.publicUrl}/files`;
+  const name = body.name ?? nameOf(body.url);
+  if (!body.url.startsWith(`${filesBase}/uploads/`)) {
+    // a reference: a prediction output or a file elsewhere; the gateway stores nothing
+    const a = await insertMediaAsset(app.db, owner, {
+      name, url: body.url, mediaType: body.media_type, contentType: body.content_type ?? null, sizeBytes: body.size_bytes ?? null,
+      requestId: body.request_id ?? null, storageKey: null, uploadId: null,
+    }, app.clock());
+    return assetView(app, a);
+  }
+  const key = uploadKeyOfUrl(body.url, filesBase);
+  const upload = key ? await findUploadByKey(app.db, owner, key) : undefined;
+  if (!key || !upload) throw new NotFoundError('upload not found');
+  const stored = await storageCall(app, 'read the uploaded file', () => app.storage.stat(key));
+  if (!stored) throw new NotFoundError('upload not found: nothing has been uploaded to this address yet');
+  // The gateway's own route enforced both already; a presigned PUT without a declared size did not.
+  if (stored.sizeBytes > upload.maxBytes) {
+    await storageCall(app, 'remove the uploaded file', () => app.storage.removeUpload(key));
+    throw new PayloadTooLargeError(`the uploaded file has ${stored.sizeBytes} bytes; ${upload.mediaType} uploads may be at most ${upload.maxBytes}; it was removed`);
+  }
+  if (stored.contentType !== null && stored.contentType !== upload.contentType) {
+    await storageCall(app, 'remove the uploaded file', () => app.storage.removeUpload(key));
+    throw new UnsupportedMediaTypeError(`the uploaded file was sent as ${stored.contentType}, not ${upload.contentType}; it was removed`);
+  }
+  const a = await insertMediaAsset(app.db, owner, {
+    name: body.name ?? upload.filename.split(/[\\/]/).pop()!.slice(0, 255), url: app.storage.url(key), mediaType: upload.mediaType,
+    contentType: upload.contentType, sizeBytes: stored.sizeBytes, requestId: body.request_id ?? null, storageKey: key, uploadId: upload.id,
+  }, app.clock());
+  return assetView(app, a);
+};
+
+/** GET /app/media-library */
+export const listMediaAssets: Handler<'listMediaAssets'> = async ({ app, caller, query }) => {
+  const page = query.page ?? 1;
+  const pageSize = query.page_size ?? 24;
+  const mediaType = query.media_type === 'all' || query.media_type === null || query.media_type === undefined ? null : query.media_type;
+  const search = query.search ? query.search : null;
+  const { items, total } = await listAssetRows(app.db, caller.owner, { mediaType, search, page, pageSize });
+  return { items: items.map((a) => assetView(app, a)), page, page_size: pageSize, total, has_more: page * pageSize < total };
+};
+
+/** DELETE /app/media-library/{asset_id} */
+export const deleteMediaAsset: Handler<'deleteMediaAsset'> = async ({ app, caller, params }) => {
+  const id = Number(params.asset_id);
+  if (!Number.isSafeInteger(id)) throw new NotFoundError('media asset not found');
+  const asset = await findMediaAsset(app.db, caller.owner, id);
+  if (!asset) throw new NotFoundError('media asset not found');
+  // The file first: if the storage fails, the asset stays and the delete can be retried.
+  const key = asset.storageKey;
+  if (key) await storageCall(app, 'remove the file', () => app.storage.removeUpload(key));
+  if (!(await deleteAssetRow(app.db, caller.owner, id))) throw new NotFoundError('media asset not found');
+  return { id, deleted: true };
+};

@@ -1,0 +1,129 @@
+// Output files and uploads on an S3-compatible bucket (AWS S3, MinIO, Cloudflare R2, Ceph, …),
+// chosen by STORAGE_URL=s3://bucket[/prefix] (README "Storage"). Every API process then serves
+// every output: /files/<key> answers with a redirect to a short-lived presigned GET (plugins/files.ts),
+// so stored URLs stay on PUBLIC_URL and stay capability URLs, whatever the bucket's own policy.
+// Uploads get a presigned PUT with the content type (and the size, when the client gave it) bound
+// into the signature: the store refuses a PUT that sends others.
+import fs from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import {
+  DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { createLocalStorage, isUploadKey } from './storage.ts';
+import type { Storage } from './storage.ts';
+
+export interface S3StorageConfig {
+  bucket: string;
+  /** prepended to every key in the bucket (`outputs/…` becomes `<prefix>/outputs/…`); '' for none */
+  prefix: string;
+  /** unset: AWS S3 itself */
+  endpoint: string | undefined;
+  region: string;
+  forcePathStyle: boolean;
+  /** unset: the AWS SDK's default chain (environment, profile, instance role) */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+}
+
+/** Parses STORAGE_URL `s3://bucket[/prefix]?endpoint=…&region=…&force_path_style=true`; throws naming the problem. */
+export function parseStorageUrl(raw: string): Omit<S3StorageConfig, 'accessKeyId' | 'secretAccessKey'> {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error('must be s3://bucket[/prefix]?endpoint=…&region=…');
+  }
+  if (u.protocol !== 's3:') throw new Error('only s3:// is supported (unset it for local files under STORAGE_DIR)');
+  if (u.username || u.password) throw new Error('must not carry credentials: set STORAGE_S3_ACCESS_KEY_ID and STORAGE_S3_SECRET_ACCESS_KEY');
+  const bucket = u.hostname;
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new Error(`"${bucket}" is not a bucket name`);
+  const known = new Set(['endpoint', 'region', 'force_path_style']);
+  for (const k of u.searchParams.keys()) if (!known.has(k)) throw new Error(`unknown parameter "${k}" (known: ${[...known].join(', ')})`);
+  const endpoint = u.searchParams.get('endpoint') ?? undefined;
+  if (endpoint !== undefined && !/^https?:\/\/[^/]+\/?$/.test(endpoint)) throw new Error('endpoint must be http(s)://host[:port]');
+  const style = u.searchParams.get('force_path_style');
+  if (style !== null && style !== 'true' && style !== 'false') throw new Error('force_path_style must be true or false');
+  return {
+    bucket,
+    prefix: decodeURIComponent(u.pathname).replace(/^\/+|\/+$/g, ''),
+    endpoint: endpoint?.replace(/\/+$/, ''),
+    region: u.searchParams.get('region') ?? 'us-east-1',
+    // a custom endpoint (MinIO, s3rver, Ceph) usually has no per-bucket host names
+    forcePathStyle: style === null ? endpoint !== undefined : style === 'true',
+  };
+}
+
+/**
+ * `localDir` keeps only temporary downloads (adapters write there before save() uploads them);
+ * the sandbox's samples stay local files too (plugins/files.ts serves them from the repository).
+ */
+export function createS3Storage(cfg: S3StorageConfig, localDir: string, publicUrl: string): Storage {
+  const client = new S3Client({
+    region: cfg.region,
+    forcePathStyle: cfg.forcePathStyle,
+    ...(cfg.endpoint ? { endpoint: cfg.endpoint } : {}),
+    ...(cfg.accessKeyId && cfg.secretAccessKey ? { credentials: { accessKeyId: cfg.accessKeyId, secretAccessKey: cfg.secretAccessKey } } : {}),
+    // No checksum of an unknown body in presigned PUTs (the SDK would sign the empty body's CRC),
+    // and none forced on stores that do not implement the flexible checksums.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const Bucket = cfg.bucket;
+  const objectKey = (key: string) => (cfg.prefix ? `${cfg.prefix}/${key}` : key);
+  const local = createLocalStorage(localDir, publicUrl);
+
+  return {
+    kind: 's3',
+    tempDir: local.tempDir,
+    removeStaleTemporary: local.removeStaleTemporary,
+    url: local.url,
+    sandboxKey: local.sandboxKey,
+    async save(predictionId, index, file) {
+      const ext = /^[a-z0-9]{1,8}$/.test(file.extension) ? file.extension : 'bin';
+      const key = `outputs/${predictionId}/${index}.${ext}`;
+      if (file.path !== undefined) {
+        const { size } = await fs.stat(file.path);
+        await client.send(new PutObjectCommand({ Bucket, Key: objectKey(key), Body: createReadStream(file.path), ContentLength: size, ContentType: file.contentType }));
+        await fs.rm(file.path, { force: true });
+      } else {
+        await client.send(new PutObjectCommand({ Bucket, Key: objectKey(key), Body: file.data, ContentType: file.contentType }));
+      }
+      return key;
+    },
+    async removeOutputs(predictionId, keys) {
+      const prefix = `outputs/${predictionId}/`;
+      const mine = keys.filter((k) => k.startsWith(prefix) && !k.includes('..') && !k.includes('\\'));
+      for (let i = 0; i < mine.length; i += 1000) {
+        const batch = mine.slice(i, i + 1000);
+        // Deleting a key that is not there succeeds in S3: "already gone counts as removed".
+        await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: batch.map((k) => ({ Key: objectKey(k) })), Quiet: true } }));
+      }
+      return mine.length;
+    },
+    async stat(key) {
+      try {
+        const head = await client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) }));
+        return { sizeBytes: head.ContentLength ?? 0, contentType: head.ContentType ?? null };
+      } catch (err) {
+        const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (status === 404) return null;
+        throw err;
+      }
+    },
+    async removeUpload(key) {
+      if (!isUploadKey(key)) return;
+      await client.send(new DeleteObjectCommand({ Bucket, Key: objectKey(key) }));
+    },
+    async presignUpload(key, contentType, sizeBytes, expiresInSeconds) {
+      const command = new PutObjectCommand({ Bucket, Key: objectKey(key), ContentType: contentType, ...(sizeBytes !== null ? { ContentLength: sizeBytes } : {}) });
+      const signableHeaders = new Set(['content-type', ...(sizeBytes !== null ? ['content-length'] : [])]);
+      const url = await getSignedUrl(client, command, { expiresIn: expiresInSeconds, signableHeaders });
+      return { url, headers: { 'content-type': contentType } };
+    },
+    async presignDownload(key, expiresInSeconds) {
+      return getSignedUrl(client, new GetObjectCommand({ Bucket, Key: objectKey(key) }), { expiresIn: expiresInSeconds });
+    },
+  };
+}
+

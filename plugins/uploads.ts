@@ -1,0 +1,73 @@
+// The gateway's own upload route (local storage; README "Uploads and the media library"):
+// PUT /uploads/{token}, the `upload_url` getFileUploadUrl hands out. The token is the only
+// credential (single-use, expiring, stored as its SHA-256): unknown 404, expired 410, already
+// used (or a PUT in progress) 409, another content type 415, over the upload's limit 413. The
+// body streams to storage and is renamed into place whole, so a refused body leaves nothing.
+// On S3-compatible storage the client PUTs to the store's presigned address instead, and this
+// route is not registered.
+import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import type { Readable } from 'node:stream';
+import type { App } from '../lib/context.ts';
+import { ConflictError, GoneError, InvalidInputError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../lib/errors.ts';
+import { sha256Hex } from '../lib/secrets.ts';
+import { claimUpload, completeUpload, findUploadByTokenHash, releaseUpload } from '../db/uploads.ts';
+
+const TOKEN = /^mgu_[A-Za-z0-9_-]{43}$/;
+
+async function put(app: App, request: Request, h: ResponseToolkit) {
+  const token = String(request.params.token ?? '');
+  const upload = TOKEN.test(token) ? await findUploadByTokenHash(app.db, sha256Hex(token)) : undefined;
+  if (!upload) throw new NotFoundError('upload address not found');
+  if (upload.expiresAt <= app.clock()) throw new GoneError('this upload address has expired; ask for a new one (getFileUploadUrl)');
+  if (upload.state !== 'pending') throw new ConflictError('this upload address has already been used');
+  const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== upload.contentType) {
+    throw new UnsupportedMediaTypeError(`this upload address takes ${upload.contentType}, not ${type || 'a body without content-type'}`);
+  }
+  const length = request.headers['content-length'] === undefined ? null : Number(request.headers['content-length']);
+  if (length !== null && length > upload.maxBytes) {
+    throw new PayloadTooLargeError(`${upload.mediaType} uploads may be at most ${upload.maxBytes} bytes; this body has ${length}`);
+  }
+  if (upload.sizeBytes !== null && length !== null && length !== upload.sizeBytes) {
+    throw new InvalidInputError(`this upload address was issued for ${upload.sizeBytes} bytes; this body has ${length}`);
+  }
+  if (!(await claimUpload(app.db, upload.id, app.clock()))) {
+    // lost the race to another PUT, or the address expired in between
+    if (upload.expiresAt <= app.clock()) throw new GoneError('this upload address has expired; ask for a new one (getFileUploadUrl)');
+    throw new ConflictError('this upload address has already been used');
+  }
+  let bytes: number;
+  try {
+    bytes = await app.storage.writeUpload!(upload.storageKey, request.payload as Readable, upload.sizeBytes ?? upload.maxBytes);
+    if (upload.sizeBytes !== null && bytes !== upload.sizeBytes) {
+      await app.storage.removeUpload(upload.storageKey);
+      throw new InvalidInputError(`this upload address was issued for ${upload.sizeBytes} bytes; this body had ${bytes}`);
+    }
+  } catch (err) {
+    // the address stays usable until it expires: a broken or refused body is not its one use
+    await releaseUpload(app.db, upload.id);
+    throw err;
+  }
+  await completeUpload(app.db, upload.id, bytes, app.clock());
+  return h.response({ file_url: app.storage.url(upload.storageKey), content_type: upload.contentType, size_bytes: bytes }).code(200);
+}
+
+export const uploadsPlugin: Plugin<{ app: App }> = {
+  name: 'mediagate-uploads',
+  dependencies: ['mediagate-errors'],
+  register(server, { app }) {
+    if (!app.storage.writeUpload) return;
+    const largest = Math.max(...Object.values(app.config.uploadLimits));
+    server.route({
+      method: 'PUT',
+      path: '/uploads/{token}',
+      options: {
+        auth: false,
+        // the body streams to storage; its own limit (per upload) is checked while it arrives, and
+        // a large video may take longer than PAYLOAD_TIMEOUT_MS
+        payload: { output: 'stream', parse: false, maxBytes: largest + 1, timeout: false },
+        handler: (request, h) => put(app, request, h),
+      },
+    });
+  },
+};

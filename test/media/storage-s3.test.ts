@@ -1,0 +1,149 @@
+// Outputs and uploads on S3-compatible storage (STORAGE_URL), against a real S3-compatible server
+// started here (s3rver, test/helpers/s3.ts), not a mock: the presigned upload flow, the gateway's
+// own size and type checks at registration, deleting an asset removes the object, and a prediction
+// whose output lands in the bucket is served from its URL (a redirect to a presigned GET).
+import test from 'ava';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway, Account } from '../helpers/gateway.ts';
+import { callOperation } from '../helpers/operation.ts';
+import { waitFor } from '../helpers/services.ts';
+import { startS3 } from '../helpers/s3.ts';
+import type { TestS3 } from '../helpers/s3.ts';
+
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+let s3: TestS3;
+let gw: TestGateway;
+let a: Account;
+let b: Account;
+
+test.before(async () => {
+  s3 = await startS3();
+  gw = await startGateway({ worker: true, env: { ...s3.env, UPLOAD_MAX_BYTES_IMAGE: '1000' } });
+  a = await newAccount(gw, 100_000);
+  b = await newAccount(gw);
+});
+test.after.always(async () => {
+  await gw?.stop();
+  await s3?.stop();
+});
+
+interface Address { upload_url: string; file_url: string; headers: Record<string, string>; expires_at: string; max_bytes: number }
+interface Asset { id: number; url: string; size_bytes: number | null; content_type: string | null }
+
+async function address(as: string, filename: string, query: Record<string, string | number> = {}) {
+  const res = await callOperation<Address>(gw, 'getFileUploadUrl', { as, query: { filename, ...query } });
+  if (res.status !== 200) throw new Error(`getFileUploadUrl: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+const keyOf = (fileUrl: string) => new URL(fileUrl).pathname.replace(/^\/files\//, '');
+
+/** GET through the gateway: a redirect to a presigned GET on the store, then the object itself. */
+async function fetchThroughGateway(fileUrl: string) {
+  const res = await gw.server.inject({ method: 'GET', url: new URL(fileUrl).pathname });
+  if (res.statusCode !== 302) return { status: res.statusCode, body: Buffer.alloc(0), redirect: res };
+  const location = String(res.headers.location);
+  const obj = await fetch(location);
+  return { status: obj.status, body: Buffer.from(await obj.arrayBuffer()), redirect: res, location };
+}
+
+test('a presigned upload: PUT to the store, register, serve through the gateway, delete removes the object', async (t) => {
+  const addr = await address(a.liveKey, 'photo.png', { size_bytes: PNG.length });
+  const upload = new URL(addr.upload_url);
+  t.is(upload.origin, s3.endpoint, 'the client PUTs to the store, not to the gateway');
+  const signed = upload.searchParams.get('X-Amz-SignedHeaders')!.split(';');
+  t.true(signed.includes('content-type'), 'the content type is bound into the signature');
+  t.true(signed.includes('content-length'), 'the declared size is bound into the signature');
+  t.is(upload.searchParams.get('X-Amz-Expires'), '900');
+  t.false(upload.searchParams.has('x-amz-checksum-crc32'), 'no checksum of an empty body is signed');
+  t.deepEqual(addr.headers, { 'content-type': 'image/png' });
+  t.regex(addr.file_url, /^http:\/\/gateway\.test\/files\/uploads\/[0-9a-f]{32}\/photo\.png$/);
+
+  const notYet = await callOperation(gw, 'createMediaAsset', { as: a.liveKey, body: { url: addr.file_url, media_type: 'image' } });
+  t.is(notYet.status, 404, 'nothing uploaded yet');
+  const put = await fetch(addr.upload_url, { method: 'PUT', headers: addr.headers, body: PNG });
+  t.is(put.status, 200);
+  t.is(await s3.head(keyOf(addr.file_url)), PNG.length);
+
+  t.is((await callOperation(gw, 'createMediaAsset', { as: b.liveKey, body: { url: addr.file_url, media_type: 'image' } })).status, 404, 'another tenant cannot claim it');
+  const asset = await callOperation<Asset>(gw, 'createMediaAsset', { as: a.liveKey, body: { url: addr.file_url, media_type: 'image' } });
+  t.is(asset.status, 200);
+  t.like(asset.body, { url: addr.file_url, size_bytes: PNG.length, content_type: 'image/png' });
+
+  const served = await fetchThroughGateway(addr.file_url);
+  t.is(served.status, 200);
+  t.deepEqual(served.body, PNG);
+  t.true(served.location!.startsWith(`${s3.endpoint}/${s3.bucket}/uploads/`));
+  t.is(served.redirect.headers['cache-control'], 'no-store', 'a redirect is never cached past its signature');
+
+  t.is((await callOperation(gw, 'deleteMediaAsset', { as: b.liveKey, params: { asset_id: asset.body.id } })).status, 404);
+  t.is(await s3.head(keyOf(addr.file_url)), PNG.length);
+  t.is((await callOperation(gw, 'deleteMediaAsset', { as: a.liveKey, params: { asset_id: asset.body.id } })).status, 200);
+  t.is(await s3.head(keyOf(addr.file_url)), null, 'deleting the asset removed the object');
+});
+
+test('an object over the limit (no size declared) or of another type is removed at registration: 413, 415', async (t) => {
+  const big = await address(a.liveKey, 'big.png');
+  t.is((await fetch(big.upload_url, { method: 'PUT', headers: big.headers, body: Buffer.alloc(1001) })).status, 200);
+  const refused = await callOperation<{ code: string }>(gw, 'createMediaAsset', { as: a.liveKey, body: { url: big.file_url, media_type: 'image' } });
+  t.is(refused.status, 413);
+  t.is(refused.body.code, 'payload_too_large');
+  t.is(await s3.head(keyOf(big.file_url)), null);
+
+  // s3rver does not verify signatures; a real store refuses this PUT itself (403 SignatureDoesNotMatch)
+  const typed = await address(a.liveKey, 'typed.png');
+  t.is((await fetch(typed.upload_url, { method: 'PUT', headers: { 'content-type': 'text/html' }, body: '<script>' })).status, 200);
+  const wrongType = await callOperation(gw, 'createMediaAsset', { as: a.liveKey, body: { url: typed.file_url, media_type: 'image' } });
+  t.is(wrongType.status, 415);
+  t.is(await s3.head(keyOf(typed.file_url)), null);
+});
+
+test('a prediction\'s output lands in the bucket and is served from its URL; retention removes it there', async (t) => {
+  const res = await gw.server.inject({
+    method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', headers: { 'x-api-key': a.liveKey }, payload: { prompt: 'a lighthouse', width: 64, height: 64 },
+  });
+  t.is(res.statusCode, 200, res.payload);
+  const id = (res.result as { request_id: string }).request_id;
+  const result = await waitFor(async () => {
+    const r = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': a.liveKey } });
+    const body = JSON.parse(r.payload) as { status: string; outputs: string[] };
+    return body.status === 'completed' || body.status === 'failed' ? body : undefined;
+  }, { what: 'the prediction to finish', timeoutMs: 30_000 });
+  t.is(result.status, 'completed');
+  const url = result.outputs[0]!;
+  t.regex(url, new RegExp(`^http://gateway\\.test/files/outputs/${id}/0\\.png$`));
+  const key = keyOf(url);
+  t.truthy(await s3.head(key), 'the output is in the bucket');
+  const served = await fetchThroughGateway(url);
+  t.is(served.status, 200);
+  t.deepEqual([...served.body.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], 'a PNG');
+
+  t.is(await gw.app.storage.removeOutputs(id, [key]), 1);
+  t.is(await s3.head(key), null);
+});
+
+test('a path outside the stored keys is 404, never a presigned address', async (t) => {
+  for (const p of ['/files/outputs/..%2Fsecret', '/files/uploads/a%20b/c.png', '/files/outputs/']) {
+    const res = await gw.server.inject({ method: 'GET', url: p });
+    t.is(res.statusCode, 404, p);
+  }
+});
+
+test('a store that does not answer is 503 to retry, never a 500; the asset stays until its file is gone', async (t) => {
+  const other = await startS3();
+  const gw2 = await startGateway({ queue: 'memory', env: other.env });
+  try {
+    const c = await newAccount(gw2);
+    const addr = (await callOperation<Address>(gw2, 'getFileUploadUrl', { as: c.liveKey, query: { filename: 'x.png' } })).body;
+    t.is((await fetch(addr.upload_url, { method: 'PUT', headers: addr.headers, body: PNG })).status, 200);
+    const asset = await callOperation<Asset>(gw2, 'createMediaAsset', { as: c.liveKey, body: { url: addr.file_url, media_type: 'image' } });
+    t.is(asset.status, 200);
+    await other.stop();
+    const del = await callOperation<{ code: string }>(gw2, 'deleteMediaAsset', { as: c.liveKey, params: { asset_id: asset.body.id } });
+    t.is(del.status, 503);
+    t.is(del.body.code, 'unavailable');
+    t.is((await callOperation<{ total: number }>(gw2, 'listMediaAssets', { as: c.liveKey })).body.total, 1);
+  } finally {
+    await gw2.stop();
+    await other.stop().catch(() => undefined);
+  }
+});

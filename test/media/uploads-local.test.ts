@@ -1,0 +1,189 @@
+// Upload addresses and the media library on local storage (issue 10), through the real spec,
+// plugins and MariaDB: the whole flow (address, PUT, register, list, serve, delete), each refusal
+// of the upload route (415, 413, 409, 410, 404) and of the address (422, 413), two tenants that
+// never see each other's files, a team library, and the list's filters and pages.
+import test from 'ava';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway, Account } from '../helpers/gateway.ts';
+import { callOperation } from '../helpers/operation.ts';
+import { createTeam } from '../../db/teams.ts';
+
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+let gw: TestGateway;
+let a: Account;
+let b: Account;
+let now = Date.now();
+
+test.before(async () => {
+  gw = await startGateway({ queue: 'memory', clock: () => now, env: { UPLOAD_MAX_BYTES_IMAGE: '1000', UPLOAD_URL_TTL_SECONDS: '600' } });
+  a = await newAccount(gw);
+  b = await newAccount(gw);
+});
+test.after.always(async () => {
+  await gw?.stop();
+});
+
+interface Address { upload_url: string; file_url: string; headers: Record<string, string>; expires_at: string; max_bytes: number; content_type: string; media_type: string }
+interface Asset { id: number; name: string; url: string; media_type: string; size_bytes: number | null; content_type: string | null; team_id: number | null }
+interface Page { items: Asset[]; total: number; has_more: boolean; page: number; page_size: number }
+
+async function address(as: string, filename: string, query: Record<string, string | number> = {}) {
+  const res = await callOperation<Address>(gw, 'getFileUploadUrl', { as, query: { filename, ...query } });
+  if (res.status !== 200) throw new Error(`getFileUploadUrl: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+const put = (url: string, body: Buffer, contentType = 'image/png') =>
+  gw.server.inject({ method: 'PUT', url: new URL(url).pathname, headers: { 'content-type': contentType }, payload: body });
+const get = (url: string) => gw.server.inject({ method: 'GET', url: new URL(url).pathname });
+
+test('upload, register, list, serve and delete a file on local storage', async (t) => {
+  const addr = await address(a.liveKey, 'My Cat.PNG');
+  t.is(addr.content_type, 'image/png');
+  t.is(addr.media_type, 'image');
+  t.is(addr.max_bytes, 1000);
+  t.deepEqual(addr.headers, { 'content-type': 'image/png' });
+  t.true(addr.upload_url.startsWith('http://gateway.test/uploads/mgu_'));
+  t.regex(addr.file_url, /^http:\/\/gateway\.test\/files\/uploads\/[0-9a-f]{32}\/My-Cat\.png$/);
+  t.is(new Date(addr.expires_at).getTime(), now + 600_000);
+  // the token is stored hashed, never as given
+  const token = new URL(addr.upload_url).pathname.split('/').pop()!;
+  t.falsy(await gw.app.db('uploads').where({ token_hash: token }).first());
+
+  t.is((await get(addr.file_url)).statusCode, 404, 'nothing is served before the PUT');
+  const up = await put(addr.upload_url, PNG);
+  t.is(up.statusCode, 200, up.payload);
+  t.like(JSON.parse(up.payload), { file_url: addr.file_url, size_bytes: PNG.length, content_type: 'image/png' });
+
+  const served = await get(addr.file_url);
+  t.is(served.statusCode, 200);
+  t.deepEqual(served.rawPayload, PNG);
+  t.is(served.headers['x-content-type-options'], 'nosniff');
+  t.is(served.headers['content-security-policy'], "default-src 'none'; sandbox");
+
+  const created = await callOperation<Asset>(gw, 'createMediaAsset', { as: a.session, body: { url: addr.file_url, media_type: 'image' } });
+  t.is(created.status, 200);
+  t.like(created.body, { name: 'My Cat.PNG', url: addr.file_url, media_type: 'image', content_type: 'image/png', size_bytes: PNG.length, team_id: null });
+  const again = await callOperation(gw, 'createMediaAsset', { as: a.session, body: { url: addr.file_url, media_type: 'image' } });
+  t.is(again.status, 409, 'an upload is one asset');
+
+  const list = await callOperation<Page>(gw, 'listMediaAssets', { as: a.liveKey, query: { search: 'my cat' } });
+  t.deepEqual(list.body.items.map((i) => i.id), [created.body.id]);
+
+  const del = await callOperation(gw, 'deleteMediaAsset', { as: a.liveKey, params: { asset_id: created.body.id } });
+  t.deepEqual(del.body, { id: created.body.id, deleted: true });
+  t.is((await get(addr.file_url)).statusCode, 404, 'deleting the asset removed the file');
+  t.is((await callOperation(gw, 'deleteMediaAsset', { as: a.liveKey, params: { asset_id: created.body.id } })).status, 404);
+});
+
+test.serial('the upload route refuses another content type (415), a larger body (413), a second PUT (409), an expired address (410), an unknown one (404)', async (t) => {
+  const addr = await address(a.liveKey, 'x.png');
+  const wrongType = await put(addr.upload_url, PNG, 'image/jpeg');
+  t.is(wrongType.statusCode, 415);
+  t.is(JSON.parse(wrongType.payload).code, 'unsupported_media_type');
+  const tooBig = await put(addr.upload_url, Buffer.alloc(1001));
+  t.is(tooBig.statusCode, 413);
+  t.is(JSON.parse(tooBig.payload).code, 'payload_too_large');
+  // a refused body does not use the address up
+  t.is((await put(addr.upload_url, PNG)).statusCode, 200);
+  const second = await put(addr.upload_url, PNG);
+  t.is(second.statusCode, 409);
+  t.is(JSON.parse(second.payload).code, 'conflict');
+
+  const late = await address(a.liveKey, 'late.png');
+  now += 600_000;
+  try {
+    const expired = await put(late.upload_url, PNG);
+    t.is(expired.statusCode, 410);
+    t.is(JSON.parse(expired.payload).code, 'gone');
+  } finally {
+    now -= 600_000;
+  }
+  const unknown = await gw.server.inject({ method: 'PUT', url: `/uploads/mgu_${'A'.repeat(43)}`, headers: { 'content-type': 'image/png' }, payload: PNG });
+  t.is(unknown.statusCode, 404);
+  t.is((await gw.server.inject({ method: 'PUT', url: '/uploads/nonsense', headers: { 'content-type': 'image/png' }, payload: PNG })).statusCode, 404);
+});
+
+test('a declared size is held to: over the limit at once 413, another length on the PUT refused', async (t) => {
+  const over = await callOperation(gw, 'getFileUploadUrl', { as: a.liveKey, query: { filename: 'big.png', size_bytes: 1001 } });
+  t.is(over.status, 413);
+  const addr = await address(a.liveKey, 'exact.png', { size_bytes: PNG.length });
+  t.is((await put(addr.upload_url, Buffer.concat([PNG, PNG]))).statusCode, 400);
+  t.is((await put(addr.upload_url, PNG)).statusCode, 200);
+});
+
+test('an unknown, missing or forbidden extension is 422 naming the filename', async (t) => {
+  for (const filename of ['tool.exe', 'page.html', 'vector.svg', 'noextension', '.png.']) {
+    const res = await callOperation<{ detail: Array<{ loc: string[] }> }>(gw, 'getFileUploadUrl', { as: a.liveKey, query: { filename } });
+    t.is(res.status, 422, filename);
+    t.deepEqual(res.body.detail[0]!.loc, ['query', 'filename']);
+  }
+  for (const [filename, type] of [['clip.MP4', 'video/mp4'], ['song.mp3', 'audio/mpeg'], ['a.jpeg', 'image/jpeg']] as const) {
+    t.is((await address(a.liveKey, filename)).content_type, type);
+  }
+});
+
+test('two tenants: nothing of one is visible to, registrable or deletable by the other', async (t) => {
+  const addr = await address(a.liveKey, 'private.png');
+  t.is((await put(addr.upload_url, PNG)).statusCode, 200);
+  const theirs = await callOperation(gw, 'createMediaAsset', { as: b.liveKey, body: { url: addr.file_url, media_type: 'image' } });
+  t.is(theirs.status, 404, 'another owner\'s upload cannot be registered');
+  const mine = await callOperation<Asset>(gw, 'createMediaAsset', { as: a.liveKey, body: { url: addr.file_url, media_type: 'image' } });
+  t.is(mine.status, 200);
+  const listB = await callOperation<Page>(gw, 'listMediaAssets', { as: b.liveKey, query: { search: 'private' } });
+  t.deepEqual(listB.body.items, []);
+  t.is(listB.body.total, 0);
+  t.is((await callOperation(gw, 'deleteMediaAsset', { as: b.liveKey, params: { asset_id: mine.body.id } })).status, 404);
+  t.is((await get(addr.file_url)).statusCode, 200, 'still there after the stranger\'s delete');
+  const foreignPrediction = await callOperation(gw, 'createMediaAsset', { as: b.liveKey, body: { url: 'https://cdn.example.com/x.png', media_type: 'image', request_id: 'nope' } });
+  t.is(foreignPrediction.status, 404);
+  t.is((await callOperation(gw, 'createMediaAsset', { as: b.liveKey, body: { url: `${addr.file_url.replace(/[^/]+$/, '')}other.png`, media_type: 'image' } })).status, 404);
+});
+
+test('a team library: team_id assets are the team\'s, not the member\'s personal ones; a stranger gets 404', async (t) => {
+  const c = await newAccount(gw);
+  const teamId = (await createTeam(gw.app.db, c.userId, 'Studio', Date.now())).id;
+  const addr = await address(c.session, 'team.png', { team_id: teamId });
+  t.is((await put(addr.upload_url, PNG)).statusCode, 200);
+  const personal = await callOperation(gw, 'createMediaAsset', { as: c.session, body: { url: addr.file_url, media_type: 'image' } });
+  t.is(personal.status, 404, 'a team upload is not the member\'s personal one');
+  const asset = await callOperation<Asset>(gw, 'createMediaAsset', { as: c.session, query: { team_id: teamId }, body: { url: addr.file_url, media_type: 'image' } });
+  t.is(asset.status, 200);
+  t.is(asset.body.team_id, teamId);
+  t.deepEqual((await callOperation<Page>(gw, 'listMediaAssets', { as: c.session })).body.items, []);
+  t.deepEqual((await callOperation<Page>(gw, 'listMediaAssets', { as: c.session, query: { team_id: teamId } })).body.items.map((i) => i.id), [asset.body.id]);
+  t.is((await callOperation(gw, 'listMediaAssets', { as: b.session, query: { team_id: teamId } })).status, 404);
+  t.is((await callOperation(gw, 'deleteMediaAsset', { as: b.session, params: { asset_id: asset.body.id }, query: { team_id: teamId } })).status, 404);
+});
+
+test('the list filters by media type and by name or URL, pages newest first, and refuses bad pages', async (t) => {
+  const d = await newAccount(gw);
+  const refs = [
+    ['sunset.png', 'image'], ['beach_50%.jpg', 'image'], ['intro.mp4', 'video'], ['theme.mp3', 'audio'], ['logo.webp', 'image'],
+  ] as const;
+  const ids: number[] = [];
+  for (const [name, mediaType] of refs) {
+    const res = await callOperation<Asset>(gw, 'createMediaAsset', { as: d.liveKey, body: { url: `https://cdn.example.com/lib/${encodeURIComponent(name)}`, media_type: mediaType } });
+    t.is(res.status, 200);
+    t.is(res.body.name, name, 'the name defaults to the URL\'s last segment');
+    ids.push(res.body.id);
+  }
+  const list = (query: Record<string, string | number>) => callOperation<Page>(gw, 'listMediaAssets', { as: d.liveKey, query });
+  t.deepEqual((await list({})).body.items.map((i) => i.id), [...ids].reverse());
+  t.is((await list({})).body.page_size, 24);
+  t.deepEqual((await list({ media_type: 'image' })).body.items.map((i) => i.name), ['logo.webp', 'beach_50%.jpg', 'sunset.png']);
+  t.deepEqual((await list({ media_type: 'all' })).body.total, 5);
+  t.deepEqual((await list({ search: 'SUNSET' })).body.items.map((i) => i.name), ['sunset.png']);
+  t.deepEqual((await list({ search: '50%' })).body.items.map((i) => i.name), ['beach_50%.jpg'], '% matches itself');
+  t.deepEqual((await list({ search: '_' })).body.items.map((i) => i.name), ['beach_50%.jpg'], '_ matches itself');
+  t.deepEqual((await list({ search: 'cdn.example.com/lib' })).body.total, 5, 'the URL is searched too');
+  const p1 = (await list({ page: 1, page_size: 2 })).body;
+  const p3 = (await list({ page: 3, page_size: 2 })).body;
+  t.deepEqual([p1.items.length, p1.has_more, p1.total], [2, true, 5]);
+  t.deepEqual([p3.items.length, p3.has_more], [1, false]);
+  t.deepEqual((await list({ page: 4, page_size: 2 })).body.items, [], 'a page past the end is empty');
+  t.is((await list({ page: 0 })).status, 422);
+  t.is((await list({ page_size: 101 })).status, 422);
+  t.is((await list({ page_size: 0 })).status, 422);
+  t.is((await list({ media_type: 'model3d' })).status, 422);
+});

@@ -571,7 +571,9 @@ async function sideBySide(label: string, exercises: string, t: Topology, makeLoa
         const accepted: string[] = [];
         gateway = await fire({ ...makeLoad(accepted), url: t.baseUrl, connections: CONNECTIONS, duration: DURATION_S });
         if (after) drain = await after(since, accepted);
-        c = cost(idle, s0, await snap(t), gateway.ok);
+        // With a drain, the window holds the whole work of every row the run created (including
+        // requests the load generator abandoned in flight at its end): the cost is per prediction.
+        c = cost(idle, s0, await snap(t), drain ? drain.rowsCreated : gateway.ok);
       }
     }
     const round_: Round = { gateway: gateway!, bare: bareRun!, ratio: round(gateway!.okPerS / bareRun!.rps, 3), cost: c!, bareCpuMsPerRequest: bareCpu, ...(drain ? { drain } : {}) };
@@ -579,7 +581,7 @@ async function sideBySide(label: string, exercises: string, t: Topology, makeLoa
     out(`   round ${r + 1}/${ROUNDS} (${r % 2 === 0 ? 'bare first' : 'gateway first'}):`);
     out(`     ${httpLine('gateway', round_.gateway)}`);
     out(`     ${httpLine('bare hapi', round_.bare)}  (bare CPU ${bareCpu} ms/request)`);
-    out(`     ratio ${round_.ratio}; ${costLine(round_.cost)}`);
+    out(`     ratio ${round_.ratio}; ${drain ? 'per prediction created (submit + completion), ' : ''}${costLine(round_.cost)}`);
     if (drain) out(`     ${drainLine(drain)}`);
   }
   return combine(label, exercises, rounds);
@@ -956,6 +958,7 @@ if (rows.length) {
   out(rule);
   for (const r of rows) out(line(r));
   out(rule);
+  if (results.production) out('  production submit: CPU and trips per prediction created, submit + completion (the window includes the drain)');
   if (results.sustain) out('  * completions: submit-to-completed latency; CPU and trips per completed prediction (submit + completion)');
   for (const [key, p] of [['sandbox', results.sandbox], ['reads', results.reads], ['production', results.production]] as const) {
     if (p && p.non2xx > 0) out(`  ${key}: ${p.non2xx} non-2xx answers/errors over the rounds, not counted as throughput`);

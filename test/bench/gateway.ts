@@ -3,8 +3,10 @@
 // With processes > 1 (ROLE=api) it is a node:cluster primary that forks that many gateways sharing
 // one port (the primary only accepts connections and hands them out round-robin).
 // Prints {"ready": true, "port": n|null, "pids": [...]} once every process is up; answers
-//   {"cmd":"stats"} -> {"queries": n, "byPid": {pid: n}}  (knex queries issued, BEGIN/COMMIT included,
-//                      summed over the processes: the client-side count of database round trips)
+//   {"cmd":"stats"} -> {"queries": n, "served2xx": n, "byPid": {pid: n}}  (knex queries issued, BEGIN/COMMIT
+//                      included, and 2xx responses sent, summed over the processes: round trips per
+//                      request counted where they happen, requests counted by the server, so a client
+//                      abandoning requests in flight at the end of a run does not skew the ratio)
 // SIGTERM stops the gateway(s) the way main.ts does (drain, then exit).
 import cluster from 'node:cluster';
 import { createInterface } from 'node:readline';
@@ -14,7 +16,7 @@ const PROCESSES = Math.max(1, Number(process.argv[2] ?? 1) || 1);
 const send = (message: object) => process.stdout.write(`${JSON.stringify(message)}\n`);
 
 interface Ready { ready: true; pid: number; port: number | null }
-interface Stats { stats: true; pid: number; queries: number }
+interface Stats { stats: true; pid: number; queries: number; served2xx: number }
 
 function watchParent(stop: () => void): void {
   // The benchmark going away (crash, kill -9) must not leave gateways behind.
@@ -46,7 +48,7 @@ if (cluster.isPrimary && PROCESSES > 1) {
       };
       w.on('message', onMessage);
       w.send({ cmd: 'stats' });
-    }))).then((all) => send({ queries: all.reduce((a, s) => a + s.queries, 0), byPid: Object.fromEntries(all.map((s) => [s.pid, s.queries])) }));
+    }))).then((all) => send({ queries: all.reduce((a, s) => a + s.queries, 0), served2xx: all.reduce((a, s) => a + s.served2xx, 0), byPid: Object.fromEntries(all.map((s) => [s.pid, s.queries])) }));
   });
   let stopping = false;
   const stop = () => {
@@ -70,6 +72,12 @@ if (cluster.isPrimary && PROCESSES > 1) {
   running.app.db.on('query', () => {
     queries++;
   });
+  let served2xx = 0;
+  running.server?.events.on('response', (request) => {
+    const res = request.response as { statusCode?: number; output?: { statusCode: number } } | null;
+    const code = res?.statusCode ?? res?.output?.statusCode ?? 0;
+    if (code >= 200 && code < 300) served2xx++;
+  });
   const port = running.server ? running.server.info.port as number : null;
   let stopping = false;
   const stop = () => {
@@ -82,12 +90,12 @@ if (cluster.isPrimary && PROCESSES > 1) {
   watchParent(stop);
   if (cluster.isWorker) {
     process.on('message', (m: { cmd?: string }) => {
-      if (m.cmd === 'stats') process.send!({ stats: true, pid: process.pid, queries } satisfies Stats);
+      if (m.cmd === 'stats') process.send!({ stats: true, pid: process.pid, queries, served2xx } satisfies Stats);
     });
     process.send!({ ready: true, pid: process.pid, port } satisfies Ready);
   } else {
     createInterface({ input: process.stdin }).on('line', (line) => {
-      if ((JSON.parse(line) as { cmd: string }).cmd === 'stats') send({ queries, byPid: { [process.pid]: queries } });
+      if ((JSON.parse(line) as { cmd: string }).cmd === 'stats') send({ queries, served2xx, byPid: { [process.pid]: queries } });
     });
     send({ ready: true, port, pids: [process.pid] });
   }

@@ -200,9 +200,9 @@ async function stopTopology(t: Topology): Promise<void> {
   for (const w of t.workers) await cleanupNow(w.name);
 }
 
-async function queriesOf(p: Proc): Promise<number> {
+async function statsOf(p: Proc): Promise<{ queries: number; served2xx: number }> {
   p.child.send({ cmd: 'stats' });
-  return (await p.child.nextJson<{ queries: number }>(15_000)).queries;
+  return p.child.nextJson<{ queries: number; served2xx: number }>(15_000);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -217,6 +217,8 @@ interface Snap {
   cpuMs: Record<Group, number>;
   /** knex queries issued by the API and worker processes (client side, exact) */
   queries: { api: number; worker: number };
+  /** 2xx responses the API process(es) sent */
+  served2xx: number;
   /** MariaDB's Questions counter (server side, every client of the server) */
   questions: number;
 }
@@ -235,9 +237,10 @@ async function questions(): Promise<number> {
 
 async function snap(t: Topology): Promise<Snap> {
   const q = await questions();
-  const api = await queriesOf(t.api);
+  const apiStats = await statsOf(t.api);
+  const api = apiStats.queries;
   let worker = 0;
-  for (const w of t.workers) worker += await queriesOf(w);
+  for (const w of t.workers) worker += (await statsOf(w)).queries;
   return {
     t: performance.now(),
     cpuMs: {
@@ -247,6 +250,7 @@ async function snap(t: Topology): Promise<Snap> {
       rabbitmq: sumCpu(servicePids.rabbitmq),
     },
     queries: { api, worker },
+    served2xx: apiStats.served2xx,
     questions: q,
   };
 }
@@ -573,7 +577,9 @@ async function sideBySide(label: string, exercises: string, t: Topology, makeLoa
         if (after) drain = await after(since, accepted);
         // With a drain, the window holds the whole work of every row the run created (including
         // requests the load generator abandoned in flight at its end): the cost is per prediction.
-        c = cost(idle, s0, await snap(t), drain ? drain.rowsCreated : gateway.ok);
+        // Without: per 2xx the API sent in the window (what the server did, whatever the client saw).
+        const s1 = await snap(t);
+        c = cost(idle, s0, s1, drain ? drain.rowsCreated : s1.served2xx - s0.served2xx);
       }
     }
     const round_: Round = { gateway: gateway!, bare: bareRun!, ratio: round(gateway!.okPerS / bareRun!.rps, 3), cost: c!, bareCpuMsPerRequest: bareCpu, ...(drain ? { drain } : {}) };

@@ -528,8 +528,9 @@ function combine(label: string, exercises: string, rounds: Round[]): PathResult 
     gatewayOkPerS: round(gw, 0),
     bareReqPerS: round(b, 0),
     ratio: round(gw / b, 3),
-    p50Ms: round(mean(rounds.map((r) => r.gateway.p50Ms)), 1),
-    p99Ms: Math.max(...rounds.map((r) => r.gateway.p99Ms)),
+    // autocannon reports 0 ms when nothing was answered: that round has no latency (NaN, never "met")
+    p50Ms: round(mean(rounds.map((r) => (r.gateway.requests > 0 ? r.gateway.p50Ms : Number.NaN))), 1),
+    p99Ms: Math.max(...rounds.map((r) => (r.gateway.requests > 0 ? r.gateway.p99Ms : Number.NaN))),
     non2xx: rounds.reduce((a, r) => a + r.gateway.non2xx + r.gateway.errors + r.gateway.timeouts, 0),
     cost: {
       ...last,
@@ -647,7 +648,7 @@ interface Results {
   reads?: PathResult;
   production?: PathResult;
   sustain?: SustainResult;
-  scaleout?: { one: ScaleFigures; two: ScaleFigures; ratios: { sandbox: number; reads: number | null; productionSubmits: number; completions: number } };
+  scaleout?: { warmOne: ScaleFigures; one: ScaleFigures; two: ScaleFigures; ratios: { sandbox: number; reads: number | null; productionSubmits: number; completions: number } };
   routing: Record<string, { models: number; startMs: number; rssMb: number; valid: RoutingTiming; invalid: RoutingTiming }>;
   routingRatio?: { validP50: number; invalidP50: number };
 }
@@ -797,7 +798,7 @@ try {
     }, 'sustain');
 
     await phase('scale-out', async () => {
-      step('5. scale-out: 1 API + 1 worker process, then 2 API processes (node:cluster, one port) + 2 worker processes; one run each of sandbox submits, result reads and production submits followed by the drain');
+      step('5. scale-out: the warm 1 API + 1 worker, then fresh 2 API processes (node:cluster, one port) + 2 worker processes, then a fresh 1 + 1; one run each of sandbox submits, result reads and production submits followed by the drain');
       await settle();
       const measure = async (t: Topology): Promise<ScaleFigures> => {
         const sandbox = await warmAndFire(t.baseUrl, submitLoad(s.sandboxKeys, SANDBOX_BODY));
@@ -816,15 +817,24 @@ try {
         out(`     ${drainLine(drain)}`);
         return { topology: t.label, sandbox, reads, production, drain };
       };
-      const a = await measure(one);
+      // The API that served the earlier phases is warm; the two-process topology starts fresh.
+      // So after it, a fresh 1 + 1 is started and primed the same way, and the ratios compare the
+      // two fresh topologies (the warm figures are printed too).
+      const warm = await measure(one);
       await stopTopology(one);
-      const two = await startTopology(2, 2);
-      out(`   started ${two.label} on ${two.baseUrl} (pids ${[...two.api.pids, ...two.workers.flatMap((w) => w.pids)].join(',')})`);
-      await prime(two, s);
-      const b = await measure(two);
-      await stopTopology(two);
+      const fresh = async (apis: number, workers: number) => {
+        const t = await startTopology(apis, workers);
+        out(`   started ${t.label} on ${t.baseUrl} (pids ${[...t.api.pids, ...t.workers.flatMap((w) => w.pids)].join(',')})`);
+        await prime(t, s);
+        const f = await measure(t);
+        await stopTopology(t);
+        return f;
+      };
+      const b = await fresh(2, 2);
+      const a = await fresh(1, 1);
       const ratio = (x: number, y: number) => round(x / y, 2);
       results.scaleout = {
+        warmOne: warm,
         one: a,
         two: b,
         ratios: {
@@ -835,7 +845,7 @@ try {
         },
       };
       const q = results.scaleout.ratios;
-      out(`   two/one: sandbox submits ${q.sandbox}x, result reads ${q.reads ?? 'n/a'}x, production submits ${q.productionSubmits}x, completions ${q.completions}x`);
+      out(`   two/one (both fresh): sandbox submits ${q.sandbox}x, result reads ${q.reads ?? 'n/a'}x, production submits ${q.productionSubmits}x, completions ${q.completions}x`);
     }, 'scaleout');
   }
 
@@ -975,7 +985,7 @@ if (rows.length) {
 }
 if (results.scaleout) {
   const { one, two, ratios } = results.scaleout;
-  out(`scale-out (one run each): sandbox ${round(one.sandbox.okPerS, 0)} -> ${round(two.sandbox.okPerS, 0)} 2xx/s (${ratios.sandbox}x); reads ${one.reads ? round(one.reads.okPerS, 0) : 'n/a'} -> ${two.reads ? round(two.reads.okPerS, 0) : 'n/a'} (${ratios.reads ?? 'n/a'}x); production submits ${round(one.production.okPerS, 0)} -> ${round(two.production.okPerS, 0)} (${ratios.productionSubmits}x); completions ${one.drain.completionsPerS} -> ${two.drain.completionsPerS}/s (${ratios.completions}x)`);
+  out(`scale-out (one run each, fresh 1+1 -> fresh 2+2): sandbox ${round(one.sandbox.okPerS, 0)} -> ${round(two.sandbox.okPerS, 0)} 2xx/s (${ratios.sandbox}x); reads ${one.reads ? round(one.reads.okPerS, 0) : 'n/a'} -> ${two.reads ? round(two.reads.okPerS, 0) : 'n/a'} (${ratios.reads ?? 'n/a'}x); production submits ${round(one.production.okPerS, 0)} -> ${round(two.production.okPerS, 0)} (${ratios.productionSubmits}x); completions ${one.drain.completionsPerS} -> ${two.drain.completionsPerS}/s (${ratios.completions}x)`);
 }
 if (results.routingRatio) out(`routing: ${ENDPOINT_COUNTS.at(-1)} vs ${ENDPOINT_COUNTS[0]} endpoints, p50 ${results.routingRatio.validP50}x (valid), ${results.routingRatio.invalidP50}x (422)`);
 

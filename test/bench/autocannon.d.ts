@@ -18,6 +18,24 @@ declare module 'autocannon' {
     timeout?: number;
     title?: string;
     excludeErrorStats?: boolean;
+    /** requests per second over all connections (open-loop load) */
+    overallRate?: number;
+    /** the request sequence each connection cycles through (functions only without `workers`) */
+    requests?: RequestSpec[];
+  }
+
+  interface RawRequest {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  }
+
+  interface RequestSpec extends RawRequest {
+    /** returns the request to send (a falsy value restarts the sequence) */
+    setupRequest?: (req: RawRequest, context: Record<string, unknown>) => RawRequest;
+    /** sees every answer (its body as a string) */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
   }
 
   interface Histogram {

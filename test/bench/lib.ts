@@ -14,6 +14,9 @@ export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname)
 export interface HttpRun {
   /** completed requests per second over the whole run */
   rps: number;
+  /** 2xx answers per second over the whole run: the throughput figure (non-2xx are counted apart) */
+  okPerS: number;
+  ok: number;
   requests: number;
   durationS: number;
   p50Ms: number;
@@ -27,13 +30,14 @@ export interface HttpRun {
 }
 
 /**
- * Runs autocannon in a worker thread (`workers: 1`): the load generator gets its own event loop,
- * so it does not steal turns from a gateway running on this process's main thread. It still
- * shares the machine's CPU cores with the server.
+ * Runs autocannon. On this process's main thread by default (the servers under test are child
+ * processes, and `requests` with a setupRequest function need the main thread); `workers: 1`
+ * moves it to a worker thread when a server shares this process. It always shares the
+ * machine's CPU cores with the servers.
  */
 export function fire(opts: AutocannonOptions): Promise<HttpRun> {
   return new Promise((resolve, reject) => {
-    autocannon({ workers: 1, sampleInt: 100, timeout: 30, ...opts }, (err, r) => {
+    autocannon({ sampleInt: 100, timeout: 30, ...opts }, (err, r) => {
       if (err) {
         reject(err);
         return;
@@ -43,6 +47,8 @@ export function fire(opts: AutocannonOptions): Promise<HttpRun> {
       for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCodes[code] = count;
       resolve({
         rps: r.duration > 0 ? completed / r.duration : 0,
+        okPerS: r.duration > 0 ? r['2xx'] / r.duration : 0,
+        ok: r['2xx'],
         requests: completed,
         durationS: r.duration,
         p50Ms: r.latency.p50,
@@ -236,4 +242,34 @@ export function topProcesses(before: Map<number, { name: string; ms: number }>, 
     if (used > 0 && wallMs > 0) rows.push({ pid, name: labels.get(pid) ?? a.name, corePct: round((100 * used) / wallMs, 0) });
   }
   return rows.sort((x, y) => y.corePct - x.corePct).slice(0, n);
+}
+
+/** utime + stime (ms) of one process from /proc/<pid>/stat, NaN when it has gone or /proc is missing. */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Pids of the processes whose command name (/proc/<pid>/comm) is one of `names`. */
+export function pidsByName(names: readonly string[]): number[] {
+  const found: number[] = [];
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return found;
+  }
+  for (const pid of pids) {
+    try {
+      if (names.includes(readFileSync(`/proc/${pid}/comm`, 'utf8').trim())) found.push(Number(pid));
+    } catch {
+      // gone
+    }
+  }
+  return found;
 }

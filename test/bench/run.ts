@@ -1,42 +1,51 @@
-// The benchmark: `npm run bench`. One run starts the gateway on MariaDB + RabbitMQ (fresh database
-// and queue prefix, both removed at the end), measures it over HTTP against a bare hapi baseline,
-// measures routing + validation cost at 10 and 5,000 model endpoints, prints a summary against the
-// targets, and writes the numbers to .bench/last.json.
+// The benchmark: `npm run bench`. Measures the gateway SIDE BY SIDE with a bare hapi route in the
+// same run (README "Benchmark"): every path alternates with the bare route, in rounds, and the
+// figure that counts is the ratio of the gateway's 2xx answers per second to the bare route's
+// requests per second. Next to it: CPU time per request summed over every process involved
+// (gateway processes, worker processes, mariadbd, beam.smp) and database round trips per request.
 //
-// Tuning (environment):
-//   BENCH_PHASES       comma list of sandbox, production, reads, webhooks, baseline, routing (default: all;
-//                      e.g. BENCH_PHASES=reads node --cpu-prof test/bench/run.ts profiles one phase)
-//   BENCH_DURATION     seconds per HTTP run (10), after BENCH_WARMUP seconds of warm-up (2)
-//   BENCH_CONNECTIONS  concurrent connections (50)
-//   BENCH_SUBMITS      production submits (2000); BENCH_WORKER_CONCURRENCY (16)
-//   BENCH_ENDPOINTS    spec sizes for the routing measurement ("10,5000")
-//   BENCH_MYSQL_URL, BENCH_AMQP_URL  default to the test services (TEST_MYSQL_URL / TEST_AMQP_URL,
-//                      else mysql://root@127.0.0.1:3306 and amqp://guest:guest@127.0.0.1:5672)
+// Set-up: a fresh MariaDB database and a RabbitMQ prefix of its own (both removed at the end),
+// migrations applied once, then the role split: one ROLE=api process and one ROLE=worker process
+// (test/bench/gateway.ts), a bare hapi process (test/bench/bare-hapi.ts), and autocannon on this
+// process's main thread. All of them share the machine's cores with MariaDB and RabbitMQ.
 //
-// Exit code 0 when every measurement ran (whether or not the targets are met), 1 otherwise.
+// Phases (BENCH_PHASES, comma list; default all):
+//   sandbox     POST a sandbox submit (persisted row) with x-api-key, a random key of BENCH_KEYS per request
+//   reads       GET /api/v1/predictions/{id}/result, a random (key, prediction) of BENCH_ROWS per request
+//   production  POST a production submit (hold + insert + publish with confirm); the worker process
+//               completes them through the local image adapter; each round waits for the drain
+//   sustain     production submits at a fixed rate for BENCH_SUSTAIN seconds; completions/s, nothing lost
+//   scaleout    1 API + 1 worker vs 2 API (node:cluster, one port) + 2 workers
+//   routing     routing + validation at 10 and 5,000 model endpoints (server.inject, SQLite)
+// Tuning: BENCH_DURATION (8 s per run), BENCH_WARMUP (1 s), BENCH_ROUNDS (2), BENCH_CONNECTIONS (50),
+//   BENCH_IDLE (2 s of idle baseline before each gateway run), BENCH_SUSTAIN (60 s), BENCH_SUSTAIN_RATE
+//   (submits/s; default 1.1 x the drain rate measured in the production phase), BENCH_KEYS (200),
+//   BENCH_ROWS (20000), BENCH_WORKER_CONCURRENCY (16), BENCH_ENDPOINTS ("10,5000"),
+//   BENCH_MYSQL_URL / BENCH_AMQP_URL (default: TEST_MYSQL_URL / TEST_AMQP_URL, else local defaults).
+// Writes .bench/last.json. Exit code 0 when every selected phase ran (met or not), 1 otherwise.
 import crypto from 'node:crypto';
 import os from 'node:os';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import type { EventLoopUtilization } from 'node:perf_hooks';
 
 if (process.env.BENCH_MYSQL_URL) process.env.TEST_MYSQL_URL = process.env.BENCH_MYSQL_URL;
 if (process.env.BENCH_AMQP_URL) process.env.TEST_AMQP_URL = process.env.BENCH_AMQP_URL;
 
 // services.ts reads TEST_MYSQL_URL / TEST_AMQP_URL when it is first evaluated, hence the dynamic imports.
-const { start } = await import('../../main.ts');
+const { runMigrations } = await import('../../main.ts');
 const { topics } = await import('../../app.ts');
 const { loadConfig } = await import('../../config.ts');
-const { createQueue } = await import('../../workers/queue/index.ts');
+const { createDb } = await import('../../db/knex.ts');
+const { insertApiKey } = await import('../../db/api-keys.ts');
 const { insertSandboxPrediction, newPredictionId } = await import('../../db/predictions.ts');
+const { newSecret, sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST } = await import('../../lib/secrets.ts');
 const { AMQP_URL, deleteTopology, freshDatabase, uniqueName } = await import('../helpers/services.ts');
-const { cpuBusyPct, fire, mean, percentile, processCpuSnapshot, round, spawnNode, topProcesses, waitForQuiet, ROOT } = await import('./lib.ts');
+const { cpuBusyPct, fire, mean, percentile, pidsByName, processCpuMs, round, spawnNode, waitForQuiet, ROOT } = await import('./lib.ts');
 const { middleSlug, writeSpecDir } = await import('./spec-gen.ts');
-import type { Running } from '../../main.ts';
-import type { HttpRun, Child } from './lib.ts';
-import type { Server } from '@hapi/hapi';
+import type { AutocannonOptions, Child, HttpRun } from './lib.ts';
+import type { Knex } from 'knex';
 
 // ---------------------------------------------------------------------------------------------
 // settings
@@ -52,40 +61,41 @@ function intEnv(name: string, fallback: number, min: number): number {
   return n;
 }
 
-const DURATION_S = intEnv('BENCH_DURATION', 10, 1);
-const WARMUP_S = intEnv('BENCH_WARMUP', 2, 0);
+const DURATION_S = intEnv('BENCH_DURATION', 8, 1);
+const WARMUP_S = intEnv('BENCH_WARMUP', 1, 0);
+const ROUNDS = intEnv('BENCH_ROUNDS', 2, 1);
 const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50, 1);
-const SUBMITS = intEnv('BENCH_SUBMITS', 2_000, 1);
+const IDLE_S = intEnv('BENCH_IDLE', 2, 0);
+const SUSTAIN_S = intEnv('BENCH_SUSTAIN', 60, 1);
+const SUSTAIN_RATE = intEnv('BENCH_SUSTAIN_RATE', 0, 0);
+const KEYS = intEnv('BENCH_KEYS', 200, 1);
+const ROWS = intEnv('BENCH_ROWS', 20_000, 1);
+const USERS = Math.min(10, KEYS);
+const LIVE_KEYS = 10;
 const WORKER_CONCURRENCY = intEnv('BENCH_WORKER_CONCURRENCY', 16, 1);
+const DRAIN_TIMEOUT_MS = 180_000;
 const ENDPOINT_COUNTS = [...new Set((process.env.BENCH_ENDPOINTS || '10,5000').split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0 && n < 100_000))].sort((a, b) => a - b);
 if (ENDPOINT_COUNTS.length === 0) {
   process.stderr.write('bench: BENCH_ENDPOINTS must list spec sizes between 1 and 99999, e.g. "10,5000"\n');
   process.exit(2);
 }
-const ALL_PHASES = ['sandbox', 'production', 'reads', 'webhooks', 'baseline', 'routing'] as const;
+const ALL_PHASES = ['sandbox', 'reads', 'production', 'sustain', 'scaleout', 'routing'] as const;
 type PhaseKey = (typeof ALL_PHASES)[number];
 const PHASES = new Set((process.env.BENCH_PHASES ?? ALL_PHASES.join(',')).split(',').map((s) => s.trim()).filter((s): s is PhaseKey => (ALL_PHASES as readonly string[]).includes(s)));
-const COMPLETION_TIMEOUT_MS = 120_000;
-const ROUTING_CHILD_TIMEOUT_MS = 240_000;
-const ROUTING_WARMUP = 500;
-const ROUTING_ITERATIONS = 5_000;
-const ROUTING_ROUNDS = 5;
-/** untimed requests before each round: a process may have sat idle while the other size was measured */
-const ROUTING_ROUND_WARMUP = 200;
 
+/** The issue's targets: ratios to the bare route measured in the same run, and p99 bounds. */
 const TARGETS = {
-  sandboxSubmitsPerS: 1_500,
-  resultReadsPerS: 5_000,
-  p99Ms: 50,
-  endpointLatencyRatio: 1.1,
-  startupMs: 5_000,
-  webhookDeliveriesPerS: 1_000,
-  webhookFirstAttemptP50Ms: 50,
-};
-const WEBHOOK_DELIVERIES = intEnv('BENCH_WEBHOOKS', 5_000, 1);
-const LATENCY_RATE = intEnv('BENCH_WEBHOOK_RATE', 100, 1);
+  sandbox: { ratio: 0.5, p99Ms: 50 },
+  reads: { ratio: 0.7, p99Ms: 30 },
+  production: { ratio: 0.3, p99Ms: 100 },
+  completions: { ratio: 0.2, p99Ms: null },
+} as const;
 
-const PRODUCTION_BODY = { prompt: 'bench', width: 64, height: 64, num_inference_steps: 1 };
+const MODEL_PATH = '/api/v1/canvas-v1-fast-text-to-image';
+const SANDBOX_BODY = JSON.stringify({ prompt: 'bench' });
+/** The local image adapter at its cheapest: 64x64, one step. */
+const PRODUCTION_BODY = JSON.stringify({ prompt: 'bench', width: 64, height: 64, num_inference_steps: 1 });
+const JSON_HEADERS = { 'content-type': 'application/json' };
 
 // ---------------------------------------------------------------------------------------------
 // output and clean-up
@@ -99,7 +109,6 @@ interface Cleanup {
 }
 const cleanups: Cleanup[] = [];
 
-/** Runs (and forgets) every registered clean-up, newest first; a failing one does not stop the others. */
 async function cleanupAll(): Promise<void> {
   while (cleanups.length) {
     const c = cleanups.pop()!;
@@ -111,7 +120,6 @@ async function cleanupAll(): Promise<void> {
   }
 }
 
-/** Runs one registered clean-up now (e.g. stopping the gateway before the baseline). */
 async function cleanupNow(name: string): Promise<void> {
   const i = cleanups.findIndex((c) => c.name === name);
   if (i < 0) return;
@@ -120,7 +128,6 @@ async function cleanupNow(name: string): Promise<void> {
 }
 
 let interrupted = false;
-/** Set on SIGINT/SIGTERM: cleans up, then exits 130; the main flow waits on it instead of going on. */
 let halted: Promise<never> | null = null;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
@@ -130,115 +137,289 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-// ---------------------------------------------------------------------------------------------
-// measurement helpers
+const errors: Record<string, string> = {};
 
-const processLabels = new Map<number, string>([[process.pid, 'bench: gateway + autocannon']]);
-
-interface Meters {
-  machineCpuBusyPct: number;
-  /** the main thread of this process, where the gateway runs (autocannon has its own thread) */
-  gatewayEventLoopUtilisationPct: number;
-  /** the busiest processes of the machine over the phase, % of one core */
-  topProcesses: Array<{ pid: number; name: string; corePct: number }>;
+async function phase<T>(name: string, fn: () => Promise<T>, key?: PhaseKey): Promise<T | undefined> {
+  if (halted) await halted;
+  if (key && !PHASES.has(key)) return undefined;
+  try {
+    return await fn();
+  } catch (err) {
+    if (halted) await halted;
+    errors[name] = (err as Error).stack ?? String(err);
+    out(`!! ${name} could not run: ${(err as Error).message}`);
+    return undefined;
+  }
 }
 
-/** Starts measuring how busy the machine, each process and the gateway's event loop are; call the result to stop. */
-function meters(): () => Meters {
-  const cpu0 = os.cpus();
-  const proc0 = processCpuSnapshot();
-  const t0 = performance.now();
-  const elu0 = performance.eventLoopUtilization();
-  return () => {
-    const elu: EventLoopUtilization = performance.eventLoopUtilization(elu0);
-    return {
-      machineCpuBusyPct: round(cpuBusyPct(cpu0, os.cpus()), 0),
-      gatewayEventLoopUtilisationPct: round(100 * elu.utilization, 0),
-      topProcesses: topProcesses(proc0, processCpuSnapshot(), performance.now() - t0, processLabels),
-    };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Lets the previous phase's aftermath settle a little; on a shared machine it may never be quiet. */
+async function settle(): Promise<void> {
+  const q = await waitForQuiet({ maxWaitMs: 4_000 });
+  if (!q.quiet) out(`   (machine ${q.busyPct}% busy before this phase; other processes share the cores; measuring anyway)`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// processes
+
+interface Proc {
+  name: string;
+  child: Child;
+  /** every process of this gateway (a cluster primary and its workers) */
+  pids: number[];
+  port: number | null;
+}
+
+interface Topology {
+  label: string;
+  api: Proc;
+  workers: Proc[];
+  baseUrl: string;
+}
+
+let baseEnv: Record<string, string> = {};
+
+async function startProc(name: string, role: 'api' | 'worker', processes = 1): Promise<Proc> {
+  const child = spawnNode('test/bench/gateway.ts', [String(processes)], { env: { ...baseEnv, ROLE: role }, input: true });
+  cleanups.push({ name, fn: () => child.kill() });
+  const ready = await child.nextJson<{ ready: true; port: number | null; pids: number[] }>(90_000);
+  return { name, child, pids: ready.pids, port: ready.port };
+}
+
+async function startTopology(apiProcesses: number, workerProcesses: number): Promise<Topology> {
+  const label = `${apiProcesses} API process${apiProcesses > 1 ? 'es (node:cluster, one port)' : ''} + ${workerProcesses} worker process${workerProcesses > 1 ? 'es' : ''}`;
+  const api = await startProc(`api x${apiProcesses}`, 'api', apiProcesses);
+  const workers: Proc[] = [];
+  for (let i = 0; i < workerProcesses; i++) workers.push(await startProc(`worker ${i + 1}/${workerProcesses}`, 'worker'));
+  return { label, api, workers, baseUrl: `http://127.0.0.1:${api.port}` };
+}
+
+async function stopTopology(t: Topology): Promise<void> {
+  await cleanupNow(t.api.name);
+  for (const w of t.workers) await cleanupNow(w.name);
+}
+
+async function statsOf(p: Proc): Promise<{ queries: number; served2xx: number }> {
+  p.child.send({ cmd: 'stats' });
+  return p.child.nextJson<{ queries: number; served2xx: number }>(15_000);
+}
+
+// ---------------------------------------------------------------------------------------------
+// cost: CPU per request over every process involved, database round trips per request
+
+type Group = 'api' | 'worker' | 'mariadbd' | 'rabbitmq';
+const GROUPS: readonly Group[] = ['api', 'worker', 'mariadbd', 'rabbitmq'];
+let servicePids: Record<'mariadbd' | 'rabbitmq', number[]> = { mariadbd: [], rabbitmq: [] };
+
+interface Snap {
+  t: number;
+  cpuMs: Record<Group, number>;
+  /** knex queries issued by the API and worker processes (client side, exact) */
+  queries: { api: number; worker: number };
+  /** 2xx responses the API process(es) sent */
+  served2xx: number;
+  /** MariaDB's Questions counter (server side, every client of the server) */
+  questions: number;
+}
+
+const sumCpu = (pids: readonly number[]) => pids.reduce((a, pid) => {
+  const ms = processCpuMs(pid);
+  return Number.isFinite(ms) ? a + ms : a;
+}, 0);
+
+let db: Knex;
+
+async function questions(): Promise<number> {
+  const [rows] = await db.raw("SHOW GLOBAL STATUS LIKE 'Questions'") as unknown as [Array<{ Value: string }>];
+  return Number(rows[0]?.Value ?? Number.NaN);
+}
+
+async function snap(t: Topology): Promise<Snap> {
+  const q = await questions();
+  const apiStats = await statsOf(t.api);
+  const api = apiStats.queries;
+  let worker = 0;
+  for (const w of t.workers) worker += (await statsOf(w)).queries;
+  return {
+    t: performance.now(),
+    cpuMs: {
+      api: sumCpu(t.api.pids),
+      worker: sumCpu(t.workers.flatMap((w) => w.pids)),
+      mariadbd: sumCpu(servicePids.mariadbd),
+      rabbitmq: sumCpu(servicePids.rabbitmq),
+    },
+    queries: { api, worker },
+    served2xx: apiStats.served2xx,
+    questions: q,
   };
 }
 
-function metersLine(m: Meters, what = 'gateway event loop'): string {
-  const procs = m.topProcesses.map((p) => `${p.name} ${p.corePct}%`).join(', ');
-  return `machine CPU busy ${m.machineCpuBusyPct}% of ${os.cpus().length} cores, ${what} ${m.gatewayEventLoopUtilisationPct}%; busiest processes (% of one core): ${procs || 'n/a'}`;
+interface Cost {
+  requests: number;
+  wallS: number;
+  /** CPU ms per request by process group, the idle baseline's rate subtracted */
+  cpuMsPerRequest: Record<Group, number>;
+  totalCpuMsPerRequest: number;
+  /** knex queries per request, API and worker processes (exact: counted in those processes) */
+  queriesPerRequest: { api: number; worker: number; total: number };
+  /** MariaDB Questions per request, idle baseline subtracted (other clients of the server add noise) */
+  questionsPerRequest: number;
+  idle: { wallS: number; questionsPerS: number; corePct: Record<Group, number> };
 }
 
-/** Lets the previous phase's aftermath settle before measuring; says so when the machine stays busy. */
-async function settle(): Promise<void> {
-  const q = await waitForQuiet();
-  if (!q.quiet) out(`   (machine still ${q.busyPct}% busy after ${q.waitedMs} ms of waiting; measuring anyway)`);
+async function idleBaseline(t: Topology): Promise<[Snap, Snap]> {
+  const a = await snap(t);
+  await sleep(IDLE_S * 1000);
+  return [a, await snap(t)];
 }
+
+function cost(idle: [Snap, Snap], run0: Snap, run1: Snap, requests: number): Cost {
+  const idleMs = Math.max(1, idle[1].t - idle[0].t);
+  const runMs = run1.t - run0.t;
+  const per = (v: number) => (requests > 0 ? v / requests : Number.NaN);
+  const cpuMsPerRequest = {} as Record<Group, number>;
+  const corePct = {} as Record<Group, number>;
+  for (const g of GROUPS) {
+    const idleRate = (idle[1].cpuMs[g] - idle[0].cpuMs[g]) / idleMs;
+    corePct[g] = round(100 * idleRate, 1);
+    cpuMsPerRequest[g] = round(per(Math.max(0, run1.cpuMs[g] - run0.cpuMs[g] - idleRate * runMs)), 3);
+  }
+  const qRate = (which: 'api' | 'worker') => (idle[1].queries[which] - idle[0].queries[which]) / idleMs;
+  const qApi = per(Math.max(0, run1.queries.api - run0.queries.api - qRate('api') * runMs));
+  const qWorker = per(Math.max(0, run1.queries.worker - run0.queries.worker - qRate('worker') * runMs));
+  const questionsRate = (idle[1].questions - idle[0].questions) / idleMs;
+  return {
+    requests,
+    wallS: round(runMs / 1000, 2),
+    cpuMsPerRequest,
+    totalCpuMsPerRequest: round(GROUPS.reduce((a, g) => a + cpuMsPerRequest[g], 0), 3),
+    queriesPerRequest: { api: round(qApi, 2), worker: round(qWorker, 2), total: round(qApi + qWorker, 2) },
+    questionsPerRequest: round(per(Math.max(0, run1.questions - run0.questions - questionsRate * runMs)), 2),
+    idle: { wallS: round(idleMs / 1000, 1), questionsPerS: round(questionsRate * 1000, 0), corePct },
+  };
+}
+
+function costLine(c: Cost): string {
+  const cpu = GROUPS.map((g) => `${g} ${c.cpuMsPerRequest[g]}`).join(' + ');
+  return `CPU per 2xx: ${cpu} = ${c.totalCpuMsPerRequest} ms; database round trips per 2xx: ${c.queriesPerRequest.api} (API) + ${c.queriesPerRequest.worker} (worker) knex queries, ${c.questionsPerRequest} MariaDB Questions (idle baseline ${c.idle.questionsPerS}/s from other clients subtracted)`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// load
 
 function httpLine(label: string, r: HttpRun): string {
   const codes = Object.entries(r.statusCodes).map(([c, n]) => `${c}:${n}`).join(' ');
-  return `${label}: ${round(r.rps, 0)} req/s (${r.requests} in ${r.durationS} s), latency p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, mean ${round(r.meanMs, 1)} ms, max ${r.maxMs} ms; non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts} [${codes}]`;
+  return `${label}: ${round(r.okPerS, 0)} 2xx/s (${r.ok} 2xx of ${r.requests} in ${r.durationS} s), p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms; non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts} [${codes}]`;
 }
 
-async function warmAndFire(opts: Parameters<typeof fire>[0]): Promise<HttpRun> {
-  if (WARMUP_S > 0) await fire({ ...opts, duration: WARMUP_S });
-  return fire(opts);
+type Load = Omit<AutocannonOptions, 'url'>;
+
+async function warmAndFire(url: string, load: Load, duration = DURATION_S): Promise<HttpRun> {
+  if (WARMUP_S > 0) await fire({ ...load, url, connections: CONNECTIONS, duration: WARMUP_S });
+  return fire({ ...load, url, connections: CONNECTIONS, duration });
 }
 
-interface AccountKeys {
-  userId: number;
-  sandboxKey: string;
-  liveKey: string;
-  liveKeyId: number;
-  warmKey: string;
-  warmKeyId: number;
-  webhookKey: string;
-  webhookKeyId: number;
-}
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 
-async function injectJson(server: Server, opts: { method: string; url: string; headers?: Record<string, string>; payload?: object }, expected: number): Promise<Record<string, unknown>> {
-  const res = await server.inject(opts);
-  if (res.statusCode !== expected) throw new Error(`${opts.method} ${opts.url}: expected ${expected}, got ${res.statusCode} ${res.payload}`);
-  return res.result as Record<string, unknown>;
-}
-
-/** Registers a user, logs in and creates a sandbox key and two production keys, through the API. */
-async function createAccount(running: Running, server: Server): Promise<AccountKeys> {
-  const email = `${uniqueName('bench')}@example.com`;
-  const password = 'correct horse battery';
-  const user = await injectJson(server, { method: 'POST', url: '/auth/register', payload: { email, password } }, 201);
-  const userId = Number(user.id);
-  // Plenty of credit for every production request of the run.
-  await running.app.db('users').where({ id: userId }).update({ balance: 1_000_000_000 });
-  const login = await injectJson(server, { method: 'POST', url: '/auth/login', payload: { email, password } }, 200);
-  const headers = { authorization: `Bearer ${String(login.access_token)}` };
-  const key = async (name: string, isTest: boolean) => injectJson(server, { method: 'POST', url: '/api/v1/keys', headers, payload: { name, is_test: isTest } }, 200);
-  const sandbox = await key('bench-sandbox', true);
-  const live = await key('bench-live', false);
-  const warm = await key('bench-warmup', false);
-  const webhook = await key('bench-webhooks', true);
+/** Submits with a random key each; `accepted` collects the request_id of every 2xx answer. */
+function submitLoad(keys: readonly string[], body: string, accepted?: string[]): Load {
   return {
-    webhookKey: String(webhook.key),
-    webhookKeyId: Number(webhook.id),
-    userId,
-    sandboxKey: String(sandbox.key),
-    liveKey: String(live.key),
-    liveKeyId: Number(live.id),
-    warmKey: String(warm.key),
-    warmKeyId: Number(warm.id),
+    requests: [{
+      method: 'POST',
+      path: MODEL_PATH,
+      headers: JSON_HEADERS,
+      body,
+      setupRequest: (req) => ({ ...req, headers: { ...JSON_HEADERS, 'x-api-key': pick(keys) } }),
+      ...(accepted ? {
+        onResponse: (status: number, answer: string) => {
+          if (status >= 200 && status < 300) accepted.push(String((JSON.parse(answer) as { request_id?: unknown }).request_id));
+        },
+      } : {}),
+    }],
   };
 }
 
-interface Gateway {
-  env: Record<string, string>;
-  running: Running;
-  server: Server;
-  baseUrl: string;
-  keys: AccountKeys;
+function readLoad(rows: ReadonlyArray<{ key: string; id: string }>): Load {
+  return {
+    requests: [{
+      method: 'GET',
+      path: '/api/v1/predictions/x/result',
+      setupRequest: (req) => {
+        const r = pick(rows);
+        return { ...req, path: `/api/v1/predictions/${r.id}/result`, headers: { 'x-api-key': r.key } };
+      },
+    }],
+  };
 }
 
-interface StatusCounts {
+// ---------------------------------------------------------------------------------------------
+// the accounts and rows the load uses
+
+interface Seed {
+  sandboxKeys: string[];
+  liveKeys: string[];
+  liveKeyIds: number[];
+  readRows: Array<{ key: string; id: string }>;
+}
+
+async function register(baseUrl: string, i: number): Promise<number> {
+  const res = await fetch(`${baseUrl}/auth/register`, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ email: `${uniqueName(`bench${i}`)}@example.com`, password: 'correct horse battery' }) });
+  if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
+  return Number(((await res.json()) as { id: number }).id);
+}
+
+async function seed(baseUrl: string, withRows: boolean): Promise<Seed> {
+  const users: number[] = [];
+  for (let i = 0; i < USERS + 1; i++) users.push(await register(baseUrl, i));
+  const liveUser = users.pop()!;
+  // Plenty of credit for every production request of the run.
+  await db('users').where({ id: liveUser }).update({ balance: 1_000_000_000 });
+  const key = async (userId: number, i: number, isTest: boolean) => {
+    const secret = newSecret(isTest ? KEY_PREFIX_TEST : KEY_PREFIX_LIVE);
+    const kind = isTest ? KEY_PREFIX_TEST : KEY_PREFIX_LIVE;
+    const rec = await insertApiKey(db, { userId, name: `bench-${i}`, prefix: secret.slice(0, kind.length + 4), keyHash: sha256Hex(secret), isTest, ipWhitelist: [], scopes: null }, Date.now());
+    return { secret, id: rec.id, userId };
+  };
+  const sandbox: Array<{ secret: string; id: number; userId: number }> = [];
+  for (let i = 0; i < KEYS; i++) sandbox.push(await key(users[i % users.length]!, i, true));
+  const live: Array<{ secret: string; id: number }> = [];
+  for (let i = 0; i < LIVE_KEYS; i++) live.push(await key(liveUser, i, false));
+  const readRows: Array<{ key: string; id: string }> = [];
+  if (withRows) {
+    // One row through the gateway's own insert, then copies of it (every column as that insert
+    // writes it) with their own id, owner, key and times, a thousand per statement.
+    const base = Date.now() - ROWS;
+    const first = sandbox[0]!;
+    const firstId = newPredictionId(base);
+    await insertSandboxPrediction(db, { id: firstId, userId: first.userId, apiKeyId: first.id, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'bench 0' }, webhookUrl: null }, ['sandbox/sample.png'], base);
+    readRows.push({ key: first.secret, id: firstId });
+    const template = await db('predictions').where({ id: firstId }).first() as Record<string, unknown>;
+    for (let i = 1; i < ROWS; i += 1_000) {
+      const batch: Array<Record<string, unknown>> = [];
+      for (let j = i; j < Math.min(ROWS, i + 1_000); j++) {
+        const k = sandbox[j % sandbox.length]!;
+        const now = base + j;
+        const id = newPredictionId(now);
+        batch.push({ ...template, id, user_id: k.userId, api_key_id: k.id, input: JSON.stringify({ prompt: `bench ${j}` }), created_at: now, started_at: now, completed_at: now, updated_at: now });
+        readRows.push({ key: k.secret, id });
+      }
+      await db('predictions').insert(batch);
+    }
+  }
+  return { sandboxKeys: sandbox.map((k) => k.secret), liveKeys: live.map((k) => k.secret), liveKeyIds: live.map((k) => k.id), readRows };
+}
+
+// ---------------------------------------------------------------------------------------------
+// production bookkeeping: accepted vs completed
+
+interface Counts {
   total: number;
   byStatus: Record<string, number>;
 }
 
-async function statusCounts(running: Running, apiKeyId: number): Promise<StatusCounts> {
-  const rows = await running.app.db('predictions').where({ api_key_id: apiKeyId }).select('status').count({ n: '*' }).groupBy('status') as Array<{ status: string; n: number | string }>;
+async function liveCounts(keyIds: readonly number[], since = 0): Promise<Counts> {
+  const rows = await db('predictions').whereIn('api_key_id', keyIds).where('created_at', '>=', since).select('status').count({ n: '*' }).groupBy('status') as Array<{ status: string; n: number | string }>;
   const byStatus: Record<string, number> = {};
   let total = 0;
   for (const r of rows) {
@@ -248,116 +429,232 @@ async function statusCounts(running: Running, apiKeyId: number): Promise<StatusC
   return { total, byStatus };
 }
 
-const finished = (c: StatusCounts) => (c.byStatus.completed ?? 0) + (c.byStatus.failed ?? 0) + (c.byStatus.cancelled ?? 0);
+const finishedOf = (c: Counts) => (c.byStatus.completed ?? 0) + (c.byStatus.failed ?? 0) + (c.byStatus.cancelled ?? 0);
 
-async function waitAllFinished(running: Running, apiKeyId: number, expected: number, timeoutMs: number): Promise<StatusCounts> {
-  const deadline = Date.now() + timeoutMs;
+async function waitDrained(keyIds: readonly number[], since: number): Promise<Counts> {
+  const deadline = Date.now() + DRAIN_TIMEOUT_MS;
   for (;;) {
-    const c = await statusCounts(running, apiKeyId);
-    if (finished(c) >= expected || Date.now() > deadline) return c;
-    await new Promise((r) => setTimeout(r, 100));
+    const c = await liveCounts(keyIds, since);
+    if (finishedOf(c) >= c.total || Date.now() > deadline) return c;
+    await sleep(200);
+  }
+}
+
+interface Drain {
+  /** request ids the client got in a 2xx answer */
+  accepted2xx: number;
+  /** of those, completed once the worker drained: equal to accepted2xx when nothing was lost */
+  acceptedCompleted: number;
+  /** rows created since the run began, including requests the load generator abandoned in flight at its end */
+  rowsCreated: number;
+  completed: number;
+  failed: number;
+  unfinished: number;
+  /** completed / (last completed_at - first created_at) */
+  completionsPerS: number;
+  submitToCompletedP50Ms: number;
+  submitToCompletedP99Ms: number;
+}
+
+async function drainFigures(keyIds: readonly number[], since: number, accepted: readonly string[]): Promise<Drain> {
+  const c = await waitDrained(keyIds, since);
+  let acceptedCompleted = 0;
+  for (let i = 0; i < accepted.length; i += 1_000) {
+    const n = await db('predictions').whereIn('id', accepted.slice(i, i + 1_000)).where({ status: 'completed' }).count({ n: '*' }) as Array<{ n: number | string }>;
+    acceptedCompleted += Number(n[0]?.n ?? 0);
+  }
+  const span = await db('predictions').whereIn('api_key_id', keyIds).where('created_at', '>=', since)
+    .min({ first: 'created_at' }).max({ last: 'completed_at' }).first() as { first: number | string | null; last: number | string | null } | undefined;
+  const durations = (await db('predictions').whereIn('api_key_id', keyIds).where('created_at', '>=', since).where({ status: 'completed' })
+    .select(db.raw('completed_at - created_at as ms')) as Array<{ ms: number | string }>).map((r) => Number(r.ms)).sort((a, b) => a - b);
+  const windowS = (Number(span?.last) - Number(span?.first)) / 1000;
+  const completed = c.byStatus.completed ?? 0;
+  return {
+    accepted2xx: accepted.length,
+    acceptedCompleted,
+    rowsCreated: c.total,
+    completed,
+    failed: c.byStatus.failed ?? 0,
+    unfinished: c.total - finishedOf(c),
+    completionsPerS: windowS > 0 ? round(completed / windowS, 1) : Number.NaN,
+    submitToCompletedP50Ms: percentile(durations, 50),
+    submitToCompletedP99Ms: percentile(durations, 99),
+  };
+}
+
+const nothingLost = (d: Drain) => d.acceptedCompleted === d.accepted2xx && d.unfinished === 0 && d.failed === 0;
+const drainLine = (d: Drain) => `accepted (2xx) ${d.accepted2xx}, of them completed ${d.acceptedCompleted}${nothingLost(d) ? ' (nothing lost)' : ' (LOST OR UNFINISHED)'}; rows since the start ${d.rowsCreated} (with requests abandoned in flight when the load stopped), completed ${d.completed}, failed ${d.failed}, unfinished ${d.unfinished}; ${d.completionsPerS} completions/s first submit to last completion; submit to completed p50 ${d.submitToCompletedP50Ms} ms, p99 ${d.submitToCompletedP99Ms} ms`;
+
+// ---------------------------------------------------------------------------------------------
+// side by side
+
+interface Round {
+  gateway: HttpRun;
+  bare: HttpRun;
+  ratio: number;
+  cost: Cost;
+  /** CPU ms per request of the bare hapi process */
+  bareCpuMsPerRequest: number;
+  drain?: Drain;
+}
+
+interface PathResult {
+  label: string;
+  exercises: string;
+  rounds: Round[];
+  gatewayOkPerS: number;
+  bareReqPerS: number;
+  ratio: number;
+  p50Ms: number;
+  /** the worst round's p99 */
+  p99Ms: number;
+  non2xx: number;
+  cost: Cost;
+}
+
+let bare: { port: number; pid: number } | null = null;
+
+function combine(label: string, exercises: string, rounds: Round[]): PathResult {
+  const gw = mean(rounds.map((r) => r.gateway.okPerS));
+  const b = mean(rounds.map((r) => r.bare.rps));
+  const last = rounds.at(-1)!.cost;
+  const avg = (f: (c: Cost) => number) => round(mean(rounds.map((r) => f(r.cost))), 3);
+  const cpuMsPerRequest = {} as Record<Group, number>;
+  for (const g of GROUPS) cpuMsPerRequest[g] = avg((c) => c.cpuMsPerRequest[g]);
+  return {
+    label,
+    exercises,
+    rounds,
+    gatewayOkPerS: round(gw, 0),
+    bareReqPerS: round(b, 0),
+    ratio: round(gw / b, 3),
+    // autocannon reports 0 ms when nothing was answered: that round has no latency (NaN, never "met")
+    p50Ms: round(mean(rounds.map((r) => (r.gateway.requests > 0 ? r.gateway.p50Ms : Number.NaN))), 1),
+    p99Ms: Math.max(...rounds.map((r) => (r.gateway.requests > 0 ? r.gateway.p99Ms : Number.NaN))),
+    non2xx: rounds.reduce((a, r) => a + r.gateway.non2xx + r.gateway.errors + r.gateway.timeouts, 0),
+    cost: {
+      ...last,
+      requests: rounds.reduce((a, r) => a + r.cost.requests, 0),
+      cpuMsPerRequest,
+      totalCpuMsPerRequest: avg((c) => c.totalCpuMsPerRequest),
+      queriesPerRequest: { api: avg((c) => c.queriesPerRequest.api), worker: avg((c) => c.queriesPerRequest.worker), total: avg((c) => c.queriesPerRequest.total) },
+      questionsPerRequest: avg((c) => c.questionsPerRequest),
+    },
+  };
+}
+
+/**
+ * ROUNDS rounds of (bare, gateway), the order flipping every round. Before each gateway run: an
+ * idle baseline (IDLE_S) and the warm-up; the cost window covers the run and `after` (a drain).
+ */
+async function sideBySide(label: string, exercises: string, t: Topology, makeLoad: (accepted?: string[]) => Load, after?: (since: number, accepted: readonly string[]) => Promise<Drain>): Promise<PathResult> {
+  const load = makeLoad();
+  step(`${label}: ${exercises}`);
+  await settle();
+  const rounds: Round[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    let gateway: HttpRun | undefined;
+    let bareRun: HttpRun | undefined;
+    let c: Cost | undefined;
+    let bareCpu = Number.NaN;
+    let drain: Drain | undefined;
+    for (const which of r % 2 === 0 ? ['bare', 'gateway'] as const : ['gateway', 'bare'] as const) {
+      if (which === 'bare') {
+        if (WARMUP_S > 0) await fire({ ...load, url: `http://127.0.0.1:${bare!.port}`, connections: CONNECTIONS, duration: WARMUP_S });
+        const cpu0 = processCpuMs(bare!.pid);
+        bareRun = await fire({ ...load, url: `http://127.0.0.1:${bare!.port}`, connections: CONNECTIONS, duration: DURATION_S });
+        bareCpu = round((processCpuMs(bare!.pid) - cpu0) / Math.max(1, bareRun.ok), 3);
+      } else {
+        const idle = await idleBaseline(t);
+        if (WARMUP_S > 0) {
+          const warmSince = Date.now();
+          await fire({ ...load, url: t.baseUrl, connections: CONNECTIONS, duration: WARMUP_S });
+          if (after) await waitDrained(seedData!.liveKeyIds, warmSince);
+        }
+        const since = Date.now();
+        const s0 = await snap(t);
+        const accepted: string[] = [];
+        gateway = await fire({ ...makeLoad(accepted), url: t.baseUrl, connections: CONNECTIONS, duration: DURATION_S });
+        if (after) drain = await after(since, accepted);
+        // With a drain, the window holds the whole work of every row the run created (including
+        // requests the load generator abandoned in flight at its end): the cost is per prediction.
+        // Without: per 2xx the API sent in the window (what the server did, whatever the client saw).
+        const s1 = await snap(t);
+        c = cost(idle, s0, s1, drain ? drain.rowsCreated : s1.served2xx - s0.served2xx);
+      }
+    }
+    const round_: Round = { gateway: gateway!, bare: bareRun!, ratio: round(gateway!.okPerS / bareRun!.rps, 3), cost: c!, bareCpuMsPerRequest: bareCpu, ...(drain ? { drain } : {}) };
+    rounds.push(round_);
+    out(`   round ${r + 1}/${ROUNDS} (${r % 2 === 0 ? 'bare first' : 'gateway first'}):`);
+    out(`     ${httpLine('gateway', round_.gateway)}`);
+    out(`     ${httpLine('bare hapi', round_.bare)}  (bare CPU ${bareCpu} ms/request)`);
+    out(`     ratio ${round_.ratio}; ${drain ? 'per prediction created (submit + completion), ' : ''}${costLine(round_.cost)}`);
+    if (drain) out(`     ${drainLine(drain)}`);
+  }
+  return combine(label, exercises, rounds);
+}
+
+/** Fresh processes: a few sequential requests through every path (each API process compiles its validators) before the warm-up. */
+async function prime(t: Topology, s: Seed): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    const headers = { ...JSON_HEADERS, 'x-api-key': pick(s.sandboxKeys) };
+    const res = await fetch(`${t.baseUrl}${MODEL_PATH}`, { method: 'POST', headers, body: SANDBOX_BODY });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`priming ${t.label}: sandbox submit answered ${res.status}`);
+    if (s.readRows.length) {
+      const r = pick(s.readRows);
+      await (await fetch(`${t.baseUrl}/api/v1/predictions/${r.id}/result`, { headers: { 'x-api-key': r.key } })).arrayBuffer();
+    }
   }
 }
 
 // ---------------------------------------------------------------------------------------------
-// result shapes
+// results
 
-interface ProductionResult {
-  requested: number;
-  http: HttpRun;
-  /** accepted (2xx) submits per second as seen by the client */
-  submitsPerS: number;
-  /** first accepted submit to last accepted submit, from the rows' created_at */
-  serverSideSubmitsPerS: number;
-  completed: number;
-  failed: number;
-  unfinished: number;
-  /** completed when the last HTTP submit returned: how far the worker kept up */
-  completedWhenSubmitsEnded: number;
-  firstSubmitToLastCompletedS: number;
+interface SustainResult {
+  exercises: string;
+  offeredPerS: number;
+  accepted2xx: number;
+  non2xx: number;
+  submitP99Ms: number;
+  completedInWindow: number;
   completionsPerS: number;
-  /** created_at -> completed_at of the completed predictions, ms */
-  queueToCompletedP50Ms: number;
-  queueToCompletedP99Ms: number;
-  meters: Meters;
+  backlogAtWindowEnd: number;
+  drain: Drain;
+  bareReqPerS: number;
+  bare: HttpRun[];
+  ratio: number;
+  nothingLost: boolean;
+  cost: Cost;
+}
+
+interface ScaleFigures {
+  topology: string;
+  sandbox: HttpRun;
+  reads: HttpRun | null;
+  production: HttpRun;
+  drain: Drain;
 }
 
 interface RoutingTiming {
   p50Us: number;
   p99Us: number;
   meanUs: number;
-  maxUs: number;
   unexpected: number;
-  statuses: Record<string, number>;
-}
-
-type RoutingKind = 'valid' | 'invalid';
-
-interface RoutingMemory {
-  rssMb: number;
-  heapUsedMb: number;
-  heapTotalMb: number;
-  externalMb: number;
-}
-
-/** What routing.ts reports once its gateway is up and warm. */
-interface RoutingReady {
-  models: number;
-  operations: number;
-  startMs: number;
-  processStartToImportedMs: number;
-  processStartToReadyMs: number;
-  memory: Record<'beforeStart' | 'afterStart', RoutingMemory>;
-  warmup: number;
-  firstRequest: { us: number; status: number };
-}
-
-interface RoutingResult {
-  models: number;
-  operations: number;
-  startMs: number;
-  processStartToImportedMs: number;
-  processStartToReadyMs: number;
-  memory: Record<'beforeStart' | 'afterStart' | 'afterRequests', RoutingMemory>;
-  warmup: number;
-  iterations: number;
-  firstRequest: { us: number; status: number };
-  valid: RoutingTiming;
-  invalid: RoutingTiming;
-  specFileKiB: number;
-  target: string;
-  /** machine and process CPU while this gateway started (other processes slow a start-up down) */
-  startupMeters: Meters;
 }
 
 interface Results {
-  sandbox?: HttpRun & { meters: Meters };
-  production?: ProductionResult;
-  resultReads?: HttpRun & { meters: Meters };
-  webhooks?: { deliveries: number; deliveriesPerS: number; firstAttemptP50Ms: number; firstAttemptP99Ms: number; meters: Meters };
-  bareHapi?: HttpRun & { meters: Meters };
-  gatewayToBareRatio?: number;
-  routing: Record<string, RoutingResult>;
-  routingRatio?: { validP50: number; validMean: number; invalidP50: number; invalidMean: number };
+  sandbox?: PathResult;
+  reads?: PathResult;
+  production?: PathResult;
+  sustain?: SustainResult;
+  scaleout?: { warmOne: ScaleFigures; one: ScaleFigures; two: ScaleFigures; ratios: { sandbox: number; reads: number | null; productionSubmits: number; completions: number } };
+  routing: Record<string, { models: number; startMs: number; rssMb: number; valid: RoutingTiming; invalid: RoutingTiming }>;
+  routingRatio?: { validP50: number; invalidP50: number };
 }
 
 const results: Results = { routing: {} };
-const errors: Record<string, string> = {};
-
-/** Runs one measurement; a failure is recorded (and makes the exit code 1) without stopping the others. */
-async function phase<T>(name: string, fn: () => Promise<T>, key?: PhaseKey): Promise<T | undefined> {
-  if (halted) await halted;
-  if (key && !PHASES.has(key)) return undefined;
-  try {
-    return await fn();
-  } catch (err) {
-    // Interrupted: the failure is the clean-up killing what the phase used.
-    if (halted) await halted;
-    errors[name] = (err as Error).stack ?? String(err);
-    out(`!! ${name} could not run: ${(err as Error).message}`);
-    return undefined;
-  }
-}
+let seedData: Seed | null = null;
 
 // ---------------------------------------------------------------------------------------------
 // the run
@@ -373,410 +670,337 @@ try {
 
 out(`mediagate benchmark — ${startedAt.toISOString()} — commit ${commit}`);
 out(`machine: ${cpus.length} cores (${cpus[0]?.model ?? 'unknown CPU'}), ${round(os.totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, load average ${os.loadavg().map((l) => round(l, 2)).join(' ')}`);
-out('NOTE: the load generator (autocannon, in a worker thread of this process) shares the machine\'s cores with the server,');
-out('      MariaDB and RabbitMQ; the gateway runs with ROLE=all, so the model worker shares the API\'s process and event loop.');
-out(`settings: phases ${[...PHASES].join(', ')}; ${CONNECTIONS} connections, ${DURATION_S} s per HTTP run after ${WARMUP_S} s of warm-up, ${SUBMITS} production submits, WORKER_CONCURRENCY=${WORKER_CONCURRENCY}, endpoint counts ${ENDPOINT_COUNTS.join(' / ')}`);
+out('co-located: autocannon (this process), the bare hapi process, the gateway processes, MariaDB and RabbitMQ all share these cores.');
+out(`settings: phases ${[...PHASES].join(', ')}; ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per side (after ${WARMUP_S} s warm-up, ${IDLE_S} s idle baseline), sustain ${SUSTAIN_S} s, ${KEYS} sandbox keys over ${USERS} users, ${ROWS} predictions to read, WORKER_CONCURRENCY=${WORKER_CONCURRENCY} per worker process`);
 out();
 
 const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-bench-'));
 cleanups.push({ name: 'temp dir', fn: () => fs.rm(tmp, { recursive: true, force: true }) });
 
 try {
-  const needGateway = PHASES.has('sandbox') || PHASES.has('production') || PHASES.has('reads') || PHASES.has('webhooks');
-  const gateway = !needGateway ? undefined : await phase('gateway start', async (): Promise<Gateway> => {
-    step('starting the gateway: fresh MariaDB database, RabbitMQ with its own prefix, 127.0.0.1 on a free port');
-    const db = await freshDatabase();
-    cleanups.push({ name: 'database', fn: db.drop });
+  const needGateway = ['sandbox', 'reads', 'production', 'sustain', 'scaleout'].some((p) => PHASES.has(p as PhaseKey));
+  const setUp = !needGateway ? undefined : await phase('gateway start', async (): Promise<{ t: Topology; s: Seed }> => {
+    step('set-up: fresh MariaDB database, RabbitMQ prefix, migrations, then one ROLE=api and one ROLE=worker process and the bare hapi process');
+    const fresh = await freshDatabase();
+    cleanups.push({ name: 'database', fn: fresh.drop });
     const prefix = uniqueName('bench').toLowerCase();
-    const env: Record<string, string> = {
-      ROLE: 'all',
+    baseEnv = {
       HOST: '127.0.0.1',
       PORT: '0',
       PUBLIC_URL: 'http://127.0.0.1',
-      DATABASE_URL: db.url,
+      DATABASE_URL: fresh.url,
       ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'),
       AMQP_URL,
       AMQP_PREFIX: prefix,
       DATA_DIR: path.join(tmp, 'gateway'),
       WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
       LOG_LEVEL: 'silent',
-      // the benchmark's webhook receiver listens on loopback
-      WEBHOOK_ALLOW_INSECURE: 'true',
+      REGISTER_RATE_PER_ADDRESS: '1000',
+      // The generation limits stay on (their checks run on every submit) but far above what the
+      // load reaches: the defaults (60/min per key, 10 unfinished per key) would answer 429.
+      GENERATE_RATE_PER_KEY: '1000000',
+      GENERATE_RATE_PER_ACCOUNT: '1000000',
+      GENERATE_CONCURRENT_PER_KEY: '1000000',
+      GENERATE_CONCURRENT_PER_ACCOUNT: '1000000',
     };
-    const specs = topics(loadConfig(env));
+    const specs = topics(loadConfig({ ...baseEnv, ROLE: 'all' }));
     cleanups.push({ name: 'queues', fn: () => deleteTopology(prefix, specs, AMQP_URL) });
+    await runMigrations({ ...baseEnv, ROLE: 'migrate' });
+    db = createDb({ databaseUrl: fresh.url, sqliteFile: '', poolMax: 8 });
+    cleanups.push({ name: 'bench database connection', fn: () => db.destroy() });
+    servicePids = { mariadbd: pidsByName(['mariadbd', 'mysqld']), rabbitmq: pidsByName(['beam.smp']) };
+    out(`   MariaDB pids ${servicePids.mariadbd.join(',') || 'not found (remote? its CPU is not counted)'}; RabbitMQ (beam.smp) pids ${servicePids.rabbitmq.join(',') || 'not found (its CPU is not counted)'}`);
+    const b = spawnNode('test/bench/bare-hapi.ts', ['0']);
+    cleanups.push({ name: 'bare hapi', fn: () => b.kill() });
+    bare = { port: (await b.nextJson<{ port: number }>(30_000)).port, pid: b.child.pid! };
+    const t = await startTopology(1, 1);
+    out(`   API on ${t.baseUrl} (pid ${t.api.pids.join(',')}), worker pid ${t.workers.map((w) => w.pids.join(',')).join(',')}, bare hapi on port ${bare.port} (pid ${bare.pid})`);
     const t0 = performance.now();
-    const running = await start(env);
-    cleanups.push({ name: 'gateway', fn: () => running.stop() });
-    if (!running.server) throw new Error('the gateway started without an HTTP server');
-    const baseUrl = `http://127.0.0.1:${running.server.info.port}`;
-    out(`   gateway listening on ${baseUrl} after ${round(performance.now() - t0, 0)} ms (${running.app.spec.models.size} model endpoints)`);
-    return { env, running, server: running.server, baseUrl, keys: await createAccount(running, running.server) };
+    seedData = await seed(t.baseUrl, PHASES.has('reads') || PHASES.has('scaleout'));
+    out(`   seeded ${USERS} users with ${KEYS} sandbox keys, 1 user with ${LIVE_KEYS} live keys, ${seedData.readRows.length} completed predictions spread over the sandbox keys (${round((performance.now() - t0) / 1000, 1)} s)`);
+    return { t, s: seedData };
   });
 
-  if (gateway) {
-    const { running: gw, server, baseUrl, keys } = gateway;
-    const gatewayEnv = gateway.env;
+  if (setUp) {
+    const { t: one, s } = setUp;
+    results.sandbox = await phase('sandbox submits', () => sideBySide(
+      '1. sandbox submit',
+      `POST ${MODEL_PATH} {"prompt"} with x-api-key, a random one of ${KEYS} sandbox keys per request (${USERS} users), each answer a persisted row; ${one.label}`,
+      one, () => submitLoad(s.sandboxKeys, SANDBOX_BODY),
+    ), 'sandbox');
 
-    await phase('sandbox submits', async () => {
+    results.reads = await phase('result reads', () => sideBySide(
+      '2. result read',
+      `GET /api/v1/predictions/{id}/result with x-api-key, a random one of ${s.readRows.length} completed predictions per request with its own key (${KEYS} keys; not one hot row); ${one.label}`,
+      one, () => readLoad(s.readRows),
+    ), 'reads');
+
+    results.production = await phase('production submits', () => sideBySide(
+      '3. production submit',
+      `POST ${MODEL_PATH} 64x64 1 step with x-api-key, a random one of ${LIVE_KEYS} live keys of one user: hold + insert + publish with confirm; the worker (another process, WORKER_CONCURRENCY=${WORKER_CONCURRENCY}) runs the local image adapter meanwhile; each round waits for the drain, and the cost covers submit + completion`,
+      one, (accepted) => submitLoad(s.liveKeys, PRODUCTION_BODY, accepted),
+      (since, accepted) => drainFigures(s.liveKeyIds, since, accepted),
+    ), 'production');
+
+    await phase('sustained completions', async () => {
+      const drained = results.production?.rounds.map((r) => r.drain?.completionsPerS ?? Number.NaN).filter((v) => Number.isFinite(v)) ?? [];
+      let rate = SUSTAIN_RATE;
+      if (rate === 0 && drained.length) rate = Math.max(1, Math.round(1.1 * Math.max(...drained)));
+      if (rate === 0) {
+        step('4. calibrating the sustain rate: production submits for 5 s, then the drain');
+        const since = Date.now();
+        const accepted: string[] = [];
+        await fire({ ...submitLoad(s.liveKeys, PRODUCTION_BODY, accepted), url: one.baseUrl, connections: CONNECTIONS, duration: 5 });
+        const d = await drainFigures(s.liveKeyIds, since, accepted);
+        rate = Math.max(1, Math.round(1.1 * d.completionsPerS));
+      }
+      const exercises = `production submits offered at ${rate}/s (1.1 x the drain rate, or BENCH_SUSTAIN_RATE) for ${SUSTAIN_S} s over ${CONNECTIONS} connections; completions through the local image adapter by one worker process (WORKER_CONCURRENCY=${WORKER_CONCURRENCY}); completions/s = completed within the window / window; bare POST measured before and after`;
+      step(`4. sustained completions: ${exercises}`);
       await settle();
-      step(`1. sandbox submits: POST /api/v1/canvas-v1-fast-text-to-image with a sandbox key, ${CONNECTIONS} connections, ${DURATION_S} s`);
-      const stop = meters();
-      const r = await warmAndFire({
-        url: `${baseUrl}/api/v1/canvas-v1-fast-text-to-image`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': keys.sandboxKey },
-        body: JSON.stringify({ prompt: 'bench' }),
-        connections: CONNECTIONS,
-        duration: DURATION_S,
-      });
-      results.sandbox = { ...r, meters: stop() };
-      out(`   ${httpLine('sandbox submits', r)}`);
-      out(`   ${metersLine(results.sandbox.meters)} (incl. warm-up)`);
-    }, 'sandbox');
-
-    await phase('production submit-to-completed', async () => {
-      step(`2. production: ${SUBMITS} submits (64x64, 1 step) with ${CONNECTIONS} connections, then wait until the worker (same process, WORKER_CONCURRENCY=${WORKER_CONCURRENCY}) completes them`);
-      const body = JSON.stringify(PRODUCTION_BODY);
-      const fireOpts = {
-        url: `${baseUrl}/api/v1/canvas-v1-fast-text-to-image`,
-        method: 'POST' as const,
-        body,
-        connections: Math.min(CONNECTIONS, SUBMITS),
+      const load = submitLoad(s.liveKeys, PRODUCTION_BODY);
+      const bareUrl = `http://127.0.0.1:${bare!.port}`;
+      const bareRuns = [await warmAndFire(bareUrl, load)];
+      const idle = await idleBaseline(one);
+      const since = Date.now();
+      const s0 = await snap(one);
+      const accepted: string[] = [];
+      const http = await fire({ ...submitLoad(s.liveKeys, PRODUCTION_BODY, accepted), url: one.baseUrl, connections: CONNECTIONS, duration: SUSTAIN_S, overallRate: rate });
+      const windowEnd = since + SUSTAIN_S * 1000;
+      const inWindow = Number(((await db('predictions').whereIn('api_key_id', s.liveKeyIds).where('created_at', '>=', since).where('status', 'completed').where('completed_at', '<=', windowEnd).count({ n: '*' })) as Array<{ n: number | string }>)[0]?.n ?? 0);
+      const createdInWindow = Number(((await db('predictions').whereIn('api_key_id', s.liveKeyIds).where('created_at', '>=', since).where('created_at', '<=', windowEnd).count({ n: '*' })) as Array<{ n: number | string }>)[0]?.n ?? 0);
+      const drain = await drainFigures(s.liveKeyIds, since, accepted);
+      const c = cost(idle, s0, await snap(one), drain.completed);
+      bareRuns.push(await warmAndFire(bareUrl, load));
+      const bareReqPerS = round(mean(bareRuns.map((r) => r.rps)), 0);
+      const completionsPerS = round(inWindow / SUSTAIN_S, 1);
+      results.sustain = {
+        exercises,
+        offeredPerS: rate,
+        accepted2xx: http.ok,
+        non2xx: http.non2xx + http.errors + http.timeouts,
+        submitP99Ms: http.p99Ms,
+        completedInWindow: inWindow,
+        completionsPerS,
+        backlogAtWindowEnd: createdInWindow - inWindow,
+        drain,
+        bareReqPerS,
+        bare: bareRuns,
+        ratio: round(completionsPerS / bareReqPerS, 3),
+        nothingLost: nothingLost(drain),
+        cost: c,
       };
-      // Warm-up on its own key, finished before the measured run starts.
-      const warmN = Math.min(200, SUBMITS);
-      if (warmN > 0) {
-        await fire({ ...fireOpts, headers: { 'content-type': 'application/json', 'x-api-key': keys.warmKey }, amount: warmN, connections: Math.min(CONNECTIONS, warmN) });
-        await waitAllFinished(gw, keys.warmKeyId, warmN, 60_000);
-      }
+      const r = results.sustain;
+      out(`   ${httpLine('gateway submits', http)}`);
+      out(`   ${r.completedInWindow} completed within the ${SUSTAIN_S} s window: ${r.completionsPerS} completions/s; backlog at the window's end ${r.backlogAtWindowEnd}`);
+      out(`   ${drainLine(drain)}`);
+      out(`   bare hapi POST before/after: ${bareRuns.map((b) => round(b.rps, 0)).join(' / ')} req/s; ratio completions/s to bare ${r.ratio}`);
+      out(`   per completed prediction (submit + completion): ${costLine(c)}`);
+    }, 'sustain');
 
+    await phase('scale-out', async () => {
+      step('5. scale-out: the warm 1 API + 1 worker, then fresh 2 API processes (node:cluster, one port) + 2 worker processes, then a fresh 1 + 1; one run each of sandbox submits, result reads and production submits followed by the drain');
       await settle();
-      const stop = meters();
-      const http = await fire({ ...fireOpts, headers: { 'content-type': 'application/json', 'x-api-key': keys.liveKey }, amount: SUBMITS });
-      const atSubmitEnd = await statusCounts(gw, keys.liveKeyId);
-      const accepted = atSubmitEnd.total;
-      const final = await waitAllFinished(gw, keys.liveKeyId, accepted, COMPLETION_TIMEOUT_MS);
-      const m = stop();
-      const span = await gw.app.db('predictions').where({ api_key_id: keys.liveKeyId })
-        .min({ firstCreated: 'created_at' }).max({ lastCreated: 'created_at' }).max({ lastCompleted: 'completed_at' })
-        .first() as { firstCreated: number | string | null; lastCreated: number | string | null; lastCompleted: number | string | null } | undefined;
-      const durations = (await gw.app.db('predictions').where({ api_key_id: keys.liveKeyId, status: 'completed' })
-        .select(gw.app.db.raw('completed_at - created_at as ms')) as Array<{ ms: number | string }>).map((r) => Number(r.ms)).sort((a, b) => a - b);
-      const firstCreated = Number(span?.firstCreated ?? Number.NaN);
-      const lastCreated = Number(span?.lastCreated ?? Number.NaN);
-      const lastCompleted = Number(span?.lastCompleted ?? Number.NaN);
-      const completed = final.byStatus.completed ?? 0;
-      const windowS = (lastCompleted - firstCreated) / 1000;
-      const pct = (p: number) => durations.length ? durations[Math.min(durations.length - 1, Math.ceil((p / 100) * durations.length) - 1)]! : Number.NaN;
-      results.production = {
-        requested: SUBMITS,
-        http,
-        submitsPerS: http.durationS > 0 ? (http.requests - http.non2xx) / http.durationS : 0,
-        serverSideSubmitsPerS: lastCreated > firstCreated ? (accepted - 1) / ((lastCreated - firstCreated) / 1000) : Number.NaN,
-        completed,
-        failed: final.byStatus.failed ?? 0,
-        unfinished: final.total - finished(final),
-        completedWhenSubmitsEnded: atSubmitEnd.byStatus.completed ?? 0,
-        firstSubmitToLastCompletedS: round(windowS, 2),
-        completionsPerS: windowS > 0 ? completed / windowS : 0,
-        queueToCompletedP50Ms: pct(50),
-        queueToCompletedP99Ms: pct(99),
-        meters: m,
+      const measure = async (t: Topology): Promise<ScaleFigures> => {
+        const sandbox = await warmAndFire(t.baseUrl, submitLoad(s.sandboxKeys, SANDBOX_BODY));
+        const reads = s.readRows.length ? await warmAndFire(t.baseUrl, readLoad(s.readRows)) : null;
+        const warmSince = Date.now();
+        if (WARMUP_S > 0) await fire({ ...submitLoad(s.liveKeys, PRODUCTION_BODY), url: t.baseUrl, connections: CONNECTIONS, duration: WARMUP_S });
+        await waitDrained(s.liveKeyIds, warmSince);
+        const since = Date.now();
+        const accepted: string[] = [];
+        const production = await fire({ ...submitLoad(s.liveKeys, PRODUCTION_BODY, accepted), url: t.baseUrl, connections: CONNECTIONS, duration: DURATION_S });
+        const drain = await drainFigures(s.liveKeyIds, since, accepted);
+        out(`   ${t.label}:`);
+        out(`     ${httpLine('sandbox submit', sandbox)}`);
+        if (reads) out(`     ${httpLine('result read', reads)}`);
+        out(`     ${httpLine('production submit', production)}`);
+        out(`     ${drainLine(drain)}`);
+        return { topology: t.label, sandbox, reads, production, drain };
       };
-      const p = results.production;
-      out(`   ${httpLine('production submits (HTTP)', http)}`);
-      out(`   accepted ${accepted}/${SUBMITS}; ${round(p.submitsPerS, 0)} submits/s at the client, ${round(p.serverSideSubmitsPerS, 0)}/s between first and last created_at`);
-      out(`   completed ${completed}, failed ${p.failed}, unfinished ${p.unfinished}; ${p.completedWhenSubmitsEnded} were already completed when the last submit returned`);
-      out(`   completions: ${round(p.completionsPerS, 0)}/s (first submit to last completed: ${p.firstSubmitToLastCompletedS} s); submit-to-completed p50 ${p.queueToCompletedP50Ms} ms, p99 ${p.queueToCompletedP99Ms} ms`);
-      out(`   ${metersLine(m)}`);
-    }, 'production');
-
-    await phase('result reads', async () => {
-      // A completed production prediction (outputs, timings); a sandbox one if production did not run.
-      let key = keys.liveKey;
-      let row = await gw.app.db('predictions').where({ api_key_id: keys.liveKeyId, status: 'completed' }).first('id') as { id: string } | undefined;
-      if (!row) {
-        key = keys.sandboxKey;
-        row = await gw.app.db('predictions').where({ user_id: keys.userId, is_test: true, status: 'completed' }).first('id') as { id: string } | undefined;
-      }
-      if (!row) {
-        // Neither earlier phase ran: make one sandbox prediction to read.
-        const made = await injectJson(server, { method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', headers: { 'x-api-key': keys.sandboxKey }, payload: { prompt: 'bench' } }, 200);
-        row = { id: String(made.request_id) };
-      }
-      await settle();
-      step(`3. result reads: GET /api/v1/predictions/${row.id}/result, ${CONNECTIONS} connections, ${DURATION_S} s`);
-      const stop = meters();
-      const r = await warmAndFire({
-        url: `${baseUrl}/api/v1/predictions/${row.id}/result`,
-        method: 'GET',
-        headers: { 'x-api-key': key },
-        connections: CONNECTIONS,
-        duration: DURATION_S,
-      });
-      results.resultReads = { ...r, meters: stop() };
-      out(`   ${httpLine('result reads', r)}`);
-      out(`   ${metersLine(results.resultReads.meters)} (incl. warm-up)`);
-    }, 'reads');
-
-    await phase('webhook deliveries', async () => {
-      // A dedicated worker process (ROLE=worker, as in production) on its own queue prefix, so the
-      // figure is per worker process and the in-process gateway's consumer takes no part.
-      // Throughput: N finished sandbox predictions with their deliveries are queued first, then
-      // the worker starts and drains them. Latency: with the worker idle, predictions finish at a
-      // moderate rate and the time from completion to the first attempt is read from the database.
-      const n = WEBHOOK_DELIVERIES;
-      step(`4. webhooks: a ROLE=worker process delivers ${n} queued deliveries to a receiver process; then completion-to-first-attempt at ${LATENCY_RATE}/s`);
-      const receiver: Child = spawnNode('test/bench/receiver.ts', ['0']);
-      cleanups.push({ name: 'webhook receiver', fn: () => receiver.kill() });
-      if (receiver.child.pid) processLabels.set(receiver.child.pid, 'webhook receiver');
-      const { port } = await receiver.nextJson<{ port: number }>(30_000);
-      const hookUrl = `http://127.0.0.1:${port}/hook`;
-      const workerEnv = { ...gatewayEnv, ROLE: 'worker', AMQP_PREFIX: `${gatewayEnv.AMQP_PREFIX}_wh`, PORT: '0', LOG_LEVEL: 'warn' };
-      const whConfig = loadConfig(workerEnv);
-      cleanups.push({ name: 'webhook queues', fn: () => deleteTopology(whConfig.amqpPrefix, topics(whConfig), AMQP_URL) });
-      const queue = await createQueue(AMQP_URL, { prefix: whConfig.amqpPrefix });
-      cleanups.push({ name: 'webhook publisher', fn: () => queue.close() });
-      await queue.setup(topics(whConfig));
-      const db = gw.app.db;
-      const finish = async (i: number) => {
-        const now = Date.now();
-        const id = newPredictionId(now);
-        const deliveryId = await insertSandboxPrediction(db, { id, userId: keys.userId, apiKeyId: keys.webhookKeyId, model: 'canvas-v1-fast-text-to-image', input: { prompt: `bench ${i}` }, webhookUrl: hookUrl }, ['sandbox/sample.png'], now);
-        await queue.publish('webhooks', { id: deliveryId });
+      // The API that served the earlier phases is warm; the two-process topology starts fresh.
+      // So after it, a fresh 1 + 1 is started and primed the same way, and the ratios compare the
+      // two fresh topologies (the warm figures are printed too).
+      const warm = await measure(one);
+      await stopTopology(one);
+      const fresh = async (apis: number, workers: number) => {
+        const t = await startTopology(apis, workers);
+        out(`   started ${t.label} on ${t.baseUrl} (pids ${[...t.api.pids, ...t.workers.flatMap((w) => w.pids)].join(',')})`);
+        await prime(t, s);
+        const f = await measure(t);
+        await stopTopology(t);
+        return f;
       };
-      for (let i = 0; i < n; i += 50) await Promise.all(Array.from({ length: Math.min(50, n - i) }, (_, k) => finish(i + k)));
-
-      await settle();
-      const stop = meters();
-      const worker: Child = spawnNode('main.ts', [], { env: workerEnv });
-      cleanups.push({ name: 'webhook worker', fn: () => worker.kill() });
-      if (worker.child.pid) processLabels.set(worker.child.pid, 'webhook worker');
-      const counted = async () => (await (await fetch(`http://127.0.0.1:${port}/count`)).json()) as { count: number; first: number; last: number };
-      const deadline = Date.now() + COMPLETION_TIMEOUT_MS;
-      let c = await counted();
-      while (c.count < n && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-        c = await counted();
-      }
-      const m = stop();
-      const windowS = (c.last - c.first) / 1000;
-
-      // Latency at a moderate rate, worker already warm.
-      const latencyIds: string[] = [];
-      const total = LATENCY_RATE * 5;
-      for (let i = 0; i < total; i++) {
-        const now = Date.now();
-        const id = newPredictionId(now);
-        latencyIds.push(id);
-        const deliveryId = await insertSandboxPrediction(db, { id, userId: keys.userId, apiKeyId: keys.webhookKeyId, model: 'canvas-v1-fast-text-to-image', input: { prompt: `latency ${i}` }, webhookUrl: hookUrl }, ['sandbox/sample.png'], now);
-        await queue.publish('webhooks', { id: deliveryId });
-        await new Promise((r) => setTimeout(r, 1000 / LATENCY_RATE));
-      }
-      const attemptsDone = async () => Number(((await db('webhook_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').whereIn('d.prediction_id', latencyIds).count({ n: '*' })) as Array<{ n: number | string }>)[0]?.n ?? 0);
-      while ((await attemptsDone()) < latencyIds.length && Date.now() < deadline + 30_000) await new Promise((r) => setTimeout(r, 100));
-      const delays = (await db('webhook_attempts as a')
-        .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
-        .join('predictions as p', 'p.id', 'd.prediction_id')
-        .where('a.number', 1).whereIn('p.id', latencyIds)
-        .select(db.raw('a.started_at - p.completed_at as ms')) as Array<{ ms: number | string }>).map((r) => Number(r.ms)).sort((a, b) => a - b);
-      await cleanupNow('webhook worker');
-      results.webhooks = {
-        deliveries: c.count,
-        deliveriesPerS: windowS > 0 ? (c.count - 1) / windowS : 0,
-        firstAttemptP50Ms: percentile(delays, 50),
-        firstAttemptP99Ms: percentile(delays, 99),
-        meters: m,
+      const b = await fresh(2, 2);
+      const a = await fresh(1, 1);
+      const ratio = (x: number, y: number) => round(x / y, 2);
+      results.scaleout = {
+        warmOne: warm,
+        one: a,
+        two: b,
+        ratios: {
+          sandbox: ratio(b.sandbox.okPerS, a.sandbox.okPerS),
+          reads: a.reads && b.reads ? ratio(b.reads.okPerS, a.reads.okPerS) : null,
+          productionSubmits: ratio(b.production.okPerS, a.production.okPerS),
+          completions: ratio(b.drain.completionsPerS, a.drain.completionsPerS),
+        },
       };
-      const w = results.webhooks;
-      out(`   delivered ${w.deliveries}/${n} by one worker process: ${round(w.deliveriesPerS, 0)} deliveries/s (first to last received)`);
-      out(`   ${metersLine(m, 'bench main thread')}`);
-      out(`   completion to first attempt at ${LATENCY_RATE}/s: p50 ${w.firstAttemptP50Ms} ms, p99 ${w.firstAttemptP99Ms} ms (${delays.length} deliveries)`);
-      await cleanupNow('webhook publisher');
-      await cleanupNow('webhook receiver');
-    }, 'webhooks');
+      const q = results.scaleout.ratios;
+      out(`   two/one (both fresh): sandbox submits ${q.sandbox}x, result reads ${q.reads ?? 'n/a'}x, production submits ${q.productionSubmits}x, completions ${q.completions}x`);
+    }, 'scaleout');
   }
 
-  // The rest does not need the gateway: stop it so it does not compete for the cores.
-  await cleanupNow('gateway');
-
-  await phase('bare hapi baseline', async () => {
-    step(`4. baseline: bare hapi (one GET route returning {ok:true}) in a child process, ${CONNECTIONS} connections, ${DURATION_S} s`);
-    const child: Child = spawnNode('test/bench/bare-hapi.ts', ['0']);
-    cleanups.push({ name: 'bare hapi', fn: () => child.kill() });
-    if (child.child.pid) processLabels.set(child.child.pid, 'bare hapi');
-    const { port } = await child.nextJson<{ port: number }>(30_000);
-    await settle();
-    const stop = meters();
-    const r = await warmAndFire({ url: `http://127.0.0.1:${port}/ok`, method: 'GET', connections: CONNECTIONS, duration: DURATION_S });
-    results.bareHapi = { ...r, meters: stop() };
-    await cleanupNow('bare hapi');
-    out(`   ${httpLine('bare hapi GET', r)}`);
-    out(`   ${metersLine(results.bareHapi.meters, 'bench main thread (idle)')} (incl. warm-up)`);
-    if (results.resultReads && r.rps > 0) {
-      results.gatewayToBareRatio = results.resultReads.rps / r.rps;
-      out(`   gateway result read / bare hapi: ${round(results.gatewayToBareRatio, 3)} (${round(results.resultReads.rps, 0)} vs ${round(r.rps, 0)} req/s)`);
-    }
-  }, 'baseline');
+  // The rest needs none of the gateway's processes.
+  for (const name of ['api x1', 'worker 1/1', 'bare hapi']) await cleanupNow(name);
 
   await phase('routing', async () => {
-    const started: Array<{ n: number; child: Child; name: string; ready: RoutingReady; specFileKiB: number; target: string; startupMeters: Meters }> = [];
-    // One gateway process per spec size, started one after the other so each start-up has the machine to itself.
+    const started: Array<{ n: number; child: Child; name: string; startMs: number; rssMb: number }> = [];
     for (const n of ENDPOINT_COUNTS) {
-      const target = middleSlug(n);
-      step(`5. routing + validation with ${n} model endpoints: starting a gateway in a child process (ROLE=all, SQLite, in-process queue)`);
+      step(`6. routing + validation with ${n} model endpoints: a gateway in a child process (ROLE=all, SQLite, in-process queue), server.inject (no TCP)`);
       const specDir = path.join(tmp, `spec-${n}`);
       const dataDir = path.join(tmp, `data-${n}`);
       await writeSpecDir(specDir, n);
       await fs.mkdir(dataDir, { recursive: true });
-      const specFileKiB = round((await fs.stat(path.join(specDir, 'models', 'bench.yaml'))).size / 1024, 0);
-      await settle();
-      const stopMeters = meters();
-      const child: Child = spawnNode('test/bench/routing.ts', [specDir, dataDir, target, String(ROUTING_WARMUP)], { nodeArgs: ['--expose-gc'], input: true });
+      const child = spawnNode('test/bench/routing.ts', [specDir, dataDir, middleSlug(n), '500'], { nodeArgs: ['--expose-gc'], input: true });
       const name = `routing child ${n}`;
       cleanups.push({ name, fn: () => child.kill() });
-      if (child.child.pid) processLabels.set(child.child.pid, `gateway with ${n} endpoints`);
-      const ready = await child.nextJson<RoutingReady>(ROUTING_CHILD_TIMEOUT_MS);
-      const startupMeters = stopMeters();
+      const ready = await child.nextJson<{ models: number; startMs: number; memory: { afterStart: { rssMb: number } } }>(240_000);
       await fs.rm(specDir, { recursive: true, force: true });
-      started.push({ n, child, name, ready, specFileKiB, target, startupMeters });
-      const mem = ready.memory.afterStart;
-      out(`   ${ready.models} model endpoints (${ready.operations} operations, models file ${specFileKiB >= 1024 ? `${round(specFileKiB / 1024, 1)} MiB` : `${specFileKiB} KiB`}): start-up ${ready.startMs} ms (process start to ready ${ready.processStartToReadyMs} ms), after start RSS ${mem.rssMb} MiB, heap used ${mem.heapUsedMb} MiB (before start: RSS ${ready.memory.beforeStart.rssMb} MiB)`);
-      out(`   during start-up and warm-up: ${metersLine(startupMeters, 'bench main thread (idle)')}`);
-      out(`   first request to ${target} (compiles its validators): ${round(ready.firstRequest.us / 1000, 1)} ms (status ${ready.firstRequest.status}); then ${ready.warmup} warm-up requests of each kind`);
+      started.push({ n, child, name, startMs: ready.startMs, rssMb: ready.memory.afterStart.rssMb });
+      out(`   ${ready.models} endpoints: start-up ${ready.startMs} ms, RSS ${ready.memory.afterStart.rssMb} MiB`);
     }
-
-    // Interleaved rounds: every size sees the same machine, and the order flips every round.
-    const perRound = Math.max(1, Math.ceil(ROUTING_ITERATIONS / ROUTING_ROUNDS));
-    step(`5. timing: ${ROUTING_ROUNDS} interleaved rounds of ${perRound} sequential server.inject calls (after ${ROUTING_ROUND_WARMUP} untimed ones) per kind and spec size (valid body -> 200, invalid body -> 422)`);
-    await settle();
-    const samples = new Map<number, Record<RoutingKind, { us: number[]; unexpected: number; statuses: Record<string, number> }>>();
-    for (const c of started) samples.set(c.n, { valid: { us: [], unexpected: 0, statuses: {} }, invalid: { us: [], unexpected: 0, statuses: {} } });
-    for (let round_ = 0; round_ < ROUTING_ROUNDS; round_++) {
-      const order = round_ % 2 === 0 ? started : [...started].reverse();
+    const ROUNDS_R = 5;
+    const PER_ROUND = 1_000;
+    const samples = new Map<number, Record<'valid' | 'invalid', { us: number[]; unexpected: number }>>();
+    for (const c of started) samples.set(c.n, { valid: { us: [], unexpected: 0 }, invalid: { us: [], unexpected: 0 } });
+    for (let r = 0; r < ROUNDS_R; r++) {
       for (const kind of ['valid', 'invalid'] as const) {
-        for (const c of order) {
-          c.child.send({ cmd: 'run', kind, n: perRound, warm: ROUTING_ROUND_WARMUP });
-          const answer = await c.child.nextJson<{ kind: RoutingKind; us: number[]; unexpected: number; statuses: Record<string, number> }>(120_000);
+        for (const c of r % 2 === 0 ? started : [...started].reverse()) {
+          c.child.send({ cmd: 'run', kind, n: PER_ROUND, warm: 200 });
+          const answer = await c.child.nextJson<{ us: number[]; unexpected: number }>(120_000);
           const acc = samples.get(c.n)![kind];
           acc.us.push(...answer.us);
           acc.unexpected += answer.unexpected;
-          for (const [code, count] of Object.entries(answer.statuses)) acc.statuses[code] = (acc.statuses[code] ?? 0) + count;
         }
       }
     }
-
     for (const c of started) {
       c.child.send({ cmd: 'stop' });
-      const stopped = await c.child.nextJson<{ memory: RoutingMemory }>(30_000);
+      await c.child.nextJson<object>(30_000);
       await cleanupNow(c.name);
-      const timing = (kind: RoutingKind): RoutingTiming => {
+      const timing = (kind: 'valid' | 'invalid'): RoutingTiming => {
         const acc = samples.get(c.n)![kind];
         const sorted = [...acc.us].sort((x, y) => x - y);
-        return { p50Us: round(percentile(sorted, 50), 0), p99Us: round(percentile(sorted, 99), 0), meanUs: round(mean(sorted), 0), maxUs: round(sorted.at(-1) ?? Number.NaN, 0), unexpected: acc.unexpected, statuses: acc.statuses };
+        return { p50Us: round(percentile(sorted, 50), 0), p99Us: round(percentile(sorted, 99), 0), meanUs: round(mean(sorted), 0), unexpected: acc.unexpected };
       };
-      const { ready } = c;
-      const res: RoutingResult = {
-        models: ready.models,
-        operations: ready.operations,
-        startMs: ready.startMs,
-        processStartToImportedMs: ready.processStartToImportedMs,
-        processStartToReadyMs: ready.processStartToReadyMs,
-        memory: { ...ready.memory, afterRequests: stopped.memory },
-        warmup: ready.warmup,
-        iterations: perRound * ROUTING_ROUNDS,
-        firstRequest: ready.firstRequest,
-        valid: timing('valid'),
-        invalid: timing('invalid'),
-        specFileKiB: c.specFileKiB,
-        startupMeters: c.startupMeters,
-        target: c.target,
-      };
+      const res = { models: c.n, startMs: c.startMs, rssMb: c.rssMb, valid: timing('valid'), invalid: timing('invalid') };
       results.routing[String(c.n)] = res;
-      const extra = (t: RoutingTiming) => (t.unexpected ? `, ${t.unexpected} unexpected statuses ${JSON.stringify(t.statuses)}` : '');
-      out(`   ${String(res.models).padStart(5)} endpoints, valid (200):   p50 ${res.valid.p50Us} µs, p99 ${res.valid.p99Us} µs, mean ${res.valid.meanUs} µs, max ${res.valid.maxUs} µs (${res.iterations} requests${extra(res.valid)})`);
-      out(`   ${String(res.models).padStart(5)} endpoints, invalid (422): p50 ${res.invalid.p50Us} µs, p99 ${res.invalid.p99Us} µs, mean ${res.invalid.meanUs} µs, max ${res.invalid.maxUs} µs (${res.iterations} requests${extra(res.invalid)}); RSS afterwards ${stopped.memory.rssMb} MiB`);
+      out(`   ${String(c.n).padStart(5)} endpoints: valid (200) p50 ${res.valid.p50Us} µs, p99 ${res.valid.p99Us} µs; invalid (422) p50 ${res.invalid.p50Us} µs, p99 ${res.invalid.p99Us} µs (${ROUNDS_R * PER_ROUND} each${res.valid.unexpected + res.invalid.unexpected ? `, ${res.valid.unexpected + res.invalid.unexpected} unexpected statuses` : ''})`);
     }
-    const small = results.routing[String(Math.min(...ENDPOINT_COUNTS))];
-    const large = results.routing[String(Math.max(...ENDPOINT_COUNTS))];
+    const small = results.routing[String(ENDPOINT_COUNTS[0])];
+    const large = results.routing[String(ENDPOINT_COUNTS.at(-1))];
     if (small && large && small !== large) {
-      results.routingRatio = {
-        validP50: large.valid.p50Us / small.valid.p50Us,
-        validMean: large.valid.meanUs / small.valid.meanUs,
-        invalidP50: large.invalid.p50Us / small.invalid.p50Us,
-        invalidMean: large.invalid.meanUs / small.invalid.meanUs,
-      };
-      const q = results.routingRatio;
-      out(`   ratio ${large.models}/${small.models} endpoints: valid p50 ${round(q.validP50, 3)}, mean ${round(q.validMean, 3)}; invalid p50 ${round(q.invalidP50, 3)}, mean ${round(q.invalidMean, 3)}`);
+      results.routingRatio = { validP50: round(large.valid.p50Us / small.valid.p50Us, 3), invalidP50: round(large.invalid.p50Us / small.invalid.p50Us, 3) };
+      out(`   ${large.models}/${small.models} endpoints: valid p50 ${results.routingRatio.validP50}x, invalid p50 ${results.routingRatio.invalidP50}x`);
     }
   }, 'routing');
 } finally {
   if (!interrupted) {
-    step('cleaning up (gateway, child processes, queues, database, temp files)');
+    step('cleaning up (processes, queues, database, temp files)');
     await cleanupAll();
   }
 }
 
+if (halted) await halted;
+
 // ---------------------------------------------------------------------------------------------
 // summary
 
-if (halted) await halted;
-
 interface Row {
+  path: string;
+  gateway: string;
+  p50: string;
+  p99: string;
+  bare: string;
+  ratio: string;
   target: string;
-  measured: string;
-  met: boolean | null;
+  result: string;
+  cpu: string;
+  trips: string;
 }
 const rows: Row[] = [];
-const num = (v: number | undefined): v is number => v !== undefined && Number.isFinite(v);
-/** `text` when the value was measured, else "not measured". */
-const shown = (v: number | undefined, text: (v: number) => string) => (num(v) ? text(v) : 'not measured');
-const check = (v: number | undefined, ok: (v: number) => boolean) => (num(v) ? ok(v) : null);
-
-const { sandbox, production, resultReads, bareHapi, routingRatio, gatewayToBareRatio } = results;
-rows.push({ target: `sandbox submits >= ${TARGETS.sandboxSubmitsPerS} req/s`, measured: shown(sandbox?.rps, (v) => `${round(v, 0)} req/s`), met: check(sandbox?.rps, (v) => v >= TARGETS.sandboxSubmitsPerS) });
-rows.push({ target: `result reads >= ${TARGETS.resultReadsPerS} req/s`, measured: shown(resultReads?.rps, (v) => `${round(v, 0)} req/s`), met: check(resultReads?.rps, (v) => v >= TARGETS.resultReadsPerS) });
-rows.push({ target: `p99 < ${TARGETS.p99Ms} ms: sandbox submit`, measured: shown(sandbox?.p99Ms, (v) => `${v} ms`), met: check(sandbox?.p99Ms, (v) => v < TARGETS.p99Ms) });
-rows.push({ target: `p99 < ${TARGETS.p99Ms} ms: result read`, measured: shown(resultReads?.p99Ms, (v) => `${v} ms`), met: check(resultReads?.p99Ms, (v) => v < TARGETS.p99Ms) });
-rows.push({ target: `p99 < ${TARGETS.p99Ms} ms: production submit (worker busy)`, measured: shown(production?.http.p99Ms, (v) => `${v} ms`), met: check(production?.http.p99Ms, (v) => v < TARGETS.p99Ms) });
-const small = results.routing[String(Math.min(...ENDPOINT_COUNTS))];
-const large = results.routing[String(Math.max(...ENDPOINT_COUNTS))];
-const ratioLabel = `${Math.max(...ENDPOINT_COUNTS)}/${Math.min(...ENDPOINT_COUNTS)} endpoints`;
-rows.push({ target: `${ratioLabel} latency <= ${TARGETS.endpointLatencyRatio}x: valid p50`, measured: shown(routingRatio?.validP50, (v) => `${round(v, 3)}x (${large?.valid.p50Us} vs ${small?.valid.p50Us} µs)`), met: check(routingRatio?.validP50, (v) => v <= TARGETS.endpointLatencyRatio) });
-rows.push({ target: `${ratioLabel} latency <= ${TARGETS.endpointLatencyRatio}x: 422 p50`, measured: shown(routingRatio?.invalidP50, (v) => `${round(v, 3)}x (${large?.invalid.p50Us} vs ${small?.invalid.p50Us} µs)`), met: check(routingRatio?.invalidP50, (v) => v <= TARGETS.endpointLatencyRatio) });
-for (const n of ENDPOINT_COUNTS) {
-  const r = results.routing[String(n)];
-  rows.push({ target: `start-up < ${TARGETS.startupMs / 1000} s with ${n} endpoints`, measured: shown(r?.startMs, (v) => `${round(v / 1000, 2)} s (RSS ${round(r!.memory.afterStart.rssMb, 0)} MiB)`), met: check(r?.startMs, (v) => v < TARGETS.startupMs) });
+const met = (ok: boolean) => (ok ? 'met' : 'NOT MET');
+for (const [key, p] of [['sandbox', results.sandbox], ['reads', results.reads], ['production', results.production]] as const) {
+  if (!p) continue;
+  const t = TARGETS[key];
+  rows.push({
+    path: p.label.replace(/^\d+\. /, ''),
+    gateway: `${p.gatewayOkPerS}`,
+    p50: `${p.p50Ms}`,
+    p99: `${p.p99Ms}`,
+    bare: `${p.bareReqPerS}`,
+    ratio: `${p.ratio}`,
+    target: `>= ${t.ratio}, p99 < ${t.p99Ms}`,
+    result: met(p.ratio >= t.ratio && p.p99Ms < t.p99Ms),
+    cpu: `${p.cost.totalCpuMsPerRequest}`,
+    trips: `${p.cost.queriesPerRequest.total} / ${p.cost.questionsPerRequest}`,
+  });
 }
-rows.push({ target: `webhook deliveries >= ${TARGETS.webhookDeliveriesPerS}/s per worker process`, measured: shown(results.webhooks?.deliveriesPerS, (v) => `${round(v, 0)} /s`), met: check(results.webhooks?.deliveriesPerS, (v) => v >= TARGETS.webhookDeliveriesPerS) });
-rows.push({ target: `completion to first webhook attempt p50 < ${TARGETS.webhookFirstAttemptP50Ms} ms`, measured: shown(results.webhooks?.firstAttemptP50Ms, (v) => `${v} ms (p99 ${results.webhooks!.firstAttemptP99Ms} ms)`), met: check(results.webhooks?.firstAttemptP50Ms, (v) => v < TARGETS.webhookFirstAttemptP50Ms) });
-rows.push({ target: 'info: production submits/s (HTTP)', measured: shown(production?.submitsPerS, (v) => `${round(v, 0)} /s`), met: null });
-rows.push({ target: 'info: production completions/s', measured: shown(production?.completionsPerS, (v) => `${round(v, 0)} /s (${production!.completed}/${production!.requested} completed)`), met: null });
-rows.push({ target: 'info: result read gateway/bare hapi', measured: shown(gatewayToBareRatio, (v) => `${round(v, 3)} (bare hapi ${round(bareHapi!.rps, 0)} req/s)`), met: null });
+if (results.sustain) {
+  const r = results.sustain;
+  rows.push({
+    path: `completions, ${SUSTAIN_S} s`,
+    gateway: `${r.completionsPerS}`,
+    p50: `${r.drain.submitToCompletedP50Ms}*`,
+    p99: `${r.drain.submitToCompletedP99Ms}*`,
+    bare: `${r.bareReqPerS}`,
+    ratio: `${r.ratio}`,
+    target: `>= ${TARGETS.completions.ratio}, nothing lost`,
+    result: met(r.ratio >= TARGETS.completions.ratio && r.nothingLost),
+    cpu: `${r.cost.totalCpuMsPerRequest}`,
+    trips: `${r.cost.queriesPerRequest.total} / ${r.cost.questionsPerRequest}`,
+  });
+}
 
 out();
-out('SUMMARY (load generator shares the cores with the server; worker shares the gateway process)');
-const w1 = Math.max(...rows.map((r) => r.target.length));
-const w2 = Math.max(...rows.map((r) => r.measured.length));
-const line = `+-${'-'.repeat(w1)}-+-${'-'.repeat(w2)}-+---------+`;
-out(line);
-out(`| ${'target'.padEnd(w1)} | ${'measured'.padEnd(w2)} | result  |`);
-out(line);
-for (const r of rows) out(`| ${r.target.padEnd(w1)} | ${r.measured.padEnd(w2)} | ${(r.met === null ? '' : r.met ? 'met' : 'NOT MET').padEnd(7)} |`);
-out(line);
+out(`SUMMARY — side by side, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s; 2xx only (non-2xx apart); everything shares ${cpus.length} cores`);
+if (rows.length) {
+  const head: Row = { path: 'path', gateway: 'gateway 2xx/s', p50: 'p50 ms', p99: 'p99 ms', bare: 'bare req/s', ratio: 'ratio', target: 'target', result: 'result', cpu: 'CPU ms/req', trips: 'DB trips/req (knex / Questions)' };
+  const cols = Object.keys(head) as Array<keyof Row>;
+  const width = Object.fromEntries(cols.map((c) => [c, Math.max(head[c].length, ...rows.map((r) => r[c].length))])) as Record<keyof Row, number>;
+  const line = (r: Row) => `| ${cols.map((c) => r[c].padEnd(width[c])).join(' | ')} |`;
+  const rule = `+-${cols.map((c) => '-'.repeat(width[c])).join('-+-')}-+`;
+  out(rule);
+  out(line(head));
+  out(rule);
+  for (const r of rows) out(line(r));
+  out(rule);
+  if (results.production) out('  production submit: CPU and trips per prediction created, submit + completion (the window includes the drain)');
+  if (results.sustain) out('  * completions: submit-to-completed latency; CPU and trips per completed prediction (submit + completion)');
+  for (const [key, p] of [['sandbox', results.sandbox], ['reads', results.reads], ['production', results.production]] as const) {
+    if (p && p.non2xx > 0) out(`  ${key}: ${p.non2xx} non-2xx answers/errors over the rounds, not counted as throughput`);
+  }
+  for (const p of [results.sandbox, results.reads, results.production]) {
+    if (p) out(`  ${p.label.replace(/^\d+\. /, '')} CPU ms per 2xx by process: ${GROUPS.map((g) => `${g} ${p.cost.cpuMsPerRequest[g]}`).join(', ')}`);
+  }
+}
+if (results.scaleout) {
+  const { one, two, ratios } = results.scaleout;
+  out(`scale-out (one run each, fresh 1+1 -> fresh 2+2): sandbox ${round(one.sandbox.okPerS, 0)} -> ${round(two.sandbox.okPerS, 0)} 2xx/s (${ratios.sandbox}x); reads ${one.reads ? round(one.reads.okPerS, 0) : 'n/a'} -> ${two.reads ? round(two.reads.okPerS, 0) : 'n/a'} (${ratios.reads ?? 'n/a'}x); production submits ${round(one.production.okPerS, 0)} -> ${round(two.production.okPerS, 0)} (${ratios.productionSubmits}x); completions ${one.drain.completionsPerS} -> ${two.drain.completionsPerS}/s (${ratios.completions}x)`);
+}
+if (results.routingRatio) out(`routing: ${ENDPOINT_COUNTS.at(-1)} vs ${ENDPOINT_COUNTS[0]} endpoints, p50 ${results.routingRatio.validP50}x (valid), ${results.routingRatio.invalidP50}x (422)`);
 
 const report = {
   startedAt: startedAt.toISOString(),
   finishedAt: new Date().toISOString(),
   commit,
-  machine: { cores: cpus.length, cpu: cpus[0]?.model ?? null, memGiB: round(os.totalmem() / 2 ** 30, 1), node: process.version, loadAverage: os.loadavg() },
+  machine: { cores: cpus.length, cpu: cpus[0]?.model ?? null, memGiB: round(os.totalmem() / 2 ** 30, 1), node: process.version, loadAverage: os.loadavg(), busyPctDuringRun: round(cpuBusyPct(cpus, os.cpus()), 0) },
   notes: [
-    'autocannon runs in a worker thread of the benchmark process and shares the machine\'s cores with the gateway, MariaDB and RabbitMQ',
-    'the gateway runs with ROLE=all: the model worker shares the API\'s process and event loop',
-    'routing numbers come from server.inject (no TCP) in a fresh child process per spec size, on SQLite and the in-process queue',
+    'autocannon runs on the benchmark process\'s main thread and shares the cores with the bare hapi process, the gateway processes, MariaDB and RabbitMQ',
+    'ratio = gateway 2xx/s divided by bare hapi req/s on the same requests in the same round; the bare route parses the same JSON body and answers an id (POST) or a small JSON (GET)',
+    'CPU per request: utime+stime deltas from /proc over the run (and the drain, for production), minus the idle baseline rate measured just before, divided by 2xx',
+    'database round trips: knex queries counted inside the API and worker processes (exact), and MariaDB Questions minus the idle baseline (noisy when other clients use the server)',
   ],
-  settings: { durationS: DURATION_S, warmupS: WARMUP_S, connections: CONNECTIONS, submits: SUBMITS, workerConcurrency: WORKER_CONCURRENCY, endpointCounts: ENDPOINT_COUNTS, productionBody: PRODUCTION_BODY },
+  settings: { durationS: DURATION_S, warmupS: WARMUP_S, rounds: ROUNDS, connections: CONNECTIONS, idleS: IDLE_S, sustainS: SUSTAIN_S, sustainRate: SUSTAIN_RATE || null, keys: KEYS, users: USERS, rows: ROWS, workerConcurrency: WORKER_CONCURRENCY, endpointCounts: ENDPOINT_COUNTS, phases: [...PHASES] },
   targets: TARGETS,
   results,
   summary: rows,
@@ -785,7 +1009,7 @@ const report = {
 const reportDir = path.join(ROOT, '.bench');
 await fs.mkdir(reportDir, { recursive: true });
 await fs.writeFile(path.join(reportDir, 'last.json'), `${JSON.stringify(report, null, 2)}\n`);
-out(`\nwrote ${path.relative(process.cwd(), path.join(reportDir, 'last.json')) || '.bench/last.json'}`);
+out(`\nwrote ${path.relative(process.cwd(), path.join(reportDir, 'last.json')) || '.bench/last.json'} (${round((Date.now() - startedAt.getTime()) / 1000, 0)} s)`);
 
 const failed = Object.keys(errors);
 if (failed.length) {

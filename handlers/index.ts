@@ -13,6 +13,7 @@ import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
 import { createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey } from './keys.ts';
 import { getHealth } from './health.ts';
 import { listModels } from './models.ts';
+import { receiveUpstreamWebhook } from './upstream-webhooks.ts';
 import { getPredictionResponse, getWebhookSecret, redeliverWebhook, rotateWebhookSecret } from './webhooks.ts';
 import {
   createOAuthClient, deleteOAuthClient, getAuthorizationServerMetadata, getProtectedResourceMetadata, listOAuthClients, listScopes,
@@ -37,6 +38,7 @@ const handlers: HandlerMap = {
   getPredictionResult,
   streamPrediction,
   cancelPrediction,
+  receiveUpstreamWebhook,
   getBalance,
   getUserDetails,
   register,

@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { appOf, createFal } from '../../workers/adapters/fal.ts';
-import type { AdapterEnv, RunContext } from '../../workers/adapters/types.ts';
+import type { AdapterEnv, JobContext, RunContext } from '../../workers/adapters/types.ts';
 
 const QUEUE = 'https://queue.fal.test';
 const CDN = 'https://v3.fal.media.test';
@@ -32,7 +32,7 @@ test.after.always(async () => {
 const env: AdapterEnv = { upstreams: new Map([['fal', { url: QUEUE, key: KEY }]]) };
 const adapter = (interval = 1) => createFal(env, { resolve: publicResolve }, interval);
 
-function context(extra: Partial<RunContext> = {}, upstreamModel = 'fal-ai/flux/schnell', category = 'text-to-image'): RunContext {
+function context(extra: Partial<RunContext & JobContext> = {}, upstreamModel = 'fal-ai/flux/schnell', category = 'text-to-image'): RunContext & JobContext {
   return {
     signal: new AbortController().signal, predictionId: 'p-fal', tempDir,
     model: { operationId: 'lumen-effects-text-to-image', category, upstream: 'fal', upstreamModel, inputMap: { aspect_ratio: 'image_size', negative_prompt: '' }, fixedInput: { enable_safety_checker: true } },

@@ -48,8 +48,9 @@ export function disconnectSignal(request: Request): { signal: AbortSignal; abort
 
 /** What a watcher reports a change of: the status, and a running job's queue position and progress. */
 function stateKey(p: Prediction): string {
-  const job = p.upstreamJob;
-  return p.status === 'processing' && job ? `${p.status}|${job.queuePosition ?? ''}|${job.progress ?? ''}` : p.status;
+  const position = p.status === 'processing' ? p.upstreamJob?.queuePosition ?? null : null;
+  const progress = p.status === 'processing' ? p.upstreamJob?.progress ?? null : null;
+  return position === null && progress === null ? p.status : `${p.status}|${position ?? ''}|${progress ?? ''}`;
 }
 
 /**

@@ -435,9 +435,13 @@ export async function rewindUpstreamPolls(db: Db, id: string, from: number): Pro
   await withLockRetry(() => db('predictions').where({ id, status: 'processing', upstream_polls: from }).update({ upstream_polls: from - 1 }));
 }
 
-/** The provider's last known status word (any prediction state: a cancelled one records the provider's cancel). */
+/**
+ * The provider's last known status word (any prediction state: a cancelled one records the
+ * provider's cancel). Set when the job ended, so its queue position and progress are over too.
+ */
 export async function setUpstreamStatus(db: Db, id: string, status: string): Promise<void> {
-  await withLockRetry(() => db('predictions').where({ id }).whereNotNull('upstream_job_id').update({ upstream_status: status.slice(0, 32) }));
+  await withLockRetry(() => db('predictions').where({ id }).whereNotNull('upstream_job_id')
+    .update({ upstream_status: status.slice(0, 32), upstream_queue_position: null, upstream_progress: null }));
 }
 
 /**

@@ -350,3 +350,24 @@ test.serial('a fal 429 with Retry-After on submit is retried after the wait it a
   const retried = await gw.app.db('predictions').where({ id }).first();
   t.true(Number(retried.attempts) >= 2);
 });
+
+test.serial('embedded (SQLite, in-process queue): the queue position is stored and a signed fal callback completes the job', async (t) => {
+  const gw = await startGateway({ db: 'sqlite', queue: 'memory', worker: true, env: env({ ...CALLBACKS, ENCRYPTION_KEY: 'ab'.repeat(32) }) });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 10_000);
+  const seen = falJob('fal-sqlite-1');
+  const id = await submit(gw, acct.liveKey, DEV, { prompt: 'a fox', num_images: 1 });
+  const r = await waitFor(async () => {
+    const current = await row(gw, id);
+    return current.upstream_job_id === 'fal-sqlite-1' ? current : undefined;
+  }, { what: 'the job to be submitted', timeoutMs: 30_000 });
+  t.is(Number(r.upstream_queue_position), 3, 'the position fal gave at submit');
+  seen.stage = 'done';
+  const body = { request_id: 'fal-sqlite-1', gateway_request_id: 'fal-sqlite-1', status: 'OK', payload: {} };
+  const accepted = await gw.server.inject(falCallback(seen.hook!, body));
+  t.deepEqual(JSON.parse(accepted.payload), { status: 'accepted' });
+  const done = await finished(gw, id);
+  t.is(done.status, 'completed', String(done.error));
+  t.is(done.upstream_queue_position, null);
+  t.like(await balance(gw, acct.liveKey), { balance: 10_000 - 25, held: 0 });
+});

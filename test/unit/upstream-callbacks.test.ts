@@ -8,6 +8,7 @@ import {
   callbackToken, callbackUrlFor, createFalKeySet, ed25519Keys, readCallbackToken, verifyFalWebhook, verifyStandardWebhook,
 } from '../../lib/upstream-callbacks.ts';
 import type { CallbackConfig } from '../../lib/upstream-callbacks.ts';
+import { loadConfig } from '../../config.ts';
 
 const KEY = Buffer.alloc(32, 7);
 const NOW = 1_795_000_000_000;
@@ -105,4 +106,15 @@ test.serial('the fal key set is fetched once and again when a key no cached one 
   const b = sign(rotated.privateKey);
   t.is(await set.verify(b.headers, b.body, clock), null, 'refetched on a key it did not know');
   t.is(fetched.length, 2);
+});
+
+test('UPSTREAM_CALLBACKS needs PUBLIC_URL and ENCRYPTION_KEY; a malformed Replicate secret is refused at start-up', (t) => {
+  const key = 'cd'.repeat(32);
+  t.throws(() => loadConfig({ UPSTREAM_CALLBACKS: 'true', ENCRYPTION_KEY: key }), { message: /UPSTREAM_CALLBACKS: needs PUBLIC_URL/ });
+  t.throws(() => loadConfig({ UPSTREAM_CALLBACKS: 'true', PUBLIC_URL: 'https://gw.example' }), { message: /UPSTREAM_CALLBACKS/ });
+  t.throws(() => loadConfig({ REPLICATE_WEBHOOK_SECRET: 'not-a-secret' }), { message: /REPLICATE_WEBHOOK_SECRET/ });
+  const config = loadConfig({ UPSTREAM_CALLBACKS: '1', PUBLIC_URL: 'https://gw.example/', ENCRYPTION_KEY: key, UPSTREAM_FAL_KEY: 'k' });
+  t.like(config.upstreamCallbacks, { enabled: true, publicUrl: 'https://gw.example', replicateSecret: undefined, falJwksUrl: 'https://rest.fal.ai/.well-known/jwks.json' });
+  t.deepEqual(config.upstreams.get('fal'), { url: 'https://queue.fal.run', key: 'k' });
+  t.false(loadConfig({}).upstreamCallbacks.enabled, 'off by default');
 });

@@ -8,6 +8,7 @@ import { parseStorageUrl } from './lib/storage-s3.ts';
 import type { S3StorageConfig } from './lib/storage-s3.ts';
 import { DEFAULT_UPLOAD_LIMITS } from './lib/uploads.ts';
 import type { UploadLimits } from './lib/uploads.ts';
+import type { CallbackConfig } from './lib/upstream-callbacks.ts';
 
 /** `migrate` applies the database migrations and exits (an init container); it starts nothing else. */
 export type Role = 'api' | 'worker' | 'all' | 'migrate';
@@ -59,6 +60,8 @@ export interface Config {
   upstreamMaxWaitMs: number;
   /** development and tests only: upstream output URLs may point at loopback/private addresses */
   upstreamAllowPrivateOutputs: boolean;
+  /** provider callbacks (README "Providers"): UPSTREAM_CALLBACKS, REPLICATE_WEBHOOK_SECRET, FAL_WEBHOOK_JWKS_URL */
+  upstreamCallbacks: CallbackConfig;
   mail: MailConfig;
   /** null when GOOGLE_CLIENT_ID is unset: the Google sign-in routes answer 503 */
   google: GoogleConfig | null;
@@ -171,6 +174,10 @@ const schema = Joi.object({
   WEBHOOK_MAX_RETRY_AFTER_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000),
   WEBHOOK_ALLOW_INSECURE: Joi.boolean().truthy('1').falsy('0').default(false),
   UPSTREAM_ALLOW_PRIVATE_OUTPUTS: Joi.boolean().truthy('1').falsy('0').default(false),
+  // provider callbacks: the token in the address is derived from ENCRYPTION_KEY, sent to PUBLIC_URL
+  UPSTREAM_CALLBACKS: Joi.boolean().truthy('1').falsy('0').default(false),
+  REPLICATE_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[A-Za-z0-9+/=]{16,}$/).messages({ 'string.pattern.base': 'must be the whsec_... signing secret Replicate shows (GET /v1/webhooks/default/secret)' }),
+  FAL_WEBHOOK_JWKS_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://rest.fal.ai/.well-known/jwks.json'),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
   MAIL_FROM: Joi.string().max(320),
@@ -243,6 +250,7 @@ function corsOrigins(value: string): string[] {
 export const PROVIDER_DEFAULT_URLS: Readonly<Record<string, string>> = {
   openai: 'https://api.openai.com/v1',
   replicate: 'https://api.replicate.com/v1',
+  fal: 'https://queue.fal.run',
 };
 
 const repoRoot = path.dirname(new URL(import.meta.url).pathname);
@@ -278,6 +286,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   for (const [name, url] of Object.entries(PROVIDER_DEFAULT_URLS)) {
     const apiKey = present[`UPSTREAM_${name.toUpperCase()}_KEY`];
     if (!upstreams.has(name) && apiKey) upstreams.set(name, { url, key: apiKey });
+  }
+
+  const callbacksOn = (v.UPSTREAM_CALLBACKS as unknown) === true;
+  if (callbacksOn && (v.PUBLIC_URL === undefined || v.ENCRYPTION_KEY === undefined)) {
+    throw new ConfigError('invalid configuration: UPSTREAM_CALLBACKS: needs PUBLIC_URL (the address providers call) and ENCRYPTION_KEY (the callback tokens are derived from it)');
   }
 
   return {
@@ -319,6 +332,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstreams,
     upstreamPollDelaysMs: String(v.UPSTREAM_POLL_DELAYS_MS).split(',').map(Number).filter((d) => d > 0),
     upstreamMaxWaitMs: v.UPSTREAM_MAX_WAIT_MS as number,
+    upstreamCallbacks: {
+      enabled: callbacksOn,
+      publicUrl,
+      key: v.ENCRYPTION_KEY === undefined ? undefined : parseKey(String(v.ENCRYPTION_KEY)),
+      replicateSecret: v.REPLICATE_WEBHOOK_SECRET as string | undefined,
+      falJwksUrl: String(v.FAL_WEBHOOK_JWKS_URL),
+    },
     mail: {
       smtpUrl: v.SMTP_URL as string | undefined,
       from: String(v.MAIL_FROM ?? `mediagate <no-reply@${new URL(publicUrl).hostname}>`),

@@ -64,6 +64,16 @@ export interface UpstreamJob {
   /** the number of the poll chain's current message (stale copies carry a smaller one) */
   polls: number;
   submittedAt: number;
+  /** the job's place in the provider's queue (0: next), while the provider reports one */
+  queuePosition: number | null;
+  /** 0..1, while the provider reports one */
+  progress: number | null;
+}
+
+/** What a poll learned of a running job besides its status (null: not reported). */
+export interface UpstreamProgress {
+  queuePosition?: number | null;
+  progress?: number | null;
 }
 
 interface PredictionRow {
@@ -92,6 +102,8 @@ interface PredictionRow {
   upstream_status?: string | null;
   upstream_polls?: number | string | null;
   upstream_submitted_at?: number | string | null;
+  upstream_queue_position?: number | string | null;
+  upstream_progress?: number | string | null;
   outputs_expired_at?: number | string | null;
   http_request_id?: string | null;
 }
@@ -124,6 +136,8 @@ function toPrediction(r: PredictionRow): Prediction {
       status: r.upstream_status ?? null,
       polls: num(r.upstream_polls ?? 0),
       submittedAt: num(r.upstream_submitted_at ?? 0),
+      queuePosition: numOrNull(r.upstream_queue_position ?? null),
+      progress: r.upstream_progress === null || r.upstream_progress === undefined ? null : Number(r.upstream_progress),
     } : null,
     outputsExpiredAt: numOrNull(r.outputs_expired_at ?? null),
     httpRequestId: r.http_request_id ?? null,
@@ -407,9 +421,25 @@ export async function recordUpstreamJob(db: Db, id: string, job: { provider: str
  * another copy of the chain already moved it (this copy is then dropped) or the prediction is no
  * longer running.
  */
-export async function advanceUpstreamPolls(db: Db, id: string, from: number, status: string, now: number): Promise<boolean> {
+export async function advanceUpstreamPolls(db: Db, id: string, from: number, status: string, now: number, progress: UpstreamProgress = {}): Promise<boolean> {
   const n = await withLockRetry(() => db('predictions').where({ id, status: 'processing', upstream_polls: from })
-    .update({ upstream_polls: from + 1, upstream_status: status.slice(0, 32), updated_at: now }));
+    .update({
+      upstream_polls: from + 1, upstream_status: status.slice(0, 32), updated_at: now,
+      // what the provider did not report this time is no longer known
+      upstream_queue_position: progress.queuePosition ?? null, upstream_progress: progress.progress ?? null,
+    }));
+  return affected(n) === 1;
+}
+
+/**
+ * A verified provider callback about the job whose chain is at `from`: moves the chain to
+ * `from + 1` (so the delayed poll message `from` becomes a stale copy) for the caller to publish
+ * poll `from + 1` at once. False when the prediction is not running that job any more, or another
+ * callback or poll moved the chain first.
+ */
+export async function takeUpstreamCallback(db: Db, id: string, jobId: string, from: number, now: number): Promise<boolean> {
+  const n = await withLockRetry(() => db('predictions').where({ id, status: 'processing', upstream_job_id: jobId, upstream_polls: from })
+    .update({ upstream_polls: from + 1, updated_at: now }));
   return affected(n) === 1;
 }
 
@@ -418,9 +448,13 @@ export async function rewindUpstreamPolls(db: Db, id: string, from: number): Pro
   await withLockRetry(() => db('predictions').where({ id, status: 'processing', upstream_polls: from }).update({ upstream_polls: from - 1 }));
 }
 
-/** The provider's last known status word (any prediction state: a cancelled one records the provider's cancel). */
+/**
+ * The provider's last known status word (any prediction state: a cancelled one records the
+ * provider's cancel). Set when the job ended, so its queue position and progress are over too.
+ */
 export async function setUpstreamStatus(db: Db, id: string, status: string): Promise<void> {
-  await withLockRetry(() => db('predictions').where({ id }).whereNotNull('upstream_job_id').update({ upstream_status: status.slice(0, 32) }));
+  await withLockRetry(() => db('predictions').where({ id }).whereNotNull('upstream_job_id')
+    .update({ upstream_status: status.slice(0, 32), upstream_queue_position: null, upstream_progress: null }));
 }
 
 /**

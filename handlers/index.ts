@@ -15,6 +15,7 @@ import { calculateDynamicCost, getHomepageModels, getTaskData } from './catalog.
 import { createLora, getLoraData, getLoraModelsData, listOwnLoras } from './loras.ts';
 import { getHealth } from './health.ts';
 import { listModels } from './models.ts';
+import { receiveUpstreamWebhook } from './upstream-webhooks.ts';
 import { getPredictionResponse, getWebhookSecret, redeliverWebhook, rotateWebhookSecret } from './webhooks.ts';
 import {
   createOAuthClient, deleteOAuthClient, getAuthorizationServerMetadata, getProtectedResourceMetadata, listOAuthClients, listScopes,
@@ -42,6 +43,7 @@ const handlers: HandlerMap = {
   getPredictionResult,
   streamPrediction,
   cancelPrediction,
+  receiveUpstreamWebhook,
   getBalance,
   getUserDetails,
   requestAccountDeletion,

@@ -46,9 +46,16 @@ export function disconnectSignal(request: Request): { signal: AbortSignal; abort
   };
 }
 
+/** What a watcher reports a change of: the status, and a running job's queue position and progress. */
+function stateKey(p: Prediction): string {
+  const position = p.status === 'processing' ? p.upstreamJob?.queuePosition ?? null : null;
+  const progress = p.status === 'processing' ? p.upstreamJob?.progress ?? null : null;
+  return position === null && progress === null ? p.status : `${p.status}|${position ?? ''}|${progress ?? ''}`;
+}
+
 /**
- * Yields the prediction (scoped to `owner`) each time its status changes, the first read
- * included, and returns after a terminal state, when `until` passes (epoch ms, real time) or
+ * Yields the prediction (scoped to `owner`) each time its status (or, while it runs upstream,
+ * its queue position or progress) changes, the first read included, and returns after a terminal state, when `until` passes (epoch ms, real time) or
  * when `signal` fires. Yields nothing for a prediction the owner cannot see (`visible`).
  */
 export async function* watchPrediction(
@@ -62,8 +69,9 @@ export async function* watchPrediction(
     while (!opts.signal.aborted) {
       const p = await findPrediction(app.db, owner, id);
       if (!p || (opts.visible && !opts.visible(p))) return;
-      if (p.status !== last) {
-        last = p.status;
+      const key = stateKey(p);
+      if (key !== last) {
+        last = key;
         gap = POLL_MIN_MS;
         yield p;
         if (isTerminal(p)) return;

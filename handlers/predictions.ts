@@ -27,6 +27,15 @@ export const cancelPrediction: Handler<'cancelPrediction'> = async ({ app, calle
   return predictionView(app, p);
 };
 
+/**
+ * One stream event's data: the result route's body plus what the provider said of a running job,
+ * `queue_position` (0: next to run) and `progress` (0..1), each null when not known.
+ */
+export function streamEvent(app: Parameters<typeof predictionView>[0], p: Prediction) {
+  const running = p.status === 'processing' ? p.upstreamJob : null;
+  return { ...predictionView(app, p), queue_position: running?.queuePosition ?? null, progress: running?.progress ?? null };
+}
+
 /** The stream closes after this long even if the prediction is still running (reconnect to go on). */
 export const STREAM_CAP_MS = 10 * 60 * 1000;
 /** A comment line this often, so proxies and clients see the connection alive. */
@@ -54,7 +63,7 @@ export const streamPrediction: Handler<'streamPrediction'> = async ({ app, calle
     try {
       const events = watchPrediction(app, caller.owner, params.request_id, { signal: client.signal, until: Date.now() + STREAM_CAP_MS, visible });
       for await (const p of events) {
-        stream.write(`event: ${p.status}\ndata: ${JSON.stringify(predictionView(app, p))}\n\n`);
+        stream.write(`event: ${p.status}\ndata: ${JSON.stringify(streamEvent(app, p))}\n\n`);
       }
     } catch (err) {
       app.log.error({ err, predictionId: params.request_id }, 'prediction stream failed');

@@ -110,6 +110,27 @@ const payloadFailAction: Lifecycle.Method = (request, h, err) => {
   throw validationError([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
 };
 
+declare module '@hapi/hapi' {
+  interface RequestApplicationState {
+    /** the body's exact bytes, on operations that declare `x-raw-body: true` (a sender's signature covers them) */
+    rawBody?: Buffer;
+  }
+}
+
+/** `x-raw-body` operations: hapi keeps the bytes; they are parsed here, refused as the parsed routes refuse. */
+function parseRawBody(request: Request): unknown {
+  const raw = Buffer.isBuffer(request.payload) ? request.payload : Buffer.alloc(0);
+  request.app.rawBody = raw;
+  const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw validationError([{ loc: ['body'], msg: 'Unsupported media type: send application/json', type: 'content_type' }], 415);
+  if (raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString('utf8')) as unknown;
+  } catch {
+    throw validationError([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
+  }
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -199,6 +220,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
   const bearerRoute = security.some((requirement) => Object.keys(requirement).some((scheme) => deps.bearerSchemes.has(scheme)));
   const contentTypes = Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
   const hasBody = !['get', 'head', 'delete'].includes(operation.method);
+  const rawBody = hasBody && (operation as unknown as Record<string, unknown>)['x-raw-body'] === true;
   const { publicUrl } = app.config;
   // Declaring the Idempotency-Key header is the opt-in (plugins/idempotency.ts); keys are kept
   // per owner, so a public operation cannot have them.
@@ -251,14 +273,14 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         // plugins/errors.ts times the body out (PAYLOAD_TIMEOUT_MS) and this route answers 408;
         // hapi's own timeout would wait for the rest of the body before answering.
         timeout: false as const,
-        parse: true,
+        parse: !rawBody,
         output: 'data' as const,
         failAction: payloadFailAction,
       },
     } : {}),
     handler: async (request: Request, h: ResponseToolkit) => {
       const idempotencyKey = idempotent ? idempotencyKeyOf(request) : undefined;
-      const body = request.payload === null || request.payload === undefined ? undefined : request.payload;
+      const body = rawBody ? parseRawBody(request) : request.payload === null || request.payload === undefined ? undefined : request.payload;
       const { validator } = app.spec.api;
       // Compiled from the operation object we hold: openapi-backend's own lazy path looks the
       // operation up by id, a scan over every operation.

@@ -85,8 +85,11 @@ export interface paths {
          * Follow a prediction's state changes (Server-Sent Events)
          * @description A `text/event-stream` with one event per state change, the current state first:
          *     `event: <status>` (`queued`, `pending`, `processing`, then `completed`, `failed` or
-         *     `cancelled`) and `data:` the body getPredictionResult would return at that moment. The
-         *     stream ends after the terminal state's event; a finished prediction gives that one event
+         *     `cancelled`) and `data:` the body getPredictionResult would return at that moment, plus
+         *     `queue_position` (integer, 0 = next to run) and `progress` (number 0..1), each null unless
+         *     the prediction is `processing` at a provider that reports it (fal reports its queue
+         *     position). While processing, another `processing` event comes each time either changes.
+         *     The stream ends after the terminal state's event; a finished prediction gives that one event
          *     at once. A comment line (`: keep-alive`) comes every 15 seconds; the stream closes after
          *     10 minutes even if the prediction still runs (reconnect to go on). The gateway reads the
          *     prediction again with backoff (0.1 s doubling to 2 s), so a change shows within 2 s.
@@ -95,6 +98,39 @@ export interface paths {
         get: operations["streamPrediction"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/upstream-webhooks/{provider}/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Provider callback ingress (called by fal and Replicate, not by clients)
+         * @description Where an upstream provider reports a job's progress when callbacks are on
+         *     (`UPSTREAM_CALLBACKS=true`, README "Providers"). No credential: the address and the
+         *     provider's signature are the proof. `token` is `<prediction id>.<mac>`, the mac an
+         *     HMAC-SHA256 keyed by a sub-key of `ENCRYPTION_KEY`, so the address of one prediction's
+         *     callbacks cannot be guessed or reused for another. The body must carry the provider's
+         *     signature: Replicate's Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
+         *     `webhook-signature`, verified with `REPLICATE_WEBHOOK_SECRET`), or fal's ED25519 headers
+         *     (`X-Fal-Webhook-Request-Id`, `-User-Id`, `-Timestamp`, `-Signature`, verified with the
+         *     keys at `FAL_WEBHOOK_JWKS_URL`); a timestamp more than 5 minutes off is refused.
+         *     A verified callback makes the worker ask the provider for the job's state at once, through
+         *     the same poll step polling uses, so duplicates and callbacks arriving out of order are
+         *     harmless and the prediction is finished and charged once. `accepted`: a poll was queued;
+         *     `ignored`: the prediction is not running that job any more (finished, cancelled, or a
+         *     poll is already on its way).
+         */
+        post: operations["receiveUpstreamWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2545,6 +2581,13 @@ export interface components {
          * @enum {string}
          */
         PredictionStatus: "queued" | "pending" | "processing" | "completed" | "failed" | "cancelled";
+        UpstreamWebhookAck: {
+            /**
+             * @description `accepted`: the worker asks the provider for the job's state now; `ignored`: nothing to do (the prediction is not running this job any more, or a poll is already on its way).
+             * @enum {string}
+             */
+            status: "accepted" | "ignored";
+        };
         PredictionResult: {
             /** @description The `request_id`. */
             id: string;
@@ -4663,7 +4706,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event stream, e.g. `event: processing` / `data: {"id":"…","status":"processing",…}`. */
+            /** @description The event stream, e.g. `event: processing` / `data: {"id":"…","status":"processing",…,"queue_position":3,"progress":null}`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4675,6 +4718,51 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    receiveUpstreamWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The adapter whose provider calls back. */
+                provider: "replicate" | "fal";
+                /** @description The per-prediction token the gateway put in the callback address. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The callback was verified. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpstreamWebhookAck"];
+                };
+            };
+            /** @description The provider's signature is missing, does not verify, or is too old (code `unauthorized`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -13,7 +13,8 @@
 // cancelled by its owner is noticed by the next poll, which cancels the job at the provider.
 import type { App } from '../lib/context.ts';
 import { advanceUpstreamPolls, findPredictionById, recordUpstreamJob, rewindUpstreamPolls, setUpstreamStatus } from '../db/predictions.ts';
-import type { Prediction } from '../db/predictions.ts';
+import type { Prediction, UpstreamProgress } from '../db/predictions.ts';
+import { callbackUrlFor } from '../lib/upstream-callbacks.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { AdapterError } from './adapters/types.ts';
 import type { Adapter, AdapterFile, AdapterResult, JobAdapter, JobContext, JobState, ModelRef } from './adapters/types.ts';
@@ -82,7 +83,9 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
   const ack: Outcome = { kind: 'ack' };
 
   function context(p: Prediction, model: ModelInfo, signal: AbortSignal): JobContext & { tempDir: string } {
-    return { signal, predictionId: p.id, model: modelRef(model), tempDir: app.storage.tempDir };
+    // Only when UPSTREAM_CALLBACKS is on and the provider's signature can be checked (README "Providers").
+    const callbackUrl = callbackUrlFor(app.config.upstreamCallbacks, model.adapter, p.id);
+    return { signal, predictionId: p.id, model: modelRef(model), tempDir: app.storage.tempDir, ...(callbackUrl ? { callbackUrl } : {}) };
   }
 
   /** the wait before poll n+1: the n-th configured delay (then the last), or longer if the provider asked */
@@ -96,8 +99,8 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
    * stale. A worker that dies between the two leaves a chain with no message: the sweeper
    * publishes it again once the row has not been touched for PENDING_REPUBLISH_AFTER_MS.
    */
-  async function schedule(id: string, poll: number, failures: number, delayMs: number, status: string, run: RunLog, onCancelled?: (p: Prediction) => Promise<void>): Promise<Outcome> {
-    if (!(await advanceUpstreamPolls(app.db, id, poll, status, app.clock()))) {
+  async function schedule(id: string, poll: number, failures: number, delayMs: number, status: string, run: RunLog, onCancelled?: (p: Prediction) => Promise<void>, progress: UpstreamProgress = {}): Promise<Outcome> {
+    if (!(await advanceUpstreamPolls(app.db, id, poll, status, app.clock(), progress))) {
       // Another copy of the chain moved it on first, or the owner cancelled while this poll was
       // asking the provider: no later poll will come to see the cancel, so the provider hears it here.
       const current = onCancelled ? await findPredictionById(app.db, id) : undefined;
@@ -118,7 +121,7 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
 
   async function cancelAtProvider(p: Prediction, model: ModelInfo, job: JobAdapter, signal: AbortSignal, run: RunLog): Promise<void> {
     const upstreamJob = p.upstreamJob;
-    if (!upstreamJob || FINISHED_UPSTREAM.has(upstreamJob.status ?? '')) return;
+    if (!upstreamJob || FINISHED_UPSTREAM.has((upstreamJob.status ?? '').toLowerCase())) return;
     try {
       await job.cancel(upstreamJob.id, context(p, model, signal));
       await setUpstreamStatus(app.db, p.id, 'canceled');
@@ -144,7 +147,8 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
         return ack;
       }
       return schedule(p.id, poll, 0, delayAfter(poll, state.retryAfterMs), state.status, run,
-        (current) => cancelAtProvider(current, model, job, signal, run));
+        (current) => cancelAtProvider(current, model, job, signal, run),
+        { queuePosition: state.queuePosition ?? null, progress: state.progress ?? null });
     }
     await setUpstreamStatus(app.db, p.id, state.status);
     let files: AdapterFile[] = [];
@@ -207,12 +211,12 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
         if (!recorded) {
           // Cancelled while submitting (or another claim recorded a job first): stop this one.
           if (submitted.state.kind === 'running') {
-            await cancelAtProvider({ ...p, upstreamJob: { provider, id: submitted.jobId, status: submitted.state.status, polls: 0, submittedAt: app.clock() } }, model, job, signal, run);
+            await cancelAtProvider({ ...p, upstreamJob: { provider, id: submitted.jobId, status: submitted.state.status, polls: 0, submittedAt: app.clock(), queuePosition: null, progress: null } }, model, job, signal, run);
           }
           return ack;
         }
         run.log.info({ id: p.id, provider, status: submitted.state.status }, 'upstream job submitted');
-        const current: Prediction = { ...p, upstreamJob: { provider, id: submitted.jobId, status: submitted.state.status, polls: 0, submittedAt: app.clock() } };
+        const current: Prediction = { ...p, upstreamJob: { provider, id: submitted.jobId, status: submitted.state.status, polls: 0, submittedAt: app.clock(), queuePosition: null, progress: null } };
         return advance(current, model, job, submitted.state, 0, 0, signal, run);
       });
     },

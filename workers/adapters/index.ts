@@ -1,6 +1,7 @@
 // The static adapter registry: the spec's x-model.adapter value is the key. Adding a model of an
 // existing kind is a spec change only; a new key here is needed only for a new kind of upstream.
 
+import { fal } from './fal.ts';
 import { httpJson } from './http-json.ts';
 import { openAiCompatible } from './openai-compatible.ts';
 import { proceduralAudio } from './procedural-audio.ts';
@@ -16,6 +17,7 @@ export const adapterRegistry: Readonly<Record<string, AdapterDefinition>> = {
   'http-json': httpJson,
   'openai-compatible': openAiCompatible,
   replicate,
+  fal,
 };
 
 /**

@@ -99,7 +99,11 @@ export function createReplicate(env: AdapterEnv, netOverrides: Partial<HttpNet> 
       const target = submitTarget(ctx.model.upstreamModel!);
       const { body } = await callJson(c, {
         method: 'POST', url: joinUrl(c.url, target.path), headers: auth(c),
-        body: { ...(target.version ? { version: target.version } : {}), input: mapInput(input, ctx.model) }, what: 'submission',
+        body: {
+          ...(target.version ? { version: target.version } : {}), input: mapInput(input, ctx.model),
+          // Callbacks on (README "Providers"): Replicate posts the prediction when it starts and ends; polling goes on.
+          ...(ctx.callbackUrl ? { webhook: ctx.callbackUrl, webhook_events_filter: ['start', 'completed'] } : {}),
+        }, what: 'submission',
       });
       if (typeof body.id !== 'string' || body.id === '') throw upstreamError(c, `upstream "${c.provider}" accepted the job without an id`, false, 'upstream_protocol');
       return { jobId: body.id, state: readPrediction(c, body, isText(ctx)) };

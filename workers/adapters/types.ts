@@ -68,7 +68,7 @@ export type UpstreamOutput =
 
 /** What the provider says about a job. `status` is the provider's own word, recorded on the prediction. */
 export type JobState =
-  | { kind: 'running'; status: string; retryAfterMs?: number }
+  | { kind: 'running'; status: string; retryAfterMs?: number; queuePosition?: number; progress?: number }
   | { kind: 'succeeded'; status: string; outputs: UpstreamOutput[]; inferenceMs?: number }
   | { kind: 'failed'; status: string; error: AdapterError };
 
@@ -76,6 +76,12 @@ export interface JobContext {
   signal: AbortSignal;
   predictionId: string;
   model: ModelRef;
+  /**
+   * Where the provider may call back when the job changes (README "Providers", callbacks); set
+   * only when callbacks are enabled and the provider's signature can be verified. Polling goes on
+   * either way.
+   */
+  callbackUrl?: string;
 }
 
 export interface JobAdapter {

@@ -71,6 +71,13 @@ export function errorDetail(body: string): { detail: string; code?: string } {
   } catch {
     return { detail: body.trim() || 'no details given' };
   }
+  if (isRecord(parsed) && Array.isArray(parsed.detail) && isRecord(parsed.detail[0])) {
+    // fal's model errors (FastAPI's shape): {"detail": [{"loc", "msg", "type", "url", "input"}]}
+    const first = parsed.detail[0];
+    const code = typeof first.type === 'string' ? first.type : undefined;
+    const detail = typeof first.msg === 'string' && first.msg !== '' ? first.msg : 'no details given';
+    return { detail, ...(code ? { code } : {}) };
+  }
   if (isRecord(parsed)) {
     const nested = isRecord(parsed.error) ? parsed.error : undefined;
     const code = [nested?.code, nested?.type, parsed.code, parsed.type].find((c): c is string => typeof c === 'string');

@@ -1,0 +1,71 @@
+// POST /api/v1/upstream-webhooks/{provider}/{token}: a provider's callback about a job (README
+// "Providers", callbacks). The provider's signature is checked first (401), then the address
+// token names the prediction (404 for a wrong token and an unknown prediction alike). A verified
+// callback does not act on the body: it moves the prediction's poll chain on and publishes the
+// next poll at once, so the worker asks the provider through the same step polling uses.
+// Duplicates, replays within the tolerance and callbacks out of order therefore change nothing
+// twice: the chain number lets one poll through, and a finished prediction ignores them.
+import type { Handler } from './types.ts';
+import type { App } from '../lib/context.ts';
+import { NotFoundError, UnauthorizedError, UnavailableError } from '../lib/errors.ts';
+import { createFalKeySet, readCallbackToken, verifyStandardWebhook } from '../lib/upstream-callbacks.ts';
+import type { CallbackProvider, SignatureProblem } from '../lib/upstream-callbacks.ts';
+import { findPredictionById, rewindUpstreamPolls, takeUpstreamCallback } from '../db/predictions.ts';
+
+/** fal's key sets, one per JWKS URL, kept for the process (the set caches its keys). */
+const falKeySets = new Map<string, ReturnType<typeof createFalKeySet>>();
+
+async function signatureProblem(app: App, provider: CallbackProvider, headers: Record<string, string | string[] | undefined>, raw: Buffer): Promise<SignatureProblem> {
+  const config = app.config.upstreamCallbacks;
+  if (provider === 'replicate') {
+    if (!config.replicateSecret) return 'REPLICATE_WEBHOOK_SECRET is not set on this gateway';
+    return verifyStandardWebhook(config.replicateSecret, headers, raw, app.clock());
+  }
+  let keys = falKeySets.get(config.falJwksUrl);
+  if (!keys) {
+    keys = createFalKeySet(config.falJwksUrl);
+    falKeySets.set(config.falJwksUrl, keys);
+  }
+  try {
+    return await keys.verify(headers, raw, app.clock());
+  } catch (err) {
+    // fal retries a callback that was not answered 2xx; polling carries on meanwhile.
+    app.log.warn({ err: (err as Error).message }, 'could not fetch the fal webhook key set');
+    throw new UnavailableError('the provider\'s signing keys cannot be fetched now; try again later');
+  }
+}
+
+/** The provider's id of the job a callback body is about. */
+function jobIdOf(provider: CallbackProvider, body: Record<string, unknown>): string | undefined {
+  const id = provider === 'replicate' ? body.id : body.request_id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+export const receiveUpstreamWebhook: Handler<'receiveUpstreamWebhook'> = async ({ app, params, body, request }) => {
+  const provider = params.provider;
+  const raw = request.app.rawBody ?? Buffer.alloc(0);
+  const problem = await signatureProblem(app, provider, request.headers as Record<string, string | string[] | undefined>, raw);
+  if (problem) throw new UnauthorizedError(`the ${provider} signature was refused: ${problem}`);
+
+  const id = readCallbackToken(app.config.upstreamCallbacks.key, provider, params.token);
+  const p = id === undefined ? undefined : await findPredictionById(app.db, id);
+  // The same answer for a made-up token and a prediction that is gone: nothing to learn here.
+  if (!p || app.spec.models.get(p.model)?.adapter !== provider) throw new NotFoundError('no such callback');
+
+  const job = p.upstreamJob;
+  // Not running this job (finished, cancelled, or a job submitted before the one recorded): the
+  // callback is answered 200 so the provider stops retrying it, and changes nothing.
+  if (p.status !== 'processing' || !job || jobIdOf(provider, body) !== job.id) return { status: 'ignored' as const };
+  if (!(await takeUpstreamCallback(app.db, p.id, job.id, job.polls, app.clock()))) return { status: 'ignored' as const };
+  try {
+    const next = { id: p.id, poll: job.polls + 1, failures: 0, ...(p.httpRequestId ? { reqId: p.httpRequestId } : {}) };
+    await app.queue.publish('predictions', next);
+  } catch (err) {
+    // Put the chain back so the delayed poll already queued is current again; the provider retries.
+    await rewindUpstreamPolls(app.db, p.id, job.polls + 1);
+    app.log.warn({ id: p.id, err: (err as Error).message }, 'could not queue the poll a provider callback asked for');
+    throw new UnavailableError('the queue is unavailable; try again later');
+  }
+  app.log.info({ id: p.id, provider, reqId: p.httpRequestId ?? undefined }, 'provider callback: polling the job now');
+  return { status: 'accepted' as const };
+};

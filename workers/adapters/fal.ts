@@ -1,0 +1,188 @@
+// fal's queue API. Contract from fal's public documentation (Queue API, Webhooks, Model Errors):
+//
+//   Submit  POST {base}/{upstream_model}[?fal_webhook={callback}]  body: the model's input
+//           -> {"request_id", "response_url", "status_url", "cancel_url", "queue_position"?}
+//   Status  GET  {base}/{owner}/{app}/requests/{id}/status
+//           -> {"status": "IN_QUEUE", "queue_position"} | {"status": "IN_PROGRESS"} |
+//              {"status": "COMPLETED", "metrics": {"inference_time"}?, "response_url"}
+//   Result  GET  the response_url (same origin as {base}; else {base}/{owner}/{app}/requests/{id})
+//           -> the model's output, e.g. {"images": [{"url", "content_type"}], "has_nsfw_concepts": [..]};
+//              a failed request answers its error here: 422 {"detail": [{"msg", "type"}]} for the
+//              input (type content_policy_violation: a moderation refusal), 5xx for the runner
+//   Cancel  PUT  {base}/{owner}/{app}/requests/{id}/cancel -> 202 CANCELLATION_REQUESTED
+//           (400 ALREADY_COMPLETED: nothing left to stop)
+//   Auth    Authorization: Key {UPSTREAM_FAL_KEY}; {base} defaults to https://queue.fal.run.
+// Status and result use the model's {owner}/{app} only (fal-ai/flux/dev -> fal-ai/flux).
+// Outputs are every `url` of the result's top-level fields (an object or a list of objects):
+// images, image, video, audio, ...; a language model's `output` text becomes one text file.
+// `has_nsfw_concepts[i]` flags the i-th image (has_nsfw_contents on the prediction).
+import type { Adapter, AdapterDefinition, AdapterEnv, AdapterResult, JobAdapter, JobContext, JobState, UpstreamOutput } from './types.ts';
+import { AdapterError } from './types.ts';
+import { callJson, collectOutputs, defaultNet, joinUrl, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
+import type { HttpNet } from './upstream-http.ts';
+import { cancelled, emptyResult, truncate, upstreamError } from './upstream-errors.ts';
+import type { Caller } from './upstream-errors.ts';
+import { mapInput, requireUpstream } from './upstream-config.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+interface Call extends Caller {
+  url: string;
+  key: string | undefined;
+}
+
+/** The {owner}/{app} part of a model id, which the status, result and cancel paths use. */
+export function appOf(upstreamModel: string): string {
+  return upstreamModel.split('/').filter(Boolean).slice(0, 2).map(encodeURIComponent).join('/');
+}
+
+/** The model path of a submit, each segment encoded. */
+function modelPath(upstreamModel: string): string {
+  return upstreamModel.split('/').filter(Boolean).map(encodeURIComponent).join('/');
+}
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/** The outputs of a result body (see the header). */
+export function readResult(caller: Caller, body: Record<string, unknown>, text: boolean): UpstreamOutput[] {
+  if (text) {
+    const answer = typeof body.output === 'string' ? body.output : '';
+    return answer === '' ? [] : [{ data: Buffer.from(answer, 'utf8'), contentType: 'text/plain', extension: 'txt' }];
+  }
+  const flags = Array.isArray(body.has_nsfw_concepts) ? body.has_nsfw_concepts : [];
+  const outputs: UpstreamOutput[] = [];
+  for (const [field, value] of Object.entries(body)) {
+    const files = Array.isArray(value) ? value : [value];
+    for (const [i, file] of files.entries()) {
+      if (!isRecord(file) || !('url' in file)) continue;
+      if (typeof file.url !== 'string' || file.url === '') throw upstreamError(caller, `upstream "${caller.provider}" sent an output that is not a file URL`, false, 'upstream_protocol');
+      // the flags are per image, in the order of `images`
+      const nsfw = field === 'images' && flags[i] === true;
+      outputs.push({ url: file.url, ...(nsfw ? { nsfw: true } : {}) });
+    }
+  }
+  return outputs;
+}
+
+export function createFal(env: AdapterEnv, netOverrides: Partial<HttpNet> = {}, pollIntervalMs = 1000): Adapter {
+  const net = defaultNet(env, netOverrides);
+
+  function call(ctx: JobContext): Call {
+    const { name, upstream } = requireUpstream(env, ctx.model);
+    return { provider: name, secrets: [upstream.key ?? '', upstream.url], signal: ctx.signal, url: upstream.url, key: upstream.key };
+  }
+  const auth = (c: Call): Record<string, string> => (c.key ? { authorization: `Key ${c.key}` } : {});
+  const isText = (ctx: JobContext) => ctx.model.category === 'llm';
+  const requestUrl = (c: Call, ctx: JobContext, jobId: string, suffix = '') => joinUrl(c.url, `/${appOf(ctx.model.upstreamModel!)}/requests/${encodeURIComponent(jobId)}${suffix}`);
+
+  /** The result of a COMPLETED request: its outputs, or the failure fal answers there. */
+  async function result(c: Call, ctx: JobContext, jobId: string, responseUrl: unknown, inferenceMs: number | undefined): Promise<JobState> {
+    // Our key goes with the call: only to fal's own origin, never to a URL that points elsewhere.
+    const fallback = requestUrl(c, ctx, jobId);
+    const url = typeof responseUrl === 'string' && URL.canParse(responseUrl) && new URL(responseUrl).origin === new URL(c.url).origin ? responseUrl : fallback;
+    let body: Record<string, unknown>;
+    try {
+      ({ body } = await callJson(c, { method: 'GET', url, headers: auth(c), what: 'fetching the result' }));
+    } catch (err) {
+      // The request finished badly (input, moderation, runner): failed, with the mapped reason.
+      if (err instanceof AdapterError && !err.retryable) return { kind: 'failed', status: 'COMPLETED', error: err };
+      throw err;
+    }
+    const outputs = readResult(c, body, isText(ctx));
+    if (outputs.length === 0) throw emptyResult(c);
+    const timings = isRecord(body.timings) ? body.timings : {};
+    const seconds = typeof timings.inference === 'number' && Number.isFinite(timings.inference) && timings.inference >= 0 ? timings.inference : undefined;
+    const ms = inferenceMs ?? (seconds === undefined ? undefined : Math.round(seconds * 1000));
+    return { kind: 'succeeded', status: 'COMPLETED', outputs, ...(ms !== undefined ? { inferenceMs: ms } : {}) };
+  }
+
+  /** A status body as a job state (COMPLETED fetches the result). */
+  async function readStatus(c: Call, ctx: JobContext, jobId: string, body: Record<string, unknown>, retryAfterMs?: number): Promise<JobState> {
+    const status = typeof body.status === 'string' ? body.status : '';
+    switch (status) {
+      case 'IN_QUEUE':
+      case 'IN_PROGRESS':
+        return {
+          kind: 'running', status,
+          ...(status === 'IN_QUEUE' && isCount(body.queue_position) ? { queuePosition: body.queue_position } : {}),
+          ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+        };
+      case 'COMPLETED': {
+        const metrics = isRecord(body.metrics) ? body.metrics : {};
+        const seconds = typeof metrics.inference_time === 'number' && Number.isFinite(metrics.inference_time) && metrics.inference_time >= 0 ? metrics.inference_time : undefined;
+        return result(c, ctx, jobId, body.response_url, seconds === undefined ? undefined : Math.round(seconds * 1000));
+      }
+      case 'FAILED':
+      case 'CANCELED':
+      case 'CANCELLED': {
+        const detail = typeof body.error === 'string' && body.error !== '' ? body.error : 'no details given';
+        const error = status === 'FAILED'
+          ? upstreamError(c, `upstream "${c.provider}" failed: ${truncate(detail)}`, false, 'upstream_failed')
+          : upstreamError(c, `upstream "${c.provider}" stopped the job (${status.toLowerCase()})`, false, 'upstream_cancelled');
+        return { kind: 'failed', status, error };
+      }
+      default:
+        throw upstreamError(c, `upstream "${c.provider}" sent a malformed answer: unknown status ${truncate(JSON.stringify(body.status) ?? 'undefined')}`, false, 'upstream_protocol');
+    }
+  }
+
+  const job: JobAdapter = {
+    async submit(input, ctx) {
+      const c = call(ctx);
+      const hook = ctx.callbackUrl ? `?fal_webhook=${encodeURIComponent(ctx.callbackUrl)}` : '';
+      const { body } = await callJson(c, { method: 'POST', url: joinUrl(c.url, `/${modelPath(ctx.model.upstreamModel!)}`) + hook, headers: auth(c), body: mapInput(input, ctx.model), what: 'submission' });
+      if (typeof body.request_id !== 'string' || body.request_id === '') throw upstreamError(c, `upstream "${c.provider}" accepted the job without a request_id`, false, 'upstream_protocol');
+      return { jobId: body.request_id, state: { kind: 'running', status: 'IN_QUEUE', ...(isCount(body.queue_position) ? { queuePosition: body.queue_position } : {}) } };
+    },
+    async poll(jobId, ctx) {
+      const c = call(ctx);
+      const { body, retryAfterMs } = await callJson(c, { method: 'GET', url: requestUrl(c, ctx, jobId, '/status'), headers: auth(c), what: 'polling' });
+      return readStatus(c, ctx, jobId, body, retryAfterMs);
+    },
+    async cancel(jobId, ctx) {
+      const c = call(ctx);
+      try {
+        await callJson(c, { method: 'PUT', url: requestUrl(c, ctx, jobId, '/cancel'), headers: auth(c), what: 'cancellation' });
+      } catch (err) {
+        // 400 ALREADY_COMPLETED: the job ended on its own; there is nothing left to stop.
+        if (err instanceof AdapterError && err.code === 'upstream_rejected_input') return;
+        throw err;
+      }
+    },
+    async collect(outputs, ctx) {
+      return collectOutputs({ caller: call(ctx), net, downloadTimeoutMs: DOWNLOAD_TIMEOUT_MS }, outputs, ctx.predictionId, ctx.tempDir);
+    },
+  };
+
+  return {
+    job,
+    /** In-process use only (the worker polls through the queue): submit, poll, collect. */
+    async run(input, ctx): Promise<AdapterResult> {
+      const started = performance.now();
+      let { jobId, state } = await job.submit(input, ctx);
+      while (state.kind === 'running') {
+        try {
+          await sleep(Math.max(pollIntervalMs, state.retryAfterMs ?? 0), undefined, { signal: ctx.signal });
+        } catch {
+          await job.cancel(jobId, { ...ctx, signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+          throw cancelled();
+        }
+        state = await job.poll(jobId, ctx);
+      }
+      if (state.kind === 'failed') throw state.error;
+      const files = await job.collect(state.outputs, ctx);
+      return { files, inferenceMs: Math.round(state.inferenceMs ?? performance.now() - started) };
+    },
+  };
+}
+
+export const fal: AdapterDefinition = {
+  kind: 'upstream',
+  // Placeholder: for upstream models the gateway takes the media kind from the spec's x-model.output.
+  media: 'image',
+  description: "fal's queue API: submit, status with queue position, result via response_url, cancel; copies outputs with their NSFW flags.",
+  create: (env) => createFal(env),
+};

@@ -62,6 +62,8 @@ export interface Config {
   upstreamAllowPrivateOutputs: boolean;
   /** provider callbacks (README "Providers"): UPSTREAM_CALLBACKS, REPLICATE_WEBHOOK_SECRET, FAL_WEBHOOK_JWKS_URL */
   upstreamCallbacks: CallbackConfig;
+  /** the per-provider circuit breaker of each worker process (workers/circuit-breaker.ts) */
+  upstreamBreaker: { failures: number; windowMs: number; cooldownMs: number };
   mail: MailConfig;
   /** null when GOOGLE_CLIENT_ID is unset: the Google sign-in routes answer 503 */
   google: GoogleConfig | null;
@@ -168,6 +170,9 @@ const schema = Joi.object({
   RETRY_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('2000,10000,30000'),
   UPSTREAM_POLL_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('1000,2000,4000,8000,15000,30000'),
   UPSTREAM_MAX_WAIT_MS: Joi.number().integer().min(1000).max(7 * 24 * 3_600_000).default(3_600_000),
+  UPSTREAM_BREAKER_FAILURES: Joi.number().integer().min(1).max(1000).default(5),
+  UPSTREAM_BREAKER_WINDOW_MS: Joi.number().integer().min(100).max(3_600_000).default(60_000),
+  UPSTREAM_BREAKER_COOLDOWN_MS: Joi.number().integer().min(100).max(3_600_000).default(30_000),
   ENCRYPTION_KEY: Joi.string().pattern(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/).messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64' }),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120_000).default(15_000),
   WEBHOOK_BACKOFF_MS: Joi.number().integer().min(10).max(3_600_000).default(10_000),
@@ -339,6 +344,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       replicateSecret: v.REPLICATE_WEBHOOK_SECRET as string | undefined,
       falJwksUrl: String(v.FAL_WEBHOOK_JWKS_URL),
     },
+    upstreamBreaker: { failures: v.UPSTREAM_BREAKER_FAILURES as number, windowMs: v.UPSTREAM_BREAKER_WINDOW_MS as number, cooldownMs: v.UPSTREAM_BREAKER_COOLDOWN_MS as number },
     mail: {
       smtpUrl: v.SMTP_URL as string | undefined,
       from: String(v.MAIL_FROM ?? `mediagate <no-reply@${new URL(publicUrl).hostname}>`),

@@ -408,9 +408,10 @@ export async function findUnfinished(db: Db, limit: number, afterId = ''): Promi
  * prediction submits again. Only while the claim holds (`processing`) and no job is recorded yet;
  * false when either changed (cancelled meanwhile, or another worker recorded one first).
  */
-export async function recordUpstreamJob(db: Db, id: string, job: { provider: string; id: string; status: string }, now: number): Promise<boolean> {
+export async function recordUpstreamJob(db: Db, id: string, job: { provider: string; id: string; status: string; model?: string }, now: number): Promise<boolean> {
   const n = await withLockRetry(() => db('predictions').where({ id, status: 'processing' }).whereNull('upstream_job_id').update({
     upstream_name: job.provider.slice(0, 64), upstream_job_id: job.id.slice(0, 191), upstream_status: job.status.slice(0, 32),
+    ...(job.model !== undefined ? { upstream_model: job.model.slice(0, 191) } : {}),
     upstream_polls: 0, upstream_submitted_at: now, updated_at: now,
   }));
   return affected(n) === 1;

@@ -4,7 +4,7 @@ import { generationLimits } from './rate-limit.ts';
 import { resolveInputLoras } from './loras.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { computePrice } from '../spec/pricing.ts';
-import { adapterRegistry, isAdapterConfigured } from '../workers/adapters/index.ts';
+import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { insertSandboxPrediction, newPredictionId, submitPrediction } from '../db/predictions.ts';
 import { getBalance, getTeamBalance } from '../db/wallet.ts';
@@ -83,11 +83,12 @@ export const generate: ModelHandler = async (ctx) => {
     return submitted(ctx, id, 'completed', 0);
   }
 
-  const adapter = adapterRegistry[model.adapter]!;
-  const ref = { operationId: model.operationId, category: model.category, ...(model.upstream ? { upstream: model.upstream } : {}) };
-  if (!isAdapterConfigured(adapter, ref, app.adapterEnv)) {
-    const env = configureHint(model.upstream ?? '');
-    throw new UnavailableError(`${model.operationId} is not available on this gateway: its upstream provider "${model.upstream}" is not configured (operator: set ${env}); sandbox keys still work`);
+  // Any one configured provider serves it (x-model.providers: the worker fails over in order).
+  if (configuredProviders(model, app.adapterEnv).length === 0) {
+    const names = model.providers.map((p) => p.upstream ?? p.adapter);
+    const env = model.providers.map((p) => configureHint(p.upstream ?? '')).join(' or ');
+    const which = names.length === 1 ? `its upstream provider "${names[0]}" is` : `none of its upstream providers (${names.map((n) => `"${n}"`).join(', ')}) is`;
+    throw new UnavailableError(`${model.operationId} is not available on this gateway: ${which} configured (operator: set ${env}); sandbox keys still work`);
   }
 
   // The hold fails with InsufficientCreditError (402 insufficient_credit, lib/errors.ts).

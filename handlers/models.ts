@@ -9,7 +9,7 @@ import { catalogVocabulary } from '../spec/catalog.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { computePrice } from '../spec/pricing.ts';
 import type { PriceRule } from '../spec/pricing.ts';
-import { adapterRegistry, isAdapterConfigured } from '../workers/adapters/index.ts';
+import { configuredProviders } from '../workers/adapters/index.ts';
 
 export type ModelEntry = ReplyOf<'listModels'>['models'][number];
 
@@ -39,7 +39,6 @@ function priceSummary(rule: PriceRule, schema: Record<string, unknown>): ModelEn
 export function entryOf(app: App, model: ModelInfo): ModelEntry {
   const op = app.spec.operations.find((o) => o.operationId === model.operationId);
   const schema = inputSchemaOf(app, model.operationId);
-  const ref = { operationId: model.operationId, category: model.category, ...(model.upstream ? { upstream: model.upstream } : {}) };
   return {
     slug: model.operationId,
     path: model.path,
@@ -50,7 +49,7 @@ export function entryOf(app: App, model: ModelInfo): ModelEntry {
     output: model.output,
     price: priceSummary(model.price, schema),
     input_schema: schema,
-    available: isAdapterConfigured(adapterRegistry[model.adapter]!, ref, app.adapterEnv),
+    available: configuredProviders(model, app.adapterEnv).length > 0,
   };
 }
 

@@ -49,13 +49,8 @@ const SLUG = /^[a-z0-9][a-z0-9.]*(-[a-z0-9.]+)+$/;
 /** Values of `x-handled-by`: operations a plugin serves itself (plugins/oauth.ts), skipped by spec-routes. */
 export const HANDLED_BY = ['oauth-provider'] as const;
 
-export interface ModelInfo {
-  operationId: string;
-  path: string;
-  category: string;
-  tier: string;
-  family: string;
-  output: MediaKind;
+/** One provider that can run a model: its adapter and how the provider is called. */
+export interface ProviderInfo {
   adapter: string;
   adapterKind: AdapterDefinition['kind'];
   upstream?: string;
@@ -64,8 +59,26 @@ export interface ModelInfo {
   inputMap?: Readonly<Record<string, string>>;
   /** x-model.fixed_input: provider-only values sent with every request */
   fixedInput?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A model endpoint. Its own adapter/upstream fields are those of its first provider; `providers`
+ * lists every provider in failover order (x-model.providers, or the single-provider form as a
+ * list of one). README "Providers".
+ */
+export interface ModelInfo extends ProviderInfo {
+  operationId: string;
+  path: string;
+  category: string;
+  tier: string;
+  family: string;
+  output: MediaKind;
+  providers: readonly ProviderInfo[];
   price: PriceRule;
 }
+
+/** The fields of one provider, in the single-provider form (on x-model) or as an entry of x-model.providers. */
+const PROVIDER_FIELDS = ['adapter', 'upstream', 'upstream_model', 'input_map', 'fixed_input'];
 
 /** The subset of openapi-backend's dereferenced operation that the catalog reads. */
 export interface SpecOperation {
@@ -97,21 +110,21 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * (provider-only values). Upstream adapters only; every mapped field must be one of the input
  * schema's properties, so a typo stops start-up instead of silently sending the field unmapped.
  */
-function providerMapping(x: Record<string, unknown>, schema: unknown, kind: AdapterDefinition['kind']): { inputMap?: Record<string, string>; fixedInput?: Record<string, unknown> } {
+function providerMapping(x: Record<string, unknown>, schema: unknown, kind: AdapterDefinition['kind'], where = 'x-model'): { inputMap?: Record<string, string>; fixedInput?: Record<string, unknown> } {
   const { input_map: map, fixed_input: fixed } = x;
-  if ((map !== undefined || fixed !== undefined) && kind !== 'upstream') throw new Error('x-model.input_map / fixed_input apply to upstream adapters only');
+  if ((map !== undefined || fixed !== undefined) && kind !== 'upstream') throw new Error(`${where}.input_map / fixed_input apply to upstream adapters only`);
   const out: { inputMap?: Record<string, string>; fixedInput?: Record<string, unknown> } = {};
   if (map !== undefined) {
-    if (!isPlainObject(map)) throw new Error('x-model.input_map must map input fields to provider field names');
+    if (!isPlainObject(map)) throw new Error(`${where}.input_map must map input fields to provider field names`);
     const properties = isPlainObject(schema) && isPlainObject(schema.properties) ? schema.properties : {};
     for (const [field, target] of Object.entries(map)) {
-      if (typeof target !== 'string') throw new Error(`x-model.input_map.${field} must be a provider field name (a string; "" drops the field)`);
-      if (!Object.hasOwn(properties, field)) throw new Error(`x-model.input_map.${field}: the input has no field "${field}"`);
+      if (typeof target !== 'string') throw new Error(`${where}.input_map.${field} must be a provider field name (a string; "" drops the field)`);
+      if (!Object.hasOwn(properties, field)) throw new Error(`${where}.input_map.${field}: the input has no field "${field}"`);
     }
     out.inputMap = map as Record<string, string>;
   }
   if (fixed !== undefined) {
-    if (!isPlainObject(fixed)) throw new Error('x-model.fixed_input must be an object of provider field values');
+    if (!isPlainObject(fixed)) throw new Error(`${where}.fixed_input must be an object of provider field values`);
     out.fixedInput = fixed;
   }
   return out;
@@ -128,21 +141,10 @@ export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<
   }
   // Every submit counts against the key's and the account's generation limits (handlers/rate-limit.ts).
   if ((op as unknown as Record<string, unknown>)['x-rate-limit'] !== 'generations') throw new Error('a model endpoint declares x-rate-limit: generations (the per-key and per-account generation limits)');
-  const adapterName = x.adapter;
-  if (typeof adapterName !== 'string' || !Object.hasOwn(adapters, adapterName)) {
-    throw new Error(`x-model.adapter ${JSON.stringify(adapterName)} is not a known adapter (known: ${Object.keys(adapters).join(', ')})`);
-  }
-  const adapter = adapters[adapterName]!;
-  const upstream = x.upstream;
-  const upstreamModel = x.upstream_model;
-  if (adapter.kind === 'upstream') {
-    if (typeof upstream !== 'string' || !/^[a-z][a-z0-9_]*$/.test(upstream)) throw new Error('x-model.upstream must name a provider (lowercase letters, digits, _)');
-    if (typeof upstreamModel !== 'string' || upstreamModel === '') throw new Error('x-model.upstream_model is required for upstream adapters');
-  }
   if (typeof x.family !== 'string' || x.family === '') throw new Error('x-model.family must be a non-empty string');
   const schema = jsonBodySchema(op);
   if (!schema) throw new Error('a model endpoint needs an application/json request body schema');
-  const { inputMap, fixedInput } = providerMapping(x, schema, adapter.kind);
+  const providers = providerList(x, schema, adapters);
   return {
     operationId,
     path: op.path,
@@ -150,14 +152,59 @@ export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<
     tier: oneOf(x.tier, vocabulary.tiers, 'tier'),
     family: x.family,
     output: oneOf(x.output, vocabulary.outputs, 'output'),
+    ...providers[0]!,
+    providers,
+    price: parsePriceRule(x.price, schema),
+  };
+}
+
+/** One provider: an adapter the registry knows, and for an upstream adapter its provider name and model. */
+function providerFrom(x: Record<string, unknown>, schema: unknown, adapters: Readonly<Record<string, AdapterDefinition>>, where: string): ProviderInfo {
+  const adapterName = x.adapter;
+  if (typeof adapterName !== 'string' || !Object.hasOwn(adapters, adapterName)) {
+    throw new Error(`${where}.adapter ${JSON.stringify(adapterName)} is not a known adapter (known: ${Object.keys(adapters).join(', ')})`);
+  }
+  const adapter = adapters[adapterName]!;
+  const upstream = x.upstream;
+  const upstreamModel = x.upstream_model;
+  if (adapter.kind === 'upstream') {
+    if (typeof upstream !== 'string' || !/^[a-z][a-z0-9_]*$/.test(upstream)) throw new Error(`${where}.upstream must name a provider (lowercase letters, digits, _)`);
+    if (typeof upstreamModel !== 'string' || upstreamModel === '') throw new Error(`${where}.upstream_model is required for upstream adapters`);
+  }
+  const { inputMap, fixedInput } = providerMapping(x, schema, adapter.kind, where);
+  return {
     adapter: adapterName,
     adapterKind: adapter.kind,
     ...(typeof upstream === 'string' ? { upstream } : {}),
     ...(typeof upstreamModel === 'string' ? { upstreamModel } : {}),
     ...(inputMap ? { inputMap } : {}),
     ...(fixedInput ? { fixedInput } : {}),
-    price: parsePriceRule(x.price, schema),
   };
+}
+
+/**
+ * x-model.providers (failover order), or the single-provider form as a list of one. A list names
+ * upstream providers only, each once (a prediction's job is found again by its provider's name),
+ * and the provider fields then live in its entries, not beside it.
+ */
+function providerList(x: Record<string, unknown>, schema: unknown, adapters: Readonly<Record<string, AdapterDefinition>>): ProviderInfo[] {
+  if (x.providers === undefined) return [providerFrom(x, schema, adapters, 'x-model')];
+  const beside = PROVIDER_FIELDS.filter((f) => x[f] !== undefined);
+  if (beside.length) throw new Error(`x-model.providers lists the providers: ${beside.map((f) => `x-model.${f}`).join(', ')} belong in its entries`);
+  if (!Array.isArray(x.providers) || x.providers.length === 0) throw new Error('x-model.providers must be a non-empty list of providers');
+  const providers = x.providers.map((entry: unknown, i) => {
+    const where = `x-model.providers[${i}]`;
+    if (!isPlainObject(entry)) throw new Error(`${where} must be an object (adapter, upstream, upstream_model, input_map, fixed_input)`);
+    const unknown = Object.keys(entry).filter((k) => !PROVIDER_FIELDS.includes(k));
+    if (unknown.length) throw new Error(`${where}: unknown field ${unknown.join(', ')} (known: ${PROVIDER_FIELDS.join(', ')})`);
+    const provider = providerFrom(entry, schema, adapters, where);
+    if (provider.adapterKind !== 'upstream') throw new Error(`${where}: failover lists upstream providers only (${provider.adapter} is a local adapter)`);
+    return provider;
+  });
+  const names = providers.map((p) => p.upstream);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice !== undefined) throw new Error(`x-model.providers names provider "${twice}" twice`);
+  return providers;
 }
 
 export interface CatalogOptions {

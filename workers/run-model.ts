@@ -7,13 +7,14 @@ import type { App } from '../lib/context.ts';
 import { claim, completePrediction, failPrediction, handBackPrediction, requeuePrediction } from '../db/predictions.ts';
 import type { Prediction } from '../db/predictions.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import { adapterRegistry } from './adapters/index.ts';
+import { adapterRegistry, configuredProviders } from './adapters/index.ts';
+import { createCircuitBreaker } from './circuit-breaker.ts';
 import { AdapterError } from './adapters/types.ts';
 import type { Adapter, AdapterFile, AdapterResult } from './adapters/types.ts';
 import { removeTemporary } from './adapters/upstream-http.ts';
 import { identifyOutput } from './output-type.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
-import { createUpstreamJobs, isPollMessage, modelRef } from './upstream-jobs.ts';
+import { createUpstreamJobs, isPollMessage, modelRef, runBy, runByNamed } from './upstream-jobs.ts';
 import type { PollMessage, RunLog } from './upstream-jobs.ts';
 import type { PredictionMessage } from './dispatch.ts';
 import { isRequestId } from '../lib/request-id.ts';
@@ -147,7 +148,9 @@ export function createRunModel(app: App) {
     }
   }
 
-  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, timed, runLogOf: (body) => runLogOf(app, body), handBack: HAND_BACK });
+  // Per process (README "Providers"): each worker learns on its own that a provider is down.
+  const breaker = createCircuitBreaker({ ...app.config.upstreamBreaker, now: app.clock });
+  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, timed, runLogOf: (body) => runLogOf(app, body), handBack: HAND_BACK, breaker });
 
   async function handle(delivery: Delivery<PredictionMessage | PollMessage>): Promise<Outcome> {
     metrics.workerInFlight.inc({ topic: 'predictions' });
@@ -177,8 +180,25 @@ export function createRunModel(app: App) {
       await fail(p, `model ${p.model} is no longer offered by this gateway`, null, run);
       return { kind: 'ack' };
     }
+    if (p.upstreamJob) {
+      // A job a previous claim submitted: only the provider that took it may see it again.
+      const taken = runByNamed(model, p.upstreamJob.provider);
+      const job = taken ? adapterFor(taken.adapter).job : undefined;
+      if (!taken || !job) {
+        await fail(p, `model ${p.model} is no longer served by the provider that took the job`, 'not_configured', run);
+        return { kind: 'ack' };
+      }
+      return upstream.start(p, [], delivery, run, { model: taken, job });
+    }
     const adapter = adapterFor(model.adapter);
-    if (adapter.job) return upstream.start(p, model, adapter.job, delivery, run);
+    if (adapter.job) {
+      // Failover order, without the providers this environment does not configure.
+      const candidates = configuredProviders(model, app.adapterEnv).flatMap((provider) => {
+        const job = adapterFor(provider.adapter).job;
+        return job ? [{ model: runBy(model, provider), job }] : [];
+      });
+      return upstream.start(p, candidates, delivery, run);
+    }
 
     return tracked(async (signal) => {
       let produced: AdapterFile[] = [];

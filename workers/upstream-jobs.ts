@@ -11,11 +11,18 @@
 // not the row's is a stale duplicate and is dropped, so duplicate chains die out; a chain whose
 // message was lost is published again by the sweeper (workers/dispatch.ts). A prediction
 // cancelled by its owner is noticed by the next poll, which cancels the job at the provider.
+//
+// Failover (x-model.providers): the claim tries the model's configured providers in order and
+// moves to the next only when a provider's circuit is open or it refused the submit with a
+// retryable answer (HTTP 408/425/429/5xx, or no connection). A timeout is not a refusal (the
+// provider may have accepted the job and the answer was lost), and nothing fails over once a
+// job is recorded: polls, collection and cancel always go to the provider that took the job.
 import type { App } from '../lib/context.ts';
 import { advanceUpstreamPolls, findPredictionById, recordUpstreamJob, rewindUpstreamPolls, setUpstreamStatus } from '../db/predictions.ts';
 import type { Prediction, UpstreamProgress } from '../db/predictions.ts';
 import { callbackUrlFor } from '../lib/upstream-callbacks.ts';
-import type { ModelInfo } from '../spec/catalog.ts';
+import type { ModelInfo, ProviderInfo } from '../spec/catalog.ts';
+import type { CircuitBreaker } from './circuit-breaker.ts';
 import { AdapterError } from './adapters/types.ts';
 import type { Adapter, AdapterFile, AdapterResult, JobAdapter, JobContext, JobState, ModelRef } from './adapters/types.ts';
 import { removeTemporary } from './adapters/upstream-http.ts';
@@ -43,6 +50,55 @@ export interface RunModelParts {
   runLogOf(body: unknown): RunLog;
   /** the abort reason of a worker shutting down */
   handBack: string;
+  /** this process's circuit breaker over the providers */
+  breaker: CircuitBreaker;
+}
+
+/** The provider's name: its breaker circuit, the job's upstream_name, the metrics label. */
+export function providerName(provider: ProviderInfo): string {
+  return provider.upstream ?? provider.adapter;
+}
+
+/**
+ * The model as run by one of its providers: the model with that provider's adapter, upstream,
+ * model id and input mapping, so everything downstream reads one provider's fields.
+ */
+export function runBy(model: ModelInfo, provider: ProviderInfo): ModelInfo {
+  const { adapter, adapterKind, upstream, upstreamModel, inputMap, fixedInput } = provider;
+  const { upstream: _u, upstreamModel: _m, inputMap: _i, fixedInput: _f, ...rest } = model;
+  return {
+    ...rest, adapter, adapterKind,
+    ...(upstream ? { upstream } : {}), ...(upstreamModel ? { upstreamModel } : {}),
+    ...(inputMap ? { inputMap } : {}), ...(fixedInput ? { fixedInput } : {}),
+  };
+}
+
+/** The model as run by the provider that took a job (found by name: the list may have been reordered since). */
+export function runByNamed(model: ModelInfo, name: string): ModelInfo | undefined {
+  const provider = model.providers.find((p) => providerName(p) === name);
+  return provider ? runBy(model, provider) : undefined;
+}
+
+/** One provider the claim may submit to: the model as that provider runs it, and its job contract. */
+export interface Candidate {
+  model: ModelInfo;
+  job: JobAdapter;
+}
+
+/**
+ * What a failed call says about the provider's health: a retryable failure counts against its
+ * circuit; an answer about the request (a refused input, a moderation refusal, our credentials)
+ * shows the provider is up. Cancellation and a missing configuration say nothing.
+ */
+export function reportFailure(breaker: CircuitBreaker, name: string, err: unknown): void {
+  if (!(err instanceof AdapterError)) return;
+  if (err.retryable) breaker.failure(name);
+  else if (err.code !== 'not_configured' && err.code !== 'upstream_cancelled') breaker.success(name);
+}
+
+/** A retryable submit error that means the provider did not take the job: the next provider may. */
+function refused(err: unknown): err is AdapterError {
+  return err instanceof AdapterError && err.retryable && err.code === 'upstream_unavailable';
 }
 
 /** What the adapters are told about a model: the spec's x-model, as the catalog read it. */
@@ -178,7 +234,9 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
       let state: JobState;
       try {
         state = await parts.timed(model, signal, () => job.poll(upstreamJob.id, context(p, model, signal)));
+        parts.breaker.success(upstreamJob.provider);
       } catch (err) {
+        reportFailure(parts.breaker, upstreamJob.provider, err);
         // Shutdown: the message goes back to the queue unchanged; its number is still current.
         if (signal.aborted && signal.reason === parts.handBack) return { kind: 'requeue', reason: parts.handBack } satisfies Outcome;
         if (err instanceof AdapterError && err.retryable && failures + 1 < MAX_POLL_FAILURES) {
@@ -195,19 +253,44 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
   }
 
   return {
-    /** A claimed prediction of an upstream model: submit it, or resume the job a previous claim submitted. */
-    async start(p: Prediction, model: ModelInfo, job: JobAdapter, delivery: Delivery<unknown>, run: RunLog): Promise<Outcome> {
+    /**
+     * A claimed prediction of an upstream model: resume the job a previous claim submitted (with
+     * the provider that took it, `resumed`), or submit it to the first candidate that takes it.
+     */
+    async start(p: Prediction, candidates: readonly Candidate[], delivery: Delivery<unknown>, run: RunLog, resumed?: Candidate): Promise<Outcome> {
       // Resumed (a restart, a redelivery, a hand-back): the provider already has the job.
-      if (p.upstreamJob) return pollOnce(p, model, job, p.upstreamJob.polls, 0, run);
+      if (p.upstreamJob && resumed) return pollOnce(p, resumed.model, resumed.job, p.upstreamJob.polls, 0, run);
       return parts.tracked(async (signal) => {
-        let submitted: { jobId: string; state: JobState };
-        try {
-          submitted = await parts.timed(model, signal, () => job.submit(p.input, context(p, model, signal)));
-        } catch (err) {
-          return parts.onError(p, err, delivery, signal, run);
+        let submitted: { jobId: string; state: JobState } | undefined;
+        let chosen: Candidate | undefined;
+        let last: AdapterError | undefined;
+        for (const [i, candidate] of candidates.entries()) {
+          const name = providerName(candidate.model);
+          const next = candidates[i + 1] ? providerName(candidates[i + 1]!.model) : undefined;
+          if (!parts.breaker.allow(name)) {
+            run.log.info({ id: p.id, provider: name, next }, 'upstream circuit open: provider skipped');
+            last = new AdapterError(`upstream "${name}" is unavailable (it failed repeatedly; the gateway retries it shortly)`, true, { code: 'upstream_unavailable' });
+            continue;
+          }
+          try {
+            submitted = await parts.timed(candidate.model, signal, () => candidate.job.submit(p.input, context(p, candidate.model, signal)));
+            parts.breaker.success(name);
+            chosen = candidate;
+            break;
+          } catch (err) {
+            reportFailure(parts.breaker, name, err);
+            if (signal.aborted || !refused(err)) return parts.onError(p, err, delivery, signal, run);
+            last = err;
+            if (next !== undefined) run.log.warn({ id: p.id, provider: name, next, err: err.message }, 'upstream refused the submit: failing over');
+          }
         }
-        const provider = model.upstream ?? model.adapter;
-        const recorded = await recordUpstreamJob(app.db, p.id, { provider, id: submitted.jobId, status: submitted.state.status }, app.clock());
+        if (!submitted || !chosen) {
+          return parts.onError(p, last ?? new AdapterError('no upstream provider of this model is configured', false, { code: 'not_configured' }), delivery, signal, run);
+        }
+        const model = chosen.model;
+        const job = chosen.job;
+        const provider = providerName(model);
+        const recorded = await recordUpstreamJob(app.db, p.id, { provider, id: submitted.jobId, status: submitted.state.status, ...(model.upstreamModel ? { model: model.upstreamModel } : {}) }, app.clock());
         if (!recorded) {
           // Cancelled while submitting (or another claim recorded a job first): stop this one.
           if (submitted.state.kind === 'running') {
@@ -215,7 +298,7 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
           }
           return ack;
         }
-        run.log.info({ id: p.id, provider, status: submitted.state.status }, 'upstream job submitted');
+        run.log.info({ id: p.id, provider, upstreamModel: model.upstreamModel, status: submitted.state.status }, 'upstream job submitted');
         const current: Prediction = { ...p, upstreamJob: { provider, id: submitted.jobId, status: submitted.state.status, polls: 0, submittedAt: app.clock(), queuePosition: null, progress: null } };
         return advance(current, model, job, submitted.state, 0, 0, signal, run);
       });
@@ -226,7 +309,8 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
       const run = parts.runLogOf(message);
       const p = await findPredictionById(app.db, message.id);
       if (!p?.upstreamJob) return ack;
-      const model = app.spec.models.get(p.model);
+      const listed = app.spec.models.get(p.model);
+      const model = listed ? runByNamed(listed, p.upstreamJob.provider) : undefined;
       const job = model ? parts.adapterFor(model.adapter).job : undefined;
       if (!model || !job) {
         // The spec changed under a running job: nobody can poll it any more.

@@ -216,12 +216,13 @@ test('the served document keeps what clients need of x-model and drops the wirin
     for (const k of ['category', 'tier', 'family', 'output', 'price']) t.true(k in xModel, `${operationId}: ${k}`);
   }
   const text = JSON.stringify(served);
-  for (const field of ['"adapter"', '"upstream"', '"upstream_model"', '"input_map"', '"fixed_input"']) t.false(text.includes(field), `${field} is served`);
+  for (const field of ['"adapter"', '"upstream"', '"upstream_model"', '"input_map"', '"fixed_input"', '"providers"']) t.false(text.includes(field), `${field} is served`);
   t.false(text.includes('black-forest-labs/flux-dev'), 'an upstream model name is served');
-  // the app itself still wires providers from the full document
+  // the app itself still wires providers from the full document (lumen-pro lists two, in failover order)
   const lumenPro = operationsOf(gw.app.spec.document).find((o) => o.operationId === 'lumen-pro-text-to-image')!;
-  t.is((lumenPro.op['x-model'] as Record<string, unknown>).adapter, 'replicate');
-  t.is((lumenPro.op['x-model'] as Record<string, unknown>).upstream_model, 'black-forest-labs/flux-dev');
+  const providers = (lumenPro.op['x-model'] as { providers: Array<Record<string, unknown>> }).providers;
+  t.deepEqual(providers.map((p) => [p.adapter, p.upstream_model]), [['replicate', 'black-forest-labs/flux-dev'], ['openai-compatible', 'gpt-image-1']]);
+  t.is(gw.app.spec.models.get('lumen-pro-text-to-image')!.upstreamModel, 'black-forest-labs/flux-dev');
 });
 
 test('the spec and the package agree on the version, and the served document names the gateway version', (t) => {

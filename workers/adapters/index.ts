@@ -28,3 +28,20 @@ export function isAdapterConfigured(def: AdapterDefinition, model: ModelRef, env
   if (def.kind === 'local') return true;
   return model.upstream !== undefined && env.upstreams.has(model.upstream);
 }
+
+/** What a model says about its providers, as the catalog read it (spec/catalog.ts ProviderInfo). */
+export interface ProviderRef {
+  adapter: string;
+  upstream?: string;
+}
+
+/**
+ * The model's providers that can run here, in failover order (README "Providers"): those whose
+ * adapter is local or whose provider is configured. Empty: the model answers 503.
+ */
+export function configuredProviders<P extends ProviderRef>(model: { operationId: string; category: string; providers: readonly P[] }, env: AdapterEnv): P[] {
+  return model.providers.filter((p) => {
+    const def = adapterRegistry[p.adapter];
+    return def !== undefined && isAdapterConfigured(def, { operationId: model.operationId, category: model.category, ...(p.upstream ? { upstream: p.upstream } : {}) }, env);
+  });
+}

@@ -4,6 +4,13 @@
 //   Images    POST {base}/images/generations   {"model", "prompt", "n", ...}
 //             -> {"created", "data": [{"b64_json"} | {"url"}, ...]}   (GPT image models answer
 //                b64_json; dall-e answers url unless response_format is b64_json)
+//   Edits     POST {base}/images/edits          multipart/form-data: "image" (the file), "prompt",
+//             "model", "n", ... -> the same answer as generations. Used for the image-to-image
+//             category: the input field mapped to `image` (input_map: {image_url: image}) is a URL
+//             the adapter downloads under the output destination policy (public addresses only,
+//             at most 25 MB, PNG, JPEG or WebP by its bytes) and uploads. Multipart rather than
+//             OpenAI's newer JSON form (`images: [{image_url}]`) so that self-hosted servers,
+//             which implement the multipart form, work too.
 //   Chat      POST {base}/chat/completions      {"model", "messages": [{"role", "content"}], ...}
 //             -> {"id", "choices": [{"message": {"content"}, "finish_reason"}]}
 //             finish_reason "content_filter" means the content was withheld by a content filter.
@@ -14,11 +21,15 @@
 // {base} is UPSTREAM_<NAME>_URL including its /v1 (https://api.openai.com/v1, http://vllm:8000/v1);
 // with only UPSTREAM_OPENAI_KEY set, provider `openai` uses OpenAI's. The model's category picks
 // the endpoint: `llm` is chat (our `prompt` is the user message, `system_prompt` the system
-// message; other fields pass through input_map), anything else is image generation. Both answer
-// in one call: submit returns a finished job, so there is nothing to poll or cancel.
+// message; other fields pass through input_map), `image-to-image` is an edit, anything else is
+// image generation. All answer in one call: submit returns a finished job, so there is nothing
+// to poll or cancel. Video: OpenAI's Videos API (sora-2) is deprecated and shuts down on
+// 24 September 2026 (OpenAI's video generation guide), so no video endpoint is mapped to it.
 import { AdapterError } from './types.ts';
 import type { Adapter, AdapterDefinition, AdapterEnv, AdapterResult, JobAdapter, JobContext, JobState, UpstreamOutput } from './types.ts';
-import { callJson, collectOutputs, defaultNet, joinUrl, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
+import { callJson, collectOutputs, defaultNet, download, joinUrl, removeTemporary, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
+import fs from 'node:fs/promises';
+import os from 'node:os';
 import type { HttpNet } from './upstream-http.ts';
 import { cancelled, emptyResult, moderated, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
@@ -26,6 +37,10 @@ import { mapInput, requireUpstream } from './upstream-config.ts';
 
 /** Image generation and long chat answers take minutes on a busy server. */
 const CALL_TIMEOUT_MS = 5 * 60_000;
+/** OpenAI's limit for an image to edit with GPT image models ("less than 25MB") */
+const MAX_EDIT_IMAGE_BYTES = 25_000_000;
+/** the provider's field (after input_map) that holds the URL of the image to edit */
+const EDIT_IMAGE_FIELD = 'image';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -69,8 +84,48 @@ function readImages(caller: Caller, body: Record<string, unknown>): JobState {
   return { kind: 'succeeded', status: 'completed', outputs };
 }
 
+/** The image's type from its first bytes: the edits API takes PNG, JPEG and WebP. */
+function imageType(data: Buffer): { type: string; extension: string } | undefined {
+  if (data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return { type: 'image/png', extension: 'png' };
+  if (data[0] === 0xff && data[1] === 0xd8 && data[2] === 0xff) return { type: 'image/jpeg', extension: 'jpg' };
+  if (data.subarray(0, 4).toString('latin1') === 'RIFF' && data.subarray(8, 12).toString('latin1') === 'WEBP') return { type: 'image/webp', extension: 'webp' };
+  return undefined;
+}
+
+function formValue(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
 export function createOpenAiCompatible(env: AdapterEnv, netOverrides: Partial<HttpNet> = {}): Adapter {
   const net = defaultNet(env, netOverrides);
+
+  /**
+   * Fetches the image to edit from the user's URL (the output destination policy applies: this is
+   * a URL the user chose). Its problems are the input's: not retried, and never a reason to fail
+   * over to another provider.
+   */
+  async function imageToEdit(c: Call, raw: unknown, ctx: JobContext): Promise<{ data: Buffer; type: string; extension: string }> {
+    const inputError = (why: string) => new AdapterError(`the image to edit could not be used: ${why}`, false, { code: 'upstream_rejected_input' });
+    if (typeof raw !== 'string' || raw === '') throw inputError('no image URL was given');
+    const tempDir = (ctx as JobContext & { tempDir?: string }).tempDir ?? os.tmpdir();
+    let file;
+    try {
+      file = await download({ caller: c, net: { ...net, maxOutputBytes: MAX_EDIT_IMAGE_BYTES }, downloadTimeoutMs: DOWNLOAD_TIMEOUT_MS }, raw, 0, false, tempDir, `${ctx.predictionId}-edit-input`);
+    } catch (err) {
+      if (ctx.signal.aborted) throw cancelled();
+      // download() words its errors for outputs; say it of the input instead.
+      const message = err instanceof Error ? err.message.replace(`upstream "${c.provider}" output 1`, 'it').replace(/^upstream "[^"]*" /, '') : 'download failed';
+      throw inputError(message);
+    }
+    try {
+      const data = file.data ? Buffer.from(file.data) : await fs.readFile(file.path!);
+      const kind = imageType(data);
+      if (!kind) throw inputError('it is not a PNG, JPEG or WebP image');
+      return { data, ...kind };
+    } finally {
+      await removeTemporary([file]);
+    }
+  }
 
   function call(ctx: JobContext): Call {
     const { name, upstream } = requireUpstream(env, ctx.model);
@@ -83,6 +138,18 @@ export function createOpenAiCompatible(env: AdapterEnv, netOverrides: Partial<Ht
       const model = ctx.model.upstreamModel!;
       const mapped = mapInput(input, ctx.model);
       const chat = ctx.model.category === 'llm';
+      if (ctx.model.category === 'image-to-image') {
+        const { [EDIT_IMAGE_FIELD]: imageUrl, ...fields } = mapped;
+        const image = await imageToEdit(c, imageUrl, ctx);
+        const form = new FormData();
+        form.append('model', model);
+        for (const [name, value] of Object.entries(fields)) if (value !== undefined && value !== null) form.append(name, formValue(value));
+        form.append('image', new Blob([image.data], { type: image.type }), `image.${image.extension}`);
+        const { body } = await callJson(c, {
+          method: 'POST', url: joinUrl(c.url, '/images/edits'), headers: c.key ? { authorization: `Bearer ${c.key}` } : {}, form, what: 'submission', timeoutMs: CALL_TIMEOUT_MS,
+        });
+        return { jobId: typeof body.id === 'string' && body.id !== '' ? body.id : ctx.predictionId, state: readImages(c, body) };
+      }
       const { body } = await callJson(c, {
         method: 'POST',
         url: joinUrl(c.url, chat ? '/chat/completions' : '/images/generations'),
@@ -126,6 +193,6 @@ export const openAiCompatible: AdapterDefinition = {
   kind: 'upstream',
   // Placeholder: for upstream models the gateway takes the media kind from the spec's x-model.output.
   media: 'image',
-  description: 'OpenAI-compatible API (OpenAI, vLLM, Ollama, LocalAI): images/generations, chat/completions for language models.',
+  description: 'OpenAI-compatible API (OpenAI, vLLM, Ollama, LocalAI): images/generations, images/edits for image-to-image, chat/completions for language models.',
   create: (env) => createOpenAiCompatible(env),
 };

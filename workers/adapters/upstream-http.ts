@@ -54,6 +54,8 @@ export interface JsonCall {
   url: string;
   headers: Record<string, string>;
   body?: unknown;
+  /** a multipart body instead of JSON (fetch sets its content-type with the boundary) */
+  form?: FormData;
   /** what the call is, for error messages: "submission", "polling" */
   what: string;
   timeoutMs?: number;
@@ -65,7 +67,7 @@ export interface JsonCall {
  */
 export async function callJson(caller: Caller, call: JsonCall): Promise<{ status: number; body: Record<string, unknown>; retryAfterMs?: number }> {
   const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
-  if (call.body !== undefined) headers['content-type'] = 'application/json';
+  if (call.body !== undefined && call.form === undefined) headers['content-type'] = 'application/json';
   const signal = AbortSignal.any([caller.signal, AbortSignal.timeout(call.timeoutMs ?? REQUEST_TIMEOUT_MS)]);
   let status: number;
   let text: string;
@@ -75,7 +77,7 @@ export async function callJson(caller: Caller, call: JsonCall): Promise<{ status
     const response = await fetch(call.url, {
       method: call.method,
       headers,
-      body: call.body === undefined ? undefined : JSON.stringify(call.body),
+      body: call.form ?? (call.body === undefined ? undefined : JSON.stringify(call.body)),
       redirect: 'manual',
       signal,
     });

@@ -1,3 +1,5 @@
+import { roleOf } from '../lib/roles.ts';
+import type { Role } from '../lib/roles.ts';
 import type { Db } from './knex.ts';
 import { bool, iso, isoOrNull, jsonOr, num } from './rows.ts';
 
@@ -83,14 +85,14 @@ export async function insertApiKey(
 }
 
 /** Looks a live key up by the SHA-256 of its value, with its owner's role: one indexed query per request. */
-export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<(ApiKeyRecord & { ownerRole: 'user' | 'admin' }) | undefined> {
+export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<(ApiKeyRecord & { ownerRole: Role }) | undefined> {
   const row = await db('api_keys')
     .join('users', 'users.id', 'api_keys.user_id')
     .select<Array<ApiKeyRow & { owner_role: string }>>('api_keys.*', 'users.role as owner_role')
     .where('api_keys.key_hash', keyHash)
     .whereNull('api_keys.revoked_at')
     .first();
-  return row ? { ...apiKeyFromRow(row), ownerRole: row.owner_role === 'admin' ? 'admin' : 'user' } : undefined;
+  return row ? { ...apiKeyFromRow(row), ownerRole: roleOf(row.owner_role) } : undefined;
 }
 
 /** The user's personal keys: keys of a team the user created (team_id set) belong to the team (db/team-resources.ts). */

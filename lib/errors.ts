@@ -10,6 +10,8 @@ export type ErrorCode =
   | 'insufficient_credit'
   | 'forbidden'
   | 'insufficient_scope'
+  | 'session_required'
+  | 'role_required'
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
@@ -89,6 +91,18 @@ export class InsufficientCreditError extends DomainError {
 export class ForbiddenError extends DomainError {
   readonly status = 403;
   readonly code = 'forbidden';
+}
+
+/** A role operation called with another credential than a login session (an API key, an OAuth token). */
+export class SessionRequiredError extends DomainError {
+  readonly status = 403;
+  readonly code = 'session_required';
+}
+
+/** A role operation called by a signed-in user whose role is not among those it requires. */
+export class RoleRequiredError extends DomainError {
+  readonly status = 403;
+  readonly code = 'role_required';
 }
 
 /** Unknown ids and ids that belong to another owner alike. */

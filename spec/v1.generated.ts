@@ -2563,7 +2563,7 @@ export interface components {
             email: string;
             email_verified: boolean;
             /** @enum {string} */
-            role: "user" | "admin";
+            role: "user" | "support" | "billing" | "admin";
             /** Format: date-time */
             created_at: string;
         };
@@ -2573,7 +2573,7 @@ export interface components {
             email: string;
             email_verified: boolean;
             /** @enum {string} */
-            role: "user" | "admin";
+            role: "user" | "support" | "billing" | "admin";
             /** Format: date-time */
             created_at: string;
             /** @description Spendable credit in credits (1000 credits = 1 USD). */
@@ -2882,7 +2882,7 @@ export interface components {
             email: string;
             email_verified: boolean;
             /** @enum {string} */
-            role: "user" | "admin";
+            role: "user" | "support" | "billing" | "admin";
             /** Format: date-time */
             created_at: string;
             /** @description Spendable credit in credits. */

@@ -110,3 +110,24 @@ export async function verifyEmail(db: Db, userId: number, signupCredit: number, 
 export async function setPasswordHash(db: Db, userId: number, passwordHash: string | null): Promise<void> {
   await db('users').where({ id: userId }).update({ password_hash: passwordHash });
 }
+
+/** Sets the role of the account with `email`; undefined when there is none. Answers its previous role too. */
+export async function setUserRole(db: Db, email: string, role: Role): Promise<{ id: number; email: string; previousRole: Role } | undefined> {
+  return db.transaction(async (trx) => {
+    const row = await trx('users').where({ email: normaliseEmail(email) }).first<{ id: number; email: string; role: string } | undefined>('id', 'email', 'role');
+    if (!row) return undefined;
+    await trx('users').where({ id: row.id }).update({ role });
+    return { id: num(row.id), email: row.email, previousRole: roleOf(row.role) };
+  });
+}
+
+/** The accounts holding a role other than `user`. */
+export async function listUsersWithRoles(db: Db): Promise<Array<{ id: number; email: string; role: Role }>> {
+  const rows = await db('users').whereNot('role', 'user').orderBy('id').select('id', 'email', 'role') as Array<{ id: number; email: string; role: string }>;
+  return rows.map((r) => ({ id: num(r.id), email: r.email, role: roleOf(r.role) }));
+}
+
+export async function countUsersWithRole(db: Db, role: Role): Promise<number> {
+  const row = await db('users').where({ role }).count<{ n: number | string }[]>({ n: '*' }).first();
+  return num(row?.n ?? 0);
+}

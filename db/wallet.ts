@@ -12,6 +12,7 @@ import type { Knex } from 'knex';
 import { affected } from './knex.ts';
 import { InsufficientCreditError } from './errors.ts';
 import { num } from './rows.ts';
+import { withLockRetry } from './retry.ts';
 
 /**
  * Whose wallet a move touches: a user's own (`users` row) or a team's (`teams` row). Ledger rows
@@ -217,4 +218,79 @@ async function checkLedgerIn(db: Knex): Promise<{ checked: number; mismatches: L
     for (const [id, s] of sums) if (s.amount !== 0 || s.held !== 0) mismatches.push({ wallet, id, balance: 0, held: 0, ledgerBalance: s.amount - s.held, ledgerHeld: s.held });
   }
   return { checked, mismatches };
+}
+
+/** The wallet's balance and held, read in the caller's transaction. */
+export async function walletOf(trx: Knex, payer: Payer): Promise<{ balance: number; held: number }> {
+  const row = await walletRow(trx, payer).select('balance', 'held').first<{ balance: number | string; held: number | string }>();
+  return { balance: num(row.balance), held: num(row.held) };
+}
+
+/** The outcome of an administrator's move on a wallet: the wallet after it and its ledger row. */
+export interface AdminMove {
+  balance: number;
+  held: number;
+  transactionId: number;
+}
+
+/** An administrator's top-up (`topup` row), one transaction. */
+export async function adminTopUp(db: Knex, payer: Payer, amount: number, description: string, now: number): Promise<AdminMove> {
+  return withLockRetry(() => db.transaction(async (trx) => {
+    await creditWallet(trx, payer, amount, 'topup', description, now);
+    return { ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer) };
+  }));
+}
+
+/** An administrator's deduction (`deduction` row); undefined when the balance is too small and `allowNegative` is false. */
+export async function adminDeduct(db: Knex, payer: Payer, amount: number, description: string, now: number, allowNegative: boolean): Promise<AdminMove | undefined> {
+  return withLockRetry(() => db.transaction(async (trx) => {
+    if (await debitWallet(trx, payer, amount, description, now, allowNegative) === undefined) return undefined;
+    return { ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer) };
+  }));
+}
+
+export type RefundOutcome =
+  | { outcome: 'not-found' }
+  | { outcome: 'not-charged' }
+  | { outcome: 'team-deleted' }
+  /** more than is left to refund (`remaining`), or nothing left */
+  | { outcome: 'exceeds'; charged: number; remaining: number }
+  /** the refund would be larger than `maxAmount` */
+  | { outcome: 'over-limit'; amount: number }
+  | ({ outcome: 'refunded'; payer: Payer; amount: number; charged: number; refundedTotal: number } & AdminMove);
+
+/**
+ * Credits back for a prediction (`refund` row naming it), to the wallet that paid it: `amount`, or
+ * what is left (charged minus earlier refunds). The wallet row is locked first, so concurrent
+ * refunds of one prediction see each other and never exceed its charge together.
+ */
+export async function refundPrediction(db: Knex, predictionId: string, amount: number | undefined, maxAmount: number, description: string, now: number): Promise<RefundOutcome> {
+  // Who paid never changes, so it is read before the transaction: on MariaDB a transaction's
+  // snapshot starts at its first plain read, and that must come after the wallet lock, or two
+  // concurrent refunds would not see each other's rows.
+  const p = await db('predictions').where('id', predictionId).first<{ user_id: number; team_id: number | null } | undefined>('user_id', 'team_id');
+  if (!p) return { outcome: 'not-found' };
+  const payer: Payer = { userId: num(p.user_id), teamId: p.team_id === null || p.team_id === undefined ? null : num(p.team_id) };
+  return withLockRetry(() => db.transaction(async (trx): Promise<RefundOutcome> => {
+    await lockWallet(trx, payer);
+    if (payer.teamId !== null) {
+      const team = await trx('teams').where('id', payer.teamId).first<{ deleted_at: number | null }>('deleted_at');
+      if (team?.deleted_at !== null && team?.deleted_at !== undefined) return { outcome: 'team-deleted' };
+    }
+    const rows = await trx('credit_transactions').where('prediction_id', predictionId).whereIn('kind', ['prediction', 'refund'])
+      .select('kind', trx.raw('sum(amount) as total'), trx.raw('count(*) as n')).groupBy('kind') as Array<{ kind: string; total: number | string; n: number | string }>;
+    const charged = -num(rows.find((r) => r.kind === 'prediction')?.total ?? 0);
+    const refunded = num(rows.find((r) => r.kind === 'refund')?.total ?? 0);
+    const refunds = num(rows.find((r) => r.kind === 'refund')?.n ?? 0);
+    if (charged <= 0) return { outcome: 'not-charged' };
+    const remaining = charged - refunded;
+    const give = amount ?? remaining;
+    if (remaining <= 0 || give > remaining) return { outcome: 'exceeds', charged, remaining };
+    if (give > maxAmount) return { outcome: 'over-limit', amount: give };
+    await creditWallet(trx, payer, give, 'refund', description, now, { predictionId, ref: `refund-${refunds + 1}` });
+    return {
+      outcome: 'refunded', payer, amount: give, charged, refundedTotal: refunded + give,
+      ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer),
+    };
+  }));
 }

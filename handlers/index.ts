@@ -21,6 +21,7 @@ import {
   acceptTeamInvite, changeTeamMemberRole, createTeam, createTeamInvite, deleteTeam, getTeam, leaveTeam, listTeamInvites, listTeamMembers, listTeams,
   removeTeamMember, renameTeam, revokeTeamInvite,
 } from './teams.ts';
+import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
 
 export { generate };
 
@@ -77,13 +78,18 @@ const handlers: HandlerMap = {
   createTeamApiKey,
   listTeamApiKeys,
   revokeTeamApiKey,
+  adminTopup,
+  adminDeductCredits,
+  adminRefund,
+  adminUserInfo,
+  adminAuditLog,
 };
 
 export const NOT_YET: readonly string[] = [
   // support and administration
-  'supportLogin', 'supportResetPassword', 'adminTopup', 'adminDeductCredits', 'adminUserInfo', 'adminManageSubscription',
+  'supportLogin', 'supportResetPassword', 'adminManageSubscription',
   'listModelDiscounts', 'upsertModelDiscounts', 'deleteModelDiscount', 'myModelDiscounts', 'adminStripeCharges', 'adminStripeRefund',
-  'adminRefund', 'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
+  'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
   // dashboard
   'getLoraData', 'getLoraModelsData', 'updateApiKey', 'exportAccount', 'requestAccountDeletion', 'cancelAccountDeletion', 'getTaskData',
   'calculateDynamicCost', 'getFileUploadUrl', 'createMediaAsset', 'listMediaAssets', 'deleteMediaAsset', 'getHomepageModels',

@@ -2994,7 +2994,7 @@ export interface components {
             actor_role: string;
             /** @description session, api-key, oauth (refused ones), or cli */
             credential: string;
-            /** @description The operationId (or cli_grant_role */
+            /** @description The operationId, or cli_grant_role / cli_revoke_role for npm run admin. */
             action: string;
             target_user_id: number | null;
             target_team_id: number | null;

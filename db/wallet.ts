@@ -251,13 +251,14 @@ export async function adminDeduct(db: Knex, payer: Payer, amount: number, descri
 
 export type RefundOutcome =
   | { outcome: 'not-found' }
-  | { outcome: 'not-charged' }
-  | { outcome: 'team-deleted' }
-  /** more than is left to refund (`remaining`), or nothing left */
-  | { outcome: 'exceeds'; charged: number; remaining: number }
-  /** the refund would be larger than `maxAmount` */
-  | { outcome: 'over-limit'; amount: number }
-  | ({ outcome: 'refunded'; payer: Payer; amount: number; charged: number; refundedTotal: number } & AdminMove);
+  | ({ payer: Payer } & (
+    | { outcome: 'not-charged' }
+    | { outcome: 'team-deleted' }
+    /** more than is left to refund (`remaining`), or nothing left */
+    | { outcome: 'exceeds'; charged: number; remaining: number }
+    /** the refund would be larger than `maxAmount` */
+    | { outcome: 'over-limit'; amount: number }
+    | ({ outcome: 'refunded'; amount: number; charged: number; refundedTotal: number } & AdminMove)));
 
 /**
  * Credits back for a prediction (`refund` row naming it), to the wallet that paid it: `amount`, or
@@ -275,18 +276,18 @@ export async function refundPrediction(db: Knex, predictionId: string, amount: n
     await lockWallet(trx, payer);
     if (payer.teamId !== null) {
       const team = await trx('teams').where('id', payer.teamId).first<{ deleted_at: number | null }>('deleted_at');
-      if (team?.deleted_at !== null && team?.deleted_at !== undefined) return { outcome: 'team-deleted' };
+      if (team?.deleted_at !== null && team?.deleted_at !== undefined) return { outcome: 'team-deleted', payer };
     }
     const rows = await trx('credit_transactions').where('prediction_id', predictionId).whereIn('kind', ['prediction', 'refund'])
       .select('kind', trx.raw('sum(amount) as total'), trx.raw('count(*) as n')).groupBy('kind') as Array<{ kind: string; total: number | string; n: number | string }>;
     const charged = -num(rows.find((r) => r.kind === 'prediction')?.total ?? 0);
     const refunded = num(rows.find((r) => r.kind === 'refund')?.total ?? 0);
     const refunds = num(rows.find((r) => r.kind === 'refund')?.n ?? 0);
-    if (charged <= 0) return { outcome: 'not-charged' };
+    if (charged <= 0) return { outcome: 'not-charged', payer };
     const remaining = charged - refunded;
     const give = amount ?? remaining;
-    if (remaining <= 0 || give > remaining) return { outcome: 'exceeds', charged, remaining };
-    if (give > maxAmount) return { outcome: 'over-limit', amount: give };
+    if (remaining <= 0 || give > remaining) return { outcome: 'exceeds', payer, charged, remaining };
+    if (give > maxAmount) return { outcome: 'over-limit', payer, amount: give };
     await creditWallet(trx, payer, give, 'refund', description, now, { predictionId, ref: `refund-${refunds + 1}` });
     return {
       outcome: 'refunded', payer, amount: give, charged, refundedTotal: refunded + give,

@@ -55,15 +55,16 @@ export const adminDeductCredits: Handler<'adminDeductCredits'> = async ({ app, q
 export const adminRefund: Handler<'adminRefund'> = async ({ app, caller, body, audit }) => {
   const max = caller.role === 'support' ? SUPPORT_REFUND_MAX : Number.MAX_SAFE_INTEGER;
   const out = await refundPrediction(app.db, body.request_id, body.amount, max, body.reason?.trim() || 'refund', app.clock());
+  if (out.outcome === 'not-found') throw new NotFoundError('prediction not found');
+  // the audit row names whose wallet it was, refusals included
+  audit.target_user_id = out.payer.userId;
+  if (out.payer.teamId !== null) audit.target_team_id = out.payer.teamId;
   switch (out.outcome) {
-    case 'not-found': throw new NotFoundError('prediction not found');
     case 'not-charged': throw new ConflictError('this prediction was not charged (unfinished, failed, cancelled or sandbox): nothing to refund');
     case 'team-deleted': throw new ConflictError('the team that paid for this prediction was deleted: its wallet cannot be credited');
     case 'exceeds': throw new ConflictError(`only ${out.remaining} of the ${out.charged} credits charged are left to refund`);
     case 'over-limit': throw new RoleRequiredError(`the support role refunds at most ${SUPPORT_REFUND_MAX} credits per call (this is ${out.amount}); ask billing or an administrator`);
   }
-  audit.target_user_id = out.payer.userId;
-  if (out.payer.teamId !== null) audit.target_team_id = out.payer.teamId;
   return {
     request_id: body.request_id, user_id: out.payer.userId, team_id: out.payer.teamId, amount: out.amount, charged: out.charged, refunded_total: out.refundedTotal,
     balance: out.balance, transaction_id: out.transactionId,

@@ -156,3 +156,9 @@ test('a public operation declaring the Idempotency-Key header is refused, naming
   const err = t.throws(() => routeOptionsFor(op({ method: 'post', parameters: [IDEMPOTENCY_KEY] }), deps()));
   t.regex(err.message, /^someOperation: declares the Idempotency-Key header but is public/);
 });
+
+test('x-required-role takes one role or a list, which must include admin', (t) => {
+  t.truthy(routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-required-role': ['support', 'admin'] }), deps()).ext?.onPostAuth);
+  t.throws(() => routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-required-role': ['support'] }), deps()), { message: /^someOperation: x-required-role must include admin/ });
+  t.throws(() => routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-required-role': [] }), deps()), { message: /^someOperation: x-required-role must be one or a list/ });
+});

@@ -1,3 +1,5 @@
+import { roleOf } from '../lib/roles.ts';
+import type { Role } from '../lib/roles.ts';
 import type { Db } from './knex.ts';
 import { bool, iso, isoOrNull, jsonOr, num } from './rows.ts';
 import { SPEND_PERIODS } from './key-spend.ts';
@@ -96,7 +98,7 @@ export async function insertApiKey(
 }
 
 /** Looks a live key up by the SHA-256 of its value, with its owner's role: one indexed query per request. */
-export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<(ApiKeyRecord & { ownerRole: 'user' | 'admin'; ownerDeletionPending: boolean }) | undefined> {
+export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<(ApiKeyRecord & { ownerRole: Role; ownerDeletionPending: boolean }) | undefined> {
   const row = await db('api_keys')
     .join('users', 'users.id', 'api_keys.user_id')
     .select<Array<ApiKeyRow & { owner_role: string; owner_deletion_requested_at: number | string | null }>>(
@@ -106,7 +108,7 @@ export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<(Api
     .whereNull('api_keys.revoked_at')
     .first();
   return row
-    ? { ...apiKeyFromRow(row), ownerRole: row.owner_role === 'admin' ? 'admin' : 'user', ownerDeletionPending: row.owner_deletion_requested_at != null }
+    ? { ...apiKeyFromRow(row), ownerRole: roleOf(row.owner_role), ownerDeletionPending: row.owner_deletion_requested_at != null }
     : undefined;
 }
 

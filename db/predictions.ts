@@ -225,7 +225,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
         if (n >= limits.perAccount) return { accepted: false, scope: 'account', limit: limits.perAccount };
       }
     }
-    await holdFor(trx, payer, p.price);
+    await holdFor(trx, payer, p.price, { predictionId: p.id, model: p.model, now });
     await trx('predictions').insert(row);
     return { accepted: true };
   }));
@@ -319,7 +319,7 @@ export async function failPrediction(db: Db, p: Prediction, error: string, now: 
     const n = await trx('predictions').where({ id: p.id, status: 'processing' })
       .update({ status: 'failed', error: error.slice(0, 2000), error_code: code, completed_at: now, updated_at: now });
     if (affected(n) !== 1) return { recorded: false, deliveryId: null };
-    await releaseFor(trx, p, p.price);
+    await releaseFor(trx, p, p.price, { predictionId: p.id, model: p.model, now });
     return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
   }));
 }
@@ -367,7 +367,7 @@ export async function cancelPrediction(db: Db, owner: Owner, id: string, now: nu
     const n = await trx('predictions').where('id', id).andWhere(ownerWhere(owner)).whereIn('status', ['queued', 'pending', 'processing'])
       .update({ status: 'cancelled', completed_at: now, updated_at: now });
     if (affected(n) !== 1) return 'finished';
-    await releaseFor(trx, { userId: num(row.user_id), teamId: numOrNull(row.team_id ?? null) }, num(row.price));
+    await releaseFor(trx, { userId: num(row.user_id), teamId: numOrNull(row.team_id ?? null) }, num(row.price), { predictionId: id, model: String(row.model), now });
     return 'cancelled';
   });
 }

@@ -1,3 +1,5 @@
+import { roleOf } from '../lib/roles.ts';
+import type { Role } from '../lib/roles.ts';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
 import { num } from './rows.ts';
@@ -7,7 +9,7 @@ export async function insertSession(db: Db, userId: number, tokenHash: string, n
 }
 
 /** The owner of a live, unexpired session, or undefined. */
-export async function findSessionUser(db: Db, tokenHash: string, now: number): Promise<{ sessionId: number; userId: number; role: 'user' | 'admin' } | undefined> {
+export async function findSessionUser(db: Db, tokenHash: string, now: number): Promise<{ sessionId: number; userId: number; role: Role } | undefined> {
   const row = await db('sessions')
     .join('users', 'users.id', 'sessions.user_id')
     .select('sessions.id', 'sessions.user_id', 'users.role')
@@ -15,7 +17,7 @@ export async function findSessionUser(db: Db, tokenHash: string, now: number): P
     .whereNull('sessions.revoked_at')
     .andWhere('sessions.expires_at', '>', now)
     .first<{ id: number; user_id: number; role: string } | undefined>();
-  return row ? { sessionId: num(row.id), userId: num(row.user_id), role: row.role === 'admin' ? 'admin' : 'user' } : undefined;
+  return row ? { sessionId: num(row.id), userId: num(row.user_id), role: roleOf(row.role) } : undefined;
 }
 
 /** Ends one session; true when it was live. */

@@ -1,3 +1,6 @@
+import { appendLedger } from './wallet.ts';
+import { roleOf } from '../lib/roles.ts';
+import type { Role } from '../lib/roles.ts';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
 import { DuplicateError, isDuplicateKey } from './errors.ts';
@@ -7,7 +10,7 @@ export interface User {
   id: number;
   email: string;
   emailVerified: boolean;
-  role: 'user' | 'admin';
+  role: Role;
   balance: number;
   held: number;
   createdAt: string;
@@ -29,7 +32,7 @@ function toUser(r: UserRow): User {
     id: num(r.id),
     email: r.email,
     emailVerified: bool(r.email_verified),
-    role: r.role === 'admin' ? 'admin' : 'user',
+    role: roleOf(r.role),
     balance: num(r.balance),
     held: num(r.held),
     createdAt: iso(r.created_at),
@@ -97,10 +100,8 @@ export async function verifyEmail(db: Db, userId: number, signupCredit: number, 
     return false;
   }
   if (signupCredit > 0) {
-    const row = await db('users').select('balance').where({ id: userId }).first<{ balance: number | string }>();
-    await db('credit_transactions').insert({
-      user_id: userId, amount: signupCredit, kind: 'signup', description: 'sign-up credit', balance_after: num(row.balance), created_at: now,
-    });
+    // the UPDATE above added it to the balance; its ledger row reads the balance after
+    await appendLedger(db, { userId, teamId: null }, { kind: 'signup', amount: signupCredit, heldChange: 0, description: 'sign-up credit', now });
   }
   return true;
 }
@@ -108,4 +109,25 @@ export async function verifyEmail(db: Db, userId: number, signupCredit: number, 
 /** Sets (or, with null, removes) the account's password. */
 export async function setPasswordHash(db: Db, userId: number, passwordHash: string | null): Promise<void> {
   await db('users').where({ id: userId }).update({ password_hash: passwordHash });
+}
+
+/** Sets the role of the account with `email`; undefined when there is none. Answers its previous role too. */
+export async function setUserRole(db: Db, email: string, role: Role): Promise<{ id: number; email: string; previousRole: Role } | undefined> {
+  return db.transaction(async (trx) => {
+    const row = await trx('users').where({ email: normaliseEmail(email) }).first<{ id: number; email: string; role: string } | undefined>('id', 'email', 'role');
+    if (!row) return undefined;
+    await trx('users').where({ id: row.id }).update({ role });
+    return { id: num(row.id), email: row.email, previousRole: roleOf(row.role) };
+  });
+}
+
+/** The accounts holding a role other than `user`. */
+export async function listUsersWithRoles(db: Db): Promise<Array<{ id: number; email: string; role: Role }>> {
+  const rows = await db('users').whereNot('role', 'user').orderBy('id').select('id', 'email', 'role') as Array<{ id: number; email: string; role: string }>;
+  return rows.map((r) => ({ id: num(r.id), email: r.email, role: roleOf(r.role) }));
+}
+
+export async function countUsersWithRole(db: Db, role: Role): Promise<number> {
+  const row = await db('users').where({ role }).count<{ n: number | string }[]>({ n: '*' }).first();
+  return num(row?.n ?? 0);
 }

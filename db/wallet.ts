@@ -1,16 +1,23 @@
-// Credit moves. A prediction's price is held at submit (balance -> held), then either
-// settled (held -> gone, with a ledger row) on completion or released (held -> balance)
-// on failure or cancellation. Each move is one conditional UPDATE, so concurrent submits
-// can never take the balance below zero.
+// The wallet and its append-only ledger (credit_transactions). A prediction's price is held at
+// submit (balance -> held), then either charged (held -> gone) on completion or released
+// (held -> balance) on failure or cancellation; admins top up, deduct and refund; sign-up credit
+// is a grant. Every move is one transaction: the conditional UPDATE of the wallet row (which
+// guards against overdraft and locks the row) and one INSERT of its ledger row, which reads the
+// wallet's new balance and held from the row it just updated (INSERT ... SELECT). Rows are never
+// updated or deleted; a correction is a new row. For every wallet:
+//   sum(amount) = balance + held,  sum(held_change) = held   (checkLedger verifies it)
+// `amount` is the signed change of the wallet's credit (a charge is negative, a hold or release
+// 0), `balance_after`/`held_after` the wallet after the row. README "The ledger".
 import type { Knex } from 'knex';
 import { affected } from './knex.ts';
 import { InsufficientCreditError } from './errors.ts';
 import { num } from './rows.ts';
+import { withLockRetry } from './retry.ts';
 
 /**
  * Whose wallet a move touches: a user's own (`users` row) or a team's (`teams` row). Ledger rows
- * carry team_id and, in user_id, the member whose prediction it was; a user's personal ledger is
- * the rows with team_id null. A deleted team cannot take new holds.
+ * carry team_id and, in user_id, the member whose prediction it was (or who was credited); a
+ * user's personal ledger is the rows with team_id null. A deleted team cannot take new holds.
  */
 export interface Payer {
   userId: number;
@@ -18,8 +25,57 @@ export interface Payer {
   teamId: number | null;
 }
 
+/**
+ * The kinds of ledger rows. `prediction` is the charge (capture of a hold); the others:
+ * `hold`, `release`, `topup` (admin top-up, team top-up), `deduction` (admin), `refund` (credits
+ * back for a prediction), `grant` (credit given: operator grants, tests), `signup` (the sign-up
+ * credit), `opening` (what a wallet held when the ledger started, migration 1601).
+ */
+export const LEDGER_KINDS = ['hold', 'prediction', 'release', 'topup', 'deduction', 'refund', 'grant', 'signup', 'opening'] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+
+function walletTable(payer: Payer): 'users' | 'teams' {
+  return payer.teamId === null ? 'users' : 'teams';
+}
+
 function walletRow(trx: Knex, payer: Payer): Knex.QueryBuilder {
   return payer.teamId === null ? trx('users').where('id', payer.userId) : trx('teams').where('id', payer.teamId);
+}
+
+export interface LedgerEntry {
+  kind: LedgerKind;
+  /** signed change of the wallet's credit (balance + held) */
+  amount: number;
+  /** signed change of held */
+  heldChange: number;
+  predictionId?: string | null;
+  description: string;
+  /** tells apart several rows of one kind for one prediction (partial refunds); '' otherwise */
+  ref?: string;
+  now: number;
+}
+
+/**
+ * Appends the ledger row of a move the caller just made on the payer's wallet row, in the same
+ * transaction (the row is locked by that UPDATE, so balance_after/held_after are exactly this
+ * move's). One statement: INSERT ... SELECT from the wallet row.
+ */
+export async function appendLedger(trx: Knex, payer: Payer, e: LedgerEntry): Promise<void> {
+  const table = walletTable(payer);
+  await trx.raw(
+    `insert into credit_transactions (user_id, team_id, amount, held_change, kind, prediction_id, ref, description, balance_after, held_after, created_at)
+     select ?, ?, ?, ?, ?, ?, ?, ?, balance, held, ? from ${table} where id = ?`,
+    [payer.userId, payer.teamId, e.amount, e.heldChange, e.kind, e.predictionId ?? null, e.ref ?? '', e.description.slice(0, 255), e.now, payer.teamId ?? payer.userId],
+  );
+}
+
+/** The id of the payer's newest ledger row (the caller's own, while it holds the wallet row's lock). */
+export async function lastLedgerId(trx: Knex, payer: Payer): Promise<number> {
+  const q = trx('credit_transactions').max({ id: 'id' });
+  if (payer.teamId === null) q.where('user_id', payer.userId).whereNull('team_id');
+  else q.where('team_id', payer.teamId);
+  const row = await q.first<{ id: number | string }>();
+  return num(row.id);
 }
 
 /**
@@ -31,8 +87,16 @@ export async function lockWallet(trx: Knex, payer: Payer): Promise<void> {
   await walletRow(trx, payer).update({ held: trx.raw('held') });
 }
 
-/** balance -> held, only if the balance covers it (one conditional UPDATE). */
-export async function holdFor(trx: Knex, payer: Payer, amount: number): Promise<void> {
+/** What a hold, charge or release names on its ledger row. */
+export interface MoveRef {
+  predictionId: string;
+  /** the model (shown as the row's description) */
+  model: string;
+  now: number;
+}
+
+/** balance -> held, only if the balance covers it (one conditional UPDATE), with its `hold` row. */
+export async function holdFor(trx: Knex, payer: Payer, amount: number, ref: MoveRef): Promise<void> {
   if (amount === 0) return;
   const row = walletRow(trx, payer);
   if (payer.teamId !== null) row.whereNull('deleted_at');
@@ -40,57 +104,194 @@ export async function holdFor(trx: Knex, payer: Payer, amount: number): Promise<
     .andWhere('balance', '>=', amount)
     .update({ balance: trx.raw('balance - ?', [amount]), held: trx.raw('held + ?', [amount]) });
   if (affected(n) !== 1) throw new InsufficientCreditError(amount);
+  await appendLedger(trx, payer, { kind: 'hold', amount: 0, heldChange: amount, predictionId: ref.predictionId, description: ref.model, now: ref.now });
 }
 
-/** held -> gone, with a ledger row. */
+/** held -> gone: the charge, a `prediction` row of -amount. */
 export async function settleFor(trx: Knex, payer: Payer, amount: number, predictionId: string, model: string, now: number): Promise<void> {
   if (amount === 0) return;
   await walletRow(trx, payer).update({ held: trx.raw('held - ?', [amount]) });
-  const row = await walletRow(trx, payer).select('balance').first<{ balance: number | string }>();
-  await trx('credit_transactions').insert({
-    user_id: payer.userId,
-    team_id: payer.teamId,
-    amount: -amount,
-    kind: 'prediction',
-    prediction_id: predictionId,
-    description: model.slice(0, 255),
-    balance_after: num(row.balance),
-    created_at: now,
-  });
+  await appendLedger(trx, payer, { kind: 'prediction', amount: -amount, heldChange: -amount, predictionId, description: model, now });
 }
 
-/** held -> balance. */
-export async function releaseFor(trx: Knex, payer: Payer, amount: number): Promise<void> {
+/** held -> balance, with its `release` row. */
+export async function releaseFor(trx: Knex, payer: Payer, amount: number, ref: MoveRef): Promise<void> {
   if (amount === 0) return;
   await walletRow(trx, payer).update({ balance: trx.raw('balance + ?', [amount]), held: trx.raw('held - ?', [amount]) });
+  await appendLedger(trx, payer, { kind: 'release', amount: 0, heldChange: -amount, predictionId: ref.predictionId, description: ref.model, now: ref.now });
 }
 
-export const hold = (trx: Knex, userId: number, amount: number) => holdFor(trx, { userId, teamId: null }, amount);
+export const hold = (trx: Knex, userId: number, amount: number, ref: MoveRef) => holdFor(trx, { userId, teamId: null }, amount, ref);
 export const settle = (trx: Knex, userId: number, amount: number, predictionId: string, model: string, now: number) =>
   settleFor(trx, { userId, teamId: null }, amount, predictionId, model, now);
-export const release = (trx: Knex, userId: number, amount: number) => releaseFor(trx, { userId, teamId: null }, amount);
-/** `userId` 0: no member is named (the hold itself writes no ledger row). */
-export const holdTeam = (trx: Knex, teamId: number, amount: number) => holdFor(trx, { userId: 0, teamId }, amount);
+export const release = (trx: Knex, userId: number, amount: number, ref: MoveRef) => releaseFor(trx, { userId, teamId: null }, amount, ref);
+export const holdTeam = (trx: Knex, teamId: number, memberUserId: number, amount: number, ref: MoveRef) => holdFor(trx, { userId: memberUserId, teamId }, amount, ref);
 export const settleTeam = (trx: Knex, teamId: number, memberUserId: number, amount: number, predictionId: string, model: string, now: number) =>
   settleFor(trx, { userId: memberUserId, teamId }, amount, predictionId, model, now);
-export const releaseTeam = (trx: Knex, teamId: number, amount: number) => releaseFor(trx, { userId: 0, teamId }, amount);
+export const releaseTeam = (trx: Knex, teamId: number, memberUserId: number, amount: number, ref: MoveRef) => releaseFor(trx, { userId: memberUserId, teamId }, amount, ref);
 
 export async function getBalance(db: Knex, userId: number): Promise<{ balance: number; held: number }> {
   const row = await db('users').select('balance', 'held').where('id', userId).first<{ balance: number | string; held: number | string } | undefined>();
   return { balance: num(row?.balance ?? 0), held: num(row?.held ?? 0) };
 }
 
-/** Adds credit to a team wallet with a ledger row (`kind` e.g. 'topup'); `byUserId` is who paid. */
-export async function creditTeam(trx: Knex, teamId: number, byUserId: number, amount: number, kind: string, description: string, now: number): Promise<number> {
-  await trx('teams').where('id', teamId).update({ balance: trx.raw('balance + ?', [amount]) });
-  const row = await trx('teams').select('balance').where('id', teamId).first<{ balance: number | string }>();
-  await trx('credit_transactions').insert({
-    user_id: byUserId, team_id: teamId, amount, kind, prediction_id: null, description: description.slice(0, 255), balance_after: num(row.balance), created_at: now,
-  });
+/**
+ * Adds credit to a wallet with its ledger row (`kind` topup, grant, signup, refund); returns the
+ * balance after. The caller runs it in a transaction (the UPDATE and the row commit together).
+ */
+export async function creditWallet(trx: Knex, payer: Payer, amount: number, kind: LedgerKind, description: string, now: number, extra: { predictionId?: string; ref?: string } = {}): Promise<number> {
+  await walletRow(trx, payer).update({ balance: trx.raw('balance + ?', [amount]) });
+  await appendLedger(trx, payer, { kind, amount, heldChange: 0, predictionId: extra.predictionId ?? null, ref: extra.ref ?? '', description, now });
+  const row = await walletRow(trx, payer).select('balance').first<{ balance: number | string }>();
   return num(row.balance);
+}
+
+/**
+ * Removes credit from a wallet with a `deduction` row, only if the balance covers it (one
+ * conditional UPDATE) unless `allowNegative`; returns the balance after, or undefined when the
+ * balance was too small (nothing moved).
+ */
+export async function debitWallet(trx: Knex, payer: Payer, amount: number, description: string, now: number, allowNegative = false): Promise<number | undefined> {
+  const row = walletRow(trx, payer);
+  if (!allowNegative) row.andWhere('balance', '>=', amount);
+  const n = await row.update({ balance: trx.raw('balance - ?', [amount]) });
+  if (affected(n) !== 1) return undefined;
+  await appendLedger(trx, payer, { kind: 'deduction', amount: -amount, heldChange: 0, description, now });
+  const after = await walletRow(trx, payer).select('balance').first<{ balance: number | string }>();
+  return num(after.balance);
+}
+
+/** Adds credit to a team wallet with a ledger row (`kind` e.g. 'topup'); `byUserId` is who paid. */
+export async function creditTeam(trx: Knex, teamId: number, byUserId: number, amount: number, kind: LedgerKind, description: string, now: number): Promise<number> {
+  return creditWallet(trx, { userId: byUserId, teamId }, amount, kind, description, now);
 }
 
 export async function getTeamBalance(db: Knex, teamId: number): Promise<{ balance: number; held: number }> {
   const row = await db('teams').select('balance', 'held').where('id', teamId).first<{ balance: number | string; held: number | string } | undefined>();
   return { balance: num(row?.balance ?? 0), held: num(row?.held ?? 0) };
+}
+
+/** A wallet whose ledger does not add up (checkLedger). */
+export interface LedgerMismatch {
+  wallet: 'user' | 'team';
+  id: number;
+  balance: number;
+  held: number;
+  /** what the rows sum to */
+  ledgerBalance: number;
+  ledgerHeld: number;
+}
+
+/**
+ * Verifies every wallet (users and teams) against its ledger: balance = sum(amount) -
+ * sum(held_change) and held = sum(held_change). Returns the wallets that differ ([]: all agree)
+ * and how many were checked. One aggregate query over the ledger and one read of the wallets per
+ * table (a full scan: a check for operators and tests, not for the request path).
+ */
+export async function checkLedger(db: Knex): Promise<{ checked: number; mismatches: LedgerMismatch[] }> {
+  // One transaction: on MariaDB (REPEATABLE READ) every query reads the same snapshot, so moves
+  // committing meanwhile cannot show up as a mismatch.
+  return db.transaction((trx) => checkLedgerIn(trx));
+}
+
+async function checkLedgerIn(db: Knex): Promise<{ checked: number; mismatches: LedgerMismatch[] }> {
+  const mismatches: LedgerMismatch[] = [];
+  let checked = 0;
+  for (const wallet of ['user', 'team'] as const) {
+    const key = wallet === 'user' ? 'user_id' : 'team_id';
+    const q = db('credit_transactions').select(key, db.raw('sum(amount) as amount'), db.raw('sum(held_change) as held')).groupBy(key);
+    if (wallet === 'user') q.whereNull('team_id'); else q.whereNotNull('team_id');
+    const sums = new Map<number, { amount: number; held: number }>();
+    for (const r of await q as Array<Record<string, unknown>>) sums.set(num(r[key]), { amount: num(r.amount), held: num(r.held) });
+    const rows = await db(wallet === 'user' ? 'users' : 'teams').select('id', 'balance', 'held') as Array<{ id: number; balance: number | string; held: number | string }>;
+    for (const r of rows) {
+      checked++;
+      const s = sums.get(num(r.id)) ?? { amount: 0, held: 0 };
+      const balance = num(r.balance);
+      const held = num(r.held);
+      if (balance !== s.amount - s.held || held !== s.held) {
+        mismatches.push({ wallet, id: num(r.id), balance, held, ledgerBalance: s.amount - s.held, ledgerHeld: s.held });
+      }
+      sums.delete(num(r.id));
+    }
+    // rows for a wallet that no longer exists (deleted users' rows go with them: ON DELETE CASCADE)
+    for (const [id, s] of sums) if (s.amount !== 0 || s.held !== 0) mismatches.push({ wallet, id, balance: 0, held: 0, ledgerBalance: s.amount - s.held, ledgerHeld: s.held });
+  }
+  return { checked, mismatches };
+}
+
+/** The wallet's balance and held, read in the caller's transaction. */
+export async function walletOf(trx: Knex, payer: Payer): Promise<{ balance: number; held: number }> {
+  const row = await walletRow(trx, payer).select('balance', 'held').first<{ balance: number | string; held: number | string }>();
+  return { balance: num(row.balance), held: num(row.held) };
+}
+
+/** The outcome of an administrator's move on a wallet: the wallet after it and its ledger row. */
+export interface AdminMove {
+  balance: number;
+  held: number;
+  transactionId: number;
+}
+
+/** An administrator's top-up (`topup` row), one transaction. */
+export async function adminTopUp(db: Knex, payer: Payer, amount: number, description: string, now: number): Promise<AdminMove> {
+  return withLockRetry(() => db.transaction(async (trx) => {
+    await creditWallet(trx, payer, amount, 'topup', description, now);
+    return { ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer) };
+  }));
+}
+
+/** An administrator's deduction (`deduction` row); undefined when the balance is too small and `allowNegative` is false. */
+export async function adminDeduct(db: Knex, payer: Payer, amount: number, description: string, now: number, allowNegative: boolean): Promise<AdminMove | undefined> {
+  return withLockRetry(() => db.transaction(async (trx) => {
+    if (await debitWallet(trx, payer, amount, description, now, allowNegative) === undefined) return undefined;
+    return { ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer) };
+  }));
+}
+
+export type RefundOutcome =
+  | { outcome: 'not-found' }
+  | ({ payer: Payer } & (
+    | { outcome: 'not-charged' }
+    | { outcome: 'team-deleted' }
+    /** more than is left to refund (`remaining`), or nothing left */
+    | { outcome: 'exceeds'; charged: number; remaining: number }
+    /** the refund would be larger than `maxAmount` */
+    | { outcome: 'over-limit'; amount: number }
+    | ({ outcome: 'refunded'; amount: number; charged: number; refundedTotal: number } & AdminMove)));
+
+/**
+ * Credits back for a prediction (`refund` row naming it), to the wallet that paid it: `amount`, or
+ * what is left (charged minus earlier refunds). The wallet row is locked first, so concurrent
+ * refunds of one prediction see each other and never exceed its charge together.
+ */
+export async function refundPrediction(db: Knex, predictionId: string, amount: number | undefined, maxAmount: number, description: string, now: number): Promise<RefundOutcome> {
+  // Who paid never changes, so it is read before the transaction: on MariaDB a transaction's
+  // snapshot starts at its first plain read, and that must come after the wallet lock, or two
+  // concurrent refunds would not see each other's rows.
+  const p = await db('predictions').where('id', predictionId).first<{ user_id: number; team_id: number | null } | undefined>('user_id', 'team_id');
+  if (!p) return { outcome: 'not-found' };
+  const payer: Payer = { userId: num(p.user_id), teamId: p.team_id === null || p.team_id === undefined ? null : num(p.team_id) };
+  return withLockRetry(() => db.transaction(async (trx): Promise<RefundOutcome> => {
+    await lockWallet(trx, payer);
+    if (payer.teamId !== null) {
+      const team = await trx('teams').where('id', payer.teamId).first<{ deleted_at: number | null }>('deleted_at');
+      if (team?.deleted_at !== null && team?.deleted_at !== undefined) return { outcome: 'team-deleted', payer };
+    }
+    const rows = await trx('credit_transactions').where('prediction_id', predictionId).whereIn('kind', ['prediction', 'refund'])
+      .select('kind', trx.raw('sum(amount) as total'), trx.raw('count(*) as n')).groupBy('kind') as Array<{ kind: string; total: number | string; n: number | string }>;
+    const charged = -num(rows.find((r) => r.kind === 'prediction')?.total ?? 0);
+    const refunded = num(rows.find((r) => r.kind === 'refund')?.total ?? 0);
+    const refunds = num(rows.find((r) => r.kind === 'refund')?.n ?? 0);
+    if (charged <= 0) return { outcome: 'not-charged', payer };
+    const remaining = charged - refunded;
+    const give = amount ?? remaining;
+    if (remaining <= 0 || give > remaining) return { outcome: 'exceeds', payer, charged, remaining };
+    if (give > maxAmount) return { outcome: 'over-limit', payer, amount: give };
+    await creditWallet(trx, payer, give, 'refund', description, now, { predictionId, ref: `refund-${refunds + 1}` });
+    return {
+      outcome: 'refunded', payer, amount: give, charged, refundedTotal: refunded + give,
+      ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer),
+    };
+  }));
 }

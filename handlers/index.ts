@@ -27,6 +27,7 @@ import {
 import { bulkDeleteUsageLogs, bulkUpdateReviewStatus, getGallery, getRunHistory, searchRunHistory, updateReviewStatus } from './run-history.ts';
 import { listCreditTransactions } from './ledger.ts';
 import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets } from './media.ts';
+import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
 
 export { generate };
 
@@ -105,13 +106,18 @@ const handlers: HandlerMap = {
   createMediaAsset,
   listMediaAssets,
   deleteMediaAsset,
+  adminTopup,
+  adminDeductCredits,
+  adminRefund,
+  adminUserInfo,
+  adminAuditLog,
 };
 
 export const NOT_YET: readonly string[] = [
   // support and administration
-  'supportLogin', 'supportResetPassword', 'adminTopup', 'adminDeductCredits', 'adminUserInfo', 'adminManageSubscription',
+  'supportLogin', 'supportResetPassword', 'adminManageSubscription',
   'listModelDiscounts', 'upsertModelDiscounts', 'deleteModelDiscount', 'myModelDiscounts', 'adminStripeCharges', 'adminStripeRefund',
-  'adminRefund', 'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
+  'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
   // dashboard
   'exportAccount',
   'getModelNameForEmbedcode',

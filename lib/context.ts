@@ -3,6 +3,7 @@
 // only, so that handlers, workers and plugins can name them without importing app.ts (which
 // imports them all: that was the 22-module cycle). The composition's parts are named here by
 // their interfaces (type-only imports, erased at run time); see .dependency-cruiser.cjs.
+import type { Role } from './roles.ts';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { OpenAPIBackend, Operation } from 'openapi-backend';
@@ -48,7 +49,7 @@ export interface App {
 /** Who is calling, as a credential plugin (plugins/auth.ts, plugins/oauth.ts) authenticated it. */
 export interface Caller {
   userId: number;
-  role: 'user' | 'admin';
+  role: Role;
   via: 'api-key' | 'session' | 'oauth';
   apiKeyId: number | null;
   /** a sandbox key: mock outputs, no billing */

@@ -12,6 +12,8 @@ export type ErrorCode =
   | 'key_spend_limit_exceeded'
   | 'forbidden'
   | 'insufficient_scope'
+  | 'session_required'
+  | 'role_required'
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
@@ -103,6 +105,18 @@ export class KeySpendLimitError extends DomainError {
 export class ForbiddenError extends DomainError {
   readonly status = 403;
   readonly code = 'forbidden';
+}
+
+/** A role operation called with another credential than a login session (an API key, an OAuth token). */
+export class SessionRequiredError extends DomainError {
+  readonly status = 403;
+  readonly code = 'session_required';
+}
+
+/** A role operation called by a signed-in user whose role is not among those it requires. */
+export class RoleRequiredError extends DomainError {
+  readonly status = 403;
+  readonly code = 'role_required';
 }
 
 /** Unknown ids and ids that belong to another owner alike. */

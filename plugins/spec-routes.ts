@@ -18,7 +18,10 @@ import type { TeamPermission } from '../lib/team-permissions.ts';
 import { NOT_YET } from '../handlers/index.ts';
 import { hasPolicies, policiesOf, withPolicies } from '../handlers/policies.ts';
 import { scopeNames } from '../spec/scopes.ts';
-import { UnauthorizedError } from '../lib/errors.ts';
+import { RoleRequiredError, SessionRequiredError, UnauthorizedError } from '../lib/errors.ts';
+import { isRole, roleAllows, ROLES } from '../lib/roles.ts';
+import type { Role } from '../lib/roles.ts';
+import { auditAdminCall } from './admin-audit.ts';
 import { declaresIdempotencyKey, idempotencyKeyOf, runIdempotent } from './idempotency.ts';
 
 export type SecurityRequirement = Record<string, string[]>;
@@ -83,7 +86,17 @@ export function requiredScopes(operationId: string, security: SecurityRequiremen
   return scopes;
 }
 
-const ROLES = ['admin'] as const;
+/**
+ * The roles an operation requires (`x-required-role`: one role or a list, each a name of
+ * lib/roles.ts, `admin` always among them); undefined when it requires none.
+ */
+export function requiredRoles(operationId: string, declared: unknown): Role[] | undefined {
+  if (declared === undefined) return undefined;
+  const list = Array.isArray(declared) ? declared : [declared];
+  if (list.length === 0 || !list.every(isRole)) throw new Error(`${operationId}: x-required-role must be one or a list of ${ROLES.join(', ')}`);
+  if (!list.includes('admin')) throw new Error(`${operationId}: x-required-role must include admin (the administrator may call every role route)`);
+  return list;
+}
 
 function hasBearer(request: Request): boolean {
   const header = request.headers.authorization;
@@ -211,9 +224,10 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
   const isProtected = security.length > 0;
   const routeStrategies = strategiesFor(operationId, security, deps.strategyFor);
   const scopes = requiredScopes(operationId, security, deps.declaredScopes);
-  const role = extensions['x-required-role'];
-  if (role !== undefined && !(ROLES as readonly unknown[]).includes(role)) throw new Error(`${operationId}: x-required-role must be one of ${ROLES.join(', ')}`);
-  const teamPermission = teamPermissionOf(operationId, operation, deps.live ?? true);
+  const roles = requiredRoles(operationId, extensions['x-required-role']);
+  // On a role operation `team_id` names the team acted on (a wallet to credit), not the caller's
+  // owner: the caller always acts as itself there.
+  const teamPermission = roles ? undefined : teamPermissionOf(operationId, operation, deps.live ?? true);
   // x-rate-limit, x-audit, x-audit-refusal (handlers/policies.ts); an unknown name stops start-up here.
   const policies = policiesOf(operationId, operation);
   const guarded = hasPolicies(policies);
@@ -233,17 +247,22 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
     // and sessions hold all five, an OAuth token exactly its own.
     auth: !isProtected ? false : { strategies: routeStrategies, mode: 'required', ...(scopes.length ? { access: { scope: scopes.map((s) => `+${s}`) } } : {}) },
     ext: {
-      ...(role === 'admin' ? {
-        // A role, never a scope: no token or key of a normal user reaches an admin route.
+      ...(roles ? {
+        // A role, never a scope: only a login session carries its user's role, so no API key,
+        // OAuth token or other credential reaches a role route, whoever owns it.
         onPostAuth: {
           method: (request: Request, h: ResponseToolkit) => {
-            if (callerOf(request)?.role !== 'admin') throw httpError(403, 'this operation needs the administrator role');
+            const caller = callerOf(request);
+            if (caller?.via !== 'session') throw new SessionRequiredError(`this operation needs a login session of a user with the role ${roles.join(' or ')}; API keys and OAuth tokens are never accepted here`);
+            if (!roleAllows(caller.role, roles)) throw new RoleRequiredError(`this operation needs the role ${roles.join(' or ')}; yours is ${caller.role}`);
             return h.continue;
           },
         },
       } : {}),
       onPreResponse: {
-        method: (request: Request, h: ResponseToolkit) => {
+        method: async (request: Request, h: ResponseToolkit) => {
+          // Every call of a role operation by an authenticated caller is recorded, refusals included.
+          if (roles) await auditAdminCall(app, request, operationId);
           const response = request.response;
           if (!Boom.isBoom(response)) {
             // an admitted model submit reports its generation limits (handlers/rate-limit.ts)
@@ -315,10 +334,12 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         query,
         params,
         // The owner is resolved here, once, before the handler runs (membership checked in lib/owner.ts).
-        caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, teamIdOf(query, payload, params, teamPermission), teamPermission) } as HandlerContext['caller'] : null,
+        caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, roles ? undefined : teamIdOf(query, payload, params, teamPermission), teamPermission) } as HandlerContext['caller'] : null,
         audit: {},
         ...(model ? { model } : {}),
       };
+      // what a role operation's handler adds to its audit row (target, reason), read at onPreResponse
+      if (roles) request.app.adminAudit = ctx.audit;
       const run = () => (handler as (ctx: HandlerContext) => Promise<unknown>)(ctx);
       const guardedRun = () => (guarded ? withPolicies(policies, ctx, run) : run());
       if (idempotencyKey === undefined || !ctx.caller) return guardedRun();

@@ -597,7 +597,7 @@ export interface paths {
         put?: never;
         /**
          * Add credit to a user's wallet
-         * @description Adds `amount` credits (1000 credits = 1 USD) to the wallet of the user with `email` and records a credit transaction.
+         * @description Adds `amount` credits (1000 credits = 1 USD) to the wallet of the user with `email`, or with `team_id` to that team's wallet (`email` then names a member, recorded on the ledger row), as one `topup` row of the ledger. `reason` is the row's description and goes to the audit log. Roles: billing, admin. Send an `Idempotency-Key`: a retry then tops up once.
          */
         post: operations["adminTopup"];
         delete?: never;
@@ -617,7 +617,7 @@ export interface paths {
         put?: never;
         /**
          * Remove credit from a user's wallet
-         * @description Removes `amount` credits from the wallet of the user with `email` and records a credit transaction. Fails with 402 when the balance is smaller than `amount`.
+         * @description Removes `amount` credits from the spendable balance of the user with `email` (or with `team_id` of that team, `email` naming a member) as one `deduction` row of the ledger. Credit held by running predictions is never taken. When the balance is smaller than `amount` the answer is 409 and nothing moves, unless `allow_negative` is true, which lets the balance go below zero (a debt later credit pays first). Roles: billing, admin. Send an `Idempotency-Key`: a retry then deducts once.
          */
         post: operations["adminDeductCredits"];
         delete?: never;
@@ -635,7 +635,7 @@ export interface paths {
         };
         /**
          * Look up a user
-         * @description Returns the profile, wallet, subscription and key count of the user with `email`.
+         * @description Returns the user with `email`: profile, role, wallet (`balance`, `held`), open holds (unfinished predictions and what each holds), teams with the user's role, API keys (never a key value), last sign-in, subscription, and the 20 newest rows of the personal ledger. 404 for an unknown email. Roles: support, billing, admin.
          */
         get: operations["adminUserInfo"];
         put?: never;
@@ -781,7 +781,7 @@ export interface paths {
         put?: never;
         /**
          * Refund the credits of a prediction
-         * @description Returns the credits charged for one prediction to its owner's wallet and records a refund transaction. A prediction is refunded at most once (409 otherwise).
+         * @description Returns credits charged for one prediction to the wallet that paid it (the user's, or the team's for a team prediction) as a `refund` row of the ledger naming the prediction. `amount` defaults to what is left to refund; several partial refunds are allowed, together at most what the prediction was charged (409 beyond that, and for a prediction that was never charged: unfinished, failed, cancelled or sandbox). 404 for an unknown `request_id`. Roles: billing, admin, and support for refunds of at most 5000 credits (5 USD) per call (403 `role_required` above). Send an `Idempotency-Key`: a retry then refunds once.
          */
         post: operations["adminRefund"];
         delete?: never;
@@ -864,6 +864,26 @@ export interface paths {
          * @description Permanently deletes the account of the user with `email` and all associated data (keys, OAuth clients, sessions, wallet, predictions, media). Cannot be undone.
          */
         post: operations["adminDeleteUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_audit_log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the audit log of administrative calls
+         * @description Every call of an operation with `x-required-role` by a signed-in caller is recorded: who (user, role, credential), the operation, the target user or team, the query and body with secrets redacted, `reason`, the answer's status (refusals by role included), client address, request id and time. Records are never updated or deleted. Newest first, filtered by actor, target, action and time range, 50 per page. Roles: admin.
+         */
+        get: operations["adminAuditLog"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2669,7 +2689,7 @@ export interface components {
             email: string;
             email_verified: boolean;
             /** @enum {string} */
-            role: "user" | "admin";
+            role: "user" | "support" | "billing" | "admin";
             /** Format: date-time */
             created_at: string;
         };
@@ -2679,7 +2699,7 @@ export interface components {
             email: string;
             email_verified: boolean;
             /** @enum {string} */
-            role: "user" | "admin";
+            role: "user" | "support" | "billing" | "admin";
             /** Format: date-time */
             created_at: string;
             /** @description Spendable credit in credits (1000 credits = 1 USD). */
@@ -2969,8 +2989,28 @@ export interface components {
             /** @description Shown in the user's credit transactions. */
             reason?: string;
         };
+        AdminDeductRequest: {
+            /**
+             * Format: email
+             * @description Email address of the target user.
+             */
+            email: string;
+            /** @description Credits to remove (1000 credits = 1 USD). */
+            amount: number;
+            /** @description Shown in the user's credit transactions. */
+            reason?: string;
+            /**
+             * @description Let the balance go below zero; otherwise a deduction larger than the balance is 409.
+             * @default false
+             */
+            allow_negative: boolean;
+        };
         AdminCreditResponse: {
             user_id: number;
+            /** @description The team whose wallet changed; null for the user's own. */
+            team_id?: number | null;
+            /** @description Credit held by running predictions after the change (never touched by it). */
+            held?: number;
             /** Format: email */
             email: string;
             /** @description Signed credits applied (negative for a deduction). */
@@ -3013,7 +3053,7 @@ export interface components {
             email: string;
             email_verified: boolean;
             /** @enum {string} */
-            role: "user" | "admin";
+            role: "user" | "support" | "billing" | "admin";
             /** Format: date-time */
             created_at: string;
             /** @description Spendable credit in credits. */
@@ -3021,9 +3061,92 @@ export interface components {
             /** @description Credit held by running predictions. */
             held: number;
             subscription: components["schemas"]["SubscriptionResponse"];
+            /** @description Keys not revoked. */
             api_key_count: number;
             /** Format: date-time */
             deletion_scheduled_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the newest login session was opened; null if never.
+             */
+            last_sign_in_at: string | null;
+            /** @description Unfinished predictions paid from the personal wallet, with the credits each holds. */
+            open_holds: {
+                request_id: string;
+                model: string;
+                status: string;
+                amount: number;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            teams: {
+                id: number;
+                name: string;
+                role: components["schemas"]["TeamRole"];
+                balance: number;
+                held: number;
+            }[];
+            /** @description Every key, revoked ones included; never a key value. */
+            api_keys: {
+                id: number;
+                name: string;
+                prefix: string;
+                is_test: boolean;
+                team_id: number | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                last_used_at: string | null;
+                /** Format: date-time */
+                revoked_at: string | null;
+            }[];
+            /** @description The 20 newest rows of the personal ledger, newest first. */
+            recent_transactions: components["schemas"]["LedgerRow"][];
+        };
+        LedgerRow: {
+            id: number;
+            /** @description hold, prediction (a charge), release, topup, deduction, refund, grant, signup, opening (README "The ledger"). */
+            kind: string;
+            /** @description Signed change of the wallet's credit (balance plus held). */
+            amount: number;
+            held_change: number;
+            balance_after: number;
+            /** @description Null on rows written before the ledger recorded it. */
+            held_after: number | null;
+            request_id: string | null;
+            description: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        AdminAuditRecord: {
+            id: number;
+            /** @description null for a change made with `npm run admin` */
+            actor_user_id: number | null;
+            actor_role: string;
+            /** @description session, api-key, oauth (refused ones), or cli */
+            credential: string;
+            /** @description The operationId, or cli_grant_role / cli_revoke_role for npm run admin. */
+            action: string;
+            target_user_id: number | null;
+            target_team_id: number | null;
+            /** @description The call's query and body; values of fields that hold secrets are `[redacted]`. */
+            params: {
+                [key: string]: unknown;
+            };
+            reason: string | null;
+            /** @description The HTTP status answered. */
+            status: number;
+            client_address: string | null;
+            request_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        PaginatedAdminAuditResponse: {
+            items: components["schemas"]["AdminAuditRecord"][];
+            page: number;
+            page_size: number;
+            total: number;
+            has_more: boolean;
         };
         ModelDiscount: {
             id: number;
@@ -3105,6 +3228,12 @@ export interface components {
         };
         AdminRefundResponse: {
             request_id: string;
+            /** @description The team whose wallet was credited; null for the user's own. */
+            team_id?: number | null;
+            /** @description Credits refunded for this prediction so far, this refund included. */
+            refunded_total?: number;
+            /** @description Credits the prediction was charged. */
+            charged?: number;
             user_id: number;
             /** @description Credits returned. */
             amount: number;
@@ -4557,6 +4686,8 @@ export interface components {
         PreferWait: string;
         /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
         TeamId: number;
+        /** @description Act on this team's wallet instead of the user's own; `email` must name a member of the team (404 otherwise), who is recorded on the ledger row. */
+        AdminTeamId: number;
         /** @description Page number, starting at 1. */
         Page: number;
         /** @description Email address of the user. */
@@ -5448,10 +5579,22 @@ export interface operations {
     adminTopup: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
-                team_id?: components["parameters"]["TeamId"];
+                /** @description Act on this team's wallet instead of the user's own; `email` must name a member of the team (404 otherwise), who is recorded on the ledger row. */
+                team_id?: components["parameters"]["AdminTeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5470,29 +5613,42 @@ export interface operations {
                     "application/json": components["schemas"]["AdminCreditResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminDeductCredits: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
-                team_id?: components["parameters"]["TeamId"];
+                /** @description Act on this team's wallet instead of the user's own; `email` must name a member of the team (404 otherwise), who is recorded on the ledger row. */
+                team_id?: components["parameters"]["AdminTeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AdminCreditRequest"];
+                "application/json": components["schemas"]["AdminDeductRequest"];
             };
         };
         responses: {
@@ -5505,14 +5661,22 @@ export interface operations {
                     "application/json": components["schemas"]["AdminCreditResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["InsufficientCredit"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description The balance is smaller than `amount` (and `allow_negative` is not set), or the `Idempotency-Key` was used for another request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5521,8 +5685,6 @@ export interface operations {
             query: {
                 /** @description Email address of the user. */
                 email: components["parameters"]["EmailQuery"];
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
-                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -5543,7 +5705,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5777,11 +5938,20 @@ export interface operations {
     };
     adminRefund: {
         parameters: {
-            query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
-                team_id?: components["parameters"]["TeamId"];
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
-            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -5800,6 +5970,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminRefundResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -5807,7 +5978,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5948,6 +6118,43 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Only calls made by this user id. */
+                actor_id?: number;
+                /** @description Only calls that acted on this user id. */
+                target_user_id?: number;
+                /** @description Only calls of this operationId (e.g. `adminTopup`). */
+                action?: string;
+                /** @description Only calls at or after this time. */
+                since?: string;
+                /** @description Only calls before this time. */
+                until?: string;
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the log. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedAdminAuditResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -9128,6 +9335,7 @@ export type ModelOperationId =
 /** Operations whose security is not empty: their handlers always receive a caller. */
 export type ProtectedOperationId =
     | "acceptTeamInvite"
+    | "adminAuditLog"
     | "adminDeductCredits"
     | "adminDeleteUser"
     | "adminManageSubscription"

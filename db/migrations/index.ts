@@ -17,6 +17,7 @@ import * as m20261123_1201_retention from './20261123_1201_retention.ts';
 import * as m20261123_1301_generation_limits from './20261123_1301_generation_limits.ts';
 import * as m20261123_1401_prediction_upstream_progress from './20261123_1401_prediction_upstream_progress.ts';
 import * as m20261123_1501_prediction_provider from './20261123_1501_prediction_provider.ts';
+import * as m20261123_1601_ledger_and_audit from './20261123_1601_ledger_and_audit.ts';
 import * as m20261123_1701_run_history from './20261123_1701_run_history.ts';
 import * as m20261123_1801_media_library from './20261123_1801_media_library.ts';
 import * as m20261123_2001_keys_loras from './20261123_2001_keys_loras.ts';
@@ -44,6 +45,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261123_1301_generation_limits', m20261123_1301_generation_limits],
   ['20261123_1401_prediction_upstream_progress', m20261123_1401_prediction_upstream_progress],
   ['20261123_1501_prediction_provider', m20261123_1501_prediction_provider],
+  ['20261123_1601_ledger_and_audit', m20261123_1601_ledger_and_audit],
   ['20261123_1701_run_history', m20261123_1701_run_history],
   ['20261123_1801_media_library', m20261123_1801_media_library],
   ['20261123_2001_keys_loras', m20261123_2001_keys_loras],

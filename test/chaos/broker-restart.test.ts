@@ -81,7 +81,7 @@ test('a broker restart under load loses no accepted request and charges each onc
   t.true([...byPrediction.values()].every((set) => set.size === 1), 'one webhook-id per prediction');
   t.log(`webhook requests: ${receiver.received.length} for ${ids.length} predictions`);
 
-  const debits = await gw.app.db('credit_transactions').whereIn('prediction_id', ids);
+  const debits = await gw.app.db('credit_transactions').whereIn('prediction_id', ids).where('kind', 'prediction');
   t.is(debits.length, ids.length);
   t.is(new Set(debits.map((d: { prediction_id: string }) => d.prediction_id)).size, ids.length);
   const prices = await gw.app.db('predictions').whereIn('id', ids).sum<{ s: number }[]>({ s: 'price' });

@@ -73,5 +73,5 @@ test('SIGTERM mid-task on the embedded gateway leaves the prediction pending, an
   t.true(balance.balance < 5000, 'charged');
   const check = knex({ client: 'sqlite3', connection: { filename: path.join(dir, 'mediagate.sqlite') }, useNullAsDefault: true });
   t.teardown(() => check.destroy());
-  t.is((await check('credit_transactions').where({ prediction_id: id })).length, 1);
+  t.is((await check('credit_transactions').where({ prediction_id: id, kind: 'prediction' })).length, 1);
 });

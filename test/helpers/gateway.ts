@@ -10,6 +10,7 @@ import { loadConfig } from '../../config.ts';
 import { createApp, topics } from '../../app.ts';
 import type { App } from '../../app.ts';
 import { createServer } from '../../server.ts';
+import { creditWallet } from '../../db/wallet.ts';
 import { createRunModel } from '../../workers/run-model.ts';
 import { createDeliverWebhook } from '../../workers/deliver-webhook.ts';
 import { AMQP_URL, deleteTopology, freshDatabase, uniqueName } from './services.ts';
@@ -100,7 +101,8 @@ export async function newAccount(gw: TestGateway, credit = 0): Promise<Account> 
   const reg = await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password } });
   if (reg.statusCode !== 201) throw new Error(`register failed: ${reg.payload}`);
   const userId = (reg.result as { id: number }).id;
-  if (credit) await gw.app.db('users').where({ id: userId }).update({ balance: credit });
+  // a grant through the ledger, so the wallet and its rows agree (test/helpers/ledger.ts)
+  if (credit) await gw.app.db.transaction((trx) => creditWallet(trx, { userId, teamId: null }, credit, 'grant', 'test credit', gw.app.clock()));
   const login = await gw.server.inject({ method: 'POST', url: '/auth/login', payload: { email, password } });
   const session = (login.result as { access_token: string }).access_token;
   const auth = { authorization: `Bearer ${session}` };

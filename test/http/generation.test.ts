@@ -55,7 +55,7 @@ test('a production key generates a real image end to end and is charged once', a
 
   const bal = await balance(acct.liveKey);
   t.is(bal.held, 0);
-  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id });
+  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' });
   t.is(debits.length, 1);
   t.is(bal.balance, 1000 + Number(debits[0].amount));
   t.true(Number(debits[0].amount) < 0);

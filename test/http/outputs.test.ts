@@ -74,7 +74,7 @@ test.serial('an output URL on 127.0.0.1 fails the prediction, uncharged, and not
   t.regex(String(row.error), /output 1 points at a non-public address; it was not downloaded/);
   t.is(internalHits, 0);
   t.deepEqual(await leftovers(strict, id), []);
-  const debits = await strict.app.db('credit_transactions').where({ prediction_id: id });
+  const debits = await strict.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' });
   t.is(debits.length, 0);
 });
 

@@ -121,7 +121,7 @@ async function drivenByPolling(t: import('ava').ExecutionContext, queue: 'memory
   t.false(outputs[0]!.includes('replicate'), 'the output is served by the gateway, not the provider');
   const file = await gw.server.inject({ method: 'GET', url: outputs[0]!.replace('http://gateway.test', '') });
   t.deepEqual(file.rawPayload, PNG_BYTES);
-  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id });
+  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' });
   t.is(debits.length, 1);
 }
 
@@ -218,7 +218,7 @@ test.serial('a moderation refusal is failed at once with a stable code, never re
   t.false(String(done.error).includes('openai.test'));
   const user = await gw.app.db('users').where({ id: acct.userId }).first();
   t.deepEqual([Number(user.balance), Number(user.held)], [1000, 0]);
-  t.is((await gw.app.db('credit_transactions').where({ prediction_id: id })).length, 0);
+  t.is((await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' })).length, 0);
   const view = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': acct.liveKey } });
   t.like(view.result, { status: 'failed', error_code: 'content_moderated' });
 });
@@ -304,7 +304,7 @@ test.serial('a restarted worker resumes polling the recorded job without a secon
   const done = await finished(gw, id);
   t.is(done.status, 'completed', String(done.error));
   t.is(seen.submits, 1);
-  t.is((await gw.app.db('credit_transactions').where({ prediction_id: id })).length, 1);
+  t.is((await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' })).length, 1);
 });
 
 test.serial('a poll chain whose message was lost is published again by the sweeper', async (t) => {

@@ -54,7 +54,7 @@ test.serial('an upstream that keeps failing is retried three times, then the pre
   await waitFor(async () => (await gw.app.queue.deadLetterCount('predictions')) === 1, { what: 'the dead-lettered message' });
   const user = await gw.app.db('users').where({ id: acct.userId }).first();
   t.deepEqual([Number(user.balance), Number(user.held)], [100_000, 0]);
-  t.is((await gw.app.db('credit_transactions').where({ prediction_id: id })).length, 0);
+  t.is((await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' })).length, 0);
   const view = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': acct.liveKey } });
   t.is((view.result as { status: string }).status, 'failed');
   t.truthy((view.result as { error: string }).error);
@@ -82,7 +82,7 @@ test.serial('an upstream that fails once and then succeeds completes and is char
   const row = await finished(id);
   t.is(row.status, 'completed', String(row.error));
   t.is(Number(row.attempts), 2);
-  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id });
+  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' });
   t.is(debits.length, 1);
   t.is(Number(debits[0].amount), -Number(row.price));
 });

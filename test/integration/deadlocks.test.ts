@@ -47,7 +47,7 @@ test('concurrent submits, claims and completions on MariaDB: no 500 in 10 rounds
   for (const acct of accounts) {
     const mine = rows.filter((r) => Number(r.user_id) === acct.userId);
     const spent = mine.reduce((s, r) => s + Number(r.price), 0);
-    const debits = await gw.app.db('credit_transactions').where({ user_id: acct.userId }).whereNotNull('prediction_id');
+    const debits = await gw.app.db('credit_transactions').where({ user_id: acct.userId, kind: 'prediction' }).whereNotNull('prediction_id');
     t.is(debits.length, mine.length, 'one debit per completed prediction');
     const user = await gw.app.db('users').where({ id: acct.userId }).first();
     t.is(Number(user.held), 0);

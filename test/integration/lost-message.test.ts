@@ -42,7 +42,7 @@ test('a prediction whose message was purged from RabbitMQ still completes once, 
   t.deepEqual(await runModel.handle({ body: { id }, attempt: 0, redelivered: false }), { kind: 'ack' });
   t.is(await gw.app.dispatcher.sweep(), 0, 'nothing left to republish');
   await gw.app.queue.drain(10_000);
-  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id });
+  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' });
   t.is(debits.length, 1);
   const user = await gw.app.db('users').where({ id: acct.userId }).first();
   t.is(Number(user.held), 0);
@@ -65,7 +65,7 @@ test('a copy of the message for a running prediction is acknowledged unused; a r
   };
   const state = async (id: string) => {
     const row = await gw.app.db('predictions').where({ id }).first();
-    return [row.status, Number(row.attempts), (await gw.app.db('credit_transactions').where({ prediction_id: id })).length];
+    return [row.status, Number(row.attempts), (await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' })).length];
   };
 
   const a = await running();

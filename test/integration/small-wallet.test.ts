@@ -2,6 +2,7 @@
 // covers, the balance never goes negative, and completion debits each accepted one once.
 import test from 'ava';
 import { raceSubmits } from '../helpers/race.ts';
+import { assertLedger } from '../helpers/ledger.ts';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 
 test('concurrent submits never overdraw a small wallet', async (t) => {
@@ -25,4 +26,5 @@ test('concurrent submits never overdraw a small wallet', async (t) => {
   const debits = await gw.app.db('credit_transactions').where({ user_id: acct.userId, kind: 'prediction' });
   t.is(debits.length, affordable);
   t.true(debits.every((d: { amount: number | string }) => Number(d.amount) === -price));
+  await assertLedger(t, gw.app.db);
 });

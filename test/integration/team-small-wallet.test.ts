@@ -4,6 +4,7 @@
 // one once, on the team's ledger.
 import test from 'ava';
 import { raceSubmits } from '../helpers/race.ts';
+import { assertLedger } from '../helpers/ledger.ts';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import { createTeam } from '../../db/teams.ts';
 import { creditTeam, getTeamBalance } from '../../db/wallet.ts';
@@ -41,4 +42,5 @@ test('concurrent submits never overdraw a small team wallet', async (t) => {
   t.is(debits.length, affordable);
   t.true(debits.every((d: { amount: number | string }) => Number(d.amount) === -price));
   t.is((await gw.app.db('credit_transactions').where({ user_id: member.userId, kind: 'prediction' }).whereNull('team_id')).length, 0);
+  await assertLedger(t, gw.app.db);
 });

@@ -39,7 +39,7 @@ test('a worker killed mid-task leaves the prediction to another worker, charged 
   t.is(upstream.calls, 2);
   t.is(Number(done.attempts), 2);
 
-  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id });
+  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' });
   t.is(debits.length, 1);
   const user = await gw.app.db('users').where({ id: acct.userId }).first();
   t.is(Number(user.held), 0);

@@ -42,7 +42,7 @@ test('a worker sent SIGTERM mid-task hands the prediction back; another worker c
   t.is(done.status, 'completed', `${done.error}\n${second.output()}`);
   t.is(upstream.calls, 2);
 
-  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id });
+  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' });
   t.is(debits.length, 1);
   const user = await gw.app.db('users').where({ id: acct.userId }).first();
   t.is(Number(user.held), 0);
@@ -71,5 +71,5 @@ test('a worker sent SIGTERM lets a prediction that finishes within the grace per
   const row = await gw.app.db('predictions').where({ id }).first();
   t.is(row.status, 'completed', row.error ?? '');
   t.is(upstream.calls, 1);
-  t.is((await gw.app.db('credit_transactions').where({ prediction_id: id })).length, 1);
+  t.is((await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' })).length, 1);
 });

@@ -122,7 +122,9 @@ function expected(op: Operation, cred: Cred): 'allowed' | 401 | 403 {
   if (cred.scheme === 'none') return 401;
   const requirement = security.find((r) => cred.scheme in r);
   if (!requirement) return 401;
-  if (ext(op, 'x-required-role') === 'admin') return 403;
+  // a role route (x-required-role) refuses every credential of a plain user: keys and tokens
+  // outright (session_required), the session for its role (role_required)
+  if (ext(op, 'x-required-role') !== undefined) return 403;
   const needs = requirement[cred.scheme] ?? [];
   if (cred.scheme === 'OAuth2' && !needs.every((s) => s === cred.scope)) return 403;
   // the matrix's bodies are '{}': createApiKey then asks for a production key
@@ -144,8 +146,11 @@ test('the spec declares the issue\'s credentials and scopes for every operation'
     }
     t.true(security.length > 0, `${id} has no security: every route but the public list needs a credential`);
     const schemes = security.flatMap((r) => Object.keys(r)).sort();
-    if (ext(op, 'x-required-role') === 'admin') {
-      t.deepEqual(schemes, ['ApiKeyAuth', 'SessionAuth'], `${id}: admin routes take a session or a key, never a token`);
+    if (ext(op, 'x-required-role') !== undefined) {
+      // Keys and tokens are declared so that they get a clear 403 session_required instead of a
+      // 401: only a session with the role gets in, and no scope is asked (none grants a role).
+      t.deepEqual(schemes, ['ApiKeyAuth', 'OAuth2', 'SessionAuth'], `${id}: admin routes declare a session, a key and a token`);
+      t.deepEqual(security.find((r) => 'OAuth2' in r)?.OAuth2, [], `${id}: no scope grants a role`);
       continue;
     }
     const scope = ext(op, 'x-model') ? 'generate:write' : SCOPE_OF[id];
@@ -193,7 +198,10 @@ test('every operation answers 401, 403 or lets the caller through exactly as its
 test('an admin route refuses a normal user\'s session and key with 403, and a protected route checks credentials before the body', async (t) => {
   const admin = await gw.server.inject({ method: 'POST', url: '/auth/admin_topup', headers: { 'x-api-key': acct.liveKey }, payload: {} });
   t.is(admin.statusCode, 403);
-  t.deepEqual(admin.result, { detail: 'this operation needs the administrator role', code: 'forbidden' });
+  t.like(admin.result, { code: 'session_required' });
+  const bySession = await gw.server.inject({ method: 'POST', url: '/auth/admin_topup', headers: { authorization: `Bearer ${acct.session}` }, payload: {} });
+  t.is(bySession.statusCode, 403);
+  t.like(bySession.result, { code: 'role_required' });
   // An invalid body would be 422; without a credential hapi's auth answers first.
   const anon = await gw.server.inject({ method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', payload: { nonsense: true } });
   t.is(anon.statusCode, 401);

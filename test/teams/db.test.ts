@@ -12,11 +12,13 @@ import {
   acceptInvite, changeMemberRole, createInvite, createTeam, deleteTeam, InviteEmailMismatchError, InviteInvalidError, LastOwnerError,
   listMembers, listMyTeams, membership, removeMember, TeamNotEmptyError, INVITE_TTL_MS,
 } from '../../db/teams.ts';
-import { getTeamBalance, holdTeam, releaseTeam, settleTeam } from '../../db/wallet.ts';
+import { creditTeam, creditWallet, debitWallet, getTeamBalance, holdFor, holdTeam, releaseTeam, settleTeam } from '../../db/wallet.ts';
+import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { InsufficientCreditError } from '../../db/errors.ts';
 import { sha256Hex } from '../../lib/secrets.ts';
 
 let db: Db;
+ledgerCheckedAfterEach(test, () => db);
 let drop: () => Promise<void>;
 
 test.before(async () => {
@@ -73,9 +75,13 @@ test('the creator becomes the owner and a deleted team is no membership at all',
 test('a team with credit or held credit cannot be deleted', async (t) => {
   const u = await user();
   const team = await createTeam(db, u.id, 'Rich', Date.now());
-  await db('teams').where({ id: team.id }).update({ balance: 5 });
+  const payer = { userId: u.id, teamId: team.id };
+  await db.transaction((trx) => creditWallet(trx, payer, 5, 'grant', 'test credit', Date.now()));
   await t.throwsAsync(deleteTeam(db, team.id, Date.now()), { instanceOf: TeamNotEmptyError });
-  await db('teams').where({ id: team.id }).update({ balance: 0, held: 3 });
+  // balance 0, held 3: a hold of 3 and a deduction of the other 2
+  await db.transaction((trx) => holdFor(trx, payer, 3, { predictionId: uniqueName('p').slice(0, 32), model: 'm', now: Date.now() }));
+  await db.transaction((trx) => debitWallet(trx, payer, 2, 'test', Date.now()));
+  t.deepEqual(await getTeamBalance(db, team.id), { balance: 0, held: 3 });
   await t.throwsAsync(deleteTeam(db, team.id, Date.now()), { instanceOf: TeamNotEmptyError });
   t.is(await membership(db, team.id, u.id), 'owner');
 });
@@ -138,18 +144,22 @@ test('concurrent holds never take a small team wallet below zero', async (t) => 
   const team = await createTeam(db, owner.id, 'Wallet', Date.now());
   const price = 70;
   const affordable = 7;
-  await db('teams').where({ id: team.id }).update({ balance: price * affordable + price - 1 });
+  await db.transaction((trx) => creditTeam(trx, team.id, owner.id, price * affordable + price - 1, 'grant', 'test credit', Date.now()));
   const attempts = 60;
-  const results = await Promise.allSettled(Array.from({ length: attempts }, () => db.transaction((trx) => holdTeam(trx, team.id, price))));
+  const ids = Array.from({ length: attempts }, () => uniqueName('p').slice(0, 32));
+  const results = await Promise.allSettled(ids.map((predictionId) => db.transaction((trx) => holdTeam(trx, team.id, owner.id, price, { predictionId, model: 'm', now: Date.now() }))));
   t.is(results.filter((r) => r.status === 'fulfilled').length, affordable);
   t.true(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof InsufficientCreditError));
   t.deepEqual(await getTeamBalance(db, team.id), { balance: price - 1, held: price * affordable });
 
   // settle one (ledger row with team_id and the member), release another
-  await db.transaction((trx) => settleTeam(trx, team.id, owner.id, price, uniqueName('p').slice(0, 32), 'm', Date.now()));
-  await db.transaction((trx) => releaseTeam(trx, team.id, price));
+  const held = ids.filter((_, i) => results[i]!.status === 'fulfilled');
+  await db.transaction((trx) => settleTeam(trx, team.id, owner.id, price, held[0]!, 'm', Date.now()));
+  await db.transaction((trx) => releaseTeam(trx, team.id, owner.id, price, { predictionId: held[1]!, model: 'm', now: Date.now() }));
   t.deepEqual(await getTeamBalance(db, team.id), { balance: 2 * price - 1, held: price * (affordable - 2) });
-  const ledger = await db('credit_transactions').where({ team_id: team.id });
+  const kinds = (await db('credit_transactions').where({ team_id: team.id }).orderBy('id')).map((r: { kind: string }) => r.kind);
+  t.deepEqual(kinds, ['grant', ...Array(affordable).fill('hold'), 'prediction', 'release'], 'every move is a ledger row');
+  const ledger = await db('credit_transactions').where({ team_id: team.id, kind: 'prediction' });
   t.is(ledger.length, 1);
   t.is(Number(ledger[0].user_id), owner.id);
   t.is(Number(ledger[0].amount), -price);

@@ -105,7 +105,7 @@ test("a team's predictions are held on its wallet and listed for the team only",
   t.deepEqual(await getTeamBalance(db, team.id), { balance: 70, held: 0 });
   const member = await db('users').where({ id: owner }).first();
   t.deepEqual([Number(member.balance), Number(member.held)], [500, 0]);
-  const debit = await db('credit_transactions').where({ prediction_id: ids[1] });
+  const debit = await db('credit_transactions').where({ prediction_id: ids[1], kind: 'prediction' });
   t.is(debit.length, 1);
   t.is(Number(debit[0].team_id), team.id);
 });

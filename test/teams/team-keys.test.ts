@@ -139,7 +139,7 @@ test.serial('a team key generates on the team wallet: the team balance goes down
   t.true(price > 0);
   t.deepEqual(await getTeamBalance(gw.app.db, teamId), { balance: teamBefore.balance - price, held: 0 });
   t.is(await personalBalance(owner), PERSONAL_CREDIT);
-  const ledger = await gw.app.db('credit_transactions').where({ prediction_id: id });
+  const ledger = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' });
   t.is(ledger.length, 1);
   t.is(Number(ledger[0].team_id), teamId);
   t.is(Number(ledger[0].amount), -price);
@@ -190,7 +190,7 @@ test.serial('members generate on the team wallet with team_id when their role ha
   const price = Number((await gw.app.db('predictions').where({ id: submit.body.request_id }).first()).price);
   t.deepEqual(await getTeamBalance(gw.app.db, teamId), { balance: teamBefore.balance - price, held: 0 });
   t.is(await personalBalance(dev), PERSONAL_CREDIT);
-  const ledger = await gw.app.db('credit_transactions').where({ prediction_id: submit.body.request_id }).first();
+  const ledger = await gw.app.db('credit_transactions').where({ prediction_id: submit.body.request_id, kind: 'prediction' }).first();
   t.is(Number(ledger.team_id), teamId);
   t.is(Number(ledger.user_id), dev.userId);
 

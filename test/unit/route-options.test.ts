@@ -89,7 +89,7 @@ test('the credential plugins of the server implement exactly the spec\'s securit
 
 test('an unknown x-required-role is refused, naming the operation', (t) => {
   const err = t.throws(() => routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-required-role': 'root' }), deps()));
-  t.regex(err?.message ?? '', /^someOperation: x-required-role must be one of admin/);
+  t.regex(err?.message ?? '', /^someOperation: x-required-role must be one or a list of user, support, billing, admin/);
 });
 
 test('an admin operation checks the role after authentication', (t) => {
@@ -155,4 +155,10 @@ test('declaring the Idempotency-Key header makes a protected operation idempoten
 test('a public operation declaring the Idempotency-Key header is refused, naming it: keys are kept per caller', (t) => {
   const err = t.throws(() => routeOptionsFor(op({ method: 'post', parameters: [IDEMPOTENCY_KEY] }), deps()));
   t.regex(err.message, /^someOperation: declares the Idempotency-Key header but is public/);
+});
+
+test('x-required-role takes one role or a list, which must include admin', (t) => {
+  t.truthy(routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-required-role': ['support', 'admin'] }), deps()).ext?.onPostAuth);
+  t.throws(() => routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-required-role': ['support'] }), deps()), { message: /^someOperation: x-required-role must include admin/ });
+  t.throws(() => routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-required-role': [] }), deps()), { message: /^someOperation: x-required-role must be one or a list/ });
 });

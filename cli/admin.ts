@@ -1,0 +1,61 @@
+// `npm run admin -- grant you@example.com admin` | `npm run admin -- revoke you@example.com` |
+// `npm run admin -- list`: gives an account a role (README "Roles"), takes it back (the account
+// becomes `user`), or lists the accounts holding one. Run it with the gateway's own environment
+// (DATABASE_URL, DATA_DIR): it reads the same configuration and database. The account must exist
+// (register first). The change is recorded in the audit log (credential `cli`) and applies to the
+// account's next request: sessions read the role on every request.
+import { loadConfig, ConfigError } from '../config.ts';
+import { createDb } from '../db/knex.ts';
+import { countUsersWithRole, listUsersWithRoles, setUserRole } from '../db/users.ts';
+import { insertAdminAudit } from '../db/admin-audit.ts';
+import { isRole, ROLES } from '../lib/roles.ts';
+import type { Role } from '../lib/roles.ts';
+
+const USAGE = `usage: npm run admin -- grant <email> <${ROLES.filter((r) => r !== 'user').join('|')}>
+       npm run admin -- revoke <email>
+       npm run admin -- list`;
+
+/** Runs one command; answers the exit code and what to print. Exported for tests. */
+export async function runAdmin(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
+  const [command, email, roleArg] = args;
+  if (command === 'grant' ? !(email && roleArg) || args.length !== 3 : command === 'revoke' ? !email || args.length !== 2 : command !== 'list' || args.length !== 1) {
+    return { code: 2, out: USAGE };
+  }
+  if (command === 'grant' && !isRole(roleArg)) return { code: 2, out: `unknown role "${roleArg}": one of ${ROLES.join(', ')}\n${USAGE}` };
+  const config = loadConfig(env);
+  const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: 1 });
+  try {
+    if (command === 'list') {
+      const rows = await listUsersWithRoles(db);
+      return { code: 0, out: rows.length ? rows.map((r) => `${r.role}\t${r.email}\t(id ${r.id})`).join('\n') : 'no account holds a role' };
+    }
+    const role: Role = command === 'grant' ? roleArg as Role : 'user';
+    if (role !== 'admin') {
+      const current = await db('users').where({ email: email!.trim().toLowerCase() }).first('role');
+      if (current?.role === 'admin' && await countUsersWithRole(db, 'admin') === 1) {
+        return { code: 1, out: `${email} is the last administrator; grant the role to another account first` };
+      }
+    }
+    const user = await setUserRole(db, email!, role);
+    if (!user) return { code: 1, out: `no account with the email ${email}: register it first` };
+    await insertAdminAudit(db, {
+      actorUserId: null, actorRole: '', credential: 'cli', action: command === 'grant' ? 'cli_grant_role' : 'cli_revoke_role',
+      targetUserId: user.id, targetTeamId: null, params: { email: user.email, role, previous_role: user.previousRole }, reason: null, status: 200,
+      clientAddress: null, requestId: null, now: Date.now(),
+    });
+    return { code: 0, out: `${user.email} (id ${user.id}): role ${user.previousRole} -> ${role}` };
+  } finally {
+    await db.destroy();
+  }
+}
+
+if (import.meta.main) {
+  try {
+    const { code, out } = await runAdmin(process.argv.slice(2), process.env);
+    (code === 0 ? process.stdout : process.stderr).write(`${out}\n`);
+    process.exitCode = code;
+  } catch (err) {
+    process.stderr.write(`mediagate admin: ${err instanceof ConfigError ? err.message : (err as Error).message}\n`);
+    process.exitCode = 1;
+  }
+}

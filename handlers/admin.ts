@@ -1,0 +1,107 @@
+// The administrative routes of issue 11 that move or show money, and the audit log. Who may call
+// each is the spec's `x-required-role` (README "Roles"), checked by the route bridge before the
+// handler runs, which also writes every call's audit row; a handler adds the target it resolved
+// (`audit.target_user_id`, `audit.target_team_id`).
+import type { Handler } from './types.ts';
+import type { AuditFields } from './audit.ts';
+import type { App } from '../lib/context.ts';
+import { ConflictError, NotFoundError, RoleRequiredError } from '../lib/errors.ts';
+import { findUserByEmail } from '../db/users.ts';
+import type { User } from '../db/users.ts';
+import { membership } from '../db/teams.ts';
+import { adminDeduct, adminTopUp, refundPrediction } from '../db/wallet.ts';
+import type { Payer } from '../db/wallet.ts';
+import { deletionScheduledAt, keysOf, lastSignIn, openHolds, recentLedger, teamsOf } from '../db/user-info.ts';
+import { listAdminAudit } from '../db/admin-audit.ts';
+import type { components } from '../spec/v1.generated.ts';
+
+/** The most a `support` caller may refund in one call (5 USD); billing and admin have no cap. */
+export const SUPPORT_REFUND_MAX = 5000;
+
+const AUDIT_PAGE_SIZE = 50;
+
+async function userByEmail(app: App, email: string, audit: AuditFields): Promise<User> {
+  const user = await findUserByEmail(app.db, email);
+  if (!user) throw new NotFoundError('no account with this email');
+  audit.target_user_id = user.id;
+  return user;
+}
+
+/** The wallet an admin move acts on: the user's own, or with `team_id` that team's (the user must be a member). */
+async function walletFor(app: App, email: string, teamId: number | undefined, audit: AuditFields): Promise<{ user: User; payer: Payer }> {
+  const user = await userByEmail(app, email, audit);
+  if (teamId === undefined) return { user, payer: { userId: user.id, teamId: null } };
+  audit.target_team_id = teamId;
+  if (!Number.isSafeInteger(teamId) || await membership(app.db, teamId, user.id) === undefined) throw new NotFoundError('team not found, or this user is not a member of it');
+  return { user, payer: { userId: user.id, teamId } };
+}
+
+/** POST /auth/admin_topup */
+export const adminTopup: Handler<'adminTopup'> = async ({ app, query, body, audit }) => {
+  const { user, payer } = await walletFor(app, body.email, query.team_id, audit);
+  const move = await adminTopUp(app.db, payer, body.amount, body.reason?.trim() || 'top-up', app.clock());
+  return { user_id: user.id, email: user.email, team_id: payer.teamId, amount: body.amount, balance: move.balance, held: move.held, transaction_id: move.transactionId };
+};
+
+/** POST /auth/admin_deduct_credits: never below zero unless allow_negative (409 otherwise). */
+export const adminDeductCredits: Handler<'adminDeductCredits'> = async ({ app, query, body, audit }) => {
+  const { user, payer } = await walletFor(app, body.email, query.team_id, audit);
+  const move = await adminDeduct(app.db, payer, body.amount, body.reason?.trim() || 'deduction', app.clock(), body.allow_negative === true);
+  if (!move) throw new ConflictError(`the balance is smaller than ${body.amount} credits; nothing was deducted (send "allow_negative": true to let it go below zero)`);
+  return { user_id: user.id, email: user.email, team_id: payer.teamId, amount: -body.amount, balance: move.balance, held: move.held, transaction_id: move.transactionId };
+};
+
+/** POST /auth/admin_refund: credits back for a prediction, at most what it was charged in all. */
+export const adminRefund: Handler<'adminRefund'> = async ({ app, caller, body, audit }) => {
+  const max = caller.role === 'support' ? SUPPORT_REFUND_MAX : Number.MAX_SAFE_INTEGER;
+  const out = await refundPrediction(app.db, body.request_id, body.amount, max, body.reason?.trim() || 'refund', app.clock());
+  if (out.outcome === 'not-found') throw new NotFoundError('prediction not found');
+  // the audit row names whose wallet it was, refusals included
+  audit.target_user_id = out.payer.userId;
+  if (out.payer.teamId !== null) audit.target_team_id = out.payer.teamId;
+  switch (out.outcome) {
+    case 'not-charged': throw new ConflictError('this prediction was not charged (unfinished, failed, cancelled or sandbox): nothing to refund');
+    case 'team-deleted': throw new ConflictError('the team that paid for this prediction was deleted: its wallet cannot be credited');
+    case 'exceeds': throw new ConflictError(`only ${out.remaining} of the ${out.charged} credits charged are left to refund`);
+    case 'over-limit': throw new RoleRequiredError(`the support role refunds at most ${SUPPORT_REFUND_MAX} credits per call (this is ${out.amount}); ask billing or an administrator`);
+  }
+  return {
+    request_id: body.request_id, user_id: out.payer.userId, team_id: out.payer.teamId, amount: out.amount, charged: out.charged, refunded_total: out.refundedTotal,
+    balance: out.balance, transaction_id: out.transactionId,
+  };
+};
+
+/** GET /auth/admin_user_info?email= */
+export const adminUserInfo: Handler<'adminUserInfo'> = async ({ app, query, audit }) => {
+  const user = await userByEmail(app, query.email, audit);
+  const [lastSignInAt, holds, teams, keys, ledger, deletion] = await Promise.all([
+    lastSignIn(app.db, user.id), openHolds(app.db, user.id), teamsOf(app.db, user.id), keysOf(app.db, user.id), recentLedger(app.db, user.id), deletionScheduledAt(app.db, user.id),
+  ]);
+  return {
+    id: user.id, email: user.email, email_verified: user.emailVerified, role: user.role, created_at: user.createdAt,
+    balance: user.balance, held: user.held,
+    // subscriptions come with a later issue: none yet
+    subscription: { user_id: user.id, plan: null, status: 'none', current_period_end: null },
+    api_key_count: keys.filter((k) => k.revoked_at === null).length,
+    deletion_scheduled_at: deletion, last_sign_in_at: lastSignInAt, open_holds: holds,
+    teams: teams as components['schemas']['AdminUserInfoResponse']['teams'], api_keys: keys, recent_transactions: ledger,
+  };
+};
+
+function epoch(at: string | undefined): number | undefined {
+  return at === undefined ? undefined : Date.parse(at);
+}
+
+/** GET /auth/admin_audit_log */
+export const adminAuditLog: Handler<'adminAuditLog'> = async ({ app, query }) => {
+  const page = query.page ?? 1;
+  const { items, total } = await listAdminAudit(app.db, {
+    ...(query.actor_id === undefined ? {} : { actorUserId: query.actor_id }),
+    ...(query.target_user_id === undefined ? {} : { targetUserId: query.target_user_id }),
+    ...(query.action === undefined ? {} : { action: query.action }),
+    ...(query.since === undefined ? {} : { since: epoch(query.since) }),
+    ...(query.until === undefined ? {} : { until: epoch(query.until) }),
+    page, pageSize: AUDIT_PAGE_SIZE,
+  });
+  return { items, page, page_size: AUDIT_PAGE_SIZE, total, has_more: page * AUDIT_PAGE_SIZE < total };
+};

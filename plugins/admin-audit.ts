@@ -1,0 +1,64 @@
+// Support of the route bridge: the audit row of a call to an operation with `x-required-role`
+// (db/admin-audit.ts). Written at onPreResponse for every call by an authenticated caller,
+// whatever the answer: successes, refusals by role or credential (403), bad bodies (422), unknown
+// users (404). A call without a valid credential (401) has no actor and is not recorded. The
+// handler adds what only it knows to `ctx.audit` (target_user_id, target_team_id).
+import Boom from '@hapi/boom';
+import type { Request } from '@hapi/hapi';
+import type { App } from '../lib/context.ts';
+import { clientIp } from '../lib/addresses.ts';
+import { insertAdminAudit } from '../db/admin-audit.ts';
+
+declare module '@hapi/hapi' {
+  interface RequestApplicationState {
+    /** what a role operation's handler added to its audit row (ctx.audit) */
+    adminAudit?: Record<string, string | number | boolean | undefined>;
+  }
+}
+
+/** Field names whose values never reach the audit log. */
+const SECRET = /pass(word)?|secret|token|otp|api_?key|authorization|signature/i;
+
+export function redact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redact);
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET.test(k) ? '[redacted]' : redact(v)]));
+  }
+  return value;
+}
+
+function idOf(v: unknown): number | null {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+export async function auditAdminCall(app: App, request: Request, operationId: string): Promise<void> {
+  // (request.auth.credentials as plugins/auth.ts declares them; spec-routes' callerOf would be an import cycle)
+  const caller = request.auth.credentials?.user?.caller ?? null;
+  if (!caller) return;
+  const response = request.response;
+  const status = Boom.isBoom(response) ? response.output.statusCode : (response as { statusCode?: number } | null)?.statusCode ?? 200;
+  const body = typeof request.payload === 'object' && request.payload !== null && !Buffer.isBuffer(request.payload) ? request.payload as Record<string, unknown> : {};
+  const fields = request.app.adminAudit ?? {};
+  const reason = typeof body.reason === 'string' ? body.reason : null;
+  try {
+    await insertAdminAudit(app.db, {
+      actorUserId: caller.userId,
+      actorRole: caller.role,
+      credential: caller.via,
+      action: operationId,
+      targetUserId: idOf(fields.target_user_id),
+      targetTeamId: idOf(fields.target_team_id ?? (request.query as Record<string, unknown>).team_id),
+      params: { query: redact({ ...request.query }), body: redact(body) } as Record<string, unknown>,
+      reason,
+      status,
+      clientAddress: clientIp(request, app.config.trustedProxies)?.toString() ?? request.info.remoteAddress ?? null,
+      // set at onRequest by plugins/request-log.ts
+      requestId: request.app.requestId ?? null,
+      now: app.clock(),
+    });
+  } catch (err) {
+    // The answer stands (a money move has committed by now); the operator is told loudly.
+    app.log.error({ err, event: 'admin_audit_failed', action: operationId, actor: caller.userId, status }, 'could not write the admin audit row');
+  }
+}

@@ -86,7 +86,7 @@ test.serial('a provider that refuses the submit with a retryable answer hands th
   // OpenAI's own field names, from its entry's input_map
   t.like(openai.bodies[0], { model: 'gpt-image-1', n: 1, prompt: 'a lighthouse at dusk' });
   t.like(done, { upstream_name: 'openai', upstream_model: 'gpt-image-1', attempts: 1 });
-  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id });
+  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' });
   t.is(debits.length, 1);
   // the user sees the gateway's result, not who ran it
   const view = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': acct.liveKey } });
@@ -152,7 +152,7 @@ test.serial('no failover once the provider accepted the job: a provider that sto
   t.is(done.upstream_name, 'replicate');
   t.true(polls >= 2);
   t.is(openai.calls, 0, 'the job was never submitted twice');
-  t.is((await gw.app.db('credit_transactions').where({ prediction_id: done.id })).length, 0);
+  t.is((await gw.app.db('credit_transactions').where({ prediction_id: done.id, kind: 'prediction' })).length, 0);
 });
 
 test.serial('a refusal about the input is not failed over: the prediction fails at once with the first provider\'s answer', async (t) => {

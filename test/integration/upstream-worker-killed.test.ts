@@ -78,7 +78,7 @@ test('a worker killed while the provider runs the job: another worker resumes po
   t.is(done.upstream_job_id, JOB);
   t.is(Number(done.inference_ms), 2500);
 
-  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id });
+  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' });
   t.is(debits.length, 1);
   const user = await gw.app.db('users').where({ id: acct.userId }).first();
   t.deepEqual([Number(user.balance), Number(user.held)], [10_000 - Number(done.price), 0]);

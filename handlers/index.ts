@@ -13,6 +13,7 @@ import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
 import { createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey } from './keys.ts';
 import { getHealth } from './health.ts';
 import { listModels } from './models.ts';
+import { createEmbedCode, getEmbedCode, getModelNameForEmbedcode, listEmbedCodes, revokeEmbedCode, updateEmbedCode } from './embeds.ts';
 import { getPredictionResponse, getWebhookSecret, redeliverWebhook, rotateWebhookSecret } from './webhooks.ts';
 import {
   createOAuthClient, deleteOAuthClient, getAuthorizationServerMetadata, getProtectedResourceMetadata, listOAuthClients, listScopes,
@@ -77,6 +78,12 @@ const handlers: HandlerMap = {
   createTeamApiKey,
   listTeamApiKeys,
   revokeTeamApiKey,
+  createEmbedCode,
+  listEmbedCodes,
+  getEmbedCode,
+  updateEmbedCode,
+  revokeEmbedCode,
+  getModelNameForEmbedcode,
 };
 
 export const NOT_YET: readonly string[] = [
@@ -87,7 +94,7 @@ export const NOT_YET: readonly string[] = [
   // dashboard
   'getLoraData', 'getLoraModelsData', 'updateApiKey', 'exportAccount', 'requestAccountDeletion', 'cancelAccountDeletion', 'getTaskData',
   'calculateDynamicCost', 'getFileUploadUrl', 'createMediaAsset', 'listMediaAssets', 'deleteMediaAsset', 'getHomepageModels',
-  'getModelNameForEmbedcode', 'listCreditTransactions', 'getRunHistory', 'searchRunHistory', 'getGallery', 'updateReviewStatus',
+  'listCreditTransactions', 'getRunHistory', 'searchRunHistory', 'getGallery', 'updateReviewStatus',
   'bulkUpdateReviewStatus', 'bulkDeleteUsageLogs',
 ];
 

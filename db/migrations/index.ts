@@ -15,6 +15,7 @@ import * as m20261123_1001_prediction_upstream_job from './20261123_1001_predict
 import * as m20261123_1101_idempotency_keys from './20261123_1101_idempotency_keys.ts';
 import * as m20261123_1201_retention from './20261123_1201_retention.ts';
 import * as m20261123_1301_generation_limits from './20261123_1301_generation_limits.ts';
+import * as m20261123_1901_embed_codes from './20261123_1901_embed_codes.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -36,6 +37,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261123_1101_idempotency_keys', m20261123_1101_idempotency_keys],
   ['20261123_1201_retention', m20261123_1201_retention],
   ['20261123_1301_generation_limits', m20261123_1301_generation_limits],
+  ['20261123_1901_embed_codes', m20261123_1901_embed_codes],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -119,6 +119,7 @@ export const updateEmbedCode: Handler<'updateEmbedCode'> = async ({ app, caller,
 
 /** DELETE /app/embed-codes/{embed_code_id} */
 export const revokeEmbedCode: Handler<'revokeEmbedCode'> = async ({ app, caller, params }) => {
+  if (!(await findEmbedCode(app.db, caller.owner, params.embed_code_id))) throw new NotFoundError('embed code not found');
   refuseSandboxKey(caller, 'revoke embed codes');
   if (!(await revokeCode(app.db, caller.owner, params.embed_code_id, app.clock()))) throw new NotFoundError('embed code not found');
   return view((await findEmbedCode(app.db, caller.owner, params.embed_code_id))!);

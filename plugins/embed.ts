@@ -33,8 +33,8 @@ const KINDS: ReadonlyArray<{ kind: EmbedKind; header: string; strategy: string }
 const EMBED_SCOPES = ['generate:write', 'generate:read'] as const;
 
 const PREFLIGHT_MAX_AGE = 600;
-const ALLOWED_HEADERS = [...CORS_ALLOWED_HEADERS, VISITOR_HEADER];
-const EXPOSED_HEADERS = [...CORS_EXPOSED_HEADERS, VISITOR_HEADER];
+const ALLOWED_HEADERS = CORS_ALLOWED_HEADERS;
+const EXPOSED_HEADERS = CORS_EXPOSED_HEADERS;
 
 function routeStrategies(route: Request['route'] | null | undefined): string[] | null {
   const auth = route?.settings.auth as { strategies?: string[] } | false | undefined;
@@ -101,6 +101,15 @@ async function anyCodeAllows(app: App, kind: EmbedKind, origin: string): Promise
   });
 }
 
+/** Whether CORS_ORIGINS covers the origin (`*`, an exact origin, or `scheme://*.domain`), as hapi matches it. */
+function operatorAllows(origins: readonly string[], origin: string): boolean {
+  return origins.some((o) => {
+    if (o === '*' || o === origin) return true;
+    const star = o.indexOf('*');
+    return star !== -1 && origin.startsWith(o.slice(0, star)) && origin.endsWith(o.slice(star + 1)) && origin.length > o.length;
+  });
+}
+
 function setHeader(request: Request, name: string, value: string) {
   const response = request.response;
   if (!response) return;
@@ -121,10 +130,12 @@ export const embedPolicyPlugin: Plugin<{ app: App }> = {
       const asked = String(request.headers['access-control-request-headers'] ?? '').toLowerCase().split(',').map((s) => s.trim()).filter(Boolean);
       const kind = KINDS.find((k) => asked.includes(k.header));
       if (typeof origin !== 'string' || typeof method !== 'string' || !kind) return h.continue;
+      // an origin CORS_ORIGINS allows gets hapi's own preflight (plugins/cors.ts), which allows the same headers
+      if (operatorAllows(app.config.corsOrigins, origin)) return h.continue;
       const route = request.server.match(method.toLowerCase() as 'get', request.path);
       if (!routeStrategies(route)?.includes(kind.strategy)) return h.continue;
       const allowedLower = ALLOWED_HEADERS.map((x) => x.toLowerCase());
-      const response = h.response().code(204).header('Vary', 'Origin');
+      const response = h.response().code(200).header('Vary', 'Origin');
       if (asked.every((x) => allowedLower.includes(x)) && await anyCodeAllows(app, kind.kind, origin)) {
         response.header('Access-Control-Allow-Origin', origin)
           .header('Access-Control-Allow-Methods', method.toUpperCase())

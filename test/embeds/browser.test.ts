@@ -77,7 +77,7 @@ test('from an allowed origin the page draws the form, generates, polls with its 
     await page.goto(pageUrl(allowed.origin));
     await page.waitForSelector('#status:has-text("ready")');
     // only the visitor-editable field is drawn
-    t.deepEqual(await page.locator('#fields input').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).name)), ['prompt']);
+    t.deepEqual(await page.locator('#fields input').evaluateAll((els) => els.map((e) => (e as unknown as { name: string }).name)), ['prompt']);
     await page.fill('input[name=prompt]', 'a lighthouse at dusk');
     await page.click('button[type=submit]');
     await page.waitForSelector('#status:has-text("completed")');

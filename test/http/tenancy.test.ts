@@ -30,7 +30,7 @@ import { insertDelivery, newDeliveryId } from '../../db/deliveries.ts';
 import { scopeNames } from '../../spec/scopes.ts';
 
 /** The kinds of owned records an id can name. */
-type Kind = 'prediction' | 'apiKey' | 'oauthClient' | 'team' | 'member' | 'invite' | 'delivery';
+type Kind = 'prediction' | 'apiKey' | 'oauthClient' | 'team' | 'member' | 'invite' | 'delivery' | 'embedCode';
 
 /** A parameter's name -> the kind of record its value names, wherever the name is unambiguous. */
 const PARAM_KINDS: Readonly<Record<string, Kind>> = {
@@ -39,6 +39,7 @@ const PARAM_KINDS: Readonly<Record<string, Kind>> = {
   team_id: 'team',
   user_id: 'member',
   invite_id: 'invite',
+  embed_code_id: 'embedCode',
 };
 
 /** Parameters whose name alone does not say (`id`), per operation. */
@@ -53,6 +54,8 @@ const BODIES: Readonly<Record<string, object>> = {
   changeTeamMemberRole: { role: 'viewer' },
   createTeamInvite: { email: 'someone@example.com', role: 'viewer' },
   createTeamApiKey: { name: 'made by another tenant' },
+  createEmbedCode: { kind: 'embed', name: 'made by another tenant', models: ['canvas-v1-fast-text-to-image'] },
+  updateEmbedCode: { name: 'renamed by another tenant' },
 };
 
 type CredentialKind = 'session' | 'live-key' | 'sandbox-key' | 'oauth-token' | 'team-key';
@@ -107,6 +110,7 @@ const UNKNOWN: Readonly<Record<Kind, string | number>> = {
   member: 987_654_321,
   invite: 987_654_321,
   delivery: newDeliveryId(),
+  embedCode: 987_654_321,
 };
 
 /** A raw API key the way the gateway makes them (prefix + 256 random bits), and its stored digest. */
@@ -164,6 +168,13 @@ async function tenant(label: string): Promise<Tenant> {
   // Dead: a redelivery that leaked across tenants would succeed (202) instead of conflicting.
   await db('webhook_deliveries').whereIn('id', deliveries).update({ status: 'dead' });
 
+  const embedCode = async (query: Record<string, number>) => {
+    const res = await callOperation<{ id: number }>(gw, 'createEmbedCode', { as: session, query, body: { kind: 'embed', name: `${tag}-embed`, models: ['canvas-v1-fast-text-to-image'] } });
+    if (res.status !== 201) throw new Error(`createEmbedCode: ${res.status}`);
+    return res.body.id;
+  };
+  const embedCodes = [await embedCode({}), await embedCode({ team_id: teamId })];
+
   const keyIds = (await db('api_keys').where({ user_id: acct.userId }).orderBy('id')).map((r: { id: number }) => Number(r.id));
   return {
     tag,
@@ -177,6 +188,7 @@ async function tenant(label: string): Promise<Tenant> {
       member: [acct.userId, member.userId],
       invite: [invite.body.id],
       delivery: deliveries,
+      embedCode: embedCodes,
     },
     teamId,
     teamPredictionId,

@@ -229,6 +229,8 @@ test('spend caps: per run, daily (exact under concurrent submits) and monthly ar
   const daily = await createCode({ daily_cap: 25, rate_limit_per_minute: 1000 });
   const results = await Promise.all(Array.from({ length: 12 }, () => submit(daily.code, { origin: null })));
   const statuses = results.map((r) => r.statusCode).sort();
+  const odd = results.find((r) => r.statusCode !== 200 && r.statusCode !== 402);
+  if (odd) t.log(odd.payload);
   t.is(statuses.filter((s) => s === 200).length, 5, statuses.join(','));
   t.is(statuses.filter((s) => s === 402).length, 7, statuses.join(','));
   const refused = results.find((r) => r.statusCode === 402)!;

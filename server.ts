@@ -10,6 +10,7 @@ import type { App } from './app.ts';
 import { errorsPlugin } from './plugins/errors.ts';
 import { apiKeyPlugin, sessionPlugin } from './plugins/auth.ts';
 import { oauthPlugin } from './plugins/oauth.ts';
+import { agentEmbedCodePlugin, embedCodePlugin, embedPolicyPlugin } from './plugins/embed.ts';
 import { specRoutesPlugin } from './plugins/spec-routes.ts';
 import { filesPlugin } from './plugins/files.ts';
 import { uploadsPlugin } from './plugins/uploads.ts';
@@ -20,7 +21,7 @@ import { opsPlugin } from './plugins/ops.ts';
 import { corsSettings } from './plugins/cors.ts';
 
 /** One plugin per credential kind; spec-routes maps the spec's security schemes to their strategies. */
-export const credentialPlugins = [apiKeyPlugin, sessionPlugin, oauthPlugin];
+export const credentialPlugins = [apiKeyPlugin, sessionPlugin, oauthPlugin, embedCodePlugin, agentEmbedCodePlugin];
 
 export async function createServer(app: App): Promise<Server> {
   const server = Hapi.server({
@@ -42,6 +43,7 @@ export async function createServer(app: App): Promise<Server> {
     { plugin: requestLogPlugin, options: { app } },
     { plugin: opsPlugin, options: { app, openMetricsWithoutToken: false } },
     { plugin: errorsPlugin, options: { log: app.log, payloadTimeoutMs: app.config.payloadTimeoutMs, trustedProxies: app.config.trustedProxies } },
+    { plugin: embedPolicyPlugin, options: { app } },
     ...credentials.map((plugin) => ({ plugin, options: { app } })),
     { plugin: specRoutesPlugin, options: { app, credentials } },
     { plugin: filesPlugin, options: { storageDir: app.config.storageDir, storage: app.storage } },

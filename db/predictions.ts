@@ -16,6 +16,8 @@ import { bool, jsonOr, num, numOrNull } from './rows.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { withLockRetry } from './retry.ts';
+import { checkEmbedLimits } from './embed-codes.ts';
+import type { EmbedLimits } from './embed-codes.ts';
 
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: readonly PredictionStatus[] = ['completed', 'failed', 'cancelled'];
@@ -53,6 +55,10 @@ export interface Prediction {
   outputsExpiredAt: number | null;
   /** the X-Request-Id of the submit, carried by every message published for it (sweeper included) */
   httpRequestId: string | null;
+  /** the embed code it was made with (README "Embeds"); null otherwise */
+  embedCodeId: number | null;
+  /** SHA-256 of the embed visitor id it was made for */
+  embedVisitor: string | null;
 }
 
 export interface UpstreamJob {
@@ -106,6 +112,8 @@ interface PredictionRow {
   upstream_progress?: number | string | null;
   outputs_expired_at?: number | string | null;
   http_request_id?: string | null;
+  embed_code_id?: number | string | null;
+  embed_visitor?: string | null;
 }
 
 function toPrediction(r: PredictionRow): Prediction {
@@ -141,6 +149,8 @@ function toPrediction(r: PredictionRow): Prediction {
     } : null,
     outputsExpiredAt: numOrNull(r.outputs_expired_at ?? null),
     httpRequestId: r.http_request_id ?? null,
+    embedCodeId: numOrNull(r.embed_code_id ?? null),
+    embedVisitor: r.embed_visitor ?? null,
   };
 }
 
@@ -164,6 +174,9 @@ export interface NewPrediction {
   httpRequestId?: string | null;
   /** where the request came from (README "Run history"); absent: 'api' */
   source?: PredictionSource;
+  /** made with an embed code (README "Embeds"): the code and the SHA-256 of the visitor id */
+  embedCodeId?: number | null;
+  embedVisitor?: string | null;
 }
 
 /** Where a prediction was submitted from: an API credential, a dashboard session, or a partner surface. */
@@ -179,7 +192,7 @@ export interface ConcurrencyLimits {
 }
 
 /** Whether submitPrediction recorded the request, or which concurrency limit refused it. */
-export type SubmitOutcome = { accepted: true } | { accepted: false; scope: 'key' | 'account'; limit: number };
+export type SubmitOutcome = { accepted: true } | { accepted: false; scope: 'key' | 'account' | 'embed'; limit: number } | { accepted: false; scope: 'embed-daily' | 'embed-monthly'; limit: number };
 
 const UNFINISHED: PredictionStatus[] = ['queued', 'pending', 'processing'];
 
@@ -196,14 +209,16 @@ async function unfinishedCount(trx: Knex, where: (q: Knex.QueryBuilder) => void)
  * under that lock (index-backed), so parallel submits past a limit cannot all get in: every
  * submit of an owner, whichever process serves it, queues on the same row.
  */
-export async function submitPrediction(db: Db, p: NewPrediction, now: number, limits?: ConcurrencyLimits, opts: { keySpendLimited?: boolean } = {}): Promise<SubmitOutcome> {
+export async function submitPrediction(db: Db, p: NewPrediction, now: number, limits?: ConcurrencyLimits, opts: { keySpendLimited?: boolean; embed?: EmbedLimits } = {}): Promise<SubmitOutcome> {
+  const { embed } = opts;
   const teamId = p.teamId ?? null;
   const row = {
     id: p.id, user_id: p.userId, team_id: teamId, api_key_id: p.apiKeyId, model: p.model, status: 'queued', is_test: false,
     input: JSON.stringify(p.input), price: p.price, webhook_url: p.webhookUrl, http_request_id: p.httpRequestId ?? null, created_at: now, updated_at: now,
     source: p.source ?? 'api',
+    ...(p.embedCodeId ? { embed_code_id: p.embedCodeId, embed_visitor: p.embedVisitor ?? null } : {}),
   };
-  const checked = limits !== undefined && (limits.perAccount > 0 || (limits.perKey > 0 && p.apiKeyId !== null));
+  const checked = embed !== undefined || (limits !== undefined && (limits.perAccount > 0 || (limits.perKey > 0 && p.apiKeyId !== null)));
   // keySpendLimited: the submitting key has a spend limit (db/key-spend.ts, checked first in the transaction)
   const spendChecked = opts.keySpendLimited === true && p.apiKeyId !== null && p.price > 0;
   if (p.price === 0 && !checked) {
@@ -214,7 +229,12 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
   // A deadlock victim is rolled back whole (hold and insert), so running it again is safe.
   return withLockRetry(() => db.transaction(async (trx): Promise<SubmitOutcome> => {
     if (spendChecked) await checkKeySpend(trx, p.apiKeyId!, p.price, now);
-    if (checked) {
+    if (embed) {
+      // the code's row first, then the wallet: every embed submit takes them in this order
+      const outcome = await checkEmbedLimits(trx, embed, p.price, now);
+      if (!outcome.ok) return { accepted: false, scope: outcome.reason === 'concurrency' ? 'embed' : outcome.reason === 'daily' ? 'embed-daily' : 'embed-monthly', limit: outcome.limit };
+    }
+    if (checked && limits) {
       await lockWallet(trx, payer);
       if (limits.perKey > 0 && p.apiKeyId !== null) {
         const keyId = p.apiKeyId;

@@ -4,20 +4,23 @@
 // assigned before `window_start` (MariaDB applies assignments left to right).
 import type { Db } from './knex.ts';
 import { num } from './rows.ts';
+import { withLockRetry } from './retry.ts';
 
 /** Registration's window: its budget is per hour (handlers/rate-limit.ts; the retention job needs it too). */
 export const REGISTER_WINDOW_SECONDS = 3600;
 
 /** Counts one hit in the window starting at `windowStart` and returns the hits in that window so far. */
 export async function hitWindow(db: Db, bucket: string, windowStart: number): Promise<number> {
-  await db('rate_limits')
+  // Concurrent first hits of one bucket can deadlock on MariaDB (two upserts of a new key): the
+  // victim's single statement was rolled back whole, so it is counted again.
+  await withLockRetry(() => db('rate_limits')
     .insert({ bucket, window_start: windowStart, hits: 1 })
     .onConflict('bucket')
     .merge({
       // A process whose clock lags a little counts into the newer window instead of resetting it.
       hits: db.raw('CASE WHEN window_start >= ? THEN hits + 1 ELSE 1 END', [windowStart]),
       window_start: db.raw('CASE WHEN window_start > ? THEN window_start ELSE ? END', [windowStart, windowStart]),
-    });
+    }));
   const row = await db('rate_limits').select('hits', 'window_start').where({ bucket }).first<{ hits: number; window_start: number | string } | undefined>();
   // A concurrent hit of a newer window may have reset the row in between: then this hit counts as that window's.
   return row ? num(row.hits) : 1;

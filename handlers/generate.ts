@@ -1,5 +1,5 @@
 // POST /api/v1/{model-endpoint}: every model endpoint of the spec lands here.
-import { RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
+import { EmbedRefusedError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import { generationLimits } from './rate-limit.ts';
 import { resolveInputLoras } from './loras.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
@@ -51,8 +51,12 @@ async function submitted(ctx: ModelContext, id: string, status: Submitted['statu
     }
   }
   const { teamId, userId } = caller.owner;
-  const { balance } = teamId === null ? await getBalance(app.db, userId) : await getTeamBalance(app.db, teamId);
-  const response = h.response(answer).header('X-Cost', String(price)).header('X-Balance-Remaining', String(balance));
+  let response = h.response(answer).header('X-Cost', String(price));
+  // an embed code's visitor never learns the owner's balance
+  if (!caller.embed) {
+    const { balance } = teamId === null ? await getBalance(app.db, userId) : await getTeamBalance(app.db, teamId);
+    response = response.header('X-Balance-Remaining', String(balance));
+  }
   return applied ? response.header('Preference-Applied', `wait=${wait}`) : response;
 }
 
@@ -70,10 +74,14 @@ export const generate: ModelHandler = async (ctx) => {
     if (problem) throw new ValidationFailedError([{ loc: ['query', 'webhook'], msg: problem, type: 'value_error' }]);
   }
   // A team owner (team_id, or a team's key) pays from the team wallet and owns the record.
-  // source: a session is the dashboard; keys and tokens are the API (partner surfaces set their own)
+  const { embed } = caller;
+  // source: an embed code's kind; a session is the dashboard; keys and tokens are the API
+  const source = embed ? embed.kind : caller.via === 'session' ? 'dashboard' as const : 'api' as const;
   const base = {
     id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input: body, webhookUrl: webhook,
-    httpRequestId: requestId ?? null, source: caller.via === 'session' ? 'dashboard' as const : 'api' as const,
+    httpRequestId: requestId ?? null, source,
+    // README "Embeds": the code and visitor it was made for (plugins/embed.ts refused a webhook)
+    ...(embed ? { embedCodeId: embed.codeId, embedVisitor: embed.visitorHash } : {}),
   };
 
   if (caller.isTest) {
@@ -96,8 +104,17 @@ export const generate: ModelHandler = async (ctx) => {
   // The concurrency limits are counted in the hold's transaction (the requests-per-minute ones
   // were counted before the handler: x-rate-limit: generations).
   const limits = generationLimits(app.config.generateRateLimit, caller);
-  // A key's spend limit (402 key_spend_limit_exceeded) is checked in the hold's transaction too (db/key-spend.ts).
-  const outcome = await submitPrediction(app.db, { ...base, price }, now, { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, { keySpendLimited: caller.keySpendLimited === true });
+  if (embed && embed.maxCostPerRun !== null && price > embed.maxCostPerRun) {
+    throw new EmbedRefusedError(402, 'embed_cost_cap_exceeded', `this request costs ${price} credits, more than this embed code allows per run (${embed.maxCostPerRun})`);
+  }
+  const embedLimits = embed ? { codeId: embed.codeId, dailyCap: embed.dailyCap, monthlyCap: embed.monthlyCap, maxConcurrent: embed.maxConcurrent } : undefined;
+    // A key's spend limit (402 key_spend_limit_exceeded) is checked in the hold's transaction too (db/key-spend.ts).
+  const outcome = await submitPrediction(app.db, { ...base, price }, now, { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, {
+    keySpendLimited: caller.keySpendLimited === true, ...(embedLimits ? { embed: embedLimits } : {}),
+  });
+  if (!outcome.accepted && outcome.scope === 'embed-daily') throw new EmbedRefusedError(402, 'embed_daily_cap_reached', 'this embed code has reached its daily spending cap; try again tomorrow (UTC)');
+  if (!outcome.accepted && outcome.scope === 'embed-monthly') throw new EmbedRefusedError(402, 'embed_monthly_cap_reached', 'this embed code has reached its monthly spending cap');
+  if (!outcome.accepted && outcome.scope === 'embed') throw new RateLimitedError(`this embed code already has ${outcome.limit} unfinished predictions, the most it may have at once; retry when one finishes`, CONCURRENCY_RETRY_SECONDS);
   if (!outcome.accepted) {
     const who = outcome.scope === 'key' ? 'this API key' : 'this account';
     throw new RateLimitedError(`${who} already has ${outcome.limit} unfinished predictions, the most it may have at once; retry when one finishes`, CONCURRENCY_RETRY_SECONDS);

@@ -8,8 +8,11 @@ import { ForbiddenError } from '../lib/errors.ts';
  * only sandbox predictions (a sandbox key can do only sandbox things; issue 16). Anything else is
  * as unknown as a made-up id.
  */
-export function canSee(caller: Caller, p: { isTest: boolean } | undefined): boolean {
-  return p !== undefined && (!caller.isTest || p.isTest);
+export function canSee(caller: Caller, p: { isTest: boolean; embedCodeId?: number | null; embedVisitor?: string | null } | undefined): boolean {
+  if (p === undefined) return false;
+  // an embed code's visitor sees only what it made with that code (README "Embeds")
+  if (caller.embed) return p.embedCodeId === caller.embed.codeId && p.embedVisitor === caller.embed.visitorHash;
+  return !caller.isTest || p.isTest;
 }
 
 /** For routes that change the account's production credentials: a sandbox key gets 403. */

@@ -16,6 +16,7 @@ import { createLora, getLoraData, getLoraModelsData, listOwnLoras } from './lora
 import { getHealth } from './health.ts';
 import { listModels } from './models.ts';
 import { receiveUpstreamWebhook } from './upstream-webhooks.ts';
+import { createEmbedCode, getEmbedCode, getModelNameForEmbedcode, listEmbedCodes, revokeEmbedCode, updateEmbedCode } from './embeds.ts';
 import { getPredictionResponse, getWebhookSecret, redeliverWebhook, rotateWebhookSecret } from './webhooks.ts';
 import {
   createOAuthClient, deleteOAuthClient, getAuthorizationServerMetadata, getProtectedResourceMetadata, listOAuthClients, listScopes,
@@ -111,6 +112,12 @@ const handlers: HandlerMap = {
   adminRefund,
   adminUserInfo,
   adminAuditLog,
+  createEmbedCode,
+  listEmbedCodes,
+  getEmbedCode,
+  updateEmbedCode,
+  revokeEmbedCode,
+  getModelNameForEmbedcode,
 };
 
 export const NOT_YET: readonly string[] = [
@@ -120,7 +127,6 @@ export const NOT_YET: readonly string[] = [
   'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
   // dashboard
   'exportAccount',
-  'getModelNameForEmbedcode',
 ];
 
 const notImplemented = async (): Promise<never> => {

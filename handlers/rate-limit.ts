@@ -145,6 +145,9 @@ export async function limitRegistrations(ctx: RateLimitContext): Promise<void> {
   if (byAddress > app.config.authRateLimit.registerPerAddress) refuse(ctx, REGISTER_WINDOW_SECONDS, windowStart, 'registration per address');
 }
 
+/** Submits per minute per client address with an embed code that sets no limit of its own. */
+export const EMBED_RATE_PER_ADDRESS = 10;
+
 /** The window of the generation request limits: requests per minute. */
 export const GENERATION_WINDOW_SECONDS = 60;
 
@@ -188,6 +191,8 @@ export async function limitGenerations(ctx: RateLimitContext): Promise<void> {
   const counted: Array<{ name: string; bucket: string; quota: number }> = [];
   if (limits.keyPerMinute > 0 && caller.apiKeyId !== null) counted.push({ name: 'key', bucket: `gen-key:${caller.apiKeyId}`, quota: limits.keyPerMinute });
   if (limits.accountPerMinute > 0) counted.push({ name: 'account', bucket: teamId === null ? `gen-user:${userId}` : `gen-team:${teamId}`, quota: limits.accountPerMinute });
+  // an embed code's visitors: per client address and code (README "Embeds")
+  if (caller.embed) counted.push({ name: 'address', bucket: bucket(`gen-embed-${caller.embed.codeId}`, clientAddress(ctx.request, app.config.trustedProxies)), quota: caller.embed.rateLimitPerMinute ?? EMBED_RATE_PER_ADDRESS });
   if (counted.length === 0) return;
   const { windowStart, counts } = await hit(ctx, GENERATION_WINDOW_SECONDS, counted.map((c) => c.bucket));
   const now = app.clock();
@@ -197,7 +202,8 @@ export async function limitGenerations(ctx: RateLimitContext): Promise<void> {
     // Take the refused request back, so that a client retrying too fast is not kept out longer.
     await Promise.all(counted.map((c) => unhitWindow(app.db, c.bucket, windowStart)));
     const fields = rateLimitFields(counted.map((c, i) => ({ name: c.name, quota: c.quota, remaining: c.quota - ((counts[i] ?? 1) - 1) })), GENERATION_WINDOW_SECONDS, resetSeconds);
-    throw new BudgetExceededError(`rate limit of ${over.quota} requests per minute per ${over.name === 'key' ? 'API key' : 'account'} reached, try again in ${resetSeconds} seconds`, resetSeconds, `generations per ${over.name}`, fields);
+    const per = over.name === 'key' ? 'API key' : over.name === 'address' ? 'client address for this embed code' : 'account';
+    throw new BudgetExceededError(`rate limit of ${over.quota} requests per minute per ${per} reached, try again in ${resetSeconds} seconds`, resetSeconds, `generations per ${over.name}`, fields);
   }
   const fields = rateLimitFields(counted.map((c, i) => ({ name: c.name, quota: c.quota, remaining: c.quota - (counts[i] ?? 0) })), GENERATION_WINDOW_SECONDS, resetSeconds);
   if (ctx.request.app) ctx.request.app.rateLimitHeaders = fields;

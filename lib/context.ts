@@ -50,7 +50,7 @@ export interface App {
 export interface Caller {
   userId: number;
   role: Role;
-  via: 'api-key' | 'session' | 'oauth';
+  via: 'api-key' | 'session' | 'oauth' | 'embed' | 'agent_embed';
   apiKeyId: number | null;
   /** a sandbox key: mock outputs, no billing */
   isTest: boolean;
@@ -63,4 +63,22 @@ export interface Caller {
   keyLimits?: { rateLimitPerMinute: number | null; maxConcurrent: number | null };
   /** the presenting key has a spend limit per period (checked again, under a lock, at hold time: db/key-spend.ts) */
   keySpendLimited?: boolean;
+  /** set for an embed or agent embed code (plugins/embed.ts, README "Embeds") */
+  embed?: EmbedGrant;
+}
+
+/** What an embed code lets its caller do, and the visitor it acts for (plugins/embed.ts). */
+export interface EmbedGrant {
+  codeId: number;
+  kind: 'embed' | 'agent_embed';
+  /** the model endpoints (operationIds) it may submit to */
+  models: readonly string[];
+  maxCostPerRun: number | null;
+  dailyCap: number | null;
+  monthlyCap: number | null;
+  /** submits per minute per client address (null: the default, 10) */
+  rateLimitPerMinute: number | null;
+  maxConcurrent: number | null;
+  /** SHA-256 of the visitor id (X-Embed-Visitor) the request acts for */
+  visitorHash: string;
 }

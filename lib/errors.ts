@@ -28,7 +28,20 @@ export type ErrorCode =
   | 'unavailable'
   | 'timeout'
   | 'request_timeout'
-  | 'headers_too_large';
+  | 'headers_too_large'
+  // embed codes (README "Embeds")
+  | 'embed_code_invalid'
+  | 'embed_origin_missing'
+  | 'embed_origin_not_allowed'
+  | 'embed_operation_not_allowed'
+  | 'embed_model_not_allowed'
+  | 'embed_field_not_allowed'
+  | 'embed_webhook_not_allowed'
+  | 'embed_team_not_allowed'
+  | 'embed_visitor_invalid'
+  | 'embed_cost_cap_exceeded'
+  | 'embed_daily_cap_reached'
+  | 'embed_monthly_cap_reached';
 
 const CODE_FOR_STATUS: Readonly<Record<number, ErrorCode>> = {
   400: 'invalid_input',
@@ -191,4 +204,15 @@ export class PayloadTooLargeError extends DomainError {
 export class UnsupportedMediaTypeError extends DomainError {
   readonly status = 415;
   readonly code = 'unsupported_media_type';
+}
+
+/** A refusal of an embed-code caller (README "Embeds"): the status and one of the embed_* codes. */
+export class EmbedRefusedError extends DomainError {
+  readonly status: number;
+  readonly code: ErrorCode;
+  constructor(status: 401 | 402 | 403 | 404 | 422, code: Extract<ErrorCode, `embed_${string}`>, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
 }

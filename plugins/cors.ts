@@ -8,13 +8,13 @@ import type { RouteOptionsCors } from '@hapi/hapi';
 export const CORS_ALLOWED_HEADERS: readonly string[] = [
   'Accept', 'Authorization', 'Content-Type', 'If-None-Match', 'Prefer',
   'X-Api-Key', 'Idempotency-Key', 'X-Request-Id',
-  'X-Embed-Code', 'X-Agent-Embed-Code', 'X-Whitelabel-Studio',
+  'X-Embed-Code', 'X-Agent-Embed-Code', 'X-Whitelabel-Studio', 'X-Embed-Visitor',
 ];
 
 /** What a browser client may read: the challenge, tracing, back-off, cost, replay and Prefer headers. */
 export const CORS_EXPOSED_HEADERS: readonly string[] = [
   'WWW-Authenticate', 'X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy',
-  'X-Cost', 'X-Balance-Remaining', 'Idempotent-Replayed', 'Preference-Applied',
+  'X-Cost', 'X-Balance-Remaining', 'Idempotent-Replayed', 'Preference-Applied', 'X-Embed-Visitor',
 ];
 
 /** Preflight answers are cached by the browser this long (seconds; browsers cap it lower). */

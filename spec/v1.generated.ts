@@ -64,6 +64,10 @@ export interface paths {
          *     - `completed` or `failed`: terminal states (only these are delivered to webhooks).
          *
          *     `queued`, `pending` and `processing` move to `cancelled` (terminal) through `cancelPrediction`.
+         *
+         *     With an embed code (`x-embed-code` or `x-agent-embed-code`, README "Embeds") a visitor reads
+         *     only the predictions it made with that code (send back the `X-Embed-Visitor` id the submit
+         *     answered); any other id is 404.
          */
         get: operations["getPredictionResult"];
         put?: never;
@@ -1286,7 +1290,14 @@ export interface paths {
         };
         /**
          * Resolve an embed code
-         * @description Returns the model an embed code (a public widget identifier) is bound to.
+         * @description Returns the model an embed code (`emb_…` or `aemb_…`, a public widget identifier) is bound
+         *     to, and what a widget needs to draw its form: `input_schema` is the part of the model's
+         *     input schema a visitor may set (without the fields the owner locked or preset, and only the
+         *     allowed fields when the code restricts them). An agent embed code lists every bound model
+         *     in `models` (the first is also in `name`). Never the owner's identity or balance. The
+         *     code's allowed origins apply (403 `embed_origin_not_allowed`, `embed_origin_missing`); an
+         *     unknown or revoked code is 404. Answers carry CORS headers naming the request's origin when
+         *     the code allows it.
          */
         get: operations["getModelNameForEmbedcode"];
         put?: never;
@@ -1295,6 +1306,65 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/app/embed-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List embed codes
+         * @description The owner's embed and agent embed codes, newest first, revoked ones included (with `revoked_at`).
+         */
+        get: operations["listEmbedCodes"];
+        put?: never;
+        /**
+         * Create an embed code
+         * @description Creates a publishable credential for a web page (README "Embeds"): `kind: embed` (`emb_…`,
+         *     sent as `x-embed-code`) runs exactly one model endpoint, `kind: agent_embed` (`aemb_…`,
+         *     sent as `x-agent-embed-code`) a list of them. Runs are charged to the owner's wallet (the
+         *     team's with `team_id`, which needs `manage_keys`). Unknown models, invalid origins, a
+         *     model embed with more than one model, or a locked field the model does not declare are 422.
+         */
+        post: operations["createEmbedCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/embed-codes/{embed_code_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The code's `id`. */
+                embed_code_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an embed code
+         * @description One of the owner's codes; another owner's id is 404.
+         */
+        get: operations["getEmbedCode"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an embed code
+         * @description The code is refused from its next request on (401 `embed_code_invalid`). Revoking a revoked code changes nothing.
+         */
+        delete: operations["revokeEmbedCode"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an embed code's settings
+         * @description Changes any of the settings; the code itself and its kind stay. A revoked code is 404. Takes effect on the next request.
+         */
+        patch: operations["updateEmbedCode"];
         trace?: never;
     };
     "/app/credit_transactions": {
@@ -3338,7 +3408,115 @@ export interface components {
             name: string;
             title: string;
             category: string;
+            /** @description The model endpoint's path (`/api/v1/<name>`), to POST the input to with the code in its header. */
             endpoint: string;
+            /**
+             * @description `embed` (header `x-embed-code`) or `agent_embed` (header `x-agent-embed-code`).
+             * @enum {string}
+             */
+            kind?: "embed" | "agent_embed";
+            /** @description The visitor-editable part of the model's input schema (JSON Schema). */
+            input_schema?: {
+                [key: string]: unknown;
+            };
+            /** @description Every bound model, each with its visitor-editable input schema (one for a model embed). */
+            models?: {
+                name: string;
+                title: string;
+                category: string;
+                endpoint: string;
+                input_schema: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
+        /** @description An agent embed's preset (a model embed may carry one too). */
+        EmbedPreset: {
+            /** @description Owner-fixed inputs merged over the visitor's (applied to each bound model that declares the field). */
+            inputs?: {
+                [key: string]: unknown;
+            };
+            /** @description The prompt sent to the model; `{prompt}` is replaced by the visitor's prompt. */
+            prompt_template?: string;
+        };
+        EmbedCodeSettings: {
+            name?: string;
+            /** @description Model endpoint slugs (operationIds). A model embed takes exactly one. */
+            models?: string[];
+            preset?: components["schemas"]["EmbedPreset"] | null;
+            /** @description Owner-fixed input values, merged over the visitor's input on every submit (a visitor's value for a locked field is replaced). */
+            locked_inputs?: {
+                [key: string]: unknown;
+            };
+            /** @description The input fields a visitor may set; any other field in a submit is 422 `embed_field_not_allowed`. null (the default) allows every field. */
+            allowed_fields?: string[] | null;
+            /** @description Pages that may use the code: `host[:port]` or `*.domain[:port]`, optionally with a scheme (`https://shop.example.com`). Without a port an entry matches the default port; `*.example.com` matches subdomains only. Empty (the default): any origin, and requests without Origin or Referer. When non-empty, the request's Origin (or Referer) must match, and a request with neither is refused (403 `embed_origin_missing`). */
+            allowed_origins?: string[];
+            /** @description The most one submit may cost, in credits (402 `embed_cost_cap_exceeded`); null for no cap. */
+            max_cost_per_run?: number | null;
+            /** @description Credits the code may spend per UTC day, counted at hold time over its predictions that did not fail or get cancelled (402 `embed_daily_cap_reached`); null for no cap. */
+            daily_cap?: number | null;
+            /** @description The same per UTC calendar month (402 `embed_monthly_cap_reached`). */
+            monthly_cap?: number | null;
+            /** @description Submits per minute per client address (null, the default, is 10). Past it, 429 with Retry-After. */
+            rate_limit_per_minute?: number | null;
+            /** @description Unfinished predictions the code may have at once (429 with Retry-After); null for none beyond the account's own limit. */
+            max_concurrent?: number | null;
+        };
+        /** @description The settings of EmbedCodeSettings, plus the kind. */
+        EmbedCodeCreateRequest: {
+            /**
+             * @description `embed`: one model endpoint (`emb_…`, header `x-embed-code`); `agent_embed`: a list (`aemb_…`, header `x-agent-embed-code`).
+             * @enum {string}
+             */
+            kind: "embed" | "agent_embed";
+            name: string;
+            /** @description Model endpoint slugs (operationIds). A model embed takes exactly one. */
+            models: string[];
+            preset?: components["schemas"]["EmbedPreset"] | null;
+            /** @description Owner-fixed input values, merged over the visitor's input on every submit (a visitor's value for a locked field is replaced). */
+            locked_inputs?: {
+                [key: string]: unknown;
+            };
+            /** @description The input fields a visitor may set; any other field in a submit is 422 `embed_field_not_allowed`. null (the default) allows every field. */
+            allowed_fields?: string[] | null;
+            /** @description Pages that may use the code: `host[:port]` or `*.domain[:port]`, optionally with a scheme (`https://shop.example.com`). Without a port an entry matches the default port; `*.example.com` matches subdomains only. Empty (the default): any origin, and requests without Origin or Referer. When non-empty, the request's Origin (or Referer) must match, and a request with neither is refused (403 `embed_origin_missing`). */
+            allowed_origins?: string[];
+            /** @description The most one submit may cost, in credits (402 `embed_cost_cap_exceeded`); null for no cap. */
+            max_cost_per_run?: number | null;
+            /** @description Credits the code may spend per UTC day, counted at hold time over its predictions that did not fail or get cancelled (402 `embed_daily_cap_reached`); null for no cap. */
+            daily_cap?: number | null;
+            /** @description The same per UTC calendar month (402 `embed_monthly_cap_reached`). */
+            monthly_cap?: number | null;
+            /** @description Submits per minute per client address (null, the default, is 10). Past it, 429 with Retry-After. */
+            rate_limit_per_minute?: number | null;
+            /** @description Unfinished predictions the code may have at once (429 with Retry-After); null for none beyond the account's own limit. */
+            max_concurrent?: number | null;
+        };
+        EmbedCodeResponse: {
+            id: number;
+            /** @enum {string} */
+            kind: "embed" | "agent_embed";
+            /** @description The code itself (`emb_…` or `aemb_…`). Publishable, so it is shown on every read. */
+            code: string;
+            name: string;
+            models: string[];
+            preset: components["schemas"]["EmbedPreset"] | null;
+            locked_inputs: {
+                [key: string]: unknown;
+            };
+            allowed_fields: string[] | null;
+            allowed_origins: string[];
+            max_cost_per_run: number | null;
+            daily_cap: number | null;
+            monthly_cap: number | null;
+            rate_limit_per_minute: number | null;
+            max_concurrent: number | null;
+            team_id: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            revoked_at: string | null;
         };
         DynamicCostRequest: {
             /** @description Model endpoint slug (its operationId). */
@@ -6749,9 +6927,170 @@ export interface operations {
                     "application/json": components["schemas"]["EmbedTaskResponse"];
                 };
             };
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
+        };
+    };
+    listEmbedCodes: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The codes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedCodeResponse"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createEmbedCode: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmbedCodeCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The code. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedCodeResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEmbedCode: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path: {
+                /** @description The code's `id`. */
+                embed_code_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedCodeResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeEmbedCode: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path: {
+                /** @description The code's `id`. */
+                embed_code_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedCodeResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateEmbedCode: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path: {
+                /** @description The code's `id`. */
+                embed_code_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmbedCodeSettings"];
+            };
+        };
+        responses: {
+            /** @description The code as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbedCodeResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCreditTransactions: {
@@ -9365,6 +9704,7 @@ export type ProtectedOperationId =
     | "changeTeamMemberRole"
     | "chime-v1-fast-text-to-audio"
     | "createApiKey"
+    | "createEmbedCode"
     | "createLora"
     | "createMediaAsset"
     | "createOAuthClient"
@@ -9381,6 +9721,7 @@ export type ProtectedOperationId =
     | "forma-v2-best-image-to-3d"
     | "generateApiKey"
     | "getBalance"
+    | "getEmbedCode"
     | "getFileUploadUrl"
     | "getGallery"
     | "getPredictionResponse"
@@ -9393,6 +9734,7 @@ export type ProtectedOperationId =
     | "leaveTeam"
     | "lexi-v1-balanced-chat"
     | "listCreditTransactions"
+    | "listEmbedCodes"
     | "listMediaAssets"
     | "listModelDiscounts"
     | "listOAuthClients"
@@ -9416,6 +9758,7 @@ export type ProtectedOperationId =
     | "removeTeamMember"
     | "renameTeam"
     | "requestAccountDeletion"
+    | "revokeEmbedCode"
     | "revokeTeamApiKey"
     | "revokeTeamInvite"
     | "rotateWebhookSecret"
@@ -9425,6 +9768,7 @@ export type ProtectedOperationId =
     | "streamPrediction"
     | "syncra-v1-balanced-lipsync"
     | "updateApiKey"
+    | "updateEmbedCode"
     | "updateReviewStatus"
     | "upsertModelDiscounts"
     | "veloce-v2-fast-image-to-video"

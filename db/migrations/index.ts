@@ -20,6 +20,7 @@ import * as m20261123_1501_prediction_provider from './20261123_1501_prediction_
 import * as m20261123_1601_ledger_and_audit from './20261123_1601_ledger_and_audit.ts';
 import * as m20261123_1701_run_history from './20261123_1701_run_history.ts';
 import * as m20261123_1801_media_library from './20261123_1801_media_library.ts';
+import * as m20261123_1901_embed_codes from './20261123_1901_embed_codes.ts';
 import * as m20261123_2001_keys_loras from './20261123_2001_keys_loras.ts';
 import * as m20261123_2101_account_deletion from './20261123_2101_account_deletion.ts';
 
@@ -48,6 +49,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261123_1601_ledger_and_audit', m20261123_1601_ledger_and_audit],
   ['20261123_1701_run_history', m20261123_1701_run_history],
   ['20261123_1801_media_library', m20261123_1801_media_library],
+  ['20261123_1901_embed_codes', m20261123_1901_embed_codes],
   ['20261123_2001_keys_loras', m20261123_2001_keys_loras],
   ['20261123_2101_account_deletion', m20261123_2101_account_deletion],
 ];

@@ -30,7 +30,7 @@ import { insertDelivery, newDeliveryId } from '../../db/deliveries.ts';
 import { scopeNames } from '../../spec/scopes.ts';
 
 /** The kinds of owned records an id can name. */
-type Kind = 'prediction' | 'apiKey' | 'oauthClient' | 'team' | 'member' | 'invite' | 'delivery' | 'mediaAsset';
+type Kind = 'prediction' | 'apiKey' | 'oauthClient' | 'team' | 'member' | 'invite' | 'delivery' | 'mediaAsset' | 'embedCode';
 
 /** A parameter's name -> the kind of record its value names, wherever the name is unambiguous. */
 const PARAM_KINDS: Readonly<Record<string, Kind>> = {
@@ -40,6 +40,7 @@ const PARAM_KINDS: Readonly<Record<string, Kind>> = {
   user_id: 'member',
   invite_id: 'invite',
   asset_id: 'mediaAsset',
+  embed_code_id: 'embedCode',
 };
 
 /** Parameters whose name alone does not say (`id`), per operation. */
@@ -76,6 +77,8 @@ const BODIES: Readonly<Record<string, object>> = {
   adminTopup: { email: 'someone@example.com', amount: 1 },
   adminDeductCredits: { email: 'someone@example.com', amount: 1 },
   adminRefund: { request_id: 'x' },
+  createEmbedCode: { kind: 'embed', name: 'made by another tenant', models: ['canvas-v1-fast-text-to-image'] },
+  updateEmbedCode: { name: 'renamed by another tenant' },
 };
 
 /** Required query parameters that are not ids, for the operations that have them. */
@@ -136,6 +139,7 @@ const UNKNOWN: Readonly<Record<Kind, string | number>> = {
   invite: 987_654_321,
   delivery: newDeliveryId(),
   mediaAsset: 987_654_321,
+  embedCode: 987_654_321,
 };
 
 /** A raw API key the way the gateway makes them (prefix + 256 random bits), and its stored digest. */
@@ -208,6 +212,12 @@ async function tenant(label: string): Promise<Tenant> {
     return res.body.id;
   };
   const assetIds = [await asset(null), await asset(teamId)];
+  const embedCode = async (query: Record<string, number>) => {
+    const res = await callOperation<{ id: number }>(gw, 'createEmbedCode', { as: session, query, body: { kind: 'embed', name: `${tag}-embed`, models: ['canvas-v1-fast-text-to-image'] } });
+    if (res.status !== 201) throw new Error(`createEmbedCode: ${res.status}`);
+    return res.body.id;
+  };
+  const embedCodes = [await embedCode({}), await embedCode({ team_id: teamId })];
 
   const keyIds = (await db('api_keys').where({ user_id: acct.userId }).orderBy('id')).map((r: { id: number }) => Number(r.id));
   return {
@@ -223,6 +233,7 @@ async function tenant(label: string): Promise<Tenant> {
       invite: [invite.body.id],
       delivery: deliveries,
       mediaAsset: assetIds,
+      embedCode: embedCodes,
     },
     teamId,
     teamPredictionId,

@@ -72,6 +72,12 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   createTeamApiKey: 'keys:manage',
   listTeamApiKeys: 'keys:manage',
   revokeTeamApiKey: 'keys:manage',
+  // embed codes (issue 9) are account administration too
+  createEmbedCode: 'keys:manage',
+  listEmbedCodes: 'keys:manage',
+  getEmbedCode: 'keys:manage',
+  updateEmbedCode: 'keys:manage',
+  revokeEmbedCode: 'keys:manage',
   // a session or an API key of the invited account: a machine client has no mailbox
   acceptTeamInvite: null,
   // session only: no scope grants these
@@ -86,17 +92,27 @@ const SANDBOX_REFUSED = new Set(['createApiKey', 'generateApiKey', 'rotateWebhoo
 /** Protected operations that refuse API keys (the rest accept one). */
 const NO_API_KEY = new Set(['createOAuthClient', 'listOAuthClients', 'deleteOAuthClient', 'logout', 'requestAccountDeletion', 'cancelAccountDeletion']);
 
+/** Protected operations an embed code may call (issue 9): besides every model endpoint, polling its own results. */
+const EMBEDDABLE = new Set(['getPredictionResult']);
+/** The model the matrix's model embed code is bound to (the agent embed code is bound to every model). */
+const EMBED_MODEL = 'canvas-v1-fast-text-to-image';
+
 type Security = Array<Record<string, string[]>>;
-type Cred = { name: string; headers: Record<string, string>; scheme: 'none' | 'ApiKeyAuth' | 'SessionAuth' | 'OAuth2'; scope?: string; sandbox?: boolean };
+type Cred = { name: string; headers: Record<string, string>; scheme: 'none' | 'ApiKeyAuth' | 'SessionAuth' | 'OAuth2' | 'EmbedCodeAuth' | 'AgentEmbedCodeAuth'; scope?: string; sandbox?: boolean };
 
 let gw: TestGateway;
 let acct: Account;
 const tokens = new Map<string, string>();
+let embedCode: string;
+let agentEmbedCode: string;
 
 test.before(async () => {
   gw = await startGateway({ queue: 'memory' });
   acct = await newAccount(gw);
   for (const scope of SCOPES) tokens.set(scope, await tokenFor(gw, await createClient(gw, acct.session, [scope], scope)));
+  const create = async (body: Record<string, unknown>) => (JSON.parse((await gw.server.inject({ method: 'POST', url: '/app/embed-codes', headers: { authorization: `Bearer ${acct.session}` }, payload: body })).payload) as { code: string }).code;
+  embedCode = await create({ kind: 'embed', name: 'matrix', models: [EMBED_MODEL] });
+  agentEmbedCode = await create({ kind: 'agent_embed', name: 'matrix', models: [...gw.app.spec.models.keys()] });
 });
 test.after.always(async () => {
   await gw?.stop();
@@ -120,6 +136,12 @@ function expected(op: Operation, cred: Cred): 'allowed' | 401 | 403 {
   const security = securityOf(op);
   if (security.length === 0) return 'allowed';
   if (cred.scheme === 'none') return 401;
+  if (cred.scheme === 'EmbedCodeAuth' || cred.scheme === 'AgentEmbedCodeAuth') {
+    // not listed: 403 embed_operation_not_allowed; a model the code is not bound to: 403 embed_model_not_allowed
+    if (!security.some((r) => cred.scheme in r)) return 403;
+    if (cred.scheme === 'EmbedCodeAuth' && ext(op, 'x-model') && op.operationId !== EMBED_MODEL) return 403;
+    return 'allowed';
+  }
   const requirement = security.find((r) => cred.scheme in r);
   if (!requirement) return 401;
   // a role route (x-required-role) refuses every credential of a plain user: keys and tokens
@@ -135,7 +157,7 @@ function expected(op: Operation, cred: Cred): 'allowed' | 401 | 403 {
 test('the spec declares the issue\'s credentials and scopes for every operation', (t) => {
   // The fixed lists name only operations the spec declares, so none of them goes stale.
   const ids = new Set(gw.app.spec.operations.map((op) => op.operationId));
-  const listed = [...PUBLIC, ...Object.keys(SCOPE_OF), ...SANDBOX_REFUSED, ...NO_API_KEY];
+  const listed = [...PUBLIC, ...Object.keys(SCOPE_OF), ...SANDBOX_REFUSED, ...NO_API_KEY, ...EMBEDDABLE];
   t.deepEqual(listed.filter((id) => !ids.has(id)), [], 'operations named by this test that the spec does not declare');
   for (const op of gw.app.spec.operations) {
     const id = op.operationId!;
@@ -155,7 +177,8 @@ test('the spec declares the issue\'s credentials and scopes for every operation'
     }
     const scope = ext(op, 'x-model') ? 'generate:write' : SCOPE_OF[id];
     t.not(scope, undefined, `${id}: not in the scope mapping of this test`);
-    const want = [...(NO_API_KEY.has(id) ? [] : ['ApiKeyAuth']), ...(scope ? ['OAuth2'] : []), 'SessionAuth'].sort();
+    const embeddable = ext(op, 'x-model') !== undefined || EMBEDDABLE.has(id);
+    const want = [...(NO_API_KEY.has(id) ? [] : ['ApiKeyAuth']), ...(scope ? ['OAuth2'] : []), 'SessionAuth', ...(embeddable ? ['EmbedCodeAuth', 'AgentEmbedCodeAuth'] : [])].sort();
     t.deepEqual(schemes, want, `${id}: credentials`);
     if (scope) t.deepEqual(security.find((r) => 'OAuth2' in r)?.OAuth2, [scope], `${id}: OAuth2 scope`);
   }
@@ -167,6 +190,8 @@ test('every operation answers 401, 403 or lets the caller through exactly as its
     { name: 'sandbox API key', headers: { 'x-api-key': acct.testKey }, scheme: 'ApiKeyAuth', sandbox: true },
     { name: 'production API key', headers: { 'x-api-key': acct.liveKey }, scheme: 'ApiKeyAuth' },
     ...SCOPES.map((scope): Cred => ({ name: `token(${scope})`, headers: { authorization: `Bearer ${tokens.get(scope)}` }, scheme: 'OAuth2', scope })),
+    { name: 'embed code', headers: { 'x-embed-code': embedCode }, scheme: 'EmbedCodeAuth' },
+    { name: 'agent embed code', headers: { 'x-agent-embed-code': agentEmbedCode }, scheme: 'AgentEmbedCodeAuth' },
     // last: logout ends the session it is called with
     { name: 'session', headers: { authorization: `Bearer ${acct.session}` }, scheme: 'SessionAuth' },
   ];

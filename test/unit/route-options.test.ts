@@ -79,7 +79,7 @@ test('start-up refuses a credential plugin for a scheme the spec does not declar
 test('the credential plugins of the server implement exactly the spec\'s security schemes', async (t) => {
   const { document } = await loadSpec(SPEC);
   const { strategyFor, bearerSchemes } = routeDepsFor({ spec: { document } } as unknown as App, credentialPlugins);
-  t.deepEqual(Object.fromEntries(strategyFor), { ApiKeyAuth: 'api-key', SessionAuth: 'session', OAuth2: 'oauth' });
+  t.deepEqual(Object.fromEntries(strategyFor), { ApiKeyAuth: 'api-key', SessionAuth: 'session', OAuth2: 'oauth', EmbedCodeAuth: 'embed-code', AgentEmbedCodeAuth: 'agent-embed-code' });
   t.deepEqual([...bearerSchemes].sort(), ['OAuth2', 'SessionAuth']);
   // A scheme added to the spec without a plugin stops start-up.
   const components = document.components as { securitySchemes: Record<string, unknown> };

@@ -1,0 +1,186 @@
+// Embed codes and agent embed codes (README "Embeds"): rows scoped to their owner (a user or a
+// team, db/owner.ts), the lookup the credential plugins make, and the spend and concurrency
+// checks a submit makes inside its hold's transaction (db/predictions.ts submitPrediction).
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Db } from './knex.ts';
+import { affected } from './knex.ts';
+import { ownerWhere } from './owner.ts';
+import type { Owner } from './owner.ts';
+import { jsonOr, num, numOrNull } from './rows.ts';
+
+export type EmbedKind = 'embed' | 'agent_embed';
+export const EMBED_PREFIX: Record<EmbedKind, string> = { embed: 'emb_', agent_embed: 'aemb_' };
+
+export interface EmbedPreset {
+  /** owner-fixed inputs, merged over the visitor's (under locked_inputs) */
+  inputs?: Record<string, unknown>;
+  /** the prompt sent: `{prompt}` is replaced by the visitor's prompt */
+  prompt_template?: string;
+}
+
+export interface EmbedCode {
+  id: number;
+  code: string;
+  kind: EmbedKind;
+  userId: number;
+  teamId: number | null;
+  name: string;
+  models: string[];
+  preset: EmbedPreset | null;
+  lockedInputs: Record<string, unknown>;
+  /** null: every input field the model declares (the locked ones are overwritten anyway) */
+  allowedFields: string[] | null;
+  /** empty: any origin (and none) */
+  allowedOrigins: string[];
+  maxCostPerRun: number | null;
+  dailyCap: number | null;
+  monthlyCap: number | null;
+  rateLimitPerMinute: number | null;
+  maxConcurrent: number | null;
+  createdAt: number;
+  updatedAt: number;
+  revokedAt: number | null;
+}
+
+interface EmbedRow {
+  id: number; code: string; kind: string; user_id: number; team_id: number | null; name: string;
+  models: string; preset: string | null; locked_inputs: string | null; allowed_fields: string | null; allowed_origins: string;
+  max_cost_per_run: number | string | null; daily_cap: number | string | null; monthly_cap: number | string | null;
+  rate_limit_per_minute: number | null; max_concurrent: number | null;
+  created_at: number | string; updated_at: number | string; revoked_at: number | string | null;
+}
+
+function toEmbed(r: EmbedRow): EmbedCode {
+  return {
+    id: num(r.id), code: r.code, kind: r.kind as EmbedKind, userId: num(r.user_id), teamId: numOrNull(r.team_id), name: r.name,
+    models: jsonOr<string[]>(r.models, []), preset: jsonOr<EmbedPreset | null>(r.preset, null),
+    lockedInputs: jsonOr<Record<string, unknown>>(r.locked_inputs, {}), allowedFields: jsonOr<string[] | null>(r.allowed_fields, null),
+    allowedOrigins: jsonOr<string[]>(r.allowed_origins, []),
+    maxCostPerRun: numOrNull(r.max_cost_per_run), dailyCap: numOrNull(r.daily_cap), monthlyCap: numOrNull(r.monthly_cap),
+    rateLimitPerMinute: numOrNull(r.rate_limit_per_minute), maxConcurrent: numOrNull(r.max_concurrent),
+    createdAt: num(r.created_at), updatedAt: num(r.updated_at), revokedAt: numOrNull(r.revoked_at),
+  };
+}
+
+/** What an owner sets on a code (create: all of it; update: any part). */
+export interface EmbedSettings {
+  name: string;
+  models: string[];
+  preset: EmbedPreset | null;
+  lockedInputs: Record<string, unknown>;
+  allowedFields: string[] | null;
+  allowedOrigins: string[];
+  maxCostPerRun: number | null;
+  dailyCap: number | null;
+  monthlyCap: number | null;
+  rateLimitPerMinute: number | null;
+  maxConcurrent: number | null;
+}
+
+function settingsRow(s: Partial<EmbedSettings>): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  if (s.name !== undefined) row.name = s.name;
+  if (s.models !== undefined) row.models = JSON.stringify(s.models);
+  if (s.preset !== undefined) row.preset = s.preset === null ? null : JSON.stringify(s.preset);
+  if (s.lockedInputs !== undefined) row.locked_inputs = JSON.stringify(s.lockedInputs);
+  if (s.allowedFields !== undefined) row.allowed_fields = s.allowedFields === null ? null : JSON.stringify(s.allowedFields);
+  if (s.allowedOrigins !== undefined) row.allowed_origins = JSON.stringify(s.allowedOrigins);
+  if (s.maxCostPerRun !== undefined) row.max_cost_per_run = s.maxCostPerRun;
+  if (s.dailyCap !== undefined) row.daily_cap = s.dailyCap;
+  if (s.monthlyCap !== undefined) row.monthly_cap = s.monthlyCap;
+  if (s.rateLimitPerMinute !== undefined) row.rate_limit_per_minute = s.rateLimitPerMinute;
+  if (s.maxConcurrent !== undefined) row.max_concurrent = s.maxConcurrent;
+  return row;
+}
+
+/** The prefix plus 192 random bits in base64url: unguessable, though not a secret once published. */
+export function newEmbedCode(kind: EmbedKind): string {
+  return EMBED_PREFIX[kind] + crypto.randomBytes(24).toString('base64url');
+}
+
+export async function createEmbedCode(db: Db, owner: Owner, kind: EmbedKind, s: EmbedSettings, now: number): Promise<EmbedCode> {
+  const code = newEmbedCode(kind);
+  await db('embed_codes').insert({ code, kind, user_id: owner.userId, team_id: owner.teamId, ...settingsRow(s), created_at: now, updated_at: now });
+  const row = await db<EmbedRow>('embed_codes').where({ code }).first();
+  return toEmbed(row!);
+}
+
+/** The owner's codes, revoked ones included (marked), newest first. */
+export async function listEmbedCodes(db: Db, owner: Owner): Promise<EmbedCode[]> {
+  const rows = await db<EmbedRow>('embed_codes').where(ownerWhere(owner)).orderBy('id', 'desc');
+  return rows.map(toEmbed);
+}
+
+export async function findEmbedCode(db: Db, owner: Owner, id: number): Promise<EmbedCode | undefined> {
+  const row = await db<EmbedRow>('embed_codes').where('id', id).andWhere(ownerWhere(owner)).first();
+  return row ? toEmbed(row) : undefined;
+}
+
+/** Changes an active code's settings; undefined when the owner has no such active code. */
+export async function updateEmbedCode(db: Db, owner: Owner, id: number, s: Partial<EmbedSettings>, now: number): Promise<EmbedCode | undefined> {
+  const n = await db('embed_codes').where('id', id).andWhere(ownerWhere(owner)).whereNull('revoked_at').update({ ...settingsRow(s), updated_at: now });
+  if (affected(n) !== 1) return undefined;
+  return findEmbedCode(db, owner, id);
+}
+
+/** Revokes a code (idempotent); false when the owner has no such code. */
+export async function revokeEmbedCode(db: Db, owner: Owner, id: number, now: number): Promise<boolean> {
+  const found = await findEmbedCode(db, owner, id);
+  if (!found) return false;
+  await db('embed_codes').where('id', id).whereNull('revoked_at').update({ revoked_at: now, updated_at: now });
+  return true;
+}
+
+/**
+ * The active code a request presents, looked up on every request (a revoked code is refused on
+ * the next one): not revoked, and when it belongs to a team, the team is not deleted.
+ */
+export async function findActiveEmbedCode(db: Db, code: string): Promise<EmbedCode | undefined> {
+  const row = await db<EmbedRow>('embed_codes').select('embed_codes.*')
+    .leftJoin('teams', 'teams.id', 'embed_codes.team_id')
+    .where('embed_codes.code', code).whereNull('embed_codes.revoked_at')
+    .andWhere((q) => { q.whereNull('embed_codes.team_id').orWhereNull('teams.deleted_at'); })
+    .first();
+  return row ? toEmbed(row as EmbedRow) : undefined;
+}
+
+/** Start of the UTC day and of the UTC month `now` falls in (epoch ms). */
+export function periodStarts(now: number): { day: number; month: number } {
+  const d = new Date(now);
+  return { day: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()), month: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) };
+}
+
+export interface EmbedLimits {
+  codeId: number;
+  dailyCap: number | null;
+  monthlyCap: number | null;
+  /** unfinished predictions of the code at once; 0 or null: none */
+  maxConcurrent: number | null;
+}
+
+export type EmbedLimitOutcome = { ok: true } | { ok: false; reason: 'concurrency' | 'daily' | 'monthly'; limit: number };
+
+/**
+ * Inside the submit's transaction, before the hold: locks the code's row (every submit of the
+ * code, whichever process serves it, queues on it), then counts its unfinished predictions and
+ * sums the price of its predictions of this day and month that were not failed or cancelled
+ * (held or charged). The new price must fit under each cap. Serialised by the lock, so parallel
+ * submits can never spend past a cap together.
+ */
+export async function checkEmbedLimits(trx: Knex, l: EmbedLimits, price: number, now: number): Promise<EmbedLimitOutcome> {
+  await trx('embed_codes').where('id', l.codeId).update({ updated_at: trx.raw('updated_at') });
+  if (l.maxConcurrent) {
+    const row = await trx('predictions').where('embed_code_id', l.codeId).whereIn('status', ['queued', 'pending', 'processing']).count<{ n: number | string }[]>({ n: '*' }).first();
+    if (num(row?.n ?? 0) >= l.maxConcurrent) return { ok: false, reason: 'concurrency', limit: l.maxConcurrent };
+  }
+  const { day, month } = periodStarts(now);
+  const spent = async (since: number) => {
+    const row = await trx('predictions').where('embed_code_id', l.codeId).andWhere('created_at', '>=', since)
+      .whereNotIn('status', ['failed', 'cancelled']).sum<{ s: number | string | null }[]>({ s: 'price' }).first();
+    return num(row?.s ?? 0);
+  };
+  if (l.dailyCap !== null && (await spent(day)) + price > l.dailyCap) return { ok: false, reason: 'daily', limit: l.dailyCap };
+  if (l.monthlyCap !== null && (await spent(month)) + price > l.monthlyCap) return { ok: false, reason: 'monthly', limit: l.monthlyCap };
+  return { ok: true };
+}

@@ -1,0 +1,54 @@
+// Allowed origins of an embed code (README "Embeds"): entries are `host[:port]` or
+// `*.domain[:port]`, optionally with a scheme (`https://shop.example.com`). An entry without a
+// port matches the scheme's default port only; one without a scheme matches http and https.
+// `*.example.com` matches every subdomain of example.com, not example.com itself.
+import crypto from 'node:crypto';
+
+const PATTERN = /^(?:(https?):\/\/)?(\*\.)?([a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*)(?::(\d{1,5}))?$/;
+
+/** The entry in canonical form (lower case, no trailing slash), or null when it is not one. */
+export function normaliseOriginPattern(entry: string): string | null {
+  const e = entry.trim().toLowerCase().replace(/\/$/, '');
+  const m = PATTERN.exec(e);
+  if (!m) return null;
+  if (m[4] !== undefined && (Number(m[4]) < 1 || Number(m[4]) > 65535)) return null;
+  return e;
+}
+
+/** The request's origin: the Origin header, else the origin of the Referer; null when neither gives one. */
+export function requestOrigin(origin: unknown, referer: unknown): string | null {
+  for (const v of [origin, referer]) {
+    if (typeof v !== 'string' || v === '' || v === 'null') continue;
+    try {
+      const url = new URL(v);
+      if (url.protocol === 'http:' || url.protocol === 'https:') return url.origin;
+    } catch { /* not a URL: try the next header */ }
+  }
+  return null;
+}
+
+/** Whether an origin (`scheme://host[:port]`) matches one of the canonical entries. */
+export function originAllowed(origin: string, patterns: readonly string[]): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  const scheme = url.protocol.slice(0, -1);
+  return patterns.some((p) => {
+    const m = PATTERN.exec(p);
+    if (!m) return false;
+    const [, pScheme, wildcard, host, port] = m;
+    if (pScheme !== undefined && pScheme !== scheme) return false;
+    if ((port ?? '') !== url.port) return false;
+    return wildcard ? url.hostname.endsWith(`.${host}`) : url.hostname === host;
+  });
+}
+
+/** Visitor ids (X-Embed-Visitor): `vis_` plus 128 random bits; only their SHA-256 is stored. */
+export const VISITOR_PATTERN = /^vis_[A-Za-z0-9_-]{22}$/;
+
+export function newVisitorId(): string {
+  return `vis_${crypto.randomBytes(16).toString('base64url')}`;
+}

@@ -1,0 +1,297 @@
+// Embed codes and agent embed codes (README "Embeds") against real MariaDB and RabbitMQ, with a
+// worker: management routes, origins, what a code may call, input rules, visitors, spend caps
+// (exact under concurrent submits), the per-address rate limit, revocation, CORS.
+import test from 'ava';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway, Account } from '../helpers/gateway.ts';
+import { callOperation } from '../helpers/operation.ts';
+import { waitFor } from '../helpers/services.ts';
+
+const MODEL = 'canvas-v1-fast-text-to-image';
+const OTHER_MODEL = 'canvas-v1-budget-text-to-image';
+const SHOP = 'https://shop.example.com';
+// the middle of a minute, so the rate-limit test's calls all fall in one window
+const NOW = Date.UTC(2026, 10, 23, 12, 0, 30);
+
+let gw: TestGateway;
+let owner: Account;
+
+test.before(async () => {
+  gw = await startGateway({ worker: true, clock: () => NOW });
+  owner = await newAccount(gw, 100_000);
+});
+test.after.always(async () => {
+  await gw?.stop();
+});
+
+type Code = { id: number; code: string; kind: string; models: string[]; allowed_origins: string[]; revoked_at: string | null; team_id: number | null };
+
+async function createCode(body: Record<string, unknown>, as = owner.session, query: Record<string, number> = {}): Promise<Code> {
+  const res = await callOperation<Code>(gw, 'createEmbedCode', { as, body: { kind: 'embed', name: 'widget', models: [MODEL], ...body }, query });
+  if (res.status !== 201) throw new Error(`createEmbedCode: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+function submit(code: string, opts: { origin?: string | null; referer?: string; visitor?: string; body?: Record<string, unknown>; model?: string; header?: string; query?: string } = {}) {
+  const headers: Record<string, string> = { [opts.header ?? 'x-embed-code']: code, 'content-type': 'application/json' };
+  if (opts.origin !== null) headers.origin = opts.origin ?? SHOP;
+  if (opts.referer) headers.referer = opts.referer;
+  if (opts.visitor) headers['x-embed-visitor'] = opts.visitor;
+  return gw.server.inject({ method: 'POST', url: `/api/v1/${opts.model ?? MODEL}${opts.query ?? ''}`, headers, payload: opts.body ?? { prompt: 'a lighthouse' } });
+}
+
+function poll(code: string, id: string, visitor?: string, header = 'x-embed-code') {
+  return gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { [header]: code, origin: SHOP, ...(visitor ? { 'x-embed-visitor': visitor } : {}) } });
+}
+
+const json = (res: { payload: string }) => JSON.parse(res.payload) as Record<string, unknown>;
+
+test('owners create, list, read, change and revoke codes; codes are prefixed, long and shown again; another owner sees none', async (t) => {
+  const embed = await createCode({ allowed_origins: ['https://Shop.Example.com/', '*.example.org'] });
+  t.regex(embed.code, /^emb_[A-Za-z0-9_-]{32}$/);
+  t.deepEqual(embed.allowed_origins, ['https://shop.example.com', '*.example.org']);
+  const agent = await createCode({ kind: 'agent_embed', models: [MODEL, OTHER_MODEL], allowed_origins: [SHOP], preset: { prompt_template: 'a watercolour of {prompt}' } });
+  t.regex(agent.code, /^aemb_[A-Za-z0-9_-]{32}$/);
+  const list = await callOperation<Code[]>(gw, 'listEmbedCodes', { as: owner.liveKey });
+  t.true(list.body.some((c) => c.code === embed.code) && list.body.some((c) => c.code === agent.code));
+  const read = await callOperation<Code>(gw, 'getEmbedCode', { as: owner.session, params: { embed_code_id: embed.id } });
+  t.is(read.body.code, embed.code);
+  const changed = await callOperation<Code & { daily_cap: number }>(gw, 'updateEmbedCode', { as: owner.session, params: { embed_code_id: embed.id }, body: { daily_cap: 1000 } });
+  t.is(changed.status, 200);
+  t.is(changed.body.daily_cap, 1000);
+  t.is(changed.body.code, embed.code);
+
+  const two = await callOperation<{ code: string }>(gw, 'createEmbedCode', { as: owner.session, body: { kind: 'embed', name: 'x', models: [MODEL, OTHER_MODEL] } });
+  t.is(two.status, 422);
+  const unknown = await callOperation(gw, 'createEmbedCode', { as: owner.session, body: { kind: 'embed', name: 'x', models: ['no-such-model'] } });
+  t.is(unknown.status, 422);
+  const badOrigin = await callOperation(gw, 'createEmbedCode', { as: owner.session, body: { kind: 'embed', name: 'x', models: [MODEL], allowed_origins: ['https://a.example.com/path'] } });
+  t.is(badOrigin.status, 422);
+  const badLock = await callOperation(gw, 'createEmbedCode', { as: owner.session, body: { kind: 'embed', name: 'x', models: [MODEL], locked_inputs: { nope: 1 } } });
+  t.is(badLock.status, 422);
+  const sandbox = await callOperation(gw, 'createEmbedCode', { as: owner.testKey, body: { kind: 'embed', name: 'x', models: [MODEL] } });
+  t.is(sandbox.status, 403);
+
+  const stranger = await newAccount(gw);
+  t.is((await callOperation(gw, 'getEmbedCode', { as: stranger.session, params: { embed_code_id: embed.id } })).status, 404);
+  t.is((await callOperation(gw, 'revokeEmbedCode', { as: stranger.session, params: { embed_code_id: embed.id } })).status, 404);
+  t.deepEqual((await callOperation<Code[]>(gw, 'listEmbedCodes', { as: stranger.session })).body, []);
+});
+
+test('a visitor submits from an allowed origin, is charged to the owner, gets a visitor id, and polls its own result; another visitor gets 404', async (t) => {
+  // an owner of its own: the other tests spend from the shared one at the same time
+  const payer = await newAccount(gw, 1000);
+  const { code, id: codeId } = await createCode({ allowed_origins: [SHOP] }, payer.session);
+  const before = await gw.app.db('users').where({ id: payer.userId }).first();
+  const res = await submit(code);
+  t.is(res.statusCode, 200, res.payload);
+  const visitor = String(res.headers['x-embed-visitor']);
+  t.regex(visitor, /^vis_[A-Za-z0-9_-]{22}$/);
+  t.is(res.headers['access-control-allow-origin'], SHOP);
+  t.regex(String(res.headers.vary), /origin/i);
+  t.regex(String(res.headers['access-control-expose-headers']), /X-Embed-Visitor/);
+  t.is(res.headers['x-balance-remaining'], undefined, 'the owner\'s balance is never shown to a visitor');
+  const requestId = String(json(res).request_id);
+  const row = await gw.app.db('predictions').where({ id: requestId }).first();
+  t.is(Number(row.embed_code_id), codeId);
+  t.is(Number(row.user_id), payer.userId);
+  t.is(row.team_id, null);
+
+  const done = await waitFor(async () => {
+    const r = await poll(code, requestId, visitor);
+    return r.statusCode === 200 && json(r).status === 'completed' ? r : undefined;
+  }, { what: 'the embed prediction to complete' });
+  t.is(done.headers['x-embed-visitor'], undefined, 'a returning visitor keeps its id');
+  t.is(done.headers['access-control-allow-origin'], SHOP);
+  const after = await gw.app.db('users').where({ id: payer.userId }).first();
+  t.is(Number(before.balance) - Number(after.balance), 5);
+  const ledger = await gw.app.db('credit_transactions').where({ prediction_id: requestId });
+  t.is(ledger.length, 1);
+  t.is(Number(ledger[0].amount), -5);
+
+  // visitor B: a fresh id of its own, then its own id
+  const b = await poll(code, requestId);
+  t.is(b.statusCode, 404);
+  const visitorB = String(b.headers['x-embed-visitor']);
+  t.not(visitorB, visitor);
+  t.is((await poll(code, requestId, visitorB)).statusCode, 404);
+  t.is((await poll(code, requestId, 'vis_not-a-real-one')).statusCode, 422);
+  // the owner still sees it
+  t.is((await callOperation(gw, 'getPredictionResult', { as: payer.liveKey, params: { request_id: requestId } })).status, 200);
+  // another code of the same owner, same visitor id: not its prediction
+  const other = await createCode({ allowed_origins: [SHOP] }, payer.session);
+  t.is((await poll(other.code, requestId, visitor)).statusCode, 404);
+});
+
+test('origins: a wrong origin and a missing one are 403 with stable codes; Referer and wildcards match; no list allows any page', async (t) => {
+  const { code } = await createCode({ allowed_origins: [SHOP, '*.partner.test:8443'] });
+  const wrong = await submit(code, { origin: 'https://evil.example.net' });
+  t.is(wrong.statusCode, 403);
+  t.is(json(wrong).code, 'embed_origin_not_allowed');
+  t.is(wrong.headers['access-control-allow-origin'], undefined);
+  const missing = await submit(code, { origin: null });
+  t.is(missing.statusCode, 403);
+  t.is(json(missing).code, 'embed_origin_missing');
+  t.is((await submit(code, { origin: null, referer: `${SHOP}/products/1?x=y` })).statusCode, 200);
+  t.is((await submit(code, { origin: 'https://a.b.partner.test:8443' })).statusCode, 200);
+  t.is((await submit(code, { origin: 'https://partner.test:8443' })).statusCode, 403, 'a wildcard covers subdomains only');
+  t.is((await submit(code, { origin: 'https://a.partner.test' })).statusCode, 403, 'the port is part of the entry');
+  t.is((await submit(code, { origin: 'http://shop.example.com' })).statusCode, 403, 'the scheme is part of the entry');
+  const open = await createCode({});
+  t.is((await submit(open.code, { origin: null })).statusCode, 200);
+  const anywhere = await submit(open.code, { origin: 'https://anywhere.test' });
+  t.is(anywhere.headers['access-control-allow-origin'], 'https://anywhere.test');
+});
+
+test('a code calls only its model(s), without webhook or team_id; every other protected operation is 403', async (t) => {
+  const { code } = await createCode({ allowed_origins: [SHOP] });
+  const other = await submit(code, { model: OTHER_MODEL });
+  t.is(other.statusCode, 403);
+  t.is(json(other).code, 'embed_model_not_allowed');
+  const hook = await submit(code, { query: '?webhook=https%3A%2F%2Fhooks.example.com%2Fx' });
+  t.is(hook.statusCode, 422);
+  t.is(json(hook).code, 'embed_webhook_not_allowed');
+  const team = await submit(code, { query: '?team_id=1' });
+  t.is(team.statusCode, 403);
+  t.is(json(team).code, 'embed_team_not_allowed');
+  for (const url of ['/account/balance', '/app/get_user_keys', '/app/embed-codes']) {
+    const res = await gw.server.inject({ method: 'GET', url, headers: { 'x-embed-code': code, origin: SHOP } });
+    t.is(res.statusCode, 403, url);
+    t.is(json(res).code, 'embed_operation_not_allowed', url);
+  }
+  const cancel = await gw.server.inject({ method: 'POST', url: '/app/cancel_prediction/0123', headers: { 'x-embed-code': code, origin: SHOP } });
+  t.is(cancel.statusCode, 403);
+  // the wrong header for the kind
+  const agent = await createCode({ kind: 'agent_embed', models: [MODEL, OTHER_MODEL], allowed_origins: [SHOP] });
+  t.is((await submit(agent.code)).statusCode, 401);
+  t.is((await submit(code, { header: 'x-agent-embed-code' })).statusCode, 401);
+  t.is((await submit(agent.code, { header: 'x-agent-embed-code', model: OTHER_MODEL })).statusCode, 200);
+  t.is((await submit(agent.code, { header: 'x-agent-embed-code', model: 'chime-v1-fast-text-to-audio' })).statusCode, 403);
+  t.is((await submit('emb_made-up', {})).statusCode, 401);
+});
+
+test('locked and preset inputs are merged over the visitor\'s; fields outside allowed_fields are 422', async (t) => {
+  const { code } = await createCode({ allowed_origins: [SHOP], locked_inputs: { width: 256 }, allowed_fields: ['prompt', 'seed'] });
+  const ok = await submit(code, { body: { prompt: 'a fox', seed: 3, width: 1024 } });
+  t.is(ok.statusCode, 200, ok.payload);
+  const row = await gw.app.db('predictions').where({ id: json(ok).request_id }).first();
+  t.like(JSON.parse(row.input), { prompt: 'a fox', seed: 3, width: 256 });
+  const refused = await submit(code, { body: { prompt: 'a fox', height: 300 } });
+  t.is(refused.statusCode, 422);
+  t.is(json(refused).code, 'embed_field_not_allowed');
+
+  const agent = await createCode({ kind: 'agent_embed', models: [MODEL, OTHER_MODEL], allowed_origins: [SHOP], preset: { inputs: { height: 128 }, prompt_template: 'a watercolour of {prompt}' } });
+  const res = await submit(agent.code, { header: 'x-agent-embed-code', model: OTHER_MODEL, body: { prompt: 'a fox' } });
+  t.is(res.statusCode, 200, res.payload);
+  const agentRow = await gw.app.db('predictions').where({ id: json(res).request_id }).first();
+  t.like(JSON.parse(agentRow.input), { prompt: 'a watercolour of a fox', height: 128 });
+
+  // what the widget draws: the editable part only, and nothing of the owner
+  const resolved = await callOperation<Record<string, unknown> & { input_schema: { properties: Record<string, unknown> }; models: unknown[] }>(gw, 'getModelNameForEmbedcode', { query: { embed_code: code }, headers: { origin: SHOP } });
+  t.is(resolved.status, 200);
+  t.like(resolved.body, { embed_code: code, name: MODEL, kind: 'embed', endpoint: `/api/v1/${MODEL}`, category: 'text-to-image' });
+  t.deepEqual(Object.keys(resolved.body.input_schema.properties).sort(), ['prompt', 'seed']);
+  t.is(resolved.headers['access-control-allow-origin'], SHOP);
+  const text = JSON.stringify(resolved.body);
+  for (const secret of ['balance', 'email', 'user_id', 'team_id', 'owner']) t.false(text.includes(`"${secret}"`), secret);
+  const agentResolved = await callOperation<{ models: Array<{ name: string; input_schema: { properties: Record<string, unknown> } }> }>(gw, 'getModelNameForEmbedcode', { query: { embed_code: agent.code }, headers: { origin: SHOP } });
+  t.deepEqual(agentResolved.body.models.map((m) => m.name), [MODEL, OTHER_MODEL]);
+  t.false('height' in agentResolved.body.models[0]!.input_schema.properties);
+  const wrongOrigin = await callOperation<{ code: string }>(gw, 'getModelNameForEmbedcode', { query: { embed_code: code }, headers: { origin: 'https://evil.test' } });
+  t.is(wrongOrigin.status, 403);
+  t.is((await callOperation(gw, 'getModelNameForEmbedcode', { query: { embed_code: 'emb_nope' } })).status, 404);
+});
+
+test('the 11th submit in a minute from one address is 429 with Retry-After; a code may set its own limit', async (t) => {
+  const { code } = await createCode({ allowed_origins: [SHOP] });
+  for (let i = 0; i < 10; i++) t.is((await submit(code)).statusCode, 200, `call ${i + 1}`);
+  const eleventh = await submit(code);
+  t.is(eleventh.statusCode, 429);
+  t.is(json(eleventh).code, 'rate_limited');
+  t.is(eleventh.headers['retry-after'], '30');
+  t.is(eleventh.headers['access-control-allow-origin'], SHOP, 'the page can read why');
+  // another client address has its own budget
+  const elsewhere = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, remoteAddress: '192.0.2.7', headers: { 'x-embed-code': code, origin: SHOP, 'content-type': 'application/json' }, payload: { prompt: 'x' } });
+  t.is(elsewhere.statusCode, 200);
+  const own = await createCode({ allowed_origins: [SHOP], rate_limit_per_minute: 2 });
+  t.is((await submit(own.code)).statusCode, 200);
+  t.is((await submit(own.code)).statusCode, 200);
+  t.is((await submit(own.code)).statusCode, 429);
+});
+
+test('spend caps: per run, daily (exact under concurrent submits) and monthly are 402 with stable codes and no balance', async (t) => {
+  const perRun = await createCode({ max_cost_per_run: 4 });
+  const tooDear = await submit(perRun.code);
+  t.is(tooDear.statusCode, 402);
+  t.is(json(tooDear).code, 'embed_cost_cap_exceeded');
+
+  // daily cap 25 = five runs of 5 credits; twelve submits race for them
+  const daily = await createCode({ daily_cap: 25, rate_limit_per_minute: 1000 });
+  const results = await Promise.all(Array.from({ length: 12 }, () => submit(daily.code, { origin: null })));
+  const statuses = results.map((r) => r.statusCode).sort();
+  const odd = results.find((r) => r.statusCode !== 200 && r.statusCode !== 402);
+  if (odd) t.log(odd.payload);
+  t.is(statuses.filter((s) => s === 200).length, 5, statuses.join(','));
+  t.is(statuses.filter((s) => s === 402).length, 7, statuses.join(','));
+  const refused = results.find((r) => r.statusCode === 402)!;
+  t.is(json(refused).code, 'embed_daily_cap_reached');
+  t.false(/balance|\d{4,}/.test(String(json(refused).detail)), 'the detail does not reveal the owner\'s balance');
+  t.is(refused.headers['x-balance-remaining'], undefined);
+  const spent = await gw.app.db('predictions').where({ embed_code_id: daily.id }).sum({ s: 'price' }).first();
+  t.is(Number(spent!.s), 25);
+
+  const monthly = await createCode({ monthly_cap: 5 });
+  t.is((await submit(monthly.code, { origin: null })).statusCode, 200);
+  const over = await submit(monthly.code, { origin: null });
+  t.is(over.statusCode, 402);
+  t.is(json(over).code, 'embed_monthly_cap_reached');
+});
+
+test('a concurrency limit per code is 429 with Retry-After', async (t) => {
+  const { code, id } = await createCode({ max_concurrent: 1 });
+  // an unfinished prediction of the code, held open by hand
+  await gw.app.db('predictions').insert({ id: 'f'.repeat(32), user_id: owner.userId, team_id: null, api_key_id: null, model: MODEL, status: 'processing', is_test: false, input: '{}', price: 0, webhook_url: null, created_at: NOW, updated_at: NOW, embed_code_id: id });
+  const res = await submit(code, { origin: null });
+  t.is(res.statusCode, 429);
+  t.is(res.headers['retry-after'], '1');
+});
+
+test('a revoked code is refused on its next request; a team code charges the team', async (t) => {
+  const { code, id } = await createCode({ allowed_origins: [SHOP] });
+  t.is((await submit(code)).statusCode, 200);
+  t.is((await callOperation(gw, 'revokeEmbedCode', { as: owner.session, params: { embed_code_id: id } })).status, 200);
+  const next = await submit(code);
+  t.is(next.statusCode, 401);
+  t.is(json(next).code, 'embed_code_invalid');
+  t.is((await callOperation(gw, 'getModelNameForEmbedcode', { query: { embed_code: code }, headers: { origin: SHOP } })).status, 404);
+  t.is((await callOperation(gw, 'updateEmbedCode', { as: owner.session, params: { embed_code_id: id }, body: { name: 'again' } })).status, 404);
+
+  const team = await callOperation<{ id: number }>(gw, 'createTeam', { as: owner.session, body: { name: 'Partners' } });
+  await gw.app.db('teams').where({ id: team.body.id }).update({ balance: 1000 });
+  const teamCode = await createCode({}, owner.session, { team_id: team.body.id });
+  t.is(teamCode.team_id, team.body.id);
+  t.is((await callOperation<Code[]>(gw, 'listEmbedCodes', { as: owner.session })).body.filter((c) => c.id === teamCode.id).length, 0, 'a team code is not in the personal list');
+  const res = await submit(teamCode.code, { origin: null });
+  t.is(res.statusCode, 200, res.payload);
+  const row = await gw.app.db('predictions').where({ id: json(res).request_id }).first();
+  t.is(Number(row.team_id), team.body.id);
+  const teamRow = await gw.app.db('teams').where({ id: team.body.id }).first();
+  t.is(Number(teamRow.balance), 995, 'the price is held on the team wallet');
+});
+
+test('CORS preflight names exactly the allowed origin, and nothing for another', async (t) => {
+  await createCode({ kind: 'agent_embed', models: [MODEL, OTHER_MODEL], allowed_origins: ['https://agent.example.com'] });
+  const ask = (origin: string, headers = 'x-agent-embed-code,content-type,x-embed-visitor') => gw.server.inject({
+    method: 'OPTIONS', url: `/api/v1/${MODEL}`,
+    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': headers },
+  });
+  const ok = await ask('https://agent.example.com');
+  t.is(ok.headers['access-control-allow-origin'], 'https://agent.example.com');
+  t.regex(String(ok.headers['access-control-allow-headers']), /X-Agent-Embed-Code/i);
+  t.regex(String(ok.headers['access-control-allow-headers']), /X-Embed-Visitor/i);
+  t.regex(String(ok.headers.vary), /origin/i);
+  const no = await ask('https://elsewhere.example.com');
+  t.is(no.headers['access-control-allow-origin'], undefined);
+  const oddHeader = await ask('https://agent.example.com', 'x-agent-embed-code,x-something-else');
+  t.is(oddHeader.headers['access-control-allow-origin'], undefined);
+});

@@ -1,6 +1,7 @@
 // `npm run admin -- grant you@example.com admin` | `npm run admin -- revoke you@example.com` |
-// `npm run admin -- list`: gives an account a role (README "Roles"), takes it back (the account
-// becomes `user`), or lists the accounts holding one. Run it with the gateway's own environment
+// `npm run admin -- list` | `npm run admin -- topup you@example.com 5000 --reason "..."`: gives an
+// account a role (README "Roles"), takes it back (the account becomes `user`), lists the accounts
+// holding one, or adds credit to an account's own wallet (a `topup` ledger row). Run it with the gateway's own environment
 // (DATABASE_URL, DATA_DIR): it reads the same configuration and database. The account must exist
 // (register first). The change is recorded in the audit log (credential `cli`) and applies to the
 // account's next request: sessions read the role on every request.
@@ -8,16 +9,19 @@ import { loadConfig, ConfigError } from '../config.ts';
 import { createDb } from '../db/knex.ts';
 import { countUsersWithRole, listUsersWithRoles, setUserRole } from '../db/users.ts';
 import { insertAdminAudit } from '../db/admin-audit.ts';
+import { adminTopUp } from '../db/wallet.ts';
 import { isRole, ROLES } from '../lib/roles.ts';
 import type { Role } from '../lib/roles.ts';
 
 const USAGE = `usage: npm run admin -- grant <email> <${ROLES.filter((r) => r !== 'user').join('|')}>
        npm run admin -- revoke <email>
-       npm run admin -- list`;
+       npm run admin -- list
+       npm run admin -- topup <email> <credits> --reason <why>`;
 
 /** Runs one command; answers the exit code and what to print. Exported for tests. */
 export async function runAdmin(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
   const [command, email, roleArg] = args;
+  if (command === 'topup') return topup(args, env);
   if (command === 'grant' ? !(email && roleArg) || args.length !== 3 : command === 'revoke' ? !email || args.length !== 2 : command !== 'list' || args.length !== 1) {
     return { code: 2, out: USAGE };
   }
@@ -44,6 +48,30 @@ export async function runAdmin(args: readonly string[], env: NodeJS.ProcessEnv):
       clientAddress: null, requestId: null, now: Date.now(),
     });
     return { code: 0, out: `${user.email} (id ${user.id}): role ${user.previousRole} -> ${role}` };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** `topup <email> <credits> --reason <why>`: one `topup` row on the account's own wallet, audited. */
+async function topup(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
+  const [, email, amountArg, flag, reason] = args;
+  const amount = Number(amountArg);
+  if (args.length !== 5 || !email || flag !== '--reason' || !reason?.trim() || !Number.isInteger(amount) || amount < 1 || amount > 1_000_000_000) {
+    return { code: 2, out: `a top-up needs an email, a whole number of credits (1-1000000000) and a reason\n${USAGE}` };
+  }
+  const config = loadConfig(env);
+  const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: 1 });
+  try {
+    const user = await db('users').where({ email: email.trim().toLowerCase() }).whereNull('deleted_at').first<{ id: number; email: string } | undefined>('id', 'email');
+    if (!user) return { code: 1, out: `no account with the email ${email}: register it first` };
+    const now = Date.now();
+    const move = await adminTopUp(db, { userId: user.id, teamId: null }, amount, reason.trim().slice(0, 255), now);
+    await insertAdminAudit(db, {
+      actorUserId: null, actorRole: '', credential: 'cli', action: 'cli_topup', targetUserId: user.id, targetTeamId: null,
+      params: { email: user.email, amount }, reason: reason.trim(), status: 200, clientAddress: null, requestId: null, now,
+    });
+    return { code: 0, out: `${user.email} (id ${user.id}): +${amount} credits, balance ${move.balance} (ledger row ${move.transactionId})` };
   } finally {
     await db.destroy();
   }

@@ -440,3 +440,51 @@ export async function balance(ctx: Context): Promise<Output> {
   const b = res.body;
   return { human: [`${b.balance} credits available, ${b.held} held by running predictions (1000 credits = 1 USD)`], json: b };
 }
+
+// ---------------------------------------------------------------------------------------------
+// quote, history, ledger
+
+interface Quote {
+  model: string;
+  cost: number;
+  list_price: number;
+  breakdown: { base: number; per_unit: Array<{ field: string; amount: number; units: number; subtotal: number }> | { field: string; amount: number; units: number; subtotal: number } | null; multipliers: Array<{ field: string; value: unknown; percent: number }> };
+  discount: unknown;
+  balance: number;
+  affordable: boolean;
+}
+
+export async function quote(ctx: Context, slug: string, pairs: string[], prompt: string | undefined): Promise<Output> {
+  ctx.client.requireKey();
+  const m = await model(ctx, slug);
+  const input = await buildInput(ctx, m, pairs, prompt ?? (m.input_schema.required?.includes('prompt') ? 'quote' : undefined));
+  const res = await ctx.client.request<Quote>('POST', '/app/calculate_dynamic_cost', { body: { model: slug, input }, team: true });
+  const q = res.body;
+  return {
+    human: [`${q.cost} credits (${(q.cost / 1000).toFixed(3)} USD) for ${q.model}; your balance ${q.balance}${q.affordable ? '' : ': not enough'}`],
+    json: q,
+  };
+}
+
+interface UsageLog { id: string; model: string; status: string; cost: number; created_at: string; review_status: string; source: string }
+interface Page<T> { items: T[]; page: number; page_size: number; total: number | null; has_more: boolean }
+
+export async function predictionsList(ctx: Context, opts: { page: number; status?: string | undefined; model?: string | undefined }): Promise<Output> {
+  const filtered = opts.status !== undefined || opts.model !== undefined;
+  const res = await ctx.client.request<Page<UsageLog>>('GET', filtered ? '/app/get_run_history_data_by_search' : '/app/get_run_history_data', {
+    query: { page: opts.page, include_count: false, status: opts.status, model_name: opts.model },
+    team: true,
+  });
+  const rows = [['ID', 'MODEL', 'STATUS', 'COST', 'SOURCE', 'CREATED'], ...res.body.items.map((p) => [p.id, p.model, p.status, String(p.cost), p.source, p.created_at])];
+  const more = res.body.has_more ? [`(more: --page ${opts.page + 1})`] : [];
+  return { human: res.body.items.length ? [...table(rows), ...more] : ['No predictions.'], json: res.body };
+}
+
+interface LedgerRow { id: number; kind: string; amount: number; balance_after: number; description: string | null; request_id: string | null; created_at: string }
+
+export async function transactions(ctx: Context, page: number): Promise<Output> {
+  const res = await ctx.client.request<Page<LedgerRow>>('GET', '/app/credit_transactions', { query: { page }, team: true });
+  const rows = [['ID', 'KIND', 'AMOUNT', 'BALANCE', 'PREDICTION', 'WHEN'], ...res.body.items.map((r) => [String(r.id), r.kind, String(r.amount), String(r.balance_after), r.request_id ?? '-', r.created_at])];
+  const more = res.body.has_more ? [`(more: --page ${page + 1})`] : [];
+  return { human: res.body.items.length ? [...table(rows), ...more] : ['No transactions.'], json: res.body };
+}

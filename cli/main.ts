@@ -29,8 +29,14 @@ Commands:
   keys list | keys create [--name N] [--sandbox] [--ip CIDR ...] | keys revoke <id>
   balance                                      credits available and held
 
+  quote <slug> [field=value ...]               the price of a run, from the gateway's price rule
+  predictions list [--page N] [--status S] [--model SLUG]   your run history, newest first
+  transactions [--page N]                      the ledger of your wallet, newest first
+
 Operator commands (on the gateway's machine, with its environment: DATABASE_URL, ...):
   migrate                                      run the database migrations and exit
+  admin grant <email> <support|billing|admin>  give an account a role (admin revoke <email>, admin list)
+  admin topup <email> <credits> --reason WHY   add credit to an account's wallet (a ledger row, audited)
 
 Global options:
   --base-url URL   the gateway (MEDIAGATE_BASE_URL; else the one \`auth login\` used; else ${DEFAULT_BASE_URL})
@@ -63,6 +69,10 @@ const OPTIONS = {
   name: { type: 'string' },
   sandbox: { type: 'boolean', default: false },
   ip: { type: 'string', multiple: true },
+  page: { type: 'string' },
+  status: { type: 'string' },
+  model: { type: 'string' },
+  reason: { type: 'string' },
 } as const;
 
 function usage(message: string): never {
@@ -112,12 +122,18 @@ async function dispatch(ctx: Context, positionals: string[], values: ReturnType<
     case 'run':
       if (!sub) usage('run needs a model slug');
       return cmd.run(ctx, sub, { pairs: rest, prompt: values.prompt, webhook: values.webhook, wait: values.wait, download: values.download, timeoutS });
+    case 'quote':
+      if (!sub) usage('quote needs a model slug');
+      return cmd.quote(ctx, sub, rest, values.prompt);
+    case 'transactions':
+      return cmd.transactions(ctx, positiveInt('page', values.page, 1));
     case 'predictions':
+      if (sub === 'list') return cmd.predictionsList(ctx, { page: positiveInt('page', values.page, 1), status: values.status, model: values.model });
       if (!rest[0] && sub !== undefined) usage(`predictions ${sub} needs a prediction id`);
       if (sub === 'get') return cmd.predictionsGet(ctx, rest[0]!);
       if (sub === 'wait') return cmd.predictionsWait(ctx, rest[0]!, { timeoutS, download: values.download });
       if (sub === 'cancel') return cmd.predictionsCancel(ctx, rest[0]!);
-      return usage('predictions takes get, wait or cancel <id>');
+      return usage('predictions takes list, or get, wait or cancel <id>');
     case 'upload':
       if (!sub) usage('upload needs a file');
       return cmd.upload(ctx, sub);
@@ -131,6 +147,11 @@ async function dispatch(ctx: Context, positionals: string[], values: ReturnType<
     case 'migrate': {
       const { migrateCommand } = await import('./operator.ts');
       return migrateCommand();
+    }
+    case 'admin': {
+      const { adminCommand } = await import('./operator.ts');
+      // flags of `admin topup` go through as the operator script reads them
+      return adminCommand([sub ?? '', ...rest, ...(values.reason !== undefined ? ['--reason', values.reason] : [])]);
     }
     default:
       return usage(command ? `unknown command "${command}"` : 'a command is needed');

@@ -3,6 +3,7 @@
 import { CliError, EXIT } from './client.ts';
 import type { Output } from './commands.ts';
 import { runMigrations } from '../main.ts';
+import { runAdmin } from './admin.ts';
 
 export async function migrateCommand(env: NodeJS.ProcessEnv = process.env): Promise<Output> {
   try {
@@ -14,4 +15,12 @@ export async function migrateCommand(env: NodeJS.ProcessEnv = process.env): Prom
   } catch (err) {
     throw new CliError((err as Error).message, EXIT.error);
   }
+}
+
+/** `mediagate admin grant|revoke|list|topup ...`: the same code as `npm run admin` (cli/admin.ts). */
+export async function adminCommand(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Output> {
+  const { code, out } = await runAdmin(args, env);
+  if (code === 2) throw new CliError(out, EXIT.usage);
+  if (code !== 0) throw new CliError(out, out.startsWith('no account') ? EXIT.notFound : EXIT.error);
+  return { human: [out], json: { ok: true, message: out } };
 }

@@ -69,6 +69,12 @@ export async function accountsDueForDeletion(db: Db, now: number, limit: number)
   return rows.map((r: { id: number | string }) => num(r.id));
 }
 
+/** The stored files of the user's personal uploads (the media library's included), to remove before the rows go. */
+export async function personalUploadKeys(db: Db, userId: number): Promise<string[]> {
+  const rows = await db('uploads').where({ user_id: userId }).whereNull('team_id').select<Array<{ storage_key: string }>>('storage_key');
+  return rows.map((r) => r.storage_key);
+}
+
 /** The stored output files of the user's personal predictions, to remove before the rows go. */
 export async function personalOutputs(db: Db, userId: number): Promise<Array<{ id: string; outputs: string[] }>> {
   const rows = await db('predictions').select('id', 'outputs').where({ user_id: userId }).whereNull('team_id').andWhere('is_test', false)
@@ -106,6 +112,10 @@ export async function eraseAccount(db: Db, userId: number, now: number): Promise
     await trx('idempotency_keys').where({ user_id: userId }).delete();
     await trx('team_members').where({ user_id: userId }).delete();
     await trx('team_invites').where({ email: row.email.toLowerCase() }).delete();
+    // the personal media library and uploads (their files were removed first); personal embed codes
+    await trx('media_assets').where({ user_id: userId }).whereNull('team_id').delete();
+    await trx('uploads').where({ user_id: userId }).whereNull('team_id').delete();
+    await trx('embed_codes').where({ user_id: userId }).whereNull('team_id').delete();
     // personal predictions (deliveries and attempts cascade); ledger rows name them by id only
     await trx('predictions').where({ user_id: userId }).whereNull('team_id').delete();
     await trx('users').where({ id: userId }).update({

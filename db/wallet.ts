@@ -58,15 +58,17 @@ export interface LedgerEntry {
 /**
  * Appends the ledger row of a move the caller just made on the payer's wallet row, in the same
  * transaction (the row is locked by that UPDATE, so balance_after/held_after are exactly this
- * move's). One statement: INSERT ... SELECT from the wallet row.
+ * move's). A read of the locked row, then a plain INSERT: an INSERT ... SELECT would take InnoDB's
+ * table-level AUTO-INC lock for the whole statement, which serialises every wallet's ledger writes
+ * and, under concurrent submits, deadlocks against the row locks (MariaDB then reports error 1467,
+ * "Failed to read auto-increment value", which no retry recognises).
  */
 export async function appendLedger(trx: Knex, payer: Payer, e: LedgerEntry): Promise<void> {
-  const table = walletTable(payer);
-  await trx.raw(
-    `insert into credit_transactions (user_id, team_id, amount, held_change, kind, prediction_id, ref, description, balance_after, held_after, created_at)
-     select ?, ?, ?, ?, ?, ?, ?, ?, balance, held, ? from ${table} where id = ?`,
-    [payer.userId, payer.teamId, e.amount, e.heldChange, e.kind, e.predictionId ?? null, e.ref ?? '', e.description.slice(0, 255), e.now, payer.teamId ?? payer.userId],
-  );
+  const w = await walletRow(trx, payer).first<{ balance: number | string; held: number | string }>('balance', 'held');
+  await trx('credit_transactions').insert({
+    user_id: payer.userId, team_id: payer.teamId, amount: e.amount, held_change: e.heldChange, kind: e.kind, prediction_id: e.predictionId ?? null,
+    ref: e.ref ?? '', description: e.description.slice(0, 255), balance_after: num(w!.balance), held_after: num(w!.held), created_at: e.now,
+  });
 }
 
 /** The id of the payer's newest ledger row (the caller's own, while it holds the wallet row's lock). */

@@ -11,7 +11,7 @@ import {
   RETENTION_BATCH, deleteExpiredRecords, deleteOldWebhookAttempts, deleteOldWebhookDeliveries, findExpiringOutputs, markOutputsExpired, takeJobLease,
 } from '../db/retention.ts';
 import type { RetentionCounts } from '../db/retention.ts';
-import { accountsDueForDeletion, eraseAccount, personalOutputs } from '../db/account-deletion.ts';
+import { accountsDueForDeletion, eraseAccount, personalOutputs, personalUploadKeys } from '../db/account-deletion.ts';
 
 const DAY_MS = 86_400_000;
 export const RETENTION_JOB = 'retention';
@@ -72,6 +72,7 @@ export function createRetention(app: Pick<App, 'db' | 'storage' | 'log' | 'clock
     for (const userId of await accountsDueForDeletion(db, now, RETENTION_BATCH)) {
       if (stopped) break;
       for (const p of await personalOutputs(db, userId)) await storage.removeOutputs(p.id, p.outputs);
+      for (const key of await personalUploadKeys(db, userId)) await storage.removeUpload(key);
       const result = await eraseAccount(db, userId, now);
       if (result.kind === 'erased') {
         erased += 1;

@@ -191,3 +191,55 @@ test.serial('an unreachable gateway exits 1 with a sentence', async (t) => {
   t.is(r.code, 1);
   t.regex(r.stderr, /cannot reach the gateway at http:\/\/127\.0\.0\.1:9/);
 });
+
+test.serial('quote, predictions list and transactions read the price rule, the history and the ledger', async (t) => {
+  const { account } = await registered(1000);
+  const env = { MEDIAGATE_API_KEY: account.liveKey };
+  const quoted = await cli(['quote', MODEL, '-p', 'fox', 'num_images=2', '--json'], { env });
+  t.is(quoted.code, 0, quoted.stderr);
+  t.like(JSON.parse(quoted.stdout), { cost: 8, balance: 1000, affordable: true });
+  const run = await cli(['run', MODEL, '-p', 'fox', 'num_images=2', 'width=64', 'height=64', '--json'], { env });
+  t.is(run.code, 0, run.stderr);
+  const { id, price } = JSON.parse(run.stdout) as { id: string; price: number };
+  t.is(price, 8, 'the quote is the charge');
+  const list = await cli(['predictions', 'list'], { env });
+  t.is(list.code, 0, list.stderr);
+  t.regex(list.stdout, new RegExp(`^${id}\\s+${MODEL}\\s+completed\\s+8`, 'm'));
+  const filtered = await cli(['predictions', 'list', '--status', 'failed', '--json'], { env });
+  t.deepEqual((JSON.parse(filtered.stdout) as { items: unknown[] }).items, []);
+  const ledger = await cli(['transactions', '--json'], { env });
+  t.is(ledger.code, 0, ledger.stderr);
+  const rows = (JSON.parse(ledger.stdout) as { items: Array<{ kind: string; amount: number; request_id: string | null }> }).items;
+  t.true(rows.some((r) => r.kind === 'prediction' && r.amount === -8 && r.request_id === id));
+});
+
+test.serial('upload puts a local file through the upload address and prints its URL', async (t) => {
+  const { account } = await registered(0);
+  const file = path.join(dir, `${uniqueName('up')}.png`);
+  const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201d2ea1e5b0000000049454e44ae426082', 'hex');
+  fs.writeFileSync(file, png);
+  const up = await cli(['upload', file, '--json'], { env: { MEDIAGATE_API_KEY: account.liveKey } });
+  t.is(up.code, 0, up.stderr);
+  const { url, bytes } = JSON.parse(up.stdout) as { url: string; bytes: number };
+  t.is(bytes, png.length);
+  const back = await fetch(url);
+  t.is(back.status, 200);
+  t.deepEqual(Buffer.from(await back.arrayBuffer()), png);
+  const refused = await cli(['upload', path.join(dir, 'missing.png')], { env: { MEDIAGATE_API_KEY: account.liveKey } });
+  t.is(refused.code, 2);
+});
+
+test.serial('operator commands: admin grant and admin topup run with the gateway environment', async (t) => {
+  const { email, account } = await registered(0);
+  const env = { ...gw.env };
+  const grant = await cli(['admin', 'grant', email, 'billing'], { env });
+  t.is(grant.code, 0, grant.stderr);
+  t.is((await gw.app.db('users').where({ id: account.userId }).first()).role, 'billing');
+  const topup = await cli(['admin', 'topup', email, '750', '--reason', 'goodwill'], { env });
+  t.is(topup.code, 0, topup.stderr);
+  t.regex(topup.stdout, /\+750 credits, balance 750/);
+  const balance = await cli(['balance', '--json'], { env: { MEDIAGATE_API_KEY: account.liveKey } });
+  t.like(JSON.parse(balance.stdout), { balance: 750 });
+  t.is((await cli(['admin', 'topup', email, '750'], { env })).code, 2, 'a reason is required');
+  t.is((await cli(['admin', 'topup', 'nobody@example.com', '5', '--reason', 'x'], { env })).code, 5);
+});

@@ -6,6 +6,7 @@ import type { Browser } from 'playwright-core';
 import { newAccount, startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { freePort } from '../helpers/processes.ts';
+import { waitFor } from '../helpers/services.ts';
 import { launchBrowser, pageProblems, screenshot } from '../helpers/browser.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 import type { SmtpCapture } from '../helpers/smtp.ts';
@@ -79,7 +80,8 @@ test.serial('sign in, see the balance, generate an image in the playground and s
   const img = page.locator('.outputs img').first();
   await img.waitFor();
   // browser-side code as strings: the test is type-checked without the DOM library
-  await page.waitForFunction("(() => { const el = document.querySelector('.outputs img'); return el !== null && el.complete && el.naturalWidth > 0; })()");
+  // page.evaluate runs through the debugger protocol (the page's CSP forbids the eval waitForFunction would use)
+  await waitFor(() => page.evaluate<boolean>("(() => { const el = document.querySelector('.outputs img'); return el !== null && el.complete && el.naturalWidth > 0; })()"), { what: 'the image to load' });
   t.is(await page.evaluate("document.querySelector('.outputs img').naturalWidth"), 64);
   await screenshot(page, 'dashboard', 'playground');
   t.deepEqual(problems, []);
@@ -179,7 +181,7 @@ test.serial('OAuth clients: create one with a scope, the secret shown once, then
   t.regex(first, /^whsec_/);
   page.once('dialog', (d) => d.accept());
   await page.getByRole('button', { name: 'Rotate' }).click();
-  await page.waitForFunction(`document.querySelector('[data-testid="webhook-secret"]').textContent !== ${JSON.stringify(first)}`);
+  await waitFor(async () => (await page.getByTestId('webhook-secret').textContent()) !== first, { what: 'the rotated secret' });
   t.regex((await page.getByTestId('webhook-secret').textContent())!, /^whsec_/);
   await screenshot(page, 'dashboard', 'webhooks');
   t.deepEqual(problems, []);

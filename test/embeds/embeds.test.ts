@@ -105,7 +105,7 @@ test('a visitor submits from an allowed origin, is charged to the owner, gets a 
   t.is(done.headers['access-control-allow-origin'], SHOP);
   const after = await gw.app.db('users').where({ id: payer.userId }).first();
   t.is(Number(before.balance) - Number(after.balance), 5);
-  const ledger = await gw.app.db('credit_transactions').where({ prediction_id: requestId });
+  const ledger = await gw.app.db('credit_transactions').where({ prediction_id: requestId, kind: 'prediction' });
   t.is(ledger.length, 1);
   t.is(Number(ledger[0].amount), -5);
 

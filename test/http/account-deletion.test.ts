@@ -116,6 +116,11 @@ test.serial('after the grace period the job erases the account: files, keys, per
   const file = path.join(gw.app.config.storageDir, 'outputs', personal);
   const { email } = (await gw.app.db('users').where({ id: a.userId }).first<{ email: string }>())!;
   const ledgerBefore = await gw.app.db('credit_transactions').where({ user_id: a.userId }).count<Array<{ n: number | string }>>({ n: '*' });
+  // a media asset, an upload address and an embed code of the personal account
+  const auth = bearer(a.session);
+  t.is((await gw.server.inject({ method: 'POST', url: '/app/media-library', headers: auth, payload: { url: 'https://cdn.example.com/a.png', media_type: 'image', name: 'a' } })).statusCode, 200);
+  t.is((await gw.server.inject({ method: 'GET', url: '/app/get_file_upload_url?filename=b.png', headers: auth })).statusCode, 200);
+  t.is((await gw.server.inject({ method: 'POST', url: '/app/embed-codes', headers: auth, payload: { kind: 'embed', name: 'widget', models: ['canvas-v1-fast-text-to-image'] } })).statusCode, 201);
 
   t.is((await requestDeletion(a)).statusCode, 200);
   const early = await runNextPeriod();
@@ -131,7 +136,7 @@ test.serial('after the grace period the job erases the account: files, keys, per
   t.is(await gw.app.db('predictions').where({ id: personal }).first(), undefined);
   t.truthy(await gw.app.db('predictions').where({ id: forTeam }).first(), "the team's run stays with the team");
   await t.throwsAsync(fs.stat(file), undefined, 'the output files are removed');
-  for (const table of ['api_keys', 'sessions', 'oauth_clients', 'team_members', 'webhook_secrets']) {
+  for (const table of ['api_keys', 'sessions', 'oauth_clients', 'team_members', 'webhook_secrets', 'media_assets', 'uploads', 'embed_codes']) {
     const left = await gw.app.db(table).where({ user_id: a.userId }).modify((q) => { if (table === 'api_keys') q.whereNull('team_id'); });
     t.deepEqual(left, [], `${table} rows removed`);
   }

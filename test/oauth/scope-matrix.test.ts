@@ -16,6 +16,8 @@ const PUBLIC = new Set([
   'register', 'login', 'verifyOtp', 'requestOtp', 'loginOtp', 'forgotPassword', 'resetPassword', 'supportLogin',
   'supportResetPassword', 'getGoogleUrl', 'googleCallback', 'googleMobileLogin', 'cliLogin',
   'getLoraData', 'getLoraModelsData', 'getTaskData', 'getHomepageModels', 'getModelNameForEmbedcode', 'listModels',
+  // a provider's callback: no credential, its signature and an unguessable path (README "Providers")
+  'receiveUpstreamWebhook',
 ]);
 
 /** The scope each non-model, non-admin protected operation needs (issue 5's mapping); model endpoints need generate:write. */

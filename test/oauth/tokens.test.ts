@@ -161,7 +161,9 @@ test('a token acts for the client\'s owner and never as an administrator', async
   await gw.app.db('users').where({ id: acct.userId }).update({ role: 'admin' });
   try {
     const admin = await gw.server.inject({ method: 'GET', url: '/auth/admin_user_info?email=a@example.com', headers: { authorization: `Bearer ${token}` } });
-    t.is(admin.statusCode, 401, 'admin routes do not list OAuth2');
+    // README "Roles and administration": a token never carries a role, even its owner's
+    t.is(admin.statusCode, 403);
+    t.is((admin.result as { code: string }).code, 'session_required');
   } finally {
     await gw.app.db('users').where({ id: acct.userId }).update({ role: 'user' });
   }

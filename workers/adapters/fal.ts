@@ -16,14 +16,13 @@
 // Outputs are every `url` of the result's top-level fields (an object or a list of objects):
 // images, image, video, audio, ...; a language model's `output` text becomes one text file.
 // `has_nsfw_concepts[i]` flags the i-th image (has_nsfw_contents on the prediction).
-import type { Adapter, AdapterDefinition, AdapterEnv, AdapterResult, JobAdapter, JobContext, JobState, UpstreamOutput } from './types.ts';
+import type { Adapter, AdapterDefinition, AdapterEnv, JobAdapter, JobContext, JobState, UpstreamOutput } from './types.ts';
 import { AdapterError } from './types.ts';
-import { callJson, collectOutputs, defaultNet, joinUrl, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
+import { callJson, collectOutputs, defaultNet, joinUrl, runJobInProcess, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
 import type { HttpNet } from './upstream-http.ts';
-import { cancelled, emptyResult, truncate, upstreamError } from './upstream-errors.ts';
+import { emptyResult, truncate, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
 import { mapInput, requireUpstream } from './upstream-config.ts';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -159,23 +158,8 @@ export function createFal(env: AdapterEnv, netOverrides: Partial<HttpNet> = {}, 
 
   return {
     job,
-    /** In-process use only (the worker polls through the queue): submit, poll, collect. */
-    async run(input, ctx): Promise<AdapterResult> {
-      const started = performance.now();
-      let { jobId, state } = await job.submit(input, ctx);
-      while (state.kind === 'running') {
-        try {
-          await sleep(Math.max(pollIntervalMs, state.retryAfterMs ?? 0), undefined, { signal: ctx.signal });
-        } catch {
-          await job.cancel(jobId, { ...ctx, signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
-          throw cancelled();
-        }
-        state = await job.poll(jobId, ctx);
-      }
-      if (state.kind === 'failed') throw state.error;
-      const files = await job.collect(state.outputs, ctx);
-      return { files, inferenceMs: Math.round(state.inferenceMs ?? performance.now() - started) };
-    },
+    /** In-process use only (the worker polls through the queue). */
+    run: (input, ctx) => runJobInProcess(job, pollIntervalMs, input, ctx),
   };
 }
 

@@ -14,13 +14,12 @@
 // pieces, joined into one text file. Outputs are copied into the gateway's storage before the
 // prediction completes: Replicate deletes its files after an hour. We never send `Prefer: wait`:
 // the worker polls through delayed queue messages instead of holding a connection.
-import type { Adapter, AdapterDefinition, AdapterEnv, AdapterResult, JobAdapter, JobContext, JobState, UpstreamOutput } from './types.ts';
-import { callJson, collectOutputs, defaultNet, joinUrl, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
+import type { Adapter, AdapterDefinition, AdapterEnv, JobAdapter, JobContext, JobState, UpstreamOutput } from './types.ts';
+import { callJson, collectOutputs, defaultNet, joinUrl, runJobInProcess, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
 import type { HttpNet } from './upstream-http.ts';
-import { cancelled, emptyResult, moderated, truncate, upstreamError } from './upstream-errors.ts';
+import { emptyResult, moderated, truncate, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
 import { mapInput, requireUpstream } from './upstream-config.ts';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 const VERSION_ID = /^[0-9a-f]{64}$/;
 /** Replicate's failure text for a safety-checker refusal ("NSFW content detected...") */
@@ -125,23 +124,8 @@ export function createReplicate(env: AdapterEnv, netOverrides: Partial<HttpNet> 
 
   return {
     job,
-    /** In-process use only (the worker polls through the queue): submit, poll every second, collect. */
-    async run(input, ctx): Promise<AdapterResult> {
-      const started = performance.now();
-      let { jobId, state } = await job.submit(input, ctx);
-      while (state.kind === 'running') {
-        try {
-          await sleep(Math.max(pollIntervalMs, state.retryAfterMs ?? 0), undefined, { signal: ctx.signal });
-        } catch {
-          await job.cancel(jobId, { ...ctx, signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
-          throw cancelled();
-        }
-        state = await job.poll(jobId, ctx);
-      }
-      if (state.kind === 'failed') throw state.error;
-      const files = await job.collect(state.outputs, ctx);
-      return { files, inferenceMs: Math.round(state.inferenceMs ?? performance.now() - started) };
-    },
+    /** In-process use only (the worker polls through the queue). */
+    run: (input, ctx) => runJobInProcess(job, pollIntervalMs, input, ctx),
   };
 }
 

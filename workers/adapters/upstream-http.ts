@@ -11,12 +11,14 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { Transform } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 import ipaddr from 'ipaddr.js';
 import { addressPermitted, nameBlocked, pinnedLookup } from '../../lib/destination-policy.ts';
 import type { DestinationPolicy } from '../../lib/destination-policy.ts';
 import { AdapterError } from './types.ts';
-import type { AdapterEnv, AdapterFile, UpstreamOutput } from './types.ts';
+import type { AdapterEnv, AdapterFile, AdapterResult, JobAdapter, RunContext, UpstreamOutput } from './types.ts';
 import { cancelled, errorForStatus, parseRetryAfter, transportError, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
 
@@ -302,3 +304,25 @@ function describeSize(bytes: number): string {
 }
 
 
+
+/**
+ * An upstream adapter's `run` for in-process use (the worker itself polls through the queue):
+ * submit, poll every `pollIntervalMs` (or the provider's Retry-After), collect; an abort cancels
+ * the job at the provider first.
+ */
+export async function runJobInProcess(job: JobAdapter, pollIntervalMs: number, input: Record<string, unknown>, ctx: RunContext): Promise<AdapterResult> {
+  const started = performance.now();
+  let { jobId, state } = await job.submit(input, ctx);
+  while (state.kind === 'running') {
+    try {
+      await sleep(Math.max(pollIntervalMs, state.retryAfterMs ?? 0), undefined, { signal: ctx.signal });
+    } catch {
+      await job.cancel(jobId, { ...ctx, signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+      throw cancelled();
+    }
+    state = await job.poll(jobId, ctx);
+  }
+  if (state.kind === 'failed') throw state.error;
+  const files = await job.collect(state.outputs, ctx);
+  return { files, inferenceMs: Math.round(state.inferenceMs ?? performance.now() - started) };
+}

@@ -19,25 +19,12 @@ export interface EmbedPreset {
   prompt_template?: string;
 }
 
-export interface EmbedCode {
+export interface EmbedCode extends EmbedSettings {
   id: number;
   code: string;
   kind: EmbedKind;
   userId: number;
   teamId: number | null;
-  name: string;
-  models: string[];
-  preset: EmbedPreset | null;
-  lockedInputs: Record<string, unknown>;
-  /** null: every input field the model declares (the locked ones are overwritten anyway) */
-  allowedFields: string[] | null;
-  /** empty: any origin (and none) */
-  allowedOrigins: string[];
-  maxCostPerRun: number | null;
-  dailyCap: number | null;
-  monthlyCap: number | null;
-  rateLimitPerMinute: number | null;
-  maxConcurrent: number | null;
   createdAt: number;
   updatedAt: number;
   revokedAt: number | null;
@@ -69,7 +56,9 @@ export interface EmbedSettings {
   models: string[];
   preset: EmbedPreset | null;
   lockedInputs: Record<string, unknown>;
+  /** null: every input field the model declares (the locked ones are overwritten anyway) */
   allowedFields: string[] | null;
+  /** empty: any origin (and none) */
   allowedOrigins: string[];
   maxCostPerRun: number | null;
   dailyCap: number | null;

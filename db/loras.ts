@@ -7,16 +7,8 @@ import { ownerWhere } from './owner.ts';
 import { DuplicateError, isDuplicateKey } from './errors.ts';
 import { iso, jsonOr, num, numOrNull } from './rows.ts';
 
-export interface Lora {
+export interface Lora extends NewLora {
   id: number;
-  name: string;
-  loraType: string;
-  title: string;
-  description: string;
-  baseModel: string;
-  triggerWords: string[];
-  previewUrl: string | null;
-  weightsUrl: string;
   /** null: a public entry */
   userId: number | null;
   teamId: number | null;

@@ -192,15 +192,26 @@ export interface ConcurrencyLimits {
 }
 
 /** Whether submitPrediction recorded the request, or which concurrency limit refused it. */
-export type SubmitOutcome = { accepted: true } | { accepted: false; scope: 'key' | 'account' | 'embed'; limit: number } | { accepted: false; scope: 'embed-daily' | 'embed-monthly'; limit: number };
+/** `balance`: the paying wallet's spendable balance after the hold, when one was taken. */
+export type SubmitOutcome = { accepted: true; balance?: number } | { accepted: false; scope: 'key' | 'account' | 'embed'; limit: number } | { accepted: false; scope: 'embed-daily' | 'embed-monthly'; limit: number };
 
 const UNFINISHED: PredictionStatus[] = ['queued', 'pending', 'processing'];
 
-async function unfinishedCount(trx: Knex, where: (q: Knex.QueryBuilder) => void): Promise<number> {
-  const q = trx('predictions').whereIn('status', UNFINISHED);
-  where(q);
-  const row = await q.count<{ n: number | string }[]>({ n: '*' }).first();
-  return num(row?.n ?? 0);
+/**
+ * The unfinished predictions of a key and of an owner's wallet, in one round trip: each count is
+ * its own index-backed subquery (api_key_id; user_id/team_id), not an OR that would defeat both
+ * indexes. A null side is not counted (0).
+ */
+async function unfinishedCounts(trx: Knex, keyId: number | null, owner: { userId: number; teamId: number | null } | null): Promise<{ key: number; account: number }> {
+  const count = (where: (q: Knex.QueryBuilder) => void) => {
+    const q = trx('predictions').whereIn('status', UNFINISHED).count('*');
+    where(q);
+    return q;
+  };
+  const k = keyId === null ? trx.raw('0 as k') : count((q) => q.where('api_key_id', keyId)).as('k');
+  const a = owner === null ? trx.raw('0 as a') : count((q) => (owner.teamId === null ? q.where('user_id', owner.userId).whereNull('team_id') : q.where('team_id', owner.teamId))).as('a');
+  const row = await trx.select(k, a).first<{ k: number | string; a: number | string }>();
+  return { key: num(row.k), account: num(row.a) };
 }
 
 /**
@@ -236,18 +247,13 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
     }
     if (checked && limits) {
       await lockWallet(trx, payer);
-      if (limits.perKey > 0 && p.apiKeyId !== null) {
-        const keyId = p.apiKeyId;
-        if (await unfinishedCount(trx, (q) => q.where('api_key_id', keyId)) >= limits.perKey) return { accepted: false, scope: 'key', limit: limits.perKey };
-      }
-      if (limits.perAccount > 0) {
-        const n = await unfinishedCount(trx, (q) => (teamId === null ? q.where('user_id', p.userId).whereNull('team_id') : q.where('team_id', teamId)));
-        if (n >= limits.perAccount) return { accepted: false, scope: 'account', limit: limits.perAccount };
-      }
+      const counted = await unfinishedCounts(trx, limits.perKey > 0 ? p.apiKeyId : null, limits.perAccount > 0 ? payer : null);
+      if (counted.key >= limits.perKey && limits.perKey > 0 && p.apiKeyId !== null) return { accepted: false, scope: 'key', limit: limits.perKey };
+      if (counted.account >= limits.perAccount && limits.perAccount > 0) return { accepted: false, scope: 'account', limit: limits.perAccount };
     }
-    await holdFor(trx, payer, p.price, { predictionId: p.id, model: p.model, now });
+    const wallet = await holdFor(trx, payer, p.price, { predictionId: p.id, model: p.model, now });
     await trx('predictions').insert(row);
-    return { accepted: true };
+    return wallet ? { accepted: true, balance: wallet.balance } : { accepted: true };
   }));
 }
 

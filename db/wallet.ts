@@ -42,6 +42,12 @@ function walletRow(trx: Knex, payer: Payer): Knex.QueryBuilder {
   return payer.teamId === null ? trx('users').where('id', payer.userId) : trx('teams').where('id', payer.teamId);
 }
 
+/** A wallet as a move left it (read under the wallet row's lock). */
+export interface WalletState {
+  balance: number;
+  held: number;
+}
+
 export interface LedgerEntry {
   kind: LedgerKind;
   /** signed change of the wallet's credit (balance + held) */
@@ -63,12 +69,14 @@ export interface LedgerEntry {
  * and, under concurrent submits, deadlocks against the row locks (MariaDB then reports error 1467,
  * "Failed to read auto-increment value", which no retry recognises).
  */
-export async function appendLedger(trx: Knex, payer: Payer, e: LedgerEntry): Promise<void> {
+export async function appendLedger(trx: Knex, payer: Payer, e: LedgerEntry): Promise<WalletState> {
   const w = await walletRow(trx, payer).first<{ balance: number | string; held: number | string }>('balance', 'held');
+  const after = { balance: num(w!.balance), held: num(w!.held) };
   await trx('credit_transactions').insert({
     user_id: payer.userId, team_id: payer.teamId, amount: e.amount, held_change: e.heldChange, kind: e.kind, prediction_id: e.predictionId ?? null,
-    ref: e.ref ?? '', description: e.description.slice(0, 255), balance_after: num(w!.balance), held_after: num(w!.held), created_at: e.now,
+    ref: e.ref ?? '', description: e.description.slice(0, 255), balance_after: after.balance, held_after: after.held, created_at: e.now,
   });
+  return after;
 }
 
 /** The id of the payer's newest ledger row (the caller's own, while it holds the wallet row's lock). */
@@ -97,16 +105,19 @@ export interface MoveRef {
   now: number;
 }
 
-/** balance -> held, only if the balance covers it (one conditional UPDATE), with its `hold` row. */
-export async function holdFor(trx: Knex, payer: Payer, amount: number, ref: MoveRef): Promise<void> {
-  if (amount === 0) return;
+/**
+ * balance -> held, only if the balance covers it (one conditional UPDATE), with its `hold` row;
+ * returns the wallet after the hold (undefined for a free request, which moves nothing).
+ */
+export async function holdFor(trx: Knex, payer: Payer, amount: number, ref: MoveRef): Promise<WalletState | undefined> {
+  if (amount === 0) return undefined;
   const row = walletRow(trx, payer);
   if (payer.teamId !== null) row.whereNull('deleted_at');
   const n = await row
     .andWhere('balance', '>=', amount)
     .update({ balance: trx.raw('balance - ?', [amount]), held: trx.raw('held + ?', [amount]) });
   if (affected(n) !== 1) throw new InsufficientCreditError(amount);
-  await appendLedger(trx, payer, { kind: 'hold', amount: 0, heldChange: amount, predictionId: ref.predictionId, description: ref.model, now: ref.now });
+  return appendLedger(trx, payer, { kind: 'hold', amount: 0, heldChange: amount, predictionId: ref.predictionId, description: ref.model, now: ref.now });
 }
 
 /** held -> gone: the charge, a `prediction` row of -amount. */

@@ -26,7 +26,7 @@ const CONCURRENCY_RETRY_SECONDS = 1;
  * "Following a prediction") and a prediction finished within N seconds, the result body instead,
  * with `Preference-Applied: wait=N` and the same headers.
  */
-async function submitted(ctx: ModelContext, id: string, status: Submitted['status'], price: number) {
+async function submitted(ctx: ModelContext, id: string, status: Submitted['status'], price: number, knownBalance: number | undefined) {
   const { app, h, caller, request } = ctx;
   const base = app.config.publicUrl;
   let answer: Submitted | PredictionView = {
@@ -54,7 +54,8 @@ async function submitted(ctx: ModelContext, id: string, status: Submitted['statu
   let response = h.response(answer).header('X-Cost', String(price));
   // an embed code's visitor never learns the owner's balance
   if (!caller.embed) {
-    const { balance } = teamId === null ? await getBalance(app.db, userId) : await getTeamBalance(app.db, teamId);
+    // known without another read: the hold's (production) or the key's owner read with the key (sandbox, which moves nothing)
+    const balance = knownBalance ?? (teamId === null ? await getBalance(app.db, userId) : await getTeamBalance(app.db, teamId)).balance;
     response = response.header('X-Balance-Remaining', String(balance));
   }
   return applied ? response.header('Preference-Applied', `wait=${wait}`) : response;
@@ -88,7 +89,8 @@ export const generate: ModelHandler = async (ctx) => {
     const deliveryId = await insertSandboxPrediction(app.db, base, [app.storage.sandboxKey(model.output)], now);
     app.metrics.predictions.inc({ model: model.operationId, outcome: 'sandbox' });
     if (deliveryId) await app.dispatcher.dispatchWebhook(deliveryId, requestId);
-    return submitted(ctx, id, 'completed', 0);
+    const personal = caller.owner.teamId === null && caller.keyOwnerBalance !== undefined ? caller.keyOwnerBalance : undefined;
+    return submitted(ctx, id, 'completed', 0, personal);
   }
 
   // Any one configured provider serves it (x-model.providers: the worker fails over in order).
@@ -123,5 +125,5 @@ export const generate: ModelHandler = async (ctx) => {
   // sweeper publishes it when the broker is back.
   app.metrics.predictions.inc({ model: model.operationId, outcome: 'submitted' });
   await app.dispatcher.dispatch(id, requestId);
-  return submitted(ctx, id, 'queued', price);
+  return submitted(ctx, id, 'queued', price, outcome.balance);
 };

@@ -65,6 +65,11 @@ export interface Caller {
   keySpendLimited?: boolean;
   /** set for an embed or agent embed code (plugins/embed.ts, README "Embeds") */
   embed?: EmbedGrant;
+  /**
+   * an API key's owner's personal spendable balance, read with the key (one query): what a sandbox
+   * submit, which moves no money, reports in X-Balance-Remaining. Never used to decide a money move.
+   */
+  keyOwnerBalance?: number;
 }
 
 /** What an embed code lets its caller do, and the visitor it acts for (plugins/embed.ts). */

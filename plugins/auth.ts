@@ -68,6 +68,7 @@ export const apiKeyPlugin = {
           userId: key.userId, role: key.teamId === null ? key.ownerRole : 'user', via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes, ...(key.teamId === null ? {} : { keyTeamId: key.teamId }),
           keyLimits: { rateLimitPerMinute: key.rateLimitPerMinute, maxConcurrent: key.maxConcurrent },
           ...(key.spendLimit === null ? {} : { keySpendLimited: true }),
+          ...(key.teamId === null ? { keyOwnerBalance: key.ownerBalance } : {}),
         };
         return h.authenticated({ credentials: { user: { caller }, scope: [...scopes] } });
       },

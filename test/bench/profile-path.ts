@@ -1,0 +1,59 @@
+// Profiles one request path in-process (server.inject, no HTTP): `node test/bench/profile-path.ts sandbox|read|production [n]`
+// Writes a .cpuprofile to /tmp and prints the top self-time functions and the knex queries per request.
+import { Session } from 'node:inspector/promises';
+import fs from 'node:fs/promises';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+
+const kind = process.argv[2] ?? 'sandbox';
+const N = Number(process.argv[3] ?? 3000);
+const gw = await startGateway({ worker: process.env.WORKER === '1', env: { GENERATE_RATE_PER_KEY: '1000000', GENERATE_RATE_PER_ACCOUNT: '1000000', GENERATE_CONCURRENT_PER_KEY: '10000', GENERATE_CONCURRENT_PER_ACCOUNT: '10000' } });
+const acct = await newAccount(gw, 1e9);
+const model = 'canvas-v1-fast-text-to-image';
+const body = { prompt: 'a lighthouse at dusk', width: 64, height: 64, num_inference_steps: 1 };
+const key = kind === 'production' ? acct.liveKey : acct.testKey;
+const submit = () => gw.server.inject({ method: 'POST', url: `/api/v1/${model}`, headers: { 'x-api-key': key }, payload: body });
+const first = await submit();
+if (first.statusCode >= 300) throw new Error(first.payload);
+const id = (JSON.parse(first.payload) as { request_id?: string; id?: string }).request_id ?? (JSON.parse(first.payload) as { id: string }).id;
+const read = () => gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': key } });
+const one = kind === 'read' ? read : submit;
+let queries = 0;
+gw.app.db.on('query', (q: { sql: string }) => { queries++; if (process.env.SHOW_SQL && queries < 40) console.log(q.sql); });
+for (let i = 0; i < 200; i++) await one();
+queries = 0;
+const session = new Session();
+session.connect();
+await session.post('Profiler.enable');
+await session.post('Profiler.setSamplingInterval', { interval: 100 });
+await session.post('Profiler.start');
+const t0 = process.hrtime.bigint();
+const cpu0 = process.cpuUsage();
+let done = 0;
+const statuses: Record<number, number> = {};
+await Promise.all(Array.from({ length: 20 }, async () => {
+  while (done < N) { done++; const r = await one(); statuses[r.statusCode] = (statuses[r.statusCode] ?? 0) + 1; }
+}));
+const cpu = process.cpuUsage(cpu0);
+const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+const { profile } = await session.post('Profiler.stop');
+await fs.writeFile(`/tmp/${kind}.cpuprofile`, JSON.stringify(profile));
+console.log(JSON.stringify({ kind, n: N, statuses, reqPerS: Math.round(N / ms * 1000), cpuMsPerReq: ((cpu.user + cpu.system) / 1000 / N).toFixed(3), queriesPerReq: (queries / N).toFixed(2) }));
+// self time by function
+const self = new Map<string, number>();
+const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+const dt = profile.timeDeltas ?? [];
+(profile.samples ?? []).forEach((s, i) => {
+  const n = nodes.get(s)!;
+  const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.replace(/^.*node_modules\//, 'nm/').replace(/^file:\/\/\/work\/wt\/p\//, '')}:${n.callFrame.lineNumber}`;
+  self.set(k, (self.get(k) ?? 0) + (dt[i] ?? 0));
+});
+const total = [...self.values()].reduce((a, b) => a + b, 0);
+// by package/file
+const byFile = new Map<string, number>();
+for (const [k, v] of self) { const f = k.split(' ')[1]!.split(':')[0]!.replace(/^(nm\/(@[^/]+\/)?[^/]+).*/, '$1'); byFile.set(f, (byFile.get(f) ?? 0) + v); }
+console.log('--- by file/package (self %)');
+for (const [k, v] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log((v / total * 100).toFixed(1).padStart(5), k);
+console.log('--- top functions (self %)');
+for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log((v / total * 100).toFixed(1).padStart(5), k);
+await gw.stop();
+process.exit(0);

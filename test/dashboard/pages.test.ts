@@ -1,0 +1,232 @@
+// The dashboard's history, gallery, media, billing, embeds and account pages, and the overview's
+// chart, in a real browser (Debian chromium via playwright-core) against a gateway listening on a
+// port, on MariaDB and RabbitMQ with a worker. One signed-in account walks through them in order.
+// Screenshots of each page are kept in .artifacts/dashboard/.
+import test from 'ava';
+import type { Browser, Page } from 'playwright-core';
+import { newAccount, startGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { freePort } from '../helpers/processes.ts';
+import { waitFor } from '../helpers/services.ts';
+import { launchBrowser, pageProblems, screenshot } from '../helpers/browser.ts';
+import { assertLedger } from '../helpers/ledger.ts';
+
+let gw: TestGateway;
+let base: string;
+let browser: Browser;
+let page: Page;
+let problems: string[];
+let requestId: string;
+let liveKey: string;
+
+// a 1x1 PNG
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+test.before(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  gw = await startGateway({ worker: true, env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, AUTH_RATE_PER_ADDRESS: '1000' } });
+  await gw.server.start();
+  browser = await launchBrowser();
+
+  // an account with one completed run, made through the API like any client
+  const account = await newAccount(gw, 1000);
+  liveKey = account.liveKey;
+  const submit = await fetch(`${base}/api/v1/canvas-v1-fast-text-to-image`, {
+    method: 'POST',
+    headers: { 'x-api-key': account.liveKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt: 'a red kite over the dunes', width: 64, height: 64 }),
+  });
+  requestId = ((await submit.json()) as { request_id: string }).request_id;
+  await waitFor(async () => {
+    const r = await fetch(`${base}/api/v1/predictions/${requestId}/result`, { headers: { 'x-api-key': account.liveKey } });
+    return ((await r.json()) as { status: string }).status === 'completed';
+  }, { what: 'the run to complete', timeoutMs: 60_000 });
+
+  const { email } = (await gw.app.db('users').where({ id: account.userId }).first<{ email: string }>())!;
+  page = await browser.newPage();
+  problems = pageProblems(page);
+  await page.goto(`${base}/`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+});
+
+test.after.always(async () => {
+  await browser?.close();
+  await gw?.stop();
+});
+
+async function open(route: string, title: string): Promise<void> {
+  await page.goto(`${base}/dashboard#/${route}`);
+  await page.getByRole('heading', { name: title, exact: true }).waitFor();
+}
+
+/** Problems other than the 501s of routes other helpers are still building (discounts, export). */
+const unexpected = () => problems.filter((p) => !p.includes('501'));
+
+test.serial('the overview charts the day\'s spend from the ledger and lists the recent run', async (t) => {
+  await open('overview', 'Overview');
+  const bar = page.locator('[data-testid="spend-chart"] rect.bar[data-spent="5"]');
+  await bar.waitFor({ state: 'attached' });
+  t.is(await bar.count(), 1, 'one day with the run\'s 5 credits');
+  t.is(await page.locator('[data-testid="spend-chart"] rect.bar').count(), 14);
+  await page.getByTestId('recent-runs').getByText('canvas-v1-fast-text-to-image').waitFor();
+  await screenshot(page, 'dashboard', 'overview-chart');
+  t.deepEqual(unexpected(), []);
+});
+
+test.serial('run history: find the run, open its detail, approve it with the bulk action', async (t) => {
+  await open('history', 'Run history');
+  await page.getByLabel('Search').fill(requestId);
+  await page.getByRole('button', { name: 'Apply' }).click();
+  const row = page.locator(`tbody tr[data-id="${requestId}"]`);
+  await row.waitFor();
+  t.is(await page.locator('tbody tr').count(), 1);
+  await row.getByRole('button').click();
+  const detail = page.getByTestId('run-detail');
+  await detail.getByText('a red kite over the dunes').waitFor();
+  await detail.locator('.outputs img').waitFor();
+  t.truthy(await detail.getByText('5 credits').count());
+  await row.getByRole('checkbox').check();
+  await page.getByRole('group', { name: 'Selected runs' }).getByRole('button', { name: 'Approve' }).click();
+  await page.getByText('1 run marked approved.').waitFor();
+  await row.getByTestId('review-status').filter({ hasText: 'approved' }).waitFor();
+  const stored = await fetch(`${base}/app/prediction_response/${requestId}`, { headers: { 'x-api-key': liveKey } });
+  t.is(((await stored.json()) as { review_status: string }).review_status, 'approved');
+  await screenshot(page, 'dashboard', 'history');
+
+  await page.locator('select[name="status"]').selectOption('failed');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.getByText('No run matches these filters.').waitFor();
+  t.deepEqual(unexpected(), []);
+});
+
+test.serial('gallery: the approved output is there; flagged, it is blurred until clicked', async (t) => {
+  await open('gallery', 'Gallery');
+  const tile = page.locator(`li.tile[data-request-id="${requestId}"]`);
+  await tile.waitFor();
+  t.is(await tile.locator('.badge').textContent(), 'approved');
+  t.is(await tile.locator('img').count(), 1);
+  await tile.getByRole('button', { name: 'Flag' }).click();
+  const blurred = tile.getByRole('button', { name: 'This output may be sensitive. Show it.' });
+  await blurred.waitFor();
+  await screenshot(page, 'dashboard', 'gallery-flagged');
+  await blurred.click();
+  await tile.locator('a img').waitFor();
+  await page.getByRole('tab', { name: 'Videos' }).click();
+  await page.getByText('No videos yet.').waitFor();
+  await page.getByRole('tab', { name: 'Images' }).click();
+  await tile.waitFor();
+  await screenshot(page, 'dashboard', 'gallery');
+  t.deepEqual(unexpected(), []);
+});
+
+test.serial('media library: upload a file, find it, delete it', async (t) => {
+  await open('media', 'Media library');
+  await page.getByText('Your media library is empty.', { exact: false }).waitFor();
+  await page.locator('input[type="file"]').setInputFiles({ name: 'kite.png', mimeType: 'image/png', buffer: PNG });
+  await page.getByRole('button', { name: 'Upload' }).click();
+  const tile = page.locator('li.tile[data-asset="kite.png"]');
+  await tile.waitFor();
+  const url = (await tile.getByRole('link', { name: 'Open' }).getAttribute('href'))!;
+  t.is((await fetch(url)).status, 200);
+  await page.getByLabel('Search').fill('nothing like it');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByText('No file matches this search.').waitFor();
+  await page.getByLabel('Search').fill('KITE');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await tile.waitFor();
+  await screenshot(page, 'dashboard', 'media');
+  page.once('dialog', (d) => d.accept());
+  await tile.getByRole('button', { name: 'Delete' }).click();
+  await page.getByText('kite.png was deleted.').waitFor();
+  await tile.waitFor({ state: 'detached' });
+  t.is((await fetch(url)).status, 404);
+  t.deepEqual(unexpected(), []);
+});
+
+test.serial('billing: the balance and the ledger rows in words, credits and USD; discounts not available yet', async (t) => {
+  await open('billing', 'Billing');
+  t.is(await page.getByTestId('billing-balance').textContent(), '995 credits');
+  const charge = page.locator('tr[data-kind="prediction"]');
+  await charge.waitFor();
+  t.regex((await charge.textContent())!, /Run charged.*-5 credits.*\$0\.005/);
+  t.regex((await page.locator('tr[data-kind="grant"]').textContent())!, /Credit granted.*\+1,000 credits.*\$1\.00/);
+  t.truthy(await page.locator('tr[data-kind="hold"]').count());
+  // the discounts route is still 501 on this branch; when it goes live the card lists them
+  await page.getByTestId('discounts').locator('p').filter({ hasNotText: 'Loading' }).waitFor();
+  t.regex((await page.getByTestId('discounts').textContent())!, /not available on this gateway yet|No discount|% off/);
+  await screenshot(page, 'dashboard', 'billing');
+  t.deepEqual(unexpected(), []);
+  await assertLedger(t, gw.app.db);
+});
+
+test.serial('embeds: create a code for one model with an origin and a cap, see it and its snippet, revoke it', async (t) => {
+  await open('embeds', 'Embeds');
+  await page.getByText('You have no embed codes yet.', { exact: false }).waitFor();
+  await page.getByLabel('Name').fill('kite widget');
+  await page.locator('select[name="models"]').selectOption('canvas-v1-fast-text-to-image');
+  await page.getByLabel('Allowed origins').fill('https://kites.example.com');
+  await page.getByLabel('Credits per day (UTC)').fill('200');
+  await page.getByRole('button', { name: 'Create code' }).click();
+  const code = (await page.getByTestId('embed-code').textContent())!;
+  t.regex(code, /^emb_/);
+  t.true((await page.locator('pre.snippet').textContent())!.includes(code));
+  const row = page.locator('tbody tr', { hasText: 'kite widget' });
+  await row.waitFor();
+  t.regex((await row.textContent())!, /kites\.example\.com.*200 credits\/day/);
+  // the code works from its allowed origin
+  const resolved = await gw.server.inject({ url: `/app/get_model_name_for_embedcode?embed_code=${code}`, headers: { origin: 'https://kites.example.com' } });
+  t.is(resolved.statusCode, 200);
+  await screenshot(page, 'dashboard', 'embeds');
+  page.once('dialog', (d) => d.accept());
+  await row.getByRole('button', { name: 'Revoke' }).click();
+  await row.getByText('revoked').waitFor();
+  t.deepEqual(unexpected(), []);
+});
+
+test.serial('account: request deletion (the date and countdown shown), then cancel it', async (t) => {
+  await open('account', 'Account');
+  page.once('dialog', (d) => d.accept());
+  await page.getByRole('button', { name: 'Request deletion' }).click();
+  const scheduled = page.getByTestId('deletion-scheduled');
+  await scheduled.waitFor();
+  t.regex((await scheduled.textContent())!, /in 14 days/);
+  // the account's API keys are refused while the deletion is scheduled
+  t.is((await fetch(`${base}/account/balance`, { headers: { 'x-api-key': liveKey } })).status, 401);
+  await screenshot(page, 'dashboard', 'account-deletion');
+  await page.getByRole('button', { name: 'Cancel the deletion' }).click();
+  await page.getByRole('button', { name: 'Request deletion' }).waitFor();
+  t.is((await fetch(`${base}/account/balance`, { headers: { 'x-api-key': liveKey } })).status, 200);
+
+  await page.getByRole('button', { name: 'Prepare my data export' }).click();
+  // exportAccount is 501 on this branch (another issue builds it); either outcome is a sentence or a link
+  await page.locator('[data-testid="export-unavailable"], [data-testid="export-link"]').waitFor();
+  await screenshot(page, 'dashboard', 'account');
+  t.deepEqual(unexpected(), []);
+});
+
+test.serial('the playground quotes the price as the form changes', async (t) => {
+  await page.goto(`${base}/dashboard#/playground?model=canvas-v1-fast-text-to-image`);
+  await page.getByRole('heading', { name: 'Playground' }).waitFor();
+  const quote = page.getByTestId('quote');
+  await quote.filter({ hasText: 'Fill in prompt' }).waitFor();
+  await page.locator('textarea[name="prompt"]').fill('a kite');
+  await quote.filter({ hasText: 'This run costs' }).waitFor();
+  t.regex((await quote.textContent())!, /This run costs \d+ credits \(\$/);
+  t.deepEqual(unexpected(), []);
+});
+
+test.serial('the new pages are readable at phone width', async (t) => {
+  await page.setViewportSize({ width: 390, height: 800 });
+  for (const [route, title] of [['history', 'Run history'], ['gallery', 'Gallery'], ['media', 'Media library'], ['billing', 'Billing'], ['embeds', 'Embeds'], ['account', 'Account']]) {
+    await open(route!, title!);
+    await page.waitForLoadState('networkidle');
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    const widest = overflow > 0 ? await page.evaluate<string>("[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth).map((e) => e.tagName + '.' + e.className).slice(0, 5).join(', ')") : '';
+    t.true(overflow <= 0, `${route} overflows by ${overflow}px: ${widest}`);
+    await screenshot(page, 'dashboard', `phone-${route}`);
+  }
+});

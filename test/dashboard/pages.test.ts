@@ -10,6 +10,7 @@ import { freePort } from '../helpers/processes.ts';
 import { waitFor } from '../helpers/services.ts';
 import { launchBrowser, pageProblems, screenshot } from '../helpers/browser.ts';
 import { assertLedger } from '../helpers/ledger.ts';
+import { startReceiver } from '../helpers/receiver.ts';
 
 let gw: TestGateway;
 let base: string;
@@ -18,6 +19,7 @@ let page: Page;
 let problems: string[];
 let requestId: string;
 let liveKey: string;
+let testKey: string;
 
 // a 1x1 PNG
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
@@ -25,13 +27,14 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 test.before(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  gw = await startGateway({ worker: true, env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, AUTH_RATE_PER_ADDRESS: '1000' } });
+  gw = await startGateway({ worker: true, env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, AUTH_RATE_PER_ADDRESS: '1000', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_BACKOFF_MS: '50', WEBHOOK_TIMEOUT_MS: '500' } });
   await gw.server.start();
   browser = await launchBrowser();
 
   // an account with one completed run, made through the API like any client
   const account = await newAccount(gw, 1000);
   liveKey = account.liveKey;
+  testKey = account.testKey;
   const submit = await fetch(`${base}/api/v1/canvas-v1-fast-text-to-image`, {
     method: 'POST',
     headers: { 'x-api-key': account.liveKey, 'content-type': 'application/json' },
@@ -217,6 +220,52 @@ test.serial('the playground quotes the price as the form changes', async (t) => 
   await quote.filter({ hasText: 'This run costs' }).waitFor();
   t.regex((await quote.textContent())!, /This run costs \d+ credits \(\$/);
   t.deepEqual(unexpected(), []);
+});
+
+test.serial('run detail: a dead webhook delivery is shown and redelivered with its button', async (t) => {
+  const receiver = await startReceiver(() => ({ status: 502 }));
+  t.teardown(() => receiver.close());
+  // a sandbox run (never billed) with a webhook whose receiver fails until it is dead-lettered
+  const submit = await fetch(`${base}/api/v1/canvas-v1-fast-text-to-image?webhook=${encodeURIComponent(receiver.url)}`, {
+    method: 'POST',
+    headers: { 'x-api-key': testKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt: 'a hook', width: 64, height: 64 }),
+  });
+  const id = ((await submit.json()) as { request_id: string }).request_id;
+  await waitFor(async () => {
+    const r = await fetch(`${base}/app/prediction_response/${id}`, { headers: { 'x-api-key': liveKey } });
+    const d = ((await r.json()) as { webhook_deliveries?: Array<{ status: string }> }).webhook_deliveries ?? [];
+    return d[0]?.status === 'dead';
+  }, { what: 'the delivery to be dead', timeoutMs: 30_000 });
+  const tried = receiver.received.length;
+
+  await page.goto(`${base}/dashboard#/history?id=${id}`);
+  await page.getByRole('heading', { name: 'Run history', exact: true }).waitFor();
+  const detail = page.getByTestId('run-detail');
+  const delivery = detail.locator('tbody tr', { hasText: receiver.url });
+  await delivery.getByText('HTTP 502').waitFor();
+  t.regex((await delivery.textContent())!, /dead/);
+  receiver.respond = () => ({ status: 200 });
+  await delivery.getByRole('button', { name: 'Redeliver' }).click();
+  await detail.getByText('The delivery was scheduled again.').waitFor();
+  await waitFor(() => receiver.received.length === tried + 1, { what: 'the redelivery' });
+  await screenshot(page, 'dashboard', 'history-deliveries');
+  t.deepEqual(unexpected(), []);
+});
+
+test.serial('run history: bulk delete after a confirm; the charge stays in the ledger', async (t) => {
+  await open('history', 'Run history');
+  await page.locator('tbody tr').nth(1).waitFor();
+  await page.getByLabel('Select every run on this page').check();
+  page.once('dialog', (d) => d.accept());
+  await page.getByRole('group', { name: 'Selected runs' }).getByRole('button', { name: 'Delete' }).click();
+  await page.getByText('2 runs deleted.').waitFor();
+  await page.getByText('You have no runs yet.', { exact: false }).waitFor();
+  await open('billing', 'Billing');
+  await page.locator('tr[data-kind="prediction"]').waitFor();
+  t.is(await page.getByTestId('billing-balance').textContent(), '995 credits');
+  t.deepEqual(unexpected(), []);
+  await assertLedger(t, gw.app.db);
 });
 
 test.serial('the new pages are readable at phone width', async (t) => {

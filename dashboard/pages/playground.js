@@ -113,6 +113,16 @@ export function Playground() {
       if (first) { setCategory(first.category); setSlug(first.slug); }
     }, setError);
   }, []);
+  // a link to another model (#/playground?model=...) while this page is open
+  useEffect(() => {
+    const changed = () => {
+      const wanted = new URLSearchParams(location.hash.split('?')[1] || '').get('model');
+      const m = (models || []).find((x) => x.slug === wanted);
+      if (m && m.slug !== slug) { setCategory(m.category); pick(m.slug); }
+    };
+    addEventListener('hashchange', changed);
+    return () => removeEventListener('hashchange', changed);
+  }, [models, slug]);
 
   const categories = useMemo(() => [...new Set((models || []).map((m) => m.category))].sort(), [models]);
   const inCategory = (models || []).filter((m) => m.category === category);

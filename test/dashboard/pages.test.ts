@@ -222,6 +222,20 @@ test.serial('the playground quotes the price as the form changes', async (t) => 
   t.deepEqual(unexpected(), []);
 });
 
+test.serial('the playground uploads a file for a URL input through the upload-address route', async (t) => {
+  await page.goto(`${base}/dashboard#/playground?model=lumen-max-i2i`);
+  await page.getByRole('heading', { name: 'Playground' }).waitFor();
+  await page.locator('input[name="image_url-file"]').setInputFiles({ name: 'sketch.png', mimeType: 'image/png', buffer: PNG });
+  await page.getByText('sketch.png uploaded.').waitFor();
+  const url = await page.locator('input[name="image_url"]').inputValue();
+  t.true(url.startsWith(`${base}/files/`), url);
+  const stored = await fetch(url);
+  t.is(stored.status, 200);
+  t.deepEqual(Buffer.from(await stored.arrayBuffer()), PNG);
+  await screenshot(page, 'dashboard', 'playground-upload');
+  t.deepEqual(unexpected(), []);
+});
+
 test.serial('run detail: a dead webhook delivery is shown and redelivered with its button', async (t) => {
   const receiver = await startReceiver(() => ({ status: 502 }));
   t.teardown(() => receiver.close());
@@ -266,6 +280,27 @@ test.serial('run history: bulk delete after a confirm; the charge stays in the l
   t.is(await page.getByTestId('billing-balance').textContent(), '995 credits');
   t.deepEqual(unexpected(), []);
   await assertLedger(t, gw.app.db);
+});
+
+test.serial('acting for a team, billing, embeds and the overview show the team\'s wallet and codes, not the account\'s', async (t) => {
+  await open('teams', 'Teams');
+  await page.getByLabel('New team').fill('kite club');
+  await page.getByRole('button', { name: 'Create team' }).click();
+  const row = page.locator('tbody tr', { hasText: 'kite club' });
+  await row.getByRole('button', { name: 'Act for this team' }).click();
+  await page.getByTestId('acting-for').filter({ hasText: 'kite club' }).waitFor();
+  await open('billing', 'Billing');
+  await page.getByText('No credit has moved on this wallet yet.').waitFor();
+  t.is(await page.getByTestId('billing-balance').textContent(), '0 credits');
+  await open('embeds', 'Embeds');
+  await page.getByText('You have no embed codes yet.', { exact: false }).waitFor();
+  await open('overview', 'Overview');
+  await page.getByText('Nothing spent on runs in the last 14 days.').waitFor();
+  await open('teams', 'Teams');
+  await page.getByRole('button', { name: 'Switch to your own account' }).click();
+  await open('embeds', 'Embeds');
+  await page.locator('tbody tr', { hasText: 'kite widget' }).waitFor();
+  t.deepEqual(unexpected(), []);
 });
 
 test.serial('the new pages are readable at phone width', async (t) => {

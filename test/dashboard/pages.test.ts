@@ -166,7 +166,7 @@ test.serial('billing: the balance and the ledger rows in words, credits and USD;
   await assertLedger(t, gw.app.db);
 });
 
-test.serial('embeds: create a code for one model with an origin and a cap, see it and its snippet, revoke it', async (t) => {
+test.serial('embeds: create a code for one model with an origin and a cap, see it and its snippet, edit its cap, revoke it', async (t) => {
   await open('embeds', 'Embeds');
   await page.getByText('You have no embed codes yet.', { exact: false }).waitFor();
   await page.getByLabel('Name').fill('kite widget');
@@ -184,6 +184,12 @@ test.serial('embeds: create a code for one model with an origin and a cap, see i
   const resolved = await gw.server.inject({ url: `/app/get_model_name_for_embedcode?embed_code=${code}`, headers: { origin: 'https://kites.example.com' } });
   t.is(resolved.statusCode, 200);
   await screenshot(page, 'dashboard', 'embeds');
+  await row.getByRole('button', { name: 'Edit' }).click();
+  await page.getByLabel('Credits per day (UTC)').fill('300');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('The code "kite widget" was saved', { exact: false }).waitFor();
+  await row.getByText('300 credits/day').waitFor();
+  t.is(await page.getByTestId('embed-code').textContent(), code, 'an edit keeps the code');
   page.once('dialog', (d) => d.accept());
   await row.getByRole('button', { name: 'Revoke' }).click();
   await row.getByText('revoked').waitFor();

@@ -92,3 +92,26 @@ export async function follow(id, onState, signal) {
     // the stream ended early (the gateway caps its length): follow again
   }
 }
+
+/**
+ * Uploads a file through the upload-address route (README "Storage and uploads"): asks for an
+ * address, then sends one PUT with the headers it names. Returns the address answer (file_url,
+ * media_type, ...). Registering it in the media library is the caller's choice.
+ */
+export async function uploadFile(file) {
+  const { body: up } = await api('GET', '/app/get_file_upload_url', { team: true, query: { filename: file.name, size_bytes: file.size || undefined } });
+  let res;
+  try {
+    // the address is the credential (single-use or presigned): no session goes with it
+    res = await fetch(up.upload_url, { method: up.method, headers: up.headers, body: file });
+  } catch {
+    throw new ApiError(sentence(0), 0);
+  }
+  if (!res.ok) {
+    const text = await res.text();
+    let parsed = null;
+    try { parsed = JSON.parse(text); } catch { /* a store's XML error */ }
+    throw new ApiError(parsed ? sentence(res.status, parsed) : `The upload was refused (${res.status}).`, res.status, parsed && parsed.code);
+  }
+  return up;
+}

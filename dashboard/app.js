@@ -9,14 +9,26 @@ import { Keys } from './pages/keys.js';
 import { Clients } from './pages/clients.js';
 import { Webhooks } from './pages/webhooks.js';
 import { Teams } from './pages/teams.js';
+import { History } from './pages/history.js';
+import { Gallery } from './pages/gallery.js';
+import { MediaLibrary } from './pages/media.js';
+import { Billing } from './pages/billing.js';
+import { Embeds } from './pages/embeds.js';
+import { Account } from './pages/account.js';
 
 const PAGES = [
   { path: 'overview', title: 'Overview', view: Overview },
   { path: 'playground', title: 'Playground', view: Playground },
+  { path: 'history', title: 'Run history', view: History },
+  { path: 'gallery', title: 'Gallery', view: Gallery },
+  { path: 'media', title: 'Media library', view: MediaLibrary },
+  { path: 'billing', title: 'Billing', view: Billing },
   { path: 'keys', title: 'API keys', view: Keys },
   { path: 'clients', title: 'OAuth clients', view: Clients },
   { path: 'webhooks', title: 'Webhooks', view: Webhooks },
+  { path: 'embeds', title: 'Embeds', view: Embeds },
   { path: 'teams', title: 'Teams', view: Teams },
+  { path: 'account', title: 'Account', view: Account },
 ];
 
 function currentPath() {

@@ -1,8 +1,8 @@
 // Playground: pick a model, fill in a form generated from its input schema, run it, watch it,
 // see the outputs inline, and copy the same request as curl.
 import { html, useEffect, useMemo, useState } from '/dashboard/vendor/preact-htm.js';
-import { api, follow } from '../api.js';
-import { CopyButton, Notice, credits } from './ui.js';
+import { api, follow, uploadFile } from '../api.js';
+import { CopyButton, Notice, credits, usd } from './ui.js';
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 
@@ -44,11 +44,34 @@ function Field({ name, p, required, value, onChange }) {
       <input id=${id} name=${name} type="number" min=${p.minimum} max=${p.maximum} step=${t.includes('integer') ? 1 : 'any'} placeholder=${p.default ?? ''} required=${required}
         value=${value ?? ''} onInput=${(e) => onChange(toValue(p, e.target.value))} />${help}</label>`;
   }
+  if (p.format === 'uri') return html`<${UrlField} name=${name} p=${p} required=${required} value=${value} onChange=${onChange} label=${label} help=${help} />`;
   const long = name === 'prompt' || name === 'negative_prompt' || (p.maxLength ?? 0) > 200;
   return long
     ? html`<label for=${id}>${label}<textarea id=${id} name=${name} rows="3" required=${required} maxlength=${p.maxLength} value=${value ?? ''} onInput=${(e) => onChange(toValue(p, e.target.value))} />${help}</label>`
     : html`<label for=${id}>${label}<input id=${id} name=${name} type=${p.format === 'uri' ? 'url' : 'text'} required=${required} maxlength=${p.maxLength} placeholder=${p.default ?? ''}
         value=${value ?? ''} onInput=${(e) => onChange(toValue(p, e.target.value))} />${help}</label>`;
+}
+
+/** A URL input with an upload next to it: the file goes through the upload-address route. */
+function UrlField({ name, p, required, value, onChange, label, help }) {
+  const [state, setState] = useState('');
+  const id = `f-${name}`;
+  const upload = async (e) => {
+    const file = e.target.files[0];
+    if (!file) return;
+    setState(`Uploading ${file.name}…`);
+    try {
+      const up = await uploadFile(file);
+      onChange(up.file_url);
+      setState(`${file.name} uploaded.`);
+    } catch (err) {
+      setState(err.message);
+    }
+  };
+  return html`<div class="url-field"><label for=${id}>${label}<input id=${id} name=${name} type="url" required=${required} maxlength=${p.maxLength}
+      value=${value ?? ''} onInput=${(e) => onChange(toValue(p, e.target.value))} /></label>
+    <label>or upload a file <input type="file" name=${`${name}-file`} onChange=${upload} /></label>
+    ${state && html`<small role="status">${state}</small>`}${help}</div>`;
 }
 
 function Output({ url, kind, nsfw }) {
@@ -80,6 +103,7 @@ export function Playground() {
   const [input, setInput] = useState({});
   const [run, setRun] = useState(null);
   const [busy, setBusy] = useState(false);
+  const [quote, setQuote] = useState(null);
 
   useEffect(() => {
     api('GET', '/api/v1/models', { auth: false }).then((r) => {
@@ -89,12 +113,36 @@ export function Playground() {
       if (first) { setCategory(first.category); setSlug(first.slug); }
     }, setError);
   }, []);
+  // a link to another model (#/playground?model=...) while this page is open
+  useEffect(() => {
+    const changed = () => {
+      const wanted = new URLSearchParams(location.hash.split('?')[1] || '').get('model');
+      const m = (models || []).find((x) => x.slug === wanted);
+      if (m && m.slug !== slug) { setCategory(m.category); pick(m.slug); }
+    };
+    addEventListener('hashchange', changed);
+    return () => removeEventListener('hashchange', changed);
+  }, [models, slug]);
 
   const categories = useMemo(() => [...new Set((models || []).map((m) => m.category))].sort(), [models]);
   const inCategory = (models || []).filter((m) => m.category === category);
   const model = (models || []).find((m) => m.slug === slug);
   const props = model ? model.input_schema.properties || {} : {};
   const required = new Set(model ? model.input_schema.required || [] : []);
+
+  // the live price: a quote for the form as it is, 300 ms after the last change
+  useEffect(() => {
+    if (!model) return undefined;
+    // a quote without a required field would only be a 422: wait for the form to be complete
+    const missing = (model.input_schema.required || []).filter((f) => input[f] === undefined && model.input_schema.properties[f]?.default === undefined);
+    if (missing.length) { setQuote({ missing }); return undefined; }
+    let current = true;
+    const timer = setTimeout(() => {
+      api('POST', '/app/calculate_dynamic_cost', { team: true, body: { model: model.slug, input } })
+        .then((r) => current && setQuote({ ...r.body }), (err) => current && setQuote({ error: err }));
+    }, 300);
+    return () => { current = false; clearTimeout(timer); };
+  }, [slug, input]);
 
   const pick = (s) => { setSlug(s); setInput({}); setRun(null); setError(null); };
   const submit = async (e) => {
@@ -141,6 +189,11 @@ export function Playground() {
         <form onSubmit=${submit} class="model-form">
           ${Object.entries(props).map(([name, p]) => html`<${Field} name=${name} p=${p} required=${required.has(name)} value=${input[name]}
             onChange=${(v) => setInput((prev) => { const next = { ...prev }; if (v === undefined) delete next[name]; else next[name] = v; return next; })} />`)}
+          <p class="quote" aria-live="polite" data-testid="quote">${!quote ? 'Pricing…' : quote.missing
+            ? `Fill in ${quote.missing.join(', ')} to see the price (${credits(model.price.at_defaults)} at the defaults).`
+            : quote.error
+            ? (quote.error.status === 422 ? `No price yet: ${quote.error.message}` : quote.error.message)
+            : html`This run costs <strong>${credits(quote.cost)}</strong> (${usd(quote.cost)})${quote.affordable ? '' : html`; <span class="minus">your balance of ${credits(quote.balance)} does not cover it</span>`}.`}</p>
           <div class="actions">
             <button type="submit" disabled=${busy}>${busy ? 'Running…' : 'Run'}</button>
             <${CopyButton} text=${curlFor(model, input)} label="Copy as curl" />

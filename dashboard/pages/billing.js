@@ -1,0 +1,81 @@
+// Billing: the balance, the ledger (paged, kinds as words, credits and USD), and places for the
+// caller's discounts and subscription. README "The ledger".
+import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
+import { api } from '../api.js';
+import { Notice, Pager, credits, usd, when } from './ui.js';
+
+// The ledger's kinds are an open set: an unknown one is shown as written.
+export const KINDS = {
+  signup: 'Sign-up credit',
+  grant: 'Credit granted',
+  topup: 'Top-up',
+  hold: 'Held for a run',
+  prediction: 'Run charged',
+  release: 'Hold released',
+  refund: 'Refund',
+  deduction: 'Deduction',
+  adjustment: 'Adjustment',
+  opening: 'Opening balance',
+};
+export const kindWord = (k) => KINDS[k] || k.charAt(0).toUpperCase() + k.slice(1).replace(/_/g, ' ');
+
+function Discounts() {
+  const [state, setState] = useState({ loading: true });
+  useEffect(() => {
+    api('GET', '/auth/my_model_discounts', { team: true }).then(
+      (r) => setState({ items: r.body }),
+      (err) => setState({ error: err }),
+    );
+  }, []);
+  if (state.loading) return html`<p class="muted">Loading…</p>`;
+  if (state.error) {
+    return state.error.status === 501
+      ? html`<p class="muted" data-testid="discounts-unavailable">Discounts are not available on this gateway yet.</p>`
+      : html`<${Notice} error=${state.error} />`;
+  }
+  if (!state.items.length) return html`<p class="muted">No discount applies to your runs.</p>`;
+  return html`<ul>${state.items.map((d) => html`<li>${d.percent_off}% off ${d.model}${d.expires_at ? ` until ${when(d.expires_at)}` : ''}</li>`)}</ul>`;
+}
+
+export function Billing() {
+  const [balance, setBalance] = useState(null);
+  const [page, setPage] = useState(1);
+  const [data, setData] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => { api('GET', '/account/balance', { team: true }).then((r) => setBalance(r.body), setError); }, []);
+  useEffect(() => {
+    setData(null);
+    api('GET', '/app/credit_transactions', { team: true, query: { page, page_size: 25 } }).then((r) => setData(r.body), setError);
+  }, [page]);
+  return html`
+    <${Notice} error=${error} />
+    <section class="cards">
+      <div class="card">
+        <h2>Balance</h2>
+        ${balance ? html`<p class="figure" data-testid="billing-balance">${credits(balance.balance)}</p>
+          <p class="muted">${usd(balance.balance)} · ${credits(balance.held)} held by running runs · 1,000 credits = 1 USD</p>` : html`<p class="muted">Loading…</p>`}
+      </div>
+      <div class="card" data-testid="discounts">
+        <h2>Discounts</h2>
+        <${Discounts} />
+      </div>
+      <div class="card" data-testid="subscription">
+        <h2>Subscription</h2>
+        <p class="muted">Subscriptions are not available on this gateway yet. Your plan will be shown here once they are.</p>
+      </div>
+    </section>
+    <h2 class="section">Transactions</h2>
+    ${data === null ? (!error && html`<p class="muted">Loading…</p>`) : data.items.length === 0
+      ? html`<p class="empty">${page > 1 ? 'There are no more transactions.' : 'No credit has moved on this wallet yet.'}</p>`
+      : html`<div class="table-wrap"><table class="ledger">
+        <thead><tr><th>When</th><th>What</th><th class="num">Amount</th><th class="num">Balance after</th><th>Description</th><th>Run</th></tr></thead>
+        <tbody>${data.items.map((t) => html`<tr data-kind=${t.kind}>
+          <td>${when(t.created_at)}</td>
+          <td>${kindWord(t.kind)}</td>
+          <td class=${t.amount < 0 ? 'num minus' : 'num'}>${t.amount > 0 ? '+' : ''}${credits(t.amount)}<small>${usd(t.amount)}</small></td>
+          <td class="num">${credits(t.balance_after)}<small>${usd(t.balance_after)}</small></td>
+          <td>${t.description}</td>
+          <td>${t.request_id ? html`<a href=${`#/history?id=${encodeURIComponent(t.request_id)}`}><code>${t.request_id.slice(0, 12)}…</code></a>` : ''}</td>
+        </tr>`)}</tbody></table></div>`}
+    <${Pager} data=${data} onPage=${setPage} label="Transaction pages" />`;
+}

@@ -3,6 +3,7 @@
 import { html, useEffect, useMemo, useState } from '/dashboard/vendor/preact-htm.js';
 import { api, follow, uploadFile } from '../api.js';
 import { CopyButton, Notice, credits, usd } from './ui.js';
+import { Viewer3d } from './viewer3d.js';
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 
@@ -81,7 +82,8 @@ function Output({ url, kind, nsfw }) {
   if (kind === 'video') return html`<video src=${url} controls playsinline />`;
   if (kind === 'audio') return html`<audio src=${url} controls />`;
   if (kind === 'text') return html`<${TextOutput} url=${url} />`;
-  return html`<a href=${url} download>Download the ${kind === 'model3d' ? '3D model' : 'file'}</a>`;
+  if (kind === 'model3d') return html`<${Viewer3d} url=${url} />`;
+  return html`<a href=${url} download>Download the file</a>`;
 }
 
 function TextOutput({ url }) {

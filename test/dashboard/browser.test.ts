@@ -88,6 +88,35 @@ test.serial('sign in, see the balance, generate an image in the playground and s
   await page.close();
 });
 
+test.serial('a 3D model from the playground is drawn in the viewer (GLB and OBJ), and turns with the arrow keys', async (t) => {
+  const { page, problems } = await signedIn(1000);
+  for (const format of ['glb', 'obj']) {
+    await page.goto(`${base}/dashboard#/playground?model=forma-v1-fast-text-to-3d`);
+    await page.getByRole('heading', { name: 'Playground' }).waitFor();
+    await page.locator('textarea[name="prompt"]').fill(`a mossy rock (${format})`);
+    const select = page.locator('select[name="format"]');
+    if (await select.count()) await select.selectOption(format);
+    else await page.locator('input[name="format"]').fill(format);
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByTestId('run-status').filter({ hasText: 'completed' }).waitFor({ timeout: 60_000 });
+    const canvas = page.locator('.viewer3d canvas');
+    await canvas.waitFor();
+    // data-triangles: how many front-facing triangles the last frame drew
+    const drawn = await waitFor(async () => Number(await canvas.getAttribute('data-triangles')) || undefined, { what: `the ${format} model to be drawn` });
+    t.true(drawn > 100, `${format}: ${drawn} triangles drawn`);
+    const painted = "(() => { const c = document.querySelector('.viewer3d canvas'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n; })()";
+    t.true(await page.evaluate<number>(painted) > 5_000, `${format}: the canvas is painted`);
+    const before = await page.evaluate<string>("document.querySelector('.viewer3d canvas').toDataURL()");
+    await canvas.focus();
+    await page.keyboard.press('ArrowRight');
+    await waitFor(async () => (await page.evaluate<string>("document.querySelector('.viewer3d canvas').toDataURL()")) !== before || undefined, { what: 'the model to turn' });
+    t.truthy(await page.getByRole('link', { name: 'Download the 3D model' }).count());
+    await screenshot(page, 'dashboard', `playground-3d-${format}`);
+  }
+  t.deepEqual(problems, []);
+  await page.close();
+});
+
 test.serial('create a sandbox key: shown once in a dialog, then listed with its badge; revoke it', async (t) => {
   const { page, problems } = await signedIn(0);
   await page.goto(`${base}/dashboard#/keys`);

@@ -15,6 +15,7 @@ import { MediaLibrary } from './pages/media.js';
 import { Billing } from './pages/billing.js';
 import { Embeds } from './pages/embeds.js';
 import { Account } from './pages/account.js';
+import { Admin, STAFF_ROLES } from './pages/admin.js';
 
 const PAGES = [
   { path: 'overview', title: 'Overview', view: Overview },
@@ -29,17 +30,21 @@ const PAGES = [
   { path: 'embeds', title: 'Embeds', view: Embeds },
   { path: 'teams', title: 'Teams', view: Teams },
   { path: 'account', title: 'Account', view: Account },
+  // shown to support, billing and admin accounts only (each route checks the role again)
+  { path: 'admin', title: 'Admin', view: Admin, roles: STAFF_ROLES },
 ];
 
-function currentPath() {
+const allowed = (p, user) => !p.roles || p.roles.includes(user.role);
+
+function currentPath(user) {
   const p = location.hash.replace(/^#\/?/, '').split('?')[0];
-  return PAGES.some((x) => x.path === p) ? p : 'overview';
+  return PAGES.some((x) => x.path === p && allowed(x, user)) ? p : 'overview';
 }
 
 function Shell({ user, onSignOut }) {
-  const [path, setPath] = useState(currentPath());
+  const [path, setPath] = useState(currentPath(user));
   useEffect(() => {
-    const changed = () => setPath(currentPath());
+    const changed = () => setPath(currentPath(user));
     addEventListener('hashchange', changed);
     return () => removeEventListener('hashchange', changed);
   }, []);
@@ -50,7 +55,7 @@ function Shell({ user, onSignOut }) {
     <header class="top">
       <a class="brand" href="#/overview">mediagate</a>
       <nav aria-label="Main">
-        ${PAGES.map((p) => html`<a href=${`#/${p.path}`} aria-current=${p.path === path ? 'page' : undefined}>${p.title}</a>`)}
+        ${PAGES.filter((p) => allowed(p, user)).map((p) => html`<a href=${`#/${p.path}`} aria-current=${p.path === path ? 'page' : undefined}>${p.title}</a>`)}
       </nav>
       <div class="who">
         <span class="email">${user.email}</span>

@@ -1,0 +1,142 @@
+// Administration (README "Roles and administration"): shown to support, billing and admin
+// accounts only, and each part only to the roles its route allows (the gateway checks again).
+// Look a user up; move credit; refund a run; read the audit log.
+import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
+import { api } from '../api.js';
+import { Notice, Pager, credits, usd, when } from './ui.js';
+import { kindWord } from './billing.js';
+
+export const STAFF_ROLES = ['support', 'billing', 'admin'];
+const can = (user, roles) => roles.includes(user.role);
+
+/** Money routes take an Idempotency-Key: one per form submission, so a double click moves money once. */
+const idempotency = () => ({ 'idempotency-key': crypto.randomUUID() });
+
+function UserInfo({ info }) {
+  return html`<section class="card" data-testid="admin-user">
+    <h2>${info.email}</h2>
+    <p class="muted">User ${info.id} · role ${info.role} · ${info.email_verified ? 'email verified' : 'email not verified'} · joined ${when(info.created_at)} · last sign-in ${when(info.last_sign_in_at)}</p>
+    ${info.deletion_scheduled_at && html`<p class="notice error">Deletion scheduled for ${when(info.deletion_scheduled_at)}.</p>`}
+    <p><strong data-testid="admin-balance">${credits(info.balance)}</strong> <span class="muted">(${usd(info.balance)}) · ${credits(info.held)} held · subscription: ${info.subscription?.plan ?? info.subscription?.status ?? 'none'}</span></p>
+    <h3>Open holds</h3>
+    ${info.open_holds.length === 0 ? html`<p class="muted">No run is holding credit.</p>`
+      : html`<ul>${info.open_holds.map((h) => html`<li><code>${h.request_id}</code> ${h.model} · ${h.status} · ${credits(h.amount)}</li>`)}</ul>`}
+    <h3>Teams</h3>
+    ${info.teams.length === 0 ? html`<p class="muted">Not a member of any team.</p>`
+      : html`<ul>${info.teams.map((t) => html`<li>${t.name} (${t.role}) · ${credits(t.balance)}, ${credits(t.held)} held</li>`)}</ul>`}
+    <h3>API keys</h3>
+    ${info.api_keys.length === 0 ? html`<p class="muted">No API keys.</p>`
+      : html`<div class="table-wrap"><table><thead><tr><th>Name</th><th>Prefix</th><th>Kind</th><th>Last used</th><th>State</th></tr></thead>
+        <tbody>${info.api_keys.map((k) => html`<tr><td>${k.name}</td><td><code>${k.prefix}</code></td><td>${k.is_test ? 'sandbox' : 'production'}${k.team_id ? ` · team ${k.team_id}` : ''}</td>
+          <td>${when(k.last_used_at)}</td><td>${k.revoked_at ? `revoked ${when(k.revoked_at)}` : 'active'}</td></tr>`)}</tbody></table></div>`}
+    <h3>Recent transactions</h3>
+    ${info.recent_transactions.length === 0 ? html`<p class="muted">No credit has moved yet.</p>`
+      : html`<div class="table-wrap"><table class="ledger"><thead><tr><th>When</th><th>What</th><th class="num">Amount</th><th class="num">Balance after</th><th>Description</th></tr></thead>
+        <tbody>${info.recent_transactions.map((t) => html`<tr data-kind=${t.kind}><td>${when(t.created_at)}</td><td>${kindWord(t.kind)}</td>
+          <td class=${t.amount < 0 ? 'num minus' : 'num'}>${t.amount > 0 ? '+' : ''}${credits(t.amount)}</td><td class="num">${credits(t.balance_after)}</td><td>${t.description}</td></tr>`)}</tbody></table></div>`}
+  </section>`;
+}
+
+function Credits({ email, onDone }) {
+  const [form, setForm] = useState({ kind: 'topup', amount: '', reason: '', allowNegative: false });
+  const [result, setResult] = useState(null);
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e) => {
+    e.preventDefault();
+    setBusy(true); setError(null); setResult(null);
+    try {
+      const body = { email, amount: Number(form.amount), ...(form.reason ? { reason: form.reason } : {}), ...(form.kind === 'deduct' && form.allowNegative ? { allow_negative: true } : {}) };
+      const r = await api('POST', form.kind === 'topup' ? '/auth/admin_topup' : '/auth/admin_deduct_credits', { body, headers: idempotency() });
+      setResult(`${form.kind === 'topup' ? 'Added' : 'Removed'} ${credits(body.amount)}. The balance is now ${credits(r.body.balance)}.`);
+      setForm({ ...form, amount: '', reason: '' });
+      onDone();
+    } catch (err) { setError(err); } finally { setBusy(false); }
+  };
+  return html`<form class="card" onSubmit=${submit} data-testid="admin-credits">
+    <h2>Credits</h2>
+    <label>Action <select name="kind" value=${form.kind} onChange=${(e) => setForm({ ...form, kind: e.target.value })}>
+      <option value="topup">Add credit</option><option value="deduct">Remove credit</option></select></label>
+    <label>Credits (1,000 = 1 USD) <input name="amount" type="number" min="1" step="1" required value=${form.amount} onInput=${(e) => setForm({ ...form, amount: e.target.value })} /></label>
+    <label>Reason (shown in the user's transactions) <input name="reason" maxlength="500" value=${form.reason} onInput=${(e) => setForm({ ...form, reason: e.target.value })} /></label>
+    ${form.kind === 'deduct' && html`<label class="check"><input type="checkbox" checked=${form.allowNegative} onChange=${(e) => setForm({ ...form, allowNegative: e.target.checked })} /> Allow the balance to go below zero (a chargeback)</label>`}
+    <button disabled=${busy}>${form.kind === 'topup' ? 'Add credit' : 'Remove credit'}</button>
+    <${Notice} error=${error}>${result}</${Notice}>
+  </form>`;
+}
+
+function Refund() {
+  const [form, setForm] = useState({ requestId: '', amount: '', reason: '' });
+  const [result, setResult] = useState(null);
+  const [error, setError] = useState(null);
+  const submit = async (e) => {
+    e.preventDefault();
+    setError(null); setResult(null);
+    try {
+      const body = { request_id: form.requestId.trim(), ...(form.amount ? { amount: Number(form.amount) } : {}), ...(form.reason ? { reason: form.reason } : {}) };
+      const r = await api('POST', '/auth/admin_refund', { body, headers: idempotency() });
+      setResult(`Refunded ${credits(r.body.amount)} for run ${body.request_id}.`);
+      setForm({ requestId: '', amount: '', reason: '' });
+    } catch (err) { setError(err); }
+  };
+  return html`<form class="card" onSubmit=${submit} data-testid="admin-refund">
+    <h2>Refund a run</h2>
+    <label>Run (request id) <input name="request_id" required maxlength="64" value=${form.requestId} onInput=${(e) => setForm({ ...form, requestId: e.target.value })} /></label>
+    <label>Credits (empty: what is left of its charge) <input name="refund_amount" type="number" min="1" step="1" value=${form.amount} onInput=${(e) => setForm({ ...form, amount: e.target.value })} /></label>
+    <label>Reason <input name="refund_reason" maxlength="500" value=${form.reason} onInput=${(e) => setForm({ ...form, reason: e.target.value })} /></label>
+    <button>Refund</button>
+    <${Notice} error=${error}>${result}</${Notice}>
+  </form>`;
+}
+
+function AuditLog() {
+  const [filters, setFilters] = useState({ action: '', actor_id: '', target_user_id: '' });
+  const [page, setPage] = useState(1);
+  const [data, setData] = useState(null);
+  const [error, setError] = useState(null);
+  const [applied, setApplied] = useState(filters);
+  useEffect(() => {
+    setData(null); setError(null);
+    api('GET', '/auth/admin_audit_log', { query: { ...applied, page } }).then((r) => setData(r.body), setError);
+  }, [applied, page]);
+  const apply = (e) => { e.preventDefault(); setPage(1); setApplied({ ...filters }); };
+  const field = (name, label, type = 'text') => html`<label>${label} <input name=${`audit-${name}`} type=${type} min="1" value=${filters[name]} onInput=${(e) => setFilters({ ...filters, [name]: e.target.value })} /></label>`;
+  return html`<section data-testid="admin-audit">
+    <h2 class="section">Audit log</h2>
+    <form class="filters" onSubmit=${apply}>${field('action', 'Operation')}${field('actor_id', 'By user id', 'number')}${field('target_user_id', 'On user id', 'number')}<button class="secondary">Filter</button></form>
+    <${Notice} error=${error} />
+    ${data === null ? (!error && html`<p class="muted">Loading…</p>`) : data.items.length === 0
+      ? html`<p class="empty">No audit records match.</p>`
+      : html`<div class="table-wrap"><table><thead><tr><th>When</th><th>Who</th><th>Operation</th><th>On</th><th>Status</th><th>Reason</th><th>Address</th></tr></thead>
+        <tbody>${data.items.map((a) => html`<tr>
+          <td>${when(a.created_at)}</td><td>${a.actor_user_id === null ? 'command line' : `user ${a.actor_user_id}`} (${a.actor_role}, ${a.credential})</td>
+          <td><code>${a.action}</code></td><td>${a.target_user_id === null ? '' : `user ${a.target_user_id}`}${a.target_team_id === null ? '' : ` team ${a.target_team_id}`}</td>
+          <td>${a.status}</td><td>${a.reason ?? ''}</td><td>${a.client_address ?? ''}</td></tr>`)}</tbody></table></div>`}
+    <${Pager} data=${data} onPage=${setPage} label="Audit log pages" />
+  </section>`;
+}
+
+export function Admin({ user }) {
+  const [email, setEmail] = useState('');
+  const [info, setInfo] = useState(null);
+  const [error, setError] = useState(null);
+  const lookup = async (target = email) => {
+    setError(null);
+    try {
+      setInfo((await api('GET', '/auth/admin_user_info', { query: { email: target.trim() } })).body);
+    } catch (err) { setInfo(null); setError(err.status === 404 ? new Error(`No account uses ${target.trim()}.`) : err); }
+  };
+  if (!can(user, STAFF_ROLES)) return html`<p class="empty">This page is for support, billing and admin accounts.</p>`;
+  return html`
+    <form class="filters" onSubmit=${(e) => { e.preventDefault(); lookup(); }}>
+      <label>User's email <input name="lookup-email" type="email" required value=${email} onInput=${(e) => setEmail(e.target.value)} /></label>
+      <button>Look up</button>
+    </form>
+    <${Notice} error=${error} />
+    ${info && html`<${UserInfo} info=${info} />`}
+    <section class="cards">
+      ${info && can(user, ['billing', 'admin']) && html`<${Credits} email=${info.email} onDone=${() => lookup(info.email)} />`}
+      <${Refund} />
+    </section>
+    ${can(user, ['admin']) && html`<${AuditLog} />`}`;
+}

@@ -195,7 +195,7 @@ test('without a discount the hold still records its list price, with no percent'
   t.deepEqual(rows.map((r: Record<string, unknown>) => [r.kind, Number(r.list_price), r.discount_percent]), [['hold', LIST, null], ['prediction', LIST, null]]);
 });
 
-test('a team discount applies to what the team wallet pays (team_id), not to the members\' own wallets, and the reverse', async (t) => {
+test('a team discount applies to what the team wallet pays (team_id, the team\'s key), not to the members\' own wallets, and the reverse', async (t) => {
   const owner = await account(1_000);
   const outsider = await account();
   const team = await createTeam(gw.app.db, owner.userId, 'Discounted', Date.now());
@@ -220,6 +220,14 @@ test('a team discount applies to what the team wallet pays (team_id), not to the
   const charge = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' }).first();
   t.like({ team_id: Number(charge.team_id), amount: Number(charge.amount), list_price: Number(charge.list_price), discount_percent: Number(charge.discount_percent) },
     { team_id: team.id, amount: -7, list_price: LIST, discount_percent: 50 });
+  // a team's API key pays from the team wallet: the team's discount, in the quote and the hold
+  const teamKey = await callOperation<{ key: string }>(gw, 'createTeamApiKey', { as: owner.session, params: { team_id: team.id }, body: { name: 'ci' } });
+  t.is(teamKey.status, 201, JSON.stringify(teamKey.body));
+  t.like(await quote(teamKey.body.key), { cost: 7, discount: { percent: 50 } });
+  const byKey = await gw.server.inject({ method: 'POST', url: `/api/v1/${SLUG}`, headers: { 'x-api-key': teamKey.body.key }, payload: INPUT });
+  t.is((byKey.result as { price: number }).price, 7, byKey.payload);
+  const keyId = (byKey.result as { request_id: string }).request_id;
+  await waitFor(async () => (await gw.app.db('predictions').where({ id: keyId }).first()).status === 'completed', { what: 'the team key\'s prediction to complete' });
   const own = await gw.server.inject({ method: 'POST', url: `/api/v1/${SLUG}`, headers: { 'x-api-key': owner.liveKey }, payload: INPUT });
   t.is((own.result as { price: number }).price, LIST, 'the personal wallet pays the list price');
   const ownId = (own.result as { request_id: string }).request_id;

@@ -7,7 +7,7 @@ import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
-import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
+import { assertLedger, ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { waitFor } from '../helpers/services.ts';
 import { createTeam } from '../../db/teams.ts';
 import { creditTeam } from '../../db/wallet.ts';
@@ -232,4 +232,41 @@ test('a team discount applies to what the team wallet pays (team_id, the team\'s
   t.is((own.result as { price: number }).price, LIST, 'the personal wallet pays the list price');
   const ownId = (own.result as { request_id: string }).request_id;
   await waitFor(async () => (await gw.app.db('predictions').where({ id: ownId }).first()).status === 'completed', { what: 'the personal prediction to complete' });
+});
+
+test('an idempotent retry of an upsert and a delete answers the first answer; the same key with another body is 409', async (t) => {
+  const acct = await account();
+  const key = { 'idempotency-key': `disc-${acct.userId}` };
+  const body = { discounts: [{ email: acct.email, model: SLUG, percent_off: 20 }] };
+  const first = await callOperation<Discount[]>(gw, 'upsertModelDiscounts', { as: as.billing.session, headers: key, body });
+  const again = await callOperation<Discount[]>(gw, 'upsertModelDiscounts', { as: as.billing.session, headers: key, body });
+  t.is(first.status, 200);
+  t.deepEqual(again.body, first.body);
+  t.is(again.headers['idempotent-replayed'], 'true');
+  const other = await callOperation(gw, 'upsertModelDiscounts', { as: as.billing.session, headers: key, body: { discounts: [{ email: acct.email, model: SLUG, percent_off: 21 }] } });
+  t.is(other.status, 409);
+  const id = first.body[0]!.id;
+  const del = { 'idempotency-key': `disc-del-${acct.userId}` };
+  t.is((await callOperation(gw, 'deleteModelDiscount', { as: as.billing.session, headers: del, params: { discount_id: id } })).status, 200);
+  t.like(await callOperation(gw, 'deleteModelDiscount', { as: as.billing.session, headers: del, params: { discount_id: id } }), { status: 200, body: { id, deleted: true } });
+});
+
+test('on the embedded SQLite default: the migration, an upsert replacing a discount, the discounted hold and its ledger rows', async (t) => {
+  const lite = await startGateway({ db: 'sqlite', queue: 'memory', worker: true });
+  t.teardown(() => lite.stop());
+  const admin = await newAccount(lite);
+  await lite.app.db('users').where({ id: admin.userId }).update({ role: 'billing' });
+  const acct = await newAccount(lite, 1_000);
+  const email = String((await lite.app.db('users').where({ id: acct.userId }).first()).email);
+  t.is((await callOperation(lite, 'upsertModelDiscounts', { as: admin.session, body: { discounts: [{ email, model: '*', percent_off: 10 }] } })).status, 200);
+  const up = await callOperation<Discount[]>(lite, 'upsertModelDiscounts', { as: admin.session, body: { discounts: [{ email, model: '*', percent_off: 50 }] } });
+  t.like(up, { status: 200, body: [{ percent_off: 50 }] });
+  t.is((await lite.app.db('model_discounts')).length, 1, 'replaced, not added');
+  const submit = await lite.server.inject({ method: 'POST', url: `/api/v1/${SLUG}`, headers: { 'x-api-key': acct.liveKey }, payload: INPUT });
+  t.is((submit.result as { price: number }).price, 7, submit.payload);
+  const id = (submit.result as { request_id: string }).request_id;
+  await waitFor(async () => (await lite.app.db('predictions').where({ id }).first()).status === 'completed', { what: 'the prediction to complete' });
+  const rows = await lite.app.db('credit_transactions').where({ prediction_id: id }).orderBy('id');
+  t.deepEqual(rows.map((r: Record<string, unknown>) => [r.kind, Number(r.amount), Number(r.list_price), Number(r.discount_percent)]), [['hold', 0, LIST, 50], ['prediction', -7, LIST, 50]]);
+  await assertLedger(t, lite.app.db);
 });

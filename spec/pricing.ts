@@ -75,8 +75,9 @@ export interface PriceBreakdown {
 
 /**
  * The price of one request with how it was reached; `input` has already been validated and has
- * its defaults applied. The one price rule: billing (computePrice, the hold) and the quote
- * (calculateDynamicCost) both come through here.
+ * its defaults applied. The one price rule: billing (the hold) and the quote (calculateDynamicCost)
+ * both come through here, by handlers/catalog.ts priceFor, which then applies the paying wallet's
+ * discount (chooseDiscount, applyDiscount below); `total` is the list price.
  */
 export function computePriceBreakdown(rule: PriceRule, input: Readonly<Record<string, unknown>>): PriceBreakdown {
   let price = rule.base;

@@ -270,3 +270,18 @@ test('on the embedded SQLite default: the migration, an upsert replacing a disco
   t.deepEqual(rows.map((r: Record<string, unknown>) => [r.kind, Number(r.amount), Number(r.list_price), Number(r.discount_percent)]), [['hold', 0, LIST, 50], ['prediction', -7, LIST, 50]]);
   await assertLedger(t, lite.app.db);
 });
+
+test('an embed code\'s visitor is charged with its owner\'s discount (the payer\'s)', async (t) => {
+  const owner = await account(1_000);
+  await upsert([{ email: owner.email, model: SLUG, percent_off: 50 }]);
+  const shop = 'https://shop.example.com';
+  const created = await callOperation<{ code: string }>(gw, 'createEmbedCode', { as: owner.session, body: { kind: 'embed', name: 'widget', models: [SLUG], allowed_origins: [shop] } });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  const res = await gw.server.inject({ method: 'POST', url: `/api/v1/${SLUG}`, headers: { 'x-embed-code': created.body.code, origin: shop, 'content-type': 'application/json' }, payload: INPUT });
+  t.is(res.statusCode, 200, res.payload);
+  t.is((res.result as { price: number }).price, 7);
+  const id = (res.result as { request_id: string }).request_id;
+  await waitFor(async () => (await gw.app.db('predictions').where({ id }).first()).status === 'completed', { what: 'the embed prediction to complete' });
+  const charge = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' }).first();
+  t.like({ user_id: Number(charge.user_id), amount: Number(charge.amount), discount_percent: Number(charge.discount_percent) }, { user_id: owner.userId, amount: -7, discount_percent: 50 });
+});

@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
-import { num } from './rows.ts';
+import { num, numOrNull } from './rows.ts';
 import type { Page, Paging } from './run-history.ts';
 
 export interface LedgerEntry {
@@ -21,6 +21,10 @@ export interface LedgerEntry {
   /** who caused it (the member, for a team's rows) */
   userId: number;
   createdAt: number;
+  /** a hold or charge (README "Discounts"): the price before any discount, the percent off, what was held or charged */
+  listPrice: number | null;
+  discountPercent: number | null;
+  charged: number | null;
 }
 
 const scoped = (db: Knex, owner: Owner) => db('credit_transactions').where(ownerWhere(owner));
@@ -35,6 +39,9 @@ function toEntry(r: Record<string, unknown>): LedgerEntry {
     predictionId: (r.prediction_id ?? null) as string | null,
     userId: num(r.user_id),
     createdAt: num(r.created_at),
+    listPrice: numOrNull(r.list_price ?? null),
+    discountPercent: numOrNull(r.discount_percent ?? null),
+    charged: r.kind === 'hold' ? num(r.held_change) : r.kind === 'prediction' ? -num(r.amount) : null,
   };
 }
 

@@ -169,6 +169,9 @@ export interface NewPrediction {
   model: string;
   input: Record<string, unknown>;
   price: number;
+  /** README "Discounts": the price before the discount and the percent taken off, recorded on the hold's ledger row */
+  listPrice?: number;
+  discountPercent?: number | null;
   webhookUrl: string | null;
   /** the submit's X-Request-Id (already validated: <= 128 safe characters) */
   httpRequestId?: string | null;
@@ -251,7 +254,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
       if (counted.key >= limits.perKey && limits.perKey > 0 && p.apiKeyId !== null) return { accepted: false, scope: 'key', limit: limits.perKey };
       if (counted.account >= limits.perAccount && limits.perAccount > 0) return { accepted: false, scope: 'account', limit: limits.perAccount };
     }
-    const wallet = await holdFor(trx, payer, p.price, { predictionId: p.id, model: p.model, now });
+    const wallet = await holdFor(trx, payer, p.price, { predictionId: p.id, model: p.model, now, listPrice: p.listPrice ?? p.price, discountPercent: p.discountPercent ?? null });
     await trx('predictions').insert(row);
     return wallet ? { accepted: true, balance: wallet.balance } : { accepted: true };
   }));

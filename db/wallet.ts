@@ -11,7 +11,7 @@
 import type { Knex } from 'knex';
 import { affected } from './knex.ts';
 import { InsufficientCreditError } from './errors.ts';
-import { num } from './rows.ts';
+import { num, numOrNull } from './rows.ts';
 import { withLockRetry } from './retry.ts';
 
 /**
@@ -58,6 +58,9 @@ export interface LedgerEntry {
   description: string;
   /** tells apart several rows of one kind for one prediction (partial refunds); '' otherwise */
   ref?: string;
+  /** a hold or charge: the price before the discount and the percent off (README "Discounts") */
+  listPrice?: number | null;
+  discountPercent?: number | null;
   now: number;
 }
 
@@ -75,6 +78,7 @@ export async function appendLedger(trx: Knex, payer: Payer, e: LedgerEntry): Pro
   await trx('credit_transactions').insert({
     user_id: payer.userId, team_id: payer.teamId, amount: e.amount, held_change: e.heldChange, kind: e.kind, prediction_id: e.predictionId ?? null,
     ref: e.ref ?? '', description: e.description.slice(0, 255), balance_after: after.balance, held_after: after.held, created_at: e.now,
+    list_price: e.listPrice ?? null, discount_percent: e.discountPercent ?? null,
   });
   return after;
 }
@@ -103,6 +107,9 @@ export interface MoveRef {
   /** the model (shown as the row's description) */
   model: string;
   now: number;
+  /** a hold: the price before the discount and the percent taken off (README "Discounts") */
+  listPrice?: number;
+  discountPercent?: number | null;
 }
 
 /**
@@ -117,14 +124,20 @@ export async function holdFor(trx: Knex, payer: Payer, amount: number, ref: Move
     .andWhere('balance', '>=', amount)
     .update({ balance: trx.raw('balance - ?', [amount]), held: trx.raw('held + ?', [amount]) });
   if (affected(n) !== 1) throw new InsufficientCreditError(amount);
-  return appendLedger(trx, payer, { kind: 'hold', amount: 0, heldChange: amount, predictionId: ref.predictionId, description: ref.model, now: ref.now });
+  return appendLedger(trx, payer, {
+    kind: 'hold', amount: 0, heldChange: amount, predictionId: ref.predictionId, description: ref.model, now: ref.now, listPrice: ref.listPrice ?? null, discountPercent: ref.discountPercent ?? null,
+  });
 }
 
-/** held -> gone: the charge, a `prediction` row of -amount. */
+/** held -> gone: the charge, a `prediction` row of -amount, with the list price and discount its hold recorded. */
 export async function settleFor(trx: Knex, payer: Payer, amount: number, predictionId: string, model: string, now: number): Promise<void> {
   if (amount === 0) return;
   await walletRow(trx, payer).update({ held: trx.raw('held - ?', [amount]) });
-  await appendLedger(trx, payer, { kind: 'prediction', amount: -amount, heldChange: -amount, predictionId, description: model, now });
+  const held = await trx('credit_transactions').where({ prediction_id: predictionId, kind: 'hold', ref: '' }).first<{ list_price: unknown; discount_percent: unknown } | undefined>('list_price', 'discount_percent');
+  await appendLedger(trx, payer, {
+    kind: 'prediction', amount: -amount, heldChange: -amount, predictionId, description: model, now,
+    listPrice: numOrNull(held?.list_price ?? null), discountPercent: numOrNull(held?.discount_percent ?? null),
+  });
 }
 
 /** held -> balance, with its `release` row. */

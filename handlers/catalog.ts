@@ -9,7 +9,9 @@ import { NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { toValidationItems } from '../lib/validation-errors.ts';
 import type { AjvLikeError } from '../lib/validation-errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import { computePriceBreakdown } from '../spec/pricing.ts';
+import { applyDiscount, chooseDiscount, computePriceBreakdown } from '../spec/pricing.ts';
+import type { PriceBreakdown } from '../spec/pricing.ts';
+import { discountsForModel } from '../db/discounts.ts';
 import { getBalance, getTeamBalance } from '../db/wallet.ts';
 import { entryOf } from './models.ts';
 import type { ModelEntry } from './models.ts';
@@ -77,13 +79,26 @@ function validatedInput(app: App, model: ModelInfo, input: Record<string, unknow
   return body;
 }
 
+/** What a production submit of an input to a model holds: the list price, the discount that applies, the price after it. */
+export interface Priced {
+  breakdown: PriceBreakdown;
+  listPrice: number;
+  /** the one discount applied (README "Discounts"); null: none */
+  discountPercent: number | null;
+  price: number;
+}
+
 /**
- * THE discount seam: the caller's discount on a model. Discounts do not exist yet (a later issue
- * adds them, e.g. myModelDiscounts); until then nobody has one. When they exist, the submit must
- * apply the same function before its hold, so that the quote stays equal to the charge.
+ * THE price function: the quote (calculateDynamicCost) and the submit's hold (handlers/generate.ts)
+ * both come through here, so a quote equals the charge. The discount is that of the wallet that
+ * pays (`owner`: the team for team keys, team embed codes and `team_id`), chosen by
+ * spec/pricing.ts chooseDiscount at the app's clock, and applied by applyDiscount.
  */
-export async function discountFor(_app: App, _owner: Owner, _model: ModelInfo): Promise<{ percent: number } | null> {
-  return null;
+export async function priceFor(app: App, owner: Owner, model: ModelInfo, input: Readonly<Record<string, unknown>>): Promise<Priced> {
+  const breakdown = computePriceBreakdown(model.price, input);
+  const discount = breakdown.total > 0 ? chooseDiscount(await discountsForModel(app.db, owner, model.operationId), model.operationId, app.clock()) : null;
+  const discountPercent = discount?.percentOff ?? null;
+  return { breakdown, listPrice: breakdown.total, discountPercent, price: applyDiscount(breakdown.total, discountPercent) };
 }
 
 /** POST /app/calculate_dynamic_cost: what a production submit of `input` would hold, with the paying wallet's balance. */
@@ -91,23 +106,20 @@ export const calculateDynamicCost: Handler<'calculateDynamicCost'> = async ({ ap
   const model = app.spec.models.get(body.model);
   if (!model) throw new NotFoundError(`no model ${body.model} on this gateway; GET /api/v1/models lists them`);
   const input = validatedInput(app, model, body.input);
-  const b = computePriceBreakdown(model.price, input);
-  const discount = await discountFor(app, caller.owner, model);
-  const discountAmount = discount ? Math.floor((b.total * discount.percent) / 100) : 0;
-  const cost = b.total - discountAmount;
+  const { breakdown: b, listPrice, discountPercent, price: cost } = await priceFor(app, caller.owner, model, input);
   const { teamId, userId } = caller.owner;
   const { balance } = teamId === null ? await getBalance(app.db, userId) : await getTeamBalance(app.db, teamId);
   return {
     model: model.operationId,
     cost,
-    list_price: b.total,
+    list_price: listPrice,
     unit: 'credits',
     breakdown: {
       base: b.base,
       per_unit: b.perUnit,
       multipliers: b.multipliers.map((m) => ({ field: m.field, value: m.value, percent: m.percent, price_after: m.priceAfter })),
     },
-    discount: discount ? { percent: discount.percent, amount: discountAmount } : null,
+    discount: discountPercent === null ? null : { percent: discountPercent, amount: listPrice - cost },
     balance,
     affordable: balance >= cost,
   };

@@ -3,7 +3,7 @@ import { EmbedRefusedError, RateLimitedError, UnavailableError, ValidationFailed
 import { generationLimits } from './rate-limit.ts';
 import { resolveInputLoras } from './loras.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
-import { computePrice } from '../spec/pricing.ts';
+import { priceFor } from './catalog.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { insertSandboxPrediction, newPredictionId, submitPrediction } from '../db/predictions.ts';
@@ -102,7 +102,8 @@ export const generate: ModelHandler = async (ctx) => {
   }
 
   // The hold fails with InsufficientCreditError (402 insufficient_credit, lib/errors.ts).
-  const price = computePrice(model.price, body);
+  // the one price function (the quote's too): list price, the paying wallet's discount, the price after it
+  const { price, listPrice, discountPercent } = await priceFor(app, caller.owner, model, body);
   // The concurrency limits are counted in the hold's transaction (the requests-per-minute ones
   // were counted before the handler: x-rate-limit: generations).
   const limits = generationLimits(app.config.generateRateLimit, caller);
@@ -111,7 +112,7 @@ export const generate: ModelHandler = async (ctx) => {
   }
   const embedLimits = embed ? { codeId: embed.codeId, dailyCap: embed.dailyCap, monthlyCap: embed.monthlyCap, maxConcurrent: embed.maxConcurrent } : undefined;
     // A key's spend limit (402 key_spend_limit_exceeded) is checked in the hold's transaction too (db/key-spend.ts).
-  const outcome = await submitPrediction(app.db, { ...base, price }, now, { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, {
+  const outcome = await submitPrediction(app.db, { ...base, price, listPrice, discountPercent }, now, { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, {
     keySpendLimited: caller.keySpendLimited === true, ...(embedLimits ? { embed: embedLimits } : {}),
   });
   if (!outcome.accepted && outcome.scope === 'embed-daily') throw new EmbedRefusedError(402, 'embed_daily_cap_reached', 'this embed code has reached its daily spending cap; try again tomorrow (UTC)');

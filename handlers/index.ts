@@ -29,6 +29,7 @@ import { bulkDeleteUsageLogs, bulkUpdateReviewStatus, getGallery, getRunHistory,
 import { listCreditTransactions } from './ledger.ts';
 import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets } from './media.ts';
 import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
+import { deleteModelDiscount, listModelDiscounts, myModelDiscounts, upsertModelDiscounts } from './discounts.ts';
 
 export { generate };
 
@@ -112,6 +113,10 @@ const handlers: HandlerMap = {
   adminRefund,
   adminUserInfo,
   adminAuditLog,
+  listModelDiscounts,
+  upsertModelDiscounts,
+  deleteModelDiscount,
+  myModelDiscounts,
   createEmbedCode,
   listEmbedCodes,
   getEmbedCode,
@@ -123,7 +128,7 @@ const handlers: HandlerMap = {
 export const NOT_YET: readonly string[] = [
   // support and administration
   'supportLogin', 'supportResetPassword', 'adminManageSubscription',
-  'listModelDiscounts', 'upsertModelDiscounts', 'deleteModelDiscount', 'myModelDiscounts', 'adminStripeCharges', 'adminStripeRefund',
+  'adminStripeCharges', 'adminStripeRefund',
   'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
   // dashboard
   'exportAccount',

@@ -75,8 +75,9 @@ export interface PriceBreakdown {
 
 /**
  * The price of one request with how it was reached; `input` has already been validated and has
- * its defaults applied. The one price rule: billing (computePrice, the hold) and the quote
- * (calculateDynamicCost) both come through here.
+ * its defaults applied. The one price rule: billing (the hold) and the quote (calculateDynamicCost)
+ * both come through here, by handlers/catalog.ts priceFor, which then applies the paying wallet's
+ * discount (chooseDiscount, applyDiscount below); `total` is the list price.
  */
 export function computePriceBreakdown(rule: PriceRule, input: Readonly<Record<string, unknown>>): PriceBreakdown {
   let price = rule.base;
@@ -103,4 +104,40 @@ export function computePriceBreakdown(rule: PriceRule, input: Readonly<Record<st
 /** The price of one request (what a submit holds); `input` has already been validated and has its defaults applied. */
 export function computePrice(rule: PriceRule, input: Readonly<Record<string, unknown>>): number {
   return computePriceBreakdown(rule, input).total;
+}
+
+/** A wallet's discount as the price function sees it (README "Discounts"). */
+export interface DiscountRule {
+  id: number;
+  /** a model slug, or `*` for every model */
+  model: string;
+  /** 1-100 */
+  percentOff: number;
+  /** epoch ms; null: never expires */
+  expiresAt: number | null;
+}
+
+/**
+ * The one discount that applies to `model` at `now` among a wallet's discounts (no stacking):
+ * expired ones (expiresAt <= now) are ignored; a discount on the exact model wins over `*`, even
+ * a smaller one; among equally specific ones the larger percent wins (then the older id).
+ */
+export function chooseDiscount<D extends DiscountRule>(discounts: readonly D[], model: string, now: number): D | null {
+  let best: D | null = null;
+  const rank = (d: D) => (d.model === model ? 1 : 0);
+  for (const d of discounts) {
+    if (d.model !== model && d.model !== '*') continue;
+    if (d.expiresAt !== null && d.expiresAt <= now) continue;
+    if (best === null || rank(d) > rank(best) || (rank(d) === rank(best) && (d.percentOff > best.percentOff || (d.percentOff === best.percentOff && d.id < best.id)))) best = d;
+  }
+  return best;
+}
+
+/**
+ * The price after a discount: the list price times (100 - percent) / 100, rounded DOWN to a whole
+ * credit (in the customer's favour; 100 percent off is free). No discount: the list price.
+ */
+export function applyDiscount(listPrice: number, percentOff: number | null): number {
+  if (percentOff === null) return listPrice;
+  return Math.floor((listPrice * (100 - percentOff)) / 100);
 }

@@ -679,13 +679,13 @@ export interface paths {
         };
         /**
          * List model discounts
-         * @description Lists every per-user model discount.
+         * @description Lists model discounts, newest first, expired ones included (README "Discounts"): every one, or with `email` those of that user's own wallet, or with `team_id` those of that team's wallet. 404 for an unknown email or team. Roles: billing, admin.
          */
         get: operations["listModelDiscounts"];
         put?: never;
         /**
          * Create or update model discounts
-         * @description Creates or updates discounts, one per (email, model) pair; an existing discount for the same pair is replaced.
+         * @description Creates or updates discounts, one per (wallet, model) pair: the wallet of the user with `email`, or with `team_id` that team's (each `email` must then name a member, 404 otherwise). An existing discount for the same pair is replaced (its id kept). `model` is a model endpoint slug (422 for one this gateway does not have) or `*` for every model; `percent_off` 1-100; `expires_at` in the future, or null for never. All or nothing: one bad item and none is stored. Which discount applies to a price (README "Discounts"): the one on the exact model wins over `*`, the larger percent among equally specific ones; discounts never stack; an expired one is ignored; the discounted price is rounded down to a whole credit. `reason` is stored with each discount and goes to the audit log. Roles: billing, admin.
          */
         post: operations["upsertModelDiscounts"];
         delete?: never;
@@ -706,7 +706,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a model discount
-         * @description Deletes one discount; later predictions are charged the list price.
+         * @description Deletes one discount; later submits pay the list price (or another discount of the wallet that still applies). Predictions already held keep the price they were held at. 404 for an unknown id. Roles: billing, admin.
          */
         delete: operations["deleteModelDiscount"];
         options?: never;
@@ -723,7 +723,7 @@ export interface paths {
         };
         /**
          * List the caller's model discounts
-         * @description Lists the discounts that apply to the caller's predictions.
+         * @description Lists the discounts, not expired, of the wallet that pays the caller's predictions: the caller's own, or with `team_id` (or a team's key) the team's. Which one applies to a given price: README "Discounts" (exact model over `*`, no stacking); the cost quote (calculateDynamicCost) shows the one applied.
          */
         get: operations["myModelDiscounts"];
         put?: never;
@@ -1182,7 +1182,8 @@ export interface paths {
          *     "Prices and quotes"): the same price function the submit uses, after the same validation
          *     and defaults (`input` is validated against the model's input schema: a bad input is 422
          *     with `loc` `["body", "input", ...]`; an unknown model 404). `breakdown` shows the steps;
-         *     `discount` is null until discounts exist (then `cost` is the price after it). `balance`
+         *     `discount` is the paying wallet's discount applied (README "Discounts"; null when none), and
+         *     `cost` the price after it, rounded down to a whole credit. `balance`
          *     is the spendable balance of the wallet that would pay (the team's with `team_id`, which
          *     needs `read_balance`), and `affordable` whether it covers `cost`. A production key pays
          *     `cost`; a sandbox key pays nothing.
@@ -2804,6 +2805,12 @@ export interface components {
             user_id: number;
             /** Format: date-time */
             created_at: string;
+            /** @description On a `hold` and its charge (`prediction`), the model's list price before any discount (README "Discounts"); null on other rows and on holds older than discounts. */
+            list_price?: number | null;
+            /** @description On a `hold` and its charge, the percent taken off `list_price` by the wallet's discount; null when none applied. */
+            discount_percent?: number | null;
+            /** @description On a `hold`, the credits held; on a charge (`prediction`), the credits charged (the list price after the discount, rounded down); null on other rows. */
+            charged?: number | null;
         };
         PaginatedTransactionResponse: {
             items: components["schemas"]["CreditTransaction"][];
@@ -3222,9 +3229,15 @@ export interface components {
             id: number;
             /**
              * Format: email
-             * @description The user the discount applies to.
+             * @description The user whose wallet the discount applies to; for a team's discount, the member the administrator named.
              */
             email: string;
+            /** @description The team whose wallet the discount applies to; null for a user's own wallet. */
+            team_id: number | null;
+            /** @description Why it was given (the `reason` of the request that set it last). */
+            reason: string | null;
+            /** Format: date-time */
+            updated_at: string;
             /** @description Model endpoint slug, or `*` for every model. */
             model: string;
             percent_off: number;
@@ -3234,6 +3247,8 @@ export interface components {
             created_at: string;
         };
         ModelDiscountUpsertRequest: {
+            /** @description Why; stored with each discount and written to the audit log. */
+            reason?: string;
             discounts: {
                 /**
                  * Format: email
@@ -3552,7 +3567,7 @@ export interface components {
                     price_after: number;
                 }[];
             };
-            /** @description The caller's discount on this model; null while the gateway has no discounts (the seam a later issue fills). */
+            /** @description The paying wallet's discount applied to this model (the one that wins, README "Discounts"); `amount` is `list_price` - `cost`. Null when none applies. */
             discount: null | {
                 percent: number;
                 amount: number;
@@ -5925,8 +5940,10 @@ export interface operations {
     listModelDiscounts: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
-                team_id?: components["parameters"]["TeamId"];
+                /** @description Only the discounts of this user's own wallet (ignored with `team_id`). */
+                email?: string;
+                /** @description Only the discounts of this team's wallet. */
+                team_id?: number;
             };
             header?: never;
             path?: never;
@@ -5947,17 +5964,28 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
     upsertModelDiscounts: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
-                team_id?: components["parameters"]["TeamId"];
+                /** @description Act on this team's wallet instead of the user's own; `email` must name a member of the team (404 otherwise), who is recorded on the ledger row. */
+                team_id?: components["parameters"]["AdminTeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5967,7 +5995,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The discounts as stored. */
+            /** @description The discounts as stored, in the order sent. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5976,23 +6004,33 @@ export interface operations {
                     "application/json": components["schemas"]["ModelDiscount"][];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteModelDiscount: {
         parameters: {
-            query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
-                team_id?: components["parameters"]["TeamId"];
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
-            header?: never;
             path: {
                 /** @description The `id` of the discount. */
                 discount_id: components["parameters"]["DiscountIdPath"];
@@ -6010,11 +6048,12 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6043,7 +6082,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -4,15 +4,21 @@
 // configured with an address nothing listens on and no worker runs, so each submit takes its
 // real hold and then waits in the queue; nothing is called.
 import test from 'ava';
+import type { ExecutionContext } from 'ava';
 import fc from 'fast-check';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { upstreamVariable } from '../../workers/adapters/upstream-config.ts';
 import type { ModelInfo } from '../../spec/catalog.ts';
+import { upsertDiscounts } from '../../db/discounts.ts';
+import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 
 let gw: TestGateway;
 let acct: Account;
+/** an account with discounts in force (README "Discounts"): 37% on every model, and on every other model its own percent */
+let discounted: Account;
+const exactPercent = (i: number) => 1 + ((i * 29) % 100);
 test.before(async () => {
   // the upstream names, from the spec itself
   const probe = await startGateway({ queue: 'memory' });
@@ -25,6 +31,14 @@ test.before(async () => {
   }
   gw = await startGateway({ env });
   acct = await newAccount(gw, 1_000_000_000);
+  discounted = await newAccount(gw, 1_000_000_000);
+  const now = gw.app.clock();
+  await upsertDiscounts(gw.app.db, [
+    { owner: { userId: discounted.userId, teamId: null }, model: '*', percentOff: 37, expiresAt: null, reason: 'property', createdBy: discounted.userId },
+    ...[...gw.app.spec.models.keys()].flatMap((slug, i) => (i % 2 === 0
+      ? [{ owner: { userId: discounted.userId, teamId: null }, model: slug, percentOff: exactPercent(i), expiresAt: null, reason: 'property', createdBy: discounted.userId }]
+      : [])),
+  ], now);
 });
 test.after.always(async () => {
   await gw?.stop();
@@ -60,19 +74,43 @@ function inputs(model: ModelInfo): fc.Arbitrary<Record<string, unknown>> {
   });
 }
 
-async function held(): Promise<number> {
-  return Number((await gw.app.db('users').where({ id: acct.userId }).first('held')).held);
+ledgerCheckedAfterEach(test, () => gw?.app.db);
+
+async function held(of: Account): Promise<number> {
+  return Number((await gw.app.db('users').where({ id: of.userId }).first('held')).held);
 }
 
+type Quote = { cost: number; list_price: number; discount: { percent: number; amount: number } | null };
+
 test('for random valid inputs of every model, the quote is what a production submit holds', async (t) => {
+  t.true(gw.app.spec.models.size > 20);
+  const compared = await quoteEqualsHold(t, acct, 4, (quote) => {
+    t.is(quote.discount, null);
+    t.is(quote.cost, quote.list_price);
+  });
+  t.true(compared >= gw.app.spec.models.size, `compared ${compared} submits`);
+});
+
+test('with discounts in force (exact model over *), the quote is still what a production submit holds, the list price less the discount rounded down', async (t) => {
+  const slugs = [...gw.app.spec.models.keys()];
+  const compared = await quoteEqualsHold(t, discounted, 2, (quote, model) => {
+    const i = slugs.indexOf(model.operationId);
+    const percent = i % 2 === 0 ? exactPercent(i) : 37;
+    if (quote.list_price > 0) t.is(quote.discount?.percent, percent, model.operationId);
+    t.is(quote.cost, Math.floor((quote.list_price * (100 - percent)) / 100), model.operationId);
+    t.is(quote.cost, quote.list_price - (quote.discount?.amount ?? 0));
+  });
+  t.true(compared >= slugs.length, `compared ${compared} submits`);
+});
+
+async function quoteEqualsHold(t: ExecutionContext, who: Account, numRuns: number, check: (quote: Quote, model: ModelInfo) => void): Promise<number> {
   const models = [...gw.app.spec.models.values()];
-  t.true(models.length > 20);
   let compared = 0;
   for (const model of models) {
     await fc.assert(fc.asyncProperty(inputs(model), async (input) => {
-      const quote = await callOperation(gw, 'calculateDynamicCost', { as: acct.liveKey, body: { model: model.operationId, input } });
-      const before = await held();
-      const submit = await gw.server.inject({ method: 'POST', url: model.path, headers: { 'x-api-key': acct.liveKey }, payload: input });
+      const quote = await callOperation<Quote>(gw, 'calculateDynamicCost', { as: who.liveKey, body: { model: model.operationId, input } });
+      const before = await held(who);
+      const submit = await gw.server.inject({ method: 'POST', url: model.path, headers: { 'x-api-key': who.liveKey }, payload: input });
       // an input the schema refuses (a combination the generator could not know) is refused by both alike
       if (quote.status === 422) {
         t.is(submit.statusCode, 422, `${model.operationId} ${JSON.stringify(input)}: quote 422, submit ${submit.statusCode}`);
@@ -80,12 +118,13 @@ test('for random valid inputs of every model, the quote is what a production sub
       }
       t.is(quote.status, 200, JSON.stringify(quote.body));
       t.is(submit.statusCode, 200, `${model.operationId}: ${submit.payload}`);
-      const cost = (quote.body as { cost: number }).cost;
+      const cost = quote.body.cost;
+      check(quote.body, model);
       t.is((submit.result as { price: number }).price, cost, `${model.operationId} ${JSON.stringify(input)}`);
       t.is(submit.headers['x-cost'], String(cost));
-      t.is(await held() - before, cost, `${model.operationId}: held delta`);
+      t.is(await held(who) - before, cost, `${model.operationId}: held delta`);
       compared++;
-    }), { numRuns: 4 });
+    }), { numRuns });
   }
-  t.true(compared >= models.length, `compared ${compared} submits`);
-});
+  return compared;
+}

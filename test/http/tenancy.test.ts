@@ -28,9 +28,10 @@ import { insertTeamApiKey, submitTeamPrediction } from '../../db/team-resources.
 import { newPredictionId } from '../../db/predictions.ts';
 import { insertDelivery, newDeliveryId } from '../../db/deliveries.ts';
 import { scopeNames } from '../../spec/scopes.ts';
+import { upsertDiscounts } from '../../db/discounts.ts';
 
 /** The kinds of owned records an id can name. */
-type Kind = 'prediction' | 'apiKey' | 'oauthClient' | 'team' | 'member' | 'invite' | 'delivery' | 'mediaAsset' | 'embedCode';
+type Kind = 'prediction' | 'apiKey' | 'oauthClient' | 'team' | 'member' | 'invite' | 'delivery' | 'mediaAsset' | 'embedCode' | 'discount';
 
 /** A parameter's name -> the kind of record its value names, wherever the name is unambiguous. */
 const PARAM_KINDS: Readonly<Record<string, Kind>> = {
@@ -41,6 +42,7 @@ const PARAM_KINDS: Readonly<Record<string, Kind>> = {
   invite_id: 'invite',
   asset_id: 'mediaAsset',
   embed_code_id: 'embedCode',
+  discount_id: 'discount',
 };
 
 /** Parameters whose name alone does not say (`id`), per operation. */
@@ -77,6 +79,7 @@ const BODIES: Readonly<Record<string, object>> = {
   adminTopup: { email: 'someone@example.com', amount: 1 },
   adminDeductCredits: { email: 'someone@example.com', amount: 1 },
   adminRefund: { request_id: 'x' },
+  upsertModelDiscounts: { discounts: [{ email: 'someone@example.com', model: '*', percent_off: 10 }] },
   createEmbedCode: { kind: 'embed', name: 'made by another tenant', models: ['canvas-v1-fast-text-to-image'] },
   updateEmbedCode: { name: 'renamed by another tenant' },
 };
@@ -140,6 +143,7 @@ const UNKNOWN: Readonly<Record<Kind, string | number>> = {
   delivery: newDeliveryId(),
   mediaAsset: 987_654_321,
   embedCode: 987_654_321,
+  discount: 987_654_321,
 };
 
 /** A raw API key the way the gateway makes them (prefix + 256 random bits), and its stored digest. */
@@ -218,6 +222,10 @@ async function tenant(label: string): Promise<Tenant> {
     return res.body.id;
   };
   const embedCodes = [await embedCode({}), await embedCode({ team_id: teamId })];
+  // model discounts (README "Discounts"), the personal wallet's and the team's: the tag is in the reason
+  const discounts = await upsertDiscounts(db, [{ userId: acct.userId, teamId: null }, { userId: acct.userId, teamId }].map((owner) => ({
+    owner, model: '*', percentOff: 10, expiresAt: null, reason: `${tag} deal`, createdBy: acct.userId,
+  })), now);
 
   const keyIds = (await db('api_keys').where({ user_id: acct.userId }).orderBy('id')).map((r: { id: number }) => Number(r.id));
   return {
@@ -234,6 +242,7 @@ async function tenant(label: string): Promise<Tenant> {
       delivery: deliveries,
       mediaAsset: assetIds,
       embedCode: embedCodes,
+      discount: discounts.map((d) => d.id),
     },
     teamId,
     teamPredictionId,

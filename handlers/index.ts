@@ -29,6 +29,7 @@ import { bulkDeleteUsageLogs, bulkUpdateReviewStatus, getGallery, getRunHistory,
 import { listCreditTransactions } from './ledger.ts';
 import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets } from './media.ts';
 import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
+import { adminManageSubscription } from './subscriptions.ts';
 
 export { generate };
 
@@ -112,6 +113,7 @@ const handlers: HandlerMap = {
   adminRefund,
   adminUserInfo,
   adminAuditLog,
+  adminManageSubscription,
   createEmbedCode,
   listEmbedCodes,
   getEmbedCode,
@@ -122,7 +124,7 @@ const handlers: HandlerMap = {
 
 export const NOT_YET: readonly string[] = [
   // support and administration
-  'supportLogin', 'supportResetPassword', 'adminManageSubscription',
+  'supportLogin', 'supportResetPassword',
   'listModelDiscounts', 'upsertModelDiscounts', 'deleteModelDiscount', 'myModelDiscounts', 'adminStripeCharges', 'adminStripeRefund',
   'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
   // dashboard

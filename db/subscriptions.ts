@@ -91,7 +91,8 @@ export async function activateSubscription(db: Knex, payer: Payer, plan: Subscri
       if (existing && existing.status === 'active') return { outcome: 'already-active', subscription: fromRow(existing) };
       if (await teamDeleted(trx, payer)) return { outcome: 'team-deleted' };
       const fields = {
-        user_id: payer.userId, team_id: payer.teamId, plan: plan.name, next_plan: null, status: 'active', period_anchor: end,
+        // months count from here: the activation, or the first period's end when one was given
+        user_id: payer.userId, team_id: payer.teamId, plan: plan.name, next_plan: null, status: 'active', period_anchor: periodEnd ?? now,
         current_period_start: now, current_period_end: end, cancelled_at: null, updated_at: now,
       };
       let id: number;
@@ -103,7 +104,7 @@ export async function activateSubscription(db: Knex, payer: Payer, plan: Subscri
         const [inserted] = await trx('subscriptions').insert({ wallet: key, ...fields, created_at: now });
         id = num(inserted);
       }
-      await grantPeriod(trx, { id, ...payer, periodAnchor: end }, plan, now, end, now);
+      await grantPeriod(trx, { id, ...payer, periodAnchor: periodEnd ?? now }, plan, now, end, now);
       return { outcome: 'ok', subscription: fromRow(await trx('subscriptions').where('id', id).first<Row>()) };
     }));
   } catch (err) {

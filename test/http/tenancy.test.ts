@@ -77,6 +77,7 @@ const BODIES: Readonly<Record<string, object>> = {
   adminTopup: { email: 'someone@example.com', amount: 1 },
   adminDeductCredits: { email: 'someone@example.com', amount: 1 },
   adminRefund: { request_id: 'x' },
+  adminManageSubscription: { email: 'someone@example.com', action: 'cancel' },
   createEmbedCode: { kind: 'embed', name: 'made by another tenant', models: ['canvas-v1-fast-text-to-image'] },
   updateEmbedCode: { name: 'renamed by another tenant' },
 };

@@ -69,12 +69,14 @@ async function grantPeriod(trx: Knex, sub: { id: number; userId: number; teamId:
   await creditWallet(trx, payer, plan.credits, 'subscription', `${plan.name} plan: credit for ${new Date(start).toISOString().slice(0, 10)} to ${new Date(end).toISOString().slice(0, 10)}`, now);
 }
 
-export type SetOutcome = { outcome: 'ok'; subscription: Subscription } | { outcome: 'already-active' | 'not-active' | 'team-deleted'; subscription?: Subscription };
+export type SetOutcome = { outcome: 'ok'; subscription: Subscription } | { outcome: 'already-active' | 'not-active' | 'wallet-gone'; subscription?: Subscription };
 
-async function teamDeleted(trx: Knex, payer: Payer): Promise<boolean> {
-  if (payer.teamId === null) return false;
-  const t = await trx('teams').where('id', payer.teamId).first<{ deleted_at: number | null } | undefined>('deleted_at');
-  return t === undefined || (t.deleted_at !== null && t.deleted_at !== undefined);
+/** A deleted team, or an erased account (README "Deleting an account"), is credited no more. */
+async function walletGone(trx: Knex, payer: Payer): Promise<boolean> {
+  const r = payer.teamId === null
+    ? await trx('users').where('id', payer.userId).first<{ deleted_at: number | null } | undefined>('deleted_at')
+    : await trx('teams').where('id', payer.teamId).first<{ deleted_at: number | null } | undefined>('deleted_at');
+  return r === undefined || (r.deleted_at !== null && r.deleted_at !== undefined);
 }
 
 /**
@@ -89,7 +91,7 @@ export async function activateSubscription(db: Knex, payer: Payer, plan: Subscri
     return await withLockRetry(() => db.transaction(async (trx): Promise<SetOutcome> => {
       const existing = await trx('subscriptions').where('wallet', key).forUpdate().first<Row | undefined>();
       if (existing && existing.status === 'active') return { outcome: 'already-active', subscription: fromRow(existing) };
-      if (await teamDeleted(trx, payer)) return { outcome: 'team-deleted' };
+      if (await walletGone(trx, payer)) return { outcome: 'wallet-gone' };
       const fields = {
         // months count from here: the activation, or the first period's end when one was given
         user_id: payer.userId, team_id: payer.teamId, plan: plan.name, next_plan: null, status: 'active', period_anchor: periodEnd ?? now,
@@ -142,7 +144,7 @@ export interface RenewalCounts {
   renewed: number;
   /** due subscriptions whose plan the configuration no longer declares (not renewed, logged) */
   unknownPlan: string[];
-  /** subscriptions of deleted teams, cancelled instead of renewed */
+  /** subscriptions of deleted teams and erased accounts, cancelled instead of renewed */
   cancelled: number;
 }
 
@@ -180,7 +182,7 @@ async function renewOne(db: Knex, sub: Subscription, plan: SubscriptionPlan, now
   try {
     return await withLockRetry(() => db.transaction(async (trx) => {
       const guard = { id: sub.id, status: 'active', current_period_end: sub.currentPeriodEnd };
-      if (await teamDeleted(trx, payerOf(sub))) {
+      if (await walletGone(trx, payerOf(sub))) {
         const n = await trx('subscriptions').where(guard).update({ status: 'cancelled', next_plan: null, cancelled_at: now, updated_at: now });
         return affected(n) === 1 ? 'cancelled' : 'lost';
       }

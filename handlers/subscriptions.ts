@@ -42,7 +42,7 @@ export const adminManageSubscription: Handler<'adminManageSubscription'> = async
     const plan = planNamed(app, body.plan);
     const out = await activateSubscription(app.db, payer, plan, firstPeriodEnd(body.current_period_end, now), now);
     if (out.outcome === 'already-active') throw new ConflictError('this wallet already has an active subscription: use "change" to switch plans, or "cancel" first');
-    if (out.outcome === 'team-deleted') throw new ConflictError('the team was deleted: its wallet cannot be credited');
+    if (out.outcome === 'wallet-gone') throw new ConflictError('the team (or account) was deleted: its wallet cannot be credited');
   } else if (body.action === 'change') {
     const out = await changeSubscription(app.db, payer, planNamed(app, body.plan), now);
     if (out.outcome !== 'ok') throw new ConflictError('this wallet has no active subscription to change: use "activate"');

@@ -129,6 +129,16 @@ test.serial('activation grants the first period at once; the job grants each lat
   t.deepEqual(await wallet(acct.userId), { balance: 0, held: 0 });
 });
 
+test.serial('a subscription of an erased account is cancelled at renewal instead of granted', async (t) => {
+  const acct = await account();
+  await manage({ email: acct.email, action: 'activate', plan: 'basic' });
+  await gw.app.db('users').where({ id: acct.userId }).update({ deleted_at: now });
+  const out = await job.run(now + 30 * DAY);
+  t.is(out.renewals.cancelled, 1);
+  t.deepEqual(await rows(acct.userId, 'subscription'), [1000]);
+  t.like(await gw.app.db('subscriptions').where({ user_id: acct.userId }).first(), { status: 'cancelled' });
+});
+
 test.serial('two jobs running at once grant a period once; of two leased runs one runs', async (t) => {
   const acct = await account();
   await manage({ email: acct.email, action: 'activate', plan: 'basic' });

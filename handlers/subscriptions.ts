@@ -1,7 +1,7 @@
-// adminManageSubscription and the subscription part of adminUserInfo (README "Subscriptions"):
-// plans from the configuration, the wallet resolved like the admin money routes (the user's own,
-// or with team_id a team the user is a member of). The renewals are the worker's job
-// (workers/subscriptions.ts).
+// adminManageSubscription (README "Subscriptions"): plans from the configuration, the wallet
+// resolved like the admin money routes (the user's own, or with team_id a team the user is a member
+// of). The renewals are the worker's job (workers/subscriptions.ts); the answer is the view shared
+// with adminUserInfo (subscription-view.ts).
 import type { Handler } from './types.ts';
 import type { App } from '../lib/context.ts';
 import { ConflictError, ValidationFailedError } from '../lib/errors.ts';

@@ -62,11 +62,12 @@ export async function grantRemaining(db: Knex, payer: Payer, now: number): Promi
 async function grantPeriod(trx: Knex, sub: { id: number; userId: number; teamId: number | null; periodAnchor: number }, plan: SubscriptionPlan, start: number, end: number, now: number): Promise<void> {
   const payer = payerOf(sub);
   const expiresAt = plan.rolloverCap > 0 ? nextPeriodEnd(plan.period, sub.periodAnchor, end) : end;
+  // the wallet row's lock first, like every other move, then the grant: one lock order for all
+  await creditWallet(trx, payer, plan.credits, 'subscription', `${plan.name} plan: credit for ${new Date(start).toISOString().slice(0, 10)} to ${new Date(end).toISOString().slice(0, 10)}`, now);
   await trx('credit_grants').insert({
     wallet: walletKey(payer), user_id: payer.userId, team_id: payer.teamId, subscription_id: sub.id, plan: plan.name, period_start: start,
     amount: plan.credits, remaining: plan.credits, rollover_cap: plan.rolloverCap, cap_at: end, expires_at: expiresAt, created_at: now,
   });
-  await creditWallet(trx, payer, plan.credits, 'subscription', `${plan.name} plan: credit for ${new Date(start).toISOString().slice(0, 10)} to ${new Date(end).toISOString().slice(0, 10)}`, now);
 }
 
 export type SetOutcome = { outcome: 'ok'; subscription: Subscription } | { outcome: 'already-active' | 'not-active' | 'wallet-gone'; subscription?: Subscription };

@@ -212,6 +212,23 @@ test.serial('credit held by a running prediction at expiry is not expired: charg
   t.deepEqual(await wallet(b.userId), { balance: 0, held: 0 });
 });
 
+test.serial('deductions racing the job\'s renewal and expiry on one wallet: nothing negative, the grants never exceed the wallet, the ledger adds up', async (t) => {
+  const acct = await account(2000);
+  await manage({ email: acct.email, action: 'activate', plan: 'roll' });
+  now += 30 * DAY;
+  const deduct = () => callOperation(gw, 'adminDeductCredits', { as: as.billing.session, body: { email: acct.email, amount: 150 } });
+  const results = await Promise.all([job.run(now), deduct(), deduct(), job.run(now), deduct(), deduct()]);
+  t.deepEqual(results.slice(1, 3).concat(results.slice(4)).map((r) => (r as { status: number }).status), [200, 200, 200, 200]);
+  const w = await wallet(acct.userId);
+  t.true(w.balance >= 0);
+  const left = (await gw.app.db('credit_grants').where({ user_id: acct.userId }).whereNull('team_id')).reduce((n: number, g: { remaining: number | string }) => n + Number(g.remaining), 0);
+  t.true(left <= w.balance + w.held, `grants ${left} within the wallet ${w.balance}`);
+  t.deepEqual(await rows(acct.userId, 'subscription'), [1000, 1000], 'the period granted once');
+  // whatever the interleaving, the 2000 purchased credits are intact: the deductions (600) took grant credit
+  t.is(w.balance - left, 2000);
+  await manage({ email: acct.email, action: 'cancel' });
+});
+
 test.serial('with a rollover cap, what is left above the cap expires at renewal and the rest one period later; the older grant is spent first', async (t) => {
   const acct = await account();
   await manage({ email: acct.email, action: 'activate', plan: 'roll' });

@@ -9,6 +9,9 @@ import type { S3StorageConfig } from './lib/storage-s3.ts';
 import { DEFAULT_UPLOAD_LIMITS } from './lib/uploads.ts';
 import type { UploadLimits } from './lib/uploads.ts';
 import type { CallbackConfig } from './lib/upstream-callbacks.ts';
+import { DEFAULT_SUBSCRIPTION_PLANS, parsePlans } from './lib/subscription-plans.ts';
+import type { SubscriptionPlans } from './lib/subscription-plans.ts';
+import fs from 'node:fs';
 
 /** `migrate` applies the database migrations and exits (an init container); it starts nothing else. */
 export type Role = 'api' | 'worker' | 'all' | 'migrate';
@@ -85,6 +88,8 @@ export interface Config {
   retention: RetentionConfig;
   /** README "Deleting an account": how long a requested deletion waits, in ms */
   accountDeletionGraceMs: number;
+  /** README "Subscriptions": the plans (SUBSCRIPTION_PLANS) and the renewal job's period (null: off) */
+  subscriptions: { plans: SubscriptionPlans; intervalMs: number | null };
 }
 
 /** README "Retention": lifetimes in days, null = kept forever; the job's period in ms, null = never runs. */
@@ -219,6 +224,10 @@ const schema = Joi.object({
   ACCOUNT_DELETION_GRACE_DAYS: Joi.number().integer().min(0).max(365).default(14),
   RETENTION_INTERVAL_SECONDS: Joi.alternatives(Joi.number().integer().min(10).max(7 * 24 * 3600), Joi.string().valid('off'))
     .default(3600).messages({ 'alternatives.match': 'must be a number of seconds (10-604800) or "off"' }),
+  // README "Subscriptions": a JSON object of plans, or the path of a file holding one
+  SUBSCRIPTION_PLANS: Joi.string().custom((value: string) => { subscriptionPlans(value); return value; }),
+  SUBSCRIPTION_INTERVAL_SECONDS: Joi.alternatives(Joi.number().integer().min(10).max(24 * 3600), Joi.string().valid('off'))
+    .default(300).messages({ 'alternatives.match': 'must be a number of seconds (10-86400) or "off"' }),
 })
   .pattern(/^UPSTREAM_[A-Z0-9_]+_URL$/, Joi.string().uri({ scheme: ['http', 'https'] }))
   .pattern(/^UPSTREAM_[A-Z0-9_]+_KEY$/, Joi.string().min(1))
@@ -228,6 +237,26 @@ const schema = Joi.object({
 function days() {
   return Joi.alternatives(Joi.number().integer().min(0).max(36_500), Joi.string().valid('off'))
     .messages({ 'alternatives.match': 'must be a number of days (0-36500) or "off" (0 and off keep forever)' });
+}
+
+/** SUBSCRIPTION_PLANS: inline JSON (starts with `{`), else the path of a JSON file. */
+function subscriptionPlans(value: string | undefined): SubscriptionPlans {
+  if (value === undefined) return parsePlans(DEFAULT_SUBSCRIPTION_PLANS);
+  let text = value.trim();
+  if (!text.startsWith('{')) {
+    try {
+      text = fs.readFileSync(text, 'utf8');
+    } catch (err) {
+      throw new Error(`cannot read the plans file ${value}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`is not valid JSON: ${(err as Error).message}`);
+  }
+  return parsePlans(raw);
 }
 
 const lifetime = (v: unknown): number | null => (v === 'off' || v === 0 ? null : (v as number));
@@ -381,5 +410,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     registration: v.REGISTRATION as 'open' | 'closed',
     accountDeletionGraceMs: (v.ACCOUNT_DELETION_GRACE_DAYS as number) * 86_400_000,
+    subscriptions: {
+      plans: subscriptionPlans(v.SUBSCRIPTION_PLANS as string | undefined),
+      intervalMs: v.SUBSCRIPTION_INTERVAL_SECONDS === 'off' ? null : (v.SUBSCRIPTION_INTERVAL_SECONDS as number) * 1000,
+    },
   };
 }

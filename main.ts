@@ -8,6 +8,7 @@ import { collectProcessMetrics } from './lib/metrics.ts';
 import { createRunModel } from './workers/run-model.ts';
 import { createDeliverWebhook } from './workers/deliver-webhook.ts';
 import { createRetention } from './workers/retention.ts';
+import { createSubscriptionJob } from './workers/subscriptions.ts';
 import { SpecError } from './spec/load.ts';
 import type { Server } from '@hapi/hapi';
 import { pino } from 'pino';
@@ -34,6 +35,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
   let healthServer: Server | null = null;
   let runModel: ReturnType<typeof createRunModel> | null = null;
   let retention: ReturnType<typeof createRetention> | null = null;
+  let subscriptions: ReturnType<typeof createSubscriptionJob> | null = null;
 
   if (config.role !== 'api') {
     runModel = createRunModel(app);
@@ -47,6 +49,9 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     // README "Retention": every worker ticks; the database lease lets one of them run per period.
     retention = createRetention(app);
     retention.start();
+    // README "Subscriptions": renewals and grant expiry, leased the same way
+    subscriptions = createSubscriptionJob(app);
+    subscriptions.start();
   }
   if (config.role !== 'worker') {
     server = await createServer(app);
@@ -70,6 +75,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       if (server) await server.stop({ timeout: 10_000 });
       // before the database closes: a run in progress finishes its current batch
       if (retention) await retention.stop();
+      if (subscriptions) await subscriptions.stop();
       if (runModel) {
         await app.queue.stopConsuming();
         const left = await app.queue.drain(config.shutdownGraceMs);

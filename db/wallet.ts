@@ -13,6 +13,7 @@ import { affected } from './knex.ts';
 import { InsufficientCreditError } from './errors.ts';
 import { num, numOrNull } from './rows.ts';
 import { withLockRetry } from './retry.ts';
+import { consumeGrants } from './credit-grants.ts';
 
 /**
  * Whose wallet a move touches: a user's own (`users` row) or a team's (`teams` row). Ledger rows
@@ -29,9 +30,10 @@ export interface Payer {
  * The kinds of ledger rows. `prediction` is the charge (capture of a hold); the others:
  * `hold`, `release`, `topup` (admin top-up, team top-up), `deduction` (admin), `refund` (credits
  * back for a prediction), `grant` (credit given: operator grants, tests), `signup` (the sign-up
- * credit), `opening` (what a wallet held when the ledger started, migration 1601).
+ * credit), `opening` (what a wallet held when the ledger started, migration 1601), `subscription`
+ * (a subscription period's expiring grant) and `expiry` (grant credit that expired unspent).
  */
-export const LEDGER_KINDS = ['hold', 'prediction', 'release', 'topup', 'deduction', 'refund', 'grant', 'signup', 'opening'] as const;
+export const LEDGER_KINDS = ['hold', 'prediction', 'release', 'topup', 'deduction', 'refund', 'grant', 'signup', 'opening', 'subscription', 'expiry'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 function walletTable(payer: Payer): 'users' | 'teams' {
@@ -133,6 +135,7 @@ export async function holdFor(trx: Knex, payer: Payer, amount: number, ref: Move
 export async function settleFor(trx: Knex, payer: Payer, amount: number, predictionId: string, model: string, now: number): Promise<void> {
   if (amount === 0) return;
   await walletRow(trx, payer).update({ held: trx.raw('held - ?', [amount]) });
+  await consumeGrants(trx, payer, amount);
   const held = await trx('credit_transactions').where({ prediction_id: predictionId, kind: 'hold', ref: '' }).first<{ list_price: unknown; discount_percent: unknown } | undefined>('list_price', 'discount_percent');
   await appendLedger(trx, payer, {
     kind: 'prediction', amount: -amount, heldChange: -amount, predictionId, description: model, now,
@@ -182,6 +185,7 @@ export async function debitWallet(trx: Knex, payer: Payer, amount: number, descr
   if (!allowNegative) row.andWhere('balance', '>=', amount);
   const n = await row.update({ balance: trx.raw('balance - ?', [amount]) });
   if (affected(n) !== 1) return undefined;
+  await consumeGrants(trx, payer, amount);
   await appendLedger(trx, payer, { kind: 'deduction', amount: -amount, heldChange: 0, description, now });
   const after = await walletRow(trx, payer).select('balance').first<{ balance: number | string }>();
   return num(after.balance);

@@ -13,6 +13,7 @@ import { adminDeduct, adminTopUp, refundPrediction } from '../db/wallet.ts';
 import type { Payer } from '../db/wallet.ts';
 import { deletionScheduledAt, keysOf, lastSignIn, openHolds, recentLedger, teamsOf } from '../db/user-info.ts';
 import { listAdminAudit } from '../db/admin-audit.ts';
+import { subscriptionView } from './subscription-view.ts';
 import type { components } from '../spec/v1.generated.ts';
 
 /** The most a `support` caller may refund in one call (5 USD); billing and admin have no cap. */
@@ -28,7 +29,7 @@ async function userByEmail(app: App, email: string, audit: AuditFields): Promise
 }
 
 /** The wallet an admin move acts on: the user's own, or with `team_id` that team's (the user must be a member). */
-async function walletFor(app: App, email: string, teamId: number | undefined, audit: AuditFields): Promise<{ user: User; payer: Payer }> {
+export async function walletFor(app: App, email: string, teamId: number | undefined, audit: AuditFields): Promise<{ user: User; payer: Payer }> {
   const user = await userByEmail(app, email, audit);
   if (teamId === undefined) return { user, payer: { userId: user.id, teamId: null } };
   audit.target_team_id = teamId;
@@ -74,14 +75,14 @@ export const adminRefund: Handler<'adminRefund'> = async ({ app, caller, body, a
 /** GET /auth/admin_user_info?email= */
 export const adminUserInfo: Handler<'adminUserInfo'> = async ({ app, query, audit }) => {
   const user = await userByEmail(app, query.email, audit);
-  const [lastSignInAt, holds, teams, keys, ledger, deletion] = await Promise.all([
+  const [lastSignInAt, holds, teams, keys, ledger, deletion, subscription] = await Promise.all([
     lastSignIn(app.db, user.id), openHolds(app.db, user.id), teamsOf(app.db, user.id), keysOf(app.db, user.id), recentLedger(app.db, user.id), deletionScheduledAt(app.db, user.id),
+    subscriptionView(app, { userId: user.id, teamId: null }),
   ]);
   return {
     id: user.id, email: user.email, email_verified: user.emailVerified, role: user.role, created_at: user.createdAt,
     balance: user.balance, held: user.held,
-    // subscriptions come with a later issue: none yet
-    subscription: { user_id: user.id, plan: null, status: 'none', current_period_end: null },
+    subscription,
     api_key_count: keys.filter((k) => k.revoked_at === null).length,
     deletion_scheduled_at: deletion, last_sign_in_at: lastSignInAt, open_holds: holds,
     teams: teams as components['schemas']['AdminUserInfoResponse']['teams'], api_keys: keys, recent_transactions: ledger,

@@ -30,6 +30,7 @@ import { listCreditTransactions } from './ledger.ts';
 import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets } from './media.ts';
 import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
 import { deleteModelDiscount, listModelDiscounts, myModelDiscounts, upsertModelDiscounts } from './discounts.ts';
+import { adminManageSubscription } from './subscriptions.ts';
 
 export { generate };
 
@@ -117,6 +118,7 @@ const handlers: HandlerMap = {
   upsertModelDiscounts,
   deleteModelDiscount,
   myModelDiscounts,
+  adminManageSubscription,
   createEmbedCode,
   listEmbedCodes,
   getEmbedCode,
@@ -127,7 +129,7 @@ const handlers: HandlerMap = {
 
 export const NOT_YET: readonly string[] = [
   // support and administration
-  'supportLogin', 'supportResetPassword', 'adminManageSubscription',
+  'supportLogin', 'supportResetPassword',
   'adminStripeCharges', 'adminStripeRefund',
   'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
   // dashboard

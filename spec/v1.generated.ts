@@ -661,7 +661,7 @@ export interface paths {
         put?: never;
         /**
          * Activate, change or cancel a user's subscription
-         * @description Sets the subscription plan of the user with `email`, or cancels it.
+         * @description Sets the subscription plan of the user with `email` (or with `team_id` of that team, `email` naming a member), or cancels it. Plans come from the gateway's configuration (`SUBSCRIPTION_PLANS`; README "Subscriptions"): each grants its `credits` at the start of every period as expiring credit, spent before purchased credit. `activate` starts a period now (ending at `current_period_end`, default one period later) and grants its credit at once; 409 when a subscription is already active. `change` takes effect at the next renewal (the current period and its grant stay; the answer shows it as `next_plan`); 409 without an active subscription. `cancel` ends it at once: no further grants, credit already granted stays until it expires; 409 without an active subscription. An unknown plan is 422. Roles: billing, admin. Send an `Idempotency-Key`: a retried activation then grants once.
          */
         post: operations["adminManageSubscription"];
         delete?: never;
@@ -3098,31 +3098,53 @@ export interface components {
         };
         SubscriptionResponse: {
             user_id: number;
+            /** @description The team whose wallet the subscription credits; null for the user's own. */
+            team_id: number | null;
             /** @description Plan name; null without a subscription. */
             plan: string | null;
-            /** @enum {string} */
+            /** @description The plan the next period renews with, after a `change`; null when it renews with `plan`. */
+            next_plan: string | null;
+            /**
+             * @description `cancelled`: no further grants; credit already granted stays until it expires.
+             * @enum {string}
+             */
             status: "active" | "cancelled" | "none";
             /** Format: date-time */
+            current_period_start: string | null;
+            /**
+             * Format: date-time
+             * @description When the current period ends (an active subscription renews then).
+             */
             current_period_end: string | null;
+            /** @description What `plan` grants each period; null without a subscription or when the configuration no longer declares the plan. */
+            credits_per_period: number | null;
+            /** @description The most of a period's grant that stays spendable during the next period. */
+            rollover_cap: number | null;
+            /** @description `month`, `year` or a number of days (`30d`). */
+            period: string | null;
+            /** @description Granted credit not yet spent or expired (part of the wallet's balance). */
+            grant_remaining: number;
         };
         AdminSubscriptionRequest: {
             /**
              * Format: email
-             * @description Email address of the target user.
+             * @description Email address of the target user (with `team_id`, a member of the team).
              */
             email: string;
             /**
-             * @description `activate` or `change` need `plan`; `cancel` ends the subscription at once.
+             * @description `activate` or `change` need `plan` (422 without); `cancel` ends the subscription at once.
              * @enum {string}
              */
             action: "activate" | "change" | "cancel";
-            /** @description Plan name. */
+            /** @description Plan name, one of the configured plans (422 otherwise). */
             plan?: string;
             /**
              * Format: date-time
-             * @description End of the paid period; default one month from now.
+             * @description `activate` only: end of the first period, in the future and at most 400 days away; later periods follow the plan from it. Default one period from now.
              */
             current_period_end?: string;
+            /** @description Why; goes to the audit log. */
+            reason?: string;
         };
         AdminUserInfoResponse: {
             id: number;
@@ -3182,7 +3204,7 @@ export interface components {
         };
         LedgerRow: {
             id: number;
-            /** @description hold, prediction (a charge), release, topup, deduction, refund, grant, signup, opening (README "The ledger"). */
+            /** @description hold, prediction (a charge), release, topup, deduction, refund, grant, signup, opening, subscription (a period's expiring grant), expiry (grant credit that expired unspent) (README "The ledger"). */
             kind: string;
             /** @description Signed change of the wallet's credit (balance plus held). */
             amount: number;
@@ -5904,10 +5926,22 @@ export interface operations {
     adminManageSubscription: {
         parameters: {
             query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
-                team_id?: components["parameters"]["TeamId"];
+                /** @description Act on this team's wallet instead of the user's own; `email` must name a member of the team (404 otherwise), who is recorded on the ledger row. */
+                team_id?: components["parameters"]["AdminTeamId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5926,14 +5960,22 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description Activation of an active subscription, a change or cancellation without one, a deleted team, or an `Idempotency-Key` used for another request. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

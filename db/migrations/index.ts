@@ -24,6 +24,7 @@ import * as m20261123_1901_embed_codes from './20261123_1901_embed_codes.ts';
 import * as m20261123_2001_keys_loras from './20261123_2001_keys_loras.ts';
 import * as m20261123_2101_account_deletion from './20261123_2101_account_deletion.ts';
 import * as m20261124_2201_model_discounts from './20261124_2201_model_discounts.ts';
+import * as m20261124_2301_subscriptions from './20261124_2301_subscriptions.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -54,6 +55,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261123_2001_keys_loras', m20261123_2001_keys_loras],
   ['20261123_2101_account_deletion', m20261123_2101_account_deletion],
   ['20261124_2201_model_discounts', m20261124_2201_model_discounts],
+  ['20261124_2301_subscriptions', m20261124_2301_subscriptions],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

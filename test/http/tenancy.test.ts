@@ -80,6 +80,7 @@ const BODIES: Readonly<Record<string, object>> = {
   adminDeductCredits: { email: 'someone@example.com', amount: 1 },
   adminRefund: { request_id: 'x' },
   upsertModelDiscounts: { discounts: [{ email: 'someone@example.com', model: '*', percent_off: 10 }] },
+  adminManageSubscription: { email: 'someone@example.com', action: 'cancel' },
   createEmbedCode: { kind: 'embed', name: 'made by another tenant', models: ['canvas-v1-fast-text-to-image'] },
   updateEmbedCode: { name: 'renamed by another tenant' },
 };

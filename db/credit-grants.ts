@@ -1,0 +1,31 @@
+// Expiring grants (README "Subscriptions"): part of a wallet's credit labelled as a subscription
+// period's grant. Spending takes the grant that expires first, then purchased credit: every move
+// that removes credit (a charge, a deduction) calls consumeGrants in its transaction, after its
+// UPDATE of the wallet row (which holds the row's lock, so grants of one wallet change one move at
+// a time). Kept free of wallet.ts (which calls it) so the two do not import each other.
+import type { Knex } from 'knex';
+import { affected } from './knex.ts';
+import { num } from './rows.ts';
+
+/** The key of a wallet in `subscriptions` and `credit_grants`. */
+export function walletKey(w: { userId: number; teamId: number | null }): string {
+  return w.teamId === null ? `user:${w.userId}` : `team:${w.teamId}`;
+}
+
+/**
+ * Takes `amount` of spent credit off the wallet's grants with credit left, soonest expiry first
+ * (an expired grant the job has not swept yet goes first, so the sweep never expires purchased
+ * credit in its place). One SELECT when the wallet has no grant.
+ */
+export async function consumeGrants(trx: Knex, w: { userId: number; teamId: number | null }, amount: number): Promise<void> {
+  if (amount <= 0) return;
+  const grants = await trx('credit_grants').where('wallet', walletKey(w)).andWhere('remaining', '>', 0)
+    .orderBy('expires_at').orderBy('id').select('id', 'remaining') as Array<{ id: number | string; remaining: number | string }>;
+  let left = amount;
+  for (const g of grants) {
+    if (left === 0) break;
+    const take = Math.min(left, num(g.remaining));
+    const n = await trx('credit_grants').where('id', g.id).andWhere('remaining', '>=', take).update({ remaining: trx.raw('remaining - ?', [take]) });
+    if (affected(n) === 1) left -= take;
+  }
+}

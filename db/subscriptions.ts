@@ -1,0 +1,257 @@
+// Subscriptions (README "Subscriptions"): one row per wallet (a user's or a team's) with its plan
+// and current period, and each period's expiring grant (credit_grants + a `subscription` ledger
+// row). The renewal job moves a due period forward with a conditional UPDATE of the subscription
+// row and grants in the same transaction, so of several workers renewing at once exactly one
+// grants; the unique (subscription_id, period_start) of credit_grants stands behind it. The expiry
+// sweep removes grant credit whose time has come (`expiry` ledger rows), never purchased credit
+// and never credit held by running predictions.
+import type { Knex } from 'knex';
+import { affected } from './knex.ts';
+import { num, numOrNull } from './rows.ts';
+import { isDuplicateKey } from './errors.ts';
+import { withLockRetry } from './retry.ts';
+import { appendLedger, creditWallet, lockWallet, walletOf } from './wallet.ts';
+import type { Payer } from './wallet.ts';
+import { walletKey } from './credit-grants.ts';
+import { firstPeriodEnd, nextPeriodEnd } from '../lib/subscription-plans.ts';
+import type { SubscriptionPlan, SubscriptionPlans } from '../lib/subscription-plans.ts';
+
+export interface Subscription {
+  id: number;
+  userId: number;
+  teamId: number | null;
+  plan: string;
+  nextPlan: string | null;
+  status: 'active' | 'cancelled';
+  periodAnchor: number;
+  currentPeriodStart: number;
+  currentPeriodEnd: number;
+  cancelledAt: number | null;
+}
+
+type Row = Record<string, unknown>;
+
+function fromRow(r: Row): Subscription {
+  return {
+    id: num(r.id), userId: num(r.user_id), teamId: numOrNull(r.team_id), plan: String(r.plan), nextPlan: (r.next_plan as string | null) ?? null,
+    status: r.status === 'active' ? 'active' : 'cancelled', periodAnchor: num(r.period_anchor),
+    currentPeriodStart: num(r.current_period_start), currentPeriodEnd: num(r.current_period_end), cancelledAt: numOrNull(r.cancelled_at),
+  };
+}
+
+const payerOf = (s: { userId: number; teamId: number | null }): Payer => ({ userId: s.userId, teamId: s.teamId });
+
+/** The wallet's subscription (active or cancelled), undefined when it never had one. */
+export async function findSubscription(db: Knex, payer: Payer): Promise<Subscription | undefined> {
+  const r = await db('subscriptions').where('wallet', walletKey(payer)).first<Row | undefined>();
+  return r ? fromRow(r) : undefined;
+}
+
+/** Grant credit of the wallet not yet spent or expired (what the sweep has not taken). */
+export async function grantRemaining(db: Knex, payer: Payer, now: number): Promise<number> {
+  const r = await db('credit_grants').where('wallet', walletKey(payer)).andWhere('remaining', '>', 0).andWhere('expires_at', '>', now)
+    .sum({ total: 'remaining' }).first<{ total: number | string | null }>();
+  return num(r?.total ?? 0);
+}
+
+/**
+ * One period's grant, in the caller's transaction: the `credit_grants` row and the wallet credit
+ * with its `subscription` ledger row. Without rollover the grant ends with its period; with a
+ * `rollover_cap` what is above the cap expires at the period's end and the rest one period later.
+ */
+async function grantPeriod(trx: Knex, sub: { id: number; userId: number; teamId: number | null; periodAnchor: number }, plan: SubscriptionPlan, start: number, end: number, now: number): Promise<void> {
+  const payer = payerOf(sub);
+  const expiresAt = plan.rolloverCap > 0 ? nextPeriodEnd(plan.period, sub.periodAnchor, end) : end;
+  // the wallet row's lock first, like every other move, then the grant: one lock order for all
+  await creditWallet(trx, payer, plan.credits, 'subscription', `${plan.name} plan: credit for ${new Date(start).toISOString().slice(0, 10)} to ${new Date(end).toISOString().slice(0, 10)}`, now);
+  await trx('credit_grants').insert({
+    wallet: walletKey(payer), user_id: payer.userId, team_id: payer.teamId, subscription_id: sub.id, plan: plan.name, period_start: start,
+    amount: plan.credits, remaining: plan.credits, rollover_cap: plan.rolloverCap, cap_at: end, expires_at: expiresAt, created_at: now,
+  });
+}
+
+export type SetOutcome = { outcome: 'ok'; subscription: Subscription } | { outcome: 'already-active' | 'not-active' | 'wallet-gone'; subscription?: Subscription };
+
+/** A deleted team, or an erased account (README "Deleting an account"), is credited no more. */
+async function walletGone(trx: Knex, payer: Payer): Promise<boolean> {
+  const r = payer.teamId === null
+    ? await trx('users').where('id', payer.userId).first<{ deleted_at: number | null } | undefined>('deleted_at')
+    : await trx('teams').where('id', payer.teamId).first<{ deleted_at: number | null } | undefined>('deleted_at');
+  return r === undefined || (r.deleted_at !== null && r.deleted_at !== undefined);
+}
+
+/**
+ * Starts a subscription now (a new one, or again after a cancellation) and grants its first period
+ * at once, in one transaction. `periodEnd`: the first period's end (later ones follow the plan's
+ * period from it); default one period from now. An active subscription is left alone.
+ */
+export async function activateSubscription(db: Knex, payer: Payer, plan: SubscriptionPlan, periodEnd: number | undefined, now: number): Promise<SetOutcome> {
+  const key = walletKey(payer);
+  const end = periodEnd ?? firstPeriodEnd(plan.period, now);
+  try {
+    return await withLockRetry(() => db.transaction(async (trx): Promise<SetOutcome> => {
+      const existing = await trx('subscriptions').where('wallet', key).forUpdate().first<Row | undefined>();
+      if (existing && existing.status === 'active') return { outcome: 'already-active', subscription: fromRow(existing) };
+      if (await walletGone(trx, payer)) return { outcome: 'wallet-gone' };
+      const fields = {
+        // months count from here: the activation, or the first period's end when one was given
+        user_id: payer.userId, team_id: payer.teamId, plan: plan.name, next_plan: null, status: 'active', period_anchor: periodEnd ?? now,
+        current_period_start: now, current_period_end: end, cancelled_at: null, updated_at: now,
+      };
+      let id: number;
+      if (existing) {
+        id = num(existing.id);
+        const n = await trx('subscriptions').where({ id, status: 'cancelled' }).update(fields);
+        if (affected(n) !== 1) return { outcome: 'already-active' };
+      } else {
+        const [inserted] = await trx('subscriptions').insert({ wallet: key, ...fields, created_at: now });
+        id = num(inserted);
+      }
+      await grantPeriod(trx, { id, ...payer, periodAnchor: periodEnd ?? now }, plan, now, end, now);
+      return { outcome: 'ok', subscription: fromRow(await trx('subscriptions').where('id', id).first<Row>()) };
+    }));
+  } catch (err) {
+    // a concurrent activation of the same wallet inserted first
+    if (isDuplicateKey(err)) return { outcome: 'already-active' };
+    throw err;
+  }
+}
+
+/**
+ * A change of plan takes effect at the next renewal: the current period and its grant stay as they
+ * are. Changing back to the current plan drops a pending change.
+ */
+export async function changeSubscription(db: Knex, payer: Payer, plan: SubscriptionPlan, now: number): Promise<SetOutcome> {
+  const n = await db('subscriptions').where({ wallet: walletKey(payer), status: 'active' })
+    .update({ next_plan: db.raw('case when plan = ? then null else ? end', [plan.name, plan.name]), user_id: payer.userId, updated_at: now });
+  const sub = await findSubscription(db, payer);
+  if (affected(n) !== 1 || !sub) return { outcome: 'not-active', ...(sub ? { subscription: sub } : {}) };
+  return { outcome: 'ok', subscription: sub };
+}
+
+/** Cancels at once: no further grants; credit already granted stays until it expires. */
+export async function cancelSubscription(db: Knex, payer: Payer, now: number): Promise<SetOutcome> {
+  const n = await db('subscriptions').where({ wallet: walletKey(payer), status: 'active' })
+    .update({ status: 'cancelled', next_plan: null, cancelled_at: now, user_id: payer.userId, updated_at: now });
+  const sub = await findSubscription(db, payer);
+  if (affected(n) !== 1 || !sub) return { outcome: 'not-active', ...(sub ? { subscription: sub } : {}) };
+  return { outcome: 'ok', subscription: sub };
+}
+
+export const SUBSCRIPTION_BATCH = 200;
+
+export interface RenewalCounts {
+  /** periods granted */
+  renewed: number;
+  /** due subscriptions whose plan the configuration no longer declares (not renewed, logged) */
+  unknownPlan: string[];
+  /** subscriptions of deleted teams and erased accounts, cancelled instead of renewed */
+  cancelled: number;
+}
+
+/**
+ * Renews every active subscription whose period has ended: the next period (or, after a gap in
+ * which no job ran, the period containing `now`; the missed ones are not granted afterwards) with
+ * its grant, each in one transaction guarded by the conditional UPDATE of the period.
+ */
+export async function renewDue(db: Knex, plans: SubscriptionPlans, now: number): Promise<RenewalCounts> {
+  const counts: RenewalCounts = { renewed: 0, unknownPlan: [], cancelled: 0 };
+  let afterId = 0;
+  for (;;) {
+    const rows = await db('subscriptions').where('status', 'active').andWhere('current_period_end', '<=', now).andWhere('id', '>', afterId)
+      .orderBy('id').limit(SUBSCRIPTION_BATCH) as Row[];
+    for (const r of rows) {
+      const sub = fromRow(r);
+      afterId = sub.id;
+      const planName = sub.nextPlan ?? sub.plan;
+      const plan = plans.get(planName);
+      if (!plan) { counts.unknownPlan.push(planName); continue; }
+      const outcome = await renewOne(db, sub, plan, now);
+      if (outcome === 'renewed') counts.renewed++;
+      else if (outcome === 'cancelled') counts.cancelled++;
+    }
+    if (rows.length < SUBSCRIPTION_BATCH) return counts;
+  }
+}
+
+async function renewOne(db: Knex, sub: Subscription, plan: SubscriptionPlan, now: number): Promise<'renewed' | 'cancelled' | 'lost'> {
+  // a changed plan counts its periods from the renewal
+  const anchor = plan.name === sub.plan ? sub.periodAnchor : sub.currentPeriodEnd;
+  let start = sub.currentPeriodEnd;
+  let end = nextPeriodEnd(plan.period, anchor, start);
+  while (end <= now) { start = end; end = nextPeriodEnd(plan.period, anchor, start); }
+  try {
+    return await withLockRetry(() => db.transaction(async (trx) => {
+      const guard = { id: sub.id, status: 'active', current_period_end: sub.currentPeriodEnd };
+      if (await walletGone(trx, payerOf(sub))) {
+        const n = await trx('subscriptions').where(guard).update({ status: 'cancelled', next_plan: null, cancelled_at: now, updated_at: now });
+        return affected(n) === 1 ? 'cancelled' : 'lost';
+      }
+      const n = await trx('subscriptions').where(guard)
+        .update({ plan: plan.name, next_plan: null, period_anchor: anchor, current_period_start: start, current_period_end: end, updated_at: now });
+      // another worker renewed it (or it was cancelled) in the meantime
+      if (affected(n) !== 1) return 'lost';
+      await grantPeriod(trx, { ...sub, periodAnchor: anchor }, plan, start, end, now);
+      return 'renewed';
+    }));
+  } catch (err) {
+    if (isDuplicateKey(err)) return 'lost';
+    throw err;
+  }
+}
+
+export interface ExpiryCounts {
+  /** wallets swept */
+  wallets: number;
+  /** credits expired in all */
+  credits: number;
+}
+
+/**
+ * Expires grant credit whose time has come: all of a grant at `expires_at`, what is above its
+ * `rollover_cap` at `cap_at` (its period's end). Per wallet, under the wallet's lock: held credit
+ * is counted as the soonest-expiring grants' (the charge of a running prediction will spend them
+ * first), so only spendable grant credit expires; what a running prediction holds is charged, or,
+ * when released, expires at the next sweep. Each expiry is an `expiry` ledger row of -n.
+ */
+export async function expireDue(db: Knex, now: number): Promise<ExpiryCounts> {
+  const rows = await db('credit_grants').where('remaining', '>', 0).andWhere('cap_at', '<=', now)
+    .andWhere((q) => q.where('expires_at', '<=', now).orWhereRaw('remaining > rollover_cap'))
+    .orderBy('id').select('wallet', 'user_id', 'team_id') as Row[];
+  const wallets = new Map<string, Payer>();
+  for (const r of rows) if (!wallets.has(String(r.wallet))) wallets.set(String(r.wallet), { userId: num(r.user_id), teamId: numOrNull(r.team_id) });
+  let credits = 0;
+  for (const payer of wallets.values()) credits += await expireWallet(db, payer, now);
+  return { wallets: wallets.size, credits };
+}
+
+async function expireWallet(db: Knex, payer: Payer, now: number): Promise<number> {
+  return withLockRetry(() => db.transaction(async (trx) => {
+    // the lock first: on MariaDB the reads below then see every move committed before it
+    await lockWallet(trx, payer);
+    const { balance, held } = await walletOf(trx, payer);
+    const grants = await trx('credit_grants').where('wallet', walletKey(payer)).andWhere('remaining', '>', 0)
+      .orderBy('expires_at').orderBy('id').forUpdate().select('id', 'plan', 'remaining', 'rollover_cap', 'cap_at', 'expires_at', 'period_start') as Row[];
+    let heldLeft = held;
+    let spendable = Math.max(0, balance);
+    let expired = 0;
+    for (const g of grants) {
+      const remaining = num(g.remaining);
+      const onHold = Math.min(remaining, heldLeft);
+      heldLeft -= onHold;
+      const due = num(g.expires_at) <= now ? remaining : num(g.cap_at) <= now ? Math.max(0, remaining - num(g.rollover_cap)) : 0;
+      const take = Math.min(due, remaining - onHold, spendable);
+      if (take <= 0) continue;
+      spendable -= take;
+      expired += take;
+      await trx('credit_grants').where('id', num(g.id)).update({ remaining: trx.raw('remaining - ?', [take]) });
+      await trx(payer.teamId === null ? 'users' : 'teams').where('id', payer.teamId ?? payer.userId).update({ balance: trx.raw('balance - ?', [take]) });
+      const what = num(g.expires_at) <= now ? 'expired' : 'above the rollover cap expired';
+      await appendLedger(trx, payer, {
+        kind: 'expiry', amount: -take, heldChange: 0, now,
+        description: `${String(g.plan)} plan credit of ${new Date(num(g.period_start)).toISOString().slice(0, 10)} ${what}`,
+      });
+    }
+    return expired;
+  }));
+}

@@ -29,6 +29,8 @@ import { bulkDeleteUsageLogs, bulkUpdateReviewStatus, getGallery, getRunHistory,
 import { listCreditTransactions } from './ledger.ts';
 import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets } from './media.ts';
 import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
+import { adminPasswordResetLink, adminSupportLoginLink, supportLogin, supportResetPassword, virtualLogin } from './impersonation.ts';
+import { adminDeleteUser } from './admin-users.ts';
 
 export { generate };
 
@@ -112,6 +114,12 @@ const handlers: HandlerMap = {
   adminRefund,
   adminUserInfo,
   adminAuditLog,
+  virtualLogin,
+  adminSupportLoginLink,
+  adminPasswordResetLink,
+  supportLogin,
+  supportResetPassword,
+  adminDeleteUser,
   createEmbedCode,
   listEmbedCodes,
   getEmbedCode,
@@ -122,9 +130,8 @@ const handlers: HandlerMap = {
 
 export const NOT_YET: readonly string[] = [
   // support and administration
-  'supportLogin', 'supportResetPassword', 'adminManageSubscription',
+  'adminManageSubscription',
   'listModelDiscounts', 'upsertModelDiscounts', 'deleteModelDiscount', 'myModelDiscounts', 'adminStripeCharges', 'adminStripeRefund',
-  'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
   // dashboard
   'exportAccount',
 ];

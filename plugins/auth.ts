@@ -90,7 +90,7 @@ export const sessionPlugin = {
         if (!m || !m[1]!.startsWith(SESSION_PREFIX)) return missing(h, 'Bearer');
         const user = await findSessionUser(app.db, sha256Hex(m[1]!), app.clock());
         if (!user) throw httpError(401, 'invalid or expired session', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
-        const caller: Caller = { userId: user.userId, role: user.role, via: 'session', apiKeyId: null, isTest: false, scopes: ALL_SCOPES, sessionId: user.sessionId };
+        const caller: Caller = { userId: user.userId, role: user.role, via: 'session', apiKeyId: null, isTest: false, scopes: ALL_SCOPES, sessionId: user.sessionId, ...(user.impersonator ? { impersonator: user.impersonator } : {}) };
         return h.authenticated({ credentials: { user: { caller }, scope: [...ALL_SCOPES] } });
       },
     }));

@@ -8,8 +8,7 @@ import type { Handler, OperationContext } from './types.ts';
 import type { App } from '../lib/context.ts';
 import { ImpersonationForbiddenError, GoneError, NotFoundError } from '../lib/errors.ts';
 import { clientIp } from '../lib/addresses.ts';
-import { roleAllows } from '../lib/roles.ts';
-import type { Role } from '../lib/roles.ts';
+import { IMPERSONATING_ROLES, roleAllows } from '../lib/roles.ts';
 import { hashPassword, newSecret, sha256Hex, SESSION_PREFIX } from '../lib/secrets.ts';
 import { findUserByEmail, findUserById, setPasswordHash, verifyEmail } from '../db/users.ts';
 import type { User } from '../db/users.ts';
@@ -24,8 +23,6 @@ export const IMPERSONATION_MAX_MINUTES = 60;
 export const IMPERSONATION_DEFAULT_MINUTES = 30;
 /** How long a link may wait to be used. */
 export const LINK_TTL_MINUTES: Readonly<Record<SupportLinkKind, number>> = { login: 15, reset: 60 };
-/** Who may make links and impersonate: the spec's x-required-role of these operations. */
-const STAFF_WHO_MAY_ACT: readonly Role[] = ['support', 'admin'];
 const LINK_PREFIX = 'mgl_';
 const LINK_PAGE: Readonly<Record<SupportLinkKind, string>> = { login: 'support-login', reset: 'support-reset-password' };
 
@@ -87,7 +84,7 @@ async function assertStillAllowed(db: App['db'], userId: number, createdBy: numb
   const user = await findUserById(db, userId);
   const staff = await findUserById(db, createdBy);
   if (!user) throw new NotFoundError('this account no longer exists');
-  if (!staff || !roleAllows(staff.role, STAFF_WHO_MAY_ACT)) throw new ImpersonationForbiddenError('the staff member who made this link no longer holds a role that may make it');
+  if (!staff || !roleAllows(staff.role, IMPERSONATING_ROLES)) throw new ImpersonationForbiddenError('the staff member who made this link no longer holds a role that may make it');
   assertMayActFor(user, createdBy);
   return user;
 }

@@ -61,7 +61,7 @@ async function makeLink(ctx: OperationContext<'adminSupportLoginLink' | 'adminPa
   const now = app.clock();
   const ttlMs = LINK_TTL_MINUTES[kind] * 60_000;
   await insertSupportLink(app.db, { kind, tokenHash: sha256Hex(token), userId: target.id, createdBy: caller.userId, reason: body.reason, now, ttlMs });
-  return { url: `${app.config.publicUrl}/dashboard/#/${LINK_PAGE[kind]}?token=${token}`, expires_at: new Date(now + ttlMs).toISOString() };
+  return { url: `${app.config.publicUrl}/dashboard#/${LINK_PAGE[kind]}?token=${token}`, expires_at: new Date(now + ttlMs).toISOString() };
 }
 
 /** POST /auth/admin_support_login_link */

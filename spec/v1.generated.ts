@@ -825,7 +825,7 @@ export interface paths {
         put?: never;
         /**
          * Create a support login link
-         * @description Creates a single-use link, valid 15 minutes, that logs its holder in as the user with `email` (through supportLogin) in an impersonated session of the staff member who made it (see virtualLogin: the same limits, audit and refusals). `url` is `PUBLIC_URL/dashboard/#/support-login?token=…`; the token is random (256 bits) and stored as its SHA-256 only. `reason` is required. Never for oneself nor for a staff account (403 `impersonation_forbidden`). `team_id` is ignored.
+         * @description Creates a single-use link, valid 15 minutes, that logs its holder in as the user with `email` (through supportLogin) in an impersonated session of the staff member who made it (see virtualLogin: the same limits, audit and refusals). `url` is `PUBLIC_URL/dashboard#/support-login?token=…`; the token is random (256 bits) and stored as its SHA-256 only. `reason` is required. Never for oneself nor for a staff account (403 `impersonation_forbidden`). `team_id` is ignored.
          */
         post: operations["adminSupportLoginLink"];
         delete?: never;
@@ -845,7 +845,7 @@ export interface paths {
         put?: never;
         /**
          * Create a password reset link
-         * @description Creates a single-use link, valid 60 minutes, with which the user with `email` sets a new password (through supportResetPassword). `url` is `PUBLIC_URL/dashboard/#/support-reset-password?token=…`; the token is random (256 bits) and stored as its SHA-256 only. `reason` is required. Not for a staff account (support, billing, admin), one's own included (403 `impersonation_forbidden`). `team_id` is ignored.
+         * @description Creates a single-use link, valid 60 minutes, with which the user with `email` sets a new password (through supportResetPassword). `url` is `PUBLIC_URL/dashboard#/support-reset-password?token=…`; the token is random (256 bits) and stored as its SHA-256 only. `reason` is required. Not for a staff account (support, billing, admin), one's own included (403 `impersonation_forbidden`). `team_id` is ignored.
          */
         post: operations["adminPasswordResetLink"];
         delete?: never;

@@ -77,6 +77,10 @@ const BODIES: Readonly<Record<string, object>> = {
   adminTopup: { email: 'someone@example.com', amount: 1 },
   adminDeductCredits: { email: 'someone@example.com', amount: 1 },
   adminRefund: { request_id: 'x' },
+  virtualLogin: { email: 'someone@example.com', reason: 'matrix' },
+  adminSupportLoginLink: { email: 'someone@example.com', reason: 'matrix' },
+  adminPasswordResetLink: { email: 'someone@example.com', reason: 'matrix' },
+  adminDeleteUser: { email: 'someone@example.com' },
   createEmbedCode: { kind: 'embed', name: 'made by another tenant', models: ['canvas-v1-fast-text-to-image'] },
   updateEmbedCode: { name: 'renamed by another tenant' },
 };

@@ -3,6 +3,7 @@
 import { html, render, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api, session, whenSignedOut } from './api.js';
 import { SignIn } from './pages/signin.js';
+import { SupportLink, supportLinkOf } from './pages/support-link.js';
 import { Overview } from './pages/overview.js';
 import { Playground } from './pages/playground.js';
 import { Keys } from './pages/keys.js';
@@ -67,19 +68,22 @@ function Shell({ user, onSignOut }) {
 
 function App() {
   const [user, setUser] = useState(undefined);
+  // a support link (README "Impersonation and support links") is handled before anything else
+  const [link, setLink] = useState(() => supportLinkOf(location.hash));
   const load = () => {
     if (!session.token) { setUser(null); return; }
     api('GET', '/app/user_details').then((r) => setUser(r.body), () => setUser(null));
   };
   useEffect(() => {
     whenSignedOut(() => setUser(null));
-    load();
+    if (!link) load();
   }, []);
   const signOut = async () => {
     try { await api('POST', '/auth/logout'); } catch { /* the session may already be over */ }
     session.token = null;
     setUser(null);
   };
+  if (link) return html`<${SupportLink} link=${link} onDone=${() => { setLink(null); load(); }} />`;
   if (user === undefined) return html`<p class="boot">Loading…</p>`;
   if (user === null) return html`<${SignIn} onSignedIn=${load} />`;
   return html`<${Shell} user=${user} onSignOut=${signOut} />`;

@@ -82,21 +82,42 @@ export async function personalOutputs(db: Db, userId: number): Promise<Array<{ i
   return rows.map((r: { id: string; outputs: string | null }) => ({ id: r.id, outputs: jsonOr<string[]>(r.outputs, []) }));
 }
 
-export type EraseResult = { kind: 'erased' } | { kind: 'sole-owner'; teams: Array<{ id: number; name: string }> } | { kind: 'not-due' };
+export type EraseResult = { kind: 'erased' } | { kind: 'sole-owner'; teams: Array<{ id: number; name: string }> } | { kind: 'not-due' } | { kind: 'last-admin' };
+
+export interface EraseOptions {
+  /**
+   * adminDeleteUser: erase now, whether or not a deletion was requested (no grace period); only an
+   * account already erased is `not-due`.
+   */
+  immediate?: boolean;
+}
+
+/**
+ * Whether the account is the last live administrator. Every live admin row is locked first, so two
+ * concurrent erasures of the last two administrators serialise and the second sees one left.
+ */
+async function isLastAdmin(trx: Knex.Transaction, userId: number): Promise<boolean> {
+  const admins = await trx('users').where({ role: 'admin' }).whereNull('deleted_at').forUpdate().select<Array<{ id: number | string }>>('id');
+  return admins.length <= 1 && admins.some((a) => num(a.id) === userId);
+}
 
 /**
  * Erases the account's personal data in one transaction, re-checking under the row lock that it
- * is still due (a cancel may have won) and still owns no team alone (ownership may not have moved:
- * then it waits for the next run). Kept: the anonymised users row and every ledger row; the
+ * is still due (a cancel may have won; `immediate` skips this, for adminDeleteUser), is not the
+ * last administrator, and still owns no team alone (ownership may not have moved: then it waits
+ * for the next run). Kept: the anonymised users row and every ledger row; the
  * team's records the person made for a team (its predictions and keys belong to the team).
  * Output files are removed by the caller first (personalOutputs), so a failure there leaves the
  * rows to try again.
  */
-export async function eraseAccount(db: Db, userId: number, now: number): Promise<EraseResult> {
+export async function eraseAccount(db: Db, userId: number, now: number, opts: EraseOptions = {}): Promise<EraseResult> {
   return db.transaction(async (trx) => {
     const row = await trx('users').where({ id: userId }).forUpdate()
-      .first<{ email: string; deletion_due_at: number | string | null; deleted_at: number | string | null } | undefined>('email', 'deletion_due_at', 'deleted_at');
-    if (!row || row.deletion_due_at == null || num(row.deletion_due_at) > now || row.deleted_at != null) return { kind: 'not-due' };
+      .first<{ email: string; role: string; deletion_due_at: number | string | null; deleted_at: number | string | null } | undefined>('email', 'role', 'deletion_due_at', 'deleted_at');
+    if (!row || row.deleted_at != null) return { kind: 'not-due' };
+    if (!opts.immediate && (row.deletion_due_at == null || num(row.deletion_due_at) > now)) return { kind: 'not-due' };
+    // the gateway always keeps one administrator (as `npm run admin -- revoke` does)
+    if (row.role === 'admin' && await isLastAdmin(trx, userId)) return { kind: 'last-admin' };
     const teams = await soleOwnedTeams(trx, userId);
     if (teams.length) return { kind: 'sole-owner', teams };
 
@@ -106,6 +127,9 @@ export async function eraseAccount(db: Db, userId: number, now: number): Promise
     // personal keys go; a team's keys this person created stay with the team
     await trx('api_keys').where({ user_id: userId }).whereNull('team_id').delete();
     await trx('sessions').where({ user_id: userId }).delete();
+    // sessions this person opened as staff acting as someone else, and support links for or by them
+    await trx('sessions').where({ impersonator_id: userId }).delete();
+    await trx('support_links').where({ user_id: userId }).orWhere({ created_by: userId }).delete();
     await trx('otp_codes').where({ user_id: userId }).delete();
     await trx('user_identities').where({ user_id: userId }).delete();
     await trx('webhook_secrets').where({ user_id: userId }).delete();
@@ -122,6 +146,7 @@ export async function eraseAccount(db: Db, userId: number, now: number): Promise
       email: `deleted-${userId}@deleted.invalid`,
       password_hash: null,
       email_verified: false,
+      role: 'user',
       deletion_requested_at: null,
       deletion_due_at: null,
       deleted_at: now,

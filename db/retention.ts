@@ -61,6 +61,8 @@ export interface RetentionCounts {
   idempotency_keys: number;
   rate_limit_windows: number;
   team_invites: number;
+  /** support links used or expired (README "Impersonation and support links") */
+  support_links: number;
   /** accounts erased after their deletion's grace period (README "Deleting an account") */
   accounts: number;
 }
@@ -90,7 +92,7 @@ export function deleteOldWebhookDeliveries(db: Db, before: number): Promise<numb
 
 /**
  * Sessions, OAuth states and tokens, one-time codes and reset codes, idempotency records, ended
- * rate-limit windows and finished team invites, past their end by more than the grace period
+ * rate-limit windows, finished team invites and used or expired support links, past their end by more than the grace period
  * (`cutoff` = now - grace).
  */
 export async function deleteExpiredRecords(db: Db, now: number, cutoff: number, longestRateWindowMs: number): Promise<Omit<RetentionCounts, 'outputs' | 'webhook_attempts' | 'webhook_deliveries' | 'accounts'>> {
@@ -113,9 +115,10 @@ export async function deleteExpiredRecords(db: Db, now: number, cutoff: number, 
   // a window is over once the longest budget's window that could contain it has passed
   const windows = await deleteInBatches(db, 'rate_limits', 'bucket', (q) => q.where('window_start', '<', Math.min(cutoff, now - longestRateWindowMs)));
   const invites = await deleteInBatches(db, 'team_invites', 'id', (q) => q.where((w) => w.where('expires_at', '<', cutoff).orWhere('accepted_at', '<', cutoff).orWhere('revoked_at', '<', cutoff)));
+  const links = await deleteInBatches(db, 'support_links', 'id', (q) => q.where((w) => w.where('expires_at', '<', cutoff).orWhere('used_at', '<', cutoff)));
   return {
     sessions, oauth_states: oauthStates, oauth_tokens: oauthTokens, one_time_codes: codes, idempotency_keys: idempotency,
-    rate_limit_windows: windows, team_invites: invites,
+    rate_limit_windows: windows, team_invites: invites, support_links: links,
   };
 }
 

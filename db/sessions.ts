@@ -4,20 +4,34 @@ import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
 import { num } from './rows.ts';
 
-export async function insertSession(db: Db, userId: number, tokenHash: string, now: number, ttlSeconds: number): Promise<void> {
-  await db('sessions').insert({ user_id: userId, token_hash: tokenHash, created_at: now, expires_at: now + ttlSeconds * 1000 });
+/** A new session; `impersonatorId` names the staff member acting as the user (README "Impersonation and support links"). */
+export async function insertSession(db: Db, userId: number, tokenHash: string, now: number, ttlSeconds: number, impersonatorId: number | null = null): Promise<void> {
+  await db('sessions').insert({ user_id: userId, token_hash: tokenHash, created_at: now, expires_at: now + ttlSeconds * 1000, impersonator_id: impersonatorId });
+}
+
+export interface SessionUser {
+  sessionId: number;
+  userId: number;
+  role: Role;
+  /** set on an impersonated session: the staff member acting as the user, and their role now */
+  impersonator?: { userId: number; role: Role };
 }
 
 /** The owner of a live, unexpired session, or undefined. */
-export async function findSessionUser(db: Db, tokenHash: string, now: number): Promise<{ sessionId: number; userId: number; role: Role } | undefined> {
+export async function findSessionUser(db: Db, tokenHash: string, now: number): Promise<SessionUser | undefined> {
   const row = await db('sessions')
     .join('users', 'users.id', 'sessions.user_id')
-    .select('sessions.id', 'sessions.user_id', 'users.role')
+    .leftJoin('users as staff', 'staff.id', 'sessions.impersonator_id')
+    .select('sessions.id', 'sessions.user_id', 'users.role', 'sessions.impersonator_id', 'staff.role as impersonator_role')
     .where('sessions.token_hash', tokenHash)
     .whereNull('sessions.revoked_at')
     .andWhere('sessions.expires_at', '>', now)
-    .first<{ id: number; user_id: number; role: string } | undefined>();
-  return row ? { sessionId: num(row.id), userId: num(row.user_id), role: roleOf(row.role) } : undefined;
+    .first<{ id: number; user_id: number; role: string; impersonator_id: number | string | null; impersonator_role: string | null } | undefined>();
+  if (!row) return undefined;
+  return {
+    sessionId: num(row.id), userId: num(row.user_id), role: roleOf(row.role),
+    ...(row.impersonator_id == null ? {} : { impersonator: { userId: num(row.impersonator_id), role: roleOf(row.impersonator_role) } }),
+  };
 }
 
 /** Ends one session; true when it was live. */

@@ -31,6 +31,8 @@ import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets }
 import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
 import { deleteModelDiscount, listModelDiscounts, myModelDiscounts, upsertModelDiscounts } from './discounts.ts';
 import { adminManageSubscription } from './subscriptions.ts';
+import { adminPasswordResetLink, adminSupportLoginLink, supportLogin, supportResetPassword, virtualLogin } from './impersonation.ts';
+import { adminDeleteUser } from './admin-users.ts';
 
 export { generate };
 
@@ -119,6 +121,12 @@ const handlers: HandlerMap = {
   deleteModelDiscount,
   myModelDiscounts,
   adminManageSubscription,
+  virtualLogin,
+  adminSupportLoginLink,
+  adminPasswordResetLink,
+  supportLogin,
+  supportResetPassword,
+  adminDeleteUser,
   createEmbedCode,
   listEmbedCodes,
   getEmbedCode,
@@ -129,9 +137,7 @@ const handlers: HandlerMap = {
 
 export const NOT_YET: readonly string[] = [
   // support and administration
-  'supportLogin', 'supportResetPassword',
   'adminStripeCharges', 'adminStripeRefund',
-  'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
   // dashboard
   'exportAccount',
 ];

@@ -57,6 +57,11 @@ export interface Caller {
   scopes: readonly Scope[];
   /** the presenting login session (via 'session'), so that logout can end exactly that one */
   sessionId?: number;
+  /**
+   * set when that session was opened by a staff member acting as this user (virtualLogin,
+   * supportLogin): who, and their role now. README "Impersonation and support links".
+   */
+  impersonator?: { userId: number; role: Role };
   /** set when the presenting API key belongs to a team: the key acts for that team only (lib/owner.ts) */
   keyTeamId?: number;
   /** the presenting key's own generation limits (null: the gateway's defaults); absent for other credentials */

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'insufficient_scope'
   | 'session_required'
   | 'role_required'
+  | 'impersonation_forbidden'
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
@@ -130,6 +131,15 @@ export class SessionRequiredError extends DomainError {
 export class RoleRequiredError extends DomainError {
   readonly status = 403;
   readonly code = 'role_required';
+}
+
+/**
+ * An impersonated session (virtualLogin, supportLogin) on an operation that refuses it, or an
+ * impersonation that may not be opened (oneself, a staff account). README "Impersonation and support links".
+ */
+export class ImpersonationForbiddenError extends DomainError {
+  readonly status = 403;
+  readonly code = 'impersonation_forbidden';
 }
 
 /** Unknown ids and ids that belong to another owner alike. */

@@ -19,3 +19,6 @@ export function roleOf(v: unknown): Role {
 export function roleAllows(role: Role, allowed: readonly Role[]): boolean {
   return role === 'admin' || allowed.includes(role);
 }
+
+/** The roles that may act as a user (virtualLogin, support login links); admin is always among them. */
+export const IMPERSONATING_ROLES: readonly Role[] = ['support', 'admin'];

@@ -3,6 +3,8 @@
 // whatever the answer: successes, refusals by role or credential (403), bad bodies (422), unknown
 // users (404). A call without a valid credential (401) has no actor and is not recorded. The
 // handler adds what only it knows to `ctx.audit` (target_user_id, target_team_id).
+// Also the row of every request of an impersonated session (virtualLogin, supportLogin), on any
+// operation: actor the staff member (credential `impersonation`), target the account acted as.
 import Boom from '@hapi/boom';
 import type { Request } from '@hapi/hapi';
 import type { App } from '../lib/context.ts';
@@ -41,13 +43,15 @@ export async function auditAdminCall(app: App, request: Request, operationId: st
   const body = typeof request.payload === 'object' && request.payload !== null && !Buffer.isBuffer(request.payload) ? request.payload as Record<string, unknown> : {};
   const fields = request.app.adminAudit ?? {};
   const reason = typeof body.reason === 'string' ? body.reason : null;
+  // an impersonated session: the staff member acts, on the account the session belongs to
+  const { impersonator } = caller;
   try {
     await insertAdminAudit(app.db, {
-      actorUserId: caller.userId,
-      actorRole: caller.role,
-      credential: caller.via,
+      actorUserId: impersonator?.userId ?? caller.userId,
+      actorRole: impersonator?.role ?? caller.role,
+      credential: impersonator ? 'impersonation' : caller.via,
       action: operationId,
-      targetUserId: idOf(fields.target_user_id),
+      targetUserId: idOf(fields.target_user_id) ?? (impersonator ? caller.userId : null),
       targetTeamId: idOf(fields.target_team_id ?? (request.query as Record<string, unknown>).team_id),
       params: { query: redact({ ...request.query }), body: redact(body) } as Record<string, unknown>,
       reason,

@@ -17,6 +17,7 @@ import { ApiKeyExpiredError } from '../lib/errors.ts';
 /** The spec's OAuth2 scopes (declared once in the spec): API keys and sessions hold them all. */
 import { CODE_SCOPES as ALL_SCOPES } from '../spec/scopes.ts';
 import type { CredentialPlugin } from './spec-routes.ts';
+import { IMPERSONATING_ROLES, roleAllows } from '../lib/roles.ts';
 
 declare module '@hapi/hapi' {
   interface UserCredentials {
@@ -91,7 +92,11 @@ export const sessionPlugin = {
         if (!m || !m[1]!.startsWith(SESSION_PREFIX)) return missing(h, 'Bearer');
         const user = await findSessionUser(app.db, sha256Hex(m[1]!), app.clock());
         if (!user) throw httpError(401, 'invalid or expired session', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
-        const caller: Caller = { userId: user.userId, role: user.role, via: 'session', apiKeyId: null, isTest: false, scopes: ALL_SCOPES, sessionId: user.sessionId };
+        // an impersonated session lives only while its staff member may still impersonate (README "Impersonation and support links")
+        if (user.impersonator && !roleAllows(user.impersonator.role, IMPERSONATING_ROLES)) {
+          throw httpError(401, 'this session was opened by a staff member who no longer holds the support or admin role', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+        }
+        const caller: Caller = { userId: user.userId, role: user.role, via: 'session', apiKeyId: null, isTest: false, scopes: ALL_SCOPES, sessionId: user.sessionId, ...(user.impersonator ? { impersonator: user.impersonator } : {}) };
         return h.authenticated({ credentials: { user: { caller }, scope: [...ALL_SCOPES] } });
       },
     }));

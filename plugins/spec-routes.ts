@@ -18,7 +18,7 @@ import type { TeamPermission } from '../lib/team-permissions.ts';
 import { NOT_YET } from '../handlers/index.ts';
 import { hasPolicies, policiesOf, withPolicies } from '../handlers/policies.ts';
 import { scopeNames } from '../spec/scopes.ts';
-import { RoleRequiredError, SessionRequiredError, UnauthorizedError } from '../lib/errors.ts';
+import { ImpersonationForbiddenError, RoleRequiredError, SessionRequiredError, UnauthorizedError } from '../lib/errors.ts';
 import { isRole, roleAllows, ROLES } from '../lib/roles.ts';
 import type { Role } from '../lib/roles.ts';
 import { auditAdminCall } from './admin-audit.ts';
@@ -97,6 +97,19 @@ export function requiredRoles(operationId: string, declared: unknown): Role[] | 
   if (!list.includes('admin')) throw new Error(`${operationId}: x-required-role must include admin (the administrator may call every role route)`);
   return list;
 }
+
+/**
+ * Whether an impersonated session (virtualLogin, supportLogin) is refused on an operation:
+ * `x-impersonation: forbidden` says so, and every role operation refuses it whatever it declares.
+ * Any other value stops start-up.
+ */
+export function refusesImpersonation(operationId: string, declared: unknown, roles: readonly Role[] | undefined): boolean {
+  if (declared !== undefined && declared !== 'forbidden') throw new Error(`${operationId}: x-impersonation must be "forbidden" (or absent)`);
+  return declared === 'forbidden' || roles !== undefined;
+}
+
+/** The header every answer to an impersonated session carries: the staff member's user id. */
+export const IMPERSONATED_BY_HEADER = 'X-Impersonated-By';
 
 function hasBearer(request: Request): boolean {
   const header = request.headers.authorization;
@@ -225,6 +238,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
   const routeStrategies = strategiesFor(operationId, security, deps.strategyFor);
   const scopes = requiredScopes(operationId, security, deps.declaredScopes);
   const roles = requiredRoles(operationId, extensions['x-required-role']);
+  const noImpersonation = refusesImpersonation(operationId, extensions['x-impersonation'], roles);
   // On a role operation `team_id` names the team acted on (a wallet to credit), not the caller's
   // owner: the caller always acts as itself there.
   const teamPermission = roles ? undefined : teamPermissionOf(operationId, operation, deps.live ?? true);
@@ -247,12 +261,15 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
     // and sessions hold all five, an OAuth token exactly its own.
     auth: !isProtected ? false : { strategies: routeStrategies, mode: 'required', ...(scopes.length ? { access: { scope: scopes.map((s) => `+${s}`) } } : {}) },
     ext: {
-      ...(roles ? {
-        // A role, never a scope: only a login session carries its user's role, so no API key,
-        // OAuth token or other credential reaches a role route, whoever owns it.
+      ...(roles || noImpersonation ? {
         onPostAuth: {
           method: (request: Request, h: ResponseToolkit) => {
             const caller = callerOf(request);
+            // someone acting as a user never does what only the user (or staff as themselves) may
+            if (caller?.impersonator) throw new ImpersonationForbiddenError(`this operation is refused to an impersonated session (opened by user ${caller.impersonator.userId}): only the account's owner may do it`);
+            if (!roles) return h.continue;
+            // A role, never a scope: only a login session carries its user's role, so no API key,
+            // OAuth token or other credential reaches a role route, whoever owns it.
             if (caller?.via !== 'session') throw new SessionRequiredError(`this operation needs a login session of a user with the role ${roles.join(' or ')}; API keys and OAuth tokens are never accepted here`);
             if (!roleAllows(caller.role, roles)) throw new RoleRequiredError(`this operation needs the role ${roles.join(' or ')}; yours is ${caller.role}`);
             return h.continue;
@@ -261,9 +278,15 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
       } : {}),
       onPreResponse: {
         method: async (request: Request, h: ResponseToolkit) => {
-          // Every call of a role operation by an authenticated caller is recorded, refusals included.
-          if (roles) await auditAdminCall(app, request, operationId);
+          // Every call of a role operation by an authenticated caller is recorded, refusals included,
+          // and every request of an impersonated session, with both identities.
+          const impersonator = callerOf(request)?.impersonator;
+          if (roles || impersonator) await auditAdminCall(app, request, operationId);
           const response = request.response;
+          if (impersonator) {
+            if (Boom.isBoom(response)) response.output.headers[IMPERSONATED_BY_HEADER] = String(impersonator.userId);
+            else response.header(IMPERSONATED_BY_HEADER, String(impersonator.userId));
+          }
           if (!Boom.isBoom(response)) {
             // an admitted model submit reports its generation limits (handlers/rate-limit.ts)
             for (const [name, value] of Object.entries(request.app.rateLimitHeaders ?? {})) response.header(name, value);

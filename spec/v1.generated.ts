@@ -481,7 +481,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with a support login token
-         * @description Exchanges a single-use token from a support login link (adminSupportLoginLink) for a session token of the linked account.
+         * @description Exchanges the single-use token of a support login link (adminSupportLoginLink) for an impersonated session of the linked account on behalf of the staff member who made the link (see virtualLogin), lasting 30 minutes. An unknown token is 404; a used or expired one 410. 403 `impersonation_forbidden` when the link's maker no longer holds the support or admin role, or the account now holds a staff role.
          */
         post: operations["supportLogin"];
         delete?: never;
@@ -501,7 +501,7 @@ export interface paths {
         put?: never;
         /**
          * Reset a password with a support reset token
-         * @description Sets a new password using the single-use token from a password reset link (adminPasswordResetLink). All sessions of the account are ended.
+         * @description Sets a new password with the single-use token of a password reset link (adminPasswordResetLink), ends every session of the account and marks its email address verified (the link reached its owner through staff who checked who they are; the sign-up credit is granted then, once per account, as with verifyOtp). An unknown token is 404; a used or expired one 410.
          */
         post: operations["supportResetPassword"];
         delete?: never;
@@ -805,7 +805,7 @@ export interface paths {
         put?: never;
         /**
          * Open a session as another user
-         * @description Creates a session for the user with `email` so an administrator can see the dashboard as that user. Answers the session token as plain text.
+         * @description Opens a session acting as the user with `email` on behalf of the calling staff member, so they can see the dashboard as that user, and answers its token as `text/plain` (shown once: only its SHA-256 is stored). The session lasts `minutes` (1 to 60, default 30). `reason` is required and recorded. Never for oneself, nor for an account holding a staff role (support, billing, admin): 403 `impersonation_forbidden`. While it lasts, every request made with it is recorded in the audit log with both identities (actor: the staff member; target: the user; credential `impersonation`), every answer carries `X-Impersonated-By: <staff user id>`, and the riskiest operations refuse it (403 `impersonation_forbidden`): every operation marked `x-impersonation: forbidden` and every role operation (`x-required-role`). `team_id` is ignored.
          */
         post: operations["virtualLogin"];
         delete?: never;
@@ -825,7 +825,7 @@ export interface paths {
         put?: never;
         /**
          * Create a support login link
-         * @description Creates a single-use, short-lived link that logs its holder in as the user with `email` (through supportLogin).
+         * @description Creates a single-use link, valid 15 minutes, that logs its holder in as the user with `email` (through supportLogin) in an impersonated session of the staff member who made it (see virtualLogin: the same limits, audit and refusals). `url` is `PUBLIC_URL/dashboard#/support-login?token=…`; the token is random (256 bits) and stored as its SHA-256 only. `reason` is required. Never for oneself nor for a staff account (403 `impersonation_forbidden`). `team_id` is ignored.
          */
         post: operations["adminSupportLoginLink"];
         delete?: never;
@@ -845,7 +845,7 @@ export interface paths {
         put?: never;
         /**
          * Create a password reset link
-         * @description Creates a single-use, short-lived link with which the user with `email` sets a new password (through supportResetPassword).
+         * @description Creates a single-use link, valid 60 minutes, with which the user with `email` sets a new password (through supportResetPassword). `url` is `PUBLIC_URL/dashboard#/support-reset-password?token=…`; the token is random (256 bits) and stored as its SHA-256 only. `reason` is required. Not for a staff account (support, billing, admin), one's own included (403 `impersonation_forbidden`). `team_id` is ignored.
          */
         post: operations["adminPasswordResetLink"];
         delete?: never;
@@ -865,7 +865,7 @@ export interface paths {
         put?: never;
         /**
          * Delete a user permanently
-         * @description Permanently deletes the account of the user with `email` and all associated data (keys, OAuth clients, sessions, wallet, predictions, media). Cannot be undone.
+         * @description Permanently erases the account of the user with `email` at once, with the eraser the retention job uses after a requested deletion's grace period (README "Deleting an account"): API keys, sessions, OAuth clients and their tokens, personal predictions and their stored files, media library and uploads, team memberships, invitations, personal embed codes, support links. The users row stays as an anonymised tombstone and every ledger and audit row is kept. 409 when the user is the only owner of a team (until ownership moves) and when it is the last administrator. Cannot be undone. `team_id` is ignored.
          */
         post: operations["adminDeleteUser"];
         delete?: never;
@@ -3055,6 +3055,38 @@ export interface components {
              */
             email: string;
         };
+        AdminImpersonationRequest: {
+            /**
+             * Format: email
+             * @description Email address of the user to act as.
+             */
+            email: string;
+            /** @description Why (a ticket number, the user's request); recorded in the audit log. */
+            reason: string;
+            /**
+             * @description How long the session lasts.
+             * @default 30
+             */
+            minutes: number;
+        };
+        AdminSupportLinkRequest: {
+            /**
+             * Format: email
+             * @description Email address of the target user.
+             */
+            email: string;
+            /** @description Why (a ticket number, the user's request); recorded in the audit log. */
+            reason: string;
+        };
+        AdminDeleteUserRequest: {
+            /**
+             * Format: email
+             * @description Email address of the user to delete.
+             */
+            email: string;
+            /** @description Recorded in the audit log. */
+            reason?: string;
+        };
         AdminCreditRequest: {
             /**
              * Format: email
@@ -4848,6 +4880,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
+        /** @description A single-use token that was already used or has expired. */
+        Gone: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDetail"];
+            };
+        };
         /** @description The request body is larger than the service accepts. */
         PayloadTooLarge: {
             headers: {
@@ -5615,11 +5656,13 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     supportResetPassword: {
@@ -5644,11 +5687,13 @@ export interface operations {
                     "application/json": components["schemas"]["MessageResponse"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getGoogleUrl: {
@@ -6251,7 +6296,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AdminEmailRequest"];
+                "application/json": components["schemas"]["AdminImpersonationRequest"];
             };
         };
         responses: {
@@ -6270,7 +6315,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6286,7 +6330,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AdminEmailRequest"];
+                "application/json": components["schemas"]["AdminSupportLinkRequest"];
             };
         };
         responses: {
@@ -6305,7 +6349,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6321,7 +6364,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AdminEmailRequest"];
+                "application/json": components["schemas"]["AdminSupportLinkRequest"];
             };
         };
         responses: {
@@ -6340,7 +6383,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6356,7 +6398,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AdminEmailRequest"];
+                "application/json": components["schemas"]["AdminDeleteUserRequest"];
             };
         };
         responses: {
@@ -6372,10 +6414,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

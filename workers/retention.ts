@@ -12,9 +12,23 @@ import {
 } from '../db/retention.ts';
 import type { RetentionCounts } from '../db/retention.ts';
 import { accountsDueForDeletion, eraseAccount, personalOutputs, personalUploadKeys } from '../db/account-deletion.ts';
+import type { EraseOptions, EraseResult } from '../db/account-deletion.ts';
 
 const DAY_MS = 86_400_000;
 export const RETENTION_JOB = 'retention';
+
+/**
+ * The one eraser of an account (README "Deleting an account"): the files of its personal
+ * predictions and uploads, then its rows (db/account-deletion.ts eraseAccount). Used by this job
+ * after a grace period and by adminDeleteUser at once (`immediate`). A file removal that fails
+ * leaves the rows for the next try.
+ */
+export async function eraseAccountAndFiles(app: Pick<App, 'db' | 'storage'>, userId: number, now: number, opts: EraseOptions = {}): Promise<EraseResult> {
+  const { db, storage } = app;
+  for (const p of await personalOutputs(db, userId)) await storage.removeOutputs(p.id, p.outputs);
+  for (const key of await personalUploadKeys(db, userId)) await storage.removeUpload(key);
+  return eraseAccount(db, userId, now, opts);
+}
 
 export interface Retention {
   /** takes the lease and runs once; null when another worker holds this period (or retention is off) */
@@ -71,14 +85,14 @@ export function createRetention(app: Pick<App, 'db' | 'storage' | 'log' | 'clock
     let erased = 0;
     for (const userId of await accountsDueForDeletion(db, now, RETENTION_BATCH)) {
       if (stopped) break;
-      for (const p of await personalOutputs(db, userId)) await storage.removeOutputs(p.id, p.outputs);
-      for (const key of await personalUploadKeys(db, userId)) await storage.removeUpload(key);
-      const result = await eraseAccount(db, userId, now);
+      const result = await eraseAccountAndFiles(app, userId, now);
       if (result.kind === 'erased') {
         erased += 1;
         log.info({ userId }, 'account erased after its deletion grace period');
       } else if (result.kind === 'sole-owner') {
         log.warn({ userId, teams: result.teams.map((t) => t.id) }, 'account due for deletion still owns a team alone: waiting until ownership moves');
+      } else if (result.kind === 'last-admin') {
+        log.warn({ userId }, 'account due for deletion is the last administrator: waiting until another account holds the admin role');
       }
     }
     return erased;

@@ -25,6 +25,7 @@ import * as m20261123_2001_keys_loras from './20261123_2001_keys_loras.ts';
 import * as m20261123_2101_account_deletion from './20261123_2101_account_deletion.ts';
 import * as m20261124_2201_model_discounts from './20261124_2201_model_discounts.ts';
 import * as m20261124_2301_subscriptions from './20261124_2301_subscriptions.ts';
+import * as m20261124_2501_impersonation from './20261124_2501_impersonation.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -56,6 +57,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261123_2101_account_deletion', m20261123_2101_account_deletion],
   ['20261124_2201_model_discounts', m20261124_2201_model_discounts],
   ['20261124_2301_subscriptions', m20261124_2301_subscriptions],
+  ['20261124_2501_impersonation', m20261124_2501_impersonation],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -29,3 +29,30 @@ test('on SQLite: submit, top-up, deduction, partial refunds and the audit log, w
   t.is(log.body.total, 6);
   await assertLedger(t, gw.app.db);
 });
+
+test('on SQLite: impersonation, support links (the reset in one transaction) and deleting a user', async (t) => {
+  const gw = await startGateway({ db: 'sqlite', queue: 'memory', worker: true });
+  t.teardown(() => gw.stop());
+  const admin = await newAccount(gw);
+  await gw.app.db('users').where({ id: admin.userId }).update({ role: 'admin' });
+  const acct = await newAccount(gw, 1_000);
+  const email = String((await gw.app.db('users').where({ id: acct.userId }).first()).email);
+
+  const token = await callOperation<string>(gw, 'virtualLogin', { as: admin.session, body: { email, reason: 'ticket 1' } });
+  t.is(token.status, 200);
+  const me = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { authorization: `Bearer ${token.body}` } });
+  t.is(me.headers['x-impersonated-by'], String(admin.userId));
+  t.like((await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${token.body}` }, payload: { name: 'x', is_test: true } })).result, { code: 'impersonation_forbidden' });
+
+  const link = await callOperation<{ url: string }>(gw, 'adminPasswordResetLink', { as: admin.session, body: { email, reason: 'ticket 1' } });
+  const linkToken = new URLSearchParams(link.body.url.split('?')[1]).get('token')!;
+  t.is((await callOperation(gw, 'supportResetPassword', { body: { token: linkToken, new_password: 'a brand new password' } })).status, 200);
+  t.is((await callOperation(gw, 'supportResetPassword', { body: { token: linkToken, new_password: 'a brand new password' } })).status, 410);
+  t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { authorization: `Bearer ${acct.session}` } })).statusCode, 401);
+
+  t.is((await callOperation(gw, 'adminDeleteUser', { as: admin.session, body: { email: String((await gw.app.db('users').where({ id: admin.userId }).first()).email) } })).status, 409, 'the last admin');
+  t.is((await callOperation(gw, 'adminDeleteUser', { as: admin.session, body: { email } })).status, 200);
+  t.is((await gw.app.db('users').where({ id: acct.userId }).first()).email, `deleted-${acct.userId}@deleted.invalid`);
+  t.deepEqual(await gw.app.db('api_keys').where({ user_id: acct.userId }), []);
+  await assertLedger(t, gw.app.db);
+});

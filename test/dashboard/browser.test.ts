@@ -236,3 +236,37 @@ test.serial('teams: create one, act for it (its wallet on the overview), invite 
   t.deepEqual(problems, []);
   await page.close();
 });
+
+test.serial('support links: a login link signs the tab in as the account; a reset link sets a new password', async (t) => {
+  const staff = await newAccount(gw);
+  await gw.app.db('users').where({ id: staff.userId }).update({ role: 'support' });
+  const target = await newAccount(gw, 300);
+  const { email } = (await gw.app.db('users').where({ id: target.userId }).first<{ email: string }>())!;
+  const makeLink = async (url: string) => {
+    const res = await gw.server.inject({ method: 'POST', url, headers: { authorization: `Bearer ${staff.session}` }, payload: { email, reason: 'ticket 3' } });
+    return (res.result as { url: string }).url;
+  };
+
+  const page = await browser.newPage();
+  const problems = pageProblems(page);
+  await page.goto(await makeLink('/auth/admin_support_login_link'));
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  t.truthy(await page.getByText(email).count(), 'signed in as the account');
+  t.is(await page.getByTestId('balance').textContent(), '300 credits');
+  t.false(page.url().includes('token='), 'the token leaves the address bar');
+  t.deepEqual(problems, []);
+  await page.close();
+
+  const reset = await browser.newPage();
+  await reset.goto(await makeLink('/auth/admin_password_reset_link'));
+  await reset.getByLabel('New password').fill('a brand new password');
+  await reset.getByRole('button', { name: 'Set password' }).click();
+  await reset.getByRole('status').filter({ hasText: 'password has been changed' }).waitFor();
+  await reset.getByRole('button', { name: 'Sign in' }).click();
+  await reset.getByLabel('Email').fill(email);
+  await reset.getByLabel('Password').fill('a brand new password');
+  await reset.getByRole('button', { name: 'Sign in' }).click();
+  await reset.getByRole('heading', { name: 'Overview' }).waitFor();
+  await screenshot(reset, 'dashboard', 'after-support-reset');
+  await reset.close();
+});

@@ -178,6 +178,7 @@ test('every operation declares the errors the gateway can answer', (t) => {
     const scoped = security.some((s) => Object.values(s).some((scopes) => scopes.length > 0));
     const teamScoped = params.some((x) => x.name === 'team_id');
     if (scoped || op['x-required-role'] || op['x-team-permission'] || teamScoped) need('403', 'checks a scope, role or team permission');
+    if (op['x-impersonation'] === 'forbidden') need('403', 'refuses an impersonated session');
     // unknown query parameters (and a body where none is taken) are refused with 422 on every
     // route the gateway validates; the OAuth token endpoint is oidc-provider's and answers 400
     if (op['x-handled-by']) need('400', 'is handled by oidc-provider');

@@ -81,6 +81,10 @@ const BODIES: Readonly<Record<string, object>> = {
   adminRefund: { request_id: 'x' },
   upsertModelDiscounts: { discounts: [{ email: 'someone@example.com', model: '*', percent_off: 10 }] },
   adminManageSubscription: { email: 'someone@example.com', action: 'cancel' },
+  virtualLogin: { email: 'someone@example.com', reason: 'matrix' },
+  adminSupportLoginLink: { email: 'someone@example.com', reason: 'matrix' },
+  adminPasswordResetLink: { email: 'someone@example.com', reason: 'matrix' },
+  adminDeleteUser: { email: 'someone@example.com' },
   createEmbedCode: { kind: 'embed', name: 'made by another tenant', models: ['canvas-v1-fast-text-to-image'] },
   updateEmbedCode: { name: 'renamed by another tenant' },
 };

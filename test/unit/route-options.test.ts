@@ -97,6 +97,13 @@ test('an admin operation checks the role after authentication', (t) => {
   t.truthy(options.ext?.onPostAuth);
 });
 
+test('x-impersonation takes only "forbidden", naming the operation; a marked operation checks the session after authentication', (t) => {
+  const err = t.throws(() => routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-impersonation': 'allowed' }), deps()));
+  t.regex(err?.message ?? '', /^someOperation: x-impersonation must be "forbidden"/);
+  t.truthy(routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-impersonation': 'forbidden' }), deps()).ext?.onPostAuth);
+  t.is(routeOptionsFor(op({ security: [{ SessionAuth: [] }] }), deps()).ext?.onPostAuth, undefined);
+});
+
 test('a POST takes JSON up to the configured size, or the content types the spec lists', (t) => {
   const json = routeOptionsFor(op({ method: 'post' }), deps());
   t.deepEqual(json.payload?.allow, ['application/json']);

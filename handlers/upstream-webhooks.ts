@@ -8,7 +8,7 @@
 import type { Handler } from './types.ts';
 import type { App } from '../lib/context.ts';
 import { NotFoundError, UnauthorizedError, UnavailableError } from '../lib/errors.ts';
-import { createFalKeySet, readCallbackToken, verifyStandardWebhook } from '../lib/upstream-callbacks.ts';
+import { createFalKeySet, readCallbackToken, verifyStandardWebhook, verifyWaveSpeedWebhook } from '../lib/upstream-callbacks.ts';
 import type { CallbackProvider, SignatureProblem } from '../lib/upstream-callbacks.ts';
 import { findPredictionById, rewindUpstreamPolls, takeUpstreamCallback } from '../db/predictions.ts';
 
@@ -20,6 +20,10 @@ async function signatureProblem(app: App, provider: CallbackProvider, headers: R
   if (provider === 'replicate') {
     if (!config.replicateSecret) return 'REPLICATE_WEBHOOK_SECRET is not set on this gateway';
     return verifyStandardWebhook(config.replicateSecret, headers, raw, app.clock());
+  }
+  if (provider === 'wavespeed') {
+    if (!config.wavespeedSecret) return 'WAVESPEED_WEBHOOK_SECRET is not set on this gateway';
+    return verifyWaveSpeedWebhook(config.wavespeedSecret, headers, raw, app.clock());
   }
   let keys = falKeySets.get(config.falJwksUrl);
   if (!keys) {
@@ -37,7 +41,8 @@ async function signatureProblem(app: App, provider: CallbackProvider, headers: R
 
 /** The provider's id of the job a callback body is about. */
 function jobIdOf(provider: CallbackProvider, body: Record<string, unknown>): string | undefined {
-  const id = provider === 'replicate' ? body.id : body.request_id;
+  // Replicate and WaveSpeed post their prediction object; fal its {request_id, status, payload}.
+  const id = provider === 'fal' ? body.request_id : body.id;
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 

@@ -46,6 +46,17 @@ function jobIdOf(provider: CallbackProvider, body: Record<string, unknown>): str
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
+/**
+ * Whether `provider` (an adapter name) may call back about this prediction: the provider that
+ * took its job (any entry of x-model.providers, not only the first), or, before a job is
+ * recorded, any of the model's providers with that adapter.
+ */
+function calledBy(app: App, p: NonNullable<Awaited<ReturnType<typeof findPredictionById>>>, provider: CallbackProvider): boolean {
+  const entries = app.spec.models.get(p.model)?.providers ?? [];
+  const ran = p.upstreamJob?.provider;
+  return entries.some((e) => e.adapter === provider && (ran === undefined || (e.upstream ?? e.adapter) === ran));
+}
+
 export const receiveUpstreamWebhook: Handler<'receiveUpstreamWebhook'> = async ({ app, params, body, request }) => {
   const provider = params.provider;
   const raw = request.app.rawBody ?? Buffer.alloc(0);
@@ -55,7 +66,7 @@ export const receiveUpstreamWebhook: Handler<'receiveUpstreamWebhook'> = async (
   const id = readCallbackToken(app.config.upstreamCallbacks.key, provider, params.token);
   const p = id === undefined ? undefined : await findPredictionById(app.db, id);
   // The same answer for a made-up token and a prediction that is gone: nothing to learn here.
-  if (!p || app.spec.models.get(p.model)?.adapter !== provider) throw new NotFoundError('no such callback');
+  if (!p || !calledBy(app, p, provider)) throw new NotFoundError('no such callback');
 
   const job = p.upstreamJob;
   // Not running this job (finished, cancelled, or a job submitted before the one recorded): the

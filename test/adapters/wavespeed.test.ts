@@ -139,12 +139,17 @@ test.serial('cancel deletes the task (WaveSpeed has no cancel)', async (t) => {
 
 test.serial('aborting an in-process run deletes the task at WaveSpeed', async (t) => {
   const controller = new AbortController();
-  nock(BASE).post('/wavespeed-ai/flux-dev').reply(() => {
-    setTimeout(() => controller.abort(), 10);
-    return [200, prediction('r1', 'created')];
-  });
+  nock(BASE).post('/wavespeed-ai/flux-dev').reply(200, prediction('r1', 'created'));
   const cancel = nock(BASE).post('/predictions/delete', { ids: ['r1'] }).reply(200, { code: 200, message: 'success', data: { deleted_count: 1 } });
-  const error = await failure(t, adapter(60_000).run({ prompt: 'a fox' }, context({ signal: controller.signal })));
+  const ws = adapter(60_000);
+  // Abort once the submit has fully answered (never mid-response), during the wait before the first poll.
+  const submit = ws.job!.submit.bind(ws.job);
+  ws.job!.submit = async (input, ctx) => {
+    const submitted = await submit(input, ctx);
+    setImmediate(() => controller.abort());
+    return submitted;
+  };
+  const error = await failure(t, ws.run({ prompt: 'a fox' }, context({ signal: controller.signal })));
   t.is(error.message, 'cancelled');
   t.true(cancel.isDone());
 });

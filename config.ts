@@ -63,7 +63,7 @@ export interface Config {
   upstreamMaxWaitMs: number;
   /** development and tests only: upstream output URLs may point at loopback/private addresses */
   upstreamAllowPrivateOutputs: boolean;
-  /** provider callbacks (README "Providers"): UPSTREAM_CALLBACKS, REPLICATE_WEBHOOK_SECRET, FAL_WEBHOOK_JWKS_URL */
+  /** provider callbacks (README "Providers"): UPSTREAM_CALLBACKS, REPLICATE_WEBHOOK_SECRET, FAL_WEBHOOK_JWKS_URL, WAVESPEED_WEBHOOK_SECRET */
   upstreamCallbacks: CallbackConfig;
   /** the per-provider circuit breaker of each worker process (workers/circuit-breaker.ts) */
   upstreamBreaker: { failures: number; windowMs: number; cooldownMs: number };
@@ -188,6 +188,7 @@ const schema = Joi.object({
   UPSTREAM_CALLBACKS: Joi.boolean().truthy('1').falsy('0').default(false),
   REPLICATE_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[A-Za-z0-9+/=]{16,}$/).messages({ 'string.pattern.base': 'must be the whsec_... signing secret Replicate shows (GET /v1/webhooks/default/secret)' }),
   FAL_WEBHOOK_JWKS_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://rest.fal.ai/.well-known/jwks.json'),
+  WAVESPEED_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[A-Za-z0-9+/=_-]{16,}$/).messages({ 'string.pattern.base': 'must be the whsec_... webhook secret WaveSpeed returns (GET /api/v3/webhook/secret)' }),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
   MAIL_FROM: Joi.string().max(320),
@@ -285,6 +286,7 @@ export const PROVIDER_DEFAULT_URLS: Readonly<Record<string, string>> = {
   openai: 'https://api.openai.com/v1',
   replicate: 'https://api.replicate.com/v1',
   fal: 'https://queue.fal.run',
+  wavespeed: 'https://api.wavespeed.ai/api/v3',
 };
 
 const repoRoot = path.dirname(new URL(import.meta.url).pathname);
@@ -372,6 +374,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       key: v.ENCRYPTION_KEY === undefined ? undefined : parseKey(String(v.ENCRYPTION_KEY)),
       replicateSecret: v.REPLICATE_WEBHOOK_SECRET as string | undefined,
       falJwksUrl: String(v.FAL_WEBHOOK_JWKS_URL),
+      ...(v.WAVESPEED_WEBHOOK_SECRET !== undefined ? { wavespeedSecret: String(v.WAVESPEED_WEBHOOK_SECRET) } : {}),
     },
     upstreamBreaker: { failures: v.UPSTREAM_BREAKER_FAILURES as number, windowMs: v.UPSTREAM_BREAKER_WINDOW_MS as number, cooldownMs: v.UPSTREAM_BREAKER_COOLDOWN_MS as number },
     mail: {

@@ -8,7 +8,7 @@
 import type { Handler } from './types.ts';
 import type { App } from '../lib/context.ts';
 import { NotFoundError, UnauthorizedError, UnavailableError } from '../lib/errors.ts';
-import { createFalKeySet, readCallbackToken, verifyStandardWebhook } from '../lib/upstream-callbacks.ts';
+import { createFalKeySet, readCallbackToken, verifyStandardWebhook, verifyWaveSpeedWebhook } from '../lib/upstream-callbacks.ts';
 import type { CallbackProvider, SignatureProblem } from '../lib/upstream-callbacks.ts';
 import { findPredictionById, rewindUpstreamPolls, takeUpstreamCallback } from '../db/predictions.ts';
 
@@ -20,6 +20,10 @@ async function signatureProblem(app: App, provider: CallbackProvider, headers: R
   if (provider === 'replicate') {
     if (!config.replicateSecret) return 'REPLICATE_WEBHOOK_SECRET is not set on this gateway';
     return verifyStandardWebhook(config.replicateSecret, headers, raw, app.clock());
+  }
+  if (provider === 'wavespeed') {
+    if (!config.wavespeedSecret) return 'WAVESPEED_WEBHOOK_SECRET is not set on this gateway';
+    return verifyWaveSpeedWebhook(config.wavespeedSecret, headers, raw, app.clock());
   }
   let keys = falKeySets.get(config.falJwksUrl);
   if (!keys) {
@@ -37,8 +41,20 @@ async function signatureProblem(app: App, provider: CallbackProvider, headers: R
 
 /** The provider's id of the job a callback body is about. */
 function jobIdOf(provider: CallbackProvider, body: Record<string, unknown>): string | undefined {
-  const id = provider === 'replicate' ? body.id : body.request_id;
+  // Replicate and WaveSpeed post their prediction object; fal its {request_id, status, payload}.
+  const id = provider === 'fal' ? body.request_id : body.id;
   return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/**
+ * Whether `provider` (an adapter name) may call back about this prediction: the provider that
+ * took its job (any entry of x-model.providers, not only the first), or, before a job is
+ * recorded, any of the model's providers with that adapter.
+ */
+function calledBy(app: App, p: NonNullable<Awaited<ReturnType<typeof findPredictionById>>>, provider: CallbackProvider): boolean {
+  const entries = app.spec.models.get(p.model)?.providers ?? [];
+  const ran = p.upstreamJob?.provider;
+  return entries.some((e) => e.adapter === provider && (ran === undefined || (e.upstream ?? e.adapter) === ran));
 }
 
 export const receiveUpstreamWebhook: Handler<'receiveUpstreamWebhook'> = async ({ app, params, body, request }) => {
@@ -50,7 +66,7 @@ export const receiveUpstreamWebhook: Handler<'receiveUpstreamWebhook'> = async (
   const id = readCallbackToken(app.config.upstreamCallbacks.key, provider, params.token);
   const p = id === undefined ? undefined : await findPredictionById(app.db, id);
   // The same answer for a made-up token and a prediction that is gone: nothing to learn here.
-  if (!p || app.spec.models.get(p.model)?.adapter !== provider) throw new NotFoundError('no such callback');
+  if (!p || !calledBy(app, p, provider)) throw new NotFoundError('no such callback');
 
   const job = p.upstreamJob;
   // Not running this job (finished, cancelled, or a job submitted before the one recorded): the

@@ -15,11 +15,15 @@
 //              signature in X-Fal-Webhook-Signature, with the other three in X-Fal-Webhook-Request-Id,
 //              -User-Id and -Timestamp; the public keys are a JWKS (OKP / Ed25519) fal publishes
 //              (FAL_WEBHOOK_JWKS_URL).
-// Both refuse a timestamp more than 5 minutes from our clock (a replayed callback).
+//   wavespeed  webhook-id, webhook-timestamp, webhook-signature "v3,<hex HMAC-SHA256 of
+//              id.timestamp.body>"; the key is the account's webhook secret with its "whsec_" prefix
+//              cut off, used as it is (not base64-decoded: WaveSpeed's "Verifying Webhook" page)
+//              (WAVESPEED_WEBHOOK_SECRET, from GET /api/v3/webhook/secret).
+// All refuse a timestamp more than 5 minutes from our clock (a replayed callback).
 import crypto from 'node:crypto';
 
 /** Providers whose callbacks the gateway can verify: the {provider} path segment (the adapter's name). */
-export const CALLBACK_PROVIDERS = ['replicate', 'fal'] as const;
+export const CALLBACK_PROVIDERS = ['replicate', 'fal', 'wavespeed'] as const;
 export type CallbackProvider = (typeof CALLBACK_PROVIDERS)[number];
 
 export const CALLBACK_TOLERANCE_S = 5 * 60;
@@ -39,6 +43,8 @@ export interface CallbackConfig {
   replicateSecret: string | undefined;
   /** FAL_WEBHOOK_JWKS_URL */
   falJwksUrl: string;
+  /** WAVESPEED_WEBHOOK_SECRET ("whsec_..."); unset: WaveSpeed callbacks cannot be verified, so none are asked for */
+  wavespeedSecret?: string;
 }
 
 /** The token key: a sub-key of ENCRYPTION_KEY, so one secret never serves two purposes. */
@@ -68,7 +74,9 @@ export function readCallbackToken(key: Buffer | undefined, provider: CallbackPro
 
 /** Whether the gateway can check this provider's signature with the configuration it has. */
 export function canVerify(config: CallbackConfig, provider: CallbackProvider): boolean {
-  return provider === 'replicate' ? config.replicateSecret !== undefined : config.falJwksUrl !== '';
+  if (provider === 'replicate') return config.replicateSecret !== undefined;
+  if (provider === 'wavespeed') return config.wavespeedSecret !== undefined;
+  return config.falJwksUrl !== '';
 }
 
 /**
@@ -109,6 +117,25 @@ export function verifyStandardWebhook(secret: string, headers: Headers, body: Bu
     if (version !== 'v1' || !value) continue;
     const given = Buffer.from(value, 'base64');
     if (given.length === expected.length && crypto.timingSafeEqual(given, expected)) return null;
+  }
+  return 'signature does not match';
+}
+
+/** WaveSpeed's webhook signature: any listed v3 signature matching is enough. */
+export function verifyWaveSpeedWebhook(secret: string, headers: Headers, body: Buffer, nowMs: number): SignatureProblem {
+  const id = header(headers, 'webhook-id');
+  const timestamp = header(headers, 'webhook-timestamp');
+  const signatures = header(headers, 'webhook-signature');
+  if (!id || !signatures) return 'missing webhook-id or webhook-signature';
+  const stale = timestampProblem(timestamp, nowMs);
+  if (stale) return stale;
+  const key = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+  const expected = crypto.createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest();
+  for (const entry of signatures.split(' ')) {
+    const [version, value] = entry.split(',', 2);
+    if (version !== 'v3' || !value || !/^[0-9a-f]{64}$/i.test(value)) continue;
+    const given = Buffer.from(value, 'hex');
+    if (crypto.timingSafeEqual(given, expected)) return null;
   }
   return 'signature does not match';
 }

@@ -118,7 +118,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Provider callback ingress (called by fal and Replicate, not by clients)
+         * Provider callback ingress (called by fal, Replicate and WaveSpeed, not by clients)
          * @description Where an upstream provider reports a job's progress when callbacks are on
          *     (`UPSTREAM_CALLBACKS=true`, README "Providers"). No credential: the address and the
          *     provider's signature are the proof. `token` is `<prediction id>.<mac>`, the mac an
@@ -127,7 +127,9 @@ export interface paths {
          *     signature: Replicate's Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
          *     `webhook-signature`, verified with `REPLICATE_WEBHOOK_SECRET`), or fal's ED25519 headers
          *     (`X-Fal-Webhook-Request-Id`, `-User-Id`, `-Timestamp`, `-Signature`, verified with the
-         *     keys at `FAL_WEBHOOK_JWKS_URL`); a timestamp more than 5 minutes off is refused.
+         *     keys at `FAL_WEBHOOK_JWKS_URL`), or WaveSpeed's (`webhook-id`, `webhook-timestamp`,
+         *     `webhook-signature: v3,<hex HMAC-SHA256>`, verified with `WAVESPEED_WEBHOOK_SECRET`); a
+         *     timestamp more than 5 minutes off is refused.
          *     A verified callback makes the worker ask the provider for the job's state at once, through
          *     the same poll step polling uses, so duplicates and callbacks arriving out of order are
          *     harmless and the prediction is finished and charged once. `accepted`: a poll was queued;
@@ -5115,7 +5117,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The adapter whose provider calls back. */
-                provider: "replicate" | "fal";
+                provider: "replicate" | "fal" | "wavespeed";
                 /** @description The per-prediction token the gateway put in the callback address. */
                 token: string;
             };

@@ -3,7 +3,11 @@
 //
 //   openai-compatible   GET {url}/models      (OpenAI: lists the models the key may use)
 //   replicate           GET {url}/account     (Replicate: the account the token belongs to)
-//   http-json, fal, ... no check call is known: listed as "configured", not called
+//   fal                 GET https://api.fal.ai/v1/models?limit=1 with "Key" auth (fal's Platform
+//                       API, whatever UPSTREAM_FAL_URL says: the queue has no account call; an
+//                       API-scope key may call it, fal's docs use it as their key example)
+//   wavespeed           GET {url}/balance     (WaveSpeed: the account's balance)
+//   http-json, ...      no check call is known: listed as "configured", not called
 //
 // Which adapter speaks to a provider comes from the spec (x-model.adapter, or each entry of
 // x-model.providers); public providers (PROVIDER_DEFAULT_URLS) are listed even when unused, so an
@@ -12,6 +16,7 @@ import { loadConfig, ConfigError, PROVIDER_DEFAULT_URLS } from '../config.ts';
 import { loadSpecDocument } from '../spec/load.ts';
 import { callJson, joinUrl } from './adapters/upstream-http.ts';
 import { configureHint } from './adapters/upstream-config.ts';
+import { unwrap } from './adapters/wavespeed.ts';
 import type { UpstreamConfig } from './adapters/types.ts';
 import path from 'node:path';
 
@@ -29,11 +34,26 @@ export interface ProviderCheck {
   latencyMs?: number;
 }
 
+/** fal's Platform API, where account-level calls live (the queue at UPSTREAM_FAL_URL has none). */
+export const FAL_PLATFORM_URL = 'https://api.fal.ai/v1';
+
 /** The check call of an adapter, or undefined when none is known. */
-const CHECKS: Readonly<Record<string, string>> = {
-  'openai-compatible': '/models',
-  replicate: '/account',
+const CHECKS: Readonly<Record<string, (upstream: UpstreamConfig) => { url: string; headers: Record<string, string> }>> = {
+  'openai-compatible': (u) => ({ url: joinUrl(u.url, '/models'), headers: bearer(u) }),
+  replicate: (u) => ({ url: joinUrl(u.url, '/account'), headers: bearer(u) }),
+  fal: (u) => ({ url: joinUrl(FAL_PLATFORM_URL, '/models?limit=1'), headers: u.key ? { authorization: `Key ${u.key}` } : ({} as Record<string, string>) }),
+  wavespeed: (u) => ({ url: joinUrl(u.url, '/balance'), headers: bearer(u) }),
 };
+
+function bearer(u: UpstreamConfig): Record<string, string> {
+  return u.key ? { authorization: `Bearer ${u.key}` } : {};
+}
+
+/** The adapter of a public provider the spec does not use (its name is its adapter's, but OpenAI's). */
+function defaultAdapter(provider: string): string {
+  if (provider === 'openai') return 'openai-compatible';
+  return Object.hasOwn(CHECKS, provider) ? provider : 'unknown';
+}
 
 /** provider name -> the adapter that speaks to it, from the spec's x-model (both forms). */
 export function providersOfSpec(document: { paths: Record<string, Record<string, unknown>> }): Map<string, string> {
@@ -60,7 +80,7 @@ export function providersOfSpec(document: { paths: Record<string, Record<string,
 export async function checkProviders(upstreams: ReadonlyMap<string, UpstreamConfig>, adapters: ReadonlyMap<string, string>, timeoutMs = CHECK_TIMEOUT_MS): Promise<ProviderCheck[]> {
   const names = [...new Set([...Object.keys(PROVIDER_DEFAULT_URLS), ...adapters.keys(), ...upstreams.keys()])].sort();
   return Promise.all(names.map(async (provider): Promise<ProviderCheck> => {
-    const adapter = adapters.get(provider) ?? (provider === 'openai' ? 'openai-compatible' : provider === 'replicate' ? 'replicate' : 'unknown');
+    const adapter = adapters.get(provider) ?? defaultAdapter(provider);
     const upstream = upstreams.get(provider);
     if (!upstream) return { provider, adapter, configured: false, result: '-', detail: `set ${configureHint(provider)}` };
     const check = CHECKS[adapter];
@@ -68,7 +88,10 @@ export async function checkProviders(upstreams: ReadonlyMap<string, UpstreamConf
     const started = performance.now();
     const caller = { provider, secrets: [upstream.key ?? '', upstream.url], signal: AbortSignal.timeout(timeoutMs) };
     try {
-      await callJson(caller, { method: 'GET', url: joinUrl(upstream.url, check), headers: upstream.key ? { authorization: `Bearer ${upstream.key}` } : {}, what: 'the check', timeoutMs });
+      const { url, headers } = check(upstream);
+      const { body } = await callJson(caller, { method: 'GET', url, headers, what: 'the check', timeoutMs });
+      // WaveSpeed answers HTTP 200 with the real status in its envelope's `code`.
+      if (adapter === 'wavespeed') unwrap(caller, body, 'the check');
       return { provider, adapter, configured: true, result: 'ok', detail: '', latencyMs: Math.round(performance.now() - started) };
     } catch (err) {
       // AdapterError messages are redacted (no key, no URL) by upstream-errors.ts.

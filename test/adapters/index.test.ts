@@ -5,7 +5,8 @@ import type { ModelRef } from '../../workers/adapters/types.ts';
 const model: ModelRef = { operationId: 'acme_flux_dev', category: 'text-to-image', upstream: 'acme', upstreamModel: 'acme/flux-dev' };
 
 test('the registry names every adapter by the key the spec uses', (t) => {
-  t.deepEqual(Object.keys(adapterRegistry).sort(), ['fal', 'http-json', 'openai-compatible', 'procedural-audio', 'procedural-image', 'procedural-mesh', 'replicate']);
+  t.deepEqual(Object.keys(adapterRegistry).sort(), ['fal', 'http-json', 'openai-compatible', 'procedural-audio', 'procedural-image', 'procedural-mesh', 'replicate', 'wavespeed']);
+  t.like(adapterRegistry.wavespeed, { kind: 'upstream' });
   t.like(adapterRegistry['procedural-image'], { kind: 'local', media: 'image' });
   t.like(adapterRegistry['procedural-audio'], { kind: 'local', media: 'audio' });
   t.like(adapterRegistry['procedural-mesh'], { kind: 'local', media: 'model3d' });

@@ -140,13 +140,18 @@ test.serial('cancel posts to the prediction\'s cancel endpoint', async (t) => {
 
 test.serial('aborting an in-process run cancels the job at Replicate', async (t) => {
   const controller = new AbortController();
-  // Aborted while it waits for its first poll (a long one), never during a request.
-  nock(API).post('/v1/models/black-forest-labs/flux-dev/predictions').reply(() => {
-    setTimeout(() => controller.abort(), 10);
-    return [201, prediction('r1', 'starting')];
-  });
+  // Aborted while it waits for its first poll (a long one), never during a request: once the
+  // submit has fully answered (a timer could fire mid-response and trip undici under nock).
+  nock(API).post('/v1/models/black-forest-labs/flux-dev/predictions').reply(201, prediction('r1', 'starting'));
   const cancel = nock(API).post('/v1/predictions/r1/cancel').reply(200, prediction('r1', 'canceled'));
-  const run = createReplicate(env, { resolve: publicResolve }, 60_000).run({ prompt: 'a fox' }, context(undefined, undefined, controller.signal));
+  const replicate = createReplicate(env, { resolve: publicResolve }, 60_000);
+  const submit = replicate.job!.submit.bind(replicate.job);
+  replicate.job!.submit = async (input, ctx) => {
+    const submitted = await submit(input, ctx);
+    setImmediate(() => controller.abort());
+    return submitted;
+  };
+  const run = replicate.run({ prompt: 'a fox' }, context(undefined, undefined, controller.signal));
   const error = await failure(t, run);
   t.is(error.message, 'cancelled');
   t.true(cancel.isDone());

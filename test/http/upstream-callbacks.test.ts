@@ -4,7 +4,7 @@
 // and unknown callbacks refused; a duplicate callback harmless; cancel reaching fal; a moderation
 // refusal failed and unbilled; a 429 with Retry-After retried. Providers are third-party HTTP:
 // nock, with fixtures from their documentation; signing keys are the tests' own.
-// The shipped catalog maps no endpoint to fal yet, so these tests serve lumen-dev-text-to-image
+// The shipped catalog maps only video, lipsync and 3D endpoints to fal, so these tests serve lumen-dev-text-to-image
 // from fal through a copy of the spec (SPEC_DIR) whose x-model says so.
 import test from 'ava';
 import crypto from 'node:crypto';

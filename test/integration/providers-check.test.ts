@@ -49,6 +49,38 @@ test.serial('one authenticated call per configured provider: ok, a refused key, 
   t.is(exitCodeOf(down.filter((r) => r.result !== 'error')), 0);
 });
 
+test.serial('fal is checked on its Platform API with its "Key" scheme, WaveSpeed on its balance; a refusal inside WaveSpeed\'s 200 envelope is an error', async (t) => {
+  const WAVESPEED = 'https://api.wavespeed.test/api/v3';
+  const fal = nock('https://api.fal.ai').get('/v1/models').query({ limit: '1' }).matchHeader('authorization', 'Key fal-id:fal-secret')
+    .reply(200, { models: [{ endpoint_id: 'fal-ai/flux/dev' }], has_more: true, next_cursor: 'x' });
+  const ws = nock(WAVESPEED).get('/balance').matchHeader('authorization', 'Bearer ws-good').reply(200, { code: 200, message: 'success', data: { balance: 156.78 } });
+  const fa = new Map([['fal', 'fal'], ['wavespeed', 'wavespeed']]);
+  const rows = await checkProviders(new Map([
+    ['fal', { url: 'https://queue.fal.run', key: 'fal-id:fal-secret' }],
+    ['wavespeed', { url: WAVESPEED, key: 'ws-good' }],
+  ]), fa);
+  t.like(rows.find((r) => r.provider === 'fal'), { adapter: 'fal', configured: true, result: 'ok' });
+  t.like(rows.find((r) => r.provider === 'wavespeed'), { adapter: 'wavespeed', configured: true, result: 'ok' });
+  t.true(fal.isDone() && ws.isDone());
+  t.is(exitCodeOf(rows), 0);
+
+  nock('https://api.fal.ai').get('/v1/models').query(true).reply(401, { detail: 'Invalid API key' });
+  nock(WAVESPEED).get('/balance').reply(200, { code: 401, message: 'invalid authentication', data: null });
+  const bad = await checkProviders(new Map([
+    ['fal', { url: 'https://queue.fal.run', key: 'fal-id:wrong' }],
+    ['wavespeed', { url: WAVESPEED, key: 'ws-wrong' }],
+  ]), new Map());
+  t.like(bad.find((r) => r.provider === 'fal'), { adapter: 'fal', result: 'error', detail: 'upstream "fal" refused the gateway\'s credentials (HTTP 401)' });
+  t.like(bad.find((r) => r.provider === 'wavespeed'), { adapter: 'wavespeed', result: 'error', detail: 'upstream "wavespeed" refused the gateway\'s credentials (HTTP 401)' });
+  t.is(exitCodeOf(bad), 1);
+  t.false(formatChecks(bad).includes('ws-wrong') || formatChecks(bad).includes('fal-id:wrong'));
+
+  nock(WAVESPEED).get('/balance').reply(503, 'busy');
+  const down = await checkProviders(new Map([['wavespeed', { url: WAVESPEED, key: 'ws-good' }]]), fa);
+  t.like(down.find((r) => r.provider === 'wavespeed'), { result: 'error' });
+  t.like(down.find((r) => r.provider === 'fal'), { configured: false, result: '-', detail: 'set UPSTREAM_FAL_KEY' });
+});
+
 test('the spec names every provider with its adapter, in both x-model forms', (t) => {
   const found = providersOfSpec(loadSpecDocument(path.join(ROOT, 'spec', 'v1')) as never);
   t.is(found.get('replicate'), 'replicate');

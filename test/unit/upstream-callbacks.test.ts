@@ -42,6 +42,8 @@ test('a callback address is made only when callbacks are on and the provider can
   t.truthy(callbackUrlFor({ ...config, replicateSecret: SECRET }, 'replicate', 'p1'));
   t.is(callbackUrlFor({ ...config, enabled: false }, 'fal', 'p1'), undefined);
   t.is(callbackUrlFor(config, 'http-json', 'p1'), undefined, 'a provider without a verifiable callback');
+  t.is(callbackUrlFor(config, 'wavespeed', 'p1'), undefined, 'no webhook secret: WaveSpeed is not asked to call back');
+  t.regex(callbackUrlFor({ ...config, wavespeedSecret: 'whsec_abcdefghijklmnopqrstuv' }, 'wavespeed', 'p1')!, /\/upstream-webhooks\/wavespeed\/p1\./);
 });
 
 test('Standard Webhooks: the signed body verifies (one of several signatures is enough); a changed body, another secret or an old timestamp do not', (t) => {
@@ -117,4 +119,8 @@ test('UPSTREAM_CALLBACKS needs PUBLIC_URL and ENCRYPTION_KEY; a malformed Replic
   t.like(config.upstreamCallbacks, { enabled: true, publicUrl: 'https://gw.example', replicateSecret: undefined, falJwksUrl: 'https://rest.fal.ai/.well-known/jwks.json' });
   t.deepEqual(config.upstreams.get('fal'), { url: 'https://queue.fal.run', key: 'k' });
   t.false(loadConfig({}).upstreamCallbacks.enabled, 'off by default');
+  t.throws(() => loadConfig({ WAVESPEED_WEBHOOK_SECRET: 'not-a-secret' }), { message: /WAVESPEED_WEBHOOK_SECRET/ });
+  const ws = loadConfig({ UPSTREAM_WAVESPEED_KEY: 'wk', WAVESPEED_WEBHOOK_SECRET: 'whsec_abcdefghijklmnopqrstuv' });
+  t.is(ws.upstreamCallbacks.wavespeedSecret, 'whsec_abcdefghijklmnopqrstuv');
+  t.deepEqual(ws.upstreams.get('wavespeed'), { url: 'https://api.wavespeed.ai/api/v3', key: 'wk' });
 });

@@ -8,6 +8,7 @@ import { proceduralAudio } from './procedural-audio.ts';
 import { proceduralImage } from './procedural-image.ts';
 import { proceduralMesh } from './procedural-mesh.ts';
 import { replicate } from './replicate.ts';
+import { wavespeed } from './wavespeed.ts';
 import type { AdapterDefinition, AdapterEnv, ModelRef } from './types.ts';
 
 export const adapterRegistry: Readonly<Record<string, AdapterDefinition>> = {
@@ -18,6 +19,7 @@ export const adapterRegistry: Readonly<Record<string, AdapterDefinition>> = {
   'openai-compatible': openAiCompatible,
   replicate,
   fal,
+  wavespeed,
 };
 
 /**

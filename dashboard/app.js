@@ -42,6 +42,15 @@ function currentPath(user) {
   return PAGES.some((x) => x.path === p && allowed(x, user)) ? p : 'overview';
 }
 
+/** #/impersonate?token=…: the session an admin's "Act as" opened; stored, then the fragment is cleared. */
+function takeImpersonationToken() {
+  const m = /^#\/impersonate\?(.*)$/.exec(location.hash);
+  const token = m && new URLSearchParams(m[1]).get('token');
+  if (!token) return;
+  session.token = token;
+  history.replaceState(null, '', `${location.pathname}#/overview`);
+}
+
 function Shell({ user, onSignOut }) {
   const [path, setPath] = useState(currentPath(user));
   useEffect(() => {
@@ -63,6 +72,9 @@ function Shell({ user, onSignOut }) {
         <button class="link" onClick=${onSignOut}>Sign out</button>
       </div>
     </header>
+    ${user.impersonatedBy && html`<div class="impersonating" role="status" data-testid="impersonation-banner">
+      You are acting as <strong>${user.email}</strong> on behalf of staff user ${user.impersonatedBy}. Every request is recorded.
+      <button class="link" onClick=${onSignOut}>End</button></div>`}
     <main id="main"><h1>${page.title}</h1><${View} user=${user} /></main>`;
 }
 
@@ -72,7 +84,8 @@ function App() {
   const [link, setLink] = useState(() => supportLinkOf(location.hash));
   const load = () => {
     if (!session.token) { setUser(null); return; }
-    api('GET', '/app/user_details').then((r) => setUser(r.body), () => setUser(null));
+    // X-Impersonated-By: this session acts for the user on behalf of a staff member (README "Impersonation and support links")
+    api('GET', '/app/user_details').then((r) => setUser({ ...r.body, impersonatedBy: r.headers.get('x-impersonated-by') }), () => setUser(null));
   };
   useEffect(() => {
     whenSignedOut(() => setUser(null));
@@ -89,4 +102,5 @@ function App() {
   return html`<${Shell} user=${user} onSignOut=${signOut} />`;
 }
 
+takeImpersonationToken();
 render(html`<${App} />`, document.getElementById('app'));

@@ -89,6 +89,36 @@ function Refund() {
   </form>`;
 }
 
+/**
+ * virtual_login: a short session acting as the user, opened in a new tab (which starts with a
+ * copy of this tab's session storage, then replaces the session with the user's), so this tab
+ * stays signed in as the staff member. The token travels in the fragment, never sent to a server.
+ */
+function ActAs({ email }) {
+  const [reason, setReason] = useState('');
+  const [minutes, setMinutes] = useState('30');
+  const [error, setError] = useState(null);
+  const [opened, setOpened] = useState(false);
+  const submit = async (e) => {
+    e.preventDefault();
+    setError(null); setOpened(false);
+    try {
+      const r = await api('POST', '/auth/virtual_login', { body: { email, reason, minutes: Number(minutes) }, headers: { accept: 'text/plain' } });
+      const token = typeof r.body === 'string' ? r.body.trim() : '';
+      window.open(`/dashboard#/impersonate?token=${encodeURIComponent(token)}`, '_blank');
+      setOpened(true);
+    } catch (err) { setError(err); }
+  };
+  return html`<form class="card" onSubmit=${submit} data-testid="admin-act-as">
+    <h2>Act as this user</h2>
+    <p class="muted">Opens a new tab signed in as ${email}, on your behalf: every request is recorded with both names, and keys, clients, passwords, exports, payments and admin pages stay closed.</p>
+    <label>Reason (a ticket, the user's request) <input name="impersonation_reason" required minlength="3" maxlength="500" value=${reason} onInput=${(e) => setReason(e.target.value)} /></label>
+    <label>Minutes (1-60) <input name="impersonation_minutes" type="number" min="1" max="60" required value=${minutes} onInput=${(e) => setMinutes(e.target.value)} /></label>
+    <button>Act as ${email}</button>
+    <${Notice} error=${error}>${opened ? 'Opened in a new tab.' : null}</${Notice}>
+  </form>`;
+}
+
 function AuditLog() {
   const [filters, setFilters] = useState({ action: '', actor_id: '', target_user_id: '' });
   const [page, setPage] = useState(1);
@@ -137,6 +167,7 @@ export function Admin({ user }) {
     <section class="cards">
       ${info && can(user, ['billing', 'admin']) && html`<${Credits} email=${info.email} onDone=${() => lookup(info.email)} />`}
       <${Refund} />
+      ${info && can(user, ['support', 'admin']) && info.role === 'user' && html`<${ActAs} email=${info.email} />`}
     </section>
     ${can(user, ['admin']) && html`<${AuditLog} />`}`;
 }

@@ -131,3 +131,45 @@ test.serial('a support account looks users up and refunds, without the credit fo
   t.deepEqual(problems, []);
   await page.close();
 });
+
+test.serial('support acts as a user: a new tab signed in as the user with a banner naming the staff member; key creation refused there; End signs it out', async (t) => {
+  const support = await newAccount(gw, 0);
+  await gw.app.db('users').where({ id: support.userId }).update({ role: 'support' });
+  const customer = await newAccount(gw, 100);
+  const customerEmail = await emailOf(customer.userId);
+  const { page, problems } = await signIn(await emailOf(support.userId));
+  await page.goto(`${base}/dashboard#/admin`);
+  await page.getByLabel('User\'s email').fill(customerEmail);
+  await page.getByRole('button', { name: 'Look up' }).click();
+  const form = page.getByTestId('admin-act-as');
+  await form.getByLabel('Reason (a ticket, the user\'s request)').fill('ticket 4521');
+  const [tab] = await Promise.all([page.context().waitForEvent('page'), form.getByRole('button', { name: `Act as ${customerEmail}` }).click()]);
+  const tabProblems = pageProblems(tab);
+  const banner = tab.getByTestId('impersonation-banner');
+  await banner.waitFor();
+  t.true((await banner.textContent())!.includes(customerEmail));
+  t.true((await banner.textContent())!.includes(`staff user ${support.userId}`));
+  // the token left the address bar
+  t.false(tab.url().includes('token='));
+  // the staff member's own tab is still the staff member's
+  t.is(await page.getByTestId('impersonation-banner').count(), 0);
+  // key creation is refused while impersonating, as a sentence
+  await tab.goto(`${base}/dashboard#/keys`);
+  await tab.getByRole('heading', { name: 'API keys' }).waitFor();
+  await tab.getByLabel('Name').fill('not allowed');
+  await tab.getByRole('button', { name: 'Create key' }).click();
+  await tab.getByRole('alert').waitFor();
+  t.false((await tab.getByRole('alert').textContent())!.includes('{'));
+  await screenshot(tab, 'dashboard', 'impersonating');
+  // the audit log has the impersonated requests with both identities
+  const rows = await gw.app.db('admin_audit').where({ actor_user_id: support.userId, target_user_id: customer.userId }).select('action');
+  t.true(rows.some((r: { action: string }) => r.action === 'virtualLogin'));
+  t.true(rows.length >= 2);
+  await tab.getByTestId('impersonation-banner').getByRole('button', { name: 'End' }).click();
+  await tab.getByRole('button', { name: 'Sign in' }).waitFor();
+  t.deepEqual(tabProblems.filter((p) => !p.includes('403')), []);
+  t.deepEqual(problems, []);
+  await tab.close();
+  await page.close();
+});
+

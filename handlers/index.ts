@@ -7,10 +7,11 @@ import { NotImplementedError } from '../lib/errors.ts';
 import { generate } from './generate.ts';
 import { cancelPrediction, getPredictionResult, streamPrediction } from './predictions.ts';
 import { cancelAccountDeletion, getBalance, getUserDetails, requestAccountDeletion } from './account.ts';
+import { exportAccount } from './account-export.ts';
 import { cliLogin, login, logout, register } from './auth.ts';
 import { forgotPassword, loginOtp, requestOtp, resetPassword, verifyOtp } from './otp.ts';
 import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
-import { createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey, updateApiKey } from './keys.ts';
+import { createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey, updateApiKey, updateTeamApiKey } from './keys.ts';
 import { calculateDynamicCost, getHomepageModels, getTaskData } from './catalog.ts';
 import { createLora, getLoraData, getLoraModelsData, listOwnLoras } from './loras.ts';
 import { getHealth } from './health.ts';
@@ -48,6 +49,7 @@ const handlers: HandlerMap = {
   receiveUpstreamWebhook,
   getBalance,
   getUserDetails,
+  exportAccount,
   requestAccountDeletion,
   cancelAccountDeletion,
   register,
@@ -88,6 +90,7 @@ const handlers: HandlerMap = {
   createTeamApiKey,
   listTeamApiKeys,
   revokeTeamApiKey,
+  updateTeamApiKey,
   getRunHistory,
   searchRunHistory,
   getGallery,
@@ -125,8 +128,6 @@ export const NOT_YET: readonly string[] = [
   'supportLogin', 'supportResetPassword', 'adminManageSubscription',
   'listModelDiscounts', 'upsertModelDiscounts', 'deleteModelDiscount', 'myModelDiscounts', 'adminStripeCharges', 'adminStripeRefund',
   'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
-  // dashboard
-  'exportAccount',
 ];
 
 const notImplemented = async (): Promise<never> => {

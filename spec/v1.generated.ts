@@ -1409,7 +1409,7 @@ export interface paths {
         };
         /**
          * List past predictions
-         * @description Lists the caller's predictions (or, with `team_id`, the team's, whoever submitted them), newest first, optionally filtered by review status. Each entry says where it came from (`source`) and which API key submitted it (id and name, never the secret). Predictions removed with bulk_delete are not listed. A sandbox API key sees sandbox predictions only. A page past the end is an empty list. With `include_count` false, `total` is null and the query is cheaper.
+         * @description Lists the caller's predictions (or, with `team_id`, the team's, whoever submitted them), newest first, optionally filtered by review status. Each entry says where it came from (`source`) and which API key submitted it (id and name, never the secret). Predictions removed with bulk_delete are not listed. A sandbox API key sees sandbox predictions only. A page past the end is an empty list. With `include_count` false, `total` is null. `total` is exact; without a filter it comes from a per-owner counter and costs the same at any history size (README "Run history, gallery and review"); a filter counts its matches, which costs more on a large history.
          */
         get: operations["getRunHistory"];
         put?: never;
@@ -4918,7 +4918,7 @@ export interface components {
         LoraType: components["schemas"]["LoraType"];
         /** @description Entries per page. */
         ListPageSize: number;
-        /** @description Count every match into `total`; false leaves `total` null and answers faster on a large history. */
+        /** @description Count every match into `total` (exact); false leaves `total` null. Without filters the count is cheap at any size (a per-owner counter); with filters false answers faster on a large history. */
         IncludeCount: boolean;
         /** @description Only predictions with this review status; absent lists every status. */
         ReviewStatusFilter: "unreviewed" | "approved" | "rejected" | "flagged" | null;
@@ -7180,7 +7180,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Entries per page. */
                 page_size?: components["parameters"]["ListPageSize"];
-                /** @description Count every match into `total`; false leaves `total` null and answers faster on a large history. */
+                /** @description Count every match into `total` (exact); false leaves `total` null. Without filters the count is cheap at any size (a per-owner counter); with filters false answers faster on a large history. */
                 include_count?: components["parameters"]["IncludeCount"];
             };
             header?: never;
@@ -7226,7 +7226,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Entries per page. */
                 page_size?: components["parameters"]["ListPageSize"];
-                /** @description Count every match into `total`; false leaves `total` null and answers faster on a large history. */
+                /** @description Count every match into `total` (exact); false leaves `total` null. Without filters the count is cheap at any size (a per-owner counter); with filters false answers faster on a large history. */
                 include_count?: components["parameters"]["IncludeCount"];
             };
             header?: never;
@@ -7264,7 +7264,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Predictions per page (their files are the page's items). */
                 page_size?: number;
-                /** @description Count every match into `total`; false leaves `total` null and answers faster on a large history. */
+                /** @description Count every match into `total` (exact); false leaves `total` null. Without filters the count is cheap at any size (a per-owner counter); with filters false answers faster on a large history. */
                 include_count?: components["parameters"]["IncludeCount"];
             };
             header?: never;

@@ -2,6 +2,7 @@
 // period; the retention job erases accounts past due. Erasing removes what the person gave us
 // (profile, credentials, personal predictions and their files, memberships) and keeps an
 // anonymised tombstone row, so the ledger rows, never deleted, still sum to a wallet.
+import { dropCounter } from './history-count.ts';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
@@ -142,6 +143,7 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     await trx('embed_codes').where({ user_id: userId }).whereNull('team_id').delete();
     // personal predictions (deliveries and attempts cascade); ledger rows name them by id only
     await trx('predictions').where({ user_id: userId }).whereNull('team_id').delete();
+    await dropCounter(trx, { userId, teamId: null });
     await trx('users').where({ id: userId }).update({
       email: `deleted-${userId}@deleted.invalid`,
       password_hash: null,

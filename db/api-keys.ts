@@ -35,6 +35,19 @@ export interface KeyLimits {
   maxConcurrent: number | null;
 }
 
+/** A key's expiry and spend limit, as set on create or update (README "Key restrictions"). */
+export interface KeyRestrictions {
+  /** epoch ms, or null: never */
+  expiresAt: number | null;
+  /** null: no limit */
+  spendLimit: { amount: number; period: SpendPeriod } | null;
+}
+
+/** The columns of a key's restrictions, for an insert. */
+export function restrictionColumns(r: KeyRestrictions | undefined): Record<string, unknown> {
+  return { expires_at: r?.expiresAt ?? null, spend_limit: r?.spendLimit?.amount ?? null, spend_limit_period: r?.spendLimit?.period ?? null };
+}
+
 export interface ApiKeyRow {
   id: number;
   user_id: number;
@@ -78,7 +91,7 @@ export function apiKeyFromRow(r: ApiKeyRow): ApiKeyRecord {
 
 export async function insertApiKey(
   db: Db,
-  k: { userId: number; name: string; prefix: string; keyHash: string; isTest: boolean; ipWhitelist: string[]; scopes: readonly string[] | null; limits?: KeyLimits },
+  k: { userId: number; name: string; prefix: string; keyHash: string; isTest: boolean; ipWhitelist: string[]; scopes: readonly string[] | null; limits?: KeyLimits; restrictions?: KeyRestrictions },
   now: number,
 ): Promise<ApiKeyRecord> {
   const [id] = await db('api_keys').insert({
@@ -91,6 +104,7 @@ export async function insertApiKey(
     scopes: k.scopes === null ? null : JSON.stringify(k.scopes),
     rate_limit_per_minute: k.limits?.rateLimitPerMinute ?? null,
     max_concurrent: k.limits?.maxConcurrent ?? null,
+    ...restrictionColumns(k.restrictions),
     created_at: now,
   });
   const row = await db<ApiKeyRow>('api_keys').where({ id }).first();
@@ -144,8 +158,11 @@ export interface KeyUpdate {
   spendLimit?: { amount: number; period: SpendPeriod } | null;
 }
 
-/** Updates a live personal key of this user; undefined when there is no such key (a team's key included). */
-export async function updateUserKey(db: Db, userId: number, keyId: number, u: KeyUpdate): Promise<ApiKeyRecord | undefined> {
+/** Whose key: a user's personal key (team_id null), or a team's. */
+export type KeyOwner = { userId: number } | { teamId: number };
+
+/** Updates a live key of this owner; undefined when it has no such key (for a user, a team's key included). */
+export async function updateKey(db: Db, owner: KeyOwner, keyId: number, u: KeyUpdate): Promise<ApiKeyRecord | undefined> {
   const changes: Record<string, unknown> = {};
   if (u.name !== undefined) changes.name = u.name;
   if (u.ipWhitelist !== undefined) changes.ip_whitelist = u.ipWhitelist.length ? JSON.stringify(u.ipWhitelist) : null;
@@ -154,8 +171,16 @@ export async function updateUserKey(db: Db, userId: number, keyId: number, u: Ke
     changes.spend_limit = u.spendLimit?.amount ?? null;
     changes.spend_limit_period = u.spendLimit?.period ?? null;
   }
-  const scope = () => db<ApiKeyRow>('api_keys').where({ id: keyId, user_id: userId }).whereNull('team_id').whereNull('revoked_at');
+  const scope = () => {
+    const q = db<ApiKeyRow>('api_keys').where({ id: keyId }).whereNull('revoked_at');
+    return 'teamId' in owner ? q.where({ team_id: owner.teamId }) : q.where({ user_id: owner.userId }).whereNull('team_id');
+  };
   if (Object.keys(changes).length) await scope().update(changes);
   const row = await scope().first();
   return row ? apiKeyFromRow(row) : undefined;
+}
+
+/** Updates a live personal key of this user; undefined when there is no such key (a team's key included). */
+export async function updateUserKey(db: Db, userId: number, keyId: number, u: KeyUpdate): Promise<ApiKeyRecord | undefined> {
+  return updateKey(db, { userId }, keyId, u);
 }

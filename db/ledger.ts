@@ -67,3 +67,9 @@ export async function listLedger(db: Db, owner: Owner, paging: Paging): Promise<
   return { items: rows.slice(0, pageSize).map(toEntry), total, hasMore: rows.length > pageSize };
 }
 
+
+/** The owner's ledger rows with id > `afterId`, oldest first, `limit` of them (a keyset page: the account export). */
+export async function listLedgerEntries(db: Db, owner: Owner, afterId: number, limit: number): Promise<LedgerEntry[]> {
+  const rows = await scoped(db, owner).where('id', '>', afterId).orderBy('id', 'asc').limit(limit) as Array<Record<string, unknown>>;
+  return rows.map(toEntry);
+}

@@ -17,6 +17,8 @@ import type { Owner } from './owner.ts';
 import { predictionFromRow, TERMINAL } from './predictions.ts';
 import type { Prediction, PredictionSource, PredictionStatus, ReviewStatus } from './predictions.ts';
 import { num, numOrNull } from './rows.ts';
+import { counterForDelete, countVisible } from './history-count.ts';
+import { withLockRetry } from './retry.ts';
 
 export interface HistoryFilter {
   /** a sandbox key sees sandbox predictions only */
@@ -91,7 +93,7 @@ async function boundaryAt(db: Db, owner: Owner, f: HistoryFilter, offset: number
   return (await q)[0] as Boundary | undefined;
 }
 
-/** The page from boundary `b` on (null: from the newest row). */
+/** The page from boundary `b` on (null: from the newest row, or the oldest one ascending). */
 async function pageFrom(db: Db, owner: Owner, f: HistoryFilter, b: Boundary | null, dir: 'asc' | 'desc', limit: number): Promise<Array<Record<string, unknown>>> {
   const at = b === null ? 0 : num(b.created_at);
   const q = applyFilter(db('predictions').leftJoin('api_keys', 'api_keys.id', 'predictions.api_key_id')
@@ -113,27 +115,38 @@ function toEntry(r: Record<string, unknown>): HistoryEntry {
   };
 }
 
-export async function countHistory(db: Db, owner: Owner, f: HistoryFilter): Promise<number> {
+/**
+ * The number of matches. Unfiltered: the owner's counter plus the tail since its checkpoint
+ * (db/history-count.ts), which costs the same at any history size. A filter (a sandbox key's
+ * included) counts the matches: along the index for a date range, reading rows otherwise.
+ */
+export async function countHistory(db: Db, owner: Owner, f: HistoryFilter, now: number): Promise<number> {
+  if (Object.values(f).every((v) => v === undefined || v === false)) return countVisible(db, owner, now);
   const row = await applyFilter(db('predictions'), owner, f).count<{ n: number | string }[]>({ n: '*' }).first();
   return num(row?.n ?? 0);
 }
 
 /** One page of the owner's (visible) predictions, newest first. */
-export async function listHistory(db: Db, owner: Owner, f: HistoryFilter, paging: Paging): Promise<Page<HistoryEntry>> {
+export async function listHistory(db: Db, owner: Owner, f: HistoryFilter, paging: Paging, now: number): Promise<Page<HistoryEntry>> {
   const { pageSize } = paging;
   const offset = (paging.page - 1) * pageSize;
   if (offset === 0) {
     // The first page needs no boundary, and its rows do not depend on the count: both at once.
-    const [rows, total] = await Promise.all([pageFrom(db, owner, f, null, 'desc', pageSize + 1), paging.count ? countHistory(db, owner, f) : null]);
+    const [rows, total] = await Promise.all([pageFrom(db, owner, f, null, 'desc', pageSize + 1), paging.count ? countHistory(db, owner, f, now) : null]);
     return { items: rows.slice(0, pageSize).map(toEntry), total, hasMore: rows.length > pageSize };
   }
-  const total = paging.count ? await countHistory(db, owner, f) : null;
+  const total = paging.count ? await countHistory(db, owner, f, now) : null;
   if (total !== null && offset >= total) return { items: [], total, hasMore: false };
   if (total !== null && offset > total / 2) {
     // The older half: count from the oldest end. This page is the rows at ascending positions [start, total - offset).
     const start = Math.max(0, total - offset - pageSize);
-    const b = await boundaryAt(db, owner, f, start, 'asc');
-    if (!b) return { items: [], total, hasMore: false };
+    // the last page starts at the oldest row: no boundary to look up
+    let b: Boundary | null = null;
+    if (start > 0) {
+      const found = await boundaryAt(db, owner, f, start, 'asc');
+      if (!found) return { items: [], total, hasMore: false };
+      b = found;
+    }
     const rows = await pageFrom(db, owner, f, b, 'asc', total - offset - start);
     return { items: rows.reverse().map(toEntry), total, hasMore: offset + rows.length < total };
   }
@@ -191,13 +204,19 @@ export async function hidePredictions(db: Db, owner: Owner, ids: readonly string
   const found = rows.map(predictionFromRow);
   const running = found.filter((p) => !TERMINAL.includes(p.status)).map((p) => p.id);
   if (running.length) return { ok: false, running };
-  const hidden: Prediction[] = [];
-  for (const p of found) {
-    // one row at a time, by primary key: a concurrent delete of the same id hides it once
-    const n = await db('predictions').where('id', p.id).andWhere(ownerWhere(owner)).whereIn('status', [...TERMINAL]).whereNull('deleted_at')
-      .update({ deleted_at: now, outputs_expired_at: db.raw('COALESCE(outputs_expired_at, ?)', [now]) });
-    if (affected(n) === 1) hidden.push(p);
-  }
+  // with the owner's history counter locked, so the count stays exact (db/history-count.ts)
+  const hidden = await withLockRetry(() => db.transaction(async (trx) => {
+    const uncount = await counterForDelete(trx, owner);
+    const done: Prediction[] = [];
+    for (const p of found) {
+      // one row at a time, by primary key: a concurrent delete of the same id hides it once
+      const n = await trx('predictions').where('id', p.id).andWhere(ownerWhere(owner)).whereIn('status', [...TERMINAL]).whereNull('deleted_at')
+        .update({ deleted_at: now, outputs_expired_at: trx.raw('COALESCE(outputs_expired_at, ?)', [now]) });
+      if (affected(n) === 1) done.push(p);
+    }
+    await uncount(done.map((p) => p.createdAt));
+    return done;
+  }));
   const done = new Set(hidden.map((p) => p.id));
   return { ok: true, hidden, skipped: ids.filter((id) => !done.has(id)) };
 }

@@ -3,8 +3,8 @@
 // so visibility, is team_id. Removing a member therefore leaves the team's keys working.
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
-import { apiKeyFromRow } from './api-keys.ts';
-import type { ApiKeyRecord, ApiKeyRow, KeyLimits } from './api-keys.ts';
+import { apiKeyFromRow, restrictionColumns, updateKey } from './api-keys.ts';
+import type { ApiKeyRecord, ApiKeyRow, KeyLimits, KeyRestrictions, KeyUpdate } from './api-keys.ts';
 import { num } from './rows.ts';
 import { predictionFromRow, submitPrediction } from './predictions.ts';
 import type { NewPrediction, Prediction } from './predictions.ts';
@@ -27,7 +27,7 @@ export async function findTeamKey(db: Db, teamId: number, keyId: number): Promis
 
 export async function insertTeamApiKey(
   db: Db,
-  k: { teamId: number; createdBy: number; name: string; prefix: string; keyHash: string; isTest: boolean; ipWhitelist: string[]; scopes?: readonly string[] | null; limits?: KeyLimits },
+  k: { teamId: number; createdBy: number; name: string; prefix: string; keyHash: string; isTest: boolean; ipWhitelist: string[]; scopes?: readonly string[] | null; limits?: KeyLimits; restrictions?: KeyRestrictions },
   now: number,
 ): Promise<TeamApiKeyRecord> {
   const [id] = await db('api_keys').insert({
@@ -41,6 +41,7 @@ export async function insertTeamApiKey(
     scopes: k.scopes ? JSON.stringify(k.scopes) : null,
     rate_limit_per_minute: k.limits?.rateLimitPerMinute ?? null,
     max_concurrent: k.limits?.maxConcurrent ?? null,
+    ...restrictionColumns(k.restrictions),
     created_at: now,
   });
   return toKey(await db('api_keys').where({ id }).first());
@@ -49,6 +50,12 @@ export async function insertTeamApiKey(
 export async function listTeamKeys(db: Db, teamId: number): Promise<TeamApiKeyRecord[]> {
   const rows: Row[] = await db('api_keys').where({ team_id: teamId }).whereNull('revoked_at').orderBy('id', 'asc');
   return rows.map(toKey);
+}
+
+/** Updates a live key of this team (updateTeamApiKey); undefined when the team has no such key. */
+export async function updateTeamKey(db: Db, teamId: number, keyId: number, u: KeyUpdate): Promise<TeamApiKeyRecord | undefined> {
+  const k = await updateKey(db, { teamId }, keyId, u);
+  return k ? { ...k, teamId } : undefined;
 }
 
 /** Revokes a live key of this team; false when the team has no such key (another owner's id included). */

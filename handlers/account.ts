@@ -1,5 +1,6 @@
 // The caller's wallet and account.
-import type { Handler } from './types.ts';
+import type { Handler, ReplyOf } from './types.ts';
+import type { App } from '../lib/context.ts';
 import { getBalance as readBalance, getTeamBalance } from '../db/wallet.ts';
 import { findUserById } from '../db/users.ts';
 import { ConflictError, UnauthorizedError } from '../lib/errors.ts';
@@ -17,15 +18,18 @@ export const getBalance: Handler<'getBalance'> = async ({ app, caller }) => {
   return { balance, held, unit: CREDIT_UNIT };
 };
 
-export const getUserDetails: Handler<'getUserDetails'> = async ({ app, caller }) => {
-  const user = await findUserById(app.db, caller.userId);
+export const getUserDetails: Handler<'getUserDetails'> = async ({ app, caller }) => userDetails(app, caller.userId);
+
+/** The UserDetails of an account (getUserDetails, the account export); 401 when it no longer exists. */
+export async function userDetails(app: App, userId: number): Promise<ReplyOf<'getUserDetails'>> {
+  const user = await findUserById(app.db, userId);
   if (!user) throw new UnauthorizedError('account no longer exists');
   const { dueAt } = await deletionState(app.db, user.id);
   return {
     id: user.id, email: user.email, email_verified: user.emailVerified, role: user.role, created_at: user.createdAt, balance: user.balance,
     scheduled_deletion_at: dueAt === null ? null : new Date(dueAt).toISOString(),
   };
-};
+}
 
 /**
  * POST /app/account/request-deletion (session only): schedules the deletion after

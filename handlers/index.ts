@@ -7,10 +7,11 @@ import { NotImplementedError } from '../lib/errors.ts';
 import { generate } from './generate.ts';
 import { cancelPrediction, getPredictionResult, streamPrediction } from './predictions.ts';
 import { cancelAccountDeletion, getBalance, getUserDetails, requestAccountDeletion } from './account.ts';
+import { exportAccount } from './account-export.ts';
 import { cliLogin, login, logout, register } from './auth.ts';
 import { forgotPassword, loginOtp, requestOtp, resetPassword, verifyOtp } from './otp.ts';
 import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
-import { createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey, updateApiKey } from './keys.ts';
+import { createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey, updateApiKey, updateTeamApiKey } from './keys.ts';
 import { calculateDynamicCost, getHomepageModels, getTaskData } from './catalog.ts';
 import { createLora, getLoraData, getLoraModelsData, listOwnLoras } from './loras.ts';
 import { getHealth } from './health.ts';
@@ -52,6 +53,7 @@ const handlers: HandlerMap = {
   receiveUpstreamWebhook,
   getBalance,
   getUserDetails,
+  exportAccount,
   requestAccountDeletion,
   cancelAccountDeletion,
   register,
@@ -92,6 +94,7 @@ const handlers: HandlerMap = {
   createTeamApiKey,
   listTeamApiKeys,
   revokeTeamApiKey,
+  updateTeamApiKey,
   getRunHistory,
   searchRunHistory,
   getGallery,
@@ -138,8 +141,6 @@ const handlers: HandlerMap = {
 export const NOT_YET: readonly string[] = [
   // support and administration
   'adminStripeCharges', 'adminStripeRefund',
-  // dashboard
-  'exportAccount',
 ];
 
 const notImplemented = async (): Promise<never> => {

@@ -7,8 +7,9 @@ import type { App } from '../lib/context.ts';
 import type { Handler, OwnedCaller } from './types.ts';
 import { ForbiddenError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { findUserKey, insertApiKey, listUserKeys, revokeKey, updateUserKey } from '../db/api-keys.ts';
-import type { ApiKeyRecord, KeyLimits, KeyUpdate } from '../db/api-keys.ts';
-import { findTeamKey, insertTeamApiKey, listTeamKeys, revokeTeamKey } from '../db/team-resources.ts';
+import type { ApiKeyRecord, KeyLimits, KeyRestrictions, KeyUpdate } from '../db/api-keys.ts';
+import type { SpendPeriod } from '../db/key-spend.ts';
+import { findTeamKey, insertTeamApiKey, listTeamKeys, revokeTeamKey, updateTeamKey } from '../db/team-resources.ts';
 import type { TeamApiKeyRecord } from '../db/team-resources.ts';
 import { KEY_PREFIX_LIVE, KEY_PREFIX_TEST, newSecret, sha256Hex } from '../lib/secrets.ts';
 
@@ -27,9 +28,12 @@ function newKey(isTest: boolean): { key: string; prefix: string; keyHash: string
   return { key, prefix: key.slice(0, kind.length + 4), keyHash: sha256Hex(key) };
 }
 
-export async function issueApiKey(app: App, userId: number, opts: { name: string; isTest: boolean; ipWhitelist: string[]; scopes?: readonly string[] | null; limits?: KeyLimits }) {
+export async function issueApiKey(app: App, userId: number, opts: { name: string; isTest: boolean; ipWhitelist: string[]; scopes?: readonly string[] | null; limits?: KeyLimits; restrictions?: KeyRestrictions }) {
   const { key, prefix, keyHash } = newKey(opts.isTest);
-  const record = await insertApiKey(app.db, { userId, name: opts.name, prefix, keyHash, isTest: opts.isTest, ipWhitelist: opts.ipWhitelist, scopes: opts.scopes ?? null, ...(opts.limits ? { limits: opts.limits } : {}) }, app.clock());
+  const record = await insertApiKey(app.db, {
+    userId, name: opts.name, prefix, keyHash, isTest: opts.isTest, ipWhitelist: opts.ipWhitelist, scopes: opts.scopes ?? null,
+    ...(opts.limits ? { limits: opts.limits } : {}), ...(opts.restrictions ? { restrictions: opts.restrictions } : {}),
+  }, app.clock());
   return { key, record };
 }
 
@@ -51,11 +55,7 @@ function inheritedScopes(caller: OwnedCaller): string[] | null {
  * narrows it: every entry it asks for must lie inside the parent's list.
  */
 async function childWhitelist(app: App, caller: OwnedCaller, requested: string[]): Promise<string[]> {
-  if (caller.apiKeyId === null) return requested;
-  // the presenting key: a team's (keyTeamId) or the caller's own
-  const parent = caller.keyTeamId !== undefined
-    ? await findTeamKey(app.db, caller.keyTeamId, caller.apiKeyId)
-    : await findUserKey(app.db, caller.userId, caller.apiKeyId);
+  const parent = await presentingKey(app, caller);
   const limit = parent?.ipWhitelist ?? [];
   if (limit.length === 0) return requested;
   if (requested.length === 0) return limit;
@@ -91,7 +91,8 @@ export const createApiKey: Handler<'createApiKey'> & Handler<'generateApiKey'> =
   const isTest = body.is_test === true;
   if (caller.isTest && !isTest) throw new ForbiddenError('a sandbox key may only create sandbox keys (is_test: true); use a production key or a session');
   const ipWhitelist = await childWhitelist(app, caller, checkedWhitelist(body.ip_whitelist));
-  const { key, record } = await issueApiKey(app, caller.userId, { name, isTest, ipWhitelist, scopes: inheritedScopes(caller), limits: requestedLimits(app, caller, body) });
+  const restrictions = await newKeyRestrictions(app, caller, body);
+  const { key, record } = await issueApiKey(app, caller.userId, { name, isTest, ipWhitelist, scopes: inheritedScopes(caller), limits: requestedLimits(app, caller, body), restrictions });
   return { ...keyView(record), key };
 };
 
@@ -126,9 +127,10 @@ export const createTeamApiKey: Handler<'createTeamApiKey'> = async ({ app, calle
   const isTest = body.is_test === true;
   if (caller.isTest && !isTest) throw new ForbiddenError('a sandbox key may only create sandbox keys (is_test: true); use a production key or a session');
   const ipWhitelist = await childWhitelist(app, caller, checkedWhitelist(body.ip_whitelist));
+  const restrictions = await newKeyRestrictions(app, caller, body);
   const { key, prefix, keyHash } = newKey(isTest);
   const record = await insertTeamApiKey(app.db, {
-    teamId, createdBy: caller.userId, name: body.name ?? '', prefix, keyHash, isTest, ipWhitelist, scopes: inheritedScopes(caller), limits: requestedLimits(app, caller, body),
+    teamId, createdBy: caller.userId, name: body.name ?? '', prefix, keyHash, isTest, ipWhitelist, scopes: inheritedScopes(caller), limits: requestedLimits(app, caller, body), restrictions,
   }, app.clock());
   app.log.info({ event: 'team_key_created', teamId, keyId: record.id, by: caller.userId }, 'teams: API key created');
   return h.response({ ...teamKeyView(record), key }).code(201);
@@ -162,28 +164,88 @@ function normalisedWhitelist(list: string[]): string[] {
   return out;
 }
 
+/** The key presenting this request (a team's or the caller's own), or undefined for other credentials. */
+async function presentingKey(app: App, caller: OwnedCaller): Promise<ApiKeyRecord | undefined> {
+  if (caller.apiKeyId === null) return undefined;
+  return caller.keyTeamId !== undefined ? findTeamKey(app.db, caller.keyTeamId, caller.apiKeyId) : findUserKey(app.db, caller.userId, caller.apiKeyId);
+}
+
 /** The IP restriction of the key presenting this request ([] for other credentials, or an unrestricted key). */
 async function presentingWhitelist(app: App, caller: OwnedCaller): Promise<string[]> {
-  if (caller.apiKeyId === null) return [];
-  const key = caller.keyTeamId !== undefined ? await findTeamKey(app.db, caller.keyTeamId, caller.apiKeyId) : await findUserKey(app.db, caller.userId, caller.apiKeyId);
-  return key?.ipWhitelist ?? [];
+  return (await presentingKey(app, caller))?.ipWhitelist ?? [];
 }
 
 const PERIOD_RANK = { month: 0, day: 1 } as const;
 
+/** The restriction fields of APIKeyCreateRequest and APIKeyUpdateRequest. */
+interface RestrictionBody {
+  expires_at?: string | null;
+  spend_limit?: number | null;
+  spend_limit_period?: SpendPeriod;
+}
+
+type Restrictions = Pick<ApiKeyRecord, 'expiresAt' | 'spendLimit' | 'spendLimitPeriod'>;
+const UNRESTRICTED: Restrictions = { expiresAt: null, spendLimit: null, spendLimitPeriod: null };
+
 /**
- * PUT /app/update_api_key/{key_id} (README "Key restrictions"): name, IP restriction, expiry and
- * spend limit of a personal key. No credential widens itself: a call made with an IP-restricted
- * key sets only lists inside its own, never none; a key changing itself may only narrow its
- * expiry and spend limit (a month's limit is narrower than the same amount a day).
+ * `expires_at` of a body: a future instant (422 otherwise) or null. `bound` is the expiry a
+ * credential may not exceed (its own, changing itself; its creator's, for a new key): then
+ * null or a later instant is 403.
  */
-export const updateApiKey: Handler<'updateApiKey'> = async ({ app, caller, params, body }) => {
-  const id = params.key_id;
-  if (!Number.isSafeInteger(id)) throw new NotFoundError('API key not found');
-  const target = await findUserKey(app.db, caller.userId, id);
-  if (!target) throw new NotFoundError('API key not found');
+function checkedExpiry(app: App, asked: string | null, bound: string | null, refusal: string): number | null {
+  const at = asked === null ? null : Date.parse(asked);
+  if (at !== null && (!Number.isFinite(at) || at <= app.clock())) {
+    throw new ValidationFailedError([{ loc: ['body', 'expires_at'], msg: 'Input should be a date-time in the future', type: 'value_error' }]);
+  }
+  const limit = bound === null ? null : Date.parse(bound);
+  if (limit !== null && (at === null || at > limit)) throw new ForbiddenError(refusal);
+  return at;
+}
+
+/**
+ * `spend_limit`/`spend_limit_period` of a body applied to `current` (a field absent keeps its
+ * value): a limit needs a period (422). `bound` is the limit a credential may not exceed (as in
+ * checkedExpiry): no limit, a higher amount, or a day's where the bound is a month's is 403.
+ */
+function checkedSpendLimit(body: RestrictionBody, current: Restrictions, bound: Restrictions | null, refusal: string): KeyRestrictions['spendLimit'] {
+  const amount = body.spend_limit === undefined ? current.spendLimit : body.spend_limit;
+  const period = body.spend_limit_period ?? current.spendLimitPeriod;
+  const bounded = bound !== null && bound.spendLimit !== null && bound.spendLimitPeriod !== null ? { amount: bound.spendLimit, period: bound.spendLimitPeriod } : null;
+  if (amount === null) {
+    if (body.spend_limit_period !== undefined) throw new ValidationFailedError([{ loc: ['body', 'spend_limit_period'], msg: 'spend_limit_period needs a spend_limit', type: 'value_error' }]);
+    if (bounded) throw new ForbiddenError(refusal);
+    return null;
+  }
+  if (period === null) throw new ValidationFailedError([{ loc: ['body', 'spend_limit_period'], msg: 'Field required', type: 'missing' }]);
+  if (bounded && (amount > bounded.amount || PERIOD_RANK[period] > PERIOD_RANK[bounded.period])) throw new ForbiddenError(refusal);
+  return { amount, period };
+}
+
+/**
+ * The expiry and spend limit of a new key (createApiKey, generateApiKey, createTeamApiKey),
+ * validated as updateApiKey validates them. A key created by a key never outlives or outspends
+ * it: absent fields inherit the creator's, and a wider value is 403.
+ */
+async function newKeyRestrictions(app: App, caller: OwnedCaller, body: RestrictionBody): Promise<KeyRestrictions> {
+  const parent = caller.apiKeyId === null ? undefined : await presentingKey(app, caller);
+  const bound: Restrictions | null = parent ?? null;
+  const expiresAt = body.expires_at === undefined
+    ? (bound?.expiresAt == null ? null : Date.parse(bound.expiresAt))
+    : checkedExpiry(app, body.expires_at, bound?.expiresAt ?? null, `a key may not create a key that expires after it does (${bound?.expiresAt ?? ''}), or never`);
+  const spendLimit = body.spend_limit === undefined && body.spend_limit_period === undefined
+    ? (bound?.spendLimit != null && bound.spendLimitPeriod !== null ? { amount: bound.spendLimit, period: bound.spendLimitPeriod } : null)
+    : checkedSpendLimit(body, UNRESTRICTED, bound, `a key may not create a key with a higher spend limit than its own (${bound?.spendLimit ?? ''} per ${bound?.spendLimitPeriod ?? ''}), or none`);
+  return { expiresAt, spendLimit };
+}
+
+/**
+ * The changes updateApiKey and updateTeamApiKey make to `target` (README "Key restrictions").
+ * No credential widens itself: a call made with an IP-restricted key sets only lists inside its
+ * own, never none; a key changing itself (`itself`) may only narrow its expiry and spend limit
+ * (a month's limit is narrower than the same amount a day).
+ */
+async function keyUpdate(app: App, caller: OwnedCaller, target: ApiKeyRecord, itself: boolean, body: RestrictionBody & { name?: string; ip_whitelist?: string[] }): Promise<KeyUpdate> {
   if (caller.isTest && !target.isTest) throw new ForbiddenError('a sandbox key may only update sandbox keys; use a production key or a session');
-  const itself = caller.apiKeyId === id && caller.keyTeamId === undefined;
   const update: KeyUpdate = {};
   if (body.name !== undefined) update.name = body.name;
 
@@ -199,33 +261,37 @@ export const updateApiKey: Handler<'updateApiKey'> = async ({ app, caller, param
   }
 
   if (body.expires_at !== undefined) {
-    const at = body.expires_at === null ? null : Date.parse(body.expires_at);
-    if (at !== null && (!Number.isFinite(at) || at <= app.clock())) {
-      throw new ValidationFailedError([{ loc: ['body', 'expires_at'], msg: 'Input should be a date-time in the future', type: 'value_error' }]);
-    }
-    const current = target.expiresAt === null ? null : Date.parse(target.expiresAt);
-    if (itself && current !== null && (at === null || at > current)) throw new ForbiddenError('a key may not remove or postpone its own expiry; use a session or another key');
-    update.expiresAt = at;
+    update.expiresAt = checkedExpiry(app, body.expires_at, itself ? target.expiresAt : null, 'a key may not remove or postpone its own expiry; use a session or another key');
   }
-
   if (body.spend_limit !== undefined || body.spend_limit_period !== undefined) {
-    const amount = body.spend_limit === undefined ? target.spendLimit : body.spend_limit;
-    const period = body.spend_limit_period ?? target.spendLimitPeriod;
-    if (amount === null) {
-      if (body.spend_limit_period !== undefined) throw new ValidationFailedError([{ loc: ['body', 'spend_limit_period'], msg: 'spend_limit_period needs a spend_limit', type: 'value_error' }]);
-      if (itself && target.spendLimit !== null) throw new ForbiddenError('a key may not remove its own spend limit; use a session or another key');
-      update.spendLimit = null;
-    } else {
-      if (period === null) throw new ValidationFailedError([{ loc: ['body', 'spend_limit_period'], msg: 'Field required', type: 'missing' }]);
-      if (itself && target.spendLimit !== null && target.spendLimitPeriod !== null
-        && (amount > target.spendLimit || PERIOD_RANK[period] > PERIOD_RANK[target.spendLimitPeriod])) {
-        throw new ForbiddenError(`a key may only lower its own spend limit (${target.spendLimit} per ${target.spendLimitPeriod}); use a session or another key`);
-      }
-      update.spendLimit = { amount, period };
-    }
+    update.spendLimit = checkedSpendLimit(body, target, itself ? target : null,
+      `a key may only lower its own spend limit (${target.spendLimit ?? ''} per ${target.spendLimitPeriod ?? ''}); use a session or another key`);
   }
+  return update;
+}
 
-  const updated = await updateUserKey(app.db, caller.userId, id, update);
+/** PUT /app/update_api_key/{key_id}: name, IP restriction, expiry and spend limit of a personal key. */
+export const updateApiKey: Handler<'updateApiKey'> = async ({ app, caller, params, body }) => {
+  const id = params.key_id;
+  if (!Number.isSafeInteger(id)) throw new NotFoundError('API key not found');
+  const target = await findUserKey(app.db, caller.userId, id);
+  if (!target) throw new NotFoundError('API key not found');
+  const itself = caller.apiKeyId === id && caller.keyTeamId === undefined;
+  const updated = await updateUserKey(app.db, caller.userId, id, await keyUpdate(app, caller, target, itself, body));
   if (!updated) throw new NotFoundError('API key not found');
   return keyView(updated);
+};
+
+/** PATCH /app/teams/{team_id}/keys/{key_id}: updateApiKey for a key of the team (`manage_keys`, checked by the route bridge). */
+export const updateTeamApiKey: Handler<'updateTeamApiKey'> = async ({ app, caller, params, body }) => {
+  const teamId = pathTeam(caller);
+  const id = params.key_id;
+  if (!Number.isSafeInteger(id)) throw new NotFoundError('API key not found');
+  const target = await findTeamKey(app.db, teamId, id);
+  if (!target) throw new NotFoundError('API key not found');
+  const itself = caller.apiKeyId === id && caller.keyTeamId === teamId;
+  const updated = await updateTeamKey(app.db, teamId, id, await keyUpdate(app, caller, target, itself, body));
+  if (!updated) throw new NotFoundError('API key not found');
+  app.log.info({ event: 'team_key_updated', teamId, keyId: id, by: caller.userId }, 'teams: API key updated');
+  return teamKeyView(updated);
 };

@@ -11,7 +11,7 @@ import { newSecret, sha256Hex } from '../lib/secrets.ts';
 export const CLIENT_ID_PREFIX = 'mgc_';
 export const CLIENT_SECRET_PREFIX = 'mgcs_';
 
-function clientView(c: OAuthClientRecord) {
+export function clientView(c: OAuthClientRecord) {
   return { id: String(c.id), client_id: c.clientId, name: c.name, allowed_scopes: CODE_SCOPES.filter((s) => c.allowedScopes.includes(s)), created_at: c.createdAt };
 }
 

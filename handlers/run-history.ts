@@ -51,7 +51,7 @@ function reply<T>(items: T[], paging: { page: number; pageSize: number }, page: 
 export const getRunHistory: Handler<'getRunHistory'> = async ({ app, caller, query }) => {
   const filter: HistoryFilter = { sandboxOnly: caller.isTest, ...(query.review_status ? { reviewStatus: query.review_status } : {}) };
   const paging = pagingOf(query, 20);
-  const page = await listHistory(app.db, caller.owner, filter, paging);
+  const page = await listHistory(app.db, caller.owner, filter, paging, app.clock());
   return reply(page.items.map((p) => usageLog(app, p)), paging, page);
 };
 
@@ -71,7 +71,7 @@ export const searchRunHistory: Handler<'searchRunHistory'> = async ({ app, calle
     filter.createdTo = from + DAY_MS;
   }
   const paging = pagingOf(query, 20);
-  const page = await listHistory(app.db, caller.owner, filter, paging);
+  const page = await listHistory(app.db, caller.owner, filter, paging, app.clock());
   return reply(page.items.map((p) => usageLog(app, p)), paging, page);
 };
 
@@ -87,7 +87,7 @@ export const getGallery: Handler<'getGallery'> = async ({ app, caller, query }) 
   if (query.review_status) filter.reviewStatus = query.review_status;
   else filter.excludeReviewStatus = 'rejected';
   const paging = pagingOf(query, 24);
-  const page = await listHistory(app.db, caller.owner, filter, paging);
+  const page = await listHistory(app.db, caller.owner, filter, paging, app.clock());
   const items: GalleryItem[] = [];
   for (const p of page.items) {
     const kind = app.spec.models.get(p.model)?.output;

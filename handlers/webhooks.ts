@@ -4,6 +4,8 @@ import { ConflictError, NotFoundError } from '../lib/errors.ts';
 import { activeSecrets, listDeliveries, reopenDelivery, rotateSecret } from '../db/webhooks.ts';
 import type { Attempt, Delivery } from '../db/webhooks.ts';
 import { findPrediction } from '../db/predictions.ts';
+import type { Prediction } from '../db/predictions.ts';
+import type { App } from '../lib/context.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import { refuseSandboxKey } from './guards.ts';
 import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
@@ -51,19 +53,22 @@ function deliveryView(d: Delivery & { attemptLog: Attempt[] }) {
 export const getPredictionResponse: Handler<'getPredictionResponse'> = async ({ app, caller, params }) => {
   const p = await findPrediction(app.db, caller.owner, params.request_id);
   if (!p || (caller.isTest && !p.isTest)) throw new NotFoundError('prediction not found');
-  const view = predictionView(app, p);
+  return { ...usageLogDetail(app, p), webhook_deliveries: (await listDeliveries(app.db, p.id)).map(deliveryView) };
+};
+
+/** A prediction as UsageLogDetailResponse shows it, its webhook deliveries aside (also the account export's). */
+export function usageLogDetail(app: App, p: Prediction) {
   return {
-    ...view,
+    ...predictionView(app, p),
     request_id: p.id,
     review_status: p.reviewStatus,
     input: p.input,
     cost: p.status === 'completed' ? p.price : 0,
     is_test: p.isTest,
-    team_id: caller.owner.teamId,
+    team_id: p.teamId,
     webhook: p.webhookUrl,
-    webhook_deliveries: (await listDeliveries(app.db, p.id)).map(deliveryView),
   };
-};
+}
 
 /** POST /app/webhook_deliveries/{id}/redeliver: a dead or gone delivery tries again, same webhook-id. */
 export const redeliverWebhook: Handler<'redeliverWebhook'> = async ({ app, caller, params, h, request }) => {

@@ -1098,7 +1098,20 @@ export interface paths {
         };
         /**
          * Export the caller's account data
-         * @description Returns everything stored about the caller (profile, balance, keys without values, OAuth clients without secrets, transactions, run history, media) as one JSON document.
+         * @description Returns everything the gateway holds about the caller as one JSON document (README
+         *     "Exporting an account"): the profile (`user`), the personal wallet (`balance`), live
+         *     personal API keys (never their values or digests), OAuth clients (never their secrets),
+         *     team memberships, and every personal ledger row, prediction (with its input and output
+         *     URLs; those hidden by bulk_delete too, with `outputs_expired`) and media asset, oldest
+         *     first. Personal data only: a team's wallet, keys, predictions and assets belong to the
+         *     team (its members read them through the team routes), so they are not in it; a
+         *     membership is. No hash, digest, sealed secret or token is ever included.
+         *     The body is streamed (`Content-Disposition: attachment; filename="mediagate-export-<YYYY-MM-DD>.json"`)
+         *     and read from the database in pages of 500 rows, so a large account exports in bounded
+         *     memory; it is not a point-in-time snapshot (a prediction finishing during the export may
+         *     appear in either state). If the database fails mid-way the connection is cut, so a
+         *     truncated body never parses as a complete export. A sandbox key exports sandbox
+         *     predictions only; a team key is 403 (an export is personal).
          */
         get: operations["exportAccount"];
         put?: never;
@@ -1399,7 +1412,7 @@ export interface paths {
         };
         /**
          * List past predictions
-         * @description Lists the caller's predictions (or, with `team_id`, the team's, whoever submitted them), newest first, optionally filtered by review status. Each entry says where it came from (`source`) and which API key submitted it (id and name, never the secret). Predictions removed with bulk_delete are not listed. A sandbox API key sees sandbox predictions only. A page past the end is an empty list. With `include_count` false, `total` is null and the query is cheaper.
+         * @description Lists the caller's predictions (or, with `team_id`, the team's, whoever submitted them), newest first, optionally filtered by review status. Each entry says where it came from (`source`) and which API key submitted it (id and name, never the secret). Predictions removed with bulk_delete are not listed. A sandbox API key sees sandbox predictions only. A page past the end is an empty list. With `include_count` false, `total` is null. `total` is exact; without a filter it comes from a per-owner counter and costs the same at any history size (README "Run history, gallery and review"); a filter counts its matches, which costs more on a large history.
          */
         get: operations["getRunHistory"];
         put?: never;
@@ -1852,7 +1865,16 @@ export interface paths {
         delete: operations["revokeTeamApiKey"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a team API key's name, IP restriction, expiry or spend limit
+         * @description The team's counterpart of updateApiKey: the same body, the same rules (an absent field is
+         *     left as it is; `ip_whitelist` normalised, an invalid entry 422 naming its index; a past
+         *     `expires_at` 422; no credential widens itself, and a team key changing itself may only
+         *     narrow its expiry and spend limit, 403) and the same code (README "Key restrictions").
+         *     Needs `manage_keys` (403 naming it); another team's key, a personal key or a revoked key
+         *     is 404. A sandbox key updates only sandbox keys.
+         */
+        patch: operations["updateTeamApiKey"];
         trace?: never;
     };
     "/app/team_invites/accept": {
@@ -2824,10 +2846,20 @@ export interface components {
         AccountExport: {
             /** Format: date-time */
             exported_at: string;
-            user: components["schemas"]["UserResponse"];
+            user: components["schemas"]["UserDetails"];
             balance: components["schemas"]["Balance"];
+            /** @description The live personal keys, as getUserKeys lists them (prefix only, never the value or its digest). */
             api_keys: components["schemas"]["APIKeyResponse"][];
+            /** @description As listOAuthClients lists them (never the secret). */
             oauth_clients: components["schemas"]["OAuthClientResponse"][];
+            /** @description The teams the caller is a member of (deleted teams aside), oldest team first. */
+            team_memberships: {
+                team_id: number;
+                name: string;
+                role: components["schemas"]["TeamRole"];
+                /** Format: date-time */
+                joined_at: string;
+            }[];
             credit_transactions: components["schemas"]["CreditTransaction"][];
             predictions: components["schemas"]["UsageLogDetailResponse"][];
             media_assets: components["schemas"]["MediaAssetResponse"][];
@@ -2904,6 +2936,18 @@ export interface components {
             rate_limit_per_minute?: number | null;
             /** @description Predictions of this key that may be unfinished at once; null or absent uses the gateway's default (`GENERATE_CONCURRENT_PER_KEY`). The account's own limit still applies on top. Inherited from a creating key like `rate_limit_per_minute`. */
             max_concurrent?: number | null;
+            /**
+             * Format: date-time
+             * @description When the key stops working (401 `api_key_expired`); absent or null, never. Must be in the future (422). Validated like updateApiKey's. A key created by a key that expires expires no later than its creator; absent, it inherits the creator's expiry, and a later instant or null is 403.
+             */
+            expires_at?: string | null;
+            /** @description Credits the key may commit per `spend_limit_period` (needed with it); absent or null, no limit. A key created by a key with a spend limit inherits it when both fields are absent, and may not ask for more, for none, or for a day's limit where the creator has a month's (403). */
+            spend_limit?: number | null;
+            /**
+             * @description The period of `spend_limit`, a UTC calendar day or month.
+             * @enum {string}
+             */
+            spend_limit_period?: "day" | "month";
         };
         APIKeyUpdateRequest: {
             /** @description New label. */
@@ -4954,7 +4998,7 @@ export interface components {
         LoraType: components["schemas"]["LoraType"];
         /** @description Entries per page. */
         ListPageSize: number;
-        /** @description Count every match into `total`; false leaves `total` null and answers faster on a large history. */
+        /** @description Count every match into `total` (exact); false leaves `total` null. Without filters the count is cheap at any size (a per-owner counter); with filters false answers faster on a large history. */
         IncludeCount: boolean;
         /** @description Only predictions with this review status; absent lists every status. */
         ReviewStatusFilter: "unreviewed" | "approved" | "rejected" | "flagged" | null;
@@ -6735,9 +6779,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The export. */
+            /** @description The export, streamed as an attachment. */
             200: {
                 headers: {
+                    /** @description `attachment; filename="mediagate-export-<YYYY-MM-DD>.json"` (the UTC date of the export). */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7258,7 +7304,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Entries per page. */
                 page_size?: components["parameters"]["ListPageSize"];
-                /** @description Count every match into `total`; false leaves `total` null and answers faster on a large history. */
+                /** @description Count every match into `total` (exact); false leaves `total` null. Without filters the count is cheap at any size (a per-owner counter); with filters false answers faster on a large history. */
                 include_count?: components["parameters"]["IncludeCount"];
             };
             header?: never;
@@ -7304,7 +7350,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Entries per page. */
                 page_size?: components["parameters"]["ListPageSize"];
-                /** @description Count every match into `total`; false leaves `total` null and answers faster on a large history. */
+                /** @description Count every match into `total` (exact); false leaves `total` null. Without filters the count is cheap at any size (a per-owner counter); with filters false answers faster on a large history. */
                 include_count?: components["parameters"]["IncludeCount"];
             };
             header?: never;
@@ -7342,7 +7388,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Predictions per page (their files are the page's items). */
                 page_size?: number;
-                /** @description Count every match into `total`; false leaves `total` null and answers faster on a large history. */
+                /** @description Count every match into `total` (exact); false leaves `total` null. Without filters the count is cheap at any size (a per-owner counter); with filters false answers faster on a large history. */
                 include_count?: components["parameters"]["IncludeCount"];
             };
             header?: never;
@@ -8078,6 +8124,42 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateTeamApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The key's `id`. */
+                key_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["APIKeyUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamAPIKeyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -9892,6 +9974,7 @@ export type ProtectedOperationId =
     | "updateApiKey"
     | "updateEmbedCode"
     | "updateReviewStatus"
+    | "updateTeamApiKey"
     | "upsertModelDiscounts"
     | "veloce-v2-fast-image-to-video"
     | "veloce-v2-fast-text-to-video"

@@ -26,6 +26,7 @@ import * as m20261123_2101_account_deletion from './20261123_2101_account_deleti
 import * as m20261124_2201_model_discounts from './20261124_2201_model_discounts.ts';
 import * as m20261124_2301_subscriptions from './20261124_2301_subscriptions.ts';
 import * as m20261124_2501_impersonation from './20261124_2501_impersonation.ts';
+import * as m20261124_2801_history_counts from './20261124_2801_history_counts.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -58,6 +59,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261124_2201_model_discounts', m20261124_2201_model_discounts],
   ['20261124_2301_subscriptions', m20261124_2301_subscriptions],
   ['20261124_2501_impersonation', m20261124_2501_impersonation],
+  ['20261124_2801_history_counts', m20261124_2801_history_counts],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

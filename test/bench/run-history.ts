@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import { newPredictionId } from '../../db/predictions.ts';
 import { listHistory } from '../../db/run-history.ts';
+import { countVisible } from '../../db/history-count.ts';
 
 const ROWS = Number(process.argv[2] ?? 100_000);
 const PAGE_SIZE = 20;
@@ -26,11 +27,11 @@ try {
 
   const seedStart = performance.now();
   const start = Date.parse('2025-01-01T00:00:00Z');
-  const seed = async (userId: number, teamIdOf: number | null, n: number) => {
+  const seed = async (userId: number, teamIdOf: number | null, n: number, base = start) => {
     for (let done = 0; done < n; done += BATCH) {
       const rows = [];
       for (let i = done; i < Math.min(n, done + BATCH); i++) {
-        const at = start + i * 1_000;
+        const at = base + i * (base === start ? 1_000 : 1);
         const id = newPredictionId(at);
         rows.push({
           id, user_id: userId, team_id: teamIdOf, api_key_id: null, model: 'canvas-v1-fast-text-to-image', status: 'completed', is_test: false,
@@ -73,7 +74,7 @@ try {
     const samples: number[] = [];
     for (let i = 0; i < 18; i++) {
       const t0 = performance.now();
-      await listHistory(gw.app.db, { userId: a.userId, teamId: null }, {}, { page, pageSize: PAGE_SIZE, count });
+      await listHistory(gw.app.db, { userId: a.userId, teamId: null }, {}, { page, pageSize: PAGE_SIZE, count }, gw.app.clock());
       if (i >= 3) samples.push(performance.now() - t0);
     }
     samples.sort((x, y) => x - y);
@@ -82,6 +83,51 @@ try {
   await dbTime('db only: first page, with count', 1, true);
   await dbTime('db only: last page, with count', lastPage, true);
   await dbTime('db only: first page, no count', 1, false);
+  // the count alone: the counter (migration 2801) against COUNT(*) over the owner's index entries, as before it
+  const countTime = async (label: string, fn: () => Promise<unknown>) => {
+    const samples: number[] = [];
+    for (let i = 0; i < 18; i++) {
+      const t0 = performance.now();
+      await fn();
+      if (i >= 3) samples.push(performance.now() - t0);
+    }
+    samples.sort((x, y) => x - y);
+    console.log(`${label.padEnd(48)} median ${samples[Math.floor(samples.length / 2)]!.toFixed(1).padStart(6)} ms   max ${samples.at(-1)!.toFixed(1).padStart(6)} ms`);
+  };
+  const owner = { userId: a.userId, teamId: null };
+  const viaCounter = await countVisible(gw.app.db, owner, gw.app.clock());
+  const viaIndex = Number((await gw.app.db('predictions').where({ user_id: a.userId }).whereNull('team_id').whereNull('deleted_at').count({ n: '*' }).first())!.n);
+  if (viaCounter !== viaIndex || viaCounter !== ROWS) throw new Error(`count: counter ${viaCounter}, COUNT(*) ${viaIndex}, seeded ${ROWS}`);
+  const plainCount = (db: typeof gw.app.db) => db('predictions').where({ user_id: a.userId }).whereNull('team_id').whereNull('deleted_at').count({ n: '*' }).first();
+  // interleaved, so both see the same load; then the index entries each reads (Handler_read_*, one connection), which no load changes
+  const interleaved = { counter: [] as number[], count: [] as number[] };
+  for (let i = 0; i < 43; i++) {
+    let t0 = performance.now();
+    await countVisible(gw.app.db, owner, gw.app.clock());
+    const c = performance.now() - t0;
+    t0 = performance.now();
+    await plainCount(gw.app.db);
+    if (i >= 3) { interleaved.counter.push(c); interleaved.count.push(performance.now() - t0); }
+  }
+  for (const [label, xs] of [['db only: count by the counter (2801), interleaved', interleaved.counter], ['db only: COUNT(*) over the index, interleaved', interleaved.count]] as const) {
+    xs.sort((x, y) => x - y);
+    console.log(`${label.padEnd(48)} median ${xs[Math.floor(xs.length / 2)]!.toFixed(1).padStart(6)} ms   max ${xs.at(-1)!.toFixed(1).padStart(6)} ms`);
+  }
+  const readsOf = async (fn: (db: typeof gw.app.db) => Promise<unknown>) => gw.app.db.transaction(async (trx) => {
+    const status = async () => Object.fromEntries(((await trx.raw("SHOW SESSION STATUS LIKE 'Handler_read%'"))[0] as Array<{ Variable_name: string; Value: string }>).map((r) => [r.Variable_name, Number(r.Value)]));
+    const before = await status();
+    await fn(trx as unknown as typeof gw.app.db);
+    const after = await status();
+    return Object.keys(after).reduce((n, k) => n + (after[k]! - (before[k] ?? 0)), 0);
+  });
+  const base = await readsOf(async () => undefined);
+  console.log(`index entries/rows read (Handler_read_*): counter ${await readsOf((db) => countVisible(db, owner, gw.app.clock())) - base}, COUNT(*) ${await readsOf(plainCount) - base}`);
+  // 5,000 new predictions after the checkpoint: the tail the counter counts live until a read moves it
+  // (created in the last minute, as submits would be: the counter moves its checkpoint only past rows older than SETTLE_MS)
+  await seed(a.userId, null, 5_000, gw.app.clock() - 60_000);
+  const withTail = await countVisible(gw.app.db, owner, gw.app.clock());
+  if (withTail !== ROWS + 5_000) throw new Error(`count with the tail: ${withTail}, expected ${ROWS + 5_000}`);
+  await countTime('db only: counter with a fresh 5,000-row tail', () => countVisible(gw.app.db, owner, gw.app.clock()));
   await time('search q=prompt 99999, first page', `/app/get_run_history_data_by_search?q=prompt%2099999&page_size=${PAGE_SIZE}`, () => true);
 } finally {
   await gw.stop();

@@ -221,3 +221,58 @@ test('one key\'s spend limit holds across wallets: parallel personal and team su
   const spent = await gw.app.db('predictions').where({ api_key_id: k.id }).sum<{ s: number | string }[]>({ s: 'price' }).first();
   t.is(Number(spent!.s), 4 * PRICE);
 });
+
+test('createApiKey and generateApiKey take expires_at and a spend limit, validated as on update', async (t) => {
+  const at = new Date(clock() + 7 * DAY_MS).toISOString();
+  const k = await newKey(a.session, { expires_at: at, spend_limit: 40, spend_limit_period: 'month' });
+  t.like(k, { expires_at: at, spend_limit: 40, spend_limit_period: 'month' });
+  const listed = (await callOperation(gw, 'getUserKeys', { as: a.session })).body as KeyView[];
+  t.like(listed.find((x) => x.id === k.id), { expires_at: at, spend_limit: 40, spend_limit_period: 'month' });
+  const generated = await callOperation<KeyView>(gw, 'generateApiKey', { as: a.session, body: { name: 'g', spend_limit: 7, spend_limit_period: 'day' } });
+  t.is(generated.status, 200, JSON.stringify(generated.body));
+  t.like(generated.body, { spend_limit: 7, spend_limit_period: 'day', expires_at: null });
+  const plain = await newKey(a.session);
+  t.like(plain, { expires_at: null, spend_limit: null, spend_limit_period: null });
+
+  const past = await callOperation<{ detail: Array<{ loc: unknown[] }> }>(gw, 'createApiKey', { as: a.session, body: { expires_at: new Date(clock() - 1000).toISOString() } });
+  t.is(past.status, 422);
+  t.deepEqual(past.body.detail[0]!.loc, ['body', 'expires_at']);
+  const noPeriod = await callOperation<{ detail: Array<{ loc: unknown[] }> }>(gw, 'generateApiKey', { as: a.session, body: { spend_limit: 5 } });
+  t.is(noPeriod.status, 422);
+  t.deepEqual(noPeriod.body.detail[0]!.loc, ['body', 'spend_limit_period']);
+  const periodOnly = await callOperation<{ detail: Array<{ loc: unknown[] }> }>(gw, 'createApiKey', { as: a.session, body: { spend_limit_period: 'day' } });
+  t.is(periodOnly.status, 422);
+  t.deepEqual(periodOnly.body.detail[0]!.loc, ['body', 'spend_limit_period']);
+  t.is((await callOperation(gw, 'createApiKey', { as: a.session, body: { spend_limit: 0, spend_limit_period: 'day' } })).status, 422);
+  t.is((await callOperation(gw, 'createApiKey', { as: a.session, body: { expires_at: 'tomorrow' } })).status, 422);
+});
+
+test('a key created at its spend limit is enforced at hold time (402) from its first submit', async (t) => {
+  const k = await newKey(a.session, { spend_limit: PRICE, spend_limit_period: 'day' });
+  t.is((await submit(k.key)).statusCode, 200);
+  const refused = await submit(k.key);
+  t.is(refused.statusCode, 402);
+  t.is((JSON.parse(refused.payload) as { code: string }).code, 'key_spend_limit_exceeded');
+});
+
+test('a key creates no key that outlives or outspends it: absent fields inherit, wider ones are 403', async (t) => {
+  const at = new Date(clock() + DAY_MS).toISOString();
+  const parent = await newKey(a.session, { expires_at: at, spend_limit: 50, spend_limit_period: 'month' });
+  const inherited = await newKey(parent.key);
+  t.like(inherited, { expires_at: at, spend_limit: 50, spend_limit_period: 'month' });
+  const narrower = await newKey(parent.key, { expires_at: new Date(clock() + 3_600_000).toISOString(), spend_limit: 10, spend_limit_period: 'month' });
+  t.like(narrower, { spend_limit: 10, spend_limit_period: 'month' });
+  const cases: Array<Record<string, unknown>> = [
+    { expires_at: new Date(clock() + 2 * DAY_MS).toISOString() },
+    { expires_at: null },
+    { spend_limit: 51, spend_limit_period: 'month' },
+    { spend_limit: 50, spend_limit_period: 'day' },
+    { spend_limit: null },
+  ];
+  for (const body of cases) {
+    const res = await callOperation<{ detail: string }>(gw, 'createApiKey', { as: parent.key, body });
+    t.is(res.status, 403, JSON.stringify(body));
+  }
+  // a session is bounded by nothing
+  t.like(await newKey(a.session, { spend_limit: 1_000_000, spend_limit_period: 'day' }), { spend_limit: 1_000_000 });
+});

@@ -137,7 +137,7 @@ test('unknown routes are 404 with a JSON detail', async (t) => {
 });
 
 test('routes of later issues answer 501 with a JSON detail', async (t) => {
-  const res = await gw.server.inject({ method: 'GET', url: '/app/account/export', headers: { 'x-api-key': acct.liveKey } });
+  const res = await gw.server.inject({ method: 'GET', url: '/auth/my_model_discounts', headers: { 'x-api-key': acct.liveKey } });
   t.is(res.statusCode, 501);
   t.deepEqual(res.result, { detail: 'not implemented', code: 'not_implemented' });
 });

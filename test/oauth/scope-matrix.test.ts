@@ -74,6 +74,7 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   createTeamApiKey: 'keys:manage',
   listTeamApiKeys: 'keys:manage',
   revokeTeamApiKey: 'keys:manage',
+  updateTeamApiKey: 'keys:manage',
   // embed codes (issue 9) are account administration too
   createEmbedCode: 'keys:manage',
   listEmbedCodes: 'keys:manage',

@@ -112,6 +112,52 @@ test('managing team keys needs manage_keys (403 naming it); a non-member gets 40
   t.is((await call('createTeamApiKey', { as: stranger.session, params: { team_id: teamId }, body: {} })).status, 404);
 });
 
+test('updateTeamApiKey changes a team key with the rules of updateApiKey; another team\'s or a personal key is 404, a member without manage_keys 403', async (t) => {
+  const k = await teamKey(dev.session, teamId);
+  const at = new Date(Date.now() + 86_400_000).toISOString();
+  const res = await call('updateTeamApiKey', { as: owner.session, params: { team_id: teamId, key_id: k.id }, body: { name: 'renamed', ip_whitelist: ['::ffff:192.0.2.7', '10.1.2.3/8'], expires_at: at, spend_limit: 30, spend_limit_period: 'day' } });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.like(res.body, { id: k.id, team_id: teamId, created_by: dev.userId, name: 'renamed', ip_whitelist: ['192.0.2.7', '10.0.0.0/8'], expires_at: at, spend_limit: 30, spend_limit_period: 'day' });
+  const listed = await call<Body[]>('listTeamApiKeys', { as: dev.session, params: { team_id: teamId } });
+  t.like(listed.body.find((x) => x.id === k.id), { name: 'renamed', spend_limit: 30 });
+  // an absent field is left as it is
+  t.like((await call('updateTeamApiKey', { as: dev.session, params: { team_id: teamId, key_id: k.id }, body: { ip_whitelist: [] } })).body, { name: 'renamed', ip_whitelist: [], spend_limit: 30 });
+
+  const bad = await call<{ detail: Array<{ loc: unknown[] }> }>('updateTeamApiKey', { as: owner.session, params: { team_id: teamId, key_id: k.id }, body: { ip_whitelist: ['10.0.0.1', 'fe80::/129'] } });
+  t.is(bad.status, 422);
+  t.deepEqual(bad.body.detail[0]!.loc, ['body', 'ip_whitelist', 1]);
+  t.is((await call('updateTeamApiKey', { as: owner.session, params: { team_id: teamId, key_id: k.id }, body: { expires_at: new Date(Date.now() - 1000).toISOString() } })).status, 422);
+  t.is((await call('updateTeamApiKey', { as: owner.session, params: { team_id: teamId, key_id: k.id }, body: { spend_limit_period: 'month', spend_limit: null } })).status, 422);
+
+  // a team key changing itself may only narrow
+  t.is((await call('updateTeamApiKey', { as: k.key, params: { team_id: teamId, key_id: k.id }, body: { expires_at: null } })).status, 403);
+  t.is((await call('updateTeamApiKey', { as: k.key, params: { team_id: teamId, key_id: k.id }, body: { spend_limit: 31 } })).status, 403);
+  t.like((await call('updateTeamApiKey', { as: k.key, params: { team_id: teamId, key_id: k.id }, body: { spend_limit: 20 } })).body, { spend_limit: 20 });
+
+  const denied = await call('updateTeamApiKey', { as: viewer.session, params: { team_id: teamId, key_id: k.id }, body: { name: 'x' } });
+  t.is(denied.status, 403);
+  t.deepEqual(denied.body, { detail: 'your role in this team (viewer) lacks the "manage_keys" permission', code: 'forbidden' });
+  t.is((await call('updateTeamApiKey', { as: stranger.session, params: { team_id: teamId, key_id: k.id }, body: { name: 'x' } })).status, 404);
+  const foreign = await teamKey(stranger.session, otherTeamId);
+  const notOurs = await call('updateTeamApiKey', { as: owner.session, params: { team_id: teamId, key_id: foreign.id }, body: { name: 'taken over' } });
+  t.is(notOurs.status, 404);
+  t.deepEqual(notOurs.body, { detail: 'API key not found', code: 'not_found' });
+  const personal = await call<{ id: number }>('createApiKey', { as: owner.session, body: { name: 'mine' } });
+  t.is((await call('updateTeamApiKey', { as: owner.session, params: { team_id: teamId, key_id: personal.body.id }, body: { name: 'x' } })).status, 404);
+  t.is((await gw.app.db('api_keys').where({ id: foreign.id }).first()).name, 'ci');
+});
+
+test('createTeamApiKey takes expires_at and a spend limit, validated as on update', async (t) => {
+  const at = new Date(Date.now() + 86_400_000).toISOString();
+  const k = await teamKey(owner.session, teamId, { expires_at: at, spend_limit: 12, spend_limit_period: 'month' });
+  t.like(k, { expires_at: at, spend_limit: 12, spend_limit_period: 'month' });
+  t.is((await call('createTeamApiKey', { as: owner.session, params: { team_id: teamId }, body: { spend_limit: 12 } })).status, 422);
+  t.is((await call('createTeamApiKey', { as: owner.session, params: { team_id: teamId }, body: { expires_at: new Date(Date.now() - 1000).toISOString() } })).status, 422);
+  // created by that key: inherits it, and may not ask for more
+  t.like(await teamKey(k.key, teamId), { expires_at: at, spend_limit: 12, spend_limit_period: 'month' });
+  t.is((await call('createTeamApiKey', { as: k.key, params: { team_id: teamId }, body: { spend_limit: 13, spend_limit_period: 'month' } })).status, 403);
+});
+
 test('a team key inherits the creating key\'s limits: sandbox creates only sandbox, and an IP restriction is enforced', async (t) => {
   const refused = await call('createTeamApiKey', { as: owner.testKey, params: { team_id: teamId }, body: { is_test: false } });
   t.is(refused.status, 403);

@@ -1,0 +1,74 @@
+// The reads of the account export (GET /app/account/export, README "Exporting an account"): the
+// caller's personal rows in keyset pages, so a large account is streamed in bounded memory. Each
+// function returns the page after `after` (null: the first) in a stable order, and the caller
+// passes the last row's key back in. Personal only: rows with team_id set belong to the team.
+import type { Db } from './knex.ts';
+import { num, numOrNull } from './rows.ts';
+import { predictionFromRow } from './predictions.ts';
+import type { Prediction } from './predictions.ts';
+import { listLedgerEntries } from './ledger.ts';
+import type { LedgerEntry } from './ledger.ts';
+import type { TeamRole } from '../lib/team-permissions.ts';
+
+export type PredictionCursor = { hidden: boolean; createdAt: number; id: string };
+
+/**
+ * The user's personal predictions, oldest first: first the visible ones, by (created_at, id)
+ * along the history index (migration 1701: user_id, team_id, deleted_at, created_at, id), then
+ * those bulk_delete hid (deleted_at set: the rows are still held, without their files), by the
+ * same key. `sandboxOnly`: is_test rows only (a sandbox key's export).
+ */
+export async function exportPredictions(db: Db, userId: number, after: PredictionCursor | null, limit: number, sandboxOnly: boolean): Promise<{ rows: Prediction[]; next: PredictionCursor | null }> {
+  const hidden = after?.hidden ?? false;
+  const q = db('predictions').select('*').where({ user_id: userId }).whereNull('team_id');
+  if (hidden) q.whereNotNull('deleted_at'); else q.whereNull('deleted_at');
+  if (sandboxOnly) q.where('is_test', true);
+  if (after) q.where('created_at', '>=', after.createdAt).where((w) => w.where('created_at', '>', after.createdAt).orWhere('id', '>', after.id));
+  const rows = await q.orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }]).limit(limit) as Array<Record<string, unknown>>;
+  const last = rows.at(-1);
+  if (rows.length === limit && last) return { rows: rows.map(predictionFromRow), next: { hidden, createdAt: num(last.created_at), id: String(last.id) } };
+  // this pass is done: the visible pass continues with the hidden one from its start
+  const next = hidden ? null : { hidden: true, createdAt: Number.MIN_SAFE_INTEGER, id: '' };
+  return { rows: rows.map(predictionFromRow), next };
+}
+
+/** The user's personal ledger rows with id > `afterId`, oldest first (the (user_id, team_id, id) index). */
+export async function exportLedger(db: Db, userId: number, afterId: number, limit: number): Promise<LedgerEntry[]> {
+  return listLedgerEntries(db, { userId, teamId: null }, afterId, limit);
+}
+
+export interface ExportedAsset {
+  id: number;
+  name: string;
+  url: string;
+  storageKey: string | null;
+  mediaType: string;
+  contentType: string | null;
+  sizeBytes: number | null;
+  requestId: string | null;
+  createdAt: number;
+}
+
+/** The user's personal media assets with id > `afterId`, oldest first. */
+export async function exportMediaAssets(db: Db, userId: number, afterId: number, limit: number): Promise<ExportedAsset[]> {
+  const rows = await db('media_assets').where({ user_id: userId }).whereNull('team_id').where('id', '>', afterId).orderBy('id', 'asc').limit(limit) as Array<Record<string, unknown>>;
+  return rows.map((r) => ({
+    id: num(r.id),
+    name: String(r.name),
+    url: String(r.url),
+    storageKey: r.storage_key == null ? null : String(r.storage_key),
+    mediaType: String(r.media_type),
+    contentType: r.content_type == null ? null : String(r.content_type),
+    sizeBytes: numOrNull(r.size_bytes),
+    requestId: r.request_id == null ? null : String(r.request_id),
+    createdAt: num(r.created_at),
+  }));
+}
+
+/** The teams the user is a member of (not deleted ones), with the role and when they joined. */
+export async function exportMemberships(db: Db, userId: number): Promise<Array<{ teamId: number; name: string; role: TeamRole; joinedAt: number }>> {
+  const rows = await db('team_members').join('teams', 'teams.id', 'team_members.team_id')
+    .select('teams.id', 'teams.name', 'team_members.role', 'team_members.created_at')
+    .where('team_members.user_id', userId).whereNull('teams.deleted_at').orderBy('teams.id', 'asc') as Array<Record<string, unknown>>;
+  return rows.map((r) => ({ teamId: num(r.id), name: String(r.name), role: String(r.role) as TeamRole, joinedAt: num(r.created_at) }));
+}

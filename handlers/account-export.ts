@@ -1,0 +1,106 @@
+// GET /app/account/export (README "Exporting an account"): everything the gateway holds about
+// the caller, as one JSON document written as it is read. The small parts (profile, wallet,
+// keys, OAuth clients, memberships) are read before the answer starts, so their failures are
+// ordinary error answers; the long lists (ledger, predictions, media) are then read in keyset
+// pages of EXPORT_PAGE rows while the body streams, with back-pressure: Readable.from pulls the
+// next page only when the previous one was sent. Personal data only: team rows belong to the
+// team. Never a key value, hash, digest, sealed secret or token: every part goes through the
+// same view the list routes use, which leave them out.
+import { Readable } from 'node:stream';
+import type { App } from '../lib/context.ts';
+import type { Handler, OwnedCaller } from './types.ts';
+import { getBalance as readBalance } from '../db/wallet.ts';
+import { listUserKeys } from '../db/api-keys.ts';
+import { listUserOAuthClients } from '../db/oauth-clients.ts';
+import { exportLedger, exportMediaAssets, exportMemberships, exportPredictions } from '../db/account-export.ts';
+import type { PredictionCursor } from '../db/account-export.ts';
+import { CREDIT_UNIT, userDetails } from './account.ts';
+import { keyView } from './keys.ts';
+import { clientView } from './oauth.ts';
+import { usageLogDetail } from './webhooks.ts';
+
+/** rows read per query while streaming */
+export const EXPORT_PAGE = 500;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** `"name":[` + each item of each page + `]`, the items comma-separated. */
+async function* jsonArray<T>(name: string, pages: AsyncIterable<T[]>): AsyncGenerator<string> {
+  yield `,${JSON.stringify(name)}:[`;
+  let first = true;
+  for await (const page of pages) {
+    if (page.length === 0) continue;
+    yield (first ? '' : ',') + page.map((item) => JSON.stringify(item)).join(',');
+    first = false;
+  }
+  yield ']';
+}
+
+async function* ledgerPages(app: App, userId: number) {
+  for (let after = 0; ;) {
+    const page = await exportLedger(app.db, userId, after, EXPORT_PAGE);
+    yield page.map((e) => ({
+      id: e.id, kind: e.kind, amount: e.amount, balance_after: e.balanceAfter, description: e.description,
+      request_id: e.predictionId, user_id: e.userId, created_at: iso(e.createdAt),
+    }));
+    if (page.length < EXPORT_PAGE) return;
+    after = page.at(-1)!.id;
+  }
+}
+
+async function* predictionPages(app: App, userId: number, sandboxOnly: boolean) {
+  for (let after: PredictionCursor | null = null; ;) {
+    const { rows, next } = await exportPredictions(app.db, userId, after, EXPORT_PAGE, sandboxOnly);
+    yield rows.map((p) => usageLogDetail(app, p));
+    if (next === null) return;
+    after = next;
+  }
+}
+
+async function* mediaPages(app: App, userId: number) {
+  for (let after = 0; ;) {
+    const page = await exportMediaAssets(app.db, userId, after, EXPORT_PAGE);
+    yield page.map((a) => ({
+      id: a.id, name: a.name, url: a.storageKey ? app.storage.url(a.storageKey) : a.url, media_type: a.mediaType,
+      content_type: a.contentType, size_bytes: a.sizeBytes, request_id: a.requestId, team_id: null, created_at: iso(a.createdAt),
+    }));
+    if (page.length < EXPORT_PAGE) return;
+    after = page.at(-1)!.id;
+  }
+}
+
+/** The head of the document: every part that is read before the answer starts. */
+async function head(app: App, caller: OwnedCaller, now: number) {
+  const userId = caller.userId;
+  const [user, wallet, keys, clients, memberships] = await Promise.all([
+    userDetails(app, userId), readBalance(app.db, userId), listUserKeys(app.db, userId), listUserOAuthClients(app.db, userId), exportMemberships(app.db, userId),
+  ]);
+  return {
+    exported_at: iso(now),
+    user,
+    balance: { balance: wallet.balance, held: wallet.held, unit: CREDIT_UNIT },
+    api_keys: keys.map(keyView),
+    oauth_clients: clients.map(clientView),
+    team_memberships: memberships.map((m) => ({ team_id: m.teamId, name: m.name, role: m.role, joined_at: iso(m.joinedAt) })),
+  };
+}
+
+export const exportAccount: Handler<'exportAccount'> = async ({ app, caller, h }) => {
+  const now = app.clock();
+  const top = JSON.stringify(await head(app, caller, now));
+  const userId = caller.userId;
+  async function* document(): AsyncGenerator<string> {
+    yield top.slice(0, -1); // the head without its closing brace
+    yield* jsonArray('credit_transactions', ledgerPages(app, userId));
+    yield* jsonArray('predictions', predictionPages(app, userId, caller.isTest));
+    yield* jsonArray('media_assets', mediaPages(app, userId));
+    yield '}';
+  }
+  const body = Readable.from(document(), { objectMode: false });
+  // a failure mid-way destroys the stream: hapi cuts the connection, so the client never gets a truncated body that parses
+  body.on('error', (err) => app.log.error({ err, userId }, 'account export failed mid-way'));
+  return h.response(body)
+    .type('application/json; charset=utf-8')
+    .header('Content-Disposition', `attachment; filename="mediagate-export-${iso(now).slice(0, 10)}.json"`)
+    .header('Cache-Control', 'no-store');
+};

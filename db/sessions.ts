@@ -9,15 +9,15 @@ export async function insertSession(db: Db, userId: number, tokenHash: string, n
 }
 
 /** The owner of a live, unexpired session, or undefined. */
-export async function findSessionUser(db: Db, tokenHash: string, now: number): Promise<{ sessionId: number; userId: number; role: Role } | undefined> {
+export async function findSessionUser(db: Db, tokenHash: string, now: number): Promise<{ sessionId: number; userId: number; role: Role; studioId: number | null } | undefined> {
   const row = await db('sessions')
     .join('users', 'users.id', 'sessions.user_id')
-    .select('sessions.id', 'sessions.user_id', 'users.role')
+    .select('sessions.id', 'sessions.user_id', 'users.role', 'users.studio_id')
     .where('sessions.token_hash', tokenHash)
     .whereNull('sessions.revoked_at')
     .andWhere('sessions.expires_at', '>', now)
-    .first<{ id: number; user_id: number; role: string } | undefined>();
-  return row ? { sessionId: num(row.id), userId: num(row.user_id), role: roleOf(row.role) } : undefined;
+    .first<{ id: number; user_id: number; role: string; studio_id: number | string | null } | undefined>();
+  return row ? { sessionId: num(row.id), userId: num(row.user_id), role: roleOf(row.role), studioId: row.studio_id === null ? null : num(row.studio_id) } : undefined;
 }
 
 /** Ends one session; true when it was live. */

@@ -9,7 +9,8 @@ import { NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { toValidationItems } from '../lib/validation-errors.ts';
 import type { AjvLikeError } from '../lib/validation-errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import { computePriceBreakdown } from '../spec/pricing.ts';
+import { computePriceBreakdown, studioPrice } from '../spec/pricing.ts';
+import { studioHides } from './studios.ts';
 import { getBalance, getTeamBalance } from '../db/wallet.ts';
 import { entryOf } from './models.ts';
 import type { ModelEntry } from './models.ts';
@@ -35,9 +36,10 @@ function taskOf(app: App, entry: ModelEntry, withSchema: boolean): Task {
 }
 
 /** GET /app/get_homepage_models: one model per (category, tier), the first available one in spec order, else the first. */
-export const getHomepageModels: Handler<'getHomepageModels'> = async ({ app }) => {
+export const getHomepageModels: Handler<'getHomepageModels'> = async ({ app, studio }) => {
   const picked = new Map<string, ModelEntry>();
   for (const model of app.spec.models.values()) {
+    if (studioHides(studio, model.operationId)) continue;
     const entry = entryOf(app, model);
     const slot = `${entry.category}\u0000${entry.tier}`;
     const held = picked.get(slot);
@@ -49,9 +51,9 @@ export const getHomepageModels: Handler<'getHomepageModels'> = async ({ app }) =
 };
 
 /** GET /app/get-task-data?name=<slug>: one model with its input schema. */
-export const getTaskData: Handler<'getTaskData'> = async ({ app, query }) => {
+export const getTaskData: Handler<'getTaskData'> = async ({ app, query, studio }) => {
   const model = app.spec.models.get(query.name);
-  if (!model) throw new NotFoundError(`no model ${query.name} on this gateway; GET /api/v1/models lists them`);
+  if (!model || studioHides(studio, model.operationId)) throw new NotFoundError(`no model ${query.name} on this gateway; GET /api/v1/models lists them`);
   return taskOf(app, entryOf(app, model), true);
 };
 
@@ -87,14 +89,16 @@ export async function discountFor(_app: App, _owner: Owner, _model: ModelInfo): 
 }
 
 /** POST /app/calculate_dynamic_cost: what a production submit of `input` would hold, with the paying wallet's balance. */
-export const calculateDynamicCost: Handler<'calculateDynamicCost'> = async ({ app, caller, body }) => {
+export const calculateDynamicCost: Handler<'calculateDynamicCost'> = async ({ app, caller, body, studio }) => {
   const model = app.spec.models.get(body.model);
-  if (!model) throw new NotFoundError(`no model ${body.model} on this gateway; GET /api/v1/models lists them`);
+  if (!model || studioHides(studio, model.operationId)) throw new NotFoundError(`no model ${body.model} on this gateway; GET /api/v1/models lists them`);
   const input = validatedInput(app, model, body.input);
   const b = computePriceBreakdown(model.price, input);
   const discount = await discountFor(app, caller.owner, model);
-  const discountAmount = discount ? Math.floor((b.total * discount.percent) / 100) : 0;
-  const cost = b.total - discountAmount;
+  // README "Whitelabel studios": the studio's price of the list price, the submit's own step (handlers/generate.ts)
+  const listed = studio ? studioPrice(studio, model.operationId, b.total) : b.total;
+  const discountAmount = discount ? Math.floor((listed * discount.percent) / 100) : 0;
+  const cost = listed - discountAmount;
   const { teamId, userId } = caller.owner;
   const { balance } = teamId === null ? await getBalance(app.db, userId) : await getTeamBalance(app.db, teamId);
   return {

@@ -67,6 +67,8 @@ export const apiKeyPlugin = {
         const caller: Caller = {
           userId: key.userId, role: key.teamId === null ? key.ownerRole : 'user', via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes, ...(key.teamId === null ? {} : { keyTeamId: key.teamId }),
           keyLimits: { rateLimitPerMinute: key.rateLimitPerMinute, maxConcurrent: key.maxConcurrent },
+          // a team key is the team's, never a studio user's (plugins/whitelabel.ts)
+          studioId: key.teamId === null ? key.ownerStudioId : null,
           ...(key.spendLimit === null ? {} : { keySpendLimited: true }),
         };
         return h.authenticated({ credentials: { user: { caller }, scope: [...scopes] } });
@@ -90,7 +92,7 @@ export const sessionPlugin = {
         if (!m || !m[1]!.startsWith(SESSION_PREFIX)) return missing(h, 'Bearer');
         const user = await findSessionUser(app.db, sha256Hex(m[1]!), app.clock());
         if (!user) throw httpError(401, 'invalid or expired session', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
-        const caller: Caller = { userId: user.userId, role: user.role, via: 'session', apiKeyId: null, isTest: false, scopes: ALL_SCOPES, sessionId: user.sessionId };
+        const caller: Caller = { userId: user.userId, role: user.role, via: 'session', apiKeyId: null, isTest: false, scopes: ALL_SCOPES, sessionId: user.sessionId, studioId: user.studioId };
         return h.authenticated({ credentials: { user: { caller }, scope: [...ALL_SCOPES] } });
       },
     }));

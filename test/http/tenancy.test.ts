@@ -30,7 +30,7 @@ import { insertDelivery, newDeliveryId } from '../../db/deliveries.ts';
 import { scopeNames } from '../../spec/scopes.ts';
 
 /** The kinds of owned records an id can name. */
-type Kind = 'prediction' | 'apiKey' | 'oauthClient' | 'team' | 'member' | 'invite' | 'delivery' | 'mediaAsset' | 'embedCode';
+type Kind = 'prediction' | 'apiKey' | 'oauthClient' | 'team' | 'member' | 'invite' | 'delivery' | 'mediaAsset' | 'embedCode' | 'studio';
 
 /** A parameter's name -> the kind of record its value names, wherever the name is unambiguous. */
 const PARAM_KINDS: Readonly<Record<string, Kind>> = {
@@ -41,6 +41,7 @@ const PARAM_KINDS: Readonly<Record<string, Kind>> = {
   invite_id: 'invite',
   asset_id: 'mediaAsset',
   embed_code_id: 'embedCode',
+  studio_id: 'studio',
 };
 
 /** Parameters whose name alone does not say (`id`), per operation. */
@@ -79,6 +80,8 @@ const BODIES: Readonly<Record<string, object>> = {
   adminRefund: { request_id: 'x' },
   createEmbedCode: { kind: 'embed', name: 'made by another tenant', models: ['canvas-v1-fast-text-to-image'] },
   updateEmbedCode: { name: 'renamed by another tenant' },
+  createStudio: { slug: 'made-by-another-tenant', name: 'made by another tenant', allowed_models: ['canvas-v1-fast-text-to-image'], payer_mode: 'owner_pays' },
+  updateStudio: { name: 'renamed by another tenant' },
 };
 
 /** Required query parameters that are not ids, for the operations that have them. */
@@ -140,6 +143,7 @@ const UNKNOWN: Readonly<Record<Kind, string | number>> = {
   delivery: newDeliveryId(),
   mediaAsset: 987_654_321,
   embedCode: 987_654_321,
+  studio: 987_654_321,
 };
 
 /** A raw API key the way the gateway makes them (prefix + 256 random bits), and its stored digest. */
@@ -218,6 +222,13 @@ async function tenant(label: string): Promise<Tenant> {
     return res.body.id;
   };
   const embedCodes = [await embedCode({}), await embedCode({ team_id: teamId })];
+  const studio = async (query: Record<string, number>, n: number) => {
+    const slug = `${tag}-studio-${n}-${crypto.randomBytes(4).toString('hex')}`.toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 40);
+    const res = await callOperation<{ id: number }>(gw, 'createStudio', { as: session, query, body: { slug, name: `${tag}-studio`, allowed_models: ['canvas-v1-fast-text-to-image'], payer_mode: 'end_user_pays' } });
+    if (res.status !== 201) throw new Error(`createStudio: ${res.status}`);
+    return res.body.id;
+  };
+  const studios = [await studio({}, 1), await studio({ team_id: teamId }, 2)];
 
   const keyIds = (await db('api_keys').where({ user_id: acct.userId }).orderBy('id')).map((r: { id: number }) => Number(r.id));
   return {
@@ -234,6 +245,7 @@ async function tenant(label: string): Promise<Tenant> {
       delivery: deliveries,
       mediaAsset: assetIds,
       embedCode: embedCodes,
+      studio: studios,
     },
     teamId,
     teamPredictionId,

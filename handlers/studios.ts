@@ -72,6 +72,12 @@ function conflict(err: unknown): never {
   throw err;
 }
 
+/** A path id that no studio can have (1e309 passes "integer" as Infinity) is 404 without a query. */
+function studioId(id: number): number {
+  if (!Number.isSafeInteger(id) || id <= 0) throw new NotFoundError('studio not found');
+  return id;
+}
+
 /** POST /app/studios */
 export const createStudio: Handler<'createStudio'> = async ({ app, caller, body, h }) => {
   refuseSandboxKey(caller, 'create studios (their runs are charged to production wallets)');
@@ -87,14 +93,14 @@ export const listStudios: Handler<'listStudios'> = async ({ app, caller }) => (a
 
 /** GET /app/studios/{studio_id} */
 export const getStudio: Handler<'getStudio'> = async ({ app, caller, params }) => {
-  const studio = await findStudio(app.db, caller.owner, params.studio_id);
+  const studio = await findStudio(app.db, caller.owner, studioId(params.studio_id));
   if (!studio) throw new NotFoundError('studio not found');
   return view(studio);
 };
 
 /** PATCH /app/studios/{studio_id} */
 export const updateStudio: Handler<'updateStudio'> = async ({ app, caller, params, body }) => {
-  const current = await findStudio(app.db, caller.owner, params.studio_id);
+  const current = await findStudio(app.db, caller.owner, studioId(params.studio_id));
   if (!current || current.disabledAt !== null) throw new NotFoundError('studio not found');
   refuseSandboxKey(caller, 'change studios');
   const updated = await updateRow(app.db, caller.owner, current.id, settingsOf(app, body as SettingsBody), app.clock()).catch(conflict);
@@ -104,17 +110,17 @@ export const updateStudio: Handler<'updateStudio'> = async ({ app, caller, param
 
 /** DELETE /app/studios/{studio_id} */
 export const disableStudio: Handler<'disableStudio'> = async ({ app, caller, params }) => {
-  if (!(await findStudio(app.db, caller.owner, params.studio_id))) throw new NotFoundError('studio not found');
+  if (!(await findStudio(app.db, caller.owner, studioId(params.studio_id)))) throw new NotFoundError('studio not found');
   refuseSandboxKey(caller, 'disable studios');
-  if (!(await disableRow(app.db, caller.owner, params.studio_id, app.clock()))) throw new NotFoundError('studio not found');
-  return view((await findStudio(app.db, caller.owner, params.studio_id))!);
+  if (!(await disableRow(app.db, caller.owner, studioId(params.studio_id), app.clock()))) throw new NotFoundError('studio not found');
+  return view((await findStudio(app.db, caller.owner, studioId(params.studio_id)))!);
 };
 
 const DAY_MS = 86_400_000;
 
 /** GET /app/studios/{studio_id}/usage */
 export const getStudioUsage: Handler<'getStudioUsage'> = async ({ app, caller, params, query }) => {
-  const studio = await findStudio(app.db, caller.owner, params.studio_id);
+  const studio = await findStudio(app.db, caller.owner, studioId(params.studio_id));
   if (!studio) throw new NotFoundError('studio not found');
   const to = query.to !== undefined ? Date.parse(query.to) : app.clock();
   const from = query.from !== undefined ? Date.parse(query.from) : to - 30 * DAY_MS;

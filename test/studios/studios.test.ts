@@ -331,3 +331,37 @@ test('the owner\'s usage route: runs, spend and revenue in total, by day and by 
   const bad = await callOperation(gw, 'getStudioUsage', { as: owner.session, params: { studio_id: studio.id }, query: { from: '2026-12-01T00:00:00Z', to: '2026-11-01T00:00:00Z' } });
   t.is(bad.status, 422);
 });
+
+test('a team\'s studio: its members act in it, the team wallet pays (owner_pays) or is credited the markup (end_user_pays)', async (t) => {
+  const list = await listPrice();
+  const lead = await newAccount(gw);
+  const team = await callOperation<{ id: number }>(gw, 'createTeam', { as: lead.session, body: { name: 'Studio team' } });
+  t.is(team.status, 201);
+  const teamId = team.body.id;
+  await gw.app.db.transaction((trx) => creditWallet(trx, { userId: lead.userId, teamId }, 1000, 'grant', 'test credit', gw.app.clock()));
+  const slug = uniqueName('team').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30);
+  const created = await callOperation<Studio>(gw, 'createStudio', { as: lead.session, query: { team_id: teamId }, body: { slug, name: 'Team shop', allowed_models: [MODEL], payer_mode: 'owner_pays' } });
+  t.is(created.status, 201);
+  t.is(created.body.team_id, teamId);
+  // the member acts in the team's studio; the studio is not the member's own
+  t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': lead.liveKey, ...inStudio(slug) } })).statusCode, 200);
+  t.is((await callOperation(gw, 'getStudio', { as: lead.session, params: { studio_id: created.body.id } })).status, 404);
+
+  const user = await studioUser(slug, 0);
+  const paid = await submit(user.liveKey, slug);
+  t.is(paid.statusCode, 200, paid.payload);
+  t.is(await finished(json(paid).request_id as string), 'completed');
+  const teamWallet = async () => Number((await gw.app.db('teams').where('id', teamId).first<{ balance: number | string }>('balance')).balance);
+  t.is(await teamWallet(), 1000 - list);
+
+  await callOperation(gw, 'updateStudio', { as: lead.session, query: { team_id: teamId }, params: { studio_id: created.body.id }, body: { payer_mode: 'end_user_pays', markup_percent: 100 } });
+  const buyer = await studioUser(slug, 1000);
+  const sold = await submit(buyer.liveKey, slug);
+  t.is(json(sold).price, list * 2);
+  const id = json(sold).request_id as string;
+  t.is(await finished(id), 'completed');
+  await waitFor(async () => (await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'studio_revenue', team_id: teamId })).length === 1, { timeoutMs: 180_000 });
+  t.is(await teamWallet(), 1000 - list + list);
+  const usage = await callOperation<{ runs: number; revenue: number }>(gw, 'getStudioUsage', { as: lead.liveKey, query: { team_id: teamId }, params: { studio_id: created.body.id } });
+  t.deepEqual([usage.body.runs, usage.body.revenue], [2, list]);
+});

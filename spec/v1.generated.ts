@@ -2881,7 +2881,7 @@ export interface components {
         };
         CreditTransaction: {
             id: number;
-            /** @description What moved the credit, e.g. `signup` (sign-up credit), `topup` (a purchase or an admin top-up), `prediction` (a completed prediction's charge), `refund`, `adjustment` (an admin correction or deduction). Open-ended: new kinds may appear, so treat an unknown one as a plain credit move. */
+            /** @description What moved the credit, e.g. `signup` (sign-up credit), `topup` (a purchase or an admin top-up), `prediction` (a completed prediction's charge), `refund`, `adjustment` (an admin correction or deduction), `studio_revenue` (a whitelabel studio owner's markup on an end user's charged run). Open-ended: new kinds may appear, so treat an unknown one as a plain credit move. */
             kind: string;
             /** @description Signed amount in credits; positive adds credit, negative removes it. */
             amount: number;

@@ -12,6 +12,7 @@ import { apiKeyPlugin, sessionPlugin } from './plugins/auth.ts';
 import { oauthPlugin } from './plugins/oauth.ts';
 import { agentEmbedCodePlugin, embedCodePlugin, embedPolicyPlugin } from './plugins/embed.ts';
 import { specRoutesPlugin } from './plugins/spec-routes.ts';
+import { whitelabelPlugin } from './plugins/whitelabel.ts';
 import { filesPlugin } from './plugins/files.ts';
 import { uploadsPlugin } from './plugins/uploads.ts';
 import { docsPlugin } from './plugins/docs.ts';
@@ -44,6 +45,7 @@ export async function createServer(app: App): Promise<Server> {
     { plugin: opsPlugin, options: { app, openMetricsWithoutToken: false } },
     { plugin: errorsPlugin, options: { log: app.log, payloadTimeoutMs: app.config.payloadTimeoutMs, trustedProxies: app.config.trustedProxies } },
     { plugin: embedPolicyPlugin, options: { app } },
+    { plugin: whitelabelPlugin, options: { app } },
     ...credentials.map((plugin) => ({ plugin, options: { app } })),
     { plugin: specRoutesPlugin, options: { app, credentials } },
     { plugin: filesPlugin, options: { storageDir: app.config.storageDir, storage: app.storage } },

@@ -9,7 +9,8 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
-import { holdFor, lockWallet, releaseFor, settleFor } from './wallet.ts';
+import { creditWallet, holdFor, lockWallet, releaseFor, settleFor } from './wallet.ts';
+import type { Payer } from './wallet.ts';
 import { checkKeySpend } from './key-spend.ts';
 import { insertDelivery, newDeliveryId } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
@@ -59,6 +60,12 @@ export interface Prediction {
   embedCodeId: number | null;
   /** SHA-256 of the embed visitor id it was made for */
   embedVisitor: string | null;
+  /** the whitelabel studio it was made in (README "Whitelabel studios"); null otherwise */
+  studioId: number | null;
+  /** end_user_pays: the studio owner's markup in `price`, credited to the owner when charged */
+  studioMarkup: number;
+  /** the wallet that holds and pays the price: the owner's (userId, teamId) unless a studio's owner pays */
+  payer: Payer;
 }
 
 export interface UpstreamJob {
@@ -114,6 +121,16 @@ interface PredictionRow {
   http_request_id?: string | null;
   embed_code_id?: number | string | null;
   embed_visitor?: string | null;
+  studio_id?: number | string | null;
+  studio_markup?: number | string | null;
+  payer_user_id?: number | string | null;
+  payer_team_id?: number | string | null;
+}
+
+/** Who pays a prediction: its payer columns when a studio's owner pays (owner_pays), else its owner. */
+function payerOfRow(r: Pick<PredictionRow, 'user_id' | 'team_id' | 'payer_user_id' | 'payer_team_id'>): Payer {
+  if (r.payer_user_id !== null && r.payer_user_id !== undefined) return { userId: num(r.payer_user_id), teamId: numOrNull(r.payer_team_id ?? null) };
+  return { userId: num(r.user_id), teamId: numOrNull(r.team_id ?? null) };
 }
 
 function toPrediction(r: PredictionRow): Prediction {
@@ -151,6 +168,9 @@ function toPrediction(r: PredictionRow): Prediction {
     httpRequestId: r.http_request_id ?? null,
     embedCodeId: numOrNull(r.embed_code_id ?? null),
     embedVisitor: r.embed_visitor ?? null,
+    studioId: numOrNull(r.studio_id ?? null),
+    studioMarkup: num(r.studio_markup ?? 0),
+    payer: payerOfRow(r),
   };
 }
 
@@ -180,6 +200,12 @@ export interface NewPrediction {
   /** made with an embed code (README "Embeds"): the code and the SHA-256 of the visitor id */
   embedCodeId?: number | null;
   embedVisitor?: string | null;
+  /** made in a whitelabel studio's context (README "Whitelabel studios") */
+  studioId?: number | null;
+  /** end_user_pays: the owner's part of `price` */
+  studioMarkup?: number;
+  /** owner_pays: the studio owner's wallet, which holds and pays instead of the prediction's owner */
+  payer?: Payer;
 }
 
 /** Where a prediction was submitted from: an API credential, a dashboard session, or a partner surface. */
@@ -231,6 +257,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
     input: JSON.stringify(p.input), price: p.price, webhook_url: p.webhookUrl, http_request_id: p.httpRequestId ?? null, created_at: now, updated_at: now,
     source: p.source ?? 'api',
     ...(p.embedCodeId ? { embed_code_id: p.embedCodeId, embed_visitor: p.embedVisitor ?? null } : {}),
+    ...studioColumns(p),
   };
   const checked = embed !== undefined || (limits !== undefined && (limits.perAccount > 0 || (limits.perKey > 0 && p.apiKeyId !== null)));
   // keySpendLimited: the submitting key has a spend limit (db/key-spend.ts, checked first in the transaction)
@@ -239,7 +266,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
     await db('predictions').insert(row);
     return { accepted: true };
   }
-  const payer = { userId: p.userId, teamId };
+  const payer = p.payer ?? { userId: p.userId, teamId };
   // A deadlock victim is rolled back whole (hold and insert), so running it again is safe.
   return withLockRetry(() => db.transaction(async (trx): Promise<SubmitOutcome> => {
     if (spendChecked) await checkKeySpend(trx, p.apiKeyId!, p.price, now);
@@ -260,6 +287,11 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
   }));
 }
 
+function studioColumns(p: Pick<NewPrediction, 'studioId' | 'studioMarkup' | 'payer'>): Record<string, unknown> {
+  if (!p.studioId) return {};
+  return { studio_id: p.studioId, studio_markup: p.studioMarkup ?? 0, ...(p.payer ? { payer_user_id: p.payer.userId, payer_team_id: p.payer.teamId } : {}) };
+}
+
 /** Sandbox requests are born completed, with mock outputs and no price; returns the webhook delivery's id, if any. */
 export async function insertSandboxPrediction(db: Db, p: Omit<NewPrediction, 'price'>, outputs: string[], now: number): Promise<string | null> {
   const row = {
@@ -267,6 +299,7 @@ export async function insertSandboxPrediction(db: Db, p: Omit<NewPrediction, 'pr
     input: JSON.stringify(p.input), outputs: JSON.stringify(outputs), nsfw: JSON.stringify(outputs.map(() => false)),
     price: 0, webhook_url: p.webhookUrl, http_request_id: p.httpRequestId ?? null, inference_ms: 0, created_at: now, started_at: now, completed_at: now, updated_at: now,
     source: p.source ?? 'api',
+    ...(p.studioId ? { studio_id: p.studioId } : {}),
   };
   if (!p.webhookUrl) {
     await db('predictions').insert(row);
@@ -338,9 +371,19 @@ export async function completePrediction(
     });
     if (affected(n) !== 1) return { recorded: false, deliveryId: null };
     // The wallet that held the price pays it: the team's for a team prediction.
-    await settleFor(trx, p, p.price, p.id, p.model, now);
+    await settleFor(trx, p.payer, p.price, p.id, p.model, now);
+    // end_user_pays: the studio owner's markup, a second ledger row of the same prediction
+    if (p.studioId !== null && p.studioMarkup > 0) await creditStudioOwner(trx, p, now);
     return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
   }));
+}
+
+/** Credits the studio owner's wallet (user or team) the markup of a charged prediction: a `studio_revenue` row naming it. */
+async function creditStudioOwner(trx: Knex, p: Prediction, now: number): Promise<void> {
+  const studio = await trx('studios').where('id', p.studioId).first<{ user_id: number | string; team_id: number | string | null; slug: string } | undefined>('user_id', 'team_id', 'slug');
+  if (!studio) return;
+  const owner: Payer = { userId: num(studio.user_id), teamId: numOrNull(studio.team_id) };
+  await creditWallet(trx, owner, p.studioMarkup, 'studio_revenue', `studio ${studio.slug}: ${p.model}`, now, { predictionId: p.id });
 }
 
 export async function failPrediction(db: Db, p: Prediction, error: string, now: number, code: string | null = null): Promise<Finished> {
@@ -348,7 +391,7 @@ export async function failPrediction(db: Db, p: Prediction, error: string, now: 
     const n = await trx('predictions').where({ id: p.id, status: 'processing' })
       .update({ status: 'failed', error: error.slice(0, 2000), error_code: code, completed_at: now, updated_at: now });
     if (affected(n) !== 1) return { recorded: false, deliveryId: null };
-    await releaseFor(trx, p, p.price, { predictionId: p.id, model: p.model, now });
+    await releaseFor(trx, p.payer, p.price, { predictionId: p.id, model: p.model, now });
     return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
   }));
 }
@@ -396,7 +439,7 @@ export async function cancelPrediction(db: Db, owner: Owner, id: string, now: nu
     const n = await trx('predictions').where('id', id).andWhere(ownerWhere(owner)).whereIn('status', ['queued', 'pending', 'processing'])
       .update({ status: 'cancelled', completed_at: now, updated_at: now });
     if (affected(n) !== 1) return 'finished';
-    await releaseFor(trx, { userId: num(row.user_id), teamId: numOrNull(row.team_id ?? null) }, num(row.price), { predictionId: id, model: String(row.model), now });
+    await releaseFor(trx, payerOfRow(row), num(row.price), { predictionId: id, model: String(row.model), now });
     return 'cancelled';
   });
 }

@@ -13,6 +13,8 @@ export interface SessionUser {
   sessionId: number;
   userId: number;
   role: Role;
+  /** the whitelabel studio the account belongs to (README "Whitelabel studios"); null: none */
+  studioId: number | null;
   /** set on an impersonated session: the staff member acting as the user, and their role now */
   impersonator?: { userId: number; role: Role };
 }
@@ -22,14 +24,14 @@ export async function findSessionUser(db: Db, tokenHash: string, now: number): P
   const row = await db('sessions')
     .join('users', 'users.id', 'sessions.user_id')
     .leftJoin('users as staff', 'staff.id', 'sessions.impersonator_id')
-    .select('sessions.id', 'sessions.user_id', 'users.role', 'sessions.impersonator_id', 'staff.role as impersonator_role')
+    .select('sessions.id', 'sessions.user_id', 'users.role', 'users.studio_id', 'sessions.impersonator_id', 'staff.role as impersonator_role')
     .where('sessions.token_hash', tokenHash)
     .whereNull('sessions.revoked_at')
     .andWhere('sessions.expires_at', '>', now)
-    .first<{ id: number; user_id: number; role: string; impersonator_id: number | string | null; impersonator_role: string | null } | undefined>();
+    .first<{ id: number; user_id: number; role: string; studio_id: number | string | null; impersonator_id: number | string | null; impersonator_role: string | null } | undefined>();
   if (!row) return undefined;
   return {
-    sessionId: num(row.id), userId: num(row.user_id), role: roleOf(row.role),
+    sessionId: num(row.id), userId: num(row.user_id), role: roleOf(row.role), studioId: row.studio_id === null ? null : num(row.studio_id),
     ...(row.impersonator_id == null ? {} : { impersonator: { userId: num(row.impersonator_id), role: roleOf(row.impersonator_role) } }),
   };
 }

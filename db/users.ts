@@ -49,7 +49,7 @@ export function normaliseEmail(email: string): string {
  * (verifyEmail). `passwordHash` is null for accounts created by Google sign-in.
  */
 export async function createUser(
-  db: Db, email: string, passwordHash: string | null, now: number, opts: { emailVerified?: boolean } = {},
+  db: Db, email: string, passwordHash: string | null, now: number, opts: { emailVerified?: boolean; studioId?: number | null } = {},
 ): Promise<User> {
   try {
     return await db.transaction(async (trx) => {
@@ -57,6 +57,8 @@ export async function createUser(
         email: normaliseEmail(email),
         password_hash: passwordHash,
         email_verified: opts.emailVerified ?? false,
+        // registered in a whitelabel studio (README "Whitelabel studios"); the email stays unique gateway-wide
+        studio_id: opts.studioId ?? null,
         created_at: now,
       });
       const row = await trx<UserRow>('users').where({ id }).first();
@@ -73,13 +75,21 @@ export async function findUserById(db: Db, id: number): Promise<User | undefined
   return row ? toUser(row) : undefined;
 }
 
-export async function findUserForLogin(db: Db, email: string): Promise<{ user: User; passwordHash: string | null } | undefined> {
-  const row = await db<UserRow>('users').where({ email: normaliseEmail(email) }).first();
+/**
+ * With `studioId` (a number, or null for outside every studio) only an account of that studio is
+ * found: a studio's user signs in within the studio, and nowhere else (README "Whitelabel studios").
+ */
+export async function findUserForLogin(db: Db, email: string, studioId?: number | null): Promise<{ user: User; passwordHash: string | null } | undefined> {
+  const q = db<UserRow>('users').where({ email: normaliseEmail(email) });
+  if (studioId !== undefined) q.andWhere((w) => { if (studioId === null) w.whereNull('studio_id'); else w.where('studio_id', studioId); });
+  const row = await q.first();
   return row ? { user: toUser(row), passwordHash: row.password_hash } : undefined;
 }
 
-export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
-  const row = await db<UserRow>('users').where({ email: normaliseEmail(email) }).first();
+export async function findUserByEmail(db: Db, email: string, studioId?: number | null): Promise<User | undefined> {
+  const q = db<UserRow>('users').where({ email: normaliseEmail(email) });
+  if (studioId !== undefined) q.andWhere((w) => { if (studioId === null) w.whereNull('studio_id'); else w.where('studio_id', studioId); });
+  const row = await q.first();
   return row ? toUser(row) : undefined;
 }
 

@@ -31,9 +31,10 @@ export interface Payer {
  * `hold`, `release`, `topup` (admin top-up, team top-up), `deduction` (admin), `refund` (credits
  * back for a prediction), `grant` (credit given: operator grants, tests), `signup` (the sign-up
  * credit), `opening` (what a wallet held when the ledger started, migration 1601), `subscription`
- * (a subscription period's expiring grant) and `expiry` (grant credit that expired unspent).
+ * (a subscription period's expiring grant), `expiry` (grant credit that expired unspent) and
+ * `studio_revenue` (a whitelabel studio owner's markup on a charged prediction, end_user_pays).
  */
-export const LEDGER_KINDS = ['hold', 'prediction', 'release', 'topup', 'deduction', 'refund', 'grant', 'signup', 'opening', 'subscription', 'expiry'] as const;
+export const LEDGER_KINDS = ['hold', 'prediction', 'release', 'topup', 'deduction', 'refund', 'grant', 'signup', 'opening', 'subscription', 'expiry', 'studio_revenue'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 function walletTable(payer: Payer): 'users' | 'teams' {
@@ -299,9 +300,12 @@ export async function refundPrediction(db: Knex, predictionId: string, amount: n
   // Who paid never changes, so it is read before the transaction: on MariaDB a transaction's
   // snapshot starts at its first plain read, and that must come after the wallet lock, or two
   // concurrent refunds would not see each other's rows.
-  const p = await db('predictions').where('id', predictionId).first<{ user_id: number; team_id: number | null } | undefined>('user_id', 'team_id');
+  const p = await db('predictions').where('id', predictionId)
+    .first<{ user_id: number; team_id: number | null; payer_user_id: number | null; payer_team_id: number | null } | undefined>('user_id', 'team_id', 'payer_user_id', 'payer_team_id');
   if (!p) return { outcome: 'not-found' };
-  const payer: Payer = { userId: num(p.user_id), teamId: p.team_id === null || p.team_id === undefined ? null : num(p.team_id) };
+  // a whitelabel studio's owner_pays prediction was paid by the studio owner (payer_*)
+  const [u, t] = p.payer_user_id === null || p.payer_user_id === undefined ? [p.user_id, p.team_id] : [p.payer_user_id, p.payer_team_id];
+  const payer: Payer = { userId: num(u), teamId: t === null || t === undefined ? null : num(t) };
   return withLockRetry(() => db.transaction(async (trx): Promise<RefundOutcome> => {
     await lockWallet(trx, payer);
     if (payer.teamId !== null) {

@@ -28,7 +28,7 @@ export const register: Handler<'register'> = async (ctx) => {
   // The registration budget (x-rate-limit) was counted before this hash: each costs a 32 MiB scrypt.
   let user: User;
   try {
-    user = await createUser(app.db, email, await hashPassword(password), app.clock());
+    user = await createUser(app.db, email, await hashPassword(password), app.clock(), { studioId: ctx.studio?.id ?? null });
   } catch (err) {
     if (err instanceof DuplicateError) throw new ConflictError(err.message);
     throw err;
@@ -41,7 +41,7 @@ export const register: Handler<'register'> = async (ctx) => {
 /** Checks email and password; the same 401 for an unknown email, a wrong password and an account without a password. */
 async function authenticate(ctx: OperationContext<'login' | 'cliLogin'>): Promise<User> {
   const { email, password } = ctx.body;
-  const found = await findUserForLogin(ctx.app.db, email);
+  const found = await findUserForLogin(ctx.app.db, email, ctx.studio?.id ?? null);
   const ok = await verifyPassword(password, found?.passwordHash ?? null);
   Object.assign(ctx.audit, { userId: found?.user.id, method: 'password' });
   if (!found || !ok) throw new UnauthorizedError('incorrect email or password');

@@ -3,15 +3,16 @@
 // one source), and calculateDynamicCost prices an input with the function the submit holds
 // (spec/pricing.ts computePriceBreakdown), after the same validation and defaults.
 import type { Handler, ReplyOf } from './types.ts';
-import type { App } from '../lib/context.ts';
+import type { App, StudioContext } from '../lib/context.ts';
 import type { Owner } from '../lib/owner.ts';
 import { NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { toValidationItems } from '../lib/validation-errors.ts';
 import type { AjvLikeError } from '../lib/validation-errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import { applyDiscount, chooseDiscount, computePriceBreakdown } from '../spec/pricing.ts';
+import { applyDiscount, chooseDiscount, computePriceBreakdown, studioPrice } from '../spec/pricing.ts';
 import type { PriceBreakdown } from '../spec/pricing.ts';
 import { discountsForModel } from '../db/discounts.ts';
+import { studioHides } from './studios.ts';
 import { getBalance, getTeamBalance } from '../db/wallet.ts';
 import { entryOf } from './models.ts';
 import type { ModelEntry } from './models.ts';
@@ -37,9 +38,10 @@ function taskOf(app: App, entry: ModelEntry, withSchema: boolean): Task {
 }
 
 /** GET /app/get_homepage_models: one model per (category, tier), the first available one in spec order, else the first. */
-export const getHomepageModels: Handler<'getHomepageModels'> = async ({ app }) => {
+export const getHomepageModels: Handler<'getHomepageModels'> = async ({ app, studio }) => {
   const picked = new Map<string, ModelEntry>();
   for (const model of app.spec.models.values()) {
+    if (studioHides(studio, model.operationId)) continue;
     const entry = entryOf(app, model);
     const slot = `${entry.category}\u0000${entry.tier}`;
     const held = picked.get(slot);
@@ -51,9 +53,9 @@ export const getHomepageModels: Handler<'getHomepageModels'> = async ({ app }) =
 };
 
 /** GET /app/get-task-data?name=<slug>: one model with its input schema. */
-export const getTaskData: Handler<'getTaskData'> = async ({ app, query }) => {
+export const getTaskData: Handler<'getTaskData'> = async ({ app, query, studio }) => {
   const model = app.spec.models.get(query.name);
-  if (!model) throw new NotFoundError(`no model ${query.name} on this gateway; GET /api/v1/models lists them`);
+  if (!model || studioHides(studio, model.operationId)) throw new NotFoundError(`no model ${query.name} on this gateway; GET /api/v1/models lists them`);
   return taskOf(app, entryOf(app, model), true);
 };
 
@@ -82,31 +84,38 @@ function validatedInput(app: App, model: ModelInfo, input: Record<string, unknow
 /** What a production submit of an input to a model holds: the list price, the discount that applies, the price after it. */
 export interface Priced {
   breakdown: PriceBreakdown;
+  /** the price before the discount: the gateway's list price, or in a studio its studio price (README "Whitelabel studios") */
   listPrice: number;
   /** the one discount applied (README "Discounts"); null: none */
   discountPercent: number | null;
   price: number;
+  /** in a studio (end_user_pays): the owner's markup in `price`, credited to the owner on the charge; 0 otherwise */
+  studioMarkup: number;
 }
 
 /**
  * THE price function: the quote (calculateDynamicCost) and the submit's hold (handlers/generate.ts)
  * both come through here, so a quote equals the charge. The discount is that of the wallet that
- * pays (`owner`: the team for team keys, team embed codes and `team_id`), chosen by
- * spec/pricing.ts chooseDiscount at the app's clock, and applied by applyDiscount.
+ * pays (`owner`: the team for team keys, team embed codes and `team_id`; in an `owner_pays` studio
+ * the studio owner's), chosen by spec/pricing.ts chooseDiscount at the app's clock, and applied
+ * by applyDiscount to the gateway's list price. A studio's markup (spec/pricing.ts studioPrice)
+ * is added after the discount and is the studio owner's whole: a discount is the gateway's to give.
  */
-export async function priceFor(app: App, owner: Owner, model: ModelInfo, input: Readonly<Record<string, unknown>>): Promise<Priced> {
+export async function priceFor(app: App, owner: Owner, model: ModelInfo, input: Readonly<Record<string, unknown>>, studio?: StudioContext | null): Promise<Priced> {
   const breakdown = computePriceBreakdown(model.price, input);
-  const discount = breakdown.total > 0 ? chooseDiscount(await discountsForModel(app.db, owner, model.operationId), model.operationId, app.clock()) : null;
+  const payer = studio?.payerMode === 'owner_pays' ? { userId: studio.userId, teamId: studio.teamId } : owner;
+  const discount = breakdown.total > 0 ? chooseDiscount(await discountsForModel(app.db, payer, model.operationId), model.operationId, app.clock()) : null;
   const discountPercent = discount?.percentOff ?? null;
-  return { breakdown, listPrice: breakdown.total, discountPercent, price: applyDiscount(breakdown.total, discountPercent) };
+  const studioMarkup = studio ? studioPrice(studio, model.operationId, breakdown.total) - breakdown.total : 0;
+  return { breakdown, listPrice: breakdown.total + studioMarkup, discountPercent, price: applyDiscount(breakdown.total, discountPercent) + studioMarkup, studioMarkup };
 }
 
 /** POST /app/calculate_dynamic_cost: what a production submit of `input` would hold, with the paying wallet's balance. */
-export const calculateDynamicCost: Handler<'calculateDynamicCost'> = async ({ app, caller, body }) => {
+export const calculateDynamicCost: Handler<'calculateDynamicCost'> = async ({ app, caller, body, studio }) => {
   const model = app.spec.models.get(body.model);
-  if (!model) throw new NotFoundError(`no model ${body.model} on this gateway; GET /api/v1/models lists them`);
+  if (!model || studioHides(studio, model.operationId)) throw new NotFoundError(`no model ${body.model} on this gateway; GET /api/v1/models lists them`);
   const input = validatedInput(app, model, body.input);
-  const { breakdown: b, listPrice, discountPercent, price: cost } = await priceFor(app, caller.owner, model, input);
+  const { breakdown: b, listPrice, discountPercent, price: cost } = await priceFor(app, caller.owner, model, input, studio);
   const { teamId, userId } = caller.owner;
   const { balance } = teamId === null ? await getBalance(app.db, userId) : await getTeamBalance(app.db, teamId);
   return {

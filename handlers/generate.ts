@@ -1,9 +1,10 @@
 // POST /api/v1/{model-endpoint}: every model endpoint of the spec lands here.
-import { EmbedRefusedError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
+import { EmbedRefusedError, NotFoundError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import { generationLimits } from './rate-limit.ts';
 import { resolveInputLoras } from './loras.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { priceFor } from './catalog.ts';
+import { studioHides } from './studios.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { insertSandboxPrediction, newPredictionId, submitPrediction } from '../db/predictions.ts';
@@ -52,8 +53,8 @@ async function submitted(ctx: ModelContext, id: string, status: Submitted['statu
   }
   const { teamId, userId } = caller.owner;
   let response = h.response(answer).header('X-Cost', String(price));
-  // an embed code's visitor never learns the owner's balance
-  if (!caller.embed) {
+  // an embed code's visitor never learns the owner's balance, nor a studio's user the owner's (owner_pays)
+  if (!caller.embed && ctx.studio?.payerMode !== 'owner_pays') {
     // known without another read: the hold's (production) or the key's owner read with the key (sandbox, which moves nothing)
     const balance = knownBalance ?? (teamId === null ? await getBalance(app.db, userId) : await getTeamBalance(app.db, teamId)).balance;
     response = response.header('X-Balance-Remaining', String(balance));
@@ -62,7 +63,9 @@ async function submitted(ctx: ModelContext, id: string, status: Submitted['statu
 }
 
 export const generate: ModelHandler = async (ctx) => {
-  const { app, caller, model, query, request } = ctx;
+  const { app, caller, model, query, request, studio } = ctx;
+  // README "Whitelabel studios": in a studio's context only its allowed models exist
+  if (studioHides(studio, model.operationId)) throw new NotFoundError(`no model ${model.operationId} in this studio`);
   // `loras` (families whose schema declares it): 422 for an unknown, foreign or other-family LoRA, sandbox included.
   const body = await resolveInputLoras(app, caller.owner, model, ctx.body);
   // set by plugins/request-log.ts; carried into the queue messages for the worker's log lines
@@ -77,12 +80,13 @@ export const generate: ModelHandler = async (ctx) => {
   // A team owner (team_id, or a team's key) pays from the team wallet and owns the record.
   const { embed } = caller;
   // source: an embed code's kind; a session is the dashboard; keys and tokens are the API
-  const source = embed ? embed.kind : caller.via === 'session' ? 'dashboard' as const : 'api' as const;
+  const source = embed ? embed.kind : studio ? 'studio' as const : caller.via === 'session' ? 'dashboard' as const : 'api' as const;
   const base = {
     id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input: body, webhookUrl: webhook,
     httpRequestId: requestId ?? null, source,
     // README "Embeds": the code and visitor it was made for (plugins/embed.ts refused a webhook)
     ...(embed ? { embedCodeId: embed.codeId, embedVisitor: embed.visitorHash } : {}),
+    ...(studio ? { studioId: studio.id } : {}),
   };
 
   if (caller.isTest) {
@@ -102,8 +106,13 @@ export const generate: ModelHandler = async (ctx) => {
   }
 
   // The hold fails with InsufficientCreditError (402 insufficient_credit, lib/errors.ts).
-  // the one price function (the quote's too): list price, the paying wallet's discount, the price after it
-  const { price, listPrice, discountPercent } = await priceFor(app, caller.owner, model, body);
+  // the one price function (the quote's too): list price, the paying wallet's discount, the price after it,
+  // and in a studio its markup (end_user_pays: the end user pays it, the owner is credited it on the
+  // charge; owner_pays: the studio owner's wallet pays the list price)
+  const { price, listPrice, discountPercent, studioMarkup } = await priceFor(app, caller.owner, model, body, studio);
+  const studioBilling = studio
+    ? (studio.payerMode === 'owner_pays' ? { payer: { userId: studio.userId, teamId: studio.teamId } } : { studioMarkup })
+    : {};
   // The concurrency limits are counted in the hold's transaction (the requests-per-minute ones
   // were counted before the handler: x-rate-limit: generations).
   const limits = generationLimits(app.config.generateRateLimit, caller);
@@ -112,7 +121,7 @@ export const generate: ModelHandler = async (ctx) => {
   }
   const embedLimits = embed ? { codeId: embed.codeId, dailyCap: embed.dailyCap, monthlyCap: embed.monthlyCap, maxConcurrent: embed.maxConcurrent } : undefined;
     // A key's spend limit (402 key_spend_limit_exceeded) is checked in the hold's transaction too (db/key-spend.ts).
-  const outcome = await submitPrediction(app.db, { ...base, price, listPrice, discountPercent }, now, { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, {
+  const outcome = await submitPrediction(app.db, { ...base, ...studioBilling, price, listPrice, discountPercent }, now, { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, {
     keySpendLimited: caller.keySpendLimited === true, ...(embedLimits ? { embed: embedLimits } : {}),
   });
   if (!outcome.accepted && outcome.scope === 'embed-daily') throw new EmbedRefusedError(402, 'embed_daily_cap_reached', 'this embed code has reached its daily spending cap; try again tomorrow (UTC)');

@@ -28,6 +28,7 @@ import {
 } from './teams.ts';
 import { bulkDeleteUsageLogs, bulkUpdateReviewStatus, getGallery, getRunHistory, searchRunHistory, updateReviewStatus } from './run-history.ts';
 import { listCreditTransactions } from './ledger.ts';
+import { createStudio, disableStudio, getStudio, getStudioUsage, listStudios, updateStudio } from './studios.ts';
 import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets } from './media.ts';
 import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
 import { deleteModelDiscount, listModelDiscounts, myModelDiscounts, upsertModelDiscounts } from './discounts.ts';
@@ -135,6 +136,12 @@ const handlers: HandlerMap = {
   getEmbedCode,
   updateEmbedCode,
   revokeEmbedCode,
+  createStudio,
+  listStudios,
+  getStudio,
+  updateStudio,
+  disableStudio,
+  getStudioUsage,
   getModelNameForEmbedcode,
 };
 

@@ -53,7 +53,7 @@ export function entryOf(app: App, model: ModelInfo): ModelEntry {
   };
 }
 
-export const listModels: Handler<'listModels'> = async ({ app, query }) => {
+export const listModels: Handler<'listModels'> = async ({ app, query, studio }) => {
   const vocabulary = catalogVocabulary(app.spec.document as unknown as Record<string, unknown>);
   // The vocabulary is data (x-catalog), so the filters are checked against it here rather than
   // by an enum the spec would have to repeat.
@@ -63,6 +63,8 @@ export const listModels: Handler<'listModels'> = async ({ app, query }) => {
   }
   if (problems.length) throw new ValidationFailedError(problems);
   const models = [...app.spec.models.values()]
+    // README "Whitelabel studios": a studio lists only its allowed models
+    .filter((m) => studio === undefined || studio.allowedModels.includes(m.operationId))
     .filter((m) => (query.category === undefined || m.category === query.category) && (query.tier === undefined || m.tier === query.tier))
     .map((m) => entryOf(app, m));
   return { models };

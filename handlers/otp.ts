@@ -32,7 +32,7 @@ const BAD_CODE = 'invalid or expired code: a code works once, for 10 minutes, an
 
 async function mailCode(ctx: OperationContext<'requestOtp' | 'forgotPassword'>, purpose: OtpPurpose) {
   const { email } = ctx.body;
-  const user = await findUserByEmail(ctx.app.db, email);
+  const user = await findUserByEmail(ctx.app.db, email, ctx.studio?.id ?? null);
   if (user) await issueOtp(ctx, user, purpose);
   return CODE_SENT;
 }
@@ -44,7 +44,7 @@ export const forgotPassword: Handler<'forgotPassword'> = (ctx) => mailCode(ctx, 
 async function redeem(ctx: OperationContext<'loginOtp' | 'verifyOtp' | 'resetPassword'>, purpose: OtpPurpose, then?: (user: User, trx: App['db']) => Promise<void>): Promise<User> {
   const { email, otp: code } = ctx.body;
   const { app } = ctx;
-  const user = await findUserByEmail(app.db, email);
+  const user = await findUserByEmail(app.db, email, ctx.studio?.id ?? null);
   if (!user) {
     otpHash(0, purpose, code); // the digest a known account would cost
     ctx.audit.purpose = purpose;

@@ -4,7 +4,7 @@
 // error. Protected operations (the spec declares security) always receive a caller with its owner.
 import type { Request, ResponseToolkit, ResponseObject } from '@hapi/hapi';
 import type { App } from '../lib/context.ts';
-import type { Caller } from '../lib/context.ts';
+import type { Caller, StudioContext } from '../lib/context.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import type { Owner } from '../lib/owner.ts';
 import type { AuditFields } from './audit.ts';
@@ -52,6 +52,8 @@ export interface OperationContext<Id extends OperationId> {
   caller: CallerFor<Id>;
   /** fields for the operation's declared audit event (`x-audit`), which the route bridge logs */
   audit: AuditFields;
+  /** the whitelabel studio whose context the request is in (README "Whitelabel studios") */
+  studio?: StudioContext;
 }
 
 /**
@@ -73,6 +75,8 @@ export interface ModelContext {
   body: Record<string, unknown>;
   caller: OwnedCaller;
   model: ModelInfo;
+  /** the whitelabel studio whose context the request is in (README "Whitelabel studios") */
+  studio?: StudioContext;
 }
 /** The submit answer; a handler returns it inside a hapi response to add the cost headers. */
 export type ModelHandler = (ctx: ModelContext) => Promise<ReplyOf<ModelOperationId> | ResponseObject>;
@@ -98,6 +102,8 @@ export interface HandlerContext {
   audit: AuditFields;
   /** set on model endpoints */
   model?: ModelInfo;
+  /** the whitelabel studio whose context the request is in (plugins/whitelabel.ts), applied by the route bridge */
+  studio?: StudioContext;
 }
 
 /** `Handler<'opId'>`: the typed contract, the only one (every module is converted). */

@@ -68,6 +68,8 @@ export interface Caller {
   keyLimits?: { rateLimitPerMinute: number | null; maxConcurrent: number | null };
   /** the presenting key has a spend limit per period (checked again, under a lock, at hold time: db/key-spend.ts) */
   keySpendLimited?: boolean;
+  /** the studio the caller's user belongs to (null: none); set by the credential plugins that read it with the user, else looked up (plugins/whitelabel.ts) */
+  studioId?: number | null;
   /** set for an embed or agent embed code (plugins/embed.ts, README "Embeds") */
   embed?: EmbedGrant;
   /**
@@ -91,4 +93,17 @@ export interface EmbedGrant {
   maxConcurrent: number | null;
   /** SHA-256 of the visitor id (X-Embed-Visitor) the request acts for */
   visitorHash: string;
+}
+
+/** A whitelabel studio's context on a request (plugins/whitelabel.ts, README "Whitelabel studios"). */
+export interface StudioContext {
+  id: number;
+  slug: string;
+  /** the owner: a user, or (teamId set) a team and the user who created the studio */
+  userId: number;
+  teamId: number | null;
+  allowedModels: readonly string[];
+  payerMode: 'owner_pays' | 'end_user_pays';
+  markupPercent: number;
+  modelPrices: Readonly<Record<string, number>>;
 }

@@ -42,7 +42,11 @@ export type ErrorCode =
   | 'embed_visitor_invalid'
   | 'embed_cost_cap_exceeded'
   | 'embed_daily_cap_reached'
-  | 'embed_monthly_cap_reached';
+  | 'embed_monthly_cap_reached'
+  // whitelabel studios (README "Whitelabel studios")
+  | 'studio_not_found'
+  | 'studio_forbidden'
+  | 'studio_required';
 
 const CODE_FOR_STATUS: Readonly<Record<number, ErrorCode>> = {
   400: 'invalid_input',
@@ -221,6 +225,17 @@ export class EmbedRefusedError extends DomainError {
   readonly status: number;
   readonly code: ErrorCode;
   constructor(status: 401 | 402 | 403 | 404 | 422, code: Extract<ErrorCode, `embed_${string}`>, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** A refusal in a whitelabel studio's context (README "Whitelabel studios"): the status and one of the studio_* codes. */
+export class StudioRefusedError extends DomainError {
+  readonly status: number;
+  readonly code: ErrorCode;
+  constructor(status: 403 | 404, code: Extract<ErrorCode, `studio_${string}`>, message: string) {
     super(message);
     this.status = status;
     this.code = code;

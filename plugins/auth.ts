@@ -68,6 +68,8 @@ export const apiKeyPlugin = {
         const caller: Caller = {
           userId: key.userId, role: key.teamId === null ? key.ownerRole : 'user', via: 'api-key', apiKeyId: key.id, isTest: key.isTest, scopes, ...(key.teamId === null ? {} : { keyTeamId: key.teamId }),
           keyLimits: { rateLimitPerMinute: key.rateLimitPerMinute, maxConcurrent: key.maxConcurrent },
+          // a team key is the team's, never a studio user's (plugins/whitelabel.ts)
+          studioId: key.teamId === null ? key.ownerStudioId : null,
           ...(key.spendLimit === null ? {} : { keySpendLimited: true }),
           ...(key.teamId === null ? { keyOwnerBalance: key.ownerBalance } : {}),
         };
@@ -96,7 +98,7 @@ export const sessionPlugin = {
         if (user.impersonator && !roleAllows(user.impersonator.role, IMPERSONATING_ROLES)) {
           throw httpError(401, 'this session was opened by a staff member who no longer holds the support or admin role', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
         }
-        const caller: Caller = { userId: user.userId, role: user.role, via: 'session', apiKeyId: null, isTest: false, scopes: ALL_SCOPES, sessionId: user.sessionId, ...(user.impersonator ? { impersonator: user.impersonator } : {}) };
+        const caller: Caller = { userId: user.userId, role: user.role, via: 'session', apiKeyId: null, isTest: false, scopes: ALL_SCOPES, sessionId: user.sessionId, studioId: user.studioId, ...(user.impersonator ? { impersonator: user.impersonator } : {}) };
         return h.authenticated({ credentials: { user: { caller }, scope: [...ALL_SCOPES] } });
       },
     }));

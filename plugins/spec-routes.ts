@@ -360,6 +360,8 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, roles ? undefined : teamIdOf(query, payload, params, teamPermission), teamPermission) } as HandlerContext['caller'] : null,
         audit: {},
         ...(model ? { model } : {}),
+        // the whitelabel studio's context (plugins/whitelabel.ts resolved and checked it); handlers apply it
+        ...(request.app.studio ? { studio: request.app.studio } : {}),
       };
       // what a role operation's handler adds to its audit row (target, reason), read at onPreResponse
       if (roles) request.app.adminAudit = ctx.audit;

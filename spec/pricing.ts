@@ -141,3 +141,23 @@ export function applyDiscount(listPrice: number, percentOff: number | null): num
   if (percentOff === null) return listPrice;
   return Math.floor((listPrice * (100 - percentOff)) / 100);
 }
+
+/** What a whitelabel studio charges on top of list prices (README "Whitelabel studios"). */
+export interface StudioPricing {
+  payerMode: 'owner_pays' | 'end_user_pays';
+  markupPercent: number;
+  /** credits per run for some models, instead of the markup */
+  modelPrices: Readonly<Record<string, number>>;
+}
+
+/**
+ * List price -> studio price: the model's own price where the studio sets one, else the list price
+ * plus the markup (rounded up); never below the list price (the gateway is always paid its list
+ * price, the markup is the owner's). `owner_pays`: the owner pays the list price, no markup.
+ */
+export function studioPrice(studio: StudioPricing, model: string, listPrice: number): number {
+  if (studio.payerMode === 'owner_pays') return listPrice;
+  const fixed = studio.modelPrices[model];
+  const price = fixed !== undefined ? fixed : Math.ceil((listPrice * (100 + studio.markupPercent)) / 100);
+  return Math.max(listPrice, price);
+}

@@ -1383,6 +1383,96 @@ export interface paths {
         patch: operations["updateEmbedCode"];
         trace?: never;
     };
+    "/app/studios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List whitelabel studios
+         * @description The owner's studios, newest first, disabled ones included (with `disabled_at`).
+         */
+        get: operations["listStudios"];
+        put?: never;
+        /**
+         * Create a whitelabel studio
+         * @description Creates a whitelabel studio (README "Whitelabel studios"): a branded storefront of this gateway
+         *     whose end users register and sign in within it (`x-whitelabel-studio: <slug>` on /auth routes, or a
+         *     request whose `Host` is one of its `domains`). `slug` is lowercase letters, digits and `-` (3–40,
+         *     unique: 409 when taken); `domains` are hostnames, unique across studios (409); `allowed_models`
+         *     are model endpoint slugs (422 for an unknown one); the studio price of a run is the list price plus
+         *     `markup_percent`, or `model_prices[model]` (credits per run) where set, never below the list price.
+         *     `payer_mode`: `owner_pays` (the owner's wallet is charged the list price for every end user's run)
+         *     or `end_user_pays` (the end user's wallet is charged the studio price and the owner's wallet is
+         *     credited the markup, a `studio_revenue` ledger row of the same prediction). With `team_id` the team
+         *     owns it (`manage_keys`).
+         */
+        post: operations["createStudio"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/studios/{studio_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The studio's `id`. */
+                studio_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a whitelabel studio
+         * @description One of the owner's studios; another owner's id is 404.
+         */
+        get: operations["getStudio"];
+        put?: never;
+        post?: never;
+        /**
+         * Disable a whitelabel studio
+         * @description The studio is 404 (`studio_not_found`) from its next request on, for its end users too; its history stays. Disabling a disabled studio changes nothing.
+         */
+        delete: operations["disableStudio"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a whitelabel studio
+         * @description Changes any setting but the slug; a disabled studio is 404. Takes effect on the next request.
+         */
+        patch: operations["updateStudio"];
+        trace?: never;
+    };
+    "/app/studios/{studio_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The studio's `id`. */
+                studio_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * A studio's usage and revenue
+         * @description The studio's production runs (predictions made in its context that were not failed or cancelled)
+         *     created in [`from`, `to`) (default: the last 30 days, UTC): how many, what they cost the paying
+         *     wallets (`spend`), and the owner's `revenue` (the `studio_revenue` credited, `end_user_pays`),
+         *     in total, by UTC day and by model.
+         */
+        get: operations["getStudioUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/credit_transactions": {
         parameters: {
             query?: never;
@@ -2816,7 +2906,7 @@ export interface components {
         };
         CreditTransaction: {
             id: number;
-            /** @description What moved the credit, e.g. `signup` (sign-up credit), `topup` (a purchase or an admin top-up), `prediction` (a completed prediction's charge), `refund`, `adjustment` (an admin correction or deduction). Open-ended: new kinds may appear, so treat an unknown one as a plain credit move. */
+            /** @description What moved the credit, e.g. `signup` (sign-up credit), `topup` (a purchase or an admin top-up), `prediction` (a completed prediction's charge), `refund`, `adjustment` (an admin correction or deduction), `studio_revenue` (a whitelabel studio owner's markup on an end user's charged run). Open-ended: new kinds may appear, so treat an unknown one as a plain credit move. */
             kind: string;
             /** @description Signed amount in credits; positive adds credit, negative removes it. */
             amount: number;
@@ -3632,6 +3722,88 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             revoked_at: string | null;
+        };
+        /** @description How the studio's pages look. Colours are `#rgb` or `#rrggbb`; the logo an https URL. */
+        StudioBranding: {
+            logo_url?: string | null;
+            primary_color?: string | null;
+            accent_color?: string | null;
+        };
+        StudioSettings: {
+            name?: string;
+            branding?: components["schemas"]["StudioBranding"];
+            /** @description Hostnames (no scheme, no port) that select this studio without the header; unique across studios. */
+            domains?: string[];
+            /** @description Model endpoint slugs the studio's users see and run; every other model is 404 in the studio. */
+            allowed_models?: string[];
+            /** @description The studio price is the list price plus this percent (rounded up). */
+            markup_percent?: number;
+            /** @description Credits per run for some models, instead of the markup (never below the list price). */
+            model_prices?: {
+                [key: string]: number;
+            };
+            /** @enum {string} */
+            payer_mode?: "owner_pays" | "end_user_pays";
+        };
+        StudioCreateRequest: {
+            /** @description The `x-whitelabel-studio` header value; lowercase, 3–40 characters, unique. */
+            slug: string;
+            name: string;
+            branding?: components["schemas"]["StudioBranding"];
+            /** @description Hostnames (no scheme, no port) that select this studio without the header; unique across studios. */
+            domains?: string[];
+            /** @description Model endpoint slugs the studio's users see and run; every other model is 404 in the studio. */
+            allowed_models: string[];
+            /** @description The studio price is the list price plus this percent (rounded up). */
+            markup_percent?: number;
+            /** @description Credits per run for some models, instead of the markup (never below the list price). */
+            model_prices?: {
+                [key: string]: number;
+            };
+            /** @enum {string} */
+            payer_mode: "owner_pays" | "end_user_pays";
+        };
+        StudioResponse: {
+            id: number;
+            slug: string;
+            name: string;
+            branding: components["schemas"]["StudioBranding"];
+            domains: string[];
+            allowed_models: string[];
+            markup_percent: number;
+            model_prices: {
+                [key: string]: number;
+            };
+            /** @enum {string} */
+            payer_mode: "owner_pays" | "end_user_pays";
+            team_id: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            disabled_at: string | null;
+        };
+        StudioUsageRow: {
+            /** @description YYYY-MM-DD (UTC), in by_day */
+            day?: string;
+            /** @description in by_model */
+            model?: string;
+            runs: number;
+            /** @description Credits the paying wallets were held or charged. */
+            spend: number;
+            /** @description Credits credited to the owner (studio_revenue). */
+            revenue: number;
+        };
+        StudioUsage: {
+            studio_id: number;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            runs: number;
+            spend: number;
+            revenue: number;
+            by_day: components["schemas"]["StudioUsageRow"][];
+            by_model: components["schemas"]["StudioUsageRow"][];
         };
         DynamicCostRequest: {
             /** @description Model endpoint slug (its operationId). */
@@ -7261,6 +7433,204 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listStudios: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The studios. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StudioResponse"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createStudio: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StudioCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The studio. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StudioResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getStudio: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path: {
+                /** @description The studio's `id`. */
+                studio_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The studio. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StudioResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    disableStudio: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path: {
+                /** @description The studio's `id`. */
+                studio_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The disabled studio. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StudioResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateStudio: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path: {
+                /** @description The studio's `id`. */
+                studio_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StudioSettings"];
+            };
+        };
+        responses: {
+            /** @description The studio as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StudioResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getStudioUsage: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+                /** @description Start (inclusive). */
+                from?: string;
+                /** @description End (exclusive). */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The studio's `id`. */
+                studio_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StudioUsage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listCreditTransactions: {
         parameters: {
             query?: {
@@ -9912,6 +10282,7 @@ export type ProtectedOperationId =
     | "createLora"
     | "createMediaAsset"
     | "createOAuthClient"
+    | "createStudio"
     | "createTeam"
     | "createTeamApiKey"
     | "createTeamInvite"
@@ -9920,6 +10291,7 @@ export type ProtectedOperationId =
     | "deleteModelDiscount"
     | "deleteOAuthClient"
     | "deleteTeam"
+    | "disableStudio"
     | "exportAccount"
     | "forma-v1-fast-text-to-3d"
     | "forma-v2-best-image-to-3d"
@@ -9931,6 +10303,8 @@ export type ProtectedOperationId =
     | "getPredictionResponse"
     | "getPredictionResult"
     | "getRunHistory"
+    | "getStudio"
+    | "getStudioUsage"
     | "getTeam"
     | "getUserDetails"
     | "getUserKeys"
@@ -9943,6 +10317,7 @@ export type ProtectedOperationId =
     | "listModelDiscounts"
     | "listOAuthClients"
     | "listOwnLoras"
+    | "listStudios"
     | "listTeamApiKeys"
     | "listTeamInvites"
     | "listTeamMembers"
@@ -9974,6 +10349,7 @@ export type ProtectedOperationId =
     | "updateApiKey"
     | "updateEmbedCode"
     | "updateReviewStatus"
+    | "updateStudio"
     | "updateTeamApiKey"
     | "upsertModelDiscounts"
     | "veloce-v2-fast-image-to-video"

@@ -31,7 +31,7 @@ import { scopeNames } from '../../spec/scopes.ts';
 import { upsertDiscounts } from '../../db/discounts.ts';
 
 /** The kinds of owned records an id can name. */
-type Kind = 'prediction' | 'apiKey' | 'oauthClient' | 'team' | 'member' | 'invite' | 'delivery' | 'mediaAsset' | 'embedCode' | 'discount';
+type Kind = 'prediction' | 'apiKey' | 'oauthClient' | 'team' | 'member' | 'invite' | 'delivery' | 'mediaAsset' | 'embedCode' | 'discount' | 'studio';
 
 /** A parameter's name -> the kind of record its value names, wherever the name is unambiguous. */
 const PARAM_KINDS: Readonly<Record<string, Kind>> = {
@@ -43,6 +43,7 @@ const PARAM_KINDS: Readonly<Record<string, Kind>> = {
   asset_id: 'mediaAsset',
   embed_code_id: 'embedCode',
   discount_id: 'discount',
+  studio_id: 'studio',
 };
 
 /** Parameters whose name alone does not say (`id`), per operation. */
@@ -88,6 +89,8 @@ const BODIES: Readonly<Record<string, object>> = {
   adminDeleteUser: { email: 'someone@example.com' },
   createEmbedCode: { kind: 'embed', name: 'made by another tenant', models: ['canvas-v1-fast-text-to-image'] },
   updateEmbedCode: { name: 'renamed by another tenant' },
+  createStudio: { slug: 'made-by-another-tenant', name: 'made by another tenant', allowed_models: ['canvas-v1-fast-text-to-image'], payer_mode: 'owner_pays' },
+  updateStudio: { name: 'renamed by another tenant' },
 };
 
 /** Required query parameters that are not ids, for the operations that have them. */
@@ -150,6 +153,7 @@ const UNKNOWN: Readonly<Record<Kind, string | number>> = {
   mediaAsset: 987_654_321,
   embedCode: 987_654_321,
   discount: 987_654_321,
+  studio: 987_654_321,
 };
 
 /** A raw API key the way the gateway makes them (prefix + 256 random bits), and its stored digest. */
@@ -232,6 +236,13 @@ async function tenant(label: string): Promise<Tenant> {
   const discounts = await upsertDiscounts(db, [{ userId: acct.userId, teamId: null }, { userId: acct.userId, teamId }].map((owner) => ({
     owner, model: '*', percentOff: 10, expiresAt: null, reason: `${tag} deal`, createdBy: acct.userId,
   })), now);
+  const studio = async (query: Record<string, number>, n: number) => {
+    const slug = `${tag}-studio-${n}-${crypto.randomBytes(4).toString('hex')}`.toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 40);
+    const res = await callOperation<{ id: number }>(gw, 'createStudio', { as: session, query, body: { slug, name: `${tag}-studio`, allowed_models: ['canvas-v1-fast-text-to-image'], payer_mode: 'end_user_pays' } });
+    if (res.status !== 201) throw new Error(`createStudio: ${res.status}`);
+    return res.body.id;
+  };
+  const studios = [await studio({}, 1), await studio({ team_id: teamId }, 2)];
 
   const keyIds = (await db('api_keys').where({ user_id: acct.userId }).orderBy('id')).map((r: { id: number }) => Number(r.id));
   return {
@@ -249,6 +260,7 @@ async function tenant(label: string): Promise<Tenant> {
       mediaAsset: assetIds,
       embedCode: embedCodes,
       discount: discounts.map((d) => d.id),
+      studio: studios,
     },
     teamId,
     teamPredictionId,

@@ -81,6 +81,13 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   getEmbedCode: 'keys:manage',
   updateEmbedCode: 'keys:manage',
   revokeEmbedCode: 'keys:manage',
+  // whitelabel studios (issue 9): administration, and the owner's usage report is a read
+  createStudio: 'keys:manage',
+  listStudios: 'keys:manage',
+  getStudio: 'keys:manage',
+  updateStudio: 'keys:manage',
+  disableStudio: 'keys:manage',
+  getStudioUsage: 'account:read',
   // a session or an API key of the invited account: a machine client has no mailbox
   acceptTeamInvite: null,
   // session only: no scope grants these
@@ -101,13 +108,21 @@ const EMBEDDABLE = new Set(['getPredictionResult']);
 const EMBED_MODEL = 'canvas-v1-fast-text-to-image';
 
 type Security = Array<Record<string, string[]>>;
-type Cred = { name: string; headers: Record<string, string>; scheme: 'none' | 'ApiKeyAuth' | 'SessionAuth' | 'OAuth2' | 'EmbedCodeAuth' | 'AgentEmbedCodeAuth'; scope?: string; sandbox?: boolean };
+/**
+ * A whitelabel studio's context (README "Whitelabel studios"): `member`, the studio's own user with
+ * its header (as any production key); `outsider`, another account's key with the header
+ * (403 studio_forbidden); `missing`, the studio's user without it (403 studio_required).
+ */
+type StudioCase = 'member' | 'outsider' | 'missing';
+type Cred = { name: string; headers: Record<string, string>; scheme: 'none' | 'ApiKeyAuth' | 'SessionAuth' | 'OAuth2' | 'EmbedCodeAuth' | 'AgentEmbedCodeAuth'; scope?: string; sandbox?: boolean; studio?: StudioCase };
 
 let gw: TestGateway;
 let acct: Account;
 const tokens = new Map<string, string>();
 let embedCode: string;
 let agentEmbedCode: string;
+let studioSlug: string;
+let studioUserKey: string;
 
 test.before(async () => {
   gw = await startGateway({ queue: 'memory' });
@@ -116,6 +131,17 @@ test.before(async () => {
   const create = async (body: Record<string, unknown>) => (JSON.parse((await gw.server.inject({ method: 'POST', url: '/app/embed-codes', headers: { authorization: `Bearer ${acct.session}` }, payload: body })).payload) as { code: string }).code;
   embedCode = await create({ kind: 'embed', name: 'matrix', models: [EMBED_MODEL] });
   agentEmbedCode = await create({ kind: 'agent_embed', name: 'matrix', models: [...gw.app.spec.models.keys()] });
+  // a studio of another account, and one end user of it with a production key
+  const partner = await newAccount(gw);
+  studioSlug = `matrix-${Date.now().toString(36)}`;
+  const studio = await gw.server.inject({ method: 'POST', url: '/app/studios', headers: { authorization: `Bearer ${partner.session}` }, payload: { slug: studioSlug, name: 'matrix', allowed_models: [EMBED_MODEL], payer_mode: 'end_user_pays' } });
+  if (studio.statusCode !== 201) throw new Error(`createStudio: ${studio.payload}`);
+  const inStudio = { 'x-whitelabel-studio': studioSlug };
+  const email = `matrix-${Date.now().toString(36)}@example.com`;
+  await gw.server.inject({ method: 'POST', url: '/auth/register', headers: inStudio, payload: { email, password: 'correct horse battery' } });
+  const login = await gw.server.inject({ method: 'POST', url: '/auth/login', headers: inStudio, payload: { email, password: 'correct horse battery' } });
+  const session = (JSON.parse(login.payload) as { access_token: string }).access_token;
+  studioUserKey = (JSON.parse((await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${session}`, ...inStudio }, payload: { name: 'live', is_test: false } })).payload) as { key: string }).key;
 });
 test.after.always(async () => {
   await gw?.stop();
@@ -147,6 +173,8 @@ function expected(op: Operation, cred: Cred): 'allowed' | 401 | 403 {
   }
   const requirement = security.find((r) => cred.scheme in r);
   if (!requirement) return 401;
+  // the credential is accepted, then the studio context refuses it (studio_forbidden, studio_required)
+  if (cred.studio === 'outsider' || cred.studio === 'missing') return 403;
   // a role route (x-required-role) refuses every credential of a plain user: keys and tokens
   // outright (session_required), the session for its role (role_required)
   if (ext(op, 'x-required-role') !== undefined) return 403;
@@ -195,6 +223,9 @@ test('every operation answers 401, 403 or lets the caller through exactly as its
     ...SCOPES.map((scope): Cred => ({ name: `token(${scope})`, headers: { authorization: `Bearer ${tokens.get(scope)}` }, scheme: 'OAuth2', scope })),
     { name: 'embed code', headers: { 'x-embed-code': embedCode }, scheme: 'EmbedCodeAuth' },
     { name: 'agent embed code', headers: { 'x-agent-embed-code': agentEmbedCode }, scheme: 'AgentEmbedCodeAuth' },
+    { name: 'studio user\'s key in its studio', headers: { 'x-api-key': studioUserKey, 'x-whitelabel-studio': studioSlug }, scheme: 'ApiKeyAuth', studio: 'member' },
+    { name: 'another account\'s key in the studio', headers: { 'x-api-key': acct.liveKey, 'x-whitelabel-studio': studioSlug }, scheme: 'ApiKeyAuth', studio: 'outsider' },
+    { name: 'studio user\'s key outside its studio', headers: { 'x-api-key': studioUserKey }, scheme: 'ApiKeyAuth', studio: 'missing' },
     // last: logout ends the session it is called with
     { name: 'session', headers: { authorization: `Bearer ${acct.session}` }, scheme: 'SessionAuth' },
   ];

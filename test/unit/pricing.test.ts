@@ -1,5 +1,5 @@
 import test from 'ava';
-import { computePrice, parsePriceRule } from '../../spec/pricing.ts';
+import { computePrice, parsePriceRule, studioPrice } from '../../spec/pricing.ts';
 
 const schema = {
   properties: {
@@ -41,4 +41,13 @@ test('fractional or negative prices are refused', (t) => {
   t.throws(() => parsePriceRule({ base: -1 }, schema), { message: /base/ });
   t.throws(() => parsePriceRule({ base: 1, multipliers: { resolution: { '4k': 0 } } }, schema), { message: /percent/ });
   t.throws(() => parsePriceRule({ base: 1, surcharge: 2 }, schema), { message: /unknown key/ });
+});
+
+test('studio price: markup on the list price rounded up, a per-model price instead, never below list; owner_pays is the list price', (t) => {
+  const studio = { payerMode: 'end_user_pays' as const, markupPercent: 50, modelPrices: { fixed: 40, cheap: 1 } };
+  t.is(studioPrice(studio, 'any', 5), 8);
+  t.is(studioPrice(studio, 'fixed', 5), 40);
+  t.is(studioPrice(studio, 'cheap', 5), 5);
+  t.is(studioPrice({ ...studio, payerMode: 'owner_pays' }, 'fixed', 5), 5);
+  t.is(studioPrice({ ...studio, markupPercent: 0 }, 'any', 7), 7);
 });

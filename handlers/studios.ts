@@ -1,0 +1,142 @@
+// Whitelabel studios (README "Whitelabel studios"): the owner's management routes and the usage
+// and revenue report. The studio context itself is plugins/whitelabel.ts; what it changes is in
+// the handlers it reaches (catalog, models, generate, auth).
+import type { Handler, ReplyOf } from './types.ts';
+import type { App, StudioContext } from '../lib/context.ts';
+import { ConflictError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
+import type { ValidationItem } from '../lib/errors.ts';
+import { DuplicateError } from '../db/errors.ts';
+import {
+  createStudio as insertStudio, disableStudio as disableRow, findStudio, listStudios as listRows, studioUsage, updateStudio as updateRow,
+} from '../db/studios.ts';
+import type { PayerMode, Studio, StudioBranding, StudioSettings } from '../db/studios.ts';
+import { refuseSandboxKey } from './guards.ts';
+
+type StudioView = ReplyOf<'getStudio'>;
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function view(s: Studio): StudioView {
+  return {
+    id: s.id, slug: s.slug, name: s.name, branding: s.branding, domains: s.domains, allowed_models: s.allowedModels,
+    markup_percent: s.markupPercent, model_prices: s.modelPrices, payer_mode: s.payerMode, team_id: s.teamId,
+    created_at: new Date(s.createdAt).toISOString(), disabled_at: iso(s.disabledAt),
+  };
+}
+
+/** A hostname: dot-separated labels of letters, digits and `-`, at least two labels, no scheme, port or path. */
+const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+type SettingsBody = {
+  name?: string; branding?: StudioBranding; domains?: string[]; allowed_models?: string[];
+  markup_percent?: number; model_prices?: Record<string, number>; payer_mode?: PayerMode;
+};
+
+/** The body's settings, checked (422 naming each problem): known models, hostnames, an https logo. */
+function settingsOf(app: App, body: SettingsBody): Partial<StudioSettings> {
+  const problems: ValidationItem[] = [];
+  body.allowed_models?.forEach((m, i) => {
+    if (!app.spec.models.has(m)) problems.push({ loc: ['body', 'allowed_models', i], msg: `unknown model endpoint "${m}"`, type: 'value_error' });
+  });
+  for (const m of Object.keys(body.model_prices ?? {})) {
+    if (!app.spec.models.has(m)) problems.push({ loc: ['body', 'model_prices', m], msg: `unknown model endpoint "${m}"`, type: 'value_error' });
+  }
+  const domains: string[] = [];
+  body.domains?.forEach((d, i) => {
+    const host = d.trim().toLowerCase();
+    if (!HOSTNAME.test(host)) problems.push({ loc: ['body', 'domains', i], msg: 'a domain is a hostname like studio.example.com (no scheme, port or path)', type: 'value_error' });
+    else if (!domains.includes(host)) domains.push(host);
+  });
+  const logo = body.branding?.logo_url;
+  if (typeof logo === 'string') {
+    let ok = false;
+    try {
+      ok = new URL(logo).protocol === 'https:';
+    } catch { /* not a URL */ }
+    if (!ok) problems.push({ loc: ['body', 'branding', 'logo_url'], msg: 'the logo is an https:// URL', type: 'value_error' });
+  }
+  if (problems.length) throw new ValidationFailedError(problems);
+  const s: Partial<StudioSettings> = {};
+  if (body.name !== undefined) s.name = body.name;
+  if (body.branding !== undefined) s.branding = body.branding;
+  if (body.domains !== undefined) s.domains = domains;
+  if (body.allowed_models !== undefined) s.allowedModels = [...new Set(body.allowed_models)];
+  if (body.markup_percent !== undefined) s.markupPercent = body.markup_percent;
+  if (body.model_prices !== undefined) s.modelPrices = body.model_prices;
+  if (body.payer_mode !== undefined) s.payerMode = body.payer_mode;
+  return s;
+}
+
+function conflict(err: unknown): never {
+  if (err instanceof DuplicateError) throw new ConflictError(err.message);
+  throw err;
+}
+
+/** A path id that no studio can have (1e309 passes "integer" as Infinity) is 404 without a query. */
+function studioId(id: number): number {
+  if (!Number.isSafeInteger(id) || id <= 0) throw new NotFoundError('studio not found');
+  return id;
+}
+
+/** POST /app/studios */
+export const createStudio: Handler<'createStudio'> = async ({ app, caller, body, h }) => {
+  refuseSandboxKey(caller, 'create studios (their runs are charged to production wallets)');
+  const s = settingsOf(app, body as SettingsBody);
+  const studio = await insertStudio(app.db, caller.owner, body.slug, {
+    name: body.name, branding: {}, domains: [], allowedModels: [], markupPercent: 0, modelPrices: {}, payerMode: body.payer_mode, ...s,
+  }, app.clock()).catch(conflict);
+  return h.response(view(studio)).code(201);
+};
+
+/** GET /app/studios */
+export const listStudios: Handler<'listStudios'> = async ({ app, caller }) => (await listRows(app.db, caller.owner)).map(view);
+
+/** GET /app/studios/{studio_id} */
+export const getStudio: Handler<'getStudio'> = async ({ app, caller, params }) => {
+  const studio = await findStudio(app.db, caller.owner, studioId(params.studio_id));
+  if (!studio) throw new NotFoundError('studio not found');
+  return view(studio);
+};
+
+/** PATCH /app/studios/{studio_id} */
+export const updateStudio: Handler<'updateStudio'> = async ({ app, caller, params, body }) => {
+  const current = await findStudio(app.db, caller.owner, studioId(params.studio_id));
+  if (!current || current.disabledAt !== null) throw new NotFoundError('studio not found');
+  refuseSandboxKey(caller, 'change studios');
+  const updated = await updateRow(app.db, caller.owner, current.id, settingsOf(app, body as SettingsBody), app.clock()).catch(conflict);
+  if (!updated) throw new NotFoundError('studio not found');
+  return view(updated);
+};
+
+/** DELETE /app/studios/{studio_id} */
+export const disableStudio: Handler<'disableStudio'> = async ({ app, caller, params }) => {
+  if (!(await findStudio(app.db, caller.owner, studioId(params.studio_id)))) throw new NotFoundError('studio not found');
+  refuseSandboxKey(caller, 'disable studios');
+  if (!(await disableRow(app.db, caller.owner, studioId(params.studio_id), app.clock()))) throw new NotFoundError('studio not found');
+  return view((await findStudio(app.db, caller.owner, studioId(params.studio_id)))!);
+};
+
+const DAY_MS = 86_400_000;
+
+/** GET /app/studios/{studio_id}/usage */
+export const getStudioUsage: Handler<'getStudioUsage'> = async ({ app, caller, params, query }) => {
+  const studio = await findStudio(app.db, caller.owner, studioId(params.studio_id));
+  if (!studio) throw new NotFoundError('studio not found');
+  const to = query.to !== undefined ? Date.parse(query.to) : app.clock();
+  const from = query.from !== undefined ? Date.parse(query.from) : to - 30 * DAY_MS;
+  const problems: ValidationItem[] = [];
+  if (!Number.isFinite(from)) problems.push({ loc: ['query', 'from'], msg: 'not a date-time', type: 'value_error' });
+  if (!Number.isFinite(to)) problems.push({ loc: ['query', 'to'], msg: 'not a date-time', type: 'value_error' });
+  if (!problems.length && from > to) problems.push({ loc: ['query', 'from'], msg: '`from` is after `to`', type: 'value_error' });
+  if (problems.length) throw new ValidationFailedError(problems);
+  const u = await studioUsage(app.db, studio.id, from, to);
+  return {
+    studio_id: studio.id, from: new Date(from).toISOString(), to: new Date(to).toISOString(), runs: u.runs, spend: u.spend, revenue: u.revenue,
+    by_day: u.byDay, by_model: u.byModel,
+  };
+};
+
+/** In a studio's context, only its allowed models exist: any other is the same 404 as an unknown slug. */
+export function studioHides(studio: StudioContext | undefined, model: string): boolean {
+  return studio !== undefined && !studio.allowedModels.includes(model);
+}

@@ -3,6 +3,7 @@
 // (profile, credentials, personal predictions and their files, memberships) and keeps an
 // anonymised tombstone row, so the ledger rows, never deleted, still sum to a wallet.
 import { dropCounter } from './history-count.ts';
+import { walletKey } from './credit-grants.ts';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
@@ -141,6 +142,17 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     await trx('media_assets').where({ user_id: userId }).whereNull('team_id').delete();
     await trx('uploads').where({ user_id: userId }).whereNull('team_id').delete();
     await trx('embed_codes').where({ user_id: userId }).whereNull('team_id').delete();
+    // personal model discounts; a personal subscription ends (its granted credit stays on the
+    // anonymised wallet's ledger); personal whitelabel studios are disabled and free their domains
+    // (their end users' own accounts stay theirs)
+    await trx('model_discounts').where({ user_id: userId }).whereNull('team_id').delete();
+    await trx('subscriptions').where({ wallet: walletKey({ userId, teamId: null }), status: 'active' }).update({ status: 'cancelled', cancelled_at: now, next_plan: null, updated_at: now });
+    const studios = await trx('studios').where({ user_id: userId }).whereNull('team_id').select<Array<{ id: number | string }>>('id');
+    if (studios.length) {
+      const ids = studios.map((r) => num(r.id));
+      await trx('studio_domains').whereIn('studio_id', ids).delete();
+      await trx('studios').whereIn('id', ids).whereNull('disabled_at').update({ disabled_at: now, updated_at: now });
+    }
     // personal predictions (deliveries and attempts cascade); ledger rows name them by id only
     await trx('predictions').where({ user_id: userId }).whereNull('team_id').delete();
     await dropCounter(trx, { userId, teamId: null });

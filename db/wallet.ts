@@ -29,9 +29,10 @@ export interface Payer {
  * The kinds of ledger rows. `prediction` is the charge (capture of a hold); the others:
  * `hold`, `release`, `topup` (admin top-up, team top-up), `deduction` (admin), `refund` (credits
  * back for a prediction), `grant` (credit given: operator grants, tests), `signup` (the sign-up
- * credit), `opening` (what a wallet held when the ledger started, migration 1601).
+ * credit), `opening` (what a wallet held when the ledger started, migration 1601), `purchase`
+ * (credit bought through Stripe Checkout), `payment_refund` (the credits a Stripe refund takes back).
  */
-export const LEDGER_KINDS = ['hold', 'prediction', 'release', 'topup', 'deduction', 'refund', 'grant', 'signup', 'opening'] as const;
+export const LEDGER_KINDS = ['hold', 'prediction', 'release', 'topup', 'deduction', 'refund', 'grant', 'signup', 'opening', 'purchase', 'payment_refund'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 function walletTable(payer: Payer): 'users' | 'teams' {
@@ -149,16 +150,18 @@ export async function creditWallet(trx: Knex, payer: Payer, amount: number, kind
 }
 
 /**
- * Removes credit from a wallet with a `deduction` row, only if the balance covers it (one
+ * Removes credit from a wallet with a `deduction` row (or `extra.kind`), only if the balance covers it (one
  * conditional UPDATE) unless `allowNegative`; returns the balance after, or undefined when the
  * balance was too small (nothing moved).
  */
-export async function debitWallet(trx: Knex, payer: Payer, amount: number, description: string, now: number, allowNegative = false): Promise<number | undefined> {
+export async function debitWallet(
+  trx: Knex, payer: Payer, amount: number, description: string, now: number, allowNegative = false, extra: { kind?: 'deduction' | 'payment_refund'; ref?: string } = {},
+): Promise<number | undefined> {
   const row = walletRow(trx, payer);
   if (!allowNegative) row.andWhere('balance', '>=', amount);
   const n = await row.update({ balance: trx.raw('balance - ?', [amount]) });
   if (affected(n) !== 1) return undefined;
-  await appendLedger(trx, payer, { kind: 'deduction', amount: -amount, heldChange: 0, description, now });
+  await appendLedger(trx, payer, { kind: extra.kind ?? 'deduction', amount: -amount, heldChange: 0, description, ref: extra.ref ?? '', now });
   const after = await walletRow(trx, payer).select('balance').first<{ balance: number | string }>();
   return num(after.balance);
 }

@@ -29,6 +29,7 @@ import { bulkDeleteUsageLogs, bulkUpdateReviewStatus, getGallery, getRunHistory,
 import { listCreditTransactions } from './ledger.ts';
 import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets } from './media.ts';
 import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
+import { adminStripeCharges, adminStripeRefund, receiveStripeWebhook } from './stripe.ts';
 
 export { generate };
 
@@ -112,6 +113,9 @@ const handlers: HandlerMap = {
   adminRefund,
   adminUserInfo,
   adminAuditLog,
+  adminStripeCharges,
+  adminStripeRefund,
+  receiveStripeWebhook,
   createEmbedCode,
   listEmbedCodes,
   getEmbedCode,
@@ -123,7 +127,7 @@ const handlers: HandlerMap = {
 export const NOT_YET: readonly string[] = [
   // support and administration
   'supportLogin', 'supportResetPassword', 'adminManageSubscription',
-  'listModelDiscounts', 'upsertModelDiscounts', 'deleteModelDiscount', 'myModelDiscounts', 'adminStripeCharges', 'adminStripeRefund',
+  'listModelDiscounts', 'upsertModelDiscounts', 'deleteModelDiscount', 'myModelDiscounts',
   'virtualLogin', 'adminSupportLoginLink', 'adminPasswordResetLink', 'adminDeleteUser',
   // dashboard
   'exportAccount',

@@ -23,6 +23,7 @@ import * as m20261123_1801_media_library from './20261123_1801_media_library.ts'
 import * as m20261123_1901_embed_codes from './20261123_1901_embed_codes.ts';
 import * as m20261123_2001_keys_loras from './20261123_2001_keys_loras.ts';
 import * as m20261123_2101_account_deletion from './20261123_2101_account_deletion.ts';
+import * as m20261124_2401_stripe_payments from './20261124_2401_stripe_payments.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -52,6 +53,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261123_1901_embed_codes', m20261123_1901_embed_codes],
   ['20261123_2001_keys_loras', m20261123_2001_keys_loras],
   ['20261123_2101_account_deletion', m20261123_2101_account_deletion],
+  ['20261124_2401_stripe_payments', m20261124_2401_stripe_payments],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

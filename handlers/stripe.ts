@@ -5,8 +5,8 @@
 // STRIPE_WEBHOOK_SECRET the routes that need it answer 503 naming it, and nothing else changes.
 import type { Handler } from './types.ts';
 import type { App } from '../lib/context.ts';
-import { ConflictError, InvalidInputError, NotFoundError } from '../lib/errors.ts';
-import { Stripe, creditsForPayment, creditsForRefund, idOf, refundIdempotencyKey, stripeCall, stripeClient, webhookSecret } from '../lib/stripe.ts';
+import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../lib/errors.ts';
+import { Stripe, creditsForPayment, creditsForRefund, idOf, listData, refundIdempotencyKey, stripeCall, stripeClient, webhookSecret } from '../lib/stripe.ts';
 import { findUserByEmail, findUserById } from '../db/users.ts';
 import {
   applyStripeRefund, findPaymentByIntent, paymentsOf, recordPurchase, stripeCustomerOf, userIdForCustomer,
@@ -29,14 +29,14 @@ export const adminStripeCharges: Handler<'adminStripeCharges'> = async ({ app, q
   if (recorded) customers.add(recorded);
   else {
     const found = await stripeCall('customer', () => stripe.customers.list({ email: user.email, limit: 10 }));
-    for (const c of found.data) customers.add(c.id);
+    for (const c of listData(found)) customers.add(c.id);
   }
   for (const p of payments) if (p.customerId) customers.add(p.customerId);
   const byIntent = new Map(payments.filter((p) => p.paymentIntentId).map((p) => [p.paymentIntentId!, p]));
   const charges = new Map<string, Stripe.Charge>();
   for (const customer of customers) {
     const page = await stripeCall('customer', () => stripe.charges.list({ customer, limit: 100 }));
-    for (const c of page.data) charges.set(c.id, c);
+    for (const c of listData(page)) charges.set(c.id, c);
   }
   return [...charges.values()].sort((a, b) => b.created - a.created).map((c): PaymentCharge => {
     const pi = idOf(c.payment_intent) ?? null;
@@ -72,6 +72,10 @@ export const adminStripeRefund: Handler<'adminStripeRefund'> = async ({ app, cal
     charge: charge.id, amount,
     metadata: { mediagate_user_id: String(payment.userId), mediagate_requested_by: String(caller.userId), ...(body.reason?.trim() ? { reason: body.reason.trim().slice(0, 500) } : {}) },
   }, { idempotencyKey: refundIdempotencyKey(charge.id, amount, charge.amount_refunded, callerKey, caller.userId) }));
+  if (typeof refund.id !== 'string' || !Number.isSafeInteger(refund.amount)) {
+    app.log.error({ charge: charge.id }, 'Stripe answered the refund request with something that is not a refund');
+    throw new UnavailableError('Stripe\'s answer was not a refund; ask again with the same Idempotency-Key (Stripe then answers the refund it made, if it made one)');
+  }
   if (refund.status === 'failed' || refund.status === 'canceled') throw new ConflictError(`Stripe did not refund it (refund ${refund.id} is ${refund.status}); no credits were taken back`);
   const applied = await applyStripeRefund(app.db, payment, {
     refundId: refund.id, chargeId: charge.id, amount: refund.amount, currency: refund.currency, source: 'admin',
@@ -119,6 +123,7 @@ async function checkoutPaid(app: App, event: Stripe.Event, s: Stripe.Checkout.Se
 const APPLIES = new Set(['succeeded', 'pending']);
 
 async function refundReported(app: App, refund: Stripe.Refund, payment: StripePayment | undefined): Promise<AckStatus> {
+  if (typeof refund.id !== 'string' || !Number.isSafeInteger(refund.amount) || refund.amount < 0) return 'ignored';
   if (!APPLIES.has(refund.status ?? '')) {
     if (refund.status === 'failed' || refund.status === 'canceled') {
       app.log.error({ refund: refund.id, status: refund.status }, 'stripe refund failed or was cancelled after its credits may have been taken back; check the ledger and top up by hand');
@@ -141,7 +146,7 @@ async function chargeRefunded(app: App, charge: Stripe.Charge): Promise<AckStatu
   if (!payment) return 'ignored';
   // Recent API versions leave the refunds out of the charge: ask for them.
   const refunds = charge.refunds && !charge.refunds.has_more ? charge.refunds.data
-    : (await stripeCall('charge', () => stripeClient(app.config.stripe).refunds.list({ charge: charge.id, limit: 100 }))).data;
+    : listData(await stripeCall('charge', () => stripeClient(app.config.stripe).refunds.list({ charge: charge.id, limit: 100 })));
   const outcomes: AckStatus[] = [];
   for (const r of refunds) outcomes.push(await refundReported(app, r, payment));
   if (outcomes.includes('refund_applied')) return 'refund_applied';

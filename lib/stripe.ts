@@ -104,6 +104,12 @@ export function fromStripeError(err: unknown, what: string): Error {
   return new UnavailableError(`Stripe cannot be reached now (${err.type}); try again`);
 }
 
+/** The items of a list Stripe answered; 503 for an answer that is not a list. */
+export function listData<T>(page: { data: T[] } | null | undefined): T[] {
+  if (!page || !Array.isArray(page.data)) throw new UnavailableError('Stripe\'s answer was not a list; try again');
+  return page.data;
+}
+
 /** Runs one SDK call, mapping its errors (fromStripeError). */
 export async function stripeCall<T>(what: string, call: () => Promise<T>): Promise<T> {
   try {

@@ -89,13 +89,14 @@ export function idOf(field: string | { id: string } | null | undefined): string 
 
 /**
  * A Stripe SDK error as the gateway's: an unknown object is 404, a request Stripe refuses (a
- * charge already refunded, an amount too large) 409 with Stripe's message, anything else (the
+ * charge already refunded, an amount too large, an idempotency key still in flight) 409 with
+ * Stripe's message, anything else (the
  * network, Stripe's own errors, a refused key) 503. Never echoes the key.
  */
 export function fromStripeError(err: unknown, what: string): Error {
   if (!(err instanceof Stripe.errors.StripeError)) return err as Error;
   if (err.code === 'resource_missing') return new NotFoundError(`${what} not found at Stripe`);
-  if (err instanceof Stripe.errors.StripeInvalidRequestError || err instanceof Stripe.errors.StripeCardError) {
+  if (err instanceof Stripe.errors.StripeInvalidRequestError || err instanceof Stripe.errors.StripeCardError || err instanceof Stripe.errors.StripeIdempotencyError) {
     return new ConflictError(`Stripe refused it: ${err.message}`);
   }
   if (err instanceof Stripe.errors.StripeAuthenticationError || err instanceof Stripe.errors.StripePermissionError) {

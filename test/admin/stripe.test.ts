@@ -44,12 +44,12 @@ ledgerCheckedAfterEach(test, () => gw?.app.db);
 
 // ---------------------------------------------------------------- helpers
 
-function deliver(event: object, opts: { secret?: string; tamper?: (payload: string) => string; signature?: string | null } = {}) {
+function deliver(event: object, opts: { secret?: string; tamper?: (payload: string) => string; signature?: string | null } = {}, to: TestGateway = gw) {
   const payload = JSON.stringify(event);
   const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? WEBHOOK_SECRET });
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (opts.signature !== null) headers['stripe-signature'] = opts.signature ?? header;
-  return gw.server.inject({ method: 'POST', url: HOOK, headers, payload: opts.tamper ? opts.tamper(payload) : payload });
+  return to.server.inject({ method: 'POST', url: HOOK, headers, payload: opts.tamper ? opts.tamper(payload) : payload });
 }
 
 interface Bought { sessionId: string; pi: string; chargeId: string; customer: string; amount: number }
@@ -362,4 +362,23 @@ test.serial('roles: support lists charges but may not refund; a user gets 403 ro
   nock(STRIPE).get(`/v1/charges/${b.chargeId}`).reply(200, chargeObject(b, 60));
   t.is((await callOperation(gw, 'adminStripeRefund', { as: as.admin.session, body: { charge_id: b.chargeId, amount: 41 } })).status, 409);
   t.is(await balanceOf(acct.userId), 1000);
+});
+
+test.serial('on the embedded SQLite default a purchase and a refund reported by the webhook each move credit once', async (t) => {
+  const lite = await startGateway({ db: 'sqlite', queue: 'memory', env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET } });
+  try {
+    const acct = await newAccount(lite, 0);
+    const email = String((await lite.app.db('users').where({ id: acct.userId }).first('email')).email);
+    const b = { sessionId: uniqueName('cs_test'), pi: uniqueName('pi'), chargeId: uniqueName('ch'), customer: uniqueName('cus'), amount: 300 };
+    const event = checkoutEvent({ userId: acct.userId, email }, b);
+    t.deepEqual((await deliver(event, {}, lite)).result, { status: 'credited' });
+    t.deepEqual((await deliver(event, {}, lite)).result, { status: 'duplicate' });
+    const refund = { id: uniqueName('evt'), object: 'event', type: 'refund.updated', data: { object: refundObject(b, uniqueName('re'), 100) } };
+    t.deepEqual((await deliver(refund, {}, lite)).result, { status: 'refund_applied' });
+    t.deepEqual((await deliver(refund, {}, lite)).result, { status: 'duplicate' });
+    t.is(Number((await lite.app.db('users').where({ id: acct.userId }).first('balance')).balance), 2000);
+    await assertLedger(t, lite.app.db);
+  } finally {
+    await lite.stop();
+  }
 });

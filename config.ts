@@ -203,7 +203,7 @@ const schema = Joi.object({
   GOOGLE_CLIENT_SECRET: Joi.string().max(512).when('GOOGLE_CLIENT_ID', { is: Joi.exist(), then: Joi.required() }),
   STRIPE_SECRET_KEY: Joi.string().pattern(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{8,}$/).messages({ 'string.pattern.base': 'must be a Stripe secret key (sk_live_…, sk_test_…, or a restricted rk_…)' }),
   STRIPE_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[A-Za-z0-9+/=_]{8,}$/).messages({ 'string.pattern.base': 'must be the whsec_… signing secret of the webhook endpoint (Stripe dashboard, Developers, Webhooks)' }),
-  STRIPE_CURRENCY: Joi.string().lowercase().pattern(/^[a-z]{3}$/).default('usd'),
+  STRIPE_CURRENCY: Joi.string().lowercase().pattern(/^[a-z]{3}$/).default('usd').messages({ 'string.pattern.base': 'must be a three-letter ISO 4217 currency code, e.g. usd' }),
   STRIPE_CREDITS_PER_UNIT: Joi.number().integer().min(1).max(1_000_000_000).default(1000),
   GOOGLE_ISSUER: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://accounts.google.com'),
   GOOGLE_REDIRECT_URL: Joi.string().uri({ scheme: ['http', 'https'] }),

@@ -3216,7 +3216,7 @@ export interface components {
         };
         LedgerRow: {
             id: number;
-            /** @description hold, prediction (a charge), release, topup, deduction, refund, grant, signup, opening (README "The ledger"). */
+            /** @description hold, prediction (a charge), release, topup, deduction, refund, grant, signup, opening, purchase (Stripe), payment_refund (Stripe) (README "The ledger"). */
             kind: string;
             /** @description Signed change of the wallet's credit (balance plus held). */
             amount: number;

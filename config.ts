@@ -70,6 +70,8 @@ export interface Config {
   mail: MailConfig;
   /** null when GOOGLE_CLIENT_ID is unset: the Google sign-in routes answer 503 */
   google: GoogleConfig | null;
+  /** the payment processor (README "Payments (Stripe)"); unset keys: its routes answer 503 naming the variable */
+  stripe: StripeConfig;
   /** attempt budgets of the login, one-time-code and reset routes */
   authRateLimit: AuthRateLimitConfig;
   /** model submits per key and per account (README "Rate limits on generation"); 0 = no limit */
@@ -105,6 +107,17 @@ export interface MailConfig {
   /** smtp(s)://... or undefined: mail is written to the log instead */
   smtpUrl: string | undefined;
   from: string;
+}
+
+export interface StripeConfig {
+  /** STRIPE_SECRET_KEY (sk_… or a restricted rk_…): charges, refunds, the refunds of a charge */
+  secretKey: string | undefined;
+  /** STRIPE_WEBHOOK_SECRET (whsec_…): verifies the webhook ingress */
+  webhookSecret: string | undefined;
+  /** the one currency purchases are converted at (lowercase ISO 4217) */
+  currency: string;
+  /** credits one unit of that currency buys (1000: 1000 credits = 1 USD) */
+  creditsPerUnit: number;
 }
 
 export interface GoogleConfig {
@@ -194,6 +207,10 @@ const schema = Joi.object({
   MAIL_FROM: Joi.string().max(320),
   GOOGLE_CLIENT_ID: Joi.string().max(512),
   GOOGLE_CLIENT_SECRET: Joi.string().max(512).when('GOOGLE_CLIENT_ID', { is: Joi.exist(), then: Joi.required() }),
+  STRIPE_SECRET_KEY: Joi.string().pattern(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{8,}$/).messages({ 'string.pattern.base': 'must be a Stripe secret key (sk_live_…, sk_test_…, or a restricted rk_…)' }),
+  STRIPE_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[A-Za-z0-9+/=_]{8,}$/).messages({ 'string.pattern.base': 'must be the whsec_… signing secret of the webhook endpoint (Stripe dashboard, Developers, Webhooks)' }),
+  STRIPE_CURRENCY: Joi.string().lowercase().pattern(/^[a-z]{3}$/).default('usd').messages({ 'string.pattern.base': 'must be a three-letter ISO 4217 currency code, e.g. usd' }),
+  STRIPE_CREDITS_PER_UNIT: Joi.number().integer().min(1).max(1_000_000_000).default(1000),
   GOOGLE_ISSUER: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://accounts.google.com'),
   GOOGLE_REDIRECT_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   AUTH_RATE_WINDOW_SECONDS: Joi.number().integer().min(1).max(24 * 3600).default(900),
@@ -386,6 +403,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clientSecret: String(v.GOOGLE_CLIENT_SECRET),
       issuer: String(v.GOOGLE_ISSUER),
       redirectUrl: String(v.GOOGLE_REDIRECT_URL ?? `${publicUrl}/auth/google_callback`),
+    },
+    stripe: {
+      secretKey: v.STRIPE_SECRET_KEY as string | undefined,
+      webhookSecret: v.STRIPE_WEBHOOK_SECRET as string | undefined,
+      currency: String(v.STRIPE_CURRENCY),
+      creditsPerUnit: v.STRIPE_CREDITS_PER_UNIT as number,
     },
     authRateLimit: {
       windowSeconds: v.AUTH_RATE_WINDOW_SECONDS as number,

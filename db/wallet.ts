@@ -31,10 +31,11 @@ export interface Payer {
  * `hold`, `release`, `topup` (admin top-up, team top-up), `deduction` (admin), `refund` (credits
  * back for a prediction), `grant` (credit given: operator grants, tests), `signup` (the sign-up
  * credit), `opening` (what a wallet held when the ledger started, migration 1601), `subscription`
- * (a subscription period's expiring grant), `expiry` (grant credit that expired unspent) and
- * `studio_revenue` (a whitelabel studio owner's markup on a charged prediction, end_user_pays).
+ * (a subscription period's expiring grant), `expiry` (grant credit that expired unspent),
+ * `studio_revenue` (a whitelabel studio owner's markup on a charged prediction, end_user_pays),
+ * `purchase` (credit bought through Stripe Checkout), `payment_refund` (the credits a Stripe refund takes back).
  */
-export const LEDGER_KINDS = ['hold', 'prediction', 'release', 'topup', 'deduction', 'refund', 'grant', 'signup', 'opening', 'subscription', 'expiry', 'studio_revenue'] as const;
+export const LEDGER_KINDS = ['hold', 'prediction', 'release', 'topup', 'deduction', 'refund', 'grant', 'signup', 'opening', 'subscription', 'expiry', 'studio_revenue', 'purchase', 'payment_refund'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 function walletTable(payer: Payer): 'users' | 'teams' {
@@ -177,17 +178,20 @@ export async function creditWallet(trx: Knex, payer: Payer, amount: number, kind
 }
 
 /**
- * Removes credit from a wallet with a `deduction` row, only if the balance covers it (one
+ * Removes credit from a wallet with a `deduction` row (or `extra.kind`), only if the balance covers it (one
  * conditional UPDATE) unless `allowNegative`; returns the balance after, or undefined when the
  * balance was too small (nothing moved).
  */
-export async function debitWallet(trx: Knex, payer: Payer, amount: number, description: string, now: number, allowNegative = false): Promise<number | undefined> {
+export async function debitWallet(
+  trx: Knex, payer: Payer, amount: number, description: string, now: number, allowNegative = false, extra: { kind?: 'deduction' | 'payment_refund'; ref?: string } = {},
+): Promise<number | undefined> {
   const row = walletRow(trx, payer);
   if (!allowNegative) row.andWhere('balance', '>=', amount);
   const n = await row.update({ balance: trx.raw('balance - ?', [amount]) });
   if (affected(n) !== 1) return undefined;
-  await consumeGrants(trx, payer, amount);
-  await appendLedger(trx, payer, { kind: 'deduction', amount: -amount, heldChange: 0, description, now });
+  // a deduction spends expiring grant credit first, like a charge; a payment refund takes back purchased credit
+  if ((extra.kind ?? 'deduction') === 'deduction') await consumeGrants(trx, payer, amount);
+  await appendLedger(trx, payer, { kind: extra.kind ?? 'deduction', amount: -amount, heldChange: 0, description, ref: extra.ref ?? '', now });
   const after = await walletRow(trx, payer).select('balance').first<{ balance: number | string }>();
   return num(after.balance);
 }

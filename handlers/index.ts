@@ -35,6 +35,7 @@ import { deleteModelDiscount, listModelDiscounts, myModelDiscounts, upsertModelD
 import { adminManageSubscription } from './subscriptions.ts';
 import { adminPasswordResetLink, adminSupportLoginLink, supportLogin, supportResetPassword, virtualLogin } from './impersonation.ts';
 import { adminDeleteUser } from './admin-users.ts';
+import { adminStripeCharges, adminStripeRefund, receiveStripeWebhook } from './stripe.ts';
 
 export { generate };
 
@@ -131,6 +132,9 @@ const handlers: HandlerMap = {
   supportLogin,
   supportResetPassword,
   adminDeleteUser,
+  adminStripeCharges,
+  adminStripeRefund,
+  receiveStripeWebhook,
   createEmbedCode,
   listEmbedCodes,
   getEmbedCode,
@@ -147,7 +151,6 @@ const handlers: HandlerMap = {
 
 export const NOT_YET: readonly string[] = [
   // support and administration
-  'adminStripeCharges', 'adminStripeRefund',
 ];
 
 const notImplemented = async (): Promise<never> => {

@@ -108,6 +108,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/payment-webhooks/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe webhook ingress (called by Stripe, not by clients)
+         * @description Where Stripe sends the events of the gateway's account (configure this URL as a webhook
+         *     endpoint in Stripe; README "Payments (Stripe)"). No credential: the `Stripe-Signature`
+         *     header, verified with `STRIPE_WEBHOOK_SECRET` by the Stripe SDK over the exact body bytes
+         *     (5 minutes of tolerance), is the proof; a missing or wrong signature is 400.
+         *     `checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded` credit the
+         *     account the session names (`client_reference_id` or `metadata.user_id`: the account id;
+         *     else the recorded Stripe customer; else the customer's email) with a `purchase` ledger row,
+         *     once per Checkout Session. `charge.refunded`, `refund.created` and `refund.updated` (a
+         *     succeeded or pending refund) take back the credits of a refunded purchase with a
+         *     `payment_refund` row, once per Stripe refund id, whether the refund was made with
+         *     adminStripeRefund or in Stripe's dashboard. Any other event is answered `ignored`.
+         *     `unmatched`: a paid checkout names no account of this gateway, or is in another currency
+         *     without `metadata.credits`; nothing moves and an error is logged (`stripe_payment_unmatched`)
+         *     for the operator. 503 naming the variable when `STRIPE_WEBHOOK_SECRET` (or, for
+         *     `charge.refunded`, `STRIPE_SECRET_KEY`) is not set, so Stripe retries later.
+         */
+        post: operations["receiveStripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/upstream-webhooks/{provider}/{token}": {
         parameters: {
             query?: never;
@@ -745,7 +779,7 @@ export interface paths {
         };
         /**
          * List a user's payment charges
-         * @description Lists the card charges the payment processor holds for the user with `email`, newest first.
+         * @description Lists the card charges Stripe holds for the user with `email`, newest first: the charges of the Stripe customer a completed checkout recorded for the account, or, when none was recorded, of the Stripe customers whose email is exactly the account's (Stripe compares it as written). Each charge says how many credits it bought (`credits`, from the gateway's own record of the purchase; 0 for a charge that bought none here) and how many its refunds took back (`credits_removed`). At most 100 charges per customer. 404 for an unknown email; 503 naming `STRIPE_SECRET_KEY` when Stripe is not configured, or when Stripe cannot be reached. Roles: support, billing, admin (README "Payments (Stripe)").
          */
         get: operations["adminStripeCharges"];
         put?: never;
@@ -767,7 +801,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment charge
-         * @description Refunds a charge (fully, or `amount` of it) through the payment processor and removes the corresponding credits from the wallet.
+         * @description Refunds a charge that bought credit on this gateway, fully or `amount` (minor units) of it, through Stripe, and takes back the credits it bought: all of them for the whole charge, in proportion for a part (refunds of one charge together take back exactly what it bought), as one `payment_refund` row of the ledger naming the Stripe refund. When the wallet's balance is smaller than those credits the answer is 409 and nothing is refunded, unless `allow_negative` is true (the balance then goes below zero: a debt later credit pays first). 404 when Stripe does not know the charge or no purchase of credit is recorded for it; 409 when it is already refunded, `amount` is more than what is left, or Stripe refuses the refund. The refund is sent to Stripe with an idempotency key derived from this request's `Idempotency-Key` (or, without one, from the charge, the amount and what Stripe had refunded of it), and recorded once per Stripe refund id, so the `charge.refunded` webhook that follows does not take the credits twice. 503 naming `STRIPE_SECRET_KEY` when Stripe is not configured. Roles: billing, admin.
          */
         post: operations["adminStripeRefund"];
         delete?: never;
@@ -2786,6 +2820,13 @@ export interface components {
          * @enum {string}
          */
         PredictionStatus: "queued" | "pending" | "processing" | "completed" | "failed" | "cancelled";
+        StripeWebhookAck: {
+            /**
+             * @description `credited`: a purchase added credit; `refund_applied`: a refund took credits back; `duplicate`: already applied (a redelivery, or a refund made with adminStripeRefund); `ignored`: an event that moves nothing here; `unmatched`: a paid checkout that names no account (logged for the operator).
+             * @enum {string}
+             */
+            status: "credited" | "refund_applied" | "duplicate" | "ignored" | "unmatched";
+        };
         UpstreamWebhookAck: {
             /**
              * @description `accepted`: the worker asks the provider for the job's state now; `ignored`: nothing to do (the prediction is not running this job any more, or a poll is already on its way).
@@ -3372,7 +3413,7 @@ export interface components {
         };
         LedgerRow: {
             id: number;
-            /** @description hold, prediction (a charge), release, topup, deduction, refund, grant, signup, opening, subscription (a period's expiring grant), expiry (grant credit that expired unspent) (README "The ledger"). */
+            /** @description hold, prediction (a charge), release, topup, deduction, refund, grant, signup, opening, subscription (a period's expiring grant), expiry (grant credit that expired unspent), studio_revenue (a studio owner's markup), purchase (Stripe), payment_refund (Stripe) (README "The ledger"). */
             kind: string;
             /** @description Signed change of the wallet's credit (balance plus held). */
             amount: number;
@@ -3467,8 +3508,12 @@ export interface components {
             status: string;
             /** @description Amount refunded so far, in the currency's minor unit. */
             amount_refunded: number;
-            /** @description Credits the charge bought. */
+            /** @description Credits the charge bought (the gateway's record of the purchase; 0 when it bought none here). */
             credits: number;
+            /** @description Credits its refunds took back so far. */
+            credits_removed?: number;
+            /** @description The Stripe PaymentIntent the charge belongs to. */
+            payment_intent?: string | null;
             description?: string | null;
             /** Format: date-time */
             created_at: string;
@@ -3478,11 +3523,16 @@ export interface components {
             charge_id: string;
             /** @description Amount to refund in the currency's minor unit; absent refunds the remainder of the charge. */
             amount?: number;
-            /** @description Internal note. */
+            /** @description Internal note (the audit row's reason; sent to Stripe as the refund's `metadata.reason`). */
             reason?: string;
+            /** @description Refund even when the wallet's balance is smaller than the credits to take back (it goes below zero); otherwise that is 409 and nothing is refunded. */
+            allow_negative?: boolean;
         };
         PaymentRefundResponse: {
+            /** @description The Stripe refund id (`re_…`), also the `ref` of its ledger row. */
             refund_id: string;
+            /** @description The account whose credits were taken back. */
+            user_id: number;
             charge_id: string;
             /** @description Refunded amount in the currency's minor unit. */
             amount: number;
@@ -5327,6 +5377,37 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    receiveStripeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The event was verified. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StripeWebhookAck"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     receiveUpstreamWebhook: {
         parameters: {
             query?: never;
@@ -6395,8 +6476,6 @@ export interface operations {
             query: {
                 /** @description Email address of the user. */
                 email: components["parameters"]["EmailQuery"];
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
-                team_id?: components["parameters"]["TeamId"];
             };
             header?: never;
             path?: never;
@@ -6417,17 +6496,25 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminStripeRefund: {
         parameters: {
-            query?: {
-                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
-                team_id?: components["parameters"]["TeamId"];
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. The same key with the same request (path, query and body) from the
+                 *     same account (and team; sandbox and production keys apart) within 24 hours answers
+                 *     with the first answer (same status, body and headers, plus `Idempotent-Replayed: true`)
+                 *     and runs and charges nothing again; a concurrent duplicate waits for the first to answer.
+                 *     The same key with another request is 409. Only a successful answer is kept: after an
+                 *     error the same key runs the request again. 1-255 printable ASCII characters (a UUID is a
+                 *     good choice); anything else is 400.
+                 * @example 5f0c8a52-3f5e-4a8e-9d0c-2a7e6b1f4d93
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
-            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -6446,6 +6533,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRefundResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -6453,7 +6541,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -79,7 +79,8 @@ test.before(async () => {
   byKey = await admin();
   const byToken = await admin();
   token = await tokenFor(gw, await createClient(gw, byToken.session, scopeNames(gw.app.spec.document)));
-  mayBeUnavailable = new Set([...GOOGLE_OPERATIONS, ...upstreamModelOperations(gw)]);
+  // Stripe is not configured here: its routes answer 503 naming the variable (README "Payments (Stripe)")
+  mayBeUnavailable = new Set([...GOOGLE_OPERATIONS, ...upstreamModelOperations(gw), 'adminStripeCharges', 'adminStripeRefund', 'receiveStripeWebhook']);
 });
 test.after.always(async () => {
   await gw?.stop();

@@ -93,6 +93,11 @@ const BODIES: Readonly<Record<string, object>> = {
   updateStudio: { name: 'renamed by another tenant' },
 };
 
+/** Ids of records at a third party that no tenant owns here (an operator names them), per operation. */
+const THIRD_PARTY_IDS: Readonly<Record<string, readonly string[]>> = {
+  adminStripeRefund: ['charge_id'],
+};
+
 /** Required query parameters that are not ids, for the operations that have them. */
 const QUERIES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   getFileUploadUrl: { filename: 'matrix.png' },
@@ -294,6 +299,7 @@ function idParams(op: Operation): IdParam[] {
   }
   const schema = bodySchema(op);
   for (const name of Object.keys(schema?.properties ?? {})) {
+    if (THIRD_PARTY_IDS[op.operationId!]?.includes(name)) continue;
     const required = (schema?.required ?? []).includes(name);
     if (isIdName(name)) out.push({ name, in: 'body', required, kind: kindOf(name) });
     else if (isIdListName(name)) out.push({ name, in: 'body', required, kind: kindOf(name), list: true });

@@ -18,6 +18,8 @@ const PUBLIC = new Set([
   'getLoraData', 'getLoraModelsData', 'getTaskData', 'getHomepageModels', 'getModelNameForEmbedcode', 'listModels',
   // a provider's callback: no credential, its signature and an unguessable path (README "Providers")
   'receiveUpstreamWebhook',
+  // Stripe's events: no credential, the Stripe-Signature header (README "Payments (Stripe)")
+  'receiveStripeWebhook',
 ]);
 
 /** The scope each non-model, non-admin protected operation needs (issue 5's mapping); model endpoints need generate:write. */

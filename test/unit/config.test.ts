@@ -55,3 +55,14 @@ test('CORS_ORIGINS takes origins, wildcard hosts or "*" alone; anything else nam
     t.true(err.message.startsWith('invalid configuration: CORS_ORIGINS:'), err.message);
   }
 });
+
+test('Stripe is off by default; its keys are checked and named when malformed (README "Payments (Stripe)")', (t) => {
+  t.deepEqual(loadConfig({}).stripe, { secretKey: undefined, webhookSecret: undefined, currency: 'usd', creditsPerUnit: 1000 });
+  const c = loadConfig({ STRIPE_SECRET_KEY: 'sk_live_abcdefgh123', STRIPE_WEBHOOK_SECRET: 'whsec_abcdefgh', STRIPE_CURRENCY: 'EUR', STRIPE_CREDITS_PER_UNIT: '900' });
+  t.deepEqual(c.stripe, { secretKey: 'sk_live_abcdefgh123', webhookSecret: 'whsec_abcdefgh', currency: 'eur', creditsPerUnit: 900 });
+  for (const [key, value] of [['STRIPE_SECRET_KEY', 'pk_live_abcdefgh123'], ['STRIPE_WEBHOOK_SECRET', 'wh_abcdefgh123'], ['STRIPE_CURRENCY', 'dollars'], ['STRIPE_CREDITS_PER_UNIT', '0']] as const) {
+    const err = t.throws(() => loadConfig({ [key]: value }), { instanceOf: ConfigError });
+    t.true(err.message.startsWith(`invalid configuration: ${key}:`), err.message);
+    if (key.endsWith('_KEY') || key.endsWith('_SECRET')) t.false(err.message.includes(value), 'a secret is not echoed');
+  }
+});

@@ -1,0 +1,162 @@
+// Credit bought and refunded through Stripe (README "Payments (Stripe)"). A purchase is one
+// `stripe_payments` row (unique Checkout Session) and one `purchase` ledger row, committed
+// together; a refund is one `stripe_refunds` row (unique Stripe refund id) and one
+// `payment_refund` ledger row. The unique keys are what make a webhook delivered twice, or a
+// refund made here and reported again by Stripe, move credit once.
+import type { Knex } from 'knex';
+import { creditWallet, debitWallet, lastLedgerId, lockWallet, walletOf } from './wallet.ts';
+import type { Payer } from './wallet.ts';
+import { isDuplicateKey } from './errors.ts';
+import { num } from './rows.ts';
+import { withLockRetry } from './retry.ts';
+import { creditsForRefund } from '../lib/stripe.ts';
+
+export interface StripePayment {
+  id: number;
+  userId: number;
+  checkoutSessionId: string;
+  paymentIntentId: string | null;
+  customerId: string | null;
+  /** minor units */
+  amount: number;
+  currency: string;
+  credits: number;
+  /** what earlier refunds of it took: minor units and credits */
+  refundedAmount: number;
+  refundedCredits: number;
+}
+
+interface PaymentRow {
+  id: number | string;
+  user_id: number | string;
+  checkout_session_id: string;
+  payment_intent_id: string | null;
+  customer_id: string | null;
+  amount: number | string;
+  currency: string;
+  credits: number | string;
+}
+
+async function withRefunds(db: Knex, rows: PaymentRow[]): Promise<StripePayment[]> {
+  if (rows.length === 0) return [];
+  const sums = await db('stripe_refunds').whereIn('payment_id', rows.map((r) => num(r.id))).groupBy('payment_id')
+    .select('payment_id', db.raw('sum(amount) as amount'), db.raw('sum(credits) as credits')) as Array<{ payment_id: number | string; amount: number | string; credits: number | string }>;
+  const byId = new Map(sums.map((s) => [num(s.payment_id), s]));
+  return rows.map((r) => ({
+    id: num(r.id), userId: num(r.user_id), checkoutSessionId: r.checkout_session_id, paymentIntentId: r.payment_intent_id, customerId: r.customer_id,
+    amount: num(r.amount), currency: r.currency, credits: num(r.credits),
+    refundedAmount: num(byId.get(num(r.id))?.amount ?? 0), refundedCredits: num(byId.get(num(r.id))?.credits ?? 0),
+  }));
+}
+
+/** The purchase a Stripe PaymentIntent paid for (unscoped: Stripe names it, the caller is an operator). */
+export async function findPaymentByIntent(db: Knex, paymentIntentId: string): Promise<StripePayment | undefined> {
+  const row = await db('stripe_payments').where('payment_intent_id', paymentIntentId).orderBy('id').first<PaymentRow | undefined>();
+  return row ? (await withRefunds(db, [row]))[0] : undefined;
+}
+
+/** A user's purchases, newest first (at most `limit`). */
+export async function paymentsOf(db: Knex, userId: number, limit = 500): Promise<StripePayment[]> {
+  return withRefunds(db, await db('stripe_payments').where('user_id', userId).orderBy('id', 'desc').limit(limit) as PaymentRow[]);
+}
+
+/** The Stripe customer recorded for a user (a completed checkout's customer), or null. */
+export async function stripeCustomerOf(db: Knex, userId: number): Promise<string | null> {
+  const row = await db('users').where('id', userId).first<{ stripe_customer_id: string | null } | undefined>('stripe_customer_id');
+  return row?.stripe_customer_id ?? null;
+}
+
+/** The user whose recorded Stripe customer this is. */
+export async function userIdForCustomer(db: Knex, customerId: string): Promise<number | undefined> {
+  const row = await db('users').where('stripe_customer_id', customerId).orderBy('id').first<{ id: number | string } | undefined>('id');
+  return row ? num(row.id) : undefined;
+}
+
+export interface Purchase {
+  userId: number;
+  checkoutSessionId: string;
+  paymentIntentId: string | null;
+  customerId: string | null;
+  amount: number;
+  currency: string;
+  credits: number;
+  now: number;
+}
+
+export type PurchaseOutcome =
+  | { outcome: 'credited'; paymentId: number; balance: number; transactionId: number }
+  /** this Checkout Session was credited before: nothing moved */
+  | { outcome: 'duplicate' }
+  /** the account is gone */
+  | { outcome: 'no-account' };
+
+/** Credits a completed checkout once: its `stripe_payments` row and its `purchase` ledger row, one transaction. */
+export async function recordPurchase(db: Knex, p: Purchase): Promise<PurchaseOutcome> {
+  const payer: Payer = { userId: p.userId, teamId: null };
+  return withLockRetry(() => db.transaction(async (trx): Promise<PurchaseOutcome> => {
+    if (!(await trx('users').where('id', p.userId).first('id'))) return { outcome: 'no-account' };
+    let paymentId: number;
+    try {
+      const [id] = await trx('stripe_payments').insert({
+        user_id: p.userId, checkout_session_id: p.checkoutSessionId, payment_intent_id: p.paymentIntentId, customer_id: p.customerId,
+        amount: p.amount, currency: p.currency, credits: p.credits, created_at: p.now,
+      });
+      paymentId = num(id);
+    } catch (err) {
+      if (isDuplicateKey(err)) return { outcome: 'duplicate' };
+      throw err;
+    }
+    const balance = await creditWallet(trx, payer, p.credits, 'purchase', `Stripe payment ${p.paymentIntentId ?? p.checkoutSessionId}`, p.now, { ref: `stripe-payment-${paymentId}` });
+    if (p.customerId) await trx('users').where('id', p.userId).whereNull('stripe_customer_id').update({ stripe_customer_id: p.customerId });
+    return { outcome: 'credited', paymentId, balance, transactionId: await lastLedgerId(trx, payer) };
+  }));
+}
+
+export interface RefundFacts {
+  refundId: string;
+  chargeId: string;
+  /** minor units */
+  amount: number;
+  currency: string;
+  source: 'admin' | 'webhook';
+  description: string;
+  now: number;
+}
+
+export type RefundApplied =
+  | { outcome: 'applied' | 'duplicate'; userId: number; credits: number; balance: number };
+
+/**
+ * Takes back the credits a Stripe refund of `payment` stands for, once per refund id: the
+ * `stripe_refunds` row and the `payment_refund` ledger row commit together. The money has left
+ * through Stripe already, so the credits go even when the wallet cannot cover them (the balance
+ * goes below zero: a debt later credit pays first); adminStripeRefund checks the balance before
+ * it asks Stripe. The wallet row is locked first, so concurrent refunds of one payment see each
+ * other's rows and together take back at most what it bought.
+ */
+export async function applyStripeRefund(db: Knex, payment: StripePayment, r: RefundFacts): Promise<RefundApplied> {
+  const payer: Payer = { userId: payment.userId, teamId: null };
+  return withLockRetry(() => db.transaction(async (trx): Promise<RefundApplied> => {
+    await lockWallet(trx, payer);
+    const seen = await trx('stripe_refunds').where('refund_id', r.refundId).first<{ credits: number | string } | undefined>('credits');
+    const balanceNow = async () => (await trx('users').where('id', payer.userId).first<{ balance: number | string } | undefined>('balance'))?.balance;
+    if (seen) return { outcome: 'duplicate', userId: payer.userId, credits: num(seen.credits), balance: num(await balanceNow() ?? 0) };
+    const sums = await trx('stripe_refunds').where('payment_id', payment.id)
+      .first<{ amount: number | string | null; credits: number | string | null }>(trx.raw('sum(amount) as amount'), trx.raw('sum(credits) as credits'));
+    const exists = (await balanceNow()) !== undefined;
+    // an erased account: the refund is recorded (so it is not applied later), nothing to take from
+    const credits = exists ? creditsForRefund(payment.amount, payment.credits, num(sums?.amount ?? 0), num(sums?.credits ?? 0), r.amount) : 0;
+    try {
+      await trx('stripe_refunds').insert({
+        refund_id: r.refundId, payment_id: payment.id, charge_id: r.chargeId, user_id: payer.userId, amount: r.amount, currency: r.currency,
+        credits, source: r.source, created_at: r.now,
+      });
+    } catch (err) {
+      // recorded meanwhile by a caller that did not lock the same wallet (the account was erased)
+      if (isDuplicateKey(err)) return { outcome: 'duplicate', userId: payer.userId, credits: 0, balance: num(await balanceNow() ?? 0) };
+      throw err;
+    }
+    if (credits > 0) await debitWallet(trx, payer, credits, r.description, r.now, true, { kind: 'payment_refund', ref: r.refundId.slice(0, 64) });
+    return { outcome: 'applied', userId: payer.userId, credits, balance: exists ? (await walletOf(trx, payer)).balance : 0 };
+  }));
+}

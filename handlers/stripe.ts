@@ -1,0 +1,184 @@
+// The payment processor, Stripe (README "Payments (Stripe)"): a user's charges and a refund
+// through Stripe for the admin routes (roles and the audit row come from the route bridge), and
+// the webhook ingress that credits completed checkouts and takes back the credits of refunds,
+// each once (db/stripe-payments.ts holds the unique keys). Without STRIPE_SECRET_KEY or
+// STRIPE_WEBHOOK_SECRET the routes that need it answer 503 naming it, and nothing else changes.
+import type { Handler } from './types.ts';
+import type { App } from '../lib/context.ts';
+import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../lib/errors.ts';
+import { Stripe, creditsForPayment, creditsForRefund, idOf, listData, refundIdempotencyKey, stripeCall, stripeClient, webhookSecret } from '../lib/stripe.ts';
+import { findUserByEmail, findUserById } from '../db/users.ts';
+import {
+  applyStripeRefund, findPaymentByIntent, paymentsOf, recordPurchase, stripeCustomerOf, userIdForCustomer,
+} from '../db/stripe-payments.ts';
+import type { StripePayment } from '../db/stripe-payments.ts';
+import type { components } from '../spec/v1.generated.ts';
+
+type PaymentCharge = components['schemas']['PaymentCharge'];
+type AckStatus = components['schemas']['StripeWebhookAck']['status'];
+
+/** GET /auth/admin_stripe_charges?email= */
+export const adminStripeCharges: Handler<'adminStripeCharges'> = async ({ app, query, audit }) => {
+  const stripe = stripeClient(app.config.stripe);
+  const user = await findUserByEmail(app.db, query.email);
+  if (!user) throw new NotFoundError('no account with this email');
+  audit.target_user_id = user.id;
+  const payments = await paymentsOf(app.db, user.id);
+  const customers = new Set<string>();
+  const recorded = await stripeCustomerOf(app.db, user.id);
+  if (recorded) customers.add(recorded);
+  else {
+    const found = await stripeCall('customer', () => stripe.customers.list({ email: user.email, limit: 10 }));
+    for (const c of listData(found)) customers.add(c.id);
+  }
+  for (const p of payments) if (p.customerId) customers.add(p.customerId);
+  const byIntent = new Map(payments.filter((p) => p.paymentIntentId).map((p) => [p.paymentIntentId!, p]));
+  const charges = new Map<string, Stripe.Charge>();
+  for (const customer of customers) {
+    const page = await stripeCall('customer', () => stripe.charges.list({ customer, limit: 100 }));
+    for (const c of listData(page)) charges.set(c.id, c);
+  }
+  return [...charges.values()].sort((a, b) => b.created - a.created).map((c): PaymentCharge => {
+    const pi = idOf(c.payment_intent) ?? null;
+    const p = pi === null ? undefined : byIntent.get(pi);
+    return {
+      id: c.id, amount: c.amount, currency: c.currency, status: c.status, amount_refunded: c.amount_refunded,
+      credits: p?.credits ?? 0, credits_removed: p?.refundedCredits ?? 0, payment_intent: pi, description: c.description ?? null,
+      created_at: new Date(c.created * 1000).toISOString(),
+    };
+  });
+};
+
+/** POST /auth/admin_stripe_refund: through Stripe, then the credits that charge bought go (in proportion). */
+export const adminStripeRefund: Handler<'adminStripeRefund'> = async ({ app, caller, body, request, audit }) => {
+  const stripe = stripeClient(app.config.stripe);
+  const charge = await stripeCall('charge', () => stripe.charges.retrieve(body.charge_id));
+  const pi = idOf(charge.payment_intent);
+  const payment = pi === undefined ? undefined : await findPaymentByIntent(app.db, pi);
+  if (!payment) throw new NotFoundError('no purchase of credit on this gateway is recorded for this charge; refund it in Stripe\'s dashboard');
+  audit.target_user_id = payment.userId;
+  const remaining = charge.amount - charge.amount_refunded;
+  if (remaining <= 0) throw new ConflictError('this charge is already refunded in full');
+  const amount = body.amount ?? remaining;
+  if (amount > remaining) throw new ConflictError(`only ${remaining} (${charge.currency}, minor units) of this charge is left to refund`);
+  const credits = creditsForRefund(payment.amount, payment.credits, payment.refundedAmount, payment.refundedCredits, amount);
+  const user = await findUserById(app.db, payment.userId);
+  if (!user) throw new NotFoundError('the account that bought this credit no longer exists; refund it in Stripe\'s dashboard');
+  if (body.allow_negative !== true && credits > user.balance) {
+    throw new ConflictError(`this refund takes back ${credits} credits and the balance is ${user.balance}; nothing was refunded (send "allow_negative": true to refund anyway)`);
+  }
+  const callerKey = typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : undefined;
+  const refund = await stripeCall('charge', () => stripe.refunds.create({
+    charge: charge.id, amount,
+    metadata: { mediagate_user_id: String(payment.userId), mediagate_requested_by: String(caller.userId), ...(body.reason?.trim() ? { reason: body.reason.trim().slice(0, 500) } : {}) },
+  }, { idempotencyKey: refundIdempotencyKey(charge.id, amount, charge.amount_refunded, callerKey, caller.userId) }));
+  if (typeof refund.id !== 'string' || !Number.isSafeInteger(refund.amount)) {
+    app.log.error({ charge: charge.id }, 'Stripe answered the refund request with something that is not a refund');
+    throw new UnavailableError('Stripe\'s answer was not a refund; ask again with the same Idempotency-Key (Stripe then answers the refund it made, if it made one)');
+  }
+  if (refund.status === 'failed' || refund.status === 'canceled') throw new ConflictError(`Stripe did not refund it (refund ${refund.id} is ${refund.status}); no credits were taken back`);
+  const applied = await applyStripeRefund(app.db, payment, {
+    refundId: refund.id, chargeId: charge.id, amount: refund.amount, currency: refund.currency, source: 'admin',
+    description: body.reason?.trim() || `Stripe refund ${refund.id}`, now: app.clock(),
+  });
+  return {
+    refund_id: refund.id, charge_id: charge.id, user_id: payment.userId, amount: refund.amount, currency: refund.currency, status: refund.status ?? 'pending',
+    credits_removed: applied.credits, balance: applied.balance,
+  };
+};
+
+// ---------------------------------------------------------------- the webhook
+
+/** The account a paid Checkout Session credits: its explicit account id, its customer, its email. */
+async function accountOf(app: App, s: Stripe.Checkout.Session): Promise<number | undefined> {
+  for (const explicit of [s.client_reference_id, s.metadata?.user_id]) {
+    if (explicit && /^[1-9][0-9]{0,9}$/.test(explicit)) return (await findUserById(app.db, Number(explicit)))?.id;
+  }
+  const customer = idOf(s.customer);
+  const byCustomer = customer === undefined ? undefined : await userIdForCustomer(app.db, customer);
+  if (byCustomer !== undefined) return byCustomer;
+  const email = s.customer_details?.email ?? s.customer_email;
+  return email ? (await findUserByEmail(app.db, email))?.id : undefined;
+}
+
+async function checkoutPaid(app: App, event: Stripe.Event, s: Stripe.Checkout.Session): Promise<AckStatus> {
+  if (s.mode !== 'payment' || s.payment_status !== 'paid') return 'ignored';
+  const userId = await accountOf(app, s);
+  const amount = s.amount_total ?? 0;
+  const credits = creditsForPayment(app.config.stripe, amount, s.currency ?? '', s.metadata);
+  if (userId === undefined || credits === undefined || credits <= 0) {
+    app.log.error({ stripeEvent: event.id, session: s.id, paymentIntent: idOf(s.payment_intent), amount, currency: s.currency, account: userId ?? null },
+      `stripe_payment_unmatched: ${userId === undefined ? 'the paid checkout names no account of this gateway' : `no credit rate for ${s.currency ?? 'this currency'} and no metadata.credits`}; credit it by hand (adminTopup)`);
+    return 'unmatched';
+  }
+  const out = await recordPurchase(app.db, {
+    userId, checkoutSessionId: s.id, paymentIntentId: idOf(s.payment_intent) ?? null, customerId: idOf(s.customer) ?? null,
+    amount, currency: (s.currency ?? app.config.stripe.currency).toLowerCase(), credits, now: app.clock(),
+  });
+  if (out.outcome === 'no-account') return 'unmatched';
+  if (out.outcome === 'credited') app.log.info({ stripeEvent: event.id, session: s.id, userId, credits }, 'stripe purchase credited');
+  return out.outcome;
+}
+
+const APPLIES = new Set(['succeeded', 'pending']);
+
+async function refundReported(app: App, refund: Stripe.Refund, payment: StripePayment | undefined): Promise<AckStatus> {
+  if (typeof refund.id !== 'string' || !Number.isSafeInteger(refund.amount) || refund.amount < 0) return 'ignored';
+  if (!APPLIES.has(refund.status ?? '')) {
+    if (refund.status === 'failed' || refund.status === 'canceled') {
+      app.log.error({ refund: refund.id, status: refund.status }, 'stripe refund failed or was cancelled after its credits may have been taken back; check the ledger and top up by hand');
+    }
+    return 'ignored';
+  }
+  const pi = idOf(refund.payment_intent);
+  const p = payment ?? (pi === undefined ? undefined : await findPaymentByIntent(app.db, pi));
+  if (!p) return 'ignored';
+  const applied = await applyStripeRefund(app.db, p, {
+    refundId: refund.id, chargeId: idOf(refund.charge) ?? '', amount: refund.amount, currency: refund.currency, source: 'webhook',
+    description: `Stripe refund ${refund.id}`, now: app.clock(),
+  });
+  return applied.outcome === 'applied' ? 'refund_applied' : 'duplicate';
+}
+
+async function chargeRefunded(app: App, charge: Stripe.Charge): Promise<AckStatus> {
+  const pi = idOf(charge.payment_intent);
+  const payment = pi === undefined ? undefined : await findPaymentByIntent(app.db, pi);
+  if (!payment) return 'ignored';
+  // Recent API versions leave the refunds out of the charge: ask for them.
+  const refunds = charge.refunds && !charge.refunds.has_more ? charge.refunds.data
+    : listData(await stripeCall('charge', () => stripeClient(app.config.stripe).refunds.list({ charge: charge.id, limit: 100 })));
+  const outcomes: AckStatus[] = [];
+  for (const r of refunds) outcomes.push(await refundReported(app, r, payment));
+  if (outcomes.includes('refund_applied')) return 'refund_applied';
+  return outcomes.includes('duplicate') ? 'duplicate' : 'ignored';
+}
+
+/** POST /api/v1/payment-webhooks/stripe */
+export const receiveStripeWebhook: Handler<'receiveStripeWebhook'> = async ({ app, request }) => {
+  const secret = webhookSecret(app.config.stripe);
+  const signature = request.headers['stripe-signature'];
+  if (typeof signature !== 'string' || signature === '') throw new InvalidInputError('the Stripe-Signature header is missing');
+  let event: Stripe.Event;
+  try {
+    event = Stripe.webhooks.constructEvent(request.app.rawBody ?? Buffer.alloc(0), signature, secret);
+  } catch (err) {
+    throw new InvalidInputError(`the Stripe signature was refused: ${(err as Error).message.split('\n')[0]}`);
+  }
+  let status: AckStatus;
+  switch (event.type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.async_payment_succeeded':
+      status = await checkoutPaid(app, event, event.data.object);
+      break;
+    case 'charge.refunded':
+      status = await chargeRefunded(app, event.data.object);
+      break;
+    case 'refund.created':
+    case 'refund.updated':
+      status = await refundReported(app, event.data.object, undefined);
+      break;
+    default:
+      status = 'ignored';
+  }
+  return { status };
+};

@@ -115,7 +115,7 @@ export const calculateDynamicCost: Handler<'calculateDynamicCost'> = async ({ ap
   const model = app.spec.models.get(body.model);
   if (!model || studioHides(studio, model.operationId)) throw new NotFoundError(`no model ${body.model} on this gateway; GET /api/v1/models lists them`);
   const input = validatedInput(app, model, body.input);
-  const { breakdown: b, listPrice, discountPercent, price: cost } = await priceFor(app, caller.owner, model, input, studio);
+  const { breakdown: b, listPrice, discountPercent, price: cost, studioMarkup } = await priceFor(app, caller.owner, model, input, studio);
   const { teamId, userId } = caller.owner;
   const { balance } = teamId === null ? await getBalance(app.db, userId) : await getTeamBalance(app.db, teamId);
   return {
@@ -123,7 +123,9 @@ export const calculateDynamicCost: Handler<'calculateDynamicCost'> = async ({ ap
     cost,
     list_price: listPrice,
     unit: 'credits',
-    breakdown: {
+    // in a studio that marks prices up, its price is one figure: the model's rule would show the
+    // gateway's list price, which is the studio owner's business (README "Whitelabel studios")
+    breakdown: studioMarkup > 0 ? { base: listPrice, per_unit: null, multipliers: [] } : {
       base: b.base,
       per_unit: b.perUnit,
       multipliers: b.multipliers.map((m) => ({ field: m.field, value: m.value, percent: m.percent, price_after: m.priceAfter })),

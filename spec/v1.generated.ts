@@ -3867,7 +3867,7 @@ export interface components {
             model: string;
             /** @description What a production submit of this input holds, in credits (after `discount`, when there is one). */
             cost: number;
-            /** @description The price from the model's price rule, before any discount. */
+            /** @description The price from the model's price rule, before any discount. In a whitelabel studio that marks prices up, the studio's price (its markup included), and `breakdown` is that one figure as `base`. */
             list_price: number;
             /** @description `credits` (1000 credits = 1 USD). */
             unit: string;

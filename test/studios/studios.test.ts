@@ -219,7 +219,8 @@ test('end_user_pays: the quote and the charge are the studio price; the end user
   const quote = await callOperation<{ cost: number; list_price: number }>(gw, 'calculateDynamicCost', { as: user.liveKey, headers: inStudio(studio.slug), body: { model: MODEL, input: { prompt: 'a lighthouse' } } });
   t.is(quote.status, 200);
   t.is(quote.body.cost, studioPrice);
-  t.is(quote.body.list_price, list);
+  // a studio's end user sees the studio's price as the list price, never the gateway's (the owner's margin)
+  t.is(quote.body.list_price, studioPrice);
 
   const res = await submit(user.liveKey, studio.slug);
   t.is(res.statusCode, 200, res.payload);

@@ -159,6 +159,8 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     await trx('users').where({ id: userId }).update({
       email: `deleted-${userId}@deleted.invalid`,
       password_hash: null,
+      // the Stripe customer it paid as (the payment records keep theirs: money history)
+      stripe_customer_id: null,
       email_verified: false,
       role: 'user',
       deletion_requested_at: null,

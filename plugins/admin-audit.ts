@@ -10,6 +10,7 @@ import type { Request } from '@hapi/hapi';
 import type { App } from '../lib/context.ts';
 import { clientIp } from '../lib/addresses.ts';
 import { insertAdminAudit } from '../db/admin-audit.ts';
+import { normaliseEmail } from '../db/users.ts';
 
 declare module '@hapi/hapi' {
   interface RequestApplicationState {
@@ -29,12 +30,49 @@ export function redact(value: unknown): unknown {
   return value;
 }
 
+/** Every string value of a field named `email`, anywhere in the parameters. */
+function emailsIn(value: unknown, out: Set<string> = new Set()): Set<string> {
+  if (Array.isArray(value)) for (const v of value) emailsIn(v, out);
+  else if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === 'email' && typeof v === 'string') out.add(normaliseEmail(v));
+      else emailsIn(v, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * Audit rows are never updated, and an erased account must leave only anonymised ones (README
+ * "Roles and administration"): so an email is never written to the log. It is recorded as the
+ * account it named (`user:<id>`, which the erasure leaves pointing at the anonymised tombstone),
+ * or `[no account]`.
+ */
+async function pseudonymiseEmails(app: App, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const emails = [...emailsIn(params)];
+  if (emails.length === 0) return params;
+  const rows = await app.db('users').whereIn('email', emails).select<Array<{ id: number | string; email: string }>>('id', 'email');
+  const ids = new Map(rows.map((r) => [normaliseEmail(r.email), Number(r.id)]));
+  const swap = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(swap);
+    if (typeof value === 'object' && value !== null) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => {
+        if (k !== 'email' || typeof v !== 'string') return [k, swap(v)];
+        const id = ids.get(normaliseEmail(v));
+        return [k, id === undefined ? '[no account]' : `user:${id}`];
+      }));
+    }
+    return value;
+  };
+  return swap(params) as Record<string, unknown>;
+}
+
 function idOf(v: unknown): number | null {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
   return Number.isSafeInteger(n) ? n : null;
 }
 
-export async function auditAdminCall(app: App, request: Request, operationId: string): Promise<void> {
+export async function auditAdminCall(app: App, request: Request, operationId: string, roleOperation: boolean): Promise<void> {
   // (request.auth.credentials as plugins/auth.ts declares them; spec-routes' callerOf would be an import cycle)
   const caller = request.auth.credentials?.user?.caller ?? null;
   if (!caller) return;
@@ -53,7 +91,9 @@ export async function auditAdminCall(app: App, request: Request, operationId: st
       action: operationId,
       targetUserId: idOf(fields.target_user_id) ?? (impersonator ? caller.userId : null),
       targetTeamId: idOf(fields.target_team_id ?? (request.query as Record<string, unknown>).team_id),
-      params: { query: redact({ ...request.query }), body: redact(body) } as Record<string, unknown>,
+      // an impersonated request to an ordinary route records that it happened (the request id ties
+      // it to the request log), not what was sent: a prompt is the user's, not the audit log's
+      params: impersonator && !roleOperation ? {} : await pseudonymiseEmails(app, { query: redact({ ...request.query }), body: redact(body) }),
       reason,
       status,
       clientAddress: clientIp(request, app.config.trustedProxies)?.toString() ?? request.info.remoteAddress ?? null,

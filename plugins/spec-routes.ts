@@ -281,7 +281,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
           // Every call of a role operation by an authenticated caller is recorded, refusals included,
           // and every request of an impersonated session, with both identities.
           const impersonator = callerOf(request)?.impersonator;
-          if (roles || impersonator) await auditAdminCall(app, request, operationId);
+          if (roles || impersonator) await auditAdminCall(app, request, operationId, Boolean(roles));
           const response = request.response;
           if (impersonator) {
             if (Boom.isBoom(response)) response.output.headers[IMPERSONATED_BY_HEADER] = String(impersonator.userId);

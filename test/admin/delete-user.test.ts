@@ -71,6 +71,11 @@ test.serial('deleting a user removes everything it owns at once and keeps the an
   t.is((await gw.server.inject({ method: 'GET', url: '/app/get_file_upload_url?filename=b.png', headers: auth })).statusCode, 200);
   t.is((await gw.server.inject({ method: 'POST', url: '/app/embed-codes', headers: auth, payload: { kind: 'embed', name: 'widget', models: ['canvas-v1-fast-text-to-image'] } })).statusCode, 201);
   t.is((await callOperation(gw, 'adminSupportLoginLink', { as: as.support.session, body: { email: a.email, reason: 'ticket 1' } })).status, 200);
+  // what came with discounts, subscriptions and studios
+  t.is((await callOperation(gw, 'upsertModelDiscounts', { as: as.admin.session, body: { discounts: [{ email: a.email, model: '*', percent_off: 10 }] } })).status, 200);
+  t.is((await callOperation(gw, 'adminManageSubscription', { as: as.admin.session, body: { email: a.email, action: 'activate', plan: 'starter' } })).status, 200);
+  const studio = await callOperation<{ id: number }>(gw, 'createStudio', { as: a.session, body: { slug: `del-${a.userId}`, name: 'to go', domains: [`del-${a.userId}.example.com`], allowed_models: ['canvas-v1-fast-text-to-image'], payer_mode: 'end_user_pays' } });
+  t.is(studio.status, 201, JSON.stringify(studio.body));
   const ledgerBefore = await count('credit_transactions', { user_id: a.userId });
   t.true(ledgerBefore > 0);
 
@@ -87,11 +92,17 @@ test.serial('deleting a user removes everything it owns at once and keeps the an
     t.deepEqual(left, [], `${table} rows removed`);
   }
   t.is(await count('oauth_provider_records', { client_id: client.client_id }), 0, "the client's tokens are gone");
+  t.is(await count('model_discounts', { user_id: a.userId }), 0, 'personal discounts removed');
+  t.like(await gw.app.db('subscriptions').where({ user_id: a.userId }).first(), { status: 'cancelled' }, 'the subscription ends');
+  t.truthy((await gw.app.db('studios').where({ id: studio.body.id }).first()).disabled_at, 'the personal studio is disabled');
+  t.is(await count('studio_domains', { studio_id: studio.body.id }), 0, 'and its domains are free');
   t.is(await gw.app.db('predictions').where({ id: personal }).first(), undefined);
   t.truthy(await gw.app.db('predictions').where({ id: forTeam }).first(), "the team's run stays with the team");
   await t.throwsAsync(fs.stat(file), undefined, 'the output files are removed');
   t.is(await count('credit_transactions', { user_id: a.userId }), ledgerBefore, 'ledger rows are kept');
   t.true(await count('admin_audit', { target_user_id: a.userId }) >= 2, 'audit rows are kept');
+  // kept, and anonymous: an email is recorded as the account it named (user:<id>), never as the address
+  t.false(JSON.stringify(await gw.app.db('admin_audit').select('params', 'reason')).includes(a.email), 'no audit row holds the address');
   const audited = await gw.app.db('admin_audit').where({ action: 'adminDeleteUser', target_user_id: a.userId }).first();
   t.like({ ...audited, status: Number(audited.status), actor_user_id: Number(audited.actor_user_id) }, { status: 200, actor_user_id: as.admin.userId, reason: 'GDPR request 9' });
 

@@ -82,7 +82,7 @@ test.serial('only billing and admin may manage subscriptions; user and support g
   const audit = await gw.app.db('admin_audit').where({ action: 'adminManageSubscription' }).andWhere('id', '>', before).orderBy('id');
   t.deepEqual(audit.map((a: { actor_role: string; status: number }) => [a.actor_role, Number(a.status)]), [['user', 403], ['support', 403], ['admin', 403], ['admin', 200], ['billing', 200]]);
   t.is(audit[3].reason, 'trial');
-  t.like(JSON.parse(audit[3].params), { body: { email: acct.email, action: 'activate', plan: 'basic' } });
+  t.like(JSON.parse(audit[3].params), { body: { email: `user:${acct.userId}`, action: 'activate', plan: 'basic' } });
 });
 
 test.serial('422 for an unknown plan, a missing plan and a past period end; 404 for an unknown email or a team the user is not in; 409 for the wrong state', async (t) => {

@@ -8,21 +8,23 @@ export const AUTH_REQUEST_TTL_MS = 10 * 60 * 1000;
 export interface PendingAuthRequest {
   nonce: string;
   codeVerifier: string;
+  /** the whitelabel studio the sign-in started in; null: outside every studio */
+  studioId: number | null;
 }
 
 export async function savePendingAuthRequest(db: Db, stateHash: string, req: PendingAuthRequest, now: number): Promise<void> {
   // Abandoned requests are cleared as new ones arrive (indexed on expires_at).
   await db('oauth_states').where('expires_at', '<=', now).delete();
-  await db('oauth_states').insert({ state_hash: stateHash, nonce: req.nonce, code_verifier: req.codeVerifier, created_at: now, expires_at: now + AUTH_REQUEST_TTL_MS });
+  await db('oauth_states').insert({ state_hash: stateHash, nonce: req.nonce, code_verifier: req.codeVerifier, studio_id: req.studioId, created_at: now, expires_at: now + AUTH_REQUEST_TTL_MS });
 }
 
 /** Removes and returns the pending request for this state; undefined when unknown, expired or already used. */
 export async function takePendingAuthRequest(db: Db, stateHash: string, now: number): Promise<PendingAuthRequest | undefined> {
-  const row = await db('oauth_states').select('nonce', 'code_verifier', 'expires_at').where({ state_hash: stateHash })
-    .first<{ nonce: string; code_verifier: string; expires_at: number | string } | undefined>();
+  const row = await db('oauth_states').select('nonce', 'code_verifier', 'studio_id', 'expires_at').where({ state_hash: stateHash })
+    .first<{ nonce: string; code_verifier: string; studio_id: number | string | null; expires_at: number | string } | undefined>();
   if (!row) return undefined;
   // Whoever deletes the row owns it: two callbacks racing on one state cannot both proceed.
   if (affected(await db('oauth_states').where({ state_hash: stateHash }).delete()) !== 1) return undefined;
   if (Number(row.expires_at) <= now) return undefined;
-  return { nonce: row.nonce, codeVerifier: row.code_verifier };
+  return { nonce: row.nonce, codeVerifier: row.code_verifier, studioId: row.studio_id === null ? null : Number(row.studio_id) };
 }

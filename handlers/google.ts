@@ -11,6 +11,7 @@ import { sha256Hex } from '../lib/secrets.ts';
 import { savePendingAuthRequest, takePendingAuthRequest } from '../db/oauth-states.ts';
 import { findIdentityUserId, linkIdentity } from '../db/identities.ts';
 import { createUser, findUserByEmail, setPasswordHash, verifyEmail } from '../db/users.ts';
+import { studioOfUser } from '../db/studios.ts';
 import { revokeUserSessions } from '../db/sessions.ts';
 import { revokeAllCredentials } from '../db/credentials.ts';
 import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
@@ -45,19 +46,34 @@ async function viaProvider<T>(ctx: SignInContext, work: Promise<T>): Promise<T> 
   }
 }
 
+/** A sign-in finds only accounts of the studio it happens in (null: outside every studio), as a password login does. */
+async function sameStudio(db: App['db'], userId: number, studioId: number | null): Promise<void> {
+  if (await studioOfUser(db, userId) !== studioId) {
+    throw new UnauthorizedError(studioId === null
+      ? 'this Google account signs in to a whitelabel studio, not here: sign in on the studio\'s site'
+      : 'this Google account has no account in this studio (it signs in elsewhere)');
+  }
+}
+
 /**
- * The local account for an external identity: the linked one; else the account with the same
- * email, linked now if the provider verified that email; else a new account without a password.
+ * The local account for an external identity in the studio the sign-in happens in (README
+ * "Whitelabel studios"; null: outside every studio): the linked one; else the account with the
+ * same email, linked now if the provider verified that email; else a new account without a
+ * password, in that studio. An account of another studio (or of none) is refused with 401.
  */
-async function accountFor(app: App, id: ExternalIdentity): Promise<{ userId: number; linked: 'before' | 'existing account' | 'new account' }> {
+async function accountFor(app: App, id: ExternalIdentity, studioId: number | null): Promise<{ userId: number; linked: 'before' | 'existing account' | 'new account' }> {
   const linked = await findIdentityUserId(app.db, PROVIDER, id.subject);
-  if (linked !== undefined) return { userId: linked, linked: 'before' };
+  if (linked !== undefined) {
+    await sameStudio(app.db, linked, studioId);
+    return { userId: linked, linked: 'before' };
+  }
   const { email } = id;
   if (!email) throw new UnauthorizedError('Google did not share an email address with this gateway');
   const now = app.clock();
   return app.db.transaction(async (trx) => {
     const existing = await findUserByEmail(trx, email);
     if (existing) {
+      await sameStudio(trx, existing.id, studioId);
       if (!id.emailVerified) throw new ConflictError('an account with this email already exists and Google has not verified the address: sign in with the password');
       if (!existing.emailVerified) {
         // Whoever chose this account's password never proved the address; its owner just has.
@@ -74,7 +90,7 @@ async function accountFor(app: App, id: ExternalIdentity): Promise<{ userId: num
     }
     // REGISTRATION=closed: the same rule as /auth/register (an invited address only)
     if (app.config.registration === 'closed' && !(await hasPendingInvite(trx, email, now))) throw new ForbiddenError(REGISTRATION_CLOSED);
-    const user = await createUser(trx, email, null, now);
+    const user = await createUser(trx, email, null, now, { studioId });
     // The sign-up credit only for an address Google verified; otherwise it comes with verify-otp.
     if (id.emailVerified) await verifyEmail(trx, user.id, app.config.signupCredit, now);
     await linkIdentity(trx, user.id, PROVIDER, id.subject, now);
@@ -82,12 +98,12 @@ async function accountFor(app: App, id: ExternalIdentity): Promise<{ userId: num
   });
 }
 
-async function signIn(ctx: SignInContext, id: ExternalIdentity, method: string) {
+async function signIn(ctx: SignInContext, id: ExternalIdentity, method: string, studioId: number | null) {
   const { app } = ctx;
   ctx.audit.method = method;
   let userId: number;
   try {
-    const account = await accountFor(app, id);
+    const account = await accountFor(app, id, studioId);
     userId = account.userId;
     if (account.linked !== 'before') audit(ctx, 'identity_linked', { userId, provider: PROVIDER, to: account.linked });
     if (account.linked === 'existing account') forgetSecrets(userId);
@@ -105,7 +121,8 @@ async function signIn(ctx: SignInContext, id: ExternalIdentity, method: string) 
 export const getGoogleUrl: Handler<'getGoogleUrl'> = async (ctx) => {
   const { app } = ctx;
   const request = await viaProvider(ctx, startAuthorization(googleConfig(app)));
-  await savePendingAuthRequest(app.db, sha256Hex(request.state), { nonce: request.nonce, codeVerifier: request.codeVerifier }, app.clock());
+  // Google's redirect to the callback carries no studio header: the pending request remembers it
+  await savePendingAuthRequest(app.db, sha256Hex(request.state), { nonce: request.nonce, codeVerifier: request.codeVerifier, studioId: ctx.studio?.id ?? null }, app.clock());
   return { url: request.url.href };
 };
 
@@ -119,12 +136,12 @@ export const googleCallback: Handler<'googleCallback'> = async (ctx) => {
     throw new InvalidInputError('unknown, expired or already used sign-in state: start again from /auth/get-google-url');
   }
   // Everything the provider sent (code, state, iss, ...) goes to the library, as received.
-  const identity = await viaProvider(ctx, completeAuthorization(g, new URLSearchParams(ctx.request.url.search), { state, ...pending }));
-  return signIn(ctx, identity, 'google');
+  const identity = await viaProvider(ctx, completeAuthorization(g, new URLSearchParams(ctx.request.url.search), { state, nonce: pending.nonce, codeVerifier: pending.codeVerifier }));
+  return signIn(ctx, identity, 'google', pending.studioId);
 };
 
 export const googleMobileLogin: Handler<'googleMobileLogin'> = async (ctx) => {
   const { app } = ctx;
   const identity = await viaProvider(ctx, verifyIdToken(googleConfig(app), ctx.body.id_token));
-  return signIn(ctx, identity, 'google-mobile');
+  return signIn(ctx, identity, 'google-mobile', ctx.studio?.id ?? null);
 };

@@ -27,6 +27,7 @@ import * as m20261124_2201_model_discounts from './20261124_2201_model_discounts
 import * as m20261124_2301_subscriptions from './20261124_2301_subscriptions.ts';
 import * as m20261124_2501_impersonation from './20261124_2501_impersonation.ts';
 import * as m20261124_2801_history_counts from './20261124_2801_history_counts.ts';
+import * as m20261124_3001_oauth_state_studio from './20261124_3001_oauth_state_studio.ts';
 import * as m20261124_2601_studios from './20261124_2601_studios.ts';
 import * as m20261124_2401_stripe_payments from './20261124_2401_stripe_payments.ts';
 
@@ -62,6 +63,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261124_2301_subscriptions', m20261124_2301_subscriptions],
   ['20261124_2501_impersonation', m20261124_2501_impersonation],
   ['20261124_2801_history_counts', m20261124_2801_history_counts],
+  ['20261124_3001_oauth_state_studio', m20261124_3001_oauth_state_studio],
   ['20261124_2601_studios', m20261124_2601_studios],
   ['20261124_2401_stripe_payments', m20261124_2401_stripe_payments],
 ];

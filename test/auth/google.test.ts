@@ -4,7 +4,7 @@ import test from 'ava';
 import crypto from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { startGateway } from '../helpers/gateway.ts';
+import { newAccount, startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { rsaKey, signJwt, startProvider } from '../helpers/oidc.ts';
 import type { LocalProvider, TestClient } from '../helpers/oidc.ts';
@@ -35,8 +35,8 @@ test.after.always(async () => {
 
 interface Session { access_token: string; token_type: string; expires_in: number }
 
-async function googleUrl(): Promise<URL> {
-  const res = await gw.server.inject({ method: 'GET', url: '/auth/get-google-url' });
+async function googleUrl(headers: Record<string, string> = {}): Promise<URL> {
+  const res = await gw.server.inject({ method: 'GET', url: '/auth/get-google-url', headers });
   if (res.statusCode !== 200) throw new Error(`get-google-url: ${res.statusCode} ${res.payload}`);
   return new URL((res.result as { url: string }).url);
 }
@@ -349,3 +349,40 @@ test('no authorization code, state, ID token or session token reaches the log', 
   t.true(lines.includes(`"event":"signed_in"`));
   for (const secret of secrets) t.false(lines.includes(secret), secret.slice(0, 8));
 });
+
+test('in a whitelabel studio, Google sign-in creates and finds only that studio\'s accounts; outside it, the studio account is refused', async (t) => {
+  const owner = await newAccount(gw, 0);
+  const slug = `g-${crypto.randomBytes(4).toString('hex')}`;
+  const created = await gw.server.inject({ method: 'POST', url: '/app/studios', headers: { authorization: `Bearer ${owner.session}` }, payload: { slug, name: 'Google studio', allowed_models: ['canvas-v1-fast-text-to-image'], payer_mode: 'end_user_pays' } });
+  t.is(created.statusCode, 201, created.payload);
+  const studioId = (created.result as { id: number }).id;
+  const inStudio = { 'x-whitelabel-studio': slug };
+
+  // the browser flow started in the studio (Google's redirect back carries no studio header)
+  const sub = newSub();
+  op.accounts.set(sub, { email: `${sub}@example.com`, email_verified: true });
+  const back = await op.authorize((await googleUrl(inStudio)).href, sub);
+  const res = await gw.server.inject({ method: 'GET', url: `/auth/google_callback${back.search}` });
+  t.is(res.statusCode, 200, res.payload);
+  const row = await gw.app.db('users').where({ email: `${sub}@example.com` }).first();
+  t.is(Number(row.studio_id), studioId, 'the new account belongs to the studio');
+  const token = (res.result as Session).access_token;
+  t.is((await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: { authorization: `Bearer ${token}`, ...inStudio } })).statusCode, 200);
+
+  // the same Google identity outside the studio: 401, no session
+  const idToken = await op.idTokenFor(WEB, sub);
+  const outside = await gw.server.inject({ method: 'POST', url: '/auth/google/mobile', payload: { id_token: idToken } });
+  t.is(outside.statusCode, 401, outside.payload);
+  // in the studio it signs in
+  const inside = await gw.server.inject({ method: 'POST', url: '/auth/google/mobile', headers: inStudio, payload: { id_token: await op.idTokenFor(WEB, sub) } });
+  t.is(inside.statusCode, 200, inside.payload);
+
+  // an account outside every studio cannot be signed into (or linked) from the studio
+  const plain = newSub();
+  op.accounts.set(plain, { email: `${plain}@example.com`, email_verified: true });
+  t.is((await gw.server.inject({ method: 'POST', url: '/auth/google/mobile', payload: { id_token: await op.idTokenFor(WEB, plain) } })).statusCode, 200);
+  const refused = await gw.server.inject({ method: 'POST', url: '/auth/google/mobile', headers: inStudio, payload: { id_token: await op.idTokenFor(WEB, plain) } });
+  t.is(refused.statusCode, 401, refused.payload);
+  t.is((await gw.app.db('users').where({ email: `${plain}@example.com` }).first()).studio_id, null);
+});
+

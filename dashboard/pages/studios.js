@@ -5,6 +5,9 @@ import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { Notice, credits, day, usd, when } from './ui.js';
 
+// `-` escaped: browsers compile pattern attributes with the v flag
+const SLUG_PATTERN = '[a-z0-9][a-z0-9\\-]{1,38}[a-z0-9]';
+const COLOUR_PATTERN = '#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})';
 const BLANK = { slug: '', name: '', logo_url: '', primary_color: '', accent_color: '', domains: '', models: [], markup_percent: '0', prices: '', payer_mode: 'owner_pays' };
 const PAYERS = { owner_pays: 'You pay the list price for every run', end_user_pays: 'End users pay the studio price; the markup is credited to you' };
 
@@ -107,11 +110,11 @@ export function Studios() {
   return html`
     <p class="muted">A studio is your own storefront on this gateway: your name, colours and domains, the models you pick, your prices.</p>
     <form class="inline-form studio-form" onSubmit=${save} aria-label=${editing ? `Edit the studio ${editing.name}` : 'Create a studio'}>
-      <label>Slug <input name="studio-slug" required pattern="[a-z0-9][a-z0-9-]{1,38}[a-z0-9]" disabled=${!!editing} value=${form.slug} onInput=${set('slug')} placeholder="e.g. acme-art" /></label>
+      <label>Slug <input name="studio-slug" required pattern=${SLUG_PATTERN} disabled=${!!editing} value=${form.slug} onInput=${set('slug')} placeholder="e.g. acme-art" /></label>
       <label>Name <input name="studio-name" required maxlength="200" value=${form.name} onInput=${set('name')} /></label>
       <label>Logo (https address) <input name="studio-logo" type="url" maxlength="2000" value=${form.logo_url} onInput=${set('logo_url')} /></label>
-      <label>Main colour <input name="studio-primary" pattern="#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})" value=${form.primary_color} onInput=${set('primary_color')} placeholder="#336699" /></label>
-      <label>Accent colour <input name="studio-accent" pattern="#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})" value=${form.accent_color} onInput=${set('accent_color')} placeholder="#ff9900" /></label>
+      <label>Main colour <input name="studio-primary" pattern=${COLOUR_PATTERN} value=${form.primary_color} onInput=${set('primary_color')} placeholder="#336699" /></label>
+      <label>Accent colour <input name="studio-accent" pattern=${COLOUR_PATTERN} value=${form.accent_color} onInput=${set('accent_color')} placeholder="#ff9900" /></label>
       <label>Domains <textarea name="studio-domains" rows="2" value=${form.domains} onInput=${set('domains')} placeholder="art.example.com (hostnames, one a line)" /></label>
       <label>Models <select name="studio-models" multiple size="6" onChange=${pickModels}>
         ${models.map((m) => html`<option value=${m.slug} selected=${form.models.includes(m.slug)}>${m.title} (${m.slug})</option>`)}
@@ -130,7 +133,7 @@ export function Studios() {
       <div class="table-wrap"><table data-testid="studios">
         <thead><tr><th>Name</th><th>Slug</th><th>Models</th><th>Price</th><th>Who pays</th><th>Created</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody>${studios.map((s) => html`<tr class=${s.disabled_at ? 'revoked' : ''}>
-          <td>${s.branding.primary_color && html`<span class="swatch" style=${`background:${s.branding.primary_color}`} aria-hidden="true"></span> `}${s.name}${s.disabled_at && html` <span class="badge muted">disabled</span>`}</td>
+          <td>${s.branding.primary_color && html`<span class="swatch" style=${{ background: s.branding.primary_color }} aria-hidden="true"></span> `}${s.name}${s.disabled_at && html` <span class="badge muted">disabled</span>`}</td>
           <td><code>${s.slug}</code>${s.domains.length ? html`<br /><small>${s.domains.join(', ')}</small>` : ''}</td>
           <td>${s.allowed_models.join(', ')}</td>
           <td>+${s.markup_percent}%${Object.keys(s.model_prices).length ? `, ${Object.keys(s.model_prices).length} set per model` : ''}</td>

@@ -1,7 +1,8 @@
 // The last dashboard pages (issue 13) in a real browser (Debian chromium via playwright-core), on
 // MariaDB: a user creates, edits, inspects the usage of and disables a whitelabel studio, for
 // themselves and for a team picked with the switcher; a billing account gives a user a discount,
-// deletes it, and activates a subscription that the user then sees on the Billing page.
+// deletes it, and activates a subscription that the user then sees on the Billing page; the three
+// pages at phone width.
 // Screenshots in .artifacts/dashboard/.
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
@@ -154,4 +155,26 @@ test.serial('admin: a billing account adds and deletes a discount and activates 
   await screenshot(own.page, 'dashboard', 'billing-subscription');
   t.deepEqual(own.problems, []);
   await own.page.close();
+});
+
+test.serial('the studios, billing and admin pages are readable at phone width', async (t) => {
+  const staff = await newAccount(gw, 0);
+  await gw.app.db('users').where({ id: staff.userId }).update({ role: 'admin' });
+  const { page, problems } = await signIn(await emailOf(staff.userId));
+  await page.setViewportSize({ width: 390, height: 800 });
+  for (const [route, title] of [['studios', 'Studios'], ['billing', 'Billing'], ['admin', 'Admin']] as const) {
+    await page.goto(`${base}/dashboard#/${route}`);
+    await page.getByRole('heading', { name: title, exact: true }).waitFor();
+    if (route === 'admin') {
+      await page.getByLabel('User\'s email').fill(await emailOf(staff.userId));
+      await page.getByRole('button', { name: 'Look up' }).click();
+      await page.getByTestId('admin-discounts').waitFor();
+    }
+    await page.waitForLoadState('networkidle');
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    t.true(overflow <= 0, `${route} overflows by ${overflow}px`);
+    await screenshot(page, 'dashboard', `phone-${route}`);
+  }
+  t.deepEqual(problems, []);
+  await page.close();
 });

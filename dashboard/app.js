@@ -15,6 +15,7 @@ import { Gallery } from './pages/gallery.js';
 import { MediaLibrary } from './pages/media.js';
 import { Billing } from './pages/billing.js';
 import { Embeds } from './pages/embeds.js';
+import { Studios } from './pages/studios.js';
 import { Account } from './pages/account.js';
 import { Admin, STAFF_ROLES } from './pages/admin.js';
 
@@ -29,6 +30,7 @@ const PAGES = [
   { path: 'clients', title: 'OAuth clients', view: Clients },
   { path: 'webhooks', title: 'Webhooks', view: Webhooks },
   { path: 'embeds', title: 'Embeds', view: Embeds },
+  { path: 'studios', title: 'Studios', view: Studios },
   { path: 'teams', title: 'Teams', view: Teams },
   { path: 'account', title: 'Account', view: Account },
   // shown to support, billing and admin accounts only (each route checks the role again)

@@ -32,7 +32,7 @@ import { createStudio, disableStudio, getStudio, getStudioUsage, listStudios, up
 import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets } from './media.ts';
 import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
 import { deleteModelDiscount, listModelDiscounts, myModelDiscounts, upsertModelDiscounts } from './discounts.ts';
-import { adminManageSubscription } from './subscriptions.ts';
+import { adminManageSubscription, getMySubscription } from './subscriptions.ts';
 import { adminPasswordResetLink, adminSupportLoginLink, supportLogin, supportResetPassword, virtualLogin } from './impersonation.ts';
 import { adminDeleteUser } from './admin-users.ts';
 import { adminStripeCharges, adminStripeRefund, receiveStripeWebhook } from './stripe.ts';
@@ -126,6 +126,7 @@ const handlers: HandlerMap = {
   deleteModelDiscount,
   myModelDiscounts,
   adminManageSubscription,
+  getMySubscription,
   virtualLogin,
   adminSupportLoginLink,
   adminPasswordResetLink,

@@ -1,4 +1,4 @@
-// adminManageSubscription (README "Subscriptions"): plans from the configuration, the wallet
+// adminManageSubscription and getMySubscription (README "Subscriptions"): plans from the configuration, the wallet
 // resolved like the admin money routes (the user's own, or with team_id a team the user is a member
 // of). The renewals are the worker's job (workers/subscriptions.ts); the answer is the view shared
 // with adminUserInfo (subscription-view.ts).
@@ -30,6 +30,12 @@ function firstPeriodEnd(at: string | undefined, now: number): number | undefined
   }
   return end;
 }
+
+/**
+ * GET /app/subscription[?team_id=]: the paying wallet's subscription (the caller's own, or the
+ * team's with read_balance), the same view adminManageSubscription answers.
+ */
+export const getMySubscription: Handler<'getMySubscription'> = async ({ app, caller }) => subscriptionView(app, caller.owner);
 
 /** POST /auth/admin_manage_subscription */
 export const adminManageSubscription: Handler<'adminManageSubscription'> = async ({ app, query, body, audit }) => {

@@ -770,6 +770,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the caller's subscription
+         * @description The subscription of the wallet that pays the caller's predictions: the caller's own, or with `team_id` (or a team's key) the team's (needs `read_balance`, like getBalance). The same answer as adminManageSubscription's (README "Subscriptions"); `status: none` (and null plan and period) when the wallet never had one. Plans are shown by name only; no route lists the configured plans.
+         */
+        get: operations["getMySubscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/admin_stripe_charges": {
         parameters: {
             query?: never;
@@ -6471,6 +6491,34 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getMySubscription: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The paying wallet's subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminStripeCharges: {
         parameters: {
             query: {
@@ -10386,6 +10434,7 @@ export type ProtectedOperationId =
     | "getEmbedCode"
     | "getFileUploadUrl"
     | "getGallery"
+    | "getMySubscription"
     | "getPredictionResponse"
     | "getPredictionResult"
     | "getRunHistory"

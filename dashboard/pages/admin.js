@@ -1,6 +1,6 @@
 // Administration (README "Roles and administration"): shown to support, billing and admin
 // accounts only, and each part only to the roles its route allows (the gateway checks again).
-// Look a user up; move credit; refund a run; read the audit log.
+// Look a user up; move credit; discounts and the subscription; refund a run; read the audit log.
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { Notice, Pager, credits, usd, when } from './ui.js';
@@ -61,6 +61,96 @@ function Credits({ email, onDone }) {
     <label>Reason (shown in the user's transactions) <input name="reason" maxlength="500" value=${form.reason} onInput=${(e) => setForm({ ...form, reason: e.target.value })} /></label>
     ${form.kind === 'deduct' && html`<label class="check"><input type="checkbox" checked=${form.allowNegative} onChange=${(e) => setForm({ ...form, allowNegative: e.target.checked })} /> Allow the balance to go below zero (a chargeback)</label>`}
     <button disabled=${busy}>${form.kind === 'topup' ? 'Add credit' : 'Remove credit'}</button>
+    <${Notice} error=${error}>${result}</${Notice}>
+  </form>`;
+}
+
+/** A user's own-wallet discounts (README "Discounts"): list, add or replace one, delete one. */
+function Discounts({ email }) {
+  const [items, setItems] = useState(null);
+  const [models, setModels] = useState([]);
+  const [form, setForm] = useState({ model: '*', percent: '', expires: '', reason: '' });
+  const [error, setError] = useState(null);
+  const [result, setResult] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const load = () => api('GET', '/auth/admin_model_discounts', { query: { email } }).then((r) => setItems(r.body), setError);
+  useEffect(() => { setItems(null); setResult(null); load(); }, [email]);
+  useEffect(() => { api('GET', '/api/v1/models', { auth: false }).then((r) => setModels(r.body.models), setError); }, []);
+  const set = (k) => (e) => setForm({ ...form, [k]: e.target.value });
+  const submit = async (e) => {
+    e.preventDefault();
+    setBusy(true); setError(null); setResult(null);
+    try {
+      const item = { email, model: form.model, percent_off: Number(form.percent), ...(form.expires ? { expires_at: new Date(form.expires).toISOString() } : {}) };
+      await api('POST', '/auth/admin_model_discounts', { body: { discounts: [item], ...(form.reason ? { reason: form.reason } : {}) }, headers: idempotency() });
+      setResult(`${item.percent_off}% off ${item.model === '*' ? 'every model' : item.model} saved for ${email}.`);
+      setForm({ model: '*', percent: '', expires: '', reason: '' });
+      await load();
+    } catch (err) { setError(err); } finally { setBusy(false); }
+  };
+  const remove = async (d) => {
+    if (!confirm(`Delete the ${d.percent_off}% discount on ${d.model === '*' ? 'every model' : d.model}?`)) return;
+    setError(null); setResult(null);
+    try {
+      await api('DELETE', `/auth/admin_model_discounts/${d.id}`, { headers: idempotency() });
+      setResult('The discount was deleted; later runs pay the list price.');
+      await load();
+    } catch (err) { setError(err); }
+  };
+  const expired = (d) => d.expires_at && new Date(d.expires_at) <= new Date();
+  return html`<section class="card" data-testid="admin-discounts">
+    <h2>Discounts</h2>
+    ${items === null ? (!error && html`<p class="muted">Loading…</p>`) : items.length === 0 ? html`<p class="muted">No discount on this user's own wallet.</p>`
+      : html`<ul>${items.map((d) => html`<li>${d.percent_off}% off ${d.model === '*' ? 'every model' : html`<code>${d.model}</code>`}
+          ${d.expires_at ? ` · ${expired(d) ? 'expired' : 'until'} ${when(d.expires_at)}` : ' · no expiry'}${d.reason ? ` · ${d.reason}` : ''}${' '}
+          <button type="button" class="danger secondary small" onClick=${() => remove(d)}>Delete</button></li>`)}</ul>`}
+    <form onSubmit=${submit}>
+      <label>Model <select name="discount-model" value=${form.model} onChange=${set('model')}>
+        <option value="*">Every model (*)</option>
+        ${models.map((m) => html`<option value=${m.slug}>${m.title} (${m.slug})</option>`)}</select></label>
+      <label>Percent off (1-100) <input name="discount-percent" type="number" min="1" max="100" step="1" required value=${form.percent} onInput=${set('percent')} /></label>
+      <label>Expires (empty: never) <input name="discount-expires" type="datetime-local" value=${form.expires} onInput=${set('expires')} /></label>
+      <label>Reason <input name="discount-reason" maxlength="255" value=${form.reason} onInput=${set('reason')} /></label>
+      <button disabled=${busy}>Save discount</button>
+    </form>
+    <${Notice} error=${error}>${result}</${Notice}>
+  </section>`;
+}
+
+// No route lists the configured plans (SUBSCRIPTION_PLANS): the default names are suggestions.
+const PLAN_SUGGESTIONS = ['starter', 'pro', 'scale'];
+
+/** The personal wallet's subscription: activate, change (from the next renewal), cancel. */
+function Subscription({ email, current, onDone }) {
+  const [form, setForm] = useState({ action: current?.status === 'active' ? 'change' : 'activate', plan: '', reason: '' });
+  const [error, setError] = useState(null);
+  const [result, setResult] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const set = (k) => (e) => setForm({ ...form, [k]: e.target.value });
+  const submit = async (e) => {
+    e.preventDefault();
+    setBusy(true); setError(null); setResult(null);
+    try {
+      const body = { email, action: form.action, ...(form.action !== 'cancel' ? { plan: form.plan.trim() } : {}), ...(form.reason ? { reason: form.reason } : {}) };
+      const r = await api('POST', '/auth/admin_manage_subscription', { body, headers: idempotency() });
+      const s = r.body;
+      setResult(form.action === 'cancel' ? 'The subscription was cancelled; credit already granted stays until it expires.'
+        : form.action === 'change' ? `From the next renewal (${when(s.current_period_end)}) the plan is ${s.next_plan ?? s.plan}.`
+          : `The ${s.plan} plan is active until ${when(s.current_period_end)}; ${credits(s.credits_per_period ?? 0)} granted.`);
+      setForm({ ...form, plan: '', reason: '', action: s.status === 'active' ? 'change' : 'activate' });
+      onDone();
+    } catch (err) { setError(err); } finally { setBusy(false); }
+  };
+  return html`<form class="card" onSubmit=${submit} data-testid="admin-subscription">
+    <h2>Subscription</h2>
+    <p class="muted" data-testid="admin-subscription-now">${!current || current.status === 'none' ? 'No subscription.'
+      : `${current.plan}, ${current.status}${current.status === 'active' ? ` until ${when(current.current_period_end)}` : ''}${current.next_plan ? `, then ${current.next_plan}` : ''}.`}</p>
+    <label>Action <select name="subscription-action" value=${form.action} onChange=${set('action')}>
+      <option value="activate">Activate</option><option value="change">Change plan (from the next renewal)</option><option value="cancel">Cancel now</option></select></label>
+    ${form.action !== 'cancel' && html`<label>Plan <input name="subscription-plan" list="plan-names" required maxlength="50" value=${form.plan} onInput=${set('plan')} placeholder="starter, pro or scale" />
+      <datalist id="plan-names">${PLAN_SUGGESTIONS.map((p) => html`<option value=${p} />`)}</datalist></label>`}
+    <label>Reason <input name="subscription-reason" maxlength="500" value=${form.reason} onInput=${set('reason')} /></label>
+    <button disabled=${busy}>${form.action === 'cancel' ? 'Cancel the subscription' : form.action === 'change' ? 'Change the plan' : 'Activate'}</button>
     <${Notice} error=${error}>${result}</${Notice}>
   </form>`;
 }
@@ -166,8 +256,10 @@ export function Admin({ user }) {
     ${info && html`<${UserInfo} info=${info} />`}
     <section class="cards">
       ${info && can(user, ['billing', 'admin']) && html`<${Credits} email=${info.email} onDone=${() => lookup(info.email)} />`}
+      ${info && can(user, ['billing', 'admin']) && html`<${Subscription} key=${info.email} email=${info.email} current=${info.subscription} onDone=${() => lookup(info.email)} />`}
       <${Refund} />
       ${info && can(user, ['support', 'admin']) && info.role === 'user' && html`<${ActAs} email=${info.email} />`}
     </section>
+    ${info && can(user, ['billing', 'admin']) && html`<${Discounts} email=${info.email} />`}
     ${can(user, ['admin']) && html`<${AuditLog} />`}`;
 }

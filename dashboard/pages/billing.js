@@ -1,5 +1,5 @@
-// Billing: the balance, the ledger (paged, kinds as words, credits and USD), and places for the
-// caller's discounts and subscription. README "The ledger".
+// Billing: the balance, the ledger (paged, kinds as words, credits and USD), the paying wallet's
+// discounts and subscription. README "The ledger".
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { Notice, Pager, credits, usd, when } from './ui.js';
@@ -37,6 +37,25 @@ function Discounts() {
   return html`<ul>${state.items.map((d) => html`<li>${d.percent_off}% off ${d.model}${d.expires_at ? ` until ${when(d.expires_at)}` : ''}</li>`)}</ul>`;
 }
 
+/** The paying wallet's subscription (GET /app/subscription; README "Subscriptions"). */
+function Subscription() {
+  const [state, setState] = useState({ loading: true });
+  useEffect(() => {
+    api('GET', '/app/subscription', { team: true }).then((r) => setState({ sub: r.body }), (err) => setState({ error: err }));
+  }, []);
+  if (state.loading) return html`<p class="muted">Loading…</p>`;
+  if (state.error) return html`<${Notice} error=${state.error} />`;
+  const s = state.sub;
+  const leftover = s.grant_remaining > 0 ? html`<p class="muted">${credits(s.grant_remaining)} of plan credit left; it is spent before purchased credit and expires with its period.</p>` : null;
+  if (s.status === 'none') return html`<p class="muted" data-testid="subscription-none">No subscription. Contact billing to start a plan.</p>`;
+  return html`<p data-testid="subscription-plan"><strong>${s.plan}</strong> · ${s.status === 'active' ? 'active' : 'cancelled'}</p>
+    ${s.credits_per_period !== null && html`<p class="muted">${credits(s.credits_per_period)} (${usd(s.credits_per_period)}) every ${String(s.period).replace(/^(\d+)d$/, '$1 days')}${s.rollover_cap ? `, up to ${credits(s.rollover_cap)} carried over` : ''}.</p>`}
+    ${s.status === 'active'
+      ? html`<p class="muted">Renews ${when(s.current_period_end)}${s.next_plan ? ` with the ${s.next_plan} plan` : ''}.</p>`
+      : html`<p class="muted">Cancelled: no further credit will be granted.</p>`}
+    ${leftover}`;
+}
+
 export function Billing() {
   const [balance, setBalance] = useState(null);
   const [page, setPage] = useState(1);
@@ -61,7 +80,7 @@ export function Billing() {
       </div>
       <div class="card" data-testid="subscription">
         <h2>Subscription</h2>
-        <p class="muted">Subscriptions are not available on this gateway yet. Your plan will be shown here once they are.</p>
+        <${Subscription} />
       </div>
     </section>
     <h2 class="section">Transactions</h2>

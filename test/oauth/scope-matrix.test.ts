@@ -42,6 +42,7 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   getUserDetails: 'account:read',
   listCreditTransactions: 'account:read',
   myModelDiscounts: 'account:read',
+  getMySubscription: 'account:read',
   listMediaAssets: 'account:read',
   exportAccount: 'account:read',
   // issue 10: the quote shows the paying wallet's balance, so it needs a caller

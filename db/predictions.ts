@@ -66,6 +66,8 @@ export interface Prediction {
   studioMarkup: number;
   /** the wallet that holds and pays the price: the owner's (userId, teamId) unless a studio's owner pays */
   payer: Payer;
+  /** what its hold recorded (README "Discounts"), copied onto the charge; listPrice null: free, or written before migration 3101 */
+  billing?: { listPrice: number | null; discountPercent: number | null };
 }
 
 export interface UpstreamJob {
@@ -125,6 +127,8 @@ interface PredictionRow {
   studio_markup?: number | string | null;
   payer_user_id?: number | string | null;
   payer_team_id?: number | string | null;
+  list_price?: number | string | null;
+  discount_percent?: number | string | null;
 }
 
 /** Who pays a prediction: its payer columns when a studio's owner pays (owner_pays), else its owner. */
@@ -171,6 +175,7 @@ function toPrediction(r: PredictionRow): Prediction {
     studioId: numOrNull(r.studio_id ?? null),
     studioMarkup: num(r.studio_markup ?? 0),
     payer: payerOfRow(r),
+    billing: { listPrice: numOrNull(r.list_price ?? null), discountPercent: numOrNull(r.discount_percent ?? null) },
   };
 }
 
@@ -267,6 +272,10 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
     return { accepted: true };
   }
   const payer = p.payer ?? { userId: p.userId, teamId };
+  // what the hold's ledger row records, kept on the prediction too so the charge need not read the hold row
+  const listPrice = p.listPrice ?? p.price;
+  const discountPercent = p.discountPercent ?? null;
+  if (p.price > 0) Object.assign(row, { list_price: listPrice, discount_percent: discountPercent });
   // A deadlock victim is rolled back whole (hold and insert), so running it again is safe.
   return withLockRetry(() => db.transaction(async (trx): Promise<SubmitOutcome> => {
     if (spendChecked) await checkKeySpend(trx, p.apiKeyId!, p.price, now);
@@ -281,7 +290,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
       if (counted.key >= limits.perKey && limits.perKey > 0 && p.apiKeyId !== null) return { accepted: false, scope: 'key', limit: limits.perKey };
       if (counted.account >= limits.perAccount && limits.perAccount > 0) return { accepted: false, scope: 'account', limit: limits.perAccount };
     }
-    const wallet = await holdFor(trx, payer, p.price, { predictionId: p.id, model: p.model, now, listPrice: p.listPrice ?? p.price, discountPercent: p.discountPercent ?? null });
+    const wallet = await holdFor(trx, payer, p.price, { predictionId: p.id, model: p.model, now, listPrice, discountPercent });
     await trx('predictions').insert(row);
     return wallet ? { accepted: true, balance: wallet.balance } : { accepted: true };
   }));
@@ -371,7 +380,7 @@ export async function completePrediction(
     });
     if (affected(n) !== 1) return { recorded: false, deliveryId: null };
     // The wallet that held the price pays it: the team's for a team prediction.
-    await settleFor(trx, p.payer, p.price, p.id, p.model, now);
+    await settleFor(trx, p.payer, p.price, p.id, p.model, now, p.billing);
     // end_user_pays: the studio owner's markup, a second ledger row of the same prediction
     if (p.studioId !== null && p.studioMarkup > 0) await creditStudioOwner(trx, p, now);
     return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };

@@ -133,15 +133,26 @@ export async function holdFor(trx: Knex, payer: Payer, amount: number, ref: Move
   });
 }
 
-/** held -> gone: the charge, a `prediction` row of -amount, with the list price and discount its hold recorded. */
-export async function settleFor(trx: Knex, payer: Payer, amount: number, predictionId: string, model: string, now: number): Promise<void> {
+/**
+ * held -> gone: the charge, a `prediction` row of -amount, with the list price and discount its hold
+ * recorded: from `billing` (the prediction row's copy) when given, else read from the hold row.
+ */
+export async function settleFor(
+  trx: Knex, payer: Payer, amount: number, predictionId: string, model: string, now: number,
+  billing?: { listPrice: number | null; discountPercent: number | null },
+): Promise<void> {
   if (amount === 0) return;
   await walletRow(trx, payer).update({ held: trx.raw('held - ?', [amount]) });
   await consumeGrants(trx, payer, amount);
-  const held = await trx('credit_transactions').where({ prediction_id: predictionId, kind: 'hold', ref: '' }).first<{ list_price: unknown; discount_percent: unknown } | undefined>('list_price', 'discount_percent');
+  let recorded = billing && billing.listPrice !== null ? billing : undefined;
+  if (!recorded) {
+    // a prediction written before migration 3101 (or a caller without the row): the hold row has them
+    const held = await trx('credit_transactions').where({ prediction_id: predictionId, kind: 'hold', ref: '' }).first<{ list_price: unknown; discount_percent: unknown } | undefined>('list_price', 'discount_percent');
+    recorded = { listPrice: numOrNull(held?.list_price ?? null), discountPercent: numOrNull(held?.discount_percent ?? null) };
+  }
   await appendLedger(trx, payer, {
     kind: 'prediction', amount: -amount, heldChange: -amount, predictionId, description: model, now,
-    listPrice: numOrNull(held?.list_price ?? null), discountPercent: numOrNull(held?.discount_percent ?? null),
+    listPrice: recorded.listPrice, discountPercent: recorded.discountPercent,
   });
 }
 

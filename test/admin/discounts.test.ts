@@ -10,7 +10,7 @@ import { callOperation } from '../helpers/operation.ts';
 import { assertLedger, ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { waitFor } from '../helpers/services.ts';
 import { createTeam } from '../../db/teams.ts';
-import { creditTeam } from '../../db/wallet.ts';
+import { creditTeam, holdFor, settleFor } from '../../db/wallet.ts';
 import { applyDiscount, chooseDiscount } from '../../spec/pricing.ts';
 
 let gw: TestGateway;
@@ -193,6 +193,32 @@ test('without a discount the hold still records its list price, with no percent'
   await waitFor(async () => (await gw.app.db('predictions').where({ id }).first()).status === 'completed', { what: 'the prediction to complete' });
   const rows = await gw.app.db('credit_transactions').where({ prediction_id: id }).orderBy('id');
   t.deepEqual(rows.map((r: Record<string, unknown>) => [r.kind, Number(r.list_price), r.discount_percent]), [['hold', LIST, null], ['prediction', LIST, null]]);
+});
+
+test('the charge copies list price and percent from the prediction row when it has them, else from the hold row (rows before migration 3101)', async (t) => {
+  const acct = await account(1_000);
+  const payer = { userId: acct.userId, teamId: null };
+  const db = gw.app.db;
+  const ids = ['p-billing-row', 'p-billing-old'];
+  for (const id of ids) await db.transaction((trx) => holdFor(trx, payer, 9, { predictionId: `${id}-${acct.userId}`, model: SLUG, now: 1, listPrice: LIST, discountPercent: 33 }));
+  let holdReads = 0;
+  const onQuery = (q: { sql: string }) => { if (/from `?credit_transactions`? where/i.test(q.sql) && /prediction_id/.test(q.sql)) holdReads++; };
+  db.on('query', onQuery);
+  try {
+    await db.transaction((trx) => settleFor(trx, payer, 9, `${ids[0]}-${acct.userId}`, SLUG, 2, { listPrice: LIST, discountPercent: 33 }));
+    t.is(holdReads, 0, 'with the prediction row\'s copy the hold row is not read');
+    await db.transaction((trx) => settleFor(trx, payer, 9, `${ids[1]}-${acct.userId}`, SLUG, 2, { listPrice: null, discountPercent: null }));
+    t.is(holdReads, 1, 'a row without the copy reads the hold row');
+  } finally {
+    db.off('query', onQuery);
+  }
+  for (const id of ids) {
+    const rows = await db('credit_transactions').where({ prediction_id: `${id}-${acct.userId}` }).orderBy('id');
+    t.deepEqual(rows.map((r: Record<string, unknown>) => [r.kind, Number(r.amount), Number(r.list_price), Number(r.discount_percent)]), [['hold', 0, LIST, 33], ['prediction', -9, LIST, 33]], id);
+  }
+  const user = await db('users').where({ id: acct.userId }).first();
+  t.is(Number(user.balance), 1_000 - 18);
+  t.is(Number(user.held), 0);
 });
 
 test('a team discount applies to what the team wallet pays (team_id, the team\'s key), not to the members\' own wallets, and the reverse', async (t) => {

@@ -1,6 +1,7 @@
 // Model discounts (README "Discounts"): one row per wallet (a user's own, or a team's) and model
 // slug or `*`. Which one applies to a price is spec/pricing.ts chooseDiscount; this module only
 // stores and reads them. `owner_key` ('u<id>' / 't<id>') carries the uniqueness (migration 2201).
+import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import type { Owner } from './owner.ts';
 import { ownerWhere } from './owner.ts';
@@ -37,6 +38,24 @@ function toDiscount(r: Record<string, unknown>): ModelDiscount {
   };
 }
 
+/**
+ * The wallet row's `discounts` marker (migration 3101): its count of model_discounts rows, which
+ * lets the price function skip the lookup for a wallet with none. Every write of an owner's
+ * discounts first locks the wallet row (`lockMarker`), so writes of one wallet's discounts run one
+ * after the other, then recounts with a locking read (the latest committed rows, not the
+ * transaction's snapshot) in the same transaction (`recountMarker`).
+ */
+const markerRow = (trx: Knex, owner: Owner) => (owner.teamId === null ? trx('users').where('id', owner.userId) : trx('teams').where('id', owner.teamId));
+
+async function lockMarker(trx: Knex, owner: Owner): Promise<void> {
+  await markerRow(trx, owner).update({ discounts: trx.raw('discounts') });
+}
+
+async function recountMarker(trx: Knex, owner: Owner): Promise<void> {
+  const row = await trx('model_discounts').where('owner_key', ownerKey(owner)).forUpdate().count({ n: '*' }).first<{ n: number | string }>();
+  await markerRow(trx, owner).update({ discounts: num(row?.n ?? 0) });
+}
+
 const withEmail = (db: Db) => db('model_discounts as d').join('users as u', 'u.id', 'd.user_id').select('d.*', 'u.email');
 
 /**
@@ -48,12 +67,14 @@ export async function upsertDiscounts(db: Db, items: readonly NewDiscount[], now
     const out: ModelDiscount[] = [];
     for (const d of items) {
       const key = ownerKey(d.owner);
+      await lockMarker(trx, d.owner);
       await trx('model_discounts').insert({
         owner_key: key, user_id: d.owner.userId, team_id: d.owner.teamId, model: d.model, percent_off: d.percentOff, expires_at: d.expiresAt,
         reason: d.reason, created_by: d.createdBy, created_at: now, updated_at: now,
       }).onConflict(['owner_key', 'model']).merge(['user_id', 'percent_off', 'expires_at', 'reason', 'created_by', 'updated_at']);
       const row = await withEmail(trx).where({ 'd.owner_key': key, 'd.model': d.model }).first();
       out.push(toDiscount(row as Record<string, unknown>));
+      await recountMarker(trx, d.owner);
     }
     return out;
   });
@@ -85,8 +106,12 @@ export async function deleteDiscount(db: Db, id: number): Promise<ModelDiscount 
   return db.transaction(async (trx) => {
     const row = await withEmail(trx).where('d.id', id).first();
     if (!row) return undefined;
+    const deleted = toDiscount(row as Record<string, unknown>);
+    const owner: Owner = { userId: deleted.userId, teamId: deleted.teamId };
+    await lockMarker(trx, owner);
     await trx('model_discounts').where('id', id).delete();
-    return toDiscount(row as Record<string, unknown>);
+    await recountMarker(trx, owner);
+    return deleted;
   });
 }
 

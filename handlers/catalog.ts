@@ -3,7 +3,7 @@
 // one source), and calculateDynamicCost prices an input with the function the submit holds
 // (spec/pricing.ts computePriceBreakdown), after the same validation and defaults.
 import type { Handler, ReplyOf } from './types.ts';
-import type { App, StudioContext } from '../lib/context.ts';
+import type { App, Caller, StudioContext } from '../lib/context.ts';
 import type { Owner } from '../lib/owner.ts';
 import { NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { toValidationItems } from '../lib/validation-errors.ts';
@@ -101,10 +101,14 @@ export interface Priced {
  * by applyDiscount to the gateway's list price. A studio's markup (spec/pricing.ts studioPrice)
  * is added after the discount and is the studio owner's whole: a discount is the gateway's to give.
  */
-export async function priceFor(app: App, owner: Owner, model: ModelInfo, input: Readonly<Record<string, unknown>>, studio?: StudioContext | null): Promise<Priced> {
+export async function priceFor(
+  app: App, owner: Owner, model: ModelInfo, input: Readonly<Record<string, unknown>>, studio?: StudioContext | null, caller?: Pick<Caller, 'userId' | 'keyOwnerDiscounts'>,
+): Promise<Priced> {
   const breakdown = computePriceBreakdown(model.price, input);
   const payer = studio?.payerMode === 'owner_pays' ? { userId: studio.userId, teamId: studio.teamId } : owner;
-  const discount = breakdown.total > 0 ? chooseDiscount(await discountsForModel(app.db, payer, model.operationId), model.operationId, app.clock()) : null;
+  // a personal key's owner paying from a wallet with no discount rows (the marker read with the key): no lookup
+  const none = caller?.keyOwnerDiscounts === 0 && payer.teamId === null && payer.userId === caller.userId;
+  const discount = breakdown.total > 0 && !none ? chooseDiscount(await discountsForModel(app.db, payer, model.operationId), model.operationId, app.clock()) : null;
   const discountPercent = discount?.percentOff ?? null;
   const studioMarkup = studio ? studioPrice(studio, model.operationId, breakdown.total) - breakdown.total : 0;
   return { breakdown, listPrice: breakdown.total + studioMarkup, discountPercent, price: applyDiscount(breakdown.total, discountPercent) + studioMarkup, studioMarkup };
@@ -115,7 +119,7 @@ export const calculateDynamicCost: Handler<'calculateDynamicCost'> = async ({ ap
   const model = app.spec.models.get(body.model);
   if (!model || studioHides(studio, model.operationId)) throw new NotFoundError(`no model ${body.model} on this gateway; GET /api/v1/models lists them`);
   const input = validatedInput(app, model, body.input);
-  const { breakdown: b, listPrice, discountPercent, price: cost, studioMarkup } = await priceFor(app, caller.owner, model, input, studio);
+  const { breakdown: b, listPrice, discountPercent, price: cost, studioMarkup } = await priceFor(app, caller.owner, model, input, studio, caller);
   const { teamId, userId } = caller.owner;
   const { balance } = teamId === null ? await getBalance(app.db, userId) : await getTeamBalance(app.db, teamId);
   return {

@@ -109,7 +109,7 @@ export const generate: ModelHandler = async (ctx) => {
   // the one price function (the quote's too): list price, the paying wallet's discount, the price after it,
   // and in a studio its markup (end_user_pays: the end user pays it, the owner is credited it on the
   // charge; owner_pays: the studio owner's wallet pays the list price)
-  const { price, listPrice, discountPercent, studioMarkup } = await priceFor(app, caller.owner, model, body, studio);
+  const { price, listPrice, discountPercent, studioMarkup } = await priceFor(app, caller.owner, model, body, studio, caller);
   const studioBilling = studio
     ? (studio.payerMode === 'owner_pays' ? { payer: { userId: studio.userId, teamId: studio.teamId } } : { studioMarkup })
     : {};

@@ -77,6 +77,11 @@ export interface Caller {
    * submit, which moves no money, reports in X-Balance-Remaining. Never used to decide a money move.
    */
   keyOwnerBalance?: number;
+  /**
+   * a personal API key's owner's count of model discounts (users.discounts, migration 3101), read
+   * with the key: 0 lets the price function skip the discount lookup for that wallet (README "Discounts").
+   */
+  keyOwnerDiscounts?: number;
 }
 
 /** What an embed code lets its caller do, and the visitor it acts for (plugins/embed.ts). */

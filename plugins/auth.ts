@@ -71,7 +71,7 @@ export const apiKeyPlugin = {
           // a team key is the team's, never a studio user's (plugins/whitelabel.ts)
           studioId: key.teamId === null ? key.ownerStudioId : null,
           ...(key.spendLimit === null ? {} : { keySpendLimited: true }),
-          ...(key.teamId === null ? { keyOwnerBalance: key.ownerBalance } : {}),
+          ...(key.teamId === null ? { keyOwnerBalance: key.ownerBalance, keyOwnerDiscounts: key.ownerDiscounts } : {}),
         };
         return h.authenticated({ credentials: { user: { caller }, scope: [...scopes] } });
       },

@@ -221,6 +221,35 @@ test('the charge copies list price and percent from the prediction row when it h
   t.is(Number(user.held), 0);
 });
 
+test('the wallet row counts its discounts in the upsert\'s and delete\'s transaction, so a key\'s owner without any skips the lookup and one with a discount gets it on the next submit', async (t) => {
+  const acct = await account(1_000);
+  const team = await createTeam(gw.app.db, acct.userId, 'Marker', Date.now());
+  const marker = async () => [
+    Number((await gw.app.db('users').where({ id: acct.userId }).first('discounts')).discounts),
+    Number((await gw.app.db('teams').where({ id: team.id }).first('discounts')).discounts),
+  ];
+  t.deepEqual(await marker(), [0, 0]);
+  const submitPrice = async () => {
+    const res = await gw.server.inject({ method: 'POST', url: `/api/v1/${SLUG}`, headers: { 'x-api-key': acct.liveKey }, payload: INPUT });
+    t.is(res.statusCode, 200, res.payload);
+    return (res.result as { price: number }).price;
+  };
+  t.is(await submitPrice(), LIST);
+  const a = await upsert([{ email: acct.email, model: SLUG, percent_off: 50 }, { email: acct.email, model: '*', percent_off: 10 }]);
+  t.is(a.status, 200);
+  t.deepEqual(await marker(), [2, 0]);
+  t.is(await submitPrice(), 7, 'the marker read with the key says there are discounts: the lookup runs');
+  await upsert([{ email: acct.email, model: SLUG, percent_off: 25 }]);
+  t.deepEqual(await marker(), [2, 0], 'replacing one keeps the count');
+  t.is((await upsert([{ email: acct.email, model: '*', percent_off: 20 }], { team_id: team.id })).status, 200);
+  t.deepEqual(await marker(), [2, 1]);
+  for (const d of a.body) t.is((await callOperation(gw, 'deleteModelDiscount', { as: as.billing.session, params: { discount_id: d.id } })).status, 200);
+  t.deepEqual(await marker(), [0, 1]);
+  t.is(await submitPrice(), LIST);
+  const ids = (await gw.app.db('predictions').where({ user_id: acct.userId }).select('id')).map((r: { id: string }) => r.id);
+  await waitFor(async () => (await gw.app.db('predictions').whereIn('id', ids).whereNot('status', 'completed')).length === 0, { what: 'the predictions to complete' });
+});
+
 test('a team discount applies to what the team wallet pays (team_id, the team\'s key), not to the members\' own wallets, and the reverse', async (t) => {
   const owner = await account(1_000);
   const outsider = await account();

@@ -12,7 +12,7 @@ import { isDuplicateKey } from './errors.ts';
 import { withLockRetry } from './retry.ts';
 import { appendLedger, creditWallet, lockWallet, walletOf } from './wallet.ts';
 import type { Payer } from './wallet.ts';
-import { walletKey } from './credit-grants.ts';
+import { grantAdded, recountGrants, walletKey } from './credit-grants.ts';
 import { firstPeriodEnd, nextPeriodEnd } from '../lib/subscription-plans.ts';
 import type { SubscriptionPlan, SubscriptionPlans } from '../lib/subscription-plans.ts';
 
@@ -68,6 +68,7 @@ async function grantPeriod(trx: Knex, sub: { id: number; userId: number; teamId:
     wallet: walletKey(payer), user_id: payer.userId, team_id: payer.teamId, subscription_id: sub.id, plan: plan.name, period_start: start,
     amount: plan.credits, remaining: plan.credits, rollover_cap: plan.rolloverCap, cap_at: end, expires_at: expiresAt, created_at: now,
   });
+  if (plan.credits > 0) await grantAdded(trx, payer);
 }
 
 export type SetOutcome = { outcome: 'ok'; subscription: Subscription } | { outcome: 'already-active' | 'not-active' | 'wallet-gone'; subscription?: Subscription };
@@ -252,6 +253,7 @@ async function expireWallet(db: Knex, payer: Payer, now: number): Promise<number
         description: `${String(g.plan)} plan credit of ${new Date(num(g.period_start)).toISOString().slice(0, 10)} ${what}`,
       });
     }
+    if (expired > 0) await recountGrants(trx, payer);
     return expired;
   }));
 }

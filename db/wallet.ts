@@ -50,6 +50,8 @@ function walletRow(trx: Knex, payer: Payer): Knex.QueryBuilder {
 export interface WalletState {
   balance: number;
   held: number;
+  /** the `grants` marker (db/credit-grants.ts): grants with credit left; 0 lets a charge skip consumeGrants */
+  grants?: number;
 }
 
 export interface LedgerEntry {
@@ -77,14 +79,15 @@ export interface LedgerEntry {
  * "Failed to read auto-increment value", which no retry recognises).
  */
 export async function appendLedger(trx: Knex, payer: Payer, e: LedgerEntry): Promise<WalletState> {
-  const w = await walletRow(trx, payer).first<{ balance: number | string; held: number | string }>('balance', 'held');
+  const w = await walletRow(trx, payer).first<{ balance: number | string; held: number | string; grants: number | string }>('balance', 'held', 'grants');
   const after = { balance: num(w!.balance), held: num(w!.held) };
+  const grants = num(w!.grants);
   await trx('credit_transactions').insert({
     user_id: payer.userId, team_id: payer.teamId, amount: e.amount, held_change: e.heldChange, kind: e.kind, prediction_id: e.predictionId ?? null,
     ref: e.ref ?? '', description: e.description.slice(0, 255), balance_after: after.balance, held_after: after.held, created_at: e.now,
     list_price: e.listPrice ?? null, discount_percent: e.discountPercent ?? null,
   });
-  return after;
+  return { ...after, grants };
 }
 
 /** The id of the payer's newest ledger row (the caller's own, while it holds the wallet row's lock). */
@@ -143,17 +146,18 @@ export async function settleFor(
 ): Promise<void> {
   if (amount === 0) return;
   await walletRow(trx, payer).update({ held: trx.raw('held - ?', [amount]) });
-  await consumeGrants(trx, payer, amount);
   let recorded = billing && billing.listPrice !== null ? billing : undefined;
   if (!recorded) {
     // a prediction written before migration 3101 (or a caller without the row): the hold row has them
     const held = await trx('credit_transactions').where({ prediction_id: predictionId, kind: 'hold', ref: '' }).first<{ list_price: unknown; discount_percent: unknown } | undefined>('list_price', 'discount_percent');
     recorded = { listPrice: numOrNull(held?.list_price ?? null), discountPercent: numOrNull(held?.discount_percent ?? null) };
   }
-  await appendLedger(trx, payer, {
+  const after = await appendLedger(trx, payer, {
     kind: 'prediction', amount: -amount, heldChange: -amount, predictionId, description: model, now,
     listPrice: recorded.listPrice, discountPercent: recorded.discountPercent,
   });
+  // the charge spends expiring grant credit first; the wallet row (read by appendLedger) says whether it has any
+  if (after.grants !== 0) await consumeGrants(trx, payer, amount);
 }
 
 /** held -> balance, with its `release` row. */
@@ -200,9 +204,9 @@ export async function debitWallet(
   if (!allowNegative) row.andWhere('balance', '>=', amount);
   const n = await row.update({ balance: trx.raw('balance - ?', [amount]) });
   if (affected(n) !== 1) return undefined;
-  // a deduction spends expiring grant credit first, like a charge; a payment refund takes back purchased credit
-  if ((extra.kind ?? 'deduction') === 'deduction') await consumeGrants(trx, payer, amount);
-  await appendLedger(trx, payer, { kind: extra.kind ?? 'deduction', amount: -amount, heldChange: 0, description, ref: extra.ref ?? '', now });
+  const state = await appendLedger(trx, payer, { kind: extra.kind ?? 'deduction', amount: -amount, heldChange: 0, description, ref: extra.ref ?? '', now });
+  // a deduction spends expiring grant credit first, like a charge (when the wallet row says it has any); a payment refund takes back purchased credit
+  if ((extra.kind ?? 'deduction') === 'deduction' && state.grants !== 0) await consumeGrants(trx, payer, amount);
   const after = await walletRow(trx, payer).select('balance').first<{ balance: number | string }>();
   return num(after.balance);
 }

@@ -30,6 +30,7 @@ import * as m20261124_2801_history_counts from './20261124_2801_history_counts.t
 import * as m20261124_3001_oauth_state_studio from './20261124_3001_oauth_state_studio.ts';
 import * as m20261124_3101_prediction_billing from './20261124_3101_prediction_billing.ts';
 import * as m20261124_3101_wallet_discount_marker from './20261124_3101_wallet_discount_marker.ts';
+import * as m20261124_3101_wallet_grant_marker from './20261124_3101_wallet_grant_marker.ts';
 import * as m20261124_2601_studios from './20261124_2601_studios.ts';
 import * as m20261124_2401_stripe_payments from './20261124_2401_stripe_payments.ts';
 
@@ -70,6 +71,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261124_2401_stripe_payments', m20261124_2401_stripe_payments],
   ['20261124_3101_prediction_billing', m20261124_3101_prediction_billing],
   ['20261124_3101_wallet_discount_marker', m20261124_3101_wallet_discount_marker],
+  ['20261124_3101_wallet_grant_marker', m20261124_3101_wallet_grant_marker],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -202,7 +202,11 @@ test('the charge copies list price and percent from the prediction row when it h
   const ids = ['p-billing-row', 'p-billing-old'];
   for (const id of ids) await db.transaction((trx) => holdFor(trx, payer, 9, { predictionId: `${id}-${acct.userId}`, model: SLUG, now: 1, listPrice: LIST, discountPercent: 33 }));
   let holdReads = 0;
-  const onQuery = (q: { sql: string }) => { if (/from `?credit_transactions`? where/i.test(q.sql) && /prediction_id/.test(q.sql)) holdReads++; };
+  // only this test's reads (the file's tests run concurrently on one gateway)
+  const mine = new Set(ids.map((id) => `${id}-${acct.userId}`));
+  const onQuery = (q: { sql: string; bindings?: unknown[] }) => {
+    if (/^select .*from `?credit_transactions`? where/i.test(q.sql) && (q.bindings ?? []).some((b) => mine.has(String(b)))) holdReads++;
+  };
   db.on('query', onQuery);
   try {
     await db.transaction((trx) => settleFor(trx, payer, 9, `${ids[0]}-${acct.userId}`, SLUG, 2, { listPrice: LIST, discountPercent: 33 }));

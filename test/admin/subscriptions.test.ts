@@ -70,6 +70,13 @@ async function runAt(at: number) {
   return out;
 }
 
+/** The wallet row's `grants` marker (migration 3101) and the grants with credit left it counts. */
+async function grantMarker(userId: number): Promise<[number, number]> {
+  const marker = Number((await gw.app.db('users').where({ id: userId }).first('grants')).grants);
+  const live = (await gw.app.db('credit_grants').where({ user_id: userId }).whereNull('team_id').andWhere('remaining', '>', 0)).length;
+  return [marker, live];
+}
+
 test.serial('only billing and admin may manage subscriptions; user and support get 403, an admin API key 403 session_required; every call is audited', async (t) => {
   const acct = await account();
   const before = Number((await gw.app.db('admin_audit').max({ id: 'id' }).first())?.id ?? 0);
@@ -160,7 +167,9 @@ test.serial('two jobs running at once grant a period once; of two leased runs on
 
 test.serial('spending uses the grant before purchased credit: a charge and a deduction take the grant, and the expiry at the period\'s end leaves the purchased credit whole', async (t) => {
   const acct = await account(500);
+  t.deepEqual(await grantMarker(acct.userId), [0, 0]);
   await manage({ email: acct.email, action: 'activate', plan: 'basic' });
+  t.deepEqual(await grantMarker(acct.userId), [1, 1], 'a grant marks the wallet row, so the charge below takes it');
   const start = now;
   const res = await gw.server.inject({ method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'p', width: 64, height: 64 } });
   t.is(res.statusCode, 200, res.payload);
@@ -174,6 +183,7 @@ test.serial('spending uses the grant before purchased credit: a charge and a ded
   await runAt(start + 30 * DAY);
   t.deepEqual(await rows(acct.userId, 'expiry'), [-(800 - price)]);
   t.deepEqual(await wallet(acct.userId), { balance: 500, held: 0 }, 'the purchased credit is untouched');
+  t.deepEqual(await grantMarker(acct.userId), [0, 0], 'the expired grant is no longer counted');
   await assertLedger(t, gw.app.db);
 });
 
@@ -226,6 +236,8 @@ test.serial('deductions racing the job\'s renewal and expiry on one wallet: noth
   t.deepEqual(await rows(acct.userId, 'subscription'), [1000, 1000], 'the period granted once');
   // whatever the interleaving, the 2000 purchased credits are intact: the deductions (600) took grant credit
   t.is(w.balance - left, 2000);
+  const [marker, live] = await grantMarker(acct.userId);
+  t.true(marker >= live, `the marker ${marker} never undercounts the ${live} grants with credit left`);
   await manage({ email: acct.email, action: 'cancel' });
 });
 
@@ -240,7 +252,9 @@ test.serial('with a rollover cap, what is left above the cap expires at renewal 
   t.is((await callOperation(gw, 'adminDeductCredits', { as: as.billing.session, body: { email: acct.email, amount: 300 } })).status, 200);
   const grants = await gw.app.db('credit_grants').where({ user_id: acct.userId }).orderBy('id');
   t.deepEqual(grants.map((g: { remaining: number | string }) => Number(g.remaining)), [100, 1000], 'the carried-over grant went first');
+  t.deepEqual(await grantMarker(acct.userId), [2, 2]);
   await runAt(start + 60 * DAY);
+  t.deepEqual(await grantMarker(acct.userId), [2, 2], 'the first grant expired, a third was granted');
   // the first grant's last 100 expire; the second's 1000 is capped at 400
   t.deepEqual(await rows(acct.userId, 'expiry'), [-600, -100, -600]);
   t.deepEqual(await wallet(acct.userId), { balance: 1400, held: 0 });

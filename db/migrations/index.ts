@@ -25,14 +25,14 @@ import * as m20261123_2001_keys_loras from './20261123_2001_keys_loras.ts';
 import * as m20261123_2101_account_deletion from './20261123_2101_account_deletion.ts';
 import * as m20261124_2201_model_discounts from './20261124_2201_model_discounts.ts';
 import * as m20261124_2301_subscriptions from './20261124_2301_subscriptions.ts';
+import * as m20261124_2401_stripe_payments from './20261124_2401_stripe_payments.ts';
 import * as m20261124_2501_impersonation from './20261124_2501_impersonation.ts';
+import * as m20261124_2601_studios from './20261124_2601_studios.ts';
 import * as m20261124_2801_history_counts from './20261124_2801_history_counts.ts';
 import * as m20261124_3001_oauth_state_studio from './20261124_3001_oauth_state_studio.ts';
 import * as m20261124_3101_prediction_billing from './20261124_3101_prediction_billing.ts';
 import * as m20261124_3101_wallet_discount_marker from './20261124_3101_wallet_discount_marker.ts';
 import * as m20261124_3101_wallet_grant_marker from './20261124_3101_wallet_grant_marker.ts';
-import * as m20261124_2601_studios from './20261124_2601_studios.ts';
-import * as m20261124_2401_stripe_payments from './20261124_2401_stripe_payments.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -64,11 +64,11 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261123_2101_account_deletion', m20261123_2101_account_deletion],
   ['20261124_2201_model_discounts', m20261124_2201_model_discounts],
   ['20261124_2301_subscriptions', m20261124_2301_subscriptions],
+  ['20261124_2401_stripe_payments', m20261124_2401_stripe_payments],
   ['20261124_2501_impersonation', m20261124_2501_impersonation],
+  ['20261124_2601_studios', m20261124_2601_studios],
   ['20261124_2801_history_counts', m20261124_2801_history_counts],
   ['20261124_3001_oauth_state_studio', m20261124_3001_oauth_state_studio],
-  ['20261124_2601_studios', m20261124_2601_studios],
-  ['20261124_2401_stripe_payments', m20261124_2401_stripe_payments],
   ['20261124_3101_prediction_billing', m20261124_3101_prediction_billing],
   ['20261124_3101_wallet_discount_marker', m20261124_3101_wallet_discount_marker],
   ['20261124_3101_wallet_grant_marker', m20261124_3101_wallet_grant_marker],

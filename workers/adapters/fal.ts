@@ -18,19 +18,14 @@
 // `has_nsfw_concepts[i]` flags the i-th image (has_nsfw_contents on the prediction).
 import type { Adapter, AdapterDefinition, AdapterEnv, JobAdapter, JobContext, JobState, UpstreamOutput } from './types.ts';
 import { AdapterError } from './types.ts';
-import { callJson, collectOutputs, defaultNet, joinUrl, runJobInProcess, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
-import type { HttpNet } from './upstream-http.ts';
+import { callJson, keyedCall, collectOutputs, defaultNet, joinUrl, runJobInProcess, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
+import type { HttpNet, KeyedCall as Call } from './upstream-http.ts';
 import { emptyResult, truncate, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
-import { mapInput, requireUpstream } from './upstream-config.ts';
+import { mapInput } from './upstream-config.ts';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-interface Call extends Caller {
-  url: string;
-  key: string | undefined;
 }
 
 /** The {owner}/{app} part of a model id, which the status, result and cancel paths use. */
@@ -69,10 +64,7 @@ export function readResult(caller: Caller, body: Record<string, unknown>, text: 
 export function createFal(env: AdapterEnv, netOverrides: Partial<HttpNet> = {}, pollIntervalMs = 1000): Adapter {
   const net = defaultNet(env, netOverrides);
 
-  function call(ctx: JobContext): Call {
-    const { name, upstream } = requireUpstream(env, ctx.model);
-    return { provider: name, secrets: [upstream.key ?? '', upstream.url], signal: ctx.signal, url: upstream.url, key: upstream.key };
-  }
+  const call = (ctx: JobContext): Call => keyedCall(env, ctx);
   const auth = (c: Call): Record<string, string> => (c.key ? { authorization: `Key ${c.key}` } : {});
   const isText = (ctx: JobContext) => ctx.model.category === 'llm';
   const requestUrl = (c: Call, ctx: JobContext, jobId: string, suffix = '') => joinUrl(c.url, `/${appOf(ctx.model.upstreamModel!)}/requests/${encodeURIComponent(jobId)}${suffix}`);

@@ -27,13 +27,13 @@
 // 24 September 2026 (OpenAI's video generation guide), so no video endpoint is mapped to it.
 import { AdapterError } from './types.ts';
 import type { Adapter, AdapterDefinition, AdapterEnv, AdapterResult, JobAdapter, JobContext, JobState, UpstreamOutput } from './types.ts';
-import { callJson, collectOutputs, defaultNet, download, joinUrl, removeTemporary, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
+import { bearer, callJson, keyedCall, collectOutputs, defaultNet, download, joinUrl, removeTemporary, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
 import fs from 'node:fs/promises';
 import os from 'node:os';
-import type { HttpNet } from './upstream-http.ts';
+import type { HttpNet, KeyedCall as Call } from './upstream-http.ts';
 import { cancelled, emptyResult, moderated, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
-import { mapInput, requireUpstream } from './upstream-config.ts';
+import { mapInput } from './upstream-config.ts';
 
 /** Image generation and long chat answers take minutes on a busy server. */
 const CALL_TIMEOUT_MS = 5 * 60_000;
@@ -44,11 +44,6 @@ const EDIT_IMAGE_FIELD = 'image';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-interface Call extends Caller {
-  url: string;
-  key: string | undefined;
 }
 
 function chatBody(model: string, input: Record<string, unknown>): Record<string, unknown> {
@@ -127,10 +122,7 @@ export function createOpenAiCompatible(env: AdapterEnv, netOverrides: Partial<Ht
     }
   }
 
-  function call(ctx: JobContext): Call {
-    const { name, upstream } = requireUpstream(env, ctx.model);
-    return { provider: name, secrets: [upstream.key ?? '', upstream.url], signal: ctx.signal, url: upstream.url, key: upstream.key };
-  }
+  const call = (ctx: JobContext): Call => keyedCall(env, ctx);
 
   const job: JobAdapter = {
     async submit(input, ctx) {
@@ -146,14 +138,14 @@ export function createOpenAiCompatible(env: AdapterEnv, netOverrides: Partial<Ht
         for (const [name, value] of Object.entries(fields)) if (value !== undefined && value !== null) form.append(name, formValue(value));
         form.append('image', new Blob([image.data], { type: image.type }), `image.${image.extension}`);
         const { body } = await callJson(c, {
-          method: 'POST', url: joinUrl(c.url, '/images/edits'), headers: c.key ? { authorization: `Bearer ${c.key}` } : {}, form, what: 'submission', timeoutMs: CALL_TIMEOUT_MS,
+          method: 'POST', url: joinUrl(c.url, '/images/edits'), headers: bearer(c), form, what: 'submission', timeoutMs: CALL_TIMEOUT_MS,
         });
         return { jobId: typeof body.id === 'string' && body.id !== '' ? body.id : ctx.predictionId, state: readImages(c, body) };
       }
       const { body } = await callJson(c, {
         method: 'POST',
         url: joinUrl(c.url, chat ? '/chat/completions' : '/images/generations'),
-        headers: c.key ? { authorization: `Bearer ${c.key}` } : {},
+        headers: bearer(c),
         body: chat ? chatBody(model, mapped) : { ...mapped, model },
         what: 'submission',
         timeoutMs: CALL_TIMEOUT_MS,

@@ -15,11 +15,11 @@
 // prediction completes: Replicate deletes its files after an hour. We never send `Prefer: wait`:
 // the worker polls through delayed queue messages instead of holding a connection.
 import type { Adapter, AdapterDefinition, AdapterEnv, JobAdapter, JobContext, JobState, UpstreamOutput } from './types.ts';
-import { callJson, collectOutputs, defaultNet, joinUrl, runJobInProcess, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
-import type { HttpNet } from './upstream-http.ts';
+import { bearer, callJson, keyedCall, collectOutputs, defaultNet, joinUrl, runJobInProcess, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
+import type { HttpNet, KeyedCall as Call } from './upstream-http.ts';
 import { emptyResult, moderated, truncate, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
-import { mapInput, requireUpstream } from './upstream-config.ts';
+import { mapInput } from './upstream-config.ts';
 
 const VERSION_ID = /^[0-9a-f]{64}$/;
 /** Replicate's failure text for a safety-checker refusal ("NSFW content detected...") */
@@ -27,11 +27,6 @@ const NSFW = /\bnsfw\b/i;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-interface Call extends Caller {
-  url: string;
-  key: string | undefined;
 }
 
 /** Where and what to submit for an upstream_model: an official model, or a pinned version. */
@@ -85,11 +80,7 @@ export function readPrediction(caller: Caller, body: Record<string, unknown>, te
 export function createReplicate(env: AdapterEnv, netOverrides: Partial<HttpNet> = {}, pollIntervalMs = 1000): Adapter {
   const net = defaultNet(env, netOverrides);
 
-  function call(ctx: JobContext): Call {
-    const { name, upstream } = requireUpstream(env, ctx.model);
-    return { provider: name, secrets: [upstream.key ?? '', upstream.url], signal: ctx.signal, url: upstream.url, key: upstream.key };
-  }
-  const auth = (c: Call): Record<string, string> => (c.key ? { authorization: `Bearer ${c.key}` } : {});
+  const call = (ctx: JobContext): Call => keyedCall(env, ctx);
   const isText = (ctx: JobContext) => ctx.model.category === 'llm';
 
   const job: JobAdapter = {
@@ -97,7 +88,7 @@ export function createReplicate(env: AdapterEnv, netOverrides: Partial<HttpNet> 
       const c = call(ctx);
       const target = submitTarget(ctx.model.upstreamModel!);
       const { body } = await callJson(c, {
-        method: 'POST', url: joinUrl(c.url, target.path), headers: auth(c),
+        method: 'POST', url: joinUrl(c.url, target.path), headers: bearer(c),
         body: {
           ...(target.version ? { version: target.version } : {}), input: mapInput(input, ctx.model),
           // Callbacks on (README "Providers"): Replicate posts the prediction when it starts and ends; polling goes on.
@@ -109,13 +100,13 @@ export function createReplicate(env: AdapterEnv, netOverrides: Partial<HttpNet> 
     },
     async poll(jobId, ctx) {
       const c = call(ctx);
-      const { body, retryAfterMs } = await callJson(c, { method: 'GET', url: joinUrl(c.url, `/predictions/${encodeURIComponent(jobId)}`), headers: auth(c), what: 'polling' });
+      const { body, retryAfterMs } = await callJson(c, { method: 'GET', url: joinUrl(c.url, `/predictions/${encodeURIComponent(jobId)}`), headers: bearer(c), what: 'polling' });
       const state = readPrediction(c, body, isText(ctx));
       return state.kind === 'running' && retryAfterMs !== undefined ? { ...state, retryAfterMs } : state;
     },
     async cancel(jobId, ctx) {
       const c = call(ctx);
-      await callJson(c, { method: 'POST', url: joinUrl(c.url, `/predictions/${encodeURIComponent(jobId)}/cancel`), headers: auth(c), what: 'cancellation' });
+      await callJson(c, { method: 'POST', url: joinUrl(c.url, `/predictions/${encodeURIComponent(jobId)}/cancel`), headers: bearer(c), what: 'cancellation' });
     },
     async collect(outputs, ctx) {
       return collectOutputs({ caller: call(ctx), net, downloadTimeoutMs: DOWNLOAD_TIMEOUT_MS }, outputs, ctx.predictionId, ctx.tempDir);

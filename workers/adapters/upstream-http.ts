@@ -18,9 +18,10 @@ import ipaddr from 'ipaddr.js';
 import { addressPermitted, nameBlocked, pinnedLookup } from '../../lib/destination-policy.ts';
 import type { DestinationPolicy } from '../../lib/destination-policy.ts';
 import { AdapterError } from './types.ts';
-import type { AdapterEnv, AdapterFile, AdapterResult, JobAdapter, RunContext, UpstreamOutput } from './types.ts';
+import type { AdapterEnv, AdapterFile, AdapterResult, JobAdapter, JobContext, RunContext, UpstreamOutput } from './types.ts';
 import { cancelled, errorForStatus, parseRetryAfter, transportError, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
+import { requireUpstream } from './upstream-config.ts';
 
 export const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
 /** redirects followed per output download, each re-checked against the destination policy */
@@ -325,4 +326,21 @@ export async function runJobInProcess(job: JobAdapter, pollIntervalMs: number, i
   if (state.kind === 'failed') throw state.error;
   const files = await job.collect(state.outputs, ctx);
   return { files, inferenceMs: Math.round(state.inferenceMs ?? performance.now() - started) };
+}
+
+/** A call to a provider reached by base URL and key (fal, openai-compatible, replicate, wavespeed). */
+export interface KeyedCall extends Caller {
+  url: string;
+  key: string | undefined;
+}
+
+/** The job's provider, its base URL and key; both are redacted from every error the call raises. */
+export function keyedCall(env: AdapterEnv, ctx: JobContext): KeyedCall {
+  const { name, upstream } = requireUpstream(env, ctx.model);
+  return { provider: name, secrets: [upstream.key ?? '', upstream.url], signal: ctx.signal, url: upstream.url, key: upstream.key };
+}
+
+/** `Authorization: Bearer <key>` when the provider has a key (replicate, wavespeed, openai-compatible). */
+export function bearer(c: KeyedCall): Record<string, string> {
+  return c.key ? { authorization: `Bearer ${c.key}` } : {};
 }

@@ -22,11 +22,11 @@
 // `cancel` deletes the task (the docs do not say whether deleting stops a running job or what is
 // billed; README "Providers", Cancellation). `has_nsfw_contents[i]` flags outputs[i].
 import type { Adapter, AdapterDefinition, AdapterEnv, JobAdapter, JobContext, JobState, UpstreamOutput } from './types.ts';
-import { callJson, collectOutputs, defaultNet, joinUrl, runJobInProcess, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
-import type { HttpNet } from './upstream-http.ts';
+import { bearer, callJson, keyedCall, collectOutputs, defaultNet, joinUrl, runJobInProcess, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
+import type { HttpNet, KeyedCall as Call } from './upstream-http.ts';
 import { emptyResult, errorForStatus, moderated, truncate, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
-import { mapInput, requireUpstream } from './upstream-config.ts';
+import { mapInput } from './upstream-config.ts';
 
 /** WaveSpeed's task error codes (Error Codes page) */
 const MODERATION_CODE = 1200;
@@ -34,11 +34,6 @@ const INPUT_CODES = new Set([1400, 1401, 1402]);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-interface Call extends Caller {
-  url: string;
-  key: string | undefined;
 }
 
 /** The model path of a submit, each segment encoded. */
@@ -100,11 +95,7 @@ export function readPrediction(caller: Caller, data: Record<string, unknown>, te
 export function createWaveSpeed(env: AdapterEnv, netOverrides: Partial<HttpNet> = {}, pollIntervalMs = 1000): Adapter {
   const net = defaultNet(env, netOverrides);
 
-  function call(ctx: JobContext): Call {
-    const { name, upstream } = requireUpstream(env, ctx.model);
-    return { provider: name, secrets: [upstream.key ?? '', upstream.url], signal: ctx.signal, url: upstream.url, key: upstream.key };
-  }
-  const auth = (c: Call): Record<string, string> => (c.key ? { authorization: `Bearer ${c.key}` } : {});
+  const call = (ctx: JobContext): Call => keyedCall(env, ctx);
   const isText = (ctx: JobContext) => ctx.model.category === 'llm';
 
   const job: JobAdapter = {
@@ -112,21 +103,21 @@ export function createWaveSpeed(env: AdapterEnv, netOverrides: Partial<HttpNet> 
       const c = call(ctx);
       // Callbacks on (README "Providers"): WaveSpeed posts the prediction when it completes or fails.
       const hook = ctx.callbackUrl ? `?webhook=${encodeURIComponent(ctx.callbackUrl)}` : '';
-      const { body } = await callJson(c, { method: 'POST', url: joinUrl(c.url, `/${modelPath(ctx.model.upstreamModel!)}`) + hook, headers: auth(c), body: mapInput(input, ctx.model), what: 'submission' });
+      const { body } = await callJson(c, { method: 'POST', url: joinUrl(c.url, `/${modelPath(ctx.model.upstreamModel!)}`) + hook, headers: bearer(c), body: mapInput(input, ctx.model), what: 'submission' });
       const data = unwrap(c, body, 'submission');
       if (typeof data.id !== 'string' || data.id === '') throw upstreamError(c, `upstream "${c.provider}" accepted the job without an id`, false, 'upstream_protocol');
       return { jobId: data.id, state: readPrediction(c, data, isText(ctx)) };
     },
     async poll(jobId, ctx) {
       const c = call(ctx);
-      const { body, retryAfterMs } = await callJson(c, { method: 'GET', url: joinUrl(c.url, `/predictions/${encodeURIComponent(jobId)}/result`), headers: auth(c), what: 'polling' });
+      const { body, retryAfterMs } = await callJson(c, { method: 'GET', url: joinUrl(c.url, `/predictions/${encodeURIComponent(jobId)}/result`), headers: bearer(c), what: 'polling' });
       const state = readPrediction(c, unwrap(c, body, 'polling'), isText(ctx));
       return state.kind === 'running' && retryAfterMs !== undefined ? { ...state, retryAfterMs } : state;
     },
     async cancel(jobId, ctx) {
       const c = call(ctx);
       // No cancel in WaveSpeed's API: deleting the task is the only way to give it up.
-      const { body } = await callJson(c, { method: 'POST', url: joinUrl(c.url, '/predictions/delete'), headers: auth(c), body: { ids: [jobId] }, what: 'cancellation' });
+      const { body } = await callJson(c, { method: 'POST', url: joinUrl(c.url, '/predictions/delete'), headers: bearer(c), body: { ids: [jobId] }, what: 'cancellation' });
       unwrap(c, body, 'cancellation');
     },
     async collect(outputs, ctx) {

@@ -85,7 +85,8 @@ export const adminUserInfo: Handler<'adminUserInfo'> = async ({ app, query, audi
     subscription,
     api_key_count: keys.filter((k) => k.revoked_at === null).length,
     deletion_scheduled_at: deletion, last_sign_in_at: lastSignInAt, open_holds: holds,
-    teams: teams as components['schemas']['AdminUserInfoResponse']['teams'], api_keys: keys, recent_transactions: ledger,
+    teams: await Promise.all(teams.map(async (t) => ({ ...t, subscription: await subscriptionView(app, { userId: user.id, teamId: t.id }) }))) as components['schemas']['AdminUserInfoResponse']['teams'],
+    api_keys: keys, recent_transactions: ledger,
   };
 };
 

@@ -3413,6 +3413,8 @@ export interface components {
                 role: components["schemas"]["TeamRole"];
                 balance: number;
                 held: number;
+                /** @description The team wallet's subscription (admin_manage_subscription with `team_id` changes it). */
+                subscription: components["schemas"]["SubscriptionResponse"];
             }[];
             /** @description Every key, revoked ones included; never a key value. */
             api_keys: {

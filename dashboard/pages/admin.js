@@ -23,7 +23,7 @@ function UserInfo({ info }) {
       : html`<ul>${info.open_holds.map((h) => html`<li><code>${h.request_id}</code> ${h.model} · ${h.status} · ${credits(h.amount)}</li>`)}</ul>`}
     <h3>Teams</h3>
     ${info.teams.length === 0 ? html`<p class="muted">Not a member of any team.</p>`
-      : html`<ul>${info.teams.map((t) => html`<li>${t.name} (${t.role}) · ${credits(t.balance)}, ${credits(t.held)} held</li>`)}</ul>`}
+      : html`<ul>${info.teams.map((t) => html`<li>${t.name} (team ${t.id}, ${t.role}) · ${credits(t.balance)}, ${credits(t.held)} held · subscription: ${t.subscription?.plan ?? t.subscription?.status ?? 'none'}</li>`)}</ul>`}
     <h3>API keys</h3>
     ${info.api_keys.length === 0 ? html`<p class="muted">No API keys.</p>`
       : html`<div class="table-wrap"><table><thead><tr><th>Name</th><th>Prefix</th><th>Kind</th><th>Last used</th><th>State</th></tr></thead>
@@ -37,7 +37,11 @@ function UserInfo({ info }) {
   </section>`;
 }
 
-function Credits({ email, onDone }) {
+/** `team` is null for the user's own wallet, else the team (a member of it) whose wallet the forms act on. */
+const walletQuery = (team) => (team ? { team_id: team.id } : undefined);
+const walletWord = (team) => (team ? `the team ${team.name}'s wallet` : 'their own wallet');
+
+function Credits({ email, team, onDone }) {
   const [form, setForm] = useState({ kind: 'topup', amount: '', reason: '', allowNegative: false });
   const [result, setResult] = useState(null);
   const [error, setError] = useState(null);
@@ -47,8 +51,8 @@ function Credits({ email, onDone }) {
     setBusy(true); setError(null); setResult(null);
     try {
       const body = { email, amount: Number(form.amount), ...(form.reason ? { reason: form.reason } : {}), ...(form.kind === 'deduct' && form.allowNegative ? { allow_negative: true } : {}) };
-      const r = await api('POST', form.kind === 'topup' ? '/auth/admin_topup' : '/auth/admin_deduct_credits', { body, headers: idempotency() });
-      setResult(`${form.kind === 'topup' ? 'Added' : 'Removed'} ${credits(body.amount)}. The balance is now ${credits(r.body.balance)}.`);
+      const r = await api('POST', form.kind === 'topup' ? '/auth/admin_topup' : '/auth/admin_deduct_credits', { body, query: walletQuery(team), headers: idempotency() });
+      setResult(`${form.kind === 'topup' ? 'Added' : 'Removed'} ${credits(body.amount)}${team ? ` (${walletWord(team)})` : ''}. The balance is now ${credits(r.body.balance)}.`);
       setForm({ ...form, amount: '', reason: '' });
       onDone();
     } catch (err) { setError(err); } finally { setBusy(false); }
@@ -65,16 +69,18 @@ function Credits({ email, onDone }) {
   </form>`;
 }
 
-/** A user's own-wallet discounts (README "Discounts"): list, add or replace one, delete one. */
-function Discounts({ email }) {
+/** The discounts of the chosen wallet (README "Discounts"): list, add or replace one, delete one. */
+function Discounts({ email, team }) {
   const [items, setItems] = useState(null);
   const [models, setModels] = useState([]);
   const [form, setForm] = useState({ model: '*', percent: '', expires: '', reason: '' });
   const [error, setError] = useState(null);
   const [result, setResult] = useState(null);
   const [busy, setBusy] = useState(false);
-  const load = () => api('GET', '/auth/admin_model_discounts', { query: { email } }).then((r) => setItems(r.body), setError);
-  useEffect(() => { setItems(null); setResult(null); load(); }, [email]);
+  // a team's list holds every member's discounts on that wallet: show this user's
+  const load = () => api('GET', '/auth/admin_model_discounts', { query: team ? { team_id: team.id } : { email } })
+    .then((r) => setItems(team ? r.body.filter((d) => d.email === email) : r.body), setError);
+  useEffect(() => { setItems(null); setResult(null); load(); }, [email, team?.id]);
   useEffect(() => { api('GET', '/api/v1/models', { auth: false }).then((r) => setModels(r.body.models), setError); }, []);
   const set = (k) => (e) => setForm({ ...form, [k]: e.target.value });
   const submit = async (e) => {
@@ -82,8 +88,8 @@ function Discounts({ email }) {
     setBusy(true); setError(null); setResult(null);
     try {
       const item = { email, model: form.model, percent_off: Number(form.percent), ...(form.expires ? { expires_at: new Date(form.expires).toISOString() } : {}) };
-      await api('POST', '/auth/admin_model_discounts', { body: { discounts: [item], ...(form.reason ? { reason: form.reason } : {}) }, headers: idempotency() });
-      setResult(`${item.percent_off}% off ${item.model === '*' ? 'every model' : item.model} saved for ${email}.`);
+      await api('POST', '/auth/admin_model_discounts', { body: { discounts: [item], ...(form.reason ? { reason: form.reason } : {}) }, query: walletQuery(team), headers: idempotency() });
+      setResult(`${item.percent_off}% off ${item.model === '*' ? 'every model' : item.model} saved for ${email} on ${walletWord(team)}.`);
       setForm({ model: '*', percent: '', expires: '', reason: '' });
       await load();
     } catch (err) { setError(err); } finally { setBusy(false); }
@@ -100,7 +106,7 @@ function Discounts({ email }) {
   const expired = (d) => d.expires_at && new Date(d.expires_at) <= new Date();
   return html`<section class="card" data-testid="admin-discounts">
     <h2>Discounts</h2>
-    ${items === null ? (!error && html`<p class="muted">Loading…</p>`) : items.length === 0 ? html`<p class="muted">No discount on this user's own wallet.</p>`
+    ${items === null ? (!error && html`<p class="muted">Loading…</p>`) : items.length === 0 ? html`<p class="muted">No discount for this user on ${walletWord(team)}.</p>`
       : html`<ul>${items.map((d) => html`<li>${d.percent_off}% off ${d.model === '*' ? 'every model' : html`<code>${d.model}</code>`}
           ${d.expires_at ? ` · ${expired(d) ? 'expired' : 'until'} ${when(d.expires_at)}` : ' · no expiry'}${d.reason ? ` · ${d.reason}` : ''}${' '}
           <button type="button" class="danger secondary small" onClick=${() => remove(d)}>Delete</button></li>`)}</ul>`}
@@ -120,8 +126,8 @@ function Discounts({ email }) {
 // No route lists the configured plans (SUBSCRIPTION_PLANS): the default names are suggestions.
 const PLAN_SUGGESTIONS = ['starter', 'pro', 'scale'];
 
-/** The personal wallet's subscription: activate, change (from the next renewal), cancel. */
-function Subscription({ email, current, onDone }) {
+/** The chosen wallet's subscription: activate, change (from the next renewal), cancel. */
+function Subscription({ email, team, current, onDone }) {
   const [form, setForm] = useState({ action: current?.status === 'active' ? 'change' : 'activate', plan: '', reason: '' });
   const [error, setError] = useState(null);
   const [result, setResult] = useState(null);
@@ -132,7 +138,7 @@ function Subscription({ email, current, onDone }) {
     setBusy(true); setError(null); setResult(null);
     try {
       const body = { email, action: form.action, ...(form.action !== 'cancel' ? { plan: form.plan.trim() } : {}), ...(form.reason ? { reason: form.reason } : {}) };
-      const r = await api('POST', '/auth/admin_manage_subscription', { body, headers: idempotency() });
+      const r = await api('POST', '/auth/admin_manage_subscription', { body, query: walletQuery(team), headers: idempotency() });
       const s = r.body;
       setResult(form.action === 'cancel' ? 'The subscription was cancelled; credit already granted stays until it expires.'
         : form.action === 'change' ? `From the next renewal (${when(s.current_period_end)}) the plan is ${s.next_plan ?? s.plan}.`
@@ -143,6 +149,7 @@ function Subscription({ email, current, onDone }) {
   };
   return html`<form class="card" onSubmit=${submit} data-testid="admin-subscription">
     <h2>Subscription</h2>
+    <p class="muted">On ${walletWord(team)}.</p>
     <p class="muted" data-testid="admin-subscription-now">${!current || current.status === 'none' ? 'No subscription.'
       : `${current.plan}, ${current.status}${current.status === 'active' ? ` until ${when(current.current_period_end)}` : ''}${current.next_plan ? `, then ${current.next_plan}` : ''}.`}</p>
     <label>Action <select name="subscription-action" value=${form.action} onChange=${set('action')}>
@@ -240,12 +247,18 @@ export function Admin({ user }) {
   const [email, setEmail] = useState('');
   const [info, setInfo] = useState(null);
   const [error, setError] = useState(null);
+  // the wallet the money forms act on: '' the user's own, else a team id (README "Roles and administration")
+  const [teamId, setTeamId] = useState('');
   const lookup = async (target = email) => {
     setError(null);
     try {
-      setInfo((await api('GET', '/auth/admin_user_info', { query: { email: target.trim() } })).body);
-    } catch (err) { setInfo(null); setError(err.status === 404 ? new Error(`No account uses ${target.trim()}.`) : err); }
+      const next = (await api('GET', '/auth/admin_user_info', { query: { email: target.trim() } })).body;
+      if (next.email !== info?.email) setTeamId('');
+      setInfo(next);
+    } catch (err) { setInfo(null); setTeamId(''); setError(err.status === 404 ? new Error(`No account uses ${target.trim()}.`) : err); }
   };
+  const team = info?.teams.find((t) => String(t.id) === teamId) ?? null;
+  const billing = info && can(user, ['billing', 'admin']);
   if (!can(user, STAFF_ROLES)) return html`<p class="empty">This page is for support, billing and admin accounts.</p>`;
   return html`
     <form class="filters" onSubmit=${(e) => { e.preventDefault(); lookup(); }}>
@@ -254,12 +267,17 @@ export function Admin({ user }) {
     </form>
     <${Notice} error=${error} />
     ${info && html`<${UserInfo} info=${info} />`}
+    ${billing && info.teams.length > 0 && html`<form class="filters" onSubmit=${(e) => e.preventDefault()}>
+      <label>Wallet <select name="admin-wallet" value=${teamId} onChange=${(e) => setTeamId(e.target.value)}>
+        <option value="">${info.email}'s own</option>
+        ${info.teams.map((t) => html`<option value=${String(t.id)}>Team ${t.name} (${t.id})</option>`)}</select></label>
+    </form>`}
     <section class="cards">
-      ${info && can(user, ['billing', 'admin']) && html`<${Credits} email=${info.email} onDone=${() => lookup(info.email)} />`}
-      ${info && can(user, ['billing', 'admin']) && html`<${Subscription} key=${info.email} email=${info.email} current=${info.subscription} onDone=${() => lookup(info.email)} />`}
+      ${billing && html`<${Credits} email=${info.email} team=${team} onDone=${() => lookup(info.email)} />`}
+      ${billing && html`<${Subscription} key=${`${info.email}/${teamId}`} email=${info.email} team=${team} current=${team ? team.subscription : info.subscription} onDone=${() => lookup(info.email)} />`}
       <${Refund} />
       ${info && can(user, ['support', 'admin']) && info.role === 'user' && html`<${ActAs} email=${info.email} />`}
     </section>
-    ${info && can(user, ['billing', 'admin']) && html`<${Discounts} email=${info.email} />`}
+    ${billing && html`<${Discounts} email=${info.email} team=${team} />`}
     ${can(user, ['admin']) && html`<${AuditLog} />`}`;
 }

@@ -121,7 +121,7 @@ test.serial('admin: a billing account adds and deletes a discount and activates 
   await page.getByLabel('User\'s email').fill(customerEmail);
   await page.getByRole('button', { name: 'Look up' }).click();
   const discounts = page.getByTestId('admin-discounts');
-  await discounts.getByText('No discount on this user\'s own wallet.').waitFor();
+  await discounts.getByText('No discount for this user on their own wallet.').waitFor();
   await discounts.getByLabel('Percent off').fill('20');
   await discounts.getByLabel('Reason').fill('launch offer');
   await discounts.getByRole('button', { name: 'Save discount' }).click();
@@ -144,6 +144,30 @@ test.serial('admin: a billing account adds and deletes a discount and activates 
   await discounts.getByRole('button', { name: 'Delete' }).click();
   await discounts.getByText('The discount was deleted').waitFor();
   t.is((await gw.app.db('model_discounts').where({ user_id: customer.userId })).length, 0);
+
+  // the Wallet switch: the same forms act on a team the user is a member of
+  const team = await createTeam(gw.app.db, customer.userId, 'Billing team', Date.now());
+  await page.getByRole('button', { name: 'Look up' }).click();
+  await page.getByLabel('Wallet').selectOption(String(team.id));
+  await discounts.getByText('No discount for this user on the team Billing team\'s wallet.').waitFor();
+  await discounts.getByLabel('Percent off').fill('15');
+  await discounts.getByRole('button', { name: 'Save discount' }).click();
+  await discounts.getByText('15% off every model saved').waitFor();
+  t.like(await gw.app.db('model_discounts').where({ user_id: customer.userId, team_id: team.id }).first(), { model: '*', percent_off: 15 });
+  await sub.getByText('No subscription.').waitFor();
+  await sub.getByLabel('Plan', { exact: true }).fill('pro');
+  await sub.getByRole('button', { name: 'Activate' }).click();
+  await sub.getByText(/The pro plan is active until/).waitFor();
+  await page.getByTestId('admin-user').getByText(/Billing team .* subscription: pro/).waitFor();
+  const credit = page.getByTestId('admin-credits');
+  await credit.getByLabel('Credits').fill('700');
+  await credit.getByRole('button', { name: 'Add credit' }).click();
+  await credit.getByText(/Added .* \(the team Billing team's wallet\)/).waitFor();
+  const teamRow = await gw.app.db('teams').where({ id: team.id }).first<{ balance: number | string }>();
+  t.true(Number(teamRow!.balance) >= 700);
+  // the user's own wallet kept its own discount list and plan
+  await page.getByLabel('Wallet').selectOption('');
+  await sub.getByText(/^starter, active until/).waitFor();
   // the unknown plan's 422 is logged by the browser; nothing else may be
   t.deepEqual(problems.filter((p) => !p.includes('status of 422')), []);
   await page.close();

@@ -3,12 +3,12 @@
 // reads the audit log with both moves in it; a support account sees the lookup and refunds but
 // not the credit form nor the audit log. Screenshots in .artifacts/dashboard/.
 import test from 'ava';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { newAccount, startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { freePort } from '../helpers/processes.ts';
 import { waitFor } from '../helpers/services.ts';
-import { launchBrowser, pageProblems, screenshot } from '../helpers/browser.ts';
+import { launchBrowser, pageProblems, screenshot, signIn as signInPage } from '../helpers/browser.ts';
 import { assertLedger } from '../helpers/ledger.ts';
 
 let gw: TestGateway;
@@ -32,16 +32,7 @@ async function emailOf(userId: number): Promise<string> {
   return (await gw.app.db('users').where({ id: userId }).first<{ email: string }>())!.email;
 }
 
-async function signIn(email: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage();
-  const problems = pageProblems(page);
-  await page.goto(`${base}/`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
-  return { page, problems };
-}
+const signIn = (email: string) => signInPage(browser, base, email);
 
 test.serial('a plain user has no admin page; the link is not shown and the route falls back to the overview', async (t) => {
   const user = await newAccount(gw, 0);

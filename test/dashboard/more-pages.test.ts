@@ -5,11 +5,11 @@
 // pages at phone width.
 // Screenshots in .artifacts/dashboard/.
 import test from 'ava';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { newAccount, startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { freePort } from '../helpers/processes.ts';
-import { launchBrowser, pageProblems, screenshot } from '../helpers/browser.ts';
+import { launchBrowser, screenshot, signIn as signInPage } from '../helpers/browser.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { createTeam } from '../../db/teams.ts';
 
@@ -32,16 +32,7 @@ ledgerCheckedAfterEach(test, () => gw?.app.db);
 
 const emailOf = async (userId: number) => (await gw.app.db('users').where({ id: userId }).first<{ email: string }>())!.email;
 
-async function signIn(email: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage();
-  const problems = pageProblems(page);
-  await page.goto(`${base}/`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
-  return { page, problems };
-}
+const signIn = (email: string) => signInPage(browser, base, email);
 
 test.serial('studios: create, edit, usage and disable; with the team switcher the team owns the new one', async (t) => {
   const user = await newAccount(gw, 0);

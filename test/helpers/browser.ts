@@ -39,3 +39,15 @@ export function pageProblems(page: Page): string[] {
   });
   return problems;
 }
+
+/** Signs an account made by `newAccount` (its password) in through the dashboard's form; the page waits on the overview. */
+export async function signIn(browser: Browser, base: string, email: string, password = 'correct horse battery'): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage();
+  const problems = pageProblems(page);
+  await page.goto(`${base}/`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  return { page, problems };
+}

@@ -99,6 +99,8 @@ export interface RetentionConfig {
   intervalMs: number | null;
   outputDays: number | null;
   webhookAttemptDays: number | null;
+  /** uploads never registered in a media library (their files and rows) */
+  uploadDays: number | null;
   /** how long expired or used sessions, tokens, codes, links and invites are kept after that */
   expiredGraceDays: number;
 }
@@ -238,6 +240,7 @@ const schema = Joi.object({
   // README "Retention": a number of days, or 0 / off = kept forever
   OUTPUT_RETENTION_DAYS: days().default(30),
   WEBHOOK_ATTEMPT_RETENTION_DAYS: days().default(30),
+  UPLOAD_RETENTION_DAYS: days().default(30),
   EXPIRED_RECORD_GRACE_DAYS: Joi.number().integer().min(0).max(3650).default(1),
   ACCOUNT_DELETION_GRACE_DAYS: Joi.number().integer().min(0).max(365).default(14),
   RETENTION_INTERVAL_SECONDS: Joi.alternatives(Joi.number().integer().min(10).max(7 * 24 * 3600), Joi.string().valid('off'))
@@ -432,6 +435,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       intervalMs: v.RETENTION_INTERVAL_SECONDS === 'off' ? null : (v.RETENTION_INTERVAL_SECONDS as number) * 1000,
       outputDays: lifetime(v.OUTPUT_RETENTION_DAYS),
       webhookAttemptDays: lifetime(v.WEBHOOK_ATTEMPT_RETENTION_DAYS),
+      uploadDays: lifetime(v.UPLOAD_RETENTION_DAYS),
       expiredGraceDays: v.EXPIRED_RECORD_GRACE_DAYS as number,
     },
     registration: v.REGISTRATION as 'open' | 'closed',

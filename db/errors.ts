@@ -1,11 +1,17 @@
 // Driver error mapping for db/ query modules. The domain errors they raise live in lib/errors.ts
 // (re-exported here for the modules that import them from db/).
-export { DuplicateError, InsufficientCreditError, KeySpendLimitError } from '../lib/errors.ts';
+export { DuplicateError, InsufficientCreditError, KeySpendLimitError, NotFoundError } from '../lib/errors.ts';
 
 /** Maps driver error codes for a unique-key violation on both engines. */
 export function isDuplicateKey(err: unknown): boolean {
   const e = err as { code?: string; errno?: number };
   return e?.code === 'ER_DUP_ENTRY' || (e?.code === 'SQLITE_CONSTRAINT' && /UNIQUE/i.test(String((err as Error).message)));
+}
+
+/** A row refers to one that is not there (1452 ER_NO_REFERENCED_ROW_2; SQLite with foreign_keys on). */
+export function isMissingReference(err: unknown): boolean {
+  const e = err as { code?: string; errno?: number };
+  return e?.errno === 1452 || e?.code === 'ER_NO_REFERENCED_ROW_2' || (typeof e?.code === 'string' && e.code.startsWith('SQLITE_CONSTRAINT') && /FOREIGN KEY/i.test(String((err as Error).message)));
 }
 
 /** True for errors that mean the database cannot be reached (as opposed to a bad query). */

@@ -1,7 +1,7 @@
 // The media library (issue 10, migration 1801): owner-scoped assets, newest first.
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
-import { isDuplicateKey, DuplicateError } from './errors.ts';
+import { isDuplicateKey, isMissingReference, DuplicateError, NotFoundError } from './errors.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { num, numOrNull } from './rows.ts';
@@ -62,6 +62,8 @@ export async function insertMediaAsset(
     return { ...a, id: num(id), teamId: owner.teamId, createdAt: now };
   } catch (err) {
     if (isDuplicateKey(err)) throw new DuplicateError('this upload is already in the media library');
+    // the retention job removed the upload between its lookup and this insert (README "Retention")
+    if (isMissingReference(err)) throw new NotFoundError('upload not found');
     throw err;
   }
 }

@@ -54,6 +54,8 @@ export interface RetentionCounts {
   outputs: number;
   webhook_attempts: number;
   webhook_deliveries: number;
+  /** uploads never registered in a media library, with their files */
+  uploads: number;
   sessions: number;
   oauth_states: number;
   oauth_tokens: number;
@@ -65,6 +67,29 @@ export interface RetentionCounts {
   support_links: number;
   /** accounts erased after their deletion's grace period (README "Deleting an account") */
   accounts: number;
+}
+
+/**
+ * Uploads created before `before` that no media-library asset owns (README "Retention"): the ones
+ * a client used only as a prediction's input, or never used. A registered upload is the asset's.
+ */
+export async function findStaleUploads(db: Db, before: number, limit: number): Promise<Array<{ id: number; storageKey: string }>> {
+  const rows = await db('uploads').leftJoin('media_assets', 'media_assets.upload_id', 'uploads.id')
+    .whereNull('media_assets.id').andWhere('uploads.created_at', '<', before)
+    .orderBy('uploads.id').limit(limit).select('uploads.id', 'uploads.storage_key') as Array<{ id: number | string; storage_key: string }>;
+  return rows.map((r) => ({ id: Number(r.id), storageKey: String(r.storage_key) }));
+}
+
+/**
+ * Deletes these upload rows unless an asset took one meanwhile (a registration racing the job);
+ * returns the ids deleted, whose files may then go. Row first: a registration that comes after
+ * finds no upload (404) instead of an asset whose file is gone.
+ */
+export async function deleteUploadRows(db: Db, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  await db('uploads').whereIn('id', ids).whereNotExists((q) => q.select(db.raw('1')).from('media_assets').whereRaw('media_assets.upload_id = uploads.id')).delete();
+  const kept = new Set((await db('uploads').whereIn('id', ids).pluck('id') as Array<number | string>).map(Number));
+  return ids.filter((id) => !kept.has(id));
 }
 
 /** Completed, non-sandbox predictions finished before `before` whose output files are still kept. */
@@ -95,7 +120,7 @@ export function deleteOldWebhookDeliveries(db: Db, before: number): Promise<numb
  * rate-limit windows, finished team invites and used or expired support links, past their end by more than the grace period
  * (`cutoff` = now - grace).
  */
-export async function deleteExpiredRecords(db: Db, now: number, cutoff: number, longestRateWindowMs: number): Promise<Omit<RetentionCounts, 'outputs' | 'webhook_attempts' | 'webhook_deliveries' | 'accounts'>> {
+export async function deleteExpiredRecords(db: Db, now: number, cutoff: number, longestRateWindowMs: number): Promise<Omit<RetentionCounts, 'outputs' | 'uploads' | 'webhook_attempts' | 'webhook_deliveries' | 'accounts'>> {
   const sessions = await deleteInBatches(db, 'sessions', 'id', (q) => q.where((w) => w.where('expires_at', '<', cutoff).orWhere('revoked_at', '<', cutoff)));
   const oauthStates = await deleteInBatches(db, 'oauth_states', 'state_hash', (q) => q.where('expires_at', '<', cutoff));
   // oidc-provider's records (access tokens, grants…) have a two-column key: batched per kind.

@@ -1,6 +1,6 @@
 // The retention job (README "Retention"): every RETENTION_INTERVAL_SECONDS, in worker processes,
-// removes output files of old predictions (the row stays, marked), old webhook attempt records
-// and finished deliveries, and expired or used sessions, OAuth states and tokens, one-time codes,
+// removes output files of old predictions (the row stays, marked), uploads no media library took,
+// old webhook attempt records and finished deliveries, and expired or used sessions, OAuth states and tokens, one-time codes,
 // idempotency records, ended rate-limit windows and finished team invites. With several workers
 // one run happens per period: each tick asks for the `scheduled_jobs` lease (a conditional UPDATE),
 // and only the worker that moved it forward runs. Never touches ledger rows or prediction rows.
@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import type { App } from '../lib/context.ts';
 import { REGISTER_WINDOW_SECONDS } from '../db/rate-limits.ts';
 import {
-  RETENTION_BATCH, deleteExpiredRecords, deleteOldWebhookAttempts, deleteOldWebhookDeliveries, findExpiringOutputs, markOutputsExpired, takeJobLease,
+  RETENTION_BATCH, deleteExpiredRecords, deleteOldWebhookAttempts, deleteOldWebhookDeliveries, deleteUploadRows, findExpiringOutputs, findStaleUploads, markOutputsExpired, takeJobLease,
 } from '../db/retention.ts';
 import type { RetentionCounts } from '../db/retention.ts';
 import { accountsDueForDeletion, eraseAccount, personalOutputs, personalUploadKeys } from '../db/account-deletion.ts';
@@ -61,8 +61,27 @@ export function createRetention(app: Pick<App, 'db' | 'storage' | 'log' | 'clock
     }
   }
 
+  /** Uploads no media library owns, older than UPLOAD_RETENTION_DAYS: the row, then the file. */
+  async function expireUploads(now: number): Promise<number> {
+    if (cfg.uploadDays === null) return 0;
+    const before = now - cfg.uploadDays * DAY_MS;
+    let n = 0;
+    for (;;) {
+      const batch = await findStaleUploads(db, before, RETENTION_BATCH);
+      const gone = new Set(await deleteUploadRows(db, batch.map((u) => u.id)));
+      for (const u of batch) {
+        if (!gone.has(u.id)) continue;
+        // the row is gone, so nothing refers to the file any more; a failed removal is logged, not retried
+        await storage.removeUpload(u.storageKey).catch((err: unknown) => log.warn({ err, key: u.storageKey }, 'could not remove an expired upload\'s file'));
+      }
+      n += gone.size;
+      if (batch.length < RETENTION_BATCH || stopped) return n;
+    }
+  }
+
   async function run(now: number): Promise<RetentionCounts> {
     const outputs = await expireOutputs(now);
+    const uploads = await expireUploads(now);
     let attempts = 0;
     let deliveries = 0;
     if (cfg.webhookAttemptDays !== null) {
@@ -73,7 +92,7 @@ export function createRetention(app: Pick<App, 'db' | 'storage' | 'log' | 'clock
     const longestWindow = Math.max(app.config.authRateLimit.windowSeconds, REGISTER_WINDOW_SECONDS) * 1000;
     const rest = await deleteExpiredRecords(db, now, now - cfg.expiredGraceDays * DAY_MS, longestWindow);
     const accounts = await eraseDueAccounts(now);
-    return { outputs, webhook_attempts: attempts, webhook_deliveries: deliveries, ...rest, accounts };
+    return { outputs, uploads, webhook_attempts: attempts, webhook_deliveries: deliveries, ...rest, accounts };
   }
 
   /**

@@ -1,12 +1,14 @@
 // Upload addresses and the media library on local storage (issue 10), through the real spec,
 // plugins and MariaDB: the whole flow (address, PUT, register, list, serve, delete), each refusal
 // of the upload route (415, 413, 409, 410, 404) and of the address (422, 413), two tenants that
-// never see each other's files, a team library, and the list's filters and pages.
+// never see each other's files, a team library, the list's filters and pages, and the retention
+// job removing uploads no library took after UPLOAD_RETENTION_DAYS.
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { createTeam } from '../../db/teams.ts';
+import { createRetention } from '../../workers/retention.ts';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 let gw: TestGateway;
@@ -36,6 +38,35 @@ async function address(as: string, filename: string, query: Record<string, strin
 const put = (url: string, body: Buffer, contentType = 'image/png') =>
   gw.server.inject({ method: 'PUT', url: new URL(url).pathname, headers: { 'content-type': contentType }, payload: body });
 const get = (url: string) => gw.server.inject({ method: 'GET', url: new URL(url).pathname });
+
+test.serial('retention removes uploads no media library took after UPLOAD_RETENTION_DAYS (30), file and row; registered and recent ones stay', async (t) => {
+  const start = now;
+  const unregistered = await address(a.liveKey, 'input.png');
+  t.is((await put(unregistered.upload_url, PNG)).statusCode, 200);
+  const registered = await address(a.liveKey, 'kept.png');
+  t.is((await put(registered.upload_url, PNG)).statusCode, 200);
+  t.is((await callOperation(gw, 'createMediaAsset', { as: a.session, body: { url: registered.file_url, media_type: 'image' } })).status, 200);
+  const neverPut = await address(b.liveKey, 'never.png');
+  now += 31 * 86_400_000;
+  try {
+    const recent = await address(b.liveKey, 'recent.png');
+    t.is((await put(recent.upload_url, PNG)).statusCode, 200);
+    // the other tests' sessions outlive this jump: only the uploads are this test's business
+    const retention = createRetention({ ...gw.app, config: { ...gw.app.config, retention: { ...gw.app.config.retention, expiredGraceDays: 3650 } } });
+    const counts = await retention.runOnce();
+    await retention.stop();
+    t.is(counts?.uploads, 2, 'the unregistered upload and the address never used');
+    t.is((await get(unregistered.file_url)).statusCode, 404, 'its file is gone');
+    const late = await callOperation(gw, 'createMediaAsset', { as: a.liveKey, body: { url: unregistered.file_url, media_type: 'image' } });
+    t.is(late.status, 404, 'registering it afterwards finds no upload');
+    const keyOf = (url: string) => new URL(url).pathname.replace('/files/', '');
+    t.falsy(await gw.app.db('uploads').where({ storage_key: keyOf(neverPut.file_url) }).first(), 'an address never used goes too');
+    t.is((await get(registered.file_url)).statusCode, 200, 'a media-library asset keeps its file');
+    t.is((await get(recent.file_url)).statusCode, 200, 'a recent upload stays');
+  } finally {
+    now = start;
+  }
+});
 
 test('upload, register, list, serve and delete a file on local storage', async (t) => {
   const addr = await address(a.liveKey, 'My Cat.PNG');

@@ -17,6 +17,9 @@ import type { components } from '../spec/v1.generated.ts';
 type PaymentCharge = components['schemas']['PaymentCharge'];
 type AckStatus = components['schemas']['StripeWebhookAck']['status'];
 
+/** The charges listed per Stripe customer (README "Payments (Stripe)"): the newest, page after page. */
+const MAX_CHARGES_PER_CUSTOMER = 1000;
+
 /** GET /auth/admin_stripe_charges?email= */
 export const adminStripeCharges: Handler<'adminStripeCharges'> = async ({ app, query, audit }) => {
   const stripe = stripeClient(app.config.stripe);
@@ -35,8 +38,9 @@ export const adminStripeCharges: Handler<'adminStripeCharges'> = async ({ app, q
   const byIntent = new Map(payments.filter((p) => p.paymentIntentId).map((p) => [p.paymentIntentId!, p]));
   const charges = new Map<string, Stripe.Charge>();
   for (const customer of customers) {
-    const page = await stripeCall('customer', () => stripe.charges.list({ customer, limit: 100 }));
-    for (const c of listData(page)) charges.set(c.id, c);
+    // Stripe's pages hold 100: follow `has_more` up to MAX_CHARGES_PER_CUSTOMER, newest first
+    const list = await stripeCall('customer', () => stripe.charges.list({ customer, limit: 100 }).autoPagingToArray({ limit: MAX_CHARGES_PER_CUSTOMER }));
+    for (const c of list) charges.set(c.id, c);
   }
   return [...charges.values()].sort((a, b) => b.created - a.created).map((c): PaymentCharge => {
     const pi = idOf(c.payment_intent) ?? null;

@@ -227,6 +227,19 @@ test.serial('a user\'s charges are listed from their Stripe customer with the cr
   nock(STRIPE).get('/v1/customers').query((q) => q.email === fresh.email).reply(200, { object: 'list', url: '/v1/customers', has_more: false, data: [{ id: 'cus_byemail', object: 'customer' }] });
   nock(STRIPE).get('/v1/charges').query((q) => q.customer === 'cus_byemail').reply(200, { object: 'list', url: '/v1/charges', has_more: false, data: [] });
   t.deepEqual((await callOperation(gw, 'adminStripeCharges', { as: as.billing.session, query: { email: fresh.email } })).body, []);
+
+  // more than one of Stripe's pages: has_more is followed with starting_after
+  const many = await account();
+  nock(STRIPE).get('/v1/customers').query((q) => q.email === many.email).reply(200, { object: 'list', url: '/v1/customers', has_more: false, data: [{ id: 'cus_many', object: 'customer' }] });
+  const charge = (n: number) => ({ ...other, id: `ch_many_${n}`, customer: 'cus_many', created: 1_790_000_000 - n });
+  nock(STRIPE).get('/v1/charges').query((q) => q.customer === 'cus_many' && q.starting_after === undefined)
+    .reply(200, { object: 'list', url: '/v1/charges', has_more: true, data: Array.from({ length: 100 }, (_, i) => charge(i)) });
+  nock(STRIPE).get('/v1/charges').query((q) => q.customer === 'cus_many' && q.starting_after === 'ch_many_99')
+    .reply(200, { object: 'list', url: '/v1/charges', has_more: false, data: [charge(100), charge(101)] });
+  const paged = await callOperation<Array<{ id: string }>>(gw, 'adminStripeCharges', { as: as.billing.session, query: { email: many.email } });
+  t.is(paged.status, 200);
+  t.is(paged.body.length, 102);
+  t.is(paged.body.at(-1)!.id, 'ch_many_101');
   t.is((await callOperation(gw, 'adminStripeCharges', { as: as.admin.session, query: { email: 'nobody-here@example.com' } })).status, 404);
 });
 

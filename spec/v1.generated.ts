@@ -799,7 +799,7 @@ export interface paths {
         };
         /**
          * List a user's payment charges
-         * @description Lists the card charges Stripe holds for the user with `email`, newest first: the charges of the Stripe customer a completed checkout recorded for the account, or, when none was recorded, of the Stripe customers whose email is exactly the account's (Stripe compares it as written). Each charge says how many credits it bought (`credits`, from the gateway's own record of the purchase; 0 for a charge that bought none here) and how many its refunds took back (`credits_removed`). At most 100 charges per customer. 404 for an unknown email; 503 naming `STRIPE_SECRET_KEY` when Stripe is not configured, or when Stripe cannot be reached. Roles: support, billing, admin (README "Payments (Stripe)").
+         * @description Lists the card charges Stripe holds for the user with `email`, newest first: the charges of the Stripe customer a completed checkout recorded for the account, or, when none was recorded, of the Stripe customers whose email is exactly the account's (Stripe compares it as written). Each charge says how many credits it bought (`credits`, from the gateway's own record of the purchase; 0 for a charge that bought none here) and how many its refunds took back (`credits_removed`). The newest 1,000 charges per customer (Stripe's pages followed in turn). 404 for an unknown email; 503 naming `STRIPE_SECRET_KEY` when Stripe is not configured, or when Stripe cannot be reached. Roles: support, billing, admin (README "Payments (Stripe)").
          */
         get: operations["adminStripeCharges"];
         put?: never;

@@ -159,15 +159,16 @@ export interface UsageRow { runs: number; spend: number; revenue: number }
 /**
  * A studio's production runs created in [from, to) that were not failed or cancelled: their count,
  * what they cost the paying wallets (price) and the owner's markup (credited once charged: the
- * `studio_revenue` rows), in total, by UTC day and by model.
+ * `studio_revenue` rows, less what refunds took back), in total, by UTC day and by model.
  */
 export async function studioUsage(db: Db, studioId: number, from: number, to: number): Promise<UsageRow & { byDay: Array<UsageRow & { day: string }>; byModel: Array<UsageRow & { model: string }> }> {
+  // the markup net of what refunds took back: a run has its revenue row and one negative row per refund
+  const revenue = db('credit_transactions as c').whereRaw('c.prediction_id = p.id').andWhere('c.kind', 'studio_revenue').sum('c.amount');
   const rows = await db('predictions as p')
-    .leftJoin('credit_transactions as c', function join() { this.on('c.prediction_id', '=', 'p.id').andOn('c.kind', '=', db.raw('?', ['studio_revenue'])); })
     .where('p.studio_id', studioId).andWhere('p.is_test', false)
     .andWhere('p.created_at', '>=', from).andWhere('p.created_at', '<', to)
     .whereNotIn('p.status', ['failed', 'cancelled'])
-    .select('p.model', 'p.created_at', 'p.price', 'c.amount') as Array<{ model: string; created_at: number | string; price: number | string; amount: number | string | null }>;
+    .select('p.model', 'p.created_at', 'p.price', revenue.as('amount')) as Array<{ model: string; created_at: number | string; price: number | string; amount: number | string | null }>;
   const total: UsageRow = { runs: 0, spend: 0, revenue: 0 };
   const byDay = new Map<string, UsageRow>();
   const byModel = new Map<string, UsageRow>();

@@ -311,6 +311,25 @@ export type RefundOutcome =
     | ({ outcome: 'refunded'; amount: number; charged: number; refundedTotal: number } & AdminMove)));
 
 /**
+ * An end_user_pays studio run refunded (README "Whitelabel studios"): the studio owner gives back
+ * its markup in the refund's proportion, as a negative `studio_revenue` row of the same prediction
+ * (the owner's wallet may go below zero: the markup was paid out). In total never more than the
+ * markup: what is due after this refund is floor(markup x refunded / charged), less what earlier
+ * refunds took. The payer's wallet is locked first, then the owner's, as the charge does.
+ */
+async function reverseStudioMarkup(trx: Knex, predictionId: string, studioId: number | string | null, markup: number, charged: number, refundedTotal: number, n: number, now: number): Promise<void> {
+  if (studioId === null || markup <= 0) return;
+  const studio = await trx('studios').where('id', studioId).first<{ user_id: number | string; team_id: number | string | null; slug: string } | undefined>('user_id', 'team_id', 'slug');
+  if (!studio) return;
+  const owner: Payer = { userId: num(studio.user_id), teamId: studio.team_id === null ? null : num(studio.team_id) };
+  const back = await trx('credit_transactions').where({ prediction_id: predictionId, kind: 'studio_revenue' }).andWhere('amount', '<', 0)
+    .sum({ total: 'amount' }).first<{ total: number | string | null }>();
+  const due = Math.floor(markup * Math.min(refundedTotal, charged) / charged) + num(back?.total ?? 0);
+  if (due <= 0) return;
+  await creditWallet(trx, owner, -due, 'studio_revenue', `studio ${studio.slug}: refund of its markup`, now, { predictionId, ref: `refund-${n}` });
+}
+
+/**
  * Credits back for a prediction (`refund` row naming it), to the wallet that paid it: `amount`, or
  * what is left (charged minus earlier refunds). The wallet row is locked first, so concurrent
  * refunds of one prediction see each other and never exceed its charge together.
@@ -320,7 +339,9 @@ export async function refundPrediction(db: Knex, predictionId: string, amount: n
   // snapshot starts at its first plain read, and that must come after the wallet lock, or two
   // concurrent refunds would not see each other's rows.
   const p = await db('predictions').where('id', predictionId)
-    .first<{ user_id: number; team_id: number | null; payer_user_id: number | null; payer_team_id: number | null } | undefined>('user_id', 'team_id', 'payer_user_id', 'payer_team_id');
+    .first<{ user_id: number; team_id: number | null; payer_user_id: number | null; payer_team_id: number | null; studio_id: number | string | null; studio_markup: number | string | null } | undefined>(
+      'user_id', 'team_id', 'payer_user_id', 'payer_team_id', 'studio_id', 'studio_markup',
+    );
   if (!p) return { outcome: 'not-found' };
   // a whitelabel studio's owner_pays prediction was paid by the studio owner (payer_*)
   const [u, t] = p.payer_user_id === null || p.payer_user_id === undefined ? [p.user_id, p.team_id] : [p.payer_user_id, p.payer_team_id];
@@ -342,6 +363,7 @@ export async function refundPrediction(db: Knex, predictionId: string, amount: n
     if (remaining <= 0 || give > remaining) return { outcome: 'exceeds', payer, charged, remaining };
     if (give > maxAmount) return { outcome: 'over-limit', payer, amount: give };
     await creditWallet(trx, payer, give, 'refund', description, now, { predictionId, ref: `refund-${refunds + 1}` });
+    await reverseStudioMarkup(trx, predictionId, p.studio_id, num(p.studio_markup ?? 0), charged, refunded + give, refunds + 1, now);
     return {
       outcome: 'refunded', payer, amount: give, charged, refundedTotal: refunded + give,
       ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer),

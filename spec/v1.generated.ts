@@ -841,7 +841,7 @@ export interface paths {
         put?: never;
         /**
          * Refund the credits of a prediction
-         * @description Returns credits charged for one prediction to the wallet that paid it (the user's, or the team's for a team prediction) as a `refund` row of the ledger naming the prediction. `amount` defaults to what is left to refund; several partial refunds are allowed, together at most what the prediction was charged (409 beyond that, and for a prediction that was never charged: unfinished, failed, cancelled or sandbox). 404 for an unknown `request_id`. Roles: billing, admin, and support for refunds of at most 5000 credits (5 USD) per call (403 `role_required` above). Send an `Idempotency-Key`: a retry then refunds once.
+         * @description Returns credits charged for one prediction to the wallet that paid it (the user's, or the team's for a team prediction) as a `refund` row of the ledger naming the prediction. `amount` defaults to what is left to refund; several partial refunds are allowed, together at most what the prediction was charged (409 beyond that, and for a prediction that was never charged: unfinished, failed, cancelled or sandbox). 404 for an unknown `request_id`. A whitelabel studio's `end_user_pays` run: the studio owner gives back its markup in the same proportion, in the same transaction (a negative `studio_revenue` row). Roles: billing, admin, and support for refunds of at most 5000 credits (5 USD) per call (403 `role_required` above). Send an `Idempotency-Key`: a retry then refunds once.
          */
         post: operations["adminRefund"];
         delete?: never;
@@ -2967,7 +2967,7 @@ export interface components {
         };
         CreditTransaction: {
             id: number;
-            /** @description What moved the credit, e.g. `signup` (sign-up credit), `topup` (a purchase or an admin top-up), `prediction` (a completed prediction's charge), `refund`, `adjustment` (an admin correction or deduction), `studio_revenue` (a whitelabel studio owner's markup on an end user's charged run). Open-ended: new kinds may appear, so treat an unknown one as a plain credit move. */
+            /** @description What moved the credit, e.g. `signup` (sign-up credit), `topup` (a purchase or an admin top-up), `prediction` (a completed prediction's charge), `refund`, `adjustment` (an admin correction or deduction), `studio_revenue` (a whitelabel studio owner's markup on an end user's charged run; negative when a refund of that run takes it back). Open-ended: new kinds may appear, so treat an unknown one as a plain credit move. */
             kind: string;
             /** @description Signed amount in credits; positive adds credit, negative removes it. */
             amount: number;
@@ -3435,7 +3435,7 @@ export interface components {
         };
         LedgerRow: {
             id: number;
-            /** @description hold, prediction (a charge), release, topup, deduction, refund, grant, signup, opening, subscription (a period's expiring grant), expiry (grant credit that expired unspent), studio_revenue (a studio owner's markup), purchase (Stripe), payment_refund (Stripe) (README "The ledger"). */
+            /** @description hold, prediction (a charge), release, topup, deduction, refund, grant, signup, opening, subscription (a period's expiring grant), expiry (grant credit that expired unspent), studio_revenue (a studio owner's markup; negative when a refund takes it back), purchase (Stripe), payment_refund (Stripe) (README "The ledger"). */
             kind: string;
             /** @description Signed change of the wallet's credit (balance plus held). */
             amount: number;

@@ -247,6 +247,37 @@ test('end_user_pays: the quote and the charge are the studio price; the end user
   await finished(json(floor).request_id as string);
 });
 
+test('end_user_pays refunded by an operator: the end user gets the studio price back, the owner gives back the markup in proportion, usage shows it net', async (t) => {
+  const owner = await newAccount(gw, 100_000);
+  const list = await listPrice();
+  const studio = await createStudio({ payer_mode: 'end_user_pays', markup_percent: 100 }, owner.session);
+  const price = list * 2;
+  const markup = price - list;
+  const user = await studioUser(studio.slug, price);
+  const staff = await newAccount(gw, 0);
+  await gw.app.db('users').where({ id: staff.userId }).update({ role: 'billing' });
+  const res = await submit(user.liveKey, studio.slug);
+  t.is(res.statusCode, 200, res.payload);
+  const id = json(res).request_id as string;
+  t.is(await finished(id), 'completed');
+  await waitFor(async () => (await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'studio_revenue' })).length === 1);
+  const ownerCharged = (await wallet(owner.userId)).balance;
+
+  // a third of the price back first, then the rest: the owner's part follows, never more than the markup in all
+  const third = Math.floor(price / 3);
+  const first = await callOperation<{ amount: number }>(gw, 'adminRefund', { as: staff.session, body: { request_id: id, amount: third, reason: 'partly broken' } });
+  t.is(first.status, 200, JSON.stringify(first.body));
+  t.is((await wallet(owner.userId)).balance, ownerCharged - Math.floor(markup * third / price));
+  const rest = await callOperation(gw, 'adminRefund', { as: staff.session, body: { request_id: id } });
+  t.is(rest.status, 200, JSON.stringify(rest.body));
+  t.is((await wallet(user.userId)).balance, price, 'the end user has the whole studio price back');
+  t.is((await wallet(owner.userId)).balance, ownerCharged - markup, 'the owner gave back exactly the markup');
+  const revenueRows = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'studio_revenue' }).orderBy('id').pluck('amount');
+  t.deepEqual(revenueRows.map(Number), [markup, -Math.floor(markup * third / price), -(markup - Math.floor(markup * third / price))]);
+  const usage = await callOperation<{ runs: number; revenue: number }>(gw, 'getStudioUsage', { as: owner.session, params: { studio_id: studio.id } });
+  t.like(usage.body, { runs: 1, revenue: 0 }, 'one run, its markup given back: counted once, net revenue 0');
+});
+
 test('end_user_pays under concurrent submits: each charge and markup exact, the ledger adds up', async (t) => {
   const owner = await newAccount(gw, 100_000);
   const list = await listPrice();

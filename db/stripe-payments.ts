@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { creditWallet, debitWallet, lastLedgerId, lockWallet, walletOf } from './wallet.ts';
 import type { Payer } from './wallet.ts';
 import { isDuplicateKey } from './errors.ts';
+import { affected } from './knex.ts';
 import { num } from './rows.ts';
 import { withLockRetry } from './retry.ts';
 import { creditsForRefund } from '../lib/stripe.ts';
@@ -126,6 +127,32 @@ export interface RefundFacts {
 export type RefundApplied =
   | { outcome: 'applied' | 'duplicate'; userId: number; credits: number; balance: number };
 
+export type RefundReversed =
+  | { outcome: 'reversed'; userId: number; credits: number }
+  /** no such refund recorded, or already given back */
+  | { outcome: 'none' };
+
+/**
+ * A recorded refund that Stripe reports `failed` or `canceled`: the money never left, so the
+ * credits it took are given back (a positive `payment_refund` row), once: `reversed_at` is set by
+ * a conditional UPDATE in the same transaction, under the wallet's lock. A reversed refund counts
+ * no more toward what the payment's later refunds may take (creditsForRefund reads the rest).
+ */
+export async function reverseStripeRefund(db: Knex, refundId: string, description: string, now: number): Promise<RefundReversed> {
+  const row = await db('stripe_refunds').where('refund_id', refundId).first<{ user_id: number | string } | undefined>('user_id');
+  if (!row) return { outcome: 'none' };
+  const payer: Payer = { userId: num(row.user_id), teamId: null };
+  return withLockRetry(() => db.transaction(async (trx): Promise<RefundReversed> => {
+    await lockWallet(trx, payer);
+    const n = await trx('stripe_refunds').where('refund_id', refundId).whereNull('reversed_at').update({ reversed_at: now });
+    if (affected(n) !== 1) return { outcome: 'none' };
+    const { credits } = await trx('stripe_refunds').where('refund_id', refundId).first<{ credits: number | string }>('credits');
+    const exists = await trx('users').where('id', payer.userId).first('id');
+    if (num(credits) > 0 && exists) await creditWallet(trx, payer, num(credits), 'payment_refund', description, now, { ref: `${refundId.slice(0, 55)}-reversed` });
+    return { outcome: 'reversed', userId: payer.userId, credits: exists ? num(credits) : 0 };
+  }));
+}
+
 /**
  * Takes back the credits a Stripe refund of `payment` stands for, once per refund id: the
  * `stripe_refunds` row and the `payment_refund` ledger row commit together. The money has left
@@ -141,7 +168,7 @@ export async function applyStripeRefund(db: Knex, payment: StripePayment, r: Ref
     const seen = await trx('stripe_refunds').where('refund_id', r.refundId).first<{ credits: number | string } | undefined>('credits');
     const balanceNow = async () => (await trx('users').where('id', payer.userId).first<{ balance: number | string } | undefined>('balance'))?.balance;
     if (seen) return { outcome: 'duplicate', userId: payer.userId, credits: num(seen.credits), balance: num(await balanceNow() ?? 0) };
-    const sums = await trx('stripe_refunds').where('payment_id', payment.id)
+    const sums = await trx('stripe_refunds').where('payment_id', payment.id).whereNull('reversed_at')
       .first<{ amount: number | string | null; credits: number | string | null }>(trx.raw('sum(amount) as amount'), trx.raw('sum(credits) as credits'));
     const exists = (await balanceNow()) !== undefined;
     // an erased account: the refund is recorded (so it is not applied later), nothing to take from

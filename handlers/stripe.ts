@@ -9,7 +9,7 @@ import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } fro
 import { Stripe, creditsForPayment, creditsForRefund, idOf, listData, refundIdempotencyKey, stripeCall, stripeClient, webhookSecret } from '../lib/stripe.ts';
 import { findUserByEmail, findUserById } from '../db/users.ts';
 import {
-  applyStripeRefund, findPaymentByIntent, paymentsOf, recordPurchase, stripeCustomerOf, userIdForCustomer,
+  applyStripeRefund, findPaymentByIntent, paymentsOf, recordPurchase, reverseStripeRefund, stripeCustomerOf, userIdForCustomer,
 } from '../db/stripe-payments.ts';
 import type { StripePayment } from '../db/stripe-payments.ts';
 import type { components } from '../spec/v1.generated.ts';
@@ -130,7 +130,12 @@ async function refundReported(app: App, refund: Stripe.Refund, payment: StripePa
   if (typeof refund.id !== 'string' || !Number.isSafeInteger(refund.amount) || refund.amount < 0) return 'ignored';
   if (!APPLIES.has(refund.status ?? '')) {
     if (refund.status === 'failed' || refund.status === 'canceled') {
-      app.log.error({ refund: refund.id, status: refund.status }, 'stripe refund failed or was cancelled after its credits may have been taken back; check the ledger and top up by hand');
+      // the money never left: the credits this refund took (if it was applied) come back, once
+      const back = await reverseStripeRefund(app.db, refund.id, `Stripe refund ${refund.id} ${refund.status}: credits given back`, app.clock());
+      if (back.outcome === 'reversed') {
+        app.log.warn({ refund: refund.id, status: refund.status, userId: back.userId, credits: back.credits }, 'stripe refund failed or was cancelled; its credits were given back');
+        return 'refund_reversed';
+      }
     }
     return 'ignored';
   }
@@ -179,6 +184,7 @@ export const receiveStripeWebhook: Handler<'receiveStripeWebhook'> = async ({ ap
       break;
     case 'refund.created':
     case 'refund.updated':
+    case 'refund.failed':
       status = await refundReported(app, event.data.object, undefined);
       break;
     default:

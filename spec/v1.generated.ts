@@ -129,7 +129,9 @@ export interface paths {
          *     once per Checkout Session. `charge.refunded`, `refund.created` and `refund.updated` (a
          *     succeeded or pending refund) take back the credits of a refunded purchase with a
          *     `payment_refund` row, once per Stripe refund id, whether the refund was made with
-         *     adminStripeRefund or in Stripe's dashboard. Any other event is answered `ignored`.
+         *     adminStripeRefund or in Stripe's dashboard. A refund that fails or is cancelled afterwards
+         *     (`refund.failed`, or any of those events with status `failed` or `canceled`) gives the credits
+         *     it took back, once (`refund_reversed`). Any other event is answered `ignored`.
          *     `unmatched`: a paid checkout names no account of this gateway, or is in another currency
          *     without `metadata.credits`; nothing moves and an error is logged (`stripe_payment_unmatched`)
          *     for the operator. 503 naming the variable when `STRIPE_WEBHOOK_SECRET` (or, for
@@ -2842,10 +2844,10 @@ export interface components {
         PredictionStatus: "queued" | "pending" | "processing" | "completed" | "failed" | "cancelled";
         StripeWebhookAck: {
             /**
-             * @description `credited`: a purchase added credit; `refund_applied`: a refund took credits back; `duplicate`: already applied (a redelivery, or a refund made with adminStripeRefund); `ignored`: an event that moves nothing here; `unmatched`: a paid checkout that names no account (logged for the operator).
+             * @description `credited`: a purchase added credit; `refund_applied`: a refund took credits back; `refund_reversed`: a refund that had taken credits back failed or was cancelled, and they were given back (once); `duplicate`: already applied (a redelivery, or a refund made with adminStripeRefund); `ignored`: an event that moves nothing here; `unmatched`: a paid checkout that names no account (logged for the operator).
              * @enum {string}
              */
-            status: "credited" | "refund_applied" | "duplicate" | "ignored" | "unmatched";
+            status: "credited" | "refund_applied" | "refund_reversed" | "duplicate" | "ignored" | "unmatched";
         };
         UpstreamWebhookAck: {
             /**

@@ -348,6 +348,15 @@ test.serial('charge.refunded and refund.updated after our own refund are not app
   t.deepEqual((await deliver(event('refund.updated', { ...refundObject(b, uniqueName('re'), 100), payment_intent: 'pi_unknown' }))).result, { status: 'ignored' });
   t.deepEqual((await deliver(event('refund.updated', refundObject(b, uniqueName('re'), 100, 'failed')))).result, { status: 'ignored' });
   t.is(await balanceOf(acct.userId), 5000);
+
+  // our refund fails afterwards (the card was closed): its credits come back, once
+  t.deepEqual((await deliver(event('refund.failed', refundObject(b, ours, 300, 'failed')))).result, { status: 'refund_reversed' });
+  t.deepEqual((await deliver(event('refund.updated', refundObject(b, ours, 300, 'failed')))).result, { status: 'ignored' }, 'a redelivery gives nothing twice');
+  t.is(await balanceOf(acct.userId), 8000);
+  const back = await rowsOf(acct.userId, 'payment_refund');
+  t.deepEqual(back.map((r) => Number(r.amount)).sort((x, y) => x - y), [-3000, -2000, 3000]);
+  // what is left of the payment to take back counts the failed refund no more
+  t.not((await gw.app.db('stripe_refunds').where({ refund_id: ours }).first()).reversed_at, null);
 });
 
 test.serial('roles: support lists charges but may not refund; a user gets 403 role_required; an admin\'s API key gets 403 session_required; 404 and 422 for bad requests', async (t) => {

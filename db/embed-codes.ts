@@ -8,6 +8,8 @@ import { affected } from './knex.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { jsonOr, num, numOrNull } from './rows.ts';
+import { withLockRetry } from './retry.ts';
+import { originAllowed, originHostKey, originKeys } from '../lib/embed-origins.ts';
 
 export type EmbedKind = 'embed' | 'agent_embed';
 export const EMBED_PREFIX: Record<EmbedKind, string> = { embed: 'emb_', agent_embed: 'aemb_' };
@@ -88,11 +90,36 @@ export function newEmbedCode(kind: EmbedKind): string {
   return EMBED_PREFIX[kind] + crypto.randomBytes(24).toString('base64url');
 }
 
+/** The code's entries in the origin index (migration 0402): one per allowed origin, `*` for a code without a list. */
+async function writeOrigins(trx: Knex, codeId: number, kind: EmbedKind, origins: readonly string[], replace: boolean): Promise<void> {
+  // a new code has no entries: no DELETE, whose gap locks would make concurrent creations deadlock
+  if (replace) await trx('embed_code_origins').where('code_id', codeId).delete();
+  const rows = origins.length === 0 ? [{ code_id: codeId, kind, host_key: '*', pattern: '*' }]
+    : origins.map((p) => ({ code_id: codeId, kind, host_key: originHostKey(p), pattern: p }));
+  await trx('embed_code_origins').insert(rows);
+}
+
 export async function createEmbedCode(db: Db, owner: Owner, kind: EmbedKind, s: EmbedSettings, now: number): Promise<EmbedCode> {
   const code = newEmbedCode(kind);
-  await db('embed_codes').insert({ code, kind, user_id: owner.userId, team_id: owner.teamId, ...settingsRow(s), created_at: now, updated_at: now });
-  const row = await db<EmbedRow>('embed_codes').where({ code }).first();
-  return toEmbed(row!);
+  return withLockRetry(() => db.transaction(async (trx) => {
+    await trx('embed_codes').insert({ code, kind, user_id: owner.userId, team_id: owner.teamId, ...settingsRow(s), created_at: now, updated_at: now });
+    const row = await trx<EmbedRow>('embed_codes').where({ code }).first();
+    await writeOrigins(trx, num(row!.id), kind, s.allowedOrigins, false);
+    return toEmbed(row!);
+  }));
+}
+
+/**
+ * Whether an active code of this kind lets `origin` call (a code without an origin list lets every
+ * origin): a CORS preflight carries no code. Reads only the index entries whose host could match.
+ */
+export async function anyCodeAllowsOrigin(db: Db, kind: EmbedKind, origin: string): Promise<boolean> {
+  const keys = originKeys(origin);
+  if (keys.length === 0) return false;
+  const rows = await db('embed_code_origins as o').join('embed_codes as c', 'c.id', 'o.code_id')
+    .where('o.kind', kind).whereIn('o.host_key', [...keys, '*']).whereNull('c.revoked_at')
+    .distinct('o.pattern').limit(1000) as Array<{ pattern: string }>;
+  return rows.some((r) => r.pattern === '*' || originAllowed(origin, [r.pattern]));
 }
 
 /** The owner's codes, revoked ones included (marked), newest first. */
@@ -108,8 +135,15 @@ export async function findEmbedCode(db: Db, owner: Owner, id: number): Promise<E
 
 /** Changes an active code's settings; undefined when the owner has no such active code. */
 export async function updateEmbedCode(db: Db, owner: Owner, id: number, s: Partial<EmbedSettings>, now: number): Promise<EmbedCode | undefined> {
-  const n = await db('embed_codes').where('id', id).andWhere(ownerWhere(owner)).whereNull('revoked_at').update({ ...settingsRow(s), updated_at: now });
-  if (affected(n) !== 1) return undefined;
+  const n = await withLockRetry(() => db.transaction(async (trx) => {
+    const changed = affected(await trx('embed_codes').where('id', id).andWhere(ownerWhere(owner)).whereNull('revoked_at').update({ ...settingsRow(s), updated_at: now }));
+    if (changed === 1 && s.allowedOrigins !== undefined) {
+      const { kind } = await trx('embed_codes').where('id', id).first<{ kind: EmbedKind }>('kind');
+      await writeOrigins(trx, id, kind, s.allowedOrigins, true);
+    }
+    return changed;
+  }));
+  if (n !== 1) return undefined;
   return findEmbedCode(db, owner, id);
 }
 

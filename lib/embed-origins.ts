@@ -46,6 +46,29 @@ export function originAllowed(origin: string, patterns: readonly string[]): bool
   });
 }
 
+/**
+ * The key a canonical entry is indexed by (db/embed-codes.ts): its host, or `*.` + the domain for a
+ * wildcard entry. An origin can only match entries under originKeys(origin).
+ */
+export function originHostKey(pattern: string): string {
+  const m = PATTERN.exec(pattern);
+  return m ? `${m[2] ?? ''}${m[3]}` : pattern;
+}
+
+/** The keys of every entry that could match this origin: its host, and `*.` + each parent domain. */
+export function originKeys(origin: string): string[] {
+  let host: string;
+  try {
+    host = new URL(origin).hostname;
+  } catch {
+    return [];
+  }
+  const keys = [host];
+  const labels = host.split('.');
+  for (let i = 1; i < labels.length; i++) keys.push(`*.${labels.slice(i).join('.')}`);
+  return keys;
+}
+
 /** Visitor ids (X-Embed-Visitor): `vis_` plus 128 random bits; only their SHA-256 is stored. */
 export const VISITOR_PATTERN = /^vis_[A-Za-z0-9_-]{22}$/;
 

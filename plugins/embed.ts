@@ -13,8 +13,8 @@ import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import type { App, Caller } from '../lib/context.ts';
 import { EmbedRefusedError } from '../lib/errors.ts';
 import { sha256Hex } from '../lib/secrets.ts';
-import { newVisitorId, originAllowed, VISITOR_PATTERN } from '../lib/embed-origins.ts';
-import { EMBED_PREFIX, findActiveEmbedCode } from '../db/embed-codes.ts';
+import { newVisitorId, VISITOR_PATTERN } from '../lib/embed-origins.ts';
+import { EMBED_PREFIX, anyCodeAllowsOrigin, findActiveEmbedCode } from '../db/embed-codes.ts';
 import type { EmbedKind } from '../db/embed-codes.ts';
 import { checkEmbedOrigin, embedInput } from '../handlers/embeds.ts';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from './cors.ts';
@@ -92,14 +92,6 @@ function credentialPlugin(kind: EmbedKind, securityScheme: string, header: strin
 export const embedCodePlugin = credentialPlugin('embed', 'EmbedCodeAuth', 'x-embed-code', 'embed-code');
 export const agentEmbedCodePlugin = credentialPlugin('agent_embed', 'AgentEmbedCodeAuth', 'x-agent-embed-code', 'agent-embed-code');
 
-/** Whether any active code of this kind lets `origin` call (a code without an origin list lets every origin). */
-async function anyCodeAllows(app: App, kind: EmbedKind, origin: string): Promise<boolean> {
-  const rows = await app.db('embed_codes').select('allowed_origins').where({ kind }).whereNull('revoked_at');
-  return rows.some((r: { allowed_origins: string }) => {
-    const list = JSON.parse(r.allowed_origins) as string[];
-    return list.length === 0 || originAllowed(origin, list);
-  });
-}
 
 /** Whether CORS_ORIGINS covers the origin (`*`, an exact origin, or `scheme://*.domain`), as hapi matches it. */
 function operatorAllows(origins: readonly string[], origin: string): boolean {
@@ -136,7 +128,7 @@ export const embedPolicyPlugin: Plugin<{ app: App }> = {
       if (!routeStrategies(route)?.includes(kind.strategy)) return h.continue;
       const allowedLower = ALLOWED_HEADERS.map((x) => x.toLowerCase());
       const response = h.response().code(200).header('Vary', 'Origin');
-      if (asked.every((x) => allowedLower.includes(x)) && await anyCodeAllows(app, kind.kind, origin)) {
+      if (asked.every((x) => allowedLower.includes(x)) && await anyCodeAllowsOrigin(app.db, kind.kind, origin)) {
         response.header('Access-Control-Allow-Origin', origin)
           .header('Access-Control-Allow-Methods', method.toUpperCase())
           .header('Access-Control-Allow-Headers', ALLOWED_HEADERS.join(','))

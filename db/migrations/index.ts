@@ -34,6 +34,7 @@ import * as m20261124_3101_prediction_billing from './20261124_3101_prediction_b
 import * as m20261124_3101_wallet_discount_marker from './20261124_3101_wallet_discount_marker.ts';
 import * as m20261124_3101_wallet_grant_marker from './20261124_3101_wallet_grant_marker.ts';
 import * as m20261125_0401_stripe_refund_reversed from './20261125_0401_stripe_refund_reversed.ts';
+import * as m20261125_0402_embed_code_origins from './20261125_0402_embed_code_origins.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -74,6 +75,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261124_3101_wallet_discount_marker', m20261124_3101_wallet_discount_marker],
   ['20261124_3101_wallet_grant_marker', m20261124_3101_wallet_grant_marker],
   ['20261125_0401_stripe_refund_reversed', m20261125_0401_stripe_refund_reversed],
+  ['20261125_0402_embed_code_origins', m20261125_0402_embed_code_origins],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

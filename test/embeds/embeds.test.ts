@@ -294,4 +294,17 @@ test('CORS preflight names exactly the allowed origin, and nothing for another',
   t.is(no.headers['access-control-allow-origin'], undefined);
   const oddHeader = await ask('https://agent.example.com', 'x-agent-embed-code,x-something-else');
   t.is(oddHeader.headers['access-control-allow-origin'], undefined);
+
+  // the origin index (migration 0402) follows the code: a wildcard entry, a port, a changed list, a revocation
+  const wild = await createCode({ kind: 'agent_embed', models: [MODEL], allowed_origins: ['*.shop.example.org', 'http://localhost:5173'] });
+  t.is((await ask('https://a.b.shop.example.org')).headers['access-control-allow-origin'], 'https://a.b.shop.example.org');
+  t.is((await ask('https://shop.example.org')).headers['access-control-allow-origin'], undefined, '*.domain is not the domain itself');
+  t.is((await ask('http://localhost:5173')).headers['access-control-allow-origin'], 'http://localhost:5173');
+  t.is((await ask('http://localhost:5174')).headers['access-control-allow-origin'], undefined, 'another port');
+  const id = (wild as { id: number }).id;
+  t.is((await callOperation(gw, 'updateEmbedCode', { as: owner.session, params: { embed_code_id: id }, body: { allowed_origins: ['https://new.example.org'] } })).status, 200);
+  t.is((await ask('https://a.b.shop.example.org')).headers['access-control-allow-origin'], undefined, 'the old list is gone from the index');
+  t.is((await ask('https://new.example.org')).headers['access-control-allow-origin'], 'https://new.example.org');
+  t.is((await callOperation(gw, 'revokeEmbedCode', { as: owner.session, params: { embed_code_id: id } })).status, 200);
+  t.is((await ask('https://new.example.org')).headers['access-control-allow-origin'], undefined, 'a revoked code allows nothing');
 });

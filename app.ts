@@ -159,6 +159,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
   }
   const credentials: CredentialCaches = {
     keys,
+    channel: () => broadcast?.channel() ?? null,
     // the embedded default is one process: its own cache is the only one
     invalidate: broadcast ? (target) => broadcast.invalidate(target) : async (target) => { keys?.drop(target); },
   };

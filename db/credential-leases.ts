@@ -8,7 +8,7 @@ import { num } from './rows.ts';
 /** The database's clock in epoch ms, as an SQL expression (the same clock for every process). */
 function dbNow(db: Db | Knex.Transaction): Knex.Raw {
   return isMysql(db as Db)
-    ? db.raw('CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS UNSIGNED)')
+    ? db.raw('CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)')
     : db.raw("CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)");
 }
 

@@ -39,6 +39,8 @@ export interface CachedApiKey extends EntryOwner {
 /** An app's credential cache: the key cache (null: CREDENTIAL_CACHE off, or a worker process) and the invalidation every write of a key's validity calls. */
 export interface CredentialCaches extends CredentialInvalidator {
   keys: CredentialCache<CachedApiKey> | null;
+  /** the broadcast's AMQP channel while connected (null: none, or no RabbitMQ); tests close it */
+  channel(): { close(): Promise<void> } | null;
 }
 
 /** Drops every cached key of the target in every API process before it resolves (README "Credential cache"). */

@@ -66,6 +66,8 @@ export async function createCredentialBroadcast<V extends EntryOwner>(opts: {
   let epoch = 0;
   let renewTimer: NodeJS.Timeout | null = null;
   let closed = false;
+  // the release after a lost connection; a new lease is taken only after it, or it could delete the new row
+  let releasing: Promise<void> = Promise.resolve();
 
   function onMessage(ch: Channel, msg: ConsumeMessage | null): void {
     if (msg === null) return;
@@ -94,6 +96,7 @@ export async function createCredentialBroadcast<V extends EntryOwner>(opts: {
 
   /** (Re)takes the lease after a loss: the cache is empty by then (withdrawn), and serves again once the row is written. */
   async function takeLease(at: number): Promise<void> {
+    await releasing;
     const sent = performance.now();
     try {
       await acquireLease(db, leaseId, leaseMs);
@@ -146,7 +149,7 @@ export async function createCredentialBroadcast<V extends EntryOwner>(opts: {
       if (!cache) return;
       cache.withdraw();
       // invalidators need not wait for this process: it serves nothing from its cache now
-      releaseLease(db, leaseId).catch(() => {});
+      releasing = releaseLease(db, leaseId).catch(() => {});
     },
   });
   await connection.open();

@@ -32,6 +32,11 @@ import { createDispatcher } from './workers/dispatch.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { ledgerTotals, oldestWaitingMs } from './db/stats.ts';
 import type { App, LoadedSpec } from './lib/context.ts';
+import { performance } from 'node:perf_hooks';
+import { createCredentialCache } from './lib/credential-cache.ts';
+import type { CachedApiKey, CredentialCache, CredentialCaches } from './lib/credential-cache.ts';
+import { createCredentialBroadcast } from './workers/queue/amqp/credential-broadcast.ts';
+import type { CredentialBroadcast } from './workers/queue/amqp/credential-broadcast.ts';
 
 export type { App, LoadedSpec };
 
@@ -107,6 +112,20 @@ export async function loadSpec(specDir: string): Promise<LoadedSpec> {
   return { document, api, operations, models };
 }
 
+/**
+ * The API-key cache of an API process (README "Credential cache"), or null: CREDENTIAL_CACHE off,
+ * a worker, or MariaDB without RabbitMQ (several processes could share the database with no way
+ * to tell each other of a revocation). With RabbitMQ it serves only under a lease
+ * (createCredentialBroadcast grants it); the embedded default is one process and serves at once.
+ */
+function credentialCache(config: Config): CredentialCache<CachedApiKey> | null {
+  if (!config.credentialCache || config.role === 'worker' || config.role === 'migrate') return null;
+  if (config.databaseUrl && !config.amqpUrl) return null;
+  return createCredentialCache<CachedApiKey>({
+    maxEntries: 10_000, maxAgeMs: 300_000, monotonic: () => performance.now(), until: config.amqpUrl ? -Infinity : Infinity,
+  });
+}
+
 export async function createApp(config: Config, opts: { log?: Logger; clock?: () => number } = {}): Promise<App> {
   const log = opts.log ?? pino({ level: config.logLevel, base: { role: config.role } });
   const encryptionKey = resolveEncryptionKey(config);
@@ -119,13 +138,31 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     throw err;
   }
   let queue: Queue;
+  const queueLog = (msg: string, extra?: Record<string, unknown>) => log.info(extra ?? {}, msg);
   try {
-    queue = await createQueue(config.amqpUrl, { prefix: config.amqpPrefix, log: (msg: string, extra?: Record<string, unknown>) => log.info(extra ?? {}, msg) });
+    queue = await createQueue(config.amqpUrl, { prefix: config.amqpPrefix, log: queueLog });
     await queue.setup(topics(config));
   } catch (err) {
     await db.destroy();
     throw err;
   }
+  const keys = credentialCache(config);
+  let broadcast: CredentialBroadcast | null = null;
+  if (config.amqpUrl) {
+    try {
+      broadcast = await createCredentialBroadcast({ url: config.amqpUrl, prefix: config.amqpPrefix, db, log: queueLog, leaseMs: config.credentialCacheLeaseMs, cache: keys });
+    } catch (err) {
+      await queue.close();
+      await db.destroy();
+      throw err;
+    }
+  }
+  const credentials: CredentialCaches = {
+    keys,
+    channel: () => broadcast?.channel() ?? null,
+    // the embedded default is one process: its own cache is the only one
+    invalidate: broadcast ? (target) => broadcast.invalidate(target) : async (target) => { keys?.drop(target); },
+  };
   const clock = opts.clock ?? Date.now;
   const metrics = createMetrics({
     queueDepth: (topic) => queue.depth(topic),
@@ -147,8 +184,10 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     clock,
     metrics,
     teams: { membership: async (teamId, userId) => { const role = await teamMembership(db, teamId, userId); return role ? { role } : undefined; } },
+    credentials,
     async close() {
       await dispatcher.stop();
+      await broadcast?.close();
       await queue.close();
       await db.destroy();
     },

@@ -26,6 +26,10 @@ export interface Config {
   /** amqp://... or undefined for the in-process queue */
   amqpUrl: string | undefined;
   amqpPrefix: string;
+  /** CREDENTIAL_CACHE: API processes cache API-key lookups (README "Credential cache") */
+  credentialCache: boolean;
+  /** CREDENTIAL_CACHE_LEASE_MS: how long a process may serve keys from its cache without renewing its lease; an invalidation waits at most this long for a silent process */
+  credentialCacheLeaseMs: number;
   dataDir: string;
   sqliteFile: string;
   dbPoolMax: number;
@@ -168,6 +172,8 @@ const schema = Joi.object({
   AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }),
   DB_POOL_MAX: Joi.number().integer().min(1).max(500).default(20),
   AMQP_PREFIX: Joi.string().pattern(/^[a-z][a-z0-9_-]{0,40}$/).default('mediagate'),
+  CREDENTIAL_CACHE: Joi.boolean().truthy('1', 'on').falsy('0', 'off').default(true),
+  CREDENTIAL_CACHE_LEASE_MS: Joi.number().integer().min(500).max(60_000).default(5000),
   DATA_DIR: Joi.string().default('./data'),
   STORAGE_DIR: Joi.string(),
   STORAGE_URL: Joi.string().custom((value: string) => { parseStorageUrl(value); return value; }),
@@ -357,6 +363,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: v.DATABASE_URL as string | undefined,
     amqpUrl: v.AMQP_URL as string | undefined,
     amqpPrefix: String(v.AMQP_PREFIX),
+    credentialCache: (v.CREDENTIAL_CACHE as unknown) === true,
+    credentialCacheLeaseMs: v.CREDENTIAL_CACHE_LEASE_MS as number,
     dataDir,
     sqliteFile: path.join(dataDir, 'mediagate.sqlite'),
     dbPoolMax: v.DB_POOL_MAX as number,

@@ -11,6 +11,7 @@ import { countUsersWithRole, listUsersWithRoles, setUserRole } from '../db/users
 import { insertAdminAudit } from '../db/admin-audit.ts';
 import { adminTopUp } from '../db/wallet.ts';
 import { isRole, ROLES } from '../lib/roles.ts';
+import { createCredentialBroadcast } from '../workers/queue/amqp/credential-broadcast.ts';
 import type { Role } from '../lib/roles.ts';
 
 const USAGE = `usage: npm run admin -- grant <email> <${ROLES.filter((r) => r !== 'user').join('|')}>
@@ -42,6 +43,17 @@ export async function runAdmin(args: readonly string[], env: NodeJS.ProcessEnv):
     }
     const user = await setUserRole(db, email!, role);
     if (!user) return { code: 1, out: `no account with the email ${email}: register it first` };
+    // README "Credential cache": a staff account's keys are never cached, so a role taken back is exact at
+    // once anyway; a role granted reaches keys cached as `user` through this invalidation (with RabbitMQ)
+    // or within the cache's five-minute entry lifetime (the embedded default's single process)
+    if (config.amqpUrl) {
+      const broadcast = await createCredentialBroadcast({ url: config.amqpUrl, prefix: config.amqpPrefix, db, log: () => {}, leaseMs: config.credentialCacheLeaseMs, cache: null });
+      try {
+        await broadcast.invalidate({ userIds: [user.id] });
+      } finally {
+        await broadcast.close();
+      }
+    }
     await insertAdminAudit(db, {
       actorUserId: null, actorRole: '', credential: 'cli', action: command === 'grant' ? 'cli_grant_role' : 'cli_revoke_role',
       targetUserId: user.id, targetTeamId: null, params: { email: user.email, role, previous_role: user.previousRole }, reason: null, status: 200,

@@ -111,18 +111,22 @@ export async function insertApiKey(
   return apiKeyFromRow(row!);
 }
 
-/** Looks a live key up by the SHA-256 of its value, with its owner's role: one indexed query per request. */
-export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<(ApiKeyRecord & { ownerRole: Role; ownerDeletionPending: boolean; ownerBalance: number; ownerStudioId: number | null; ownerDiscounts: number }) | undefined> {
+/**
+ * Looks a live key up by the SHA-256 of its value, with what its owner's row says about it: one
+ * indexed query. Nothing here changes per request (no balance), so API processes may cache it
+ * (README "Credential cache"); every write of these columns invalidates it.
+ */
+export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<(ApiKeyRecord & { ownerRole: Role; ownerDeletionPending: boolean; ownerStudioId: number | null; ownerDiscounts: number }) | undefined> {
   const row = await db('api_keys')
     .join('users', 'users.id', 'api_keys.user_id')
-    .select<Array<ApiKeyRow & { owner_role: string; owner_deletion_requested_at: number | string | null; owner_balance: number | string; owner_studio_id: number | string | null; owner_discounts: number | string }>>(
-      'api_keys.*', 'users.role as owner_role', 'users.deletion_requested_at as owner_deletion_requested_at', 'users.balance as owner_balance', 'users.studio_id as owner_studio_id', 'users.discounts as owner_discounts',
+    .select<Array<ApiKeyRow & { owner_role: string; owner_deletion_requested_at: number | string | null; owner_studio_id: number | string | null; owner_discounts: number | string }>>(
+      'api_keys.*', 'users.role as owner_role', 'users.deletion_requested_at as owner_deletion_requested_at', 'users.studio_id as owner_studio_id', 'users.discounts as owner_discounts',
     )
     .where('api_keys.key_hash', keyHash)
     .whereNull('api_keys.revoked_at')
     .first();
   return row
-    ? { ...apiKeyFromRow(row), ownerRole: roleOf(row.owner_role), ownerDeletionPending: row.owner_deletion_requested_at != null, ownerBalance: num(row.owner_balance), ownerStudioId: row.owner_studio_id === null ? null : Number(row.owner_studio_id), ownerDiscounts: num(row.owner_discounts) }
+    ? { ...apiKeyFromRow(row), ownerRole: roleOf(row.owner_role), ownerDeletionPending: row.owner_deletion_requested_at != null, ownerStudioId: row.owner_studio_id === null ? null : Number(row.owner_studio_id), ownerDiscounts: num(row.owner_discounts) }
     : undefined;
 }
 

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
+import { affected, isMysql } from './knex.ts';
 import { creditWallet, holdFor, lockWallet, releaseFor, settleFor } from './wallet.ts';
 import type { Payer } from './wallet.ts';
 import { checkKeySpend } from './key-spend.ts';
@@ -302,7 +302,7 @@ function studioColumns(p: Pick<NewPrediction, 'studioId' | 'studioMarkup' | 'pay
 }
 
 /** Sandbox requests are born completed, with mock outputs and no price; returns the webhook delivery's id, if any. */
-export async function insertSandboxPrediction(db: Db, p: Omit<NewPrediction, 'price'>, outputs: string[], now: number): Promise<string | null> {
+export async function insertSandboxPrediction(db: Db, p: Omit<NewPrediction, 'price'>, outputs: string[], now: number, opts: { balanceOf?: number } = {}): Promise<{ deliveryId: string | null; balance: number | undefined }> {
   const row = {
     id: p.id, user_id: p.userId, team_id: p.teamId ?? null, api_key_id: p.apiKeyId, model: p.model, status: 'completed', is_test: true,
     input: JSON.stringify(p.input), outputs: JSON.stringify(outputs), nsfw: JSON.stringify(outputs.map(() => false)),
@@ -310,17 +310,30 @@ export async function insertSandboxPrediction(db: Db, p: Omit<NewPrediction, 'pr
     source: p.source ?? 'api',
     ...(p.studioId ? { studio_id: p.studioId } : {}),
   };
-  if (!p.webhookUrl) {
-    await db('predictions').insert(row);
-    return null;
-  }
+  if (!p.webhookUrl) return { deliveryId: null, balance: await insertReadingBalance(db, row, opts.balanceOf) };
   const webhookUrl = p.webhookUrl;
   return db.transaction(async (trx) => {
-    await trx('predictions').insert(row);
+    const balance = await insertReadingBalance(trx, row, opts.balanceOf);
     const deliveryId = newDeliveryId();
     await insertDelivery(trx, { id: deliveryId, predictionId: p.id, userId: p.userId, url: webhookUrl }, now);
-    return deliveryId;
+    return { deliveryId, balance };
   });
+}
+
+/**
+ * Inserts a prediction row; with `balanceOf`, reads that user's balance in the same statement
+ * (INSERT ... RETURNING a scalar subquery: MariaDB 10.5+ and SQLite 3.35+), so the sandbox's
+ * X-Balance-Remaining costs no round trip of its own and is never a cached figure.
+ */
+async function insertReadingBalance(db: Knex, row: Record<string, unknown>, balanceOf: number | undefined): Promise<number | undefined> {
+  if (balanceOf === undefined) {
+    await db('predictions').insert(row);
+    return undefined;
+  }
+  const q = db('predictions').insert(row).toSQL();
+  const res: unknown = await db.raw(`${q.sql} returning (select balance from users where id = ?) as balance`, [...q.bindings, balanceOf]);
+  const rows = (isMysql(db) ? (res as unknown[])[0] : res) as Array<{ balance: number | string | null }>;
+  return num(rows[0]?.balance ?? 0);
 }
 
 /** The outcome of a finishing transition: whether it was recorded, and the webhook delivery it created. */

@@ -43,12 +43,14 @@ export const requestAccountDeletion: Handler<'requestAccountDeletion'> = async (
   if (result.kind === 'sole-owner') {
     throw new ConflictError(`you are the only owner of ${result.teams.map((t) => `"${t.name}" (team ${t.id})`).join(', ')}: make another member owner, or delete the team, first`);
   }
+  await app.credentials.invalidate({ userIds: [caller.userId] });
   return { deletion_requested: true, scheduled_deletion_at: new Date(result.dueAt).toISOString() };
 };
 
 /** POST /app/account/cancel-deletion (session only): the keys and clients work again at once. */
 export const cancelAccountDeletion: Handler<'cancelAccountDeletion'> = async ({ app, caller }) => {
   if (!(await cancelDeletion(app.db, caller.userId))) throw new ConflictError('no deletion is scheduled');
+  await app.credentials.invalidate({ userIds: [caller.userId] });
   return { deletion_requested: false, scheduled_deletion_at: null };
 };
 

@@ -69,7 +69,10 @@ export const upsertModelDiscounts: Handler<'upsertModelDiscounts'> = async ({ ap
     if (teamId !== null && await membership(app.db, teamId, user.id) === undefined) throw new NotFoundError(`the user of discounts[${i}] is not a member of this team`);
     items.push({ owner: { userId: user.id, teamId }, model: d.model, percentOff: d.percent_off, expiresAt: expiries[i]!, reason, createdBy: caller.userId });
   }
-  return (await upsertDiscounts(app.db, items, now)).map(view);
+  const stored = await upsertDiscounts(app.db, items, now);
+  // the wallet's discount marker is read with its API keys: no process may price from a cached 0 after this answer
+  await app.credentials.invalidate({ userIds: [...new Set(items.map((d) => d.owner.userId))] });
+  return stored.map(view);
 };
 
 /** DELETE /auth/admin_model_discounts/{discount_id} */
@@ -78,6 +81,7 @@ export const deleteModelDiscount: Handler<'deleteModelDiscount'> = async ({ app,
   if (!Number.isSafeInteger(id)) throw new NotFoundError('discount not found');
   const gone = await deleteDiscount(app.db, id);
   if (!gone) throw new NotFoundError('discount not found');
+  await app.credentials.invalidate({ userIds: [gone.userId] });
   audit.target_user_id = gone.userId;
   if (gone.teamId !== null) audit.target_team_id = gone.teamId;
   return { id, deleted: true };

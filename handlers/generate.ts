@@ -90,11 +90,12 @@ export const generate: ModelHandler = async (ctx) => {
   };
 
   if (caller.isTest) {
-    const deliveryId = await insertSandboxPrediction(app.db, base, [app.storage.sandboxKey(model.output)], now);
+    // a personal wallet's balance is read by the insert itself (X-Balance-Remaining; a sandbox submit moves no money)
+    const personal = caller.owner.teamId === null && !caller.embed && ctx.studio?.payerMode !== 'owner_pays' ? { balanceOf: caller.owner.userId } : {};
+    const { deliveryId, balance } = await insertSandboxPrediction(app.db, base, [app.storage.sandboxKey(model.output)], now, personal);
     app.metrics.predictions.inc({ model: model.operationId, outcome: 'sandbox' });
     if (deliveryId) await app.dispatcher.dispatchWebhook(deliveryId, requestId);
-    const personal = caller.owner.teamId === null && caller.keyOwnerBalance !== undefined ? caller.keyOwnerBalance : undefined;
-    return submitted(ctx, id, 'completed', 0, personal);
+    return submitted(ctx, id, 'completed', 0, balance);
   }
 
   // Any one configured provider serves it (x-model.providers: the worker fails over in order).

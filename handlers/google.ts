@@ -70,7 +70,8 @@ async function accountFor(app: App, id: ExternalIdentity, studioId: number | nul
   const { email } = id;
   if (!email) throw new UnauthorizedError('Google did not share an email address with this gateway');
   const now = app.clock();
-  return app.db.transaction(async (trx) => {
+  let revokedFor: number | null = null;
+  const account = await app.db.transaction(async (trx) => {
     const existing = await findUserByEmail(trx, email);
     if (existing) {
       await sameStudio(trx, existing.id, studioId);
@@ -82,6 +83,7 @@ async function accountFor(app: App, id: ExternalIdentity, studioId: number | nul
         await setPasswordHash(trx, existing.id, null);
         await revokeUserSessions(trx, existing.id, now);
         await revokeAllCredentials(trx, existing.id, app.encryptionKey, now);
+        revokedFor = existing.id;
       }
       // Google vouches for the address: verified, with the sign-up credit if it was never granted.
       await verifyEmail(trx, existing.id, app.config.signupCredit, now);
@@ -96,6 +98,9 @@ async function accountFor(app: App, id: ExternalIdentity, studioId: number | nul
     await linkIdentity(trx, user.id, PROVIDER, id.subject, now);
     return { userId: user.id, linked: 'new account' as const };
   });
+  // committed: every API process drops the revoked keys before the sign-in answers (README "Credential cache")
+  if (revokedFor !== null) await app.credentials.invalidate({ userIds: [revokedFor] });
+  return account;
 }
 
 async function signIn(ctx: SignInContext, id: ExternalIdentity, method: string, studioId: number | null) {

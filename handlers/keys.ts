@@ -108,6 +108,8 @@ export const deleteApiKey: Handler<'deleteApiKey'> = async ({ app, caller, param
     if (target && !target.isTest) throw new ForbiddenError('a sandbox key may only revoke sandbox keys; use a production key or a session');
   }
   if (!(await revokeKey(app.db, caller.userId, id, app.clock()))) throw new NotFoundError('API key not found');
+  // every API process drops it before this answer (README "Credential cache")
+  await app.credentials.invalidate({ userIds: [caller.userId] });
   return { id, deleted: true };
 };
 
@@ -149,6 +151,7 @@ export const revokeTeamApiKey: Handler<'revokeTeamApiKey'> = async ({ app, calle
     if (target && !target.isTest) throw new ForbiddenError('a sandbox key may only revoke sandbox keys; use a production key or a session');
   }
   if (!(await revokeTeamKey(app.db, teamId, id, app.clock()))) throw new NotFoundError('API key not found');
+  await app.credentials.invalidate({ teamIds: [teamId] });
   app.log.info({ event: 'team_key_revoked', teamId, keyId: id, by: caller.userId }, 'teams: API key revoked');
   return { id, deleted: true };
 };
@@ -279,6 +282,7 @@ export const updateApiKey: Handler<'updateApiKey'> = async ({ app, caller, param
   const itself = caller.apiKeyId === id && caller.keyTeamId === undefined;
   const updated = await updateUserKey(app.db, caller.userId, id, await keyUpdate(app, caller, target, itself, body));
   if (!updated) throw new NotFoundError('API key not found');
+  await app.credentials.invalidate({ userIds: [caller.userId] });
   return keyView(updated);
 };
 
@@ -292,6 +296,7 @@ export const updateTeamApiKey: Handler<'updateTeamApiKey'> = async ({ app, calle
   const itself = caller.apiKeyId === id && caller.keyTeamId === teamId;
   const updated = await updateTeamKey(app.db, teamId, id, await keyUpdate(app, caller, target, itself, body));
   if (!updated) throw new NotFoundError('API key not found');
+  await app.credentials.invalidate({ teamIds: [teamId] });
   app.log.info({ event: 'team_key_updated', teamId, keyId: id, by: caller.userId }, 'teams: API key updated');
   return teamKeyView(updated);
 };

@@ -90,7 +90,11 @@ export const resetPassword: Handler<'resetPassword'> = async (ctx) => {
     // reset, since whoever registered it may have planted keys and clients (issue 16).
     if (ctx.body.revoke_all_credentials || !u.emailVerified) revoked = await revokeAllCredentials(trx, u.id, ctx.app.encryptionKey, now);
   });
-  if (revoked) forgetSecrets(user.id);
+  if (revoked) {
+    forgetSecrets(user.id);
+    // committed: every API process drops the revoked keys before this answer (README "Credential cache")
+    await ctx.app.credentials.invalidate({ userIds: [user.id] });
+  }
   Object.assign(ctx.audit, { sessionsEnded, ...(revoked ? { apiKeysRevoked: revoked.apiKeys, oauthClientsRevoked: revoked.oauthClients } : {}) });
   return { detail: revoked
     ? 'password changed; every session, API key, OAuth client and token of this account has been revoked and the webhook signing secret replaced'

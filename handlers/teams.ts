@@ -80,6 +80,8 @@ export const renameTeam: Handler<'renameTeam'> = async ({ app, caller, params, b
 export const deleteTeam: Handler<'deleteTeam'> = async ({ app, caller, params }) => {
   const team = await teamFor(app, caller, params.team_id, 'delete_team');
   if (!(await mapped(softDeleteTeam(app.db, team.id, app.clock())))) throw new NotFoundError(TEAM_NOT_FOUND);
+  // its keys were revoked with it (README "Credential cache")
+  await app.credentials.invalidate({ teamIds: [team.id] });
   return { id: team.id, deleted: true };
 };
 

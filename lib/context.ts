@@ -17,6 +17,7 @@ import type { AdapterEnv } from '../workers/adapters/types.ts';
 import type { Storage } from './storage.ts';
 import type { TeamDirectory } from './owner.ts';
 import type { Metrics } from './metrics.ts';
+import type { CredentialCaches } from './credential-cache.ts';
 
 export interface LoadedSpec {
   /** the merged document as written (refs intact), served at /openapi.json */
@@ -43,6 +44,12 @@ export interface App {
   metrics: Metrics;
   /** team membership for owner resolution (lib/owner.ts); tests may leave it out (every team_id is then 404) */
   teams?: TeamDirectory;
+  /**
+   * the API-key cache and its invalidation (README "Credential cache"): every write that changes
+   * whether a key is valid or what it may do calls `credentials.invalidate` after it commits and
+   * before its answer is sent
+   */
+  credentials: CredentialCaches;
   close(): Promise<void>;
 }
 
@@ -72,11 +79,6 @@ export interface Caller {
   studioId?: number | null;
   /** set for an embed or agent embed code (plugins/embed.ts, README "Embeds") */
   embed?: EmbedGrant;
-  /**
-   * an API key's owner's personal spendable balance, read with the key (one query): what a sandbox
-   * submit, which moves no money, reports in X-Balance-Remaining. Never used to decide a money move.
-   */
-  keyOwnerBalance?: number;
   /**
    * a personal API key's owner's count of model discounts (users.discounts, migration 3101), read
    * with the key: 0 lets the price function skip the discount lookup for that wallet (README "Discounts").

@@ -50,7 +50,12 @@ export const apiKeyPlugin = {
         const header = request.headers['x-api-key'];
         if (typeof header !== 'string' || header === '') return missing(h, 'ApiKey');
         if (!header.startsWith(KEY_PREFIX_LIVE) && !header.startsWith(KEY_PREFIX_TEST)) throw httpError(401, 'invalid API key');
-        const key = await findActiveKeyByHash(app.db, sha256Hex(header));
+        const hash = sha256Hex(header);
+        // README "Credential cache": served from this process's cache while its lease holds; a key of a
+        // staff account (support, billing, admin) is always read afresh, so a role is never stale upwards.
+        const key = app.credentials.keys
+          ? await app.credentials.keys.lookup(hash, () => findActiveKeyByHash(app.db, hash), (k) => k.teamId !== null || k.ownerRole === 'user')
+          : await findActiveKeyByHash(app.db, hash);
         if (!key) throw httpError(401, 'invalid or revoked API key');
         // An expired key is refused before anything else about it is checked or counted.
         if (key.expiresAt !== null && Date.parse(key.expiresAt) <= app.clock()) throw new ApiKeyExpiredError(`this API key expired at ${key.expiresAt}; create a new key or extend it (PUT /app/update_api_key/{key_id})`);
@@ -71,7 +76,7 @@ export const apiKeyPlugin = {
           // a team key is the team's, never a studio user's (plugins/whitelabel.ts)
           studioId: key.teamId === null ? key.ownerStudioId : null,
           ...(key.spendLimit === null ? {} : { keySpendLimited: true }),
-          ...(key.teamId === null ? { keyOwnerBalance: key.ownerBalance, keyOwnerDiscounts: key.ownerDiscounts } : {}),
+          ...(key.teamId === null ? { keyOwnerDiscounts: key.ownerDiscounts } : {}),
         };
         return h.authenticated({ credentials: { user: { caller }, scope: [...scopes] } });
       },

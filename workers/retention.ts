@@ -23,11 +23,14 @@ export const RETENTION_JOB = 'retention';
  * after a grace period and by adminDeleteUser at once (`immediate`). A file removal that fails
  * leaves the rows for the next try.
  */
-export async function eraseAccountAndFiles(app: Pick<App, 'db' | 'storage'>, userId: number, now: number, opts: EraseOptions = {}): Promise<EraseResult> {
+export async function eraseAccountAndFiles(app: Pick<App, 'db' | 'storage' | 'credentials'>, userId: number, now: number, opts: EraseOptions = {}): Promise<EraseResult> {
   const { db, storage } = app;
   for (const p of await personalOutputs(db, userId)) await storage.removeOutputs(p.id, p.outputs);
   for (const key of await personalUploadKeys(db, userId)) await storage.removeUpload(key);
-  return eraseAccount(db, userId, now, opts);
+  const result = await eraseAccount(db, userId, now, opts);
+  // its personal keys are gone: no API process may still serve one from its cache (README "Credential cache")
+  if (result.kind === 'erased') await app.credentials.invalidate({ userIds: [userId] });
+  return result;
 }
 
 export interface Retention {
@@ -39,7 +42,7 @@ export interface Retention {
   stop(): Promise<void>;
 }
 
-export function createRetention(app: Pick<App, 'db' | 'storage' | 'log' | 'clock' | 'metrics' | 'config'>): Retention {
+export function createRetention(app: Pick<App, 'db' | 'storage' | 'log' | 'clock' | 'metrics' | 'config' | 'credentials'>): Retention {
   const { db, storage, clock, metrics } = app;
   const cfg = app.config.retention;
   const log = app.log.child({ job: RETENTION_JOB });

@@ -33,6 +33,7 @@ import * as m20261124_3001_oauth_state_studio from './20261124_3001_oauth_state_
 import * as m20261124_3101_prediction_billing from './20261124_3101_prediction_billing.ts';
 import * as m20261124_3101_wallet_discount_marker from './20261124_3101_wallet_discount_marker.ts';
 import * as m20261124_3101_wallet_grant_marker from './20261124_3101_wallet_grant_marker.ts';
+import * as m20261125_0101_credential_cache_leases from './20261125_0101_credential_cache_leases.ts';
 import * as m20261125_0401_stripe_refund_reversed from './20261125_0401_stripe_refund_reversed.ts';
 import * as m20261125_0402_embed_code_origins from './20261125_0402_embed_code_origins.ts';
 
@@ -74,6 +75,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261124_3101_prediction_billing', m20261124_3101_prediction_billing],
   ['20261124_3101_wallet_discount_marker', m20261124_3101_wallet_discount_marker],
   ['20261124_3101_wallet_grant_marker', m20261124_3101_wallet_grant_marker],
+  ['20261125_0101_credential_cache_leases', m20261125_0101_credential_cache_leases],
   ['20261125_0401_stripe_refund_reversed', m20261125_0401_stripe_refund_reversed],
   ['20261125_0402_embed_code_origins', m20261125_0402_embed_code_origins],
 ];

@@ -77,6 +77,8 @@ export async function deleteTopology(prefix: string, topics: ReadonlyArray<{ nam
     const n = topologyNames(prefix, 'x');
     await attempt(() => ch.deleteExchange(n.work));
     await attempt(() => ch.deleteExchange(n.dead));
+    // the credential cache's invalidation fanout (workers/queue/amqp/credential-broadcast.ts)
+    await attempt(() => ch.deleteExchange(`${prefix}.credentials`));
     await ch.close().catch(() => {});
   } finally {
     await conn.close();

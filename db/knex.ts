@@ -59,6 +59,16 @@ export async function migrate(db: Db): Promise<string[]> {
   return applied;
 }
 
+/**
+ * The rows of a statement written once as fixed SQL (`db.raw`: no query building per call);
+ * mysql2 answers `[rows, fields]`, sqlite3 the rows. Identifiers are left unquoted, so the same
+ * text runs on both engines.
+ */
+export async function rawRows<T>(db: Db, sql: string, bindings: readonly Knex.RawBinding[]): Promise<T[]> {
+  const result = await db.raw(sql, bindings) as unknown;
+  return (isMysql(db) ? (result as [T[]])[0] : result) as T[];
+}
+
 /** Number of rows an UPDATE/DELETE touched; knex returns it as a number on both engines. */
 export function affected(result: unknown): number {
   return typeof result === 'number' ? result : 0;

@@ -8,13 +8,13 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
+import { affected, rawRows } from './knex.ts';
 import { creditWallet, holdFor, lockWallet, releaseFor, settleFor } from './wallet.ts';
 import type { Payer } from './wallet.ts';
 import { checkKeySpend } from './key-spend.ts';
 import { insertDelivery, newDeliveryId } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
-import { ownerWhere } from './owner.ts';
+import { ownerSql, ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { withLockRetry } from './retry.ts';
 import { checkEmbedLimits } from './embed-codes.ts';
@@ -181,7 +181,21 @@ function toPrediction(r: PredictionRow): Prediction {
 
 /** 32 hex characters: 48 bits of milliseconds (keeps the primary key roughly ordered) + 80 random bits. */
 export function newPredictionId(now: number): string {
-  return now.toString(16).padStart(12, '0').slice(-12) + crypto.randomBytes(10).toString('hex');
+  return now.toString(16).padStart(12, '0').slice(-12) + randomHex10();
+}
+
+// Random bytes drawn 4 KiB at a time (one call to the CSPRNG per ~400 ids instead of one per id);
+// each id takes its own 10 bytes, never reused.
+const ID_POOL = Buffer.alloc(4096);
+let idPoolOffset = ID_POOL.length;
+function randomHex10(): string {
+  if (idPoolOffset + 10 > ID_POOL.length) {
+    crypto.randomFillSync(ID_POOL);
+    idPoolOffset = 0;
+  }
+  const hex = ID_POOL.toString('hex', idPoolOffset, idPoolOffset + 10);
+  idPoolOffset += 10;
+  return hex;
 }
 
 export interface NewPrediction {
@@ -303,25 +317,29 @@ function studioColumns(p: Pick<NewPrediction, 'studioId' | 'studioMarkup' | 'pay
 
 /** Sandbox requests are born completed, with mock outputs and no price; returns the webhook delivery's id, if any. */
 export async function insertSandboxPrediction(db: Db, p: Omit<NewPrediction, 'price'>, outputs: string[], now: number): Promise<string | null> {
-  const row = {
-    id: p.id, user_id: p.userId, team_id: p.teamId ?? null, api_key_id: p.apiKeyId, model: p.model, status: 'completed', is_test: true,
-    input: JSON.stringify(p.input), outputs: JSON.stringify(outputs), nsfw: JSON.stringify(outputs.map(() => false)),
-    price: 0, webhook_url: p.webhookUrl, http_request_id: p.httpRequestId ?? null, inference_ms: 0, created_at: now, started_at: now, completed_at: now, updated_at: now,
-    source: p.source ?? 'api',
-    ...(p.studioId ? { studio_id: p.studioId } : {}),
-  };
+  // every sandbox submit runs it: fixed SQL, the columns in SANDBOX_COLUMNS' order
+  const bindings: Knex.RawBinding[] = [
+    p.id, p.userId, p.teamId ?? null, p.apiKeyId, p.model, 'completed', true,
+    JSON.stringify(p.input), JSON.stringify(outputs), JSON.stringify(outputs.map(() => false)),
+    0, p.webhookUrl, p.httpRequestId ?? null, 0, now, now, now, now, p.source ?? 'api', p.studioId ?? null,
+  ];
   if (!p.webhookUrl) {
-    await db('predictions').insert(row);
+    await db.raw(INSERT_SANDBOX_SQL, bindings);
     return null;
   }
   const webhookUrl = p.webhookUrl;
   return db.transaction(async (trx) => {
-    await trx('predictions').insert(row);
+    await trx.raw(INSERT_SANDBOX_SQL, bindings);
     const deliveryId = newDeliveryId();
     await insertDelivery(trx, { id: deliveryId, predictionId: p.id, userId: p.userId, url: webhookUrl }, now);
     return deliveryId;
   });
 }
+const SANDBOX_COLUMNS = [
+  'id', 'user_id', 'team_id', 'api_key_id', 'model', 'status', 'is_test', 'input', 'outputs', 'nsfw',
+  'price', 'webhook_url', 'http_request_id', 'inference_ms', 'created_at', 'started_at', 'completed_at', 'updated_at', 'source', 'studio_id',
+];
+const INSERT_SANDBOX_SQL = `INSERT INTO predictions (${SANDBOX_COLUMNS.join(', ')}) VALUES (${SANDBOX_COLUMNS.map(() => '?').join(', ')})`;
 
 /** The outcome of a finishing transition: whether it was recorded, and the webhook delivery it created. */
 export interface Finished {
@@ -460,9 +478,14 @@ export function predictionFromRow(row: Record<string, unknown>): Prediction {
 
 /** The owner's prediction; another owner's id is as unknown as a made-up one. */
 export async function findPrediction(db: Db, owner: Owner, id: string): Promise<Prediction | undefined> {
-  const row = await db<PredictionRow>('predictions').where('id', id).andWhere(ownerWhere(owner)).first();
+  // every result read runs it: fixed SQL, one text per owner kind (ownerSql's two constants)
+  const scope = ownerSql(owner);
+  let sql = findSql.get(scope.sql);
+  if (sql === undefined) findSql.set(scope.sql, sql = `SELECT * FROM predictions WHERE id = ? AND ${scope.sql} LIMIT 1`);
+  const [row] = await rawRows<PredictionRow>(db, sql, [id, ...scope.bindings]);
   return row ? toPrediction(row) : undefined;
 }
+const findSql = new Map<string, string>();
 
 /** Unscoped, for internal use only (workers, sweeps): never with an id a client sent. */
 export async function findPredictionById(db: Db, id: string): Promise<Prediction | undefined> {

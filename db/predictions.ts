@@ -487,6 +487,41 @@ export async function findPrediction(db: Db, owner: Owner, id: string): Promise<
 }
 const findSql = new Map<string, string>();
 
+/** What the result route shows of a prediction (lib/prediction-view.ts) and needs to decide who sees it (handlers/guards.ts). */
+export type PredictionResult = Pick<Prediction, 'id' | 'model' | 'status' | 'isTest' | 'outputs' | 'nsfw' | 'error' | 'errorCode' | 'inferenceMs'
+  | 'createdAt' | 'startedAt' | 'completedAt' | 'outputsExpiredAt' | 'embedCodeId' | 'embedVisitor'>;
+
+/**
+ * The owner's prediction as the result route shows it, like findPrediction but reading only those
+ * columns (every poll runs it: not the input, nor the billing and upstream columns).
+ */
+export async function findPredictionResult(db: Db, owner: Owner, id: string): Promise<PredictionResult | undefined> {
+  const scope = ownerSql(owner);
+  let sql = findResultSql.get(scope.sql);
+  if (sql === undefined) findResultSql.set(scope.sql, sql = `SELECT ${RESULT_COLUMNS} FROM predictions WHERE id = ? AND ${scope.sql} LIMIT 1`);
+  const [r] = await rawRows<PredictionRow>(db, sql, [id, ...scope.bindings]);
+  if (!r) return undefined;
+  return {
+    id: r.id,
+    model: r.model,
+    status: r.status as PredictionStatus,
+    isTest: bool(r.is_test),
+    outputs: jsonOr<string[]>(r.outputs, []),
+    nsfw: jsonOr<boolean[]>(r.nsfw, []),
+    error: r.error,
+    errorCode: r.error_code ?? null,
+    inferenceMs: numOrNull(r.inference_ms),
+    createdAt: num(r.created_at),
+    startedAt: numOrNull(r.started_at),
+    completedAt: numOrNull(r.completed_at),
+    outputsExpiredAt: numOrNull(r.outputs_expired_at ?? null),
+    embedCodeId: numOrNull(r.embed_code_id ?? null),
+    embedVisitor: r.embed_visitor ?? null,
+  };
+}
+const RESULT_COLUMNS = 'id, model, status, is_test, outputs, nsfw, error, error_code, inference_ms, created_at, started_at, completed_at, outputs_expired_at, embed_code_id, embed_visitor';
+const findResultSql = new Map<string, string>();
+
 /** Unscoped, for internal use only (workers, sweeps): never with an id a client sent. */
 export async function findPredictionById(db: Db, id: string): Promise<Prediction | undefined> {
   const row = await db<PredictionRow>('predictions').where('id', id).first();

@@ -54,8 +54,10 @@ function isMariadb(db: Db): Promise<boolean> {
 export async function hitWindows(db: Db, buckets: readonly string[], windowStart: number): Promise<number[]> {
   if (buckets.length === 0) return [];
   // A bucket named twice would be two upserts of one row in one statement: counted apart instead.
-  const distinct = new Set(buckets).size === buckets.length;
   const mysql = isMysql(db);
+  // MariaDB compares the key case-insensitively (its default collation): a row answers under its stored spelling.
+  const keyOf = mysql ? (b: string) => b.toLowerCase() : (b: string) => b;
+  const distinct = new Set(buckets.map(keyOf)).size === buckets.length;
   if (!distinct || (mysql && !(await isMariadb(db)))) {
     return Promise.all(buckets.map((b) => (mysql ? hitOneMysql(db, b, windowStart) : hitWindows(db, [b], windowStart).then(([n]) => n!))));
   }
@@ -70,8 +72,8 @@ export async function hitWindows(db: Db, buckets: readonly string[], windowStart
   // victim's single statement was rolled back whole, so it is counted again.
   const result = await withLockRetry(() => db.raw(sql, bindings)) as unknown;
   const rows = (mysql ? (result as [unknown[]])[0] : result) as Array<{ bucket: string; hits: number | string }>;
-  const counts = new Map(rows.map((r) => [r.bucket, num(r.hits)]));
-  return buckets.map((b) => counts.get(b) ?? 1);
+  const counts = new Map(rows.map((r) => [keyOf(r.bucket), num(r.hits)]));
+  return buckets.map((b) => counts.get(keyOf(b)) ?? 1);
 }
 
 async function hitOneMysql(db: Db, bucket: string, windowStart: number): Promise<number> {

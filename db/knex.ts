@@ -59,6 +59,34 @@ export async function migrate(db: Db): Promise<string[]> {
   return applied;
 }
 
+/**
+ * The rows of a statement written once as fixed SQL (`db.raw`: no query building per call);
+ * mysql2 answers `[rows, fields]`, sqlite3 the rows. Identifiers are left unquoted, so the same
+ * text runs on both engines.
+ */
+export async function rawRows<T>(db: Db, sql: string, bindings: readonly Knex.RawBinding[]): Promise<T[]> {
+  const result = await db.raw(sql, bindings) as unknown;
+  return (isMysql(db) ? (result as [T[]])[0] : result) as T[];
+}
+
+/** Whether the server behind a mysql2 knex answers `RETURNING` (MariaDB) or not (MySQL); asked once per knex instance. */
+const mariadbOf = new WeakMap<object, Promise<boolean>>();
+function isMariadb(db: Db): Promise<boolean> {
+  const key = db.client.config as object;
+  let known = mariadbOf.get(key);
+  if (known === undefined) {
+    known = db.raw('SELECT VERSION() AS v').then(([rows]: [Array<{ v: string }>]) => /mariadb/i.test(String(rows[0]?.v ?? '')));
+    known.catch(() => mariadbOf.delete(key));
+    mariadbOf.set(key, known);
+  }
+  return known;
+}
+
+/** Whether INSERT/DELETE ... RETURNING works here: SQLite (3.35+) and MariaDB (10.5+), not MySQL. */
+export async function answersReturning(db: Db): Promise<boolean> {
+  return !isMysql(db) || isMariadb(db);
+}
+
 /** Number of rows an UPDATE/DELETE touched; knex returns it as a number on both engines. */
 export function affected(result: unknown): number {
   return typeof result === 'number' ? result : 0;

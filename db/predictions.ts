@@ -8,13 +8,13 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected, isMysql } from './knex.ts';
+import { affected, answersReturning, isMysql, rawRows } from './knex.ts';
 import { creditWallet, holdFor, lockWallet, releaseFor, settleFor } from './wallet.ts';
 import type { Payer } from './wallet.ts';
 import { checkKeySpend } from './key-spend.ts';
 import { insertDelivery, newDeliveryId } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
-import { ownerWhere } from './owner.ts';
+import { ownerSql, ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { withLockRetry } from './retry.ts';
 import { checkEmbedLimits } from './embed-codes.ts';
@@ -181,7 +181,21 @@ function toPrediction(r: PredictionRow): Prediction {
 
 /** 32 hex characters: 48 bits of milliseconds (keeps the primary key roughly ordered) + 80 random bits. */
 export function newPredictionId(now: number): string {
-  return now.toString(16).padStart(12, '0').slice(-12) + crypto.randomBytes(10).toString('hex');
+  return now.toString(16).padStart(12, '0').slice(-12) + randomHex10();
+}
+
+// Random bytes drawn 4 KiB at a time (one call to the CSPRNG per ~400 ids instead of one per id);
+// each id takes its own 10 bytes, never reused.
+const ID_POOL = Buffer.alloc(4096);
+let idPoolOffset = ID_POOL.length;
+function randomHex10(): string {
+  if (idPoolOffset + 10 > ID_POOL.length) {
+    crypto.randomFillSync(ID_POOL);
+    idPoolOffset = 0;
+  }
+  const hex = ID_POOL.toString('hex', idPoolOffset, idPoolOffset + 10);
+  idPoolOffset += 10;
+  return hex;
 }
 
 export interface NewPrediction {
@@ -303,36 +317,40 @@ function studioColumns(p: Pick<NewPrediction, 'studioId' | 'studioMarkup' | 'pay
 
 /** Sandbox requests are born completed, with mock outputs and no price; returns the webhook delivery's id, if any. */
 export async function insertSandboxPrediction(db: Db, p: Omit<NewPrediction, 'price'>, outputs: string[], now: number, opts: { balanceOf?: number } = {}): Promise<{ deliveryId: string | null; balance: number | undefined }> {
-  const row = {
-    id: p.id, user_id: p.userId, team_id: p.teamId ?? null, api_key_id: p.apiKeyId, model: p.model, status: 'completed', is_test: true,
-    input: JSON.stringify(p.input), outputs: JSON.stringify(outputs), nsfw: JSON.stringify(outputs.map(() => false)),
-    price: 0, webhook_url: p.webhookUrl, http_request_id: p.httpRequestId ?? null, inference_ms: 0, created_at: now, started_at: now, completed_at: now, updated_at: now,
-    source: p.source ?? 'api',
-    ...(p.studioId ? { studio_id: p.studioId } : {}),
-  };
-  if (!p.webhookUrl) return { deliveryId: null, balance: await insertReadingBalance(db, row, opts.balanceOf) };
+  // every sandbox submit runs it: fixed SQL, the columns in SANDBOX_COLUMNS' order
+  const bindings: Knex.RawBinding[] = [
+    p.id, p.userId, p.teamId ?? null, p.apiKeyId, p.model, 'completed', true,
+    JSON.stringify(p.input), JSON.stringify(outputs), JSON.stringify(outputs.map(() => false)),
+    0, p.webhookUrl, p.httpRequestId ?? null, 0, now, now, now, now, p.source ?? 'api', p.studioId ?? null,
+  ];
+  if (!p.webhookUrl) return { deliveryId: null, balance: await insertReadingBalance(db, bindings, opts.balanceOf) };
   const webhookUrl = p.webhookUrl;
   return db.transaction(async (trx) => {
-    const balance = await insertReadingBalance(trx, row, opts.balanceOf);
+    const balance = await insertReadingBalance(trx, bindings, opts.balanceOf);
     const deliveryId = newDeliveryId();
     await insertDelivery(trx, { id: deliveryId, predictionId: p.id, userId: p.userId, url: webhookUrl }, now);
     return { deliveryId, balance };
   });
 }
+const SANDBOX_COLUMNS = [
+  'id', 'user_id', 'team_id', 'api_key_id', 'model', 'status', 'is_test', 'input', 'outputs', 'nsfw',
+  'price', 'webhook_url', 'http_request_id', 'inference_ms', 'created_at', 'started_at', 'completed_at', 'updated_at', 'source', 'studio_id',
+];
+const INSERT_SANDBOX_SQL = `INSERT INTO predictions (${SANDBOX_COLUMNS.join(', ')}) VALUES (${SANDBOX_COLUMNS.map(() => '?').join(', ')})`;
+const INSERT_SANDBOX_RETURNING_BALANCE_SQL = `${INSERT_SANDBOX_SQL} RETURNING (SELECT balance FROM users WHERE id = ?) AS balance`;
 
 /**
- * Inserts a prediction row; with `balanceOf`, reads that user's balance in the same statement
- * (INSERT ... RETURNING a scalar subquery: MariaDB 10.5+ and SQLite 3.35+), so the sandbox's
- * X-Balance-Remaining costs no round trip of its own and is never a cached figure.
+ * Inserts a sandbox prediction row; with `balanceOf`, reads that user's balance in the same
+ * statement (INSERT ... RETURNING a scalar subquery: MariaDB 10.5+ and SQLite 3.35+), so the
+ * sandbox's X-Balance-Remaining costs no round trip of its own and is never a cached figure.
+ * MySQL has no RETURNING: undefined, and the caller reads the balance.
  */
-async function insertReadingBalance(db: Knex, row: Record<string, unknown>, balanceOf: number | undefined): Promise<number | undefined> {
-  if (balanceOf === undefined) {
-    await db('predictions').insert(row);
+async function insertReadingBalance(db: Knex, bindings: Knex.RawBinding[], balanceOf: number | undefined): Promise<number | undefined> {
+  if (balanceOf === undefined || !await answersReturning(db)) {
+    await db.raw(INSERT_SANDBOX_SQL, bindings);
     return undefined;
   }
-  const q = db('predictions').insert(row).toSQL();
-  const res: unknown = await db.raw(`${q.sql} returning (select balance from users where id = ?) as balance`, [...q.bindings, balanceOf]);
-  const rows = (isMysql(db) ? (res as unknown[])[0] : res) as Array<{ balance: number | string | null }>;
+  const rows = await rawRows<{ balance: number | string | null }>(db, INSERT_SANDBOX_RETURNING_BALANCE_SQL, [...bindings, balanceOf]);
   return num(rows[0]?.balance ?? 0);
 }
 
@@ -473,9 +491,49 @@ export function predictionFromRow(row: Record<string, unknown>): Prediction {
 
 /** The owner's prediction; another owner's id is as unknown as a made-up one. */
 export async function findPrediction(db: Db, owner: Owner, id: string): Promise<Prediction | undefined> {
-  const row = await db<PredictionRow>('predictions').where('id', id).andWhere(ownerWhere(owner)).first();
+  // every result read runs it: fixed SQL, one text per owner kind (ownerSql's two constants)
+  const scope = ownerSql(owner);
+  let sql = findSql.get(scope.sql);
+  if (sql === undefined) findSql.set(scope.sql, sql = `SELECT * FROM predictions WHERE id = ? AND ${scope.sql} LIMIT 1`);
+  const [row] = await rawRows<PredictionRow>(db, sql, [id, ...scope.bindings]);
   return row ? toPrediction(row) : undefined;
 }
+const findSql = new Map<string, string>();
+
+/** What the result route shows of a prediction (lib/prediction-view.ts) and needs to decide who sees it (handlers/guards.ts). */
+export type PredictionResult = Pick<Prediction, 'id' | 'model' | 'status' | 'isTest' | 'outputs' | 'nsfw' | 'error' | 'errorCode' | 'inferenceMs'
+  | 'createdAt' | 'startedAt' | 'completedAt' | 'outputsExpiredAt' | 'embedCodeId' | 'embedVisitor'>;
+
+/**
+ * The owner's prediction as the result route shows it, like findPrediction but reading only those
+ * columns (every poll runs it: not the input, nor the billing and upstream columns).
+ */
+export async function findPredictionResult(db: Db, owner: Owner, id: string): Promise<PredictionResult | undefined> {
+  const scope = ownerSql(owner);
+  let sql = findResultSql.get(scope.sql);
+  if (sql === undefined) findResultSql.set(scope.sql, sql = `SELECT ${RESULT_COLUMNS} FROM predictions WHERE id = ? AND ${scope.sql} LIMIT 1`);
+  const [r] = await rawRows<PredictionRow>(db, sql, [id, ...scope.bindings]);
+  if (!r) return undefined;
+  return {
+    id: r.id,
+    model: r.model,
+    status: r.status as PredictionStatus,
+    isTest: bool(r.is_test),
+    outputs: jsonOr<string[]>(r.outputs, []),
+    nsfw: jsonOr<boolean[]>(r.nsfw, []),
+    error: r.error,
+    errorCode: r.error_code ?? null,
+    inferenceMs: numOrNull(r.inference_ms),
+    createdAt: num(r.created_at),
+    startedAt: numOrNull(r.started_at),
+    completedAt: numOrNull(r.completed_at),
+    outputsExpiredAt: numOrNull(r.outputs_expired_at ?? null),
+    embedCodeId: numOrNull(r.embed_code_id ?? null),
+    embedVisitor: r.embed_visitor ?? null,
+  };
+}
+const RESULT_COLUMNS = 'id, model, status, is_test, outputs, nsfw, error, error_code, inference_ms, created_at, started_at, completed_at, outputs_expired_at, embed_code_id, embed_visitor';
+const findResultSql = new Map<string, string>();
 
 /** Unscoped, for internal use only (workers, sweeps): never with an id a client sent. */
 export async function findPredictionById(db: Db, id: string): Promise<Prediction | undefined> {

@@ -3,7 +3,7 @@
 import { PassThrough } from 'node:stream';
 import type { Handler } from './types.ts';
 import { ConflictError, NotFoundError } from '../lib/errors.ts';
-import { cancelPrediction as cancelRow, findPrediction } from '../db/predictions.ts';
+import { cancelPrediction as cancelRow, findPrediction, findPredictionResult } from '../db/predictions.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import type { Prediction } from '../db/predictions.ts';
 import { canSee } from './guards.ts';
@@ -11,7 +11,7 @@ import { disconnectSignal, watchPrediction } from './prediction-watch.ts';
 
 /** GET /api/v1/predictions/{request_id}/result (a sandbox key sees only sandbox predictions) */
 export const getPredictionResult: Handler<'getPredictionResult'> = async ({ app, caller, params }) => {
-  const p = await findPrediction(app.db, caller.owner, params.request_id);
+  const p = await findPredictionResult(app.db, caller.owner, params.request_id);
   if (!p || !canSee(caller, p)) throw new NotFoundError('prediction not found');
   return predictionView(app, p);
 };

@@ -14,7 +14,7 @@ import type { Request } from '@hapi/hapi';
 import ipaddr from 'ipaddr.js';
 import { clientIp } from '../lib/addresses.ts';
 import { RateLimitedError } from '../lib/errors.ts';
-import { REGISTER_WINDOW_SECONDS, clearBucket, deleteEndedWindows, hitWindow, unhitWindow } from '../db/rate-limits.ts';
+import { REGISTER_WINDOW_SECONDS, clearBucket, deleteEndedWindows, hitWindows, unhitWindow } from '../db/rate-limits.ts';
 import { normaliseEmail } from '../db/users.ts';
 import type { App, Caller } from '../lib/context.ts';
 import type { GenerateRateLimitConfig } from '../config.ts';
@@ -78,13 +78,13 @@ interface Hits {
   counts: number[];
 }
 
-/** Counts one hit in each bucket for the current window of `windowSeconds`. */
+/** Counts one hit in each bucket for the current window of `windowSeconds` (one statement for all of them). */
 async function hit(ctx: RateLimitContext, windowSeconds: number, buckets: string[]): Promise<Hits> {
   const { app } = ctx;
   const now = app.clock();
   const windowMs = windowSeconds * 1000;
   const windowStart = now - (now % windowMs);
-  const counts = await Promise.all(buckets.map((b) => hitWindow(app.db, b, windowStart)));
+  const counts = await hitWindows(app.db, buckets, windowStart);
   if (now - lastSweep > SWEEP_EVERY_MS) {
     lastSweep = now;
     // Rows of every budget share the table: only windows older than the longest one have surely ended.

@@ -23,6 +23,8 @@ import { isRole, roleAllows, ROLES } from '../lib/roles.ts';
 import type { Role } from '../lib/roles.ts';
 import { auditAdminCall } from './admin-audit.ts';
 import { declaresIdempotencyKey, idempotencyKeyOf, runIdempotent } from './idempotency.ts';
+import { parsedValidationPlan, validateParsed } from './request-validation.ts';
+import type { ValidationOutcome } from './request-validation.ts';
 
 export type SecurityRequirement = Record<string, string[]>;
 
@@ -254,6 +256,8 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
   // per owner, so a public operation cannot have them.
   const idempotent = declaresIdempotencyKey(operation);
   if (idempotent && !isProtected) throw new Error(`${operationId}: declares the Idempotency-Key header but is public; idempotency keys are kept per caller`);
+  // validated from hapi's own parse where the operation allows it (plugins/request-validation.ts)
+  const validationPlan = parsedValidationPlan(operation);
 
   return {
     id: operationId,
@@ -329,7 +333,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
       if (validator.requestValidators[operationId] === undefined) {
         validator.requestValidators[operationId] = validator.buildRequestValidatorsForOperation(operation);
       }
-      const validation = validator.validateRequest(
+      const validation: ValidationOutcome = (validationPlan && validateParsed(validator.requestValidators[operationId] ?? [], validationPlan, request, body)) ?? validator.validateRequest(
         {
           method: request.method,
           path: request.path,

@@ -31,14 +31,19 @@ function contextOf(s: Studio): StudioContext {
   };
 }
 
-/** Hostnames that never name a studio: the gateway's own, localhost, IP literals (so most requests cost no lookup). */
-function ownHostname(app: App, hostname: string): boolean {
-  if (hostname === '' || hostname === 'localhost' || net.isIP(hostname) !== 0) return true;
+/** The gateway's own hostname (PUBLIC_URL's), lower-cased; '' when it has none. */
+function publicHostname(publicUrl: string): string {
   try {
-    return new URL(app.config.publicUrl).hostname.toLowerCase() === hostname;
+    return new URL(publicUrl).hostname.toLowerCase();
   } catch {
-    return false;
+    return '';
   }
+}
+
+/** Hostnames that never name a studio: the gateway's own, localhost, IP literals (so most requests cost no lookup). */
+function ownHostname(own: string, hostname: string): boolean {
+  if (hostname === '' || hostname === 'localhost' || net.isIP(hostname) !== 0) return true;
+  return own !== '' && own === hostname;
 }
 
 function hostnameOf(request: Request): string {
@@ -61,6 +66,8 @@ export const whitelabelPlugin: Plugin<{ app: App }> = {
   name: 'mediagate-whitelabel',
   dependencies: ['mediagate-errors'],
   register(server, { app }) {
+    // parsed once, not per request
+    const own = publicHostname(app.config.publicUrl);
     server.ext('onPreAuth', async (request, h) => {
       if (request.method === 'options') return h.continue;
       const sent = request.headers[STUDIO_HEADER];
@@ -71,7 +78,7 @@ export const whitelabelPlugin: Plugin<{ app: App }> = {
         return h.continue;
       }
       const hostname = hostnameOf(request);
-      if (ownHostname(app, hostname)) return h.continue;
+      if (ownHostname(own, hostname)) return h.continue;
       const studio = await findActiveStudio(app.db, { hostname });
       if (studio) request.app.studio = contextOf(studio);
       return h.continue;

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
+import { affected, isMysql } from './knex.ts';
 import { creditWallet, holdFor, lockWallet, releaseFor, settleFor } from './wallet.ts';
 import type { Payer } from './wallet.ts';
 import { checkKeySpend } from './key-spend.ts';
@@ -250,9 +250,10 @@ async function unfinishedCounts(trx: Knex, keyId: number | null, owner: { userId
 
 /**
  * Holds the price and records the request as `queued`, in one transaction. With `limits`, the
- * owner's wallet row is locked first and the owner's and key's unfinished predictions are counted
- * under that lock (index-backed), so parallel submits past a limit cannot all get in: every
- * submit of an owner, whichever process serves it, queues on the same row.
+ * owner's wallet row is locked first (by the hold itself when there is a price) and the owner's
+ * and key's unfinished predictions are counted under that lock (index-backed), so parallel
+ * submits past a limit cannot all get in: every submit of an owner, whichever process serves it,
+ * queues on the same row. A refused submit holds nothing (its hold is rolled back).
  */
 export async function submitPrediction(db: Db, p: NewPrediction, now: number, limits?: ConcurrencyLimits, opts: { keySpendLimited?: boolean; embed?: EmbedLimits } = {}): Promise<SubmitOutcome> {
   const { embed } = opts;
@@ -276,24 +277,48 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
   const listPrice = p.listPrice ?? p.price;
   const discountPercent = p.discountPercent ?? null;
   if (p.price > 0) Object.assign(row, { list_price: listPrice, discount_percent: discountPercent });
+  const hold = (trx: Knex) => holdFor(trx, payer, p.price, { predictionId: p.id, model: p.model, now, listPrice, discountPercent });
   // A deadlock victim is rolled back whole (hold and insert), so running it again is safe.
-  return withLockRetry(() => db.transaction(async (trx): Promise<SubmitOutcome> => {
-    if (spendChecked) await checkKeySpend(trx, p.apiKeyId!, p.price, now);
-    if (embed) {
-      // the code's row first, then the wallet: every embed submit takes them in this order
-      const outcome = await checkEmbedLimits(trx, embed, p.price, now);
-      if (!outcome.ok) return { accepted: false, scope: outcome.reason === 'concurrency' ? 'embed' : outcome.reason === 'daily' ? 'embed-daily' : 'embed-monthly', limit: outcome.limit };
-    }
-    if (checked && limits) {
-      await lockWallet(trx, payer);
-      const counted = await unfinishedCounts(trx, limits.perKey > 0 ? p.apiKeyId : null, limits.perAccount > 0 ? payer : null);
-      if (counted.key >= limits.perKey && limits.perKey > 0 && p.apiKeyId !== null) return { accepted: false, scope: 'key', limit: limits.perKey };
-      if (counted.account >= limits.perAccount && limits.perAccount > 0) return { accepted: false, scope: 'account', limit: limits.perAccount };
-    }
-    const wallet = await holdFor(trx, payer, p.price, { predictionId: p.id, model: p.model, now, listPrice, discountPercent });
-    await trx('predictions').insert(row);
-    return wallet ? { accepted: true, balance: wallet.balance } : { accepted: true };
-  }));
+  try {
+    return await withLockRetry(() => db.transaction(async (trx): Promise<SubmitOutcome> => {
+      if (spendChecked) await checkKeySpend(trx, p.apiKeyId!, p.price, now);
+      if (embed) {
+        // the code's row first, then the wallet: every embed submit takes them in this order
+        const outcome = await checkEmbedLimits(trx, embed, p.price, now);
+        if (!outcome.ok) return { accepted: false, scope: outcome.reason === 'concurrency' ? 'embed' : outcome.reason === 'daily' ? 'embed-daily' : 'embed-monthly', limit: outcome.limit };
+      }
+      let wallet: { balance: number } | undefined;
+      if (checked && limits) {
+        // The counts need the wallet row locked first. A priced request's hold is that lock (its
+        // UPDATE takes the row), so it goes first and a refusal rolls it back (LimitRefusal);
+        // a free one locks the row with a write that changes nothing.
+        if (p.price > 0) wallet = await hold(trx);
+        else await lockWallet(trx, payer);
+        const counted = await unfinishedCounts(trx, limits.perKey > 0 ? p.apiKeyId : null, limits.perAccount > 0 ? payer : null);
+        let refused: SubmitOutcome | undefined;
+        if (counted.key >= limits.perKey && limits.perKey > 0 && p.apiKeyId !== null) refused = { accepted: false, scope: 'key', limit: limits.perKey };
+        else if (counted.account >= limits.perAccount && limits.perAccount > 0) refused = { accepted: false, scope: 'account', limit: limits.perAccount };
+        if (refused && wallet) throw new LimitRefusal(refused);
+        if (refused) return refused;
+      } else {
+        wallet = await hold(trx);
+      }
+      await trx('predictions').insert(row);
+      return wallet ? { accepted: true, balance: wallet.balance } : { accepted: true };
+    }));
+  } catch (err) {
+    if (err instanceof LimitRefusal) return err.outcome;
+    throw err;
+  }
+}
+
+/** A concurrency limit refused a submit after its hold was taken: thrown so that the transaction rolls the hold back. */
+class LimitRefusal extends Error {
+  readonly outcome: SubmitOutcome;
+  constructor(outcome: SubmitOutcome) {
+    super('refused by a concurrency limit');
+    this.outcome = outcome;
+  }
 }
 
 function studioColumns(p: Pick<NewPrediction, 'studioId' | 'studioMarkup' | 'payer'>): Record<string, unknown> {
@@ -337,16 +362,23 @@ async function deliveryFor(trx: Knex, p: Prediction, now: number): Promise<strin
 }
 
 /**
- * The queue confirmed these requests: queued -> pending. One statement per id, by primary key:
- * a single `WHERE id IN (…) AND status = 'queued'` may be planned as a range scan of the
- * (status, created_at) index, which locks index ranges that concurrent submits (inserting
- * `queued` rows) and claims wait on, and that deadlocked them. `status = 'queued'` stays a
- * condition checked on the one locked row. Ids are sorted so two flushes lock in the same order.
+ * The queue confirmed these requests: queued -> pending, in one statement for the whole batch
+ * (confirms arrive in bursts: RabbitMQ acknowledges with `multiple`, so one flush usually carries
+ * many). On MariaDB with `FORCE INDEX (PRIMARY)`: a plain `WHERE id IN (…) AND status = 'queued'`
+ * may be planned as a range scan of the (status, created_at) index, which locks index ranges that
+ * concurrent submits (inserting `queued` rows) and claims wait on, and that deadlocked them; by
+ * primary key it locks only the rows it names, in id order (so two flushes lock in the same order).
+ * `status = 'queued'` stays a condition checked on each locked row.
  */
 export async function markPending(db: Db, ids: readonly string[], now: number): Promise<void> {
-  for (const id of [...new Set(ids)].sort()) {
-    await withLockRetry(() => db('predictions').where('id', id).andWhere('status', 'queued').update({ status: 'pending', updated_at: now }));
+  const sorted = [...new Set(ids)].sort();
+  if (sorted.length === 0) return;
+  if (isMysql(db)) {
+    const marks = sorted.map(() => '?').join(', ');
+    await withLockRetry(() => db.raw(`update predictions force index (primary) set status = 'pending', updated_at = ? where id in (${marks}) and status = 'queued'`, [now, ...sorted]));
+    return;
   }
+  await withLockRetry(() => db('predictions').whereIn('id', sorted).andWhere('status', 'queued').update({ status: 'pending', updated_at: now }));
 }
 
 /**

@@ -226,8 +226,8 @@ export interface ConcurrencyLimits {
 }
 
 /** Whether submitPrediction recorded the request, or which concurrency limit refused it. */
-/** `balance`: the paying wallet's spendable balance after the hold, when one was taken. */
-export type SubmitOutcome = { accepted: true; balance?: number } | { accepted: false; scope: 'key' | 'account' | 'embed'; limit: number } | { accepted: false; scope: 'embed-daily' | 'embed-monthly'; limit: number };
+/** `balance`: the paying wallet's spendable balance after the hold, when one was taken; `row`: what its queue message carries for the worker's claim. */
+export type SubmitOutcome = { accepted: true; balance?: number; row: ClaimSnapshot } | { accepted: false; scope: 'key' | 'account' | 'embed'; limit: number } | { accepted: false; scope: 'embed-daily' | 'embed-monthly'; limit: number };
 
 const UNFINISHED: PredictionStatus[] = ['queued', 'pending', 'processing'];
 
@@ -270,7 +270,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
   const spendChecked = opts.keySpendLimited === true && p.apiKeyId !== null && p.price > 0;
   if (p.price === 0 && !checked) {
     await db('predictions').insert(row);
-    return { accepted: true };
+    return { accepted: true, row: snapshotOfRow(row) };
   }
   const payer = p.payer ?? { userId: p.userId, teamId };
   // what the hold's ledger row records, kept on the prediction too so the charge need not read the hold row
@@ -304,7 +304,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
         wallet = await hold(trx);
       }
       await trx('predictions').insert(row);
-      return wallet ? { accepted: true, balance: wallet.balance } : { accepted: true };
+      return wallet ? { accepted: true, balance: wallet.balance, row: snapshotOfRow(row) } : { accepted: true, row: snapshotOfRow(row) };
     }));
   } catch (err) {
     if (err instanceof LimitRefusal) return err.outcome;
@@ -362,6 +362,36 @@ async function deliveryFor(trx: Knex, p: Prediction, now: number): Promise<strin
 }
 
 /**
+ * The columns of a submitted row that a worker needs, carried in the prediction's queue message
+ * so that the first claim need not read the row back (claim with `known`). Nothing in it is
+ * trusted: that claim's UPDATE matches only the row that has every one of these values (strings
+ * compared byte for byte), so a message can claim no more than its id alone could.
+ */
+const SNAPSHOT_COLUMNS = [
+  'user_id', 'team_id', 'api_key_id', 'model', 'is_test', 'input', 'price', 'webhook_url', 'http_request_id', 'created_at', 'source',
+  'embed_code_id', 'embed_visitor', 'studio_id', 'studio_markup', 'payer_user_id', 'payer_team_id', 'list_price', 'discount_percent',
+] as const;
+export type ClaimSnapshot = Record<(typeof SNAPSHOT_COLUMNS)[number], string | number | boolean | null>;
+
+/** The columns' values as the submit's INSERT wrote them (a column it left out has its default). */
+function snapshotOfRow(row: Record<string, unknown>): ClaimSnapshot {
+  const defaults: Record<string, string | number | boolean> = { is_test: false, studio_markup: 0, source: 'api' };
+  return Object.fromEntries(SNAPSHOT_COLUMNS.map((c) => [c, (row[c] ?? defaults[c] ?? null) as string | number | boolean | null])) as ClaimSnapshot;
+}
+
+/** A snapshot from a queue message (unknown input): every column there, each a string, safe integer, boolean or null; else undefined. */
+export function parseClaimSnapshot(v: unknown): ClaimSnapshot | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  if (Object.keys(o).length !== SNAPSHOT_COLUMNS.length) return undefined;
+  for (const c of SNAPSHOT_COLUMNS) {
+    const x = o[c];
+    if (!(x === null || typeof x === 'string' || typeof x === 'boolean' || (typeof x === 'number' && Number.isSafeInteger(x)))) return undefined;
+  }
+  return o as ClaimSnapshot;
+}
+
+/**
  * The queue confirmed these requests: queued -> pending, in one statement for the whole batch
  * (confirms arrive in bursts: RabbitMQ acknowledges with `multiple`, so one flush usually carries
  * many). On MariaDB with `FORCE INDEX (PRIMARY)`: a plain `WHERE id IN (…) AND status = 'queued'`
@@ -384,13 +414,44 @@ export async function markPending(db: Db, ids: readonly string[], now: number): 
 /**
  * A worker takes the request. `processing` is claimable too: the broker only redelivers a
  * message whose consumer died before acknowledging, so that worker's claim is void.
+ * One round trip where it can be: on SQLite the UPDATE returns the row; on MariaDB (no
+ * UPDATE ... RETURNING) a first claim whose message carried the row (`known`) is an UPDATE that
+ * also requires every carried value and a row never claimed (attempts 0, no error, no upstream
+ * job), so the row is what the message says. Otherwise (a sweeper's copy, a retry, a redelivery,
+ * or a row that changed) the claim is an UPDATE on the state alone and a read of the row.
  */
-export async function claim(db: Db, id: string, now: number, opts: { fromProcessing?: boolean } = {}): Promise<Prediction | undefined> {
+export async function claim(db: Db, id: string, now: number, opts: { fromProcessing?: boolean; known?: ClaimSnapshot } = {}): Promise<Prediction | undefined> {
   const from: PredictionStatus[] = opts.fromProcessing === false ? ['queued', 'pending'] : ['queued', 'pending', 'processing'];
+  const set = () => ({ status: 'processing', started_at: now, updated_at: now, attempts: db.raw('attempts + 1') });
+  if (!isMysql(db)) {
+    const rows = await withLockRetry(() => db('predictions').where('id', id).whereIn('status', from).update(set(), '*')) as unknown as PredictionRow[];
+    return rows[0] ? toPrediction(rows[0]) : undefined;
+  }
+  const { known } = opts;
+  if (known) {
+    const n = await withLockRetry(() => {
+      const q = db('predictions').where('id', id).whereIn('status', ['queued', 'pending']).andWhere('attempts', 0).whereNull('error').whereNull('upstream_job_id')
+        .andWhere('review_status', 'unreviewed');
+      for (const c of SNAPSHOT_COLUMNS) {
+        const v = known[c];
+        if (v === null) q.whereNull(c);
+        // MariaDB's collations compare case- and trailing-space-insensitively
+        else if (typeof v === 'string') q.whereRaw('?? = binary ?', [c, v]);
+        else q.where(c, v);
+      }
+      return q.update(set());
+    });
+    if (affected(n) === 1) {
+      return toPrediction({
+        ...(known as unknown as PredictionRow), id, status: 'processing', attempts: 1, started_at: now, review_status: 'unreviewed',
+        outputs: null, nsfw: null, error: null, inference_ms: null, completed_at: null,
+      });
+    }
+  }
   const n = await withLockRetry(() => db('predictions')
     .where('id', id)
     .whereIn('status', from)
-    .update({ status: 'processing', started_at: now, updated_at: now, attempts: db.raw('attempts + 1') }));
+    .update(set()));
   if (affected(n) !== 1) return undefined;
   const row = await db<PredictionRow>('predictions').where('id', id).first();
   return row ? toPrediction(row) : undefined;

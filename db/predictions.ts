@@ -367,11 +367,13 @@ async function deliveryFor(trx: Knex, p: Prediction, now: number): Promise<strin
  * trusted: that claim's UPDATE matches only the row that has every one of these values (strings
  * compared byte for byte), so a message can claim no more than its id alone could.
  */
-const SNAPSHOT_COLUMNS = [
-  'user_id', 'team_id', 'api_key_id', 'model', 'is_test', 'input', 'price', 'webhook_url', 'http_request_id', 'created_at', 'source',
-  'embed_code_id', 'embed_visitor', 'studio_id', 'studio_markup', 'payer_user_id', 'payer_team_id', 'list_price', 'discount_percent',
-] as const;
-export type ClaimSnapshot = Record<(typeof SNAPSHOT_COLUMNS)[number], string | number | boolean | null>;
+const SNAPSHOT_TYPES = {
+  user_id: 'number', team_id: 'number', api_key_id: 'number', model: 'string', is_test: 'boolean', input: 'string', price: 'number',
+  webhook_url: 'string', http_request_id: 'string', created_at: 'number', source: 'string', embed_code_id: 'number', embed_visitor: 'string',
+  studio_id: 'number', studio_markup: 'number', payer_user_id: 'number', payer_team_id: 'number', list_price: 'number', discount_percent: 'number',
+} as const;
+const SNAPSHOT_COLUMNS = Object.keys(SNAPSHOT_TYPES) as Array<keyof typeof SNAPSHOT_TYPES>;
+export type ClaimSnapshot = Record<keyof typeof SNAPSHOT_TYPES, string | number | boolean | null>;
 
 /** The columns' values as the submit's INSERT wrote them (a column it left out has its default). */
 function snapshotOfRow(row: Record<string, unknown>): ClaimSnapshot {
@@ -379,14 +381,14 @@ function snapshotOfRow(row: Record<string, unknown>): ClaimSnapshot {
   return Object.fromEntries(SNAPSHOT_COLUMNS.map((c) => [c, (row[c] ?? defaults[c] ?? null) as string | number | boolean | null])) as ClaimSnapshot;
 }
 
-/** A snapshot from a queue message (unknown input): every column there, each a string, safe integer, boolean or null; else undefined. */
+/** A snapshot from a queue message (unknown input): every column there, each null or of its column's type (numbers: safe integers); else undefined. */
 export function parseClaimSnapshot(v: unknown): ClaimSnapshot | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const o = v as Record<string, unknown>;
   if (Object.keys(o).length !== SNAPSHOT_COLUMNS.length) return undefined;
   for (const c of SNAPSHOT_COLUMNS) {
     const x = o[c];
-    if (!(x === null || typeof x === 'string' || typeof x === 'boolean' || (typeof x === 'number' && Number.isSafeInteger(x)))) return undefined;
+    if (x !== null && (typeof x !== SNAPSHOT_TYPES[c] || (typeof x === 'number' && !Number.isSafeInteger(x)))) return undefined;
   }
   return o as ClaimSnapshot;
 }

@@ -2,8 +2,9 @@
 // submit (balance -> held), then either charged (held -> gone) on completion or released
 // (held -> balance) on failure or cancellation; admins top up, deduct and refund; sign-up credit
 // is a grant. Every move is one transaction: the conditional UPDATE of the wallet row (which
-// guards against overdraft and locks the row) and one INSERT of its ledger row, which reads the
-// wallet's new balance and held from the row it just updated (INSERT ... SELECT). Rows are never
+// guards against overdraft and locks the row) and one INSERT of its ledger row, which records the
+// wallet's new balance and held as that UPDATE left them (holds, charges and releases take them
+// from the UPDATE itself, moveWallet; other moves read the locked row, appendLedger). Rows are never
 // updated or deleted; a correction is a new row. For every wallet:
 //   sum(amount) = balance + held,  sum(held_change) = held   (checkLedger verifies it)
 // `amount` is the signed change of the wallet's credit (a charge is negative, a hold or release

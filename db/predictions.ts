@@ -227,7 +227,7 @@ export interface ConcurrencyLimits {
 
 /** Whether submitPrediction recorded the request, or which concurrency limit refused it. */
 /** `balance`: the paying wallet's spendable balance after the hold, when one was taken; `row`: what its queue message carries for the worker's claim. */
-export type SubmitOutcome = { accepted: true; balance?: number; row: ClaimSnapshot } | { accepted: false; scope: 'key' | 'account' | 'embed'; limit: number } | { accepted: false; scope: 'embed-daily' | 'embed-monthly'; limit: number };
+export type SubmitOutcome = { accepted: true; balance?: number; row?: ClaimSnapshot } | { accepted: false; scope: 'key' | 'account' | 'embed'; limit: number } | { accepted: false; scope: 'embed-daily' | 'embed-monthly'; limit: number };
 
 const UNFINISHED: PredictionStatus[] = ['queued', 'pending', 'processing'];
 
@@ -270,7 +270,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
   const spendChecked = opts.keySpendLimited === true && p.apiKeyId !== null && p.price > 0;
   if (p.price === 0 && !checked) {
     await db('predictions').insert(row);
-    return { accepted: true, row: snapshotOfRow(row) };
+    return withSnapshot({ accepted: true }, row);
   }
   const payer = p.payer ?? { userId: p.userId, teamId };
   // what the hold's ledger row records, kept on the prediction too so the charge need not read the hold row
@@ -304,7 +304,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
         wallet = await hold(trx);
       }
       await trx('predictions').insert(row);
-      return wallet ? { accepted: true, balance: wallet.balance, row: snapshotOfRow(row) } : { accepted: true, row: snapshotOfRow(row) };
+      return withSnapshot(wallet ? { accepted: true, balance: wallet.balance } : { accepted: true }, row);
     }));
   } catch (err) {
     if (err instanceof LimitRefusal) return err.outcome;
@@ -375,8 +375,17 @@ const SNAPSHOT_TYPES = {
 const SNAPSHOT_COLUMNS = Object.keys(SNAPSHOT_TYPES) as Array<keyof typeof SNAPSHOT_TYPES>;
 export type ClaimSnapshot = Record<keyof typeof SNAPSHOT_TYPES, string | number | boolean | null>;
 
-/** The columns' values as the submit's INSERT wrote them (a column it left out has its default). */
-function snapshotOfRow(row: Record<string, unknown>): ClaimSnapshot {
+function withSnapshot(outcome: { accepted: true; balance?: number }, row: Record<string, unknown>): SubmitOutcome {
+  const snapshot = snapshotOfRow(row);
+  return snapshot ? { ...outcome, row: snapshot } : outcome;
+}
+
+/** A larger input is not carried: the message would weigh on the broker more than the read it saves. */
+const SNAPSHOT_MAX_INPUT = 64 * 1024;
+
+/** The columns' values as the submit's INSERT wrote them (a column it left out has its default); undefined for a large input. */
+function snapshotOfRow(row: Record<string, unknown>): ClaimSnapshot | undefined {
+  if (typeof row.input === 'string' && row.input.length > SNAPSHOT_MAX_INPUT) return undefined;
   const defaults: Record<string, string | number | boolean> = { is_test: false, studio_markup: 0, source: 'api' };
   return Object.fromEntries(SNAPSHOT_COLUMNS.map((c) => [c, (row[c] ?? defaults[c] ?? null) as string | number | boolean | null])) as ClaimSnapshot;
 }

@@ -39,7 +39,7 @@ async function submitted(gw: TestGateway, userId: number, input: Record<string, 
   const id = newPredictionId(Date.now());
   const p: NewPrediction = { id, userId, apiKeyId: null, model: MODEL, input, price: 50, listPrice: 60, discountPercent: 17, webhookUrl: 'https://example.com/Hook', httpRequestId: 'req-1' };
   const outcome = await submitPrediction(gw.app.db, p, Date.now());
-  if (!outcome.accepted) throw new Error('refused');
+  if (!outcome.accepted || !outcome.row) throw new Error('refused, or no row to carry');
   return { id, row: outcome.row };
 }
 
@@ -76,6 +76,10 @@ test('a first claim with the carried row returns exactly the stored prediction; 
   t.is(parseClaimSnapshot({ ...a.row, extra: 1 }), undefined);
   t.is(parseClaimSnapshot({ ...a.row, price: '50' as unknown as number }), undefined);
   t.is(parseClaimSnapshot({ ...a.row, input: { prompt: 'x' } as unknown as string }), undefined);
+  // a large input is not carried: its first claim reads the row
+  const big = await submitPrediction(gw.app.db, { id: newPredictionId(Date.now()), userId: acct.userId, apiKeyId: null, model: MODEL, input: { prompt: 'x'.repeat(70_000) }, price: 0, webhookUrl: null }, Date.now());
+  t.like(big, { accepted: true });
+  t.false('row' in big);
 });
 
 test('a submit refused by a concurrency limit after its hold holds nothing: wallet, ledger and predictions unchanged', async (t) => {

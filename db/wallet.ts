@@ -145,6 +145,8 @@ async function moveWallet(
     ref: e.ref ?? '', description: e.description.slice(0, 255), created_at: e.now, list_price: e.listPrice ?? null, discount_percent: e.discountPercent ?? null,
   };
   if (isMysql(trx)) {
+    // the UPDATE and the INSERT must share a connection: a pool would run them on any two
+    if (!trx.isTransaction) throw new Error('a wallet move runs in its caller\'s transaction');
     const set = opts.report === 'balance'
       ? 'balance = LAST_INSERT_ID(@mg_balance := balance + ?), held = (@mg_held := held + ?)'
       : 'balance = (@mg_balance := balance + ?), held = (@mg_held := held + ?), grants = LAST_INSERT_ID(grants)';

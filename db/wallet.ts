@@ -127,14 +127,14 @@ export interface MoveRef {
  * balance and held in session variables that the INSERT's VALUES read (a plain INSERT, so no
  * table-level AUTO-INC lock: see appendLedger), and the one figure the caller wants, `report`,
  * comes back in the statement's OK packet as its insert id (`LAST_INSERT_ID(expr)`, the trick of
- * db/rate-limits.ts; a value >= 0: the balance after a hold, or the `grants` marker). Both run on
+ * db/rate-limits.ts; a value >= 0: the balance after a hold, or the `grants` marker; 0 without `report`). Both run on
  * the transaction's one connection, and the variables are read only after an UPDATE that matched
  * its row, so a value left by an earlier statement is never used. Returns undefined when the
  * UPDATE matched nothing (a conditional move refused, or no such wallet): nothing was written.
  */
 async function moveWallet(
   trx: Knex, payer: Payer, change: { balance: number; held: number }, e: LedgerEntry,
-  opts: { minBalance?: number; report: 'balance' | 'grants' },
+  opts: { minBalance?: number; report?: 'balance' | 'grants' },
 ): Promise<number | undefined> {
   const table = walletTable(payer);
   const id = payer.teamId === null ? payer.userId : payer.teamId;
@@ -147,15 +147,18 @@ async function moveWallet(
   if (isMysql(trx)) {
     // the UPDATE and the INSERT must share a connection: a pool would run them on any two
     if (!trx.isTransaction) throw new Error('a wallet move runs in its caller\'s transaction');
+    // LAST_INSERT_ID is unsigned: only figures that cannot be negative go through it (a balance
+    // after a hold, which required balance >= amount; the grants count), never a balance an admin's
+    // deduction may have taken below zero (MariaDB refuses that UPDATE: out of range)
     const set = opts.report === 'balance'
       ? 'balance = LAST_INSERT_ID(@mg_balance := balance + ?), held = (@mg_held := held + ?)'
-      : 'balance = (@mg_balance := balance + ?), held = (@mg_held := held + ?), grants = LAST_INSERT_ID(grants)';
+      : `balance = (@mg_balance := balance + ?), held = (@mg_held := held + ?)${opts.report === 'grants' ? ', grants = LAST_INSERT_ID(grants)' : ''}`;
     const where = `id = ?${live ? ' and deleted_at is null' : ''}${opts.minBalance !== undefined ? ' and balance >= ?' : ''}`;
     const bindings = [change.balance, change.held, id, ...(opts.minBalance !== undefined ? [opts.minBalance] : [])];
     const [ok] = await trx.raw(`update \`${table}\` set ${set} where ${where}`, bindings) as unknown as [{ affectedRows: number; insertId: number | string }];
     if (ok.affectedRows !== 1) return undefined;
     await trx('credit_transactions').insert({ ...row, balance_after: trx.raw('@mg_balance'), held_after: trx.raw('@mg_held') });
-    return num(ok.insertId);
+    return opts.report === undefined ? 0 : num(ok.insertId);
   }
   const q = walletRow(trx, payer);
   if (live) q.whereNull('deleted_at');
@@ -163,7 +166,7 @@ async function moveWallet(
   const [after] = await q.update({ balance: trx.raw('balance + ?', [change.balance]), held: trx.raw('held + ?', [change.held]) }, ['balance', 'held', 'grants']) as Array<{ balance: number | string; held: number | string; grants: number | string }>;
   if (!after) return undefined;
   await trx('credit_transactions').insert({ ...row, balance_after: num(after.balance), held_after: num(after.held) });
-  return num(after[opts.report]);
+  return opts.report === undefined ? 0 : num(after[opts.report]);
 }
 
 /** A settle or release must find the wallet that holds the price: its row cannot be gone while it holds (ON DELETE rules). */
@@ -213,7 +216,7 @@ export async function releaseFor(trx: Knex, payer: Payer, amount: number, ref: M
   if (amount === 0) return;
   mustHaveMoved(await moveWallet(trx, payer, { balance: amount, held: -amount }, {
     kind: 'release', amount: 0, heldChange: -amount, predictionId: ref.predictionId, description: ref.model, now: ref.now,
-  }, { report: 'balance' }), payer);
+  }, {}), payer);
 }
 
 export const hold = (trx: Knex, userId: number, amount: number, ref: MoveRef) => holdFor(trx, { userId, teamId: null }, amount, ref);

@@ -7,7 +7,7 @@ import type { TestGateway } from '../helpers/gateway.ts';
 import { assertLedger } from '../helpers/ledger.ts';
 import { claim, findPredictionById, newPredictionId, parseClaimSnapshot, submitPrediction } from '../../db/predictions.ts';
 import type { ClaimSnapshot, NewPrediction } from '../../db/predictions.ts';
-import { holdFor, releaseFor, settleFor } from '../../db/wallet.ts';
+import { debitWallet, holdFor, releaseFor, settleFor } from '../../db/wallet.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 
@@ -31,6 +31,25 @@ for (const db of ['mysql', 'sqlite'] as const) {
     const { InsufficientCreditError } = await import('../../db/errors.ts');
     await t.throwsAsync(gw.app.db.transaction((trx) => holdFor(trx, payer, 701, ref('p3'))), { instanceOf: InsufficientCreditError });
     t.is((await gw.app.db('credit_transactions').where({ user_id: acct.userId })).length, 5);
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${db}: a hold is released and charged on a wallet an admin's deduction took below zero`, async (t) => {
+    const gw = await startGateway({ db, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 1000);
+    const payer = { userId: acct.userId, teamId: null };
+    const ref = (id: string) => ({ predictionId: id, model: MODEL, now: Date.now() });
+    await gw.app.db.transaction((trx) => holdFor(trx, payer, 400, ref('n1')));
+    await gw.app.db.transaction((trx) => holdFor(trx, payer, 300, ref('n2')));
+    t.is(await gw.app.db.transaction((trx) => debitWallet(trx, payer, 900, 'correction', Date.now(), true)), -600);
+    // the balance stays below zero after the release (-200)
+    await gw.app.db.transaction((trx) => releaseFor(trx, payer, 400, ref('n1')));
+    await gw.app.db.transaction((trx) => settleFor(trx, payer, 300, 'n2', MODEL, Date.now(), { listPrice: 300, discountPercent: null }));
+    const rows = await gw.app.db('credit_transactions').where({ user_id: acct.userId }).orderBy('id').select('kind', 'balance_after', 'held_after');
+    t.deepEqual(rows.map((r: { kind: string; balance_after: unknown; held_after: unknown }) => [r.kind, Number(r.balance_after), Number(r.held_after)]).slice(-2), [
+      ['release', -200, 300], ['prediction', -200, 0],
+    ]);
     await assertLedger(t, gw.app.db);
   });
 }

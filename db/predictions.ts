@@ -240,8 +240,8 @@ export interface ConcurrencyLimits {
 }
 
 /** Whether submitPrediction recorded the request, or which concurrency limit refused it. */
-/** `balance`: the paying wallet's spendable balance after the hold, when one was taken. */
-export type SubmitOutcome = { accepted: true; balance?: number } | { accepted: false; scope: 'key' | 'account' | 'embed'; limit: number } | { accepted: false; scope: 'embed-daily' | 'embed-monthly'; limit: number };
+/** `balance`: the paying wallet's spendable balance after the hold, when one was taken; `row`: what its queue message carries for the worker's claim. */
+export type SubmitOutcome = { accepted: true; balance?: number; row?: ClaimSnapshot } | { accepted: false; scope: 'key' | 'account' | 'embed'; limit: number } | { accepted: false; scope: 'embed-daily' | 'embed-monthly'; limit: number };
 
 const UNFINISHED: PredictionStatus[] = ['queued', 'pending', 'processing'];
 
@@ -264,9 +264,10 @@ async function unfinishedCounts(trx: Knex, keyId: number | null, owner: { userId
 
 /**
  * Holds the price and records the request as `queued`, in one transaction. With `limits`, the
- * owner's wallet row is locked first and the owner's and key's unfinished predictions are counted
- * under that lock (index-backed), so parallel submits past a limit cannot all get in: every
- * submit of an owner, whichever process serves it, queues on the same row.
+ * owner's wallet row is locked first (by the hold itself when there is a price) and the owner's
+ * and key's unfinished predictions are counted under that lock (index-backed), so parallel
+ * submits past a limit cannot all get in: every submit of an owner, whichever process serves it,
+ * queues on the same row. A refused submit holds nothing (its hold is rolled back).
  */
 export async function submitPrediction(db: Db, p: NewPrediction, now: number, limits?: ConcurrencyLimits, opts: { keySpendLimited?: boolean; embed?: EmbedLimits } = {}): Promise<SubmitOutcome> {
   const { embed } = opts;
@@ -283,31 +284,55 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
   const spendChecked = opts.keySpendLimited === true && p.apiKeyId !== null && p.price > 0;
   if (p.price === 0 && !checked) {
     await db('predictions').insert(row);
-    return { accepted: true };
+    return withSnapshot({ accepted: true }, row);
   }
   const payer = p.payer ?? { userId: p.userId, teamId };
   // what the hold's ledger row records, kept on the prediction too so the charge need not read the hold row
   const listPrice = p.listPrice ?? p.price;
   const discountPercent = p.discountPercent ?? null;
   if (p.price > 0) Object.assign(row, { list_price: listPrice, discount_percent: discountPercent });
+  const hold = (trx: Knex) => holdFor(trx, payer, p.price, { predictionId: p.id, model: p.model, now, listPrice, discountPercent });
   // A deadlock victim is rolled back whole (hold and insert), so running it again is safe.
-  return withLockRetry(() => db.transaction(async (trx): Promise<SubmitOutcome> => {
-    if (spendChecked) await checkKeySpend(trx, p.apiKeyId!, p.price, now);
-    if (embed) {
-      // the code's row first, then the wallet: every embed submit takes them in this order
-      const outcome = await checkEmbedLimits(trx, embed, p.price, now);
-      if (!outcome.ok) return { accepted: false, scope: outcome.reason === 'concurrency' ? 'embed' : outcome.reason === 'daily' ? 'embed-daily' : 'embed-monthly', limit: outcome.limit };
-    }
-    if (checked && limits) {
-      await lockWallet(trx, payer);
-      const counted = await unfinishedCounts(trx, limits.perKey > 0 ? p.apiKeyId : null, limits.perAccount > 0 ? payer : null);
-      if (counted.key >= limits.perKey && limits.perKey > 0 && p.apiKeyId !== null) return { accepted: false, scope: 'key', limit: limits.perKey };
-      if (counted.account >= limits.perAccount && limits.perAccount > 0) return { accepted: false, scope: 'account', limit: limits.perAccount };
-    }
-    const wallet = await holdFor(trx, payer, p.price, { predictionId: p.id, model: p.model, now, listPrice, discountPercent });
-    await trx('predictions').insert(row);
-    return wallet ? { accepted: true, balance: wallet.balance } : { accepted: true };
-  }));
+  try {
+    return await withLockRetry(() => db.transaction(async (trx): Promise<SubmitOutcome> => {
+      if (spendChecked) await checkKeySpend(trx, p.apiKeyId!, p.price, now);
+      if (embed) {
+        // the code's row first, then the wallet: every embed submit takes them in this order
+        const outcome = await checkEmbedLimits(trx, embed, p.price, now);
+        if (!outcome.ok) return { accepted: false, scope: outcome.reason === 'concurrency' ? 'embed' : outcome.reason === 'daily' ? 'embed-daily' : 'embed-monthly', limit: outcome.limit };
+      }
+      let wallet: { balance: number } | undefined;
+      if (checked && limits) {
+        // The counts need the wallet row locked first. A priced request's hold is that lock (its
+        // UPDATE takes the row), so it goes first and a refusal rolls it back (LimitRefusal);
+        // a free one locks the row with a write that changes nothing.
+        if (p.price > 0) wallet = await hold(trx);
+        else await lockWallet(trx, payer);
+        const counted = await unfinishedCounts(trx, limits.perKey > 0 ? p.apiKeyId : null, limits.perAccount > 0 ? payer : null);
+        let refused: SubmitOutcome | undefined;
+        if (counted.key >= limits.perKey && limits.perKey > 0 && p.apiKeyId !== null) refused = { accepted: false, scope: 'key', limit: limits.perKey };
+        else if (counted.account >= limits.perAccount && limits.perAccount > 0) refused = { accepted: false, scope: 'account', limit: limits.perAccount };
+        if (refused && wallet) throw new LimitRefusal(refused);
+        if (refused) return refused;
+      } else {
+        wallet = await hold(trx);
+      }
+      await trx('predictions').insert(row);
+      return withSnapshot(wallet ? { accepted: true, balance: wallet.balance } : { accepted: true }, row);
+    }));
+  } catch (err) {
+    if (err instanceof LimitRefusal) return err.outcome;
+    throw err;
+  }
+}
+
+/** A concurrency limit refused a submit after its hold was taken: thrown so that the transaction rolls the hold back. */
+class LimitRefusal extends Error {
+  readonly outcome: SubmitOutcome;
+  constructor(outcome: SubmitOutcome) {
+    super('refused by a concurrency limit');
+    this.outcome = outcome;
+  }
 }
 
 function studioColumns(p: Pick<NewPrediction, 'studioId' | 'studioMarkup' | 'payer'>): Record<string, unknown> {
@@ -368,28 +393,107 @@ async function deliveryFor(trx: Knex, p: Prediction, now: number): Promise<strin
 }
 
 /**
- * The queue confirmed these requests: queued -> pending. One statement per id, by primary key:
- * a single `WHERE id IN (…) AND status = 'queued'` may be planned as a range scan of the
- * (status, created_at) index, which locks index ranges that concurrent submits (inserting
- * `queued` rows) and claims wait on, and that deadlocked them. `status = 'queued'` stays a
- * condition checked on the one locked row. Ids are sorted so two flushes lock in the same order.
+ * The columns of a submitted row that a worker needs, carried in the prediction's queue message
+ * so that the first claim need not read the row back (claim with `known`). Nothing in it is
+ * trusted: that claim's UPDATE matches only the row that has every one of these values (strings
+ * compared byte for byte), so a message can claim no more than its id alone could.
+ */
+const SNAPSHOT_TYPES = {
+  user_id: 'number', team_id: 'number', api_key_id: 'number', model: 'string', is_test: 'boolean', input: 'string', price: 'number',
+  webhook_url: 'string', http_request_id: 'string', created_at: 'number', source: 'string', embed_code_id: 'number', embed_visitor: 'string',
+  studio_id: 'number', studio_markup: 'number', payer_user_id: 'number', payer_team_id: 'number', list_price: 'number', discount_percent: 'number',
+} as const;
+const SNAPSHOT_COLUMNS = Object.keys(SNAPSHOT_TYPES) as Array<keyof typeof SNAPSHOT_TYPES>;
+export type ClaimSnapshot = Record<keyof typeof SNAPSHOT_TYPES, string | number | boolean | null>;
+
+function withSnapshot(outcome: { accepted: true; balance?: number }, row: Record<string, unknown>): SubmitOutcome {
+  const snapshot = snapshotOfRow(row);
+  return snapshot ? { ...outcome, row: snapshot } : outcome;
+}
+
+/** A larger input is not carried: the message would weigh on the broker more than the read it saves. */
+const SNAPSHOT_MAX_INPUT = 64 * 1024;
+
+/** The columns' values as the submit's INSERT wrote them (a column it left out has its default); undefined for a large input. */
+function snapshotOfRow(row: Record<string, unknown>): ClaimSnapshot | undefined {
+  if (typeof row.input === 'string' && row.input.length > SNAPSHOT_MAX_INPUT) return undefined;
+  const defaults: Record<string, string | number | boolean> = { is_test: false, studio_markup: 0, source: 'api' };
+  return Object.fromEntries(SNAPSHOT_COLUMNS.map((c) => [c, (row[c] ?? defaults[c] ?? null) as string | number | boolean | null])) as ClaimSnapshot;
+}
+
+/** A snapshot from a queue message (unknown input): every column there, each null or of its column's type (numbers: safe integers); else undefined. */
+export function parseClaimSnapshot(v: unknown): ClaimSnapshot | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  if (Object.keys(o).length !== SNAPSHOT_COLUMNS.length) return undefined;
+  for (const c of SNAPSHOT_COLUMNS) {
+    const x = o[c];
+    if (x !== null && (typeof x !== SNAPSHOT_TYPES[c] || (typeof x === 'number' && !Number.isSafeInteger(x)))) return undefined;
+  }
+  return o as ClaimSnapshot;
+}
+
+/**
+ * The queue confirmed these requests: queued -> pending, in one statement for the whole batch
+ * (confirms arrive in bursts: RabbitMQ acknowledges with `multiple`, so one flush usually carries
+ * many). On MariaDB with `FORCE INDEX (PRIMARY)`: a plain `WHERE id IN (…) AND status = 'queued'`
+ * may be planned as a range scan of the (status, created_at) index, which locks index ranges that
+ * concurrent submits (inserting `queued` rows) and claims wait on, and that deadlocked them; by
+ * primary key it locks only the rows it names, in id order (so two flushes lock in the same order).
+ * `status = 'queued'` stays a condition checked on each locked row.
  */
 export async function markPending(db: Db, ids: readonly string[], now: number): Promise<void> {
-  for (const id of [...new Set(ids)].sort()) {
-    await withLockRetry(() => db('predictions').where('id', id).andWhere('status', 'queued').update({ status: 'pending', updated_at: now }));
+  const sorted = [...new Set(ids)].sort();
+  if (sorted.length === 0) return;
+  if (isMysql(db)) {
+    const marks = sorted.map(() => '?').join(', ');
+    await withLockRetry(() => db.raw(`update predictions force index (primary) set status = 'pending', updated_at = ? where id in (${marks}) and status = 'queued'`, [now, ...sorted]));
+    return;
   }
+  await withLockRetry(() => db('predictions').whereIn('id', sorted).andWhere('status', 'queued').update({ status: 'pending', updated_at: now }));
 }
 
 /**
  * A worker takes the request. `processing` is claimable too: the broker only redelivers a
  * message whose consumer died before acknowledging, so that worker's claim is void.
+ * One round trip where it can be: on SQLite the UPDATE returns the row; on MariaDB (no
+ * UPDATE ... RETURNING) a first claim whose message carried the row (`known`) is an UPDATE that
+ * also requires every carried value and a row never claimed (attempts 0, no error, no upstream
+ * job), so the row is what the message says. Otherwise (a sweeper's copy, a retry, a redelivery,
+ * or a row that changed) the claim is an UPDATE on the state alone and a read of the row.
  */
-export async function claim(db: Db, id: string, now: number, opts: { fromProcessing?: boolean } = {}): Promise<Prediction | undefined> {
+export async function claim(db: Db, id: string, now: number, opts: { fromProcessing?: boolean; known?: ClaimSnapshot } = {}): Promise<Prediction | undefined> {
   const from: PredictionStatus[] = opts.fromProcessing === false ? ['queued', 'pending'] : ['queued', 'pending', 'processing'];
+  const set = () => ({ status: 'processing', started_at: now, updated_at: now, attempts: db.raw('attempts + 1') });
+  if (!isMysql(db)) {
+    const rows = await withLockRetry(() => db('predictions').where('id', id).whereIn('status', from).update(set(), '*')) as unknown as PredictionRow[];
+    return rows[0] ? toPrediction(rows[0]) : undefined;
+  }
+  const { known } = opts;
+  if (known) {
+    const n = await withLockRetry(() => {
+      const q = db('predictions').where('id', id).whereIn('status', ['queued', 'pending']).andWhere('attempts', 0).whereNull('error').whereNull('upstream_job_id')
+        .andWhere('review_status', 'unreviewed');
+      for (const c of SNAPSHOT_COLUMNS) {
+        const v = known[c];
+        if (v === null) q.whereNull(c);
+        // MariaDB's collations compare case- and trailing-space-insensitively
+        else if (typeof v === 'string') q.whereRaw('?? = binary ?', [c, v]);
+        else q.where(c, v);
+      }
+      return q.update(set());
+    });
+    if (affected(n) === 1) {
+      return toPrediction({
+        ...(known as unknown as PredictionRow), id, status: 'processing', attempts: 1, started_at: now, review_status: 'unreviewed',
+        outputs: null, nsfw: null, error: null, inference_ms: null, completed_at: null,
+      });
+    }
+  }
   const n = await withLockRetry(() => db('predictions')
     .where('id', id)
     .whereIn('status', from)
-    .update({ status: 'processing', started_at: now, updated_at: now, attempts: db.raw('attempts + 1') }));
+    .update(set()));
   if (affected(n) !== 1) return undefined;
   const row = await db<PredictionRow>('predictions').where('id', id).first();
   return row ? toPrediction(row) : undefined;

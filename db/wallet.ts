@@ -2,14 +2,15 @@
 // submit (balance -> held), then either charged (held -> gone) on completion or released
 // (held -> balance) on failure or cancellation; admins top up, deduct and refund; sign-up credit
 // is a grant. Every move is one transaction: the conditional UPDATE of the wallet row (which
-// guards against overdraft and locks the row) and one INSERT of its ledger row, which reads the
-// wallet's new balance and held from the row it just updated (INSERT ... SELECT). Rows are never
+// guards against overdraft and locks the row) and one INSERT of its ledger row, which records the
+// wallet's new balance and held as that UPDATE left them (holds, charges and releases take them
+// from the UPDATE itself, moveWallet; other moves read the locked row, appendLedger). Rows are never
 // updated or deleted; a correction is a new row. For every wallet:
 //   sum(amount) = balance + held,  sum(held_change) = held   (checkLedger verifies it)
 // `amount` is the signed change of the wallet's credit (a charge is negative, a hold or release
 // 0), `balance_after`/`held_after` the wallet after the row. README "The ledger".
 import type { Knex } from 'knex';
-import { affected } from './knex.ts';
+import { affected, isMysql } from './knex.ts';
 import { InsufficientCreditError } from './errors.ts';
 import { num, numOrNull } from './rows.ts';
 import { withLockRetry } from './retry.ts';
@@ -120,20 +121,71 @@ export interface MoveRef {
 }
 
 /**
- * balance -> held, only if the balance covers it (one conditional UPDATE), with its `hold` row;
- * returns the wallet after the hold (undefined for a free request, which moves nothing).
+ * One move of a wallet and its ledger row, in two statements: the UPDATE reports the wallet it
+ * leaves, so the row needs no read of the locked wallet between them (what appendLedger does).
+ * On SQLite through `RETURNING`. On MariaDB (no UPDATE ... RETURNING) the UPDATE leaves the new
+ * balance and held in session variables that the INSERT's VALUES read (a plain INSERT, so no
+ * table-level AUTO-INC lock: see appendLedger), and the one figure the caller wants, `report`,
+ * comes back in the statement's OK packet as its insert id (`LAST_INSERT_ID(expr)`, the trick of
+ * db/rate-limits.ts; a value >= 0: the balance after a hold, or the `grants` marker; 0 without `report`). Both run on
+ * the transaction's one connection, and the variables are read only after an UPDATE that matched
+ * its row, so a value left by an earlier statement is never used. Returns undefined when the
+ * UPDATE matched nothing (a conditional move refused, or no such wallet): nothing was written.
  */
-export async function holdFor(trx: Knex, payer: Payer, amount: number, ref: MoveRef): Promise<WalletState | undefined> {
+async function moveWallet(
+  trx: Knex, payer: Payer, change: { balance: number; held: number }, e: LedgerEntry,
+  opts: { minBalance?: number; report?: 'balance' | 'grants' },
+): Promise<number | undefined> {
+  const table = walletTable(payer);
+  const id = payer.teamId === null ? payer.userId : payer.teamId;
+  // a deleted team cannot take new holds (its wallet still settles and releases what it held)
+  const live = payer.teamId !== null && opts.minBalance !== undefined;
+  const row = {
+    user_id: payer.userId, team_id: payer.teamId, amount: e.amount, held_change: e.heldChange, kind: e.kind, prediction_id: e.predictionId ?? null,
+    ref: e.ref ?? '', description: e.description.slice(0, 255), created_at: e.now, list_price: e.listPrice ?? null, discount_percent: e.discountPercent ?? null,
+  };
+  if (isMysql(trx)) {
+    // the UPDATE and the INSERT must share a connection: a pool would run them on any two
+    if (!trx.isTransaction) throw new Error('a wallet move runs in its caller\'s transaction');
+    // LAST_INSERT_ID is unsigned: only figures that cannot be negative go through it (a balance
+    // after a hold, which required balance >= amount; the grants count), never a balance an admin's
+    // deduction may have taken below zero (MariaDB refuses that UPDATE: out of range)
+    const set = opts.report === 'balance'
+      ? 'balance = LAST_INSERT_ID(@mg_balance := balance + ?), held = (@mg_held := held + ?)'
+      : `balance = (@mg_balance := balance + ?), held = (@mg_held := held + ?)${opts.report === 'grants' ? ', grants = LAST_INSERT_ID(grants)' : ''}`;
+    const where = `id = ?${live ? ' and deleted_at is null' : ''}${opts.minBalance !== undefined ? ' and balance >= ?' : ''}`;
+    const bindings = [change.balance, change.held, id, ...(opts.minBalance !== undefined ? [opts.minBalance] : [])];
+    const [ok] = await trx.raw(`update \`${table}\` set ${set} where ${where}`, bindings) as unknown as [{ affectedRows: number; insertId: number | string }];
+    if (ok.affectedRows !== 1) return undefined;
+    await trx('credit_transactions').insert({ ...row, balance_after: trx.raw('@mg_balance'), held_after: trx.raw('@mg_held') });
+    return opts.report === undefined ? 0 : num(ok.insertId);
+  }
+  const q = walletRow(trx, payer);
+  if (live) q.whereNull('deleted_at');
+  if (opts.minBalance !== undefined) q.andWhere('balance', '>=', opts.minBalance);
+  const [after] = await q.update({ balance: trx.raw('balance + ?', [change.balance]), held: trx.raw('held + ?', [change.held]) }, ['balance', 'held', 'grants']) as Array<{ balance: number | string; held: number | string; grants: number | string }>;
+  if (!after) return undefined;
+  await trx('credit_transactions').insert({ ...row, balance_after: num(after.balance), held_after: num(after.held) });
+  return opts.report === undefined ? 0 : num(after[opts.report]);
+}
+
+/** A settle or release must find the wallet that holds the price: its row cannot be gone while it holds (ON DELETE rules). */
+function mustHaveMoved(moved: number | undefined, payer: Payer): number {
+  if (moved === undefined) throw new Error(`wallet ${payer.teamId === null ? `of user ${payer.userId}` : `of team ${payer.teamId}`} not found`);
+  return moved;
+}
+
+/**
+ * balance -> held, only if the balance covers it (one conditional UPDATE), with its `hold` row;
+ * returns the wallet's spendable balance after the hold (undefined for a free request, which moves nothing).
+ */
+export async function holdFor(trx: Knex, payer: Payer, amount: number, ref: MoveRef): Promise<{ balance: number } | undefined> {
   if (amount === 0) return undefined;
-  const row = walletRow(trx, payer);
-  if (payer.teamId !== null) row.whereNull('deleted_at');
-  const n = await row
-    .andWhere('balance', '>=', amount)
-    .update({ balance: trx.raw('balance - ?', [amount]), held: trx.raw('held + ?', [amount]) });
-  if (affected(n) !== 1) throw new InsufficientCreditError(amount);
-  return appendLedger(trx, payer, {
+  const balance = await moveWallet(trx, payer, { balance: -amount, held: amount }, {
     kind: 'hold', amount: 0, heldChange: amount, predictionId: ref.predictionId, description: ref.model, now: ref.now, listPrice: ref.listPrice ?? null, discountPercent: ref.discountPercent ?? null,
-  });
+  }, { minBalance: amount, report: 'balance' });
+  if (balance === undefined) throw new InsufficientCreditError(amount);
+  return { balance };
 }
 
 /**
@@ -145,26 +197,26 @@ export async function settleFor(
   billing?: { listPrice: number | null; discountPercent: number | null },
 ): Promise<void> {
   if (amount === 0) return;
-  await walletRow(trx, payer).update({ held: trx.raw('held - ?', [amount]) });
   let recorded = billing && billing.listPrice !== null ? billing : undefined;
   if (!recorded) {
     // a prediction written before migration 3101 (or a caller without the row): the hold row has them
     const held = await trx('credit_transactions').where({ prediction_id: predictionId, kind: 'hold', ref: '' }).first<{ list_price: unknown; discount_percent: unknown } | undefined>('list_price', 'discount_percent');
     recorded = { listPrice: numOrNull(held?.list_price ?? null), discountPercent: numOrNull(held?.discount_percent ?? null) };
   }
-  const after = await appendLedger(trx, payer, {
+  const grants = mustHaveMoved(await moveWallet(trx, payer, { balance: 0, held: -amount }, {
     kind: 'prediction', amount: -amount, heldChange: -amount, predictionId, description: model, now,
     listPrice: recorded.listPrice, discountPercent: recorded.discountPercent,
-  });
-  // the charge spends expiring grant credit first; the wallet row (read by appendLedger) says whether it has any
-  if (after.grants !== 0) await consumeGrants(trx, payer, amount);
+  }, { report: 'grants' }), payer);
+  // the charge spends expiring grant credit first; the wallet row's marker (reported by the UPDATE) says whether it has any
+  if (grants !== 0) await consumeGrants(trx, payer, amount);
 }
 
 /** held -> balance, with its `release` row. */
 export async function releaseFor(trx: Knex, payer: Payer, amount: number, ref: MoveRef): Promise<void> {
   if (amount === 0) return;
-  await walletRow(trx, payer).update({ balance: trx.raw('balance + ?', [amount]), held: trx.raw('held - ?', [amount]) });
-  await appendLedger(trx, payer, { kind: 'release', amount: 0, heldChange: -amount, predictionId: ref.predictionId, description: ref.model, now: ref.now });
+  mustHaveMoved(await moveWallet(trx, payer, { balance: amount, held: -amount }, {
+    kind: 'release', amount: 0, heldChange: -amount, predictionId: ref.predictionId, description: ref.model, now: ref.now,
+  }, {}), payer);
 }
 
 export const hold = (trx: Knex, userId: number, amount: number, ref: MoveRef) => holdFor(trx, { userId, teamId: null }, amount, ref);

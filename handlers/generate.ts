@@ -135,6 +135,6 @@ export const generate: ModelHandler = async (ctx) => {
   // Persisted: from here the request is never lost. If the queue does not confirm now, the
   // sweeper publishes it when the broker is back.
   app.metrics.predictions.inc({ model: model.operationId, outcome: 'submitted' });
-  await app.dispatcher.dispatch(id, requestId);
+  await app.dispatcher.dispatch(id, requestId, outcome.row);
   return submitted(ctx, id, 'queued', price, outcome.balance);
 };

@@ -10,6 +10,7 @@
 // With the in-process queue, messages die with the process, so on start every unfinished
 // prediction and pending delivery is published again.
 import type { Db } from '../db/knex.ts';
+import type { ClaimSnapshot } from '../db/predictions.ts';
 import { findStalePending, findStalledUpstream, findUnfinished, findUnpublished, markPending, releaseOrphanedClaims, touchPending, touchUpstream } from '../db/predictions.ts';
 import { findStalledDeliveries, touchDelivery } from '../db/webhooks.ts';
 import type { Queue } from './queue/types.ts';
@@ -23,12 +24,13 @@ export interface IdMessage {
    */
   reqId?: string;
 }
-export type PredictionMessage = IdMessage;
+/** `row`: the submitted row's columns, so that the first claim need not read it back (db/predictions.ts claim); absent on the sweeper's copies */
+export type PredictionMessage = IdMessage & { row?: ClaimSnapshot };
 export type WebhookMessage = IdMessage;
 
 export interface Dispatcher {
   /** publishes a prediction; resolves true once confirmed, false if the queue could not take it now (the sweeper will) */
-  dispatch(id: string, reqId?: string): Promise<boolean>;
+  dispatch(id: string, reqId?: string, row?: ClaimSnapshot): Promise<boolean>;
   /** publishes a webhook delivery, with the same guarantee */
   dispatchWebhook(id: string, reqId?: string): Promise<boolean>;
   /** publishes what lost its message; returns how many */
@@ -65,9 +67,9 @@ export function createDispatcher(deps: {
     flushing = null;
   }
 
-  async function publish(topic: 'predictions' | 'webhooks', id: string, reqId?: string): Promise<boolean> {
+  async function publish(topic: 'predictions' | 'webhooks', id: string, reqId?: string, row?: ClaimSnapshot): Promise<boolean> {
     try {
-      await queue.publish(topic, (reqId === undefined ? { id } : { id, reqId }) satisfies IdMessage);
+      await queue.publish(topic, { id, ...(reqId === undefined ? {} : { reqId }), ...(row === undefined ? {} : { row }) } satisfies PredictionMessage);
     } catch (err) {
       log.warn({ err: (err as Error).message, topic, id, ...(reqId ? { reqId } : {}) }, 'publish not confirmed; the sweeper will retry');
       return false;
@@ -86,7 +88,7 @@ export function createDispatcher(deps: {
   }
 
   return {
-    dispatch: (id, reqId) => publish('predictions', id, reqId),
+    dispatch: (id, reqId, row) => publish('predictions', id, reqId, row),
     dispatchWebhook: (id, reqId) => publish('webhooks', id, reqId),
     async sweep() {
       if (sweeping) return 0;

@@ -4,7 +4,7 @@
 // Upstream adapters (those with a `job`) are not run in one go: the job is submitted, recorded
 // on the prediction, and advanced one poll per delayed message (workers/upstream-jobs.ts).
 import type { App } from '../lib/context.ts';
-import { claim, completePrediction, failPrediction, handBackPrediction, requeuePrediction } from '../db/predictions.ts';
+import { claim, completePrediction, parseClaimSnapshot, failPrediction, handBackPrediction, requeuePrediction } from '../db/predictions.ts';
 import type { Prediction } from '../db/predictions.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { adapterRegistry, configuredProviders } from './adapters/index.ts';
@@ -172,7 +172,9 @@ export function createRunModel(app: App) {
     // or by a retry copy (published by the worker that held it, once its handler had returned,
     // e.g. after it threw). Any other copy of the message (the sweeper republished a request
     // whose message seemed lost) finds it running or finished and is acknowledged unused.
-    const p = await claim(app.db, id, app.clock(), { fromProcessing: delivery.redelivered || delivery.attempt > 0 });
+    // A first delivery carries the submitted row: the claim then needs no read (db/predictions.ts claim).
+    const known = delivery.redelivered || delivery.attempt > 0 ? undefined : parseClaimSnapshot((body as { row?: unknown }).row);
+    const p = await claim(app.db, id, app.clock(), { fromProcessing: delivery.redelivered || delivery.attempt > 0, ...(known ? { known } : {}) });
     // Unknown, running elsewhere, finished or cancelled: nothing to do, and nothing to charge.
     if (!p) return { kind: 'ack' };
     const model = app.spec.models.get(p.model);

@@ -20,7 +20,7 @@
 // Tuning: BENCH_DURATION (8 s per run), BENCH_WARMUP (1 s), BENCH_ROUNDS (2), BENCH_CONNECTIONS (50),
 //   BENCH_IDLE (2 s of idle baseline before each gateway run), BENCH_SUSTAIN (60 s), BENCH_SUSTAIN_RATE
 //   (submits/s; default 1.1 x the drain rate measured in the production phase), BENCH_KEYS (200),
-//   BENCH_ROWS (20000), BENCH_WORKER_CONCURRENCY (16), BENCH_ENDPOINTS ("10,5000"),
+//   BENCH_ROWS (20000), BENCH_LIVE_USERS (1: the production keys' owners), BENCH_WORKER_CONCURRENCY (16), BENCH_ENDPOINTS ("10,5000"),
 //   BENCH_MYSQL_URL / BENCH_AMQP_URL (default: TEST_MYSQL_URL / TEST_AMQP_URL, else local defaults).
 // Writes .bench/last.json. Exit code 0 when every selected phase ran (met or not), 1 otherwise.
 import crypto from 'node:crypto';
@@ -72,6 +72,8 @@ const KEYS = intEnv('BENCH_KEYS', 200, 1);
 const ROWS = intEnv('BENCH_ROWS', 20_000, 1);
 const USERS = Math.min(10, KEYS);
 const LIVE_KEYS = 10;
+// the production keys' owners: 1 (default) puts every production submit on one wallet row
+const LIVE_USERS = Math.max(1, Math.min(LIVE_KEYS, Number(process.env.BENCH_LIVE_USERS ?? 1)));
 const WORKER_CONCURRENCY = intEnv('BENCH_WORKER_CONCURRENCY', 16, 1);
 const DRAIN_TIMEOUT_MS = 180_000;
 const ENDPOINT_COUNTS = [...new Set((process.env.BENCH_ENDPOINTS || '10,5000').split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0 && n < 100_000))].sort((a, b) => a - b);
@@ -372,9 +374,10 @@ async function register(baseUrl: string, i: number): Promise<number> {
 async function seed(baseUrl: string, withRows: boolean): Promise<Seed> {
   const users: number[] = [];
   for (let i = 0; i < USERS + 1; i++) users.push(await register(baseUrl, i));
-  const liveUser = users.pop()!;
+  const liveUsers = [users.pop()!];
+  for (let i = 1; i < LIVE_USERS; i++) liveUsers.push(await register(baseUrl, USERS + i));
   // Plenty of credit for every production request of the run.
-  await db('users').where({ id: liveUser }).update({ balance: 1_000_000_000 });
+  await db('users').whereIn('id', liveUsers).update({ balance: 1_000_000_000 });
   const key = async (userId: number, i: number, isTest: boolean) => {
     const secret = newSecret(isTest ? KEY_PREFIX_TEST : KEY_PREFIX_LIVE);
     const kind = isTest ? KEY_PREFIX_TEST : KEY_PREFIX_LIVE;
@@ -384,7 +387,7 @@ async function seed(baseUrl: string, withRows: boolean): Promise<Seed> {
   const sandbox: Array<{ secret: string; id: number; userId: number }> = [];
   for (let i = 0; i < KEYS; i++) sandbox.push(await key(users[i % users.length]!, i, true));
   const live: Array<{ secret: string; id: number }> = [];
-  for (let i = 0; i < LIVE_KEYS; i++) live.push(await key(liveUser, i, false));
+  for (let i = 0; i < LIVE_KEYS; i++) live.push(await key(liveUsers[i % liveUsers.length]!, i, false));
   const readRows: Array<{ key: string; id: string }> = [];
   if (withRows) {
     // One row through the gateway's own insert, then copies of it (every column as that insert
@@ -717,7 +720,7 @@ try {
     out(`   API on ${t.baseUrl} (pid ${t.api.pids.join(',')}), worker pid ${t.workers.map((w) => w.pids.join(',')).join(',')}, bare hapi on port ${bare.port} (pid ${bare.pid})`);
     const t0 = performance.now();
     seedData = await seed(t.baseUrl, PHASES.has('reads') || PHASES.has('scaleout'));
-    out(`   seeded ${USERS} users with ${KEYS} sandbox keys, 1 user with ${LIVE_KEYS} live keys, ${seedData.readRows.length} completed predictions spread over the sandbox keys (${round((performance.now() - t0) / 1000, 1)} s)`);
+    out(`   seeded ${USERS} users with ${KEYS} sandbox keys, ${LIVE_USERS} user(s) with ${LIVE_KEYS} live keys, ${seedData.readRows.length} completed predictions spread over the sandbox keys (${round((performance.now() - t0) / 1000, 1)} s)`);
     return { t, s: seedData };
   });
 
@@ -737,7 +740,7 @@ try {
 
     results.production = await phase('production submits', () => sideBySide(
       '3. production submit',
-      `POST ${MODEL_PATH} 64x64 1 step with x-api-key, a random one of ${LIVE_KEYS} live keys of one user: hold + insert + publish with confirm; the worker (another process, WORKER_CONCURRENCY=${WORKER_CONCURRENCY}) runs the local image adapter meanwhile; each round waits for the drain, and the cost covers submit + completion`,
+      `POST ${MODEL_PATH} 64x64 1 step with x-api-key, a random one of ${LIVE_KEYS} live keys of ${LIVE_USERS === 1 ? 'one user' : `${LIVE_USERS} users`}: hold + insert + publish with confirm; the worker (another process, WORKER_CONCURRENCY=${WORKER_CONCURRENCY}) runs the local image adapter meanwhile; each round waits for the drain, and the cost covers submit + completion`,
       one, (accepted) => submitLoad(s.liveKeys, PRODUCTION_BODY, accepted),
       (since, accepted) => drainFigures(s.liveKeyIds, since, accepted),
     ), 'production');

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected, answersReturning, isMysql, rawRows } from './knex.ts';
-import { creditWallet, holdFor, lockWallet, releaseFor, settleFor } from './wallet.ts';
+import { creditWallet, holdFor, lockWallet, releaseFor, settleFor, studioOwner } from './wallet.ts';
 import type { Payer } from './wallet.ts';
 import { checkKeySpend } from './key-spend.ts';
 import { insertDelivery, newDeliveryId } from './deliveries.ts';
@@ -524,10 +524,9 @@ export async function completePrediction(
 
 /** Credits the studio owner's wallet (user or team) the markup of a charged prediction: a `studio_revenue` row naming it. */
 async function creditStudioOwner(trx: Knex, p: Prediction, now: number): Promise<void> {
-  const studio = await trx('studios').where('id', p.studioId).first<{ user_id: number | string; team_id: number | string | null; slug: string } | undefined>('user_id', 'team_id', 'slug');
+  const studio = p.studioId === null ? undefined : await studioOwner(trx, p.studioId);
   if (!studio) return;
-  const owner: Payer = { userId: num(studio.user_id), teamId: numOrNull(studio.team_id) };
-  await creditWallet(trx, owner, p.studioMarkup, 'studio_revenue', `studio ${studio.slug}: ${p.model}`, now, { predictionId: p.id });
+  await creditWallet(trx, studio.owner, p.studioMarkup, 'studio_revenue', `studio ${studio.slug}: ${p.model}`, now, { predictionId: p.id });
 }
 
 export async function failPrediction(db: Db, p: Prediction, error: string, now: number, code: string | null = null): Promise<Finished> {

@@ -362,6 +362,12 @@ export type RefundOutcome =
     | { outcome: 'over-limit'; amount: number }
     | ({ outcome: 'refunded'; amount: number; charged: number; refundedTotal: number } & AdminMove)));
 
+/** The wallet (user or team) that earns a whitelabel studio's markup, and the studio's slug for the ledger row. */
+export async function studioOwner(trx: Knex, studioId: number | string): Promise<{ owner: Payer; slug: string } | undefined> {
+  const studio = await trx('studios').where('id', studioId).first<{ user_id: number | string; team_id: number | string | null; slug: string } | undefined>('user_id', 'team_id', 'slug');
+  return studio ? { owner: { userId: num(studio.user_id), teamId: numOrNull(studio.team_id) }, slug: studio.slug } : undefined;
+}
+
 /**
  * An end_user_pays studio run refunded (README "Whitelabel studios"): the studio owner gives back
  * its markup in the refund's proportion, as a negative `studio_revenue` row of the same prediction
@@ -371,9 +377,9 @@ export type RefundOutcome =
  */
 async function reverseStudioMarkup(trx: Knex, predictionId: string, studioId: number | string | null, markup: number, charged: number, refundedTotal: number, n: number, now: number): Promise<void> {
   if (studioId === null || markup <= 0) return;
-  const studio = await trx('studios').where('id', studioId).first<{ user_id: number | string; team_id: number | string | null; slug: string } | undefined>('user_id', 'team_id', 'slug');
+  const studio = await studioOwner(trx, studioId);
   if (!studio) return;
-  const owner: Payer = { userId: num(studio.user_id), teamId: studio.team_id === null ? null : num(studio.team_id) };
+  const { owner } = studio;
   const back = await trx('credit_transactions').where({ prediction_id: predictionId, kind: 'studio_revenue' }).andWhere('amount', '<', 0)
     .sum({ total: 'amount' }).first<{ total: number | string | null }>();
   const due = Math.floor(markup * Math.min(refundedTotal, charged) / charged) + num(back?.total ?? 0);

@@ -576,7 +576,8 @@ export async function touchPending(db: Db, id: string, now: number): Promise<voi
 
 /** Cancels the owner's prediction if it is still running; the hold goes back to the wallet that paid it. */
 export async function cancelPrediction(db: Db, owner: Owner, id: string, now: number): Promise<'cancelled' | 'not-found' | 'finished'> {
-  return db.transaction(async (trx) => {
+  // Retried whole on a deadlock or lock wait timeout (it takes the wallet row a hold or a charge may hold): the transition and the release roll back together.
+  return withLockRetry(() => db.transaction(async (trx) => {
     const row = await trx<PredictionRow>('predictions').where('id', id).andWhere(ownerWhere(owner)).first();
     if (!row) return 'not-found';
     const n = await trx('predictions').where('id', id).andWhere(ownerWhere(owner)).whereIn('status', ['queued', 'pending', 'processing'])
@@ -584,7 +585,7 @@ export async function cancelPrediction(db: Db, owner: Owner, id: string, now: nu
     if (affected(n) !== 1) return 'finished';
     await releaseFor(trx, payerOfRow(row), num(row.price), { predictionId: id, model: String(row.model), now });
     return 'cancelled';
-  });
+  }));
 }
 
 /** Maps a row selected elsewhere (e.g. joined to its webhook delivery). */

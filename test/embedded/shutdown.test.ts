@@ -17,7 +17,7 @@ async function boot(env: Record<string, string>, base: string): Promise<GatewayP
     if (proc.child.exitCode !== null) throw new Error(`gateway exited: ${proc.output()}`);
     const res = await fetch(`${base}/health`).catch(() => undefined);
     return res?.status === 200;
-  }, { what: 'the embedded gateway to answer /health', timeoutMs: 30_000, intervalMs: 100 });
+  }, { what: 'the embedded gateway to answer /health', timeoutMs: 60_000, intervalMs: 100 });
   return proc;
 }
 

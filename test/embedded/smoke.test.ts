@@ -16,7 +16,7 @@ async function boot(dataDir: string, port: number): Promise<{ proc: GatewayProce
     if (proc.child.exitCode !== null) throw new Error(`gateway exited: ${proc.output()}`);
     const res = await fetch(`${base}/health`).catch(() => undefined);
     return res?.status === 200;
-  }, { what: 'the embedded gateway to answer /health', timeoutMs: 30_000, intervalMs: 100 });
+  }, { what: 'the embedded gateway to answer /health', timeoutMs: 60_000, intervalMs: 100 });
   return { proc, base };
 }
 

@@ -14,6 +14,7 @@ import type { ConcurrencyLimits, NewPrediction, SubmitOutcome } from '../../db/p
 import { submitGrouped } from '../../db/submit-batch.ts';
 import { createDb } from '../../db/knex.ts';
 import { InsufficientCreditError } from '../../db/errors.ts';
+import { creditWallet } from '../../db/wallet.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 
@@ -164,3 +165,32 @@ test('two instances (two pools, two batch queues) against one MariaDB wallet sta
   t.deepEqual(await wallet(gw.app.db, acct2.userId), { balance: 100_000 - 23 * 7, held: 23 * 7 });
   await assertLedger(t, gw.app.db);
 });
+
+for (const engine of ['mysql', 'sqlite'] as const) {
+  test(`${engine}: a team's wallet batches its members' submits: held on the team, each hold row naming its member; a deleted team holds nothing`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const owner = await newAccount(gw, 0);
+    const member = await newAccount(gw, 0);
+    const made = await gw.server.inject({ method: 'POST', url: '/app/teams', headers: { authorization: `Bearer ${owner.session}` }, payload: { name: 'batch' } });
+    t.is(made.statusCode, 201, made.payload);
+    const teamId = Number((made.result as { id: number }).id);
+    await gw.app.db.transaction((trx) => creditWallet(trx, { userId: owner.userId, teamId }, 500, 'grant', 'test credit', Date.now()));
+    const batches = batchesRun(gw.app.db);
+    const ps = [owner, member, owner, member, owner, member].map((a) => request(a.userId, 100, null, teamId));
+    const answers = await Promise.all(ps.map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 4 }))));
+    t.deepEqual(answers, ['ok', 'ok', 'ok', 'ok', '429 account', '429 account']);
+    t.is(batches.n, 1);
+    const team = await gw.app.db('teams').where({ id: teamId }).first<{ balance: unknown; held: unknown }>('balance', 'held');
+    t.deepEqual([Number(team.balance), Number(team.held)], [100, 400]);
+    const rows = await gw.app.db('credit_transactions').where({ team_id: teamId, kind: 'hold' }).orderBy('id').select('user_id', 'prediction_id', 'balance_after') as Array<Record<string, unknown>>;
+    t.deepEqual(rows.map((r) => [Number(r.user_id), r.prediction_id, Number(r.balance_after)]), ps.slice(0, 4).map((p, i) => [p.userId, p.id, 500 - 100 * (i + 1)]));
+    t.is(Number((await gw.app.db('credit_transactions').where({ user_id: member.userId }).whereNull('team_id').count({ n: '*' }))[0]!.n), 0, 'nothing on the member\'s own wallet');
+
+    await gw.app.db('teams').where({ id: teamId }).update({ deleted_at: Date.now() });
+    const late = await Promise.all([owner, member, owner].map((a) => answer(submitGrouped(gw.app.db, request(a.userId, 10, null, teamId), Date.now()))));
+    t.deepEqual(late, ['402', '402', '402']);
+    t.is(batches.n, 2);
+    await assertLedger(t, gw.app.db);
+  });
+}

@@ -23,6 +23,8 @@ export interface SubmitRequest {
   p: NewPrediction;
   now: number;
   limits?: ConcurrencyLimits;
+  /** its row (submittedRow), when already built */
+  row?: Record<string, unknown>;
 }
 
 /** What one submit of a batch gets: the outcome submitPrediction would return, or the error it would throw (402 insufficient credit). */
@@ -94,7 +96,7 @@ async function decideAndWrite(trx: Knex, payer: Payer, batch: readonly SubmitReq
       const i = scopeIndex.get(name);
       if (i !== undefined) counted[i]!++;
     }
-    accepted.push({ at: answers.length, row: submittedRow(p, req.now), req });
+    accepted.push({ at: answers.length, row: req.row ?? submittedRow(p, req.now), req });
     answers.push({ outcome: { accepted: true } });
   }
   if (accepted.length === 0) return answers;
@@ -138,7 +140,7 @@ const MAX_BATCH_INPUT_BYTES = 1 << 20;
 interface Waiting {
   req: SubmitRequest;
   opts: SubmitOptions;
-  /** the row's input, serialised once when it had to wait (its size bounds the batch) */
+  /** the size of its row's input (built when the request had to wait), which bounds the batch */
   inputBytes: number;
   resolve: (outcome: SubmitOutcome) => void;
   reject: (err: unknown) => void;
@@ -165,7 +167,8 @@ export function submitGrouped(db: Db, p: NewPrediction, now: number, limits?: Co
   return new Promise<SubmitOutcome>((resolve, reject) => {
     const req: SubmitRequest = limits ? { p, now, limits } : { p, now };
     if (waiting) {
-      waiting.push({ req, opts, inputBytes: JSON.stringify(p.input).length, resolve, reject });
+      req.row = submittedRow(p, now);
+      waiting.push({ req, opts, inputBytes: String(req.row.input).length, resolve, reject });
       return;
     }
     wallets.set(key, []);
@@ -177,7 +180,12 @@ export function submitGrouped(db: Db, p: NewPrediction, now: number, limits?: Co
 async function drain(db: Db, wallets: Map<string, Waiting[]>, key: string, payer: Payer, first: Waiting[]): Promise<void> {
   let batch = first;
   while (batch.length > 0) {
-    await runBatch(db, payer, batch);
+    try {
+      await runBatch(db, payer, batch);
+    } catch (err) {
+      // runBatch settles every request itself; this only keeps the wallet's queue moving if it did not
+      for (const w of batch) w.reject(err);
+    }
     const waiting = wallets.get(key)!;
     let bytes = 0;
     let n = 0;

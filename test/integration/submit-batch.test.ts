@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { assertLedger } from '../helpers/ledger.ts';
-import { newPredictionId } from '../../db/predictions.ts';
+import { newPredictionId, unfinishedCounts } from '../../db/predictions.ts';
 import type { ConcurrencyLimits, NewPrediction, SubmitOutcome } from '../../db/predictions.ts';
 import { submitGrouped } from '../../db/submit-batch.ts';
 import { createDb } from '../../db/knex.ts';
@@ -193,4 +193,34 @@ for (const engine of ['mysql', 'sqlite'] as const) {
     t.is(batches.n, 2);
     await assertLedger(t, gw.app.db);
   });
+}
+
+test('mysql: an unfinished count stops at its bound: it reads about as many index entries as the limit, not the backlog', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 0);
+  const now = Date.now();
+  await gw.app.db('predictions').insert(Array.from({ length: 300 }, () => ({
+    id: newPredictionId(now), user_id: acct.userId, team_id: null, api_key_id: null, model: MODEL, status: 'queued', is_test: false,
+    input: '{}', price: 0, webhook_url: null, created_at: now, updated_at: now,
+  })));
+  const owner = { userId: acct.userId, teamId: null };
+  // one connection for the status counters and the count between them
+  const reads = (bound: number) => gw.app.db.transaction(async (trx) => {
+    const before = await handlerReads(trx);
+    const [n] = await unfinishedCounts(trx, [{ scope: { owner }, bound }]);
+    return { n, read: await handlerReads(trx) - before };
+  });
+  const bounded = await reads(10);
+  const whole = await reads(100_000);
+  t.is(bounded.n, 10);
+  t.is(whole.n, 300);
+  t.true(bounded.read <= 20, `bounded count read ${bounded.read} index entries`);
+  t.true(whole.read >= 300, `whole count read ${whole.read} index entries`);
+});
+
+/** The session's index reads so far (Handler_read_key + Handler_read_next), MariaDB. */
+async function handlerReads(trx: Knex): Promise<number> {
+  const [rows] = await trx.raw("show session status where Variable_name in ('Handler_read_key', 'Handler_read_next')") as unknown as [Array<{ Value: string }>];
+  return rows.reduce((sum, r) => sum + Number(r.Value), 0);
 }

@@ -244,22 +244,57 @@ export interface ConcurrencyLimits {
 export type SubmitOutcome = { accepted: true; balance?: number; row?: ClaimSnapshot } | { accepted: false; scope: 'key' | 'account' | 'embed'; limit: number } | { accepted: false; scope: 'embed-daily' | 'embed-monthly'; limit: number };
 
 const UNFINISHED: PredictionStatus[] = ['queued', 'pending', 'processing'];
+const UNFINISHED_SQL = UNFINISHED.map((s) => `'${s}'`).join(', ');
+
+/** One count of unfinished predictions: of an API key, or of a wallet's account (a user's own predictions, or a team's). */
+export type UnfinishedScope = { keyId: number } | { owner: Payer };
 
 /**
- * The unfinished predictions of a key and of an owner's wallet, in one round trip: each count is
- * its own index-backed subquery (api_key_id; user_id/team_id), not an OR that would defeat both
- * indexes. A null side is not counted (0).
+ * The unfinished predictions of each scope, each counted up to its `bound` (a limit: only "at
+ * least the limit" matters, so the count stops there and never walks a larger backlog), in one
+ * round trip. Each count is its own index-backed subquery (api_key_id; user_id/team_id), not an
+ * OR that would defeat both indexes. The caller holds the wallet row's lock (README "Rate limits
+ * on generation").
  */
-async function unfinishedCounts(trx: Knex, keyId: number | null, owner: { userId: number; teamId: number | null } | null): Promise<{ key: number; account: number }> {
-  const count = (where: (q: Knex.QueryBuilder) => void) => {
-    const q = trx('predictions').whereIn('status', UNFINISHED).count('*');
-    where(q);
-    return q;
+export async function unfinishedCounts(trx: Knex, scopes: ReadonlyArray<{ scope: UnfinishedScope; bound: number }>): Promise<number[]> {
+  if (scopes.length === 0) return [];
+  const bindings: Knex.RawBinding[] = [];
+  const columns = scopes.map(({ scope, bound }, i) => {
+    let where: string;
+    if ('keyId' in scope) {
+      where = 'api_key_id = ?';
+      bindings.push(scope.keyId);
+    } else if (scope.owner.teamId === null) {
+      where = 'user_id = ? and team_id is null';
+      bindings.push(scope.owner.userId);
+    } else {
+      where = 'team_id = ?';
+      bindings.push(scope.owner.teamId);
+    }
+    bindings.push(bound);
+    return `(select count(*) from (select 1 from predictions where ${where} and status in (${UNFINISHED_SQL}) limit ?) as u${i}) as c${i}`;
+  });
+  const [row] = await rawRows<Record<string, number | string>>(trx, `select ${columns.join(', ')}`, bindings);
+  return scopes.map((_, i) => num(row![`c${i}`]!));
+}
+
+/** The `predictions` row a production submit inserts (status `queued`). */
+export function submittedRow(p: NewPrediction, now: number): Record<string, unknown> {
+  const row: Record<string, unknown> = {
+    id: p.id, user_id: p.userId, team_id: p.teamId ?? null, api_key_id: p.apiKeyId, model: p.model, status: 'queued', is_test: false,
+    input: JSON.stringify(p.input), price: p.price, webhook_url: p.webhookUrl, http_request_id: p.httpRequestId ?? null, created_at: now, updated_at: now,
+    source: p.source ?? 'api',
+    ...(p.embedCodeId ? { embed_code_id: p.embedCodeId, embed_visitor: p.embedVisitor ?? null } : {}),
+    ...studioColumns(p),
   };
-  const k = keyId === null ? trx.raw('0 as k') : count((q) => q.where('api_key_id', keyId)).as('k');
-  const a = owner === null ? trx.raw('0 as a') : count((q) => (owner.teamId === null ? q.where('user_id', owner.userId).whereNull('team_id') : q.where('team_id', owner.teamId))).as('a');
-  const row = await trx.select(k, a).first<{ k: number | string; a: number | string }>();
-  return { key: num(row.k), account: num(row.a) };
+  // what the hold's ledger row records, kept on the prediction too so the charge need not read the hold row
+  if (p.price > 0) Object.assign(row, { list_price: p.listPrice ?? p.price, discount_percent: p.discountPercent ?? null });
+  return row;
+}
+
+/** Whether `limits` asks submitPrediction to count anything for this request. */
+export function limitsApply(p: Pick<NewPrediction, 'apiKeyId'>, limits: ConcurrencyLimits | undefined): boolean {
+  return limits !== undefined && (limits.perAccount > 0 || (limits.perKey > 0 && p.apiKeyId !== null));
 }
 
 /**
@@ -272,14 +307,8 @@ async function unfinishedCounts(trx: Knex, keyId: number | null, owner: { userId
 export async function submitPrediction(db: Db, p: NewPrediction, now: number, limits?: ConcurrencyLimits, opts: { keySpendLimited?: boolean; embed?: EmbedLimits } = {}): Promise<SubmitOutcome> {
   const { embed } = opts;
   const teamId = p.teamId ?? null;
-  const row = {
-    id: p.id, user_id: p.userId, team_id: teamId, api_key_id: p.apiKeyId, model: p.model, status: 'queued', is_test: false,
-    input: JSON.stringify(p.input), price: p.price, webhook_url: p.webhookUrl, http_request_id: p.httpRequestId ?? null, created_at: now, updated_at: now,
-    source: p.source ?? 'api',
-    ...(p.embedCodeId ? { embed_code_id: p.embedCodeId, embed_visitor: p.embedVisitor ?? null } : {}),
-    ...studioColumns(p),
-  };
-  const checked = embed !== undefined || (limits !== undefined && (limits.perAccount > 0 || (limits.perKey > 0 && p.apiKeyId !== null)));
+  const row = submittedRow(p, now);
+  const checked = embed !== undefined || limitsApply(p, limits);
   // keySpendLimited: the submitting key has a spend limit (db/key-spend.ts, checked first in the transaction)
   const spendChecked = opts.keySpendLimited === true && p.apiKeyId !== null && p.price > 0;
   if (p.price === 0 && !checked) {
@@ -287,10 +316,8 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
     return withSnapshot({ accepted: true }, row);
   }
   const payer = p.payer ?? { userId: p.userId, teamId };
-  // what the hold's ledger row records, kept on the prediction too so the charge need not read the hold row
   const listPrice = p.listPrice ?? p.price;
   const discountPercent = p.discountPercent ?? null;
-  if (p.price > 0) Object.assign(row, { list_price: listPrice, discount_percent: discountPercent });
   const hold = (trx: Knex) => holdFor(trx, payer, p.price, { predictionId: p.id, model: p.model, now, listPrice, discountPercent });
   // A deadlock victim is rolled back whole (hold and insert), so running it again is safe.
   try {
@@ -308,10 +335,15 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
         // a free one locks the row with a write that changes nothing.
         if (p.price > 0) wallet = await hold(trx);
         else await lockWallet(trx, payer);
-        const counted = await unfinishedCounts(trx, limits.perKey > 0 ? p.apiKeyId : null, limits.perAccount > 0 ? payer : null);
+        const byKey = limits.perKey > 0 && p.apiKeyId !== null;
+        const byAccount = limits.perAccount > 0;
+        const counts = await unfinishedCounts(trx, [
+          ...(byKey ? [{ scope: { keyId: p.apiKeyId! }, bound: limits.perKey }] : []),
+          ...(byAccount ? [{ scope: { owner: payer }, bound: limits.perAccount }] : []),
+        ]);
         let refused: SubmitOutcome | undefined;
-        if (counted.key >= limits.perKey && limits.perKey > 0 && p.apiKeyId !== null) refused = { accepted: false, scope: 'key', limit: limits.perKey };
-        else if (counted.account >= limits.perAccount && limits.perAccount > 0) refused = { accepted: false, scope: 'account', limit: limits.perAccount };
+        if (byKey && counts[0]! >= limits.perKey) refused = { accepted: false, scope: 'key', limit: limits.perKey };
+        else if (byAccount && counts[byKey ? 1 : 0]! >= limits.perAccount) refused = { accepted: false, scope: 'account', limit: limits.perAccount };
         if (refused && wallet) throw new LimitRefusal(refused);
         if (refused) return refused;
       } else {
@@ -406,7 +438,7 @@ const SNAPSHOT_TYPES = {
 const SNAPSHOT_COLUMNS = Object.keys(SNAPSHOT_TYPES) as Array<keyof typeof SNAPSHOT_TYPES>;
 export type ClaimSnapshot = Record<keyof typeof SNAPSHOT_TYPES, string | number | boolean | null>;
 
-function withSnapshot(outcome: { accepted: true; balance?: number }, row: Record<string, unknown>): SubmitOutcome {
+export function withSnapshot(outcome: { accepted: true; balance?: number }, row: Record<string, unknown>): SubmitOutcome {
   const snapshot = snapshotOfRow(row);
   return snapshot ? { ...outcome, row: snapshot } : outcome;
 }

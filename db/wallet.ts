@@ -169,6 +169,67 @@ async function moveWallet(
   return opts.report === undefined ? 0 : num(after[opts.report]);
 }
 
+/** A wallet as its row's lock found it (lockWalletReading). */
+export interface LockedWallet {
+  balance: number;
+  held: number;
+  /** false for a deleted team, which takes no new holds */
+  live: boolean;
+}
+
+/**
+ * Locks the payer's wallet row until the transaction ends and reads it (undefined: no such
+ * wallet). On MariaDB/MySQL a locking read (`FOR UPDATE`: the newest committed row, and no
+ * snapshot taken yet, so later plain reads see every transaction that held the lock before); on
+ * SQLite a write that changes nothing (`RETURNING` the row), which takes the database's write lock
+ * at once instead of upgrading a read lock later.
+ */
+export async function lockWalletReading(trx: Knex, payer: Payer): Promise<LockedWallet | undefined> {
+  const columns = payer.teamId === null ? ['balance', 'held'] : ['balance', 'held', 'deleted_at'];
+  type Row = { balance: number | string; held: number | string; deleted_at?: number | string | null };
+  let row: Row | undefined;
+  if (isMysql(trx)) row = await walletRow(trx, payer).forUpdate().first<Row | undefined>(columns);
+  else [row] = await walletRow(trx, payer).update({ held: trx.raw('held') }, columns) as Row[];
+  if (!row) return undefined;
+  return { balance: num(row.balance), held: num(row.held), live: row.deleted_at === null || row.deleted_at === undefined };
+}
+
+/** One hold of several taken together (holdEach): the prediction, who made it (the ledger row's user_id) and its price. */
+export interface EachHold extends MoveRef {
+  userId: number;
+  amount: number;
+}
+
+/**
+ * Several holds on one wallet whose row the caller has locked and read (`locked`, from
+ * lockWalletReading in the same transaction), in two statements whatever their number: one
+ * UPDATE for their sum (still conditional, `balance >= sum`), and one multi-row INSERT of their
+ * `hold` rows, in order, each with the wallet as it stands after that hold (nothing else can
+ * move the locked row between the read and the UPDATE, so these are exact; the rows' ids ascend
+ * in the same order, so the newest row carries the wallet as it is). A multi-row INSERT of known
+ * rows is a "simple insert" to InnoDB: no table-level AUTO-INC lock (see appendLedger). Returns
+ * the spendable balance after each hold. The caller has checked that the balance covers them.
+ */
+export async function holdEach(trx: Knex, payer: Payer, locked: { balance: number; held: number }, holds: readonly EachHold[]): Promise<number[]> {
+  const total = holds.reduce((sum, h) => sum + h.amount, 0);
+  if (total <= 0 || holds.some((h) => h.amount <= 0)) throw new Error('holdEach takes priced holds only');
+  const n = await walletRow(trx, payer).andWhere('balance', '>=', total).update({ balance: trx.raw('balance - ?', [total]), held: trx.raw('held + ?', [total]) });
+  if (affected(n) !== 1) throw new InsufficientCreditError(total);
+  let { balance, held } = locked;
+  const balances: number[] = [];
+  const rows = holds.map((h) => {
+    balance -= h.amount;
+    held += h.amount;
+    balances.push(balance);
+    return {
+      user_id: h.userId, team_id: payer.teamId, amount: 0, held_change: h.amount, kind: 'hold', prediction_id: h.predictionId, ref: '',
+      description: h.model.slice(0, 255), balance_after: balance, held_after: held, created_at: h.now, list_price: h.listPrice ?? h.amount, discount_percent: h.discountPercent ?? null,
+    };
+  });
+  await trx('credit_transactions').insert(rows);
+  return balances;
+}
+
 /** A settle or release must find the wallet that holds the price: its row cannot be gone while it holds (ON DELETE rules). */
 function mustHaveMoved(moved: number | undefined, payer: Payer): number {
   if (moved === undefined) throw new Error(`wallet ${payer.teamId === null ? `of user ${payer.userId}` : `of team ${payer.teamId}`} not found`);

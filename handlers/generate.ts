@@ -7,7 +7,8 @@ import { priceFor } from './catalog.ts';
 import { studioHides } from './studios.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
-import { insertSandboxPrediction, newPredictionId, submitPrediction } from '../db/predictions.ts';
+import { insertSandboxPrediction, newPredictionId } from '../db/predictions.ts';
+import { submitGrouped } from '../db/submit-batch.ts';
 import { getBalance, getTeamBalance } from '../db/wallet.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import type { PredictionView } from '../lib/prediction-view.ts';
@@ -121,8 +122,9 @@ export const generate: ModelHandler = async (ctx) => {
     throw new EmbedRefusedError(402, 'embed_cost_cap_exceeded', `this request costs ${price} credits, more than this embed code allows per run (${embed.maxCostPerRun})`);
   }
   const embedLimits = embed ? { codeId: embed.codeId, dailyCap: embed.dailyCap, monthlyCap: embed.monthlyCap, maxConcurrent: embed.maxConcurrent } : undefined;
-    // A key's spend limit (402 key_spend_limit_exceeded) is checked in the hold's transaction too (db/key-spend.ts).
-  const outcome = await submitPrediction(app.db, { ...base, ...studioBilling, price, listPrice, discountPercent }, now, { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, {
+  // A key's spend limit (402 key_spend_limit_exceeded) is checked in the hold's transaction too (db/key-spend.ts).
+  // Submits of one wallet in flight together in this process share one transaction (db/submit-batch.ts).
+  const outcome = await submitGrouped(app.db, { ...base, ...studioBilling, price, listPrice, discountPercent }, now, { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, {
     keySpendLimited: caller.keySpendLimited === true, ...(embedLimits ? { embed: embedLimits } : {}),
   });
   if (!outcome.accepted && outcome.scope === 'embed-daily') throw new EmbedRefusedError(402, 'embed_daily_cap_reached', 'this embed code has reached its daily spending cap; try again tomorrow (UTC)');

@@ -1,0 +1,226 @@
+// Group commit of submits per wallet (db/submit-batch.ts): submits of one wallet that arrive while
+// one is in flight go together in one transaction, and each gets exactly the answer it would get
+// alone: credit, per-key and per-account limits decided in arrival order, the ledger exact row by
+// row, a failing batch falling back to each submit alone, and two instances (two pools, two
+// queues) on one MariaDB wallet still exact. On MariaDB and on SQLite.
+import test from 'ava';
+import type { ExecutionContext } from 'ava';
+import type { Knex } from 'knex';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { assertLedger } from '../helpers/ledger.ts';
+import { newPredictionId, unfinishedCounts } from '../../db/predictions.ts';
+import type { ConcurrencyLimits, NewPrediction, SubmitOutcome } from '../../db/predictions.ts';
+import { submitGrouped } from '../../db/submit-batch.ts';
+import { createDb } from '../../db/knex.ts';
+import { InsufficientCreditError } from '../../db/errors.ts';
+import { creditWallet } from '../../db/wallet.ts';
+
+const MODEL = 'canvas-v1-fast-text-to-image';
+
+function request(userId: number, price: number, apiKeyId: number | null = null, teamId: number | null = null): NewPrediction {
+  return { id: newPredictionId(Date.now()), userId, teamId, apiKeyId, model: MODEL, input: { prompt: 'a lighthouse' }, price, listPrice: price + 10, discountPercent: 5, webhookUrl: null };
+}
+
+/** What a submit came to: 'ok', '402', '429 key' / '429 account', or the error's message. */
+async function answer(p: Promise<SubmitOutcome>): Promise<string> {
+  try {
+    const o = await p;
+    return o.accepted ? 'ok' : `429 ${o.scope}`;
+  } catch (err) {
+    return err instanceof InsufficientCreditError ? '402' : String((err as Error).message);
+  }
+}
+
+/** Counts the batches a knex instance ran: the wallet's locking read that only a batch makes (MariaDB FOR UPDATE; SQLite a no-op write returning the row). */
+function batchesRun(db: Knex): { readonly n: number } {
+  const seen = { n: 0 };
+  db.on('query', (q: { sql: string }) => {
+    if (/for update$|`held` = held where .*returning/i.test(q.sql)) seen.n++;
+  });
+  return seen;
+}
+
+async function keyIds(gw: TestGateway, session: string, n: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${session}` }, payload: { name: `k${i}` } });
+    ids.push((res.result as { id: number }).id);
+  }
+  return ids;
+}
+
+async function wallet(db: Knex, userId: number): Promise<{ balance: number; held: number }> {
+  const w = await db('users').where({ id: userId }).first<{ balance: unknown; held: unknown }>('balance', 'held');
+  return { balance: Number(w.balance), held: Number(w.held) };
+}
+
+/** The hold rows of a user, in id order, as [prediction_id, balance_after, held_after, list_price, discount_percent]. */
+async function holdRows(db: Knex, userId: number): Promise<Array<[string, number, number, number, number]>> {
+  const rows = await db('credit_transactions').where({ user_id: userId, kind: 'hold' }).orderBy('id')
+    .select('prediction_id', 'balance_after', 'held_after', 'list_price', 'discount_percent') as Array<Record<string, unknown>>;
+  return rows.map((r) => [String(r.prediction_id), Number(r.balance_after), Number(r.held_after), Number(r.list_price), Number(r.discount_percent)]);
+}
+
+function assertHoldSequence(t: ExecutionContext, rows: Array<[string, number, number, number, number]>, ids: string[], start: number, price: number) {
+  t.deepEqual(rows, ids.map((id, i) => [id, start - price * (i + 1), price * (i + 1), price + 10, 5] as [string, number, number, number, number]));
+}
+
+for (const engine of ['mysql', 'sqlite'] as const) {
+  test(`${engine}: parallel submits of one wallet with credit for k of N: exactly k are held, in arrival order, the rest 402; each hold row records the wallet after it`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 1000);
+    const batches = batchesRun(gw.app.db);
+    const ps = Array.from({ length: 12 }, () => request(acct.userId, 150));
+    const answers = await Promise.all(ps.map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 0 }))));
+    // 1000 covers six holds of 150; the first runs alone, the other eleven wait and go together in arrival order
+    t.deepEqual(answers, ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', '402', '402', '402', '402', '402', '402']);
+    t.is(batches.n, 1, 'the waiting submits went in one batch');
+    const accepted = ps.slice(0, 6).map((p) => p.id);
+    assertHoldSequence(t, await holdRows(gw.app.db, acct.userId), accepted, 1000, 150);
+    t.deepEqual(await wallet(gw.app.db, acct.userId), { balance: 100, held: 900 });
+    const stored = await gw.app.db('predictions').where({ user_id: acct.userId }).orderBy('id').select('id', 'price', 'list_price', 'discount_percent', 'status') as Array<Record<string, unknown>>;
+    t.deepEqual(stored.map((r) => [r.id, Number(r.price), Number(r.list_price), Number(r.discount_percent), r.status]), accepted.map((id) => [id, 150, 160, 5, 'queued']).sort());
+    // the balance each accepted submit answers is the one after its own hold
+    const outcomes = await Promise.all([request(acct.userId, 40), request(acct.userId, 30), request(acct.userId, 20)].map((p) => submitGrouped(gw.app.db, p, Date.now())));
+    t.deepEqual(outcomes.map((o) => (o.accepted ? o.balance : undefined)), [60, 30, 10]);
+    t.true(outcomes.every((o) => o.accepted && o.row?.price !== undefined), 'each carries its row for the claim');
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${engine}: N parallel submits with room for k unfinished per account admit exactly k; per-key limits of mixed keys in one batch count the ones accepted before`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 100_000);
+    const [a, b] = await keyIds(gw, acct.session, 2);
+    // two unfinished already (one per key), from earlier submits
+    for (const k of [a!, b!]) t.is(await answer(submitGrouped(gw.app.db, request(acct.userId, 10, k), Date.now())), 'ok');
+    const batches = batchesRun(gw.app.db);
+    const limits: ConcurrencyLimits = { perKey: 3, perAccount: 5 };
+    const order = [a, b, a, a, b, a, b, b, a, b].map((k) => request(acct.userId, 10, k!));
+    const answers = await Promise.all(order.map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), limits))));
+    // a: 1 unfinished, b: 1, account 2. a -> a2 (acct 3); b -> b2 (4); a -> a3 (5); a: key a full;
+    // b: account full (key b has room, so the account names the refusal); and so on
+    t.deepEqual(answers, ['ok', 'ok', 'ok', '429 key', '429 account', '429 key', '429 account', '429 account', '429 key', '429 account']);
+    t.is(batches.n, 1);
+    t.is(Number((await gw.app.db('predictions').where({ user_id: acct.userId }).count({ n: '*' }))[0]!.n), 5);
+    t.deepEqual(await wallet(gw.app.db, acct.userId), { balance: 100_000 - 50, held: 50 });
+
+    // free submits with limits go in batches too, and hold nothing
+    const acct2 = await newAccount(gw, 0);
+    const free = Array.from({ length: 8 }, () => request(acct2.userId, 0));
+    const freeAnswers = await Promise.all(free.map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 4 }))));
+    t.deepEqual(freeAnswers, ['ok', 'ok', 'ok', 'ok', '429 account', '429 account', '429 account', '429 account']);
+    t.is(Number((await gw.app.db('credit_transactions').where({ user_id: acct2.userId, kind: 'hold' }).count({ n: '*' }))[0]!.n), 0);
+
+    // a batch that mixes 402 and 429: the credit is checked before the counts, as the hold comes first;
+    // the last, free, is refused by the account's limit only
+    const acct3 = await newAccount(gw, 25);
+    const mixed = [10, 10, 10, 5, 0].map((price) => request(acct3.userId, price));
+    const mixedAnswers = await Promise.all(mixed.map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 3 }))));
+    t.deepEqual(mixedAnswers, ['ok', 'ok', '402', 'ok', '429 account']);
+    t.deepEqual(await wallet(gw.app.db, acct3.userId), { balance: 0, held: 25 });
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${engine}: a batch whose one submit fails (a duplicate id) falls back to each alone: the others are accepted, nothing is held twice`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 1000);
+    const batches = batchesRun(gw.app.db);
+    const first = request(acct.userId, 100);
+    const dup = { ...request(acct.userId, 100), id: first.id };
+    const others = [request(acct.userId, 100), dup, request(acct.userId, 100), request(acct.userId, 100)];
+    const answers = await Promise.all([first, ...others].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 10 }))));
+    t.deepEqual(answers.map((a, i) => (i === 2 ? /duplicate|unique/i.test(a) : a)), ['ok', 'ok', true, 'ok', 'ok'], answers.join('\n'));
+    t.is(batches.n, 1, 'the four waiting submits were tried as one batch first');
+    t.deepEqual(await wallet(gw.app.db, acct.userId), { balance: 600, held: 400 });
+    t.is((await holdRows(gw.app.db, acct.userId)).length, 4);
+    await assertLedger(t, gw.app.db);
+  });
+}
+
+test('two instances (two pools, two batch queues) against one MariaDB wallet stay exact: credit for k of N and an account limit', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const other = createDb({ databaseUrl: gw.env.DATABASE_URL, sqliteFile: '' });
+  t.teardown(() => other.destroy());
+  const batches = [batchesRun(gw.app.db), batchesRun(other)];
+  const acct = await newAccount(gw, 100 * 37);
+  const dbs = [gw.app.db, other];
+  const answers = await Promise.all(Array.from({ length: 80 }, (_, i) => answer(submitGrouped(dbs[i % 2]!, request(acct.userId, 100), Date.now(), { perKey: 0, perAccount: 1000 }))));
+  t.is(answers.filter((a) => a === 'ok').length, 37);
+  t.is(answers.filter((a) => a === '402').length, 43);
+  t.true(batches.every((b) => b.n >= 1), 'both instances ran batches');
+  t.deepEqual(await wallet(gw.app.db, acct.userId), { balance: 0, held: 3700 });
+  // the hold rows, in id order, form one sequence across both instances' batches
+  const rows = await holdRows(gw.app.db, acct.userId);
+  t.deepEqual(rows.map((r) => [r[1], r[2]]), rows.map((_, i) => [3700 - 100 * (i + 1), 100 * (i + 1)]));
+
+  const acct2 = await newAccount(gw, 100_000);
+  const limited = await Promise.all(Array.from({ length: 60 }, (_, i) => answer(submitGrouped(dbs[i % 2]!, request(acct2.userId, 7), Date.now(), { perKey: 0, perAccount: 23 }))));
+  t.is(limited.filter((a) => a === 'ok').length, 23);
+  t.is(limited.filter((a) => a === '429 account').length, 37);
+  t.deepEqual(await wallet(gw.app.db, acct2.userId), { balance: 100_000 - 23 * 7, held: 23 * 7 });
+  await assertLedger(t, gw.app.db);
+});
+
+for (const engine of ['mysql', 'sqlite'] as const) {
+  test(`${engine}: a team's wallet batches its members' submits: held on the team, each hold row naming its member; a deleted team holds nothing`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const owner = await newAccount(gw, 0);
+    const member = await newAccount(gw, 0);
+    const made = await gw.server.inject({ method: 'POST', url: '/app/teams', headers: { authorization: `Bearer ${owner.session}` }, payload: { name: 'batch' } });
+    t.is(made.statusCode, 201, made.payload);
+    const teamId = Number((made.result as { id: number }).id);
+    await gw.app.db.transaction((trx) => creditWallet(trx, { userId: owner.userId, teamId }, 500, 'grant', 'test credit', Date.now()));
+    const batches = batchesRun(gw.app.db);
+    const ps = [owner, member, owner, member, owner, member].map((a) => request(a.userId, 100, null, teamId));
+    const answers = await Promise.all(ps.map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 4 }))));
+    t.deepEqual(answers, ['ok', 'ok', 'ok', 'ok', '429 account', '429 account']);
+    t.is(batches.n, 1);
+    const team = await gw.app.db('teams').where({ id: teamId }).first<{ balance: unknown; held: unknown }>('balance', 'held');
+    t.deepEqual([Number(team.balance), Number(team.held)], [100, 400]);
+    const rows = await gw.app.db('credit_transactions').where({ team_id: teamId, kind: 'hold' }).orderBy('id').select('user_id', 'prediction_id', 'balance_after') as Array<Record<string, unknown>>;
+    t.deepEqual(rows.map((r) => [Number(r.user_id), r.prediction_id, Number(r.balance_after)]), ps.slice(0, 4).map((p, i) => [p.userId, p.id, 500 - 100 * (i + 1)]));
+    t.is(Number((await gw.app.db('credit_transactions').where({ user_id: member.userId }).whereNull('team_id').count({ n: '*' }))[0]!.n), 0, 'nothing on the member\'s own wallet');
+
+    await gw.app.db('teams').where({ id: teamId }).update({ deleted_at: Date.now() });
+    const late = await Promise.all([owner, member, owner].map((a) => answer(submitGrouped(gw.app.db, request(a.userId, 10, null, teamId), Date.now()))));
+    t.deepEqual(late, ['402', '402', '402']);
+    t.is(batches.n, 2);
+    await assertLedger(t, gw.app.db);
+  });
+}
+
+test('mysql: an unfinished count stops at its bound: it reads about as many index entries as the limit, not the backlog', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 0);
+  const now = Date.now();
+  await gw.app.db('predictions').insert(Array.from({ length: 300 }, () => ({
+    id: newPredictionId(now), user_id: acct.userId, team_id: null, api_key_id: null, model: MODEL, status: 'queued', is_test: false,
+    input: '{}', price: 0, webhook_url: null, created_at: now, updated_at: now,
+  })));
+  const owner = { userId: acct.userId, teamId: null };
+  // one connection for the status counters and the count between them
+  const reads = (bound: number) => gw.app.db.transaction(async (trx) => {
+    const before = await handlerReads(trx);
+    const [n] = await unfinishedCounts(trx, [{ scope: { owner }, bound }]);
+    return { n, read: await handlerReads(trx) - before };
+  });
+  const bounded = await reads(10);
+  const whole = await reads(100_000);
+  t.is(bounded.n, 10);
+  t.is(whole.n, 300);
+  t.true(bounded.read <= 20, `bounded count read ${bounded.read} index entries`);
+  t.true(whole.read >= 300, `whole count read ${whole.read} index entries`);
+});
+
+/** The session's index reads so far (Handler_read_key + Handler_read_next), MariaDB. */
+async function handlerReads(trx: Knex): Promise<number> {
+  const [rows] = await trx.raw("show session status where Variable_name in ('Handler_read_key', 'Handler_read_next')") as unknown as [Array<{ Value: string }>];
+  return rows.reduce((sum, r) => sum + Number(r.Value), 0);
+}

@@ -108,12 +108,14 @@ export interface QuotaHit {
   windowStart: number;
 }
 
+/** Whether a request with these counts is refused: one of them is above its quota. */
+const refused = (it: QuotaHit, counts: readonly number[]) => counts.some((n, i) => n > it.quotas[i]!);
+
 /**
  * The requests of one batch counted as if they had come one after the other, each refused one
  * taken back before the next: from each bucket's total after the batch's increments, the count
  * before the batch; then in order, a request sees each of its buckets' count + 1, and only an
- * admitted one (no count above its quota) adds to them. The refused ones were added by the
- * statement too: their caller takes them back (unhitWindow), as it does today.
+ * admitted one (no count above its quota) adds to them.
  */
 export function serialCounts(items: readonly QuotaHit[], totals: ReadonlyMap<string, number>, keyOf: (b: string) => string): number[][] {
   const current = new Map<string, number>();
@@ -121,18 +123,23 @@ export function serialCounts(items: readonly QuotaHit[], totals: ReadonlyMap<str
   for (const it of items) for (const b of it.buckets) current.set(keyOf(b), current.get(keyOf(b))! - 1);
   return items.map((it) => {
     const seen = it.buckets.map((b) => current.get(keyOf(b))! + 1);
-    if (seen.every((n, i) => n <= it.quotas[i]!)) for (const b of it.buckets) current.set(keyOf(b), current.get(keyOf(b))! + 1);
+    if (!refused(it, seen)) for (const b of it.buckets) current.set(keyOf(b), current.get(keyOf(b))! + 1);
     return seen;
   });
+}
+
+/** Takes back `n` hits of a bucket's window (requests that turned out not to count). */
+async function unhitWindowBy(db: Db, bucket: string, windowStart: number, n: number): Promise<void> {
+  await db('rate_limits').where({ bucket, window_start: windowStart }).andWhere('hits', '>', 0)
+    .update({ hits: db.raw('CASE WHEN hits > ? THEN hits - ? ELSE 0 END', [n, n]) });
 }
 
 /** Most requests a batched upsert counts (at most three buckets each). */
 const HIT_BATCH_MAX = 200;
 
-const quotaBatcher = perInstance((db: Db) => naturalBatcher<QuotaHit, number[]>(async (items) => {
+async function countBatch(db: Db, items: QuotaHit[]): Promise<Array<ItemOutcome<number[]>>> {
   if (items.length === 1) return eachAlone(items, (it) => hitWindows(db, it.buckets, it.windowStart));
-  const mysql = isMysql(db);
-  const keyOf = mysql ? (b: string) => b.toLowerCase() : (b: string) => b;
+  const keyOf = isMysql(db) ? (b: string) => b.toLowerCase() : (b: string) => b;
   // each bucket once, under the spelling it was first given; its increment is how many requests name it
   const by = new Map<string, number>();
   const spelling = new Map<string, string>();
@@ -152,21 +159,48 @@ const quotaBatcher = perInstance((db: Db) => naturalBatcher<QuotaHit, number[]>(
     return eachAlone(items, (it) => hitWindows(db, it.buckets, it.windowStart));
   }
   return serialCounts(items, totals, keyOf).map((value): ItemOutcome<number[]> => ({ ok: true, value }));
+}
+
+const quotaBatcher = perInstance((db: Db) => naturalBatcher<QuotaHit, number[]>(async (items) => {
+  const outcomes = await countBatch(db, items);
+  // the refused requests' hits are taken back before the next batch counts (one statement per bucket)
+  const back = new Map<string, number>();
+  const refusedAt: number[] = [];
+  outcomes.forEach((o, i) => {
+    if (!o.ok || !refused(items[i]!, o.value)) return;
+    refusedAt.push(i);
+    for (const b of items[i]!.buckets) back.set(b, (back.get(b) ?? 0) + 1);
+  });
+  if (back.size === 0) return outcomes;
+  const windowStart = items[0]!.windowStart;
+  try {
+    await Promise.all([...back].map(([b, n]) => unhitWindowBy(db, b, windowStart, n)));
+  } catch (error) {
+    // the refused requests fail as their own take-back would have; the admitted ones stand
+    for (const i of refusedAt) outcomes[i] = { ok: false, error };
+  }
+  return outcomes;
 }, { max: HIT_BATCH_MAX, compatible: (first, it) => it.windowStart === first.windowStart }));
 
 /**
  * Counts one hit in each bucket (distinct under the engine's collation) of a request limited by
- * `quotas`, and returns the counts it sees, exactly as if the concurrent requests of this process
- * had been counted one by one (serialCounts), with one statement per batch of them (naturalBatcher:
- * while one batch's upsert is in flight, arrivals queue for the next). A request whose count passes
- * a quota is refused, and its caller takes its hits back (unhitWindow).
+ * `quotas`, and returns the counts it sees. A request refused (a count above its quota) is taken
+ * back before this answers: it does not count. The concurrent requests of this process share one
+ * upsert per batch (naturalBatcher: while one batch's statements are in flight, arrivals queue
+ * for the next), and each sees exactly the counts it would have seen had they come one by one
+ * (serialCounts).
  */
 export async function hitQuotaWindows(db: Db, buckets: readonly string[], quotas: readonly number[], windowStart: number): Promise<number[]> {
   if (buckets.length === 0) return [];
   const keyOf = isMysql(db) ? (b: string) => b.toLowerCase() : (b: string) => b;
-  // inside a transaction, a bucket named twice, or MySQL (no RETURNING): counted alone
-  if (db.isTransaction || new Set(buckets.map(keyOf)).size !== buckets.length || !(await answersReturning(db))) return hitWindows(db, buckets, windowStart);
-  return quotaBatcher(db)({ buckets, quotas, windowStart });
+  const item = { buckets, quotas, windowStart };
+  // inside a transaction, a bucket named twice, or MySQL (no RETURNING): counted alone, as before
+  if (db.isTransaction || new Set(buckets.map(keyOf)).size !== buckets.length || !(await answersReturning(db))) {
+    const counts = await hitWindows(db, buckets, windowStart);
+    if (refused(item, counts)) await Promise.all(buckets.map((b) => unhitWindow(db, b, windowStart)));
+    return counts;
+  }
+  return quotaBatcher(db)(item);
 }
 
 /** Counts one hit in the window starting at `windowStart` and returns the hits in that window so far. */

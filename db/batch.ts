@@ -10,8 +10,8 @@ export type ItemOutcome<O> = { ok: true; value: O } | { ok: false; error: unknow
 export interface NaturalBatchOptions<I> {
   /** the most items one batch takes (the rest wait for the next one) */
   max: number;
-  /** whether `item` may share a batch whose first item is `first` (default: always) */
-  compatible?: (first: I, item: I) => boolean;
+  /** whether `item` may join the items already taken into a batch (default: always); if not, it waits for the next */
+  compatible?: (batch: readonly I[], item: I) => boolean;
 }
 
 interface Entry<I, O> {
@@ -31,12 +31,19 @@ export function naturalBatcher<I, O>(run: (items: I[]) => Promise<Array<ItemOutc
   const pump = () => {
     if (busy || queue.length === 0) return;
     busy = true;
-    const first = queue[0]!.item;
     const batch: Array<Entry<I, O>> = [];
+    const items: I[] = [];
     const rest: Array<Entry<I, O>> = [];
-    for (const e of queue) (batch.length < opts.max && (opts.compatible === undefined || opts.compatible(first, e.item)) ? batch : rest).push(e);
+    for (const e of queue) {
+      if (batch.length < opts.max && (items.length === 0 || opts.compatible === undefined || opts.compatible(items, e.item))) {
+        batch.push(e);
+        items.push(e.item);
+      } else {
+        rest.push(e);
+      }
+    }
     queue = rest;
-    run(batch.map((e) => e.item)).then((outcomes) => {
+    run(items).then((outcomes) => {
       batch.forEach((e, i) => {
         const o = outcomes[i];
         if (o === undefined) e.reject(new Error('a batch answered fewer outcomes than it had items'));

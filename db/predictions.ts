@@ -667,11 +667,67 @@ export type PredictionResult = Pick<Prediction, 'id' | 'model' | 'status' | 'isT
  * columns (every poll runs it: not the input, nor the billing and upstream columns).
  */
 export async function findPredictionResult(db: Db, owner: Owner, id: string): Promise<PredictionResult | undefined> {
-  const scope = ownerSql(owner);
+  // an id of other characters is compared by MariaDB's collation in ways a Map cannot repeat (accents, trailing spaces): alone
+  if (db.isTransaction || !BATCHED_ID.test(id)) return findResultAlone(db, { owner, id });
+  return resultBatcher(db)({ owner, id, key: isMysql(db) ? id.toLowerCase() : id });
+}
+
+/** Ids whose equality under MariaDB's utf8mb4_general_ci is their lower case (SQLite compares them byte for byte). */
+const BATCHED_ID = /^[0-9A-Za-z_-]+$/;
+
+interface ResultRead {
+  owner: Owner;
+  id: string;
+  /** the id as the engine compares it: lower case on MariaDB, as sent on SQLite */
+  key?: string;
+}
+
+async function findResultAlone(db: Db, read: ResultRead): Promise<PredictionResult | undefined> {
+  const scope = ownerSql(read.owner);
   let sql = findResultSql.get(scope.sql);
   if (sql === undefined) findResultSql.set(scope.sql, sql = `SELECT ${RESULT_COLUMNS} FROM predictions WHERE id = ? AND ${scope.sql} LIMIT 1`);
-  const [r] = await rawRows<PredictionRow>(db, sql, [id, ...scope.bindings]);
-  if (!r) return undefined;
+  const [r] = await rawRows<PredictionRow>(db, sql, [read.id, ...scope.bindings]);
+  return r ? toResult(r) : undefined;
+}
+
+/** Most reads one statement answers. */
+const RESULT_BATCH_MAX = 100;
+const sameOwner = (a: Owner, b: Owner) => a.userId === b.userId && a.teamId === b.teamId;
+
+/**
+ * The result reads of this process that arrive while one is in flight share the next statement
+ * (naturalBatcher): `WHERE (id = ? AND <owner>) OR (id = ? AND <owner>) ...`, each read's owner
+ * scoping written into the query as alone, so another owner's row is never fetched. A batch names
+ * an id (as the engine compares it) under one owner only (a read of the same id by another owner
+ * waits for the next batch), so a row answers every read of its id in the batch. If the statement
+ * fails, each read alone.
+ */
+const resultBatcher = perInstance((db: Db) => naturalBatcher<ResultRead, PredictionResult | undefined>(async (reads) => {
+  if (reads.length === 1) return eachAlone(reads, (r) => findResultAlone(db, r));
+  const conditions: string[] = [];
+  const bindings: Knex.RawBinding[] = [];
+  const named = new Set<string>();
+  for (const r of reads) {
+    // the same read twice is asked once
+    if (named.has(r.key!)) continue;
+    named.add(r.key!);
+    const scope = ownerSql(r.owner);
+    conditions.push(`(id = ? AND ${scope.sql})`);
+    bindings.push(r.id, ...scope.bindings);
+  }
+  let rows: PredictionRow[];
+  try {
+    // by primary key on MariaDB: it may otherwise plan the OR as a scan of an owner index
+    rows = await rawRows<PredictionRow>(db, `SELECT ${RESULT_COLUMNS} FROM predictions${isMysql(db) ? ' FORCE INDEX (PRIMARY)' : ''} WHERE ${conditions.join(' OR ')}`, bindings);
+  } catch {
+    return eachAlone(reads, (r) => findResultAlone(db, r));
+  }
+  const keyOf = isMysql(db) ? (id: string) => id.toLowerCase() : (id: string) => id;
+  const byKey = new Map(rows.map((r) => [keyOf(r.id), toResult(r)]));
+  return reads.map((r): ItemOutcome<PredictionResult | undefined> => ({ ok: true, value: byKey.get(r.key!) }));
+}, { max: RESULT_BATCH_MAX, compatible: (batch, read) => batch.every((b) => b.key !== read.key || sameOwner(b.owner, read.owner)) }));
+
+function toResult(r: PredictionRow): PredictionResult {
   return {
     id: r.id,
     model: r.model,

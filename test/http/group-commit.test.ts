@@ -141,6 +141,42 @@ for (const engine of engines) {
   });
 }
 
+for (const engine of engines) {
+  test(`${engine}: concurrent result reads share statements; another tenant's ids are 404 in the same batch, and every answer is the one a lone read gets`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory', clock });
+    t.teardown(() => gw.stop());
+    const a = await newAccount(gw, 10);
+    const b = await newAccount(gw, 10);
+    const submitAs = async (key: string) => {
+      const res = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': key }, payload: BODY });
+      return (JSON.parse(res.payload) as { request_id: string }).request_id;
+    };
+    const mine: string[] = [];
+    for (let i = 0; i < 8; i++) mine.push(await submitAs(a.testKey));
+    const theirs = await submitAs(b.testKey);
+    // every read: each owner on each id, the same read twice, an unknown id, another spelling of an id
+    const reads: Array<{ key: string; id: string }> = [];
+    for (const id of [...mine, theirs]) reads.push({ key: a.testKey, id }, { key: b.testKey, id }, { key: a.testKey, id });
+    reads.push({ key: a.testKey, id: 'f'.repeat(32) }, { key: a.testKey, id: mine[0]!.toUpperCase() }, { key: b.testKey, id: mine[1]!.toUpperCase() }, { key: b.testKey, id: `${mine[2]!} ` });
+    const get = (r: { key: string; id: string }) => gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${encodeURIComponent(r.id)}/result`, headers: { 'x-api-key': r.key } });
+    const selects = countStatements(gw, /^select .* from predictions/i);
+    const together = await Promise.all(reads.map(get));
+    t.true(selects.n < reads.length, `${selects.n} statements for ${reads.length} reads`);
+    reads.forEach((r, i) => {
+      const own = (r.key === a.testKey) === mine.includes(r.id);
+      if (r.id.toLowerCase() === r.id && !r.id.endsWith(' ') && r.id !== 'f'.repeat(32)) t.is(together[i]!.statusCode, own ? 200 : 404, `${r.key === a.testKey ? 'a' : 'b'} reads ${r.id}`);
+    });
+    // b never sees a's rows, whatever the spelling
+    reads.forEach((r, i) => { if (r.key === b.testKey && r.id.trim().toLowerCase() !== theirs) t.is(together[i]!.statusCode, 404); });
+    // one at a time, each read answers exactly as it did in the batch
+    for (const [i, r] of reads.entries()) {
+      const alone = await get(r);
+      t.is(alone.statusCode, together[i]!.statusCode, r.id);
+      t.is(alone.payload, together[i]!.payload);
+    }
+  });
+}
+
 test('mysql: a request whose bucket the database refuses fails alone; the others of its batch are counted once', async (t) => {
   const gw = await startGateway({ queue: 'memory', clock });
   t.teardown(() => gw.stop());

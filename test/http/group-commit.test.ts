@@ -6,6 +6,10 @@ import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
+import pino from 'pino';
+import { createApp } from '../../app.ts';
+import { createServer } from '../../server.ts';
+import { loadConfig } from '../../config.ts';
 import { hitQuotaWindows, serialCounts } from '../../db/rate-limits.ts';
 import { insertSandboxPrediction, newPredictionId } from '../../db/predictions.ts';
 
@@ -176,6 +180,58 @@ for (const engine of engines) {
     }
   });
 }
+
+for (const engine of engines) {
+  test(`${engine}: a team's sandbox submits batched with personal ones: each answer shows its own wallet's balance`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory', clock });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 50);
+    const auth = { authorization: `Bearer ${acct.session}` };
+    const team = await gw.server.inject({ method: 'POST', url: '/app/teams', headers: auth, payload: { name: 'batch' } });
+    t.is(team.statusCode, 201, team.payload);
+    const teamId = Number((team.result as { id: number }).id);
+    await gw.app.db('teams').where({ id: teamId }).update({ balance: 777 });
+    const created = await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys`, headers: auth, payload: { name: 'team sandbox', is_test: true } });
+    t.is(created.statusCode, 201, created.payload);
+    const teamKey = (created.result as { key: string }).key;
+    const send = (key: string) => gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': key }, payload: BODY });
+    const inserts = countStatements(gw, /^insert into predictions/i);
+    // the team's alone (no balance read by the INSERT), then mixed with the owner's personal ones
+    const teamOnly = await Promise.all(Array.from({ length: 12 }, () => send(teamKey)));
+    const mixedKeys = Array.from({ length: 16 }, (_, i) => (i % 2 ? teamKey : acct.testKey));
+    const mixed = await Promise.all(mixedKeys.map(send));
+    t.true(inserts.n < teamOnly.length + mixed.length, `${inserts.n} inserts`);
+    for (const r of teamOnly) t.is(r.headers['x-balance-remaining'], '777', r.payload);
+    mixed.forEach((r, i) => t.is(r.headers['x-balance-remaining'], mixedKeys[i] === teamKey ? '777' : '50', r.payload));
+    t.is(Number((await gw.app.db('predictions').where({ team_id: teamId }).count<Array<{ n: number | string }>>('* as n'))[0]!.n), 20);
+    t.is(Number((await gw.app.db('predictions').where({ user_id: acct.userId }).whereNull('team_id').count<Array<{ n: number | string }>>('* as n'))[0]!.n), 8);
+  });
+}
+
+test('mysql: two API processes bursting on one key never admit more than its quota, and the counter holds exactly what was admitted', async (t) => {
+  const gw = await startGateway({ queue: 'memory', clock, env: { GENERATE_RATE_PER_KEY: '9', GENERATE_RATE_PER_ACCOUNT: '0' } });
+  const app = await createApp(loadConfig(gw.env), { log: pino({ level: 'silent' }), clock });
+  const server = await createServer(app);
+  await server.initialize();
+  t.teardown(async () => {
+    await server.stop();
+    await app.close();
+    await gw.stop();
+  });
+  const acct = await newAccount(gw, 10);
+  const send = (s: typeof server) => s.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': acct.testKey }, payload: BODY });
+  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => send(i % 2 ? server : gw.server)));
+  const admitted = answers.filter((r) => r.statusCode === 200);
+  t.true(admitted.length >= 1 && admitted.length <= 9, String(admitted.length));
+  t.log(`admitted ${admitted.length} of the quota of 9`);
+  t.is(answers.filter((r) => r.statusCode === 429).length, 40 - admitted.length);
+  // no two admitted submits saw the same count
+  const left = admitted.map((r) => remaining(r.headers.ratelimit, 'key'));
+  t.is(new Set(left).size, left.length);
+  const key = await gw.app.db('api_keys').where({ user_id: acct.userId, is_test: true }).first<{ id: number }>();
+  t.is(await hits(gw, `gen-key:${key.id}`), admitted.length);
+  t.is(Number((await gw.app.db('predictions').where({ user_id: acct.userId }).count<Array<{ n: number | string }>>('* as n'))[0]!.n), admitted.length);
+});
 
 test('mysql: a request whose bucket the database refuses fails alone; the others of its batch are counted once', async (t) => {
   const gw = await startGateway({ queue: 'memory', clock });

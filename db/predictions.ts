@@ -417,9 +417,9 @@ function sandboxInsertSql(n: number, returning: boolean): string {
 const sandboxBatcher = perInstance((db: Db) => naturalBatcher<SandboxRow, number | undefined>(async (rows) => {
   const alone = () => eachAlone(rows, (r) => insertReadingBalance(db, r.bindings, r.balanceOf));
   if (rows.length === 1) return alone();
-  const returning = rows.some((r) => r.balanceOf !== undefined) && await answersReturning(db);
   let balances: Map<string, number> | undefined;
   try {
+    const returning = rows.some((r) => r.balanceOf !== undefined) && await answersReturning(db);
     const sql = sandboxInsertSql(rows.length, returning);
     const bindings = rows.flatMap((r) => r.bindings);
     if (returning) {

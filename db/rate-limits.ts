@@ -5,6 +5,7 @@
 import { answersReturning, isMysql, type Db } from './knex.ts';
 import { num } from './rows.ts';
 import { withLockRetry } from './retry.ts';
+import { eachAlone, naturalBatcher, perInstance, type ItemOutcome } from './batch.ts';
 
 /** Registration's window: its budget is per hour (handlers/rate-limit.ts; the retention job needs it too). */
 export const REGISTER_WINDOW_SECONDS = 3600;
@@ -66,6 +67,140 @@ export async function hitWindows(db: Db, buckets: readonly string[], windowStart
 async function hitOneMysql(db: Db, bucket: string, windowStart: number): Promise<number> {
   const [res] = await withLockRetry(() => db.raw(MYSQL_SQL, [bucket, windowStart, windowStart, windowStart, windowStart])) as unknown as [{ insertId: number | string }];
   return Math.max(1, num(res.insertId));
+}
+
+// The batched statements add each bucket's increment (the inserted row's `hits`) instead of 1.
+const SET_HITS_BY = (added: string) => `CASE WHEN window_start >= ? THEN hits + ${added} ELSE ${added} END`;
+const valuesBy = (n: number) => Array.from({ length: n }, () => '(?, ?, ?)').join(', ');
+const BATCH_SQL = {
+  mariadb: (n: number) => `INSERT INTO rate_limits (bucket, window_start, hits) VALUES ${valuesBy(n)} ON DUPLICATE KEY UPDATE hits = ${SET_HITS_BY('VALUES(hits)')}, ${SET_WINDOW} RETURNING bucket, hits`,
+  sqlite: (n: number) => `INSERT INTO rate_limits (bucket, window_start, hits) VALUES ${valuesBy(n)} ON CONFLICT (bucket) DO UPDATE SET hits = ${SET_HITS_BY('excluded.hits')}, ${SET_WINDOW} RETURNING bucket, hits`,
+};
+const batchSqlCache = new Map<string, string>();
+
+/**
+ * Adds `by` hits to each bucket's window starting at `windowStart` and returns each bucket's total
+ * in that window (keys: the buckets as given, which must be distinct under the engine's collation),
+ * in one statement: MariaDB and SQLite only (`RETURNING`; MySQL counts each request alone).
+ */
+async function addToWindows(db: Db, by: ReadonlyMap<string, number>, windowStart: number): Promise<Map<string, number>> {
+  const mysql = isMysql(db);
+  const keyOf = mysql ? (b: string) => b.toLowerCase() : (b: string) => b;
+  const sorted = [...by.keys()].sort();
+  const bindings: Array<string | number> = [];
+  for (const b of sorted) bindings.push(b, windowStart, by.get(b)!);
+  bindings.push(windowStart, windowStart, windowStart);
+  const dialect = mysql ? 'mariadb' : 'sqlite';
+  const cacheKey = `${dialect}:${sorted.length}`;
+  let sql = batchSqlCache.get(cacheKey);
+  if (sql === undefined) batchSqlCache.set(cacheKey, sql = BATCH_SQL[dialect](sorted.length));
+  const stmt = sql;
+  const result = await withLockRetry(() => db.raw(stmt, bindings)) as unknown;
+  const rows = (mysql ? (result as [unknown[]])[0] : result) as Array<{ bucket: string; hits: number | string }>;
+  const byKey = new Map(rows.map((r) => [keyOf(r.bucket), num(r.hits)]));
+  return new Map(sorted.map((b) => [b, byKey.get(keyOf(b)) ?? by.get(b)!]));
+}
+
+/** One request's hits: its buckets and each one's quota (a count above it refuses the request). */
+export interface QuotaHit {
+  buckets: readonly string[];
+  quotas: readonly number[];
+  windowStart: number;
+}
+
+/** Whether a request with these counts is refused: one of them is above its quota. */
+const refused = (it: QuotaHit, counts: readonly number[]) => counts.some((n, i) => n > it.quotas[i]!);
+
+/**
+ * The requests of one batch counted as if they had come one after the other, each refused one
+ * taken back before the next: from each bucket's total after the batch's increments, the count
+ * before the batch; then in order, a request sees each of its buckets' count + 1, and only an
+ * admitted one (no count above its quota) adds to them.
+ */
+export function serialCounts(items: readonly QuotaHit[], totals: ReadonlyMap<string, number>, keyOf: (b: string) => string): number[][] {
+  const current = new Map<string, number>();
+  for (const [b, total] of totals) current.set(keyOf(b), total);
+  for (const it of items) for (const b of it.buckets) current.set(keyOf(b), current.get(keyOf(b))! - 1);
+  return items.map((it) => {
+    const seen = it.buckets.map((b) => current.get(keyOf(b))! + 1);
+    if (!refused(it, seen)) for (const b of it.buckets) current.set(keyOf(b), current.get(keyOf(b))! + 1);
+    return seen;
+  });
+}
+
+/** Takes back `n` hits of a bucket's window (requests that turned out not to count). */
+async function unhitWindowBy(db: Db, bucket: string, windowStart: number, n: number): Promise<void> {
+  await db('rate_limits').where({ bucket, window_start: windowStart }).andWhere('hits', '>', 0)
+    .update({ hits: db.raw('CASE WHEN hits > ? THEN hits - ? ELSE 0 END', [n, n]) });
+}
+
+/** Most requests a batched upsert counts (at most three buckets each). */
+const HIT_BATCH_MAX = 200;
+
+async function countBatch(db: Db, items: QuotaHit[]): Promise<Array<ItemOutcome<number[]>>> {
+  if (items.length === 1) return eachAlone(items, (it) => hitWindows(db, it.buckets, it.windowStart));
+  const keyOf = isMysql(db) ? (b: string) => b.toLowerCase() : (b: string) => b;
+  // each bucket once, under the spelling it was first given; its increment is how many requests name it
+  const by = new Map<string, number>();
+  const spelling = new Map<string, string>();
+  for (const it of items) {
+    for (const b of it.buckets) {
+      const k = keyOf(b);
+      if (!spelling.has(k)) spelling.set(k, b);
+      const s = spelling.get(k)!;
+      by.set(s, (by.get(s) ?? 0) + 1);
+    }
+  }
+  let totals: Map<string, number>;
+  try {
+    totals = await addToWindows(db, by, items[0]!.windowStart);
+  } catch {
+    // the batch statement failed, whole (nothing of it was counted): each request alone, as it would have been
+    return eachAlone(items, (it) => hitWindows(db, it.buckets, it.windowStart));
+  }
+  return serialCounts(items, totals, keyOf).map((value): ItemOutcome<number[]> => ({ ok: true, value }));
+}
+
+const quotaBatcher = perInstance((db: Db) => naturalBatcher<QuotaHit, number[]>(async (items) => {
+  const outcomes = await countBatch(db, items);
+  // the refused requests' hits are taken back before the next batch counts (one statement per bucket)
+  const back = new Map<string, number>();
+  const refusedAt: number[] = [];
+  outcomes.forEach((o, i) => {
+    if (!o.ok || !refused(items[i]!, o.value)) return;
+    refusedAt.push(i);
+    for (const b of items[i]!.buckets) back.set(b, (back.get(b) ?? 0) + 1);
+  });
+  if (back.size === 0) return outcomes;
+  const windowStart = items[0]!.windowStart;
+  try {
+    await Promise.all([...back].map(([b, n]) => unhitWindowBy(db, b, windowStart, n)));
+  } catch (error) {
+    // the refused requests fail as their own take-back would have; the admitted ones stand
+    for (const i of refusedAt) outcomes[i] = { ok: false, error };
+  }
+  return outcomes;
+}, { max: HIT_BATCH_MAX, compatible: (batch, it) => it.windowStart === batch[0]!.windowStart }));
+
+/**
+ * Counts one hit in each bucket (distinct under the engine's collation) of a request limited by
+ * `quotas`, and returns the counts it sees. A request refused (a count above its quota) is taken
+ * back before this answers: it does not count. The concurrent requests of this process share one
+ * upsert per batch (naturalBatcher: while one batch's statements are in flight, arrivals queue
+ * for the next), and each sees exactly the counts it would have seen had they come one by one
+ * (serialCounts).
+ */
+export async function hitQuotaWindows(db: Db, buckets: readonly string[], quotas: readonly number[], windowStart: number): Promise<number[]> {
+  if (buckets.length === 0) return [];
+  const keyOf = isMysql(db) ? (b: string) => b.toLowerCase() : (b: string) => b;
+  const item = { buckets, quotas, windowStart };
+  // inside a transaction, a bucket named twice, or MySQL (no RETURNING): counted alone, as before
+  if (db.isTransaction || new Set(buckets.map(keyOf)).size !== buckets.length || !(await answersReturning(db))) {
+    const counts = await hitWindows(db, buckets, windowStart);
+    if (refused(item, counts)) await Promise.all(buckets.map((b) => unhitWindow(db, b, windowStart)));
+    return counts;
+  }
+  return quotaBatcher(db)(item);
 }
 
 /** Counts one hit in the window starting at `windowStart` and returns the hits in that window so far. */

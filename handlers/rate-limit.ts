@@ -14,7 +14,7 @@ import type { Request } from '@hapi/hapi';
 import ipaddr from 'ipaddr.js';
 import { clientIp } from '../lib/addresses.ts';
 import { RateLimitedError } from '../lib/errors.ts';
-import { REGISTER_WINDOW_SECONDS, clearBucket, deleteEndedWindows, hitWindows, unhitWindow } from '../db/rate-limits.ts';
+import { REGISTER_WINDOW_SECONDS, clearBucket, deleteEndedWindows, hitQuotaWindows, hitWindows, unhitWindow } from '../db/rate-limits.ts';
 import { normaliseEmail } from '../db/users.ts';
 import type { App, Caller } from '../lib/context.ts';
 import type { GenerateRateLimitConfig } from '../config.ts';
@@ -78,13 +78,19 @@ interface Hits {
   counts: number[];
 }
 
-/** Counts one hit in each bucket for the current window of `windowSeconds` (one statement for all of them). */
-async function hit(ctx: RateLimitContext, windowSeconds: number, buckets: string[]): Promise<Hits> {
+/**
+ * Counts one hit in each bucket for the current window of `windowSeconds` (one statement for all of
+ * them). With `quotas` (one per bucket), the statement is shared with the other requests of this
+ * process counted at the same time, each seeing the counts it would see counted one by one, and a
+ * request refused by them (a count above its quota) is taken back already (db/rate-limits.ts
+ * hitQuotaWindows).
+ */
+async function hit(ctx: RateLimitContext, windowSeconds: number, buckets: string[], quotas?: readonly number[]): Promise<Hits> {
   const { app } = ctx;
   const now = app.clock();
   const windowMs = windowSeconds * 1000;
   const windowStart = now - (now % windowMs);
-  const counts = await hitWindows(app.db, buckets, windowStart);
+  const counts = quotas ? await hitQuotaWindows(app.db, buckets, quotas, windowStart) : await hitWindows(app.db, buckets, windowStart);
   if (now - lastSweep > SWEEP_EVERY_MS) {
     lastSweep = now;
     // Rows of every budget share the table: only windows older than the longest one have surely ended.
@@ -194,13 +200,13 @@ export async function limitGenerations(ctx: RateLimitContext): Promise<void> {
   // an embed code's visitors: per client address and code (README "Embeds")
   if (caller.embed) counted.push({ name: 'address', bucket: bucket(`gen-embed-${caller.embed.codeId}`, clientAddress(ctx.request, app.config.trustedProxies)), quota: caller.embed.rateLimitPerMinute ?? EMBED_RATE_PER_ADDRESS });
   if (counted.length === 0) return;
-  const { windowStart, counts } = await hit(ctx, GENERATION_WINDOW_SECONDS, counted.map((c) => c.bucket));
+  // a count above its quota refuses the request, as `over` below finds
+  const { windowStart, counts } = await hit(ctx, GENERATION_WINDOW_SECONDS, counted.map((c) => c.bucket), counted.map((c) => c.quota));
   const now = app.clock();
   const resetSeconds = Math.max(1, Math.ceil((windowStart + GENERATION_WINDOW_SECONDS * 1000 - now) / 1000));
   const over = counted.find((c, i) => (counts[i] ?? 0) > c.quota);
   if (over) {
-    // Take the refused request back, so that a client retrying too fast is not kept out longer.
-    await Promise.all(counted.map((c) => unhitWindow(app.db, c.bucket, windowStart)));
+    // hitQuotaWindows already took the refused request back, so that a client retrying too fast is not kept out longer.
     const fields = rateLimitFields(counted.map((c, i) => ({ name: c.name, quota: c.quota, remaining: c.quota - ((counts[i] ?? 1) - 1) })), GENERATION_WINDOW_SECONDS, resetSeconds);
     const per = over.name === 'key' ? 'API key' : over.name === 'address' ? 'client address for this embed code' : 'account';
     throw new BudgetExceededError(`rate limit of ${over.quota} requests per minute per ${per} reached, try again in ${resetSeconds} seconds`, resetSeconds, `generations per ${over.name}`, fields);

@@ -14,8 +14,11 @@ const key = kind === 'production' ? acct.liveKey : acct.testKey;
 const submit = () => gw.server.inject({ method: 'POST', url: `/api/v1/${model}`, headers: { 'x-api-key': key }, payload: body });
 const first = await submit();
 if (first.statusCode >= 300) throw new Error(first.payload);
-const id = (JSON.parse(first.payload) as { request_id?: string; id?: string }).request_id ?? (JSON.parse(first.payload) as { id: string }).id;
-const read = () => gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': key } });
+const idOf = (payload: string) => (JSON.parse(payload) as { request_id?: string; id?: string }).request_id ?? (JSON.parse(payload) as { id: string }).id;
+// READ_IDS=n: reads pick one of n predictions at random (default 1: every read the same row)
+const ids = [idOf(first.payload)];
+if (kind === 'read') while (ids.length < Number(process.env.READ_IDS ?? 1)) ids.push(idOf((await submit()).payload));
+const read = () => gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${ids[Math.floor(Math.random() * ids.length)]}/result`, headers: { 'x-api-key': key } });
 const one = kind === 'read' ? read : submit;
 let queries = 0;
 gw.app.db.on('query', (q: { sql: string }) => { queries++; if (process.env.SHOW_SQL && queries < 40) console.log(q.sql); });

@@ -21,7 +21,8 @@
 //   BENCH_IDLE (2 s of idle baseline before each gateway run), BENCH_SUSTAIN (60 s), BENCH_SUSTAIN_RATE
 //   (submits/s; default 1.1 x the drain rate measured in the production phase), BENCH_KEYS (200),
 //   BENCH_ROWS (20000), BENCH_LIVE_USERS (1: the production keys' owners), BENCH_WORKER_CONCURRENCY (16), BENCH_ENDPOINTS ("10,5000"),
-//   BENCH_MYSQL_URL / BENCH_AMQP_URL (default: TEST_MYSQL_URL / TEST_AMQP_URL, else local defaults).
+//   BENCH_MYSQL_URL / BENCH_AMQP_URL (default: TEST_MYSQL_URL / TEST_AMQP_URL, else local defaults),
+//   BENCH_CPU_PROF (a directory: every gateway process writes its .cpuprofile there when it stops).
 // Writes .bench/last.json. Exit code 0 when every selected phase ran (met or not), 1 otherwise.
 import crypto from 'node:crypto';
 import os from 'node:os';
@@ -183,7 +184,9 @@ interface Topology {
 let baseEnv: Record<string, string> = {};
 
 async function startProc(name: string, role: 'api' | 'worker', processes = 1): Promise<Proc> {
-  const child = spawnNode('test/bench/gateway.ts', [String(processes)], { env: { ...baseEnv, ROLE: role }, input: true });
+  // BENCH_CPU_PROF=<dir>: each gateway process writes a .cpuprofile there when it stops (Node refuses --cpu-prof in NODE_OPTIONS)
+  const prof = process.env.BENCH_CPU_PROF;
+  const child = spawnNode('test/bench/gateway.ts', [String(processes)], { env: { ...baseEnv, ROLE: role }, input: true, ...(prof ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${prof}`] } : {}) });
   cleanups.push({ name, fn: () => child.kill() });
   const ready = await child.nextJson<{ ready: true; port: number | null; pids: number[] }>(90_000);
   return { name, child, pids: ready.pids, port: ready.port };

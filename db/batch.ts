@@ -1,0 +1,80 @@
+// Natural batching (group commit) of one kind of statement within one process: the first arrival
+// runs at once (at the end of the current job, so arrivals of the same job join it); while a
+// batch is in flight, arrivals queue, and all of them (up to `max`, and those `compatible` with
+// the first) go in the next batch when it ends. No timer: an idle process adds no delay, a busy
+// one shares each round trip among everything that arrived during the previous one.
+
+/** What `run` answers for each item of a batch, in the items' order. */
+export type ItemOutcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
+
+export interface NaturalBatchOptions<I> {
+  /** the most items one batch takes (the rest wait for the next one) */
+  max: number;
+  /** whether `item` may join the items already taken into a batch (default: always); if not, it waits for the next */
+  compatible?: (batch: readonly I[], item: I) => boolean;
+}
+
+interface Entry<I, O> {
+  item: I;
+  resolve: (value: O) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Returns a function that submits one item and resolves with its own outcome once its batch has
+ * run. `run` gets the items of one batch and answers one outcome per item; if it throws, every
+ * item of that batch fails with its error.
+ */
+export function naturalBatcher<I, O>(run: (items: I[]) => Promise<Array<ItemOutcome<O>>>, opts: NaturalBatchOptions<I>): (item: I) => Promise<O> {
+  let queue: Array<Entry<I, O>> = [];
+  let busy = false;
+  const pump = () => {
+    if (busy || queue.length === 0) return;
+    busy = true;
+    const batch: Array<Entry<I, O>> = [];
+    const items: I[] = [];
+    const rest: Array<Entry<I, O>> = [];
+    for (const e of queue) {
+      if (batch.length < opts.max && (items.length === 0 || opts.compatible === undefined || opts.compatible(items, e.item))) {
+        batch.push(e);
+        items.push(e.item);
+      } else {
+        rest.push(e);
+      }
+    }
+    queue = rest;
+    run(items).then((outcomes) => {
+      batch.forEach((e, i) => {
+        const o = outcomes[i];
+        if (o === undefined) e.reject(new Error('a batch answered fewer outcomes than it had items'));
+        else if (o.ok) e.resolve(o.value);
+        else e.reject(o.error);
+      });
+    }, (err: unknown) => {
+      for (const e of batch) e.reject(err);
+    }).finally(() => {
+      busy = false;
+      pump();
+    });
+  };
+  return (item) => new Promise<O>((resolve, reject) => {
+    queue.push({ item, resolve, reject });
+    // the first of an idle batcher: run when the current job ends, with whatever else it submitted
+    if (!busy && queue.length === 1) queueMicrotask(pump);
+  });
+}
+
+/** Runs `fn` on each item alone, each answering its own outcome (a batch statement's fallback). */
+export async function eachAlone<I, O>(items: readonly I[], fn: (item: I) => Promise<O>): Promise<Array<ItemOutcome<O>>> {
+  return Promise.all(items.map((item) => fn(item).then((value): ItemOutcome<O> => ({ ok: true, value }), (error: unknown): ItemOutcome<O> => ({ ok: false, error }))));
+}
+
+/** One batcher per knex instance (one per process and database), made on first use. */
+export function perInstance<K extends object, F>(make: (key: K) => F): (key: K) => F {
+  const made = new WeakMap<K, F>();
+  return (key) => {
+    let f = made.get(key);
+    if (f === undefined) made.set(key, f = make(key));
+    return f;
+  };
+}

@@ -1,0 +1,266 @@
+// Group commit on the sandbox path (db/batch.ts, db/rate-limits.ts hitQuotaWindows, db/predictions.ts
+// insertSandboxPrediction): concurrent submits of one process share the per-minute upsert and the
+// sandbox INSERT, and still see exactly the counts, 429s, balances and rows they would alone. A
+// failing item of a batch fails alone. On MariaDB and on SQLite.
+import test from 'ava';
+import type { ExecutionContext } from 'ava';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import pino from 'pino';
+import { createApp } from '../../app.ts';
+import { createServer } from '../../server.ts';
+import { loadConfig } from '../../config.ts';
+import { hitQuotaWindows, serialCounts } from '../../db/rate-limits.ts';
+import { insertSandboxPrediction, newPredictionId } from '../../db/predictions.ts';
+
+const MODEL = 'canvas-v1-fast-text-to-image';
+const BODY = { prompt: 'a lighthouse', width: 64, height: 64 };
+// fixed one second into a minute: every request of a test counts in one window
+const MINUTE_MS = 60_000;
+const start = Date.now() - (Date.now() % MINUTE_MS) + MINUTE_MS + 1000;
+const clock = () => start;
+
+async function sandboxKey(gw: TestGateway, session: string): Promise<{ key: string; id: number }> {
+  const res = await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${session}` }, payload: { name: 'sandbox', is_test: true } });
+  if (res.statusCode !== 200) throw new Error(res.payload);
+  return res.result as { key: string; id: number };
+}
+
+/** The r= of one policy in a RateLimit field. */
+function remaining(field: unknown, policy: string): number {
+  const m = new RegExp(`"${policy}";r=(\\d+)`).exec(String(field));
+  if (!m) throw new Error(`no ${policy} in ${String(field)}`);
+  return Number(m[1]);
+}
+
+async function hits(gw: TestGateway, bucket: string): Promise<number> {
+  const row = await gw.app.db('rate_limits').where({ bucket }).first<{ hits: number | string } | undefined>();
+  return Number(row?.hits ?? 0);
+}
+
+function countStatements(gw: TestGateway, pattern: RegExp): { n: number } {
+  const seen = { n: 0 };
+  gw.app.db.on('query', (q: { sql: string }) => { if (pattern.test(q.sql)) seen.n++; });
+  return seen;
+}
+
+const engines = ['mysql', 'sqlite'] as const;
+
+for (const engine of engines) {
+  test(`${engine}: concurrent sandbox submits of three keys of one account get exactly the per-key and per-account quotas, each count once`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory', clock, env: { GENERATE_RATE_PER_KEY: '5', GENERATE_RATE_PER_ACCOUNT: '8' } });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 1_000);
+    const keys = [await sandboxKey(gw, acct.session), await sandboxKey(gw, acct.session), await sandboxKey(gw, acct.session)];
+    const upserts = countStatements(gw, /^insert into rate_limits/i);
+    const submits = keys.flatMap((k) => Array.from({ length: 10 }, () => k));
+    const answers = await Promise.all(submits.map((k) => gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': k.key }, payload: BODY })));
+    const ok = answers.filter((r) => r.statusCode === 200);
+    const limited = answers.filter((r) => r.statusCode === 429);
+    t.is(ok.length, 8, answers.map((r) => r.statusCode).join(','));
+    t.is(limited.length, 22);
+    // the statements were shared: fewer upserts than submits
+    t.true(upserts.n < submits.length, `${upserts.n} upserts for ${submits.length} submits`);
+    // each admitted submit saw its own place in the account's minute, 8 - 1 .. 0 left, once each
+    t.deepEqual(ok.map((r) => remaining(r.headers.ratelimit, 'account')).sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7]);
+    for (const k of keys) {
+      const mine = answers.map((r, i) => ({ r, k: submits[i]! })).filter((x) => x.k === k && x.r.statusCode === 200).map((x) => remaining(x.r.headers.ratelimit, 'key'));
+      t.true(mine.length <= 5);
+      // 5 - 1, 5 - 2, ... in some order: no two saw the same count
+      t.deepEqual([...mine].sort((a, b) => b - a), Array.from({ length: mine.length }, (_, i) => 4 - i));
+      // the counter holds exactly what was admitted: the refused submits were taken back
+      t.is(await hits(gw, `gen-key:${k.id}`), mine.length);
+    }
+    t.is(await hits(gw, `gen-user:${acct.userId}`), 8);
+    for (const r of limited) {
+      t.is(JSON.parse(r.payload).code, 'rate_limited');
+      t.is(r.headers['retry-after'], '59');
+      t.regex(String(r.headers.ratelimit), /"key";r=\d+;t=59, "account";r=\d+;t=59/);
+    }
+    // one row per admitted submit
+    const rows = await gw.app.db('predictions').where({ user_id: acct.userId }).count<Array<{ n: number | string }>>('* as n');
+    t.is(Number(rows[0]!.n), 8);
+    // the minute's account quota stays used: the refused submits did not free any of it
+    t.is((await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': keys[0]!.key }, payload: BODY })).statusCode, 429);
+  });
+
+  test(`${engine}: one key past its quota under a concurrent burst: exactly the quota admitted, then none`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory', clock, env: { GENERATE_RATE_PER_KEY: '7', GENERATE_RATE_PER_ACCOUNT: '0' } });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 500);
+    const send = () => gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': acct.testKey }, payload: BODY });
+    const first = await Promise.all(Array.from({ length: 25 }, send));
+    t.is(first.filter((r) => r.statusCode === 200).length, 7);
+    t.deepEqual(first.filter((r) => r.statusCode === 200).map((r) => remaining(r.headers.ratelimit, 'key')).sort(), [0, 1, 2, 3, 4, 5, 6]);
+    // every admitted answer carries the balance of the one wallet (a sandbox submit moves nothing)
+    t.deepEqual([...new Set(first.filter((r) => r.statusCode === 200).map((r) => r.headers['x-balance-remaining']))], ['500']);
+    const second = await Promise.all(Array.from({ length: 10 }, send));
+    t.deepEqual([...new Set(second.map((r) => r.statusCode))], [429]);
+    const key = await gw.app.db('api_keys').where({ user_id: acct.userId, is_test: true }).first<{ id: number }>();
+    t.is(await hits(gw, `gen-key:${key.id}`), 7);
+  });
+
+  test(`${engine}: concurrent sandbox submits of several accounts share INSERTs and each answer carries its own wallet's balance`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory', clock });
+    t.teardown(() => gw.stop());
+    const accounts = [await newAccount(gw, 100), await newAccount(gw, 200), await newAccount(gw, 300)];
+    const inserts = countStatements(gw, /^insert into predictions/i);
+    const sent = accounts.flatMap((a) => Array.from({ length: 12 }, () => a));
+    const answers = await Promise.all(sent.map((a) => gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': a.testKey }, payload: BODY })));
+    t.deepEqual([...new Set(answers.map((r) => r.statusCode))], [200]);
+    t.true(inserts.n < sent.length, `${inserts.n} inserts for ${sent.length} submits`);
+    answers.forEach((r, i) => t.is(r.headers['x-balance-remaining'], String([100, 200, 300][accounts.indexOf(sent[i]!)])));
+    // every answered id is a committed, completed row of its own account, readable at once
+    await Promise.all(answers.map(async (r, i) => {
+      const id = (JSON.parse(r.payload) as { request_id: string }).request_id;
+      const read = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': sent[i]!.testKey } });
+      t.is(read.statusCode, 200);
+      t.is((read.result as { status: string }).status, 'completed');
+    }));
+  });
+
+  test(`${engine}: a row that fails in a batched INSERT fails alone; the others of its batch are committed`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory', clock });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 50);
+    const now = clock();
+    const taken = newPredictionId(now);
+    const row = (id: string) => ({ id, userId: acct.userId, apiKeyId: null, model: MODEL, input: { prompt: 'x' }, webhookUrl: null });
+    await insertSandboxPrediction(gw.app.db, row(taken), ['sandbox/sample.png'], now);
+    const inserts = countStatements(gw, /^insert into predictions/i);
+    const ids = Array.from({ length: 9 }, () => newPredictionId(now));
+    // the same id again, in the middle of a burst of new ones: one multi-row INSERT fails on it
+    const all = [...ids.slice(0, 4), taken, ...ids.slice(4)];
+    const outcomes = await Promise.allSettled(all.map((id) => insertSandboxPrediction(gw.app.db, row(id), ['sandbox/sample.png'], now, { balanceOf: acct.userId })));
+    t.is(outcomes[4]!.status, 'rejected');
+    for (const [i, o] of outcomes.entries()) {
+      if (i === 4) continue;
+      t.is(o.status, 'fulfilled');
+      // the balance is read by the insert where the engine answers RETURNING (both here)
+      if (o.status === 'fulfilled') t.is(o.value.balance, 50);
+    }
+    // the batch statement, then each row alone
+    t.true(inserts.n > all.length, `${inserts.n} inserts`);
+    t.is(await gw.app.db('predictions').whereIn('id', ids).count<Array<{ n: number | string }>>('* as n').then((r) => Number(r[0]!.n)), ids.length);
+  });
+}
+
+for (const engine of engines) {
+  test(`${engine}: concurrent result reads share statements; another tenant's ids are 404 in the same batch, and every answer is the one a lone read gets`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory', clock });
+    t.teardown(() => gw.stop());
+    const a = await newAccount(gw, 10);
+    const b = await newAccount(gw, 10);
+    const submitAs = async (key: string) => {
+      const res = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': key }, payload: BODY });
+      return (JSON.parse(res.payload) as { request_id: string }).request_id;
+    };
+    const mine: string[] = [];
+    for (let i = 0; i < 8; i++) mine.push(await submitAs(a.testKey));
+    const theirs = await submitAs(b.testKey);
+    // every read: each owner on each id, the same read twice, an unknown id, another spelling of an id
+    const reads: Array<{ key: string; id: string }> = [];
+    for (const id of [...mine, theirs]) reads.push({ key: a.testKey, id }, { key: b.testKey, id }, { key: a.testKey, id });
+    reads.push({ key: a.testKey, id: 'f'.repeat(32) }, { key: a.testKey, id: mine[0]!.toUpperCase() }, { key: b.testKey, id: mine[1]!.toUpperCase() }, { key: b.testKey, id: `${mine[2]!} ` });
+    const get = (r: { key: string; id: string }) => gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${encodeURIComponent(r.id)}/result`, headers: { 'x-api-key': r.key } });
+    const selects = countStatements(gw, /^select .* from predictions/i);
+    const together = await Promise.all(reads.map(get));
+    t.true(selects.n < reads.length, `${selects.n} statements for ${reads.length} reads`);
+    reads.forEach((r, i) => {
+      const own = (r.key === a.testKey) === mine.includes(r.id);
+      if (r.id.toLowerCase() === r.id && !r.id.endsWith(' ') && r.id !== 'f'.repeat(32)) t.is(together[i]!.statusCode, own ? 200 : 404, `${r.key === a.testKey ? 'a' : 'b'} reads ${r.id}`);
+    });
+    // b never sees a's rows, whatever the spelling
+    reads.forEach((r, i) => { if (r.key === b.testKey && r.id.trim().toLowerCase() !== theirs) t.is(together[i]!.statusCode, 404); });
+    // one at a time, each read answers exactly as it did in the batch
+    for (const [i, r] of reads.entries()) {
+      const alone = await get(r);
+      t.is(alone.statusCode, together[i]!.statusCode, r.id);
+      t.is(alone.payload, together[i]!.payload);
+    }
+  });
+}
+
+for (const engine of engines) {
+  test(`${engine}: a team's sandbox submits batched with personal ones: each answer shows its own wallet's balance`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory', clock });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 50);
+    const auth = { authorization: `Bearer ${acct.session}` };
+    const team = await gw.server.inject({ method: 'POST', url: '/app/teams', headers: auth, payload: { name: 'batch' } });
+    t.is(team.statusCode, 201, team.payload);
+    const teamId = Number((team.result as { id: number }).id);
+    await gw.app.db('teams').where({ id: teamId }).update({ balance: 777 });
+    const created = await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys`, headers: auth, payload: { name: 'team sandbox', is_test: true } });
+    t.is(created.statusCode, 201, created.payload);
+    const teamKey = (created.result as { key: string }).key;
+    const send = (key: string) => gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': key }, payload: BODY });
+    const inserts = countStatements(gw, /^insert into predictions/i);
+    // the team's alone (no balance read by the INSERT), then mixed with the owner's personal ones
+    const teamOnly = await Promise.all(Array.from({ length: 12 }, () => send(teamKey)));
+    const mixedKeys = Array.from({ length: 16 }, (_, i) => (i % 2 ? teamKey : acct.testKey));
+    const mixed = await Promise.all(mixedKeys.map(send));
+    t.true(inserts.n < teamOnly.length + mixed.length, `${inserts.n} inserts`);
+    for (const r of teamOnly) t.is(r.headers['x-balance-remaining'], '777', r.payload);
+    mixed.forEach((r, i) => t.is(r.headers['x-balance-remaining'], mixedKeys[i] === teamKey ? '777' : '50', r.payload));
+    t.is(Number((await gw.app.db('predictions').where({ team_id: teamId }).count<Array<{ n: number | string }>>('* as n'))[0]!.n), 20);
+    t.is(Number((await gw.app.db('predictions').where({ user_id: acct.userId }).whereNull('team_id').count<Array<{ n: number | string }>>('* as n'))[0]!.n), 8);
+  });
+}
+
+test('mysql: two API processes bursting on one key never admit more than its quota, and the counter holds exactly what was admitted', async (t) => {
+  const gw = await startGateway({ queue: 'memory', clock, env: { GENERATE_RATE_PER_KEY: '9', GENERATE_RATE_PER_ACCOUNT: '0' } });
+  const app = await createApp(loadConfig(gw.env), { log: pino({ level: 'silent' }), clock });
+  const server = await createServer(app);
+  await server.initialize();
+  t.teardown(async () => {
+    await server.stop();
+    await app.close();
+    await gw.stop();
+  });
+  const acct = await newAccount(gw, 10);
+  const send = (s: typeof server) => s.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': acct.testKey }, payload: BODY });
+  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => send(i % 2 ? server : gw.server)));
+  const admitted = answers.filter((r) => r.statusCode === 200);
+  t.true(admitted.length >= 1 && admitted.length <= 9, String(admitted.length));
+  t.log(`admitted ${admitted.length} of the quota of 9`);
+  t.is(answers.filter((r) => r.statusCode === 429).length, 40 - admitted.length);
+  // no two admitted submits saw the same count
+  const left = admitted.map((r) => remaining(r.headers.ratelimit, 'key'));
+  t.is(new Set(left).size, left.length);
+  const key = await gw.app.db('api_keys').where({ user_id: acct.userId, is_test: true }).first<{ id: number }>();
+  t.is(await hits(gw, `gen-key:${key.id}`), admitted.length);
+  t.is(Number((await gw.app.db('predictions').where({ user_id: acct.userId }).count<Array<{ n: number | string }>>('* as n'))[0]!.n), admitted.length);
+});
+
+test('mysql: a request whose bucket the database refuses fails alone; the others of its batch are counted once', async (t) => {
+  const gw = await startGateway({ queue: 'memory', clock });
+  t.teardown(() => gw.stop());
+  const upserts = countStatements(gw, /^insert into rate_limits/i);
+  // the bucket column holds 100 characters: a longer one fails the batch's upsert, whole
+  const bad = `gen-key:${'x'.repeat(120)}`;
+  const names = ['gen-user:1', 'gen-user:1', 'gen-user:2', bad, 'gen-user:1', 'gen-user:2'];
+  const outcomes = await Promise.allSettled(names.map((b) => hitQuotaWindows(gw.app.db, [b], [100], start)));
+  t.is(outcomes[3]!.status, 'rejected');
+  const counts = outcomes.map((o) => (o.status === 'fulfilled' ? o.value[0] : null));
+  t.deepEqual(counts.filter((_, i) => names[i] === 'gen-user:1').sort(), [1, 2, 3]);
+  t.deepEqual(counts.filter((_, i) => names[i] === 'gen-user:2').sort(), [1, 2]);
+  t.is(await hits(gw, 'gen-user:1'), 3);
+  t.is(await hits(gw, 'gen-user:2'), 2);
+  // one batch upsert that failed, then each request alone
+  t.true(upserts.n > names.length, `${upserts.n} upserts`);
+});
+
+test('serial counts: each request sees the count + 1 of what was admitted before it in the batch; a refused one adds nothing', (t: ExecutionContext) => {
+  const id = (b: string) => b;
+  const item = (buckets: string[], quotas: number[]) => ({ buckets, quotas, windowStart: 0 });
+  // key k quota 2, account a quota 3; before the batch: k 1, a 1 (totals include the batch's 4 and 4 increments)
+  const items = [item(['k', 'a'], [2, 3]), item(['k', 'a'], [2, 3]), item(['j', 'a'], [9, 3]), item(['k', 'a'], [2, 3])];
+  const totals = new Map([['k', 1 + 3], ['j', 0 + 1], ['a', 1 + 4]]);
+  t.deepEqual(serialCounts(items, totals, id), [
+    [2, 2], // admitted
+    [3, 3], // refused by k (takes nothing)
+    [1, 3], // admitted: the refused one before it left the account's count alone
+    [3, 4], // refused by both
+  ]);
+});

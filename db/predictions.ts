@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected, answersReturning, isMysql, rawRows } from './knex.ts';
-import { creditWallet, holdFor, lockWallet, releaseFor, settleFor, studioOwner } from './wallet.ts';
+import { creditWallet, holdFor, lockWallet, releaseFor, settleFor, settleManyFor, studioOwner } from './wallet.ts';
 import type { Payer } from './wallet.ts';
 import { checkKeySpend } from './key-spend.ts';
 import { insertDelivery, newDeliveryId } from './deliveries.ts';
@@ -507,18 +507,68 @@ export async function completePrediction(
 ): Promise<Finished> {
   // Retried whole on a deadlock: the transition, the debit and the delivery row roll back together.
   return withLockRetry(() => db.transaction(async (trx) => {
-    const n = await trx('predictions').where({ id: p.id, status: 'processing' }).update({
-      status: 'completed', outputs: JSON.stringify(result.outputs), nsfw: JSON.stringify(result.nsfw),
-      inference_ms: Math.round(result.inferenceMs), error: null, completed_at: now, updated_at: now,
-      // a completed prediction with any NSFW output starts flagged for review (README "Run history")
-      review_status: result.nsfw.some(Boolean) ? 'flagged' : 'unreviewed',
-    });
-    if (affected(n) !== 1) return { recorded: false, deliveryId: null };
+    if (!await markCompleted(trx, p, result, now)) return { recorded: false, deliveryId: null };
     // The wallet that held the price pays it: the team's for a team prediction.
     await settleFor(trx, p.payer, p.price, p.id, p.model, now, p.billing);
     // end_user_pays: the studio owner's markup, a second ledger row of the same prediction
     if (p.studioId !== null && p.studioMarkup > 0) await creditStudioOwner(trx, p, now);
     return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
+  }));
+}
+
+/** What a worker finished: the prediction it claimed, its stored outputs and when. */
+export interface Completion {
+  p: Prediction;
+  result: { outputs: string[]; nsfw: boolean[]; inferenceMs: number };
+  now: number;
+}
+
+/** processing -> completed with the outputs (the guarded transition); false when the row was not `processing` any more. */
+async function markCompleted(trx: Knex, p: Prediction, result: Completion['result'], now: number): Promise<boolean> {
+  const n = await trx('predictions').where({ id: p.id, status: 'processing' }).update({
+    status: 'completed', outputs: JSON.stringify(result.outputs), nsfw: JSON.stringify(result.nsfw),
+    inference_ms: Math.round(result.inferenceMs), error: null, completed_at: now, updated_at: now,
+    // a completed prediction with any NSFW output starts flagged for review (README "Run history")
+    review_status: result.nsfw.some(Boolean) ? 'flagged' : 'unreviewed',
+  });
+  return affected(n) === 1;
+}
+
+/**
+ * Whether completePredictions may charge this prediction together with others of its wallet:
+ * a priced one whose hold's list price and discount the row carries, and no studio markup to pay
+ * out (a second wallet: completePrediction's creditStudioOwner). The rest complete alone.
+ */
+export function groupable(p: Prediction): boolean {
+  return p.price > 0 && !(p.studioId !== null && p.studioMarkup > 0) && p.billing !== undefined && p.billing.listPrice !== null;
+}
+
+/**
+ * Completes several predictions of one paying wallet (all `groupable`, the same `payer`) in one
+ * transaction, the worker's group commit (workers/completions.ts): each one's guarded transition,
+ * in id order (so two groups lock their rows in the same order); then one move of the wallet for
+ * the ones whose transition succeeded (settleManyFor: one UPDATE, their ledger rows in sequence);
+ * then their webhook delivery rows. A prediction no longer `processing` (cancelled meanwhile,
+ * completed by another worker) is not charged: `recorded: false`, as completePrediction answers.
+ * Retried whole on a deadlock. The answers are in the order of `items`.
+ */
+export async function completePredictions(db: Db, items: readonly Completion[]): Promise<Finished[]> {
+  const payer = items[0]?.p.payer;
+  if (!payer) return [];
+  for (const { p } of items) {
+    if (!groupable(p) || p.payer.userId !== payer.userId || p.payer.teamId !== payer.teamId) throw new Error(`prediction ${p.id} cannot be charged in this group`);
+  }
+  const order = items.map((_, i) => i).sort((a, b) => (items[a]!.p.id < items[b]!.p.id ? -1 : items[a]!.p.id > items[b]!.p.id ? 1 : 0));
+  return withLockRetry(() => db.transaction(async (trx) => {
+    const recorded: boolean[] = items.map(() => false);
+    for (const i of order) recorded[i] = await markCompleted(trx, items[i]!.p, items[i]!.result, items[i]!.now);
+    await settleManyFor(trx, payer, order.filter((i) => recorded[i]).map((i) => {
+      const { p, now } = items[i]!;
+      return { amount: p.price, predictionId: p.id, model: p.model, now, listPrice: p.billing!.listPrice, discountPercent: p.billing!.discountPercent };
+    }));
+    const finished: Finished[] = [];
+    for (const [i, { p, now }] of items.entries()) finished.push(recorded[i] ? { recorded: true, deliveryId: await deliveryFor(trx, p, now) } : { recorded: false, deliveryId: null });
+    return finished;
   }));
 }
 

@@ -1,0 +1,163 @@
+// The worker's group commit of completions per paying wallet (workers/completions.ts,
+// db/predictions.ts completePredictions, db/wallet.ts settleManyFor): completions of one wallet
+// that arrive while one of its transactions is in flight go together in the next one, and the
+// ledger comes out exactly as the same charges one by one would have left it.
+import test from 'ava';
+import pino from 'pino';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { assertLedger } from '../helpers/ledger.ts';
+import { waitFor } from '../helpers/services.ts';
+import { cancelPrediction, claim, completePredictions, newPredictionId, submitPrediction } from '../../db/predictions.ts';
+import type { Completion, Prediction } from '../../db/predictions.ts';
+import { createCompletions } from '../../workers/completions.ts';
+import { createRunModel } from '../../workers/run-model.ts';
+
+const MODEL = 'canvas-v1-fast-text-to-image';
+const silent = pino({ level: 'silent' });
+
+/** n predictions of the user's wallet, submitted (held) and claimed; every third with a webhook. */
+async function claimed(gw: TestGateway, userId: number, n: number, price = 50): Promise<Prediction[]> {
+  const out: Prediction[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = newPredictionId(Date.now());
+    const outcome = await submitPrediction(gw.app.db, {
+      id, userId, apiKeyId: null, model: MODEL, input: { prompt: `p${i}` }, price, listPrice: price + 10, discountPercent: 16,
+      webhookUrl: i % 3 === 0 ? 'https://example.com/hook' : null,
+    }, Date.now());
+    if (!outcome.accepted) throw new Error('refused');
+    const p = await claim(gw.app.db, id, Date.now(), outcome.row ? { known: outcome.row } : {});
+    if (!p) throw new Error('not claimed');
+    out.push(p);
+  }
+  return out;
+}
+
+const completion = (p: Prediction, i: number): Completion => ({ p, result: { outputs: [`outputs/${p.id}/0.png`], nsfw: [false], inferenceMs: i }, now: Date.now() });
+
+/** The wallet's ledger rows in order: each row's balance/held after must follow from the row before it. */
+async function assertRowsInSequence(t: import('ava').ExecutionContext, gw: TestGateway, userId: number): Promise<Array<{ kind: string; prediction_id: string | null; list_price: unknown; discount_percent: unknown }>> {
+  const rows = await gw.app.db('credit_transactions').where({ user_id: userId }).whereNull('team_id').orderBy('id')
+    .select('kind', 'amount', 'held_change', 'balance_after', 'held_after', 'prediction_id', 'list_price', 'discount_percent') as Array<Record<string, unknown>>;
+  let balance = 0;
+  let held = 0;
+  for (const r of rows) {
+    held += Number(r.held_change);
+    balance += Number(r.amount) - Number(r.held_change);
+    t.deepEqual([Number(r.balance_after), Number(r.held_after)], [balance, held], `row ${String(r.kind)} ${String(r.prediction_id)}`);
+  }
+  return rows as Array<{ kind: string; prediction_id: string | null; list_price: unknown; discount_percent: unknown }>;
+}
+
+for (const db of ['mysql', 'sqlite'] as const) {
+  test(`${db}: many parallel completions of one wallet go in groups and charge exactly: ledger rows in sequence, balance, held back to 0`, async (t) => {
+    const gw = await startGateway({ db, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 10_000);
+    const ps = await claimed(gw, acct.userId, 30);
+    let walletUpdates = 0;
+    let ledgerInserts = 0;
+    const count = (q: { sql: string }) => {
+      if (/^update [`"]?users/i.test(q.sql)) walletUpdates++;
+      if (/^insert into [`"]?credit_transactions/i.test(q.sql)) ledgerInserts++;
+    };
+    gw.app.db.on('query', count);
+    const completions = createCompletions(gw.app.db, silent);
+    const pending = ps.map((p, i) => completions.complete(completion(p, i)));
+    // the first one is in flight alone; the other 29 wait for it, then go together
+    t.is(completions.waiting, 29);
+    const finished = await Promise.all(pending);
+    gw.app.db.off('query', count);
+    t.is(completions.waiting, 0);
+    t.true(finished.every((f) => f.recorded));
+    t.is(finished.filter((f) => f.deliveryId !== null).length, 10);
+    t.is(walletUpdates, 2, 'one wallet UPDATE for the first, one for the group');
+    t.is(ledgerInserts, 2, 'one ledger INSERT each');
+    const user = await gw.app.db('users').where({ id: acct.userId }).first('balance', 'held');
+    t.deepEqual([Number(user.balance), Number(user.held)], [10_000 - 30 * 50, 0]);
+    const rows = await assertRowsInSequence(t, gw, acct.userId);
+    const charges = rows.filter((r) => r.kind === 'prediction');
+    t.deepEqual(charges.map((r) => r.prediction_id).sort(), ps.map((p) => p.id).sort());
+    t.true(charges.every((r) => Number(r.list_price) === 60 && Number(r.discount_percent) === 16));
+    const done = await gw.app.db('predictions').whereIn('id', ps.map((p) => p.id)).select('id', 'status', 'outputs', 'inference_ms');
+    t.true(done.every((r: { status: string }) => r.status === 'completed'));
+    t.is((await gw.app.db('webhook_deliveries').whereIn('prediction_id', ps.map((p) => p.id))).length, 10);
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${db}: a group with a prediction cancelled meanwhile charges only the others, and the same group again charges nothing`, async (t) => {
+    const gw = await startGateway({ db, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 10_000);
+    const ps = await claimed(gw, acct.userId, 5);
+    t.is(await cancelPrediction(gw.app.db, { userId: acct.userId, teamId: null }, ps[2]!.id, Date.now()), 'cancelled');
+    const items = ps.map(completion);
+    const finished = await completePredictions(gw.app.db, items);
+    t.deepEqual(finished.map((f) => f.recorded), [true, true, false, true, true]);
+    t.is(finished[2]!.deliveryId, null, 'no webhook for the one not completed here');
+    t.like(await gw.app.db('predictions').where({ id: ps[2]!.id }).first('status'), { status: 'cancelled' });
+    // a redelivered group (the answer of a commit lost): every transition fails, nothing is charged again
+    const again = await completePredictions(gw.app.db, items);
+    t.true(again.every((f) => !f.recorded && f.deliveryId === null));
+    const user = await gw.app.db('users').where({ id: acct.userId }).first('balance', 'held');
+    t.deepEqual([Number(user.balance), Number(user.held)], [10_000 - 4 * 50, 0]);
+    const rows = await assertRowsInSequence(t, gw, acct.userId);
+    t.deepEqual(rows.filter((r) => r.kind === 'prediction').map((r) => r.prediction_id).sort(), ps.filter((_, i) => i !== 2).map((p) => p.id).sort());
+    t.deepEqual(rows.filter((r) => r.kind === 'release').map((r) => r.prediction_id), [ps[2]!.id]);
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${db}: a group that fails as a whole is completed one by one, each charged once`, async (t) => {
+    const gw = await startGateway({ db, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 10_000);
+    const ps = await claimed(gw, acct.userId, 6);
+    let groups = 0;
+    // the group records its completions, then its answer is lost (as a failed COMMIT's would be)
+    const completions = createCompletions(gw.app.db, silent, async (d, items) => {
+      groups++;
+      await completePredictions(d, items.slice(0, 2));
+      throw new Error('connection lost');
+    });
+    const finished = await Promise.all(ps.map((p, i) => completions.complete(completion(p, i))));
+    t.is(groups, 1);
+    // the first went alone; of the group, the two it recorded are found completed, the others are recorded one by one
+    t.deepEqual(finished.map((f) => f.recorded), [true, false, false, true, true, true]);
+    const user = await gw.app.db('users').where({ id: acct.userId }).first('balance', 'held');
+    t.deepEqual([Number(user.balance), Number(user.held)], [10_000 - 6 * 50, 0]);
+    const rows = await assertRowsInSequence(t, gw, acct.userId);
+    t.is(rows.filter((r) => r.kind === 'prediction').length, 6);
+    await assertLedger(t, gw.app.db);
+  });
+}
+
+test('through the worker: parallel production predictions of one wallet complete, each charged once, and a redelivered message of a completed one charges nothing', async (t) => {
+  const gw = await startGateway({ worker: true });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 100_000);
+  const body = { prompt: 'a lighthouse', width: 64, height: 64, num_inference_steps: 1 };
+  const ids = await Promise.all(Array.from({ length: 24 }, async () => {
+    const r = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': acct.liveKey }, payload: body });
+    t.is(r.statusCode, 200, r.payload);
+    return (JSON.parse(r.payload) as { request_id: string }).request_id;
+  }));
+  await waitFor(async () => {
+    const n = await gw.app.db('predictions').whereIn('id', ids).andWhere('status', 'completed').count({ n: '*' }).first();
+    return Number(n?.n) === ids.length;
+  }, { what: 'every prediction completed', timeoutMs: 60_000 });
+  const price = Number((await gw.app.db('predictions').where({ id: ids[0] }).first('price')).price);
+  t.true(price > 0);
+  const expect = [100_000 - 24 * price, 0];
+  const wallet = async () => {
+    const u = await gw.app.db('users').where({ id: acct.userId }).first('balance', 'held');
+    return [Number(u.balance), Number(u.held)];
+  };
+  t.deepEqual(await wallet(), expect);
+  // the broker hands a completed prediction's message again (its worker died before the ack)
+  const outcome = await createRunModel(gw.app).handle({ body: { id: ids[0]! }, attempt: 0, redelivered: true });
+  t.deepEqual(outcome, { kind: 'ack' });
+  t.deepEqual(await wallet(), expect);
+  t.is((await gw.app.db('credit_transactions').where({ prediction_id: ids[0], kind: 'prediction' })).length, 1);
+  await assertRowsInSequence(t, gw, acct.userId);
+  await assertLedger(t, gw.app.db);
+});

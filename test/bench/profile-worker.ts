@@ -48,7 +48,7 @@ for (;;) {
   const [{ n }] = await db('predictions').where('status', 'completed').count({ n: '*' }) as [{ n: number | string }];
   polls++;
   if (Number(n) >= N) break;
-  await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 200));
 }
 const cpu = process.cpuUsage(cpu0);
 const ms = Number(process.hrtime.bigint() - t0) / 1e6;

@@ -534,6 +534,44 @@ async function markCompleted(trx: Knex, p: Prediction, result: Completion['resul
   return affected(n) === 1;
 }
 
+/** The columns a completion sets that differ per prediction (markCompleted's, as values). */
+const COMPLETED_COLUMNS: ReadonlyArray<[string, (c: Completion) => Knex.Value]> = [
+  ['outputs', (c) => JSON.stringify(c.result.outputs)],
+  ['nsfw', (c) => JSON.stringify(c.result.nsfw)],
+  ['inference_ms', (c) => Math.round(c.result.inferenceMs)],
+  ['completed_at', (c) => c.now],
+  ['updated_at', (c) => c.now],
+  ['review_status', (c) => (c.result.nsfw.some(Boolean) ? 'flagged' : 'unreviewed')],
+];
+
+/**
+ * markCompleted for several predictions in two statements, whatever their number: the rows still
+ * `processing` are locked (by primary key, in id order, as markPending does on MariaDB), then one
+ * UPDATE moves them to `completed`, each with its own values (CASE id ...). Returns, per item,
+ * whether its transition succeeded; a prediction named twice succeeds once (its first item).
+ */
+async function markManyCompleted(trx: Knex, items: readonly Completion[]): Promise<boolean[]> {
+  const first = new Map<string, number>();
+  items.forEach((c, i) => { if (!first.has(c.p.id)) first.set(c.p.id, i); });
+  const ids = [...first.keys()].sort();
+  const mysql = isMysql(trx);
+  const force = mysql ? ' force index (primary)' : '';
+  const locked = await rawRows<{ id: string }>(trx, `select id from predictions${force} where id in (${ids.map(() => '?').join(', ')}) and status = 'processing'${mysql ? ' order by id for update' : ''}`, ids);
+  const taken = new Set(locked.map((r) => r.id));
+  if (taken.size === 0) return items.map(() => false);
+  const moving = [...taken].sort().map((id) => items[first.get(id)!]!);
+  const bindings: Knex.RawBinding[] = [];
+  const sets = COMPLETED_COLUMNS.map(([column, value]) => {
+    for (const c of moving) bindings.push(c.p.id, value(c));
+    return `${column} = case id ${moving.map(() => 'when ? then ?').join(' ')} end`;
+  });
+  await trx.raw(
+    `update predictions${force} set status = 'completed', error = null, ${sets.join(', ')} where id in (${moving.map(() => '?').join(', ')}) and status = 'processing'`,
+    [...bindings, ...moving.map((c) => c.p.id)],
+  );
+  return items.map((c, i) => taken.has(c.p.id) && first.get(c.p.id) === i);
+}
+
 /**
  * Whether completePredictions may charge this prediction together with others of its wallet:
  * a priced one whose hold's list price and discount the row carries, and no studio markup to pay
@@ -545,8 +583,8 @@ export function groupable(p: Prediction): boolean {
 
 /**
  * Completes several predictions of one paying wallet (all `groupable`, the same `payer`) in one
- * transaction, the worker's group commit (workers/completions.ts): each one's guarded transition,
- * in id order (so two groups lock their rows in the same order); then one move of the wallet for
+ * transaction, the worker's group commit (workers/completions.ts): their guarded transitions
+ * (markManyCompleted: rows locked in id order, so two groups lock in the same order); then one move of the wallet for
  * the ones whose transition succeeded (settleManyFor: one UPDATE, their ledger rows in sequence);
  * then their webhook delivery rows. A prediction no longer `processing` (cancelled meanwhile,
  * completed by another worker) is not charged: `recorded: false`, as completePrediction answers.
@@ -558,10 +596,9 @@ export async function completePredictions(db: Db, items: readonly Completion[]):
   for (const { p } of items) {
     if (!groupable(p) || p.payer.userId !== payer.userId || p.payer.teamId !== payer.teamId) throw new Error(`prediction ${p.id} cannot be charged in this group`);
   }
-  const order = items.map((_, i) => i).sort((a, b) => (items[a]!.p.id < items[b]!.p.id ? -1 : items[a]!.p.id > items[b]!.p.id ? 1 : 0));
   return withLockRetry(() => db.transaction(async (trx) => {
-    const recorded: boolean[] = items.map(() => false);
-    for (const i of order) recorded[i] = await markCompleted(trx, items[i]!.p, items[i]!.result, items[i]!.now);
+    const recorded = await markManyCompleted(trx, items);
+    const order = items.map((_, i) => i).sort((a, b) => (items[a]!.p.id < items[b]!.p.id ? -1 : items[a]!.p.id > items[b]!.p.id ? 1 : 0));
     await settleManyFor(trx, payer, order.filter((i) => recorded[i]).map((i) => {
       const { p, now } = items[i]!;
       return { amount: p.price, predictionId: p.id, model: p.model, now, listPrice: p.billing!.listPrice, discountPercent: p.billing!.discountPercent };

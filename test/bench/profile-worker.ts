@@ -5,6 +5,7 @@
 // writes /tmp/worker.cpuprofile. `wallets` (1) spreads the submits over that many users' wallets.
 import { Session } from 'node:inspector/promises';
 import fs from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import { createRunModel } from '../../workers/run-model.ts';
 import { checkLedger } from '../../db/wallet.ts';
@@ -39,6 +40,14 @@ session.connect();
 await session.post('Profiler.enable');
 await session.post('Profiler.setSamplingInterval', { interval: 100 });
 await session.post('Profiler.start');
+// mariadbd's CPU too (shared with other clients of the server: a figure to compare runs made alike)
+const mariadbPid = (() => { try { return execFileSync('pgrep', ['-x', 'mariadbd']).toString().trim().split('\n')[0]; } catch { return undefined; } })();
+const ticks = async () => {
+  if (!mariadbPid) return 0;
+  const f = (await fs.readFile(`/proc/${mariadbPid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return Number(f[11]) + Number(f[12]);
+};
+const db0 = await ticks();
 const cpu0 = process.cpuUsage();
 const t0 = process.hrtime.bigint();
 const runModel = createRunModel(gw.app);
@@ -51,10 +60,11 @@ for (;;) {
   await new Promise((r) => setTimeout(r, 200));
 }
 const cpu = process.cpuUsage(cpu0);
+const dbMs = (await ticks() - db0) * 10;
 const ms = Number(process.hrtime.bigint() - t0) / 1e6;
 const { profile } = await session.post('Profiler.stop');
 await fs.writeFile('/tmp/worker.cpuprofile', JSON.stringify(profile));
-console.log(JSON.stringify({ n: N, wallets: WALLETS, concurrency: CONCURRENCY, perS: Math.round(N / ms * 1000), cpuMsPerPrediction: ((cpu.user + cpu.system) / 1000 / N).toFixed(3), queriesPerPrediction: ((queries - polls) / N).toFixed(2) }));
+console.log(JSON.stringify({ n: N, wallets: WALLETS, concurrency: CONCURRENCY, perS: Math.round(N / ms * 1000), cpuMsPerPrediction: ((cpu.user + cpu.system) / 1000 / N).toFixed(3), mariadbMsPerPrediction: (dbMs / N).toFixed(3), queriesPerPrediction: ((queries - polls) / N).toFixed(2) }));
 const self = new Map<string, number>();
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const dt = profile.timeDeltas ?? [];

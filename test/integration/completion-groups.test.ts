@@ -33,7 +33,7 @@ async function claimed(gw: TestGateway, userId: number, n: number, price = 50): 
   return out;
 }
 
-const completion = (p: Prediction, i: number): Completion => ({ p, result: { outputs: [`outputs/${p.id}/0.png`], nsfw: [false], inferenceMs: i }, now: Date.now() });
+const completion = (p: Prediction, i: number): Completion => ({ p, result: { outputs: [`outputs/${p.id}/0.png`], nsfw: [i % 5 === 1], inferenceMs: i + 0.4 }, now: Date.now() + i });
 
 /** The wallet's ledger rows in order: each row's balance/held after must follow from the row before it. */
 async function assertRowsInSequence(t: import('ava').ExecutionContext, gw: TestGateway, userId: number): Promise<Array<{ kind: string; prediction_id: string | null; list_price: unknown; discount_percent: unknown }>> {
@@ -79,8 +79,15 @@ for (const db of ['mysql', 'sqlite'] as const) {
     const charges = rows.filter((r) => r.kind === 'prediction');
     t.deepEqual(charges.map((r) => r.prediction_id).sort(), ps.map((p) => p.id).sort());
     t.true(charges.every((r) => Number(r.list_price) === 60 && Number(r.discount_percent) === 16));
-    const done = await gw.app.db('predictions').whereIn('id', ps.map((p) => p.id)).select('id', 'status', 'outputs', 'inference_ms');
-    t.true(done.every((r: { status: string }) => r.status === 'completed'));
+    // each row got its own outputs, flags, inference time and completion time
+    const done = new Map((await gw.app.db('predictions').whereIn('id', ps.map((p) => p.id))).map((r: Record<string, unknown>) => [r.id, r]));
+    const items = ps.map(completion);
+    for (const [i, { p, result }] of items.entries()) {
+      const r = done.get(p.id)!;
+      t.deepEqual([r.status, JSON.parse(String(r.outputs)), JSON.parse(String(r.nsfw)), Number(r.inference_ms), r.review_status, r.error],
+        ['completed', result.outputs, result.nsfw, i, i % 5 === 1 ? 'flagged' : 'unreviewed', null]);
+      t.true(Number(r.completed_at) >= Number(r.started_at) && Number(r.completed_at) === Number(r.updated_at));
+    }
     t.is((await gw.app.db('webhook_deliveries').whereIn('prediction_id', ps.map((p) => p.id))).length, 10);
     await assertLedger(t, gw.app.db);
   });
@@ -91,9 +98,16 @@ for (const db of ['mysql', 'sqlite'] as const) {
     const acct = await newAccount(gw, 10_000);
     const ps = await claimed(gw, acct.userId, 5);
     t.is(await cancelPrediction(gw.app.db, { userId: acct.userId, teamId: null }, ps[2]!.id, Date.now()), 'cancelled');
-    const items = ps.map(completion);
+    // the last one named twice (two copies of its message finishing in one process): charged once
+    const items = [...ps.map(completion), completion(ps[4]!, 9)];
+    let statements = 0;
+    const count = () => { statements++; };
+    gw.app.db.on('query', count);
     const finished = await completePredictions(gw.app.db, items);
-    t.deepEqual(finished.map((f) => f.recorded), [true, true, false, true, true]);
+    gw.app.db.off('query', count);
+    t.deepEqual(finished.map((f) => f.recorded), [true, true, false, true, true, false]);
+    // BEGIN, lock, transition, wallet, ledger, 2 delivery rows (predictions 0 and 3), COMMIT
+    t.is(statements, 8);
     t.is(finished[2]!.deliveryId, null, 'no webhook for the one not completed here');
     t.like(await gw.app.db('predictions').where({ id: ps[2]!.id }).first('status'), { status: 'cancelled' });
     // a redelivered group (the answer of a commit lost): every transition fails, nothing is charged again
@@ -158,6 +172,33 @@ test('through the worker: parallel production predictions of one wallet complete
   t.deepEqual(outcome, { kind: 'ack' });
   t.deepEqual(await wallet(), expect);
   t.is((await gw.app.db('credit_transactions').where({ prediction_id: ids[0], kind: 'prediction' })).length, 1);
+  await assertRowsInSequence(t, gw, acct.userId);
+  await assertLedger(t, gw.app.db);
+});
+
+test('mysql: two workers grouping completions of one wallet while submits hold on it and a cancel races them: each completed one charged once, the cancelled one released', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 100_000);
+  const ps = await claimed(gw, acct.userId, 40);
+  const [a, b] = [createCompletions(gw.app.db, silent), createCompletions(gw.app.db, silent)];
+  const cancelled = ps[17]!.id;
+  const results = await Promise.all([
+    ...ps.map((p, i) => (i % 2 === 0 ? a : b).complete(completion(p, i))),
+    cancelPrediction(gw.app.db, { userId: acct.userId, teamId: null }, cancelled, Date.now()),
+    ...Array.from({ length: 10 }, () => submitPrediction(gw.app.db, {
+      id: newPredictionId(Date.now()), userId: acct.userId, apiKeyId: null, model: MODEL, input: { prompt: 'q' }, price: 50, webhookUrl: null,
+    }, Date.now())),
+  ]);
+  const finished = results.slice(0, 40) as Array<{ recorded: boolean }>;
+  const cancel = results[40];
+  const completedHere = finished.filter((f) => f.recorded).length;
+  // the cancel either came first (not charged, released) or found it completed (409 in the API)
+  t.is(completedHere, cancel === 'cancelled' ? 39 : 40);
+  const charged = await gw.app.db('credit_transactions').where({ user_id: acct.userId, kind: 'prediction' }).count({ n: '*' }).first();
+  t.is(Number(charged?.n), completedHere);
+  const user = await gw.app.db('users').where({ id: acct.userId }).first('balance', 'held');
+  t.deepEqual([Number(user.balance), Number(user.held)], [100_000 - completedHere * 50 - 10 * 50, 10 * 50]);
   await assertRowsInSequence(t, gw, acct.userId);
   await assertLedger(t, gw.app.db);
 });

@@ -25,10 +25,15 @@ export interface Completions {
   readonly waiting: number;
 }
 
-/** `completeGroup`: how a group is recorded (completePredictions; a test passes one that fails, to see the fallback). */
-export function createCompletions(db: Db, log: Pick<Logger, 'warn'>, completeGroup: typeof completePredictions = completePredictions): Completions {
-  // wallet -> completions waiting behind its transaction in flight (present while one is)
-  const queues = new Map<string, Waiting[]>();
+export interface CompletionsOptions {
+  /** how a group is recorded (completePredictions; a test passes one that fails, to see the fallback) */
+  completeGroup?: typeof completePredictions;
+}
+
+export function createCompletions(db: Db, log: Pick<Logger, 'warn'>, opts: CompletionsOptions = {}): Completions {
+  const completeGroup = opts.completeGroup ?? completePredictions;
+  // wallet -> the completions waiting for its transaction in flight to end (present while one is)
+  const wallets = new Map<string, { queue: Waiting[] }>();
   let waiting = 0;
 
   /**
@@ -47,29 +52,34 @@ export function createCompletions(db: Db, log: Pick<Logger, 'warn'>, completeGro
     }
   }
 
-  async function run(key: string, group: readonly Waiting[]): Promise<void> {
+  async function record(group: readonly Waiting[]): Promise<void> {
     if (group.length === 1) {
       const [w] = group as [Waiting];
       await completePrediction(db, w.c.p, w.c.result, w.c.now).then(w.resolve, w.reject);
-    } else {
-      let finished: Finished[] | undefined;
-      let failure: unknown;
-      try {
-        finished = await completeGroup(db, group.map((w) => w.c));
-      } catch (err) {
-        failure = err;
-      }
-      if (finished) group.forEach((w, i) => w.resolve(finished[i]!));
-      else await oneByOne(group, failure);
-    }
-    const next = queues.get(key)!;
-    if (next.length === 0) {
-      queues.delete(key);
       return;
     }
-    queues.set(key, []);
+    let finished: Finished[] | undefined;
+    let failure: unknown;
+    try {
+      finished = await completeGroup(db, group.map((w) => w.c));
+    } catch (err) {
+      failure = err;
+    }
+    if (finished) group.forEach((w, i) => w.resolve(finished[i]!));
+    else await oneByOne(group, failure);
+  }
+
+  /** Records `group`, then, while completions of the wallet wait, the next group of all of them. */
+  async function run(key: string, wallet: { queue: Waiting[] }, group: readonly Waiting[]): Promise<void> {
+    await record(group);
+    const next = wallet.queue;
+    if (next.length === 0) {
+      wallets.delete(key);
+      return;
+    }
+    wallet.queue = [];
     waiting -= next.length;
-    return run(key, next);
+    return run(key, wallet, next);
   }
 
   return {
@@ -78,14 +88,15 @@ export function createCompletions(db: Db, log: Pick<Logger, 'warn'>, completeGro
       const key = c.p.payer.teamId === null ? `u${c.p.payer.userId}` : `t${c.p.payer.teamId}`;
       return new Promise<Finished>((resolve, reject) => {
         const w: Waiting = { c, resolve, reject };
-        const queue = queues.get(key);
-        if (queue) {
-          queue.push(w);
+        const inFlight = wallets.get(key);
+        if (inFlight) {
+          inFlight.queue.push(w);
           waiting++;
           return;
         }
-        queues.set(key, []);
-        void run(key, [w]);
+        const wallet: { queue: Waiting[] } = { queue: [] };
+        wallets.set(key, wallet);
+        void run(key, wallet, [w]);
       });
     },
     get waiting() {

@@ -128,11 +128,11 @@ for (const db of ['mysql', 'sqlite'] as const) {
     const ps = await claimed(gw, acct.userId, 6);
     let groups = 0;
     // the group records its completions, then its answer is lost (as a failed COMMIT's would be)
-    const completions = createCompletions(gw.app.db, silent, async (d, items) => {
+    const completions = createCompletions(gw.app.db, silent, { completeGroup: async (d, items) => {
       groups++;
       await completePredictions(d, items.slice(0, 2));
       throw new Error('connection lost');
-    });
+    } });
     const finished = await Promise.all(ps.map((p, i) => completions.complete(completion(p, i))));
     t.is(groups, 1);
     // the first went alone; of the group, the two it recorded are found completed, the others are recorded one by one

@@ -202,3 +202,59 @@ test('mysql: two workers grouping completions of one wallet while submits hold o
   await assertRowsInSequence(t, gw, acct.userId);
   await assertLedger(t, gw.app.db);
 });
+
+for (const db of ['mysql', 'sqlite'] as const) {
+  test(`${db}: a group's charges spend expiring grants and write the ledger exactly as the same charges one by one, for a user's and a team's wallet`, async (t) => {
+    const gw = await startGateway({ db, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const d = gw.app.db;
+    const now = Date.now();
+    const { createTeam } = await import('../../db/teams.ts');
+    const { creditTeam, holdFor, settleFor, settleManyFor } = await import('../../db/wallet.ts');
+    // two wallets alike, a user's and a team's of each kind: one is charged as a group, the other one by one
+    const wallets = [];
+    for (let i = 0; i < 2; i++) {
+      const acct = await newAccount(gw, 1000);
+      const team = await createTeam(d, acct.userId, `team ${i}`, now);
+      await d.transaction((trx) => creditTeam(trx, team.id, acct.userId, 1000, 'grant', 'funding', now));
+      wallets.push({ userId: acct.userId, teamId: null }, { userId: acct.userId, teamId: team.id });
+    }
+    for (const w of wallets) {
+      const key = w.teamId === null ? `user:${w.userId}` : `team:${w.teamId}`;
+      const [subscriptionId] = await d('subscriptions').insert({
+        wallet: key, user_id: w.userId, team_id: w.teamId, plan: 'basic', status: 'active', period_anchor: now, current_period_start: now, current_period_end: now + 1, created_at: now, updated_at: now,
+      });
+      // 230 of grant credit in two grants: 150 charged takes the sooner-expiring one and 120 of the other
+      for (const [n, remaining] of [[1, 30], [2, 200]] as const) {
+        await d('credit_grants').insert({
+          wallet: key, user_id: w.userId, team_id: w.teamId, subscription_id: subscriptionId, plan: 'basic', period_start: now + n, amount: remaining, remaining, cap_at: now + n, expires_at: now + 10 * n, created_at: now,
+        });
+      }
+      await d(w.teamId === null ? 'users' : 'teams').where('id', w.teamId ?? w.userId).update({ grants: 2 });
+      for (const id of ['a', 'b', 'c']) await d.transaction((trx) => holdFor(trx, w, 50, { predictionId: `${key}-${id}`, model: MODEL, now }));
+    }
+    const charges = (w: { userId: number; teamId: number | null }) => ['a', 'b', 'c'].map((id) => ({
+      amount: 50, predictionId: `${w.teamId === null ? `user:${w.userId}` : `team:${w.teamId}`}-${id}`, model: MODEL, now, listPrice: 60, discountPercent: 16,
+    }));
+    for (const w of [wallets[0]!, wallets[1]!]) await d.transaction((trx) => settleManyFor(trx, w, charges(w)));
+    for (const w of [wallets[2]!, wallets[3]!]) {
+      for (const c of charges(w)) await d.transaction((trx) => settleFor(trx, w, c.amount, c.predictionId, c.model, c.now, c));
+    }
+    const state = async (w: { userId: number; teamId: number | null }) => {
+      const q = d('credit_transactions').orderBy('id').select('kind', 'amount', 'held_change', 'balance_after', 'held_after', 'list_price', 'discount_percent');
+      if (w.teamId === null) q.where({ user_id: w.userId }).whereNull('team_id'); else q.where({ team_id: w.teamId });
+      const grants = await d('credit_grants').where('wallet', w.teamId === null ? `user:${w.userId}` : `team:${w.teamId}`).orderBy('id').select('remaining');
+      const wallet = await d(w.teamId === null ? 'users' : 'teams').where('id', w.teamId ?? w.userId).first('balance', 'held', 'grants');
+      return {
+        rows: (await q as Array<Record<string, unknown>>).map((r) => [r.kind, ...['amount', 'held_change', 'balance_after', 'held_after', 'list_price', 'discount_percent'].map((k) => (r[k] === null ? null : Number(r[k])))]),
+        grants: grants.map((g: { remaining: unknown }) => Number(g.remaining)),
+        wallet: [Number(wallet.balance), Number(wallet.held), Number(wallet.grants)],
+      };
+    };
+    t.deepEqual(await state(wallets[0]!), await state(wallets[2]!), 'a user\'s wallet');
+    t.deepEqual(await state(wallets[1]!), await state(wallets[3]!), 'a team\'s wallet');
+    t.like(await state(wallets[0]!), { grants: [0, 80], wallet: [850, 0, 1] });
+    t.deepEqual((await state(wallets[1]!)).rows.slice(-3).map((r) => r.slice(3, 5)), [[850, 100], [850, 50], [850, 0]]);
+    await assertLedger(t, d);
+  });
+}

@@ -3,6 +3,8 @@
 // (prefetch WORKER_CONCURRENCY, 16) and measures its process CPU and knex queries until every
 // prediction completed. Prints CPU ms and queries per prediction and the top self-time functions;
 // writes /tmp/worker.cpuprofile. `wallets` (1) spreads the submits over that many users' wallets.
+// With CONTEND (below) the process also serves those submits: its CPU and queries then cover both,
+// and the figures to compare are drainMs and submittedMeanwhile.
 import { Session } from 'node:inspector/promises';
 import fs from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected, answersReturning, isMysql, rawRows } from './knex.ts';
-import { creditWallet, holdFor, lockWallet, releaseFor, settleFor, studioOwner } from './wallet.ts';
+import { creditWallet, holdFor, lockWallet, releaseFor, settleFor, settleManyFor, studioOwner } from './wallet.ts';
 import type { Payer } from './wallet.ts';
 import { checkKeySpend } from './key-spend.ts';
 import { insertDelivery, newDeliveryId } from './deliveries.ts';
@@ -594,18 +594,105 @@ export async function completePrediction(
 ): Promise<Finished> {
   // Retried whole on a deadlock: the transition, the debit and the delivery row roll back together.
   return withLockRetry(() => db.transaction(async (trx) => {
-    const n = await trx('predictions').where({ id: p.id, status: 'processing' }).update({
-      status: 'completed', outputs: JSON.stringify(result.outputs), nsfw: JSON.stringify(result.nsfw),
-      inference_ms: Math.round(result.inferenceMs), error: null, completed_at: now, updated_at: now,
-      // a completed prediction with any NSFW output starts flagged for review (README "Run history")
-      review_status: result.nsfw.some(Boolean) ? 'flagged' : 'unreviewed',
-    });
-    if (affected(n) !== 1) return { recorded: false, deliveryId: null };
+    if (!await markCompleted(trx, p, result, now)) return { recorded: false, deliveryId: null };
     // The wallet that held the price pays it: the team's for a team prediction.
     await settleFor(trx, p.payer, p.price, p.id, p.model, now, p.billing);
     // end_user_pays: the studio owner's markup, a second ledger row of the same prediction
     if (p.studioId !== null && p.studioMarkup > 0) await creditStudioOwner(trx, p, now);
     return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
+  }));
+}
+
+/** What a worker finished: the prediction it claimed, its stored outputs and when. */
+export interface Completion {
+  p: Prediction;
+  result: { outputs: string[]; nsfw: boolean[]; inferenceMs: number };
+  now: number;
+}
+
+/** processing -> completed with the outputs (the guarded transition); false when the row was not `processing` any more. */
+async function markCompleted(trx: Knex, p: Prediction, result: Completion['result'], now: number): Promise<boolean> {
+  const n = await trx('predictions').where({ id: p.id, status: 'processing' }).update({
+    status: 'completed', outputs: JSON.stringify(result.outputs), nsfw: JSON.stringify(result.nsfw),
+    inference_ms: Math.round(result.inferenceMs), error: null, completed_at: now, updated_at: now,
+    // a completed prediction with any NSFW output starts flagged for review (README "Run history")
+    review_status: result.nsfw.some(Boolean) ? 'flagged' : 'unreviewed',
+  });
+  return affected(n) === 1;
+}
+
+/** The columns a completion sets that differ per prediction (markCompleted's, as values). */
+const COMPLETED_COLUMNS: ReadonlyArray<[string, (c: Completion) => Knex.Value]> = [
+  ['outputs', (c) => JSON.stringify(c.result.outputs)],
+  ['nsfw', (c) => JSON.stringify(c.result.nsfw)],
+  ['inference_ms', (c) => Math.round(c.result.inferenceMs)],
+  ['completed_at', (c) => c.now],
+  ['updated_at', (c) => c.now],
+  ['review_status', (c) => (c.result.nsfw.some(Boolean) ? 'flagged' : 'unreviewed')],
+];
+
+/**
+ * markCompleted for several predictions in two statements, whatever their number: the rows still
+ * `processing` are locked (by primary key, in id order, as markPending does on MariaDB), then one
+ * UPDATE moves them to `completed`, each with its own values (CASE id ...). Returns, per item,
+ * whether its transition succeeded; a prediction named twice succeeds once (its first item).
+ */
+async function markManyCompleted(trx: Knex, items: readonly Completion[]): Promise<boolean[]> {
+  const first = new Map<string, number>();
+  items.forEach((c, i) => { if (!first.has(c.p.id)) first.set(c.p.id, i); });
+  const ids = [...first.keys()].sort();
+  const mysql = isMysql(trx);
+  const force = mysql ? ' force index (primary)' : '';
+  const locked = await rawRows<{ id: string }>(trx, `select id from predictions${force} where id in (${ids.map(() => '?').join(', ')}) and status = 'processing'${mysql ? ' order by id for update' : ''}`, ids);
+  const taken = new Set(locked.map((r) => r.id));
+  if (taken.size === 0) return items.map(() => false);
+  const moving = [...taken].sort().map((id) => items[first.get(id)!]!);
+  const bindings: Knex.RawBinding[] = [];
+  const sets = COMPLETED_COLUMNS.map(([column, value]) => {
+    for (const c of moving) bindings.push(c.p.id, value(c));
+    return `${column} = case id ${moving.map(() => 'when ? then ?').join(' ')} end`;
+  });
+  await trx.raw(
+    `update predictions${force} set status = 'completed', error = null, ${sets.join(', ')} where id in (${moving.map(() => '?').join(', ')}) and status = 'processing'`,
+    [...bindings, ...moving.map((c) => c.p.id)],
+  );
+  return items.map((c, i) => taken.has(c.p.id) && first.get(c.p.id) === i);
+}
+
+/**
+ * Whether completePredictions may charge this prediction together with others of its wallet:
+ * a priced one whose hold's list price and discount the row carries, and no studio markup to pay
+ * out (a second wallet: completePrediction's creditStudioOwner). The rest complete alone.
+ */
+export function groupable(p: Prediction): boolean {
+  return p.price > 0 && !(p.studioId !== null && p.studioMarkup > 0) && p.billing !== undefined && p.billing.listPrice !== null;
+}
+
+/**
+ * Completes several predictions of one paying wallet (all `groupable`, the same `payer`) in one
+ * transaction, the worker's group commit (workers/completions.ts): their guarded transitions
+ * (markManyCompleted: rows locked in id order, so two groups lock in the same order); then one move of the wallet for
+ * the ones whose transition succeeded (settleManyFor: one UPDATE, their ledger rows in sequence);
+ * then their webhook delivery rows. A prediction no longer `processing` (cancelled meanwhile,
+ * completed by another worker) is not charged: `recorded: false`, as completePrediction answers.
+ * Retried whole on a deadlock. The answers are in the order of `items`.
+ */
+export async function completePredictions(db: Db, items: readonly Completion[]): Promise<Finished[]> {
+  const payer = items[0]?.p.payer;
+  if (!payer) return [];
+  for (const { p } of items) {
+    if (!groupable(p) || p.payer.userId !== payer.userId || p.payer.teamId !== payer.teamId) throw new Error(`prediction ${p.id} cannot be charged in this group`);
+  }
+  return withLockRetry(() => db.transaction(async (trx) => {
+    const recorded = await markManyCompleted(trx, items);
+    const order = items.map((_, i) => i).sort((a, b) => (items[a]!.p.id < items[b]!.p.id ? -1 : items[a]!.p.id > items[b]!.p.id ? 1 : 0));
+    await settleManyFor(trx, payer, order.filter((i) => recorded[i]).map((i) => {
+      const { p, now } = items[i]!;
+      return { amount: p.price, predictionId: p.id, model: p.model, now, listPrice: p.billing!.listPrice, discountPercent: p.billing!.discountPercent };
+    }));
+    const finished: Finished[] = [];
+    for (const [i, { p, now }] of items.entries()) finished.push(recorded[i] ? { recorded: true, deliveryId: await deliveryFor(trx, p, now) } : { recorded: false, deliveryId: null });
+    return finished;
   }));
 }
 

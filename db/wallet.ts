@@ -272,6 +272,62 @@ export async function settleFor(
   if (grants !== 0) await consumeGrants(trx, payer, amount);
 }
 
+/** One charge of a group that settleManyFor takes from one wallet. */
+export interface Charge {
+  amount: number;
+  predictionId: string;
+  model: string;
+  now: number;
+  /** what the prediction's hold recorded (README "Discounts") */
+  listPrice: number | null;
+  discountPercent: number | null;
+}
+
+/**
+ * Several charges of one wallet in one move (the worker's group commit, workers/completions.ts):
+ * one UPDATE of the wallet row for their sum and one INSERT of their `prediction` rows, in the
+ * given order, each with the balance and held the wallet had after it, exactly as the same
+ * charges settled one by one (settleFor) would have left them. A charge's balance is unchanged
+ * (held -> gone), so every row's balance_after is the wallet's balance; held_after is the held
+ * after the whole move plus what the later rows of the group took. On MariaDB the UPDATE leaves
+ * both in session variables the INSERT's VALUES read (as moveWallet does); expiring grant credit
+ * is spent for the sum, which takes from the grants exactly what the charges one by one would
+ * (consumeGrants fills the earliest-expiring first).
+ */
+export async function settleManyFor(trx: Knex, payer: Payer, charges: readonly Charge[]): Promise<void> {
+  const paid = charges.filter((c) => c.amount !== 0);
+  if (paid.length === 0) return;
+  const total = paid.reduce((sum, c) => sum + c.amount, 0);
+  // what the rows after row i take from held: row i's held_after is the final held plus that
+  const later: number[] = [];
+  for (let i = paid.length - 1, acc = 0; i >= 0; i--) {
+    later[i] = acc;
+    acc += paid[i]!.amount;
+  }
+  const rows = (balanceAfter: (i: number) => unknown, heldAfter: (i: number) => unknown) => paid.map((c, i) => ({
+    user_id: payer.userId, team_id: payer.teamId, amount: -c.amount, held_change: -c.amount, kind: 'prediction', prediction_id: c.predictionId,
+    ref: '', description: c.model.slice(0, 255), created_at: c.now, list_price: c.listPrice, discount_percent: c.discountPercent,
+    balance_after: balanceAfter(i), held_after: heldAfter(i),
+  }));
+  let grants: number;
+  if (isMysql(trx)) {
+    if (!trx.isTransaction) throw new Error('a wallet move runs in its caller\'s transaction');
+    const [ok] = await trx.raw(
+      `update \`${walletTable(payer)}\` set balance = (@mg_balance := balance), held = (@mg_held := held - ?), grants = LAST_INSERT_ID(grants) where id = ?`,
+      [total, payer.teamId === null ? payer.userId : payer.teamId],
+    ) as unknown as [{ affectedRows: number; insertId: number | string }];
+    mustHaveMoved(ok.affectedRows === 1 ? 0 : undefined, payer);
+    await trx('credit_transactions').insert(rows(() => trx.raw('@mg_balance'), (i) => later[i] === 0 ? trx.raw('@mg_held') : trx.raw('@mg_held + ?', [later[i]!])));
+    grants = num(ok.insertId);
+  } else {
+    const [after] = await walletRow(trx, payer).update({ held: trx.raw('held - ?', [total]) }, ['balance', 'held', 'grants']) as Array<{ balance: number | string; held: number | string; grants: number | string }>;
+    mustHaveMoved(after ? 0 : undefined, payer);
+    await trx('credit_transactions').insert(rows(() => num(after!.balance), (i) => num(after!.held) + later[i]!));
+    grants = num(after!.grants);
+  }
+  if (grants !== 0) await consumeGrants(trx, payer, total);
+}
+
 /** held -> balance, with its `release` row. */
 export async function releaseFor(trx: Knex, payer: Payer, amount: number, ref: MoveRef): Promise<void> {
   if (amount === 0) return;

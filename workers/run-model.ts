@@ -4,7 +4,7 @@
 // Upstream adapters (those with a `job`) are not run in one go: the job is submitted, recorded
 // on the prediction, and advanced one poll per delayed message (workers/upstream-jobs.ts).
 import type { App } from '../lib/context.ts';
-import { claim, completePrediction, parseClaimSnapshot, failPrediction, handBackPrediction, requeuePrediction } from '../db/predictions.ts';
+import { claim, parseClaimSnapshot, failPrediction, handBackPrediction, requeuePrediction } from '../db/predictions.ts';
 import type { Prediction } from '../db/predictions.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { adapterRegistry, configuredProviders } from './adapters/index.ts';
@@ -19,6 +19,7 @@ import type { PollMessage, RunLog } from './upstream-jobs.ts';
 import type { PredictionMessage } from './dispatch.ts';
 import { isRequestId } from '../lib/request-id.ts';
 import { seconds } from '../lib/metrics.ts';
+import { createCompletions } from './completions.ts';
 
 /** Dead-lettering after three retries (the owner's rule for the predictions queue; app.ts topics()). */
 export const MAX_RETRIES = 3;
@@ -55,6 +56,8 @@ export function createRunModel(app: App) {
   }
 
   const { metrics } = app;
+  // completions of one wallet that arrive while one of its is being recorded go together (workers/completions.ts)
+  const completions = createCompletions(app.db, app.log);
   const noRequest: RunLog = { log: app.log };
 
   async function fail(p: Prediction, message: string, code: string | null = null, run: RunLog = noRequest): Promise<void> {
@@ -99,7 +102,7 @@ export function createRunModel(app: App) {
       await removeTemporary(result.files);
       throw err;
     }
-    const done = await completePrediction(app.db, p, { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, app.clock());
+    const done = await completions.complete({ p, result: { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, now: app.clock() });
     if (done.recorded) metrics.predictions.inc({ model: p.model, outcome: 'completed' });
     run.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
     // Not confirmed now? The delivery row exists, so the sweeper publishes it later.

@@ -1,0 +1,260 @@
+// The worker's group commit of completions per paying wallet (workers/completions.ts,
+// db/predictions.ts completePredictions, db/wallet.ts settleManyFor): completions of one wallet
+// that arrive while one of its transactions is in flight go together in the next one, and the
+// ledger comes out exactly as the same charges one by one would have left it.
+import test from 'ava';
+import pino from 'pino';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { assertLedger } from '../helpers/ledger.ts';
+import { waitFor } from '../helpers/services.ts';
+import { cancelPrediction, claim, completePredictions, newPredictionId, submitPrediction } from '../../db/predictions.ts';
+import type { Completion, Prediction } from '../../db/predictions.ts';
+import { createCompletions } from '../../workers/completions.ts';
+import { createRunModel } from '../../workers/run-model.ts';
+
+const MODEL = 'canvas-v1-fast-text-to-image';
+const silent = pino({ level: 'silent' });
+
+/** n predictions of the user's wallet, submitted (held) and claimed; every third with a webhook. */
+async function claimed(gw: TestGateway, userId: number, n: number, price = 50): Promise<Prediction[]> {
+  const out: Prediction[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = newPredictionId(Date.now());
+    const outcome = await submitPrediction(gw.app.db, {
+      id, userId, apiKeyId: null, model: MODEL, input: { prompt: `p${i}` }, price, listPrice: price + 10, discountPercent: 16,
+      webhookUrl: i % 3 === 0 ? 'https://example.com/hook' : null,
+    }, Date.now());
+    if (!outcome.accepted) throw new Error('refused');
+    const p = await claim(gw.app.db, id, Date.now(), outcome.row ? { known: outcome.row } : {});
+    if (!p) throw new Error('not claimed');
+    out.push(p);
+  }
+  return out;
+}
+
+const completion = (p: Prediction, i: number): Completion => ({ p, result: { outputs: [`outputs/${p.id}/0.png`], nsfw: [i % 5 === 1], inferenceMs: i + 0.4 }, now: Date.now() + i });
+
+/** The wallet's ledger rows in order: each row's balance/held after must follow from the row before it. */
+async function assertRowsInSequence(t: import('ava').ExecutionContext, gw: TestGateway, userId: number): Promise<Array<{ kind: string; prediction_id: string | null; list_price: unknown; discount_percent: unknown }>> {
+  const rows = await gw.app.db('credit_transactions').where({ user_id: userId }).whereNull('team_id').orderBy('id')
+    .select('kind', 'amount', 'held_change', 'balance_after', 'held_after', 'prediction_id', 'list_price', 'discount_percent') as Array<Record<string, unknown>>;
+  let balance = 0;
+  let held = 0;
+  for (const r of rows) {
+    held += Number(r.held_change);
+    balance += Number(r.amount) - Number(r.held_change);
+    t.deepEqual([Number(r.balance_after), Number(r.held_after)], [balance, held], `row ${String(r.kind)} ${String(r.prediction_id)}`);
+  }
+  return rows as Array<{ kind: string; prediction_id: string | null; list_price: unknown; discount_percent: unknown }>;
+}
+
+for (const db of ['mysql', 'sqlite'] as const) {
+  test(`${db}: many parallel completions of one wallet go in groups and charge exactly: ledger rows in sequence, balance, held back to 0`, async (t) => {
+    const gw = await startGateway({ db, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 10_000);
+    const ps = await claimed(gw, acct.userId, 30);
+    let walletUpdates = 0;
+    let ledgerInserts = 0;
+    const count = (q: { sql: string }) => {
+      if (/^update [`"]?users/i.test(q.sql)) walletUpdates++;
+      if (/^insert into [`"]?credit_transactions/i.test(q.sql)) ledgerInserts++;
+    };
+    gw.app.db.on('query', count);
+    const completions = createCompletions(gw.app.db, silent);
+    const pending = ps.map((p, i) => completions.complete(completion(p, i)));
+    // the first one is in flight alone; the other 29 wait for it, then go together
+    t.is(completions.waiting, 29);
+    const finished = await Promise.all(pending);
+    gw.app.db.off('query', count);
+    t.is(completions.waiting, 0);
+    t.true(finished.every((f) => f.recorded));
+    t.is(finished.filter((f) => f.deliveryId !== null).length, 10);
+    t.is(walletUpdates, 2, 'one wallet UPDATE for the first, one for the group');
+    t.is(ledgerInserts, 2, 'one ledger INSERT each');
+    const user = await gw.app.db('users').where({ id: acct.userId }).first('balance', 'held');
+    t.deepEqual([Number(user.balance), Number(user.held)], [10_000 - 30 * 50, 0]);
+    const rows = await assertRowsInSequence(t, gw, acct.userId);
+    const charges = rows.filter((r) => r.kind === 'prediction');
+    t.deepEqual(charges.map((r) => r.prediction_id).sort(), ps.map((p) => p.id).sort());
+    t.true(charges.every((r) => Number(r.list_price) === 60 && Number(r.discount_percent) === 16));
+    // each row got its own outputs, flags, inference time and completion time
+    const done = new Map((await gw.app.db('predictions').whereIn('id', ps.map((p) => p.id))).map((r: Record<string, unknown>) => [r.id, r]));
+    const items = ps.map(completion);
+    for (const [i, { p, result }] of items.entries()) {
+      const r = done.get(p.id)!;
+      t.deepEqual([r.status, JSON.parse(String(r.outputs)), JSON.parse(String(r.nsfw)), Number(r.inference_ms), r.review_status, r.error],
+        ['completed', result.outputs, result.nsfw, i, i % 5 === 1 ? 'flagged' : 'unreviewed', null]);
+      t.true(Number(r.completed_at) >= Number(r.started_at) && Number(r.completed_at) === Number(r.updated_at));
+    }
+    t.is((await gw.app.db('webhook_deliveries').whereIn('prediction_id', ps.map((p) => p.id))).length, 10);
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${db}: a group with a prediction cancelled meanwhile charges only the others, and the same group again charges nothing`, async (t) => {
+    const gw = await startGateway({ db, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 10_000);
+    const ps = await claimed(gw, acct.userId, 5);
+    t.is(await cancelPrediction(gw.app.db, { userId: acct.userId, teamId: null }, ps[2]!.id, Date.now()), 'cancelled');
+    // the last one named twice (two copies of its message finishing in one process): charged once
+    const items = [...ps.map(completion), completion(ps[4]!, 9)];
+    let statements = 0;
+    const count = () => { statements++; };
+    gw.app.db.on('query', count);
+    const finished = await completePredictions(gw.app.db, items);
+    gw.app.db.off('query', count);
+    t.deepEqual(finished.map((f) => f.recorded), [true, true, false, true, true, false]);
+    // BEGIN, lock, transition, wallet, ledger, 2 delivery rows (predictions 0 and 3), COMMIT
+    t.is(statements, 8);
+    t.is(finished[2]!.deliveryId, null, 'no webhook for the one not completed here');
+    t.like(await gw.app.db('predictions').where({ id: ps[2]!.id }).first('status'), { status: 'cancelled' });
+    // a redelivered group (the answer of a commit lost): every transition fails, nothing is charged again
+    const again = await completePredictions(gw.app.db, items);
+    t.true(again.every((f) => !f.recorded && f.deliveryId === null));
+    const user = await gw.app.db('users').where({ id: acct.userId }).first('balance', 'held');
+    t.deepEqual([Number(user.balance), Number(user.held)], [10_000 - 4 * 50, 0]);
+    const rows = await assertRowsInSequence(t, gw, acct.userId);
+    t.deepEqual(rows.filter((r) => r.kind === 'prediction').map((r) => r.prediction_id).sort(), ps.filter((_, i) => i !== 2).map((p) => p.id).sort());
+    t.deepEqual(rows.filter((r) => r.kind === 'release').map((r) => r.prediction_id), [ps[2]!.id]);
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${db}: a group that fails as a whole is completed one by one, each charged once`, async (t) => {
+    const gw = await startGateway({ db, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 10_000);
+    const ps = await claimed(gw, acct.userId, 6);
+    let groups = 0;
+    // the group records its completions, then its answer is lost (as a failed COMMIT's would be)
+    const completions = createCompletions(gw.app.db, silent, { completeGroup: async (d, items) => {
+      groups++;
+      await completePredictions(d, items.slice(0, 2));
+      throw new Error('connection lost');
+    } });
+    const finished = await Promise.all(ps.map((p, i) => completions.complete(completion(p, i))));
+    t.is(groups, 1);
+    // the first went alone; of the group, the two it recorded are found completed, the others are recorded one by one
+    t.deepEqual(finished.map((f) => f.recorded), [true, false, false, true, true, true]);
+    const user = await gw.app.db('users').where({ id: acct.userId }).first('balance', 'held');
+    t.deepEqual([Number(user.balance), Number(user.held)], [10_000 - 6 * 50, 0]);
+    const rows = await assertRowsInSequence(t, gw, acct.userId);
+    t.is(rows.filter((r) => r.kind === 'prediction').length, 6);
+    await assertLedger(t, gw.app.db);
+  });
+}
+
+test('through the worker: parallel production predictions of one wallet complete, each charged once, and a redelivered message of a completed one charges nothing', async (t) => {
+  const gw = await startGateway({ worker: true });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 100_000);
+  const body = { prompt: 'a lighthouse', width: 64, height: 64, num_inference_steps: 1 };
+  const ids = await Promise.all(Array.from({ length: 24 }, async () => {
+    const r = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': acct.liveKey }, payload: body });
+    t.is(r.statusCode, 200, r.payload);
+    return (JSON.parse(r.payload) as { request_id: string }).request_id;
+  }));
+  await waitFor(async () => {
+    const n = await gw.app.db('predictions').whereIn('id', ids).andWhere('status', 'completed').count({ n: '*' }).first();
+    return Number(n?.n) === ids.length;
+  }, { what: 'every prediction completed', timeoutMs: 60_000 });
+  const price = Number((await gw.app.db('predictions').where({ id: ids[0] }).first('price')).price);
+  t.true(price > 0);
+  const expect = [100_000 - 24 * price, 0];
+  const wallet = async () => {
+    const u = await gw.app.db('users').where({ id: acct.userId }).first('balance', 'held');
+    return [Number(u.balance), Number(u.held)];
+  };
+  t.deepEqual(await wallet(), expect);
+  // the broker hands a completed prediction's message again (its worker died before the ack)
+  const outcome = await createRunModel(gw.app).handle({ body: { id: ids[0]! }, attempt: 0, redelivered: true });
+  t.deepEqual(outcome, { kind: 'ack' });
+  t.deepEqual(await wallet(), expect);
+  t.is((await gw.app.db('credit_transactions').where({ prediction_id: ids[0], kind: 'prediction' })).length, 1);
+  await assertRowsInSequence(t, gw, acct.userId);
+  await assertLedger(t, gw.app.db);
+});
+
+test('mysql: two workers grouping completions of one wallet while submits hold on it and a cancel races them: each completed one charged once, the cancelled one released', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 100_000);
+  const ps = await claimed(gw, acct.userId, 40);
+  const [a, b] = [createCompletions(gw.app.db, silent), createCompletions(gw.app.db, silent)];
+  const cancelled = ps[17]!.id;
+  const results = await Promise.all([
+    ...ps.map((p, i) => (i % 2 === 0 ? a : b).complete(completion(p, i))),
+    cancelPrediction(gw.app.db, { userId: acct.userId, teamId: null }, cancelled, Date.now()),
+    ...Array.from({ length: 10 }, () => submitPrediction(gw.app.db, {
+      id: newPredictionId(Date.now()), userId: acct.userId, apiKeyId: null, model: MODEL, input: { prompt: 'q' }, price: 50, webhookUrl: null,
+    }, Date.now())),
+  ]);
+  const finished = results.slice(0, 40) as Array<{ recorded: boolean }>;
+  const cancel = results[40];
+  const completedHere = finished.filter((f) => f.recorded).length;
+  // the cancel either came first (not charged, released) or found it completed (409 in the API)
+  t.is(completedHere, cancel === 'cancelled' ? 39 : 40);
+  const charged = await gw.app.db('credit_transactions').where({ user_id: acct.userId, kind: 'prediction' }).count({ n: '*' }).first();
+  t.is(Number(charged?.n), completedHere);
+  const user = await gw.app.db('users').where({ id: acct.userId }).first('balance', 'held');
+  t.deepEqual([Number(user.balance), Number(user.held)], [100_000 - completedHere * 50 - 10 * 50, 10 * 50]);
+  await assertRowsInSequence(t, gw, acct.userId);
+  await assertLedger(t, gw.app.db);
+});
+
+for (const db of ['mysql', 'sqlite'] as const) {
+  test(`${db}: a group's charges spend expiring grants and write the ledger exactly as the same charges one by one, for a user's and a team's wallet`, async (t) => {
+    const gw = await startGateway({ db, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const d = gw.app.db;
+    const now = Date.now();
+    const { createTeam } = await import('../../db/teams.ts');
+    const { creditTeam, holdFor, settleFor, settleManyFor } = await import('../../db/wallet.ts');
+    // two wallets alike, a user's and a team's of each kind: one is charged as a group, the other one by one
+    const wallets = [];
+    for (let i = 0; i < 2; i++) {
+      const acct = await newAccount(gw, 1000);
+      const team = await createTeam(d, acct.userId, `team ${i}`, now);
+      await d.transaction((trx) => creditTeam(trx, team.id, acct.userId, 1000, 'grant', 'funding', now));
+      wallets.push({ userId: acct.userId, teamId: null }, { userId: acct.userId, teamId: team.id });
+    }
+    for (const w of wallets) {
+      const key = w.teamId === null ? `user:${w.userId}` : `team:${w.teamId}`;
+      const [subscriptionId] = await d('subscriptions').insert({
+        wallet: key, user_id: w.userId, team_id: w.teamId, plan: 'basic', status: 'active', period_anchor: now, current_period_start: now, current_period_end: now + 1, created_at: now, updated_at: now,
+      });
+      // 230 of grant credit in two grants: 150 charged takes the sooner-expiring one and 120 of the other
+      for (const [n, remaining] of [[1, 30], [2, 200]] as const) {
+        await d('credit_grants').insert({
+          wallet: key, user_id: w.userId, team_id: w.teamId, subscription_id: subscriptionId, plan: 'basic', period_start: now + n, amount: remaining, remaining, cap_at: now + n, expires_at: now + 10 * n, created_at: now,
+        });
+      }
+      await d(w.teamId === null ? 'users' : 'teams').where('id', w.teamId ?? w.userId).update({ grants: 2 });
+      for (const id of ['a', 'b', 'c']) await d.transaction((trx) => holdFor(trx, w, 50, { predictionId: `${key}-${id}`, model: MODEL, now }));
+    }
+    const charges = (w: { userId: number; teamId: number | null }) => ['a', 'b', 'c'].map((id) => ({
+      amount: 50, predictionId: `${w.teamId === null ? `user:${w.userId}` : `team:${w.teamId}`}-${id}`, model: MODEL, now, listPrice: 60, discountPercent: 16,
+    }));
+    for (const w of [wallets[0]!, wallets[1]!]) await d.transaction((trx) => settleManyFor(trx, w, charges(w)));
+    for (const w of [wallets[2]!, wallets[3]!]) {
+      for (const c of charges(w)) await d.transaction((trx) => settleFor(trx, w, c.amount, c.predictionId, c.model, c.now, c));
+    }
+    const state = async (w: { userId: number; teamId: number | null }) => {
+      const q = d('credit_transactions').orderBy('id').select('kind', 'amount', 'held_change', 'balance_after', 'held_after', 'list_price', 'discount_percent');
+      if (w.teamId === null) q.where({ user_id: w.userId }).whereNull('team_id'); else q.where({ team_id: w.teamId });
+      const grants = await d('credit_grants').where('wallet', w.teamId === null ? `user:${w.userId}` : `team:${w.teamId}`).orderBy('id').select('remaining');
+      const wallet = await d(w.teamId === null ? 'users' : 'teams').where('id', w.teamId ?? w.userId).first('balance', 'held', 'grants');
+      return {
+        rows: (await q as Array<Record<string, unknown>>).map((r) => [r.kind, ...['amount', 'held_change', 'balance_after', 'held_after', 'list_price', 'discount_percent'].map((k) => (r[k] === null ? null : Number(r[k])))]),
+        grants: grants.map((g: { remaining: unknown }) => Number(g.remaining)),
+        wallet: [Number(wallet.balance), Number(wallet.held), Number(wallet.grants)],
+      };
+    };
+    t.deepEqual(await state(wallets[0]!), await state(wallets[2]!), 'a user\'s wallet');
+    t.deepEqual(await state(wallets[1]!), await state(wallets[3]!), 'a team\'s wallet');
+    t.like(await state(wallets[0]!), { grants: [0, 80], wallet: [850, 0, 1] });
+    t.deepEqual((await state(wallets[1]!)).rows.slice(-3).map((r) => r.slice(3, 5)), [[850, 100], [850, 50], [850, 0]]);
+    await assertLedger(t, d);
+  });
+}

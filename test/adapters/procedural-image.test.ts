@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import test from 'ava';
 import { PNG } from 'pngjs';
 import { proceduralImage } from '../../workers/adapters/procedural-image.ts';
@@ -35,18 +34,6 @@ test('without width and height the image is 512 by 512', async (t) => {
 test('sizes outside 64..2048 are clamped', async (t) => {
   const png = decode((await adapter.run({ prompt: 'x', width: 10, height: 9000, num_inference_steps: 1 }, context())).files[0]!.data!);
   t.deepEqual([png.width, png.height], [64, 2048]);
-});
-
-test('its bytes are the ones pngjs encoded before the adapter wrote its own PNG (RGB, Paeth rows, deflate level 9 RLE)', async (t) => {
-  // digests of the images PNG.sync.write(png, { colorType: 2, filterType: 4 }) produced for these inputs
-  const pinned: Array<[Record<string, unknown>, string]> = [
-    [{ prompt: 'a lighthouse at dusk', seed: 7, width: 64, height: 64, num_inference_steps: 1 }, '6354f295c71ca8cab25ac33ceab094f4492932addb5a0f4783c25133720dd854'],
-    [{ prompt: 'a red fox in snow', seed: 42, width: 131, height: 77, num_inference_steps: 6 }, '5b650f6b6ea025da1b44f49c1e8e5e1f0e843fec29312a6259f08f7cc8a8857b'],
-  ];
-  for (const [input, digest] of pinned) {
-    const { files } = await adapter.run(input, context());
-    t.is(crypto.createHash('sha256').update(files[0]!.data!).digest('hex'), digest, JSON.stringify(input));
-  }
 });
 
 test('the same prompt and seed give the same bytes', async (t) => {

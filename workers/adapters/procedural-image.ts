@@ -6,7 +6,7 @@
 // pass per step (noise octave + blur), so CPU cost grows with it like a real diffusion model's.
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import zlib from 'node:zlib';
+import { PNG } from 'pngjs';
 import { AdapterError } from './types.ts';
 import type { AdapterDefinition, AdapterFile, AdapterResult, RunContext } from './types.ts';
 
@@ -213,61 +213,20 @@ function blur(canvas: Canvas, scratch: Float32Array): void {
   }
 }
 
-const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
-
-/** One PNG chunk: length, type, data, CRC-32 of type and data (PNG 1.2, section 5.3). */
-function pngChunk(type: string, data: Uint8Array): Buffer {
-  const chunk = Buffer.alloc(data.length + 12);
-  chunk.writeUInt32BE(data.length, 0);
-  chunk.write(type, 4, 'latin1');
-  chunk.set(data, 8);
-  chunk.writeUInt32BE(zlib.crc32(chunk.subarray(4, data.length + 8)), data.length + 8);
-  return chunk;
-}
-
-/**
- * An 8-bit RGB PNG, every row with the Paeth filter, deflated at level 9 with the RLE strategy:
- * the bytes pngjs wrote for this picture (PNG.sync.write with colorType 2, filterType 4), without
- * its RGBA buffer, its per-pixel colour conversion and its generic filter loop. Adaptive
- * filtering (all five per row) would double the encoding time for a few percent of file size.
- */
 function encodePng(canvas: Canvas): Uint8Array {
   const { width, height, channels } = canvas;
-  const [r, g, b] = channels;
-  const stride = width * 3;
-  // the raw pixels, then each row filtered into `rows` after its filter-type byte
-  const px = new Uint8Array(stride * height);
-  for (let i = 0, o = 0; i < width * height; i++, o += 3) {
-    px[o] = Math.round(Math.min(1, Math.max(0, r[i]!)) * 255);
-    px[o + 1] = Math.round(Math.min(1, Math.max(0, g[i]!)) * 255);
-    px[o + 2] = Math.round(Math.min(1, Math.max(0, b[i]!)) * 255);
+  const png = new PNG({ width, height });
+  const data = png.data;
+  for (let i = 0; i < width * height; i++) {
+    data[i * 4] = Math.round(Math.min(1, Math.max(0, channels[0][i]!)) * 255);
+    data[i * 4 + 1] = Math.round(Math.min(1, Math.max(0, channels[1][i]!)) * 255);
+    data[i * 4 + 2] = Math.round(Math.min(1, Math.max(0, channels[2][i]!)) * 255);
+    data[i * 4 + 3] = 255;
   }
-  const rows = Buffer.alloc((stride + 1) * height);
-  for (let y = 0; y < height; y++) {
-    const at = y * stride;
-    const out = y * (stride + 1);
-    rows[out] = 4;
-    for (let x = 0; x < stride; x++) {
-      const left = x >= 3 ? px[at + x - 3]! : 0;
-      const up = y > 0 ? px[at + x - stride]! : 0;
-      const upLeft = y > 0 && x >= 3 ? px[at + x - stride - 3]! : 0;
-      const p = left + up - upLeft;
-      const pLeft = Math.abs(p - left);
-      const pUp = Math.abs(p - up);
-      const pUpLeft = Math.abs(p - upLeft);
-      const predicted = pLeft <= pUp && pLeft <= pUpLeft ? left : pUp <= pUpLeft ? up : upLeft;
-      rows[out + 1 + x] = px[at + x]! - predicted;
-    }
-  }
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header[8] = 8; // bit depth
-  header[9] = 2; // colour type: RGB
-  // compression, filter method and interlace: 0
-  const idat = zlib.deflateSync(rows, { chunkSize: 32 * 1024, level: 9, strategy: zlib.constants.Z_RLE });
-  const png = Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', header), pngChunk('IDAT', idat), pngChunk('IEND', new Uint8Array(0))]);
-  return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
+  // RGB output (no alpha) and a single filter: adaptive filtering tries all five per row and
+  // would double the encoding time for a few percent of file size.
+  const buffer = PNG.sync.write(png, { colorType: 2, filterType: 4 });
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
 interface ImageParams {

@@ -3,9 +3,9 @@
 // submits of one hot wallet run one after another however many connections serve them, each
 // paying its own round trips under the lock. Here, while one submit transaction of a wallet is in
 // flight in this process, further submits for that wallet wait; when it finishes, everything that
-// waited becomes the next batch, decided and written in one transaction. No timer: at low load a
-// submit finds its wallet idle and runs at once through submitPrediction, alone; under load a
-// batch covers what arrived meanwhile. Each client still gets its answer only after the
+// waited becomes the next batch, decided and written in one transaction (db/batch.ts
+// keyedBatcher). No timer: at low load a submit finds its wallet idle and runs through
+// submitPrediction, alone; under load a batch covers what arrived meanwhile. Each client still gets its answer only after the
 // transaction holding its request committed. Batches of different processes (and of different
 // knex instances in one process) queue on the wallet row's lock as single submits do.
 import type { Knex } from 'knex';
@@ -17,6 +17,8 @@ import { limitsApply, submitPrediction, submittedRow, unfinishedCounts, withSnap
 import type { ConcurrencyLimits, NewPrediction, SubmitOutcome, UnfinishedScope } from './predictions.ts';
 import type { EmbedLimits } from './embed-codes.ts';
 import { withLockRetry } from './retry.ts';
+import { eachAlone, keyedBatcher, perInstance } from './batch.ts';
+import type { ItemOutcome } from './batch.ts';
 
 /** One submit as submitPrediction takes it. */
 export interface SubmitRequest {
@@ -137,17 +139,21 @@ export function batchable(p: NewPrediction, limits: ConcurrencyLimits | undefine
 const MAX_BATCH = 64;
 const MAX_BATCH_INPUT_BYTES = 1 << 20;
 
-interface Waiting {
-  req: SubmitRequest;
+/** A batchable submit waiting for its wallet's batch. */
+interface Grouped {
+  req: SubmitRequest & { row: Record<string, unknown> };
   opts: SubmitOptions;
-  /** the size of its row's input (built when the request had to wait), which bounds the batch */
+  payer: Payer;
+  wallet: string;
+  /** the size of its row's input, which bounds the batch */
   inputBytes: number;
-  resolve: (outcome: SubmitOutcome) => void;
-  reject: (err: unknown) => void;
 }
 
-/** Per knex instance (one per process, or per app in tests) and per wallet: the submits waiting for the one in flight. */
-const waitingByDb = new WeakMap<Db, Map<string, Waiting[]>>();
+/** Per knex instance (one per process, or per app in tests): a natural batcher per wallet (db/batch.ts). */
+const walletBatcher = perInstance((db: Db) => keyedBatcher<Grouped, SubmitOutcome>((g) => g.wallet, (batch) => runBatch(db, batch), {
+  max: MAX_BATCH,
+  compatible: (taken, g) => taken.reduce((n, t) => n + t.inputBytes, 0) + g.inputBytes <= MAX_BATCH_INPUT_BYTES,
+}));
 
 /**
  * submitPrediction with group commit per wallet: the same arguments and the same answer (an
@@ -156,58 +162,21 @@ const waitingByDb = new WeakMap<Db, Map<string, Waiting[]>>();
  */
 export function submitGrouped(db: Db, p: NewPrediction, now: number, limits?: ConcurrencyLimits, opts: SubmitOptions = {}): Promise<SubmitOutcome> {
   if (!batchable(p, limits, opts)) return submitPrediction(db, p, now, limits, opts);
-  let wallets = waitingByDb.get(db);
-  if (!wallets) {
-    wallets = new Map();
-    waitingByDb.set(db, wallets);
-  }
   const payer: Payer = { userId: p.userId, teamId: p.teamId ?? null };
-  const key = payer.teamId === null ? `user ${payer.userId}` : `team ${payer.teamId}`;
-  const waiting = wallets.get(key);
-  return new Promise<SubmitOutcome>((resolve, reject) => {
-    const req: SubmitRequest = limits ? { p, now, limits } : { p, now };
-    if (waiting) {
-      req.row = submittedRow(p, now);
-      waiting.push({ req, opts, inputBytes: String(req.row.input).length, resolve, reject });
-      return;
-    }
-    wallets.set(key, []);
-    void drain(db, wallets, key, payer, [{ req, opts, inputBytes: 0, resolve, reject }]);
-  });
+  const row = submittedRow(p, now);
+  const req = limits ? { p, now, limits, row } : { p, now, row };
+  return walletBatcher(db).submit({ req, opts, payer, wallet: payer.teamId === null ? `user ${payer.userId}` : `team ${payer.teamId}`, inputBytes: String(row.input).length });
 }
 
-/** Runs batches of one wallet until none is waiting; settles every request, never throws. */
-async function drain(db: Db, wallets: Map<string, Waiting[]>, key: string, payer: Payer, first: Waiting[]): Promise<void> {
-  let batch = first;
-  while (batch.length > 0) {
-    try {
-      await runBatch(db, payer, batch);
-    } catch (err) {
-      // runBatch settles every request itself; this only keeps the wallet's queue moving if it did not
-      for (const w of batch) w.reject(err);
-    }
-    const waiting = wallets.get(key)!;
-    let bytes = 0;
-    let n = 0;
-    while (n < waiting.length && n < MAX_BATCH && (n === 0 || bytes + waiting[n]!.inputBytes <= MAX_BATCH_INPUT_BYTES)) bytes += waiting[n++]!.inputBytes;
-    batch = waiting.splice(0, n);
-  }
-  wallets.delete(key);
-}
-
-async function runBatch(db: Db, payer: Payer, batch: Waiting[]): Promise<void> {
+async function runBatch(db: Db, batch: Grouped[]): Promise<Array<ItemOutcome<SubmitOutcome>>> {
   if (batch.length > 1) {
-    let answers: BatchAnswer[] | undefined;
     try {
-      answers = await submitBatch(db, payer, batch.map((w) => w.req));
+      const answers = await submitBatch(db, batch[0]!.payer, batch.map((g) => g.req));
+      return answers.map((a) => ('outcome' in a ? { ok: true, value: a.outcome } : { ok: false, error: a.error }));
     } catch {
       // the batch's transaction rolled back whole: each request runs alone below, so one that
       // fails (a duplicate id, a vanished wallet) fails only itself
     }
-    if (answers) {
-      answers.forEach((a, i) => ('outcome' in a ? batch[i]!.resolve(a.outcome) : batch[i]!.reject(a.error)));
-      return;
-    }
   }
-  await Promise.all(batch.map(({ req: { p, now, limits }, opts, resolve, reject }) => submitPrediction(db, p, now, limits, opts).then(resolve, reject)));
+  return eachAlone(batch, ({ req: { p, now, limits }, opts }) => submitPrediction(db, p, now, limits, opts));
 }

@@ -3,20 +3,17 @@
 // row's lock (behind each other and behind the API's holds). Here they queue in the process
 // instead: while a completion transaction of wallet W is in flight, further completions of W wait,
 // and when it ends they all go together in the next transaction (db/predictions.ts
-// completePredictions: one wallet UPDATE and one ledger INSERT for the group). No timer: a
-// completion with nothing in flight for its wallet starts at once, alone, as before.
+// completePredictions: one wallet UPDATE and one ledger INSERT for the group; the queueing is
+// db/batch.ts keyedBatcher). No timer: a completion with nothing in flight for its wallet starts
+// at the end of the current job, with whatever else of its wallet that job completed.
 // Each caller's promise settles only after the transaction that recorded its completion committed,
 // so the message is acknowledged after the outcome is durable, as before.
 import type { Logger } from 'pino';
 import type { Db } from '../db/knex.ts';
 import { completePrediction, completePredictions, groupable } from '../db/predictions.ts';
 import type { Completion, Finished } from '../db/predictions.ts';
-
-interface Waiting {
-  c: Completion;
-  resolve: (f: Finished) => void;
-  reject: (err: unknown) => void;
-}
+import { eachAlone, keyedBatcher } from '../db/batch.ts';
+import type { ItemOutcome } from '../db/batch.ts';
 
 export interface Completions {
   /** records the completion (and its charge); resolves once committed, as completePrediction does */
@@ -32,75 +29,40 @@ export interface CompletionsOptions {
 
 export function createCompletions(db: Db, log: Pick<Logger, 'warn'>, opts: CompletionsOptions = {}): Completions {
   const completeGroup = opts.completeGroup ?? completePredictions;
-  // wallet -> the completions waiting for its transaction in flight to end (present while one is)
-  const wallets = new Map<string, { queue: Waiting[] }>();
-  let waiting = 0;
+  const alone = (c: Completion) => completePrediction(db, c.p, c.result, c.now);
 
   /**
    * A group that failed as a whole (an error other than a lock conflict its retries absorbed):
-   * each completion again alone, on completePrediction's path. A completion the group did record
-   * (a commit whose answer was lost) is found completed by its own transition and not charged again.
+   * each completion again alone, one after another, on completePrediction's path. A completion
+   * the group did record (a commit whose answer was lost) is found completed by its own
+   * transition and not charged again.
    */
-  async function oneByOne(group: readonly Waiting[], err: unknown): Promise<void> {
+  async function oneByOne(group: readonly Completion[], err: unknown): Promise<Array<ItemOutcome<Finished>>> {
     log.warn({ err, size: group.length }, 'a group of completions failed: completing each alone');
-    for (const w of group) {
-      try {
-        w.resolve(await completePrediction(db, w.c.p, w.c.result, w.c.now));
-      } catch (e) {
-        w.reject(e);
-      }
-    }
+    const outcomes: Array<ItemOutcome<Finished>> = [];
+    for (const c of group) outcomes.push(...await eachAlone([c], alone));
+    return outcomes;
   }
 
-  async function record(group: readonly Waiting[]): Promise<void> {
-    if (group.length === 1) {
-      const [w] = group as [Waiting];
-      await completePrediction(db, w.c.p, w.c.result, w.c.now).then(w.resolve, w.reject);
-      return;
-    }
-    let finished: Finished[] | undefined;
-    let failure: unknown;
+  async function record(group: Completion[]): Promise<Array<ItemOutcome<Finished>>> {
+    if (group.length === 1) return eachAlone(group, alone);
+    let finished: Finished[];
     try {
-      finished = await completeGroup(db, group.map((w) => w.c));
+      finished = await completeGroup(db, group);
     } catch (err) {
-      failure = err;
+      return oneByOne(group, err);
     }
-    if (finished) group.forEach((w, i) => w.resolve(finished[i]!));
-    else await oneByOne(group, failure);
+    return finished.map((value) => ({ ok: true, value }));
   }
 
-  /** Records `group`, then, while completions of the wallet wait, the next group of all of them. */
-  async function run(key: string, wallet: { queue: Waiting[] }, group: readonly Waiting[]): Promise<void> {
-    await record(group);
-    const next = wallet.queue;
-    if (next.length === 0) {
-      wallets.delete(key);
-      return;
-    }
-    wallet.queue = [];
-    waiting -= next.length;
-    return run(key, wallet, next);
-  }
-
+  // one natural batcher per paying wallet (db/batch.ts), with no bound on a group's size
+  const byWallet = keyedBatcher<Completion, Finished>((c) => (c.p.payer.teamId === null ? `u${c.p.payer.userId}` : `t${c.p.payer.teamId}`), record, { max: Infinity });
   return {
     complete(c) {
-      if (!groupable(c.p)) return completePrediction(db, c.p, c.result, c.now);
-      const key = c.p.payer.teamId === null ? `u${c.p.payer.userId}` : `t${c.p.payer.teamId}`;
-      return new Promise<Finished>((resolve, reject) => {
-        const w: Waiting = { c, resolve, reject };
-        const inFlight = wallets.get(key);
-        if (inFlight) {
-          inFlight.queue.push(w);
-          waiting++;
-          return;
-        }
-        const wallet: { queue: Waiting[] } = { queue: [] };
-        wallets.set(key, wallet);
-        void run(key, wallet, [w]);
-      });
+      return groupable(c.p) ? byWallet.submit(c) : alone(c);
     },
     get waiting() {
-      return waiting;
+      return byWallet.waiting;
     },
   };
 }

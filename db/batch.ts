@@ -1,16 +1,9 @@
 // Natural batching (group commit) of one kind of statement within one process: the first arrival
-// runs at once (at the end of the current job, so arrivals of the same job join it); while the
-// batches in flight fill every slot (one by default, `inFlight` a few), arrivals queue, and all of
-// them (up to `max`, and those `compatible` with the first) go in the next batch when one ends. No timer: an idle process adds no delay, a busy
+// runs at once (at the end of the current job, so arrivals of the same job join it); while a
+// batch is in flight, arrivals queue, and all of them (up to `max`, and those `compatible` with
+// the first) go in the next batch when it ends. No timer: an idle process adds no delay, a busy
 // one shares each round trip among everything that arrived during the previous one. keyedBatcher
 // keeps one such batcher per key (a wallet): a group commit per wallet, keys independent.
-
-/**
- * Batches in flight at once for the sandbox path's batchers (rate-limit upserts, sandbox INSERTs,
- * result reads): while one statement commits, the next batch's is already on its way, so the pace
- * is not one commit at a time.
- */
-export const BATCHES_IN_FLIGHT = 2;
 
 /** What `run` answers for each item of a batch, in the items' order. */
 export type ItemOutcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
@@ -20,15 +13,6 @@ export interface NaturalBatchOptions<I> {
   max: number;
   /** whether `item` may join the items already taken into a batch (default: always); if not, it waits for the next */
   compatible?: (batch: readonly I[], item: I) => boolean;
-  /** how many batches may be in flight at once (default 1); a free slot starts the next batch at once */
-  inFlight?: number;
-  /**
-   * What an item touches (rows, counters): with `inFlight` above 1, an item waits while a batch in
-   * flight touches one of its keys, and so does every later item sharing a key with one that
-   * waits, so the items of one key run in their arrival order, one batch at a time, while batches
-   * of disjoint keys run side by side. Without it, items have no order between batches.
-   */
-  keysOf?: (item: I) => readonly string[];
 }
 
 interface Entry<I, O> {
@@ -54,38 +38,23 @@ interface BatchQueue<I, O> {
 }
 
 function batchQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcome<O>>>, opts: NaturalBatchOptions<I>, onIdle?: () => void): BatchQueue<I, O> {
-  const slots = Math.max(1, opts.inFlight ?? 1);
-  const keysOf = slots > 1 ? opts.keysOf : undefined;
   let queue: Array<Entry<I, O>> = [];
-  let running = 0;
-  let scheduled = false;
-  // the keys touched by the batches in flight (a key once per batch touching it)
-  const held = new Map<string, number>();
-  const take = (): Array<Entry<I, O>> => {
+  let busy = false;
+  const pump = () => {
+    if (busy || queue.length === 0) return;
+    busy = true;
     const batch: Array<Entry<I, O>> = [];
     const items: I[] = [];
     const rest: Array<Entry<I, O>> = [];
-    // keys of items left waiting: a later item touching one waits behind it
-    const blocked = new Set<string>();
     for (const e of queue) {
-      const keys = keysOf?.(e.item);
-      const free = keys === undefined || keys.every((k) => !held.has(k) && !blocked.has(k));
-      if (free && batch.length < opts.max && (items.length === 0 || opts.compatible === undefined || opts.compatible(items, e.item))) {
+      if (batch.length < opts.max && (items.length === 0 || opts.compatible === undefined || opts.compatible(items, e.item))) {
         batch.push(e);
         items.push(e.item);
       } else {
         rest.push(e);
-        if (keys !== undefined) for (const k of keys) blocked.add(k);
       }
     }
     queue = rest;
-    return batch;
-  };
-  const start = (batch: Array<Entry<I, O>>) => {
-    running++;
-    const items = batch.map((e) => e.item);
-    const keys = keysOf === undefined ? [] : [...new Set(items.flatMap(keysOf))];
-    for (const k of keys) held.set(k, (held.get(k) ?? 0) + 1);
     run(items).then((outcomes) => {
       batch.forEach((e, i) => {
         const o = outcomes[i];
@@ -96,38 +65,22 @@ function batchQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcome<O>>>, o
     }, (err: unknown) => {
       for (const e of batch) e.reject(err);
     }).finally(() => {
-      for (const k of keys) {
-        const n = held.get(k)! - 1;
-        if (n === 0) held.delete(k);
-        else held.set(k, n);
-      }
-      running--;
+      busy = false;
       pump();
-      if (running === 0 && queue.length === 0) onIdle?.();
+      if (!busy && queue.length === 0) onIdle?.();
     });
-  };
-  const pump = () => {
-    scheduled = false;
-    while (running < slots && queue.length > 0) {
-      const batch = take();
-      if (batch.length === 0) return;
-      start(batch);
-    }
   };
   return {
     submit: (item) => new Promise<O>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      // a free slot: run when the current job ends, with whatever else it submitted
-      if (running < slots && !scheduled) {
-        scheduled = true;
-        queueMicrotask(pump);
-      }
+      // the first of an idle batcher: run when the current job ends, with whatever else it submitted
+      if (!busy && queue.length === 1) queueMicrotask(pump);
     }),
     get waiting() {
       return queue.length;
     },
     get idle() {
-      return running === 0 && queue.length === 0;
+      return !busy && queue.length === 0;
     },
   };
 }

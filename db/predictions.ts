@@ -18,7 +18,7 @@ import { ownerSql, ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { withLockRetry } from './retry.ts';
 import { checkEmbedLimits } from './embed-codes.ts';
-import { BATCHES_IN_FLIGHT, eachAlone, naturalBatcher, perInstance, type ItemOutcome } from './batch.ts';
+import { eachAlone, naturalBatcher, perInstance, type ItemOutcome } from './batch.ts';
 import type { EmbedLimits } from './embed-codes.ts';
 
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
@@ -464,7 +464,7 @@ const sandboxBatcher = perInstance((db: Db) => naturalBatcher<SandboxRow, number
     return alone();
   }
   return rows.map((r): ItemOutcome<number | undefined> => ({ ok: true, value: r.balanceOf === undefined || !balances ? undefined : balances.get(r.bindings[0] as string) ?? 0 }));
-}, { max: SANDBOX_BATCH_MAX, inFlight: BATCHES_IN_FLIGHT }));
+}, { max: SANDBOX_BATCH_MAX }));
 
 /** The outcome of a finishing transition: whether it was recorded, and the webhook delivery it created. */
 export interface Finished {
@@ -845,7 +845,7 @@ const resultBatcher = perInstance((db: Db) => naturalBatcher<ResultRead, Predict
   const keyOf = isMysql(db) ? (id: string) => id.toLowerCase() : (id: string) => id;
   const byKey = new Map(rows.map((r) => [keyOf(r.id), toResult(r)]));
   return reads.map((r): ItemOutcome<PredictionResult | undefined> => ({ ok: true, value: byKey.get(r.key!) }));
-}, { max: RESULT_BATCH_MAX, compatible: (batch, read) => batch.every((b) => b.key !== read.key || sameOwner(b.owner, read.owner)), inFlight: BATCHES_IN_FLIGHT }));
+}, { max: RESULT_BATCH_MAX, compatible: (batch, read) => batch.every((b) => b.key !== read.key || sameOwner(b.owner, read.owner)) }));
 
 function toResult(r: PredictionRow): PredictionResult {
   return {

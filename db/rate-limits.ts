@@ -5,7 +5,7 @@
 import { answersReturning, isMysql, type Db } from './knex.ts';
 import { num } from './rows.ts';
 import { withLockRetry } from './retry.ts';
-import { BATCHES_IN_FLIGHT, eachAlone, naturalBatcher, perInstance, type ItemOutcome } from './batch.ts';
+import { eachAlone, naturalBatcher, perInstance, type ItemOutcome } from './batch.ts';
 
 /** Registration's window: its budget is per hour (handlers/rate-limit.ts; the retention job needs it too). */
 export const REGISTER_WINDOW_SECONDS = 3600;
@@ -180,22 +180,15 @@ const quotaBatcher = perInstance((db: Db) => naturalBatcher<QuotaHit, number[]>(
     for (const i of refusedAt) outcomes[i] = { ok: false, error };
   }
   return outcomes;
-}, {
-  max: HIT_BATCH_MAX,
-  compatible: (batch, it) => it.windowStart === batch[0]!.windowStart,
-  // batches side by side only on disjoint buckets: a bucket's requests are counted one batch at a
-  // time in their arrival order, each batch after the previous one's refused hits were taken back
-  inFlight: BATCHES_IN_FLIGHT,
-  keysOf: isMysql(db) ? (it) => it.buckets.map((b) => b.toLowerCase()) : (it) => it.buckets,
-}));
+}, { max: HIT_BATCH_MAX, compatible: (batch, it) => it.windowStart === batch[0]!.windowStart }));
 
 /**
  * Counts one hit in each bucket (distinct under the engine's collation) of a request limited by
  * `quotas`, and returns the counts it sees. A request refused (a count above its quota) is taken
  * back before this answers: it does not count. The concurrent requests of this process share one
- * upsert per batch (naturalBatcher: while batches are in flight, arrivals queue for the next; two
- * batches side by side only on disjoint buckets), and each sees exactly the counts it would have
- * seen had they come one by one (serialCounts).
+ * upsert per batch (naturalBatcher: while one batch's statements are in flight, arrivals queue
+ * for the next), and each sees exactly the counts it would have seen had they come one by one
+ * (serialCounts).
  */
 export async function hitQuotaWindows(db: Db, buckets: readonly string[], quotas: readonly number[], windowStart: number): Promise<number[]> {
   if (buckets.length === 0) return [];

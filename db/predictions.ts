@@ -647,7 +647,8 @@ async function claimCarriedAlone(db: Db, c: CarriedClaim): Promise<Prediction | 
  * commits only when the UPDATE took every claim of the batch (the usual case: first deliveries of
  * rows still pending); otherwise (a copy of a message already claimed, a cancelled row, a row that
  * differs from its message, the same id twice) it rolls back whole and each claim runs alone, so
- * each prediction is claimed once and each caller learns exactly whether it claimed.
+ * each prediction is claimed once and each caller learns exactly whether it claimed. A batch that
+ * fails otherwise (beyond its lock-conflict retries) fails each of its claims with the error.
  */
 const NOT_ALL_CLAIMED = new Error('a claim of the batch found its row changed');
 
@@ -660,7 +661,11 @@ const claimBatcher = perInstance((db: Db) => naturalBatcher<CarriedClaim, Predic
       // not every claim took its row: roll back whole (the thrown marker), and each claim alone
       if (rawAffected(await trx.raw(carriedClaimSql(sorted.length), carriedBindings(sorted))) !== sorted.length) throw NOT_ALL_CLAIMED;
     }));
-  } catch {
+  } catch (err) {
+    // Any other error fails every claim of the batch, as it fails a claim alone: the handler
+    // throws and its message is retried, and the retry's claim takes the row over (a COMMIT whose
+    // answer was lost may have claimed it; a claim alone now would find it taken and drop it).
+    if (err !== NOT_ALL_CLAIMED) throw err;
     return alone();
   }
   return claims.map((c): ItemOutcome<Prediction | undefined> => ({ ok: true, value: claimedAsCarried(c) }));

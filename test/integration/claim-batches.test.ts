@@ -117,3 +117,20 @@ test('mysql: a batch with one row that differs from its message rolls back whole
   }
   t.deepEqual(run.value[2]?.input, { prompt: 'p2' }, 'the row as stored, not as the message said');
 });
+
+test('mysql: a batch whose statement fails fails each of its claims, claims nothing, and the retries take the rows', async (t) => {
+  const gw = await startGateway({ db: 'mysql', queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 10_000);
+  const subs = await submitted(gw, acct.userId, 4);
+  const now = Date.now();
+  // a carried value no statement can bind (a message is parsed first; here the claim is called directly)
+  const broken = { ...subs[1]!.row, input: ['not', 'a string'] as unknown as string };
+  const run = await Promise.allSettled(subs.map((s, i) => claim(gw.app.db, s.id, now, { known: i === 1 ? broken : s.row, fromProcessing: false })));
+  t.deepEqual(run.map((r) => r.status), subs.map(() => 'rejected'));
+  const rows = await gw.app.db('predictions').whereIn('id', subs.map((s) => s.id)).select('status', 'attempts') as Array<{ status: string; attempts: number | string }>;
+  t.deepEqual(rows.map((r) => [r.status, Number(r.attempts)]), subs.map(() => ['queued', 0]));
+  // the messages' retries (attempt 1: no carried row, processing claimable) take each row once
+  const retried = await Promise.all(subs.map((s) => claim(gw.app.db, s.id, Date.now(), { fromProcessing: true })));
+  for (const [i, p] of retried.entries()) t.deepEqual(p, await findPredictionById(gw.app.db, subs[i]!.id));
+});

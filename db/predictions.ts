@@ -640,6 +640,8 @@ async function claimCarriedAlone(db: Db, c: CarriedClaim): Promise<Prediction | 
   return n === 1 ? claimedAsCarried(c) : claimByState(db, c.id, c.now, c.from);
 }
 
+const NOT_ALL_CLAIMED = new Error('a claim of the batch found its row changed');
+
 /**
  * Group commit of the carried claims of this process (MariaDB): the claims that arrive while one
  * is in flight go together, in one transaction with one UPDATE (carriedClaimSql) and one COMMIT
@@ -650,8 +652,6 @@ async function claimCarriedAlone(db: Db, c: CarriedClaim): Promise<Prediction | 
  * each prediction is claimed once and each caller learns exactly whether it claimed. A batch that
  * fails otherwise (beyond its lock-conflict retries) fails each of its claims with the error.
  */
-const NOT_ALL_CLAIMED = new Error('a claim of the batch found its row changed');
-
 const claimBatcher = perInstance((db: Db) => naturalBatcher<CarriedClaim, Prediction | undefined>(async (claims) => {
   const alone = () => eachAlone(claims, (c) => claimCarriedAlone(db, c));
   if (claims.length === 1) return alone();

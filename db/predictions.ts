@@ -546,45 +546,130 @@ export async function markPending(db: Db, ids: readonly string[], now: number): 
  * One round trip where it can be: on SQLite the UPDATE returns the row; on MariaDB (no
  * UPDATE ... RETURNING) a first claim whose message carried the row (`known`) is an UPDATE that
  * also requires every carried value and a row never claimed (attempts 0, no error, no upstream
- * job), so the row is what the message says. Otherwise (a sweeper's copy, a retry, a redelivery,
- * or a row that changed) the claim is an UPDATE on the state alone and a read of the row.
+ * job), so the row is what the message says; such claims arriving together share one
+ * transaction (claimBatcher). Otherwise (a sweeper's copy, a retry, a redelivery, or a row that
+ * changed) the claim is an UPDATE on the state alone and a read of the row.
  */
 export async function claim(db: Db, id: string, now: number, opts: { fromProcessing?: boolean; known?: ClaimSnapshot } = {}): Promise<Prediction | undefined> {
   const from: PredictionStatus[] = opts.fromProcessing === false ? ['queued', 'pending'] : ['queued', 'pending', 'processing'];
-  const set = () => ({ status: 'processing', started_at: now, updated_at: now, attempts: db.raw('attempts + 1') });
   if (!isMysql(db)) {
-    const rows = await withLockRetry(() => db('predictions').where('id', id).whereIn('status', from).update(set(), '*')) as unknown as PredictionRow[];
+    const rows = await withLockRetry(() => db('predictions').where('id', id).whereIn('status', from).update(claimSet(db, now), '*')) as unknown as PredictionRow[];
     return rows[0] ? toPrediction(rows[0]) : undefined;
   }
-  const { known } = opts;
-  if (known) {
-    const n = await withLockRetry(() => {
-      const q = db('predictions').where('id', id).whereIn('status', ['queued', 'pending']).andWhere('attempts', 0).whereNull('error').whereNull('upstream_job_id')
-        .andWhere('review_status', 'unreviewed');
-      for (const c of SNAPSHOT_COLUMNS) {
-        const v = known[c];
-        if (v === null) q.whereNull(c);
-        // MariaDB's collations compare case- and trailing-space-insensitively
-        else if (typeof v === 'string') q.whereRaw('?? = binary ?', [c, v]);
-        else q.where(c, v);
-      }
-      return q.update(set());
-    });
-    if (affected(n) === 1) {
-      return toPrediction({
-        ...(known as unknown as PredictionRow), id, status: 'processing', attempts: 1, started_at: now, review_status: 'unreviewed',
-        outputs: null, nsfw: null, error: null, inference_ms: null, completed_at: null,
-      });
-    }
-  }
+  if (opts.known) return claimBatcher(db)({ id, now, known: opts.known, from });
+  return claimByState(db, id, now, from);
+}
+
+const claimSet = (db: Db, now: number) => ({ status: 'processing', started_at: now, updated_at: now, attempts: db.raw('attempts + 1') });
+
+/** The claim on the state alone, then a read of the row (MariaDB). */
+async function claimByState(db: Db, id: string, now: number, from: readonly PredictionStatus[]): Promise<Prediction | undefined> {
   const n = await withLockRetry(() => db('predictions')
     .where('id', id)
     .whereIn('status', from)
-    .update(set()));
+    .update(claimSet(db, now)));
   if (affected(n) !== 1) return undefined;
   const row = await db<PredictionRow>('predictions').where('id', id).first();
   return row ? toPrediction(row) : undefined;
 }
+
+/** A first claim with the row its message carried (MariaDB); `from`: the states its fallback claims. */
+interface CarriedClaim {
+  id: string;
+  now: number;
+  known: ClaimSnapshot;
+  from: readonly PredictionStatus[];
+}
+
+/** Most first claims one statement takes. */
+const CLAIM_BATCH_MAX = 64;
+
+/**
+ * One carried claim's part of the WHERE: its id and every carried value. `<=>` is `=` that also
+ * matches NULL to NULL, so the statement's text depends only on how many claims it takes; strings
+ * are compared byte for byte (MariaDB's collations compare case- and trailing-space-insensitively).
+ */
+const CARRIED_CONDITION = `(id = ? and ${SNAPSHOT_COLUMNS.map((c) => (SNAPSHOT_TYPES[c] === 'string' ? `${c} <=> binary ?` : `${c} <=> ?`)).join(' and ')})`;
+const carriedSql = new Map<number, string>();
+
+/**
+ * The UPDATE of `k` carried claims, by primary key (MariaDB may otherwise plan it as a range of an
+ * owner index, locking rows and gaps that submits and completions wait on), each row only if it
+ * was never claimed and holds every carried value.
+ */
+function carriedClaimSql(k: number): string {
+  let sql = carriedSql.get(k);
+  if (sql === undefined) {
+    const marks = Array.from({ length: k }, () => '?').join(', ');
+    const when = Array.from({ length: k }, () => 'when ? then ?').join(' ');
+    sql = `update predictions force index (primary) set status = 'processing', started_at = case id ${when} end, updated_at = case id ${when} end, attempts = attempts + 1 where id in (${marks}) and status in ('queued', 'pending') and attempts = 0 and error is null `
+      + `and upstream_job_id is null and review_status = 'unreviewed' and (${Array.from({ length: k }, () => CARRIED_CONDITION).join(' or ')})`;
+    carriedSql.set(k, sql);
+  }
+  return sql;
+}
+
+function carriedBindings(claims: readonly CarriedClaim[]): Knex.RawBinding[] {
+  const bindings: Knex.RawBinding[] = [];
+  for (let i = 0; i < 2; i++) for (const c of claims) bindings.push(c.id, c.now);
+  for (const c of claims) bindings.push(c.id);
+  for (const c of claims) {
+    bindings.push(c.id);
+    for (const col of SNAPSHOT_COLUMNS) bindings.push(c.known[col]);
+  }
+  return bindings;
+}
+
+/** The prediction a carried claim took: the carried row, now claimed. */
+function claimedAsCarried(c: CarriedClaim): Prediction {
+  return toPrediction({
+    ...(c.known as unknown as PredictionRow), id: c.id, status: 'processing', attempts: 1, started_at: c.now, review_status: 'unreviewed',
+    outputs: null, nsfw: null, error: null, inference_ms: null, completed_at: null,
+  });
+}
+
+/** The rows a MariaDB UPDATE matched (mysql2's answer to a raw statement). */
+function rawAffected(result: unknown): number {
+  const header = Array.isArray(result) ? result[0] as { affectedRows?: unknown } | undefined : undefined;
+  return typeof header?.affectedRows === 'number' ? header.affectedRows : 0;
+}
+
+/** One carried claim alone (autocommit); a row that differs from what was carried is claimed on its state. */
+async function claimCarriedAlone(db: Db, c: CarriedClaim): Promise<Prediction | undefined> {
+  const n = rawAffected(await withLockRetry(() => db.raw(carriedClaimSql(1), carriedBindings([c]))));
+  return n === 1 ? claimedAsCarried(c) : claimByState(db, c.id, c.now, c.from);
+}
+
+const NOT_ALL_CLAIMED = new Error('a claim of the batch found its row changed');
+
+/**
+ * Group commit of the carried claims of this process (MariaDB): the claims that arrive while one
+ * is in flight go together, in one transaction with one UPDATE (carriedClaimSql) and one COMMIT
+ * instead of one commit each. MariaDB cannot say which rows an UPDATE changed, so the transaction
+ * commits only when the UPDATE took every claim of the batch (the usual case: first deliveries of
+ * rows still pending); otherwise (a copy of a message already claimed, a cancelled row, a row that
+ * differs from its message, the same id twice) it rolls back whole and each claim runs alone, so
+ * each prediction is claimed once and each caller learns exactly whether it claimed. A batch that
+ * fails otherwise (beyond its lock-conflict retries) fails each of its claims with the error.
+ */
+const claimBatcher = perInstance((db: Db) => naturalBatcher<CarriedClaim, Prediction | undefined>(async (claims) => {
+  const alone = () => eachAlone(claims, (c) => claimCarriedAlone(db, c));
+  if (claims.length === 1) return alone();
+  const sorted = [...claims].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  try {
+    await withLockRetry(() => db.transaction(async (trx) => {
+      // not every claim took its row: roll back whole (the thrown marker), and each claim alone
+      if (rawAffected(await trx.raw(carriedClaimSql(sorted.length), carriedBindings(sorted))) !== sorted.length) throw NOT_ALL_CLAIMED;
+    }));
+  } catch (err) {
+    // Any other error fails every claim of the batch, as it fails a claim alone: the handler
+    // throws and its message is retried, and the retry's claim takes the row over (a COMMIT whose
+    // answer was lost may have claimed it; a claim alone now would find it taken and drop it).
+    if (err !== NOT_ALL_CLAIMED) throw err;
+    return alone();
+  }
+  return claims.map((c): ItemOutcome<Prediction | undefined> => ({ ok: true, value: claimedAsCarried(c) }));
+}, { max: CLAIM_BATCH_MAX }));
 
 export async function completePrediction(
   db: Db,

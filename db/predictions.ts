@@ -298,6 +298,15 @@ export function limitsApply(p: Pick<NewPrediction, 'apiKeyId'>, limits: Concurre
   return limits !== undefined && (limits.perAccount > 0 || (limits.perKey > 0 && p.apiKeyId !== null));
 }
 
+/** What submitPrediction takes besides the request. */
+export interface SubmitOptions {
+  /** the submitting key has a spend limit (db/key-spend.ts, checked first in the transaction) */
+  keySpendLimited?: boolean;
+  embed?: EmbedLimits;
+  /** the request's row (submittedRow of the same request and time), when the caller built it already */
+  row?: Record<string, unknown>;
+}
+
 /**
  * Holds the price and records the request as `queued`, in one transaction. With `limits`, the
  * owner's wallet row is locked first (by the hold itself when there is a price) and the owner's
@@ -305,12 +314,11 @@ export function limitsApply(p: Pick<NewPrediction, 'apiKeyId'>, limits: Concurre
  * submits past a limit cannot all get in: every submit of an owner, whichever process serves it,
  * queues on the same row. A refused submit holds nothing (its hold is rolled back).
  */
-export async function submitPrediction(db: Db, p: NewPrediction, now: number, limits?: ConcurrencyLimits, opts: { keySpendLimited?: boolean; embed?: EmbedLimits } = {}): Promise<SubmitOutcome> {
+export async function submitPrediction(db: Db, p: NewPrediction, now: number, limits?: ConcurrencyLimits, opts: SubmitOptions = {}): Promise<SubmitOutcome> {
   const { embed } = opts;
   const teamId = p.teamId ?? null;
-  const row = submittedRow(p, now);
+  const row = opts.row ?? submittedRow(p, now);
   const checked = embed !== undefined || limitsApply(p, limits);
-  // keySpendLimited: the submitting key has a spend limit (db/key-spend.ts, checked first in the transaction)
   const spendChecked = opts.keySpendLimited === true && p.apiKeyId !== null && p.price > 0;
   if (p.price === 0 && !checked) {
     await db('predictions').insert(row);

@@ -14,8 +14,7 @@ import { InsufficientCreditError } from './errors.ts';
 import { holdEach, lockWalletReading } from './wallet.ts';
 import type { Payer } from './wallet.ts';
 import { limitsApply, submitPrediction, submittedRow, unfinishedCounts, withSnapshot } from './predictions.ts';
-import type { ConcurrencyLimits, NewPrediction, SubmitOutcome, UnfinishedScope } from './predictions.ts';
-import type { EmbedLimits } from './embed-codes.ts';
+import type { ConcurrencyLimits, NewPrediction, SubmitOptions, SubmitOutcome, UnfinishedScope } from './predictions.ts';
 import { withLockRetry } from './retry.ts';
 import { eachAlone, keyedBatcher, perInstance } from './batch.ts';
 import type { ItemOutcome } from './batch.ts';
@@ -117,12 +116,6 @@ async function decideAndWrite(trx: Knex, payer: Payer, batch: readonly SubmitReq
   return answers;
 }
 
-/** What submitPrediction takes besides the request. */
-export interface SubmitOptions {
-  keySpendLimited?: boolean;
-  embed?: EmbedLimits;
-}
-
 /**
  * Whether a submit may join a batch. The others run alone through submitPrediction, as before:
  * a key with a spend limit (its own row lock and spend read), an embed code (its caps), a studio
@@ -178,5 +171,5 @@ async function runBatch(db: Db, batch: Grouped[]): Promise<Array<ItemOutcome<Sub
       // fails (a duplicate id, a vanished wallet) fails only itself
     }
   }
-  return eachAlone(batch, ({ req: { p, now, limits }, opts }) => submitPrediction(db, p, now, limits, opts));
+  return eachAlone(batch, ({ req: { p, now, limits, row }, opts }) => submitPrediction(db, p, now, limits, { ...opts, row }));
 }

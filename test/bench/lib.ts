@@ -273,3 +273,32 @@ export function pidsByName(names: readonly string[]): number[] {
   }
   return found;
 }
+
+/** A V8 CPU profile as the inspector's Profiler.stop answers it (the fields the summary reads). */
+interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+/** Prints a CPU profile's self time by file or package (top 25) and by function (top 30), in % of the samples' time. */
+export function printSelfTime(profile: CpuProfile): void {
+  const self = new Map<string, number>();
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const dt = profile.timeDeltas ?? [];
+  (profile.samples ?? []).forEach((s, i) => {
+    const n = nodes.get(s)!;
+    const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.replace(/^.*node_modules\//, 'nm/').replace(`file://${ROOT}/`, '')}:${n.callFrame.lineNumber}`;
+    self.set(k, (self.get(k) ?? 0) + (dt[i] ?? 0));
+  });
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const byFile = new Map<string, number>();
+  for (const [k, v] of self) {
+    const f = k.split(' ')[1]!.split(':')[0]!.replace(/^(nm\/(@[^/]+\/)?[^/]+).*/, '$1');
+    byFile.set(f, (byFile.get(f) ?? 0) + v);
+  }
+  console.log('--- by file/package (self %)');
+  for (const [k, v] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log((v / total * 100).toFixed(1).padStart(5), k);
+  console.log('--- top functions (self %)');
+  for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log((v / total * 100).toFixed(1).padStart(5), k);
+}

@@ -2,6 +2,7 @@
 // Writes a .cpuprofile to /tmp and prints the top self-time functions and the knex queries per request.
 import { Session } from 'node:inspector/promises';
 import fs from 'node:fs/promises';
+import { printSelfTime } from './lib.ts';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 
 const kind = process.argv[2] ?? 'sandbox';
@@ -41,22 +42,6 @@ const ms = Number(process.hrtime.bigint() - t0) / 1e6;
 const { profile } = await session.post('Profiler.stop');
 await fs.writeFile(`/tmp/${kind}.cpuprofile`, JSON.stringify(profile));
 console.log(JSON.stringify({ kind, n: N, statuses, reqPerS: Math.round(N / ms * 1000), cpuMsPerReq: ((cpu.user + cpu.system) / 1000 / N).toFixed(3), queriesPerReq: (queries / N).toFixed(2) }));
-// self time by function
-const self = new Map<string, number>();
-const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-const dt = profile.timeDeltas ?? [];
-(profile.samples ?? []).forEach((s, i) => {
-  const n = nodes.get(s)!;
-  const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.replace(/^.*node_modules\//, 'nm/').replace(/^file:\/\/\/work\/wt\/p\//, '')}:${n.callFrame.lineNumber}`;
-  self.set(k, (self.get(k) ?? 0) + (dt[i] ?? 0));
-});
-const total = [...self.values()].reduce((a, b) => a + b, 0);
-// by package/file
-const byFile = new Map<string, number>();
-for (const [k, v] of self) { const f = k.split(' ')[1]!.split(':')[0]!.replace(/^(nm\/(@[^/]+\/)?[^/]+).*/, '$1'); byFile.set(f, (byFile.get(f) ?? 0) + v); }
-console.log('--- by file/package (self %)');
-for (const [k, v] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log((v / total * 100).toFixed(1).padStart(5), k);
-console.log('--- top functions (self %)');
-for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log((v / total * 100).toFixed(1).padStart(5), k);
+printSelfTime(profile);
 await gw.stop();
 process.exit(0);

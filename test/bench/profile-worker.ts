@@ -7,6 +7,7 @@
 // and the figures to compare are drainMs and submittedMeanwhile.
 import { Session } from 'node:inspector/promises';
 import fs from 'node:fs/promises';
+import { printSelfTime } from './lib.ts';
 import { execFileSync } from 'node:child_process';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import { createRunModel } from '../../workers/run-model.ts';
@@ -82,21 +83,7 @@ const ms = Number(process.hrtime.bigint() - t0) / 1e6;
 const { profile } = await session.post('Profiler.stop');
 await fs.writeFile('/tmp/worker.cpuprofile', JSON.stringify(profile));
 console.log(JSON.stringify({ n: N, wallets: WALLETS, contenders, submittedMeanwhile: contended, drainMs: Math.round(drainMs), concurrency: CONCURRENCY, perS: Math.round(N / ms * 1000), cpuMsPerPrediction: ((cpu.user + cpu.system) / 1000 / N).toFixed(3), mariadbMsPerPrediction: (dbMs / N).toFixed(3), queriesPerPrediction: ((queries - polls) / N).toFixed(2) }));
-const self = new Map<string, number>();
-const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-const dt = profile.timeDeltas ?? [];
-(profile.samples ?? []).forEach((s, i) => {
-  const n = nodes.get(s)!;
-  const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.replace(/^.*node_modules\//, 'nm/').replace(/^file:\/\/\/work\/wt\/[^/]+\//, '')}:${n.callFrame.lineNumber}`;
-  self.set(k, (self.get(k) ?? 0) + (dt[i] ?? 0));
-});
-const total = [...self.values()].reduce((a, b) => a + b, 0);
-const byFile = new Map<string, number>();
-for (const [k, v] of self) { const f = k.split(' ')[1]!.split(':')[0]!.replace(/^(nm\/(@[^/]+\/)?[^/]+).*/, '$1'); byFile.set(f, (byFile.get(f) ?? 0) + v); }
-console.log('--- by file/package (self %)');
-for (const [k, v] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log((v / total * 100).toFixed(1).padStart(5), k);
-console.log('--- top functions (self %)');
-for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log((v / total * 100).toFixed(1).padStart(5), k);
+printSelfTime(profile);
 const ledger = await checkLedger(db);
 const [held] = await db('users').sum({ held: 'held' }) as [{ held: number | string }];
 console.log(JSON.stringify({ ledgerMismatches: ledger.mismatches.length, heldLeft: Number(held.held) }));

@@ -1,8 +1,8 @@
 // Embed codes: list, create, edit and revoke (model picker, allowed origins, caps); the code and
 // an HTML snippet to copy. README "Embeds".
-import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
+import { html, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
-import { CopyButton, Notice, credits, when } from './ui.js';
+import { CopyButton, Notice, credits, useTeamResources, when } from './ui.js';
 
 const CAPS = [
   ['max_cost_per_run', 'Most credits per run'],
@@ -34,45 +34,27 @@ function snippet(code, models) {
 }
 
 export function Embeds() {
-  const [codes, setCodes] = useState(null);
-  const [models, setModels] = useState([]);
-  const [form, setForm] = useState(BLANK);
-  const [editing, setEditing] = useState(null);
+  const { items: codes, models, form, editing, error, setError, note, setNote, busy, load, submit, set, pickModels, edit: startEdit, cancel } = useTeamResources('/app/embed-codes', BLANK);
   const [shown, setShown] = useState(null);
-  const [error, setError] = useState(null);
-  const [note, setNote] = useState(null);
-  const [busy, setBusy] = useState(false);
-  const load = () => api('GET', '/app/embed-codes', { team: true }).then((r) => setCodes(r.body), setError);
-  useEffect(() => {
-    load();
-    api('GET', '/api/v1/models', { auth: false }).then((r) => setModels(r.body.models), setError);
-  }, []);
 
-  const set = (k) => (e) => setForm({ ...form, [k]: e.target.value });
-  const pickModels = (e) => setForm({ ...form, models: [...e.target.selectedOptions].map((o) => o.value) });
   const save = async (e) => {
     e.preventDefault();
     setError(null); setNote(null);
     if (!form.models.length) { setError(new Error('Pick the model this code may run.')); return; }
-    setBusy(true);
     const body = { name: form.name, models: form.kind === 'embed' ? form.models.slice(0, 1) : form.models,
       allowed_origins: form.origins.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean) };
     for (const [k] of CAPS) {
       if (form[k] !== '') body[k] = Number(form[k]);
       else if (editing) body[k] = null;
     }
-    try {
-      const r = editing
-        ? await api('PATCH', `/app/embed-codes/${editing.id}`, { team: true, body })
-        : await api('POST', '/app/embed-codes', { team: true, body: { kind: form.kind, ...body } });
-      setNote(editing ? `The code "${r.body.name}" was saved; it applies from the next request.` : `The code "${r.body.name}" was created.`);
-      setShown(r.body);
-      setEditing(null);
-      setForm(BLANK);
-      await load();
-    } catch (err) { setError(err); } finally { setBusy(false); }
+    const saved = await submit(
+      () => (editing
+        ? api('PATCH', `/app/embed-codes/${editing.id}`, { team: true, body })
+        : api('POST', '/app/embed-codes', { team: true, body: { kind: form.kind, ...body } })),
+      (b) => (editing ? `The code "${b.name}" was saved; it applies from the next request.` : `The code "${b.name}" was created.`));
+    if (saved) setShown(saved);
   };
-  const edit = (c) => { setEditing(c); setForm(formOf(c)); setNote(null); };
+  const edit = (c) => startEdit(c, formOf);
   const revoke = async (c) => {
     if (!confirm(`Revoke the code "${c.name}"? Pages using it stop working at once.`)) return;
     setError(null);
@@ -94,7 +76,7 @@ export function Embeds() {
       ${CAPS.map(([k, label]) => html`<label>${label} <input type="number" min=${k.startsWith('rate') || k === 'max_concurrent' ? 1 : 0} step="1" name=${k} value=${form[k]} onInput=${set(k)} placeholder="no limit" /></label>`)}
       <div class="actions">
         <button type="submit" disabled=${busy}>${editing ? 'Save' : 'Create code'}</button>
-        ${editing && html`<button type="button" class="secondary" onClick=${() => { setEditing(null); setForm(BLANK); }}>Cancel</button>`}
+        ${editing && html`<button type="button" class="secondary" onClick=${cancel}>Cancel</button>`}
       </div>
     </form>
     <${Notice} error=${error}>${note}</${Notice}>

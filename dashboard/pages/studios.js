@@ -3,7 +3,7 @@
 // day, by model). README "Whitelabel studios". The selected team (team_id) owns what is shown.
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
-import { Notice, credits, day, usd, when } from './ui.js';
+import { Notice, credits, day, usd, useTeamResources, when } from './ui.js';
 
 // `-` escaped: browsers compile pattern attributes with the v flag
 const SLUG_PATTERN = '[a-z0-9][a-z0-9\\-]{1,38}[a-z0-9]';
@@ -67,40 +67,22 @@ function Usage({ studio }) {
 }
 
 export function Studios() {
-  const [studios, setStudios] = useState(null);
-  const [models, setModels] = useState([]);
-  const [form, setForm] = useState(BLANK);
-  const [editing, setEditing] = useState(null);
+  const { items: studios, models, form, editing, error, setError, note, setNote, busy, load, submit, set, pickModels, edit: startEdit, cancel } = useTeamResources('/app/studios', BLANK);
   const [usage, setUsage] = useState(null);
-  const [error, setError] = useState(null);
-  const [note, setNote] = useState(null);
-  const [busy, setBusy] = useState(false);
-  const load = () => api('GET', '/app/studios', { team: true }).then((r) => setStudios(r.body), setError);
-  useEffect(() => {
-    load();
-    api('GET', '/api/v1/models', { auth: false }).then((r) => setModels(r.body.models), setError);
-  }, []);
 
-  const set = (k) => (e) => setForm({ ...form, [k]: e.target.value });
-  const pickModels = (e) => setForm({ ...form, models: [...e.target.selectedOptions].map((o) => o.value) });
   const save = async (e) => {
     e.preventDefault();
     setError(null); setNote(null);
     if (!form.models.length) { setError(new Error('Pick at least one model the studio offers.')); return; }
     let body;
     try { body = bodyOf(form); } catch (err) { setError(err); return; }
-    setBusy(true);
-    try {
-      const r = editing
-        ? await api('PATCH', `/app/studios/${editing.id}`, { team: true, body })
-        : await api('POST', '/app/studios', { team: true, body: { slug: form.slug.trim(), ...body } });
-      setNote(editing ? `The studio "${r.body.name}" was saved; it applies from the next request.` : `The studio "${r.body.name}" was created. Its users sign in with the header x-whitelabel-studio: ${r.body.slug}${r.body.domains.length ? ` or at ${r.body.domains.join(', ')}` : ''}.`);
-      setEditing(null);
-      setForm(BLANK);
-      await load();
-    } catch (err) { setError(err); } finally { setBusy(false); }
+    await submit(
+      () => (editing
+        ? api('PATCH', `/app/studios/${editing.id}`, { team: true, body })
+        : api('POST', '/app/studios', { team: true, body: { slug: form.slug.trim(), ...body } })),
+      (b) => (editing ? `The studio "${b.name}" was saved; it applies from the next request.` : `The studio "${b.name}" was created. Its users sign in with the header x-whitelabel-studio: ${b.slug}${b.domains.length ? ` or at ${b.domains.join(', ')}` : ''}.`));
   };
-  const edit = (s) => { setEditing(s); setForm(formOf(s)); setNote(null); setError(null); };
+  const edit = (s) => { startEdit(s, formOf); setError(null); };
   const disable = async (s) => {
     if (!confirm(`Disable the studio "${s.name}"? Its users can no longer sign in or run models there.`)) return;
     setError(null);
@@ -125,7 +107,7 @@ export function Studios() {
         ${Object.entries(PAYERS).map(([v, label]) => html`<option value=${v}>${label}</option>`)}</select></label>
       <div class="actions">
         <button type="submit" disabled=${busy}>${editing ? 'Save' : 'Create studio'}</button>
-        ${editing && html`<button type="button" class="secondary" onClick=${() => { setEditing(null); setForm(BLANK); }}>Cancel</button>`}
+        ${editing && html`<button type="button" class="secondary" onClick=${cancel}>Cancel</button>`}
       </div>
     </form>
     <${Notice} error=${error}>${note}</${Notice}>

@@ -1,5 +1,7 @@
-// Small shared pieces: an error or notice as a sentence, a copy button, dates.
+// Small shared pieces: an error or notice as a sentence, a copy button, dates, the state of a
+// page that manages a team's resources offered on models (embed codes, studios).
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
+import { api } from '../api.js';
 
 export function Notice({ error, children }) {
   if (!error && !children) return null;
@@ -79,3 +81,43 @@ export function kindOfUrl(url) {
 
 export const REVIEW = ['unreviewed', 'approved', 'rejected', 'flagged'];
 export const STATUSES = ['queued', 'pending', 'processing', 'completed', 'failed', 'cancelled'];
+
+/**
+ * The state of a page that lists the selected team's resources at `path` (GET), offers the model
+ * catalog to pick from, and creates or edits one at a time in a form whose empty state is `blank`.
+ * `submit(send, noteOf)` runs a create or save: `send()` makes the request; on success the note
+ * says `noteOf(body)`, the form empties and the list reloads; it answers the body (undefined on
+ * an error, which is shown).
+ */
+export function useTeamResources(path, blank) {
+  const [items, setItems] = useState(null);
+  const [models, setModels] = useState([]);
+  const [form, setForm] = useState(blank);
+  const [editing, setEditing] = useState(null);
+  const [error, setError] = useState(null);
+  const [note, setNote] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const load = () => api('GET', path, { team: true }).then((r) => setItems(r.body), setError);
+  useEffect(() => {
+    load();
+    api('GET', '/api/v1/models', { auth: false }).then((r) => setModels(r.body.models), setError);
+  }, []);
+  const submit = async (send, noteOf) => {
+    setBusy(true);
+    try {
+      const r = await send();
+      setNote(noteOf(r.body));
+      setEditing(null);
+      setForm(blank);
+      await load();
+      return r.body;
+    } catch (err) { setError(err); return undefined; } finally { setBusy(false); }
+  };
+  return {
+    items, models, form, editing, error, setError, note, setNote, busy, load, submit,
+    set: (k) => (e) => setForm({ ...form, [k]: e.target.value }),
+    pickModels: (e) => setForm({ ...form, models: [...e.target.selectedOptions].map((o) => o.value) }),
+    edit: (item, formOf) => { setEditing(item); setForm(formOf(item)); setNote(null); },
+    cancel: () => { setEditing(null); setForm(blank); },
+  };
+}

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { isAddressOrRange } from './lib/addresses.ts';
 import type { UpstreamConfig } from './workers/adapters/types.ts';
 import { parseStorageUrl } from './lib/storage-s3.ts';
+import { mysqlAddress } from './db/knex.ts';
 import type { S3StorageConfig } from './lib/storage-s3.ts';
 import { DEFAULT_UPLOAD_LIMITS } from './lib/uploads.ts';
 import type { UploadLimits } from './lib/uploads.ts';
@@ -168,7 +169,7 @@ const schema = Joi.object({
   PORT: Joi.number().integer().min(0).max(65535).default(8080),
   HOST: Joi.string().default('0.0.0.0'),
   PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
-  DATABASE_URL: Joi.string().uri({ scheme: ['mysql', 'mariadb'] }),
+  DATABASE_URL: Joi.string().uri({ scheme: ['mysql', 'mariadb'] }).custom((value: string) => { mysqlAddress(value); return value; }),
   AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }),
   DB_POOL_MAX: Joi.number().integer().min(1).max(500).default(20),
   AMQP_PREFIX: Joi.string().pattern(/^[a-z][a-z0-9_-]{0,40}$/).default('mediagate'),

@@ -14,14 +14,32 @@ export interface DbOptions {
   poolMax?: number;
 }
 
+/** The query parameters DATABASE_URL may carry (README "Configuration"). */
+const URL_PARAMETERS = new Set(['socketPath']);
+
+/**
+ * Where a DATABASE_URL connects: its host and port over TCP, or, with `?socketPath=/path`, the
+ * server's unix socket on this machine (host and port are then ignored, as mysql2 does). Throws
+ * an Error naming what is wrong (config.ts turns it into the start-up message).
+ */
+export function mysqlAddress(databaseUrl: string): { host: string; port: number } | { socketPath: string } {
+  const url = new URL(databaseUrl);
+  for (const name of url.searchParams.keys()) {
+    if (!URL_PARAMETERS.has(name)) throw new Error(`unknown parameter "${name}" (only socketPath is understood)`);
+  }
+  const socketPath = url.searchParams.get('socketPath');
+  if (socketPath === null) return { host: url.hostname, port: Number(url.port || 3306) };
+  if (!path.isAbsolute(socketPath)) throw new Error(`socketPath must be an absolute path, e.g. /run/mysqld/mysqld.sock`);
+  return { socketPath };
+}
+
 export function createDb(opts: DbOptions): Db {
   if (opts.databaseUrl) {
     const url = new URL(opts.databaseUrl);
     return knexFactory({
       client: 'mysql2',
       connection: {
-        host: url.hostname,
-        port: Number(url.port || 3306),
+        ...mysqlAddress(opts.databaseUrl),
         user: decodeURIComponent(url.username),
         password: decodeURIComponent(url.password),
         database: url.pathname.replace(/^\//, ''),

@@ -17,6 +17,7 @@ import { bool, jsonOr, num, numOrNull } from './rows.ts';
 import { ownerSql, ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { withLockRetry } from './retry.ts';
+import { unfinishedSql } from './unfinished.ts';
 import { checkEmbedLimits } from './embed-codes.ts';
 import { eachAlone, naturalBatcher, perInstance, type ItemOutcome } from './batch.ts';
 import type { EmbedLimits } from './embed-codes.ts';
@@ -244,18 +245,15 @@ export interface ConcurrencyLimits {
 /** `balance`: the paying wallet's spendable balance after the hold, when one was taken; `row`: what its queue message carries for the worker's claim. */
 export type SubmitOutcome = { accepted: true; balance?: number; row?: ClaimSnapshot } | { accepted: false; scope: 'key' | 'account' | 'embed'; limit: number } | { accepted: false; scope: 'embed-daily' | 'embed-monthly'; limit: number };
 
-const UNFINISHED: PredictionStatus[] = ['queued', 'pending', 'processing'];
-const UNFINISHED_SQL = UNFINISHED.map((s) => `'${s}'`).join(', ');
-
 /** One count of unfinished predictions: of an API key, or of a wallet's account (a user's own predictions, or a team's). */
 export type UnfinishedScope = { keyId: number } | { owner: Payer };
 
 /**
  * The unfinished predictions of each scope, each counted up to its `bound` (a limit: only "at
  * least the limit" matters, so the count stops there and never walks a larger backlog), in one
- * round trip. Each count is its own index-backed subquery (api_key_id; user_id/team_id), not an
- * OR that would defeat both indexes. The caller holds the wallet row's lock (README "Rate limits
- * on generation").
+ * round trip. Each count is its own index-backed subquery (api_key_id; user_id/team_id; on
+ * MariaDB indexes that end in `unfinished`, db/unfinished.ts), not an OR that would defeat both
+ * indexes. The caller holds the wallet row's lock (README "Rate limits on generation").
  */
 export async function unfinishedCounts(trx: Knex, scopes: ReadonlyArray<{ scope: UnfinishedScope; bound: number }>): Promise<number[]> {
   if (scopes.length === 0) return [];
@@ -273,7 +271,7 @@ export async function unfinishedCounts(trx: Knex, scopes: ReadonlyArray<{ scope:
       bindings.push(scope.owner.teamId);
     }
     bindings.push(bound);
-    return `(select count(*) from (select 1 from predictions where ${where} and status in (${UNFINISHED_SQL}) limit ?) as u${i}) as c${i}`;
+    return `(select count(*) from (select 1 from predictions where ${where} and ${unfinishedSql(trx)} limit ?) as u${i}) as c${i}`;
   });
   const [row] = await rawRows<Record<string, number | string>>(trx, `select ${columns.join(', ')}`, bindings);
   return scopes.map((_, i) => num(row![`c${i}`]!));

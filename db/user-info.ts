@@ -2,6 +2,7 @@
 // the user id the handler looked up by email.
 import type { Db } from './knex.ts';
 import { bool, iso, isoOrNull, num, numOrNull } from './rows.ts';
+import { unfinishedSql } from './unfinished.ts';
 
 export async function lastSignIn(db: Db, userId: number): Promise<string | null> {
   const row = await db('sessions').where('user_id', userId).max({ at: 'created_at' }).first<{ at: number | string | null }>();
@@ -10,7 +11,7 @@ export async function lastSignIn(db: Db, userId: number): Promise<string | null>
 
 /** Unfinished predictions paid from the personal wallet, with what each holds. */
 export async function openHolds(db: Db, userId: number) {
-  const rows = await db('predictions').where('user_id', userId).whereNull('team_id').whereIn('status', ['queued', 'pending', 'processing']).where('price', '>', 0)
+  const rows = await db('predictions').where('user_id', userId).whereNull('team_id').whereRaw(unfinishedSql(db)).where('price', '>', 0)
     .orderBy('created_at', 'desc').limit(100).select('id', 'model', 'status', 'price', 'created_at') as Array<Record<string, unknown>>;
   return rows.map((r) => ({ request_id: String(r.id), model: String(r.model), status: String(r.status), amount: num(r.price), created_at: iso(r.created_at) }));
 }

@@ -36,6 +36,8 @@ import * as m20261124_3101_wallet_grant_marker from './20261124_3101_wallet_gran
 import * as m20261125_0101_credential_cache_leases from './20261125_0101_credential_cache_leases.ts';
 import * as m20261125_0401_stripe_refund_reversed from './20261125_0401_stripe_refund_reversed.ts';
 import * as m20261125_0402_embed_code_origins from './20261125_0402_embed_code_origins.ts';
+import * as m20261126_0101_predictions_unfinished from './20261126_0101_predictions_unfinished.ts';
+import * as m20261126_0102_predictions_redundant_indexes from './20261126_0102_predictions_redundant_indexes.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -78,6 +80,8 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261125_0101_credential_cache_leases', m20261125_0101_credential_cache_leases],
   ['20261125_0401_stripe_refund_reversed', m20261125_0401_stripe_refund_reversed],
   ['20261125_0402_embed_code_origins', m20261125_0402_embed_code_origins],
+  ['20261126_0101_predictions_unfinished', m20261126_0101_predictions_unfinished],
+  ['20261126_0102_predictions_redundant_indexes', m20261126_0102_predictions_redundant_indexes],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

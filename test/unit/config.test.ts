@@ -1,5 +1,6 @@
 import test from 'ava';
 import { loadConfig, ConfigError } from '../../config.ts';
+import { mysqlAddress } from '../../db/knex.ts';
 
 test('an empty environment gives the embedded defaults', (t) => {
   const c = loadConfig({});
@@ -64,5 +65,17 @@ test('Stripe is off by default; its keys are checked and named when malformed (R
     const err = t.throws(() => loadConfig({ [key]: value }), { instanceOf: ConfigError });
     t.true(err.message.startsWith(`invalid configuration: ${key}:`), err.message);
     if (key.endsWith('_KEY') || key.endsWith('_SECRET')) t.false(err.message.includes(value), 'a secret is not echoed');
+  }
+});
+
+test('DATABASE_URL may name the server\'s unix socket (?socketPath=, an absolute path) and nothing else in its query', (t) => {
+  t.is(loadConfig({ DATABASE_URL: 'mysql://gw:pw@localhost/gateway?socketPath=/run/mysqld/mysqld.sock', ENCRYPTION_KEY: 'ab'.repeat(32) }).databaseUrl, 'mysql://gw:pw@localhost/gateway?socketPath=/run/mysqld/mysqld.sock');
+  t.deepEqual(mysqlAddress('mysql://gw:pw@db:3307/gateway'), { host: 'db', port: 3307 });
+  t.deepEqual(mysqlAddress('mysql://gw:pw@localhost/gateway?socketPath=%2Frun%2Fmysqld%2Fmysqld.sock'), { socketPath: '/run/mysqld/mysqld.sock' });
+  for (const bad of ['mysql://gw:pw@localhost/gateway?socketPath=mysqld.sock', 'mysql://gw:pw@localhost/gateway?socket=/run/mysqld/mysqld.sock', 'mysql://gw:pw@db/gateway?ssl=true']) {
+    const err = t.throws(() => loadConfig({ DATABASE_URL: bad }), { instanceOf: ConfigError });
+    t.true(err.message.startsWith('invalid configuration: DATABASE_URL:'), err.message);
+    t.false(err.message.includes('\n'));
+    t.false(err.message.includes(':pw@'), 'the password is not echoed');
   }
 });

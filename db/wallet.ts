@@ -191,12 +191,12 @@ export function compareWallets(a: Payer, b: Payer): number {
 
 /**
  * Locks the rows of several wallets until the transaction ends and reads them, in one statement
- * per table (users', then teams'), each taking its rows in id order (compareWallets): the map
- * holds each wallet found, by walletKey (db/credit-grants.ts; a wallet with no row is absent). On MariaDB/MySQL a
- * locking read (`FOR UPDATE`: the newest committed rows, and no snapshot taken yet, so later plain
- * reads see every transaction that held a lock before); on SQLite a write that changes nothing
- * (`RETURNING` the rows), which takes the database's write lock at once instead of upgrading a
- * read lock later.
+ * per table (users', then teams'), each taking its rows in id order (compareWallets). The map holds
+ * each wallet found, by walletKey (db/credit-grants.ts); a wallet with no row is absent. On
+ * MariaDB/MySQL a locking read (`FOR UPDATE`: the newest committed rows, and no snapshot taken
+ * yet, so later plain reads see every transaction that held a lock before); on SQLite a write that
+ * changes nothing (`RETURNING` the rows), which takes the database's write lock at once instead of
+ * upgrading a read lock later.
  */
 export async function lockWallets(trx: Knex, payers: readonly Payer[]): Promise<Map<string, LockedWallet>> {
   const ids = { users: new Set<number>(), teams: new Set<number>() };
@@ -214,7 +214,7 @@ export async function lockWallets(trx: Knex, payers: readonly Payer[]): Promise<
       ? await trx(table).whereIn('id', list).orderBy('id').forUpdate().select(columns) as Row[]
       : await trx(table).whereIn('id', list).update({ held: trx.raw('held') }, columns) as Row[];
     for (const r of rows) {
-      found.set(table === 'users' ? `user:${num(r.id)}` : `team:${num(r.id)}`, {
+      found.set(walletKey(table === 'users' ? { userId: num(r.id), teamId: null } : { userId: 0, teamId: num(r.id) }), {
         balance: num(r.balance), held: num(r.held), grants: num(r.grants), live: r.deleted_at === null || r.deleted_at === undefined,
       });
     }

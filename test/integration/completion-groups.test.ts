@@ -240,6 +240,29 @@ test('through the worker: parallel production predictions of one wallet complete
   await assertLedger(t, gw.app.db);
 });
 
+test('through the worker: parallel production predictions of three wallets complete, each charged once on its own wallet, every wallet\'s rows in sequence', async (t) => {
+  const gw = await startGateway({ worker: true });
+  t.teardown(() => gw.stop());
+  const accts = [await newAccount(gw, 100_000), await newAccount(gw, 100_000), await newAccount(gw, 100_000)];
+  const body = { prompt: 'a lighthouse', width: 64, height: 64, num_inference_steps: 1 };
+  const ids = await Promise.all(Array.from({ length: 30 }, async (_, i) => {
+    const r = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': accts[i % 3]!.liveKey }, payload: body });
+    t.is(r.statusCode, 200, r.payload);
+    return (JSON.parse(r.payload) as { request_id: string }).request_id;
+  }));
+  await waitFor(async () => {
+    const n = await gw.app.db('predictions').whereIn('id', ids).andWhere('status', 'completed').count({ n: '*' }).first();
+    return Number(n?.n) === ids.length;
+  }, { what: 'every prediction completed', timeoutMs: 60_000 });
+  const price = Number((await gw.app.db('predictions').where({ id: ids[0] }).first('price')).price);
+  for (const a of accts) {
+    const u = await gw.app.db('users').where({ id: a.userId }).first('balance', 'held');
+    t.deepEqual([Number(u.balance), Number(u.held)], [100_000 - 10 * price, 0]);
+    t.is((await assertRowsInSequence(t, gw, a.userId)).filter((r) => r.kind === 'prediction').length, 10);
+  }
+  await assertLedger(t, gw.app.db);
+});
+
 test('mysql: two workers grouping completions of one wallet while submits hold on it and a cancel races them: each completed one charged once, the cancelled one released', async (t) => {
   const gw = await startGateway({ queue: 'memory' });
   t.teardown(() => gw.stop());

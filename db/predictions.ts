@@ -9,8 +9,9 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected, answersReturning, isMysql, rawRows } from './knex.ts';
-import { creditWallet, holdFor, lockWallet, releaseFor, settleFor, settleManyFor, studioOwner } from './wallet.ts';
-import type { Payer } from './wallet.ts';
+import { creditWallet, holdFor, lockWallet, releaseFor, settleFor, settleWallets, studioOwner } from './wallet.ts';
+import type { Charge, Payer } from './wallet.ts';
+import { walletKey } from './credit-grants.ts';
 import { checkKeySpend } from './key-spend.ts';
 import { insertDelivery, newDeliveryId } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
@@ -751,7 +752,7 @@ async function markManyCompleted(trx: Knex, items: readonly Completion[]): Promi
 }
 
 /**
- * Whether completePredictions may charge this prediction together with others of its wallet:
+ * Whether completePredictions may charge this prediction together with others:
  * a priced one whose hold's list price and discount the row carries, and no studio markup to pay
  * out (a second wallet: completePrediction's creditStudioOwner). The rest complete alone.
  */
@@ -760,27 +761,32 @@ export function groupable(p: Prediction): boolean {
 }
 
 /**
- * Completes several predictions of one paying wallet (all `groupable`, the same `payer`) in one
+ * Completes several predictions (all `groupable`), of one paying wallet or several, in one
  * transaction, the worker's group commit (workers/completions.ts): their guarded transitions
- * (markManyCompleted: rows locked in id order, so two groups lock in the same order); then one move of the wallet for
- * the ones whose transition succeeded (settleManyFor: one UPDATE, their ledger rows in sequence);
- * then their webhook delivery rows. A prediction no longer `processing` (cancelled meanwhile,
- * completed by another worker) is not charged: `recorded: false`, as completePrediction answers.
- * Retried whole on a deadlock. The answers are in the order of `items`.
+ * (markManyCompleted: rows locked in id order, so two groups lock in the same order); then one move
+ * of the wallets for the ones whose transition succeeded (settleWallets: the wallets locked in the
+ * fixed order submits take them, one UPDATE per wallet table, every charge's ledger row in one
+ * INSERT, each wallet's rows in sequence; settleManyFor when one wallet pays them all); then their
+ * webhook delivery rows. A prediction no longer `processing` (cancelled meanwhile, completed by
+ * another worker) is not charged: `recorded: false`, as completePrediction answers. Retried whole
+ * on a deadlock. The answers are in the order of `items`.
  */
 export async function completePredictions(db: Db, items: readonly Completion[]): Promise<Finished[]> {
-  const payer = items[0]?.p.payer;
-  if (!payer) return [];
-  for (const { p } of items) {
-    if (!groupable(p) || p.payer.userId !== payer.userId || p.payer.teamId !== payer.teamId) throw new Error(`prediction ${p.id} cannot be charged in this group`);
-  }
+  if (items.length === 0) return [];
+  for (const { p } of items) if (!groupable(p)) throw new Error(`prediction ${p.id} cannot be charged in a group`);
   return withLockRetry(() => db.transaction(async (trx) => {
     const recorded = await markManyCompleted(trx, items);
     const order = items.map((_, i) => i).sort((a, b) => (items[a]!.p.id < items[b]!.p.id ? -1 : items[a]!.p.id > items[b]!.p.id ? 1 : 0));
-    await settleManyFor(trx, payer, order.filter((i) => recorded[i]).map((i) => {
+    const byWallet = new Map<string, { payer: Payer; charges: Charge[] }>();
+    for (const i of order) {
+      if (!recorded[i]) continue;
       const { p, now } = items[i]!;
-      return { amount: p.price, predictionId: p.id, model: p.model, now, listPrice: p.billing!.listPrice, discountPercent: p.billing!.discountPercent };
-    }));
+      const key = walletKey(p.payer);
+      let group = byWallet.get(key);
+      if (group === undefined) byWallet.set(key, group = { payer: p.payer, charges: [] });
+      group.charges.push({ amount: p.price, predictionId: p.id, model: p.model, now, listPrice: p.billing!.listPrice, discountPercent: p.billing!.discountPercent });
+    }
+    await settleWallets(trx, [...byWallet.values()]);
     const finished: Finished[] = [];
     for (const [i, { p, now }] of items.entries()) finished.push(recorded[i] ? { recorded: true, deliveryId: await deliveryFor(trx, p, now) } : { recorded: false, deliveryId: null });
     return finished;

@@ -14,7 +14,7 @@ import { affected, isMysql } from './knex.ts';
 import { InsufficientCreditError } from './errors.ts';
 import { num, numOrNull } from './rows.ts';
 import { withLockRetry } from './retry.ts';
-import { consumeGrants } from './credit-grants.ts';
+import { consumeGrants, walletKey } from './credit-grants.ts';
 
 /**
  * Whose wallet a move touches: a user's own (`users` row) or a team's (`teams` row). Ledger rows
@@ -169,61 +169,130 @@ async function moveWallet(
   return opts.report === undefined ? 0 : num(after[opts.report]);
 }
 
-/** A wallet as its row's lock found it (lockWalletReading). */
+/** A wallet as its row's lock found it (lockWallets). */
 export interface LockedWallet {
   balance: number;
   held: number;
+  /** the `grants` marker (db/credit-grants.ts): 0 lets a charge skip consumeGrants */
+  grants: number;
   /** false for a deleted team, which takes no new holds */
   live: boolean;
 }
 
 /**
- * Locks the payer's wallet row until the transaction ends and reads it (undefined: no such
- * wallet). On MariaDB/MySQL a locking read (`FOR UPDATE`: the newest committed row, and no
- * snapshot taken yet, so later plain reads see every transaction that held the lock before); on
- * SQLite a write that changes nothing (`RETURNING` the row), which takes the database's write lock
- * at once instead of upgrading a read lock later.
+ * The one order in which a transaction takes several wallets' row locks: users' rows before
+ * teams', each by id. Every batch that locks more than one wallet (submits, completions) takes them
+ * in this order, so two batches never wait on each other in a cycle.
  */
-export async function lockWalletReading(trx: Knex, payer: Payer): Promise<LockedWallet | undefined> {
-  const columns = payer.teamId === null ? ['balance', 'held'] : ['balance', 'held', 'deleted_at'];
-  type Row = { balance: number | string; held: number | string; deleted_at?: number | string | null };
-  let row: Row | undefined;
-  if (isMysql(trx)) row = await walletRow(trx, payer).forUpdate().first<Row | undefined>(columns);
-  else [row] = await walletRow(trx, payer).update({ held: trx.raw('held') }, columns) as Row[];
-  if (!row) return undefined;
-  return { balance: num(row.balance), held: num(row.held), live: row.deleted_at === null || row.deleted_at === undefined };
+export function compareWallets(a: Payer, b: Payer): number {
+  if ((a.teamId === null) !== (b.teamId === null)) return a.teamId === null ? -1 : 1;
+  return a.teamId === null ? a.userId - b.userId : a.teamId - b.teamId!;
 }
 
-/** One hold of several taken together (holdEach): the prediction, who made it (the ledger row's user_id) and its price. */
+/**
+ * Locks the rows of several wallets until the transaction ends and reads them, in one statement
+ * per table (users', then teams'), each taking its rows in id order (compareWallets). The map holds
+ * each wallet found, by walletKey (db/credit-grants.ts); a wallet with no row is absent. On
+ * MariaDB/MySQL a locking read (`FOR UPDATE`: the newest committed rows, and no snapshot taken
+ * yet, so later plain reads see every transaction that held a lock before); on SQLite a write that
+ * changes nothing (`RETURNING` the rows), which takes the database's write lock at once instead of
+ * upgrading a read lock later.
+ */
+export async function lockWallets(trx: Knex, payers: readonly Payer[]): Promise<Map<string, LockedWallet>> {
+  const ids = { users: new Set<number>(), teams: new Set<number>() };
+  for (const p of payers) {
+    if (p.teamId === null) ids.users.add(p.userId);
+    else ids.teams.add(p.teamId);
+  }
+  type Row = { id: number | string; balance: number | string; held: number | string; grants: number | string; deleted_at?: number | string | null };
+  const found = new Map<string, LockedWallet>();
+  for (const table of ['users', 'teams'] as const) {
+    const list = [...ids[table]].sort((a, b) => a - b);
+    if (list.length === 0) continue;
+    const columns = table === 'users' ? ['id', 'balance', 'held', 'grants'] : ['id', 'balance', 'held', 'grants', 'deleted_at'];
+    const rows = isMysql(trx)
+      ? await trx(table).whereIn('id', list).orderBy('id').forUpdate().select(columns) as Row[]
+      : await trx(table).whereIn('id', list).update({ held: trx.raw('held') }, columns) as Row[];
+    for (const r of rows) {
+      found.set(walletKey(table === 'users' ? { userId: num(r.id), teamId: null } : { userId: 0, teamId: num(r.id) }), {
+        balance: num(r.balance), held: num(r.held), grants: num(r.grants), live: r.deleted_at === null || r.deleted_at === undefined,
+      });
+    }
+  }
+  return found;
+}
+
+/**
+ * One UPDATE of a wallet table adding a signed amount per row to `balance` and/or `held` (CASE id
+ * ... when several rows), only where `balance >= min` of that row when `min` is given; true when
+ * every row matched.
+ */
+async function moveRows(trx: Knex, table: 'users' | 'teams', moves: ReadonlyMap<number, { balance: number; held: number; min?: number }>): Promise<boolean> {
+  const ids = [...moves.keys()].sort((a, b) => a - b);
+  const perRow = (value: (id: number) => number): [string, number[]] => {
+    if (ids.length === 1) return ['?', [value(ids[0]!)]];
+    const bindings: number[] = [];
+    for (const id of ids) bindings.push(id, value(id));
+    return [`case id ${ids.map(() => 'when ? then ?').join(' ')} end`, bindings];
+  };
+  const set: Record<string, Knex.Raw> = {};
+  for (const column of ['balance', 'held'] as const) {
+    if (ids.every((id) => moves.get(id)![column] === 0)) continue;
+    const [sql, bindings] = perRow((id) => moves.get(id)![column]);
+    set[column] = trx.raw(`${column} + ${sql}`, bindings);
+  }
+  const q = trx(table).whereIn('id', ids);
+  if (ids.some((id) => moves.get(id)!.min !== undefined)) {
+    const [sql, bindings] = perRow((id) => moves.get(id)!.min ?? Number.MIN_SAFE_INTEGER);
+    q.andWhere(trx.raw(`balance >= ${sql}`, bindings));
+  }
+  return affected(await q.update(set)) === ids.length;
+}
+
+/** One hold of several taken together (holdEach): the wallet, the prediction, who made it (the ledger row's user_id) and its price. */
 export interface EachHold extends MoveRef {
+  payer: Payer;
   userId: number;
   amount: number;
 }
 
 /**
- * Several holds on one wallet whose row the caller has locked and read (`locked`, from
- * lockWalletReading in the same transaction), in two statements whatever their number: one
- * UPDATE for their sum (still conditional, `balance >= sum`), and one multi-row INSERT of their
- * `hold` rows, in order, each with the wallet as it stands after that hold (nothing else can
- * move the locked row between the read and the UPDATE, so these are exact; the rows' ids ascend
- * in the same order, so the newest row carries the wallet as it is). A multi-row INSERT of known
- * rows is a "simple insert" to InnoDB: no table-level AUTO-INC lock (see appendLedger). Returns
- * the spendable balance after each hold. The caller has checked that the balance covers them.
+ * Several holds, on one wallet or several, whose rows the caller has locked and read (`locked`,
+ * from lockWallets in the same transaction), in two statements whatever their number (three when
+ * both users' and teams' wallets take holds): one UPDATE per wallet table taking each wallet's sum
+ * (still conditional, `balance >= sum`), and one multi-row INSERT of the `hold` rows, in the given
+ * order, each with its wallet as it stands after that hold (nothing else can move a locked row
+ * between the read and the UPDATE, so these are exact; the rows' ids ascend in the same order, so
+ * a wallet's newest row carries the wallet as it is). A multi-row INSERT of known rows is a
+ * "simple insert" to InnoDB: no table-level AUTO-INC lock (see appendLedger). Returns the
+ * spendable balance of its wallet after each hold. The caller has checked that the balances cover them.
  */
-export async function holdEach(trx: Knex, payer: Payer, locked: { balance: number; held: number }, holds: readonly EachHold[]): Promise<number[]> {
-  const total = holds.reduce((sum, h) => sum + h.amount, 0);
-  if (total <= 0 || holds.some((h) => h.amount <= 0)) throw new Error('holdEach takes priced holds only');
-  const n = await walletRow(trx, payer).andWhere('balance', '>=', total).update({ balance: trx.raw('balance - ?', [total]), held: trx.raw('held + ?', [total]) });
-  if (affected(n) !== 1) throw new InsufficientCreditError(total);
-  let { balance, held } = locked;
+export async function holdEach(trx: Knex, locked: ReadonlyMap<string, LockedWallet>, holds: readonly EachHold[]): Promise<number[]> {
+  if (holds.length === 0 || holds.some((h) => h.amount <= 0)) throw new Error('holdEach takes priced holds only');
+  const totals = { users: new Map<number, { balance: number; held: number; min: number }>(), teams: new Map<number, { balance: number; held: number; min: number }>() };
+  for (const h of holds) {
+    const [table, id] = h.payer.teamId === null ? ['users', h.payer.userId] as const : ['teams', h.payer.teamId] as const;
+    const t = totals[table].get(id) ?? { balance: 0, held: 0, min: 0 };
+    t.balance -= h.amount;
+    t.held += h.amount;
+    t.min += h.amount;
+    totals[table].set(id, t);
+  }
+  for (const table of ['users', 'teams'] as const) {
+    if (totals[table].size > 0 && !await moveRows(trx, table, totals[table])) throw new InsufficientCreditError(holds.reduce((sum, h) => sum + h.amount, 0));
+  }
+  const after = new Map<string, { balance: number; held: number }>();
   const balances: number[] = [];
   const rows = holds.map((h) => {
-    balance -= h.amount;
-    held += h.amount;
-    balances.push(balance);
+    const key = walletKey(h.payer);
+    const w = after.get(key) ?? { ...locked.get(key)! };
+    w.balance -= h.amount;
+    w.held += h.amount;
+    after.set(key, w);
+    balances.push(w.balance);
     return {
-      user_id: h.userId, team_id: payer.teamId, amount: 0, held_change: h.amount, kind: 'hold', prediction_id: h.predictionId, ref: '',
-      description: h.model.slice(0, 255), balance_after: balance, held_after: held, created_at: h.now, list_price: h.listPrice ?? h.amount, discount_percent: h.discountPercent ?? null,
+      user_id: h.userId, team_id: h.payer.teamId, amount: 0, held_change: h.amount, kind: 'hold', prediction_id: h.predictionId, ref: '',
+      description: h.model.slice(0, 255), balance_after: w.balance, held_after: w.held, created_at: h.now, list_price: h.listPrice ?? h.amount, discount_percent: h.discountPercent ?? null,
     };
   });
   await trx('credit_transactions').insert(rows);
@@ -326,6 +395,56 @@ export async function settleManyFor(trx: Knex, payer: Payer, charges: readonly C
     grants = num(after!.grants);
   }
   if (grants !== 0) await consumeGrants(trx, payer, total);
+}
+
+/** The charges of one wallet in a group that settleWallets takes. */
+export interface WalletCharges {
+  payer: Payer;
+  charges: readonly Charge[];
+}
+
+/**
+ * The charges of several wallets in one move (the worker's group commit across wallets): the
+ * wallets' rows locked and read in the fixed order (lockWallets, as a batch of submits takes them,
+ * so the two never deadlock on each other), one UPDATE per wallet table for each wallet's sum
+ * (CASE id ...), one INSERT of every `prediction` row, wallet after wallet in that order and each
+ * wallet's charges in the given order, each with the balance and held its wallet had after it
+ * (read under the lock, so exact: as the same charges settled one by one would have left them).
+ * Expiring grant credit is spent per wallet for its sum, as settleManyFor does. One wallet alone
+ * goes through settleManyFor (two statements, no read).
+ */
+export async function settleWallets(trx: Knex, groups: readonly WalletCharges[]): Promise<void> {
+  const paying = groups.map((g) => ({ payer: g.payer, charges: g.charges.filter((c) => c.amount !== 0) })).filter((g) => g.charges.length > 0);
+  if (paying.length === 0) return;
+  if (paying.length === 1) return settleManyFor(trx, paying[0]!.payer, paying[0]!.charges);
+  paying.sort((a, b) => compareWallets(a.payer, b.payer));
+  const keys = paying.map((g) => walletKey(g.payer));
+  if (new Set(keys).size !== keys.length) throw new Error('settleWallets takes each wallet once');
+  const locked = await lockWallets(trx, paying.map((g) => g.payer));
+  const moves = { users: new Map<number, { balance: number; held: number }>(), teams: new Map<number, { balance: number; held: number }>() };
+  const rows: Array<Record<string, unknown>> = [];
+  for (const [i, { payer, charges }] of paying.entries()) {
+    const w = locked.get(keys[i]!);
+    if (!w) mustHaveMoved(undefined, payer);
+    let held = w!.held;
+    for (const c of charges) {
+      held -= c.amount;
+      rows.push({
+        user_id: payer.userId, team_id: payer.teamId, amount: -c.amount, held_change: -c.amount, kind: 'prediction', prediction_id: c.predictionId,
+        ref: '', description: c.model.slice(0, 255), created_at: c.now, list_price: c.listPrice, discount_percent: c.discountPercent,
+        balance_after: w!.balance, held_after: held,
+      });
+    }
+    if (payer.teamId === null) moves.users.set(payer.userId, { balance: 0, held: held - w!.held });
+    else moves.teams.set(payer.teamId, { balance: 0, held: held - w!.held });
+  }
+  for (const table of ['users', 'teams'] as const) {
+    if (moves[table].size > 0 && !await moveRows(trx, table, moves[table])) throw new Error(`a wallet of the group's ${table} did not move`);
+  }
+  await trx('credit_transactions').insert(rows);
+  for (const [i, { payer, charges }] of paying.entries()) {
+    if (locked.get(keys[i]!)!.grants !== 0) await consumeGrants(trx, payer, charges.reduce((sum, c) => sum + c.amount, 0));
+  }
 }
 
 /** held -> balance, with its `release` row. */

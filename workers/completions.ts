@@ -1,24 +1,24 @@
-// Group commit of a worker's completions per paying wallet (README "No request lost, none charged
-// twice"). Every charge of a wallet updates its one row, so completions of one wallet queue on that
-// row's lock (behind each other and behind the API's holds). Here they queue in the process
-// instead: while a completion transaction of wallet W is in flight, further completions of W wait,
-// and when it ends they all go together in the next transaction (db/predictions.ts
-// completePredictions: one wallet UPDATE and one ledger INSERT for the group; the queueing is
-// db/batch.ts keyedBatcher). No timer: a completion with nothing in flight for its wallet starts
-// at the end of the current job, with whatever else of its wallet that job completed.
+// Group commit of a worker's completions (README "No request lost, none charged twice"). Every
+// charge updates its wallet's one row and each completion alone pays its own transaction and
+// COMMIT. Here completions queue in the process instead: while one completion transaction is in
+// flight, further completions wait, whichever wallet pays them, and when it ends they all go
+// together in the next transaction (db/predictions.ts completePredictions: one wallet UPDATE per
+// wallet table and one ledger INSERT for the group, the wallets locked in the order a batch of
+// submits takes them; the queueing is db/batch.ts naturalBatcher). No timer: a completion with
+// nothing in flight starts at the end of the current job, with whatever else that job completed.
 // Each caller's promise settles only after the transaction that recorded its completion committed,
 // so the message is acknowledged after the outcome is durable, as before.
 import type { Logger } from 'pino';
 import type { Db } from '../db/knex.ts';
 import { completePrediction, completePredictions, groupable } from '../db/predictions.ts';
 import type { Completion, Finished } from '../db/predictions.ts';
-import { eachAlone, keyedBatcher } from '../db/batch.ts';
+import { eachAlone, naturalBatcher } from '../db/batch.ts';
 import type { ItemOutcome } from '../db/batch.ts';
 
 export interface Completions {
   /** records the completion (and its charge); resolves once committed, as completePrediction does */
   complete(c: Completion): Promise<Finished>;
-  /** completions waiting for their wallet's transaction in flight (tests, metrics) */
+  /** completions waiting for the transaction in flight (tests, metrics) */
   readonly waiting: number;
 }
 
@@ -26,6 +26,9 @@ export interface CompletionsOptions {
   /** how a group is recorded (completePredictions; a test passes one that fails, to see the fallback) */
   completeGroup?: typeof completePredictions;
 }
+
+/** The most completions in one group (one statement's CASE lists and bindings grow with it). */
+const MAX_GROUP = 64;
 
 export function createCompletions(db: Db, log: Pick<Logger, 'warn'>, opts: CompletionsOptions = {}): Completions {
   const completeGroup = opts.completeGroup ?? completePredictions;
@@ -44,7 +47,9 @@ export function createCompletions(db: Db, log: Pick<Logger, 'warn'>, opts: Compl
     return outcomes;
   }
 
+  let waiting = 0;
   async function record(group: Completion[]): Promise<Array<ItemOutcome<Finished>>> {
+    waiting -= group.length;
     if (group.length === 1) return eachAlone(group, alone);
     let finished: Finished[];
     try {
@@ -55,14 +60,16 @@ export function createCompletions(db: Db, log: Pick<Logger, 'warn'>, opts: Compl
     return finished.map((value) => ({ ok: true, value }));
   }
 
-  // one natural batcher per paying wallet (db/batch.ts), with no bound on a group's size
-  const byWallet = keyedBatcher<Completion, Finished>((c) => (c.p.payer.teamId === null ? `u${c.p.payer.userId}` : `t${c.p.payer.teamId}`), record, { max: Infinity });
+  // one natural batcher for every wallet (db/batch.ts); a group is bounded by the worker's prefetch, and by MAX_GROUP
+  const grouped = naturalBatcher<Completion, Finished>(record, { max: MAX_GROUP });
   return {
     complete(c) {
-      return groupable(c.p) ? byWallet.submit(c) : alone(c);
+      if (!groupable(c.p)) return alone(c);
+      waiting++;
+      return grouped(c);
     },
     get waiting() {
-      return byWallet.waiting;
+      return waiting;
     },
   };
 }

@@ -1,7 +1,7 @@
-// The worker's group commit of completions per paying wallet (workers/completions.ts,
-// db/predictions.ts completePredictions, db/wallet.ts settleManyFor): completions of one wallet
-// that arrive while one of its transactions is in flight go together in the next one, and the
-// ledger comes out exactly as the same charges one by one would have left it.
+// The worker's group commit of completions (workers/completions.ts, db/predictions.ts
+// completePredictions, db/wallet.ts settleWallets and settleManyFor): completions that arrive while
+// a transaction is in flight go together in the next one, over one paying wallet or several, and
+// the ledger comes out exactly as the same charges one by one would have left it.
 import test from 'ava';
 import pino from 'pino';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
@@ -17,12 +17,12 @@ const MODEL = 'canvas-v1-fast-text-to-image';
 const silent = pino({ level: 'silent' });
 
 /** n predictions of the user's wallet, submitted (held) and claimed; every third with a webhook. */
-async function claimed(gw: TestGateway, userId: number, n: number, price = 50): Promise<Prediction[]> {
+async function claimed(gw: TestGateway, userId: number, n: number, price = 50, teamId: number | null = null): Promise<Prediction[]> {
   const out: Prediction[] = [];
   for (let i = 0; i < n; i++) {
     const id = newPredictionId(Date.now());
     const outcome = await submitPrediction(gw.app.db, {
-      id, userId, apiKeyId: null, model: MODEL, input: { prompt: `p${i}` }, price, listPrice: price + 10, discountPercent: 16,
+      id, userId, teamId, apiKeyId: null, model: MODEL, input: { prompt: `p${i}` }, price, listPrice: price + 10, discountPercent: 16,
       webhookUrl: i % 3 === 0 ? 'https://example.com/hook' : null,
     }, Date.now());
     if (!outcome.accepted) throw new Error('refused');
@@ -145,6 +145,70 @@ for (const db of ['mysql', 'sqlite'] as const) {
   });
 }
 
+for (const db of ['mysql', 'sqlite'] as const) {
+  test(`${db}: completions of several wallets (users' and a team's) go in one group: wallets locked users then teams by id, one UPDATE per wallet table, one ledger INSERT, every wallet's rows in sequence`, async (t) => {
+    const gw = await startGateway({ db, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const { createTeam } = await import('../../db/teams.ts');
+    const { creditTeam } = await import('../../db/wallet.ts');
+    const accts = [await newAccount(gw, 10_000), await newAccount(gw, 10_000), await newAccount(gw, 10_000)];
+    const team = await createTeam(gw.app.db, accts[0]!.userId, 'spread', Date.now());
+    await gw.app.db.transaction((trx) => creditTeam(trx, team.id, accts[0]!.userId, 10_000, 'grant', 'funding', Date.now()));
+    const lists = [...await Promise.all(accts.map((a) => claimed(gw, a.userId, 5))), await claimed(gw, accts[1]!.userId, 5, 70, team.id)];
+    // the wallets' predictions interleaved, as a worker's prefetch would take them
+    const ps = Array.from({ length: 5 }, (_, i) => lists.map((l) => l[i]!)).flat();
+    const seen = { users: 0, teams: 0, ledger: 0, locks: [] as Array<{ table: string; ids: number[] }> };
+    const count = (q: { sql: string; bindings?: unknown[] }) => {
+      const lock = /^(?:select .* from|update) [`"](users|teams)[`"] .*(?:for update$|`held` = held where .*returning)/i.exec(q.sql);
+      if (lock) seen.locks.push({ table: lock[1]!, ids: (q.bindings ?? []).map(Number) });
+      else if (/^update [`"]?users/i.test(q.sql)) seen.users++;
+      else if (/^update [`"]?teams/i.test(q.sql)) seen.teams++;
+      if (/^insert into [`"]?credit_transactions/i.test(q.sql)) seen.ledger++;
+    };
+    gw.app.db.on('query', count);
+    const completions = createCompletions(gw.app.db, silent);
+    const finished = await Promise.all(ps.map((p, i) => completions.complete(completion(p, i))));
+    gw.app.db.off('query', count);
+    t.true(finished.every((f) => f.recorded));
+    t.deepEqual(seen, { users: 1, teams: 1, ledger: 1, locks: [{ table: 'users', ids: accts.map((a) => a.userId).sort((x, y) => x - y) }, { table: 'teams', ids: [team.id] }] });
+    for (const a of accts) {
+      const user = await gw.app.db('users').where({ id: a.userId }).first('balance', 'held');
+      t.deepEqual([Number(user.balance), Number(user.held)], [10_000 - 5 * 50, 0]);
+      const rows = await assertRowsInSequence(t, gw, a.userId);
+      t.deepEqual(rows.filter((r) => r.kind === 'prediction').map((r) => r.prediction_id), lists[accts.indexOf(a)]!.map((p) => p.id).sort());
+    }
+    const teamRow = await gw.app.db('teams').where({ id: team.id }).first('balance', 'held');
+    t.deepEqual([Number(teamRow.balance), Number(teamRow.held)], [10_000 - 5 * 70, 0]);
+    const teamRows = await gw.app.db('credit_transactions').where({ team_id: team.id }).orderBy('id').select('kind', 'balance_after', 'held_after') as Array<Record<string, unknown>>;
+    t.deepEqual(teamRows.filter((r) => r.kind === 'prediction').map((r) => [Number(r.balance_after), Number(r.held_after)]), [280, 210, 140, 70, 0].map((h) => [10_000 - 5 * 70, h]));
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${db}: a group of several wallets that fails as a whole is completed one by one, each charged once on its own wallet`, async (t) => {
+    const gw = await startGateway({ db, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const accts = [await newAccount(gw, 10_000), await newAccount(gw, 10_000)];
+    const [x, y] = await Promise.all(accts.map((a) => claimed(gw, a.userId, 3)));
+    const ps = [x![0]!, y![0]!, x![1]!, y![1]!, x![2]!, y![2]!];
+    let groups = 0;
+    // the group records its first two completions (one of each wallet), then its answer is lost
+    const completions = createCompletions(gw.app.db, silent, { completeGroup: async (d, items) => {
+      groups++;
+      await completePredictions(d, items.slice(0, 2));
+      throw new Error('connection lost');
+    } });
+    const finished = await Promise.all(ps.map((p, i) => completions.complete(completion(p, i))));
+    t.is(groups, 1);
+    t.deepEqual(finished.map((f) => f.recorded), [false, false, true, true, true, true]);
+    for (const a of accts) {
+      const user = await gw.app.db('users').where({ id: a.userId }).first('balance', 'held');
+      t.deepEqual([Number(user.balance), Number(user.held)], [10_000 - 3 * 50, 0]);
+      t.is((await assertRowsInSequence(t, gw, a.userId)).filter((r) => r.kind === 'prediction').length, 3);
+    }
+    await assertLedger(t, gw.app.db);
+  });
+}
+
 test('through the worker: parallel production predictions of one wallet complete, each charged once, and a redelivered message of a completed one charges nothing', async (t) => {
   const gw = await startGateway({ worker: true });
   t.teardown(() => gw.stop());
@@ -176,6 +240,29 @@ test('through the worker: parallel production predictions of one wallet complete
   await assertLedger(t, gw.app.db);
 });
 
+test('through the worker: parallel production predictions of three wallets complete, each charged once on its own wallet, every wallet\'s rows in sequence', async (t) => {
+  const gw = await startGateway({ worker: true });
+  t.teardown(() => gw.stop());
+  const accts = [await newAccount(gw, 100_000), await newAccount(gw, 100_000), await newAccount(gw, 100_000)];
+  const body = { prompt: 'a lighthouse', width: 64, height: 64, num_inference_steps: 1 };
+  const ids = await Promise.all(Array.from({ length: 30 }, async (_, i) => {
+    const r = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': accts[i % 3]!.liveKey }, payload: body });
+    t.is(r.statusCode, 200, r.payload);
+    return (JSON.parse(r.payload) as { request_id: string }).request_id;
+  }));
+  await waitFor(async () => {
+    const n = await gw.app.db('predictions').whereIn('id', ids).andWhere('status', 'completed').count({ n: '*' }).first();
+    return Number(n?.n) === ids.length;
+  }, { what: 'every prediction completed', timeoutMs: 60_000 });
+  const price = Number((await gw.app.db('predictions').where({ id: ids[0] }).first('price')).price);
+  for (const a of accts) {
+    const u = await gw.app.db('users').where({ id: a.userId }).first('balance', 'held');
+    t.deepEqual([Number(u.balance), Number(u.held)], [100_000 - 10 * price, 0]);
+    t.is((await assertRowsInSequence(t, gw, a.userId)).filter((r) => r.kind === 'prediction').length, 10);
+  }
+  await assertLedger(t, gw.app.db);
+});
+
 test('mysql: two workers grouping completions of one wallet while submits hold on it and a cancel races them: each completed one charged once, the cancelled one released', async (t) => {
   const gw = await startGateway({ queue: 'memory' });
   t.teardown(() => gw.stop());
@@ -204,15 +291,15 @@ test('mysql: two workers grouping completions of one wallet while submits hold o
 });
 
 for (const db of ['mysql', 'sqlite'] as const) {
-  test(`${db}: a group's charges spend expiring grants and write the ledger exactly as the same charges one by one, for a user's and a team's wallet`, async (t) => {
+  test(`${db}: a group's charges over a user's and a team's wallet spend expiring grants and write the ledger exactly as the same charges one by one`, async (t) => {
     const gw = await startGateway({ db, queue: 'memory' });
     t.teardown(() => gw.stop());
     const d = gw.app.db;
     const now = Date.now();
     const { createTeam } = await import('../../db/teams.ts');
-    const { creditTeam, holdFor, settleFor, settleManyFor } = await import('../../db/wallet.ts');
+    const { creditTeam, holdFor, settleFor, settleWallets } = await import('../../db/wallet.ts');
     // two wallets alike, a user's and a team's of each kind: one is charged as a group, the other one by one
-    const wallets = [];
+    const wallets: Array<{ userId: number; teamId: number | null }> = [];
     for (let i = 0; i < 2; i++) {
       const acct = await newAccount(gw, 1000);
       const team = await createTeam(d, acct.userId, `team ${i}`, now);
@@ -236,7 +323,8 @@ for (const db of ['mysql', 'sqlite'] as const) {
     const charges = (w: { userId: number; teamId: number | null }) => ['a', 'b', 'c'].map((id) => ({
       amount: 50, predictionId: `${w.teamId === null ? `user:${w.userId}` : `team:${w.teamId}`}-${id}`, model: MODEL, now, listPrice: 60, discountPercent: 16,
     }));
-    for (const w of [wallets[0]!, wallets[1]!]) await d.transaction((trx) => settleManyFor(trx, w, charges(w)));
+    // a user's and a team's wallet in one move (one group of the worker)
+    await d.transaction((trx) => settleWallets(trx, [wallets[1]!, wallets[0]!].map((w) => ({ payer: w, charges: charges(w) }))));
     for (const w of [wallets[2]!, wallets[3]!]) {
       for (const c of charges(w)) await d.transaction((trx) => settleFor(trx, w, c.amount, c.predictionId, c.model, c.now, c));
     }

@@ -1,8 +1,9 @@
-// Group commit of submits per wallet (db/submit-batch.ts): submits of one wallet that arrive while
-// one is in flight go together in one transaction, and each gets exactly the answer it would get
-// alone: credit, per-key and per-account limits decided in arrival order, the ledger exact row by
-// row, a failing batch falling back to each submit alone, and two instances (two pools, two
-// queues) on one MariaDB wallet still exact. On MariaDB and on SQLite.
+// Group commit of submits (db/submit-batch.ts): submits that arrive while a batch is in flight go
+// together in one transaction, over one wallet or several, and each gets exactly the answer it
+// would get alone: credit per wallet, per-key and per-account limits decided in arrival order, the
+// ledger exact row by row, the wallets locked in one fixed order, a failing batch falling back to
+// each submit alone, and two instances (two pools, two queues) on the same MariaDB wallets still
+// exact. On MariaDB and on SQLite.
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
@@ -39,6 +40,23 @@ function batchesRun(db: Knex): { readonly n: number } {
     if (/for update$|`held` = held where .*returning/i.test(q.sql)) seen.n++;
   });
   return seen;
+}
+
+/** The wallet lock reads a knex instance ran (lockWallets), each as its table and the ids it named, in order. */
+function lockReads(db: Knex): Array<{ table: string; ids: number[] }> {
+  const seen: Array<{ table: string; ids: number[] }> = [];
+  db.on('query', (q: { sql: string; bindings?: unknown[] }) => {
+    const m = /^(?:select .* from|update) [`"](users|teams)[`"] .*(?:for update$|`held` = held where .*returning)/i.exec(q.sql);
+    if (m) seen.push({ table: m[1]!, ids: (q.bindings ?? []).map(Number) });
+  });
+  return seen;
+}
+
+/** A wallet's hold rows, in id order, as [prediction_id, balance_after, held_after]. */
+async function walletHolds(db: Knex, w: { userId: number; teamId: number | null }): Promise<Array<[string, number, number]>> {
+  const q = db('credit_transactions').where({ kind: 'hold' }).orderBy('id').select('prediction_id', 'balance_after', 'held_after');
+  if (w.teamId === null) q.where({ user_id: w.userId }).whereNull('team_id'); else q.where({ team_id: w.teamId });
+  return (await q as Array<Record<string, unknown>>).map((r) => [String(r.prediction_id), Number(r.balance_after), Number(r.held_after)]);
 }
 
 async function keyIds(gw: TestGateway, session: string, n: number): Promise<number[]> {
@@ -196,6 +214,108 @@ for (const engine of ['mysql', 'sqlite'] as const) {
     await assertLedger(t, gw.app.db);
   });
 }
+
+for (const engine of ['mysql', 'sqlite'] as const) {
+  test(`${engine}: submits of several wallets go in one batch: each wallet's own credit decides (402 for one while the others pass), balances, held and hold rows exact per wallet; users' rows locked before teams', each by id`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const [a, b, c] = [await newAccount(gw, 300), await newAccount(gw, 1000), await newAccount(gw, 0)];
+    const made = await gw.server.inject({ method: 'POST', url: '/app/teams', headers: { authorization: `Bearer ${a!.session}` }, payload: { name: 'spread' } });
+    t.is(made.statusCode, 201, made.payload);
+    const teamId = Number((made.result as { id: number }).id);
+    await gw.app.db.transaction((trx) => creditWallet(trx, { userId: a!.userId, teamId }, 250, 'grant', 'test credit', Date.now()));
+    const locks = lockReads(gw.app.db);
+    const [A, B, C] = [a!.userId, b!.userId, c!.userId];
+    // arrival order: the wallets interleaved; c's first has no credit, its second is free
+    const ps = [request(B, 100), request(A, 100), request(C, 100), request(A, 100, null, teamId), request(A, 100), request(B, 100),
+      request(A, 100), request(A, 100), request(A, 100, null, teamId), request(A, 100, null, teamId), request(C, 0)];
+    const outcomes = ps.map((p) => submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 10 }));
+    const answers = await Promise.all(outcomes.map(answer));
+    t.deepEqual(answers, ['ok', 'ok', '402', 'ok', 'ok', 'ok', 'ok', '402', 'ok', '402', 'ok']);
+    t.deepEqual(await Promise.all(outcomes.map((o) => o.then((x) => (x.accepted ? x.balance : undefined), () => undefined))),
+      [900, 200, undefined, 150, 100, 800, 0, undefined, 50, undefined, undefined], 'each answers its own wallet after its own hold');
+    // one batch: one locking read per wallet table, users' first, ids ascending
+    t.deepEqual(locks, [{ table: 'users', ids: [A, B, C].sort((x, y) => x - y) }, { table: 'teams', ids: [teamId] }]);
+    t.deepEqual(await wallet(gw.app.db, A), { balance: 0, held: 300 });
+    t.deepEqual(await wallet(gw.app.db, B), { balance: 800, held: 200 });
+    t.deepEqual(await wallet(gw.app.db, C), { balance: 0, held: 0 });
+    const team = await gw.app.db('teams').where({ id: teamId }).first<{ balance: unknown; held: unknown }>('balance', 'held');
+    t.deepEqual([Number(team.balance), Number(team.held)], [50, 200]);
+    const seq = (ids: string[], start: number) => ids.map((id, i) => [id, start - 100 * (i + 1), 100 * (i + 1)]);
+    t.deepEqual(await walletHolds(gw.app.db, { userId: A, teamId: null }), seq([ps[1]!.id, ps[4]!.id, ps[6]!.id], 300));
+    t.deepEqual(await walletHolds(gw.app.db, { userId: B, teamId: null }), seq([ps[0]!.id, ps[5]!.id], 1000));
+    t.deepEqual(await walletHolds(gw.app.db, { userId: A, teamId }), seq([ps[3]!.id, ps[8]!.id], 250));
+    t.deepEqual(await walletHolds(gw.app.db, { userId: C, teamId: null }), []);
+    const stored = await gw.app.db('predictions').whereIn('id', ps.map((p) => p.id)).orderBy('id').select('id', 'user_id', 'team_id') as Array<Record<string, unknown>>;
+    t.deepEqual(stored.map((r) => r.id), ps.filter((_, i) => answers[i] === 'ok').map((p) => p.id).sort());
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${engine}: per-key and per-account limits of several wallets in one batch: each account and each key counted on its own, the ones accepted before in the batch included`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const [a, b] = [await newAccount(gw, 100_000), await newAccount(gw, 100_000)];
+    const [a1, a2] = await keyIds(gw, a!.session, 2);
+    const [b1, b2] = await keyIds(gw, b!.session, 2);
+    // one unfinished already, of key a1
+    t.is(await answer(submitGrouped(gw.app.db, request(a!.userId, 10, a1!), Date.now())), 'ok');
+    const locks = lockReads(gw.app.db);
+    const order: Array<[number, number]> = [[a!.userId, a1!], [b!.userId, b1!], [a!.userId, a1!], [b!.userId, b1!], [a!.userId, a2!], [b!.userId, b1!], [b!.userId, b2!], [a!.userId, a2!], [b!.userId, b2!], [b!.userId, b2!]];
+    const answers = await Promise.all(order.map(([u, k]) => answer(submitGrouped(gw.app.db, request(u, 10, k), Date.now(), { perKey: 2, perAccount: 3 }))));
+    // a1 1/2, account a 1/3: a1 ok (a1 full, a 2); b1 ok; a1 full; b1 ok (b1 full, b 2); a2 ok (a full);
+    // b1 full; b2 ok (b full); a2 has room but account a is full; b2 likewise; b2 likewise
+    t.deepEqual(answers, ['ok', 'ok', '429 key', 'ok', 'ok', '429 key', 'ok', '429 account', '429 account', '429 account']);
+    t.is(locks.length, 1, 'one batch');
+    for (const acct of [a!, b!]) t.is(Number((await gw.app.db('predictions').where({ user_id: acct.userId }).count({ n: '*' }))[0]!.n), 3);
+    t.deepEqual(await wallet(gw.app.db, a!.userId), { balance: 100_000 - 30, held: 30 });
+    t.deepEqual(await wallet(gw.app.db, b!.userId), { balance: 100_000 - 30, held: 30 });
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${engine}: a batch of several wallets with one wallet missing falls back to each alone: the missing one fails alone (402), the others are accepted`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const [a, b] = [await newAccount(gw, 1000), await newAccount(gw, 1000)];
+    const max = await gw.app.db('users').max({ id: 'id' }).first<{ id: number | string }>();
+    const ghost = Number(max.id) + 1000;
+    const locks = lockReads(gw.app.db);
+    const ps = [request(a!.userId, 100), request(ghost, 100), request(b!.userId, 100), request(a!.userId, 100), request(b!.userId, 100)];
+    const answers = await Promise.all(ps.map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 10 }))));
+    t.deepEqual(answers, ['ok', '402', 'ok', 'ok', 'ok']);
+    t.is(locks.length, 1, 'the five were tried as one batch first');
+    for (const acct of [a!, b!]) {
+      t.deepEqual(await wallet(gw.app.db, acct.userId), { balance: 800, held: 200 });
+      t.deepEqual((await walletHolds(gw.app.db, { userId: acct.userId, teamId: null })).map((r) => r.slice(1)), [[900, 100], [800, 200]]);
+    }
+    t.is(Number((await gw.app.db('predictions').whereIn('id', ps.map((p) => p.id)).count({ n: '*' }))[0]!.n), 4);
+    await assertLedger(t, gw.app.db);
+  });
+}
+
+test('mysql: two instances whose batches take the same wallets in opposite arrival orders stay exact: credit for k of N per wallet, each wallet\'s hold rows in sequence', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const other = createDb({ databaseUrl: gw.env.DATABASE_URL, sqliteFile: '' });
+  t.teardown(() => other.destroy());
+  const accts: Array<Awaited<ReturnType<typeof newAccount>>> = [];
+  for (let i = 0; i < 4; i++) accts.push(await newAccount(gw, 100 * 11));
+  const dbs = [gw.app.db, other];
+  // instance 0 submits wallets 0, 1, 2, 3 in turn, instance 1 in the opposite order: batches of
+  // both name the same wallets in opposite orders, and both lock them in one order
+  const answers = await Promise.all(Array.from({ length: 96 }, (_, i) => {
+    const side = i % 2;
+    const w = side === 0 ? (i >> 1) % 4 : 3 - ((i >> 1) % 4);
+    return answer(submitGrouped(dbs[side]!, request(accts[w]!.userId, 100), Date.now(), { perKey: 0, perAccount: 1000 })).then((a) => [w, a] as const);
+  }));
+  t.deepEqual([...new Set(answers.map(([, a]) => a))].sort(), ['402', 'ok']);
+  for (const [w, acct] of accts.entries()) {
+    t.is(answers.filter(([x, a]) => x === w && a === 'ok').length, 11, `wallet ${w}`);
+    t.deepEqual(await wallet(gw.app.db, acct.userId), { balance: 0, held: 1100 });
+    const rows = await walletHolds(gw.app.db, { userId: acct.userId, teamId: null });
+    t.deepEqual(rows.map((r) => r.slice(1)), rows.map((_, i) => [1100 - 100 * (i + 1), 100 * (i + 1)]));
+  }
+  await assertLedger(t, gw.app.db);
+});
 
 test('mysql: an unfinished count stops at its bound: it reads about as many index entries as the limit, not the backlog', async (t) => {
   const gw = await startGateway({ queue: 'memory' });

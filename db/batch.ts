@@ -2,8 +2,7 @@
 // runs at once (at the end of the current job, so arrivals of the same job join it); while a
 // batch is in flight, arrivals queue, and all of them (up to `max`, and those `compatible` with
 // the first) go in the next batch when it ends. No timer: an idle process adds no delay, a busy
-// one shares each round trip among everything that arrived during the previous one. keyedBatcher
-// keeps one such batcher per key (a wallet): a group commit per wallet, keys independent.
+// one shares each round trip among everything that arrived during the previous one.
 
 /** What `run` answers for each item of a batch, in the items' order. */
 export type ItemOutcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
@@ -27,17 +26,18 @@ interface Entry<I, O> {
  * item of that batch fails with its error.
  */
 export function naturalBatcher<I, O>(run: (items: I[]) => Promise<Array<ItemOutcome<O>>>, opts: NaturalBatchOptions<I>): (item: I) => Promise<O> {
-  return batchQueue(run, opts).submit;
+  return naturalQueue(run, opts).submit;
 }
 
 /** A natural batcher and what it holds: `waiting` items queued for a batch, `idle` when none is waiting or in flight. */
-interface BatchQueue<I, O> {
+export interface NaturalQueue<I, O> {
   submit: (item: I) => Promise<O>;
   readonly waiting: number;
   readonly idle: boolean;
 }
 
-function batchQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcome<O>>>, opts: NaturalBatchOptions<I>, onIdle?: () => void): BatchQueue<I, O> {
+/** naturalBatcher, with what it holds in view (tests, metrics). */
+export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcome<O>>>, opts: NaturalBatchOptions<I>): NaturalQueue<I, O> {
   let queue: Array<Entry<I, O>> = [];
   let busy = false;
   const pump = () => {
@@ -67,7 +67,6 @@ function batchQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcome<O>>>, o
     }).finally(() => {
       busy = false;
       pump();
-      if (!busy && queue.length === 0) onIdle?.();
     });
   };
   return {
@@ -81,39 +80,6 @@ function batchQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcome<O>>>, o
     },
     get idle() {
       return !busy && queue.length === 0;
-    },
-  };
-}
-
-/** A natural batcher per key; `waiting` counts the items queued under every key. */
-export interface KeyedBatcher<I, O> {
-  submit: (item: I) => Promise<O>;
-  readonly waiting: number;
-}
-
-/**
- * A natural batcher per key (a wallet, say): items of one key go together, one batch of a key in
- * flight at a time, keys independent of each other. A key's batcher lives while it has an item
- * waiting or in flight.
- */
-export function keyedBatcher<I, O>(keyOf: (item: I) => string, run: (items: I[]) => Promise<Array<ItemOutcome<O>>>, opts: NaturalBatchOptions<I>): KeyedBatcher<I, O> {
-  const byKey = new Map<string, BatchQueue<I, O>>();
-  return {
-    submit(item) {
-      const key = keyOf(item);
-      let q = byKey.get(key);
-      if (q === undefined) {
-        const made: BatchQueue<I, O> = batchQueue(run, opts, () => {
-          if (byKey.get(key) === made && made.idle) byKey.delete(key);
-        });
-        byKey.set(key, q = made);
-      }
-      return q.submit(item);
-    },
-    get waiting() {
-      let n = 0;
-      for (const q of byKey.values()) n += q.waiting;
-      return n;
     },
   };
 }

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/knex.ts';
 import { completePrediction, completePredictions, groupable } from '../db/predictions.ts';
 import type { Completion, Finished } from '../db/predictions.ts';
-import { eachAlone, naturalBatcher } from '../db/batch.ts';
+import { eachAlone, naturalQueue } from '../db/batch.ts';
 import type { ItemOutcome } from '../db/batch.ts';
 
 export interface Completions {
@@ -47,9 +47,7 @@ export function createCompletions(db: Db, log: Pick<Logger, 'warn'>, opts: Compl
     return outcomes;
   }
 
-  let waiting = 0;
   async function record(group: Completion[]): Promise<Array<ItemOutcome<Finished>>> {
-    waiting -= group.length;
     if (group.length === 1) return eachAlone(group, alone);
     let finished: Finished[];
     try {
@@ -61,15 +59,13 @@ export function createCompletions(db: Db, log: Pick<Logger, 'warn'>, opts: Compl
   }
 
   // one natural batcher for every wallet (db/batch.ts); a group is bounded by the worker's prefetch, and by MAX_GROUP
-  const grouped = naturalBatcher<Completion, Finished>(record, { max: MAX_GROUP });
+  const grouped = naturalQueue<Completion, Finished>(record, { max: MAX_GROUP });
   return {
     complete(c) {
-      if (!groupable(c.p)) return alone(c);
-      waiting++;
-      return grouped(c);
+      return groupable(c.p) ? grouped.submit(c) : alone(c);
     },
     get waiting() {
-      return waiting;
+      return grouped.waiting;
     },
   };
 }

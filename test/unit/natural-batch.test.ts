@@ -1,6 +1,6 @@
-// db/batch.ts: natural batching, one batch in flight per batcher (per key for keyedBatcher).
+// db/batch.ts: natural batching, one batch in flight per batcher.
 import test from 'ava';
-import { keyedBatcher, naturalBatcher } from '../../db/batch.ts';
+import { naturalBatcher } from '../../db/batch.ts';
 import type { ItemOutcome } from '../../db/batch.ts';
 
 /** A run that records its batches and waits until the test lets those in flight finish. */
@@ -33,20 +33,4 @@ test('items of one job go together; arrivals while a batch is in flight form the
   await g.release();
   t.is(await later[0], 'C');
   await t.throwsAsync(later[1]!, { message: 'bad d' });
-});
-
-test('keyed: keys run side by side, a key keeps one batch in flight, waiting counts what every key has queued', async (t) => {
-  const g = gatedRun();
-  const batcher = keyedBatcher<string, string>((s) => s.slice(-1), g.run, { max: 2 });
-  const answers = ['1x', '2x', '3x', '1y'].map((s) => batcher.submit(s));
-  await new Promise((r) => setImmediate(r));
-  // key x: the first two (max 2) are in flight, the third waits; key y runs at the same time
-  t.deepEqual(g.batches.map((b) => b.join()).sort(), ['1x,2x', '1y']);
-  t.is(batcher.waiting, 1);
-  await g.release();
-  t.deepEqual(g.batches.map((b) => b.join()).sort(), ['1x,2x', '1y', '3x'], 'x\'s waiting item went next');
-  await g.release();
-  t.deepEqual((await Promise.all(answers)).sort(), ['1X', '1Y', '2X', '3X']);
-  t.is(batcher.waiting, 0);
-  t.deepEqual(g.batches.map((b) => b.join()).sort(), ['1x,2x', '1y', '3x']);
 });

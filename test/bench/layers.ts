@@ -20,7 +20,8 @@
 //   flipping each round), LAYERS_CONNECTIONS (50), LAYERS_KEYS (20 sandbox keys, one user each),
 //   LAYERS_ROWS (1,000 predictions to read), LAYERS_LOG_LEVEL (silent, as run.ts; `info` writes
 //   every request line to the child's stdout, which this process reads and throws away),
-//   LAYERS_ONLY (comma list of layer names).
+//   LAYERS_ONLY (comma list of layer names), LAYERS_MODE=inject (every layer in this process through
+//   server.inject, LAYERS_INJECT_N requests each: no sockets, far less noise; for A/B of a change).
 // MariaDB and RabbitMQ as the tests find them (TEST_MYSQL_URL, TEST_AMQP_URL); a fresh database.
 // The figures are CPU ms per 2xx answer of the serving process only: load on the machine moves
 // them much less than it moves throughput, but run before/after back to back all the same.
@@ -68,14 +69,13 @@ function bareRoutes(): ServerRoute[] {
   ];
 }
 
-async function serve(layer: Layer): Promise<void> {
+/** One layer's server (not started), and how to close what it opened. */
+async function build(layer: Layer): Promise<{ server: Server; close(): Promise<void> }> {
   const at = (l: Layer) => LAYERS.indexOf(layer) >= LAYERS.indexOf(l);
   if (layer === 'bare') {
     const server = Hapi.server({ port: 0, host: '127.0.0.1', load: { sampleInterval: 0 } });
     server.route(bareRoutes());
-    await server.start();
-    process.stdout.write(`${JSON.stringify({ port: server.info.port })}\n`);
-    return;
+    return { server, close: async () => {} };
   }
   const { loadConfig } = await import('../../config.ts');
   const { createApp } = await import('../../app.ts');
@@ -125,6 +125,11 @@ async function serve(layer: Layer): Promise<void> {
     await server.register(plugins as Parameters<Server['register']>[0]);
     if (!at('spec-routes')) server.route(bareRoutes());
   }
+  return { server, close: () => app.close() };
+}
+
+async function serve(layer: Layer): Promise<void> {
+  const { server, close } = await build(layer);
   await server.start();
   process.stdout.write(`${JSON.stringify({ port: server.info.port })}\n`);
   const parent = process.ppid;
@@ -132,8 +137,49 @@ async function serve(layer: Layer): Promise<void> {
     if (process.ppid !== parent) process.exit(0);
   }, 1_000).unref();
   process.on('SIGTERM', () => {
-    void server.stop({ timeout: 500 }).then(() => app.close()).then(() => process.exit(0), () => process.exit(1));
+    void server.stop({ timeout: 500 }).then(close).then(() => process.exit(0), () => process.exit(1));
   });
+}
+
+/**
+ * LAYERS_MODE=inject: every layer in this process through server.inject (no sockets, no load
+ * generator), 20 requests in flight; CPU from process.cpuUsage. Much less noise on a shared
+ * machine, without the HTTP parsing and socket writes of the real thing: for A/B of a change.
+ */
+async function injectLayers(kind: PathKind, layers: readonly Layer[], rounds: number, n: number, next: () => { url: string; headers: Record<string, string>; payload?: string }): Promise<Map<Layer, number[]>> {
+  const servers = new Map<Layer, Awaited<ReturnType<typeof build>>>();
+  for (const layer of layers) {
+    const built = await build(layer);
+    await built.server.initialize();
+    servers.set(layer, built);
+  }
+  const results = new Map<Layer, number[]>();
+  const once = async (server: Server, count: number) => {
+    let done = 0;
+    await Promise.all(Array.from({ length: 20 }, async () => {
+      while (done < count) {
+        done++;
+        const r = next();
+        const res = await server.inject({ method: kind === 'read' ? 'GET' : 'POST', url: r.url, headers: r.headers, ...(r.payload ? { payload: r.payload } : {}) });
+        if (res.statusCode !== 200) throw new Error(`inject: ${res.statusCode} ${res.payload}`);
+      }
+    }));
+  };
+  for (const { server } of servers.values()) await once(server, n);
+  for (let r = 0; r < rounds; r++) {
+    for (const layer of r % 2 === 0 ? layers : [...layers].reverse()) {
+      const { server } = servers.get(layer)!;
+      const cpu0 = process.cpuUsage();
+      await once(server, n);
+      const cpu = process.cpuUsage(cpu0);
+      results.set(layer, [...(results.get(layer) ?? []), (cpu.user + cpu.system) / 1000 / n]);
+    }
+  }
+  for (const { server, close } of servers.values()) {
+    await server.stop();
+    await close();
+  }
+  return results;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -141,7 +187,7 @@ async function serve(layer: Layer): Promise<void> {
 
 async function main(which: string): Promise<void> {
   const { startGateway, newAccount } = await import('../helpers/gateway.ts');
-  const { fire, processCpuMs, round, spawnNode } = await import('./lib.ts');
+  const { fire, processCpuMs, spawnNode } = await import('./lib.ts');
   const DURATION_S = intEnv('LAYERS_DURATION', 5);
   const ROUNDS = intEnv('LAYERS_ROUNDS', 2);
   const WARMUP_S = intEnv('LAYERS_WARMUP', 3);
@@ -173,7 +219,23 @@ async function main(which: string): Promise<void> {
   const env = { ...gw.env, ...LIMITS, ROLE: 'api', LOG_LEVEL: logLevel };
   const script = new URL(import.meta.url).pathname;
   console.log(`layers: ${kinds.join(', ')}; ${ROUNDS} rounds of ${DURATION_S} s per layer, ${CONNECTIONS} connections, ${KEYS} sandbox keys${kinds.includes('read') ? `, ${ROWS} predictions` : ''}, LOG_LEVEL=${logLevel}`);
+  const inject = process.env.LAYERS_MODE === 'inject';
+  if (inject) Object.assign(process.env, env);
   for (const kind of kinds) {
+    const title = kind === 'read' ? 'GET /api/v1/predictions/{id}/result' : `POST /api/v1/${MODEL} (sandbox key)`;
+    if (inject) {
+      const n = intEnv('LAYERS_INJECT_N', 5_000);
+      const results = await injectLayers(kind, layers, ROUNDS, n, () => {
+        if (kind === 'read') {
+          const r = pick(rows);
+          return { url: `/api/v1/predictions/${r.id}/result`, headers: { 'x-api-key': r.key } as Record<string, string> };
+        }
+        return { url: `/api/v1/${MODEL}`, headers: { 'content-type': 'application/json', 'x-api-key': pick(keys) } as Record<string, string>, payload: SANDBOX_BODY };
+      });
+      console.log(`\n${title} (server.inject, ${n} requests per layer and round)`);
+      printTable(layers, new Map([...results].map(([l, list]) => [l, list.map((cpu) => ({ cpu }))])));
+      continue;
+    }
     const children = new Map<Layer, { child: Awaited<ReturnType<typeof spawnNode>>; port: number }>();
     for (const layer of layers) {
       const child = spawnNode(script, ['serve', layer], { env });
@@ -197,18 +259,25 @@ async function main(which: string): Promise<void> {
       }
     }
     await Promise.all([...children.values()].map((c) => c.child.kill()));
-    console.log(`\n${kind === 'read' ? 'GET /api/v1/predictions/{id}/result' : `POST /api/v1/${MODEL} (sandbox key)`}`);
-    console.log(`${'layer'.padEnd(14)} ${'CPU ms/req (each round)'.padEnd(26)} ${'min'.padStart(6)} ${'+ vs above'.padStart(10)} ${'2xx/s'.padStart(8)} non-2xx/errors`);
-    let prev: number | null = null;
-    for (const layer of layers) {
-      const list = results.get(layer)!;
-      const min = Math.min(...list.map((x) => x.cpu));
-      const delta = prev === null ? '' : `${min - prev >= 0 ? '+' : ''}${round(min - prev, 4)}`;
-      console.log(`${layer.padEnd(14)} ${list.map((x) => round(x.cpu, 4)).join(' / ').padEnd(26)} ${String(round(min, 4)).padStart(6)} ${delta.padStart(10)} ${list.map((x) => Math.round(x.okPerS)).join('/').padStart(8)} ${list.map((x) => x.other).join('/')}`);
-      prev = min;
-    }
+    console.log(`\n${title}`);
+    printTable(layers, results);
   }
   await gw.stop();
+}
+
+function printTable(layers: readonly Layer[], results: ReadonlyMap<Layer, ReadonlyArray<{ cpu: number; okPerS?: number; other?: number }>>): void {
+  const round = (v: number) => Math.round(v * 10_000) / 10_000;
+  console.log(`${'layer'.padEnd(14)} ${'CPU ms/req (each round)'.padEnd(26)} ${'min'.padStart(6)} ${'+ vs above'.padStart(10)} ${'2xx/s'.padStart(10)} non-2xx/errors`);
+  let prev: number | null = null;
+  for (const layer of layers) {
+    const list = results.get(layer)!;
+    const min = Math.min(...list.map((x) => x.cpu));
+    const delta = prev === null ? '' : `${min - prev >= 0 ? '+' : ''}${round(min - prev)}`;
+    const rate = list[0]?.okPerS === undefined ? '' : list.map((x) => Math.round(x.okPerS!)).join('/');
+    const other = list[0]?.other === undefined ? '' : list.map((x) => x.other).join('/');
+    console.log(`${layer.padEnd(14)} ${list.map((x) => round(x.cpu)).join(' / ').padEnd(26)} ${String(round(min)).padStart(6)} ${delta.padStart(10)} ${rate.padStart(10)} ${other}`);
+    prev = min;
+  }
 }
 
 if (process.argv[2] === 'serve') {

@@ -5,7 +5,7 @@
 // ids, HTTP metrics; registered first so its onRequest step names the request before any other)
 // and the operational routes (/livez, /readyz, /metrics).
 import Hapi from '@hapi/hapi';
-import type { Server } from '@hapi/hapi';
+import type { Server, ServerOptions } from '@hapi/hapi';
 import type { App } from './app.ts';
 import { errorsPlugin } from './plugins/errors.ts';
 import { apiKeyPlugin, sessionPlugin } from './plugins/auth.ts';
@@ -24,8 +24,9 @@ import { corsSettings } from './plugins/cors.ts';
 /** One plugin per credential kind; spec-routes maps the spec's security schemes to their strategies. */
 export const credentialPlugins = [apiKeyPlugin, sessionPlugin, oauthPlugin, embedCodePlugin, agentEmbedCodePlugin];
 
-export async function createServer(app: App): Promise<Server> {
-  const server = Hapi.server({
+/** The API server's hapi options (exported for test/bench/layers.ts, which builds the stack up layer by layer). */
+export function serverOptions(app: App): ServerOptions {
+  return {
     port: app.config.port,
     host: app.config.host,
     routes: {
@@ -38,7 +39,11 @@ export async function createServer(app: App): Promise<Server> {
     },
     router: { stripTrailingSlash: true },
     load: { sampleInterval: 0 },
-  });
+  };
+}
+
+export async function createServer(app: App): Promise<Server> {
+  const server = Hapi.server(serverOptions(app));
   const credentials = credentialPlugins;
   await server.register([
     { plugin: requestLogPlugin, options: { app } },

@@ -3,7 +3,7 @@
 // hapi route path where there is none), callerId/keyId once authenticated, res.statusCode and
 // responseTime (ms). Headers, query strings and bodies are never put on it, so no credential
 // (Authorization, X-API-Key, cookies, a `code` in a callback query) can reach the log by this way.
-import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import type { Plugin, Request } from '@hapi/hapi';
 import HapiPino from 'hapi-pino';
 import type { App } from '../lib/context.ts';
 import { seconds } from '../lib/metrics.ts';
@@ -14,14 +14,12 @@ declare module '@hapi/hapi' {
   interface RequestApplicationState {
     /** X-Request-Id: the client's when it is acceptable, else generated; logged and passed on to the queue */
     requestId?: string;
-    /** route and caller are on request.logger */
-    logEnriched?: boolean;
   }
 }
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
-/** The request's id, assigned on first use (hapi-pino asks for it in its own onRequest step). */
+/** The request's id, assigned on first use: hapi-pino asks for it in its own onRequest step, the first of every request (this plugin is registered first). */
 export function requestIdOf(request: Request): string {
   let id = request.app.requestId;
   if (id === undefined) {
@@ -47,9 +45,22 @@ function durationMs(request: Request): number {
 export const requestLogPlugin: Plugin<{ app: App }> = {
   name: 'mediagate-request-log',
   async register(server, { app }) {
-    server.ext('onRequest', (request: Request, h: ResponseToolkit) => {
-      requestIdOf(request);
-      return h.continue;
+    // Before hapi-pino's own 'response' listener (podium calls listeners in the order they were
+    // added), so the line it writes next carries these. Route and caller are added at the answer,
+    // whatever the request went through: refused before authentication (401, 404, 413), answered
+    // by a handler, or written by a library on the raw response (the OAuth token endpoint), which
+    // never reaches onPreResponse. One listener instead of two lifecycle steps per request.
+    server.events.on('response', (request: Request) => {
+      const route = routeOf(request);
+      const caller = callerOf(request);
+      // setBindings: onto the request's own child logger (hapi-pino's onRequest step made it), no second child per request
+      request.logger?.setBindings(caller
+        ? { route, callerId: caller.userId, ...(caller.apiKeyId !== null ? { keyId: caller.apiKeyId } : {}) }
+        : { route });
+      const status = String((request.response as { statusCode?: number } | null)?.statusCode ?? request.raw.res.statusCode);
+      const labels = { route, method: request.method.toUpperCase(), status };
+      app.metrics.httpRequests.inc(labels);
+      app.metrics.httpDuration.observe(labels, seconds(0, durationMs(request)));
     });
     await server.register({
       plugin: HapiPino,
@@ -68,28 +79,6 @@ export const requestLogPlugin: Plugin<{ app: App }> = {
         logQueryParams: false,
         logPathParams: false,
       },
-    });
-    // Route and caller are known after authentication: added then (routes that write their own
-    // answer, like the OAuth token endpoint, never reach onPreResponse), or at the answer for
-    // requests refused before (401, 404, 413).
-    const enrich = (request: Request, h: ResponseToolkit) => {
-      if (request.app.logEnriched) return h.continue;
-      request.app.logEnriched = true;
-      const caller = callerOf(request);
-      // setBindings: onto the request's own child logger, no second child per request
-      request.logger.setBindings({
-        route: routeOf(request),
-        ...(caller ? { callerId: caller.userId, ...(caller.apiKeyId !== null ? { keyId: caller.apiKeyId } : {}) } : {}),
-      });
-      return h.continue;
-    };
-    server.ext('onPostAuth', enrich);
-    server.ext('onPreResponse', enrich);
-    server.events.on('response', (request: Request) => {
-      const status = String((request.response as { statusCode?: number } | null)?.statusCode ?? request.raw.res.statusCode);
-      const labels = { route: routeOf(request), method: request.method.toUpperCase(), status };
-      app.metrics.httpRequests.inc(labels);
-      app.metrics.httpDuration.observe(labels, seconds(0, durationMs(request)));
     });
   },
 };

@@ -258,6 +258,31 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
   if (idempotent && !isProtected) throw new Error(`${operationId}: declares the Idempotency-Key header but is public; idempotency keys are kept per caller`);
   // validated from hapi's own parse where the operation allows it (plugins/request-validation.ts)
   const validationPlan = parsedValidationPlan(operation);
+  // the answer's headers and the rewording of hapi's own refusals (after the audit row, where there is one)
+  const answer = (request: Request, h: ResponseToolkit, impersonator: { userId: number } | undefined) => {
+    const response = request.response;
+    if (impersonator) {
+      if (Boom.isBoom(response)) response.output.headers[IMPERSONATED_BY_HEADER] = String(impersonator.userId);
+      else response.header(IMPERSONATED_BY_HEADER, String(impersonator.userId));
+    }
+    const limits = request.app.rateLimitHeaders;
+    if (!Boom.isBoom(response)) {
+      // an admitted model submit reports its generation limits (handlers/rate-limit.ts)
+      if (limits) for (const name of Object.keys(limits)) response.header(name, limits[name]!);
+      return h.continue;
+    }
+    if (limits) for (const name of Object.keys(limits)) response.output.headers[name] ??= limits[name]!;
+    const status = response.output.statusCode;
+    if (status === 403 && response.message === 'Insufficient scope' && scopes.length) {
+      // hapi's own scope refusal, reworded (RFC 6750 section 3.1)
+      const missing = scopes.filter((s) => !(callerOf(request)?.scopes as readonly string[] | undefined)?.includes(s)).join(' ');
+      response.output.payload = { detail: `insufficient_scope: this operation needs ${missing}`, code: 'insufficient_scope' } as unknown as Boom.Payload;
+      response.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: 'insufficient_scope', scope: missing });
+    } else if (status === 401 && bearerRoute) {
+      response.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: hasBearer(request) ? 'invalid_token' : 'invalid_request' });
+    }
+    return h.continue;
+  };
 
   return {
     id: operationId,
@@ -281,32 +306,13 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         },
       } : {}),
       onPreResponse: {
-        method: async (request: Request, h: ResponseToolkit) => {
+        // A promise only where an audit row is written: every other answer passes without one.
+        method: (request: Request, h: ResponseToolkit) => {
           // Every call of a role operation by an authenticated caller is recorded, refusals included,
           // and every request of an impersonated session, with both identities.
           const impersonator = callerOf(request)?.impersonator;
-          if (roles || impersonator) await auditAdminCall(app, request, operationId, Boolean(roles));
-          const response = request.response;
-          if (impersonator) {
-            if (Boom.isBoom(response)) response.output.headers[IMPERSONATED_BY_HEADER] = String(impersonator.userId);
-            else response.header(IMPERSONATED_BY_HEADER, String(impersonator.userId));
-          }
-          if (!Boom.isBoom(response)) {
-            // an admitted model submit reports its generation limits (handlers/rate-limit.ts)
-            for (const [name, value] of Object.entries(request.app.rateLimitHeaders ?? {})) response.header(name, value);
-            return h.continue;
-          }
-          for (const [name, value] of Object.entries(request.app.rateLimitHeaders ?? {})) response.output.headers[name] ??= value;
-          const status = response.output.statusCode;
-          if (status === 403 && response.message === 'Insufficient scope' && scopes.length) {
-            // hapi's own scope refusal, reworded (RFC 6750 section 3.1)
-            const missing = scopes.filter((s) => !(callerOf(request)?.scopes as readonly string[] | undefined)?.includes(s)).join(' ');
-            response.output.payload = { detail: `insufficient_scope: this operation needs ${missing}`, code: 'insufficient_scope' } as unknown as Boom.Payload;
-            response.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: 'insufficient_scope', scope: missing });
-          } else if (status === 401 && bearerRoute) {
-            response.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: hasBearer(request) ? 'invalid_token' : 'invalid_request' });
-          }
-          return h.continue;
+          if (roles || impersonator) return auditAdminCall(app, request, operationId, Boolean(roles)).then(() => answer(request, h, impersonator));
+          return answer(request, h, impersonator);
         },
       },
     },

@@ -7,7 +7,7 @@
 //               any studio context is 403 `studio_required`
 // The route bridge (plugins/spec-routes.ts) hands the context to the handler as `ctx.studio`;
 // handlers apply it (catalog filter, studio price, source `studio`, studio users at /auth).
-import type { Plugin, Request } from '@hapi/hapi';
+import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import net from 'node:net';
 import type { App, Caller, StudioContext } from '../lib/context.ts';
 import { StudioRefusedError } from '../lib/errors.ts';
@@ -68,37 +68,47 @@ export const whitelabelPlugin: Plugin<{ app: App }> = {
   register(server, { app }) {
     // parsed once, not per request
     const own = publicHostname(app.config.publicUrl);
-    server.ext('onPreAuth', async (request, h) => {
-      if (request.method === 'options') return h.continue;
-      const sent = request.headers[STUDIO_HEADER];
-      if (typeof sent === 'string' && sent !== '') {
-        const studio = /^[a-z0-9-]{1,40}$/.test(sent) ? await findActiveStudio(app.db, { slug: sent }) : undefined;
-        if (!studio) throw new StudioRefusedError(404, 'studio_not_found', `no studio "${sent.slice(0, 40)}" on this gateway`);
-        request.app.studio = contextOf(studio);
-        return h.continue;
-      }
-      const hostname = hostnameOf(request);
-      if (ownHostname(own, hostname)) return h.continue;
+    // The steps below are plain functions that return a promise only when they look something up:
+    // most requests (no studio header, the gateway's own host, a credential that carries its
+    // user's studio) pass without one.
+    const bySlug = async (request: Request, h: ResponseToolkit, sent: string) => {
+      const studio = /^[a-z0-9-]{1,40}$/.test(sent) ? await findActiveStudio(app.db, { slug: sent }) : undefined;
+      if (!studio) throw new StudioRefusedError(404, 'studio_not_found', `no studio "${sent.slice(0, 40)}" on this gateway`);
+      request.app.studio = contextOf(studio);
+      return h.continue;
+    };
+    const byHostname = async (request: Request, h: ResponseToolkit, hostname: string) => {
       const studio = await findActiveStudio(app.db, { hostname });
       if (studio) request.app.studio = contextOf(studio);
       return h.continue;
+    };
+    server.ext('onPreAuth', (request, h) => {
+      if (request.method === 'options') return h.continue;
+      const sent = request.headers[STUDIO_HEADER];
+      if (typeof sent === 'string' && sent !== '') return bySlug(request, h, sent);
+      const hostname = hostnameOf(request);
+      if (ownHostname(own, hostname)) return h.continue;
+      return byHostname(request, h, hostname);
     });
 
-    server.ext('onPostAuth', async (request, h) => {
+    const inStudio = (request: Request, h: ResponseToolkit, caller: Caller, studio: StudioContext | undefined, userStudio: number | null) => {
+      if (!studio) {
+        if (userStudio !== null) throw new StudioRefusedError(403, 'studio_required', `this account belongs to a studio: send ${STUDIO_HEADER} with its slug, or call through one of its domains`);
+        return h.continue;
+      }
+      return mayUse(app, caller, studio, userStudio).then((may) => {
+        if (!may) throw new StudioRefusedError(403, 'studio_forbidden', `this credential does not belong to the studio "${studio.slug}" (its users, its owner or its owning team's members)`);
+        return h.continue;
+      });
+    };
+    server.ext('onPostAuth', (request, h) => {
       const caller = callerOf(request);
       if (!caller) return h.continue;
       const studio = request.app.studio;
       // an embed code acts for its owner, who is never a studio's end user
       if (!studio && caller.embed) return h.continue;
-      const userStudio = caller.studioId !== undefined ? caller.studioId : await studioOfUser(app.db, caller.userId);
-      if (!studio) {
-        if (userStudio !== null) throw new StudioRefusedError(403, 'studio_required', `this account belongs to a studio: send ${STUDIO_HEADER} with its slug, or call through one of its domains`);
-        return h.continue;
-      }
-      if (!(await mayUse(app, caller, studio, userStudio))) {
-        throw new StudioRefusedError(403, 'studio_forbidden', `this credential does not belong to the studio "${studio.slug}" (its users, its owner or its owning team's members)`);
-      }
-      return h.continue;
+      if (caller.studioId !== undefined) return inStudio(request, h, caller, studio, caller.studioId);
+      return studioOfUser(app.db, caller.userId).then((userStudio) => inStudio(request, h, caller, studio, userStudio));
     });
   },
 };

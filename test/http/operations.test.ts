@@ -167,6 +167,22 @@ test('X-Request-Id: a plain one is kept, anything else replaced, and every answe
   t.is(ids.size, answers.length, 'each request gets its own');
 });
 
+test('every request line names its route, whatever answered: a refused key, a caller, the OAuth token endpoint (written by oidc-provider)', async (t) => {
+  const acct = await newAccount(gw);
+  const tag = uniqueName('route');
+  await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-request-id': `${tag}-refused`, 'x-api-key': 'mg_live_nope' }, payload: {} });
+  await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-request-id': `${tag}-caller`, 'x-api-key': acct.testKey } });
+  await gw.server.inject({ method: 'POST', url: '/oauth/token', headers: { 'x-request-id': `${tag}-token`, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials' });
+  const line = (suffix: string) => waitFor(() => logs.parsed().find((l) => l.reqId === `${tag}-${suffix}` && l.msg === 'request completed'), { what: `the ${suffix} line` });
+  const refused = await line('refused');
+  t.like(refused, { route: MODEL, res: { statusCode: 401 } });
+  t.false('callerId' in refused);
+  t.like(await line('caller'), { route: 'getBalance', callerId: acct.userId, res: { statusCode: 200 } });
+  const token = await line('token');
+  t.is(typeof token.route, 'string');
+  t.like(token, { res: { statusCode: 400 } });
+});
+
 test('no credential reaches the request log: authorization, x-api-key, cookies, query secrets', async (t) => {
   const secrets = ['mgs_bearer_secret_value_1', 'mg_live_apikey_secret_2', 'session=cookie_secret_3', 'oauthcode_secret_4', 'state_secret_5'];
   const reqId = `secrets-${uniqueName('s')}`;

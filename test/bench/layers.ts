@@ -1,0 +1,292 @@
+// Where the API process's CPU per request goes, by difference: the same request served by our
+// stack built up one layer at a time, each stack in a process of its own, loaded by autocannon
+// from this process (50 connections, like run.ts), its CPU read from /proc (utime + stime) and
+// divided by the 2xx answers. The cost of a layer is its row minus the row above.
+//   node test/bench/layers.ts [read|sandbox|both]       (default both)
+// Layers (each adds to the previous one):
+//   bare          a bare hapi route on the same path (what test/bench/bare-hapi.ts answers)
+//   options       + server.ts's hapi options (payload cap, timeouts, cors, router)
+//   request-log   + plugins/request-log.ts (hapi-pino, request id, HTTP metrics)
+//   ops           + plugins/ops.ts (/livez, /readyz, /metrics routes)
+//   errors        + plugins/errors.ts (payload timer, error rendering)
+//   embed+studio  + plugins/embed.ts's policy and plugins/whitelabel.ts
+//   spec-routes   the bare route replaced by the spec bridge (plugins/spec-routes.ts: validation,
+//                 owner, policies) with stub credential plugins (a constant caller) and a handler
+//                 answering a constant
+//   api-key       + the real credential plugins (the key from the credential cache)
+//   handler       + the real handler (the result read; the sandbox submit)
+//   server.ts     createServer itself (adds the files, uploads, docs and dashboard routes)
+// Knobs: LAYERS_DURATION (5 s per run, after 1 s of warm-up; every process first gets LAYERS_WARMUP, 3 s), LAYERS_ROUNDS (2: every layer once per round, the order
+//   flipping each round), LAYERS_CONNECTIONS (50), LAYERS_KEYS (20 sandbox keys, one user each),
+//   LAYERS_ROWS (1,000 predictions to read), LAYERS_LOG_LEVEL (silent, as run.ts; `info` writes
+//   every request line to the child's stdout, which this process reads and throws away),
+//   LAYERS_ONLY (comma list of layer names), LAYERS_MODE=inject (every layer in this process through
+//   server.inject, LAYERS_INJECT_N requests each: no sockets, far less noise; for A/B of a change).
+// MariaDB and RabbitMQ as the tests find them (TEST_MYSQL_URL, TEST_AMQP_URL); a fresh database.
+// The figures are CPU ms per 2xx answer of the serving process only: load on the machine moves
+// them much less than it moves throughput, but run before/after back to back all the same.
+import crypto from 'node:crypto';
+import Boom from '@hapi/boom';
+import Hapi from '@hapi/hapi';
+import type { Plugin, Request, ResponseToolkit, Server, ServerRoute } from '@hapi/hapi';
+import type { HandlerContext } from '../../handlers/types.ts';
+import type { AutocannonOptions } from './lib.ts';
+
+const LAYERS = ['bare', 'options', 'request-log', 'ops', 'errors', 'embed+studio', 'spec-routes', 'api-key', 'handler', 'server.ts'] as const;
+type Layer = (typeof LAYERS)[number];
+type PathKind = 'read' | 'sandbox';
+
+const MODEL = 'canvas-v1-fast-text-to-image';
+const READ_PATH = '/api/v1/predictions/{request_id}/result';
+const SANDBOX_BODY = JSON.stringify({ prompt: 'bench' });
+// the generation limits far above the load: their checks run on every submit, never a 429 (as run.ts)
+const LIMITS = { GENERATE_RATE_PER_KEY: '1000000', GENERATE_RATE_PER_ACCOUNT: '1000000', GENERATE_CONCURRENT_PER_KEY: '10000', GENERATE_CONCURRENT_PER_ACCOUNT: '10000' };
+
+function intEnv(name: string, fallback: number): number {
+  const n = Number(process.env[name] ?? fallback);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the child: one layer's server
+
+/** What the bare route answers (test/bench/bare-hapi.ts), and the constant handlers below the real one. */
+function bareRoutes(): ServerRoute[] {
+  return [
+    {
+      method: 'POST',
+      path: `/api/v1/${MODEL}`,
+      options: {
+        auth: false,
+        payload: { parse: true, allow: 'application/json' },
+        handler: (request) => {
+          const body = request.payload as { prompt?: unknown } | null;
+          return { request_id: crypto.randomUUID(), status: 'queued', prompt: typeof body?.prompt === 'string' ? body.prompt.length : 0 };
+        },
+      },
+    },
+    { method: 'GET', path: READ_PATH, options: { auth: false, handler: (request) => ({ id: request.params.request_id, status: 'completed', outputs: ['https://example.com/a.png'] }) } },
+  ];
+}
+
+/** One layer's server (not started), and how to close what it opened. */
+async function build(layer: Layer): Promise<{ server: Server; close(): Promise<void> }> {
+  const at = (l: Layer) => LAYERS.indexOf(layer) >= LAYERS.indexOf(l);
+  if (layer === 'bare') {
+    const server = Hapi.server({ port: 0, host: '127.0.0.1', load: { sampleInterval: 0 } });
+    server.route(bareRoutes());
+    return { server, close: async () => {} };
+  }
+  const { loadConfig } = await import('../../config.ts');
+  const { createApp } = await import('../../app.ts');
+  const { createServer, credentialPlugins, serverOptions } = await import('../../server.ts');
+  const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' });
+  const app = await createApp(config);
+  let server: Server;
+  if (layer === 'server.ts') {
+    server = await createServer(app);
+  } else {
+    const { requestLogPlugin } = await import('../../plugins/request-log.ts');
+    const { opsPlugin } = await import('../../plugins/ops.ts');
+    const { errorsPlugin } = await import('../../plugins/errors.ts');
+    const { embedPolicyPlugin } = await import('../../plugins/embed.ts');
+    const { whitelabelPlugin } = await import('../../plugins/whitelabel.ts');
+    const { specRoutesPlugin, registerHandler } = await import('../../plugins/spec-routes.ts');
+    const { CODE_SCOPES } = await import('../../spec/scopes.ts');
+    server = Hapi.server(serverOptions(app));
+    const plugins: Array<{ plugin: Plugin<never>; options?: unknown }> = [];
+    if (at('request-log')) plugins.push({ plugin: requestLogPlugin as Plugin<never>, options: { app } });
+    if (at('ops')) plugins.push({ plugin: opsPlugin as Plugin<never>, options: { app, openMetricsWithoutToken: false } });
+    if (at('errors')) plugins.push({ plugin: errorsPlugin as Plugin<never>, options: { log: app.log, payloadTimeoutMs: config.payloadTimeoutMs, trustedProxies: config.trustedProxies } });
+    if (at('embed+studio')) plugins.push({ plugin: embedPolicyPlugin as Plugin<never>, options: { app } }, { plugin: whitelabelPlugin as Plugin<never>, options: { app } });
+    if (at('spec-routes')) {
+      const real = at('api-key');
+      // Stubs: the same names, schemes and strategies; the api-key one answers a constant caller
+      // (a sandbox key's), the others find no credential.
+      const credentials = real ? credentialPlugins : credentialPlugins.map((p) => ({
+        name: p.name, securityScheme: p.securityScheme, strategy: p.strategy, dependencies: ['mediagate-errors'],
+        register(srv: Server) {
+          srv.auth.scheme(p.strategy, () => ({
+            authenticate: (request: Request, h: ResponseToolkit) => {
+              if (p.strategy !== 'api-key' || typeof request.headers['x-api-key'] !== 'string') return h.unauthenticated(Boom.unauthorized(null, 'stub'));
+              const caller = { userId: 1, role: 'user' as const, via: 'api-key' as const, apiKeyId: 1, isTest: true, scopes: CODE_SCOPES, keyLimits: { rateLimitPerMinute: null, maxConcurrent: null }, studioId: null, keyOwnerDiscounts: 0 };
+              return h.authenticated({ credentials: { user: { caller }, scope: [...CODE_SCOPES] } });
+            },
+          }));
+          srv.auth.strategy(p.strategy, p.strategy);
+        },
+      }));
+      if (!at('handler')) {
+        registerHandler(app.spec.api, 'getPredictionResult', async ({ params }: HandlerContext) => ({ id: params.request_id, status: 'completed', outputs: ['https://example.com/a.png'] }));
+        registerHandler(app.spec.api, MODEL, async (ctx: HandlerContext) => ({ request_id: crypto.randomUUID(), status: 'queued', prompt: typeof ctx.body.prompt === 'string' ? ctx.body.prompt.length : 0 }));
+      }
+      plugins.push(...credentials.map((plugin) => ({ plugin: plugin as unknown as Plugin<never>, options: { app } })), { plugin: specRoutesPlugin as Plugin<never>, options: { app, credentials } });
+    }
+    await server.register(plugins as Parameters<Server['register']>[0]);
+    if (!at('spec-routes')) server.route(bareRoutes());
+  }
+  return { server, close: () => app.close() };
+}
+
+async function serve(layer: Layer): Promise<void> {
+  const { server, close } = await build(layer);
+  await server.start();
+  process.stdout.write(`${JSON.stringify({ port: server.info.port })}\n`);
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) process.exit(0);
+  }, 1_000).unref();
+  process.on('SIGTERM', () => {
+    void server.stop({ timeout: 500 }).then(close).then(() => process.exit(0), () => process.exit(1));
+  });
+}
+
+/**
+ * LAYERS_MODE=inject: every layer in this process through server.inject (no sockets, no load
+ * generator), 20 requests in flight; CPU from process.cpuUsage. Much less noise on a shared
+ * machine, without the HTTP parsing and socket writes of the real thing: for A/B of a change.
+ */
+async function injectLayers(kind: PathKind, layers: readonly Layer[], rounds: number, n: number, next: () => { url: string; headers: Record<string, string>; payload?: string }): Promise<Map<Layer, number[]>> {
+  const servers = new Map<Layer, Awaited<ReturnType<typeof build>>>();
+  for (const layer of layers) {
+    const built = await build(layer);
+    await built.server.initialize();
+    servers.set(layer, built);
+  }
+  const results = new Map<Layer, number[]>();
+  const once = async (server: Server, count: number) => {
+    let done = 0;
+    await Promise.all(Array.from({ length: 20 }, async () => {
+      while (done < count) {
+        done++;
+        const r = next();
+        const res = await server.inject({ method: kind === 'read' ? 'GET' : 'POST', url: r.url, headers: r.headers, ...(r.payload ? { payload: r.payload } : {}) });
+        if (res.statusCode !== 200) throw new Error(`inject: ${res.statusCode} ${res.payload}`);
+      }
+    }));
+  };
+  for (const { server } of servers.values()) await once(server, n);
+  for (let r = 0; r < rounds; r++) {
+    for (const layer of r % 2 === 0 ? layers : [...layers].reverse()) {
+      const { server } = servers.get(layer)!;
+      const cpu0 = process.cpuUsage();
+      await once(server, n);
+      const cpu = process.cpuUsage(cpu0);
+      results.set(layer, [...(results.get(layer) ?? []), (cpu.user + cpu.system) / 1000 / n]);
+    }
+  }
+  for (const { server, close } of servers.values()) {
+    await server.stop();
+    await close();
+  }
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the parent: seed, start one child per layer, load each in turn
+
+async function main(which: string): Promise<void> {
+  const { startGateway, newAccount } = await import('../helpers/gateway.ts');
+  const { fire, processCpuMs, spawnNode } = await import('./lib.ts');
+  const DURATION_S = intEnv('LAYERS_DURATION', 5);
+  const ROUNDS = intEnv('LAYERS_ROUNDS', 2);
+  const WARMUP_S = intEnv('LAYERS_WARMUP', 3);
+  const CONNECTIONS = intEnv('LAYERS_CONNECTIONS', 50);
+  const KEYS = intEnv('LAYERS_KEYS', 20);
+  const ROWS = intEnv('LAYERS_ROWS', 1_000);
+  const logLevel = process.env.LAYERS_LOG_LEVEL ?? 'silent';
+  const only = process.env.LAYERS_ONLY ? process.env.LAYERS_ONLY.split(',').map((s) => s.trim()) : null;
+  const layers = LAYERS.filter((l) => !only || only.includes(l));
+  const kinds: PathKind[] = which === 'both' ? ['read', 'sandbox'] : [which as PathKind];
+
+  const gw = await startGateway({ env: LIMITS });
+  const keys: string[] = [];
+  for (let i = 0; i < KEYS; i++) keys.push((await newAccount(gw)).testKey);
+  const rows: Array<{ key: string; id: string }> = [];
+  if (kinds.includes('read')) {
+    for (let i = 0; i < ROWS; i++) {
+      const key = keys[i % keys.length]!;
+      const res = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: SANDBOX_BODY });
+      if (res.statusCode !== 200) throw new Error(`seeding: ${res.statusCode} ${res.payload}`);
+      rows.push({ key, id: (JSON.parse(res.payload) as { request_id: string }).request_id });
+    }
+  }
+  const pick = <T>(a: readonly T[]) => a[Math.floor(Math.random() * a.length)]!;
+  const loadFor = (kind: PathKind): Pick<AutocannonOptions, 'requests'> => kind === 'read'
+    ? { requests: [{ method: 'GET', path: '/', setupRequest: (req) => { const r = pick(rows); return { ...req, path: `/api/v1/predictions/${r.id}/result`, headers: { 'x-api-key': r.key } }; } }] }
+    : { requests: [{ method: 'POST', path: `/api/v1/${MODEL}`, body: SANDBOX_BODY, setupRequest: (req) => ({ ...req, headers: { 'content-type': 'application/json', 'x-api-key': pick(keys) } }) }] };
+
+  const env = { ...gw.env, ...LIMITS, ROLE: 'api', LOG_LEVEL: logLevel };
+  const script = new URL(import.meta.url).pathname;
+  console.log(`layers: ${kinds.join(', ')}; ${ROUNDS} rounds of ${DURATION_S} s per layer, ${CONNECTIONS} connections, ${KEYS} sandbox keys${kinds.includes('read') ? `, ${ROWS} predictions` : ''}, LOG_LEVEL=${logLevel}`);
+  const inject = process.env.LAYERS_MODE === 'inject';
+  if (inject) Object.assign(process.env, env);
+  for (const kind of kinds) {
+    const title = kind === 'read' ? 'GET /api/v1/predictions/{id}/result' : `POST /api/v1/${MODEL} (sandbox key)`;
+    if (inject) {
+      const n = intEnv('LAYERS_INJECT_N', 5_000);
+      const results = await injectLayers(kind, layers, ROUNDS, n, () => {
+        if (kind === 'read') {
+          const r = pick(rows);
+          return { url: `/api/v1/predictions/${r.id}/result`, headers: { 'x-api-key': r.key } as Record<string, string> };
+        }
+        return { url: `/api/v1/${MODEL}`, headers: { 'content-type': 'application/json', 'x-api-key': pick(keys) } as Record<string, string>, payload: SANDBOX_BODY };
+      });
+      console.log(`\n${title} (server.inject, ${n} requests per layer and round)`);
+      printTable(layers, new Map([...results].map(([l, list]) => [l, list.map((cpu) => ({ cpu }))])));
+      continue;
+    }
+    const children = new Map<Layer, { child: Awaited<ReturnType<typeof spawnNode>>; port: number }>();
+    for (const layer of layers) {
+      const child = spawnNode(script, ['serve', layer], { env });
+      const { port } = await child.nextJson<{ port: number }>(60_000);
+      children.set(layer, { child, port });
+    }
+    // fresh processes: every layer's JIT warmed and its caches filled before anything is measured
+    for (const { port } of children.values()) await fire({ ...loadFor(kind), url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: WARMUP_S });
+    const results = new Map<Layer, Array<{ cpu: number; okPerS: number; other: number }>>();
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const layer of r % 2 === 0 ? layers : [...layers].reverse()) {
+        const { child, port } = children.get(layer)!;
+        const url = `http://127.0.0.1:${port}`;
+        await fire({ ...loadFor(kind), url, connections: CONNECTIONS, duration: 1 });
+        const cpu0 = processCpuMs(child.child.pid!);
+        const run = await fire({ ...loadFor(kind), url, connections: CONNECTIONS, duration: DURATION_S });
+        const cpu = (processCpuMs(child.child.pid!) - cpu0) / Math.max(1, run.ok);
+        const list = results.get(layer) ?? [];
+        list.push({ cpu, okPerS: run.okPerS, other: run.requests - run.ok + run.errors });
+        results.set(layer, list);
+      }
+    }
+    await Promise.all([...children.values()].map((c) => c.child.kill()));
+    console.log(`\n${title}`);
+    printTable(layers, results);
+  }
+  await gw.stop();
+}
+
+function printTable(layers: readonly Layer[], results: ReadonlyMap<Layer, ReadonlyArray<{ cpu: number; okPerS?: number; other?: number }>>): void {
+  const round = (v: number) => Math.round(v * 10_000) / 10_000;
+  console.log(`${'layer'.padEnd(14)} ${'CPU ms/req (each round)'.padEnd(26)} ${'min'.padStart(6)} ${'+ vs above'.padStart(10)} ${'2xx/s'.padStart(10)} non-2xx/errors`);
+  let prev: number | null = null;
+  for (const layer of layers) {
+    const list = results.get(layer)!;
+    const min = Math.min(...list.map((x) => x.cpu));
+    const delta = prev === null ? '' : `${min - prev >= 0 ? '+' : ''}${round(min - prev)}`;
+    const rate = list[0]?.okPerS === undefined ? '' : list.map((x) => Math.round(x.okPerS!)).join('/');
+    const other = list[0]?.other === undefined ? '' : list.map((x) => x.other).join('/');
+    console.log(`${layer.padEnd(14)} ${list.map((x) => round(x.cpu)).join(' / ').padEnd(26)} ${String(round(min)).padStart(6)} ${delta.padStart(10)} ${rate.padStart(10)} ${other}`);
+    prev = min;
+  }
+}
+
+if (process.argv[2] === 'serve') {
+  const layer = process.argv[3] as Layer;
+  if (!LAYERS.includes(layer)) throw new Error(`unknown layer ${layer}; one of ${LAYERS.join(', ')}`);
+  await serve(layer);
+} else {
+  const which = process.argv[2] ?? 'both';
+  if (!['read', 'sandbox', 'both'].includes(which)) throw new Error('usage: node test/bench/layers.ts [read|sandbox|both]');
+  await main(which);
+  process.exit(0);
+}

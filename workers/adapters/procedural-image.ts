@@ -220,10 +220,13 @@ function encodePng(canvas: Canvas): Uint8Array {
   // RGB bytes in the output's own layout: pngjs then packs them as they are (bitpacker's fast
   // route), where RGBA input was converted pixel by pixel through an object per pixel.
   const data = Buffer.allocUnsafe(width * height * 3);
+  // A clamped view rounds and clamps on store: the same bytes as Math.round(clamp01(v) * 255),
+  // because v * 255 is exact for a float32 v and its only possible tie, 127.5, rounds up both ways.
+  const bytes = new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength);
   for (let i = 0, o = 0; i < width * height; i++, o += 3) {
-    data[o] = Math.round(Math.min(1, Math.max(0, red[i]!)) * 255);
-    data[o + 1] = Math.round(Math.min(1, Math.max(0, green[i]!)) * 255);
-    data[o + 2] = Math.round(Math.min(1, Math.max(0, blue[i]!)) * 255);
+    bytes[o] = red[i]! * 255;
+    bytes[o + 1] = green[i]! * 255;
+    bytes[o + 2] = blue[i]! * 255;
   }
   // The sync packer reads only width, height, data and gamma (pngjs lib/packer-sync.js): a
   // `new PNG()` (a duplex stream with its own parser and packer) cost more than the encoding.

@@ -146,7 +146,7 @@ function paintDiscs(canvas: Canvas, palette: Rgb[], rnd: () => number): void {
     const y1 = Math.min(height - 1, Math.ceil(cy + radius));
     for (let y = y0; y <= y1; y++) {
       for (let x = x0; x <= x1; x++) {
-        const d = Math.hypot(x - cx, y - cy) / radius;
+        const d = Math.sqrt((x - cx) * (x - cx) + (y - cy) * (y - cy)) / radius;
         if (d >= 1) continue;
         const a = opacity * (1 - d * d);
         const i = y * width + x;

@@ -170,6 +170,16 @@ function addNoiseOctave(canvas: Canvas, cells: number, amplitude: number, rnd: (
   for (let i = 0; i < grid.length; i++) grid[i] = rnd() * 2 - 1;
   const sx = cells / width;
   const sy = cells / height;
+  // A column's lattice cell and weight are the same on every row: computed once per column.
+  const cellOf = new Int32Array(width);
+  const weightOf = new Float64Array(width);
+  for (let x = 0; x < width; x++) {
+    const gx = x * sx;
+    const ix = Math.floor(gx);
+    cellOf[x] = ix;
+    weightOf[x] = smoothstep(gx - ix);
+  }
+  const [red, green, blue] = channels;
   for (let y = 0; y < height; y++) {
     const gy = y * sy;
     const iy = Math.floor(gy);
@@ -177,16 +187,15 @@ function addNoiseOctave(canvas: Canvas, cells: number, amplitude: number, rnd: (
     const row0 = iy * (cells + 1);
     const row1 = row0 + cells + 1;
     for (let x = 0; x < width; x++) {
-      const gx = x * sx;
-      const ix = Math.floor(gx);
-      const fx = smoothstep(gx - ix);
+      const ix = cellOf[x]!;
+      const fx = weightOf[x]!;
       const top = grid[row0 + ix]! + (grid[row0 + ix + 1]! - grid[row0 + ix]!) * fx;
       const bottom = grid[row1 + ix]! + (grid[row1 + ix + 1]! - grid[row1 + ix]!) * fx;
       const v = (top + (bottom - top) * fy) * amplitude;
       const i = y * width + x;
-      channels[0][i] = channels[0][i]! + v;
-      channels[1][i] = channels[1][i]! + v;
-      channels[2][i] = channels[2][i]! + v;
+      red[i] = red[i]! + v;
+      green[i] = green[i]! + v;
+      blue[i] = blue[i]! + v;
     }
   }
 }
@@ -194,14 +203,16 @@ function addNoiseOctave(canvas: Canvas, cells: number, amplitude: number, rnd: (
 /** Separable 3-tap box blur with clamped edges; `scratch` avoids an allocation per pass. */
 function blur(canvas: Canvas, scratch: Float32Array): void {
   const { width, height } = canvas;
+  const last = width - 1;
   for (const ch of canvas.channels) {
     for (let y = 0; y < height; y++) {
       const row = y * width;
-      for (let x = 0; x < width; x++) {
-        const l = ch[row + Math.max(0, x - 1)]!;
-        const r = ch[row + Math.min(width - 1, x + 1)]!;
-        scratch[row + x] = (l + ch[row + x]! + r) / 3;
+      // the edge pixels repeat themselves as their missing neighbour
+      scratch[row] = (ch[row]! + ch[row]! + ch[row + Math.min(1, last)]!) / 3;
+      for (let x = 1; x < last; x++) {
+        scratch[row + x] = (ch[row + x - 1]! + ch[row + x]! + ch[row + x + 1]!) / 3;
       }
+      if (last > 0) scratch[row + last] = (ch[row + last - 1]! + ch[row + last]! + ch[row + last]!) / 3;
     }
     for (let y = 0; y < height; y++) {
       const up = Math.max(0, y - 1) * width;

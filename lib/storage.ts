@@ -4,7 +4,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, mkdir, rename, writeFile } from 'node:fs';
+import { promisify } from 'node:util';
 import { Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -81,13 +82,19 @@ export function byteLimit(maxBytes: number): Transform & { bytes: number } {
   return t;
 }
 
+// An output's write, one per prediction, through fs's callback API: it moves a small file with
+// less CPU than fs/promises, whose writeFile opens, writes and closes through a FileHandle.
+const mkdirOut = promisify(mkdir);
+const writeOut = promisify(writeFile);
+const renameOut = promisify(rename);
+
 export function createLocalStorage(root: string, publicUrl: string): Storage {
   return {
     async save(predictionId, index, file) {
       const ext = /^[a-z0-9]{1,8}$/.test(file.extension) ? file.extension : 'bin';
       const key = `outputs/${predictionId}/${index}.${ext}`;
       const target = path.join(root, key);
-      await fs.mkdir(path.dirname(target), { recursive: true });
+      await mkdirOut(path.dirname(target), { recursive: true });
       if (file.path !== undefined) {
         // A download already on disk: move it (a copy only when it sits on another file system).
         try {
@@ -102,8 +109,8 @@ export function createLocalStorage(root: string, publicUrl: string): Storage {
         return key;
       }
       const tmp = `${target}.${crypto.randomBytes(6).toString('hex')}.tmp`;
-      await fs.writeFile(tmp, file.data);
-      await fs.rename(tmp, target);
+      await writeOut(tmp, file.data);
+      await renameOut(tmp, target);
       return key;
     },
     tempDir: path.join(root, 'tmp'),

@@ -341,3 +341,58 @@ test('after stopConsuming a requeued message goes back to the broker and on to a
   t.true(first!.fields.redelivered, 'the handed-back message comes back marked redelivered');
   t.deepEqual(seen.map((d) => d.body.n), [1], 'the stopped consumer took nothing more');
 });
+
+/** Messages of a queue handed to a consumer and not yet acknowledged, as the broker counts them. */
+async function unacked(queueName: string): Promise<number> {
+  const { stdout } = await promisify(execFile)('rabbitmqctl', ['list_queues', 'name', 'messages_unacknowledged', '-q', '--no-table-headers']);
+  const line = stdout.split('\n').find((l) => l.split('\t')[0] === queueName);
+  if (line === undefined) throw new Error(`no queue ${queueName}`);
+  return Number(line.split('\t')[1]);
+}
+
+test.serial('handlers that finish in the same turn are acknowledged with one frame, and every one of them is acknowledged', async (t) => {
+  const { queue, prefix } = await open(t);
+  // A spy on amqplib's channel class (every channel's): what the consumer sends, not what it does.
+  const probe = await (await rawConnection(t)).createChannel();
+  const proto = Object.getPrototypeOf(probe) as { ack(msg: ConsumeMessage, allUpTo?: boolean): void };
+  const original = proto.ack;
+  const acks: boolean[] = [];
+  proto.ack = function (this: unknown, msg: ConsumeMessage, allUpTo?: boolean) {
+    acks.push(allUpTo === true);
+    original.call(this, msg, allUpTo);
+  };
+  t.teardown(() => {
+    proto.ack = original;
+  });
+  const all = gate();
+  let started = 0;
+  await queue.consume('jobs', async () => {
+    if (++started === 8) all.open();
+    await all.wait;
+    return ack;
+  }, { prefetch: 8 });
+  for (let n = 0; n < 8; n++) await queue.publish('jobs', { n });
+  const name = topologyNames(prefix, 'jobs').queue;
+  await waitFor(async () => started === 8 && (await unacked(name)) === 0, { what: 'all eight acknowledged', intervalMs: 200 });
+  t.deepEqual(acks, [true], 'one ack with `multiple` for the eight');
+});
+
+test('a delivery still running is not acknowledged with the later ones, and comes back when handed back', async (t) => {
+  const { queue, prefix } = await open(t);
+  const first = gate<Outcome>();
+  const seen: Array<Delivery<{ n: number }>> = [];
+  await queue.consume<{ n: number }>('jobs', async (d) => {
+    seen.push(d);
+    return d.body.n === 1 && !d.redelivered ? first.wait : ack;
+  }, { prefetch: 3 });
+  for (const n of [1, 2, 3]) await queue.publish('jobs', { n });
+  const name = topologyNames(prefix, 'jobs').queue;
+  await waitFor(async () => seen.length === 3 && (await unacked(name)) === 1, { what: 'the two later messages acknowledged', intervalMs: 200 });
+  first.open({ kind: 'requeue', reason: 'handed back' });
+  await waitFor(() => seen.length === 4, { what: 'the first message comes back' });
+  t.deepEqual(seen.map((d) => [d.body.n, d.redelivered]), [[1, false], [2, false], [3, false], [1, true]]);
+  await waitFor(async () => (await unacked(name)) === 0, { what: 'the comeback acknowledged', intervalMs: 200 });
+  const conn = await rawConnection(t);
+  t.is(await messageCount(conn, name), 0);
+  t.is(seen.length, 4, 'nothing else came back');
+});

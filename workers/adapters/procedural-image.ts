@@ -6,6 +6,7 @@
 // pass per step (noise octave + blur), so CPU cost grows with it like a real diffusion model's.
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import zlib from 'node:zlib';
 import { PNG } from 'pngjs';
 import { AdapterError } from './types.ts';
 import type { AdapterDefinition, AdapterFile, AdapterResult, RunContext } from './types.ts';
@@ -145,7 +146,7 @@ function paintDiscs(canvas: Canvas, palette: Rgb[], rnd: () => number): void {
     const y1 = Math.min(height - 1, Math.ceil(cy + radius));
     for (let y = y0; y <= y1; y++) {
       for (let x = x0; x <= x1; x++) {
-        const d = Math.hypot(x - cx, y - cy) / radius;
+        const d = Math.sqrt((x - cx) * (x - cx) + (y - cy) * (y - cy)) / radius;
         if (d >= 1) continue;
         const a = opacity * (1 - d * d);
         const i = y * width + x;
@@ -169,6 +170,16 @@ function addNoiseOctave(canvas: Canvas, cells: number, amplitude: number, rnd: (
   for (let i = 0; i < grid.length; i++) grid[i] = rnd() * 2 - 1;
   const sx = cells / width;
   const sy = cells / height;
+  // A column's lattice cell and weight are the same on every row: computed once per column.
+  const cellOf = new Int32Array(width);
+  const weightOf = new Float64Array(width);
+  for (let x = 0; x < width; x++) {
+    const gx = x * sx;
+    const ix = Math.floor(gx);
+    cellOf[x] = ix;
+    weightOf[x] = smoothstep(gx - ix);
+  }
+  const [red, green, blue] = channels;
   for (let y = 0; y < height; y++) {
     const gy = y * sy;
     const iy = Math.floor(gy);
@@ -176,16 +187,15 @@ function addNoiseOctave(canvas: Canvas, cells: number, amplitude: number, rnd: (
     const row0 = iy * (cells + 1);
     const row1 = row0 + cells + 1;
     for (let x = 0; x < width; x++) {
-      const gx = x * sx;
-      const ix = Math.floor(gx);
-      const fx = smoothstep(gx - ix);
+      const ix = cellOf[x]!;
+      const fx = weightOf[x]!;
       const top = grid[row0 + ix]! + (grid[row0 + ix + 1]! - grid[row0 + ix]!) * fx;
       const bottom = grid[row1 + ix]! + (grid[row1 + ix + 1]! - grid[row1 + ix]!) * fx;
       const v = (top + (bottom - top) * fy) * amplitude;
       const i = y * width + x;
-      channels[0][i] = channels[0][i]! + v;
-      channels[1][i] = channels[1][i]! + v;
-      channels[2][i] = channels[2][i]! + v;
+      red[i] = red[i]! + v;
+      green[i] = green[i]! + v;
+      blue[i] = blue[i]! + v;
     }
   }
 }
@@ -193,14 +203,16 @@ function addNoiseOctave(canvas: Canvas, cells: number, amplitude: number, rnd: (
 /** Separable 3-tap box blur with clamped edges; `scratch` avoids an allocation per pass. */
 function blur(canvas: Canvas, scratch: Float32Array): void {
   const { width, height } = canvas;
+  const last = width - 1;
   for (const ch of canvas.channels) {
     for (let y = 0; y < height; y++) {
       const row = y * width;
-      for (let x = 0; x < width; x++) {
-        const l = ch[row + Math.max(0, x - 1)]!;
-        const r = ch[row + Math.min(width - 1, x + 1)]!;
-        scratch[row + x] = (l + ch[row + x]! + r) / 3;
+      // the edge pixels repeat themselves as their missing neighbour
+      scratch[row] = (ch[row]! + ch[row]! + ch[row + Math.min(1, last)]!) / 3;
+      for (let x = 1; x < last; x++) {
+        scratch[row + x] = (ch[row + x - 1]! + ch[row + x]! + ch[row + x + 1]!) / 3;
       }
+      if (last > 0) scratch[row + last] = (ch[row + last - 1]! + ch[row + last]! + ch[row + last]!) / 3;
     }
     for (let y = 0; y < height; y++) {
       const up = Math.max(0, y - 1) * width;
@@ -214,18 +226,27 @@ function blur(canvas: Canvas, scratch: Float32Array): void {
 }
 
 function encodePng(canvas: Canvas): Uint8Array {
-  const { width, height, channels } = canvas;
-  const png = new PNG({ width, height });
-  const data = png.data;
-  for (let i = 0; i < width * height; i++) {
-    data[i * 4] = Math.round(Math.min(1, Math.max(0, channels[0][i]!)) * 255);
-    data[i * 4 + 1] = Math.round(Math.min(1, Math.max(0, channels[1][i]!)) * 255);
-    data[i * 4 + 2] = Math.round(Math.min(1, Math.max(0, channels[2][i]!)) * 255);
-    data[i * 4 + 3] = 255;
+  const { width, height } = canvas;
+  const [red, green, blue] = canvas.channels;
+  // RGB bytes in the output's own layout: pngjs then packs them as they are (bitpacker's fast
+  // route), where RGBA input was converted pixel by pixel through an object per pixel.
+  const data = Buffer.allocUnsafe(width * height * 3);
+  // A clamped view rounds and clamps on store: the same bytes as Math.round(clamp01(v) * 255),
+  // because v * 255 is exact for a float32 v and its only possible tie, 127.5, rounds up both ways.
+  const bytes = new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength);
+  for (let i = 0, o = 0; i < width * height; i++, o += 3) {
+    bytes[o] = red[i]! * 255;
+    bytes[o + 1] = green[i]! * 255;
+    bytes[o + 2] = blue[i]! * 255;
   }
+  // The sync packer reads only width, height, data and gamma (pngjs lib/packer-sync.js): a
+  // `new PNG()` (a duplex stream with its own parser and packer) cost more than the encoding.
+  const image = { width, height, data, gamma: 0 } as Pick<PNG, 'width' | 'height' | 'data' | 'gamma'>;
   // RGB output (no alpha) and a single filter: adaptive filtering tries all five per row and
-  // would double the encoding time for a few percent of file size.
-  const buffer = PNG.sync.write(png, { colorType: 2, filterType: 4 });
+  // would double the encoding time for a few percent of file size. Huffman coding alone (no
+  // string matching) after the Paeth filter: measured within 1 % of pngjs's default (run-length)
+  // size from 64x64 to 1024x1024, and 25-35 % less deflate time.
+  const buffer = PNG.sync.write(image as PNG, { colorType: 2, inputColorType: 2, inputHasAlpha: false, filterType: 4, deflateStrategy: zlib.constants.Z_HUFFMAN_ONLY });
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 

@@ -18,9 +18,84 @@ interface Consumer {
   handler: Handler<unknown>;
   prefetch: number;
   channel: Channel | null;
+  /** the acks waiting to go out on `channel` (made with it) */
+  acks: Acks | null;
   consumerTag: string | null;
   cancelled: boolean;
   restarts: number;
+}
+
+/**
+ * The acks of one channel, sent together once the current turn of the event loop is over: the
+ * handlers of a group commit (a batch of completions) finish in the same turn, and an ack with
+ * `multiple` settles a whole run of them in one frame, where one frame each cost the broker and
+ * this process a write and a read per message. `multiple` acknowledges every delivery up to its
+ * tag, so it covers only the run of oldest deliveries that all wait for an ack; any other waits
+ * for nothing and goes alone, in the same turn.
+ */
+interface Acks {
+  /** a delivery arrived: it is unsettled until acked or nacked */
+  delivered(msg: ConsumeMessage): void;
+  /** acks the delivery at the end of this turn */
+  ack(msg: ConsumeMessage): void;
+  /** the delivery is settled otherwise (nacked) */
+  forget(msg: ConsumeMessage): void;
+  /** sends the waiting acks now (before the channel closes) */
+  flush(): void;
+  /** the channel is gone, and the broker redelivers what it held: nothing more to send */
+  drop(): void;
+}
+
+function channelAcks(ch: Channel, onError: (err: unknown) => void): Acks {
+  // unsettled deliveries, oldest first (delivery tags grow with each delivery on a channel)
+  const unsettled = new Map<number, ConsumeMessage>();
+  const waiting = new Set<number>();
+  let scheduled = false;
+  function flush(): void {
+    scheduled = false;
+    if (waiting.size === 0) return;
+    try {
+      let upTo: ConsumeMessage | null = null;
+      for (const [tag, msg] of unsettled) {
+        if (!waiting.has(tag)) break;
+        upTo = msg;
+        unsettled.delete(tag);
+        waiting.delete(tag);
+      }
+      if (upTo !== null) ch.ack(upTo, true);
+      for (const tag of waiting) {
+        const msg = unsettled.get(tag);
+        unsettled.delete(tag);
+        if (msg !== undefined) ch.ack(msg);
+      }
+    } catch (err) {
+      // The channel is gone: the broker redelivers whatever it held.
+      onError(err);
+    } finally {
+      waiting.clear();
+    }
+  }
+  return {
+    delivered(msg) {
+      unsettled.set(msg.fields.deliveryTag, msg);
+    },
+    ack(msg) {
+      waiting.add(msg.fields.deliveryTag);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    forget(msg) {
+      unsettled.delete(msg.fields.deliveryTag);
+      waiting.delete(msg.fields.deliveryTag);
+    },
+    flush,
+    drop() {
+      unsettled.clear();
+      waiting.clear();
+    },
+  };
 }
 
 export interface Consumers {
@@ -71,6 +146,7 @@ export function amqpConsumers({ prefix, log, connection, publisher, requireTopic
     if (final.kind === 'requeue') {
       // Handed back unfinished (shutdown): the broker puts it back and delivers it to another
       // consumer, marked redelivered. nack, not reject: on 4.3 it does not count toward x-delivery-limit.
+      c.acks?.forget(msg);
       try {
         ch.nack(msg, false, true);
       } catch {
@@ -91,9 +167,11 @@ export function amqpConsumers({ prefix, log, connection, publisher, requireTopic
           break;
       }
       // Ack only after the copy is confirmed: a crash in between duplicates the message, never loses it.
-      ch.ack(msg);
+      if (c.acks === null) throw new Error('the consumer channel has no acks');
+      c.acks.ack(msg);
     } catch (err) {
       log('could not settle message; returning it to the queue', { topic: spec.name, outcome: final.kind, error: errorMessage(err) });
+      c.acks?.forget(msg);
       try {
         ch.nack(msg, false, true);
       } catch {
@@ -131,10 +209,14 @@ export function amqpConsumers({ prefix, log, connection, publisher, requireTopic
   async function start(c: Consumer, conn: ChannelModel): Promise<void> {
     const ch = await conn.createChannel();
     c.channel = ch;
+    const acks = channelAcks(ch, (err) => log('could not acknowledge messages; the broker redelivers them', { topic: c.topic, error: errorMessage(err) }));
+    c.acks = acks;
     ch.on('error', (err: Error) => log('consumer channel error', { topic: c.topic, error: err.message }));
     ch.on('close', () => {
+      acks.drop();
       if (c.channel !== ch) return;
       c.channel = null;
+      c.acks = null;
       c.consumerTag = null;
       // A channel lost with its connection is re-created by the reconnect; one lost alone (a
       // channel error, consumer_timeout, the broker cancelling) is restarted here.
@@ -154,6 +236,7 @@ export function amqpConsumers({ prefix, log, connection, publisher, requireTopic
           void ch.close().catch(() => {});
           return;
         }
+        acks.delivered(msg);
         track(handleDelivery(c, ch, msg));
       },
       { noAck: false },
@@ -164,7 +247,7 @@ export function amqpConsumers({ prefix, log, connection, publisher, requireTopic
 
   return {
     async add(topic, handler, prefetch) {
-      const c: Consumer = { topic, handler, prefetch, channel: null, consumerTag: null, cancelled: false, restarts: 0 };
+      const c: Consumer = { topic, handler, prefetch, channel: null, acks: null, consumerTag: null, cancelled: false, restarts: 0 };
       consumers.push(c);
       const conn = connection.current;
       // While disconnected the registration stands and the reconnect starts it.
@@ -191,7 +274,9 @@ export function amqpConsumers({ prefix, log, connection, publisher, requireTopic
 
     forget() {
       for (const c of consumers) {
+        c.acks?.drop();
         c.channel = null;
+        c.acks = null;
         c.consumerTag = null;
       }
     },
@@ -216,7 +301,9 @@ export function amqpConsumers({ prefix, log, connection, publisher, requireTopic
       // closing the connection straight away can overtake them and get the messages redelivered.
       for (const c of consumers) {
         const ch = c.channel;
+        c.acks?.flush();
         c.channel = null;
+        c.acks = null;
         if (ch !== null) await ch.close().catch(() => {});
       }
     },

@@ -393,14 +393,15 @@ async function seed(baseUrl: string, withRows: boolean): Promise<Seed> {
   for (let i = 0; i < LIVE_KEYS; i++) live.push(await key(liveUsers[i % liveUsers.length]!, i, false));
   const readRows: Array<{ key: string; id: string }> = [];
   if (withRows) {
-    // One row through the gateway's own insert, then copies of it (every column as that insert
-    // writes it) with their own id, owner, key and times, a thousand per statement.
+    // One row through the gateway's own insert, then copies of it (every stored column as that
+    // insert writes it) with their own id, owner, key and times, a thousand per statement.
     const base = Date.now() - ROWS;
     const first = sandbox[0]!;
     const firstId = newPredictionId(base);
     await insertSandboxPrediction(db, { id: firstId, userId: first.userId, apiKeyId: first.id, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'bench 0' }, webhookUrl: null }, ['sandbox/sample.png'], base);
     readRows.push({ key: first.secret, id: firstId });
-    const template = await db('predictions').where({ id: firstId }).first() as Record<string, unknown>;
+    // `unfinished` is a generated column on MariaDB (migration 20261126_0101): the database computes it
+    const { unfinished: _generated, ...template } = await db('predictions').where({ id: firstId }).first() as Record<string, unknown>;
     for (let i = 1; i < ROWS; i += 1_000) {
       const batch: Array<Record<string, unknown>> = [];
       for (let j = i; j < Math.min(ROWS, i + 1_000); j++) {

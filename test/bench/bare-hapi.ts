@@ -4,28 +4,12 @@
 //   GET  /api/v1/predictions/{id}/result       answers a small JSON object
 // No authentication, no database, no queue: what hapi and Node cost for the same HTTP exchange.
 // Usage: node test/bench/bare-hapi.ts [port]   (prints {"port": <n>} once listening)
-import crypto from 'node:crypto';
 import Hapi from '@hapi/hapi';
+import { bareRoutes } from './bare-routes.ts';
 
 const port = Number(process.argv[2] ?? 0);
 const server = Hapi.server({ port, host: '127.0.0.1', load: { sampleInterval: 0 } });
-server.route({
-  method: 'POST',
-  path: '/api/v1/{model}',
-  options: {
-    auth: false,
-    payload: { parse: true, allow: 'application/json' },
-    handler: (request) => {
-      const body = request.payload as { prompt?: unknown } | null;
-      return { request_id: crypto.randomUUID(), status: 'queued', prompt: typeof body?.prompt === 'string' ? body.prompt.length : 0 };
-    },
-  },
-});
-server.route({
-  method: 'GET',
-  path: '/api/v1/predictions/{id}/result',
-  options: { auth: false, handler: (request) => ({ id: request.params.id, status: 'completed', outputs: ['https://example.com/a.png'] }) },
-});
+server.route(bareRoutes('/api/v1/{model}', '/api/v1/predictions/{id}/result', 'id'));
 await server.start();
 process.stdout.write(`${JSON.stringify({ port: server.info.port })}\n`);
 

@@ -28,9 +28,10 @@
 import crypto from 'node:crypto';
 import Boom from '@hapi/boom';
 import Hapi from '@hapi/hapi';
-import type { Plugin, Request, ResponseToolkit, Server, ServerRoute } from '@hapi/hapi';
+import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import type { HandlerContext } from '../../handlers/types.ts';
 import type { AutocannonOptions } from './lib.ts';
+import { bareRoutes } from './bare-routes.ts';
 
 const LAYERS = ['bare', 'options', 'request-log', 'ops', 'errors', 'embed+studio', 'spec-routes', 'api-key', 'handler', 'server.ts'] as const;
 type Layer = (typeof LAYERS)[number];
@@ -50,31 +51,13 @@ function intEnv(name: string, fallback: number): number {
 // ---------------------------------------------------------------------------------------------
 // the child: one layer's server
 
-/** What the bare route answers (test/bench/bare-hapi.ts), and the constant handlers below the real one. */
-function bareRoutes(): ServerRoute[] {
-  return [
-    {
-      method: 'POST',
-      path: `/api/v1/${MODEL}`,
-      options: {
-        auth: false,
-        payload: { parse: true, allow: 'application/json' },
-        handler: (request) => {
-          const body = request.payload as { prompt?: unknown } | null;
-          return { request_id: crypto.randomUUID(), status: 'queued', prompt: typeof body?.prompt === 'string' ? body.prompt.length : 0 };
-        },
-      },
-    },
-    { method: 'GET', path: READ_PATH, options: { auth: false, handler: (request) => ({ id: request.params.request_id, status: 'completed', outputs: ['https://example.com/a.png'] }) } },
-  ];
-}
 
 /** One layer's server (not started), and how to close what it opened. */
 async function build(layer: Layer): Promise<{ server: Server; close(): Promise<void> }> {
   const at = (l: Layer) => LAYERS.indexOf(layer) >= LAYERS.indexOf(l);
   if (layer === 'bare') {
     const server = Hapi.server({ port: 0, host: '127.0.0.1', load: { sampleInterval: 0 } });
-    server.route(bareRoutes());
+    server.route(bareRoutes(`/api/v1/${MODEL}`, READ_PATH, 'request_id'));
     return { server, close: async () => {} };
   }
   const { loadConfig } = await import('../../config.ts');
@@ -123,7 +106,7 @@ async function build(layer: Layer): Promise<{ server: Server; close(): Promise<v
       plugins.push(...credentials.map((plugin) => ({ plugin: plugin as unknown as Plugin<never>, options: { app } })), { plugin: specRoutesPlugin as Plugin<never>, options: { app, credentials } });
     }
     await server.register(plugins as Parameters<Server['register']>[0]);
-    if (!at('spec-routes')) server.route(bareRoutes());
+    if (!at('spec-routes')) server.route(bareRoutes(`/api/v1/${MODEL}`, READ_PATH, 'request_id'));
   }
   return { server, close: () => app.close() };
 }

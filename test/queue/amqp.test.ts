@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { connect } from 'amqplib';
 import type { ChannelModel, ConsumeMessage } from 'amqplib';
 import { connectAmqp, topologyNames } from '../../workers/queue/amqp.ts';
+import { coalesceWrites } from '../../workers/queue/amqp/connection.ts';
 import { QueueUnavailableError } from '../../workers/queue/types.ts';
 import type { Delivery, Outcome, Queue, TopicSpec } from '../../workers/queue/types.ts';
 import { AMQP_URL, deleteTopology, waitFor } from '../helpers/services.ts';
@@ -395,4 +396,67 @@ test('a delivery still running is not acknowledged with the later ones, and come
   const conn = await rawConnection(t);
   t.is(await messageCount(conn, name), 0);
   t.is(seen.length, 4, 'nothing else came back');
+});
+
+/** Counts the writes to the socket under a raw connection (each `_write` or `_writev` is one system call). */
+function countSocketWrites(t: ExecutionContext, conn: ChannelModel): { writes: number } {
+  const socket = (conn as unknown as { connection: { stream: net.Socket } }).connection.stream;
+  const spied = socket as unknown as Record<'_write' | '_writev', (...args: unknown[]) => unknown>;
+  const counter = { writes: 0 };
+  for (const name of ['_write', '_writev'] as const) {
+    const original = spied[name];
+    spied[name] = function (this: unknown, ...args: unknown[]) {
+      counter.writes++;
+      return original.apply(this, args);
+    };
+  }
+  t.truthy(socket instanceof net.Socket, 'the connection has its socket where coalesceWrites expects it');
+  return counter;
+}
+
+test.serial('frames queued in one turn leave in one socket write, in their order, and are all confirmed', async (t) => {
+  const conn = await rawConnection(t);
+  t.true(coalesceWrites(conn), 'amqplib is the one coalesceWrites was written for');
+  const counter = countSocketWrites(t, conn);
+  const ch = await conn.createConfirmChannel();
+  const { queue: name } = await ch.assertQueue('', { exclusive: true });
+  const sent = Array.from({ length: 20 }, (_, n) => JSON.stringify({ n, pad: 'x'.repeat(n * 37) }));
+  const before = counter.writes;
+  const confirms = sent.map((body) => new Promise<void>((resolve, reject) => {
+    ch.publish('', name, Buffer.from(body), { persistent: true, mandatory: true }, (err: unknown) => (err ? reject(err as Error) : resolve()));
+  }));
+  await Promise.all(confirms);
+  t.is(counter.writes - before, 1, 'twenty publishes, one write');
+  const got: string[] = [];
+  for (;;) {
+    const msg = await ch.get(name, { noAck: true });
+    if (msg === false) break;
+    got.push(msg.content.toString('utf8'));
+  }
+  t.deepEqual(got, sent, 'every message arrived whole, in order');
+
+  // Without it amqplib writes each frame alone: what the test above would not tell apart otherwise.
+  const plain = await rawConnection(t);
+  const plainCounter = countSocketWrites(t, plain);
+  const pch = await plain.createConfirmChannel();
+  const plainBefore = plainCounter.writes;
+  await Promise.all(sent.map((body) => new Promise<void>((resolve, reject) => {
+    pch.publish('', name, Buffer.from(body), { persistent: true }, (err: unknown) => (err ? reject(err as Error) : resolve()));
+  })));
+  t.true(plainCounter.writes - plainBefore > 1, 'an uncorked connection writes the frames apart');
+});
+
+test('a burst of publishes through the queue is confirmed and consumed whole and in order', async (t) => {
+  const { queue } = await open(t);
+  const seen: number[] = [];
+  const all = gate();
+  await queue.consume<{ n: number; pad: string }>('jobs', async (d) => {
+    t.is(d.body.pad.length, d.body.n * 11);
+    seen.push(d.body.n);
+    if (seen.length === 200) all.open();
+    return ack;
+  }, { prefetch: 1 });
+  await Promise.all(Array.from({ length: 200 }, (_, n) => queue.publish('jobs', { n, pad: 'y'.repeat(n * 11) })));
+  await all.wait;
+  t.deepEqual(seen, Array.from({ length: 200 }, (_, n) => n));
 });

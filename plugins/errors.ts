@@ -101,10 +101,12 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       const req = request.raw.req;
       const res = request.raw.res;
       if (request.method === 'get' || request.method === 'head' || req.complete) return h.continue;
-      const route = request.server.match(request.method, request.path, request.info.hostname);
-      if (route && route.settings.payload?.parse !== true) return h.continue;
+      // Whether the route parses its body is asked only if the timer fires (hapi has routed the
+      // request by then): a second router lookup on every request with a body cost more than the
+      // timer of the few routes that read their raw body themselves (OAuth token, uploads).
       const timer = setTimeout(() => {
         if (req.complete || res.headersSent) return;
+        if (request.route.settings.payload?.parse !== true) return;
         request.app.payloadTimedOut = true;
         log.info({ method: request.method, path: request.path, address: clientIp(request, trustedProxies)?.toString(), timeoutMs: payloadTimeoutMs }, 'request body not received in time');
         // Ends the body for its reader (a pipe ends its destination too): the payload step fails
@@ -118,7 +120,7 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
         clearTimeout(timer);
         req.removeListener('resume', cut);
       };
-      req.once('end', clear);
+      // no 'end' listener: a body read to its end is followed by onPostAuth below or by an answer
       res.once('close', clear);
       res.once('finish', clear);
       request.app.clearPayloadTimer = clear;

@@ -49,8 +49,6 @@ declare module '@hapi/hapi' {
   interface RequestApplicationState {
     /** set when the body did not arrive within PAYLOAD_TIMEOUT_MS: the payload step answers 408 */
     payloadTimedOut?: boolean;
-    /** stops the payload timer once the body has been read (onPostAuth) */
-    clearPayloadTimer?: () => void;
   }
 }
 
@@ -120,15 +118,11 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
         clearTimeout(timer);
         req.removeListener('resume', cut);
       };
-      // no 'end' listener: a body read to its end is followed by onPostAuth below or by an answer
+      // The body read to its end (a slow handler is not a slow body), or an answer without it.
+      // Listeners rather than an onPostAuth step: a lifecycle step costs every request, GETs too.
+      req.once('end', clear);
       res.once('close', clear);
       res.once('finish', clear);
-      request.app.clearPayloadTimer = clear;
-      return h.continue;
-    });
-    // The payload step is over (read, refused or not needed): a slow handler is not a slow body.
-    server.ext('onPostAuth', (request: Request, h: ResponseToolkit) => {
-      request.app.clearPayloadTimer?.();
       return h.continue;
     });
 

@@ -122,3 +122,15 @@ test('a slow body to a route that reads it without parsing (the OAuth token endp
   t.is((JSON.parse(res.body) as { error?: string }).error, 'invalid_request');
   t.false(lines.some((l) => l.msg === 'request body not received in time' && l.path === '/oauth/token'));
 });
+
+test('a handler slower than the payload timeout, after the whole body arrived, is not cut', async (t) => {
+  // the timer is cleared when the body ends; holding the request past PAYLOAD_TIMEOUT_MS (300) after that must not answer 408
+  gw.server.ext('onPreHandler', async (request, h) => {
+    if (request.path === '/auth/login' && request.headers['x-test-hold'] === '1') await new Promise((r) => setTimeout(r, 500));
+    return h.continue;
+  });
+  const body = JSON.stringify({ email: 'held-handler@example.com', password: 'not the password' });
+  const res = await raw(`POST /auth/login HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nX-Test-Hold: 1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  t.not(res.status, 408, res.body);
+  t.is(res.status, 401, res.body);
+});

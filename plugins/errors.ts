@@ -49,8 +49,6 @@ declare module '@hapi/hapi' {
   interface RequestApplicationState {
     /** set when the body did not arrive within PAYLOAD_TIMEOUT_MS: the payload step answers 408 */
     payloadTimedOut?: boolean;
-    /** stops the payload timer once the body has been read (onPostAuth) */
-    clearPayloadTimer?: () => void;
   }
 }
 
@@ -101,10 +99,12 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       const req = request.raw.req;
       const res = request.raw.res;
       if (request.method === 'get' || request.method === 'head' || req.complete) return h.continue;
-      const route = request.server.match(request.method, request.path, request.info.hostname);
-      if (route && route.settings.payload?.parse !== true) return h.continue;
+      // Whether the route parses its body is asked only if the timer fires (hapi has routed the
+      // request by then): a second router lookup on every request with a body cost more than the
+      // timer of the few routes that read their raw body themselves (OAuth token, uploads).
       const timer = setTimeout(() => {
         if (req.complete || res.headersSent) return;
+        if (request.route.settings.payload?.parse !== true) return;
         request.app.payloadTimedOut = true;
         log.info({ method: request.method, path: request.path, address: clientIp(request, trustedProxies)?.toString(), timeoutMs: payloadTimeoutMs }, 'request body not received in time');
         // Ends the body for its reader (a pipe ends its destination too): the payload step fails
@@ -118,15 +118,11 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
         clearTimeout(timer);
         req.removeListener('resume', cut);
       };
+      // The body read to its end (a slow handler is not a slow body), or an answer without it.
+      // Listeners rather than an onPostAuth step: a lifecycle step costs every request, GETs too.
       req.once('end', clear);
       res.once('close', clear);
       res.once('finish', clear);
-      request.app.clearPayloadTimer = clear;
-      return h.continue;
-    });
-    // The payload step is over (read, refused or not needed): a slow handler is not a slow body.
-    server.ext('onPostAuth', (request: Request, h: ResponseToolkit) => {
-      request.app.clearPayloadTimer?.();
       return h.continue;
     });
 

@@ -21,7 +21,9 @@
 //   LAYERS_ROWS (1,000 predictions to read), LAYERS_LOG_LEVEL (silent, as run.ts; `info` writes
 //   every request line to the child's stdout, which this process reads and throws away),
 //   LAYERS_ONLY (comma list of layer names), LAYERS_MODE=inject (every layer in this process through
-//   server.inject, LAYERS_INJECT_N requests each: no sockets, far less noise; for A/B of a change).
+//   server.inject, LAYERS_INJECT_N requests each: no sockets, far less noise; for A/B of a change),
+//   LAYERS_CPU_PROF (a directory: each layer's process writes its .cpuprofile there when it stops;
+//   the profile holds its warm-up too).
 // MariaDB and RabbitMQ as the tests find them (TEST_MYSQL_URL, TEST_AMQP_URL); a fresh database.
 // The figures are CPU ms per 2xx answer of the serving process only: load on the machine moves
 // them much less than it moves throughput, but run before/after back to back all the same.
@@ -203,6 +205,7 @@ async function main(which: string): Promise<void> {
   const script = new URL(import.meta.url).pathname;
   console.log(`layers: ${kinds.join(', ')}; ${ROUNDS} rounds of ${DURATION_S} s per layer, ${CONNECTIONS} connections, ${KEYS} sandbox keys${kinds.includes('read') ? `, ${ROWS} predictions` : ''}, LOG_LEVEL=${logLevel}`);
   const inject = process.env.LAYERS_MODE === 'inject';
+  const prof = process.env.LAYERS_CPU_PROF;
   if (inject) Object.assign(process.env, env);
   for (const kind of kinds) {
     const title = kind === 'read' ? 'GET /api/v1/predictions/{id}/result' : `POST /api/v1/${MODEL} (sandbox key)`;
@@ -221,7 +224,7 @@ async function main(which: string): Promise<void> {
     }
     const children = new Map<Layer, { child: Awaited<ReturnType<typeof spawnNode>>; port: number }>();
     for (const layer of layers) {
-      const child = spawnNode(script, ['serve', layer], { env });
+      const child = spawnNode(script, ['serve', layer], { env, ...(prof ? { nodeArgs: ['--cpu-prof', '--cpu-prof-interval', '200', '--cpu-prof-dir', prof, '--cpu-prof-name', `${kind}-${layer}-${process.pid}.cpuprofile`] } : {}) });
       const { port } = await child.nextJson<{ port: number }>(60_000);
       children.set(layer, { child, port });
     }

@@ -25,11 +25,15 @@ let queries = 0;
 gw.app.db.on('query', (q: { sql: string }) => { queries++; if (process.env.SHOW_SQL && queries < 40) console.log(q.sql); });
 for (let i = 0; i < 200; i++) await one();
 queries = 0;
+// PROFILE=0: no profiler (its sampling costs CPU too), for A/B of the CPU figure alone
+const profiling = process.env.PROFILE !== '0';
 const session = new Session();
-session.connect();
-await session.post('Profiler.enable');
-await session.post('Profiler.setSamplingInterval', { interval: 100 });
-await session.post('Profiler.start');
+if (profiling) {
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+}
 const t0 = process.hrtime.bigint();
 const cpu0 = process.cpuUsage();
 let done = 0;
@@ -39,9 +43,11 @@ await Promise.all(Array.from({ length: 20 }, async () => {
 }));
 const cpu = process.cpuUsage(cpu0);
 const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-const { profile } = await session.post('Profiler.stop');
-await fs.writeFile(`/tmp/${kind}.cpuprofile`, JSON.stringify(profile));
 console.log(JSON.stringify({ kind, n: N, statuses, reqPerS: Math.round(N / ms * 1000), cpuMsPerReq: ((cpu.user + cpu.system) / 1000 / N).toFixed(3), queriesPerReq: (queries / N).toFixed(2) }));
-printSelfTime(profile);
+if (profiling) {
+  const { profile } = await session.post('Profiler.stop');
+  await fs.writeFile(process.env.PROFILE_OUT ?? `/tmp/${kind}.cpuprofile`, JSON.stringify(profile));
+  printSelfTime(profile);
+}
 await gw.stop();
 process.exit(0);

@@ -112,3 +112,25 @@ test('a body without Content-Type is 415; a bodyless POST without it is not refu
   const logout = await raw(`POST /auth/logout HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nAuthorization: Bearer ${acct.session}\r\n\r\n`);
   t.true(logout.status < 300, `${logout.status} ${logout.body}`);
 });
+
+test('a slow body to a route that reads it without parsing (the OAuth token endpoint) is not cut by the payload timeout', async (t) => {
+  const body = 'grant_type=client_credentials';
+  // 29 bytes at one per 50 ms: well past PAYLOAD_TIMEOUT_MS (300)
+  const res = await raw(`POST /oauth/token HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+  // oidc-provider's own answer to the whole body (it names no client), not the gateway's 408
+  t.is(res.status, 400, res.body);
+  t.is((JSON.parse(res.body) as { error?: string }).error, 'invalid_request');
+  t.false(lines.some((l) => l.msg === 'request body not received in time' && l.path === '/oauth/token'));
+});
+
+test('a handler slower than the payload timeout, after the whole body arrived, is not cut', async (t) => {
+  // the timer is cleared when the body ends; holding the request past PAYLOAD_TIMEOUT_MS (300) after that must not answer 408
+  gw.server.ext('onPreHandler', async (request, h) => {
+    if (request.path === '/auth/login' && request.headers['x-test-hold'] === '1') await new Promise((r) => setTimeout(r, 500));
+    return h.continue;
+  });
+  const body = JSON.stringify({ email: 'held-handler@example.com', password: 'not the password' });
+  const res = await raw(`POST /auth/login HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nX-Test-Hold: 1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  t.not(res.status, 408, res.body);
+  t.is(res.status, 401, res.body);
+});

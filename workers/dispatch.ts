@@ -199,6 +199,8 @@ export function createDispatcher(deps: {
     async stop() {
       if (timer) clearInterval(timer);
       timer = null;
+      // a cohort of this turn whose publishes all settled is released at the turn's end
+      await new Promise<void>((resolve) => setImmediate(resolve));
       await flushing;
     },
   };

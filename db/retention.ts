@@ -5,7 +5,7 @@
 // (credit_transactions) and prediction rows are never deleted here.
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
+import { affected, isMysql } from './knex.ts';
 import { jsonOr } from './rows.ts';
 import { isDuplicateKey } from './errors.ts';
 import { deleteExpiredIdempotencyKeys } from './idempotency.ts';
@@ -92,10 +92,17 @@ export async function deleteUploadRows(db: Db, ids: readonly number[]): Promise<
   return ids.filter((id) => !kept.has(id));
 }
 
-/** Completed, non-sandbox predictions finished before `before` whose output files are still kept. */
+/**
+ * Completed, non-sandbox predictions finished before `before` whose output files are still kept.
+ * On MariaDB/MySQL that is the virtual column `output_expires_from` (migration 20261127_0101:
+ * completed_at of exactly those rows, NULL otherwise), whose index holds only rows still to
+ * expire; SQLite reads (status, completed_at) and checks the rest on each row.
+ */
 export async function findExpiringOutputs(db: Db, before: number, limit: number): Promise<Array<{ id: string; outputs: string[] }>> {
-  const rows = await db('predictions').select('id', 'outputs').where('status', 'completed').andWhere('completed_at', '<', before)
-    .whereNull('outputs_expired_at').andWhere('is_test', false).orderBy('completed_at', 'asc').limit(limit);
+  const rows = isMysql(db)
+    ? await db('predictions').select('id', 'outputs').where('output_expires_from', '<', before).orderBy('output_expires_from', 'asc').limit(limit)
+    : await db('predictions').select('id', 'outputs').where('status', 'completed').andWhere('completed_at', '<', before)
+      .whereNull('outputs_expired_at').andWhere('is_test', false).orderBy('completed_at', 'asc').limit(limit);
   return rows.map((r: { id: string; outputs: string | null }) => ({ id: r.id, outputs: jsonOr<string[]>(r.outputs, []) }));
 }
 

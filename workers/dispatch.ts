@@ -41,6 +41,16 @@ export interface Dispatcher {
   stop(): Promise<void>;
 }
 
+/** The prediction publishes started in one turn of the event loop (createDispatcher's publish). */
+interface Cohort {
+  /** publishes not settled yet */
+  open: number;
+  /** the turn ended: no more publishes join */
+  closed: boolean;
+  /** confirmed ones, waiting for the others */
+  ids: string[];
+}
+
 export function createDispatcher(deps: {
   db: Db; queue: Queue; log: Logger; clock: () => number; graceMs?: number; webhookTimeoutMs?: number; pendingRepublishAfterMs?: number;
 }): Dispatcher {
@@ -51,6 +61,7 @@ export function createDispatcher(deps: {
   const deliveryGraceMs = graceMs + (deps.webhookTimeoutMs ?? 15_000);
   const confirmed: string[] = [];
   let flushing: Promise<void> | null = null;
+  let cohort: Cohort | null = null;
   let timer: NodeJS.Timeout | null = null;
   let sweeping = false;
 
@@ -67,16 +78,49 @@ export function createDispatcher(deps: {
     flushing = null;
   }
 
+  // The publishes of predictions started in one turn of the event loop (the requests of one
+  // submit batch, answered by one commit) form a cohort, whose confirms are marked together once
+  // every one of its publishes has settled (confirmed, returned or its channel closed): their
+  // confirms arrive within a round trip of each other but in several frames, and marked as they
+  // came they took a statement each. Nobody waits for the marker (each client has its answer at
+  // its own confirm), and while it waits the row is `queued`, which the sweeper leaves alone for
+  // DISPATCH_GRACE_MS and a worker claims as it claims `pending`.
+  function joinCohort(): Cohort {
+    if (cohort === null) {
+      const c: Cohort = cohort = { open: 0, closed: false, ids: [] };
+      setImmediate(() => {
+        c.closed = true;
+        if (cohort === c) cohort = null;
+        release(c);
+      });
+    }
+    cohort.open++;
+    return cohort;
+  }
+
+  function release(c: Cohort): void {
+    if (!c.closed || c.open > 0 || c.ids.length === 0) return;
+    confirmed.push(...c.ids);
+    c.ids = [];
+    flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(flush);
+  }
+
   async function publish(topic: 'predictions' | 'webhooks', id: string, reqId?: string, row?: ClaimSnapshot): Promise<boolean> {
+    const c = topic === 'predictions' ? joinCohort() : null;
     try {
       await queue.publish(topic, { id, ...(reqId === undefined ? {} : { reqId }), ...(row === undefined ? {} : { row }) } satisfies PredictionMessage);
     } catch (err) {
       log.warn({ err: (err as Error).message, topic, id, ...(reqId ? { reqId } : {}) }, 'publish not confirmed; the sweeper will retry');
+      if (c !== null) {
+        c.open--;
+        release(c);
+      }
       return false;
     }
-    if (topic === 'predictions') {
-      confirmed.push(id);
-      flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(flush);
+    if (c !== null) {
+      c.open--;
+      c.ids.push(id);
+      release(c);
     }
     return true;
   }
@@ -155,6 +199,8 @@ export function createDispatcher(deps: {
     async stop() {
       if (timer) clearInterval(timer);
       timer = null;
+      // a cohort of this turn whose publishes all settled is released at the turn's end
+      await new Promise<void>((resolve) => setImmediate(resolve));
       await flushing;
     },
   };

@@ -38,6 +38,7 @@ import * as m20261125_0401_stripe_refund_reversed from './20261125_0401_stripe_r
 import * as m20261125_0402_embed_code_origins from './20261125_0402_embed_code_origins.ts';
 import * as m20261126_0101_predictions_unfinished from './20261126_0101_predictions_unfinished.ts';
 import * as m20261126_0102_predictions_redundant_indexes from './20261126_0102_predictions_redundant_indexes.ts';
+import * as m20261127_0101_predictions_output_expiry from './20261127_0101_predictions_output_expiry.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -82,6 +83,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261125_0402_embed_code_origins', m20261125_0402_embed_code_origins],
   ['20261126_0101_predictions_unfinished', m20261126_0101_predictions_unfinished],
   ['20261126_0102_predictions_redundant_indexes', m20261126_0102_predictions_redundant_indexes],
+  ['20261127_0101_predictions_output_expiry', m20261127_0101_predictions_output_expiry],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

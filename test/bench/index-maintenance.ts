@@ -39,6 +39,8 @@ async function prepared(label: string, rollBack: string[]): Promise<{ label: str
 }
 
 async function run(label: string, db: Db): Promise<void> {
+  // again on this run's connection: the pool may have replaced an idle one meanwhile
+  await db.raw('set foreign_key_checks = 0');
   const [[{ tid }]] = await db.raw('select tid from information_schema.processlist where id = connection_id()') as [[{ tid: number }]];
   const cpuUs = async () => Number((await fs.readFile(`/proc/${mariadbPid}/task/${tid}/schedstat`, 'utf8')).split(' ')[0]) / 1000;
   const kinds: Record<string, number> = { insert: 0, pending: 0, claim: 0, complete: 0 };
@@ -72,7 +74,9 @@ async function run(label: string, db: Db): Promise<void> {
   console.log(JSON.stringify({ indexes: label, rows: ROWS, mariadbUsPerPrediction: Object.values(kinds).reduce((a, b) => a + b, 0) / ROWS | 0, byStatement: perRow }));
 }
 
-const before = await prepared('before 20261126_0101/0102', ['20261126_0102_predictions_redundant_indexes', '20261126_0101_predictions_unfinished']);
+// BEFORE=name,name: the migrations the "before" side rolls back, latest first (default: 20261126_0102 and 0101)
+const rollBack = (process.env.BEFORE ?? '20261126_0102_predictions_redundant_indexes,20261126_0101_predictions_unfinished').split(',');
+const before = await prepared(`before ${rollBack.join(', ')}`, rollBack);
 const after = await prepared('latest', []);
 try {
   for (let i = 0; i < ROUNDS; i++) for (const side of [before, after]) await run(side.label, side.db);

@@ -1,7 +1,9 @@
 // The indexes of `predictions` after migrations 20261126_0101 (on MariaDB the unfinished counts
 // read indexes that end in the virtual column `unfinished`) and 20261126_0102 (two redundant
 // indexes dropped on MariaDB), against real MariaDB and the embedded SQLite (which keeps its
-// indexes); and DATABASE_URL's `socketPath` (README "Configuration").
+// indexes); 20261127_0101 (on MariaDB the retention scan reads the virtual column
+// `output_expires_from` instead of (status, completed_at)); and DATABASE_URL's `socketPath`
+// (README "Configuration").
 import test from 'ava';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -11,6 +13,7 @@ import type { Db } from '../../db/knex.ts';
 import { migrationSource } from '../../db/migrations/index.ts';
 import { unfinishedCounts } from '../../db/predictions.ts';
 import { unfinishedSql } from '../../db/unfinished.ts';
+import { findExpiringOutputs, markOutputsExpired } from '../../db/retention.ts';
 import type { PredictionStatus } from '../../db/predictions.ts';
 import { freshDatabase, MYSQL_ROOT } from '../helpers/services.ts';
 
@@ -24,6 +27,9 @@ const STATUSES: PredictionStatus[] = ['queued', 'pending', 'processing', 'comple
 const UNFINISHED_INDEXES = ['predictions_api_key_unfinished_index', 'predictions_owner_unfinished_index', 'predictions_team_unfinished_index', 'predictions_embed_code_unfinished_index'];
 const STATUS_INDEXES = ['predictions_api_key_status_index', 'predictions_owner_status_index', 'predictions_team_status_index', 'predictions_embed_code_status_index'];
 const REDUNDANT = ['predictions_user_id_created_at_index', 'predictions_team_id_created_at_index'];
+const EXPIRY_INDEX = 'predictions_output_expires_from_index';
+const COMPLETED_AT_INDEX = 'predictions_status_completed_at_index';
+const LATEST = ['20261126_0101_predictions_unfinished', '20261126_0102_predictions_redundant_indexes', '20261127_0101_predictions_output_expiry'];
 
 async function mysqlDb(t: { teardown(fn: () => Promise<void>): void }): Promise<Db> {
   const fresh = await freshDatabase();
@@ -102,32 +108,113 @@ for (const engine of ['MariaDB', 'SQLite'] as const) {
   });
 }
 
-test('MariaDB: migrations 20261126_0101 and 0102 run down and up again', async (t) => {
+test('MariaDB: migrations 20261126_0101, 0102 and 20261127_0101 run down and up again', async (t) => {
   const db = await mysqlDb(t);
   await migrate(db);
   const up = await indexNames(db);
-  for (const name of UNFINISHED_INDEXES) t.true(up.has(name), name);
-  for (const name of [...STATUS_INDEXES, ...REDUNDANT]) t.false(up.has(name), name);
+  for (const name of [...UNFINISHED_INDEXES, EXPIRY_INDEX]) t.true(up.has(name), name);
+  for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX]) t.false(up.has(name), name);
+  await db.migrate.down({ migrationSource });
+  const expiryDown = await indexNames(db);
+  t.true(expiryDown.has(COMPLETED_AT_INDEX));
+  t.false(expiryDown.has(EXPIRY_INDEX));
+  t.false(await db.schema.hasColumn('predictions', 'output_expires_from'));
   await db.migrate.down({ migrationSource });
   await db.migrate.down({ migrationSource });
   const down = await indexNames(db);
-  for (const name of [...STATUS_INDEXES, ...REDUNDANT]) t.true(down.has(name), name);
-  for (const name of UNFINISHED_INDEXES) t.false(down.has(name), name);
+  for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX]) t.true(down.has(name), name);
+  for (const name of [...UNFINISHED_INDEXES, EXPIRY_INDEX]) t.false(down.has(name), name);
   t.false(await db.schema.hasColumn('predictions', 'unfinished'));
-  t.deepEqual(await migrate(db), ['20261126_0101_predictions_unfinished', '20261126_0102_predictions_redundant_indexes']);
+  t.deepEqual(await migrate(db), LATEST);
   t.deepEqual(await indexNames(db), up);
 });
 
-test('SQLite: migrations 20261126_0101 and 0102 leave the embedded database as it was, down and up', async (t) => {
+test('SQLite: migrations 20261126_0101, 0102 and 20261127_0101 leave the embedded database as it was, down and up', async (t) => {
   const db = await sqliteDb(t);
   await migrate(db);
   const up = await indexNames(db);
-  for (const name of [...STATUS_INDEXES, ...REDUNDANT]) t.true(up.has(name), name);
+  for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX]) t.true(up.has(name), name);
   t.false(await db.schema.hasColumn('predictions', 'unfinished'));
-  await db.migrate.down({ migrationSource });
-  await db.migrate.down({ migrationSource });
+  t.false(await db.schema.hasColumn('predictions', 'output_expires_from'));
+  for (let i = 0; i < LATEST.length; i++) await db.migrate.down({ migrationSource });
   t.deepEqual(await indexNames(db), up);
-  t.deepEqual(await migrate(db), ['20261126_0101_predictions_unfinished', '20261126_0102_predictions_redundant_indexes']);
+  t.deepEqual(await migrate(db), LATEST);
+});
+
+/** Completed rows with outputs kept, expired, sandbox ones, and every other status, completed_at spread over 0..n. */
+async function seedFinished(db: Db, n: number): Promise<void> {
+  await db('users').insert({ id: 1, email: 'a@example.com', created_at: 1 });
+  const rows = STATUSES.flatMap((status, s) => Array.from({ length: n }, (_, i) => ({
+    id: `f${s}_${String(i).padStart(5, '0')}`, user_id: 1, model: 'm', status, input: '{}', outputs: '["x/0.png"]', created_at: i, updated_at: i,
+    completed_at: ['completed', 'failed', 'cancelled'].includes(status) ? (i * 7919) % n : null,
+    is_test: status === 'completed' && i % 5 === 0, outputs_expired_at: status === 'completed' && i % 3 === 0 ? n : null,
+  })));
+  for (let i = 0; i < rows.length; i += 500) await db('predictions').insert(rows.slice(i, i + 500));
+}
+
+for (const engine of ['MariaDB', 'SQLite'] as const) {
+  test(`${engine}: the retention scan finds exactly the completed, non-sandbox rows whose outputs are kept, oldest first, through every transition`, async (t) => {
+    const db = engine === 'MariaDB' ? await mysqlDb(t) : await sqliteDb(t);
+    await migrate(db);
+    if (engine === 'MariaDB') await db.raw('set foreign_key_checks = 0');
+    await seedFinished(db, 300);
+    const want = async (before: number, limit: number) => (await db('predictions').select('id').where('status', 'completed').andWhere('completed_at', '<', before)
+      .whereNull('outputs_expired_at').andWhere('is_test', false).orderBy('completed_at').orderBy('id').limit(limit)).map((r: { id: string }) => r.id);
+    // completed_at is unique among completed rows here, so the order is fixed
+    const got = async (before: number, limit: number) => (await findExpiringOutputs(db, before, limit)).map((r) => r.id);
+    t.deepEqual(await got(150, 1000), await want(150, 1000));
+    t.deepEqual(await got(300, 25), await want(300, 25));
+    t.true((await want(150, 1000)).length > 50);
+    // a row finishing, its outputs expiring, a failed and a cancelled one: the scan follows
+    await db('predictions').where('id', 'f0_00001').update({ status: 'pending' });
+    await db('predictions').where('id', 'f0_00001').update({ status: 'processing' });
+    await db('predictions').where('id', 'f0_00001').update({ status: 'completed', completed_at: 2 });
+    await db('predictions').where('id', 'f1_00002').update({ status: 'failed', completed_at: 2 });
+    await db('predictions').where('id', 'f0_00004').update({ status: 'cancelled', completed_at: 2 });
+    t.true((await got(150, 1000)).includes('f0_00001'));
+    t.false((await got(150, 1000)).includes('f1_00002'));
+    t.deepEqual(await got(150, 1000), await want(150, 1000));
+    const first = await got(300, 40);
+    t.is(await markOutputsExpired(db, first, 400), 40);
+    t.deepEqual(await got(300, 1000), await want(300, 1000));
+    t.false((await got(300, 1000)).some((id) => first.includes(id)));
+  });
+}
+
+test('MariaDB: the retention scan reads only the index entries of rows still to expire', async (t) => {
+  const db = await mysqlDb(t);
+  await migrate(db);
+  await db.raw('set foreign_key_checks = 0');
+  await seedFinished(db, 2000);
+  await db.raw('analyze table predictions');
+  const reads = async (run: () => Promise<unknown>) => {
+    const [[before]] = await db.raw("select sum(variable_value) as n from information_schema.session_status where variable_name like 'Handler_read%'") as [[{ n: number | string }]];
+    await run();
+    const [[after]] = await db.raw("select sum(variable_value) as n from information_schema.session_status where variable_name like 'Handler_read%'") as [[{ n: number | string }]];
+    return Number(after.n) - Number(before.n);
+  };
+  // what reading the counters itself adds
+  const overhead = await reads(async () => {});
+  const [plan] = await db.raw('explain select id, outputs from predictions where output_expires_from < ? order by output_expires_from asc limit 500', [1000]) as [Array<{ key: string | null }>];
+  t.is(plan[0]!.key, EXPIRY_INDEX);
+  // the rows still to expire before 1000: a third of the completed ones are expired, a fifth sandbox
+  const due = (await findExpiringOutputs(db, 1000, 100_000)).length;
+  const expiry = await reads(() => findExpiringOutputs(db, 1000, 100_000)) - overhead;
+  t.true(due > 0);
+  // one entry per row due, and one more to find the range's end
+  t.true(expiry <= due + 1, `${expiry} reads for ${due} rows`);
+  // the index it replaced reads every completed row before 1000, those expired and the sandbox ones too
+  await db.migrate.down({ migrationSource });
+  await db.raw('analyze table predictions');
+  const [old] = await db.raw("explain select id, outputs from predictions where status = 'completed' and completed_at < ? and outputs_expired_at is null and is_test = 0 order by completed_at asc limit 100000", [1000]) as [Array<{ key: string | null }>];
+  t.is(old[0]!.key, COMPLETED_AT_INDEX);
+  // the scan as it was before 20261127_0101 (findExpiringOutputs on SQLite)
+  const scan = () => db('predictions').select('id', 'outputs').where('status', 'completed').andWhere('completed_at', '<', 1000)
+    .whereNull('outputs_expired_at').andWhere('is_test', false).orderBy('completed_at', 'asc').limit(100_000);
+  t.is((await scan()).length, due);
+  const status = await reads(scan) - overhead;
+  t.true(expiry < status, `${expiry} against ${status}`);
+  t.log(`Handler_read_* for ${due} rows due: ${status} through (status, completed_at), ${expiry} through output_expires_from`);
 });
 
 test('MariaDB: each unfinished count, and the queries the dropped indexes could have served, read an index', async (t) => {

@@ -1,0 +1,63 @@
+// The `queued -> pending` marker after the publisher's confirms (workers/dispatch.ts, README "No
+// request lost, none charged twice"): the publishes started in one turn of the event loop (one
+// submit batch's requests) are marked by one statement once all of them have settled.
+import test from 'ava';
+import pino from 'pino';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import { waitFor } from '../helpers/services.ts';
+import { newPredictionId, submitPrediction } from '../../db/predictions.ts';
+import { createDispatcher } from '../../workers/dispatch.ts';
+import type { Db } from '../../db/knex.ts';
+import type { Queue } from '../../workers/queue/types.ts';
+
+async function queuedRows(db: Db, userId: number, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = newPredictionId(Date.now());
+    await submitPrediction(db, { id, userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: id, width: 64, height: 64 }, price: 0, webhookUrl: null }, Date.now());
+    ids.push(id);
+  }
+  return ids;
+}
+
+const markers = (sql: string) => sql.includes("'pending'") && sql.includes("'queued'") && sql.startsWith('update');
+
+test('requests published in one turn are marked pending by one statement once RabbitMQ confirmed them all', async (t) => {
+  const gw = await startGateway();
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 0);
+  const ids = await queuedRows(gw.app.db, acct.userId, 12);
+  const sizes: number[] = [];
+  gw.app.db.on('query', (q: { sql: string; bindings?: unknown[] }) => { if (markers(q.sql)) sizes.push(ids.filter((id) => q.bindings?.includes(id)).length); });
+  const confirmed = await Promise.all(ids.map((id) => gw.app.dispatcher.dispatch(id)));
+  t.deepEqual(confirmed, ids.map(() => true));
+  await waitFor(async () => (await gw.app.db('predictions').whereIn('id', ids).andWhere('status', 'pending')).length === ids.length, { what: 'every row pending' });
+  t.deepEqual(sizes, [12]);
+});
+
+test('confirms that come apart, and a publish that fails, still mark the turn by one statement; the failed row stays queued for the sweeper', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 0);
+  const ids = await queuedRows(gw.app.db, acct.userId, 5);
+  const refused = ids[2]!;
+  // the in-process queue, its confirms 10 ms apart (as a broker's in several frames), refusing one
+  // message as a broker that returned it would
+  const inner = gw.app.queue;
+  const queue: Queue = Object.assign(Object.create(inner) as Queue, {
+    publish: async (topic: string, body: unknown, opts?: { attempt?: number; delayMs?: number }) => {
+      const id = (body as { id: string }).id;
+      await new Promise((r) => setTimeout(r, 10 * ids.indexOf(id)));
+      if (id === refused) throw new Error('unroutable');
+      return inner.publish(topic, body, opts);
+    },
+  });
+  const dispatcher = createDispatcher({ db: gw.app.db, queue, log: pino({ level: 'silent' }), clock: Date.now, graceMs: 60_000 });
+  let statements = 0;
+  gw.app.db.on('query', (q: { sql: string }) => { if (markers(q.sql)) statements++; });
+  t.deepEqual(await Promise.all(ids.map((id) => dispatcher.dispatch(id))), ids.map((id) => id !== refused));
+  await waitFor(async () => (await gw.app.db('predictions').whereIn('id', ids).andWhere('status', 'pending')).length === 4, { what: 'the confirmed rows pending' });
+  await dispatcher.stop();
+  t.is((await gw.app.db('predictions').where({ id: refused }).first()).status, 'queued');
+  t.is(statements, 1);
+});

@@ -4,7 +4,7 @@ import test from 'ava';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createLocalStorage } from '../../lib/storage.ts';
+import { createLocalStorage, SYNC_WRITE_MAX_BYTES } from '../../lib/storage.ts';
 
 async function storage(t: import('ava').ExecutionContext) {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'storage-test-'));
@@ -21,6 +21,27 @@ test('a temporary download is moved into place, not copied', async (t) => {
   t.is(key, 'outputs/p/0.txt');
   t.is(await fs.readFile(path.join(root, key), 'utf8'), 'bytes');
   t.deepEqual(await fs.readdir(store.tempDir), []);
+});
+
+test('an output in memory is stored whole under its key, small (written in place) or large (through the thread pool), with no temporary file left', async (t) => {
+  const { root, store } = await storage(t);
+  for (const [id, size] of [['small', 4600], ['edge', SYNC_WRITE_MAX_BYTES], ['large', SYNC_WRITE_MAX_BYTES + 1]] as const) {
+    const data = new Uint8Array(size).map((_, i) => (i * 31) & 0xff);
+    const key = await store.save(id, 0, { data, contentType: 'image/png', extension: 'png' });
+    t.is(key, `outputs/${id}/0.png`);
+    t.deepEqual(new Uint8Array(await fs.readFile(path.join(root, key))), data, id);
+    t.deepEqual(await fs.readdir(path.join(root, 'outputs', id)), ['0.png'], `${id}: only the renamed file`);
+  }
+});
+
+test('an output that cannot be written rejects the save (small and large alike)', async (t) => {
+  const { root, store } = await storage(t);
+  // a file where the prediction's directory must go
+  await fs.mkdir(path.join(root, 'outputs'), { recursive: true });
+  await fs.writeFile(path.join(root, 'outputs', 'taken'), 'x');
+  for (const size of [10, SYNC_WRITE_MAX_BYTES + 1]) {
+    await t.throwsAsync(store.save('taken', 0, { data: new Uint8Array(size), contentType: 'image/png', extension: 'png' }), { code: 'EEXIST' });
+  }
 });
 
 test('only temporary downloads older than the bound are removed', async (t) => {

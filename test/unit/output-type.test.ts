@@ -66,3 +66,51 @@ test('a downloaded (on-disk) file is typed from its bytes too', async (t) => {
   await fs.writeFile(html, '<!doctype html><p>hi</p>');
   await t.throwsAsync(identifyOutput({ path: html, contentType: 'image/png', extension: 'png' }, 'image', 0), { message: /markup/ });
 });
+
+// isPlainPng answers for file-type on the local image adapter's outputs; it must never say PNG where
+// file-type says anything else (an upgrade of file-type that changes its PNG answers fails here).
+function chunk(type: string, data: Uint8Array | number): Uint8Array {
+  const body = typeof data === 'number' ? new Uint8Array(data) : data;
+  const out = new Uint8Array(12 + body.byteLength);
+  new DataView(out.buffer).setUint32(0, body.byteLength);
+  out.set(Buffer.from(type, 'latin1'), 4);
+  out.set(body, 8);
+  return out;
+}
+const SIGNATURE = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const png = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat([SIGNATURE, ...parts]));
+const withLength = (c: Uint8Array, length: number) => {
+  const copy = c.slice();
+  new DataView(copy.buffer).setInt32(0, length);
+  return copy;
+};
+
+test('a plain PNG is recognised without file-type, and only where file-type says image/png too', async (t) => {
+  const { fileTypeFromBuffer } = await import('file-type');
+  const { isPlainPng } = await import('../../workers/output-type.ts');
+  const { adapterRegistry } = await import('../../workers/adapters/index.ts');
+  const adapter = adapterRegistry['procedural-image']!.create({} as never);
+  const made = await adapter.run({ prompt: 'a lighthouse at dusk', width: 64, height: 64, num_inference_steps: 1 }, { signal: new AbortController().signal, predictionId: 'p', tempDir: os.tmpdir(), model: {} as never });
+  const ihdr = chunk('IHDR', 13);
+  const cases: Array<[string, Uint8Array, boolean]> = [
+    ['the image adapter\'s output', made.files[0]!.data!, true],
+    ['the sandbox sample', new Uint8Array(sample('sample.png')), true],
+    ['IHDR, text, IDAT', png(ihdr, chunk('tEXt', 20), chunk('IDAT', 5), chunk('IEND', 0)), true],
+    ['CgBI before IHDR', png(chunk('CgBI', 4), ihdr, chunk('IDAT', 5)), true],
+    ['an APNG (acTL before IDAT)', png(ihdr, chunk('acTL', 8), chunk('IDAT', 5)), false],
+    ['an IHDR of the wrong length', png(chunk('IHDR', 12), chunk('IDAT', 5)), false],
+    ['a chunk before IHDR', png(chunk('tEXt', 3), ihdr, chunk('IDAT', 5)), false],
+    ['a negative chunk length', png(ihdr, withLength(chunk('tEXt', 3), -5), chunk('IDAT', 5)), false],
+    ['a chunk longer than the file', png(ihdr, withLength(chunk('tEXt', 3), 1000), chunk('IDAT', 5)), false],
+    ['no IDAT', png(ihdr, chunk('IEND', 0)), false],
+    ['the signature alone', png(), false],
+    ['a cut header', png(ihdr, chunk('IDAT', 5)).subarray(0, 8 + 25 + 6), false],
+    ['not a PNG', new Uint8Array(sample('sample.wav')), false],
+  ];
+  for (const [name, bytes, plain] of cases) {
+    t.is(isPlainPng(bytes), plain, name);
+    const detected = await fileTypeFromBuffer(bytes);
+    if (plain) t.deepEqual(detected, { ext: 'png', mime: 'image/png' }, `${name}: file-type agrees`);
+    t.deepEqual(await identifyOutput(file(bytes), 'image', 0).catch(() => null), detected?.mime.startsWith('image/') ? { contentType: detected.mime, extension: detected.ext } : null, `${name}: the stored type is file-type's`);
+  }
+});

@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { createWriteStream, mkdir, mkdirSync, rename, renameSync, writeFile, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdir, rename, writeFile } from 'node:fs';
 import { promisify } from 'node:util';
 import { Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
@@ -88,23 +88,14 @@ const mkdirOut = promisify(mkdir);
 const writeOut = promisify(writeFile);
 const renameOut = promisify(rename);
 
-/**
- * Outputs up to this size are written with fs's synchronous calls. Each asynchronous call is a
- * round trip through libuv's thread pool (a futex wake of a pool thread, an eventfd write, an
- * epoll wake-up and a callback), and a small output takes five of them (mkdir, open, write, close,
- * rename) for a few tens of microseconds of file-system work; written in place, the page cache
- * takes it at once. Larger outputs keep the thread pool, so the event loop is never held for long.
- */
-export const SYNC_WRITE_MAX_BYTES = 256 * 1024;
-
 export function createLocalStorage(root: string, publicUrl: string): Storage {
   return {
     async save(predictionId, index, file) {
       const ext = /^[a-z0-9]{1,8}$/.test(file.extension) ? file.extension : 'bin';
       const key = `outputs/${predictionId}/${index}.${ext}`;
       const target = path.join(root, key);
+      await mkdirOut(path.dirname(target), { recursive: true });
       if (file.path !== undefined) {
-        await mkdirOut(path.dirname(target), { recursive: true });
         // A download already on disk: move it (a copy only when it sits on another file system).
         try {
           await fs.rename(file.path, target);
@@ -118,13 +109,6 @@ export function createLocalStorage(root: string, publicUrl: string): Storage {
         return key;
       }
       const tmp = `${target}.${crypto.randomBytes(6).toString('hex')}.tmp`;
-      if (file.data.byteLength <= SYNC_WRITE_MAX_BYTES) {
-        mkdirSync(path.dirname(target), { recursive: true });
-        writeFileSync(tmp, file.data);
-        renameSync(tmp, target);
-        return key;
-      }
-      await mkdirOut(path.dirname(target), { recursive: true });
       await writeOut(tmp, file.data);
       await renameOut(tmp, target);
       return key;

@@ -4,7 +4,7 @@ import test from 'ava';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createLocalStorage, SYNC_WRITE_MAX_BYTES } from '../../lib/storage.ts';
+import { createLocalStorage } from '../../lib/storage.ts';
 
 async function storage(t: import('ava').ExecutionContext) {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'storage-test-'));
@@ -23,9 +23,9 @@ test('a temporary download is moved into place, not copied', async (t) => {
   t.deepEqual(await fs.readdir(store.tempDir), []);
 });
 
-test('an output in memory is stored whole under its key, small (written in place) or large (through the thread pool), with no temporary file left', async (t) => {
+test('an output in memory is stored whole under its key, small or large, with no temporary file left', async (t) => {
   const { root, store } = await storage(t);
-  for (const [id, size] of [['small', 4600], ['edge', SYNC_WRITE_MAX_BYTES], ['large', SYNC_WRITE_MAX_BYTES + 1]] as const) {
+  for (const [id, size] of [['small', 4600], ['large', 3 * 1024 * 1024]] as const) {
     const data = new Uint8Array(size).map((_, i) => (i * 31) & 0xff);
     const key = await store.save(id, 0, { data, contentType: 'image/png', extension: 'png' });
     t.is(key, `outputs/${id}/0.png`);
@@ -34,12 +34,12 @@ test('an output in memory is stored whole under its key, small (written in place
   }
 });
 
-test('an output that cannot be written rejects the save (small and large alike)', async (t) => {
+test('an output that cannot be written rejects the save', async (t) => {
   const { root, store } = await storage(t);
   // a file where the prediction's directory must go
   await fs.mkdir(path.join(root, 'outputs'), { recursive: true });
   await fs.writeFile(path.join(root, 'outputs', 'taken'), 'x');
-  for (const size of [10, SYNC_WRITE_MAX_BYTES + 1]) {
+  for (const size of [10, 3 * 1024 * 1024]) {
     await t.throwsAsync(store.save('taken', 0, { data: new Uint8Array(size), contentType: 'image/png', extension: 'png' }), { code: 'EEXIST' });
   }
 });

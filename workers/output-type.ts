@@ -88,58 +88,13 @@ function textType(kind: MediaKind, text: string, complete: boolean): OutputType 
   return statements.some((line) => /^v\s/.test(line)) ? { contentType: 'model/obj', extension: 'obj' } : null;
 }
 
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-const PNG: OutputType = { contentType: 'image/png', extension: 'png' };
-/** a PNG chunk type's four bytes */
-const chunkType = (b: Uint8Array, at: number): number => ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0;
-const IHDR = 0x49484452;
-const IDAT = 0x49444154;
-const CGBI = 0x43674249;
-const ACTL = 0x6163544c;
-/** file-type's bound on the chunks it walks (detectors/png.js) */
-const MAX_PNG_CHUNKS = 512;
-
-/**
- * True when file-type (22.x, detectors/png.js) would call these bytes `image/png`, found without
- * it: the PNG signature, then chunk headers walked as file-type walks them (an IHDR of 13 bytes,
- * only CgBI before it), up to the first IDAT, every chunk inside the bytes. No check file-type
- * makes before its PNG one can match bytes that start with this signature, so its answer is the
- * same; anything else (an APNG's acTL, a malformed or cut chunk, no IDAT) returns false and
- * file-type decides. The local image adapter's outputs take this path: file-type's walk through
- * its hundred earlier signatures cost ~30 us and ~30 KB of garbage per output.
- * test/unit/output-type.test.ts holds it to file-type's own answers.
- */
-export function isPlainPng(b: Uint8Array): boolean {
-  if (b.byteLength <= 8) return false;
-  for (let i = 0; i < 8; i++) if (b[i] !== PNG_SIGNATURE[i]) return false;
-  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  let header = false;
-  for (let at = 8, chunks = 1; chunks <= MAX_PNG_CHUNKS && at + 8 <= b.byteLength; chunks++) {
-    const length = view.getInt32(at);
-    const type = chunkType(b, at + 4);
-    if (length < 0) return false;
-    if (type === IHDR) {
-      if (length !== 13) return false;
-      header = true;
-    }
-    if (type === IDAT) return true;
-    if (type === ACTL) return false;
-    if (!header && type !== CGBI) return false;
-    at += 8 + length + 4;
-    if (at > b.byteLength) return false;
-  }
-  return false;
-}
-
 /**
  * The stored type of output `index` of a model declaring `kind`; throws a non-retryable
  * AdapterError (shown to the user) when the bytes are not that kind of file.
  */
 export async function identifyOutput(file: AdapterFile, kind: MediaKind, index: number): Promise<OutputType> {
   const mismatch = (found: string) => new AdapterError(`output ${index + 1} is not ${KIND_NAMES[kind]} (its content is ${found}); it was not stored`, false);
-  const detected = file.data
-    ? (isPlainPng(file.data) ? { mime: PNG.contentType, ext: PNG.extension } : await fileTypeFromBuffer(file.data))
-    : await fileTypeFromFile(file.path);
+  const detected = file.data ? await fileTypeFromBuffer(file.data) : await fileTypeFromFile(file.path);
   if (detected) {
     if (!BINARY_RULES[kind](detected.mime)) throw mismatch(detected.mime);
     return { contentType: detected.mime, extension: detected.ext };

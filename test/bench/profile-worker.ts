@@ -2,7 +2,7 @@
 // predictions (64x64, 1 step) with no worker running, then starts one run-model consumer
 // (prefetch WORKER_CONCURRENCY, 16) and measures its process CPU and knex queries until every
 // prediction completed. Prints CPU ms and queries per prediction and the top self-time functions;
-// writes /tmp/worker.cpuprofile. `wallets` (1) spreads the submits over that many users' wallets.
+// writes /tmp/worker.cpuprofile (or PROFILE_OUT; PROFILE=0: no profiler, for A/B CPU figures). `wallets` (1) spreads the submits over that many users' wallets.
 // With CONTEND (below) the process also serves those submits: its CPU and queries then cover both,
 // and the figures to compare are drainMs and submittedMeanwhile.
 import { Session } from 'node:inspector/promises';
@@ -38,11 +38,15 @@ for (;;) {
 }
 let queries = 0;
 db.on('query', () => { queries++; });
+// PROFILE=0: no sampling profiler (its own cost skews the CPU figures: for A/B comparisons)
+const profiling = process.env.PROFILE !== '0';
 const session = new Session();
-session.connect();
-await session.post('Profiler.enable');
-await session.post('Profiler.setSamplingInterval', { interval: 100 });
-await session.post('Profiler.start');
+if (profiling) {
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+}
 // mariadbd's CPU too (shared with other clients of the server: a figure to compare runs made alike)
 const mariadbPid = (() => { try { return execFileSync('pgrep', ['-x', 'mariadbd']).toString().trim().split('\n')[0]; } catch { return undefined; } })();
 const ticks = async () => {
@@ -80,10 +84,12 @@ await submitters;
 const cpu = process.cpuUsage(cpu0);
 const dbMs = (await ticks() - db0) * 10;
 const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-const { profile } = await session.post('Profiler.stop');
-await fs.writeFile('/tmp/worker.cpuprofile', JSON.stringify(profile));
-console.log(JSON.stringify({ n: N, wallets: WALLETS, contenders, submittedMeanwhile: contended, drainMs: Math.round(drainMs), concurrency: CONCURRENCY, perS: Math.round(N / ms * 1000), cpuMsPerPrediction: ((cpu.user + cpu.system) / 1000 / N).toFixed(3), mariadbMsPerPrediction: (dbMs / N).toFixed(3), queriesPerPrediction: ((queries - polls) / N).toFixed(2) }));
-printSelfTime(profile);
+console.log(JSON.stringify({ n: N, wallets: WALLETS, contenders, submittedMeanwhile: contended, drainMs: Math.round(drainMs), concurrency: CONCURRENCY, perS: Math.round(N / ms * 1000), cpuMsPerPrediction: ((cpu.user + cpu.system) / 1000 / N).toFixed(3), userMs: (cpu.user / 1000 / N).toFixed(3), sysMs: (cpu.system / 1000 / N).toFixed(3), mariadbMsPerPrediction: (dbMs / N).toFixed(3), queriesPerPrediction: ((queries - polls) / N).toFixed(2) }));
+if (profiling) {
+  const { profile } = await session.post('Profiler.stop');
+  await fs.writeFile(process.env.PROFILE_OUT ?? '/tmp/worker.cpuprofile', JSON.stringify(profile));
+  printSelfTime(profile);
+}
 const ledger = await checkLedger(db);
 const [held] = await db('users').sum({ held: 'held' }) as [{ held: number | string }];
 console.log(JSON.stringify({ ledgerMismatches: ledger.mismatches.length, heldLeft: Number(held.held) }));

@@ -23,6 +23,27 @@ test('a temporary download is moved into place, not copied', async (t) => {
   t.deepEqual(await fs.readdir(store.tempDir), []);
 });
 
+test('an output in memory is stored whole under its key, small or large, with no temporary file left', async (t) => {
+  const { root, store } = await storage(t);
+  for (const [id, size] of [['small', 4600], ['large', 3 * 1024 * 1024]] as const) {
+    const data = new Uint8Array(size).map((_, i) => (i * 31) & 0xff);
+    const key = await store.save(id, 0, { data, contentType: 'image/png', extension: 'png' });
+    t.is(key, `outputs/${id}/0.png`);
+    t.deepEqual(new Uint8Array(await fs.readFile(path.join(root, key))), data, id);
+    t.deepEqual(await fs.readdir(path.join(root, 'outputs', id)), ['0.png'], `${id}: only the renamed file`);
+  }
+});
+
+test('an output that cannot be written rejects the save', async (t) => {
+  const { root, store } = await storage(t);
+  // a file where the prediction's directory must go
+  await fs.mkdir(path.join(root, 'outputs'), { recursive: true });
+  await fs.writeFile(path.join(root, 'outputs', 'taken'), 'x');
+  for (const size of [10, 3 * 1024 * 1024]) {
+    await t.throwsAsync(store.save('taken', 0, { data: new Uint8Array(size), contentType: 'image/png', extension: 'png' }), { code: 'EEXIST' });
+  }
+});
+
 test('only temporary downloads older than the bound are removed', async (t) => {
   const { store } = await storage(t);
   await fs.mkdir(store.tempDir, { recursive: true });

@@ -98,3 +98,33 @@ export function perInstance<K extends object, F>(make: (key: K) => F): (key: K) 
     return f;
   };
 }
+
+/**
+ * The text of a multi-row INSERT into `table` of `columns`, for any number of rows, each written
+ * once per row count and kept (the hot batch statements: db/submit-batch.ts, db/wallet.ts). Run
+ * with `db.raw` and the rows' values as one flat array, row after row, in `columns`' order: no
+ * query builder per statement, which collects and sorts the columns of every row object and
+ * wraps every identifier and value again each time. `row` is one row's VALUES group (default
+ * one `?` per column): a statement may take some values from SQL (`@mg_held + ?`). Identifiers
+ * are quoted with backticks, which MariaDB, MySQL and SQLite all accept.
+ */
+export function multiRowInsert(table: string, columns: readonly string[], row = `(${columns.map(() => '?').join(', ')})`): (n: number) => string {
+  const head = `insert into \`${table}\` (${columns.map((c) => `\`${c}\``).join(', ')}) values `;
+  const made = new Map<number, string>();
+  return (n) => {
+    let sql = made.get(n);
+    if (sql === undefined) {
+      sql = head + Array.from({ length: n }, () => row).join(', ');
+      made.set(n, sql);
+    }
+    return sql;
+  };
+}
+
+/** `?, ?, ...`: `n` placeholders (an IN list), written once per `n`. */
+const marksOf = new Map<number, string>();
+export function marks(n: number): string {
+  let m = marksOf.get(n);
+  if (m === undefined) marksOf.set(n, m = Array.from({ length: n }, () => '?').join(', '));
+  return m;
+}

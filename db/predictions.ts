@@ -20,7 +20,7 @@ import type { Owner } from './owner.ts';
 import { withLockRetry } from './retry.ts';
 import { unfinishedSql } from './unfinished.ts';
 import { checkEmbedLimits } from './embed-codes.ts';
-import { eachAlone, multiRowInsert, naturalBatcher, perInstance, type ItemOutcome } from './batch.ts';
+import { eachAlone, naturalBatcher, rowsInsert, perInstance, type ItemOutcome } from './batch.ts';
 import type { EmbedLimits } from './embed-codes.ts';
 
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
@@ -299,15 +299,14 @@ export function submittedRow(p: NewPrediction, now: number): Record<string, unkn
  */
 const SUBMITTED_COLUMNS = ['id', 'user_id', 'team_id', 'api_key_id', 'model', 'status', 'is_test', 'input', 'price', 'webhook_url', 'http_request_id', 'created_at', 'updated_at', 'source', 'list_price', 'discount_percent'] as const;
 const SUBMITTED = new Set<string>(SUBMITTED_COLUMNS);
-const insertSubmittedSql = multiRowInsert('predictions', SUBMITTED_COLUMNS);
+const insertSubmittedRows = rowsInsert('predictions', SUBMITTED_COLUMNS);
 
 /**
- * Inserts submittedRow rows in one statement: fixed SQL per row count with the values as one
- * flat array when every row's columns are SUBMITTED_COLUMNS' (the knex builder otherwise, for
- * a row with embed or studio columns).
+ * Inserts submittedRow rows in one statement: fixed SQL (rowsInsert) when every row's columns are
+ * SUBMITTED_COLUMNS' (the knex builder otherwise, for a row with embed or studio columns).
  */
 export async function insertSubmitted(trx: Knex, rows: ReadonlyArray<Record<string, unknown>>): Promise<void> {
-  const bindings: Knex.RawBinding[] = [];
+  const values: Knex.RawBinding[][] = [];
   for (const row of rows) {
     for (const column in row) {
       if (!SUBMITTED.has(column)) {
@@ -315,9 +314,9 @@ export async function insertSubmitted(trx: Knex, rows: ReadonlyArray<Record<stri
         return;
       }
     }
-    for (const column of SUBMITTED_COLUMNS) bindings.push((row[column] ?? null) as Knex.RawBinding);
+    values.push(SUBMITTED_COLUMNS.map((column) => (row[column] ?? null) as Knex.RawBinding));
   }
-  await trx.raw(insertSubmittedSql(rows.length), bindings);
+  await insertSubmittedRows(trx, values);
 }
 
 /** Whether `limits` asks submitPrediction to count anything for this request. */

@@ -15,7 +15,7 @@ import { InsufficientCreditError } from './errors.ts';
 import { num, numOrNull } from './rows.ts';
 import { withLockRetry } from './retry.ts';
 import { consumeGrants, walletKey } from './credit-grants.ts';
-import { marks, multiRowInsert } from './batch.ts';
+import { marks, multiRowInsert, rowsInsert } from './batch.ts';
 
 /**
  * Whose wallet a move touches: a user's own (`users` row) or a team's (`teams` row). Ledger rows
@@ -53,11 +53,12 @@ function walletRow(trx: Knex, payer: Payer): Knex.QueryBuilder {
  * the hot moves (holds, charges, releases) bind each row's values as a flat array.
  */
 const LEDGER_COLUMNS = ['user_id', 'team_id', 'amount', 'held_change', 'kind', 'prediction_id', 'ref', 'description', 'created_at', 'list_price', 'discount_percent', 'balance_after', 'held_after'] as const;
-const insertLedgerSql = multiRowInsert('credit_transactions', LEDGER_COLUMNS);
+const insertLedger = rowsInsert('credit_transactions', LEDGER_COLUMNS);
+const LEDGER_HEAD = `insert into \`credit_transactions\` (${LEDGER_COLUMNS.map((c) => `\`${c}\``).join(', ')}) values `;
 /** MariaDB/MySQL: the wallet as the UPDATE before left it in session variables (moveWallet) */
-const insertLedgerAfterMoveSql = multiRowInsert('credit_transactions', LEDGER_COLUMNS, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_balance, @mg_held)');
+const insertLedgerAfterMoveSql = multiRowInsert(LEDGER_HEAD, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_balance, @mg_held)');
 /** MariaDB/MySQL: charges of one wallet, each row's held_after the held the UPDATE left plus what the later rows take (settleManyFor) */
-const insertChargesAfterMoveSql = multiRowInsert('credit_transactions', LEDGER_COLUMNS, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_balance, @mg_held + ?)');
+const insertChargesAfterMoveSql = multiRowInsert(LEDGER_HEAD, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_balance, @mg_held + ?)');
 
 /** A wallet as a move left it (read under the wallet row's lock). */
 export interface WalletState {
@@ -178,7 +179,7 @@ async function moveWallet(
   const [after] = await q.update({ balance: trx.raw('balance + ?', [change.balance]), held: trx.raw('held + ?', [change.held]) }, ['balance', 'held', 'grants']) as Array<{ balance: number | string; held: number | string; grants: number | string }>;
   if (!after) return undefined;
   values.push(num(after.balance), num(after.held));
-  await trx.raw(insertLedgerSql(1), values);
+  await insertLedger(trx, [values]);
   return opts.report === undefined ? 0 : num(after[opts.report]);
 }
 
@@ -304,7 +305,7 @@ export async function holdEach(trx: Knex, locked: ReadonlyMap<string, LockedWall
   }
   const after = new Map<string, { balance: number; held: number }>();
   const balances: number[] = [];
-  const values: Knex.RawBinding[] = [];
+  const values: Knex.RawBinding[][] = [];
   for (const h of holds) {
     const key = walletKey(h.payer);
     let w = after.get(key);
@@ -316,9 +317,9 @@ export async function holdEach(trx: Knex, locked: ReadonlyMap<string, LockedWall
     w.held += h.amount;
     balances.push(w.balance);
     // LEDGER_COLUMNS' order
-    values.push(h.userId, h.payer.teamId, 0, h.amount, 'hold', h.predictionId, '', h.model.slice(0, 255), h.now, h.listPrice ?? h.amount, h.discountPercent ?? null, w.balance, w.held);
+    values.push([h.userId, h.payer.teamId, 0, h.amount, 'hold', h.predictionId, '', h.model.slice(0, 255), h.now, h.listPrice ?? h.amount, h.discountPercent ?? null, w.balance, w.held]);
   }
-  await trx.raw(insertLedgerSql(holds.length), values);
+  await insertLedger(trx, values);
   return balances;
 }
 
@@ -396,15 +397,7 @@ export async function settleManyFor(trx: Knex, payer: Payer, charges: readonly C
     later[i] = acc;
     acc += paid[i]!.amount;
   }
-  // LEDGER_COLUMNS' values of every row, with `after(i)` for each row's last ones
-  const values = (after: (i: number, values: Knex.RawBinding[]) => void): Knex.RawBinding[] => {
-    const v: Knex.RawBinding[] = [];
-    paid.forEach((c, i) => {
-      v.push(payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice, c.discountPercent);
-      after(i, v);
-    });
-    return v;
-  };
+
   let grants: number;
   if (isMysql(trx)) {
     if (!trx.isTransaction) throw new Error('a wallet move runs in its caller\'s transaction');
@@ -413,14 +406,18 @@ export async function settleManyFor(trx: Knex, payer: Payer, charges: readonly C
       [total, payer.teamId === null ? payer.userId : payer.teamId],
     ) as unknown as [{ affectedRows: number; insertId: number | string }];
     mustHaveMoved(ok.affectedRows === 1 ? 0 : undefined, payer);
-    await trx.raw(insertChargesAfterMoveSql(paid.length), values((i, v) => v.push(later[i]!)));
+    const values: Knex.RawBinding[] = [];
+    paid.forEach((c, i) => values.push(payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice, c.discountPercent, later[i]!));
+    await trx.raw(insertChargesAfterMoveSql(paid.length), values);
     grants = num(ok.insertId);
   } else {
     const [after] = await walletRow(trx, payer).update({ held: trx.raw('held - ?', [total]) }, ['balance', 'held', 'grants']) as Array<{ balance: number | string; held: number | string; grants: number | string }>;
     mustHaveMoved(after ? 0 : undefined, payer);
     const balance = num(after!.balance);
     const held = num(after!.held);
-    await trx.raw(insertLedgerSql(paid.length), values((i, v) => v.push(balance, held + later[i]!)));
+    await insertLedger(trx, paid.map((c, i) => [
+      payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice, c.discountPercent, balance, held + later[i]!,
+    ]));
     grants = num(after!.grants);
   }
   if (grants !== 0) await consumeGrants(trx, payer, total);
@@ -451,16 +448,14 @@ export async function settleWallets(trx: Knex, groups: readonly WalletCharges[])
   if (new Set(keys).size !== keys.length) throw new Error('settleWallets takes each wallet once');
   const locked = await lockWallets(trx, paying.map((g) => g.payer));
   const moves = { users: new Map<number, { balance: number; held: number }>(), teams: new Map<number, { balance: number; held: number }>() };
-  const values: Knex.RawBinding[] = [];
-  let n = 0;
+  const values: Knex.RawBinding[][] = [];
   for (const [i, { payer, charges }] of paying.entries()) {
     const w = locked.get(keys[i]!);
     if (!w) mustHaveMoved(undefined, payer);
     let held = w!.held;
     for (const c of charges) {
       held -= c.amount;
-      values.push(payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice, c.discountPercent, w!.balance, held);
-      n++;
+      values.push([payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice, c.discountPercent, w!.balance, held]);
     }
     if (payer.teamId === null) moves.users.set(payer.userId, { balance: 0, held: held - w!.held });
     else moves.teams.set(payer.teamId, { balance: 0, held: held - w!.held });
@@ -468,7 +463,7 @@ export async function settleWallets(trx: Knex, groups: readonly WalletCharges[])
   for (const table of ['users', 'teams'] as const) {
     if (moves[table].size > 0 && !await moveRows(trx, table, moves[table])) throw new Error(`a wallet of the group's ${table} did not move`);
   }
-  await trx.raw(insertLedgerSql(n), values);
+  await insertLedger(trx, values);
   for (const [i, { payer, charges }] of paying.entries()) {
     if (locked.get(keys[i]!)!.grants !== 0) await consumeGrants(trx, payer, charges.reduce((sum, c) => sum + c.amount, 0));
   }

@@ -49,8 +49,9 @@ function walletRow(trx: Knex, payer: Payer): Knex.QueryBuilder {
 }
 
 /**
- * A ledger row's columns in the order the fixed INSERTs below write them (multiRowInsert):
- * the hot moves (holds, charges, releases) bind each row's values as a flat array.
+ * A ledger row's columns in the order the fixed INSERTs of the hot moves (holds, charges,
+ * releases) write them (db/batch.ts rowsInsert); on MariaDB/MySQL a move's INSERT after its UPDATE
+ * takes the last two from the session variables that UPDATE set.
  */
 const LEDGER_COLUMNS = ['user_id', 'team_id', 'amount', 'held_change', 'kind', 'prediction_id', 'ref', 'description', 'created_at', 'list_price', 'discount_percent', 'balance_after', 'held_after'] as const;
 const insertLedger = rowsInsert('credit_transactions', LEDGER_COLUMNS);
@@ -397,7 +398,6 @@ export async function settleManyFor(trx: Knex, payer: Payer, charges: readonly C
     later[i] = acc;
     acc += paid[i]!.amount;
   }
-
   let grants: number;
   if (isMysql(trx)) {
     if (!trx.isTransaction) throw new Error('a wallet move runs in its caller\'s transaction');
@@ -407,7 +407,7 @@ export async function settleManyFor(trx: Knex, payer: Payer, charges: readonly C
     ) as unknown as [{ affectedRows: number; insertId: number | string }];
     mustHaveMoved(ok.affectedRows === 1 ? 0 : undefined, payer);
     const values: Knex.RawBinding[] = [];
-    paid.forEach((c, i) => values.push(payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice, c.discountPercent, later[i]!));
+    paid.forEach((c, i) => values.push(payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice ?? null, c.discountPercent ?? null, later[i]!));
     await trx.raw(insertChargesAfterMoveSql(paid.length), values);
     grants = num(ok.insertId);
   } else {
@@ -416,7 +416,7 @@ export async function settleManyFor(trx: Knex, payer: Payer, charges: readonly C
     const balance = num(after!.balance);
     const held = num(after!.held);
     await insertLedger(trx, paid.map((c, i) => [
-      payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice, c.discountPercent, balance, held + later[i]!,
+      payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice ?? null, c.discountPercent ?? null, balance, held + later[i]!,
     ]));
     grants = num(after!.grants);
   }
@@ -455,7 +455,7 @@ export async function settleWallets(trx: Knex, groups: readonly WalletCharges[])
     let held = w!.held;
     for (const c of charges) {
       held -= c.amount;
-      values.push([payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice, c.discountPercent, w!.balance, held]);
+      values.push([payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice ?? null, c.discountPercent ?? null, w!.balance, held]);
     }
     if (payer.teamId === null) moves.users.set(payer.userId, { balance: 0, held: held - w!.held });
     else moves.teams.set(payer.teamId, { balance: 0, held: held - w!.held });

@@ -20,7 +20,7 @@ import type { Owner } from './owner.ts';
 import { withLockRetry } from './retry.ts';
 import { unfinishedSql } from './unfinished.ts';
 import { checkEmbedLimits } from './embed-codes.ts';
-import { eachAlone, naturalBatcher, perInstance, type ItemOutcome } from './batch.ts';
+import { eachAlone, naturalBatcher, rowsInsert, perInstance, type ItemOutcome } from './batch.ts';
 import type { EmbedLimits } from './embed-codes.ts';
 
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
@@ -292,6 +292,33 @@ export function submittedRow(p: NewPrediction, now: number): Record<string, unkn
   return row;
 }
 
+/**
+ * The columns of submittedRow for a request with no embed code and no studio (every batchable
+ * submit, db/submit-batch.ts, and most single ones), in the order insertSubmitted writes them; a
+ * free request's row leaves list_price and discount_percent null, their default.
+ */
+const SUBMITTED_COLUMNS = ['id', 'user_id', 'team_id', 'api_key_id', 'model', 'status', 'is_test', 'input', 'price', 'webhook_url', 'http_request_id', 'created_at', 'updated_at', 'source', 'list_price', 'discount_percent'] as const;
+const SUBMITTED = new Set<string>(SUBMITTED_COLUMNS);
+const insertSubmittedRows = rowsInsert('predictions', SUBMITTED_COLUMNS);
+
+/**
+ * Inserts submittedRow rows in one statement: fixed SQL (rowsInsert) when every row's columns are
+ * SUBMITTED_COLUMNS' (the knex builder otherwise, for a row with embed or studio columns).
+ */
+export async function insertSubmitted(trx: Knex, rows: ReadonlyArray<Record<string, unknown>>): Promise<void> {
+  const values: Knex.RawBinding[][] = [];
+  for (const row of rows) {
+    for (const column in row) {
+      if (!SUBMITTED.has(column)) {
+        await trx('predictions').insert(rows as Array<Record<string, unknown>>);
+        return;
+      }
+    }
+    values.push(SUBMITTED_COLUMNS.map((column) => (row[column] ?? null) as Knex.RawBinding));
+  }
+  await insertSubmittedRows(trx, values);
+}
+
 /** Whether `limits` asks submitPrediction to count anything for this request. */
 export function limitsApply(p: Pick<NewPrediction, 'apiKeyId'>, limits: ConcurrencyLimits | undefined): boolean {
   return limits !== undefined && (limits.perAccount > 0 || (limits.perKey > 0 && p.apiKeyId !== null));
@@ -357,7 +384,7 @@ export async function submitPrediction(db: Db, p: NewPrediction, now: number, li
       } else {
         wallet = await hold(trx);
       }
-      await trx('predictions').insert(row);
+      await insertSubmitted(trx, [row]);
       return withSnapshot(wallet ? { accepted: true, balance: wallet.balance } : { accepted: true }, row);
     }));
   } catch (err) {

@@ -16,7 +16,7 @@ import { InsufficientCreditError } from './errors.ts';
 import { holdEach, lockWallets } from './wallet.ts';
 import { walletKey } from './credit-grants.ts';
 import type { Payer } from './wallet.ts';
-import { limitsApply, submitPrediction, submittedRow, unfinishedCounts, withSnapshot } from './predictions.ts';
+import { insertSubmitted, limitsApply, submitPrediction, submittedRow, unfinishedCounts, withSnapshot } from './predictions.ts';
 import type { ConcurrencyLimits, NewPrediction, SubmitOptions, SubmitOutcome, UnfinishedScope } from './predictions.ts';
 import { withLockRetry } from './retry.ts';
 import { eachAlone, naturalBatcher, perInstance } from './batch.ts';
@@ -121,8 +121,7 @@ async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promi
     payer, userId: p.userId, predictionId: p.id, model: p.model, now, amount: p.price, listPrice: p.listPrice ?? p.price, discountPercent: p.discountPercent ?? null,
   })));
   // one column list for every row (a free request's row leaves list_price and discount_percent null, their default)
-  const rows = accepted.map((a) => (a.req.p.price > 0 ? a.row : { ...a.row, list_price: null, discount_percent: null }));
-  await trx('predictions').insert(rows);
+  await insertSubmitted(trx, accepted.map((a) => a.row));
   priced.forEach((a, i) => {
     answers[a.at] = { outcome: withSnapshot({ accepted: true, balance: after[i]! }, a.row) };
   });

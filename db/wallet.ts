@@ -15,6 +15,7 @@ import { InsufficientCreditError } from './errors.ts';
 import { num, numOrNull } from './rows.ts';
 import { withLockRetry } from './retry.ts';
 import { consumeGrants, walletKey } from './credit-grants.ts';
+import { marks, multiRowInsert, rowsInsert } from './batch.ts';
 
 /**
  * Whose wallet a move touches: a user's own (`users` row) or a team's (`teams` row). Ledger rows
@@ -46,6 +47,19 @@ function walletTable(payer: Payer): 'users' | 'teams' {
 function walletRow(trx: Knex, payer: Payer): Knex.QueryBuilder {
   return payer.teamId === null ? trx('users').where('id', payer.userId) : trx('teams').where('id', payer.teamId);
 }
+
+/**
+ * A ledger row's columns in the order the fixed INSERTs of the hot moves (holds, charges,
+ * releases) write them (db/batch.ts rowsInsert); on MariaDB/MySQL a move's INSERT after its UPDATE
+ * takes the last two from the session variables that UPDATE set.
+ */
+const LEDGER_COLUMNS = ['user_id', 'team_id', 'amount', 'held_change', 'kind', 'prediction_id', 'ref', 'description', 'created_at', 'list_price', 'discount_percent', 'balance_after', 'held_after'] as const;
+const insertLedger = rowsInsert('credit_transactions', LEDGER_COLUMNS);
+const LEDGER_HEAD = `insert into \`credit_transactions\` (${LEDGER_COLUMNS.map((c) => `\`${c}\``).join(', ')}) values `;
+/** MariaDB/MySQL: the wallet as the UPDATE before left it in session variables (moveWallet) */
+const insertLedgerAfterMoveSql = multiRowInsert(LEDGER_HEAD, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_balance, @mg_held)');
+/** MariaDB/MySQL: charges of one wallet, each row's held_after the held the UPDATE left plus what the later rows take (settleManyFor) */
+const insertChargesAfterMoveSql = multiRowInsert(LEDGER_HEAD, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_balance, @mg_held + ?)');
 
 /** A wallet as a move left it (read under the wallet row's lock). */
 export interface WalletState {
@@ -140,10 +154,10 @@ async function moveWallet(
   const id = payer.teamId === null ? payer.userId : payer.teamId;
   // a deleted team cannot take new holds (its wallet still settles and releases what it held)
   const live = payer.teamId !== null && opts.minBalance !== undefined;
-  const row = {
-    user_id: payer.userId, team_id: payer.teamId, amount: e.amount, held_change: e.heldChange, kind: e.kind, prediction_id: e.predictionId ?? null,
-    ref: e.ref ?? '', description: e.description.slice(0, 255), created_at: e.now, list_price: e.listPrice ?? null, discount_percent: e.discountPercent ?? null,
-  };
+  // LEDGER_COLUMNS' values but the last two (balance_after, held_after)
+  const values: Knex.RawBinding[] = [
+    payer.userId, payer.teamId, e.amount, e.heldChange, e.kind, e.predictionId ?? null, e.ref ?? '', e.description.slice(0, 255), e.now, e.listPrice ?? null, e.discountPercent ?? null,
+  ];
   if (isMysql(trx)) {
     // the UPDATE and the INSERT must share a connection: a pool would run them on any two
     if (!trx.isTransaction) throw new Error('a wallet move runs in its caller\'s transaction');
@@ -157,7 +171,7 @@ async function moveWallet(
     const bindings = [change.balance, change.held, id, ...(opts.minBalance !== undefined ? [opts.minBalance] : [])];
     const [ok] = await trx.raw(`update \`${table}\` set ${set} where ${where}`, bindings) as unknown as [{ affectedRows: number; insertId: number | string }];
     if (ok.affectedRows !== 1) return undefined;
-    await trx('credit_transactions').insert({ ...row, balance_after: trx.raw('@mg_balance'), held_after: trx.raw('@mg_held') });
+    await trx.raw(insertLedgerAfterMoveSql(1), values);
     return opts.report === undefined ? 0 : num(ok.insertId);
   }
   const q = walletRow(trx, payer);
@@ -165,7 +179,8 @@ async function moveWallet(
   if (opts.minBalance !== undefined) q.andWhere('balance', '>=', opts.minBalance);
   const [after] = await q.update({ balance: trx.raw('balance + ?', [change.balance]), held: trx.raw('held + ?', [change.held]) }, ['balance', 'held', 'grants']) as Array<{ balance: number | string; held: number | string; grants: number | string }>;
   if (!after) return undefined;
-  await trx('credit_transactions').insert({ ...row, balance_after: num(after.balance), held_after: num(after.held) });
+  values.push(num(after.balance), num(after.held));
+  await insertLedger(trx, [values]);
   return opts.report === undefined ? 0 : num(after[opts.report]);
 }
 
@@ -209,10 +224,10 @@ export async function lockWallets(trx: Knex, payers: readonly Payer[]): Promise<
   for (const table of ['users', 'teams'] as const) {
     const list = [...ids[table]].sort((a, b) => a - b);
     if (list.length === 0) continue;
-    const columns = table === 'users' ? ['id', 'balance', 'held', 'grants'] : ['id', 'balance', 'held', 'grants', 'deleted_at'];
+    const columns = table === 'users' ? 'id, balance, held, grants' : 'id, balance, held, grants, deleted_at';
     const rows = isMysql(trx)
-      ? await trx(table).whereIn('id', list).orderBy('id').forUpdate().select(columns) as Row[]
-      : await trx(table).whereIn('id', list).update({ held: trx.raw('held') }, columns) as Row[];
+      ? (await trx.raw(`select ${columns} from \`${table}\` where id in (${marks(list.length)}) order by id for update`, list) as unknown as [Row[]])[0]
+      : await trx.raw(`update \`${table}\` set \`held\` = held where id in (${marks(list.length)}) returning ${columns}`, list) as unknown as Row[];
     for (const r of rows) {
       found.set(walletKey(table === 'users' ? { userId: num(r.id), teamId: null } : { userId: 0, teamId: num(r.id) }), {
         balance: num(r.balance), held: num(r.held), grants: num(r.grants), live: r.deleted_at === null || r.deleted_at === undefined,
@@ -235,18 +250,26 @@ async function moveRows(trx: Knex, table: 'users' | 'teams', moves: ReadonlyMap<
     for (const id of ids) bindings.push(id, value(id));
     return [`case id ${ids.map(() => 'when ? then ?').join(' ')} end`, bindings];
   };
-  const set: Record<string, Knex.Raw> = {};
+  const set: string[] = [];
+  const bindings: number[] = [];
   for (const column of ['balance', 'held'] as const) {
     if (ids.every((id) => moves.get(id)![column] === 0)) continue;
-    const [sql, bindings] = perRow((id) => moves.get(id)![column]);
-    set[column] = trx.raw(`${column} + ${sql}`, bindings);
+    const [sql, values] = perRow((id) => moves.get(id)![column]);
+    set.push(`${column} = ${column} + ${sql}`);
+    bindings.push(...values);
   }
-  const q = trx(table).whereIn('id', ids);
+  bindings.push(...ids);
+  let where = `id in (${marks(ids.length)})`;
   if (ids.some((id) => moves.get(id)!.min !== undefined)) {
-    const [sql, bindings] = perRow((id) => moves.get(id)!.min ?? Number.MIN_SAFE_INTEGER);
-    q.andWhere(trx.raw(`balance >= ${sql}`, bindings));
+    const [sql, values] = perRow((id) => moves.get(id)!.min ?? Number.MIN_SAFE_INTEGER);
+    where += ` and balance >= ${sql}`;
+    bindings.push(...values);
   }
-  return affected(await q.update(set)) === ids.length;
+  // SQLite: a raw statement answers no count of changed rows, so the UPDATE returns their ids
+  const mysql = isMysql(trx);
+  const result = await trx.raw(`update \`${table}\` set ${set.join(', ')} where ${where}${mysql ? '' : ' returning id'}`, bindings) as unknown;
+  const moved = mysql ? (result as [{ affectedRows: number }])[0].affectedRows : (result as unknown[]).length;
+  return moved === ids.length;
 }
 
 /** One hold of several taken together (holdEach): the wallet, the prediction, who made it (the ledger row's user_id) and its price. */
@@ -283,19 +306,21 @@ export async function holdEach(trx: Knex, locked: ReadonlyMap<string, LockedWall
   }
   const after = new Map<string, { balance: number; held: number }>();
   const balances: number[] = [];
-  const rows = holds.map((h) => {
+  const values: Knex.RawBinding[][] = [];
+  for (const h of holds) {
     const key = walletKey(h.payer);
-    const w = after.get(key) ?? { ...locked.get(key)! };
+    let w = after.get(key);
+    if (w === undefined) {
+      const l = locked.get(key)!;
+      after.set(key, w = { balance: l.balance, held: l.held });
+    }
     w.balance -= h.amount;
     w.held += h.amount;
-    after.set(key, w);
     balances.push(w.balance);
-    return {
-      user_id: h.userId, team_id: h.payer.teamId, amount: 0, held_change: h.amount, kind: 'hold', prediction_id: h.predictionId, ref: '',
-      description: h.model.slice(0, 255), balance_after: w.balance, held_after: w.held, created_at: h.now, list_price: h.listPrice ?? h.amount, discount_percent: h.discountPercent ?? null,
-    };
-  });
-  await trx('credit_transactions').insert(rows);
+    // LEDGER_COLUMNS' order
+    values.push([h.userId, h.payer.teamId, 0, h.amount, 'hold', h.predictionId, '', h.model.slice(0, 255), h.now, h.listPrice ?? h.amount, h.discountPercent ?? null, w.balance, w.held]);
+  }
+  await insertLedger(trx, values);
   return balances;
 }
 
@@ -373,11 +398,6 @@ export async function settleManyFor(trx: Knex, payer: Payer, charges: readonly C
     later[i] = acc;
     acc += paid[i]!.amount;
   }
-  const rows = (balanceAfter: (i: number) => unknown, heldAfter: (i: number) => unknown) => paid.map((c, i) => ({
-    user_id: payer.userId, team_id: payer.teamId, amount: -c.amount, held_change: -c.amount, kind: 'prediction', prediction_id: c.predictionId,
-    ref: '', description: c.model.slice(0, 255), created_at: c.now, list_price: c.listPrice, discount_percent: c.discountPercent,
-    balance_after: balanceAfter(i), held_after: heldAfter(i),
-  }));
   let grants: number;
   if (isMysql(trx)) {
     if (!trx.isTransaction) throw new Error('a wallet move runs in its caller\'s transaction');
@@ -386,12 +406,18 @@ export async function settleManyFor(trx: Knex, payer: Payer, charges: readonly C
       [total, payer.teamId === null ? payer.userId : payer.teamId],
     ) as unknown as [{ affectedRows: number; insertId: number | string }];
     mustHaveMoved(ok.affectedRows === 1 ? 0 : undefined, payer);
-    await trx('credit_transactions').insert(rows(() => trx.raw('@mg_balance'), (i) => later[i] === 0 ? trx.raw('@mg_held') : trx.raw('@mg_held + ?', [later[i]!])));
+    const values: Knex.RawBinding[] = [];
+    paid.forEach((c, i) => values.push(payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice ?? null, c.discountPercent ?? null, later[i]!));
+    await trx.raw(insertChargesAfterMoveSql(paid.length), values);
     grants = num(ok.insertId);
   } else {
     const [after] = await walletRow(trx, payer).update({ held: trx.raw('held - ?', [total]) }, ['balance', 'held', 'grants']) as Array<{ balance: number | string; held: number | string; grants: number | string }>;
     mustHaveMoved(after ? 0 : undefined, payer);
-    await trx('credit_transactions').insert(rows(() => num(after!.balance), (i) => num(after!.held) + later[i]!));
+    const balance = num(after!.balance);
+    const held = num(after!.held);
+    await insertLedger(trx, paid.map((c, i) => [
+      payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice ?? null, c.discountPercent ?? null, balance, held + later[i]!,
+    ]));
     grants = num(after!.grants);
   }
   if (grants !== 0) await consumeGrants(trx, payer, total);
@@ -422,18 +448,14 @@ export async function settleWallets(trx: Knex, groups: readonly WalletCharges[])
   if (new Set(keys).size !== keys.length) throw new Error('settleWallets takes each wallet once');
   const locked = await lockWallets(trx, paying.map((g) => g.payer));
   const moves = { users: new Map<number, { balance: number; held: number }>(), teams: new Map<number, { balance: number; held: number }>() };
-  const rows: Array<Record<string, unknown>> = [];
+  const values: Knex.RawBinding[][] = [];
   for (const [i, { payer, charges }] of paying.entries()) {
     const w = locked.get(keys[i]!);
     if (!w) mustHaveMoved(undefined, payer);
     let held = w!.held;
     for (const c of charges) {
       held -= c.amount;
-      rows.push({
-        user_id: payer.userId, team_id: payer.teamId, amount: -c.amount, held_change: -c.amount, kind: 'prediction', prediction_id: c.predictionId,
-        ref: '', description: c.model.slice(0, 255), created_at: c.now, list_price: c.listPrice, discount_percent: c.discountPercent,
-        balance_after: w!.balance, held_after: held,
-      });
+      values.push([payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice ?? null, c.discountPercent ?? null, w!.balance, held]);
     }
     if (payer.teamId === null) moves.users.set(payer.userId, { balance: 0, held: held - w!.held });
     else moves.teams.set(payer.teamId, { balance: 0, held: held - w!.held });
@@ -441,7 +463,7 @@ export async function settleWallets(trx: Knex, groups: readonly WalletCharges[])
   for (const table of ['users', 'teams'] as const) {
     if (moves[table].size > 0 && !await moveRows(trx, table, moves[table])) throw new Error(`a wallet of the group's ${table} did not move`);
   }
-  await trx('credit_transactions').insert(rows);
+  await insertLedger(trx, values);
   for (const [i, { payer, charges }] of paying.entries()) {
     if (locked.get(keys[i]!)!.grants !== 0) await consumeGrants(trx, payer, charges.reduce((sum, c) => sum + c.amount, 0));
   }

@@ -107,6 +107,42 @@ for (const engine of ['mysql', 'sqlite'] as const) {
     await assertLedger(t, gw.app.db);
   });
 
+  test(`${engine}: a batch writes every value of its rows and hold rows exactly: inputs with ? marks, quotes, backslashes and non-ASCII, null and set columns, free and priced rows together`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 10_000);
+    const batches = batchesRun(gw.app.db);
+    const awkward = ["what? ?? '?'", "it's \\ a \"quote\" \\'; drop table users; --", 'nul\u0000 byte', 'ünïcödé 灯台 🌊', '`backtick` @mg_held'];
+    const ps: NewPrediction[] = awkward.map((prompt, i) => ({
+      ...request(acct.userId, i % 2 === 0 ? 70 : 0, null), input: { prompt, n: i },
+      webhookUrl: i === 1 ? 'https://example.com/hook?a=1&b=\'2\'' : null, httpRequestId: i === 2 ? "req-'?'" : null, source: i === 3 ? 'dashboard' : undefined,
+      discountPercent: i === 4 ? null : 5,
+    }));
+    const now = Date.now();
+    const answers = await Promise.all(ps.map((p) => answer(submitGrouped(gw.app.db, p, now, { perKey: 0, perAccount: 100 }))));
+    t.deepEqual(answers, ['ok', 'ok', 'ok', 'ok', 'ok']);
+    t.is(batches.n, 1, 'the five went in one batch');
+    const stored = await gw.app.db('predictions').whereIn('id', ps.map((p) => p.id)).select('id', 'input', 'price', 'webhook_url', 'http_request_id', 'source', 'list_price', 'discount_percent', 'status', 'is_test', 'created_at') as Array<Record<string, unknown>>;
+    const byId = new Map(stored.map((r) => [String(r.id), r]));
+    for (const p of ps) {
+      const r = byId.get(p.id)!;
+      t.deepEqual(JSON.parse(String(r.input)), p.input);
+      t.deepEqual([Number(r.price), r.webhook_url, r.http_request_id, r.source, r.status, Boolean(Number(r.is_test)), Number(r.created_at)],
+        [p.price, p.webhookUrl, p.httpRequestId ?? null, p.source ?? 'api', 'queued', false, now]);
+      // a free row leaves list_price and discount_percent null
+      t.deepEqual([r.list_price === null ? null : Number(r.list_price), r.discount_percent === null ? null : Number(r.discount_percent)],
+        p.price > 0 ? [p.listPrice!, p.discountPercent ?? null] : [null, null]);
+    }
+    const holds = await gw.app.db('credit_transactions').where({ user_id: acct.userId, kind: 'hold' }).orderBy('id')
+      .select('prediction_id', 'amount', 'held_change', 'ref', 'description', 'created_at', 'list_price', 'discount_percent', 'balance_after', 'held_after', 'team_id') as Array<Record<string, unknown>>;
+    t.deepEqual(holds.map((r) => [r.prediction_id, Number(r.amount), Number(r.held_change), r.ref, r.description, Number(r.created_at), Number(r.list_price), r.discount_percent === null ? null : Number(r.discount_percent), Number(r.balance_after), Number(r.held_after), r.team_id]), [
+      [ps[0]!.id, 0, 70, '', MODEL, now, 80, 5, 9930, 70, null],
+      [ps[2]!.id, 0, 70, '', MODEL, now, 80, 5, 9860, 140, null],
+      [ps[4]!.id, 0, 70, '', MODEL, now, 80, null, 9790, 210, null],
+    ]);
+    await assertLedger(t, gw.app.db);
+  });
+
   test(`${engine}: N parallel submits with room for k unfinished per account admit exactly k; per-key limits of mixed keys in one batch count the ones accepted before`, async (t) => {
     const gw = await startGateway({ db: engine, queue: 'memory' });
     t.teardown(() => gw.stop());

@@ -19,7 +19,6 @@ import { ownerSql, ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { withLockRetry } from './retry.ts';
 import { unfinishedSql } from './unfinished.ts';
-import { acceptedAt, processingSince } from './waiting.ts';
 import { checkEmbedLimits } from './embed-codes.ts';
 import { eachAlone, naturalBatcher, perInstance, type ItemOutcome } from './batch.ts';
 import type { EmbedLimits } from './embed-codes.ts';
@@ -836,8 +835,8 @@ export async function releaseOrphanedClaims(db: Db, now: number): Promise<number
 /** Requests the queue confirmed long ago that no worker has claimed: their message may be lost. */
 export async function findStalePending(db: Db, olderThan: number, limit: number): Promise<Array<{ id: string; reqId: string | null }>> {
   const q = db('predictions').select('id', 'http_request_id').where('status', 'pending').andWhere('updated_at', '<', olderThan);
-  // MariaDB/MySQL's index holds a pending row's updated_at after its created_at (db/waiting.ts): one pending since before the cut-off was created before it
-  if (isMysql(db)) q.andWhere(acceptedAt(db), '<', olderThan).orderBy(acceptedAt(db), 'asc');
+  // MariaDB/MySQL has no (status, updated_at) index (migration 20261127_0201): a row pending since before the cut-off was created before it
+  if (isMysql(db)) q.andWhere('created_at', '<', olderThan).orderBy('created_at', 'asc');
   else q.orderBy('updated_at', 'asc');
   const rows = await q.limit(limit);
   return rows.map((r: { id: string; http_request_id: string | null }) => ({ id: r.id, reqId: r.http_request_id }));
@@ -978,8 +977,8 @@ export async function findPredictionById(db: Db, id: string): Promise<Prediction
 
 /** Requests whose publish was never confirmed (broker down at submit, or the API died before the confirm). */
 export async function findUnpublished(db: Db, olderThan: number, limit: number): Promise<Prediction[]> {
-  const rows = await db<PredictionRow>('predictions').where('status', 'queued').andWhere(acceptedAt(db), '<', olderThan)
-    .orderBy(acceptedAt(db), 'asc').limit(limit);
+  const rows = await db<PredictionRow>('predictions').where('status', 'queued').andWhere('created_at', '<', olderThan)
+    .orderBy('created_at', 'asc').limit(limit);
   return rows.map(toPrediction);
 }
 
@@ -1051,7 +1050,7 @@ export async function setUpstreamStatus(db: Db, id: string, status: string): Pro
  */
 export async function findStalledUpstream(db: Db, olderThan: number, limit: number): Promise<Array<{ id: string; polls: number; reqId: string | null }>> {
   const rows = await db('predictions').select('id', 'upstream_polls', 'http_request_id').where('status', 'processing').whereNotNull('upstream_job_id')
-    .andWhere(processingSince(db), '<', olderThan).orderBy(processingSince(db), 'asc').limit(limit);
+    .andWhere('updated_at', '<', olderThan).orderBy('updated_at', 'asc').limit(limit);
   return rows.map((r: { id: string; upstream_polls: number | string; http_request_id: string | null }) => ({ id: r.id, polls: num(r.upstream_polls), reqId: r.http_request_id }));
 }
 

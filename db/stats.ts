@@ -1,7 +1,6 @@
 // Scrape-time figures for /metrics (lib/metrics.ts): one aggregate query each.
 import type { Db } from './knex.ts';
 import { num, numOrNull } from './rows.ts';
-import { acceptedAt } from './waiting.ts';
 
 /**
  * Sum of every wallet's balance and held credits, users and teams. A full scan of both tables:
@@ -16,13 +15,9 @@ export async function ledgerTotals(db: Db): Promise<{ balance: number; held: num
   return { balance: sum(users, 'balance') + sum(teams, 'balance'), held: sum(users, 'held') + sum(teams, 'held') };
 }
 
-/**
- * Age of the oldest prediction accepted but not yet claimed (queued or pending): on MariaDB/MySQL
- * each status's first entry in (status, waiting_since, updated_at) (migration 20261127_0201;
- * waiting_since is their created_at), on SQLite in (status, created_at).
- */
+/** Age of the oldest prediction accepted but not yet claimed (queued or pending); the (status, created_at) index answers it. */
 export async function oldestWaitingMs(db: Db, now: number): Promise<number | null> {
-  const rows = await Promise.all(['queued', 'pending'].map((status) => db('predictions').where({ status }).min({ at: acceptedAt(db) }).first()));
+  const rows = await Promise.all(['queued', 'pending'].map((status) => db('predictions').where({ status }).min({ at: 'created_at' }).first()));
   const ats = rows.map((r) => numOrNull(((r as Record<string, unknown> | undefined)?.at ?? null) as number | null)).filter((a): a is number => a !== null);
   return ats.length ? Math.max(0, now - Math.min(...ats)) : null;
 }

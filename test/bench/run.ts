@@ -400,8 +400,8 @@ async function seed(baseUrl: string, withRows: boolean): Promise<Seed> {
     const firstId = newPredictionId(base);
     await insertSandboxPrediction(db, { id: firstId, userId: first.userId, apiKeyId: first.id, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'bench 0' }, webhookUrl: null }, ['sandbox/sample.png'], base);
     readRows.push({ key: first.secret, id: firstId });
-    // `unfinished`, `output_expires_from` and `waiting_since` are generated columns on MariaDB (migrations 20261126_0101, 20261127_0101, 20261127_0201): the database computes them
-    const { unfinished: _generated, output_expires_from: _expiry, waiting_since: _waiting, ...template } = await db('predictions').where({ id: firstId }).first() as Record<string, unknown>;
+    // `unfinished` and `output_expires_from` are generated columns on MariaDB (migrations 20261126_0101, 20261127_0101): the database computes them
+    const { unfinished: _generated, output_expires_from: _expiry, ...template } = await db('predictions').where({ id: firstId }).first() as Record<string, unknown>;
     for (let i = 1; i < ROWS; i += 1_000) {
       const batch: Array<Record<string, unknown>> = [];
       for (let j = i; j < Math.min(ROWS, i + 1_000); j++) {

@@ -861,8 +861,11 @@ export async function releaseOrphanedClaims(db: Db, now: number): Promise<number
 
 /** Requests the queue confirmed long ago that no worker has claimed: their message may be lost. */
 export async function findStalePending(db: Db, olderThan: number, limit: number): Promise<Array<{ id: string; reqId: string | null }>> {
-  const rows = await db('predictions').select('id', 'http_request_id').where('status', 'pending').andWhere('updated_at', '<', olderThan)
-    .orderBy('updated_at', 'asc').limit(limit);
+  const q = db('predictions').select('id', 'http_request_id').where('status', 'pending').andWhere('updated_at', '<', olderThan);
+  // MariaDB/MySQL has no (status, updated_at) index (migration 20261127_0201): a row pending since before the cut-off was created before it
+  if (isMysql(db)) q.andWhere('created_at', '<', olderThan).orderBy('created_at', 'asc');
+  else q.orderBy('updated_at', 'asc');
+  const rows = await q.limit(limit);
   return rows.map((r: { id: string; http_request_id: string | null }) => ({ id: r.id, reqId: r.http_request_id }));
 }
 

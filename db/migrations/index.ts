@@ -39,6 +39,7 @@ import * as m20261125_0402_embed_code_origins from './20261125_0402_embed_code_o
 import * as m20261126_0101_predictions_unfinished from './20261126_0101_predictions_unfinished.ts';
 import * as m20261126_0102_predictions_redundant_indexes from './20261126_0102_predictions_redundant_indexes.ts';
 import * as m20261127_0101_predictions_output_expiry from './20261127_0101_predictions_output_expiry.ts';
+import * as m20261127_0201_predictions_sweep_index from './20261127_0201_predictions_sweep_index.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -84,6 +85,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261126_0101_predictions_unfinished', m20261126_0101_predictions_unfinished],
   ['20261126_0102_predictions_redundant_indexes', m20261126_0102_predictions_redundant_indexes],
   ['20261127_0101_predictions_output_expiry', m20261127_0101_predictions_output_expiry],
+  ['20261127_0201_predictions_sweep_index', m20261127_0201_predictions_sweep_index],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

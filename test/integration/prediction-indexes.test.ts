@@ -2,8 +2,9 @@
 // read indexes that end in the virtual column `unfinished`) and 20261126_0102 (two redundant
 // indexes dropped on MariaDB), against real MariaDB and the embedded SQLite (which keeps its
 // indexes); 20261127_0101 (on MariaDB the retention scan reads the virtual column
-// `output_expires_from` instead of (status, completed_at)); and DATABASE_URL's `socketPath`
-// (README "Configuration").
+// `output_expires_from` instead of (status, completed_at)); 20261127_0201 (on MariaDB the sweeps
+// read (status, created_at) alone, (status, updated_at) is dropped); and DATABASE_URL's
+// `socketPath` (README "Configuration").
 import test from 'ava';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -14,6 +15,8 @@ import { migrationSource } from '../../db/migrations/index.ts';
 import { unfinishedCounts } from '../../db/predictions.ts';
 import { unfinishedSql } from '../../db/unfinished.ts';
 import { findExpiringOutputs, markOutputsExpired } from '../../db/retention.ts';
+import { findStalePending, findStalledUpstream, findUnpublished } from '../../db/predictions.ts';
+import { oldestWaitingMs } from '../../db/stats.ts';
 import type { PredictionStatus } from '../../db/predictions.ts';
 import { freshDatabase, MYSQL_ROOT } from '../helpers/services.ts';
 
@@ -29,11 +32,13 @@ const STATUS_INDEXES = ['predictions_api_key_status_index', 'predictions_owner_s
 const REDUNDANT = ['predictions_user_id_created_at_index', 'predictions_team_id_created_at_index'];
 const EXPIRY_INDEX = 'predictions_output_expires_from_index';
 const COMPLETED_AT_INDEX = 'predictions_status_completed_at_index';
-const LATEST = ['20261126_0101_predictions_unfinished', '20261126_0102_predictions_redundant_indexes', '20261127_0101_predictions_output_expiry'];
+const SWEEP_INDEX = 'predictions_status_created_at_index';
+const UPDATED_AT_INDEX = 'predictions_status_updated_at_index';
+const LATEST = ['20261126_0101_predictions_unfinished', '20261126_0102_predictions_redundant_indexes', '20261127_0101_predictions_output_expiry', '20261127_0201_predictions_sweep_index'];
 
-async function mysqlDb(t: { teardown(fn: () => Promise<void>): void }): Promise<Db> {
+async function mysqlDb(t: { teardown(fn: () => Promise<void>): void }, poolMax = 2): Promise<Db> {
   const fresh = await freshDatabase();
-  const db = createDb({ databaseUrl: fresh.url, sqliteFile: '', poolMax: 2 });
+  const db = createDb({ databaseUrl: fresh.url, sqliteFile: '', poolMax });
   t.teardown(async () => { await db.destroy(); await fresh.drop(); });
   return db;
 }
@@ -108,12 +113,15 @@ for (const engine of ['MariaDB', 'SQLite'] as const) {
   });
 }
 
-test('MariaDB: migrations 20261126_0101, 0102 and 20261127_0101 run down and up again', async (t) => {
+test('MariaDB: migrations 20261126_0101, 0102, 20261127_0101 and 0201 run down and up again', async (t) => {
   const db = await mysqlDb(t);
   await migrate(db);
   const up = await indexNames(db);
-  for (const name of [...UNFINISHED_INDEXES, EXPIRY_INDEX]) t.true(up.has(name), name);
-  for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX]) t.false(up.has(name), name);
+  for (const name of [...UNFINISHED_INDEXES, EXPIRY_INDEX, SWEEP_INDEX]) t.true(up.has(name), name);
+  for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX, UPDATED_AT_INDEX]) t.false(up.has(name), name);
+  await db.migrate.down({ migrationSource });
+  const sweepDown = await indexNames(db);
+  for (const name of [SWEEP_INDEX, UPDATED_AT_INDEX]) t.true(sweepDown.has(name), name);
   await db.migrate.down({ migrationSource });
   const expiryDown = await indexNames(db);
   t.true(expiryDown.has(COMPLETED_AT_INDEX));
@@ -122,18 +130,18 @@ test('MariaDB: migrations 20261126_0101, 0102 and 20261127_0101 run down and up 
   await db.migrate.down({ migrationSource });
   await db.migrate.down({ migrationSource });
   const down = await indexNames(db);
-  for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX]) t.true(down.has(name), name);
+  for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX, SWEEP_INDEX, UPDATED_AT_INDEX]) t.true(down.has(name), name);
   for (const name of [...UNFINISHED_INDEXES, EXPIRY_INDEX]) t.false(down.has(name), name);
   t.false(await db.schema.hasColumn('predictions', 'unfinished'));
   t.deepEqual(await migrate(db), LATEST);
   t.deepEqual(await indexNames(db), up);
 });
 
-test('SQLite: migrations 20261126_0101, 0102 and 20261127_0101 leave the embedded database as it was, down and up', async (t) => {
+test('SQLite: migrations 20261126_0101, 0102, 20261127_0101 and 0201 leave the embedded database as it was, down and up', async (t) => {
   const db = await sqliteDb(t);
   await migrate(db);
   const up = await indexNames(db);
-  for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX]) t.true(up.has(name), name);
+  for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX, SWEEP_INDEX, UPDATED_AT_INDEX]) t.true(up.has(name), name);
   t.false(await db.schema.hasColumn('predictions', 'unfinished'));
   t.false(await db.schema.hasColumn('predictions', 'output_expires_from'));
   for (let i = 0; i < LATEST.length; i++) await db.migrate.down({ migrationSource });
@@ -204,6 +212,7 @@ test('MariaDB: the retention scan reads only the index entries of rows still to 
   // one entry per row due, and one more to find the range's end
   t.true(expiry <= due + 1, `${expiry} reads for ${due} rows`);
   // the index it replaced reads every completed row before 1000, those expired and the sandbox ones too
+  await db.migrate.down({ migrationSource, name: '20261127_0201_predictions_sweep_index' });
   await db.migrate.down({ migrationSource });
   await db.raw('analyze table predictions');
   const [old] = await db.raw("explain select id, outputs from predictions where status = 'completed' and completed_at < ? and outputs_expired_at is null and is_test = 0 order by completed_at asc limit 100000", [1000]) as [Array<{ key: string | null }>];
@@ -247,4 +256,115 @@ test('MariaDB: each unfinished count, and the queries the dropped indexes could 
   // a TCP client shows as address:port; a socket client as "localhost"
   t.is(rows[0]!.host, 'localhost');
   t.is(rows[0]!.db, url.pathname.slice(1));
+});
+
+/** `n` predictions in each status, created every 10 ms; a waiting row's updated_at some time after it, half the processing ones with an upstream job. */
+async function seedWaiting(db: Db, n: number, completed = 0): Promise<void> {
+  await db('users').insert({ id: 1, email: 'a@example.com', created_at: 1 });
+  const rows = STATUSES.flatMap((status, s) => Array.from({ length: status === 'completed' ? n + completed : n }, (_, i) => ({
+    id: `w${s}_${String(i).padStart(5, '0')}`, user_id: 1, model: 'm', status, input: '{}', created_at: i * 10,
+    updated_at: status === 'queued' ? i * 10 : i * 10 + ((i * 37) % 500), upstream_job_id: status === 'processing' && i % 2 === 0 ? `job${i}` : null,
+  })));
+  for (let i = 0; i < rows.length; i += 500) await db('predictions').insert(rows.slice(i, i + 500));
+}
+
+/** What each sweep must find, from status, created_at and updated_at themselves (sorted ids: the engines order the stale-pending rows differently). */
+async function sweepsWanted(db: Db, cut: number, now: number) {
+  const ids = (rows: Array<{ id: string }>) => rows.map((r) => r.id).sort();
+  const [queued] = await db('predictions').where('status', 'queued').min({ at: 'created_at' }) as [{ at: number | null }];
+  const [pending] = await db('predictions').where('status', 'pending').min({ at: 'created_at' }) as [{ at: number | null }];
+  const ats = [queued.at, pending.at].filter((a): a is number => a !== null).map(Number);
+  return {
+    unpublished: ids(await db('predictions').select('id').where('status', 'queued').andWhere('created_at', '<', cut)),
+    stale: ids(await db('predictions').select('id').where('status', 'pending').andWhere('updated_at', '<', cut)),
+    stalled: ids(await db('predictions').select('id').where('status', 'processing').whereNotNull('upstream_job_id').andWhere('updated_at', '<', cut)),
+    oldest: ats.length ? now - Math.min(...ats) : null,
+  };
+}
+
+async function sweepsFound(db: Db, cut: number, now: number) {
+  return {
+    unpublished: (await findUnpublished(db, cut, 100_000)).map((p) => p.id).sort(),
+    stale: (await findStalePending(db, cut, 100_000)).map((p) => p.id).sort(),
+    stalled: (await findStalledUpstream(db, cut, 100_000)).map((p) => p.id).sort(),
+    oldest: await oldestWaitingMs(db, now),
+  };
+}
+
+for (const engine of ['MariaDB', 'SQLite'] as const) {
+  test(`${engine}: the sweeps and the queue-age metric find exactly what status, created_at and updated_at say, through every transition`, async (t) => {
+    const db = engine === 'MariaDB' ? await mysqlDb(t) : await sqliteDb(t);
+    await migrate(db);
+    if (engine === 'MariaDB') await db.raw('set foreign_key_checks = 0');
+    await seedWaiting(db, 40);
+    const now = 10_000;
+    const check = async (label: string) => {
+      for (const cut of [0, 150, 205, 401, 5_000]) t.deepEqual(await sweepsFound(db, cut, now), await sweepsWanted(db, cut, now), `${label}, cut ${cut}`);
+    };
+    await check('seeded');
+    const found = await sweepsFound(db, 5_000, now);
+    t.true(found.unpublished.length > 0 && found.stale.length > 0 && found.stalled.length > 0);
+    // the oldest queued rows confirmed late, a pending one claimed, one handed back, an upstream job recorded and its poll, completions, a cancel
+    await db('predictions').whereIn('id', ['w0_00000', 'w0_00001']).update({ status: 'pending', updated_at: 300 });
+    await check('queued -> pending');
+    await db('predictions').where('id', 'w1_00002').update({ status: 'processing', updated_at: 310 });
+    await check('pending -> processing');
+    await db('predictions').where('id', 'w2_00004').update({ status: 'pending', updated_at: 320 });
+    await check('processing -> pending');
+    await db('predictions').where('id', 'w1_00002').update({ upstream_job_id: 'job-x', updated_at: 330 });
+    await db('predictions').where('id', 'w2_00006').update({ updated_at: 20 });
+    await check('upstream job recorded, polled');
+    await db('predictions').whereIn('id', ['w2_00006', 'w2_00007']).update({ status: 'completed', updated_at: 340 });
+    await db('predictions').whereIn('id', ['w0_00000', 'w0_00002']).update({ status: 'cancelled', updated_at: 350 });
+    await check('completed, cancelled');
+    await db('predictions').whereIn('status', ['queued', 'pending']).update({ status: 'failed', updated_at: 360 });
+    await check('none waiting');
+    t.is(await oldestWaitingMs(db, now), null);
+  });
+}
+
+test('MariaDB: each sweep and the queue-age metric read (status, created_at), and no more entries than with (status, updated_at) too, but the stalled-upstream sweep', async (t) => {
+  // one connection: the Handler_* counters are the session's
+  const db = await mysqlDb(t, 1);
+  await migrate(db);
+  await db.raw('set foreign_key_checks = 0');
+  await seedWaiting(db, 300, 3000);
+  await db.raw('analyze table predictions');
+  // index entries read: those returned (Handler_read_*) and those an index condition skipped
+  const counter = async () => {
+    const [rows] = await db.raw("select variable_name as k, variable_value as v from information_schema.session_status where variable_name like 'Handler_read%' or variable_name like 'Handler_icp%'") as [Array<{ k: string; v: number | string }>];
+    const v = (k: string) => rows.filter((r) => r.k.toLowerCase() === k).reduce((a, r) => a + Number(r.v), 0);
+    return rows.filter((r) => r.k.toLowerCase().startsWith('handler_read')).reduce((a, r) => a + Number(r.v), 0) + v('handler_icp_attempts') - v('handler_icp_match');
+  };
+  const reads = async (run: () => Promise<unknown>) => { const before = await counter(); await run(); return await counter() - before; };
+  const overhead = await reads(async () => {});
+  const keyOf = async (sql: string, bindings: unknown[]) => {
+    const [plan] = await db.raw(`explain ${sql}`, bindings as never[]) as [Array<{ key: string | null; Extra: string | null }>];
+    return plan[0]!.key ?? plan[0]!.Extra;
+  };
+  t.is(await keyOf("select * from predictions where status = 'queued' and created_at < ? order by created_at limit 500", [1500]), SWEEP_INDEX);
+  t.is(await keyOf("select id from predictions where status = 'pending' and updated_at < ? and created_at < ? order by created_at limit 500", [1500, 1500]), SWEEP_INDEX);
+  t.is(await keyOf("select id from predictions where status = 'processing' and upstream_job_id is not null and updated_at < ? order by updated_at limit 500", [1500]), SWEEP_INDEX);
+  // min() of an index's first entry: no row read at all
+  t.is(await keyOf("select min(created_at) from predictions where status = 'pending'", []), 'Select tables optimized away');
+  const cut = 1_500;
+  const sweeps: Array<[string, () => Promise<unknown>, () => Promise<unknown>]> = [
+    ['unpublished', () => findUnpublished(db, cut, 500), () => db('predictions').where('status', 'queued').andWhere('created_at', '<', cut).orderBy('created_at').limit(500)],
+    // every pending row older than the cut-off by both clocks: the range and the result are the same rows
+    ['stale pending', () => findStalePending(db, 100_000, 500), () => db('predictions').select('id', 'http_request_id').where('status', 'pending').andWhere('updated_at', '<', 100_000).orderBy('updated_at').limit(500)],
+    ['oldest waiting', () => oldestWaitingMs(db, 100_000), () => Promise.all(['queued', 'pending'].map((status) => db('predictions').where({ status }).min({ at: 'created_at' }).first()))],
+    ['stalled upstream', () => findStalledUpstream(db, cut, 500), () => db('predictions').select('id', 'upstream_polls', 'http_request_id').where('status', 'processing').whereNotNull('upstream_job_id').andWhere('updated_at', '<', cut).orderBy('updated_at').limit(500)],
+  ];
+  const now: number[] = [];
+  // each measured on its second run (the first after a schema change reads the statistics)
+  for (const [, run] of sweeps) now.push((await run(), await reads(run)) - overhead);
+  await db.migrate.down({ migrationSource });
+  await db.raw('analyze table predictions');
+  for (const [i, [name, , old]] of sweeps.entries()) {
+    const was = (await old(), await reads(old)) - overhead;
+    // the stalled-upstream sweep reads every processing row (updated_at is checked on the row), no row of another status
+    if (name === 'stalled upstream') t.true(now[i]! <= 300 + 1 + 150, `${name}: ${now[i]} entries, ${was} before`);
+    else t.true(now[i]! <= was, `${name}: ${now[i]} entries, ${was} before`);
+    t.log(`${name}: entries read ${was} with (status, updated_at), ${now[i]} without`);
+  }
 });

@@ -20,6 +20,8 @@ export interface CpuCap {
   label: string;
   /** moves `pid` into a fresh cgroup of its own; returns the cgroup's path as /proc/<pid>/cgroup shows it */
   cap(pid: number, name: string): string;
+  /** the group's cpu.stat counters of a capped pid: CFS periods, periods throttled, ns throttled (null when not capped/gone) */
+  throttling(pid: number): { periods: number; throttled: number; throttledNs: number } | null;
   /** removes the cgroups of these pids (processes still inside are moved back to the root first) */
   release(pids: readonly number[]): void;
   /** removes every cgroup this benchmark made; synchronous, so it can run in an 'exit' handler */
@@ -93,6 +95,16 @@ export function cpuCapFromEnv(raw: string | undefined): CpuCap | null {
       const landed = line?.split(':')[2] ?? '?';
       if (landed !== `/${path.basename(dir)}`) throw new Error(`pid ${pid} did not land in its cgroup ${dir} (it is in ${landed})`);
       return landed;
+    },
+    throttling(pid) {
+      const dir = made.get(pid);
+      if (!dir) return null;
+      try {
+        const stat = Object.fromEntries(readFileSync(path.join(dir, 'cpu.stat'), 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ') as [string, string]));
+        return { periods: Number(stat.nr_periods), throttled: Number(stat.nr_throttled), throttledNs: Number(stat.throttled_time) };
+      } catch {
+        return null;
+      }
     },
     release(pids) {
       for (const pid of pids) remove(pid);

@@ -665,12 +665,46 @@ interface SustainResult {
   cost: Cost;
 }
 
+/** What each gateway process used during one run: its share of a core, and with BENCH_PROCESS_CPU the share of CFS periods in which its cap throttled it. */
+interface ProcessUsage {
+  role: 'api' | 'worker';
+  pid: number;
+  coreShare: number;
+  throttledPct: number | null;
+}
+
 interface ScaleFigures {
   topology: string;
   sandbox: HttpRun;
   reads: HttpRun | null;
   production: HttpRun;
   drain: Drain;
+  usage: { sandbox: ProcessUsage[]; reads: ProcessUsage[] | null; production: ProcessUsage[] };
+}
+
+/** Per-process CPU share (and cap throttling) of the gateway processes over whatever `run` does. */
+async function withUsage<T>(t: Topology, run: () => Promise<T>): Promise<[T, ProcessUsage[]]> {
+  const procs = [...t.api.pids.map((pid) => ({ role: 'api' as const, pid })), ...t.workers.flatMap((w) => w.pids.map((pid) => ({ role: 'worker' as const, pid })))];
+  const before = procs.map((p) => ({ cpu: processCpuMs(p.pid), th: CPU_CAP?.throttling(p.pid) ?? null }));
+  const t0 = performance.now();
+  const result = await run();
+  const wallMs = performance.now() - t0;
+  const usage = procs.map((p, i) => {
+    const th = CPU_CAP?.throttling(p.pid) ?? null;
+    const b = before[i]!;
+    const periods = th && b.th ? th.periods - b.th.periods : 0;
+    return {
+      ...p,
+      coreShare: round((processCpuMs(p.pid) - b.cpu) / wallMs, 2),
+      throttledPct: th && b.th && periods > 0 ? round((100 * (th.throttled - b.th.throttled)) / periods, 0) : null,
+    };
+  });
+  return [result, usage];
+}
+
+function usageLine(u: readonly ProcessUsage[]): string {
+  const part = (role: 'api' | 'worker') => u.filter((p) => p.role === role).map((p) => `${p.coreShare}${p.throttledPct === null ? '' : ` (${p.throttledPct}%)`}`).join(', ');
+  return `gateway processes' core share${CPU_CAP ? ` (% of CFS periods throttled by the ${CPU_CAP.share} cap)` : ''}: API ${part('api')}; worker ${part('worker')}`;
 }
 
 interface RoutingTiming {
@@ -847,21 +881,28 @@ try {
       step(`5. scale-out: the warm 1 API + 1 worker, then fresh 2 API processes (node:cluster, one port) + 2 worker processes, then a fresh 1 + 1${SCALEOUT_MAX > 2 ? `, then fresh 3 + 3 ... ${SCALEOUT_MAX} + ${SCALEOUT_MAX}` : ''}; one run each of sandbox submits, result reads and production submits followed by the drain${CPU_CAP ? `; ${CPU_CAP.label}` : ''}`);
       await settle();
       const measure = async (t: Topology): Promise<ScaleFigures> => {
-        const sandbox = await warmAndFire(t.baseUrl, submitLoad(s.sandboxKeys, SANDBOX_BODY));
-        const reads = s.readRows.length ? await warmAndFire(t.baseUrl, readLoad(s.readRows)) : null;
+        if (WARMUP_S > 0) await fire({ ...submitLoad(s.sandboxKeys, SANDBOX_BODY), url: t.baseUrl, connections: CONNECTIONS, duration: WARMUP_S });
+        const [sandbox, sandboxUse] = await withUsage(t, () => fire({ ...submitLoad(s.sandboxKeys, SANDBOX_BODY), url: t.baseUrl, connections: CONNECTIONS, duration: DURATION_S }));
+        if (s.readRows.length && WARMUP_S > 0) await fire({ ...readLoad(s.readRows), url: t.baseUrl, connections: CONNECTIONS, duration: WARMUP_S });
+        const [reads, readsUse] = s.readRows.length ? await withUsage(t, () => fire({ ...readLoad(s.readRows), url: t.baseUrl, connections: CONNECTIONS, duration: DURATION_S })) : [null, null];
         const warmSince = Date.now();
         if (WARMUP_S > 0) await fire({ ...submitLoad(s.liveKeys, PRODUCTION_BODY), url: t.baseUrl, connections: CONNECTIONS, duration: WARMUP_S });
         await waitDrained(s.liveKeyIds, warmSince);
         const since = Date.now();
         const accepted: string[] = [];
-        const production = await fire({ ...submitLoad(s.liveKeys, PRODUCTION_BODY, accepted), url: t.baseUrl, connections: CONNECTIONS, duration: DURATION_S });
-        const drain = await drainFigures(s.liveKeyIds, since, accepted);
+        const [[production, drain], productionUse] = await withUsage(t, async () => {
+          const http = await fire({ ...submitLoad(s.liveKeys, PRODUCTION_BODY, accepted), url: t.baseUrl, connections: CONNECTIONS, duration: DURATION_S });
+          return [http, await drainFigures(s.liveKeyIds, since, accepted)] as const;
+        });
         out(`   ${t.label}:`);
         out(`     ${httpLine('sandbox submit', sandbox)}`);
+        out(`       ${usageLine(sandboxUse)}`);
         if (reads) out(`     ${httpLine('result read', reads)}`);
+        if (readsUse) out(`       ${usageLine(readsUse)}`);
         out(`     ${httpLine('production submit', production)}`);
         out(`     ${drainLine(drain)}`);
-        return { topology: t.label, sandbox, reads, production, drain };
+        out(`       submits + drain: ${usageLine(productionUse)}`);
+        return { topology: t.label, sandbox, reads, production, drain, usage: { sandbox: sandboxUse, reads: readsUse, production: productionUse } };
       };
       // The API that served the earlier phases is warm; the two-process topology starts fresh.
       // So after it, a fresh 1 + 1 is started and primed the same way, and the ratios compare the

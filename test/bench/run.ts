@@ -667,7 +667,7 @@ interface SustainResult {
 
 /** What each gateway process used during one run: its share of a core, and with BENCH_PROCESS_CPU the share of CFS periods in which its cap throttled it. */
 interface ProcessUsage {
-  role: 'api' | 'worker';
+  role: 'api' | 'worker' | 'mariadbd' | 'rabbitmq';
   pid: number;
   coreShare: number;
   throttledPct: number | null;
@@ -684,7 +684,12 @@ interface ScaleFigures {
 
 /** Per-process CPU share (and cap throttling) of the gateway processes over whatever `run` does. */
 async function withUsage<T>(t: Topology, run: () => Promise<T>): Promise<[T, ProcessUsage[]]> {
-  const procs = [...t.api.pids.map((pid) => ({ role: 'api' as const, pid })), ...t.workers.flatMap((w) => w.pids.map((pid) => ({ role: 'worker' as const, pid })))];
+  const procs: Array<{ role: ProcessUsage['role']; pid: number }> = [
+    ...t.api.pids.map((pid) => ({ role: 'api' as const, pid })),
+    ...t.workers.flatMap((w) => w.pids.map((pid) => ({ role: 'worker' as const, pid }))),
+    ...servicePids.mariadbd.map((pid) => ({ role: 'mariadbd' as const, pid })),
+    ...servicePids.rabbitmq.map((pid) => ({ role: 'rabbitmq' as const, pid })),
+  ];
   const before = procs.map((p) => ({ cpu: processCpuMs(p.pid), th: CPU_CAP?.throttling(p.pid) ?? null }));
   const t0 = performance.now();
   const result = await run();
@@ -703,8 +708,8 @@ async function withUsage<T>(t: Topology, run: () => Promise<T>): Promise<[T, Pro
 }
 
 function usageLine(u: readonly ProcessUsage[]): string {
-  const part = (role: 'api' | 'worker') => u.filter((p) => p.role === role).map((p) => `${p.coreShare}${p.throttledPct === null ? '' : ` (${p.throttledPct}%)`}`).join(', ');
-  return `gateway processes' core share${CPU_CAP ? ` (% of CFS periods throttled by the ${CPU_CAP.share} cap)` : ''}: API ${part('api')}; worker ${part('worker')}`;
+  const part = (role: ProcessUsage['role']) => u.filter((p) => p.role === role).map((p) => `${p.coreShare}${p.throttledPct === null ? '' : ` (${p.throttledPct}%)`}`).join(', ');
+  return `gateway processes' core share${CPU_CAP ? ` (% of CFS periods throttled by the ${CPU_CAP.share} cap)` : ''}: API ${part('api')}; worker ${part('worker')}; uncapped, shared with other clients: mariadbd ${part('mariadbd') || 'n/a'}, beam.smp ${part('rabbitmq') || 'n/a'}`;
 }
 
 interface RoutingTiming {

@@ -679,7 +679,7 @@ interface ScaleFigures {
   reads: HttpRun | null;
   production: HttpRun;
   drain: Drain;
-  usage: { sandbox: ProcessUsage[]; reads: ProcessUsage[] | null; production: ProcessUsage[] };
+  usage: { sandbox: ProcessUsage[]; reads: ProcessUsage[] | null; production: ProcessUsage[]; drain: ProcessUsage[] };
 }
 
 /** Per-process CPU share (and cap throttling) of the gateway processes over whatever `run` does. */
@@ -895,19 +895,18 @@ try {
         await waitDrained(s.liveKeyIds, warmSince);
         const since = Date.now();
         const accepted: string[] = [];
-        const [[production, drain], productionUse] = await withUsage(t, async () => {
-          const http = await fire({ ...submitLoad(s.liveKeys, PRODUCTION_BODY, accepted), url: t.baseUrl, connections: CONNECTIONS, duration: DURATION_S });
-          return [http, await drainFigures(s.liveKeyIds, since, accepted)] as const;
-        });
+        const [production, productionUse] = await withUsage(t, () => fire({ ...submitLoad(s.liveKeys, PRODUCTION_BODY, accepted), url: t.baseUrl, connections: CONNECTIONS, duration: DURATION_S }));
+        const [drain, drainUse] = await withUsage(t, () => drainFigures(s.liveKeyIds, since, accepted));
         out(`   ${t.label}:`);
         out(`     ${httpLine('sandbox submit', sandbox)}`);
         out(`       ${usageLine(sandboxUse)}`);
         if (reads) out(`     ${httpLine('result read', reads)}`);
         if (readsUse) out(`       ${usageLine(readsUse)}`);
         out(`     ${httpLine('production submit', production)}`);
+        out(`       ${usageLine(productionUse)}`);
         out(`     ${drainLine(drain)}`);
-        out(`       submits + drain: ${usageLine(productionUse)}`);
-        return { topology: t.label, sandbox, reads, production, drain, usage: { sandbox: sandboxUse, reads: readsUse, production: productionUse } };
+        out(`       from the submits' end to the drain's: ${usageLine(drainUse)}`);
+        return { topology: t.label, sandbox, reads, production, drain, usage: { sandbox: sandboxUse, reads: readsUse, production: productionUse, drain: drainUse } };
       };
       // The API that served the earlier phases is warm; the two-process topology starts fresh.
       // So after it, a fresh 1 + 1 is started and primed the same way, and the ratios compare the

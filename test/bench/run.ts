@@ -667,7 +667,7 @@ interface SustainResult {
 
 /** What each gateway process used during one run: its share of a core, and with BENCH_PROCESS_CPU the share of CFS periods in which its cap throttled it. */
 interface ProcessUsage {
-  role: 'api' | 'worker' | 'mariadbd' | 'rabbitmq';
+  role: 'api' | 'worker' | 'mariadbd' | 'rabbitmq' | 'bench' | 'machine';
   pid: number;
   coreShare: number;
   throttledPct: number | null;
@@ -689,7 +689,9 @@ async function withUsage<T>(t: Topology, run: () => Promise<T>): Promise<[T, Pro
     ...t.workers.flatMap((w) => w.pids.map((pid) => ({ role: 'worker' as const, pid }))),
     ...servicePids.mariadbd.map((pid) => ({ role: 'mariadbd' as const, pid })),
     ...servicePids.rabbitmq.map((pid) => ({ role: 'rabbitmq' as const, pid })),
+    { role: 'bench', pid: process.pid },
   ];
+  const cpus0 = os.cpus();
   const before = procs.map((p) => ({ cpu: processCpuMs(p.pid), th: CPU_CAP?.throttling(p.pid) ?? null }));
   const t0 = performance.now();
   const result = await run();
@@ -704,12 +706,14 @@ async function withUsage<T>(t: Topology, run: () => Promise<T>): Promise<[T, Pro
       throttledPct: th && b.th && periods > 0 ? round((100 * (th.throttled - b.th.throttled)) / periods, 0) : null,
     };
   });
+  // the whole machine's busy cores over the run (every process, other work on the machine included)
+  usage.push({ role: 'machine', pid: 0, coreShare: round((cpuBusyPct(cpus0, os.cpus()) * cpus0.length) / 100, 2), throttledPct: null });
   return [result, usage];
 }
 
 function usageLine(u: readonly ProcessUsage[]): string {
   const part = (role: ProcessUsage['role']) => u.filter((p) => p.role === role).map((p) => `${p.coreShare}${p.throttledPct === null ? '' : ` (${p.throttledPct}%)`}`).join(', ');
-  return `gateway processes' core share${CPU_CAP ? ` (% of CFS periods throttled by the ${CPU_CAP.share} cap)` : ''}: API ${part('api')}; worker ${part('worker')}; uncapped, shared with other clients: mariadbd ${part('mariadbd') || 'n/a'}, beam.smp ${part('rabbitmq') || 'n/a'}`;
+  return `gateway processes' core share${CPU_CAP ? ` (% of CFS periods throttled by the ${CPU_CAP.share} cap)` : ''}: API ${part('api')}; worker ${part('worker')}; uncapped, shared with other clients: mariadbd ${part('mariadbd') || 'n/a'}, beam.smp ${part('rabbitmq') || 'n/a'}; autocannon (this process) ${part('bench')}; machine ${part('machine')} of ${os.cpus().length} cores busy`;
 }
 
 interface RoutingTiming {

@@ -15,14 +15,18 @@
 //   production  POST a production submit (hold + insert + publish with confirm); the worker process
 //               completes them through the local image adapter; each round waits for the drain
 //   sustain     production submits at a fixed rate for BENCH_SUSTAIN seconds; completions/s, nothing lost
-//   scaleout    1 API + 1 worker vs 2 API (node:cluster, one port) + 2 workers
+//   scaleout    1 API + 1 worker vs 2 API (node:cluster, one port) + 2 workers (and up to BENCH_SCALEOUT_MAX + as many)
 //   routing     routing + validation at 10 and 5,000 model endpoints (server.inject, SQLite)
 // Tuning: BENCH_DURATION (8 s per run), BENCH_WARMUP (1 s), BENCH_ROUNDS (2), BENCH_CONNECTIONS (50),
 //   BENCH_IDLE (2 s of idle baseline before each gateway run), BENCH_SUSTAIN (60 s), BENCH_SUSTAIN_RATE
 //   (submits/s; default 1.1 x the drain rate measured in the production phase), BENCH_KEYS (200),
 //   BENCH_ROWS (20000), BENCH_LIVE_USERS (1: the production keys' owners), BENCH_WORKER_CONCURRENCY (16), BENCH_ENDPOINTS ("10,5000"),
 //   BENCH_MYSQL_URL / BENCH_AMQP_URL (default: TEST_MYSQL_URL / TEST_AMQP_URL, else local defaults),
-//   BENCH_CPU_PROF (a directory: every gateway process writes its .cpuprofile there when it stops).
+//   BENCH_CPU_PROF (a directory: every gateway process writes its .cpuprofile there when it stops),
+//   BENCH_PROCESS_CPU (a share of one core, e.g. 0.25: each gateway process in a cgroup of its own capped
+//   at that share; MariaDB, RabbitMQ, the bare hapi process and autocannon uncapped; needs a writable
+//   cgroup v1 cpu controller, refused otherwise), BENCH_SCALEOUT_MAX (2: the scale-out phase also runs
+//   fresh 3 + 3 ... up to N API + N worker processes after 2 + 2 and 1 + 1).
 // Writes .bench/last.json. Exit code 0 when every selected phase ran (met or not), 1 otherwise.
 import crypto from 'node:crypto';
 import os from 'node:os';
@@ -45,7 +49,9 @@ const { newSecret, sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST } = await import(
 const { AMQP_URL, deleteTopology, freshDatabase, uniqueName } = await import('../helpers/services.ts');
 const { cpuBusyPct, fire, mean, percentile, pidsByName, processCpuMs, round, spawnNode, waitForQuiet, ROOT } = await import('./lib.ts');
 const { middleSlug, writeSpecDir } = await import('./spec-gen.ts');
+import { cpuCapFromEnv } from './cpu-cap.ts';
 import type { AutocannonOptions, Child, HttpRun } from './lib.ts';
+import type { CpuCap } from './cpu-cap.ts';
 import type { Knex } from 'knex';
 
 // ---------------------------------------------------------------------------------------------
@@ -76,6 +82,16 @@ const LIVE_KEYS = 10;
 // the production keys' owners: 1 (default) puts every production submit on one wallet row
 const LIVE_USERS = Math.max(1, Math.min(LIVE_KEYS, Number(process.env.BENCH_LIVE_USERS ?? 1)));
 const WORKER_CONCURRENCY = intEnv('BENCH_WORKER_CONCURRENCY', 16, 1);
+const SCALEOUT_MAX = intEnv('BENCH_SCALEOUT_MAX', 2, 2);
+let CPU_CAP: CpuCap | null = null;
+try {
+  CPU_CAP = cpuCapFromEnv(process.env.BENCH_PROCESS_CPU);
+} catch (err) {
+  process.stderr.write(`bench: ${(err as Error).message}\n`);
+  process.exit(2);
+}
+// the last resort: no cgroup outlives the benchmark (the clean-ups below remove them in order)
+if (CPU_CAP) process.on('exit', () => CPU_CAP!.releaseAll());
 const DRAIN_TIMEOUT_MS = 180_000;
 const ENDPOINT_COUNTS = [...new Set((process.env.BENCH_ENDPOINTS || '10,5000').split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0 && n < 100_000))].sort((a, b) => a - b);
 if (ENDPOINT_COUNTS.length === 0) {
@@ -187,13 +203,27 @@ async function startProc(name: string, role: 'api' | 'worker', processes = 1): P
   // BENCH_CPU_PROF=<dir>: each gateway process writes a .cpuprofile there when it stops (Node refuses --cpu-prof in NODE_OPTIONS)
   const prof = process.env.BENCH_CPU_PROF;
   const child = spawnNode('test/bench/gateway.ts', [String(processes)], { env: { ...baseEnv, ROLE: role }, input: true, ...(prof ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${prof}`] } : {}) });
-  cleanups.push({ name, fn: () => child.kill() });
+  let pids: number[] = [];
+  cleanups.push({
+    name,
+    fn: async () => {
+      await child.kill();
+      CPU_CAP?.release(pids);
+    },
+  });
   const ready = await child.nextJson<{ ready: true; port: number | null; pids: number[] }>(90_000);
+  pids = ready.pids;
+  if (CPU_CAP) {
+    // Capped once up (start-up runs uncapped): the cluster primary and each of its workers, each in
+    // a group of its own (a worker forked by the primary would otherwise share the primary's).
+    const where = ready.pids.map((pid, i) => `${pid} -> ${CPU_CAP!.cap(pid, `${role}-${processes > 1 ? (i === 0 ? 'primary' : `w${i}`) : 'p'}`)}`);
+    out(`   ${name}: ${CPU_CAP.label}: ${where.join(', ')}`);
+  }
   return { name, child, pids: ready.pids, port: ready.port };
 }
 
 async function startTopology(apiProcesses: number, workerProcesses: number): Promise<Topology> {
-  const label = `${apiProcesses} API process${apiProcesses > 1 ? 'es (node:cluster, one port)' : ''} + ${workerProcesses} worker process${workerProcesses > 1 ? 'es' : ''}`;
+  const label = `${apiProcesses} API process${apiProcesses > 1 ? 'es (node:cluster, one port)' : ''} + ${workerProcesses} worker process${workerProcesses > 1 ? 'es' : ''}${CPU_CAP ? `, ${CPU_CAP.label}` : ''}`;
   const api = await startProc(`api x${apiProcesses}`, 'api', apiProcesses);
   const workers: Proc[] = [];
   for (let i = 0; i < workerProcesses; i++) workers.push(await startProc(`worker ${i + 1}/${workerProcesses}`, 'worker'));
@@ -635,12 +665,55 @@ interface SustainResult {
   cost: Cost;
 }
 
+/** What each gateway process used during one run: its share of a core, and with BENCH_PROCESS_CPU the share of CFS periods in which its cap throttled it. */
+interface ProcessUsage {
+  role: 'api' | 'worker' | 'mariadbd' | 'rabbitmq' | 'bench' | 'machine';
+  pid: number;
+  coreShare: number;
+  throttledPct: number | null;
+}
+
 interface ScaleFigures {
   topology: string;
   sandbox: HttpRun;
   reads: HttpRun | null;
   production: HttpRun;
   drain: Drain;
+  usage: { sandbox: ProcessUsage[]; reads: ProcessUsage[] | null; production: ProcessUsage[]; drain: ProcessUsage[] };
+}
+
+/** Per-process CPU share (and cap throttling) of the gateway processes over whatever `run` does. */
+async function withUsage<T>(t: Topology, run: () => Promise<T>): Promise<[T, ProcessUsage[]]> {
+  const procs: Array<{ role: ProcessUsage['role']; pid: number }> = [
+    ...t.api.pids.map((pid) => ({ role: 'api' as const, pid })),
+    ...t.workers.flatMap((w) => w.pids.map((pid) => ({ role: 'worker' as const, pid }))),
+    ...servicePids.mariadbd.map((pid) => ({ role: 'mariadbd' as const, pid })),
+    ...servicePids.rabbitmq.map((pid) => ({ role: 'rabbitmq' as const, pid })),
+    { role: 'bench', pid: process.pid },
+  ];
+  const cpus0 = os.cpus();
+  const before = procs.map((p) => ({ cpu: processCpuMs(p.pid), th: CPU_CAP?.throttling(p.pid) ?? null }));
+  const t0 = performance.now();
+  const result = await run();
+  const wallMs = performance.now() - t0;
+  const usage = procs.map((p, i) => {
+    const th = CPU_CAP?.throttling(p.pid) ?? null;
+    const b = before[i]!;
+    const periods = th && b.th ? th.periods - b.th.periods : 0;
+    return {
+      ...p,
+      coreShare: round((processCpuMs(p.pid) - b.cpu) / wallMs, 2),
+      throttledPct: th && b.th && periods > 0 ? round((100 * (th.throttled - b.th.throttled)) / periods, 0) : null,
+    };
+  });
+  // the whole machine's busy cores over the run (every process, other work on the machine included)
+  usage.push({ role: 'machine', pid: 0, coreShare: round((cpuBusyPct(cpus0, os.cpus()) * cpus0.length) / 100, 2), throttledPct: null });
+  return [result, usage];
+}
+
+function usageLine(u: readonly ProcessUsage[]): string {
+  const part = (role: ProcessUsage['role']) => u.filter((p) => p.role === role).map((p) => `${p.coreShare}${p.throttledPct === null ? '' : ` (${p.throttledPct}%)`}`).join(', ');
+  return `gateway processes' core share${CPU_CAP ? ` (% of CFS periods throttled by the ${CPU_CAP.share} cap)` : ''}: API ${part('api')}; worker ${part('worker')}; uncapped, shared with other clients: mariadbd ${part('mariadbd') || 'n/a'}, beam.smp ${part('rabbitmq') || 'n/a'}; autocannon (this process) ${part('bench')}; machine ${part('machine')} of ${os.cpus().length} cores busy`;
 }
 
 interface RoutingTiming {
@@ -650,12 +723,19 @@ interface RoutingTiming {
   unexpected: number;
 }
 
+interface ScaleRatios {
+  sandbox: number;
+  reads: number | null;
+  productionSubmits: number;
+  completions: number;
+}
+
 interface Results {
   sandbox?: PathResult;
   reads?: PathResult;
   production?: PathResult;
   sustain?: SustainResult;
-  scaleout?: { warmOne: ScaleFigures; one: ScaleFigures; two: ScaleFigures; ratios: { sandbox: number; reads: number | null; productionSubmits: number; completions: number } };
+  scaleout?: { processCpu: number | null; warmOne: ScaleFigures; one: ScaleFigures; two: ScaleFigures; ratios: ScaleRatios; more: Array<{ processes: number; figures: ScaleFigures; ratios: ScaleRatios }> };
   routing: Record<string, { models: number; startMs: number; rssMb: number; valid: RoutingTiming; invalid: RoutingTiming }>;
   routingRatio?: { validP50: number; invalidP50: number };
 }
@@ -678,9 +758,11 @@ try {
 out(`mediagate benchmark — ${startedAt.toISOString()} — commit ${commit}`);
 out(`machine: ${cpus.length} cores (${cpus[0]?.model ?? 'unknown CPU'}), ${round(os.totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, load average ${os.loadavg().map((l) => round(l, 2)).join(' ')}`);
 out('co-located: autocannon (this process), the bare hapi process, the gateway processes, MariaDB and RabbitMQ all share these cores.');
+if (CPU_CAP) out(`BENCH_PROCESS_CPU=${CPU_CAP.share}: ${CPU_CAP.label}, each in a cgroup of its own; MariaDB, RabbitMQ, the bare hapi process and autocannon uncapped`);
 out(`settings: phases ${[...PHASES].join(', ')}; ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per side (after ${WARMUP_S} s warm-up, ${IDLE_S} s idle baseline), sustain ${SUSTAIN_S} s, ${KEYS} sandbox keys over ${USERS} users, ${ROWS} predictions to read, WORKER_CONCURRENCY=${WORKER_CONCURRENCY} per worker process`);
 out();
 
+if (CPU_CAP) cleanups.push({ name: 'cgroups', fn: async () => CPU_CAP!.releaseAll() });
 const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-bench-'));
 cleanups.push({ name: 'temp dir', fn: () => fs.rm(tmp, { recursive: true, force: true }) });
 
@@ -805,24 +887,30 @@ try {
     }, 'sustain');
 
     await phase('scale-out', async () => {
-      step('5. scale-out: the warm 1 API + 1 worker, then fresh 2 API processes (node:cluster, one port) + 2 worker processes, then a fresh 1 + 1; one run each of sandbox submits, result reads and production submits followed by the drain');
+      step(`5. scale-out: the warm 1 API + 1 worker, then fresh 2 API processes (node:cluster, one port) + 2 worker processes, then a fresh 1 + 1${SCALEOUT_MAX > 2 ? `, then fresh 3 + 3 ... ${SCALEOUT_MAX} + ${SCALEOUT_MAX}` : ''}; one run each of sandbox submits, result reads and production submits followed by the drain${CPU_CAP ? `; ${CPU_CAP.label}` : ''}`);
       await settle();
       const measure = async (t: Topology): Promise<ScaleFigures> => {
-        const sandbox = await warmAndFire(t.baseUrl, submitLoad(s.sandboxKeys, SANDBOX_BODY));
-        const reads = s.readRows.length ? await warmAndFire(t.baseUrl, readLoad(s.readRows)) : null;
+        if (WARMUP_S > 0) await fire({ ...submitLoad(s.sandboxKeys, SANDBOX_BODY), url: t.baseUrl, connections: CONNECTIONS, duration: WARMUP_S });
+        const [sandbox, sandboxUse] = await withUsage(t, () => fire({ ...submitLoad(s.sandboxKeys, SANDBOX_BODY), url: t.baseUrl, connections: CONNECTIONS, duration: DURATION_S }));
+        if (s.readRows.length && WARMUP_S > 0) await fire({ ...readLoad(s.readRows), url: t.baseUrl, connections: CONNECTIONS, duration: WARMUP_S });
+        const [reads, readsUse] = s.readRows.length ? await withUsage(t, () => fire({ ...readLoad(s.readRows), url: t.baseUrl, connections: CONNECTIONS, duration: DURATION_S })) : [null, null];
         const warmSince = Date.now();
         if (WARMUP_S > 0) await fire({ ...submitLoad(s.liveKeys, PRODUCTION_BODY), url: t.baseUrl, connections: CONNECTIONS, duration: WARMUP_S });
         await waitDrained(s.liveKeyIds, warmSince);
         const since = Date.now();
         const accepted: string[] = [];
-        const production = await fire({ ...submitLoad(s.liveKeys, PRODUCTION_BODY, accepted), url: t.baseUrl, connections: CONNECTIONS, duration: DURATION_S });
-        const drain = await drainFigures(s.liveKeyIds, since, accepted);
+        const [production, productionUse] = await withUsage(t, () => fire({ ...submitLoad(s.liveKeys, PRODUCTION_BODY, accepted), url: t.baseUrl, connections: CONNECTIONS, duration: DURATION_S }));
+        const [drain, drainUse] = await withUsage(t, () => drainFigures(s.liveKeyIds, since, accepted));
         out(`   ${t.label}:`);
         out(`     ${httpLine('sandbox submit', sandbox)}`);
+        out(`       ${usageLine(sandboxUse)}`);
         if (reads) out(`     ${httpLine('result read', reads)}`);
+        if (readsUse) out(`       ${usageLine(readsUse)}`);
         out(`     ${httpLine('production submit', production)}`);
+        out(`       ${usageLine(productionUse)}`);
         out(`     ${drainLine(drain)}`);
-        return { topology: t.label, sandbox, reads, production, drain };
+        out(`       from the submits' end to the drain's: ${usageLine(drainUse)}`);
+        return { topology: t.label, sandbox, reads, production, drain, usage: { sandbox: sandboxUse, reads: readsUse, production: productionUse, drain: drainUse } };
       };
       // The API that served the earlier phases is warm; the two-process topology starts fresh.
       // So after it, a fresh 1 + 1 is started and primed the same way, and the ratios compare the
@@ -840,19 +928,21 @@ try {
       const b = await fresh(2, 2);
       const a = await fresh(1, 1);
       const ratio = (x: number, y: number) => round(x / y, 2);
-      results.scaleout = {
-        warmOne: warm,
-        one: a,
-        two: b,
-        ratios: {
-          sandbox: ratio(b.sandbox.okPerS, a.sandbox.okPerS),
-          reads: a.reads && b.reads ? ratio(b.reads.okPerS, a.reads.okPerS) : null,
-          productionSubmits: ratio(b.production.okPerS, a.production.okPerS),
-          completions: ratio(b.drain.completionsPerS, a.drain.completionsPerS),
-        },
-      };
+      const ratios = (n: ScaleFigures): ScaleRatios => ({
+        sandbox: ratio(n.sandbox.okPerS, a.sandbox.okPerS),
+        reads: a.reads && n.reads ? ratio(n.reads.okPerS, a.reads.okPerS) : null,
+        productionSubmits: ratio(n.production.okPerS, a.production.okPerS),
+        completions: ratio(n.drain.completionsPerS, a.drain.completionsPerS),
+      });
+      results.scaleout = { processCpu: CPU_CAP?.share ?? null, warmOne: warm, one: a, two: b, ratios: ratios(b), more: [] };
       const q = results.scaleout.ratios;
       out(`   two/one (both fresh): sandbox submits ${q.sandbox}x, result reads ${q.reads ?? 'n/a'}x, production submits ${q.productionSubmits}x, completions ${q.completions}x`);
+      for (let n = 3; n <= SCALEOUT_MAX; n++) {
+        const f = await fresh(n, n);
+        const r = ratios(f);
+        results.scaleout.more.push({ processes: n, figures: f, ratios: r });
+        out(`   ${n}+${n}/one (both fresh): sandbox submits ${r.sandbox}x, result reads ${r.reads ?? 'n/a'}x, production submits ${r.productionSubmits}x, completions ${r.completions}x`);
+      }
     }, 'scaleout');
   }
 
@@ -991,8 +1081,9 @@ if (rows.length) {
   }
 }
 if (results.scaleout) {
-  const { one, two, ratios } = results.scaleout;
-  out(`scale-out (one run each, fresh 1+1 -> fresh 2+2): sandbox ${round(one.sandbox.okPerS, 0)} -> ${round(two.sandbox.okPerS, 0)} 2xx/s (${ratios.sandbox}x); reads ${one.reads ? round(one.reads.okPerS, 0) : 'n/a'} -> ${two.reads ? round(two.reads.okPerS, 0) : 'n/a'} (${ratios.reads ?? 'n/a'}x); production submits ${round(one.production.okPerS, 0)} -> ${round(two.production.okPerS, 0)} (${ratios.productionSubmits}x); completions ${one.drain.completionsPerS} -> ${two.drain.completionsPerS}/s (${ratios.completions}x)`);
+  const { one, two, ratios, more } = results.scaleout;
+  out(`scale-out${CPU_CAP ? ` (${CPU_CAP.label})` : ''} (one run each, fresh 1+1 -> fresh 2+2): sandbox ${round(one.sandbox.okPerS, 0)} -> ${round(two.sandbox.okPerS, 0)} 2xx/s (${ratios.sandbox}x); reads ${one.reads ? round(one.reads.okPerS, 0) : 'n/a'} -> ${two.reads ? round(two.reads.okPerS, 0) : 'n/a'} (${ratios.reads ?? 'n/a'}x); production submits ${round(one.production.okPerS, 0)} -> ${round(two.production.okPerS, 0)} (${ratios.productionSubmits}x); completions ${one.drain.completionsPerS} -> ${two.drain.completionsPerS}/s (${ratios.completions}x)`);
+  for (const m of more) out(`  fresh ${m.processes}+${m.processes}: sandbox ${round(m.figures.sandbox.okPerS, 0)} 2xx/s (${m.ratios.sandbox}x); reads ${m.figures.reads ? round(m.figures.reads.okPerS, 0) : 'n/a'} (${m.ratios.reads ?? 'n/a'}x); production submits ${round(m.figures.production.okPerS, 0)} (${m.ratios.productionSubmits}x); completions ${m.figures.drain.completionsPerS}/s (${m.ratios.completions}x)`);
 }
 if (results.routingRatio) out(`routing: ${ENDPOINT_COUNTS.at(-1)} vs ${ENDPOINT_COUNTS[0]} endpoints, p50 ${results.routingRatio.validP50}x (valid), ${results.routingRatio.invalidP50}x (422)`);
 
@@ -1007,7 +1098,7 @@ const report = {
     'CPU per request: utime+stime deltas from /proc over the run (and the drain, for production), minus the idle baseline rate measured just before, divided by 2xx',
     'database round trips: knex queries counted inside the API and worker processes (exact), and MariaDB Questions minus the idle baseline (noisy when other clients use the server)',
   ],
-  settings: { durationS: DURATION_S, warmupS: WARMUP_S, rounds: ROUNDS, connections: CONNECTIONS, idleS: IDLE_S, sustainS: SUSTAIN_S, sustainRate: SUSTAIN_RATE || null, keys: KEYS, users: USERS, rows: ROWS, workerConcurrency: WORKER_CONCURRENCY, endpointCounts: ENDPOINT_COUNTS, phases: [...PHASES] },
+  settings: { durationS: DURATION_S, warmupS: WARMUP_S, rounds: ROUNDS, connections: CONNECTIONS, idleS: IDLE_S, sustainS: SUSTAIN_S, sustainRate: SUSTAIN_RATE || null, keys: KEYS, users: USERS, rows: ROWS, workerConcurrency: WORKER_CONCURRENCY, processCpu: CPU_CAP?.share ?? null, scaleoutMax: SCALEOUT_MAX, endpointCounts: ENDPOINT_COUNTS, phases: [...PHASES] },
   targets: TARGETS,
   results,
   summary: rows,

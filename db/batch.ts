@@ -113,7 +113,7 @@ export function perInstance<K extends object, F>(make: (key: K) => F): (key: K) 
  * once per row count. Identifiers are quoted with backticks, which all three accept.
  */
 export function rowsInsert(table: string, columns: readonly string[]): (db: Knex, rows: Knex.RawBinding[][]) => Promise<unknown> {
-  const head = `insert into \`${table}\` (${columns.map((c) => `\`${c}\``).join(', ')}) values `;
+  const head = insertHead(table, columns);
   const nested = `${head}?`;
   const flat = multiRowInsert(head, `(${columns.map(() => '?').join(', ')})`);
   return async (db, rows) => {
@@ -122,6 +122,11 @@ export function rowsInsert(table: string, columns: readonly string[]): (db: Knex
     if (isMysql(db)) return db.raw(nested, [rows as unknown as Knex.RawBinding]);
     return db.raw(flat(rows.length), rows.flat());
   };
+}
+
+/** `insert into `table` (`a`, `b`, ...) values `: the head of a multi-row INSERT of `columns`. */
+export function insertHead(table: string, columns: readonly string[]): string {
+  return `insert into \`${table}\` (${columns.map((c) => `\`${c}\``).join(', ')}) values `;
 }
 
 /**

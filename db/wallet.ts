@@ -15,7 +15,7 @@ import { InsufficientCreditError } from './errors.ts';
 import { num, numOrNull } from './rows.ts';
 import { withLockRetry } from './retry.ts';
 import { consumeGrants, walletKey } from './credit-grants.ts';
-import { marks, multiRowInsert, rowsInsert } from './batch.ts';
+import { insertHead, marks, multiRowInsert, rowsInsert } from './batch.ts';
 
 /**
  * Whose wallet a move touches: a user's own (`users` row) or a team's (`teams` row). Ledger rows
@@ -55,7 +55,7 @@ function walletRow(trx: Knex, payer: Payer): Knex.QueryBuilder {
  */
 const LEDGER_COLUMNS = ['user_id', 'team_id', 'amount', 'held_change', 'kind', 'prediction_id', 'ref', 'description', 'created_at', 'list_price', 'discount_percent', 'balance_after', 'held_after'] as const;
 const insertLedger = rowsInsert('credit_transactions', LEDGER_COLUMNS);
-const LEDGER_HEAD = `insert into \`credit_transactions\` (${LEDGER_COLUMNS.map((c) => `\`${c}\``).join(', ')}) values `;
+const LEDGER_HEAD = insertHead('credit_transactions', LEDGER_COLUMNS);
 /** MariaDB/MySQL: the wallet as the UPDATE before left it in session variables (moveWallet) */
 const insertLedgerAfterMoveSql = multiRowInsert(LEDGER_HEAD, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_balance, @mg_held)');
 /** MariaDB/MySQL: charges of one wallet, each row's held_after the held the UPDATE left plus what the later rows take (settleManyFor) */
@@ -377,6 +377,11 @@ export interface Charge {
   discountPercent: number | null;
 }
 
+/** A charge's ledger row in LEDGER_COLUMNS' order, but for the last two (balance_after, held_after). */
+function chargeValues(payer: Payer, c: Charge): Knex.RawBinding[] {
+  return [payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice ?? null, c.discountPercent ?? null];
+}
+
 /**
  * Several charges of one wallet in one move (the worker's group commit, workers/completions.ts):
  * one UPDATE of the wallet row for their sum and one INSERT of their `prediction` rows, in the
@@ -407,7 +412,7 @@ export async function settleManyFor(trx: Knex, payer: Payer, charges: readonly C
     ) as unknown as [{ affectedRows: number; insertId: number | string }];
     mustHaveMoved(ok.affectedRows === 1 ? 0 : undefined, payer);
     const values: Knex.RawBinding[] = [];
-    paid.forEach((c, i) => values.push(payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice ?? null, c.discountPercent ?? null, later[i]!));
+    paid.forEach((c, i) => values.push(...chargeValues(payer, c), later[i]!));
     await trx.raw(insertChargesAfterMoveSql(paid.length), values);
     grants = num(ok.insertId);
   } else {
@@ -415,9 +420,7 @@ export async function settleManyFor(trx: Knex, payer: Payer, charges: readonly C
     mustHaveMoved(after ? 0 : undefined, payer);
     const balance = num(after!.balance);
     const held = num(after!.held);
-    await insertLedger(trx, paid.map((c, i) => [
-      payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice ?? null, c.discountPercent ?? null, balance, held + later[i]!,
-    ]));
+    await insertLedger(trx, paid.map((c, i) => [...chargeValues(payer, c), balance, held + later[i]!]));
     grants = num(after!.grants);
   }
   if (grants !== 0) await consumeGrants(trx, payer, total);
@@ -455,7 +458,7 @@ export async function settleWallets(trx: Knex, groups: readonly WalletCharges[])
     let held = w!.held;
     for (const c of charges) {
       held -= c.amount;
-      values.push([payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice ?? null, c.discountPercent ?? null, w!.balance, held]);
+      values.push([...chargeValues(payer, c), w!.balance, held]);
     }
     if (payer.teamId === null) moves.users.set(payer.userId, { balance: 0, held: held - w!.held });
     else moves.teams.set(payer.teamId, { balance: 0, held: held - w!.held });

@@ -107,22 +107,19 @@ export function createDispatcher(deps: {
 
   async function publish(topic: 'predictions' | 'webhooks', id: string, reqId?: string, row?: ClaimSnapshot): Promise<boolean> {
     const c = topic === 'predictions' ? joinCohort() : null;
+    let confirmedByQueue = true;
     try {
       await queue.publish(topic, { id, ...(reqId === undefined ? {} : { reqId }), ...(row === undefined ? {} : { row }) } satisfies PredictionMessage);
     } catch (err) {
       log.warn({ err: (err as Error).message, topic, id, ...(reqId ? { reqId } : {}) }, 'publish not confirmed; the sweeper will retry');
-      if (c !== null) {
-        c.open--;
-        release(c);
-      }
-      return false;
+      confirmedByQueue = false;
     }
     if (c !== null) {
       c.open--;
-      c.ids.push(id);
+      if (confirmedByQueue) c.ids.push(id);
       release(c);
     }
-    return true;
+    return confirmedByQueue;
   }
 
   async function publishAll(topic: 'predictions' | 'webhooks', items: ReadonlyArray<{ id: string; reqId: string | null }>): Promise<number> {

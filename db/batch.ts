@@ -1,8 +1,9 @@
 // Natural batching (group commit) of one kind of statement within one process: the first arrival
-// runs at once (at the end of the current job, so arrivals of the same job join it); while a
-// batch is in flight, arrivals queue, and all of them (up to `max`, and those `compatible` with
-// the first) go in the next batch when it ends. No timer: an idle process adds no delay, a busy
-// one shares each round trip among everything that arrived during the previous one.
+// runs at once (at the end of the current job, so arrivals of the same job join it; with
+// `gather: 'turn'`, at the end of the event loop's current turn); while a batch is in flight,
+// arrivals queue, and all of them (up to `max`, and those `compatible` with the first) go in the
+// next batch when it ends. No timer: an idle process adds no delay, a busy one shares each round
+// trip among everything that arrived during the previous one.
 import type { Knex } from 'knex';
 import { isMysql } from './knex.ts';
 
@@ -14,6 +15,16 @@ export interface NaturalBatchOptions<I> {
   max: number;
   /** whether `item` may join the items already taken into a batch (default: always); if not, it waits for the next */
   compatible?: (batch: readonly I[], item: I) => boolean;
+  /**
+   * When the first arrival at an idle batcher runs: `job` (default), once the current job's
+   * microtasks have run; `turn`, once the event loop's current turn has run its I/O callbacks
+   * (setImmediate), so that the requests read from several sockets in one turn, and the
+   * requests one batch's answer released, share a batch even when each reaches the batcher
+   * through several awaits of its own: with `job`, the first of them ran alone and the rest
+   * formed the next batch. It waits for no timer and no I/O: an idle process runs a lone item
+   * in the same turn.
+   */
+  gather?: 'job' | 'turn';
 }
 
 interface Entry<I, O> {
@@ -42,6 +53,7 @@ export interface NaturalQueue<I, O> {
 export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcome<O>>>, opts: NaturalBatchOptions<I>): NaturalQueue<I, O> {
   let queue: Array<Entry<I, O>> = [];
   let busy = false;
+  const schedule = opts.gather === 'turn' ? (fn: () => void) => { setImmediate(fn); } : queueMicrotask;
   const pump = () => {
     if (busy || queue.length === 0) return;
     busy = true;
@@ -74,8 +86,8 @@ export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcom
   return {
     submit: (item) => new Promise<O>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      // the first of an idle batcher: run when the current job ends, with whatever else it submitted
-      if (!busy && queue.length === 1) queueMicrotask(pump);
+      // the first of an idle batcher: run when the current job (or turn) ends, with whatever else arrived by then
+      if (!busy && queue.length === 1) schedule(pump);
     }),
     get waiting() {
       return queue.length;

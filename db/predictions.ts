@@ -498,7 +498,7 @@ const sandboxBatcher = perInstance((db: Db) => naturalBatcher<SandboxRow, number
     return alone();
   }
   return rows.map((r): ItemOutcome<number | undefined> => ({ ok: true, value: r.balanceOf === undefined || !balances ? undefined : balances.get(r.bindings[0] as string) ?? 0 }));
-}, { max: SANDBOX_BATCH_MAX }));
+}, { max: SANDBOX_BATCH_MAX, gather: 'turn' }));
 
 /** The outcome of a finishing transition: whether it was recorded, and the webhook delivery it created. */
 export interface Finished {

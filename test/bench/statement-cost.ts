@@ -7,6 +7,8 @@
 // flushing, are not included). Prints per statement kind (SQL with its value lists folded) the
 // count per prediction and the µs per prediction, dearest first (TOP kinds, 20; MISSED=1 also
 // lists statements on a connection whose thread was not known yet, which are not counted).
+// KIND=sandbox: sandbox submits instead (KEYS sandbox keys, 200, of 10 users, as the benchmark's
+// sandbox phase, with its generation limits: counted on every submit, never reached), no worker.
 import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
@@ -15,17 +17,32 @@ import { createRunModel } from '../../workers/run-model.ts';
 const N = Number(process.argv[2] ?? 2000);
 const C = Number(process.argv[3] ?? 20);
 const mariadbPid = execFileSync('pgrep', ['-x', 'mariadbd']).toString().trim().split('\n')[0]!;
-const gw = await startGateway({ env: { GENERATE_RATE_PER_KEY: '0', GENERATE_RATE_PER_ACCOUNT: '0' } });
+const sandbox = process.env.KIND === 'sandbox';
+const gw = await startGateway({ env: sandbox
+  ? { GENERATE_RATE_PER_KEY: '1000000', GENERATE_RATE_PER_ACCOUNT: '1000000', GENERATE_CONCURRENT_PER_KEY: '10000', GENERATE_CONCURRENT_PER_ACCOUNT: '10000' }
+  : { GENERATE_RATE_PER_KEY: '0', GENERATE_RATE_PER_ACCOUNT: '0' } });
 const db = gw.app.db;
 const acct = await newAccount(gw, 1e9);
+const keys = [acct.liveKey];
+if (sandbox) {
+  keys.length = 0;
+  for (let u = 0; u < 10; u++) {
+    const owner = u === 0 ? acct : await newAccount(gw, 1e9);
+    keys.push(owner.testKey);
+    for (let k = 1; k < Number(process.env.KEYS ?? 200) / 10; k++) {
+      const r = await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${owner.session}` }, payload: { name: `k${k}`, is_test: true } });
+      keys.push((r.result as { key: string }).key);
+    }
+  }
+}
 const model = 'canvas-v1-fast-text-to-image';
 const body = { prompt: 'a lighthouse at dusk', width: 64, height: 64, num_inference_steps: 1 };
 const submit = async () => {
-  const r = await gw.server.inject({ method: 'POST', url: `/api/v1/${model}`, headers: { 'x-api-key': acct.liveKey }, payload: body });
+  const r = await gw.server.inject({ method: 'POST', url: `/api/v1/${model}`, headers: { 'x-api-key': keys[Math.floor(Math.random() * keys.length)]! }, payload: body });
   if (r.statusCode >= 300) throw new Error(r.payload);
 };
-await gw.app.queue.consume('predictions', createRunModel(gw.app).handle, { prefetch: Number(process.env.WORKER_CONCURRENCY ?? 16) });
-for (let i = 0; i < 100; i++) await submit();
+if (!sandbox) await gw.app.queue.consume('predictions', createRunModel(gw.app).handle, { prefetch: Number(process.env.WORKER_CONCURRENCY ?? 16) });
+for (let i = 0; i < (sandbox ? keys.length * 2 : 100); i++) await submit();
 
 // knex's connection of a query -> mariadbd's thread serving it
 type Conn = { threadId: number; __knexUid: string };
@@ -71,7 +88,7 @@ const [{ before }] = await db('predictions').where('status', 'completed').count(
 measuring = true;
 let sent = 0;
 await Promise.all(Array.from({ length: C }, async () => { while (sent < N) { sent++; await submit(); } }));
-for (;;) {
+for (;!sandbox;) {
   const [{ n }] = await db.raw("select count(*) as n from predictions where status = 'completed' -- poll") .then(([r]: [Array<{ n: number }>]) => r) as [{ n: number | string }];
   if (Number(n) - Number(before) >= N) break;
   await new Promise((r) => setTimeout(r, 100));

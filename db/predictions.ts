@@ -517,7 +517,9 @@ async function deliveryFor(trx: Knex, p: Prediction, now: number): Promise<strin
  * The columns of a submitted row that a worker needs, carried in the prediction's queue message
  * so that the first claim need not read the row back (claim with `known`). Nothing in it is
  * trusted: that claim's UPDATE matches only the row that has every one of these values (strings
- * compared byte for byte), so a message can claim no more than its id alone could.
+ * compared byte for byte, through the row's generated `claim_digest`: claimDigest), so a message
+ * can claim no more than its id alone could. The order of the keys is the digest's: changing it, or
+ * the set of columns, needs a migration of `claim_digest` too.
  */
 const SNAPSHOT_TYPES = {
   user_id: 'number', team_id: 'number', api_key_id: 'number', model: 'string', is_test: 'boolean', input: 'string', price: 'number',
@@ -552,6 +554,24 @@ export function parseClaimSnapshot(v: unknown): ClaimSnapshot | undefined {
     if (x !== null && (typeof x !== SNAPSHOT_TYPES[c] || (typeof x === 'number' && !Number.isSafeInteger(x)))) return undefined;
   }
   return o as ClaimSnapshot;
+}
+
+/**
+ * The digest MariaDB's `claim_digest` holds for a row with this id and these values (migration
+ * 20261128_0401): SHA-256 of the id and the carried columns in SNAPSHOT_TYPES order, each as its
+ * length in UTF-8 bytes, ':' and its text (a boolean as 1 or 0, a number in decimal), NULL as '-'.
+ * A length prefix never starts with '-' and says where its value ends, so the text names the values
+ * unambiguously. (The values sit between length prefixes, so no surrogate pair is split.)
+ */
+export function claimDigest(id: string, s: ClaimSnapshot): Buffer {
+  let text = `${Buffer.byteLength(id)}:${id}`;
+  for (const c of SNAPSHOT_COLUMNS) {
+    const v = s[c];
+    if (v === null) text += '-';
+    else if (typeof v === 'boolean') text += v ? '1:1' : '1:0';
+    else if (typeof v === 'number') { const d = String(v); text += `${d.length}:${d}`; } else text += `${Buffer.byteLength(v)}:${v}`;
+  }
+  return crypto.createHash('sha256').update(text).digest();
 }
 
 /**
@@ -590,7 +610,7 @@ export async function claim(db: Db, id: string, now: number, opts: { fromProcess
     const rows = await withLockRetry(() => db('predictions').where('id', id).whereIn('status', from).update(claimSet(db, now), '*')) as unknown as PredictionRow[];
     return rows[0] ? toPrediction(rows[0]) : undefined;
   }
-  if (opts.known) return claimBatcher(db)({ id, now, known: opts.known, from });
+  if (opts.known) return claimBatcher(db)({ id, now, known: opts.known, digest: claimDigest(id, opts.known), from });
   return claimByState(db, id, now, from);
 }
 
@@ -612,24 +632,21 @@ interface CarriedClaim {
   id: string;
   now: number;
   known: ClaimSnapshot;
+  /** claimDigest(id, known) */
+  digest: Buffer;
   from: readonly PredictionStatus[];
 }
 
 /** Most first claims one statement takes. */
 const CLAIM_BATCH_MAX = 64;
 
-/**
- * One carried claim's part of the WHERE: its id and every carried value. `<=>` is `=` that also
- * matches NULL to NULL, so the statement's text depends only on how many claims it takes; strings
- * are compared byte for byte (MariaDB's collations compare case- and trailing-space-insensitively).
- */
-const CARRIED_CONDITION = `(id = ? and ${SNAPSHOT_COLUMNS.map((c) => (SNAPSHOT_TYPES[c] === 'string' ? `${c} <=> binary ?` : `${c} <=> ?`)).join(' and ')})`;
 const carriedSql = new Map<number, string>();
 
 /**
  * The UPDATE of `k` carried claims, by primary key (MariaDB may otherwise plan it as a range of an
  * owner index, locking rows and gaps that submits and completions wait on), each row only if it
- * was never claimed and holds every carried value.
+ * was never claimed and holds every carried value: its `claim_digest` (which covers the id) is
+ * one of the claims' digests. Both IN lists are constants, which MariaDB sorts once and searches.
  */
 function carriedClaimSql(k: number): string {
   let sql = carriedSql.get(k);
@@ -637,7 +654,7 @@ function carriedClaimSql(k: number): string {
     const marks = Array.from({ length: k }, () => '?').join(', ');
     const when = Array.from({ length: k }, () => 'when ? then ?').join(' ');
     sql = `update predictions force index (primary) set status = 'processing', started_at = case id ${when} end, updated_at = case id ${when} end, attempts = attempts + 1 where id in (${marks}) and status in ('queued', 'pending') and attempts = 0 and error is null `
-      + `and upstream_job_id is null and review_status = 'unreviewed' and (${Array.from({ length: k }, () => CARRIED_CONDITION).join(' or ')})`;
+      + `and upstream_job_id is null and review_status = 'unreviewed' and claim_digest in (${marks})`;
     carriedSql.set(k, sql);
   }
   return sql;
@@ -647,10 +664,7 @@ function carriedBindings(claims: readonly CarriedClaim[]): Knex.RawBinding[] {
   const bindings: Knex.RawBinding[] = [];
   for (let i = 0; i < 2; i++) for (const c of claims) bindings.push(c.id, c.now);
   for (const c of claims) bindings.push(c.id);
-  for (const c of claims) {
-    bindings.push(c.id);
-    for (const col of SNAPSHOT_COLUMNS) bindings.push(c.known[col]);
-  }
+  for (const c of claims) bindings.push(c.digest);
   return bindings;
 }
 

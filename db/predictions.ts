@@ -13,14 +13,15 @@ import { creditWallet, holdFor, lockWallet, releaseFor, settleFor, settleWallets
 import type { Charge, Payer } from './wallet.ts';
 import { walletKey } from './credit-grants.ts';
 import { checkKeySpend } from './key-spend.ts';
-import { insertDelivery, newDeliveryId } from './deliveries.ts';
+import { insertDeliveries, insertDelivery, newDeliveryId } from './deliveries.ts';
+import type { NewDelivery } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
 import { ownerSql, ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { withLockRetry } from './retry.ts';
 import { unfinishedSql } from './unfinished.ts';
 import { checkEmbedLimits } from './embed-codes.ts';
-import { eachAlone, naturalBatcher, rowsInsert, perInstance, type ItemOutcome } from './batch.ts';
+import { eachAlone, marks, naturalBatcher, rowsInsert, perInstance, type ItemOutcome } from './batch.ts';
 import type { EmbedLimits } from './embed-codes.ts';
 
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
@@ -743,8 +744,15 @@ export interface Completion {
   now: number;
 }
 
+/** markCompleted's UPDATE on MariaDB/MySQL, as fixed SQL (no query building per completion); its values in COMPLETED_COLUMNS' order, then the id. */
+const MARK_COMPLETED_SQL = `update predictions set status = 'completed', error = null, outputs = ?, nsfw = ?, inference_ms = ?, completed_at = ?, updated_at = ?, review_status = ? where id = ? and status = 'processing'`;
+
 /** processing -> completed with the outputs (the guarded transition); false when the row was not `processing` any more. */
 async function markCompleted(trx: Knex, p: Prediction, result: Completion['result'], now: number): Promise<boolean> {
+  if (isMysql(trx)) {
+    const c: Completion = { p, result, now };
+    return rawAffected(await trx.raw(MARK_COMPLETED_SQL, [...COMPLETED_COLUMNS.map(([, value]) => value(c)), p.id])) === 1;
+  }
   const n = await trx('predictions').where({ id: p.id, status: 'processing' }).update({
     status: 'completed', outputs: JSON.stringify(result.outputs), nsfw: JSON.stringify(result.nsfw),
     inference_ms: Math.round(result.inferenceMs), error: null, completed_at: now, updated_at: now,
@@ -764,32 +772,54 @@ const COMPLETED_COLUMNS: ReadonlyArray<[string, (c: Completion) => Knex.Value]> 
   ['review_status', (c) => (c.result.nsfw.some(Boolean) ? 'flagged' : 'unreviewed')],
 ];
 
+const NOT_ALL_PROCESSING = new Error('a completion of the group found its row no longer processing');
+
 /**
- * markCompleted for several predictions in two statements, whatever their number: the rows still
- * `processing` are locked (by primary key, in id order, as markPending does on MariaDB), then one
- * UPDATE moves them to `completed`, each with its own values (CASE id ...). Returns, per item,
- * whether its transition succeeded; a prediction named twice succeeds once (its first item).
+ * markCompleted for several predictions, whatever their number. `optimistic` (MariaDB/MySQL):
+ * one UPDATE of every named row still `processing` (by primary key, in id order, as markPending
+ * does), each with its own values (CASE id ...); MariaDB cannot say which rows an UPDATE changed,
+ * so when it changed fewer than it named (a row cancelled or completed meanwhile: rare) it throws
+ * NOT_ALL_PROCESSING, and the caller rolls back and runs again without `optimistic`. Otherwise
+ * two statements: the rows still `processing` are locked (the same order) and read, then the
+ * UPDATE moves those. Returns, per item, whether its transition succeeded; a prediction named
+ * twice succeeds once (its first item).
  */
-async function markManyCompleted(trx: Knex, items: readonly Completion[]): Promise<boolean[]> {
+async function markManyCompleted(trx: Knex, items: readonly Completion[], optimistic: boolean): Promise<boolean[]> {
   const first = new Map<string, number>();
   items.forEach((c, i) => { if (!first.has(c.p.id)) first.set(c.p.id, i); });
   const ids = [...first.keys()].sort();
   const mysql = isMysql(trx);
   const force = mysql ? ' force index (primary)' : '';
-  const locked = await rawRows<{ id: string }>(trx, `select id from predictions${force} where id in (${ids.map(() => '?').join(', ')}) and status = 'processing'${mysql ? ' order by id for update' : ''}`, ids);
-  const taken = new Set(locked.map((r) => r.id));
-  if (taken.size === 0) return items.map(() => false);
+  let taken: Set<string>;
+  if (optimistic) {
+    taken = new Set(ids);
+  } else {
+    const locked = await rawRows<{ id: string }>(trx, `select id from predictions${force} where id in (${marks(ids.length)}) and status = 'processing'${mysql ? ' order by id for update' : ''}`, ids);
+    taken = new Set(locked.map((r) => r.id));
+    if (taken.size === 0) return items.map(() => false);
+  }
   const moving = [...taken].sort().map((id) => items[first.get(id)!]!);
   const bindings: Knex.RawBinding[] = [];
-  const sets = COMPLETED_COLUMNS.map(([column, value]) => {
-    for (const c of moving) bindings.push(c.p.id, value(c));
-    return `${column} = case id ${moving.map(() => 'when ? then ?').join(' ')} end`;
-  });
-  await trx.raw(
-    `update predictions${force} set status = 'completed', error = null, ${sets.join(', ')} where id in (${moving.map(() => '?').join(', ')}) and status = 'processing'`,
-    [...bindings, ...moving.map((c) => c.p.id)],
-  );
+  for (const [, value] of COMPLETED_COLUMNS) for (const c of moving) bindings.push(c.p.id, value(c));
+  for (const c of moving) bindings.push(c.p.id);
+  const changed = rawAffected(await trx.raw(manyCompletedSql(moving.length, force), bindings));
+  if (optimistic && changed !== moving.length) throw NOT_ALL_PROCESSING;
   return items.map((c, i) => taken.has(c.p.id) && first.get(c.p.id) === i);
+}
+
+const manyCompletedText = new Map<string, string>();
+
+/** markManyCompleted's UPDATE of `k` rows, written once per `k` (and engine). */
+function manyCompletedSql(k: number, force: string): string {
+  const key = `${k}${force}`;
+  let sql = manyCompletedText.get(key);
+  if (sql === undefined) {
+    const when = Array.from({ length: k }, () => 'when ? then ?').join(' ');
+    const sets = COMPLETED_COLUMNS.map(([column]) => `${column} = case id ${when} end`);
+    sql = `update predictions${force} set status = 'completed', error = null, ${sets.join(', ')} where id in (${marks(k)}) and status = 'processing'`;
+    manyCompletedText.set(key, sql);
+  }
+  return sql;
 }
 
 /**
@@ -808,15 +838,27 @@ export function groupable(p: Prediction): boolean {
  * of the wallets for the ones whose transition succeeded (settleWallets: the wallets locked in the
  * fixed order submits take them, one UPDATE per wallet table, every charge's ledger row in one
  * INSERT, each wallet's rows in sequence; settleManyFor when one wallet pays them all); then their
- * webhook delivery rows. A prediction no longer `processing` (cancelled meanwhile, completed by
+ * webhook delivery rows, in one INSERT. A prediction no longer `processing` (cancelled meanwhile, completed by
  * another worker) is not charged: `recorded: false`, as completePrediction answers. Retried whole
  * on a deadlock. The answers are in the order of `items`.
  */
 export async function completePredictions(db: Db, items: readonly Completion[]): Promise<Finished[]> {
   if (items.length === 0) return [];
   for (const { p } of items) if (!groupable(p)) throw new Error(`prediction ${p.id} cannot be charged in a group`);
+  // MariaDB/MySQL: first the transition alone (markManyCompleted optimistic: one statement fewer);
+  // a group with a row no longer processing rolls back and runs again, locking and reading first
+  if (!isMysql(db)) return completeGroup(db, items, false);
+  try {
+    return await completeGroup(db, items, true);
+  } catch (err) {
+    if (err !== NOT_ALL_PROCESSING) throw err;
+    return completeGroup(db, items, false);
+  }
+}
+
+async function completeGroup(db: Db, items: readonly Completion[], optimistic: boolean): Promise<Finished[]> {
   return withLockRetry(() => db.transaction(async (trx) => {
-    const recorded = await markManyCompleted(trx, items);
+    const recorded = await markManyCompleted(trx, items, optimistic);
     const order = items.map((_, i) => i).sort((a, b) => (items[a]!.p.id < items[b]!.p.id ? -1 : items[a]!.p.id > items[b]!.p.id ? 1 : 0));
     const byWallet = new Map<string, { payer: Payer; charges: Charge[] }>();
     for (const i of order) {
@@ -828,8 +870,16 @@ export async function completePredictions(db: Db, items: readonly Completion[]):
       group.charges.push({ amount: p.price, predictionId: p.id, model: p.model, now, listPrice: p.billing!.listPrice, discountPercent: p.billing!.discountPercent });
     }
     await settleWallets(trx, [...byWallet.values()]);
-    const finished: Finished[] = [];
-    for (const [i, { p, now }] of items.entries()) finished.push(recorded[i] ? { recorded: true, deliveryId: await deliveryFor(trx, p, now) } : { recorded: false, deliveryId: null });
+    // the webhook delivery rows of the group in one INSERT
+    const deliveries: Array<NewDelivery & { now: number }> = [];
+    const finished = items.map(({ p, now }, i): Finished => {
+      if (!recorded[i]) return { recorded: false, deliveryId: null };
+      if (!p.webhookUrl) return { recorded: true, deliveryId: null };
+      const id = newDeliveryId();
+      deliveries.push({ id, predictionId: p.id, userId: p.userId, url: p.webhookUrl, now });
+      return { recorded: true, deliveryId: id };
+    });
+    await insertDeliveries(trx, deliveries);
     return finished;
   }));
 }

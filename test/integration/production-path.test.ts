@@ -147,6 +147,8 @@ test('a row changed after its insert, in any carried column, is claimed as it no
     { source: 'dashboard' }, { embed_code_id: 5 }, { embed_visitor: 'v' }, { studio_id: 2 }, { studio_markup: 1 }, { payer_user_id: acct.userId },
     { payer_team_id: 4 }, { list_price: 61 }, { discount_percent: null },
   ];
+  // every carried column is here: one added to the message must be added to the digest (a migration) and here
+  t.deepEqual(changes.flatMap((c) => Object.keys(c)).sort(), Object.keys((await submitted(gw, acct.userId)).row).sort());
   for (const change of changes) {
     const a = await submitted(gw, acct.userId);
     await gw.app.db('predictions').where({ id: a.id }).update(change);

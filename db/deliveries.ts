@@ -2,16 +2,31 @@
 // a prediction (db/predictions.ts) create them, while db/webhooks.ts reads predictions back.
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import { rowsInsert } from './batch.ts';
 
 /** The Standard Webhooks message id: `msg_` + 144 random bits. */
 export function newDeliveryId(): string {
   return `msg_${crypto.randomBytes(18).toString('base64url')}`;
 }
 
+/** A delivery row to create: the prediction it reports and where it goes. */
+export interface NewDelivery {
+  id: string;
+  predictionId: string;
+  userId: number;
+  url: string;
+}
+
+const DELIVERY_COLUMNS = ['id', 'prediction_id', 'user_id', 'url', 'status', 'attempts', 'next_attempt_at', 'created_at', 'updated_at'] as const;
+const insertRows = rowsInsert('webhook_deliveries', DELIVERY_COLUMNS);
+
 /** Called in the transaction that finishes the prediction, so a finished prediction never lacks its delivery. */
-export async function insertDelivery(trx: Knex, d: { id: string; predictionId: string; userId: number; url: string }, now: number): Promise<void> {
-  await trx('webhook_deliveries').insert({
-    id: d.id, prediction_id: d.predictionId, user_id: d.userId, url: d.url, status: 'pending', attempts: 0,
-    next_attempt_at: now, created_at: now, updated_at: now,
-  });
+export async function insertDelivery(trx: Knex, d: NewDelivery, now: number): Promise<void> {
+  await insertDeliveries(trx, [{ ...d, now }]);
+}
+
+/** insertDelivery for several finished predictions (a worker's completion group), each at its own time, in one fixed INSERT (db/batch.ts rowsInsert). */
+export async function insertDeliveries(trx: Knex, ds: ReadonlyArray<NewDelivery & { now: number }>): Promise<void> {
+  if (ds.length === 0) return;
+  await insertRows(trx, ds.map((d) => [d.id, d.predictionId, d.userId, d.url, 'pending', 0, d.now, d.now, d.now]));
 }

@@ -13,14 +13,15 @@ import { creditWallet, holdFor, lockWallet, releaseFor, settleFor, settleWallets
 import type { Charge, Payer } from './wallet.ts';
 import { walletKey } from './credit-grants.ts';
 import { checkKeySpend } from './key-spend.ts';
-import { insertDelivery, newDeliveryId } from './deliveries.ts';
+import { insertDeliveries, insertDelivery, newDeliveryId } from './deliveries.ts';
+import type { NewDelivery } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
 import { ownerSql, ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { withLockRetry } from './retry.ts';
 import { unfinishedSql } from './unfinished.ts';
 import { checkEmbedLimits } from './embed-codes.ts';
-import { eachAlone, naturalBatcher, rowsInsert, perInstance, type ItemOutcome } from './batch.ts';
+import { eachAlone, marks, naturalBatcher, rowsInsert, perInstance, type ItemOutcome } from './batch.ts';
 import type { EmbedLimits } from './embed-codes.ts';
 
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
@@ -517,7 +518,9 @@ async function deliveryFor(trx: Knex, p: Prediction, now: number): Promise<strin
  * The columns of a submitted row that a worker needs, carried in the prediction's queue message
  * so that the first claim need not read the row back (claim with `known`). Nothing in it is
  * trusted: that claim's UPDATE matches only the row that has every one of these values (strings
- * compared byte for byte), so a message can claim no more than its id alone could.
+ * compared byte for byte, through the row's generated `claim_digest`: claimDigest), so a message
+ * can claim no more than its id alone could. The order of the keys is the digest's: changing it, or
+ * the set of columns, needs a migration of `claim_digest` too.
  */
 const SNAPSHOT_TYPES = {
   user_id: 'number', team_id: 'number', api_key_id: 'number', model: 'string', is_test: 'boolean', input: 'string', price: 'number',
@@ -552,6 +555,24 @@ export function parseClaimSnapshot(v: unknown): ClaimSnapshot | undefined {
     if (x !== null && (typeof x !== SNAPSHOT_TYPES[c] || (typeof x === 'number' && !Number.isSafeInteger(x)))) return undefined;
   }
   return o as ClaimSnapshot;
+}
+
+/**
+ * The digest MariaDB's `claim_digest` holds for a row with this id and these values (migration
+ * 20261128_0401): SHA-256 of the id and the carried columns in SNAPSHOT_TYPES order, each as its
+ * length in UTF-8 bytes, ':' and its text (a boolean as 1 or 0, a number in decimal), NULL as '-'.
+ * A length prefix never starts with '-' and says where its value ends, so the text names the values
+ * unambiguously. (The values sit between length prefixes, so no surrogate pair is split.)
+ */
+export function claimDigest(id: string, s: ClaimSnapshot): Buffer {
+  let text = `${Buffer.byteLength(id)}:${id}`;
+  for (const c of SNAPSHOT_COLUMNS) {
+    const v = s[c];
+    if (v === null) text += '-';
+    else if (typeof v === 'boolean') text += v ? '1:1' : '1:0';
+    else if (typeof v === 'number') { const d = String(v); text += `${d.length}:${d}`; } else text += `${Buffer.byteLength(v)}:${v}`;
+  }
+  return crypto.createHash('sha256').update(text).digest();
 }
 
 /**
@@ -590,7 +611,7 @@ export async function claim(db: Db, id: string, now: number, opts: { fromProcess
     const rows = await withLockRetry(() => db('predictions').where('id', id).whereIn('status', from).update(claimSet(db, now), '*')) as unknown as PredictionRow[];
     return rows[0] ? toPrediction(rows[0]) : undefined;
   }
-  if (opts.known) return claimBatcher(db)({ id, now, known: opts.known, from });
+  if (opts.known) return claimBatcher(db)({ id, now, known: opts.known, digest: claimDigest(id, opts.known), from });
   return claimByState(db, id, now, from);
 }
 
@@ -612,24 +633,21 @@ interface CarriedClaim {
   id: string;
   now: number;
   known: ClaimSnapshot;
+  /** claimDigest(id, known) */
+  digest: Buffer;
   from: readonly PredictionStatus[];
 }
 
 /** Most first claims one statement takes. */
 const CLAIM_BATCH_MAX = 64;
 
-/**
- * One carried claim's part of the WHERE: its id and every carried value. `<=>` is `=` that also
- * matches NULL to NULL, so the statement's text depends only on how many claims it takes; strings
- * are compared byte for byte (MariaDB's collations compare case- and trailing-space-insensitively).
- */
-const CARRIED_CONDITION = `(id = ? and ${SNAPSHOT_COLUMNS.map((c) => (SNAPSHOT_TYPES[c] === 'string' ? `${c} <=> binary ?` : `${c} <=> ?`)).join(' and ')})`;
 const carriedSql = new Map<number, string>();
 
 /**
  * The UPDATE of `k` carried claims, by primary key (MariaDB may otherwise plan it as a range of an
  * owner index, locking rows and gaps that submits and completions wait on), each row only if it
- * was never claimed and holds every carried value.
+ * was never claimed and holds every carried value: its `claim_digest` (which covers the id) is
+ * one of the claims' digests. Both IN lists are constants, which MariaDB sorts once and searches.
  */
 function carriedClaimSql(k: number): string {
   let sql = carriedSql.get(k);
@@ -637,7 +655,7 @@ function carriedClaimSql(k: number): string {
     const marks = Array.from({ length: k }, () => '?').join(', ');
     const when = Array.from({ length: k }, () => 'when ? then ?').join(' ');
     sql = `update predictions force index (primary) set status = 'processing', started_at = case id ${when} end, updated_at = case id ${when} end, attempts = attempts + 1 where id in (${marks}) and status in ('queued', 'pending') and attempts = 0 and error is null `
-      + `and upstream_job_id is null and review_status = 'unreviewed' and (${Array.from({ length: k }, () => CARRIED_CONDITION).join(' or ')})`;
+      + `and upstream_job_id is null and review_status = 'unreviewed' and claim_digest in (${marks})`;
     carriedSql.set(k, sql);
   }
   return sql;
@@ -647,10 +665,7 @@ function carriedBindings(claims: readonly CarriedClaim[]): Knex.RawBinding[] {
   const bindings: Knex.RawBinding[] = [];
   for (let i = 0; i < 2; i++) for (const c of claims) bindings.push(c.id, c.now);
   for (const c of claims) bindings.push(c.id);
-  for (const c of claims) {
-    bindings.push(c.id);
-    for (const col of SNAPSHOT_COLUMNS) bindings.push(c.known[col]);
-  }
+  for (const c of claims) bindings.push(c.digest);
   return bindings;
 }
 
@@ -729,8 +744,15 @@ export interface Completion {
   now: number;
 }
 
+/** markCompleted's UPDATE on MariaDB/MySQL, as fixed SQL (no query building per completion); its values in COMPLETED_COLUMNS' order, then the id. */
+const MARK_COMPLETED_SQL = `update predictions set status = 'completed', error = null, outputs = ?, nsfw = ?, inference_ms = ?, completed_at = ?, updated_at = ?, review_status = ? where id = ? and status = 'processing'`;
+
 /** processing -> completed with the outputs (the guarded transition); false when the row was not `processing` any more. */
 async function markCompleted(trx: Knex, p: Prediction, result: Completion['result'], now: number): Promise<boolean> {
+  if (isMysql(trx)) {
+    const c: Completion = { p, result, now };
+    return rawAffected(await trx.raw(MARK_COMPLETED_SQL, [...COMPLETED_COLUMNS.map(([, value]) => value(c)), p.id])) === 1;
+  }
   const n = await trx('predictions').where({ id: p.id, status: 'processing' }).update({
     status: 'completed', outputs: JSON.stringify(result.outputs), nsfw: JSON.stringify(result.nsfw),
     inference_ms: Math.round(result.inferenceMs), error: null, completed_at: now, updated_at: now,
@@ -750,32 +772,54 @@ const COMPLETED_COLUMNS: ReadonlyArray<[string, (c: Completion) => Knex.Value]> 
   ['review_status', (c) => (c.result.nsfw.some(Boolean) ? 'flagged' : 'unreviewed')],
 ];
 
+const NOT_ALL_PROCESSING = new Error('a completion of the group found its row no longer processing');
+
 /**
- * markCompleted for several predictions in two statements, whatever their number: the rows still
- * `processing` are locked (by primary key, in id order, as markPending does on MariaDB), then one
- * UPDATE moves them to `completed`, each with its own values (CASE id ...). Returns, per item,
- * whether its transition succeeded; a prediction named twice succeeds once (its first item).
+ * markCompleted for several predictions, whatever their number. `optimistic` (MariaDB/MySQL):
+ * one UPDATE of every named row still `processing` (by primary key, in id order, as markPending
+ * does), each with its own values (CASE id ...); MariaDB cannot say which rows an UPDATE changed,
+ * so when it changed fewer than it named (a row cancelled or completed meanwhile: rare) it throws
+ * NOT_ALL_PROCESSING, and the caller rolls back and runs again without `optimistic`. Otherwise
+ * two statements: the rows still `processing` are locked (the same order) and read, then the
+ * UPDATE moves those. Returns, per item, whether its transition succeeded; a prediction named
+ * twice succeeds once (its first item).
  */
-async function markManyCompleted(trx: Knex, items: readonly Completion[]): Promise<boolean[]> {
+async function markManyCompleted(trx: Knex, items: readonly Completion[], optimistic: boolean): Promise<boolean[]> {
   const first = new Map<string, number>();
   items.forEach((c, i) => { if (!first.has(c.p.id)) first.set(c.p.id, i); });
   const ids = [...first.keys()].sort();
   const mysql = isMysql(trx);
   const force = mysql ? ' force index (primary)' : '';
-  const locked = await rawRows<{ id: string }>(trx, `select id from predictions${force} where id in (${ids.map(() => '?').join(', ')}) and status = 'processing'${mysql ? ' order by id for update' : ''}`, ids);
-  const taken = new Set(locked.map((r) => r.id));
-  if (taken.size === 0) return items.map(() => false);
+  let taken: Set<string>;
+  if (optimistic) {
+    taken = new Set(ids);
+  } else {
+    const locked = await rawRows<{ id: string }>(trx, `select id from predictions${force} where id in (${marks(ids.length)}) and status = 'processing'${mysql ? ' order by id for update' : ''}`, ids);
+    taken = new Set(locked.map((r) => r.id));
+    if (taken.size === 0) return items.map(() => false);
+  }
   const moving = [...taken].sort().map((id) => items[first.get(id)!]!);
   const bindings: Knex.RawBinding[] = [];
-  const sets = COMPLETED_COLUMNS.map(([column, value]) => {
-    for (const c of moving) bindings.push(c.p.id, value(c));
-    return `${column} = case id ${moving.map(() => 'when ? then ?').join(' ')} end`;
-  });
-  await trx.raw(
-    `update predictions${force} set status = 'completed', error = null, ${sets.join(', ')} where id in (${moving.map(() => '?').join(', ')}) and status = 'processing'`,
-    [...bindings, ...moving.map((c) => c.p.id)],
-  );
+  for (const [, value] of COMPLETED_COLUMNS) for (const c of moving) bindings.push(c.p.id, value(c));
+  for (const c of moving) bindings.push(c.p.id);
+  const changed = rawAffected(await trx.raw(manyCompletedSql(moving.length, force), bindings));
+  if (optimistic && changed !== moving.length) throw NOT_ALL_PROCESSING;
   return items.map((c, i) => taken.has(c.p.id) && first.get(c.p.id) === i);
+}
+
+const manyCompletedText = new Map<string, string>();
+
+/** markManyCompleted's UPDATE of `k` rows, written once per `k` (and engine). */
+function manyCompletedSql(k: number, force: string): string {
+  const key = `${k}${force}`;
+  let sql = manyCompletedText.get(key);
+  if (sql === undefined) {
+    const when = Array.from({ length: k }, () => 'when ? then ?').join(' ');
+    const sets = COMPLETED_COLUMNS.map(([column]) => `${column} = case id ${when} end`);
+    sql = `update predictions${force} set status = 'completed', error = null, ${sets.join(', ')} where id in (${marks(k)}) and status = 'processing'`;
+    manyCompletedText.set(key, sql);
+  }
+  return sql;
 }
 
 /**
@@ -794,15 +838,27 @@ export function groupable(p: Prediction): boolean {
  * of the wallets for the ones whose transition succeeded (settleWallets: the wallets locked in the
  * fixed order submits take them, one UPDATE per wallet table, every charge's ledger row in one
  * INSERT, each wallet's rows in sequence; settleManyFor when one wallet pays them all); then their
- * webhook delivery rows. A prediction no longer `processing` (cancelled meanwhile, completed by
+ * webhook delivery rows, in one INSERT. A prediction no longer `processing` (cancelled meanwhile, completed by
  * another worker) is not charged: `recorded: false`, as completePrediction answers. Retried whole
  * on a deadlock. The answers are in the order of `items`.
  */
 export async function completePredictions(db: Db, items: readonly Completion[]): Promise<Finished[]> {
   if (items.length === 0) return [];
   for (const { p } of items) if (!groupable(p)) throw new Error(`prediction ${p.id} cannot be charged in a group`);
+  // MariaDB/MySQL: first the transition alone (markManyCompleted optimistic: one statement fewer);
+  // a group with a row no longer processing rolls back and runs again, locking and reading first
+  if (!isMysql(db)) return completeGroup(db, items, false);
+  try {
+    return await completeGroup(db, items, true);
+  } catch (err) {
+    if (err !== NOT_ALL_PROCESSING) throw err;
+    return completeGroup(db, items, false);
+  }
+}
+
+async function completeGroup(db: Db, items: readonly Completion[], optimistic: boolean): Promise<Finished[]> {
   return withLockRetry(() => db.transaction(async (trx) => {
-    const recorded = await markManyCompleted(trx, items);
+    const recorded = await markManyCompleted(trx, items, optimistic);
     const order = items.map((_, i) => i).sort((a, b) => (items[a]!.p.id < items[b]!.p.id ? -1 : items[a]!.p.id > items[b]!.p.id ? 1 : 0));
     const byWallet = new Map<string, { payer: Payer; charges: Charge[] }>();
     for (const i of order) {
@@ -814,8 +870,16 @@ export async function completePredictions(db: Db, items: readonly Completion[]):
       group.charges.push({ amount: p.price, predictionId: p.id, model: p.model, now, listPrice: p.billing!.listPrice, discountPercent: p.billing!.discountPercent });
     }
     await settleWallets(trx, [...byWallet.values()]);
-    const finished: Finished[] = [];
-    for (const [i, { p, now }] of items.entries()) finished.push(recorded[i] ? { recorded: true, deliveryId: await deliveryFor(trx, p, now) } : { recorded: false, deliveryId: null });
+    // the webhook delivery rows of the group in one INSERT
+    const deliveries: Array<NewDelivery & { now: number }> = [];
+    const finished = items.map(({ p, now }, i): Finished => {
+      if (!recorded[i]) return { recorded: false, deliveryId: null };
+      if (!p.webhookUrl) return { recorded: true, deliveryId: null };
+      const id = newDeliveryId();
+      deliveries.push({ id, predictionId: p.id, userId: p.userId, url: p.webhookUrl, now });
+      return { recorded: true, deliveryId: id };
+    });
+    await insertDeliveries(trx, deliveries);
     return finished;
   }));
 }

@@ -35,6 +35,12 @@ const COMPLETED_AT_INDEX = 'predictions_status_completed_at_index';
 const SWEEP_INDEX = 'predictions_status_created_at_index';
 const UPDATED_AT_INDEX = 'predictions_status_updated_at_index';
 const LATEST = ['20261126_0101_predictions_unfinished', '20261126_0102_predictions_redundant_indexes', '20261127_0101_predictions_output_expiry', '20261127_0201_predictions_sweep_index'];
+/** The migrations after LATEST, rolled back first where a test steps down through LATEST. */
+const LATER = ['20261128_0401_predictions_claim_digest'];
+
+async function downLater(db: Db): Promise<void> {
+  for (let i = 0; i < LATER.length; i++) await db.migrate.down({ migrationSource });
+}
 
 async function mysqlDb(t: { teardown(fn: () => Promise<void>): void }, poolMax = 2): Promise<Db> {
   const fresh = await freshDatabase();
@@ -119,6 +125,9 @@ test('MariaDB: migrations 20261126_0101, 0102, 20261127_0101 and 0201 run down a
   const up = await indexNames(db);
   for (const name of [...UNFINISHED_INDEXES, EXPIRY_INDEX, SWEEP_INDEX]) t.true(up.has(name), name);
   for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX, UPDATED_AT_INDEX]) t.false(up.has(name), name);
+  t.true(await db.schema.hasColumn('predictions', 'claim_digest'));
+  await downLater(db);
+  t.false(await db.schema.hasColumn('predictions', 'claim_digest'));
   await db.migrate.down({ migrationSource });
   const sweepDown = await indexNames(db);
   for (const name of [SWEEP_INDEX, UPDATED_AT_INDEX]) t.true(sweepDown.has(name), name);
@@ -133,7 +142,7 @@ test('MariaDB: migrations 20261126_0101, 0102, 20261127_0101 and 0201 run down a
   for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX, SWEEP_INDEX, UPDATED_AT_INDEX]) t.true(down.has(name), name);
   for (const name of [...UNFINISHED_INDEXES, EXPIRY_INDEX]) t.false(down.has(name), name);
   t.false(await db.schema.hasColumn('predictions', 'unfinished'));
-  t.deepEqual(await migrate(db), LATEST);
+  t.deepEqual(await migrate(db), [...LATEST, ...LATER]);
   t.deepEqual(await indexNames(db), up);
 });
 
@@ -144,9 +153,10 @@ test('SQLite: migrations 20261126_0101, 0102, 20261127_0101 and 0201 leave the e
   for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX, SWEEP_INDEX, UPDATED_AT_INDEX]) t.true(up.has(name), name);
   t.false(await db.schema.hasColumn('predictions', 'unfinished'));
   t.false(await db.schema.hasColumn('predictions', 'output_expires_from'));
-  for (let i = 0; i < LATEST.length; i++) await db.migrate.down({ migrationSource });
+  t.false(await db.schema.hasColumn('predictions', 'claim_digest'));
+  for (let i = 0; i < LATEST.length + LATER.length; i++) await db.migrate.down({ migrationSource });
   t.deepEqual(await indexNames(db), up);
-  t.deepEqual(await migrate(db), LATEST);
+  t.deepEqual(await migrate(db), [...LATEST, ...LATER]);
 });
 
 /** Completed rows with outputs kept, expired, sandbox ones, and every other status, completed_at spread over 0..n. */
@@ -212,6 +222,7 @@ test('MariaDB: the retention scan reads only the index entries of rows still to 
   // one entry per row due, and one more to find the range's end
   t.true(expiry <= due + 1, `${expiry} reads for ${due} rows`);
   // the index it replaced reads every completed row before 1000, those expired and the sandbox ones too
+  await downLater(db);
   await db.migrate.down({ migrationSource, name: '20261127_0201_predictions_sweep_index' });
   await db.migrate.down({ migrationSource });
   await db.raw('analyze table predictions');
@@ -358,6 +369,7 @@ test('MariaDB: each sweep and the queue-age metric read (status, created_at), an
   const now: number[] = [];
   // each measured on its second run (the first after a schema change reads the statistics)
   for (const [, run] of sweeps) now.push((await run(), await reads(run)) - overhead);
+  await downLater(db);
   await db.migrate.down({ migrationSource });
   await db.raw('analyze table predictions');
   for (const [i, [name, , old]] of sweeps.entries()) {

@@ -5,7 +5,7 @@ import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { assertLedger } from '../helpers/ledger.ts';
-import { claim, findPredictionById, newPredictionId, parseClaimSnapshot, submitPrediction } from '../../db/predictions.ts';
+import { claim, claimDigest, findPredictionById, newPredictionId, parseClaimSnapshot, submitPrediction } from '../../db/predictions.ts';
 import type { ClaimSnapshot, NewPrediction } from '../../db/predictions.ts';
 import { debitWallet, holdFor, releaseFor, settleFor } from '../../db/wallet.ts';
 
@@ -84,7 +84,7 @@ test('a first claim with the carried row returns exactly the stored prediction; 
   t.is(await claim(gw.app.db, a.id, now, { known: known!, fromProcessing: false }), undefined);
 
   // A message claiming another price, payer, webhook or an input differing only in case: the row as stored wins.
-  for (const change of [{ price: 1 }, { user_id: acct.userId + 1 }, { webhook_url: 'https://example.com/hook' }, { input: JSON.stringify({ prompt: 'exact case', width: 64 }) }, { payer_user_id: 1 }]) {
+  for (const change of [{ price: 1 }, { user_id: acct.userId + 1 }, { webhook_url: 'https://example.com/hook' }, { input: JSON.stringify({ prompt: 'exact case', width: 64 }) }, { input: `${a.row.input} ` }, { payer_user_id: 1 }, { http_request_id: null }]) {
     const b = await submitted(gw, acct.userId);
     const p = await claim(gw.app.db, b.id, now, { known: { ...b.row, ...change } });
     t.deepEqual(p, await findPredictionById(gw.app.db, b.id), JSON.stringify(change));
@@ -99,6 +99,65 @@ test('a first claim with the carried row returns exactly the stored prediction; 
   const big = await submitPrediction(gw.app.db, { id: newPredictionId(Date.now()), userId: acct.userId, apiKeyId: null, model: MODEL, input: { prompt: 'x'.repeat(70_000) }, price: 0, webhookUrl: null }, Date.now());
   t.like(big, { accepted: true });
   t.false('row' in big);
+});
+
+/** Runs `body`, counting the statements the database is sent meanwhile. */
+async function statementsOf<T>(gw: TestGateway, body: () => Promise<T>): Promise<{ value: T; statements: number }> {
+  let statements = 0;
+  const count = () => { statements++; };
+  gw.app.db.on('query', count);
+  try {
+    return { value: await body(), statements };
+  } finally {
+    gw.app.db.off('query', count);
+  }
+}
+
+test('the claim digest MariaDB computes for a row is the one the worker computes from its message, for multi-byte, trailing-space, empty, null and negative values', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 10_000);
+  const id = newPredictionId(Date.now());
+  const p: NewPrediction = {
+    id, userId: acct.userId, apiKeyId: null, model: MODEL, input: { prompt: 'h\u00e9 \u20ac \u{1F600} \u4e2d ', n: -3, empty: '' }, price: 50, listPrice: 60, discountPercent: null,
+    webhookUrl: 'https://example.com/h\u00e9?q= ', httpRequestId: null, embedVisitor: '', studioMarkup: 0,
+  };
+  const outcome = await submitPrediction(gw.app.db, p, Date.now());
+  if (!outcome.accepted || !outcome.row) throw new Error('refused, or no row to carry');
+  const known = parseClaimSnapshot(JSON.parse(JSON.stringify(outcome.row)))!;
+  const [rows] = await gw.app.db.raw('select claim_digest from predictions where id = ?', [id]) as [Array<{ claim_digest: Buffer }>];
+  t.is(rows[0]!.claim_digest.toString('hex'), claimDigest(id, known).toString('hex'));
+  // the digest covers the id: another id with the same values has another digest
+  t.not(claimDigest(`${id}x`, known).toString('hex'), claimDigest(id, known).toString('hex'));
+  const run = await statementsOf(gw, () => claim(gw.app.db, id, Date.now(), { known }));
+  t.is(run.statements, 1, 'taken with the carried row');
+  t.deepEqual(run.value, await findPredictionById(gw.app.db, id));
+  t.false('claim_digest' in (await gw.app.db('predictions').where({ id }).first()), 'SELECT * does not list the digest');
+});
+
+test('a row changed after its insert, in any carried column, is claimed as it now is, not as its message says', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 10_000);
+  const other = await newAccount(gw, 0);
+  // nothing in the code changes these columns after the insert; an operator's UPDATE might
+  const changes: Array<Record<string, string | number | boolean | null>> = [
+    { price: 49 }, { user_id: other.userId }, { team_id: 7 }, { api_key_id: 3 }, { model: `${MODEL}-b` }, { is_test: true },
+    { input: JSON.stringify({ prompt: 'Exact Case ', width: 64 }) }, { webhook_url: null }, { http_request_id: 'req-2' }, { created_at: 1 },
+    { source: 'dashboard' }, { embed_code_id: 5 }, { embed_visitor: 'v' }, { studio_id: 2 }, { studio_markup: 1 }, { payer_user_id: acct.userId },
+    { payer_team_id: 4 }, { list_price: 61 }, { discount_percent: null },
+  ];
+  // every carried column is here: one added to the message must be added to the digest (a migration) and here
+  t.deepEqual(changes.flatMap((c) => Object.keys(c)).sort(), Object.keys((await submitted(gw, acct.userId)).row).sort());
+  for (const change of changes) {
+    const a = await submitted(gw, acct.userId);
+    await gw.app.db('predictions').where({ id: a.id }).update(change);
+    const run = await statementsOf(gw, () => claim(gw.app.db, a.id, Date.now(), { known: a.row }));
+    const stored = await findPredictionById(gw.app.db, a.id);
+    t.deepEqual(run.value, stored, JSON.stringify(change));
+    t.is(run.statements, 3, `the carried claim took nothing; claimed on its state and read: ${JSON.stringify(change)}`);
+    t.is(stored?.attempts, 1);
+  }
 });
 
 test('a submit refused by a concurrency limit after its hold holds nothing: wallet, ledger and predictions unchanged', async (t) => {

@@ -27,12 +27,15 @@
 //   server.inject, LAYERS_INJECT_N requests each: no sockets, far less noise; for A/B of a change),
 //   LAYERS_RATES (a comma list of offered requests/s, e.g. "3000,6000,0": each layer also run at
 //   each rate, 0 meaning as fast as it answers; a table per rate),
+//   LAYERS_NODE_ARGS ("<layer>=<flags>;...": Node/V8 flags for that layer's process only, e.g.
+//   "server.ts=--max-semi-space-size=64"; swap them between two layers in the next run to A/B a flag),
 //   LAYERS_CPU_PROF (a directory: each layer's process writes its .cpuprofile there when it stops;
 //   the profile holds its warm-up too).
 // MariaDB and RabbitMQ as the tests find them (TEST_MYSQL_URL, TEST_AMQP_URL); a fresh database.
 // The figures are CPU ms per 2xx answer of the serving process only: load on the machine moves
 // them much less than it moves throughput, but run before/after back to back all the same.
 import crypto from 'node:crypto';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import Boom from '@hapi/boom';
 import Hapi from '@hapi/hapi';
 import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
@@ -126,6 +129,19 @@ async function serve(layer: Layer): Promise<void> {
   setInterval(() => {
     if (process.ppid !== parent) process.exit(0);
   }, 1_000).unref();
+  // garbage collections so far (count and pause ms, minor and major), asked for with SIGUSR2
+  const gc = { minor: 0, minorMs: 0, major: 0, majorMs: 0 };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const major = (e as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR;
+      gc[major ? 'major' : 'minor']++;
+      gc[major ? 'majorMs' : 'minorMs'] += e.duration;
+    }
+  }).observe({ entryTypes: ['gc'] });
+  process.on('SIGUSR2', () => {
+    // after the observer's pending entries are delivered
+    setImmediate(() => process.stdout.write(`${JSON.stringify({ gc })}\n`));
+  });
   process.on('SIGTERM', () => {
     void server.stop({ timeout: 500 }).then(close).then(() => process.exit(0), () => process.exit(1));
   });
@@ -185,6 +201,12 @@ async function main(which: string): Promise<void> {
   const KEYS = intEnv('LAYERS_KEYS', 20);
   const ROWS = intEnv('LAYERS_ROWS', 1_000);
   const logLevel = process.env.LAYERS_LOG_LEVEL ?? 'silent';
+  // LAYERS_NODE_ARGS="server.ts=--max-semi-space-size=64;gateway.ts=...": Node/V8 flags for one layer's process
+  const nodeArgsOf = new Map((process.env.LAYERS_NODE_ARGS ?? '').split(';').filter(Boolean).map((part) => {
+    const at = part.indexOf('=');
+    if (at < 1) throw new Error(`LAYERS_NODE_ARGS: "<layer>=<flags>" parts separated by ";" (got ${JSON.stringify(part)})`);
+    return [part.slice(0, at), part.slice(at + 1).split(' ').filter(Boolean)] as const;
+  }));
   const RATES = (process.env.LAYERS_RATES ?? '0').split(',').map((v) => Number(v.trim())).filter((v) => Number.isInteger(v) && v >= 0);
   if (RATES.length === 0) throw new Error('LAYERS_RATES: a comma list of requests per second (0: as fast as the layer answers)');
   const only = process.env.LAYERS_ONLY ? process.env.LAYERS_ONLY.split(',').map((s) => s.trim()) : null;
@@ -233,7 +255,8 @@ async function main(which: string): Promise<void> {
     const children = new Map<Layer, { child: Awaited<ReturnType<typeof spawnNode>>; port: number }>();
     for (const layer of layers) {
       const own = layer === 'gateway.ts';
-      const child = spawnNode(own ? 'test/bench/gateway.ts' : script, own ? [] : ['serve', layer], { env: own ? { ...env, PORT: '0', HOST: '127.0.0.1' } : env, ...(prof ? { nodeArgs: ['--cpu-prof', '--cpu-prof-interval', '200', '--cpu-prof-dir', prof, '--cpu-prof-name', `${kind}-${layer}-${process.pid}.cpuprofile`] } : {}) });
+      const nodeArgs = [...(nodeArgsOf.get(layer) ?? []), ...(prof ? ['--cpu-prof', '--cpu-prof-interval', '200', '--cpu-prof-dir', prof, '--cpu-prof-name', `${kind}-${layer}-${process.pid}.cpuprofile`] : [])];
+      const child = spawnNode(own ? 'test/bench/gateway.ts' : script, own ? [] : ['serve', layer], { env: own ? { ...env, PORT: '0', HOST: '127.0.0.1' } : env, nodeArgs });
       const { port } = await child.nextJson<{ port: number }>(60_000);
       children.set(layer, { child, port });
     }
@@ -241,6 +264,7 @@ async function main(which: string): Promise<void> {
     for (const { port } of children.values()) await fire({ ...loadFor(kind), url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: WARMUP_S });
     // LAYERS_RATES: the same layers also at fixed offered rates (autocannon's overallRate), in turn
     // with the unlimited run inside each round: what a request costs at a lower rate on the same process
+    const gcLines: string[] = [];
     const results = new Map<number, Map<Layer, Array<{ cpu: number; okPerS: number; other: number; syscalls: number; cs: number; waitMs: number }>>>(RATES.map((rate) => [rate, new Map()]));
     for (let r = 0; r < ROUNDS; r++) {
       for (const layer of r % 2 === 0 ? layers : [...layers].reverse()) {
@@ -249,9 +273,20 @@ async function main(which: string): Promise<void> {
           const url = `http://127.0.0.1:${port}`;
           const paced = rate > 0 ? { overallRate: rate } : {};
           await fire({ ...loadFor(kind), url, connections: CONNECTIONS, duration: 1, ...paced });
+          const gcNow = async () => {
+            if (layer === 'gateway.ts') return null;
+            child.child.kill('SIGUSR2');
+            return (await child.nextJson<{ gc: { minor: number; minorMs: number; major: number; majorMs: number } }>(10_000)).gc;
+          };
+          const g0 = await gcNow();
           const s0 = processStats(child.child.pid!);
           const run = await fire({ ...loadFor(kind), url, connections: CONNECTIONS, duration: DURATION_S, ...paced });
           const s1 = processStats(child.child.pid!);
+          const g1 = await gcNow();
+          if (g0 && g1) {
+            const k = run.ok / 1000;
+            gcLines.push(`${layer}${rate > 0 ? ` @${rate}/s` : ''} round ${r + 1}: per 1,000 2xx ${((g1.minor - g0.minor) / k).toFixed(2)} minor GCs (${((g1.minorMs - g0.minorMs) / k).toFixed(1)} ms), ${((g1.major - g0.major) / k).toFixed(3)} major (${((g1.majorMs - g0.majorMs) / k).toFixed(1)} ms)`);
+          }
           const per = (k: keyof ProcStats) => (s1[k] - s0[k]) / Math.max(1, run.ok);
           const byLayer = results.get(rate)!;
           byLayer.set(layer, [...(byLayer.get(layer) ?? []), { cpu: per('cpuMs'), okPerS: run.okPerS, other: run.requests - run.ok + run.errors, syscalls: per('syscalls'), cs: per('volCs') + per('involCs'), waitMs: per('runqWaitMs') }]);
@@ -259,6 +294,7 @@ async function main(which: string): Promise<void> {
       }
     }
     await Promise.all([...children.values()].map((c) => c.child.kill()));
+    if (gcLines.length) console.log(`\ngarbage collection pauses (main thread):\n  ${gcLines.join('\n  ')}`);
     for (const rate of RATES) {
       console.log(`\n${title}${RATES.length > 1 || rate > 0 ? (rate > 0 ? `, offered ${rate}/s` : ', as fast as it answers') : ''}`);
       printTable(layers, results.get(rate)!);

@@ -23,6 +23,7 @@
 //   BENCH_ROWS (20000), BENCH_LIVE_USERS (1: the production keys' owners), BENCH_WORKER_CONCURRENCY (16), BENCH_ENDPOINTS ("10,5000"),
 //   BENCH_MYSQL_URL / BENCH_AMQP_URL (default: TEST_MYSQL_URL / TEST_AMQP_URL, else local defaults),
 //   BENCH_CPU_PROF (a directory: every gateway process writes its .cpuprofile there when it stops),
+//   BENCH_NODE_ARGS (Node/V8 flags for every gateway process, space-separated),
 //   BENCH_PROCESS_CPU (a share of one core, e.g. 0.25: each gateway process in a cgroup of its own capped
 //   at that share; MariaDB, RabbitMQ, the bare hapi process and autocannon uncapped; needs a writable
 //   cgroup v1 cpu controller, refused otherwise), BENCH_SCALEOUT_MAX (2: the scale-out phase also runs
@@ -92,6 +93,8 @@ try {
 }
 // the last resort: no cgroup outlives the benchmark (the clean-ups below remove them in order)
 if (CPU_CAP) process.on('exit', () => CPU_CAP!.releaseAll());
+// BENCH_NODE_ARGS: Node/V8 flags for every gateway process (space-separated), e.g. to A/B a flag
+const GATEWAY_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const DRAIN_TIMEOUT_MS = 180_000;
 const ENDPOINT_COUNTS = [...new Set((process.env.BENCH_ENDPOINTS || '10,5000').split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0 && n < 100_000))].sort((a, b) => a - b);
 if (ENDPOINT_COUNTS.length === 0) {
@@ -202,7 +205,7 @@ let baseEnv: Record<string, string> = {};
 async function startProc(name: string, role: 'api' | 'worker', processes = 1): Promise<Proc> {
   // BENCH_CPU_PROF=<dir>: each gateway process writes a .cpuprofile there when it stops (Node refuses --cpu-prof in NODE_OPTIONS)
   const prof = process.env.BENCH_CPU_PROF;
-  const child = spawnNode('test/bench/gateway.ts', [String(processes)], { env: { ...baseEnv, ROLE: role }, input: true, ...(prof ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${prof}`] } : {}) });
+  const child = spawnNode('test/bench/gateway.ts', [String(processes)], { env: { ...baseEnv, ROLE: role }, input: true, nodeArgs: [...GATEWAY_NODE_ARGS, ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [])] });
   let pids: number[] = [];
   cleanups.push({
     name,

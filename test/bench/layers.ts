@@ -16,26 +16,37 @@
 //   api-key       + the real credential plugins (the key from the credential cache)
 //   handler       + the real handler (the result read; the sandbox submit)
 //   server.ts     createServer itself (adds the files, uploads, docs and dashboard routes)
+//   gateway.ts    the benchmark's own API process (test/bench/gateway.ts: main.ts's start(), ROLE=api,
+//                 with its query and response counters), so the two harnesses compare in one run
+//                 (not with LAYERS_MODE=inject)
 // Knobs: LAYERS_DURATION (5 s per run, after 1 s of warm-up; every process first gets LAYERS_WARMUP, 3 s), LAYERS_ROUNDS (2: every layer once per round, the order
 //   flipping each round), LAYERS_CONNECTIONS (50), LAYERS_KEYS (20 sandbox keys, one user each),
 //   LAYERS_ROWS (1,000 predictions to read), LAYERS_LOG_LEVEL (silent, as run.ts; `info` writes
 //   every request line to the child's stdout, which this process reads and throws away),
 //   LAYERS_ONLY (comma list of layer names), LAYERS_MODE=inject (every layer in this process through
 //   server.inject, LAYERS_INJECT_N requests each: no sockets, far less noise; for A/B of a change),
+//   LAYERS_RATES (a comma list of offered requests/s, e.g. "3000,6000,0": each layer also run at
+//   each rate, 0 meaning as fast as it answers; a table per rate),
+//   LAYERS_NODE_ARGS ("<layer>=<flags>;...": Node/V8 flags for that layer's process only, e.g.
+//   "server.ts=--max-semi-space-size=64"; swap them between two layers in the next run to A/B a flag),
 //   LAYERS_CPU_PROF (a directory: each layer's process writes its .cpuprofile there when it stops;
 //   the profile holds its warm-up too).
+// Besides CPU, each run prints per 2xx the process's system calls, context switches and ms waited
+// runnable for a core (/proc: how crowded the cores were), and every layer but gateway.ts its
+// garbage collections per 1,000 2xx (asked for with SIGUSR2 before and after the run).
 // MariaDB and RabbitMQ as the tests find them (TEST_MYSQL_URL, TEST_AMQP_URL); a fresh database.
 // The figures are CPU ms per 2xx answer of the serving process only: load on the machine moves
 // them much less than it moves throughput, but run before/after back to back all the same.
 import crypto from 'node:crypto';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import Boom from '@hapi/boom';
 import Hapi from '@hapi/hapi';
 import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import type { HandlerContext } from '../../handlers/types.ts';
-import type { AutocannonOptions } from './lib.ts';
+import type { AutocannonOptions, ProcStats } from './lib.ts';
 import { bareRoutes } from './bare-routes.ts';
 
-const LAYERS = ['bare', 'options', 'request-log', 'ops', 'errors', 'embed+studio', 'spec-routes', 'api-key', 'handler', 'server.ts'] as const;
+const LAYERS = ['bare', 'options', 'request-log', 'ops', 'errors', 'embed+studio', 'spec-routes', 'api-key', 'handler', 'server.ts', 'gateway.ts'] as const;
 type Layer = (typeof LAYERS)[number];
 type PathKind = 'read' | 'sandbox';
 
@@ -121,6 +132,19 @@ async function serve(layer: Layer): Promise<void> {
   setInterval(() => {
     if (process.ppid !== parent) process.exit(0);
   }, 1_000).unref();
+  // garbage collections so far (count and pause ms, minor and major), asked for with SIGUSR2
+  const gc = { minor: 0, minorMs: 0, major: 0, majorMs: 0 };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const major = (e as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR;
+      gc[major ? 'major' : 'minor']++;
+      gc[major ? 'majorMs' : 'minorMs'] += e.duration;
+    }
+  }).observe({ entryTypes: ['gc'] });
+  process.on('SIGUSR2', () => {
+    // after the observer's pending entries are delivered
+    setImmediate(() => process.stdout.write(`${JSON.stringify({ gc })}\n`));
+  });
   process.on('SIGTERM', () => {
     void server.stop({ timeout: 500 }).then(close).then(() => process.exit(0), () => process.exit(1));
   });
@@ -172,7 +196,7 @@ async function injectLayers(kind: PathKind, layers: readonly Layer[], rounds: nu
 
 async function main(which: string): Promise<void> {
   const { startGateway, newAccount } = await import('../helpers/gateway.ts');
-  const { fire, processCpuMs, spawnNode } = await import('./lib.ts');
+  const { fire, processStats, spawnNode } = await import('./lib.ts');
   const DURATION_S = intEnv('LAYERS_DURATION', 5);
   const ROUNDS = intEnv('LAYERS_ROUNDS', 2);
   const WARMUP_S = intEnv('LAYERS_WARMUP', 3);
@@ -180,8 +204,18 @@ async function main(which: string): Promise<void> {
   const KEYS = intEnv('LAYERS_KEYS', 20);
   const ROWS = intEnv('LAYERS_ROWS', 1_000);
   const logLevel = process.env.LAYERS_LOG_LEVEL ?? 'silent';
+  // LAYERS_NODE_ARGS="server.ts=--max-semi-space-size=64;gateway.ts=...": Node/V8 flags for one layer's process
+  const nodeArgsOf = new Map((process.env.LAYERS_NODE_ARGS ?? '').split(';').filter(Boolean).map((part) => {
+    const at = part.indexOf('=');
+    if (at < 1) throw new Error(`LAYERS_NODE_ARGS: "<layer>=<flags>" parts separated by ";" (got ${JSON.stringify(part)})`);
+    return [part.slice(0, at), part.slice(at + 1).split(' ').filter(Boolean)] as const;
+  }));
+  const RATES = (process.env.LAYERS_RATES ?? '0').split(',').map((v) => Number(v.trim())).filter((v) => Number.isInteger(v) && v >= 0);
+  if (RATES.length === 0) throw new Error('LAYERS_RATES: a comma list of requests per second (0: as fast as the layer answers)');
   const only = process.env.LAYERS_ONLY ? process.env.LAYERS_ONLY.split(',').map((s) => s.trim()) : null;
-  const layers = LAYERS.filter((l) => !only || only.includes(l));
+  const inject = process.env.LAYERS_MODE === 'inject';
+  // the gateway.ts layer is a process of its own: no server.inject
+  const layers = LAYERS.filter((l) => (!only || only.includes(l)) && !(inject && l === 'gateway.ts'));
   const kinds: PathKind[] = which === 'both' ? ['read', 'sandbox'] : [which as PathKind];
 
   const gw = await startGateway({ env: LIMITS });
@@ -204,7 +238,6 @@ async function main(which: string): Promise<void> {
   const env = { ...gw.env, ...LIMITS, ROLE: 'api', LOG_LEVEL: logLevel };
   const script = new URL(import.meta.url).pathname;
   console.log(`layers: ${kinds.join(', ')}; ${ROUNDS} rounds of ${DURATION_S} s per layer, ${CONNECTIONS} connections, ${KEYS} sandbox keys${kinds.includes('read') ? `, ${ROWS} predictions` : ''}, LOG_LEVEL=${logLevel}`);
-  const inject = process.env.LAYERS_MODE === 'inject';
   const prof = process.env.LAYERS_CPU_PROF;
   if (inject) Object.assign(process.env, env);
   for (const kind of kinds) {
@@ -224,36 +257,61 @@ async function main(which: string): Promise<void> {
     }
     const children = new Map<Layer, { child: Awaited<ReturnType<typeof spawnNode>>; port: number }>();
     for (const layer of layers) {
-      const child = spawnNode(script, ['serve', layer], { env, ...(prof ? { nodeArgs: ['--cpu-prof', '--cpu-prof-interval', '200', '--cpu-prof-dir', prof, '--cpu-prof-name', `${kind}-${layer}-${process.pid}.cpuprofile`] } : {}) });
+      const own = layer === 'gateway.ts';
+      const nodeArgs = [...(nodeArgsOf.get(layer) ?? []), ...(prof ? ['--cpu-prof', '--cpu-prof-interval', '200', '--cpu-prof-dir', prof, '--cpu-prof-name', `${kind}-${layer}-${process.pid}.cpuprofile`] : [])];
+      const child = spawnNode(own ? 'test/bench/gateway.ts' : script, own ? [] : ['serve', layer], { env: own ? { ...env, PORT: '0', HOST: '127.0.0.1' } : env, nodeArgs });
       const { port } = await child.nextJson<{ port: number }>(60_000);
       children.set(layer, { child, port });
     }
     // fresh processes: every layer's JIT warmed and its caches filled before anything is measured
     for (const { port } of children.values()) await fire({ ...loadFor(kind), url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: WARMUP_S });
-    const results = new Map<Layer, Array<{ cpu: number; okPerS: number; other: number }>>();
+    // LAYERS_RATES: the same layers also at fixed offered rates (autocannon's overallRate), in turn
+    // with the unlimited run inside each round: what a request costs at a lower rate on the same process
+    const gcLines: string[] = [];
+    const results = new Map<number, Map<Layer, Array<{ cpu: number; okPerS: number; other: number; syscalls: number; cs: number; waitMs: number }>>>(RATES.map((rate) => [rate, new Map()]));
     for (let r = 0; r < ROUNDS; r++) {
       for (const layer of r % 2 === 0 ? layers : [...layers].reverse()) {
-        const { child, port } = children.get(layer)!;
-        const url = `http://127.0.0.1:${port}`;
-        await fire({ ...loadFor(kind), url, connections: CONNECTIONS, duration: 1 });
-        const cpu0 = processCpuMs(child.child.pid!);
-        const run = await fire({ ...loadFor(kind), url, connections: CONNECTIONS, duration: DURATION_S });
-        const cpu = (processCpuMs(child.child.pid!) - cpu0) / Math.max(1, run.ok);
-        const list = results.get(layer) ?? [];
-        list.push({ cpu, okPerS: run.okPerS, other: run.requests - run.ok + run.errors });
-        results.set(layer, list);
+        for (const rate of r % 2 === 0 ? RATES : [...RATES].reverse()) {
+          const { child, port } = children.get(layer)!;
+          const url = `http://127.0.0.1:${port}`;
+          const paced = rate > 0 ? { overallRate: rate } : {};
+          await fire({ ...loadFor(kind), url, connections: CONNECTIONS, duration: 1, ...paced });
+          const gcNow = async () => {
+            if (layer === 'gateway.ts') return null;
+            child.child.kill('SIGUSR2');
+            return (await child.nextJson<{ gc: { minor: number; minorMs: number; major: number; majorMs: number } }>(10_000)).gc;
+          };
+          const g0 = await gcNow();
+          const s0 = processStats(child.child.pid!);
+          const run = await fire({ ...loadFor(kind), url, connections: CONNECTIONS, duration: DURATION_S, ...paced });
+          const s1 = processStats(child.child.pid!);
+          const g1 = await gcNow();
+          if (g0 && g1) {
+            const k = run.ok / 1000;
+            gcLines.push(`${layer}${rate > 0 ? ` @${rate}/s` : ''} round ${r + 1}: per 1,000 2xx ${((g1.minor - g0.minor) / k).toFixed(2)} minor GCs (${((g1.minorMs - g0.minorMs) / k).toFixed(1)} ms), ${((g1.major - g0.major) / k).toFixed(3)} major (${((g1.majorMs - g0.majorMs) / k).toFixed(1)} ms)`);
+          }
+          const per = (k: keyof ProcStats) => (s1[k] - s0[k]) / Math.max(1, run.ok);
+          const byLayer = results.get(rate)!;
+          byLayer.set(layer, [...(byLayer.get(layer) ?? []), { cpu: per('cpuMs'), okPerS: run.okPerS, other: run.requests - run.ok + run.errors, syscalls: per('syscalls'), cs: per('volCs') + per('involCs'), waitMs: per('runqWaitMs') }]);
+        }
       }
     }
     await Promise.all([...children.values()].map((c) => c.child.kill()));
-    console.log(`\n${title}`);
-    printTable(layers, results);
+    if (gcLines.length) console.log(`\ngarbage collection pauses (main thread):\n  ${gcLines.join('\n  ')}`);
+    for (const rate of RATES) {
+      console.log(`\n${title}${RATES.length > 1 || rate > 0 ? (rate > 0 ? `, offered ${rate}/s` : ', as fast as it answers') : ''}`);
+      printTable(layers, results.get(rate)!);
+    }
   }
   await gw.stop();
 }
 
-function printTable(layers: readonly Layer[], results: ReadonlyMap<Layer, ReadonlyArray<{ cpu: number; okPerS?: number; other?: number }>>): void {
+function printTable(layers: readonly Layer[], results: ReadonlyMap<Layer, ReadonlyArray<{ cpu: number; okPerS?: number; other?: number; syscalls?: number; cs?: number; waitMs?: number }>>): void {
   const round = (v: number) => Math.round(v * 10_000) / 10_000;
-  console.log(`${'layer'.padEnd(14)} ${'CPU ms/req (each round)'.padEnd(26)} ${'min'.padStart(6)} ${'+ vs above'.padStart(10)} ${'2xx/s'.padStart(10)} non-2xx/errors`);
+  const withProc = [...results.values()][0]?.[0]?.syscalls !== undefined;
+  // per 2xx, each round: system calls (socket reads and writes), context switches, ms waited runnable for a core
+  const procHead = withProc ? ' | per 2xx, each round: syscalls / ctx switches / runnable wait ms' : '';
+  console.log(`${'layer'.padEnd(14)} ${'CPU ms/req (each round)'.padEnd(26)} ${'min'.padStart(6)} ${'+ vs above'.padStart(10)} ${'2xx/s'.padStart(10)} non-2xx/errors${procHead}`);
   let prev: number | null = null;
   for (const layer of layers) {
     const list = results.get(layer)!;
@@ -261,14 +319,15 @@ function printTable(layers: readonly Layer[], results: ReadonlyMap<Layer, Readon
     const delta = prev === null ? '' : `${min - prev >= 0 ? '+' : ''}${round(min - prev)}`;
     const rate = list[0]?.okPerS === undefined ? '' : list.map((x) => Math.round(x.okPerS!)).join('/');
     const other = list[0]?.other === undefined ? '' : list.map((x) => x.other).join('/');
-    console.log(`${layer.padEnd(14)} ${list.map((x) => round(x.cpu)).join(' / ').padEnd(26)} ${String(round(min)).padStart(6)} ${delta.padStart(10)} ${rate.padStart(10)} ${other}`);
+    const proc = withProc ? ` | ${list.map((x) => `${x.syscalls!.toFixed(2)} / ${x.cs!.toFixed(3)} / ${x.waitMs!.toFixed(4)}`).join(', ')}` : '';
+    console.log(`${layer.padEnd(14)} ${list.map((x) => round(x.cpu)).join(' / ').padEnd(26)} ${String(round(min)).padStart(6)} ${delta.padStart(10)} ${rate.padStart(10)} ${other}${proc}`);
     prev = min;
   }
 }
 
 if (process.argv[2] === 'serve') {
   const layer = process.argv[3] as Layer;
-  if (!LAYERS.includes(layer)) throw new Error(`unknown layer ${layer}; one of ${LAYERS.join(', ')}`);
+  if (!LAYERS.includes(layer) || layer === 'gateway.ts') throw new Error(`unknown layer ${layer}; one of ${LAYERS.join(', ')}`);
   await serve(layer);
 } else {
   const which = process.argv[2] ?? 'both';

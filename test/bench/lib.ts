@@ -255,6 +255,39 @@ export function processCpuMs(pid: number): number {
   }
 }
 
+/**
+ * What a process has done so far, from /proc: CPU (utime + stime, ms), read and write system calls
+ * (/proc/<pid>/io syscr, syscw: every socket read and write counts), voluntary and involuntary
+ * context switches (/proc/<pid>/status, summed over its threads) and the time its threads waited
+ * runnable for a core (/proc/<pid>/schedstat, summed over its threads, ms): divided by requests,
+ * they tell work that grew (more system calls per request) from the same work slowed by a
+ * crowded machine (waiting for a core, being switched out). NaN where /proc cannot be read.
+ */
+export interface ProcStats { cpuMs: number; syscalls: number; volCs: number; involCs: number; runqWaitMs: number }
+export function processStats(pid: number): ProcStats {
+  const nan = { cpuMs: Number.NaN, syscalls: Number.NaN, volCs: Number.NaN, involCs: Number.NaN, runqWaitMs: Number.NaN };
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (text: string, name: string) => Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN);
+    let volCs = 0;
+    let involCs = 0;
+    let runqWaitNs = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+        volCs += field(status, 'voluntary_ctxt_switches');
+        involCs += field(status, 'nonvoluntary_ctxt_switches');
+        runqWaitNs += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]);
+      } catch {
+        // a thread that ended meanwhile
+      }
+    }
+    return { cpuMs: processCpuMs(pid), syscalls: field(io, 'syscr') + field(io, 'syscw'), volCs, involCs, runqWaitMs: runqWaitNs / 1e6 };
+  } catch {
+    return nan;
+  }
+}
+
 /** Pids of the processes whose command name (/proc/<pid>/comm) is one of `names`. */
 export function pidsByName(names: readonly string[]): number[] {
   const found: number[] = [];

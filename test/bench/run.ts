@@ -23,6 +23,7 @@
 //   BENCH_ROWS (20000), BENCH_LIVE_USERS (1: the production keys' owners), BENCH_WORKER_CONCURRENCY (16), BENCH_ENDPOINTS ("10,5000"),
 //   BENCH_MYSQL_URL / BENCH_AMQP_URL (default: TEST_MYSQL_URL / TEST_AMQP_URL, else local defaults),
 //   BENCH_CPU_PROF (a directory: every gateway process writes its .cpuprofile there when it stops),
+//   BENCH_NODE_ARGS (Node/V8 flags for every gateway process, space-separated),
 //   BENCH_PROCESS_CPU (a share of one core, e.g. 0.25: each gateway process in a cgroup of its own capped
 //   at that share; MariaDB, RabbitMQ, the bare hapi process and autocannon uncapped; needs a writable
 //   cgroup v1 cpu controller, refused otherwise), BENCH_SCALEOUT_MAX (2: the scale-out phase also runs
@@ -47,10 +48,10 @@ const { insertApiKey } = await import('../../db/api-keys.ts');
 const { insertSandboxPrediction, newPredictionId } = await import('../../db/predictions.ts');
 const { newSecret, sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST } = await import('../../lib/secrets.ts');
 const { AMQP_URL, deleteTopology, freshDatabase, uniqueName } = await import('../helpers/services.ts');
-const { cpuBusyPct, fire, mean, percentile, pidsByName, processCpuMs, round, spawnNode, waitForQuiet, ROOT } = await import('./lib.ts');
+const { cpuBusyPct, fire, mean, percentile, pidsByName, processCpuMs, processStats, round, spawnNode, waitForQuiet, ROOT } = await import('./lib.ts');
 const { middleSlug, writeSpecDir } = await import('./spec-gen.ts');
 import { cpuCapFromEnv } from './cpu-cap.ts';
-import type { AutocannonOptions, Child, HttpRun } from './lib.ts';
+import type { AutocannonOptions, Child, HttpRun, ProcStats } from './lib.ts';
 import type { CpuCap } from './cpu-cap.ts';
 import type { Knex } from 'knex';
 
@@ -92,6 +93,8 @@ try {
 }
 // the last resort: no cgroup outlives the benchmark (the clean-ups below remove them in order)
 if (CPU_CAP) process.on('exit', () => CPU_CAP!.releaseAll());
+// BENCH_NODE_ARGS: Node/V8 flags for every gateway process (space-separated), e.g. to A/B a flag
+const GATEWAY_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const DRAIN_TIMEOUT_MS = 180_000;
 const ENDPOINT_COUNTS = [...new Set((process.env.BENCH_ENDPOINTS || '10,5000').split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0 && n < 100_000))].sort((a, b) => a - b);
 if (ENDPOINT_COUNTS.length === 0) {
@@ -202,7 +205,7 @@ let baseEnv: Record<string, string> = {};
 async function startProc(name: string, role: 'api' | 'worker', processes = 1): Promise<Proc> {
   // BENCH_CPU_PROF=<dir>: each gateway process writes a .cpuprofile there when it stops (Node refuses --cpu-prof in NODE_OPTIONS)
   const prof = process.env.BENCH_CPU_PROF;
-  const child = spawnNode('test/bench/gateway.ts', [String(processes)], { env: { ...baseEnv, ROLE: role }, input: true, ...(prof ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${prof}`] } : {}) });
+  const child = spawnNode('test/bench/gateway.ts', [String(processes)], { env: { ...baseEnv, ROLE: role }, input: true, nodeArgs: [...GATEWAY_NODE_ARGS, ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [])] });
   let pids: number[] = [];
   cleanups.push({
     name,
@@ -256,12 +259,18 @@ interface Snap {
   served2xx: number;
   /** MariaDB's Questions counter (server side, every client of the server) */
   questions: number;
+  /** the API process(es)' system calls, context switches and runnable wait so far (/proc) */
+  apiProc: Omit<ProcStats, 'cpuMs'>;
 }
 
 const sumCpu = (pids: readonly number[]) => pids.reduce((a, pid) => {
   const ms = processCpuMs(pid);
   return Number.isFinite(ms) ? a + ms : a;
 }, 0);
+
+const sumProc = (pids: readonly number[]): Omit<ProcStats, 'cpuMs'> => pids.map(processStats).reduce((a, p) => ({
+  syscalls: a.syscalls + p.syscalls, volCs: a.volCs + p.volCs, involCs: a.involCs + p.involCs, runqWaitMs: a.runqWaitMs + p.runqWaitMs,
+}), { syscalls: 0, volCs: 0, involCs: 0, runqWaitMs: 0 });
 
 let db: Knex;
 
@@ -287,6 +296,7 @@ async function snap(t: Topology): Promise<Snap> {
     queries: { api, worker },
     served2xx: apiStats.served2xx,
     questions: q,
+    apiProc: sumProc(t.api.pids),
   };
 }
 
@@ -300,6 +310,12 @@ interface Cost {
   queriesPerRequest: { api: number; worker: number; total: number };
   /** MariaDB Questions per request, idle baseline subtracted (other clients of the server add noise) */
   questionsPerRequest: number;
+  /**
+   * The API process(es) per request (not idle-subtracted): read + write system calls, voluntary and
+   * involuntary context switches, ms waited runnable for a core. How crowded the cores were: the same
+   * code costs more CPU per request when it is switched out and waits (README "Benchmark").
+   */
+  apiProcPerRequest: Omit<ProcStats, 'cpuMs'>;
   idle: { wallS: number; questionsPerS: number; corePct: Record<Group, number> };
 }
 
@@ -331,13 +347,20 @@ function cost(idle: [Snap, Snap], run0: Snap, run1: Snap, requests: number): Cos
     totalCpuMsPerRequest: round(GROUPS.reduce((a, g) => a + cpuMsPerRequest[g], 0), 3),
     queriesPerRequest: { api: round(qApi, 2), worker: round(qWorker, 2), total: round(qApi + qWorker, 2) },
     questionsPerRequest: round(per(Math.max(0, run1.questions - run0.questions - questionsRate * runMs)), 2),
+    apiProcPerRequest: {
+      syscalls: round(per(run1.apiProc.syscalls - run0.apiProc.syscalls), 2),
+      volCs: round(per(run1.apiProc.volCs - run0.apiProc.volCs), 3),
+      involCs: round(per(run1.apiProc.involCs - run0.apiProc.involCs), 3),
+      runqWaitMs: round(per(run1.apiProc.runqWaitMs - run0.apiProc.runqWaitMs), 4),
+    },
     idle: { wallS: round(idleMs / 1000, 1), questionsPerS: round(questionsRate * 1000, 0), corePct },
   };
 }
 
 function costLine(c: Cost): string {
   const cpu = GROUPS.map((g) => `${g} ${c.cpuMsPerRequest[g]}`).join(' + ');
-  return `CPU per 2xx: ${cpu} = ${c.totalCpuMsPerRequest} ms; database round trips per 2xx: ${c.queriesPerRequest.api} (API) + ${c.queriesPerRequest.worker} (worker) knex queries, ${c.questionsPerRequest} MariaDB Questions (idle baseline ${c.idle.questionsPerS}/s from other clients subtracted)`;
+  const p = c.apiProcPerRequest;
+  return `CPU per 2xx: ${cpu} = ${c.totalCpuMsPerRequest} ms; database round trips per 2xx: ${c.queriesPerRequest.api} (API) + ${c.queriesPerRequest.worker} (worker) knex queries, ${c.questionsPerRequest} MariaDB Questions (idle baseline ${c.idle.questionsPerS}/s from other clients subtracted); API process per 2xx: ${p.syscalls} syscalls, ${p.volCs} + ${p.involCs} (involuntary) context switches, ${p.runqWaitMs} ms runnable waiting for a core`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -594,13 +617,17 @@ async function sideBySide(label: string, exercises: string, t: Topology, makeLoa
     let bareRun: HttpRun | undefined;
     let c: Cost | undefined;
     let bareCpu = Number.NaN;
+    let bareProc = '';
     let drain: Drain | undefined;
     for (const which of r % 2 === 0 ? ['bare', 'gateway'] as const : ['gateway', 'bare'] as const) {
       if (which === 'bare') {
         if (WARMUP_S > 0) await fire({ ...load, url: `http://127.0.0.1:${bare!.port}`, connections: CONNECTIONS, duration: WARMUP_S });
-        const cpu0 = processCpuMs(bare!.pid);
+        const b0 = processStats(bare!.pid);
         bareRun = await fire({ ...load, url: `http://127.0.0.1:${bare!.port}`, connections: CONNECTIONS, duration: DURATION_S });
-        bareCpu = round((processCpuMs(bare!.pid) - cpu0) / Math.max(1, bareRun.ok), 3);
+        const b1 = processStats(bare!.pid);
+        const perBare = (k: keyof ProcStats, digits: number) => round((b1[k] - b0[k]) / Math.max(1, bareRun!.ok), digits);
+        bareCpu = perBare('cpuMs', 3);
+        bareProc = `${perBare('syscalls', 2)} syscalls, ${perBare('volCs', 3)} + ${perBare('involCs', 3)} (involuntary) context switches, ${perBare('runqWaitMs', 4)} ms runnable waiting`;
       } else {
         const idle = await idleBaseline(t);
         if (WARMUP_S > 0) {
@@ -624,7 +651,7 @@ async function sideBySide(label: string, exercises: string, t: Topology, makeLoa
     rounds.push(round_);
     out(`   round ${r + 1}/${ROUNDS} (${r % 2 === 0 ? 'bare first' : 'gateway first'}):`);
     out(`     ${httpLine('gateway', round_.gateway)}`);
-    out(`     ${httpLine('bare hapi', round_.bare)}  (bare CPU ${bareCpu} ms/request)`);
+    out(`     ${httpLine('bare hapi', round_.bare)}  (bare CPU ${bareCpu} ms/request; per request ${bareProc})`);
     out(`     ratio ${round_.ratio}; ${drain ? 'per prediction created (submit + completion), ' : ''}${costLine(round_.cost)}`);
     if (drain) out(`     ${drainLine(drain)}`);
   }

@@ -11,15 +11,17 @@
 // of different knex instances in one process) queue on the wallet rows' locks as single submits
 // do, taking them in the same order.
 import type { Knex } from 'knex';
+import { answersReturning, isMysql } from './knex.ts';
 import type { Db } from './knex.ts';
 import { InsufficientCreditError } from './errors.ts';
-import { holdEach, lockWallets } from './wallet.ts';
+import { compareWallets, holdEach, LEDGER_HEAD, lockWallets } from './wallet.ts';
 import { walletKey } from './credit-grants.ts';
 import type { Payer } from './wallet.ts';
 import { insertSubmitted, limitsApply, submitPrediction, submittedRow, unfinishedCounts, withSnapshot } from './predictions.ts';
 import type { ConcurrencyLimits, NewPrediction, SubmitOptions, SubmitOutcome, UnfinishedScope } from './predictions.ts';
 import { withLockRetry } from './retry.ts';
-import { eachAlone, naturalBatcher, perInstance } from './batch.ts';
+import { eachAlone, marks, naturalBatcher, perInstance } from './batch.ts';
+import { num } from './rows.ts';
 import type { ItemOutcome } from './batch.ts';
 
 /** One submit as submitPrediction takes it. */
@@ -50,18 +52,24 @@ export type BatchAnswer = { outcome: SubmitOutcome } | { error: Error };
  * the caller runs each request alone.
  */
 export async function submitBatch(db: Db, batch: readonly SubmitRequest[]): Promise<BatchAnswer[]> {
+  if (holdFirstApplies(db, batch) && await answersReturning(db)) {
+    try {
+      return await withLockRetry(() => db.transaction((trx) => holdFirst(trx, batch)));
+    } catch (err) {
+      // rolled back whole (nothing of it written): the locked path below decides every request
+      if (!(err instanceof NotAllAccepted)) throw err;
+    }
+  }
   return withLockRetry(() => db.transaction((trx) => decideAndWrite(trx, batch)));
 }
 
 const payerOf = (p: NewPrediction): Payer => ({ userId: p.userId, teamId: p.teamId ?? null });
 
-async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promise<BatchAnswer[]> {
-  const payers = batch.map(({ p }) => payerOf(p));
-  const wallets = await lockWallets(trx, payers);
-  for (const payer of payers) {
-    if (!wallets.has(walletKey(payer))) throw new Error(`wallet ${payer.teamId === null ? `of user ${payer.userId}` : `of team ${payer.teamId}`} not found`);
-  }
-  // the counts the batch needs, each bounded by the largest limit any request applies to it
+/**
+ * The counts of unfinished predictions a batch needs (each bounded by the largest limit any of
+ * its requests applies to it) and how to look one up by name (`key <id>`, `account <wallet>`).
+ */
+function neededCounts(batch: readonly SubmitRequest[], payers: readonly Payer[]) {
   const scopes: Array<{ scope: UnfinishedScope; bound: number }> = [];
   const scopeIndex = new Map<string, number>();
   const need = (name: string, scope: UnfinishedScope, bound: number) => {
@@ -76,6 +84,27 @@ async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promi
     if (limits.perKey > 0 && p.apiKeyId !== null) need(`key ${p.apiKeyId}`, { keyId: p.apiKeyId }, limits.perKey);
     if (limits.perAccount > 0) need(`account ${walletKey(payers[i]!)}`, { owner: payers[i]! }, limits.perAccount);
   });
+  return { scopes, scopeIndex };
+}
+
+/**
+ * The generation-limit refusal of a request given the unfinished counts (those counted plus the
+ * ones accepted before it in the batch), if any; `unfinished` looks a count up by name.
+ */
+function limitRefusal(p: NewPrediction, limits: ConcurrencyLimits | undefined, payer: Payer, unfinished: (name: string) => number): SubmitOutcome | undefined {
+  if (!limits || !limitsApply(p, limits)) return undefined;
+  if (limits.perKey > 0 && p.apiKeyId !== null && unfinished(`key ${p.apiKeyId}`) >= limits.perKey) return { accepted: false, scope: 'key', limit: limits.perKey };
+  if (limits.perAccount > 0 && unfinished(`account ${walletKey(payer)}`) >= limits.perAccount) return { accepted: false, scope: 'account', limit: limits.perAccount };
+  return undefined;
+}
+
+async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promise<BatchAnswer[]> {
+  const payers = batch.map(({ p }) => payerOf(p));
+  const wallets = await lockWallets(trx, payers);
+  for (const payer of payers) {
+    if (!wallets.has(walletKey(payer))) throw new Error(`wallet ${payer.teamId === null ? `of user ${payer.userId}` : `of team ${payer.teamId}`} not found`);
+  }
+  const { scopes, scopeIndex } = neededCounts(batch, payers);
   const counted = await unfinishedCounts(trx, scopes);
   const unfinished = (name: string) => {
     const i = scopeIndex.get(name);
@@ -89,25 +118,18 @@ async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promi
     const { p, limits } = req;
     const payer = payers[i]!;
     const wallet = walletKey(payer);
-    const keyName = `key ${p.apiKeyId}`;
-    const accountName = `account ${wallet}`;
     // a priced request's hold comes first (its conditional UPDATE), then the counts under it
     if (p.price > 0 && (!wallets.get(wallet)!.live || balances.get(wallet)! < p.price)) {
       answers.push({ error: new InsufficientCreditError(p.price) });
       continue;
     }
-    if (limits && limitsApply(p, limits)) {
-      if (limits.perKey > 0 && p.apiKeyId !== null && unfinished(keyName) >= limits.perKey) {
-        answers.push({ outcome: { accepted: false, scope: 'key', limit: limits.perKey } });
-        continue;
-      }
-      if (limits.perAccount > 0 && unfinished(accountName) >= limits.perAccount) {
-        answers.push({ outcome: { accepted: false, scope: 'account', limit: limits.perAccount } });
-        continue;
-      }
+    const refused = limitRefusal(p, limits, payer, unfinished);
+    if (refused) {
+      answers.push({ outcome: refused });
+      continue;
     }
     balances.set(wallet, balances.get(wallet)! - p.price);
-    for (const name of [keyName, accountName]) {
+    for (const name of [`key ${p.apiKeyId}`, `account ${wallet}`]) {
       const s = scopeIndex.get(name);
       if (s !== undefined) counted[s]!++;
     }
@@ -127,6 +149,135 @@ async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promi
   });
   for (const a of accepted) if (a.req.p.price === 0) answers[a.at] = { outcome: withSnapshot({ accepted: true }, a.row) };
   return answers;
+}
+
+/** The hold-first attempt of a batch found that not every request of it is accepted: rolled back, and the locked path decides. */
+class NotAllAccepted extends Error {
+  constructor() {
+    super('not every request of the batch is accepted');
+  }
+}
+
+/**
+ * Whether a batch may try the hold-first path (holdFirst): on MariaDB (its INSERT ... RETURNING
+ * and user variables; SQLite's lock is the whole database's, taken at once by lockWallets' write,
+ * and MySQL answers no RETURNING), and only when every wallet of the batch takes a hold (a wallet
+ * that only free requests with limits use would have no row lock for their counts).
+ */
+function holdFirstApplies(db: Db, batch: readonly SubmitRequest[]): boolean {
+  if (!isMysql(db)) return false;
+  const priced = new Set<string>();
+  for (const { p } of batch) if (p.price > 0) priced.add(walletKey(payerOf(p)));
+  return batch.every(({ p }) => priced.has(walletKey(payerOf(p))));
+}
+
+/**
+ * A batch's hold-first path (README "Group commit of production submits"): the wallet rows'
+ * locks taken by the holds' own conditional UPDATE, first statement of the transaction, instead
+ * of a locking read before it, so the locks span one round trip fewer: UPDATE (the locks), the
+ * counts, the hold rows, the prediction rows, COMMIT. It expects every request accepted, which is
+ * what the locked path (decideAndWrite) decides whenever each wallet's balance covers the sum of
+ * its requests' prices and no request is past a generation limit: the UPDATE takes each wallet's
+ * sum only where `balance >= sum` (and, for a team, only while it is not deleted), on the row as
+ * its lock found it, and the counts are made under those locks exactly as the locked path makes
+ * them. Anything else (a wallet short, deleted or missing; a request the counts refuse) throws
+ * NotAllAccepted before anything is written to the ledger or predictions: the transaction rolls
+ * back and the locked path decides each request. Each hold row's balance_after/held_after comes
+ * from the wallet as the UPDATE left it (user variables it sets, @mg_bN/@mg_hN for the N-th
+ * wallet), plus/minus the holds of that wallet after it in the batch, and its INSERT returns the
+ * balance_after of each row, the client's remaining balance.
+ */
+async function holdFirst(trx: Knex, batch: readonly SubmitRequest[]): Promise<BatchAnswer[]> {
+  const payers = batch.map(({ p }) => payerOf(p));
+  // each wallet's sum, by table and id in the fixed order (compareWallets), and its variables' number
+  const wallets = new Map<string, { payer: Payer; sum: number; n: number }>();
+  for (const [i, { p }] of batch.entries()) {
+    const key = walletKey(payers[i]!);
+    const w = wallets.get(key) ?? { payer: payers[i]!, sum: 0, n: 0 };
+    w.sum += p.price;
+    wallets.set(key, w);
+  }
+  const ordered = [...wallets.values()].sort((a, b) => compareWallets(a.payer, b.payer));
+  ordered.forEach((w, n) => { w.n = n; });
+  for (const table of ['users', 'teams'] as const) {
+    const rows = ordered.filter((w) => (w.payer.teamId === null) === (table === 'users'));
+    if (rows.length > 0 && !await holdSums(trx, table, rows)) throw new NotAllAccepted();
+  }
+
+  const { scopes, scopeIndex } = neededCounts(batch, payers);
+  const counted = await unfinishedCounts(trx, scopes);
+  const unfinished = (name: string) => {
+    const i = scopeIndex.get(name);
+    return i === undefined ? 0 : counted[i]!;
+  };
+  const rows: Array<Record<string, unknown>> = [];
+  for (const [i, req] of batch.entries()) {
+    if (limitRefusal(req.p, req.limits, payers[i]!, unfinished)) throw new NotAllAccepted();
+    for (const name of [`key ${req.p.apiKeyId}`, `account ${walletKey(payers[i]!)}`]) {
+      const s = scopeIndex.get(name);
+      if (s !== undefined) counted[s]!++;
+    }
+    rows.push(req.row ?? submittedRow(req.p, req.now));
+  }
+
+  // the hold rows in batch order; each wallet's later holds, which its row's balance_after adds back
+  const later = new Map([...wallets].map(([key, w]) => [key, w.sum]));
+  const values: Knex.RawBinding[] = [];
+  const templates: string[] = [];
+  const priced: number[] = [];
+  for (const [i, { p, now }] of batch.entries()) {
+    if (p.price === 0) continue;
+    const key = walletKey(payers[i]!);
+    const rest = later.get(key)! - p.price;
+    later.set(key, rest);
+    const n = wallets.get(key)!.n;
+    templates.push(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_b${n} + ?, @mg_h${n} - ?)`);
+    // LEDGER_COLUMNS' order (db/wallet.ts), the last two the offsets from the wallet after the UPDATE
+    values.push(p.userId, payers[i]!.teamId, 0, p.price, 'hold', p.id, '', p.model.slice(0, 255), now, p.listPrice ?? p.price, p.discountPercent ?? null, rest, rest);
+    priced.push(i);
+  }
+  const [returned] = await trx.raw(`${LEDGER_HEAD}${templates.join(', ')} returning balance_after`, values) as unknown as [Array<{ balance_after: number | string }>];
+  await insertSubmitted(trx, rows);
+  const answers: BatchAnswer[] = rows.map((row) => ({ outcome: withSnapshot({ accepted: true }, row) }));
+  priced.forEach((at, j) => {
+    answers[at] = { outcome: withSnapshot({ accepted: true, balance: num(returned[j]!.balance_after) }, rows[at]!) };
+  });
+  return answers;
+}
+
+/**
+ * One UPDATE of a wallet table taking each wallet's sum (balance -> held) where its balance
+ * covers it (and a team is not deleted), and leaving each wallet's new balance and held in the
+ * user variables @mg_bN and @mg_hN (N its number in the batch); true when every row matched (the
+ * variables are read only then, so a value an earlier statement of the connection left is never used).
+ */
+async function holdSums(trx: Knex, table: 'users' | 'teams', rows: ReadonlyArray<{ payer: Payer; sum: number; n: number }>): Promise<boolean> {
+  const idOf = (w: { payer: Payer }) => (table === 'users' ? w.payer.userId : w.payer.teamId!);
+  const bindings: number[] = [];
+  const set = (column: 'balance' | 'held', v: 'b' | 'h', sign: 1 | -1) => {
+    if (rows.length === 1) {
+      bindings.push(sign * rows[0]!.sum);
+      return `${column} = (@mg_${v}${rows[0]!.n} := ${column} + ?)`;
+    }
+    const cases = rows.map((w) => {
+      bindings.push(idOf(w), sign * w.sum);
+      return `when ? then (@mg_${v}${w.n} := ${column} + ?)`;
+    });
+    return `${column} = case id ${cases.join(' ')} end`;
+  };
+  const sets = `${set('balance', 'b', -1)}, ${set('held', 'h', 1)}`;
+  let where: string;
+  if (rows.length === 1) {
+    bindings.push(idOf(rows[0]!), rows[0]!.sum);
+    where = 'id = ? and balance >= ?';
+  } else {
+    bindings.push(...rows.map(idOf));
+    where = `id in (${marks(rows.length)}) and balance >= case id ${rows.map(() => 'when ? then ?').join(' ')} end`;
+    for (const w of rows) bindings.push(idOf(w), w.sum);
+  }
+  if (table === 'teams') where += ' and deleted_at is null';
+  const [ok] = await trx.raw(`update \`${table}\` set ${sets} where ${where}`, bindings) as unknown as [{ affectedRows: number }];
+  return ok.affectedRows === rows.length;
 }
 
 /**

@@ -55,7 +55,8 @@ function walletRow(trx: Knex, payer: Payer): Knex.QueryBuilder {
  */
 const LEDGER_COLUMNS = ['user_id', 'team_id', 'amount', 'held_change', 'kind', 'prediction_id', 'ref', 'description', 'created_at', 'list_price', 'discount_percent', 'balance_after', 'held_after'] as const;
 const insertLedger = rowsInsert('credit_transactions', LEDGER_COLUMNS);
-const LEDGER_HEAD = insertHead('credit_transactions', LEDGER_COLUMNS);
+/** `insert into credit_transactions (LEDGER_COLUMNS) values `: the head of a ledger INSERT whose rows take some values from SQL */
+export const LEDGER_HEAD = insertHead('credit_transactions', LEDGER_COLUMNS);
 /** MariaDB/MySQL: the wallet as the UPDATE before left it in session variables (moveWallet) */
 const insertLedgerAfterMoveSql = multiRowInsert(LEDGER_HEAD, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_balance, @mg_held)');
 /** MariaDB/MySQL: charges of one wallet, each row's held_after the held the UPDATE left plus what the later rows take (settleManyFor) */

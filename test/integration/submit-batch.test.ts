@@ -33,11 +33,25 @@ async function answer(p: Promise<SubmitOutcome>): Promise<string> {
   }
 }
 
-/** Counts the batches a knex instance ran: the wallet's locking read that only a batch makes (MariaDB FOR UPDATE; SQLite a no-op write returning the row). */
+/**
+ * Counts the batches a knex instance ran: the statement that only a batch makes first, the
+ * hold-first UPDATE of its wallets (MariaDB, setting @mg_b0) or the wallets' locking read (MariaDB
+ * FOR UPDATE; SQLite a no-op write returning the row). A locking read right after a hold-first
+ * attempt that wrote no hold rows is that same batch's locked path, not another batch.
+ */
 function batchesRun(db: Knex): { readonly n: number } {
   const seen = { n: 0 };
+  let holdFirstUndecided = false;
   db.on('query', (q: { sql: string }) => {
-    if (/for update$|`held` = held where .*returning/i.test(q.sql)) seen.n++;
+    if (/^update .*@mg_b0 :=/i.test(q.sql)) {
+      seen.n++;
+      holdFirstUndecided = true;
+    } else if (/returning balance_after$/i.test(q.sql)) {
+      holdFirstUndecided = false;
+    } else if (/for update$|`held` = held where .*returning/i.test(q.sql)) {
+      if (!holdFirstUndecided) seen.n++;
+      holdFirstUndecided = false;
+    }
   });
   return seen;
 }

@@ -367,6 +367,118 @@ test('mysql: two instances whose batches take the same wallets in opposite arriv
   await assertLedger(t, gw.app.db);
 });
 
+/** Counts the hold-first batches a knex instance committed rows for (MariaDB: their hold rows' INSERT, which only that path makes). */
+function holdFirstWrites(db: Knex): { readonly n: number } {
+  const seen = { n: 0 };
+  db.on('query', (q: { sql: string }) => {
+    if (/returning balance_after$/i.test(q.sql)) seen.n++;
+  });
+  return seen;
+}
+
+test('mysql: a batch of several wallets that all cover their sums and pass their limits takes its locks with the holds themselves (no locking read): balances, held and hold rows exact per wallet, users\' rows before teams\', each by id', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const [a, b, c] = [await newAccount(gw, 300), await newAccount(gw, 1000), await newAccount(gw, 100)];
+  const made = await gw.server.inject({ method: 'POST', url: '/app/teams', headers: { authorization: `Bearer ${a!.session}` }, payload: { name: 'first' } });
+  t.is(made.statusCode, 201, made.payload);
+  const teamId = Number((made.result as { id: number }).id);
+  await gw.app.db.transaction((trx) => creditWallet(trx, { userId: a!.userId, teamId }, 250, 'grant', 'test credit', Date.now()));
+  const locks = lockReads(gw.app.db);
+  const updates: Array<{ sql: string; bindings: number[] }> = [];
+  gw.app.db.on('query', (q: { sql: string; bindings?: unknown[] }) => {
+    if (/^update .*@mg_b\d+ :=/i.test(q.sql)) updates.push({ sql: q.sql, bindings: (q.bindings ?? []).map(Number) });
+  });
+  const writes = holdFirstWrites(gw.app.db);
+  const [A, B, C] = [a!.userId, b!.userId, c!.userId];
+  // c's wallet is covered exactly; a free request rides along with a wallet that takes holds
+  const ps = [request(B, 100), request(A, 100), request(C, 60), request(A, 100, null, teamId), request(A, 100), request(B, 100),
+    request(A, 100), request(A, 0), request(A, 100, null, teamId), request(C, 40)];
+  const outcomes = ps.map((p) => submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 10 }));
+  const answers = await Promise.all(outcomes.map(answer));
+  t.deepEqual(answers, ps.map(() => 'ok'));
+  t.deepEqual(await Promise.all(outcomes.map((o) => o.then((x) => (x.accepted ? x.balance : undefined)))),
+    [900, 200, 40, 150, 100, 800, 0, undefined, 50, 0], 'each answers its own wallet after its own hold');
+  t.is(writes.n, 1, 'one hold-first batch');
+  t.deepEqual(locks, [], 'no locking read');
+  // the users' UPDATE (ids ascending in its IN list) before the teams'
+  t.is(updates.length, 2);
+  t.regex(updates[0]!.sql, /^update `users`/);
+  t.regex(updates[1]!.sql, /^update `teams`/);
+  const sorted = [A, B, C].sort((x, y) => x - y);
+  t.deepEqual(updates[0]!.bindings.slice(12, 15), sorted, 'the IN list in id order');
+  t.deepEqual(await wallet(gw.app.db, A), { balance: 0, held: 300 });
+  t.deepEqual(await wallet(gw.app.db, B), { balance: 800, held: 200 });
+  t.deepEqual(await wallet(gw.app.db, C), { balance: 0, held: 100 });
+  const team = await gw.app.db('teams').where({ id: teamId }).first<{ balance: unknown; held: unknown }>('balance', 'held');
+  t.deepEqual([Number(team.balance), Number(team.held)], [50, 200]);
+  const seq = (ids: string[], start: number) => ids.map((id, i) => [id, start - 100 * (i + 1), 100 * (i + 1)]);
+  t.deepEqual(await walletHolds(gw.app.db, { userId: A, teamId: null }), seq([ps[1]!.id, ps[4]!.id, ps[6]!.id], 300));
+  t.deepEqual(await walletHolds(gw.app.db, { userId: B, teamId: null }), seq([ps[0]!.id, ps[5]!.id], 1000));
+  t.deepEqual(await walletHolds(gw.app.db, { userId: A, teamId }), seq([ps[3]!.id, ps[8]!.id], 250));
+  t.deepEqual(await walletHolds(gw.app.db, { userId: C, teamId: null }), [[ps[2]!.id, 40, 60], [ps[9]!.id, 0, 100]]);
+  t.deepEqual((await holdRows(gw.app.db, B)).map((r) => r.slice(3)), [[110, 5], [110, 5]], 'list price and discount recorded');
+  const stored = await gw.app.db('predictions').whereIn('id', ps.map((p) => p.id)).orderBy('id').select('id', 'status') as Array<Record<string, unknown>>;
+  t.deepEqual(stored.map((r) => [r.id, r.status]), ps.map((p) => [p.id, 'queued']).sort());
+  await assertLedger(t, gw.app.db);
+});
+
+test('mysql: two instances submitting to one wallet with two keys, most batches hold-first: 429 exactly at the per-key and per-account limits, 402 exactly at the credit, the ledger exact', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const other = createDb({ databaseUrl: gw.env.DATABASE_URL, sqliteFile: '' });
+  t.teardown(() => other.destroy());
+  const dbs = [gw.app.db, other];
+  const writes = dbs.map(holdFirstWrites);
+
+  // limits: key k1 9, the account 15 (k2 alone could take 15)
+  const acct = await newAccount(gw, 100_000);
+  const [k1, k2] = await keyIds(gw, acct.session, 2);
+  const limits: ConcurrencyLimits = { perKey: 9, perAccount: 15 };
+  const keyOf = (i: number) => (i % 3 === 0 ? k1! : k2!);
+  const submitted: Array<{ key: number; answer: Promise<string> }> = [];
+  for (let round = 0; round < 6; round++) {
+    // rounds of 10 submits across both instances, each round after the last answered, so that batches of both instances interleave
+    const batch = Array.from({ length: 10 }, (_, j) => {
+      const key = keyOf(round * 10 + j);
+      return { key, answer: answer(submitGrouped(dbs[j % 2]!, { ...request(acct.userId, 7, key) }, Date.now(), { ...limits, perKey: key === k1 ? 9 : 100 })) };
+    });
+    submitted.push(...batch);
+    await Promise.all(batch.map((b) => b.answer));
+  }
+  const results = await Promise.all(submitted.map(async (s) => ({ key: s.key, a: await s.answer })));
+  t.is(results.filter((r) => r.a === 'ok').length, 15, 'exactly the account limit');
+  t.true(results.filter((r) => r.key === k1 && r.a === 'ok').length <= 9);
+  t.true(results.every((r) => ['ok', '429 key', '429 account'].includes(r.a)), results.map((r) => r.a).join(','));
+  t.deepEqual(await wallet(gw.app.db, acct.userId), { balance: 100_000 - 15 * 7, held: 15 * 7 });
+
+  // the same, all at once (the two instances' batches racing), on a fresh account
+  const acct2 = await newAccount(gw, 100_000);
+  const [m1, m2] = await keyIds(gw, acct2.session, 2);
+  const racing = await Promise.all(Array.from({ length: 80 }, (_, i) => {
+    const key = i % 4 === 0 ? m1! : m2!;
+    return answer(submitGrouped(dbs[i % 2]!, request(acct2.userId, 3, key), Date.now(), { perKey: key === m1 ? 6 : 1000, perAccount: 31 })).then((a) => ({ key, a }));
+  }));
+  t.is(racing.filter((r) => r.a === 'ok').length, 31);
+  t.true(racing.filter((r) => r.key === m1 && r.a === 'ok').length <= 6);
+  const stored = await gw.app.db('predictions').where({ user_id: acct2.userId }).select('api_key_id') as Array<{ api_key_id: number }>;
+  t.is(stored.length, 31);
+  t.true(stored.filter((r) => Number(r.api_key_id) === m1).length <= 6);
+  t.deepEqual(await wallet(gw.app.db, acct2.userId), { balance: 100_000 - 31 * 3, held: 31 * 3 });
+
+  // credit for 29 of 70 at once: exactly 29 accepted, the rest 402
+  const acct3 = await newAccount(gw, 50 * 29);
+  const credit = await Promise.all(Array.from({ length: 70 }, (_, i) => answer(submitGrouped(dbs[i % 2]!, request(acct3.userId, 50), Date.now(), { perKey: 0, perAccount: 1000 }))));
+  t.is(credit.filter((a) => a === 'ok').length, 29);
+  t.is(credit.filter((a) => a === '402').length, 41);
+  t.deepEqual(await wallet(gw.app.db, acct3.userId), { balance: 0, held: 50 * 29 });
+  const rows = await holdRows(gw.app.db, acct3.userId);
+  t.deepEqual(rows.map((r) => [r[1], r[2]]), rows.map((_, i) => [50 * 29 - 50 * (i + 1), 50 * (i + 1)]));
+
+  t.true(writes.every((w) => w.n >= 1), `both instances committed hold-first batches (${writes.map((w) => w.n).join(', ')})`);
+  await assertLedger(t, gw.app.db);
+});
+
 test('mysql: an unfinished count stops at its bound: it reads about as many index entries as the limit, not the backlog', async (t) => {
   const gw = await startGateway({ queue: 'memory' });
   t.teardown(() => gw.stop());

@@ -53,15 +53,31 @@ export type BatchAnswer = { outcome: SubmitOutcome } | { error: Error };
  */
 export async function submitBatch(db: Db, batch: readonly SubmitRequest[]): Promise<BatchAnswer[]> {
   if (holdFirstApplies(db, batch) && await answersReturning(db)) {
-    try {
-      return await withLockRetry(() => db.transaction((trx) => holdFirst(trx, batch)));
-    } catch (err) {
-      // rolled back whole (nothing of it written): the locked path below decides every request
-      if (!(err instanceof NotAllAccepted)) throw err;
+    const hints = shortHints(db);
+    const wallets = batch.map(({ p }) => walletKey(payerOf(p)));
+    const now = Date.now();
+    if (!wallets.some((w) => now - (hints.get(w) ?? -Infinity) < HOLD_FIRST_PAUSE_MS)) {
+      try {
+        return await withLockRetry(() => db.transaction((trx) => holdFirst(trx, batch)));
+      } catch (err) {
+        // rolled back whole (nothing of it written): the locked path below decides every request
+        if (!(err instanceof NotAllAccepted)) throw err;
+        if (hints.size >= 10_000) hints.clear();
+        for (const w of wallets) hints.set(w, now);
+      }
     }
   }
   return withLockRetry(() => db.transaction((trx) => decideAndWrite(trx, batch)));
 }
+
+/**
+ * After a hold-first attempt fell back, this process's batches of its wallets go straight to the
+ * locked path for a while: a wallet out of credit or an account at its limit would otherwise pay
+ * two transactions per batch, the lock held through both. Only the path is chosen by it, never
+ * an answer: both decide exactly.
+ */
+const HOLD_FIRST_PAUSE_MS = 1000;
+const shortHints = perInstance((_db: Db) => new Map<string, number>());
 
 const payerOf = (p: NewPrediction): Payer => ({ userId: p.userId, teamId: p.teamId ?? null });
 

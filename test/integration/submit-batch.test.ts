@@ -423,6 +423,28 @@ test('mysql: a batch of several wallets that all cover their sums and pass their
   await assertLedger(t, gw.app.db);
 });
 
+test('mysql: after a hold-first batch of a wallet fell back, that wallet\'s next batch goes straight to the locked path, another wallet\'s still holds first; the answers exact either way', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const [a, b] = [await newAccount(gw, 250), await newAccount(gw, 1000)];
+  const tried: string[] = [];
+  gw.app.db.on('query', (q: { sql: string }) => {
+    if (/^update .*@mg_b0 :=/i.test(q.sql)) tried.push('hold-first');
+    else if (/for update$/i.test(q.sql)) tried.push('locked');
+  });
+  const run = (userId: number, prices: number[]) => Promise.all(prices.map((price) => answer(submitGrouped(gw.app.db, request(userId, price), Date.now(), { perKey: 0, perAccount: 100 }))));
+  // 300 asked of 250: the hold-first UPDATE matches nothing, the locked path decides
+  t.deepEqual(await run(a!.userId, [100, 100, 100]), ['ok', 'ok', '402']);
+  t.deepEqual(tried, ['hold-first', 'locked']);
+  t.deepEqual(await run(a!.userId, [10, 10, 40]), ['ok', 'ok', '402']);
+  t.deepEqual(tried.slice(2), ['locked'], 'the same wallet, straight to the locked path');
+  t.deepEqual(await run(b!.userId, [100, 100]), ['ok', 'ok']);
+  t.deepEqual(tried.slice(3), ['hold-first'], 'another wallet holds first');
+  t.deepEqual(await wallet(gw.app.db, a!.userId), { balance: 30, held: 220 });
+  t.deepEqual(await wallet(gw.app.db, b!.userId), { balance: 800, held: 200 });
+  await assertLedger(t, gw.app.db);
+});
+
 test('mysql: two instances submitting to one wallet with two keys, most batches hold-first: 429 exactly at the per-key and per-account limits, 402 exactly at the credit, the ledger exact', async (t) => {
   const gw = await startGateway({ queue: 'memory' });
   t.teardown(() => gw.stop());

@@ -11,13 +11,13 @@
 // of different knex instances in one process) queue on the wallet rows' locks as single submits
 // do, taking them in the same order.
 import type { Knex } from 'knex';
-import { answersReturning, isMysql } from './knex.ts';
+import { answersReturning, isMysql, rawRows } from './knex.ts';
 import type { Db } from './knex.ts';
 import { InsufficientCreditError } from './errors.ts';
-import { compareWallets, holdEach, LEDGER_HEAD, lockWallets } from './wallet.ts';
+import { bumpSubmitSeq, compareWallets, holdEach, LEDGER_HEAD, lockWallets } from './wallet.ts';
 import { walletKey } from './credit-grants.ts';
 import type { Payer } from './wallet.ts';
-import { insertSubmitted, limitsApply, submitPrediction, submittedRow, unfinishedCounts, withSnapshot } from './predictions.ts';
+import { insertSubmitted, limitsApply, submitPrediction, submittedRow, unfinishedCountColumn, unfinishedCounts, withSnapshot } from './predictions.ts';
 import type { ConcurrencyLimits, NewPrediction, SubmitOptions, SubmitOutcome, UnfinishedScope } from './predictions.ts';
 import { withLockRetry } from './retry.ts';
 import { eachAlone, marks, naturalBatcher, perInstance } from './batch.ts';
@@ -58,7 +58,8 @@ export async function submitBatch(db: Db, batch: readonly SubmitRequest[]): Prom
     const now = Date.now();
     if (!wallets.some((w) => now - (hints.get(w) ?? -Infinity) < HOLD_FIRST_PAUSE_MS)) {
       try {
-        return await withLockRetry(() => db.transaction((trx) => holdFirst(trx, batch)));
+        const plan = await holdFirstPlan(db, batch);
+        return await withLockRetry(() => db.transaction((trx) => holdFirst(trx, batch, plan)));
       } catch (err) {
         // rolled back whole (nothing of it written): the locked path below decides every request
         if (!(err instanceof NotAllAccepted)) throw err;
@@ -158,6 +159,10 @@ async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promi
   const after = priced.length === 0 ? [] : await holdEach(trx, wallets, priced.map(({ payer, req: { p, now } }) => ({
     payer, userId: p.userId, predictionId: p.id, model: p.model, now, amount: p.price, listPrice: p.listPrice ?? p.price, discountPercent: p.discountPercent ?? null,
   })));
+  // every wallet that records a submit raises its submit_seq (holdFirst): holdEach's UPDATE does it for those that hold
+  const holding = new Set(priced.map((a) => walletKey(a.payer)));
+  const freeOnly = accepted.filter((a) => !holding.has(walletKey(a.payer))).map((a) => a.payer);
+  if (freeOnly.length > 0) await bumpSubmitSeq(trx, freeOnly);
   // one column list for every row (a free request's row leaves list_price and discount_percent null, their default)
   await insertSubmitted(trx, accepted.map((a) => a.row));
   priced.forEach((a, i) => {
@@ -187,25 +192,28 @@ function holdFirstApplies(db: Db, batch: readonly SubmitRequest[]): boolean {
   return batch.every(({ p }) => priced.has(walletKey(payerOf(p))));
 }
 
+/** A hold-first batch's wallets and what was read of them before its transaction (holdFirstPlan). */
+interface HoldFirstPlan {
+  payers: Payer[];
+  /** each wallet by walletKey: its payer, the sum of its requests' prices, its number N (the fixed order) */
+  wallets: Map<string, { payer: Payer; sum: number; n: number }>;
+  ordered: Array<{ payer: Payer; sum: number; n: number }>;
+  scopes: Array<{ scope: UnfinishedScope; bound: number }>;
+  scopeIndex: Map<string, number>;
+  /** the counts as read before the locks, and each wallet's submit_seq in the same read (by N) */
+  counted: number[];
+  seqs: number[];
+}
+
 /**
- * A batch's hold-first path (README "Group commit of production submits"): the wallet rows'
- * locks taken by the holds' own conditional UPDATE, first statement of the transaction, instead
- * of a locking read before it, so the locks span one round trip fewer: UPDATE (the locks), the
- * counts, the hold rows, the prediction rows, COMMIT. It expects every request accepted, which is
- * what the locked path (decideAndWrite) decides whenever each wallet's balance covers the sum of
- * its requests' prices and no request is past a generation limit: the UPDATE takes each wallet's
- * sum only where `balance >= sum` (and, for a team, only while it is not deleted), on the row as
- * its lock found it, and the counts are made under those locks exactly as the locked path makes
- * them. Anything else (a wallet short, deleted or missing; a request the counts refuse) throws
- * NotAllAccepted before anything is written to the ledger or predictions: the transaction rolls
- * back and the locked path decides each request. Each hold row's balance_after/held_after comes
- * from the wallet as the UPDATE left it (user variables it sets, @mg_bN/@mg_hN for the N-th
- * wallet), plus/minus the holds of that wallet after it in the batch, and its INSERT returns the
- * balance_after of each row, the client's remaining balance.
+ * Before a hold-first batch's transaction (on a connection of the pool, outside any transaction,
+ * so that the transaction's own reads later take a snapshot of their own): the unfinished counts
+ * the batch needs and each of its wallets' submit sequence, in one read (one snapshot), and the
+ * decision they give. Throws NotAllAccepted (nothing locked, nothing written) when a request is
+ * past a limit by those counts or a wallet has no row: the locked path decides then.
  */
-async function holdFirst(trx: Knex, batch: readonly SubmitRequest[]): Promise<BatchAnswer[]> {
+async function holdFirstPlan(db: Db, batch: readonly SubmitRequest[]): Promise<HoldFirstPlan> {
   const payers = batch.map(({ p }) => payerOf(p));
-  // each wallet's sum, by table and id in the fixed order (compareWallets), and its variables' number
   const wallets = new Map<string, { payer: Payer; sum: number; n: number }>();
   for (const [i, { p }] of batch.entries()) {
     const key = walletKey(payers[i]!);
@@ -215,25 +223,72 @@ async function holdFirst(trx: Knex, batch: readonly SubmitRequest[]): Promise<Ba
   }
   const ordered = [...wallets.values()].sort((a, b) => compareWallets(a.payer, b.payer));
   ordered.forEach((w, n) => { w.n = n; });
+  const { scopes, scopeIndex } = neededCounts(batch, payers);
+  const plan: HoldFirstPlan = { payers, wallets, ordered, scopes, scopeIndex, counted: [], seqs: [] };
+  if (scopes.length === 0) return plan;
+  const bindings: Knex.RawBinding[] = [];
+  const columns = ordered.map((w) => {
+    bindings.push(w.payer.teamId ?? w.payer.userId);
+    return `(select submit_seq from ${w.payer.teamId === null ? 'users' : 'teams'} where id = ?) as s${w.n}`;
+  });
+  scopes.forEach(({ scope, bound }, i) => columns.push(unfinishedCountColumn(db, scope, bound, `c${i}`, bindings)));
+  const [row] = await rawRows<Record<string, number | string | null>>(db, `select ${columns.join(', ')}`, bindings);
+  for (const w of ordered) {
+    const seq = row![`s${w.n}`];
+    if (seq === null || seq === undefined) throw new NotAllAccepted();
+    plan.seqs[w.n] = num(seq);
+  }
+  plan.counted = scopes.map((_, i) => num(row![`c${i}`]!));
+  if (!passesLimits(batch, plan, plan.counted)) throw new NotAllAccepted();
+  return plan;
+}
+
+/** Whether every request of the batch passes its generation limits, decided in arrival order from `counts` (the plan's scopes) plus the ones before it. */
+function passesLimits(batch: readonly SubmitRequest[], plan: HoldFirstPlan, counts: readonly number[]): boolean {
+  const counted = [...counts];
+  const unfinished = (name: string) => {
+    const i = plan.scopeIndex.get(name);
+    return i === undefined ? 0 : counted[i]!;
+  };
+  for (const [i, { p, limits }] of batch.entries()) {
+    if (limitRefusal(p, limits, plan.payers[i]!, unfinished)) return false;
+    for (const name of [`key ${p.apiKeyId}`, `account ${walletKey(plan.payers[i]!)}`]) {
+      const s = plan.scopeIndex.get(name);
+      if (s !== undefined) counted[s]!++;
+    }
+  }
+  return true;
+}
+
+/**
+ * A batch's hold-first path (README "No request lost, none charged twice"): the generation-limit
+ * counts read before the locks (holdFirstPlan), and the wallet rows' locks taken by the holds' own
+ * conditional UPDATE, the transaction's first statement, instead of a locking read before it and
+ * the counts under it: UPDATE (the locks), the hold rows, the prediction rows, COMMIT. It expects
+ * every request accepted, which is what the locked path (decideAndWrite) decides whenever each
+ * wallet's balance covers the sum of its requests' prices and no request is past a limit:
+ * - the credit: the UPDATE takes each wallet's sum only where `balance >= sum` (and, for a team,
+ *   only while it is not deleted), on the row as its lock found it;
+ * - the limits: the counts read before the locks are still exact under them when no submit of
+ *   those wallets committed in between (predictions finishing meanwhile only lower a count, and
+ *   a lower count never refuses what a higher one accepted). Every transaction that records a
+ *   counted submit raises its wallet's `submit_seq` in the statement that locks the wallet
+ *   (migration 20261128_0101; this UPDATE too), so the sequence each wallet's UPDATE leaves,
+ *   returned by the hold rows' INSERT, is the one read plus one exactly when none did. Otherwise
+ *   the counts are made again, under the locks now held (this transaction's first snapshot, so
+ *   they see every submit that held a lock before), as the locked path makes them.
+ * Anything else (a wallet short, deleted or missing; a request the counts refuse) throws
+ * NotAllAccepted, before the prediction rows are written: the transaction rolls back and the
+ * locked path decides each request. Each hold row's balance_after/held_after comes from the
+ * wallet as the UPDATE left it (user variables it sets, @mg_bN/@mg_hN for the wallet numbered N),
+ * plus/minus the holds of that wallet after it in the batch, and its INSERT returns the
+ * balance_after of each row, the client's remaining balance.
+ */
+async function holdFirst(trx: Knex, batch: readonly SubmitRequest[], plan: HoldFirstPlan): Promise<BatchAnswer[]> {
+  const { payers, wallets, ordered, scopes } = plan;
   for (const table of ['users', 'teams'] as const) {
     const rows = ordered.filter((w) => (w.payer.teamId === null) === (table === 'users'));
     if (rows.length > 0 && !await holdSums(trx, table, rows)) throw new NotAllAccepted();
-  }
-
-  const { scopes, scopeIndex } = neededCounts(batch, payers);
-  const counted = await unfinishedCounts(trx, scopes);
-  const unfinished = (name: string) => {
-    const i = scopeIndex.get(name);
-    return i === undefined ? 0 : counted[i]!;
-  };
-  const rows: Array<Record<string, unknown>> = [];
-  for (const [i, req] of batch.entries()) {
-    if (limitRefusal(req.p, req.limits, payers[i]!, unfinished)) throw new NotAllAccepted();
-    for (const name of [`key ${req.p.apiKeyId}`, `account ${walletKey(payers[i]!)}`]) {
-      const s = scopeIndex.get(name);
-      if (s !== undefined) counted[s]!++;
-    }
-    rows.push(req.row ?? submittedRow(req.p, req.now));
   }
 
   // the hold rows in batch order; each wallet's later holds, which its row's balance_after adds back
@@ -252,11 +307,17 @@ async function holdFirst(trx: Knex, batch: readonly SubmitRequest[]): Promise<Ba
     values.push(p.userId, payers[i]!.teamId, 0, p.price, 'hold', p.id, '', p.model.slice(0, 255), now, p.listPrice ?? p.price, p.discountPercent ?? null, rest, rest);
     priced.push(i);
   }
-  const [returned] = await trx.raw(`${LEDGER_HEAD}${templates.join(', ')} returning balance_after`, values) as unknown as [Array<{ balance_after: number | string }>];
+  const seqColumns = ordered.map((w) => `, @mg_s${w.n} as s${w.n}`).join('');
+  const [returned] = await trx.raw(`${LEDGER_HEAD}${templates.join(', ')} returning balance_after${seqColumns}`, values) as unknown as [Array<Record<string, number | string>>];
+  if (scopes.length > 0 && ordered.some((w) => num(returned[0]![`s${w.n}`]!) !== plan.seqs[w.n]! + 1)) {
+    // a submit of one of these wallets committed between the read and the locks: count again under them
+    if (!passesLimits(batch, plan, await unfinishedCounts(trx, scopes))) throw new NotAllAccepted();
+  }
+  const rows = batch.map((req) => req.row ?? submittedRow(req.p, req.now));
   await insertSubmitted(trx, rows);
   const answers: BatchAnswer[] = rows.map((row) => ({ outcome: withSnapshot({ accepted: true }, row) }));
   priced.forEach((at, j) => {
-    answers[at] = { outcome: withSnapshot({ accepted: true, balance: num(returned[j]!.balance_after) }, rows[at]!) };
+    answers[at] = { outcome: withSnapshot({ accepted: true, balance: num(returned[j]!.balance_after!) }, rows[at]!) };
   });
   return answers;
 }
@@ -281,7 +342,7 @@ async function holdSums(trx: Knex, table: 'users' | 'teams', rows: ReadonlyArray
     });
     return `${column} = case id ${cases.join(' ')} end`;
   };
-  const sets = `${set('balance', 'b', -1)}, ${set('held', 'h', 1)}`;
+  const sets = `${set('balance', 'b', -1)}, ${set('held', 'h', 1)}, ${rows.length === 1 ? `submit_seq = (@mg_s${rows[0]!.n} := submit_seq + 1)` : `submit_seq = case id ${rows.map((w) => { bindings.push(idOf(w)); return `when ? then (@mg_s${w.n} := submit_seq + 1)`; }).join(' ')} end`}`;
   let where: string;
   if (rows.length === 1) {
     bindings.push(idOf(rows[0]!), rows[0]!.sum);

@@ -121,7 +121,23 @@ export async function lastLedgerId(trx: Knex, payer: Payer): Promise<number> {
  * transaction, like counting the owner's unfinished predictions, see every submit that held it before.
  */
 export async function lockWallet(trx: Knex, payer: Payer): Promise<void> {
-  await walletRow(trx, payer).update({ held: trx.raw('held') });
+  await walletRow(trx, payer).update({ held: trx.raw('held'), submit_seq: trx.raw('submit_seq + 1') });
+}
+
+/**
+ * `submit_seq = submit_seq + 1`: a wallet's submit sequence (migration 20261128_0101), raised by
+ * every transaction that records a submit the generation limits count, in the statement that
+ * locks the wallet (a hold, lockWallet, bumpSubmitSeq), so that a submit batch which counted
+ * before taking the lock can tell that no such submit committed since (db/submit-batch.ts holdFirst).
+ */
+export const BUMP_SEQ = 'submit_seq = submit_seq + 1';
+
+/** Raises the submit sequence of wallets the transaction has locked and records submits on without a hold (free requests of a batch). */
+export async function bumpSubmitSeq(trx: Knex, payers: readonly Payer[]): Promise<void> {
+  for (const table of ['users', 'teams'] as const) {
+    const ids = [...new Set(payers.filter((p) => (p.teamId === null) === (table === 'users')).map((p) => (table === 'users' ? p.userId : p.teamId!)))].sort((a, b) => a - b);
+    if (ids.length > 0) await trx.raw(`update \`${table}\` set ${BUMP_SEQ} where id in (${marks(ids.length)})`, ids);
+  }
 }
 
 /** What a hold, charge or release names on its ledger row. */
@@ -165,9 +181,9 @@ async function moveWallet(
     // LAST_INSERT_ID is unsigned: only figures that cannot be negative go through it (a balance
     // after a hold, which required balance >= amount; the grants count), never a balance an admin's
     // deduction may have taken below zero (MariaDB refuses that UPDATE: out of range)
-    const set = opts.report === 'balance'
+    const set = (opts.report === 'balance'
       ? 'balance = LAST_INSERT_ID(@mg_balance := balance + ?), held = (@mg_held := held + ?)'
-      : `balance = (@mg_balance := balance + ?), held = (@mg_held := held + ?)${opts.report === 'grants' ? ', grants = LAST_INSERT_ID(grants)' : ''}`;
+      : `balance = (@mg_balance := balance + ?), held = (@mg_held := held + ?)${opts.report === 'grants' ? ', grants = LAST_INSERT_ID(grants)' : ''}`) + (e.kind === 'hold' ? `, ${BUMP_SEQ}` : '');
     const where = `id = ?${live ? ' and deleted_at is null' : ''}${opts.minBalance !== undefined ? ' and balance >= ?' : ''}`;
     const bindings = [change.balance, change.held, id, ...(opts.minBalance !== undefined ? [opts.minBalance] : [])];
     const [ok] = await trx.raw(`update \`${table}\` set ${set} where ${where}`, bindings) as unknown as [{ affectedRows: number; insertId: number | string }];
@@ -178,7 +194,9 @@ async function moveWallet(
   const q = walletRow(trx, payer);
   if (live) q.whereNull('deleted_at');
   if (opts.minBalance !== undefined) q.andWhere('balance', '>=', opts.minBalance);
-  const [after] = await q.update({ balance: trx.raw('balance + ?', [change.balance]), held: trx.raw('held + ?', [change.held]) }, ['balance', 'held', 'grants']) as Array<{ balance: number | string; held: number | string; grants: number | string }>;
+  const [after] = await q.update({
+    balance: trx.raw('balance + ?', [change.balance]), held: trx.raw('held + ?', [change.held]), ...(e.kind === 'hold' ? { submit_seq: trx.raw('submit_seq + 1') } : {}),
+  }, ['balance', 'held', 'grants']) as Array<{ balance: number | string; held: number | string; grants: number | string }>;
   if (!after) return undefined;
   values.push(num(after.balance), num(after.held));
   await insertLedger(trx, [values]);
@@ -243,7 +261,7 @@ export async function lockWallets(trx: Knex, payers: readonly Payer[]): Promise<
  * ... when several rows), only where `balance >= min` of that row when `min` is given; true when
  * every row matched.
  */
-async function moveRows(trx: Knex, table: 'users' | 'teams', moves: ReadonlyMap<number, { balance: number; held: number; min?: number }>): Promise<boolean> {
+async function moveRows(trx: Knex, table: 'users' | 'teams', moves: ReadonlyMap<number, { balance: number; held: number; min?: number }>, bumpSeq = false): Promise<boolean> {
   const ids = [...moves.keys()].sort((a, b) => a - b);
   const perRow = (value: (id: number) => number): [string, number[]] => {
     if (ids.length === 1) return ['?', [value(ids[0]!)]];
@@ -259,6 +277,7 @@ async function moveRows(trx: Knex, table: 'users' | 'teams', moves: ReadonlyMap<
     set.push(`${column} = ${column} + ${sql}`);
     bindings.push(...values);
   }
+  if (bumpSeq) set.push(BUMP_SEQ);
   bindings.push(...ids);
   let where = `id in (${marks(ids.length)})`;
   if (ids.some((id) => moves.get(id)!.min !== undefined)) {
@@ -303,7 +322,7 @@ export async function holdEach(trx: Knex, locked: ReadonlyMap<string, LockedWall
     totals[table].set(id, t);
   }
   for (const table of ['users', 'teams'] as const) {
-    if (totals[table].size > 0 && !await moveRows(trx, table, totals[table])) throw new InsufficientCreditError(holds.reduce((sum, h) => sum + h.amount, 0));
+    if (totals[table].size > 0 && !await moveRows(trx, table, totals[table], true)) throw new InsufficientCreditError(holds.reduce((sum, h) => sum + h.amount, 0));
   }
   const after = new Map<string, { balance: number; held: number }>();
   const balances: number[] = [];

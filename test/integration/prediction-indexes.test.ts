@@ -119,16 +119,16 @@ test('MariaDB: migrations 20261126_0101, 0102, 20261127_0101 and 0201 run down a
   const up = await indexNames(db);
   for (const name of [...UNFINISHED_INDEXES, EXPIRY_INDEX, SWEEP_INDEX]) t.true(up.has(name), name);
   for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX, UPDATED_AT_INDEX]) t.false(up.has(name), name);
-  await db.migrate.down({ migrationSource });
+  await db.migrate.down({ migrationSource, name: '20261127_0201_predictions_sweep_index' });
   const sweepDown = await indexNames(db);
   for (const name of [SWEEP_INDEX, UPDATED_AT_INDEX]) t.true(sweepDown.has(name), name);
-  await db.migrate.down({ migrationSource });
+  await db.migrate.down({ migrationSource, name: '20261127_0101_predictions_output_expiry' });
   const expiryDown = await indexNames(db);
   t.true(expiryDown.has(COMPLETED_AT_INDEX));
   t.false(expiryDown.has(EXPIRY_INDEX));
   t.false(await db.schema.hasColumn('predictions', 'output_expires_from'));
-  await db.migrate.down({ migrationSource });
-  await db.migrate.down({ migrationSource });
+  await db.migrate.down({ migrationSource, name: '20261126_0102_predictions_redundant_indexes' });
+  await db.migrate.down({ migrationSource, name: '20261126_0101_predictions_unfinished' });
   const down = await indexNames(db);
   for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX, SWEEP_INDEX, UPDATED_AT_INDEX]) t.true(down.has(name), name);
   for (const name of [...UNFINISHED_INDEXES, EXPIRY_INDEX]) t.false(down.has(name), name);
@@ -144,7 +144,8 @@ test('SQLite: migrations 20261126_0101, 0102, 20261127_0101 and 0201 leave the e
   for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX, SWEEP_INDEX, UPDATED_AT_INDEX]) t.true(up.has(name), name);
   t.false(await db.schema.hasColumn('predictions', 'unfinished'));
   t.false(await db.schema.hasColumn('predictions', 'output_expires_from'));
-  for (let i = 0; i < LATEST.length; i++) await db.migrate.down({ migrationSource });
+  // these four by name, newest first (later migrations, of other tables, stay applied)
+  for (const name of [...LATEST].reverse()) await db.migrate.down({ migrationSource, name });
   t.deepEqual(await indexNames(db), up);
   t.deepEqual(await migrate(db), LATEST);
 });
@@ -213,7 +214,7 @@ test('MariaDB: the retention scan reads only the index entries of rows still to 
   t.true(expiry <= due + 1, `${expiry} reads for ${due} rows`);
   // the index it replaced reads every completed row before 1000, those expired and the sandbox ones too
   await db.migrate.down({ migrationSource, name: '20261127_0201_predictions_sweep_index' });
-  await db.migrate.down({ migrationSource });
+  await db.migrate.down({ migrationSource, name: '20261127_0101_predictions_output_expiry' });
   await db.raw('analyze table predictions');
   const [old] = await db.raw("explain select id, outputs from predictions where status = 'completed' and completed_at < ? and outputs_expired_at is null and is_test = 0 order by completed_at asc limit 100000", [1000]) as [Array<{ key: string | null }>];
   t.is(old[0]!.key, COMPLETED_AT_INDEX);

@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { assertLedger } from '../helpers/ledger.ts';
-import { newPredictionId, unfinishedCounts } from '../../db/predictions.ts';
+import { newPredictionId, submitPrediction, unfinishedCounts } from '../../db/predictions.ts';
 import type { ConcurrencyLimits, NewPrediction, SubmitOutcome } from '../../db/predictions.ts';
 import { submitGrouped } from '../../db/submit-batch.ts';
 import { createDb } from '../../db/knex.ts';
@@ -46,7 +46,7 @@ function batchesRun(db: Knex): { readonly n: number } {
     if (/^update .*@mg_b0 :=/i.test(q.sql)) {
       seen.n++;
       holdFirstUndecided = true;
-    } else if (/returning balance_after$/i.test(q.sql)) {
+    } else if (/returning balance_after/i.test(q.sql)) {
       holdFirstUndecided = false;
     } else if (/for update$|`held` = held where .*returning/i.test(q.sql)) {
       if (!holdFirstUndecided) seen.n++;
@@ -371,7 +371,7 @@ test('mysql: two instances whose batches take the same wallets in opposite arriv
 function holdFirstWrites(db: Knex): { readonly n: number } {
   const seen = { n: 0 };
   db.on('query', (q: { sql: string }) => {
-    if (/returning balance_after$/i.test(q.sql)) seen.n++;
+    if (/returning balance_after/i.test(q.sql)) seen.n++;
   });
   return seen;
 }
@@ -406,7 +406,7 @@ test('mysql: a batch of several wallets that all cover their sums and pass their
   t.regex(updates[0]!.sql, /^update `users`/);
   t.regex(updates[1]!.sql, /^update `teams`/);
   const sorted = [A, B, C].sort((x, y) => x - y);
-  t.deepEqual(updates[0]!.bindings.slice(12, 15), sorted, 'the IN list in id order');
+  t.deepEqual(updates[0]!.bindings.slice(15, 18), sorted, 'the IN list in id order');
   t.deepEqual(await wallet(gw.app.db, A), { balance: 0, held: 300 });
   t.deepEqual(await wallet(gw.app.db, B), { balance: 800, held: 200 });
   t.deepEqual(await wallet(gw.app.db, C), { balance: 0, held: 100 });
@@ -500,6 +500,90 @@ test('mysql: two instances submitting to one wallet with two keys, most batches 
   t.true(writes.every((w) => w.n >= 1), `both instances committed hold-first batches (${writes.map((w) => w.n).join(', ')})`);
   await assertLedger(t, gw.app.db);
 });
+
+test('mysql: a hold-first batch counts before its lock, and a submit of the wallet that commits in between makes it count again under the lock: 429 exactly at the limit', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const other = createDb({ databaseUrl: gw.env.DATABASE_URL, sqliteFile: '' });
+  t.teardown(() => other.destroy());
+  const acct = await newAccount(gw, 10_000);
+  const limits: ConcurrencyLimits = { perKey: 0, perAccount: 4 };
+  // three unfinished: room for one more
+  for (let i = 0; i < 3; i++) t.is(await answer(submitGrouped(gw.app.db, request(acct.userId, 10), Date.now(), limits)), 'ok');
+  const statements: string[] = [];
+  gw.app.db.on('query', (q: { sql: string }) => {
+    if (/submit_seq from users/.test(q.sql)) statements.push('read');
+    else if (/^update .*@mg_b0 :=/i.test(q.sql)) statements.push('update');
+    else if (/^select \(select count/i.test(q.sql)) statements.push('count');
+    else if (/for update$/i.test(q.sql)) statements.push('locked path');
+  });
+  // another instance's submit holds the wallet's lock, its prediction written but not committed
+  const trx = await other.transaction();
+  const single = submitPrediction(trx, request(acct.userId, 10), Date.now(), limits);
+  t.is(await answer(single), 'ok');
+  // the batch reads the counts (3: the fourth is not committed) and waits on the lock with its UPDATE
+  const batched = [request(acct.userId, 10), request(acct.userId, 10)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { ...limits, perAccount: 5 })));
+  await waitFor(async () => {
+    const [rows] = await gw.app.db.raw("select count(*) as n from information_schema.innodb_trx where trx_state = 'LOCK WAIT'") as unknown as [Array<{ n: number }>];
+    return Number(rows[0]!.n) > 0;
+  });
+  await trx.commit();
+  // 4 unfinished once the other committed: one more fits the limit of 5, the second is refused
+  t.deepEqual(await Promise.all(batched), ['ok', '429 account']);
+  // counted again under the lock (5: the other's included), refused there, the locked path decides
+  t.deepEqual(statements, ['read', 'update', 'count', 'locked path', 'count']);
+  t.is(Number((await gw.app.db('predictions').where({ user_id: acct.userId }).count({ n: '*' }))[0]!.n), 5);
+  t.deepEqual(await wallet(gw.app.db, acct.userId), { balance: 10_000 - 50, held: 50 });
+
+  // with nothing committed in between, the counts read before the lock decide: no count under it
+  statements.length = 0;
+  const acct2 = await newAccount(gw, 10_000);
+  t.deepEqual(await Promise.all([request(acct2.userId, 10), request(acct2.userId, 10)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 2 })))), ['ok', 'ok']);
+  t.deepEqual(statements, ['read', 'update']);
+  await assertLedger(t, gw.app.db);
+});
+
+/** Polls `condition` every 10 ms (InnoDB refreshes information_schema.innodb_trx at most every 100 ms), for up to 10 s. */
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('condition not met');
+}
+
+for (const engine of ['mysql', 'sqlite'] as const) {
+  test(`${engine}: every submit the limits count raises its wallet's submit_seq once per transaction, in the statement that locks the wallet: a hold, a free counted submit, a batch (holding or free only), a team's wallet`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 10_000);
+    const made = await gw.server.inject({ method: 'POST', url: '/app/teams', headers: { authorization: `Bearer ${acct.session}` }, payload: { name: 'seq' } });
+    const teamId = Number((made.result as { id: number }).id);
+    await gw.app.db.transaction((trx) => creditWallet(trx, { userId: acct.userId, teamId }, 1000, 'grant', 'test credit', Date.now()));
+    const seq = async () => {
+      const u = await gw.app.db('users').where({ id: acct.userId }).first<{ submit_seq: unknown }>('submit_seq');
+      const tm = await gw.app.db('teams').where({ id: teamId }).first<{ submit_seq: unknown }>('submit_seq');
+      return [Number(u.submit_seq), Number(tm.submit_seq)];
+    };
+    const limits: ConcurrencyLimits = { perKey: 0, perAccount: 100 };
+    const start = await seq();
+    const step = async (what: string, run: () => Promise<unknown>, expected: [number, number]) => {
+      const before = await seq();
+      await run();
+      const after = await seq();
+      t.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!], expected, what);
+    };
+    await step('a single priced submit (its hold)', () => submitPrediction(gw.app.db, request(acct.userId, 10), Date.now(), limits), [1, 0]);
+    await step('a single priced submit without limits', () => submitPrediction(gw.app.db, request(acct.userId, 10), Date.now()), [1, 0]);
+    await step('a single free submit with limits (lockWallet)', () => submitPrediction(gw.app.db, request(acct.userId, 0), Date.now(), limits), [1, 0]);
+    await step('a single free submit with no limit (not counted, no lock)', () => submitPrediction(gw.app.db, request(acct.userId, 0), Date.now()), [0, 0]);
+    await step('a batch of one wallet, all accepted', () => Promise.all([10, 10, 0].map((price) => submitGrouped(gw.app.db, request(acct.userId, price), Date.now(), limits))), [1, 0]);
+    await step('a batch of two wallets, one short (the locked path)', () => Promise.all([request(acct.userId, 10), request(acct.userId, 10, null, teamId), request(acct.userId, 5000, null, teamId)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), limits)))), [1, 1]);
+    await step('a batch of free submits only (the locked path)', () => Promise.all([0, 0].map((price) => submitGrouped(gw.app.db, request(acct.userId, price, null, teamId), Date.now(), limits))), [0, 1]);
+    t.true((await seq())[0]! > start[0]!);
+    await assertLedger(t, gw.app.db);
+  });
+}
 
 test('mysql: an unfinished count stops at its bound: it reads about as many index entries as the limit, not the backlog', async (t) => {
   const gw = await startGateway({ queue: 'memory' });

@@ -159,10 +159,15 @@ async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promi
   const after = priced.length === 0 ? [] : await holdEach(trx, wallets, priced.map(({ payer, req: { p, now } }) => ({
     payer, userId: p.userId, predictionId: p.id, model: p.model, now, amount: p.price, listPrice: p.listPrice ?? p.price, discountPercent: p.discountPercent ?? null,
   })));
-  // every wallet that records a submit raises its submit_seq (holdFirst): holdEach's UPDATE does it for those that hold
-  const holding = new Set(priced.map((a) => walletKey(a.payer)));
-  const freeOnly = accepted.filter((a) => !holding.has(walletKey(a.payer))).map((a) => a.payer);
-  if (freeOnly.length > 0) await bumpSubmitSeq(trx, freeOnly);
+  // every wallet raises its submit_seq by the submits it records (holdFirst): holdEach's UPDATE for the holds, here for the free ones
+  const free = new Map<string, { payer: Payer; n: number }>();
+  for (const a of accepted) {
+    if (a.req.p.price > 0) continue;
+    const f = free.get(walletKey(a.payer)) ?? { payer: a.payer, n: 0 };
+    f.n++;
+    free.set(walletKey(a.payer), f);
+  }
+  if (free.size > 0) await bumpSubmitSeq(trx, free);
   // one column list for every row (a free request's row leaves list_price and discount_percent null, their default)
   await insertSubmitted(trx, accepted.map((a) => a.row));
   priced.forEach((a, i) => {
@@ -192,14 +197,24 @@ function holdFirstApplies(db: Db, batch: readonly SubmitRequest[]): boolean {
   return batch.every(({ p }) => priced.has(walletKey(payerOf(p))));
 }
 
+/** A wallet of a hold-first batch: its payer, the sum of its requests' prices and their number, its number N (the fixed order, compareWallets). */
+interface HoldFirstWallet {
+  payer: Payer;
+  sum: number;
+  submits: number;
+  n: number;
+}
+
 /** A hold-first batch's wallets and what was read of them before its transaction (holdFirstPlan). */
 interface HoldFirstPlan {
   payers: Payer[];
-  /** each wallet by walletKey: its payer, the sum of its requests' prices, its number N (the fixed order) */
-  wallets: Map<string, { payer: Payer; sum: number; n: number }>;
-  ordered: Array<{ payer: Payer; sum: number; n: number }>;
+  /** each wallet by walletKey */
+  wallets: Map<string, HoldFirstWallet>;
+  ordered: HoldFirstWallet[];
   scopes: Array<{ scope: UnfinishedScope; bound: number }>;
   scopeIndex: Map<string, number>;
+  /** per scope, the numbers N of the wallets whose submits its count can include */
+  scopeWallets: Array<Set<number>>;
   /** the counts as read before the locks, and each wallet's submit_seq in the same read (by N) */
   counted: number[];
   seqs: number[];
@@ -214,17 +229,28 @@ interface HoldFirstPlan {
  */
 async function holdFirstPlan(db: Db, batch: readonly SubmitRequest[]): Promise<HoldFirstPlan> {
   const payers = batch.map(({ p }) => payerOf(p));
-  const wallets = new Map<string, { payer: Payer; sum: number; n: number }>();
+  const wallets = new Map<string, HoldFirstWallet>();
   for (const [i, { p }] of batch.entries()) {
     const key = walletKey(payers[i]!);
-    const w = wallets.get(key) ?? { payer: payers[i]!, sum: 0, n: 0 };
+    const w = wallets.get(key) ?? { payer: payers[i]!, sum: 0, n: 0, submits: 0 };
     w.sum += p.price;
+    w.submits++;
     wallets.set(key, w);
   }
   const ordered = [...wallets.values()].sort((a, b) => compareWallets(a.payer, b.payer));
   ordered.forEach((w, n) => { w.n = n; });
   const { scopes, scopeIndex } = neededCounts(batch, payers);
-  const plan: HoldFirstPlan = { payers, wallets, ordered, scopes, scopeIndex, counted: [], seqs: [] };
+  // the wallets whose submits each count can include (an account: its wallet; a key: the wallets it pays from in the batch)
+  const scopeWallets = scopes.map(() => new Set<number>());
+  for (const [i, { p, limits }] of batch.entries()) {
+    if (!limits) continue;
+    const n = wallets.get(walletKey(payers[i]!))!.n;
+    for (const name of [`key ${p.apiKeyId}`, `account ${walletKey(payers[i]!)}`]) {
+      const s = scopeIndex.get(name);
+      if (s !== undefined) scopeWallets[s]!.add(n);
+    }
+  }
+  const plan: HoldFirstPlan = { payers, wallets, ordered, scopes, scopeIndex, scopeWallets, counted: [], seqs: [] };
   if (scopes.length === 0) return plan;
   const bindings: Knex.RawBinding[] = [];
   const columns = ordered.map((w) => {
@@ -269,14 +295,16 @@ function passesLimits(batch: readonly SubmitRequest[], plan: HoldFirstPlan, coun
  * wallet's balance covers the sum of its requests' prices and no request is past a limit:
  * - the credit: the UPDATE takes each wallet's sum only where `balance >= sum` (and, for a team,
  *   only while it is not deleted), on the row as its lock found it;
- * - the limits: the counts read before the locks are still exact under them when no submit of
- *   those wallets committed in between (predictions finishing meanwhile only lower a count, and
- *   a lower count never refuses what a higher one accepted). Every transaction that records a
- *   counted submit raises its wallet's `submit_seq` in the statement that locks the wallet
- *   (migration 20261128_0101; this UPDATE too), so the sequence each wallet's UPDATE leaves,
- *   returned by the hold rows' INSERT, is the one read plus one exactly when none did. Otherwise
- *   the counts are made again, under the locks now held (this transaction's first snapshot, so
- *   they see every submit that held a lock before), as the locked path makes them.
+ * - the limits: each wallet's `submit_seq` counts the submits the limits count that were ever
+ *   recorded on it (every transaction recording such submits raises it by their number in the
+ *   statement that locks the wallet: a hold, lockWallet, a batch's UPDATE; migration
+ *   20261128_0101), read with the counts, and this UPDATE leaves it in @mg_sN, returned by the
+ *   hold rows' INSERT. Under the locks, the submits recorded since the read are that value less
+ *   this batch's and less the one read; each count now is at most its value as read plus those of
+ *   its wallets (predictions finishing meanwhile only lower it), so a batch those bounds accept is
+ *   accepted by the counts now too. When they do not (close to a limit), the counts are made again
+ *   under the locks (this transaction's first snapshot, so they see every submit that held a lock
+ *   before), as the locked path makes them.
  * Anything else (a wallet short, deleted or missing; a request the counts refuse) throws
  * NotAllAccepted, before the prediction rows are written: the transaction rolls back and the
  * locked path decides each request. Each hold row's balance_after/held_after comes from the
@@ -309,9 +337,15 @@ async function holdFirst(trx: Knex, batch: readonly SubmitRequest[], plan: HoldF
   }
   const seqColumns = ordered.map((w) => `, @mg_s${w.n} as s${w.n}`).join('');
   const [returned] = await trx.raw(`${LEDGER_HEAD}${templates.join(', ')} returning balance_after${seqColumns}`, values) as unknown as [Array<Record<string, number | string>>];
-  if (scopes.length > 0 && ordered.some((w) => num(returned[0]![`s${w.n}`]!) !== plan.seqs[w.n]! + 1)) {
-    // a submit of one of these wallets committed between the read and the locks: count again under them
-    if (!passesLimits(batch, plan, await unfinishedCounts(trx, scopes))) throw new NotAllAccepted();
+  if (scopes.length > 0) {
+    // the submits other transactions recorded on each wallet between the read and the locks
+    const since = ordered.map((w) => num(returned[0]![`s${w.n}`]!) - w.submits - plan.seqs[w.n]!);
+    if (since.some((d) => d !== 0)) {
+      // each count as read plus every submit recorded since on its wallets: never less than the count now
+      const bounds = plan.counted.map((c, i) => c + [...plan.scopeWallets[i]!].reduce((sum, n) => sum + since[n]!, 0));
+      // past a limit by those bounds: count again, under the locks now held (this transaction's first snapshot)
+      if (!passesLimits(batch, plan, bounds) && !passesLimits(batch, plan, await unfinishedCounts(trx, scopes))) throw new NotAllAccepted();
+    }
   }
   const rows = batch.map((req) => req.row ?? submittedRow(req.p, req.now));
   await insertSubmitted(trx, rows);
@@ -325,10 +359,11 @@ async function holdFirst(trx: Knex, batch: readonly SubmitRequest[], plan: HoldF
 /**
  * One UPDATE of a wallet table taking each wallet's sum (balance -> held) where its balance
  * covers it (and a team is not deleted), and leaving each wallet's new balance and held in the
- * user variables @mg_bN and @mg_hN (N its number in the batch); true when every row matched (the
+ * user variables @mg_bN and @mg_hN (N its number in the batch), and raising its submit_seq by
+ * its submits into @mg_sN; true when every row matched (the
  * variables are read only then, so a value an earlier statement of the connection left is never used).
  */
-async function holdSums(trx: Knex, table: 'users' | 'teams', rows: ReadonlyArray<{ payer: Payer; sum: number; n: number }>): Promise<boolean> {
+async function holdSums(trx: Knex, table: 'users' | 'teams', rows: readonly HoldFirstWallet[]): Promise<boolean> {
   const idOf = (w: { payer: Payer }) => (table === 'users' ? w.payer.userId : w.payer.teamId!);
   const bindings: number[] = [];
   const set = (column: 'balance' | 'held', v: 'b' | 'h', sign: 1 | -1) => {
@@ -342,7 +377,7 @@ async function holdSums(trx: Knex, table: 'users' | 'teams', rows: ReadonlyArray
     });
     return `${column} = case id ${cases.join(' ')} end`;
   };
-  const sets = `${set('balance', 'b', -1)}, ${set('held', 'h', 1)}, ${rows.length === 1 ? `submit_seq = (@mg_s${rows[0]!.n} := submit_seq + 1)` : `submit_seq = case id ${rows.map((w) => { bindings.push(idOf(w)); return `when ? then (@mg_s${w.n} := submit_seq + 1)`; }).join(' ')} end`}`;
+  const sets = `${set('balance', 'b', -1)}, ${set('held', 'h', 1)}, ${rows.length === 1 ? `submit_seq = (@mg_s${rows[0]!.n} := submit_seq + ${rows[0]!.submits})` : `submit_seq = case id ${rows.map((w) => { bindings.push(idOf(w)); return `when ? then (@mg_s${w.n} := submit_seq + ${w.submits})`; }).join(' ')} end`}`;
   let where: string;
   if (rows.length === 1) {
     bindings.push(idOf(rows[0]!), rows[0]!.sum);

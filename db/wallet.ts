@@ -125,18 +125,23 @@ export async function lockWallet(trx: Knex, payer: Payer): Promise<void> {
 }
 
 /**
- * `submit_seq = submit_seq + 1`: a wallet's submit sequence (migration 20261128_0101), raised by
- * every transaction that records a submit the generation limits count, in the statement that
- * locks the wallet (a hold, lockWallet, bumpSubmitSeq), so that a submit batch which counted
- * before taking the lock can tell that no such submit committed since (db/submit-batch.ts holdFirst).
+ * `submit_seq = submit_seq + 1`: a wallet's count of recorded submits (migration 20261128_0101),
+ * raised by every transaction that records submits the generation limits count, by their number
+ * (or more: a refused free submit's lockWallet still raises it), in the statement that locks the
+ * wallet (a hold, lockWallet, holdEach, bumpSubmitSeq), so that a submit batch which counted
+ * before taking the lock knows, once it holds the lock, how many such submits committed since
+ * (db/submit-batch.ts holdFirst).
  */
 export const BUMP_SEQ = 'submit_seq = submit_seq + 1';
 
-/** Raises the submit sequence of wallets the transaction has locked and records submits on without a hold (free requests of a batch). */
-export async function bumpSubmitSeq(trx: Knex, payers: readonly Payer[]): Promise<void> {
+/** Raises the submit count of wallets the transaction has locked and records submits on without a hold (free requests of a batch), by each one's number of them. */
+export async function bumpSubmitSeq(trx: Knex, added: ReadonlyMap<string, { payer: Payer; n: number }>): Promise<void> {
   for (const table of ['users', 'teams'] as const) {
-    const ids = [...new Set(payers.filter((p) => (p.teamId === null) === (table === 'users')).map((p) => (table === 'users' ? p.userId : p.teamId!)))].sort((a, b) => a - b);
-    if (ids.length > 0) await trx.raw(`update \`${table}\` set ${BUMP_SEQ} where id in (${marks(ids.length)})`, ids);
+    const rows = [...added.values()].filter((a) => (a.payer.teamId === null) === (table === 'users'))
+      .map((a) => ({ id: table === 'users' ? a.payer.userId : a.payer.teamId!, n: a.n })).sort((a, b) => a.id - b.id);
+    if (rows.length === 0) continue;
+    const bindings = [...rows.flatMap((r) => [r.id, r.n]), ...rows.map((r) => r.id)];
+    await trx.raw(`update \`${table}\` set submit_seq = submit_seq + case id ${rows.map(() => 'when ? then ?').join(' ')} end where id in (${marks(rows.length)})`, bindings);
   }
 }
 
@@ -261,7 +266,7 @@ export async function lockWallets(trx: Knex, payers: readonly Payer[]): Promise<
  * ... when several rows), only where `balance >= min` of that row when `min` is given; true when
  * every row matched.
  */
-async function moveRows(trx: Knex, table: 'users' | 'teams', moves: ReadonlyMap<number, { balance: number; held: number; min?: number }>, bumpSeq = false): Promise<boolean> {
+async function moveRows(trx: Knex, table: 'users' | 'teams', moves: ReadonlyMap<number, { balance: number; held: number; min?: number; submits?: number }>): Promise<boolean> {
   const ids = [...moves.keys()].sort((a, b) => a - b);
   const perRow = (value: (id: number) => number): [string, number[]] => {
     if (ids.length === 1) return ['?', [value(ids[0]!)]];
@@ -277,7 +282,12 @@ async function moveRows(trx: Knex, table: 'users' | 'teams', moves: ReadonlyMap<
     set.push(`${column} = ${column} + ${sql}`);
     bindings.push(...values);
   }
-  if (bumpSeq) set.push(BUMP_SEQ);
+  if (ids.some((id) => moves.get(id)!.submits !== undefined)) {
+    // the submits recorded on each wallet (BUMP_SEQ)
+    const [sql, values] = perRow((id) => moves.get(id)!.submits ?? 0);
+    set.push(`submit_seq = submit_seq + ${sql}`);
+    bindings.push(...values);
+  }
   bindings.push(...ids);
   let where = `id in (${marks(ids.length)})`;
   if (ids.some((id) => moves.get(id)!.min !== undefined)) {
@@ -312,17 +322,19 @@ export interface EachHold extends MoveRef {
  */
 export async function holdEach(trx: Knex, locked: ReadonlyMap<string, LockedWallet>, holds: readonly EachHold[]): Promise<number[]> {
   if (holds.length === 0 || holds.some((h) => h.amount <= 0)) throw new Error('holdEach takes priced holds only');
-  const totals = { users: new Map<number, { balance: number; held: number; min: number }>(), teams: new Map<number, { balance: number; held: number; min: number }>() };
+  type Total = { balance: number; held: number; min: number; submits: number };
+  const totals = { users: new Map<number, Total>(), teams: new Map<number, Total>() };
   for (const h of holds) {
     const [table, id] = h.payer.teamId === null ? ['users', h.payer.userId] as const : ['teams', h.payer.teamId] as const;
-    const t = totals[table].get(id) ?? { balance: 0, held: 0, min: 0 };
+    const t = totals[table].get(id) ?? { balance: 0, held: 0, min: 0, submits: 0 };
     t.balance -= h.amount;
     t.held += h.amount;
     t.min += h.amount;
+    t.submits++;
     totals[table].set(id, t);
   }
   for (const table of ['users', 'teams'] as const) {
-    if (totals[table].size > 0 && !await moveRows(trx, table, totals[table], true)) throw new InsufficientCreditError(holds.reduce((sum, h) => sum + h.amount, 0));
+    if (totals[table].size > 0 && !await moveRows(trx, table, totals[table])) throw new InsufficientCreditError(holds.reduce((sum, h) => sum + h.amount, 0));
   }
   const after = new Map<string, { balance: number; held: number }>();
   const balances: number[] = [];

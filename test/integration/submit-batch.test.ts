@@ -553,7 +553,7 @@ async function waitFor(condition: () => Promise<boolean>): Promise<void> {
 }
 
 for (const engine of ['mysql', 'sqlite'] as const) {
-  test(`${engine}: every submit the limits count raises its wallet's submit_seq once per transaction, in the statement that locks the wallet: a hold, a free counted submit, a batch (holding or free only), a team's wallet`, async (t) => {
+  test(`${engine}: every submit the limits count raises its wallet's submit_seq by one, in the statement that locks the wallet: a hold, a free counted submit, a batch (holding or free only), a team's wallet`, async (t) => {
     const gw = await startGateway({ db: engine, queue: 'memory' });
     t.teardown(() => gw.stop());
     const acct = await newAccount(gw, 10_000);
@@ -577,9 +577,10 @@ for (const engine of ['mysql', 'sqlite'] as const) {
     await step('a single priced submit without limits', () => submitPrediction(gw.app.db, request(acct.userId, 10), Date.now()), [1, 0]);
     await step('a single free submit with limits (lockWallet)', () => submitPrediction(gw.app.db, request(acct.userId, 0), Date.now(), limits), [1, 0]);
     await step('a single free submit with no limit (not counted, no lock)', () => submitPrediction(gw.app.db, request(acct.userId, 0), Date.now()), [0, 0]);
-    await step('a batch of one wallet, all accepted', () => Promise.all([10, 10, 0].map((price) => submitGrouped(gw.app.db, request(acct.userId, price), Date.now(), limits))), [1, 0]);
+    await step('a batch of one wallet, all accepted', () => Promise.all([10, 10, 0].map((price) => submitGrouped(gw.app.db, request(acct.userId, price), Date.now(), limits))), [3, 0]);
     await step('a batch of two wallets, one short (the locked path)', () => Promise.all([request(acct.userId, 10), request(acct.userId, 10, null, teamId), request(acct.userId, 5000, null, teamId)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), limits)))), [1, 1]);
-    await step('a batch of free submits only (the locked path)', () => Promise.all([0, 0].map((price) => submitGrouped(gw.app.db, request(acct.userId, price, null, teamId), Date.now(), limits))), [0, 1]);
+    await step('a batch of free submits only (the locked path)', () => Promise.all([0, 0].map((price) => submitGrouped(gw.app.db, request(acct.userId, price, null, teamId), Date.now(), limits))), [0, 2]);
+    await step('a batch of priced and free submits of one wallet, one short (the locked path)', () => Promise.all([request(acct.userId, 10), request(acct.userId, 0), request(acct.userId, 10 ** 9)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), limits)))), [2, 0]);
     t.true((await seq())[0]! > start[0]!);
     await assertLedger(t, gw.app.db);
   });

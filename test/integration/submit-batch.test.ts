@@ -501,7 +501,7 @@ test('mysql: two instances submitting to one wallet with two keys, most batches 
   await assertLedger(t, gw.app.db);
 });
 
-test('mysql: a hold-first batch counts before its lock, and a submit of the wallet that commits in between makes it count again under the lock: 429 exactly at the limit', async (t) => {
+test('mysql: a hold-first batch counts before its lock; submits of the wallet that commit in between are added to those counts, and a bound at the limit makes it count again under the lock: 429 exactly at the limit', async (t) => {
   const gw = await startGateway({ queue: 'memory' });
   t.teardown(() => gw.stop());
   const other = createDb({ databaseUrl: gw.env.DATABASE_URL, sqliteFile: '' });
@@ -524,7 +524,7 @@ test('mysql: a hold-first batch counts before its lock, and a submit of the wall
   // the batch reads the counts (3: the fourth is not committed) and waits on the lock with its UPDATE
   const batched = [request(acct.userId, 10), request(acct.userId, 10)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { ...limits, perAccount: 5 })));
   await waitFor(async () => {
-    const [rows] = await gw.app.db.raw("select count(*) as n from information_schema.innodb_trx where trx_state = 'LOCK WAIT'") as unknown as [Array<{ n: number }>];
+    const [rows] = await other.raw("select count(*) as n from information_schema.innodb_trx where trx_state = 'LOCK WAIT'") as unknown as [Array<{ n: number }>];
     return Number(rows[0]!.n) > 0;
   });
   await trx.commit();
@@ -534,6 +534,21 @@ test('mysql: a hold-first batch counts before its lock, and a submit of the wall
   t.deepEqual(statements, ['read', 'update', 'count', 'locked path', 'count']);
   t.is(Number((await gw.app.db('predictions').where({ user_id: acct.userId }).count({ n: '*' }))[0]!.n), 5);
   t.deepEqual(await wallet(gw.app.db, acct.userId), { balance: 10_000 - 50, held: 50 });
+
+  // a submit committed in between, far from the limit: the counts read plus it decide, no count under the lock
+  const acct3 = await newAccount(gw, 10_000);
+  const trx3 = await other.transaction();
+  t.is(await answer(submitPrediction(trx3, request(acct3.userId, 10), Date.now(), { perKey: 0, perAccount: 100 })), 'ok');
+  statements.length = 0;
+  const far = [request(acct3.userId, 10), request(acct3.userId, 10)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 100 })));
+  await waitFor(async () => {
+    const [rows] = await other.raw("select count(*) as n from information_schema.innodb_trx where trx_state = 'LOCK WAIT'") as unknown as [Array<{ n: number }>];
+    return Number(rows[0]!.n) > 0;
+  });
+  await trx3.commit();
+  t.deepEqual(await Promise.all(far), ['ok', 'ok']);
+  t.deepEqual(statements, ['read', 'update']);
+  t.is(Number((await gw.app.db('predictions').where({ user_id: acct3.userId }).count({ n: '*' }))[0]!.n), 3);
 
   // with nothing committed in between, the counts read before the lock decide: no count under it
   statements.length = 0;

@@ -521,13 +521,11 @@ test('mysql: a hold-first batch counts before its lock; submits of the wallet th
   const trx = await other.transaction();
   const single = submitPrediction(trx, request(acct.userId, 10), Date.now(), limits);
   t.is(await answer(single), 'ok');
-  // the batch reads the counts (3: the fourth is not committed) and waits on the lock with its UPDATE
+  // the batch reads the counts (3: the fourth is not committed yet); the other commits as that read answers, so before
+  // the batch's UPDATE takes the lock (which waits for that commit if it comes first)
+  const committed = commitOnRead(gw.app.db, trx);
   const batched = [request(acct.userId, 10), request(acct.userId, 10)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { ...limits, perAccount: 5 })));
-  await waitFor(async () => {
-    const [rows] = await other.raw("select count(*) as n from information_schema.innodb_trx where trx_state = 'LOCK WAIT'") as unknown as [Array<{ n: number }>];
-    return Number(rows[0]!.n) > 0;
-  });
-  await trx.commit();
+  await committed;
   // 4 unfinished once the other committed: one more fits the limit of 5, the second is refused
   t.deepEqual(await Promise.all(batched), ['ok', '429 account']);
   // counted again under the lock (5: the other's included), refused there, the locked path decides
@@ -540,12 +538,9 @@ test('mysql: a hold-first batch counts before its lock; submits of the wallet th
   const trx3 = await other.transaction();
   t.is(await answer(submitPrediction(trx3, request(acct3.userId, 10), Date.now(), { perKey: 0, perAccount: 100 })), 'ok');
   statements.length = 0;
+  const committed3 = commitOnRead(gw.app.db, trx3);
   const far = [request(acct3.userId, 10), request(acct3.userId, 10)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 100 })));
-  await waitFor(async () => {
-    const [rows] = await other.raw("select count(*) as n from information_schema.innodb_trx where trx_state = 'LOCK WAIT'") as unknown as [Array<{ n: number }>];
-    return Number(rows[0]!.n) > 0;
-  });
-  await trx3.commit();
+  await committed3;
   t.deepEqual(await Promise.all(far), ['ok', 'ok']);
   t.deepEqual(statements, ['read', 'update']);
   t.is(Number((await gw.app.db('predictions').where({ user_id: acct3.userId }).count({ n: '*' }))[0]!.n), 3);
@@ -559,12 +554,16 @@ test('mysql: a hold-first batch counts before its lock; submits of the wallet th
 });
 
 /** Polls `condition` every 10 ms (InnoDB refreshes information_schema.innodb_trx at most every 100 ms), for up to 10 s. */
-async function waitFor(condition: () => Promise<boolean>): Promise<void> {
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('condition not met');
+/** Commits `trx` as soon as `db` has the answer of a hold-first batch's read of the counts (its next statement is the UPDATE that takes the wallet locks). */
+function commitOnRead(db: Knex, trx: Knex.Transaction): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onResponse = (_response: unknown, q: { sql: string }) => {
+      if (!/submit_seq from users/.test(q.sql)) return;
+      db.off('query-response', onResponse);
+      trx.commit().then(() => resolve(), reject);
+    };
+    db.on('query-response', onResponse);
+  });
 }
 
 for (const engine of ['mysql', 'sqlite'] as const) {

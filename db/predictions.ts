@@ -260,23 +260,26 @@ export type UnfinishedScope = { keyId: number } | { owner: Payer };
 export async function unfinishedCounts(trx: Knex, scopes: ReadonlyArray<{ scope: UnfinishedScope; bound: number }>): Promise<number[]> {
   if (scopes.length === 0) return [];
   const bindings: Knex.RawBinding[] = [];
-  const columns = scopes.map(({ scope, bound }, i) => {
-    let where: string;
-    if ('keyId' in scope) {
-      where = 'api_key_id = ?';
-      bindings.push(scope.keyId);
-    } else if (scope.owner.teamId === null) {
-      where = 'user_id = ? and team_id is null';
-      bindings.push(scope.owner.userId);
-    } else {
-      where = 'team_id = ?';
-      bindings.push(scope.owner.teamId);
-    }
-    bindings.push(bound);
-    return `(select count(*) from (select 1 from predictions where ${where} and ${unfinishedSql(trx)} limit ?) as u${i}) as c${i}`;
-  });
+  const columns = scopes.map(({ scope, bound }, i) => unfinishedCountColumn(trx, scope, bound, `c${i}`, bindings));
   const [row] = await rawRows<Record<string, number | string>>(trx, `select ${columns.join(', ')}`, bindings);
   return scopes.map((_, i) => num(row![`c${i}`]!));
+}
+
+/** One count of unfinishedCounts as a column of a SELECT named `alias`, its bindings appended to `bindings`. */
+export function unfinishedCountColumn(db: Knex, scope: UnfinishedScope, bound: number, alias: string, bindings: Knex.RawBinding[]): string {
+  let where: string;
+  if ('keyId' in scope) {
+    where = 'api_key_id = ?';
+    bindings.push(scope.keyId);
+  } else if (scope.owner.teamId === null) {
+    where = 'user_id = ? and team_id is null';
+    bindings.push(scope.owner.userId);
+  } else {
+    where = 'team_id = ?';
+    bindings.push(scope.owner.teamId);
+  }
+  bindings.push(bound);
+  return `(select count(*) from (select 1 from predictions where ${where} and ${unfinishedSql(db)} limit ?) as u_${alias}) as ${alias}`;
 }
 
 /** The `predictions` row a production submit inserts (status `queued`). */

@@ -11,15 +11,17 @@
 // of different knex instances in one process) queue on the wallet rows' locks as single submits
 // do, taking them in the same order.
 import type { Knex } from 'knex';
+import { answersReturning, isMysql, rawRows } from './knex.ts';
 import type { Db } from './knex.ts';
 import { InsufficientCreditError } from './errors.ts';
-import { holdEach, lockWallets } from './wallet.ts';
+import { bumpSubmitSeq, compareWallets, holdEach, LEDGER_HEAD, lockWallets } from './wallet.ts';
 import { walletKey } from './credit-grants.ts';
 import type { Payer } from './wallet.ts';
-import { insertSubmitted, limitsApply, submitPrediction, submittedRow, unfinishedCounts, withSnapshot } from './predictions.ts';
+import { insertSubmitted, limitsApply, submitPrediction, submittedRow, unfinishedCountColumn, unfinishedCounts, withSnapshot } from './predictions.ts';
 import type { ConcurrencyLimits, NewPrediction, SubmitOptions, SubmitOutcome, UnfinishedScope } from './predictions.ts';
 import { withLockRetry } from './retry.ts';
-import { eachAlone, naturalBatcher, perInstance } from './batch.ts';
+import { eachAlone, marks, naturalBatcher, perInstance } from './batch.ts';
+import { num } from './rows.ts';
 import type { ItemOutcome } from './batch.ts';
 
 /** One submit as submitPrediction takes it. */
@@ -50,18 +52,41 @@ export type BatchAnswer = { outcome: SubmitOutcome } | { error: Error };
  * the caller runs each request alone.
  */
 export async function submitBatch(db: Db, batch: readonly SubmitRequest[]): Promise<BatchAnswer[]> {
+  if (holdFirstApplies(db, batch) && await answersReturning(db)) {
+    const hints = shortHints(db);
+    const wallets = batch.map(({ p }) => walletKey(payerOf(p)));
+    const now = Date.now();
+    if (!wallets.some((w) => now - (hints.get(w) ?? -Infinity) < HOLD_FIRST_PAUSE_MS)) {
+      try {
+        const plan = await holdFirstPlan(db, batch);
+        return await withLockRetry(() => db.transaction((trx) => holdFirst(trx, batch, plan)));
+      } catch (err) {
+        // rolled back whole (nothing of it written): the locked path below decides every request
+        if (!(err instanceof NotAllAccepted)) throw err;
+        if (hints.size >= 10_000) hints.clear();
+        for (const w of wallets) hints.set(w, now);
+      }
+    }
+  }
   return withLockRetry(() => db.transaction((trx) => decideAndWrite(trx, batch)));
 }
 
+/**
+ * After a hold-first attempt fell back, this process's batches of its wallets go straight to the
+ * locked path for a while: a wallet out of credit or an account at its limit would otherwise pay
+ * two transactions per batch, the lock held through both. Only the path is chosen by it, never
+ * an answer: both decide exactly.
+ */
+const HOLD_FIRST_PAUSE_MS = 1000;
+const shortHints = perInstance((_db: Db) => new Map<string, number>());
+
 const payerOf = (p: NewPrediction): Payer => ({ userId: p.userId, teamId: p.teamId ?? null });
 
-async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promise<BatchAnswer[]> {
-  const payers = batch.map(({ p }) => payerOf(p));
-  const wallets = await lockWallets(trx, payers);
-  for (const payer of payers) {
-    if (!wallets.has(walletKey(payer))) throw new Error(`wallet ${payer.teamId === null ? `of user ${payer.userId}` : `of team ${payer.teamId}`} not found`);
-  }
-  // the counts the batch needs, each bounded by the largest limit any request applies to it
+/**
+ * The counts of unfinished predictions a batch needs (each bounded by the largest limit any of
+ * its requests applies to it) and how to look one up by name (`key <id>`, `account <wallet>`).
+ */
+function neededCounts(batch: readonly SubmitRequest[], payers: readonly Payer[]) {
   const scopes: Array<{ scope: UnfinishedScope; bound: number }> = [];
   const scopeIndex = new Map<string, number>();
   const need = (name: string, scope: UnfinishedScope, bound: number) => {
@@ -76,6 +101,27 @@ async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promi
     if (limits.perKey > 0 && p.apiKeyId !== null) need(`key ${p.apiKeyId}`, { keyId: p.apiKeyId }, limits.perKey);
     if (limits.perAccount > 0) need(`account ${walletKey(payers[i]!)}`, { owner: payers[i]! }, limits.perAccount);
   });
+  return { scopes, scopeIndex };
+}
+
+/**
+ * The generation-limit refusal of a request given the unfinished counts (those counted plus the
+ * ones accepted before it in the batch), if any; `unfinished` looks a count up by name.
+ */
+function limitRefusal(p: NewPrediction, limits: ConcurrencyLimits | undefined, payer: Payer, unfinished: (name: string) => number): SubmitOutcome | undefined {
+  if (!limits || !limitsApply(p, limits)) return undefined;
+  if (limits.perKey > 0 && p.apiKeyId !== null && unfinished(`key ${p.apiKeyId}`) >= limits.perKey) return { accepted: false, scope: 'key', limit: limits.perKey };
+  if (limits.perAccount > 0 && unfinished(`account ${walletKey(payer)}`) >= limits.perAccount) return { accepted: false, scope: 'account', limit: limits.perAccount };
+  return undefined;
+}
+
+async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promise<BatchAnswer[]> {
+  const payers = batch.map(({ p }) => payerOf(p));
+  const wallets = await lockWallets(trx, payers);
+  for (const payer of payers) {
+    if (!wallets.has(walletKey(payer))) throw new Error(`wallet ${payer.teamId === null ? `of user ${payer.userId}` : `of team ${payer.teamId}`} not found`);
+  }
+  const { scopes, scopeIndex } = neededCounts(batch, payers);
   const counted = await unfinishedCounts(trx, scopes);
   const unfinished = (name: string) => {
     const i = scopeIndex.get(name);
@@ -89,25 +135,18 @@ async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promi
     const { p, limits } = req;
     const payer = payers[i]!;
     const wallet = walletKey(payer);
-    const keyName = `key ${p.apiKeyId}`;
-    const accountName = `account ${wallet}`;
     // a priced request's hold comes first (its conditional UPDATE), then the counts under it
     if (p.price > 0 && (!wallets.get(wallet)!.live || balances.get(wallet)! < p.price)) {
       answers.push({ error: new InsufficientCreditError(p.price) });
       continue;
     }
-    if (limits && limitsApply(p, limits)) {
-      if (limits.perKey > 0 && p.apiKeyId !== null && unfinished(keyName) >= limits.perKey) {
-        answers.push({ outcome: { accepted: false, scope: 'key', limit: limits.perKey } });
-        continue;
-      }
-      if (limits.perAccount > 0 && unfinished(accountName) >= limits.perAccount) {
-        answers.push({ outcome: { accepted: false, scope: 'account', limit: limits.perAccount } });
-        continue;
-      }
+    const refused = limitRefusal(p, limits, payer, unfinished);
+    if (refused) {
+      answers.push({ outcome: refused });
+      continue;
     }
     balances.set(wallet, balances.get(wallet)! - p.price);
-    for (const name of [keyName, accountName]) {
+    for (const name of [`key ${p.apiKeyId}`, `account ${wallet}`]) {
       const s = scopeIndex.get(name);
       if (s !== undefined) counted[s]!++;
     }
@@ -120,6 +159,15 @@ async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promi
   const after = priced.length === 0 ? [] : await holdEach(trx, wallets, priced.map(({ payer, req: { p, now } }) => ({
     payer, userId: p.userId, predictionId: p.id, model: p.model, now, amount: p.price, listPrice: p.listPrice ?? p.price, discountPercent: p.discountPercent ?? null,
   })));
+  // every wallet raises its submit_seq by the submits it records (holdFirst): holdEach's UPDATE for the holds, here for the free ones
+  const free = new Map<string, { payer: Payer; n: number }>();
+  for (const a of accepted) {
+    if (a.req.p.price > 0) continue;
+    const f = free.get(walletKey(a.payer)) ?? { payer: a.payer, n: 0 };
+    f.n++;
+    free.set(walletKey(a.payer), f);
+  }
+  if (free.size > 0) await bumpSubmitSeq(trx, free);
   // one column list for every row (a free request's row leaves list_price and discount_percent null, their default)
   await insertSubmitted(trx, accepted.map((a) => a.row));
   priced.forEach((a, i) => {
@@ -127,6 +175,221 @@ async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promi
   });
   for (const a of accepted) if (a.req.p.price === 0) answers[a.at] = { outcome: withSnapshot({ accepted: true }, a.row) };
   return answers;
+}
+
+/** The hold-first attempt of a batch found that not every request of it is accepted: rolled back, and the locked path decides. */
+class NotAllAccepted extends Error {
+  constructor() {
+    super('not every request of the batch is accepted');
+  }
+}
+
+/**
+ * Whether a batch may try the hold-first path (holdFirst): on MariaDB (its INSERT ... RETURNING
+ * and user variables; SQLite's lock is the whole database's, taken at once by lockWallets' write,
+ * and MySQL answers no RETURNING), and only when every wallet of the batch takes a hold (a wallet
+ * that only free requests with limits use would have no row lock for their counts).
+ */
+function holdFirstApplies(db: Db, batch: readonly SubmitRequest[]): boolean {
+  if (!isMysql(db)) return false;
+  const priced = new Set<string>();
+  for (const { p } of batch) if (p.price > 0) priced.add(walletKey(payerOf(p)));
+  return batch.every(({ p }) => priced.has(walletKey(payerOf(p))));
+}
+
+/** A wallet of a hold-first batch: its payer, the sum of its requests' prices and their number, its number N (the fixed order, compareWallets). */
+interface HoldFirstWallet {
+  payer: Payer;
+  sum: number;
+  submits: number;
+  n: number;
+}
+
+/** A hold-first batch's wallets and what was read of them before its transaction (holdFirstPlan). */
+interface HoldFirstPlan {
+  payers: Payer[];
+  /** each wallet by walletKey */
+  wallets: Map<string, HoldFirstWallet>;
+  ordered: HoldFirstWallet[];
+  scopes: Array<{ scope: UnfinishedScope; bound: number }>;
+  scopeIndex: Map<string, number>;
+  /** per scope, the numbers N of the wallets whose submits its count can include */
+  scopeWallets: Array<Set<number>>;
+  /** the counts as read before the locks, and each wallet's submit_seq in the same read (by N) */
+  counted: number[];
+  seqs: number[];
+}
+
+/**
+ * Before a hold-first batch's transaction (on a connection of the pool, outside any transaction,
+ * so that the transaction's own reads later take a snapshot of their own): the unfinished counts
+ * the batch needs and each of its wallets' submit sequence, in one read (one snapshot), and the
+ * decision they give. Throws NotAllAccepted (nothing locked, nothing written) when a request is
+ * past a limit by those counts or a wallet has no row: the locked path decides then.
+ */
+async function holdFirstPlan(db: Db, batch: readonly SubmitRequest[]): Promise<HoldFirstPlan> {
+  const payers = batch.map(({ p }) => payerOf(p));
+  const wallets = new Map<string, HoldFirstWallet>();
+  for (const [i, { p }] of batch.entries()) {
+    const key = walletKey(payers[i]!);
+    const w = wallets.get(key) ?? { payer: payers[i]!, sum: 0, n: 0, submits: 0 };
+    w.sum += p.price;
+    w.submits++;
+    wallets.set(key, w);
+  }
+  const ordered = [...wallets.values()].sort((a, b) => compareWallets(a.payer, b.payer));
+  ordered.forEach((w, n) => { w.n = n; });
+  const { scopes, scopeIndex } = neededCounts(batch, payers);
+  // the wallets whose submits each count can include (an account: its wallet; a key: the wallets it pays from in the batch)
+  const scopeWallets = scopes.map(() => new Set<number>());
+  for (const [i, { p, limits }] of batch.entries()) {
+    if (!limits) continue;
+    const n = wallets.get(walletKey(payers[i]!))!.n;
+    for (const name of [`key ${p.apiKeyId}`, `account ${walletKey(payers[i]!)}`]) {
+      const s = scopeIndex.get(name);
+      if (s !== undefined) scopeWallets[s]!.add(n);
+    }
+  }
+  const plan: HoldFirstPlan = { payers, wallets, ordered, scopes, scopeIndex, scopeWallets, counted: [], seqs: [] };
+  if (scopes.length === 0) return plan;
+  const bindings: Knex.RawBinding[] = [];
+  const columns = ordered.map((w) => {
+    bindings.push(w.payer.teamId ?? w.payer.userId);
+    return `(select submit_seq from ${w.payer.teamId === null ? 'users' : 'teams'} where id = ?) as s${w.n}`;
+  });
+  scopes.forEach(({ scope, bound }, i) => columns.push(unfinishedCountColumn(db, scope, bound, `c${i}`, bindings)));
+  const [row] = await rawRows<Record<string, number | string | null>>(db, `select ${columns.join(', ')}`, bindings);
+  for (const w of ordered) {
+    const seq = row![`s${w.n}`];
+    if (seq === null || seq === undefined) throw new NotAllAccepted();
+    plan.seqs[w.n] = num(seq);
+  }
+  plan.counted = scopes.map((_, i) => num(row![`c${i}`]!));
+  if (!passesLimits(batch, plan, plan.counted)) throw new NotAllAccepted();
+  return plan;
+}
+
+/** Whether every request of the batch passes its generation limits, decided in arrival order from `counts` (the plan's scopes) plus the ones before it. */
+function passesLimits(batch: readonly SubmitRequest[], plan: HoldFirstPlan, counts: readonly number[]): boolean {
+  const counted = [...counts];
+  const unfinished = (name: string) => {
+    const i = plan.scopeIndex.get(name);
+    return i === undefined ? 0 : counted[i]!;
+  };
+  for (const [i, { p, limits }] of batch.entries()) {
+    if (limitRefusal(p, limits, plan.payers[i]!, unfinished)) return false;
+    for (const name of [`key ${p.apiKeyId}`, `account ${walletKey(plan.payers[i]!)}`]) {
+      const s = plan.scopeIndex.get(name);
+      if (s !== undefined) counted[s]!++;
+    }
+  }
+  return true;
+}
+
+/**
+ * A batch's hold-first path (README "No request lost, none charged twice"): the generation-limit
+ * counts read before the locks (holdFirstPlan), and the wallet rows' locks taken by the holds' own
+ * conditional UPDATE, the transaction's first statement, instead of a locking read before it and
+ * the counts under it: UPDATE (the locks), the hold rows, the prediction rows, COMMIT. It expects
+ * every request accepted, which is what the locked path (decideAndWrite) decides whenever each
+ * wallet's balance covers the sum of its requests' prices and no request is past a limit:
+ * - the credit: the UPDATE takes each wallet's sum only where `balance >= sum` (and, for a team,
+ *   only while it is not deleted), on the row as its lock found it;
+ * - the limits: each wallet's `submit_seq` counts the submits the limits count that were ever
+ *   recorded on it (every transaction recording such submits raises it by their number in the
+ *   statement that locks the wallet: a hold, lockWallet, a batch's UPDATE; migration
+ *   20261128_0101), read with the counts, and this UPDATE leaves it in @mg_sN, returned by the
+ *   hold rows' INSERT. Under the locks, the submits recorded since the read are that value less
+ *   this batch's and less the one read; each count now is at most its value as read plus those of
+ *   its wallets (predictions finishing meanwhile only lower it), so a batch those bounds accept is
+ *   accepted by the counts now too. When they do not (close to a limit), the counts are made again
+ *   under the locks (this transaction's first snapshot, so they see every submit that held a lock
+ *   before), as the locked path makes them.
+ * Anything else (a wallet short, deleted or missing; a request the counts refuse) throws
+ * NotAllAccepted, before the prediction rows are written: the transaction rolls back and the
+ * locked path decides each request. Each hold row's balance_after/held_after comes from the
+ * wallet as the UPDATE left it (user variables it sets, @mg_bN/@mg_hN for the wallet numbered N),
+ * plus/minus the holds of that wallet after it in the batch, and its INSERT returns the
+ * balance_after of each row, the client's remaining balance.
+ */
+async function holdFirst(trx: Knex, batch: readonly SubmitRequest[], plan: HoldFirstPlan): Promise<BatchAnswer[]> {
+  const { payers, wallets, ordered, scopes } = plan;
+  for (const table of ['users', 'teams'] as const) {
+    const rows = ordered.filter((w) => (w.payer.teamId === null) === (table === 'users'));
+    if (rows.length > 0 && !await holdSums(trx, table, rows)) throw new NotAllAccepted();
+  }
+
+  // the hold rows in batch order; each wallet's later holds, which its row's balance_after adds back
+  const later = new Map([...wallets].map(([key, w]) => [key, w.sum]));
+  const values: Knex.RawBinding[] = [];
+  const templates: string[] = [];
+  const priced: number[] = [];
+  for (const [i, { p, now }] of batch.entries()) {
+    if (p.price === 0) continue;
+    const key = walletKey(payers[i]!);
+    const rest = later.get(key)! - p.price;
+    later.set(key, rest);
+    const n = wallets.get(key)!.n;
+    templates.push(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_b${n} + ?, @mg_h${n} - ?)`);
+    // LEDGER_COLUMNS' order (db/wallet.ts), the last two the offsets from the wallet after the UPDATE
+    values.push(p.userId, payers[i]!.teamId, 0, p.price, 'hold', p.id, '', p.model.slice(0, 255), now, p.listPrice ?? p.price, p.discountPercent ?? null, rest, rest);
+    priced.push(i);
+  }
+  const seqColumns = ordered.map((w) => `, @mg_s${w.n} as s${w.n}`).join('');
+  const [returned] = await trx.raw(`${LEDGER_HEAD}${templates.join(', ')} returning balance_after${seqColumns}`, values) as unknown as [Array<Record<string, number | string>>];
+  if (scopes.length > 0) {
+    // the submits other transactions recorded on each wallet between the read and the locks
+    const since = ordered.map((w) => num(returned[0]![`s${w.n}`]!) - w.submits - plan.seqs[w.n]!);
+    if (since.some((d) => d !== 0)) {
+      // each count as read plus every submit recorded since on its wallets: never less than the count now
+      const bounds = plan.counted.map((c, i) => c + [...plan.scopeWallets[i]!].reduce((sum, n) => sum + since[n]!, 0));
+      // past a limit by those bounds: count again, under the locks now held (this transaction's first snapshot)
+      if (!passesLimits(batch, plan, bounds) && !passesLimits(batch, plan, await unfinishedCounts(trx, scopes))) throw new NotAllAccepted();
+    }
+  }
+  const rows = batch.map((req) => req.row ?? submittedRow(req.p, req.now));
+  await insertSubmitted(trx, rows);
+  const answers: BatchAnswer[] = rows.map((row) => ({ outcome: withSnapshot({ accepted: true }, row) }));
+  priced.forEach((at, j) => {
+    answers[at] = { outcome: withSnapshot({ accepted: true, balance: num(returned[j]!.balance_after!) }, rows[at]!) };
+  });
+  return answers;
+}
+
+/**
+ * One UPDATE of a wallet table taking each wallet's sum (balance -> held) where its balance
+ * covers it (and a team is not deleted), and leaving each wallet's new balance and held in the
+ * user variables @mg_bN and @mg_hN (N its number in the batch), and raising its submit_seq by
+ * its submits into @mg_sN; true when every row matched (the
+ * variables are read only then, so a value an earlier statement of the connection left is never used).
+ */
+async function holdSums(trx: Knex, table: 'users' | 'teams', rows: readonly HoldFirstWallet[]): Promise<boolean> {
+  const idOf = (w: { payer: Payer }) => (table === 'users' ? w.payer.userId : w.payer.teamId!);
+  const bindings: number[] = [];
+  const set = (column: 'balance' | 'held', v: 'b' | 'h', sign: 1 | -1) => {
+    if (rows.length === 1) {
+      bindings.push(sign * rows[0]!.sum);
+      return `${column} = (@mg_${v}${rows[0]!.n} := ${column} + ?)`;
+    }
+    const cases = rows.map((w) => {
+      bindings.push(idOf(w), sign * w.sum);
+      return `when ? then (@mg_${v}${w.n} := ${column} + ?)`;
+    });
+    return `${column} = case id ${cases.join(' ')} end`;
+  };
+  const sets = `${set('balance', 'b', -1)}, ${set('held', 'h', 1)}, ${rows.length === 1 ? `submit_seq = (@mg_s${rows[0]!.n} := submit_seq + ${rows[0]!.submits})` : `submit_seq = case id ${rows.map((w) => { bindings.push(idOf(w)); return `when ? then (@mg_s${w.n} := submit_seq + ${w.submits})`; }).join(' ')} end`}`;
+  let where: string;
+  if (rows.length === 1) {
+    bindings.push(idOf(rows[0]!), rows[0]!.sum);
+    where = 'id = ? and balance >= ?';
+  } else {
+    bindings.push(...rows.map(idOf));
+    where = `id in (${marks(rows.length)}) and balance >= case id ${rows.map(() => 'when ? then ?').join(' ')} end`;
+    for (const w of rows) bindings.push(idOf(w), w.sum);
+  }
+  if (table === 'teams') where += ' and deleted_at is null';
+  const [ok] = await trx.raw(`update \`${table}\` set ${sets} where ${where}`, bindings) as unknown as [{ affectedRows: number }];
+  return ok.affectedRows === rows.length;
 }
 
 /**

@@ -55,7 +55,8 @@ function walletRow(trx: Knex, payer: Payer): Knex.QueryBuilder {
  */
 const LEDGER_COLUMNS = ['user_id', 'team_id', 'amount', 'held_change', 'kind', 'prediction_id', 'ref', 'description', 'created_at', 'list_price', 'discount_percent', 'balance_after', 'held_after'] as const;
 const insertLedger = rowsInsert('credit_transactions', LEDGER_COLUMNS);
-const LEDGER_HEAD = insertHead('credit_transactions', LEDGER_COLUMNS);
+/** `insert into credit_transactions (LEDGER_COLUMNS) values `: the head of a ledger INSERT whose rows take some values from SQL */
+export const LEDGER_HEAD = insertHead('credit_transactions', LEDGER_COLUMNS);
 /** MariaDB/MySQL: the wallet as the UPDATE before left it in session variables (moveWallet) */
 const insertLedgerAfterMoveSql = multiRowInsert(LEDGER_HEAD, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_balance, @mg_held)');
 /** MariaDB/MySQL: charges of one wallet, each row's held_after the held the UPDATE left plus what the later rows take (settleManyFor) */
@@ -120,7 +121,28 @@ export async function lastLedgerId(trx: Knex, payer: Payer): Promise<number> {
  * transaction, like counting the owner's unfinished predictions, see every submit that held it before.
  */
 export async function lockWallet(trx: Knex, payer: Payer): Promise<void> {
-  await walletRow(trx, payer).update({ held: trx.raw('held') });
+  await walletRow(trx, payer).update({ held: trx.raw('held'), submit_seq: trx.raw('submit_seq + 1') });
+}
+
+/**
+ * `submit_seq = submit_seq + 1`: a wallet's count of recorded submits (migration 20261128_0101),
+ * raised by every transaction that records submits the generation limits count, by their number
+ * (or more: a refused free submit's lockWallet still raises it), in the statement that locks the
+ * wallet (a hold, lockWallet, holdEach, bumpSubmitSeq), so that a submit batch which counted
+ * before taking the lock knows, once it holds the lock, how many such submits committed since
+ * (db/submit-batch.ts holdFirst).
+ */
+export const BUMP_SEQ = 'submit_seq = submit_seq + 1';
+
+/** Raises the submit count of wallets the transaction has locked and records submits on without a hold (free requests of a batch), by each one's number of them. */
+export async function bumpSubmitSeq(trx: Knex, added: ReadonlyMap<string, { payer: Payer; n: number }>): Promise<void> {
+  for (const table of ['users', 'teams'] as const) {
+    const rows = [...added.values()].filter((a) => (a.payer.teamId === null) === (table === 'users'))
+      .map((a) => ({ id: table === 'users' ? a.payer.userId : a.payer.teamId!, n: a.n })).sort((a, b) => a.id - b.id);
+    if (rows.length === 0) continue;
+    const bindings = [...rows.flatMap((r) => [r.id, r.n]), ...rows.map((r) => r.id)];
+    await trx.raw(`update \`${table}\` set submit_seq = submit_seq + case id ${rows.map(() => 'when ? then ?').join(' ')} end where id in (${marks(rows.length)})`, bindings);
+  }
 }
 
 /** What a hold, charge or release names on its ledger row. */
@@ -164,9 +186,9 @@ async function moveWallet(
     // LAST_INSERT_ID is unsigned: only figures that cannot be negative go through it (a balance
     // after a hold, which required balance >= amount; the grants count), never a balance an admin's
     // deduction may have taken below zero (MariaDB refuses that UPDATE: out of range)
-    const set = opts.report === 'balance'
+    const set = (opts.report === 'balance'
       ? 'balance = LAST_INSERT_ID(@mg_balance := balance + ?), held = (@mg_held := held + ?)'
-      : `balance = (@mg_balance := balance + ?), held = (@mg_held := held + ?)${opts.report === 'grants' ? ', grants = LAST_INSERT_ID(grants)' : ''}`;
+      : `balance = (@mg_balance := balance + ?), held = (@mg_held := held + ?)${opts.report === 'grants' ? ', grants = LAST_INSERT_ID(grants)' : ''}`) + (e.kind === 'hold' ? `, ${BUMP_SEQ}` : '');
     const where = `id = ?${live ? ' and deleted_at is null' : ''}${opts.minBalance !== undefined ? ' and balance >= ?' : ''}`;
     const bindings = [change.balance, change.held, id, ...(opts.minBalance !== undefined ? [opts.minBalance] : [])];
     const [ok] = await trx.raw(`update \`${table}\` set ${set} where ${where}`, bindings) as unknown as [{ affectedRows: number; insertId: number | string }];
@@ -177,7 +199,9 @@ async function moveWallet(
   const q = walletRow(trx, payer);
   if (live) q.whereNull('deleted_at');
   if (opts.minBalance !== undefined) q.andWhere('balance', '>=', opts.minBalance);
-  const [after] = await q.update({ balance: trx.raw('balance + ?', [change.balance]), held: trx.raw('held + ?', [change.held]) }, ['balance', 'held', 'grants']) as Array<{ balance: number | string; held: number | string; grants: number | string }>;
+  const [after] = await q.update({
+    balance: trx.raw('balance + ?', [change.balance]), held: trx.raw('held + ?', [change.held]), ...(e.kind === 'hold' ? { submit_seq: trx.raw('submit_seq + 1') } : {}),
+  }, ['balance', 'held', 'grants']) as Array<{ balance: number | string; held: number | string; grants: number | string }>;
   if (!after) return undefined;
   values.push(num(after.balance), num(after.held));
   await insertLedger(trx, [values]);
@@ -242,7 +266,7 @@ export async function lockWallets(trx: Knex, payers: readonly Payer[]): Promise<
  * ... when several rows), only where `balance >= min` of that row when `min` is given; true when
  * every row matched.
  */
-async function moveRows(trx: Knex, table: 'users' | 'teams', moves: ReadonlyMap<number, { balance: number; held: number; min?: number }>): Promise<boolean> {
+async function moveRows(trx: Knex, table: 'users' | 'teams', moves: ReadonlyMap<number, { balance: number; held: number; min?: number; submits?: number }>): Promise<boolean> {
   const ids = [...moves.keys()].sort((a, b) => a - b);
   const perRow = (value: (id: number) => number): [string, number[]] => {
     if (ids.length === 1) return ['?', [value(ids[0]!)]];
@@ -256,6 +280,12 @@ async function moveRows(trx: Knex, table: 'users' | 'teams', moves: ReadonlyMap<
     if (ids.every((id) => moves.get(id)![column] === 0)) continue;
     const [sql, values] = perRow((id) => moves.get(id)![column]);
     set.push(`${column} = ${column} + ${sql}`);
+    bindings.push(...values);
+  }
+  if (ids.some((id) => moves.get(id)!.submits !== undefined)) {
+    // the submits recorded on each wallet (BUMP_SEQ)
+    const [sql, values] = perRow((id) => moves.get(id)!.submits ?? 0);
+    set.push(`submit_seq = submit_seq + ${sql}`);
     bindings.push(...values);
   }
   bindings.push(...ids);
@@ -292,13 +322,15 @@ export interface EachHold extends MoveRef {
  */
 export async function holdEach(trx: Knex, locked: ReadonlyMap<string, LockedWallet>, holds: readonly EachHold[]): Promise<number[]> {
   if (holds.length === 0 || holds.some((h) => h.amount <= 0)) throw new Error('holdEach takes priced holds only');
-  const totals = { users: new Map<number, { balance: number; held: number; min: number }>(), teams: new Map<number, { balance: number; held: number; min: number }>() };
+  type Total = { balance: number; held: number; min: number; submits: number };
+  const totals = { users: new Map<number, Total>(), teams: new Map<number, Total>() };
   for (const h of holds) {
     const [table, id] = h.payer.teamId === null ? ['users', h.payer.userId] as const : ['teams', h.payer.teamId] as const;
-    const t = totals[table].get(id) ?? { balance: 0, held: 0, min: 0 };
+    const t = totals[table].get(id) ?? { balance: 0, held: 0, min: 0, submits: 0 };
     t.balance -= h.amount;
     t.held += h.amount;
     t.min += h.amount;
+    t.submits++;
     totals[table].set(id, t);
   }
   for (const table of ['users', 'teams'] as const) {

@@ -40,6 +40,7 @@ import * as m20261126_0101_predictions_unfinished from './20261126_0101_predicti
 import * as m20261126_0102_predictions_redundant_indexes from './20261126_0102_predictions_redundant_indexes.ts';
 import * as m20261127_0101_predictions_output_expiry from './20261127_0101_predictions_output_expiry.ts';
 import * as m20261127_0201_predictions_sweep_index from './20261127_0201_predictions_sweep_index.ts';
+import * as m20261128_0101_wallet_submit_seq from './20261128_0101_wallet_submit_seq.ts';
 import * as m20261128_0401_predictions_claim_digest from './20261128_0401_predictions_claim_digest.ts';
 
 interface Migration {
@@ -87,6 +88,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261126_0102_predictions_redundant_indexes', m20261126_0102_predictions_redundant_indexes],
   ['20261127_0101_predictions_output_expiry', m20261127_0101_predictions_output_expiry],
   ['20261127_0201_predictions_sweep_index', m20261127_0201_predictions_sweep_index],
+  ['20261128_0101_wallet_submit_seq', m20261128_0101_wallet_submit_seq],
   ['20261128_0401_predictions_claim_digest', m20261128_0401_predictions_claim_digest],
 ];
 

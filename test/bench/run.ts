@@ -719,10 +719,12 @@ async function withUsage<T>(t: Topology, run: () => Promise<T>): Promise<[T, Pro
     { role: 'bench', pid: process.pid },
   ];
   const cpus0 = os.cpus();
+  const locks0 = await rowLockStatus();
   const before = procs.map((p) => ({ cpu: processCpuMs(p.pid), th: CPU_CAP?.throttling(p.pid) ?? null }));
   const t0 = performance.now();
   const result = await run();
   const wallMs = performance.now() - t0;
+  const locks1 = await rowLockStatus();
   const usage = procs.map((p, i) => {
     const th = CPU_CAP?.throttling(p.pid) ?? null;
     const b = before[i]!;
@@ -735,12 +737,23 @@ async function withUsage<T>(t: Topology, run: () => Promise<T>): Promise<[T, Pro
   });
   // the whole machine's busy cores over the run (every process, other work on the machine included)
   usage.push({ role: 'machine', pid: 0, coreShare: round((cpuBusyPct(cpus0, os.cpus()) * cpus0.length) / 100, 2), throttledPct: null });
+  rowLocksOf.set(usage, { waitsPerS: round((1000 * (locks1.waits - locks0.waits)) / wallMs, 0), waitedSPerS: round((locks1.timeMs - locks0.timeMs) / wallMs, 2) });
   return [result, usage];
 }
 
+/** InnoDB's row-lock waits over a run (server-wide, so other clients of the server count too): waits begun per second, and seconds waited per second. */
+const rowLocksOf = new WeakMap<readonly ProcessUsage[], { waitsPerS: number; waitedSPerS: number }>();
+
+async function rowLockStatus(): Promise<{ waits: number; timeMs: number }> {
+  const [rows] = await db.raw("SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_row_lock_waits', 'Innodb_row_lock_time')") as unknown as [Array<{ Variable_name: string; Value: string }>];
+  const value = (name: string) => Number(rows.find((r) => r.Variable_name === name)?.Value ?? Number.NaN);
+  return { waits: value('Innodb_row_lock_waits'), timeMs: value('Innodb_row_lock_time') };
+}
+
 function usageLine(u: readonly ProcessUsage[]): string {
+  const locks = rowLocksOf.get(u);
   const part = (role: ProcessUsage['role']) => u.filter((p) => p.role === role).map((p) => `${p.coreShare}${p.throttledPct === null ? '' : ` (${p.throttledPct}%)`}`).join(', ');
-  return `gateway processes' core share${CPU_CAP ? ` (% of CFS periods throttled by the ${CPU_CAP.share} cap)` : ''}: API ${part('api')}; worker ${part('worker')}; uncapped, shared with other clients: mariadbd ${part('mariadbd') || 'n/a'}, beam.smp ${part('rabbitmq') || 'n/a'}; autocannon (this process) ${part('bench')}; machine ${part('machine')} of ${os.cpus().length} cores busy`;
+  return `gateway processes' core share${CPU_CAP ? ` (% of CFS periods throttled by the ${CPU_CAP.share} cap)` : ''}: API ${part('api')}; worker ${part('worker')}; uncapped, shared with other clients: mariadbd ${part('mariadbd') || 'n/a'}, beam.smp ${part('rabbitmq') || 'n/a'}; autocannon (this process) ${part('bench')}; machine ${part('machine')} of ${os.cpus().length} cores busy${locks ? `; InnoDB row-lock waits (server-wide) ${locks.waitsPerS}/s, ${locks.waitedSPerS} s waited per s` : ''}`;
 }
 
 interface RoutingTiming {

@@ -36,7 +36,7 @@ const SWEEP_INDEX = 'predictions_status_created_at_index';
 const UPDATED_AT_INDEX = 'predictions_status_updated_at_index';
 const LATEST = ['20261126_0101_predictions_unfinished', '20261126_0102_predictions_redundant_indexes', '20261127_0101_predictions_output_expiry', '20261127_0201_predictions_sweep_index'];
 /** The migrations after LATEST, rolled back first where a test steps down through LATEST. */
-const LATER = ['20261128_0401_predictions_claim_digest'];
+const LATER = ['20261128_0101_wallet_submit_seq', '20261128_0401_predictions_claim_digest'];
 
 async function downLater(db: Db): Promise<void> {
   for (let i = 0; i < LATER.length; i++) await db.migrate.down({ migrationSource });
@@ -131,13 +131,13 @@ test('MariaDB: migrations 20261126_0101, 0102, 20261127_0101 and 0201 run down a
   await db.migrate.down({ migrationSource });
   const sweepDown = await indexNames(db);
   for (const name of [SWEEP_INDEX, UPDATED_AT_INDEX]) t.true(sweepDown.has(name), name);
-  await db.migrate.down({ migrationSource });
+  await db.migrate.down({ migrationSource, name: '20261127_0101_predictions_output_expiry' });
   const expiryDown = await indexNames(db);
   t.true(expiryDown.has(COMPLETED_AT_INDEX));
   t.false(expiryDown.has(EXPIRY_INDEX));
   t.false(await db.schema.hasColumn('predictions', 'output_expires_from'));
-  await db.migrate.down({ migrationSource });
-  await db.migrate.down({ migrationSource });
+  await db.migrate.down({ migrationSource, name: '20261126_0102_predictions_redundant_indexes' });
+  await db.migrate.down({ migrationSource, name: '20261126_0101_predictions_unfinished' });
   const down = await indexNames(db);
   for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX, SWEEP_INDEX, UPDATED_AT_INDEX]) t.true(down.has(name), name);
   for (const name of [...UNFINISHED_INDEXES, EXPIRY_INDEX]) t.false(down.has(name), name);
@@ -224,7 +224,7 @@ test('MariaDB: the retention scan reads only the index entries of rows still to 
   // the index it replaced reads every completed row before 1000, those expired and the sandbox ones too
   await downLater(db);
   await db.migrate.down({ migrationSource, name: '20261127_0201_predictions_sweep_index' });
-  await db.migrate.down({ migrationSource });
+  await db.migrate.down({ migrationSource, name: '20261127_0101_predictions_output_expiry' });
   await db.raw('analyze table predictions');
   const [old] = await db.raw("explain select id, outputs from predictions where status = 'completed' and completed_at < ? and outputs_expired_at is null and is_test = 0 order by completed_at asc limit 100000", [1000]) as [Array<{ key: string | null }>];
   t.is(old[0]!.key, COMPLETED_AT_INDEX);

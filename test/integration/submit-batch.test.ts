@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { assertLedger } from '../helpers/ledger.ts';
-import { newPredictionId, unfinishedCounts } from '../../db/predictions.ts';
+import { newPredictionId, submitPrediction, unfinishedCounts } from '../../db/predictions.ts';
 import type { ConcurrencyLimits, NewPrediction, SubmitOutcome } from '../../db/predictions.ts';
 import { submitGrouped } from '../../db/submit-batch.ts';
 import { createDb } from '../../db/knex.ts';
@@ -33,11 +33,25 @@ async function answer(p: Promise<SubmitOutcome>): Promise<string> {
   }
 }
 
-/** Counts the batches a knex instance ran: the wallet's locking read that only a batch makes (MariaDB FOR UPDATE; SQLite a no-op write returning the row). */
+/**
+ * Counts the batches a knex instance ran: the statement that only a batch makes first, the
+ * hold-first UPDATE of its wallets (MariaDB, setting @mg_b0) or the wallets' locking read (MariaDB
+ * FOR UPDATE; SQLite a no-op write returning the row). A locking read right after a hold-first
+ * attempt that wrote no hold rows is that same batch's locked path, not another batch.
+ */
 function batchesRun(db: Knex): { readonly n: number } {
   const seen = { n: 0 };
+  let holdFirstUndecided = false;
   db.on('query', (q: { sql: string }) => {
-    if (/for update$|`held` = held where .*returning/i.test(q.sql)) seen.n++;
+    if (/^update .*@mg_b0 :=/i.test(q.sql)) {
+      seen.n++;
+      holdFirstUndecided = true;
+    } else if (/returning balance_after/i.test(q.sql)) {
+      holdFirstUndecided = false;
+    } else if (/for update$|`held` = held where .*returning/i.test(q.sql)) {
+      if (!holdFirstUndecided) seen.n++;
+      holdFirstUndecided = false;
+    }
   });
   return seen;
 }
@@ -352,6 +366,239 @@ test('mysql: two instances whose batches take the same wallets in opposite arriv
   }
   await assertLedger(t, gw.app.db);
 });
+
+/** Counts the hold-first batches a knex instance committed rows for (MariaDB: their hold rows' INSERT, which only that path makes). */
+function holdFirstWrites(db: Knex): { readonly n: number } {
+  const seen = { n: 0 };
+  db.on('query', (q: { sql: string }) => {
+    if (/returning balance_after/i.test(q.sql)) seen.n++;
+  });
+  return seen;
+}
+
+test('mysql: a batch of several wallets that all cover their sums and pass their limits takes its locks with the holds themselves (no locking read): balances, held and hold rows exact per wallet, users\' rows before teams\', each by id', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const [a, b, c] = [await newAccount(gw, 300), await newAccount(gw, 1000), await newAccount(gw, 100)];
+  const made = await gw.server.inject({ method: 'POST', url: '/app/teams', headers: { authorization: `Bearer ${a!.session}` }, payload: { name: 'first' } });
+  t.is(made.statusCode, 201, made.payload);
+  const teamId = Number((made.result as { id: number }).id);
+  await gw.app.db.transaction((trx) => creditWallet(trx, { userId: a!.userId, teamId }, 250, 'grant', 'test credit', Date.now()));
+  const locks = lockReads(gw.app.db);
+  const updates: Array<{ sql: string; bindings: number[] }> = [];
+  gw.app.db.on('query', (q: { sql: string; bindings?: unknown[] }) => {
+    if (/^update .*@mg_b\d+ :=/i.test(q.sql)) updates.push({ sql: q.sql, bindings: (q.bindings ?? []).map(Number) });
+  });
+  const writes = holdFirstWrites(gw.app.db);
+  const [A, B, C] = [a!.userId, b!.userId, c!.userId];
+  // c's wallet is covered exactly; a free request rides along with a wallet that takes holds
+  const ps = [request(B, 100), request(A, 100), request(C, 60), request(A, 100, null, teamId), request(A, 100), request(B, 100),
+    request(A, 100), request(A, 0), request(A, 100, null, teamId), request(C, 40)];
+  const outcomes = ps.map((p) => submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 10 }));
+  const answers = await Promise.all(outcomes.map(answer));
+  t.deepEqual(answers, ps.map(() => 'ok'));
+  t.deepEqual(await Promise.all(outcomes.map((o) => o.then((x) => (x.accepted ? x.balance : undefined)))),
+    [900, 200, 40, 150, 100, 800, 0, undefined, 50, 0], 'each answers its own wallet after its own hold');
+  t.is(writes.n, 1, 'one hold-first batch');
+  t.deepEqual(locks, [], 'no locking read');
+  // the users' UPDATE (ids ascending in its IN list) before the teams'
+  t.is(updates.length, 2);
+  t.regex(updates[0]!.sql, /^update `users`/);
+  t.regex(updates[1]!.sql, /^update `teams`/);
+  const sorted = [A, B, C].sort((x, y) => x - y);
+  t.deepEqual(updates[0]!.bindings.slice(15, 18), sorted, 'the IN list in id order');
+  t.deepEqual(await wallet(gw.app.db, A), { balance: 0, held: 300 });
+  t.deepEqual(await wallet(gw.app.db, B), { balance: 800, held: 200 });
+  t.deepEqual(await wallet(gw.app.db, C), { balance: 0, held: 100 });
+  const team = await gw.app.db('teams').where({ id: teamId }).first<{ balance: unknown; held: unknown }>('balance', 'held');
+  t.deepEqual([Number(team.balance), Number(team.held)], [50, 200]);
+  const seq = (ids: string[], start: number) => ids.map((id, i) => [id, start - 100 * (i + 1), 100 * (i + 1)]);
+  t.deepEqual(await walletHolds(gw.app.db, { userId: A, teamId: null }), seq([ps[1]!.id, ps[4]!.id, ps[6]!.id], 300));
+  t.deepEqual(await walletHolds(gw.app.db, { userId: B, teamId: null }), seq([ps[0]!.id, ps[5]!.id], 1000));
+  t.deepEqual(await walletHolds(gw.app.db, { userId: A, teamId }), seq([ps[3]!.id, ps[8]!.id], 250));
+  t.deepEqual(await walletHolds(gw.app.db, { userId: C, teamId: null }), [[ps[2]!.id, 40, 60], [ps[9]!.id, 0, 100]]);
+  t.deepEqual((await holdRows(gw.app.db, B)).map((r) => r.slice(3)), [[110, 5], [110, 5]], 'list price and discount recorded');
+  const stored = await gw.app.db('predictions').whereIn('id', ps.map((p) => p.id)).orderBy('id').select('id', 'status') as Array<Record<string, unknown>>;
+  t.deepEqual(stored.map((r) => [r.id, r.status]), ps.map((p) => [p.id, 'queued']).sort());
+  await assertLedger(t, gw.app.db);
+});
+
+test('mysql: after a hold-first batch of a wallet fell back, that wallet\'s next batch goes straight to the locked path, another wallet\'s still holds first; the answers exact either way', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const [a, b] = [await newAccount(gw, 250), await newAccount(gw, 1000)];
+  const tried: string[] = [];
+  gw.app.db.on('query', (q: { sql: string }) => {
+    if (/^update .*@mg_b0 :=/i.test(q.sql)) tried.push('hold-first');
+    else if (/for update$/i.test(q.sql)) tried.push('locked');
+  });
+  const run = (userId: number, prices: number[]) => Promise.all(prices.map((price) => answer(submitGrouped(gw.app.db, request(userId, price), Date.now(), { perKey: 0, perAccount: 100 }))));
+  // 300 asked of 250: the hold-first UPDATE matches nothing, the locked path decides
+  t.deepEqual(await run(a!.userId, [100, 100, 100]), ['ok', 'ok', '402']);
+  t.deepEqual(tried, ['hold-first', 'locked']);
+  t.deepEqual(await run(a!.userId, [10, 10, 40]), ['ok', 'ok', '402']);
+  t.deepEqual(tried.slice(2), ['locked'], 'the same wallet, straight to the locked path');
+  t.deepEqual(await run(b!.userId, [100, 100]), ['ok', 'ok']);
+  t.deepEqual(tried.slice(3), ['hold-first'], 'another wallet holds first');
+  t.deepEqual(await wallet(gw.app.db, a!.userId), { balance: 30, held: 220 });
+  t.deepEqual(await wallet(gw.app.db, b!.userId), { balance: 800, held: 200 });
+  await assertLedger(t, gw.app.db);
+});
+
+test('mysql: two instances submitting to one wallet with two keys, most batches hold-first: 429 exactly at the per-key and per-account limits, 402 exactly at the credit, the ledger exact', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const other = createDb({ databaseUrl: gw.env.DATABASE_URL, sqliteFile: '' });
+  t.teardown(() => other.destroy());
+  const dbs = [gw.app.db, other];
+  const writes = dbs.map(holdFirstWrites);
+
+  // limits: key k1 9, the account 15 (k2 alone could take 15)
+  const acct = await newAccount(gw, 100_000);
+  const [k1, k2] = await keyIds(gw, acct.session, 2);
+  const limits: ConcurrencyLimits = { perKey: 9, perAccount: 15 };
+  const keyOf = (i: number) => (i % 3 === 0 ? k1! : k2!);
+  const submitted: Array<{ key: number; answer: Promise<string> }> = [];
+  for (let round = 0; round < 6; round++) {
+    // rounds of 10 submits across both instances, each round after the last answered, so that batches of both instances interleave
+    const batch = Array.from({ length: 10 }, (_, j) => {
+      const key = keyOf(round * 10 + j);
+      return { key, answer: answer(submitGrouped(dbs[j % 2]!, { ...request(acct.userId, 7, key) }, Date.now(), { ...limits, perKey: key === k1 ? 9 : 100 })) };
+    });
+    submitted.push(...batch);
+    await Promise.all(batch.map((b) => b.answer));
+  }
+  const results = await Promise.all(submitted.map(async (s) => ({ key: s.key, a: await s.answer })));
+  t.is(results.filter((r) => r.a === 'ok').length, 15, 'exactly the account limit');
+  t.true(results.filter((r) => r.key === k1 && r.a === 'ok').length <= 9);
+  t.true(results.every((r) => ['ok', '429 key', '429 account'].includes(r.a)), results.map((r) => r.a).join(','));
+  t.deepEqual(await wallet(gw.app.db, acct.userId), { balance: 100_000 - 15 * 7, held: 15 * 7 });
+
+  // the same, all at once (the two instances' batches racing), on a fresh account
+  const acct2 = await newAccount(gw, 100_000);
+  const [m1, m2] = await keyIds(gw, acct2.session, 2);
+  const racing = await Promise.all(Array.from({ length: 80 }, (_, i) => {
+    const key = i % 4 === 0 ? m1! : m2!;
+    return answer(submitGrouped(dbs[i % 2]!, request(acct2.userId, 3, key), Date.now(), { perKey: key === m1 ? 6 : 1000, perAccount: 31 })).then((a) => ({ key, a }));
+  }));
+  t.is(racing.filter((r) => r.a === 'ok').length, 31);
+  t.true(racing.filter((r) => r.key === m1 && r.a === 'ok').length <= 6);
+  const stored = await gw.app.db('predictions').where({ user_id: acct2.userId }).select('api_key_id') as Array<{ api_key_id: number }>;
+  t.is(stored.length, 31);
+  t.true(stored.filter((r) => Number(r.api_key_id) === m1).length <= 6);
+  t.deepEqual(await wallet(gw.app.db, acct2.userId), { balance: 100_000 - 31 * 3, held: 31 * 3 });
+
+  // credit for 29 of 70 at once: exactly 29 accepted, the rest 402
+  const acct3 = await newAccount(gw, 50 * 29);
+  const credit = await Promise.all(Array.from({ length: 70 }, (_, i) => answer(submitGrouped(dbs[i % 2]!, request(acct3.userId, 50), Date.now(), { perKey: 0, perAccount: 1000 }))));
+  t.is(credit.filter((a) => a === 'ok').length, 29);
+  t.is(credit.filter((a) => a === '402').length, 41);
+  t.deepEqual(await wallet(gw.app.db, acct3.userId), { balance: 0, held: 50 * 29 });
+  const rows = await holdRows(gw.app.db, acct3.userId);
+  t.deepEqual(rows.map((r) => [r[1], r[2]]), rows.map((_, i) => [50 * 29 - 50 * (i + 1), 50 * (i + 1)]));
+
+  t.true(writes.every((w) => w.n >= 1), `both instances committed hold-first batches (${writes.map((w) => w.n).join(', ')})`);
+  await assertLedger(t, gw.app.db);
+});
+
+test('mysql: a hold-first batch counts before its lock; submits of the wallet that commit in between are added to those counts, and a bound at the limit makes it count again under the lock: 429 exactly at the limit', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const other = createDb({ databaseUrl: gw.env.DATABASE_URL, sqliteFile: '' });
+  t.teardown(() => other.destroy());
+  const acct = await newAccount(gw, 10_000);
+  const limits: ConcurrencyLimits = { perKey: 0, perAccount: 4 };
+  // three unfinished: room for one more
+  for (let i = 0; i < 3; i++) t.is(await answer(submitGrouped(gw.app.db, request(acct.userId, 10), Date.now(), limits)), 'ok');
+  const statements: string[] = [];
+  gw.app.db.on('query', (q: { sql: string }) => {
+    if (/submit_seq from users/.test(q.sql)) statements.push('read');
+    else if (/^update .*@mg_b0 :=/i.test(q.sql)) statements.push('update');
+    else if (/^select \(select count/i.test(q.sql)) statements.push('count');
+    else if (/for update$/i.test(q.sql)) statements.push('locked path');
+  });
+  // another instance's submit holds the wallet's lock, its prediction written but not committed
+  const trx = await other.transaction();
+  const single = submitPrediction(trx, request(acct.userId, 10), Date.now(), limits);
+  t.is(await answer(single), 'ok');
+  // the batch reads the counts (3: the fourth is not committed yet); the other commits as that read answers, so before
+  // the batch's UPDATE takes the lock (which waits for that commit if it comes first)
+  const committed = commitOnRead(gw.app.db, trx);
+  const batched = [request(acct.userId, 10), request(acct.userId, 10)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { ...limits, perAccount: 5 })));
+  await committed;
+  // 4 unfinished once the other committed: one more fits the limit of 5, the second is refused
+  t.deepEqual(await Promise.all(batched), ['ok', '429 account']);
+  // counted again under the lock (5: the other's included), refused there, the locked path decides
+  t.deepEqual(statements, ['read', 'update', 'count', 'locked path', 'count']);
+  t.is(Number((await gw.app.db('predictions').where({ user_id: acct.userId }).count({ n: '*' }))[0]!.n), 5);
+  t.deepEqual(await wallet(gw.app.db, acct.userId), { balance: 10_000 - 50, held: 50 });
+
+  // a submit committed in between, far from the limit: the counts read plus it decide, no count under the lock
+  const acct3 = await newAccount(gw, 10_000);
+  const trx3 = await other.transaction();
+  t.is(await answer(submitPrediction(trx3, request(acct3.userId, 10), Date.now(), { perKey: 0, perAccount: 100 })), 'ok');
+  statements.length = 0;
+  const committed3 = commitOnRead(gw.app.db, trx3);
+  const far = [request(acct3.userId, 10), request(acct3.userId, 10)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 100 })));
+  await committed3;
+  t.deepEqual(await Promise.all(far), ['ok', 'ok']);
+  t.deepEqual(statements, ['read', 'update']);
+  t.is(Number((await gw.app.db('predictions').where({ user_id: acct3.userId }).count({ n: '*' }))[0]!.n), 3);
+
+  // with nothing committed in between, the counts read before the lock decide: no count under it
+  statements.length = 0;
+  const acct2 = await newAccount(gw, 10_000);
+  t.deepEqual(await Promise.all([request(acct2.userId, 10), request(acct2.userId, 10)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 2 })))), ['ok', 'ok']);
+  t.deepEqual(statements, ['read', 'update']);
+  await assertLedger(t, gw.app.db);
+});
+
+/** Polls `condition` every 10 ms (InnoDB refreshes information_schema.innodb_trx at most every 100 ms), for up to 10 s. */
+/** Commits `trx` as soon as `db` has the answer of a hold-first batch's read of the counts (its next statement is the UPDATE that takes the wallet locks). */
+function commitOnRead(db: Knex, trx: Knex.Transaction): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onResponse = (_response: unknown, q: { sql: string }) => {
+      if (!/submit_seq from users/.test(q.sql)) return;
+      db.off('query-response', onResponse);
+      trx.commit().then(() => resolve(), reject);
+    };
+    db.on('query-response', onResponse);
+  });
+}
+
+for (const engine of ['mysql', 'sqlite'] as const) {
+  test(`${engine}: every submit the limits count raises its wallet's submit_seq by one, in the statement that locks the wallet: a hold, a free counted submit, a batch (holding or free only), a team's wallet`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory' });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 10_000);
+    const made = await gw.server.inject({ method: 'POST', url: '/app/teams', headers: { authorization: `Bearer ${acct.session}` }, payload: { name: 'seq' } });
+    const teamId = Number((made.result as { id: number }).id);
+    await gw.app.db.transaction((trx) => creditWallet(trx, { userId: acct.userId, teamId }, 1000, 'grant', 'test credit', Date.now()));
+    const seq = async () => {
+      const u = await gw.app.db('users').where({ id: acct.userId }).first<{ submit_seq: unknown }>('submit_seq');
+      const tm = await gw.app.db('teams').where({ id: teamId }).first<{ submit_seq: unknown }>('submit_seq');
+      return [Number(u.submit_seq), Number(tm.submit_seq)];
+    };
+    const limits: ConcurrencyLimits = { perKey: 0, perAccount: 100 };
+    const start = await seq();
+    const step = async (what: string, run: () => Promise<unknown>, expected: [number, number]) => {
+      const before = await seq();
+      await run();
+      const after = await seq();
+      t.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!], expected, what);
+    };
+    await step('a single priced submit (its hold)', () => submitPrediction(gw.app.db, request(acct.userId, 10), Date.now(), limits), [1, 0]);
+    await step('a single priced submit without limits', () => submitPrediction(gw.app.db, request(acct.userId, 10), Date.now()), [1, 0]);
+    await step('a single free submit with limits (lockWallet)', () => submitPrediction(gw.app.db, request(acct.userId, 0), Date.now(), limits), [1, 0]);
+    await step('a single free submit with no limit (not counted, no lock)', () => submitPrediction(gw.app.db, request(acct.userId, 0), Date.now()), [0, 0]);
+    await step('a batch of one wallet, all accepted', () => Promise.all([10, 10, 0].map((price) => submitGrouped(gw.app.db, request(acct.userId, price), Date.now(), limits))), [3, 0]);
+    await step('a batch of two wallets, one short (the locked path)', () => Promise.all([request(acct.userId, 10), request(acct.userId, 10, null, teamId), request(acct.userId, 5000, null, teamId)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), limits)))), [1, 1]);
+    await step('a batch of free submits only (the locked path)', () => Promise.all([0, 0].map((price) => submitGrouped(gw.app.db, request(acct.userId, price, null, teamId), Date.now(), limits))), [0, 2]);
+    await step('a batch of priced and free submits of one wallet, one short (the locked path)', () => Promise.all([request(acct.userId, 10), request(acct.userId, 0), request(acct.userId, 10 ** 9)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), limits)))), [2, 0]);
+    t.true((await seq())[0]! > start[0]!);
+    await assertLedger(t, gw.app.db);
+  });
+}
 
 test('mysql: an unfinished count stops at its bound: it reads about as many index entries as the limit, not the backlog', async (t) => {
   const gw = await startGateway({ queue: 'memory' });

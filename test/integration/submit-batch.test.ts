@@ -94,6 +94,21 @@ async function holdRows(db: Knex, userId: number): Promise<Array<[string, number
   return rows.map((r) => [String(r.prediction_id), Number(r.balance_after), Number(r.held_after), Number(r.list_price), Number(r.discount_percent)]);
 }
 
+/**
+ * The wallets both several-wallet batch tests leave the same way (A's own, B's and A's team's, from
+ * the same requests `ps`): balances, held and each wallet's hold rows in sequence.
+ */
+async function assertSharedWallets(t: ExecutionContext, db: Knex, { A, B, teamId }: { A: number; B: number; teamId: number }, ps: readonly NewPrediction[]) {
+  t.deepEqual(await wallet(db, A), { balance: 0, held: 300 });
+  t.deepEqual(await wallet(db, B), { balance: 800, held: 200 });
+  const team = await db('teams').where({ id: teamId }).first<{ balance: unknown; held: unknown }>('balance', 'held');
+  t.deepEqual([Number(team.balance), Number(team.held)], [50, 200]);
+  const seq = (ids: string[], start: number) => ids.map((id, i) => [id, start - 100 * (i + 1), 100 * (i + 1)]);
+  t.deepEqual(await walletHolds(db, { userId: A, teamId: null }), seq([ps[1]!.id, ps[4]!.id, ps[6]!.id], 300));
+  t.deepEqual(await walletHolds(db, { userId: B, teamId: null }), seq([ps[0]!.id, ps[5]!.id], 1000));
+  t.deepEqual(await walletHolds(db, { userId: A, teamId }), seq([ps[3]!.id, ps[8]!.id], 250));
+}
+
 function assertHoldSequence(t: ExecutionContext, rows: Array<[string, number, number, number, number]>, ids: string[], start: number, price: number) {
   t.deepEqual(rows, ids.map((id, i) => [id, start - price * (i + 1), price * (i + 1), price + 10, 5] as [string, number, number, number, number]));
 }
@@ -286,15 +301,8 @@ for (const engine of ['mysql', 'sqlite'] as const) {
       [900, 200, undefined, 150, 100, 800, 0, undefined, 50, undefined, undefined], 'each answers its own wallet after its own hold');
     // one batch: one locking read per wallet table, users' first, ids ascending
     t.deepEqual(locks, [{ table: 'users', ids: [A, B, C].sort((x, y) => x - y) }, { table: 'teams', ids: [teamId] }]);
-    t.deepEqual(await wallet(gw.app.db, A), { balance: 0, held: 300 });
-    t.deepEqual(await wallet(gw.app.db, B), { balance: 800, held: 200 });
+    await assertSharedWallets(t, gw.app.db, { A, B, teamId }, ps);
     t.deepEqual(await wallet(gw.app.db, C), { balance: 0, held: 0 });
-    const team = await gw.app.db('teams').where({ id: teamId }).first<{ balance: unknown; held: unknown }>('balance', 'held');
-    t.deepEqual([Number(team.balance), Number(team.held)], [50, 200]);
-    const seq = (ids: string[], start: number) => ids.map((id, i) => [id, start - 100 * (i + 1), 100 * (i + 1)]);
-    t.deepEqual(await walletHolds(gw.app.db, { userId: A, teamId: null }), seq([ps[1]!.id, ps[4]!.id, ps[6]!.id], 300));
-    t.deepEqual(await walletHolds(gw.app.db, { userId: B, teamId: null }), seq([ps[0]!.id, ps[5]!.id], 1000));
-    t.deepEqual(await walletHolds(gw.app.db, { userId: A, teamId }), seq([ps[3]!.id, ps[8]!.id], 250));
     t.deepEqual(await walletHolds(gw.app.db, { userId: C, teamId: null }), []);
     const stored = await gw.app.db('predictions').whereIn('id', ps.map((p) => p.id)).orderBy('id').select('id', 'user_id', 'team_id') as Array<Record<string, unknown>>;
     t.deepEqual(stored.map((r) => r.id), ps.filter((_, i) => answers[i] === 'ok').map((p) => p.id).sort());
@@ -407,15 +415,8 @@ test('mysql: a batch of several wallets that all cover their sums and pass their
   t.regex(updates[1]!.sql, /^update `teams`/);
   const sorted = [A, B, C].sort((x, y) => x - y);
   t.deepEqual(updates[0]!.bindings.slice(15, 18), sorted, 'the IN list in id order');
-  t.deepEqual(await wallet(gw.app.db, A), { balance: 0, held: 300 });
-  t.deepEqual(await wallet(gw.app.db, B), { balance: 800, held: 200 });
+  await assertSharedWallets(t, gw.app.db, { A, B, teamId }, ps);
   t.deepEqual(await wallet(gw.app.db, C), { balance: 0, held: 100 });
-  const team = await gw.app.db('teams').where({ id: teamId }).first<{ balance: unknown; held: unknown }>('balance', 'held');
-  t.deepEqual([Number(team.balance), Number(team.held)], [50, 200]);
-  const seq = (ids: string[], start: number) => ids.map((id, i) => [id, start - 100 * (i + 1), 100 * (i + 1)]);
-  t.deepEqual(await walletHolds(gw.app.db, { userId: A, teamId: null }), seq([ps[1]!.id, ps[4]!.id, ps[6]!.id], 300));
-  t.deepEqual(await walletHolds(gw.app.db, { userId: B, teamId: null }), seq([ps[0]!.id, ps[5]!.id], 1000));
-  t.deepEqual(await walletHolds(gw.app.db, { userId: A, teamId }), seq([ps[3]!.id, ps[8]!.id], 250));
   t.deepEqual(await walletHolds(gw.app.db, { userId: C, teamId: null }), [[ps[2]!.id, 40, 60], [ps[9]!.id, 0, 100]]);
   t.deepEqual((await holdRows(gw.app.db, B)).map((r) => r.slice(3)), [[110, 5], [110, 5]], 'list price and discount recorded');
   const stored = await gw.app.db('predictions').whereIn('id', ps.map((p) => p.id)).orderBy('id').select('id', 'status') as Array<Record<string, unknown>>;

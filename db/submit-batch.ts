@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
 import { answersReturning, isMysql, rawRows } from './knex.ts';
 import type { Db } from './knex.ts';
 import { InsufficientCreditError } from './errors.ts';
-import { bumpSubmitSeq, compareWallets, holdEach, LEDGER_HEAD, lockWallets } from './wallet.ts';
+import { bumpSubmitSeq, compareWallets, holdEach, holdValues, LEDGER_HEAD, lockWallets } from './wallet.ts';
 import { walletKey } from './credit-grants.ts';
 import type { Payer } from './wallet.ts';
 import { insertSubmitted, limitsApply, submitPrediction, submittedRow, unfinishedCountColumn, unfinishedCounts, withSnapshot } from './predictions.ts';
@@ -331,8 +331,8 @@ async function holdFirst(trx: Knex, batch: readonly SubmitRequest[], plan: HoldF
     later.set(key, rest);
     const n = wallets.get(key)!.n;
     templates.push(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_b${n} + ?, @mg_h${n} - ?)`);
-    // LEDGER_COLUMNS' order (db/wallet.ts), the last two the offsets from the wallet after the UPDATE
-    values.push(p.userId, payers[i]!.teamId, 0, p.price, 'hold', p.id, '', p.model.slice(0, 255), now, p.listPrice ?? p.price, p.discountPercent ?? null, rest, rest);
+    // holdValues, then the offsets from the wallet after the UPDATE
+    values.push(...holdValues({ payer: payers[i]!, userId: p.userId, predictionId: p.id, model: p.model, now, amount: p.price, listPrice: p.listPrice ?? p.price, discountPercent: p.discountPercent ?? null }), rest, rest);
     priced.push(i);
   }
   const seqColumns = ordered.map((w) => `, @mg_s${w.n} as s${w.n}`).join('');

@@ -309,6 +309,11 @@ export interface EachHold extends MoveRef {
   amount: number;
 }
 
+/** A hold row's values in LEDGER_COLUMNS' order, but for balance_after and held_after (holdEach; the hold-first batch, db/submit-batch.ts). */
+export function holdValues(h: EachHold): Knex.RawBinding[] {
+  return [h.userId, h.payer.teamId, 0, h.amount, 'hold', h.predictionId, '', h.model.slice(0, 255), h.now, h.listPrice ?? h.amount, h.discountPercent ?? null];
+}
+
 /**
  * Several holds, on one wallet or several, whose rows the caller has locked and read (`locked`,
  * from lockWallets in the same transaction), in two statements whatever their number (three when
@@ -349,8 +354,7 @@ export async function holdEach(trx: Knex, locked: ReadonlyMap<string, LockedWall
     w.balance -= h.amount;
     w.held += h.amount;
     balances.push(w.balance);
-    // LEDGER_COLUMNS' order
-    values.push([h.userId, h.payer.teamId, 0, h.amount, 'hold', h.predictionId, '', h.model.slice(0, 255), h.now, h.listPrice ?? h.amount, h.discountPercent ?? null, w.balance, w.held]);
+    values.push([...holdValues(h), w.balance, w.held]);
   }
   await insertLedger(trx, values);
   return balances;

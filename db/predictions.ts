@@ -477,7 +477,7 @@ function sandboxInsertSql(n: number, returning: boolean): string {
 }
 
 /**
- * Group commit of sandbox rows (README "Benchmark", the sandbox path): the rows of the sandbox
+ * Group commit of sandbox rows (test/bench/README.md, "Round trips per request, change by change"): the rows of the sandbox
  * submits that arrive while one INSERT is in flight go in the next one, a single statement, so
  * each is answered after its row is committed, and the balances asked for are read by that same
  * statement where it has `RETURNING`; without (MySQL) the callers read them as they did. If the

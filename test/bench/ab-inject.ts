@@ -9,8 +9,8 @@
 // e.g. node test/bench/ab-inject.ts /work/wt/x-base . sandbox 40 400   (AB_DB=sqlite: see side())
 // Prints each side's median CPU µs per request and the median of the paired B/A ratios (a pair is
 // two neighbouring batches). No HTTP parsing or socket writes (inject), and the two sides share
-// the heap, so a change in garbage is shared too: a change that only cuts garbage shows here at
-// about half its size.
+// the heap, so a change in garbage is shared too; and inject weighs garbage several times more than
+// a served request does (test/bench/README.md, "Garbage collection"): check such a change over sockets.
 import path from 'node:path';
 
 type Kind = 'sandbox' | 'read' | 'production';

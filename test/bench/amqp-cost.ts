@@ -1,4 +1,4 @@
-// RabbitMQ's cost per message for the gateway's pattern (README "Benchmark"): `node test/bench/amqp-cost.ts [n] [rate] [burst]`.
+// RabbitMQ's cost per message for the gateway's pattern (test/bench/README.md, "amqp-cost.ts"): `node test/bench/amqp-cost.ts [n] [rate] [burst]`.
 // This process publishes n prediction-sized messages through the real transport (workers/queue/amqp.ts:
 // persistent, mandatory, confirmed, the API's publish) at `rate` a second in bursts of `burst` (a group
 // commit's submits answer together), and a child process consumes them like the worker (prefetch 16,

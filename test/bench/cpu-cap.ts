@@ -1,4 +1,4 @@
-// BENCH_PROCESS_CPU=<share of a core> (README "Benchmark"): every gateway process the benchmark
+// BENCH_PROCESS_CPU=<share of a core> (test/bench/README.md, "Per-process CPU caps"): every gateway process the benchmark
 // starts (each API process, the node:cluster primary and each of its workers, each worker process)
 // is moved into a cgroup of its own (cgroup v1 `cpu` controller) whose CFS quota is that share of
 // one core, so that 2 + 2 capped processes still leave cores idle and the scale-out phase shows

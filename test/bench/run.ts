@@ -1,5 +1,5 @@
 // The benchmark: `npm run bench`. Measures the gateway SIDE BY SIDE with a bare hapi route in the
-// same run (README "Benchmark"): every path alternates with the bare route, in rounds, and the
+// same run (README "Benchmark"; every option and finding: test/bench/README.md): every path alternates with the bare route, in rounds, and the
 // figure that counts is the ratio of the gateway's 2xx answers per second to the bare route's
 // requests per second. Next to it: CPU time per request summed over every process involved
 // (gateway processes, worker processes, mariadbd, beam.smp) and database round trips per request.
@@ -313,7 +313,7 @@ interface Cost {
   /**
    * The API process(es) per request (not idle-subtracted): read + write system calls, voluntary and
    * involuntary context switches, ms waited runnable for a core. How crowded the cores were: the same
-   * code costs more CPU per request when it is switched out and waits (README "Benchmark").
+   * code costs more CPU per request when it is switched out and waits (test/bench/README.md, "System calls, context switches and waiting for a core").
    */
   apiProcPerRequest: Omit<ProcStats, 'cpuMs'>;
   idle: { wallS: number; questionsPerS: number; corePct: Record<Group, number> };

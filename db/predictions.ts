@@ -873,7 +873,10 @@ async function completeGroup(db: Db, items: readonly Completion[], optimistic: b
       group.charges.push({ amount: p.price, predictionId: p.id, model: p.model, now, listPrice: p.billing!.listPrice, discountPercent: p.billing!.discountPercent });
     }
     await settleWallets(trx, [...byWallet.values()]);
-    // the webhook delivery rows of the group in one INSERT
+    // the webhook delivery rows of the group in one INSERT, after the charge: their foreign key to
+    // users takes a shared lock on the user's row, the wallet the charge then has to lock
+    // exclusively, so writing them first would not shorten the wallet's lock and would let two
+    // groups of one user deadlock (both shared, both waiting to upgrade)
     const deliveries: Array<NewDelivery & { now: number }> = [];
     const finished = items.map(({ p, now }, i): Finished => {
       if (!recorded[i]) return { recorded: false, deliveryId: null };

@@ -226,64 +226,21 @@ function blur(canvas: Canvas, scratch: Float32Array): void {
 }
 
 /**
- * Images whose scanlines take at most this many bytes are stored uncompressed (deflate's stored
- * blocks): the whole PNG stays under ~64 KiB, where deflating would cost more CPU than the bytes it
- * saves are worth (at 64x64, 12 KiB: ~20 us against ~220 us for the compressed encoding below,
- * for 12.4 KB against 4.6 KB). Larger images are compressed.
+ * Images whose scanlines take at most this many bytes are stored uncompressed (deflate level 0,
+ * filter None): the whole PNG stays under ~64 KiB, where deflating would cost more CPU than the
+ * bytes it saves are worth (at 64x64: ~80 us against ~290 us, 12.4 KB against 4.6 KB). Larger
+ * images are compressed.
  */
 const STORED_MAX_BYTES = 64 * 1024;
 
-const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
-
-/** Writes one chunk (PNG spec 5.3: length, type, data, CRC-32 of type and data) at `at`; returns the offset after it. */
-function writeChunk(png: Buffer, at: number, type: string, data: Uint8Array): number {
-  png.writeUInt32BE(data.length, at);
-  png.write(type, at + 4, 'latin1');
-  png.set(data, at + 8);
-  png.writeUInt32BE(zlib.crc32(png.subarray(at + 4, at + 8 + data.length)), at + 8 + data.length);
-  return at + 12 + data.length;
-}
-
-/** A truecolour PNG whose scanlines (filter None) are kept in deflate's stored (uncompressed) blocks. */
-function encodePngStored(canvas: Canvas): Uint8Array {
-  const { width, height } = canvas;
-  const [red, green, blue] = canvas.channels;
-  const stride = width * 3 + 1;
-  const rows = Buffer.allocUnsafe(stride * height);
-  // A clamped view rounds and clamps on store: the same bytes as Math.round(clamp01(v) * 255),
-  // because v * 255 is exact for a float32 v and its only possible tie, 127.5, rounds up both ways.
-  const bytes = new Uint8ClampedArray(rows.buffer, rows.byteOffset, rows.byteLength);
-  for (let y = 0, i = 0; y < height; y++) {
-    let o = y * stride;
-    bytes[o++] = 0;
-    for (let x = 0; x < width; x++, i++, o += 3) {
-      bytes[o] = red[i]! * 255;
-      bytes[o + 1] = green[i]! * 255;
-      bytes[o + 2] = blue[i]! * 255;
-    }
-  }
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header[8] = 8; // bit depth
-  header[9] = 2; // colour type: truecolour; compression, filter method and interlace stay 0
-  const idat = zlib.deflateSync(rows, { level: 0 });
-  const png = Buffer.allocUnsafe(PNG_SIGNATURE.length + 12 + header.length + 12 + idat.length + 12);
-  png.set(PNG_SIGNATURE, 0);
-  let at = writeChunk(png, PNG_SIGNATURE.length, 'IHDR', header);
-  at = writeChunk(png, at, 'IDAT', idat);
-  writeChunk(png, at, 'IEND', new Uint8Array(0));
-  return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
-}
-
 function encodePng(canvas: Canvas): Uint8Array {
   const { width, height } = canvas;
-  if ((width * 3 + 1) * height <= STORED_MAX_BYTES) return encodePngStored(canvas);
   const [red, green, blue] = canvas.channels;
   // RGB bytes in the output's own layout: pngjs then packs them as they are (bitpacker's fast
   // route), where RGBA input was converted pixel by pixel through an object per pixel.
   const data = Buffer.allocUnsafe(width * height * 3);
-  // clamped on store, as in encodePngStored
+  // A clamped view rounds and clamps on store: the same bytes as Math.round(clamp01(v) * 255),
+  // because v * 255 is exact for a float32 v and its only possible tie, 127.5, rounds up both ways.
   const bytes = new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength);
   for (let i = 0, o = 0; i < width * height; i++, o += 3) {
     bytes[o] = red[i]! * 255;
@@ -297,7 +254,10 @@ function encodePng(canvas: Canvas): Uint8Array {
   // would double the encoding time for a few percent of file size. Huffman coding alone (no
   // string matching) after the Paeth filter: measured within 1 % of pngjs's default (run-length)
   // size from 64x64 to 1024x1024, and 25-35 % less deflate time.
-  const buffer = PNG.sync.write(image as PNG, { colorType: 2, inputColorType: 2, inputHasAlpha: false, filterType: 4, deflateStrategy: zlib.constants.Z_HUFFMAN_ONLY });
+  const stored = (width * 3 + 1) * height <= STORED_MAX_BYTES;
+  const buffer = PNG.sync.write(image as PNG, stored
+    ? { colorType: 2, inputColorType: 2, inputHasAlpha: false, filterType: 0, deflateLevel: 0 }
+    : { colorType: 2, inputColorType: 2, inputHasAlpha: false, filterType: 4, deflateStrategy: zlib.constants.Z_HUFFMAN_ONLY });
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 

@@ -90,3 +90,13 @@ test('aborting while the passes run stops the image before it finishes', async (
   const error = await t.throwsAsync(running, { instanceOf: AdapterError, message: 'cancelled' });
   t.false(error?.retryable);
 });
+
+test('a small image is stored uncompressed and a large one compressed, both valid PNGs', async (t) => {
+  const small = (await adapter.run({ prompt: 'x', width: 64, height: 64, num_inference_steps: 1 }, context())).files[0]!.data!;
+  const large = (await adapter.run({ prompt: 'x', width: 256, height: 256, num_inference_steps: 1 }, context())).files[0]!.data!;
+  // stored: every scanline (a filter byte and 3 bytes a pixel) is in the file as it is
+  t.true(small.byteLength > 64 * (64 * 3 + 1), String(small.byteLength));
+  t.true(large.byteLength < 256 * (256 * 3 + 1) / 2, String(large.byteLength));
+  t.deepEqual([decode(small).width, decode(small).height], [64, 64]);
+  t.deepEqual([decode(large).width, decode(large).height], [256, 256]);
+});

@@ -1,8 +1,8 @@
 // The HTTP side: a hapi server with the gateway's plugins: errors, one credential plugin per
 // security scheme (api-key, session; oauth with the token endpoint), spec routes (scope check,
 // validation, policies, handlers), files and docs. Their order is declared by each plugin's
-// dependencies, not by the order of this list. Beside them: the request log (hapi-pino, request
-// ids, HTTP metrics; registered first so its onRequest step names the request before any other)
+// dependencies, not by the order of this list. Beside them: the request log (a line per request,
+// request ids, HTTP metrics; its onRequest step names the request before embed's and errors')
 // and the operational routes (/livez, /readyz, /metrics).
 import Hapi from '@hapi/hapi';
 import type { Server, ServerOptions } from '@hapi/hapi';

@@ -11,7 +11,10 @@
 // two neighbouring batches). No HTTP parsing or socket writes (inject), and the two sides share
 // the heap, so a change in garbage is shared too; and inject weighs garbage several times more than
 // a served request does (test/bench/README.md, "Garbage collection"): check such a change over sockets.
+import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { pino } from 'pino';
+import type { Logger } from 'pino';
 
 type Kind = 'sandbox' | 'read' | 'production';
 const [dirA, dirB, kindArg = 'sandbox', batchesArg = '40', sizeArg = '400'] = process.argv.slice(2);
@@ -32,12 +35,28 @@ interface Side {
   stop(): Promise<void>;
 }
 
-async function side(dir: string): Promise<Side> {
+// AB_LOG_LEVEL (default silent, as the tests; a deployment's default is info), AB_LOG_LEVEL_A and
+// AB_LOG_LEVEL_B for one side: each side's app logger at that level, its lines written as app.ts's
+// logger writes stdout (pino's default destination: sonic-boom, asynchronous) into a pipe read by
+// a `cat > /dev/null` child, as a deployment's stdout goes to a pipe its log collector reads.
+let sink: number | null = null;
+function logFor(level: string): Logger {
+  if (level === 'silent') return pino({ level });
+  if (sink === null) {
+    const cat = spawn('sh', ['-c', 'cat > /dev/null'], { stdio: ['pipe', 'ignore', 'inherit'] });
+    cat.unref();
+    sink = (cat.stdin as unknown as { _handle: { fd: number } })._handle.fd;
+  }
+  return pino({ level, base: { role: 'all' } }, pino.destination({ dest: sink, sync: false }));
+}
+
+async function side(dir: string, level: string): Promise<Side> {
   const root = path.resolve(dir);
   const helpers = await import(path.join(root, 'test/helpers/gateway.ts')) as typeof import('../helpers/gateway.ts');
   // AB_DB=sqlite: the embedded default (SQLite, in-process queue): its queries run on libuv's
   // threads, so the main thread's CPU is the gateway's own code, with far less noise
-  const gw = await helpers.startGateway(process.env.AB_DB === 'sqlite' ? { env: LIMITS, db: 'sqlite', queue: 'memory' } : { env: LIMITS });
+  const log = logFor(level);
+  const gw = await helpers.startGateway(process.env.AB_DB === 'sqlite' ? { env: LIMITS, db: 'sqlite', queue: 'memory', log } : { env: LIMITS, log });
   const keys: string[] = [];
   for (let i = 0; i < 10; i++) {
     const acct = await helpers.newAccount(gw, 1e9);
@@ -83,8 +102,10 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-const A = await side(dirA);
-const B = await side(dirB);
+const levelA = process.env.AB_LOG_LEVEL_A ?? process.env.AB_LOG_LEVEL ?? 'silent';
+const levelB = process.env.AB_LOG_LEVEL_B ?? process.env.AB_LOG_LEVEL ?? 'silent';
+const A = await side(dirA, levelA);
+const B = await side(dirB, levelB);
 // warm both (JIT, credential caches, pools)
 for (let i = 0; i < 3; i++) {
   await batch(A, SIZE);
@@ -106,6 +127,7 @@ const ratios = a.map((x, i) => b[i]! / x);
 const q = (xs: number[], f: number) => [...xs].sort((x, y) => x - y)[Math.floor(f * (xs.length - 1))]!;
 console.log(JSON.stringify({
   kind, db: process.env.AB_DB ?? 'mysql', batches: BATCHES, batchSize: SIZE, loadavg: (await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' '),
+  logLevel: levelA === levelB ? levelA : { A: levelA, B: levelB },
   A: { dir: A.name, medianUs: median(a).toFixed(1), minUs: Math.min(...a).toFixed(1) },
   B: { dir: B.name, medianUs: median(b).toFixed(1), minUs: Math.min(...b).toFixed(1) },
   ratioBtoA: { median: median(ratios).toFixed(3), p25: q(ratios, 0.25).toFixed(3), p75: q(ratios, 0.75).toFixed(3) },

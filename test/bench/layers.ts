@@ -6,7 +6,7 @@
 // Layers (each adds to the previous one):
 //   bare          a bare hapi route on the same path (what test/bench/bare-hapi.ts answers)
 //   options       + server.ts's hapi options (payload cap, timeouts, cors, router)
-//   request-log   + plugins/request-log.ts (hapi-pino, request id, HTTP metrics)
+//   request-log   + plugins/request-log.ts (request line, request id, HTTP metrics)
 //   ops           + plugins/ops.ts (/livez, /readyz, /metrics routes)
 //   errors        + plugins/errors.ts (payload timer, error rendering)
 //   embed+studio  + plugins/embed.ts's policy and plugins/whitelabel.ts

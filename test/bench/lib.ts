@@ -122,7 +122,8 @@ export function spawnNode(script: string, args: readonly string[], opts: { env?:
     while ((nl = out.indexOf('\n')) >= 0) {
       const line = out.slice(0, nl).trim();
       out = out.slice(nl + 1);
-      if (line.startsWith('{')) lines.push(line);
+      // a JSON line, not one of the child's pino log lines (LOG_LEVEL=info writes one per request)
+      if (line.startsWith('{') && !line.startsWith('{"level":')) lines.push(line);
     }
     if (lines.length) for (const w of waiters.splice(0)) w();
   });

@@ -27,7 +27,9 @@
 //   BENCH_PROCESS_CPU (a share of one core, e.g. 0.25: each gateway process in a cgroup of its own capped
 //   at that share; MariaDB, RabbitMQ, the bare hapi process and autocannon uncapped; needs a writable
 //   cgroup v1 cpu controller, refused otherwise), BENCH_SCALEOUT_MAX (2: the scale-out phase also runs
-//   fresh 3 + 3 ... up to N API + N worker processes after 2 + 2 and 1 + 1).
+//   fresh 3 + 3 ... up to N API + N worker processes after 2 + 2 and 1 + 1),
+//   BENCH_LOG_LEVEL (silent: the gateway processes' LOG_LEVEL; a deployment's default is info, one
+//   request line each, which this process reads from their stdout and throws away).
 // Writes .bench/last.json. Exit code 0 when every selected phase ran (met or not), 1 otherwise.
 import crypto from 'node:crypto';
 import os from 'node:os';
@@ -84,6 +86,9 @@ const LIVE_KEYS = 10;
 const LIVE_USERS = Math.max(1, Math.min(LIVE_KEYS, Number(process.env.BENCH_LIVE_USERS ?? 1)));
 const WORKER_CONCURRENCY = intEnv('BENCH_WORKER_CONCURRENCY', 16, 1);
 const SCALEOUT_MAX = intEnv('BENCH_SCALEOUT_MAX', 2, 2);
+// the gateway processes' LOG_LEVEL: silent as before 2026-11-24 (so runs compare); `info`, a
+// deployment's default, adds its request line (test/bench/README.md, log-line.ts)
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'silent';
 let CPU_CAP: CpuCap | null = null;
 try {
   CPU_CAP = cpuCapFromEnv(process.env.BENCH_PROCESS_CPU);
@@ -799,7 +804,7 @@ out(`mediagate benchmark — ${startedAt.toISOString()} — commit ${commit}`);
 out(`machine: ${cpus.length} cores (${cpus[0]?.model ?? 'unknown CPU'}), ${round(os.totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, load average ${os.loadavg().map((l) => round(l, 2)).join(' ')}`);
 out('co-located: autocannon (this process), the bare hapi process, the gateway processes, MariaDB and RabbitMQ all share these cores.');
 if (CPU_CAP) out(`BENCH_PROCESS_CPU=${CPU_CAP.share}: ${CPU_CAP.label}, each in a cgroup of its own; MariaDB, RabbitMQ, the bare hapi process and autocannon uncapped`);
-out(`settings: phases ${[...PHASES].join(', ')}; ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per side (after ${WARMUP_S} s warm-up, ${IDLE_S} s idle baseline), sustain ${SUSTAIN_S} s, ${KEYS} sandbox keys over ${USERS} users, ${ROWS} predictions to read, WORKER_CONCURRENCY=${WORKER_CONCURRENCY} per worker process`);
+out(`settings: phases ${[...PHASES].join(', ')}; ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per side (after ${WARMUP_S} s warm-up, ${IDLE_S} s idle baseline), sustain ${SUSTAIN_S} s, ${KEYS} sandbox keys over ${USERS} users, ${ROWS} predictions to read, WORKER_CONCURRENCY=${WORKER_CONCURRENCY} per worker process, LOG_LEVEL=${LOG_LEVEL}`);
 out();
 
 if (CPU_CAP) cleanups.push({ name: 'cgroups', fn: async () => CPU_CAP!.releaseAll() });
@@ -823,7 +828,7 @@ try {
       AMQP_PREFIX: prefix,
       DATA_DIR: path.join(tmp, 'gateway'),
       WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL,
       REGISTER_RATE_PER_ADDRESS: '1000',
       // The generation limits stay on (their checks run on every submit) but far above what the
       // load reaches: the defaults (60/min per key, 10 unfinished per key) would answer 429.

@@ -183,6 +183,27 @@ test('every request line names its route, whatever answered: a refused key, a ca
   t.like(token, { res: { statusCode: 400 } });
 });
 
+test('with the level above info no request line is written, and every answer still has its request id and is counted', async (t) => {
+  const quiet = captureLog('warn');
+  const other = await startGateway({ db: 'sqlite', queue: 'memory', log: quiet.log, env: { METRICS_TOKEN } });
+  try {
+    const acct = await newAccount(other);
+    const answers = await Promise.all([
+      other.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.testKey } }),
+      other.server.inject({ method: 'GET', url: '/nowhere', headers: { 'x-request-id': 'quiet-1' } }),
+    ]);
+    t.deepEqual(answers.map((a) => a.statusCode), [200, 404]);
+    t.regex(String(answers[0]!.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+    t.is(answers[1]!.headers['x-request-id'], 'quiet-1');
+    t.false(quiet.parsed<Line>().some((l) => l.msg === 'request completed'));
+    const text = (await other.server.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).payload;
+    t.is(sample(text, 'mediagate_http_requests_total', { route: 'getBalance', method: 'GET', status: '200' }), 1);
+    t.is(sample(text, 'mediagate_http_request_duration_seconds_count', { route: '/{p*}', method: 'GET', status: '404' }), 1);
+  } finally {
+    await other.stop();
+  }
+});
+
 test('no credential reaches the request log: authorization, x-api-key, cookies, query secrets', async (t) => {
   const secrets = ['mgs_bearer_secret_value_1', 'mg_live_apikey_secret_2', 'session=cookie_secret_3', 'oauthcode_secret_4', 'state_secret_5'];
   const reqId = `secrets-${uniqueName('s')}`;

@@ -11,10 +11,10 @@
 // two neighbouring batches). No HTTP parsing or socket writes (inject), and the two sides share
 // the heap, so a change in garbage is shared too; and inject weighs garbage several times more than
 // a served request does (test/bench/README.md, "Garbage collection"): check such a change over sockets.
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
+import { discardingPipe } from './lib.ts';
 
 type Kind = 'sandbox' | 'read' | 'production';
 const [dirA, dirB, kindArg = 'sandbox', batchesArg = '40', sizeArg = '400'] = process.argv.slice(2);
@@ -42,11 +42,7 @@ interface Side {
 let sink: number | null = null;
 function logFor(level: string): Logger {
   if (level === 'silent') return pino({ level });
-  if (sink === null) {
-    const cat = spawn('sh', ['-c', 'cat > /dev/null'], { stdio: ['pipe', 'ignore', 'inherit'] });
-    cat.unref();
-    sink = (cat.stdin as unknown as { _handle: { fd: number } })._handle.fd;
-  }
+  sink ??= discardingPipe();
   return pino({ level, base: { role: 'all' } }, pino.destination({ dest: sink, sync: false }));
 }
 

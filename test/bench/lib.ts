@@ -81,6 +81,17 @@ export function round(v: number, digits = 1): number {
   return Math.round(v * f) / f;
 }
 
+/**
+ * A file descriptor of a pipe whose reader (`cat > /dev/null`, a child this process does not wait
+ * for) throws everything away: where log lines go as a deployment's stdout goes to its log
+ * collector's pipe (pino.destination({ dest: fd, sync: false })).
+ */
+export function discardingPipe(): number {
+  const cat = spawn('sh', ['-c', 'cat > /dev/null'], { stdio: ['pipe', 'ignore', 'inherit'] });
+  cat.unref();
+  return (cat.stdin as unknown as { _handle: { fd: number } })._handle.fd;
+}
+
 export interface Child {
   child: ChildProcess;
   /** resolves with the next stdout line that is a JSON object (lines are queued until asked for) */

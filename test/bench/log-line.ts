@@ -6,10 +6,9 @@
 // destination, as app.ts's logger writes stdout. Median of 12 alternating rounds of 40,000 lines.
 //   node test/bench/log-line.ts            (LVL=silent: the level the benchmarks run at)
 import crypto from 'node:crypto';
-import { spawn } from 'node:child_process';
 import { pino } from 'pino';
-const cat = spawn('sh', ['-c', 'cat > /dev/null'], { stdio: ['pipe', 'ignore', 'inherit'] }); cat.unref();
-const fd = (cat.stdin as unknown as { _handle: { fd: number } })._handle.fd;
+import { discardingPipe } from './lib.ts';
+const fd = discardingPipe();
 const level = process.env.LVL ?? 'info';
 const log = pino({ level, base: { role: 'api' }, serializers: { res: (r: { statusCode?: number }) => ({ statusCode: r.statusCode }) } }, pino.destination({ dest: fd, sync: false }));
 const res0 = { statusCode: 200, other: 1 };

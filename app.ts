@@ -126,11 +126,12 @@ function credentialCache(config: Config): CredentialCache<CachedApiKey> | null {
   });
 }
 
-export async function createApp(config: Config, opts: { log?: Logger; clock?: () => number } = {}): Promise<App> {
+/** `asIfMysql`: tests only, never set by main.ts (db/knex.ts DbOptions). */
+export async function createApp(config: Config, opts: { log?: Logger; clock?: () => number; asIfMysql?: true } = {}): Promise<App> {
   const log = opts.log ?? pino({ level: config.logLevel, base: { role: config.role } });
   const encryptionKey = resolveEncryptionKey(config);
   const spec = await loadSpec(config.specDir);
-  const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: config.dbPoolMax });
+  const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: config.dbPoolMax, asIfMysql: opts.asIfMysql });
   try {
     await migrate(db);
   } catch (err) {

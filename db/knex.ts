@@ -12,6 +12,13 @@ export interface DbOptions {
   databaseUrl: string | undefined;
   sqliteFile: string;
   poolMax?: number;
+  /**
+   * Tests only (test/integration/mysql-fallbacks.test.ts): a mysql2 instance that answers as if its
+   * server were MySQL (answersReturning false) while it talks to MariaDB, so that CI, which has no
+   * MySQL server, runs the fallbacks MySQL takes. Passed in code (createApp's options), never read
+   * from the configuration: no setting of the gateway can turn it on.
+   */
+  asIfMysql?: true;
 }
 
 /** The query parameters DATABASE_URL may carry (README "Configuration"). */
@@ -34,9 +41,10 @@ export function mysqlAddress(databaseUrl: string): { host: string; port: number 
 }
 
 export function createDb(opts: DbOptions): Db {
+  if (opts.asIfMysql && !opts.databaseUrl) throw new Error('asIfMysql needs a MariaDB DATABASE_URL');
   if (opts.databaseUrl) {
     const url = new URL(opts.databaseUrl);
-    return knexFactory({
+    const db = knexFactory({
       client: 'mysql2',
       connection: {
         ...mysqlAddress(opts.databaseUrl),
@@ -50,6 +58,9 @@ export function createDb(opts: DbOptions): Db {
       pool: { min: 0, max: opts.poolMax ?? 10 },
       acquireConnectionTimeout: 10_000,
     });
+    // the answer isMariadb's probe would give on MySQL, given in advance
+    if (opts.asIfMysql) mariadbOf.set(db.client.config as object, Promise.resolve(false));
+    return db;
   }
   fs.mkdirSync(path.dirname(opts.sqliteFile), { recursive: true });
   return knexFactory({
@@ -87,7 +98,7 @@ export async function rawRows<T>(db: Db, sql: string, bindings: readonly Knex.Ra
   return (isMysql(db) ? (result as [T[]])[0] : result) as T[];
 }
 
-/** Whether the server behind a mysql2 knex answers `RETURNING` (MariaDB) or not (MySQL); asked once per knex instance. */
+/** Whether the server behind a mysql2 knex answers `RETURNING` (MariaDB) or not (MySQL); asked once per knex instance (answered at creation with asIfMysql). */
 const mariadbOf = new WeakMap<object, Promise<boolean>>();
 function isMariadb(db: Db): Promise<boolean> {
   const key = db.client.config as object;

@@ -35,6 +35,8 @@ export interface GatewayOptions {
   clock?: () => number;
   /** the app's logger (default: silent) */
   log?: Logger;
+  /** its database instance answers as if MariaDB were MySQL (no RETURNING: the MySQL fallbacks; db/knex.ts DbOptions) */
+  asIfMysql?: true;
 }
 
 export async function startGateway(opts: GatewayOptions = {}): Promise<TestGateway> {
@@ -63,7 +65,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<TestGatew
   }
   const config = loadConfig(env);
   if (config.amqpUrl) cleanups.push(() => deleteTopology(config.amqpPrefix, topics(config)));
-  const app = await createApp(config, { log: opts.log ?? pino({ level: 'silent' }), ...(opts.clock ? { clock: opts.clock } : {}) });
+  const app = await createApp(config, { log: opts.log ?? pino({ level: 'silent' }), ...(opts.clock ? { clock: opts.clock } : {}), asIfMysql: opts.asIfMysql });
   const server = await createServer(app);
   await server.initialize();
   let runModel: ReturnType<typeof createRunModel> | null = null;

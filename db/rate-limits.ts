@@ -78,13 +78,25 @@ const BATCH_SQL = {
 };
 const batchSqlCache = new Map<string, string>();
 
+// MySQL (no `RETURNING`): one bucket per statement, its total back as the insert id, as MYSQL_SQL.
+const MYSQL_BY_SQL = `INSERT INTO rate_limits (bucket, window_start, hits) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE hits = LAST_INSERT_ID(${SET_HITS_BY('?')}), ${SET_WINDOW}`;
+
 /**
  * Adds `by` hits to each bucket's window starting at `windowStart` and returns each bucket's total
- * in that window (keys: the buckets as given, which must be distinct under the engine's collation),
- * in one statement: MariaDB and SQLite only (`RETURNING`; MySQL counts each request alone).
+ * in that window (keys: the buckets as given, which must be distinct under the engine's collation):
+ * in one statement on MariaDB and SQLite (`RETURNING`); on MySQL one statement per bucket, each
+ * total as exact as the one statement's, since serialCounts takes each bucket apart.
  */
 async function addToWindows(db: Db, by: ReadonlyMap<string, number>, windowStart: number): Promise<Map<string, number>> {
   const mysql = isMysql(db);
+  if (mysql && !(await answersReturning(db))) {
+    const totals = await Promise.all([...by].map(async ([b, n]) => {
+      const [res] = await withLockRetry(() => db.raw(MYSQL_BY_SQL, [b, windowStart, n, windowStart, n, n, windowStart, windowStart])) as unknown as [{ insertId: number | string }];
+      // a first hit inserts the row (no auto-increment column: the id is 0), its count the increment
+      return [b, num(res.insertId) || n] as const;
+    }));
+    return new Map(totals);
+  }
   const keyOf = mysql ? (b: string) => b.toLowerCase() : (b: string) => b;
   const sorted = [...by.keys()].sort();
   const bindings: Array<string | number> = [];
@@ -186,16 +198,16 @@ const quotaBatcher = perInstance((db: Db) => naturalBatcher<QuotaHit, number[]>(
  * Counts one hit in each bucket (distinct under the engine's collation) of a request limited by
  * `quotas`, and returns the counts it sees. A request refused (a count above its quota) is taken
  * back before this answers: it does not count. The concurrent requests of this process share one
- * upsert per batch (naturalBatcher: while one batch's statements are in flight, arrivals queue
- * for the next), and each sees exactly the counts it would have seen had they come one by one
- * (serialCounts).
+ * upsert per batch (one per bucket on MySQL; naturalBatcher: while one batch's statements are in
+ * flight, arrivals queue for the next), and each sees exactly the counts it would have seen had
+ * they come one by one (serialCounts).
  */
 export async function hitQuotaWindows(db: Db, buckets: readonly string[], quotas: readonly number[], windowStart: number): Promise<number[]> {
   if (buckets.length === 0) return [];
   const keyOf = isMysql(db) ? (b: string) => b.toLowerCase() : (b: string) => b;
   const item = { buckets, quotas, windowStart };
-  // inside a transaction, a bucket named twice, or MySQL (no RETURNING): counted alone, as before
-  if (db.isTransaction || new Set(buckets.map(keyOf)).size !== buckets.length || !(await answersReturning(db))) {
+  // inside a transaction, or a bucket named twice: counted alone, as before
+  if (db.isTransaction || new Set(buckets.map(keyOf)).size !== buckets.length) {
     const counts = await hitWindows(db, buckets, windowStart);
     if (refused(item, counts)) await Promise.all(buckets.map((b) => unhitWindow(db, b, windowStart)));
     return counts;

@@ -49,8 +49,18 @@ declare module '@hapi/hapi' {
   interface RequestApplicationState {
     /** set when the body did not arrive within PAYLOAD_TIMEOUT_MS: the payload step answers 408 */
     payloadTimedOut?: boolean;
+    /** set when hapi's server timeout answered before the handler (routes.timeout.server, server.ts) */
+    serverTimedOut?: boolean;
   }
 }
+
+/**
+ * The answer to a request the server did not answer in time. Unlike the other 503s (nothing was
+ * recorded), its handler may still be running and may still succeed: a submit then runs and is
+ * charged. Only a retry with the same Idempotency-Key is safe (plugins/idempotency.ts: the key
+ * stays taken until the first request ends, and then replays its answer).
+ */
+export const SERVER_TIMEOUT_DETAIL = 'no answer in time: the request may still complete. Retry a model submit only with the same Idempotency-Key (it then answers what the first request did, without running it twice); check the run history (GET /app/get_run_history_data) before sending it again without one';
 
 /** A whole HTTP/1.1 response with a JSON body, for the socket-level paths where hapi has no request. */
 export function rawJsonResponse(status: number, detail: string): string {
@@ -126,8 +136,17 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       return h.continue;
     });
 
+    // hapi logs its server timeout on the request's internal channel just before it answers 503
+    server.events.on({ name: 'request', channels: 'internal', filter: 'timeout' }, (request) => {
+      request.app.serverTimedOut = true;
+    });
+
     server.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
       const response = request.response;
+      if (request.app.serverTimedOut && Boom.isBoom(response) && response.output.statusCode === 503) {
+        log.warn({ method: request.method, path: request.path, route: request.route.settings.id }, 'no answer within the server timeout; answered 503, the handler may still finish');
+        return h.response({ detail: SERVER_TIMEOUT_DETAIL, code: codeForStatus(503) }).code(503);
+      }
       // Whatever a route's payload step made of the cut-off body (a 400, a 404 route), it is a 408.
       if (request.app.payloadTimedOut && !(Boom.isBoom(response) && response.output.statusCode === 408)) {
         return h.response({ detail: DEFAULT_MESSAGES[408], code: codeForStatus(408) }).code(408).header('Connection', 'close');

@@ -49,8 +49,6 @@ declare module '@hapi/hapi' {
   interface RequestApplicationState {
     /** set when the body did not arrive within PAYLOAD_TIMEOUT_MS: the payload step answers 408 */
     payloadTimedOut?: boolean;
-    /** set when hapi's server timeout answered before the handler (routes.timeout.server, server.ts) */
-    serverTimedOut?: boolean;
   }
 }
 
@@ -60,6 +58,16 @@ declare module '@hapi/hapi' {
  * charged. Only a retry with the same Idempotency-Key is safe (plugins/idempotency.ts: the key
  * stays taken until the first request ends, and then replays its answer).
  */
+/**
+ * Whether hapi's server timeout has run out for this request: its own 503 (Boom.serverUnavailable)
+ * is told apart by the time alone, which needs no listener on hapi's request events (one would
+ * make hapi build an event for every internal log of every request).
+ */
+function pastServerTimeout(request: Request): boolean {
+  const limit = request.route.settings.timeout?.server;
+  return typeof limit === 'number' && Date.now() - request.info.received >= limit;
+}
+
 export const SERVER_TIMEOUT_DETAIL = 'no answer in time: the request may still complete. Retry a model submit only with the same Idempotency-Key (it then answers what the first request did, without running it twice); check the run history (GET /app/get_run_history_data) before sending it again without one';
 
 /** A whole HTTP/1.1 response with a JSON body, for the socket-level paths where hapi has no request. */
@@ -136,14 +144,9 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       return h.continue;
     });
 
-    // hapi logs its server timeout on the request's internal channel just before it answers 503
-    server.events.on({ name: 'request', channels: 'internal', filter: 'timeout' }, (request) => {
-      request.app.serverTimedOut = true;
-    });
-
     server.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
       const response = request.response;
-      if (request.app.serverTimedOut && Boom.isBoom(response) && response.output.statusCode === 503) {
+      if (Boom.isBoom(response) && response.output.statusCode === 503 && !(response instanceof DomainError) && pastServerTimeout(request)) {
         log.warn({ method: request.method, path: request.path, route: request.route.settings.id }, 'no answer within the server timeout; answered 503, the handler may still finish');
         return h.response({ detail: SERVER_TIMEOUT_DETAIL, code: codeForStatus(503) }).code(503);
       }

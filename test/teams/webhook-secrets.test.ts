@@ -11,6 +11,8 @@ import { waitFor } from '../helpers/services.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import type { Received } from '../helpers/receiver.ts';
 import { creditTeam } from '../../db/wallet.ts';
+import { newPredictionId, submitPrediction } from '../../db/predictions.ts';
+import { insertDelivery, newDeliveryId } from '../../db/deliveries.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 const INPUT = { prompt: 'team hook', width: 64, height: 64 };
@@ -104,6 +106,13 @@ test('team_id reveals the team\'s own secret to a manage_keys member and to the 
   t.false(JSON.stringify(rows).includes(team.slice('whsec_'.length)));
 });
 
+test('first uses at once create one team secret: the teams row serialises them', async (t) => {
+  const teamId = await newTeam('Race');
+  const secrets = await Promise.all([owner.session, dev.session, owner.liveKey, dev.liveKey, owner.session].map((as) => secretOf(as, teamId)));
+  t.is(new Set(secrets).size, 1);
+  t.is((await gw.app.db('team_webhook_secrets').where({ team_id: teamId })).length, 1);
+});
+
 test('rotating with team_id replaces the team\'s secret only; a sandbox team key may not rotate it', async (t) => {
   const teamId = await newTeam('Rotate');
   const before = await secretOf(owner.session, teamId);
@@ -163,11 +172,24 @@ test('a member removed from the team can no longer reveal or rotate its secret (
   t.is(await secretOf(owner.session, teamId), team, 'the team\'s secret is unchanged');
 });
 
-test('deleting a team drops its secrets', async (t) => {
+test('deleting a team drops its secrets, and a delivery of its still pending is dead, never signed with a new one', async (t) => {
   const res = await call('createTeam', { as: owner.session, body: { name: 'Short-lived' } });
   const teamId = Number(res.body.id);
   await secretOf(owner.session, teamId);
   t.is((await gw.app.db('team_webhook_secrets').where({ team_id: teamId })).length, 1);
   t.is((await call('deleteTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
+  t.is((await gw.app.db('team_webhook_secrets').where({ team_id: teamId })).length, 0);
+
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const id = newPredictionId(Date.now());
+  await submitPrediction(gw.app.db, { id, userId: owner.userId, teamId, apiKeyId: null, model: MODEL, input: INPUT, price: 0, webhookUrl: receiver.url }, Date.now());
+  await gw.app.db('predictions').where({ id }).update({ status: 'failed', completed_at: Date.now() });
+  const deliveryId = newDeliveryId();
+  await insertDelivery(gw.app.db, { id: deliveryId, predictionId: id, userId: owner.userId, url: receiver.url }, Date.now());
+  await gw.app.dispatcher.dispatchWebhook(deliveryId);
+  const dead = await waitFor(async () => gw.app.db('webhook_deliveries').where({ id: deliveryId, status: 'dead' }).first(), { what: 'the delivery dead' });
+  t.is(dead.last_error, 'the team was deleted: no secret to sign with');
+  t.is(receiver.received.length, 0);
   t.is((await gw.app.db('team_webhook_secrets').where({ team_id: teamId })).length, 0);
 });

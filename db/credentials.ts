@@ -23,6 +23,6 @@ export async function revokeAllCredentials(trx: Db, userId: number, encryptionKe
     await trx('oauth_clients').whereIn('client_id', ids).whereNull('deleted_at').update({ deleted_at: now });
     await trx('oauth_provider_records').whereIn('client_id', ids).delete();
   }
-  await replaceSecret(trx, userId, encryptionKey, now, { keepPrevious: false });
+  await replaceSecret(trx, { userId, teamId: null }, encryptionKey, now, { keepPrevious: false });
   return { apiKeys, oauthClients: clients.length };
 }

@@ -162,7 +162,7 @@ export async function renameTeam(db: Db, teamId: number, name: string): Promise<
 
 /**
  * Soft-deletes a team whose wallet is empty (balance and held both 0; otherwise
- * TeamNotEmptyError), revokes its keys and pending invites. Members lose access at once
+ * TeamNotEmptyError), revokes its keys and pending invites, drops its webhook secrets. Members lose access at once
  * because `membership` ignores deleted teams. False when there is no such live team.
  */
 export async function deleteTeam(db: Db, teamId: number, now: number): Promise<boolean> {
@@ -175,6 +175,8 @@ export async function deleteTeam(db: Db, teamId: number, now: number): Promise<b
     await trx('teams').where({ id: teamId }).update({ deleted_at: now });
     await trx('api_keys').where({ team_id: teamId }).whereNull('revoked_at').update({ revoked_at: now });
     await trx('team_invites').where({ team_id: teamId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: now });
+    // the row stays (soft delete), so its foreign key's cascade does not remove these
+    await trx('team_webhook_secrets').where({ team_id: teamId }).delete();
     return true;
   });
 }

@@ -48,18 +48,35 @@ function toDelivery(r: DeliveryRow): Delivery {
 
 // ------------------------------------------------------------------ secrets
 
-/** Secrets that currently sign deliveries, newest first; creates the account's first one on demand. */
-export async function activeSecrets(db: Db, userId: number, key: Buffer, now: number): Promise<Array<{ secret: string; createdAt: number; expiresAt: number | null }>> {
-  const rows = await db('webhook_secrets').where('user_id', userId)
+/**
+ * Where an owner's secrets live, and the row that serialises their creation and rotation: the
+ * account's, or the team's own (a team prediction is never signed with a member's secret: one who
+ * left the team would still hold it). Migration 20261129_0101.
+ */
+function secretStore(owner: Owner): { table: string; column: string; id: number; lock: string } {
+  return owner.teamId === null
+    ? { table: 'webhook_secrets', column: 'user_id', id: owner.userId, lock: 'users' }
+    : { table: 'team_webhook_secrets', column: 'team_id', id: owner.teamId, lock: 'teams' };
+}
+
+/**
+ * Secrets that currently sign the owner's deliveries, newest first; creates the first one on
+ * demand. Empty only for a deleted team (its secrets went with it, and none is made again).
+ */
+export async function activeSecrets(db: Db, owner: Owner, key: Buffer, now: number): Promise<Array<{ secret: string; createdAt: number; expiresAt: number | null }>> {
+  const store = secretStore(owner);
+  const rows = await db(store.table).where(store.column, store.id)
     .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now)).orderBy('id', 'desc');
   if (rows.length === 0) {
-    // Two first uses at once must not create two secrets: the user row serialises them.
-    await db.transaction(async (trx) => {
-      await trx('users').where('id', userId).forUpdate().first('id');
-      const existing = await trx('webhook_secrets').where('user_id', userId).first('id');
-      if (!existing) await trx('webhook_secrets').insert({ user_id: userId, secret_enc: seal(newWebhookSecret(), key), created_at: now });
+    // Two first uses at once must not create two secrets: the owner's row serialises them.
+    const created = await db.transaction(async (trx) => {
+      const live = await trx(store.lock).where('id', store.id).modify((q) => { if (owner.teamId !== null) q.whereNull('deleted_at'); }).forUpdate().first('id');
+      if (!live) return false;
+      const existing = await trx(store.table).where(store.column, store.id).first('id');
+      if (!existing) await trx(store.table).insert({ [store.column]: store.id, secret_enc: seal(newWebhookSecret(), key), created_at: now });
+      return true;
     });
-    return activeSecrets(db, userId, key, now);
+    return created ? activeSecrets(db, owner, key, now) : [];
   }
   return rows.map((r: { secret_enc: string; created_at: number | string; expires_at: number | string | null }) => ({
     secret: unseal(r.secret_enc, key), createdAt: num(r.created_at), expiresAt: numOrNull(r.expires_at),
@@ -68,32 +85,34 @@ export async function activeSecrets(db: Db, userId: number, key: Buffer, now: nu
 
 /**
  * Issues a new secret. The one it replaces keeps signing for 24 hours so receivers can switch
- * over; every older one is dropped, so an account has at most two secrets however often it
+ * over; every older one is dropped, so an owner has at most two secrets however often it
  * rotates (issue 16: 400 rotations made every delivery carry 400 signatures).
  */
-export async function rotateSecret(db: Db, userId: number, key: Buffer, now: number): Promise<string> {
-  return db.transaction((trx) => replaceSecret(trx, userId, key, now, { keepPrevious: true }));
+export async function rotateSecret(db: Db, owner: Owner, key: Buffer, now: number): Promise<string> {
+  return db.transaction((trx) => replaceSecret(trx, owner, key, now, { keepPrevious: true }));
 }
 
 /**
- * Replaces the account's signing secrets with a new one, inside the caller's transaction.
+ * Replaces the owner's signing secrets with a new one, inside the caller's transaction.
  * keepPrevious false drops every earlier secret at once (an account taken back from whoever
  * registered it: they may have read the old one).
  */
-export async function replaceSecret(trx: Db, userId: number, key: Buffer, now: number, opts: { keepPrevious: boolean }): Promise<string> {
-  // Two rotations at once must not both keep "the current one": the user row serialises them.
-  await trx('users').where('id', userId).forUpdate().first('id');
+export async function replaceSecret(trx: Db, owner: Owner, key: Buffer, now: number, opts: { keepPrevious: boolean }): Promise<string> {
+  const store = secretStore(owner);
+  const mine = (q: Knex.QueryBuilder) => { q.where(store.column, store.id); };
+  // Two rotations at once must not both keep "the current one": the owner's row serialises them.
+  await trx(store.lock).where('id', store.id).forUpdate().first('id');
   const current = opts.keepPrevious
-    ? await trx('webhook_secrets').where('user_id', userId)
+    ? await trx(store.table).where(mine)
       .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now)).orderBy('id', 'desc').first<{ id: number; expires_at: number | string | null } | undefined>('id', 'expires_at')
     : undefined;
-  await trx('webhook_secrets').where('user_id', userId).modify((q) => { if (current) q.whereNot('id', current.id); }).delete();
+  await trx(store.table).where(mine).modify((q) => { if (current) q.whereNot('id', current.id); }).delete();
   if (current) {
     const expiresAt = Math.min(numOrNull(current.expires_at) ?? Infinity, now + ROTATION_OVERLAP_MS);
-    await trx('webhook_secrets').where('id', current.id).update({ expires_at: expiresAt });
+    await trx(store.table).where('id', current.id).update({ expires_at: expiresAt });
   }
   const secret = newWebhookSecret();
-  await trx('webhook_secrets').insert({ user_id: userId, secret_enc: seal(secret, key), created_at: now });
+  await trx(store.table).insert({ [store.column]: store.id, secret_enc: seal(secret, key), created_at: now });
   return secret;
 }
 

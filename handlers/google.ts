@@ -111,7 +111,7 @@ async function signIn(ctx: SignInContext, id: ExternalIdentity, method: string, 
     const account = await accountFor(app, id, studioId);
     userId = account.userId;
     if (account.linked !== 'before') audit(ctx, 'identity_linked', { userId, provider: PROVIDER, to: account.linked });
-    if (account.linked === 'existing account') forgetSecrets(userId);
+    if (account.linked === 'existing account') forgetSecrets({ userId, teamId: null });
   } catch (err) {
     // Two first sign-ins of one identity raced: the other one created the link.
     if (!(err instanceof DuplicateError)) throw err;

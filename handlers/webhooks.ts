@@ -20,16 +20,16 @@ function secretView(list: Array<{ secret: string; createdAt: number; expiresAt: 
   };
 }
 
-/** GET /app/webhook_secret: the account's signing secret (created on first use). */
+/** GET /app/webhook_secret: the owner's signing secret (created on first use): the account's, or with team_id the team's. */
 export const getWebhookSecret: Handler<'getWebhookSecret'> = async ({ app, caller }) =>
-  secretView(await activeSecrets(app.db, caller.userId, app.encryptionKey, app.clock()));
+  secretView(await activeSecrets(app.db, caller.owner, app.encryptionKey, app.clock()));
 
 /** POST /app/webhook_secret/rotate: a new secret; the old one keeps signing for 24 hours. */
 export const rotateWebhookSecret: Handler<'rotateWebhookSecret'> = async ({ app, caller }) => {
   refuseSandboxKey(caller, 'rotate the webhook signing secret');
-  await rotateSecret(app.db, caller.userId, app.encryptionKey, app.clock());
-  forgetSecrets(caller.userId);
-  return secretView(await activeSecrets(app.db, caller.userId, app.encryptionKey, app.clock()));
+  await rotateSecret(app.db, caller.owner, app.encryptionKey, app.clock());
+  forgetSecrets(caller.owner);
+  return secretView(await activeSecrets(app.db, caller.owner, app.encryptionKey, app.clock()));
 };
 
 function deliveryView(d: Delivery & { attemptLog: Attempt[] }) {

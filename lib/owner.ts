@@ -27,7 +27,7 @@ export const TEAM_NOT_FOUND = 'team not found';
  * member who created it, so no membership is asked): an operation with a team scope
  * (`x-team-permission`) runs as the key's team, with or without `team_id`; a `team_id` naming
  * another team is 403; an operation without a team scope acts on a personal account (user
- * details, personal keys, webhook secret, OAuth clients) or needs a member (team management),
+ * details, personal keys, OAuth clients) or needs a member (team management),
  * and is 403 too. A key holds
  * the permissions in TEAM_KEY_PERMISSIONS.
  */

@@ -1698,7 +1698,7 @@ export interface paths {
         };
         /**
          * Get the webhook signing secret
-         * @description The account's Standard Webhooks signing secret, created on first use. Deliveries are signed with it (and, for 24 hours after a rotation, also with the previous one).
+         * @description The account's Standard Webhooks signing secret, created on first use. Deliveries of the account's personal predictions are signed with it (and, for 24 hours after a rotation, also with the previous one). With `team_id` (or a team's API key), the team's own secret, which signs every delivery of the team's predictions whoever submitted them (needs `manage_keys`).
          */
         get: operations["getWebhookSecret"];
         put?: never;
@@ -1720,7 +1720,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the webhook signing secret
-         * @description Issues a new secret. For 24 hours every delivery carries signatures by both the new and the previous secret (space-separated in `webhook-signature`), so receivers can switch without downtime. Only the secret it replaces keeps signing; every older one is dropped, so a delivery never carries more than two signatures. A sandbox API key may not rotate the secret (403).
+         * @description Issues a new secret: the account's, or with `team_id` (or a team's API key) the team's (needs `manage_keys`). For 24 hours every delivery carries signatures by both the new and the previous secret (space-separated in `webhook-signature`), so receivers can switch without downtime. Only the secret it replaces keeps signing; every older one is dropped, so a delivery never carries more than two signatures. A sandbox API key may not rotate the secret (403).
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -2678,7 +2678,7 @@ export interface webhooks {
         put?: never;
         /**
          * A prediction finished (completed or failed)
-         * @description Sent once per prediction that was submitted with `?webhook=`, when it reaches `completed` or `failed` (never another state), signed per Standard Webhooks v1 with the account's secret (`GET /app/webhook_secret`). Failed attempts are retried (see the `webhook` parameter); every attempt of one delivery carries the same `webhook-id`, so receivers must be idempotent.
+         * @description Sent once per prediction that was submitted with `?webhook=`, when it reaches `completed` or `failed` (never another state), signed per Standard Webhooks v1 with the account's secret (`GET /app/webhook_secret`), or for a team's prediction with the team's (`GET /app/webhook_secret?team_id=`), whoever submitted it. Failed attempts are retried (see the `webhook` parameter); every attempt of one delivery carries the same `webhook-id`, so receivers must be idempotent.
          */
         post: {
             parameters: {
@@ -8060,7 +8060,10 @@ export interface operations {
     };
     getWebhookSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8078,13 +8081,17 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateWebhookSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8102,6 +8109,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];

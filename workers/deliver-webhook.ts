@@ -39,8 +39,17 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer) {
     const { delivery: d, prediction: p } = found;
 
     const body = JSON.stringify(webhookPayload(app, p));
-    const secrets = await signingSecrets(app.db, d.userId, encryptionKey, app.clock());
+    // A team prediction is signed with the team's secrets, whichever member (or team key) submitted it.
+    const secrets = await signingSecrets(app.db, { userId: p.userId, teamId: p.teamId }, encryptionKey, app.clock());
     const startedAt = app.clock();
+    if (secrets.length === 0) {
+      // Its team was deleted with its secrets: nothing the receiver could verify is left to send.
+      const reason = 'the team was deleted: no secret to sign with';
+      await recordAttempt(app.db, d, { number: d.attempts + 1, startedAt, durationMs: 0, error: reason }, { status: 'dead', nextAttemptAt: startedAt }, startedAt);
+      metrics.webhookAttempts.inc({ outcome: 'dead' });
+      log.info({ delivery: d.id, prediction: d.predictionId, attempt: d.attempts + 1, outcome: 'dead', reason }, 'webhook attempt');
+      return { kind: 'dead-letter', reason };
+    }
     const headers = webhookHeaders(secrets, d.id, Math.floor(startedAt / 1000), body);
     const r = await sendWebhook(d.url, body, headers, { timeoutMs: config.webhookTimeoutMs, policy });
     const now = app.clock();

@@ -42,6 +42,7 @@ import * as m20261127_0101_predictions_output_expiry from './20261127_0101_predi
 import * as m20261127_0201_predictions_sweep_index from './20261127_0201_predictions_sweep_index.ts';
 import * as m20261128_0101_wallet_submit_seq from './20261128_0101_wallet_submit_seq.ts';
 import * as m20261128_0401_predictions_claim_digest from './20261128_0401_predictions_claim_digest.ts';
+import * as m20261129_0101_team_webhook_secrets from './20261129_0101_team_webhook_secrets.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -90,6 +91,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261127_0201_predictions_sweep_index', m20261127_0201_predictions_sweep_index],
   ['20261128_0101_wallet_submit_seq', m20261128_0101_wallet_submit_seq],
   ['20261128_0401_predictions_claim_digest', m20261128_0401_predictions_claim_digest],
+  ['20261129_0101_team_webhook_secrets', m20261129_0101_team_webhook_secrets],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -214,7 +214,7 @@ test('a team key acts for its team only: another team_id, personal-account and t
   t.is((await call('listTeamApiKeys', { as: key, params: { team_id: otherTeamId } })).status, 403);
   const personal = 'this API key belongs to a team and acts only for it; this operation acts on a personal account: use a personal API key or a session';
   for (const [op, opts] of [
-    ['getUserKeys', {}], ['createApiKey', { body: { name: 'x' } }], ['getWebhookSecret', {}], ['listTeams', {}],
+    ['getUserKeys', {}], ['createApiKey', { body: { name: 'x' } }], ['listTeams', {}],
     ['getTeam', { params: { team_id: teamId } }], ['createTeamInvite', { params: { team_id: teamId }, body: { email: 'a@example.com', role: 'viewer' } }],
   ] as Array<[string, CallOptions]>) {
     const res = await call(op, { as: key, ...opts });

@@ -53,12 +53,6 @@ declare module '@hapi/hapi' {
 }
 
 /**
- * The answer to a request the server did not answer in time. Unlike the other 503s (nothing was
- * recorded), its handler may still be running and may still succeed: a submit then runs and is
- * charged. Only a retry with the same Idempotency-Key is safe (plugins/idempotency.ts: the key
- * stays taken until the first request ends, and then replays its answer).
- */
-/**
  * Whether hapi's server timeout has run out for this request: its own 503 (Boom.serverUnavailable)
  * is told apart by the time alone, which needs no listener on hapi's request events (one would
  * make hapi build an event for every internal log of every request).
@@ -68,6 +62,12 @@ function pastServerTimeout(request: Request): boolean {
   return typeof limit === 'number' && Date.now() - request.info.received >= limit;
 }
 
+/**
+ * The answer to a request the server did not answer in time. Unlike the other 503s (nothing was
+ * recorded), its handler may still be running and may still succeed: a submit then runs and is
+ * charged. Only a retry with the same Idempotency-Key is safe (plugins/idempotency.ts: the key
+ * stays taken until the first request ends, and then replays its answer).
+ */
 export const SERVER_TIMEOUT_DETAIL = 'no answer in time: the request may still complete. Retry a model submit only with the same Idempotency-Key (it then answers what the first request did, without running it twice); check the run history (GET /app/get_run_history_data) before sending it again without one';
 
 /** A whole HTTP/1.1 response with a JSON body, for the socket-level paths where hapi has no request. */

@@ -11,7 +11,21 @@ import os from 'node:os';
 import path from 'node:path';
 
 const CPU_ROOT = '/sys/fs/cgroup/cpu';
-const PERIOD_US = 100_000;
+const DEFAULT_PERIOD_US = 100_000;
+
+/**
+ * BENCH_CPU_PERIOD_MS: the CFS period in ms (default 100, the kernel's). A process at its cap runs
+ * `share` of each period and then waits out the rest; with 100 ms and 0.2 core that wait is up to
+ * 80 ms, long enough to stall other processes on a row lock the throttled one holds.
+ */
+function periodUs(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_PERIOD_US;
+  const ms = Number(raw);
+  if (!Number.isFinite(ms) || ms < 1 || ms > 1000) {
+    throw new Error(`BENCH_CPU_PERIOD_MS must be a CFS period in ms, 1 to 1000 (got ${JSON.stringify(raw)})`);
+  }
+  return Math.round(ms * 1000);
+}
 
 export interface CpuCap {
   /** share of one core each gateway process may use */
@@ -33,15 +47,16 @@ export interface CpuCap {
  * (0, cores]; anything else, or a cgroup fs this process cannot write, is refused with an
  * explanation (thrown), never silently run uncapped.
  */
-export function cpuCapFromEnv(raw: string | undefined): CpuCap | null {
+export function cpuCapFromEnv(raw: string | undefined, rawPeriodMs?: string): CpuCap | null {
   if (raw === undefined || raw.trim() === '') return null;
+  const PERIOD_US = periodUs(rawPeriodMs);
   const share = Number(raw);
   const cores = os.cpus().length;
   if (!Number.isFinite(share) || share <= 0 || share > cores) {
     throw new Error(`BENCH_PROCESS_CPU must be a share of one core, > 0 and <= ${cores} (this machine's cores), e.g. 0.25 (got ${JSON.stringify(raw)})`);
   }
   const quota = Math.round(share * PERIOD_US);
-  if (quota < 1000) throw new Error(`BENCH_PROCESS_CPU=${raw} is below the kernel's smallest CFS quota (1 ms per 100 ms period, i.e. 0.01)`);
+  if (quota < 1000) throw new Error(`BENCH_PROCESS_CPU=${raw} is below the kernel's smallest CFS quota (1 ms per ${PERIOD_US / 1000} ms period, i.e. ${1000 / PERIOD_US})`);
   const prefix = `mg-bench-${process.pid}`;
   const probe = path.join(CPU_ROOT, `${prefix}-probe`);
   try {

@@ -21,7 +21,7 @@ import type { Owner } from './owner.ts';
 import { withLockRetry } from './retry.ts';
 import { unfinishedSql } from './unfinished.ts';
 import { checkEmbedLimits } from './embed-codes.ts';
-import { eachAlone, marks, naturalBatcher, rowsInsert, perInstance, type ItemOutcome } from './batch.ts';
+import { eachAlone, marks, naturalBatcher, insertHead, rowsInsert, perInstance, type ItemOutcome } from './batch.ts';
 import type { EmbedLimits } from './embed-codes.ts';
 
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
@@ -304,6 +304,22 @@ export function submittedRow(p: NewPrediction, now: number): Record<string, unkn
 const SUBMITTED_COLUMNS = ['id', 'user_id', 'team_id', 'api_key_id', 'model', 'status', 'is_test', 'input', 'price', 'webhook_url', 'http_request_id', 'created_at', 'updated_at', 'source', 'list_price', 'discount_percent'] as const;
 const SUBMITTED = new Set<string>(SUBMITTED_COLUMNS);
 const insertSubmittedRows = rowsInsert('predictions', SUBMITTED_COLUMNS);
+
+/**
+ * MariaDB/MySQL: submittedRow rows as one fixed INSERT (`values ?`, the rows one nested binding
+ * that mysql2 writes out), to run inside a statement of the caller's; null when a row has a
+ * column besides SUBMITTED_COLUMNS' (embed, studio).
+ */
+export function submittedInsertSql(rows: ReadonlyArray<Record<string, unknown>>): { sql: string; binding: Knex.RawBinding } | null {
+  const values: Knex.RawBinding[][] = [];
+  for (const row of rows) {
+    for (const column in row) if (!SUBMITTED.has(column)) return null;
+    values.push(SUBMITTED_COLUMNS.map((column) => (row[column] ?? null) as Knex.RawBinding));
+  }
+  // knex types no array of arrays as a binding; it hands it to mysql2 as it is (rowsInsert)
+  return { sql: `${SUBMITTED_HEAD}?`, binding: values as unknown as Knex.RawBinding };
+}
+const SUBMITTED_HEAD = insertHead('predictions', SUBMITTED_COLUMNS);
 
 /**
  * Inserts submittedRow rows in one statement: fixed SQL (rowsInsert) when every row's columns are

@@ -17,7 +17,7 @@ import { InsufficientCreditError } from './errors.ts';
 import { bumpSubmitSeq, compareWallets, holdEach, holdValues, LEDGER_HEAD, lockWallets } from './wallet.ts';
 import { walletKey } from './credit-grants.ts';
 import type { Payer } from './wallet.ts';
-import { insertSubmitted, limitsApply, submitPrediction, submittedRow, unfinishedCountColumn, unfinishedCounts, withSnapshot } from './predictions.ts';
+import { insertSubmitted, limitsApply, submitPrediction, submittedInsertSql, submittedRow, unfinishedCountColumn, unfinishedCounts, withSnapshot } from './predictions.ts';
 import type { ConcurrencyLimits, NewPrediction, SubmitOptions, SubmitOutcome, UnfinishedScope } from './predictions.ts';
 import { withLockRetry } from './retry.ts';
 import { eachAlone, marks, naturalBatcher, perInstance } from './batch.ts';
@@ -59,7 +59,7 @@ export async function submitBatch(db: Db, batch: readonly SubmitRequest[]): Prom
     if (!wallets.some((w) => now - (hints.get(w) ?? -Infinity) < HOLD_FIRST_PAUSE_MS)) {
       try {
         const plan = await holdFirstPlan(db, batch);
-        return await withLockRetry(() => db.transaction((trx) => holdFirst(trx, batch, plan)));
+        return await withLockRetry(() => holdFirst(db, batch, plan));
       } catch (err) {
         // rolled back whole (nothing of it written): the locked path below decides every request
         if (!(err instanceof NotAllAccepted)) throw err;
@@ -288,40 +288,72 @@ function passesLimits(batch: readonly SubmitRequest[], plan: HoldFirstPlan, coun
 
 /**
  * A batch's hold-first path (README "No request lost, none charged twice"): the generation-limit
- * counts read before the locks (holdFirstPlan), and the wallet rows' locks taken by the holds' own
- * conditional UPDATE, the transaction's first statement, instead of a locking read before it and
- * the counts under it: UPDATE (the locks), the hold rows, the prediction rows, COMMIT. It expects
- * every request accepted, which is what the locked path (decideAndWrite) decides whenever each
- * wallet's balance covers the sum of its requests' prices and no request is past a limit:
+ * counts read before the locks (holdFirstPlan), and the whole transaction sent as one statement,
+ * a MariaDB compound statement (`begin not atomic ... end`) that starts it, takes the wallet rows'
+ * locks with the holds' own conditional UPDATE (no locking read before it), decides, writes the
+ * hold rows and the prediction rows, and commits or rolls back, in one round trip. The wallets'
+ * locks are held only while MariaDB runs it, never across a round trip to this process or a wait
+ * of this process for a core, so that batches of several processes on one wallet hardly wait on
+ * each other (test/bench/README.md, "Earlier runs", 2026-11-25). Any error inside it (a deadlock,
+ * a lock wait timeout, a duplicate id) rolls the transaction back in its exit handler and is
+ * raised again: the caller retries (withLockRetry) or falls back, and the connection goes back to
+ * the pool outside any transaction. No statement is ever sent behind another in a transaction
+ * (pipelining, unsafe on MariaDB: after a deadlock the next one would autocommit).
+ * It expects every request accepted, which is what the locked path (decideAndWrite) decides
+ * whenever each wallet's balance covers the sum of its requests' prices and no request is past a
+ * limit:
  * - the credit: the UPDATE takes each wallet's sum only where `balance >= sum` (and, for a team,
- *   only while it is not deleted), on the row as its lock found it;
+ *   only while it is not deleted), on the row as its lock found it; every row matched, or nothing;
  * - the limits: each wallet's `submit_seq` counts the submits the limits count that were ever
  *   recorded on it (every transaction recording such submits raises it by their number in the
  *   statement that locks the wallet: a hold, lockWallet, a batch's UPDATE; migration
- *   20261128_0101), read with the counts, and this UPDATE leaves it in @mg_sN, returned by the
- *   hold rows' INSERT. Under the locks, the submits recorded since the read are that value less
- *   this batch's and less the one read; each count now is at most its value as read plus those of
- *   its wallets (predictions finishing meanwhile only lower it), so a batch those bounds accept is
- *   accepted by the counts now too. When they do not (close to a limit), the counts are made again
- *   under the locks (this transaction's first snapshot, so they see every submit that held a lock
- *   before), as the locked path makes them.
- * Anything else (a wallet short, deleted or missing; a request the counts refuse) throws
- * NotAllAccepted, before the prediction rows are written: the transaction rolls back and the
- * locked path decides each request. Each hold row's balance_after/held_after comes from the
- * wallet as the UPDATE left it (user variables it sets, @mg_bN/@mg_hN for the wallet numbered N),
- * plus/minus the holds of that wallet after it in the batch, and its INSERT returns the
- * balance_after of each row, the client's remaining balance.
+ *   20261128_0101), read with the counts, and this UPDATE leaves it in @mg_sN. Under the locks, the
+ *   submits recorded since the read are that value less this batch's and less the one read; each
+ *   count now is at most its value as read plus those of its wallets (predictions finishing
+ *   meanwhile only lower it), so a batch those bounds accept is accepted by the counts now too
+ *   (limitSlack: per scope, how many more it may have). When they do not (close to a limit), the
+ *   counts are made again under the locks inside the statement (its first consistent read, so
+ *   they see every submit that held a lock before), as the locked path makes them.
+ * Anything else (a wallet short, deleted or missing; a request the counts refuse) rolls it back
+ * before any row is written and answers `mg_not_all_accepted`: NotAllAccepted, and the locked path
+ * decides each request. Each hold row's balance_after/held_after comes from the wallet as the
+ * UPDATE left it (user variables it sets, @mg_bN/@mg_hN for the wallet numbered N), plus/minus
+ * the holds of that wallet after it in the batch, and its INSERT returns the balance_after of
+ * each row, the client's remaining balance.
  */
-async function holdFirst(trx: Knex, batch: readonly SubmitRequest[], plan: HoldFirstPlan): Promise<BatchAnswer[]> {
+async function holdFirst(db: Db, batch: readonly SubmitRequest[], plan: HoldFirstPlan): Promise<BatchAnswer[]> {
   const { payers, wallets, ordered, scopes } = plan;
+  const rows = batch.map((req) => req.row ?? submittedRow(req.p, req.now));
+  const insertPredictions = submittedInsertSql(rows);
+  // batchable() admits no row with embed or studio columns
+  if (insertPredictions === null) throw new Error('a hold-first batch with a row of other columns');
+  const bindings: Knex.RawBinding[] = [];
+  const steps: string[] = [];
+
+  // the holds: one UPDATE per wallet table, every row of it matched, or nothing of the batch is written
   for (const table of ['users', 'teams'] as const) {
-    const rows = ordered.filter((w) => (w.payer.teamId === null) === (table === 'users'));
-    if (rows.length > 0 && !await holdSums(trx, table, rows)) throw new NotAllAccepted();
+    const rowsOf = ordered.filter((w) => (w.payer.teamId === null) === (table === 'users'));
+    if (rowsOf.length === 0) continue;
+    const hold = `${holdSumsSql(table, rowsOf, bindings)}; set ok = (row_count() = ${rowsOf.length});`;
+    steps.push(steps.length === 0 ? hold : `if ok then ${hold} end if;`);
+  }
+
+  if (scopes.length > 0) {
+    // passesLimits, scope by scope: the most submits each count may have gained beyond the count read
+    const slack = limitSlack(batch, plan);
+    const bounded = slack.flatMap((room, i) => (room === null ? [] : [i]));
+    if (bounded.length > 0) {
+      // the submits other transactions recorded on each scope's wallets between the read and the
+      // locks (@mg_sN as the UPDATE left it, less this batch's and the value read) within its room
+      const since = bounded.map((i) => `${[...plan.scopeWallets[i]!].map((n) => `(@mg_s${n} - ${plan.seqs[n]! + ordered[n]!.submits})`).join(' + ')} <= ${slack[i]!}`);
+      // else counted again (this transaction's first consistent read, after the locks): each count within its room
+      const recount = bounded.map((i) => `${unfinishedCountColumn(db, scopes[i]!.scope, scopes[i]!.bound, `c${i}`, bindings).replace(/ as c\d+$/, '')} <= ${plan.counted[i]! + slack[i]!}`);
+      steps.push(`if ok and not (${since.join(' and ')}) then set ok = (${recount.join(' and ')}); end if;`);
+    }
   }
 
   // the hold rows in batch order; each wallet's later holds, which its row's balance_after adds back
   const later = new Map([...wallets].map(([key, w]) => [key, w.sum]));
-  const values: Knex.RawBinding[] = [];
   const templates: string[] = [];
   const priced: number[] = [];
   for (const [i, { p, now }] of batch.entries()) {
@@ -332,23 +364,27 @@ async function holdFirst(trx: Knex, batch: readonly SubmitRequest[], plan: HoldF
     const n = wallets.get(key)!.n;
     templates.push(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_b${n} + ?, @mg_h${n} - ?)`);
     // holdValues, then the offsets from the wallet after the UPDATE
-    values.push(...holdValues({ payer: payers[i]!, userId: p.userId, predictionId: p.id, model: p.model, now, amount: p.price, listPrice: p.listPrice ?? p.price, discountPercent: p.discountPercent ?? null }), rest, rest);
+    bindings.push(...holdValues({ payer: payers[i]!, userId: p.userId, predictionId: p.id, model: p.model, now, amount: p.price, listPrice: p.listPrice ?? p.price, discountPercent: p.discountPercent ?? null }), rest, rest);
     priced.push(i);
   }
-  const seqColumns = ordered.map((w) => `, @mg_s${w.n} as s${w.n}`).join('');
-  const [returned] = await trx.raw(`${LEDGER_HEAD}${templates.join(', ')} returning balance_after${seqColumns}`, values) as unknown as [Array<Record<string, number | string>>];
-  if (scopes.length > 0) {
-    // the submits other transactions recorded on each wallet between the read and the locks
-    const since = ordered.map((w) => num(returned[0]![`s${w.n}`]!) - w.submits - plan.seqs[w.n]!);
-    if (since.some((d) => d !== 0)) {
-      // each count as read plus every submit recorded since on its wallets: never less than the count now
-      const bounds = plan.counted.map((c, i) => c + [...plan.scopeWallets[i]!].reduce((sum, n) => sum + since[n]!, 0));
-      // past a limit by those bounds: count again, under the locks now held (this transaction's first snapshot)
-      if (!passesLimits(batch, plan, bounds) && !passesLimits(batch, plan, await unfinishedCounts(trx, scopes))) throw new NotAllAccepted();
-    }
-  }
-  const rows = batch.map((req) => req.row ?? submittedRow(req.p, req.now));
-  await insertSubmitted(trx, rows);
+  bindings.push(insertPredictions.binding);
+  const sql = `begin not atomic
+declare ok boolean default true;
+declare exit handler for sqlexception begin rollback; resignal; end;
+start transaction;
+${steps.join('\n')}
+if ok then
+${LEDGER_HEAD}${templates.join(', ')} returning balance_after;
+${insertPredictions.sql};
+commit;
+else
+rollback;
+select 1 as mg_not_all_accepted;
+end if;
+end`;
+  const [sets] = await db.raw(sql, bindings) as unknown as [[Array<Record<string, number | string>>, ...unknown[]]];
+  const returned = sets[0];
+  if (returned.length === 0 || 'mg_not_all_accepted' in returned[0]!) throw new NotAllAccepted();
   const answers: BatchAnswer[] = rows.map((row) => ({ outcome: withSnapshot({ accepted: true }, row) }));
   priced.forEach((at, j) => {
     answers[at] = { outcome: withSnapshot({ accepted: true, balance: num(returned[j]!.balance_after!) }, rows[at]!) };
@@ -357,15 +393,40 @@ async function holdFirst(trx: Knex, batch: readonly SubmitRequest[], plan: HoldF
 }
 
 /**
- * One UPDATE of a wallet table taking each wallet's sum (balance -> held) where its balance
+ * Per scope of the plan, how many more unfinished predictions than it counted it may have with
+ * every request of the batch still passing (passesLimits decides each scope apart: a request is
+ * refused when any count it is limited by, plus the requests before it in that scope, reaches
+ * its limit); null for a scope no request is limited by.
+ */
+function limitSlack(batch: readonly SubmitRequest[], plan: HoldFirstPlan): Array<number | null> {
+  const slack: Array<number | null> = plan.scopes.map(() => null);
+  const before = plan.scopes.map(() => 0);
+  const room = (s: number | undefined, limit: number) => {
+    if (s === undefined) return;
+    const r = limit - 1 - plan.counted[s]! - before[s]!;
+    slack[s] = slack[s] === null ? r : Math.min(slack[s]!, r);
+  };
+  for (const [i, { p, limits }] of batch.entries()) {
+    const key = plan.scopeIndex.get(`key ${p.apiKeyId}`);
+    const account = plan.scopeIndex.get(`account ${walletKey(plan.payers[i]!)}`);
+    if (limits && limitsApply(p, limits)) {
+      if (limits.perKey > 0 && p.apiKeyId !== null) room(key, limits.perKey);
+      if (limits.perAccount > 0) room(account, limits.perAccount);
+    }
+    for (const s of [key, account]) if (s !== undefined) before[s]!++;
+  }
+  return slack;
+}
+
+/**
+ * The UPDATE of a wallet table taking each wallet's sum (balance -> held) where its balance
  * covers it (and a team is not deleted), and leaving each wallet's new balance and held in the
  * user variables @mg_bN and @mg_hN (N its number in the batch), and raising its submit_seq by
- * its submits into @mg_sN; true when every row matched (the
- * variables are read only then, so a value an earlier statement of the connection left is never used).
+ * its submits into @mg_sN; its bindings appended to `bindings`. The variables are read only
+ * when every row matched, so a value an earlier statement of the connection left is never used.
  */
-async function holdSums(trx: Knex, table: 'users' | 'teams', rows: readonly HoldFirstWallet[]): Promise<boolean> {
+function holdSumsSql(table: 'users' | 'teams', rows: readonly HoldFirstWallet[], bindings: Knex.RawBinding[]): string {
   const idOf = (w: { payer: Payer }) => (table === 'users' ? w.payer.userId : w.payer.teamId!);
-  const bindings: number[] = [];
   const set = (column: 'balance' | 'held', v: 'b' | 'h', sign: 1 | -1) => {
     if (rows.length === 1) {
       bindings.push(sign * rows[0]!.sum);
@@ -388,8 +449,7 @@ async function holdSums(trx: Knex, table: 'users' | 'teams', rows: readonly Hold
     for (const w of rows) bindings.push(idOf(w), w.sum);
   }
   if (table === 'teams') where += ' and deleted_at is null';
-  const [ok] = await trx.raw(`update \`${table}\` set ${sets} where ${where}`, bindings) as unknown as [{ affectedRows: number }];
-  return ok.affectedRows === rows.length;
+  return `update \`${table}\` set ${sets} where ${where}`;
 }
 
 /**

@@ -33,26 +33,33 @@ async function answer(p: Promise<SubmitOutcome>): Promise<string> {
   }
 }
 
+/** MariaDB's hold-first batch: one statement (a compound statement holding its transaction), its UPDATEs setting @mg_b0 ... */
+const HOLD_FIRST = /^begin not atomic[\s\S]*@mg_b0 :=/i;
+
+/** Calls `committed` with each hold-first batch's outcome on `db`: true when it wrote its rows, false when it rolled back (the locked path decides). */
+function onHoldFirst(db: Knex, committed: (wrote: boolean) => void): void {
+  db.on('query-response', (response: unknown, q: { sql: string }) => {
+    if (HOLD_FIRST.test(q.sql)) committed(!JSON.stringify(response).includes('mg_not_all_accepted'));
+  });
+}
+
 /**
  * Counts the batches a knex instance ran: the statement that only a batch makes first, the
- * hold-first UPDATE of its wallets (MariaDB, setting @mg_b0) or the wallets' locking read (MariaDB
- * FOR UPDATE; SQLite a no-op write returning the row). A locking read right after a hold-first
- * attempt that wrote no hold rows is that same batch's locked path, not another batch.
+ * hold-first batch (MariaDB) or the wallets' locking read (MariaDB FOR UPDATE; SQLite a no-op
+ * write returning the row). A locking read right after a hold-first batch that rolled back is
+ * that same batch's locked path, not another batch.
  */
 function batchesRun(db: Knex): { readonly n: number } {
   const seen = { n: 0 };
   let holdFirstUndecided = false;
   db.on('query', (q: { sql: string }) => {
-    if (/^update .*@mg_b0 :=/i.test(q.sql)) {
-      seen.n++;
-      holdFirstUndecided = true;
-    } else if (/returning balance_after/i.test(q.sql)) {
-      holdFirstUndecided = false;
-    } else if (/for update$|`held` = held where .*returning/i.test(q.sql)) {
+    if (HOLD_FIRST.test(q.sql)) seen.n++;
+    else if (/for update$|`held` = held where .*returning/i.test(q.sql)) {
       if (!holdFirstUndecided) seen.n++;
       holdFirstUndecided = false;
     }
   });
+  onHoldFirst(db, (wrote) => { holdFirstUndecided = !wrote; });
   return seen;
 }
 
@@ -375,12 +382,10 @@ test('mysql: two instances whose batches take the same wallets in opposite arriv
   await assertLedger(t, gw.app.db);
 });
 
-/** Counts the hold-first batches a knex instance committed rows for (MariaDB: their hold rows' INSERT, which only that path makes). */
+/** Counts the hold-first batches a knex instance committed rows for (MariaDB). */
 function holdFirstWrites(db: Knex): { readonly n: number } {
   const seen = { n: 0 };
-  db.on('query', (q: { sql: string }) => {
-    if (/returning balance_after/i.test(q.sql)) seen.n++;
-  });
+  onHoldFirst(db, (wrote) => { if (wrote) seen.n++; });
   return seen;
 }
 
@@ -393,9 +398,9 @@ test('mysql: a batch of several wallets that all cover their sums and pass their
   const teamId = Number((made.result as { id: number }).id);
   await gw.app.db.transaction((trx) => creditWallet(trx, { userId: a!.userId, teamId }, 250, 'grant', 'test credit', Date.now()));
   const locks = lockReads(gw.app.db);
-  const updates: Array<{ sql: string; bindings: number[] }> = [];
+  const blocks: Array<{ sql: string; bindings: unknown[] }> = [];
   gw.app.db.on('query', (q: { sql: string; bindings?: unknown[] }) => {
-    if (/^update .*@mg_b\d+ :=/i.test(q.sql)) updates.push({ sql: q.sql, bindings: (q.bindings ?? []).map(Number) });
+    if (HOLD_FIRST.test(q.sql)) blocks.push({ sql: q.sql, bindings: q.bindings ?? [] });
   });
   const writes = holdFirstWrites(gw.app.db);
   const [A, B, C] = [a!.userId, b!.userId, c!.userId];
@@ -409,12 +414,11 @@ test('mysql: a batch of several wallets that all cover their sums and pass their
     [900, 200, 40, 150, 100, 800, 0, undefined, 50, 0], 'each answers its own wallet after its own hold');
   t.is(writes.n, 1, 'one hold-first batch');
   t.deepEqual(locks, [], 'no locking read');
-  // the users' UPDATE (ids ascending in its IN list) before the teams'
-  t.is(updates.length, 2);
-  t.regex(updates[0]!.sql, /^update `users`/);
-  t.regex(updates[1]!.sql, /^update `teams`/);
+  // one statement: the users' UPDATE (ids ascending in its IN list, its bindings first) before the teams'
+  t.is(blocks.length, 1);
+  t.regex(blocks[0]!.sql, /start transaction;\nupdate `users` [^\n]*\nif ok then update `teams` /);
   const sorted = [A, B, C].sort((x, y) => x - y);
-  t.deepEqual(updates[0]!.bindings.slice(15, 18), sorted, 'the IN list in id order');
+  t.deepEqual(blocks[0]!.bindings.slice(15, 18).map(Number), sorted, 'the IN list in id order');
   await assertSharedWallets(t, gw.app.db, { A, B, teamId }, ps);
   t.deepEqual(await wallet(gw.app.db, C), { balance: 0, held: 100 });
   t.deepEqual(await walletHolds(gw.app.db, { userId: C, teamId: null }), [[ps[2]!.id, 40, 60], [ps[9]!.id, 0, 100]]);
@@ -430,7 +434,7 @@ test('mysql: after a hold-first batch of a wallet fell back, that wallet\'s next
   const [a, b] = [await newAccount(gw, 250), await newAccount(gw, 1000)];
   const tried: string[] = [];
   gw.app.db.on('query', (q: { sql: string }) => {
-    if (/^update .*@mg_b0 :=/i.test(q.sql)) tried.push('hold-first');
+    if (HOLD_FIRST.test(q.sql)) tried.push('hold-first');
     else if (/for update$/i.test(q.sql)) tried.push('locked');
   });
   const run = (userId: number, prices: number[]) => Promise.all(prices.map((price) => answer(submitGrouped(gw.app.db, request(userId, price), Date.now(), { perKey: 0, perAccount: 100 }))));
@@ -514,7 +518,7 @@ test('mysql: a hold-first batch counts before its lock; submits of the wallet th
   const statements: string[] = [];
   gw.app.db.on('query', (q: { sql: string }) => {
     if (/submit_seq from users/.test(q.sql)) statements.push('read');
-    else if (/^update .*@mg_b0 :=/i.test(q.sql)) statements.push('update');
+    else if (HOLD_FIRST.test(q.sql)) statements.push('hold-first');
     else if (/^select \(select count/i.test(q.sql)) statements.push('count');
     else if (/for update$/i.test(q.sql)) statements.push('locked path');
   });
@@ -529,8 +533,8 @@ test('mysql: a hold-first batch counts before its lock; submits of the wallet th
   await committed;
   // 4 unfinished once the other committed: one more fits the limit of 5, the second is refused
   t.deepEqual(await Promise.all(batched), ['ok', '429 account']);
-  // counted again under the lock (5: the other's included), refused there, the locked path decides
-  t.deepEqual(statements, ['read', 'update', 'count', 'locked path', 'count']);
+  // counted again under the lock, inside the hold-first statement (5: the other's included), refused there; the locked path decides
+  t.deepEqual(statements, ['read', 'hold-first', 'locked path', 'count']);
   t.is(Number((await gw.app.db('predictions').where({ user_id: acct.userId }).count({ n: '*' }))[0]!.n), 5);
   t.deepEqual(await wallet(gw.app.db, acct.userId), { balance: 10_000 - 50, held: 50 });
 
@@ -543,19 +547,38 @@ test('mysql: a hold-first batch counts before its lock; submits of the wallet th
   const far = [request(acct3.userId, 10), request(acct3.userId, 10)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 100 })));
   await committed3;
   t.deepEqual(await Promise.all(far), ['ok', 'ok']);
-  t.deepEqual(statements, ['read', 'update']);
+  t.deepEqual(statements, ['read', 'hold-first']);
   t.is(Number((await gw.app.db('predictions').where({ user_id: acct3.userId }).count({ n: '*' }))[0]!.n), 3);
+
+  // a bound past the limit, but one of the counted predictions finished meanwhile: counted again
+  // inside the hold-first statement, within the limit there, and accepted by it
+  const acct4 = await newAccount(gw, 10_000);
+  const limits4: ConcurrencyLimits = { perKey: 0, perAccount: 5 };
+  const first4 = request(acct4.userId, 0);
+  t.is(await answer(submitGrouped(gw.app.db, first4, Date.now(), limits4)), 'ok');
+  for (let i = 0; i < 2; i++) t.is(await answer(submitGrouped(gw.app.db, request(acct4.userId, 10), Date.now(), limits4)), 'ok');
+  const trx4 = await other.transaction();
+  t.is(await answer(submitPrediction(trx4, request(acct4.userId, 10), Date.now(), limits4)), 'ok');
+  await trx4('predictions').where({ id: first4.id }).update({ status: 'completed' });
+  statements.length = 0;
+  const committed4 = commitOnRead(gw.app.db, trx4);
+  // counted 3 before the lock, room for 2 with none recorded meanwhile; one recorded (a bound of 4 + 2 > 5), one finished (3 + 2 = 5)
+  const near = [request(acct4.userId, 10), request(acct4.userId, 10)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), limits4)));
+  await committed4;
+  t.deepEqual(await Promise.all(near), ['ok', 'ok']);
+  t.deepEqual(statements, ['read', 'hold-first'], 'accepted by the count inside the statement, not by the locked path');
+  t.is(Number((await gw.app.db('predictions').where({ user_id: acct4.userId }).whereIn('status', ['queued']).count({ n: '*' }))[0]!.n), 5);
 
   // with nothing committed in between, the counts read before the lock decide: no count under it
   statements.length = 0;
   const acct2 = await newAccount(gw, 10_000);
   t.deepEqual(await Promise.all([request(acct2.userId, 10), request(acct2.userId, 10)].map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 2 })))), ['ok', 'ok']);
-  t.deepEqual(statements, ['read', 'update']);
+  t.deepEqual(statements, ['read', 'hold-first']);
   await assertLedger(t, gw.app.db);
 });
 
 /** Polls `condition` every 10 ms (InnoDB refreshes information_schema.innodb_trx at most every 100 ms), for up to 10 s. */
-/** Commits `trx` as soon as `db` has the answer of a hold-first batch's read of the counts (its next statement is the UPDATE that takes the wallet locks). */
+/** Commits `trx` as soon as `db` has the answer of a hold-first batch's read of the counts (its next statement is the hold-first statement, whose UPDATE takes the wallet locks). */
 function commitOnRead(db: Knex, trx: Knex.Transaction): Promise<void> {
   return new Promise((resolve, reject) => {
     const onResponse = (_response: unknown, q: { sql: string }) => {

@@ -669,15 +669,14 @@ async function sideBySide(label: string, exercises: string, t: Topology, makeLoa
   return combine(label, exercises, rounds);
 }
 
-/** Fresh processes: a few sequential requests through every path (each API process compiles its validators) before the warm-up. */
 const STEADY_RUN_S = 2;
 const STEADY_WITHIN = 0.1;
 const STEADY_MAX_S = 40;
 
 /**
- * The scale-out phase's warm-up: fires `load` in runs of STEADY_RUN_S until a run's 2xx/s is
- * within STEADY_WITHIN of the run before it (at least BENCH_WARMUP s, at most STEADY_MAX_S);
- * returns the seconds spent.
+ * The warm-up of the `sandbox` and `reads` phases and of each path of the scale-out phase: fires
+ * `load` in runs of STEADY_RUN_S until a run's 2xx/s is within STEADY_WITHIN of the run before it
+ * (at least BENCH_WARMUP s, at most STEADY_MAX_S); returns the seconds spent.
  */
 async function warmUntilSteady(load: Omit<Parameters<typeof fire>[0], 'duration'>): Promise<number> {
   if (WARMUP_S === 0) return 0;
@@ -692,6 +691,7 @@ async function warmUntilSteady(load: Omit<Parameters<typeof fire>[0], 'duration'
   return spent;
 }
 
+/** Fresh processes: a few sequential requests through every path (each API process compiles its validators) before the warm-up. */
 async function prime(t: Topology, s: Seed): Promise<void> {
   for (let i = 0; i < 20; i++) {
     const headers = { ...JSON_HEADERS, 'x-api-key': pick(s.sandboxKeys) };

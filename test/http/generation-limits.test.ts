@@ -18,7 +18,8 @@ const BODY = { prompt: 'a lighthouse', width: 64, height: 64 };
 // The clock stands still one second into a minute (the requests-per-minute windows are fixed
 // minutes), and moves only when a test moves it.
 const MINUTE_MS = 60_000;
-const start = Date.now() - (Date.now() % MINUTE_MS) + MINUTE_MS + 1000;
+const wallClock = Date.now();
+const start = wallClock - (wallClock % MINUTE_MS) + MINUTE_MS + 1000;
 let offsetMs = 0;
 const clock = () => start + offsetMs;
 

@@ -14,7 +14,8 @@ const BODY = { prompt: 'a lighthouse', width: 64, height: 64 }; // 2 + 3 x 1 ima
 const PRICE = 5;
 const DAY_MS = 86_400_000;
 // mid-day UTC, so that a few minutes never cross midnight
-const start = Date.now() - (Date.now() % DAY_MS) + DAY_MS + 12 * 3_600_000;
+const wallClock = Date.now();
+const start = wallClock - (wallClock % DAY_MS) + DAY_MS + 12 * 3_600_000;
 let offsetMs = 0;
 const clock = () => start + offsetMs;
 

@@ -19,7 +19,8 @@ const MODEL_URL = '/api/v1/canvas-v1-fast-text-to-image';
 const BODY = { prompt: 'a lighthouse', width: 64, height: 64 };
 // The per-minute windows are fixed minutes: the limited gateway's clock stands one second into one.
 const MINUTE_MS = 60_000;
-const minuteStart = Date.now() - (Date.now() % MINUTE_MS) + MINUTE_MS + 1000;
+const wallClock = Date.now();
+const minuteStart = wallClock - (wallClock % MINUTE_MS) + MINUTE_MS + 1000;
 
 interface Statement {
   sql: string;

@@ -42,39 +42,39 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer) {
     // A team prediction is signed with the team's secrets, whichever member (or team key) submitted it.
     const secrets = await signingSecrets(app.db, { userId: p.userId, teamId: p.teamId }, encryptionKey, app.clock());
     const startedAt = app.clock();
+    // One line per attempt; never the URL (its query may hold the receiver's token) nor the body.
+    const logAttempt = (outcome: 'delivered' | 'gone' | 'retry' | 'dead', extra: Record<string, unknown>) => {
+      metrics.webhookAttempts.inc({ outcome });
+      log.info({ delivery: d.id, prediction: d.predictionId, attempt: d.attempts + 1, outcome, ...extra }, 'webhook attempt');
+    };
     if (secrets.length === 0) {
       // Its team was deleted with its secrets: nothing the receiver could verify is left to send.
       const reason = 'the team was deleted: no secret to sign with';
       await recordAttempt(app.db, d, { number: d.attempts + 1, startedAt, durationMs: 0, error: reason }, { status: 'dead', nextAttemptAt: startedAt }, startedAt);
-      metrics.webhookAttempts.inc({ outcome: 'dead' });
-      log.info({ delivery: d.id, prediction: d.predictionId, attempt: d.attempts + 1, outcome: 'dead', reason }, 'webhook attempt');
+      logAttempt('dead', { reason });
       return { kind: 'dead-letter', reason };
     }
     const headers = webhookHeaders(secrets, d.id, Math.floor(startedAt / 1000), body);
     const r = await sendWebhook(d.url, body, headers, { timeoutMs: config.webhookTimeoutMs, policy });
     const now = app.clock();
-    // One line per attempt; never the URL (its query may hold the receiver's token) nor the body.
-    const logAttempt = (outcome: 'delivered' | 'gone' | 'retry' | 'dead', extra: Record<string, unknown> = {}) => {
-      metrics.webhookAttempts.inc({ outcome });
-      log.info({ delivery: d.id, prediction: d.predictionId, attempt: d.attempts + 1, outcome, statusCode: r.statusCode, durationMs: Math.round(r.durationMs), ...extra }, 'webhook attempt');
-    };
+    const sent = { statusCode: r.statusCode, durationMs: Math.round(r.durationMs) };
     const attempt = { number: d.attempts + 1, startedAt, durationMs: r.durationMs, ...(r.statusCode !== undefined ? { statusCode: r.statusCode } : {}), ...(r.error ? { error: r.error } : {}) };
 
     if (r.statusCode !== undefined && r.statusCode >= 200 && r.statusCode < 300) {
       await recordAttempt(app.db, d, attempt, { status: 'delivered', nextAttemptAt: now }, now);
-      logAttempt('delivered');
+      logAttempt('delivered', sent);
       return { kind: 'ack' };
     }
     if (r.statusCode === 410) {
       // The receiver says the endpoint is gone for good: stop at once.
       await recordAttempt(app.db, d, attempt, { status: 'gone', nextAttemptAt: now }, now);
-      logAttempt('gone');
+      logAttempt('gone', sent);
       return { kind: 'ack' };
     }
     const reason = r.error ?? `receiver answered ${r.statusCode}`;
     if (message.attempt >= MAX_WEBHOOK_RETRIES) {
       await recordAttempt(app.db, d, attempt, { status: 'dead', nextAttemptAt: now }, now);
-      logAttempt('dead', { reason });
+      logAttempt('dead', { ...sent, reason });
       return { kind: 'dead-letter', reason };
     }
     const honoured = r.statusCode === 429 || r.statusCode === 503 ? parseRetryAfter(r.retryAfter, now) : undefined;
@@ -83,7 +83,7 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer) {
       ...(honoured !== undefined ? { retryAfterMs: honoured } : {}),
     });
     await recordAttempt(app.db, d, attempt, { status: 'pending', nextAttemptAt: now + delayMs }, now);
-    logAttempt('retry', { reason, delayMs });
+    logAttempt('retry', { ...sent, reason, delayMs });
     return { kind: 'retry', delayMs, reason };
   }
 

@@ -5,18 +5,15 @@
 import type { Db } from '../../db/knex.ts';
 import type { Owner } from '../../db/owner.ts';
 import { activeSecrets } from '../../db/webhooks.ts';
+import { walletKey } from '../../db/credit-grants.ts';
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 const cache = new Map<string, { at: number; secrets: string[] }>();
 
-/** A team's secrets are the team's whichever member submitted, so the key is the team alone. */
-function cacheKey(owner: Owner): string {
-  return owner.teamId === null ? `u${owner.userId}` : `t${owner.teamId}`;
-}
-
 export async function signingSecrets(db: Db, owner: Owner, key: Buffer, now: number): Promise<string[]> {
-  const k = cacheKey(owner);
+  // a team's secrets are the team's whichever member submitted: the key names the team alone
+  const k = walletKey(owner);
   const hit = cache.get(k);
   if (hit && now - hit.at < TTL_MS) return hit.secrets;
   const secrets = (await activeSecrets(db, owner, key, now)).map((s) => s.secret);
@@ -26,5 +23,5 @@ export async function signingSecrets(db: Db, owner: Owner, key: Buffer, now: num
 }
 
 export function forgetSecrets(owner: Owner): void {
-  cache.delete(cacheKey(owner));
+  cache.delete(walletKey(owner));
 }

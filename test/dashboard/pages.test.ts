@@ -82,9 +82,14 @@ test.serial('the overview charts the day\'s spend from the ledger and lists the 
 
 test.serial('run history: find the run, open its detail, approve it with the bulk action', async (t) => {
   await open('history', 'Run history');
-  await page.getByLabel('Search').fill(requestId);
-  await page.getByRole('button', { name: 'Apply' }).click();
   const row = page.locator(`tbody tr[data-id="${requestId}"]`);
+  // The unfiltered list shows the same one run, and Apply empties the table while the filtered
+  // list loads: wait for the filtered answer, then for its row, or the count may see neither.
+  await row.waitFor();
+  await page.getByLabel('Search').fill(requestId);
+  const filtered = page.waitForResponse((r) => r.url().includes('/app/get_run_history_data_by_search') && r.url().includes(`q=${requestId}`));
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await filtered;
   await row.waitFor();
   t.is(await page.locator('tbody tr').count(), 1);
   await row.getByRole('button').click();

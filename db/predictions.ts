@@ -9,11 +9,11 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected, answersReturning, isMysql, rawRows } from './knex.ts';
-import { creditWallet, holdFor, lockWallet, releaseFor, settleFor, settleWallets, studioOwner } from './wallet.ts';
-import type { Charge, Payer } from './wallet.ts';
+import { creditWallet, holdFor, lockWallet, releaseFor, settleFor, settleWallets, settleWalletsSql, studioOwner } from './wallet.ts';
+import type { Charge, Payer, WalletCharges } from './wallet.ts';
 import { walletKey } from './credit-grants.ts';
 import { checkKeySpend } from './key-spend.ts';
-import { insertDeliveries, insertDelivery, newDeliveryId } from './deliveries.ts';
+import { deliveriesInsertSql, insertDeliveries, insertDelivery, newDeliveryId } from './deliveries.ts';
 import type { NewDelivery } from './deliveries.ts';
 import { bool, jsonOr, num, numOrNull } from './rows.ts';
 import { ownerSql, ownerWhere } from './owner.ts';
@@ -804,8 +804,7 @@ const NOT_ALL_PROCESSING = new Error('a completion of the group found its row no
  * twice succeeds once (its first item).
  */
 async function markManyCompleted(trx: Knex, items: readonly Completion[], optimistic: boolean): Promise<boolean[]> {
-  const first = new Map<string, number>();
-  items.forEach((c, i) => { if (!first.has(c.p.id)) first.set(c.p.id, i); });
+  const first = firstItems(items);
   const ids = [...first.keys()].sort();
   const mysql = isMysql(trx);
   const force = mysql ? ' force index (primary)' : '';
@@ -819,11 +818,23 @@ async function markManyCompleted(trx: Knex, items: readonly Completion[], optimi
   }
   const moving = [...taken].sort().map((id) => items[first.get(id)!]!);
   const bindings: Knex.RawBinding[] = [];
-  for (const [, value] of COMPLETED_COLUMNS) for (const c of moving) bindings.push(c.p.id, value(c));
-  for (const c of moving) bindings.push(c.p.id);
+  manyCompletedBindings(moving, bindings);
   const changed = rawAffected(await trx.raw(manyCompletedSql(moving.length, force), bindings));
   if (optimistic && changed !== moving.length) throw NOT_ALL_PROCESSING;
   return items.map((c, i) => taken.has(c.p.id) && first.get(c.p.id) === i);
+}
+
+/** Each prediction of a group once: its id and the index of its first item (a copy of a message finishing twice moves it once). */
+function firstItems(items: readonly Completion[]): Map<string, number> {
+  const first = new Map<string, number>();
+  items.forEach((c, i) => { if (!first.has(c.p.id)) first.set(c.p.id, i); });
+  return first;
+}
+
+/** manyCompletedSql's bindings for the rows `moving` (in id order), appended to `bindings`. */
+function manyCompletedBindings(moving: readonly Completion[], bindings: Knex.RawBinding[]): void {
+  for (const [, value] of COMPLETED_COLUMNS) for (const c of moving) bindings.push(c.p.id, value(c));
+  for (const c of moving) bindings.push(c.p.id);
 }
 
 const manyCompletedText = new Map<string, string>();
@@ -857,50 +868,124 @@ export function groupable(p: Prediction): boolean {
  * of the wallets for the ones whose transition succeeded (settleWallets: the wallets locked in the
  * fixed order submits take them, one UPDATE per wallet table, every charge's ledger row in one
  * INSERT, each wallet's rows in sequence; settleManyFor when one wallet pays them all); then their
- * webhook delivery rows, in one INSERT. A prediction no longer `processing` (cancelled meanwhile, completed by
+ * webhook delivery rows, in one INSERT. On MariaDB that transaction is first sent as one statement
+ * (completeInOne). A prediction no longer `processing` (cancelled meanwhile, completed by
  * another worker) is not charged: `recorded: false`, as completePrediction answers. Retried whole
  * on a deadlock. The answers are in the order of `items`.
  */
 export async function completePredictions(db: Db, items: readonly Completion[]): Promise<Finished[]> {
   if (items.length === 0) return [];
   for (const { p } of items) if (!groupable(p)) throw new Error(`prediction ${p.id} cannot be charged in a group`);
+  if (!isMysql(db)) return completeGroup(db, items, false);
+  // MariaDB: the whole transaction in one statement; a row no longer processing, or a wallet with
+  // expiring grants (or none), rolls it back and goes down the paths below
+  let settled: 'wallet' | 'not all processing' | undefined;
+  if (await completesInOneStatement(db)) {
+    const done = await withLockRetry(() => completeInOne(db, items));
+    if (Array.isArray(done)) return done;
+    settled = done;
+  }
   // MariaDB/MySQL: first the transition alone (markManyCompleted optimistic: one statement fewer);
   // a group with a row no longer processing rolls back and runs again, locking and reading first
-  if (!isMysql(db)) return completeGroup(db, items, false);
-  try {
-    return await completeGroup(db, items, true);
-  } catch (err) {
-    if (err !== NOT_ALL_PROCESSING) throw err;
-    return completeGroup(db, items, false);
+  if (settled !== 'not all processing') {
+    try {
+      return await completeGroup(db, items, true);
+    } catch (err) {
+      if (err !== NOT_ALL_PROCESSING) throw err;
+    }
   }
+  return completeGroup(db, items, false);
+}
+
+/** Whether completePredictions sends a group as one statement (MariaDB): then a completion alone is best sent as a group of one too. */
+export async function completesInOneStatement(db: Db): Promise<boolean> {
+  return isMysql(db) && await answersReturning(db);
+}
+
+/**
+ * A group's transaction as one MariaDB compound statement (`begin not atomic ... end`, as a batch
+ * of submits holds, db/submit-batch.ts holdFirst), so that the wallets' row locks are held only
+ * while MariaDB runs it, never across a round trip to the worker or a wait of the worker for a
+ * core (README "No request lost, none charged twice"): it starts the transaction; moves every
+ * named row still `processing` (markManyCompleted's optimistic UPDATE, rows in id order); takes
+ * each wallet's sum from held (settleWalletsSql: the wallets in the order submits lock them, only
+ * a wallet with no expiring grant); writes every charge's ledger row and the delivery rows; and
+ * commits. When the UPDATE changed fewer rows than it named (a prediction cancelled or completed
+ * meanwhile), or a wallet's UPDATE did not match (expiring grants to spend, whose read and
+ * per-grant UPDATEs consumeGrants makes, or no row), it rolls back before anything is written and
+ * answers which, and the caller takes the multi-statement path. Any error inside it rolls the
+ * transaction back in its exit handler and is raised again (withLockRetry retries a deadlock).
+ */
+async function completeInOne(db: Db, items: readonly Completion[]): Promise<Finished[] | 'wallet' | 'not all processing'> {
+  const first = firstItems(items);
+  const moving = [...first.keys()].sort().map((id) => items[first.get(id)!]!);
+  const bindings: Knex.RawBinding[] = [];
+  manyCompletedBindings(moving, bindings);
+  const steps = [`${manyCompletedSql(moving.length, ' force index (primary)')};`, `if row_count() <> ${moving.length} then set outcome = 'not all processing'; end if;`];
+  const settle = settleWalletsSql(walletCharges(moving), bindings);
+  if (settle === null) throw new Error('a group of completions with nothing to charge');
+  for (const u of settle.updates) steps.push(`if outcome = 'committed' then ${u.sql}; if row_count() <> ${u.rows} then set outcome = 'wallet'; end if; end if;`);
+  const { deliveries, finished } = deliveriesOf(items, (i) => first.get(items[i]!.p.id) === i);
+  const write = [`${settle.ledger};`];
+  if (deliveries.length > 0) {
+    const insert = deliveriesInsertSql(deliveries);
+    write.push(`${insert.sql};`);
+    bindings.push(insert.binding);
+  }
+  const sql = `begin not atomic
+declare outcome varchar(20) default 'committed';
+declare exit handler for sqlexception begin rollback; resignal; end;
+start transaction;
+${steps.join('\n')}
+if outcome = 'committed' then
+${write.join('\n')}
+commit;
+else
+rollback;
+end if;
+select outcome as mg_outcome;
+end`;
+  const [sets] = await db.raw(sql, bindings) as unknown as [[Array<{ mg_outcome: string }>, ...unknown[]]];
+  const outcome = sets[0]?.[0]?.mg_outcome;
+  if (outcome === 'committed') return finished;
+  if (outcome === 'wallet' || outcome === 'not all processing') return outcome;
+  throw new Error(`a group of completions answered ${String(outcome)}`);
+}
+
+/** The charges of the completions whose transition succeeded, per paying wallet, each wallet's in id order. */
+function walletCharges(recorded: readonly Completion[]): WalletCharges[] {
+  const byWallet = new Map<string, WalletCharges & { charges: Charge[] }>();
+  for (const { p, now } of [...recorded].sort((a, b) => (a.p.id < b.p.id ? -1 : a.p.id > b.p.id ? 1 : 0))) {
+    const key = walletKey(p.payer);
+    let group = byWallet.get(key);
+    if (group === undefined) byWallet.set(key, group = { payer: p.payer, charges: [] });
+    group.charges.push({ amount: p.price, predictionId: p.id, model: p.model, now, listPrice: p.billing!.listPrice, discountPercent: p.billing!.discountPercent });
+  }
+  return [...byWallet.values()];
+}
+
+/** The delivery rows of a group's recorded completions that have a webhook, and every item's answer. */
+function deliveriesOf(items: readonly Completion[], recorded: (i: number) => boolean): { deliveries: Array<NewDelivery & { now: number }>; finished: Finished[] } {
+  const deliveries: Array<NewDelivery & { now: number }> = [];
+  const finished = items.map(({ p, now }, i): Finished => {
+    if (!recorded(i)) return { recorded: false, deliveryId: null };
+    if (!p.webhookUrl) return { recorded: true, deliveryId: null };
+    const id = newDeliveryId();
+    deliveries.push({ id, predictionId: p.id, userId: p.userId, url: p.webhookUrl, now });
+    return { recorded: true, deliveryId: id };
+  });
+  return { deliveries, finished };
 }
 
 async function completeGroup(db: Db, items: readonly Completion[], optimistic: boolean): Promise<Finished[]> {
   return withLockRetry(() => db.transaction(async (trx) => {
     const recorded = await markManyCompleted(trx, items, optimistic);
-    const order = items.map((_, i) => i).sort((a, b) => (items[a]!.p.id < items[b]!.p.id ? -1 : items[a]!.p.id > items[b]!.p.id ? 1 : 0));
-    const byWallet = new Map<string, { payer: Payer; charges: Charge[] }>();
-    for (const i of order) {
-      if (!recorded[i]) continue;
-      const { p, now } = items[i]!;
-      const key = walletKey(p.payer);
-      let group = byWallet.get(key);
-      if (group === undefined) byWallet.set(key, group = { payer: p.payer, charges: [] });
-      group.charges.push({ amount: p.price, predictionId: p.id, model: p.model, now, listPrice: p.billing!.listPrice, discountPercent: p.billing!.discountPercent });
-    }
-    await settleWallets(trx, [...byWallet.values()]);
+    await settleWallets(trx, walletCharges(items.filter((_, i) => recorded[i])));
     // the webhook delivery rows of the group in one INSERT, after the charge: their foreign key to
     // users takes a shared lock on the user's row, the wallet the charge then has to lock
     // exclusively, so writing them first would not shorten the wallet's lock and would let two
     // groups of one user deadlock (both shared, both waiting to upgrade)
-    const deliveries: Array<NewDelivery & { now: number }> = [];
-    const finished = items.map(({ p, now }, i): Finished => {
-      if (!recorded[i]) return { recorded: false, deliveryId: null };
-      if (!p.webhookUrl) return { recorded: true, deliveryId: null };
-      const id = newDeliveryId();
-      deliveries.push({ id, predictionId: p.id, userId: p.userId, url: p.webhookUrl, now });
-      return { recorded: true, deliveryId: id };
-    });
+    const { deliveries, finished } = deliveriesOf(items, (i) => recorded[i]!);
     await insertDeliveries(trx, deliveries);
     return finished;
   }));

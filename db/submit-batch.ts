@@ -52,23 +52,29 @@ export type BatchAnswer = { outcome: SubmitOutcome } | { error: Error };
  * the caller runs each request alone.
  */
 export async function submitBatch(db: Db, batch: readonly SubmitRequest[]): Promise<BatchAnswer[]> {
-  if (holdFirstApplies(db, batch) && await answersReturning(db)) {
-    const hints = shortHints(db);
-    const wallets = batch.map(({ p }) => walletKey(payerOf(p)));
-    const now = Date.now();
-    if (!wallets.some((w) => now - (hints.get(w) ?? -Infinity) < HOLD_FIRST_PAUSE_MS)) {
-      try {
-        const plan = await holdFirstPlan(db, batch);
-        return await withLockRetry(() => holdFirst(db, batch, plan));
-      } catch (err) {
-        // rolled back whole (nothing of it written): the locked path below decides every request
-        if (!(err instanceof NotAllAccepted)) throw err;
-        if (hints.size >= 10_000) hints.clear();
-        for (const w of wallets) hints.set(w, now);
-      }
-    }
+  return await tryHoldFirst(db, batch) ?? withLockRetry(() => db.transaction((trx) => decideAndWrite(trx, batch)));
+}
+
+/**
+ * The hold-first path of a batch (holdFirst), when it applies and its wallets are not paused
+ * (HOLD_FIRST_PAUSE_MS); undefined when it was not taken or found a request not accepted (rolled
+ * back whole, nothing of it written): the caller's locked path then decides every request.
+ */
+async function tryHoldFirst(db: Db, batch: readonly SubmitRequest[]): Promise<BatchAnswer[] | undefined> {
+  if (!holdFirstApplies(db, batch) || !await answersReturning(db)) return undefined;
+  const hints = shortHints(db);
+  const wallets = batch.map(({ p }) => walletKey(payerOf(p)));
+  const now = Date.now();
+  if (wallets.some((w) => now - (hints.get(w) ?? -Infinity) < HOLD_FIRST_PAUSE_MS)) return undefined;
+  try {
+    const plan = await holdFirstPlan(db, batch);
+    return await withLockRetry(() => holdFirst(db, batch, plan));
+  } catch (err) {
+    if (!(err instanceof NotAllAccepted)) throw err;
+    if (hints.size >= 10_000) hints.clear();
+    for (const w of wallets) hints.set(w, now);
+    return undefined;
   }
-  return withLockRetry(() => db.transaction((trx) => decideAndWrite(trx, batch)));
 }
 
 /**
@@ -495,14 +501,14 @@ export function submitGrouped(db: Db, p: NewPrediction, now: number, limits?: Co
 }
 
 async function runBatch(db: Db, batch: Grouped[]): Promise<Array<ItemOutcome<SubmitOutcome>>> {
-  if (batch.length > 1) {
-    try {
-      const answers = await submitBatch(db, batch.map((g) => g.req));
-      return answers.map((a) => ('outcome' in a ? { ok: true, value: a.outcome } : { ok: false, error: a.error }));
-    } catch {
-      // the batch's transaction rolled back whole: each request runs alone below, so one that
-      // fails (a duplicate id, a vanished wallet) fails only itself, whichever wallets the others pay from
-    }
+  try {
+    // a request alone takes the hold-first path too (its one statement holds the wallet's lock for
+    // no round trip), else submitPrediction's transaction below
+    const answers = batch.length > 1 ? await submitBatch(db, batch.map((g) => g.req)) : await tryHoldFirst(db, [batch[0]!.req]);
+    if (answers !== undefined) return answers.map((a) => ('outcome' in a ? { ok: true, value: a.outcome } : { ok: false, error: a.error }));
+  } catch {
+    // the batch's transaction rolled back whole: each request runs alone below, so one that
+    // fails (a duplicate id, a vanished wallet) fails only itself, whichever wallets the others pay from
   }
   return eachAlone(batch, ({ req: { p, now, limits, row }, opts }) => submitPrediction(db, p, now, limits, { ...opts, row }));
 }

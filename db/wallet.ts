@@ -479,12 +479,10 @@ export interface WalletCharges {
  * goes through settleManyFor (two statements, no read).
  */
 export async function settleWallets(trx: Knex, groups: readonly WalletCharges[]): Promise<void> {
-  const paying = groups.map((g) => ({ payer: g.payer, charges: g.charges.filter((c) => c.amount !== 0) })).filter((g) => g.charges.length > 0);
+  const paying = payingInOrder(groups);
   if (paying.length === 0) return;
   if (paying.length === 1) return settleManyFor(trx, paying[0]!.payer, paying[0]!.charges);
-  paying.sort((a, b) => compareWallets(a.payer, b.payer));
   const keys = paying.map((g) => walletKey(g.payer));
-  if (new Set(keys).size !== keys.length) throw new Error('settleWallets takes each wallet once');
   const locked = await lockWallets(trx, paying.map((g) => g.payer));
   const moves = { users: new Map<number, { balance: number; held: number }>(), teams: new Map<number, { balance: number; held: number }>() };
   const values: Knex.RawBinding[][] = [];
@@ -506,6 +504,59 @@ export async function settleWallets(trx: Knex, groups: readonly WalletCharges[])
   for (const [i, { payer, charges }] of paying.entries()) {
     if (locked.get(keys[i]!)!.grants !== 0) await consumeGrants(trx, payer, charges.reduce((sum, c) => sum + c.amount, 0));
   }
+}
+
+/** The wallets of `groups` that pay anything, with their charges that do, in the order their locks are taken (compareWallets); each wallet at most once. */
+function payingInOrder(groups: readonly WalletCharges[]): WalletCharges[] {
+  const paying = groups.map((g) => ({ payer: g.payer, charges: g.charges.filter((c) => c.amount !== 0) })).filter((g) => g.charges.length > 0);
+  paying.sort((a, b) => compareWallets(a.payer, b.payer));
+  const keys = new Set(paying.map((g) => walletKey(g.payer)));
+  if (keys.size !== paying.length) throw new Error('a wallet named twice among the groups of charges');
+  return paying;
+}
+
+/**
+ * settleWallets as SQL text for a MariaDB compound statement (db/predictions.ts completeInOne),
+ * its bindings appended to `bindings` in the text's order: per wallet table one UPDATE taking
+ * each wallet's sum from held (CASE id ... for several), in id order, only where the wallet has no
+ * expiring grant with credit left (`grants = 0`: consumeGrants' read has no place in one
+ * statement) and leaving each wallet's balance and held in @mg_bN and @mg_hN (N its place in
+ * compareWallets' order), and `rows`, how many rows each UPDATE must change (the caller checks
+ * row_count() after each, and reads the variables only when every one matched); then the ledger
+ * INSERT of every charge, wallet after wallet and each wallet's in the given order, with the
+ * balance and held its wallet had after it, exactly as settleWallets writes them.
+ */
+export function settleWalletsSql(groups: readonly WalletCharges[], bindings: Knex.RawBinding[]): { updates: Array<{ sql: string; rows: number }>; ledger: string } | null {
+  const paying = payingInOrder(groups);
+  if (paying.length === 0) return null;
+  const updates: Array<{ sql: string; rows: number }> = [];
+  for (const table of ['users', 'teams'] as const) {
+    const wallets = paying.map((g, n) => ({ ...g, n })).filter((g) => (g.payer.teamId === null) === (table === 'users'));
+    if (wallets.length === 0) continue;
+    const idOf = (g: { payer: Payer }) => (table === 'users' ? g.payer.userId : g.payer.teamId!);
+    const sumOf = (g: { charges: readonly Charge[] }) => g.charges.reduce((sum, c) => sum + c.amount, 0);
+    if (wallets.length === 1) {
+      const [g] = wallets;
+      bindings.push(sumOf(g!), idOf(g!));
+      updates.push({ sql: `update \`${table}\` set balance = (@mg_b${g!.n} := balance), held = (@mg_h${g!.n} := held - ?) where id = ? and grants = 0`, rows: 1 });
+      continue;
+    }
+    const balances = wallets.map((g) => { bindings.push(idOf(g)); return `when ? then (@mg_b${g.n} := balance)`; });
+    const helds = wallets.map((g) => { bindings.push(idOf(g), sumOf(g)); return `when ? then (@mg_h${g.n} := held - ?)`; });
+    bindings.push(...wallets.map(idOf));
+    updates.push({ sql: `update \`${table}\` set balance = case id ${balances.join(' ')} end, held = case id ${helds.join(' ')} end where id in (${marks(wallets.length)}) and grants = 0`, rows: wallets.length });
+  }
+  const rows: string[] = [];
+  for (const [n, { payer, charges }] of paying.entries()) {
+    // what the rows after each take from held: its held_after is the held the UPDATE left plus that
+    let later = charges.reduce((sum, c) => sum + c.amount, 0);
+    for (const c of charges) {
+      later -= c.amount;
+      rows.push(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_b${n}, @mg_h${n} + ?)`);
+      bindings.push(...chargeValues(payer, c), later);
+    }
+  }
+  return { updates, ledger: LEDGER_HEAD + rows.join(', ') };
 }
 
 /** held -> balance, with its `release` row. */

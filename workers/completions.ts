@@ -4,13 +4,14 @@
 // flight, further completions wait, whichever wallet pays them, and when it ends they all go
 // together in the next transaction (db/predictions.ts completePredictions: one wallet UPDATE per
 // wallet table and one ledger INSERT for the group, the wallets locked in the order a batch of
-// submits takes them; the queueing is db/batch.ts naturalBatcher). No timer: a completion with
+// submits takes them, and on MariaDB the whole transaction sent as one statement, for a group of
+// one too; the queueing is db/batch.ts naturalBatcher). No timer: a completion with
 // nothing in flight starts at the end of the current job, with whatever else that job completed.
 // Each caller's promise settles only after the transaction that recorded its completion committed,
 // so the message is acknowledged after the outcome is durable, as before.
 import type { Logger } from 'pino';
 import type { Db } from '../db/knex.ts';
-import { completePrediction, completePredictions, groupable } from '../db/predictions.ts';
+import { completePrediction, completePredictions, completesInOneStatement, groupable } from '../db/predictions.ts';
 import type { Completion, Finished } from '../db/predictions.ts';
 import { eachAlone, naturalQueue } from '../db/batch.ts';
 import type { ItemOutcome } from '../db/batch.ts';
@@ -48,7 +49,8 @@ export function createCompletions(db: Db, log: Pick<Logger, 'warn'>, opts: Compl
   }
 
   async function record(group: Completion[]): Promise<Array<ItemOutcome<Finished>>> {
-    if (group.length === 1) return eachAlone(group, alone);
+    // alone, completePrediction's transaction; on MariaDB a group of one (one statement, the wallet's lock held for no round trip)
+    if (group.length === 1 && !await completesInOneStatement(db)) return eachAlone(group, alone);
     let finished: Finished[];
     try {
       finished = await completeGroup(db, group);

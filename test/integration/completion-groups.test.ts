@@ -33,6 +33,32 @@ async function claimed(gw: TestGateway, userId: number, n: number, price = 50, t
   return out;
 }
 
+/**
+ * The engines a group is recorded on: MariaDB (the whole transaction in one compound statement,
+ * db/predictions.ts completeInOne), MySQL (the same server answering as MySQL, asIfMysql: the
+ * multi-statement path MySQL takes, and MariaDB when a group falls back), SQLite.
+ */
+const ENGINES = ['mariadb', 'mysql', 'sqlite'] as const;
+type Engine = typeof ENGINES[number];
+const gatewayOn = (engine: Engine) => startGateway({ db: engine === 'sqlite' ? 'sqlite' : 'mysql', queue: 'memory', ...(engine === 'mysql' ? { asIfMysql: true as const } : {}) });
+/** How many times `re` (global) occurs in the statements' text. */
+const occurrences = (sql: readonly string[], re: RegExp) => sql.reduce((n, q) => n + (q.match(re)?.length ?? 0), 0);
+
+/** Gives a wallet expiring grant credit, one grant per entry (expiring at now + 10 n), and the wallet row's marker. */
+async function addGrants(d: TestGateway['app']['db'], w: { userId: number; teamId: number | null }, remaining: readonly number[], now: number): Promise<void> {
+  const key = w.teamId === null ? `user:${w.userId}` : `team:${w.teamId}`;
+  const [subscriptionId] = await d('subscriptions').insert({
+    wallet: key, user_id: w.userId, team_id: w.teamId, plan: 'basic', status: 'active', period_anchor: now, current_period_start: now, current_period_end: now + 1, created_at: now, updated_at: now,
+  });
+  for (const [i, left] of remaining.entries()) {
+    const n = i + 1;
+    await d('credit_grants').insert({
+      wallet: key, user_id: w.userId, team_id: w.teamId, subscription_id: subscriptionId, plan: 'basic', period_start: now + n, amount: left, remaining: left, cap_at: now + n, expires_at: now + 10 * n, created_at: now,
+    });
+  }
+  await d(w.teamId === null ? 'users' : 'teams').where('id', w.teamId ?? w.userId).update({ grants: remaining.length });
+}
+
 const completion = (p: Prediction, i: number): Completion => ({ p, result: { outputs: [`outputs/${p.id}/0.png`], nsfw: [i % 5 === 1], inferenceMs: i + 0.4 }, now: Date.now() + i });
 
 /** The wallet's ledger rows in order: each row's balance/held after must follow from the row before it. */
@@ -49,18 +75,14 @@ async function assertRowsInSequence(t: import('ava').ExecutionContext, gw: TestG
   return rows as Array<{ kind: string; prediction_id: string | null; list_price: unknown; discount_percent: unknown }>;
 }
 
-for (const db of ['mysql', 'sqlite'] as const) {
+for (const db of ENGINES) {
   test(`${db}: many parallel completions of one wallet go in groups and charge exactly: ledger rows in sequence, balance, held back to 0`, async (t) => {
-    const gw = await startGateway({ db, queue: 'memory' });
+    const gw = await gatewayOn(db);
     t.teardown(() => gw.stop());
     const acct = await newAccount(gw, 10_000);
     const ps = await claimed(gw, acct.userId, 30);
-    let walletUpdates = 0;
-    let ledgerInserts = 0;
-    const count = (q: { sql: string }) => {
-      if (/^update [`"]?users/i.test(q.sql)) walletUpdates++;
-      if (/^insert into [`"]?credit_transactions/i.test(q.sql)) ledgerInserts++;
-    };
+    const sql: string[] = [];
+    const count = (q: { sql: string }) => { sql.push(q.sql); };
     gw.app.db.on('query', count);
     const completions = createCompletions(gw.app.db, silent);
     const pending = ps.map((p, i) => completions.complete(completion(p, i)));
@@ -71,8 +93,10 @@ for (const db of ['mysql', 'sqlite'] as const) {
     t.is(completions.waiting, 0);
     t.true(finished.every((f) => f.recorded));
     t.is(finished.filter((f) => f.deliveryId !== null).length, 10);
-    t.is(walletUpdates, 1, 'one wallet UPDATE for the group');
-    t.is(ledgerInserts, 1, 'one ledger INSERT for the group');
+    t.is(occurrences(sql, /update [`"]?users[`"]? set/gi), 1, 'one wallet UPDATE for the group');
+    t.is(occurrences(sql, /insert into [`"]?credit_transactions/gi), 1, 'one ledger INSERT for the group');
+    // MariaDB: the group's whole transaction in one statement
+    if (db === 'mariadb') t.deepEqual(sql.map((q) => q.slice(0, 17)), ['begin not atomic\n']);
     const user = await gw.app.db('users').where({ id: acct.userId }).first('balance', 'held');
     t.deepEqual([Number(user.balance), Number(user.held)], [10_000 - 30 * 50, 0]);
     const rows = await assertRowsInSequence(t, gw, acct.userId);
@@ -93,7 +117,7 @@ for (const db of ['mysql', 'sqlite'] as const) {
   });
 
   test(`${db}: a group with a prediction cancelled meanwhile charges only the others, and the same group again charges nothing`, async (t) => {
-    const gw = await startGateway({ db, queue: 'memory' });
+    const gw = await gatewayOn(db);
     t.teardown(() => gw.stop());
     const acct = await newAccount(gw, 10_000);
     const ps = await claimed(gw, acct.userId, 5);
@@ -106,9 +130,10 @@ for (const db of ['mysql', 'sqlite'] as const) {
     const finished = await completePredictions(gw.app.db, items);
     gw.app.db.off('query', count);
     t.deepEqual(finished.map((f) => f.recorded), [true, true, false, true, true, false]);
-    // BEGIN, lock, transition, wallet, ledger, the delivery rows (predictions 0 and 3), COMMIT; on
-    // MariaDB after a first try, BEGIN, transition, ROLLBACK: it changed 4 rows of the 5 it named
-    t.is(statements, db === 'mysql' ? 10 : 7);
+    // BEGIN, lock, transition, wallet, ledger, the delivery rows (predictions 0 and 3), COMMIT; after
+    // a first try that changed 4 rows of the 5 it named and rolled back: on MySQL BEGIN, transition,
+    // ROLLBACK, on MariaDB the one statement
+    t.is(statements, { mariadb: 8, mysql: 10, sqlite: 7 }[db]);
     t.is(finished[2]!.deliveryId, null, 'no webhook for the one not completed here');
     t.like(await gw.app.db('predictions').where({ id: ps[2]!.id }).first('status'), { status: 'cancelled' });
     // a redelivered group (the answer of a commit lost): every transition fails, nothing is charged again
@@ -123,7 +148,7 @@ for (const db of ['mysql', 'sqlite'] as const) {
   });
 
   test(`${db}: a group whose rows are all still processing moves them in one UPDATE on MariaDB, and writes its delivery rows in one INSERT, each at its completion's time`, async (t) => {
-    const gw = await startGateway({ db, queue: 'memory' });
+    const gw = await gatewayOn(db);
     t.teardown(() => gw.stop());
     const acct = await newAccount(gw, 10_000);
     const ps = await claimed(gw, acct.userId, 7);
@@ -135,10 +160,11 @@ for (const db of ['mysql', 'sqlite'] as const) {
     const finished = await completePredictions(gw.app.db, items);
     gw.app.db.off('query', seen);
     t.deepEqual(finished.map((f) => f.recorded), [...ps.map(() => true), false]);
-    // BEGIN, [lock,] transition, wallet, ledger, delivery rows, COMMIT
-    t.is(sql.length, db === 'mysql' ? 6 : 7, sql.join('\n'));
-    t.is(sql.filter((q) => /^select/i.test(q)).length, db === 'mysql' ? 0 : 1);
-    t.is(sql.filter((q) => /^insert into [`"]?webhook_deliveries/i.test(q)).length, 1);
+    // BEGIN, [lock,] transition, wallet, ledger, delivery rows, COMMIT; on MariaDB all of it in one statement
+    t.is(sql.length, { mariadb: 1, mysql: 6, sqlite: 7 }[db], sql.join('\n'));
+    t.is(sql.filter((q) => /^select/i.test(q)).length, db === 'sqlite' ? 1 : 0);
+    t.is(occurrences(sql, /update [`"]?predictions[`"]?(?: force index \(primary\))? set/gi), 1);
+    t.is(occurrences(sql, /insert into [`"]?webhook_deliveries/gi), 1);
     const hooked = items.slice(0, ps.length).filter((c) => c.p.webhookUrl !== null);
     t.is(hooked.length, 3);
     for (const c of hooked) {
@@ -163,7 +189,7 @@ for (const db of ['mysql', 'sqlite'] as const) {
   });
 
   test(`${db}: a group that fails as a whole is completed one by one, each charged once`, async (t) => {
-    const gw = await startGateway({ db, queue: 'memory' });
+    const gw = await gatewayOn(db);
     t.teardown(() => gw.stop());
     const acct = await newAccount(gw, 10_000);
     const ps = await claimed(gw, acct.userId, 6);
@@ -186,9 +212,9 @@ for (const db of ['mysql', 'sqlite'] as const) {
   });
 }
 
-for (const db of ['mysql', 'sqlite'] as const) {
+for (const db of ENGINES) {
   test(`${db}: completions of several wallets (users' and a team's) go in one group: wallets locked users then teams by id, one UPDATE per wallet table, one ledger INSERT, every wallet's rows in sequence`, async (t) => {
-    const gw = await startGateway({ db, queue: 'memory' });
+    const gw = await gatewayOn(db);
     t.teardown(() => gw.stop());
     const { createTeam } = await import('../../db/teams.ts');
     const { creditTeam } = await import('../../db/wallet.ts');
@@ -199,7 +225,10 @@ for (const db of ['mysql', 'sqlite'] as const) {
     // the wallets' predictions interleaved, as a worker's prefetch would take them
     const ps = Array.from({ length: 5 }, (_, i) => lists.map((l) => l[i]!)).flat();
     const seen = { users: 0, teams: 0, ledger: 0, locks: [] as Array<{ table: string; ids: number[] }> };
+    const statements: string[] = [];
     const count = (q: { sql: string; bindings?: unknown[] }) => {
+      statements.push(q.sql);
+      if (db === 'mariadb') return;
       const lock = /^(?:select .* from|update) [`"](users|teams)[`"] .*(?:for update$|`held` = held where .*returning)/i.exec(q.sql);
       if (lock) seen.locks.push({ table: lock[1]!, ids: (q.bindings ?? []).map(Number) });
       else if (/^update [`"]?users/i.test(q.sql)) seen.users++;
@@ -211,7 +240,16 @@ for (const db of ['mysql', 'sqlite'] as const) {
     const finished = await Promise.all(ps.map((p, i) => completions.complete(completion(p, i))));
     gw.app.db.off('query', count);
     t.true(finished.every((f) => f.recorded));
-    t.deepEqual(seen, { users: 1, teams: 1, ledger: 1, locks: [{ table: 'users', ids: accts.map((a) => a.userId).sort((x, y) => x - y) }, { table: 'teams', ids: [team.id] }] });
+    if (db === 'mariadb') {
+      // one statement: the users' UPDATE (their rows in id order, by primary key) before the teams', then one ledger INSERT
+      t.is(statements.length, 1);
+      const [one] = statements;
+      t.deepEqual([occurrences(statements, /update `users` set/g), occurrences(statements, /update `teams` set/g), occurrences(statements, /insert into `credit_transactions`/g)], [1, 1, 1]);
+      t.true(one!.indexOf('update `users` set') < one!.indexOf('update `teams` set'));
+      t.regex(one!, /update `users` set .* where id in \(\?, \?, \?\) and grants = 0/);
+    } else {
+      t.deepEqual(seen, { users: 1, teams: 1, ledger: 1, locks: [{ table: 'users', ids: accts.map((a) => a.userId).sort((x, y) => x - y) }, { table: 'teams', ids: [team.id] }] });
+    }
     for (const a of accts) {
       const user = await gw.app.db('users').where({ id: a.userId }).first('balance', 'held');
       t.deepEqual([Number(user.balance), Number(user.held)], [10_000 - 5 * 50, 0]);
@@ -226,7 +264,7 @@ for (const db of ['mysql', 'sqlite'] as const) {
   });
 
   test(`${db}: a group of several wallets that fails as a whole is completed one by one, each charged once on its own wallet`, async (t) => {
-    const gw = await startGateway({ db, queue: 'memory' });
+    const gw = await gatewayOn(db);
     t.teardown(() => gw.stop());
     const accts = [await newAccount(gw, 10_000), await newAccount(gw, 10_000)];
     const [x, y] = await Promise.all(accts.map((a) => claimed(gw, a.userId, 3)));
@@ -249,6 +287,88 @@ for (const db of ['mysql', 'sqlite'] as const) {
     await assertLedger(t, gw.app.db);
   });
 }
+
+for (const db of ['mariadb', 'mysql'] as const) {
+  test(`${db}: a completion alone goes ${db === 'mariadb' ? 'as a group of one, in one statement' : 'through its own transaction'}, charged once`, async (t) => {
+    const gw = await gatewayOn(db);
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, 10_000);
+    const [p] = await claimed(gw, acct.userId, 1);
+    const sql: string[] = [];
+    const seen = (q: { sql: string }) => { sql.push(q.sql); };
+    gw.app.db.on('query', seen);
+    const finished = await createCompletions(gw.app.db, silent).complete(completion(p!, 0));
+    gw.app.db.off('query', seen);
+    t.true(finished.recorded);
+    t.truthy(finished.deliveryId);
+    if (db === 'mariadb') t.deepEqual(sql.map((q) => q.slice(0, 17)), ['begin not atomic\n']);
+    else t.is(occurrences(sql, /^begin not atomic/g), 0);
+    const user = await gw.app.db('users').where({ id: acct.userId }).first('balance', 'held');
+    t.deepEqual([Number(user.balance), Number(user.held)], [10_000 - 50, 0]);
+    t.is((await gw.app.db('webhook_deliveries').where({ id: finished.deliveryId })).length, 1);
+    await assertRowsInSequence(t, gw, acct.userId);
+    await assertLedger(t, gw.app.db);
+  });
+}
+
+test('mariadb: a group with a wallet that has expiring grants rolls the one statement back before writing and spends them on the multi-statement path', async (t) => {
+  const gw = await gatewayOn('mariadb');
+  t.teardown(() => gw.stop());
+  const d = gw.app.db;
+  const now = Date.now();
+  const [plain, granted] = [await newAccount(gw, 10_000), await newAccount(gw, 10_000)];
+  const key = `user:${granted.userId}`;
+  await addGrants(d, { userId: granted.userId, teamId: null }, [100], now);
+  const [x, y] = [await claimed(gw, plain.userId, 3), await claimed(gw, granted.userId, 3)];
+  const ps = [x[0]!, y[0]!, x[1]!, y[1]!, x[2]!, y[2]!];
+  const sql: string[] = [];
+  const seen = (q: { sql: string }) => { sql.push(q.sql); };
+  d.on('query', seen);
+  const finished = await completePredictions(d, ps.map(completion));
+  d.off('query', seen);
+  t.true(finished.every((f) => f.recorded));
+  // the one statement, rolled back at the granted wallet's UPDATE; then the group's transaction statement by statement
+  t.regex(sql[0]!, /^begin not atomic/);
+  t.true(sql.length > 5);
+  t.is(occurrences(sql.slice(1), /^begin not atomic/g), 0);
+  // 150 charged: the grant's 100 spent first, the marker recounted to none
+  t.deepEqual((await d('credit_grants').where('wallet', key).select('remaining')).map((g: { remaining: unknown }) => Number(g.remaining)), [0]);
+  for (const a of [plain, granted]) {
+    const user = await d('users').where({ id: a.userId }).first('balance', 'held', 'grants');
+    t.deepEqual([Number(user.balance), Number(user.held), Number(user.grants)], [10_000 - 3 * 50, 0, 0]);
+    t.is((await assertRowsInSequence(t, gw, a.userId)).filter((r) => r.kind === 'prediction').length, 3);
+  }
+  await assertLedger(t, d);
+});
+
+test('mariadb: an error inside the one statement rolls back everything it wrote and is raised, and leaves its connection outside any transaction', async (t) => {
+  const gw = await gatewayOn('mariadb');
+  t.teardown(() => gw.stop());
+  const { default: knexFactory } = await import('knex');
+  // one connection, so the statement after the error runs on the connection it failed on
+  const one = knexFactory({ client: 'mysql2', connection: gw.app.db.client.config.connection, pool: { min: 1, max: 1 } });
+  t.teardown(() => one.destroy());
+  const acct = await newAccount(gw, 10_000);
+  const ps = await claimed(gw, acct.userId, 4);
+  const items = ps.map(completion);
+  // prediction 3's delivery row names a user that does not exist: its INSERT, the statement's last, fails its foreign key
+  const broken = items.map((c, i) => (i === 3 ? { ...c, p: { ...c.p, userId: 2_000_000_000 } } : c));
+  t.truthy(broken[3]!.p.webhookUrl);
+  await t.throwsAsync(completePredictions(one, broken), { message: /foreign key/i });
+  const [[state]] = await one.raw('select @@in_transaction as open') as unknown as [[{ open: number }]];
+  t.is(Number(state!.open), 0);
+  t.deepEqual((await gw.app.db('predictions').whereIn('id', ps.map((p) => p.id)).select('status')).map((r: { status: string }) => r.status), ps.map(() => 'processing'));
+  const user = await gw.app.db('users').where({ id: acct.userId }).first('balance', 'held');
+  t.deepEqual([Number(user.balance), Number(user.held)], [10_000 - 4 * 50, 4 * 50]);
+  t.is((await gw.app.db('credit_transactions').where({ user_id: acct.userId, kind: 'prediction' })).length, 0);
+  t.is((await gw.app.db('webhook_deliveries').whereIn('prediction_id', ps.map((p) => p.id))).length, 0);
+  // the same group, well formed, on the same connection: recorded and charged once
+  t.true((await completePredictions(one, items)).every((f) => f.recorded));
+  const after = await gw.app.db('users').where({ id: acct.userId }).first('balance', 'held');
+  t.deepEqual([Number(after.balance), Number(after.held)], [10_000 - 4 * 50, 0]);
+  await assertRowsInSequence(t, gw, acct.userId);
+  await assertLedger(t, gw.app.db);
+});
 
 test('through the worker: parallel production predictions of one wallet complete, each charged once, and a redelivered message of a completed one charges nothing', async (t) => {
   const gw = await startGateway({ worker: true });
@@ -333,7 +453,7 @@ test('mysql: two workers grouping completions of one wallet while submits hold o
 
 for (const db of ['mysql', 'sqlite'] as const) {
   test(`${db}: a group's charges over a user's and a team's wallet spend expiring grants and write the ledger exactly as the same charges one by one`, async (t) => {
-    const gw = await startGateway({ db, queue: 'memory' });
+    const gw = await gatewayOn(db);
     t.teardown(() => gw.stop());
     const d = gw.app.db;
     const now = Date.now();
@@ -349,16 +469,8 @@ for (const db of ['mysql', 'sqlite'] as const) {
     }
     for (const w of wallets) {
       const key = w.teamId === null ? `user:${w.userId}` : `team:${w.teamId}`;
-      const [subscriptionId] = await d('subscriptions').insert({
-        wallet: key, user_id: w.userId, team_id: w.teamId, plan: 'basic', status: 'active', period_anchor: now, current_period_start: now, current_period_end: now + 1, created_at: now, updated_at: now,
-      });
       // 230 of grant credit in two grants: 150 charged takes the sooner-expiring one and 120 of the other
-      for (const [n, remaining] of [[1, 30], [2, 200]] as const) {
-        await d('credit_grants').insert({
-          wallet: key, user_id: w.userId, team_id: w.teamId, subscription_id: subscriptionId, plan: 'basic', period_start: now + n, amount: remaining, remaining, cap_at: now + n, expires_at: now + 10 * n, created_at: now,
-        });
-      }
-      await d(w.teamId === null ? 'users' : 'teams').where('id', w.teamId ?? w.userId).update({ grants: 2 });
+      await addGrants(d, w, [30, 200], now);
       for (const id of ['a', 'b', 'c']) await d.transaction((trx) => holdFor(trx, w, 50, { predictionId: `${key}-${id}`, model: MODEL, now }));
     }
     const charges = (w: { userId: number; teamId: number | null }) => ['a', 'b', 'c'].map((id) => ({

@@ -218,12 +218,12 @@ for (const engine of ['mysql', 'sqlite'] as const) {
     const gw = await startGateway({ db: engine, queue: 'memory' });
     t.teardown(() => gw.stop());
     const acct = await newAccount(gw, 1000);
-    const batches = batchesRun(gw.app.db);
     const first = request(acct.userId, 100);
     const dup = { ...request(acct.userId, 100), id: first.id };
     const others = [request(acct.userId, 100), dup, request(acct.userId, 100), request(acct.userId, 100)];
     // the first is recorded alone; the four others (one reusing its id) then go as one batch
     t.is(await answer(submitGrouped(gw.app.db, first, Date.now(), { perKey: 0, perAccount: 10 })), 'ok');
+    const batches = batchesRun(gw.app.db);
     const answers = await Promise.all(others.map((p) => answer(submitGrouped(gw.app.db, p, Date.now(), { perKey: 0, perAccount: 10 }))));
     t.deepEqual(answers.map((a, i) => (i === 1 ? /duplicate|unique/i.test(a) : a)), ['ok', true, 'ok', 'ok'], answers.join('\n'));
     t.is(batches.n, 1, 'the four were tried as one batch first');
@@ -653,3 +653,31 @@ async function handlerReads(trx: Knex): Promise<number> {
   const [rows] = await trx.raw("show session status where Variable_name in ('Handler_read_key', 'Handler_read_next')") as unknown as [Array<{ Value: string }>];
   return rows.reduce((sum, r) => sum + Number(r.Value), 0);
 }
+
+test('mariadb: a submit alone takes the hold-first statement too, answering as submitPrediction does; short of credit or at its limit it is refused as before', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const [acct, limited, plain] = [await newAccount(gw, 250), await newAccount(gw, 1000), await newAccount(gw, 250)];
+  const statements: boolean[] = [];
+  onHoldFirst(gw.app.db, (wrote) => statements.push(wrote));
+  const limits = { perKey: 0, perAccount: 10 };
+  const one = await submitGrouped(gw.app.db, request(acct.userId, 100), Date.now(), limits);
+  t.deepEqual(statements, [true], 'one hold-first statement, which wrote its rows');
+  // the same answer submitPrediction gives alone: accepted, the balance left, the row the worker's claim carries
+  const alone = await submitPrediction(gw.app.db, request(plain.userId, 100), Date.now(), limits);
+  t.like(one, { accepted: true, balance: 150 });
+  t.like(alone, { accepted: true, balance: 150 });
+  t.deepEqual(Object.keys(one).sort(), Object.keys(alone).sort());
+  // short of credit: the statement rolls back (nothing written), and the request alone is refused
+  t.is(await answer(submitGrouped(gw.app.db, request(acct.userId, 200), Date.now(), limits)), '402');
+  t.deepEqual(statements, [true, false]);
+  t.deepEqual(await wallet(gw.app.db, acct.userId), { balance: 150, held: 100 });
+  // at the account's limit: the counts read before refuse it (no statement), and so does the request alone
+  const one1 = { perKey: 0, perAccount: 1 };
+  t.is(await answer(submitGrouped(gw.app.db, request(limited.userId, 10), Date.now(), one1)), 'ok');
+  t.is(await answer(submitGrouped(gw.app.db, request(limited.userId, 10), Date.now(), one1)), '429 account');
+  t.deepEqual(statements, [true, false, true]);
+  t.deepEqual(await wallet(gw.app.db, limited.userId), { balance: 990, held: 10 });
+  t.is((await holdRows(gw.app.db, acct.userId)).length, 1);
+  await assertLedger(t, gw.app.db);
+});

@@ -9,7 +9,7 @@ import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { jsonOr, num, numOrNull } from './rows.ts';
 import { withLockRetry } from './retry.ts';
-import { unfinishedSql } from './unfinished.ts';
+import { unfinishedOfSql } from './unfinished.ts';
 import { originAllowed, originHostKey, originKeys } from '../lib/embed-origins.ts';
 
 export type EmbedKind = 'embed' | 'agent_embed';
@@ -195,7 +195,7 @@ export type EmbedLimitOutcome = { ok: true } | { ok: false; reason: 'concurrency
 export async function checkEmbedLimits(trx: Knex, l: EmbedLimits, price: number, now: number): Promise<EmbedLimitOutcome> {
   await trx('embed_codes').where('id', l.codeId).update({ updated_at: trx.raw('updated_at') });
   if (l.maxConcurrent) {
-    const row = await trx('predictions').where('embed_code_id', l.codeId).whereRaw(unfinishedSql(trx)).count<{ n: number | string }[]>({ n: '*' }).first();
+    const row = await trx('predictions').whereRaw(unfinishedOfSql(trx, 'embed_code_id'), [l.codeId]).count<{ n: number | string }[]>({ n: '*' }).first();
     if (num(row?.n ?? 0) >= l.maxConcurrent) return { ok: false, reason: 'concurrency', limit: l.maxConcurrent };
   }
   const { day, month } = periodStarts(now);

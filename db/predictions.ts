@@ -19,7 +19,7 @@ import { bool, jsonOr, num, numOrNull } from './rows.ts';
 import { ownerSql, ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { withLockRetry } from './retry.ts';
-import { unfinishedSql } from './unfinished.ts';
+import { unfinishedOfSql, unfinishedSql } from './unfinished.ts';
 import { checkEmbedLimits } from './embed-codes.ts';
 import { eachAlone, marks, naturalBatcher, insertHead, rowsInsert, perInstance, type ItemOutcome } from './batch.ts';
 import type { EmbedLimits } from './embed-codes.ts';
@@ -254,7 +254,7 @@ export type UnfinishedScope = { keyId: number } | { owner: Payer };
  * The unfinished predictions of each scope, each counted up to its `bound` (a limit: only "at
  * least the limit" matters, so the count stops there and never walks a larger backlog), in one
  * round trip. Each count is its own index-backed subquery (api_key_id; user_id/team_id; on
- * MariaDB indexes that end in `unfinished`, db/unfinished.ts), not an OR that would defeat both
+ * MariaDB indexes on its virtual columns, db/unfinished.ts), not an OR that would defeat both
  * indexes. The caller holds the wallet row's lock (README "Rate limits on generation").
  */
 export async function unfinishedCounts(trx: Knex, scopes: ReadonlyArray<{ scope: UnfinishedScope; bound: number }>): Promise<number[]> {
@@ -269,17 +269,17 @@ export async function unfinishedCounts(trx: Knex, scopes: ReadonlyArray<{ scope:
 export function unfinishedCountColumn(db: Knex, scope: UnfinishedScope, bound: number, alias: string, bindings: Knex.RawBinding[]): string {
   let where: string;
   if ('keyId' in scope) {
-    where = 'api_key_id = ?';
+    where = `api_key_id = ? and ${unfinishedSql(db)}`;
     bindings.push(scope.keyId);
   } else if (scope.owner.teamId === null) {
-    where = 'user_id = ? and team_id is null';
+    where = `user_id = ? and team_id is null and ${unfinishedSql(db)}`;
     bindings.push(scope.owner.userId);
   } else {
-    where = 'team_id = ?';
+    where = unfinishedOfSql(db, 'team_id');
     bindings.push(scope.owner.teamId);
   }
   bindings.push(bound);
-  return `(select count(*) from (select 1 from predictions where ${where} and ${unfinishedSql(db)} limit ?) as u_${alias}) as ${alias}`;
+  return `(select count(*) from (select 1 from predictions where ${where} limit ?) as u_${alias}) as ${alias}`;
 }
 
 /** The `predictions` row a production submit inserts (status `queued`). */

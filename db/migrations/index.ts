@@ -43,6 +43,7 @@ import * as m20261127_0201_predictions_sweep_index from './20261127_0201_predict
 import * as m20261128_0101_wallet_submit_seq from './20261128_0101_wallet_submit_seq.ts';
 import * as m20261128_0401_predictions_claim_digest from './20261128_0401_predictions_claim_digest.ts';
 import * as m20261129_0101_team_webhook_secrets from './20261129_0101_team_webhook_secrets.ts';
+import * as m20261129_0201_predictions_scoped_unfinished from './20261129_0201_predictions_scoped_unfinished.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -92,6 +93,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261128_0101_wallet_submit_seq', m20261128_0101_wallet_submit_seq],
   ['20261128_0401_predictions_claim_digest', m20261128_0401_predictions_claim_digest],
   ['20261129_0101_team_webhook_secrets', m20261129_0101_team_webhook_secrets],
+  ['20261129_0201_predictions_scoped_unfinished', m20261129_0201_predictions_scoped_unfinished],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

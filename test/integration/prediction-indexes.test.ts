@@ -3,8 +3,9 @@
 // indexes dropped on MariaDB), against real MariaDB and the embedded SQLite (which keeps its
 // indexes); 20261127_0101 (on MariaDB the retention scan reads the virtual column
 // `output_expires_from` instead of (status, completed_at)); 20261127_0201 (on MariaDB the sweeps
-// read (status, created_at) alone, (status, updated_at) is dropped); and DATABASE_URL's
-// `socketPath` (README "Configuration").
+// read (status, created_at) alone, (status, updated_at) is dropped); 20261129_0201 (on MariaDB a
+// team's and an embed code's unfinished counts read virtual columns that hold the id only while
+// the row is unfinished); and DATABASE_URL's `socketPath` (README "Configuration").
 import test from 'ava';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -13,7 +14,7 @@ import { createDb, migrate } from '../../db/knex.ts';
 import type { Db } from '../../db/knex.ts';
 import { migrationSource } from '../../db/migrations/index.ts';
 import { unfinishedCounts } from '../../db/predictions.ts';
-import { unfinishedSql } from '../../db/unfinished.ts';
+import { unfinishedOfSql } from '../../db/unfinished.ts';
 import { findExpiringOutputs, markOutputsExpired } from '../../db/retention.ts';
 import { findStalePending, findStalledUpstream, findUnpublished } from '../../db/predictions.ts';
 import { oldestWaitingMs } from '../../db/stats.ts';
@@ -28,6 +29,8 @@ const reachable = socketPath !== '' && await fs.access(socketPath).then(() => tr
 
 const STATUSES: PredictionStatus[] = ['queued', 'pending', 'processing', 'completed', 'failed', 'cancelled'];
 const UNFINISHED_INDEXES = ['predictions_api_key_unfinished_index', 'predictions_owner_unfinished_index', 'predictions_team_unfinished_index', 'predictions_embed_code_unfinished_index'];
+/** What 20261129_0201 put in place of the team's and the embed code's UNFINISHED_INDEXES. */
+const SCOPED_INDEXES = ['predictions_team_unfinished_scoped_index', 'predictions_embed_code_unfinished_scoped_index'];
 const STATUS_INDEXES = ['predictions_api_key_status_index', 'predictions_owner_status_index', 'predictions_team_status_index', 'predictions_embed_code_status_index'];
 const REDUNDANT = ['predictions_user_id_created_at_index', 'predictions_team_id_created_at_index'];
 const EXPIRY_INDEX = 'predictions_output_expires_from_index';
@@ -36,7 +39,7 @@ const SWEEP_INDEX = 'predictions_status_created_at_index';
 const UPDATED_AT_INDEX = 'predictions_status_updated_at_index';
 const LATEST = ['20261126_0101_predictions_unfinished', '20261126_0102_predictions_redundant_indexes', '20261127_0101_predictions_output_expiry', '20261127_0201_predictions_sweep_index'];
 /** The migrations after LATEST, rolled back first where a test steps down through LATEST. */
-const LATER = ['20261128_0101_wallet_submit_seq', '20261128_0401_predictions_claim_digest', '20261129_0101_team_webhook_secrets'];
+const LATER = ['20261128_0101_wallet_submit_seq', '20261128_0401_predictions_claim_digest', '20261129_0101_team_webhook_secrets', '20261129_0201_predictions_scoped_unfinished'];
 
 async function downLater(db: Db): Promise<void> {
   for (let i = 0; i < LATER.length; i++) await db.migrate.down({ migrationSource });
@@ -92,7 +95,7 @@ async function counts(db: Db): Promise<number[]> {
     { scope: { keyId: 2 }, bound: 100_000 }, { scope: { owner: { userId: 1, teamId: null } }, bound: 100_000 }, { scope: { owner: { userId: 1, teamId: 7 } }, bound: 100_000 },
   ]);
   // the embed code's concurrency count (db/embed-codes.ts checkEmbedLimits)
-  const [row] = await db('predictions').where('embed_code_id', 9).whereRaw(unfinishedSql(db)).count({ n: '*' }) as [{ n: number | string }];
+  const [row] = await db('predictions').whereRaw(unfinishedOfSql(db, 'embed_code_id'), [9]).count({ n: '*' }) as [{ n: number | string }];
   return [key!, personal!, team!, Number(row.n)];
 }
 
@@ -103,9 +106,15 @@ for (const engine of ['MariaDB', 'SQLite'] as const) {
     if (engine === 'MariaDB') {
       await db.raw('set foreign_key_checks = 0');
       await seed(db, 30);
-      // the virtual column is 1 exactly while the status is queued, pending or processing
-      const rows = await db('predictions').select('status', 'unfinished') as Array<{ status: string; unfinished: number | string }>;
-      for (const r of rows) t.is(Number(r.unfinished), ['queued', 'pending', 'processing'].includes(r.status) ? 1 : 0, r.status);
+      // the virtual column is 1 exactly while the status is queued, pending or processing, and the
+      // team's and the code's hold their id exactly then (NULL for a personal row, or one with no code)
+      const rows = await db('predictions').select('status', 'unfinished', 'team_id', 'team_unfinished', 'embed_code_id', 'embed_code_unfinished') as Array<Record<string, number | string | null>>;
+      for (const r of rows) {
+        const open = ['queued', 'pending', 'processing'].includes(r.status as string);
+        t.is(Number(r.unfinished), open ? 1 : 0, r.status as string);
+        t.is(r.team_unfinished, open ? r.team_id : null, r.status as string);
+        t.is(r.embed_code_unfinished, open ? r.embed_code_id : null, r.status as string);
+      }
     } else {
       await seed(db, 30);
     }
@@ -123,11 +132,16 @@ test('MariaDB: migrations 20261126_0101, 0102, 20261127_0101 and 0201 run down a
   const db = await mysqlDb(t);
   await migrate(db);
   const up = await indexNames(db);
-  for (const name of [...UNFINISHED_INDEXES, EXPIRY_INDEX, SWEEP_INDEX]) t.true(up.has(name), name);
-  for (const name of [...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX, UPDATED_AT_INDEX]) t.false(up.has(name), name);
+  for (const name of [...UNFINISHED_INDEXES.slice(0, 2), ...SCOPED_INDEXES, EXPIRY_INDEX, SWEEP_INDEX]) t.true(up.has(name), name);
+  for (const name of [...UNFINISHED_INDEXES.slice(2), ...STATUS_INDEXES, ...REDUNDANT, COMPLETED_AT_INDEX, UPDATED_AT_INDEX]) t.false(up.has(name), name);
   t.true(await db.schema.hasColumn('predictions', 'claim_digest'));
   await downLater(db);
   t.false(await db.schema.hasColumn('predictions', 'claim_digest'));
+  const scopedDown = await indexNames(db);
+  for (const name of UNFINISHED_INDEXES) t.true(scopedDown.has(name), name);
+  for (const name of SCOPED_INDEXES) t.false(scopedDown.has(name), name);
+  t.false(await db.schema.hasColumn('predictions', 'team_unfinished'));
+  t.false(await db.schema.hasColumn('predictions', 'embed_code_unfinished'));
   await db.migrate.down({ migrationSource });
   const sweepDown = await indexNames(db);
   for (const name of [SWEEP_INDEX, UPDATED_AT_INDEX]) t.true(sweepDown.has(name), name);
@@ -249,8 +263,8 @@ test('MariaDB: each unfinished count, and the queries the dropped indexes could 
   };
   t.deepEqual(await keyOf("select count(*) from predictions where api_key_id = ? and unfinished = 1", [2]), ['predictions_api_key_unfinished_index']);
   t.deepEqual(await keyOf('select count(*) from predictions where user_id = ? and team_id is null and unfinished = 1', [1]), ['predictions_owner_unfinished_index']);
-  t.deepEqual(await keyOf('select count(*) from predictions where team_id = ? and unfinished = 1', [7]), ['predictions_team_unfinished_index']);
-  t.deepEqual(await keyOf('select count(*) from predictions where embed_code_id = ? and unfinished = 1', [9]), ['predictions_embed_code_unfinished_index']);
+  t.deepEqual(await keyOf(`select count(*) from predictions where ${unfinishedOfSql(db, 'team_id')}`, [7]), ['predictions_team_unfinished_scoped_index']);
+  t.deepEqual(await keyOf(`select count(*) from predictions where ${unfinishedOfSql(db, 'embed_code_id')}`, [9]), ['predictions_embed_code_unfinished_scoped_index']);
   // a user's (personal) and a team's history, newest first: the history indexes of migration 1701
   t.deepEqual(await keyOf('select id from predictions where user_id = ? and team_id is null and deleted_at is null order by created_at desc, id desc limit 20', [1]), ['predictions_history_personal_index']);
   t.deepEqual(await keyOf('select id from predictions where team_id = ? and deleted_at is null order by created_at desc, id desc limit 20', [7]), ['predictions_history_team_index']);

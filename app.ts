@@ -171,7 +171,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     ledgerTotals: () => ledgerTotals(db),
     onError: (what, err) => log.warn({ err: (err as Error).message ?? String(err) }, `metrics: could not read ${what}`),
   });
-  const dispatcher = createDispatcher({ db, queue, log, clock, graceMs: config.dispatchGraceMs, webhookTimeoutMs: config.webhookTimeoutMs, pendingRepublishAfterMs: config.pendingRepublishAfterMs });
+  const dispatcher = createDispatcher({ db, queue, log, clock, graceMs: config.dispatchGraceMs, markDelayMs: config.dispatchMarkDelayMs, webhookTimeoutMs: config.webhookTimeoutMs, pendingRepublishAfterMs: config.pendingRepublishAfterMs });
   return {
     config,
     log,

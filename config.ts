@@ -49,6 +49,8 @@ export interface Config {
   payloadTimeoutMs: number;
   sessionTtlSeconds: number;
   dispatchGraceMs: number;
+  /** DISPATCH_MARK_DELAY_MS: a confirmed publish's wait before it is marked pending */
+  dispatchMarkDelayMs: number;
   pendingRepublishAfterMs: number;
   shutdownGraceMs: number;
   /** waits before the 1st, 2nd and 3rd retry of a prediction whose upstream failed retryably */
@@ -192,6 +194,9 @@ const schema = Joi.object({
   PAYLOAD_TIMEOUT_MS: Joi.number().integer().min(100).max(25_000).default(10_000),
   SESSION_TTL_SECONDS: Joi.number().integer().min(60).max(365 * 24 * 3600).default(7 * 24 * 3600),
   DISPATCH_GRACE_MS: Joi.number().integer().min(100).max(3_600_000).default(15_000),
+  // how long a confirmed publish waits before it is marked pending (workers/dispatch.ts): a worker
+  // that claims the row meanwhile spares the marker's write; used up to half DISPATCH_GRACE_MS
+  DISPATCH_MARK_DELAY_MS: Joi.number().integer().min(0).max(60_000).default(2_000),
   PENDING_REPUBLISH_AFTER_MS: Joi.number().integer().min(1000).max(7 * 24 * 3_600_000).default(600_000),
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).max(3_600_000).default(25_000),
   RETRY_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('2000,10000,30000'),
@@ -384,6 +389,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payloadTimeoutMs: v.PAYLOAD_TIMEOUT_MS as number,
     sessionTtlSeconds: v.SESSION_TTL_SECONDS as number,
     dispatchGraceMs: v.DISPATCH_GRACE_MS as number,
+    dispatchMarkDelayMs: v.DISPATCH_MARK_DELAY_MS as number,
     pendingRepublishAfterMs: v.PENDING_REPUBLISH_AFTER_MS as number,
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS as number,
     retryDelaysMs: String(v.RETRY_DELAYS_MS).split(',').map(Number),

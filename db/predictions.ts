@@ -601,14 +601,23 @@ export function claimDigest(id: string, s: ClaimSnapshot): Buffer {
  * may be planned as a range scan of the (status, created_at) index, which locks index ranges that
  * concurrent submits (inserting `queued` rows) and claims wait on, and that deadlocked them; by
  * primary key it locks only the rows it names, in id order (so two flushes lock in the same order).
- * `status = 'queued'` stays a condition checked on each locked row.
+ * `status = 'queued'` stays a condition checked on each locked row. The dispatcher marks a
+ * confirm after DISPATCH_MARK_DELAY_MS (workers/dispatch.ts), when a worker has usually claimed the
+ * row: then (`readFirst`) the rows still queued are read first, without locks, and only those are
+ * written.
  */
-export async function markPending(db: Db, ids: readonly string[], now: number): Promise<void> {
+export async function markPending(db: Db, ids: readonly string[], now: number, opts: { readFirst?: boolean } = {}): Promise<void> {
   const sorted = [...new Set(ids)].sort();
   if (sorted.length === 0) return;
   if (isMysql(db)) {
-    const marks = sorted.map(() => '?').join(', ');
-    await withLockRetry(() => db.raw(`update predictions force index (primary) set status = 'pending', updated_at = ? where id in (${marks}) and status = 'queued'`, [now, ...sorted]));
+    // readFirst (after the dispatcher's wait, when a worker has claimed most rows): a plain read
+    // first (no lock), so the UPDATE names only the rows still queued, and most of the time none;
+    // at once after the confirm nearly every row is still queued, and the read would only add
+    const queued = opts.readFirst
+      ? (await rawRows<{ id: string }>(db, `select id from predictions force index (primary) where id in (${marks(sorted.length)}) and status = 'queued'`, sorted)).map((r) => r.id).sort()
+      : sorted;
+    if (queued.length === 0) return;
+    await withLockRetry(() => db.raw(`update predictions force index (primary) set status = 'pending', updated_at = ? where id in (${marks(queued.length)}) and status = 'queued'`, [now, ...queued]));
     return;
   }
   await withLockRetry(() => db('predictions').whereIn('id', sorted).andWhere('status', 'queued').update({ status: 'pending', updated_at: now }));

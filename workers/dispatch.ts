@@ -52,15 +52,19 @@ interface Cohort {
 }
 
 export function createDispatcher(deps: {
-  db: Db; queue: Queue; log: Logger; clock: () => number; graceMs?: number; webhookTimeoutMs?: number; pendingRepublishAfterMs?: number;
+  db: Db; queue: Queue; log: Logger; clock: () => number; graceMs?: number; markDelayMs?: number; webhookTimeoutMs?: number; pendingRepublishAfterMs?: number;
 }): Dispatcher {
   const { db, queue, log, clock } = deps;
   const graceMs = deps.graceMs ?? 15_000;
+  // never so long that the sweeper could take a confirmed row for an unpublished one
+  const markDelayMs = Math.min(deps.markDelayMs ?? 0, Math.floor(graceMs / 2));
   const pendingAfterMs = deps.pendingRepublishAfterMs ?? 600_000;
   // A delivery attempt may legitimately run this long past its due time before it is recorded.
   const deliveryGraceMs = graceMs + (deps.webhookTimeoutMs ?? 15_000);
   const confirmed: string[] = [];
   let flushing: Promise<void> | null = null;
+  /** the wait before the next flush, and what ends it early (stop) */
+  let markWait: { timer: NodeJS.Timeout; end: () => void } | null = null;
   let cohort: Cohort | null = null;
   let timer: NodeJS.Timeout | null = null;
   let sweeping = false;
@@ -69,7 +73,7 @@ export function createDispatcher(deps: {
     while (confirmed.length) {
       const batch = confirmed.splice(0, 500);
       try {
-        await markPending(db, batch, clock());
+        await markPending(db, batch, clock(), { readFirst: markDelayMs > 0 });
       } catch (err) {
         // Losing this marker only means the sweeper may publish a duplicate later.
         log.warn({ err, count: batch.length }, 'could not mark predictions pending');
@@ -84,7 +88,10 @@ export function createDispatcher(deps: {
   // confirms arrive within a round trip of each other but in several frames, and marked as they
   // came they took a statement each. Nobody waits for the marker (each client has its answer at
   // its own confirm), and while it waits the row is `queued`, which the sweeper leaves alone for
-  // DISPATCH_GRACE_MS and a worker claims as it claims `pending`.
+  // DISPATCH_GRACE_MS and a worker claims as it claims `pending`. So the marker waits
+  // DISPATCH_MARK_DELAY_MS (2 s) first, gathering the cohorts confirmed meanwhile: a worker keeping
+  // up has claimed most of their rows by then, and markPending writes only the rows still queued
+  // (a backlog's), sparing MariaDB the write of a status that no one would have read.
   function joinCohort(): Cohort {
     if (cohort === null) {
       const c: Cohort = cohort = { open: 0, closed: false, ids: [] };
@@ -102,7 +109,12 @@ export function createDispatcher(deps: {
     if (!c.closed || c.open > 0 || c.ids.length === 0) return;
     confirmed.push(...c.ids);
     c.ids = [];
-    flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(flush);
+    flushing ??= new Promise<void>((resolve) => {
+      if (markDelayMs === 0) return setImmediate(resolve);
+      const timer = setTimeout(() => { markWait = null; resolve(); }, markDelayMs);
+      timer.unref();
+      markWait = { timer, end: () => { clearTimeout(timer); markWait = null; resolve(); } };
+    }).then(flush);
   }
 
   async function publish(topic: 'predictions' | 'webhooks', id: string, reqId?: string, row?: ClaimSnapshot): Promise<boolean> {
@@ -196,8 +208,10 @@ export function createDispatcher(deps: {
     async stop() {
       if (timer) clearInterval(timer);
       timer = null;
-      // a cohort of this turn whose publishes all settled is released at the turn's end
+      // a cohort of this turn whose publishes all settled is released at the turn's end; the
+      // marker's wait ends now
       await new Promise<void>((resolve) => setImmediate(resolve));
+      markWait?.end();
       await flushing;
     },
   };

@@ -7,6 +7,7 @@
 // flushing, are not included). Prints per statement kind (SQL with its value lists folded) the
 // count per prediction and the µs per prediction, dearest first (TOP kinds, 20; MISSED=1 also
 // lists statements on a connection whose thread was not known yet, which are not counted).
+// DISPATCH_MARK_DELAY_MS passes through (0: confirms marked pending at once, as before 2026-11-25).
 // KIND=sandbox: sandbox submits instead (KEYS sandbox keys, 200, of 10 users, as the benchmark's
 // sandbox phase, with its generation limits: counted on every submit, never reached), no worker.
 import fs from 'node:fs';
@@ -20,7 +21,7 @@ const mariadbPid = execFileSync('pgrep', ['-x', 'mariadbd']).toString().trim().s
 const sandbox = process.env.KIND === 'sandbox';
 const gw = await startGateway({ env: sandbox
   ? { GENERATE_RATE_PER_KEY: '1000000', GENERATE_RATE_PER_ACCOUNT: '1000000', GENERATE_CONCURRENT_PER_KEY: '10000', GENERATE_CONCURRENT_PER_ACCOUNT: '10000' }
-  : { GENERATE_RATE_PER_KEY: '0', GENERATE_RATE_PER_ACCOUNT: '0' } });
+  : { GENERATE_RATE_PER_KEY: '0', GENERATE_RATE_PER_ACCOUNT: '0', ...(process.env.DISPATCH_MARK_DELAY_MS === undefined ? {} : { DISPATCH_MARK_DELAY_MS: process.env.DISPATCH_MARK_DELAY_MS }) } });
 const db = gw.app.db;
 const acct = await newAccount(gw, 1e9);
 const keys = [acct.liveKey];
@@ -93,6 +94,8 @@ for (;!sandbox;) {
   if (Number(n) - Number(before) >= N) break;
   await new Promise((r) => setTimeout(r, 100));
 }
+// the confirms' markers still waiting (DISPATCH_MARK_DELAY_MS) are made now, and counted
+await gw.app.dispatcher.stop();
 await new Promise((r) => setTimeout(r, 500));
 measuring = false;
 for (const tid of last.keys()) charge(tid, cpuUs(tid));

@@ -107,10 +107,13 @@ for (const queue of ['memory', 'amqp'] as const) {
     t.regex(stream.res.headers.get('content-type') ?? '', /^text\/event-stream\b/);
     t.is(stream.res.headers.get('cache-control'), 'no-cache');
     t.not(stream.res.headers.get('content-encoding'), 'gzip');
+    // queued until the dispatcher marks the confirm (DISPATCH_MARK_DELAY_MS), then pending
     const first = await stream.next();
-    t.is(first?.event, 'pending');
+    t.is(first?.event, 'queued');
+    const second = await stream.next();
+    t.is(second?.event, 'pending');
     await g.startWorker();
-    const seen = [first!];
+    const seen = [first!, second!];
     for (let e = await stream.next(); e; e = await stream.next()) seen.push(e);
     const states = seen.map((e) => e.event);
     t.is(states.at(-1), 'completed', states.join(' '));

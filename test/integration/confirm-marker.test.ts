@@ -61,3 +61,43 @@ test('confirms that come apart, and a publish that fails, still mark the turn by
   t.is((await gw.app.db('predictions').where({ id: refused }).first()).status, 'queued');
   t.is(statements, 1);
 });
+
+test('the marker waits DISPATCH_MARK_DELAY_MS: rows a worker claimed meanwhile are read, not written; stop ends the wait and marks the rest', async (t) => {
+  const gw = await startGateway();
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 0);
+  const db = gw.app.db;
+  const dispatcher = createDispatcher({ db, queue: gw.app.queue, log: pino({ level: 'silent' }), clock: Date.now, graceMs: 60_000, markDelayMs: 300 });
+  const written: string[][] = [];
+  db.on('query', (q: { sql: string; bindings?: unknown[] }) => { if (markers(q.sql)) written.push((q.bindings ?? []).filter((b): b is string => typeof b === 'string')); });
+
+  // claimed by a worker during the wait: only the rest is written, after the wait
+  const ids = await queuedRows(db, acct.userId, 6);
+  t.deepEqual(await Promise.all(ids.map((id) => dispatcher.dispatch(id))), ids.map(() => true));
+  const claimed = ids.slice(0, 4);
+  await db('predictions').whereIn('id', claimed).update({ status: 'processing' });
+  t.is((await db('predictions').whereIn('id', ids).andWhere('status', 'pending')).length, 0, 'nothing marked before the wait ends');
+  await waitFor(async () => (await db('predictions').whereIn('id', ids).andWhere('status', 'pending')).length === 2, { what: 'the unclaimed rows pending' });
+  t.deepEqual(written, [ids.slice(4).sort()]);
+  t.deepEqual((await db('predictions').whereIn('id', claimed).pluck('status')) as string[], claimed.map(() => 'processing'));
+
+  // every row claimed: nothing is written at all
+  const taken = await queuedRows(db, acct.userId, 3);
+  await Promise.all(taken.map((id) => dispatcher.dispatch(id)));
+  await db('predictions').whereIn('id', taken).update({ status: 'processing' });
+  await new Promise((r) => setTimeout(r, 600));
+  t.is(written.length, 1);
+
+  await dispatcher.stop();
+
+  // stopping ends the wait at once (this one's is a minute): the confirms still waiting are
+  // marked before stop resolves
+  const patient = createDispatcher({ db, queue: gw.app.queue, log: pino({ level: 'silent' }), clock: Date.now, graceMs: 120_000, markDelayMs: 60_000 });
+  const late = await queuedRows(db, acct.userId, 3);
+  await Promise.all(late.map((id) => patient.dispatch(id)));
+  let waited: NodeJS.Timeout | undefined;
+  const stopped = await Promise.race([patient.stop().then(() => 'stopped'), new Promise((r) => { waited = setTimeout(r, 20_000, 'still waiting for the marker'); })]);
+  clearTimeout(waited);
+  t.is(stopped, 'stopped');
+  t.deepEqual((await db('predictions').whereIn('id', late).pluck('status')) as string[], late.map(() => 'pending'));
+});

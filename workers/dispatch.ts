@@ -63,15 +63,27 @@ export function createDispatcher(deps: {
   const deliveryGraceMs = graceMs + (deps.webhookTimeoutMs ?? 15_000);
   const confirmed: string[] = [];
   let flushing: Promise<void> | null = null;
-  /** the wait before the next flush, and what ends it early (stop) */
-  let markWait: { timer: NodeJS.Timeout; end: () => void } | null = null;
+  /** ends the marker's wait early (stop), while it waits */
+  let endMarkWait: (() => void) | null = null;
+  let stopping = false;
   let cohort: Cohort | null = null;
   let timer: NodeJS.Timeout | null = null;
   let sweeping = false;
 
+  /** The confirms gathered so far, after the marker's wait; those that come meanwhile wait for the next. */
+  function scheduleFlush(): void {
+    flushing ??= new Promise<void>((resolve) => {
+      if (markDelayMs === 0 || stopping) return setImmediate(resolve);
+      const wait = setTimeout(() => { endMarkWait = null; resolve(); }, markDelayMs);
+      wait.unref();
+      endMarkWait = () => { clearTimeout(wait); endMarkWait = null; resolve(); };
+    }).then(flush);
+  }
+
   async function flush(): Promise<void> {
-    while (confirmed.length) {
-      const batch = confirmed.splice(0, 500);
+    const due = confirmed.splice(0);
+    for (let i = 0; i < due.length; i += 500) {
+      const batch = due.slice(i, i + 500);
       try {
         await markPending(db, batch, clock(), { readFirst: markDelayMs > 0 });
       } catch (err) {
@@ -80,6 +92,7 @@ export function createDispatcher(deps: {
       }
     }
     flushing = null;
+    if (confirmed.length) scheduleFlush();
   }
 
   // The publishes of predictions started in one turn of the event loop (the requests of one
@@ -109,12 +122,7 @@ export function createDispatcher(deps: {
     if (!c.closed || c.open > 0 || c.ids.length === 0) return;
     confirmed.push(...c.ids);
     c.ids = [];
-    flushing ??= new Promise<void>((resolve) => {
-      if (markDelayMs === 0) return setImmediate(resolve);
-      const timer = setTimeout(() => { markWait = null; resolve(); }, markDelayMs);
-      timer.unref();
-      markWait = { timer, end: () => { clearTimeout(timer); markWait = null; resolve(); } };
-    }).then(flush);
+    scheduleFlush();
   }
 
   async function publish(topic: 'predictions' | 'webhooks', id: string, reqId?: string, row?: ClaimSnapshot): Promise<boolean> {
@@ -209,10 +217,11 @@ export function createDispatcher(deps: {
       if (timer) clearInterval(timer);
       timer = null;
       // a cohort of this turn whose publishes all settled is released at the turn's end; the
-      // marker's wait ends now
+      // marker's wait ends now, and confirms that still come are marked without one
       await new Promise<void>((resolve) => setImmediate(resolve));
-      markWait?.end();
-      await flushing;
+      stopping = true;
+      endMarkWait?.();
+      while (flushing) await flushing;
     },
   };
 }

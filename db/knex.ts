@@ -21,6 +21,14 @@ export interface DbOptions {
   asIfMysql?: true;
 }
 
+/**
+ * mysql2's `maxPreparedStatements`: the prepared statements (db/prepared.ts) each pool connection
+ * keeps, least recently used closed first. It bounds a process's share of the server's
+ * `max_prepared_stmt_count` (16,382 by default: about 16 processes of 10 connections); past it a
+ * statement runs as text.
+ */
+export const PREPARED_PER_CONNECTION = 100;
+
 /** The query parameters DATABASE_URL may carry (README "Configuration"). */
 const URL_PARAMETERS = new Set(['socketPath']);
 
@@ -54,6 +62,7 @@ export function createDb(opts: DbOptions): Db {
         charset: 'utf8mb4',
         timezone: 'Z',
         supportBigNumbers: true,
+        maxPreparedStatements: PREPARED_PER_CONNECTION,
       },
       pool: { min: 0, max: opts.poolMax ?? 10 },
       acquireConnectionTimeout: 10_000,

@@ -19,6 +19,7 @@ import { bool, jsonOr, num, numOrNull } from './rows.ts';
 import { ownerSql, ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { withLockRetry } from './retry.ts';
+import { executeRaw, preparedRows } from './prepared.ts';
 import { unfinishedOfSql, unfinishedSql } from './unfinished.ts';
 import { checkEmbedLimits } from './embed-codes.ts';
 import { eachAlone, marks, naturalBatcher, insertHead, rowsInsert, perInstance, type ItemOutcome } from './batch.ts';
@@ -508,12 +509,9 @@ const sandboxBatcher = perInstance((db: Db) => naturalBatcher<SandboxRow, number
     const returning = rows.some((r) => r.balanceOf !== undefined) && await answersReturning(db);
     const sql = sandboxInsertSql(rows.length, returning);
     const bindings = rows.flatMap((r) => r.bindings);
-    if (returning) {
-      const got = await rawRows<{ id: string; balance: number | string | null }>(db, sql, bindings);
-      balances = new Map(got.map((g) => [g.id, num(g.balance ?? 0)]));
-    } else {
-      await db.raw(sql, bindings);
-    }
+    // prepared (db/prepared.ts): the INSERT of n rows is parsed once per connection, not once per batch
+    const got = await preparedRows<{ id: string; balance: number | string | null }>(db, sql, bindings);
+    if (returning) balances = new Map(got.map((g) => [g.id, num(g.balance ?? 0)]));
   } catch {
     return alone();
   }
@@ -713,7 +711,7 @@ function rawAffected(result: unknown): number {
 
 /** One carried claim alone (autocommit); a row that differs from what was carried is claimed on its state. */
 async function claimCarriedAlone(db: Db, c: CarriedClaim): Promise<Prediction | undefined> {
-  const n = rawAffected(await withLockRetry(() => db.raw(carriedClaimSql(1), carriedBindings([c]))));
+  const n = rawAffected(await withLockRetry(() => executeRaw(db, carriedClaimSql(1), carriedBindings([c]))));
   return n === 1 ? claimedAsCarried(c) : claimByState(db, c.id, c.now, c.from);
 }
 
@@ -954,7 +952,7 @@ rollback;
 end if;
 select outcome as mg_outcome;
 end`;
-  const [sets] = await db.raw(sql, bindings) as unknown as [[Array<{ mg_outcome: string }>, ...unknown[]]];
+  const [sets] = await executeRaw(db, sql, bindings) as [[Array<{ mg_outcome: string }>, ...unknown[]]];
   const outcome = sets[0]?.[0]?.mg_outcome;
   if (outcome === 'committed') return finished;
   if (outcome === 'wallet' || outcome === 'not all processing') return outcome;
@@ -1113,7 +1111,7 @@ async function findResultAlone(db: Db, read: ResultRead): Promise<PredictionResu
   const scope = ownerSql(read.owner);
   let sql = findResultSql.get(scope.sql);
   if (sql === undefined) findResultSql.set(scope.sql, sql = `SELECT ${RESULT_COLUMNS} FROM predictions WHERE id = ? AND ${scope.sql} LIMIT 1`);
-  const [r] = await rawRows<PredictionRow>(db, sql, [read.id, ...scope.bindings]);
+  const [r] = await preparedRows<PredictionRow>(db, sql, [read.id, ...scope.bindings]);
   return r ? toResult(r) : undefined;
 }
 
@@ -1145,7 +1143,7 @@ const resultBatcher = perInstance((db: Db) => naturalBatcher<ResultRead, Predict
   let rows: PredictionRow[];
   try {
     // by primary key on MariaDB: it may otherwise plan the OR as a scan of an owner index
-    rows = await rawRows<PredictionRow>(db, `SELECT ${RESULT_COLUMNS} FROM predictions${isMysql(db) ? ' FORCE INDEX (PRIMARY)' : ''} WHERE ${conditions.join(' OR ')}`, bindings);
+    rows = await preparedRows<PredictionRow>(db, `SELECT ${RESULT_COLUMNS} FROM predictions${isMysql(db) ? ' FORCE INDEX (PRIMARY)' : ''} WHERE ${conditions.join(' OR ')}`, bindings);
   } catch {
     return eachAlone(reads, (r) => findResultAlone(db, r));
   }

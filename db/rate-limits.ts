@@ -5,6 +5,7 @@
 import { answersReturning, isMysql, type Db } from './knex.ts';
 import { num } from './rows.ts';
 import { withLockRetry } from './retry.ts';
+import { executeRaw } from './prepared.ts';
 import { eachAlone, naturalBatcher, perInstance, type ItemOutcome } from './batch.ts';
 
 /** Registration's window: its budget is per hour (handlers/rate-limit.ts; the retention job needs it too). */
@@ -58,7 +59,7 @@ export async function hitWindows(db: Db, buckets: readonly string[], windowStart
   const sql = returningSql(mysql ? 'mariadb' : 'sqlite', sorted.length);
   // Concurrent first hits of one bucket can deadlock on MariaDB (two upserts of a new key): the
   // victim's single statement was rolled back whole, so it is counted again.
-  const result = await withLockRetry(() => db.raw(sql, bindings)) as unknown;
+  const result = await withLockRetry(() => executeRaw(db, sql, bindings)) as unknown;
   const rows = (mysql ? (result as [unknown[]])[0] : result) as Array<{ bucket: string; hits: number | string }>;
   const counts = new Map(rows.map((r) => [keyOf(r.bucket), num(r.hits)]));
   return buckets.map((b) => counts.get(keyOf(b)) ?? 1);
@@ -107,7 +108,7 @@ async function addToWindows(db: Db, by: ReadonlyMap<string, number>, windowStart
   let sql = batchSqlCache.get(cacheKey);
   if (sql === undefined) batchSqlCache.set(cacheKey, sql = BATCH_SQL[dialect](sorted.length));
   const stmt = sql;
-  const result = await withLockRetry(() => db.raw(stmt, bindings)) as unknown;
+  const result = await withLockRetry(() => executeRaw(db, stmt, bindings)) as unknown;
   const rows = (mysql ? (result as [unknown[]])[0] : result) as Array<{ bucket: string; hits: number | string }>;
   const byKey = new Map(rows.map((r) => [keyOf(r.bucket), num(r.hits)]));
   return new Map(sorted.map((b) => [b, byKey.get(keyOf(b)) ?? by.get(b)!]));

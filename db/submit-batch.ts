@@ -20,6 +20,7 @@ import type { Payer } from './wallet.ts';
 import { insertSubmitted, limitsApply, submitPrediction, submittedInsertSql, submittedRow, unfinishedCountColumn, unfinishedCounts, withSnapshot } from './predictions.ts';
 import type { ConcurrencyLimits, NewPrediction, SubmitOptions, SubmitOutcome, UnfinishedScope } from './predictions.ts';
 import { withLockRetry } from './retry.ts';
+import { executeRaw } from './prepared.ts';
 import { eachAlone, marks, naturalBatcher, perInstance } from './batch.ts';
 import { num } from './rows.ts';
 import type { ItemOutcome } from './batch.ts';
@@ -351,9 +352,18 @@ async function holdFirst(db: Db, batch: readonly SubmitRequest[], plan: HoldFirs
     if (bounded.length > 0) {
       // the submits other transactions recorded on each scope's wallets between the read and the
       // locks (@mg_sN as the UPDATE left it, less this batch's and the value read) within its room
-      const since = bounded.map((i) => `${[...plan.scopeWallets[i]!].map((n) => `(@mg_s${n} - ${plan.seqs[n]! + ordered[n]!.submits})`).join(' + ')} <= ${slack[i]!}`);
+      // (every number a binding: the text is prepared once per shape, db/prepared.ts)
+      const since = bounded.map((i) => {
+        const terms = [...plan.scopeWallets[i]!].map((n) => { bindings.push(plan.seqs[n]! + ordered[n]!.submits); return `(@mg_s${n} - ?)`; });
+        bindings.push(slack[i]!);
+        return `${terms.join(' + ')} <= ?`;
+      });
       // else counted again (this transaction's first consistent read, after the locks): each count within its room
-      const recount = bounded.map((i) => `${unfinishedCountColumn(db, scopes[i]!.scope, scopes[i]!.bound, `c${i}`, bindings).replace(/ as c\d+$/, '')} <= ${plan.counted[i]! + slack[i]!}`);
+      const recount = bounded.map((i) => {
+        const count = unfinishedCountColumn(db, scopes[i]!.scope, scopes[i]!.bound, `c${i}`, bindings).replace(/ as c\d+$/, '');
+        bindings.push(plan.counted[i]! + slack[i]!);
+        return `${count} <= ?`;
+      });
       steps.push(`if ok and not (${since.join(' and ')}) then set ok = (${recount.join(' and ')}); end if;`);
     }
   }
@@ -388,7 +398,7 @@ rollback;
 select 1 as mg_not_all_accepted;
 end if;
 end`;
-  const [sets] = await db.raw(sql, bindings) as unknown as [[Array<Record<string, number | string>>, ...unknown[]]];
+  const [sets] = await executeRaw(db, sql, bindings) as [[Array<Record<string, number | string>>, ...unknown[]]];
   const returned = sets[0];
   if (returned.length === 0 || 'mg_not_all_accepted' in returned[0]!) throw new NotAllAccepted();
   const answers: BatchAnswer[] = rows.map((row) => ({ outcome: withSnapshot({ accepted: true }, row) }));
@@ -444,7 +454,16 @@ function holdSumsSql(table: 'users' | 'teams', rows: readonly HoldFirstWallet[],
     });
     return `${column} = case id ${cases.join(' ')} end`;
   };
-  const sets = `${set('balance', 'b', -1)}, ${set('held', 'h', 1)}, ${rows.length === 1 ? `submit_seq = (@mg_s${rows[0]!.n} := submit_seq + ${rows[0]!.submits})` : `submit_seq = case id ${rows.map((w) => { bindings.push(idOf(w)); return `when ? then (@mg_s${w.n} := submit_seq + ${w.submits})`; }).join(' ')} end`}`;
+  const balance = set('balance', 'b', -1);
+  const held = set('held', 'h', 1);
+  let seq: string;
+  if (rows.length === 1) {
+    bindings.push(rows[0]!.submits);
+    seq = `submit_seq = (@mg_s${rows[0]!.n} := submit_seq + ?)`;
+  } else {
+    seq = `submit_seq = case id ${rows.map((w) => { bindings.push(idOf(w), w.submits); return `when ? then (@mg_s${w.n} := submit_seq + ?)`; }).join(' ')} end`;
+  }
+  const sets = `${balance}, ${held}, ${seq}`;
   let where: string;
   if (rows.length === 1) {
     bindings.push(idOf(rows[0]!), rows[0]!.sum);

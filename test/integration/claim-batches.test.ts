@@ -1,6 +1,7 @@
 // Group commit of first claims (db/predictions.ts claimBatcher, README "No request lost, none
 // charged twice"): on MariaDB the claims with a carried row that arrive together share one UPDATE
-// and one COMMIT, committed only when every one of them took its row; otherwise each runs alone.
+// and one COMMIT (one compound statement holding the transaction), committed only when every one
+// of them took its row; otherwise each runs alone.
 // Whatever the mix, each prediction is claimed once, and each caller learns exactly whether it was.
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
@@ -23,21 +24,33 @@ async function submitted(gw: TestGateway, userId: number, n: number): Promise<Ar
   return out;
 }
 
-/** Counts the claim UPDATEs and the COMMITs / ROLLBACKs the database is sent while `body` runs. */
+/** MariaDB's claim batch: one compound statement holding its transaction, answering whether it committed (mg_claimed 1) or rolled back (0). */
+const CLAIM_IN_ONE = /^begin not atomic[\s\S]*update predictions force index \(primary\) set status = 'processing'[\s\S]*mg_claimed/i;
+
+/** Counts the claim UPDATEs and the COMMITs / ROLLBACKs the database is sent while `body` runs (a claim batch's compound statement counts as its UPDATE and how it ended). */
 async function counting<T>(gw: TestGateway, body: () => Promise<T>): Promise<{ value: T; claims: number; commits: number; rollbacks: number }> {
   const seen = { claims: 0, commits: 0, rollbacks: 0 };
   const on = (q: { sql?: string }) => {
     const sql = (q.sql ?? '').toLowerCase();
     if (/^update [`]?predictions[`]?.* set [`]?status[`]? = /.test(sql) && sql.includes('processing')) seen.claims++;
+    if (CLAIM_IN_ONE.test(sql)) seen.claims++;
     if (/^commit/.test(sql)) seen.commits++;
     if (/^rollback/.test(sql)) seen.rollbacks++;
   };
+  const onResponse = (response: unknown, q: { sql?: string }) => {
+    if (!CLAIM_IN_ONE.test(q.sql ?? '')) return;
+    const claimed = (response as [[Array<{ mg_claimed: unknown }>]])[0][0][0]?.mg_claimed;
+    if (Number(claimed) === 1) seen.commits++;
+    else seen.rollbacks++;
+  };
   gw.app.db.on('query', on);
+  gw.app.db.on('query-response', onResponse);
   try {
     const value = await body();
     return { value, ...seen };
   } finally {
     gw.app.db.off('query', on);
+    gw.app.db.off('query-response', onResponse);
   }
 }
 

@@ -131,7 +131,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
   const log = opts.log ?? pino({ level: config.logLevel, base: { role: config.role } });
   const encryptionKey = resolveEncryptionKey(config);
   const spec = await loadSpec(config.specDir);
-  const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: config.dbPoolMax, asIfMysql: opts.asIfMysql });
+  const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: config.dbPoolMax, preparedPerConnection: config.dbPreparedPerConnection, asIfMysql: opts.asIfMysql });
   try {
     await migrate(db);
   } catch (err) {

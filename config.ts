@@ -34,6 +34,8 @@ export interface Config {
   dataDir: string;
   sqliteFile: string;
   dbPoolMax: number;
+  /** DB_PREPARED_PER_CONNECTION: prepared statements each MariaDB/MySQL connection keeps (db/prepared.ts); 0: every statement as text */
+  dbPreparedPerConnection: number;
   storageDir: string;
   /** STORAGE_URL=s3://…: outputs and uploads on an S3-compatible bucket; null: local files under storageDir */
   storageS3: S3StorageConfig | null;
@@ -174,6 +176,7 @@ const schema = Joi.object({
   DATABASE_URL: Joi.string().uri({ scheme: ['mysql', 'mariadb'] }).custom((value: string) => { mysqlAddress(value); return value; }),
   AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }),
   DB_POOL_MAX: Joi.number().integer().min(1).max(500).default(20),
+  DB_PREPARED_PER_CONNECTION: Joi.number().integer().min(0).max(10_000).default(64),
   AMQP_PREFIX: Joi.string().pattern(/^[a-z][a-z0-9_-]{0,40}$/).default('mediagate'),
   CREDENTIAL_CACHE: Joi.boolean().truthy('1', 'on').falsy('0', 'off').default(true),
   CREDENTIAL_CACHE_LEASE_MS: Joi.number().integer().min(500).max(60_000).default(5000),
@@ -374,6 +377,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     sqliteFile: path.join(dataDir, 'mediagate.sqlite'),
     dbPoolMax: v.DB_POOL_MAX as number,
+    dbPreparedPerConnection: v.DB_PREPARED_PER_CONNECTION as number,
     storageDir: path.resolve(String(v.STORAGE_DIR ?? path.join(dataDir, 'files'))),
     storageS3: v.STORAGE_URL === undefined ? null : {
       ...parseStorageUrl(String(v.STORAGE_URL)),

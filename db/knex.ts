@@ -12,6 +12,8 @@ export interface DbOptions {
   databaseUrl: string | undefined;
   sqliteFile: string;
   poolMax?: number;
+  /** prepared statements per connection (PREPARED_PER_CONNECTION when unset); 0: none, every statement as text */
+  preparedPerConnection?: number;
   /**
    * Tests only (test/integration/mysql-fallbacks.test.ts): a mysql2 instance that answers as if its
    * server were MySQL (answersReturning false) while it talks to MariaDB, so that CI, which has no
@@ -22,12 +24,20 @@ export interface DbOptions {
 }
 
 /**
- * mysql2's `maxPreparedStatements`: the prepared statements (db/prepared.ts) each pool connection
- * keeps, least recently used closed first. It bounds a process's share of the server's
- * `max_prepared_stmt_count` (16,382 by default: about 16 processes of 10 connections); past it a
- * statement runs as text.
+ * The prepared statements (db/prepared.ts) each pool connection keeps by default, least recently
+ * used closed first (mysql2's `maxPreparedStatements`; DB_PREPARED_PER_CONNECTION). It bounds a
+ * process's share of the server's `max_prepared_stmt_count` (16,382 by default: 12 processes of
+ * 20 connections at 64); past it a statement runs as text.
  */
-export const PREPARED_PER_CONNECTION = 100;
+export const PREPARED_PER_CONNECTION = 64;
+
+/** The knex instances whose statements all go as text (DB_PREPARED_PER_CONNECTION=0), by their client's config. */
+const textOnly = new WeakSet<object>();
+
+/** Whether executeRaw (db/prepared.ts) may prepare statements on this MariaDB/MySQL instance. */
+export function preparesStatements(db: Db): boolean {
+  return !textOnly.has(db.client.config as object);
+}
 
 /** The query parameters DATABASE_URL may carry (README "Configuration"). */
 const URL_PARAMETERS = new Set(['socketPath']);
@@ -62,13 +72,15 @@ export function createDb(opts: DbOptions): Db {
         charset: 'utf8mb4',
         timezone: 'Z',
         supportBigNumbers: true,
-        maxPreparedStatements: PREPARED_PER_CONNECTION,
+        // mysql2 reads 0 as its own default (16,000): with 0, executeRaw sends text and prepares nothing
+        maxPreparedStatements: opts.preparedPerConnection || PREPARED_PER_CONNECTION,
       },
       pool: { min: 0, max: opts.poolMax ?? 10 },
       acquireConnectionTimeout: 10_000,
     });
     // the answer isMariadb's probe would give on MySQL, given in advance
     if (opts.asIfMysql) mariadbOf.set(db.client.config as object, Promise.resolve(false));
+    if (opts.preparedPerConnection === 0) textOnly.add(db.client.config as object);
     return db;
   }
   fs.mkdirSync(path.dirname(opts.sqliteFile), { recursive: true });

@@ -20,7 +20,7 @@
 // the statement uses as a string (a VARCHAR column, CONCAT, a user variable read as text) would
 // be a double's text, 1e15 and above in exponent form: bind strings as strings.
 import type { Knex } from 'knex';
-import { isMysql, rawRows } from './knex.ts';
+import { isMysql, preparesStatements, rawRows } from './knex.ts';
 import type { Db } from './knex.ts';
 
 /** 1461 ER_MAX_PREPARED_STMT_COUNT_REACHED, 1295 ER_UNSUPPORTED_PS: the statement runs as text instead. */
@@ -35,11 +35,11 @@ interface PoolConnection {
 /**
  * `db.raw(sql, bindings)` as a prepared statement on MariaDB/MySQL, answering what db.raw answers
  * there (`[rows, fields]`; a compound statement's rows are its result sets); db.raw itself on
- * SQLite. In a transaction it runs on the transaction's connection. It emits knex's `query`,
+ * SQLite, and with DB_PREPARED_PER_CONNECTION=0. In a transaction it runs on the transaction's connection. It emits knex's `query`,
  * `query-response` and `query-error` events as db.raw does (the benchmarks and tests watch them).
  */
 export async function executeRaw(db: Db, sql: string, bindings: readonly Knex.RawBinding[]): Promise<unknown> {
-  if (!isMysql(db)) return db.raw(sql, bindings);
+  if (!isMysql(db) || !preparesStatements(db)) return db.raw(sql, bindings);
   const { text, values } = expand(sql, bindings);
   for (const v of values) checked(v);
   const client = db.client as { acquireConnection(): Promise<PoolConnection>; releaseConnection(c: PoolConnection): Promise<unknown>; emit(event: string, ...args: unknown[]): void };

@@ -131,3 +131,18 @@ test.serial('when the server refuses to prepare (max_prepared_stmt_count reached
   await t.throwsAsync(executeRaw(db, 'insert into t (id, n) values (?, ?)', ['dup', 2]), { code: 'ER_DUP_ENTRY' });
   t.is(Number((await db('t').where({ id: 'dup' }).first('n') as { n: unknown }).n), 1);
 });
+
+test.serial('with DB_PREPARED_PER_CONNECTION=0 every statement goes as text: nothing is prepared', async (t) => {
+  const fresh = await freshDatabase();
+  const plain = createDb({ databaseUrl: fresh.url, sqliteFile: '', poolMax: 1, preparedPerConnection: 0 });
+  t.teardown(async () => { await plain.destroy(); await fresh.drop(); });
+  await plain.raw('create table u (id varchar(8) primary key, n bigint)');
+  const count = async (name: string) => Number(((await plain.raw(`show session status like '${name}'`)) as [Array<{ Value: string }>])[0][0]!.Value);
+  const prepares = await count('Com_stmt_prepare');
+  const sent: string[] = [];
+  plain.on('query', (q: { sql: string }) => sent.push(q.sql));
+  await executeRaw(plain, 'insert into u (id, n) values ?', [[['a', 1], ['b', 2]] as unknown as Knex.RawBinding]);
+  t.deepEqual(await preparedRows(plain, 'select id, n from u where id in (?) order by id', [['a', 'b']]), [{ id: 'a', n: 1 }, { id: 'b', n: 2 }]);
+  t.is(await count('Com_stmt_prepare'), prepares);
+  t.deepEqual(sent.slice(0, 2), ['insert into u (id, n) values ?', 'select id, n from u where id in (?) order by id'], 'as db.raw sends them');
+});

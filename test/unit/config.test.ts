@@ -79,3 +79,13 @@ test('DATABASE_URL may name the server\'s unix socket (?socketPath=, an absolute
     t.false(err.message.includes(':pw@'), 'the password is not echoed');
   }
 });
+
+test('DB_PREPARED_PER_CONNECTION: 64 prepared statements per connection by default, 0 for none; a negative or fractional count is refused', (t) => {
+  t.is(loadConfig({}).dbPreparedPerConnection, 64);
+  t.is(loadConfig({ DB_PREPARED_PER_CONNECTION: '0' }).dbPreparedPerConnection, 0);
+  t.is(loadConfig({ DB_PREPARED_PER_CONNECTION: '256' }).dbPreparedPerConnection, 256);
+  for (const value of ['-1', '1.5', 'many']) {
+    const err = t.throws(() => loadConfig({ DB_PREPARED_PER_CONNECTION: value }), { instanceOf: ConfigError });
+    t.true(err.message.startsWith('invalid configuration: DB_PREPARED_PER_CONNECTION:'), err.message);
+  }
+});

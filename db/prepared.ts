@@ -6,6 +6,10 @@
 // statement, by its text, in the connection's LRU: db/knex.ts PREPARED_PER_CONNECTION) and each call
 // sends only the statement id and the values in the binary protocol.
 //
+// A text is prepared from its second run in the process on: one that comes once (the shape of a
+// batch over many wallets, which may never recur) goes as text and takes no place among a
+// connection's prepared statements.
+//
 // What a caller may pass: the SQL texts of a few shapes (their variety is the number of shapes a
 // batch can take, not its values: every value must be a binding, never written into the text),
 // and bindings as db.raw takes them, an array binding written out as mysql2 writes it in a text:
@@ -16,7 +20,7 @@
 // minus a price, a timestamp stored in a BIGINT column), which is exact for every integer of at
 // most 2^53 - 1, the only integers a JavaScript number holds exactly; a larger one is refused,
 // as is NaN or an infinity. (Typed as BIGINT, mysql2 spent about 1.2 us per integer on BigInt
-// range checks, 35 ns as DOUBLE: about 20 us of the API's CPU per production submit.) A number
+// range checks, 35 ns as DOUBLE; a production submit binds 15-20 integers.) A number
 // the statement uses as a string (a VARCHAR column, CONCAT, a user variable read as text) would
 // be a double's text, 1e15 and above in exponent form: bind strings as strings.
 import type { Knex } from 'knex';
@@ -42,6 +46,9 @@ export async function executeRaw(db: Db, sql: string, bindings: readonly Knex.Ra
   if (!isMysql(db) || !preparesStatements(db)) return db.raw(sql, bindings);
   const { text, values } = expand(sql, bindings);
   for (const v of values) checked(v);
+  // a text not seen before goes as text: a shape that never recurs (a batch over many wallets) is
+  // not worth a prepare, and would push the recurring ones out of the connection's statements
+  if (!recurs(text)) return db.raw(sql, bindings);
   const client = db.client as { acquireConnection(): Promise<PoolConnection>; releaseConnection(c: PoolConnection): Promise<unknown>; emit(event: string, ...args: unknown[]): void };
   const conn = await client.acquireConnection();
   const query = { __knexUid: conn.__knexUid, __knexTxId: conn.__knexTxId, method: 'raw', sql: text, bindings: values };
@@ -61,7 +68,21 @@ export async function executeRaw(db: Db, sql: string, bindings: readonly Knex.Ra
     await client.releaseConnection(conn);
   }
   // the server holds no more prepared statements (or refuses this one): the same statement as text
+  // (knex's `query` event then sees it twice)
   return db.raw(sql, bindings);
+}
+
+/** How often each expanded text was run lately in this process (cleared when it holds SEEN_MAX). */
+const seen = new Map<string, number>();
+const SEEN_MAX = 4_096;
+
+/** Whether this text was run before (counting this run): only then is it prepared. */
+function recurs(text: string): boolean {
+  const n = seen.get(text);
+  if (n !== undefined) return true;
+  if (seen.size >= SEEN_MAX) seen.clear();
+  seen.set(text, 1);
+  return false;
 }
 
 /** rawRows (db/knex.ts) through executeRaw: the rows of a statement (on MariaDB/MySQL a statement that answers none gives its result header). */

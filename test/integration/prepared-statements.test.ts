@@ -1,7 +1,8 @@
 // db/prepared.ts executeRaw on the real MariaDB: the hot fixed statements (a batch of submits, a
 // group of completions, a batch of claims, a batch of sandbox rows, result reads, rate-limit
 // windows) go as server-side prepared statements. What they store and answer must be exactly what
-// the same statement as text (db.raw) stores and answers; a text is prepared once per connection;
+// the same statement as text (db.raw) stores and answers; a text runs as text the first time and
+// is prepared from its second run on, once per connection;
 // a refusal of the server to prepare runs the text instead; in a transaction it runs on the
 // transaction's connection; and knex's events still see every statement.
 import test from 'ava';
@@ -39,7 +40,12 @@ async function sessionCount(name: string): Promise<number> {
 
 test.serial('rows written through a prepared multi-row INSERT read back exactly as the same INSERT as text writes them', async (t) => {
   const insert = 'insert into t (id, n, s, b, bin) values ?';
+  // its first run goes as text (a text is prepared from its second run on)
+  await executeRaw(db, insert, [VALUES.map(([id, ...rest]) => [`w${String(id)}`, ...rest]) as unknown as Knex.RawBinding]);
+  await db.raw('delete from t');
+  const prepares = await sessionCount('Com_stmt_prepare');
   await executeRaw(db, insert, [VALUES as unknown as Knex.RawBinding]);
+  t.is(await sessionCount('Com_stmt_prepare') - prepares, 1);
   const prepared = await db('t').orderBy('id').select('id', 'n', 's', 'b', 'bin');
   await db.raw('delete from t');
   await db.raw(insert, [VALUES as unknown as Knex.RawBinding]);
@@ -52,25 +58,34 @@ test.serial('rows written through a prepared multi-row INSERT read back exactly 
 test.serial('integers up to 2^53 - 1 are stored and computed with exactly (MariaDB takes them as DOUBLE); a larger one is refused', async (t) => {
   await executeRaw(db, 'insert into t (id, n) values (?, ?)', ['x', 1]);
   // as the batches do: a column set from itself and bound numbers, in a compound statement, the value kept in a user variable too
-  const [sets] = await executeRaw(db, `begin not atomic
+  const compound = `begin not atomic
 update t set n = (@mg_n := n + ? + ?) where id = ?;
 select @mg_n = 9007199254740991 as exact, row_count() as changed;
-end`, [4_503_599_627_370_496, 4_503_599_627_370_494, 'x']) as [[Array<{ exact: number; changed: number }>]];
+end`;
+  await executeRaw(db, compound, [0, 0, 'none']); // its first run, as text
+  const prepares = await sessionCount('Com_stmt_prepare');
+  const [sets] = await executeRaw(db, compound, [4_503_599_627_370_496, 4_503_599_627_370_494, 'x']) as [[Array<{ exact: number; changed: number }>]];
+  t.is(await sessionCount('Com_stmt_prepare') - prepares, 1, 'prepared');
   t.deepEqual(sets[0]![0], { exact: 1, changed: 1 });
   t.is(String((await db('t').where({ id: 'x' }).first('n') as { n: unknown }).n), '9007199254740991');
-  t.deepEqual(await preparedRows(db, 'select id from t where n = ? and n - ? = ?', [9_007_199_254_740_991, 1, 9_007_199_254_740_990]), [{ id: 'x' }]);
+  const exact = 'select id from t where n = ? and n - ? = ?';
+  await preparedRows(db, exact, [0, 0, 0]);
+  t.deepEqual(await preparedRows(db, exact, [9_007_199_254_740_991, 1, 9_007_199_254_740_990]), [{ id: 'x' }]);
   await t.throwsAsync(executeRaw(db, 'update t set n = ? where id = ?', [2 ** 53, 'x']), { instanceOf: TypeError });
   t.is(String((await db('t').where({ id: 'x' }).first('n') as { n: unknown }).n), '9007199254740991');
 });
 
-test.serial('a text is prepared once per connection and executed from then on', async (t) => {
+test.serial('a text runs as text the first time, then is prepared once per connection and executed from then on', async (t) => {
   const sql = 'select id, n from t where id in (?) and n >= ?';
   await executeRaw(db, 'insert into t (id, n) values ?', [[['p', 1], ['q', 2]] as unknown as Knex.RawBinding]);
   const prepares = await sessionCount('Com_stmt_prepare');
   const executes = await sessionCount('Com_stmt_execute');
+  const queries = await sessionCount('Com_select');
   for (let i = 0; i < 5; i++) t.deepEqual(await preparedRows(db, sql, [['p', 'q'], 2]), [{ id: 'q', n: 2 }]);
-  t.is(await sessionCount('Com_stmt_prepare') - prepares, 1, 'prepared once');
-  t.is(await sessionCount('Com_stmt_execute') - executes, 5);
+  t.is(await sessionCount('Com_stmt_prepare') - prepares, 1, 'prepared once, at its second run');
+  t.is(await sessionCount('Com_stmt_execute') - executes, 4);
+  // the first as text (the counters' own SHOW statements are not selects)
+  t.is(await sessionCount('Com_select') - queries, 5);
 });
 
 test.serial('a value no statement can bind is refused before anything is sent', async (t) => {
@@ -95,6 +110,7 @@ test.serial('knex\'s query and query-response events see the statement as it was
   const answers: unknown[] = [];
   const onQuery = (q: { sql: string; bindings: unknown[] }) => seen.push(q);
   const onResponse = (response: unknown) => answers.push(response);
+  await executeRaw(db, 'insert into t (id, n) values ?', [[['e0', 0], ['e00', 0]] as unknown as Knex.RawBinding]); // its first run, as text
   db.on('query', onQuery);
   db.on('query-response', onResponse);
   try {
@@ -110,6 +126,10 @@ test.serial('knex\'s query and query-response events see the statement as it was
 test.serial('when the server refuses to prepare (max_prepared_stmt_count reached), the statement runs as text', async (t) => {
   // the server's refusal, as MariaDB answers it at PREPARE (errno 1461), on this pool's one connection;
   // setting the global limit to 0 instead would change the statements of every other test file
+  // both statements run once first: only a text seen before is prepared
+  await executeRaw(db, 'insert into t (id, n) values (?, ?)', ['warm', 1]);
+  await preparedRows(db, 'select id, n from t where id = ?', ['warm']);
+  await db.raw('delete from t');
   const client = db.client as { acquireConnection(): Promise<{ execute: unknown }>; releaseConnection(c: unknown): Promise<void> };
   const conn = await client.acquireConnection();
   await client.releaseConnection(conn);

@@ -72,16 +72,15 @@ export async function executeRaw(db: Db, sql: string, bindings: readonly Knex.Ra
   return db.raw(sql, bindings);
 }
 
-/** How often each expanded text was run lately in this process (cleared when it holds SEEN_MAX). */
-const seen = new Map<string, number>();
+/** The expanded texts run lately in this process (cleared when it holds SEEN_MAX). */
+const seen = new Set<string>();
 const SEEN_MAX = 4_096;
 
-/** Whether this text was run before (counting this run): only then is it prepared. */
+/** Whether this text was run before in this process: only then is it prepared. */
 function recurs(text: string): boolean {
-  const n = seen.get(text);
-  if (n !== undefined) return true;
+  if (seen.has(text)) return true;
   if (seen.size >= SEEN_MAX) seen.clear();
-  seen.set(text, 1);
+  seen.add(text);
   return false;
 }
 
@@ -117,14 +116,13 @@ function places(sql: string): number[] {
   return found;
 }
 
-/** A value mysql2's execute may send as it is: never undefined, a number only finite and, if an integer, exact as a DOUBLE. */
-function checked(v: unknown): unknown {
+/** Throws unless mysql2's execute may send the value as it is: never undefined, a number only finite and, if an integer, exact as a DOUBLE. */
+function checked(v: unknown): void {
   if (v === undefined) throw new TypeError('Undefined binding in executeRaw');
   // NaN as a text would be a syntax error; as a DOUBLE the server would take it
   if (typeof v === 'number' && (!Number.isFinite(v) || (Number.isInteger(v) && !Number.isSafeInteger(v)))) {
     throw new TypeError(`executeRaw: ${v} is no value to bind exactly`);
   }
-  return v;
 }
 
 /** The text with every array binding written out as placeholders, and the values in order, flat. */

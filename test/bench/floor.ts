@@ -1,0 +1,278 @@
+// The floor under each benchmarked path (issue 15): how fast a route can be on this machine that
+// does no more than the path's least durable work against the same MariaDB (and RabbitMQ), with
+// nothing of the gateway (no authentication, validation, rate limits, wallet, ledger, batching or
+// logging). Its ratio to the bare hapi route, measured in the same run, bounds what any gateway
+// built on hapi + MariaDB (+ RabbitMQ) in the same topology can reach here; the gateway's own
+// process (test/bench/gateway.ts, as run.ts starts it) runs in the same rounds for reads and
+// sandbox submits.
+//   node test/bench/floor.ts [read|sandbox|production|all]      (default all)
+// Each process is loaded in turn by autocannon from this process (50 connections, as run.ts),
+// the order flipping each round; CPU per 2xx from /proc (the serving process, its floor worker,
+// mariadbd, beam.smp; the services' idle rate just before subtracted).
+//   bare        test/bench/bare-routes.ts: no database, no queue
+//   floor       bare hapi + one statement through a mysql2 pool (`execute`: prepared), per request:
+//                 read        SELECT the result read's columns FROM predictions WHERE id = ? (20,000 rows)
+//                 sandbox     INSERT one predictions row (the sandbox insert's columns), autocommit
+//                 production  INSERT one queued predictions row, then publish its id (persistent)
+//                             on a confirm channel and wait for the confirm; a floor worker process
+//                             (prefetch 16) consumes it, UPDATEs the row to completed and acks.
+//                             The window is the submits plus the drain, as run.ts's production phase.
+//   floor-b     the same, batched: the statements of the requests that arrive while one is in
+//               flight go together in the next (db/batch.ts's batcher, as the gateway's reads and
+//               inserts): one `SELECT ... WHERE id IN (...)`, one multi-row INSERT (text protocol);
+//               production publishes and confirms per request, and shares the floor's worker
+//   gateway     the benchmark's API process (reads and sandbox submits; not production, whose
+//               keys, credit and worker run.ts sets up: compare with its production phase)
+// Knobs: FLOOR_DURATION (8 s per run after 2 s of warm-up), FLOOR_ROUNDS (2), FLOOR_CONNECTIONS
+// (50), FLOOR_ROWS (20,000), FLOOR_KEYS (200 sandbox keys for the gateway's reads and submits).
+// MariaDB and RabbitMQ as the tests find them (TEST_MYSQL_URL, TEST_AMQP_URL); a fresh database.
+import Hapi from '@hapi/hapi';
+import amqp from 'amqplib';
+import mysql from 'mysql2/promise';
+import { naturalBatcher } from '../../db/batch.ts';
+import { newPredictionId } from '../../db/predictions.ts';
+
+type Kind = 'read' | 'sandbox' | 'production';
+const MODEL = 'canvas-v1-fast-text-to-image';
+const READ_PATH = '/api/v1/predictions/{request_id}/result';
+const BODY = JSON.stringify({ prompt: 'bench', width: 64, height: 64, num_inference_steps: 1 });
+
+function intEnv(name: string, fallback: number): number {
+  const n = Number(process.env[name] ?? fallback);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+// the columns the gateway's sandbox insert writes (db/predictions.ts SANDBOX_COLUMNS)
+const COLUMNS = ['id', 'user_id', 'team_id', 'api_key_id', 'model', 'status', 'is_test', 'input', 'outputs', 'nsfw', 'price', 'webhook_url', 'http_request_id', 'inference_ms', 'created_at', 'started_at', 'completed_at', 'updated_at', 'source', 'studio_id'];
+const INSERT_SQL = `INSERT INTO predictions (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`;
+// the gateway's result read (db/predictions.ts RESULT_COLUMNS), by primary key
+const READ_SQL = 'SELECT id, model, status, is_test, outputs, nsfw, error, error_code, inference_ms, created_at, started_at, completed_at, outputs_expired_at, embed_code_id, embed_visitor FROM predictions WHERE id = ? LIMIT 1';
+const COMPLETE_SQL = "UPDATE predictions SET status = 'completed', completed_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'";
+
+function watchParent(): void {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) process.exit(0);
+  }, 1_000).unref();
+}
+
+function pool(): mysql.Pool {
+  // the gateway's default pool size (DB_POOL_MAX 20)
+  return mysql.createPool({ uri: process.env.DATABASE_URL!, connectionLimit: 20, supportBigNumbers: true });
+}
+
+/** The floor's server for one path (a child process). */
+async function serveFloor(kind: Kind, batched: boolean): Promise<void> {
+  const db = pool();
+  // batched: the statements of the requests that arrive while one is in flight go together in the
+  // next (the gateway's own batcher, db/batch.ts: one in flight, gathered at the event loop's turn)
+  const readOne = batched
+    ? naturalBatcher<string, Record<string, unknown> | undefined>(async (ids) => {
+      const [rows] = await db.query(`${READ_SQL.replace('WHERE id = ? LIMIT 1', 'WHERE id IN (?)')}`, [ids]);
+      const byId = new Map((rows as Array<Record<string, unknown>>).map((r) => [r.id as string, r]));
+      return ids.map((id) => ({ ok: true as const, value: byId.get(id) }));
+    }, { max: 100, gather: 'turn' })
+    : async (id: string) => ((await db.execute(READ_SQL, [id]))[0] as Array<Record<string, unknown>>)[0];
+  const insertOne = batched
+    ? naturalBatcher<mysql.ExecuteValues[], void>(async (list) => {
+      await db.query(INSERT_SQL.replace(/VALUES \(.*\)$/, 'VALUES ?'), [list]);
+      return list.map(() => ({ ok: true as const, value: undefined }));
+    }, { max: 100, gather: 'turn' })
+    : async (values: mysql.ExecuteValues[]) => { await db.execute(INSERT_SQL, values); };
+  const userId = Number(process.env.FLOOR_USER_ID);
+  const queue = process.env.FLOOR_QUEUE!;
+  let channel: amqp.ConfirmChannel | null = null;
+  if (kind === 'production') {
+    const conn = await amqp.connect(process.env.AMQP_URL!);
+    channel = await conn.createConfirmChannel();
+    await channel.assertQueue(queue, { durable: true });
+  }
+  const server = Hapi.server({ port: 0, host: '127.0.0.1', load: { sampleInterval: 0 } });
+  server.route({
+    method: 'GET',
+    path: READ_PATH,
+    options: {
+      auth: false,
+      handler: async (request, h) => {
+        const row = await readOne(String(request.params.request_id));
+        return row ? row : h.response({ error: 'not_found' }).code(404);
+      },
+    },
+  });
+  server.route({
+    method: 'POST',
+    path: `/api/v1/${MODEL}`,
+    options: {
+      auth: false,
+      payload: { parse: true, allow: 'application/json' },
+      handler: async (request) => {
+        const now = Date.now();
+        const id = newPredictionId(now);
+        const sandbox = kind !== 'production';
+        const outputs = sandbox ? '["sandbox/sample.png"]' : '[]';
+        await insertOne([id, userId, null, null, MODEL, sandbox ? 'completed' : 'queued', sandbox ? 1 : 0, JSON.stringify(request.payload), outputs, '[]', sandbox ? 0 : 5, null, null, 0, now, sandbox ? now : null, sandbox ? now : null, now, 'api', null]);
+        if (channel) {
+          await new Promise<void>((resolve, reject) => {
+            channel!.sendToQueue(queue, Buffer.from(id), { persistent: true }, (err) => (err ? reject(err) : resolve()));
+          });
+        }
+        return { request_id: id, status: sandbox ? 'completed' : 'queued' };
+      },
+    },
+  });
+  await server.start();
+  process.stdout.write(`${JSON.stringify({ port: server.info.port })}\n`);
+  watchParent();
+}
+
+/** The production floor's worker (a child process): completes each queued row and acks. */
+async function floorWorker(): Promise<void> {
+  const db = pool();
+  const conn = await amqp.connect(process.env.AMQP_URL!);
+  const channel = await conn.createChannel();
+  const queue = process.env.FLOOR_QUEUE!;
+  await channel.assertQueue(queue, { durable: true });
+  await channel.prefetch(16);
+  await channel.consume(queue, (msg) => {
+    if (!msg) return;
+    const now = Date.now();
+    db.execute(COMPLETE_SQL, [now, now, msg.content.toString()]).then(() => channel.ack(msg), () => channel.nack(msg));
+  });
+  process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+  watchParent();
+}
+
+async function main(which: string): Promise<void> {
+  const { startGateway, newAccount } = await import('../helpers/gateway.ts');
+  const { fire, processStats, processCpuMs, pidsByName, spawnNode, round } = await import('./lib.ts');
+  const { uniqueName } = await import('../helpers/services.ts');
+  const DURATION_S = intEnv('FLOOR_DURATION', 8);
+  const ROUNDS = intEnv('FLOOR_ROUNDS', 2);
+  const CONNECTIONS = intEnv('FLOOR_CONNECTIONS', 50);
+  const ROWS = intEnv('FLOOR_ROWS', 20_000);
+  const KEYS = intEnv('FLOOR_KEYS', 200);
+  const kinds: Kind[] = which === 'all' ? ['read', 'sandbox', 'production'] : [which as Kind];
+  // the generation limits far above the load (as run.ts): checked on every submit, never a 429
+  const limits = { GENERATE_RATE_PER_KEY: '1000000', GENERATE_RATE_PER_ACCOUNT: '1000000', GENERATE_CONCURRENT_PER_KEY: '10000', GENERATE_CONCURRENT_PER_ACCOUNT: '10000' };
+  const gw = await startGateway({ env: limits });
+  const owner = await newAccount(gw);
+  const keys: string[] = [owner.testKey];
+  // 10 users' sandbox keys, as run.ts's sandbox and reads phases
+  const users = [owner];
+  for (let i = 1; i < 10; i++) users.push(await newAccount(gw));
+  for (let i = 1; i < KEYS; i++) {
+    const u = users[i % users.length]!;
+    const res = await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${u.session}` }, payload: { name: `k${i}`, is_test: true } });
+    keys.push((res.result as { key: string }).key);
+  }
+  const rows: Array<{ key: string; id: string }> = [];
+  if (kinds.includes('read')) {
+    // through the gateway's own sandbox insert, each key's rows its own
+    for (let i = 0; i < ROWS; i += 50) {
+      await Promise.all(Array.from({ length: Math.min(50, ROWS - i) }, async (_, j) => {
+        const key = keys[(i + j) % keys.length]!;
+        const res = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: BODY });
+        if (res.statusCode !== 200) throw new Error(`seeding: ${res.statusCode} ${res.payload}`);
+        rows.push({ key, id: (JSON.parse(res.payload) as { request_id: string }).request_id });
+      }));
+    }
+  }
+  const mariadbd = pidsByName(['mariadbd', 'mysqld']);
+  const rabbit = pidsByName(['beam.smp']);
+  const services = () => ({ mariadbd: mariadbd.reduce((s, p) => s + processCpuMs(p), 0), rabbitmq: rabbit.reduce((s, p) => s + processCpuMs(p), 0) });
+  const pick = <T>(a: readonly T[]) => a[Math.floor(Math.random() * a.length)]!;
+  const queue = uniqueName('floor').toLowerCase();
+  const env = { ...gw.env, ...limits, ROLE: 'api', LOG_LEVEL: 'silent', FLOOR_USER_ID: String(owner.userId), FLOOR_QUEUE: queue };
+  const script = new URL(import.meta.url).pathname;
+  const db = mysql.createPool({ uri: gw.env.DATABASE_URL!, connectionLimit: 2 });
+  console.log(`floor: ${kinds.join(', ')}; ${ROUNDS} rounds of ${DURATION_S} s per process, ${CONNECTIONS} connections${kinds.includes('read') ? `, ${ROWS} predictions of ${KEYS} keys` : ''}; mariadbd pids ${mariadbd.join(',') || 'not found'}, beam.smp ${rabbit.join(',') || 'not found'}`);
+
+  for (const kind of kinds) {
+    const load = kind === 'read'
+      ? { requests: [{ method: 'GET' as const, path: '/', setupRequest: (req: object) => { const r = pick(rows); return { ...req, path: `/api/v1/predictions/${r.id}/result`, headers: { 'x-api-key': r.key } }; } }] }
+      : { requests: [{ method: 'POST' as const, path: `/api/v1/${MODEL}`, body: BODY, setupRequest: (req: object) => ({ ...req, headers: { 'content-type': 'application/json', 'x-api-key': pick(keys) } }) }] };
+    const procs: Array<{ name: string; pid: number; port: number; extraPids: number[]; stop(): Promise<void> }> = [];
+    const bare = spawnNode('test/bench/bare-hapi.ts', []);
+    procs.push({ name: 'bare', pid: bare.child.pid!, port: (await bare.nextJson<{ port: number }>(60_000)).port, extraPids: [], stop: () => bare.kill() });
+    const floor = spawnNode(script, ['serve', kind], { env });
+    let worker: Awaited<ReturnType<typeof spawnNode>> | null = null;
+    if (kind === 'production') {
+      worker = spawnNode(script, ['worker'], { env });
+      await worker.nextJson(60_000);
+    }
+    procs.push({ name: 'floor', pid: floor.child.pid!, port: (await floor.nextJson<{ port: number }>(60_000)).port, extraPids: worker ? [worker.child.pid!] : [], stop: () => floor.kill() });
+    const batched = spawnNode(script, ['serve', kind, 'batched'], { env });
+    procs.push({ name: 'floor-b', pid: batched.child.pid!, port: (await batched.nextJson<{ port: number }>(60_000)).port, extraPids: worker ? [worker.child.pid!] : [], stop: async () => { await batched.kill(); await worker?.kill(); } });
+    if (kind !== 'production') {
+      const g = spawnNode('test/bench/gateway.ts', [], { env: { ...env, PORT: '0', HOST: '127.0.0.1' } });
+      const ready = await g.nextJson<{ port: number; pids: number[] }>(60_000);
+      procs.push({ name: 'gateway', pid: ready.pids[0]!, port: ready.port, extraPids: [], stop: () => g.kill() });
+    }
+    const queued = async () => {
+      const [r] = await db.query("SELECT COUNT(*) AS n FROM predictions WHERE status = 'queued'");
+      return Number((r as Array<{ n: number }>)[0]!.n);
+    };
+    const drain = async () => {
+      while (kind === 'production' && await queued() > 0) await new Promise((r) => setTimeout(r, 100));
+    };
+    for (const p of procs) {
+      await fire({ ...load, url: `http://127.0.0.1:${p.port}`, connections: CONNECTIONS, duration: 2 });
+      await drain();
+    }
+    const title = kind === 'read' ? 'GET /api/v1/predictions/{id}/result' : `POST /api/v1/${MODEL} (${kind})`;
+    console.log(`\n${title}`);
+    console.log(`${'process'.padEnd(8)} ${'2xx/s'.padStart(8)} ${'ratio'.padStart(6)} ${'p50/p99 ms'.padStart(11)}  CPU ms per 2xx: process (+ worker) + mariadbd + beam.smp = total`);
+    for (let r = 0; r < ROUNDS; r++) {
+      let bareRps = Number.NaN;
+      const lines: string[] = [];
+      for (const p of r % 2 === 0 ? procs : [...procs].reverse()) {
+        await fire({ ...load, url: `http://127.0.0.1:${p.port}`, connections: CONNECTIONS, duration: 2 });
+        await drain();
+        // the services' idle rate just before, subtracted
+        const i0 = services();
+        const t0 = Date.now();
+        await new Promise((res) => setTimeout(res, 1_000));
+        const idle = services();
+        const idleMs = Date.now() - t0;
+        const idleRate = { mariadbd: (idle.mariadbd - i0.mariadbd) / idleMs, rabbitmq: (idle.rabbitmq - i0.rabbitmq) / idleMs };
+        const s0 = services();
+        const c0 = processStats(p.pid).cpuMs + p.extraPids.reduce((s, x) => s + processCpuMs(x), 0);
+        const w0 = Date.now();
+        const run = await fire({ ...load, url: `http://127.0.0.1:${p.port}`, connections: CONNECTIONS, duration: DURATION_S });
+        await drain();
+        const wall = Date.now() - w0;
+        const c1 = processStats(p.pid).cpuMs + p.extraPids.reduce((s, x) => s + processCpuMs(x), 0);
+        const s1 = services();
+        const n = Math.max(1, run.ok);
+        const own = (c1 - c0) / n;
+        const md = (s1.mariadbd - s0.mariadbd - idleRate.mariadbd * wall) / n;
+        const mq = (s1.rabbitmq - s0.rabbitmq - idleRate.rabbitmq * wall) / n;
+        if (p.name === 'bare') bareRps = run.rps;
+        const other = run.requests - run.ok + run.errors;
+        lines.push(`${p.name.padEnd(8)} ${String(Math.round(run.okPerS)).padStart(8)} RATIO:${run.okPerS} ${`${run.p50Ms}/${run.p99Ms}`.padStart(11)}  ${round(own, 3)} + ${round(md, 3)} + ${round(mq, 3)} = ${round(own + md + mq, 3)}${other ? ` (non-2xx/errors ${other})` : ''}`);
+      }
+      console.log(`round ${r + 1}/${ROUNDS}`);
+      for (const l of lines) console.log(l.replace(/RATIO:([\d.e+-]+)/, (_, v: string) => String(round(Number(v) / bareRps, 3)).padStart(6)));
+    }
+    for (const p of procs) await p.stop();
+  }
+  await db.end();
+  if (kinds.includes('production')) {
+    const conn = await amqp.connect(gw.env.AMQP_URL!);
+    const ch = await conn.createChannel();
+    await ch.deleteQueue(queue);
+    await conn.close();
+  }
+  await gw.stop();
+}
+
+if (process.argv[2] === 'serve') {
+  await serveFloor(process.argv[3] as Kind, process.argv[4] === 'batched');
+} else if (process.argv[2] === 'worker') {
+  await floorWorker();
+} else {
+  const which = process.argv[2] ?? 'all';
+  if (!['read', 'sandbox', 'production', 'all'].includes(which)) throw new Error('usage: node test/bench/floor.ts [read|sandbox|production|all]');
+  await main(which);
+  process.exit(0);
+}

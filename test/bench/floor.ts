@@ -49,6 +49,22 @@ const INSERT_SQL = `INSERT INTO predictions (${COLUMNS.join(', ')}) VALUES (${CO
 const READ_SQL = 'SELECT id, model, status, is_test, outputs, nsfw, error, error_code, inference_ms, created_at, started_at, completed_at, outputs_expired_at, embed_code_id, embed_visitor FROM predictions WHERE id = ? LIMIT 1';
 const COMPLETE_SQL = "UPDATE predictions SET status = 'completed', completed_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'";
 
+/** One process's figures in one round (floor.ts's JSON line, read by run.ts). */
+export interface FloorFigures {
+  okPerS: number;
+  /** 2xx/s over the bare route's requests/s in the same round */
+  ratio: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** per 2xx: the serving process (+ the floor's worker), mariadbd, beam.smp */
+  cpuMs: { process: number; mariadbd: number; rabbitmq: number };
+  /** non-2xx answers and errors */
+  other: number;
+}
+/** bare, floor, floor-b and (reads, sandbox) gateway */
+export type FloorRound = Record<string, FloorFigures>;
+export type FloorResults = Partial<Record<Kind, FloorRound[]>>;
+
 function watchParent(): void {
   const parent = process.ppid;
   setInterval(() => {
@@ -187,6 +203,7 @@ async function main(which: string): Promise<void> {
   const db = mysql.createPool({ uri: gw.env.DATABASE_URL!, connectionLimit: 2 });
   console.log(`floor: ${kinds.join(', ')}; ${ROUNDS} rounds of ${DURATION_S} s per process, ${CONNECTIONS} connections${kinds.includes('read') ? `, ${ROWS} predictions of ${KEYS} keys` : ''}; mariadbd pids ${mariadbd.join(',') || 'not found'}, beam.smp ${rabbit.join(',') || 'not found'}`);
 
+  const results: FloorResults = {};
   for (const kind of kinds) {
     const load = kind === 'read'
       ? { requests: [{ method: 'GET' as const, path: '/', setupRequest: (req: object) => { const r = pick(rows); return { ...req, path: `/api/v1/predictions/${r.id}/result`, headers: { 'x-api-key': r.key } }; } }] }
@@ -225,6 +242,7 @@ async function main(which: string): Promise<void> {
     for (let r = 0; r < ROUNDS; r++) {
       let bareRps = Number.NaN;
       const lines: string[] = [];
+      const measured: FloorRound = {};
       for (const p of r % 2 === 0 ? procs : [...procs].reverse()) {
         await fire({ ...load, url: `http://127.0.0.1:${p.port}`, connections: CONNECTIONS, duration: 2 });
         await drain();
@@ -249,10 +267,13 @@ async function main(which: string): Promise<void> {
         const mq = (s1.rabbitmq - s0.rabbitmq - idleRate.rabbitmq * wall) / n;
         if (p.name === 'bare') bareRps = run.rps;
         const other = run.requests - run.ok + run.errors;
+        measured[p.name] = { okPerS: round(run.okPerS, 0), ratio: Number.NaN, p50Ms: run.p50Ms, p99Ms: run.p99Ms, cpuMs: { process: round(own, 3), mariadbd: round(md, 3), rabbitmq: round(mq, 3) }, other };
         lines.push(`${p.name.padEnd(8)} ${String(Math.round(run.okPerS)).padStart(8)} RATIO:${run.okPerS} ${`${run.p50Ms}/${run.p99Ms}`.padStart(11)}  ${round(own, 3)} + ${round(md, 3)} + ${round(mq, 3)} = ${round(own + md + mq, 3)}${other ? ` (non-2xx/errors ${other})` : ''}`);
       }
       console.log(`round ${r + 1}/${ROUNDS}`);
       for (const l of lines) console.log(l.replace(/RATIO:([\d.e+-]+)/, (_, v: string) => String(round(Number(v) / bareRps, 3)).padStart(6)));
+      for (const m of Object.values(measured)) m.ratio = round(m.okPerS / bareRps, 3);
+      (results[kind] ??= []).push(measured);
     }
     for (const p of procs) await p.stop();
   }
@@ -264,6 +285,8 @@ async function main(which: string): Promise<void> {
     await conn.close();
   }
   await gw.stop();
+  // for run.ts's `floor` phase: everything above as one JSON line
+  console.log(JSON.stringify({ floorResults: results }));
 }
 
 if (process.argv[2] === 'serve') {

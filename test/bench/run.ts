@@ -17,6 +17,9 @@
 //   sustain     production submits at a fixed rate for BENCH_SUSTAIN seconds; completions/s, nothing lost
 //   scaleout    1 API + 1 worker vs 2 API (node:cluster, one port) + 2 workers (and up to BENCH_SCALEOUT_MAX + as many)
 //   routing     routing + validation at 10 and 5,000 model endpoints (server.inject, SQLite)
+//   floor       test/bench/floor.ts in a child process: the floor under the reads, sandbox and production
+//               paths (a bare hapi route doing only the path's least durable work, unbatched and batched)
+//               in rounds with the bare route and a gateway API process of its own (its own database)
 // Tuning: BENCH_DURATION (8 s per run), BENCH_WARMUP (1 s), BENCH_ROUNDS (2), BENCH_CONNECTIONS (50),
 //   BENCH_IDLE (2 s of idle baseline before each gateway run), BENCH_SUSTAIN (60 s), BENCH_SUSTAIN_RATE
 //   (submits/s; default 1.1 x the drain rate measured in the production phase), BENCH_KEYS (200),
@@ -55,6 +58,7 @@ const { middleSlug, writeSpecDir } = await import('./spec-gen.ts');
 import { cpuCapFromEnv } from './cpu-cap.ts';
 import type { AutocannonOptions, Child, HttpRun, ProcStats } from './lib.ts';
 import type { CpuCap } from './cpu-cap.ts';
+import type { FloorResults } from './floor.ts';
 import type { Knex } from 'knex';
 
 // ---------------------------------------------------------------------------------------------
@@ -106,7 +110,7 @@ if (ENDPOINT_COUNTS.length === 0) {
   process.stderr.write('bench: BENCH_ENDPOINTS must list spec sizes between 1 and 99999, e.g. "10,5000"\n');
   process.exit(2);
 }
-const ALL_PHASES = ['sandbox', 'reads', 'production', 'sustain', 'scaleout', 'routing'] as const;
+const ALL_PHASES = ['sandbox', 'reads', 'production', 'sustain', 'scaleout', 'routing', 'floor'] as const;
 type PhaseKey = (typeof ALL_PHASES)[number];
 const PHASES = new Set((process.env.BENCH_PHASES ?? ALL_PHASES.join(',')).split(',').map((s) => s.trim()).filter((s): s is PhaseKey => (ALL_PHASES as readonly string[]).includes(s)));
 
@@ -811,6 +815,7 @@ interface Results {
   scaleout?: { processCpu: number | null; warmOne: ScaleFigures; one: ScaleFigures; two: ScaleFigures; ratios: ScaleRatios; more: Array<{ processes: number; figures: ScaleFigures; ratios: ScaleRatios }> };
   routing: Record<string, { models: number; startMs: number; rssMb: number; valid: RoutingTiming; invalid: RoutingTiming }>;
   routingRatio?: { validP50: number; invalidP50: number };
+  floor?: FloorResults;
 }
 
 const results: Results = { routing: {} };
@@ -1081,6 +1086,17 @@ try {
       out(`   ${large.models}/${small.models} endpoints: valid p50 ${results.routingRatio.validP50}x, invalid p50 ${results.routingRatio.invalidP50}x`);
     }
   }, 'routing');
+
+  await phase('floor', async () => {
+    step(`7. the floor under each path (test/bench/floor.ts, a child process with its own database, queue and processes): bare hapi, a bare hapi route doing only the path's least durable work (one statement per request, and batched), and a gateway API process, in turn; ${ROUNDS} rounds of ${DURATION_S} s, ${CONNECTIONS} connections`);
+    await settle();
+    const child = spawnNode('test/bench/floor.ts', ['all'], { env: { FLOOR_DURATION: String(DURATION_S), FLOOR_ROUNDS: String(ROUNDS), FLOOR_CONNECTIONS: String(CONNECTIONS), FLOOR_KEYS: String(KEYS), FLOOR_ROWS: String(ROWS) } });
+    cleanups.push({ name: 'floor child', fn: () => child.kill() });
+    const { floorResults } = await child.nextJson<{ floorResults: FloorResults }>(30 * 60_000);
+    await cleanupNow('floor child');
+    results.floor = floorResults;
+    for (const line of floorLines(floorResults)) out(`   ${line}`);
+  }, 'floor');
 } finally {
   if (!interrupted) {
     step('cleaning up (processes, queues, database, temp files)');
@@ -1089,6 +1105,23 @@ try {
 }
 
 if (halted) await halted;
+
+/** floor.ts's figures a line per path: each process's ratio per round, the gateway's share of the batched floor, and the target against the floor. */
+function floorLines(f: FloorResults): string[] {
+  const target = { read: TARGETS.reads.ratio, sandbox: TARGETS.sandbox.ratio, production: TARGETS.production.ratio };
+  const label = { read: 'result read', sandbox: 'sandbox submit', production: 'production submit (+ a worker that only marks it completed)' };
+  const lines: string[] = [];
+  for (const kind of ['read', 'sandbox', 'production'] as const) {
+    const rounds = f[kind];
+    if (!rounds?.length) continue;
+    const ratios = (name: string) => rounds.map((r) => r[name]?.ratio ?? Number.NaN);
+    const cpu = (name: string) => rounds.map((r) => { const c = r[name]?.cpuMs; return c ? round(c.process + c.mariadbd + c.rabbitmq, 3) : Number.NaN; }).join(' / ');
+    const best = Math.max(...ratios('floor-b'));
+    const gw = rounds[0]!.gateway ? `; gateway ${ratios('gateway').join(' / ')} (${rounds.map((r) => round(r.gateway!.ratio / r['floor-b']!.ratio, 2)).join(' / ')} of the batched floor), ${cpu('gateway')} ms` : '';
+    lines.push(`${label[kind]}: floor ${ratios('floor').join(' / ')} (${cpu('floor')} ms per 2xx), batched floor ${ratios('floor-b').join(' / ')} (${cpu('floor-b')} ms)${gw}; target ${target[kind]} ${target[kind] > best ? 'ABOVE the batched floor' : 'within the batched floor'}`);
+  }
+  return lines;
+}
 
 // ---------------------------------------------------------------------------------------------
 // summary
@@ -1167,6 +1200,10 @@ if (results.scaleout) {
   for (const m of more) out(`  fresh ${m.processes}+${m.processes}: sandbox ${round(m.figures.sandbox.okPerS, 0)} 2xx/s (${m.ratios.sandbox}x); reads ${m.figures.reads ? round(m.figures.reads.okPerS, 0) : 'n/a'} (${m.ratios.reads ?? 'n/a'}x); production submits ${round(m.figures.production.okPerS, 0)} (${m.ratios.productionSubmits}x); completions ${m.figures.drain.completionsPerS}/s (${m.ratios.completions}x)`);
 }
 if (results.routingRatio) out(`routing: ${ENDPOINT_COUNTS.at(-1)} vs ${ENDPOINT_COUNTS[0]} endpoints, p50 ${results.routingRatio.validP50}x (valid), ${results.routingRatio.invalidP50}x (422)`);
+if (results.floor) {
+  out('floor (test/bench/floor.ts, its own processes in this run; ratios to the bare route of the same round):');
+  for (const line of floorLines(results.floor)) out(`  ${line}`);
+}
 
 const report = {
   startedAt: startedAt.toISOString(),

@@ -449,7 +449,8 @@ export async function insertSandboxPrediction(db: Db, p: Omit<NewPrediction, 'pr
     return { deliveryId, balance };
   });
 }
-const SANDBOX_COLUMNS = [
+/** The columns a sandbox insert writes, in its bindings' order (test/bench/floor.ts writes the same). */
+export const SANDBOX_COLUMNS = [
   'id', 'user_id', 'team_id', 'api_key_id', 'model', 'status', 'is_test', 'input', 'outputs', 'nsfw',
   'price', 'webhook_url', 'http_request_id', 'inference_ms', 'created_at', 'started_at', 'completed_at', 'updated_at', 'source', 'studio_id',
 ];
@@ -1198,7 +1199,8 @@ function toResult(r: PredictionRow): PredictionResult {
     embedVisitor: r.embed_visitor ?? null,
   };
 }
-const RESULT_COLUMNS = 'id, model, status, is_test, outputs, nsfw, error, error_code, inference_ms, created_at, started_at, completed_at, outputs_expired_at, embed_code_id, embed_visitor';
+/** The columns a result read selects (test/bench/floor.ts reads the same). */
+export const RESULT_COLUMNS = 'id, model, status, is_test, outputs, nsfw, error, error_code, inference_ms, created_at, started_at, completed_at, outputs_expired_at, embed_code_id, embed_visitor';
 const findResultSql = new Map<string, string>();
 
 /** Unscoped, for internal use only (workers, sweeps): never with an id a client sent. */

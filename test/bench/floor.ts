@@ -30,23 +30,24 @@ import Hapi from '@hapi/hapi';
 import amqp from 'amqplib';
 import mysql from 'mysql2/promise';
 import { naturalBatcher } from '../../db/batch.ts';
-import { newPredictionId } from '../../db/predictions.ts';
+import { RESULT_COLUMNS, SANDBOX_COLUMNS, newPredictionId } from '../../db/predictions.ts';
 
 type Kind = 'read' | 'sandbox' | 'production';
 const MODEL = 'canvas-v1-fast-text-to-image';
 const READ_PATH = '/api/v1/predictions/{request_id}/result';
 const BODY = JSON.stringify({ prompt: 'bench', width: 64, height: 64, num_inference_steps: 1 });
 
+// lib.ts's helpers are imported by the parent only: its autocannon stays out of the measured servers
 function intEnv(name: string, fallback: number): number {
   const n = Number(process.env[name] ?? fallback);
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
-// the columns the gateway's sandbox insert writes (db/predictions.ts SANDBOX_COLUMNS)
-const COLUMNS = ['id', 'user_id', 'team_id', 'api_key_id', 'model', 'status', 'is_test', 'input', 'outputs', 'nsfw', 'price', 'webhook_url', 'http_request_id', 'inference_ms', 'created_at', 'started_at', 'completed_at', 'updated_at', 'source', 'studio_id'];
-const INSERT_SQL = `INSERT INTO predictions (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`;
-// the gateway's result read (db/predictions.ts RESULT_COLUMNS), by primary key
-const READ_SQL = 'SELECT id, model, status, is_test, outputs, nsfw, error, error_code, inference_ms, created_at, started_at, completed_at, outputs_expired_at, embed_code_id, embed_visitor FROM predictions WHERE id = ? LIMIT 1';
+// the gateway's sandbox insert's columns and its result read's, by primary key (one row, or a batch's)
+const INSERT_SQL = `INSERT INTO predictions (${SANDBOX_COLUMNS.join(', ')}) VALUES (${SANDBOX_COLUMNS.map(() => '?').join(', ')})`;
+const INSERT_ROWS_SQL = `INSERT INTO predictions (${SANDBOX_COLUMNS.join(', ')}) VALUES ?`;
+const READ_SQL = `SELECT ${RESULT_COLUMNS} FROM predictions WHERE id = ? LIMIT 1`;
+const READ_IDS_SQL = `SELECT ${RESULT_COLUMNS} FROM predictions WHERE id IN (?)`;
 const COMPLETE_SQL = "UPDATE predictions SET status = 'completed', completed_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'";
 
 /** One process's figures in one round (floor.ts's JSON line, read by run.ts). */
@@ -84,14 +85,14 @@ async function serveFloor(kind: Kind, batched: boolean): Promise<void> {
   // next (the gateway's own batcher, db/batch.ts: one in flight, gathered at the event loop's turn)
   const readOne = batched
     ? naturalBatcher<string, Record<string, unknown> | undefined>(async (ids) => {
-      const [rows] = await db.query(`${READ_SQL.replace('WHERE id = ? LIMIT 1', 'WHERE id IN (?)')}`, [ids]);
+      const [rows] = await db.query(READ_IDS_SQL, [ids]);
       const byId = new Map((rows as Array<Record<string, unknown>>).map((r) => [r.id as string, r]));
       return ids.map((id) => ({ ok: true as const, value: byId.get(id) }));
     }, { max: 100, gather: 'turn' })
     : async (id: string) => ((await db.execute(READ_SQL, [id]))[0] as Array<Record<string, unknown>>)[0];
   const insertOne = batched
     ? naturalBatcher<mysql.ExecuteValues[], void>(async (list) => {
-      await db.query(INSERT_SQL.replace(/VALUES \(.*\)$/, 'VALUES ?'), [list]);
+      await db.query(INSERT_ROWS_SQL, [list]);
       return list.map(() => ({ ok: true as const, value: undefined }));
     }, { max: 100, gather: 'turn' })
     : async (values: mysql.ExecuteValues[]) => { await db.execute(INSERT_SQL, values); };

@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'conflict'
   | 'gone'
   | 'payload_too_large'
+  | 'balance_limit'
   | 'unsupported_media_type'
   | 'validation_failed'
   | 'rate_limited'
@@ -200,6 +201,12 @@ export class ValidationFailedError extends DomainError {
     super('validation failed');
     this.items = items;
   }
+}
+
+/** A move of credit that would take a wallet past 2^53 - 1 credits either way, the most the gateway keeps exactly. */
+export class BalanceLimitError extends DomainError {
+  readonly status = 422;
+  readonly code = 'balance_limit';
 }
 
 /** A one-time address or token that has expired (an upload address past its `expires_at`). */

@@ -93,7 +93,8 @@ export const createApiKey: Handler<'createApiKey'> & Handler<'generateApiKey'> =
   const ipWhitelist = await childWhitelist(app, caller, checkedWhitelist(body.ip_whitelist));
   const restrictions = await newKeyRestrictions(app, caller, body);
   const { key, record } = await issueApiKey(app, caller.userId, { name, isTest, ipWhitelist, scopes: inheritedScopes(caller), limits: requestedLimits(app, caller, body), restrictions });
-  return { ...keyView(record), key };
+  // api_key: the one name every answer carrying a new key's secret uses; key: the same, kept for existing clients
+  return { ...keyView(record), api_key: key, key };
 };
 
 /** GET /app/get_user_keys: the account's live keys, never their values. */
@@ -135,7 +136,7 @@ export const createTeamApiKey: Handler<'createTeamApiKey'> = async ({ app, calle
     teamId, createdBy: caller.userId, name: body.name ?? '', prefix, keyHash, isTest, ipWhitelist, scopes: inheritedScopes(caller), limits: requestedLimits(app, caller, body), restrictions,
   }, app.clock());
   app.log.info({ event: 'team_key_created', teamId, keyId: record.id, by: caller.userId }, 'teams: API key created');
-  return h.response({ ...teamKeyView(record), key }).code(201);
+  return h.response({ ...teamKeyView(record), api_key: key, key }).code(201);
 };
 
 /** GET /app/teams/{team_id}/keys: the team's live keys, never their values. */

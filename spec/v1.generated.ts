@@ -863,7 +863,7 @@ export interface paths {
         put?: never;
         /**
          * Open a session as another user
-         * @description Opens a session acting as the user with `email` on behalf of the calling staff member, so they can see the dashboard as that user, and answers its token as `text/plain` (shown once: only its SHA-256 is stored). The session lasts `minutes` (1 to 60, default 30). `reason` is required and recorded. Never for oneself, nor for an account holding a staff role (support, billing, admin): 403 `impersonation_forbidden`. While it lasts, every request made with it is recorded in the audit log with both identities (actor: the staff member; target: the user; credential `impersonation`), every answer carries `X-Impersonated-By: <staff user id>`, and the riskiest operations refuse it (403 `impersonation_forbidden`): every operation marked `x-impersonation: forbidden` and every role operation (`x-required-role`). `team_id` is ignored.
+         * @description Opens a session acting as the user with `email` on behalf of the calling staff member, so they can see the dashboard as that user, and answers its token as `text/plain` (shown once: only its SHA-256 is stored). The session lasts `minutes` (1 to 60, default 30). `reason` is required and recorded. Never for oneself, nor for an account holding a staff role (support, billing, admin): 403 `impersonation_forbidden`. While it lasts, every request made with it is recorded in the audit log with both identities (actor: the staff member; target: the user; credential `impersonation`), every answer carries `X-Impersonated-By: <staff user id>`, and whatever could outlive the session or hand others a way in is refused (403 `impersonation_forbidden`): every API key, OAuth client and embed code operation (reads included), the webhook signing secret, team membership (invites, accepting one, roles, removal, leaving, deleting a team), studios' creation and settings, exporting or deleting the account, and every administrative operation. The session may read and use the account as its owner would: generate, follow and cancel predictions, read history, ledger and balance, manage media, LoRAs and reviews. Each operation's `x-impersonation` (`allowed` or `forbidden`) says which. `team_id` is ignored.
          */
         post: operations["virtualLogin"];
         delete?: never;
@@ -2735,7 +2735,7 @@ export interface components {
         ErrorDetail: {
             /** @description Human-readable reason. */
             detail: string;
-            /** @description Stable machine-readable kind: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `forbidden`, `insufficient_scope`, `not_found`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal`, `not_implemented`, `unavailable` (README "Errors"). Branch on `code`, not on `detail`. */
+            /** @description Stable machine-readable kind: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `forbidden`, `insufficient_scope`, `not_found`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `balance_limit`, `rate_limited`, `internal`, `not_implemented`, `unavailable` (README "Errors"). Branch on `code`, not on `detail`. */
             code?: string;
         };
         ValidationError: {
@@ -3032,8 +3032,12 @@ export interface components {
             expires_in: number;
         };
         CliLoginResponse: {
-            /** @description The full API key value; shown only in this response. */
+            /** @description The full API key value; shown only in this response (the same name as on every answer that returns a new key's secret). */
             api_key: string;
+            /**
+             * @deprecated
+             * @description The new key's record (never its value). Kept for existing clients; the record's fields are also those of `GET /app/get_user_keys`. Will be removed in the next major version of the interface.
+             */
             key: components["schemas"]["APIKeyResponse"];
         };
         OtpRequest: {
@@ -3166,7 +3170,12 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             last_used_at: string | null;
-            /** @description The full key value; shown only in this response. */
+            /** @description The full key value; shown only in this response. Every answer that returns a new key's secret names it `api_key` (this one, the team key's and the CLI sign-in's). */
+            api_key: string;
+            /**
+             * @deprecated
+             * @description The same value as `api_key`, kept for clients written before `api_key` existed. Read `api_key` instead; `key` will be removed in the next major version of the interface.
+             */
             key: string;
         };
         DeleteResponse: {
@@ -5118,7 +5127,7 @@ export interface components {
                 "application/json": components["schemas"]["HTTPValidationError"];
             };
         };
-        /** @description Validation error in the path, query or body. Every operation can answer it: unknown query parameters are refused, and so is a body sent to an operation that takes none. */
+        /** @description Validation error in the path, query or body. Every operation can answer it: unknown query parameters are refused, and so is a body sent to an operation that takes none. Whatever the schema, a number past 9007199254740991 (2^53 - 1) either way is refused (`number_unsafe`), and so is a body nested more than 32 levels deep (`json_too_deep`). A move of credit that would take a wallet past that amount is refused with `code` `balance_limit`. */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;
@@ -5234,6 +5243,10 @@ export interface components {
         PreferWait: string;
         /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
         TeamId: number;
+        /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+        AdminTeamIdIgnored: number;
+        /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+        WhitelabelStudio: string;
         /** @description Act on this team's wallet instead of the user's own; `email` must name a member of the team (404 otherwise), who is recorded on the ledger row. */
         AdminTeamId: number;
         /** @description Page number, starting at 1. */
@@ -5345,7 +5358,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The `request_id` returned by the generation request. */
                 request_id: components["parameters"]["RequestIdPath"];
@@ -5376,7 +5392,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The `request_id` returned by the generation request. */
                 request_id: components["parameters"]["RequestIdPath"];
@@ -5483,7 +5502,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5803,6 +5825,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -6166,6 +6189,8 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
                  *     same account (and team; sandbox and production keys apart) within 24 hours answers
@@ -6214,6 +6239,8 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
                  *     same account (and team; sandbox and production keys apart) within 24 hours answers
@@ -6266,10 +6293,15 @@ export interface operations {
     adminUserInfo: {
         parameters: {
             query: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
                 /** @description Email address of the user. */
                 email: components["parameters"]["EmailQuery"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6298,6 +6330,8 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
                  *     same account (and team; sandbox and production keys apart) within 24 hours answers
@@ -6355,7 +6389,10 @@ export interface operations {
                 /** @description Only the discounts of this team's wallet. */
                 team_id?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6384,6 +6421,8 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
                  *     same account (and team; sandbox and production keys apart) within 24 hours answers
@@ -6427,8 +6466,13 @@ export interface operations {
     };
     deleteModelDiscount: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
+            };
             header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
                  *     same account (and team; sandbox and production keys apart) within 24 hours answers
@@ -6473,7 +6517,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6501,7 +6548,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6526,10 +6576,15 @@ export interface operations {
     adminStripeCharges: {
         parameters: {
             query: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
                 /** @description Email address of the user. */
                 email: components["parameters"]["EmailQuery"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6553,8 +6608,13 @@ export interface operations {
     };
     adminStripeRefund: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
+            };
             header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
                  *     same account (and team; sandbox and production keys apart) within 24 hours answers
@@ -6598,8 +6658,13 @@ export interface operations {
     };
     adminRefund: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
+            };
             header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
                  *     same account (and team; sandbox and production keys apart) within 24 hours answers
@@ -6647,7 +6712,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6681,7 +6749,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6715,7 +6786,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6749,7 +6823,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6794,7 +6871,10 @@ export interface operations {
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6884,7 +6964,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6912,7 +6995,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7192,7 +7278,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7230,7 +7319,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7267,7 +7359,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7295,7 +7390,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7338,7 +7436,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The `id` of the media asset. */
                 asset_id: components["parameters"]["AssetIdPath"];
@@ -7416,7 +7517,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7444,7 +7548,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7478,7 +7585,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The code's `id`. */
                 embed_code_id: number;
@@ -7509,7 +7619,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The code's `id`. */
                 embed_code_id: number;
@@ -7540,7 +7653,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The code's `id`. */
                 embed_code_id: number;
@@ -7577,7 +7693,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7605,7 +7724,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7640,7 +7762,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The studio's `id`. */
                 studio_id: number;
@@ -7671,7 +7796,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The studio's `id`. */
                 studio_id: number;
@@ -7702,7 +7830,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The studio's `id`. */
                 studio_id: number;
@@ -7744,7 +7875,10 @@ export interface operations {
                 /** @description End (exclusive). */
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The studio's `id`. */
                 studio_id: number;
@@ -7779,7 +7913,10 @@ export interface operations {
                 /** @description Entries per page. */
                 page_size?: components["parameters"]["ListPageSize"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7815,7 +7952,10 @@ export interface operations {
                 /** @description Count every match into `total` (exact); false leaves `total` null. Without filters the count is cheap at any size (a per-owner counter); with filters false answers faster on a large history. */
                 include_count?: components["parameters"]["IncludeCount"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7861,7 +8001,10 @@ export interface operations {
                 /** @description Count every match into `total` (exact); false leaves `total` null. Without filters the count is cheap at any size (a per-owner counter); with filters false answers faster on a large history. */
                 include_count?: components["parameters"]["IncludeCount"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7899,7 +8042,10 @@ export interface operations {
                 /** @description Count every match into `total` (exact); false leaves `total` null. Without filters the count is cheap at any size (a per-owner counter); with filters false answers faster on a large history. */
                 include_count?: components["parameters"]["IncludeCount"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7927,7 +8073,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The `id` of the run-history entry (equal to the prediction's `request_id`). */
                 id: components["parameters"]["UsageLogIdPath"];
@@ -7964,7 +8113,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7998,7 +8150,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8033,7 +8188,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The `request_id` returned by the generation request. */
                 request_id: components["parameters"]["RequestIdPath"];
@@ -8064,7 +8222,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8092,7 +8253,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8122,7 +8286,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 id: string;
             };
@@ -8159,7 +8326,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The `request_id` returned by the generation request. */
                 request_id: components["parameters"]["RequestIdPath"];
@@ -8741,6 +8911,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -8794,6 +8966,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -8847,6 +9021,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -8900,6 +9076,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -8953,6 +9131,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9006,6 +9186,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9059,6 +9241,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9112,6 +9296,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9165,6 +9351,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9218,6 +9406,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9271,6 +9461,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9324,6 +9516,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9377,6 +9571,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9430,6 +9626,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9483,6 +9681,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9536,6 +9736,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9589,6 +9791,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9642,6 +9846,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9695,6 +9901,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9748,6 +9956,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9801,6 +10011,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9854,6 +10066,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9907,6 +10121,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9960,6 +10176,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10013,6 +10231,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10066,6 +10286,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10119,6 +10341,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10172,6 +10396,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10225,6 +10451,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10278,6 +10506,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10331,6 +10561,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;

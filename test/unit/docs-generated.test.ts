@@ -3,6 +3,9 @@
 // index. An edit of either without `npm run docs:gen` fails here.
 import test from 'ava';
 import Joi from 'joi';
+import fs from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
 import { ERRORS, codeForStatus, ApiKeyExpiredError, ConflictError, ForbiddenError, GoneError, ImpersonationForbiddenError, InsufficientCreditError, InvalidInputError, KeySpendLimitError, NotFoundError, NotImplementedError, PayloadTooLargeError, RateLimitedError, RoleRequiredError, SessionRequiredError, UnauthorizedError, UnavailableError, UnsupportedMediaTypeError, ValidationFailedError, EmbedRefusedError, StudioRefusedError } from '../../lib/errors.ts';
 import type { DomainError } from '../../lib/errors.ts';
 import { configSchema } from '../../config.ts';
@@ -60,4 +63,12 @@ test('a page gets the index, the previous and the next page at its end, once', (
   t.true(once.endsWith('[Index](../README.md) · Previous: [A](a.md) · Next: [C](../partners/c.md)\n'));
   t.is(withNavigation('api/b.md', once, order, titles), once);
   t.true(withNavigation('api/a.md', '# A\n', order, titles).endsWith('[Index](../README.md) · Next: [B](b.md)\n'));
+});
+
+test("the spec's error body names every code, so a client reading only the API reference knows them", (t) => {
+  const spec = yaml.load(fs.readFileSync(path.resolve(import.meta.dirname, '../../spec/v1/openapi.yaml'), 'utf8')) as {
+    components: { schemas: { ErrorDetail: { properties: { code: { description: string } } } } };
+  };
+  const description = spec.components.schemas.ErrorDetail.properties.code.description;
+  for (const code of Object.keys(ERRORS)) t.true(description.includes(`\`${code}\``), code);
 });

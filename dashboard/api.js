@@ -94,7 +94,7 @@ export async function follow(id, onState, signal) {
 }
 
 /**
- * Uploads a file through the upload-address route (README "Storage and uploads"): asks for an
+ * Uploads a file through the upload-address route (docs/api/uploads.md "Storage and uploads"): asks for an
  * address, then sends one PUT with the headers it names. Returns the address answer (file_url,
  * media_type, ...). Registering it in the media library is the caller's choice.
  */

@@ -1,5 +1,5 @@
 // The dashboard's shell: sign-in gate, navigation, hash routes (#/playground, #/keys, ...).
-// Preact + htm, one vendored ES module, no build step (README "Web dashboard").
+// Preact + htm, one vendored ES module, no build step (docs/api/quickstart.md "Web dashboard").
 import { html, render, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api, session, whenSignedOut } from './api.js';
 import { SignIn } from './pages/signin.js';
@@ -82,11 +82,11 @@ function Shell({ user, onSignOut }) {
 
 function App() {
   const [user, setUser] = useState(undefined);
-  // a support link (README "Impersonation and support links") is handled before anything else
+  // a support link (docs/operating/administration.md "Impersonation and support links") is handled before anything else
   const [link, setLink] = useState(() => supportLinkOf(location.hash));
   const load = () => {
     if (!session.token) { setUser(null); return; }
-    // X-Impersonated-By: this session acts for the user on behalf of a staff member (README "Impersonation and support links")
+    // X-Impersonated-By: this session acts for the user on behalf of a staff member (docs/operating/administration.md "Impersonation and support links")
     api('GET', '/app/user_details').then((r) => setUser({ ...r.body, impersonatedBy: r.headers.get('x-impersonated-by') }), () => setUser(null));
   };
   useEffect(() => {

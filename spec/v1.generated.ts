@@ -65,7 +65,7 @@ export interface paths {
          *
          *     `queued`, `pending` and `processing` move to `cancelled` (terminal) through `cancelPrediction`.
          *
-         *     With an embed code (`x-embed-code` or `x-agent-embed-code`, README "Embeds") a visitor reads
+         *     With an embed code (`x-embed-code` or `x-agent-embed-code`) a visitor reads
          *     only the predictions it made with that code (send back the `X-Embed-Visitor` id the submit
          *     answered); any other id is 404.
          */
@@ -120,7 +120,7 @@ export interface paths {
         /**
          * Stripe webhook ingress (called by Stripe, not by clients)
          * @description Where Stripe sends the events of the gateway's account (configure this URL as a webhook
-         *     endpoint in Stripe; README "Payments (Stripe)"). No credential: the `Stripe-Signature`
+         *     endpoint in Stripe). No credential: the `Stripe-Signature`
          *     header, verified with `STRIPE_WEBHOOK_SECRET` by the Stripe SDK over the exact body bytes
          *     (5 minutes of tolerance), is the proof; a missing or wrong signature is 400.
          *     `checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded` credit the
@@ -156,7 +156,7 @@ export interface paths {
         /**
          * Provider callback ingress (called by fal, Replicate and WaveSpeed, not by clients)
          * @description Where an upstream provider reports a job's progress when callbacks are on
-         *     (`UPSTREAM_CALLBACKS=true`, README "Providers"). No credential: the address and the
+         *     (`UPSTREAM_CALLBACKS=true`). No credential: the address and the
          *     provider's signature are the proof. `token` is `<prediction id>.<mac>`, the mac an
          *     HMAC-SHA256 keyed by a sub-key of `ENCRYPTION_KEY`, so the address of one prediction's
          *     callbacks cannot be guessed or reused for another. The body must carry the provider's
@@ -699,7 +699,7 @@ export interface paths {
         put?: never;
         /**
          * Activate, change or cancel a user's subscription
-         * @description Sets the subscription plan of the user with `email` (or with `team_id` of that team, `email` naming a member), or cancels it. Plans come from the gateway's configuration (`SUBSCRIPTION_PLANS`; README "Subscriptions"): each grants its `credits` at the start of every period as expiring credit, spent before purchased credit. `activate` starts a period now (ending at `current_period_end`, default one period later) and grants its credit at once; 409 when a subscription is already active. `change` takes effect at the next renewal (the current period and its grant stay; the answer shows it as `next_plan`); 409 without an active subscription. `cancel` ends it at once: no further grants, credit already granted stays until it expires; 409 without an active subscription. An unknown plan is 422. Roles: billing, admin. Send an `Idempotency-Key`: a retried activation then grants once.
+         * @description Sets the subscription plan of the user with `email` (or with `team_id` of that team, `email` naming a member), or cancels it. Plans come from the gateway's configuration (`SUBSCRIPTION_PLANS`): each grants its `credits` at the start of every period as expiring credit, spent before purchased credit. `activate` starts a period now (ending at `current_period_end`, default one period later) and grants its credit at once; 409 when a subscription is already active. `change` takes effect at the next renewal (the current period and its grant stay; the answer shows it as `next_plan`); 409 without an active subscription. `cancel` ends it at once: no further grants, credit already granted stays until it expires; 409 without an active subscription. An unknown plan is 422. Roles: billing, admin. Send an `Idempotency-Key`: a retried activation then grants once.
          */
         post: operations["adminManageSubscription"];
         delete?: never;
@@ -717,13 +717,13 @@ export interface paths {
         };
         /**
          * List model discounts
-         * @description Lists model discounts, newest first, expired ones included (README "Discounts"): every one, or with `email` those of that user's own wallet, or with `team_id` those of that team's wallet. 404 for an unknown email or team. Roles: billing, admin.
+         * @description Lists model discounts, newest first, expired ones included: every one, or with `email` those of that user's own wallet, or with `team_id` those of that team's wallet. 404 for an unknown email or team. Roles: billing, admin.
          */
         get: operations["listModelDiscounts"];
         put?: never;
         /**
          * Create or update model discounts
-         * @description Creates or updates discounts, one per (wallet, model) pair: the wallet of the user with `email`, or with `team_id` that team's (each `email` must then name a member, 404 otherwise). An existing discount for the same pair is replaced (its id kept). `model` is a model endpoint slug (422 for one this gateway does not have) or `*` for every model; `percent_off` 1-100; `expires_at` in the future, or null for never. All or nothing: one bad item and none is stored. Which discount applies to a price (README "Discounts"): the one on the exact model wins over `*`, the larger percent among equally specific ones; discounts never stack; an expired one is ignored; the discounted price is rounded down to a whole credit. `reason` is stored with each discount and goes to the audit log. Roles: billing, admin.
+         * @description Creates or updates discounts, one per (wallet, model) pair: the wallet of the user with `email`, or with `team_id` that team's (each `email` must then name a member, 404 otherwise). An existing discount for the same pair is replaced (its id kept). `model` is a model endpoint slug (422 for one this gateway does not have) or `*` for every model; `percent_off` 1-100; `expires_at` in the future, or null for never. All or nothing: one bad item and none is stored. Which discount applies to a price: the one on the exact model wins over `*`, the larger percent among equally specific ones; discounts never stack; an expired one is ignored; the discounted price is rounded down to a whole credit. `reason` is stored with each discount and goes to the audit log. Roles: billing, admin.
          */
         post: operations["upsertModelDiscounts"];
         delete?: never;
@@ -761,7 +761,7 @@ export interface paths {
         };
         /**
          * List the caller's model discounts
-         * @description Lists the discounts, not expired, of the wallet that pays the caller's predictions: the caller's own, or with `team_id` (or a team's key) the team's. Which one applies to a given price: README "Discounts" (exact model over `*`, no stacking); the cost quote (calculateDynamicCost) shows the one applied.
+         * @description Lists the discounts, not expired, of the wallet that pays the caller's predictions: the caller's own, or with `team_id` (or a team's key) the team's. Which one applies to a given price: the discount on the exact model wins over one on every model (`*`), and discounts do not stack; the cost quote (calculateDynamicCost) shows the one applied.
          */
         get: operations["myModelDiscounts"];
         put?: never;
@@ -781,7 +781,7 @@ export interface paths {
         };
         /**
          * Get the caller's subscription
-         * @description The subscription of the wallet that pays the caller's predictions: the caller's own, or with `team_id` (or a team's key) the team's (needs `read_balance`, like getBalance). The same answer as adminManageSubscription's (README "Subscriptions"); `status: none` (and null plan and period) when the wallet never had one. Plans are shown by name only; no route lists the configured plans.
+         * @description The subscription of the wallet that pays the caller's predictions: the caller's own, or with `team_id` (or a team's key) the team's (needs `read_balance`, like getBalance). The same answer as adminManageSubscription's; `status: none` (and null plan and period) when the wallet never had one. Plans are shown by name only; no route lists the configured plans.
          */
         get: operations["getMySubscription"];
         put?: never;
@@ -801,7 +801,7 @@ export interface paths {
         };
         /**
          * List a user's payment charges
-         * @description Lists the card charges Stripe holds for the user with `email`, newest first: the charges of the Stripe customer a completed checkout recorded for the account, or, when none was recorded, of the Stripe customers whose email is exactly the account's (Stripe compares it as written). Each charge says how many credits it bought (`credits`, from the gateway's own record of the purchase; 0 for a charge that bought none here) and how many its refunds took back (`credits_removed`). The newest 1,000 charges per customer (Stripe's pages followed in turn). 404 for an unknown email; 503 naming `STRIPE_SECRET_KEY` when Stripe is not configured, or when Stripe cannot be reached. Roles: support, billing, admin (README "Payments (Stripe)").
+         * @description Lists the card charges Stripe holds for the user with `email`, newest first: the charges of the Stripe customer a completed checkout recorded for the account, or, when none was recorded, of the Stripe customers whose email is exactly the account's (Stripe compares it as written). Each charge says how many credits it bought (`credits`, from the gateway's own record of the purchase; 0 for a charge that bought none here) and how many its refunds took back (`credits_removed`). The newest 1,000 charges per customer (Stripe's pages followed in turn). 404 for an unknown email; 503 naming `STRIPE_SECRET_KEY` when Stripe is not configured, or when Stripe cannot be reached. Roles: support, billing, admin.
          */
         get: operations["adminStripeCharges"];
         put?: never;
@@ -923,7 +923,7 @@ export interface paths {
         put?: never;
         /**
          * Delete a user permanently
-         * @description Permanently erases the account of the user with `email` at once, with the eraser the retention job uses after a requested deletion's grace period (README "Deleting an account"): API keys, sessions, OAuth clients and their tokens, personal predictions and their stored files, media library and uploads, team memberships, invitations, personal embed codes, support links. The users row stays as an anonymised tombstone and every ledger and audit row is kept. 409 when the user is the only owner of a team (until ownership moves) and when it is the last administrator. Cannot be undone. `team_id` is ignored.
+         * @description Permanently erases the account of the user with `email` at once, with the eraser the retention job uses after a requested deletion's grace period: API keys, sessions, OAuth clients and their tokens, personal predictions and their stored files, media library and uploads, team memberships, invitations, personal embed codes, support links. The users row stays as an anonymised tombstone and every ledger and audit row is kept. 409 when the user is the only owner of a team (until ownership moves) and when it is the last administrator. Cannot be undone. `team_id` is ignored.
          */
         post: operations["adminDeleteUser"];
         delete?: never;
@@ -961,7 +961,7 @@ export interface paths {
         };
         /**
          * Get one LoRA
-         * @description Returns the public registry entry of one LoRA by name and type (README "LoRAs"). Public,
+         * @description Returns the public registry entry of one LoRA by name and type. Public,
          *     like the model list: entries a user or team registered for itself (`POST /app/loras`)
          *     are never shown here; their owners list them with `GET /app/loras`. An unknown name, or
          *     a name of another type, is 404.
@@ -1118,7 +1118,7 @@ export interface paths {
         /**
          * Change an API key's name, IP restriction, expiry or spend limit
          * @description Updates one of the caller's personal keys (team keys: the team key routes); an absent
-         *     field is left as it is (README "Key restrictions").
+         *     field is left as it is.
          *     - `ip_whitelist` replaces the list (IPv4/IPv6 addresses and CIDR ranges, at most 50,
          *       stored normalised: `::ffff:1.2.3.4` as `1.2.3.4`, `10.1.2.3/8` as `10.0.0.0/8`,
          *       duplicates dropped). An empty list removes the restriction. An invalid entry is 422
@@ -1154,8 +1154,7 @@ export interface paths {
         };
         /**
          * Export the caller's account data
-         * @description Returns everything the gateway holds about the caller as one JSON document (README
-         *     "Exporting an account"): the profile (`user`), the personal wallet (`balance`), live
+         * @description Returns everything the gateway holds about the caller as one JSON document: the profile (`user`), the personal wallet (`balance`), live
          *     personal API keys (never their values or digests), OAuth clients (never their secrets),
          *     team memberships, and every personal ledger row, prediction (with its input and output
          *     URLs; those hidden by bulk_delete too, with `outputs_expired`) and media asset, oldest
@@ -1189,7 +1188,7 @@ export interface paths {
         put?: never;
         /**
          * Request deletion of the caller's account
-         * @description Schedules the caller's account for permanent deletion after a grace period (ACCOUNT_DELETION_GRACE_DAYS, default 14; README "Deleting an account"). From the request on, the account's API keys and OAuth clients are refused (401); it can still sign in and cancel with cancelAccountDeletion. When the period ends, the account's profile, credentials, personal predictions with their files, and memberships are erased; ledger rows are kept, anonymised. 409 when a deletion is already scheduled, or while the caller is the only owner of a team (the message names the teams; ownership must move first). Session only: deleting an account is not an API action, so no OAuth scope grants it (account:read is read-only) and an API key, which acts with exactly the five scopes, may not either.
+         * @description Schedules the caller's account for permanent deletion after a grace period (ACCOUNT_DELETION_GRACE_DAYS, default 14). From the request on, the account's API keys and OAuth clients are refused (401); it can still sign in and cancel with cancelAccountDeletion. When the period ends, the account's profile, credentials, personal predictions with their files, and memberships are erased; ledger rows are kept, anonymised. 409 when a deletion is already scheduled, or while the caller is the only owner of a team (the message names the teams; ownership must move first). Session only: deleting an account is not an API action, so no OAuth scope grants it (account:read is read-only) and an API key, which acts with exactly the five scopes, may not either.
          */
         post: operations["requestAccountDeletion"];
         delete?: never;
@@ -1249,11 +1248,10 @@ export interface paths {
         put?: never;
         /**
          * Calculate the cost of a generation
-         * @description Quotes what a submit of `input` to `model` would hold, without submitting it (README
-         *     "Prices and quotes"): the same price function the submit uses, after the same validation
+         * @description Quotes what a submit of `input` to `model` would hold, without submitting it: the same price function the submit uses, after the same validation
          *     and defaults (`input` is validated against the model's input schema: a bad input is 422
          *     with `loc` `["body", "input", ...]`; an unknown model 404). `breakdown` shows the steps;
-         *     `discount` is the paying wallet's discount applied (README "Discounts"; null when none), and
+         *     `discount` is the paying wallet's discount applied (null when none), and
          *     `cost` the price after it, rounded down to a whole credit. `balance`
          *     is the spendable balance of the wallet that would pay (the team's with `team_id`, which
          *     needs `read_balance`), and `affordable` whether it covers `cost`. A production key pays
@@ -1275,7 +1273,7 @@ export interface paths {
         };
         /**
          * Get an upload address
-         * @description Returns a short-lived address to which the file is uploaded with one PUT, and the URL of the stored file on service-hosted storage (usable as `image_url`, `video_url` or `audio_url` input). The filename's extension selects the content type (png, jpg/jpeg, webp, gif; mp4, webm, mov; mp3, wav, ogg, m4a, flac; anything else is 422), and the media type its size limit (`max_bytes`; defaults 20 MiB image, 500 MiB video, 100 MiB audio). The PUT must send `content-type` exactly as in `headers` and at most `max_bytes` (exactly `size_bytes` when given). On the gateway's own storage the address is single-use: another content type is 415, a larger body 413, a second PUT 409, a PUT after `expires_at` 410, an unknown address 404. On S3-compatible storage the address is presigned by the store, which refuses a mismatch itself (its own 403). Once uploaded, register the file with createMediaAsset (`url` = `file_url`) to see it in the media library and keep it: an upload no media library takes (one used only as an input) is removed after `UPLOAD_RETENTION_DAYS` (default 30; README "Retention"). Team uploads need the `generate` permission.
+         * @description Returns a short-lived address to which the file is uploaded with one PUT, and the URL of the stored file on service-hosted storage (usable as `image_url`, `video_url` or `audio_url` input). The filename's extension selects the content type (png, jpg/jpeg, webp, gif; mp4, webm, mov; mp3, wav, ogg, m4a, flac; anything else is 422), and the media type its size limit (`max_bytes`; defaults 20 MiB image, 500 MiB video, 100 MiB audio). The PUT must send `content-type` exactly as in `headers` and at most `max_bytes` (exactly `size_bytes` when given). On the gateway's own storage the address is single-use: another content type is 415, a larger body 413, a second PUT 409, a PUT after `expires_at` 410, an unknown address 404. On S3-compatible storage the address is presigned by the store, which refuses a mismatch itself (its own 403). Once uploaded, register the file with createMediaAsset (`url` = `file_url`) to see it in the media library and keep it: an upload no media library takes (one used only as an input) is removed after `UPLOAD_RETENTION_DAYS` (default 30). Team uploads need the `generate` permission.
          */
         get: operations["getFileUploadUrl"];
         put?: never;
@@ -1395,7 +1393,7 @@ export interface paths {
         put?: never;
         /**
          * Create an embed code
-         * @description Creates a publishable credential for a web page (README "Embeds"): `kind: embed` (`emb_…`,
+         * @description Creates a publishable credential for a web page: `kind: embed` (`emb_…`,
          *     sent as `x-embed-code`) runs exactly one model endpoint, `kind: agent_embed` (`aemb_…`,
          *     sent as `x-agent-embed-code`) a list of them. Runs are charged to the owner's wallet (the
          *     team's with `team_id`, which needs `manage_keys`). Unknown models, invalid origins, a
@@ -1454,7 +1452,7 @@ export interface paths {
         put?: never;
         /**
          * Create a whitelabel studio
-         * @description Creates a whitelabel studio (README "Whitelabel studios"): a branded storefront of this gateway
+         * @description Creates a whitelabel studio: a branded storefront of this gateway
          *     whose end users register and sign in within it (`x-whitelabel-studio: <slug>` on /auth routes, or a
          *     request whose `Host` is one of its `domains`). `slug` is lowercase letters, digits and `-` (3–40,
          *     unique: 409 when taken); `domains` are hostnames, unique across studios (409); `allowed_models`
@@ -1558,7 +1556,7 @@ export interface paths {
         };
         /**
          * List past predictions
-         * @description Lists the caller's predictions (or, with `team_id`, the team's, whoever submitted them), newest first, optionally filtered by review status. Each entry says where it came from (`source`) and which API key submitted it (id and name, never the secret). Predictions removed with bulk_delete are not listed. A sandbox API key sees sandbox predictions only. A page past the end is an empty list. With `include_count` false, `total` is null. `total` is exact; without a filter it comes from a per-owner counter and costs the same at any history size (README "Run history, gallery and review"); a filter counts its matches, which costs more on a large history.
+         * @description Lists the caller's predictions (or, with `team_id`, the team's, whoever submitted them), newest first, optionally filtered by review status. Each entry says where it came from (`source`) and which API key submitted it (id and name, never the secret). Predictions removed with bulk_delete are not listed. A sandbox API key sees sandbox predictions only. A page past the end is an empty list. With `include_count` false, `total` is null. `total` is exact; without a filter it comes from a per-owner counter and costs the same at any history size; a filter counts its matches, which costs more on a large history.
          */
         get: operations["getRunHistory"];
         put?: never;
@@ -2016,7 +2014,7 @@ export interface paths {
          * @description The team's counterpart of updateApiKey: the same body, the same rules (an absent field is
          *     left as it is; `ip_whitelist` normalised, an invalid entry 422 naming its index; a past
          *     `expires_at` 422; no credential widens itself, and a team key changing itself may only
-         *     narrow its expiry and spend limit, 403) and the same code (README "Key restrictions").
+         *     narrow its expiry and spend limit, 403) and the same code.
          *     Needs `manage_keys` (403 naming it); another team's key, a personal key or a revoked key
          *     is 404. A sandbox key updates only sandbox keys.
          */
@@ -2735,7 +2733,7 @@ export interface components {
         ErrorDetail: {
             /** @description Human-readable reason. */
             detail: string;
-            /** @description Stable machine-readable kind: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `forbidden`, `insufficient_scope`, `not_found`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `balance_limit`, `rate_limited`, `internal`, `not_implemented`, `unavailable` (README "Errors"). Branch on `code`, not on `detail`. */
+            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
             code?: string;
         };
         ValidationError: {
@@ -2864,7 +2862,7 @@ export interface components {
             status: components["schemas"]["PredictionStatus"];
             /** @description URLs of the produced files; empty until `completed`, and empty again once the files were removed by the retention policy (`outputs_expired`). */
             outputs: string[];
-            /** @description True when the prediction completed but its output files were removed after the operator's output lifetime (README "Retention", `OUTPUT_RETENTION_DAYS`); `outputs` and `has_nsfw_contents` are then empty. The prediction itself (status, times, cost) is kept. */
+            /** @description True when the prediction completed but its output files were removed after the operator's output lifetime (`OUTPUT_RETENTION_DAYS`); `outputs` and `has_nsfw_contents` are then empty. The prediction itself (status, times, cost) is kept. */
             outputs_expired: boolean;
             urls: {
                 /** @description URL of this result endpoint. */
@@ -2889,7 +2887,7 @@ export interface components {
             completed_at: string | null;
             /** @description Reason of the failure when `status` is `failed`; null otherwise. */
             error: string | null;
-            /** @description A stable, machine-readable reason next to `error` when `status` is `failed` and the gateway knows one, e.g. `content_moderated` (the provider refused the content: not retried, not charged), `empty_result`, `upstream_rejected_input`, `upstream_unavailable`, `upstream_timeout`, `output_rejected`; null otherwise. See README "Providers". */
+            /** @description A stable, machine-readable reason next to `error` when `status` is `failed` and the gateway knows one, e.g. `content_moderated` (the provider refused the content: not retried, not charged), `empty_result`, `upstream_rejected_input`, `upstream_unavailable`, `upstream_timeout`, `output_rejected`; null otherwise. */
             error_code?: string | null;
             /** @description Wall-clock execution time in seconds with unit, e.g. `1.234s`; null until finished. */
             executionTime: string | null;
@@ -2982,7 +2980,7 @@ export interface components {
             user_id: number;
             /** Format: date-time */
             created_at: string;
-            /** @description On a `hold` and its charge (`prediction`), the model's list price before any discount (README "Discounts"); null on other rows and on holds older than discounts. */
+            /** @description On a `hold` and its charge (`prediction`), the model's list price before any discount; null on other rows and on holds older than discounts. */
             list_price?: number | null;
             /** @description On a `hold` and its charge, the percent taken off `list_price` by the wallet's discount; null when none applied. */
             discount_percent?: number | null;
@@ -3089,7 +3087,7 @@ export interface components {
             is_test: boolean;
             /** @description IP addresses or CIDR ranges (IPv4 or IPv6) allowed to use the key; empty or absent allows any address. A key created by an IP-restricted key inherits that restriction when this is absent or empty, and otherwise every entry must lie within it (403 if not). */
             ip_whitelist?: string[];
-            /** @description Model submits per minute this key may make; null or absent uses the gateway's default (`GENERATE_RATE_PER_KEY`). The account's own limit still applies on top. A key created by a key inherits the creator's value when this is absent, and may not ask for more than it (403). See README "Rate limits on generation". */
+            /** @description Model submits per minute this key may make; null or absent uses the gateway's default (`GENERATE_RATE_PER_KEY`). The account's own limit still applies on top. A key created by a key inherits the creator's value when this is absent, and may not ask for more than it (403). */
             rate_limit_per_minute?: number | null;
             /** @description Predictions of this key that may be unfinished at once; null or absent uses the gateway's default (`GENERATE_CONCURRENT_PER_KEY`). The account's own limit still applies on top. Inherited from a creating key like `rate_limit_per_minute`. */
             max_concurrent?: number | null;
@@ -3134,7 +3132,7 @@ export interface components {
             ip_whitelist: string[];
             /** @description The scopes the key acts with; null means all five. A key created with an OAuth access token carries at most that token's scopes, and a key created by such a key inherits them. */
             scopes?: string[] | null;
-            /** @description The key's own limit of model submits per minute; null means the gateway's default (README "Rate limits on generation"). */
+            /** @description The key's own limit of model submits per minute; null means the gateway's default. */
             rate_limit_per_minute?: number | null;
             /** @description The key's own limit of unfinished predictions; null means the gateway's default. */
             max_concurrent?: number | null;
@@ -3162,7 +3160,7 @@ export interface components {
             ip_whitelist: string[];
             /** @description The scopes the key acts with; null means all five. A key created with an OAuth access token carries at most that token's scopes, and a key created by such a key inherits them. */
             scopes?: string[] | null;
-            /** @description The key's own limit of model submits per minute; null means the gateway's default (README "Rate limits on generation"). */
+            /** @description The key's own limit of model submits per minute; null means the gateway's default. */
             rate_limit_per_minute?: number | null;
             /** @description The key's own limit of unfinished predictions; null means the gateway's default. */
             max_concurrent?: number | null;
@@ -3446,7 +3444,7 @@ export interface components {
         };
         LedgerRow: {
             id: number;
-            /** @description hold, prediction (a charge), release, topup, deduction, refund, grant, signup, opening, subscription (a period's expiring grant), expiry (grant credit that expired unspent), studio_revenue (a studio owner's markup; negative when a refund takes it back), purchase (Stripe), payment_refund (Stripe) (README "The ledger"). */
+            /** @description hold, prediction (a charge), release, topup, deduction, refund, grant, signup, opening, subscription (a period's expiring grant), expiry (grant credit that expired unspent), studio_revenue (a studio owner's markup; negative when a refund takes it back), purchase (Stripe), payment_refund (Stripe). */
             kind: string;
             /** @description Signed change of the wallet's credit (balance plus held). */
             amount: number;
@@ -3922,7 +3920,7 @@ export interface components {
                     price_after: number;
                 }[];
             };
-            /** @description The paying wallet's discount applied to this model (the one that wins, README "Discounts"); `amount` is `list_price` - `cost`. Null when none applies. */
+            /** @description The paying wallet's discount applied to this model (the one that wins); `amount` is `list_price` - `cost`. Null when none applies. */
             discount: null | {
                 percent: number;
                 amount: number;
@@ -4190,7 +4188,7 @@ export interface components {
             skipped: string[];
         };
         /**
-         * @description A member's role; README "Teams" has the permission table.
+         * @description A member's role. `owner`: everything, including granting or removing the owner role and deleting the team. `admin`: all but those two. `developer`: generate on the team wallet, read its history and balance, manage its API keys. `billing`: read the history and balance, top the wallet up. `viewer`: read the history.
          * @enum {string}
          */
         TeamRole: "owner" | "admin" | "developer" | "billing" | "viewer";
@@ -4599,7 +4597,7 @@ export interface components {
              * @default 4
              */
             num_inference_steps: number;
-            /** @description LoRAs of the canvas-v1 family, by registry name (README "LoRAs"); checked like any family's (422 naming `loras[i]` for an unknown, foreign or other-family one). Canvas renders procedurally and has no weights to apply them to, so the image does not change; they are recorded with the prediction, which lets integrations exercise the LoRA path offline. */
+            /** @description LoRAs of the canvas-v1 family, by registry name; checked like any family's (422 naming `loras[i]` for an unknown, foreign or other-family one). Canvas renders procedurally and has no weights to apply them to, so the image does not change; they are recorded with the prediction, which lets integrations exercise the LoRA path offline. */
             loras?: {
                 name: string;
                 /**
@@ -4753,7 +4751,7 @@ export interface components {
              * @enum {string}
              */
             output_format: "png" | "jpeg" | "webp";
-            /** @description LoRAs to apply, by registry name (README "LoRAs"); each must be a public LoRA or one the caller (or the team paying) registered, trained for the lumen family (422 naming `loras[i]` otherwise). The upstream receives each with its weights URL. */
+            /** @description LoRAs to apply, by registry name; each must be a public LoRA or one the caller (or the team paying) registered, trained for the lumen family (422 naming `loras[i]` otherwise). The upstream receives each with its weights URL. */
             loras?: {
                 name: string;
                 /**
@@ -5087,7 +5085,7 @@ export interface components {
                 "application/json": components["schemas"]["PredictionSubmitted"] | components["schemas"]["PredictionResult"];
             };
         };
-        /** @description A generation limit is reached (README "Rate limits on generation"): submits per minute per API key (`GENERATE_RATE_PER_KEY`, or the key's `rate_limit_per_minute`) or per account (`GENERATE_RATE_PER_ACCOUNT`), or unfinished predictions per key (`GENERATE_CONCURRENT_PER_KEY`, or the key's `max_concurrent`) or per account (`GENERATE_CONCURRENT_PER_ACCOUNT`). `detail` names the limit; a submit refused per minute does not count against the per-minute limits. */
+        /** @description A generation limit is reached: submits per minute per API key (`GENERATE_RATE_PER_KEY`, or the key's `rate_limit_per_minute`) or per account (`GENERATE_RATE_PER_ACCOUNT`), or unfinished predictions per key (`GENERATE_CONCURRENT_PER_KEY`, or the key's `max_concurrent`) or per account (`GENERATE_CONCURRENT_PER_ACCOUNT`). `detail` names the limit; a submit refused per minute does not count against the per-minute limits. */
         GenerationRateLimited: {
             headers: {
                 /** @description Seconds until the minute's window ends; 1 for the unfinished-predictions limits. */
@@ -5253,7 +5251,7 @@ export interface components {
         Page: number;
         /** @description Email address of the user. */
         EmailQuery: string;
-        /** @description Kind of LoRA (README "LoRAs"). */
+        /** @description Kind of LoRA. */
         LoraType: components["schemas"]["LoraType"];
         /** @description Entries per page. */
         ListPageSize: number;
@@ -6900,7 +6898,7 @@ export interface operations {
             query: {
                 /** @description Name of the LoRA. */
                 name: string;
-                /** @description Kind of LoRA (README "LoRAs"). */
+                /** @description Kind of LoRA. */
                 lora_type: components["parameters"]["LoraType"];
             };
             header?: never;
@@ -6930,7 +6928,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Search term matched against name and title; empty lists everything. */
                 q?: string;
-                /** @description Kind of LoRA (README "LoRAs"). */
+                /** @description Kind of LoRA. */
                 lora_type: components["parameters"]["LoraType"];
             };
             header?: never;

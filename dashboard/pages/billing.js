@@ -1,5 +1,5 @@
 // Billing: the balance, the ledger (paged, kinds as words, credits and USD), the paying wallet's
-// discounts and subscription. README "The ledger".
+// discounts and subscription. docs/operating/administration.md "The ledger".
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { Notice, Pager, credits, usd, when } from './ui.js';
@@ -37,7 +37,7 @@ function Discounts() {
   return html`<ul>${state.items.map((d) => html`<li>${d.percent_off}% off ${d.model}${d.expires_at ? ` until ${when(d.expires_at)}` : ''}</li>`)}</ul>`;
 }
 
-/** The paying wallet's subscription (GET /app/subscription; README "Subscriptions"). */
+/** The paying wallet's subscription (GET /app/subscription; docs/operating/billing.md "Subscriptions"). */
 function Subscription() {
   const [state, setState] = useState({ loading: true });
   useEffect(() => {

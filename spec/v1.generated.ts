@@ -3053,7 +3053,7 @@ export interface components {
              * @description True also revokes every API key (production and sandbox), deletes every OAuth client with its tokens, and replaces the webhook signing secret with no overlap ("sign out everywhere"). Done whatever this says when the account's email address had never been verified before this reset.
              * @default false
              */
-            revoke_all_credentials: boolean;
+            revoke_all_credentials?: boolean;
         };
         SupportLoginRequest: {
             /** @description The single-use token carried by a support login link. */
@@ -3082,7 +3082,7 @@ export interface components {
              * @description True creates a sandbox key (mock outputs, instant, never billed).
              * @default false
              */
-            is_test: boolean;
+            is_test?: boolean;
             /** @description IP addresses or CIDR ranges (IPv4 or IPv6) allowed to use the key; empty or absent allows any address. A key created by an IP-restricted key inherits that restriction when this is absent or empty, and otherwise every entry must lie within it (403 if not). */
             ip_whitelist?: string[];
             /** @description Model submits per minute this key may make; null or absent uses the gateway's default (`GENERATE_RATE_PER_KEY`). The account's own limit still applies on top. A key created by a key inherits the creator's value when this is absent, and may not ask for more than it (403). See README "Rate limits on generation". */
@@ -3266,7 +3266,7 @@ export interface components {
              * @description How long the session lasts.
              * @default 30
              */
-            minutes: number;
+            minutes?: number;
         };
         AdminSupportLinkRequest: {
             /**
@@ -3311,7 +3311,7 @@ export interface components {
              * @description Let the balance go below zero; otherwise a deduction larger than the balance is 409.
              * @default false
              */
-            allow_negative: boolean;
+            allow_negative?: boolean;
         };
         AdminCreditResponse: {
             user_id: number;
@@ -3636,11 +3636,11 @@ export interface components {
             /** @description Display name; the name when absent. */
             title?: string;
             /** @default  */
-            description: string;
+            description?: string;
             /** @description A model family of this gateway that accepts LoRAs (one whose input schema declares `loras`); 422 otherwise. */
             base_model: string;
             /** @default [] */
-            trigger_words: string[];
+            trigger_words?: string[];
             /** Format: uri */
             preview_url?: string | null;
             /**
@@ -4259,30 +4259,30 @@ export interface components {
              * @description Length of the clip in seconds; billed per second.
              * @default 5
              */
-            duration: number;
+            duration?: number;
             /**
              * @description Frame ratio written as w:h, e.g. 16:9, 9:16 or 1:1.
              * @default 16:9
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Output resolution.
              * @default 1080p
              * @enum {string}
              */
-            resolution: "1080p";
+            resolution?: "1080p";
             /**
              * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
              * @default true
              */
-            generate_audio: boolean;
+            generate_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
              * @default 0.5
              */
-            cfg_scale: number;
+            cfg_scale?: number;
         };
         /**
          * @example {
@@ -4301,30 +4301,30 @@ export interface components {
              * @description Length of the clip in seconds; billed per second.
              * @default 5
              */
-            duration: number;
+            duration?: number;
             /**
              * @description Frame ratio written as w:h, e.g. 16:9, 9:16 or 1:1.
              * @default 16:9
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Output resolution: 4K (3840x2160 at 16:9).
              * @default 4k
              * @enum {string}
              */
-            resolution: "4k";
+            resolution?: "4k";
             /**
              * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
              * @default true
              */
-            generate_audio: boolean;
+            generate_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
              * @default 0.5
              */
-            cfg_scale: number;
+            cfg_scale?: number;
         };
         /**
          * @example {
@@ -4347,30 +4347,30 @@ export interface components {
              * @description Length of the clip in seconds; billed per second.
              * @default 5
              */
-            duration: number;
+            duration?: number;
             /**
              * @description Frame ratio written as w:h; the image is cropped to it.
              * @default 16:9
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Output resolution.
              * @default 1080p
              * @enum {string}
              */
-            resolution: "1080p";
+            resolution?: "1080p";
             /**
              * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
              * @default true
              */
-            generate_audio: boolean;
+            generate_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
              * @default 0.5
              */
-            cfg_scale: number;
+            cfg_scale?: number;
         };
         /**
          * @example {
@@ -4394,30 +4394,30 @@ export interface components {
              * @description Length of the clip in seconds; billed per second.
              * @default 5
              */
-            duration: number;
+            duration?: number;
             /**
              * @description Frame ratio written as w:h; the image is cropped to it.
              * @default 16:9
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Output resolution.
              * @default 4k
              * @enum {string}
              */
-            resolution: "4k";
+            resolution?: "4k";
             /**
              * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
              * @default true
              */
-            generate_audio: boolean;
+            generate_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
              * @default 0.5
              */
-            cfg_scale: number;
+            cfg_scale?: number;
         };
         /**
          * @example {
@@ -4440,30 +4440,30 @@ export interface components {
              * @description Length of the clip in seconds; billed per second.
              * @default 5
              */
-            duration: number;
+            duration?: number;
             /**
              * @description Frame ratio written as w:h, e.g. 16:9, 9:16 or 1:1.
              * @default 16:9
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Output resolution.
              * @default 1080p
              * @enum {string}
              */
-            resolution: "1080p";
+            resolution?: "1080p";
             /**
              * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
              * @default true
              */
-            generate_audio: boolean;
+            generate_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
              * @default 0.5
              */
-            cfg_scale: number;
+            cfg_scale?: number;
         };
         /**
          * @example {
@@ -4491,20 +4491,20 @@ export interface components {
              * @description Length of the clip in seconds, taken from the start of the motion video; billed per second.
              * @default 5
              */
-            duration: number;
+            duration?: number;
             /**
              * @description Output resolution.
              * @default 1080p
              * @enum {string}
              */
-            resolution: "1080p";
+            resolution?: "1080p";
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
              * @default 0.5
              */
-            cfg_scale: number;
+            cfg_scale?: number;
         };
         /**
          * @example {
@@ -4524,12 +4524,12 @@ export interface components {
              * @default glb
              * @enum {string}
              */
-            format: "glb" | "obj";
+            format?: "glb" | "obj";
             /**
              * @description Generate PBR textures; without textures the mesh is untextured and billed at 60 percent.
              * @default true
              */
-            texture: boolean;
+            texture?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
@@ -4550,12 +4550,12 @@ export interface components {
              * @description Upper bound on the length of the reply, in tokens.
              * @default 1024
              */
-            max_tokens: number;
+            max_tokens?: number;
             /**
              * @description Sampling temperature; lower is more deterministic, higher more varied.
              * @default 0.7
              */
-            temperature: number;
+            temperature?: number;
         };
         /**
          * @example {
@@ -4572,24 +4572,24 @@ export interface components {
              * @description Image width in pixels.
              * @default 512
              */
-            width: number;
+            width?: number;
             /**
              * @description Image height in pixels.
              * @default 512
              */
-            height: number;
+            height?: number;
             /**
              * @description Number of images to render; billed per image.
              * @default 1
              */
-            num_images: number;
+            num_images?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description Number of refinement passes; more passes add finer detail to the pattern.
              * @default 4
              */
-            num_inference_steps: number;
+            num_inference_steps?: number;
             /** @description LoRAs of the canvas-v1 family, by registry name (README "LoRAs"); checked like any family's (422 naming `loras[i]` for an unknown, foreign or other-family one). Canvas renders procedurally and has no weights to apply them to, so the image does not change; they are recorded with the prediction, which lets integrations exercise the LoRA path offline. */
             loras?: {
                 name: string;
@@ -4597,7 +4597,7 @@ export interface components {
                  * @description Strength of the LoRA.
                  * @default 1
                  */
-                scale: number;
+                scale?: number;
             }[];
         };
         /**
@@ -4614,24 +4614,24 @@ export interface components {
              * @description Image width in pixels.
              * @default 512
              */
-            width: number;
+            width?: number;
             /**
              * @description Image height in pixels.
              * @default 512
              */
-            height: number;
+            height?: number;
             /**
              * @description Number of images to render; billed per image.
              * @default 1
              */
-            num_images: number;
+            num_images?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description Number of refinement passes; more passes add finer detail to the pattern.
              * @default 4
              */
-            num_inference_steps: number;
+            num_inference_steps?: number;
         };
         /**
          * @example {
@@ -4646,7 +4646,7 @@ export interface components {
              * @description Length of the audio in seconds; billed per second.
              * @default 5
              */
-            duration: number;
+            duration?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
@@ -4666,7 +4666,7 @@ export interface components {
              * @default glb
              * @enum {string}
              */
-            format: "glb" | "obj";
+            format?: "glb" | "obj";
         };
         /**
          * @example {
@@ -4685,12 +4685,12 @@ export interface components {
              * @description Image ratio written as w:h, e.g. 1:1, 16:9, 3:4.
              * @default 1:1
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Number of images to generate; billed per image.
              * @default 1
              */
-            num_images: number;
+            num_images?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /** @description How strictly the image follows the prompt; higher is stricter but less natural. The model's tuned default when absent. */
@@ -4702,7 +4702,7 @@ export interface components {
              * @default png
              * @enum {string}
              */
-            output_format: "png" | "jpeg" | "webp";
+            output_format?: "png" | "jpeg" | "webp";
         };
         /**
          * @example {
@@ -4726,12 +4726,12 @@ export interface components {
              * @description Image ratio written as w:h, e.g. 1:1, 16:9, 3:4.
              * @default 1:1
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Number of images to generate; billed per image.
              * @default 1
              */
-            num_images: number;
+            num_images?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /** @description How strictly the image follows the prompt; higher is stricter but less natural. The model's tuned default when absent. */
@@ -4743,7 +4743,7 @@ export interface components {
              * @default png
              * @enum {string}
              */
-            output_format: "png" | "jpeg" | "webp";
+            output_format?: "png" | "jpeg" | "webp";
             /** @description LoRAs to apply, by registry name (README "LoRAs"); each must be a public LoRA or one the caller (or the team paying) registered, trained for the lumen family (422 naming `loras[i]` otherwise). The upstream receives each with its weights URL. */
             loras?: {
                 name: string;
@@ -4751,7 +4751,7 @@ export interface components {
                  * @description Strength of the LoRA.
                  * @default 1
                  */
-                scale: number;
+                scale?: number;
             }[];
         };
         /**
@@ -4773,7 +4773,7 @@ export interface components {
              * @description How far the result may depart from the source, from 0 (unchanged) to 1 (source used only as a loose guide).
              * @default 0.75
              */
-            strength: number;
+            strength?: number;
             /** @description What the image must not show. */
             negative_prompt?: string;
             /** @description Output ratio written as w:h; absent keeps the ratio of the source image. */
@@ -4782,7 +4782,7 @@ export interface components {
              * @description Number of variants to generate; billed per image.
              * @default 1
              */
-            num_images: number;
+            num_images?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /** @description How strictly the result follows the prompt. The model's tuned default when absent. */
@@ -4794,7 +4794,7 @@ export interface components {
              * @default png
              * @enum {string}
              */
-            output_format: "png" | "jpeg" | "webp";
+            output_format?: "png" | "jpeg" | "webp";
         };
         /**
          * @example {
@@ -4816,12 +4816,12 @@ export interface components {
              * @description Image ratio written as w:h, e.g. 1:1, 9:16.
              * @default 1:1
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Number of images to generate; billed per image.
              * @default 1
              */
-            num_images: number;
+            num_images?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
@@ -4829,7 +4829,7 @@ export interface components {
              * @default png
              * @enum {string}
              */
-            output_format: "png" | "jpeg" | "webp";
+            output_format?: "png" | "jpeg" | "webp";
         };
         /**
          * @example {
@@ -4854,12 +4854,12 @@ export interface components {
              * @description How strongly the style overrides the source, from 0 (unchanged) to 1 (source used only as a loose guide).
              * @default 0.75
              */
-            strength: number;
+            strength?: number;
             /**
              * @description Number of variants to generate; billed per image.
              * @default 1
              */
-            num_images: number;
+            num_images?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
@@ -4867,7 +4867,7 @@ export interface components {
              * @default png
              * @enum {string}
              */
-            output_format: "png" | "jpeg" | "webp";
+            output_format?: "png" | "jpeg" | "webp";
         };
         /**
          * @example {
@@ -4890,7 +4890,7 @@ export interface components {
              * @description Copy the source video's audio track to the result; otherwise the result is silent.
              * @default true
              */
-            keep_audio: boolean;
+            keep_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
@@ -4909,18 +4909,18 @@ export interface components {
              * @default aria
              * @enum {string}
              */
-            voice: "aria" | "basil" | "cedar" | "dahlia" | "ember" | "flint" | "juniper" | "sage";
+            voice?: "aria" | "basil" | "cedar" | "dahlia" | "ember" | "flint" | "juniper" | "sage";
             /**
              * @description Speaking rate relative to normal speed.
              * @default 1
              */
-            speed: number;
+            speed?: number;
             /**
              * @description File format of the audio.
              * @default mp3
              * @enum {string}
              */
-            output_format: "mp3" | "wav";
+            output_format?: "mp3" | "wav";
         };
         /**
          * @example {
@@ -4936,12 +4936,12 @@ export interface components {
              * @description Length of the piece in seconds; billed per second.
              * @default 30
              */
-            duration: number;
+            duration?: number;
             /**
              * @description Produce music without vocals.
              * @default false
              */
-            instrumental: boolean;
+            instrumental?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
@@ -4949,7 +4949,7 @@ export interface components {
              * @default mp3
              * @enum {string}
              */
-            output_format: "mp3" | "wav";
+            output_format?: "mp3" | "wav";
         };
         /**
          * @example {
@@ -4974,7 +4974,7 @@ export interface components {
              * @default cut_off
              * @enum {string}
              */
-            sync_mode: "cut_off" | "loop" | "bounce" | "silence";
+            sync_mode?: "cut_off" | "loop" | "bounce" | "silence";
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
@@ -4995,23 +4995,23 @@ export interface components {
              * @default 8
              * @enum {integer}
              */
-            duration: 8;
+            duration?: 8;
             /**
              * @description Frame ratio written as w:h, e.g. 16:9 or 9:16.
              * @default 16:9
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Output resolution.
              * @default 1080p
              * @enum {string}
              */
-            resolution: "1080p";
+            resolution?: "1080p";
             /**
              * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent.
              * @default true
              */
-            generate_audio: boolean;
+            generate_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
@@ -5037,23 +5037,23 @@ export interface components {
              * @default 8
              * @enum {integer}
              */
-            duration: 8;
+            duration?: 8;
             /**
              * @description Frame ratio written as w:h; the image is cropped to it.
              * @default 16:9
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Output resolution.
              * @default 1080p
              * @enum {string}
              */
-            resolution: "1080p";
+            resolution?: "1080p";
             /**
              * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent.
              * @default true
              */
-            generate_audio: boolean;
+            generate_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };

@@ -2680,49 +2680,7 @@ export interface webhooks {
          * A prediction finished (completed or failed)
          * @description Sent once per prediction that was submitted with `?webhook=`, when it reaches `completed` or `failed` (never another state), signed per Standard Webhooks v1 with the account's secret (`GET /app/webhook_secret`), or for a team's prediction with the team's (`GET /app/webhook_secret?team_id=`), whoever submitted it. Failed attempts are retried (see the `webhook` parameter); every attempt of one delivery carries the same `webhook-id`, so receivers must be idempotent.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The delivery's id, the same on every attempt (and on a redelivery); deduplicate on it. */
-                    "webhook-id": string;
-                    /** @description Unix seconds when this attempt was sent; reject stale ones (the standardwebhooks libraries allow 5 minutes). */
-                    "webhook-timestamp": string;
-                    /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the secret's bytes (the base64 after `whsec_`), over the exact bytes sent. For 24 hours after a rotation two signatures are sent, space-separated, one per secret. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["WebhookPayload"];
-                };
-            };
-            responses: {
-                /** @description Gone; the gateway stops retrying this delivery. */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Received. Answer quickly; the body is not read beyond its first 4 KiB and not kept. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Any other answer, a timeout or a network error fails the attempt; it is retried. */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["predictionFinished"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10353,6 +10311,49 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    predictionFinished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's id, the same on every attempt (and on a redelivery); deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; reject stale ones (the standardwebhooks libraries allow 5 minutes). */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the secret's bytes (the base64 after `whsec_`), over the exact bytes sent. For 24 hours after a rotation two signatures are sent, space-separated, one per secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPayload"];
+            };
+        };
+        responses: {
+            /** @description Gone; the gateway stops retrying this delivery. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer quickly; the body is not read beyond its first 4 KiB and not kept. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout or a network error fails the attempt; it is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -243,3 +243,17 @@ test('the served document is a structurally valid OpenAPI 3.1 document, webhooks
   t.deepEqual(errors, []);
   t.truthy((served.webhooks as Record<string, unknown>).predictionFinished);
 });
+
+test('the served document passes Redocly\'s recommended ruleset with no errors', async (t) => {
+  // what a client developer's own lint (redocly lint, or a generator built on it) reports first;
+  // warnings are left to judgement, errors are not
+  const config = await createConfig({ extends: ['recommended'] });
+  const problems = await lintFromString({ source: JSON.stringify(served), absoluteRef: 'https://mediagate.test/openapi.json', config });
+  const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} ${p.location[0]?.pointer ?? ''}: ${p.message}`);
+  t.deepEqual(errors, []);
+  // the ruleset is really applied: the webhook's `security: []` is what keeps security-defined quiet
+  const hook = structuredClone(served) as SpecDocument & { webhooks: Record<string, { post: Record<string, unknown> }> };
+  delete hook.webhooks.predictionFinished!.post.security;
+  const without = await lintFromString({ source: JSON.stringify(hook), absoluteRef: 'https://mediagate.test/openapi.json', config });
+  t.true(without.some((p) => p.severity === 'error' && p.ruleId === 'security-defined'));
+});

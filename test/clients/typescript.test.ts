@@ -77,9 +77,11 @@ test('stream yields each state from the current one to the terminal one, and get
 test('wait by polling reaches the same end; a sandbox key runs for nothing', async (t) => {
   const account = await accountWithEmail(gw, 0);
   const client = new Mediagate({ baseUrl: gw.baseUrl, apiKey: account.testKey });
-  const result = await client.run(MODEL, { prompt: 'sandbox' }, { mode: 'poll', pollIntervalMs: 50 });
+  const seen: string[] = [];
+  const result = await client.run(MODEL, { prompt: 'sandbox' }, { mode: 'poll', pollIntervalMs: 50, onProgress: (p) => seen.push(p.status) });
   t.is(result.status, 'completed');
   t.is(result.price, 0);
+  t.deepEqual(seen, ['completed'], 'born finished, and the progress callback sees it');
   const live = new Mediagate({ baseUrl: gw.baseUrl, apiKey: (await accountWithEmail(gw, 100)).liveKey });
   const s = await live.submit(MODEL, { prompt: 'polled', width: 64, height: 64 });
   const polled = await live.wait(s.request_id, { mode: 'poll', pollIntervalMs: 50 });

@@ -99,8 +99,10 @@ class PredictionsTest(unittest.TestCase):
 
     def test_wait_by_polling_reaches_the_end_and_a_sandbox_key_runs_for_nothing(self) -> None:
         sandbox = Mediagate(BASE, api_key=ENV["MEDIAGATE_TEST_SANDBOX_KEY"])
-        result = sandbox.run(MODEL, {"prompt": "sandbox"}, mode="poll", poll_interval=0.05)
+        seen = []
+        result = sandbox.run(MODEL, {"prompt": "sandbox"}, mode="poll", poll_interval=0.05, on_progress=lambda p: seen.append(p["status"]))
         self.assertEqual((result["status"], result["price"]), ("completed", 0))
+        self.assertEqual(seen, ["completed"])
         client = live()
         submitted = client.submit(MODEL, dict(SMALL, prompt="polled"))
         self.assertEqual(client.wait(submitted["request_id"], mode="poll", poll_interval=0.05)["status"], "completed")

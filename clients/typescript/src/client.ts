@@ -184,9 +184,13 @@ export class Mediagate {
     opts.onSubmitted?.(submitted);
     let prediction: Prediction;
     try {
-      prediction = isTerminal(submitted.status)
-        ? await this.get(submitted.request_id, opts)
-        : await this.wait(submitted.request_id, { ...opts, teamId: opts.teamId ?? this.teamId });
+      if (isTerminal(submitted.status)) {
+        // born finished (a sandbox key): the progress callback still sees the end
+        prediction = await this.get(submitted.request_id, opts);
+        opts.onProgress?.(prediction);
+      } else {
+        prediction = await this.wait(submitted.request_id, { ...opts, teamId: opts.teamId ?? this.teamId });
+      }
     } catch (err) {
       if (err instanceof AbortError && (opts.cancelOnAbort ?? true)) {
         // Replicate's run does the same: a run the caller gave up on should not go on costing

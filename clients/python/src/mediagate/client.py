@@ -215,7 +215,10 @@ class Mediagate:
         """
         submitted = self.submit(model, input, webhook=webhook, idempotency_key=idempotency_key, team_id=team_id)
         if submitted["status"] in TERMINAL_STATUSES:
+            # born finished (a sandbox key): the progress callback still sees the end
             prediction = self.get(submitted["request_id"], team_id=team_id)
+            if on_progress is not None:
+                on_progress(prediction)
         else:
             prediction = self.wait(submitted["request_id"], timeout=timeout, on_progress=on_progress, mode=mode,
                                    poll_interval=poll_interval, team_id=team_id)

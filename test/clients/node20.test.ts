@@ -45,3 +45,16 @@ test('the built package runs a model, uploads, verifies a webhook and types its 
   t.is(seen.forged, 'WebhookVerificationError');
   t.is(seen.broke, 'insufficient_credit');
 });
+
+test('the built package imports nothing but its own modules and eventsource-parser: no Node-only module in the core', async (t) => {
+  const dist = await ensureClientBuilt();
+  const imports = new Set<string>();
+  for (const file of fs.readdirSync(dist, { recursive: true }) as string[]) {
+    if (!file.endsWith('.js')) continue;
+    const text = fs.readFileSync(path.join(dist, file), 'utf8');
+    for (const m of text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm)) imports.add(m[1]!);
+    for (const m of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) imports.add(m[1]!);
+    t.false(/\b(process\.|Buffer\.|require\()/.test(text), `${file} uses a Node global`);
+  }
+  t.deepEqual([...imports].filter((s) => !s.startsWith('./')), ['eventsource-parser']);
+});

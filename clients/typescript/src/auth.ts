@@ -38,6 +38,8 @@ export interface Authenticator {
   refused(): boolean;
   /** the embed visitor id, once known */
   readonly visitor: string | undefined;
+  /** an embed code: it may read its results but never open the event stream */
+  readonly embed: boolean;
 }
 
 function basic(id: string, secret: string): string {
@@ -51,6 +53,7 @@ function basic(id: string, secret: string): string {
 
 class OAuthAuthenticator implements Authenticator {
   readonly visitor = undefined;
+  readonly embed = false;
   private token: { value: string; renewAt: number } | undefined;
   private pending: Promise<string> | undefined;
   private readonly creds: OAuthClientCredentials;
@@ -106,8 +109,8 @@ class OAuthAuthenticator implements Authenticator {
 
 class HeaderAuthenticator implements Authenticator {
   visitor: string | undefined;
+  readonly embed: boolean;
   private readonly fixed: Record<string, string>;
-  private readonly embed: boolean;
 
   constructor(fixed: Record<string, string>, embed: boolean, visitor?: string) {
     this.fixed = fixed;

@@ -161,7 +161,9 @@ export async function waitForPrediction(transport: Transport, id: string, opts: 
     }
   };
   try {
-    if ((opts.mode ?? 'auto') === 'auto') {
+    // the gateway never lets an embed code open the stream: in a browser the refusal would only
+    // show as CORS failures, so such a client polls from the start
+    if ((opts.mode ?? 'auto') === 'auto' && !transport.options.auth?.embed) {
       try {
         for await (const p of streamPrediction(transport, id, { signal: linked.signal, teamId: opts.teamId })) {
           report(p);

@@ -106,6 +106,7 @@ async function* connect(transport: Transport, id: string, opts: StreamOptions): 
 export async function* streamPrediction(transport: Transport, id: string, opts: StreamOptions = {}): AsyncGenerator<Prediction> {
   const maxReconnects = opts.maxReconnects ?? 3;
   let failures = 0;
+  let reauthenticated = false;
   for (let attempt = 0; ; attempt++) {
     throwIfAborted(opts.signal);
     try {
@@ -115,6 +116,11 @@ export async function* streamPrediction(transport: Transport, id: string, opts: 
         if (isTerminal(prediction.status)) return;
       }
     } catch (err) {
+      // an OAuth token that lapsed early: one more connection with a fresh one
+      if (err instanceof GatewayError && err.status === 401 && !reauthenticated && transport.options.auth?.refused()) {
+        reauthenticated = true;
+        continue;
+      }
       if (!(err instanceof ConnectionError) || ++failures > maxReconnects) throw err;
       await sleep(Math.min(250 * 2 ** failures, 5000), opts.signal);
     }

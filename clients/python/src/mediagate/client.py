@@ -14,8 +14,8 @@ import uuid
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Union
 
 from ._http import OAuthToken, Transport
-from .errors import (GatewayConnectionError, MediagateError, NotFoundError, PredictionFailedError, WaitTimeoutError,
-                     error_from_response)
+from .errors import (AuthenticationError, GatewayConnectionError, MediagateError, NotFoundError, PredictionFailedError,
+                     WaitTimeoutError, error_from_response)
 from .types import (TERMINAL_STATUSES, ApiKey, Balance, CreatedApiKey, ModelEntry, Page, Prediction, Quote, Submitted,
                     Uploaded, UserDetails, WebhookSecret)
 
@@ -99,6 +99,7 @@ class Mediagate:
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         failures = 0
+        reauthenticated = False
         while True:
             try:
                 for prediction in self._connect(id, team_id, deadline):
@@ -106,6 +107,11 @@ class Mediagate:
                     yield prediction
                     if prediction.get("status") in TERMINAL_STATUSES:
                         return
+            except AuthenticationError:
+                # an OAuth token that lapsed early: one more connection with a fresh one
+                if reauthenticated or self._t.oauth is None or not self._t.oauth.forget():
+                    raise
+                reauthenticated = True
             except GatewayConnectionError:
                 failures += 1
                 if failures > max_reconnects:

@@ -68,7 +68,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<TestGatew
     env.AMQP_PREFIX = uniqueName('t').toLowerCase();
   }
   const config = loadConfig(env);
-  if (config.amqpUrl) cleanups.push(() => deleteTopology(config.amqpPrefix, topics(config), config.amqpUrl));
+  // the topology is removed from the broker itself: a test may point AMQP_URL at a relay it closes
+  if (config.amqpUrl) cleanups.push(() => deleteTopology(config.amqpPrefix, topics(config), opts.amqpUrl ?? AMQP_URL));
   const app = await createApp(config, { log: opts.log ?? pino({ level: 'silent' }), ...(opts.clock ? { clock: opts.clock } : {}), asIfMysql: opts.asIfMysql });
   const server = await createServer(app);
   await server.initialize();

@@ -2,7 +2,7 @@
 // a prediction (db/predictions.ts) create them, while db/webhooks.ts reads predictions back.
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { insertHead, rowsInsert } from './batch.ts';
+import { insertHead, rowsInsert } from './sql.ts';
 
 /** The Standard Webhooks message id: `msg_` + 144 random bits. */
 export function newDeliveryId(): string {
@@ -26,7 +26,7 @@ export async function insertDelivery(trx: Knex, d: NewDelivery, now: number): Pr
   await insertDeliveries(trx, [{ ...d, now }]);
 }
 
-/** insertDelivery for several finished predictions (a worker's completion group), each at its own time, in one fixed INSERT (db/batch.ts rowsInsert). */
+/** insertDelivery for several finished predictions (a worker's completion group), each at its own time, in one fixed INSERT (db/sql.ts rowsInsert). */
 export async function insertDeliveries(trx: Knex, ds: ReadonlyArray<NewDelivery & { now: number }>): Promise<void> {
   if (ds.length === 0) return;
   await insertRows(trx, ds.map(deliveryRow));

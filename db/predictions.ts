@@ -22,7 +22,8 @@ import { withLockRetry } from './retry.ts';
 import { executeRaw, preparedRows } from './prepared.ts';
 import { unfinishedOfSql, unfinishedSql } from './unfinished.ts';
 import { checkEmbedLimits } from './embed-codes.ts';
-import { eachAlone, marks, naturalBatcher, insertHead, rowsInsert, perInstance, type ItemOutcome } from './batch.ts';
+import { eachAlone, naturalBatcher, perInstance, type ItemOutcome } from '../lib/batch.ts';
+import { marks, insertHead, rowsInsert } from './sql.ts';
 import type { EmbedLimits } from './embed-codes.ts';
 
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';

@@ -3,7 +3,7 @@
 // round trips and its own COMMIT. Here, while one batch transaction is in flight in this process,
 // further submits wait, whichever wallet pays them; when it finishes, everything that waited (up
 // to 64 requests and 1 MiB of input) becomes the next batch, decided and written in one
-// transaction that locks every wallet of the batch in one fixed order (db/batch.ts
+// transaction that locks every wallet of the batch in one fixed order (lib/batch.ts
 // naturalBatcher, one per knex instance). No timer: at low load a submit finds no batch in flight
 // and runs at the end of the current job, with whatever else that job submitted; under load a
 // batch covers what arrived meanwhile, over one wallet or many. Each client still gets its answer
@@ -21,9 +21,10 @@ import { insertSubmitted, limitsApply, submitPrediction, submittedInsertSql, sub
 import type { ConcurrencyLimits, NewPrediction, SubmitOptions, SubmitOutcome, UnfinishedScope } from './predictions.ts';
 import { withLockRetry } from './retry.ts';
 import { executeRaw } from './prepared.ts';
-import { eachAlone, marks, naturalBatcher, perInstance } from './batch.ts';
+import { eachAlone, naturalBatcher, perInstance } from '../lib/batch.ts';
+import { marks } from './sql.ts';
 import { num } from './rows.ts';
-import type { ItemOutcome } from './batch.ts';
+import type { ItemOutcome } from '../lib/batch.ts';
 
 /** One submit as submitPrediction takes it. */
 export interface SubmitRequest {
@@ -501,7 +502,7 @@ interface Grouped {
   inputBytes: number;
 }
 
-/** Per knex instance (one per process, or per app in tests): one natural batcher for every wallet (db/batch.ts). */
+/** Per knex instance (one per process, or per app in tests): one natural batcher for every wallet (lib/batch.ts). */
 const batcher = perInstance((db: Db) => naturalBatcher<Grouped, SubmitOutcome>((batch) => runBatch(db, batch), {
   max: MAX_BATCH,
   compatible: (taken, g) => taken.reduce((n, t) => n + t.inputBytes, 0) + g.inputBytes <= MAX_BATCH_INPUT_BYTES,

@@ -15,7 +15,7 @@ import { InsufficientCreditError } from './errors.ts';
 import { num, numOrNull } from './rows.ts';
 import { withLockRetry } from './retry.ts';
 import { consumeGrants, walletKey } from './credit-grants.ts';
-import { insertHead, marks, multiRowInsert, rowsInsert } from './batch.ts';
+import { insertHead, marks, multiRowInsert, rowsInsert } from './sql.ts';
 
 /**
  * Whose wallet a move touches: a user's own (`users` row) or a team's (`teams` row). Ledger rows
@@ -50,7 +50,7 @@ function walletRow(trx: Knex, payer: Payer): Knex.QueryBuilder {
 
 /**
  * A ledger row's columns in the order the fixed INSERTs of the hot moves (holds, charges,
- * releases) write them (db/batch.ts rowsInsert); on MariaDB/MySQL a move's INSERT after its UPDATE
+ * releases) write them (db/sql.ts rowsInsert); on MariaDB/MySQL a move's INSERT after its UPDATE
  * takes the last two from the session variables that UPDATE set.
  */
 const LEDGER_COLUMNS = ['user_id', 'team_id', 'amount', 'held_change', 'kind', 'prediction_id', 'ref', 'description', 'created_at', 'list_price', 'discount_percent', 'balance_after', 'held_after'] as const;

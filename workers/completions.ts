@@ -5,7 +5,7 @@
 // together in the next transaction (db/predictions.ts completePredictions: one wallet UPDATE per
 // wallet table and one ledger INSERT for the group, the wallets locked in the order a batch of
 // submits takes them, and on MariaDB the whole transaction sent as one statement, for a group of
-// one too; the queueing is db/batch.ts naturalBatcher). No timer: a completion with
+// one too; the queueing is lib/batch.ts naturalBatcher). No timer: a completion with
 // nothing in flight starts at the end of the current job, with whatever else that job completed.
 // Each caller's promise settles only after the transaction that recorded its completion committed,
 // so the message is acknowledged after the outcome is durable, as before.
@@ -13,8 +13,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/knex.ts';
 import { completePrediction, completePredictions, completesInOneStatement, groupable } from '../db/predictions.ts';
 import type { Completion, Finished } from '../db/predictions.ts';
-import { eachAlone, naturalQueue } from '../db/batch.ts';
-import type { ItemOutcome } from '../db/batch.ts';
+import { eachAlone, naturalQueue } from '../lib/batch.ts';
+import type { ItemOutcome } from '../lib/batch.ts';
 
 export interface Completions {
   /** records the completion (and its charge); resolves once committed, as completePrediction does */
@@ -60,7 +60,7 @@ export function createCompletions(db: Db, log: Pick<Logger, 'warn'>, opts: Compl
     return finished.map((value) => ({ ok: true, value }));
   }
 
-  // one natural batcher for every wallet (db/batch.ts); a group is bounded by the worker's prefetch, and by MAX_GROUP
+  // one natural batcher for every wallet (lib/batch.ts); a group is bounded by the worker's prefetch, and by MAX_GROUP
   const grouped = naturalQueue<Completion, Finished>(record, { max: MAX_GROUP });
   return {
     complete(c) {

@@ -18,7 +18,7 @@
 //                             (prefetch 16) consumes it, UPDATEs the row to completed and acks.
 //                             The window is the submits plus the drain, as run.ts's production phase.
 //   floor-b     the same, batched: the statements of the requests that arrive while one is in
-//               flight go together in the next (db/batch.ts's batcher, as the gateway's reads and
+//               flight go together in the next (lib/batch.ts's batcher, as the gateway's reads and
 //               inserts): one `SELECT ... WHERE id IN (...)`, one multi-row INSERT (text protocol);
 //               production publishes and confirms per request, and shares the floor's worker
 //   gateway     the benchmark's API process (reads and sandbox submits; not production, whose
@@ -29,7 +29,7 @@
 import Hapi from '@hapi/hapi';
 import amqp from 'amqplib';
 import mysql from 'mysql2/promise';
-import { naturalBatcher } from '../../db/batch.ts';
+import { naturalBatcher } from '../../lib/batch.ts';
 import { RESULT_COLUMNS, SANDBOX_COLUMNS, newPredictionId } from '../../db/predictions.ts';
 
 type Kind = 'read' | 'sandbox' | 'production';
@@ -82,7 +82,7 @@ function pool(): mysql.Pool {
 async function serveFloor(kind: Kind, batched: boolean): Promise<void> {
   const db = pool();
   // batched: the statements of the requests that arrive while one is in flight go together in the
-  // next (the gateway's own batcher, db/batch.ts: one in flight, gathered at the event loop's turn)
+  // next (the gateway's own batcher, lib/batch.ts: one in flight, gathered at the event loop's turn)
   const readOne = batched
     ? naturalBatcher<string, Record<string, unknown> | undefined>(async (ids) => {
       const [rows] = await db.query(READ_IDS_SQL, [ids]);

@@ -1,4 +1,4 @@
-// Group commit on the sandbox path (db/batch.ts, db/rate-limits.ts hitQuotaWindows, db/predictions.ts
+// Group commit on the sandbox path (lib/batch.ts, db/rate-limits.ts hitQuotaWindows, db/predictions.ts
 // insertSandboxPrediction): concurrent submits of one process share the per-minute upsert and the
 // sandbox INSERT, and still see exactly the counts, 429s, balances and rows they would alone. A
 // failing item of a batch fails alone. On MariaDB and on SQLite.

@@ -1,7 +1,7 @@
-// db/batch.ts: natural batching, one batch in flight per batcher.
+// lib/batch.ts: natural batching, one batch in flight per batcher.
 import test from 'ava';
-import { naturalBatcher } from '../../db/batch.ts';
-import type { ItemOutcome } from '../../db/batch.ts';
+import { naturalBatcher } from '../../lib/batch.ts';
+import type { ItemOutcome } from '../../lib/batch.ts';
 
 /** A run that records its batches and waits until the test lets those in flight finish. */
 function gatedRun() {

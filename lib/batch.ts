@@ -3,9 +3,8 @@
 // `gather: 'turn'`, at the end of the event loop's current turn); while a batch is in flight,
 // arrivals queue, and all of them (up to `max`, and those `compatible` with the first) go in the
 // next batch when it ends. No timer: an idle process adds no delay, a busy one shares each round
-// trip among everything that arrived during the previous one.
-import type { Knex } from 'knex';
-import { isMysql } from './knex.ts';
+// trip among everything that arrived during the previous one. Transport-free: it knows nothing of
+// what a batch runs (the store's group commit, db/store/index.ts; the rate-limit counters).
 
 /** What `run` answers for each item of a batch, in the items' order. */
 export type ItemOutcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
@@ -103,7 +102,7 @@ export async function eachAlone<I, O>(items: readonly I[], fn: (item: I) => Prom
   return Promise.all(items.map((item) => fn(item).then((value): ItemOutcome<O> => ({ ok: true, value }), (error: unknown): ItemOutcome<O> => ({ ok: false, error }))));
 }
 
-/** One batcher per knex instance (one per process and database), made on first use. */
+/** One value per key object (a batcher per database instance, per store), made on first use. */
 export function perInstance<K extends object, F>(make: (key: K) => F): (key: K) => F {
   const made = new WeakMap<K, F>();
   return (key) => {
@@ -111,56 +110,4 @@ export function perInstance<K extends object, F>(make: (key: K) => F): (key: K) 
     if (f === undefined) made.set(key, f = make(key));
     return f;
   };
-}
-
-/**
- * A multi-row INSERT into `table` of `columns` (the hot batch statements: db/submit-batch.ts,
- * db/wallet.ts), run with `db.raw` on each row's values in `columns`' order: no query builder per
- * statement, which collects and sorts the columns of every row object and wraps every identifier
- * again each time. On MariaDB/MySQL the statement is `VALUES ?` with the rows as one binding (an
- * array of arrays), which mysql2 writes out as `(a, b), (c, d)` exactly as it writes one `?` per
- * value; knex then scans one placeholder, not one per value (measured: a 20-row INSERT of
- * predictions built and formatted in about half the CPU of the builder's, whereas a flat `?` per
- * value cost as much as the builder). SQLite binds each value: one `?` per value, the text written
- * once per row count. Identifiers are quoted with backticks, which all three accept.
- */
-export function rowsInsert(table: string, columns: readonly string[]): (db: Knex, rows: Knex.RawBinding[][]) => Promise<unknown> {
-  const head = insertHead(table, columns);
-  const nested = `${head}?`;
-  const flat = multiRowInsert(head, `(${columns.map(() => '?').join(', ')})`);
-  return async (db, rows) => {
-    if (rows.length === 0) throw new Error(`an INSERT into ${table} of no rows`);
-    // knex types no array of arrays as a binding; it hands it to mysql2 as it is
-    if (isMysql(db)) return db.raw(nested, [rows as unknown as Knex.RawBinding]);
-    return db.raw(flat(rows.length), rows.flat());
-  };
-}
-
-/** `insert into `table` (`a`, `b`, ...) values `: the head of a multi-row INSERT of `columns`. */
-export function insertHead(table: string, columns: readonly string[]): string {
-  return `insert into \`${table}\` (${columns.map((c) => `\`${c}\``).join(', ')}) values `;
-}
-
-/**
- * `head` followed by `n` copies of `row`, comma-separated, each text written once per `n`: a
- * multi-row INSERT whose rows take some values from SQL (`@mg_held + ?`) and bind the rest flat.
- */
-export function multiRowInsert(head: string, row: string): (n: number) => string {
-  const made = new Map<number, string>();
-  return (n) => {
-    let sql = made.get(n);
-    if (sql === undefined) {
-      sql = head + Array.from({ length: n }, () => row).join(', ');
-      made.set(n, sql);
-    }
-    return sql;
-  };
-}
-
-/** `?, ?, ...`: `n` placeholders (an IN list), written once per `n`. */
-const marksOf = new Map<number, string>();
-export function marks(n: number): string {
-  let m = marksOf.get(n);
-  if (m === undefined) marksOf.set(n, m = Array.from({ length: n }, () => '?').join(', '));
-  return m;
 }

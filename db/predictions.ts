@@ -9,9 +9,9 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected, answersReturning, isMysql, rawRows } from './knex.ts';
-import { creditWallet, holdFor, lockWallet, releaseFor, settleFor, settleWallets, settleWalletsSql, studioOwner } from './wallet.ts';
-import type { Charge, Payer, WalletCharges } from './wallet.ts';
-import { walletKey } from './credit-grants.ts';
+import { creditWallet, holdFor, lockWallet, releaseFor, settleFor, settleWallets, settleWalletsSql, studioOwner } from './wallet/moves.ts';
+import type { Charge, WalletCharges } from './wallet/moves.ts';
+import { ownerKey } from '../lib/owner.ts';
 import { checkKeySpend } from './key-spend.ts';
 import { deliveriesInsertSql, insertDeliveries, insertDelivery, newDeliveryId } from './deliveries.ts';
 import type { NewDelivery } from './deliveries.ts';
@@ -71,7 +71,7 @@ export interface Prediction {
   /** end_user_pays: the studio owner's markup in `price`, credited to the owner when charged */
   studioMarkup: number;
   /** the wallet that holds and pays the price: the owner's (userId, teamId) unless a studio's owner pays */
-  payer: Payer;
+  payer: Owner;
   /** what its hold recorded (README "Discounts"), copied onto the charge; listPrice null: free, or written before migration 3101 */
   billing?: { listPrice: number | null; discountPercent: number | null };
 }
@@ -138,7 +138,7 @@ interface PredictionRow {
 }
 
 /** Who pays a prediction: its payer columns when a studio's owner pays (owner_pays), else its owner. */
-function payerOfRow(r: Pick<PredictionRow, 'user_id' | 'team_id' | 'payer_user_id' | 'payer_team_id'>): Payer {
+function payerOfRow(r: Pick<PredictionRow, 'user_id' | 'team_id' | 'payer_user_id' | 'payer_team_id'>): Owner {
   if (r.payer_user_id !== null && r.payer_user_id !== undefined) return { userId: num(r.payer_user_id), teamId: numOrNull(r.payer_team_id ?? null) };
   return { userId: num(r.user_id), teamId: numOrNull(r.team_id ?? null) };
 }
@@ -230,7 +230,7 @@ export interface NewPrediction {
   /** end_user_pays: the owner's part of `price` */
   studioMarkup?: number;
   /** owner_pays: the studio owner's wallet, which holds and pays instead of the prediction's owner */
-  payer?: Payer;
+  payer?: Owner;
 }
 
 /** Where a prediction was submitted from: an API credential, a dashboard session, or a partner surface. */
@@ -250,7 +250,7 @@ export interface ConcurrencyLimits {
 export type SubmitOutcome = { accepted: true; balance?: number; row?: ClaimSnapshot } | { accepted: false; scope: 'key' | 'account' | 'embed'; limit: number } | { accepted: false; scope: 'embed-daily' | 'embed-monthly'; limit: number };
 
 /** One count of unfinished predictions: of an API key, or of a wallet's account (a user's own predictions, or a team's). */
-export type UnfinishedScope = { keyId: number } | { owner: Payer };
+export type UnfinishedScope = { keyId: number } | { owner: Owner };
 
 /**
  * The unfinished predictions of each scope, each counted up to its `bound` (a limit: only "at
@@ -992,7 +992,7 @@ end`;
 function walletCharges(recorded: readonly Completion[]): WalletCharges[] {
   const byWallet = new Map<string, WalletCharges & { charges: Charge[] }>();
   for (const { p, now } of [...recorded].sort((a, b) => (a.p.id < b.p.id ? -1 : a.p.id > b.p.id ? 1 : 0))) {
-    const key = walletKey(p.payer);
+    const key = ownerKey(p.payer);
     let group = byWallet.get(key);
     if (group === undefined) byWallet.set(key, group = { payer: p.payer, charges: [] });
     group.charges.push({ amount: p.price, predictionId: p.id, model: p.model, now, listPrice: p.billing!.listPrice, discountPercent: p.billing!.discountPercent });

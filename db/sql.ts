@@ -5,7 +5,7 @@ import { isMysql } from './knex.ts';
 
 /**
  * A multi-row INSERT into `table` of `columns` (the hot batch statements: db/submit-batch.ts,
- * db/wallet.ts), run with `db.raw` on each row's values in `columns`' order: no query builder per
+ * db/wallet/moves.ts), run with `db.raw` on each row's values in `columns`' order: no query builder per
  * statement, which collects and sorts the columns of every row object and wraps every identifier
  * again each time. On MariaDB/MySQL the statement is `VALUES ?` with the rows as one binding (an
  * array of arrays), which mysql2 writes out as `(a, b), (c, d)` exactly as it writes one `?` per

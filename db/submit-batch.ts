@@ -14,9 +14,10 @@ import type { Knex } from 'knex';
 import { answersReturning, isMysql, rawRows } from './knex.ts';
 import type { Db } from './knex.ts';
 import { InsufficientCreditError } from './errors.ts';
-import { bumpSubmitSeq, compareWallets, holdEach, holdValues, LEDGER_HEAD, lockWallets } from './wallet.ts';
-import { walletKey } from './credit-grants.ts';
-import type { Payer } from './wallet.ts';
+import { bumpSubmitSeq, compareWallets, holdEach, holdValues, lockWallets } from './wallet/moves.ts';
+import { LEDGER_HEAD } from './wallet/ledger.ts';
+import { ownerKey } from '../lib/owner.ts';
+import type { Owner } from '../lib/owner.ts';
 import { insertSubmitted, limitsApply, submitPrediction, submittedInsertSql, submittedRow, unfinishedCountColumn, unfinishedCounts, withSnapshot } from './predictions.ts';
 import type { ConcurrencyLimits, NewPrediction, SubmitOptions, SubmitOutcome, UnfinishedScope } from './predictions.ts';
 import { withLockRetry } from './retry.ts';
@@ -65,7 +66,7 @@ export async function submitBatch(db: Db, batch: readonly SubmitRequest[]): Prom
 async function tryHoldFirst(db: Db, batch: readonly SubmitRequest[]): Promise<BatchAnswer[] | undefined> {
   if (!holdFirstApplies(db, batch) || !await answersReturning(db)) return undefined;
   const hints = shortHints(db);
-  const wallets = batch.map(({ p }) => walletKey(payerOf(p)));
+  const wallets = batch.map(({ p }) => ownerKey(payerOf(p)));
   const now = Date.now();
   if (wallets.some((w) => now - (hints.get(w) ?? -Infinity) < HOLD_FIRST_PAUSE_MS)) return undefined;
   try {
@@ -88,13 +89,13 @@ async function tryHoldFirst(db: Db, batch: readonly SubmitRequest[]): Promise<Ba
 const HOLD_FIRST_PAUSE_MS = 1000;
 const shortHints = perInstance((_db: Db) => new Map<string, number>());
 
-const payerOf = (p: NewPrediction): Payer => ({ userId: p.userId, teamId: p.teamId ?? null });
+const payerOf = (p: NewPrediction): Owner => ({ userId: p.userId, teamId: p.teamId ?? null });
 
 /**
  * The counts of unfinished predictions a batch needs (each bounded by the largest limit any of
  * its requests applies to it) and how to look one up by name (`key <id>`, `account <wallet>`).
  */
-function neededCounts(batch: readonly SubmitRequest[], payers: readonly Payer[]) {
+function neededCounts(batch: readonly SubmitRequest[], payers: readonly Owner[]) {
   const scopes: Array<{ scope: UnfinishedScope; bound: number }> = [];
   const scopeIndex = new Map<string, number>();
   const need = (name: string, scope: UnfinishedScope, bound: number) => {
@@ -107,7 +108,7 @@ function neededCounts(batch: readonly SubmitRequest[], payers: readonly Payer[])
   batch.forEach(({ p, limits }, i) => {
     if (!limits) return;
     if (limits.perKey > 0 && p.apiKeyId !== null) need(`key ${p.apiKeyId}`, { keyId: p.apiKeyId }, limits.perKey);
-    if (limits.perAccount > 0) need(`account ${walletKey(payers[i]!)}`, { owner: payers[i]! }, limits.perAccount);
+    if (limits.perAccount > 0) need(`account ${ownerKey(payers[i]!)}`, { owner: payers[i]! }, limits.perAccount);
   });
   return { scopes, scopeIndex };
 }
@@ -116,10 +117,10 @@ function neededCounts(batch: readonly SubmitRequest[], payers: readonly Payer[])
  * The generation-limit refusal of a request given the unfinished counts (those counted plus the
  * ones accepted before it in the batch), if any; `unfinished` looks a count up by name.
  */
-function limitRefusal(p: NewPrediction, limits: ConcurrencyLimits | undefined, payer: Payer, unfinished: (name: string) => number): SubmitOutcome | undefined {
+function limitRefusal(p: NewPrediction, limits: ConcurrencyLimits | undefined, payer: Owner, unfinished: (name: string) => number): SubmitOutcome | undefined {
   if (!limits || !limitsApply(p, limits)) return undefined;
   if (limits.perKey > 0 && p.apiKeyId !== null && unfinished(`key ${p.apiKeyId}`) >= limits.perKey) return { accepted: false, scope: 'key', limit: limits.perKey };
-  if (limits.perAccount > 0 && unfinished(`account ${walletKey(payer)}`) >= limits.perAccount) return { accepted: false, scope: 'account', limit: limits.perAccount };
+  if (limits.perAccount > 0 && unfinished(`account ${ownerKey(payer)}`) >= limits.perAccount) return { accepted: false, scope: 'account', limit: limits.perAccount };
   return undefined;
 }
 
@@ -127,7 +128,7 @@ async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promi
   const payers = batch.map(({ p }) => payerOf(p));
   const wallets = await lockWallets(trx, payers);
   for (const payer of payers) {
-    if (!wallets.has(walletKey(payer))) throw new Error(`wallet ${payer.teamId === null ? `of user ${payer.userId}` : `of team ${payer.teamId}`} not found`);
+    if (!wallets.has(ownerKey(payer))) throw new Error(`wallet ${payer.teamId === null ? `of user ${payer.userId}` : `of team ${payer.teamId}`} not found`);
   }
   const { scopes, scopeIndex } = neededCounts(batch, payers);
   const counted = await unfinishedCounts(trx, scopes);
@@ -138,11 +139,11 @@ async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promi
 
   const balances = new Map([...wallets].map(([key, w]) => [key, w.balance]));
   const answers: BatchAnswer[] = [];
-  const accepted: Array<{ at: number; row: Record<string, unknown>; req: SubmitRequest; payer: Payer }> = [];
+  const accepted: Array<{ at: number; row: Record<string, unknown>; req: SubmitRequest; payer: Owner }> = [];
   for (const [i, req] of batch.entries()) {
     const { p, limits } = req;
     const payer = payers[i]!;
-    const wallet = walletKey(payer);
+    const wallet = ownerKey(payer);
     // a priced request's hold comes first (its conditional UPDATE), then the counts under it
     if (p.price > 0 && (!wallets.get(wallet)!.live || balances.get(wallet)! < p.price)) {
       answers.push({ error: new InsufficientCreditError(p.price) });
@@ -168,12 +169,12 @@ async function decideAndWrite(trx: Knex, batch: readonly SubmitRequest[]): Promi
     payer, userId: p.userId, predictionId: p.id, model: p.model, now, amount: p.price, listPrice: p.listPrice ?? p.price, discountPercent: p.discountPercent ?? null,
   })));
   // every wallet raises its submit_seq by the submits it records (holdFirst): holdEach's UPDATE for the holds, here for the free ones
-  const free = new Map<string, { payer: Payer; n: number }>();
+  const free = new Map<string, { payer: Owner; n: number }>();
   for (const a of accepted) {
     if (a.req.p.price > 0) continue;
-    const f = free.get(walletKey(a.payer)) ?? { payer: a.payer, n: 0 };
+    const f = free.get(ownerKey(a.payer)) ?? { payer: a.payer, n: 0 };
     f.n++;
-    free.set(walletKey(a.payer), f);
+    free.set(ownerKey(a.payer), f);
   }
   if (free.size > 0) await bumpSubmitSeq(trx, free);
   // one column list for every row (a free request's row leaves list_price and discount_percent null, their default)
@@ -201,13 +202,13 @@ class NotAllAccepted extends Error {
 function holdFirstApplies(db: Db, batch: readonly SubmitRequest[]): boolean {
   if (!isMysql(db)) return false;
   const priced = new Set<string>();
-  for (const { p } of batch) if (p.price > 0) priced.add(walletKey(payerOf(p)));
-  return batch.every(({ p }) => priced.has(walletKey(payerOf(p))));
+  for (const { p } of batch) if (p.price > 0) priced.add(ownerKey(payerOf(p)));
+  return batch.every(({ p }) => priced.has(ownerKey(payerOf(p))));
 }
 
 /** A wallet of a hold-first batch: its payer, the sum of its requests' prices and their number, its number N (the fixed order, compareWallets). */
 interface HoldFirstWallet {
-  payer: Payer;
+  payer: Owner;
   sum: number;
   submits: number;
   n: number;
@@ -215,8 +216,8 @@ interface HoldFirstWallet {
 
 /** A hold-first batch's wallets and what was read of them before its transaction (holdFirstPlan). */
 interface HoldFirstPlan {
-  payers: Payer[];
-  /** each wallet by walletKey */
+  payers: Owner[];
+  /** each wallet by ownerKey */
   wallets: Map<string, HoldFirstWallet>;
   ordered: HoldFirstWallet[];
   scopes: Array<{ scope: UnfinishedScope; bound: number }>;
@@ -239,7 +240,7 @@ async function holdFirstPlan(db: Db, batch: readonly SubmitRequest[]): Promise<H
   const payers = batch.map(({ p }) => payerOf(p));
   const wallets = new Map<string, HoldFirstWallet>();
   for (const [i, { p }] of batch.entries()) {
-    const key = walletKey(payers[i]!);
+    const key = ownerKey(payers[i]!);
     const w = wallets.get(key) ?? { payer: payers[i]!, sum: 0, n: 0, submits: 0 };
     w.sum += p.price;
     w.submits++;
@@ -252,8 +253,8 @@ async function holdFirstPlan(db: Db, batch: readonly SubmitRequest[]): Promise<H
   const scopeWallets = scopes.map(() => new Set<number>());
   for (const [i, { p, limits }] of batch.entries()) {
     if (!limits) continue;
-    const n = wallets.get(walletKey(payers[i]!))!.n;
-    for (const name of [`key ${p.apiKeyId}`, `account ${walletKey(payers[i]!)}`]) {
+    const n = wallets.get(ownerKey(payers[i]!))!.n;
+    for (const name of [`key ${p.apiKeyId}`, `account ${ownerKey(payers[i]!)}`]) {
       const s = scopeIndex.get(name);
       if (s !== undefined) scopeWallets[s]!.add(n);
     }
@@ -286,7 +287,7 @@ function passesLimits(batch: readonly SubmitRequest[], plan: HoldFirstPlan, coun
   };
   for (const [i, { p, limits }] of batch.entries()) {
     if (limitRefusal(p, limits, plan.payers[i]!, unfinished)) return false;
-    for (const name of [`key ${p.apiKeyId}`, `account ${walletKey(plan.payers[i]!)}`]) {
+    for (const name of [`key ${p.apiKeyId}`, `account ${ownerKey(plan.payers[i]!)}`]) {
       const s = plan.scopeIndex.get(name);
       if (s !== undefined) counted[s]!++;
     }
@@ -375,7 +376,7 @@ async function holdFirst(db: Db, batch: readonly SubmitRequest[], plan: HoldFirs
   const priced: number[] = [];
   for (const [i, { p, now }] of batch.entries()) {
     if (p.price === 0) continue;
-    const key = walletKey(payers[i]!);
+    const key = ownerKey(payers[i]!);
     const rest = later.get(key)! - p.price;
     later.set(key, rest);
     const n = wallets.get(key)!.n;
@@ -425,7 +426,7 @@ function limitSlack(batch: readonly SubmitRequest[], plan: HoldFirstPlan): Array
   };
   for (const [i, { p, limits }] of batch.entries()) {
     const key = plan.scopeIndex.get(`key ${p.apiKeyId}`);
-    const account = plan.scopeIndex.get(`account ${walletKey(plan.payers[i]!)}`);
+    const account = plan.scopeIndex.get(`account ${ownerKey(plan.payers[i]!)}`);
     if (limits && limitsApply(p, limits)) {
       if (limits.perKey > 0 && p.apiKeyId !== null) room(key, limits.perKey);
       if (limits.perAccount > 0) room(account, limits.perAccount);
@@ -443,7 +444,7 @@ function limitSlack(batch: readonly SubmitRequest[], plan: HoldFirstPlan): Array
  * when every row matched, so a value an earlier statement of the connection left is never used.
  */
 function holdSumsSql(table: 'users' | 'teams', rows: readonly HoldFirstWallet[], bindings: Knex.RawBinding[]): string {
-  const idOf = (w: { payer: Payer }) => (table === 'users' ? w.payer.userId : w.payer.teamId!);
+  const idOf = (w: { payer: Owner }) => (table === 'users' ? w.payer.userId : w.payer.teamId!);
   const set = (column: 'balance' | 'held', v: 'b' | 'h', sign: 1 | -1) => {
     if (rows.length === 1) {
       bindings.push(sign * rows[0]!.sum);

@@ -9,7 +9,7 @@ import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { insertSandboxPrediction, newPredictionId } from '../db/predictions.ts';
 import { submitGrouped } from '../db/submit-batch.ts';
-import { getBalance, getTeamBalance } from '../db/wallet.ts';
+import { getBalance, getTeamBalance } from '../db/wallet/ledger.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import type { PredictionView } from '../lib/prediction-view.ts';
 import type { components } from '../spec/v1.generated.ts';

@@ -8,7 +8,7 @@ import { freshDatabase } from '../helpers/services.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { createDb } from '../../db/knex.ts';
 import { migrationSource } from '../../db/migrations/index.ts';
-import { checkLedger } from '../../db/wallet.ts';
+import { checkLedger } from '../../db/wallet/ledger.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 

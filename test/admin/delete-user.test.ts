@@ -12,7 +12,7 @@ import { callOperation } from '../helpers/operation.ts';
 import { createClient, tokenFor } from '../helpers/oauth.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { waitFor } from '../helpers/services.ts';
-import { creditTeam } from '../../db/wallet.ts';
+import { creditTeam } from '../../db/wallet/moves.ts';
 
 type Staff = 'user' | 'support' | 'billing' | 'admin';
 let gw: TestGateway;

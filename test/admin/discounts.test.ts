@@ -10,7 +10,7 @@ import { callOperation } from '../helpers/operation.ts';
 import { assertLedger, ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { waitFor } from '../helpers/services.ts';
 import { createTeam } from '../../db/teams.ts';
-import { creditTeam, holdFor, settleFor } from '../../db/wallet.ts';
+import { creditTeam, holdFor, settleFor } from '../../db/wallet/moves.ts';
 import { applyDiscount, chooseDiscount } from '../../spec/pricing.ts';
 
 let gw: TestGateway;

@@ -9,7 +9,9 @@ import { createClient, tokenFor } from '../helpers/oauth.ts';
 import { assertLedger, ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { waitFor } from '../helpers/services.ts';
 import { createTeam } from '../../db/teams.ts';
-import { creditTeam, getTeamBalance, refundPrediction } from '../../db/wallet.ts';
+import { creditTeam } from '../../db/wallet/moves.ts';
+import { getTeamBalance } from '../../db/wallet/ledger.ts';
+import { refundPrediction } from '../../db/wallet/admin.ts';
 
 let gw: TestGateway;
 const as: Record<'user' | 'support' | 'billing' | 'admin', Account & { email: string }> = {} as never;

@@ -10,7 +10,7 @@ import { callOperation } from '../helpers/operation.ts';
 import { assertLedger, ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { waitFor } from '../helpers/services.ts';
 import { createTeam } from '../../db/teams.ts';
-import { holdFor, releaseFor, settleFor } from '../../db/wallet.ts';
+import { holdFor, releaseFor, settleFor } from '../../db/wallet/moves.ts';
 import { createSubscriptionJob } from '../../workers/subscriptions.ts';
 import type { SubscriptionJob } from '../../workers/subscriptions.ts';
 

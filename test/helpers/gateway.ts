@@ -10,7 +10,7 @@ import { loadConfig } from '../../config.ts';
 import { createApp, topics } from '../../app.ts';
 import type { App } from '../../app.ts';
 import { createServer } from '../../server.ts';
-import { creditWallet } from '../../db/wallet.ts';
+import { creditWallet } from '../../db/wallet/moves.ts';
 import { createRunModel } from '../../workers/run-model.ts';
 import { createDeliverWebhook } from '../../workers/deliver-webhook.ts';
 import { AMQP_URL, deleteTopology, freshDatabase, uniqueName } from './services.ts';

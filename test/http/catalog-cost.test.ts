@@ -5,7 +5,7 @@ import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
-import { creditTeam } from '../../db/wallet.ts';
+import { creditTeam } from '../../db/wallet/moves.ts';
 
 let gw: TestGateway;
 let a: Account;

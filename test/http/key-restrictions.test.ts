@@ -7,7 +7,7 @@ import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
-import { creditTeam } from '../../db/wallet.ts';
+import { creditTeam } from '../../db/wallet/moves.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 const BODY = { prompt: 'a lighthouse', width: 64, height: 64 }; // 2 + 3 x 1 image = 5 credits

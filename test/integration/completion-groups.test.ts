@@ -1,5 +1,5 @@
 // The worker's group commit of completions (workers/completions.ts, db/predictions.ts
-// completePredictions, db/wallet.ts settleWallets and settleManyFor): completions that arrive while
+// completePredictions, db/wallet/moves.ts settleWallets and settleManyFor): completions that arrive while
 // a transaction is in flight go together in the next one, over one paying wallet or several, and
 // the ledger comes out exactly as the same charges one by one would have left it.
 import test from 'ava';
@@ -217,7 +217,7 @@ for (const db of ENGINES) {
     const gw = await gatewayOn(db);
     t.teardown(() => gw.stop());
     const { createTeam } = await import('../../db/teams.ts');
-    const { creditTeam } = await import('../../db/wallet.ts');
+    const { creditTeam } = await import('../../db/wallet/moves.ts');
     const accts = [await newAccount(gw, 10_000), await newAccount(gw, 10_000), await newAccount(gw, 10_000)];
     const team = await createTeam(gw.app.db, accts[0]!.userId, 'spread', Date.now());
     await gw.app.db.transaction((trx) => creditTeam(trx, team.id, accts[0]!.userId, 10_000, 'grant', 'funding', Date.now()));
@@ -458,7 +458,7 @@ for (const db of ['mysql', 'sqlite'] as const) {
     const d = gw.app.db;
     const now = Date.now();
     const { createTeam } = await import('../../db/teams.ts');
-    const { creditTeam, holdFor, settleFor, settleWallets } = await import('../../db/wallet.ts');
+    const { creditTeam, holdFor, settleFor, settleWallets } = await import('../../db/wallet/moves.ts');
     // two wallets alike, a user's and a team's of each kind: one is charged as a group, the other one by one
     const wallets: Array<{ userId: number; teamId: number | null }> = [];
     for (let i = 0; i < 2; i++) {

@@ -7,7 +7,7 @@ import type { TestGateway } from '../helpers/gateway.ts';
 import { assertLedger } from '../helpers/ledger.ts';
 import { claim, claimDigest, findPredictionById, newPredictionId, parseClaimSnapshot, submitPrediction } from '../../db/predictions.ts';
 import type { ClaimSnapshot, NewPrediction } from '../../db/predictions.ts';
-import { debitWallet, holdFor, releaseFor, settleFor } from '../../db/wallet.ts';
+import { debitWallet, holdFor, releaseFor, settleFor } from '../../db/wallet/moves.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 

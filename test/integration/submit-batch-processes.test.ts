@@ -10,7 +10,7 @@ import { assertLedger } from '../helpers/ledger.ts';
 import { waitFor } from '../helpers/services.ts';
 import { freePort, spawnGateway } from '../helpers/processes.ts';
 import type { GatewayProcess } from '../helpers/processes.ts';
-import { creditWallet } from '../../db/wallet.ts';
+import { creditWallet } from '../../db/wallet/moves.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 const LIMIT = 25;

@@ -15,7 +15,7 @@ import type { ConcurrencyLimits, NewPrediction, SubmitOutcome } from '../../db/p
 import { submitGrouped } from '../../db/submit-batch.ts';
 import { createDb } from '../../db/knex.ts';
 import { InsufficientCreditError } from '../../db/errors.ts';
-import { creditWallet } from '../../db/wallet.ts';
+import { creditWallet } from '../../db/wallet/moves.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 

@@ -7,7 +7,8 @@ import { raceSubmits } from '../helpers/race.ts';
 import { assertLedger } from '../helpers/ledger.ts';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import { createTeam } from '../../db/teams.ts';
-import { creditTeam, getTeamBalance } from '../../db/wallet.ts';
+import { creditTeam } from '../../db/wallet/moves.ts';
+import { getTeamBalance } from '../../db/wallet/ledger.ts';
 
 const MODEL = '/api/v1/canvas-v1-fast-text-to-image';
 const INPUT = { prompt: 'race', width: 64, height: 64 };

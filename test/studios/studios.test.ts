@@ -8,7 +8,7 @@ import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { uniqueName, waitFor } from '../helpers/services.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
-import { creditWallet } from '../../db/wallet.ts';
+import { creditWallet } from '../../db/wallet/moves.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 const OTHER_MODEL = 'canvas-v1-budget-text-to-image';

@@ -12,7 +12,8 @@ import {
   acceptInvite, changeMemberRole, createInvite, createTeam, deleteTeam, InviteEmailMismatchError, InviteInvalidError, LastOwnerError,
   listMembers, listMyTeams, membership, removeMember, TeamNotEmptyError, INVITE_TTL_MS,
 } from '../../db/teams.ts';
-import { creditTeam, creditWallet, debitWallet, getTeamBalance, holdFor, holdTeam, releaseTeam, settleTeam } from '../../db/wallet.ts';
+import { creditTeam, creditWallet, debitWallet, holdFor, holdTeam, releaseTeam, settleTeam } from '../../db/wallet/moves.ts';
+import { getTeamBalance } from '../../db/wallet/ledger.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { InsufficientCreditError } from '../../db/errors.ts';
 import { sha256Hex } from '../../lib/secrets.ts';

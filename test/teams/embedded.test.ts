@@ -47,7 +47,8 @@ test('a team is joined by a logged invite and the last owner is kept on SQLite',
 });
 
 test('a team key holds a submit on the team wallet on SQLite, and the member\'s own wallet is untouched', async (t) => {
-  const { creditTeam, getTeamBalance } = await import('../../db/wallet.ts');
+  const { creditTeam } = await import('../../db/wallet/moves.ts');
+  const { getTeamBalance } = await import('../../db/wallet/ledger.ts');
   const owner = await newAccount(gw, 100);
   const as = { authorization: `Bearer ${owner.session}` };
   const teamId = ((await gw.server.inject({ method: 'POST', url: '/app/teams', headers: as, payload: { name: 'Local keys' } })).result as { id: number }).id;

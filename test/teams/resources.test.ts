@@ -9,7 +9,7 @@ import { createTeam, removeMember } from '../../db/teams.ts';
 import { findTeamPrediction, insertTeamApiKey, listTeamKeys, listTeamPredictions, revokeTeamKey, submitTeamPrediction, teamOfKey } from '../../db/team-resources.ts';
 import { findActiveKeyByHash, insertApiKey, listUserKeys, revokeKey } from '../../db/api-keys.ts';
 import { cancelPrediction, claim, completePrediction, failPrediction, findPrediction, newPredictionId } from '../../db/predictions.ts';
-import { getTeamBalance } from '../../db/wallet.ts';
+import { getTeamBalance } from '../../db/wallet/ledger.ts';
 import { InsufficientCreditError } from '../../db/errors.ts';
 import { sha256Hex } from '../../lib/secrets.ts';
 

@@ -10,7 +10,7 @@ import type { CallOptions } from '../helpers/operation.ts';
 import { waitFor } from '../helpers/services.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import type { Received } from '../helpers/receiver.ts';
-import { creditTeam } from '../../db/wallet.ts';
+import { creditTeam } from '../../db/wallet/moves.ts';
 import { newPredictionId, submitPrediction } from '../../db/predictions.ts';
 import { insertDelivery, newDeliveryId } from '../../db/deliveries.ts';
 

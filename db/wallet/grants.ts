@@ -2,17 +2,14 @@
 // period's grant. Spending takes the grant that expires first, then purchased credit: every move
 // that removes credit (a charge, a deduction) calls consumeGrants in its transaction, after its
 // UPDATE of the wallet row (which holds the row's lock, so grants of one wallet change one move at
-// a time). Kept free of wallet.ts (which calls it) so the two do not import each other.
+// a time). Kept free of db/wallet/moves.ts (which calls it) so the two do not import each other.
 import type { Knex } from 'knex';
-import { affected } from './knex.ts';
-import { num } from './rows.ts';
+import { affected } from '../knex.ts';
+import { num } from '../rows.ts';
+import { ownerKey } from '../../lib/owner.ts';
+import type { Owner } from '../../lib/owner.ts';
 
-/** The key of a wallet in `subscriptions` and `credit_grants`. */
-export function walletKey(w: { userId: number; teamId: number | null }): string {
-  return w.teamId === null ? `user:${w.userId}` : `team:${w.teamId}`;
-}
-
-const walletRow = (trx: Knex, w: { userId: number; teamId: number | null }) => (w.teamId === null ? trx('users').where('id', w.userId) : trx('teams').where('id', w.teamId));
+const walletRow = (trx: Knex, w: Owner) => (w.teamId === null ? trx('users').where('id', w.userId) : trx('teams').where('id', w.teamId));
 
 /**
  * The wallet row's `grants` marker (migration 3101): how many of its grants have credit left, so
@@ -20,12 +17,12 @@ const walletRow = (trx: Knex, w: { userId: number; teamId: number | null }) => (
  * under the wallet row's lock: +1 by `grantAdded` when a grant is inserted, and a locking recount
  * (`recountGrants`: the latest committed rows) when a move used one up or expired it.
  */
-export async function grantAdded(trx: Knex, w: { userId: number; teamId: number | null }): Promise<void> {
+export async function grantAdded(trx: Knex, w: Owner): Promise<void> {
   await walletRow(trx, w).update({ grants: trx.raw('grants + 1') });
 }
 
-export async function recountGrants(trx: Knex, w: { userId: number; teamId: number | null }): Promise<void> {
-  const row = await trx('credit_grants').where('wallet', walletKey(w)).andWhere('remaining', '>', 0).forUpdate().count({ n: '*' }).first<{ n: number | string }>();
+export async function recountGrants(trx: Knex, w: Owner): Promise<void> {
+  const row = await trx('credit_grants').where('wallet', ownerKey(w)).andWhere('remaining', '>', 0).forUpdate().count({ n: '*' }).first<{ n: number | string }>();
   await walletRow(trx, w).update({ grants: num(row?.n ?? 0) });
 }
 
@@ -34,9 +31,9 @@ export async function recountGrants(trx: Knex, w: { userId: number; teamId: numb
  * (an expired grant the job has not swept yet goes first, so the sweep never expires purchased
  * credit in its place). Callers skip it when the wallet row's `grants` marker is 0.
  */
-export async function consumeGrants(trx: Knex, w: { userId: number; teamId: number | null }, amount: number): Promise<void> {
+export async function consumeGrants(trx: Knex, w: Owner, amount: number): Promise<void> {
   if (amount <= 0) return;
-  const grants = await trx('credit_grants').where('wallet', walletKey(w)).andWhere('remaining', '>', 0)
+  const grants = await trx('credit_grants').where('wallet', ownerKey(w)).andWhere('remaining', '>', 0)
     .orderBy('expires_at').orderBy('id').select('id', 'remaining') as Array<{ id: number | string; remaining: number | string }>;
   let left = amount;
   let usedUp = false;

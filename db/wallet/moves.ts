@@ -1,126 +1,36 @@
-// The wallet and its append-only ledger (credit_transactions). A prediction's price is held at
-// submit (balance -> held), then either charged (held -> gone) on completion or released
-// (held -> balance) on failure or cancellation; admins top up, deduct and refund; sign-up credit
-// is a grant. Every move is one transaction: the conditional UPDATE of the wallet row (which
-// guards against overdraft and locks the row) and one INSERT of its ledger row, which records the
-// wallet's new balance and held as that UPDATE left them (holds, charges and releases take them
-// from the UPDATE itself, moveWallet; other moves read the locked row, appendLedger). Rows are never
-// updated or deleted; a correction is a new row. For every wallet:
-//   sum(amount) = balance + held,  sum(held_change) = held   (checkLedger verifies it)
-// `amount` is the signed change of the wallet's credit (a charge is negative, a hold or release
-// 0), `balance_after`/`held_after` the wallet after the row. README "The ledger".
+// The moves of a wallet (README "The ledger"). A prediction's price is held at submit (balance ->
+// held), then either charged (held -> gone) on completion or released (held -> balance) on failure
+// or cancellation; credit is added (top-ups, grants, refunds, a studio's markup) or removed
+// (deductions). Every move runs in its caller's transaction: the conditional UPDATE of the wallet
+// row and its ledger row (db/wallet/ledger.ts), which records the wallet as that UPDATE left it
+// (holds, charges and releases take it from the UPDATE itself, moveWallet; other moves read the
+// locked row, appendLedger). The moves of several wallets take their rows' locks in one fixed
+// order (compareWallets), so two batches never wait on each other in a cycle. Whose wallet a
+// move touches is an Owner: a user's own (team null) or a team's; its ledger rows carry team_id
+// and, in user_id, the member whose prediction it was (or who was credited). A deleted team
+// takes no new holds.
 import type { Knex } from 'knex';
-import { affected, isMysql } from './knex.ts';
-import { InsufficientCreditError } from './errors.ts';
-import { num, numOrNull } from './rows.ts';
-import { withLockRetry } from './retry.ts';
-import { consumeGrants, walletKey } from './credit-grants.ts';
-import { insertHead, marks, multiRowInsert, rowsInsert } from './sql.ts';
+import { affected, isMysql } from '../knex.ts';
+import { InsufficientCreditError } from '../errors.ts';
+import { num, numOrNull } from '../rows.ts';
+import { ownerKey } from '../../lib/owner.ts';
+import type { Owner } from '../../lib/owner.ts';
+import { consumeGrants } from './grants.ts';
+import { marks, multiRowInsert } from '../sql.ts';
+import { appendLedger, insertLedger, LEDGER_HEAD, walletRow, walletTable } from './ledger.ts';
+import type { LedgerEntry, LedgerKind } from './ledger.ts';
 
-/**
- * Whose wallet a move touches: a user's own (`users` row) or a team's (`teams` row). Ledger rows
- * carry team_id and, in user_id, the member whose prediction it was (or who was credited); a
- * user's personal ledger is the rows with team_id null. A deleted team cannot take new holds.
- */
-export interface Payer {
-  userId: number;
-  /** null: the user's own wallet */
-  teamId: number | null;
-}
-
-/**
- * The kinds of ledger rows. `prediction` is the charge (capture of a hold); the others:
- * `hold`, `release`, `topup` (admin top-up, team top-up), `deduction` (admin), `refund` (credits
- * back for a prediction), `grant` (credit given: operator grants, tests), `signup` (the sign-up
- * credit), `opening` (what a wallet held when the ledger started, migration 1601), `subscription`
- * (a subscription period's expiring grant), `expiry` (grant credit that expired unspent),
- * `studio_revenue` (a whitelabel studio owner's markup on a charged prediction, end_user_pays),
- * `purchase` (credit bought through Stripe Checkout), `payment_refund` (the credits a Stripe refund takes back).
- */
-export const LEDGER_KINDS = ['hold', 'prediction', 'release', 'topup', 'deduction', 'refund', 'grant', 'signup', 'opening', 'subscription', 'expiry', 'studio_revenue', 'purchase', 'payment_refund'] as const;
-export type LedgerKind = (typeof LEDGER_KINDS)[number];
-
-function walletTable(payer: Payer): 'users' | 'teams' {
-  return payer.teamId === null ? 'users' : 'teams';
-}
-
-function walletRow(trx: Knex, payer: Payer): Knex.QueryBuilder {
-  return payer.teamId === null ? trx('users').where('id', payer.userId) : trx('teams').where('id', payer.teamId);
-}
-
-/**
- * A ledger row's columns in the order the fixed INSERTs of the hot moves (holds, charges,
- * releases) write them (db/sql.ts rowsInsert); on MariaDB/MySQL a move's INSERT after its UPDATE
- * takes the last two from the session variables that UPDATE set.
- */
-const LEDGER_COLUMNS = ['user_id', 'team_id', 'amount', 'held_change', 'kind', 'prediction_id', 'ref', 'description', 'created_at', 'list_price', 'discount_percent', 'balance_after', 'held_after'] as const;
-const insertLedger = rowsInsert('credit_transactions', LEDGER_COLUMNS);
-/** `insert into credit_transactions (LEDGER_COLUMNS) values `: the head of a ledger INSERT whose rows take some values from SQL */
-export const LEDGER_HEAD = insertHead('credit_transactions', LEDGER_COLUMNS);
 /** MariaDB/MySQL: the wallet as the UPDATE before left it in session variables (moveWallet) */
 const insertLedgerAfterMoveSql = multiRowInsert(LEDGER_HEAD, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_balance, @mg_held)');
 /** MariaDB/MySQL: charges of one wallet, each row's held_after the held the UPDATE left plus what the later rows take (settleManyFor) */
 const insertChargesAfterMoveSql = multiRowInsert(LEDGER_HEAD, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_balance, @mg_held + ?)');
-
-/** A wallet as a move left it (read under the wallet row's lock). */
-export interface WalletState {
-  balance: number;
-  held: number;
-  /** the `grants` marker (db/credit-grants.ts): grants with credit left; 0 lets a charge skip consumeGrants */
-  grants?: number;
-}
-
-export interface LedgerEntry {
-  kind: LedgerKind;
-  /** signed change of the wallet's credit (balance + held) */
-  amount: number;
-  /** signed change of held */
-  heldChange: number;
-  predictionId?: string | null;
-  description: string;
-  /** tells apart several rows of one kind for one prediction (partial refunds); '' otherwise */
-  ref?: string;
-  /** a hold or charge: the price before the discount and the percent off (README "Discounts") */
-  listPrice?: number | null;
-  discountPercent?: number | null;
-  now: number;
-}
-
-/**
- * Appends the ledger row of a move the caller just made on the payer's wallet row, in the same
- * transaction (the row is locked by that UPDATE, so balance_after/held_after are exactly this
- * move's). A read of the locked row, then a plain INSERT: an INSERT ... SELECT would take InnoDB's
- * table-level AUTO-INC lock for the whole statement, which serialises every wallet's ledger writes
- * and, under concurrent submits, deadlocks against the row locks (MariaDB then reports error 1467,
- * "Failed to read auto-increment value", which no retry recognises).
- */
-export async function appendLedger(trx: Knex, payer: Payer, e: LedgerEntry): Promise<WalletState> {
-  const w = await walletRow(trx, payer).first<{ balance: number | string; held: number | string; grants: number | string }>('balance', 'held', 'grants');
-  const after = { balance: num(w!.balance), held: num(w!.held) };
-  const grants = num(w!.grants);
-  await trx('credit_transactions').insert({
-    user_id: payer.userId, team_id: payer.teamId, amount: e.amount, held_change: e.heldChange, kind: e.kind, prediction_id: e.predictionId ?? null,
-    ref: e.ref ?? '', description: e.description.slice(0, 255), balance_after: after.balance, held_after: after.held, created_at: e.now,
-    list_price: e.listPrice ?? null, discount_percent: e.discountPercent ?? null,
-  });
-  return { ...after, grants };
-}
-
-/** The id of the payer's newest ledger row (the caller's own, while it holds the wallet row's lock). */
-export async function lastLedgerId(trx: Knex, payer: Payer): Promise<number> {
-  const q = trx('credit_transactions').max({ id: 'id' });
-  if (payer.teamId === null) q.where('user_id', payer.userId).whereNull('team_id');
-  else q.where('team_id', payer.teamId);
-  const row = await q.first<{ id: number | string }>();
-  return num(row.id);
-}
 
 /**
  * Locks the payer's wallet row until the transaction ends (a write that changes nothing: it
  * locks on MariaDB and takes SQLite's write lock), so that checks made after it in the same
  * transaction, like counting the owner's unfinished predictions, see every submit that held it before.
  */
-export async function lockWallet(trx: Knex, payer: Payer): Promise<void> {
+export async function lockWallet(trx: Knex, payer: Owner): Promise<void> {
   await walletRow(trx, payer).update({ held: trx.raw('held'), submit_seq: trx.raw('submit_seq + 1') });
 }
 
@@ -135,7 +45,7 @@ export async function lockWallet(trx: Knex, payer: Payer): Promise<void> {
 export const BUMP_SEQ = 'submit_seq = submit_seq + 1';
 
 /** Raises the submit count of wallets the transaction has locked and records submits on without a hold (free requests of a batch), by each one's number of them. */
-export async function bumpSubmitSeq(trx: Knex, added: ReadonlyMap<string, { payer: Payer; n: number }>): Promise<void> {
+export async function bumpSubmitSeq(trx: Knex, added: ReadonlyMap<string, { payer: Owner; n: number }>): Promise<void> {
   for (const table of ['users', 'teams'] as const) {
     const rows = [...added.values()].filter((a) => (a.payer.teamId === null) === (table === 'users'))
       .map((a) => ({ id: table === 'users' ? a.payer.userId : a.payer.teamId!, n: a.n })).sort((a, b) => a.id - b.id);
@@ -169,7 +79,7 @@ export interface MoveRef {
  * UPDATE matched nothing (a conditional move refused, or no such wallet): nothing was written.
  */
 async function moveWallet(
-  trx: Knex, payer: Payer, change: { balance: number; held: number }, e: LedgerEntry,
+  trx: Knex, payer: Owner, change: { balance: number; held: number }, e: LedgerEntry,
   opts: { minBalance?: number; report?: 'balance' | 'grants' },
 ): Promise<number | undefined> {
   const table = walletTable(payer);
@@ -212,7 +122,7 @@ async function moveWallet(
 export interface LockedWallet {
   balance: number;
   held: number;
-  /** the `grants` marker (db/credit-grants.ts): 0 lets a charge skip consumeGrants */
+  /** the `grants` marker (db/wallet/grants.ts): 0 lets a charge skip consumeGrants */
   grants: number;
   /** false for a deleted team, which takes no new holds */
   live: boolean;
@@ -223,7 +133,7 @@ export interface LockedWallet {
  * teams', each by id. Every batch that locks more than one wallet (submits, completions) takes them
  * in this order, so two batches never wait on each other in a cycle.
  */
-export function compareWallets(a: Payer, b: Payer): number {
+export function compareWallets(a: Owner, b: Owner): number {
   if ((a.teamId === null) !== (b.teamId === null)) return a.teamId === null ? -1 : 1;
   return a.teamId === null ? a.userId - b.userId : a.teamId - b.teamId!;
 }
@@ -231,13 +141,13 @@ export function compareWallets(a: Payer, b: Payer): number {
 /**
  * Locks the rows of several wallets until the transaction ends and reads them, in one statement
  * per table (users', then teams'), each taking its rows in id order (compareWallets). The map holds
- * each wallet found, by walletKey (db/credit-grants.ts); a wallet with no row is absent. On
+ * each wallet found, by ownerKey (lib/owner.ts); a wallet with no row is absent. On
  * MariaDB/MySQL a locking read (`FOR UPDATE`: the newest committed rows, and no snapshot taken
  * yet, so later plain reads see every transaction that held a lock before); on SQLite a write that
  * changes nothing (`RETURNING` the rows), which takes the database's write lock at once instead of
  * upgrading a read lock later.
  */
-export async function lockWallets(trx: Knex, payers: readonly Payer[]): Promise<Map<string, LockedWallet>> {
+export async function lockWallets(trx: Knex, payers: readonly Owner[]): Promise<Map<string, LockedWallet>> {
   const ids = { users: new Set<number>(), teams: new Set<number>() };
   for (const p of payers) {
     if (p.teamId === null) ids.users.add(p.userId);
@@ -253,7 +163,7 @@ export async function lockWallets(trx: Knex, payers: readonly Payer[]): Promise<
       ? (await trx.raw(`select ${columns} from \`${table}\` where id in (${marks(list.length)}) order by id for update`, list) as unknown as [Row[]])[0]
       : await trx.raw(`update \`${table}\` set \`held\` = held where id in (${marks(list.length)}) returning ${columns}`, list) as unknown as Row[];
     for (const r of rows) {
-      found.set(walletKey(table === 'users' ? { userId: num(r.id), teamId: null } : { userId: 0, teamId: num(r.id) }), {
+      found.set(ownerKey(table === 'users' ? { userId: num(r.id), teamId: null } : { userId: 0, teamId: num(r.id) }), {
         balance: num(r.balance), held: num(r.held), grants: num(r.grants), live: r.deleted_at === null || r.deleted_at === undefined,
       });
     }
@@ -304,7 +214,7 @@ async function moveRows(trx: Knex, table: 'users' | 'teams', moves: ReadonlyMap<
 
 /** One hold of several taken together (holdEach): the wallet, the prediction, who made it (the ledger row's user_id) and its price. */
 export interface EachHold extends MoveRef {
-  payer: Payer;
+  payer: Owner;
   userId: number;
   amount: number;
 }
@@ -345,7 +255,7 @@ export async function holdEach(trx: Knex, locked: ReadonlyMap<string, LockedWall
   const balances: number[] = [];
   const values: Knex.RawBinding[][] = [];
   for (const h of holds) {
-    const key = walletKey(h.payer);
+    const key = ownerKey(h.payer);
     let w = after.get(key);
     if (w === undefined) {
       const l = locked.get(key)!;
@@ -361,7 +271,7 @@ export async function holdEach(trx: Knex, locked: ReadonlyMap<string, LockedWall
 }
 
 /** A settle or release must find the wallet that holds the price: its row cannot be gone while it holds (ON DELETE rules). */
-function mustHaveMoved(moved: number | undefined, payer: Payer): number {
+function mustHaveMoved(moved: number | undefined, payer: Owner): number {
   if (moved === undefined) throw new Error(`wallet ${payer.teamId === null ? `of user ${payer.userId}` : `of team ${payer.teamId}`} not found`);
   return moved;
 }
@@ -370,7 +280,7 @@ function mustHaveMoved(moved: number | undefined, payer: Payer): number {
  * balance -> held, only if the balance covers it (one conditional UPDATE), with its `hold` row;
  * returns the wallet's spendable balance after the hold (undefined for a free request, which moves nothing).
  */
-export async function holdFor(trx: Knex, payer: Payer, amount: number, ref: MoveRef): Promise<{ balance: number } | undefined> {
+export async function holdFor(trx: Knex, payer: Owner, amount: number, ref: MoveRef): Promise<{ balance: number } | undefined> {
   if (amount === 0) return undefined;
   const balance = await moveWallet(trx, payer, { balance: -amount, held: amount }, {
     kind: 'hold', amount: 0, heldChange: amount, predictionId: ref.predictionId, description: ref.model, now: ref.now, listPrice: ref.listPrice ?? null, discountPercent: ref.discountPercent ?? null,
@@ -384,7 +294,7 @@ export async function holdFor(trx: Knex, payer: Payer, amount: number, ref: Move
  * recorded: from `billing` (the prediction row's copy) when given, else read from the hold row.
  */
 export async function settleFor(
-  trx: Knex, payer: Payer, amount: number, predictionId: string, model: string, now: number,
+  trx: Knex, payer: Owner, amount: number, predictionId: string, model: string, now: number,
   billing?: { listPrice: number | null; discountPercent: number | null },
 ): Promise<void> {
   if (amount === 0) return;
@@ -414,7 +324,7 @@ export interface Charge {
 }
 
 /** A charge's ledger row in LEDGER_COLUMNS' order, but for the last two (balance_after, held_after). */
-function chargeValues(payer: Payer, c: Charge): Knex.RawBinding[] {
+function chargeValues(payer: Owner, c: Charge): Knex.RawBinding[] {
   return [payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice ?? null, c.discountPercent ?? null];
 }
 
@@ -429,7 +339,7 @@ function chargeValues(payer: Payer, c: Charge): Knex.RawBinding[] {
  * is spent for the sum, which takes from the grants exactly what the charges one by one would
  * (consumeGrants fills the earliest-expiring first).
  */
-export async function settleManyFor(trx: Knex, payer: Payer, charges: readonly Charge[]): Promise<void> {
+export async function settleManyFor(trx: Knex, payer: Owner, charges: readonly Charge[]): Promise<void> {
   const paid = charges.filter((c) => c.amount !== 0);
   if (paid.length === 0) return;
   const total = paid.reduce((sum, c) => sum + c.amount, 0);
@@ -464,7 +374,7 @@ export async function settleManyFor(trx: Knex, payer: Payer, charges: readonly C
 
 /** The charges of one wallet in a group that settleWallets takes. */
 export interface WalletCharges {
-  payer: Payer;
+  payer: Owner;
   charges: readonly Charge[];
 }
 
@@ -482,7 +392,7 @@ export async function settleWallets(trx: Knex, groups: readonly WalletCharges[])
   const paying = payingInOrder(groups);
   if (paying.length === 0) return;
   if (paying.length === 1) return settleManyFor(trx, paying[0]!.payer, paying[0]!.charges);
-  const keys = paying.map((g) => walletKey(g.payer));
+  const keys = paying.map((g) => ownerKey(g.payer));
   const locked = await lockWallets(trx, paying.map((g) => g.payer));
   const moves = { users: new Map<number, { balance: number; held: number }>(), teams: new Map<number, { balance: number; held: number }>() };
   const values: Knex.RawBinding[][] = [];
@@ -510,7 +420,7 @@ export async function settleWallets(trx: Knex, groups: readonly WalletCharges[])
 function payingInOrder(groups: readonly WalletCharges[]): WalletCharges[] {
   const paying = groups.map((g) => ({ payer: g.payer, charges: g.charges.filter((c) => c.amount !== 0) })).filter((g) => g.charges.length > 0);
   paying.sort((a, b) => compareWallets(a.payer, b.payer));
-  const keys = new Set(paying.map((g) => walletKey(g.payer)));
+  const keys = new Set(paying.map((g) => ownerKey(g.payer)));
   if (keys.size !== paying.length) throw new Error('a wallet named twice among the groups of charges');
   return paying;
 }
@@ -533,7 +443,7 @@ export function settleWalletsSql(groups: readonly WalletCharges[], bindings: Kne
   for (const table of ['users', 'teams'] as const) {
     const wallets = paying.map((g, n) => ({ ...g, n })).filter((g) => (g.payer.teamId === null) === (table === 'users'));
     if (wallets.length === 0) continue;
-    const idOf = (g: { payer: Payer }) => (table === 'users' ? g.payer.userId : g.payer.teamId!);
+    const idOf = (g: { payer: Owner }) => (table === 'users' ? g.payer.userId : g.payer.teamId!);
     const sumOf = (g: { charges: readonly Charge[] }) => g.charges.reduce((sum, c) => sum + c.amount, 0);
     if (wallets.length === 1) {
       const [g] = wallets;
@@ -560,7 +470,7 @@ export function settleWalletsSql(groups: readonly WalletCharges[], bindings: Kne
 }
 
 /** held -> balance, with its `release` row. */
-export async function releaseFor(trx: Knex, payer: Payer, amount: number, ref: MoveRef): Promise<void> {
+export async function releaseFor(trx: Knex, payer: Owner, amount: number, ref: MoveRef): Promise<void> {
   if (amount === 0) return;
   mustHaveMoved(await moveWallet(trx, payer, { balance: amount, held: -amount }, {
     kind: 'release', amount: 0, heldChange: -amount, predictionId: ref.predictionId, description: ref.model, now: ref.now,
@@ -576,16 +486,11 @@ export const settleTeam = (trx: Knex, teamId: number, memberUserId: number, amou
   settleFor(trx, { userId: memberUserId, teamId }, amount, predictionId, model, now);
 export const releaseTeam = (trx: Knex, teamId: number, memberUserId: number, amount: number, ref: MoveRef) => releaseFor(trx, { userId: memberUserId, teamId }, amount, ref);
 
-export async function getBalance(db: Knex, userId: number): Promise<{ balance: number; held: number }> {
-  const row = await db('users').select('balance', 'held').where('id', userId).first<{ balance: number | string; held: number | string } | undefined>();
-  return { balance: num(row?.balance ?? 0), held: num(row?.held ?? 0) };
-}
-
 /**
  * Adds credit to a wallet with its ledger row (`kind` topup, grant, signup, refund); returns the
  * balance after. The caller runs it in a transaction (the UPDATE and the row commit together).
  */
-export async function creditWallet(trx: Knex, payer: Payer, amount: number, kind: LedgerKind, description: string, now: number, extra: { predictionId?: string; ref?: string } = {}): Promise<number> {
+export async function creditWallet(trx: Knex, payer: Owner, amount: number, kind: LedgerKind, description: string, now: number, extra: { predictionId?: string; ref?: string } = {}): Promise<number> {
   await walletRow(trx, payer).update({ balance: trx.raw('balance + ?', [amount]) });
   await appendLedger(trx, payer, { kind, amount, heldChange: 0, predictionId: extra.predictionId ?? null, ref: extra.ref ?? '', description, now });
   const row = await walletRow(trx, payer).select('balance').first<{ balance: number | string }>();
@@ -598,7 +503,7 @@ export async function creditWallet(trx: Knex, payer: Payer, amount: number, kind
  * balance was too small (nothing moved).
  */
 export async function debitWallet(
-  trx: Knex, payer: Payer, amount: number, description: string, now: number, allowNegative = false, extra: { kind?: 'deduction' | 'payment_refund'; ref?: string } = {},
+  trx: Knex, payer: Owner, amount: number, description: string, now: number, allowNegative = false, extra: { kind?: 'deduction' | 'payment_refund'; ref?: string } = {},
 ): Promise<number | undefined> {
   const row = walletRow(trx, payer);
   if (!allowNegative) row.andWhere('balance', '>=', amount);
@@ -616,163 +521,8 @@ export async function creditTeam(trx: Knex, teamId: number, byUserId: number, am
   return creditWallet(trx, { userId: byUserId, teamId }, amount, kind, description, now);
 }
 
-export async function getTeamBalance(db: Knex, teamId: number): Promise<{ balance: number; held: number }> {
-  const row = await db('teams').select('balance', 'held').where('id', teamId).first<{ balance: number | string; held: number | string } | undefined>();
-  return { balance: num(row?.balance ?? 0), held: num(row?.held ?? 0) };
-}
-
-/** A wallet whose ledger does not add up (checkLedger). */
-export interface LedgerMismatch {
-  wallet: 'user' | 'team';
-  id: number;
-  balance: number;
-  held: number;
-  /** what the rows sum to */
-  ledgerBalance: number;
-  ledgerHeld: number;
-}
-
-/**
- * Verifies every wallet (users and teams) against its ledger: balance = sum(amount) -
- * sum(held_change) and held = sum(held_change). Returns the wallets that differ ([]: all agree)
- * and how many were checked. One aggregate query over the ledger and one read of the wallets per
- * table (a full scan: a check for operators and tests, not for the request path).
- */
-export async function checkLedger(db: Knex): Promise<{ checked: number; mismatches: LedgerMismatch[] }> {
-  // One transaction: on MariaDB (REPEATABLE READ) every query reads the same snapshot, so moves
-  // committing meanwhile cannot show up as a mismatch.
-  return db.transaction((trx) => checkLedgerIn(trx));
-}
-
-async function checkLedgerIn(db: Knex): Promise<{ checked: number; mismatches: LedgerMismatch[] }> {
-  const mismatches: LedgerMismatch[] = [];
-  let checked = 0;
-  for (const wallet of ['user', 'team'] as const) {
-    const key = wallet === 'user' ? 'user_id' : 'team_id';
-    const q = db('credit_transactions').select(key, db.raw('sum(amount) as amount'), db.raw('sum(held_change) as held')).groupBy(key);
-    if (wallet === 'user') q.whereNull('team_id'); else q.whereNotNull('team_id');
-    const sums = new Map<number, { amount: number; held: number }>();
-    for (const r of await q as Array<Record<string, unknown>>) sums.set(num(r[key]), { amount: num(r.amount), held: num(r.held) });
-    const rows = await db(wallet === 'user' ? 'users' : 'teams').select('id', 'balance', 'held') as Array<{ id: number; balance: number | string; held: number | string }>;
-    for (const r of rows) {
-      checked++;
-      const s = sums.get(num(r.id)) ?? { amount: 0, held: 0 };
-      const balance = num(r.balance);
-      const held = num(r.held);
-      if (balance !== s.amount - s.held || held !== s.held) {
-        mismatches.push({ wallet, id: num(r.id), balance, held, ledgerBalance: s.amount - s.held, ledgerHeld: s.held });
-      }
-      sums.delete(num(r.id));
-    }
-    // rows for a wallet that no longer exists (deleted users' rows go with them: ON DELETE CASCADE)
-    for (const [id, s] of sums) if (s.amount !== 0 || s.held !== 0) mismatches.push({ wallet, id, balance: 0, held: 0, ledgerBalance: s.amount - s.held, ledgerHeld: s.held });
-  }
-  return { checked, mismatches };
-}
-
-/** The wallet's balance and held, read in the caller's transaction. */
-export async function walletOf(trx: Knex, payer: Payer): Promise<{ balance: number; held: number }> {
-  const row = await walletRow(trx, payer).select('balance', 'held').first<{ balance: number | string; held: number | string }>();
-  return { balance: num(row.balance), held: num(row.held) };
-}
-
-/** The outcome of an administrator's move on a wallet: the wallet after it and its ledger row. */
-export interface AdminMove {
-  balance: number;
-  held: number;
-  transactionId: number;
-}
-
-/** An administrator's top-up (`topup` row), one transaction. */
-export async function adminTopUp(db: Knex, payer: Payer, amount: number, description: string, now: number): Promise<AdminMove> {
-  return withLockRetry(() => db.transaction(async (trx) => {
-    await creditWallet(trx, payer, amount, 'topup', description, now);
-    return { ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer) };
-  }));
-}
-
-/** An administrator's deduction (`deduction` row); undefined when the balance is too small and `allowNegative` is false. */
-export async function adminDeduct(db: Knex, payer: Payer, amount: number, description: string, now: number, allowNegative: boolean): Promise<AdminMove | undefined> {
-  return withLockRetry(() => db.transaction(async (trx) => {
-    if (await debitWallet(trx, payer, amount, description, now, allowNegative) === undefined) return undefined;
-    return { ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer) };
-  }));
-}
-
-export type RefundOutcome =
-  | { outcome: 'not-found' }
-  | ({ payer: Payer } & (
-    | { outcome: 'not-charged' }
-    | { outcome: 'team-deleted' }
-    /** more than is left to refund (`remaining`), or nothing left */
-    | { outcome: 'exceeds'; charged: number; remaining: number }
-    /** the refund would be larger than `maxAmount` */
-    | { outcome: 'over-limit'; amount: number }
-    | ({ outcome: 'refunded'; amount: number; charged: number; refundedTotal: number } & AdminMove)));
-
 /** The wallet (user or team) that earns a whitelabel studio's markup, and the studio's slug for the ledger row. */
-export async function studioOwner(trx: Knex, studioId: number | string): Promise<{ owner: Payer; slug: string } | undefined> {
+export async function studioOwner(trx: Knex, studioId: number | string): Promise<{ owner: Owner; slug: string } | undefined> {
   const studio = await trx('studios').where('id', studioId).first<{ user_id: number | string; team_id: number | string | null; slug: string } | undefined>('user_id', 'team_id', 'slug');
   return studio ? { owner: { userId: num(studio.user_id), teamId: numOrNull(studio.team_id) }, slug: studio.slug } : undefined;
-}
-
-/**
- * An end_user_pays studio run refunded (README "Whitelabel studios"): the studio owner gives back
- * its markup in the refund's proportion, as a negative `studio_revenue` row of the same prediction
- * (the owner's wallet may go below zero: the markup was paid out). In total never more than the
- * markup: what is due after this refund is floor(markup x refunded / charged), less what earlier
- * refunds took. The payer's wallet is locked first, then the owner's, as the charge does.
- */
-async function reverseStudioMarkup(trx: Knex, predictionId: string, studioId: number | string | null, markup: number, charged: number, refundedTotal: number, n: number, now: number): Promise<void> {
-  if (studioId === null || markup <= 0) return;
-  const studio = await studioOwner(trx, studioId);
-  if (!studio) return;
-  const { owner } = studio;
-  const back = await trx('credit_transactions').where({ prediction_id: predictionId, kind: 'studio_revenue' }).andWhere('amount', '<', 0)
-    .sum({ total: 'amount' }).first<{ total: number | string | null }>();
-  const due = Math.floor(markup * Math.min(refundedTotal, charged) / charged) + num(back?.total ?? 0);
-  if (due <= 0) return;
-  await creditWallet(trx, owner, -due, 'studio_revenue', `studio ${studio.slug}: refund of its markup`, now, { predictionId, ref: `refund-${n}` });
-}
-
-/**
- * Credits back for a prediction (`refund` row naming it), to the wallet that paid it: `amount`, or
- * what is left (charged minus earlier refunds). The wallet row is locked first, so concurrent
- * refunds of one prediction see each other and never exceed its charge together.
- */
-export async function refundPrediction(db: Knex, predictionId: string, amount: number | undefined, maxAmount: number, description: string, now: number): Promise<RefundOutcome> {
-  // Who paid never changes, so it is read before the transaction: on MariaDB a transaction's
-  // snapshot starts at its first plain read, and that must come after the wallet lock, or two
-  // concurrent refunds would not see each other's rows.
-  const p = await db('predictions').where('id', predictionId)
-    .first<{ user_id: number; team_id: number | null; payer_user_id: number | null; payer_team_id: number | null; studio_id: number | string | null; studio_markup: number | string | null } | undefined>(
-      'user_id', 'team_id', 'payer_user_id', 'payer_team_id', 'studio_id', 'studio_markup',
-    );
-  if (!p) return { outcome: 'not-found' };
-  // a whitelabel studio's owner_pays prediction was paid by the studio owner (payer_*)
-  const [u, t] = p.payer_user_id === null || p.payer_user_id === undefined ? [p.user_id, p.team_id] : [p.payer_user_id, p.payer_team_id];
-  const payer: Payer = { userId: num(u), teamId: t === null || t === undefined ? null : num(t) };
-  return withLockRetry(() => db.transaction(async (trx): Promise<RefundOutcome> => {
-    await lockWallet(trx, payer);
-    if (payer.teamId !== null) {
-      const team = await trx('teams').where('id', payer.teamId).first<{ deleted_at: number | null }>('deleted_at');
-      if (team?.deleted_at !== null && team?.deleted_at !== undefined) return { outcome: 'team-deleted', payer };
-    }
-    const rows = await trx('credit_transactions').where('prediction_id', predictionId).whereIn('kind', ['prediction', 'refund'])
-      .select('kind', trx.raw('sum(amount) as total'), trx.raw('count(*) as n')).groupBy('kind') as Array<{ kind: string; total: number | string; n: number | string }>;
-    const charged = -num(rows.find((r) => r.kind === 'prediction')?.total ?? 0);
-    const refunded = num(rows.find((r) => r.kind === 'refund')?.total ?? 0);
-    const refunds = num(rows.find((r) => r.kind === 'refund')?.n ?? 0);
-    if (charged <= 0) return { outcome: 'not-charged', payer };
-    const remaining = charged - refunded;
-    const give = amount ?? remaining;
-    if (remaining <= 0 || give > remaining) return { outcome: 'exceeds', payer, charged, remaining };
-    if (give > maxAmount) return { outcome: 'over-limit', payer, amount: give };
-    await creditWallet(trx, payer, give, 'refund', description, now, { predictionId, ref: `refund-${refunds + 1}` });
-    await reverseStudioMarkup(trx, predictionId, p.studio_id, num(p.studio_markup ?? 0), charged, refunded + give, refunds + 1, now);
-    return {
-      outcome: 'refunded', payer, amount: give, charged, refundedTotal: refunded + give,
-      ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer),
-    };
-  }));
 }

@@ -1,5 +1,5 @@
 // Creating webhook deliveries. Apart from db/webhooks.ts because the transitions that finish
-// a prediction (db/predictions.ts) create them, while db/webhooks.ts reads predictions back.
+// a prediction (the store, db/store/) create them, while db/webhooks.ts reads predictions back.
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { insertHead, rowsInsert } from './sql.ts';
@@ -34,7 +34,7 @@ export async function insertDeliveries(trx: Knex, ds: ReadonlyArray<NewDelivery 
 
 const NESTED_INSERT = `${insertHead('webhook_deliveries', DELIVERY_COLUMNS)}?`;
 
-/** MariaDB/MySQL: insertDeliveries as SQL text and its one binding (the rows, nested), for a statement that holds more (db/predictions.ts completeInOne). */
+/** MariaDB/MySQL: insertDeliveries as SQL text and its one binding (the rows, nested), for a statement that holds more (db/store/mariadb/complete-group.ts). */
 export function deliveriesInsertSql(ds: ReadonlyArray<NewDelivery & { now: number }>): { sql: string; binding: Knex.RawBinding } {
   // knex types no array of arrays as a binding; mysql2 writes it as the rows' value lists
   return { sql: NESTED_INSERT, binding: ds.map(deliveryRow) as unknown as Knex.RawBinding };

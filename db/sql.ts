@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { isMysql } from './knex.ts';
 
 /**
- * A multi-row INSERT into `table` of `columns` (the hot batch statements: db/submit-batch.ts,
+ * A multi-row INSERT into `table` of `columns` (the hot batch statements: the store's engines,
  * db/wallet/moves.ts), run with `db.raw` on each row's values in `columns`' order: no query builder per
  * statement, which collects and sorts the columns of every row object and wraps every identifier
  * again each time. On MariaDB/MySQL the statement is `VALUES ?` with the rows as one binding (an

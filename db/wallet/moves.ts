@@ -40,7 +40,7 @@ export async function lockWallet(trx: Knex, payer: Owner): Promise<void> {
  * (or more: a refused free submit's lockWallet still raises it), in the statement that locks the
  * wallet (a hold, lockWallet, holdEach, bumpSubmitSeq), so that a submit batch which counted
  * before taking the lock knows, once it holds the lock, how many such submits committed since
- * (db/submit-batch.ts holdFirst).
+ * (db/store/mariadb/submit-hold-first.ts).
  */
 export const BUMP_SEQ = 'submit_seq = submit_seq + 1';
 
@@ -219,7 +219,7 @@ export interface EachHold extends MoveRef {
   amount: number;
 }
 
-/** A hold row's values in LEDGER_COLUMNS' order, but for balance_after and held_after (holdEach; the hold-first batch, db/submit-batch.ts). */
+/** A hold row's values in LEDGER_COLUMNS' order, but for balance_after and held_after (holdEach; the hold-first program, db/store/mariadb/submit-hold-first.ts). */
 export function holdValues(h: EachHold): Knex.RawBinding[] {
   return [h.userId, h.payer.teamId, 0, h.amount, 'hold', h.predictionId, '', h.model.slice(0, 255), h.now, h.listPrice ?? h.amount, h.discountPercent ?? null];
 }
@@ -324,12 +324,12 @@ export interface Charge {
 }
 
 /** A charge's ledger row in LEDGER_COLUMNS' order, but for the last two (balance_after, held_after). */
-function chargeValues(payer: Owner, c: Charge): Knex.RawBinding[] {
+export function chargeValues(payer: Owner, c: Charge): Knex.RawBinding[] {
   return [payer.userId, payer.teamId, -c.amount, -c.amount, 'prediction', c.predictionId, '', c.model.slice(0, 255), c.now, c.listPrice ?? null, c.discountPercent ?? null];
 }
 
 /**
- * Several charges of one wallet in one move (the worker's group commit, workers/completions.ts):
+ * Several charges of one wallet in one move (a completion group of the store, db/store/index.ts):
  * one UPDATE of the wallet row for their sum and one INSERT of their `prediction` rows, in the
  * given order, each with the balance and held the wallet had after it, exactly as the same
  * charges settled one by one (settleFor) would have left them. A charge's balance is unchanged
@@ -417,56 +417,12 @@ export async function settleWallets(trx: Knex, groups: readonly WalletCharges[])
 }
 
 /** The wallets of `groups` that pay anything, with their charges that do, in the order their locks are taken (compareWallets); each wallet at most once. */
-function payingInOrder(groups: readonly WalletCharges[]): WalletCharges[] {
+export function payingInOrder(groups: readonly WalletCharges[]): WalletCharges[] {
   const paying = groups.map((g) => ({ payer: g.payer, charges: g.charges.filter((c) => c.amount !== 0) })).filter((g) => g.charges.length > 0);
   paying.sort((a, b) => compareWallets(a.payer, b.payer));
   const keys = new Set(paying.map((g) => ownerKey(g.payer)));
   if (keys.size !== paying.length) throw new Error('a wallet named twice among the groups of charges');
   return paying;
-}
-
-/**
- * settleWallets as SQL text for a MariaDB compound statement (db/predictions.ts completeInOne),
- * its bindings appended to `bindings` in the text's order: per wallet table one UPDATE taking
- * each wallet's sum from held (CASE id ... for several), in id order, only where the wallet has no
- * expiring grant with credit left (`grants = 0`: consumeGrants' read has no place in one
- * statement) and leaving each wallet's balance and held in @mg_bN and @mg_hN (N its place in
- * compareWallets' order), and `rows`, how many rows each UPDATE must change (the caller checks
- * row_count() after each, and reads the variables only when every one matched); then the ledger
- * INSERT of every charge, wallet after wallet and each wallet's in the given order, with the
- * balance and held its wallet had after it, exactly as settleWallets writes them.
- */
-export function settleWalletsSql(groups: readonly WalletCharges[], bindings: Knex.RawBinding[]): { updates: Array<{ sql: string; rows: number }>; ledger: string } | null {
-  const paying = payingInOrder(groups);
-  if (paying.length === 0) return null;
-  const updates: Array<{ sql: string; rows: number }> = [];
-  for (const table of ['users', 'teams'] as const) {
-    const wallets = paying.map((g, n) => ({ ...g, n })).filter((g) => (g.payer.teamId === null) === (table === 'users'));
-    if (wallets.length === 0) continue;
-    const idOf = (g: { payer: Owner }) => (table === 'users' ? g.payer.userId : g.payer.teamId!);
-    const sumOf = (g: { charges: readonly Charge[] }) => g.charges.reduce((sum, c) => sum + c.amount, 0);
-    if (wallets.length === 1) {
-      const [g] = wallets;
-      bindings.push(sumOf(g!), idOf(g!));
-      updates.push({ sql: `update \`${table}\` set balance = (@mg_b${g!.n} := balance), held = (@mg_h${g!.n} := held - ?) where id = ? and grants = 0`, rows: 1 });
-      continue;
-    }
-    const balances = wallets.map((g) => { bindings.push(idOf(g)); return `when ? then (@mg_b${g.n} := balance)`; });
-    const helds = wallets.map((g) => { bindings.push(idOf(g), sumOf(g)); return `when ? then (@mg_h${g.n} := held - ?)`; });
-    bindings.push(...wallets.map(idOf));
-    updates.push({ sql: `update \`${table}\` set balance = case id ${balances.join(' ')} end, held = case id ${helds.join(' ')} end where id in (${marks(wallets.length)}) and grants = 0`, rows: wallets.length });
-  }
-  const rows: string[] = [];
-  for (const [n, { payer, charges }] of paying.entries()) {
-    // what the rows after each take from held: its held_after is the held the UPDATE left plus that
-    let later = charges.reduce((sum, c) => sum + c.amount, 0);
-    for (const c of charges) {
-      later -= c.amount;
-      rows.push(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, @mg_b${n}, @mg_h${n} + ?)`);
-      bindings.push(...chargeValues(payer, c), later);
-    }
-  }
-  return { updates, ledger: LEDGER_HEAD + rows.join(', ') };
 }
 
 /** held -> balance, with its `release` row. */

@@ -30,7 +30,7 @@ import Hapi from '@hapi/hapi';
 import amqp from 'amqplib';
 import mysql from 'mysql2/promise';
 import { naturalBatcher } from '../../lib/batch.ts';
-import { RESULT_COLUMNS, SANDBOX_COLUMNS, newPredictionId } from '../../db/predictions.ts';
+import { RESULT_COLUMNS, SANDBOX_COLUMNS, newPredictionId } from '../../db/predictions/record.ts';
 
 type Kind = 'read' | 'sandbox' | 'production';
 const MODEL = 'canvas-v1-fast-text-to-image';

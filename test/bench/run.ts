@@ -50,7 +50,8 @@ const { topics } = await import('../../app.ts');
 const { loadConfig } = await import('../../config.ts');
 const { createDb } = await import('../../db/knex.ts');
 const { insertApiKey } = await import('../../db/api-keys.ts');
-const { insertSandboxPrediction, newPredictionId } = await import('../../db/predictions.ts');
+const { newPredictionId } = await import('../../db/predictions/record.ts');
+const { openStore } = await import('../../db/store/index.ts');
 const { newSecret, sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST } = await import('../../lib/secrets.ts');
 const { AMQP_URL, deleteTopology, freshDatabase, uniqueName } = await import('../helpers/services.ts');
 const { cpuBusyPct, fire, mean, percentile, pidsByName, processCpuMs, processStats, round, spawnNode, waitForQuiet, ROOT } = await import('./lib.ts');
@@ -460,7 +461,7 @@ async function seed(baseUrl: string, withRows: boolean): Promise<Seed> {
     const base = Date.now() - ROWS;
     const first = sandbox[0]!;
     const firstId = newPredictionId(base);
-    await insertSandboxPrediction(db, { id: firstId, userId: first.userId, apiKeyId: first.id, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'bench 0' }, webhookUrl: null }, ['sandbox/sample.png'], base);
+    await (await openStore(db)).insertSandbox({ p: { id: firstId, userId: first.userId, apiKeyId: first.id, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'bench 0' }, webhookUrl: null }, outputs: ['sandbox/sample.png'], now: base });
     readRows.push({ key: first.secret, id: firstId });
     // `unfinished` and `output_expires_from` are generated columns on MariaDB (migrations 20261126_0101, 20261127_0101): the database computes them
     const { unfinished: _generated, output_expires_from: _expiry, ...template } = await db('predictions').where({ id: firstId }).first() as Record<string, unknown>;

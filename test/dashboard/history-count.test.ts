@@ -6,7 +6,7 @@ import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
-import { newPredictionId } from '../../db/predictions.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
 import { ADVANCE_AFTER, countVisible, ownerKey, SETTLE_MS } from '../../db/history-count.ts';
 import type { Owner } from '../../db/owner.ts';
 

@@ -9,7 +9,7 @@ import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import type { CallOptions } from '../helpers/operation.ts';
 import { waitFor } from '../helpers/services.ts';
-import { newPredictionId } from '../../db/predictions.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
 
 let gw: TestGateway;
 let a: Account;
@@ -201,9 +201,9 @@ test.serial('a completed prediction with an NSFW output starts flagged; the gall
     id: flagged, user_id: b.userId, api_key_id: null, model: 'canvas-v1-fast-text-to-image', status: 'processing', is_test: false,
     input: '{}', price: 0, created_at: Date.now(), started_at: Date.now(), updated_at: Date.now(),
   });
-  const { completePrediction, findPredictionById } = await import('../../db/predictions.ts');
+  const { findPredictionById } = await import('../../db/predictions/record.ts');
   const p = (await findPredictionById(gw.app.db, flagged))!;
-  await completePrediction(gw.app.db, p, { outputs: [`outputs/${flagged}/0.png`, `outputs/${flagged}/1.png`], nsfw: [false, true], inferenceMs: 1 }, Date.now());
+  await gw.app.store.complete({ p, result: { outputs: [`outputs/${flagged}/0.png`, `outputs/${flagged}/1.png`], nsfw: [false, true], inferenceMs: 1 }, now: Date.now() });
   t.is((await findPredictionById(gw.app.db, flagged))!.reviewStatus, 'flagged');
 
   const rejected = await seed(owner, { review_status: 'rejected' });

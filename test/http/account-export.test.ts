@@ -8,7 +8,7 @@ import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { createClient } from '../helpers/oauth.ts';
-import { newPredictionId } from '../../db/predictions.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
 import { EXPORT_PAGE } from '../../handlers/account-export.ts';
 
 const MANY = 3_000;

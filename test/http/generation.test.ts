@@ -107,9 +107,9 @@ test('a prediction of another account is 404, like an unknown id', async (t) => 
 test('cancelling a queued prediction releases its hold; a finished one cannot be cancelled', async (t) => {
   const acct = await newAccount(gw, 1000);
   // Insert a request straight into the database so no worker races the cancel.
-  const { submitPrediction, newPredictionId } = await import('../../db/predictions.ts');
+  const { newPredictionId } = await import('../../db/predictions/record.ts');
   const id = newPredictionId(Date.now());
-  await submitPrediction(gw.app.db, { id, userId: acct.userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'x' }, price: 300, webhookUrl: null }, Date.now());
+  await gw.app.store.submit({ p: { id, userId: acct.userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'x' }, price: 300, webhookUrl: null }, now: Date.now() });
   const before = await balance(acct.liveKey);
   t.deepEqual([before.balance, before.held], [700, 300]);
   const res = await callOperation<{ status: string }>(gw, 'cancelPrediction', { as: acct.liveKey, params: { request_id: id } });

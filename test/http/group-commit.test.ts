@@ -1,5 +1,5 @@
-// Group commit on the sandbox path (lib/batch.ts, db/rate-limits.ts hitQuotaWindows, db/predictions.ts
-// insertSandboxPrediction): concurrent submits of one process share the per-minute upsert and the
+// Group commit on the sandbox path (lib/batch.ts, db/rate-limits.ts hitQuotaWindows, the store's
+// insertSandbox): concurrent submits of one process share the per-minute upsert and the
 // sandbox INSERT, and still see exactly the counts, 429s, balances and rows they would alone. A
 // failing item of a batch fails alone. On MariaDB and on SQLite.
 import test from 'ava';
@@ -11,7 +11,7 @@ import { createApp } from '../../app.ts';
 import { createServer } from '../../server.ts';
 import { loadConfig } from '../../config.ts';
 import { hitQuotaWindows, serialCounts } from '../../db/rate-limits.ts';
-import { insertSandboxPrediction, newPredictionId } from '../../db/predictions.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 const BODY = { prompt: 'a lighthouse', width: 64, height: 64 };
@@ -146,12 +146,12 @@ for (const engine of engines) {
     const now = clock();
     const taken = newPredictionId(now);
     const row = (id: string) => ({ id, userId: acct.userId, apiKeyId: null, model: MODEL, input: { prompt: 'x' }, webhookUrl: null });
-    await insertSandboxPrediction(gw.app.db, row(taken), ['sandbox/sample.png'], now);
+    await gw.app.store.insertSandbox({ p: row(taken), outputs: ['sandbox/sample.png'], now });
     const inserts = countStatements(gw, /^insert into predictions/i);
     const ids = Array.from({ length: 9 }, () => newPredictionId(now));
     // the same id again, in the middle of a burst of new ones: one multi-row INSERT fails on it
     const all = [...ids.slice(0, 4), taken, ...ids.slice(4)];
-    const outcomes = await Promise.allSettled(all.map((id) => insertSandboxPrediction(gw.app.db, row(id), ['sandbox/sample.png'], now, { balanceOf: acct.userId })));
+    const outcomes = await Promise.allSettled(all.map((id) => gw.app.store.insertSandbox({ p: row(id), outputs: ['sandbox/sample.png'], now, balanceOf: acct.userId })));
     t.is(outcomes[4]!.status, 'rejected');
     for (const [i, o] of outcomes.entries()) {
       if (i === 4) continue;

@@ -14,7 +14,7 @@ import { startReceiver } from '../helpers/receiver.ts';
 import { start } from '../../main.ts';
 import { loadConfig } from '../../config.ts';
 import { topics } from '../../app.ts';
-import { newPredictionId, submitPrediction } from '../../db/predictions.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
 
 const METRICS_TOKEN = 'scrape-token-0123456789abcdef';
 const MODEL = 'canvas-v1-fast-text-to-image';
@@ -109,7 +109,7 @@ test('a request whose publish was lost is republished by the sweeper with the re
   // accepted a minute ago and never confirmed by the queue (the broker was down at submit)
   const at = Date.now() - 60_000;
   const id = newPredictionId(at);
-  await submitPrediction(gw.app.db, { id, userId: acct.userId, apiKeyId: null, model: MODEL, input: { prompt: 'lost publish', width: 64, height: 64 }, price: 0, webhookUrl: null, httpRequestId: reqId }, at);
+  await gw.app.store.submit({ p: { id, userId: acct.userId, apiKeyId: null, model: MODEL, input: { prompt: 'lost publish', width: 64, height: 64 }, price: 0, webhookUrl: null, httpRequestId: reqId }, now: at });
   await gw.app.dispatcher.sweep();
   const done = await waitFor(() => logs.parsed().find((l) => l.msg === 'prediction completed' && l.id === id), { what: 'the completion line' });
   t.is(done.reqId, reqId);
@@ -119,7 +119,7 @@ test('a message without a request id (older versions) still runs; its lines have
   const acct = await newAccount(gw, 0);
   const now = Date.now();
   const id = newPredictionId(now);
-  await submitPrediction(gw.app.db, { id, userId: acct.userId, apiKeyId: null, model: MODEL, input: { prompt: 'old message', width: 64, height: 64 }, price: 0, webhookUrl: null }, now);
+  await gw.app.store.submit({ p: { id, userId: acct.userId, apiKeyId: null, model: MODEL, input: { prompt: 'old message', width: 64, height: 64 }, price: 0, webhookUrl: null }, now: now });
   await gw.app.queue.publish('predictions', { id });
   const done = await waitFor(() => logs.parsed().find((l) => l.msg === 'prediction completed' && l.id === id), { what: 'the completion line' });
   t.false('reqId' in done);

@@ -24,8 +24,8 @@ import { callOperation } from '../helpers/operation.ts';
 import type { OperationReply } from '../helpers/operation.ts';
 import { createClient, tokenFor } from '../helpers/oauth.ts';
 import { LIVE_OPERATIONS } from '../../handlers/index.ts';
-import { insertTeamApiKey, submitTeamPrediction } from '../../db/team-resources.ts';
-import { newPredictionId } from '../../db/predictions.ts';
+import { insertTeamApiKey } from '../../db/team-resources.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
 import { insertDelivery, newDeliveryId } from '../../db/deliveries.ts';
 import { scopeNames } from '../../spec/scopes.ts';
 import { upsertDiscounts } from '../../db/discounts.ts';
@@ -212,9 +212,9 @@ async function tenant(label: string): Promise<Tenant> {
   const personalPredictionId = await submit(acct.liveKey);
   const sandboxPredictionId = await submit(acct.testKey);
   const teamPredictionId = newPredictionId(now);
-  await submitTeamPrediction(db, {
+  await gw.app.store.submit({ p: {
     id: teamPredictionId, teamId, userId: acct.userId, apiKeyId: teamKeyRow.id, model: 'canvas-v1-fast-text-to-image', input: { prompt: tag }, price: 10, webhookUrl: null,
-  }, now);
+  }, now });
   const deliveries = [newDeliveryId(), newDeliveryId()];
   await db.transaction(async (trx) => {
     await insertDelivery(trx, { id: deliveries[0]!, predictionId: personalPredictionId, userId: acct.userId, url: `https://${tag}.example.com/hook` }, now);

@@ -5,16 +5,16 @@ import test from 'ava';
 import pino from 'pino';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
-import { newPredictionId, submitPrediction } from '../../db/predictions.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
 import { createDispatcher } from '../../workers/dispatch.ts';
-import type { Db } from '../../db/knex.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
 import type { Queue } from '../../workers/queue/types.ts';
 
-async function queuedRows(db: Db, userId: number, n: number): Promise<string[]> {
+async function queuedRows(gw: TestGateway, userId: number, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const id = newPredictionId(Date.now());
-    await submitPrediction(db, { id, userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: id, width: 64, height: 64 }, price: 0, webhookUrl: null }, Date.now());
+    await gw.app.store.submit({ p: { id, userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: id, width: 64, height: 64 }, price: 0, webhookUrl: null }, now: Date.now() });
     ids.push(id);
   }
   return ids;
@@ -26,7 +26,7 @@ test('requests published in one turn are marked pending by one statement once Ra
   const gw = await startGateway();
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 0);
-  const ids = await queuedRows(gw.app.db, acct.userId, 12);
+  const ids = await queuedRows(gw, acct.userId, 12);
   const sizes: number[] = [];
   gw.app.db.on('query', (q: { sql: string; bindings?: unknown[] }) => { if (markers(q.sql)) sizes.push(ids.filter((id) => q.bindings?.includes(id)).length); });
   const confirmed = await Promise.all(ids.map((id) => gw.app.dispatcher.dispatch(id)));
@@ -39,7 +39,7 @@ test('confirms that come apart, and a publish that fails, still mark the turn by
   const gw = await startGateway({ queue: 'memory' });
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 0);
-  const ids = await queuedRows(gw.app.db, acct.userId, 5);
+  const ids = await queuedRows(gw, acct.userId, 5);
   const refused = ids[2]!;
   // the in-process queue, its confirms 10 ms apart (as a broker's in several frames), refusing one
   // message as a broker that returned it would
@@ -52,7 +52,7 @@ test('confirms that come apart, and a publish that fails, still mark the turn by
       return inner.publish(topic, body, opts);
     },
   });
-  const dispatcher = createDispatcher({ db: gw.app.db, queue, log: pino({ level: 'silent' }), clock: Date.now, graceMs: 60_000 });
+  const dispatcher = createDispatcher({ db: gw.app.db, store: gw.app.store, queue, log: pino({ level: 'silent' }), clock: Date.now, graceMs: 60_000 });
   let statements = 0;
   gw.app.db.on('query', (q: { sql: string }) => { if (markers(q.sql)) statements++; });
   t.deepEqual(await Promise.all(ids.map((id) => dispatcher.dispatch(id))), ids.map((id) => id !== refused));
@@ -67,12 +67,12 @@ test('the marker waits DISPATCH_MARK_DELAY_MS: rows a worker claimed meanwhile a
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 0);
   const db = gw.app.db;
-  const dispatcher = createDispatcher({ db, queue: gw.app.queue, log: pino({ level: 'silent' }), clock: Date.now, graceMs: 60_000, markDelayMs: 300 });
+  const dispatcher = createDispatcher({ db, store: gw.app.store, queue: gw.app.queue, log: pino({ level: 'silent' }), clock: Date.now, graceMs: 60_000, markDelayMs: 300 });
   const written: string[][] = [];
   db.on('query', (q: { sql: string; bindings?: unknown[] }) => { if (markers(q.sql)) written.push((q.bindings ?? []).filter((b): b is string => typeof b === 'string')); });
 
   // claimed by a worker during the wait: only the rest is written, after the wait
-  const ids = await queuedRows(db, acct.userId, 6);
+  const ids = await queuedRows(gw, acct.userId, 6);
   t.deepEqual(await Promise.all(ids.map((id) => dispatcher.dispatch(id))), ids.map(() => true));
   const claimed = ids.slice(0, 4);
   await db('predictions').whereIn('id', claimed).update({ status: 'processing' });
@@ -82,7 +82,7 @@ test('the marker waits DISPATCH_MARK_DELAY_MS: rows a worker claimed meanwhile a
   t.deepEqual((await db('predictions').whereIn('id', claimed).pluck('status')) as string[], claimed.map(() => 'processing'));
 
   // every row claimed: nothing is written at all
-  const taken = await queuedRows(db, acct.userId, 3);
+  const taken = await queuedRows(gw, acct.userId, 3);
   await Promise.all(taken.map((id) => dispatcher.dispatch(id)));
   await db('predictions').whereIn('id', taken).update({ status: 'processing' });
   await new Promise((r) => setTimeout(r, 600));
@@ -92,8 +92,8 @@ test('the marker waits DISPATCH_MARK_DELAY_MS: rows a worker claimed meanwhile a
 
   // stopping ends the wait at once (this one's is a minute): the confirms still waiting are
   // marked before stop resolves
-  const patient = createDispatcher({ db, queue: gw.app.queue, log: pino({ level: 'silent' }), clock: Date.now, graceMs: 120_000, markDelayMs: 60_000 });
-  const late = await queuedRows(db, acct.userId, 3);
+  const patient = createDispatcher({ db, store: gw.app.store, queue: gw.app.queue, log: pino({ level: 'silent' }), clock: Date.now, graceMs: 120_000, markDelayMs: 60_000 });
+  const late = await queuedRows(gw, acct.userId, 3);
   await Promise.all(late.map((id) => patient.dispatch(id)));
   let waited: NodeJS.Timeout | undefined;
   const stopped = await Promise.race([patient.stop().then(() => 'stopped'), new Promise((r) => { waited = setTimeout(r, 20_000, 'still waiting for the marker'); })]);

@@ -54,11 +54,11 @@ test('a copy of the message for a running prediction is acknowledged unused; a r
   const gw = await startGateway({ queue: 'memory' });
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 10_000);
-  const { submitPrediction, newPredictionId } = await import('../../db/predictions.ts');
+  const { newPredictionId } = await import('../../db/predictions/record.ts');
   const runModel = createRunModel(gw.app);
   const running = async (): Promise<string> => {
     const id = newPredictionId(Date.now());
-    await submitPrediction(gw.app.db, { id, userId: acct.userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: id, width: 64, height: 64 }, price: 100, webhookUrl: null }, Date.now());
+    await gw.app.store.submit({ p: { id, userId: acct.userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: id, width: 64, height: 64 }, price: 100, webhookUrl: null }, now: Date.now() });
     // Claimed by a worker that is running it.
     await gw.app.db('predictions').where({ id }).update({ status: 'processing', attempts: 1 });
     return id;

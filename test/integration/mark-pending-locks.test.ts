@@ -1,13 +1,14 @@
-// markPending (queued -> pending after the broker's confirms) locks only the rows it updates.
+// The store's markPending (queued -> pending after the broker's confirms) locks only the rows it updates.
 // Before, `WHERE id IN (…) AND status = 'queued'` was run as a range scan of the
 // (status, created_at) index, whose next-key locks reach up to the supremum: a submit inserting
 // a new `queued` row then waited on it, and with a worker's claim in the other order, deadlocked.
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
-import { markPending, newPredictionId, submitPrediction } from '../../db/predictions.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
+import { openStore } from '../../db/store/index.ts';
 import type { Db } from '../../db/knex.ts';
 
-test('while markPending\'s transaction is open, another connection can still submit a request', async (t) => {
+test('while a confirm marker\'s transaction is open, another connection can still submit a request', async (t) => {
   const gw = await startGateway({ queue: 'memory' });
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 100_000);
@@ -22,10 +23,10 @@ test('while markPending\'s transaction is open, another connection can still sub
     rowsToInsert.push({ id, user_id: acct.userId, model: base.model, status: 'queued', is_test: false, input: '{}', price: 0, created_at: now - 1000 + i, updated_at: now - 1000 + i });
   }
   await gw.app.db('predictions').insert(rowsToInsert);
-  void submitPrediction;
   const trx = await gw.app.db.transaction();
   t.teardown(() => trx.rollback().catch(() => {}));
-  await markPending(trx as unknown as Db, ids.slice(0, 250), now);
+  // the store's marker, run inside a transaction that stays open
+  await (await openStore(trx as unknown as Db)).markPending(ids.slice(0, 250), now);
   // A second connection, impatient: a lock wait is an error within a second.
   const other = await gw.app.db.client.acquireConnection();
   t.teardown(() => gw.app.db.client.releaseConnection(other));

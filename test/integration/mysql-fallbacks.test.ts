@@ -1,7 +1,7 @@
 // The paths MySQL takes where MariaDB answers INSERT ... RETURNING (db/knex.ts answersReturning),
 // run on the real MariaDB by gateways whose database instance answers as if it were MySQL
-// (asIfMysql): the locked path of every submit batch (db/submit-batch.ts decideAndWrite), the
-// sandbox rows without the balance read by their INSERT (db/predictions.ts), and the per-minute
+// (asIfMysql): the locked path of every submit batch (db/store/portable.ts lockedBatch), the
+// sandbox rows without the balance read by their INSERT (the portable engine), and the per-minute
 // counters one request at a time (db/rate-limits.ts hitOneMysql). Through the HTTP API, with
 // parallel submits. Each gateway's statements are recorded: none may be a RETURNING or a
 // hold-first batch, so the MariaDB paths cannot run unnoticed. What this does not cover is MySQL's

@@ -13,12 +13,15 @@ import path from 'node:path';
 import { createDb, migrate } from '../../db/knex.ts';
 import type { Db } from '../../db/knex.ts';
 import { migrationSource } from '../../db/migrations/index.ts';
-import { unfinishedCounts } from '../../db/predictions.ts';
-import { unfinishedOfSql } from '../../db/unfinished.ts';
+import { unfinishedCounts, unfinishedOfSql } from '../../db/unfinished.ts';
 import { findExpiringOutputs, markOutputsExpired } from '../../db/retention.ts';
-import { findStalePending, findStalledUpstream, findUnpublished } from '../../db/predictions.ts';
+import { findStalePending, findUnpublished } from '../../db/predictions/sweeps.ts';
+import { findStalledUpstream } from '../../db/predictions/upstream.ts';
 import { oldestWaitingMs } from '../../db/stats.ts';
-import type { PredictionStatus } from '../../db/predictions.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
+import type { PredictionStatus } from '../../db/predictions/record.ts';
+import type { Knex } from 'knex';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
 import { freshDatabase, MYSQL_ROOT } from '../helpers/services.ts';
 
 // DATABASE_URL ...?socketPath=: the server's unix socket (README "Configuration"), where the tests can reach it
@@ -394,3 +397,33 @@ test('MariaDB: each sweep and the queue-age metric read (status, created_at), an
     t.log(`${name}: entries read ${was} with (status, updated_at), ${now[i]} without`);
   }
 });
+
+test('mysql: an unfinished count stops at its bound: it reads about as many index entries as the limit, not the backlog', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 0);
+  const now = Date.now();
+  await gw.app.db('predictions').insert(Array.from({ length: 300 }, () => ({
+    id: newPredictionId(now), user_id: acct.userId, team_id: null, api_key_id: null, model: 'canvas-v1-fast-text-to-image', status: 'queued', is_test: false,
+    input: '{}', price: 0, webhook_url: null, created_at: now, updated_at: now,
+  })));
+  const owner = { userId: acct.userId, teamId: null };
+  // one connection for the status counters and the count between them
+  const reads = (bound: number) => gw.app.db.transaction(async (trx) => {
+    const before = await handlerReads(trx);
+    const [n] = await unfinishedCounts(trx, [{ scope: { owner }, bound }]);
+    return { n, read: await handlerReads(trx) - before };
+  });
+  const bounded = await reads(10);
+  const whole = await reads(100_000);
+  t.is(bounded.n, 10);
+  t.is(whole.n, 300);
+  t.true(bounded.read <= 20, `bounded count read ${bounded.read} index entries`);
+  t.true(whole.read >= 300, `whole count read ${whole.read} index entries`);
+});
+
+/** The session's index reads so far (Handler_read_key + Handler_read_next), MariaDB. */
+async function handlerReads(trx: Knex): Promise<number> {
+  const [rows] = await trx.raw("show session status where Variable_name in ('Handler_read_key', 'Handler_read_next')") as unknown as [Array<{ Value: string }>];
+  return rows.reduce((sum, r) => sum + Number(r.Value), 0);
+}

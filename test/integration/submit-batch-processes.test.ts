@@ -1,4 +1,4 @@
-// Group commit per wallet (db/submit-batch.ts) with real processes: two `ROLE=api` processes
+// Group commit of submits (the store's selector, db/store/index.ts) with real processes: two `ROLE=api` processes
 // (`node main.ts`) on one MariaDB database, each grouping its own submits of one wallet, while
 // their batches queue on that wallet's row lock. Parallel production submits over HTTP through
 // both must admit exactly what the account's unfinished-predictions limit and the wallet's credit

@@ -329,9 +329,9 @@ test('a cancelled studio run is released to the wallet that held it and credits 
   const studio = await createStudio({ payer_mode: 'end_user_pays', markup_percent: 50 });
   const user = await studioUser(studio.slug, 1000);
   // a prediction still queued (inserted as the submit would, without dispatching it)
-  const { submitPrediction, newPredictionId } = await import('../../db/predictions.ts');
+  const { newPredictionId } = await import('../../db/predictions/record.ts');
   const id = newPredictionId(gw.app.clock());
-  await submitPrediction(gw.app.db, { id, userId: user.userId, apiKeyId: null, model: MODEL, input: { prompt: 'x' }, price: 30, webhookUrl: null, source: 'studio', studioId: studio.id, studioMarkup: 10 }, gw.app.clock());
+  await gw.app.store.submit({ p: { id, userId: user.userId, apiKeyId: null, model: MODEL, input: { prompt: 'x' }, price: 30, webhookUrl: null, source: 'studio', studioId: studio.id, studioMarkup: 10 }, now: gw.app.clock() });
   t.deepEqual(await wallet(user.userId), { balance: 970, held: 30 });
   const cancel = await gw.server.inject({ method: 'POST', url: `/app/cancel_prediction/${id}`, headers: { 'x-api-key': user.liveKey, ...inStudio(studio.slug) } });
   t.is(cancel.statusCode, 200, cancel.payload);

@@ -6,8 +6,7 @@ import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { createTeam } from '../../db/teams.ts';
-import { submitTeamPrediction } from '../../db/team-resources.ts';
-import { newPredictionId } from '../../db/predictions.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
 
 let gw: TestGateway;
 let owner: Account;
@@ -25,7 +24,7 @@ test.before(async () => {
   await gw.app.db('team_members').insert({ team_id: teamId, user_id: viewer.userId, role: 'viewer', created_at: Date.now() });
   await gw.app.db('teams').where({ id: teamId }).update({ balance: 100 });
   predictionId = newPredictionId(Date.now());
-  await submitTeamPrediction(gw.app.db, { id: predictionId, teamId, userId: owner.userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'team' }, price: 10, webhookUrl: null }, Date.now());
+  await gw.app.store.submit({ p: { id: predictionId, teamId, userId: owner.userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'team' }, price: 10, webhookUrl: null }, now: Date.now() });
 });
 test.after.always(async () => {
   await gw?.stop();

@@ -6,14 +6,17 @@ import { createDb, migrate } from '../../db/knex.ts';
 import type { Db } from '../../db/knex.ts';
 import { freshDatabase, uniqueName } from '../helpers/services.ts';
 import { createTeam, removeMember } from '../../db/teams.ts';
-import { findTeamPrediction, insertTeamApiKey, listTeamKeys, listTeamPredictions, revokeTeamKey, submitTeamPrediction, teamOfKey } from '../../db/team-resources.ts';
+import { findTeamPrediction, insertTeamApiKey, listTeamKeys, listTeamPredictions, revokeTeamKey, teamOfKey } from '../../db/team-resources.ts';
 import { findActiveKeyByHash, insertApiKey, listUserKeys, revokeKey } from '../../db/api-keys.ts';
-import { cancelPrediction, claim, completePrediction, failPrediction, findPrediction, newPredictionId } from '../../db/predictions.ts';
+import { findPrediction, newPredictionId } from '../../db/predictions/record.ts';
+import { openStore } from '../../db/store/index.ts';
+import type { Store } from '../../db/store/index.ts';
 import { getTeamBalance } from '../../db/wallet/ledger.ts';
 import { InsufficientCreditError } from '../../db/errors.ts';
 import { sha256Hex } from '../../lib/secrets.ts';
 
 let db: Db;
+let store: Store;
 let drop: () => Promise<void>;
 
 test.before(async () => {
@@ -21,6 +24,7 @@ test.before(async () => {
   drop = fresh.drop;
   db = createDb({ databaseUrl: fresh.url, sqliteFile: '' });
   await migrate(db);
+  store = await openStore(db);
 });
 test.after.always(async () => {
   await db?.destroy();
@@ -68,10 +72,10 @@ test("a team's predictions are held on its wallet and listed for the team only",
   for (let i = 0; i < 3; i++) {
     const id = newPredictionId(Date.now() + i);
     ids.push(id);
-    await submitTeamPrediction(db, { id, teamId: team.id, userId: owner, apiKeyId: null, model: 'm', input: { prompt: String(i) }, price: 30, webhookUrl: null }, Date.now());
+    await store.submit({ p: { id, teamId: team.id, userId: owner, apiKeyId: null, model: 'm', input: { prompt: String(i) }, price: 30, webhookUrl: null }, now: Date.now() });
   }
   await t.throwsAsync(
-    submitTeamPrediction(db, { id: newPredictionId(Date.now()), teamId: team.id, userId: owner, apiKeyId: null, model: 'm', input: {}, price: 30, webhookUrl: null }, Date.now()),
+    store.submit({ p: { id: newPredictionId(Date.now()), teamId: team.id, userId: owner, apiKeyId: null, model: 'm', input: {}, price: 30, webhookUrl: null }, now: Date.now() }),
     { instanceOf: InsufficientCreditError },
   );
   t.deepEqual(await getTeamBalance(db, team.id), { balance: 10, held: 90 });
@@ -90,18 +94,18 @@ test("a team's predictions are held on its wallet and listed for the team only",
   t.truthy(await findPrediction(db, { userId: owner, teamId: null }, personalId));
   t.truthy(await findPrediction(db, { userId: owner, teamId: team.id }, ids[0]!));
   t.is(await findPrediction(db, { userId: owner, teamId: team.id }, personalId), undefined);
-  t.is(await cancelPrediction(db, { userId: owner, teamId: null }, ids[0]!, Date.now()), 'not-found');
+  t.is(await store.cancel({ userId: owner, teamId: null }, ids[0]!, Date.now()), 'not-found');
 
   // The wallet that held the price is the one that gets it back, or pays it: the team's, never the member's.
   await db('users').where({ id: owner }).update({ balance: 500 });
-  t.is(await cancelPrediction(db, { userId: owner, teamId: team.id }, ids[0]!, Date.now()), 'cancelled');
+  t.is(await store.cancel({ userId: owner, teamId: team.id }, ids[0]!, Date.now()), 'cancelled');
   t.deepEqual(await getTeamBalance(db, team.id), { balance: 40, held: 60 });
-  const running = await claim(db, ids[1]!, Date.now());
+  const running = await store.claim({ id: ids[1]!, now: Date.now(), takeOver: false });
   t.truthy(running);
-  t.true((await completePrediction(db, running!, { outputs: [], nsfw: [], inferenceMs: 1 }, Date.now())).recorded);
+  t.true((await store.complete({ p: running!, result: { outputs: [], nsfw: [], inferenceMs: 1 }, now: Date.now() })).recorded);
   t.deepEqual(await getTeamBalance(db, team.id), { balance: 40, held: 30 });
-  const failing = await claim(db, ids[2]!, Date.now());
-  t.true((await failPrediction(db, failing!, 'upstream said no', Date.now())).recorded);
+  const failing = await store.claim({ id: ids[2]!, now: Date.now(), takeOver: false });
+  t.true((await store.fail(failing!, 'upstream said no', Date.now())).recorded);
   t.deepEqual(await getTeamBalance(db, team.id), { balance: 70, held: 0 });
   const member = await db('users').where({ id: owner }).first();
   t.deepEqual([Number(member.balance), Number(member.held)], [500, 0]);

@@ -10,7 +10,7 @@ import type { CallOptions } from '../helpers/operation.ts';
 import { waitFor } from '../helpers/services.ts';
 import { creditTeam } from '../../db/wallet/moves.ts';
 import { getTeamBalance } from '../../db/wallet/ledger.ts';
-import { newPredictionId, submitPrediction } from '../../db/predictions.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
 import { insertDelivery, newDeliveryId } from '../../db/deliveries.ts';
 import { createClient, tokenFor } from '../helpers/oauth.ts';
 
@@ -254,7 +254,7 @@ test.serial('a team prediction is cancelled with team_id (generate), and the hol
   // Recorded but never dispatched, so no worker can finish it first.
   const id = newPredictionId(Date.now());
   const before = await getTeamBalance(gw.app.db, teamId);
-  await submitPrediction(gw.app.db, { id, userId: dev.userId, teamId, apiKeyId: null, model: MODEL, input: INPUT, price: 7, webhookUrl: null }, Date.now());
+  await gw.app.store.submit({ p: { id, userId: dev.userId, teamId, apiKeyId: null, model: MODEL, input: INPUT, price: 7, webhookUrl: null }, now: Date.now() });
   t.deepEqual(await getTeamBalance(gw.app.db, teamId), { balance: before.balance - 7, held: before.held + 7 });
   t.is((await call('cancelPrediction', { as: owner.session, params: { request_id: id } })).status, 404, 'not the owner\'s own');
   const viewerCancel = await call('cancelPrediction', { as: viewer.session, params: { request_id: id }, query: { team_id: teamId } });
@@ -315,7 +315,7 @@ test.serial('removing a member keeps the team keys they created working and revo
 
 test.serial('a dead webhook delivery of a team prediction is redelivered by a member with team_id (generate), by nobody without it', async (t) => {
   const id = newPredictionId(Date.now());
-  await submitPrediction(gw.app.db, { id, userId: dev.userId, teamId, apiKeyId: null, model: MODEL, input: INPUT, price: 0, webhookUrl: 'https://example.invalid/hook' }, Date.now());
+  await gw.app.store.submit({ p: { id, userId: dev.userId, teamId, apiKeyId: null, model: MODEL, input: INPUT, price: 0, webhookUrl: 'https://example.invalid/hook' }, now: Date.now() });
   await gw.app.db('predictions').where({ id }).update({ status: 'failed', completed_at: Date.now() });
   const deliveryId = newDeliveryId();
   await insertDelivery(gw.app.db, { id: deliveryId, predictionId: id, userId: dev.userId, url: 'https://example.invalid/hook' }, Date.now());

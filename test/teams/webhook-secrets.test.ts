@@ -11,7 +11,7 @@ import { waitFor } from '../helpers/services.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import type { Received } from '../helpers/receiver.ts';
 import { creditTeam } from '../../db/wallet/moves.ts';
-import { newPredictionId, submitPrediction } from '../../db/predictions.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
 import { insertDelivery, newDeliveryId } from '../../db/deliveries.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
@@ -183,7 +183,7 @@ test('deleting a team drops its secrets, and a delivery of its still pending is 
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
   const id = newPredictionId(Date.now());
-  await submitPrediction(gw.app.db, { id, userId: owner.userId, teamId, apiKeyId: null, model: MODEL, input: INPUT, price: 0, webhookUrl: receiver.url }, Date.now());
+  await gw.app.store.submit({ p: { id, userId: owner.userId, teamId, apiKeyId: null, model: MODEL, input: INPUT, price: 0, webhookUrl: receiver.url }, now: Date.now() });
   await gw.app.db('predictions').where({ id }).update({ status: 'failed', completed_at: Date.now() });
   const deliveryId = newDeliveryId();
   await insertDelivery(gw.app.db, { id: deliveryId, predictionId: id, userId: owner.userId, url: receiver.url }, Date.now());

@@ -15,14 +15,21 @@ const repo = path.resolve(import.meta.dirname, '..', '..');
 
 const TREE: Record<string, string> = {
   // allowed: the composition root and tests import app.ts; lib/context.ts names workers/ types
-  'app.ts': "import type { App } from './lib/context.ts';\nexport type { App };\n",
+  'app.ts': "import type { App } from './lib/context.ts';\nimport { openStore } from './db/store/index.ts';\nexport type { App };\nexport const o = openStore;\n",
   'main.ts': "import type { App } from './app.ts';\nexport type M = App;\n",
   'test/t.test.ts': "import type { App } from '../app.ts';\nexport type T = App;\n",
   'lib/context.ts': "import type { Queue } from '../workers/queue/types.ts';\nimport { createQueue } from '../workers/queue/index.ts';\n"
-    + 'export interface App { queue: Queue; make: typeof createQueue }\n',
+    + "import type { Store } from '../db/store/types.ts';\n"
+    + 'export interface App { queue: Queue; make: typeof createQueue; store: Store }\n',
   'lib/ok.ts': "import type { App } from './context.ts';\nimport { readFileSync } from 'node:fs';\nexport type O = [App, typeof readFileSync];\n",
   'workers/queue/types.ts': 'export interface Queue { n: number }\n',
   'workers/queue/index.ts': 'export const createQueue = () => 1;\n',
+  // the store: its interface and selector, its engines; db/ may open it, tests may call it
+  'db/store/types.ts': 'export interface Store { n: number }\n',
+  'db/store/index.ts': "import { Portable } from './portable.ts';\nimport type { Store } from './types.ts';\nexport const openStore = (): Store => new Portable();\n",
+  'db/store/portable.ts': "import type { Store } from './types.ts';\nexport class Portable implements Store { n = 1; }\n",
+  'db/opens.ts': "import { openStore } from './store/index.ts';\nexport const s = openStore;\n",
+  'test/store.test.ts': "import { openStore } from '../db/store/index.ts';\nimport type { Store } from '../db/store/types.ts';\nexport type T = [Store, typeof openStore];\n",
   // forbidden
   'lib/bad.ts': "import type { Request } from '@hapi/hapi';\nimport type { H } from '../handlers/h.ts';\nimport { q } from '../db/q.ts';\n"
     + 'export type B = [Request, H, typeof q];\n',
@@ -34,6 +41,9 @@ const TREE: Record<string, string> = {
   'workers/w.ts': "import type { H } from '../handlers/h.ts';\nimport { p } from '../plugins/p.ts';\nexport type W = [H, typeof p];\n",
   'db/q.ts': "import { p } from '../plugins/p.ts';\nexport const q = p;\n",
   'spec/s.ts': "import { q } from '../db/q.ts';\nimport type { App } from '../app.ts';\nexport type S = [typeof q, App];\n",
+  'db/engine-user.ts': "import { Portable } from './store/portable.ts';\nexport const p = new Portable();\n",
+  'handlers/store.ts': "import { openStore } from '../db/store/index.ts';\nimport type { Store } from '../db/store/types.ts';\nexport type H2 = [Store, typeof openStore];\n",
+  'workers/engine.ts': "import { Portable } from '../db/store/portable.ts';\nexport const w = new Portable();\n",
 };
 
 test('each dependency rule reports its forbidden import, and only those', async (t) => {
@@ -62,7 +72,7 @@ test('each dependency rule reports its forbidden import, and only those', async 
   t.deepEqual(found, [
     'db-not-to-the-rooms-above: db/q.ts -> plugins/p.ts',
     'handlers-not-to-plugins: handlers/h.ts -> plugins/p.ts',
-    'lib-context-imports-workers-types-only: lib/context.ts -> workers/queue/index.ts',
+    'lib-context-imports-the-parts-types-only: lib/context.ts -> workers/queue/index.ts',
     'lib-is-transport-free: lib/bad.ts -> db/q.ts',
     'lib-is-transport-free: lib/bad.ts -> handlers/h.ts',
     'lib-is-transport-free: lib/bad.ts -> node_modules/@hapi/hapi/lib/index.js',
@@ -72,6 +82,11 @@ test('each dependency rule reports its forbidden import, and only those', async 
     'only-the-composition-root-imports-app: spec/s.ts -> app.ts',
     'spec-declares-only: spec/s.ts -> app.ts',
     'spec-declares-only: spec/s.ts -> db/q.ts',
+    'store-engines-stay-inside: db/engine-user.ts -> db/store/portable.ts',
+    'store-engines-stay-inside: workers/engine.ts -> db/store/portable.ts',
+    'store-from-db-and-the-root-only: handlers/store.ts -> db/store/index.ts',
+    'store-from-db-and-the-root-only: handlers/store.ts -> db/store/types.ts',
+    'store-from-db-and-the-root-only: workers/engine.ts -> db/store/portable.ts',
     'workers-not-to-handlers: workers/w.ts -> handlers/h.ts',
     'workers-not-to-handlers: workers/w.ts -> plugins/p.ts',
   ].sort());

@@ -213,9 +213,9 @@ test.serial('however often the secret is rotated, a delivery carries at most two
 test.serial('only completed and failed predictions are delivered: a cancelled one is not', async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
-  const { submitPrediction, newPredictionId } = await import('../../db/predictions.ts');
+  const { newPredictionId } = await import('../../db/predictions/record.ts');
   const id = newPredictionId(Date.now());
-  await submitPrediction(gw.app.db, { id, userId: acct.userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'x' }, price: 5, webhookUrl: receiver.url }, Date.now());
+  await gw.app.store.submit({ p: { id, userId: acct.userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'x' }, price: 5, webhookUrl: receiver.url }, now: Date.now() });
   const res = await gw.server.inject({ method: 'POST', url: `/app/cancel_prediction/${id}`, headers: { 'x-api-key': acct.liveKey } });
   t.is(res.statusCode, 200);
   // The worker gets the prediction's message late (as the sweeper would publish it) and settles it:

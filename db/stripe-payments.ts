@@ -4,8 +4,9 @@
 // `payment_refund` ledger row. The unique keys are what make a webhook delivered twice, or a
 // refund made here and reported again by Stripe, move credit once.
 import type { Knex } from 'knex';
-import { creditWallet, debitWallet, lastLedgerId, lockWallet, walletOf } from './wallet.ts';
-import type { Payer } from './wallet.ts';
+import { creditWallet, debitWallet, lockWallet } from './wallet/moves.ts';
+import { lastLedgerId, walletOf } from './wallet/ledger.ts';
+import type { Owner } from '../lib/owner.ts';
 import { isDuplicateKey } from './errors.ts';
 import { affected } from './knex.ts';
 import { num } from './rows.ts';
@@ -93,7 +94,7 @@ export type PurchaseOutcome =
 
 /** Credits a completed checkout once: its `stripe_payments` row and its `purchase` ledger row, one transaction. */
 export async function recordPurchase(db: Knex, p: Purchase): Promise<PurchaseOutcome> {
-  const payer: Payer = { userId: p.userId, teamId: null };
+  const payer: Owner = { userId: p.userId, teamId: null };
   return withLockRetry(() => db.transaction(async (trx): Promise<PurchaseOutcome> => {
     if (!(await trx('users').where('id', p.userId).first('id'))) return { outcome: 'no-account' };
     let paymentId: number;
@@ -141,7 +142,7 @@ export type RefundReversed =
 export async function reverseStripeRefund(db: Knex, refundId: string, description: string, now: number): Promise<RefundReversed> {
   const row = await db('stripe_refunds').where('refund_id', refundId).first<{ user_id: number | string } | undefined>('user_id');
   if (!row) return { outcome: 'none' };
-  const payer: Payer = { userId: num(row.user_id), teamId: null };
+  const payer: Owner = { userId: num(row.user_id), teamId: null };
   return withLockRetry(() => db.transaction(async (trx): Promise<RefundReversed> => {
     await lockWallet(trx, payer);
     const n = await trx('stripe_refunds').where('refund_id', refundId).whereNull('reversed_at').update({ reversed_at: now });
@@ -162,7 +163,7 @@ export async function reverseStripeRefund(db: Knex, refundId: string, descriptio
  * other's rows and together take back at most what it bought.
  */
 export async function applyStripeRefund(db: Knex, payment: StripePayment, r: RefundFacts): Promise<RefundApplied> {
-  const payer: Payer = { userId: payment.userId, teamId: null };
+  const payer: Owner = { userId: payment.userId, teamId: null };
   return withLockRetry(() => db.transaction(async (trx): Promise<RefundApplied> => {
     await lockWallet(trx, payer);
     const seen = await trx('stripe_refunds').where('refund_id', r.refundId).first<{ credits: number | string } | undefined>('credits');

@@ -173,22 +173,27 @@ export function createMcpServer(client: Client, vocabulary: SpecVocabulary): Mcp
       const token = extra._meta?.progressToken;
       let step = 0;
       let told: string | undefined;
+      // notifications go out one after another, and all of them before the tool's answer
+      let sending: Promise<void> = Promise.resolve();
       const notify = (update: Prediction) => {
-        if (token === undefined) return Promise.resolve();
+        if (token === undefined) return;
         const progress = (update as Prediction & { progress?: number | null }).progress;
+        const params = { progressToken: token, progress: ++step, message: `${update.status}${typeof progress === 'number' ? ` ${Math.round(progress * 100)}%` : ''}` };
         told = update.status;
-        return extra.sendNotification({
-          method: 'notifications/progress',
-          params: { progressToken: token, progress: ++step, message: `${update.status}${typeof progress === 'number' ? ` ${Math.round(progress * 100)}%` : ''}` },
-        });
+        sending = sending.then(() => extra.sendNotification({ method: 'notifications/progress', params }));
       };
       try {
-        p = await waitFor(ctx, id, args.wait_seconds, (update) => { void notify(update); });
+        p = await waitFor(ctx, id, args.wait_seconds, notify);
       } catch (err) {
         if (!(err instanceof CliError) || err.exitCode !== EXIT.timeout) throw err;
       }
       // the end state is always the last notification, even when the wait learned it from a poll rather than an event
-      if (p && told !== p.status) await notify(p);
+      if (p && told !== p.status) notify(p);
+      await sending;
+      // The SDK's client handles a notification a microtask after reading it but a response at once,
+      // dropping the progress handler: a last notification read together with the answer is lost.
+      // A moment between them lets the client take the notification on its own.
+      if (token !== undefined) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     if (!p || !finished.has(p.status)) {
       const now = p ?? await getPrediction(ctx, id);

@@ -1,11 +1,11 @@
-// The permission table in the README is the one lib/team-permissions.ts enforces.
+// The permission table of the teams page (docs/api/teams.md) is the one lib/team-permissions.ts enforces.
 import test from 'ava';
 import { ForbiddenError } from '../../lib/errors.ts';
 import fs from 'node:fs';
 import { can, requirePermission, TEAM_PERMISSIONS, TEAM_ROLES } from '../../lib/team-permissions.ts';
 
-test('the README permission table matches can() cell by cell', (t) => {
-  const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+test('the teams page\'s permission table matches can() cell by cell', (t) => {
+  const readme = fs.readFileSync(new URL('../../docs/api/teams.md', import.meta.url), 'utf8');
   const header = readme.split('\n').find((l) => l.startsWith('| Permission |'));
   t.truthy(header);
   t.deepEqual(header!.split('|').slice(2, -1).map((c) => c.trim()), [...TEAM_ROLES]);

@@ -81,6 +81,8 @@ export interface Config {
   google: GoogleConfig | null;
   /** the payment processor (README "Payments (Stripe)"); unset keys: its routes answer 503 naming the variable */
   stripe: StripeConfig;
+  /** CHECKOUT_PRESETS, CHECKOUT_MIN_AMOUNT, CHECKOUT_MAX_AMOUNT: the amounts "Buy credits" offers and accepts */
+  checkout: CheckoutConfig;
   /** attempt budgets of the login, one-time-code and reset routes */
   authRateLimit: AuthRateLimitConfig;
   /** model submits per key and per account (README "Rate limits on generation"); 0 = no limit */
@@ -129,6 +131,13 @@ export interface StripeConfig {
   currency: string;
   /** credits one unit of that currency buys (1000: 1000 credits = 1 USD) */
   creditsPerUnit: number;
+}
+
+/** "Buy credits" in the dashboard (createCheckoutSession): amounts in the currency's minor unit */
+export interface CheckoutConfig {
+  presets: number[];
+  minAmount: number;
+  maxAmount: number;
 }
 
 export interface GoogleConfig {
@@ -228,6 +237,11 @@ const schema = Joi.object({
   STRIPE_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[A-Za-z0-9+/=_]{8,}$/).messages({ 'string.pattern.base': 'must be the whsec_… signing secret of the webhook endpoint (Stripe dashboard, Developers, Webhooks)' }),
   STRIPE_CURRENCY: Joi.string().lowercase().pattern(/^[a-z]{3}$/).default('usd').messages({ 'string.pattern.base': 'must be a three-letter ISO 4217 currency code, e.g. usd' }),
   STRIPE_CREDITS_PER_UNIT: Joi.number().integer().min(1).max(1_000_000_000).default(1000),
+  // "Buy credits" (docs/api/dashboard.md): amounts in the currency's minor unit (cents)
+  CHECKOUT_PRESETS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('500,2000,5000,10000')
+    .messages({ 'string.pattern.base': 'must be up to ten amounts in minor units (cents), comma-separated, e.g. 500,2000,5000' }),
+  CHECKOUT_MIN_AMOUNT: Joi.number().integer().min(1).max(100_000_000).default(500),
+  CHECKOUT_MAX_AMOUNT: Joi.number().integer().min(1).max(100_000_000).default(100_000),
   GOOGLE_ISSUER: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://accounts.google.com'),
   GOOGLE_REDIRECT_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   AUTH_RATE_WINDOW_SECONDS: Joi.number().integer().min(1).max(24 * 3600).default(900),
@@ -293,6 +307,15 @@ function subscriptionPlans(value: string | undefined): SubscriptionPlans {
     throw new Error(`is not valid JSON: ${(err as Error).message}`);
   }
   return parsePlans(raw);
+}
+
+/** The checkout presets and limits: every preset within [min, max], min not above max. */
+function checkoutLimits(presets: string, minAmount: number, maxAmount: number): CheckoutConfig {
+  if (minAmount > maxAmount) throw new ConfigError(`invalid configuration: CHECKOUT_MIN_AMOUNT: ${minAmount} is above CHECKOUT_MAX_AMOUNT (${maxAmount})`);
+  const list = [...new Set(presets.split(',').map(Number))].sort((a, b) => a - b);
+  const outside = list.find((n) => n < minAmount || n > maxAmount);
+  if (outside !== undefined) throw new ConfigError(`invalid configuration: CHECKOUT_PRESETS: ${outside} is outside CHECKOUT_MIN_AMOUNT..CHECKOUT_MAX_AMOUNT (${minAmount}..${maxAmount})`);
+  return { presets: list, minAmount, maxAmount };
 }
 
 const lifetime = (v: unknown): number | null => (v === 'off' || v === 0 ? null : (v as number));
@@ -432,6 +455,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       currency: String(v.STRIPE_CURRENCY),
       creditsPerUnit: v.STRIPE_CREDITS_PER_UNIT as number,
     },
+    checkout: checkoutLimits(String(v.CHECKOUT_PRESETS), v.CHECKOUT_MIN_AMOUNT as number, v.CHECKOUT_MAX_AMOUNT as number),
     authRateLimit: {
       windowSeconds: v.AUTH_RATE_WINDOW_SECONDS as number,
       perEmail: v.AUTH_RATE_PER_EMAIL as number,

@@ -1,7 +1,8 @@
-// The dashboard's shell: sign-in gate, navigation, hash routes (#/playground, #/keys, ...).
-// Preact + htm, one vendored ES module, no build step (README "Web dashboard").
+// The dashboard's shell: the site (the gateway, or a studio's storefront), the sign-in gate,
+// navigation, hash routes (#/playground, #/keys, ...). Preact + htm, one vendored ES module, no
+// build step.
 import { html, render, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
-import { api, session, whenSignedOut } from './api.js';
+import { api, currentSession, session, signOut as endSession, whenSignedOut } from './api.js';
 import { SignIn } from './pages/signin.js';
 import { SupportLink, supportLinkOf } from './pages/support-link.js';
 import { Overview } from './pages/overview.js';
@@ -44,7 +45,7 @@ function currentPath(user) {
   return PAGES.some((x) => x.path === p && allowed(x, user)) ? p : 'overview';
 }
 
-/** #/impersonate?token=…: the session an admin's "Act as" opened; stored, then the fragment is cleared. */
+/** #/impersonate?token=…: the session an admin's "Act as" opened, kept for this tab only; stored, then the fragment is cleared. */
 function takeImpersonationToken() {
   const m = /^#\/impersonate\?(.*)$/.exec(location.hash);
   const token = m && new URLSearchParams(m[1]).get('token');
@@ -53,7 +54,7 @@ function takeImpersonationToken() {
   history.replaceState(null, '', `${location.pathname}#/overview`);
 }
 
-function Shell({ user, onSignOut }) {
+function Shell({ site, user, onSignOut }) {
   const [path, setPath] = useState(currentPath(user));
   useEffect(() => {
     const changed = () => setPath(currentPath(user));
@@ -61,11 +62,11 @@ function Shell({ user, onSignOut }) {
     return () => removeEventListener('hashchange', changed);
   }, []);
   const page = PAGES.find((p) => p.path === path);
-  useEffect(() => { document.title = `${page.title} · mediagate`; }, [page]);
+  useEffect(() => { document.title = `${page.title} · ${site.name}`; }, [page]);
   const View = page.view;
   return html`
     <header class="top">
-      <a class="brand" href="#/overview">mediagate</a>
+      <a class="brand" href="#/overview">${site.name}</a>
       <nav aria-label="Main">
         ${PAGES.filter((p) => allowed(p, user)).map((p) => html`<a href=${`#/${p.path}`} aria-current=${p.path === path ? 'page' : undefined}>${p.title}</a>`)}
       </nav>
@@ -77,31 +78,44 @@ function Shell({ user, onSignOut }) {
     ${user.impersonatedBy && html`<div class="impersonating" role="status" data-testid="impersonation-banner">
       You are acting as <strong>${user.email}</strong> on behalf of staff user ${user.impersonatedBy}. Every request is recorded.
       <button class="link" onClick=${onSignOut}>End</button></div>`}
-    <main id="main"><h1>${page.title}</h1><${View} user=${user} /></main>`;
+    <main id="main"><h1>${page.title}</h1><${View} user=${user} site=${site} /></main>`;
 }
 
 function App() {
+  const [site, setSite] = useState(undefined);
   const [user, setUser] = useState(undefined);
-  // a support link (README "Impersonation and support links") is handled before anything else
+  const [bootError, setBootError] = useState(null);
+  // a support link (see "Impersonation and support links" in the API docs) is handled before anything else
   const [link, setLink] = useState(() => supportLinkOf(location.hash));
-  const load = () => {
-    if (!session.token) { setUser(null); return; }
-    // X-Impersonated-By: this session acts for the user on behalf of a staff member (README "Impersonation and support links")
-    api('GET', '/app/user_details').then((r) => setUser({ ...r.body, impersonatedBy: r.headers.get('x-impersonated-by') }), () => setUser(null));
+  const load = async () => {
+    try {
+      const s = await currentSession();
+      if (!s) { setUser(null); return; }
+      const r = await api('GET', '/app/user_details');
+      // impersonated_by: this session acts for the user on behalf of a staff member
+      setUser({ ...r.body, impersonatedBy: s.impersonated_by });
+    } catch (err) {
+      if (err.status === 401) setUser(null); else setBootError(err);
+    }
   };
   useEffect(() => {
     whenSignedOut(() => setUser(null));
-    if (!link) load();
+    api('GET', '/app/site', { auth: false }).then((r) => {
+      setSite(r.body);
+      if (!link) load();
+    }, setBootError);
   }, []);
   const signOut = async () => {
-    try { await api('POST', '/auth/logout'); } catch { /* the session may already be over */ }
-    session.token = null;
+    await endSession();
     setUser(null);
+    history.replaceState(null, '', `${location.pathname}#/sign-in`);
   };
+  if (bootError) return html`<main class="signin" id="main"><h1>This page cannot load</h1><p class="notice error" role="alert">${bootError.message}</p><button onClick=${() => location.reload()}>Try again</button></main>`;
+  if (site === undefined) return html`<p class="boot" role="status">Loading…</p>`;
   if (link) return html`<${SupportLink} link=${link} onDone=${() => { setLink(null); load(); }} />`;
-  if (user === undefined) return html`<p class="boot">Loading…</p>`;
-  if (user === null) return html`<${SignIn} onSignedIn=${load} />`;
-  return html`<${Shell} user=${user} onSignOut=${signOut} />`;
+  if (user === undefined) return html`<p class="boot" role="status">Loading…</p>`;
+  if (user === null) return html`<${SignIn} site=${site} onSignedIn=${load} />`;
+  return html`<${Shell} site=${site} user=${user} onSignOut=${signOut} />`;
 }
 
 takeImpersonationToken();

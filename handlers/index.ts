@@ -9,6 +9,7 @@ import { cancelPrediction, getPredictionResult, streamPrediction } from './predi
 import { cancelAccountDeletion, getBalance, getUserDetails, requestAccountDeletion } from './account.ts';
 import { exportAccount } from './account-export.ts';
 import { cliLogin, login, logout, register } from './auth.ts';
+import { getSession, getSiteInfo } from './site.ts';
 import { forgotPassword, loginOtp, requestOtp, resetPassword, verifyOtp } from './otp.ts';
 import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
 import { createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey, updateApiKey, updateTeamApiKey } from './keys.ts';
@@ -61,6 +62,8 @@ const handlers: HandlerMap = {
   register,
   login,
   logout,
+  getSession,
+  getSiteInfo,
   cliLogin,
   requestOtp,
   loginOtp,

@@ -70,7 +70,7 @@ async function redeem(ctx: OperationContext<'loginOtp' | 'verifyOtp' | 'resetPas
 export const loginOtp: Handler<'loginOtp'> = async (ctx) => {
   const user = await redeem(ctx, 'otp');
   ctx.audit.method = 'otp';
-  return startSession(ctx.app, user.id);
+  return startSession(ctx, user.id, ctx.query.session);
 };
 
 export const verifyOtp: Handler<'verifyOtp'> = async (ctx) => userView(await redeem(ctx, 'otp'));

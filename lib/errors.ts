@@ -46,7 +46,9 @@ export type ErrorCode =
   // whitelabel studios (README "Whitelabel studios")
   | 'studio_not_found'
   | 'studio_forbidden'
-  | 'studio_required';
+  | 'studio_required'
+  // the dashboard's cookie session (lib/session-cookie.ts)
+  | 'csrf_token_invalid';
 
 const CODE_FOR_STATUS: Readonly<Record<number, ErrorCode>> = {
   400: 'invalid_input',
@@ -240,4 +242,10 @@ export class StudioRefusedError extends DomainError {
     this.status = status;
     this.code = code;
   }
+}
+
+/** A state-changing request made with the dashboard's session cookie but without its CSRF token (lib/session-cookie.ts). */
+export class CsrfTokenError extends DomainError {
+  readonly status = 403;
+  readonly code = 'csrf_token_invalid';
 }

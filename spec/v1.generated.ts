@@ -399,9 +399,29 @@ export interface paths {
         put?: never;
         /**
          * Log out
-         * @description Ends the session whose token authenticates the request, at once; other sessions of the account stay valid.
+         * @description Ends the session whose token authenticates the request, at once; other sessions of the account stay valid. A dashboard cookie session also has its cookie cleared.
          */
         post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Describe the presenting session
+         * @description The presenting login session: its account, when it expires, whether it came as the dashboard's cookie and, for a cookie session, the CSRF token that every state-changing request made with that cookie must send in the `X-CSRF-Token` header (403 `csrf_token_invalid` without it). A page loads this first: a 401 means it is signed out. The token is derived from the session and ends with it; it is not a credential on its own.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -577,7 +597,7 @@ export interface paths {
         };
         /**
          * Google sign-in callback
-         * @description Completes Google sign-in: redeems the code (with the PKCE verifier) at Google and validates the ID token (signature, issuer, audience, expiry, nonce). The account linked to the Google identity signs in; on first sign-in the account with the same email is linked when Google has verified that email (an unverified local account then loses its password and sessions, since whoever set them never proved the address), or else a new account without a password is created. Returns a session token. A state that is unknown, expired (10 minutes) or already used is 400; a code or ID token that does not validate, or an error from Google, is 401.
+         * @description Completes Google sign-in: redeems the code (with the PKCE verifier) at Google and validates the ID token (signature, issuer, audience, expiry, nonce). The account linked to the Google identity signs in; on first sign-in the account with the same email is linked when Google has verified that email (an unverified local account then loses its password and sessions, since whoever set them never proved the address), or else a new account without a password is created. Returns a session token; when the sign-in was started with `session=cookie`, sets the session cookie instead and redirects (302) the browser to the page named at the start. A state that is unknown, expired (10 minutes) or already used is 400; a code or ID token that does not validate, or an error from Google, is 401.
          */
         get: operations["googleCallback"];
         put?: never;
@@ -1021,6 +1041,26 @@ export interface paths {
          *     may reuse the name of a public LoRA, and then its own entry wins at submit.
          */
         post: operations["createLora"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/site": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a sign-in page needs to know about this site
+         * @description Public. The site a browser is on: the gateway itself, or a whitelabel studio's storefront (in the studio's context: its domain or `x-whitelabel-studio`), with the studio's name and branding and who pays for its runs; whether new accounts may register here; which sign-in methods are offered; and whether credit can be bought here, with the operator's presets and limits. Nothing in it is secret, and it names no other studio.
+         */
+        get: operations["getSiteInfo"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3030,6 +3070,69 @@ export interface components {
             token_type: "bearer";
             /** @description Seconds until the session expires. */
             expires_in: number;
+        };
+        /** @description A session delivered as the dashboard's HttpOnly cookie (`session=cookie`); the token itself is only in the cookie. */
+        CookieSessionResponse: {
+            /** @enum {string} */
+            token_type: "cookie";
+            /** @description Send it as `X-CSRF-Token` on every state-changing request made with the cookie. getSession answers it again (after a reload, in a new tab). */
+            csrf_token: string;
+            /** @description Seconds until the session expires. */
+            expires_in: number;
+        };
+        SessionInfo: {
+            user: components["schemas"]["UserResponse"];
+            /** Format: date-time */
+            expires_at: string;
+            /** @description True when the session came as the dashboard's cookie rather than an Authorization header. */
+            cookie: boolean;
+            /** @description For a cookie session, the token its state-changing requests send as `X-CSRF-Token`; null for a bearer session, which needs none. */
+            csrf_token: string | null;
+            /** @description The staff member's account id when staff opened this session to act as the user; null otherwise. */
+            impersonated_by: number | null;
+        };
+        SiteInfo: {
+            /** @description What to call the site in its pages; the studio's name on a studio's storefront. */
+            name: string;
+            /** @description The whitelabel studio whose storefront this is; null on the gateway itself. */
+            studio: null | {
+                slug: string;
+                name: string;
+                /** Format: uri */
+                logo_url: string | null;
+                primary_color: string | null;
+                accent_color: string | null;
+                /**
+                 * @description `end_user_pays`: its users buy and spend their own credit; `owner_pays`: the studio pays for their runs.
+                 * @enum {string}
+                 */
+                payer_mode: "owner_pays" | "end_user_pays";
+            };
+            /**
+             * @description `closed`: only an address holding a pending team invitation may create an account.
+             * @enum {string}
+             */
+            registration: "open" | "closed";
+            sign_in: {
+                password: boolean;
+                /** @description One-time codes mailed to the address. */
+                code: boolean;
+                /** @description Google sign-in is configured. */
+                google: boolean;
+            };
+            /** @description Buying credit with a card (createCheckoutSession). Amounts are in the currency's minor unit (cents). */
+            payments: {
+                /** @description Payments are configured here (and, on a studio's storefront, its users pay for their own runs). */
+                enabled: boolean;
+                /** @description Lower-case ISO 4217 code, e.g. `usd`. */
+                currency: string;
+                /** @description Credits one unit of the currency buys (1000 = 1,000 credits per dollar). */
+                credits_per_unit: number;
+                /** @description Amounts offered as one-click choices. */
+                presets: number[];
+                min_amount: number;
+                max_amount: number;
+            };
         };
         CliLoginResponse: {
             /** @description The full API key value; shown only in this response. */
@@ -5221,6 +5324,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description How the new session is delivered. `token` (the default): in the answer, for `Authorization: Bearer`. `cookie`: for the gateway's own browser pages; the token is set as an HttpOnly, SameSite=Strict cookie for the site (Secure when the gateway is served over https), never shown to the page, and the answer carries the session's CSRF token instead, which every state-changing request made with that cookie must send as `X-CSRF-Token`. */
+        SessionDelivery: "token" | "cookie";
         /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
         Webhook: string;
         /**
@@ -5756,7 +5861,10 @@ export interface operations {
     };
     login: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How the new session is delivered. `token` (the default): in the answer, for `Authorization: Bearer`. `cookie`: for the gateway's own browser pages; the token is set as an HttpOnly, SameSite=Strict cookie for the site (Secure when the gateway is served over https), never shown to the page, and the answer carries the session's CSRF token instead, which every state-changing request made with that cookie must send as `X-CSRF-Token`. */
+                session?: components["parameters"]["SessionDelivery"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5773,7 +5881,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SessionResponse"];
+                    "application/json": components["schemas"]["SessionResponse"] | components["schemas"]["CookieSessionResponse"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -5803,8 +5911,32 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5870,7 +6002,10 @@ export interface operations {
     };
     loginOtp: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How the new session is delivered. `token` (the default): in the answer, for `Authorization: Bearer`. `cookie`: for the gateway's own browser pages; the token is set as an HttpOnly, SameSite=Strict cookie for the site (Secure when the gateway is served over https), never shown to the page, and the answer carries the session's CSRF token instead, which every state-changing request made with that cookie must send as `X-CSRF-Token`. */
+                session?: components["parameters"]["SessionDelivery"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5887,7 +6022,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SessionResponse"];
+                    "application/json": components["schemas"]["SessionResponse"] | components["schemas"]["CookieSessionResponse"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -6021,7 +6156,12 @@ export interface operations {
     };
     getGoogleUrl: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How the new session is delivered. `token` (the default): in the answer, for `Authorization: Bearer`. `cookie`: for the gateway's own browser pages; the token is set as an HttpOnly, SameSite=Strict cookie for the site (Secure when the gateway is served over https), never shown to the page, and the answer carries the session's CSRF token instead, which every state-changing request made with that cookie must send as `X-CSRF-Token`. */
+                session?: components["parameters"]["SessionDelivery"];
+                /** @description With `session=cookie`: the page of this gateway (a path starting with `/dashboard` or `/s/`) the browser is sent to after signing in; default `/dashboard`. */
+                return_to?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6081,6 +6221,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
+            };
+            /** @description The sign-in was started with `session=cookie`: the session cookie is set and `Location` is the page to open. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unknown, expired or already used `state`; start again from getGoogleUrl. */
             400: {
@@ -6937,6 +7084,29 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSiteInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The site. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteInfo"];
+                };
+            };
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -10450,6 +10620,7 @@ export type ProtectedOperationId =
     | "getPredictionResponse"
     | "getPredictionResult"
     | "getRunHistory"
+    | "getSession"
     | "getStudio"
     | "getStudioUsage"
     | "getTeam"

@@ -172,12 +172,12 @@ test.serial('sign in with a one-time code mailed to the address', async (t) => {
   const page = await browser.newPage();
   const problems = pageProblems(page);
   await page.goto(`${base}/dashboard`);
-  await page.getByRole('tab', { name: 'One-time code' }).click();
+  await page.getByRole('button', { name: 'Email me a code' }).click();
   await page.getByLabel('Email').fill(email);
   await page.getByRole('button', { name: 'Send me a code' }).click();
-  await page.getByLabel('Code').waitFor();
-  await page.getByLabel('Code').fill(await smtp.code(email));
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('Code from the email').waitFor();
+  await page.getByLabel('Code from the email').fill(await smtp.code(email));
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
   t.truthy(await page.getByText(email).count());
   t.deepEqual(problems, []);

@@ -179,6 +179,8 @@ test('every operation declares the errors the gateway can answer', (t) => {
     const teamScoped = params.some((x) => x.name === 'team_id');
     if (scoped || op['x-required-role'] || op['x-team-permission'] || teamScoped) need('403', 'checks a scope, role or team permission');
     if (op['x-impersonation'] === 'forbidden') need('403', 'refuses an impersonated session');
+    // the dashboard's cookie session: a state-changing request without its CSRF token (plugins/auth.ts)
+    if (method !== 'get' && security.some((s) => 'SessionAuth' in s)) need('403', 'takes the session cookie, whose CSRF token it checks');
     // unknown query parameters (and a body where none is taken) are refused with 422 on every
     // route the gateway validates; the OAuth token endpoint is oidc-provider's and answers 400
     if (op['x-handled-by']) need('400', 'is handled by oidc-provider');

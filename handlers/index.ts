@@ -12,7 +12,9 @@ import { cliLogin, login, logout, register } from './auth.ts';
 import { getSession, getSiteInfo } from './site.ts';
 import { forgotPassword, loginOtp, requestOtp, resetPassword, verifyOtp } from './otp.ts';
 import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
-import { createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey, updateApiKey, updateTeamApiKey } from './keys.ts';
+import {
+  createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey, rotateApiKey, rotateTeamApiKey, updateApiKey, updateTeamApiKey,
+} from './keys.ts';
 import { calculateDynamicCost, getHomepageModels, getTaskData } from './catalog.ts';
 import { createLora, getLoraData, getLoraModelsData, listOwnLoras } from './loras.ts';
 import { getHealth } from './health.ts';
@@ -100,6 +102,8 @@ const handlers: HandlerMap = {
   listTeamApiKeys,
   revokeTeamApiKey,
   updateTeamApiKey,
+  rotateApiKey,
+  rotateTeamApiKey,
   getRunHistory,
   searchRunHistory,
   getGallery,

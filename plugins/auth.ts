@@ -60,6 +60,7 @@ export const apiKeyPlugin = {
           : await findActiveKeyByHash(app.db, hash);
         if (!key) throw httpError(401, 'invalid or revoked API key');
         // An expired key is refused before anything else about it is checked or counted.
+        if (key.retiredSecret && Date.parse(key.expiresAt!) <= app.clock()) throw new ApiKeyExpiredError(`this API key was rotated and the grace period of this secret ended at ${key.expiresAt}; use the key's new secret`);
         if (key.expiresAt !== null && Date.parse(key.expiresAt) <= app.clock()) throw new ApiKeyExpiredError(`this API key expired at ${key.expiresAt}; create a new key or extend it (PUT /app/update_api_key/{key_id})`);
         // README "Deleting an account": a personal key stops with the request (a team's key is the team's)
         if (key.ownerDeletionPending && key.teamId === null) throw httpError(401, 'this account is scheduled for deletion: sign in and cancel the deletion to use its API keys again');

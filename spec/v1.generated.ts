@@ -1156,7 +1156,7 @@ export interface paths {
         };
         get?: never;
         /**
-         * Change an API key's name, IP restriction, expiry or spend limit
+         * Change an API key's name, IP restriction, expiry, spend limit or generation limits
          * @description Updates one of the caller's personal keys (team keys: the team key routes); an absent
          *     field is left as it is (README "Key restrictions").
          *     - `ip_whitelist` replaces the list (IPv4/IPv6 addresses and CIDR ranges, at most 50,
@@ -1170,6 +1170,9 @@ export interface paths {
          *       whose price would take the key's spend in the period past it is 402
          *       `key_spend_limit_exceeded` (held and settled prices count; failed and cancelled ones
          *       do not). null removes it.
+         *     - `rate_limit_per_minute` and `max_concurrent`: the key's own generation limits; null
+         *       returns to the gateway's defaults. A call made with an API key may not set them above
+         *       its own (403).
          *     No credential widens itself: when the call is made with an API key, the key may not
          *     remove or widen the IP restriction of any key beyond its own list (403), and on itself
          *     it may only narrow: it may not remove or postpone its own expiry, nor remove or raise
@@ -1179,6 +1182,31 @@ export interface paths {
          */
         put: operations["updateApiKey"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api_keys/{key_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give an API key a new secret, keeping the old one for a grace period
+         * @description Replaces the key's secret with a new one, shown once in the answer; the key keeps its id,
+         *     name, restrictions, limits, spend so far and history. The replaced secret keeps working
+         *     for `grace_seconds` (default one day, at most 30 days; 0 ends it at once), so a deployment
+         *     can switch to the new secret without downtime; after that it is refused with 401
+         *     `api_key_expired`. Rotating again during a grace period ends the older secret at once.
+         *     A sandbox key rotates only sandbox keys. Another account's key, a team's key or a revoked key is 404.
+         */
+        post: operations["rotateApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2061,6 +2089,36 @@ export interface paths {
          *     is 404. A sandbox key updates only sandbox keys.
          */
         patch: operations["updateTeamApiKey"];
+        trace?: never;
+    };
+    "/app/teams/{team_id}/keys/{key_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The key's `id`. */
+                key_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a team API key a new secret, keeping the old one for a grace period
+         * @description Replaces the key's secret with a new one, shown once in the answer; the key keeps its id,
+         *     name, restrictions, limits, spend so far and history. The replaced secret keeps working
+         *     for `grace_seconds` (default one day, at most 30 days; 0 ends it at once), so a deployment
+         *     can switch to the new secret without downtime; after that it is refused with 401
+         *     `api_key_expired`. Rotating again during a grace period ends the older secret at once.
+         *     A sandbox key rotates only sandbox keys. Needs `manage_keys`; another team's key or a personal key is 404.
+         */
+        post: operations["rotateTeamApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/app/team_invites/accept": {
@@ -3222,6 +3280,28 @@ export interface components {
              * @enum {string}
              */
             spend_limit_period?: "day" | "month";
+            /** @description Model submits per minute this key may make; null returns to the gateway's default (`GENERATE_RATE_PER_KEY`). When the call is made with an API key, it may not be set above that key's own limit (403). */
+            rate_limit_per_minute?: number | null;
+            /** @description Predictions of this key that may be unfinished at once; null returns to the gateway's default (`GENERATE_CONCURRENT_PER_KEY`). Bounded like `rate_limit_per_minute`. */
+            max_concurrent?: number | null;
+        };
+        APIKeyRotateRequest: {
+            /**
+             * @description How long the current secret keeps working after the rotation, in seconds (at most 30 days; 0 stops it at once). Afterwards it is refused with 401 `api_key_expired`.
+             * @default 86400
+             */
+            grace_seconds: number;
+        };
+        APIKeyRotatedResponse: components["schemas"]["APIKeyCreatedResponse"] & {
+            /**
+             * Format: date-time
+             * @description Until when the replaced secret still works; null when it stopped at once.
+             */
+            grace_until: string | null;
+            /** @description For a team key: the team it belongs to. */
+            team_id?: number;
+            /** @description For a team key: the member who created it. */
+            created_by?: number;
         };
         APIKeyResponse: {
             id: number;
@@ -3246,6 +3326,18 @@ export interface components {
             spend_limit?: number | null;
             /** @enum {string|null} */
             spend_limit_period?: "day" | "month" | null;
+            /** @description In lists, for a key with a spend limit, the credits it has committed in the current period (held and settled predictions); null without a limit. */
+            spend_so_far?: number | null;
+            /**
+             * Format: date-time
+             * @description When the key last got a new secret (rotateApiKey); null if never.
+             */
+            rotated_at?: string | null;
+            /**
+             * Format: date-time
+             * @description After a rotation, until when the replaced secret still works; null when it no longer does.
+             */
+            grace_until?: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -7251,6 +7343,40 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of the API key. */
+                key_id: components["parameters"]["KeyIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["APIKeyRotateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key with its new secret (`key`), shown only this once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIKeyRotatedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     exportAccount: {
         parameters: {
             query?: never;
@@ -8839,6 +8965,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TeamAPIKeyResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateTeamApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The key's `id`. */
+                key_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["APIKeyRotateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key with its new secret (`key`), shown only this once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIKeyRotatedResponse"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -10658,6 +10820,8 @@ export type ProtectedOperationId =
     | "revokeEmbedCode"
     | "revokeTeamApiKey"
     | "revokeTeamInvite"
+    | "rotateApiKey"
+    | "rotateTeamApiKey"
     | "rotateWebhookSecret"
     | "searchRunHistory"
     | "sonar-v2-balanced-text-to-music"

@@ -124,7 +124,7 @@ test.serial('create a sandbox key: shown once in a dialog, then listed with its 
   // newAccount made a production and a sandbox key
   await page.locator('tbody tr').nth(1).waitFor();
   const before = await page.locator('tbody tr').count();
-  await page.getByLabel('Name').fill('ci sandbox');
+  await page.getByLabel('Name', { exact: true }).fill('ci sandbox');
   await page.getByLabel('Sandbox (mock outputs, never billed)').check();
   await page.getByRole('button', { name: 'Create key' }).click();
   const dialog = page.getByRole('dialog');

@@ -10,6 +10,7 @@ import { cancelAccountDeletion, getBalance, getUserDetails, requestAccountDeleti
 import { exportAccount } from './account-export.ts';
 import { cliLogin, login, logout, register } from './auth.ts';
 import { getSession, getSiteInfo } from './site.ts';
+import { createBillingPortalSession, createCheckoutSession, listInvoices, listPurchases } from './checkout.ts';
 import { forgotPassword, loginOtp, requestOtp, resetPassword, verifyOtp } from './otp.ts';
 import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
 import {
@@ -143,6 +144,10 @@ const handlers: HandlerMap = {
   adminStripeCharges,
   adminStripeRefund,
   receiveStripeWebhook,
+  createCheckoutSession,
+  listPurchases,
+  listInvoices,
+  createBillingPortalSession,
   createEmbedCode,
   listEmbedCodes,
   getEmbedCode,

@@ -7,6 +7,7 @@ import { findUserById } from '../db/users.ts';
 import { sessionExpiry } from '../db/sessions.ts';
 import { NotFoundError, UnauthorizedError } from '../lib/errors.ts';
 import { csrfTokenFor } from '../lib/session-cookie.ts';
+import { periodLabel } from '../lib/subscription-plans.ts';
 import { sessionCookie, userView } from './session.ts';
 
 export const getSiteInfo: Handler<'getSiteInfo'> = async ({ app, studio }) => {
@@ -29,6 +30,9 @@ export const getSiteInfo: Handler<'getSiteInfo'> = async ({ app, studio }) => {
       enabled: stripe.secretKey !== undefined && (!found || found.payerMode === 'end_user_pays'),
       currency: stripe.currency, credits_per_unit: stripe.creditsPerUnit,
       presets: checkout.presets, min_amount: checkout.minAmount, max_amount: checkout.maxAmount,
+      plans: [...app.config.subscriptions.plans.values()].map((p) => ({
+        name: p.name, credits_per_period: p.credits, rollover_cap: p.rolloverCap, period: periodLabel(p.period), online: p.stripePrice !== undefined,
+      })),
     },
   };
 };

@@ -131,7 +131,12 @@ export interface paths {
          *     `payment_refund` row, once per Stripe refund id, whether the refund was made with
          *     adminStripeRefund or in Stripe's dashboard. A refund that fails or is cancelled afterwards
          *     (`refund.failed`, or any of those events with status `failed` or `canceled`) gives the credits
-         *     it took back, once (`refund_reversed`). Any other event is answered `ignored`.
+         *     it took back, once (`refund_reversed`). A purchase made with createCheckoutSession for a team
+         *     credits the team's wallet (`metadata.team_id`). A subscription checkout made with
+         *     createCheckoutSession starts the plan named in its metadata on its wallet
+         *     (`subscription_started`); `customer.subscription.updated` with another plan's price changes
+         *     the plan from the next renewal, and `customer.subscription.deleted` (or a subscription
+         *     Stripe reports `canceled` or `unpaid`) cancels it. Any other event is answered `ignored`.
          *     `unmatched`: a paid checkout names no account of this gateway, or is in another currency
          *     without `metadata.credits`; nothing moves and an error is logged (`stripe_payment_unmatched`)
          *     for the operator. 503 naming the variable when `STRIPE_WEBHOOK_SECRET` (or, for
@@ -806,6 +811,96 @@ export interface paths {
         get: operations["getMySubscription"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/checkout_sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start buying credit or a plan with Stripe Checkout
+         * @description Creates a Stripe Checkout Session and answers its payment page (`url`) to send the
+         *     browser to. `amount` buys credit for that many of the currency's minor units (cents),
+         *     within the operator's limits (`CHECKOUT_MIN_AMOUNT`..`CHECKOUT_MAX_AMOUNT`; getSiteInfo
+         *     lists them and the presets), at the configured rate; `plan` buys a subscription plan that
+         *     the operator sells online (a plan with a `stripe_price`). For the caller's own wallet, or
+         *     with `team_id` a team's (needs `top_up`: owners, admins and billing members). Nothing is
+         *     credited here: Stripe's webhook credits the paid checkout once (or starts the plan), and
+         *     the browser returns to the billing page with `checkout=done`. On a studio's storefront
+         *     only a studio whose users pay for their runs sells credit (403 otherwise). 503 when
+         *     payments are not configured (`STRIPE_SECRET_KEY`) or Stripe cannot be reached; 409 when
+         *     the wallet already has an active plan.
+         */
+        post: operations["createCheckoutSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/purchases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the credit bought for a wallet
+         * @description The purchases (paid Checkout Sessions) that credited the caller's own wallet, or with `team_id` the team's (`read_balance`), newest first, 25 a page; `before` is the last `id` of the previous page. Refunds show as `refunded_amount` and the credits they took back.
+         */
+        get: operations["listPurchases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a wallet's Stripe invoices
+         * @description The Stripe invoices of the wallet's Stripe customer (the caller's own, or with `team_id` the team's), newest first, at most 24, with links to Stripe's invoice page and PDF. Empty before a first purchase or when payments are not configured; 503 when Stripe cannot be reached.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/billing_portal_sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open Stripe's billing portal for a wallet
+         * @description Answers the address of a Stripe billing portal session for the wallet's Stripe customer (the caller's own, or with `team_id` the team's, needing `top_up`), where the customer changes or cancels a plan, updates the card and downloads invoices. Changes come back through Stripe's webhook. 409 before a first purchase or plan (there is no customer yet); 503 when payments are not configured or Stripe cannot be reached.
+         */
+        post: operations["createBillingPortalSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2942,10 +3037,10 @@ export interface components {
         PredictionStatus: "queued" | "pending" | "processing" | "completed" | "failed" | "cancelled";
         StripeWebhookAck: {
             /**
-             * @description `credited`: a purchase added credit; `refund_applied`: a refund took credits back; `refund_reversed`: a refund that had taken credits back failed or was cancelled, and they were given back (once); `duplicate`: already applied (a redelivery, or a refund made with adminStripeRefund); `ignored`: an event that moves nothing here; `unmatched`: a paid checkout that names no account (logged for the operator).
+             * @description `subscription_started`, `subscription_changed`, `subscription_cancelled`: a plan bought in the dashboard started on its wallet, will change at the next renewal, or ended; `credited`: a purchase added credit; `refund_applied`: a refund took credits back; `refund_reversed`: a refund that had taken credits back failed or was cancelled, and they were given back (once); `duplicate`: already applied (a redelivery, or a refund made with adminStripeRefund); `ignored`: an event that moves nothing here; `unmatched`: a paid checkout that names no account (logged for the operator).
              * @enum {string}
              */
-            status: "credited" | "refund_applied" | "refund_reversed" | "duplicate" | "ignored" | "unmatched";
+            status: "credited" | "refund_applied" | "refund_reversed" | "duplicate" | "ignored" | "unmatched" | "subscription_started" | "subscription_changed" | "subscription_cancelled";
         };
         UpstreamWebhookAck: {
             /**
@@ -3129,6 +3224,64 @@ export interface components {
             /** @description Seconds until the session expires. */
             expires_in: number;
         };
+        /** @description Exactly one of `amount` and `plan`. */
+        CheckoutSessionRequest: {
+            /** @description Credit to buy, in the currency's minor units (cents); within the operator's limits. */
+            amount?: number;
+            /** @description A subscription plan the operator sells online (getSiteInfo lists them). */
+            plan?: string;
+        };
+        CheckoutSessionResponse: {
+            /** @description The Checkout Session's id (`cs_…`); the purchase shows it once paid. */
+            id: string;
+            /**
+             * Format: uri
+             * @description Stripe's payment page: send the browser there.
+             */
+            url: string;
+        };
+        PortalSessionResponse: {
+            /**
+             * Format: uri
+             * @description Stripe's billing portal for this wallet: send the browser there.
+             */
+            url: string;
+        };
+        PurchaseList: {
+            has_more: boolean;
+            purchases: {
+                id: number;
+                checkout_session_id: string;
+                /** @description Paid, in the currency's minor units. */
+                amount: number;
+                currency: string;
+                /** @description Credits it bought. */
+                credits: number;
+                /** @description Refunded so far, in minor units. */
+                refunded_amount: number;
+                /** @description Credits its refunds took back. */
+                credits_removed: number;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+        };
+        InvoiceList: {
+            invoices: {
+                id: string;
+                number: string | null;
+                /** @description Stripe's status: draft, open, paid, uncollectible or void. */
+                status: string | null;
+                amount_due: number;
+                amount_paid: number;
+                currency: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: uri */
+                hosted_invoice_url: string | null;
+                /** Format: uri */
+                invoice_pdf: string | null;
+            }[];
+        };
         /** @description A session delivered as the dashboard's HttpOnly cookie (`session=cookie`); the token itself is only in the cookie. */
         CookieSessionResponse: {
             /** @enum {string} */
@@ -3190,6 +3343,15 @@ export interface components {
                 presets: number[];
                 min_amount: number;
                 max_amount: number;
+                /** @description The subscription plans; `online` ones can be bought with createCheckoutSession. */
+                plans: {
+                    name: string;
+                    credits_per_period: number;
+                    rollover_cap: number;
+                    /** @description `month`, `year`, or a number of days such as `30d`. */
+                    period: string;
+                    online: boolean;
+                }[];
             };
         };
         CliLoginResponse: {
@@ -6758,6 +6920,130 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCheckoutSession: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description The payment page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutSessionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPurchases: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+                /** @description The `id` of the last purchase of the previous page. */
+                before?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of purchases. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInvoices: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoices. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createBillingPortalSession: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The portal's address. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalSessionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -10756,6 +11042,8 @@ export type ProtectedOperationId =
     | "changeTeamMemberRole"
     | "chime-v1-fast-text-to-audio"
     | "createApiKey"
+    | "createBillingPortalSession"
+    | "createCheckoutSession"
     | "createEmbedCode"
     | "createLora"
     | "createMediaAsset"
@@ -10793,10 +11081,12 @@ export type ProtectedOperationId =
     | "lexi-v1-balanced-chat"
     | "listCreditTransactions"
     | "listEmbedCodes"
+    | "listInvoices"
     | "listMediaAssets"
     | "listModelDiscounts"
     | "listOAuthClients"
     | "listOwnLoras"
+    | "listPurchases"
     | "listStudios"
     | "listTeamApiKeys"
     | "listTeamInvites"

@@ -46,6 +46,7 @@ import * as m20261129_0101_team_webhook_secrets from './20261129_0101_team_webho
 import * as m20261129_0201_predictions_scoped_unfinished from './20261129_0201_predictions_scoped_unfinished.ts';
 import * as m20261130_3901_oauth_state_cookie from './20261130_3901_oauth_state_cookie.ts';
 import * as m20261130_3902_api_key_rotation from './20261130_3902_api_key_rotation.ts';
+import * as m20261130_3903_stripe_team_purchases from './20261130_3903_stripe_team_purchases.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -98,6 +99,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261129_0201_predictions_scoped_unfinished', m20261129_0201_predictions_scoped_unfinished],
   ['20261130_3901_oauth_state_cookie', m20261130_3901_oauth_state_cookie],
   ['20261130_3902_api_key_rotation', m20261130_3902_api_key_rotation],
+  ['20261130_3903_stripe_team_purchases', m20261130_3903_stripe_team_purchases],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

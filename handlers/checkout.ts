@@ -44,7 +44,9 @@ export const createCheckoutSession: Handler<'createCheckoutSession'> = async (ct
   if (!user) throw new ConflictError('this account no longer exists');
   const customer = await walletCustomerOf(app.db, payer);
   const base = appUrl(app, studio, ctx.request.info.host);
-  const urls = { success_url: `${base}?checkout=done&session_id={CHECKOUT_SESSION_ID}#/billing`, cancel_url: `${base}?checkout=cancelled#/billing` };
+  // the page it returns to waits for the purchase (or the plan) that this session pays for
+  const kind = hasAmount ? '' : `&plan=${encodeURIComponent(body.plan!)}`;
+  const urls = { success_url: `${base}?checkout=done${kind}&session_id={CHECKOUT_SESSION_ID}#/billing`, cancel_url: `${base}?checkout=cancelled#/billing` };
   const who = customer ? { customer } : { customer_email: user.email };
   let session: Stripe.Checkout.Session;
   if (hasAmount) {

@@ -20,29 +20,40 @@ import { Studios } from './pages/studios.js';
 import { Account } from './pages/account.js';
 import { Admin, STAFF_ROLES } from './pages/admin.js';
 
-const PAGES = [
-  { path: 'overview', title: 'Overview', view: Overview },
-  { path: 'playground', title: 'Playground', view: Playground },
-  { path: 'history', title: 'Run history', view: History },
-  { path: 'gallery', title: 'Gallery', view: Gallery },
-  { path: 'media', title: 'Media library', view: MediaLibrary },
-  { path: 'billing', title: 'Billing', view: Billing },
-  { path: 'keys', title: 'API keys', view: Keys },
-  { path: 'clients', title: 'OAuth clients', view: Clients },
-  { path: 'webhooks', title: 'Webhooks', view: Webhooks },
-  { path: 'embeds', title: 'Embeds', view: Embeds },
-  { path: 'studios', title: 'Studios', view: Studios },
-  { path: 'teams', title: 'Teams', view: Teams },
-  { path: 'account', title: 'Account', view: Account },
-  // shown to support, billing and admin accounts only (each route checks the role again)
-  { path: 'admin', title: 'Admin', view: Admin, roles: STAFF_ROLES },
+// Grouped as a user thinks of them: making things, wiring them into code, paying, the account.
+// `studio: false` pages are the gateway's own business and never appear on a studio's storefront.
+const GROUPS = [
+  { title: 'Create', pages: [
+    { path: 'overview', title: 'Overview', view: Overview },
+    { path: 'playground', title: 'Playground', view: Playground },
+    { path: 'history', title: 'Run history', view: History },
+    { path: 'gallery', title: 'Gallery', view: Gallery },
+    { path: 'media', title: 'Media library', view: MediaLibrary },
+  ] },
+  { title: 'Develop', pages: [
+    { path: 'keys', title: 'API keys', view: Keys },
+    { path: 'clients', title: 'OAuth clients', view: Clients, studio: false },
+    { path: 'webhooks', title: 'Webhooks', view: Webhooks },
+    { path: 'embeds', title: 'Embeds', view: Embeds, studio: false },
+  ] },
+  { title: 'Business', pages: [
+    { path: 'billing', title: 'Billing', view: Billing },
+    { path: 'teams', title: 'Teams', view: Teams, studio: false },
+    { path: 'studios', title: 'Studios', view: Studios, studio: false },
+  ] },
+  { title: 'You', pages: [
+    { path: 'account', title: 'Account', view: Account },
+    // shown to support, billing and admin accounts only (each route checks the role again)
+    { path: 'admin', title: 'Admin', view: Admin, roles: STAFF_ROLES, studio: false },
+  ] },
 ];
+const PAGES = GROUPS.flatMap((g) => g.pages);
 
-const allowed = (p, user) => !p.roles || p.roles.includes(user.role);
+const allowed = (p, user, site) => (!p.roles || p.roles.includes(user.role)) && !(site.studio && p.studio === false);
 
-function currentPath(user) {
+function currentPath(user, site) {
   const p = location.hash.replace(/^#\/?/, '').split('?')[0];
-  return PAGES.some((x) => x.path === p && allowed(x, user)) ? p : 'overview';
+  return PAGES.some((x) => x.path === p && allowed(x, user, site)) ? p : 'overview';
 }
 
 /** #/impersonate?token=…: the session an admin's "Act as" opened, kept for this tab only; stored, then the fragment is cleared. */
@@ -55,30 +66,48 @@ function takeImpersonationToken() {
 }
 
 function Shell({ site, user, onSignOut }) {
-  const [path, setPath] = useState(currentPath(user));
+  const [path, setPath] = useState(currentPath(user, site));
+  const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => {
-    const changed = () => setPath(currentPath(user));
+    const changed = () => { setPath(currentPath(user, site)); setMenuOpen(false); };
     addEventListener('hashchange', changed);
     return () => removeEventListener('hashchange', changed);
   }, []);
   const page = PAGES.find((p) => p.path === path);
-  useEffect(() => { document.title = `${page.title} · ${site.name}`; }, [page]);
+  useEffect(() => {
+    document.title = `${page.title} · ${site.name}`;
+    // a new page: the keyboard and screen readers start at its heading, not at the link left behind
+    document.getElementById('page-title')?.focus({ preventScroll: true });
+  }, [page]);
   const View = page.view;
+  const logo = site.studio && site.studio.logo_url;
   return html`
-    <header class="top">
-      <a class="brand" href="#/overview">${site.name}</a>
-      <nav aria-label="Main">
-        ${PAGES.filter((p) => allowed(p, user)).map((p) => html`<a href=${`#/${p.path}`} aria-current=${p.path === path ? 'page' : undefined}>${p.title}</a>`)}
+    <a class="skip" href="#main" onClick=${(e) => { e.preventDefault(); document.getElementById('page-title')?.focus(); }}>Skip to content</a>
+    <div class=${menuOpen ? 'layout menu-open' : 'layout'}>
+      <header class="top">
+        <a class="brand" href="#/overview">${logo ? html`<img class="logo" src=${logo} alt="" />` : null}${site.name}</a>
+        <button type="button" class="menu-button secondary" aria-expanded=${menuOpen} aria-controls="sidebar" onClick=${() => setMenuOpen(!menuOpen)}>Menu</button>
+      </header>
+      <nav id="sidebar" class="sidebar" aria-label="Main">
+        ${GROUPS.map((g) => {
+          const pages = g.pages.filter((p) => allowed(p, user, site));
+          return pages.length ? html`<div class="nav-group">
+            <h2 class="nav-title" id=${`nav-${g.title}`}>${g.title}</h2>
+            <ul aria-labelledby=${`nav-${g.title}`}>${pages.map((p) => html`<li><a href=${`#/${p.path}`} aria-current=${p.path === path ? 'page' : undefined}>${p.title}</a></li>`)}</ul>
+          </div>` : null;
+        })}
+        <div class="who">
+          <span class="email">${user.email}</span>
+          <button type="button" class="link" onClick=${onSignOut}>Sign out</button>
+        </div>
       </nav>
-      <div class="who">
-        <span class="email">${user.email}</span>
-        <button class="link" onClick=${onSignOut}>Sign out</button>
+      <div class="content">
+        ${user.impersonatedBy && html`<div class="impersonating" role="status" data-testid="impersonation-banner">
+          You are acting as <strong>${user.email}</strong> on behalf of staff user ${user.impersonatedBy}. Every request is recorded.
+          <button type="button" class="link" onClick=${onSignOut}>End</button></div>`}
+        <main id="main"><h1 id="page-title" tabindex="-1">${page.title}</h1><${View} user=${user} site=${site} /></main>
       </div>
-    </header>
-    ${user.impersonatedBy && html`<div class="impersonating" role="status" data-testid="impersonation-banner">
-      You are acting as <strong>${user.email}</strong> on behalf of staff user ${user.impersonatedBy}. Every request is recorded.
-      <button class="link" onClick=${onSignOut}>End</button></div>`}
-    <main id="main"><h1>${page.title}</h1><${View} user=${user} site=${site} /></main>`;
+    </div>`;
 }
 
 function App() {

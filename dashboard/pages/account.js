@@ -41,7 +41,7 @@ export function Account() {
     setBusy(true);
     try { await api('POST', path); await load(); } catch (err) { setError(err); } finally { setBusy(false); }
   };
-  if (!me) return html`<${Notice} error=${error}>Loading…</${Notice}>`;
+  if (!me) return error ? html`<${Notice} error=${error} />` : html`<p class="loading" role="status">Loading your account…</p>`;
   const due = me.scheduled_deletion_at;
   return html`
     <${Notice} error=${error} />

@@ -26,12 +26,12 @@ function UserInfo({ info }) {
       : html`<ul>${info.teams.map((t) => html`<li>${t.name} (team ${t.id}, ${t.role}) · ${credits(t.balance)}, ${credits(t.held)} held · subscription: ${t.subscription?.plan ?? t.subscription?.status ?? 'none'}</li>`)}</ul>`}
     <h3>API keys</h3>
     ${info.api_keys.length === 0 ? html`<p class="muted">No API keys.</p>`
-      : html`<div class="table-wrap"><table><thead><tr><th>Name</th><th>Prefix</th><th>Kind</th><th>Last used</th><th>State</th></tr></thead>
+      : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th>Name</th><th>Prefix</th><th>Kind</th><th>Last used</th><th>State</th></tr></thead>
         <tbody>${info.api_keys.map((k) => html`<tr><td>${k.name}</td><td><code>${k.prefix}</code></td><td>${k.is_test ? 'sandbox' : 'production'}${k.team_id ? ` · team ${k.team_id}` : ''}</td>
           <td>${when(k.last_used_at)}</td><td>${k.revoked_at ? `revoked ${when(k.revoked_at)}` : 'active'}</td></tr>`)}</tbody></table></div>`}
     <h3>Recent transactions</h3>
     ${info.recent_transactions.length === 0 ? html`<p class="muted">No credit has moved yet.</p>`
-      : html`<div class="table-wrap"><table class="ledger"><thead><tr><th>When</th><th>What</th><th class="num">Amount</th><th class="num">Balance after</th><th>Description</th></tr></thead>
+      : html`<div class="table-wrap" tabindex="0"><table class="ledger"><thead><tr><th>When</th><th>What</th><th class="num">Amount</th><th class="num">Balance after</th><th>Description</th></tr></thead>
         <tbody>${info.recent_transactions.map((t) => html`<tr data-kind=${t.kind}><td>${when(t.created_at)}</td><td>${kindWord(t.kind)}</td>
           <td class=${t.amount < 0 ? 'num minus' : 'num'}>${t.amount > 0 ? '+' : ''}${credits(t.amount)}</td><td class="num">${credits(t.balance_after)}</td><td>${t.description}</td></tr>`)}</tbody></table></div>`}
   </section>`;
@@ -106,7 +106,7 @@ function Discounts({ email, team }) {
   const expired = (d) => d.expires_at && new Date(d.expires_at) <= new Date();
   return html`<section class="card" data-testid="admin-discounts">
     <h2>Discounts</h2>
-    ${items === null ? (!error && html`<p class="muted">Loading…</p>`) : items.length === 0 ? html`<p class="muted">No discount for this user on ${walletWord(team)}.</p>`
+    ${items === null ? (!error && html`<p class="loading" role="status">Loading…</p>`) : items.length === 0 ? html`<p class="muted">No discount for this user on ${walletWord(team)}.</p>`
       : html`<ul>${items.map((d) => html`<li>${d.percent_off}% off ${d.model === '*' ? 'every model' : html`<code>${d.model}</code>`}
           ${d.expires_at ? ` · ${expired(d) ? 'expired' : 'until'} ${when(d.expires_at)}` : ' · no expiry'}${d.reason ? ` · ${d.reason}` : ''}${' '}
           <button type="button" class="danger secondary small" onClick=${() => remove(d)}>Delete</button></li>`)}</ul>`}
@@ -232,9 +232,9 @@ function AuditLog() {
     <h2 class="section">Audit log</h2>
     <form class="filters" onSubmit=${apply}>${field('action', 'Operation')}${field('actor_id', 'By user id', 'number')}${field('target_user_id', 'On user id', 'number')}<button class="secondary">Filter</button></form>
     <${Notice} error=${error} />
-    ${data === null ? (!error && html`<p class="muted">Loading…</p>`) : data.items.length === 0
+    ${data === null ? (!error && html`<p class="loading" role="status">Loading…</p>`) : data.items.length === 0
       ? html`<p class="empty">No audit records match.</p>`
-      : html`<div class="table-wrap"><table><thead><tr><th>When</th><th>Who</th><th>Operation</th><th>On</th><th>Status</th><th>Reason</th><th>Address</th></tr></thead>
+      : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th>When</th><th>Who</th><th>Operation</th><th>On</th><th>Status</th><th>Reason</th><th>Address</th></tr></thead>
         <tbody>${data.items.map((a) => html`<tr>
           <td>${when(a.created_at)}</td><td>${a.actor_user_id === null ? 'command line' : `user ${a.actor_user_id}`} (${a.actor_role}, ${a.credential})</td>
           <td><code>${a.action}</code></td><td>${a.target_user_id === null ? '' : `user ${a.target_user_id}`}${a.target_team_id === null ? '' : ` team ${a.target_team_id}`}</td>

@@ -212,7 +212,7 @@ export function Billing({ site }) {
     <h2 class="section">Purchases</h2>
     ${purchases.loading ? html`<${Loading} what="purchases" />` : purchases.error ? html`<${Notice} error=${purchases.error} />`
       : purchases.data.purchases.length === 0 ? html`<p class="empty">No credit bought yet.</p>`
-      : html`<div class="table-wrap"><table data-testid="purchases">
+      : html`<div class="table-wrap" tabindex="0"><table data-testid="purchases">
         <caption class="visually-hidden">Purchases</caption>
         <thead><tr><th scope="col">When</th><th scope="col" class="num">Paid</th><th scope="col" class="num">Credits</th><th scope="col">Refunds</th></tr></thead>
         <tbody>${purchases.data.purchases.map((p) => html`<tr>
@@ -223,7 +223,7 @@ export function Billing({ site }) {
     <h2 class="section">Invoices</h2>
     ${invoices.loading ? html`<${Loading} what="invoices" />` : invoices.error ? html`<${Notice} error=${invoices.error} />`
       : invoices.data.invoices.length === 0 ? html`<p class="empty">No invoices yet. Plans are invoiced by Stripe every period.</p>`
-      : html`<div class="table-wrap"><table>
+      : html`<div class="table-wrap" tabindex="0"><table>
         <caption class="visually-hidden">Invoices</caption>
         <thead><tr><th scope="col">Invoice</th><th scope="col">Date</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col"><span class="visually-hidden">Links</span></th></tr></thead>
         <tbody>${invoices.data.invoices.map((i) => html`<tr>
@@ -234,7 +234,7 @@ export function Billing({ site }) {
     <h2 class="section">Transactions</h2>
     ${ledger === null ? (!error && html`<${Loading} what="transactions" />`) : ledger.items.length === 0
       ? html`<p class="empty">${page > 1 ? 'There are no more transactions.' : 'No credit has moved on this wallet yet.'}</p>`
-      : html`<div class="table-wrap"><table class="ledger">
+      : html`<div class="table-wrap" tabindex="0"><table class="ledger">
         <caption class="visually-hidden">Transactions</caption>
         <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Balance after</th><th scope="col">Description</th><th scope="col">Run</th></tr></thead>
         <tbody>${ledger.items.map((t) => html`<tr data-kind=${t.kind}>

@@ -197,7 +197,7 @@ export function Keys() {
       <div class="actions"><button type="submit" disabled=${busy}>Create key</button></div>
     </form>
     ${keys === null ? html`<p class="loading" role="status">Loading your keys…</p>` : keys.length === 0 ? html`<p class="empty">No API keys yet. Create one above to call the API from your code.</p>` : html`
-      <div class="table-wrap"><table>
+      <div class="table-wrap" tabindex="0"><table>
         <caption class="visually-hidden">Your API keys</caption>
         <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Kind</th><th scope="col">Addresses</th><th scope="col">Expires</th><th scope="col">Spend</th><th scope="col">Limits</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody>${keys.map((k) => html`<tr>

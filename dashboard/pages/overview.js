@@ -57,7 +57,7 @@ function RecentRuns() {
   const [error, setError] = useState(null);
   useEffect(() => { api('GET', '/app/get_run_history_data', { team: true, query: { page: 1, page_size: 5, include_count: false } }).then((r) => setRuns(r.body.items), setError); }, []);
   if (error) return html`<${Notice} error=${error} />`;
-  if (!runs) return html`<p class="muted">Loading…</p>`;
+  if (!runs) return html`<p class="loading" role="status">Loading…</p>`;
   if (!runs.length) return html`<p class="muted">No runs yet. Try a model in the <a href="#/playground">playground</a>.</p>`;
   return html`<ul class="recent" data-testid="recent-runs">${runs.map((r) => html`<li>
     <a href=${`#/history?id=${encodeURIComponent(r.request_id)}`}>${r.model}</a>
@@ -80,7 +80,7 @@ export function Overview({ user }) {
       <div class="card">
         <h2>Balance</h2>
         ${balance ? html`<p class="figure" data-testid="balance">${credits(balance.balance)}</p>
-          <p class="muted">${credits(balance.held)} held by running predictions · 1,000 credits = 1 USD</p>` : html`<p class="muted">Loading…</p>`}
+          <p class="muted">${credits(balance.held)} held by running predictions · 1,000 credits = 1 USD</p>` : html`<p class="loading" role="status">Loading…</p>`}
       </div>
       <div class="card">
         <h2>Get started</h2>
@@ -89,7 +89,7 @@ export function Overview({ user }) {
       </div>
       <div class="card">
         <h2>Spend</h2>
-        ${days ? html`<${SpendChart} days=${days} />` : !error && html`<p class="muted">Loading…</p>`}
+        ${days ? html`<${SpendChart} days=${days} />` : !error && html`<p class="loading" role="status">Loading…</p>`}
       </div>
       <div class="card">
         <h2>Recent runs</h2>

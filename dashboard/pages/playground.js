@@ -167,7 +167,7 @@ export function Playground() {
     }
   };
 
-  if (!models) return html`<${Notice} error=${error}>Loading the models…</${Notice}>`;
+  if (!models) return error ? html`<${Notice} error=${error} />` : html`<p class="loading" role="status">Loading the models…</p>`;
   return html`
     <div class="playground">
       <section class="picker" aria-label="Models">

@@ -52,13 +52,13 @@ function Usage({ studio }) {
     api('GET', `/app/studios/${studio.id}/usage`, { team: true }).then((r) => setData(r.body), setError);
   }, [studio.id]);
   const rows = (items, key, label) => (items.length === 0 ? html`<p class="muted">No runs in this period.</p>` : html`
-    <div class="table-wrap"><table><thead><tr><th>${label}</th><th class="num">Runs</th><th class="num">Spend</th><th class="num">Revenue</th></tr></thead>
+    <div class="table-wrap" tabindex="0"><table><thead><tr><th>${label}</th><th class="num">Runs</th><th class="num">Spend</th><th class="num">Revenue</th></tr></thead>
       <tbody>${items.map((r) => html`<tr><td>${key === 'day' ? r.day : html`<code>${r.model}</code>`}</td><td class="num">${r.runs}</td>
         <td class="num">${credits(r.spend)}</td><td class="num">${credits(r.revenue)}</td></tr>`)}</tbody></table></div>`);
   return html`<section class="card" data-testid="studio-usage" aria-label=${`Usage of ${studio.name}`}>
     <h2>Usage of ${studio.name}</h2>
     <${Notice} error=${error} />
-    ${data === null ? (!error && html`<p class="muted">Loading…</p>`) : html`
+    ${data === null ? (!error && html`<p class="loading" role="status">Loading…</p>`) : html`
       <p class="muted">From ${day(data.from)} to ${day(data.to)} (UTC, end excluded).</p>
       <p><strong data-testid="studio-usage-runs">${data.runs} runs</strong> · spend ${credits(data.spend)} (${usd(data.spend)}) · revenue <strong data-testid="studio-usage-revenue">${credits(data.revenue)}</strong> (${usd(data.revenue)})</p>
       <h3>By day</h3>${rows(data.by_day, 'day', 'Day')}
@@ -111,8 +111,8 @@ export function Studios() {
       </div>
     </form>
     <${Notice} error=${error}>${note}</${Notice}>
-    ${studios === null ? (!error && html`<p class="muted">Loading…</p>`) : studios.length === 0 ? html`<p class="empty">You have no studios yet. Create one above to offer models under your own name.</p>` : html`
-      <div class="table-wrap"><table data-testid="studios">
+    ${studios === null ? (!error && html`<p class="loading" role="status">Loading…</p>`) : studios.length === 0 ? html`<p class="empty">You have no studios yet. Create one above to offer models under your own name.</p>` : html`
+      <div class="table-wrap" tabindex="0"><table data-testid="studios">
         <thead><tr><th>Name</th><th>Slug</th><th>Models</th><th>Price</th><th>Who pays</th><th>Created</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody>${studios.map((s) => html`<tr class=${s.disabled_at ? 'revoked' : ''}>
           <td>${s.branding.primary_color && html`<span class="swatch" style=${{ background: s.branding.primary_color }} aria-hidden="true"></span> `}${s.name}${s.disabled_at && html` <span class="badge muted">disabled</span>`}</td>

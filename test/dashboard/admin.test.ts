@@ -1,7 +1,7 @@
 // The dashboard's admin page in a real browser (Debian chromium via playwright-core), on MariaDB:
 // hidden from a plain user; an admin looks a user up, adds and removes credit, refunds a run and
 // reads the audit log with both moves in it; a support account sees the lookup and refunds but
-// not the credit form nor the audit log. Screenshots in .artifacts/dashboard/.
+// not the credit form nor the audit log. Screenshots in test-results/screenshots/dashboard/.
 import test from 'ava';
 import type { Browser } from 'playwright-core';
 import { newAccount, startGateway } from '../helpers/gateway.ts';

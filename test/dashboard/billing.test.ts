@@ -2,7 +2,7 @@
 // answered by nock at api.stripe.com; its payment page answered by the browser's own routing),
 // Stripe's signed webhook credits the wallet, and the page the browser returns to shows the
 // purchase once it has landed. An amount outside the limits is refused beside the field; a
-// cancelled payment says nothing was charged. MariaDB; screenshots in .artifacts/dashboard/.
+// cancelled payment says nothing was charged. MariaDB; screenshots in test-results/screenshots/dashboard/.
 import test from 'ava';
 import nock from 'nock';
 import Stripe from 'stripe';

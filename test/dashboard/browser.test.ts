@@ -1,6 +1,6 @@
 // The web dashboard in a real browser (Debian chromium via playwright-core) against a gateway
 // listening on a port, on MariaDB and RabbitMQ with a worker. Screenshots of each page are kept
-// in .artifacts/dashboard/.
+// in test-results/screenshots/dashboard/.
 import test from 'ava';
 import type { Browser } from 'playwright-core';
 import { newAccount, startGateway } from '../helpers/gateway.ts';

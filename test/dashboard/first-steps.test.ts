@@ -3,7 +3,7 @@
 // server the gateway mails through), the cookie session survives reloads and new tabs and is
 // never readable by the page, signing out ends it on the server, a forgotten password is reset,
 // a code signs in, and Google sign-in (a local OpenID provider standing in for Google) lands on
-// the dashboard. MariaDB, RabbitMQ and a worker. Screenshots in .artifacts/dashboard/.
+// the dashboard. MariaDB, RabbitMQ and a worker. Screenshots in test-results/screenshots/dashboard/.
 import test from 'ava';
 import crypto from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';

@@ -3,7 +3,7 @@
 // themselves and for a team picked with the switcher; a billing account gives a user a discount,
 // deletes it, and activates a subscription that the user then sees on the Billing page; the three
 // pages at phone width.
-// Screenshots in .artifacts/dashboard/.
+// Screenshots in test-results/screenshots/dashboard/.
 import test from 'ava';
 import type { Browser } from 'playwright-core';
 import { newAccount, startGateway } from '../helpers/gateway.ts';

@@ -91,7 +91,7 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     // dashboard/ is browser code served as it is: its imports are URLs (/dashboard/vendor/...), not modules of the server
-    exclude: { path: '^(node_modules|data|dashboard|examples)/' },
+    exclude: { path: '^(node_modules|data|dashboard|examples|docs/[.]vitepress/(dist|cache))/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     combinedDependencies: false,

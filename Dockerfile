@@ -1,6 +1,6 @@
 # mediagate container image. With no variables it runs the embedded default (SQLite file, in-process
-# queue, local files) under the /data volume; compose.yaml shows the production shape. README
-# "Containers" explains each choice.
+# queue, local files) under the /data volume; compose.yaml shows the production shape.
+# docs/operating/containers.md explains each choice.
 #
 # The base image supplies Node 24. package.json also depends on the `node` npm package (Node 24 for
 # machines whose Node is older); the image does not need that second copy, so the deps stage drops it.

@@ -90,7 +90,8 @@ export async function loadSpec(specDir: string): Promise<LoadedSpec> {
     quick: true,
     validate: true,
     coerceTypes: true,
-    ajvOpts: { allErrors: true, useDefaults: true, strict: false },
+    // strictNumbers: Infinity and NaN (`1e309` in a body, `Infinity` in a path or query) are not numbers
+    ajvOpts: { allErrors: true, useDefaults: true, strict: false, strictNumbers: true },
     customizeAjv: (ajv) => {
       addFormats.default(ajv);
       return ajv;

@@ -1,5 +1,8 @@
-// Two runs (see package.json "test"): everything but test/chaos/ runs files in parallel;
-// the chaos tests stop and start the shared RabbitMQ, so they run alone afterwards.
+// Two commands: `npm test` runs everything but test/chaos/, two files at a time; `npm run
+// test:chaos` (MG_TEST_CHAOS=1) runs test/chaos/ one file at a time. The chaos tests start,
+// stop and restart a RabbitMQ node and a MariaDB server of their own
+// (test/helpers/own-services.ts), so they need those programs installed; they never touch the
+// services the other tests use.
 const chaos = Boolean(process.env.MG_TEST_CHAOS);
 
 export default {

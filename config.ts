@@ -1,5 +1,8 @@
-// Configuration: read once from the environment, validated, documented in README.md
-// ("Configuration"). Bad configuration stops start-up with one line naming the variable.
+// Configuration: read once from the environment and validated. The schema below is also the
+// documentation: each variable's `description` (and, where the schema's default does not say it,
+// `meta.default`) is rendered into docs/operating/configuration.md by `npm run docs:gen`, and a
+// test fails when that page is stale. Bad configuration stops start-up with one line naming the
+// variable.
 import Joi from 'joi';
 import path from 'node:path';
 import { isAddressOrRange } from './lib/addresses.ts';
@@ -27,7 +30,7 @@ export interface Config {
   /** amqp://... or undefined for the in-process queue */
   amqpUrl: string | undefined;
   amqpPrefix: string;
-  /** CREDENTIAL_CACHE: API processes cache API-key lookups (README "Credential cache") */
+  /** CREDENTIAL_CACHE: API processes cache API-key lookups (docs/operating/security.md "Credential cache") */
   credentialCache: boolean;
   /** CREDENTIAL_CACHE_LEASE_MS: how long a process may serve keys from its cache without renewing its lease; an invalidation waits at most this long for a silent process */
   credentialCacheLeaseMs: number;
@@ -72,20 +75,20 @@ export interface Config {
   upstreamMaxWaitMs: number;
   /** development and tests only: upstream output URLs may point at loopback/private addresses */
   upstreamAllowPrivateOutputs: boolean;
-  /** provider callbacks (README "Providers"): UPSTREAM_CALLBACKS, REPLICATE_WEBHOOK_SECRET, FAL_WEBHOOK_JWKS_URL, WAVESPEED_WEBHOOK_SECRET */
+  /** provider callbacks (docs/operating/providers.md "Providers"): UPSTREAM_CALLBACKS, REPLICATE_WEBHOOK_SECRET, FAL_WEBHOOK_JWKS_URL, WAVESPEED_WEBHOOK_SECRET */
   upstreamCallbacks: CallbackConfig;
   /** the per-provider circuit breaker of each worker process (workers/circuit-breaker.ts) */
   upstreamBreaker: { failures: number; windowMs: number; cooldownMs: number };
   mail: MailConfig;
   /** null when GOOGLE_CLIENT_ID is unset: the Google sign-in routes answer 503 */
   google: GoogleConfig | null;
-  /** the payment processor (README "Payments (Stripe)"); unset keys: its routes answer 503 naming the variable */
+  /** the payment processor (docs/operating/billing.md "Payments (Stripe)"); unset keys: its routes answer 503 naming the variable */
   stripe: StripeConfig;
   /** CHECKOUT_PRESETS, CHECKOUT_MIN_AMOUNT, CHECKOUT_MAX_AMOUNT: the amounts "Buy credits" offers and accepts */
   checkout: CheckoutConfig;
   /** attempt budgets of the login, one-time-code and reset routes */
   authRateLimit: AuthRateLimitConfig;
-  /** model submits per key and per account (README "Rate limits on generation"); 0 = no limit */
+  /** model submits per key and per account (docs/api/rate-limits.md "Rate limits on generation"); 0 = no limit */
   generateRateLimit: GenerateRateLimitConfig;
   /** peers (IPs or CIDR ranges) whose X-Forwarded-For is believed when finding a client's address */
   trustedProxies: string[];
@@ -99,13 +102,13 @@ export interface Config {
   /** open: anyone may create an account; closed: only an address holding a pending team invite */
   registration: 'open' | 'closed';
   retention: RetentionConfig;
-  /** README "Deleting an account": how long a requested deletion waits, in ms */
+  /** docs/api/credentials.md "Deleting an account": how long a requested deletion waits, in ms */
   accountDeletionGraceMs: number;
-  /** README "Subscriptions": the plans (SUBSCRIPTION_PLANS) and the renewal job's period (null: off) */
+  /** docs/operating/billing.md "Subscriptions": the plans (SUBSCRIPTION_PLANS) and the renewal job's period (null: off) */
   subscriptions: { plans: SubscriptionPlans; intervalMs: number | null };
 }
 
-/** README "Retention": lifetimes in days, null = kept forever; the job's period in ms, null = never runs. */
+/** docs/operating/retention.md "Retention": lifetimes in days, null = kept forever; the job's period in ms, null = never runs. */
 export interface RetentionConfig {
   intervalMs: number | null;
   outputDays: number | null;
@@ -177,110 +180,224 @@ export class ConfigError extends Error {
   }
 }
 
-const schema = Joi.object({
-  ROLE: Joi.string().valid('api', 'worker', 'all', 'migrate').default('all'),
-  PORT: Joi.number().integer().min(0).max(65535).default(8080),
-  HOST: Joi.string().default('0.0.0.0'),
-  PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
-  DATABASE_URL: Joi.string().uri({ scheme: ['mysql', 'mariadb'] }).custom((value: string) => { mysqlAddress(value); return value; }),
-  AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }),
-  DB_POOL_MAX: Joi.number().integer().min(1).max(500).default(20),
-  DB_PREPARED_PER_CONNECTION: Joi.number().integer().min(0).max(10_000).default(64),
-  AMQP_PREFIX: Joi.string().pattern(/^[a-z][a-z0-9_-]{0,40}$/).default('mediagate'),
-  CREDENTIAL_CACHE: Joi.boolean().truthy('1', 'on').falsy('0', 'off').default(true),
-  CREDENTIAL_CACHE_LEASE_MS: Joi.number().integer().min(500).max(60_000).default(5000),
-  DATA_DIR: Joi.string().default('./data'),
-  STORAGE_DIR: Joi.string(),
-  STORAGE_URL: Joi.string().custom((value: string) => { parseStorageUrl(value); return value; }),
-  STORAGE_S3_ACCESS_KEY_ID: Joi.string(),
-  STORAGE_S3_SECRET_ACCESS_KEY: Joi.string(),
-  UPLOAD_MAX_BYTES_IMAGE: Joi.number().integer().min(1).max(5 * 1024 ** 3).default(DEFAULT_UPLOAD_LIMITS.image),
-  UPLOAD_MAX_BYTES_VIDEO: Joi.number().integer().min(1).max(5 * 1024 ** 3).default(DEFAULT_UPLOAD_LIMITS.video),
-  UPLOAD_MAX_BYTES_AUDIO: Joi.number().integer().min(1).max(5 * 1024 ** 3).default(DEFAULT_UPLOAD_LIMITS.audio),
-  UPLOAD_URL_TTL_SECONDS: Joi.number().integer().min(60).max(7 * 24 * 3600).default(900),
-  SPEC_DIR: Joi.string(),
-  SIGNUP_CREDIT: Joi.number().integer().min(0).max(1e12).default(0),
-  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(8),
-  MAX_BODY_BYTES: Joi.number().integer().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
+export const configSchema = Joi.object({
+  ROLE: Joi.string().valid('api', 'worker', 'all', 'migrate').default('all')
+    .description('`api`, `worker`, `all` (both in one process), or `migrate` (apply the database migrations and exit; see [Upgrading](upgrading.md)). `api` and `worker` need `AMQP_URL`'),
+  PORT: Joi.number().integer().min(0).max(65535).default(8080)
+    .description('HTTP port'),
+  HOST: Joi.string().default('0.0.0.0')
+    .description('HTTP bind address'),
+  PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] })
+    .meta({ default: '`http://localhost:$PORT`' })
+    .description('absolute base of every URL the gateway hands out (output files, `urls.get`); also the OAuth issuer and protected-resource identifier'),
+  DATABASE_URL: Joi.string().uri({ scheme: ['mysql', 'mariadb'] }).custom((value: string) => { mysqlAddress(value); return value; })
+    .meta({ default: 'unset: SQLite file `$DATA_DIR/mediagate.sqlite`' })
+    .description('`mysql://user:pass@host:port/db` selects MariaDB/MySQL. With the database on the same machine, `mysql://user:pass@localhost/db?socketPath=/run/mysqld/mysqld.sock` connects over the server\'s unix socket instead of TCP (host and port are then ignored; the path is the server\'s `@@socket`; no other query parameter is accepted): less CPU per round trip on both sides (see [Running in production](production.md))'),
+  AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] })
+    .meta({ default: 'unset: in-process queue' })
+    .description('`amqp://user:pass@host:port/vhost` selects RabbitMQ'),
+  DB_POOL_MAX: Joi.number().integer().min(1).max(500).default(20)
+    .description('MariaDB/MySQL connections per process (SQLite always uses one)'),
+  DB_PREPARED_PER_CONNECTION: Joi.number().integer().min(0).max(10_000).default(64)
+    .description('MariaDB/MySQL: the prepared statements each connection keeps, least recently used closed first; `0`: every statement as text (see [Prepared statements](production.md#processes))'),
+  AMQP_PREFIX: Joi.string().pattern(/^[a-z][a-z0-9_-]{0,40}$/).default('mediagate')
+    .description('prefix of every exchange and queue name, so that several deployments can share one broker'),
+  CREDENTIAL_CACHE: Joi.boolean().truthy('1', 'on').falsy('0', 'off').default(true)
+    .description('`on`/`off`: API processes cache API-key lookups (see [Credential cache](security.md#credential-cache)). On only with RabbitMQ (invalidated across processes) or the embedded default (one process); MariaDB without `AMQP_URL` never caches'),
+  CREDENTIAL_CACHE_LEASE_MS: Joi.number().integer().min(500).max(60_000).default(5000)
+    .description('how long an API process may serve keys from its cache without renewing its lease (500-60000); an invalidation waits at most about this long (twice, for a process that holds a lease but does not answer)'),
+  DATA_DIR: Joi.string().default('./data')
+    .description('where the SQLite file and (by default) the output files live'),
+  STORAGE_DIR: Joi.string()
+    .meta({ default: '`$DATA_DIR/files`' })
+    .description('where output files and uploads are stored; served under `/files/`. With `STORAGE_URL` it holds only temporary downloads'),
+  STORAGE_URL: Joi.string().custom((value: string) => { parseStorageUrl(value); return value; })
+    .meta({ default: 'unset: local files under `STORAGE_DIR`' })
+    .description('`s3://bucket[/prefix]?endpoint=https://host[:port]&region=us-east-1&force_path_style=true`: outputs and uploads on an S3-compatible bucket (see [Storage and uploads](../api/uploads.md#storage-and-uploads)). `endpoint` unset: AWS S3; `force_path_style` defaults to true with an `endpoint`, false without'),
+  STORAGE_S3_ACCESS_KEY_ID: Joi.string()
+    .meta({ default: 'unset: the AWS SDK\'s default chain (environment, profile, instance role)' })
+    .description('the bucket\'s credentials (never in `STORAGE_URL`, which refuses them)'),
+  STORAGE_S3_SECRET_ACCESS_KEY: Joi.string()
+    .meta({ default: 'unset: the AWS SDK\'s default chain (environment, profile, instance role)' })
+    .description('the bucket\'s credentials (never in `STORAGE_URL`, which refuses them)'),
+  UPLOAD_MAX_BYTES_IMAGE: Joi.number().integer().min(1).max(5 * 1024 ** 3).default(DEFAULT_UPLOAD_LIMITS.image)
+    .meta({ default: '`20971520` (20 MiB)' })
+    .description('largest image upload'),
+  UPLOAD_MAX_BYTES_VIDEO: Joi.number().integer().min(1).max(5 * 1024 ** 3).default(DEFAULT_UPLOAD_LIMITS.video)
+    .meta({ default: '`524288000` (500 MiB)' })
+    .description('largest video upload'),
+  UPLOAD_MAX_BYTES_AUDIO: Joi.number().integer().min(1).max(5 * 1024 ** 3).default(DEFAULT_UPLOAD_LIMITS.audio)
+    .meta({ default: '`104857600` (100 MiB)' })
+    .description('largest audio upload'),
+  UPLOAD_URL_TTL_SECONDS: Joi.number().integer().min(60).max(7 * 24 * 3600).default(900)
+    .description('how long an upload address accepts its PUT (60-604800)'),
+  SPEC_DIR: Joi.string()
+    .meta({ default: '`spec/v1`' })
+    .description('the spec to serve (operators can point this at a copy with extra models)'),
+  SIGNUP_CREDIT: Joi.number().integer().min(0).max(1e12).default(0)
+    .description('credits given to an account when its email is first verified (a one-time code, or Google with a verified email), once per account (1000 credits = 1 USD)'),
+  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(8)
+    .description('predictions one worker process runs at once (RabbitMQ prefetch)'),
+  MAX_BODY_BYTES: Joi.number().integer().min(1024).max(100 * 1024 * 1024).default(1024 * 1024)
+    .description('largest request body; bigger bodies get 413'),
   // below the 30 s server timeout, which would otherwise answer 503 first
-  PAYLOAD_TIMEOUT_MS: Joi.number().integer().min(100).max(25_000).default(10_000),
-  SESSION_TTL_SECONDS: Joi.number().integer().min(60).max(365 * 24 * 3600).default(7 * 24 * 3600),
-  DISPATCH_GRACE_MS: Joi.number().integer().min(100).max(3_600_000).default(15_000),
+  PAYLOAD_TIMEOUT_MS: Joi.number().integer().min(100).max(25_000).default(10_000)
+    .description('a request body must arrive in full within this long after its headers (100-25000); a slower one gets 408 and the connection is closed (logged at info, not as an error)'),
+  SESSION_TTL_SECONDS: Joi.number().integer().min(60).max(365 * 24 * 3600).default(7 * 24 * 3600)
+    .description('lifetime of a login session'),
+  DISPATCH_GRACE_MS: Joi.number().integer().min(100).max(3_600_000).default(15_000)
+    .description('how long a request may wait for its queue confirm before the sweeper publishes it again'),
   // how long a confirmed publish waits before it is marked pending (workers/dispatch.ts): a worker
   // that claims the row meanwhile spares the marker's write; used up to half DISPATCH_GRACE_MS
-  DISPATCH_MARK_DELAY_MS: Joi.number().integer().min(0).max(60_000).default(2_000),
-  PENDING_REPUBLISH_AFTER_MS: Joi.number().integer().min(1000).max(7 * 24 * 3_600_000).default(600_000),
-  SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).max(3_600_000).default(25_000),
-  RETRY_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('2000,10000,30000'),
-  UPSTREAM_POLL_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('1000,2000,4000,8000,15000,30000'),
-  UPSTREAM_MAX_WAIT_MS: Joi.number().integer().min(1000).max(7 * 24 * 3_600_000).default(3_600_000),
-  UPSTREAM_BREAKER_FAILURES: Joi.number().integer().min(1).max(1000).default(5),
-  UPSTREAM_BREAKER_WINDOW_MS: Joi.number().integer().min(100).max(3_600_000).default(60_000),
-  UPSTREAM_BREAKER_COOLDOWN_MS: Joi.number().integer().min(100).max(3_600_000).default(30_000),
-  ENCRYPTION_KEY: Joi.string().pattern(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/).messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64' }),
-  WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120_000).default(15_000),
-  WEBHOOK_BACKOFF_MS: Joi.number().integer().min(10).max(3_600_000).default(10_000),
-  WEBHOOK_MAX_RETRY_AFTER_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000),
-  WEBHOOK_ALLOW_INSECURE: Joi.boolean().truthy('1').falsy('0').default(false),
-  UPSTREAM_ALLOW_PRIVATE_OUTPUTS: Joi.boolean().truthy('1').falsy('0').default(false),
+  DISPATCH_MARK_DELAY_MS: Joi.number().integer().min(0).max(60_000).default(2_000)
+    .description('how long a confirmed request stays `queued` before it is marked `pending` (at most half `DISPATCH_GRACE_MS`; `0`: at once): a worker that claims it meanwhile spares MariaDB the write'),
+  PENDING_REPUBLISH_AFTER_MS: Joi.number().integer().min(1000).max(7 * 24 * 3_600_000).default(600_000)
+    .meta({ default: '`600000` (10 minutes)' })
+    .description('a request confirmed by the queue (`pending`) but unclaimed for this long may have lost its message: the sweeper publishes it again. Keep it above the longest `RETRY_DELAYS_MS` entry and above how long a request may wait in a backlog, or a duplicate is published (harmless, but it restarts the retry count)'),
+  SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).max(3_600_000).default(25_000)
+    .description('on SIGTERM/SIGINT, how long a worker lets running predictions finish before handing them back to the queue; keep it below your orchestrator\'s kill timeout (Kubernetes: 30 s)'),
+  RETRY_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('2000,10000,30000')
+    .description('waits before the 1st, 2nd and 3rd retry of a prediction whose upstream failed retryably (one RabbitMQ delay queue each)'),
+  UPSTREAM_POLL_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('1000,2000,4000,8000,15000,30000')
+    .description('waits between polls of an upstream job: the n-th poll waits the n-th entry, then the last; a provider\'s longer `Retry-After` wins up to the last entry (one RabbitMQ delay queue each)'),
+  UPSTREAM_MAX_WAIT_MS: Joi.number().integer().min(1000).max(7 * 24 * 3_600_000).default(3_600_000)
+    .meta({ default: '`3600000` (1 hour)' })
+    .description('an upstream job not finished this long after its submit is cancelled at the provider and the prediction fails (not charged)'),
+  UPSTREAM_BREAKER_FAILURES: Joi.number().integer().min(1).max(1000).default(5)
+    .description('retryable failures in a row that open a provider\'s circuit in a worker ([Providers](providers.md#providers), circuit breaker)'),
+  UPSTREAM_BREAKER_WINDOW_MS: Joi.number().integer().min(100).max(3_600_000).default(60_000)
+    .description('failures further apart than this do not add up'),
+  UPSTREAM_BREAKER_COOLDOWN_MS: Joi.number().integer().min(100).max(3_600_000).default(30_000)
+    .description('how long an open circuit is skipped before one trial call'),
+  ENCRYPTION_KEY: Joi.string().pattern(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/).messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64' })
+    .meta({ default: 'embedded default: generated into `$DATA_DIR/encryption.key`' })
+    .description('32 bytes (64 hex characters or base64) sealing secrets the gateway must read back (webhook signing secrets). **Required with `DATABASE_URL`**, the same on every process; `openssl rand -hex 32`'),
+  WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120_000).default(15_000)
+    .description('one delivery attempt\'s deadline (connect, headers and body)'),
+  WEBHOOK_BACKOFF_MS: Joi.number().integer().min(10).max(3_600_000).default(10_000)
+    .description('first retry delay; then ×4 and ×16, each ±20%'),
+  WEBHOOK_MAX_RETRY_AFTER_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000)
+    .description('longest `Retry-After` honoured'),
+  WEBHOOK_ALLOW_INSECURE: Joi.boolean().truthy('1').falsy('0').default(false)
+    .description('development and tests only: permits `http://` and loopback/private webhook URLs'),
+  UPSTREAM_ALLOW_PRIVATE_OUTPUTS: Joi.boolean().truthy('1').falsy('0').default(false)
+    .description('development and tests only: upstream output URLs may point at loopback/private addresses (a local fake upstream). **Never set it in production**: it lets an upstream make the worker fetch internal resources'),
   // provider callbacks: the token in the address is derived from ENCRYPTION_KEY, sent to PUBLIC_URL
-  UPSTREAM_CALLBACKS: Joi.boolean().truthy('1').falsy('0').default(false),
-  REPLICATE_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[A-Za-z0-9+/=]{16,}$/).messages({ 'string.pattern.base': 'must be the whsec_... signing secret Replicate shows (GET /v1/webhooks/default/secret)' }),
-  FAL_WEBHOOK_JWKS_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://rest.fal.ai/.well-known/jwks.json'),
-  WAVESPEED_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[A-Za-z0-9+/=_-]{16,}$/).messages({ 'string.pattern.base': 'must be the whsec_... webhook secret WaveSpeed returns (GET /api/v3/webhook/secret)' }),
-  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
-  SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
-  MAIL_FROM: Joi.string().max(320),
-  GOOGLE_CLIENT_ID: Joi.string().max(512),
-  GOOGLE_CLIENT_SECRET: Joi.string().max(512).when('GOOGLE_CLIENT_ID', { is: Joi.exist(), then: Joi.required() }),
-  STRIPE_SECRET_KEY: Joi.string().pattern(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{8,}$/).messages({ 'string.pattern.base': 'must be a Stripe secret key (sk_live_…, sk_test_…, or a restricted rk_…)' }),
-  STRIPE_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[A-Za-z0-9+/=_]{8,}$/).messages({ 'string.pattern.base': 'must be the whsec_… signing secret of the webhook endpoint (Stripe dashboard, Developers, Webhooks)' }),
-  STRIPE_CURRENCY: Joi.string().lowercase().pattern(/^[a-z]{3}$/).default('usd').messages({ 'string.pattern.base': 'must be a three-letter ISO 4217 currency code, e.g. usd' }),
-  STRIPE_CREDITS_PER_UNIT: Joi.number().integer().min(1).max(1_000_000_000).default(1000),
-  // "Buy credits" (docs/api/dashboard.md): amounts in the currency's minor unit (cents)
+  UPSTREAM_CALLBACKS: Joi.boolean().truthy('1').falsy('0').default(false)
+    .description('ask fal and Replicate to call back when a job changes (see [Providers](providers.md#providers), callbacks); needs `PUBLIC_URL` (reachable by the providers) and `ENCRYPTION_KEY` (start-up refuses it without them). Polling goes on either way'),
+  REPLICATE_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[A-Za-z0-9+/=]{16,}$/).messages({ 'string.pattern.base': 'must be the whsec_... signing secret Replicate shows (GET /v1/webhooks/default/secret)' })
+    .meta({ default: 'unset' })
+    .description('Replicate\'s webhook signing secret (`whsec_...`, from `GET https://api.replicate.com/v1/webhooks/default/secret`); without it Replicate is never asked to call back'),
+  FAL_WEBHOOK_JWKS_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://rest.fal.ai/.well-known/jwks.json')
+    .description('where fal publishes the ED25519 keys its callbacks are signed with (kept a day; fetched again when a callback\'s key is unknown)'),
+  WAVESPEED_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[A-Za-z0-9+/=_-]{16,}$/).messages({ 'string.pattern.base': 'must be the whsec_... webhook secret WaveSpeed returns (GET /api/v3/webhook/secret)' })
+    .meta({ default: 'unset' })
+    .description('WaveSpeed\'s webhook secret (`whsec_...`, from `GET https://api.wavespeed.ai/api/v3/webhook/secret`); without it WaveSpeed is never asked to call back'),
+  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info')
+    .description('`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; logs are JSON lines (pino), one per request among them (see [Operations](observability.md))'),
+  SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] })
+    .meta({ default: 'unset: mail is written to the log' })
+    .description('`smtp://user:pass@host:587` or `smtps://…:465`: where one-time codes are sent (nodemailer)'),
+  MAIL_FROM: Joi.string().max(320)
+    .meta({ default: '`mediagate <no-reply@<PUBLIC_URL\'s host>>`' })
+    .description('sender of those mails'),
+  GOOGLE_CLIENT_ID: Joi.string().max(512)
+    .meta({ default: 'unset: Google sign-in answers 503' })
+    .description('OAuth client id of the Google sign-in; also the audience `google/mobile` requires'),
+  GOOGLE_CLIENT_SECRET: Joi.string().max(512).when('GOOGLE_CLIENT_ID', { is: Joi.exist(), then: Joi.required() })
+    .meta({ default: 'unset' })
+    .description('its secret; required with `GOOGLE_CLIENT_ID`'),
+  STRIPE_SECRET_KEY: Joi.string().pattern(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{8,}$/).messages({ 'string.pattern.base': 'must be a Stripe secret key (sk_live_…, sk_test_…, or a restricted rk_…)' })
+    .meta({ default: 'unset: the Stripe admin routes answer 503 naming it' })
+    .description('Stripe secret key (`sk_live_…`, or a restricted `rk_…` with read on charges and customers and write on refunds): lists charges and makes refunds (see [Payments (Stripe)](billing.md#payments-stripe)). Never logged'),
+  STRIPE_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[A-Za-z0-9+/=_]{8,}$/).messages({ 'string.pattern.base': 'must be the whsec_… signing secret of the webhook endpoint (Stripe dashboard, Developers, Webhooks)' })
+    .meta({ default: 'unset: the Stripe webhook answers 503 naming it' })
+    .description('signing secret (`whsec_…`) of the webhook endpoint `$PUBLIC_URL/api/v1/payment-webhooks/stripe`'),
+  STRIPE_CURRENCY: Joi.string().lowercase().pattern(/^[a-z]{3}$/).default('usd').messages({ 'string.pattern.base': 'must be a three-letter ISO 4217 currency code, e.g. usd' })
+    .description('the currency purchases are converted to credits at; a checkout in another currency credits only with `metadata.credits`'),
+  STRIPE_CREDITS_PER_UNIT: Joi.number().integer().min(1).max(1_000_000_000).default(1000)
+    .description('credits one unit of `STRIPE_CURRENCY` buys (1000: 1 USD buys 1,000 credits, the gateway\'s own rate)'),
   CHECKOUT_PRESETS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('500,2000,5000,10000')
-    .messages({ 'string.pattern.base': 'must be up to ten amounts in minor units (cents), comma-separated, e.g. 500,2000,5000' }),
-  CHECKOUT_MIN_AMOUNT: Joi.number().integer().min(1).max(100_000_000).default(500),
-  CHECKOUT_MAX_AMOUNT: Joi.number().integer().min(1).max(100_000_000).default(100_000),
-  GOOGLE_ISSUER: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://accounts.google.com'),
-  GOOGLE_REDIRECT_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
-  AUTH_RATE_WINDOW_SECONDS: Joi.number().integer().min(1).max(24 * 3600).default(900),
-  AUTH_RATE_PER_EMAIL: Joi.number().integer().min(1).max(1_000_000).default(10),
-  AUTH_RATE_PER_ADDRESS: Joi.number().integer().min(1).max(1_000_000).default(50),
-  AUTH_RATE_MAILS_PER_EMAIL: Joi.number().integer().min(1).max(1_000_000).default(10),
-  REGISTER_RATE_PER_ADDRESS: Joi.number().integer().min(1).max(1_000_000).default(10),
+    .messages({ 'string.pattern.base': 'must be up to ten amounts in minor units (cents), comma-separated, e.g. 500,2000,5000' })
+    .description('the amounts the dashboard\'s "Buy credits" offers, in the minor unit of `STRIPE_CURRENCY` (cents), comma-separated; each within the two limits below (see [Using the dashboard](../api/dashboard.md#buying-credit))'),
+  CHECKOUT_MIN_AMOUNT: Joi.number().integer().min(1).max(100_000_000).default(500)
+    .description('the smallest amount "Buy credits" accepts (minor units)'),
+  CHECKOUT_MAX_AMOUNT: Joi.number().integer().min(1).max(100_000_000).default(100_000)
+    .description('the largest amount "Buy credits" accepts (minor units)'),
+  GOOGLE_ISSUER: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://accounts.google.com')
+    .description('OpenID issuer whose discovery document, keys and endpoints are used (tests point it at a local provider)'),
+  GOOGLE_REDIRECT_URL: Joi.string().uri({ scheme: ['http', 'https'] })
+    .meta({ default: '`$PUBLIC_URL/auth/google_callback`' })
+    .description('the redirect URI registered for the client'),
+  AUTH_RATE_WINDOW_SECONDS: Joi.number().integer().min(1).max(24 * 3600).default(900)
+    .description('window of the login, code, reset and code-mail budgets (see [Rate limits](../api/credentials.md#rate-limits))'),
+  AUTH_RATE_PER_EMAIL: Joi.number().integer().min(1).max(1_000_000).default(10)
+    .description('failed attempts per (email address, client address) per window, for each route group'),
+  AUTH_RATE_PER_ADDRESS: Joi.number().integer().min(1).max(1_000_000).default(50)
+    .description('failed attempts per client address (IPv6: per /64) per window, for each route group; also code mails per client address'),
+  AUTH_RATE_MAILS_PER_EMAIL: Joi.number().integer().min(1).max(1_000_000).default(10)
+    .description('code mails (`request-otp`, `forgot-password`) per email address per window'),
+  REGISTER_RATE_PER_ADDRESS: Joi.number().integer().min(1).max(1_000_000).default(10)
+    .description('registrations per client address (IPv6: per /64) per hour'),
   // generation limits; 0 turns one off
-  GENERATE_RATE_PER_KEY: Joi.number().integer().min(0).max(1_000_000).default(60),
-  GENERATE_RATE_PER_ACCOUNT: Joi.number().integer().min(0).max(1_000_000).default(120),
-  GENERATE_CONCURRENT_PER_KEY: Joi.number().integer().min(0).max(1_000_000).default(10),
-  GENERATE_CONCURRENT_PER_ACCOUNT: Joi.number().integer().min(0).max(1_000_000).default(20),
+  GENERATE_RATE_PER_KEY: Joi.number().integer().min(0).max(1_000_000).default(60)
+    .description('model submits per minute per API key (a key\'s own `rate_limit_per_minute` replaces it); `0`: no limit. See [Rate limits on generation](../api/rate-limits.md#rate-limits-on-generation)'),
+  GENERATE_RATE_PER_ACCOUNT: Joi.number().integer().min(0).max(1_000_000).default(120)
+    .description('model submits per minute per account (a user\'s own predictions, or a team\'s)'),
+  GENERATE_CONCURRENT_PER_KEY: Joi.number().integer().min(0).max(1_000_000).default(10)
+    .description('unfinished (queued, pending, processing) predictions per API key (a key\'s own `max_concurrent` replaces it); `0`: no limit'),
+  GENERATE_CONCURRENT_PER_ACCOUNT: Joi.number().integer().min(0).max(1_000_000).default(20)
+    .description('unfinished predictions per account'),
   // a shared secret of the scraper; short ones are guessable
-  METRICS_TOKEN: Joi.string().min(16).max(512).pattern(/^[\x21-\x7e]+$/).messages({ 'string.pattern.base': 'must be printable ASCII without spaces' }),
-  WORKER_HEALTH_PORT: Joi.number().integer().min(0).max(65535),
-  WORKER_HEALTH_HOST: Joi.string().default('0.0.0.0'),
+  METRICS_TOKEN: Joi.string().min(16).max(512).pattern(/^[\x21-\x7e]+$/).messages({ 'string.pattern.base': 'must be printable ASCII without spaces' })
+    .meta({ default: 'unset: `/metrics` on the API port answers 401 to everyone' })
+    .description('16-512 printable characters; a scraper sends `Authorization: Bearer <token>` to `/metrics` (API port and worker health port)'),
+  WORKER_HEALTH_PORT: Joi.number().integer().min(0).max(65535)
+    .meta({ default: 'unset: no health port' })
+    .description('`ROLE=worker` only: a second, small HTTP listener serving `/livez`, `/readyz` and `/metrics` (open there unless `METRICS_TOKEN` is set). Kubernetes convention: `9464`'),
+  WORKER_HEALTH_HOST: Joi.string().default('0.0.0.0')
+    .description('bind address of that listener; a private interface when its `/metrics` has no token'),
   TRUSTED_PROXIES: Joi.string().custom((value: string) => {
     for (const entry of value.split(',').map((e) => e.trim())) {
       if (!isAddressOrRange(entry)) throw new Error(`"${entry}" is not an IP address or CIDR range`);
     }
     return value;
-  }),
-  REGISTRATION: Joi.string().valid('open', 'closed').default('open'),
-  CORS_ORIGINS: Joi.string().custom((value: string) => { corsOrigins(value); return value; }),
-  // README "Retention": a number of days, or 0 / off = kept forever
-  OUTPUT_RETENTION_DAYS: days().default(30),
-  WEBHOOK_ATTEMPT_RETENTION_DAYS: days().default(30),
-  UPLOAD_RETENTION_DAYS: days().default(30),
-  EXPIRED_RECORD_GRACE_DAYS: Joi.number().integer().min(0).max(3650).default(1),
-  ACCOUNT_DELETION_GRACE_DAYS: Joi.number().integer().min(0).max(365).default(14),
+  })
+    .meta({ default: 'unset' })
+    .description('comma-separated IPs or CIDR ranges of your load balancers; from them, the client address is the nearest `X-Forwarded-For` hop that is not itself a trusted proxy; from any other peer `X-Forwarded-For` is ignored. That one address is used for everything: key IP restrictions, rate limits and logs. Set it behind a proxy, or every client shares the proxy\'s budget and a key restricted to a client\'s address is refused'),
+  REGISTRATION: Joi.string().valid('open', 'closed').default('open')
+    .description('`open`: anyone may create an account. `closed`: `/auth/register` (and a first Google sign-in) creates an account only for an address holding a pending team invite; any other gets 403 `registration is closed on this gateway: …`. Either way the sign-up credit comes only with a verified address (see [Registration policy](administration.md#registration-policy))'),
+  CORS_ORIGINS: Joi.string().custom((value: string) => { corsOrigins(value); return value; })
+    .meta({ default: 'unset: same-origin only' })
+    .description('comma-separated browser origins allowed to call the API (`https://app.example.com`, `https://*.example.com`), or `*` for any; see [Browser clients (CORS)](security.md#browser-clients-cors)'),
+  // docs/operating/retention.md "Retention": a number of days, or 0 / off = kept forever
+  OUTPUT_RETENTION_DAYS: days().default(30)
+    .description('output files of a completed prediction are removed this many days after it completed (the prediction stays; see [Retention](retention.md)); `0` or `off` keeps them forever'),
+  WEBHOOK_ATTEMPT_RETENTION_DAYS: days().default(30)
+    .description('webhook attempt records, and finished deliveries, older than this are removed; `0` or `off` keeps them'),
+  UPLOAD_RETENTION_DAYS: days().default(30)
+    .description('uploads that no media library took (used only as a prediction\'s input, or never used) are removed, file and row, this many days after their address was issued (see [Retention](retention.md)); `0` or `off` keeps them'),
+  EXPIRED_RECORD_GRACE_DAYS: Joi.number().integer().min(0).max(3650).default(1)
+    .description('expired or used sessions, OAuth states and tokens, one-time and reset codes, idempotency records and team invites are removed this many days after they ended (`0`: at the next run)'),
+  ACCOUNT_DELETION_GRACE_DAYS: Joi.number().integer().min(0).max(365).default(14)
+    .description('days between an account deletion request and its erasure ([Deleting an account](../api/credentials.md#deleting-an-account))'),
   RETENTION_INTERVAL_SECONDS: Joi.alternatives(Joi.number().integer().min(10).max(7 * 24 * 3600), Joi.string().valid('off'))
-    .default(3600).messages({ 'alternatives.match': 'must be a number of seconds (10-604800) or "off"' }),
-  // README "Subscriptions": a JSON object of plans, or the path of a file holding one
-  SUBSCRIPTION_PLANS: Joi.string().custom((value: string) => { subscriptionPlans(value); return value; }),
+    .default(3600).messages({ 'alternatives.match': 'must be a number of seconds (10-604800) or "off"' })
+    .description('how often the retention job runs (worker processes; once per period across all of them); `off` disables it'),
+  // docs/operating/billing.md "Subscriptions": a JSON object of plans, or the path of a file holding one
+  SUBSCRIPTION_PLANS: Joi.string().custom((value: string) => { subscriptionPlans(value); return value; })
+    .meta({ default: '`starter`, `pro`, `scale` (see [Subscriptions](billing.md#subscriptions))' })
+    .description('the subscription plans: a JSON object, or the path of a JSON file holding one: `{"pro": {"credits": 50000, "rollover_cap": 25000, "period": "month"}}`. `credits` per period (≥ 1), `rollover_cap` (0 to `credits`, default 0), `period` `month` (default), `year` or days (`30d`, 1-366). A bad plan stops start-up naming it'),
   SUBSCRIPTION_INTERVAL_SECONDS: Joi.alternatives(Joi.number().integer().min(10).max(24 * 3600), Joi.string().valid('off'))
-    .default(300).messages({ 'alternatives.match': 'must be a number of seconds (10-86400) or "off"' }),
+    .default(300).messages({ 'alternatives.match': 'must be a number of seconds (10-86400) or "off"' })
+    .description('how often the subscription job renews due periods and expires grant credit (worker processes; once per period across all of them); `off` disables it (10-86400)'),
 })
-  .pattern(/^UPSTREAM_[A-Z0-9_]+_URL$/, Joi.string().uri({ scheme: ['http', 'https'] }))
-  .pattern(/^UPSTREAM_[A-Z0-9_]+_KEY$/, Joi.string().min(1))
+  .pattern(/^UPSTREAM_[A-Z0-9_]+_URL$/, Joi.string().uri({ scheme: ['http', 'https'] })
+    .meta({ name: 'UPSTREAM_<NAME>_URL', default: 'unset' })
+    .description('base URL of upstream provider `<name>` (e.g. `UPSTREAM_AURORA_URL`); for `openai`, `replicate`, `fal` and `wavespeed` it defaults to the public API (`https://api.openai.com/v1`, `https://api.replicate.com/v1`, `https://queue.fal.run`, `https://api.wavespeed.ai/api/v3`) once their key is set'))
+  .pattern(/^UPSTREAM_[A-Z0-9_]+_KEY$/, Joi.string().min(1)
+    .meta({ name: 'UPSTREAM_<NAME>_KEY', default: 'unset' })
+    .description('its bearer key; never logged and never echoed in errors. `UPSTREAM_OPENAI_KEY`, `UPSTREAM_REPLICATE_KEY`, `UPSTREAM_FAL_KEY` or `UPSTREAM_WAVESPEED_KEY` alone configures that provider (see [Providers](providers.md#providers))'))
   .unknown(true);
 
 /** A lifetime in days: a whole number (0 = forever) or `off` (forever). */
@@ -338,7 +455,7 @@ function corsOrigins(value: string): string[] {
 
 /**
  * Public providers whose base URL is known: setting UPSTREAM_<NAME>_KEY alone configures them
- * (README "Providers"). Self-hosted OpenAI-compatible servers set their own name and URL.
+ * (docs/operating/providers.md "Providers"). Self-hosted OpenAI-compatible servers set their own name and URL.
  */
 export const PROVIDER_DEFAULT_URLS: Readonly<Record<string, string>> = {
   openai: 'https://api.openai.com/v1',
@@ -357,7 +474,7 @@ function parseKey(raw: string): Buffer {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings mean "unset": that is how most deploy tools express an absent variable.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const { value, error } = schema.validate(present, { abortEarly: true, convert: true });
+  const { value, error } = configSchema.validate(present, { abortEarly: true, convert: true });
   if (error) {
     const detail = error.details[0];
     const key = detail?.path[0] ?? 'environment';

@@ -12,6 +12,7 @@
 import type { Knex } from 'knex';
 import { affected, isMysql } from './knex.ts';
 import { InsufficientCreditError } from './errors.ts';
+import { BalanceLimitError } from '../lib/errors.ts';
 import { num, numOrNull } from './rows.ts';
 import { withLockRetry } from './retry.ts';
 import { consumeGrants, walletKey } from './credit-grants.ts';
@@ -582,11 +583,29 @@ export async function getBalance(db: Knex, userId: number): Promise<{ balance: n
 }
 
 /**
+ * The wallet row, only if `amount` added to it keeps its credit (balance + held) and its balance
+ * within +/- 2^53 - 1, the amounts the gateway keeps exactly (JavaScript numbers; MariaDB's BIGINT
+ * and SQLite's INTEGER hold more, which would then be misreported). Both bounds are computed
+ * exactly: `amount` is a safe integer and the subtraction stays within the safe range.
+ */
+function withinSafeRange(row: Knex.QueryBuilder, trx: Knex, amount: number): Knex.QueryBuilder {
+  if (!Number.isSafeInteger(amount)) throw new BalanceLimitError(amountLimitMessage(amount));
+  return amount >= 0
+    ? row.andWhere(trx.raw('balance + held <= ?', [Number.MAX_SAFE_INTEGER - amount]))
+    : row.andWhere('balance', '>=', -Number.MAX_SAFE_INTEGER - amount);
+}
+
+function amountLimitMessage(amount: number): string {
+  return `this move of ${amount} credits would take the wallet past ${amount >= 0 ? '' : '-'}${Number.MAX_SAFE_INTEGER} credits (2^53 - 1), the most the gateway keeps exactly`;
+}
+
+/**
  * Adds credit to a wallet with its ledger row (`kind` topup, grant, signup, refund); returns the
  * balance after. The caller runs it in a transaction (the UPDATE and the row commit together).
  */
 export async function creditWallet(trx: Knex, payer: Payer, amount: number, kind: LedgerKind, description: string, now: number, extra: { predictionId?: string; ref?: string } = {}): Promise<number> {
-  await walletRow(trx, payer).update({ balance: trx.raw('balance + ?', [amount]) });
+  const n = await withinSafeRange(walletRow(trx, payer), trx, amount).update({ balance: trx.raw('balance + ?', [amount]) });
+  if (affected(n) !== 1) throw new BalanceLimitError(amountLimitMessage(amount));
   await appendLedger(trx, payer, { kind, amount, heldChange: 0, predictionId: extra.predictionId ?? null, ref: extra.ref ?? '', description, now });
   const row = await walletRow(trx, payer).select('balance').first<{ balance: number | string }>();
   return num(row.balance);
@@ -601,9 +620,14 @@ export async function debitWallet(
   trx: Knex, payer: Payer, amount: number, description: string, now: number, allowNegative = false, extra: { kind?: 'deduction' | 'payment_refund'; ref?: string } = {},
 ): Promise<number | undefined> {
   const row = walletRow(trx, payer);
-  if (!allowNegative) row.andWhere('balance', '>=', amount);
+  // allowed below zero, never past -(2^53 - 1): only the lower bound can refuse it then
+  if (allowNegative) withinSafeRange(row, trx, -amount);
+  else row.andWhere('balance', '>=', amount);
   const n = await row.update({ balance: trx.raw('balance - ?', [amount]) });
-  if (affected(n) !== 1) return undefined;
+  if (affected(n) !== 1) {
+    if (allowNegative) throw new BalanceLimitError(amountLimitMessage(-amount));
+    return undefined;
+  }
   const state = await appendLedger(trx, payer, { kind: extra.kind ?? 'deduction', amount: -amount, heldChange: 0, description, ref: extra.ref ?? '', now });
   // a deduction spends expiring grant credit first, like a charge (when the wallet row says it has any); a payment refund takes back purchased credit
   if ((extra.kind ?? 'deduction') === 'deduction' && state.grants !== 0) await consumeGrants(trx, payer, amount);

@@ -103,8 +103,8 @@ export const generate: ModelHandler = async (ctx) => {
   if (configuredProviders(model, app.adapterEnv).length === 0) {
     const names = model.providers.map((p) => p.upstream ?? p.adapter);
     const env = model.providers.map((p) => configureHint(p.upstream ?? '')).join(' or ');
-    const which = names.length === 1 ? `its upstream provider "${names[0]}" is` : `none of its upstream providers (${names.map((n) => `"${n}"`).join(', ')}) is`;
-    throw new UnavailableError(`${model.operationId} is not available on this gateway: ${which} configured (operator: set ${env}); sandbox keys still work`);
+    const which = names.length === 1 ? `its upstream provider "${names[0]}" is not configured` : `none of its upstream providers (${names.map((n) => `"${n}"`).join(', ')}) is configured`;
+    throw new UnavailableError(`${model.operationId} is not available on this gateway: ${which} (operator: set ${env}); sandbox keys still work`);
   }
 
   // The hold fails with InsufficientCreditError (402 insufficient_credit, lib/errors.ts).

@@ -100,7 +100,8 @@ export const createApiKey: Handler<'createApiKey'> & Handler<'generateApiKey'> =
   const ipWhitelist = await childWhitelist(app, caller, checkedWhitelist(body.ip_whitelist));
   const restrictions = await newKeyRestrictions(app, caller, body);
   const { key, record } = await issueApiKey(app, caller.userId, { name, isTest, ipWhitelist, scopes: inheritedScopes(caller), limits: requestedLimits(app, caller, body), restrictions });
-  return { ...keyView(record), key };
+  // api_key: the one name every answer carrying a new key's secret uses; key: the same, kept for existing clients
+  return { ...keyView(record), api_key: key, key };
 };
 
 /** GET /app/get_user_keys: the account's live keys, never their values. */
@@ -142,7 +143,7 @@ export const createTeamApiKey: Handler<'createTeamApiKey'> = async ({ app, calle
     teamId, createdBy: caller.userId, name: body.name ?? '', prefix, keyHash, isTest, ipWhitelist, scopes: inheritedScopes(caller), limits: requestedLimits(app, caller, body), restrictions,
   }, app.clock());
   app.log.info({ event: 'team_key_created', teamId, keyId: record.id, by: caller.userId }, 'teams: API key created');
-  return h.response({ ...teamKeyView(record), key }).code(201);
+  return h.response({ ...teamKeyView(record), api_key: key, key }).code(201);
 };
 
 /** GET /app/teams/{team_id}/keys: the team's live keys, never their values. */
@@ -325,7 +326,7 @@ export const rotateApiKey: Handler<'rotateApiKey'> = async ({ app, caller, param
   const target = await findUserKey(app.db, caller.userId, id);
   if (!target) throw new NotFoundError('API key not found');
   const { record, key } = await rotate(app, caller, { userId: caller.userId }, target, body.grace_seconds ?? DEFAULT_GRACE_SECONDS);
-  return { ...keyView(record), key, grace_until: record.previousValidUntil };
+  return { ...keyView(record), api_key: key, key, grace_until: record.previousValidUntil };
 };
 
 /** POST /app/teams/{team_id}/keys/{key_id}/rotate (`manage_keys`, checked by the route bridge) */
@@ -337,7 +338,7 @@ export const rotateTeamApiKey: Handler<'rotateTeamApiKey'> = async ({ app, calle
   if (!target) throw new NotFoundError('API key not found');
   const { record, key } = await rotate(app, caller, { teamId }, target, body.grace_seconds ?? DEFAULT_GRACE_SECONDS);
   app.log.info({ event: 'team_key_rotated', teamId, keyId: id, by: caller.userId }, 'teams: API key rotated');
-  return { ...teamKeyView({ ...record, teamId }), key, grace_until: record.previousValidUntil };
+  return { ...teamKeyView({ ...record, teamId }), api_key: key, key, grace_until: record.previousValidUntil };
 };
 
 /** PUT /app/update_api_key/{key_id}: name, IP restriction, expiry and spend limit of a personal key. */

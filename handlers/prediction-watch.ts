@@ -56,11 +56,12 @@ function stateKey(p: Prediction): string {
 /**
  * Yields the prediction (scoped to `owner`) each time its status (or, while it runs upstream,
  * its queue position or progress) changes, the first read included, and returns after a terminal state, when `until` passes (epoch ms, real time) or
- * when `signal` fires. Yields nothing for a prediction the owner cannot see (`visible`).
+ * when `signal` fires. Yields nothing for a prediction the owner cannot see (`visible`), and
+ * nothing more once `stillAllowed` (asked before every event after the first) says no.
  */
 export async function* watchPrediction(
   app: App, owner: Owner, id: string,
-  opts: { signal: AbortSignal; until: number; visible?: (p: Prediction) => boolean },
+  opts: { signal: AbortSignal; until: number; visible?: (p: Prediction) => boolean; stillAllowed?: () => Promise<boolean> },
 ): AsyncGenerator<Prediction, void, void> {
   let last: string | undefined;
   let gap = POLL_MIN_MS;
@@ -71,6 +72,8 @@ export async function* watchPrediction(
       if (!p || (opts.visible && !opts.visible(p))) return;
       const key = stateKey(p);
       if (key !== last) {
+        // asked before each event, not each poll: access lost (a member removed from the team) ends the watch at its next event
+        if (last !== undefined && opts.stillAllowed && !await opts.stillAllowed()) return;
         last = key;
         gap = POLL_MIN_MS;
         yield p;

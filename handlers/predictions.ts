@@ -1,7 +1,8 @@
 // The caller's predictions: poll a result, cancel a running one. Both are scoped to the owner in
 // the query (db/owner.ts): someone else's id is as unknown as a made-up one.
 import { PassThrough } from 'node:stream';
-import type { Handler } from './types.ts';
+import type { Handler, HandlerContext, OwnedCaller } from './types.ts';
+import { resolveOwner } from '../lib/owner.ts';
 import { ConflictError, NotFoundError } from '../lib/errors.ts';
 import { cancelPrediction as cancelRow, findPrediction, findPredictionResult } from '../db/predictions.ts';
 import { predictionView } from '../lib/prediction-view.ts';
@@ -45,6 +46,17 @@ let openStreams = 0;
 export const openStreamCount = () => openStreams;
 
 /**
+ * A stream opened through a team membership asks again before each event whether the caller is
+ * still a member with `read_history` (a removed member's stream ends at its next event); a team
+ * API key and a personal owner need no check (a key's own revocation is checked per request).
+ */
+function accessCheck(app: HandlerContext['app'], caller: OwnedCaller): (() => Promise<boolean>) | undefined {
+  const { teamId } = caller.owner;
+  if (teamId === null || caller.keyTeamId !== undefined) return undefined;
+  return () => resolveOwner(app, caller, teamId, 'read_history').then(() => true, () => false);
+}
+
+/**
  * GET /api/v1/predictions/{request_id}/stream: Server-Sent Events, one per state change, each
  * `event: <status>` with the result route's body as data; the stream ends after the terminal
  * state's event, after STREAM_CAP_MS, or when the client goes away (README "Following a prediction").
@@ -61,7 +73,7 @@ export const streamPrediction: Handler<'streamPrediction'> = async ({ app, calle
   openStreams++;
   void (async () => {
     try {
-      const events = watchPrediction(app, caller.owner, params.request_id, { signal: client.signal, until: Date.now() + STREAM_CAP_MS, visible });
+      const events = watchPrediction(app, caller.owner, params.request_id, { signal: client.signal, until: Date.now() + STREAM_CAP_MS, visible, stillAllowed: accessCheck(app, caller) });
       for await (const p of events) {
         stream.write(`event: ${p.status}\ndata: ${JSON.stringify(streamEvent(app, p))}\n\n`);
       }

@@ -1,6 +1,8 @@
 // POST /api/v1/upstream-webhooks/{provider}/{token}: a provider's callback about a job (README
-// "Providers", callbacks). The provider's signature is checked first (401), then the address
-// token names the prediction (404 for a wrong token and an unknown prediction alike). A verified
+// "Providers", callbacks). While callbacks are off no address was ever handed out: 404. The address
+// token is checked first, locally (404 for a wrong token and an unknown prediction alike), so a
+// callback to an address nobody was given never makes the gateway fetch a provider's keys; then
+// the provider's signature (401). A verified
 // callback does not act on the body: it moves the prediction's poll chain on and publishes the
 // next poll at once, so the worker asks the provider through the same step polling uses.
 // Duplicates, replays within the tolerance and callbacks out of order therefore change nothing
@@ -60,12 +62,13 @@ function calledBy(app: App, p: NonNullable<Awaited<ReturnType<typeof findPredict
 export const receiveUpstreamWebhook: Handler<'receiveUpstreamWebhook'> = async ({ app, params, body, request }) => {
   const provider = params.provider;
   const raw = request.app.rawBody ?? Buffer.alloc(0);
+  // The same answer for callbacks off, a made-up token and a prediction that is gone: nothing to learn here.
+  const id = app.config.upstreamCallbacks.enabled ? readCallbackToken(app.config.upstreamCallbacks.key, provider, params.token) : undefined;
+  if (id === undefined) throw new NotFoundError('no such callback');
   const problem = await signatureProblem(app, provider, request.headers as Record<string, string | string[] | undefined>, raw);
   if (problem) throw new UnauthorizedError(`the ${provider} signature was refused: ${problem}`);
 
-  const id = readCallbackToken(app.config.upstreamCallbacks.key, provider, params.token);
-  const p = id === undefined ? undefined : await findPredictionById(app.db, id);
-  // The same answer for a made-up token and a prediction that is gone: nothing to learn here.
+  const p = await findPredictionById(app.db, id);
   if (!p || !calledBy(app, p, provider)) throw new NotFoundError('no such callback');
 
   const job = p.upstreamJob;

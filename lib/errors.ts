@@ -1,54 +1,64 @@
 // The error vocabulary: every expected failure a handler or db/ module raises, each with its HTTP
 // status and a stable machine-readable `code`. Transport-free: plugins/errors.ts renders any
 // DomainError as {"detail": message, "code": code}; handlers throw these and never import plugins/.
-// README "Errors" lists the codes.
+// ERRORS is the one table of codes (fastify's lib/errors.js shape): `npm run docs:gen` renders it
+// into docs/api/errors.md, and a test fails when that page is stale.
+
+export interface ErrorInfo {
+  /** the statuses this code is answered with */
+  readonly status: readonly number[];
+  /** when a client gets it, in words a client developer reads (rendered into the errors page) */
+  readonly meaning: string;
+}
 
 /** Stable codes: clients may branch on them; `detail` is for humans and may be reworded. */
-export type ErrorCode =
-  | 'invalid_input'
-  | 'unauthorized'
-  | 'insufficient_credit'
-  | 'api_key_expired'
-  | 'key_spend_limit_exceeded'
-  | 'forbidden'
-  | 'insufficient_scope'
-  | 'session_required'
-  | 'role_required'
-  | 'impersonation_forbidden'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'conflict'
-  | 'gone'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'validation_failed'
-  | 'rate_limited'
-  | 'internal'
-  | 'not_implemented'
-  | 'bad_gateway'
-  | 'unavailable'
-  | 'timeout'
-  | 'request_timeout'
-  | 'headers_too_large'
-  // embed codes (README "Embeds")
-  | 'embed_code_invalid'
-  | 'embed_origin_missing'
-  | 'embed_origin_not_allowed'
-  | 'embed_operation_not_allowed'
-  | 'embed_model_not_allowed'
-  | 'embed_field_not_allowed'
-  | 'embed_webhook_not_allowed'
-  | 'embed_team_not_allowed'
-  | 'embed_visitor_invalid'
-  | 'embed_cost_cap_exceeded'
-  | 'embed_daily_cap_reached'
-  | 'embed_monthly_cap_reached'
-  // whitelabel studios (README "Whitelabel studios")
-  | 'studio_not_found'
-  | 'studio_forbidden'
-  | 'studio_required'
+export const ERRORS = {
+  invalid_input: { status: [400], meaning: 'a malformed request: an `Idempotency-Key` that is empty, too long or not printable ASCII; a Google sign-in callback whose `state` is unknown, expired or already used; a request the HTTP parser cannot read (a malformed request line or header)' },
+  unauthorized: { status: [401], meaning: 'the credential is missing, unknown, revoked or expired (the account may be scheduled for deletion); a provider callback whose signature does not verify' },
+  api_key_expired: { status: [401], meaning: 'an API key used after the `expires_at` set on it' },
+  insufficient_credit: { status: [402], meaning: "the paying wallet cannot cover the request's price; `detail` names the price, never the balance" },
+  key_spend_limit_exceeded: { status: [402], meaning: "the submitting API key's spend limit for its day or month (UTC) cannot cover the price" },
+  forbidden: { status: [403], meaning: 'the credential is valid but not allowed: an IP-restricted key used from another address, a team role without the permission, a credential asking for more than it holds, registration closed to this address' },
+  insufficient_scope: { status: [403], meaning: "an OAuth access token without the operation's scope; `WWW-Authenticate` names the scope" },
+  session_required: { status: [403], meaning: 'an administrative operation called with an API key or an OAuth token (only a signed-in session carries a role); a valid API key or OAuth token on an operation that takes a signed-in session but not that credential (creating an OAuth client with an API key, requesting account deletion with a token, signing out)' },
+  role_required: { status: [403], meaning: "an administrative operation called by a session whose user lacks the role it needs; a support refund above its cap" },
+  impersonation_forbidden: { status: [403], meaning: 'an operation a staff member acting as a user may not perform: anything that creates, changes or reveals a credential or secret (API keys, OAuth clients, embed codes, the webhook signing secret), changes who belongs to a team, creates or changes a studio, exports or deletes the account, and every administrative operation; impersonating oneself or a staff account' },
+  not_found: { status: [404], meaning: 'an unknown route or id, including an id that belongs to another account and a `team_id` the caller is not a member of: the answer is the same, so it tells nothing about other accounts' },
+  method_not_allowed: { status: [405], meaning: 'a method the route does not take' },
+  request_timeout: { status: [408], meaning: 'the request body did not arrive in full within `PAYLOAD_TIMEOUT_MS` of its headers; the connection is then closed' },
+  conflict: { status: [409], meaning: 'the request conflicts with the current state: a duplicate email, slug or name; cancelling a finished prediction; an `Idempotency-Key` reused for another request or still being processed; a deduction or refund beyond what the wallet or charge allows' },
+  gone: { status: [410], meaning: 'a one-time link or address already used or expired: a support link, an upload address past its expiry' },
+  payload_too_large: { status: [413], meaning: 'a body larger than `MAX_BODY_BYTES`, or an upload over its media type\'s limit' },
+  unsupported_media_type: { status: [415], meaning: 'a body that is not `application/json` (or sent without `Content-Type`; a POST without a body needs none), or an upload of another content type than the one its address was issued for' },
+  validation_failed: { status: [422], meaning: "the input does not match the operation's schema, or is malformed JSON; `detail` is a list of `{loc, msg, type}` naming each field. Unknown body fields and query parameters are refused (`extra_forbidden`); so is a body nested more than 32 levels deep (`json_too_deep`) and, whatever the schema, a number past 2^53 - 1 either way in the path, query or body (`number_unsafe`)" },
+  balance_limit: { status: [422], meaning: 'a move of credit (a top-up, a purchase, a refund, a deduction below zero) that would take the wallet past 9,007,199,254,740,991 credits either way (2^53 - 1, the most the gateway keeps exactly); nothing moves' },
+  rate_limited: { status: [429], meaning: 'too many requests: failed sign-in, code or reset attempts, code mails, registrations, or model submits past a generation limit; `Retry-After` says when to try again' },
+  headers_too_large: { status: [431], meaning: 'request headers larger than 16 KiB' },
+  internal: { status: [500], meaning: 'a bug in the gateway; the body never says more, and the request id in `X-Request-Id` finds it in the log' },
+  not_implemented: { status: [501], meaning: 'an operation the interface declares that this gateway does not offer yet' },
+  bad_gateway: { status: [502], meaning: 'an error answer that reached the gateway from a service in front of it or behind it, without a code of its own' },
+  unavailable: { status: [503], meaning: "a dependency is down or the database stayed busy (nothing was recorded: retry), the model's upstream provider is not configured on this gateway, or the request was not answered within 30 s (it may still complete: retry with the same `Idempotency-Key`)" },
+  timeout: { status: [504], meaning: 'a service the request waited on did not answer in time' },
+  embed_code_invalid: { status: [401], meaning: 'an unknown or revoked embed code, or a code sent in the header of the other kind' },
+  embed_origin_missing: { status: [403], meaning: 'the embed code has allowed origins and the request sent neither `Origin` nor `Referer`' },
+  embed_origin_not_allowed: { status: [403], meaning: "the request's `Origin` (else `Referer`) matches none of the embed code's allowed origins" },
+  embed_operation_not_allowed: { status: [403], meaning: 'an embed code used on an operation other than a submit to its model(s), reading its own results and resolving itself' },
+  embed_model_not_allowed: { status: [403], meaning: 'a model the embed code is not bound to' },
+  embed_team_not_allowed: { status: [403], meaning: 'a `team_id` sent with an embed code: a code acts for its owner only' },
+  embed_field_not_allowed: { status: [422], meaning: "an input field outside the embed code's `allowed_fields`" },
+  embed_webhook_not_allowed: { status: [422], meaning: 'a `webhook` sent with an embed code' },
+  embed_visitor_invalid: { status: [422], meaning: 'an `X-Embed-Visitor` this gateway did not issue (send none to get one)' },
+  embed_cost_cap_exceeded: { status: [402], meaning: "the price is above the embed code's `max_cost_per_run`" },
+  embed_daily_cap_reached: { status: [402], meaning: "the embed code's spend today (UTC) plus this price is above its `daily_cap`" },
+  embed_monthly_cap_reached: { status: [402], meaning: "the embed code's spend this month (UTC) plus this price is above its `monthly_cap`" },
+  studio_not_found: { status: [404], meaning: 'the whitelabel studio named by `x-whitelabel-studio` (or the `Host`) is unknown or disabled' },
+  studio_forbidden: { status: [403], meaning: "the credential does not belong to the studio: not one of its users, its owner, a member of its owning team, or the team's key" },
+  studio_required: { status: [403], meaning: "a studio's user called without the studio's context: send `x-whitelabel-studio` with its slug, or call through one of its domains" },
   // the dashboard's cookie session (lib/session-cookie.ts)
-  | 'csrf_token_invalid';
+  csrf_token_invalid: { status: [403], meaning: "a state-changing request carried the dashboard's session cookie but not its CSRF token in `X-CSRF-Token` (a page on another site cannot send it); nothing was changed" },
+} as const satisfies Readonly<Record<string, ErrorInfo>>;
+
+export type ErrorCode = keyof typeof ERRORS;
 
 const CODE_FOR_STATUS: Readonly<Record<number, ErrorCode>> = {
   400: 'invalid_input',
@@ -110,13 +120,13 @@ export class InsufficientCreditError extends DomainError {
   }
 }
 
-/** An API key past its `expires_at` (README "Key restrictions"); raised by the api-key credential plugin. */
+/** An API key past its `expires_at`; raised by the api-key credential plugin. */
 export class ApiKeyExpiredError extends DomainError {
   readonly status = 401;
   readonly code = 'api_key_expired';
 }
 
-/** The submitting key's spend limit for its period cannot cover the price (README "Key restrictions"). */
+/** The submitting key's spend limit for its period cannot cover the price. */
 export class KeySpendLimitError extends DomainError {
   readonly status = 402;
   readonly code = 'key_spend_limit_exceeded';
@@ -141,7 +151,7 @@ export class RoleRequiredError extends DomainError {
 
 /**
  * An impersonated session (virtualLogin, supportLogin) on an operation that refuses it, or an
- * impersonation that may not be opened (oneself, a staff account). README "Impersonation and support links".
+ * impersonation that may not be opened (oneself, a staff account).
  */
 export class ImpersonationForbiddenError extends DomainError {
   readonly status = 403;
@@ -204,6 +214,12 @@ export class ValidationFailedError extends DomainError {
   }
 }
 
+/** A move of credit that would take a wallet past 2^53 - 1 credits either way, the most the gateway keeps exactly. */
+export class BalanceLimitError extends DomainError {
+  readonly status = 422;
+  readonly code = 'balance_limit';
+}
+
 /** A one-time address or token that has expired (an upload address past its `expires_at`). */
 export class GoneError extends DomainError {
   readonly status = 410;
@@ -222,7 +238,7 @@ export class UnsupportedMediaTypeError extends DomainError {
   readonly code = 'unsupported_media_type';
 }
 
-/** A refusal of an embed-code caller (README "Embeds"): the status and one of the embed_* codes. */
+/** A refusal of an embed-code caller: the status and one of the embed_* codes. */
 export class EmbedRefusedError extends DomainError {
   readonly status: number;
   readonly code: ErrorCode;
@@ -233,7 +249,7 @@ export class EmbedRefusedError extends DomainError {
   }
 }
 
-/** A refusal in a whitelabel studio's context (README "Whitelabel studios"): the status and one of the studio_* codes. */
+/** A refusal in a whitelabel studio's context: the status and one of the studio_* codes. */
 export class StudioRefusedError extends DomainError {
   readonly status: number;
   readonly code: ErrorCode;

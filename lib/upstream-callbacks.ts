@@ -172,21 +172,43 @@ export function verifyFalWebhook(keys: readonly crypto.KeyObject[], headers: Hea
   return keys.some((key) => crypto.verify(null, message, key, sig)) ? null : 'signature does not match';
 }
 
+/** How long a failed load of fal's key set is remembered: no callback fetches it again before then. */
+export const FAL_KEYS_RETRY_MS = 60_000;
+
 /**
  * fal's key set, fetched from FAL_WEBHOOK_JWKS_URL and kept for a day; fetched again (at most
- * once a minute) when no cached key verifies, so a key rotation is picked up at once.
+ * once a minute) when no cached key verifies, so a key rotation is picked up at once. Nothing is
+ * fetched for a callback that carries no well-formed, fresh signature; concurrent callbacks share
+ * one fetch; and a failed fetch is remembered for FAL_KEYS_RETRY_MS, so callbacks arriving while
+ * fal's keys cannot be loaded are refused without a request each.
  */
 export function createFalKeySet(url: string, fetchTimeoutMs = 10_000, now: () => number = Date.now) {
   let cached: { keys: crypto.KeyObject[]; at: number } | undefined;
-  async function load(): Promise<crypto.KeyObject[]> {
-    const res = await fetch(url, { signal: AbortSignal.timeout(fetchTimeoutMs), redirect: 'error', headers: { accept: 'application/json' } });
-    if (!res.ok) throw new Error(`the fal key set answered HTTP ${res.status}`);
-    const keys = ed25519Keys(await res.json());
-    cached = { keys, at: now() };
-    return keys;
+  let failed: { error: Error; at: number } | undefined;
+  let loading: Promise<crypto.KeyObject[]> | undefined;
+  async function fetchKeys(): Promise<crypto.KeyObject[]> {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(fetchTimeoutMs), redirect: 'error', headers: { accept: 'application/json' } });
+      if (!res.ok) throw new Error(`the fal key set answered HTTP ${res.status}`);
+      const keys = ed25519Keys(await res.json());
+      cached = { keys, at: now() };
+      failed = undefined;
+      return keys;
+    } catch (err) {
+      failed = { error: err instanceof Error ? err : new Error(String(err)), at: now() };
+      throw failed.error;
+    }
+  }
+  function load(): Promise<crypto.KeyObject[]> {
+    if (failed && now() - failed.at < FAL_KEYS_RETRY_MS) return Promise.reject(failed.error);
+    loading ??= fetchKeys().finally(() => { loading = undefined; });
+    return loading;
   }
   return {
     async verify(headers: Headers, body: Buffer, nowMs: number): Promise<SignatureProblem> {
+      // headers, timestamp and the signature's form first: an unsigned or stale callback costs no fetch
+      const shape = verifyFalWebhook([], headers, body, nowMs);
+      if (shape !== 'signature does not match') return shape;
       const keys = cached && now() - cached.at < 24 * 3600_000 ? cached.keys : await load();
       const problem = verifyFalWebhook(keys, headers, body, nowMs);
       if (problem !== 'signature does not match' || !cached || now() - cached.at < 60_000) return problem;

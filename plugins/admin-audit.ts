@@ -11,6 +11,7 @@ import type { App } from '../lib/context.ts';
 import { clientIp } from '../lib/addresses.ts';
 import { insertAdminAudit } from '../db/admin-audit.ts';
 import { normaliseEmail } from '../db/users.ts';
+import { cutBelow } from '../lib/json-limits.ts';
 
 declare module '@hapi/hapi' {
   interface RequestApplicationState {
@@ -21,16 +22,27 @@ declare module '@hapi/hapi' {
 
 /** Field names whose values never reach the audit log. */
 const SECRET = /pass(word)?|secret|token|otp|api_?key|authorization|signature/i;
+/** How deep the log records parameters: deeper parts are cut, so any body can be recorded. */
+const AUDIT_DEPTH = 8;
+/** Longer strings are cut to this many characters. */
+const AUDIT_STRING = 500;
+/** Recorded parameters larger than this (as JSON) are replaced by their size: the row must fit its column. */
+const AUDIT_BYTES = 16_000;
 
+const clip = (v: unknown) => (typeof v === 'string' && v.length > AUDIT_STRING ? `${v.slice(0, AUDIT_STRING)}[cut]` : v);
+
+/** The parameters as recorded: secrets redacted, long strings clipped, nesting cut below AUDIT_DEPTH. */
 export function redact(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redact);
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET.test(k) ? '[redacted]' : redact(v)]));
-  }
-  return value;
+  return cutBelow(clip(value), AUDIT_DEPTH, (k, v, walk) => (SECRET.test(k) ? '[redacted]' : walk(clip(v))));
 }
 
-/** Every string value of a field named `email`, anywhere in the parameters. */
+/** The recorded parameters, or their size alone when they would not fit the row. */
+function bounded(params: Record<string, unknown>): Record<string, unknown> {
+  const bytes = Buffer.byteLength(JSON.stringify(params));
+  return bytes <= AUDIT_BYTES ? params : { cut: `parameters of ${bytes} bytes are too large to record` };
+}
+
+/** Every string value of a field named `email`, anywhere in the (already cut) parameters. */
 function emailsIn(value: unknown, out: Set<string> = new Set()): Set<string> {
   if (Array.isArray(value)) for (const v of value) emailsIn(v, out);
   else if (typeof value === 'object' && value !== null) {
@@ -46,7 +58,7 @@ function emailsIn(value: unknown, out: Set<string> = new Set()): Set<string> {
  * Audit rows are never updated, and an erased account must leave only anonymised ones (README
  * "Roles and administration"): so an email is never written to the log. It is recorded as the
  * account it named (`user:<id>`, which the erasure leaves pointing at the anonymised tombstone),
- * or `[no account]`.
+ * or `[no account]`. Both walks below see only parameters already cut by redact(), so their depth is bounded.
  */
 async function pseudonymiseEmails(app: App, params: Record<string, unknown>): Promise<Record<string, unknown>> {
   const emails = [...emailsIn(params)];
@@ -93,7 +105,7 @@ export async function auditAdminCall(app: App, request: Request, operationId: st
       targetTeamId: idOf(fields.target_team_id ?? (request.query as Record<string, unknown>).team_id),
       // an impersonated request to an ordinary route records that it happened (the request id ties
       // it to the request log), not what was sent: a prompt is the user's, not the audit log's
-      params: impersonator && !roleOperation ? {} : await pseudonymiseEmails(app, { query: redact({ ...request.query }), body: redact(body) }),
+      params: impersonator && !roleOperation ? {} : bounded(await pseudonymiseEmails(app, { query: redact({ ...request.query }) as Record<string, unknown>, body: redact(body) })),
       reason,
       status,
       clientAddress: clientIp(request, app.config.trustedProxies)?.toString() ?? request.info.remoteAddress ?? null,

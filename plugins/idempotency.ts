@@ -59,8 +59,11 @@ export interface IdempotentCall {
   h: ResponseToolkit;
   operationId: string;
   key: string;
-  /** who the key belongs to: an owner's keys are its own, and sandbox and production never share one */
-  caller: { userId: number; isTest: boolean; owner: { userId: number; teamId: number | null } };
+  /**
+   * who the key belongs to: an owner's keys are its own, sandbox and production never share one,
+   * and each visitor of an embed code has its own (visitors are strangers to each other)
+   */
+  caller: { userId: number; isTest: boolean; owner: { userId: number; teamId: number | null }; embed?: { codeId: number; visitorHash: string } };
   /** what makes two requests "the same": method, path, query and body */
   request: { method: string; path: string; query: unknown; body: unknown };
 }
@@ -88,7 +91,8 @@ function replay(h: ResponseToolkit, answer: StoredResponse): ResponseObject {
 /** Runs `run` at most once per (owner, key, request) within 24 hours; see the top of this file. */
 export async function runIdempotent(call: IdempotentCall, run: () => Promise<unknown>): Promise<unknown> {
   const { app, caller } = call;
-  const scope = `${caller.owner.userId}:${caller.owner.teamId ?? '-'}:${caller.isTest ? 'test' : 'live'}`;
+  const visitor = caller.embed ? `:embed:${caller.embed.codeId}:${caller.embed.visitorHash}` : '';
+  const scope = `${caller.owner.userId}:${caller.owner.teamId ?? '-'}:${caller.isTest ? 'test' : 'live'}${visitor}`;
   const keyHash = sha256(`${scope}\n${call.key}`);
   const requestHash = sha256(canonicalJson({ operationId: call.operationId, ...call.request }));
   const deadline = Date.now() + WAIT_MS;

@@ -24,6 +24,7 @@ import type { Role } from '../lib/roles.ts';
 import { auditAdminCall } from './admin-audit.ts';
 import { declaresIdempotencyKey, idempotencyKeyOf, runIdempotent } from './idempotency.ts';
 import { parsedValidationPlan, validateParsed } from './request-validation.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan, unsafeNumberAt } from '../lib/json-limits.ts';
 import type { ValidationOutcome } from './request-validation.ts';
 
 export type SecurityRequirement = Record<string, string[]>;
@@ -101,13 +102,37 @@ export function requiredRoles(operationId: string, declared: unknown): Role[] | 
 }
 
 /**
- * Whether an impersonated session (virtualLogin, supportLogin) is refused on an operation:
- * `x-impersonation: forbidden` says so, and every role operation refuses it whatever it declares.
- * Any other value stops start-up.
+ * Whether an impersonated session (virtualLogin, supportLogin) is refused on an operation. Default
+ * deny: every operation a session can call says so with `x-impersonation: allowed | forbidden`, and
+ * start-up refuses one that does not; every role operation refuses it and may not say `allowed`.
  */
-export function refusesImpersonation(operationId: string, declared: unknown, roles: readonly Role[] | undefined): boolean {
-  if (declared !== undefined && declared !== 'forbidden') throw new Error(`${operationId}: x-impersonation must be "forbidden" (or absent)`);
-  return declared === 'forbidden' || roles !== undefined;
+export function refusesImpersonation(operationId: string, declared: unknown, roles: readonly Role[] | undefined, sessionMayCall: boolean): boolean {
+  if (declared !== undefined && declared !== 'forbidden' && declared !== 'allowed') throw new Error(`${operationId}: x-impersonation must be "allowed" or "forbidden"`);
+  if (roles !== undefined) {
+    if (declared === 'allowed') throw new Error(`${operationId}: x-impersonation: a role operation always refuses an impersonated session; it may not declare "allowed"`);
+    return true;
+  }
+  if (declared === undefined && sessionMayCall) {
+    throw new Error(`${operationId}: a login session may call it, so it must declare x-impersonation: allowed or forbidden (whether a staff member acting as the user may)`);
+  }
+  if (declared !== undefined && !sessionMayCall) throw new Error(`${operationId}: declares x-impersonation but no login session may call it`);
+  return declared === 'forbidden';
+}
+
+/** The scheme a login session authenticates with, and the other credentials a session-only route turns away with 403 rather than 401. */
+const SESSION_SCHEME = 'SessionAuth';
+const OTHER_USER_SCHEMES = ['ApiKeyAuth', 'OAuth2'] as const;
+
+/**
+ * The strategies of the credentials an operation that takes a login session does not accept (an
+ * API key on `createOAuthClient`, an OAuth token on `requestAccountDeletion`). They authenticate on
+ * its route only so that a valid credential of the wrong kind is told 403 `session_required`, as on
+ * the role routes, instead of 401 "missing or invalid credentials"; onPostAuth refuses them.
+ */
+export function refusedStrategiesFor(security: SecurityRequirement[], strategyFor: ReadonlyMap<string, string>): string[] {
+  const declared = new Set(security.flatMap((r) => Object.keys(r)));
+  if (!declared.has(SESSION_SCHEME)) return [];
+  return OTHER_USER_SCHEMES.filter((scheme) => !declared.has(scheme) && strategyFor.has(scheme)).map((scheme) => strategyFor.get(scheme)!);
 }
 
 /** The header every answer to an impersonated session carries: the staff member's user id. */
@@ -152,11 +177,43 @@ function parseRawBody(request: Request): unknown {
   const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') throw validationError([{ loc: ['body'], msg: 'Unsupported media type: send application/json', type: 'content_type' }], 415);
   if (raw.length === 0) return undefined;
+  let parsed: unknown;
   try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
+    parsed = JSON.parse(raw.toString('utf8')) as unknown;
   } catch {
     throw validationError([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
   }
+  if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) throw tooDeep();
+  return parsed;
+}
+
+/** A body nested deeper than MAX_JSON_DEPTH: refused before anything walks it (lib/json-limits.ts). */
+function tooDeep() {
+  return validationError([{ loc: ['body'], msg: `JSON nested more than ${MAX_JSON_DEPTH} levels deep`, type: 'json_too_deep' }]);
+}
+
+/**
+ * No number a client sends may be one the gateway cannot keep exactly: an id or an amount past
+ * 2^53 - 1 would be rounded (and misreported) by JavaScript or refused by the database, so it is 422
+ * here, whatever the schema allows (ajv's strictNumbers already refuses Infinity and NaN).
+ */
+function refuseUnsafeNumbers(sections: Record<'path' | 'query' | 'body', unknown>): void {
+  for (const [section, value] of Object.entries(sections)) {
+    const at = unsafeNumberAt(value);
+    if (at !== undefined) {
+      throw validationError([{ loc: [section, ...at], msg: `Number must be between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER} (2^53 - 1)`, type: 'number_unsafe' }]);
+    }
+  }
+}
+
+/** How the credential kinds are named in a refusal. */
+const CREDENTIAL_NAMES: Readonly<Record<string, string>> = { 'api-key': 'an API key', session: 'a login session', oauth: 'an OAuth access token' };
+const SCHEME_NAMES: Readonly<Record<string, string>> = { ApiKeyAuth: 'an API key', SessionAuth: 'a login session', OAuth2: 'an OAuth access token', EmbedCodeAuth: 'an embed code', AgentEmbedCodeAuth: 'an agent embed code' };
+
+/** "a login session or an OAuth access token": what an operation's security accepts, in words. */
+function describeSchemes(security: SecurityRequirement[]): string {
+  const names = [...new Set(security.flatMap((r) => Object.keys(r)).map((s) => SCHEME_NAMES[s] ?? s))];
+  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -240,7 +297,9 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
   const routeStrategies = strategiesFor(operationId, security, deps.strategyFor);
   const scopes = requiredScopes(operationId, security, deps.declaredScopes);
   const roles = requiredRoles(operationId, extensions['x-required-role']);
-  const noImpersonation = refusesImpersonation(operationId, extensions['x-impersonation'], roles);
+  const sessionMayCall = security.some((requirement) => SESSION_SCHEME in requirement);
+  const noImpersonation = refusesImpersonation(operationId, extensions['x-impersonation'], roles, sessionMayCall);
+  const refusedStrategies = refusedStrategiesFor(security, deps.strategyFor);
   // On a role operation `team_id` names the team acted on (a wallet to credit), not the caller's
   // owner: the caller always acts as itself there.
   const teamPermission = roles ? undefined : teamPermissionOf(operationId, operation, deps.live ?? true);
@@ -288,23 +347,28 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
     id: operationId,
     // hapi checks the scopes after authentication and before anything reads the body; API keys
     // and sessions hold all five, an OAuth token exactly its own.
-    auth: !isProtected ? false : { strategies: routeStrategies, mode: 'required', ...(scopes.length ? { access: { scope: scopes.map((s) => `+${s}`) } } : {}) },
+    auth: !isProtected ? false : { strategies: [...routeStrategies, ...refusedStrategies], mode: 'required', ...(scopes.length ? { access: { scope: scopes.map((s) => `+${s}`) } } : {}) },
     ext: {
-      ...(roles || noImpersonation ? {
-        onPostAuth: {
-          method: (request: Request, h: ResponseToolkit) => {
-            const caller = callerOf(request);
-            // someone acting as a user never does what only the user (or staff as themselves) may
-            if (caller?.impersonator) throw new ImpersonationForbiddenError(`this operation is refused to an impersonated session (opened by user ${caller.impersonator.userId}): only the account's owner may do it`);
-            if (!roles) return h.continue;
+      onPostAuth: {
+        // After authentication (and hapi's scope check), before the handler: the steps that refuse a
+        // caller or a body whatever the handler would do. hapi has parsed the body by now.
+        method: (request: Request, h: ResponseToolkit) => {
+          const caller = callerOf(request);
+          if (refusedStrategies.includes(request.auth.strategy ?? '')) {
+            throw new SessionRequiredError(`this operation needs ${describeSchemes(security)}; ${CREDENTIAL_NAMES[request.auth.strategy ?? ''] ?? 'this credential'} is not accepted here`);
+          }
+          // someone acting as a user never does what only the user (or staff as themselves) may
+          if (noImpersonation && caller?.impersonator) throw new ImpersonationForbiddenError(`this operation is refused to an impersonated session (opened by user ${caller.impersonator.userId}): only the account's owner may do it`);
+          if (roles) {
             // A role, never a scope: only a login session carries its user's role, so no API key,
             // OAuth token or other credential reaches a role route, whoever owns it.
             if (caller?.via !== 'session') throw new SessionRequiredError(`this operation needs a login session of a user with the role ${roles.join(' or ')}; API keys and OAuth tokens are never accepted here`);
             if (!roleAllows(caller.role, roles)) throw new RoleRequiredError(`this operation needs the role ${roles.join(' or ')}; yours is ${caller.role}`);
-            return h.continue;
-          },
+          }
+          if (hasBody && !rawBody && nestsDeeperThan(request.payload, MAX_JSON_DEPTH)) throw tooDeep();
+          return h.continue;
         },
-      } : {}),
+      },
       onPreResponse: {
         // A promise only where an audit row is written: every other answer passes without one.
         method: (request: Request, h: ResponseToolkit) => {
@@ -354,6 +418,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
       const query = isObject(coerced.query) ? coerced.query : {};
       const payload = isObject(body) ? body : {};
       const params = isObject(coerced.params) ? coerced.params : { ...request.params };
+      refuseUnsafeNumbers({ path: params, query, body });
       const caller = callerOf(request);
       // hapi's auth already refused protected requests without a credential; this keeps the
       // handler's never-null promise even if a route were misconfigured.

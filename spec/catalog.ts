@@ -64,7 +64,7 @@ export interface ProviderInfo {
 /**
  * A model endpoint. Its own adapter/upstream fields are those of its first provider; `providers`
  * lists every provider in failover order (x-model.providers, or the single-provider form as a
- * list of one). README "Providers".
+ * list of one). docs/operating/providers.md "Providers".
  */
 export interface ModelInfo extends ProviderInfo {
   operationId: string;

@@ -108,5 +108,28 @@ export function loadSpecDocument(specDir: string): SpecDocument {
   }
   const merged: SpecDocument = { ...doc, paths, components };
   checkRefs(merged, refsByFile);
+  applyModelEndpointDefaults(merged);
   return merged;
+}
+
+const TEAM_ID_REF = '#/components/parameters/TeamId';
+const STUDIO_REF = '#/components/parameters/WhitelabelStudio';
+
+/**
+ * What every model endpoint shares unless its file says otherwise: an impersonated session may
+ * generate (`x-impersonation: allowed`; generating is using the account, not handing out a way into
+ * it), and an endpoint that takes `team_id` also declares the `x-whitelabel-studio` header, as every
+ * route with the common parameters does.
+ */
+function applyModelEndpointDefaults(document: SpecDocument): void {
+  for (const item of Object.values(document.paths)) {
+    for (const op of Object.values(item)) {
+      if (typeof op !== 'object' || op === null || !('x-model' in op)) continue;
+      const operation = op as Record<string, unknown>;
+      operation['x-impersonation'] ??= 'allowed';
+      const params = Array.isArray(operation.parameters) ? operation.parameters as Array<{ $ref?: unknown }> : [];
+      const at = params.findIndex((p) => p.$ref === TEAM_ID_REF);
+      if (at >= 0 && !params.some((p) => p.$ref === STUDIO_REF)) params.splice(at + 1, 0, { $ref: STUDIO_REF });
+    }
+  }
 }

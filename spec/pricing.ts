@@ -1,4 +1,4 @@
-// Price rules from the spec's x-model.price (README "Pricing"). Pure: integers in, integers out.
+// Price rules from the spec's x-model.price (docs/api/models.md "Pricing"). Pure: integers in, integers out.
 //   price = base + per_unit.amount * input[per_unit.field]
 //   then, for each multiplier whose field's value matches, price = ceil(price * percent / 100)
 
@@ -62,7 +62,7 @@ export function parsePriceRule(raw: unknown, inputSchema: unknown): PriceRule {
   return rule;
 }
 
-/** One step of a price: what `computePriceBreakdown` did, in order (README "Prices and quotes"). */
+/** One step of a price: what `computePriceBreakdown` did, in order (docs/api/models.md "Prices and quotes"). */
 export interface PriceBreakdown {
   base: number;
   /** the per-unit charge: amount x units (null when the rule has none) */
@@ -106,7 +106,7 @@ export function computePrice(rule: PriceRule, input: Readonly<Record<string, unk
   return computePriceBreakdown(rule, input).total;
 }
 
-/** A wallet's discount as the price function sees it (README "Discounts"). */
+/** A wallet's discount as the price function sees it (docs/operating/administration.md "Discounts"). */
 export interface DiscountRule {
   id: number;
   /** a model slug, or `*` for every model */
@@ -142,7 +142,7 @@ export function applyDiscount(listPrice: number, percentOff: number | null): num
   return Math.floor((listPrice * (100 - percentOff)) / 100);
 }
 
-/** What a whitelabel studio charges on top of list prices (README "Whitelabel studios"). */
+/** What a whitelabel studio charges on top of list prices (docs/partners/studios.md "Whitelabel studios"). */
 export interface StudioPricing {
   payerMode: 'owner_pays' | 'end_user_pays';
   markupPercent: number;

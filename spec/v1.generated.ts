@@ -65,7 +65,7 @@ export interface paths {
          *
          *     `queued`, `pending` and `processing` move to `cancelled` (terminal) through `cancelPrediction`.
          *
-         *     With an embed code (`x-embed-code` or `x-agent-embed-code`, README "Embeds") a visitor reads
+         *     With an embed code (`x-embed-code` or `x-agent-embed-code`) a visitor reads
          *     only the predictions it made with that code (send back the `X-Embed-Visitor` id the submit
          *     answered); any other id is 404.
          */
@@ -120,7 +120,7 @@ export interface paths {
         /**
          * Stripe webhook ingress (called by Stripe, not by clients)
          * @description Where Stripe sends the events of the gateway's account (configure this URL as a webhook
-         *     endpoint in Stripe; README "Payments (Stripe)"). No credential: the `Stripe-Signature`
+         *     endpoint in Stripe). No credential: the `Stripe-Signature`
          *     header, verified with `STRIPE_WEBHOOK_SECRET` by the Stripe SDK over the exact body bytes
          *     (5 minutes of tolerance), is the proof; a missing or wrong signature is 400.
          *     `checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded` credit the
@@ -161,7 +161,7 @@ export interface paths {
         /**
          * Provider callback ingress (called by fal, Replicate and WaveSpeed, not by clients)
          * @description Where an upstream provider reports a job's progress when callbacks are on
-         *     (`UPSTREAM_CALLBACKS=true`, README "Providers"). No credential: the address and the
+         *     (`UPSTREAM_CALLBACKS=true`). No credential: the address and the
          *     provider's signature are the proof. `token` is `<prediction id>.<mac>`, the mac an
          *     HMAC-SHA256 keyed by a sub-key of `ENCRYPTION_KEY`, so the address of one prediction's
          *     callbacks cannot be guessed or reused for another. The body must carry the provider's
@@ -724,7 +724,7 @@ export interface paths {
         put?: never;
         /**
          * Activate, change or cancel a user's subscription
-         * @description Sets the subscription plan of the user with `email` (or with `team_id` of that team, `email` naming a member), or cancels it. Plans come from the gateway's configuration (`SUBSCRIPTION_PLANS`; README "Subscriptions"): each grants its `credits` at the start of every period as expiring credit, spent before purchased credit. `activate` starts a period now (ending at `current_period_end`, default one period later) and grants its credit at once; 409 when a subscription is already active. `change` takes effect at the next renewal (the current period and its grant stay; the answer shows it as `next_plan`); 409 without an active subscription. `cancel` ends it at once: no further grants, credit already granted stays until it expires; 409 without an active subscription. An unknown plan is 422. Roles: billing, admin. Send an `Idempotency-Key`: a retried activation then grants once.
+         * @description Sets the subscription plan of the user with `email` (or with `team_id` of that team, `email` naming a member), or cancels it. Plans come from the gateway's configuration (`SUBSCRIPTION_PLANS`): each grants its `credits` at the start of every period as expiring credit, spent before purchased credit. `activate` starts a period now (ending at `current_period_end`, default one period later) and grants its credit at once; 409 when a subscription is already active. `change` takes effect at the next renewal (the current period and its grant stay; the answer shows it as `next_plan`); 409 without an active subscription. `cancel` ends it at once: no further grants, credit already granted stays until it expires; 409 without an active subscription. An unknown plan is 422. Roles: billing, admin. Send an `Idempotency-Key`: a retried activation then grants once.
          */
         post: operations["adminManageSubscription"];
         delete?: never;
@@ -742,13 +742,13 @@ export interface paths {
         };
         /**
          * List model discounts
-         * @description Lists model discounts, newest first, expired ones included (README "Discounts"): every one, or with `email` those of that user's own wallet, or with `team_id` those of that team's wallet. 404 for an unknown email or team. Roles: billing, admin.
+         * @description Lists model discounts, newest first, expired ones included: every one, or with `email` those of that user's own wallet, or with `team_id` those of that team's wallet. 404 for an unknown email or team. Roles: billing, admin.
          */
         get: operations["listModelDiscounts"];
         put?: never;
         /**
          * Create or update model discounts
-         * @description Creates or updates discounts, one per (wallet, model) pair: the wallet of the user with `email`, or with `team_id` that team's (each `email` must then name a member, 404 otherwise). An existing discount for the same pair is replaced (its id kept). `model` is a model endpoint slug (422 for one this gateway does not have) or `*` for every model; `percent_off` 1-100; `expires_at` in the future, or null for never. All or nothing: one bad item and none is stored. Which discount applies to a price (README "Discounts"): the one on the exact model wins over `*`, the larger percent among equally specific ones; discounts never stack; an expired one is ignored; the discounted price is rounded down to a whole credit. `reason` is stored with each discount and goes to the audit log. Roles: billing, admin.
+         * @description Creates or updates discounts, one per (wallet, model) pair: the wallet of the user with `email`, or with `team_id` that team's (each `email` must then name a member, 404 otherwise). An existing discount for the same pair is replaced (its id kept). `model` is a model endpoint slug (422 for one this gateway does not have) or `*` for every model; `percent_off` 1-100; `expires_at` in the future, or null for never. All or nothing: one bad item and none is stored. Which discount applies to a price: the one on the exact model wins over `*`, the larger percent among equally specific ones; discounts never stack; an expired one is ignored; the discounted price is rounded down to a whole credit. `reason` is stored with each discount and goes to the audit log. Roles: billing, admin.
          */
         post: operations["upsertModelDiscounts"];
         delete?: never;
@@ -786,7 +786,7 @@ export interface paths {
         };
         /**
          * List the caller's model discounts
-         * @description Lists the discounts, not expired, of the wallet that pays the caller's predictions: the caller's own, or with `team_id` (or a team's key) the team's. Which one applies to a given price: README "Discounts" (exact model over `*`, no stacking); the cost quote (calculateDynamicCost) shows the one applied.
+         * @description Lists the discounts, not expired, of the wallet that pays the caller's predictions: the caller's own, or with `team_id` (or a team's key) the team's. Which one applies to a given price: the discount on the exact model wins over one on every model (`*`), and discounts do not stack; the cost quote (calculateDynamicCost) shows the one applied.
          */
         get: operations["myModelDiscounts"];
         put?: never;
@@ -806,7 +806,7 @@ export interface paths {
         };
         /**
          * Get the caller's subscription
-         * @description The subscription of the wallet that pays the caller's predictions: the caller's own, or with `team_id` (or a team's key) the team's (needs `read_balance`, like getBalance). The same answer as adminManageSubscription's (README "Subscriptions"); `status: none` (and null plan and period) when the wallet never had one. Plans are shown by name only; no route lists the configured plans.
+         * @description The subscription of the wallet that pays the caller's predictions: the caller's own, or with `team_id` (or a team's key) the team's (needs `read_balance`, like getBalance). The same answer as adminManageSubscription's; `status: none` (and null plan and period) when the wallet never had one. Plans are shown by name only; no route lists the configured plans.
          */
         get: operations["getMySubscription"];
         put?: never;
@@ -916,7 +916,7 @@ export interface paths {
         };
         /**
          * List a user's payment charges
-         * @description Lists the card charges Stripe holds for the user with `email`, newest first: the charges of the Stripe customer a completed checkout recorded for the account, or, when none was recorded, of the Stripe customers whose email is exactly the account's (Stripe compares it as written). Each charge says how many credits it bought (`credits`, from the gateway's own record of the purchase; 0 for a charge that bought none here) and how many its refunds took back (`credits_removed`). The newest 1,000 charges per customer (Stripe's pages followed in turn). 404 for an unknown email; 503 naming `STRIPE_SECRET_KEY` when Stripe is not configured, or when Stripe cannot be reached. Roles: support, billing, admin (README "Payments (Stripe)").
+         * @description Lists the card charges Stripe holds for the user with `email`, newest first: the charges of the Stripe customer a completed checkout recorded for the account, or, when none was recorded, of the Stripe customers whose email is exactly the account's (Stripe compares it as written). Each charge says how many credits it bought (`credits`, from the gateway's own record of the purchase; 0 for a charge that bought none here) and how many its refunds took back (`credits_removed`). The newest 1,000 charges per customer (Stripe's pages followed in turn). 404 for an unknown email; 503 naming `STRIPE_SECRET_KEY` when Stripe is not configured, or when Stripe cannot be reached. Roles: support, billing, admin.
          */
         get: operations["adminStripeCharges"];
         put?: never;
@@ -978,7 +978,7 @@ export interface paths {
         put?: never;
         /**
          * Open a session as another user
-         * @description Opens a session acting as the user with `email` on behalf of the calling staff member, so they can see the dashboard as that user, and answers its token as `text/plain` (shown once: only its SHA-256 is stored). The session lasts `minutes` (1 to 60, default 30). `reason` is required and recorded. Never for oneself, nor for an account holding a staff role (support, billing, admin): 403 `impersonation_forbidden`. While it lasts, every request made with it is recorded in the audit log with both identities (actor: the staff member; target: the user; credential `impersonation`), every answer carries `X-Impersonated-By: <staff user id>`, and the riskiest operations refuse it (403 `impersonation_forbidden`): every operation marked `x-impersonation: forbidden` and every role operation (`x-required-role`). `team_id` is ignored.
+         * @description Opens a session acting as the user with `email` on behalf of the calling staff member, so they can see the dashboard as that user, and answers its token as `text/plain` (shown once: only its SHA-256 is stored). The session lasts `minutes` (1 to 60, default 30). `reason` is required and recorded. Never for oneself, nor for an account holding a staff role (support, billing, admin): 403 `impersonation_forbidden`. While it lasts, every request made with it is recorded in the audit log with both identities (actor: the staff member; target: the user; credential `impersonation`), every answer carries `X-Impersonated-By: <staff user id>`, and whatever could outlive the session or hand others a way in is refused (403 `impersonation_forbidden`): every API key, OAuth client and embed code operation (reads included), the webhook signing secret, team membership (invites, accepting one, roles, removal, leaving, deleting a team), studios' creation and settings, exporting or deleting the account, and every administrative operation. The session may read and use the account as its owner would: generate, follow and cancel predictions, read history, ledger and balance, manage media, LoRAs and reviews. Each operation's `x-impersonation` (`allowed` or `forbidden`) says which. `team_id` is ignored.
          */
         post: operations["virtualLogin"];
         delete?: never;
@@ -1038,7 +1038,7 @@ export interface paths {
         put?: never;
         /**
          * Delete a user permanently
-         * @description Permanently erases the account of the user with `email` at once, with the eraser the retention job uses after a requested deletion's grace period (README "Deleting an account"): API keys, sessions, OAuth clients and their tokens, personal predictions and their stored files, media library and uploads, team memberships, invitations, personal embed codes, support links. The users row stays as an anonymised tombstone and every ledger and audit row is kept. 409 when the user is the only owner of a team (until ownership moves) and when it is the last administrator. Cannot be undone. `team_id` is ignored.
+         * @description Permanently erases the account of the user with `email` at once, with the eraser the retention job uses after a requested deletion's grace period: API keys, sessions, OAuth clients and their tokens, personal predictions and their stored files, media library and uploads, team memberships, invitations, personal embed codes, support links. The users row stays as an anonymised tombstone and every ledger and audit row is kept. 409 when the user is the only owner of a team (until ownership moves) and when it is the last administrator. Cannot be undone. `team_id` is ignored.
          */
         post: operations["adminDeleteUser"];
         delete?: never;
@@ -1076,7 +1076,7 @@ export interface paths {
         };
         /**
          * Get one LoRA
-         * @description Returns the public registry entry of one LoRA by name and type (README "LoRAs"). Public,
+         * @description Returns the public registry entry of one LoRA by name and type. Public,
          *     like the model list: entries a user or team registered for itself (`POST /app/loras`)
          *     are never shown here; their owners list them with `GET /app/loras`. An unknown name, or
          *     a name of another type, is 404.
@@ -1253,7 +1253,7 @@ export interface paths {
         /**
          * Change an API key's name, IP restriction, expiry, spend limit or generation limits
          * @description Updates one of the caller's personal keys (team keys: the team key routes); an absent
-         *     field is left as it is (README "Key restrictions").
+         *     field is left as it is.
          *     - `ip_whitelist` replaces the list (IPv4/IPv6 addresses and CIDR ranges, at most 50,
          *       stored normalised: `::ffff:1.2.3.4` as `1.2.3.4`, `10.1.2.3/8` as `10.0.0.0/8`,
          *       duplicates dropped). An empty list removes the restriction. An invalid entry is 422
@@ -1317,8 +1317,7 @@ export interface paths {
         };
         /**
          * Export the caller's account data
-         * @description Returns everything the gateway holds about the caller as one JSON document (README
-         *     "Exporting an account"): the profile (`user`), the personal wallet (`balance`), live
+         * @description Returns everything the gateway holds about the caller as one JSON document: the profile (`user`), the personal wallet (`balance`), live
          *     personal API keys (never their values or digests), OAuth clients (never their secrets),
          *     team memberships, and every personal ledger row, prediction (with its input and output
          *     URLs; those hidden by bulk_delete too, with `outputs_expired`) and media asset, oldest
@@ -1352,7 +1351,7 @@ export interface paths {
         put?: never;
         /**
          * Request deletion of the caller's account
-         * @description Schedules the caller's account for permanent deletion after a grace period (ACCOUNT_DELETION_GRACE_DAYS, default 14; README "Deleting an account"). From the request on, the account's API keys and OAuth clients are refused (401); it can still sign in and cancel with cancelAccountDeletion. When the period ends, the account's profile, credentials, personal predictions with their files, and memberships are erased; ledger rows are kept, anonymised. 409 when a deletion is already scheduled, or while the caller is the only owner of a team (the message names the teams; ownership must move first). Session only: deleting an account is not an API action, so no OAuth scope grants it (account:read is read-only) and an API key, which acts with exactly the five scopes, may not either.
+         * @description Schedules the caller's account for permanent deletion after a grace period (ACCOUNT_DELETION_GRACE_DAYS, default 14). From the request on, the account's API keys and OAuth clients are refused (401); it can still sign in and cancel with cancelAccountDeletion. When the period ends, the account's profile, credentials, personal predictions with their files, and memberships are erased; ledger rows are kept, anonymised. 409 when a deletion is already scheduled, or while the caller is the only owner of a team (the message names the teams; ownership must move first). Session only: deleting an account is not an API action, so no OAuth scope grants it (account:read is read-only) and an API key, which acts with exactly the five scopes, may not either.
          */
         post: operations["requestAccountDeletion"];
         delete?: never;
@@ -1412,11 +1411,10 @@ export interface paths {
         put?: never;
         /**
          * Calculate the cost of a generation
-         * @description Quotes what a submit of `input` to `model` would hold, without submitting it (README
-         *     "Prices and quotes"): the same price function the submit uses, after the same validation
+         * @description Quotes what a submit of `input` to `model` would hold, without submitting it: the same price function the submit uses, after the same validation
          *     and defaults (`input` is validated against the model's input schema: a bad input is 422
          *     with `loc` `["body", "input", ...]`; an unknown model 404). `breakdown` shows the steps;
-         *     `discount` is the paying wallet's discount applied (README "Discounts"; null when none), and
+         *     `discount` is the paying wallet's discount applied (null when none), and
          *     `cost` the price after it, rounded down to a whole credit. `balance`
          *     is the spendable balance of the wallet that would pay (the team's with `team_id`, which
          *     needs `read_balance`), and `affordable` whether it covers `cost`. A production key pays
@@ -1438,7 +1436,7 @@ export interface paths {
         };
         /**
          * Get an upload address
-         * @description Returns a short-lived address to which the file is uploaded with one PUT, and the URL of the stored file on service-hosted storage (usable as `image_url`, `video_url` or `audio_url` input). The filename's extension selects the content type (png, jpg/jpeg, webp, gif; mp4, webm, mov; mp3, wav, ogg, m4a, flac; anything else is 422), and the media type its size limit (`max_bytes`; defaults 20 MiB image, 500 MiB video, 100 MiB audio). The PUT must send `content-type` exactly as in `headers` and at most `max_bytes` (exactly `size_bytes` when given). On the gateway's own storage the address is single-use: another content type is 415, a larger body 413, a second PUT 409, a PUT after `expires_at` 410, an unknown address 404. On S3-compatible storage the address is presigned by the store, which refuses a mismatch itself (its own 403). Once uploaded, register the file with createMediaAsset (`url` = `file_url`) to see it in the media library and keep it: an upload no media library takes (one used only as an input) is removed after `UPLOAD_RETENTION_DAYS` (default 30; README "Retention"). Team uploads need the `generate` permission.
+         * @description Returns a short-lived address to which the file is uploaded with one PUT, and the URL of the stored file on service-hosted storage (usable as `image_url`, `video_url` or `audio_url` input). The filename's extension selects the content type (png, jpg/jpeg, webp, gif; mp4, webm, mov; mp3, wav, ogg, m4a, flac; anything else is 422), and the media type its size limit (`max_bytes`; defaults 20 MiB image, 500 MiB video, 100 MiB audio). The PUT must send `content-type` exactly as in `headers` and at most `max_bytes` (exactly `size_bytes` when given). On the gateway's own storage the address is single-use: another content type is 415, a larger body 413, a second PUT 409, a PUT after `expires_at` 410, an unknown address 404. On S3-compatible storage the address is presigned by the store, which refuses a mismatch itself (its own 403). Once uploaded, register the file with createMediaAsset (`url` = `file_url`) to see it in the media library and keep it: an upload no media library takes (one used only as an input) is removed after `UPLOAD_RETENTION_DAYS` (default 30). Team uploads need the `generate` permission.
          */
         get: operations["getFileUploadUrl"];
         put?: never;
@@ -1558,7 +1556,7 @@ export interface paths {
         put?: never;
         /**
          * Create an embed code
-         * @description Creates a publishable credential for a web page (README "Embeds"): `kind: embed` (`emb_…`,
+         * @description Creates a publishable credential for a web page: `kind: embed` (`emb_…`,
          *     sent as `x-embed-code`) runs exactly one model endpoint, `kind: agent_embed` (`aemb_…`,
          *     sent as `x-agent-embed-code`) a list of them. Runs are charged to the owner's wallet (the
          *     team's with `team_id`, which needs `manage_keys`). Unknown models, invalid origins, a
@@ -1617,7 +1615,7 @@ export interface paths {
         put?: never;
         /**
          * Create a whitelabel studio
-         * @description Creates a whitelabel studio (README "Whitelabel studios"): a branded storefront of this gateway
+         * @description Creates a whitelabel studio: a branded storefront of this gateway
          *     whose end users register and sign in within it (`x-whitelabel-studio: <slug>` on /auth routes, or a
          *     request whose `Host` is one of its `domains`). `slug` is lowercase letters, digits and `-` (3–40,
          *     unique: 409 when taken); `domains` are hostnames, unique across studios (409); `allowed_models`
@@ -1721,7 +1719,7 @@ export interface paths {
         };
         /**
          * List past predictions
-         * @description Lists the caller's predictions (or, with `team_id`, the team's, whoever submitted them), newest first, optionally filtered by review status. Each entry says where it came from (`source`) and which API key submitted it (id and name, never the secret). Predictions removed with bulk_delete are not listed. A sandbox API key sees sandbox predictions only. A page past the end is an empty list. With `include_count` false, `total` is null. `total` is exact; without a filter it comes from a per-owner counter and costs the same at any history size (README "Run history, gallery and review"); a filter counts its matches, which costs more on a large history.
+         * @description Lists the caller's predictions (or, with `team_id`, the team's, whoever submitted them), newest first, optionally filtered by review status. Each entry says where it came from (`source`) and which API key submitted it (id and name, never the secret). Predictions removed with bulk_delete are not listed. A sandbox API key sees sandbox predictions only. A page past the end is an empty list. With `include_count` false, `total` is null. `total` is exact; without a filter it comes from a per-owner counter and costs the same at any history size; a filter counts its matches, which costs more on a large history.
          */
         get: operations["getRunHistory"];
         put?: never;
@@ -2179,7 +2177,7 @@ export interface paths {
          * @description The team's counterpart of updateApiKey: the same body, the same rules (an absent field is
          *     left as it is; `ip_whitelist` normalised, an invalid entry 422 naming its index; a past
          *     `expires_at` 422; no credential widens itself, and a team key changing itself may only
-         *     narrow its expiry and spend limit, 403) and the same code (README "Key restrictions").
+         *     narrow its expiry and spend limit, 403) and the same code.
          *     Needs `manage_keys` (403 naming it); another team's key, a personal key or a revoked key
          *     is 404. A sandbox key updates only sandbox keys.
          */
@@ -2928,7 +2926,7 @@ export interface components {
         ErrorDetail: {
             /** @description Human-readable reason. */
             detail: string;
-            /** @description Stable machine-readable kind: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `forbidden`, `insufficient_scope`, `not_found`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `internal`, `not_implemented`, `unavailable` (README "Errors"). Branch on `code`, not on `detail`. */
+            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`, `csrf_token_invalid`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
             code?: string;
         };
         ValidationError: {
@@ -3057,7 +3055,7 @@ export interface components {
             status: components["schemas"]["PredictionStatus"];
             /** @description URLs of the produced files; empty until `completed`, and empty again once the files were removed by the retention policy (`outputs_expired`). */
             outputs: string[];
-            /** @description True when the prediction completed but its output files were removed after the operator's output lifetime (README "Retention", `OUTPUT_RETENTION_DAYS`); `outputs` and `has_nsfw_contents` are then empty. The prediction itself (status, times, cost) is kept. */
+            /** @description True when the prediction completed but its output files were removed after the operator's output lifetime (`OUTPUT_RETENTION_DAYS`); `outputs` and `has_nsfw_contents` are then empty. The prediction itself (status, times, cost) is kept. */
             outputs_expired: boolean;
             urls: {
                 /** @description URL of this result endpoint. */
@@ -3082,7 +3080,7 @@ export interface components {
             completed_at: string | null;
             /** @description Reason of the failure when `status` is `failed`; null otherwise. */
             error: string | null;
-            /** @description A stable, machine-readable reason next to `error` when `status` is `failed` and the gateway knows one, e.g. `content_moderated` (the provider refused the content: not retried, not charged), `empty_result`, `upstream_rejected_input`, `upstream_unavailable`, `upstream_timeout`, `output_rejected`; null otherwise. See README "Providers". */
+            /** @description A stable, machine-readable reason next to `error` when `status` is `failed` and the gateway knows one, e.g. `content_moderated` (the provider refused the content: not retried, not charged), `empty_result`, `upstream_rejected_input`, `upstream_unavailable`, `upstream_timeout`, `output_rejected`; null otherwise. */
             error_code?: string | null;
             /** @description Wall-clock execution time in seconds with unit, e.g. `1.234s`; null until finished. */
             executionTime: string | null;
@@ -3175,7 +3173,7 @@ export interface components {
             user_id: number;
             /** Format: date-time */
             created_at: string;
-            /** @description On a `hold` and its charge (`prediction`), the model's list price before any discount (README "Discounts"); null on other rows and on holds older than discounts. */
+            /** @description On a `hold` and its charge (`prediction`), the model's list price before any discount; null on other rows and on holds older than discounts. */
             list_price?: number | null;
             /** @description On a `hold` and its charge, the percent taken off `list_price` by the wallet's discount; null when none applied. */
             discount_percent?: number | null;
@@ -3355,8 +3353,12 @@ export interface components {
             };
         };
         CliLoginResponse: {
-            /** @description The full API key value; shown only in this response. */
+            /** @description The full API key value; shown only in this response (the same name as on every answer that returns a new key's secret). */
             api_key: string;
+            /**
+             * @deprecated
+             * @description The new key's record (never its value). Kept for existing clients; the record's fields are also those of `GET /app/get_user_keys`. Will be removed in the next major version of the interface.
+             */
             key: components["schemas"]["APIKeyResponse"];
         };
         OtpRequest: {
@@ -3408,7 +3410,7 @@ export interface components {
             is_test: boolean;
             /** @description IP addresses or CIDR ranges (IPv4 or IPv6) allowed to use the key; empty or absent allows any address. A key created by an IP-restricted key inherits that restriction when this is absent or empty, and otherwise every entry must lie within it (403 if not). */
             ip_whitelist?: string[];
-            /** @description Model submits per minute this key may make; null or absent uses the gateway's default (`GENERATE_RATE_PER_KEY`). The account's own limit still applies on top. A key created by a key inherits the creator's value when this is absent, and may not ask for more than it (403). See README "Rate limits on generation". */
+            /** @description Model submits per minute this key may make; null or absent uses the gateway's default (`GENERATE_RATE_PER_KEY`). The account's own limit still applies on top. A key created by a key inherits the creator's value when this is absent, and may not ask for more than it (403). */
             rate_limit_per_minute?: number | null;
             /** @description Predictions of this key that may be unfinished at once; null or absent uses the gateway's default (`GENERATE_CONCURRENT_PER_KEY`). The account's own limit still applies on top. Inherited from a creating key like `rate_limit_per_minute`. */
             max_concurrent?: number | null;
@@ -3475,7 +3477,7 @@ export interface components {
             ip_whitelist: string[];
             /** @description The scopes the key acts with; null means all five. A key created with an OAuth access token carries at most that token's scopes, and a key created by such a key inherits them. */
             scopes?: string[] | null;
-            /** @description The key's own limit of model submits per minute; null means the gateway's default (README "Rate limits on generation"). */
+            /** @description The key's own limit of model submits per minute; null means the gateway's default. */
             rate_limit_per_minute?: number | null;
             /** @description The key's own limit of unfinished predictions; null means the gateway's default. */
             max_concurrent?: number | null;
@@ -3515,7 +3517,7 @@ export interface components {
             ip_whitelist: string[];
             /** @description The scopes the key acts with; null means all five. A key created with an OAuth access token carries at most that token's scopes, and a key created by such a key inherits them. */
             scopes?: string[] | null;
-            /** @description The key's own limit of model submits per minute; null means the gateway's default (README "Rate limits on generation"). */
+            /** @description The key's own limit of model submits per minute; null means the gateway's default. */
             rate_limit_per_minute?: number | null;
             /** @description The key's own limit of unfinished predictions; null means the gateway's default. */
             max_concurrent?: number | null;
@@ -3523,7 +3525,12 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             last_used_at: string | null;
-            /** @description The full key value; shown only in this response. */
+            /** @description The full key value; shown only in this response. Every answer that returns a new key's secret names it `api_key` (this one, the team key's and the CLI sign-in's). */
+            api_key: string;
+            /**
+             * @deprecated
+             * @description The same value as `api_key`, kept for clients written before `api_key` existed. Read `api_key` instead; `key` will be removed in the next major version of the interface.
+             */
             key: string;
         };
         DeleteResponse: {
@@ -3794,7 +3801,7 @@ export interface components {
         };
         LedgerRow: {
             id: number;
-            /** @description hold, prediction (a charge), release, topup, deduction, refund, grant, signup, opening, subscription (a period's expiring grant), expiry (grant credit that expired unspent), studio_revenue (a studio owner's markup; negative when a refund takes it back), purchase (Stripe), payment_refund (Stripe) (README "The ledger"). */
+            /** @description hold, prediction (a charge), release, topup, deduction, refund, grant, signup, opening, subscription (a period's expiring grant), expiry (grant credit that expired unspent), studio_revenue (a studio owner's markup; negative when a refund takes it back), purchase (Stripe), payment_refund (Stripe). */
             kind: string;
             /** @description Signed change of the wallet's credit (balance plus held). */
             amount: number;
@@ -4270,7 +4277,7 @@ export interface components {
                     price_after: number;
                 }[];
             };
-            /** @description The paying wallet's discount applied to this model (the one that wins, README "Discounts"); `amount` is `list_price` - `cost`. Null when none applies. */
+            /** @description The paying wallet's discount applied to this model (the one that wins); `amount` is `list_price` - `cost`. Null when none applies. */
             discount: null | {
                 percent: number;
                 amount: number;
@@ -4538,7 +4545,7 @@ export interface components {
             skipped: string[];
         };
         /**
-         * @description A member's role; README "Teams" has the permission table.
+         * @description A member's role. `owner`: everything, including granting or removing the owner role and deleting the team. `admin`: all but those two. `developer`: generate on the team wallet, read its history and balance, manage its API keys. `billing`: read the history and balance, top the wallet up. `viewer`: read the history.
          * @enum {string}
          */
         TeamRole: "owner" | "admin" | "developer" | "billing" | "viewer";
@@ -4947,7 +4954,7 @@ export interface components {
              * @default 4
              */
             num_inference_steps: number;
-            /** @description LoRAs of the canvas-v1 family, by registry name (README "LoRAs"); checked like any family's (422 naming `loras[i]` for an unknown, foreign or other-family one). Canvas renders procedurally and has no weights to apply them to, so the image does not change; they are recorded with the prediction, which lets integrations exercise the LoRA path offline. */
+            /** @description LoRAs of the canvas-v1 family, by registry name; checked like any family's (422 naming `loras[i]` for an unknown, foreign or other-family one). Canvas renders procedurally and has no weights to apply them to, so the image does not change; they are recorded with the prediction, which lets integrations exercise the LoRA path offline. */
             loras?: {
                 name: string;
                 /**
@@ -5101,7 +5108,7 @@ export interface components {
              * @enum {string}
              */
             output_format: "png" | "jpeg" | "webp";
-            /** @description LoRAs to apply, by registry name (README "LoRAs"); each must be a public LoRA or one the caller (or the team paying) registered, trained for the lumen family (422 naming `loras[i]` otherwise). The upstream receives each with its weights URL. */
+            /** @description LoRAs to apply, by registry name; each must be a public LoRA or one the caller (or the team paying) registered, trained for the lumen family (422 naming `loras[i]` otherwise). The upstream receives each with its weights URL. */
             loras?: {
                 name: string;
                 /**
@@ -5435,7 +5442,7 @@ export interface components {
                 "application/json": components["schemas"]["PredictionSubmitted"] | components["schemas"]["PredictionResult"];
             };
         };
-        /** @description A generation limit is reached (README "Rate limits on generation"): submits per minute per API key (`GENERATE_RATE_PER_KEY`, or the key's `rate_limit_per_minute`) or per account (`GENERATE_RATE_PER_ACCOUNT`), or unfinished predictions per key (`GENERATE_CONCURRENT_PER_KEY`, or the key's `max_concurrent`) or per account (`GENERATE_CONCURRENT_PER_ACCOUNT`). `detail` names the limit; a submit refused per minute does not count against the per-minute limits. */
+        /** @description A generation limit is reached: submits per minute per API key (`GENERATE_RATE_PER_KEY`, or the key's `rate_limit_per_minute`) or per account (`GENERATE_RATE_PER_ACCOUNT`), or unfinished predictions per key (`GENERATE_CONCURRENT_PER_KEY`, or the key's `max_concurrent`) or per account (`GENERATE_CONCURRENT_PER_ACCOUNT`). `detail` names the limit; a submit refused per minute does not count against the per-minute limits. */
         GenerationRateLimited: {
             headers: {
                 /** @description Seconds until the minute's window ends; 1 for the unfinished-predictions limits. */
@@ -5475,7 +5482,7 @@ export interface components {
                 "application/json": components["schemas"]["HTTPValidationError"];
             };
         };
-        /** @description Validation error in the path, query or body. Every operation can answer it: unknown query parameters are refused, and so is a body sent to an operation that takes none. */
+        /** @description Validation error in the path, query or body. Every operation can answer it: unknown query parameters are refused, and so is a body sent to an operation that takes none. Whatever the schema, a number past 9007199254740991 (2^53 - 1) either way is refused (`number_unsafe`), and so is a body nested more than 32 levels deep (`json_too_deep`). A move of credit that would take a wallet past that amount is refused with `code` `balance_limit`. */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;
@@ -5593,13 +5600,17 @@ export interface components {
         PreferWait: string;
         /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
         TeamId: number;
+        /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+        AdminTeamIdIgnored: number;
+        /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+        WhitelabelStudio: string;
         /** @description Act on this team's wallet instead of the user's own; `email` must name a member of the team (404 otherwise), who is recorded on the ledger row. */
         AdminTeamId: number;
         /** @description Page number, starting at 1. */
         Page: number;
         /** @description Email address of the user. */
         EmailQuery: string;
-        /** @description Kind of LoRA (README "LoRAs"). */
+        /** @description Kind of LoRA. */
         LoraType: components["schemas"]["LoraType"];
         /** @description Entries per page. */
         ListPageSize: number;
@@ -5704,7 +5715,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The `request_id` returned by the generation request. */
                 request_id: components["parameters"]["RequestIdPath"];
@@ -5735,7 +5749,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The `request_id` returned by the generation request. */
                 request_id: components["parameters"]["RequestIdPath"];
@@ -5842,7 +5859,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6191,6 +6211,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6567,6 +6588,8 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
                  *     same account (and team; sandbox and production keys apart) within 24 hours answers
@@ -6615,6 +6638,8 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
                  *     same account (and team; sandbox and production keys apart) within 24 hours answers
@@ -6667,10 +6692,15 @@ export interface operations {
     adminUserInfo: {
         parameters: {
             query: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
                 /** @description Email address of the user. */
                 email: components["parameters"]["EmailQuery"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6699,6 +6729,8 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
                  *     same account (and team; sandbox and production keys apart) within 24 hours answers
@@ -6756,7 +6788,10 @@ export interface operations {
                 /** @description Only the discounts of this team's wallet. */
                 team_id?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6785,6 +6820,8 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
                  *     same account (and team; sandbox and production keys apart) within 24 hours answers
@@ -6828,8 +6865,13 @@ export interface operations {
     };
     deleteModelDiscount: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
+            };
             header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
                  *     same account (and team; sandbox and production keys apart) within 24 hours answers
@@ -6874,7 +6916,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6902,7 +6947,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6930,7 +6978,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6967,7 +7018,10 @@ export interface operations {
                 /** @description The `id` of the last purchase of the previous page. */
                 before?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6995,7 +7049,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7023,7 +7080,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7051,10 +7111,15 @@ export interface operations {
     adminStripeCharges: {
         parameters: {
             query: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
                 /** @description Email address of the user. */
                 email: components["parameters"]["EmailQuery"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7078,8 +7143,13 @@ export interface operations {
     };
     adminStripeRefund: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
+            };
             header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
                  *     same account (and team; sandbox and production keys apart) within 24 hours answers
@@ -7123,8 +7193,13 @@ export interface operations {
     };
     adminRefund: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
+            };
             header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
                  *     same account (and team; sandbox and production keys apart) within 24 hours answers
@@ -7172,7 +7247,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7206,7 +7284,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7240,7 +7321,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7274,7 +7358,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7319,7 +7406,10 @@ export interface operations {
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7345,7 +7435,7 @@ export interface operations {
             query: {
                 /** @description Name of the LoRA. */
                 name: string;
-                /** @description Kind of LoRA (README "LoRAs"). */
+                /** @description Kind of LoRA. */
                 lora_type: components["parameters"]["LoraType"];
             };
             header?: never;
@@ -7375,7 +7465,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Search term matched against name and title; empty lists everything. */
                 q?: string;
-                /** @description Kind of LoRA (README "LoRAs"). */
+                /** @description Kind of LoRA. */
                 lora_type: components["parameters"]["LoraType"];
             };
             header?: never;
@@ -7409,7 +7499,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7437,7 +7530,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7774,7 +7870,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7812,7 +7911,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7849,7 +7951,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7877,7 +7982,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7920,7 +8028,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The `id` of the media asset. */
                 asset_id: components["parameters"]["AssetIdPath"];
@@ -7998,7 +8109,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8026,7 +8140,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8060,7 +8177,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The code's `id`. */
                 embed_code_id: number;
@@ -8091,7 +8211,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The code's `id`. */
                 embed_code_id: number;
@@ -8122,7 +8245,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The code's `id`. */
                 embed_code_id: number;
@@ -8159,7 +8285,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8187,7 +8316,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8222,7 +8354,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The studio's `id`. */
                 studio_id: number;
@@ -8253,7 +8388,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The studio's `id`. */
                 studio_id: number;
@@ -8284,7 +8422,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The studio's `id`. */
                 studio_id: number;
@@ -8326,7 +8467,10 @@ export interface operations {
                 /** @description End (exclusive). */
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The studio's `id`. */
                 studio_id: number;
@@ -8361,7 +8505,10 @@ export interface operations {
                 /** @description Entries per page. */
                 page_size?: components["parameters"]["ListPageSize"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8397,7 +8544,10 @@ export interface operations {
                 /** @description Count every match into `total` (exact); false leaves `total` null. Without filters the count is cheap at any size (a per-owner counter); with filters false answers faster on a large history. */
                 include_count?: components["parameters"]["IncludeCount"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8443,7 +8593,10 @@ export interface operations {
                 /** @description Count every match into `total` (exact); false leaves `total` null. Without filters the count is cheap at any size (a per-owner counter); with filters false answers faster on a large history. */
                 include_count?: components["parameters"]["IncludeCount"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8481,7 +8634,10 @@ export interface operations {
                 /** @description Count every match into `total` (exact); false leaves `total` null. Without filters the count is cheap at any size (a per-owner counter); with filters false answers faster on a large history. */
                 include_count?: components["parameters"]["IncludeCount"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8509,7 +8665,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The `id` of the run-history entry (equal to the prediction's `request_id`). */
                 id: components["parameters"]["UsageLogIdPath"];
@@ -8546,7 +8705,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8580,7 +8742,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8615,7 +8780,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The `request_id` returned by the generation request. */
                 request_id: components["parameters"]["RequestIdPath"];
@@ -8646,7 +8814,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8674,7 +8845,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8704,7 +8878,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 id: string;
             };
@@ -8741,7 +8918,10 @@ export interface operations {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
             };
-            header?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
             path: {
                 /** @description The `request_id` returned by the generation request. */
                 request_id: components["parameters"]["RequestIdPath"];
@@ -9359,6 +9539,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9412,6 +9594,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9465,6 +9649,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9518,6 +9704,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9571,6 +9759,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9624,6 +9814,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9677,6 +9869,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9730,6 +9924,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9783,6 +9979,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9836,6 +10034,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9889,6 +10089,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9942,6 +10144,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9995,6 +10199,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10048,6 +10254,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10101,6 +10309,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10154,6 +10364,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10207,6 +10419,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10260,6 +10474,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10313,6 +10529,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10366,6 +10584,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10419,6 +10639,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10472,6 +10694,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10525,6 +10749,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10578,6 +10804,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10631,6 +10859,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10684,6 +10914,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10737,6 +10969,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10790,6 +11024,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10843,6 +11079,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10896,6 +11134,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10949,6 +11189,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;

@@ -1,5 +1,5 @@
 // Account: the profile, an export of everything stored about you, and deletion with its grace
-// period (the countdown to the date) and cancel. README "Deleting an account".
+// period (the countdown to the date) and cancel. docs/api/credentials.md "Deleting an account".
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { Notice, credits, day, when } from './ui.js';

@@ -1,4 +1,4 @@
-// Administration (README "Roles and administration"): shown to support, billing and admin
+// Administration (docs/operating/administration.md "Roles and administration"): shown to support, billing and admin
 // accounts only, and each part only to the roles its route allows (the gateway checks again).
 // Look a user up; move credit; discounts and the subscription; refund a run; read the audit log.
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
@@ -69,7 +69,7 @@ function Credits({ email, team, onDone }) {
   </form>`;
 }
 
-/** The discounts of the chosen wallet (README "Discounts"): list, add or replace one, delete one. */
+/** The discounts of the chosen wallet (docs/operating/administration.md "Discounts"): list, add or replace one, delete one. */
 function Discounts({ email, team }) {
   const [items, setItems] = useState(null);
   const [models, setModels] = useState([]);
@@ -247,7 +247,7 @@ export function Admin({ user }) {
   const [email, setEmail] = useState('');
   const [info, setInfo] = useState(null);
   const [error, setError] = useState(null);
-  // the wallet the money forms act on: '' the user's own, else a team id (README "Roles and administration")
+  // the wallet the money forms act on: '' the user's own, else a team id (docs/operating/administration.md "Roles and administration")
   const [teamId, setTeamId] = useState('');
   const lookup = async (target = email) => {
     setError(null);

@@ -1,5 +1,5 @@
 // Embed codes: list, create, edit and revoke (model picker, allowed origins, caps); the code and
-// an HTML snippet to copy. README "Embeds".
+// an HTML snippet to copy. docs/partners/embeds.md "Embeds".
 import { html, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { CopyButton, Notice, credits, useTeamResources, when } from './ui.js';

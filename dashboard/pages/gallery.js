@@ -1,5 +1,5 @@
 // Gallery: the files of completed runs as a grid by media type, review actions per item, and
-// NSFW (or flagged) outputs blurred until clicked. README "Run history, gallery and review".
+// NSFW (or flagged) outputs blurred until clicked. docs/api/history.md "Run history, gallery and review".
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { Media, Notice, Pager, when } from './ui.js';

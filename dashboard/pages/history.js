@@ -1,5 +1,5 @@
 // Run history: filters, a paged table, bulk review and delete, and one run's detail (inputs,
-// outputs, cost, webhook deliveries with redeliver). README "Run history, gallery and review".
+// outputs, cost, webhook deliveries with redeliver). docs/api/history.md "Run history, gallery and review".
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { Media, Notice, Pager, REVIEW, STATUSES, credits, kindOfUrl, when } from './ui.js';

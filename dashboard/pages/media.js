@@ -1,5 +1,5 @@
 // Media library: upload (upload address, one PUT, then register the file), search, delete, a
-// paged grid. README "Storage and uploads".
+// paged grid. docs/api/uploads.md "Storage and uploads".
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api, uploadFile } from '../api.js';
 import { Media, Notice, Pager, when } from './ui.js';

@@ -1,6 +1,6 @@
 // Whitelabel studios: list, create, edit and disable (slug, name, branding, domains, models from
 // the catalog, markup or per-model prices, who pays), and a studio's usage and revenue (totals, by
-// day, by model). README "Whitelabel studios". The selected team (team_id) owns what is shown.
+// day, by model). docs/partners/studios.md "Whitelabel studios". The selected team (team_id) owns what is shown.
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { Notice, credits, day, usd, useTeamResources, when } from './ui.js';

@@ -1,4 +1,4 @@
-// The pages support links open (README "Impersonation and support links"): the token travels in
+// The pages support links open (docs/operating/administration.md "Impersonation and support links"): the token travels in
 // the URL's fragment (#/support-login?token=…), which browsers never send to a server, and is
 // posted once to the gateway. A login link signs this tab in as the account, on behalf of the
 // staff member who made it; a reset link asks for a new password.

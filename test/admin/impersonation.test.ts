@@ -107,7 +107,9 @@ test.serial('refused with 403 impersonation_forbidden on every guarded operation
   const guarded = guardedOperations();
   // the issue's list, pinned so that a lost marker fails here
   for (const op of ['createApiKey', 'generateApiKey', 'deleteApiKey', 'createOAuthClient', 'deleteOAuthClient', 'createTeamApiKey', 'revokeTeamApiKey',
-    'requestAccountDeletion', 'cancelAccountDeletion', 'exportAccount', 'rotateWebhookSecret', 'adminTopup', 'adminDeleteUser', 'virtualLogin']) {
+    'requestAccountDeletion', 'cancelAccountDeletion', 'exportAccount', 'rotateWebhookSecret', 'adminTopup', 'adminDeleteUser', 'virtualLogin',
+    // issue 35: a team key's changes, people's access to a team, studios others may spend through, the webhook secret
+    'updateTeamApiKey', 'createTeamInvite', 'changeTeamMemberRole', 'removeTeamMember', 'acceptTeamInvite', 'createStudio', 'updateStudio', 'getWebhookSecret']) {
     t.true(guarded.some((g) => g.operationId === op), `${op} refuses impersonation`);
   }
   const keysBefore = await gw.app.db('api_keys').where({ user_id: target.userId }).count({ n: '*' }).first();
@@ -130,11 +132,11 @@ test.serial('every request of the session is audited with both identities', asyn
   const target = await account(1000);
   const token = await impersonate(as.support, target.email);
   await gw.server.inject({ method: 'GET', url: '/account/balance', headers: bearer(token) });
-  await gw.server.inject({ method: 'GET', url: '/app/get_user_keys', headers: bearer(token) });
+  await gw.server.inject({ method: 'GET', url: '/app/credit_transactions', headers: bearer(token) });
   await gw.server.inject({ method: 'POST', url: '/app/webhook_secret/rotate', headers: bearer(token) });
   const rows = await gw.app.db('admin_audit').where({ target_user_id: target.userId }).orderBy('id');
   t.deepEqual(rows.map((r: { action: string; status: number | string }) => [r.action, Number(r.status)]),
-    [['virtualLogin', 200], ['getBalance', 200], ['getUserKeys', 200], ['rotateWebhookSecret', 403]]);
+    [['virtualLogin', 200], ['getBalance', 200], ['listCreditTransactions', 200], ['rotateWebhookSecret', 403]]);
   for (const r of rows.slice(1)) {
     t.is(Number(r.actor_user_id), as.support.userId, 'the actor is the staff member');
     t.is(r.actor_role, 'support');

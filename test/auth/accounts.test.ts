@@ -132,12 +132,14 @@ test('logout ends the presenting session at once and leaves the other sessions a
   t.is((await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: bearer(b) })).statusCode, 200);
 });
 
-test('logout needs a session: no credential or an API key is 401', async (t) => {
+test('logout needs a session: no credential is 401, a valid API key 403 session_required', async (t) => {
   const { email, password } = await account();
   const token = await login(email, password);
   const key = ((await post('/api/v1/keys', { name: 'k', is_test: true }, bearer(token))).result as { key: string }).key;
   t.is((await gw.server.inject({ method: 'POST', url: '/auth/logout' })).statusCode, 401);
-  t.is((await gw.server.inject({ method: 'POST', url: '/auth/logout', headers: { 'x-api-key': key } })).statusCode, 401);
+  const byKey = await gw.server.inject({ method: 'POST', url: '/auth/logout', headers: { 'x-api-key': key } });
+  t.is(byKey.statusCode, 403);
+  t.like(byKey.result, { code: 'session_required' });
   t.is((await post('/auth/logout', {}, bearer('mgs_forged'))).statusCode, 401);
 });
 

@@ -120,8 +120,8 @@ test('a sandbox key cannot rotate the webhook secret, but can read it to verify 
 test('no API key, sandbox or production, creates or deletes OAuth clients', async (t) => {
   const client = await createClient(gw, acct.session, ['generate:read'], 'keep');
   for (const key of [acct.testKey, acct.liveKey]) {
-    t.is((await call('POST', '/oauth/clients', apiKey(key), { name: 'x', scopes: ['generate:read'] })).status, 401);
-    t.is((await call('DELETE', `/oauth/clients/${client.id}`, apiKey(key))).status, 401);
+    t.like(await call('POST', '/oauth/clients', apiKey(key), { name: 'x', scopes: ['generate:read'] }), { status: 403, body: { code: 'session_required' } });
+    t.like(await call('DELETE', `/oauth/clients/${client.id}`, apiKey(key)), { status: 403, body: { code: 'session_required' } });
   }
   t.is((await tokenFor(gw, client)).length > 0, true);
 });

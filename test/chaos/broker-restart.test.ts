@@ -1,24 +1,22 @@
 // The broker restarted under load: no accepted request is lost and none is charged twice.
 // Requests accepted while RabbitMQ is down stay `queued` in the database and the sweeper
-// publishes them once it is back. This file runs alone (see ava.config.js): it stops the
-// machine's shared RabbitMQ.
+// publishes them once it is back. The broker it restarts is a RabbitMQ node of this test's own
+// (test/helpers/own-services.ts): the one other tests use is never touched.
 import test from 'ava';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-
-const run = promisify(execFile);
-const rabbitmqctl = (...args: string[]) => run('rabbitmqctl', args, { timeout: 60_000 });
+import { startOwnRabbit } from '../helpers/own-services.ts';
 
 test('a broker restart under load loses no accepted request and charges each once', async (t) => {
-  const gw = await startGateway({ worker: true, env: { DISPATCH_GRACE_MS: '500', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_BACKOFF_MS: '200', WEBHOOK_TIMEOUT_MS: '2000' } });
+  const rabbit = await startOwnRabbit();
+  t.teardown(() => rabbit.stop());
+  const gw = await startGateway({ worker: true, amqpUrl: rabbit.url, env: { DISPATCH_GRACE_MS: '500', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_BACKOFF_MS: '200', WEBHOOK_TIMEOUT_MS: '2000' } });
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
   gw.app.dispatcher.start(250);
   t.teardown(async () => {
-    await rabbitmqctl('start_app').catch(() => undefined);
+    await rabbit.startApp().catch(() => undefined);
     await gw.stop();
   });
   const acct = await newAccount(gw, 10_000_000);
@@ -34,13 +32,13 @@ test('a broker restart under load loses no accepted request and charges each onc
       const n = next++;
       if (n === 40) {
         restart = (async () => {
-          await rabbitmqctl('stop_app');
+          await rabbit.stopApp();
           healthDuringOutage = await waitFor(async () => {
             const res = await gw.server.inject({ method: 'GET', url: '/health' });
             return res.statusCode === 503 ? res : undefined;
           }, { what: '/health to report the queue down', timeoutMs: 10_000 });
           await new Promise((r) => setTimeout(r, 1000));
-          await rabbitmqctl('start_app');
+          await rabbit.startApp();
         })();
       }
       const res = await gw.server.inject({

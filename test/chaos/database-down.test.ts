@@ -1,46 +1,26 @@
 // MariaDB stopped under a running gateway: requests get 503 with a JSON detail (never a 500
-// or a hang), /health names the database, and everything works again once it is back.
-// Runs alone (see ava.config.js): it stops the machine's shared MariaDB.
+// or a hang), /health names the database, and everything works again once it is back. The server
+// it stops is a MariaDB of this test's own (test/helpers/own-services.ts): the one other tests use
+// is never touched.
 import test from 'ava';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import net from 'node:net';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
-
-const run = promisify(execFile);
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1');
-    s.once('connect', () => { s.destroy(); resolve(true); });
-    s.once('error', () => resolve(false));
-  });
-}
-
-async function mariadbdRunning(): Promise<boolean> {
-  return run('pgrep', ['-x', 'mariadbd']).then(() => true, () => false);
-}
-
-async function startMariadb() {
-  await run('start-stop-daemon', ['--start', '--oknodo', '--background', '--exec', '/usr/sbin/mariadbd']);
-  await waitFor(() => portOpen(3306), { what: 'MariaDB to listen again', timeoutMs: 60_000, intervalMs: 200 });
-}
+import { startOwnMariadb } from '../helpers/own-services.ts';
 
 test('with the database down, requests answer 503 and health names the database', async (t) => {
-  const gw = await startGateway({ worker: true });
+  const mariadb = await startOwnMariadb();
+  t.teardown(() => mariadb.stop());
+  const gw = await startGateway({ worker: true, mysqlRootUrl: mariadb.rootUrl });
+  let down = false;
   t.teardown(async () => {
-    try {
-      await startMariadb();
-    } finally {
-      await gw.stop();
-    }
+    if (down) await mariadb.start();
+    await gw.stop();
   });
   const acct = await newAccount(gw, 10_000);
 
-  await run('mariadb-admin', ['-uroot', '-h127.0.0.1', 'shutdown'], { timeout: 60_000 });
-  // Wait for the process itself to go: start-stop-daemon would take a dying server for a running one.
-  await waitFor(async () => !(await mariadbdRunning()), { what: 'MariaDB to stop', timeoutMs: 60_000, intervalMs: 100 });
+  // resolves once the server process has exited
+  await mariadb.shutdown();
+  down = true;
 
   const health = await gw.server.inject({ method: 'GET', url: '/health' });
   t.is(health.statusCode, 503);
@@ -50,7 +30,8 @@ test('with the database down, requests answer 503 and health names the database'
   t.is(submit.statusCode, 503, submit.payload);
   t.is(typeof (submit.result as { detail: unknown }).detail, 'string');
 
-  await startMariadb();
+  await mariadb.start();
+  down = false;
   const ok = await waitFor(async () => {
     const res = await gw.server.inject({ method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'y', width: 64, height: 64 } });
     return res.statusCode === 200 ? res : undefined;

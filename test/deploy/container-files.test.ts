@@ -75,6 +75,25 @@ test('compose.yaml is valid against the Compose Specification schema once interp
   t.false(validate(broken));
 });
 
+test('test/compose.yaml is valid and serves MariaDB and RabbitMQ where the tests look by default', (t) => {
+  const { $schema: _draft, ...schema } = JSON.parse(fs.readFileSync(schemaFile, 'utf8')) as Record<string, unknown>;
+  const ajv = new Ajv2019({ strict: false, allErrors: true, formats: { duration: true, subnet_ip_address: true, expose: true, ports: true } });
+  const validate = ajv.compile(withoutDraft4Ids(schema) as object);
+  const text = fs.readFileSync(path.join(root, 'test', 'compose.yaml'), 'utf8');
+  const load = (env: Record<string, string>) => JSON.parse(JSON.stringify(yaml.load(interpolate(text, env)))) as { services: Record<string, Service> };
+  const compose = load({});
+  t.true(validate(compose), JSON.stringify(validate.errors, null, 2));
+  t.deepEqual(Object.keys(compose.services).sort(), ['mariadb', 'rabbitmq']);
+  // the defaults of test/helpers/services.ts: mysql://root@127.0.0.1:3306, amqp://guest:guest@127.0.0.1:5672
+  t.deepEqual(compose.services.mariadb!.ports, ['127.0.0.1:3306:3306']);
+  t.deepEqual(compose.services.rabbitmq!.ports, ['127.0.0.1:5672:5672']);
+  t.is(compose.services.mariadb!.environment!.MARIADB_ALLOW_EMPTY_ROOT_PASSWORD, '1');
+  t.truthy(compose.services.mariadb!.healthcheck?.test);
+  t.truthy(compose.services.rabbitmq!.healthcheck?.test);
+  // other host ports when those are taken
+  t.deepEqual(load({ TEST_MYSQL_PORT: '13306', TEST_AMQP_PORT: '15672' }).services.rabbitmq!.ports, ['127.0.0.1:15672:5672']);
+});
+
 test('compose.yaml refuses to start without its three secrets', (t) => {
   for (const missing of Object.keys(secrets)) {
     const env: Record<string, string> = { ...secrets };

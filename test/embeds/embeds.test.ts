@@ -123,6 +123,35 @@ test('a visitor submits from an allowed origin, is charged to the owner, gets a 
   t.is((await poll(other.code, requestId, visitor)).statusCode, 404);
 });
 
+test('an Idempotency-Key is each visitor\'s own: another visitor sending the same key and body runs its own request and never sees the first answer', async (t) => {
+  const payer = await newAccount(gw, 1000);
+  const { code } = await createCode({ allowed_origins: [SHOP] }, payer.session);
+  const send = (visitor?: string) => gw.server.inject({
+    method: 'POST', url: `/api/v1/${MODEL}`, payload: { prompt: 'a lighthouse' },
+    headers: { 'x-embed-code': code, 'content-type': 'application/json', origin: SHOP, 'idempotency-key': 'checkout-1', ...(visitor ? { 'x-embed-visitor': visitor } : {}) },
+  });
+  const first = await send();
+  t.is(first.statusCode, 200, first.payload);
+  const visitorA = String(first.headers['x-embed-visitor']);
+  const replay = await send(visitorA);
+  t.is(replay.headers['idempotent-replayed'], 'true', 'the same visitor gets its own answer again');
+  t.is(json(replay).request_id, json(first).request_id);
+
+  const other = await send();
+  t.is(other.statusCode, 200, other.payload);
+  t.not(other.headers['x-embed-visitor'], visitorA);
+  t.is(other.headers['idempotent-replayed'], undefined, 'another visitor is not answered from the first visitor\'s request');
+  t.not(json(other).request_id, json(first).request_id);
+  // and another code of the same owner has its own keys too
+  const { code: second } = await createCode({ allowed_origins: [SHOP] }, payer.session);
+  const viaSecond = await gw.server.inject({
+    method: 'POST', url: `/api/v1/${MODEL}`, payload: { prompt: 'a lighthouse' },
+    headers: { 'x-embed-code': second, 'content-type': 'application/json', origin: SHOP, 'idempotency-key': 'checkout-1', 'x-embed-visitor': visitorA },
+  });
+  t.is(viaSecond.statusCode, 200, viaSecond.payload);
+  t.not(json(viaSecond).request_id, json(first).request_id);
+});
+
 test('origins: a wrong origin and a missing one are 403 with stable codes; Referer and wildcards match; no list allows any page', async (t) => {
   const { code } = await createCode({ allowed_origins: [SHOP, '*.partner.test:8443'] });
   const wrong = await submit(code, { origin: 'https://evil.example.net' });

@@ -37,6 +37,10 @@ export interface GatewayOptions {
   log?: Logger;
   /** its database instance answers as if MariaDB were MySQL (no RETURNING: the MySQL fallbacks; db/knex.ts DbOptions) */
   asIfMysql?: true;
+  /** another MariaDB server than the shared one (a test's own, test/helpers/own-services.ts) */
+  mysqlRootUrl?: string;
+  /** another RabbitMQ than the shared one (a test's own node) */
+  amqpUrl?: string;
 }
 
 export async function startGateway(opts: GatewayOptions = {}): Promise<TestGateway> {
@@ -54,17 +58,17 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<TestGatew
   env.DATA_DIR = dir;
   cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
   if ((opts.db ?? 'mysql') === 'mysql') {
-    const db = await freshDatabase();
+    const db = await freshDatabase(opts.mysqlRootUrl);
     env.DATABASE_URL = db.url;
     env.ENCRYPTION_KEY ??= '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
     cleanups.push(db.drop);
   }
   if ((opts.queue ?? 'amqp') === 'amqp') {
-    env.AMQP_URL = AMQP_URL;
+    env.AMQP_URL = opts.amqpUrl ?? AMQP_URL;
     env.AMQP_PREFIX = uniqueName('t').toLowerCase();
   }
   const config = loadConfig(env);
-  if (config.amqpUrl) cleanups.push(() => deleteTopology(config.amqpPrefix, topics(config)));
+  if (config.amqpUrl) cleanups.push(() => deleteTopology(config.amqpPrefix, topics(config), config.amqpUrl));
   const app = await createApp(config, { log: opts.log ?? pino({ level: 'silent' }), ...(opts.clock ? { clock: opts.clock } : {}), asIfMysql: opts.asIfMysql });
   const server = await createServer(app);
   await server.initialize();

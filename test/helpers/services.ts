@@ -10,8 +10,8 @@ export function uniqueName(prefix: string): string {
   return `${prefix}_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
 }
 
-function rootKnex() {
-  const url = new URL(MYSQL_ROOT);
+function rootKnex(root: string) {
+  const url = new URL(root);
   return knexFactory({
     client: 'mysql2',
     connection: { host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) },
@@ -19,18 +19,18 @@ function rootKnex() {
   });
 }
 
-/** Creates a fresh database and returns its URL and a function that drops it. */
-export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/** Creates a fresh database on the server of `rootUrl` and returns its URL and a function that drops it. */
+export async function freshDatabase(rootUrl = MYSQL_ROOT): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = uniqueName('mg_t');
-  const root = rootKnex();
+  const root = rootKnex(rootUrl);
   await root.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   await root.destroy();
-  const url = new URL(MYSQL_ROOT);
+  const url = new URL(rootUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     async drop() {
-      const r = rootKnex();
+      const r = rootKnex(rootUrl);
       await r.raw(`DROP DATABASE IF EXISTS \`${name}\``);
       await r.destroy();
     },

@@ -86,10 +86,11 @@ test.serial('a request schedules the deletion; keys and OAuth clients stop at on
   t.is((await cancelDeletion(a)).statusCode, 409, 'nothing to cancel');
 });
 
-test.serial('session only: an API key cannot request or cancel a deletion', async (t) => {
+test.serial('session only: an API key cannot request or cancel a deletion (403 session_required)', async (t) => {
   const a = await newAccount(gw, 0);
   const res = await gw.server.inject({ method: 'POST', url: '/app/account/request-deletion', headers: { 'x-api-key': a.liveKey } });
-  t.is(res.statusCode, 401);
+  t.is(res.statusCode, 403);
+  t.like(res.result, { code: 'session_required' });
   t.is((await gw.app.db('users').where({ id: a.userId }).first()).deletion_due_at, null);
 });
 

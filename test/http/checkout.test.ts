@@ -231,6 +231,8 @@ test.serial('on a storefront whose owner pays there is no credit to buy; where u
 
 test.serial('a checkout needs a login session: an API key is refused and Stripe is not asked', async (t) => {
   const acct = await newAccount(gw);
-  t.is((await callOperation(gw, 'createCheckoutSession', { as: acct.liveKey, body: { amount: 500 } })).status, 401);
+  const key = await callOperation<{ code: string }>(gw, 'createCheckoutSession', { as: acct.liveKey, body: { amount: 500 } });
+  t.is(key.status, 403);
+  t.is(key.body.code, 'session_required');
   t.deepEqual(nock.pendingMocks(), []);
 });

@@ -332,6 +332,8 @@ test.serial('with no provider configured, production keys get 503 naming the key
     const live = await gw.server.inject({ method: 'POST', url, headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'x' } });
     t.is(live.statusCode, 503, url);
     t.regex(live.payload, /set UPSTREAM_(REPLICATE|OPENAI)_KEY/);
+    // one provider: "its upstream provider ... is not configured"; several: "none of ... is configured"
+    t.regex((JSON.parse(live.payload) as { detail: string }).detail, url === PRO ? /none of its upstream providers \("replicate", "openai"\) is configured/ : /its upstream provider "\w+" is not configured/, url);
     const sandbox = await gw.server.inject({ method: 'POST', url, headers: { 'x-api-key': acct.testKey }, payload: { prompt: 'x' } });
     t.is(sandbox.statusCode, 200, sandbox.payload);
     const id = (sandbox.result as { request_id: string }).request_id;

@@ -15,7 +15,7 @@ import { createClient, tokenFor } from '../helpers/oauth.ts';
 import { NOT_YET } from '../../handlers/index.ts';
 import { scopeNames } from '../../spec/scopes.ts';
 
-const PATH_VALUES = ['0', '-1', '99999999999999999999999', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '%F0%9F%92%A9', 'a'.repeat(300), 'null'];
+const PATH_VALUES = ['0', '-1', '99999999999999999999999', 'Infinity', '1e309', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '%F0%9F%92%A9', 'a'.repeat(300), 'null'];
 const QUERIES = ['', '?page=0', '?page=abc&page_size=1000000', '?team_id=1e309', '?unknown=1', '?webhook=javascript:alert(1)', '?email=%00', '?q=' + 'x'.repeat(5000)];
 const BODIES: Array<string | undefined> = [
   undefined,

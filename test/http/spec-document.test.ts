@@ -181,6 +181,8 @@ test('every operation declares the errors the gateway can answer', (t) => {
     if (op['x-impersonation'] === 'forbidden') need('403', 'refuses an impersonated session');
     // the dashboard's cookie session: a state-changing request without its CSRF token (plugins/auth.ts)
     if (method !== 'get' && security.some((s) => 'SessionAuth' in s)) need('403', 'takes the session cookie, whose CSRF token it checks');
+    const schemes = new Set(security.flatMap((s) => Object.keys(s)));
+    if (schemes.has('SessionAuth') && (!schemes.has('ApiKeyAuth') || !schemes.has('OAuth2'))) need('403', 'refuses an API key or OAuth token with session_required');
     // unknown query parameters (and a body where none is taken) are refused with 422 on every
     // route the gateway validates; the OAuth token endpoint is oidc-provider's and answers 400
     if (op['x-handled-by']) need('400', 'is handled by oidc-provider');

@@ -12,6 +12,7 @@ import type { FakeUpstream } from '../helpers/upstream.ts';
 import { createRunModel } from '../../workers/run-model.ts';
 import { openStreamCount } from '../../handlers/predictions.ts';
 import { activeWatches } from '../../handlers/prediction-watch.ts';
+import { creditWallet } from '../../db/wallet.ts';
 
 const LOCAL_MODEL = 'canvas-v1-fast-text-to-image';
 const UPSTREAM_MODEL = 'lumen-dev-text-to-image';
@@ -61,9 +62,9 @@ test.after.always(async () => {
 interface SseEvent { event: string; data: { id: string; status: string; outputs: string[] } }
 
 /** An SSE client over real HTTP: `next()` gives the next event, or null once the stream ended. */
-async function openStream(g: Gw, key: string, id: string) {
+async function openStream(g: Gw, key: string, id: string, query = '') {
   const controller = new AbortController();
-  const res = await fetch(`${g.base}/api/v1/predictions/${id}/stream`, { headers: { 'x-api-key': key, 'accept-encoding': 'gzip' }, signal: controller.signal });
+  const res = await fetch(`${g.base}/api/v1/predictions/${id}/stream${query}`, { headers: { 'x-api-key': key, 'accept-encoding': 'gzip' }, signal: controller.signal });
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   return {
@@ -151,6 +152,31 @@ test.serial('amqp: a held upstream job streams pending/processing, then complete
   t.true(states.includes('processing'), states.join(' '));
   t.is(states.at(-1), 'completed');
   t.deepEqual(states, [...new Set(states)].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b)));
+});
+
+test.serial('a member removed from the team while following a team prediction gets no further event: the stream ends at the next one', async (t) => {
+  const g = gateways.memory;
+  const owner = await newAccount(g.gw, 0);
+  const member = await newAccount(g.gw, 0);
+  const team = await callOperation<{ id: number }>(g.gw, 'createTeam', { as: owner.session, body: { name: 'studio' } });
+  t.is(team.status, 201, team.raw.payload);
+  const teamId = team.body.id;
+  await g.gw.app.db('team_members').insert({ team_id: teamId, user_id: member.userId, role: 'developer', created_at: Date.now() });
+  await g.gw.app.db.transaction((trx) => creditWallet(trx, { userId: owner.userId, teamId }, 10_000, 'grant', 'test credit', Date.now()));
+  // no worker: the prediction waits, so the stream is open before anything more happens
+  const sub = await callOperation<{ request_id: string }>(g.gw, LOCAL_MODEL, { as: member.liveKey, query: { team_id: teamId }, body: { prompt: 'team run', width: 64, height: 64 } });
+  t.is(sub.status, 200, sub.raw.payload);
+  const stream = await openStream(g, member.liveKey, sub.body.request_id, `?team_id=${teamId}`);
+  t.teardown(stream.close);
+  t.is(stream.res.status, 200);
+  t.truthy(await stream.next(), 'the current state comes first');
+
+  const removed = await callOperation(g.gw, 'removeTeamMember', { as: owner.session, params: { team_id: teamId, user_id: member.userId } });
+  t.true(removed.status < 300, removed.raw.payload);
+  await g.startWorker();
+  // the prediction goes on to completion, but the removed member hears nothing more of it
+  await waitFor(async () => (await callOperation<{ status: string }>(g.gw, 'getPredictionResult', { as: owner.liveKey, query: { team_id: teamId }, params: { request_id: sub.body.request_id } })).body.status === 'completed', { what: 'the team prediction to complete' });
+  t.is(await stream.next(), null, 'the stream ended without another event');
 });
 
 test.serial('a finished prediction gives one final event at once; another owner\'s id is 404', async (t) => {

@@ -81,6 +81,7 @@ const BODIES: Readonly<Record<string, object>> = {
   adminTopup: { email: 'someone@example.com', amount: 1 },
   adminDeductCredits: { email: 'someone@example.com', amount: 1 },
   adminRefund: { request_id: 'x' },
+  adminStripeRefund: { charge_id: 'ch_matrix', amount: 1 },
   upsertModelDiscounts: { discounts: [{ email: 'someone@example.com', model: '*', percent_off: 10 }] },
   adminManageSubscription: { email: 'someone@example.com', action: 'cancel' },
   virtualLogin: { email: 'someone@example.com', reason: 'matrix' },

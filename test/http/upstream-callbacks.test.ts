@@ -17,6 +17,7 @@ import { tinyPng } from '../helpers/adapters.ts';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
+import { callbackToken } from '../../lib/upstream-callbacks.ts';
 
 const FAL = 'https://queue.fal.test';
 const CDN = 'https://v3.fal.media.test';
@@ -224,7 +225,7 @@ test.serial('fal by callback: a signed callback completes the job at once; tampe
   t.is(wrongToken.statusCode, 404);
   t.like(JSON.parse(wrongToken.payload), { code: 'not_found' });
   const otherProvider = await gw.server.inject({ ...falCallback(hook, body), url: new URL(hook).pathname.replace('/fal/', '/replicate/') });
-  t.is(otherProvider.statusCode, 401, 'a fal body is not a Replicate signature');
+  t.is(otherProvider.statusCode, 404, 'a fal address is no Replicate address');
   t.is((await row(gw, id)).status, 'processing');
   t.is(seen.polls, 0, 'polling alone would not have moved it for 10 minutes');
 
@@ -371,4 +372,43 @@ test.serial('embedded (SQLite, in-process queue): the queue position is stored a
   t.is(done.status, 'completed', String(done.error));
   t.is(done.upstream_queue_position, null);
   t.like(await balance(gw, acct.liveKey), { balance: 10_000 - 25, held: 0 });
+});
+
+test.serial('fal callbacks without a signature, to an address nobody was given, or while callbacks are off fetch nothing; a failed key-set load is remembered', async (t) => {
+  // a key set that cannot be loaded, at an address of this test's own (key sets are kept per address)
+  const DOWN = 'https://keys-down.fal.test';
+  let fetches = 0;
+  nock(DOWN).persist().get('/jwks.json').reply(() => {
+    fetches++;
+    return [500, { detail: 'down' }];
+  });
+  const forged = (url: string) => {
+    const ts = String(Math.floor(Date.now() / 1000));
+    return {
+      method: 'POST' as const, url, payload: JSON.stringify({ request_id: 'r-1', status: 'OK' }),
+      headers: { 'content-type': 'application/json', 'x-fal-webhook-request-id': 'r-1', 'x-fal-webhook-user-id': 'u-1', 'x-fal-webhook-timestamp': ts, 'x-fal-webhook-signature': 'ab'.repeat(64) },
+    };
+  };
+  const off = await startGateway({ queue: 'memory', env: env({ FAL_WEBHOOK_JWKS_URL: `${DOWN}/jwks.json` }) });
+  t.teardown(() => off.stop());
+  const offToken = callbackToken(off.app.config.upstreamCallbacks.key!, 'fal', 'some-prediction');
+  for (let i = 0; i < 20; i++) {
+    const res = await off.server.inject(forged(`/api/v1/upstream-webhooks/fal/${offToken}`));
+    t.is(res.statusCode, 404, res.payload);
+  }
+  t.is(fetches, 0, 'callbacks off: no callback is ever expected, none fetches a key');
+
+  const on = await startGateway({ queue: 'memory', env: env({ ...CALLBACKS, FAL_WEBHOOK_JWKS_URL: `${DOWN}/jwks.json` }) });
+  t.teardown(() => on.stop());
+  const token = callbackToken(on.app.config.upstreamCallbacks.key!, 'fal', 'some-prediction');
+  for (let i = 0; i < 20; i++) {
+    const unsigned = await on.server.inject({ method: 'POST', url: `/api/v1/upstream-webhooks/fal/${token}`, headers: { 'content-type': 'application/json' }, payload: '{}' });
+    t.is(unsigned.statusCode, 401, unsigned.payload);
+    const stranger = await on.server.inject(forged(`/api/v1/upstream-webhooks/fal/some-prediction.${'A'.repeat(43)}`));
+    t.is(stranger.statusCode, 404, stranger.payload);
+  }
+  t.is(fetches, 0, 'no signature, or an address nobody was given: nothing fetched');
+  const answers = await Promise.all(Array.from({ length: 20 }, () => on.server.inject(forged(`/api/v1/upstream-webhooks/fal/${token}`))));
+  t.deepEqual([...new Set(answers.map((r) => r.statusCode))], [503]);
+  t.is(fetches, 1, 'twenty signed-looking callbacks while the keys cannot be loaded: one fetch, remembered');
 });

@@ -175,7 +175,8 @@ function expected(op: Operation, cred: Cred): 'allowed' | 401 | 403 {
     return 'allowed';
   }
   const requirement = security.find((r) => cred.scheme in r);
-  if (!requirement) return 401;
+  // a valid key or token on a route a login session may call but it may not: 403 session_required
+  if (!requirement) return security.some((r) => 'SessionAuth' in r) && (cred.scheme === 'ApiKeyAuth' || cred.scheme === 'OAuth2') ? 403 : 401;
   // the credential is accepted, then the studio context refuses it (studio_forbidden, studio_required)
   if (cred.studio === 'outsider' || cred.studio === 'missing') return 403;
   // a role route (x-required-role) refuses every credential of a plain user: keys and tokens

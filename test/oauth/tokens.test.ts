@@ -52,11 +52,14 @@ test('client secrets and access tokens are not stored in plaintext', async (t) =
   t.truthy(token);
 });
 
-test('an API key may not create or list OAuth clients (401); unknown scopes are 422', async (t) => {
+test('an API key may not create or list OAuth clients (403 session_required); an invalid one is 401; unknown scopes are 422', async (t) => {
   const byKey = await gw.server.inject({ method: 'POST', url: '/oauth/clients', headers: { 'x-api-key': acct.liveKey }, payload: { name: 'x', scopes: ['account:read'] } });
-  t.is(byKey.statusCode, 401);
+  t.is(byKey.statusCode, 403);
+  t.like(byKey.result, { code: 'session_required', detail: 'this operation needs a login session or an OAuth access token; an API key is not accepted here' });
   const listByKey = await gw.server.inject({ method: 'GET', url: '/oauth/clients', headers: { 'x-api-key': acct.liveKey } });
-  t.is(listByKey.statusCode, 401);
+  t.is(listByKey.statusCode, 403);
+  const forged = await gw.server.inject({ method: 'GET', url: '/oauth/clients', headers: { 'x-api-key': 'mg_live_not-a-key' } });
+  t.is(forged.statusCode, 401);
   const unknown = await gw.server.inject({ method: 'POST', url: '/oauth/clients', headers: session(), payload: { name: 'x', scopes: ['admin'] } });
   t.is(unknown.statusCode, 422);
   t.deepEqual((unknown.result as { detail: Array<{ loc: unknown[] }> }).detail[0]!.loc.slice(0, 2), ['body', 'scopes']);

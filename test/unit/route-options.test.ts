@@ -48,7 +48,7 @@ test('the global security applies to operations that declare none', (t) => {
 });
 
 test('security alternatives become strategies, and the OAuth2 scopes a required hapi scope', (t) => {
-  const options = routeOptionsFor(op({ security: [{ ApiKeyAuth: [] }, { SessionAuth: [] }, { OAuth2: ['generate:read'] }] }), deps());
+  const options = routeOptionsFor(op({ security: [{ ApiKeyAuth: [] }, { SessionAuth: [] }, { OAuth2: ['generate:read'] }], 'x-impersonation': 'allowed' }), deps());
   const auth = options.auth as Auth;
   t.deepEqual(auth.strategies, ['api-key', 'session', 'oauth']);
   t.is(auth.mode, 'required');
@@ -97,11 +97,60 @@ test('an admin operation checks the role after authentication', (t) => {
   t.truthy(options.ext?.onPostAuth);
 });
 
-test('x-impersonation takes only "forbidden", naming the operation; a marked operation checks the session after authentication', (t) => {
-  const err = t.throws(() => routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-impersonation': 'allowed' }), deps()));
-  t.regex(err?.message ?? '', /^someOperation: x-impersonation must be "forbidden"/);
-  t.truthy(routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-impersonation': 'forbidden' }), deps()).ext?.onPostAuth);
-  t.is(routeOptionsFor(op({ security: [{ SessionAuth: [] }] }), deps()).ext?.onPostAuth, undefined);
+test('impersonation is default deny: an operation a session may call must say allowed or forbidden, naming the operation', (t) => {
+  const missing = t.throws(() => routeOptionsFor(op({ security: [{ ApiKeyAuth: [] }, { SessionAuth: [] }] }), deps()));
+  t.regex(missing?.message ?? '', /^someOperation: a login session may call it, so it must declare x-impersonation: allowed or forbidden/);
+  const other = t.throws(() => routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-impersonation': 'maybe' }), deps()));
+  t.regex(other?.message ?? '', /^someOperation: x-impersonation must be "allowed" or "forbidden"/);
+  const roleAllowed = t.throws(() => routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-required-role': 'admin', 'x-impersonation': 'allowed' }), deps()));
+  t.regex(roleAllowed?.message ?? '', /^someOperation: x-impersonation: a role operation always refuses/);
+  const noSession = t.throws(() => routeOptionsFor(op({ security: [{ ApiKeyAuth: [] }], 'x-impersonation': 'allowed' }), deps()));
+  t.regex(noSession?.message ?? '', /^someOperation: declares x-impersonation but no login session may call it/);
+  // an API-key-only or public operation needs no declaration; a role operation refuses without one
+  t.notThrows(() => routeOptionsFor(op({ security: [{ ApiKeyAuth: [] }] }), deps()));
+  t.notThrows(() => routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-required-role': 'admin' }), deps()));
+});
+
+/** Runs a route's onPostAuth step on a fake request, answering what it threw (or 'continue'). */
+function postAuth(options: RouteOptions, request: { strategy?: string; caller?: Record<string, unknown>; payload?: unknown }): unknown {
+  const ext = options.ext?.onPostAuth as { method: (r: unknown, h: unknown) => unknown };
+  const fake = { auth: { strategy: request.strategy ?? null, credentials: request.caller ? { user: { caller: request.caller } } : null }, payload: request.payload };
+  try {
+    return ext.method(fake, { continue: 'continue' });
+  } catch (err) {
+    return err;
+  }
+}
+
+test('a marked operation refuses an impersonated session after authentication; an allowed one lets it through', (t) => {
+  const impersonated = { userId: 7, via: 'session', role: 'user', impersonator: { userId: 1, role: 'support' } };
+  const forbidden = routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-impersonation': 'forbidden' }), deps());
+  t.like(postAuth(forbidden, { strategy: 'session', caller: impersonated }), { code: 'impersonation_forbidden', status: 403 });
+  const allowed = routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-impersonation': 'allowed' }), deps());
+  t.is(postAuth(allowed, { strategy: 'session', caller: impersonated }), 'continue');
+});
+
+test('a valid credential of a kind a session route does not take authenticates only to be refused 403 session_required', (t) => {
+  const sessionOnly = routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-impersonation': 'forbidden' }), deps());
+  t.deepEqual((sessionOnly.auth as Auth).strategies, ['session', 'api-key', 'oauth']);
+  const byKey = postAuth(sessionOnly, { strategy: 'api-key', caller: { userId: 7, via: 'api-key' } }) as { code: string; message: string };
+  t.is(byKey.code, 'session_required');
+  t.is(byKey.message, 'this operation needs a login session; an API key is not accepted here');
+  t.is(postAuth(sessionOnly, { strategy: 'session', caller: { userId: 7, via: 'session' } }), 'continue');
+  const sessionOrToken = routeOptionsFor(op({ security: [{ SessionAuth: [] }, { OAuth2: ['generate:read'] }], 'x-impersonation': 'allowed' }), deps());
+  t.deepEqual((sessionOrToken.auth as Auth).strategies, ['session', 'oauth', 'api-key']);
+  t.regex((postAuth(sessionOrToken, { strategy: 'api-key', caller: { userId: 7, via: 'api-key' } }) as Error).message, /needs a login session or an OAuth access token; an API key is not accepted/);
+  // an operation without a session alternative keeps its own strategies: a wrong kind there is 401
+  t.deepEqual((routeOptionsFor(op({ security: [{ ApiKeyAuth: [] }] }), deps()).auth as Auth).strategies, ['api-key']);
+});
+
+test('a JSON body nested deeper than the limit is refused 422 before the handler; the limit itself passes', (t) => {
+  const options = routeOptionsFor(op({ method: 'post' }), deps());
+  const nest = (n: number) => { let v: unknown = 'x'; for (let i = 0; i < n; i++) v = i % 2 ? [v] : { v }; return v; };
+  t.is(postAuth(options, { payload: nest(32) }), 'continue');
+  const deep = postAuth(options, { payload: nest(20_000) }) as { output: { statusCode: number; payload: { detail: Array<{ type: string }> } } };
+  t.is(deep.output.statusCode, 422);
+  t.is(deep.output.payload.detail[0]!.type, 'json_too_deep');
 });
 
 test('a POST takes JSON up to the configured size, or the content types the spec lists', (t) => {

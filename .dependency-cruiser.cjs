@@ -90,8 +90,9 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    // dashboard/ is browser code served as it is: its imports are URLs (/dashboard/vendor/...), not modules of the server
-    exclude: { path: '^(node_modules|data|dashboard|examples|docs/[.]vitepress/(dist|cache))/' },
+    // dashboard/ is browser code served as it is: its imports are URLs (/dashboard/vendor/...), not modules of the server;
+    // clients/typescript/dist is the client's build output (its declarations name the sources' .ts files, as tsc resolves them)
+    exclude: { path: '^(node_modules|data|dashboard|examples|clients/typescript/dist|docs/[.]vitepress/(dist|cache))/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     combinedDependencies: false,

@@ -282,8 +282,9 @@ export async function getPrediction(ctx: Context, id: string): Promise<Predictio
 /**
  * Follows a prediction until it is terminal: the SSE stream (one event per state change), and
  * a fresh stream when one ends early (the gateway caps a stream's length). `timeoutS` bounds it all.
+ * `onUpdate` sees each event's prediction (the MCP server turns them into progress notifications).
  */
-export async function waitFor(ctx: Context, id: string, timeoutS: number): Promise<Prediction> {
+export async function waitFor(ctx: Context, id: string, timeoutS: number, onUpdate?: (p: Prediction) => void): Promise<Prediction> {
   const bar = progress(!ctx.json);
   const deadline = Date.now() + timeoutS * 1000;
   try {
@@ -313,6 +314,7 @@ export async function waitFor(ctx: Context, id: string, timeoutS: number): Promi
             if (!data) continue;
             last = JSON.parse(data) as Prediction;
             bar.update(`${last.model}: ${last.status}`);
+            onUpdate?.(last);
             // leaving the loop cancels the body, which closes the stream
             if (TERMINAL.has(last.status)) return last;
           }

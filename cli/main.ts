@@ -32,6 +32,8 @@ Commands:
   quote <slug> [field=value ...]               the price of a run, from the gateway's price rule
   predictions list [--page N] [--status S] [--model SLUG]   your run history, newest first
   transactions [--page N]                      the ledger of your wallet, newest first
+  mcp                                          serve the Model Context Protocol on stdio, for agents
+                                               (tools: list and describe models, quote, run, get, upload, balance)
 
 Operator commands (on the gateway's machine, with its environment: DATABASE_URL, ...):
   migrate                                      run the database migrations and exit
@@ -192,6 +194,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       saveConfig: (next) => { config = next; writeConfig(file, next); },
       forgetConfig: () => removeConfig(file),
     };
+    if (positionals[0] === 'mcp') {
+      if (positionals.length > 1) usage('mcp takes no arguments');
+      // stdout is the protocol's from here on: nothing else is printed to it
+      const { serveMcp } = await import('./mcp.ts');
+      await serveMcp({ baseUrl: client.baseUrl, apiKey: client.apiKey, teamId });
+      return EXIT.ok;
+    }
     const out = await dispatch(ctx, positionals, values);
     process.stdout.write(json ? `${JSON.stringify(out.json, null, 2)}\n` : out.human.map((l) => `${l}\n`).join(''));
     return EXIT.ok;

@@ -1,6 +1,7 @@
 // Per-operation TypeScript types from the merged spec (spec/load.ts, exactly what is served), so
 // handlers are typed by operationId. `npm run gen:types` rewrites the committed file;
 // test/unit/spec-types.test.ts fails when it is stale. The output is type-only: Node strips it.
+// Defaulted fields stay optional (defaultNonNullable: false): a client need not send a default.
 import fs from 'node:fs';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
@@ -35,7 +36,7 @@ const union = (ids: string[]) => (ids.length ? ids.map((id) => `\n    | ${JSON.s
 
 export async function generateTypes(specDir: string): Promise<string> {
   const document = loadSpecDocument(specDir);
-  const body = astToString(await openapiTS(structuredClone(document) as unknown as OpenAPI3));
+  const body = astToString(await openapiTS(structuredClone(document) as unknown as OpenAPI3, { defaultNonNullable: false }));
   const { models, protectedOps } = operationKinds(document);
   return [
     `// GENERATED from ${path.basename(path.dirname(specDir))}/${path.basename(specDir)} by \`${GEN_TYPES_COMMAND}\` (spec/generate-types.ts). Do not edit.`,

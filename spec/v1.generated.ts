@@ -2871,49 +2871,7 @@ export interface webhooks {
          * A prediction finished (completed or failed)
          * @description Sent once per prediction that was submitted with `?webhook=`, when it reaches `completed` or `failed` (never another state), signed per Standard Webhooks v1 with the account's secret (`GET /app/webhook_secret`), or for a team's prediction with the team's (`GET /app/webhook_secret?team_id=`), whoever submitted it. Failed attempts are retried (see the `webhook` parameter); every attempt of one delivery carries the same `webhook-id`, so receivers must be idempotent.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The delivery's id, the same on every attempt (and on a redelivery); deduplicate on it. */
-                    "webhook-id": string;
-                    /** @description Unix seconds when this attempt was sent; reject stale ones (the standardwebhooks libraries allow 5 minutes). */
-                    "webhook-timestamp": string;
-                    /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the secret's bytes (the base64 after `whsec_`), over the exact bytes sent. For 24 hours after a rotation two signatures are sent, space-separated, one per secret. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["WebhookPayload"];
-                };
-            };
-            responses: {
-                /** @description Gone; the gateway stops retrying this delivery. */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Received. Answer quickly; the body is not read beyond its first 4 KiB and not kept. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Any other answer, a timeout or a network error fails the attempt; it is retried. */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["predictionFinished"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2942,10 +2900,22 @@ export interface components {
             /** @description `validation_failed` (422), or `unsupported_media_type` (415). */
             code?: string;
         };
+        /**
+         * @example {
+         *       "detail": "If the address has an account, a code is on its way."
+         *     }
+         */
         MessageResponse: {
             /** @description Human-readable confirmation. */
             detail: string;
         };
+        /**
+         * @example {
+         *       "status": "ok",
+         *       "database": "ok",
+         *       "queue": "ok"
+         *     }
+         */
         Health: {
             /** @description `ok` when every dependency is reachable. */
             status: string;
@@ -2964,6 +2934,17 @@ export interface components {
             /** @description What is unreachable. */
             detail: string;
         };
+        /**
+         * @example {
+         *       "request_id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *       "status": "queued",
+         *       "urls": {
+         *         "get": "https://gateway.example.com/api/v1/predictions/01a2216fc1f0a3f19c0b5e7d2c84f1b6/result",
+         *         "cancel": "https://gateway.example.com/app/cancel_prediction/01a2216fc1f0a3f19c0b5e7d2c84f1b6"
+         *       },
+         *       "price": 4
+         *     }
+         */
         PredictionSubmitted: {
             /** @description Id of the prediction; use it with getPredictionResult. */
             request_id: string;
@@ -2984,6 +2965,55 @@ export interface components {
             /** @description Credits held for this request (1000 credits = 1 USD), debited when it completes and released if it fails or is cancelled; 0 for sandbox keys. Also sent as the `X-Cost` header. */
             price: number;
         };
+        /**
+         * @example {
+         *       "models": [
+         *         {
+         *           "slug": "canvas-v1-fast-text-to-image",
+         *           "path": "/api/v1/canvas-v1-fast-text-to-image",
+         *           "title": "Canvas v1 Fast: procedural text-to-image",
+         *           "category": "text-to-image",
+         *           "tier": "fast",
+         *           "family": "canvas-v1",
+         *           "output": "image",
+         *           "price": {
+         *             "unit": "credit",
+         *             "base": 0,
+         *             "per_unit": {
+         *               "field": "num_images",
+         *               "amount": 4
+         *             },
+         *             "multipliers": [],
+         *             "at_defaults": 4
+         *           },
+         *           "input_schema": {
+         *             "type": "object",
+         *             "required": [
+         *               "prompt"
+         *             ],
+         *             "properties": {
+         *               "prompt": {
+         *                 "type": "string"
+         *               },
+         *               "width": {
+         *                 "type": "integer",
+         *                 "default": 512
+         *               },
+         *               "height": {
+         *                 "type": "integer",
+         *                 "default": 512
+         *               },
+         *               "num_images": {
+         *                 "type": "integer",
+         *                 "default": 1
+         *               }
+         *             }
+         *           },
+         *           "available": true
+         *         }
+         *       ]
+         *     }
+         */
         ModelList: {
             models: components["schemas"]["ModelEntry"][];
         };
@@ -3033,6 +3063,11 @@ export interface components {
          * @enum {string}
          */
         PredictionStatus: "queued" | "pending" | "processing" | "completed" | "failed" | "cancelled";
+        /**
+         * @example {
+         *       "status": "credited"
+         *     }
+         */
         StripeWebhookAck: {
             /**
              * @description `subscription_started`, `subscription_changed`, `subscription_cancelled`: a plan bought in the dashboard started on its wallet, will change at the next renewal, or ended; `credited`: a purchase added credit; `refund_applied`: a refund took credits back; `refund_reversed`: a refund that had taken credits back failed or was cancelled, and they were given back (once); `duplicate`: already applied (a redelivery, or a refund made with adminStripeRefund); `ignored`: an event that moves nothing here; `unmatched`: a paid checkout that names no account (logged for the operator).
@@ -3040,6 +3075,11 @@ export interface components {
              */
             status: "credited" | "refund_applied" | "refund_reversed" | "duplicate" | "ignored" | "unmatched" | "subscription_started" | "subscription_changed" | "subscription_cancelled";
         };
+        /**
+         * @example {
+         *       "status": "accepted"
+         *     }
+         */
         UpstreamWebhookAck: {
             /**
              * @description `accepted`: the worker asks the provider for the job's state now; `ignored`: nothing to do (the prediction is not running this job any more, or a poll is already on its way).
@@ -3047,6 +3087,32 @@ export interface components {
              */
             status: "accepted" | "ignored";
         };
+        /**
+         * @example {
+         *       "id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *       "model": "canvas-v1-fast-text-to-image",
+         *       "status": "completed",
+         *       "outputs": [
+         *         "https://gateway.example.com/files/outputs/01a2216fc1f0a3f19c0b5e7d2c84f1b6/0.png"
+         *       ],
+         *       "outputs_expired": false,
+         *       "urls": {
+         *         "get": "https://gateway.example.com/api/v1/predictions/01a2216fc1f0a3f19c0b5e7d2c84f1b6/result"
+         *       },
+         *       "has_nsfw_contents": [
+         *         false
+         *       ],
+         *       "created_at": "2026-11-28T09:15:02.000Z",
+         *       "started_at": "2026-11-28T09:15:02.140Z",
+         *       "completed_at": "2026-11-28T09:15:02.655Z",
+         *       "error": null,
+         *       "error_code": null,
+         *       "executionTime": "0.655s",
+         *       "timings": {
+         *         "inference": 498
+         *       }
+         *     }
+         */
         PredictionResult: {
             /** @description The `request_id`. */
             id: string;
@@ -3089,7 +3155,27 @@ export interface components {
                 inference: number | null;
             };
         };
-        /** @description Body of the POST sent to the `webhook` URL when a prediction reaches `completed` or `failed`. */
+        /**
+         * @description Body of the POST sent to the `webhook` URL when a prediction reaches `completed` or `failed`.
+         * @example {
+         *       "id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *       "outputs": [
+         *         "https://gateway.example.com/files/outputs/01a2216fc1f0a3f19c0b5e7d2c84f1b6/0.png"
+         *       ],
+         *       "urls": {
+         *         "get": "https://gateway.example.com/api/v1/predictions/01a2216fc1f0a3f19c0b5e7d2c84f1b6/result"
+         *       },
+         *       "has_nsfw_contents": [
+         *         false
+         *       ],
+         *       "status": "completed",
+         *       "created_at": "2026-11-28T09:15:02.000Z",
+         *       "executionTime": "0.655s",
+         *       "timings": {
+         *         "inference": 498
+         *       }
+         *     }
+         */
         WebhookPayload: {
             /** @description The `request_id`. */
             id: string;
@@ -3114,6 +3200,13 @@ export interface components {
                 inference: number | null;
             };
         };
+        /**
+         * @example {
+         *       "balance": 4000,
+         *       "held": 4,
+         *       "unit": "credits (1000 credits = 1 USD)"
+         *     }
+         */
         Balance: {
             /** @description Spendable credit in credits (minor units; 1000 credits = 1 USD). */
             balance: number;
@@ -3122,6 +3215,15 @@ export interface components {
             /** @description Unit of the amounts, `credits` (1000 credits = 1 USD). */
             unit: string;
         };
+        /**
+         * @example {
+         *       "id": 7,
+         *       "email": "ada@example.com",
+         *       "email_verified": true,
+         *       "role": "user",
+         *       "created_at": "2026-11-20T14:00:00.000Z"
+         *     }
+         */
         UserResponse: {
             id: number;
             /** Format: email */
@@ -3132,6 +3234,17 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /**
+         * @example {
+         *       "id": 7,
+         *       "email": "ada@example.com",
+         *       "email_verified": true,
+         *       "role": "user",
+         *       "created_at": "2026-11-20T14:00:00.000Z",
+         *       "balance": 4000,
+         *       "scheduled_deletion_at": null
+         *     }
+         */
         UserDetails: {
             id: number;
             /** Format: email */
@@ -3149,6 +3262,12 @@ export interface components {
              */
             scheduled_deletion_at: string | null;
         };
+        /**
+         * @example {
+         *       "deletion_requested": true,
+         *       "scheduled_deletion_at": "2026-12-28T09:15:02.000Z"
+         *     }
+         */
         AccountDeletionResponse: {
             /** @description True while a deletion is scheduled. */
             deletion_requested: boolean;
@@ -3180,6 +3299,29 @@ export interface components {
             /** @description On a `hold`, the credits held; on a charge (`prediction`), the credits charged (the list price after the discount, rounded down); null on other rows. */
             charged?: number | null;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": 311,
+         *           "kind": "prediction",
+         *           "amount": -4,
+         *           "balance_after": 3996,
+         *           "description": "canvas-v1-fast-text-to-image",
+         *           "request_id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *           "user_id": 7,
+         *           "created_at": "2026-11-28T09:15:02.655Z",
+         *           "list_price": 4,
+         *           "discount_percent": null,
+         *           "charged": 4
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "page_size": 20,
+         *       "total": 1,
+         *       "has_more": false
+         *     }
+         */
         PaginatedTransactionResponse: {
             items: components["schemas"]["CreditTransaction"][];
             page: number;
@@ -3187,6 +3329,148 @@ export interface components {
             total: number | null;
             has_more: boolean;
         };
+        /**
+         * @example {
+         *       "exported_at": "2026-11-28T09:15:02.000Z",
+         *       "user": {
+         *         "id": 7,
+         *         "email": "ada@example.com",
+         *         "email_verified": true,
+         *         "role": "user",
+         *         "created_at": "2026-11-20T14:00:00.000Z",
+         *         "balance": 4000,
+         *         "scheduled_deletion_at": null
+         *       },
+         *       "balance": {
+         *         "balance": 4000,
+         *         "held": 4,
+         *         "unit": "credits (1000 credits = 1 USD)"
+         *       },
+         *       "api_keys": [
+         *         {
+         *           "id": 12,
+         *           "name": "ci",
+         *           "prefix": "mg_live_Xq3v",
+         *           "is_test": false,
+         *           "ip_whitelist": [
+         *             "203.0.113.0/24"
+         *           ],
+         *           "scopes": null,
+         *           "rate_limit_per_minute": null,
+         *           "max_concurrent": null,
+         *           "expires_at": null,
+         *           "spend_limit": 5000,
+         *           "spend_limit_period": "month",
+         *           "created_at": "2026-11-20T14:02:11.000Z",
+         *           "last_used_at": "2026-11-28T09:15:02.000Z"
+         *         }
+         *       ],
+         *       "oauth_clients": [
+         *         {
+         *           "id": "4",
+         *           "client_id": "mgc_8fJ2kQ7wLx",
+         *           "name": "ci",
+         *           "allowed_scopes": [
+         *             "generate:write",
+         *             "generate:read"
+         *           ],
+         *           "created_at": "2026-11-28T09:15:02.000Z"
+         *         }
+         *       ],
+         *       "team_memberships": [
+         *         {
+         *           "team_id": 3,
+         *           "name": "Design team",
+         *           "role": "owner",
+         *           "joined_at": "2026-11-22T12:00:00.000Z"
+         *         }
+         *       ],
+         *       "credit_transactions": [
+         *         {
+         *           "id": 311,
+         *           "kind": "prediction",
+         *           "amount": -4,
+         *           "balance_after": 3996,
+         *           "description": "canvas-v1-fast-text-to-image",
+         *           "request_id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *           "user_id": 7,
+         *           "created_at": "2026-11-28T09:15:02.655Z",
+         *           "list_price": 4,
+         *           "discount_percent": null,
+         *           "charged": 4
+         *         }
+         *       ],
+         *       "predictions": [
+         *         {
+         *           "id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *           "request_id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *           "model": "canvas-v1-fast-text-to-image",
+         *           "status": "completed",
+         *           "review_status": "unreviewed",
+         *           "input": {
+         *             "prompt": "a lighthouse at dusk",
+         *             "width": 768,
+         *             "height": 512,
+         *             "num_images": 1,
+         *             "num_inference_steps": 4
+         *           },
+         *           "outputs": [
+         *             "https://gateway.example.com/files/outputs/01a2216fc1f0a3f19c0b5e7d2c84f1b6/0.png"
+         *           ],
+         *           "outputs_expired": false,
+         *           "has_nsfw_contents": [
+         *             false
+         *           ],
+         *           "error": null,
+         *           "error_code": null,
+         *           "cost": 4,
+         *           "is_test": false,
+         *           "team_id": null,
+         *           "webhook": "https://hooks.example.com/mediagate",
+         *           "created_at": "2026-11-28T09:15:02.000Z",
+         *           "started_at": "2026-11-28T09:15:02.140Z",
+         *           "completed_at": "2026-11-28T09:15:02.655Z",
+         *           "executionTime": "0.655s",
+         *           "timings": {
+         *             "inference": 498
+         *           },
+         *           "webhook_deliveries": [
+         *             {
+         *               "id": "msg_2Lk9Qw3Xr8Zt1Vn6Bm4Jp7Hs",
+         *               "url": "https://hooks.example.com/mediagate",
+         *               "status": "delivered",
+         *               "attempts": 1,
+         *               "last_status_code": 200,
+         *               "last_error": null,
+         *               "created_at": "2026-11-28T09:15:02.655Z",
+         *               "attempt_log": [
+         *                 {
+         *                   "number": 1,
+         *                   "started_at": "2026-11-28T09:15:02.701Z",
+         *                   "duration_ms": 84,
+         *                   "status_code": 200,
+         *                   "error": null
+         *                 }
+         *               ]
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "media_assets": [
+         *         {
+         *           "id": 9,
+         *           "name": "cat.png",
+         *           "url": "https://gateway.example.com/files/uploads/7/0b5e7d2c84f1/cat.png",
+         *           "media_type": "image",
+         *           "content_type": "image/png",
+         *           "size_bytes": 48213,
+         *           "request_id": null,
+         *           "team_id": null,
+         *           "created_at": "2026-11-28T09:15:02.000Z"
+         *         }
+         *       ]
+         *     }
+         */
         AccountExport: {
             /** Format: date-time */
             exported_at: string;
@@ -3214,6 +3498,13 @@ export interface components {
             email: components["schemas"]["EmailAddress"];
             password: string;
         };
+        /**
+         * @example {
+         *       "access_token": "mgs_Q8wE3rT6yU1iO4pA7sD0fG2hJ5kL9zXcVbNm3qWeRt",
+         *       "token_type": "bearer",
+         *       "expires_in": 2592000
+         *     }
+         */
         SessionResponse: {
             /** @description Opaque session token; send it as `Authorization: Bearer <token>`. */
             access_token: string;
@@ -3229,6 +3520,12 @@ export interface components {
             /** @description A subscription plan the operator sells online (getSiteInfo lists them). */
             plan?: string;
         };
+        /**
+         * @example {
+         *       "id": "cs_test_a1B2c3D4e5F6",
+         *       "url": "https://checkout.stripe.com/c/pay/cs_test_a1B2c3D4e5F6"
+         *     }
+         */
         CheckoutSessionResponse: {
             /** @description The Checkout Session's id (`cs_…`); the purchase shows it once paid. */
             id: string;
@@ -3238,6 +3535,11 @@ export interface components {
              */
             url: string;
         };
+        /**
+         * @example {
+         *       "url": "https://billing.stripe.com/p/session/test_YWNjdF8x"
+         *     }
+         */
         PortalSessionResponse: {
             /**
              * Format: uri
@@ -3245,6 +3547,23 @@ export interface components {
              */
             url: string;
         };
+        /**
+         * @example {
+         *       "purchases": [
+         *         {
+         *           "id": 7,
+         *           "checkout_session_id": "cs_test_a1B2c3D4e5F6",
+         *           "amount": 2000,
+         *           "currency": "usd",
+         *           "credits": 20000,
+         *           "refunded_amount": 0,
+         *           "credits_removed": 0,
+         *           "created_at": "2026-11-28T09:20:00.000Z"
+         *         }
+         *       ],
+         *       "has_more": false
+         *     }
+         */
         PurchaseList: {
             has_more: boolean;
             purchases: {
@@ -3263,6 +3582,23 @@ export interface components {
                 created_at: string;
             }[];
         };
+        /**
+         * @example {
+         *       "invoices": [
+         *         {
+         *           "id": "in_1Q2w3E4r",
+         *           "number": "MG-0001",
+         *           "status": "paid",
+         *           "amount_due": 1000,
+         *           "amount_paid": 1000,
+         *           "currency": "usd",
+         *           "created_at": "2026-11-28T09:20:00.000Z",
+         *           "hosted_invoice_url": "https://invoice.stripe.com/i/acct_1/test_1",
+         *           "invoice_pdf": "https://pay.stripe.com/invoice/acct_1/test_1/pdf"
+         *         }
+         *       ]
+         *     }
+         */
         InvoiceList: {
             invoices: {
                 id: string;
@@ -3280,7 +3616,14 @@ export interface components {
                 invoice_pdf: string | null;
             }[];
         };
-        /** @description A session delivered as the dashboard's HttpOnly cookie (`session=cookie`); the token itself is only in the cookie. */
+        /**
+         * @description A session delivered as the dashboard's HttpOnly cookie (`session=cookie`); the token itself is only in the cookie.
+         * @example {
+         *       "token_type": "cookie",
+         *       "csrf_token": "b1Xo0rJ7nH4eTqPzWc2yLg9vKsM3dAuF6iRbN8tQwEo",
+         *       "expires_in": 604800
+         *     }
+         */
         CookieSessionResponse: {
             /** @enum {string} */
             token_type: "cookie";
@@ -3289,6 +3632,21 @@ export interface components {
             /** @description Seconds until the session expires. */
             expires_in: number;
         };
+        /**
+         * @example {
+         *       "user": {
+         *         "id": 42,
+         *         "email": "ada@example.com",
+         *         "email_verified": true,
+         *         "role": "user",
+         *         "created_at": "2026-11-28T09:00:00.000Z"
+         *       },
+         *       "expires_at": "2026-12-05T09:00:00.000Z",
+         *       "cookie": true,
+         *       "csrf_token": "b1Xo0rJ7nH4eTqPzWc2yLg9vKsM3dAuF6iRbN8tQwEo",
+         *       "impersonated_by": null
+         *     }
+         */
         SessionInfo: {
             user: components["schemas"]["UserResponse"];
             /** Format: date-time */
@@ -3300,6 +3658,40 @@ export interface components {
             /** @description The staff member's account id when staff opened this session to act as the user; null otherwise. */
             impersonated_by: number | null;
         };
+        /**
+         * @example {
+         *       "name": "mediagate",
+         *       "studio": null,
+         *       "registration": "open",
+         *       "sign_in": {
+         *         "password": true,
+         *         "code": true,
+         *         "google": false
+         *       },
+         *       "payments": {
+         *         "enabled": true,
+         *         "currency": "usd",
+         *         "credits_per_unit": 1000,
+         *         "presets": [
+         *           500,
+         *           2000,
+         *           5000,
+         *           10000
+         *         ],
+         *         "min_amount": 500,
+         *         "max_amount": 100000,
+         *         "plans": [
+         *           {
+         *             "name": "starter",
+         *             "credits_per_period": 10000,
+         *             "rollover_cap": 0,
+         *             "period": "month",
+         *             "online": true
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
         SiteInfo: {
             /** @description What to call the site in its pages; the studio's name on a studio's storefront. */
             name: string;
@@ -3352,6 +3744,26 @@ export interface components {
                 }[];
             };
         };
+        /**
+         * @example {
+         *       "api_key": "mg_live_Xq3vN8r2TfYw7LkP0aZc4eHj9sUoB1dGmQ6yR5tVxWi",
+         *       "key": {
+         *         "id": 12,
+         *         "name": "cli",
+         *         "prefix": "mg_live_Xq3v",
+         *         "is_test": false,
+         *         "ip_whitelist": [],
+         *         "scopes": null,
+         *         "rate_limit_per_minute": null,
+         *         "max_concurrent": null,
+         *         "expires_at": null,
+         *         "spend_limit": null,
+         *         "spend_limit_period": null,
+         *         "created_at": "2026-11-28T09:15:02.000Z",
+         *         "last_used_at": null
+         *       }
+         *     }
+         */
         CliLoginResponse: {
             /** @description The full API key value; shown only in this response (the same name as on every answer that returns a new key's secret). */
             api_key: string;
@@ -3378,7 +3790,7 @@ export interface components {
              * @description True also revokes every API key (production and sandbox), deletes every OAuth client with its tokens, and replaces the webhook signing secret with no overlap ("sign out everywhere"). Done whatever this says when the account's email address had never been verified before this reset.
              * @default false
              */
-            revoke_all_credentials: boolean;
+            revoke_all_credentials?: boolean;
         };
         SupportLoginRequest: {
             /** @description The single-use token carried by a support login link. */
@@ -3389,6 +3801,11 @@ export interface components {
             token: string;
             new_password: string;
         };
+        /**
+         * @example {
+         *       "url": "https://accounts.google.com/o/oauth2/v2/auth?client_id=1234.apps.googleusercontent.com&redirect_uri=https%3A%2F%2Fgateway.example.com%2Fauth%2Fgoogle%2Fcallback&response_type=code&scope=openid%20email&state=Zx8Kq2"
+         *     }
+         */
         GoogleUrlResponse: {
             /**
              * Format: uri
@@ -3407,7 +3824,7 @@ export interface components {
              * @description True creates a sandbox key (mock outputs, instant, never billed).
              * @default false
              */
-            is_test: boolean;
+            is_test?: boolean;
             /** @description IP addresses or CIDR ranges (IPv4 or IPv6) allowed to use the key; empty or absent allows any address. A key created by an IP-restricted key inherits that restriction when this is absent or empty, and otherwise every entry must lie within it (403 if not). */
             ip_whitelist?: string[];
             /** @description Model submits per minute this key may make; null or absent uses the gateway's default (`GENERATE_RATE_PER_KEY`). The account's own limit still applies on top. A key created by a key inherits the creator's value when this is absent, and may not ask for more than it (403). */
@@ -3454,8 +3871,29 @@ export interface components {
              * @description How long the current secret keeps working after the rotation, in seconds (at most 30 days; 0 stops it at once). Afterwards it is refused with 401 `api_key_expired`.
              * @default 86400
              */
-            grace_seconds: number;
+            grace_seconds?: number;
         };
+        /**
+         * @example {
+         *       "id": 13,
+         *       "name": "deploy",
+         *       "prefix": "mg_live_Hk2P",
+         *       "is_test": false,
+         *       "ip_whitelist": [],
+         *       "scopes": null,
+         *       "rate_limit_per_minute": null,
+         *       "max_concurrent": null,
+         *       "expires_at": null,
+         *       "spend_limit": null,
+         *       "spend_limit_period": null,
+         *       "rotated_at": "2026-11-28T10:00:00.000Z",
+         *       "grace_until": "2026-11-29T10:00:00.000Z",
+         *       "created_at": "2026-11-20T09:15:02.000Z",
+         *       "last_used_at": "2026-11-28T09:59:40.000Z",
+         *       "api_key": "mg_live_Hk2PqR8sT1uV4wX7yZ0aB3cD6eF9gH2iJ5kL8mN1oP",
+         *       "key": "mg_live_Hk2PqR8sT1uV4wX7yZ0aB3cD6eF9gH2iJ5kL8mN1oP"
+         *     }
+         */
         APIKeyRotatedResponse: components["schemas"]["APIKeyCreatedResponse"] & {
             /**
              * Format: date-time
@@ -3467,6 +3905,25 @@ export interface components {
             /** @description For a team key: the member who created it. */
             created_by?: number;
         };
+        /**
+         * @example {
+         *       "id": 12,
+         *       "name": "ci",
+         *       "prefix": "mg_live_Xq3v",
+         *       "is_test": false,
+         *       "ip_whitelist": [
+         *         "203.0.113.0/24"
+         *       ],
+         *       "scopes": null,
+         *       "rate_limit_per_minute": null,
+         *       "max_concurrent": null,
+         *       "expires_at": null,
+         *       "spend_limit": 5000,
+         *       "spend_limit_period": "month",
+         *       "created_at": "2026-11-20T14:02:11.000Z",
+         *       "last_used_at": "2026-11-28T09:15:02.000Z"
+         *     }
+         */
         APIKeyResponse: {
             id: number;
             name: string;
@@ -3507,6 +3964,22 @@ export interface components {
             /** Format: date-time */
             last_used_at: string | null;
         };
+        /**
+         * @example {
+         *       "id": 13,
+         *       "name": "sandbox",
+         *       "prefix": "mg_test_pR7k",
+         *       "is_test": true,
+         *       "ip_whitelist": [],
+         *       "scopes": null,
+         *       "rate_limit_per_minute": null,
+         *       "max_concurrent": null,
+         *       "created_at": "2026-11-28T09:15:02.000Z",
+         *       "last_used_at": null,
+         *       "api_key": "mg_test_pR7kT2wZ8nXc4vB1mQ9sLd6yHf3jGa0eUoK5iNrPtW",
+         *       "key": "mg_test_pR7kT2wZ8nXc4vB1mQ9sLd6yHf3jGa0eUoK5iNrPtW"
+         *     }
+         */
         APIKeyCreatedResponse: {
             id: number;
             name: string;
@@ -3533,12 +4006,40 @@ export interface components {
              */
             key: string;
         };
+        /**
+         * @example {
+         *       "id": 12,
+         *       "deleted": true
+         *     }
+         */
         DeleteResponse: {
             id: number;
             deleted: boolean;
         };
         /** @enum {string} */
         OAuthScope: "generate:write" | "generate:read" | "files:write" | "account:read" | "keys:manage";
+        /**
+         * @example {
+         *       "issuer": "https://gateway.example.com",
+         *       "token_endpoint": "https://gateway.example.com/oauth/token",
+         *       "grant_types_supported": [
+         *         "client_credentials"
+         *       ],
+         *       "response_types_supported": [],
+         *       "scopes_supported": [
+         *         "generate:write",
+         *         "generate:read",
+         *         "files:write",
+         *         "account:read",
+         *         "keys:manage"
+         *       ],
+         *       "token_endpoint_auth_methods_supported": [
+         *         "client_secret_basic",
+         *         "client_secret_post"
+         *       ],
+         *       "service_documentation": "https://gateway.example.com/docs"
+         *     }
+         */
         AuthorizationServerMetadata: {
             /** Format: uri */
             issuer: string;
@@ -3552,6 +4053,25 @@ export interface components {
             /** Format: uri */
             service_documentation?: string;
         };
+        /**
+         * @example {
+         *       "resource": "https://gateway.example.com",
+         *       "authorization_servers": [
+         *         "https://gateway.example.com"
+         *       ],
+         *       "scopes_supported": [
+         *         "generate:write",
+         *         "generate:read",
+         *         "files:write",
+         *         "account:read",
+         *         "keys:manage"
+         *       ],
+         *       "bearer_methods_supported": [
+         *         "header"
+         *       ],
+         *       "resource_documentation": "https://gateway.example.com/docs"
+         *     }
+         */
         ProtectedResourceMetadata: {
             /** Format: uri */
             resource: string;
@@ -3561,6 +4081,20 @@ export interface components {
             /** Format: uri */
             resource_documentation?: string;
         };
+        /**
+         * @example {
+         *       "scopes": [
+         *         {
+         *           "name": "generate:write",
+         *           "description": "Submit generations, cancel predictions, redeliver webhooks."
+         *         },
+         *         {
+         *           "name": "generate:read",
+         *           "description": "Read prediction results, run history and the gallery."
+         *         }
+         *       ]
+         *     }
+         */
         ScopeList: {
             scopes: {
                 name: string;
@@ -3573,6 +4107,19 @@ export interface components {
             /** @description Scopes the client's tokens may carry (stored as `allowed_scopes`). */
             scopes: ("generate:write" | "generate:read" | "files:write" | "account:read" | "keys:manage")[];
         };
+        /**
+         * @example {
+         *       "id": "4",
+         *       "client_id": "mgc_8fJ2kQ7wLx",
+         *       "client_secret": "mgcs_Vb3nR8tY1qW6zK4mP9sD2fH7jL0cX5gA3eUoN8iTrBw",
+         *       "name": "ci",
+         *       "allowed_scopes": [
+         *         "generate:write",
+         *         "generate:read"
+         *       ],
+         *       "created_at": "2026-11-28T09:15:02.000Z"
+         *     }
+         */
         OAuthClientResponse: {
             /** @description Id used in the deleteOAuthClient path. */
             id: string;
@@ -3585,6 +4132,12 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /**
+         * @example {
+         *       "id": "4",
+         *       "deleted": true
+         *     }
+         */
         OAuthClientDeleteResponse: {
             id: string;
             deleted: boolean;
@@ -3597,6 +4150,14 @@ export interface components {
             /** @description Space-separated scopes, a subset of the client's allowed scopes; absent means all of them. */
             scope?: string;
         };
+        /**
+         * @example {
+         *       "access_token": "k3Vn8QpL2xZ7rT1wY6sB9dF4hJ0mC5gA",
+         *       "token_type": "Bearer",
+         *       "expires_in": 3600,
+         *       "scope": "generate:write generate:read"
+         *     }
+         */
         TokenResponse: {
             access_token: string;
             /** @description Always `Bearer`. */
@@ -3630,7 +4191,7 @@ export interface components {
              * @description How long the session lasts.
              * @default 30
              */
-            minutes: number;
+            minutes?: number;
         };
         AdminSupportLinkRequest: {
             /**
@@ -3675,8 +4236,19 @@ export interface components {
              * @description Let the balance go below zero; otherwise a deduction larger than the balance is 409.
              * @default false
              */
-            allow_negative: boolean;
+            allow_negative?: boolean;
         };
+        /**
+         * @example {
+         *       "user_id": 7,
+         *       "team_id": null,
+         *       "held": 0,
+         *       "email": "ada@example.com",
+         *       "amount": 750,
+         *       "balance": 4750,
+         *       "transaction_id": 312
+         *     }
+         */
         AdminCreditResponse: {
             user_id: number;
             /** @description The team whose wallet changed; null for the user's own. */
@@ -3691,6 +4263,21 @@ export interface components {
             balance: number;
             transaction_id: number;
         };
+        /**
+         * @example {
+         *       "user_id": 7,
+         *       "team_id": null,
+         *       "plan": "pro",
+         *       "next_plan": null,
+         *       "status": "active",
+         *       "current_period_start": "2026-11-01T00:00:00.000Z",
+         *       "current_period_end": "2026-12-01T00:00:00.000Z",
+         *       "credits_per_period": 20000,
+         *       "rollover_cap": 5000,
+         *       "period": "month",
+         *       "grant_remaining": 12400
+         *     }
+         */
         SubscriptionResponse: {
             user_id: number;
             /** @description The team whose wallet the subscription credits; null for the user's own. */
@@ -3741,6 +4328,89 @@ export interface components {
             /** @description Why; goes to the audit log. */
             reason?: string;
         };
+        /**
+         * @example {
+         *       "id": 7,
+         *       "email": "ada@example.com",
+         *       "email_verified": true,
+         *       "role": "user",
+         *       "created_at": "2026-11-20T14:00:00.000Z",
+         *       "balance": 4000,
+         *       "held": 4,
+         *       "subscription": {
+         *         "user_id": 7,
+         *         "team_id": null,
+         *         "plan": "pro",
+         *         "next_plan": null,
+         *         "status": "active",
+         *         "current_period_start": "2026-11-01T00:00:00.000Z",
+         *         "current_period_end": "2026-12-01T00:00:00.000Z",
+         *         "credits_per_period": 20000,
+         *         "rollover_cap": 5000,
+         *         "period": "month",
+         *         "grant_remaining": 12400
+         *       },
+         *       "api_key_count": 1,
+         *       "deletion_scheduled_at": null,
+         *       "last_sign_in_at": "2026-11-28T08:58:40.000Z",
+         *       "open_holds": [
+         *         {
+         *           "request_id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *           "model": "canvas-v1-fast-text-to-image",
+         *           "status": "processing",
+         *           "amount": 4,
+         *           "created_at": "2026-11-28T09:15:02.000Z"
+         *         }
+         *       ],
+         *       "teams": [
+         *         {
+         *           "id": 3,
+         *           "name": "Design team",
+         *           "role": "owner",
+         *           "balance": 25000,
+         *           "held": 0,
+         *           "subscription": {
+         *             "user_id": 7,
+         *             "team_id": 3,
+         *             "plan": null,
+         *             "next_plan": null,
+         *             "status": "none",
+         *             "current_period_start": null,
+         *             "current_period_end": null,
+         *             "credits_per_period": 0,
+         *             "rollover_cap": null,
+         *             "period": null,
+         *             "grant_remaining": 0
+         *           }
+         *         }
+         *       ],
+         *       "api_keys": [
+         *         {
+         *           "id": 12,
+         *           "name": "ci",
+         *           "prefix": "mg_live_Xq3v",
+         *           "is_test": false,
+         *           "team_id": null,
+         *           "created_at": "2026-11-20T14:02:11.000Z",
+         *           "last_used_at": "2026-11-28T09:15:02.000Z",
+         *           "revoked_at": null
+         *         }
+         *       ],
+         *       "recent_transactions": [
+         *         {
+         *           "id": 311,
+         *           "kind": "prediction",
+         *           "amount": -4,
+         *           "held_change": -4,
+         *           "balance_after": 3996,
+         *           "held_after": 0,
+         *           "request_id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *           "description": "canvas-v1-fast-text-to-image",
+         *           "created_at": "2026-11-28T09:15:02.655Z"
+         *         }
+         *       ]
+         *     }
+         */
         AdminUserInfoResponse: {
             id: number;
             /** Format: email */
@@ -3837,6 +4507,35 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": 88,
+         *           "actor_user_id": 1,
+         *           "actor_role": "admin",
+         *           "credential": "session",
+         *           "action": "adminTopup",
+         *           "target_user_id": 7,
+         *           "target_team_id": null,
+         *           "params": {
+         *             "email": "ada@example.com",
+         *             "amount": 750,
+         *             "reason": "goodwill"
+         *           },
+         *           "reason": "goodwill",
+         *           "status": 200,
+         *           "client_address": "198.51.100.23",
+         *           "request_id": "4f2a9c1e-7b3d-4e8a-9f60-2c1d5e8b7a90",
+         *           "created_at": "2026-11-28T09:15:02.000Z"
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "page_size": 20,
+         *       "total": 1,
+         *       "has_more": false
+         *     }
+         */
         PaginatedAdminAuditResponse: {
             items: components["schemas"]["AdminAuditRecord"][];
             page: number;
@@ -3844,6 +4543,19 @@ export interface components {
             total: number;
             has_more: boolean;
         };
+        /**
+         * @example {
+         *       "id": 2,
+         *       "email": "ada@example.com",
+         *       "team_id": null,
+         *       "reason": "launch partner",
+         *       "updated_at": "2026-11-28T09:15:02.000Z",
+         *       "model": "*",
+         *       "percent_off": 20,
+         *       "expires_at": "2027-01-01T00:00:00.000Z",
+         *       "created_at": "2026-11-28T09:15:02.000Z"
+         *     }
+         */
         ModelDiscount: {
             id: number;
             /**
@@ -3885,6 +4597,20 @@ export interface components {
                 expires_at?: string | null;
             }[];
         };
+        /**
+         * @example {
+         *       "id": "ch_3QxY2zLkd8A1b2C3",
+         *       "amount": 1000,
+         *       "currency": "usd",
+         *       "status": "succeeded",
+         *       "amount_refunded": 0,
+         *       "credits": 10000,
+         *       "credits_removed": 0,
+         *       "payment_intent": "pi_3QxY2zLkd8A1b2C3",
+         *       "description": "mediagate credits",
+         *       "created_at": "2026-11-27T16:40:00.000Z"
+         *     }
+         */
         PaymentCharge: {
             /** @description Charge id at the payment processor. */
             id: string;
@@ -3916,6 +4642,18 @@ export interface components {
             /** @description Refund even when the wallet's balance is smaller than the credits to take back (it goes below zero); otherwise that is 409 and nothing is refunded. */
             allow_negative?: boolean;
         };
+        /**
+         * @example {
+         *       "refund_id": "re_3QxY2zLkd8A1b2C3",
+         *       "user_id": 7,
+         *       "charge_id": "ch_3QxY2zLkd8A1b2C3",
+         *       "amount": 500,
+         *       "currency": "usd",
+         *       "status": "succeeded",
+         *       "credits_removed": 5000,
+         *       "balance": 5000
+         *     }
+         */
         PaymentRefundResponse: {
             /** @description The Stripe refund id (`re_…`), also the `ref` of its ledger row. */
             refund_id: string;
@@ -3939,6 +4677,18 @@ export interface components {
             /** @description Shown in the user's credit transactions. */
             reason?: string;
         };
+        /**
+         * @example {
+         *       "request_id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *       "team_id": null,
+         *       "refunded_total": 4,
+         *       "charged": 4,
+         *       "user_id": 7,
+         *       "amount": 4,
+         *       "balance": 4000,
+         *       "transaction_id": 313
+         *     }
+         */
         AdminRefundResponse: {
             request_id: string;
             /** @description The team whose wallet was credited; null for the user's own. */
@@ -3954,6 +4704,12 @@ export interface components {
             balance: number;
             transaction_id: number;
         };
+        /**
+         * @example {
+         *       "url": "https://gateway.example.com/support/login?token=sl_Jq4Xw8Rt2Zk6Nv1Bm9",
+         *       "expires_at": "2026-11-28T09:30:02.000Z"
+         *     }
+         */
         LinkResponse: {
             /** Format: uri */
             url: string;
@@ -3965,6 +4721,24 @@ export interface components {
          * @enum {string}
          */
         LoraType: "style" | "character" | "concept" | "clothing" | "pose" | "object";
+        /**
+         * @example {
+         *       "id": 5,
+         *       "name": "ink-wash",
+         *       "lora_type": "style",
+         *       "title": "Ink wash",
+         *       "description": "Loose ink-wash brushwork on rice paper.",
+         *       "trigger_words": [
+         *         "inkwash"
+         *       ],
+         *       "preview_url": "https://gateway.example.com/files/uploads/7/ink-wash-preview.png",
+         *       "weights_url": "https://gateway.example.com/files/uploads/7/ink-wash.safetensors",
+         *       "base_model": "lumen-dev",
+         *       "visibility": "public",
+         *       "team_id": null,
+         *       "created_at": "2026-11-26T11:00:00.000Z"
+         *     }
+         */
         LoraData: {
             id: number;
             /** @description What a model input's `loras[].name` names. */
@@ -4000,11 +4774,11 @@ export interface components {
             /** @description Display name; the name when absent. */
             title?: string;
             /** @default  */
-            description: string;
+            description?: string;
             /** @description A model family of this gateway that accepts LoRAs (one whose input schema declares `loras`); 422 otherwise. */
             base_model: string;
             /** @default [] */
-            trigger_words: string[];
+            trigger_words?: string[];
             /** Format: uri */
             preview_url?: string | null;
             /**
@@ -4013,6 +4787,32 @@ export interface components {
              */
             weights_url: string;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": 5,
+         *           "name": "ink-wash",
+         *           "lora_type": "style",
+         *           "title": "Ink wash",
+         *           "description": "Loose ink-wash brushwork on rice paper.",
+         *           "trigger_words": [
+         *             "inkwash"
+         *           ],
+         *           "preview_url": "https://gateway.example.com/files/uploads/7/ink-wash-preview.png",
+         *           "weights_url": "https://gateway.example.com/files/uploads/7/ink-wash.safetensors",
+         *           "base_model": "lumen-dev",
+         *           "visibility": "public",
+         *           "team_id": null,
+         *           "created_at": "2026-11-26T11:00:00.000Z"
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "page_size": 20,
+         *       "total": 1,
+         *       "has_more": false
+         *     }
+         */
         PaginatedLoraResponse: {
             items: components["schemas"]["LoraData"][];
             page: number;
@@ -4020,6 +4820,41 @@ export interface components {
             total: number | null;
             has_more: boolean;
         };
+        /**
+         * @example {
+         *       "name": "canvas-v1-fast-text-to-image",
+         *       "title": "Canvas v1 Fast: procedural text-to-image",
+         *       "category": "text-to-image",
+         *       "tier": "fast",
+         *       "family": "canvas-v1",
+         *       "output": "image",
+         *       "description": "Action: renders a procedural image from a prompt.",
+         *       "endpoint": "/api/v1/canvas-v1-fast-text-to-image",
+         *       "base_price": 0,
+         *       "price": {
+         *         "unit": "credit",
+         *         "base": 0,
+         *         "per_unit": {
+         *           "field": "num_images",
+         *           "amount": 4
+         *         },
+         *         "multipliers": [],
+         *         "at_defaults": 4
+         *       },
+         *       "available": true,
+         *       "input_schema": {
+         *         "type": "object",
+         *         "required": [
+         *           "prompt"
+         *         ],
+         *         "properties": {
+         *           "prompt": {
+         *             "type": "string"
+         *           }
+         *         }
+         *       }
+         *     }
+         */
         AITaskResponse: {
             /** @description Model endpoint slug (its operationId). */
             name: string;
@@ -4045,6 +4880,46 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @example {
+         *       "embed_code": "emb_Hk3Lq8Zw2Xr7Vn1Tb6MjPs4C",
+         *       "name": "canvas-v1-fast-text-to-image",
+         *       "title": "Canvas v1 Fast: procedural text-to-image",
+         *       "category": "text-to-image",
+         *       "endpoint": "/api/v1/canvas-v1-fast-text-to-image",
+         *       "kind": "embed",
+         *       "input_schema": {
+         *         "type": "object",
+         *         "required": [
+         *           "prompt"
+         *         ],
+         *         "properties": {
+         *           "prompt": {
+         *             "type": "string"
+         *           }
+         *         }
+         *       },
+         *       "models": [
+         *         {
+         *           "name": "canvas-v1-fast-text-to-image",
+         *           "title": "Canvas v1 Fast: procedural text-to-image",
+         *           "category": "text-to-image",
+         *           "endpoint": "/api/v1/canvas-v1-fast-text-to-image",
+         *           "input_schema": {
+         *             "type": "object",
+         *             "required": [
+         *               "prompt"
+         *             ],
+         *             "properties": {
+         *               "prompt": {
+         *                 "type": "string"
+         *               }
+         *             }
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
         EmbedTaskResponse: {
             embed_code: string;
             /** @description Model endpoint slug bound to the embed code. */
@@ -4136,6 +5011,35 @@ export interface components {
             /** @description Unfinished predictions the code may have at once (429 with Retry-After); null for none beyond the account's own limit. */
             max_concurrent?: number | null;
         };
+        /**
+         * @example {
+         *       "id": 3,
+         *       "kind": "embed",
+         *       "code": "emb_Hk3Lq8Zw2Xr7Vn1Tb6MjPs4C",
+         *       "name": "homepage widget",
+         *       "models": [
+         *         "canvas-v1-fast-text-to-image"
+         *       ],
+         *       "preset": null,
+         *       "locked_inputs": {
+         *         "num_images": 1
+         *       },
+         *       "allowed_fields": [
+         *         "prompt"
+         *       ],
+         *       "allowed_origins": [
+         *         "https://www.example.com"
+         *       ],
+         *       "max_cost_per_run": 10,
+         *       "daily_cap": 2000,
+         *       "monthly_cap": 20000,
+         *       "rate_limit_per_minute": 10,
+         *       "max_concurrent": null,
+         *       "team_id": null,
+         *       "created_at": "2026-11-28T09:15:02.000Z",
+         *       "revoked_at": null
+         *     }
+         */
         EmbedCodeResponse: {
             id: number;
             /** @enum {string} */
@@ -4201,6 +5105,31 @@ export interface components {
             /** @enum {string} */
             payer_mode: "owner_pays" | "end_user_pays";
         };
+        /**
+         * @example {
+         *       "id": 2,
+         *       "slug": "pixelforge",
+         *       "name": "PixelForge",
+         *       "branding": {
+         *         "logo_url": "https://www.pixelforge.example/logo.png",
+         *         "primary_color": "#1f6feb",
+         *         "accent_color": "#f78166"
+         *       },
+         *       "domains": [
+         *         "studio.pixelforge.example"
+         *       ],
+         *       "allowed_models": [
+         *         "canvas-v1-fast-text-to-image",
+         *         "lumen-dev-text-to-image"
+         *       ],
+         *       "markup_percent": 25,
+         *       "model_prices": {},
+         *       "payer_mode": "end_user_pays",
+         *       "team_id": null,
+         *       "created_at": "2026-11-21T08:00:00.000Z",
+         *       "disabled_at": null
+         *     }
+         */
         StudioResponse: {
             id: number;
             slug: string;
@@ -4231,6 +5160,32 @@ export interface components {
             /** @description Credits credited to the owner (studio_revenue). */
             revenue: number;
         };
+        /**
+         * @example {
+         *       "studio_id": 2,
+         *       "from": "2026-11-27T00:00:00.000Z",
+         *       "to": "2026-11-28T00:00:00.000Z",
+         *       "runs": 42,
+         *       "spend": 1050,
+         *       "revenue": 210,
+         *       "by_day": [
+         *         {
+         *           "day": "2026-11-27",
+         *           "runs": 42,
+         *           "spend": 1050,
+         *           "revenue": 210
+         *         }
+         *       ],
+         *       "by_model": [
+         *         {
+         *           "model": "lumen-dev-text-to-image",
+         *           "runs": 42,
+         *           "spend": 1050,
+         *           "revenue": 210
+         *         }
+         *       ]
+         *     }
+         */
         StudioUsage: {
             studio_id: number;
             /** Format: date-time */
@@ -4251,6 +5206,34 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @example {
+         *       "model": "aurora-v3-pro-text-to-video",
+         *       "cost": 1560,
+         *       "list_price": 1560,
+         *       "unit": "credits",
+         *       "breakdown": {
+         *         "base": 200,
+         *         "per_unit": {
+         *           "field": "duration",
+         *           "amount": 100,
+         *           "units": 10,
+         *           "subtotal": 1000
+         *         },
+         *         "multipliers": [
+         *           {
+         *             "field": "generate_audio",
+         *             "value": "true",
+         *             "percent": 130,
+         *             "price_after": 1560
+         *           }
+         *         ]
+         *       },
+         *       "discount": null,
+         *       "balance": 4000,
+         *       "affordable": true
+         *     }
+         */
         DynamicCostResponse: {
             model: string;
             /** @description What a production submit of this input holds, in credits (after `discount`, when there is one). */
@@ -4287,6 +5270,20 @@ export interface components {
             /** @description Whether `balance` covers `cost`. */
             affordable: boolean;
         };
+        /**
+         * @example {
+         *       "content_type": "image/png",
+         *       "media_type": "image",
+         *       "max_bytes": 20971520,
+         *       "upload_url": "https://gateway.example.com/uploads/up_Hk3Lq8Zw2Xr7Vn1Tb6Mj",
+         *       "method": "PUT",
+         *       "headers": {
+         *         "content-type": "image/png"
+         *       },
+         *       "file_url": "https://gateway.example.com/files/uploads/7/0b5e7d2c84f1/cat.png",
+         *       "expires_at": "2026-11-28T09:30:02.000Z"
+         *     }
+         */
         FileUploadUrlResponse: {
             /** @description The content type the PUT must send (from the filename's extension). */
             content_type: string;
@@ -4333,6 +5330,19 @@ export interface components {
             /** @description The prediction that produced the file, if any. */
             request_id?: string;
         };
+        /**
+         * @example {
+         *       "id": 9,
+         *       "name": "cat.png",
+         *       "url": "https://gateway.example.com/files/uploads/7/0b5e7d2c84f1/cat.png",
+         *       "media_type": "image",
+         *       "content_type": "image/png",
+         *       "size_bytes": 48213,
+         *       "request_id": null,
+         *       "team_id": null,
+         *       "created_at": "2026-11-28T09:15:02.000Z"
+         *     }
+         */
         MediaAssetResponse: {
             id: number;
             name: string;
@@ -4347,6 +5357,27 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": 9,
+         *           "name": "cat.png",
+         *           "url": "https://gateway.example.com/files/uploads/7/0b5e7d2c84f1/cat.png",
+         *           "media_type": "image",
+         *           "content_type": "image/png",
+         *           "size_bytes": 48213,
+         *           "request_id": null,
+         *           "team_id": null,
+         *           "created_at": "2026-11-28T09:15:02.000Z"
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "page_size": 20,
+         *       "total": 1,
+         *       "has_more": false
+         *     }
+         */
         PaginatedMediaAssetResponse: {
             items: components["schemas"]["MediaAssetResponse"][];
             page: number;
@@ -4398,6 +5429,42 @@ export interface components {
             /** Format: date-time */
             completed_at: string | null;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *           "request_id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *           "model": "canvas-v1-fast-text-to-image",
+         *           "status": "completed",
+         *           "review_status": "unreviewed",
+         *           "reviewed_at": null,
+         *           "reviewed_by": null,
+         *           "source": "api",
+         *           "api_key": {
+         *             "id": 12,
+         *             "name": "ci"
+         *           },
+         *           "outputs": [
+         *             "https://gateway.example.com/files/outputs/01a2216fc1f0a3f19c0b5e7d2c84f1b6/0.png"
+         *           ],
+         *           "outputs_expired": false,
+         *           "has_nsfw_contents": [
+         *             false
+         *           ],
+         *           "team_id": null,
+         *           "cost": 4,
+         *           "is_test": false,
+         *           "created_at": "2026-11-28T09:15:02.000Z",
+         *           "completed_at": "2026-11-28T09:15:02.655Z"
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "page_size": 20,
+         *       "total": 1,
+         *       "has_more": false
+         *     }
+         */
         PaginatedUsageLogResponse: {
             items: components["schemas"]["UsageLogResponse"][];
             page: number;
@@ -4406,6 +5473,62 @@ export interface components {
             total: number | null;
             has_more: boolean;
         };
+        /**
+         * @example {
+         *       "id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *       "request_id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *       "model": "canvas-v1-fast-text-to-image",
+         *       "status": "completed",
+         *       "review_status": "unreviewed",
+         *       "input": {
+         *         "prompt": "a lighthouse at dusk",
+         *         "width": 768,
+         *         "height": 512,
+         *         "num_images": 1,
+         *         "num_inference_steps": 4
+         *       },
+         *       "outputs": [
+         *         "https://gateway.example.com/files/outputs/01a2216fc1f0a3f19c0b5e7d2c84f1b6/0.png"
+         *       ],
+         *       "outputs_expired": false,
+         *       "has_nsfw_contents": [
+         *         false
+         *       ],
+         *       "error": null,
+         *       "error_code": null,
+         *       "cost": 4,
+         *       "is_test": false,
+         *       "team_id": null,
+         *       "webhook": "https://hooks.example.com/mediagate",
+         *       "created_at": "2026-11-28T09:15:02.000Z",
+         *       "started_at": "2026-11-28T09:15:02.140Z",
+         *       "completed_at": "2026-11-28T09:15:02.655Z",
+         *       "executionTime": "0.655s",
+         *       "timings": {
+         *         "inference": 498
+         *       },
+         *       "webhook_deliveries": [
+         *         {
+         *           "id": "msg_2Lk9Qw3Xr8Zt1Vn6Bm4Jp7Hs",
+         *           "url": "https://hooks.example.com/mediagate",
+         *           "status": "delivered",
+         *           "attempts": 1,
+         *           "last_status_code": 200,
+         *           "last_error": null,
+         *           "created_at": "2026-11-28T09:15:02.655Z",
+         *           "attempt_log": [
+         *             {
+         *               "number": 1,
+         *               "started_at": "2026-11-28T09:15:02.701Z",
+         *               "duration_ms": 84,
+         *               "status_code": 200,
+         *               "error": null
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
         UsageLogDetailResponse: {
             /** @description Run-history id (equal to `request_id`). */
             id: string;
@@ -4470,6 +5593,18 @@ export interface components {
                 error: string | null;
             }[];
         };
+        /**
+         * @example {
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4dB6E3mRv0o=",
+         *       "created_at": "2026-11-28T09:15:02.000Z",
+         *       "previous": [
+         *         {
+         *           "created_at": "2026-11-20T14:00:00.000Z",
+         *           "expires_at": "2026-11-29T09:15:02.000Z"
+         *         }
+         *       ]
+         *     }
+         */
         WebhookSecret: {
             /** @description `whsec_` + base64 of 32 random bytes; verify deliveries with it (e.g. the `standardwebhooks` package). */
             secret: string;
@@ -4497,6 +5632,26 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "request_id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *           "model": "canvas-v1-fast-text-to-image",
+         *           "index": 0,
+         *           "url": "https://gateway.example.com/files/outputs/01a2216fc1f0a3f19c0b5e7d2c84f1b6/0.png",
+         *           "media_type": "image",
+         *           "has_nsfw_content": false,
+         *           "review_status": "approved",
+         *           "created_at": "2026-11-28T09:15:02.000Z"
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "page_size": 20,
+         *       "total": 1,
+         *       "has_more": false
+         *     }
+         */
         PaginatedGalleryResponse: {
             items: components["schemas"]["GalleryItem"][];
             page: number;
@@ -4511,6 +5666,14 @@ export interface components {
              */
             review_status: "unreviewed" | "approved" | "rejected" | "flagged";
         };
+        /**
+         * @example {
+         *       "id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *       "review_status": "approved",
+         *       "reviewed_by": 7,
+         *       "reviewed_at": "2026-11-28T10:02:45.000Z"
+         *     }
+         */
         ReviewStatusUpdateResponse: {
             id: string;
             review_status: components["schemas"]["ReviewStatus"];
@@ -4528,6 +5691,14 @@ export interface components {
              */
             review_status: "unreviewed" | "approved" | "rejected" | "flagged";
         };
+        /**
+         * @example {
+         *       "updated": 2,
+         *       "skipped": [
+         *         "01a2216fc1f0ffffffffffffffffffff"
+         *       ]
+         *     }
+         */
         BulkUpdateResponse: {
             /** @description Number of predictions updated. */
             updated: number;
@@ -4538,6 +5709,12 @@ export interface components {
             /** @description Run-history ids (request ids). */
             ids: string[];
         };
+        /**
+         * @example {
+         *       "deleted": 2,
+         *       "skipped": []
+         *     }
+         */
         BulkDeleteResponse: {
             /** @description Number of predictions deleted. */
             deleted: number;
@@ -4552,6 +5729,16 @@ export interface components {
         TeamNameRequest: {
             name: string;
         };
+        /**
+         * @example {
+         *       "id": 3,
+         *       "name": "Design team",
+         *       "role": "owner",
+         *       "balance": 25000,
+         *       "held": 0,
+         *       "created_at": "2026-11-22T12:00:00.000Z"
+         *     }
+         */
         Team: {
             id: number;
             name: string;
@@ -4563,18 +5750,63 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /**
+         * @example {
+         *       "id": 21,
+         *       "name": "render farm",
+         *       "prefix": "mg_live_b8Ty",
+         *       "is_test": false,
+         *       "ip_whitelist": [],
+         *       "scopes": null,
+         *       "rate_limit_per_minute": 30,
+         *       "max_concurrent": 5,
+         *       "expires_at": null,
+         *       "spend_limit": null,
+         *       "spend_limit_period": null,
+         *       "created_at": "2026-11-25T10:00:00.000Z",
+         *       "last_used_at": null,
+         *       "team_id": 3,
+         *       "created_by": 7
+         *     }
+         */
         TeamAPIKeyResponse: components["schemas"]["APIKeyResponse"] & {
             /** @description The team the key belongs to. */
             team_id: number;
             /** @description The user `id` of the member who created it (kept after they leave). */
             created_by: number;
         };
+        /**
+         * @example {
+         *       "id": 22,
+         *       "name": "render farm",
+         *       "prefix": "mg_live_c2Hq",
+         *       "is_test": false,
+         *       "ip_whitelist": [],
+         *       "scopes": null,
+         *       "rate_limit_per_minute": null,
+         *       "max_concurrent": null,
+         *       "created_at": "2026-11-28T09:15:02.000Z",
+         *       "last_used_at": null,
+         *       "api_key": "mg_live_c2HqV9xL4pW7tN1zR6mK3bJ8sF0dYgA5eUoC2iQrTu",
+         *       "key": "mg_live_c2HqV9xL4pW7tN1zR6mK3bJ8sF0dYgA5eUoC2iQrTu",
+         *       "team_id": 3,
+         *       "created_by": 7
+         *     }
+         */
         TeamAPIKeyCreatedResponse: components["schemas"]["APIKeyCreatedResponse"] & {
             /** @description The team the key belongs to. */
             team_id: number;
             /** @description The user `id` of the member who created it. */
             created_by: number;
         };
+        /**
+         * @example {
+         *       "user_id": 8,
+         *       "email": "grace@example.com",
+         *       "role": "developer",
+         *       "joined_at": "2026-11-23T09:00:00.000Z"
+         *     }
+         */
         TeamMember: {
             user_id: number;
             email: string;
@@ -4590,6 +5822,18 @@ export interface components {
             email: string;
             role: components["schemas"]["TeamRole"];
         };
+        /**
+         * @example {
+         *       "id": 4,
+         *       "team_id": 3,
+         *       "email": "linus@example.com",
+         *       "role": "viewer",
+         *       "invited_by": 7,
+         *       "created_at": "2026-11-28T09:15:02.000Z",
+         *       "expires_at": "2026-12-05T09:15:02.000Z",
+         *       "expired": false
+         *     }
+         */
         TeamInvite: {
             id: number;
             team_id: number;
@@ -4623,30 +5867,30 @@ export interface components {
              * @description Length of the clip in seconds; billed per second.
              * @default 5
              */
-            duration: number;
+            duration?: number;
             /**
              * @description Frame ratio written as w:h, e.g. 16:9, 9:16 or 1:1.
              * @default 16:9
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Output resolution.
              * @default 1080p
              * @enum {string}
              */
-            resolution: "1080p";
+            resolution?: "1080p";
             /**
              * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
              * @default true
              */
-            generate_audio: boolean;
+            generate_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
              * @default 0.5
              */
-            cfg_scale: number;
+            cfg_scale?: number;
         };
         /**
          * @example {
@@ -4665,30 +5909,30 @@ export interface components {
              * @description Length of the clip in seconds; billed per second.
              * @default 5
              */
-            duration: number;
+            duration?: number;
             /**
              * @description Frame ratio written as w:h, e.g. 16:9, 9:16 or 1:1.
              * @default 16:9
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Output resolution: 4K (3840x2160 at 16:9).
              * @default 4k
              * @enum {string}
              */
-            resolution: "4k";
+            resolution?: "4k";
             /**
              * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
              * @default true
              */
-            generate_audio: boolean;
+            generate_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
              * @default 0.5
              */
-            cfg_scale: number;
+            cfg_scale?: number;
         };
         /**
          * @example {
@@ -4711,30 +5955,30 @@ export interface components {
              * @description Length of the clip in seconds; billed per second.
              * @default 5
              */
-            duration: number;
+            duration?: number;
             /**
              * @description Frame ratio written as w:h; the image is cropped to it.
              * @default 16:9
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Output resolution.
              * @default 1080p
              * @enum {string}
              */
-            resolution: "1080p";
+            resolution?: "1080p";
             /**
              * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
              * @default true
              */
-            generate_audio: boolean;
+            generate_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
              * @default 0.5
              */
-            cfg_scale: number;
+            cfg_scale?: number;
         };
         /**
          * @example {
@@ -4758,30 +6002,30 @@ export interface components {
              * @description Length of the clip in seconds; billed per second.
              * @default 5
              */
-            duration: number;
+            duration?: number;
             /**
              * @description Frame ratio written as w:h; the image is cropped to it.
              * @default 16:9
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Output resolution.
              * @default 4k
              * @enum {string}
              */
-            resolution: "4k";
+            resolution?: "4k";
             /**
              * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
              * @default true
              */
-            generate_audio: boolean;
+            generate_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
              * @default 0.5
              */
-            cfg_scale: number;
+            cfg_scale?: number;
         };
         /**
          * @example {
@@ -4804,30 +6048,30 @@ export interface components {
              * @description Length of the clip in seconds; billed per second.
              * @default 5
              */
-            duration: number;
+            duration?: number;
             /**
              * @description Frame ratio written as w:h, e.g. 16:9, 9:16 or 1:1.
              * @default 16:9
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Output resolution.
              * @default 1080p
              * @enum {string}
              */
-            resolution: "1080p";
+            resolution?: "1080p";
             /**
              * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
              * @default true
              */
-            generate_audio: boolean;
+            generate_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
              * @default 0.5
              */
-            cfg_scale: number;
+            cfg_scale?: number;
         };
         /**
          * @example {
@@ -4855,20 +6099,20 @@ export interface components {
              * @description Length of the clip in seconds, taken from the start of the motion video; billed per second.
              * @default 5
              */
-            duration: number;
+            duration?: number;
             /**
              * @description Output resolution.
              * @default 1080p
              * @enum {string}
              */
-            resolution: "1080p";
+            resolution?: "1080p";
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description How strictly the clip follows the prompt, from 0 (loose) to 1 (strict).
              * @default 0.5
              */
-            cfg_scale: number;
+            cfg_scale?: number;
         };
         /**
          * @example {
@@ -4888,12 +6132,12 @@ export interface components {
              * @default glb
              * @enum {string}
              */
-            format: "glb" | "obj";
+            format?: "glb" | "obj";
             /**
              * @description Generate PBR textures; without textures the mesh is untextured and billed at 60 percent.
              * @default true
              */
-            texture: boolean;
+            texture?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
@@ -4914,12 +6158,12 @@ export interface components {
              * @description Upper bound on the length of the reply, in tokens.
              * @default 1024
              */
-            max_tokens: number;
+            max_tokens?: number;
             /**
              * @description Sampling temperature; lower is more deterministic, higher more varied.
              * @default 0.7
              */
-            temperature: number;
+            temperature?: number;
         };
         /**
          * @example {
@@ -4936,24 +6180,24 @@ export interface components {
              * @description Image width in pixels.
              * @default 512
              */
-            width: number;
+            width?: number;
             /**
              * @description Image height in pixels.
              * @default 512
              */
-            height: number;
+            height?: number;
             /**
              * @description Number of images to render; billed per image.
              * @default 1
              */
-            num_images: number;
+            num_images?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description Number of refinement passes; more passes add finer detail to the pattern.
              * @default 4
              */
-            num_inference_steps: number;
+            num_inference_steps?: number;
             /** @description LoRAs of the canvas-v1 family, by registry name; checked like any family's (422 naming `loras[i]` for an unknown, foreign or other-family one). Canvas renders procedurally and has no weights to apply them to, so the image does not change; they are recorded with the prediction, which lets integrations exercise the LoRA path offline. */
             loras?: {
                 name: string;
@@ -4961,7 +6205,7 @@ export interface components {
                  * @description Strength of the LoRA.
                  * @default 1
                  */
-                scale: number;
+                scale?: number;
             }[];
         };
         /**
@@ -4978,24 +6222,24 @@ export interface components {
              * @description Image width in pixels.
              * @default 512
              */
-            width: number;
+            width?: number;
             /**
              * @description Image height in pixels.
              * @default 512
              */
-            height: number;
+            height?: number;
             /**
              * @description Number of images to render; billed per image.
              * @default 1
              */
-            num_images: number;
+            num_images?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
              * @description Number of refinement passes; more passes add finer detail to the pattern.
              * @default 4
              */
-            num_inference_steps: number;
+            num_inference_steps?: number;
         };
         /**
          * @example {
@@ -5010,7 +6254,7 @@ export interface components {
              * @description Length of the audio in seconds; billed per second.
              * @default 5
              */
-            duration: number;
+            duration?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
@@ -5030,7 +6274,7 @@ export interface components {
              * @default glb
              * @enum {string}
              */
-            format: "glb" | "obj";
+            format?: "glb" | "obj";
         };
         /**
          * @example {
@@ -5049,12 +6293,12 @@ export interface components {
              * @description Image ratio written as w:h, e.g. 1:1, 16:9, 3:4.
              * @default 1:1
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Number of images to generate; billed per image.
              * @default 1
              */
-            num_images: number;
+            num_images?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /** @description How strictly the image follows the prompt; higher is stricter but less natural. The model's tuned default when absent. */
@@ -5066,7 +6310,7 @@ export interface components {
              * @default png
              * @enum {string}
              */
-            output_format: "png" | "jpeg" | "webp";
+            output_format?: "png" | "jpeg" | "webp";
         };
         /**
          * @example {
@@ -5090,12 +6334,12 @@ export interface components {
              * @description Image ratio written as w:h, e.g. 1:1, 16:9, 3:4.
              * @default 1:1
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Number of images to generate; billed per image.
              * @default 1
              */
-            num_images: number;
+            num_images?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /** @description How strictly the image follows the prompt; higher is stricter but less natural. The model's tuned default when absent. */
@@ -5107,7 +6351,7 @@ export interface components {
              * @default png
              * @enum {string}
              */
-            output_format: "png" | "jpeg" | "webp";
+            output_format?: "png" | "jpeg" | "webp";
             /** @description LoRAs to apply, by registry name; each must be a public LoRA or one the caller (or the team paying) registered, trained for the lumen family (422 naming `loras[i]` otherwise). The upstream receives each with its weights URL. */
             loras?: {
                 name: string;
@@ -5115,7 +6359,7 @@ export interface components {
                  * @description Strength of the LoRA.
                  * @default 1
                  */
-                scale: number;
+                scale?: number;
             }[];
         };
         /**
@@ -5137,7 +6381,7 @@ export interface components {
              * @description How far the result may depart from the source, from 0 (unchanged) to 1 (source used only as a loose guide).
              * @default 0.75
              */
-            strength: number;
+            strength?: number;
             /** @description What the image must not show. */
             negative_prompt?: string;
             /** @description Output ratio written as w:h; absent keeps the ratio of the source image. */
@@ -5146,7 +6390,7 @@ export interface components {
              * @description Number of variants to generate; billed per image.
              * @default 1
              */
-            num_images: number;
+            num_images?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /** @description How strictly the result follows the prompt. The model's tuned default when absent. */
@@ -5158,7 +6402,7 @@ export interface components {
              * @default png
              * @enum {string}
              */
-            output_format: "png" | "jpeg" | "webp";
+            output_format?: "png" | "jpeg" | "webp";
         };
         /**
          * @example {
@@ -5180,12 +6424,12 @@ export interface components {
              * @description Image ratio written as w:h, e.g. 1:1, 9:16.
              * @default 1:1
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Number of images to generate; billed per image.
              * @default 1
              */
-            num_images: number;
+            num_images?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
@@ -5193,7 +6437,7 @@ export interface components {
              * @default png
              * @enum {string}
              */
-            output_format: "png" | "jpeg" | "webp";
+            output_format?: "png" | "jpeg" | "webp";
         };
         /**
          * @example {
@@ -5218,12 +6462,12 @@ export interface components {
              * @description How strongly the style overrides the source, from 0 (unchanged) to 1 (source used only as a loose guide).
              * @default 0.75
              */
-            strength: number;
+            strength?: number;
             /**
              * @description Number of variants to generate; billed per image.
              * @default 1
              */
-            num_images: number;
+            num_images?: number;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
@@ -5231,7 +6475,7 @@ export interface components {
              * @default png
              * @enum {string}
              */
-            output_format: "png" | "jpeg" | "webp";
+            output_format?: "png" | "jpeg" | "webp";
         };
         /**
          * @example {
@@ -5254,7 +6498,7 @@ export interface components {
              * @description Copy the source video's audio track to the result; otherwise the result is silent.
              * @default true
              */
-            keep_audio: boolean;
+            keep_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
@@ -5273,18 +6517,18 @@ export interface components {
              * @default aria
              * @enum {string}
              */
-            voice: "aria" | "basil" | "cedar" | "dahlia" | "ember" | "flint" | "juniper" | "sage";
+            voice?: "aria" | "basil" | "cedar" | "dahlia" | "ember" | "flint" | "juniper" | "sage";
             /**
              * @description Speaking rate relative to normal speed.
              * @default 1
              */
-            speed: number;
+            speed?: number;
             /**
              * @description File format of the audio.
              * @default mp3
              * @enum {string}
              */
-            output_format: "mp3" | "wav";
+            output_format?: "mp3" | "wav";
         };
         /**
          * @example {
@@ -5300,12 +6544,12 @@ export interface components {
              * @description Length of the piece in seconds; billed per second.
              * @default 30
              */
-            duration: number;
+            duration?: number;
             /**
              * @description Produce music without vocals.
              * @default false
              */
-            instrumental: boolean;
+            instrumental?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
             /**
@@ -5313,7 +6557,7 @@ export interface components {
              * @default mp3
              * @enum {string}
              */
-            output_format: "mp3" | "wav";
+            output_format?: "mp3" | "wav";
         };
         /**
          * @example {
@@ -5338,7 +6582,7 @@ export interface components {
              * @default cut_off
              * @enum {string}
              */
-            sync_mode: "cut_off" | "loop" | "bounce" | "silence";
+            sync_mode?: "cut_off" | "loop" | "bounce" | "silence";
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
@@ -5359,23 +6603,23 @@ export interface components {
              * @default 8
              * @enum {integer}
              */
-            duration: 8;
+            duration?: 8;
             /**
              * @description Frame ratio written as w:h, e.g. 16:9 or 9:16.
              * @default 16:9
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Output resolution.
              * @default 1080p
              * @enum {string}
              */
-            resolution: "1080p";
+            resolution?: "1080p";
             /**
              * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent.
              * @default true
              */
-            generate_audio: boolean;
+            generate_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
@@ -5401,23 +6645,23 @@ export interface components {
              * @default 8
              * @enum {integer}
              */
-            duration: 8;
+            duration?: 8;
             /**
              * @description Frame ratio written as w:h; the image is cropped to it.
              * @default 16:9
              */
-            aspect_ratio: string;
+            aspect_ratio?: string;
             /**
              * @description Output resolution.
              * @default 1080p
              * @enum {string}
              */
-            resolution: "1080p";
+            resolution?: "1080p";
             /**
              * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent.
              * @default true
              */
-            generate_audio: boolean;
+            generate_audio?: boolean;
             /** @description Seed for reproducible results; random when absent. */
             seed?: number;
         };
@@ -5767,6 +7011,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example event: processing
+                     *     data: {"id":"01a2216fc1f0a3f19c0b5e7d2c84f1b6","model":"canvas-v1-fast-text-to-image","status":"processing","outputs":[],"queue_position":null,"progress":null}
+                     *
+                     *     event: completed
+                     *     data: {"id":"01a2216fc1f0a3f19c0b5e7d2c84f1b6","model":"canvas-v1-fast-text-to-image","status":"completed","outputs":["https://gateway.example.com/files/outputs/01a2216fc1f0a3f19c0b5e7d2c84f1b6/0.png"],"queue_position":null,"progress":null}
+                     */
                     "text/event-stream": string;
                 };
             };
@@ -7266,6 +8517,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example mgs_Q8wE3rT6yU1iO4pA7sD0fG2hJ5kL9zXcVbNm3qWeRt */
                     "text/plain": string;
                 };
             };
@@ -11213,6 +12465,49 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["GenerationRateLimited"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    predictionFinished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's id, the same on every attempt (and on a redelivery); deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; reject stale ones (the standardwebhooks libraries allow 5 minutes). */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the secret's bytes (the base64 after `whsec_`), over the exact bytes sent. For 24 hours after a rotation two signatures are sent, space-separated, one per secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPayload"];
+            };
+        };
+        responses: {
+            /** @description Gone; the gateway stops retrying this delivery. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Answer quickly; the body is not read beyond its first 4 KiB and not kept. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout or a network error fails the attempt; it is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

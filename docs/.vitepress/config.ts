@@ -91,6 +91,7 @@ export default defineConfig({
         ['Uploads and media', 'uploads'], ['Teams', 'teams'], ['Run history', 'history'],
         ['Rate limits', 'rate-limits'], ['Errors', 'errors'],
       ]),
+      section('Client libraries', 'clients', [['TypeScript', 'typescript'], ['Python', 'python'], ['MCP server', 'mcp']]),
       section('Partners', 'partners', [['Embeds', 'embeds'], ['Agent embeds', 'agent-embeds'], ['Whitelabel studios', 'studios']]),
       section('Operating a gateway', 'operating', [
         ['Install', 'install'], ['Configuration', 'configuration'], ['Running in production', 'production'],

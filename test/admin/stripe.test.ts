@@ -227,6 +227,10 @@ test.serial('a user\'s charges are listed from their Stripe customer with the cr
   nock(STRIPE).get('/v1/customers').query((q) => q.email === fresh.email).reply(200, { object: 'list', url: '/v1/customers', has_more: false, data: [{ id: 'cus_byemail', object: 'customer' }] });
   nock(STRIPE).get('/v1/charges').query((q) => q.customer === 'cus_byemail').reply(200, { object: 'list', url: '/v1/charges', has_more: false, data: [] });
   t.deepEqual((await callOperation(gw, 'adminStripeCharges', { as: as.billing.session, query: { email: fresh.email } })).body, []);
+  // team_id is one of the administrative routes' common parameters: accepted, and the answer is the same
+  nock(STRIPE).get('/v1/customers').query((q) => q.email === fresh.email).reply(200, { object: 'list', url: '/v1/customers', has_more: false, data: [{ id: 'cus_byemail', object: 'customer' }] });
+  nock(STRIPE).get('/v1/charges').query((q) => q.customer === 'cus_byemail').reply(200, { object: 'list', url: '/v1/charges', has_more: false, data: [] });
+  t.like(await callOperation(gw, 'adminStripeCharges', { as: as.billing.session, query: { email: fresh.email, team_id: 1 } }), { status: 200, body: [] });
 
   // more than one of Stripe's pages: has_more is followed with starting_after
   const many = await account();
@@ -374,7 +378,6 @@ test.serial('roles: support lists charges but may not refund; a user gets 403 ro
   t.is((await callOperation(gw, 'adminStripeRefund', { as: as.admin.session, body: { charge_id: b.chargeId, amount: 0 } })).status, 422);
   t.is((await callOperation(gw, 'adminStripeRefund', { as: as.admin.session, body: { amount: 5 } })).status, 422);
   t.is((await callOperation(gw, 'adminStripeRefund', { as: as.admin.session, body: { charge_id: b.chargeId, extra: 1 } })).status, 422);
-  t.is((await callOperation(gw, 'adminStripeCharges', { as: as.admin.session, query: { email: acct.email, team_id: 1 } })).status, 422);
   // a charge Stripe does not know, and one that bought nothing here
   nock(STRIPE).get('/v1/charges/ch_missing').reply(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such charge: ch_missing' } });
   t.is((await callOperation(gw, 'adminStripeRefund', { as: as.admin.session, body: { charge_id: 'ch_missing' } })).status, 404);

@@ -247,3 +247,82 @@ test('the served document is a structurally valid OpenAPI 3.1 document, webhooks
   t.deepEqual(errors, []);
   t.truthy((served.webhooks as Record<string, unknown>).predictionFinished);
 });
+
+test('the served document passes Redocly\'s recommended ruleset with no errors', async (t) => {
+  // what a client developer's own lint (redocly lint, or a generator built on it) reports first;
+  // warnings are left to judgement, errors are not
+  const config = await createConfig({ extends: ['recommended'] });
+  const problems = await lintFromString({ source: JSON.stringify(served), absoluteRef: 'https://mediagate.test/openapi.json', config });
+  const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} ${p.location[0]?.pointer ?? ''}: ${p.message}`);
+  t.deepEqual(errors, []);
+  // the ruleset is really applied: the webhook's `security: []` is what keeps security-defined quiet
+  const hook = structuredClone(served) as SpecDocument & { webhooks: Record<string, { post: Record<string, unknown> }> };
+  delete hook.webhooks.predictionFinished!.post.security;
+  const without = await lintFromString({ source: JSON.stringify(hook), absoluteRef: 'https://mediagate.test/openapi.json', config });
+  t.true(without.some((p) => p.severity === 'error' && p.ruleId === 'security-defined'));
+});
+
+// ---------------------------------------------------------------- examples of what clients read
+
+/** The schemas of every 2xx answer and of the webhook body: a `$ref`, an array's items and each `oneOf` branch, or inline. */
+function answersOf(document: SpecDocument): Array<{ where: string; media: string; schema: Record<string, unknown>; mediaObject: Record<string, unknown> }> {
+  const out: Array<{ where: string; media: string; schema: Record<string, unknown>; mediaObject: Record<string, unknown> }> = [];
+  const content = (where: string, c: Record<string, Record<string, unknown>> | undefined) => {
+    for (const [media, mediaObject] of Object.entries(c ?? {})) {
+      const walk = (s: Record<string, unknown>) => {
+        const branches = (s.oneOf ?? s.anyOf) as Array<Record<string, unknown>> | undefined;
+        if (branches) for (const b of branches) walk(b);
+        else if (s.type === 'array' && s.items) walk(s.items as Record<string, unknown>);
+        else out.push({ where, media, schema: s, mediaObject });
+      };
+      walk((mediaObject.schema ?? {}) as Record<string, unknown>);
+    }
+  };
+  for (const { operationId, op } of operationsOf(document)) {
+    for (const [status, r] of Object.entries(op.responses as Record<string, { $ref?: string; content?: Record<string, Record<string, unknown>> }>)) {
+      if (!status.startsWith('2')) continue;
+      const response = r.$ref ? document.components.responses![r.$ref.split('/').pop()!] as typeof r : r;
+      content(`${operationId} ${status}`, response.content);
+    }
+  }
+  for (const [name, hook] of Object.entries(document.webhooks as Record<string, { post: { requestBody: { content: Record<string, Record<string, unknown>> } } }>)) {
+    content(`webhook ${name}`, hook.post.requestBody.content);
+  }
+  return out;
+}
+
+test('every answer a client reads (and the webhook body) has an example, and its schema accepts every example', (t) => {
+  const compile = validatorFor(served);
+  const answers = answersOf(served);
+  t.true(answers.length > 100);
+  const problems: string[] = [];
+  const checked = new Set<string>();
+  for (const { where, media, schema, mediaObject } of answers) {
+    if (!media.includes('json')) {
+      // a stream or a token as text: the media type shows it
+      if (typeof mediaObject.example !== 'string') problems.push(`${where} (${media}) has no example`);
+      continue;
+    }
+    const name = typeof schema.$ref === 'string' ? schema.$ref.split('/').pop()! : undefined;
+    const target = name ? served.components.schemas![name] as { examples?: unknown[] } : schema as { examples?: unknown[] };
+    const label = name ?? `${where} (inline)`;
+    if (checked.has(label)) continue;
+    checked.add(label);
+    if (!Array.isArray(target.examples) || target.examples.length === 0) {
+      problems.push(`${label} (${where}) has no examples`);
+      continue;
+    }
+    const validate = compile(schema);
+    for (const example of target.examples) if (!validate(example)) problems.push(`${label}: ${JSON.stringify(validate.errors)}`);
+  }
+  t.deepEqual(problems, []);
+  t.true(checked.size > 50);
+});
+
+test('an answer example is checked for real: one that breaks its schema is refused', (t) => {
+  const validate = validatorFor(served)({ $ref: '#/components/schemas/PredictionResult' });
+  const example = (served.components.schemas!.PredictionResult as { examples: Array<Record<string, unknown>> }).examples[0]!;
+  t.true(validate(example));
+  t.false(validate({ ...example, status: 'finished' }));
+  t.false(validate({ ...example, outputs: undefined }));
+});

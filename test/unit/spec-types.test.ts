@@ -32,3 +32,14 @@ test('the generated file is type-only, so Node can strip it', async (t) => {
   t.true(exports.length > 0);
   t.deepEqual(exports.filter((l) => !/^export (interface|type) /.test(l)), []);
 });
+
+test('a field the spec gives a default is optional in the generated types, a required one is not', async (t) => {
+  // openapi-typescript makes defaulted properties of component schemas required unless told
+  // otherwise (defaultNonNullable), which would force clients to send every default
+  const committed = await fs.readFile(GENERATED_TYPES_FILE, 'utf8');
+  const start = committed.indexOf('CanvasV1FastTextToImageInput: {');
+  const block = committed.slice(start, committed.indexOf('\n        };', start));
+  t.regex(block, /\n\s+width\?: number;/);
+  t.regex(block, /\n\s+num_images\?: number;/);
+  t.regex(block, /\n\s+prompt: string;/);
+});

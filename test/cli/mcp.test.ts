@@ -1,0 +1,144 @@
+// `mediagate mcp` driven by the MCP SDK's own client over stdio (the server spawned as the bin's
+// process, as an agent host would), against a gateway listening on a port (embedded default with a
+// worker running the local models).
+import test from 'ava';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { accountWithEmail, startListeningGateway } from '../helpers/listening.ts';
+import type { ListeningGateway } from '../helpers/listening.ts';
+import { vocabularyOf } from '../../cli/mcp.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const BIN = path.join(ROOT, 'cli', 'main.ts');
+const MODEL = 'canvas-v1-fast-text-to-image';
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201d2ea1e5b0000000049454e44ae426082', 'hex');
+
+let gw: ListeningGateway;
+let dir: string;
+test.before(async () => {
+  gw = await startListeningGateway();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-mcp-'));
+});
+test.after.always(async () => {
+  await gw?.stop();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function connect(t: import('ava').ExecutionContext, env: Record<string, string>): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp'],
+    env: { PATH: process.env.PATH ?? '', HOME: dir, MEDIAGATE_CONFIG: path.join(dir, 'none.json'), ...env },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'mediagate-test', version: '1.0.0' });
+  await client.connect(transport);
+  t.teardown(() => client.close());
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}, onprogress?: (p: { progress: number; message?: string }) => void): Promise<CallToolResult & { data: Record<string, unknown> }> {
+  const res = await client.callTool({ name, arguments: args }, CallToolResultSchema, onprogress ? { onprogress, resetTimeoutOnProgress: true } : undefined) as CallToolResult;
+  return { ...res, data: (res.structuredContent ?? {}) as Record<string, unknown> };
+}
+
+test('the server lists its tools, with model slugs, categories and descriptions from the served spec', async (t) => {
+  const account = await accountWithEmail(gw, 0);
+  const client = await connect(t, { MEDIAGATE_API_KEY: account.liveKey, MEDIAGATE_BASE_URL: gw.baseUrl });
+  const { tools } = await client.listTools();
+  t.deepEqual(tools.map((x) => x.name).sort(), ['describe_model', 'get_balance', 'get_prediction', 'list_models', 'quote', 'run_model', 'upload_file']);
+  const served = await (await fetch(`${gw.baseUrl}/openapi.json`)).json() as Record<string, unknown>;
+  const vocabulary = vocabularyOf(served);
+  const run = tools.find((x) => x.name === 'run_model')!;
+  const modelSchema = (run.inputSchema.properties as Record<string, { enum?: string[] }>).model!;
+  t.deepEqual([...modelSchema.enum!].sort(), [...vocabulary.slugs].sort());
+  t.true(vocabulary.slugs.includes(MODEL));
+  const list = tools.find((x) => x.name === 'list_models')!;
+  const category = (list.inputSchema.properties as Record<string, { enum?: string[]; description?: string }>).category!;
+  t.true(category.enum!.includes('text-to-image'));
+  t.regex(category.description ?? '', /category/);
+  t.deepEqual(run.inputSchema.required?.sort(), ['input', 'model']);
+});
+
+test('list, describe, quote, run and wait, get and balance work for an agent with an API key', async (t) => {
+  const account = await accountWithEmail(gw, 1000);
+  const client = await connect(t, { MEDIAGATE_API_KEY: account.liveKey, MEDIAGATE_BASE_URL: gw.baseUrl });
+  const listed = await call(client, 'list_models', { category: 'text-to-image' });
+  t.falsy(listed.isError);
+  const models = listed.data.models as Array<{ slug: string; category: string }>;
+  t.true(models.some((m) => m.slug === MODEL));
+  t.true(models.every((m) => m.category === 'text-to-image'));
+  const described = await call(client, 'describe_model', { model: MODEL });
+  t.like(described.data, { slug: MODEL, output: 'image' });
+  t.truthy(((described.data.input_schema as { properties: Record<string, unknown> }).properties).prompt);
+  const quoted = await call(client, 'quote', { model: MODEL, input: { prompt: 'a fox', width: 64, height: 64 } });
+  t.like(quoted.data, { affordable: true, balance: 1000 });
+  const progress: string[] = [];
+  const ran = await call(client, 'run_model', { model: MODEL, input: { prompt: 'a fox', width: 64, height: 64 } }, (p) => progress.push(p.message ?? ''));
+  t.falsy(ran.isError, JSON.stringify(ran.content));
+  t.like(ran.data, { status: 'completed', price: quoted.data.cost });
+  const outputs = ran.data.outputs as string[];
+  t.is((await fetch(outputs[0]!)).status, 200);
+  t.true(progress.length >= 1 && progress.at(-1)!.startsWith('completed'), progress.join(', '));
+  const got = await call(client, 'get_prediction', { request_id: ran.data.request_id });
+  t.like(got.data, { id: ran.data.request_id, status: 'completed' });
+  const balance = await call(client, 'get_balance');
+  t.like(balance.data, { balance: 1000 - (quoted.data.cost as number), held: 0 });
+});
+
+test('run_model with wait_seconds 0 answers the request_id; get_prediction waits for the end', async (t) => {
+  const account = await accountWithEmail(gw, 1000);
+  const client = await connect(t, { MEDIAGATE_API_KEY: account.liveKey, MEDIAGATE_BASE_URL: gw.baseUrl });
+  const submitted = await call(client, 'run_model', { model: MODEL, input: { prompt: 'later', width: 64, height: 64 }, wait_seconds: 0 });
+  t.falsy(submitted.isError);
+  t.regex(String(submitted.data.request_id), /\S{8,}/);
+  const done = await call(client, 'get_prediction', { request_id: submitted.data.request_id, wait_seconds: 60 });
+  t.is(done.data.status, 'completed');
+});
+
+test('upload_file puts a local file on the gateway and answers its URL', async (t) => {
+  const account = await accountWithEmail(gw, 0);
+  const client = await connect(t, { MEDIAGATE_API_KEY: account.liveKey, MEDIAGATE_BASE_URL: gw.baseUrl });
+  const file = path.join(dir, 'dot.png');
+  fs.writeFileSync(file, PNG);
+  const uploaded = await call(client, 'upload_file', { path: file });
+  t.falsy(uploaded.isError);
+  t.deepEqual(Buffer.from(await (await fetch(uploaded.data.url as string)).arrayBuffer()), PNG);
+  const missing = await call(client, 'upload_file', { path: path.join(dir, 'missing.png') });
+  t.true(missing.isError);
+});
+
+test('refusals come back as tool errors with the gateway\'s code; arguments outside the spec are refused before any call', async (t) => {
+  const account = await accountWithEmail(gw, 0);
+  const client = await connect(t, { MEDIAGATE_API_KEY: account.liveKey, MEDIAGATE_BASE_URL: gw.baseUrl });
+  const broke = await call(client, 'run_model', { model: MODEL, input: { prompt: 'x', width: 64, height: 64 } });
+  t.true(broke.isError);
+  t.regex(JSON.stringify(broke.content), /insufficient_credit/);
+  const invalid = await call(client, 'quote', { model: MODEL, input: { prompt: 'x', width: 99999 } });
+  t.true(invalid.isError);
+  t.regex(JSON.stringify(invalid.content), /validation_failed/);
+  const unknown = await call(client, 'describe_model', { model: 'no-such-model' });
+  t.true(unknown.isError, 'a slug the spec does not list');
+  const unfound = await call(client, 'get_prediction', { request_id: 'no-such-prediction' });
+  t.true(unfound.isError);
+  t.regex(JSON.stringify(unfound.content), /not_found/);
+});
+
+test('credentials come from the stored login when MEDIAGATE_API_KEY is not set; without any, account tools say how to sign in', async (t) => {
+  const account = await accountWithEmail(gw, 250);
+  const config = path.join(dir, 'stored', 'config.json');
+  fs.mkdirSync(path.dirname(config), { recursive: true });
+  fs.writeFileSync(config, JSON.stringify({ base_url: gw.baseUrl, api_key: account.liveKey }), { mode: 0o600 });
+  const stored = await connect(t, { MEDIAGATE_CONFIG: config });
+  t.like((await call(stored, 'get_balance')).data, { balance: 250 });
+  const anonymous = await connect(t, { MEDIAGATE_BASE_URL: gw.baseUrl });
+  t.true(((await call(anonymous, 'list_models')).data.models as unknown[]).length > 10, 'the catalog is public');
+  const refused = await call(anonymous, 'get_balance');
+  t.true(refused.isError);
+  t.regex(JSON.stringify(refused.content), /auth login|MEDIAGATE_API_KEY/);
+});

@@ -25,7 +25,7 @@ import { Admin, STAFF_ROLES } from './pages/admin.js';
 const GROUPS = [
   { title: 'Create', pages: [
     { path: 'overview', title: 'Overview', view: Overview },
-    { path: 'playground', title: 'Playground', view: Playground },
+    { path: 'playground', title: 'Playground', view: Playground, wide: true },
     { path: 'history', title: 'Run history', view: History },
     { path: 'gallery', title: 'Gallery', view: Gallery },
     { path: 'media', title: 'Media library', view: MediaLibrary },
@@ -105,7 +105,7 @@ function Shell({ site, user, onSignOut }) {
         ${user.impersonatedBy && html`<div class="impersonating" role="status" data-testid="impersonation-banner">
           You are acting as <strong>${user.email}</strong> on behalf of staff user ${user.impersonatedBy}. Every request is recorded.
           <button type="button" class="link" onClick=${onSignOut}>End</button></div>`}
-        <main id="main"><h1 id="page-title" tabindex="-1">${page.title}</h1><${View} user=${user} site=${site} /></main>
+        <main id="main" class=${page.wide ? 'wide' : undefined}><h1 id="page-title" tabindex="-1">${page.title}</h1><${View} user=${user} site=${site} /></main>
       </div>
     </div>`;
 }

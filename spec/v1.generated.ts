@@ -3038,6 +3038,11 @@ export interface components {
             };
             /** @description Whether production keys can run it on this gateway now (local model, or upstream provider configured). `false` answers 503 to production keys; sandbox keys work either way. */
             available: boolean;
+            /** @description Who can run it, in failover order: `local` (this gateway itself) or the name of an upstream provider, and whether the operator has configured that provider (its `UPSTREAM_<NAME>_KEY` or `_URL`). A model is unavailable when none is configured. */
+            providers?: {
+                name: string;
+                configured: boolean;
+            }[];
         };
         /** @description The price rule, in credits (1000 credits = 1 USD): `base`, plus `per_unit.amount` x the input's `per_unit.field`, then each matching multiplier (percent, rounded up). */
         ModelPrice: {

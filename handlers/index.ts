@@ -39,6 +39,7 @@ import { deleteModelDiscount, listModelDiscounts, myModelDiscounts, upsertModelD
 import { adminManageSubscription, getMySubscription } from './subscriptions.ts';
 import { adminPasswordResetLink, adminSupportLoginLink, supportLogin, supportResetPassword, virtualLogin } from './impersonation.ts';
 import { adminDeleteUser } from './admin-users.ts';
+import { adminFailures, adminListUsers, adminStats, adminUserRuns } from './admin-console.ts';
 import { adminStripeCharges, adminStripeRefund, receiveStripeWebhook } from './stripe.ts';
 
 export { generate };
@@ -141,6 +142,10 @@ const handlers: HandlerMap = {
   supportLogin,
   supportResetPassword,
   adminDeleteUser,
+  adminListUsers,
+  adminUserRuns,
+  adminStats,
+  adminFailures,
   adminStripeCharges,
   adminStripeRefund,
   receiveStripeWebhook,

@@ -51,7 +51,7 @@ export function entryOf(app: App, model: ModelInfo): ModelEntry {
     input_schema: schema,
     available: configuredProviders(model, app.adapterEnv).length > 0,
     // which provider is missing, for a client explaining "unavailable"
-    providers: model.providers.map((p) => ({ name: p.adapterKind === 'local' ? 'local' : p.upstream ?? p.adapter, configured: configuredProviders({ ...model, providers: [p] }, app.adapterEnv).length > 0 })),
+    provider_setup: model.providers.map((p) => ({ name: p.adapterKind === 'local' ? 'local' : p.upstream ?? p.adapter, configured: configuredProviders({ ...model, providers: [p] }, app.adapterEnv).length > 0 })),
   };
 }
 

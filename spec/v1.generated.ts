@@ -713,6 +713,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/admin_users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List and search users
+         * @description The operator console's user list: every account matching the filters, sorted, 25 a page (at most 100). `q` matches part of the email, or an account id. Filters: `role`, `studio_id` (the studio the account signed up in), `in_team` (members of that team), `verified`, `deleted` (erased accounts). Sorting by `created_at` (default, newest first), `email` or `balance`. `total` counts every match. Roles: support, billing, admin; every call is in the audit log.
+         */
+        get: operations["adminListUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_user_runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's recent runs
+         * @description The 20 newest predictions of the user with `email`, whichever wallet paid (their own or a team's), with the provider that ran each and, for a failed one, the provider's error. 404 for an unknown email. Roles: support, billing, admin.
+         */
+        get: operations["adminUserRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Totals across the gateway
+         * @description The gateway's figures over the last `days` UTC days (today included; default 14, at most 90): accounts (all, verified, erased, new in the window), runs per day by outcome and the credits charged for production runs, and failures per day by model and provider. Roles: support, billing, admin.
+         */
+        get: operations["adminStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Failed runs with the provider's error
+         * @description Failed predictions of the last `days` UTC days (default 7), newest first, 50 a page, with the account, the model, the provider and its model, and the error the provider gave. Filter by `model` or `provider`. Roles: support, billing, admin.
+         */
+        get: operations["adminFailures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/admin_manage_subscription": {
         parameters: {
             query?: never;
@@ -3039,7 +3119,7 @@ export interface components {
             /** @description Whether production keys can run it on this gateway now (local model, or upstream provider configured). `false` answers 503 to production keys; sandbox keys work either way. */
             available: boolean;
             /** @description Who can run it, in failover order: `local` (this gateway itself) or the name of an upstream provider, and whether the operator has configured that provider (its `UPSTREAM_<NAME>_KEY` or `_URL`). A model is unavailable when none is configured. */
-            providers?: {
+            provider_setup?: {
                 name: string;
                 configured: boolean;
             }[];
@@ -3619,6 +3699,210 @@ export interface components {
                 hosted_invoice_url: string | null;
                 /** Format: uri */
                 invoice_pdf: string | null;
+            }[];
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": 42,
+         *           "email": "ada@example.com",
+         *           "role": "user",
+         *           "email_verified": true,
+         *           "studio_id": null,
+         *           "balance": 9995,
+         *           "held": 0,
+         *           "created_at": "2026-11-28T09:00:00.000Z",
+         *           "deleted_at": null,
+         *           "scheduled_deletion_at": null
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "page_size": 25,
+         *       "total": 1,
+         *       "has_more": false
+         *     }
+         */
+        AdminUserList: {
+            page: number;
+            page_size: number;
+            /** @description Every account matching the filters. */
+            total: number;
+            has_more: boolean;
+            items: {
+                id: number;
+                email: string;
+                /** @enum {string} */
+                role: "user" | "support" | "billing" | "admin";
+                email_verified: boolean;
+                studio_id: number | null;
+                balance: number;
+                held: number;
+                /** Format: date-time */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description When the account was erased.
+                 */
+                deleted_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description When a requested deletion will erase it.
+                 */
+                scheduled_deletion_at: string | null;
+            }[];
+        };
+        /**
+         * @example {
+         *       "user_id": 42,
+         *       "runs": [
+         *         {
+         *           "request_id": "01a2253af9e7c3d2a9b8f0e1d2c3b4a5",
+         *           "model": "lumen-dev-text-to-image",
+         *           "status": "failed",
+         *           "price": 30,
+         *           "is_test": false,
+         *           "team_id": null,
+         *           "provider": "replicate",
+         *           "error": "the provider refused the input: NSFW content detected",
+         *           "error_code": "upstream_rejected",
+         *           "created_at": "2026-11-28T09:10:00.000Z",
+         *           "completed_at": "2026-11-28T09:10:04.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        AdminUserRuns: {
+            user_id: number;
+            runs: {
+                request_id: string;
+                model: string;
+                status: components["schemas"]["PredictionStatus"];
+                /** @description Credits held or charged. */
+                price: number;
+                is_test: boolean;
+                team_id: number | null;
+                /** @description The provider that took the job; null for a model this gateway runs itself, or a run that failed before any provider accepted it (the error then says why). */
+                provider: string | null;
+                error: string | null;
+                error_code: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                completed_at: string | null;
+            }[];
+        };
+        /**
+         * @example {
+         *       "since": "2026-11-15T00:00:00.000Z",
+         *       "users": {
+         *         "total": 120,
+         *         "verified": 101,
+         *         "deleted": 2,
+         *         "new": 14
+         *       },
+         *       "days": [
+         *         {
+         *           "day": "2026-11-28",
+         *           "runs": 340,
+         *           "completed": 320,
+         *           "failed": 15,
+         *           "cancelled": 5,
+         *           "spend": 41250
+         *         }
+         *       ],
+         *       "failures": [
+         *         {
+         *           "day": "2026-11-28",
+         *           "model": "lumen-dev-text-to-image",
+         *           "provider": "replicate",
+         *           "failures": 9
+         *         }
+         *       ]
+         *     }
+         */
+        AdminStats: {
+            /**
+             * Format: date-time
+             * @description The start of the first day counted (UTC).
+             */
+            since: string;
+            users: {
+                total: number;
+                verified: number;
+                deleted: number;
+                /** @description Created since `since`. */
+                new: number;
+            };
+            /** @description Every day of the window, oldest first. */
+            days: {
+                /** Format: date */
+                day: string;
+                /** @description Predictions accepted that day, sandbox ones included. */
+                runs: number;
+                completed: number;
+                failed: number;
+                cancelled: number;
+                /** @description Credits charged that day for completed production runs. */
+                spend: number;
+            }[];
+            /** @description Failed runs per day, model and provider, newest day first. */
+            failures: {
+                /** Format: date */
+                day: string;
+                model: string;
+                /** @description null: the run failed before any provider accepted it, or the model runs here. */
+                provider: string | null;
+                failures: number;
+            }[];
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "request_id": "01a2253af9e7c3d2a9b8f0e1d2c3b4a5",
+         *           "model": "lumen-dev-text-to-image",
+         *           "status": "failed",
+         *           "price": 30,
+         *           "is_test": false,
+         *           "team_id": null,
+         *           "provider": "replicate",
+         *           "error": "the provider refused the input: NSFW content detected",
+         *           "error_code": "upstream_rejected",
+         *           "created_at": "2026-11-28T09:10:00.000Z",
+         *           "completed_at": "2026-11-28T09:10:04.000Z",
+         *           "user_id": 42,
+         *           "email": "ada@example.com",
+         *           "provider_model": "acme/image-dev"
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "has_more": false
+         *     }
+         */
+        AdminFailureList: {
+            page: number;
+            has_more: boolean;
+            items: {
+                request_id: string;
+                model: string;
+                status: components["schemas"]["PredictionStatus"];
+                /** @description Credits held or charged. */
+                price: number;
+                is_test: boolean;
+                team_id: number | null;
+                /** @description The provider that took the job; null for a model this gateway runs itself, or a run that failed before any provider accepted it (the error then says why). */
+                provider: string | null;
+                error: string | null;
+                error_code: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                completed_at: string | null;
+                user_id: number;
+                email: string;
+                /** @description The provider's own name of the model. */
+                provider_model: string | null;
             }[];
         };
         /**
@@ -7969,6 +8253,162 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdminUserInfoResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListUsers: {
+        parameters: {
+            query?: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
+                /** @description Part of the email address, or an account id. */
+                q?: string;
+                /** @description Only accounts holding this role. */
+                role?: "user" | "support" | "billing" | "admin";
+                /** @description Only accounts of this whitelabel studio. */
+                studio_id?: number;
+                /** @description Only members of this team. */
+                in_team?: number;
+                /** @description Only accounts whose email address is (true) or is not (false) verified. */
+                verified?: boolean;
+                /** @description Only erased accounts (true) or only live ones (false). */
+                deleted?: boolean;
+                /** @description The order of the list. */
+                sort?: "created_at" | "email" | "balance";
+                /** @description Ascending or descending. */
+                order?: "asc" | "desc";
+                /** @description The page, from 1. */
+                page?: number;
+                /** @description Accounts per page. */
+                page_size?: number;
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUserList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminUserRuns: {
+        parameters: {
+            query: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
+                /** @description Email address of the user. */
+                email: components["parameters"]["EmailQuery"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUserRuns"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminStats: {
+        parameters: {
+            query?: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
+                /** @description How many UTC days, today included. */
+                days?: number;
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminStats"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminFailures: {
+        parameters: {
+            query?: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
+                /** @description How many UTC days, today included. */
+                days?: number;
+                /** @description Only this model endpoint (its slug). */
+                model?: string;
+                /** @description Only runs this provider ran. */
+                provider?: string;
+                /** @description The page, from 1. */
+                page?: number;
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminFailureList"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -12557,14 +12997,18 @@ export type ProtectedOperationId =
     | "adminAuditLog"
     | "adminDeductCredits"
     | "adminDeleteUser"
+    | "adminFailures"
+    | "adminListUsers"
     | "adminManageSubscription"
     | "adminPasswordResetLink"
     | "adminRefund"
+    | "adminStats"
     | "adminStripeCharges"
     | "adminStripeRefund"
     | "adminSupportLoginLink"
     | "adminTopup"
     | "adminUserInfo"
+    | "adminUserRuns"
     | "aurora-v3-4k-image-to-video"
     | "aurora-v3-4k-text-to-video"
     | "aurora-v3-omni-reference-to-video"

@@ -97,7 +97,7 @@ function TextOutput({ url }) {
 
 /** Why a model cannot run here: the providers it needs that the operator has not set up. */
 export function unavailableReason(m) {
-  const missing = (m.providers || []).filter((p) => !p.configured).map((p) => p.name);
+  const missing = (m.provider_setup || []).filter((p) => !p.configured).map((p) => p.name);
   const who = missing.length ? `its provider${missing.length > 1 ? 's' : ''} ${missing.join(' or ')} ${missing.length > 1 ? 'are' : 'is'} not set up on this gateway` : 'no provider for it is set up on this gateway';
   return `Unavailable: ${who}. Sandbox keys still return mock outputs.`;
 }

@@ -5,6 +5,7 @@ import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { Notice, Pager, credits, usd, when } from './ui.js';
 import { kindWord } from './billing.js';
+import { Failures, Totals, UserAudit, UserList, UserRuns } from './console.js';
 
 export const STAFF_ROLES = ['support', 'billing', 'admin'];
 const can = (user, roles) => roles.includes(user.role);
@@ -162,7 +163,7 @@ function Subscription({ email, team, current, onDone }) {
   </form>`;
 }
 
-function Refund() {
+function Refund({ onDone = () => {} }) {
   const [form, setForm] = useState({ requestId: '', amount: '', reason: '' });
   const [result, setResult] = useState(null);
   const [error, setError] = useState(null);
@@ -173,6 +174,7 @@ function Refund() {
       const body = { request_id: form.requestId.trim(), ...(form.amount ? { amount: Number(form.amount) } : {}), ...(form.reason ? { reason: form.reason } : {}) };
       const r = await api('POST', '/auth/admin_refund', { body, headers: idempotency() });
       setResult(`Refunded ${credits(r.body.amount)} for run ${body.request_id}.`);
+      onDone();
       setForm({ requestId: '', amount: '', reason: '' });
     } catch (err) { setError(err); }
   };
@@ -243,11 +245,20 @@ function AuditLog() {
   </section>`;
 }
 
+const TABS = [['users', 'Users'], ['totals', 'Totals'], ['failures', 'Failures'], ['audit', 'Audit log']];
+
+/** #/admin?tab=…&user=…&run=…: a view of the console to open (a link from the failures, a reload). */
+function linkParams() {
+  return new URLSearchParams(location.hash.split('?')[1] || '');
+}
+
 export function Admin({ user }) {
+  const [tab, setTab] = useState(() => linkParams().get('tab') || 'users');
   const [email, setEmail] = useState('');
   const [info, setInfo] = useState(null);
+  const [highlight, setHighlight] = useState(() => linkParams().get('run'));
   const [error, setError] = useState(null);
-  // the wallet the money forms act on: '' the user's own, else a team id (docs/operating/administration.md "Roles and administration")
+  // the wallet the money forms act on: '' the user's own, else a team id
   const [teamId, setTeamId] = useState('');
   const lookup = async (target = email) => {
     setError(null);
@@ -255,29 +266,58 @@ export function Admin({ user }) {
       const next = (await api('GET', '/auth/admin_user_info', { query: { email: target.trim() } })).body;
       if (next.email !== info?.email) setTeamId('');
       setInfo(next);
+      setEmail(next.email);
     } catch (err) { setInfo(null); setTeamId(''); setError(err.status === 404 ? new Error(`No account uses ${target.trim()}.`) : err); }
+  };
+  useEffect(() => { const u = linkParams().get('user'); if (u) lookup(u); }, []);
+  const open = (target, run = null) => {
+    setTab('users');
+    setHighlight(run);
+    history.replaceState(null, '', `${location.pathname}#/admin?user=${encodeURIComponent(target)}${run ? `&run=${encodeURIComponent(run)}` : ''}`);
+    lookup(target);
   };
   const team = info?.teams.find((t) => String(t.id) === teamId) ?? null;
   const billing = info && can(user, ['billing', 'admin']);
   if (!can(user, STAFF_ROLES)) return html`<p class="empty">This page is for support, billing and admin accounts.</p>`;
+  const tabs = TABS.filter(([t]) => t !== 'audit' || can(user, ['admin']));
+  const onKey = (e) => {
+    const i = tabs.findIndex(([t]) => t === tab);
+    const next = e.key === 'ArrowRight' ? (i + 1) % tabs.length : e.key === 'ArrowLeft' ? (i + tabs.length - 1) % tabs.length : -1;
+    if (next < 0) return;
+    e.preventDefault();
+    setTab(tabs[next][0]);
+    e.currentTarget.querySelectorAll('[role="tab"]')[next]?.focus();
+  };
   return html`
-    <form class="filters" onSubmit=${(e) => { e.preventDefault(); lookup(); }}>
-      <label>User's email <input name="lookup-email" type="email" required value=${email} onInput=${(e) => setEmail(e.target.value)} /></label>
-      <button>Look up</button>
-    </form>
-    <${Notice} error=${error} />
-    ${info && html`<${UserInfo} info=${info} />`}
-    ${billing && info.teams.length > 0 && html`<form class="filters" onSubmit=${(e) => e.preventDefault()}>
-      <label>Wallet <select name="admin-wallet" value=${teamId} onChange=${(e) => setTeamId(e.target.value)}>
-        <option value="">${info.email}'s own</option>
-        ${info.teams.map((t) => html`<option value=${String(t.id)}>Team ${t.name} (${t.id})</option>`)}</select></label>
-    </form>`}
-    <section class="cards">
-      ${billing && html`<${Credits} email=${info.email} team=${team} onDone=${() => lookup(info.email)} />`}
-      ${billing && html`<${Subscription} key=${`${info.email}/${teamId}`} email=${info.email} team=${team} current=${team ? team.subscription : info.subscription} onDone=${() => lookup(info.email)} />`}
-      <${Refund} />
-      ${info && can(user, ['support', 'admin']) && info.role === 'user' && html`<${ActAs} email=${info.email} />`}
-    </section>
-    ${billing && html`<${Discounts} email=${info.email} team=${team} />`}
-    ${can(user, ['admin']) && html`<${AuditLog} />`}`;
+    <div class="tabs" role="tablist" aria-label="Console" onKeyDown=${onKey}>
+      ${tabs.map(([t, label]) => html`<button type="button" role="tab" id=${`console-tab-${t}`} aria-controls="console-panel" aria-selected=${t === tab} tabindex=${t === tab ? 0 : -1} onClick=${() => setTab(t)}>${label}</button>`)}
+    </div>
+    <div id="console-panel" role="tabpanel" aria-labelledby=${`console-tab-${tab}`}>
+    ${tab === 'totals' && html`<${Totals} />`}
+    ${tab === 'failures' && html`<${Failures} onOpenRun=${open} />`}
+    ${tab === 'audit' && html`<${AuditLog} />`}
+    ${tab === 'users' && html`
+      ${!info && html`<${UserList} onOpen=${(e) => open(e)} />`}
+      <form class="filters" onSubmit=${(e) => { e.preventDefault(); lookup(); }}>
+        <label>User's email <input name="lookup-email" type="email" required value=${email} onInput=${(e) => setEmail(e.target.value)} /></label>
+        <button>Look up</button>
+        ${info && html`<button type="button" class="secondary" onClick=${() => { setInfo(null); setEmail(''); setHighlight(null); history.replaceState(null, '', `${location.pathname}#/admin`); }}>Back to the list</button>`}
+      </form>
+      <${Notice} error=${error} />
+      ${info && html`<${UserInfo} info=${info} />`}
+      ${info && html`<${UserRuns} email=${info.email} highlight=${highlight} seen=${info} />`}
+      ${info && can(user, ['admin']) && html`<${UserAudit} userId=${info.id} seen=${info} />`}
+      ${billing && info.teams.length > 0 && html`<form class="filters" onSubmit=${(e) => e.preventDefault()}>
+        <label>Wallet <select name="admin-wallet" value=${teamId} onChange=${(e) => setTeamId(e.target.value)}>
+          <option value="">${info.email}'s own</option>
+          ${info.teams.map((t) => html`<option value=${String(t.id)}>Team ${t.name} (${t.id})</option>`)}</select></label>
+      </form>`}
+      <section class="cards">
+        ${billing && html`<${Credits} email=${info.email} team=${team} onDone=${() => lookup(info.email)} />`}
+        ${billing && html`<${Subscription} key=${`${info.email}/${teamId}`} email=${info.email} team=${team} current=${team ? team.subscription : info.subscription} onDone=${() => lookup(info.email)} />`}
+        <${Refund} onDone=${() => info && lookup(info.email)} />
+        ${info && can(user, ['support', 'admin']) && info.role === 'user' && html`<${ActAs} email=${info.email} />`}
+      </section>
+      ${billing && html`<${Discounts} email=${info.email} team=${team} />`}`}
+    </div>`;
 }

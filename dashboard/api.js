@@ -15,6 +15,9 @@ export const studioSlug = STUDIO_PATH ? STUDIO_PATH[1] : null;
 export const appBase = studioSlug ? `/s/${studioSlug}` : '/dashboard';
 
 let csrfToken = null;
+/** The studio whose cookies this page reads: its slug from /s/<slug>, or on its own domain from getSiteInfo. */
+let cookieStudio = studioSlug;
+export function setSiteStudio(slug) { cookieStudio = slug || null; }
 
 export const session = {
   /** a tab-scoped bearer session (impersonation, support links); null for the browser's own cookie session */
@@ -90,7 +93,7 @@ export async function api(method, path, { body, query, team = false, auth = true
 
 /** The readable companion of the session cookie (set and cleared with it): without it, this browser holds no session. */
 function mayHoldSession() {
-  const name = `mg_signed_in${studioSlug ? `_${studioSlug}` : ''}`;
+  const name = `mg_signed_in${cookieStudio ? `_${cookieStudio}` : ''}`;
   return document.cookie.split(';').some((c) => { const k = c.trim().split('=')[0]; return k === name || k === `__Host-${name}`; });
 }
 

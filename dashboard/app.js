@@ -2,8 +2,9 @@
 // navigation, hash routes (#/playground, #/keys, ...). Preact + htm, one vendored ES module, no
 // build step.
 import { html, render, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
-import { api, currentSession, session, signOut as endSession, whenSignedOut } from './api.js';
+import { api, currentSession, session, setSiteStudio, signOut as endSession, whenSignedOut } from './api.js';
 import { SignIn } from './pages/signin.js';
+import { applyBranding } from './theme.js';
 import { SupportLink, supportLinkOf } from './pages/support-link.js';
 import { Overview } from './pages/overview.js';
 import { Playground } from './pages/playground.js';
@@ -37,7 +38,8 @@ const GROUPS = [
     { path: 'embeds', title: 'Embeds', view: Embeds, studio: false },
   ] },
   { title: 'Business', pages: [
-    { path: 'billing', title: 'Billing', view: Billing },
+    // a studio whose owner pays for its users' runs leaves them nothing to pay or see here
+    { path: 'billing', title: 'Billing', view: Billing, ownWallet: true },
     { path: 'teams', title: 'Teams', view: Teams, studio: false },
     { path: 'studios', title: 'Studios', view: Studios, studio: false },
   ] },
@@ -49,7 +51,8 @@ const GROUPS = [
 ];
 const PAGES = GROUPS.flatMap((g) => g.pages);
 
-const allowed = (p, user, site) => (!p.roles || p.roles.includes(user.role)) && !(site.studio && p.studio === false);
+const allowed = (p, user, site) => (!p.roles || p.roles.includes(user.role)) && !(site.studio && p.studio === false)
+  && !(site.studio && site.studio.payer_mode === 'owner_pays' && p.ownWallet);
 
 function currentPath(user, site) {
   const p = location.hash.replace(/^#\/?/, '').split('?')[0];
@@ -84,7 +87,7 @@ function Shell({ site, user, onSignOut }) {
   return html`
     <a class="skip" href="#main" onClick=${(e) => { e.preventDefault(); document.getElementById('page-title')?.focus(); }}>Skip to content</a>
     <div class=${menuOpen ? 'layout menu-open' : 'layout'}>
-      <header class="top">
+      <header class=${site.branded ? 'top branded' : 'top'}>
         <a class="brand" href="#/overview">${logo ? html`<img class="logo" src=${logo} alt="" />` : null}${site.name}</a>
         <button type="button" class="menu-button secondary" aria-expanded=${menuOpen} aria-controls="sidebar" onClick=${() => setMenuOpen(!menuOpen)}>Menu</button>
       </header>
@@ -130,7 +133,8 @@ function App() {
   useEffect(() => {
     whenSignedOut(() => setUser(null));
     api('GET', '/app/site', { auth: false }).then((r) => {
-      setSite(r.body);
+      setSiteStudio(r.body.studio && r.body.studio.slug);
+      setSite({ ...r.body, branded: applyBranding(r.body.studio) });
       if (!link) load();
     }, setBootError);
   }, []);

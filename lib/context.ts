@@ -115,6 +115,8 @@ export interface StudioContext {
   payerMode: 'owner_pays' | 'end_user_pays';
   markupPercent: number;
   modelPrices: Readonly<Record<string, number>>;
+  /** the studio's name, for what its users read (pages, mails) */
+  name?: string;
   /** how the request named the studio: the x-whitelabel-studio header, or a Host that is one of its domains */
   by?: 'header' | 'domain';
 }

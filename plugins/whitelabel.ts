@@ -26,7 +26,7 @@ export const STUDIO_HEADER = 'x-whitelabel-studio';
 
 function contextOf(s: Studio, by: 'header' | 'domain'): StudioContext {
   return {
-    by,
+    by, name: s.name,
     id: s.id, slug: s.slug, userId: s.userId, teamId: s.teamId, allowedModels: s.allowedModels,
     payerMode: s.payerMode, markupPercent: s.markupPercent, modelPrices: s.modelPrices,
   };

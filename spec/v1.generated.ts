@@ -34,7 +34,9 @@ export interface paths {
          *     keys can run it here (`available`: a local model, or an upstream provider the operator has
          *     configured; sandbox keys can call every model). Filter with `category` and `tier`; an
          *     unknown value is 422 listing the known ones. Public, like the API document itself: it
-         *     says nothing the served `/openapi.json` does not, except availability.
+         *     says nothing the served `/openapi.json` does not, except availability. In a whitelabel
+         *     studio's context it lists the studio's models only, and `price` is the studio's price at
+         *     the defaults alone (calculateDynamicCost prices any other input).
          */
         get: operations["listModels"];
         put?: never;

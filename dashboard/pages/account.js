@@ -21,7 +21,7 @@ function Export() {
   return html`
     <${Notice} error=${state.error} />
     ${state.href
-      ? html`<p><a href=${state.href} download="mediagate-account.json" data-testid="export-link">Download your data (JSON)</a></p>`
+      ? html`<p><a href=${state.href} download="account-export.json" data-testid="export-link">Download your data (JSON)</a></p>`
       : html`<button type="button" class="secondary" disabled=${state.busy} onClick=${prepare}>${state.busy ? 'Preparing…' : 'Prepare my data export'}</button>`}`;
 }
 

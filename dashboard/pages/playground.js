@@ -145,20 +145,20 @@ function ModelPicker({ models, selected, onPick }) {
 const pyLiteral = (v, indent = '    ') => JSON.stringify(v, null, 4).replace(/\n/g, `\n${indent}`).replace(/\btrue\b/g, 'True').replace(/\bfalse\b/g, 'False').replace(/\bnull\b/g, 'None');
 
 /** The request as curl, JavaScript (fetch) and Python, for the chosen key. */
-function snippets(model, input, key) {
+function snippets(model, input, key, env) {
   const url = `${location.origin}${model.path}${key.team ? `?team_id=${key.team}` : ''}`;
   const body = JSON.stringify(input, null, 2);
   const note = key.secret ? `a key created just now: keep it secret` : key.label ? `your key ${key.label}` : 'one of your API keys';
-  const curlKey = key.secret ? key.secret : '$MEDIAGATE_API_KEY';
+  const curlKey = key.secret ? key.secret : `$${env}`;
   return {
-    curl: `${key.secret ? '' : `# MEDIAGATE_API_KEY: ${note}\n`}curl -s -X POST '${url}' \\
+    curl: `${key.secret ? '' : `# ${env}: ${note}\n`}curl -s -X POST '${url}' \\
   -H "x-api-key: ${curlKey}" \\
   -H 'content-type: application/json' \\
   -H 'Prefer: wait=60' \\
   -d '${body.replace(/'/g, `'\\''`)}'
 # The answer is the finished result when it takes under 60 seconds; otherwise
 # poll the address in its "urls.get" with the same x-api-key header.`,
-    javascript: `const apiKey = ${key.secret ? `'${key.secret}'; // ${note}` : `process.env.MEDIAGATE_API_KEY; // ${note}`}
+    javascript: `const apiKey = ${key.secret ? `'${key.secret}'; // ${note}` : `process.env.${env}; // ${note}`}
 const res = await fetch('${url}', {
   method: 'POST',
   headers: { 'x-api-key': apiKey, 'content-type': 'application/json', prefer: 'wait=60' },
@@ -176,7 +176,7 @@ import time
 
 import requests
 
-api_key = ${key.secret ? `"${key.secret}"  # ${note}` : `os.environ["MEDIAGATE_API_KEY"]  # ${note}`}
+api_key = ${key.secret ? `"${key.secret}"  # ${note}` : `os.environ["${env}"]  # ${note}`}
 result = requests.post(
     "${url}",
     headers={"x-api-key": api_key, "Prefer": "wait=60"},
@@ -193,7 +193,7 @@ print(result["status"], result.get("outputs"))`,
 
 const LANGUAGES = [['curl', 'curl'], ['javascript', 'JavaScript'], ['python', 'Python']];
 
-function CodeTabs({ model, input }) {
+function CodeTabs({ model, input, env }) {
   const [lang, setLang] = useState('curl');
   const [keys, setKeys] = useState([]);
   const [choice, setChoice] = useState('');
@@ -205,7 +205,7 @@ function CodeTabs({ model, input }) {
   useEffect(() => { api('GET', team ? `/app/teams/${team}/keys` : '/app/get_user_keys').then((r) => setKeys(r.body), () => setKeys([])); }, []);
   const chosen = fresh && choice === `new-${fresh.id}` ? { secret: fresh.key, team: null }
     : (() => { const k = keys.find((x) => String(x.id) === choice); return k ? { label: `"${k.name || 'unnamed'}" (${k.prefix}…)`, team: null } : { team: team || null }; })();
-  const code = snippets(model, input, chosen);
+  const code = snippets(model, input, chosen, env);
   const create = async (isTest) => {
     setBusy(true);
     setError(null);
@@ -228,11 +228,11 @@ function CodeTabs({ model, input }) {
     <h2 id="code-title">Code</h2>
     <div class="field"><label for="code-key">Key in the code</label>
       <select id="code-key" value=${choice} onChange=${(e) => setChoice(e.target.value)} aria-describedby="code-key-hint">
-        <option value="">$MEDIAGATE_API_KEY (set it in your environment)</option>
+        <option value="">$${env} (set it in your environment)</option>
         ${keys.filter((k) => !fresh || k.id !== fresh.id).map((k) => html`<option value=${String(k.id)}>${k.name || 'unnamed'} (${k.prefix}…)${k.is_test ? ' sandbox' : ''}</option>`)}
         ${fresh && html`<option value=${`new-${fresh.id}`}>${fresh.name} (just created, shown once)</option>`}
       </select>
-      <small id="code-key-hint">A saved key's secret is never shown again: the code reads it from MEDIAGATE_API_KEY. A key created here is written into the code until you leave the page.</small></div>
+      <small id="code-key-hint">A saved key's secret is never shown again: the code reads it from ${env}. A key created here is written into the code until you leave the page.</small></div>
     <div class="actions">
       <button type="button" class="secondary small" disabled=${busy} onClick=${() => create(false)}>New production key for this code</button>
       <button type="button" class="secondary small" disabled=${busy} onClick=${() => create(true)}>New sandbox key</button>
@@ -277,7 +277,9 @@ function RunState({ run, started, model }) {
   </div>`;
 }
 
-export function Playground() {
+export function Playground({ site }) {
+  // the environment variable the code reads the key from; a storefront's code names no gateway
+  const env = site && site.studio ? 'API_KEY' : 'MEDIAGATE_API_KEY';
   const [models, setModels] = useState(null);
   const [error, setError] = useState(null);
   const [slug, setSlug] = useState('');
@@ -366,7 +368,7 @@ export function Playground() {
           <div class="actions"><button type="submit" disabled=${busy}>${busy ? 'Running…' : 'Run'}</button></div>
         </form>
         <${Notice} error=${error} />
-        <${CodeTabs} model=${model} input=${input} key=${model.slug} />
+        <${CodeTabs} model=${model} input=${input} env=${env} key=${model.slug} />
       </section>
       <section class="output" aria-labelledby="output-title" aria-live="polite">
         <h2 id="output-title">Output</h2>

@@ -10,13 +10,19 @@ import type { Browser, Page } from 'playwright-core';
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-export async function launchBrowser(): Promise<Browser> {
+/**
+ * `hosts` maps hostnames to 127.0.0.1 inside this browser only (chromium's --host-resolver-rules),
+ * e.g. a whitelabel studio's domain served by the test gateway.
+ */
+export async function launchBrowser(opts: { hosts?: readonly string[] } = {}): Promise<Browser> {
+  const rules = (opts.hosts ?? []).map((h) => `MAP ${h} 127.0.0.1`).join(', ');
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     // Without the background-networking flags chromium tries to reach Google's hosts at start,
     // and this machine's closed network refuses them.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      ...(rules ? [`--host-resolver-rules=${rules}`] : [])],
   });
 }
 

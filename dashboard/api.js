@@ -32,11 +32,20 @@ export const session = {
 };
 
 export class ApiError extends Error {
-  constructor(message, status, code) {
+  constructor(message, status, code, fields = []) {
     super(message);
     this.status = status;
     this.code = code;
+    /** a 422's problems, each { field, message }: the body field it names (its first path step) and what is wrong */
+    this.fields = fields;
   }
+}
+
+/** The fields a 422 names ({loc: ["body", field, ...], msg}), for messages beside them. */
+function fieldsOf(body) {
+  if (!body || !Array.isArray(body.detail)) return [];
+  return body.detail.filter((d) => Array.isArray(d.loc) && d.loc[0] === 'body' && d.loc.length > 1)
+    .map((d) => ({ field: String(d.loc[1]), message: String(d.msg || 'is not valid') }));
 }
 
 /** One sentence from the gateway's error body ({detail, code}, or a 422's list of fields). */
@@ -86,7 +95,7 @@ export async function api(method, path, { body, query, team = false, auth = true
       session.csrf = null;
       onSignedOut();
     }
-    throw new ApiError(sentence(res.status, parsed), res.status, parsed && parsed.code);
+    throw new ApiError(sentence(res.status, parsed), res.status, parsed && parsed.code, fieldsOf(parsed));
   }
   return { status: res.status, headers: res.headers, body: parsed };
 }

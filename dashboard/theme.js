@@ -28,25 +28,36 @@ function textOn(c) {
   return contrast(c, WHITE) >= contrast(c, [0, 0, 0]) ? '#ffffff' : '#000000';
 }
 
-/** Sets the studio's colours on the page; a colour that is not #rgb/#rrggbb is ignored. */
-export function applyBranding(studio) {
-  if (!studio) return false;
-  const style = document.documentElement.style;
-  const accent = rgb(studio.accent_color) || rgb(studio.primary_color);
-  const brand = rgb(studio.primary_color) || accent;
-  const hex = (c) => `#${c.map((v) => v.toString(16).padStart(2, '0')).join('')}`;
+const hex = (c) => `#${c.map((v) => v.toString(16).padStart(2, '0')).join('')}`;
+
+/**
+ * The colours a studio's pages use, from its branding (null where it sets none): the accent and
+ * the text on it, the pale background of the current page, links, the top bar and its text.
+ */
+export function paletteOf(branding) {
+  const accent = rgb(branding.accent_color) || rgb(branding.primary_color);
+  const brand = rgb(branding.primary_color) || accent;
+  const out = {};
   if (accent) {
     // the current page's pale background: the accent mixed nine parts to one with white
     const tint = accent.map((v) => Math.round(v * 0.1 + 255 * 0.9));
-    style.setProperty('--accent', hex(accent));
-    style.setProperty('--on-accent', textOn(accent));
-    style.setProperty('--current-bg', hex(tint));
-    // links sit on white and on that tint: the accent only where it reads on both
-    style.setProperty('--link', contrast(accent, tint) >= 4.5 ? hex(accent) : hex(INK));
+    Object.assign(out, {
+      accent: hex(accent), onAccent: textOn(accent), currentBg: hex(tint),
+      // links sit on white and on that tint: the accent only where it reads on both
+      link: contrast(accent, tint) >= 4.5 ? hex(accent) : hex(INK), accentReadable: contrast(accent, tint) >= 4.5,
+    });
   }
-  if (brand) {
-    style.setProperty('--brand', hex(brand));
-    style.setProperty('--on-brand', textOn(brand));
-  }
-  return Boolean(brand);
+  if (brand) Object.assign(out, { brand: hex(brand), onBrand: textOn(brand) });
+  return out;
+}
+
+/** Sets the studio's colours on the page; a colour that is not #rgb/#rrggbb is ignored. Answers whether the top bar is branded. */
+export function applyBranding(studio) {
+  if (!studio) return false;
+  const p = paletteOf(studio);
+  const style = document.documentElement.style;
+  const set = (name, v) => { if (v) style.setProperty(name, v); };
+  set('--accent', p.accent); set('--on-accent', p.onAccent); set('--current-bg', p.currentBg); set('--link', p.link);
+  set('--brand', p.brand); set('--on-brand', p.onBrand);
+  return Boolean(p.brand);
 }

@@ -5,6 +5,9 @@ const ROOMS = '^(handlers|plugins|workers|db)/';
 const COMPOSITION_ROOT = '^(app|main|server)[.]ts$';
 // node_modules may be a symlink (worktrees), so resolved package paths need not start with it
 const HAPI = '(^|/)node_modules/@hapi/';
+// the store (db/store/types.ts): its interface and its selector; everything else in db/store/ is an engine's
+const STORE = '^db/store/';
+const STORE_FACE = '^db/store/(types|index)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -66,6 +69,22 @@ module.exports = {
       to: { path: '^(handlers|plugins|workers)/' },
     },
     {
+      name: 'store-engines-stay-inside',
+      comment: 'Only the store imports its engines (db/store/portable.ts, mariadb.ts and their parts); everyone else goes '
+        + 'through the Store interface (db/store/types.ts), opened by db/store/index.ts.',
+      severity: 'error',
+      from: { pathNot: STORE },
+      to: { path: STORE, pathNot: STORE_FACE },
+    },
+    {
+      name: 'store-from-db-and-the-root-only',
+      severity: 'error',
+      comment: 'Handlers and workers call the store as app.store and name its type through lib/context.ts: nothing outside db/ '
+        + 'and the composition root (and tests) imports the store\'s files.',
+      from: { pathNot: ['^db/', COMPOSITION_ROOT, '^test/', '^lib/context[.]ts$'] },
+      to: { path: STORE },
+    },
+    {
       name: 'lib-is-transport-free',
       severity: 'error',
       comment: 'lib/ is shared by every room, so it imports none of them, nor app.ts, nor hapi.',
@@ -75,17 +94,17 @@ module.exports = {
     {
       name: 'lib-context-names-the-parts-by-type',
       severity: 'error',
-      comment: 'lib/context.ts types the App, whose parts (queue, dispatcher, adapter env) are interfaces of workers/: '
-        + 'it may name them with `import type` (erased at run time) and nothing else of the rooms.',
+      comment: 'lib/context.ts types the App, whose parts (queue, dispatcher, adapter env, store) are interfaces of workers/ '
+        + 'and db/store/types.ts: it may name them with `import type` (erased at run time) and nothing else of the rooms.',
       from: { path: '^lib/context[.]ts$' },
-      to: { path: [ROOMS, COMPOSITION_ROOT, HAPI], pathNot: '^workers/' },
+      to: { path: [ROOMS, COMPOSITION_ROOT, HAPI], pathNot: ['^workers/', '^db/store/types[.]ts$'] },
     },
     {
-      name: 'lib-context-imports-workers-types-only',
+      name: 'lib-context-imports-the-parts-types-only',
       severity: 'error',
       comment: 'See lib-context-names-the-parts-by-type.',
       from: { path: '^lib/context[.]ts$' },
-      to: { path: '^workers/', dependencyTypesNot: ['type-only'] },
+      to: { path: ['^workers/', '^db/store/types[.]ts$'], dependencyTypesNot: ['type-only'] },
     },
   ],
   options: {

@@ -14,6 +14,8 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { MAX_WEBHOOK_RETRIES, webhookDelays } from './workers/webhooks/backoff.ts';
 import { createDb, migrate } from './db/knex.ts';
+import { openStore } from './db/store/index.ts';
+import type { Store } from './db/store/index.ts';
 import { membership as teamMembership } from './db/teams.ts';
 import { loadSpecDocument } from './spec/load.ts';
 import type { SpecDocument } from './spec/load.ts';
@@ -133,8 +135,11 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
   const encryptionKey = resolveEncryptionKey(config);
   const spec = await loadSpec(config.specDir);
   const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: config.dbPoolMax, preparedPerConnection: config.dbPreparedPerConnection, asIfMysql: opts.asIfMysql });
+  let store: Store;
   try {
     await migrate(db);
+    // the engine is decided here, once, for every unit of work of the hot path
+    store = await openStore(db, { log });
   } catch (err) {
     await db.destroy();
     throw err;
@@ -172,11 +177,12 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     ledgerTotals: () => ledgerTotals(db),
     onError: (what, err) => log.warn({ err: (err as Error).message ?? String(err) }, `metrics: could not read ${what}`),
   });
-  const dispatcher = createDispatcher({ db, queue, log, clock, graceMs: config.dispatchGraceMs, markDelayMs: config.dispatchMarkDelayMs, webhookTimeoutMs: config.webhookTimeoutMs, pendingRepublishAfterMs: config.pendingRepublishAfterMs });
+  const dispatcher = createDispatcher({ db, store, queue, log, clock, graceMs: config.dispatchGraceMs, markDelayMs: config.dispatchMarkDelayMs, webhookTimeoutMs: config.webhookTimeoutMs, pendingRepublishAfterMs: config.pendingRepublishAfterMs });
   return {
     config,
     log,
     db,
+    store,
     queue,
     spec,
     storage: config.storageS3 ? createS3Storage(config.storageS3, config.storageDir, config.publicUrl) : createLocalStorage(config.storageDir, config.publicUrl),

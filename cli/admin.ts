@@ -9,7 +9,7 @@ import { loadConfig, ConfigError } from '../config.ts';
 import { createDb } from '../db/knex.ts';
 import { countUsersWithRole, listUsersWithRoles, setUserRole } from '../db/users.ts';
 import { insertAdminAudit } from '../db/admin-audit.ts';
-import { adminTopUp } from '../db/wallet.ts';
+import { adminTopUp } from '../db/wallet/admin.ts';
 import { isRole, ROLES } from '../lib/roles.ts';
 import { createCredentialBroadcast } from '../workers/queue/amqp/credential-broadcast.ts';
 import type { Role } from '../lib/roles.ts';

@@ -1,10 +1,10 @@
 // `npm run ledger:check`: verifies every wallet (users and teams) against its ledger
-// (db/wallet.ts checkLedger: balance = sum(amount) - sum(held_change), held = sum(held_change)).
+// (db/wallet/ledger.ts checkLedger: balance = sum(amount) - sum(held_change), held = sum(held_change)).
 // Exit 0 when all agree, 1 naming each wallet that does not. Run it with the gateway's own
 // environment (DATABASE_URL, DATA_DIR). README "The ledger".
 import { loadConfig, ConfigError } from '../config.ts';
 import { createDb } from '../db/knex.ts';
-import { checkLedger } from '../db/wallet.ts';
+import { checkLedger } from '../db/wallet/ledger.ts';
 
 if (import.meta.main) {
   try {

@@ -3,7 +3,7 @@
 // (profile, credentials, personal predictions and their files, memberships) and keeps an
 // anonymised tombstone row, so the ledger rows, never deleted, still sum to a wallet.
 import { dropCounter } from './history-count.ts';
-import { walletKey } from './credit-grants.ts';
+import { ownerKey } from '../lib/owner.ts';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
@@ -146,7 +146,7 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     // anonymised wallet's ledger); personal whitelabel studios are disabled and free their domains
     // (their end users' own accounts stay theirs)
     await trx('model_discounts').where({ user_id: userId }).whereNull('team_id').delete();
-    await trx('subscriptions').where({ wallet: walletKey({ userId, teamId: null }), status: 'active' }).update({ status: 'cancelled', cancelled_at: now, next_plan: null, updated_at: now });
+    await trx('subscriptions').where({ wallet: ownerKey({ userId, teamId: null }), status: 'active' }).update({ status: 'cancelled', cancelled_at: now, next_plan: null, updated_at: now });
     const studios = await trx('studios').where({ user_id: userId }).whereNull('team_id').select<Array<{ id: number | string }>>('id');
     if (studios.length) {
       const ids = studios.map((r) => num(r.id));

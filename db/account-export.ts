@@ -4,8 +4,8 @@
 // passes the last row's key back in. Personal only: rows with team_id set belong to the team.
 import type { Db } from './knex.ts';
 import { num, numOrNull } from './rows.ts';
-import { predictionFromRow } from './predictions.ts';
-import type { Prediction } from './predictions.ts';
+import { predictionFromRow } from './predictions/record.ts';
+import type { Prediction } from './predictions/record.ts';
 import { listLedgerEntries } from './ledger.ts';
 import type { LedgerEntry } from './ledger.ts';
 import type { TeamRole } from '../lib/team-permissions.ts';

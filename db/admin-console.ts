@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { bool, iso, isoOrNull, num, numOrNull } from './rows.ts';
 import { normaliseEmail } from './users.ts';
-import type { PredictionStatus } from './predictions.ts';
+import type { PredictionStatus } from './predictions/record.ts';
 
 const DAY_MS = 86_400_000;
 

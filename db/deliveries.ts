@@ -1,8 +1,8 @@
 // Creating webhook deliveries. Apart from db/webhooks.ts because the transitions that finish
-// a prediction (db/predictions.ts) create them, while db/webhooks.ts reads predictions back.
+// a prediction (the store, db/store/) create them, while db/webhooks.ts reads predictions back.
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { insertHead, rowsInsert } from './batch.ts';
+import { insertHead, rowsInsert } from './sql.ts';
 
 /** The Standard Webhooks message id: `msg_` + 144 random bits. */
 export function newDeliveryId(): string {
@@ -26,7 +26,7 @@ export async function insertDelivery(trx: Knex, d: NewDelivery, now: number): Pr
   await insertDeliveries(trx, [{ ...d, now }]);
 }
 
-/** insertDelivery for several finished predictions (a worker's completion group), each at its own time, in one fixed INSERT (db/batch.ts rowsInsert). */
+/** insertDelivery for several finished predictions (a worker's completion group), each at its own time, in one fixed INSERT (db/sql.ts rowsInsert). */
 export async function insertDeliveries(trx: Knex, ds: ReadonlyArray<NewDelivery & { now: number }>): Promise<void> {
   if (ds.length === 0) return;
   await insertRows(trx, ds.map(deliveryRow));
@@ -34,7 +34,7 @@ export async function insertDeliveries(trx: Knex, ds: ReadonlyArray<NewDelivery 
 
 const NESTED_INSERT = `${insertHead('webhook_deliveries', DELIVERY_COLUMNS)}?`;
 
-/** MariaDB/MySQL: insertDeliveries as SQL text and its one binding (the rows, nested), for a statement that holds more (db/predictions.ts completeInOne). */
+/** MariaDB/MySQL: insertDeliveries as SQL text and its one binding (the rows, nested), for a statement that holds more (db/store/mariadb/complete-group.ts). */
 export function deliveriesInsertSql(ds: ReadonlyArray<NewDelivery & { now: number }>): { sql: string; binding: Knex.RawBinding } {
   // knex types no array of arrays as a binding; mysql2 writes it as the rows' value lists
   return { sql: NESTED_INSERT, binding: ds.map(deliveryRow) as unknown as Knex.RawBinding };

@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import type { Owner } from './owner.ts';
+import { ownerKey } from '../lib/owner.ts';
 import { ownerWhere } from './owner.ts';
 import { num, numOrNull } from './rows.ts';
 import type { DiscountRule } from '../spec/pricing.ts';
@@ -27,8 +28,6 @@ export interface NewDiscount {
   /** the administrator who set it */
   createdBy: number;
 }
-
-const ownerKey = (owner: Owner) => (owner.teamId === null ? `u${owner.userId}` : `t${owner.teamId}`);
 
 function toDiscount(r: Record<string, unknown>): ModelDiscount {
   return {

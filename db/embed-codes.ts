@@ -1,6 +1,6 @@
 // Embed codes and agent embed codes (README "Embeds"): rows scoped to their owner (a user or a
 // team, db/owner.ts), the lookup the credential plugins make, and the spend and concurrency
-// checks a submit makes inside its hold's transaction (db/predictions.ts submitPrediction).
+// checks a submit makes inside its hold's transaction (the store's submit, db/store/portable.ts submitAlone).
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';

@@ -18,6 +18,7 @@ import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
+import { ownerKey } from '../lib/owner.ts';
 import { num } from './rows.ts';
 import { withLockRetry } from './retry.ts';
 
@@ -29,7 +30,6 @@ export const ADVANCE_AFTER = 2_000;
 /** the checkpoint of a new counter: nothing counted yet, every row is in the tail */
 const START = 0;
 
-export const ownerKey = (o: Owner): string => (o.teamId === null ? `u:${o.userId}` : `t:${o.teamId}`);
 
 /** Visible predictions of the owner with created_at in [from, to), from the history index alone. */
 async function countRange(db: Knex | Knex.Transaction, owner: Owner, from: number, to: number | null): Promise<number> {

@@ -15,7 +15,7 @@ export interface DbOptions {
   /** prepared statements per connection (PREPARED_PER_CONNECTION when unset); 0: none, every statement as text */
   preparedPerConnection?: number;
   /**
-   * Tests only (test/integration/mysql-fallbacks.test.ts): a mysql2 instance that answers as if its
+   * Tests only (test/db/store-mysql-http.test.ts): a mysql2 instance that answers as if its
    * server were MySQL (answersReturning false) while it talks to MariaDB, so that CI, which has no
    * MySQL server, runs the fallbacks MySQL takes. Passed in code (createApp's options), never read
    * from the configuration: no setting of the gateway can turn it on.

@@ -1,5 +1,5 @@
 // The ledger as the owner reads it (GET /app/credit_transactions): credit_transactions rows,
-// newest first. Read generically: `kind` is whatever string the writer recorded (db/wallet.ts
+// newest first. Read generically: `kind` is whatever string the writer recorded (db/wallet/moves.ts
 // and the admin routes add kinds), so a new kind needs no change here. Paged like the run
 // history (db/run-history.ts): the boundary id at the page's offset from the (owner, id) index,
 // then the page by `id <=` it; the older half is counted from the oldest end.

@@ -6,7 +6,7 @@ import { answersReturning, isMysql, type Db } from './knex.ts';
 import { num } from './rows.ts';
 import { withLockRetry } from './retry.ts';
 import { executeRaw } from './prepared.ts';
-import { eachAlone, naturalBatcher, perInstance, type ItemOutcome } from './batch.ts';
+import { eachAlone, naturalBatcher, perInstance, type ItemOutcome } from '../lib/batch.ts';
 
 /** Registration's window: its budget is per hour (handlers/rate-limit.ts; the retention job needs it too). */
 export const REGISTER_WINDOW_SECONDS = 3600;

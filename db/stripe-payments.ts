@@ -4,8 +4,9 @@
 // `payment_refund` ledger row. The unique keys are what make a webhook delivered twice, or a
 // refund made here and reported again by Stripe, move credit once.
 import type { Knex } from 'knex';
-import { creditWallet, debitWallet, lastLedgerId, lockWallet, walletOf } from './wallet.ts';
-import type { Payer } from './wallet.ts';
+import { creditWallet, debitWallet, lockWallet } from './wallet/moves.ts';
+import { lastLedgerId, walletOf } from './wallet/ledger.ts';
+import type { Owner } from '../lib/owner.ts';
 import { isDuplicateKey } from './errors.ts';
 import { affected } from './knex.ts';
 import { num } from './rows.ts';
@@ -70,7 +71,7 @@ export interface WalletPurchase extends StripePayment {
 }
 
 /** The purchases that credited one wallet (a user's own, or a team's), newest first, a page of `limit` after `beforeId`. */
-export async function walletPurchases(db: Knex, payer: Payer, limit: number, beforeId?: number): Promise<WalletPurchase[]> {
+export async function walletPurchases(db: Knex, payer: Owner, limit: number, beforeId?: number): Promise<WalletPurchase[]> {
   const q = db('stripe_payments').orderBy('id', 'desc').limit(limit);
   if (payer.teamId === null) q.where({ user_id: payer.userId }).whereNull('team_id');
   else q.where({ team_id: payer.teamId });
@@ -87,13 +88,13 @@ export async function stripeCustomerOf(db: Knex, userId: number): Promise<string
 }
 
 /** The Stripe customer recorded for a wallet: the user's own, or the team's; null: none yet. */
-export async function walletCustomerOf(db: Knex, payer: Payer): Promise<string | null> {
+export async function walletCustomerOf(db: Knex, payer: Owner): Promise<string | null> {
   const row = await db(payer.teamId === null ? 'users' : 'teams').where('id', payer.teamId ?? payer.userId).first<{ stripe_customer_id: string | null } | undefined>('stripe_customer_id');
   return row?.stripe_customer_id ?? null;
 }
 
 /** Records the wallet's Stripe customer (a completed checkout's) unless it already has one. */
-export async function recordCustomer(db: Knex, payer: Payer, customerId: string): Promise<void> {
+export async function recordCustomer(db: Knex, payer: Owner, customerId: string): Promise<void> {
   await db(payer.teamId === null ? 'users' : 'teams').where('id', payer.teamId ?? payer.userId).whereNull('stripe_customer_id').update({ stripe_customer_id: customerId });
 }
 
@@ -125,7 +126,7 @@ export type PurchaseOutcome =
 
 /** Credits a completed checkout once: its `stripe_payments` row and its `purchase` ledger row, one transaction. */
 export async function recordPurchase(db: Knex, p: Purchase): Promise<PurchaseOutcome> {
-  const payer: Payer = { userId: p.userId, teamId: p.teamId };
+  const payer: Owner = { userId: p.userId, teamId: p.teamId };
   return withLockRetry(() => db.transaction(async (trx): Promise<PurchaseOutcome> => {
     if (!(await trx('users').where('id', p.userId).first('id'))) return { outcome: 'no-account' };
     if (p.teamId !== null && !(await trx('teams').where('id', p.teamId).whereNull('deleted_at').first('id'))) return { outcome: 'no-account' };
@@ -174,7 +175,7 @@ export type RefundReversed =
 export async function reverseStripeRefund(db: Knex, refundId: string, description: string, now: number): Promise<RefundReversed> {
   const row = await db('stripe_refunds').where('refund_id', refundId).first<{ user_id: number | string; team_id: number | string | null } | undefined>('user_id', 'team_id');
   if (!row) return { outcome: 'none' };
-  const payer: Payer = { userId: num(row.user_id), teamId: row.team_id === null ? null : num(row.team_id) };
+  const payer: Owner = { userId: num(row.user_id), teamId: row.team_id === null ? null : num(row.team_id) };
   return withLockRetry(() => db.transaction(async (trx): Promise<RefundReversed> => {
     await lockWallet(trx, payer);
     const n = await trx('stripe_refunds').where('refund_id', refundId).whereNull('reversed_at').update({ reversed_at: now });
@@ -195,7 +196,7 @@ export async function reverseStripeRefund(db: Knex, refundId: string, descriptio
  * other's rows and together take back at most what it bought.
  */
 export async function applyStripeRefund(db: Knex, payment: StripePayment, r: RefundFacts): Promise<RefundApplied> {
-  const payer: Payer = { userId: payment.userId, teamId: payment.teamId };
+  const payer: Owner = { userId: payment.userId, teamId: payment.teamId };
   return withLockRetry(() => db.transaction(async (trx): Promise<RefundApplied> => {
     await lockWallet(trx, payer);
     const seen = await trx('stripe_refunds').where('refund_id', r.refundId).first<{ credits: number | string } | undefined>('credits');
@@ -222,6 +223,6 @@ export async function applyStripeRefund(db: Knex, payment: StripePayment, r: Ref
 }
 
 /** Whether the wallet still exists (an erased account keeps its row as a tombstone; a team row stays after deletion). */
-async function walletRowExists(trx: Knex, payer: Payer): Promise<boolean> {
+async function walletRowExists(trx: Knex, payer: Owner): Promise<boolean> {
   return Boolean(await trx(payer.teamId === null ? 'users' : 'teams').where('id', payer.teamId ?? payer.userId).first('id'));
 }

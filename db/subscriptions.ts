@@ -10,9 +10,11 @@ import { affected } from './knex.ts';
 import { num, numOrNull } from './rows.ts';
 import { isDuplicateKey } from './errors.ts';
 import { withLockRetry } from './retry.ts';
-import { appendLedger, creditWallet, lockWallet, walletOf } from './wallet.ts';
-import type { Payer } from './wallet.ts';
-import { grantAdded, recountGrants, walletKey } from './credit-grants.ts';
+import { appendLedger, walletOf } from './wallet/ledger.ts';
+import { creditWallet, lockWallet } from './wallet/moves.ts';
+import type { Owner } from '../lib/owner.ts';
+import { grantAdded, recountGrants } from './wallet/grants.ts';
+import { ownerKey } from '../lib/owner.ts';
 import { firstPeriodEnd, nextPeriodEnd } from '../lib/subscription-plans.ts';
 import type { SubscriptionPlan, SubscriptionPlans } from '../lib/subscription-plans.ts';
 
@@ -39,17 +41,17 @@ function fromRow(r: Row): Subscription {
   };
 }
 
-const payerOf = (s: { userId: number; teamId: number | null }): Payer => ({ userId: s.userId, teamId: s.teamId });
+const payerOf = (s: { userId: number; teamId: number | null }): Owner => ({ userId: s.userId, teamId: s.teamId });
 
 /** The wallet's subscription (active or cancelled), undefined when it never had one. */
-export async function findSubscription(db: Knex, payer: Payer): Promise<Subscription | undefined> {
-  const r = await db('subscriptions').where('wallet', walletKey(payer)).first<Row | undefined>();
+export async function findSubscription(db: Knex, payer: Owner): Promise<Subscription | undefined> {
+  const r = await db('subscriptions').where('wallet', ownerKey(payer)).first<Row | undefined>();
   return r ? fromRow(r) : undefined;
 }
 
 /** Grant credit of the wallet not yet spent or expired (what the sweep has not taken). */
-export async function grantRemaining(db: Knex, payer: Payer, now: number): Promise<number> {
-  const r = await db('credit_grants').where('wallet', walletKey(payer)).andWhere('remaining', '>', 0).andWhere('expires_at', '>', now)
+export async function grantRemaining(db: Knex, payer: Owner, now: number): Promise<number> {
+  const r = await db('credit_grants').where('wallet', ownerKey(payer)).andWhere('remaining', '>', 0).andWhere('expires_at', '>', now)
     .sum({ total: 'remaining' }).first<{ total: number | string | null }>();
   return num(r?.total ?? 0);
 }
@@ -65,7 +67,7 @@ async function grantPeriod(trx: Knex, sub: { id: number; userId: number; teamId:
   // the wallet row's lock first, like every other move, then the grant: one lock order for all
   await creditWallet(trx, payer, plan.credits, 'subscription', `${plan.name} plan: credit for ${new Date(start).toISOString().slice(0, 10)} to ${new Date(end).toISOString().slice(0, 10)}`, now);
   await trx('credit_grants').insert({
-    wallet: walletKey(payer), user_id: payer.userId, team_id: payer.teamId, subscription_id: sub.id, plan: plan.name, period_start: start,
+    wallet: ownerKey(payer), user_id: payer.userId, team_id: payer.teamId, subscription_id: sub.id, plan: plan.name, period_start: start,
     amount: plan.credits, remaining: plan.credits, rollover_cap: plan.rolloverCap, cap_at: end, expires_at: expiresAt, created_at: now,
   });
   if (plan.credits > 0) await grantAdded(trx, payer);
@@ -74,7 +76,7 @@ async function grantPeriod(trx: Knex, sub: { id: number; userId: number; teamId:
 export type SetOutcome = { outcome: 'ok'; subscription: Subscription } | { outcome: 'already-active' | 'not-active' | 'wallet-gone'; subscription?: Subscription };
 
 /** A deleted team, or an erased account (README "Deleting an account"), is credited no more. */
-async function walletGone(trx: Knex, payer: Payer): Promise<boolean> {
+async function walletGone(trx: Knex, payer: Owner): Promise<boolean> {
   const r = payer.teamId === null
     ? await trx('users').where('id', payer.userId).first<{ deleted_at: number | null } | undefined>('deleted_at')
     : await trx('teams').where('id', payer.teamId).first<{ deleted_at: number | null } | undefined>('deleted_at');
@@ -86,8 +88,8 @@ async function walletGone(trx: Knex, payer: Payer): Promise<boolean> {
  * at once, in one transaction. `periodEnd`: the first period's end (later ones follow the plan's
  * period from it); default one period from now. An active subscription is left alone.
  */
-export async function activateSubscription(db: Knex, payer: Payer, plan: SubscriptionPlan, periodEnd: number | undefined, now: number): Promise<SetOutcome> {
-  const key = walletKey(payer);
+export async function activateSubscription(db: Knex, payer: Owner, plan: SubscriptionPlan, periodEnd: number | undefined, now: number): Promise<SetOutcome> {
+  const key = ownerKey(payer);
   const end = periodEnd ?? firstPeriodEnd(plan.period, now);
   try {
     return await withLockRetry(() => db.transaction(async (trx): Promise<SetOutcome> => {
@@ -122,8 +124,8 @@ export async function activateSubscription(db: Knex, payer: Payer, plan: Subscri
  * A change of plan takes effect at the next renewal: the current period and its grant stay as they
  * are. Changing back to the current plan drops a pending change.
  */
-export async function changeSubscription(db: Knex, payer: Payer, plan: SubscriptionPlan, now: number): Promise<SetOutcome> {
-  const n = await db('subscriptions').where({ wallet: walletKey(payer), status: 'active' })
+export async function changeSubscription(db: Knex, payer: Owner, plan: SubscriptionPlan, now: number): Promise<SetOutcome> {
+  const n = await db('subscriptions').where({ wallet: ownerKey(payer), status: 'active' })
     .update({ next_plan: db.raw('case when plan = ? then null else ? end', [plan.name, plan.name]), user_id: payer.userId, updated_at: now });
   const sub = await findSubscription(db, payer);
   if (affected(n) !== 1 || !sub) return { outcome: 'not-active', ...(sub ? { subscription: sub } : {}) };
@@ -131,8 +133,8 @@ export async function changeSubscription(db: Knex, payer: Payer, plan: Subscript
 }
 
 /** Cancels at once: no further grants; credit already granted stays until it expires. */
-export async function cancelSubscription(db: Knex, payer: Payer, now: number): Promise<SetOutcome> {
-  const n = await db('subscriptions').where({ wallet: walletKey(payer), status: 'active' })
+export async function cancelSubscription(db: Knex, payer: Owner, now: number): Promise<SetOutcome> {
+  const n = await db('subscriptions').where({ wallet: ownerKey(payer), status: 'active' })
     .update({ status: 'cancelled', next_plan: null, cancelled_at: now, user_id: payer.userId, updated_at: now });
   const sub = await findSubscription(db, payer);
   if (affected(n) !== 1 || !sub) return { outcome: 'not-active', ...(sub ? { subscription: sub } : {}) };
@@ -219,19 +221,19 @@ export async function expireDue(db: Knex, now: number): Promise<ExpiryCounts> {
   const rows = await db('credit_grants').where('remaining', '>', 0).andWhere('cap_at', '<=', now)
     .andWhere((q) => q.where('expires_at', '<=', now).orWhereRaw('remaining > rollover_cap'))
     .orderBy('id').select('wallet', 'user_id', 'team_id') as Row[];
-  const wallets = new Map<string, Payer>();
+  const wallets = new Map<string, Owner>();
   for (const r of rows) if (!wallets.has(String(r.wallet))) wallets.set(String(r.wallet), { userId: num(r.user_id), teamId: numOrNull(r.team_id) });
   let credits = 0;
   for (const payer of wallets.values()) credits += await expireWallet(db, payer, now);
   return { wallets: wallets.size, credits };
 }
 
-async function expireWallet(db: Knex, payer: Payer, now: number): Promise<number> {
+async function expireWallet(db: Knex, payer: Owner, now: number): Promise<number> {
   return withLockRetry(() => db.transaction(async (trx) => {
     // the lock first: on MariaDB the reads below then see every move committed before it
     await lockWallet(trx, payer);
     const { balance, held } = await walletOf(trx, payer);
-    const grants = await trx('credit_grants').where('wallet', walletKey(payer)).andWhere('remaining', '>', 0)
+    const grants = await trx('credit_grants').where('wallet', ownerKey(payer)).andWhere('remaining', '>', 0)
       .orderBy('expires_at').orderBy('id').forUpdate().select('id', 'plan', 'remaining', 'rollover_cap', 'cap_at', 'expires_at', 'period_start') as Row[];
     let heldLeft = held;
     let spendable = Math.max(0, balance);

@@ -6,8 +6,8 @@ import { affected } from './knex.ts';
 import { apiKeyFromRow, restrictionColumns, updateKey } from './api-keys.ts';
 import type { ApiKeyRecord, ApiKeyRow, KeyLimits, KeyRestrictions, KeyUpdate } from './api-keys.ts';
 import { num } from './rows.ts';
-import { predictionFromRow, submitPrediction } from './predictions.ts';
-import type { NewPrediction, Prediction } from './predictions.ts';
+import { predictionFromRow } from './predictions/record.ts';
+import type { Prediction } from './predictions/record.ts';
 
 export interface TeamApiKeyRecord extends ApiKeyRecord {
   teamId: number;
@@ -67,11 +67,6 @@ export async function revokeTeamKey(db: Db, teamId: number, keyId: number, now: 
 export async function teamOfKey(db: Db, keyId: number): Promise<number | null> {
   const row = await db('api_keys').select('team_id').where({ id: keyId }).first();
   return row && row.team_id !== null ? num(row.team_id) : null;
-}
-
-/** Holds the price on the team wallet and records the request as `queued`, in one transaction (submitPrediction with a team). */
-export async function submitTeamPrediction(db: Db, p: NewPrediction & { teamId: number }, now: number): Promise<void> {
-  await submitPrediction(db, p, now);
 }
 
 /** The team's predictions, newest first; `before` (a prediction id) pages backwards. */

@@ -1,4 +1,4 @@
-import { appendLedger } from './wallet.ts';
+import { appendLedger } from './wallet/ledger.ts';
 import { roleOf } from '../lib/roles.ts';
 import type { Role } from '../lib/roles.ts';
 import type { Db } from './knex.ts';

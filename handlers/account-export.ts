@@ -9,7 +9,7 @@
 import { Readable } from 'node:stream';
 import type { App } from '../lib/context.ts';
 import type { Handler, OwnedCaller } from './types.ts';
-import { getBalance as readBalance } from '../db/wallet.ts';
+import { getBalance as readBalance } from '../db/wallet/ledger.ts';
 import { listUserKeys } from '../db/api-keys.ts';
 import { listUserOAuthClients } from '../db/oauth-clients.ts';
 import { exportLedger, exportMediaAssets, exportMemberships, exportPredictions } from '../db/account-export.ts';

@@ -1,7 +1,7 @@
 // The caller's wallet and account.
 import type { Handler, ReplyOf } from './types.ts';
 import type { App } from '../lib/context.ts';
-import { getBalance as readBalance, getTeamBalance } from '../db/wallet.ts';
+import { getBalance as readBalance, getTeamBalance } from '../db/wallet/ledger.ts';
 import { findUserById } from '../db/users.ts';
 import { ConflictError, UnauthorizedError } from '../lib/errors.ts';
 import { cancelDeletion, deletionState, scheduleDeletion } from '../db/account-deletion.ts';

@@ -9,8 +9,8 @@ import { ConflictError, NotFoundError, RoleRequiredError } from '../lib/errors.t
 import { findUserByEmail } from '../db/users.ts';
 import type { User } from '../db/users.ts';
 import { membership } from '../db/teams.ts';
-import { adminDeduct, adminTopUp, refundPrediction } from '../db/wallet.ts';
-import type { Payer } from '../db/wallet.ts';
+import { adminDeduct, adminTopUp, refundPrediction } from '../db/wallet/admin.ts';
+import type { Owner } from '../lib/owner.ts';
 import { deletionScheduledAt, keysOf, lastSignIn, openHolds, recentLedger, teamsOf } from '../db/user-info.ts';
 import { listAdminAudit } from '../db/admin-audit.ts';
 import { subscriptionView } from './subscription-view.ts';
@@ -29,7 +29,7 @@ async function userByEmail(app: App, email: string, audit: AuditFields): Promise
 }
 
 /** The wallet an admin move acts on: the user's own, or with `team_id` that team's (the user must be a member). */
-export async function walletFor(app: App, email: string, teamId: number | undefined, audit: AuditFields): Promise<{ user: User; payer: Payer }> {
+export async function walletFor(app: App, email: string, teamId: number | undefined, audit: AuditFields): Promise<{ user: User; payer: Owner }> {
   const user = await userByEmail(app, email, audit);
   if (teamId === undefined) return { user, payer: { userId: user.id, teamId: null } };
   audit.target_team_id = teamId;

@@ -13,7 +13,7 @@ import { applyDiscount, chooseDiscount, computePriceBreakdown, studioPrice } fro
 import type { PriceBreakdown } from '../spec/pricing.ts';
 import { discountsForModel } from '../db/discounts.ts';
 import { studioHides } from './studios.ts';
-import { getBalance, getTeamBalance } from '../db/wallet.ts';
+import { getBalance, getTeamBalance } from '../db/wallet/ledger.ts';
 import { entryOf } from './models.ts';
 import type { ModelEntry } from './models.ts';
 

@@ -11,7 +11,7 @@ import type { Stripe } from '../lib/stripe.ts';
 import { findUserById } from '../db/users.ts';
 import { walletCustomerOf, walletPurchases } from '../db/stripe-payments.ts';
 import { findSubscription } from '../db/subscriptions.ts';
-import type { Payer } from '../db/wallet.ts';
+import type { Owner } from '../lib/owner.ts';
 
 /** Where the browser comes back to: this storefront or the dashboard, on the address it is served at. */
 function appUrl(app: App, studio: StudioContext | undefined, host: string): string {
@@ -26,7 +26,7 @@ function assertMaySell(studio: StudioContext | undefined): void {
   if (studio && studio.payerMode !== 'end_user_pays') throw new ForbiddenError('this studio pays for its users\' runs: there is no credit to buy here');
 }
 
-function metadataOf(payer: Payer, studio: StudioContext | undefined, extra: Record<string, string>): Record<string, string> {
+function metadataOf(payer: Owner, studio: StudioContext | undefined, extra: Record<string, string>): Record<string, string> {
   return { user_id: String(payer.userId), ...(payer.teamId === null ? {} : { team_id: String(payer.teamId) }), ...(studio ? { studio_id: String(studio.id) } : {}), ...extra };
 }
 

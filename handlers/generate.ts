@@ -7,9 +7,8 @@ import { priceFor } from './catalog.ts';
 import { studioHides } from './studios.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
-import { insertSandboxPrediction, newPredictionId } from '../db/predictions.ts';
-import { submitGrouped } from '../db/submit-batch.ts';
-import { getBalance, getTeamBalance } from '../db/wallet.ts';
+import { newPredictionId } from '../db/predictions/record.ts';
+import { getBalance, getTeamBalance } from '../db/wallet/ledger.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import type { PredictionView } from '../lib/prediction-view.ts';
 import type { components } from '../spec/v1.generated.ts';
@@ -93,7 +92,7 @@ export const generate: ModelHandler = async (ctx) => {
   if (caller.isTest) {
     // a personal wallet's balance is read by the insert itself (X-Balance-Remaining; a sandbox submit moves no money)
     const personal = caller.owner.teamId === null && !caller.embed && ctx.studio?.payerMode !== 'owner_pays' ? { balanceOf: caller.owner.userId } : {};
-    const { deliveryId, balance } = await insertSandboxPrediction(app.db, base, [app.storage.sandboxKey(model.output)], now, personal);
+    const { deliveryId, balance } = await app.store.insertSandbox({ p: base, outputs: [app.storage.sandboxKey(model.output)], now, ...personal });
     app.metrics.predictions.inc({ model: model.operationId, outcome: 'sandbox' });
     if (deliveryId) await app.dispatcher.dispatchWebhook(deliveryId, requestId);
     return submitted(ctx, id, 'completed', 0, balance);
@@ -123,8 +122,8 @@ export const generate: ModelHandler = async (ctx) => {
   }
   const embedLimits = embed ? { codeId: embed.codeId, dailyCap: embed.dailyCap, monthlyCap: embed.monthlyCap, maxConcurrent: embed.maxConcurrent } : undefined;
   // A key's spend limit (402 key_spend_limit_exceeded) is checked in the hold's transaction too (db/key-spend.ts).
-  // Submits of one wallet in flight together in this process share one transaction (db/submit-batch.ts).
-  const outcome = await submitGrouped(app.db, { ...base, ...studioBilling, price, listPrice, discountPercent }, now, { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, {
+  const outcome = await app.store.submit({
+    p: { ...base, ...studioBilling, price, listPrice, discountPercent }, now, limits: { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount },
     keySpendLimited: caller.keySpendLimited === true, ...(embedLimits ? { embed: embedLimits } : {}),
   });
   if (!outcome.accepted && outcome.scope === 'embed-daily') throw new EmbedRefusedError(402, 'embed_daily_cap_reached', 'this embed code has reached its daily spending cap; try again tomorrow (UTC)');
@@ -137,6 +136,6 @@ export const generate: ModelHandler = async (ctx) => {
   // Persisted: from here the request is never lost. If the queue does not confirm now, the
   // sweeper publishes it when the broker is back.
   app.metrics.predictions.inc({ model: model.operationId, outcome: 'submitted' });
-  await app.dispatcher.dispatch(id, requestId, outcome.row);
+  await app.dispatcher.dispatch(id, requestId, outcome.ticket);
   return submitted(ctx, id, 'queued', price, outcome.balance);
 };

@@ -6,7 +6,7 @@ import type { Handler } from './types.ts';
 import type { MediaAsset } from '../db/media-assets.ts';
 import { deleteMediaAsset as deleteAssetRow, findMediaAsset, insertMediaAsset, listMediaAssets as listAssetRows } from '../db/media-assets.ts';
 import { findUploadByKey, insertUpload } from '../db/uploads.ts';
-import { findPrediction } from '../db/predictions.ts';
+import { findPrediction } from '../db/predictions/record.ts';
 import { DomainError, NotFoundError, PayloadTooLargeError, UnavailableError, UnsupportedMediaTypeError, ValidationFailedError } from '../lib/errors.ts';
 import type { App } from '../lib/context.ts';
 import { newSecret, sha256Hex } from '../lib/secrets.ts';

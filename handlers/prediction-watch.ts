@@ -7,8 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from '@hapi/hapi';
 import type { App } from '../lib/context.ts';
 import type { Owner } from '../lib/owner.ts';
-import { TERMINAL, findPrediction } from '../db/predictions.ts';
-import type { Prediction } from '../db/predictions.ts';
+import { TERMINAL, findPrediction } from '../db/predictions/record.ts';
+import type { Prediction } from '../db/predictions/record.ts';
 
 /** The first re-read comes this soon after a change; the gap doubles up to POLL_MAX_MS. */
 export const POLL_MIN_MS = 100;

@@ -1,18 +1,19 @@
 // The caller's predictions: poll a result, cancel a running one. Both are scoped to the owner in
-// the query (db/owner.ts): someone else's id is as unknown as a made-up one.
+// the query (db/owner.ts): someone else's id is as unknown as a made-up one. The result read and
+// the cancel go through the store (app.store); the stream reads the whole record.
 import { PassThrough } from 'node:stream';
 import type { Handler, HandlerContext, OwnedCaller } from './types.ts';
 import { resolveOwner } from '../lib/owner.ts';
 import { ConflictError, NotFoundError } from '../lib/errors.ts';
-import { cancelPrediction as cancelRow, findPrediction, findPredictionResult } from '../db/predictions.ts';
+import { findPrediction } from '../db/predictions/record.ts';
 import { predictionView } from '../lib/prediction-view.ts';
-import type { Prediction } from '../db/predictions.ts';
+import type { Prediction } from '../db/predictions/record.ts';
 import { canSee } from './guards.ts';
 import { disconnectSignal, watchPrediction } from './prediction-watch.ts';
 
 /** GET /api/v1/predictions/{request_id}/result (a sandbox key sees only sandbox predictions) */
 export const getPredictionResult: Handler<'getPredictionResult'> = async ({ app, caller, params }) => {
-  const p = await findPredictionResult(app.db, caller.owner, params.request_id);
+  const p = await app.store.readResult(caller.owner, params.request_id);
   if (!p || !canSee(caller, p)) throw new NotFoundError('prediction not found');
   return predictionView(app, p);
 };
@@ -20,7 +21,7 @@ export const getPredictionResult: Handler<'getPredictionResult'> = async ({ app,
 /** POST /app/cancel_prediction/{request_id}: queued, pending or processing -> cancelled; the hold is released. */
 export const cancelPrediction: Handler<'cancelPrediction'> = async ({ app, caller, params }) => {
   if (!canSee(caller, await findPrediction(app.db, caller.owner, params.request_id))) throw new NotFoundError('prediction not found');
-  const outcome = await cancelRow(app.db, caller.owner, params.request_id, app.clock());
+  const outcome = await app.store.cancel(caller.owner, params.request_id, app.clock());
   if (outcome === 'not-found') throw new NotFoundError('prediction not found');
   const p = await findPrediction(app.db, caller.owner, params.request_id);
   if (!p) throw new NotFoundError('prediction not found');

@@ -186,7 +186,7 @@ export function rateLimitFields(policies: ReadonlyArray<{ name: string; quota: n
  * owner (the user, or the team whose wallet pays), in fixed one-minute windows shared by every API
  * process. A refused submit does not count. Admitted submits carry RateLimit headers on their
  * answer; refused ones get 429 with Retry-After and the same headers. The concurrency limits are
- * checked later, in the submit's own transaction (handlers/generate.ts, db/predictions.ts).
+ * checked later, in the submit's own transaction (handlers/generate.ts, the store's submit: db/store/types.ts).
  */
 export async function limitGenerations(ctx: RateLimitContext): Promise<void> {
   const { app, caller } = ctx;

@@ -12,8 +12,8 @@ import {
   applyStripeRefund, findPaymentByIntent, paymentsOf, recordCustomer, recordPurchase, reverseStripeRefund, stripeCustomerOf, userIdForCustomer,
 } from '../db/stripe-payments.ts';
 import { activateSubscription, cancelSubscription, changeSubscription, findSubscription } from '../db/subscriptions.ts';
-import { walletOf } from '../db/wallet.ts';
-import type { Payer } from '../db/wallet.ts';
+import { walletOf } from '../db/wallet/ledger.ts';
+import type { Owner } from '../lib/owner.ts';
 import type { StripePayment } from '../db/stripe-payments.ts';
 import type { components } from '../spec/v1.generated.ts';
 
@@ -120,7 +120,7 @@ function teamOf(metadata: Stripe.Metadata | null | undefined): number | null {
  * The wallet a subscription bought in the dashboard is for, and its plan: from the metadata
  * createCheckoutSession put on the Checkout Session and on the Stripe subscription.
  */
-function subscriptionTarget(app: App, metadata: Stripe.Metadata | null | undefined): { payer: Payer; plan: string } | undefined {
+function subscriptionTarget(app: App, metadata: Stripe.Metadata | null | undefined): { payer: Owner; plan: string } | undefined {
   const user = metadata?.user_id;
   const plan = metadata?.plan;
   if (!user || !/^[1-9][0-9]{0,9}$/.test(user) || !plan || !app.config.subscriptions.plans.has(plan)) return undefined;

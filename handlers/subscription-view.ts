@@ -2,13 +2,13 @@
 import type { App } from '../lib/context.ts';
 import { periodLabel } from '../lib/subscription-plans.ts';
 import { findSubscription, grantRemaining } from '../db/subscriptions.ts';
-import type { Payer } from '../db/wallet.ts';
+import type { Owner } from '../lib/owner.ts';
 import type { components } from '../spec/v1.generated.ts';
 
 type SubscriptionView = components['schemas']['SubscriptionResponse'];
 
 /** The wallet's subscription as the API shows it (`status: none` when it never had one). */
-export async function subscriptionView(app: App, payer: Payer): Promise<SubscriptionView> {
+export async function subscriptionView(app: App, payer: Owner): Promise<SubscriptionView> {
   const now = app.clock();
   const [sub, remaining] = await Promise.all([findSubscription(app.db, payer), grantRemaining(app.db, payer, now)]);
   if (!sub) {

@@ -12,7 +12,8 @@ import type { App } from '../lib/context.ts';
 import { NotFoundError, UnauthorizedError, UnavailableError } from '../lib/errors.ts';
 import { createFalKeySet, readCallbackToken, verifyStandardWebhook, verifyWaveSpeedWebhook } from '../lib/upstream-callbacks.ts';
 import type { CallbackProvider, SignatureProblem } from '../lib/upstream-callbacks.ts';
-import { findPredictionById, rewindUpstreamPolls, takeUpstreamCallback } from '../db/predictions.ts';
+import { findPredictionById } from '../db/predictions/record.ts';
+import { rewindUpstreamPolls, takeUpstreamCallback } from '../db/predictions/upstream.ts';
 
 /** fal's key sets, one per JWKS URL, kept for the process (the set caches its keys). */
 const falKeySets = new Map<string, ReturnType<typeof createFalKeySet>>();

@@ -12,6 +12,9 @@ import type { SpecDocument } from '../spec/load.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import type { Scope } from '../spec/scopes.ts';
 import type { Queue } from '../workers/queue/types.ts';
+import type { Store } from '../db/store/types.ts';
+
+export type { Store };
 import type { Dispatcher } from '../workers/dispatch.ts';
 import type { AdapterEnv } from '../workers/adapters/types.ts';
 import type { Storage } from './storage.ts';
@@ -33,6 +36,8 @@ export interface App {
   log: Logger;
   /** the knex instance (db/knex.ts `Db`) */
   db: Knex;
+  /** the hot path's store (db/store/types.ts): submit, claim, complete, fail, cancel, mark pending, read a result */
+  store: Store;
   queue: Queue;
   spec: LoadedSpec;
   storage: Storage;

@@ -109,7 +109,7 @@ export class UnauthorizedError extends DomainError {
   readonly code = 'unauthorized';
 }
 
-/** The wallet cannot cover the price; raised by db/wallet.ts hold(). */
+/** The wallet cannot cover the price; raised by db/wallet/moves.ts holdFor(). */
 export class InsufficientCreditError extends DomainError {
   readonly status = 402;
   readonly code = 'insufficient_credit';

@@ -5,10 +5,24 @@ import { ForbiddenError, NotFoundError } from './errors.ts';
 import { isTeamRole, requirePermission, TEAM_KEY_PERMISSIONS } from './team-permissions.ts';
 import type { TeamPermission } from './team-permissions.ts';
 
+/**
+ * Who owns a record, and whose wallet holds and pays (the one owner type of every room): a user's
+ * own account (teamId null) or a team's. As a wallet's owner on a ledger row, userId is the member
+ * whose prediction it was (or who was credited); a user's personal rows are those with team_id null.
+ */
 export interface Owner {
   userId: number;
   /** null: the caller's personal account */
   teamId: number | null;
+}
+
+/**
+ * The one key of an owner, wherever an owner is stored or looked up by a string (a wallet's
+ * subscriptions and grants, a group of a batch, a history counter, discounts): `user:<id>` for a
+ * user's own account, `team:<id>` for a team's.
+ */
+export function ownerKey(o: Owner): string {
+  return o.teamId === null ? `user:${o.userId}` : `team:${o.teamId}`;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Storage } from './storage.ts';
 
 type PredictionStatus = components['schemas']['PredictionStatus'];
 
-/** What the view reads of a prediction (db/predictions.ts `Prediction` has it all). */
+/** What the view reads of a prediction (db/predictions/record.ts `Prediction` has it all). */
 export interface ViewedPrediction {
   id: string;
   model: string;

@@ -1,6 +1,6 @@
 // Per-operation TypeScript types from the merged spec (spec/load.ts, exactly what is served), so
 // handlers are typed by operationId. `npm run gen:types` rewrites the committed file;
-// test/unit/spec-types.test.ts fails when it is stale. The output is type-only: Node strips it.
+// test/spec/generate-types.test.ts fails when it is stale. The output is type-only: Node strips it.
 // Defaulted fields stay optional (defaultNonNullable: false): a client need not send a default.
 import fs from 'node:fs';
 import path from 'node:path';

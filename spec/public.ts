@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SpecDocument } from './load.ts';
 
-/** package.json's version: the gateway release; the spec's info.version must equal it (test/http/spec-document.test.ts). */
+/** package.json's version: the gateway release; the spec's info.version must equal it (test/spec/public.test.ts). */
 export const GATEWAY_VERSION: string = (JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
 
 /**

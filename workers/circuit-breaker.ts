@@ -13,7 +13,7 @@
 //
 // Hand-written rather than opossum: opossum wraps a function call and counts rejections of that
 // call, while here the outcome is decided in several places (submit, poll, collect) of a job that
-// lives across queue messages; the state machine is small and tested (test/unit/circuit-breaker.test.ts).
+// lives across queue messages; the state machine is small and tested (test/workers/circuit-breaker.test.ts).
 
 export interface BreakerOptions {
   /** retryable failures in a row that open the circuit */

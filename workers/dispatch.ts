@@ -10,8 +10,8 @@
 // With the in-process queue, messages die with the process, so on start every unfinished
 // prediction and pending delivery is published again.
 import type { Db } from '../db/knex.ts';
-import type { ClaimSnapshot } from '../db/predictions.ts';
-import { findStalePending, findStalledUpstream, findUnfinished, findUnpublished, markPending, releaseOrphanedClaims, touchPending, touchUpstream } from '../db/predictions.ts';
+import { findStalePending, findUnfinished, findUnpublished, releaseOrphanedClaims, touchPending } from '../db/predictions/sweeps.ts';
+import { findStalledUpstream, touchUpstream } from '../db/predictions/upstream.ts';
 import { findStalledDeliveries, touchDelivery } from '../db/webhooks.ts';
 import type { Queue } from './queue/types.ts';
 import type { Logger } from 'pino';
@@ -24,13 +24,16 @@ export interface IdMessage {
    */
   reqId?: string;
 }
-/** `row`: the submitted row's columns, so that the first claim need not read it back (db/predictions.ts claim); absent on the sweeper's copies */
-export type PredictionMessage = IdMessage & { row?: ClaimSnapshot };
+/** `ticket`: what the store's submit answered for the first claim (Store.submit), carried as it is; absent on the sweeper's copies */
+export type PredictionMessage = IdMessage & { ticket?: unknown };
 export type WebhookMessage = IdMessage;
 
 export interface Dispatcher {
-  /** publishes a prediction; resolves true once confirmed, false if the queue could not take it now (the sweeper will) */
-  dispatch(id: string, reqId?: string, row?: ClaimSnapshot): Promise<boolean>;
+  /**
+   * publishes a prediction, with the submit's ticket for its first claim (opaque: published as it
+   * is); resolves true once confirmed, false if the queue could not take it now (the sweeper will)
+   */
+  dispatch(id: string, reqId?: string, ticket?: unknown): Promise<boolean>;
   /** publishes a webhook delivery, with the same guarantee */
   dispatchWebhook(id: string, reqId?: string): Promise<boolean>;
   /** publishes what lost its message; returns how many */
@@ -52,9 +55,12 @@ interface Cohort {
 }
 
 export function createDispatcher(deps: {
-  db: Db; queue: Queue; log: Logger; clock: () => number; graceMs?: number; markDelayMs?: number; webhookTimeoutMs?: number; pendingRepublishAfterMs?: number;
+  db: Db;
+  /** the store's confirm marker (db/store/types.ts Store.markPending) */
+  store: { markPending(ids: readonly string[], now: number, opts?: { readFirst?: boolean }): Promise<void> };
+  queue: Queue; log: Logger; clock: () => number; graceMs?: number; markDelayMs?: number; webhookTimeoutMs?: number; pendingRepublishAfterMs?: number;
 }): Dispatcher {
-  const { db, queue, log, clock } = deps;
+  const { db, store, queue, log, clock } = deps;
   const graceMs = deps.graceMs ?? 15_000;
   // never so long that the sweeper could take a confirmed row for an unpublished one
   const markDelayMs = Math.min(deps.markDelayMs ?? 0, Math.floor(graceMs / 2));
@@ -85,7 +91,7 @@ export function createDispatcher(deps: {
     for (let i = 0; i < due.length; i += 500) {
       const batch = due.slice(i, i + 500);
       try {
-        await markPending(db, batch, clock(), { readFirst: markDelayMs > 0 });
+        await store.markPending(batch, clock(), { readFirst: markDelayMs > 0 });
       } catch (err) {
         // Losing this marker only means the sweeper may publish a duplicate later.
         log.warn({ err, count: batch.length }, 'could not mark predictions pending');
@@ -103,7 +109,7 @@ export function createDispatcher(deps: {
   // its own confirm), and while it waits the row is `queued`, which the sweeper leaves alone for
   // DISPATCH_GRACE_MS and a worker claims as it claims `pending`. So the marker waits
   // DISPATCH_MARK_DELAY_MS (2 s) first, gathering the cohorts confirmed meanwhile: a worker keeping
-  // up has claimed most of their rows by then, and markPending writes only the rows still queued
+  // up has claimed most of their rows by then, and store.markPending writes only the rows still queued
   // (a backlog's), sparing MariaDB the write of a status that no one would have read.
   function joinCohort(): Cohort {
     if (cohort === null) {
@@ -125,11 +131,11 @@ export function createDispatcher(deps: {
     scheduleFlush();
   }
 
-  async function publish(topic: 'predictions' | 'webhooks', id: string, reqId?: string, row?: ClaimSnapshot): Promise<boolean> {
+  async function publish(topic: 'predictions' | 'webhooks', id: string, reqId?: string, ticket?: unknown): Promise<boolean> {
     const c = topic === 'predictions' ? joinCohort() : null;
     let confirmedByQueue = true;
     try {
-      await queue.publish(topic, { id, ...(reqId === undefined ? {} : { reqId }), ...(row === undefined ? {} : { row }) } satisfies PredictionMessage);
+      await queue.publish(topic, { id, ...(reqId === undefined ? {} : { reqId }), ...(ticket === undefined ? {} : { ticket }) } satisfies PredictionMessage);
     } catch (err) {
       log.warn({ err: (err as Error).message, topic, id, ...(reqId ? { reqId } : {}) }, 'publish not confirmed; the sweeper will retry');
       confirmedByQueue = false;
@@ -149,7 +155,7 @@ export function createDispatcher(deps: {
   }
 
   return {
-    dispatch: (id, reqId, row) => publish('predictions', id, reqId, row),
+    dispatch: (id, reqId, ticket) => publish('predictions', id, reqId, ticket),
     dispatchWebhook: (id, reqId) => publish('webhooks', id, reqId),
     async sweep() {
       if (sweeping) return 0;

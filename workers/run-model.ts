@@ -4,8 +4,7 @@
 // Upstream adapters (those with a `job`) are not run in one go: the job is submitted, recorded
 // on the prediction, and advanced one poll per delayed message (workers/upstream-jobs.ts).
 import type { App } from '../lib/context.ts';
-import { claim, parseClaimSnapshot, failPrediction, handBackPrediction, requeuePrediction } from '../db/predictions.ts';
-import type { Prediction } from '../db/predictions.ts';
+import type { Prediction } from '../db/predictions/record.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { adapterRegistry, configuredProviders } from './adapters/index.ts';
 import { createCircuitBreaker } from './circuit-breaker.ts';
@@ -19,7 +18,6 @@ import type { PollMessage, RunLog } from './upstream-jobs.ts';
 import type { PredictionMessage } from './dispatch.ts';
 import { isRequestId } from '../lib/request-id.ts';
 import { seconds } from '../lib/metrics.ts';
-import { createCompletions } from './completions.ts';
 
 /** Dead-lettering after three retries (the owner's rule for the predictions queue; app.ts topics()). */
 export const MAX_RETRIES = 3;
@@ -55,13 +53,11 @@ export function createRunModel(app: App) {
     return a;
   }
 
-  const { metrics } = app;
-  // completions of one wallet that arrive while one of its is being recorded go together (workers/completions.ts)
-  const completions = createCompletions(app.db, app.log);
+  const { metrics, store } = app;
   const noRequest: RunLog = { log: app.log };
 
   async function fail(p: Prediction, message: string, code: string | null = null, run: RunLog = noRequest): Promise<void> {
-    const failed = await failPrediction(app.db, p, message, app.clock(), code);
+    const failed = await store.fail(p, message, app.clock(), code);
     if (failed.recorded) {
       metrics.predictions.inc({ model: p.model, outcome: 'failed' });
       run.log.info({ id: p.id, model: p.model, error: message, code }, 'prediction failed');
@@ -102,7 +98,7 @@ export function createRunModel(app: App) {
       await removeTemporary(result.files);
       throw err;
     }
-    const done = await completions.complete({ p, result: { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, now: app.clock() });
+    const done = await store.complete({ p, result: { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, now: app.clock() });
     if (done.recorded) metrics.predictions.inc({ model: p.model, outcome: 'completed' });
     run.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
     // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
@@ -118,7 +114,7 @@ export function createRunModel(app: App) {
     if (signal.aborted && signal.reason === HAND_BACK) {
       // Shutdown past the grace period: not a failure. Back to pending, and the message goes
       // back to the queue for another worker.
-      await handBackPrediction(app.db, p.id, app.clock());
+      await store.handBack(p.id, app.clock());
       run.log.info({ id: p.id, model: p.model }, 'prediction handed back at shutdown');
       return { kind: 'requeue', reason: HAND_BACK };
     }
@@ -127,7 +123,7 @@ export function createRunModel(app: App) {
     const code = err instanceof AdapterError ? err.code ?? null : null;
     if (!(err instanceof AdapterError)) run.log.error({ err, id: p.id }, 'unexpected error while running a model');
     if (retryable && delivery.attempt < MAX_RETRIES) {
-      await requeuePrediction(app.db, p.id, message, app.clock());
+      await store.retryLater(p.id, message, app.clock());
       metrics.predictions.inc({ model: p.model, outcome: 'retried' });
       run.log.info({ id: p.id, model: p.model, attempt: delivery.attempt, error: message }, 'prediction will be retried');
       const wait = delays[Math.min(delivery.attempt, delays.length - 1)]!;
@@ -175,9 +171,8 @@ export function createRunModel(app: App) {
     // or by a retry copy (published by the worker that held it, once its handler had returned,
     // e.g. after it threw). Any other copy of the message (the sweeper republished a request
     // whose message seemed lost) finds it running or finished and is acknowledged unused.
-    // A first delivery carries the submitted row: the claim then needs no read (db/predictions.ts claim).
-    const known = delivery.redelivered || delivery.attempt > 0 ? undefined : parseClaimSnapshot((body as { row?: unknown }).row);
-    const p = await claim(app.db, id, app.clock(), { fromProcessing: delivery.redelivered || delivery.attempt > 0, ...(known ? { known } : {}) });
+    // A first delivery carries the submit's ticket, handed back to the store unread.
+    const p = await store.claim({ id, now: app.clock(), takeOver: delivery.redelivered || delivery.attempt > 0, ticket: (body as { ticket?: unknown }).ticket });
     // Unknown, running elsewhere, finished or cancelled: nothing to do, and nothing to charge.
     if (!p) return { kind: 'ack' };
     const model = app.spec.models.get(p.model);

@@ -18,8 +18,10 @@
 // provider may have accepted the job and the answer was lost), and nothing fails over once a
 // job is recorded: polls, collection and cancel always go to the provider that took the job.
 import type { App } from '../lib/context.ts';
-import { advanceUpstreamPolls, findPredictionById, recordUpstreamJob, rewindUpstreamPolls, setUpstreamStatus } from '../db/predictions.ts';
-import type { Prediction, UpstreamProgress } from '../db/predictions.ts';
+import { findPredictionById } from '../db/predictions/record.ts';
+import type { Prediction } from '../db/predictions/record.ts';
+import { advanceUpstreamPolls, recordUpstreamJob, rewindUpstreamPolls, setUpstreamStatus } from '../db/predictions/upstream.ts';
+import type { UpstreamProgress } from '../db/predictions/upstream.ts';
 import { callbackUrlFor } from '../lib/upstream-callbacks.ts';
 import type { ModelInfo, ProviderInfo } from '../spec/catalog.ts';
 import type { CircuitBreaker } from './circuit-breaker.ts';

@@ -4,7 +4,7 @@
 // the oldest queued or pending one for the queue-age metric, a history filtered by an unfinished
 // status) and (status, updated_at) (0301: `pending` too long, a `processing` upstream job not
 // polled). The second is dropped; (status, created_at) serves both sweeps of the second
-// (db/predictions.ts): the stale-pending one reads the pending rows created before its cut-off (a
+// (db/predictions/sweeps.ts, db/predictions/upstream.ts): the stale-pending one reads the pending rows created before its cut-off (a
 // row pending since before it was created before it) and checks updated_at on the row, the
 // stalled-upstream one reads the processing rows. One entry per row instead of two: written at
 // insert and rewritten once per transition. SQLite (the embedded default, one process) keeps both

@@ -1,9 +1,9 @@
 // A cheaper check for a first claim that takes the row its queue message carried (issue 15;
-// db/predictions.ts carriedClaimSql). That claim must match only a row holding every carried
+// db/store/mariadb/claim-batch.ts carriedClaimSql). That claim must match only a row holding every carried
 // value; it compared the 19 carried columns one by one (about 28 µs of MariaDB CPU per claim).
 // `claim_digest` is SHA-256 of the row's id and those columns, each as its length in bytes, ':'
 // and its bytes as stored (NULL as '-'), so two rows that differ in any of them differ in it; the
-// worker computes the same digest from the message (db/predictions.ts claimDigest) and the claim
+// worker computes the same digest from the message (db/store/mariadb/ticket.ts claimDigest) and the claim
 // compares one value. The column is generated, so MariaDB keeps it true under every UPDATE, by
 // this code or by hand: a row changed after its message was sent no longer matches, and its claim
 // falls back to reading the row. VIRTUAL: computed only where a statement names it (the claim's
@@ -13,7 +13,7 @@
 // with UPDATE ... RETURNING and needs no such column; it has no SHA-256 function either.
 import type { Knex } from 'knex';
 
-/** The carried columns in digest order (db/predictions.ts SNAPSHOT_TYPES), after the id. */
+/** The carried columns in digest order (db/store/mariadb/ticket.ts SNAPSHOT_TYPES), after the id. */
 const STRINGS = new Set(['id', 'model', 'input', 'webhook_url', 'http_request_id', 'source', 'embed_visitor']);
 const COLUMNS = [
   'id', 'user_id', 'team_id', 'api_key_id', 'model', 'is_test', 'input', 'price', 'webhook_url', 'http_request_id', 'created_at', 'source',

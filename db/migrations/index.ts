@@ -44,6 +44,8 @@ import * as m20261128_0101_wallet_submit_seq from './20261128_0101_wallet_submit
 import * as m20261128_0401_predictions_claim_digest from './20261128_0401_predictions_claim_digest.ts';
 import * as m20261129_0101_team_webhook_secrets from './20261129_0101_team_webhook_secrets.ts';
 import * as m20261129_0201_predictions_scoped_unfinished from './20261129_0201_predictions_scoped_unfinished.ts';
+import * as m20261129_4001_owner_key_history_counts from './20261129_4001_owner_key_history_counts.ts';
+import * as m20261129_4002_owner_key_model_discounts from './20261129_4002_owner_key_model_discounts.ts';
 import * as m20261130_3901_oauth_state_cookie from './20261130_3901_oauth_state_cookie.ts';
 import * as m20261130_3902_api_key_rotation from './20261130_3902_api_key_rotation.ts';
 import * as m20261130_3903_stripe_team_purchases from './20261130_3903_stripe_team_purchases.ts';
@@ -97,6 +99,8 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261128_0401_predictions_claim_digest', m20261128_0401_predictions_claim_digest],
   ['20261129_0101_team_webhook_secrets', m20261129_0101_team_webhook_secrets],
   ['20261129_0201_predictions_scoped_unfinished', m20261129_0201_predictions_scoped_unfinished],
+  ['20261129_4001_owner_key_history_counts', m20261129_4001_owner_key_history_counts],
+  ['20261129_4002_owner_key_model_discounts', m20261129_4002_owner_key_model_discounts],
   ['20261130_3901_oauth_state_cookie', m20261130_3901_oauth_state_cookie],
   ['20261130_3902_api_key_rotation', m20261130_3902_api_key_rotation],
   ['20261130_3903_stripe_team_purchases', m20261130_3903_stripe_team_purchases],

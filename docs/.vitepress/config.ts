@@ -100,7 +100,7 @@ export default defineConfig({
         ['Administration', 'administration'], ['Billing', 'billing'], ['Security model', 'security'],
       ]),
       section('Contributing', 'contributing', [
-        ['Architecture', 'architecture'], ['Conventions', 'conventions'], ['Tests', 'tests'], ['The benchmark', 'benchmark'],
+        ['Architecture', 'architecture'], ['Conventions', 'conventions'], ['Tests', 'tests'], ['The store', 'store'], ['The benchmark', 'benchmark'],
       ]),
     ],
   },

@@ -13,14 +13,19 @@
 //   floor       bare hapi + one statement through a mysql2 pool (`execute`: prepared), per request:
 //                 read        SELECT the result read's columns FROM predictions WHERE id = ? (20,000 rows)
 //                 sandbox     INSERT one predictions row (the sandbox insert's columns), autocommit
-//                 production  INSERT one queued predictions row, then publish its id (persistent)
-//                             on a confirm channel and wait for the confirm; a floor worker process
-//                             (prefetch 16) consumes it, UPDATEs the row to completed and acks.
-//                             The window is the submits plus the drain, as run.ts's production phase.
+//                 production  INSERT one queued predictions row, then publish its id and input
+//                             (persistent) on a confirm channel and wait for the confirm; a floor
+//                             worker process (prefetch 16, as the benchmark's worker) consumes it and
+//                             does the output work the gateway's local adapter does and nothing else:
+//                             renders the image (the procedural-image adapter, the same input),
+//                             stores it (lib/storage.ts, local files), UPDATEs the row to completed
+//                             with its outputs, and acks. The window is the submits plus the drain,
+//                             as run.ts's production phase.
 //   floor-b     the same, batched: the statements of the requests that arrive while one is in
-//               flight go together in the next (db/batch.ts's batcher, as the gateway's reads and
+//               flight go together in the next (lib/batch.ts's batcher, as the gateway's reads and
 //               inserts): one `SELECT ... WHERE id IN (...)`, one multi-row INSERT (text protocol);
-//               production publishes and confirms per request, and shares the floor's worker
+//               production publishes and confirms per request, and its own worker completes the
+//               renders that finish while an UPDATE is in flight in the next one (CASE id ...)
 //   gateway     the benchmark's API process (reads and sandbox submits; not production, whose
 //               keys, credit and worker run.ts sets up: compare with its production phase)
 // Knobs: FLOOR_DURATION (8 s per run after 2 s of warm-up), FLOOR_ROUNDS (2), FLOOR_CONNECTIONS
@@ -29,8 +34,11 @@
 import Hapi from '@hapi/hapi';
 import amqp from 'amqplib';
 import mysql from 'mysql2/promise';
-import { naturalBatcher } from '../../db/batch.ts';
-import { RESULT_COLUMNS, SANDBOX_COLUMNS, newPredictionId } from '../../db/predictions.ts';
+import path from 'node:path';
+import { naturalBatcher } from '../../lib/batch.ts';
+import { createLocalStorage } from '../../lib/storage.ts';
+import { RESULT_COLUMNS, SANDBOX_COLUMNS, newPredictionId } from '../../db/predictions/record.ts';
+import { adapterRegistry } from '../../workers/adapters/index.ts';
 
 type Kind = 'read' | 'sandbox' | 'production';
 const MODEL = 'canvas-v1-fast-text-to-image';
@@ -48,7 +56,13 @@ const INSERT_SQL = `INSERT INTO predictions (${SANDBOX_COLUMNS.join(', ')}) VALU
 const INSERT_ROWS_SQL = `INSERT INTO predictions (${SANDBOX_COLUMNS.join(', ')}) VALUES ?`;
 const READ_SQL = `SELECT ${RESULT_COLUMNS} FROM predictions WHERE id = ? LIMIT 1`;
 const READ_IDS_SQL = `SELECT ${RESULT_COLUMNS} FROM predictions WHERE id IN (?)`;
-const COMPLETE_SQL = "UPDATE predictions SET status = 'completed', completed_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'";
+const COMPLETE_SQL = "UPDATE predictions SET status = 'completed', outputs = ?, nsfw = ?, inference_ms = ?, completed_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'";
+
+/** The UPDATE completing `n` rows at once, each with its own outputs (the batched floor's worker). */
+function completeManySql(n: number): string {
+  const when = Array.from({ length: n }, () => 'WHEN ? THEN ?').join(' ');
+  return `UPDATE predictions SET status = 'completed', outputs = CASE id ${when} END, nsfw = CASE id ${when} END, inference_ms = CASE id ${when} END, completed_at = ?, updated_at = ? WHERE id IN (${Array.from({ length: n }, () => '?').join(', ')}) AND status = 'queued'`;
+}
 
 /** One process's figures in one round (floor.ts's JSON line, read by run.ts). */
 export interface FloorFigures {
@@ -82,7 +96,7 @@ function pool(): mysql.Pool {
 async function serveFloor(kind: Kind, batched: boolean): Promise<void> {
   const db = pool();
   // batched: the statements of the requests that arrive while one is in flight go together in the
-  // next (the gateway's own batcher, db/batch.ts: one in flight, gathered at the event loop's turn)
+  // next (the gateway's own batcher, lib/batch.ts: one in flight, gathered at the event loop's turn)
   const readOne = batched
     ? naturalBatcher<string, Record<string, unknown> | undefined>(async (ids) => {
       const [rows] = await db.query(READ_IDS_SQL, [ids]);
@@ -97,7 +111,8 @@ async function serveFloor(kind: Kind, batched: boolean): Promise<void> {
     }, { max: 100, gather: 'turn' })
     : async (values: mysql.ExecuteValues[]) => { await db.execute(INSERT_SQL, values); };
   const userId = Number(process.env.FLOOR_USER_ID);
-  const queue = process.env.FLOOR_QUEUE!;
+  // the batched floor has a worker (and a queue) of its own, which completes in batches too
+  const queue = `${process.env.FLOOR_QUEUE!}${batched ? '-b' : ''}`;
   let channel: amqp.ConfirmChannel | null = null;
   if (kind === 'production') {
     const conn = await amqp.connect(process.env.AMQP_URL!);
@@ -127,10 +142,12 @@ async function serveFloor(kind: Kind, batched: boolean): Promise<void> {
         const id = newPredictionId(now);
         const sandbox = kind !== 'production';
         const outputs = sandbox ? '["sandbox/sample.png"]' : '[]';
-        await insertOne([id, userId, null, null, MODEL, sandbox ? 'completed' : 'queued', sandbox ? 1 : 0, JSON.stringify(request.payload), outputs, '[]', sandbox ? 0 : 5, null, null, 0, now, sandbox ? now : null, sandbox ? now : null, now, 'api', null]);
+        const input = JSON.stringify(request.payload);
+        await insertOne([id, userId, null, null, MODEL, sandbox ? 'completed' : 'queued', sandbox ? 1 : 0, input, outputs, '[]', sandbox ? 0 : 5, null, null, 0, now, sandbox ? now : null, sandbox ? now : null, now, 'api', null]);
         if (channel) {
+          // the input rides in the message: the floor's worker reads nothing back
           await new Promise<void>((resolve, reject) => {
-            channel!.sendToQueue(queue, Buffer.from(id), { persistent: true }, (err) => (err ? reject(err) : resolve()));
+            channel!.sendToQueue(queue, Buffer.from(`${id}\n${input}`), { persistent: true }, (err) => (err ? reject(err) : resolve()));
           });
         }
         return { request_id: id, status: sandbox ? 'completed' : 'queued' };
@@ -142,18 +159,50 @@ async function serveFloor(kind: Kind, batched: boolean): Promise<void> {
   watchParent();
 }
 
-/** The production floor's worker (a child process): completes each queued row and acks. */
-async function floorWorker(): Promise<void> {
+/**
+ * The production floor's worker (a child process): the gateway's local adapter's output work and
+ * nothing else. For each message: the procedural-image adapter renders the input (as the gateway's
+ * worker runs it), the image is stored as the gateway stores outputs (lib/storage.ts, local files
+ * under the data directory), the row is completed with its outputs, and the message acked. No
+ * claim, no charge, no ledger, no webhook. `batched`: the completions that are ready while one
+ * UPDATE is in flight go together in the next, as the gateway's completion groups.
+ */
+async function floorWorker(batched: boolean): Promise<void> {
   const db = pool();
   const conn = await amqp.connect(process.env.AMQP_URL!);
   const channel = await conn.createChannel();
-  const queue = process.env.FLOOR_QUEUE!;
+  const queue = `${process.env.FLOOR_QUEUE!}${batched ? '-b' : ''}`;
   await channel.assertQueue(queue, { durable: true });
   await channel.prefetch(16);
+  const storage = createLocalStorage(path.join(process.env.DATA_DIR!, 'floor-files'), 'http://floor.invalid');
+  const adapter = adapterRegistry['procedural-image']!.create({ upstreams: new Map(), allowPrivateOutputs: false });
+  type Done = { id: string; outputs: string; nsfw: string; inferenceMs: number };
+  const completeOne = async (d: Done) => {
+    const now = Date.now();
+    await db.execute(COMPLETE_SQL, [d.outputs, d.nsfw, d.inferenceMs, now, now, d.id]);
+  };
+  const complete = batched
+    ? naturalBatcher<Done, void>(async (list) => {
+      const now = Date.now();
+      const values: Array<string | number> = [];
+      for (const column of ['outputs', 'nsfw', 'inferenceMs'] as const) for (const d of list) values.push(d.id, d[column]);
+      values.push(now, now, ...list.map((d) => d.id));
+      await db.query(completeManySql(list.length), values);
+      return list.map(() => ({ ok: true as const, value: undefined }));
+    }, { max: 64 })
+    : completeOne;
   await channel.consume(queue, (msg) => {
     if (!msg) return;
-    const now = Date.now();
-    db.execute(COMPLETE_SQL, [now, now, msg.content.toString()]).then(() => channel.ack(msg), () => channel.nack(msg));
+    const text = msg.content.toString();
+    const cut = text.indexOf('\n');
+    const id = text.slice(0, cut);
+    const input = JSON.parse(text.slice(cut + 1)) as Record<string, unknown>;
+    (async () => {
+      const result = await adapter.run(input, { signal: new AbortController().signal, predictionId: id, model: { operationId: MODEL, category: 'text-to-image' }, tempDir: storage.tempDir });
+      const keys: string[] = [];
+      for (const [i, file] of result.files.entries()) keys.push(await storage.save(id, i, file));
+      await complete({ id, outputs: JSON.stringify(keys), nsfw: JSON.stringify(result.files.map((f) => f.nsfw === true)), inferenceMs: Math.round(result.inferenceMs) });
+    })().then(() => channel.ack(msg), () => channel.nack(msg));
   });
   process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
   watchParent();
@@ -214,13 +263,16 @@ async function main(which: string): Promise<void> {
     procs.push({ name: 'bare', pid: bare.child.pid!, port: (await bare.nextJson<{ port: number }>(60_000)).port, extraPids: [], stop: () => bare.kill() });
     const floor = spawnNode(script, ['serve', kind], { env });
     let worker: Awaited<ReturnType<typeof spawnNode>> | null = null;
+    let workerB: Awaited<ReturnType<typeof spawnNode>> | null = null;
     if (kind === 'production') {
       worker = spawnNode(script, ['worker'], { env });
       await worker.nextJson(60_000);
+      workerB = spawnNode(script, ['worker', 'batched'], { env });
+      await workerB.nextJson(60_000);
     }
-    procs.push({ name: 'floor', pid: floor.child.pid!, port: (await floor.nextJson<{ port: number }>(60_000)).port, extraPids: worker ? [worker.child.pid!] : [], stop: () => floor.kill() });
+    procs.push({ name: 'floor', pid: floor.child.pid!, port: (await floor.nextJson<{ port: number }>(60_000)).port, extraPids: worker ? [worker.child.pid!] : [], stop: async () => { await floor.kill(); await worker?.kill(); } });
     const batched = spawnNode(script, ['serve', kind, 'batched'], { env });
-    procs.push({ name: 'floor-b', pid: batched.child.pid!, port: (await batched.nextJson<{ port: number }>(60_000)).port, extraPids: worker ? [worker.child.pid!] : [], stop: async () => { await batched.kill(); await worker?.kill(); } });
+    procs.push({ name: 'floor-b', pid: batched.child.pid!, port: (await batched.nextJson<{ port: number }>(60_000)).port, extraPids: workerB ? [workerB.child.pid!] : [], stop: async () => { await batched.kill(); await workerB?.kill(); } });
     if (kind !== 'production') {
       const g = spawnNode('test/bench/gateway.ts', [], { env: { ...env, PORT: '0', HOST: '127.0.0.1' } });
       const ready = await g.nextJson<{ port: number; pids: number[] }>(60_000);
@@ -283,6 +335,7 @@ async function main(which: string): Promise<void> {
     const conn = await amqp.connect(gw.env.AMQP_URL!);
     const ch = await conn.createChannel();
     await ch.deleteQueue(queue);
+    await ch.deleteQueue(`${queue}-b`);
     await conn.close();
   }
   await gw.stop();
@@ -293,7 +346,7 @@ async function main(which: string): Promise<void> {
 if (process.argv[2] === 'serve') {
   await serveFloor(process.argv[3] as Kind, process.argv[4] === 'batched');
 } else if (process.argv[2] === 'worker') {
-  await floorWorker();
+  await floorWorker(process.argv[3] === 'batched');
 } else {
   const which = process.argv[2] ?? 'all';
   if (!['read', 'sandbox', 'production', 'all'].includes(which)) throw new Error('usage: node test/bench/floor.ts [read|sandbox|production|all]');

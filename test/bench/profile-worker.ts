@@ -11,7 +11,7 @@ import { printSelfTime } from './lib.ts';
 import { execFileSync } from 'node:child_process';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import { createRunModel } from '../../workers/run-model.ts';
-import { checkLedger } from '../../db/wallet.ts';
+import { checkLedger } from '../../db/wallet/ledger.ts';
 
 const N = Number(process.argv[2] ?? 1000);
 const WALLETS = Number(process.argv[3] ?? 1);

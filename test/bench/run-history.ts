@@ -10,7 +10,7 @@
 // and a search page, then the database part alone. Each figure is the median of 15 requests after 3 warm-up ones.
 import { performance } from 'node:perf_hooks';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
-import { newPredictionId } from '../../db/predictions.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
 import { listHistory } from '../../db/run-history.ts';
 import { countVisible } from '../../db/history-count.ts';
 

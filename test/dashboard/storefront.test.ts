@@ -15,7 +15,7 @@ import { uniqueName, waitFor } from '../helpers/services.ts';
 import { launchBrowser, pageProblems, screenshot, seriousAxeViolations } from '../helpers/browser.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 import type { SmtpCapture } from '../helpers/smtp.ts';
-import { creditWallet } from '../../db/wallet.ts';
+import { creditWallet } from '../../db/wallet/moves.ts';
 
 const DOMAIN = 'pixelshop.test';
 const LOGO = 'https://cdn.pixelshop.test/logo.png';

@@ -10,7 +10,7 @@ import { loadConfig } from '../../config.ts';
 import { createApp, topics } from '../../app.ts';
 import type { App } from '../../app.ts';
 import { createServer } from '../../server.ts';
-import { creditWallet } from '../../db/wallet.ts';
+import { creditWallet } from '../../db/wallet/moves.ts';
 import { createRunModel } from '../../workers/run-model.ts';
 import { createDeliverWebhook } from '../../workers/deliver-webhook.ts';
 import { AMQP_URL, deleteTopology, freshDatabase, uniqueName } from './services.ts';
@@ -45,8 +45,8 @@ export interface GatewayOptions {
 
 export async function startGateway(opts: GatewayOptions = {}): Promise<TestGateway> {
   const cleanups: Array<() => Promise<void>> = [];
-  // Every injected request comes from 127.0.0.1: the registration throttle has its own tests (test/auth/rate-limit.test.ts).
-  // The generation limits are off unless a test sets them (test/http/generation-limits.test.ts): load
+  // Every injected request comes from 127.0.0.1: the registration throttle has its own tests (test/handlers/rate-limit.test.ts).
+  // The generation limits are off unless a test sets them (test/handlers/rate-limit-generations.test.ts): load
   // and race tests submit far more than a minute's default with one key.
   const env: Record<string, string> = {
     LOG_LEVEL: 'silent', PUBLIC_URL: 'http://gateway.test', REGISTER_RATE_PER_ADDRESS: '1000000',
@@ -68,7 +68,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<TestGatew
     env.AMQP_PREFIX = uniqueName('t').toLowerCase();
   }
   const config = loadConfig(env);
-  if (config.amqpUrl) cleanups.push(() => deleteTopology(config.amqpPrefix, topics(config), config.amqpUrl));
+  // the topology is removed from the broker itself: a test may point AMQP_URL at a relay it closes
+  if (config.amqpUrl) cleanups.push(() => deleteTopology(config.amqpPrefix, topics(config), opts.amqpUrl ?? AMQP_URL));
   const app = await createApp(config, { log: opts.log ?? pino({ level: 'silent' }), ...(opts.clock ? { clock: opts.clock } : {}), asIfMysql: opts.asIfMysql });
   const server = await createServer(app);
   await server.initialize();

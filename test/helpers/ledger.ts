@@ -1,9 +1,9 @@
 // The ledger check after money tests: every wallet (users and teams) must equal what its ledger
-// rows sum to (db/wallet.ts checkLedger). `ledgerCheckedAfterEach(test, () => db)` registers it
+// rows sum to (db/wallet/ledger.ts checkLedger). `ledgerCheckedAfterEach(test, () => db)` registers it
 // after every test of a file; `assertLedger(t, db)` runs it once.
 import type { ExecutionContext, TestFn } from 'ava';
 import type { Knex } from 'knex';
-import { checkLedger } from '../../db/wallet.ts';
+import { checkLedger } from '../../db/wallet/ledger.ts';
 
 export async function assertLedger(t: ExecutionContext, db: Knex): Promise<void> {
   const { mismatches } = await checkLedger(db);

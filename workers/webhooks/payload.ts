@@ -1,7 +1,7 @@
 // The webhook body of interface spec 2.2, exactly those fields: `outputs` only when completed,
 // `error` only when failed.
 import type { App } from '../../lib/context.ts';
-import type { Prediction } from '../../db/predictions.ts';
+import type { Prediction } from '../../db/predictions/record.ts';
 import { predictionView } from '../../lib/prediction-view.ts';
 
 export function webhookPayload(app: App, p: Prediction): Record<string, unknown> {

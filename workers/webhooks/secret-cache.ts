@@ -5,7 +5,7 @@
 import type { Db } from '../../db/knex.ts';
 import type { Owner } from '../../db/owner.ts';
 import { activeSecrets } from '../../db/webhooks.ts';
-import { walletKey } from '../../db/credit-grants.ts';
+import { ownerKey } from '../../lib/owner.ts';
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
@@ -13,7 +13,7 @@ const cache = new Map<string, { at: number; secrets: string[] }>();
 
 export async function signingSecrets(db: Db, owner: Owner, key: Buffer, now: number): Promise<string[]> {
   // a team's secrets are the team's whichever member submitted: the key names the team alone
-  const k = walletKey(owner);
+  const k = ownerKey(owner);
   const hit = cache.get(k);
   if (hit && now - hit.at < TTL_MS) return hit.secrets;
   const secrets = (await activeSecrets(db, owner, key, now)).map((s) => s.secret);
@@ -23,5 +23,5 @@ export async function signingSecrets(db: Db, owner: Owner, key: Buffer, now: num
 }
 
 export function forgetSecrets(owner: Owner): void {
-  cache.delete(walletKey(owner));
+  cache.delete(ownerKey(owner));
 }

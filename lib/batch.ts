@@ -1,0 +1,113 @@
+// Natural batching (group commit) of one kind of statement within one process: the first arrival
+// runs at once (at the end of the current job, so arrivals of the same job join it; with
+// `gather: 'turn'`, at the end of the event loop's current turn); while a batch is in flight,
+// arrivals queue, and all of them (up to `max`, and those `compatible` with the first) go in the
+// next batch when it ends. No timer: an idle process adds no delay, a busy one shares each round
+// trip among everything that arrived during the previous one. Transport-free: it knows nothing of
+// what a batch runs (the store's group commit, db/store/index.ts; the rate-limit counters).
+
+/** What `run` answers for each item of a batch, in the items' order. */
+export type ItemOutcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
+
+export interface NaturalBatchOptions<I> {
+  /** the most items one batch takes (the rest wait for the next one) */
+  max: number;
+  /** whether `item` may join the items already taken into a batch (default: always); if not, it waits for the next */
+  compatible?: (batch: readonly I[], item: I) => boolean;
+  /**
+   * When the first arrival at an idle batcher runs: `job` (default), once the current job's
+   * microtasks have run; `turn`, once the event loop's current turn has run its I/O callbacks
+   * (setImmediate), so that the requests read from several sockets in one turn, and the
+   * requests one batch's answer released, share a batch even when each reaches the batcher
+   * through several awaits of its own: with `job`, the first of them ran alone and the rest
+   * formed the next batch. It waits for no timer and no I/O: an idle process runs a lone item
+   * in the same turn.
+   */
+  gather?: 'job' | 'turn';
+}
+
+interface Entry<I, O> {
+  item: I;
+  resolve: (value: O) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Returns a function that submits one item and resolves with its own outcome once its batch has
+ * run. `run` gets the items of one batch and answers one outcome per item; if it throws, every
+ * item of that batch fails with its error.
+ */
+export function naturalBatcher<I, O>(run: (items: I[]) => Promise<Array<ItemOutcome<O>>>, opts: NaturalBatchOptions<I>): (item: I) => Promise<O> {
+  return naturalQueue(run, opts).submit;
+}
+
+/** A natural batcher and what it holds: `waiting` items queued for a batch, `idle` when none is waiting or in flight. */
+export interface NaturalQueue<I, O> {
+  submit: (item: I) => Promise<O>;
+  readonly waiting: number;
+  readonly idle: boolean;
+}
+
+/** naturalBatcher, with what it holds in view (tests, metrics). */
+export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcome<O>>>, opts: NaturalBatchOptions<I>): NaturalQueue<I, O> {
+  let queue: Array<Entry<I, O>> = [];
+  let busy = false;
+  const schedule = opts.gather === 'turn' ? (fn: () => void) => { setImmediate(fn); } : queueMicrotask;
+  const pump = () => {
+    if (busy || queue.length === 0) return;
+    busy = true;
+    const batch: Array<Entry<I, O>> = [];
+    const items: I[] = [];
+    const rest: Array<Entry<I, O>> = [];
+    for (const e of queue) {
+      if (batch.length < opts.max && (items.length === 0 || opts.compatible === undefined || opts.compatible(items, e.item))) {
+        batch.push(e);
+        items.push(e.item);
+      } else {
+        rest.push(e);
+      }
+    }
+    queue = rest;
+    run(items).then((outcomes) => {
+      batch.forEach((e, i) => {
+        const o = outcomes[i];
+        if (o === undefined) e.reject(new Error('a batch answered fewer outcomes than it had items'));
+        else if (o.ok) e.resolve(o.value);
+        else e.reject(o.error);
+      });
+    }, (err: unknown) => {
+      for (const e of batch) e.reject(err);
+    }).finally(() => {
+      busy = false;
+      pump();
+    });
+  };
+  return {
+    submit: (item) => new Promise<O>((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      // the first of an idle batcher: run when the current job (or turn) ends, with whatever else arrived by then
+      if (!busy && queue.length === 1) schedule(pump);
+    }),
+    get waiting() {
+      return queue.length;
+    },
+    get idle() {
+      return !busy && queue.length === 0;
+    },
+  };
+}
+
+/** Runs `fn` on each item alone, each answering its own outcome (a batch statement's fallback). */
+export async function eachAlone<I, O>(items: readonly I[], fn: (item: I) => Promise<O>): Promise<Array<ItemOutcome<O>>> {
+  return Promise.all(items.map((item) => fn(item).then((value): ItemOutcome<O> => ({ ok: true, value }), (error: unknown): ItemOutcome<O> => ({ ok: false, error }))));
+}
+
+/** One value per key object (a batcher per database instance, per store), made on first use. */
+export function perInstance<K extends object, F>(make: (key: K) => F): (key: K) => F {
+  const made = new WeakMap<K, F>();
+  return (key) => {
+    let f = made.get(key);
+    if (f === undefined) made.set(key, f = make(key));
+    return f;
+  };
+}

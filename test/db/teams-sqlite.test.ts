@@ -1,0 +1,68 @@
+// Teams on the embedded default (SQLite, no SMTP_URL): the invite mail is logged (the
+// documented exception, like one-time codes), and its token is in no other log line.
+import test from 'ava';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { waitFor } from '../helpers/services.ts';
+import { LOGGED_MAIL_MESSAGE } from '../../lib/mail.ts';
+
+let gw: TestGateway;
+const lines: string[] = [];
+
+test.before(async () => {
+  const sink = new Writable({ write(chunk: Buffer, _enc, done) { lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)); done(); } });
+  gw = await startGateway({ db: 'sqlite', queue: 'memory', log: pino({ level: 'info' }, sink) });
+});
+test.after.always(async () => {
+  await gw?.stop();
+});
+
+test('a team is joined by a logged invite and the last owner is kept on SQLite', async (t) => {
+  const owner = await newAccount(gw);
+  const member = await newAccount(gw);
+  const email = String((await gw.app.db('users').where({ id: member.userId }).first()).email);
+  const as = (who: { session: string }) => ({ authorization: `Bearer ${who.session}` });
+
+  const created = await gw.server.inject({ method: 'POST', url: '/app/teams', headers: as(owner), payload: { name: 'Local' } });
+  t.is(created.statusCode, 201);
+  const teamId = (created.result as { id: number }).id;
+  const invited = await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/invites`, headers: as(owner), payload: { email, role: 'billing' } });
+  t.is(invited.statusCode, 201);
+  t.false(invited.payload.includes('mgi_'));
+
+  const mail = await waitFor(() => lines.map((l) => JSON.parse(l) as { msg: string; mail?: { to: string; text: string } })
+    .find((l) => l.msg === LOGGED_MAIL_MESSAGE && l.mail?.to === email && l.mail.text.includes('invite token')), { what: 'the logged invite mail' });
+  const token = /invite token is (mgi_[A-Za-z0-9_-]+)/.exec(mail.mail!.text)![1]!;
+  t.is(lines.filter((l) => l.includes(token)).length, 1, 'the token is only in the logged mail');
+
+  const accepted = await gw.server.inject({ method: 'POST', url: '/app/team_invites/accept', headers: as(member), payload: { token } });
+  t.is(accepted.statusCode, 200);
+  t.like(accepted.result as object, { id: teamId, role: 'billing', balance: 0 });
+  t.is((await gw.server.inject({ method: 'POST', url: '/app/team_invites/accept', headers: as(member), payload: { token } })).statusCode, 404);
+  t.is((await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/leave`, headers: as(owner) })).statusCode, 409);
+  t.is((await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/leave`, headers: as(member) })).statusCode, 200);
+  t.is((await gw.server.inject({ method: 'GET', url: `/app/teams/${teamId}`, headers: as(member) })).statusCode, 404);
+});
+
+test('a team key holds a submit on the team wallet on SQLite, and the member\'s own wallet is untouched', async (t) => {
+  const { creditTeam } = await import('../../db/wallet/moves.ts');
+  const { getTeamBalance } = await import('../../db/wallet/ledger.ts');
+  const owner = await newAccount(gw, 100);
+  const as = { authorization: `Bearer ${owner.session}` };
+  const teamId = ((await gw.server.inject({ method: 'POST', url: '/app/teams', headers: as, payload: { name: 'Local keys' } })).result as { id: number }).id;
+  await gw.app.db.transaction((trx) => creditTeam(trx, teamId, owner.userId, 50, 'topup', 'test credit', Date.now()));
+  const created = await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys`, headers: as, payload: { name: 'ci' } });
+  t.is(created.statusCode, 201);
+  const key = (created.result as { key: string }).key;
+  const submit = await gw.server.inject({ method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', headers: { 'x-api-key': key }, payload: { prompt: 'local', width: 64, height: 64 } });
+  t.is(submit.statusCode, 200);
+  const row = await gw.app.db('predictions').where({ id: (submit.result as { request_id: string }).request_id }).first();
+  t.is(Number(row.team_id), teamId);
+  const price = Number(row.price);
+  const team = await getTeamBalance(gw.app.db, teamId);
+  // no worker runs in this gateway: the price stays held on the team wallet
+  t.deepEqual(team, { balance: 50 - price, held: price });
+  t.is(Number((await gw.app.db('users').where({ id: owner.userId }).first()).balance), 100);
+});

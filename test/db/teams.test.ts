@@ -1,0 +1,168 @@
+// db/teams.ts and the team wallet against real MariaDB (and the embedded SQLite for the
+// migration): the last-owner rule under concurrency, invites used once, holds that never
+// overdraw a small team wallet.
+import test from 'ava';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createDb, migrate } from '../../db/knex.ts';
+import type { Db } from '../../db/knex.ts';
+import { freshDatabase, uniqueName } from '../helpers/services.ts';
+import {
+  acceptInvite, changeMemberRole, createInvite, createTeam, deleteTeam, InviteEmailMismatchError, InviteInvalidError, LastOwnerError,
+  listMembers, listMyTeams, membership, removeMember, TeamNotEmptyError, INVITE_TTL_MS,
+} from '../../db/teams.ts';
+import { creditTeam, creditWallet, debitWallet, holdFor, holdTeam, releaseTeam, settleTeam } from '../../db/wallet/moves.ts';
+import { getTeamBalance } from '../../db/wallet/ledger.ts';
+import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
+import { InsufficientCreditError } from '../../db/errors.ts';
+import { sha256Hex } from '../../lib/secrets.ts';
+
+let db: Db;
+ledgerCheckedAfterEach(test, () => db);
+let drop: () => Promise<void>;
+
+test.before(async () => {
+  const fresh = await freshDatabase();
+  drop = fresh.drop;
+  db = createDb({ databaseUrl: fresh.url, sqliteFile: '', poolMax: 20 });
+  await migrate(db);
+});
+test.after.always(async () => {
+  await db?.destroy();
+  await drop?.();
+});
+
+async function user(email = `${uniqueName('u')}@example.com`): Promise<{ id: number; email: string }> {
+  const [id] = await db('users').insert({ email, created_at: Date.now() });
+  return { id: Number(id), email };
+}
+
+async function memberOf(teamId: number, role: 'owner' | 'admin' | 'developer' | 'billing' | 'viewer') {
+  const u = await user();
+  await db('team_members').insert({ team_id: teamId, user_id: u.id, role, created_at: Date.now() });
+  return u;
+}
+
+test('the migration runs up and down on the embedded SQLite', async (t) => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-teams-'));
+  const lite = createDb({ databaseUrl: undefined, sqliteFile: path.join(dir, 'db.sqlite') });
+  t.teardown(async () => {
+    await lite.destroy();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+  await migrate(lite);
+  t.true(await lite.schema.hasColumn('credit_transactions', 'team_id'));
+  t.true(await lite.schema.hasColumn('api_keys', 'team_id'));
+  t.true(await lite.schema.hasColumn('predictions', 'team_id'));
+  // Roll back this migration by name: later migrations stay applied, so it cannot rely on being the last.
+  await lite.migrate.down({ migrationSource: (await import('../../db/migrations/index.ts')).migrationSource, name: '20261123_0701_teams' });
+  t.false(await lite.schema.hasTable('teams'));
+  t.false(await lite.schema.hasColumn('api_keys', 'team_id'));
+});
+
+test('the creator becomes the owner and a deleted team is no membership at all', async (t) => {
+  const u = await user();
+  const team = await createTeam(db, u.id, 'Studio', Date.now());
+  t.is(team.role, 'owner');
+  t.is(await membership(db, team.id, u.id), 'owner');
+  t.deepEqual((await listMyTeams(db, u.id)).map((x) => x.id), [team.id]);
+  t.true(await deleteTeam(db, team.id, Date.now()));
+  t.is(await membership(db, team.id, u.id), undefined);
+  t.deepEqual(await listMyTeams(db, u.id), []);
+  t.false(await deleteTeam(db, team.id, Date.now()));
+});
+
+test('a team with credit or held credit cannot be deleted', async (t) => {
+  const u = await user();
+  const team = await createTeam(db, u.id, 'Rich', Date.now());
+  const payer = { userId: u.id, teamId: team.id };
+  await db.transaction((trx) => creditWallet(trx, payer, 5, 'grant', 'test credit', Date.now()));
+  await t.throwsAsync(deleteTeam(db, team.id, Date.now()), { instanceOf: TeamNotEmptyError });
+  // balance 0, held 3: a hold of 3 and a deduction of the other 2
+  await db.transaction((trx) => holdFor(trx, payer, 3, { predictionId: uniqueName('p').slice(0, 32), model: 'm', now: Date.now() }));
+  await db.transaction((trx) => debitWallet(trx, payer, 2, 'test', Date.now()));
+  t.deepEqual(await getTeamBalance(db, team.id), { balance: 0, held: 3 });
+  await t.throwsAsync(deleteTeam(db, team.id, Date.now()), { instanceOf: TeamNotEmptyError });
+  t.is(await membership(db, team.id, u.id), 'owner');
+});
+
+test('the last owner can neither leave nor be demoted', async (t) => {
+  const u = await user();
+  const team = await createTeam(db, u.id, 'Solo', Date.now());
+  await t.throwsAsync(removeMember(db, team.id, u.id), { instanceOf: LastOwnerError });
+  await t.throwsAsync(changeMemberRole(db, team.id, u.id, 'admin'), { instanceOf: LastOwnerError });
+  const other = await memberOf(team.id, 'owner');
+  t.is(await changeMemberRole(db, team.id, u.id, 'admin'), 'owner');
+  await t.throwsAsync(removeMember(db, team.id, other.id), { instanceOf: LastOwnerError });
+});
+
+test('two owners demoting each other at the same time leave exactly one owner', async (t) => {
+  for (let round = 0; round < 5; round++) {
+    const a = await user();
+    const team = await createTeam(db, a.id, 'Race', Date.now());
+    const b = await memberOf(team.id, 'owner');
+    const results = await Promise.allSettled([
+      changeMemberRole(db, team.id, a.id, 'viewer'),
+      removeMember(db, team.id, b.id),
+    ]);
+    t.is(results.filter((r) => r.status === 'fulfilled').length, 1);
+    const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    t.true(rejected.reason instanceof LastOwnerError);
+    const owners = (await listMembers(db, team.id)).filter((m) => m.role === 'owner');
+    t.is(owners.length, 1);
+  }
+});
+
+test('an invite is accepted once, by the invited address only, case-insensitively', async (t) => {
+  const owner = await user();
+  const team = await createTeam(db, owner.id, 'Invites', Date.now());
+  const invitee = await user(`${uniqueName('Inv')}@Example.com`);
+  const now = Date.now();
+  const tokenHash = sha256Hex(uniqueName('token'));
+  await createInvite(db, { teamId: team.id, email: invitee.email.toLowerCase(), role: 'developer', invitedBy: owner.id, tokenHash }, now);
+  const stranger = await user();
+  await t.throwsAsync(acceptInvite(db, tokenHash, stranger, now), { instanceOf: InviteEmailMismatchError });
+  const both = await Promise.allSettled([acceptInvite(db, tokenHash, invitee, now), acceptInvite(db, tokenHash, invitee, now)]);
+  t.is(both.filter((r) => r.status === 'fulfilled').length, 1);
+  t.is(await membership(db, team.id, invitee.id), 'developer');
+  await t.throwsAsync(acceptInvite(db, tokenHash, invitee, now), { instanceOf: InviteInvalidError });
+});
+
+test('an expired invite is refused', async (t) => {
+  const owner = await user();
+  const team = await createTeam(db, owner.id, 'Late', Date.now());
+  const invitee = await user();
+  const now = Date.now();
+  const tokenHash = sha256Hex(uniqueName('token'));
+  await createInvite(db, { teamId: team.id, email: invitee.email, role: 'viewer', invitedBy: owner.id, tokenHash }, now);
+  await t.throwsAsync(acceptInvite(db, tokenHash, invitee, now + INVITE_TTL_MS), { instanceOf: InviteInvalidError });
+  t.is(await membership(db, team.id, invitee.id), undefined);
+});
+
+test('concurrent holds never take a small team wallet below zero', async (t) => {
+  const owner = await user();
+  const team = await createTeam(db, owner.id, 'Wallet', Date.now());
+  const price = 70;
+  const affordable = 7;
+  await db.transaction((trx) => creditTeam(trx, team.id, owner.id, price * affordable + price - 1, 'grant', 'test credit', Date.now()));
+  const attempts = 60;
+  const ids = Array.from({ length: attempts }, () => uniqueName('p').slice(0, 32));
+  const results = await Promise.allSettled(ids.map((predictionId) => db.transaction((trx) => holdTeam(trx, team.id, owner.id, price, { predictionId, model: 'm', now: Date.now() }))));
+  t.is(results.filter((r) => r.status === 'fulfilled').length, affordable);
+  t.true(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof InsufficientCreditError));
+  t.deepEqual(await getTeamBalance(db, team.id), { balance: price - 1, held: price * affordable });
+
+  // settle one (ledger row with team_id and the member), release another
+  const held = ids.filter((_, i) => results[i]!.status === 'fulfilled');
+  await db.transaction((trx) => settleTeam(trx, team.id, owner.id, price, held[0]!, 'm', Date.now()));
+  await db.transaction((trx) => releaseTeam(trx, team.id, owner.id, price, { predictionId: held[1]!, model: 'm', now: Date.now() }));
+  t.deepEqual(await getTeamBalance(db, team.id), { balance: 2 * price - 1, held: price * (affordable - 2) });
+  const kinds = (await db('credit_transactions').where({ team_id: team.id }).orderBy('id')).map((r: { kind: string }) => r.kind);
+  t.deepEqual(kinds, ['grant', ...Array(affordable).fill('hold'), 'prediction', 'release'], 'every move is a ledger row');
+  const ledger = await db('credit_transactions').where({ team_id: team.id, kind: 'prediction' });
+  t.is(ledger.length, 1);
+  t.is(Number(ledger[0].user_id), owner.id);
+  t.is(Number(ledger[0].amount), -price);
+  t.is(Number(ledger[0].balance_after), 2 * price - 1 - price);
+});

@@ -1,0 +1,141 @@
+// The account export (GET /app/account/export, README "Exporting an account") on MariaDB: one
+// JSON document, streamed, that matches the spec's AccountExport (callOperation validates it),
+// holds everything personal of the caller and nothing of another tenant or of the caller's
+// teams, no secret of any kind, and every row of a large account (3,000 predictions, more than
+// the stream's pages of 500).
+import test from 'ava';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { Account, TestGateway } from '../helpers/gateway.ts';
+import { callOperation } from '../helpers/operation.ts';
+import { createClient } from '../helpers/oauth.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
+import { EXPORT_PAGE } from '../../handlers/account-export.ts';
+
+const MANY = 3_000;
+
+let gw: TestGateway;
+let a: Account;
+let b: Account;
+let teamId: number;
+let aClientSecret: string;
+let bTeamKey: string;
+let hidden: string;
+
+type Export = {
+  exported_at: string;
+  user: { id: number; email: string };
+  balance: { balance: number; held: number };
+  api_keys: Array<Record<string, unknown>>;
+  oauth_clients: Array<Record<string, unknown>>;
+  team_memberships: Array<{ team_id: number; name: string; role: string; joined_at: string }>;
+  credit_transactions: Array<{ id: number; amount: number; user_id: number }>;
+  predictions: Array<{ id: string; input: { prompt: string }; team_id: number | null; outputs: string[]; outputs_expired?: boolean }>;
+  media_assets: Array<{ id: number; url: string }>;
+};
+
+async function seed(userId: number, team: number | null, n: number, tag: string, isTest = false): Promise<string[]> {
+  const ids: string[] = [];
+  const start = Date.parse('2026-01-01T00:00:00Z');
+  for (let done = 0; done < n; done += 1000) {
+    const rows = [];
+    for (let i = done; i < Math.min(n, done + 1000); i++) {
+      // every 7th shares its created_at with the previous one: the keyset must break ties by id
+      const at = start + (i - (i % 7 === 0 && i > 0 ? 1 : 0)) * 1000;
+      const id = newPredictionId(at);
+      ids.push(id);
+      rows.push({
+        id, user_id: userId, team_id: team, api_key_id: null, model: 'canvas-v1-fast-text-to-image', status: 'completed', is_test: isTest,
+        input: JSON.stringify({ prompt: `${tag} ${i}` }), outputs: JSON.stringify([`outputs/${id}/0.png`]),
+        nsfw: '[false]', price: 5, created_at: at, started_at: at, completed_at: at + 900, updated_at: at + 900,
+      });
+    }
+    await gw.app.db('predictions').insert(rows);
+  }
+  return ids;
+}
+
+test.before(async () => {
+  gw = await startGateway({ queue: 'memory' });
+  a = await newAccount(gw, 700);
+  b = await newAccount(gw, 900);
+  const team = await callOperation<{ id: number }>(gw, 'createTeam', { as: a.session, body: { name: 'a-team' } });
+  teamId = team.body.id;
+  const bTeam = await callOperation<{ id: number }>(gw, 'createTeam', { as: b.session, body: { name: 'b-team' } });
+  bTeamKey = (await callOperation<{ key: string }>(gw, 'createTeamApiKey', { as: b.session, params: { team_id: bTeam.body.id }, body: { name: 'b team key' } })).body.key;
+  aClientSecret = (await createClient(gw, a.session, ['account:read'], 'a-machine')).client_secret;
+  await createClient(gw, b.session, ['account:read'], 'b-machine');
+  await seed(a.userId, null, MANY, 'a-personal');
+  await seed(a.userId, teamId, 40, 'a-team-run');
+  await seed(b.userId, null, 60, 'b-personal');
+  hidden = (await seed(a.userId, null, 1, 'a-hidden'))[0]!;
+  const del = await callOperation(gw, 'bulkDeleteUsageLogs', { as: a.session, body: { ids: [hidden] } });
+  if (del.status !== 200) throw new Error(JSON.stringify(del.body));
+  for (const [who, name] of [[a, 'a-asset'], [b, 'b-asset']] as const) {
+    const res = await callOperation(gw, 'createMediaAsset', { as: who.session, body: { url: `https://cdn.example.com/${name}.png`, media_type: 'image', name } });
+    if (res.status !== 200 && res.status !== 201) throw new Error(JSON.stringify(res.body));
+  }
+  const res = await callOperation(gw, 'createMediaAsset', { as: a.session, query: { team_id: teamId }, body: { url: 'https://cdn.example.com/a-team-asset.png', media_type: 'image' } });
+  if (res.status >= 300) throw new Error(`team asset: ${res.status} ${JSON.stringify(res.body)}`);
+});
+test.after.always(async () => {
+  await gw?.stop();
+});
+
+test.serial('the export is one streamed JSON attachment matching AccountExport, with every personal row of a large account', async (t) => {
+  const res = await callOperation<Export>(gw, 'exportAccount', { as: a.session });
+  t.is(res.status, 200, res.raw.payload.slice(0, 300));
+  t.regex(String(res.headers['content-type']), /^application\/json/);
+  t.regex(String(res.headers['content-disposition']), /^attachment; filename="mediagate-export-\d{4}-\d{2}-\d{2}\.json"$/);
+  const doc = res.body;
+  t.is(doc.user.id, a.userId);
+  t.deepEqual([doc.balance.balance, doc.balance.held], [700, 0]);
+  // more than one page of each long list was streamed, and every row exactly once
+  t.true(MANY > 2 * EXPORT_PAGE);
+  t.is(doc.predictions.length, MANY + 1);
+  t.is(new Set(doc.predictions.map((p) => p.id)).size, MANY + 1);
+  const personal = await gw.app.db('predictions').where({ user_id: a.userId }).whereNull('team_id').pluck('id');
+  t.deepEqual(doc.predictions.map((p) => p.id).sort(), personal.map(String).sort());
+  t.true(doc.predictions.every((p) => p.team_id === null && !p.input.prompt.startsWith('a-team-run')));
+  const first = doc.predictions.find((p) => p.input.prompt === 'a-personal 0')!;
+  t.true(first.outputs[0]!.endsWith(`/outputs/${first.id}/0.png`), first.outputs[0]);
+  // the prediction bulk_delete hid is still held, so it is exported, without its files
+  t.like(doc.predictions.find((p) => p.id === hidden), { outputs: [], outputs_expired: true });
+  const ledger = await gw.app.db('credit_transactions').where({ user_id: a.userId }).whereNull('team_id').pluck('id');
+  t.deepEqual(doc.credit_transactions.map((e) => e.id), ledger.map(Number).sort((x, y) => x - y));
+  t.true(doc.credit_transactions.some((e) => e.amount === 700));
+  t.deepEqual(doc.media_assets.map((m) => m.url), ['https://cdn.example.com/a-asset.png']);
+  t.deepEqual(doc.api_keys.map((k) => k.name).sort(), ['live', 'test']);
+  t.deepEqual(doc.oauth_clients.map((c) => c.name), ['a-machine']);
+  t.like(doc.team_memberships, [{ team_id: teamId, name: 'a-team', role: 'owner' }]);
+});
+
+test.serial('the export holds nothing of another tenant and no key value, hash, digest or secret', async (t) => {
+  const res = await callOperation<Export>(gw, 'exportAccount', { as: a.liveKey });
+  t.is(res.status, 200);
+  const text = res.raw.payload;
+  const bEmail = (await gw.app.db('users').where({ id: b.userId }).first()).email as string;
+  for (const foreign of [bEmail, 'b-personal', 'b-asset', 'b-machine', 'b-team', 'a-team-run', 'a-team-asset']) t.false(text.includes(foreign), foreign);
+  // no secret value of the account, in any form
+  const secrets: string[] = [a.liveKey, a.testKey, aClientSecret, a.session];
+  for (const table of ['api_keys', 'oauth_clients', 'sessions']) {
+    const rows = await gw.app.db(table).where({ user_id: a.userId }) as Array<Record<string, unknown>>;
+    for (const r of rows) for (const [col, v] of Object.entries(r)) if (/hash|secret|token/.test(col) && typeof v === 'string') secrets.push(v);
+  }
+  const user = await gw.app.db('users').where({ id: a.userId }).first();
+  secrets.push(String(user.password_hash));
+  t.true(secrets.length >= 8);
+  for (const s of secrets) t.false(text.includes(s), 'a secret value is in the export');
+  const keys = new Set<string>();
+  JSON.parse(text, (k, v: unknown) => { keys.add(k); return v; });
+  for (const k of keys) t.false(/hash|digest|secret|password|token|sealed|_enc$/i.test(k), `field ${k}`);
+});
+
+test.serial('a sandbox key exports sandbox predictions only; a team key is 403; no credential is 401', async (t) => {
+  const sandboxIds = await seed(a.userId, null, 3, 'a-sandbox', true);
+  const res = await callOperation<Export>(gw, 'exportAccount', { as: a.testKey });
+  t.is(res.status, 200);
+  t.deepEqual(res.body.predictions.map((p) => p.id).sort(), sandboxIds.sort());
+  t.is((await callOperation(gw, 'exportAccount', { as: bTeamKey })).status, 403);
+  t.is((await callOperation(gw, 'exportAccount', {})).status, 401);
+  await gw.app.db('predictions').whereIn('id', sandboxIds).delete();
+});

@@ -1,0 +1,399 @@
+// Whitelabel studios (README "Whitelabel studios") against real MariaDB and RabbitMQ, with a
+// worker: management routes, the studio context (header, Host, 404/403), end users signing up and
+// in within a studio, the catalog filter, studio prices in quote and charge, owner_pays and
+// end_user_pays (two ledger rows, exact under concurrent submits), run history and usage.
+import test from 'ava';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway, Account } from '../helpers/gateway.ts';
+import { callOperation } from '../helpers/operation.ts';
+import { uniqueName, waitFor } from '../helpers/services.ts';
+import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
+import { creditWallet } from '../../db/wallet/moves.ts';
+
+const MODEL = 'canvas-v1-fast-text-to-image';
+const OTHER_MODEL = 'canvas-v1-budget-text-to-image';
+const PASSWORD = 'correct horse battery';
+
+let gw: TestGateway;
+let owner: Account;
+
+test.before(async () => {
+  gw = await startGateway({ worker: true });
+  owner = await newAccount(gw, 100_000);
+});
+test.after.always(async () => {
+  await gw?.stop();
+});
+ledgerCheckedAfterEach(test, () => gw?.app.db);
+
+type Studio = { id: number; slug: string; domains: string[]; allowed_models: string[]; payer_mode: string; markup_percent: number; disabled_at: string | null; team_id: number | null };
+
+async function createStudio(body: Record<string, unknown> = {}, as = owner.session): Promise<Studio> {
+  const slug = uniqueName('st').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30);
+  const res = await callOperation<Studio>(gw, 'createStudio', { as, body: { slug, name: 'Pixel Shop', allowed_models: [MODEL], payer_mode: 'end_user_pays', markup_percent: 50, ...body } });
+  if (res.status !== 201) throw new Error(`createStudio: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+const inStudio = (slug: string) => ({ 'x-whitelabel-studio': slug });
+
+/** An end user of the studio: registered and signed in with the studio header, with a production key made in the studio. */
+async function studioUser(slug: string, credit = 0): Promise<Account> {
+  const email = `${uniqueName('enduser')}@example.com`;
+  const reg = await gw.server.inject({ method: 'POST', url: '/auth/register', headers: inStudio(slug), payload: { email, password: PASSWORD } });
+  if (reg.statusCode !== 201) throw new Error(`register: ${reg.payload}`);
+  const userId = (reg.result as { id: number }).id;
+  if (credit) await gw.app.db.transaction((trx) => creditWallet(trx, { userId, teamId: null }, credit, 'grant', 'test credit', gw.app.clock()));
+  const login = await gw.server.inject({ method: 'POST', url: '/auth/login', headers: inStudio(slug), payload: { email, password: PASSWORD } });
+  if (login.statusCode !== 200) throw new Error(`login: ${login.payload}`);
+  const session = (login.result as { access_token: string }).access_token;
+  const key = await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${session}`, ...inStudio(slug) }, payload: { name: 'live', is_test: false } });
+  if (key.statusCode !== 200 && key.statusCode !== 201) throw new Error(`key: ${key.payload}`);
+  return { userId, session, liveKey: (key.result as { key: string }).key, testKey: '' };
+}
+
+function submit(as: string, slug: string | null, model = MODEL, extra: Record<string, string> = {}) {
+  return gw.server.inject({
+    method: 'POST', url: `/api/v1/${model}`,
+    headers: { 'x-api-key': as, 'content-type': 'application/json', ...(slug ? inStudio(slug) : {}), ...extra },
+    payload: { prompt: 'a lighthouse' },
+  });
+}
+
+async function finished(id: string): Promise<string> {
+  let status = '';
+  await waitFor(async () => {
+    const row = await gw.app.db('predictions').where('id', id).first<{ status: string }>('status');
+    status = row.status;
+    return ['completed', 'failed', 'cancelled'].includes(status);
+  }, { timeoutMs: 180_000 });
+  return status;
+}
+
+async function wallet(userId: number) {
+  const row = await gw.app.db('users').where('id', userId).first<{ balance: number | string; held: number | string }>('balance', 'held');
+  return { balance: Number(row.balance), held: Number(row.held) };
+}
+
+async function listPrice(): Promise<number> {
+  const q = await callOperation<{ cost: number }>(gw, 'calculateDynamicCost', { as: owner.session, body: { model: MODEL, input: { prompt: 'a lighthouse' } } });
+  return q.body.cost;
+}
+
+const json = (res: { payload: string }) => JSON.parse(res.payload) as Record<string, unknown>;
+
+test('owners create, list, read, change and disable studios; slugs, domains, models, colours and logos are checked; another owner sees none', async (t) => {
+  const studio = await createStudio({ domains: ['Shop.Example.COM'], branding: { logo_url: 'https://cdn.example.com/logo.png', primary_color: '#112233' } });
+  t.deepEqual(studio.domains, ['shop.example.com']);
+  t.is(studio.payer_mode, 'end_user_pays');
+  const bad = async (body: Record<string, unknown>) => (await callOperation(gw, 'createStudio', { as: owner.session, body: { slug: 'good-slug', name: 'x', allowed_models: [MODEL], payer_mode: 'owner_pays', ...body } })).status;
+  t.is(await bad({ slug: 'Upper' }), 422);
+  t.is(await bad({ slug: 'ab' }), 422);
+  t.is(await bad({ allowed_models: ['no-such-model'] }), 422);
+  t.is(await bad({ branding: { primary_color: 'red' } }), 422);
+  t.is(await bad({ branding: { logo_url: 'javascript:alert(1)' } }), 422);
+  t.is(await bad({ domains: ['https://x.example.com/'] }), 422);
+  t.is(await bad({ payer_mode: 'nobody_pays' }), 422);
+  t.is(await bad({ slug: studio.slug }), 409);
+  t.is(await bad({ slug: uniqueName('d').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30), domains: ['shop.example.com'] }), 409);
+  t.is((await callOperation(gw, 'createStudio', { as: owner.testKey, body: { slug: 'sandboxed', name: 'x', allowed_models: [MODEL], payer_mode: 'owner_pays' } })).status, 403);
+
+  const list = await callOperation<Studio[]>(gw, 'listStudios', { as: owner.liveKey });
+  t.true(list.body.some((s) => s.id === studio.id));
+  const changed = await callOperation<Studio>(gw, 'updateStudio', { as: owner.session, params: { studio_id: studio.id }, body: { markup_percent: 20, allowed_models: [MODEL, OTHER_MODEL] } });
+  t.is(changed.status, 200);
+  t.is(changed.body.markup_percent, 20);
+  t.is(changed.body.slug, studio.slug);
+
+  const stranger = await newAccount(gw);
+  t.is((await callOperation(gw, 'getStudio', { as: stranger.session, params: { studio_id: studio.id } })).status, 404);
+  t.is((await callOperation(gw, 'updateStudio', { as: stranger.session, params: { studio_id: studio.id }, body: { name: 'mine' } })).status, 404);
+  t.is((await callOperation(gw, 'disableStudio', { as: stranger.session, params: { studio_id: studio.id } })).status, 404);
+  t.is((await callOperation(gw, 'getStudioUsage', { as: stranger.session, params: { studio_id: studio.id } })).status, 404);
+  t.deepEqual((await callOperation<Studio[]>(gw, 'listStudios', { as: stranger.session })).body, []);
+
+  const disabled = await callOperation<Studio>(gw, 'disableStudio', { as: owner.session, params: { studio_id: studio.id } });
+  t.truthy(disabled.body.disabled_at);
+  const after = await gw.server.inject({ method: 'GET', url: '/api/v1/models', headers: inStudio(studio.slug) });
+  t.is(after.statusCode, 404);
+  t.is(json(after).code, 'studio_not_found');
+  // its domain no longer selects it, and may be taken by another studio
+  t.is((await createStudio({ domains: ['shop.example.com'] })).domains[0], 'shop.example.com');
+});
+
+test('the header needs a credential of the studio: unknown 404, outsiders 403, its users only inside it, the owner too', async (t) => {
+  const studio = await createStudio();
+  const user = await studioUser(studio.slug);
+  const outsider = await newAccount(gw);
+
+  const unknown = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': user.liveKey, ...inStudio('no-such-studio') } });
+  t.is(unknown.statusCode, 404);
+  t.is(json(unknown).code, 'studio_not_found');
+
+  const mine = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': user.liveKey, ...inStudio(studio.slug) } });
+  t.is(mine.statusCode, 200);
+  const bySession = await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: { authorization: `Bearer ${user.session}`, ...inStudio(studio.slug) } });
+  t.is(bySession.statusCode, 200);
+
+  const foreign = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': outsider.liveKey, ...inStudio(studio.slug) } });
+  t.is(foreign.statusCode, 403);
+  t.is(json(foreign).code, 'studio_forbidden');
+
+  const outside = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': user.liveKey } });
+  t.is(outside.statusCode, 403);
+  t.is(json(outside).code, 'studio_required');
+
+  const ownerIn = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': owner.liveKey, ...inStudio(studio.slug) } });
+  t.is(ownerIn.statusCode, 200);
+
+  // a studio's user signs in within it only; the same address cannot register twice
+  const email = `${uniqueName('dup')}@example.com`;
+  t.is((await gw.server.inject({ method: 'POST', url: '/auth/register', headers: inStudio(studio.slug), payload: { email, password: PASSWORD } })).statusCode, 201);
+  t.is((await gw.server.inject({ method: 'POST', url: '/auth/login', payload: { email, password: PASSWORD } })).statusCode, 401);
+  t.is((await gw.server.inject({ method: 'POST', url: '/auth/login', headers: inStudio(studio.slug), payload: { email, password: PASSWORD } })).statusCode, 200);
+  t.is((await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password: PASSWORD } })).statusCode, 409);
+
+  // another studio's user is an outsider here
+  const other = await createStudio();
+  const otherUser = await studioUser(other.slug);
+  const cross = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': otherUser.liveKey, ...inStudio(studio.slug) } });
+  t.is(cross.statusCode, 403);
+});
+
+test('a Host that is one of a studio\'s domains selects it without the header', async (t) => {
+  const host = `${uniqueName('h').toLowerCase().replace(/[^a-z0-9]/g, '')}.partner.test`;
+  const studio = await createStudio({ domains: [host] });
+  const models = await gw.server.inject({ method: 'GET', url: '/api/v1/models', headers: { host } });
+  t.is(models.statusCode, 200);
+  t.deepEqual((json(models).models as Array<{ slug: string }>).map((m) => m.slug), [MODEL]);
+  const email = `${uniqueName('byhost')}@example.com`;
+  const reg = await gw.server.inject({ method: 'POST', url: '/auth/register', headers: { host }, payload: { email, password: PASSWORD } });
+  t.is(reg.statusCode, 201);
+  const row = await gw.app.db('users').where('id', (reg.result as { id: number }).id).first<{ studio_id: number }>('studio_id');
+  t.is(Number(row.studio_id), studio.id);
+  const login = await gw.server.inject({ method: 'POST', url: '/auth/login', headers: { host: `${host}:8443` }, payload: { email, password: PASSWORD } });
+  t.is(login.statusCode, 200);
+  const session = (login.result as { access_token: string }).access_token;
+  t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { host, authorization: `Bearer ${session}` } })).statusCode, 200);
+  t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { authorization: `Bearer ${session}` } })).statusCode, 403);
+});
+
+test('in a studio only its allowed models exist; a studio user cannot see another studio\'s models or runs', async (t) => {
+  const a = await createStudio({ allowed_models: [MODEL] });
+  const b = await createStudio({ allowed_models: [OTHER_MODEL] });
+  const userA = await studioUser(a.slug, 10_000);
+  const userB = await studioUser(b.slug, 10_000);
+
+  const list = await gw.server.inject({ method: 'GET', url: '/api/v1/models', headers: { 'x-api-key': userA.liveKey, ...inStudio(a.slug) } });
+  t.deepEqual((json(list).models as Array<{ slug: string }>).map((m) => m.slug), [MODEL]);
+  const task = await gw.server.inject({ method: 'GET', url: `/app/get-task-data?name=${OTHER_MODEL}`, headers: inStudio(a.slug) });
+  t.is(task.statusCode, 404);
+  const home = await gw.server.inject({ method: 'GET', url: '/app/get_homepage_models', headers: inStudio(a.slug) });
+  t.deepEqual((home.result as Array<{ name: string }>).map((m) => m.name), [MODEL]);
+  const quote = await gw.server.inject({ method: 'POST', url: '/app/calculate_dynamic_cost', headers: { 'x-api-key': userA.liveKey, ...inStudio(a.slug) }, payload: { model: OTHER_MODEL, input: { prompt: 'x' } } });
+  t.is(quote.statusCode, 404);
+  t.is((await submit(userA.liveKey, a.slug, OTHER_MODEL)).statusCode, 404);
+  // B's studio with A's user: an outsider
+  t.is((await submit(userA.liveKey, b.slug, OTHER_MODEL)).statusCode, 403);
+
+  const runB = await submit(userB.liveKey, b.slug, OTHER_MODEL);
+  t.is(runB.statusCode, 200, runB.payload);
+  const idB = json(runB).request_id as string;
+  await finished(idB);
+  const read = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${idB}/result`, headers: { 'x-api-key': userA.liveKey, ...inStudio(a.slug) } });
+  t.is(read.statusCode, 404);
+  const history = await callOperation<{ items: Array<{ request_id: string; source: string }> }>(gw, 'getRunHistory', { as: userA.liveKey, headers: inStudio(a.slug) });
+  t.false(history.body.items.some((i) => i.request_id === idB));
+  const historyB = await callOperation<{ items: Array<{ request_id: string; source: string }> }>(gw, 'getRunHistory', { as: userB.liveKey, headers: inStudio(b.slug) });
+  t.is(historyB.body.items.find((i) => i.request_id === idB)?.source, 'studio');
+});
+
+test('end_user_pays: the quote and the charge are the studio price; the end user is charged it and the owner credited the markup, two rows of one prediction', async (t) => {
+  const owner = await newAccount(gw, 100_000);
+  const list = await listPrice();
+  const studio = await createStudio({ payer_mode: 'end_user_pays', markup_percent: 50 }, owner.session);
+  const studioPrice = Math.ceil(list * 1.5);
+  const user = await studioUser(studio.slug, 1000);
+  const ownerBefore = await wallet(owner.userId);
+
+  const quote = await callOperation<{ cost: number; list_price: number }>(gw, 'calculateDynamicCost', { as: user.liveKey, headers: inStudio(studio.slug), body: { model: MODEL, input: { prompt: 'a lighthouse' } } });
+  t.is(quote.status, 200);
+  t.is(quote.body.cost, studioPrice);
+  // a studio's end user sees the studio's price as the list price, never the gateway's (the owner's margin)
+  t.is(quote.body.list_price, studioPrice);
+
+  const res = await submit(user.liveKey, studio.slug);
+  t.is(res.statusCode, 200, res.payload);
+  t.is(json(res).price, studioPrice);
+  t.is(res.headers['x-cost'], String(studioPrice));
+  const id = json(res).request_id as string;
+  t.is(await finished(id), 'completed');
+  await waitFor(async () => (await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'studio_revenue' })).length === 1);
+  const rows = await gw.app.db('credit_transactions').where('prediction_id', id).orderBy('id') as Array<{ kind: string; amount: number | string; user_id: number }>;
+  t.deepEqual(rows.map((r) => [r.kind, Number(r.amount), Number(r.user_id)]), [
+    ['hold', 0, user.userId], ['prediction', -studioPrice, user.userId], ['studio_revenue', studioPrice - list, owner.userId],
+  ]);
+  t.deepEqual(await wallet(user.userId), { balance: 1000 - studioPrice, held: 0 });
+  t.is((await wallet(owner.userId)).balance, ownerBefore.balance + studioPrice - list);
+
+  // a per-model price replaces the markup, never below the list price
+  await callOperation(gw, 'updateStudio', { as: owner.session, params: { studio_id: studio.id }, body: { model_prices: { [MODEL]: list + 7 } } });
+  const fixed = await submit(user.liveKey, studio.slug);
+  t.is(json(fixed).price, list + 7);
+  await finished(json(fixed).request_id as string);
+  await callOperation(gw, 'updateStudio', { as: owner.session, params: { studio_id: studio.id }, body: { model_prices: { [MODEL]: 0 } } });
+  const floor = await submit(user.liveKey, studio.slug);
+  t.is(json(floor).price, list);
+  await finished(json(floor).request_id as string);
+});
+
+test('end_user_pays refunded by an operator: the end user gets the studio price back, the owner gives back the markup in proportion, usage shows it net', async (t) => {
+  const owner = await newAccount(gw, 100_000);
+  const list = await listPrice();
+  const studio = await createStudio({ payer_mode: 'end_user_pays', markup_percent: 100 }, owner.session);
+  const price = list * 2;
+  const markup = price - list;
+  const user = await studioUser(studio.slug, price);
+  const staff = await newAccount(gw, 0);
+  await gw.app.db('users').where({ id: staff.userId }).update({ role: 'billing' });
+  const res = await submit(user.liveKey, studio.slug);
+  t.is(res.statusCode, 200, res.payload);
+  const id = json(res).request_id as string;
+  t.is(await finished(id), 'completed');
+  await waitFor(async () => (await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'studio_revenue' })).length === 1);
+  const ownerCharged = (await wallet(owner.userId)).balance;
+
+  // a third of the price back first, then the rest: the owner's part follows, never more than the markup in all
+  const third = Math.floor(price / 3);
+  const first = await callOperation<{ amount: number }>(gw, 'adminRefund', { as: staff.session, body: { request_id: id, amount: third, reason: 'partly broken' } });
+  t.is(first.status, 200, JSON.stringify(first.body));
+  t.is((await wallet(owner.userId)).balance, ownerCharged - Math.floor(markup * third / price));
+  const rest = await callOperation(gw, 'adminRefund', { as: staff.session, body: { request_id: id } });
+  t.is(rest.status, 200, JSON.stringify(rest.body));
+  t.is((await wallet(user.userId)).balance, price, 'the end user has the whole studio price back');
+  t.is((await wallet(owner.userId)).balance, ownerCharged - markup, 'the owner gave back exactly the markup');
+  const revenueRows = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'studio_revenue' }).orderBy('id').pluck('amount');
+  t.deepEqual(revenueRows.map(Number), [markup, -Math.floor(markup * third / price), -(markup - Math.floor(markup * third / price))]);
+  const usage = await callOperation<{ runs: number; revenue: number }>(gw, 'getStudioUsage', { as: owner.session, params: { studio_id: studio.id } });
+  t.like(usage.body, { runs: 1, revenue: 0 }, 'one run, its markup given back: counted once, net revenue 0');
+});
+
+test('end_user_pays under concurrent submits: each charge and markup exact, the ledger adds up', async (t) => {
+  const owner = await newAccount(gw, 100_000);
+  const list = await listPrice();
+  const studio = await createStudio({ payer_mode: 'end_user_pays', markup_percent: 100 }, owner.session);
+  const price = list * 2;
+  // room for 7 of 12
+  const user = await studioUser(studio.slug, price * 7);
+  const second = await studioUser(studio.slug, price * 5);
+  const ownerBefore = await wallet(owner.userId);
+  const results = await Promise.all([
+    ...Array.from({ length: 12 }, () => submit(user.liveKey, studio.slug)),
+    ...Array.from({ length: 6 }, () => submit(second.liveKey, studio.slug)),
+  ]);
+  const accepted = results.filter((r) => r.statusCode === 200);
+  t.is(results.filter((r) => r.statusCode === 402).length, 6);
+  t.is(accepted.length, 12);
+  const ids = accepted.map((r) => json(r).request_id as string);
+  const statuses = await Promise.all(ids.map(finished));
+  const completed = statuses.filter((s) => s === 'completed').length;
+  await waitFor(async () => (await gw.app.db('credit_transactions').whereIn('prediction_id', ids).where('kind', 'studio_revenue')).length === completed, { timeoutMs: 180_000 });
+  t.is((await wallet(owner.userId)).balance, ownerBefore.balance + completed * (price - list));
+  const spent = (await wallet(user.userId)).balance + (await wallet(second.userId)).balance;
+  t.is(spent, price * 12 - completed * price);
+});
+
+test('owner_pays: the owner\'s wallet is charged the list price, the end user pays nothing and never sees the owner\'s balance', async (t) => {
+  const owner = await newAccount(gw, 100_000);
+  const list = await listPrice();
+  const studio = await createStudio({ payer_mode: 'owner_pays', markup_percent: 50 }, owner.session);
+  const user = await studioUser(studio.slug, 0);
+  const ownerBefore = await wallet(owner.userId);
+  const res = await submit(user.liveKey, studio.slug);
+  t.is(res.statusCode, 200, res.payload);
+  t.is(json(res).price, list);
+  t.is(res.headers['x-balance-remaining'], undefined);
+  const id = json(res).request_id as string;
+  t.is(await finished(id), 'completed');
+  await waitFor(async () => (await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' })).length === 1);
+  const rows = await gw.app.db('credit_transactions').where('prediction_id', id).orderBy('id') as Array<{ kind: string; amount: number | string; user_id: number; team_id: number | null }>;
+  t.deepEqual(rows.map((r) => [r.kind, Number(r.amount), Number(r.user_id), r.team_id]), [['hold', 0, owner.userId, null], ['prediction', -list, owner.userId, null]]);
+  t.deepEqual(await wallet(user.userId), { balance: 0, held: 0 });
+  t.is((await wallet(owner.userId)).balance, ownerBefore.balance - list);
+  // the prediction is the end user's
+  const read = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': user.liveKey, ...inStudio(studio.slug) } });
+  t.is(read.statusCode, 200);
+});
+
+test('a cancelled studio run is released to the wallet that held it and credits no markup', async (t) => {
+  const studio = await createStudio({ payer_mode: 'end_user_pays', markup_percent: 50 });
+  const user = await studioUser(studio.slug, 1000);
+  // a prediction still queued (inserted as the submit would, without dispatching it)
+  const { newPredictionId } = await import('../../db/predictions/record.ts');
+  const id = newPredictionId(gw.app.clock());
+  await gw.app.store.submit({ p: { id, userId: user.userId, apiKeyId: null, model: MODEL, input: { prompt: 'x' }, price: 30, webhookUrl: null, source: 'studio', studioId: studio.id, studioMarkup: 10 }, now: gw.app.clock() });
+  t.deepEqual(await wallet(user.userId), { balance: 970, held: 30 });
+  const cancel = await gw.server.inject({ method: 'POST', url: `/app/cancel_prediction/${id}`, headers: { 'x-api-key': user.liveKey, ...inStudio(studio.slug) } });
+  t.is(cancel.statusCode, 200, cancel.payload);
+  t.deepEqual(await wallet(user.userId), { balance: 1000, held: 0 });
+  t.deepEqual((await gw.app.db('credit_transactions').where('prediction_id', id).orderBy('id') as Array<{ kind: string }>).map((r) => r.kind), ['hold', 'release']);
+});
+
+test('the owner\'s usage route: runs, spend and revenue in total, by day and by model', async (t) => {
+  const list = await listPrice();
+  const studio = await createStudio({ payer_mode: 'end_user_pays', markup_percent: 100, allowed_models: [MODEL, OTHER_MODEL] });
+  const user = await studioUser(studio.slug, 10_000);
+  const ids: string[] = [];
+  for (const model of [MODEL, MODEL, OTHER_MODEL]) {
+    const res = await submit(user.liveKey, studio.slug, model);
+    t.is(res.statusCode, 200, res.payload);
+    ids.push(json(res).request_id as string);
+  }
+  for (const id of ids) t.is(await finished(id), 'completed');
+  await waitFor(async () => (await gw.app.db('credit_transactions').whereIn('prediction_id', ids).where('kind', 'studio_revenue')).length === 3);
+  const usage = await callOperation<{ runs: number; spend: number; revenue: number; by_day: Array<{ day: string; runs: number }>; by_model: Array<{ model: string; runs: number; spend: number; revenue: number }> }>(
+    gw, 'getStudioUsage', { as: owner.session, params: { studio_id: studio.id } });
+  t.is(usage.status, 200);
+  t.is(usage.body.runs, 3);
+  t.is(usage.body.spend, usage.body.revenue * 2);
+  t.is(usage.body.by_day.reduce((n, d) => n + d.runs, 0), 3);
+  const fast = usage.body.by_model.find((m) => m.model === MODEL)!;
+  t.deepEqual([fast.runs, fast.spend, fast.revenue], [2, list * 4, list * 2]);
+  t.is(usage.body.by_model.find((m) => m.model === OTHER_MODEL)?.runs, 1);
+  const bad = await callOperation(gw, 'getStudioUsage', { as: owner.session, params: { studio_id: studio.id }, query: { from: '2026-12-01T00:00:00Z', to: '2026-11-01T00:00:00Z' } });
+  t.is(bad.status, 422);
+});
+
+test('a team\'s studio: its members act in it, the team wallet pays (owner_pays) or is credited the markup (end_user_pays)', async (t) => {
+  const list = await listPrice();
+  const lead = await newAccount(gw);
+  const team = await callOperation<{ id: number }>(gw, 'createTeam', { as: lead.session, body: { name: 'Studio team' } });
+  t.is(team.status, 201);
+  const teamId = team.body.id;
+  await gw.app.db.transaction((trx) => creditWallet(trx, { userId: lead.userId, teamId }, 1000, 'grant', 'test credit', gw.app.clock()));
+  const slug = uniqueName('team').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30);
+  const created = await callOperation<Studio>(gw, 'createStudio', { as: lead.session, query: { team_id: teamId }, body: { slug, name: 'Team shop', allowed_models: [MODEL], payer_mode: 'owner_pays' } });
+  t.is(created.status, 201);
+  t.is(created.body.team_id, teamId);
+  // the member acts in the team's studio; the studio is not the member's own
+  t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': lead.liveKey, ...inStudio(slug) } })).statusCode, 200);
+  t.is((await callOperation(gw, 'getStudio', { as: lead.session, params: { studio_id: created.body.id } })).status, 404);
+
+  const user = await studioUser(slug, 0);
+  const paid = await submit(user.liveKey, slug);
+  t.is(paid.statusCode, 200, paid.payload);
+  t.is(await finished(json(paid).request_id as string), 'completed');
+  const teamWallet = async () => Number((await gw.app.db('teams').where('id', teamId).first<{ balance: number | string }>('balance')).balance);
+  t.is(await teamWallet(), 1000 - list);
+
+  await callOperation(gw, 'updateStudio', { as: lead.session, query: { team_id: teamId }, params: { studio_id: created.body.id }, body: { payer_mode: 'end_user_pays', markup_percent: 100 } });
+  const buyer = await studioUser(slug, 1000);
+  const sold = await submit(buyer.liveKey, slug);
+  t.is(json(sold).price, list * 2);
+  const id = json(sold).request_id as string;
+  t.is(await finished(id), 'completed');
+  await waitFor(async () => (await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'studio_revenue', team_id: teamId })).length === 1, { timeoutMs: 180_000 });
+  t.is(await teamWallet(), 1000 - list + list);
+  const usage = await callOperation<{ runs: number; revenue: number }>(gw, 'getStudioUsage', { as: lead.liveKey, query: { team_id: teamId }, params: { studio_id: created.body.id } });
+  t.deepEqual([usage.body.runs, usage.body.revenue], [2, list]);
+});

@@ -1,0 +1,150 @@
+// Slow and malformed requests over real sockets (node:net): a body trickled in answers 408
+// after PAYLOAD_TIMEOUT_MS, logged below error; errors of Node's HTTP parser (malformed request
+// line, oversized headers) answer a JSON body; a body without Content-Type is 415.
+// SQLite, in-process queue, a listening server on an ephemeral port.
+import test from 'ava';
+import net from 'node:net';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { startGateway, newAccount } from './helpers/gateway.ts';
+import type { TestGateway } from './helpers/gateway.ts';
+import { SERVER_TIMEOUT_DETAIL } from '../plugins/errors.ts';
+
+let gw: TestGateway;
+let port: number;
+type Line = { level: number; msg: string } & Record<string, unknown>;
+const lines: Line[] = [];
+let onLine: ((line: Line) => void) | undefined;
+test.before(async () => {
+  const sink = new Writable({ write(chunk, _enc, done) { const line = JSON.parse(String(chunk)) as Line; lines.push(line); onLine?.(line); done(); } });
+  gw = await startGateway({ db: 'sqlite', queue: 'memory', env: { PORT: '0', HOST: '127.0.0.1', PAYLOAD_TIMEOUT_MS: '300' }, log: pino({ level: 'debug' }, sink) });
+  await gw.server.start();
+  port = gw.server.info.port as number;
+});
+test.after.always(async () => {
+  await gw?.stop();
+});
+
+interface RawResponse { status: number; headers: Record<string, string>; body: string }
+
+/** Writes `head` (then `trickle`, one byte every 50 ms, while the socket is open) and reads the whole answer until the server closes. */
+function raw(head: string, trickle = ''): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    socket.on('data', (c) => chunks.push(c));
+    // the server closing while the trickle still writes: the answer is what was read
+    socket.on('error', (err: NodeJS.ErrnoException) => { if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err); });
+    socket.on('close', () => {
+      clearInterval(timer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [headPart = '', body = ''] = text.split('\r\n\r\n', 2) as [string?, string?];
+      const [statusLine = '', ...headerLines] = headPart.split('\r\n');
+      const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    });
+    socket.write(head);
+    let i = 0;
+    if (trickle) timer = setInterval(() => { if (socket.writable && i < trickle.length) socket.write(trickle[i++]!); }, 50);
+  });
+}
+
+test('a body sent byte by byte answers 408 {"detail"} after the payload timeout, logged below error', async (t) => {
+  lines.length = 0;
+  const body = JSON.stringify({ email: 'slow@example.com', password: 'x'.repeat(200) });
+  const res = await raw(`POST /auth/login HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+  t.is(res.status, 408);
+  t.regex(res.headers['content-type'] ?? '', /application\/json/);
+  t.deepEqual(JSON.parse(res.body), { detail: 'request body not received in time', code: 'request_timeout' });
+  t.true(lines.some((l) => l.msg === 'request body not received in time' && l.level < 50 && l.path === '/auth/login'));
+  t.false(lines.some((l) => l.level >= 50), JSON.stringify(lines.filter((l) => l.level >= 50)));
+});
+
+test('a slow body to a path with no route also answers 408 after the payload timeout', async (t) => {
+  const body = 'x'.repeat(100);
+  const res = await raw(`POST /no/such/route HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+  t.is(res.status, 408);
+  t.deepEqual(JSON.parse(res.body), { detail: 'request body not received in time', code: 'request_timeout' });
+});
+
+test('a body that times out before anything reads it (authentication still running) also answers 408', async (t) => {
+  // Holds /auth/register in onPreAuth until the payload timer has fired: no sleeps, an event.
+  const timedOut = new Promise<void>((resolve) => { onLine = (l) => { if (l.msg === 'request body not received in time') resolve(); }; });
+  t.teardown(() => { onLine = undefined; });
+  let serverTimedOut = false;
+  gw.server.events.on({ name: 'request', channels: 'internal' }, (request, event) => {
+    // this request's own (another test times a route out on purpose)
+    if (request.path === '/auth/register' && event.tags.includes('timeout')) serverTimedOut = true;
+  });
+  gw.server.ext('onPreAuth', async (request, h) => {
+    if (request.path === '/auth/register') await timedOut;
+    return h.continue;
+  });
+  const body = JSON.stringify({ email: 'held@example.com', password: 'a long enough password' });
+  // announces more than it sends: the body never completes on its own
+  const res = await raw(`POST /auth/register HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 1000}\r\n\r\n`, body);
+  t.is(res.status, 408, res.body);
+  t.deepEqual(JSON.parse(res.body), { detail: 'request body not received in time', code: 'request_timeout' });
+  // answered by the payload timeout, not by hapi's 30 s server timeout (which logs a 'timeout' event)
+  t.false(serverTimedOut);
+});
+
+test('a malformed request line answers 400 with a JSON body', async (t) => {
+  const res = await raw('THIS IS NOT HTTP\r\n\r\n');
+  t.is(res.status, 400);
+  t.regex(res.headers['content-type'] ?? '', /application\/json/);
+  t.deepEqual(JSON.parse(res.body), { detail: 'malformed HTTP request', code: 'invalid_input' });
+});
+
+test('oversized headers answer 431 with a JSON body', async (t) => {
+  const res = await raw(`GET /health HTTP/1.1\r\nHost: gw\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
+  t.is(res.status, 431);
+  t.deepEqual(JSON.parse(res.body), { detail: 'request header fields too large', code: 'headers_too_large' });
+});
+
+test('a body without Content-Type is 415; a bodyless POST without it is not refused', async (t) => {
+  const body = JSON.stringify({ email: 'nobody@example.com', password: 'whatever password' });
+  const res = await raw(`POST /auth/login HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  t.is(res.status, 415);
+  const detail = (JSON.parse(res.body) as { detail: Array<{ loc: string[]; type: string }> }).detail;
+  t.deepEqual(detail[0]?.loc, ['body']);
+  t.is(detail[0]?.type, 'content_type');
+  const acct = await newAccount(gw);
+  const logout = await raw(`POST /auth/logout HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nAuthorization: Bearer ${acct.session}\r\n\r\n`);
+  t.true(logout.status < 300, `${logout.status} ${logout.body}`);
+});
+
+test('a slow body to a route that reads it without parsing (the OAuth token endpoint) is not cut by the payload timeout', async (t) => {
+  const body = 'grant_type=client_credentials';
+  // 29 bytes at one per 50 ms: well past PAYLOAD_TIMEOUT_MS (300)
+  const res = await raw(`POST /oauth/token HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+  // oidc-provider's own answer to the whole body (it names no client), not the gateway's 408
+  t.is(res.status, 400, res.body);
+  t.is((JSON.parse(res.body) as { error?: string }).error, 'invalid_request');
+  t.false(lines.some((l) => l.msg === 'request body not received in time' && l.path === '/oauth/token'));
+});
+
+test('a handler slower than the payload timeout, after the whole body arrived, is not cut', async (t) => {
+  // the timer is cleared when the body ends; holding the request past PAYLOAD_TIMEOUT_MS (300) after that must not answer 408
+  gw.server.ext('onPreHandler', async (request, h) => {
+    if (request.path === '/auth/login' && request.headers['x-test-hold'] === '1') await new Promise((r) => setTimeout(r, 500));
+    return h.continue;
+  });
+  const body = JSON.stringify({ email: 'held-handler@example.com', password: 'not the password' });
+  const res = await raw(`POST /auth/login HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nX-Test-Hold: 1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  t.not(res.status, 408, res.body);
+  t.is(res.status, 401, res.body);
+});
+
+test('a request the server does not answer in time gets 503 saying it may still complete (retry only with the same Idempotency-Key), logged as a warning', async (t) => {
+  // hapi's server timeout (30 s on every route, server.ts) answered by the errors plugin; a route of this test's own with a short one
+  gw.server.route({ method: 'GET', path: '/test/slow', options: { timeout: { server: 100 } }, handler: async () => { await new Promise((r) => setTimeout(r, 400)); return { late: true }; } });
+  const res = await gw.server.inject({ method: 'GET', url: '/test/slow' });
+  t.is(res.statusCode, 503, res.payload);
+  const body = JSON.parse(res.payload) as { detail: string; code: string };
+  t.is(body.code, 'unavailable');
+  t.is(body.detail, SERVER_TIMEOUT_DETAIL);
+  t.regex(body.detail, /may still complete.*same Idempotency-Key/);
+  t.true(lines.some((l) => l.level === 40 && l.msg.startsWith('no answer within the server timeout') && l.path === '/test/slow'));
+});

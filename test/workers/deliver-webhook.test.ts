@@ -1,0 +1,241 @@
+// Webhook delivery through the real worker, RabbitMQ and MariaDB, to real local receivers.
+import test from 'ava';
+import { Webhook } from 'standardwebhooks';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway, Account } from '../helpers/gateway.ts';
+import { waitFor, waitingMessages } from '../helpers/services.ts';
+import { topics } from '../../app.ts';
+import { createRunModel } from '../../workers/run-model.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+import type { Receiver } from '../helpers/receiver.ts';
+
+const BACKOFF = 100;
+let gw: TestGateway;
+let acct: Account;
+
+test.before(async () => {
+  gw = await startGateway({ worker: true, env: { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_BACKOFF_MS: String(BACKOFF), WEBHOOK_TIMEOUT_MS: '500' } });
+  acct = await newAccount(gw, 100_000);
+});
+test.after.always(async () => {
+  await gw?.stop();
+});
+
+async function submit(receiver: Receiver, key = acct.testKey, model = 'canvas-v1-fast-text-to-image', payload: object = { prompt: 'hook', width: 64, height: 64 }) {
+  const res = await gw.server.inject({ method: 'POST', url: `/api/v1/${model}?webhook=${encodeURIComponent(receiver.url)}`, headers: { 'x-api-key': key }, payload });
+  if (res.statusCode !== 200) throw new Error(res.payload);
+  return (res.result as { request_id: string }).request_id;
+}
+
+async function deliveryOf(id: string, until: (d: { status: string; attempts: number }) => boolean) {
+  return waitFor(async () => {
+    const res = await gw.server.inject({ method: 'GET', url: `/app/prediction_response/${id}`, headers: { 'x-api-key': acct.liveKey } });
+    const d = (res.result as { webhook_deliveries: Array<{ id: string; status: string; attempts: number; attempt_log: Array<{ status_code: number | null; error: string | null }> }> }).webhook_deliveries[0];
+    return d && until(d) ? d : undefined;
+  }, { what: 'the webhook delivery', timeoutMs: 20_000 });
+}
+
+/**
+ * Resolves once no webhook attempt is running or waiting on the broker (in the work queue or a
+ * delay queue): from then on, no attempt that is not asked for again can reach a receiver.
+ */
+async function noAttemptPending(): Promise<void> {
+  const webhooks = topics(gw.app.config).find((x) => x.name === 'webhooks')!;
+  const running = await gw.app.queue.drain(10_000);
+  if (running > 0) throw new Error(`${running} handlers still running`);
+  await waitFor(async () => (await waitingMessages(gw.app.config.amqpPrefix, webhooks)) === 0, { what: 'no webhook message left on the broker' });
+}
+
+async function secret(): Promise<string> {
+  const res = await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: { 'x-api-key': acct.liveKey } });
+  return (res.result as { secret: string }).secret;
+}
+
+test.serial('a sandbox prediction is delivered with exactly the 2.2 fields, verifiable with standardwebhooks', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const id = await submit(receiver);
+  await waitFor(() => receiver.received.length === 1, { what: 'the delivery' });
+  const r = receiver.received[0]!;
+  const payload = new Webhook(await secret()).verify(r.body, r.headers as Record<string, string>) as Record<string, unknown>;
+  t.deepEqual(Object.keys(payload).sort(), ['created_at', 'executionTime', 'has_nsfw_contents', 'id', 'outputs', 'status', 'timings', 'urls']);
+  t.is(payload.id, id);
+  t.is(payload.status, 'completed');
+  t.deepEqual(payload.urls, { get: `http://gateway.test/api/v1/predictions/${id}/result` });
+  t.deepEqual(payload.has_nsfw_contents, [false]);
+  t.is((payload.outputs as string[]).length, 1);
+  t.is(typeof payload.executionTime, 'string');
+  t.true('inference' in (payload.timings as object));
+  t.regex(String(r.headers['webhook-id']), /^msg_/);
+  const d = await deliveryOf(id, (x) => x.status === 'delivered');
+  t.is(d.attempts, 1);
+  t.is(d.id, String(r.headers['webhook-id']));
+});
+
+test.serial('a production prediction is delivered after it completes', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const id = await submit(receiver, acct.liveKey);
+  await waitFor(() => receiver.received.length === 1, { what: 'the delivery' });
+  const payload = JSON.parse(receiver.received[0]!.body) as { id: string; status: string; outputs: string[] };
+  t.is(payload.id, id);
+  t.is(payload.status, 'completed');
+  t.true(payload.outputs[0]!.startsWith(`http://gateway.test/files/outputs/${id}/`));
+});
+
+test.serial('a receiver that fails twice then succeeds gets three attempts with one webhook-id and one success recorded', async (t) => {
+  const receiver = await startReceiver((n) => ({ status: n <= 2 ? 500 : 204 }));
+  t.teardown(() => receiver.close());
+  const id = await submit(receiver);
+  const d = await deliveryOf(id, (x) => x.status === 'delivered');
+  t.is(receiver.received.length, 3);
+  t.is(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size, 1);
+  t.is(d.attempts, 3);
+  t.deepEqual(d.attempt_log.map((a) => a.status_code), [500, 500, 204]);
+  const s = await secret();
+  for (const r of receiver.received) t.notThrows(() => new Webhook(s).verify(r.body, r.headers as Record<string, string>));
+});
+
+test.serial('a receiver that always fails gets four attempts on the backoff schedule, then the delivery is dead-lettered', async (t) => {
+  const receiver = await startReceiver(() => ({ status: 502 }));
+  t.teardown(() => receiver.close());
+  const deadBefore = await gw.app.queue.deadLetterCount('webhooks');
+  const id = await submit(receiver);
+  const d = await deliveryOf(id, (x) => x.status === 'dead');
+  t.is(receiver.received.length, 4);
+  t.is(d.attempts, 4);
+  const gaps = receiver.received.slice(1).map((r, i) => r.at - receiver.received[i]!.at);
+  // 100, 400, 1600 ms, each -20% at least (scheduling only adds; the exact schedule and jitter
+  // bounds are unit-tested in backoff.test.ts): the third gap is past what a 400 ms step could wait.
+  [BACKOFF, BACKOFF * 4, BACKOFF * 16].forEach((base, i) => {
+    t.true(gaps[i]! >= base * 0.8 - 5, `gap ${i}: ${gaps[i]} ms for a ${base} ms step`);
+  });
+  await waitFor(async () => (await gw.app.queue.deadLetterCount('webhooks')) === deadBefore + 1, { what: 'the dead-letter queue' });
+  await noAttemptPending();
+  t.is(receiver.received.length, 4);
+
+  // Redelivery: a new round with the same webhook-id.
+  receiver.respond = () => ({ status: 200 });
+  const res = await gw.server.inject({ method: 'POST', url: `/app/webhook_deliveries/${d.id}/redeliver`, headers: { 'x-api-key': acct.liveKey } });
+  t.is(res.statusCode, 202);
+  const again = await deliveryOf(id, (x) => x.status === 'delivered');
+  t.is(again.attempts, 5);
+  t.is(receiver.received.length, 5);
+  t.is(receiver.received[4]!.headers['webhook-id'], d.id);
+  const twice = await gw.server.inject({ method: 'POST', url: `/app/webhook_deliveries/${d.id}/redeliver`, headers: { 'x-api-key': acct.liveKey } });
+  t.is(twice.statusCode, 409);
+});
+
+test.serial('a receiver that hangs is timed out and retried', async (t) => {
+  const receiver = await startReceiver((n) => (n === 1 ? 'hang' : { status: 200 }));
+  t.teardown(() => receiver.close());
+  const id = await submit(receiver);
+  const d = await deliveryOf(id, (x) => x.status === 'delivered');
+  t.is(d.attempts, 2);
+  t.regex(String(d.attempt_log[0]!.error), /timed out after 500 ms/);
+});
+
+test.serial('a redirect is a failed attempt, not followed, and the receiver body is never shown', async (t) => {
+  const receiver = await startReceiver((n) => (n === 1 ? { status: 302, headers: { location: 'http://127.0.0.1:1/elsewhere' } } : { status: 200 }));
+  t.teardown(() => receiver.close());
+  const id = await submit(receiver);
+  const d = await deliveryOf(id, (x) => x.status === 'delivered');
+  t.is(receiver.received.length, 2);
+  t.deepEqual(d.attempt_log.map((a) => a.status_code), [302, 200]);
+  const res = await gw.server.inject({ method: 'GET', url: `/app/prediction_response/${id}`, headers: { 'x-api-key': acct.liveKey } });
+  t.false(res.payload.includes('receiver says hello'));
+});
+
+test.serial('410 Gone stops retrying at once', async (t) => {
+  const receiver = await startReceiver(() => ({ status: 410 }));
+  t.teardown(() => receiver.close());
+  const id = await submit(receiver);
+  const d = await deliveryOf(id, (x) => x.status === 'gone');
+  await noAttemptPending();
+  t.is(receiver.received.length, 1);
+  t.is(d.attempts, 1);
+});
+
+test.serial('429 with Retry-After is honoured', async (t) => {
+  const receiver = await startReceiver((n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
+  t.teardown(() => receiver.close());
+  const id = await submit(receiver);
+  await deliveryOf(id, (x) => x.status === 'delivered');
+  t.true(receiver.received[1]!.at - receiver.received[0]!.at >= 950, `waited ${receiver.received[1]!.at - receiver.received[0]!.at} ms`);
+});
+
+test.serial('after a rotation deliveries carry both signatures, and either secret verifies', async (t) => {
+  const before = await secret();
+  const rotated = await gw.server.inject({ method: 'POST', url: '/app/webhook_secret/rotate', headers: { 'x-api-key': acct.liveKey } });
+  const after = (rotated.result as { secret: string; previous: unknown[] });
+  t.not(after.secret, before);
+  t.regex(after.secret, /^whsec_/);
+  t.is(after.previous.length, 1);
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  await submit(receiver);
+  await waitFor(() => receiver.received.length === 1, { what: 'the delivery' });
+  const r = receiver.received[0]!;
+  t.is(String(r.headers['webhook-signature']).split(' ').length, 2);
+  t.notThrows(() => new Webhook(before).verify(r.body, r.headers as Record<string, string>));
+  t.notThrows(() => new Webhook(after.secret).verify(r.body, r.headers as Record<string, string>));
+  // Secrets are sealed at rest.
+  const rows = await gw.app.db('webhook_secrets').where({ user_id: acct.userId });
+  t.false(JSON.stringify(rows).includes(after.secret.slice(6)));
+});
+
+test.serial('however often the secret is rotated, a delivery carries at most two signatures: the current and the one before', async (t) => {
+  const a = await newAccount(gw, 0);
+  const secrets: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    const res = await gw.server.inject({ method: 'POST', url: '/app/webhook_secret/rotate', headers: { 'x-api-key': a.liveKey } });
+    t.is(res.statusCode, 200);
+    const body = res.result as { secret: string; previous: unknown[] };
+    t.true(body.previous.length <= 1);
+    secrets.push(body.secret);
+  }
+  t.is((await gw.app.db('webhook_secrets').where({ user_id: a.userId })).length, 2);
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const res = await gw.server.inject({ method: 'POST', url: `/api/v1/canvas-v1-fast-text-to-image?webhook=${encodeURIComponent(receiver.url)}`, headers: { 'x-api-key': a.testKey }, payload: { prompt: 'hook', width: 64, height: 64 } });
+  t.is(res.statusCode, 200);
+  await waitFor(() => receiver.received.length === 1, { what: 'the delivery' });
+  const r = receiver.received[0]!;
+  const headers = r.headers as Record<string, string>;
+  t.is(String(r.headers['webhook-signature']).split(' ').length, 2);
+  t.notThrows(() => new Webhook(secrets.at(-1)!).verify(r.body, headers));
+  // the previous secret still verifies until the next rotation ...
+  t.notThrows(() => new Webhook(secrets.at(-2)!).verify(r.body, headers));
+  // ... and the one before it no longer does
+  t.throws(() => new Webhook(secrets.at(-3)!).verify(r.body, headers));
+});
+
+test.serial('only completed and failed predictions are delivered: a cancelled one is not', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { newPredictionId } = await import('../../db/predictions/record.ts');
+  const id = newPredictionId(Date.now());
+  await gw.app.store.submit({ p: { id, userId: acct.userId, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'x' }, price: 5, webhookUrl: receiver.url }, now: Date.now() });
+  const res = await gw.server.inject({ method: 'POST', url: `/app/cancel_prediction/${id}`, headers: { 'x-api-key': acct.liveKey } });
+  t.is(res.statusCode, 200);
+  // The worker gets the prediction's message late (as the sweeper would publish it) and settles it:
+  // the one path by which a finished prediction gets a delivery has run.
+  t.deepEqual(await createRunModel(gw.app).handle({ body: { id }, attempt: 0, redelivered: false }), { kind: 'ack' });
+  t.is((await gw.app.db('predictions').where({ id }).first()).status, 'cancelled');
+  t.is((await gw.app.db('webhook_deliveries').where({ prediction_id: id })).length, 0);
+  await noAttemptPending();
+  t.is(receiver.received.length, 0);
+});
+
+test.serial('webhook URLs are checked at submit time', async (t) => {
+  const strict = await startGateway({ queue: 'memory' });
+  t.teardown(() => strict.stop());
+  const a = await newAccount(strict, 0);
+  for (const url of ['http://hooks.example.com/x', 'https://127.0.0.1/x', 'https://[::ffff:10.0.0.1]/x', 'https://169.254.169.254/x', 'https://u:p@hooks.example.com/x']) {
+    const res = await strict.server.inject({ method: 'POST', url: `/api/v1/canvas-v1-fast-text-to-image?webhook=${encodeURIComponent(url)}`, headers: { 'x-api-key': a.testKey }, payload: { prompt: 'x' } });
+    t.is(res.statusCode, 422, url);
+    t.deepEqual((res.result as { detail: Array<{ loc: string[] }> }).detail[0]!.loc, ['query', 'webhook']);
+  }
+  const ok = await strict.server.inject({ method: 'POST', url: `/api/v1/canvas-v1-fast-text-to-image?webhook=${encodeURIComponent('https://hooks.example.com/x')}`, headers: { 'x-api-key': a.testKey }, payload: { prompt: 'x' } });
+  t.is(ok.statusCode, 200);
+});

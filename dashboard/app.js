@@ -99,6 +99,8 @@ function Shell({ site, user, onSignOut }) {
             <ul aria-labelledby=${`nav-${g.title}`}>${pages.map((p) => html`<li><a href=${`#/${p.path}`} aria-current=${p.path === path ? 'page' : undefined}>${p.title}</a></li>`)}</ul>
           </div>` : null;
         })}
+        ${!site.studio && html`<div class="nav-group"><h2 class="nav-title" id="nav-help">Help</h2>
+          <ul aria-labelledby="nav-help"><li><a href="/docs" target="_blank" rel="noopener">API reference</a></li></ul></div>`}
         <div class="who">
           <span class="email">${user.email}</span>
           <button type="button" class="link" onClick=${onSignOut}>Sign out</button>

@@ -52,9 +52,16 @@ async function emailOf(userId: number): Promise<string> {
   return (await gw.app.db('users').where({ id: userId }).first<{ email: string }>('email'))!.email;
 }
 
+/** Opens a page from the navigation: on a phone, through the Menu button first. */
+async function openPage(page: Page, name: string): Promise<void> {
+  const menu = page.getByRole('button', { name: 'Menu' });
+  if (await menu.isVisible()) await menu.click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+}
+
 /** Generates a 64 px image in the playground and waits for it to load; returns its natural width. */
 async function generateImage(page: Page): Promise<number> {
-  await page.getByRole('link', { name: 'Playground' }).first().click();
+  await openPage(page, 'Playground');
   await page.getByRole('heading', { name: 'Playground' }).waitFor();
   await page.getByLabel('Category').selectOption('text-to-image');
   await page.getByRole('button', { name: /Canvas v1 Fast/ }).click();
@@ -67,20 +74,21 @@ async function generateImage(page: Page): Promise<number> {
   return page.evaluate<number>("document.querySelector('.outputs img').naturalWidth");
 }
 
-test.serial('a newcomer signs up, verifies the address with the mailed code and generates an image, all in the browser', async (t) => {
-  const context = await browser.newContext();
+for (const [width, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
+test.serial(`a newcomer signs up, verifies the address with the mailed code and generates an image, all in the browser (${width})`, async (t) => {
+  const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   const problems = pageProblems(page);
   const email = `${uniqueName('newcomer')}@example.com`;
   await page.goto(`${base}/`);
   t.is(new URL(page.url()).pathname, '/dashboard');
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-  await screenshot(page, 'dashboard', 'start');
+  await screenshot(page, 'dashboard', `start-${width}`);
   await page.getByRole('link', { name: 'Create an account' }).click();
   await page.getByRole('heading', { name: 'Create your account' }).waitFor();
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Choose a password').fill(PASSWORD);
-  await screenshot(page, 'dashboard', 'sign-up');
+  await screenshot(page, 'dashboard', `sign-up-${width}`);
   await page.getByRole('button', { name: 'Create account' }).click();
   await page.getByRole('heading', { name: 'Verify your email' }).waitFor();
   await page.getByLabel('Code from the email').fill(await smtp.code(email));
@@ -107,9 +115,11 @@ test.serial('a newcomer signs up, verifies the address with the mailed code and 
   await tab.close();
 
   t.is(await generateImage(page), 64);
-  await screenshot(page, 'dashboard', 'first-image');
+  await screenshot(page, 'dashboard', `first-image-${width}`);
 
   // signing out ends the session on the server: the cookie it had is refused afterwards
+  const menu = page.getByRole('button', { name: 'Menu' });
+  if (await menu.isVisible()) await menu.click();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   const replay = await fetch(`${base}/app/user_details`, { headers: { cookie: `mg_session=${cookie!.value}` } });
@@ -120,6 +130,7 @@ test.serial('a newcomer signs up, verifies the address with the mailed code and 
   t.deepEqual(problems.filter((p) => !p.includes('401')), []);
   await context.close();
 });
+}
 
 test.serial('a forgotten password is reset with a mailed code, which signs in; the old password no longer works', async (t) => {
   const account = await newAccount(gw);

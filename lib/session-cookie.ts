@@ -81,3 +81,13 @@ export function csrfTokenMatches(encryptionKey: Buffer, sessionToken: string, se
   const given = Buffer.from(sent);
   return given.length === expected.length && crypto.timingSafeEqual(given, expected);
 }
+
+/**
+ * Set-Cookie values that remove a site's session cookie and its hint: sent with the 401 of a
+ * cookie whose session has ended (expired, signed out elsewhere, a password reset), so the page
+ * stops presenting it.
+ */
+export function clearingCookies(secure: boolean, studioSlug?: string): string[] {
+  const attrs = `Max-Age=0; Path=/; SameSite=Strict${secure ? '; Secure' : ''}`;
+  return [`${sessionCookieName(secure, studioSlug)}=; ${attrs}; HttpOnly`, `${signedInHintName(secure, studioSlug)}=; ${attrs}`];
+}

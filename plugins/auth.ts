@@ -19,7 +19,7 @@ import { ApiKeyExpiredError, CsrfTokenError } from '../lib/errors.ts';
 import { CODE_SCOPES as ALL_SCOPES } from '../spec/scopes.ts';
 import type { CredentialPlugin } from './spec-routes.ts';
 import { IMPERSONATING_ROLES, roleAllows } from '../lib/roles.ts';
-import { CSRF_HEADER, cookieSecure, csrfTokenMatches, isSafeMethod, sessionCookieName } from '../lib/session-cookie.ts';
+import { CSRF_HEADER, clearingCookies, cookieSecure, csrfTokenMatches, isSafeMethod, sessionCookieName } from '../lib/session-cookie.ts';
 
 declare module '@hapi/hapi' {
   interface UserCredentials {
@@ -101,7 +101,8 @@ export const sessionPlugin = {
      * request is in (plugins/whitelabel.ts ran in onPreAuth), else the gateway's own.
      */
     const fromCookie = (request: Request): string | undefined => {
-      if (request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined) return undefined;
+      const h = request.headers;
+      if (h.authorization !== undefined || h['x-api-key'] !== undefined || h['x-embed-code'] !== undefined || h['x-agent-embed-code'] !== undefined) return undefined;
       const value = (request.state as Record<string, unknown> | null)?.[sessionCookieName(secure, request.app.studio?.slug)];
       return typeof value === 'string' && value.startsWith(SESSION_PREFIX) ? value : undefined;
     };
@@ -119,7 +120,12 @@ export const sessionPlugin = {
           throw new CsrfTokenError(`this request carries the dashboard's session cookie but not its CSRF token: send the csrf_token of GET /auth/session in the ${CSRF_HEADER} header`);
         }
         const user = await findSessionUser(app.db, sha256Hex(token), app.clock());
-        if (!user) throw httpError(401, 'invalid or expired session', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+        if (!user) {
+          const err = httpError(401, 'invalid or expired session', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+          // a cookie that no longer opens a session is removed, with its hint, so the page stops sending it
+          if (token === cookie) (err.output.headers as Record<string, unknown>)['set-cookie'] = clearingCookies(secure, request.app.studio?.slug);
+          throw err;
+        }
         // an impersonated session lives only while its staff member may still impersonate (README "Impersonation and support links")
         if (user.impersonator && !roleAllows(user.impersonator.role, IMPERSONATING_ROLES)) {
           throw httpError(401, 'this session was opened by a staff member who no longer holds the support or admin role', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });

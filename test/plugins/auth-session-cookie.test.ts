@@ -128,7 +128,12 @@ test('logout ends the cookie session server-side and clears the cookie; the old 
   const cleared = ([] as string[]).concat((out.headers['set-cookie'] as string[] | string) ?? []);
   t.regex(cleared[0] ?? '', /^mg_session=;.*Max-Age=0/);
   t.regex(cleared[1] ?? '', /^mg_signed_in=;.*Max-Age=0/);
-  t.is((await callOperation(gw, 'getUserDetails', { headers: { cookie } })).status, 401);
+  const stale = await callOperation(gw, 'getUserDetails', { headers: { cookie } });
+  t.is(stale.status, 401);
+  // the ended session's cookie and its hint are removed with the refusal
+  const removed = ([] as string[]).concat((stale.headers['set-cookie'] as string[] | string) ?? []);
+  t.regex(removed.find((c) => c.startsWith('mg_session=')) ?? '', /Max-Age=0.*HttpOnly/);
+  t.regex(removed.find((c) => c.startsWith('mg_signed_in=')) ?? '', /Max-Age=0/);
 });
 
 test('an explicit credential wins over the cookie: a bearer session or an API key is used, not the cookie', async (t) => {

@@ -84,6 +84,8 @@ export interface Config {
   google: GoogleConfig | null;
   /** the payment processor (docs/operating/billing.md "Payments (Stripe)"); unset keys: its routes answer 503 naming the variable */
   stripe: StripeConfig;
+  /** CHECKOUT_PRESETS, CHECKOUT_MIN_AMOUNT, CHECKOUT_MAX_AMOUNT: the amounts "Buy credits" offers and accepts */
+  checkout: CheckoutConfig;
   /** attempt budgets of the login, one-time-code and reset routes */
   authRateLimit: AuthRateLimitConfig;
   /** model submits per key and per account (docs/api/rate-limits.md "Rate limits on generation"); 0 = no limit */
@@ -132,6 +134,13 @@ export interface StripeConfig {
   currency: string;
   /** credits one unit of that currency buys (1000: 1000 credits = 1 USD) */
   creditsPerUnit: number;
+}
+
+/** "Buy credits" in the dashboard (createCheckoutSession): amounts in the currency's minor unit */
+export interface CheckoutConfig {
+  presets: number[];
+  minAmount: number;
+  maxAmount: number;
 }
 
 export interface GoogleConfig {
@@ -308,6 +317,13 @@ export const configSchema = Joi.object({
     .description('the currency purchases are converted to credits at; a checkout in another currency credits only with `metadata.credits`'),
   STRIPE_CREDITS_PER_UNIT: Joi.number().integer().min(1).max(1_000_000_000).default(1000)
     .description('credits one unit of `STRIPE_CURRENCY` buys (1000: 1 USD buys 1,000 credits, the gateway\'s own rate)'),
+  CHECKOUT_PRESETS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('500,2000,5000,10000')
+    .messages({ 'string.pattern.base': 'must be up to ten amounts in minor units (cents), comma-separated, e.g. 500,2000,5000' })
+    .description('the amounts the dashboard\'s "Buy credits" offers, in the minor unit of `STRIPE_CURRENCY` (cents), comma-separated; each within the two limits below (see [Using the dashboard](../api/dashboard.md#buying-credit))'),
+  CHECKOUT_MIN_AMOUNT: Joi.number().integer().min(1).max(100_000_000).default(500)
+    .description('the smallest amount "Buy credits" accepts (minor units)'),
+  CHECKOUT_MAX_AMOUNT: Joi.number().integer().min(1).max(100_000_000).default(100_000)
+    .description('the largest amount "Buy credits" accepts (minor units)'),
   GOOGLE_ISSUER: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://accounts.google.com')
     .description('OpenID issuer whose discovery document, keys and endpoints are used (tests point it at a local provider)'),
   GOOGLE_REDIRECT_URL: Joi.string().uri({ scheme: ['http', 'https'] })
@@ -408,6 +424,15 @@ function subscriptionPlans(value: string | undefined): SubscriptionPlans {
     throw new Error(`is not valid JSON: ${(err as Error).message}`);
   }
   return parsePlans(raw);
+}
+
+/** The checkout presets and limits: every preset within [min, max], min not above max. */
+function checkoutLimits(presets: string, minAmount: number, maxAmount: number): CheckoutConfig {
+  if (minAmount > maxAmount) throw new ConfigError(`invalid configuration: CHECKOUT_MIN_AMOUNT: ${minAmount} is above CHECKOUT_MAX_AMOUNT (${maxAmount})`);
+  const list = [...new Set(presets.split(',').map(Number))].sort((a, b) => a - b);
+  const outside = list.find((n) => n < minAmount || n > maxAmount);
+  if (outside !== undefined) throw new ConfigError(`invalid configuration: CHECKOUT_PRESETS: ${outside} is outside CHECKOUT_MIN_AMOUNT..CHECKOUT_MAX_AMOUNT (${minAmount}..${maxAmount})`);
+  return { presets: list, minAmount, maxAmount };
 }
 
 const lifetime = (v: unknown): number | null => (v === 'off' || v === 0 ? null : (v as number));
@@ -547,6 +572,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       currency: String(v.STRIPE_CURRENCY),
       creditsPerUnit: v.STRIPE_CREDITS_PER_UNIT as number,
     },
+    checkout: checkoutLimits(String(v.CHECKOUT_PRESETS), v.CHECKOUT_MIN_AMOUNT as number, v.CHECKOUT_MAX_AMOUNT as number),
     authRateLimit: {
       windowSeconds: v.AUTH_RATE_WINDOW_SECONDS as number,
       perEmail: v.AUTH_RATE_PER_EMAIL as number,

@@ -27,6 +27,10 @@ export interface ApiKeyRecord {
   /** credits the key may commit per `spendLimitPeriod` (UTC day or month); null: no limit */
   spendLimit: number | null;
   spendLimitPeriod: SpendPeriod | null;
+  /** the last rotation (a new secret in place); null: never rotated */
+  rotatedAt: string | null;
+  /** until then the secret the last rotation replaced still works; null: it no longer does */
+  previousValidUntil: string | null;
 }
 
 /** A key's own generation limits, as set on create. */
@@ -66,6 +70,9 @@ export interface ApiKeyRow {
   expires_at?: number | string | null;
   spend_limit?: number | string | null;
   spend_limit_period?: string | null;
+  previous_key_hash?: string | null;
+  previous_valid_until?: number | string | null;
+  rotated_at?: number | string | null;
 }
 
 /** Maps an api_keys row (also for team keys: db/team-resources.ts). */
@@ -86,6 +93,9 @@ export function apiKeyFromRow(r: ApiKeyRow): ApiKeyRecord {
     expiresAt: r.expires_at === null || r.expires_at === undefined ? null : iso(r.expires_at),
     spendLimit: r.spend_limit === null || r.spend_limit === undefined ? null : num(r.spend_limit),
     spendLimitPeriod: r.spend_limit === null || r.spend_limit === undefined ? null : (SPEND_PERIODS.find((x) => x === r.spend_limit_period) ?? null),
+    rotatedAt: r.rotated_at === null || r.rotated_at === undefined ? null : iso(r.rotated_at),
+    previousValidUntil: r.previous_key_hash === null || r.previous_key_hash === undefined || r.previous_valid_until === null || r.previous_valid_until === undefined
+      ? null : iso(r.previous_valid_until),
   };
 }
 
@@ -116,18 +126,49 @@ export async function insertApiKey(
  * indexed query. Nothing here changes per request (no balance), so API processes may cache it
  * (README "Credential cache"); every write of these columns invalidates it.
  */
-export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<(ApiKeyRecord & { ownerRole: Role; ownerDeletionPending: boolean; ownerStudioId: number | null; ownerDiscounts: number }) | undefined> {
-  const row = await db('api_keys')
+export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<(ApiKeyRecord & { ownerRole: Role; ownerDeletionPending: boolean; ownerStudioId: number | null; ownerDiscounts: number; retiredSecret?: true }) | undefined> {
+  const byColumn = (column: 'key_hash' | 'previous_key_hash') => db('api_keys')
     .join('users', 'users.id', 'api_keys.user_id')
     .select<Array<ApiKeyRow & { owner_role: string; owner_deletion_requested_at: number | string | null; owner_studio_id: number | string | null; owner_discounts: number | string }>>(
       'api_keys.*', 'users.role as owner_role', 'users.deletion_requested_at as owner_deletion_requested_at', 'users.studio_id as owner_studio_id', 'users.discounts as owner_discounts',
     )
-    .where('api_keys.key_hash', keyHash)
+    .where(`api_keys.${column}`, keyHash)
     .whereNull('api_keys.revoked_at')
     .first();
-  return row
-    ? { ...apiKeyFromRow(row), ownerRole: roleOf(row.owner_role), ownerDeletionPending: row.owner_deletion_requested_at != null, ownerStudioId: row.owner_studio_id === null ? null : Number(row.owner_studio_id), ownerDiscounts: num(row.owner_discounts) }
-    : undefined;
+  const row = await byColumn('key_hash');
+  // Only a secret that is not a key's current one costs the second lookup: the one a rotation
+  // replaced, which works until its grace period ends (the expiry below, checked on every use).
+  const previous = row ? undefined : await byColumn('previous_key_hash');
+  const found = row ?? previous;
+  if (!found) return undefined;
+  const record = apiKeyFromRow(found);
+  const owner = { ownerRole: roleOf(found.owner_role), ownerDeletionPending: found.owner_deletion_requested_at != null, ownerStudioId: found.owner_studio_id === null ? null : Number(found.owner_studio_id), ownerDiscounts: num(found.owner_discounts) };
+  if (!previous) return { ...record, ...owner };
+  const until = found.previous_valid_until === null || found.previous_valid_until === undefined ? 0 : num(found.previous_valid_until);
+  const expiresAt = record.expiresAt !== null && Date.parse(record.expiresAt) < until ? record.expiresAt : iso(until);
+  return { ...record, ...owner, expiresAt, retiredSecret: true };
+}
+
+/**
+ * Gives a live key a new secret in place: the current one becomes the previous secret, valid
+ * until `previousValidUntil` (null: it stops at once). A secret replaced earlier stops now.
+ * Answers the key, or undefined when the owner has no such live key.
+ */
+export async function rotateKey(db: Db, owner: KeyOwner, keyId: number, next: { prefix: string; keyHash: string }, previousValidUntil: number | null, now: number): Promise<ApiKeyRecord | undefined> {
+  return db.transaction(async (trx) => {
+    const scope = () => {
+      const q = trx<ApiKeyRow>('api_keys').where({ id: keyId }).whereNull('revoked_at');
+      return 'teamId' in owner ? q.where({ team_id: owner.teamId }) : q.where({ user_id: owner.userId }).whereNull('team_id');
+    };
+    const current = await scope().forUpdate().first();
+    if (!current) return undefined;
+    await scope().update({
+      key_hash: next.keyHash, prefix: next.prefix, rotated_at: now,
+      previous_key_hash: previousValidUntil === null ? null : current.key_hash, previous_valid_until: previousValidUntil,
+    });
+    const row = await scope().first();
+    return row ? apiKeyFromRow(row) : undefined;
+  });
 }
 
 /** The user's personal keys: keys of a team the user created (team_id set) belong to the team (db/team-resources.ts). */
@@ -160,6 +201,9 @@ export interface KeyUpdate {
   expiresAt?: number | null;
   /** null removes the limit */
   spendLimit?: { amount: number; period: SpendPeriod } | null;
+  /** null: the gateway's default */
+  rateLimitPerMinute?: number | null;
+  maxConcurrent?: number | null;
 }
 
 /** Whose key: a user's personal key (team_id null), or a team's. */
@@ -175,6 +219,8 @@ export async function updateKey(db: Db, owner: KeyOwner, keyId: number, u: KeyUp
     changes.spend_limit = u.spendLimit?.amount ?? null;
     changes.spend_limit_period = u.spendLimit?.period ?? null;
   }
+  if (u.rateLimitPerMinute !== undefined) changes.rate_limit_per_minute = u.rateLimitPerMinute;
+  if (u.maxConcurrent !== undefined) changes.max_concurrent = u.maxConcurrent;
   const scope = () => {
     const q = db<ApiKeyRow>('api_keys').where({ id: keyId }).whereNull('revoked_at');
     return 'teamId' in owner ? q.where({ team_id: owner.teamId }) : q.where({ user_id: owner.userId }).whereNull('team_id');

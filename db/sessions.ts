@@ -45,3 +45,9 @@ export async function revokeSession(db: Db, sessionId: number, now: number): Pro
 export async function revokeUserSessions(db: Db, userId: number, now: number): Promise<number> {
   return affected(await db('sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: now }));
 }
+
+/** When a session expires (epoch ms); undefined when there is no such session. */
+export async function sessionExpiry(db: Db, sessionId: number): Promise<number | undefined> {
+  const row = await db('sessions').select('expires_at').where({ id: sessionId }).first<{ expires_at: number | string } | undefined>();
+  return row ? num(row.expires_at) : undefined;
+}

@@ -15,7 +15,9 @@ import { creditsForRefund } from '../lib/stripe.ts';
 
 export interface StripePayment {
   id: number;
+  /** the buyer; the wallet credited is theirs, or the team's when teamId is set */
   userId: number;
+  teamId: number | null;
   checkoutSessionId: string;
   paymentIntentId: string | null;
   customerId: string | null;
@@ -31,7 +33,9 @@ export interface StripePayment {
 interface PaymentRow {
   id: number | string;
   user_id: number | string;
+  team_id?: number | string | null;
   checkout_session_id: string;
+  created_at?: number | string;
   payment_intent_id: string | null;
   customer_id: string | null;
   amount: number | string;
@@ -45,7 +49,7 @@ async function withRefunds(db: Knex, rows: PaymentRow[]): Promise<StripePayment[
     .select('payment_id', db.raw('sum(amount) as amount'), db.raw('sum(credits) as credits')) as Array<{ payment_id: number | string; amount: number | string; credits: number | string }>;
   const byId = new Map(sums.map((s) => [num(s.payment_id), s]));
   return rows.map((r) => ({
-    id: num(r.id), userId: num(r.user_id), checkoutSessionId: r.checkout_session_id, paymentIntentId: r.payment_intent_id, customerId: r.customer_id,
+    id: num(r.id), userId: num(r.user_id), teamId: r.team_id === null || r.team_id === undefined ? null : num(r.team_id), checkoutSessionId: r.checkout_session_id, paymentIntentId: r.payment_intent_id, customerId: r.customer_id,
     amount: num(r.amount), currency: r.currency, credits: num(r.credits),
     refundedAmount: num(byId.get(num(r.id))?.amount ?? 0), refundedCredits: num(byId.get(num(r.id))?.credits ?? 0),
   }));
@@ -62,10 +66,36 @@ export async function paymentsOf(db: Knex, userId: number, limit = 500): Promise
   return withRefunds(db, await db('stripe_payments').where('user_id', userId).orderBy('id', 'desc').limit(limit) as PaymentRow[]);
 }
 
+export interface WalletPurchase extends StripePayment {
+  createdAt: number;
+}
+
+/** The purchases that credited one wallet (a user's own, or a team's), newest first, a page of `limit` after `beforeId`. */
+export async function walletPurchases(db: Knex, payer: Owner, limit: number, beforeId?: number): Promise<WalletPurchase[]> {
+  const q = db('stripe_payments').orderBy('id', 'desc').limit(limit);
+  if (payer.teamId === null) q.where({ user_id: payer.userId }).whereNull('team_id');
+  else q.where({ team_id: payer.teamId });
+  if (beforeId !== undefined) q.andWhere('id', '<', beforeId);
+  const rows = await q as PaymentRow[];
+  const payments = await withRefunds(db, rows);
+  return payments.map((p, i) => ({ ...p, createdAt: num(rows[i]!.created_at ?? 0) }));
+}
+
 /** The Stripe customer recorded for a user (a completed checkout's customer), or null. */
 export async function stripeCustomerOf(db: Knex, userId: number): Promise<string | null> {
   const row = await db('users').where('id', userId).first<{ stripe_customer_id: string | null } | undefined>('stripe_customer_id');
   return row?.stripe_customer_id ?? null;
+}
+
+/** The Stripe customer recorded for a wallet: the user's own, or the team's; null: none yet. */
+export async function walletCustomerOf(db: Knex, payer: Owner): Promise<string | null> {
+  const row = await db(payer.teamId === null ? 'users' : 'teams').where('id', payer.teamId ?? payer.userId).first<{ stripe_customer_id: string | null } | undefined>('stripe_customer_id');
+  return row?.stripe_customer_id ?? null;
+}
+
+/** Records the wallet's Stripe customer (a completed checkout's) unless it already has one. */
+export async function recordCustomer(db: Knex, payer: Owner, customerId: string): Promise<void> {
+  await db(payer.teamId === null ? 'users' : 'teams').where('id', payer.teamId ?? payer.userId).whereNull('stripe_customer_id').update({ stripe_customer_id: customerId });
 }
 
 /** The user whose recorded Stripe customer this is. */
@@ -76,6 +106,8 @@ export async function userIdForCustomer(db: Knex, customerId: string): Promise<n
 
 export interface Purchase {
   userId: number;
+  /** the team whose wallet the purchase credits; null: the buyer's own */
+  teamId: number | null;
   checkoutSessionId: string;
   paymentIntentId: string | null;
   customerId: string | null;
@@ -89,18 +121,19 @@ export type PurchaseOutcome =
   | { outcome: 'credited'; paymentId: number; balance: number; transactionId: number }
   /** this Checkout Session was credited before: nothing moved */
   | { outcome: 'duplicate' }
-  /** the account is gone */
+  /** the account (or the team) is gone */
   | { outcome: 'no-account' };
 
 /** Credits a completed checkout once: its `stripe_payments` row and its `purchase` ledger row, one transaction. */
 export async function recordPurchase(db: Knex, p: Purchase): Promise<PurchaseOutcome> {
-  const payer: Owner = { userId: p.userId, teamId: null };
+  const payer: Owner = { userId: p.userId, teamId: p.teamId };
   return withLockRetry(() => db.transaction(async (trx): Promise<PurchaseOutcome> => {
     if (!(await trx('users').where('id', p.userId).first('id'))) return { outcome: 'no-account' };
+    if (p.teamId !== null && !(await trx('teams').where('id', p.teamId).whereNull('deleted_at').first('id'))) return { outcome: 'no-account' };
     let paymentId: number;
     try {
       const [id] = await trx('stripe_payments').insert({
-        user_id: p.userId, checkout_session_id: p.checkoutSessionId, payment_intent_id: p.paymentIntentId, customer_id: p.customerId,
+        user_id: p.userId, team_id: p.teamId, checkout_session_id: p.checkoutSessionId, payment_intent_id: p.paymentIntentId, customer_id: p.customerId,
         amount: p.amount, currency: p.currency, credits: p.credits, created_at: p.now,
       });
       paymentId = num(id);
@@ -109,7 +142,7 @@ export async function recordPurchase(db: Knex, p: Purchase): Promise<PurchaseOut
       throw err;
     }
     const balance = await creditWallet(trx, payer, p.credits, 'purchase', `Stripe payment ${p.paymentIntentId ?? p.checkoutSessionId}`, p.now, { ref: `stripe-payment-${paymentId}` });
-    if (p.customerId) await trx('users').where('id', p.userId).whereNull('stripe_customer_id').update({ stripe_customer_id: p.customerId });
+    if (p.customerId) await recordCustomer(trx, payer, p.customerId);
     return { outcome: 'credited', paymentId, balance, transactionId: await lastLedgerId(trx, payer) };
   }));
 }
@@ -140,15 +173,15 @@ export type RefundReversed =
  * no more toward what the payment's later refunds may take (creditsForRefund reads the rest).
  */
 export async function reverseStripeRefund(db: Knex, refundId: string, description: string, now: number): Promise<RefundReversed> {
-  const row = await db('stripe_refunds').where('refund_id', refundId).first<{ user_id: number | string } | undefined>('user_id');
+  const row = await db('stripe_refunds').where('refund_id', refundId).first<{ user_id: number | string; team_id: number | string | null } | undefined>('user_id', 'team_id');
   if (!row) return { outcome: 'none' };
-  const payer: Owner = { userId: num(row.user_id), teamId: null };
+  const payer: Owner = { userId: num(row.user_id), teamId: row.team_id === null ? null : num(row.team_id) };
   return withLockRetry(() => db.transaction(async (trx): Promise<RefundReversed> => {
     await lockWallet(trx, payer);
     const n = await trx('stripe_refunds').where('refund_id', refundId).whereNull('reversed_at').update({ reversed_at: now });
     if (affected(n) !== 1) return { outcome: 'none' };
     const { credits } = await trx('stripe_refunds').where('refund_id', refundId).first<{ credits: number | string }>('credits');
-    const exists = await trx('users').where('id', payer.userId).first('id');
+    const exists = await walletRowExists(trx, payer);
     if (num(credits) > 0 && exists) await creditWallet(trx, payer, num(credits), 'payment_refund', description, now, { ref: `${refundId.slice(0, 55)}-reversed` });
     return { outcome: 'reversed', userId: payer.userId, credits: exists ? num(credits) : 0 };
   }));
@@ -163,11 +196,11 @@ export async function reverseStripeRefund(db: Knex, refundId: string, descriptio
  * other's rows and together take back at most what it bought.
  */
 export async function applyStripeRefund(db: Knex, payment: StripePayment, r: RefundFacts): Promise<RefundApplied> {
-  const payer: Owner = { userId: payment.userId, teamId: null };
+  const payer: Owner = { userId: payment.userId, teamId: payment.teamId };
   return withLockRetry(() => db.transaction(async (trx): Promise<RefundApplied> => {
     await lockWallet(trx, payer);
     const seen = await trx('stripe_refunds').where('refund_id', r.refundId).first<{ credits: number | string } | undefined>('credits');
-    const balanceNow = async () => (await trx('users').where('id', payer.userId).first<{ balance: number | string } | undefined>('balance'))?.balance;
+    const balanceNow = async () => (await trx(payer.teamId === null ? 'users' : 'teams').where('id', payer.teamId ?? payer.userId).first<{ balance: number | string } | undefined>('balance'))?.balance;
     if (seen) return { outcome: 'duplicate', userId: payer.userId, credits: num(seen.credits), balance: num(await balanceNow() ?? 0) };
     const sums = await trx('stripe_refunds').where('payment_id', payment.id).whereNull('reversed_at')
       .first<{ amount: number | string | null; credits: number | string | null }>(trx.raw('sum(amount) as amount'), trx.raw('sum(credits) as credits'));
@@ -176,7 +209,7 @@ export async function applyStripeRefund(db: Knex, payment: StripePayment, r: Ref
     const credits = exists ? creditsForRefund(payment.amount, payment.credits, num(sums?.amount ?? 0), num(sums?.credits ?? 0), r.amount) : 0;
     try {
       await trx('stripe_refunds').insert({
-        refund_id: r.refundId, payment_id: payment.id, charge_id: r.chargeId, user_id: payer.userId, amount: r.amount, currency: r.currency,
+        refund_id: r.refundId, payment_id: payment.id, charge_id: r.chargeId, user_id: payer.userId, team_id: payer.teamId, amount: r.amount, currency: r.currency,
         credits, source: r.source, created_at: r.now,
       });
     } catch (err) {
@@ -187,4 +220,9 @@ export async function applyStripeRefund(db: Knex, payment: StripePayment, r: Ref
     if (credits > 0) await debitWallet(trx, payer, credits, r.description, r.now, true, { kind: 'payment_refund', ref: r.refundId.slice(0, 64) });
     return { outcome: 'applied', userId: payer.userId, credits, balance: exists ? (await walletOf(trx, payer)).balance : 0 };
   }));
+}
+
+/** Whether the wallet still exists (an erased account keeps its row as a tombstone; a team row stays after deletion). */
+async function walletRowExists(trx: Knex, payer: Owner): Promise<boolean> {
+  return Boolean(await trx(payer.teamId === null ? 'users' : 'teams').where('id', payer.teamId ?? payer.userId).first('id'));
 }

@@ -12,7 +12,7 @@ import { revokeSession } from '../db/sessions.ts';
 import type { User } from '../db/users.ts';
 import { issueApiKey, keyView } from './keys.ts';
 import { issueOtp } from './otp.ts';
-import { startSession, userView } from './session.ts';
+import { startSession, userView, withoutSessionCookie } from './session.ts';
 
 export const REGISTRATION_CLOSED = 'registration is closed on this gateway: an account can only be created for an address a team has invited (ask a team owner for an invite, then register with the invited address)';
 
@@ -50,16 +50,17 @@ async function authenticate(ctx: OperationContext<'login' | 'cliLogin'>): Promis
 
 export const login: Handler<'login'> = async (ctx) => {
   const user = await authenticate(ctx);
-  return startSession(ctx.app, user.id);
+  return startSession(ctx, user.id, ctx.query.session);
 };
 
-/** Ends the session that authenticated this request, at once: its next use is a 401. */
+/** Ends the session that authenticated this request, at once: its next use is a 401. A cookie session's cookie is cleared too. */
 export const logout: Handler<'logout'> = async (ctx) => {
   const { caller } = ctx;
   if (caller.sessionId === undefined) throw new UnauthorizedError('logout needs the session token as Authorization: Bearer <token>');
   await revokeSession(ctx.app.db, caller.sessionId, ctx.app.clock());
   ctx.audit.userId = caller.userId;
-  return { detail: 'logged out: this session token no longer works' };
+  if (!caller.sessionCookie) return { detail: 'logged out: this session token no longer works' };
+  return withoutSessionCookie(ctx.app, ctx.h.response({ detail: 'signed out: this session has ended' }), ctx.studio?.slug);
 };
 
 export const cliLogin: Handler<'cliLogin'> = async (ctx) => {

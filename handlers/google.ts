@@ -18,7 +18,7 @@ import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
 import { DuplicateError } from '../db/errors.ts';
 import { completeAuthorization, ProviderUnavailableError, SignInRefusedError, startAuthorization, verifyIdToken } from './google-oidc.ts';
 import type { ExternalIdentity } from './google-oidc.ts';
-import { startSession } from './session.ts';
+import { startSession, startSessionAndRedirect } from './session.ts';
 import { audit } from './audit.ts';
 import type { AuditFields, AuthContext } from './audit.ts';
 
@@ -103,7 +103,8 @@ async function accountFor(app: App, id: ExternalIdentity, studioId: number | nul
   return account;
 }
 
-async function signIn(ctx: SignInContext, id: ExternalIdentity, method: string, studioId: number | null) {
+/** The account the identity signs in to (found, linked or created), recorded on the audit event. */
+async function signedInUser(ctx: SignInContext, id: ExternalIdentity, method: string, studioId: number | null): Promise<number> {
   const { app } = ctx;
   ctx.audit.method = method;
   let userId: number;
@@ -120,14 +121,24 @@ async function signIn(ctx: SignInContext, id: ExternalIdentity, method: string, 
     userId = linked;
   }
   ctx.audit.userId = userId;
-  return startSession(app, userId);
+  return userId;
+}
+
+/**
+ * Where a cookie sign-in sends the browser back to: a studio's storefront under the gateway's
+ * host (the callback is at PUBLIC_URL, so the cookie is set there), or a page of the dashboard.
+ */
+function returnPage(studioSlug: string | undefined, asked: string | undefined): string {
+  if (studioSlug !== undefined) return `/s/${studioSlug}`;
+  return asked !== undefined && asked.startsWith('/dashboard') ? asked : '/dashboard';
 }
 
 export const getGoogleUrl: Handler<'getGoogleUrl'> = async (ctx) => {
   const { app } = ctx;
   const request = await viaProvider(ctx, startAuthorization(googleConfig(app)));
-  // Google's redirect to the callback carries no studio header: the pending request remembers it
-  await savePendingAuthRequest(app.db, sha256Hex(request.state), { nonce: request.nonce, codeVerifier: request.codeVerifier, studioId: ctx.studio?.id ?? null }, app.clock());
+  // Google's redirect to the callback carries no studio header, nor how the session is wanted: the pending request remembers both
+  const returnTo = ctx.query.session === 'cookie' ? returnPage(ctx.studio?.slug, ctx.query.return_to) : null;
+  await savePendingAuthRequest(app.db, sha256Hex(request.state), { nonce: request.nonce, codeVerifier: request.codeVerifier, studioId: ctx.studio?.id ?? null, returnTo }, app.clock());
   return { url: request.url.href };
 };
 
@@ -142,11 +153,14 @@ export const googleCallback: Handler<'googleCallback'> = async (ctx) => {
   }
   // Everything the provider sent (code, state, iss, ...) goes to the library, as received.
   const identity = await viaProvider(ctx, completeAuthorization(g, new URLSearchParams(ctx.request.url.search), { state, nonce: pending.nonce, codeVerifier: pending.codeVerifier }));
-  return signIn(ctx, identity, 'google', pending.studioId);
+  const userId = await signedInUser(ctx, identity, 'google', pending.studioId);
+  if (pending.returnTo === null) return startSession(ctx, userId);
+  const studioSlug = /^\/s\/([a-z0-9-]+)/.exec(pending.returnTo)?.[1];
+  return startSessionAndRedirect(ctx, userId, `${app.config.publicUrl}${pending.returnTo}`, studioSlug);
 };
 
 export const googleMobileLogin: Handler<'googleMobileLogin'> = async (ctx) => {
   const { app } = ctx;
   const identity = await viaProvider(ctx, verifyIdToken(googleConfig(app), ctx.body.id_token));
-  return signIn(ctx, identity, 'google-mobile', ctx.studio?.id ?? null);
+  return startSession(ctx, await signedInUser(ctx, identity, 'google-mobile', ctx.studio?.id ?? null));
 };

@@ -9,9 +9,13 @@ import { cancelPrediction, getPredictionResult, streamPrediction } from './predi
 import { cancelAccountDeletion, getBalance, getUserDetails, requestAccountDeletion } from './account.ts';
 import { exportAccount } from './account-export.ts';
 import { cliLogin, login, logout, register } from './auth.ts';
+import { getSession, getSiteInfo } from './site.ts';
+import { createBillingPortalSession, createCheckoutSession, listInvoices, listPurchases } from './checkout.ts';
 import { forgotPassword, loginOtp, requestOtp, resetPassword, verifyOtp } from './otp.ts';
 import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
-import { createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey, updateApiKey, updateTeamApiKey } from './keys.ts';
+import {
+  createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey, rotateApiKey, rotateTeamApiKey, updateApiKey, updateTeamApiKey,
+} from './keys.ts';
 import { calculateDynamicCost, getHomepageModels, getTaskData } from './catalog.ts';
 import { createLora, getLoraData, getLoraModelsData, listOwnLoras } from './loras.ts';
 import { getHealth } from './health.ts';
@@ -35,6 +39,7 @@ import { deleteModelDiscount, listModelDiscounts, myModelDiscounts, upsertModelD
 import { adminManageSubscription, getMySubscription } from './subscriptions.ts';
 import { adminPasswordResetLink, adminSupportLoginLink, supportLogin, supportResetPassword, virtualLogin } from './impersonation.ts';
 import { adminDeleteUser } from './admin-users.ts';
+import { adminFailures, adminListUsers, adminStats, adminUserRuns } from './admin-console.ts';
 import { adminStripeCharges, adminStripeRefund, receiveStripeWebhook } from './stripe.ts';
 
 export { generate };
@@ -61,6 +66,8 @@ const handlers: HandlerMap = {
   register,
   login,
   logout,
+  getSession,
+  getSiteInfo,
   cliLogin,
   requestOtp,
   loginOtp,
@@ -97,6 +104,8 @@ const handlers: HandlerMap = {
   listTeamApiKeys,
   revokeTeamApiKey,
   updateTeamApiKey,
+  rotateApiKey,
+  rotateTeamApiKey,
   getRunHistory,
   searchRunHistory,
   getGallery,
@@ -133,9 +142,17 @@ const handlers: HandlerMap = {
   supportLogin,
   supportResetPassword,
   adminDeleteUser,
+  adminListUsers,
+  adminUserRuns,
+  adminStats,
+  adminFailures,
   adminStripeCharges,
   adminStripeRefund,
   receiveStripeWebhook,
+  createCheckoutSession,
+  listPurchases,
+  listInvoices,
+  createBillingPortalSession,
   createEmbedCode,
   listEmbedCodes,
   getEmbedCode,

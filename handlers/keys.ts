@@ -6,15 +6,22 @@ import { CODE_SCOPES } from '../spec/scopes.ts';
 import type { App } from '../lib/context.ts';
 import type { Handler, OwnedCaller } from './types.ts';
 import { ForbiddenError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
-import { findUserKey, insertApiKey, listUserKeys, revokeKey, updateUserKey } from '../db/api-keys.ts';
-import type { ApiKeyRecord, KeyLimits, KeyRestrictions, KeyUpdate } from '../db/api-keys.ts';
+import { findUserKey, insertApiKey, listUserKeys, revokeKey, rotateKey, updateUserKey } from '../db/api-keys.ts';
+import type { ApiKeyRecord, KeyLimits, KeyOwner, KeyRestrictions, KeyUpdate } from '../db/api-keys.ts';
+import { keySpend } from '../db/key-spend.ts';
 import type { SpendPeriod } from '../db/key-spend.ts';
 import { findTeamKey, insertTeamApiKey, listTeamKeys, revokeTeamKey, updateTeamKey } from '../db/team-resources.ts';
 import type { TeamApiKeyRecord } from '../db/team-resources.ts';
 import { KEY_PREFIX_LIVE, KEY_PREFIX_TEST, newSecret, sha256Hex } from '../lib/secrets.ts';
 
 export function keyView(k: ApiKeyRecord) {
-  return { id: k.id, name: k.name, prefix: k.prefix, is_test: k.isTest, ip_whitelist: k.ipWhitelist, scopes: k.scopes, rate_limit_per_minute: k.rateLimitPerMinute, max_concurrent: k.maxConcurrent, expires_at: k.expiresAt, spend_limit: k.spendLimit, spend_limit_period: k.spendLimitPeriod, created_at: k.createdAt, last_used_at: k.lastUsedAt };
+  return { id: k.id, name: k.name, prefix: k.prefix, is_test: k.isTest, ip_whitelist: k.ipWhitelist, scopes: k.scopes, rate_limit_per_minute: k.rateLimitPerMinute, max_concurrent: k.maxConcurrent, expires_at: k.expiresAt, spend_limit: k.spendLimit, spend_limit_period: k.spendLimitPeriod, rotated_at: k.rotatedAt, grace_until: k.previousValidUntil, created_at: k.createdAt, last_used_at: k.lastUsedAt };
+}
+
+/** A listed key with what it has spent in its limit's current period (null: no limit). */
+async function withSpend<K extends ApiKeyRecord, V extends ReturnType<typeof keyView>>(app: App, k: K, view: (k: K) => V): Promise<V & { spend_so_far: number | null }> {
+  const spent = k.spendLimit === null || k.spendLimitPeriod === null ? null : await keySpend(app.db, k.id, k.spendLimitPeriod, app.clock());
+  return { ...view(k), spend_so_far: spent };
 }
 
 function teamKeyView(k: TeamApiKeyRecord) {
@@ -98,7 +105,7 @@ export const createApiKey: Handler<'createApiKey'> & Handler<'generateApiKey'> =
 };
 
 /** GET /app/get_user_keys: the account's live keys, never their values. */
-export const getUserKeys: Handler<'getUserKeys'> = async ({ app, caller }) => (await listUserKeys(app.db, caller.userId)).map(keyView);
+export const getUserKeys: Handler<'getUserKeys'> = async ({ app, caller }) => Promise.all((await listUserKeys(app.db, caller.userId)).map((k) => withSpend(app, k, keyView)));
 
 /** DELETE /app/delete_api_keys/{key_id}: the key stops working on its next use. A sandbox key revokes only sandbox keys. */
 export const deleteApiKey: Handler<'deleteApiKey'> = async ({ app, caller, params }) => {
@@ -140,7 +147,7 @@ export const createTeamApiKey: Handler<'createTeamApiKey'> = async ({ app, calle
 };
 
 /** GET /app/teams/{team_id}/keys: the team's live keys, never their values. */
-export const listTeamApiKeys: Handler<'listTeamApiKeys'> = async ({ app, caller }) => (await listTeamKeys(app.db, pathTeam(caller))).map(teamKeyView);
+export const listTeamApiKeys: Handler<'listTeamApiKeys'> = async ({ app, caller }) => Promise.all((await listTeamKeys(app.db, pathTeam(caller))).map((k) => withSpend(app, k, teamKeyView)));
 
 /** DELETE /app/teams/{team_id}/keys/{key_id}: stops working on its next use. A sandbox key revokes only sandbox keys. */
 export const revokeTeamApiKey: Handler<'revokeTeamApiKey'> = async ({ app, caller, params }) => {
@@ -248,7 +255,7 @@ async function newKeyRestrictions(app: App, caller: OwnedCaller, body: Restricti
  * own, never none; a key changing itself (`itself`) may only narrow its expiry and spend limit
  * (a month's limit is narrower than the same amount a day).
  */
-async function keyUpdate(app: App, caller: OwnedCaller, target: ApiKeyRecord, itself: boolean, body: RestrictionBody & { name?: string; ip_whitelist?: string[] }): Promise<KeyUpdate> {
+async function keyUpdate(app: App, caller: OwnedCaller, target: ApiKeyRecord, itself: boolean, body: RestrictionBody & LimitsBody & { name?: string; ip_whitelist?: string[] }): Promise<KeyUpdate> {
   if (caller.isTest && !target.isTest) throw new ForbiddenError('a sandbox key may only update sandbox keys; use a production key or a session');
   const update: KeyUpdate = {};
   if (body.name !== undefined) update.name = body.name;
@@ -271,8 +278,68 @@ async function keyUpdate(app: App, caller: OwnedCaller, target: ApiKeyRecord, it
     update.spendLimit = checkedSpendLimit(body, target, itself ? target : null,
       `a key may only lower its own spend limit (${target.spendLimit ?? ''} per ${target.spendLimitPeriod ?? ''}); use a session or another key`);
   }
+  if (body.rate_limit_per_minute !== undefined) update.rateLimitPerMinute = boundedLimit(app, caller, 'rate_limit_per_minute', body.rate_limit_per_minute);
+  if (body.max_concurrent !== undefined) update.maxConcurrent = boundedLimit(app, caller, 'max_concurrent', body.max_concurrent);
   return update;
 }
+
+interface LimitsBody {
+  rate_limit_per_minute?: number | null;
+  max_concurrent?: number | null;
+}
+
+/**
+ * A generation limit set by an update. With an API key as the credential it may not exceed that
+ * key's own limit (or the default it runs under); null means the gateway's default, which counts
+ * as that default (0: none, above any limit). Sessions and tokens may set anything.
+ */
+function boundedLimit(app: App, caller: OwnedCaller, field: keyof LimitsBody, asked: number | null): number | null {
+  const own = caller.apiKeyId === null ? undefined : caller.keyLimits;
+  if (!own) return asked;
+  const defaults = app.config.generateRateLimit;
+  const fallback = field === 'rate_limit_per_minute' ? defaults.perKeyPerMinute : defaults.concurrentPerKey;
+  const ceiling = (field === 'rate_limit_per_minute' ? own.rateLimitPerMinute : own.maxConcurrent) ?? fallback;
+  const effective = asked ?? fallback;
+  if (ceiling > 0 && (effective === 0 || effective > ceiling)) throw new ForbiddenError(`a key may not set a ${field} above its own (${ceiling}); use a session or another key`);
+  return asked;
+}
+
+/** Rotation's grace when the body names none: a day. */
+const DEFAULT_GRACE_SECONDS = 86_400;
+
+/** A new secret for `target` in place; the replaced one works for the grace period. */
+async function rotate(app: App, caller: OwnedCaller, owner: KeyOwner, target: ApiKeyRecord, graceSeconds: number) {
+  if (caller.isTest && !target.isTest) throw new ForbiddenError('a sandbox key may only rotate sandbox keys; use a production key or a session');
+  const { key, prefix, keyHash } = newKey(target.isTest);
+  const now = app.clock();
+  const record = await rotateKey(app.db, owner, target.id, { prefix, keyHash }, graceSeconds > 0 ? now + graceSeconds * 1000 : null, now);
+  if (!record) throw new NotFoundError('API key not found');
+  // committed: every API process forgets the old secret's cached entry (its grace is read afresh)
+  await app.credentials.invalidate('teamId' in owner ? { teamIds: [owner.teamId] } : { userIds: [owner.userId] });
+  return { record, key };
+}
+
+/** POST /app/api_keys/{key_id}/rotate */
+export const rotateApiKey: Handler<'rotateApiKey'> = async ({ app, caller, params, body }) => {
+  const id = params.key_id;
+  if (!Number.isSafeInteger(id)) throw new NotFoundError('API key not found');
+  const target = await findUserKey(app.db, caller.userId, id);
+  if (!target) throw new NotFoundError('API key not found');
+  const { record, key } = await rotate(app, caller, { userId: caller.userId }, target, body.grace_seconds ?? DEFAULT_GRACE_SECONDS);
+  return { ...keyView(record), api_key: key, key, grace_until: record.previousValidUntil };
+};
+
+/** POST /app/teams/{team_id}/keys/{key_id}/rotate (`manage_keys`, checked by the route bridge) */
+export const rotateTeamApiKey: Handler<'rotateTeamApiKey'> = async ({ app, caller, params, body }) => {
+  const teamId = pathTeam(caller);
+  const id = params.key_id;
+  if (!Number.isSafeInteger(id)) throw new NotFoundError('API key not found');
+  const target = await findTeamKey(app.db, teamId, id);
+  if (!target) throw new NotFoundError('API key not found');
+  const { record, key } = await rotate(app, caller, { teamId }, target, body.grace_seconds ?? DEFAULT_GRACE_SECONDS);
+  app.log.info({ event: 'team_key_rotated', teamId, keyId: id, by: caller.userId }, 'teams: API key rotated');
+  return { ...teamKeyView({ ...record, teamId }), api_key: key, key, grace_until: record.previousValidUntil };
+};
 
 /** PUT /app/update_api_key/{key_id}: name, IP restriction, expiry and spend limit of a personal key. */
 export const updateApiKey: Handler<'updateApiKey'> = async ({ app, caller, params, body }) => {

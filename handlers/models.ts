@@ -7,7 +7,7 @@ import { ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
 import { catalogVocabulary } from '../spec/catalog.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import { computePrice } from '../spec/pricing.ts';
+import { computePrice, studioPrice } from '../spec/pricing.ts';
 import type { PriceRule } from '../spec/pricing.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
 
@@ -50,6 +50,8 @@ export function entryOf(app: App, model: ModelInfo): ModelEntry {
     price: priceSummary(model.price, schema),
     input_schema: schema,
     available: configuredProviders(model, app.adapterEnv).length > 0,
+    // which provider is missing, for a client explaining "unavailable"
+    provider_setup: model.providers.map((p) => ({ name: p.adapterKind === 'local' ? 'local' : p.upstream ?? p.adapter, configured: configuredProviders({ ...model, providers: [p] }, app.adapterEnv).length > 0 })),
   };
 }
 
@@ -66,6 +68,9 @@ export const listModels: Handler<'listModels'> = async ({ app, query, studio }) 
     // README "Whitelabel studios": a studio lists only its allowed models
     .filter((m) => studio === undefined || studio.allowedModels.includes(m.operationId))
     .filter((m) => (query.category === undefined || m.category === query.category) && (query.tier === undefined || m.tier === query.tier))
-    .map((m) => entryOf(app, m));
+    .map((m) => entryOf(app, m))
+    // in a studio the price is the studio's: only its price at the defaults (the gateway's rule
+    // under it is the owner's business, as in quotes); a quote prices any other input
+    .map((e) => (studio === undefined ? e : { ...e, price: { unit: e.price.unit, base: studioPrice(studio, e.slug, e.price.at_defaults), per_unit: null, multipliers: [], at_defaults: studioPrice(studio, e.slug, e.price.at_defaults) } }));
   return { models };
 };

@@ -23,7 +23,8 @@ export async function issueOtp(ctx: AuthContext, user: User, purpose: OtpPurpose
   const { app } = ctx;
   const code = newOtpCode();
   await storeOtp(app.db, user.id, purpose, otpHash(user.id, purpose, code), app.clock());
-  sendInBackground(app, otpMail(user.email, code, purpose));
+  // in a studio's context the mail carries the studio's name, never the gateway's
+  sendInBackground(app, otpMail(user.email, code, purpose, ctx.request.app.studio?.name));
   audit(ctx, 'code_sent', { userId: user.id, purpose });
 }
 
@@ -70,7 +71,7 @@ async function redeem(ctx: OperationContext<'loginOtp' | 'verifyOtp' | 'resetPas
 export const loginOtp: Handler<'loginOtp'> = async (ctx) => {
   const user = await redeem(ctx, 'otp');
   ctx.audit.method = 'otp';
-  return startSession(ctx.app, user.id);
+  return startSession(ctx, user.id, ctx.query.session);
 };
 
 export const verifyOtp: Handler<'verifyOtp'> = async (ctx) => userView(await redeem(ctx, 'otp'));

@@ -9,8 +9,11 @@ import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } fro
 import { Stripe, creditsForPayment, creditsForRefund, idOf, listData, refundIdempotencyKey, stripeCall, stripeClient, webhookSecret } from '../lib/stripe.ts';
 import { findUserByEmail, findUserById } from '../db/users.ts';
 import {
-  applyStripeRefund, findPaymentByIntent, paymentsOf, recordPurchase, reverseStripeRefund, stripeCustomerOf, userIdForCustomer,
+  applyStripeRefund, findPaymentByIntent, paymentsOf, recordCustomer, recordPurchase, reverseStripeRefund, stripeCustomerOf, userIdForCustomer,
 } from '../db/stripe-payments.ts';
+import { activateSubscription, cancelSubscription, changeSubscription, findSubscription } from '../db/subscriptions.ts';
+import { walletOf } from '../db/wallet/ledger.ts';
+import type { Owner } from '../lib/owner.ts';
 import type { StripePayment } from '../db/stripe-payments.ts';
 import type { components } from '../spec/v1.generated.ts';
 
@@ -68,8 +71,10 @@ export const adminStripeRefund: Handler<'adminStripeRefund'> = async ({ app, cal
   const credits = creditsForRefund(payment.amount, payment.credits, payment.refundedAmount, payment.refundedCredits, amount);
   const user = await findUserById(app.db, payment.userId);
   if (!user) throw new NotFoundError('the account that bought this credit no longer exists; refund it in Stripe\'s dashboard');
-  if (body.allow_negative !== true && credits > user.balance) {
-    throw new ConflictError(`this refund takes back ${credits} credits and the balance is ${user.balance}; nothing was refunded (send "allow_negative": true to refund anyway)`);
+  // a team's purchase is taken back from the team's wallet
+  const balance = payment.teamId === null ? user.balance : (await walletOf(app.db, { userId: payment.userId, teamId: payment.teamId })).balance;
+  if (body.allow_negative !== true && credits > balance) {
+    throw new ConflictError(`this refund takes back ${credits} credits and the balance is ${balance}; nothing was refunded (send "allow_negative": true to refund anyway)`);
   }
   const callerKey = typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : undefined;
   const refund = await stripeCall('charge', () => stripe.refunds.create({
@@ -105,7 +110,59 @@ async function accountOf(app: App, s: Stripe.Checkout.Session): Promise<number |
   return email ? (await findUserByEmail(app.db, email))?.id : undefined;
 }
 
+/** The team a Checkout Session of createCheckoutSession buys for (its metadata, set by the gateway); null: the buyer's own wallet. */
+function teamOf(metadata: Stripe.Metadata | null | undefined): number | null {
+  const t = metadata?.team_id;
+  return t && /^[1-9][0-9]{0,9}$/.test(t) ? Number(t) : null;
+}
+
+/**
+ * The wallet a subscription bought in the dashboard is for, and its plan: from the metadata
+ * createCheckoutSession put on the Checkout Session and on the Stripe subscription.
+ */
+function subscriptionTarget(app: App, metadata: Stripe.Metadata | null | undefined): { payer: Owner; plan: string } | undefined {
+  const user = metadata?.user_id;
+  const plan = metadata?.plan;
+  if (!user || !/^[1-9][0-9]{0,9}$/.test(user) || !plan || !app.config.subscriptions.plans.has(plan)) return undefined;
+  return { payer: { userId: Number(user), teamId: teamOf(metadata) }, plan };
+}
+
+/** A subscription bought with Checkout: the plan starts on the wallet at once, with its first period's credit. */
+async function subscriptionStarted(app: App, event: Stripe.Event, s: Stripe.Checkout.Session): Promise<AckStatus> {
+  if (s.payment_status !== 'paid' && s.payment_status !== 'no_payment_required') return 'ignored';
+  const target = subscriptionTarget(app, s.metadata);
+  if (!target) {
+    app.log.error({ stripeEvent: event.id, session: s.id }, 'stripe_payment_unmatched: a paid subscription checkout names no account or no configured plan; activate it by hand (adminManageSubscription)');
+    return 'unmatched';
+  }
+  const out = await activateSubscription(app.db, target.payer, app.config.subscriptions.plans.get(target.plan)!, undefined, app.clock());
+  const customer = idOf(s.customer);
+  if (customer && out.outcome !== 'wallet-gone') await recordCustomer(app.db, target.payer, customer);
+  if (out.outcome === 'wallet-gone') return 'unmatched';
+  if (out.outcome === 'already-active') return 'duplicate';
+  app.log.info({ stripeEvent: event.id, session: s.id, ...target.payer, plan: target.plan }, 'stripe subscription started');
+  return 'subscription_started';
+}
+
+/** Stripe's subscription changed (the billing portal): a new price is a plan change from the next renewal; an ended one cancels. */
+async function subscriptionUpdated(app: App, sub: Stripe.Subscription, deleted: boolean): Promise<AckStatus> {
+  const target = subscriptionTarget(app, sub.metadata);
+  if (!target) return 'ignored';
+  const now = app.clock();
+  if (deleted || ['canceled', 'unpaid', 'incomplete_expired'].includes(sub.status)) {
+    const out = await cancelSubscription(app.db, target.payer, now);
+    return out.outcome === 'ok' ? 'subscription_cancelled' : 'ignored';
+  }
+  const price = sub.items?.data?.[0]?.price?.id;
+  const plan = [...app.config.subscriptions.plans.values()].find((p) => p.stripePrice !== undefined && p.stripePrice === price);
+  const current = await findSubscription(app.db, target.payer);
+  if (!plan || !current || current.status !== 'active' || plan.name === (current.nextPlan ?? current.plan)) return 'ignored';
+  const out = await changeSubscription(app.db, target.payer, plan, now);
+  return out.outcome === 'ok' ? 'subscription_changed' : 'ignored';
+}
+
 async function checkoutPaid(app: App, event: Stripe.Event, s: Stripe.Checkout.Session): Promise<AckStatus> {
+  if (s.mode === 'subscription') return subscriptionStarted(app, event, s);
   if (s.mode !== 'payment' || s.payment_status !== 'paid') return 'ignored';
   const userId = await accountOf(app, s);
   const amount = s.amount_total ?? 0;
@@ -116,7 +173,7 @@ async function checkoutPaid(app: App, event: Stripe.Event, s: Stripe.Checkout.Se
     return 'unmatched';
   }
   const out = await recordPurchase(app.db, {
-    userId, checkoutSessionId: s.id, paymentIntentId: idOf(s.payment_intent) ?? null, customerId: idOf(s.customer) ?? null,
+    userId, teamId: teamOf(s.metadata), checkoutSessionId: s.id, paymentIntentId: idOf(s.payment_intent) ?? null, customerId: idOf(s.customer) ?? null,
     amount, currency: (s.currency ?? app.config.stripe.currency).toLowerCase(), credits, now: app.clock(),
   });
   if (out.outcome === 'no-account') return 'unmatched';
@@ -186,6 +243,10 @@ export const receiveStripeWebhook: Handler<'receiveStripeWebhook'> = async ({ ap
     case 'refund.updated':
     case 'refund.failed':
       status = await refundReported(app, event.data.object, undefined);
+      break;
+    case 'customer.subscription.updated':
+    case 'customer.subscription.deleted':
+      status = await subscriptionUpdated(app, event.data.object, event.type === 'customer.subscription.deleted');
       break;
     default:
       status = 'ignored';

@@ -69,6 +69,8 @@ export interface Caller {
   scopes: readonly Scope[];
   /** the presenting login session (via 'session'), so that logout can end exactly that one */
   sessionId?: number;
+  /** that session came in the dashboard's HttpOnly cookie (lib/session-cookie.ts), not an Authorization header */
+  sessionCookie?: true;
   /**
    * set when that session was opened by a staff member acting as this user (virtualLogin,
    * supportLogin): who, and their role now. README "Impersonation and support links".
@@ -118,4 +120,8 @@ export interface StudioContext {
   payerMode: 'owner_pays' | 'end_user_pays';
   markupPercent: number;
   modelPrices: Readonly<Record<string, number>>;
+  /** the studio's name, for what its users read (pages, mails) */
+  name?: string;
+  /** how the request named the studio: the x-whitelabel-studio header, or a Host that is one of its domains */
+  by?: 'header' | 'domain';
 }

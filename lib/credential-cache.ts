@@ -34,6 +34,8 @@ export interface CachedApiKey extends EntryOwner {
   ownerDeletionPending: boolean;
   ownerStudioId: number | null;
   ownerDiscounts: number;
+  /** the secret presented is the one a rotation replaced: `expiresAt` is the end of its grace period */
+  retiredSecret?: true;
 }
 
 /** An app's credential cache: the key cache (null: CREDENTIAL_CACHE off, or a worker process) and the invalidation every write of a key's validity calls. */

@@ -54,6 +54,8 @@ export const ERRORS = {
   studio_not_found: { status: [404], meaning: 'the whitelabel studio named by `x-whitelabel-studio` (or the `Host`) is unknown or disabled' },
   studio_forbidden: { status: [403], meaning: "the credential does not belong to the studio: not one of its users, its owner, a member of its owning team, or the team's key" },
   studio_required: { status: [403], meaning: "a studio's user called without the studio's context: send `x-whitelabel-studio` with its slug, or call through one of its domains" },
+  // the dashboard's cookie session (lib/session-cookie.ts)
+  csrf_token_invalid: { status: [403], meaning: "a state-changing request carried the dashboard's session cookie but not its CSRF token in `X-CSRF-Token` (a page on another site cannot send it); nothing was changed" },
 } as const satisfies Readonly<Record<string, ErrorInfo>>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -256,4 +258,10 @@ export class StudioRefusedError extends DomainError {
     this.status = status;
     this.code = code;
   }
+}
+
+/** A state-changing request made with the dashboard's session cookie but without its CSRF token (lib/session-cookie.ts). */
+export class CsrfTokenError extends DomainError {
+  readonly status = 403;
+  readonly code = 'csrf_token_invalid';
 }

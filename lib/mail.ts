@@ -14,6 +14,15 @@ export interface Mail {
   to: string;
   subject: string;
   text: string;
+  /** the sender's display name in place of MAIL_FROM's (a whitelabel studio's name); the address stays MAIL_FROM's */
+  fromName?: string;
+}
+
+/** MAIL_FROM with another display name: `Name <address>` keeps the address. */
+export function fromWithName(from: string, name: string | undefined): string | { name: string; address: string } {
+  if (name === undefined) return from;
+  const address = /<([^>]+)>/.exec(from)?.[1] ?? from.trim();
+  return { name, address };
 }
 
 export interface Mailer {
@@ -27,7 +36,7 @@ export function createMailer(config: MailConfig, log: Logger): Mailer {
   if (!config.smtpUrl) {
     return {
       async send(mail) {
-        log.info({ mail: { from: config.from, to: mail.to, subject: mail.subject, text: mail.text } }, LOGGED_MAIL_MESSAGE);
+        log.info({ mail: { from: fromWithName(config.from, mail.fromName), to: mail.to, subject: mail.subject, text: mail.text } }, LOGGED_MAIL_MESSAGE);
       },
     };
   }
@@ -41,7 +50,7 @@ export function createMailer(config: MailConfig, log: Logger): Mailer {
   });
   return {
     async send(mail) {
-      await transport.sendMail({ from: config.from, to: mail.to, subject: mail.subject, text: mail.text });
+      await transport.sendMail({ from: fromWithName(config.from, mail.fromName), to: mail.to, subject: mail.subject, text: mail.text });
     },
   };
 }
@@ -65,20 +74,23 @@ export function sendInBackground(app: App, mail: Mail): void {
   });
 }
 
-export function otpMail(to: string, code: string, purpose: 'otp' | 'reset'): Mail {
+/** A one-time code; `brand` is a whitelabel studio's name, which then stands in the mail for the gateway's. */
+export function otpMail(to: string, code: string, purpose: 'otp' | 'reset', brand?: string): Mail {
+  const name = brand ?? 'mediagate';
+  const from = brand === undefined ? {} : { fromName: brand };
   if (purpose === 'reset') {
     return {
-      to,
-      subject: 'Your mediagate password reset code',
+      to, ...from,
+      subject: `Your ${name} password reset code`,
       text: `Your password reset code is ${code}\n\n`
-        + 'Enter it with your new password to reset your mediagate password. It expires in 10 minutes and works once.\n'
+        + `Enter it with your new password to reset your ${name} password. It expires in 10 minutes and works once.\n`
         + 'Resetting the password signs out every session of the account.\n\n'
         + 'If you did not ask for a reset, ignore this message: your password stays as it is.\n',
     };
   }
   return {
-    to,
-    subject: 'Your mediagate one-time code',
+    to, ...from,
+    subject: `Your ${name} one-time code`,
     text: `Your one-time code is ${code}\n\n`
       + 'Use it to sign in or to verify this email address. It expires in 10 minutes and works once.\n\n'
       + 'If you did not ask for it, ignore this message.\n',

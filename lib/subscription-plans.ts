@@ -12,6 +12,8 @@ export interface SubscriptionPlan {
   /** the most of a period's grant that stays spendable during the next period; 0: none rolls over */
   rolloverCap: number;
   period: PlanPeriod;
+  /** the Stripe Price (recurring) that sells this plan in the dashboard; absent: billing sets it by hand */
+  stripePrice?: string;
 }
 
 export type SubscriptionPlans = ReadonlyMap<string, SubscriptionPlan>;
@@ -52,12 +54,15 @@ export function parsePlans(raw: unknown): SubscriptionPlans {
     if (!NAME.test(name)) throw new Error(`plan "${name}": a name is 1-50 of a-z, 0-9, _ and -, starting with a letter or digit`);
     if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`plan "${name}": must be an object`);
     const v = value as Record<string, unknown>;
-    const unknown = Object.keys(v).filter((k) => !['credits', 'rollover_cap', 'period'].includes(k));
-    if (unknown.length) throw new Error(`plan "${name}": unknown field ${unknown.join(', ')} (credits, rollover_cap, period)`);
+    const unknown = Object.keys(v).filter((k) => !['credits', 'rollover_cap', 'period', 'stripe_price'].includes(k));
+    if (unknown.length) throw new Error(`plan "${name}": unknown field ${unknown.join(', ')} (credits, rollover_cap, period, stripe_price)`);
+    if (v.stripe_price !== undefined && (typeof v.stripe_price !== 'string' || !/^price_[A-Za-z0-9_]{1,200}$/.test(v.stripe_price))) {
+      throw new Error(`plan "${name}": stripe_price must be the id of a recurring Stripe Price (price_…)`);
+    }
     const credits = count(name, 'credits', v.credits, 1);
     const rolloverCap = count(name, 'rollover_cap', v.rollover_cap ?? 0, 0);
     if (rolloverCap > credits) throw new Error(`plan "${name}": rollover_cap must not exceed credits`);
-    plans.set(name, { name, credits, rolloverCap, period: parsePeriod(name, v.period) });
+    plans.set(name, { name, credits, rolloverCap, period: parsePeriod(name, v.period), ...(typeof v.stripe_price === 'string' ? { stripePrice: v.stripe_price } : {}) });
   }
   if (plans.size === 0) throw new Error('declares no plan');
   return plans;

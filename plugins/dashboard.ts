@@ -1,6 +1,7 @@
-// The web dashboard (README "Web dashboard"): static files from dashboard/ and one vendored
+// The web dashboard (docs/api/dashboard.md): static files from dashboard/ and one vendored
 // module (htm's Preact bundle, from node_modules), served at /dashboard with `GET /` redirecting
-// there. No build step and nothing loaded from the internet: the page's Content-Security-Policy
+// there, and at /s/<slug> as a whitelabel studio's storefront (the page names the studio in its
+// calls; on a studio's own domain /dashboard is the storefront, by the Host). No build step and nothing loaded from the internet: the page's Content-Security-Policy
 // lets scripts, styles and API calls come from its own origin only. Outputs (images, video,
 // audio) may live on PUBLIC_URL or an S3-compatible store's origin, so media sources allow
 // those (`https:` covers a store's presigned URLs).
@@ -42,6 +43,11 @@ export const dashboardPlugin: Plugin<{ publicUrl: string }> = {
     };
     server.route({ method: 'GET', path: '/', options: { auth: false, handler: (_request, h) => h.redirect('/dashboard').code(302) } });
     server.route({ method: 'GET', path: '/dashboard', options: { ...options, handler: { file: { path: path.join(DASHBOARD_DIR, 'index.html'), confine: false } } } });
+    // a studio's storefront under the gateway's address; the page itself says nothing of the
+    // studio until its first call (an unknown slug is then the studio route's 404, in words)
+    for (const p of ['/s/{slug}', '/s/{slug}/{path*}']) {
+      server.route({ method: 'GET', path: p, options: { ...options, handler: { file: { path: path.join(DASHBOARD_DIR, 'index.html'), confine: false } } } });
+    }
     server.route({ method: 'GET', path: '/dashboard/vendor/preact-htm.js', options: { ...options, handler: { file: { path: VENDOR, confine: false } } } });
     server.route({
       method: 'GET',

@@ -24,8 +24,9 @@ declare module '@hapi/hapi' {
 
 export const STUDIO_HEADER = 'x-whitelabel-studio';
 
-function contextOf(s: Studio): StudioContext {
+function contextOf(s: Studio, by: 'header' | 'domain'): StudioContext {
   return {
+    by, name: s.name,
     id: s.id, slug: s.slug, userId: s.userId, teamId: s.teamId, allowedModels: s.allowedModels,
     payerMode: s.payerMode, markupPercent: s.markupPercent, modelPrices: s.modelPrices,
   };
@@ -74,12 +75,12 @@ export const whitelabelPlugin: Plugin<{ app: App }> = {
     const bySlug = async (request: Request, h: ResponseToolkit, sent: string) => {
       const studio = /^[a-z0-9-]{1,40}$/.test(sent) ? await findActiveStudio(app.db, { slug: sent }) : undefined;
       if (!studio) throw new StudioRefusedError(404, 'studio_not_found', `no studio "${sent.slice(0, 40)}" on this gateway`);
-      request.app.studio = contextOf(studio);
+      request.app.studio = contextOf(studio, 'header');
       return h.continue;
     };
     const byHostname = async (request: Request, h: ResponseToolkit, hostname: string) => {
       const studio = await findActiveStudio(app.db, { hostname });
-      if (studio) request.app.studio = contextOf(studio);
+      if (studio) request.app.studio = contextOf(studio, 'domain');
       return h.continue;
     };
     server.ext('onPreAuth', (request, h) => {

@@ -21,7 +21,7 @@ function Export() {
   return html`
     <${Notice} error=${state.error} />
     ${state.href
-      ? html`<p><a href=${state.href} download="mediagate-account.json" data-testid="export-link">Download your data (JSON)</a></p>`
+      ? html`<p><a href=${state.href} download="account-export.json" data-testid="export-link">Download your data (JSON)</a></p>`
       : html`<button type="button" class="secondary" disabled=${state.busy} onClick=${prepare}>${state.busy ? 'Preparing…' : 'Prepare my data export'}</button>`}`;
 }
 
@@ -41,7 +41,7 @@ export function Account() {
     setBusy(true);
     try { await api('POST', path); await load(); } catch (err) { setError(err); } finally { setBusy(false); }
   };
-  if (!me) return html`<${Notice} error=${error}>Loading…</${Notice}>`;
+  if (!me) return error ? html`<${Notice} error=${error} />` : html`<p class="loading" role="status">Loading your account…</p>`;
   const due = me.scheduled_deletion_at;
   return html`
     <${Notice} error=${error} />

@@ -5,6 +5,7 @@ import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { Notice, Pager, credits, usd, when } from './ui.js';
 import { kindWord } from './billing.js';
+import { Failures, Totals, UserAudit, UserList, UserRuns } from './console.js';
 
 export const STAFF_ROLES = ['support', 'billing', 'admin'];
 const can = (user, roles) => roles.includes(user.role);
@@ -26,12 +27,12 @@ function UserInfo({ info }) {
       : html`<ul>${info.teams.map((t) => html`<li>${t.name} (team ${t.id}, ${t.role}) · ${credits(t.balance)}, ${credits(t.held)} held · subscription: ${t.subscription?.plan ?? t.subscription?.status ?? 'none'}</li>`)}</ul>`}
     <h3>API keys</h3>
     ${info.api_keys.length === 0 ? html`<p class="muted">No API keys.</p>`
-      : html`<div class="table-wrap"><table><thead><tr><th>Name</th><th>Prefix</th><th>Kind</th><th>Last used</th><th>State</th></tr></thead>
+      : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th>Name</th><th>Prefix</th><th>Kind</th><th>Last used</th><th>State</th></tr></thead>
         <tbody>${info.api_keys.map((k) => html`<tr><td>${k.name}</td><td><code>${k.prefix}</code></td><td>${k.is_test ? 'sandbox' : 'production'}${k.team_id ? ` · team ${k.team_id}` : ''}</td>
           <td>${when(k.last_used_at)}</td><td>${k.revoked_at ? `revoked ${when(k.revoked_at)}` : 'active'}</td></tr>`)}</tbody></table></div>`}
     <h3>Recent transactions</h3>
     ${info.recent_transactions.length === 0 ? html`<p class="muted">No credit has moved yet.</p>`
-      : html`<div class="table-wrap"><table class="ledger"><thead><tr><th>When</th><th>What</th><th class="num">Amount</th><th class="num">Balance after</th><th>Description</th></tr></thead>
+      : html`<div class="table-wrap" tabindex="0"><table class="ledger"><thead><tr><th>When</th><th>What</th><th class="num">Amount</th><th class="num">Balance after</th><th>Description</th></tr></thead>
         <tbody>${info.recent_transactions.map((t) => html`<tr data-kind=${t.kind}><td>${when(t.created_at)}</td><td>${kindWord(t.kind)}</td>
           <td class=${t.amount < 0 ? 'num minus' : 'num'}>${t.amount > 0 ? '+' : ''}${credits(t.amount)}</td><td class="num">${credits(t.balance_after)}</td><td>${t.description}</td></tr>`)}</tbody></table></div>`}
   </section>`;
@@ -106,7 +107,7 @@ function Discounts({ email, team }) {
   const expired = (d) => d.expires_at && new Date(d.expires_at) <= new Date();
   return html`<section class="card" data-testid="admin-discounts">
     <h2>Discounts</h2>
-    ${items === null ? (!error && html`<p class="muted">Loading…</p>`) : items.length === 0 ? html`<p class="muted">No discount for this user on ${walletWord(team)}.</p>`
+    ${items === null ? (!error && html`<p class="loading" role="status">Loading…</p>`) : items.length === 0 ? html`<p class="muted">No discount for this user on ${walletWord(team)}.</p>`
       : html`<ul>${items.map((d) => html`<li>${d.percent_off}% off ${d.model === '*' ? 'every model' : html`<code>${d.model}</code>`}
           ${d.expires_at ? ` · ${expired(d) ? 'expired' : 'until'} ${when(d.expires_at)}` : ' · no expiry'}${d.reason ? ` · ${d.reason}` : ''}${' '}
           <button type="button" class="danger secondary small" onClick=${() => remove(d)}>Delete</button></li>`)}</ul>`}
@@ -162,7 +163,7 @@ function Subscription({ email, team, current, onDone }) {
   </form>`;
 }
 
-function Refund() {
+function Refund({ onDone = () => {} }) {
   const [form, setForm] = useState({ requestId: '', amount: '', reason: '' });
   const [result, setResult] = useState(null);
   const [error, setError] = useState(null);
@@ -173,6 +174,7 @@ function Refund() {
       const body = { request_id: form.requestId.trim(), ...(form.amount ? { amount: Number(form.amount) } : {}), ...(form.reason ? { reason: form.reason } : {}) };
       const r = await api('POST', '/auth/admin_refund', { body, headers: idempotency() });
       setResult(`Refunded ${credits(r.body.amount)} for run ${body.request_id}.`);
+      onDone();
       setForm({ requestId: '', amount: '', reason: '' });
     } catch (err) { setError(err); }
   };
@@ -232,9 +234,9 @@ function AuditLog() {
     <h2 class="section">Audit log</h2>
     <form class="filters" onSubmit=${apply}>${field('action', 'Operation')}${field('actor_id', 'By user id', 'number')}${field('target_user_id', 'On user id', 'number')}<button class="secondary">Filter</button></form>
     <${Notice} error=${error} />
-    ${data === null ? (!error && html`<p class="muted">Loading…</p>`) : data.items.length === 0
+    ${data === null ? (!error && html`<p class="loading" role="status">Loading…</p>`) : data.items.length === 0
       ? html`<p class="empty">No audit records match.</p>`
-      : html`<div class="table-wrap"><table><thead><tr><th>When</th><th>Who</th><th>Operation</th><th>On</th><th>Status</th><th>Reason</th><th>Address</th></tr></thead>
+      : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th>When</th><th>Who</th><th>Operation</th><th>On</th><th>Status</th><th>Reason</th><th>Address</th></tr></thead>
         <tbody>${data.items.map((a) => html`<tr>
           <td>${when(a.created_at)}</td><td>${a.actor_user_id === null ? 'command line' : `user ${a.actor_user_id}`} (${a.actor_role}, ${a.credential})</td>
           <td><code>${a.action}</code></td><td>${a.target_user_id === null ? '' : `user ${a.target_user_id}`}${a.target_team_id === null ? '' : ` team ${a.target_team_id}`}</td>
@@ -243,11 +245,20 @@ function AuditLog() {
   </section>`;
 }
 
+const TABS = [['users', 'Users'], ['totals', 'Totals'], ['failures', 'Failures'], ['audit', 'Audit log']];
+
+/** #/admin?tab=…&user=…&run=…: a view of the console to open (a link from the failures, a reload). */
+function linkParams() {
+  return new URLSearchParams(location.hash.split('?')[1] || '');
+}
+
 export function Admin({ user }) {
+  const [tab, setTab] = useState(() => linkParams().get('tab') || 'users');
   const [email, setEmail] = useState('');
   const [info, setInfo] = useState(null);
+  const [highlight, setHighlight] = useState(() => linkParams().get('run'));
   const [error, setError] = useState(null);
-  // the wallet the money forms act on: '' the user's own, else a team id (docs/operating/administration.md "Roles and administration")
+  // the wallet the money forms act on: '' the user's own, else a team id
   const [teamId, setTeamId] = useState('');
   const lookup = async (target = email) => {
     setError(null);
@@ -255,29 +266,58 @@ export function Admin({ user }) {
       const next = (await api('GET', '/auth/admin_user_info', { query: { email: target.trim() } })).body;
       if (next.email !== info?.email) setTeamId('');
       setInfo(next);
+      setEmail(next.email);
     } catch (err) { setInfo(null); setTeamId(''); setError(err.status === 404 ? new Error(`No account uses ${target.trim()}.`) : err); }
+  };
+  useEffect(() => { const u = linkParams().get('user'); if (u) lookup(u); }, []);
+  const open = (target, run = null) => {
+    setTab('users');
+    setHighlight(run);
+    history.replaceState(null, '', `${location.pathname}#/admin?user=${encodeURIComponent(target)}${run ? `&run=${encodeURIComponent(run)}` : ''}`);
+    lookup(target);
   };
   const team = info?.teams.find((t) => String(t.id) === teamId) ?? null;
   const billing = info && can(user, ['billing', 'admin']);
   if (!can(user, STAFF_ROLES)) return html`<p class="empty">This page is for support, billing and admin accounts.</p>`;
+  const tabs = TABS.filter(([t]) => t !== 'audit' || can(user, ['admin']));
+  const onKey = (e) => {
+    const i = tabs.findIndex(([t]) => t === tab);
+    const next = e.key === 'ArrowRight' ? (i + 1) % tabs.length : e.key === 'ArrowLeft' ? (i + tabs.length - 1) % tabs.length : -1;
+    if (next < 0) return;
+    e.preventDefault();
+    setTab(tabs[next][0]);
+    e.currentTarget.querySelectorAll('[role="tab"]')[next]?.focus();
+  };
   return html`
-    <form class="filters" onSubmit=${(e) => { e.preventDefault(); lookup(); }}>
-      <label>User's email <input name="lookup-email" type="email" required value=${email} onInput=${(e) => setEmail(e.target.value)} /></label>
-      <button>Look up</button>
-    </form>
-    <${Notice} error=${error} />
-    ${info && html`<${UserInfo} info=${info} />`}
-    ${billing && info.teams.length > 0 && html`<form class="filters" onSubmit=${(e) => e.preventDefault()}>
-      <label>Wallet <select name="admin-wallet" value=${teamId} onChange=${(e) => setTeamId(e.target.value)}>
-        <option value="">${info.email}'s own</option>
-        ${info.teams.map((t) => html`<option value=${String(t.id)}>Team ${t.name} (${t.id})</option>`)}</select></label>
-    </form>`}
-    <section class="cards">
-      ${billing && html`<${Credits} email=${info.email} team=${team} onDone=${() => lookup(info.email)} />`}
-      ${billing && html`<${Subscription} key=${`${info.email}/${teamId}`} email=${info.email} team=${team} current=${team ? team.subscription : info.subscription} onDone=${() => lookup(info.email)} />`}
-      <${Refund} />
-      ${info && can(user, ['support', 'admin']) && info.role === 'user' && html`<${ActAs} email=${info.email} />`}
-    </section>
-    ${billing && html`<${Discounts} email=${info.email} team=${team} />`}
-    ${can(user, ['admin']) && html`<${AuditLog} />`}`;
+    <div class="tabs" role="tablist" aria-label="Console" onKeyDown=${onKey}>
+      ${tabs.map(([t, label]) => html`<button type="button" role="tab" id=${`console-tab-${t}`} aria-controls="console-panel" aria-selected=${t === tab} tabindex=${t === tab ? 0 : -1} onClick=${() => setTab(t)}>${label}</button>`)}
+    </div>
+    <div id="console-panel" role="tabpanel" aria-labelledby=${`console-tab-${tab}`}>
+    ${tab === 'totals' && html`<${Totals} />`}
+    ${tab === 'failures' && html`<${Failures} onOpenRun=${open} />`}
+    ${tab === 'audit' && html`<${AuditLog} />`}
+    ${tab === 'users' && html`
+      ${!info && html`<${UserList} onOpen=${(e) => open(e)} />`}
+      <form class="filters" onSubmit=${(e) => { e.preventDefault(); lookup(); }}>
+        <label>User's email <input name="lookup-email" type="email" required value=${email} onInput=${(e) => setEmail(e.target.value)} /></label>
+        <button>Look up</button>
+        ${info && html`<button type="button" class="secondary" onClick=${() => { setInfo(null); setEmail(''); setHighlight(null); history.replaceState(null, '', `${location.pathname}#/admin`); }}>Back to the list</button>`}
+      </form>
+      <${Notice} error=${error} />
+      ${info && html`<${UserInfo} info=${info} />`}
+      ${info && html`<${UserRuns} email=${info.email} highlight=${highlight} seen=${info} />`}
+      ${info && can(user, ['admin']) && html`<${UserAudit} userId=${info.id} seen=${info} />`}
+      ${billing && info.teams.length > 0 && html`<form class="filters" onSubmit=${(e) => e.preventDefault()}>
+        <label>Wallet <select name="admin-wallet" value=${teamId} onChange=${(e) => setTeamId(e.target.value)}>
+          <option value="">${info.email}'s own</option>
+          ${info.teams.map((t) => html`<option value=${String(t.id)}>Team ${t.name} (${t.id})</option>`)}</select></label>
+      </form>`}
+      <section class="cards">
+        ${billing && html`<${Credits} email=${info.email} team=${team} onDone=${() => lookup(info.email)} />`}
+        ${billing && html`<${Subscription} key=${`${info.email}/${teamId}`} email=${info.email} team=${team} current=${team ? team.subscription : info.subscription} onDone=${() => lookup(info.email)} />`}
+        <${Refund} onDone=${() => info && lookup(info.email)} />
+        ${info && can(user, ['support', 'admin']) && info.role === 'user' && html`<${ActAs} email=${info.email} />`}
+      </section>
+      ${billing && html`<${Discounts} email=${info.email} team=${team} />`}`}
+    </div>`;
 }

@@ -46,8 +46,8 @@ export function Clients() {
       </fieldset>
       <button type="submit" disabled=${picked.size === 0}>Create client</button>
     </form>
-    ${clients === null ? html`<p class="muted">Loading…</p>` : clients.length === 0 ? html`<p class="empty">No OAuth clients yet.</p>` : html`
-      <div class="table-wrap"><table>
+    ${clients === null ? html`<p class="loading" role="status">Loading…</p>` : clients.length === 0 ? html`<p class="empty">No OAuth clients yet.</p>` : html`
+      <div class="table-wrap" tabindex="0"><table>
         <thead><tr><th>Name</th><th>Client id</th><th>Scopes</th><th>Created</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody>${clients.map((c) => html`<tr><td>${c.name}</td><td><code>${c.client_id}</code></td><td>${c.allowed_scopes.join(' ')}</td><td>${when(c.created_at)}</td>
           <td><button class="danger secondary" onClick=${() => remove(c)}>Delete</button></td></tr>`)}</tbody>

@@ -86,8 +86,8 @@ export function Embeds() {
       <div class="actions"><${CopyButton} text=${shown.code} label="Copy the code" /><${CopyButton} text=${snippet(shown, models)} label="Copy the HTML snippet" /></div>
       <pre class="snippet">${snippet(shown, models)}</pre>
     </section>`}
-    ${codes === null ? (!error && html`<p class="muted">Loading…</p>`) : codes.length === 0 ? html`<p class="empty">You have no embed codes yet. Create one above to put a model on a web page.</p>` : html`
-      <div class="table-wrap"><table>
+    ${codes === null ? (!error && html`<p class="loading" role="status">Loading…</p>`) : codes.length === 0 ? html`<p class="empty">You have no embed codes yet. Create one above to put a model on a web page.</p>` : html`
+      <div class="table-wrap" tabindex="0"><table>
         <thead><tr><th>Name</th><th>Kind</th><th>Models</th><th>Origins</th><th>Caps</th><th>Created</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody>${codes.map((c) => html`<tr class=${c.revoked_at ? 'revoked' : ''}>
           <td>${c.name}</td>

@@ -34,9 +34,9 @@ export function Gallery() {
     </div>
     <label class="check"><input type="checkbox" name="show-rejected" checked=${rejected} onChange=${(e) => { setRejected(e.target.checked); setPage(1); }} /> Show only rejected files (hidden otherwise)</label>
     <${Notice} error=${error} />
-    ${data === null ? (!error && html`<p class="muted">Loading…</p>`) : data.items.length === 0
+    ${data === null ? (!error && html`<p class="loading" role="status">Loading the gallery…</p>`) : data.items.length === 0
       ? html`<p class="empty">${rejected ? 'No rejected files.' : tab === 'all' ? 'No generated files yet. Outputs of completed runs appear here.' : `No ${TABS.find(([t]) => t === tab)[1].toLowerCase()} yet.`}</p>`
-      : html`<ul class="grid" role="tabpanel">
+      : html`<div role="tabpanel" aria-label="Files"><ul class="grid">
         ${data.items.map((item) => html`<li class="tile" key=${`${item.request_id}-${item.index}`} data-request-id=${item.request_id}>
           <${Media} url=${item.url} kind=${item.media_type} nsfw=${item.has_nsfw_content || item.review_status === 'flagged'} alt=${`Output of ${item.model}`} />
           <p class="muted"><span class=${`badge review ${item.review_status}`}>${item.review_status}</span> ${item.model}<br />${when(item.created_at)}</p>
@@ -45,6 +45,6 @@ export function Gallery() {
             <a href=${`#/history?id=${encodeURIComponent(item.request_id)}`}>Details</a>
           </div>
         </li>`)}
-      </ul>`}
+      </ul></div>`}
     <${Pager} data=${data} onPage=${setPage} label="Gallery pages" />`;
 }

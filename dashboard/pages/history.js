@@ -38,7 +38,7 @@ function Detail({ id, version, onClose, onChanged }) {
   return html`<section class="card detail" aria-labelledby="run-detail-title" data-testid="run-detail">
     <div class="detail-head"><h2 id="run-detail-title">Run <code>${id}</code></h2><button type="button" class="secondary" onClick=${onClose}>Close</button></div>
     <${Notice} error=${error}>${note}</${Notice}>
-    ${!run ? (!error && html`<p class="muted">Loading…</p>`) : html`
+    ${!run ? (!error && html`<p class="loading" role="status">Loading…</p>`) : html`
       <dl class="facts">
         <dt>Model</dt><dd>${run.model}</dd>
         <dt>Status</dt><dd><span class=${`status ${run.status}`}>${run.status}</span>${run.error ? ` · ${run.error}` : ''}</dd>
@@ -57,7 +57,7 @@ function Detail({ id, version, onClose, onChanged }) {
         : html`<div class="outputs">${run.outputs.map((u, i) => html`<figure><${Media} url=${u} kind=${kindOfUrl(u)} nsfw=${(run.has_nsfw_contents || [])[i]} /></figure>`)}</div>`}
       <h3>Webhook deliveries</h3>
       ${!run.webhook ? html`<p class="muted">This run had no webhook.</p>` : !(run.webhook_deliveries || []).length ? html`<p class="muted">No delivery to ${run.webhook} yet.</p>` : html`
-        <div class="table-wrap"><table>
+        <div class="table-wrap" tabindex="0"><table>
           <thead><tr><th>Address</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Created</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>${run.webhook_deliveries.map((d) => html`<tr>
             <td>${d.url}</td><td>${d.status}</td><td>${d.attempts}</td>
@@ -129,9 +129,9 @@ export function History() {
       <button type="button" class="secondary" onClick=${() => bulkReview('flagged')}>Flag</button>
       <button type="button" class="danger secondary" onClick=${bulkDelete}>Delete</button>
     </div>`}
-    ${data === null ? (!error && html`<p class="muted">Loading…</p>`) : data.items.length === 0
+    ${data === null ? (!error && html`<p class="loading" role="status">Loading…</p>`) : data.items.length === 0
       ? html`<p class="empty">${filtered ? 'No run matches these filters.' : page > 1 ? 'There are no more runs.' : 'You have no runs yet. Try a model in the playground.'}</p>`
-      : html`<div class="table-wrap"><table>
+      : html`<div class="table-wrap" tabindex="0"><table>
         <thead><tr><th><input type="checkbox" aria-label="Select every run on this page" checked=${all} onChange=${toggleAll} /></th><th>Run</th><th>Model</th><th>Status</th><th>Review</th><th>Cost</th><th>Source</th><th>Created</th></tr></thead>
         <tbody>${data.items.map((r) => html`<tr data-id=${r.request_id}>
           <td><input type="checkbox" aria-label=${`Select run ${r.request_id}`} checked=${selected.has(r.request_id)} onChange=${() => toggle(r.request_id)} /></td>

@@ -53,7 +53,7 @@ export function MediaLibrary() {
       <button type="submit" class="secondary">Search</button>
     </form>
     <${Notice} error=${error}>${note}</${Notice}>
-    ${data === null ? (!error && html`<p class="muted">Loading…</p>`) : data.items.length === 0
+    ${data === null ? (!error && html`<p class="loading" role="status">Loading…</p>`) : data.items.length === 0
       ? html`<p class="empty">${query || type !== 'all' ? 'No file matches this search.' : 'Your media library is empty. Upload an image, a video or a sound to use it as a model input.'}</p>`
       : html`<ul class="grid">
         ${data.items.map((a) => html`<li class="tile" key=${a.id} data-asset=${a.name}>

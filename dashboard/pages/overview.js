@@ -57,7 +57,7 @@ function RecentRuns() {
   const [error, setError] = useState(null);
   useEffect(() => { api('GET', '/app/get_run_history_data', { team: true, query: { page: 1, page_size: 5, include_count: false } }).then((r) => setRuns(r.body.items), setError); }, []);
   if (error) return html`<${Notice} error=${error} />`;
-  if (!runs) return html`<p class="muted">Loading…</p>`;
+  if (!runs) return html`<p class="loading" role="status">Loading…</p>`;
   if (!runs.length) return html`<p class="muted">No runs yet. Try a model in the <a href="#/playground">playground</a>.</p>`;
   return html`<ul class="recent" data-testid="recent-runs">${runs.map((r) => html`<li>
     <a href=${`#/history?id=${encodeURIComponent(r.request_id)}`}>${r.model}</a>
@@ -66,7 +66,9 @@ function RecentRuns() {
     <p><a href="#/history">All runs</a></p>`;
 }
 
-export function Overview({ user }) {
+export function Overview({ user, site }) {
+  // on a storefront whose owner pays, the user's own wallet is not what pays for their runs
+  const ownWallet = !(site && site.studio && site.studio.payer_mode === 'owner_pays');
   const [balance, setBalance] = useState(null);
   const [days, setDays] = useState(null);
   const [error, setError] = useState(null);
@@ -77,20 +79,20 @@ export function Overview({ user }) {
   return html`
     <${Notice} error=${error} />
     <section class="cards">
-      <div class="card">
+      ${ownWallet && html`<div class="card">
         <h2>Balance</h2>
         ${balance ? html`<p class="figure" data-testid="balance">${credits(balance.balance)}</p>
-          <p class="muted">${credits(balance.held)} held by running predictions · 1,000 credits = 1 USD</p>` : html`<p class="muted">Loading…</p>`}
-      </div>
+          <p class="muted">${credits(balance.held)} held by running predictions · 1,000 credits = 1 USD</p>` : html`<p class="loading" role="status">Loading…</p>`}
+      </div>`}
       <div class="card">
         <h2>Get started</h2>
         <p>Try a model in the <a href="#/playground">playground</a>, then create an <a href="#/keys">API key</a> to call it from your code.</p>
         ${!user.email_verified && html`<p class="notice">Your email address is not verified yet: look for the code we sent you.</p>`}
       </div>
-      <div class="card">
+      ${ownWallet && html`<div class="card">
         <h2>Spend</h2>
-        ${days ? html`<${SpendChart} days=${days} />` : !error && html`<p class="muted">Loading…</p>`}
-      </div>
+        ${days ? html`<${SpendChart} days=${days} />` : !error && html`<p class="loading" role="status">Loading…</p>`}
+      </div>`}
       <div class="card">
         <h2>Recent runs</h2>
         <${RecentRuns} />

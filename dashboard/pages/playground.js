@@ -1,7 +1,10 @@
-// Playground: pick a model, fill in a form generated from its input schema, run it, watch it,
-// see the outputs inline, and copy the same request as curl.
-import { html, useEffect, useMemo, useState } from '/dashboard/vendor/preact-htm.js';
-import { api, follow, uploadFile } from '../api.js';
+// Playground: find a model (search by name, category and tier; an unavailable one says which
+// provider the operator has not set up), fill in a form generated from its input schema, run it
+// and watch it (progress, cost, timings) with the output shown large beside the form; then take
+// the same request as code (curl, JavaScript fetch, Python) with the key of your choice, whose
+// secret is never shown unless it was created for the snippet just now.
+import { html, useEffect, useMemo, useRef, useState } from '/dashboard/vendor/preact-htm.js';
+import { api, follow, session, uploadFile } from '../api.js';
 import { CopyButton, Notice, credits, usd } from './ui.js';
 import { Viewer3d } from './viewer3d.js';
 
@@ -49,7 +52,7 @@ function Field({ name, p, required, value, onChange }) {
   const long = name === 'prompt' || name === 'negative_prompt' || (p.maxLength ?? 0) > 200;
   return long
     ? html`<label for=${id}>${label}<textarea id=${id} name=${name} rows="3" required=${required} maxlength=${p.maxLength} value=${value ?? ''} onInput=${(e) => onChange(toValue(p, e.target.value))} />${help}</label>`
-    : html`<label for=${id}>${label}<input id=${id} name=${name} type=${p.format === 'uri' ? 'url' : 'text'} required=${required} maxlength=${p.maxLength} placeholder=${p.default ?? ''}
+    : html`<label for=${id}>${label}<input id=${id} name=${name} type="text" required=${required} maxlength=${p.maxLength} placeholder=${p.default ?? ''}
         value=${value ?? ''} onInput=${(e) => onChange(toValue(p, e.target.value))} />${help}</label>`;
 }
 
@@ -77,7 +80,7 @@ function UrlField({ name, p, required, value, onChange, label, help }) {
 
 function Output({ url, kind, nsfw }) {
   const [shown, setShown] = useState(!nsfw);
-  if (!shown) return html`<button class="nsfw" onClick=${() => setShown(true)}>This output may be sensitive. Show it.</button>`;
+  if (!shown) return html`<button type="button" class="nsfw" onClick=${() => setShown(true)}>This output may be sensitive. Show it.</button>`;
   if (kind === 'image') return html`<a href=${url} target="_blank" rel="noopener"><img src=${url} alt="Generated image" /></a>`;
   if (kind === 'video') return html`<video src=${url} controls playsinline />`;
   if (kind === 'audio') return html`<audio src=${url} controls />`;
@@ -87,23 +90,202 @@ function Output({ url, kind, nsfw }) {
 }
 
 function TextOutput({ url }) {
-  const [text, setText] = useState('Loading…');
+  const [text, setText] = useState('Loading the text…');
   useEffect(() => { fetch(url).then((r) => r.text()).then(setText, () => setText('The text could not be loaded.')); }, [url]);
   return html`<pre class="text-output">${text}</pre>`;
 }
 
-function curlFor(model, input) {
-  const body = JSON.stringify(input).replace(/'/g, `'\\''`);
-  return `curl -s ${location.origin}${model.path} -H "x-api-key: $MEDIAGATE_API_KEY" \\\n  -H 'content-type: application/json' -d '${body}'`;
+/** Why a model cannot run here: the providers it needs that the operator has not set up. */
+export function unavailableReason(m) {
+  const missing = (m.provider_setup || []).filter((p) => !p.configured).map((p) => p.name);
+  const who = missing.length ? `its provider${missing.length > 1 ? 's' : ''} ${missing.join(' or ')} ${missing.length > 1 ? 'are' : 'is'} not set up on this gateway` : 'no provider for it is set up on this gateway';
+  return `Unavailable: ${who}. Sandbox keys still return mock outputs.`;
 }
 
-export function Playground() {
+function ModelPicker({ models, selected, onPick }) {
+  const [q, setQ] = useState('');
+  const [category, setCategory] = useState('');
+  const [tier, setTier] = useState('');
+  const [onlyAvailable, setOnlyAvailable] = useState(false);
+  const categories = useMemo(() => [...new Set(models.map((m) => m.category))].sort(), [models]);
+  const tiers = useMemo(() => [...new Set(models.map((m) => m.tier))], [models]);
+  const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+  const shown = models.filter((m) => (!category || m.category === category) && (!tier || m.tier === tier) && (!onlyAvailable || m.available)
+    && words.every((w) => `${m.title} ${m.slug} ${m.category} ${m.tier} ${m.family}`.toLowerCase().includes(w)));
+  return html`<section class="picker" aria-labelledby="picker-title">
+    <h2 id="picker-title">Models</h2>
+    <div class="field"><label for="model-search">Search</label>
+      <input id="model-search" type="search" name="q" value=${q} onInput=${(e) => setQ(e.target.value)} placeholder="name, family, category…" /></div>
+    <div class="field-grid two">
+      <div class="field"><label for="model-category">Category</label>
+        <select id="model-category" name="category" value=${category} onChange=${(e) => setCategory(e.target.value)}>
+          <option value="">All</option>${categories.map((c) => html`<option value=${c}>${c}</option>`)}
+        </select></div>
+      <div class="field"><label for="model-tier">Tier</label>
+        <select id="model-tier" name="tier" value=${tier} onChange=${(e) => setTier(e.target.value)}>
+          <option value="">All</option>${tiers.map((c) => html`<option value=${c}>${c}</option>`)}
+        </select></div>
+    </div>
+    <div class="field check"><input id="model-available" type="checkbox" checked=${onlyAvailable} onChange=${(e) => setOnlyAvailable(e.target.checked)} /><label for="model-available">Only models available here</label></div>
+    <p class="muted" aria-live="polite">${shown.length} of ${models.length} models</p>
+    ${shown.length === 0 ? html`<p class="empty">No model matches. Clear the search or choose another category.</p>` : html`
+    <ul class="models">
+      ${shown.map((m) => html`<li>
+        <button type="button" class=${m.slug === selected?.slug ? 'model selected' : 'model'} aria-pressed=${m.slug === selected?.slug} onClick=${() => onPick(m)}>
+          <strong>${m.title}</strong>
+          <span class="badges"><span class="badge">${m.category}</span>${m.tier && html`<span class="badge">${m.tier}</span>`}${!m.available && html`<span class="badge muted">unavailable</span>`}</span>
+          ${!m.available && html`<small>${unavailableReason(m)}</small>`}
+        </button></li>`)}
+    </ul>`}
+  </section>`;
+}
+
+// ---------------------------------------------------------------- code for your own program
+
+const pyLiteral = (v, indent = '    ') => JSON.stringify(v, null, 4).replace(/\n/g, `\n${indent}`).replace(/\btrue\b/g, 'True').replace(/\bfalse\b/g, 'False').replace(/\bnull\b/g, 'None');
+
+/** The request as curl, JavaScript (fetch) and Python, for the chosen key. */
+function snippets(model, input, key, env) {
+  const url = `${location.origin}${model.path}${key.team ? `?team_id=${key.team}` : ''}`;
+  const body = JSON.stringify(input, null, 2);
+  const note = key.secret ? `a key created just now: keep it secret` : key.label ? `your key ${key.label}` : 'one of your API keys';
+  const curlKey = key.secret ? key.secret : `$${env}`;
+  return {
+    curl: `${key.secret ? '' : `# ${env}: ${note}\n`}curl -s -X POST '${url}' \\
+  -H "x-api-key: ${curlKey}" \\
+  -H 'content-type: application/json' \\
+  -H 'Prefer: wait=60' \\
+  -d '${body.replace(/'/g, `'\\''`)}'
+# The answer is the finished result when it takes under 60 seconds; otherwise
+# poll the address in its "urls.get" with the same x-api-key header.`,
+    javascript: `const apiKey = ${key.secret ? `'${key.secret}'; // ${note}` : `process.env.${env}; // ${note}`}
+const res = await fetch('${url}', {
+  method: 'POST',
+  headers: { 'x-api-key': apiKey, 'content-type': 'application/json', prefer: 'wait=60' },
+  body: JSON.stringify(${body.replace(/\n/g, '\n  ')}),
+});
+let result = await res.json();
+// not finished within 60 seconds: follow it until it is
+while (!['completed', 'failed', 'cancelled'].includes(result.status)) {
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  result = await (await fetch(result.urls.get, { headers: { 'x-api-key': apiKey } })).json();
+}
+console.log(result.status, result.outputs);`,
+    python: `import os
+import time
+
+import requests
+
+api_key = ${key.secret ? `"${key.secret}"  # ${note}` : `os.environ["${env}"]  # ${note}`}
+result = requests.post(
+    "${url}",
+    headers={"x-api-key": api_key, "Prefer": "wait=60"},
+    json=${pyLiteral(input)},
+    timeout=90,
+).json()
+# not finished within 60 seconds: follow it until it is
+while result["status"] not in ("completed", "failed", "cancelled"):
+    time.sleep(2)
+    result = requests.get(result["urls"]["get"], headers={"x-api-key": api_key}, timeout=30).json()
+print(result["status"], result.get("outputs"))`,
+  };
+}
+
+const LANGUAGES = [['curl', 'curl'], ['javascript', 'JavaScript'], ['python', 'Python']];
+
+function CodeTabs({ model, input, env }) {
+  const [lang, setLang] = useState('curl');
+  const [keys, setKeys] = useState([]);
+  const [choice, setChoice] = useState('');
+  const [fresh, setFresh] = useState(null);
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const tabs = useRef(null);
+  const team = session.teamId;
+  useEffect(() => { api('GET', team ? `/app/teams/${team}/keys` : '/app/get_user_keys').then((r) => setKeys(r.body), () => setKeys([])); }, []);
+  const chosen = fresh && choice === `new-${fresh.id}` ? { secret: fresh.key, team: null }
+    : (() => { const k = keys.find((x) => String(x.id) === choice); return k ? { label: `"${k.name || 'unnamed'}" (${k.prefix}…)`, team: null } : { team: team || null }; })();
+  const code = snippets(model, input, chosen, env);
+  const create = async (isTest) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await api('POST', team ? `/app/teams/${team}/keys` : '/api/v1/keys', { body: { name: `playground ${model.slug}`.slice(0, 100), is_test: isTest } });
+      setFresh(r.body);
+      setKeys((ks) => [...ks, r.body]);
+      setChoice(`new-${r.body.id}`);
+    } catch (err) { setError(err); } finally { setBusy(false); }
+  };
+  const onKey = (e) => {
+    const i = LANGUAGES.findIndex(([l]) => l === lang);
+    const next = e.key === 'ArrowRight' ? (i + 1) % LANGUAGES.length : e.key === 'ArrowLeft' ? (i + LANGUAGES.length - 1) % LANGUAGES.length : -1;
+    if (next < 0) return;
+    e.preventDefault();
+    setLang(LANGUAGES[next][0]);
+    tabs.current?.querySelectorAll('[role="tab"]')[next]?.focus();
+  };
+  return html`<section class="code" aria-labelledby="code-title">
+    <h2 id="code-title">Code</h2>
+    <div class="field"><label for="code-key">Key in the code</label>
+      <select id="code-key" value=${choice} onChange=${(e) => setChoice(e.target.value)} aria-describedby="code-key-hint">
+        <option value="">$${env} (set it in your environment)</option>
+        ${keys.filter((k) => !fresh || k.id !== fresh.id).map((k) => html`<option value=${String(k.id)}>${k.name || 'unnamed'} (${k.prefix}…)${k.is_test ? ' sandbox' : ''}</option>`)}
+        ${fresh && html`<option value=${`new-${fresh.id}`}>${fresh.name} (just created, shown once)</option>`}
+      </select>
+      <small id="code-key-hint">A saved key's secret is never shown again: the code reads it from ${env}. A key created here is written into the code until you leave the page.</small></div>
+    <div class="actions">
+      <button type="button" class="secondary small" disabled=${busy} onClick=${() => create(false)}>New production key for this code</button>
+      <button type="button" class="secondary small" disabled=${busy} onClick=${() => create(true)}>New sandbox key</button>
+    </div>
+    <${Notice} error=${error} />
+    <div class="tabs" role="tablist" aria-label="Language" ref=${tabs} onKeyDown=${onKey}>
+      ${LANGUAGES.map(([l, label]) => html`<button type="button" role="tab" id=${`tab-${l}`} aria-controls="code-panel" aria-selected=${l === lang} tabindex=${l === lang ? 0 : -1} onClick=${() => setLang(l)}>${label}</button>`)}
+    </div>
+    <div id="code-panel" role="tabpanel" aria-labelledby=${`tab-${lang}`}>
+      <pre class="snippet" data-testid="code" tabindex="0"><code>${code[lang]}</code></pre>
+      <div class="actions"><${CopyButton} text=${code[lang]} label=${`Copy ${LANGUAGES.find(([l]) => l === lang)[1]}`} /></div>
+    </div>
+  </section>`;
+}
+
+// ---------------------------------------------------------------- the run
+
+function seconds(ms) {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function RunState({ run, started, model }) {
+  const [now, setNow] = useState(Date.now());
+  const done = TERMINAL.includes(run.status);
+  useEffect(() => {
+    if (done) return undefined;
+    const t = setInterval(() => setNow(Date.now()), 250);
+    return () => clearInterval(t);
+  }, [done]);
+  const progress = typeof run.progress === 'number' ? Math.round(run.progress * 100) : null;
+  return html`<div class="run-state">
+    <p><span class=${`status ${run.status}`} data-testid="run-status">${run.status}</span>
+      ${run.queue_position !== null && run.queue_position !== undefined && !done ? html` · ${run.queue_position === 0 ? 'next to run' : `${run.queue_position} ahead in the queue`}` : ''}</p>
+    ${!done && html`<progress max="100" value=${progress ?? undefined} aria-label="Progress">${progress !== null ? `${progress}%` : ''}</progress>`}
+    <dl class="facts" data-testid="run-facts">
+      <dt>Cost</dt><dd>${credits(run.price ?? 0)} <span class="muted">(${usd(run.price ?? 0)})${run.status === 'completed' ? ' charged' : done ? ', not charged' : ', held until it finishes'}</span></dd>
+      <dt>Time</dt><dd>${run.executionTime ? `${run.executionTime.replace(/s$/, ' s')} in all` : seconds(now - started)}${run.timings && run.timings.inference !== null && run.timings.inference !== undefined ? `, ${seconds(run.timings.inference)} running the model` : ''}</dd>
+      <dt>Request</dt><dd><code>${run.id}</code> <a href=${`#/history?id=${encodeURIComponent(run.id)}`}>details</a></dd>
+      <dt>Model</dt><dd>${model.slug}</dd>
+    </dl>
+    ${run.error && html`<p class="notice error" role="alert">${run.error}</p>`}
+  </div>`;
+}
+
+export function Playground({ site }) {
+  // the environment variable the code reads the key from; a storefront's code names no gateway
+  const env = site && site.studio ? 'API_KEY' : 'MEDIAGATE_API_KEY';
   const [models, setModels] = useState(null);
   const [error, setError] = useState(null);
-  const [category, setCategory] = useState('');
   const [slug, setSlug] = useState('');
   const [input, setInput] = useState({});
   const [run, setRun] = useState(null);
+  const [started, setStarted] = useState(0);
   const [busy, setBusy] = useState(false);
   const [quote, setQuote] = useState(null);
 
@@ -112,7 +294,7 @@ export function Playground() {
       setModels(r.body.models);
       const wanted = new URLSearchParams(location.hash.split('?')[1] || '').get('model');
       const first = r.body.models.find((m) => m.slug === wanted) || r.body.models.find((m) => m.available) || r.body.models[0];
-      if (first) { setCategory(first.category); setSlug(first.slug); }
+      if (first) setSlug(first.slug);
     }, setError);
   }, []);
   // a link to another model (#/playground?model=...) while this page is open
@@ -120,14 +302,12 @@ export function Playground() {
     const changed = () => {
       const wanted = new URLSearchParams(location.hash.split('?')[1] || '').get('model');
       const m = (models || []).find((x) => x.slug === wanted);
-      if (m && m.slug !== slug) { setCategory(m.category); pick(m.slug); }
+      if (m && m.slug !== slug) pick(m);
     };
     addEventListener('hashchange', changed);
     return () => removeEventListener('hashchange', changed);
   }, [models, slug]);
 
-  const categories = useMemo(() => [...new Set((models || []).map((m) => m.category))].sort(), [models]);
-  const inCategory = (models || []).filter((m) => m.category === category);
   const model = (models || []).find((m) => m.slug === slug);
   const props = model ? model.input_schema.properties || {} : {};
   const required = new Set(model ? model.input_schema.required || [] : []);
@@ -146,20 +326,21 @@ export function Playground() {
     return () => { current = false; clearTimeout(timer); };
   }, [slug, input]);
 
-  const pick = (s) => { setSlug(s); setInput({}); setRun(null); setError(null); };
+  const pick = (m) => { setSlug(m.slug); setInput({}); setRun(null); setError(null); };
   const submit = async (e) => {
     e.preventDefault();
     setError(null);
     setBusy(true);
     setRun(null);
+    setStarted(Date.now());
     try {
       const r = await api('POST', model.path, { body: input, team: true });
-      const started = { id: r.body.request_id, status: r.body.status, price: r.body.price, outputs: [], has_nsfw_contents: [] };
-      setRun(started);
+      const price = r.body.price;
+      setRun({ id: r.body.request_id, status: r.body.status, price, outputs: [], has_nsfw_contents: [] });
       const final = TERMINAL.includes(r.body.status)
         ? (await api('GET', `/api/v1/predictions/${r.body.request_id}/result`, { team: true })).body
-        : await follow(r.body.request_id, (p) => setRun({ ...p, price: r.body.price }));
-      setRun({ ...final, price: r.body.price });
+        : await follow(r.body.request_id, (p) => setRun({ ...p, price }));
+      setRun({ ...final, price });
     } catch (err) {
       setError(err);
     } finally {
@@ -167,27 +348,15 @@ export function Playground() {
     }
   };
 
-  if (!models) return html`<${Notice} error=${error}>Loading the models…</${Notice}>`;
+  if (!models) return error ? html`<${Notice} error=${error} />` : html`<p class="loading" role="status">Loading the models…</p>`;
   return html`
     <div class="playground">
-      <section class="picker" aria-label="Models">
-        <label>Category
-          <select name="category" value=${category} onChange=${(e) => { setCategory(e.target.value); const m = models.find((x) => x.category === e.target.value); if (m) pick(m.slug); }}>
-            ${categories.map((c) => html`<option value=${c}>${c}</option>`)}
-          </select>
-        </label>
-        <ul class="models">
-          ${inCategory.map((m) => html`<li>
-            <button class=${m.slug === slug ? 'model selected' : 'model'} aria-pressed=${m.slug === slug} onClick=${() => pick(m.slug)}>
-              <strong>${m.title}</strong>
-              <span class="badges">${m.tier && html`<span class="badge">${m.tier}</span>`}${!m.available && html`<span class="badge muted" title="No provider is configured on this gateway; sandbox keys still work">unavailable</span>`}</span>
-            </button></li>`)}
-        </ul>
-      </section>
+      <${ModelPicker} models=${models} selected=${model} onPick=${pick} />
       ${model && html`
-      <section class="run" aria-label="Run">
-        <h2>${model.title}</h2>
-        <p class="muted">${model.slug} · ${credits(model.price.at_defaults)} at the defaults${!model.available ? ' · not available here (no provider configured)' : ''}</p>
+      <section class="run" aria-labelledby="model-title">
+        <h2 id="model-title">${model.title}</h2>
+        <p class="muted">${model.slug} · ${model.category} · ${model.tier} · ${credits(model.price.at_defaults)} at the defaults</p>
+        ${!model.available && html`<p class="notice" role="note">${unavailableReason(model)}</p>`}
         <form onSubmit=${submit} class="model-form">
           ${Object.entries(props).map(([name, p]) => html`<${Field} name=${name} p=${p} required=${required.has(name)} value=${input[name]}
             onChange=${(v) => setInput((prev) => { const next = { ...prev }; if (v === undefined) delete next[name]; else next[name] = v; return next; })} />`)}
@@ -196,20 +365,19 @@ export function Playground() {
             : quote.error
             ? (quote.error.status === 422 ? `No price yet: ${quote.error.message}` : quote.error.message)
             : html`This run costs <strong>${credits(quote.cost)}</strong> (${usd(quote.cost)})${quote.affordable ? '' : html`; <span class="minus">your balance of ${credits(quote.balance)} does not cover it</span>`}.`}</p>
-          <div class="actions">
-            <button type="submit" disabled=${busy}>${busy ? 'Running…' : 'Run'}</button>
-            <${CopyButton} text=${curlFor(model, input)} label="Copy as curl" />
-          </div>
+          <div class="actions"><button type="submit" disabled=${busy}>${busy ? 'Running…' : 'Run'}</button></div>
         </form>
         <${Notice} error=${error} />
-        ${run && html`
-          <div class="result" aria-live="polite">
-            <p><span class=${`status ${run.status}`} data-testid="run-status">${run.status}</span> · ${credits(run.price ?? 0)} · <code>${run.id}</code></p>
-            ${run.error && html`<p class="notice error">${run.error}</p>`}
-            <div class="outputs">
-              ${(run.outputs || []).map((url, i) => html`<figure><${Output} url=${url} kind=${model.output} nsfw=${(run.has_nsfw_contents || [])[i]} /></figure>`)}
-            </div>
-          </div>`}
+        <${CodeTabs} model=${model} input=${input} env=${env} key=${model.slug} />
+      </section>
+      <section class="output" aria-labelledby="output-title" aria-live="polite">
+        <h2 id="output-title">Output</h2>
+        ${run ? html`
+          <${RunState} run=${run} started=${started} model=${model} />
+          <div class="outputs">
+            ${(run.outputs || []).map((url, i) => html`<figure><${Output} url=${url} kind=${model.output} nsfw=${(run.has_nsfw_contents || [])[i]} /></figure>`)}
+          </div>`
+        : html`<p class="empty">Fill in the form and press Run: the ${model.output === 'model3d' ? '3D model' : model.output} appears here, with its progress, cost and timings.</p>`}
       </section>`}
     </div>`;
 }

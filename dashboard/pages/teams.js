@@ -24,7 +24,7 @@ function Members({ team, onError }) {
   const revoke = act((i) => api('DELETE', `/app/teams/${team.id}/invites/${i.id}`));
   return html`
     <h3>Members</h3>
-    ${members === null ? html`<p class="muted">Loading…</p>` : html`<div class="table-wrap"><table>
+    ${members === null ? html`<p class="loading" role="status">Loading…</p>` : html`<div class="table-wrap" tabindex="0"><table>
       <thead><tr><th>Email</th><th>Role</th><th>Joined</th>${manage && html`<th><span class="visually-hidden">Actions</span></th>`}</tr></thead>
       <tbody>${members.map((m) => html`<tr><td>${m.email}</td>
         <td>${manage ? html`<select aria-label=${`Role of ${m.email}`} value=${m.role} onChange=${(e) => changeRole(m, e.target.value)}>${ROLES.map((r) => html`<option value=${r}>${r}</option>`)}</select>` : m.role}</td>
@@ -37,7 +37,7 @@ function Members({ team, onError }) {
         <label>Role <select name="invite-role" value=${role} onChange=${(e) => setRole(e.target.value)}>${ROLES.filter((r) => r !== 'owner').map((r) => html`<option value=${r}>${r}</option>`)}</select></label>
         <button type="submit">Send invitation</button>
       </form>
-      ${invites && (invites.length === 0 ? html`<p class="empty">No open invitations.</p>` : html`<div class="table-wrap"><table>
+      ${invites && (invites.length === 0 ? html`<p class="empty">No open invitations.</p>` : html`<div class="table-wrap" tabindex="0"><table>
         <thead><tr><th>Email</th><th>Role</th><th>Expires</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody>${invites.map((i) => html`<tr><td>${i.email}</td><td>${i.role}</td><td>${i.expired ? 'expired' : when(i.expires_at)}</td><td><button class="secondary" onClick=${() => revoke(i)}>Revoke</button></td></tr>`)}</tbody>
       </table></div>`)}`}`;
@@ -63,8 +63,8 @@ export function Teams() {
       <label>New team <input name="team-name" required maxlength="100" value=${name} onInput=${(e) => setName(e.target.value)} /></label>
       <button type="submit">Create team</button>
     </form>
-    ${teams === null ? html`<p class="muted">Loading…</p>` : teams.length === 0 ? html`<p class="empty">You are not in any team yet.</p>` : html`
-      <div class="table-wrap"><table>
+    ${teams === null ? html`<p class="loading" role="status">Loading…</p>` : teams.length === 0 ? html`<p class="empty">You are not in any team yet.</p>` : html`
+      <div class="table-wrap" tabindex="0"><table>
         <thead><tr><th>Team</th><th>Your role</th><th>Balance</th><th>Created</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody>${teams.map((t) => html`<tr><td>${t.name}</td><td>${t.role}</td><td>${t.balance === null ? '(hidden by your role)' : credits(t.balance)}</td><td>${when(t.created_at)}</td>
           <td>${t.id === current ? html`<span class="badge">current</span>` : html`<button class="secondary" onClick=${() => switchTo(t.id)}>Act for this team</button>`}</td></tr>`)}</tbody>

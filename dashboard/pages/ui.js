@@ -116,6 +116,8 @@ export function useTeamResources(path, blank) {
   return {
     items, models, form, editing, error, setError, note, setNote, busy, load, submit,
     set: (k) => (e) => setForm({ ...form, [k]: e.target.value }),
+    /** one field's new value, for inputs that are not plain text (colour pickers, checkbox lists) */
+    update: (k, v) => setForm((f) => ({ ...f, [k]: v })),
     pickModels: (e) => setForm({ ...form, models: [...e.target.selectedOptions].map((o) => o.value) }),
     edit: (item, formOf) => { setEditing(item); setForm(formOf(item)); setNote(null); },
     cancel: () => { setEditing(null); setForm(blank); },

@@ -46,6 +46,9 @@ import * as m20261129_0101_team_webhook_secrets from './20261129_0101_team_webho
 import * as m20261129_0201_predictions_scoped_unfinished from './20261129_0201_predictions_scoped_unfinished.ts';
 import * as m20261129_4001_owner_key_history_counts from './20261129_4001_owner_key_history_counts.ts';
 import * as m20261129_4002_owner_key_model_discounts from './20261129_4002_owner_key_model_discounts.ts';
+import * as m20261129_5001_oauth_state_cookie from './20261129_5001_oauth_state_cookie.ts';
+import * as m20261129_5002_api_key_rotation from './20261129_5002_api_key_rotation.ts';
+import * as m20261129_5003_stripe_team_purchases from './20261129_5003_stripe_team_purchases.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -98,6 +101,9 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261129_0201_predictions_scoped_unfinished', m20261129_0201_predictions_scoped_unfinished],
   ['20261129_4001_owner_key_history_counts', m20261129_4001_owner_key_history_counts],
   ['20261129_4002_owner_key_model_discounts', m20261129_4002_owner_key_model_discounts],
+  ['20261129_5001_oauth_state_cookie', m20261129_5001_oauth_state_cookie],
+  ['20261129_5002_api_key_rotation', m20261129_5002_api_key_rotation],
+  ['20261129_5003_stripe_team_purchases', m20261129_5003_stripe_team_purchases],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

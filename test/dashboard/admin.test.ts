@@ -1,7 +1,7 @@
 // The dashboard's admin page in a real browser (Debian chromium via playwright-core), on MariaDB:
 // hidden from a plain user; an admin looks a user up, adds and removes credit, refunds a run and
 // reads the audit log with both moves in it; a support account sees the lookup and refunds but
-// not the credit form nor the audit log. Screenshots in .artifacts/dashboard/.
+// not the credit form nor the audit log. Screenshots in test-results/screenshots/dashboard/.
 import test from 'ava';
 import type { Browser } from 'playwright-core';
 import { newAccount, startGateway } from '../helpers/gateway.ts';
@@ -95,6 +95,10 @@ test.serial('an admin looks a user up, adds and removes credit, refunds a run, a
   await refund.getByRole('button', { name: 'Refund' }).click();
   await refund.getByText(`Refunded 5 credits for run ${requestId}.`).waitFor();
 
+  // the user's own audit trail, and the whole log on its tab
+  const trail = page.getByTestId('admin-user-audit');
+  for (const action of ['adminTopup', 'adminDeductCredits', 'adminRefund']) await trail.getByText(action, { exact: true }).first().waitFor();
+  await page.getByRole('tab', { name: 'Audit log' }).click();
   const audit = page.getByTestId('admin-audit');
   await audit.getByLabel('On user id').fill(String(customer.userId));
   await audit.getByRole('button', { name: 'Filter' }).click();

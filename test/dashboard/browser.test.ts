@@ -1,6 +1,6 @@
 // The web dashboard in a real browser (Debian chromium via playwright-core) against a gateway
 // listening on a port, on MariaDB and RabbitMQ with a worker. Screenshots of each page are kept
-// in .artifacts/dashboard/.
+// in test-results/screenshots/dashboard/.
 import test from 'ava';
 import type { Browser } from 'playwright-core';
 import { newAccount, startGateway } from '../helpers/gateway.ts';
@@ -124,7 +124,7 @@ test.serial('create a sandbox key: shown once in a dialog, then listed with its 
   // newAccount made a production and a sandbox key
   await page.locator('tbody tr').nth(1).waitFor();
   const before = await page.locator('tbody tr').count();
-  await page.getByLabel('Name').fill('ci sandbox');
+  await page.getByLabel('Name', { exact: true }).fill('ci sandbox');
   await page.getByLabel('Sandbox (mock outputs, never billed)').check();
   await page.getByRole('button', { name: 'Create key' }).click();
   const dialog = page.getByRole('dialog');
@@ -172,12 +172,12 @@ test.serial('sign in with a one-time code mailed to the address', async (t) => {
   const page = await browser.newPage();
   const problems = pageProblems(page);
   await page.goto(`${base}/dashboard`);
-  await page.getByRole('tab', { name: 'One-time code' }).click();
+  await page.getByRole('button', { name: 'Email me a code' }).click();
   await page.getByLabel('Email').fill(email);
   await page.getByRole('button', { name: 'Send me a code' }).click();
-  await page.getByLabel('Code').waitFor();
-  await page.getByLabel('Code').fill(await smtp.code(email));
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('Code from the email').waitFor();
+  await page.getByLabel('Code from the email').fill(await smtp.code(email));
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
   t.truthy(await page.getByText(email).count());
   t.deepEqual(problems, []);

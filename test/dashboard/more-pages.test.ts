@@ -3,7 +3,7 @@
 // themselves and for a team picked with the switcher; a billing account gives a user a discount,
 // deletes it, and activates a subscription that the user then sees on the Billing page; the three
 // pages at phone width.
-// Screenshots in .artifacts/dashboard/.
+// Screenshots in test-results/screenshots/dashboard/.
 import test from 'ava';
 import type { Browser } from 'playwright-core';
 import { newAccount, startGateway } from '../helpers/gateway.ts';
@@ -45,9 +45,10 @@ test.serial('studios: create, edit, usage and disable; with the team switcher th
   const form = page.getByRole('form', { name: 'Create a studio' });
   await form.getByLabel('Slug').fill(slug);
   await form.getByLabel('Name').fill('Art Corner');
-  await form.getByLabel('Main colour').fill('#336699');
+  await form.getByLabel('Main colour', { exact: true }).fill('#336699');
   await form.getByLabel('Domains').fill(`${slug}.example.com`);
-  await form.getByLabel('Models').selectOption(['canvas-v1-fast-text-to-image']);
+  await form.getByLabel('Find a model').fill('canvas fast');
+  await form.getByRole('checkbox', { name: /Canvas v1 Fast/ }).check();
   await form.getByLabel(/^Markup/).fill('25');
   await form.getByLabel('Prices per model').fill('canvas-v1-fast-text-to-image=900');
   await form.getByLabel('Who pays').selectOption('end_user_pays');
@@ -94,7 +95,7 @@ test.serial('studios: create, edit, usage and disable; with the team switcher th
   await page.getByText('You have no studios yet.').waitFor();
   await page.getByRole('form', { name: 'Create a studio' }).getByLabel('Slug').fill(`${slug}-team`);
   await page.getByRole('form', { name: 'Create a studio' }).getByLabel('Name').fill('Team studio');
-  await page.getByRole('form', { name: 'Create a studio' }).getByLabel('Models').selectOption(['canvas-v1-fast-text-to-image']);
+  await page.getByRole('form', { name: 'Create a studio' }).getByRole('checkbox', { name: /Canvas v1 Fast/ }).check();
   await page.getByRole('button', { name: 'Create studio' }).click();
   await page.getByText('The studio "Team studio" was created.').waitFor();
   t.is((await gw.app.db('studios').where({ slug: `${slug}-team` }).first()).team_id, team.id);

@@ -1,7 +1,7 @@
 // The dashboard's history, gallery, media, billing, embeds and account pages, and the overview's
 // chart, in a real browser (Debian chromium via playwright-core) against a gateway listening on a
 // port, on MariaDB and RabbitMQ with a worker. One signed-in account walks through them in order.
-// Screenshots of each page are kept in .artifacts/dashboard/.
+// Screenshots of each page are kept in test-results/screenshots/dashboard/.
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { newAccount, startGateway } from '../helpers/gateway.ts';

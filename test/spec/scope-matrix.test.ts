@@ -12,6 +12,8 @@ const SCOPES = ['generate:write', 'generate:read', 'files:write', 'account:read'
 
 /** Operations anyone may call. */
 const PUBLIC = new Set([
+  // the site's name and branding for the sign-in page (issue 39)
+  'getSiteInfo',
   'getHealth', 'listScopes', 'issueToken', 'getAuthorizationServerMetadata', 'getProtectedResourceMetadata',
   'register', 'login', 'verifyOtp', 'requestOtp', 'loginOtp', 'forgotPassword', 'resetPassword', 'supportLogin',
   'supportResetPassword', 'getGoogleUrl', 'googleCallback', 'googleMobileLogin', 'cliLogin',
@@ -24,6 +26,14 @@ const PUBLIC = new Set([
 
 /** The scope each non-model, non-admin protected operation needs (issue 5's mapping); model endpoints need generate:write. */
 const SCOPE_OF: Readonly<Record<string, string | null>> = {
+  // issue 39: the dashboard's session, key rotation, buying credit
+  getSession: null,
+  rotateApiKey: 'keys:manage',
+  rotateTeamApiKey: 'keys:manage',
+  createCheckoutSession: null,
+  createBillingPortalSession: null,
+  listPurchases: 'account:read',
+  listInvoices: 'account:read',
   getPredictionResult: 'generate:read',
   streamPrediction: 'generate:read',
   getPredictionResponse: 'generate:read',
@@ -103,7 +113,8 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
 const SANDBOX_REFUSED = new Set(['createApiKey', 'generateApiKey', 'rotateWebhookSecret']);
 
 /** Protected operations that refuse API keys (the rest accept one). */
-const NO_API_KEY = new Set(['createOAuthClient', 'listOAuthClients', 'deleteOAuthClient', 'logout', 'requestAccountDeletion', 'cancelAccountDeletion']);
+const NO_API_KEY = new Set(['createOAuthClient', 'listOAuthClients', 'deleteOAuthClient', 'logout', 'requestAccountDeletion', 'cancelAccountDeletion',
+  'getSession', 'createCheckoutSession', 'createBillingPortalSession', 'listInvoices']);
 
 /** Protected operations an embed code may call (issue 9): besides every model endpoint, polling its own results. */
 const EMBEDDABLE = new Set(['getPredictionResult']);

@@ -82,6 +82,7 @@ const BODIES: Readonly<Record<string, object>> = {
   adminDeductCredits: { email: 'someone@example.com', amount: 1 },
   adminRefund: { request_id: 'x' },
   adminStripeRefund: { charge_id: 'ch_matrix', amount: 1 },
+  createCheckoutSession: { amount: 1000 },
   upsertModelDiscounts: { discounts: [{ email: 'someone@example.com', model: '*', percent_off: 10 }] },
   adminManageSubscription: { email: 'someone@example.com', action: 'cancel' },
   virtualLogin: { email: 'someone@example.com', reason: 'matrix' },

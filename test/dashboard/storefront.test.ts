@@ -1,0 +1,183 @@
+// A whitelabel studio's storefront in a real browser, at the studio's own domain (mapped to
+// 127.0.0.1 inside chromium with --host-resolver-rules) and under the gateway's address at
+// /s/<slug>: the studio's name, logo and colours, only its models at its prices, sign-up with the
+// code mailed in the studio's name, a run charged at the studio price, credit for sale where its
+// users pay, and no trace of the gateway's brand or of another studio. MariaDB, RabbitMQ, a worker,
+// a real SMTP server.
+import test from 'ava';
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { newAccount, startGateway } from '../helpers/gateway.ts';
+import type { Account, TestGateway } from '../helpers/gateway.ts';
+import { callOperation } from '../helpers/operation.ts';
+import { freePort } from '../helpers/processes.ts';
+import { uniqueName, waitFor } from '../helpers/services.ts';
+import { launchBrowser, pageProblems, screenshot, seriousAxeViolations } from '../helpers/browser.ts';
+import { startSmtp } from '../helpers/smtp.ts';
+import type { SmtpCapture } from '../helpers/smtp.ts';
+import { creditWallet } from '../../db/wallet/moves.ts';
+
+const DOMAIN = 'pixelshop.test';
+const LOGO = 'https://cdn.pixelshop.test/logo.png';
+const PNG = readFileSync(new URL('../../workers/sandbox/sample.png', import.meta.url));
+let gw: TestGateway;
+let port: number;
+let base: string;
+let browser: Browser;
+let smtp: SmtpCapture;
+let owner: Account;
+let slug: string;
+let otherSlug: string;
+let listPrice: number;
+
+test.before(async () => {
+  port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  smtp = await startSmtp();
+  gw = await startGateway({
+    worker: true,
+    env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, SMTP_URL: smtp.url, AUTH_RATE_PER_ADDRESS: '1000', STRIPE_SECRET_KEY: 'sk_test_storefront', STRIPE_WEBHOOK_SECRET: 'whsec_storefrontsecret' },
+  });
+  await gw.server.start();
+  browser = await launchBrowser({ hosts: [DOMAIN] });
+  owner = await newAccount(gw, 10_000);
+  slug = uniqueName('pixel').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30);
+  otherSlug = `${slug.slice(0, 25)}-other`;
+  const made = await callOperation(gw, 'createStudio', {
+    as: owner.session,
+    body: {
+      slug, name: 'Pixel Shop', branding: { logo_url: LOGO, primary_color: '#0b6e4f', accent_color: '#c2410c' }, domains: [DOMAIN],
+      allowed_models: ['canvas-v1-fast-text-to-image'], payer_mode: 'end_user_pays', markup_percent: 100,
+    },
+  });
+  if (made.status !== 201) throw new Error(made.raw.payload);
+  await callOperation(gw, 'createStudio', { as: owner.session, body: { slug: otherSlug, name: 'Other Studio', allowed_models: ['canvas-v1-budget-text-to-image'], payer_mode: 'owner_pays' } });
+  const quote = await callOperation<{ cost: number }>(gw, 'calculateDynamicCost', { as: owner.session, body: { model: 'canvas-v1-fast-text-to-image', input: { prompt: 'x' } } });
+  listPrice = quote.body.cost;
+});
+test.after.always(async () => {
+  await browser?.close();
+  await gw?.stop();
+  await smtp?.close();
+});
+
+async function storefrontPage(): Promise<{ page: Page; problems: string[] }> {
+  const ctx = await browser.newContext({ bypassCSP: true });
+  const page = await ctx.newPage();
+  const problems = pageProblems(page);
+  // the studio's logo, from its own CDN
+  await page.route(LOGO, (route) => route.fulfill({ status: 200, contentType: 'image/png', body: PNG }));
+  return { page, problems };
+}
+
+/** Everything a visitor can read: the text, the title, images' alt text. */
+const visibleText = (page: Page) => page.evaluate<string>("document.title + ' ' + document.body.innerText + ' ' + [...document.querySelectorAll('[alt],[aria-label],[title]')].map((e) => e.getAttribute('alt') || e.getAttribute('aria-label') || e.getAttribute('title')).join(' ')");
+
+test.serial('at the studio\'s domain a newcomer signs up inside the studio, sees only its models at its prices and its colours, and runs one', async (t) => {
+  const { page, problems } = await storefrontPage();
+  const email = `${uniqueName('shopper')}@example.com`;
+  await page.goto(`http://${DOMAIN}:${port}/`);
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  t.is(await page.title(), 'Sign in · Pixel Shop');
+  t.is(await page.locator('.brand-line img.logo').getAttribute('src'), LOGO);
+  t.false(/mediagate|Other Studio/i.test(await visibleText(page)), 'no trace of the gateway or another studio');
+  await screenshot(page, 'storefront', 'sign-in');
+
+  await page.getByRole('link', { name: 'Create an account' }).click();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Choose a password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Verify your email' }).waitFor();
+  const code = await smtp.code(email);
+  const mail = smtp.messages.find((m) => m.to.includes(email))!.raw;
+  t.regex(mail, /^From: "?Pixel Shop"? </m, 'the code is mailed in the studio\'s name');
+  t.regex(mail, /^Subject: Your Pixel Shop one-time code/m);
+  t.false(/mediagate/i.test(mail));
+  await page.getByLabel('Code from the email').fill(code);
+  await page.getByRole('button', { name: 'Verify and continue' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+
+  // the account is the studio's
+  const user = await gw.app.db('users').where({ email }).first<{ id: number; studio_id: number }>('id', 'studio_id');
+  const studio = await gw.app.db('studios').where({ slug }).first<{ id: number }>('id');
+  t.is(Number(user!.studio_id), Number(studio!.id));
+  await gw.app.db.transaction((trx) => creditWallet(trx, { userId: user!.id, teamId: null }, 1000, 'grant', 'test credit', Date.now()));
+
+  // its colours, its nav (none of the gateway's own business pages)
+  t.is(await page.evaluate<string>("getComputedStyle(document.querySelector('.top')).backgroundColor"), 'rgb(11, 110, 79)');
+  const nav = (await page.getByRole('navigation', { name: 'Main' }).textContent())!;
+  for (const gone of ['Studios', 'Teams', 'Embeds', 'OAuth clients']) t.false(nav.includes(gone), gone);
+  t.true(nav.includes('Billing'), 'its users pay, so they buy credit');
+
+  await page.getByRole('link', { name: 'Playground' }).first().click();
+  await page.getByRole('heading', { name: 'Models' }).waitFor();
+  t.is(await page.locator('ul.models > li').count(), 1, 'only the studio\'s model');
+  // twice the list price (100 % markup), shown as the studio's price
+  await page.getByText(`${(listPrice * 2).toLocaleString('en-US')} credits at the defaults`).first().waitFor();
+  await page.locator('textarea[name="prompt"]').fill('a pixel cat');
+  await page.locator('input[name="width"]').fill('64');
+  await page.locator('input[name="height"]').fill('64');
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.getByTestId('run-status').filter({ hasText: 'completed' }).waitFor({ timeout: 60_000 });
+  const charged = await waitFor(async () => {
+    const row = await gw.app.db('credit_transactions').where({ user_id: user!.id, kind: 'prediction' }).first<{ amount: number | string }>('amount');
+    return row ? -Number(row.amount) : undefined;
+  }, { what: 'the charge' });
+  t.is(charged, listPrice * 2);
+  const seen = await visibleText(page);
+  t.false(/mediagate|Other Studio/i.test(seen), seen.match(/.{0,80}(mediagate|Other Studio).{0,80}/i)?.[0]);
+  await screenshot(page, 'storefront', 'playground');
+
+  await page.getByRole('link', { name: 'Billing' }).first().click();
+  await page.getByRole('heading', { name: 'Buy credits' }).waitFor();
+  t.deepEqual(await seriousAxeViolations(page), []);
+  await screenshot(page, 'storefront', 'billing');
+  t.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test.serial('under the gateway\'s address the storefront is /s/<slug>; its users sign in there, and the studio\'s session is its own', async (t) => {
+  const { page, problems } = await storefrontPage();
+  const email = `${uniqueName('visitor')}@example.com`;
+  const reg = await gw.server.inject({ method: 'POST', url: '/auth/register', headers: { 'x-whitelabel-studio': slug }, payload: { email, password: 'correct horse battery' } });
+  t.is(reg.statusCode, 201);
+  await page.goto(`${base}/s/${slug}`);
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  t.is(await page.title(), 'Sign in · Pixel Shop');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  t.true((await page.context().cookies(base)).some((c) => c.name === `mg_session_${slug}` && c.httpOnly));
+  t.false(/mediagate|Other Studio/i.test(await visibleText(page)));
+  // the gateway's own dashboard on the same address is signed out: the studio's session is not its
+  await page.goto(`${base}/dashboard`);
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  t.false((await visibleText(page)).includes('Pixel Shop'));
+  // an account of the studio cannot sign in to the gateway's own dashboard
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('alert').waitFor();
+  t.deepEqual(problems.filter((p) => !p.includes('401')), []);
+  await page.context().close();
+});
+
+test.serial('a storefront whose owner pays shows no wallet or credit for sale; an unknown studio is a sentence', async (t) => {
+  const { page } = await storefrontPage();
+  const email = `${uniqueName('guest')}@example.com`;
+  await gw.server.inject({ method: 'POST', url: '/auth/register', headers: { 'x-whitelabel-studio': otherSlug }, payload: { email, password: 'correct horse battery' } });
+  await page.goto(`${base}/s/${otherSlug}`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  const nav = (await page.getByRole('navigation', { name: 'Main' }).textContent())!;
+  t.false(nav.includes('Billing'));
+  t.is(await page.getByTestId('balance').count(), 0);
+  t.false((await visibleText(page)).includes('Pixel Shop'));
+  await page.goto(`${base}/s/no-such-studio`);
+  await page.getByRole('heading', { name: 'This page cannot load' }).waitFor();
+  t.regex((await page.getByRole('alert').textContent())!, /No studio "no-such-studio"/);
+  await page.context().close();
+});

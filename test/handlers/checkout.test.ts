@@ -1,0 +1,238 @@
+// Self-service billing against Stripe's documented API: createCheckoutSession (credit or a plan,
+// a user's own wallet or a team's), the webhook that credits a paid checkout exactly once (events
+// signed with the SDK's own test helper), listPurchases, the billing portal, invoices, and the
+// subscription events the portal causes. Third-party HTTP is nock at api.stripe.com; MariaDB.
+// Serial: nock's interceptors are process-wide. Every test ends with the ledger check.
+import test from 'ava';
+import nock from 'nock';
+import Stripe from 'stripe';
+import { newAccount, startGateway } from '../helpers/gateway.ts';
+import type { Account, TestGateway } from '../helpers/gateway.ts';
+import { callOperation } from '../helpers/operation.ts';
+import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
+import { uniqueName } from '../helpers/services.ts';
+
+const SECRET_KEY = 'sk_test_mediagatecheckout';
+const WEBHOOK_SECRET = 'whsec_mediagatecheckoutsecret';
+const STRIPE = 'https://api.stripe.com';
+const HOOK = '/api/v1/payment-webhooks/stripe';
+const PLANS = JSON.stringify({
+  starter: { credits: 10000, rollover_cap: 0, period: 'month', stripe_price: 'price_starter' },
+  pro: { credits: 50000, rollover_cap: 25000, period: 'month', stripe_price: 'price_pro' },
+  custom: { credits: 900000, period: 'month' },
+});
+
+let gw: TestGateway;
+
+test.before(async () => {
+  nock.disableNetConnect();
+  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
+  gw = await startGateway({
+    queue: 'memory',
+    env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, SUBSCRIPTION_PLANS: PLANS, CHECKOUT_PRESETS: '500,2000', CHECKOUT_MIN_AMOUNT: '500', CHECKOUT_MAX_AMOUNT: '50000' },
+  });
+});
+test.afterEach.always(() => { nock.cleanAll(); });
+test.after.always(async () => {
+  nock.enableNetConnect();
+  await gw?.stop();
+});
+ledgerCheckedAfterEach(test, () => gw?.app.db);
+
+/** The form body the SDK sent, as a flat map (`metadata[user_id]` → value). */
+function formOf(body: unknown): Record<string, string> {
+  if (typeof body === 'string') return Object.fromEntries(new URLSearchParams(body));
+  const flat: Record<string, string> = {};
+  const walk = (v: unknown, prefix: string) => {
+    if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, prefix ? `${prefix}[${k}]` : k);
+    else flat[prefix] = String(v);
+  };
+  walk(body, '');
+  return flat;
+}
+
+/** Stripe answers one Checkout Session create; the form the gateway sent is captured. */
+function stripeCreatesSession(id = uniqueName('cs_test')) {
+  const sent: Array<Record<string, string>> = [];
+  const scope = nock(STRIPE).post('/v1/checkout/sessions', (body: unknown) => { sent.push(formOf(body)); return true; })
+    .reply(200, () => ({ id, object: 'checkout.session', url: `https://checkout.stripe.com/c/pay/${id}`, mode: sent[0]?.mode }));
+  return { id, sent, scope };
+}
+
+function deliver(event: object) {
+  const payload = JSON.stringify(event);
+  const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+  return gw.server.inject({ method: 'POST', url: HOOK, headers: { 'content-type': 'application/json', 'stripe-signature': header }, payload });
+}
+
+function event(type: string, object: Record<string, unknown>) {
+  return { id: uniqueName('evt'), object: 'event', type, api_version: Stripe.API_VERSION, created: Math.floor(Date.now() / 1000), data: { object } };
+}
+
+/** What Stripe sends when the session the gateway created is paid: the metadata it was given comes back. */
+function paidSession(id: string, sent: Record<string, string>, extra: Record<string, unknown> = {}) {
+  const metadata = Object.fromEntries(Object.entries(sent).filter(([k]) => k.startsWith('metadata[')).map(([k, v]) => [k.slice(9, -1), v]));
+  return event('checkout.session.completed', {
+    id, object: 'checkout.session', mode: sent.mode, payment_status: 'paid', status: 'complete', amount_total: Number(sent['line_items[0][price_data][unit_amount]'] ?? 0),
+    currency: 'usd', client_reference_id: sent.client_reference_id, customer: uniqueName('cus'), customer_details: { email: sent.customer_email ?? null },
+    payment_intent: uniqueName('pi'), metadata, ...extra,
+  });
+}
+
+const balance = async (table: 'users' | 'teams', id: number) => Number((await gw.app.db(table).where({ id }).first('balance')).balance);
+
+async function teamOf(owner: Account): Promise<number> {
+  const team = await callOperation<{ id: number }>(gw, 'createTeam', { as: owner.session, body: { name: uniqueName('team') } });
+  return team.body.id;
+}
+
+test.serial('buying credit: the checkout session names the account and the credits; the paid webhook credits it once and it is listed', async (t) => {
+  const acct = await newAccount(gw);
+  const stripe = stripeCreatesSession();
+  const res = await callOperation<{ id: string; url: string }>(gw, 'createCheckoutSession', { as: acct.session, body: { amount: 2000 } });
+  t.is(res.status, 200, res.raw.payload);
+  t.true(stripe.scope.isDone());
+  t.is(res.body.id, stripe.id);
+  t.regex(res.body.url, /^https:\/\/checkout\.stripe\.com\//);
+  const form = stripe.sent[0]!;
+  t.like(form, {
+    mode: 'payment', client_reference_id: String(acct.userId), 'metadata[user_id]': String(acct.userId), 'metadata[credits]': '20000',
+    'payment_intent_data[metadata][credits]': '20000', 'line_items[0][quantity]': '1', 'line_items[0][price_data][unit_amount]': '2000',
+    'line_items[0][price_data][currency]': 'usd', customer_creation: 'always',
+  });
+  t.regex(form.success_url!, /^http:\/\/gateway\.test\/dashboard\?checkout=done&session_id=\{CHECKOUT_SESSION_ID\}#\/billing$/);
+  t.is(form['metadata[team_id]'], undefined);
+
+  const paid = paidSession(stripe.id, form);
+  t.deepEqual((await deliver(paid)).result, { status: 'credited' });
+  t.deepEqual((await deliver(paid)).result, { status: 'duplicate' }, 'a redelivery credits nothing');
+  t.is(await balance('users', acct.userId), 20_000);
+  const list = await callOperation<{ purchases: Array<{ checkout_session_id: string; credits: number; amount: number }>; has_more: boolean }>(gw, 'listPurchases', { as: acct.session });
+  t.like(list.body.purchases[0], { checkout_session_id: stripe.id, credits: 20_000, amount: 2000 });
+  t.false(list.body.has_more);
+});
+
+test.serial('an amount outside the operator\'s limits, or both or neither of amount and plan, is 422 and Stripe is not asked', async (t) => {
+  const acct = await newAccount(gw);
+  for (const body of [{ amount: 499 }, { amount: 50_001 }, {}, { amount: 2000, plan: 'starter' }]) {
+    const res = await callOperation(gw, 'createCheckoutSession', { as: acct.session, body });
+    t.is(res.status, 422, JSON.stringify(body));
+  }
+  t.deepEqual(nock.pendingMocks(), []);
+});
+
+test.serial('a team owner buys for the team: the team wallet is credited and refunds take back from it; a developer may not buy', async (t) => {
+  const owner = await newAccount(gw);
+  const teamId = await teamOf(owner);
+  const dev = await newAccount(gw);
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: dev.userId, role: 'developer', created_at: Date.now() });
+  const refused = await callOperation<{ detail: string }>(gw, 'createCheckoutSession', { as: dev.session, query: { team_id: teamId }, body: { amount: 500 } });
+  t.is(refused.status, 403, refused.raw.payload);
+  t.regex(refused.body.detail, /top_up/);
+
+  const stripe = stripeCreatesSession();
+  const res = await callOperation(gw, 'createCheckoutSession', { as: owner.session, query: { team_id: teamId }, body: { amount: 500 } });
+  t.is(res.status, 200, res.raw.payload);
+  t.is(stripe.sent[0]!['metadata[team_id]'], String(teamId));
+  const ownerBefore = await balance('users', owner.userId);
+  const paid = paidSession(stripe.id, stripe.sent[0]!);
+  t.deepEqual((await deliver(paid)).result, { status: 'credited' });
+  t.is(await balance('teams', teamId), 5000);
+  t.is(await balance('users', owner.userId), ownerBefore, 'the buyer\'s own wallet is untouched');
+  const teamList = await callOperation<{ purchases: unknown[] }>(gw, 'listPurchases', { as: owner.session, query: { team_id: teamId } });
+  t.is(teamList.body.purchases.length, 1);
+  const ownList = await callOperation<{ purchases: unknown[] }>(gw, 'listPurchases', { as: owner.session });
+  t.is(ownList.body.purchases.length, 0);
+  // the team has its own Stripe customer now
+  const customer = (paid.data.object as { customer: string }).customer;
+  t.is((await gw.app.db('teams').where({ id: teamId }).first('stripe_customer_id')).stripe_customer_id, customer);
+
+  // a refund of half takes half the credits back from the team's wallet
+  const pi = (paid.data.object as { payment_intent: string }).payment_intent;
+  const refund = await deliver(event('refund.created', { id: uniqueName('re'), object: 'refund', amount: 250, currency: 'usd', charge: uniqueName('ch'), payment_intent: pi, status: 'succeeded', created: 1_790_000_100 }));
+  t.deepEqual(refund.result, { status: 'refund_applied' });
+  t.is(await balance('teams', teamId), 2500);
+});
+
+test.serial('a plan sold online starts with a subscription checkout; the portal\'s change and cancellation come back through the webhook', async (t) => {
+  const acct = await newAccount(gw);
+  const stripe = stripeCreatesSession();
+  const res = await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { plan: 'starter' } });
+  t.is(res.status, 200, res.raw.payload);
+  t.like(stripe.sent[0], { mode: 'subscription', 'line_items[0][price]': 'price_starter', 'metadata[plan]': 'starter', 'subscription_data[metadata][plan]': 'starter', 'subscription_data[metadata][user_id]': String(acct.userId) });
+  t.is(stripe.sent[0]!.customer_creation, undefined, 'a subscription checkout always makes a customer');
+  // a plan not sold online is refused before Stripe is asked
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { plan: 'custom' } })).status, 422);
+
+  const paid = paidSession(stripe.id, stripe.sent[0]!, { amount_total: 1000 });
+  t.deepEqual((await deliver(paid)).result, { status: 'subscription_started' });
+  t.deepEqual((await deliver(paid)).result, { status: 'duplicate' });
+  const sub = await callOperation<{ plan: string; status: string; grant_remaining: number; next_plan: string | null }>(gw, 'getMySubscription', { as: acct.session });
+  t.like(sub.body, { plan: 'starter', status: 'active', grant_remaining: 10_000 });
+  t.is(await balance('users', acct.userId), 10_000);
+  // another subscription checkout while one is active is 409
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { plan: 'pro' } })).status, 409);
+
+  const metadata = { user_id: String(acct.userId), plan: 'starter' };
+  const subscription = (price: string, status = 'active') => ({ id: uniqueName('sub'), object: 'subscription', status, metadata, items: { object: 'list', data: [{ id: 'si_1', price: { id: price } }] } });
+  t.deepEqual((await deliver(event('customer.subscription.updated', subscription('price_pro')))).result, { status: 'subscription_changed' });
+  t.is((await callOperation<{ next_plan: string }>(gw, 'getMySubscription', { as: acct.session })).body.next_plan, 'pro');
+  t.deepEqual((await deliver(event('customer.subscription.deleted', subscription('price_pro', 'canceled')))).result, { status: 'subscription_cancelled' });
+  t.is((await callOperation<{ status: string }>(gw, 'getMySubscription', { as: acct.session })).body.status, 'cancelled');
+  t.deepEqual((await deliver(event('customer.subscription.deleted', subscription('price_pro', 'canceled')))).result, { status: 'ignored' });
+});
+
+test.serial('the billing portal opens for a wallet with a Stripe customer; invoices are Stripe\'s for that customer', async (t) => {
+  const acct = await newAccount(gw);
+  t.is((await callOperation(gw, 'createBillingPortalSession', { as: acct.session })).status, 409, 'no customer before a first purchase');
+  t.deepEqual((await callOperation<{ invoices: unknown[] }>(gw, 'listInvoices', { as: acct.session })).body.invoices, []);
+  const stripe = stripeCreatesSession();
+  await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { amount: 500 } });
+  const paid = paidSession(stripe.id, stripe.sent[0]!);
+  await deliver(paid);
+  const customer = (paid.data.object as { customer: string }).customer;
+
+  let portalForm: Record<string, string> = {};
+  nock(STRIPE).post('/v1/billing_portal/sessions', (b: unknown) => { portalForm = formOf(b); return true; })
+    .reply(200, { id: 'bps_1', object: 'billing_portal.session', url: 'https://billing.stripe.com/p/session/test_1' });
+  const portal = await callOperation<{ url: string }>(gw, 'createBillingPortalSession', { as: acct.session });
+  t.is(portal.status, 200, portal.raw.payload);
+  t.is(portal.body.url, 'https://billing.stripe.com/p/session/test_1');
+  t.like(portalForm, { customer, return_url: 'http://gateway.test/dashboard#/billing' });
+
+  nock(STRIPE).get('/v1/invoices').query({ customer, limit: '24' }).reply(200, {
+    object: 'list', has_more: false, url: '/v1/invoices',
+    data: [{ id: 'in_1', object: 'invoice', number: 'MG-0001', status: 'paid', amount_due: 1000, amount_paid: 1000, currency: 'usd', created: 1_790_000_000, hosted_invoice_url: 'https://invoice.stripe.com/i/1', invoice_pdf: 'https://pay.stripe.com/invoice/1/pdf' }],
+  });
+  const invoices = await callOperation<{ invoices: Array<Record<string, unknown>> }>(gw, 'listInvoices', { as: acct.session });
+  t.like(invoices.body.invoices[0], { id: 'in_1', number: 'MG-0001', status: 'paid', amount_paid: 1000, hosted_invoice_url: 'https://invoice.stripe.com/i/1' });
+});
+
+test.serial('on a storefront whose owner pays there is no credit to buy; where users pay, the session returns to the storefront', async (t) => {
+  const owner = await newAccount(gw);
+  const make = async (payerMode: string) => {
+    const slug = uniqueName('shop').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30);
+    await callOperation(gw, 'createStudio', { as: owner.session, body: { slug, name: 'Shop', allowed_models: ['canvas-v1-fast-text-to-image'], payer_mode: payerMode } });
+    const email = `${uniqueName('buyer')}@example.com`;
+    await gw.server.inject({ method: 'POST', url: '/auth/register', headers: { 'x-whitelabel-studio': slug }, payload: { email, password: 'correct horse battery' } });
+    const login = await gw.server.inject({ method: 'POST', url: '/auth/login', headers: { 'x-whitelabel-studio': slug }, payload: { email, password: 'correct horse battery' } });
+    return { slug, session: (login.result as { access_token: string }).access_token };
+  };
+  const owned = await make('owner_pays');
+  const refused = await callOperation(gw, 'createCheckoutSession', { as: owned.session, headers: { 'x-whitelabel-studio': owned.slug }, body: { amount: 500 } });
+  t.is(refused.status, 403);
+  const paying = await make('end_user_pays');
+  const stripe = stripeCreatesSession();
+  const ok = await callOperation(gw, 'createCheckoutSession', { as: paying.session, headers: { 'x-whitelabel-studio': paying.slug }, body: { amount: 500 } });
+  t.is(ok.status, 200, ok.raw.payload);
+  t.true(stripe.sent[0]!.success_url!.startsWith(`http://gateway.test/s/${paying.slug}?checkout=done`));
+  t.truthy(stripe.sent[0]!['metadata[studio_id]']);
+});
+
+test.serial('a checkout needs a login session: an API key is refused and Stripe is not asked', async (t) => {
+  const acct = await newAccount(gw);
+  const key = await callOperation<{ code: string }>(gw, 'createCheckoutSession', { as: acct.liveKey, body: { amount: 500 } });
+  t.is(key.status, 403);
+  t.is(key.body.code, 'session_required');
+  t.deepEqual(nock.pendingMocks(), []);
+});

@@ -15,8 +15,8 @@ import crypto from 'node:crypto';
 import { MAX_WEBHOOK_RETRIES, webhookDelays } from './workers/webhooks/backoff.ts';
 import { createDb, migrate } from './db/knex.ts';
 import { membership as teamMembership } from './db/teams.ts';
-import { loadSpecDocument } from './spec/load.ts';
-import type { SpecDocument } from './spec/load.ts';
+import { loadSpecFiles } from './spec/load.ts';
+import type { LoadOptions, SpecDocument } from './spec/load.ts';
 import { checkScopes } from './spec/scopes.ts';
 import { buildCatalog, catalogVocabulary } from './spec/catalog.ts';
 import type { SpecOperation } from './spec/catalog.ts';
@@ -81,8 +81,8 @@ function declaredOperations(document: SpecDocument): Array<{ id: string; isModel
 }
 
 /** Loads, dereferences and checks the spec; throws SpecError naming each operation that does not resolve. */
-export async function loadSpec(specDir: string): Promise<LoadedSpec> {
-  const document = loadSpecDocument(specDir);
+export async function loadSpec(specDir: string, opts: LoadOptions = {}): Promise<LoadedSpec> {
+  const { document, sources } = loadSpecFiles(specDir, opts);
   checkScopes(document);
   const api = new OpenAPIBackend({
     definition: structuredClone(document) as unknown as Document,
@@ -108,6 +108,7 @@ export async function loadSpec(specDir: string): Promise<LoadedSpec> {
   const models = buildCatalog(operations as unknown as SpecOperation[], adapterRegistry, (id) => handlerFor(id) !== undefined, {
     vocabulary: catalogVocabulary(document),
     document,
+    sources,
   });
   return { document, api, operations, models };
 }
@@ -130,7 +131,7 @@ function credentialCache(config: Config): CredentialCache<CachedApiKey> | null {
 export async function createApp(config: Config, opts: { log?: Logger; clock?: () => number; asIfMysql?: true } = {}): Promise<App> {
   const log = opts.log ?? pino({ level: config.logLevel, base: { role: config.role } });
   const encryptionKey = resolveEncryptionKey(config);
-  const spec = await loadSpec(config.specDir);
+  const spec = await loadSpec(config.specDir, { modelsDirs: config.modelsDirs });
   const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: config.dbPoolMax, preparedPerConnection: config.dbPreparedPerConnection, asIfMysql: opts.asIfMysql });
   try {
     await migrate(db);

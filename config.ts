@@ -44,6 +44,8 @@ export interface Config {
   /** how long an upload address accepts its PUT */
   uploadUrlTtlSeconds: number;
   specDir: string;
+  /** MODELS_DIR: operator model files on top of the shipped catalog, in order (docs/operating/model-files.md) */
+  modelsDirs: string[];
   signupCredit: number;
   workerConcurrency: number;
   maxBodyBytes: number;
@@ -190,6 +192,13 @@ const schema = Joi.object({
   UPLOAD_MAX_BYTES_AUDIO: Joi.number().integer().min(1).max(5 * 1024 ** 3).default(DEFAULT_UPLOAD_LIMITS.audio),
   UPLOAD_URL_TTL_SECONDS: Joi.number().integer().min(60).max(7 * 24 * 3600).default(900),
   SPEC_DIR: Joi.string(),
+  // one directory or a comma-separated list; each must exist
+  MODELS_DIR: Joi.string().custom((value: string) => {
+    for (const dir of value.split(',').map((d) => d.trim()).filter((d) => d !== '')) {
+      if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${dir} is not a directory`);
+    }
+    return value;
+  }),
   SIGNUP_CREDIT: Joi.number().integer().min(0).max(1e12).default(0),
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(8),
   MAX_BODY_BYTES: Joi.number().integer().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
@@ -387,6 +396,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadLimits: { image: v.UPLOAD_MAX_BYTES_IMAGE as number, video: v.UPLOAD_MAX_BYTES_VIDEO as number, audio: v.UPLOAD_MAX_BYTES_AUDIO as number },
     uploadUrlTtlSeconds: v.UPLOAD_URL_TTL_SECONDS as number,
     specDir: path.resolve(String(v.SPEC_DIR ?? path.join(repoRoot, 'spec', 'v1'))),
+    modelsDirs: v.MODELS_DIR === undefined ? [] : String(v.MODELS_DIR).split(',').map((d) => d.trim()).filter((d) => d !== '').map((d) => path.resolve(d)),
     signupCredit: v.SIGNUP_CREDIT as number,
     workerConcurrency: v.WORKER_CONCURRENCY as number,
     maxBodyBytes: v.MAX_BODY_BYTES as number,

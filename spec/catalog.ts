@@ -3,7 +3,7 @@
 import type { AdapterDefinition, MediaKind } from '../workers/adapters/types.ts';
 import { parsePriceRule } from './pricing.ts';
 import type { PriceRule } from './pricing.ts';
-import { SpecError } from './load.ts';
+import { displayPath, SpecError } from './load.ts';
 
 /**
  * The media kinds the workers can store, sample and check. The spec's `x-catalog.outputs` picks
@@ -214,6 +214,8 @@ export interface CatalogOptions {
    * openapi-backend's operation list fills a missing one with [] (public).
    */
   document: { paths: Record<string, Record<string, unknown>>; security?: unknown };
+  /** operationId -> the file that declares it (spec/load.ts): each problem names its file */
+  sources?: ReadonlyMap<string, string>;
 }
 
 /** operationId -> its `security` as written (undefined when absent). */
@@ -240,7 +242,7 @@ export function buildCatalog(
   operations: readonly SpecOperation[],
   adapters: Readonly<Record<string, AdapterDefinition>>,
   hasHandler: (operationId: string) => boolean,
-  { vocabulary, document }: CatalogOptions,
+  { vocabulary, document, sources }: CatalogOptions,
 ): Map<string, ModelInfo> {
   const inherited = Array.isArray(document.security) && document.security.length > 0;
   const security = declaredSecurity(document);
@@ -250,29 +252,31 @@ export function buildCatalog(
   for (const op of operations) {
     const id = op.operationId;
     const where = `${op.method.toUpperCase()} ${op.path}`;
+    const source = id ? sources?.get(id) : undefined;
+    const file = source ? `${displayPath(source)}: ` : '';
     if (!id) {
-      problems.push(`${where}: missing operationId`);
+      problems.push(`${file}${where}: missing operationId`);
       continue;
     }
-    if (seen.has(id)) problems.push(`${id} (${where}): duplicate operationId`);
+    if (seen.has(id)) problems.push(`${file}${id} (${where}): duplicate operationId`);
     seen.add(id);
     const declared = security.get(id);
     if (declared === undefined ? !inherited : !Array.isArray(declared)) {
-      problems.push(`${id} (${where}): no security requirement; list the credentials that may call it, or \`security: []\` if it is public`);
+      problems.push(`${file}${id} (${where}): no security requirement; list the credentials that may call it, or \`security: []\` if it is public`);
     }
     if (op['x-model'] !== undefined) {
       try {
         models.set(id, modelFromOperation(op, adapters, vocabulary));
       } catch (err) {
-        problems.push(`${id} (${where}): ${(err as Error).message}`);
+        problems.push(`${file}${id} (${where}): ${(err as Error).message}`);
       }
     } else if (op['x-handled-by'] !== undefined) {
       // Served by a plugin instead of a generated route (issueToken: oidc-provider).
       if (!(HANDLED_BY as readonly unknown[]).includes(op['x-handled-by'])) {
-        problems.push(`${id} (${where}): x-handled-by must be one of ${HANDLED_BY.join(', ')}`);
+        problems.push(`${file}${id} (${where}): x-handled-by must be one of ${HANDLED_BY.join(', ')}`);
       }
     } else if (!hasHandler(id)) {
-      problems.push(`${id} (${where}): no handler for this operationId and no x-model`);
+      problems.push(`${file}${id} (${where}): no handler for this operationId and no x-model`);
     }
   }
   if (problems.length) {

@@ -5232,6 +5232,8 @@ export interface components {
          *     answers whichever of the two the first request got.
          */
         PreferWait: string;
+        /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+        WhitelabelStudio: string;
         /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
         TeamId: number;
         /** @description Act on this team's wallet instead of the user's own; `email` must name a member of the team (404 otherwise), who is recorded on the ledger row. */
@@ -8741,6 +8743,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -8794,6 +8798,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -8847,6 +8853,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -8900,6 +8908,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -8953,6 +8963,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9006,6 +9018,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9059,6 +9073,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9112,6 +9128,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9165,6 +9183,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9218,6 +9238,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9271,6 +9293,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9324,6 +9348,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9377,6 +9403,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9430,6 +9458,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9483,6 +9513,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9536,6 +9568,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9589,6 +9623,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9642,6 +9678,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9695,6 +9733,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9748,6 +9788,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9801,6 +9843,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9854,6 +9898,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9907,6 +9953,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -9960,6 +10008,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10013,6 +10063,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10066,6 +10118,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10119,6 +10173,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10172,6 +10228,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10225,6 +10283,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10278,6 +10338,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;
@@ -10331,6 +10393,8 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
+                /** @description The slug of a whitelabel studio whose context the request is in (createStudio). It selects the context and grants nothing: the credential must be of a user of that studio, of its owner or of a member of its owning team (403 `studio_forbidden` otherwise); an unknown or disabled studio is 404 `studio_not_found`. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
             cookie?: never;

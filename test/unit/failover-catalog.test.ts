@@ -15,16 +15,19 @@ const DEV = `        providers:
             upstream_model: lumen-dev
 `;
 
+/** YAML written at an operation's x-model indent (8), moved to a model entry's (6). */
+const entryIndent = (yaml: string) => yaml.replace(/^ {2}/gm, '');
+
 /** The shipped spec with lumen-dev-text-to-image's providers list replaced by `providers` (YAML at x-model's indent). */
 async function specWithDev(providers: string): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-spec-'));
   await fs.cp(SPEC, dir, { recursive: true });
   const file = path.join(dir, 'models', 'lumen.yaml');
   const yaml = await fs.readFile(file, 'utf8');
-  const start = yaml.indexOf(DEV);
+  const start = yaml.indexOf(entryIndent(DEV));
   if (start < 0) throw new Error('lumen-dev-text-to-image no longer starts its providers list with the http-json shim');
-  const end = yaml.indexOf('        price:', start);
-  await fs.writeFile(file, yaml.slice(0, start) + providers + yaml.slice(end));
+  const end = yaml.indexOf('      price:', start);
+  await fs.writeFile(file, yaml.slice(0, start) + entryIndent(providers) + yaml.slice(end));
   return dir;
 }
 

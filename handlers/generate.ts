@@ -3,7 +3,7 @@ import { EmbedRefusedError, NotFoundError, RateLimitedError, UnavailableError, V
 import { generationLimits } from './rate-limit.ts';
 import { resolveInputLoras } from './loras.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
-import { priceFor } from './catalog.ts';
+import { priceFor, refuseUnservable } from './catalog.ts';
 import { studioHides } from './studios.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
@@ -78,6 +78,8 @@ export const generate: ModelHandler = async (ctx) => {
     const problem = urlProblem(webhook, { allowInsecure: app.config.webhookAllowInsecure });
     if (problem) throw new ValidationFailedError([{ loc: ['query', 'webhook'], msg: problem, type: 'value_error' }]);
   }
+  // A value no provider of the model can take (its limits, its value maps) is the caller's 422 now, not a failed run later.
+  refuseUnservable(app, model, body, ['body']);
   // A team owner (team_id, or a team's key) pays from the team wallet and owns the record.
   const { embed } = caller;
   // source: an embed code's kind; a session is the dashboard; keys and tokens are the API

@@ -4,6 +4,8 @@ import type { AdapterDefinition, MediaKind } from '../workers/adapters/types.ts'
 import { parsePriceRule } from './pricing.ts';
 import type { PriceRule } from './pricing.ts';
 import { displayPath, SpecError } from './load.ts';
+import { parseInputMapping } from './mapping.ts';
+import type { InputMapping } from './mapping.ts';
 
 /**
  * The media kinds the workers can store, sample and check. The spec's `x-catalog.outputs` picks
@@ -55,10 +57,12 @@ export interface ProviderInfo {
   adapterKind: AdapterDefinition['kind'];
   upstream?: string;
   upstreamModel?: string;
-  /** x-model.input_map: our input field -> the provider's field ("" drops the field) */
-  inputMap?: Readonly<Record<string, string>>;
+  /** x-model.input_map as written: our input field -> the provider's field, or a transform ("" drops the field) */
+  inputMap?: Readonly<Record<string, unknown>>;
   /** x-model.fixed_input: provider-only values sent with every request */
   fixedInput?: Readonly<Record<string, unknown>>;
+  /** input_map, fixed_input and limits, checked and compiled (spec/mapping.ts): what adapters apply */
+  mapping?: InputMapping;
 }
 
 /**
@@ -78,7 +82,9 @@ export interface ModelInfo extends ProviderInfo {
 }
 
 /** The fields of one provider, in the single-provider form (on x-model) or as an entry of x-model.providers. */
-const PROVIDER_FIELDS = ['adapter', 'upstream', 'upstream_model', 'input_map', 'fixed_input'];
+const PROVIDER_FIELDS = ['adapter', 'upstream', 'upstream_model', 'input_map', 'fixed_input', 'limits'];
+/** The fields of x-model besides the provider's. */
+const MODEL_FIELDS = ['category', 'tier', 'family', 'output', 'price', 'providers'];
 
 /** The subset of openapi-backend's dereferenced operation that the catalog reads. */
 export interface SpecOperation {
@@ -106,34 +112,24 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * x-model.input_map (our field -> the provider's field name, "" to drop it) and x-model.fixed_input
- * (provider-only values). Upstream adapters only; every mapped field must be one of the input
- * schema's properties, so a typo stops start-up instead of silently sending the field unmapped.
+ * x-model.input_map (our field -> the provider's field, or a transform), x-model.fixed_input
+ * (provider-only values) and x-model.limits (what the provider accepts). Upstream adapters only;
+ * every named field must be one of the input schema's properties, so a typo stops start-up
+ * instead of silently sending the field unmapped (spec/mapping.ts checks the rest).
  */
-function providerMapping(x: Record<string, unknown>, schema: unknown, kind: AdapterDefinition['kind'], where = 'x-model'): { inputMap?: Record<string, string>; fixedInput?: Record<string, unknown> } {
-  const { input_map: map, fixed_input: fixed } = x;
-  if ((map !== undefined || fixed !== undefined) && kind !== 'upstream') throw new Error(`${where}.input_map / fixed_input apply to upstream adapters only`);
-  const out: { inputMap?: Record<string, string>; fixedInput?: Record<string, unknown> } = {};
-  if (map !== undefined) {
-    if (!isPlainObject(map)) throw new Error(`${where}.input_map must map input fields to provider field names`);
-    const properties = isPlainObject(schema) && isPlainObject(schema.properties) ? schema.properties : {};
-    for (const [field, target] of Object.entries(map)) {
-      if (typeof target !== 'string') throw new Error(`${where}.input_map.${field} must be a provider field name (a string; "" drops the field)`);
-      if (!Object.hasOwn(properties, field)) throw new Error(`${where}.input_map.${field}: the input has no field "${field}"`);
-    }
-    out.inputMap = map as Record<string, string>;
-  }
-  if (fixed !== undefined) {
-    if (!isPlainObject(fixed)) throw new Error(`${where}.fixed_input must be an object of provider field values`);
-    out.fixedInput = fixed;
-  }
-  return out;
+function providerMapping(x: Record<string, unknown>, schema: unknown, kind: AdapterDefinition['kind'], where = 'x-model'): InputMapping | undefined {
+  const { input_map: map, fixed_input: fixed, limits } = x;
+  if (map === undefined && fixed === undefined && limits === undefined) return undefined;
+  if (kind !== 'upstream') throw new Error(`${where}.input_map / fixed_input / limits apply to upstream adapters only`);
+  return parseInputMapping({ input_map: map, fixed_input: fixed, limits }, isPlainObject(schema) ? schema : {}, where);
 }
 
 export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<string, AdapterDefinition>>, vocabulary: CatalogVocabulary): ModelInfo {
   const raw = op['x-model'];
   if (typeof raw !== 'object' || raw === null) throw new Error('x-model must be an object');
   const x = raw as Record<string, unknown>;
+  const unknownKey = Object.keys(x).find((k) => !MODEL_FIELDS.includes(k) && !PROVIDER_FIELDS.includes(k));
+  if (unknownKey !== undefined) throw new Error(`x-model.${unknownKey}: unknown key (known: ${[...MODEL_FIELDS, ...PROVIDER_FIELDS].join(', ')})`);
   const operationId = op.operationId ?? '';
   if (op.method !== 'post') throw new Error('model endpoints are POST operations');
   if (!SLUG.test(operationId) || op.path !== `/api/v1/${operationId}`) {
@@ -171,14 +167,15 @@ function providerFrom(x: Record<string, unknown>, schema: unknown, adapters: Rea
     if (typeof upstream !== 'string' || !/^[a-z][a-z0-9_]*$/.test(upstream)) throw new Error(`${where}.upstream must name a provider (lowercase letters, digits, _)`);
     if (typeof upstreamModel !== 'string' || upstreamModel === '') throw new Error(`${where}.upstream_model is required for upstream adapters`);
   }
-  const { inputMap, fixedInput } = providerMapping(x, schema, adapter.kind, where);
+  const mapping = providerMapping(x, schema, adapter.kind, where);
   return {
     adapter: adapterName,
     adapterKind: adapter.kind,
     ...(typeof upstream === 'string' ? { upstream } : {}),
     ...(typeof upstreamModel === 'string' ? { upstreamModel } : {}),
-    ...(inputMap ? { inputMap } : {}),
-    ...(fixedInput ? { fixedInput } : {}),
+    ...(isPlainObject(x.input_map) ? { inputMap: x.input_map } : {}),
+    ...(isPlainObject(x.fixed_input) ? { fixedInput: x.fixed_input } : {}),
+    ...(mapping ? { mapping } : {}),
   };
 }
 
@@ -194,7 +191,7 @@ function providerList(x: Record<string, unknown>, schema: unknown, adapters: Rea
   if (!Array.isArray(x.providers) || x.providers.length === 0) throw new Error('x-model.providers must be a non-empty list of providers');
   const providers = x.providers.map((entry: unknown, i) => {
     const where = `x-model.providers[${i}]`;
-    if (!isPlainObject(entry)) throw new Error(`${where} must be an object (adapter, upstream, upstream_model, input_map, fixed_input)`);
+    if (!isPlainObject(entry)) throw new Error(`${where} must be an object (${PROVIDER_FIELDS.join(', ')})`);
     const unknown = Object.keys(entry).filter((k) => !PROVIDER_FIELDS.includes(k));
     if (unknown.length) throw new Error(`${where}: unknown field ${unknown.join(', ')} (known: ${PROVIDER_FIELDS.join(', ')})`);
     const provider = providerFrom(entry, schema, adapters, where);

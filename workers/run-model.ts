@@ -8,6 +8,7 @@ import { claim, parseClaimSnapshot, failPrediction, handBackPrediction, requeueP
 import type { Prediction } from '../db/predictions.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { adapterRegistry, configuredProviders } from './adapters/index.ts';
+import { acceptingProviders } from '../spec/mapping.ts';
 import { createCircuitBreaker } from './circuit-breaker.ts';
 import { AdapterError } from './adapters/types.ts';
 import type { Adapter, AdapterFile, AdapterResult } from './adapters/types.ts';
@@ -197,8 +198,14 @@ export function createRunModel(app: App) {
     }
     const adapter = adapterFor(model.adapter);
     if (adapter.job) {
-      // Failover order, without the providers this environment does not configure.
-      const candidates = configuredProviders(model, app.adapterEnv).flatMap((provider) => {
+      // Failover order, without the providers this environment does not configure, nor those
+      // whose limits or value maps this input breaks (the submit refused an input none could take).
+      const { accepting, problems } = acceptingProviders(configuredProviders(model, app.adapterEnv), p.input);
+      if (accepting.length === 0 && problems.length > 0) {
+        await fail(p, `no provider of ${p.model} on this gateway accepts this input: ${problems.map((q) => `${q.field}: ${q.msg}`).join('; ')}`, 'upstream_rejected_input', run);
+        return { kind: 'ack' };
+      }
+      const candidates = accepting.flatMap((provider) => {
         const job = adapterFor(provider.adapter).job;
         return job ? [{ model: runBy(model, provider), job }] : [];
       });

@@ -64,12 +64,12 @@ export function providerName(provider: ProviderInfo): string {
  * model id and input mapping, so everything downstream reads one provider's fields.
  */
 export function runBy(model: ModelInfo, provider: ProviderInfo): ModelInfo {
-  const { adapter, adapterKind, upstream, upstreamModel, inputMap, fixedInput } = provider;
-  const { upstream: _u, upstreamModel: _m, inputMap: _i, fixedInput: _f, ...rest } = model;
+  const { adapter, adapterKind, upstream, upstreamModel, inputMap, fixedInput, mapping } = provider;
+  const { upstream: _u, upstreamModel: _m, inputMap: _i, fixedInput: _f, mapping: _p, ...rest } = model;
   return {
     ...rest, adapter, adapterKind,
     ...(upstream ? { upstream } : {}), ...(upstreamModel ? { upstreamModel } : {}),
-    ...(inputMap ? { inputMap } : {}), ...(fixedInput ? { fixedInput } : {}),
+    ...(inputMap ? { inputMap } : {}), ...(fixedInput ? { fixedInput } : {}), ...(mapping ? { mapping } : {}),
   };
 }
 
@@ -110,6 +110,7 @@ export function modelRef(model: ModelInfo): ModelRef {
     ...(model.upstreamModel ? { upstreamModel: model.upstreamModel } : {}),
     ...(model.inputMap ? { inputMap: model.inputMap } : {}),
     ...(model.fixedInput ? { fixedInput: model.fixedInput } : {}),
+    ...(model.mapping ? { mapping: model.mapping } : {}),
   };
 }
 

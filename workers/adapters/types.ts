@@ -3,6 +3,7 @@
 // records the prediction. Adapters never touch the database, the queue or credits.
 
 import type { MediaKind } from '../../lib/media.ts';
+import type { InputMapping } from '../../spec/mapping.ts';
 export type { MediaKind };
 
 /**
@@ -35,10 +36,12 @@ export interface ModelRef {
   upstream?: string;
   /** x-model.upstream_model: the provider's own model id */
   upstreamModel?: string;
-  /** x-model.input_map: our input field -> the provider's field name (fields not listed keep their name) */
-  inputMap?: Readonly<Record<string, string>>;
+  /** x-model.input_map as written: our input field -> the provider's field name or a transform (fields not listed keep their name) */
+  inputMap?: Readonly<Record<string, unknown>>;
   /** x-model.fixed_input: provider-only values sent with every request (they win over mapped fields) */
   fixedInput?: Readonly<Record<string, unknown>>;
+  /** the catalog's compiled input_map, fixed_input and limits (spec/mapping.ts); else compiled from the two above */
+  mapping?: InputMapping;
 }
 
 export interface RunContext {

@@ -110,7 +110,7 @@ export async function loadSpec(specDir: string, opts: LoadOptions = {}): Promise
     document,
     sources,
   });
-  return { document, api, operations, models };
+  return { document, api, operations, models, sources };
 }
 
 /**

@@ -1,7 +1,9 @@
 // Entry point: `npm start`. ROLE selects api, worker, or both in one process (default); ROLE=migrate
 // (`npm run migrate`) applies the migrations and exits, for an init container or a deploy step.
 import { loadConfig, ConfigError } from './config.ts';
-import { createApp } from './app.ts';
+import { createApp, loadSpec } from './app.ts';
+import { displayPath } from './spec/load.ts';
+import path from 'node:path';
 import type { App } from './app.ts';
 import { createServer, createHealthServer } from './server.ts';
 import { collectProcessMetrics } from './lib/metrics.ts';
@@ -89,6 +91,22 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       await app.close();
     },
   };
+}
+
+/**
+ * `mediagate models check [DIR]`: loads the catalog exactly as start-up does (the shipped spec,
+ * then `dirs`, or MODELS_DIR when none is given) and reports what it holds; offline (no database,
+ * no queue, no provider). Throws the start-up's own SpecError (or ConfigError) when it does not load.
+ */
+export async function checkModels(dirs: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<{ models: string[]; files: Record<string, string[]> }> {
+  const config = loadConfig(dirs.length ? { ...env, MODELS_DIR: dirs.join(',') } : env);
+  const { models, sources } = await loadSpec(config.specDir, { modelsDirs: config.modelsDirs });
+  const files: Record<string, string[]> = {};
+  for (const slug of models.keys()) {
+    const file = sources.get(slug);
+    if (file && config.modelsDirs.some((d) => file.startsWith(`${d}${path.sep}`))) (files[displayPath(file)] ??= []).push(slug);
+  }
+  return { models: [...models.keys()], files };
 }
 
 export class MigrateError extends Error {

@@ -26,6 +26,8 @@ export interface LoadedSpec {
   /** dereferenced operations, listed once at start-up */
   operations: Operation[];
   models: Map<string, ModelInfo>;
+  /** operationId -> the file that declares it (spec/load.ts), for messages that name the file */
+  sources: ReadonlyMap<string, string>;
 }
 
 export interface App {

@@ -146,10 +146,12 @@ export const calculateDynamicCost: Handler<'calculateDynamicCost'> = async ({ ap
     unit: 'credits',
     // in a studio that marks prices up, its price is one figure: the model's rule would show the
     // gateway's list price, which is the studio owner's business (README "Whitelabel studios")
-    breakdown: studioMarkup > 0 ? { base: listPrice, per_unit: null, multipliers: [] } : {
+    breakdown: studioMarkup > 0 ? { base: listPrice, per_unit: null, terms: [], multipliers: [], minimum: null } : {
       base: b.base,
       per_unit: b.perUnit,
+      terms: b.terms.map((t) => ({ kind: t.kind, field: t.field, amount: t.amount, units: t.units, subtotal: t.subtotal })),
       multipliers: b.multipliers.map((m) => ({ field: m.field, value: m.value, percent: m.percent, price_after: m.priceAfter })),
+      minimum: b.minimum,
     },
     discount: discountPercent === null ? null : { percent: discountPercent, amount: listPrice - cost },
     balance,

@@ -63,6 +63,8 @@ export interface ProviderInfo {
   fixedInput?: Readonly<Record<string, unknown>>;
   /** input_map, fixed_input and limits, checked and compiled (spec/mapping.ts): what adapters apply */
   mapping?: InputMapping;
+  /** x-model.providers[i].cost: what this provider charges the operator for a request (spec/pricing.ts) */
+  cost?: PriceRule;
 }
 
 /**
@@ -82,7 +84,7 @@ export interface ModelInfo extends ProviderInfo {
 }
 
 /** The fields of one provider, in the single-provider form (on x-model) or as an entry of x-model.providers. */
-const PROVIDER_FIELDS = ['adapter', 'upstream', 'upstream_model', 'input_map', 'fixed_input', 'limits'];
+const PROVIDER_FIELDS = ['adapter', 'upstream', 'upstream_model', 'input_map', 'fixed_input', 'limits', 'cost'];
 /** The fields of x-model besides the provider's. */
 const MODEL_FIELDS = ['category', 'tier', 'family', 'output', 'price', 'providers'];
 
@@ -168,6 +170,7 @@ function providerFrom(x: Record<string, unknown>, schema: unknown, adapters: Rea
     if (typeof upstreamModel !== 'string' || upstreamModel === '') throw new Error(`${where}.upstream_model is required for upstream adapters`);
   }
   const mapping = providerMapping(x, schema, adapter.kind, where);
+  const cost = x.cost === undefined ? undefined : parsePriceRule(x.cost, schema, `${where}.cost`, 'cost');
   return {
     adapter: adapterName,
     adapterKind: adapter.kind,
@@ -176,6 +179,7 @@ function providerFrom(x: Record<string, unknown>, schema: unknown, adapters: Rea
     ...(isPlainObject(x.input_map) ? { inputMap: x.input_map } : {}),
     ...(isPlainObject(x.fixed_input) ? { fixedInput: x.fixed_input } : {}),
     ...(mapping ? { mapping } : {}),
+    ...(cost ? { cost } : {}),
   };
 }
 

@@ -2818,15 +2818,32 @@ export interface components {
             /** @description Whether production keys can run it on this gateway now (local model, or upstream provider configured). `false` answers 503 to production keys; sandbox keys work either way. */
             available: boolean;
         };
-        /** @description The price rule, in credits (1000 credits = 1 USD): `base`, plus `per_unit.amount` x the input's `per_unit.field`, then each matching multiplier (percent, rounded up). */
+        /** @description The price rule, in credits (1000 credits = 1 USD): `base`, plus each of `terms` (per unit of a numeric field, per output, per megapixel, or by steps of a field's value; a fraction of a credit rounds up), then each matching multiplier (percent, rounded up), and at least `minimum`. */
         ModelPrice: {
             /** @enum {string} */
             unit: "credit";
             base: number;
+            /** @description The first per-unit term (also in `terms`); null when the rule has none. */
             per_unit: {
                 field: string;
                 amount: number;
             } | null;
+            /** @description Every term added to `base`, in order. */
+            terms?: {
+                /**
+                 * @description `per_unit`: `amount` x the value of `field`; `per_output`: `amount` x the outputs asked for (`field`, else 1); `per_megapixel`: `amount` x the megapixels of each image; `tiers`: the amount of the step the value of `field` falls in.
+                 * @enum {string}
+                 */
+                kind: "per_unit" | "per_output" | "per_megapixel" | "tiers";
+                /** @description The input field it reads. */
+                field: string | null;
+                /** @description Credits per unit; null for `tiers`, whose amounts are in `summary`. */
+                amount: number | null;
+                /** @description The term in words. */
+                summary: string;
+            }[];
+            /** @description The least a request costs, in credits; 0 when the rule has no minimum. */
+            minimum?: number;
             multipliers: {
                 field: string;
                 /** @description Input value (as a string) -> percent applied when the input has it. */
@@ -3898,6 +3915,23 @@ export interface components {
             /** @description How `list_price` was reached, in order. */
             breakdown: {
                 base: number;
+                /** @description Every term added to `base`, in rule order (`per_unit` repeats the first per-unit one). */
+                terms?: {
+                    /** @enum {string} */
+                    kind: "per_unit" | "per_output" | "per_megapixel" | "tiers" | "per_token";
+                    field: string | null;
+                    /** @description Credits per unit (for `tiers`, the amount of the step the value fell in). */
+                    amount: number;
+                    /** @description What the term counted (the field's value, the outputs, the megapixels billed). */
+                    units: number;
+                    /** @description What it added, rounded up to a whole credit. */
+                    subtotal: number;
+                }[];
+                /** @description The rule's minimum (after the multipliers); `applied` when it raised the price. Null when the rule has none. */
+                minimum?: {
+                    amount: number;
+                    applied: boolean;
+                } | null;
                 /** @description `amount` x `units` (the input's value of `field`, its default when left out) = `subtotal`, added to `base`. */
                 per_unit: {
                     field: string;

@@ -64,12 +64,12 @@ export function providerName(provider: ProviderInfo): string {
  * model id and input mapping, so everything downstream reads one provider's fields.
  */
 export function runBy(model: ModelInfo, provider: ProviderInfo): ModelInfo {
-  const { adapter, adapterKind, upstream, upstreamModel, inputMap, fixedInput, mapping } = provider;
-  const { upstream: _u, upstreamModel: _m, inputMap: _i, fixedInput: _f, mapping: _p, ...rest } = model;
+  const { adapter, adapterKind, upstream, upstreamModel, inputMap, fixedInput, mapping, cost } = provider;
+  const { upstream: _u, upstreamModel: _m, inputMap: _i, fixedInput: _f, mapping: _p, cost: _c, ...rest } = model;
   return {
     ...rest, adapter, adapterKind,
     ...(upstream ? { upstream } : {}), ...(upstreamModel ? { upstreamModel } : {}),
-    ...(inputMap ? { inputMap } : {}), ...(fixedInput ? { fixedInput } : {}), ...(mapping ? { mapping } : {}),
+    ...(inputMap ? { inputMap } : {}), ...(fixedInput ? { fixedInput } : {}), ...(mapping ? { mapping } : {}), ...(cost ? { cost } : {}),
   };
 }
 

@@ -31,6 +31,7 @@ import { listCreditTransactions } from './ledger.ts';
 import { createStudio, disableStudio, getStudio, getStudioUsage, listStudios, updateStudio } from './studios.ts';
 import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets } from './media.ts';
 import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
+import { adminModelMargins } from './margins.ts';
 import { deleteModelDiscount, listModelDiscounts, myModelDiscounts, upsertModelDiscounts } from './discounts.ts';
 import { adminManageSubscription, getMySubscription } from './subscriptions.ts';
 import { adminPasswordResetLink, adminSupportLoginLink, supportLogin, supportResetPassword, virtualLogin } from './impersonation.ts';
@@ -121,6 +122,7 @@ const handlers: HandlerMap = {
   adminRefund,
   adminUserInfo,
   adminAuditLog,
+  adminModelMargins,
   listModelDiscounts,
   upsertModelDiscounts,
   deleteModelDiscount,

@@ -952,6 +952,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/admin_model_margins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Revenue, provider cost and margin by model and day
+         * @description For each model and UTC day from `from` to `to` (both included, at most 366 days): the runs a provider (or the gateway itself) made, how many completed and were charged, the credits the gateway was paid (`revenue`: the charges less any studio owner's markup), what the providers charged for them (`provider_cost`: the cost a provider's answer reports, else the model's declared provider cost rule), and `margin` (`revenue` - `provider_cost`). A run whose provider cost is unknown counts in `unknown_cost_runs` and adds nothing to `provider_cost`. A run the provider finished that the gateway then failed counts its cost with no revenue. Sandbox runs are not counted. Credits: 1000 = 1 USD. Roles: billing, admin.
+         */
+        get: operations["adminModelMargins"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/lora-data": {
         parameters: {
             query?: never;
@@ -3895,6 +3915,42 @@ export interface components {
             revenue: number;
             by_day: components["schemas"]["StudioUsageRow"][];
             by_model: components["schemas"]["StudioUsageRow"][];
+        };
+        ModelMarginTotals: {
+            /** @description Runs a provider (or the gateway) made. */
+            runs: number;
+            /** @description Of which completed and charged. */
+            charged_runs: number;
+            /** @description Credits the gateway was paid. */
+            revenue: number;
+            /** @description Credits the providers charged, where known. */
+            provider_cost: number;
+            /** @description Runs whose provider cost is not known. */
+            unknown_cost_runs: number;
+            /** @description revenue - provider_cost. */
+            margin: number;
+        };
+        ModelMarginRow: components["schemas"]["ModelMarginTotals"] & {
+            /**
+             * Format: date
+             * @description The UTC day.
+             */
+            day: string;
+            /** @description The model's slug. */
+            model: string;
+        };
+        ModelMarginsResponse: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /**
+             * @description 1000 credits = 1 USD.
+             * @enum {string}
+             */
+            unit: "credit";
+            rows: components["schemas"]["ModelMarginRow"][];
+            totals: components["schemas"]["ModelMarginTotals"];
         };
         DynamicCostRequest: {
             /** @description Model endpoint slug (its operationId). */
@@ -6843,6 +6899,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedAdminAuditResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminModelMargins: {
+        parameters: {
+            query: {
+                /** @description First UTC day, YYYY-MM-DD. */
+                from: string;
+                /** @description Last UTC day, YYYY-MM-DD (not before `from`). */
+                to: string;
+                /** @description Only this model (its slug). */
+                model?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows, by day then model, and their totals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelMarginsResponse"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -10496,6 +10583,7 @@ export type ProtectedOperationId =
     | "adminDeductCredits"
     | "adminDeleteUser"
     | "adminManageSubscription"
+    | "adminModelMargins"
     | "adminPasswordResetLink"
     | "adminRefund"
     | "adminStripeCharges"

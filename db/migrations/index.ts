@@ -44,6 +44,7 @@ import * as m20261128_0101_wallet_submit_seq from './20261128_0101_wallet_submit
 import * as m20261128_0401_predictions_claim_digest from './20261128_0401_predictions_claim_digest.ts';
 import * as m20261129_0101_team_webhook_secrets from './20261129_0101_team_webhook_secrets.ts';
 import * as m20261129_0201_predictions_scoped_unfinished from './20261129_0201_predictions_scoped_unfinished.ts';
+import * as m20261130_0101_prediction_costs from './20261130_0101_prediction_costs.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -94,6 +95,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261128_0401_predictions_claim_digest', m20261128_0401_predictions_claim_digest],
   ['20261129_0101_team_webhook_secrets', m20261129_0101_team_webhook_secrets],
   ['20261129_0201_predictions_scoped_unfinished', m20261129_0201_predictions_scoped_unfinished],
+  ['20261130_0101_prediction_costs', m20261130_0101_prediction_costs],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

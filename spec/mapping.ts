@@ -184,12 +184,13 @@ function parseLimit(field: string, raw: unknown, props: Record<string, SchemaPro
   if (!isRecord(raw)) throw new Error(`${where} must say what the provider accepts (${LIMIT_KEYS.join(', ')})`);
   unknownKeys(raw, LIMIT_KEYS, where);
   const ours = typeOf(props?.[field]);
-  const numeric = !props || ours === 'integer' || ours === 'number';
+  // on an array field, minimum and maximum bound its number of items (a provider without LoRAs: loras maximum 0)
+  const numeric = !props || ours === 'integer' || ours === 'number' || ours === 'array';
   const limit: FieldLimit = {};
   for (const key of ['minimum', 'maximum'] as const) {
     if (raw[key] === undefined) continue;
     if (typeof raw[key] !== 'number' || !Number.isFinite(raw[key])) throw new Error(`${where}.${key} must be a number`);
-    if (!numeric) throw new Error(`${where}.${key}: our field "${field}" is not a number`);
+    if (!numeric) throw new Error(`${where}.${key}: our field "${field}" is not a number or a list`);
     limit[key] = raw[key];
   }
   if (raw.enum !== undefined) {
@@ -376,6 +377,10 @@ function limitProblem(limit: FieldLimit, value: unknown): string | undefined {
   if (typeof value === 'number') {
     if (limit.minimum !== undefined && value < limit.minimum) return `Input should be greater than or equal to ${limit.minimum}`;
     if (limit.maximum !== undefined && value > limit.maximum) return `Input should be less than or equal to ${limit.maximum}`;
+  }
+  if (Array.isArray(value)) {
+    if (limit.minimum !== undefined && value.length < limit.minimum) return `List should have at least ${limit.minimum} item${limit.minimum === 1 ? '' : 's'}`;
+    if (limit.maximum !== undefined && value.length > limit.maximum) return limit.maximum === 0 ? 'List should be empty' : `List should have at most ${limit.maximum} item${limit.maximum === 1 ? '' : 's'}`;
   }
   if (limit.pattern && typeof value === 'string' && !limit.pattern.test(value)) return `String should match pattern '${limit.pattern.source}'`;
   return undefined;

@@ -1,7 +1,8 @@
 // Price rules from the spec's x-model.price, and provider cost rules from a provider's `cost`
 // (docs/operating/model-files.md, "Prices"). Pure: integers in, integers out (1000 credits = 1 USD).
 //   price = base
-//         + each term: per_unit (amount x a numeric field), per_output (amount x the outputs asked
+//         + each term: per_unit (amount x a numeric field, or x the characters of a text field;
+//           `per` divides: 130 per 1000 characters), per_output (amount x the outputs asked
 //           for), per_megapixel (amount x megapixels, from width/height, a size preset or an
 //           aspect ratio), tiers (the amount of the step the field's value falls in)
 //   then, for each multiplier whose field's value matches, price = ceil(price * percent / 100)
@@ -22,7 +23,7 @@ export type SizeSource =
   | { kind: 'aspect'; field: string; longSide?: number; pixels?: number; multiple: number };
 
 export type PriceTerm =
-  | { kind: 'per_unit'; field: string; amount: number }
+  | { kind: 'per_unit'; field: string; amount: number; per: number; text: boolean }
   | { kind: 'per_output'; amount: number; count?: string }
   | { kind: 'per_megapixel'; amount: number; size: SizeSource; count?: string; exact: boolean }
   | { kind: 'tiers'; field: string; steps: ReadonlyArray<{ upTo?: number; amount: number }> };
@@ -97,8 +98,12 @@ function parsePerUnit(raw: unknown, schema: InputSchema, where: string): PriceTe
   if (!isRecord(raw) || typeof raw.field !== 'string' || !nonNegativeInt(raw.amount)) {
     throw new Error(`${where} needs a string "field" and a non-negative integer "amount"`);
   }
-  keysOnly(raw, ['field', 'amount'], where);
-  return { kind: 'per_unit', field: pricedField(schema, raw.field, `${where}.field`, ['integer', 'number']), amount: raw.amount };
+  keysOnly(raw, ['field', 'amount', 'per'], where);
+  if (raw.per !== undefined && (!Number.isSafeInteger(raw.per) || (raw.per as number) < 1)) throw new Error(`${where}.per must be a positive integer (units per amount, e.g. 1000 characters)`);
+  // a text field is billed by its length in characters (providers bill speech per character)
+  const field = pricedField(schema, raw.field, `${where}.field`, ['integer', 'number', 'string']);
+  const text = typeOf(schema.properties?.[field]) === 'string';
+  return { kind: 'per_unit', field, amount: raw.amount, per: (raw.per as number | undefined) ?? 1, text };
 }
 
 function parsePerOutput(raw: unknown, schema: InputSchema, where: string): PriceTerm {
@@ -216,7 +221,8 @@ export function parsePriceRule(raw: unknown, inputSchema: unknown, where = 'x-mo
     const list = Array.isArray(raw.per_unit) ? raw.per_unit : [raw.per_unit];
     list.forEach((pu, i) => rule.terms.push(parsePerUnit(pu, schema, Array.isArray(raw.per_unit) ? `${where}.per_unit[${i}]` : `${where}.per_unit`)));
     const first = rule.terms[0] as Extract<PriceTerm, { kind: 'per_unit' }> | undefined;
-    if (first) rule.perUnit = { field: first.field, amount: first.amount };
+    // the legacy per_unit view means "amount x the field's value": not for a per-character or divided term
+    if (first && first.per === 1 && !first.text) rule.perUnit = { field: first.field, amount: first.amount };
   }
   if (raw.per_output !== undefined) rule.terms.push(parsePerOutput(raw.per_output, schema, `${where}.per_output`));
   if (raw.per_megapixel !== undefined) rule.terms.push(parsePerMegapixel(raw.per_megapixel, schema, `${where}.per_megapixel`));
@@ -296,8 +302,9 @@ function sizeFrom(size: SizeSource, input: Readonly<Record<string, unknown>>): {
 function termOf(term: PriceTerm, input: Readonly<Record<string, unknown>>): TermBreakdown {
   switch (term.kind) {
     case 'per_unit': {
-      const units = num(input[term.field]);
-      return { kind: term.kind, field: term.field, amount: term.amount, units, subtotal: Math.ceil(term.amount * units) };
+      const value = input[term.field];
+      const units = term.text ? (typeof value === 'string' ? [...value].length : 0) : num(value);
+      return { kind: term.kind, field: term.field, amount: term.amount, units, subtotal: Math.ceil((term.amount * units) / term.per) };
     }
     case 'per_output': {
       const units = term.count === undefined ? 1 : num(input[term.count]);
@@ -445,7 +452,10 @@ export function studioPrice(studio: StudioPricing, model: string, listPrice: num
 export function describeTerm(term: PriceTerm): { kind: PriceTerm['kind']; field: string | null; amount: number | null; summary: string } {
   switch (term.kind) {
     case 'per_unit':
-      return { kind: term.kind, field: term.field, amount: term.amount, summary: `${term.amount} credits per unit of ${term.field}` };
+      return {
+        kind: term.kind, field: term.field, amount: term.amount,
+        summary: `${term.amount} credits per ${term.per === 1 ? '' : `${term.per} `}${term.text ? `character${term.per === 1 ? '' : 's'} of` : `unit${term.per === 1 ? '' : 's'} of`} ${term.field}`,
+      };
     case 'per_output':
       return { kind: term.kind, field: term.count ?? null, amount: term.amount, summary: `${term.amount} credits per output${term.count ? ` (x ${term.count})` : ''}` };
     case 'per_megapixel': {

@@ -100,6 +100,18 @@ test('limits: WaveSpeed Kling 3.0 takes 3-15 s and three ratios; each broken lim
   });
 });
 
+test('limits on a list bound its items: fal FLUX [dev] takes no LoRAs, Kling O3 at most four reference images', (t) => {
+  const schema = { type: 'object', properties: { prompt: { type: 'string' }, loras: { type: 'array' }, image_urls: { type: 'array' } } };
+  const mapping = parseInputMapping({ limits: { loras: { maximum: 0 }, image_urls: { minimum: 1, maximum: 4 } } }, schema, 'x-model');
+  t.true(applyMapping(mapping, { prompt: 'x', image_urls: ['a'] }).ok);
+  t.true(applyMapping(mapping, { prompt: 'x', loras: [], image_urls: ['a', 'b', 'c', 'd'] }).ok);
+  t.deepEqual(applyMapping(mapping, { loras: [{ name: 'ink' }], image_urls: ['a', 'b', 'c', 'd', 'e'] }), {
+    ok: false,
+    problems: [{ field: 'loras', msg: 'List should be empty' }, { field: 'image_urls', msg: 'List should have at most 4 items' }],
+  });
+  t.throws(() => parseInputMapping({ limits: { prompt: { maximum: 3 } } }, schema, 'x-model'), { message: 'x-model.limits.prompt.maximum: our field "prompt" is not a number or a list' });
+});
+
 test('acceptingProviders keeps, in order, the providers whose limits the input meets; with none, every reason', (t) => {
   const kling = { name: 'wavespeed', mapping: parseInputMapping({ limits: { duration: { minimum: 3 } } }, VIDEO, 'x') };
   const fal = { name: 'fal', mapping: parseInputMapping({ limits: { duration: { enum: [5, 10] } } }, VIDEO, 'x') };
@@ -125,7 +137,7 @@ const refusals: Array<[string, Parameters<typeof parseInputMapping>[0], RegExp]>
   ['a size_to_aspect on a field that is not a number', { input_map: { prompt: { to: 'aspect_ratio', size_to_aspect: { height: 'seed' } } } }, /^x-model\.input_map\.prompt\.size_to_aspect: our field "prompt" must be a number/],
   ['a limit on a missing field', { limits: { fps: { maximum: 30 } } }, /^x-model\.limits\.fps: the input has no field "fps"$/],
   ['an unknown limit key', { limits: { duration: { max: 30 } } }, /^x-model\.limits\.duration\.max: unknown key \(known: minimum, maximum, enum, pattern\)$/],
-  ['a minimum on a string', { limits: { prompt: { minimum: 3 } } }, /^x-model\.limits\.prompt\.minimum: our field "prompt" is not a number$/],
+  ['a minimum on a string', { limits: { prompt: { minimum: 3 } } }, /^x-model\.limits\.prompt\.minimum: our field "prompt" is not a number or a list$/],
   ['a bad pattern', { limits: { prompt: { pattern: '(' } } }, /^x-model\.limits\.prompt\.pattern is not a valid regular expression/],
 ];
 

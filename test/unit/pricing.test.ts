@@ -79,6 +79,17 @@ test('several per-unit terms add up, and the first is still reported as per_unit
   t.deepEqual(b.terms.map((x) => x.subtotal), [30, 10]);
 });
 
+test('per character of a text field, divided by `per` and rounded up (speech is billed per 1000 characters)', (t) => {
+  const rule = parsePriceRule({ base: 0, per_unit: { field: 'prompt', amount: 130, per: 1000 } }, schema);
+  t.is(computePrice(rule, { prompt: 'x'.repeat(1000) }), 130);
+  t.is(computePrice(rule, { prompt: 'x'.repeat(1001) }), 131);
+  // characters, not bytes: four emoji are four characters
+  t.is(computePriceBreakdown(rule, { prompt: '\u{1F600}'.repeat(4) }).terms[0]!.units, 4);
+  t.is(rule.perUnit, undefined, 'the legacy per_unit view (amount x value) does not describe a per-character term');
+  t.is(describeTerm(rule.terms[0]!).summary, '130 credits per 1000 characters of prompt');
+  t.throws(() => parsePriceRule({ base: 0, per_unit: { field: 'prompt', amount: 1, per: 0 } }, schema), { message: /per must be a positive integer/ });
+});
+
 test('per output: the amount times the outputs asked for, or one', (t) => {
   t.is(computePrice(parsePriceRule({ base: 0, per_output: { amount: 40, count: 'num_images' } }, image), { num_images: 3 }), 120);
   t.is(computePrice(parsePriceRule({ base: 2, per_output: { amount: 40 } }, image), {}), 42);

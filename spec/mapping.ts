@@ -184,13 +184,14 @@ function parseLimit(field: string, raw: unknown, props: Record<string, SchemaPro
   if (!isRecord(raw)) throw new Error(`${where} must say what the provider accepts (${LIMIT_KEYS.join(', ')})`);
   unknownKeys(raw, LIMIT_KEYS, where);
   const ours = typeOf(props?.[field]);
-  // on an array field, minimum and maximum bound its number of items (a provider without LoRAs: loras maximum 0)
-  const numeric = !props || ours === 'integer' || ours === 'number' || ours === 'array';
+  // on a text or list field, minimum and maximum bound its length in characters or items (a
+  // provider reading at most 2500 characters of a prompt; one without LoRAs: loras maximum 0)
+  const numeric = !props || ours === 'integer' || ours === 'number' || ours === 'array' || ours === 'string';
   const limit: FieldLimit = {};
   for (const key of ['minimum', 'maximum'] as const) {
     if (raw[key] === undefined) continue;
     if (typeof raw[key] !== 'number' || !Number.isFinite(raw[key])) throw new Error(`${where}.${key} must be a number`);
-    if (!numeric) throw new Error(`${where}.${key}: our field "${field}" is not a number or a list`);
+    if (!numeric) throw new Error(`${where}.${key}: our field "${field}" is not a number, a text or a list`);
     limit[key] = raw[key];
   }
   if (raw.enum !== undefined) {
@@ -377,6 +378,11 @@ function limitProblem(limit: FieldLimit, value: unknown): string | undefined {
   if (typeof value === 'number') {
     if (limit.minimum !== undefined && value < limit.minimum) return `Input should be greater than or equal to ${limit.minimum}`;
     if (limit.maximum !== undefined && value > limit.maximum) return `Input should be less than or equal to ${limit.maximum}`;
+  }
+  if (typeof value === 'string' && (limit.minimum !== undefined || limit.maximum !== undefined)) {
+    const length = [...value].length;
+    if (limit.minimum !== undefined && length < limit.minimum) return `String should have at least ${limit.minimum} character${limit.minimum === 1 ? '' : 's'}`;
+    if (limit.maximum !== undefined && length > limit.maximum) return `String should have at most ${limit.maximum} character${limit.maximum === 1 ? '' : 's'}`;
   }
   if (Array.isArray(value)) {
     if (limit.minimum !== undefined && value.length < limit.minimum) return `List should have at least ${limit.minimum} item${limit.minimum === 1 ? '' : 's'}`;

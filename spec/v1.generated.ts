@@ -4362,7 +4362,7 @@ export interface components {
              */
             resolution: "1080p";
             /**
-             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; a silent clip is billed at 67 percent.
              * @default true
              */
             generate_audio: boolean;
@@ -4404,7 +4404,7 @@ export interface components {
              */
             resolution: "4k";
             /**
-             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video, at no extra cost.
              * @default true
              */
             generate_audio: boolean;
@@ -4450,7 +4450,7 @@ export interface components {
              */
             resolution: "1080p";
             /**
-             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; a silent clip is billed at 67 percent.
              * @default true
              */
             generate_audio: boolean;
@@ -4497,7 +4497,7 @@ export interface components {
              */
             resolution: "4k";
             /**
-             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video, at no extra cost.
              * @default true
              */
             generate_audio: boolean;
@@ -4543,7 +4543,7 @@ export interface components {
              */
             resolution: "1080p";
             /**
-             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; a silent clip is billed at 80 percent.
              * @default true
              */
             generate_audio: boolean;
@@ -4578,7 +4578,7 @@ export interface components {
             /** @description What the clip must not show. */
             negative_prompt?: string;
             /**
-             * @description Length of the clip in seconds, taken from the start of the motion video; billed per second.
+             * @description Length of the clip in seconds, taken from the start of the motion video (at most the motion video's length); the clip is billed at one price whatever its length.
              * @default 5
              */
             duration: number;
@@ -4616,7 +4616,7 @@ export interface components {
              */
             format: "glb" | "obj";
             /**
-             * @description Generate PBR textures; without textures the mesh is untextured and billed at 60 percent.
+             * @description Generate PBR textures; without them the mesh is untextured geometry.
              * @default true
              */
             texture: boolean;
@@ -4634,8 +4634,11 @@ export interface components {
         LexiV1ChatInput: {
             /** @description The user message. */
             prompt: string;
-            /** @description Instructions that set the model's role, tone and constraints. */
-            system_prompt?: string;
+            /**
+             * @description Instructions that set the model's role, tone and constraints; none when empty.
+             * @default
+             */
+            system_prompt: string;
             /**
              * @description Upper bound on the length of the reply, in tokens.
              * @default 1024
@@ -5098,7 +5101,7 @@ export interface components {
              */
             resolution: "1080p";
             /**
-             * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent.
+             * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent (63 percent on the Fast tier).
              * @default true
              */
             generate_audio: boolean;
@@ -5140,7 +5143,7 @@ export interface components {
              */
             resolution: "1080p";
             /**
-             * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent.
+             * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent (63 percent on the Fast tier).
              * @default true
              */
             generate_audio: boolean;

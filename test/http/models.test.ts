@@ -45,10 +45,10 @@ test('without a credential it lists every model endpoint of the spec, with what 
 test('a multiplier and a per-unit field are summarised, and at_defaults prices the defaults', async (t) => {
   const { models } = await list();
   const pro = models.find((m) => m.slug === 'aurora-v3-pro-text-to-video')!;
-  t.deepEqual(pro.price.per_unit, { field: 'duration', amount: 100 });
-  t.deepEqual(pro.price.multipliers, [{ field: 'generate_audio', percent_by_value: { true: 130 } }]);
-  // 200 + 100 x 5 s, x 130% for the default generate_audio: true
-  t.is(pro.price.at_defaults, 910);
+  t.deepEqual(pro.price.per_unit, { field: 'duration', amount: 215 });
+  t.deepEqual(pro.price.multipliers, [{ field: 'generate_audio', percent_by_value: { false: 67 } }]);
+  // 215 x 5 s; the default generate_audio: true matches no multiplier
+  t.is(pro.price.at_defaults, 1075);
 });
 
 test('available says whether production keys can run it here: local models and configured upstreams only', async (t) => {

@@ -278,7 +278,7 @@ test.serial('replicate by callback: the submit asks for start/completed callback
   let done = false;
   const prediction = (status: string, extra: Record<string, unknown> = {}) => ({ id: 'rep-hook-1', status, input: {}, output: null, error: null, logs: '', ...extra });
   nock(REPLICATE).persist()
-    .post('/v1/models/black-forest-labs/flux-dev/predictions', (b: { webhook?: string; webhook_events_filter?: unknown }) => {
+    .post('/v1/models/black-forest-labs/flux-1.1-pro/predictions', (b: { webhook?: string; webhook_events_filter?: unknown }) => {
       hook = b.webhook ?? '';
       filter = b.webhook_events_filter;
       return true;

@@ -100,16 +100,18 @@ test('limits: WaveSpeed Kling 3.0 takes 3-15 s and three ratios; each broken lim
   });
 });
 
-test('limits on a list bound its items: fal FLUX [dev] takes no LoRAs, Kling O3 at most four reference images', (t) => {
-  const schema = { type: 'object', properties: { prompt: { type: 'string' }, loras: { type: 'array' }, image_urls: { type: 'array' } } };
-  const mapping = parseInputMapping({ limits: { loras: { maximum: 0 }, image_urls: { minimum: 1, maximum: 4 } } }, schema, 'x-model');
+test('limits on a text or a list bound its length: Kling reads 2500 characters, fal FLUX [dev] takes no LoRAs, Kling O3 four reference images', (t) => {
+  const schema = { type: 'object', properties: { prompt: { type: 'string' }, loras: { type: 'array' }, image_urls: { type: 'array' }, seed: { type: 'boolean' } } };
+  const mapping = parseInputMapping({ limits: { prompt: { maximum: 2500 }, loras: { maximum: 0 }, image_urls: { minimum: 1, maximum: 4 } } }, schema, 'x-model');
+  t.true(applyMapping(mapping, { prompt: '\u{1F600}'.repeat(2500) }).ok, 'characters, not bytes');
+  t.deepEqual(applyMapping(mapping, { prompt: 'x'.repeat(2501) }), { ok: false, problems: [{ field: 'prompt', msg: 'String should have at most 2500 characters' }] });
   t.true(applyMapping(mapping, { prompt: 'x', image_urls: ['a'] }).ok);
   t.true(applyMapping(mapping, { prompt: 'x', loras: [], image_urls: ['a', 'b', 'c', 'd'] }).ok);
   t.deepEqual(applyMapping(mapping, { loras: [{ name: 'ink' }], image_urls: ['a', 'b', 'c', 'd', 'e'] }), {
     ok: false,
     problems: [{ field: 'loras', msg: 'List should be empty' }, { field: 'image_urls', msg: 'List should have at most 4 items' }],
   });
-  t.throws(() => parseInputMapping({ limits: { prompt: { maximum: 3 } } }, schema, 'x-model'), { message: 'x-model.limits.prompt.maximum: our field "prompt" is not a number or a list' });
+  t.throws(() => parseInputMapping({ limits: { seed: { maximum: 3 } } }, schema, 'x-model'), { message: 'x-model.limits.seed.maximum: our field "seed" is not a number, a text or a list' });
 });
 
 test('acceptingProviders keeps, in order, the providers whose limits the input meets; with none, every reason', (t) => {
@@ -137,7 +139,7 @@ const refusals: Array<[string, Parameters<typeof parseInputMapping>[0], RegExp]>
   ['a size_to_aspect on a field that is not a number', { input_map: { prompt: { to: 'aspect_ratio', size_to_aspect: { height: 'seed' } } } }, /^x-model\.input_map\.prompt\.size_to_aspect: our field "prompt" must be a number/],
   ['a limit on a missing field', { limits: { fps: { maximum: 30 } } }, /^x-model\.limits\.fps: the input has no field "fps"$/],
   ['an unknown limit key', { limits: { duration: { max: 30 } } }, /^x-model\.limits\.duration\.max: unknown key \(known: minimum, maximum, enum, pattern\)$/],
-  ['a minimum on a string', { limits: { prompt: { minimum: 3 } } }, /^x-model\.limits\.prompt\.minimum: our field "prompt" is not a number or a list$/],
+  ['a minimum on a boolean', { limits: { generate_audio: { minimum: 3 } } }, /^x-model\.limits\.generate_audio\.minimum: our field "generate_audio" is not a number, a text or a list$/],
   ['a bad pattern', { limits: { prompt: { pattern: '(' } } }, /^x-model\.limits\.prompt\.pattern is not a valid regular expression/],
 ];
 

@@ -37,6 +37,10 @@ import { createCredentialCache } from './lib/credential-cache.ts';
 import type { CachedApiKey, CredentialCache, CredentialCaches } from './lib/credential-cache.ts';
 import { createCredentialBroadcast } from './workers/queue/amqp/credential-broadcast.ts';
 import type { CredentialBroadcast } from './workers/queue/amqp/credential-broadcast.ts';
+import { createCatalogBroadcast } from './workers/queue/amqp/catalog-broadcast.ts';
+import type { CatalogBroadcast } from './workers/queue/amqp/catalog-broadcast.ts';
+import { createCatalogControl, followBroadcast } from './lib/catalog-reload.ts';
+import type { CatalogHost } from './lib/catalog-reload.ts';
 
 export type { App, LoadedSpec };
 
@@ -82,7 +86,7 @@ function declaredOperations(document: SpecDocument): Array<{ id: string; isModel
 
 /** Loads, dereferences and checks the spec; throws SpecError naming each operation that does not resolve. */
 export async function loadSpec(specDir: string, opts: LoadOptions = {}): Promise<LoadedSpec> {
-  const { document, sources } = loadSpecFiles(specDir, opts);
+  const { document, sources, root } = loadSpecFiles(specDir, opts);
   checkScopes(document);
   const api = new OpenAPIBackend({
     definition: structuredClone(document) as unknown as Document,
@@ -110,7 +114,10 @@ export async function loadSpec(specDir: string, opts: LoadOptions = {}): Promise
     document,
     sources,
   });
-  return { document, api, operations, models, sources };
+  const operationById = new Map(operations.map((o) => [o.operationId!, o]));
+  // what a reload compares: the same files give the same fingerprint on every process
+  const fingerprint = crypto.createHash('sha256').update(JSON.stringify(document)).digest('hex');
+  return { document, api, operations, operationById, models, sources, root, fingerprint };
 }
 
 /**
@@ -159,6 +166,34 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
       throw err;
     }
   }
+  // The catalog reload (lib/catalog-reload.ts): the host reads and swaps `app.spec`, which exists
+  // only once the app below does; the broadcast tells the other processes (RabbitMQ only).
+  let current = spec;
+  let catalogBroadcast: CatalogBroadcast | null = null;
+  const catalogHost: CatalogHost = {
+    current: () => current,
+    swap: (next) => {
+      current = next;
+      app.spec = next;
+    },
+    load: () => loadSpec(config.specDir, { modelsDirs: config.modelsDirs }),
+    publish: async (fingerprint) => { await catalogBroadcast?.publish(fingerprint); },
+    log: (msg, extra) => log.info(extra ?? {}, msg),
+  };
+  const catalog = createCatalogControl(catalogHost);
+  if (config.amqpUrl) {
+    try {
+      catalogBroadcast = await createCatalogBroadcast({
+        url: config.amqpUrl, prefix: config.amqpPrefix, log: queueLog,
+        onReload: (fingerprint) => { void followBroadcast(catalog, { current: catalogHost.current, log: (msg, extra) => log.warn(extra ?? {}, msg) }, fingerprint); },
+      });
+    } catch (err) {
+      await broadcast?.close();
+      await queue.close();
+      await db.destroy();
+      throw err;
+    }
+  }
   const credentials: CredentialCaches = {
     keys,
     channel: () => broadcast?.channel() ?? null,
@@ -173,7 +208,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     onError: (what, err) => log.warn({ err: (err as Error).message ?? String(err) }, `metrics: could not read ${what}`),
   });
   const dispatcher = createDispatcher({ db, queue, log, clock, graceMs: config.dispatchGraceMs, markDelayMs: config.dispatchMarkDelayMs, webhookTimeoutMs: config.webhookTimeoutMs, pendingRepublishAfterMs: config.pendingRepublishAfterMs });
-  return {
+  const app: App = {
     config,
     log,
     db,
@@ -187,11 +222,14 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     metrics,
     teams: { membership: async (teamId, userId) => { const role = await teamMembership(db, teamId, userId); return role ? { role } : undefined; } },
     credentials,
+    catalog,
     async close() {
       await dispatcher.stop();
+      await catalogBroadcast?.close();
       await broadcast?.close();
       await queue.close();
       await db.destroy();
     },
   };
+  return app;
 }

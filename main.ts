@@ -168,6 +168,19 @@ if (isMain && process.env.ROLE === 'migrate') {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // SIGHUP reloads the catalog (docs/operating/model-files.md, "Reloading the catalog") and tells
+  // the other processes; one that does not load is logged with its reason and changes nothing.
+  process.on('SIGHUP', () => {
+    if (stopping || !started) return;
+    started.then(async (running) => {
+      try {
+        const { models, added, removed, changed, unchanged } = await running.app.catalog.reload({ broadcast: true });
+        running.app.log.info({ signal: 'SIGHUP', models, added, removed, changed, unchanged }, unchanged ? 'catalog reload: the files hold the catalog in use' : 'catalog reload done');
+      } catch (err) {
+        running.app.log.warn({ signal: 'SIGHUP', reason: (err as Error).message }, 'catalog reload refused; the catalog in use is unchanged');
+      }
+    }, () => undefined);
+  });
   try {
     started = start();
     await started;

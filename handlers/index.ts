@@ -32,6 +32,7 @@ import { createStudio, disableStudio, getStudio, getStudioUsage, listStudios, up
 import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets } from './media.ts';
 import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
 import { adminModelMargins } from './margins.ts';
+import { adminReloadCatalog } from './catalog-reload.ts';
 import { deleteModelDiscount, listModelDiscounts, myModelDiscounts, upsertModelDiscounts } from './discounts.ts';
 import { adminManageSubscription, getMySubscription } from './subscriptions.ts';
 import { adminPasswordResetLink, adminSupportLoginLink, supportLogin, supportResetPassword, virtualLogin } from './impersonation.ts';
@@ -123,6 +124,7 @@ const handlers: HandlerMap = {
   adminUserInfo,
   adminAuditLog,
   adminModelMargins,
+  adminReloadCatalog,
   listModelDiscounts,
   upsertModelDiscounts,
   deleteModelDiscount,

@@ -972,6 +972,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/admin_reload_catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reload the model catalog without a restart
+         * @description Reads the shipped model files and MODELS_DIR again and, when they load, makes the new catalog the one in use, in this process and (through RabbitMQ) in every API and worker process of the deployment; sending SIGHUP to a process does the same. Requests already in progress finish on the catalog they started with. New models answer at once; a removed model answers 404. A catalog that does not load changes nothing: 422 with the reason, naming the file and the key, as start-up would. The root openapi.yaml (routes, security, the parts every model endpoint shares) and an existing model's route settings (security, parameters, rate limit, team permission) apply at start-up only: a reload that changes them is refused with 422, and a restart applies them. Role: admin.
+         */
+        post: operations["adminReloadCatalog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/lora-data": {
         parameters: {
             query?: never;
@@ -3938,6 +3958,18 @@ export interface components {
             day: string;
             /** @description The model's slug. */
             model: string;
+        };
+        CatalogReloadResponse: {
+            /** @description Model endpoints in the catalog now in use. */
+            models: number;
+            /** @description Slugs of the models the reload added. */
+            added: string[];
+            /** @description Slugs of the models the reload removed (their endpoints now answer 404). */
+            removed: string[];
+            /** @description Slugs of the models whose declaration changed (input schema, price, providers). */
+            changed: string[];
+            /** @description The files load to the catalog already in use; nothing was replaced. */
+            unchanged: boolean;
         };
         ModelMarginsResponse: {
             /** Format: date */
@@ -6937,6 +6969,32 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminReloadCatalog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the reload changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogReloadResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -10589,6 +10647,7 @@ export type ProtectedOperationId =
     | "adminModelMargins"
     | "adminPasswordResetLink"
     | "adminRefund"
+    | "adminReloadCatalog"
     | "adminStripeCharges"
     | "adminStripeRefund"
     | "adminSupportLoginLink"

@@ -39,6 +39,9 @@ Operator commands (on the gateway's machine, with its environment: DATABASE_URL,
   admin topup <email> <credits> --reason WHY   add credit to an account's wallet (a ledger row, audited)
   models check [DIR ...]                       check model files offline as start-up would: the shipped
                                                catalog plus DIR (else MODELS_DIR); exit 8 naming the file and key
+  models import FILE --provider fal|replicate --model ID --slug SLUG [--category C] [--tier T]
+                                               print a model file drafted from a provider's schema file (a fal
+                                               endpoint's OpenAPI document, a Replicate model's openapi_schema)
 
 Global options:
   --base-url URL   the gateway (MEDIAGATE_BASE_URL; else the one \`auth login\` used; else ${DEFAULT_BASE_URL})
@@ -75,6 +78,8 @@ const OPTIONS = {
   status: { type: 'string' },
   model: { type: 'string' },
   reason: { type: 'string' },
+  provider: { type: 'string' },
+  slug: { type: 'string' },
 } as const;
 
 function usage(message: string): never {
@@ -124,7 +129,11 @@ async function dispatch(ctx: Context, positionals: string[], values: ReturnType<
         const { modelsCheckCommand } = await import('./models.ts');
         return modelsCheckCommand(rest);
       }
-      return usage('models takes list, show <slug>, or check [DIR]');
+      if (sub === 'import') {
+        const { modelsImportCommand } = await import('./models.ts');
+        return modelsImportCommand(rest[0], { provider: values.provider, model: values.model, slug: values.slug, category: values.category, tier: values.tier });
+      }
+      return usage('models takes list, show <slug>, check [DIR] or import FILE');
     case 'run':
       if (!sub) usage('run needs a model slug');
       return cmd.run(ctx, sub, { pairs: rest, prompt: values.prompt, webhook: values.webhook, wait: values.wait, download: values.download, timeoutS });

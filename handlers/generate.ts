@@ -2,6 +2,7 @@
 import { EmbedRefusedError, NotFoundError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import { generationLimits } from './rate-limit.ts';
 import { resolveInputLoras } from './loras.ts';
+import { providerMetadataOf } from '../db/provider-costs.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { priceFor, refuseUnservable } from './catalog.ts';
 import { studioHides } from './studios.ts';
@@ -45,7 +46,9 @@ async function submitted(ctx: ModelContext, id: string, status: Submitted['statu
     try {
       const done = await waitForTerminal(app, caller.owner, id, wait * 1000, client.signal);
       if (done) {
-        answer = predictionView(app, done);
+        // the result route's body: with the provider's metadata of a completed result
+        const metadata = await providerMetadataOf(app.db, done);
+        answer = metadata ? { ...predictionView(app, done), provider_metadata: metadata } : predictionView(app, done);
         applied = true;
       }
     } finally {

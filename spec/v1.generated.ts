@@ -2954,6 +2954,7 @@ export interface components {
                 /** @description Inference time in milliseconds; null until finished. */
                 inference: number | null;
             };
+            provider_metadata?: components["schemas"]["ProviderMetadata"];
         };
         /** @description Body of the POST sent to the `webhook` URL when a prediction reaches `completed` or `failed`. */
         WebhookPayload: {
@@ -2978,6 +2979,24 @@ export interface components {
             timings: {
                 /** @description Inference time in milliseconds. */
                 inference: number | null;
+            };
+            provider_metadata?: components["schemas"]["ProviderMetadata"];
+        };
+        /** @description What the provider said about a completed result, when it said it (present only then, each field only when given): beside the result's own fields, to reproduce or place the output. It is recorded just after the completion, before the webhook is sent: a result read at the very moment it completes may not show it yet. Absent for a sandbox key's mock results and for providers that report none of these. */
+        ProviderMetadata: {
+            /** @description The seed the provider used; send it back as `seed` (where the model takes one) to reproduce the result. */
+            seed?: number;
+            /** @description Width in pixels of the output (the first one, for several images). */
+            width?: number;
+            /** @description Height in pixels of the output (the first one, for several images). */
+            height?: number;
+            /** @description Length in seconds of the video or audio output. */
+            duration?: number;
+            /** @description The prompt the provider actually used, when it rewrote the one sent. */
+            revised_prompt?: string;
+            /** @description The provider's own timings in milliseconds, by the provider's name for each step (e.g. `inference`, `predict`). */
+            provider_timings?: {
+                [key: string]: number;
             };
         };
         Balance: {

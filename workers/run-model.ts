@@ -9,6 +9,7 @@ import type { Prediction } from '../db/predictions.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { adapterRegistry, configuredProviders } from './adapters/index.ts';
 import { acceptingProviders } from '../spec/mapping.ts';
+import { cleanMetadata } from '../lib/provider-metadata.ts';
 import { createCircuitBreaker } from './circuit-breaker.ts';
 import { AdapterError } from './adapters/types.ts';
 import type { Adapter, AdapterFile, AdapterResult, ProviderReport } from './adapters/types.ts';
@@ -99,10 +100,12 @@ export function createRunModel(app: App) {
    */
   async function recordCost(p: Prediction, model: ModelInfo, report: ProviderReport | undefined, charged: number, run: RunLog = noRequest): Promise<void> {
     const { cost, source } = runCost(model, p.input, report);
+    // and what the provider said of the result (seed, size, timings), shown beside it
+    const metadata = cleanMetadata(report?.metadata);
     try {
       await recordProviderCost(app.db, {
         predictionId: p.id, model: p.model, provider: model.upstream ?? 'local', upstreamModel: model.upstreamModel ?? null,
-        charged, providerCost: cost, source, now: app.clock(),
+        charged, providerCost: cost, source, now: app.clock(), ...(metadata ? { metadata } : {}),
       });
     } catch (err) {
       run.log.warn({ id: p.id, err: (err as Error).message }, 'could not record the provider cost of a run');

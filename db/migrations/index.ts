@@ -45,6 +45,7 @@ import * as m20261128_0401_predictions_claim_digest from './20261128_0401_predic
 import * as m20261129_0101_team_webhook_secrets from './20261129_0101_team_webhook_secrets.ts';
 import * as m20261129_0201_predictions_scoped_unfinished from './20261129_0201_predictions_scoped_unfinished.ts';
 import * as m20261130_0101_prediction_costs from './20261130_0101_prediction_costs.ts';
+import * as m20261130_0201_prediction_metadata from './20261130_0201_prediction_metadata.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -96,6 +97,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261129_0101_team_webhook_secrets', m20261129_0101_team_webhook_secrets],
   ['20261129_0201_predictions_scoped_unfinished', m20261129_0201_predictions_scoped_unfinished],
   ['20261130_0101_prediction_costs', m20261130_0101_prediction_costs],
+  ['20261130_0201_prediction_metadata', m20261130_0201_prediction_metadata],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -44,7 +44,7 @@ test.after.always(async () => {
   await gw?.stop();
 });
 
-type Schema = { properties?: Record<string, { type?: unknown; enum?: unknown[]; minimum?: number; maximum?: number; default?: unknown }>; examples?: unknown[] };
+type Schema = { properties?: Record<string, { type?: unknown; enum?: unknown[]; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; default?: unknown }>; examples?: unknown[] };
 
 function schemaOf(model: ModelInfo): Schema {
   const op = gw.app.spec.operations.find((o) => o.operationId === model.operationId)!;
@@ -65,6 +65,8 @@ function inputs(model: ModelInfo): fc.Arbitrary<Record<string, unknown>> {
     if (p.type === 'number') return fc.double({ min: p.minimum ?? 0, max: p.maximum ?? (p.minimum ?? 0) + 100, noNaN: true });
     // an aspect ratio drawn from the common ones (a pattern a generator cannot read)
     if (fallback.length === 0 && /aspect/.test(field)) return fc.constantFrom('1:1', '16:9', '9:16', '4:3', '3:4', '21:9');
+    // a text priced by its characters (speech per 1000 characters, a prompt's tokens), of any length the schema allows
+    if (fallback.length === 0 && p.type === 'string' && p.enum === undefined) return fc.string({ unit: 'grapheme', minLength: p.minLength ?? 1, maxLength: Math.min(p.maxLength ?? 2000, 2000) });
     return fc.constantFrom(...(fallback.length ? fallback : [p.default]));
   };
   // every field a term of the rule reads (spec/pricing.ts PriceTerm), then the multipliers' fields

@@ -17,8 +17,8 @@ import { createDb, migrate } from './db/knex.ts';
 import { openStore } from './db/store/index.ts';
 import type { Store } from './db/store/index.ts';
 import { membership as teamMembership } from './db/teams.ts';
-import { loadSpecDocument } from './spec/load.ts';
-import type { SpecDocument } from './spec/load.ts';
+import { loadSpecFiles } from './spec/load.ts';
+import type { LoadOptions, SpecDocument } from './spec/load.ts';
 import { checkScopes } from './spec/scopes.ts';
 import { buildCatalog, catalogVocabulary } from './spec/catalog.ts';
 import type { SpecOperation } from './spec/catalog.ts';
@@ -39,6 +39,10 @@ import { createCredentialCache } from './lib/credential-cache.ts';
 import type { CachedApiKey, CredentialCache, CredentialCaches } from './lib/credential-cache.ts';
 import { createCredentialBroadcast } from './workers/queue/amqp/credential-broadcast.ts';
 import type { CredentialBroadcast } from './workers/queue/amqp/credential-broadcast.ts';
+import { createCatalogBroadcast } from './workers/queue/amqp/catalog-broadcast.ts';
+import type { CatalogBroadcast } from './workers/queue/amqp/catalog-broadcast.ts';
+import { createCatalogControl, followBroadcast } from './lib/catalog-reload.ts';
+import type { CatalogHost } from './lib/catalog-reload.ts';
 
 export type { App, LoadedSpec };
 
@@ -83,8 +87,8 @@ function declaredOperations(document: SpecDocument): Array<{ id: string; isModel
 }
 
 /** Loads, dereferences and checks the spec; throws SpecError naming each operation that does not resolve. */
-export async function loadSpec(specDir: string): Promise<LoadedSpec> {
-  const document = loadSpecDocument(specDir);
+export async function loadSpec(specDir: string, opts: LoadOptions = {}): Promise<LoadedSpec> {
+  const { document, sources, root } = loadSpecFiles(specDir, opts);
   checkScopes(document);
   const api = new OpenAPIBackend({
     definition: structuredClone(document) as unknown as Document,
@@ -111,8 +115,12 @@ export async function loadSpec(specDir: string): Promise<LoadedSpec> {
   const models = buildCatalog(operations as unknown as SpecOperation[], adapterRegistry, (id) => handlerFor(id) !== undefined, {
     vocabulary: catalogVocabulary(document),
     document,
+    sources,
   });
-  return { document, api, operations, models };
+  const operationById = new Map(operations.map((o) => [o.operationId!, o]));
+  // what a reload compares: the same files give the same fingerprint on every process
+  const fingerprint = crypto.createHash('sha256').update(JSON.stringify(document)).digest('hex');
+  return { document, api, operations, operationById, models, sources, root, fingerprint };
 }
 
 /**
@@ -133,7 +141,7 @@ function credentialCache(config: Config): CredentialCache<CachedApiKey> | null {
 export async function createApp(config: Config, opts: { log?: Logger; clock?: () => number; asIfMysql?: true } = {}): Promise<App> {
   const log = opts.log ?? pino({ level: config.logLevel, base: { role: config.role } });
   const encryptionKey = resolveEncryptionKey(config);
-  const spec = await loadSpec(config.specDir);
+  const spec = await loadSpec(config.specDir, { modelsDirs: config.modelsDirs });
   const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: config.dbPoolMax, preparedPerConnection: config.dbPreparedPerConnection, asIfMysql: opts.asIfMysql });
   let store: Store;
   try {
@@ -164,6 +172,34 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
       throw err;
     }
   }
+  // The catalog reload (lib/catalog-reload.ts): the host reads and swaps `app.spec`, which exists
+  // only once the app below does; the broadcast tells the other processes (RabbitMQ only).
+  let current = spec;
+  let catalogBroadcast: CatalogBroadcast | null = null;
+  const catalogHost: CatalogHost = {
+    current: () => current,
+    swap: (next) => {
+      current = next;
+      app.spec = next;
+    },
+    load: () => loadSpec(config.specDir, { modelsDirs: config.modelsDirs }),
+    publish: async (fingerprint) => { await catalogBroadcast?.publish(fingerprint); },
+    log: (msg, extra) => log.info(extra ?? {}, msg),
+  };
+  const catalog = createCatalogControl(catalogHost);
+  if (config.amqpUrl) {
+    try {
+      catalogBroadcast = await createCatalogBroadcast({
+        url: config.amqpUrl, prefix: config.amqpPrefix, log: queueLog,
+        onReload: (fingerprint) => { void followBroadcast(catalog, { current: catalogHost.current, log: (msg, extra) => log.warn(extra ?? {}, msg) }, fingerprint); },
+      });
+    } catch (err) {
+      await broadcast?.close();
+      await queue.close();
+      await db.destroy();
+      throw err;
+    }
+  }
   const credentials: CredentialCaches = {
     keys,
     channel: () => broadcast?.channel() ?? null,
@@ -178,7 +214,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     onError: (what, err) => log.warn({ err: (err as Error).message ?? String(err) }, `metrics: could not read ${what}`),
   });
   const dispatcher = createDispatcher({ db, store, queue, log, clock, graceMs: config.dispatchGraceMs, markDelayMs: config.dispatchMarkDelayMs, webhookTimeoutMs: config.webhookTimeoutMs, pendingRepublishAfterMs: config.pendingRepublishAfterMs });
-  return {
+  const app: App = {
     config,
     log,
     db,
@@ -193,11 +229,14 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     metrics,
     teams: { membership: async (teamId, userId) => { const role = await teamMembership(db, teamId, userId); return role ? { role } : undefined; } },
     credentials,
+    catalog,
     async close() {
       await dispatcher.stop();
+      await catalogBroadcast?.close();
       await broadcast?.close();
       await queue.close();
       await db.destroy();
     },
   };
+  return app;
 }

@@ -47,6 +47,8 @@ export interface Config {
   /** how long an upload address accepts its PUT */
   uploadUrlTtlSeconds: number;
   specDir: string;
+  /** MODELS_DIR: operator model files on top of the shipped catalog, in order (docs/operating/model-files.md) */
+  modelsDirs: string[];
   signupCredit: number;
   workerConcurrency: number;
   maxBodyBytes: number;
@@ -234,6 +236,15 @@ export const configSchema = Joi.object({
   SPEC_DIR: Joi.string()
     .meta({ default: '`spec/v1`' })
     .description('the spec to serve (operators can point this at a copy with extra models)'),
+  MODELS_DIR: Joi.string().custom((value: string) => {
+    // one directory or a comma-separated list; each must exist
+    for (const dir of value.split(',').map((d) => d.trim()).filter((d) => d !== '')) {
+      if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${dir} is not a directory`);
+    }
+    return value;
+  })
+    .meta({ default: 'unset: the shipped catalog alone' })
+    .description('one directory or a comma-separated list of operator model files, read in order on top of the shipped catalog: a file may add models or replace a shipped one by its slug (see [Model files](model-files.md))'),
   SIGNUP_CREDIT: Joi.number().integer().min(0).max(1e12).default(0)
     .description('credits given to an account when its email is first verified (a one-time code, or Google with a verified email), once per account (1000 credits = 1 USD)'),
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(8)
@@ -527,6 +538,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadLimits: { image: v.UPLOAD_MAX_BYTES_IMAGE as number, video: v.UPLOAD_MAX_BYTES_VIDEO as number, audio: v.UPLOAD_MAX_BYTES_AUDIO as number },
     uploadUrlTtlSeconds: v.UPLOAD_URL_TTL_SECONDS as number,
     specDir: path.resolve(String(v.SPEC_DIR ?? path.join(repoRoot, 'spec', 'v1'))),
+    modelsDirs: v.MODELS_DIR === undefined ? [] : String(v.MODELS_DIR).split(',').map((d) => d.trim()).filter((d) => d !== '').map((d) => path.resolve(d)),
     signupCredit: v.SIGNUP_CREDIT as number,
     workerConcurrency: v.WORKER_CONCURRENCY as number,
     maxBodyBytes: v.MAX_BODY_BYTES as number,

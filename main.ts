@@ -1,7 +1,9 @@
 // Entry point: `npm start`. ROLE selects api, worker, or both in one process (default); ROLE=migrate
 // (`npm run migrate`) applies the migrations and exits, for an init container or a deploy step.
 import { loadConfig, ConfigError } from './config.ts';
-import { createApp } from './app.ts';
+import { createApp, loadSpec } from './app.ts';
+import { displayPath } from './spec/load.ts';
+import path from 'node:path';
 import type { App } from './app.ts';
 import { createServer, createHealthServer } from './server.ts';
 import { collectProcessMetrics } from './lib/metrics.ts';
@@ -91,6 +93,22 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
   };
 }
 
+/**
+ * `mediagate models check [DIR]`: loads the catalog exactly as start-up does (the shipped spec,
+ * then `dirs`, or MODELS_DIR when none is given) and reports what it holds; offline (no database,
+ * no queue, no provider). Throws the start-up's own SpecError (or ConfigError) when it does not load.
+ */
+export async function checkModels(dirs: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<{ models: string[]; files: Record<string, string[]> }> {
+  const config = loadConfig(dirs.length ? { ...env, MODELS_DIR: dirs.join(',') } : env);
+  const { models, sources } = await loadSpec(config.specDir, { modelsDirs: config.modelsDirs });
+  const files: Record<string, string[]> = {};
+  for (const slug of models.keys()) {
+    const file = sources.get(slug);
+    if (file && config.modelsDirs.some((d) => file.startsWith(`${d}${path.sep}`))) (files[displayPath(file)] ??= []).push(slug);
+  }
+  return { models: [...models.keys()], files };
+}
+
 export class MigrateError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -150,6 +168,19 @@ if (isMain && process.env.ROLE === 'migrate') {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // SIGHUP reloads the catalog (docs/operating/model-files.md, "Reloading the catalog") and tells
+  // the other processes; one that does not load is logged with its reason and changes nothing.
+  process.on('SIGHUP', () => {
+    if (stopping || !started) return;
+    started.then(async (running) => {
+      try {
+        const { models, added, removed, changed, unchanged } = await running.app.catalog.reload({ broadcast: true });
+        running.app.log.info({ signal: 'SIGHUP', models, added, removed, changed, unchanged }, unchanged ? 'catalog reload: the files hold the catalog in use' : 'catalog reload done');
+      } catch (err) {
+        running.app.log.warn({ signal: 'SIGHUP', reason: (err as Error).message }, 'catalog reload refused; the catalog in use is unchanged');
+      }
+    }, () => undefined);
+  });
   try {
     started = start();
     await started;

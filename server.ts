@@ -55,7 +55,7 @@ export async function createServer(app: App): Promise<Server> {
     { plugin: specRoutesPlugin, options: { app, credentials } },
     { plugin: filesPlugin, options: { storageDir: app.config.storageDir, storage: app.storage } },
     { plugin: uploadsPlugin, options: { app } },
-    { plugin: docsPlugin, options: { document: app.spec.document, publicUrl: app.config.publicUrl } },
+    { plugin: docsPlugin, options: { document: () => app.spec.document, publicUrl: app.config.publicUrl } },
     { plugin: dashboardPlugin, options: { publicUrl: app.config.publicUrl } },
   ]);
   return server;

@@ -39,6 +39,11 @@ Operator commands (on the gateway's machine, with its environment: DATABASE_URL,
   migrate                                      run the database migrations and exit
   admin grant <email> <support|billing|admin>  give an account a role (admin revoke <email>, admin list)
   admin topup <email> <credits> --reason WHY   add credit to an account's wallet (a ledger row, audited)
+  models check [DIR ...]                       check model files offline as start-up would: the shipped
+                                               catalog plus DIR (else MODELS_DIR); exit 8 naming the file and key
+  models import FILE --provider fal|replicate --model ID --slug SLUG [--category C] [--tier T]
+                                               print a model file drafted from a provider's schema file (a fal
+                                               endpoint's OpenAPI document, a Replicate model's openapi_schema)
 
 Global options:
   --base-url URL   the gateway (MEDIAGATE_BASE_URL; else the one \`auth login\` used; else ${DEFAULT_BASE_URL})
@@ -75,6 +80,8 @@ const OPTIONS = {
   status: { type: 'string' },
   model: { type: 'string' },
   reason: { type: 'string' },
+  provider: { type: 'string' },
+  slug: { type: 'string' },
 } as const;
 
 function usage(message: string): never {
@@ -120,7 +127,15 @@ async function dispatch(ctx: Context, positionals: string[], values: ReturnType<
     case 'models':
       if (sub === 'list') return cmd.modelsList(ctx, { category: values.category, tier: values.tier });
       if (sub === 'show' && rest[0]) return cmd.modelsShow(ctx, rest[0]);
-      return usage('models takes list, or show <slug>');
+      if (sub === 'check') {
+        const { modelsCheckCommand } = await import('./models.ts');
+        return modelsCheckCommand(rest);
+      }
+      if (sub === 'import') {
+        const { modelsImportCommand } = await import('./models.ts');
+        return modelsImportCommand(rest[0], { provider: values.provider, model: values.model, slug: values.slug, category: values.category, tier: values.tier });
+      }
+      return usage('models takes list, show <slug>, check [DIR] or import FILE');
     case 'run':
       if (!sub) usage('run needs a model slug');
       return cmd.run(ctx, sub, { pairs: rest, prompt: values.prompt, webhook: values.webhook, wait: values.wait, download: values.download, timeoutS });

@@ -15,6 +15,8 @@ import { discountsForModel } from '../db/discounts.ts';
 import { studioHides } from './studios.ts';
 import { getBalance, getTeamBalance } from '../db/wallet/ledger.ts';
 import { entryOf } from './models.ts';
+import { configuredProviders } from '../workers/adapters/index.ts';
+import { acceptingProviders } from '../spec/mapping.ts';
 import type { ModelEntry } from './models.ts';
 
 type Task = ReplyOf<'getTaskData'>;
@@ -81,6 +83,20 @@ function validatedInput(app: App, model: ModelInfo, input: Record<string, unknow
   return body;
 }
 
+/**
+ * Refuses (422, before any hold) an input that none of the providers that would run it can take:
+ * a value outside a provider's limits, or one its mapping cannot send (a value its value map
+ * lacks). Production checks the configured providers; with none configured (a sandbox key, or
+ * the quote of a model this gateway cannot run) every declared provider is tried, so the answer
+ * is the model's, whatever this gateway configures. Each item names the field under `loc`.
+ */
+export function refuseUnservable(app: App, model: ModelInfo, input: Readonly<Record<string, unknown>>, loc: readonly string[]): void {
+  const configured = configuredProviders(model, app.adapterEnv);
+  const { problems } = acceptingProviders(configured.length ? configured : model.providers, input);
+  if (problems.length === 0) return;
+  throw new ValidationFailedError(problems.map((p) => ({ loc: [...loc, p.field], msg: `${p.msg} (a limit of this model's provider${model.providers.length > 1 ? 's' : ''} on this gateway)`, type: 'provider_limit' })));
+}
+
 /** What a production submit of an input to a model holds: the list price, the discount that applies, the price after it. */
 export interface Priced {
   breakdown: PriceBreakdown;
@@ -119,6 +135,7 @@ export const calculateDynamicCost: Handler<'calculateDynamicCost'> = async ({ ap
   const model = app.spec.models.get(body.model);
   if (!model || studioHides(studio, model.operationId)) throw new NotFoundError(`no model ${body.model} on this gateway; GET /api/v1/models lists them`);
   const input = validatedInput(app, model, body.input);
+  refuseUnservable(app, model, input, ['body', 'input']);
   const { breakdown: b, listPrice, discountPercent, price: cost, studioMarkup } = await priceFor(app, caller.owner, model, input, studio, caller);
   const { teamId, userId } = caller.owner;
   const { balance } = teamId === null ? await getBalance(app.db, userId) : await getTeamBalance(app.db, teamId);
@@ -129,10 +146,12 @@ export const calculateDynamicCost: Handler<'calculateDynamicCost'> = async ({ ap
     unit: 'credits',
     // in a studio that marks prices up, its price is one figure: the model's rule would show the
     // gateway's list price, which is the studio owner's business (README "Whitelabel studios")
-    breakdown: studioMarkup > 0 ? { base: listPrice, per_unit: null, multipliers: [] } : {
+    breakdown: studioMarkup > 0 ? { base: listPrice, per_unit: null, terms: [], multipliers: [], minimum: null } : {
       base: b.base,
       per_unit: b.perUnit,
+      terms: b.terms.map((t) => ({ kind: t.kind, field: t.field, amount: t.amount, units: t.units, subtotal: t.subtotal })),
       multipliers: b.multipliers.map((m) => ({ field: m.field, value: m.value, percent: m.percent, price_after: m.priceAfter })),
+      minimum: b.minimum,
     },
     discount: discountPercent === null ? null : { percent: discountPercent, amount: listPrice - cost },
     balance,

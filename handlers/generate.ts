@@ -2,8 +2,9 @@
 import { EmbedRefusedError, NotFoundError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import { generationLimits } from './rate-limit.ts';
 import { resolveInputLoras } from './loras.ts';
+import { providerMetadataOf } from '../db/provider-costs.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
-import { priceFor } from './catalog.ts';
+import { priceFor, refuseUnservable } from './catalog.ts';
 import { studioHides } from './studios.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
@@ -44,7 +45,9 @@ async function submitted(ctx: ModelContext, id: string, status: Submitted['statu
     try {
       const done = await waitForTerminal(app, caller.owner, id, wait * 1000, client.signal);
       if (done) {
-        answer = predictionView(app, done);
+        // the result route's body: with the provider's metadata of a completed result
+        const metadata = await providerMetadataOf(app.db, done);
+        answer = metadata ? { ...predictionView(app, done), provider_metadata: metadata } : predictionView(app, done);
         applied = true;
       }
     } finally {
@@ -77,6 +80,8 @@ export const generate: ModelHandler = async (ctx) => {
     const problem = urlProblem(webhook, { allowInsecure: app.config.webhookAllowInsecure });
     if (problem) throw new ValidationFailedError([{ loc: ['query', 'webhook'], msg: problem, type: 'value_error' }]);
   }
+  // A value no provider of the model can take (its limits, its value maps) is the caller's 422 now, not a failed run later.
+  refuseUnservable(app, model, body, ['body']);
   // A team owner (team_id, or a team's key) pays from the team wallet and owns the record.
   const { embed } = caller;
   // source: an embed code's kind; a session is the dashboard; keys and tokens are the API

@@ -35,6 +35,8 @@ import { listCreditTransactions } from './ledger.ts';
 import { createStudio, disableStudio, getStudio, getStudioUsage, listStudios, updateStudio } from './studios.ts';
 import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets } from './media.ts';
 import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
+import { adminModelMargins } from './margins.ts';
+import { adminReloadCatalog } from './catalog-reload.ts';
 import { deleteModelDiscount, listModelDiscounts, myModelDiscounts, upsertModelDiscounts } from './discounts.ts';
 import { adminManageSubscription, getMySubscription } from './subscriptions.ts';
 import { adminPasswordResetLink, adminSupportLoginLink, supportLogin, supportResetPassword, virtualLogin } from './impersonation.ts';
@@ -130,6 +132,8 @@ const handlers: HandlerMap = {
   adminRefund,
   adminUserInfo,
   adminAuditLog,
+  adminModelMargins,
+  adminReloadCatalog,
   listModelDiscounts,
   upsertModelDiscounts,
   deleteModelDiscount,

@@ -7,7 +7,7 @@ import { ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
 import { catalogVocabulary } from '../spec/catalog.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import { computePrice, studioPrice } from '../spec/pricing.ts';
+import { computePrice, describeTerm, studioPrice } from '../spec/pricing.ts';
 import type { PriceRule } from '../spec/pricing.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
 
@@ -30,7 +30,9 @@ function priceSummary(rule: PriceRule, schema: Record<string, unknown>): ModelEn
     unit: 'credit',
     base: rule.base,
     per_unit: rule.perUnit ? { field: rule.perUnit.field, amount: rule.perUnit.amount } : null,
+    terms: rule.terms.map(describeTerm),
     multipliers: rule.multipliers.map((m) => ({ field: m.field, percent_by_value: Object.fromEntries(m.percentByValue) })),
+    minimum: rule.minimum,
     at_defaults: computePrice(rule, defaultsOf(schema)),
   };
 }

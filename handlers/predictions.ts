@@ -7,6 +7,7 @@ import { resolveOwner } from '../lib/owner.ts';
 import { ConflictError, NotFoundError } from '../lib/errors.ts';
 import { findPrediction } from '../db/predictions/record.ts';
 import { predictionView } from '../lib/prediction-view.ts';
+import { providerMetadataOf } from '../db/provider-costs.ts';
 import type { Prediction } from '../db/predictions/record.ts';
 import { canSee } from './guards.ts';
 import { disconnectSignal, watchPrediction } from './prediction-watch.ts';
@@ -15,7 +16,10 @@ import { disconnectSignal, watchPrediction } from './prediction-watch.ts';
 export const getPredictionResult: Handler<'getPredictionResult'> = async ({ app, caller, params }) => {
   const p = await app.store.readResult(caller.owner, params.request_id);
   if (!p || !canSee(caller, p)) throw new NotFoundError('prediction not found');
-  return predictionView(app, p);
+  const view = predictionView(app, p);
+  // what the provider said of a completed result (seed, size, timings), beside the interface's fields
+  const metadata = await providerMetadataOf(app.db, p);
+  return metadata ? { ...view, provider_metadata: metadata } : view;
 };
 
 /** POST /app/cancel_prediction/{request_id}: queued, pending or processing -> cancelled; the hold is released. */
@@ -76,7 +80,10 @@ export const streamPrediction: Handler<'streamPrediction'> = async ({ app, calle
     try {
       const events = watchPrediction(app, caller.owner, params.request_id, { signal: client.signal, until: Date.now() + STREAM_CAP_MS, visible, stillAllowed: accessCheck(app, caller) });
       for await (const p of events) {
-        stream.write(`event: ${p.status}\ndata: ${JSON.stringify(streamEvent(app, p))}\n\n`);
+        // the completed event carries the provider's metadata, as the result route does
+        const metadata = await providerMetadataOf(app.db, p);
+        const event = streamEvent(app, p);
+        stream.write(`event: ${p.status}\ndata: ${JSON.stringify(metadata ? { ...event, provider_metadata: metadata } : event)}\n\n`);
       }
     } catch (err) {
       app.log.error({ err, predictionId: params.request_id }, 'prediction stream failed');

@@ -26,9 +26,39 @@ export interface LoadedSpec {
   /** the merged document as written (refs intact), served at /openapi.json */
   document: SpecDocument;
   api: OpenAPIBackend;
-  /** dereferenced operations, listed once at start-up */
+  /** dereferenced operations, listed once per load (start-up, and each catalog reload) */
   operations: Operation[];
+  /** the same operations by operationId */
+  operationById: ReadonlyMap<string, Operation>;
   models: Map<string, ModelInfo>;
+  /** operationId -> the file that declares it (spec/load.ts), for messages that name the file */
+  sources: ReadonlyMap<string, string>;
+  /** the root openapi.yaml as parsed, before the model files: a reload may not change it */
+  root: Readonly<Record<string, unknown>>;
+  /** SHA-256 of the merged document: two processes that loaded the same files agree on it */
+  fingerprint: string;
+}
+
+/** What a catalog reload did (lib/catalog-reload.ts). */
+export interface CatalogChange {
+  models: number;
+  added: string[];
+  removed: string[];
+  changed: string[];
+  /** the files load to the catalog already in use: nothing was swapped */
+  unchanged: boolean;
+  fingerprint: string;
+}
+
+/** The catalog reload of one process (lib/catalog-reload.ts createCatalogControl). */
+export interface CatalogControl {
+  /** loads the files again and swaps the catalog; `broadcast` tells the other processes (after a success) */
+  reload(opts?: { broadcast?: boolean }): Promise<CatalogChange>;
+  /**
+   * The API server's step: routes for model endpoints it has none for, from the new catalog,
+   * before the swap; a throw refuses the reload.
+   */
+  onNewModels(fn: (operations: readonly Operation[], next: LoadedSpec) => void): void;
 }
 
 export interface App {
@@ -39,6 +69,7 @@ export interface App {
   /** the hot path's store (db/store/types.ts): submit, claim, complete, fail, cancel, mark pending, read a result */
   store: Store;
   queue: Queue;
+  /** the catalog in use; a reload replaces it whole (lib/catalog-reload.ts): read it once per request */
   spec: LoadedSpec;
   storage: Storage;
   adapterEnv: AdapterEnv;
@@ -55,6 +86,8 @@ export interface App {
    * before its answer is sent
    */
   credentials: CredentialCaches;
+  /** reloads the catalog (`spec`) without a restart: SIGHUP, POST /auth/admin_reload_catalog, or another process's reload */
+  catalog: CatalogControl;
   close(): Promise<void>;
 }
 

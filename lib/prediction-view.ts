@@ -2,6 +2,7 @@
 // of interface spec 2.2 (workers/webhooks/payload.ts) share these fields.
 import type { components } from '../spec/v1.generated.ts';
 import type { Storage } from './storage.ts';
+import type { ProviderMetadata } from './provider-metadata.ts';
 
 type PredictionStatus = components['schemas']['PredictionStatus'];
 
@@ -45,6 +46,8 @@ export interface PredictionView {
   error_code: string | null;
   executionTime: string | null;
   timings: { inference: number | null };
+  /** what the provider said of a completed result (db/provider-costs.ts providerMetadataOf), when it said anything */
+  provider_metadata?: ProviderMetadata;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -53,16 +53,26 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-export const docsPlugin: Plugin<{ document: SpecDocument; publicUrl: string }> = {
+export const docsPlugin: Plugin<{ document: () => SpecDocument; publicUrl: string }> = {
   name: 'mediagate-docs',
   dependencies: ['mediagate-files'],
   register(server, { document, publicUrl }) {
-    const served = JSON.stringify({ ...publicDocument(document), servers: [{ url: publicUrl }] });
+    // the catalog in use (a reload replaces it): served as it is, rendered once per catalog
+    let source: SpecDocument | null = null;
+    let rendered = '';
+    const served = () => {
+      const now = document();
+      if (now !== source) {
+        rendered = JSON.stringify({ ...publicDocument(now), servers: [{ url: publicUrl }] });
+        source = now;
+      }
+      return rendered;
+    };
     const csp = docsCsp(publicUrl);
     server.route({
       method: 'GET',
       path: '/openapi.json',
-      options: { auth: false, cors: PUBLIC_CORS, handler: (_r, h) => h.response(served).type('application/json; charset=utf-8') },
+      options: { auth: false, cors: PUBLIC_CORS, handler: (_r, h) => h.response(served()).type('application/json; charset=utf-8') },
     });
     server.route({
       method: 'GET',

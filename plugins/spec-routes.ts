@@ -3,7 +3,7 @@
 // per-request scan; openapi-backend validates each request against its operation object
 // and holds the operationId -> handler map.
 import Boom from '@hapi/boom';
-import type { Plugin, Request, ResponseToolkit, RouteOptions, Lifecycle, RouteDefMethods, ServerRoute } from '@hapi/hapi';
+import type { Plugin, Request, ResponseToolkit, RouteOptions, Lifecycle, RouteDefMethods, Server, ServerRoute } from '@hapi/hapi';
 import type { Operation } from 'openapi-backend';
 import type { App } from '../lib/context.ts';
 import { httpError, payloadTimeoutError, validationError } from './errors.ts';
@@ -18,7 +18,7 @@ import type { TeamPermission } from '../lib/team-permissions.ts';
 import { NOT_YET } from '../handlers/index.ts';
 import { hasPolicies, policiesOf, withPolicies } from '../handlers/policies.ts';
 import { scopeNames } from '../spec/scopes.ts';
-import { ImpersonationForbiddenError, RoleRequiredError, SessionRequiredError, UnauthorizedError } from '../lib/errors.ts';
+import { ImpersonationForbiddenError, NotFoundError, RoleRequiredError, SessionRequiredError, UnauthorizedError } from '../lib/errors.ts';
 import { isRole, roleAllows, ROLES } from '../lib/roles.ts';
 import type { Role } from '../lib/roles.ts';
 import { auditAdminCall } from './admin-audit.ts';
@@ -317,6 +317,8 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
   if (idempotent && !isProtected) throw new Error(`${operationId}: declares the Idempotency-Key header but is public; idempotency keys are kept per caller`);
   // validated from hapi's own parse where the operation allows it (plugins/request-validation.ts)
   const validationPlan = parsedValidationPlan(operation);
+  // a model endpoint's operation after a catalog reload: its own plan (the input schema may have changed)
+  const plans = new WeakMap<Operation, ReturnType<typeof parsedValidationPlan>>();
   // the answer's headers and the rewording of hapi's own refusals (after the audit row, where there is one)
   const answer = (request: Request, h: ResponseToolkit, impersonator: { userId: number } | undefined) => {
     const response = request.response;
@@ -395,15 +397,31 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
       },
     } : {}),
     handler: async (request: Request, h: ResponseToolkit) => {
+      // The catalog this request runs on, whatever a reload does meanwhile (lib/catalog-reload.ts):
+      // a model endpoint takes its operation and model from it; one a reload removed is 404.
+      const spec = app.spec;
+      let op = operation;
+      let current = model;
+      if (model) {
+        current = spec.models.get(operationId);
+        const found = spec.operationById.get(operationId);
+        if (!current || !found) throw new NotFoundError(`no model ${operationId} on this gateway; GET /api/v1/models lists them`);
+        op = found;
+      }
+      let plan = validationPlan;
+      if (op !== operation) {
+        if (!plans.has(op)) plans.set(op, parsedValidationPlan(op));
+        plan = plans.get(op) ?? null;
+      }
       const idempotencyKey = idempotent ? idempotencyKeyOf(request) : undefined;
       const body = rawBody ? parseRawBody(request) : request.payload === null || request.payload === undefined ? undefined : request.payload;
-      const { validator } = app.spec.api;
+      const { validator } = spec.api;
       // Compiled from the operation object we hold: openapi-backend's own lazy path looks the
       // operation up by id, a scan over every operation.
       if (validator.requestValidators[operationId] === undefined) {
-        validator.requestValidators[operationId] = validator.buildRequestValidatorsForOperation(operation);
+        validator.requestValidators[operationId] = validator.buildRequestValidatorsForOperation(op);
       }
-      const validation: ValidationOutcome = (validationPlan && validateParsed(validator.requestValidators[operationId] ?? [], validationPlan, request, body)) ?? validator.validateRequest(
+      const validation: ValidationOutcome = (plan && validateParsed(validator.requestValidators[operationId] ?? [], plan, request, body)) ?? validator.validateRequest(
         {
           method: request.method,
           path: request.path,
@@ -411,7 +429,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
           query: request.query as Record<string, string | string[]>,
           ...(body === undefined ? {} : { body: body as Record<string, unknown> }),
         },
-        operation,
+        op,
       );
       if (!validation.valid) throw validationError(toValidationItems((validation.errors ?? []) as unknown as AjvLikeError[]));
       const coerced: { query?: unknown; params?: unknown } = validation.coerced ?? {};
@@ -434,7 +452,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         // The owner is resolved here, once, before the handler runs (membership checked in lib/owner.ts).
         caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, roles ? undefined : teamIdOf(query, payload, params, teamPermission), teamPermission) } as HandlerContext['caller'] : null,
         audit: {},
-        ...(model ? { model } : {}),
+        ...(current ? { model: current } : {}),
         // the whitelabel studio's context (plugins/whitelabel.ts resolved and checked it); handlers apply it
         ...(request.app.studio ? { studio: request.app.studio } : {}),
       };
@@ -478,7 +496,25 @@ export const specRoutesPlugin: Plugin<{ app: App; credentials: readonly Credenti
       const options = routeOptionsFor(operation, { ...shared, handler, live: !NOT_YET.includes(operationId), ...(model ? { model } : {}) });
       routes.push({ method: operation.method.toUpperCase() as RouteDefMethods, path: operation.path, options });
     }
+    let realm: Server | null = null;
+    // model endpoints that have a route: a reload adds routes for new ones (a removed one keeps
+    // its route, which answers 404 while the catalog lacks it)
+    const routed = new Set(routes.filter((r) => models.has((r.options as RouteOptions).id!)).map((r) => (r.options as RouteOptions).id!));
+    app.catalog.onNewModels((added, next) => {
+      const fresh = added.filter((op) => !routed.has(op.operationId!));
+      if (fresh.length === 0) return;
+      if (!realm) throw new Error('the server has not started: new model endpoints cannot get routes yet');
+      const newRoutes = fresh.map((op): ServerRoute => {
+        const handler = handlerOf(next.api, op.operationId!);
+        if (!handler) throw new Error(`${op.operationId}: no handler registered`);
+        const options = routeOptionsFor(op, { ...shared, handler, live: true, model: next.models.get(op.operationId!)! });
+        return { method: op.method.toUpperCase() as RouteDefMethods, path: op.path, options };
+      });
+      realm.route(newRoutes);
+      for (const op of fresh) routed.add(op.operationId!);
+    });
     server.dependency(credentials.map((c) => c.name), async (srv) => {
+      realm = srv;
       srv.route(routes);
     });
   },

@@ -3,7 +3,9 @@
 import type { AdapterDefinition, MediaKind } from '../workers/adapters/types.ts';
 import { parsePriceRule } from './pricing.ts';
 import type { PriceRule } from './pricing.ts';
-import { SpecError } from './load.ts';
+import { displayPath, SpecError } from './load.ts';
+import { parseInputMapping } from './mapping.ts';
+import type { InputMapping } from './mapping.ts';
 
 /**
  * The media kinds the workers can store, sample and check. The spec's `x-catalog.outputs` picks
@@ -55,10 +57,14 @@ export interface ProviderInfo {
   adapterKind: AdapterDefinition['kind'];
   upstream?: string;
   upstreamModel?: string;
-  /** x-model.input_map: our input field -> the provider's field ("" drops the field) */
-  inputMap?: Readonly<Record<string, string>>;
+  /** x-model.input_map as written: our input field -> the provider's field, or a transform ("" drops the field) */
+  inputMap?: Readonly<Record<string, unknown>>;
   /** x-model.fixed_input: provider-only values sent with every request */
   fixedInput?: Readonly<Record<string, unknown>>;
+  /** input_map, fixed_input and limits, checked and compiled (spec/mapping.ts): what adapters apply */
+  mapping?: InputMapping;
+  /** x-model.providers[i].cost: what this provider charges the operator for a request (spec/pricing.ts) */
+  cost?: PriceRule;
 }
 
 /**
@@ -78,7 +84,9 @@ export interface ModelInfo extends ProviderInfo {
 }
 
 /** The fields of one provider, in the single-provider form (on x-model) or as an entry of x-model.providers. */
-const PROVIDER_FIELDS = ['adapter', 'upstream', 'upstream_model', 'input_map', 'fixed_input'];
+const PROVIDER_FIELDS = ['adapter', 'upstream', 'upstream_model', 'input_map', 'fixed_input', 'limits', 'cost'];
+/** The fields of x-model besides the provider's. */
+const MODEL_FIELDS = ['category', 'tier', 'family', 'output', 'price', 'providers'];
 
 /** The subset of openapi-backend's dereferenced operation that the catalog reads. */
 export interface SpecOperation {
@@ -106,34 +114,24 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * x-model.input_map (our field -> the provider's field name, "" to drop it) and x-model.fixed_input
- * (provider-only values). Upstream adapters only; every mapped field must be one of the input
- * schema's properties, so a typo stops start-up instead of silently sending the field unmapped.
+ * x-model.input_map (our field -> the provider's field, or a transform), x-model.fixed_input
+ * (provider-only values) and x-model.limits (what the provider accepts). Upstream adapters only;
+ * every named field must be one of the input schema's properties, so a typo stops start-up
+ * instead of silently sending the field unmapped (spec/mapping.ts checks the rest).
  */
-function providerMapping(x: Record<string, unknown>, schema: unknown, kind: AdapterDefinition['kind'], where = 'x-model'): { inputMap?: Record<string, string>; fixedInput?: Record<string, unknown> } {
-  const { input_map: map, fixed_input: fixed } = x;
-  if ((map !== undefined || fixed !== undefined) && kind !== 'upstream') throw new Error(`${where}.input_map / fixed_input apply to upstream adapters only`);
-  const out: { inputMap?: Record<string, string>; fixedInput?: Record<string, unknown> } = {};
-  if (map !== undefined) {
-    if (!isPlainObject(map)) throw new Error(`${where}.input_map must map input fields to provider field names`);
-    const properties = isPlainObject(schema) && isPlainObject(schema.properties) ? schema.properties : {};
-    for (const [field, target] of Object.entries(map)) {
-      if (typeof target !== 'string') throw new Error(`${where}.input_map.${field} must be a provider field name (a string; "" drops the field)`);
-      if (!Object.hasOwn(properties, field)) throw new Error(`${where}.input_map.${field}: the input has no field "${field}"`);
-    }
-    out.inputMap = map as Record<string, string>;
-  }
-  if (fixed !== undefined) {
-    if (!isPlainObject(fixed)) throw new Error(`${where}.fixed_input must be an object of provider field values`);
-    out.fixedInput = fixed;
-  }
-  return out;
+function providerMapping(x: Record<string, unknown>, schema: unknown, kind: AdapterDefinition['kind'], where = 'x-model'): InputMapping | undefined {
+  const { input_map: map, fixed_input: fixed, limits } = x;
+  if (map === undefined && fixed === undefined && limits === undefined) return undefined;
+  if (kind !== 'upstream') throw new Error(`${where}.input_map / fixed_input / limits apply to upstream adapters only`);
+  return parseInputMapping({ input_map: map, fixed_input: fixed, limits }, isPlainObject(schema) ? schema : {}, where);
 }
 
 export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<string, AdapterDefinition>>, vocabulary: CatalogVocabulary): ModelInfo {
   const raw = op['x-model'];
   if (typeof raw !== 'object' || raw === null) throw new Error('x-model must be an object');
   const x = raw as Record<string, unknown>;
+  const unknownKey = Object.keys(x).find((k) => !MODEL_FIELDS.includes(k) && !PROVIDER_FIELDS.includes(k));
+  if (unknownKey !== undefined) throw new Error(`x-model.${unknownKey}: unknown key (known: ${[...MODEL_FIELDS, ...PROVIDER_FIELDS].join(', ')})`);
   const operationId = op.operationId ?? '';
   if (op.method !== 'post') throw new Error('model endpoints are POST operations');
   if (!SLUG.test(operationId) || op.path !== `/api/v1/${operationId}`) {
@@ -171,14 +169,17 @@ function providerFrom(x: Record<string, unknown>, schema: unknown, adapters: Rea
     if (typeof upstream !== 'string' || !/^[a-z][a-z0-9_]*$/.test(upstream)) throw new Error(`${where}.upstream must name a provider (lowercase letters, digits, _)`);
     if (typeof upstreamModel !== 'string' || upstreamModel === '') throw new Error(`${where}.upstream_model is required for upstream adapters`);
   }
-  const { inputMap, fixedInput } = providerMapping(x, schema, adapter.kind, where);
+  const mapping = providerMapping(x, schema, adapter.kind, where);
+  const cost = x.cost === undefined ? undefined : parsePriceRule(x.cost, schema, `${where}.cost`, 'cost');
   return {
     adapter: adapterName,
     adapterKind: adapter.kind,
     ...(typeof upstream === 'string' ? { upstream } : {}),
     ...(typeof upstreamModel === 'string' ? { upstreamModel } : {}),
-    ...(inputMap ? { inputMap } : {}),
-    ...(fixedInput ? { fixedInput } : {}),
+    ...(isPlainObject(x.input_map) ? { inputMap: x.input_map } : {}),
+    ...(isPlainObject(x.fixed_input) ? { fixedInput: x.fixed_input } : {}),
+    ...(mapping ? { mapping } : {}),
+    ...(cost ? { cost } : {}),
   };
 }
 
@@ -194,7 +195,7 @@ function providerList(x: Record<string, unknown>, schema: unknown, adapters: Rea
   if (!Array.isArray(x.providers) || x.providers.length === 0) throw new Error('x-model.providers must be a non-empty list of providers');
   const providers = x.providers.map((entry: unknown, i) => {
     const where = `x-model.providers[${i}]`;
-    if (!isPlainObject(entry)) throw new Error(`${where} must be an object (adapter, upstream, upstream_model, input_map, fixed_input)`);
+    if (!isPlainObject(entry)) throw new Error(`${where} must be an object (${PROVIDER_FIELDS.join(', ')})`);
     const unknown = Object.keys(entry).filter((k) => !PROVIDER_FIELDS.includes(k));
     if (unknown.length) throw new Error(`${where}: unknown field ${unknown.join(', ')} (known: ${PROVIDER_FIELDS.join(', ')})`);
     const provider = providerFrom(entry, schema, adapters, where);
@@ -214,6 +215,8 @@ export interface CatalogOptions {
    * openapi-backend's operation list fills a missing one with [] (public).
    */
   document: { paths: Record<string, Record<string, unknown>>; security?: unknown };
+  /** operationId -> the file that declares it (spec/load.ts): each problem names its file */
+  sources?: ReadonlyMap<string, string>;
 }
 
 /** operationId -> its `security` as written (undefined when absent). */
@@ -240,7 +243,7 @@ export function buildCatalog(
   operations: readonly SpecOperation[],
   adapters: Readonly<Record<string, AdapterDefinition>>,
   hasHandler: (operationId: string) => boolean,
-  { vocabulary, document }: CatalogOptions,
+  { vocabulary, document, sources }: CatalogOptions,
 ): Map<string, ModelInfo> {
   const inherited = Array.isArray(document.security) && document.security.length > 0;
   const security = declaredSecurity(document);
@@ -250,29 +253,31 @@ export function buildCatalog(
   for (const op of operations) {
     const id = op.operationId;
     const where = `${op.method.toUpperCase()} ${op.path}`;
+    const source = id ? sources?.get(id) : undefined;
+    const file = source ? `${displayPath(source)}: ` : '';
     if (!id) {
-      problems.push(`${where}: missing operationId`);
+      problems.push(`${file}${where}: missing operationId`);
       continue;
     }
-    if (seen.has(id)) problems.push(`${id} (${where}): duplicate operationId`);
+    if (seen.has(id)) problems.push(`${file}${id} (${where}): duplicate operationId`);
     seen.add(id);
     const declared = security.get(id);
     if (declared === undefined ? !inherited : !Array.isArray(declared)) {
-      problems.push(`${id} (${where}): no security requirement; list the credentials that may call it, or \`security: []\` if it is public`);
+      problems.push(`${file}${id} (${where}): no security requirement; list the credentials that may call it, or \`security: []\` if it is public`);
     }
     if (op['x-model'] !== undefined) {
       try {
         models.set(id, modelFromOperation(op, adapters, vocabulary));
       } catch (err) {
-        problems.push(`${id} (${where}): ${(err as Error).message}`);
+        problems.push(`${file}${id} (${where}): ${(err as Error).message}`);
       }
     } else if (op['x-handled-by'] !== undefined) {
       // Served by a plugin instead of a generated route (issueToken: oidc-provider).
       if (!(HANDLED_BY as readonly unknown[]).includes(op['x-handled-by'])) {
-        problems.push(`${id} (${where}): x-handled-by must be one of ${HANDLED_BY.join(', ')}`);
+        problems.push(`${file}${id} (${where}): x-handled-by must be one of ${HANDLED_BY.join(', ')}`);
       }
     } else if (!hasHandler(id)) {
-      problems.push(`${id} (${where}): no handler for this operationId and no x-model`);
+      problems.push(`${file}${id} (${where}): no handler for this operationId and no x-model`);
     }
   }
   if (problems.length) {

@@ -1,15 +1,61 @@
-// Price rules from the spec's x-model.price (docs/api/models.md "Pricing"). Pure: integers in, integers out.
-//   price = base + per_unit.amount * input[per_unit.field]
+// Price rules from the spec's x-model.price, and provider cost rules from a provider's `cost`
+// (docs/operating/model-files.md, "Prices"). Pure: integers in, integers out (1000 credits = 1 USD).
+//   price = base
+//         + each term: per_unit (amount x a numeric field, or x the characters of a text field;
+//           `per` divides: 130 per 1000 characters), per_output (amount x the outputs asked
+//           for), per_megapixel (amount x megapixels, from width/height, a size preset or an
+//           aspect ratio), tiers (the amount of the step the field's value falls in)
 //   then, for each multiplier whose field's value matches, price = ceil(price * percent / 100)
+//   then price = max(price, minimum)
+// A fractional term (a number field, megapixels billed exactly) is rounded up to a whole credit.
+// per_token (language models) is the provider's rule: the most a request can cost is known before
+// it runs (its text, and the longest answer it allows), what it did cost only after (the usage
+// the provider reports); see tokenHold and tokenCharge.
+import { sizeOf } from './mapping.ts';
+
+/** The gateway's credit: 1000 credits = 1 USD. */
+export const CREDITS_PER_USD = 1000;
+
+/** How a per_megapixel term finds the image size. */
+export type SizeSource =
+  | { kind: 'fields'; width: string; height: string }
+  | { kind: 'preset'; field: string; presets: ReadonlyMap<string, { width: number; height: number }> }
+  | { kind: 'aspect'; field: string; longSide?: number; pixels?: number; multiple: number };
+
+export type PriceTerm =
+  | { kind: 'per_unit'; field: string; amount: number; per: number; text: boolean }
+  | { kind: 'per_output'; amount: number; count?: string }
+  | { kind: 'per_megapixel'; amount: number; size: SizeSource; count?: string; exact: boolean }
+  | { kind: 'tiers'; field: string; steps: ReadonlyArray<{ upTo?: number; amount: number }> };
+
+/** Language-model pricing by tokens, in credits per `per` tokens. */
+export interface TokenRule {
+  input: number;
+  output: number;
+  per: number;
+  /** the text fields that make the prompt: no tokenizer makes more tokens of a text than its UTF-8 bytes */
+  inputFields: readonly string[];
+  /** tokens the provider adds around the messages (its chat template) */
+  overhead: number;
+  /** the longest answer: a field of the input (max_tokens) or a fixed number of tokens */
+  maxOutput: { field: string } | { tokens: number };
+}
 
 export interface PriceRule {
   base: number;
+  /** the first per_unit term (kept for the clients that read `per_unit`) */
   perUnit?: { field: string; amount: number };
+  /** every term after base, in rule order */
+  terms: PriceTerm[];
   multipliers: Array<{ field: string; percentByValue: ReadonlyMap<string, number> }>;
+  /** the least a request costs (0: no minimum) */
+  minimum: number;
+  /** per_token: provider cost rules only */
+  tokens?: TokenRule;
 }
 
 interface InputSchema {
-  properties?: Record<string, { type?: unknown; default?: unknown }>;
+  properties?: Record<string, { type?: unknown; default?: unknown; enum?: unknown[]; maximum?: unknown }>;
   required?: string[];
 }
 
@@ -21,39 +67,185 @@ function nonNegativeInt(v: unknown): v is number {
   return Number.isSafeInteger(v) && (v as number) >= 0;
 }
 
-/** Checks a rule against the model's input schema; throws an Error whose message names the problem. */
-export function parsePriceRule(raw: unknown, inputSchema: unknown): PriceRule {
-  if (!isRecord(raw)) throw new Error('x-model.price must be an object');
+const PRICE_KEYS = ['base', 'per_unit', 'per_output', 'per_megapixel', 'tiers', 'minimum', 'multipliers', 'per_token'];
+
+function typeOf(prop: { type?: unknown } | undefined): string | undefined {
+  const t = Array.isArray(prop?.type) ? prop.type.find((x) => x !== 'null') : prop?.type;
+  return typeof t === 'string' ? t : undefined;
+}
+
+/** A priced field: an input property of the given kind, always present once defaults are filled in. */
+function pricedField(schema: InputSchema, field: unknown, where: string, kinds: readonly string[]): string {
+  if (typeof field !== 'string') throw new Error(`${where} must name an input field`);
+  const prop = schema.properties?.[field];
+  if (!prop) throw new Error(`${where} "${field}" is not an input property`);
+  if (!kinds.includes(typeOf(prop) ?? '')) throw new Error(`${where} "${field}" must be ${kinds.includes('number') ? 'a number' : kinds.includes('integer') ? 'an integer' : `a ${kinds.join(' or ')}`} property`);
+  if (prop.default === undefined && !(schema.required ?? []).includes(field)) throw new Error(`${where} "${field}" needs a default or must be required`);
+  return field;
+}
+
+function keysOnly(raw: Record<string, unknown>, known: readonly string[], where: string): void {
+  const unknown = Object.keys(raw).find((k) => !known.includes(k));
+  if (unknown !== undefined) throw new Error(`${where} has unknown key "${unknown}" (known: ${known.join(', ')})`);
+}
+
+function amountOf(raw: Record<string, unknown>, where: string): number {
+  if (!nonNegativeInt(raw.amount)) throw new Error(`${where}.amount must be a non-negative integer (credits)`);
+  return raw.amount;
+}
+
+function parsePerUnit(raw: unknown, schema: InputSchema, where: string): PriceTerm {
+  if (!isRecord(raw) || typeof raw.field !== 'string' || !nonNegativeInt(raw.amount)) {
+    throw new Error(`${where} needs a string "field" and a non-negative integer "amount"`);
+  }
+  keysOnly(raw, ['field', 'amount', 'per'], where);
+  if (raw.per !== undefined && (!Number.isSafeInteger(raw.per) || (raw.per as number) < 1)) throw new Error(`${where}.per must be a positive integer (units per amount, e.g. 1000 characters)`);
+  // a text field is billed by its length in characters (providers bill speech per character)
+  const field = pricedField(schema, raw.field, `${where}.field`, ['integer', 'number', 'string']);
+  const text = typeOf(schema.properties?.[field]) === 'string';
+  return { kind: 'per_unit', field, amount: raw.amount, per: (raw.per as number | undefined) ?? 1, text };
+}
+
+function parsePerOutput(raw: unknown, schema: InputSchema, where: string): PriceTerm {
+  if (!isRecord(raw)) throw new Error(`${where} needs an "amount" per output, and the "count" field that asks for several (1 output without one)`);
+  keysOnly(raw, ['amount', 'count'], where);
+  const amount = amountOf(raw, where);
+  return { kind: 'per_output', amount, ...(raw.count !== undefined ? { count: pricedField(schema, raw.count, `${where}.count`, ['integer']) } : {}) };
+}
+
+function positive(v: unknown, where: string): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new Error(`${where} must be a positive number`);
+  return v;
+}
+
+function parsePerMegapixel(raw: unknown, schema: InputSchema, where: string): PriceTerm {
+  if (!isRecord(raw)) throw new Error(`${where} needs an "amount" per megapixel and where the size comes from (width and height, size and presets, or aspect)`);
+  keysOnly(raw, ['amount', 'width', 'height', 'size', 'presets', 'aspect', 'long_side', 'pixels', 'multiple', 'count', 'round'], where);
+  const amount = amountOf(raw, where);
+  let size: SizeSource;
+  if (raw.width !== undefined || raw.height !== undefined) {
+    size = { kind: 'fields', width: pricedField(schema, raw.width, `${where}.width`, ['integer', 'number']), height: pricedField(schema, raw.height, `${where}.height`, ['integer', 'number']) };
+  } else if (raw.size !== undefined) {
+    const field = pricedField(schema, raw.size, `${where}.size`, ['string']);
+    if (!isRecord(raw.presets)) throw new Error(`${where}.presets must map each value of "${field}" to its [width, height]`);
+    const presets = new Map<string, { width: number; height: number }>();
+    for (const [value, wh] of Object.entries(raw.presets)) {
+      if (!Array.isArray(wh) || wh.length !== 2 || !wh.every((n) => Number.isSafeInteger(n) && n > 0)) throw new Error(`${where}.presets.${value} must be [width, height] in pixels`);
+      presets.set(value, { width: wh[0] as number, height: wh[1] as number });
+    }
+    const values = schema.properties?.[field]?.enum;
+    if (!Array.isArray(values)) throw new Error(`${where}.size "${field}" must be an enum, so that every value has a preset`);
+    const missing = values.map(String).filter((v) => !presets.has(v));
+    if (missing.length) throw new Error(`${where}.presets has no size for ${missing.map((v) => JSON.stringify(v)).join(', ')}`);
+    size = { kind: 'preset', field, presets };
+  } else if (raw.aspect !== undefined) {
+    const field = pricedField(schema, raw.aspect, `${where}.aspect`, ['string']);
+    if ((raw.long_side === undefined) === (raw.pixels === undefined)) throw new Error(`${where} with aspect needs one of long_side or pixels (the size the ratio is drawn at)`);
+    size = {
+      kind: 'aspect', field, multiple: raw.multiple === undefined ? 1 : positive(raw.multiple, `${where}.multiple`),
+      ...(raw.long_side !== undefined ? { longSide: positive(raw.long_side, `${where}.long_side`) } : {}),
+      ...(raw.pixels !== undefined ? { pixels: positive(raw.pixels, `${where}.pixels`) } : {}),
+    };
+  } else {
+    throw new Error(`${where} needs width and height, size and presets, or aspect: where the image size comes from`);
+  }
+  if (raw.round !== undefined && raw.round !== 'up' && raw.round !== 'exact') throw new Error(`${where}.round must be up (each image billed in whole megapixels, rounded up) or exact`);
+  return { kind: 'per_megapixel', amount, size, exact: raw.round === 'exact', ...(raw.count !== undefined ? { count: pricedField(schema, raw.count, `${where}.count`, ['integer']) } : {}) };
+}
+
+function parseTiers(raw: unknown, schema: InputSchema, where: string): PriceTerm {
+  if (!isRecord(raw) || !Array.isArray(raw.steps) || raw.steps.length === 0) throw new Error(`${where} needs a "field" and "steps": [{up_to, amount}, ..., {amount}]`);
+  keysOnly(raw, ['field', 'steps'], where);
+  const field = pricedField(schema, raw.field, `${where}.field`, ['integer', 'number']);
+  const steps = raw.steps.map((step: unknown, i) => {
+    const at = `${where}.steps[${i}]`;
+    if (!isRecord(step)) throw new Error(`${at} must be {up_to, amount}`);
+    keysOnly(step, ['up_to', 'amount'], at);
+    if (step.up_to !== undefined && (typeof step.up_to !== 'number' || !Number.isFinite(step.up_to))) throw new Error(`${at}.up_to must be a number`);
+    return { ...(step.up_to !== undefined ? { upTo: step.up_to as number } : {}), amount: amountOf(step, at) };
+  });
+  for (const [i, step] of steps.entries()) {
+    const next = steps[i + 1];
+    if (next && step.upTo === undefined) throw new Error(`${where}.steps[${i}] has no up_to but is not the last step`);
+    if (next?.upTo !== undefined && next.upTo <= step.upTo!) throw new Error(`${where}.steps[${i + 1}].up_to must be above the step before it`);
+  }
+  const last = steps[steps.length - 1]!;
+  const max = schema.properties?.[field]?.maximum;
+  if (last.upTo !== undefined && (typeof max !== 'number' || max > last.upTo)) {
+    throw new Error(`${where}: a "${field}" above ${last.upTo} has no step (add a last step without up_to${typeof max === 'number' ? `, or one up to ${max}` : ''})`);
+  }
+  return { kind: 'tiers', field, steps };
+}
+
+function parseTokens(raw: unknown, schema: InputSchema, where: string): TokenRule {
+  if (!isRecord(raw)) throw new Error(`${where} needs input and output (credits per "per" tokens), input_fields and max_output`);
+  keysOnly(raw, ['input', 'output', 'per', 'input_fields', 'overhead', 'max_output'], where);
+  for (const k of ['input', 'output'] as const) if (!nonNegativeInt(raw[k])) throw new Error(`${where}.${k} must be a non-negative integer (credits per ${String(raw.per ?? 'per')} tokens)`);
+  if (!Number.isSafeInteger(raw.per) || (raw.per as number) <= 0) throw new Error(`${where}.per must be a positive integer (e.g. 1000000: the amounts are per million tokens)`);
+  if (!Array.isArray(raw.input_fields) || raw.input_fields.length === 0) throw new Error(`${where}.input_fields must list the text fields that make the prompt`);
+  const inputFields = raw.input_fields.map((f, i) => {
+    if (typeof f !== 'string' || !schema.properties?.[f]) throw new Error(`${where}.input_fields[${i}] "${String(f)}" is not an input property`);
+    return f;
+  });
+  if (raw.overhead !== undefined && !nonNegativeInt(raw.overhead)) throw new Error(`${where}.overhead must be a non-negative integer (tokens)`);
+  let maxOutput: TokenRule['maxOutput'];
+  if (typeof raw.max_output === 'string') {
+    const field = pricedField(schema, raw.max_output, `${where}.max_output`, ['integer']);
+    if (typeof schema.properties?.[field]?.maximum !== 'number') throw new Error(`${where}.max_output "${field}" needs a maximum: the hold covers the longest answer`);
+    maxOutput = { field };
+  } else if (Number.isSafeInteger(raw.max_output) && (raw.max_output as number) > 0) {
+    maxOutput = { tokens: raw.max_output as number };
+  } else {
+    throw new Error(`${where}.max_output must name the input's max_tokens field or give a number of tokens`);
+  }
+  return { input: raw.input as number, output: raw.output as number, per: raw.per as number, inputFields, overhead: (raw.overhead as number | undefined) ?? 16, maxOutput };
+}
+
+/**
+ * Checks a rule against the model's input schema; throws an Error whose message names the key.
+ * `kind`: a model's price (what users pay: held and charged, so never by tokens until a charge can
+ * follow the usage reported) or a provider's cost (x-model.providers[i].cost).
+ */
+export function parsePriceRule(raw: unknown, inputSchema: unknown, where = 'x-model.price', kind: 'price' | 'cost' = 'price'): PriceRule {
+  if (!isRecord(raw)) throw new Error(`${where} must be an object`);
   const schema = (isRecord(inputSchema) ? inputSchema : {}) as InputSchema;
   const props = schema.properties ?? {};
   for (const key of Object.keys(raw)) {
-    if (!['base', 'per_unit', 'multipliers'].includes(key)) throw new Error(`x-model.price has unknown key "${key}"`);
+    if (!PRICE_KEYS.includes(key)) throw new Error(`${where} has unknown key "${key}" (known: ${PRICE_KEYS.join(', ')})`);
   }
-  if (!nonNegativeInt(raw.base)) throw new Error('x-model.price.base must be a non-negative integer');
-  const rule: PriceRule = { base: raw.base, multipliers: [] };
+  const base = raw.base ?? (kind === 'cost' ? 0 : undefined);
+  if (!nonNegativeInt(base)) throw new Error(`${where}.base must be a non-negative integer`);
+  const rule: PriceRule = { base, terms: [], multipliers: [], minimum: 0 };
 
   if (raw.per_unit !== undefined) {
-    const pu = raw.per_unit;
-    if (!isRecord(pu) || typeof pu.field !== 'string' || !nonNegativeInt(pu.amount)) {
-      throw new Error('x-model.price.per_unit needs a string "field" and a non-negative integer "amount"');
+    const list = Array.isArray(raw.per_unit) ? raw.per_unit : [raw.per_unit];
+    list.forEach((pu, i) => rule.terms.push(parsePerUnit(pu, schema, Array.isArray(raw.per_unit) ? `${where}.per_unit[${i}]` : `${where}.per_unit`)));
+    const first = rule.terms[0] as Extract<PriceTerm, { kind: 'per_unit' }> | undefined;
+    // the legacy per_unit view means "amount x the field's value": not for a per-character or divided term
+    if (first && first.per === 1 && !first.text) rule.perUnit = { field: first.field, amount: first.amount };
+  }
+  if (raw.per_output !== undefined) rule.terms.push(parsePerOutput(raw.per_output, schema, `${where}.per_output`));
+  if (raw.per_megapixel !== undefined) rule.terms.push(parsePerMegapixel(raw.per_megapixel, schema, `${where}.per_megapixel`));
+  if (raw.tiers !== undefined) rule.terms.push(parseTiers(raw.tiers, schema, `${where}.tiers`));
+  if (raw.per_token !== undefined) {
+    if (kind === 'price') {
+      throw new Error(`${where}.per_token: a price by tokens is charged by the usage the provider reports, which this gateway's asynchronous model endpoints cannot settle yet (they charge what they held); price the model per request or per unit, and give the provider's per_token rate as its cost`);
     }
-    const prop = props[pu.field];
-    if (!prop) throw new Error(`x-model.price.per_unit.field "${pu.field}" is not an input property`);
-    if (prop.type !== 'integer') throw new Error(`x-model.price.per_unit.field "${pu.field}" must be an integer property`);
-    if (prop.default === undefined && !(schema.required ?? []).includes(pu.field)) {
-      throw new Error(`x-model.price.per_unit.field "${pu.field}" needs a default or must be required`);
-    }
-    rule.perUnit = { field: pu.field, amount: pu.amount };
+    rule.tokens = parseTokens(raw.per_token, schema, `${where}.per_token`);
+  }
+  if (raw.minimum !== undefined) {
+    if (!nonNegativeInt(raw.minimum)) throw new Error(`${where}.minimum must be a non-negative integer`);
+    rule.minimum = raw.minimum;
   }
 
   if (raw.multipliers !== undefined) {
-    if (!isRecord(raw.multipliers)) throw new Error('x-model.price.multipliers must be an object');
+    if (!isRecord(raw.multipliers)) throw new Error(`${where}.multipliers must be an object`);
     for (const [field, table] of Object.entries(raw.multipliers)) {
-      if (!props[field]) throw new Error(`x-model.price.multipliers field "${field}" is not an input property`);
-      if (!isRecord(table)) throw new Error(`x-model.price.multipliers.${field} must map values to percents`);
+      if (!props[field]) throw new Error(`${where}.multipliers field "${field}" is not an input property`);
+      if (!isRecord(table)) throw new Error(`${where}.multipliers.${field} must map values to percents`);
       const map = new Map<string, number>();
       for (const [value, pct] of Object.entries(table)) {
-        if (!Number.isSafeInteger(pct) || (pct as number) <= 0) throw new Error(`x-model.price.multipliers.${field}.${value} must be a positive integer percent`);
+        if (!Number.isSafeInteger(pct) || (pct as number) <= 0) throw new Error(`${where}.multipliers.${field}.${value} must be a positive integer percent`);
         map.set(value, pct as number);
       }
       rule.multipliers.push({ field, percentByValue: map });
@@ -62,33 +254,98 @@ export function parsePriceRule(raw: unknown, inputSchema: unknown): PriceRule {
   return rule;
 }
 
+/** One term of a price as computed: what it counted (`units`) and what it added (`subtotal`). */
+export interface TermBreakdown {
+  kind: PriceTerm['kind'] | 'per_token';
+  /** the input field it reads (per_output: the count field; per_megapixel: width or size); null when none */
+  field: string | null;
+  /** credits per unit (tiers: the step's amount) */
+  amount: number;
+  /** what it counted: the field's value, the outputs, the megapixels billed, the tokens */
+  units: number;
+  subtotal: number;
+}
+
 /** One step of a price: what `computePriceBreakdown` did, in order (docs/api/models.md "Prices and quotes"). */
 export interface PriceBreakdown {
   base: number;
-  /** the per-unit charge: amount x units (null when the rule has none) */
+  /** the first per-unit charge: amount x units (null when the rule has none) */
   perUnit: { field: string; amount: number; units: number; subtotal: number } | null;
+  /** every term after base, in rule order (perUnit is the first per_unit one) */
+  terms: TermBreakdown[];
   /** the multipliers that matched the input, in rule order, each with the price after it */
   multipliers: Array<{ field: string; value: string; percent: number; priceAfter: number }>;
+  /** the rule's minimum, and whether it raised the price */
+  minimum: { amount: number; applied: boolean } | null;
   /** the list price: what a submit holds */
   total: number;
+}
+
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** The size of the image a per_megapixel term prices, from the input. */
+function sizeFrom(size: SizeSource, input: Readonly<Record<string, unknown>>): { width: number; height: number } {
+  switch (size.kind) {
+    case 'fields':
+      return { width: num(input[size.width]), height: num(input[size.height]) };
+    case 'preset':
+      return size.presets.get(String(input[size.field])) ?? { width: 0, height: 0 };
+    case 'aspect': {
+      const ratio = input[size.field];
+      const wh = typeof ratio === 'string' ? sizeOf(ratio, { kind: 'aspect-to-size', width: [], height: [], multiple: size.multiple, ...(size.longSide !== undefined ? { longSide: size.longSide } : {}), ...(size.pixels !== undefined ? { pixels: size.pixels } : {}) }) : undefined;
+      return wh ?? { width: 0, height: 0 };
+    }
+  }
+}
+
+/** One term's units and subtotal for an input. */
+function termOf(term: PriceTerm, input: Readonly<Record<string, unknown>>): TermBreakdown {
+  switch (term.kind) {
+    case 'per_unit': {
+      const value = input[term.field];
+      const units = term.text ? (typeof value === 'string' ? [...value].length : 0) : num(value);
+      return { kind: term.kind, field: term.field, amount: term.amount, units, subtotal: Math.ceil((term.amount * units) / term.per) };
+    }
+    case 'per_output': {
+      const units = term.count === undefined ? 1 : num(input[term.count]);
+      return { kind: term.kind, field: term.count ?? null, amount: term.amount, units, subtotal: term.amount * units };
+    }
+    case 'per_megapixel': {
+      const { width, height } = sizeFrom(term.size, input);
+      const each = (width * height) / 1_000_000;
+      const count = term.count === undefined ? 1 : num(input[term.count]);
+      // each image in whole megapixels, rounded up (fal's rule), unless the rule bills exactly
+      const units = (term.exact ? each : Math.ceil(each)) * count;
+      const field = term.size.kind === 'fields' ? term.size.width : term.size.field;
+      return { kind: term.kind, field, amount: term.amount, units, subtotal: Math.ceil(term.amount * units) };
+    }
+    case 'tiers': {
+      const units = num(input[term.field]);
+      const step = term.steps.find((s) => s.upTo === undefined || units <= s.upTo) ?? term.steps[term.steps.length - 1]!;
+      return { kind: term.kind, field: term.field, amount: step.amount, units, subtotal: step.amount };
+    }
+  }
 }
 
 /**
  * The price of one request with how it was reached; `input` has already been validated and has
  * its defaults applied. The one price rule: billing (the hold) and the quote (calculateDynamicCost)
  * both come through here, by handlers/catalog.ts priceFor, which then applies the paying wallet's
- * discount (chooseDiscount, applyDiscount below); `total` is the list price.
+ * discount (chooseDiscount, applyDiscount below); `total` is the list price. A token rule (a
+ * provider's cost) counts at its hold: the most the request can cost.
  */
-export function computePriceBreakdown(rule: PriceRule, input: Readonly<Record<string, unknown>>): PriceBreakdown {
+export function computePriceBreakdown(rule: PriceRule, input: Readonly<Record<string, unknown>>, usage?: TokenUsage): PriceBreakdown {
   let price = rule.base;
-  let perUnit: PriceBreakdown['perUnit'] = null;
-  if (rule.perUnit) {
-    const raw = input[rule.perUnit.field];
-    const units = typeof raw === 'number' ? raw : 0;
-    const subtotal = rule.perUnit.amount * units;
+  const terms = rule.terms.map((t) => termOf(t, input));
+  for (const t of terms) price += t.subtotal;
+  if (rule.tokens) {
+    const counted = usage ?? tokenHold(rule.tokens, input);
+    const subtotal = tokenCharge(rule.tokens, counted);
+    terms.push({ kind: 'per_token', field: null, amount: rule.tokens.output, units: counted.inputTokens + counted.outputTokens, subtotal });
     price += subtotal;
-    perUnit = { field: rule.perUnit.field, amount: rule.perUnit.amount, units, subtotal };
   }
+  const firstPerUnit = terms.find((t) => t.kind === 'per_unit');
+  const perUnit: PriceBreakdown['perUnit'] = firstPerUnit ? { field: firstPerUnit.field!, amount: firstPerUnit.amount, units: firstPerUnit.units, subtotal: firstPerUnit.subtotal } : null;
   const multipliers: PriceBreakdown['multipliers'] = [];
   for (const m of rule.multipliers) {
     const value = input[m.field];
@@ -98,12 +355,41 @@ export function computePriceBreakdown(rule: PriceRule, input: Readonly<Record<st
     price = Math.ceil((price * pct) / 100);
     multipliers.push({ field: m.field, value: String(value), percent: pct, priceAfter: price });
   }
-  return { base: rule.base, perUnit, multipliers, total: price };
+  const minimum = rule.minimum > 0 ? { amount: rule.minimum, applied: price < rule.minimum } : null;
+  if (minimum?.applied) price = rule.minimum;
+  return { base: rule.base, perUnit, terms, multipliers, minimum, total: price };
 }
 
 /** The price of one request (what a submit holds); `input` has already been validated and has its defaults applied. */
 export function computePrice(rule: PriceRule, input: Readonly<Record<string, unknown>>): number {
   return computePriceBreakdown(rule, input).total;
+}
+
+/** Tokens a language-model request used (reported by the provider) or may use (its hold). */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/**
+ * The most a request can use: no tokenizer makes more tokens of a text than its UTF-8 bytes (each
+ * token stands for at least one byte), plus the provider's template overhead; and the longest
+ * answer the request allows.
+ */
+export function tokenHold(rule: TokenRule, input: Readonly<Record<string, unknown>>): TokenUsage {
+  let bytes = 0;
+  for (const f of rule.inputFields) {
+    const v = input[f];
+    if (typeof v === 'string') bytes += Buffer.byteLength(v, 'utf8');
+    else if (v !== undefined && v !== null) bytes += Buffer.byteLength(JSON.stringify(v), 'utf8');
+  }
+  const outputTokens = 'tokens' in rule.maxOutput ? rule.maxOutput.tokens : num(input[rule.maxOutput.field]);
+  return { inputTokens: bytes + rule.overhead, outputTokens };
+}
+
+/** What a usage costs by the rule, rounded up to a whole credit. */
+export function tokenCharge(rule: TokenRule, usage: TokenUsage): number {
+  return Math.ceil((usage.inputTokens * rule.input + usage.outputTokens * rule.output) / rule.per);
 }
 
 /** A wallet's discount as the price function sees it (docs/operating/administration.md "Discounts"). */
@@ -160,4 +446,29 @@ export function studioPrice(studio: StudioPricing, model: string, listPrice: num
   const fixed = studio.modelPrices[model];
   const price = fixed !== undefined ? fixed : Math.ceil((listPrice * (100 + studio.markupPercent)) / 100);
   return Math.max(listPrice, price);
+}
+
+/** A term of a rule in one sentence, for the catalog's clients (GET /api/v1/models). */
+export function describeTerm(term: PriceTerm): { kind: PriceTerm['kind']; field: string | null; amount: number | null; summary: string } {
+  switch (term.kind) {
+    case 'per_unit':
+      return {
+        kind: term.kind, field: term.field, amount: term.amount,
+        summary: `${term.amount} credits per ${term.per === 1 ? '' : `${term.per} `}${term.text ? `character${term.per === 1 ? '' : 's'} of` : `unit${term.per === 1 ? '' : 's'} of`} ${term.field}`,
+      };
+    case 'per_output':
+      return { kind: term.kind, field: term.count ?? null, amount: term.amount, summary: `${term.amount} credits per output${term.count ? ` (x ${term.count})` : ''}` };
+    case 'per_megapixel': {
+      const from = term.size.kind === 'fields' ? `${term.size.width} x ${term.size.height}` : term.size.kind === 'preset' ? `the ${term.size.field} preset` : `${term.size.field}`;
+      return {
+        kind: term.kind, field: term.size.kind === 'fields' ? term.size.width : term.size.field, amount: term.amount,
+        summary: `${term.amount} credits per megapixel of each image (${from}${term.exact ? '' : ', rounded up to whole megapixels'})${term.count ? `, x ${term.count}` : ''}`,
+      };
+    }
+    case 'tiers':
+      return {
+        kind: term.kind, field: term.field, amount: null,
+        summary: `by ${term.field}: ${term.steps.map((s) => (s.upTo === undefined ? `${s.amount} above` : `${s.amount} up to ${s.upTo}`)).join(', ')}`,
+      };
+  }
 }

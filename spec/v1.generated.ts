@@ -1149,6 +1149,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/admin_model_margins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Revenue, provider cost and margin by model and day
+         * @description For each model and UTC day from `from` to `to` (both included, at most 366 days): the runs a provider (or the gateway itself) made, how many completed and were charged, the credits the gateway was paid (`revenue`: the charges less any studio owner's markup), what the providers charged for them (`provider_cost`: the cost a provider's answer reports, else the model's declared provider cost rule), and `margin` (`revenue` - `provider_cost`). A run whose provider cost is unknown counts in `unknown_cost_runs` and adds nothing to `provider_cost`. A run the provider finished that the gateway then failed counts its cost with no revenue. Sandbox runs are not counted. Credits: 1000 = 1 USD. Roles: billing, admin.
+         */
+        get: operations["adminModelMargins"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_reload_catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reload the model catalog without a restart
+         * @description Reads the shipped model files and MODELS_DIR again and, when they load, makes the new catalog the one in use, in this process and (through RabbitMQ) in every API and worker process of the deployment; sending SIGHUP to a process does the same. Requests already in progress finish on the catalog they started with. New models answer at once; a removed model answers 404. A catalog that does not load changes nothing: 422 with the reason, naming the file and the key, as start-up would. The root openapi.yaml (routes, security, the parts every model endpoint shares) and an existing model's route settings (security, parameters, rate limit, team permission) apply at start-up only: a reload that changes them is refused with 422, and a restart applies them. Role: admin.
+         */
+        post: operations["adminReloadCatalog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/lora-data": {
         parameters: {
             query?: never;
@@ -3126,15 +3166,32 @@ export interface components {
                 configured: boolean;
             }[];
         };
-        /** @description The price rule, in credits (1000 credits = 1 USD): `base`, plus `per_unit.amount` x the input's `per_unit.field`, then each matching multiplier (percent, rounded up). */
+        /** @description The price rule, in credits (1000 credits = 1 USD): `base`, plus each of `terms` (per unit of a numeric field, per output, per megapixel, or by steps of a field's value; a fraction of a credit rounds up), then each matching multiplier (percent, rounded up), and at least `minimum`. */
         ModelPrice: {
             /** @enum {string} */
             unit: "credit";
             base: number;
+            /** @description The first per-unit term (also in `terms`); null when the rule has none. */
             per_unit: {
                 field: string;
                 amount: number;
             } | null;
+            /** @description Every term added to `base`, in order. */
+            terms?: {
+                /**
+                 * @description `per_unit`: `amount` x the value of `field`; `per_output`: `amount` x the outputs asked for (`field`, else 1); `per_megapixel`: `amount` x the megapixels of each image; `tiers`: the amount of the step the value of `field` falls in.
+                 * @enum {string}
+                 */
+                kind: "per_unit" | "per_output" | "per_megapixel" | "tiers";
+                /** @description The input field it reads. */
+                field: string | null;
+                /** @description Credits per unit; null for `tiers`, whose amounts are in `summary`. */
+                amount: number | null;
+                /** @description The term in words. */
+                summary: string;
+            }[];
+            /** @description The least a request costs, in credits; 0 when the rule has no minimum. */
+            minimum?: number;
             multipliers: {
                 field: string;
                 /** @description Input value (as a string) -> percent applied when the input has it. */
@@ -3241,6 +3298,7 @@ export interface components {
                 /** @description Inference time in milliseconds; null until finished. */
                 inference: number | null;
             };
+            provider_metadata?: components["schemas"]["ProviderMetadata"];
         };
         /**
          * @description Body of the POST sent to the `webhook` URL when a prediction reaches `completed` or `failed`.
@@ -3285,6 +3343,24 @@ export interface components {
             timings: {
                 /** @description Inference time in milliseconds. */
                 inference: number | null;
+            };
+            provider_metadata?: components["schemas"]["ProviderMetadata"];
+        };
+        /** @description What the provider said about a completed result, when it said it (present only then, each field only when given): beside the result's own fields, to reproduce or place the output. It is recorded just after the completion, before the webhook is sent: a result read at the very moment it completes may not show it yet. Absent for a sandbox key's mock results and for providers that report none of these. */
+        ProviderMetadata: {
+            /** @description The seed the provider used; send it back as `seed` (where the model takes one) to reproduce the result. */
+            seed?: number;
+            /** @description Width in pixels of the output (the first one, for several images). */
+            width?: number;
+            /** @description Height in pixels of the output (the first one, for several images). */
+            height?: number;
+            /** @description Length in seconds of the video or audio output. */
+            duration?: number;
+            /** @description The prompt the provider actually used, when it rewrote the one sent. */
+            revised_prompt?: string;
+            /** @description The provider's own timings in milliseconds, by the provider's name for each step (e.g. `inference`, `predict`). */
+            provider_timings?: {
+                [key: string]: number;
             };
         };
         /**
@@ -5489,6 +5565,94 @@ export interface components {
             by_day: components["schemas"]["StudioUsageRow"][];
             by_model: components["schemas"]["StudioUsageRow"][];
         };
+        ModelMarginTotals: {
+            /** @description Runs a provider (or the gateway) made. */
+            runs: number;
+            /** @description Of which completed and charged. */
+            charged_runs: number;
+            /** @description Credits the gateway was paid. */
+            revenue: number;
+            /** @description Credits the providers charged, where known. */
+            provider_cost: number;
+            /** @description Runs whose provider cost is not known. */
+            unknown_cost_runs: number;
+            /** @description revenue - provider_cost. */
+            margin: number;
+        };
+        ModelMarginRow: components["schemas"]["ModelMarginTotals"] & {
+            /**
+             * Format: date
+             * @description The UTC day.
+             */
+            day: string;
+            /** @description The model's slug. */
+            model: string;
+        };
+        /**
+         * @example {
+         *       "models": 38,
+         *       "added": [
+         *         "kestrel-v1-fast-text-to-image"
+         *       ],
+         *       "removed": [],
+         *       "changed": [
+         *         "lumen-dev-text-to-image"
+         *       ],
+         *       "unchanged": false
+         *     }
+         */
+        CatalogReloadResponse: {
+            /** @description Model endpoints in the catalog now in use. */
+            models: number;
+            /** @description Slugs of the models the reload added. */
+            added: string[];
+            /** @description Slugs of the models the reload removed (their endpoints now answer 404). */
+            removed: string[];
+            /** @description Slugs of the models whose declaration changed (input schema, price, providers). */
+            changed: string[];
+            /** @description The files load to the catalog already in use; nothing was replaced. */
+            unchanged: boolean;
+        };
+        /**
+         * @example {
+         *       "from": "2026-11-28",
+         *       "to": "2026-11-29",
+         *       "unit": "credit",
+         *       "rows": [
+         *         {
+         *           "day": "2026-11-29",
+         *           "model": "lumen-dev-text-to-image",
+         *           "runs": 12,
+         *           "charged_runs": 11,
+         *           "revenue": 704,
+         *           "provider_cost": 550,
+         *           "unknown_cost_runs": 0,
+         *           "margin": 154
+         *         }
+         *       ],
+         *       "totals": {
+         *         "runs": 12,
+         *         "charged_runs": 11,
+         *         "revenue": 704,
+         *         "provider_cost": 550,
+         *         "unknown_cost_runs": 0,
+         *         "margin": 154
+         *       }
+         *     }
+         */
+        ModelMarginsResponse: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /**
+             * @description 1000 credits = 1 USD.
+             * @enum {string}
+             */
+            unit: "credit";
+            rows: components["schemas"]["ModelMarginRow"][];
+            totals: components["schemas"]["ModelMarginTotals"];
+        };
         DynamicCostRequest: {
             /** @description Model endpoint slug (its operationId). */
             model: string;
@@ -5536,6 +5700,23 @@ export interface components {
             /** @description How `list_price` was reached, in order. */
             breakdown: {
                 base: number;
+                /** @description Every term added to `base`, in rule order (`per_unit` repeats the first per-unit one). */
+                terms?: {
+                    /** @enum {string} */
+                    kind: "per_unit" | "per_output" | "per_megapixel" | "tiers" | "per_token";
+                    field: string | null;
+                    /** @description Credits per unit (for `tiers`, the amount of the step the value fell in). */
+                    amount: number;
+                    /** @description What the term counted (the field's value, the outputs, the megapixels billed). */
+                    units: number;
+                    /** @description What it added, rounded up to a whole credit. */
+                    subtotal: number;
+                }[];
+                /** @description The rule's minimum (after the multipliers); `applied` when it raised the price. Null when the rule has none. */
+                minimum?: {
+                    amount: number;
+                    applied: boolean;
+                } | null;
                 /** @description `amount` x `units` (the input's value of `field`, its default when left out) = `subtotal`, added to `base`. */
                 per_unit: {
                     field: string;
@@ -6171,7 +6352,7 @@ export interface components {
              */
             resolution?: "1080p";
             /**
-             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; a silent clip is billed at 67 percent.
              * @default true
              */
             generate_audio?: boolean;
@@ -6213,7 +6394,7 @@ export interface components {
              */
             resolution?: "4k";
             /**
-             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video, at no extra cost.
              * @default true
              */
             generate_audio?: boolean;
@@ -6259,7 +6440,7 @@ export interface components {
              */
             resolution?: "1080p";
             /**
-             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; a silent clip is billed at 67 percent.
              * @default true
              */
             generate_audio?: boolean;
@@ -6306,7 +6487,7 @@ export interface components {
              */
             resolution?: "4k";
             /**
-             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video, at no extra cost.
              * @default true
              */
             generate_audio?: boolean;
@@ -6352,7 +6533,7 @@ export interface components {
              */
             resolution?: "1080p";
             /**
-             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; a silent clip is billed at 80 percent.
              * @default true
              */
             generate_audio?: boolean;
@@ -6387,7 +6568,7 @@ export interface components {
             /** @description What the clip must not show. */
             negative_prompt?: string;
             /**
-             * @description Length of the clip in seconds, taken from the start of the motion video; billed per second.
+             * @description Length of the clip in seconds, taken from the start of the motion video (at most the motion video's length); the clip is billed at one price whatever its length.
              * @default 5
              */
             duration?: number;
@@ -6425,7 +6606,7 @@ export interface components {
              */
             format?: "glb" | "obj";
             /**
-             * @description Generate PBR textures; without textures the mesh is untextured and billed at 60 percent.
+             * @description Generate PBR textures; without them the mesh is untextured geometry.
              * @default true
              */
             texture?: boolean;
@@ -6443,7 +6624,10 @@ export interface components {
         LexiV1ChatInput: {
             /** @description The user message. */
             prompt: string;
-            /** @description Instructions that set the model's role, tone and constraints. */
+            /**
+             * @description Instructions that set the model's role, tone and constraints; none when empty.
+             * @default
+             */
             system_prompt?: string;
             /**
              * @description Upper bound on the length of the reply, in tokens.
@@ -6907,7 +7091,7 @@ export interface components {
              */
             resolution?: "1080p";
             /**
-             * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent.
+             * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent (63 percent on the Fast tier).
              * @default true
              */
             generate_audio?: boolean;
@@ -6949,7 +7133,7 @@ export interface components {
              */
             resolution?: "1080p";
             /**
-             * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent.
+             * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent (63 percent on the Fast tier).
              * @default true
              */
             generate_audio?: boolean;
@@ -7137,7 +7321,7 @@ export interface components {
         TeamId: number;
         /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
         AdminTeamIdIgnored: number;
-        /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+        /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
         WhitelabelStudio: string;
         /** @description Act on this team's wallet instead of the user's own; `email` must name a member of the team (404 otherwise), who is recorded on the ledger row. */
         AdminTeamId: number;
@@ -7251,7 +7435,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -7285,7 +7469,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -7402,7 +7586,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8130,7 +8314,7 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
@@ -8180,7 +8364,7 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
@@ -8240,7 +8424,7 @@ export interface operations {
                 email: components["parameters"]["EmailQuery"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8291,7 +8475,7 @@ export interface operations {
                 page_size?: number;
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8324,7 +8508,7 @@ export interface operations {
                 email: components["parameters"]["EmailQuery"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8357,7 +8541,7 @@ export interface operations {
                 days?: number;
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8396,7 +8580,7 @@ export interface operations {
                 page?: number;
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8427,7 +8611,7 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
@@ -8487,7 +8671,7 @@ export interface operations {
                 team_id?: number;
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8518,7 +8702,7 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
@@ -8568,7 +8752,7 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamIdIgnored"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
@@ -8615,7 +8799,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8646,7 +8830,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8677,7 +8861,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8717,7 +8901,7 @@ export interface operations {
                 before?: number;
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8748,7 +8932,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8779,7 +8963,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8815,7 +8999,7 @@ export interface operations {
                 email: components["parameters"]["EmailQuery"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8846,7 +9030,7 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamIdIgnored"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
@@ -8896,7 +9080,7 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamIdIgnored"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
@@ -8946,7 +9130,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8984,7 +9168,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9021,7 +9205,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9058,7 +9242,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9106,7 +9290,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9125,6 +9309,63 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminModelMargins: {
+        parameters: {
+            query: {
+                /** @description First UTC day, YYYY-MM-DD. */
+                from: string;
+                /** @description Last UTC day, YYYY-MM-DD (not before `from`). */
+                to: string;
+                /** @description Only this model (its slug). */
+                model?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows, by day then model, and their totals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelMarginsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminReloadCatalog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the reload changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogReloadResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -9199,7 +9440,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9230,7 +9471,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9570,7 +9811,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9611,7 +9852,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9651,7 +9892,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9682,7 +9923,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9728,7 +9969,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -9809,7 +10050,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9840,7 +10081,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9877,7 +10118,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -9911,7 +10152,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -9945,7 +10186,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -9985,7 +10226,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10016,7 +10257,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10054,7 +10295,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -10088,7 +10329,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -10122,7 +10363,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -10167,7 +10408,7 @@ export interface operations {
                 to?: string;
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -10205,7 +10446,7 @@ export interface operations {
                 page_size?: components["parameters"]["ListPageSize"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10244,7 +10485,7 @@ export interface operations {
                 include_count?: components["parameters"]["IncludeCount"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10293,7 +10534,7 @@ export interface operations {
                 include_count?: components["parameters"]["IncludeCount"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10334,7 +10575,7 @@ export interface operations {
                 include_count?: components["parameters"]["IncludeCount"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10365,7 +10606,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -10405,7 +10646,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10442,7 +10683,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10480,7 +10721,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -10514,7 +10755,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10545,7 +10786,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10578,7 +10819,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -10618,7 +10859,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -11238,7 +11479,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11293,7 +11534,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11348,7 +11589,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11403,7 +11644,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11458,7 +11699,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11513,7 +11754,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11568,7 +11809,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11623,7 +11864,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11678,7 +11919,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11733,7 +11974,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11788,7 +12029,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11843,7 +12084,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11898,7 +12139,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11953,7 +12194,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12008,7 +12249,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12063,7 +12304,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12118,7 +12359,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12173,7 +12414,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12228,7 +12469,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12283,7 +12524,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12338,7 +12579,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12393,7 +12634,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12448,7 +12689,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12503,7 +12744,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12558,7 +12799,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12613,7 +12854,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12668,7 +12909,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12723,7 +12964,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12778,7 +13019,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12833,7 +13074,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -12888,7 +13129,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -13002,8 +13243,10 @@ export type ProtectedOperationId =
     | "adminFailures"
     | "adminListUsers"
     | "adminManageSubscription"
+    | "adminModelMargins"
     | "adminPasswordResetLink"
     | "adminRefund"
+    | "adminReloadCatalog"
     | "adminStats"
     | "adminStripeCharges"
     | "adminStripeRefund"

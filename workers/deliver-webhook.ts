@@ -7,6 +7,7 @@ import { signingSecrets } from './webhooks/secret-cache.ts';
 import type { Delivery as QueueDelivery, Outcome } from './queue/types.ts';
 import type { WebhookMessage } from './dispatch.ts';
 import { webhookPayload } from './webhooks/payload.ts';
+import { providerMetadataOf } from '../db/provider-costs.ts';
 import { webhookHeaders } from './webhooks/sign.ts';
 import { sendWebhook } from './webhooks/send.ts';
 import { MAX_WEBHOOK_RETRIES, nextDelay, parseRetryAfter } from './webhooks/backoff.ts';
@@ -38,7 +39,9 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer) {
     if (!found) return { kind: 'ack' };
     const { delivery: d, prediction: p } = found;
 
-    const body = JSON.stringify(webhookPayload(app, p));
+    // what the provider said of a completed result (seed, size, timings), beside the interface's fields
+    const metadata = await providerMetadataOf(app.db, p);
+    const body = JSON.stringify(metadata ? { ...webhookPayload(app, p), provider_metadata: metadata } : webhookPayload(app, p));
     // A team prediction is signed with the team's secrets, whichever member (or team key) submitted it.
     const secrets = await signingSecrets(app.db, { userId: p.userId, teamId: p.teamId }, encryptionKey, app.clock());
     const startedAt = app.clock();

@@ -7,9 +7,13 @@ import type { App } from '../lib/context.ts';
 import type { Prediction } from '../db/predictions/record.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { adapterRegistry, configuredProviders } from './adapters/index.ts';
+import { acceptingProviders } from '../spec/mapping.ts';
+import { cleanMetadata } from '../lib/provider-metadata.ts';
 import { createCircuitBreaker } from './circuit-breaker.ts';
 import { AdapterError } from './adapters/types.ts';
-import type { Adapter, AdapterFile, AdapterResult } from './adapters/types.ts';
+import type { Adapter, AdapterFile, AdapterResult, ProviderReport } from './adapters/types.ts';
+import { recordProviderCost } from '../db/provider-costs.ts';
+import { runCost } from './provider-cost.ts';
 import { removeTemporary } from './adapters/upstream-http.ts';
 import { identifyOutput } from './output-type.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
@@ -85,6 +89,25 @@ export function createRunModel(app: App) {
     }
   }
 
+  /**
+   * Records what a run cost at its provider beside what the gateway was paid (`charged`; 0 when
+   * the prediction did not complete although the provider ran it). Reporting, not money: a
+   * failure is logged and never fails the run whose charge is already recorded.
+   */
+  async function recordCost(p: Prediction, model: ModelInfo, report: ProviderReport | undefined, charged: number, run: RunLog = noRequest): Promise<void> {
+    const { cost, source } = runCost(model, p.input, report);
+    // and what the provider said of the result (seed, size, timings), shown beside it
+    const metadata = cleanMetadata(report?.metadata);
+    try {
+      await recordProviderCost(app.db, {
+        predictionId: p.id, model: p.model, provider: model.upstream ?? 'local', upstreamModel: model.upstreamModel ?? null,
+        charged, providerCost: cost, source, now: app.clock(), ...(metadata ? { metadata } : {}),
+      });
+    } catch (err) {
+      run.log.warn({ id: p.id, err: (err as Error).message }, 'could not record the provider cost of a run');
+    }
+  }
+
   /** Types the files from their bytes, stores them and completes the prediction (the debit happens here). */
   async function finish(p: Prediction, model: ModelInfo, result: AdapterResult, run: RunLog = noRequest): Promise<void> {
     const keys: string[] = [];
@@ -100,6 +123,8 @@ export function createRunModel(app: App) {
     }
     const done = await store.complete({ p, result: { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, now: app.clock() });
     if (done.recorded) metrics.predictions.inc({ model: p.model, outcome: 'completed' });
+    // beside the charge: what the run cost at its provider (not recorded: cancelled meanwhile, nothing was paid)
+    await recordCost(p, model, result.report, done.recorded ? p.price - p.studioMarkup : 0, run);
     run.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
     // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
     if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId, run.reqId);
@@ -149,7 +174,7 @@ export function createRunModel(app: App) {
 
   // Per process (README "Providers"): each worker learns on its own that a provider is down.
   const breaker = createCircuitBreaker({ ...app.config.upstreamBreaker, now: app.clock });
-  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, timed, runLogOf: (body) => runLogOf(app, body), handBack: HAND_BACK, breaker });
+  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, timed, recordCost, runLogOf: (body) => runLogOf(app, body), handBack: HAND_BACK, breaker });
 
   async function handle(delivery: Delivery<PredictionMessage | PollMessage>): Promise<Outcome> {
     metrics.workerInFlight.inc({ topic: 'predictions' });
@@ -192,8 +217,14 @@ export function createRunModel(app: App) {
     }
     const adapter = adapterFor(model.adapter);
     if (adapter.job) {
-      // Failover order, without the providers this environment does not configure.
-      const candidates = configuredProviders(model, app.adapterEnv).flatMap((provider) => {
+      // Failover order, without the providers this environment does not configure, nor those
+      // whose limits or value maps this input breaks (the submit refused an input none could take).
+      const { accepting, problems } = acceptingProviders(configuredProviders(model, app.adapterEnv), p.input);
+      if (accepting.length === 0 && problems.length > 0) {
+        await fail(p, `no provider of ${p.model} on this gateway accepts this input: ${problems.map((q) => `${q.field}: ${q.msg}`).join('; ')}`, 'upstream_rejected_input', run);
+        return { kind: 'ack' };
+      }
+      const candidates = accepting.flatMap((provider) => {
         const job = adapterFor(provider.adapter).job;
         return job ? [{ model: runBy(model, provider), job }] : [];
       });

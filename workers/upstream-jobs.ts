@@ -26,7 +26,7 @@ import { callbackUrlFor } from '../lib/upstream-callbacks.ts';
 import type { ModelInfo, ProviderInfo } from '../spec/catalog.ts';
 import type { CircuitBreaker } from './circuit-breaker.ts';
 import { AdapterError } from './adapters/types.ts';
-import type { Adapter, AdapterFile, AdapterResult, JobAdapter, JobContext, JobState, ModelRef } from './adapters/types.ts';
+import type { Adapter, AdapterFile, AdapterResult, JobAdapter, JobContext, JobState, ModelRef, ProviderReport } from './adapters/types.ts';
 import { removeTemporary } from './adapters/upstream-http.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
 
@@ -48,6 +48,8 @@ export interface RunModelParts {
   tracked<T>(body: (signal: AbortSignal) => Promise<T>): Promise<T>;
   /** one provider call, timed and counted in the adapter metrics */
   timed<T>(model: ModelInfo, signal: AbortSignal, call: () => Promise<T>): Promise<T>;
+  /** what a run cost at its provider, beside what the gateway was paid for it */
+  recordCost(p: Prediction, model: ModelInfo, report: ProviderReport | undefined, charged: number, run?: RunLog): Promise<void>;
   /** the run log of a message body (its reqId, if any) */
   runLogOf(body: unknown): RunLog;
   /** the abort reason of a worker shutting down */
@@ -66,12 +68,12 @@ export function providerName(provider: ProviderInfo): string {
  * model id and input mapping, so everything downstream reads one provider's fields.
  */
 export function runBy(model: ModelInfo, provider: ProviderInfo): ModelInfo {
-  const { adapter, adapterKind, upstream, upstreamModel, inputMap, fixedInput } = provider;
-  const { upstream: _u, upstreamModel: _m, inputMap: _i, fixedInput: _f, ...rest } = model;
+  const { adapter, adapterKind, upstream, upstreamModel, inputMap, fixedInput, mapping, cost } = provider;
+  const { upstream: _u, upstreamModel: _m, inputMap: _i, fixedInput: _f, mapping: _p, cost: _c, ...rest } = model;
   return {
     ...rest, adapter, adapterKind,
     ...(upstream ? { upstream } : {}), ...(upstreamModel ? { upstreamModel } : {}),
-    ...(inputMap ? { inputMap } : {}), ...(fixedInput ? { fixedInput } : {}),
+    ...(inputMap ? { inputMap } : {}), ...(fixedInput ? { fixedInput } : {}), ...(mapping ? { mapping } : {}), ...(cost ? { cost } : {}),
   };
 }
 
@@ -112,6 +114,7 @@ export function modelRef(model: ModelInfo): ModelRef {
     ...(model.upstreamModel ? { upstreamModel: model.upstreamModel } : {}),
     ...(model.inputMap ? { inputMap: model.inputMap } : {}),
     ...(model.fixedInput ? { fixedInput: model.fixedInput } : {}),
+    ...(model.mapping ? { mapping: model.mapping } : {}),
   };
 }
 
@@ -213,7 +216,7 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
     try {
       files = await job.collect(state.outputs, context(p, model, signal));
       const submittedAt = p.upstreamJob?.submittedAt ?? app.clock();
-      await parts.finish(p, model, { files, inferenceMs: state.inferenceMs ?? Math.max(0, app.clock() - submittedAt) }, run);
+      await parts.finish(p, model, { files, inferenceMs: state.inferenceMs ?? Math.max(0, app.clock() - submittedAt), ...(state.report ? { report: state.report } : {}) }, run);
       return ack;
     } catch (err) {
       if (signal.aborted && signal.reason === parts.handBack) return { kind: 'requeue', reason: parts.handBack };
@@ -222,6 +225,8 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
         return schedule(p.id, poll, failures + 1, delayAfter(poll, err.retryAfterMs), state.status, run);
       }
       await parts.fail(p, err instanceof AdapterError ? err.message : 'internal error while storing the outputs', err instanceof AdapterError ? err.code ?? null : null, run);
+      // the provider ran it and charged for it; the user is not charged
+      await parts.recordCost(p, model, state.report, 0, run);
       if (!(err instanceof AdapterError)) run.log.error({ err, id: p.id }, 'unexpected error while storing upstream outputs');
       return ack;
     } finally {

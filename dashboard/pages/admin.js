@@ -1,6 +1,7 @@
 // Administration (docs/operating/administration.md "Roles and administration"): shown to support, billing and admin
 // accounts only, and each part only to the roles its route allows (the gateway checks again).
-// Look a user up; move credit; discounts and the subscription; refund a run; read the audit log.
+// Look a user up; move credit; discounts and the subscription; refund a run; revenue, provider
+// cost and margin by model and day; read the audit log.
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { Notice, Pager, credits, usd, when } from './ui.js';
@@ -218,6 +219,37 @@ function ActAs({ email }) {
   </form>`;
 }
 
+/** YYYY-MM-DD of a date, in UTC (the margins are by UTC day). */
+const isoDay = (d) => d.toISOString().slice(0, 10);
+
+function Margins() {
+  const today = new Date();
+  const [range, setRange] = useState({ from: isoDay(new Date(today.getTime() - 29 * 86400000)), to: isoDay(today), model: '' });
+  const [applied, setApplied] = useState(range);
+  const [data, setData] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    setData(null); setError(null);
+    const query = { from: applied.from, to: applied.to, ...(applied.model ? { model: applied.model } : {}) };
+    api('GET', '/auth/admin_model_margins', { query }).then((r) => setData(r.body), setError);
+  }, [applied]);
+  const field = (name, label, type) => html`<label>${label} <input name=${`margins-${name}`} type=${type} value=${range[name]} onInput=${(e) => setRange({ ...range, [name]: e.target.value })} /></label>`;
+  const row = (r, head) => html`<tr class=${head ? 'total' : ''}>
+    <td>${head ?? r.day}</td><td>${head ? '' : html`<code>${r.model}</code>`}</td><td>${r.runs}</td><td>${r.charged_runs}</td>
+    <td>${credits(r.revenue)}</td><td>${credits(r.provider_cost)}${r.unknown_cost_runs > 0 ? html` <span class="muted">(${r.unknown_cost_runs} unknown)</span>` : ''}</td>
+    <td data-testid=${head ? 'margins-total' : null}>${credits(r.margin)} <span class="muted">(${usd(r.margin)})</span></td></tr>`;
+  return html`<section data-testid="admin-margins">
+    <h2 class="section">Revenue, provider cost and margin</h2>
+    <p class="muted">By model and UTC day. Revenue is what users paid (a studio owner's markup excluded); provider cost is what each provider's answer reported, else the model's declared provider cost; a run whose cost is unknown adds nothing to it and is counted beside it.</p>
+    <form class="filters" onSubmit=${(e) => { e.preventDefault(); setApplied({ ...range }); }}>${field('from', 'From', 'date')}${field('to', 'To', 'date')}${field('model', 'Model', 'text')}<button class="secondary">Show</button></form>
+    <${Notice} error=${error} />
+    ${data === null ? (!error && html`<p class="muted">Loading…</p>`) : data.rows.length === 0
+      ? html`<p class="empty">No runs in this range.</p>`
+      : html`<div class="table-wrap"><table><thead><tr><th>Day</th><th>Model</th><th>Runs</th><th>Charged</th><th>Revenue</th><th>Provider cost</th><th>Margin</th></tr></thead>
+        <tbody>${data.rows.map((r) => row(r))}${row(data.totals, 'Total')}</tbody></table></div>`}
+  </section>`;
+}
+
 function AuditLog() {
   const [filters, setFilters] = useState({ action: '', actor_id: '', target_user_id: '' });
   const [page, setPage] = useState(1);
@@ -245,7 +277,7 @@ function AuditLog() {
   </section>`;
 }
 
-const TABS = [['users', 'Users'], ['totals', 'Totals'], ['failures', 'Failures'], ['audit', 'Audit log']];
+const TABS = [['users', 'Users'], ['totals', 'Totals'], ['failures', 'Failures'], ['margins', 'Margins'], ['audit', 'Audit log']];
 
 /** #/admin?tab=…&user=…&run=…: a view of the console to open (a link from the failures, a reload). */
 function linkParams() {
@@ -279,7 +311,7 @@ export function Admin({ user }) {
   const team = info?.teams.find((t) => String(t.id) === teamId) ?? null;
   const billing = info && can(user, ['billing', 'admin']);
   if (!can(user, STAFF_ROLES)) return html`<p class="empty">This page is for support, billing and admin accounts.</p>`;
-  const tabs = TABS.filter(([t]) => t !== 'audit' || can(user, ['admin']));
+  const tabs = TABS.filter(([t]) => (t !== 'audit' || can(user, ['admin'])) && (t !== 'margins' || can(user, ['billing', 'admin'])));
   const onKey = (e) => {
     const i = tabs.findIndex(([t]) => t === tab);
     const next = e.key === 'ArrowRight' ? (i + 1) % tabs.length : e.key === 'ArrowLeft' ? (i + tabs.length - 1) % tabs.length : -1;
@@ -295,6 +327,7 @@ export function Admin({ user }) {
     <div id="console-panel" role="tabpanel" aria-labelledby=${`console-tab-${tab}`}>
     ${tab === 'totals' && html`<${Totals} />`}
     ${tab === 'failures' && html`<${Failures} onOpenRun=${open} />`}
+    ${tab === 'margins' && html`<${Margins} />`}
     ${tab === 'audit' && html`<${AuditLog} />`}
     ${tab === 'users' && html`
       ${!info && html`<${UserList} onOpen=${(e) => open(e)} />`}

@@ -11,7 +11,7 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('oauth_states', (t) => {
-    t.dropColumn('return_to');
-  });
+  // ALTER TABLE ... DROP COLUMN, not knex's dropColumn: on SQLite knex rebuilds the table, and
+  // dropping the old one with foreign keys on deletes every row that references it (ON DELETE CASCADE).
+  await knex.raw('ALTER TABLE oauth_states DROP COLUMN return_to');
 }

@@ -14,10 +14,10 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  // ALTER TABLE ... DROP COLUMN, not knex's dropColumn: on SQLite knex rebuilds the table, and
+  // dropping the old one with foreign keys on deletes every row that references it (ON DELETE CASCADE).
   await knex.schema.alterTable('api_keys', (t) => {
     t.dropIndex(['previous_key_hash'], 'api_keys_previous_key_hash_idx');
-    t.dropColumn('previous_key_hash');
-    t.dropColumn('previous_valid_until');
-    t.dropColumn('rotated_at');
   });
+  for (const column of ['previous_key_hash', 'previous_valid_until', 'rotated_at']) await knex.raw(`ALTER TABLE api_keys DROP COLUMN ${column}`);
 }

@@ -19,15 +19,15 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  // ALTER TABLE ... DROP COLUMN, not knex's dropColumn: on SQLite knex rebuilds the table, and
+  // dropping the old one with foreign keys on deletes every row that references it (ON DELETE CASCADE).
   await knex.schema.alterTable('teams', (t) => {
     t.dropIndex(['stripe_customer_id']);
-    t.dropColumn('stripe_customer_id');
   });
-  await knex.schema.alterTable('stripe_refunds', (t) => {
-    t.dropColumn('team_id');
-  });
+  await knex.raw('ALTER TABLE teams DROP COLUMN stripe_customer_id');
+  await knex.raw('ALTER TABLE stripe_refunds DROP COLUMN team_id');
   await knex.schema.alterTable('stripe_payments', (t) => {
     t.dropIndex(['team_id', 'id']);
-    t.dropColumn('team_id');
   });
+  await knex.raw('ALTER TABLE stripe_payments DROP COLUMN team_id');
 }

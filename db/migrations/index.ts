@@ -49,6 +49,8 @@ import * as m20261129_4002_owner_key_model_discounts from './20261129_4002_owner
 import * as m20261129_5001_oauth_state_cookie from './20261129_5001_oauth_state_cookie.ts';
 import * as m20261129_5002_api_key_rotation from './20261129_5002_api_key_rotation.ts';
 import * as m20261129_5003_stripe_team_purchases from './20261129_5003_stripe_team_purchases.ts';
+import * as m20261129_6001_prediction_costs from './20261129_6001_prediction_costs.ts';
+import * as m20261129_6002_prediction_metadata from './20261129_6002_prediction_metadata.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -104,6 +106,8 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261129_5001_oauth_state_cookie', m20261129_5001_oauth_state_cookie],
   ['20261129_5002_api_key_rotation', m20261129_5002_api_key_rotation],
   ['20261129_5003_stripe_team_purchases', m20261129_5003_stripe_team_purchases],
+  ['20261129_6001_prediction_costs', m20261129_6001_prediction_costs],
+  ['20261129_6002_prediction_metadata', m20261129_6002_prediction_metadata],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

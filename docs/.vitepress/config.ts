@@ -96,7 +96,7 @@ export default defineConfig({
       section('Operating a gateway', 'operating', [
         ['Install', 'install'], ['Configuration', 'configuration'], ['Running in production', 'production'],
         ['Containers', 'containers'], ['Upgrading', 'upgrading'], ['Backups', 'backups'],
-        ['Logs, metrics, probes', 'observability'], ['Retention', 'retention'], ['Providers and models', 'providers'],
+        ['Logs, metrics, probes', 'observability'], ['Retention', 'retention'], ['Providers and models', 'providers'], ['Model files', 'model-files'],
         ['Administration', 'administration'], ['Billing', 'billing'], ['Security model', 'security'],
       ]),
       section('Contributing', 'contributing', [

@@ -19,7 +19,7 @@ test('a spec edit changes the client types (the check above can fail)', async (t
   t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
   await fs.cp(SPEC, dir, { recursive: true });
   const file = path.join(dir, 'models', 'local.yaml');
-  await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('operationId: canvas-v1-fast-text-to-image', 'operationId: canvas-v1-faster-text-to-image'));
+  await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('\n  canvas-v1-fast-text-to-image:', '\n  canvas-v1-faster-text-to-image:'));
   const fresh = await generateClientTypes(dir);
   t.true(fresh.includes('"canvas-v1-faster-text-to-image": { input:'));
   t.not(fresh, await fs.readFile(CLIENT_TYPES_FILE, 'utf8'));

@@ -44,7 +44,7 @@ test.after.always(async () => {
   await gw?.stop();
 });
 
-type Schema = { properties?: Record<string, { type?: unknown; enum?: unknown[]; minimum?: number; maximum?: number; default?: unknown }>; examples?: unknown[] };
+type Schema = { properties?: Record<string, { type?: unknown; enum?: unknown[]; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; default?: unknown }>; examples?: unknown[] };
 
 function schemaOf(model: ModelInfo): Schema {
   const op = gw.app.spec.operations.find((o) => o.operationId === model.operationId)!;
@@ -62,9 +62,20 @@ function inputs(model: ModelInfo): fc.Arbitrary<Record<string, unknown>> {
     if (Array.isArray(p.enum)) return fc.constantFrom(...p.enum);
     if (p.type === 'boolean') return fc.boolean();
     if (p.type === 'integer') return fc.integer({ min: p.minimum ?? 0, max: p.maximum ?? (p.minimum ?? 0) + 100 });
-    return fc.constantFrom(...fallback);
+    if (p.type === 'number') return fc.double({ min: p.minimum ?? 0, max: p.maximum ?? (p.minimum ?? 0) + 100, noNaN: true });
+    // an aspect ratio drawn from the common ones (a pattern a generator cannot read)
+    if (fallback.length === 0 && /aspect/.test(field)) return fc.constantFrom('1:1', '16:9', '9:16', '4:3', '3:4', '21:9');
+    // a text priced by its characters (speech per 1000 characters, a prompt's tokens), of any length the schema allows
+    if (fallback.length === 0 && p.type === 'string' && p.enum === undefined) return fc.string({ unit: 'grapheme', minLength: p.minLength ?? 1, maxLength: Math.min(p.maxLength ?? 2000, 2000) });
+    return fc.constantFrom(...(fallback.length ? fallback : [p.default]));
   };
-  if (model.price.perUnit) priced[model.price.perUnit.field] = valuesOf(model.price.perUnit.field, []);
+  // every field a term of the rule reads (spec/pricing.ts PriceTerm), then the multipliers' fields
+  for (const term of model.price.terms) {
+    const fields = term.kind === 'per_unit' || term.kind === 'tiers' ? [term.field]
+      : term.kind === 'per_output' ? (term.count ? [term.count] : [])
+        : [...(term.count ? [term.count] : []), ...(term.size.kind === 'fields' ? [term.size.width, term.size.height] : [term.size.field])];
+    for (const f of fields) priced[f] = term.kind === 'per_megapixel' && term.size.kind === 'preset' && f === term.size.field ? fc.constantFrom(...term.size.presets.keys()) : valuesOf(f, []);
+  }
   for (const m of model.price.multipliers) priced[m.field] = valuesOf(m.field, [...m.percentByValue.keys()]);
   const fields = Object.keys(priced);
   return fc.tuple(fc.record(priced), fc.subarray(fields)).map(([values, leftOut]) => {

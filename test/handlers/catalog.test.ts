@@ -60,7 +60,7 @@ test('task data: one model with its schema and price as listed; an unknown slug 
 });
 
 test('a quote breaks the price down and shows the caller\'s own balance', async (t) => {
-  const input = { prompt: 'a storm at sea', duration: 10, generate_audio: true };
+  const input = { prompt: 'a storm at sea', duration: 10, generate_audio: false };
   const res = await callOperation(gw, 'calculateDynamicCost', { as: a.session, body: { model: 'aurora-v3-pro-text-to-video', input } });
   t.is(res.status, 200, JSON.stringify(res.body));
   const q = res.body as { cost: number; list_price: number; breakdown: { base: number; per_unit: { units: number; subtotal: number; amount: number } | null; multipliers: Array<{ price_after: number; percent: number }> }; discount: unknown; balance: number; affordable: boolean };

@@ -32,7 +32,11 @@ test('without a credential it lists every model endpoint of the spec, with what 
   t.deepEqual(models.map((m) => m.slug).sort(), [...gw.app.spec.models.keys()].sort());
   const canvas = models.find((m) => m.slug === 'canvas-v1-fast-text-to-image')!;
   t.like(canvas, { path: '/api/v1/canvas-v1-fast-text-to-image', title: 'Canvas v1 Fast text-to-image (tier fast)', category: 'text-to-image', tier: 'fast', family: 'canvas-v1', output: 'image', available: true });
-  t.deepEqual(canvas.price, { unit: 'credit', base: 2, per_unit: { field: 'num_images', amount: 3 }, multipliers: [], at_defaults: 5 });
+  t.deepEqual(canvas.price, {
+    unit: 'credit', base: 2, per_unit: { field: 'num_images', amount: 3 },
+    terms: [{ kind: 'per_unit', field: 'num_images', amount: 3, summary: '3 credits per unit of num_images' }],
+    multipliers: [], minimum: 0, at_defaults: 5,
+  });
   t.is(canvas.input_schema.type, 'object');
   t.deepEqual(canvas.input_schema.required, ['prompt']);
   t.truthy(canvas.input_schema.properties?.num_images);
@@ -41,10 +45,10 @@ test('without a credential it lists every model endpoint of the spec, with what 
 test('a multiplier and a per-unit field are summarised, and at_defaults prices the defaults', async (t) => {
   const { models } = await list();
   const pro = models.find((m) => m.slug === 'aurora-v3-pro-text-to-video')!;
-  t.deepEqual(pro.price.per_unit, { field: 'duration', amount: 100 });
-  t.deepEqual(pro.price.multipliers, [{ field: 'generate_audio', percent_by_value: { true: 130 } }]);
-  // 200 + 100 x 5 s, x 130% for the default generate_audio: true
-  t.is(pro.price.at_defaults, 910);
+  t.deepEqual(pro.price.per_unit, { field: 'duration', amount: 215 });
+  t.deepEqual(pro.price.multipliers, [{ field: 'generate_audio', percent_by_value: { false: 67 } }]);
+  // 215 x 5 s; the default generate_audio: true matches no multiplier
+  t.is(pro.price.at_defaults, 1075);
 });
 
 test('available says whether production keys can run it here: local models and configured upstreams only', async (t) => {

@@ -5,7 +5,7 @@
 // refusal failed and unbilled; a 429 with Retry-After retried. Providers are third-party HTTP:
 // nock, with fixtures from their documentation; signing keys are the tests' own.
 // The shipped catalog maps only video, lipsync and 3D endpoints to fal, so these tests serve lumen-dev-text-to-image
-// from fal through a copy of the spec (SPEC_DIR) whose x-model says so.
+// from fal through an operator model file (MODELS_DIR) whose x-model says so.
 import test from 'ava';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -31,24 +31,30 @@ const PRO = '/api/v1/lumen-pro-text-to-image';
 const PNG_BYTES = tinyPng(4, 4, 33);
 const falKeys = crypto.generateKeyPairSync('ed25519');
 
-let specDir = '';
+let modelsDir = '';
 test.before(async () => {
   nock.disableNetConnect();
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-  // The spec, with Lumen Dev served by fal (FLUX schnell) instead of the lumen http-json server.
-  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-fal-spec-'));
-  specDir = path.join(tmp, 'v1');
-  await fs.cp(path.join(import.meta.dirname, '../../spec/v1'), specDir, { recursive: true });
-  const file = path.join(specDir, 'models', 'lumen.yaml');
-  const yaml = await fs.readFile(file, 'utf8');
-  // lumen-dev's provider list (http-json, then Replicate) becomes fal alone, so no failover interferes
-  const from = /        providers:\n          - adapter: http-json\n            upstream: lumen\n            upstream_model: lumen-dev\n[\s\S]*?(?=        price:)/;
-  if (!from.test(yaml)) throw new Error('lumen-dev x-model changed: update this test');
-  await fs.writeFile(file, yaml.replace(from, [
-    '        adapter: fal', '        upstream: fal', '        upstream_model: fal-ai/flux/schnell',
-    '        input_map: { aspect_ratio: "", negative_prompt: "", output_format: "", num_inference_steps: "", guidance_scale: "" }',
-    '        fixed_input: { enable_safety_checker: true }', '',
-  ].join('\n')));
+  // An operator model file (MODELS_DIR) replacing Lumen Dev with fal (FLUX schnell) alone, so no failover interferes.
+  modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-fal-models-'));
+  await fs.writeFile(path.join(modelsDir, 'lumen-dev-on-fal.yaml'), [
+    'models:',
+    '  lumen-dev-text-to-image:',
+    '    summary: Lumen Dev text-to-image (tier balanced)',
+    '    x-model:',
+    '      category: text-to-image',
+    '      tier: balanced',
+    '      family: lumen',
+    '      output: image',
+    '      adapter: fal',
+    '      upstream: fal',
+    '      upstream_model: fal-ai/flux/schnell',
+    '      input_map: { aspect_ratio: "", negative_prompt: "", output_format: "", num_inference_steps: "", guidance_scale: "", loras: "" }',
+    '      fixed_input: { enable_safety_checker: true }',
+    '      price: { base: 0, per_unit: { field: num_images, amount: 25 } }',
+    "    input: { $ref: '#/components/schemas/LumenDevTextToImageInput' }",
+    '',
+  ].join('\n'));
   nock(JWKS).persist().get('/.well-known/jwks.json').reply(200, { keys: [falKeys.publicKey.export({ format: 'jwk' })] });
 });
 test.afterEach.always(() => {
@@ -58,12 +64,12 @@ test.afterEach.always(() => {
 test.after.always(async () => {
   nock.cleanAll();
   nock.enableNetConnect();
-  if (specDir) await fs.rm(path.dirname(specDir), { recursive: true, force: true });
+  if (modelsDir) await fs.rm(modelsDir, { recursive: true, force: true });
 });
 
 function env(extra: Record<string, string> = {}): Record<string, string> {
   return {
-    SPEC_DIR: specDir, UPSTREAM_FAL_URL: FAL, UPSTREAM_FAL_KEY: FAL_KEY,
+    MODELS_DIR: modelsDir, UPSTREAM_FAL_URL: FAL, UPSTREAM_FAL_KEY: FAL_KEY,
     UPSTREAM_REPLICATE_URL: `${REPLICATE}/v1`, UPSTREAM_REPLICATE_KEY: REPLICATE_KEY,
     UPSTREAM_POLL_DELAYS_MS: '20,40', RETRY_DELAYS_MS: '50,100,150', UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true',
     FAL_WEBHOOK_JWKS_URL: `${JWKS}/.well-known/jwks.json`, ...extra,
@@ -273,7 +279,7 @@ test.serial('replicate by callback: the submit asks for start/completed callback
   let done = false;
   const prediction = (status: string, extra: Record<string, unknown> = {}) => ({ id: 'rep-hook-1', status, input: {}, output: null, error: null, logs: '', ...extra });
   nock(REPLICATE).persist()
-    .post('/v1/models/black-forest-labs/flux-dev/predictions', (b: { webhook?: string; webhook_events_filter?: unknown }) => {
+    .post('/v1/models/black-forest-labs/flux-1.1-pro/predictions', (b: { webhook?: string; webhook_events_filter?: unknown }) => {
       hook = b.webhook ?? '';
       filter = b.webhook_events_filter;
       return true;

@@ -15,6 +15,11 @@ export function tinyPng(width = 2, height = 2, grey = 128): Buffer {
   return PNG.sync.write(png);
 }
 
+/** The start of an MP4 file (an `ftyp` box of brand isom and an empty `free` box): file-type reads it as video/mp4. */
+export function tinyMp4(): Buffer {
+  return Buffer.from('000000186674797069736f6d0000020069736f6d69736f320000000866726565', 'hex');
+}
+
 /** Every test host resolves to a public address, so the destination policy lets it through. */
 export async function publicResolve(): Promise<LookupAddress[]> {
   return [{ address: '93.184.215.14', family: 4 }];

@@ -30,7 +30,9 @@ test('the breakdown shows each step and its total is the price', (t) => {
   t.deepEqual(b, {
     base: 7,
     perUnit: { field: 'duration', amount: 11, units: 3, subtotal: 33 },
+    terms: [{ kind: 'per_unit', field: 'duration', amount: 11, units: 3, subtotal: 33 }],
     multipliers: [{ field: 'resolution', value: '4k', percent: 150, priceAfter: 60 }, { field: 'audio', value: 'true', percent: 133, priceAfter: 80 }],
+    minimum: null,
     total: 80,
   });
   t.is(computePrice(rule, input), b.total);

@@ -20,7 +20,7 @@ async function standInReplicate() {
   const server = http.createServer((req, res) => {
     const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (req.headers.authorization !== `Bearer ${KEY}` && req.url !== '/out/0.png') return json(401, { detail: 'Invalid token.' });
-    if (req.method === 'POST' && req.url === '/v1/models/black-forest-labs/flux-dev/predictions') {
+    if (req.method === 'POST' && req.url === '/v1/models/black-forest-labs/flux-1.1-pro/predictions') {
       state.submits++;
       req.resume();
       return json(201, { id: JOB, status: 'starting', output: null, error: null });
@@ -63,7 +63,7 @@ test('a worker killed while the provider runs the job: another worker resumes po
   // Submitted, recorded, and polled at least once by the first worker.
   await waitFor(async () => provider.state.submits === 1 && provider.state.polls >= 1, { what: 'the first worker to submit and poll', timeoutMs: 60_000 });
   const during = await gw.app.db('predictions').where({ id }).first();
-  t.like(during, { status: 'processing', upstream_name: 'replicate', upstream_job_id: JOB, upstream_model: 'black-forest-labs/flux-dev' });
+  t.like(during, { status: 'processing', upstream_name: 'replicate', upstream_job_id: JOB, upstream_model: 'black-forest-labs/flux-1.1-pro' });
   await first.kill('SIGKILL');
 
   provider.state.released = true;

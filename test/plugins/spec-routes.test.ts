@@ -187,6 +187,7 @@ test('spec-routes adds its routes once the credential plugins are registered, wh
       models: new Map(),
       api: { handlers: { someOperation: async () => ({}) } },
     },
+    catalog: { onNewModels: () => undefined },
   } as unknown as App;
   const errorsStub = { name: 'mediagate-errors', register: () => undefined };
   const server = Hapi.server();

@@ -15,16 +15,19 @@ const DEV = `        providers:
             upstream_model: lumen-dev
 `;
 
+/** YAML written at an operation's x-model indent (8), moved to a model entry's (6). */
+const entryIndent = (yaml: string) => yaml.replace(/^ {2}/gm, '');
+
 /** The shipped spec with lumen-dev-text-to-image's providers list replaced by `providers` (YAML at x-model's indent). */
 async function specWithDev(providers: string): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-spec-'));
   await fs.cp(SPEC, dir, { recursive: true });
   const file = path.join(dir, 'models', 'lumen.yaml');
   const yaml = await fs.readFile(file, 'utf8');
-  const start = yaml.indexOf(DEV);
+  const start = yaml.indexOf(entryIndent(DEV));
   if (start < 0) throw new Error('lumen-dev-text-to-image no longer starts its providers list with the http-json shim');
-  const end = yaml.indexOf('        price:', start);
-  await fs.writeFile(file, yaml.slice(0, start) + providers + yaml.slice(end));
+  const end = yaml.indexOf('      price:', start);
+  await fs.writeFile(file, yaml.slice(0, start) + entryIndent(providers) + yaml.slice(end));
   return dir;
 }
 
@@ -32,15 +35,15 @@ test('the shipped lists load in order; the first provider also fills the model\'
   const spec = await loadSpec(SPEC);
   const pro = spec.models.get('lumen-pro-text-to-image')!;
   t.deepEqual(pro.providers.map((p) => [p.adapter, p.upstream, p.upstreamModel]), [
-    ['replicate', 'replicate', 'black-forest-labs/flux-dev'],
-    ['openai-compatible', 'openai', 'gpt-image-1'],
+    ['replicate', 'replicate', 'black-forest-labs/flux-1.1-pro'],
+    ['openai-compatible', 'openai', 'gpt-image-1-mini'],
   ]);
-  t.like(pro, { adapter: 'replicate', upstream: 'replicate', upstreamModel: 'black-forest-labs/flux-dev' });
+  t.like(pro, { adapter: 'replicate', upstream: 'replicate', upstreamModel: 'black-forest-labs/flux-1.1-pro' });
   t.is(pro.providers[1]!.inputMap!.num_images, 'n');
-  t.is(pro.providers[0]!.inputMap!.num_images, 'num_outputs');
+  t.is(pro.providers[0]!.inputMap!.num_images, '');
   const veo = spec.models.get('veloce-v2-fast-image-to-video')!;
-  t.deepEqual(veo.providers.map((p) => p.upstreamModel), ['veloce-v2-fast', 'google/veo-3-fast']);
-  t.deepEqual(veo.providers[1]!.inputMap, { image_url: 'image' });
+  t.deepEqual(veo.providers.map((p) => p.upstreamModel), ['veloce-v2-fast', 'fal-ai/veo3.1/fast/image-to-video']);
+  t.deepEqual(veo.providers[1]!.inputMap, { duration: { type: 'string', suffix: 's' } });
   const chat = spec.models.get('lexi-v1-balanced-chat')!;
   t.deepEqual(chat.providers.map((p) => p.upstream), ['openai']);
   const local = spec.models.get('canvas-v1-fast-text-to-image')!;

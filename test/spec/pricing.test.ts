@@ -1,5 +1,5 @@
 import test from 'ava';
-import { computePrice, parsePriceRule, studioPrice } from '../../spec/pricing.ts';
+import { computePrice, computePriceBreakdown, describeTerm, parsePriceRule, studioPrice, tokenCharge, tokenHold } from '../../spec/pricing.ts';
 
 const schema = {
   properties: {
@@ -50,4 +50,105 @@ test('studio price: markup on the list price rounded up, a per-model price inste
   t.is(studioPrice(studio, 'cheap', 5), 5);
   t.is(studioPrice({ ...studio, payerMode: 'owner_pays' }, 'fixed', 5), 5);
   t.is(studioPrice({ ...studio, markupPercent: 0 }, 'any', 7), 7);
+});
+
+const image = {
+  properties: {
+    prompt: { type: 'string' },
+    width: { type: 'integer', default: 1024 },
+    height: { type: 'integer', default: 1024 },
+    num_images: { type: 'integer', default: 1, maximum: 4 },
+    image_size: { type: 'string', enum: ['square_hd', 'landscape_16_9'], default: 'square_hd' },
+    aspect_ratio: { type: 'string', default: '1:1' },
+    duration: { type: 'number', default: 5, maximum: 15 },
+    max_tokens: { type: 'integer', default: 256, maximum: 4096 },
+  },
+  required: ['prompt'],
+};
+
+test('per second of a number field: fractions of a credit round up', (t) => {
+  const rule = parsePriceRule({ base: 0, per_unit: { field: 'duration', amount: 3 } }, image);
+  t.is(computePrice(rule, { duration: 2.5 }), 8);
+});
+
+test('several per-unit terms add up, and the first is still reported as per_unit', (t) => {
+  const rule = parsePriceRule({ base: 1, per_unit: [{ field: 'duration', amount: 10 }, { field: 'num_images', amount: 5 }] }, image);
+  const b = computePriceBreakdown(rule, { duration: 3, num_images: 2 });
+  t.is(b.total, 41);
+  t.deepEqual(b.perUnit, { field: 'duration', amount: 10, units: 3, subtotal: 30 });
+  t.deepEqual(b.terms.map((x) => x.subtotal), [30, 10]);
+});
+
+test('per character of a text field, divided by `per` and rounded up (speech is billed per 1000 characters)', (t) => {
+  const rule = parsePriceRule({ base: 0, per_unit: { field: 'prompt', amount: 130, per: 1000 } }, schema);
+  t.is(computePrice(rule, { prompt: 'x'.repeat(1000) }), 130);
+  t.is(computePrice(rule, { prompt: 'x'.repeat(1001) }), 131);
+  // characters, not bytes: four emoji are four characters
+  t.is(computePriceBreakdown(rule, { prompt: '\u{1F600}'.repeat(4) }).terms[0]!.units, 4);
+  t.is(rule.perUnit, undefined, 'the legacy per_unit view (amount x value) does not describe a per-character term');
+  t.is(describeTerm(rule.terms[0]!).summary, '130 credits per 1000 characters of prompt');
+  t.throws(() => parsePriceRule({ base: 0, per_unit: { field: 'prompt', amount: 1, per: 0 } }, schema), { message: /per must be a positive integer/ });
+});
+
+test('per output: the amount times the outputs asked for, or one', (t) => {
+  t.is(computePrice(parsePriceRule({ base: 0, per_output: { amount: 40, count: 'num_images' } }, image), { num_images: 3 }), 120);
+  t.is(computePrice(parsePriceRule({ base: 2, per_output: { amount: 40 } }, image), {}), 42);
+});
+
+test('per megapixel from width and height: each image rounded up to whole megapixels (fal\'s rule), times the count', (t) => {
+  const rule = parsePriceRule({ base: 0, per_megapixel: { amount: 25, width: 'width', height: 'height', count: 'num_images' } }, image);
+  // 1024 x 1024 = 1.05 MP -> 2 MP each
+  t.is(computePrice(rule, { width: 1024, height: 1024, num_images: 2 }), 100);
+  t.is(computePrice(rule, { width: 1000, height: 1000, num_images: 1 }), 25);
+  const exact = parsePriceRule({ base: 0, per_megapixel: { amount: 25, width: 'width', height: 'height', round: 'exact' } }, image);
+  t.is(computePrice(exact, { width: 1024, height: 1024 }), 27);
+});
+
+test('per megapixel from a named size preset or an aspect ratio', (t) => {
+  const preset = parsePriceRule({ base: 0, per_megapixel: { amount: 30, size: 'image_size', presets: { square_hd: [1024, 1024], landscape_16_9: [1024, 576] } } }, image);
+  t.is(computePrice(preset, { image_size: 'landscape_16_9' }), 30);
+  t.is(computePrice(preset, { image_size: 'square_hd' }), 60);
+  const aspect = parsePriceRule({ base: 0, per_megapixel: { amount: 30, aspect: 'aspect_ratio', long_side: 2048, multiple: 16 } }, image);
+  // 2048 x 1152 = 2.36 MP -> 3
+  t.is(computePrice(aspect, { aspect_ratio: '16:9' }), 90);
+  t.throws(() => parsePriceRule({ base: 0, per_megapixel: { amount: 30, size: 'image_size', presets: { square_hd: [1024, 1024] } } }, image), { message: /presets has no size for "landscape_16_9"/ });
+});
+
+test('tiers: the step a value falls in; a rule leaving the maximum without a step is refused', (t) => {
+  const rule = parsePriceRule({ base: 0, tiers: { field: 'duration', steps: [{ up_to: 5, amount: 350 }, { up_to: 10, amount: 700 }, { amount: 1000 }] } }, image);
+  t.is(computePrice(rule, { duration: 5 }), 350);
+  t.is(computePrice(rule, { duration: 5.5 }), 700);
+  t.is(computePrice(rule, { duration: 15 }), 1000);
+  t.throws(() => parsePriceRule({ base: 0, tiers: { field: 'duration', steps: [{ up_to: 10, amount: 1 }] } }, image), { message: /a "duration" above 10 has no step/ });
+  t.throws(() => parsePriceRule({ base: 0, tiers: { field: 'duration', steps: [{ up_to: 10, amount: 1 }, { up_to: 5, amount: 2 }, { amount: 3 }] } }, image), { message: /steps\[1\]\.up_to must be above/ });
+});
+
+test('a minimum applies after the multipliers; the breakdown says when it did', (t) => {
+  const rule = parsePriceRule({ base: 4, per_unit: { field: 'duration', amount: 1 }, multipliers: { image_size: { landscape_16_9: 50 } }, minimum: 8 }, image);
+  const low = computePriceBreakdown(rule, { duration: 2, image_size: 'landscape_16_9' });
+  t.is(low.total, 8);
+  t.deepEqual(low.minimum, { amount: 8, applied: true });
+  t.is(computePrice(rule, { duration: 10, image_size: 'square_hd' }), 14);
+});
+
+test('per token: the hold covers the longest answer and at most one token per byte of the prompt; the charge is the usage reported', (t) => {
+  const rule = parsePriceRule({ per_token: { input: 150, output: 600, per: 1_000_000, input_fields: ['prompt'], overhead: 10, max_output: 'max_tokens' } }, image, 'x-model.providers[0].cost', 'cost');
+  const tokens = rule.tokens!;
+  const hold = tokenHold(tokens, { prompt: 'héllo', max_tokens: 4096 });
+  t.deepEqual(hold, { inputTokens: 6 + 10, outputTokens: 4096 });
+  t.is(tokenCharge(tokens, hold), Math.ceil((16 * 150 + 4096 * 600) / 1_000_000));
+  t.is(tokenCharge(tokens, { inputTokens: 12, outputTokens: 40 }), 1);
+  t.true(tokenCharge(tokens, { inputTokens: 12, outputTokens: 40 }) <= tokenCharge(tokens, hold));
+  t.is(computePriceBreakdown(rule, { prompt: 'héllo', max_tokens: 4096 }, { inputTokens: 100_000, outputTokens: 100_000 }).total, 75);
+  // a model's own price cannot be by tokens yet: its charge is its hold
+  t.throws(() => parsePriceRule({ base: 0, per_token: { input: 1, output: 1, per: 1000, input_fields: ['prompt'], max_output: 10 } }, image), { message: /per_token: a price by tokens is charged by the usage/ });
+  t.throws(() => parsePriceRule({ per_token: { input: 1, output: 1, per: 1000, input_fields: ['prompt'], max_output: 'num_images' } }, { properties: { prompt: { type: 'string' }, num_images: { type: 'integer', default: 1 } } }, 'c', 'cost'), { message: /needs a maximum/ });
+});
+
+test('each term reads in words for the catalog', (t) => {
+  const rule = parsePriceRule({ base: 0, per_megapixel: { amount: 25, width: 'width', height: 'height', count: 'num_images' }, tiers: { field: 'duration', steps: [{ up_to: 5, amount: 350 }, { amount: 700 }] } }, image);
+  t.deepEqual(rule.terms.map((x) => describeTerm(x).summary), [
+    '25 credits per megapixel of each image (width x height, rounded up to whole megapixels), x num_images',
+    'by duration: 350 up to 5, 700 above',
+  ]);
 });

@@ -23,7 +23,7 @@ const OPENAI_KEY = 'sk-provider-secret-key';
 const PRO = '/api/v1/lumen-pro-text-to-image';
 const MAX = '/api/v1/lumen-max-text-to-image';
 const CHAT = '/api/v1/lexi-v1-balanced-chat';
-const SUBMIT = '/v1/models/black-forest-labs/flux-dev/predictions';
+const SUBMIT = '/v1/models/black-forest-labs/flux-1.1-pro/predictions';
 
 const PNG_BYTES = tinyPng(3, 2, 90);
 
@@ -39,7 +39,7 @@ const ENV = {
 };
 
 function prediction(id: string, status: string, extra: Record<string, unknown> = {}) {
-  return { id, model: 'black-forest-labs/flux-dev', input: {}, logs: '', output: null, error: null, status, created_at: '2026-11-23T16:19:34.765994Z', urls: { get: `${REPLICATE}/v1/predictions/${id}`, cancel: `${REPLICATE}/v1/predictions/${id}/cancel` }, ...extra };
+  return { id, model: 'black-forest-labs/flux-1.1-pro', input: {}, logs: '', output: null, error: null, status, created_at: '2026-11-23T16:19:34.765994Z', urls: { get: `${REPLICATE}/v1/predictions/${id}`, cancel: `${REPLICATE}/v1/predictions/${id}/cancel` }, ...extra };
 }
 
 /** A Replicate job that stays `processing` until released, counting submits and polls. */

@@ -1,5 +1,5 @@
 // Failover across a model's providers (x-model.providers; README "Providers") through the HTTP
-// surface and the real worker: lumen-pro-text-to-image lists Replicate, then OpenAI. The gateway
+// surface and the real worker: lumen-pro-text-to-image lists Replicate's FLUX1.1 [pro], then OpenAI's GPT Image 1 Mini. The gateway
 // moves to OpenAI when Replicate is unconfigured, refuses the submit retryably, or has its circuit
 // open, and never once Replicate accepted the job. The providers are third-party HTTP: nock.
 import test from 'ava';
@@ -14,7 +14,7 @@ const OPENAI = 'https://api.openai.test';
 const REPLICATE_KEY = 'r8_failover_secret';
 const OPENAI_KEY = 'sk-failover-secret';
 const PRO = '/api/v1/lumen-pro-text-to-image';
-const SUBMIT = '/v1/models/black-forest-labs/flux-dev/predictions';
+const SUBMIT = '/v1/models/black-forest-labs/flux-1.1-pro/predictions';
 const PNG = tinyPng(4, 4, 60);
 
 const BOTH = {
@@ -84,8 +84,8 @@ test.serial('a provider that refuses the submit with a retryable answer hands th
   t.is(replicate.calls, 1, 'Replicate was asked once');
   t.is(openai.calls, 1, 'OpenAI ran it once');
   // OpenAI's own field names, from its entry's input_map
-  t.like(openai.bodies[0], { model: 'gpt-image-1', n: 1, prompt: 'a lighthouse at dusk' });
-  t.like(done, { upstream_name: 'openai', upstream_model: 'gpt-image-1', attempts: 1 });
+  t.like(openai.bodies[0], { model: 'gpt-image-1-mini', n: 1, prompt: 'a lighthouse at dusk' });
+  t.like(done, { upstream_name: 'openai', upstream_model: 'gpt-image-1-mini', attempts: 1 });
   const debits = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' });
   t.is(debits.length, 1);
   // the user sees the gateway's result, not who ran it
@@ -131,7 +131,7 @@ test.serial('an open circuit skips the provider without calling it; after the co
   const trial = await finished(gw, await submit(gw, acct.liveKey));
   t.is(trial.status, 'completed', String(trial.error));
   t.is(recovered.calls, 1, 'the half-open trial went to Replicate');
-  t.like(trial, { upstream_name: 'replicate', upstream_model: 'black-forest-labs/flux-dev' });
+  t.like(trial, { upstream_name: 'replicate', upstream_model: 'black-forest-labs/flux-1.1-pro' });
   t.is(openai.calls, 3);
 });
 

@@ -1,5 +1,5 @@
-// WaveSpeed through the real worker and HTTP surface (README "Providers"), on the shipped
-// catalog: aurora-v3-standard-text-to-video lists its own http-json server, then WaveSpeed
+// WaveSpeed through the real worker and HTTP surface (README "Providers"): an operator model file
+// (MODELS_DIR) makes aurora-v3-standard-text-to-video list its own http-json server, then WaveSpeed
 // (Kling 3.0 Standard). A prediction driven created -> processing -> completed by polling and by a
 // signed callback (tampered and unsigned ones refused, a duplicate harmless); a moderation refusal
 // failed and unbilled; cancel reaching WaveSpeed (delete); failover from a down aurora server to
@@ -8,6 +8,7 @@
 import test from 'ava';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import nock from 'nock';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
@@ -24,22 +25,44 @@ const MODEL = '/api/v1/aurora-v3-standard-text-to-video';
 const SUBMIT = '/api/v3/kwaivgi/kling-v3.0-std/text-to-video';
 
 let MP4 = Buffer.alloc(0);
+let modelsDir = '';
 test.before(async () => {
   nock.disableNetConnect();
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);
   MP4 = await fs.readFile(path.join(import.meta.dirname, '../../workers/sandbox/sample.mp4'));
+  modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-ws-models-'));
+  await fs.writeFile(path.join(modelsDir, 'aurora-on-wavespeed.yaml'), [
+    'models:',
+    '  aurora-v3-standard-text-to-video:',
+    '    summary: Aurora v3 Standard text-to-video (tier balanced)',
+    '    x-model:',
+    '      category: text-to-video',
+    '      tier: balanced',
+    '      family: aurora-v3',
+    '      output: video',
+    '      providers:',
+    '        - { adapter: http-json, upstream: aurora, upstream_model: aurora-v3-standard-t2v }',
+    '        - adapter: wavespeed',
+    '          upstream: wavespeed',
+    '          upstream_model: kwaivgi/kling-v3.0-std/text-to-video',
+    "          input_map: { generate_audio: sound, resolution: '', seed: '' }",
+    '      price: { base: 100, per_unit: { field: duration, amount: 40 }, multipliers: { generate_audio: { "true": 130 } } }',
+    "    input: { $ref: '#/components/schemas/AuroraV3TextToVideoInput' }",
+    '',
+  ].join('\n'));
 });
 test.afterEach.always(() => {
   nock.cleanAll();
 });
-test.after.always(() => {
+test.after.always(async () => {
   nock.enableNetConnect();
+  await fs.rm(modelsDir, { recursive: true, force: true });
 });
 
 function env(extra: Record<string, string> = {}): Record<string, string> {
   return {
     UPSTREAM_WAVESPEED_URL: `${WS}/api/v3`, UPSTREAM_WAVESPEED_KEY: WS_KEY,
-    UPSTREAM_POLL_DELAYS_MS: '20,40', RETRY_DELAYS_MS: '50,100,150', UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true', ...extra,
+    UPSTREAM_POLL_DELAYS_MS: '20,40', RETRY_DELAYS_MS: '50,100,150', UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true', MODELS_DIR: modelsDir, ...extra,
   };
 }
 /** Callbacks on, and polls so far apart that only a callback can move a job on. */

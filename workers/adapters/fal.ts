@@ -23,6 +23,8 @@ import type { HttpNet, KeyedCall as Call } from './upstream-http.ts';
 import { emptyResult, truncate, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
 import { mapInput } from './upstream-config.ts';
+import { cleanMetadata, secondsToMs } from '../../lib/provider-metadata.ts';
+import type { ProviderMetadata } from '../../lib/provider-metadata.ts';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -61,6 +63,18 @@ export function readResult(caller: Caller, body: Record<string, unknown>, text: 
   return outputs;
 }
 
+/**
+ * What a fal result says besides its files: the `seed` it used, the first image's `width` and
+ * `height`, an audio's `duration_ms` (or a `duration` in seconds), and its `timings` in seconds.
+ * Checked again before it is kept (lib/provider-metadata.ts).
+ */
+export function metadataOf(body: Record<string, unknown>): ProviderMetadata | undefined {
+  const first = Array.isArray(body.images) && isRecord(body.images[0]) ? body.images[0] : isRecord(body.image) ? body.image : undefined;
+  const duration = typeof body.duration_ms === 'number' ? body.duration_ms / 1000 : body.duration;
+  const raw = { seed: body.seed, width: first?.width, height: first?.height, duration, revised_prompt: body.revised_prompt, provider_timings: secondsToMs(body.timings) };
+  return cleanMetadata(raw);
+}
+
 export function createFal(env: AdapterEnv, netOverrides: Partial<HttpNet> = {}, pollIntervalMs = 1000): Adapter {
   const net = defaultNet(env, netOverrides);
 
@@ -87,7 +101,8 @@ export function createFal(env: AdapterEnv, netOverrides: Partial<HttpNet> = {}, 
     const timings = isRecord(body.timings) ? body.timings : {};
     const seconds = typeof timings.inference === 'number' && Number.isFinite(timings.inference) && timings.inference >= 0 ? timings.inference : undefined;
     const ms = inferenceMs ?? (seconds === undefined ? undefined : Math.round(seconds * 1000));
-    return { kind: 'succeeded', status: 'COMPLETED', outputs, ...(ms !== undefined ? { inferenceMs: ms } : {}) };
+    const metadata = metadataOf(body);
+    return { kind: 'succeeded', status: 'COMPLETED', outputs, ...(ms !== undefined ? { inferenceMs: ms } : {}), ...(metadata ? { report: { metadata } } : {}) };
   }
 
   /** A status body as a job state (COMPLETED fetches the result). */

@@ -26,7 +26,7 @@
 // to poll or cancel. Video: OpenAI's Videos API (sora-2) is deprecated and shuts down on
 // 24 September 2026 (OpenAI's video generation guide), so no video endpoint is mapped to it.
 import { AdapterError } from './types.ts';
-import type { Adapter, AdapterDefinition, AdapterEnv, AdapterResult, JobAdapter, JobContext, JobState, UpstreamOutput } from './types.ts';
+import type { Adapter, AdapterDefinition, AdapterEnv, AdapterResult, JobAdapter, JobContext, JobState, ProviderReport, UpstreamOutput } from './types.ts';
 import { bearer, callJson, keyedCall, collectOutputs, defaultNet, download, joinUrl, removeTemporary, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -54,13 +54,34 @@ function chatBody(model: string, input: Record<string, unknown>): Record<string,
   return { ...rest, model, messages };
 }
 
+const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
+
+/**
+ * What the answer says besides the outputs: `usage` (chat: prompt_tokens and completion_tokens;
+ * GPT image models: input_tokens and output_tokens), its `cost` in US dollars where the server
+ * reports one (OpenRouter's usage accounting), and a rewritten prompt (dall-e-3's revised_prompt).
+ */
+function reportOf(body: Record<string, unknown>, revisedPrompt?: unknown): ProviderReport | undefined {
+  const usage = isRecord(body.usage) ? body.usage : {};
+  const inputTokens = count(usage.prompt_tokens) ?? count(usage.input_tokens);
+  const outputTokens = count(usage.completion_tokens) ?? count(usage.output_tokens);
+  const cost = typeof usage.cost === 'number' && Number.isFinite(usage.cost) && usage.cost >= 0 ? usage.cost : undefined;
+  const report: ProviderReport = {
+    ...(inputTokens !== undefined && outputTokens !== undefined ? { usage: { inputTokens, outputTokens } } : {}),
+    ...(cost !== undefined ? { costUsd: cost } : {}),
+    ...(typeof revisedPrompt === 'string' && revisedPrompt !== '' ? { metadata: { revised_prompt: revisedPrompt } } : {}),
+  };
+  return Object.keys(report).length ? report : undefined;
+}
+
 function readChat(caller: Caller, body: Record<string, unknown>): JobState {
   const choice = Array.isArray(body.choices) && isRecord(body.choices[0]) ? body.choices[0] : undefined;
   if (choice?.finish_reason === 'content_filter') throw moderated(caller);
   const message = isRecord(choice?.message) ? choice.message : undefined;
   const content = message?.content;
   if (typeof content !== 'string' || content === '') throw emptyResult(caller);
-  return { kind: 'succeeded', status: 'completed', outputs: [{ data: Buffer.from(content, 'utf8'), contentType: 'text/plain', extension: 'txt' }] };
+  const report = reportOf(body);
+  return { kind: 'succeeded', status: 'completed', outputs: [{ data: Buffer.from(content, 'utf8'), contentType: 'text/plain', extension: 'txt' }], ...(report ? { report } : {}) };
 }
 
 function readImages(caller: Caller, body: Record<string, unknown>): JobState {
@@ -76,7 +97,9 @@ function readImages(caller: Caller, body: Record<string, unknown>): JobState {
     }
   }
   if (outputs.length === 0) throw emptyResult(caller);
-  return { kind: 'succeeded', status: 'completed', outputs };
+  const first = isRecord(data[0]) ? data[0] : {};
+  const report = reportOf(body, first.revised_prompt);
+  return { kind: 'succeeded', status: 'completed', outputs, ...(report ? { report } : {}) };
 }
 
 /** The image's type from its first bytes: the edits API takes PNG, JPEG and WebP. */
@@ -176,7 +199,7 @@ export function createOpenAiCompatible(env: AdapterEnv, netOverrides: Partial<Ht
       if (state.kind === 'failed') throw state.error;
       if (state.kind !== 'succeeded') throw new AdapterError('unexpected upstream state', false, { code: 'upstream_protocol' });
       const files = await job.collect(state.outputs, ctx);
-      return { files, inferenceMs: Math.round(performance.now() - started) };
+      return { files, inferenceMs: Math.round(performance.now() - started), ...(state.report ? { report: state.report } : {}) };
     },
   };
 }

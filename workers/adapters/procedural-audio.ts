@@ -121,6 +121,7 @@ async function run(input: Record<string, unknown>, ctx: RunContext): Promise<Ada
   return {
     files: [{ data: encodeWav(samples, SAMPLE_RATE), contentType: 'audio/wav', extension: 'wav' }],
     inferenceMs: Math.round(performance.now() - started),
+    report: { metadata: { seed, duration: samples.length / SAMPLE_RATE } },
   };
 }
 

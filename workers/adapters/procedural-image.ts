@@ -312,7 +312,8 @@ async function run(input: Record<string, unknown>, ctx: RunContext): Promise<Ada
     // Image i uses seed + i, as diffusion APIs do, so a batch can be reproduced one image at a time.
     files.push(await renderImage({ prompt, seed: (seed + i) >>> 0, width, height, steps }, ctx.signal));
   }
-  return { files, inferenceMs: Math.round(performance.now() - started) };
+  // the seed it drew (a request without one gets one from its prompt) and the size, to reproduce the first image
+  return { files, inferenceMs: Math.round(performance.now() - started), report: { metadata: { seed, width, height } } };
 }
 
 export const proceduralImage: AdapterDefinition = {

@@ -20,6 +20,7 @@ import type { HttpNet, KeyedCall as Call } from './upstream-http.ts';
 import { emptyResult, moderated, truncate, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
 import { mapInput } from './upstream-config.ts';
+import { secondsToMs } from '../../lib/provider-metadata.ts';
 
 const VERSION_ID = /^[0-9a-f]{64}$/;
 /** Replicate's failure text for a safety-checker refusal ("NSFW content detected...") */
@@ -62,7 +63,9 @@ export function readPrediction(caller: Caller, body: Record<string, unknown>, te
       if (outputs.length === 0) throw emptyResult(caller);
       const metrics = isRecord(body.metrics) ? body.metrics : {};
       const seconds = typeof metrics.predict_time === 'number' && Number.isFinite(metrics.predict_time) && metrics.predict_time >= 0 ? metrics.predict_time : undefined;
-      return { kind: 'succeeded', status, outputs, ...(seconds !== undefined ? { inferenceMs: Math.round(seconds * 1000) } : {}) };
+      // Replicate's metrics (predict_time, total_time, in seconds) are its timings
+      const timings = secondsToMs(metrics);
+      return { kind: 'succeeded', status, outputs, ...(seconds !== undefined ? { inferenceMs: Math.round(seconds * 1000) } : {}), ...(timings ? { report: { metadata: { provider_timings: timings } } } : {}) };
     }
     case 'failed': {
       const detail = typeof body.error === 'string' && body.error !== '' ? body.error : 'no details given';

@@ -3,6 +3,7 @@
 // records the prediction. Adapters never touch the database, the queue or credits.
 
 import type { MediaKind } from '../../lib/media.ts';
+import type { InputMapping } from '../../spec/mapping.ts';
 export type { MediaKind };
 
 /**
@@ -25,6 +26,34 @@ export interface AdapterResult {
   files: AdapterFile[];
   /** time spent on inference, as measured by the adapter (or reported by the upstream) */
   inferenceMs: number;
+  /** what the provider's answer said besides the outputs */
+  report?: ProviderReport;
+}
+
+/**
+ * What a provider's answer says besides its outputs, when it says it: what the job cost, the
+ * tokens it used, and metadata a user needs to reproduce or place the result (the seed the
+ * provider chose, the output's size and length, a rewritten prompt, the provider's timings).
+ */
+export interface ProviderReport {
+  /** the cost the provider reports for the job, in US dollars */
+  costUsd?: number;
+  /** tokens used (language models) */
+  usage?: { inputTokens: number; outputTokens: number };
+  metadata?: ProviderMetadata;
+}
+
+/** Provider metadata shown beside a result's interface fields (each optional). */
+export interface ProviderMetadata {
+  seed?: number;
+  width?: number;
+  height?: number;
+  /** seconds of video or audio */
+  duration?: number;
+  /** the prompt the provider actually used, when it rewrote the one sent */
+  revised_prompt?: string;
+  /** the provider's own timings, in milliseconds, by name (queue, inference, ...) */
+  provider_timings?: Record<string, number>;
 }
 
 /** What the spec's x-model extension says about the model being run. */
@@ -35,10 +64,12 @@ export interface ModelRef {
   upstream?: string;
   /** x-model.upstream_model: the provider's own model id */
   upstreamModel?: string;
-  /** x-model.input_map: our input field -> the provider's field name (fields not listed keep their name) */
-  inputMap?: Readonly<Record<string, string>>;
+  /** x-model.input_map as written: our input field -> the provider's field name or a transform (fields not listed keep their name) */
+  inputMap?: Readonly<Record<string, unknown>>;
   /** x-model.fixed_input: provider-only values sent with every request (they win over mapped fields) */
   fixedInput?: Readonly<Record<string, unknown>>;
+  /** the catalog's compiled input_map, fixed_input and limits (spec/mapping.ts); else compiled from the two above */
+  mapping?: InputMapping;
 }
 
 export interface RunContext {
@@ -69,7 +100,7 @@ export type UpstreamOutput =
 /** What the provider says about a job. `status` is the provider's own word, recorded on the prediction. */
 export type JobState =
   | { kind: 'running'; status: string; retryAfterMs?: number; queuePosition?: number; progress?: number }
-  | { kind: 'succeeded'; status: string; outputs: UpstreamOutput[]; inferenceMs?: number }
+  | { kind: 'succeeded'; status: string; outputs: UpstreamOutput[]; inferenceMs?: number; report?: ProviderReport }
   | { kind: 'failed'; status: string; error: AdapterError };
 
 export interface JobContext {

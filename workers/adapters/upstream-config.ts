@@ -5,6 +5,7 @@
 import { PROVIDER_DEFAULT_URLS } from '../../config.ts';
 import { AdapterError } from './types.ts';
 import type { AdapterEnv, ModelRef, UpstreamConfig } from './types.ts';
+import { applyMapping, parseInputMapping } from '../../spec/mapping.ts';
 
 /** The environment variable that configures a provider, for messages. */
 export function upstreamVariable(name: string, suffix: 'URL' | 'KEY'): string {
@@ -31,15 +32,18 @@ export function requireUpstream(env: AdapterEnv, model: ModelRef): { name: strin
 }
 
 /**
- * Our validated input as the provider's: each field renamed by `input_map` (a field mapped to ""
- * is dropped: the provider has no such field), then `fixed_input` added, winning over mapped ones.
+ * Our validated input as the provider's (spec/mapping.ts): each field renamed or transformed by
+ * `input_map` (a field mapped to "" is dropped: the provider has no such field), then
+ * `fixed_input` added, winning over mapped ones. The submit already refused (422) an input this
+ * provider cannot take; one that still fails here (a catalog reloaded in between) fails the
+ * prediction as the input's fault, never retried.
  */
 export function mapInput(input: Readonly<Record<string, unknown>>, model: ModelRef): Record<string, unknown> {
-  const map = model.inputMap ?? {};
-  const out: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(input)) {
-    const target = Object.hasOwn(map, field) ? map[field]! : field;
-    if (target !== '') out[target] = value;
+  const mapping = model.mapping ?? parseInputMapping({ input_map: model.inputMap, fixed_input: model.fixedInput }, undefined, 'x-model');
+  const mapped = applyMapping(mapping, input);
+  if (!mapped.ok) {
+    const detail = mapped.problems.map((p) => `${p.field}: ${p.msg}`).join('; ');
+    throw new AdapterError(`the input cannot be sent to upstream "${model.upstream ?? model.operationId}": ${detail}`, false, { code: 'upstream_rejected_input' });
   }
-  return { ...out, ...(model.fixedInput ?? {}) };
+  return mapped.value;
 }

@@ -325,7 +325,7 @@ export async function runJobInProcess(job: JobAdapter, pollIntervalMs: number, i
   }
   if (state.kind === 'failed') throw state.error;
   const files = await job.collect(state.outputs, ctx);
-  return { files, inferenceMs: Math.round(state.inferenceMs ?? performance.now() - started) };
+  return { files, inferenceMs: Math.round(state.inferenceMs ?? performance.now() - started), ...(state.report ? { report: state.report } : {}) };
 }
 
 /** A call to a provider reached by base URL and key (fal, openai-compatible, replicate, wavespeed). */

@@ -75,7 +75,9 @@ export function readPrediction(caller: Caller, data: Record<string, unknown>, te
       if (outputs.length === 0) throw emptyResult(caller);
       const timings = isRecord(data.timings) ? data.timings : {};
       const ms = typeof timings.inference === 'number' && Number.isFinite(timings.inference) && timings.inference >= 0 ? Math.round(timings.inference) : undefined;
-      return { kind: 'succeeded', status, outputs, ...(ms !== undefined ? { inferenceMs: ms } : {}) };
+      // WaveSpeed's timings are in milliseconds already
+      const given = Object.fromEntries(Object.entries(timings).filter(([, v]) => typeof v === 'number' && Number.isFinite(v) && v >= 0));
+      return { kind: 'succeeded', status, outputs, ...(ms !== undefined ? { inferenceMs: ms } : {}), ...(Object.keys(given).length ? { report: { metadata: { provider_timings: given as Record<string, number> } } } : {}) };
     }
     case 'failed': {
       const detail = typeof data.error === 'string' && data.error !== '' ? data.error : 'no details given';

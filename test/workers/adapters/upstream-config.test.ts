@@ -31,7 +31,7 @@ test('poll delays and the longest wait are configurable', (t) => {
 
 test('the shipped provider models carry their mapping', async (t) => {
   const spec = await loadSpec(SPEC);
-  t.like(spec.models.get('lumen-pro-text-to-image'), { adapter: 'replicate', upstream: 'replicate', upstreamModel: 'black-forest-labs/flux-dev', inputMap: { num_images: 'num_outputs' } });
+  t.like(spec.models.get('lumen-pro-text-to-image'), { adapter: 'replicate', upstream: 'replicate', upstreamModel: 'black-forest-labs/flux-1.1-pro', inputMap: { num_images: '' } });
   t.like(spec.models.get('lumen-max-text-to-image'), { adapter: 'openai-compatible', upstream: 'openai', fixedInput: { quality: 'high' } });
   t.like(spec.models.get('lexi-v1-balanced-chat'), { adapter: 'openai-compatible', category: 'llm' });
 });

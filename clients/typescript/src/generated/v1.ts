@@ -35,7 +35,9 @@ export interface paths {
          *     keys can run it here (`available`: a local model, or an upstream provider the operator has
          *     configured; sandbox keys can call every model). Filter with `category` and `tier`; an
          *     unknown value is 422 listing the known ones. Public, like the API document itself: it
-         *     says nothing the served `/openapi.json` does not, except availability.
+         *     says nothing the served `/openapi.json` does not, except availability. In a whitelabel
+         *     studio's context it lists the studio's models only, and `price` is the studio's price at
+         *     the defaults alone (calculateDynamicCost prices any other input).
          */
         get: operations["listModels"];
         put?: never;
@@ -132,7 +134,12 @@ export interface paths {
          *     `payment_refund` row, once per Stripe refund id, whether the refund was made with
          *     adminStripeRefund or in Stripe's dashboard. A refund that fails or is cancelled afterwards
          *     (`refund.failed`, or any of those events with status `failed` or `canceled`) gives the credits
-         *     it took back, once (`refund_reversed`). Any other event is answered `ignored`.
+         *     it took back, once (`refund_reversed`). A purchase made with createCheckoutSession for a team
+         *     credits the team's wallet (`metadata.team_id`). A subscription checkout made with
+         *     createCheckoutSession starts the plan named in its metadata on its wallet
+         *     (`subscription_started`); `customer.subscription.updated` with another plan's price changes
+         *     the plan from the next renewal, and `customer.subscription.deleted` (or a subscription
+         *     Stripe reports `canceled` or `unpaid`) cancels it. Any other event is answered `ignored`.
          *     `unmatched`: a paid checkout names no account of this gateway, or is in another currency
          *     without `metadata.credits`; nothing moves and an error is logged (`stripe_payment_unmatched`)
          *     for the operator. 503 naming the variable when `STRIPE_WEBHOOK_SECRET` (or, for
@@ -400,9 +407,29 @@ export interface paths {
         put?: never;
         /**
          * Log out
-         * @description Ends the session whose token authenticates the request, at once; other sessions of the account stay valid.
+         * @description Ends the session whose token authenticates the request, at once; other sessions of the account stay valid. A dashboard cookie session also has its cookie cleared.
          */
         post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Describe the presenting session
+         * @description The presenting login session: its account, when it expires, whether it came as the dashboard's cookie and, for a cookie session, the CSRF token that every state-changing request made with that cookie must send in the `X-CSRF-Token` header (403 `csrf_token_invalid` without it). A page loads this first: a 401 means it is signed out. The token is derived from the session and ends with it; it is not a credential on its own.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -578,7 +605,7 @@ export interface paths {
         };
         /**
          * Google sign-in callback
-         * @description Completes Google sign-in: redeems the code (with the PKCE verifier) at Google and validates the ID token (signature, issuer, audience, expiry, nonce). The account linked to the Google identity signs in; on first sign-in the account with the same email is linked when Google has verified that email (an unverified local account then loses its password and sessions, since whoever set them never proved the address), or else a new account without a password is created. Returns a session token. A state that is unknown, expired (10 minutes) or already used is 400; a code or ID token that does not validate, or an error from Google, is 401.
+         * @description Completes Google sign-in: redeems the code (with the PKCE verifier) at Google and validates the ID token (signature, issuer, audience, expiry, nonce). The account linked to the Google identity signs in; on first sign-in the account with the same email is linked when Google has verified that email (an unverified local account then loses its password and sessions, since whoever set them never proved the address), or else a new account without a password is created. Returns a session token; when the sign-in was started with `session=cookie`, sets the session cookie instead and redirects (302) the browser to the page named at the start. A state that is unknown, expired (10 minutes) or already used is 400; a code or ID token that does not validate, or an error from Google, is 401.
          */
         get: operations["googleCallback"];
         put?: never;
@@ -689,6 +716,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/admin_users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List and search users
+         * @description The operator console's user list: every account matching the filters, sorted, 25 a page (at most 100). `q` matches part of the email, or an account id. Filters: `role`, `studio_id` (the studio the account signed up in), `in_team` (members of that team), `verified`, `deleted` (erased accounts). Sorting by `created_at` (default, newest first), `email` or `balance`. `total` counts every match. Roles: support, billing, admin; every call is in the audit log.
+         */
+        get: operations["adminListUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_user_runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's recent runs
+         * @description The 20 newest predictions of the user with `email`, whichever wallet paid (their own or a team's), with the provider that ran each and, for a failed one, the provider's error. 404 for an unknown email. Roles: support, billing, admin.
+         */
+        get: operations["adminUserRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Totals across the gateway
+         * @description The gateway's figures over the last `days` UTC days (today included; default 14, at most 90): accounts (all, verified, erased, new in the window), runs per day by outcome and the credits charged for production runs, and failures per day by model and provider. Roles: support, billing, admin.
+         */
+        get: operations["adminStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Failed runs with the provider's error
+         * @description Failed predictions of the last `days` UTC days (default 7), newest first, 50 a page, with the account, the model, the provider and its model, and the error the provider gave. Filter by `model` or `provider`. Roles: support, billing, admin.
+         */
+        get: operations["adminFailures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/admin_manage_subscription": {
         parameters: {
             query?: never;
@@ -787,6 +894,96 @@ export interface paths {
         get: operations["getMySubscription"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/checkout_sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start buying credit or a plan with Stripe Checkout
+         * @description Creates a Stripe Checkout Session and answers its payment page (`url`) to send the
+         *     browser to. `amount` buys credit for that many of the currency's minor units (cents),
+         *     within the operator's limits (`CHECKOUT_MIN_AMOUNT`..`CHECKOUT_MAX_AMOUNT`; getSiteInfo
+         *     lists them and the presets), at the configured rate; `plan` buys a subscription plan that
+         *     the operator sells online (a plan with a `stripe_price`). For the caller's own wallet, or
+         *     with `team_id` a team's (needs `top_up`: owners, admins and billing members). Nothing is
+         *     credited here: Stripe's webhook credits the paid checkout once (or starts the plan), and
+         *     the browser returns to the billing page with `checkout=done`. On a studio's storefront
+         *     only a studio whose users pay for their runs sells credit (403 otherwise). 503 when
+         *     payments are not configured (`STRIPE_SECRET_KEY`) or Stripe cannot be reached; 409 when
+         *     the wallet already has an active plan.
+         */
+        post: operations["createCheckoutSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/purchases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the credit bought for a wallet
+         * @description The purchases (paid Checkout Sessions) that credited the caller's own wallet, or with `team_id` the team's (`read_balance`), newest first, 25 a page; `before` is the last `id` of the previous page. Refunds show as `refunded_amount` and the credits they took back.
+         */
+        get: operations["listPurchases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a wallet's Stripe invoices
+         * @description The Stripe invoices of the wallet's Stripe customer (the caller's own, or with `team_id` the team's), newest first, at most 24, with links to Stripe's invoice page and PDF. Empty before a first purchase or when payments are not configured; 503 when Stripe cannot be reached.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/billing_portal_sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open Stripe's billing portal for a wallet
+         * @description Answers the address of a Stripe billing portal session for the wallet's Stripe customer (the caller's own, or with `team_id` the team's, needing `top_up`), where the customer changes or cancels a plan, updates the card and downloads invoices. Changes come back through Stripe's webhook. 409 before a first purchase or plan (there is no customer yet); 503 when payments are not configured or Stripe cannot be reached.
+         */
+        post: operations["createBillingPortalSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -953,6 +1150,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/admin_model_margins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Revenue, provider cost and margin by model and day
+         * @description For each model and UTC day from `from` to `to` (both included, at most 366 days): the runs a provider (or the gateway itself) made, how many completed and were charged, the credits the gateway was paid (`revenue`: the charges less any studio owner's markup), what the providers charged for them (`provider_cost`: the cost a provider's answer reports, else the model's declared provider cost rule), and `margin` (`revenue` - `provider_cost`). A run whose provider cost is unknown counts in `unknown_cost_runs` and adds nothing to `provider_cost`. A run the provider finished that the gateway then failed counts its cost with no revenue. Sandbox runs are not counted. Credits: 1000 = 1 USD. Roles: billing, admin.
+         */
+        get: operations["adminModelMargins"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/admin_reload_catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reload the model catalog without a restart
+         * @description Reads the shipped model files and MODELS_DIR again and, when they load, makes the new catalog the one in use, in this process and (through RabbitMQ) in every API and worker process of the deployment; sending SIGHUP to a process does the same. Requests already in progress finish on the catalog they started with. New models answer at once; a removed model answers 404. A catalog that does not load changes nothing: 422 with the reason, naming the file and the key, as start-up would. The root openapi.yaml (routes, security, the parts every model endpoint shares) and an existing model's route settings (security, parameters, rate limit, team permission) apply at start-up only: a reload that changes them is refused with 422, and a restart applies them. Role: admin.
+         */
+        post: operations["adminReloadCatalog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/lora-data": {
         parameters: {
             query?: never;
@@ -1022,6 +1259,26 @@ export interface paths {
          *     may reuse the name of a public LoRA, and then its own entry wins at submit.
          */
         post: operations["createLora"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/site": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a sign-in page needs to know about this site
+         * @description Public. The site a browser is on: the gateway itself, or a whitelabel studio's storefront (in the studio's context: its domain or `x-whitelabel-studio`), with the studio's name and branding and who pays for its runs; whether new accounts may register here; which sign-in methods are offered; and whether credit can be bought here, with the operator's presets and limits. Nothing in it is secret, and it names no other studio.
+         */
+        get: operations["getSiteInfo"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1117,7 +1374,7 @@ export interface paths {
         };
         get?: never;
         /**
-         * Change an API key's name, IP restriction, expiry or spend limit
+         * Change an API key's name, IP restriction, expiry, spend limit or generation limits
          * @description Updates one of the caller's personal keys (team keys: the team key routes); an absent
          *     field is left as it is.
          *     - `ip_whitelist` replaces the list (IPv4/IPv6 addresses and CIDR ranges, at most 50,
@@ -1131,6 +1388,9 @@ export interface paths {
          *       whose price would take the key's spend in the period past it is 402
          *       `key_spend_limit_exceeded` (held and settled prices count; failed and cancelled ones
          *       do not). null removes it.
+         *     - `rate_limit_per_minute` and `max_concurrent`: the key's own generation limits; null
+         *       returns to the gateway's defaults. A call made with an API key may not set them above
+         *       its own (403).
          *     No credential widens itself: when the call is made with an API key, the key may not
          *     remove or widen the IP restriction of any key beyond its own list (403), and on itself
          *     it may only narrow: it may not remove or postpone its own expiry, nor remove or raise
@@ -1140,6 +1400,31 @@ export interface paths {
          */
         put: operations["updateApiKey"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/api_keys/{key_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give an API key a new secret, keeping the old one for a grace period
+         * @description Replaces the key's secret with a new one, shown once in the answer; the key keeps its id,
+         *     name, restrictions, limits, spend so far and history. The replaced secret keeps working
+         *     for `grace_seconds` (default one day, at most 30 days; 0 ends it at once), so a deployment
+         *     can switch to the new secret without downtime; after that it is refused with 401
+         *     `api_key_expired`. Rotating again during a grace period ends the older secret at once.
+         *     A sandbox key rotates only sandbox keys. Another account's key, a team's key or a revoked key is 404.
+         */
+        post: operations["rotateApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2022,6 +2307,36 @@ export interface paths {
         patch: operations["updateTeamApiKey"];
         trace?: never;
     };
+    "/app/teams/{team_id}/keys/{key_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The key's `id`. */
+                key_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a team API key a new secret, keeping the old one for a grace period
+         * @description Replaces the key's secret with a new one, shown once in the answer; the key keeps its id,
+         *     name, restrictions, limits, spend so far and history. The replaced secret keeps working
+         *     for `grace_seconds` (default one day, at most 30 days; 0 ends it at once), so a deployment
+         *     can switch to the new secret without downtime; after that it is refused with 401
+         *     `api_key_expired`. Rotating again during a grace period ends the older secret at once.
+         *     A sandbox key rotates only sandbox keys. Needs `manage_keys`; another team's key or a personal key is 404.
+         */
+        post: operations["rotateTeamApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/team_invites/accept": {
         parameters: {
             query?: never;
@@ -2692,7 +3007,7 @@ export interface components {
         ErrorDetail: {
             /** @description Human-readable reason. */
             detail: string;
-            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
+            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`, `csrf_token_invalid`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
             code?: string;
         };
         ValidationError: {
@@ -2846,16 +3161,38 @@ export interface components {
             };
             /** @description Whether production keys can run it on this gateway now (local model, or upstream provider configured). `false` answers 503 to production keys; sandbox keys work either way. */
             available: boolean;
+            /** @description Who can run it, in failover order: `local` (this gateway itself) or the name of an upstream provider, and whether the operator has configured that provider (its `UPSTREAM_<NAME>_KEY` or `_URL`). A model is unavailable when none is configured. */
+            provider_setup?: {
+                name: string;
+                configured: boolean;
+            }[];
         };
-        /** @description The price rule, in credits (1000 credits = 1 USD): `base`, plus `per_unit.amount` x the input's `per_unit.field`, then each matching multiplier (percent, rounded up). */
+        /** @description The price rule, in credits (1000 credits = 1 USD): `base`, plus each of `terms` (per unit of a numeric field, per output, per megapixel, or by steps of a field's value; a fraction of a credit rounds up), then each matching multiplier (percent, rounded up), and at least `minimum`. */
         ModelPrice: {
             /** @enum {string} */
             unit: "credit";
             base: number;
+            /** @description The first per-unit term (also in `terms`); null when the rule has none. */
             per_unit: {
                 field: string;
                 amount: number;
             } | null;
+            /** @description Every term added to `base`, in order. */
+            terms?: {
+                /**
+                 * @description `per_unit`: `amount` x the value of `field`; `per_output`: `amount` x the outputs asked for (`field`, else 1); `per_megapixel`: `amount` x the megapixels of each image; `tiers`: the amount of the step the value of `field` falls in.
+                 * @enum {string}
+                 */
+                kind: "per_unit" | "per_output" | "per_megapixel" | "tiers";
+                /** @description The input field it reads. */
+                field: string | null;
+                /** @description Credits per unit; null for `tiers`, whose amounts are in `summary`. */
+                amount: number | null;
+                /** @description The term in words. */
+                summary: string;
+            }[];
+            /** @description The least a request costs, in credits; 0 when the rule has no minimum. */
+            minimum?: number;
             multipliers: {
                 field: string;
                 /** @description Input value (as a string) -> percent applied when the input has it. */
@@ -2878,10 +3215,10 @@ export interface components {
          */
         StripeWebhookAck: {
             /**
-             * @description `credited`: a purchase added credit; `refund_applied`: a refund took credits back; `refund_reversed`: a refund that had taken credits back failed or was cancelled, and they were given back (once); `duplicate`: already applied (a redelivery, or a refund made with adminStripeRefund); `ignored`: an event that moves nothing here; `unmatched`: a paid checkout that names no account (logged for the operator).
+             * @description `subscription_started`, `subscription_changed`, `subscription_cancelled`: a plan bought in the dashboard started on its wallet, will change at the next renewal, or ended; `credited`: a purchase added credit; `refund_applied`: a refund took credits back; `refund_reversed`: a refund that had taken credits back failed or was cancelled, and they were given back (once); `duplicate`: already applied (a redelivery, or a refund made with adminStripeRefund); `ignored`: an event that moves nothing here; `unmatched`: a paid checkout that names no account (logged for the operator).
              * @enum {string}
              */
-            status: "credited" | "refund_applied" | "refund_reversed" | "duplicate" | "ignored" | "unmatched";
+            status: "credited" | "refund_applied" | "refund_reversed" | "duplicate" | "ignored" | "unmatched" | "subscription_started" | "subscription_changed" | "subscription_cancelled";
         };
         /**
          * @example {
@@ -2962,6 +3299,7 @@ export interface components {
                 /** @description Inference time in milliseconds; null until finished. */
                 inference: number | null;
             };
+            provider_metadata?: components["schemas"]["ProviderMetadata"];
         };
         /**
          * @description Body of the POST sent to the `webhook` URL when a prediction reaches `completed` or `failed`.
@@ -3006,6 +3344,24 @@ export interface components {
             timings: {
                 /** @description Inference time in milliseconds. */
                 inference: number | null;
+            };
+            provider_metadata?: components["schemas"]["ProviderMetadata"];
+        };
+        /** @description What the provider said about a completed result, when it said it (present only then, each field only when given): beside the result's own fields, to reproduce or place the output. It is recorded just after the completion, before the webhook is sent: a result read at the very moment it completes may not show it yet. Absent for a sandbox key's mock results and for providers that report none of these. */
+        ProviderMetadata: {
+            /** @description The seed the provider used; send it back as `seed` (where the model takes one) to reproduce the result. */
+            seed?: number;
+            /** @description Width in pixels of the output (the first one, for several images). */
+            width?: number;
+            /** @description Height in pixels of the output (the first one, for several images). */
+            height?: number;
+            /** @description Length in seconds of the video or audio output. */
+            duration?: number;
+            /** @description The prompt the provider actually used, when it rewrote the one sent. */
+            revised_prompt?: string;
+            /** @description The provider's own timings in milliseconds, by the provider's name for each step (e.g. `inference`, `predict`). */
+            provider_timings?: {
+                [key: string]: number;
             };
         };
         /**
@@ -3321,6 +3677,441 @@ export interface components {
             /** @description Seconds until the session expires. */
             expires_in: number;
         };
+        /** @description Exactly one of `amount` and `plan`. */
+        CheckoutSessionRequest: {
+            /** @description Credit to buy, in the currency's minor units (cents); within the operator's limits. */
+            amount?: number;
+            /** @description A subscription plan the operator sells online (getSiteInfo lists them). */
+            plan?: string;
+        };
+        /**
+         * @example {
+         *       "id": "cs_test_a1B2c3D4e5F6",
+         *       "url": "https://checkout.stripe.com/c/pay/cs_test_a1B2c3D4e5F6"
+         *     }
+         */
+        CheckoutSessionResponse: {
+            /** @description The Checkout Session's id (`cs_…`); the purchase shows it once paid. */
+            id: string;
+            /**
+             * Format: uri
+             * @description Stripe's payment page: send the browser there.
+             */
+            url: string;
+        };
+        /**
+         * @example {
+         *       "url": "https://billing.stripe.com/p/session/test_YWNjdF8x"
+         *     }
+         */
+        PortalSessionResponse: {
+            /**
+             * Format: uri
+             * @description Stripe's billing portal for this wallet: send the browser there.
+             */
+            url: string;
+        };
+        /**
+         * @example {
+         *       "purchases": [
+         *         {
+         *           "id": 7,
+         *           "checkout_session_id": "cs_test_a1B2c3D4e5F6",
+         *           "amount": 2000,
+         *           "currency": "usd",
+         *           "credits": 20000,
+         *           "refunded_amount": 0,
+         *           "credits_removed": 0,
+         *           "created_at": "2026-11-28T09:20:00.000Z"
+         *         }
+         *       ],
+         *       "has_more": false
+         *     }
+         */
+        PurchaseList: {
+            has_more: boolean;
+            purchases: {
+                id: number;
+                checkout_session_id: string;
+                /** @description Paid, in the currency's minor units. */
+                amount: number;
+                currency: string;
+                /** @description Credits it bought. */
+                credits: number;
+                /** @description Refunded so far, in minor units. */
+                refunded_amount: number;
+                /** @description Credits its refunds took back. */
+                credits_removed: number;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+        };
+        /**
+         * @example {
+         *       "invoices": [
+         *         {
+         *           "id": "in_1Q2w3E4r",
+         *           "number": "MG-0001",
+         *           "status": "paid",
+         *           "amount_due": 1000,
+         *           "amount_paid": 1000,
+         *           "currency": "usd",
+         *           "created_at": "2026-11-28T09:20:00.000Z",
+         *           "hosted_invoice_url": "https://invoice.stripe.com/i/acct_1/test_1",
+         *           "invoice_pdf": "https://pay.stripe.com/invoice/acct_1/test_1/pdf"
+         *         }
+         *       ]
+         *     }
+         */
+        InvoiceList: {
+            invoices: {
+                id: string;
+                number: string | null;
+                /** @description Stripe's status: draft, open, paid, uncollectible or void. */
+                status: string | null;
+                amount_due: number;
+                amount_paid: number;
+                currency: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: uri */
+                hosted_invoice_url: string | null;
+                /** Format: uri */
+                invoice_pdf: string | null;
+            }[];
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": 42,
+         *           "email": "ada@example.com",
+         *           "role": "user",
+         *           "email_verified": true,
+         *           "studio_id": null,
+         *           "balance": 9995,
+         *           "held": 0,
+         *           "created_at": "2026-11-28T09:00:00.000Z",
+         *           "deleted_at": null,
+         *           "scheduled_deletion_at": null
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "page_size": 25,
+         *       "total": 1,
+         *       "has_more": false
+         *     }
+         */
+        AdminUserList: {
+            page: number;
+            page_size: number;
+            /** @description Every account matching the filters. */
+            total: number;
+            has_more: boolean;
+            items: {
+                id: number;
+                email: string;
+                /** @enum {string} */
+                role: "user" | "support" | "billing" | "admin";
+                email_verified: boolean;
+                studio_id: number | null;
+                balance: number;
+                held: number;
+                /** Format: date-time */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description When the account was erased.
+                 */
+                deleted_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description When a requested deletion will erase it.
+                 */
+                scheduled_deletion_at: string | null;
+            }[];
+        };
+        /**
+         * @example {
+         *       "user_id": 42,
+         *       "runs": [
+         *         {
+         *           "request_id": "01a2253af9e7c3d2a9b8f0e1d2c3b4a5",
+         *           "model": "lumen-dev-text-to-image",
+         *           "status": "failed",
+         *           "price": 30,
+         *           "is_test": false,
+         *           "team_id": null,
+         *           "provider": "replicate",
+         *           "error": "the provider refused the input: NSFW content detected",
+         *           "error_code": "upstream_rejected",
+         *           "created_at": "2026-11-28T09:10:00.000Z",
+         *           "completed_at": "2026-11-28T09:10:04.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        AdminUserRuns: {
+            user_id: number;
+            runs: {
+                request_id: string;
+                model: string;
+                status: components["schemas"]["PredictionStatus"];
+                /** @description Credits held or charged. */
+                price: number;
+                is_test: boolean;
+                team_id: number | null;
+                /** @description The provider that took the job; null for a model this gateway runs itself, or a run that failed before any provider accepted it (the error then says why). */
+                provider: string | null;
+                error: string | null;
+                error_code: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                completed_at: string | null;
+            }[];
+        };
+        /**
+         * @example {
+         *       "since": "2026-11-15T00:00:00.000Z",
+         *       "users": {
+         *         "total": 120,
+         *         "verified": 101,
+         *         "deleted": 2,
+         *         "new": 14
+         *       },
+         *       "days": [
+         *         {
+         *           "day": "2026-11-28",
+         *           "runs": 340,
+         *           "completed": 320,
+         *           "failed": 15,
+         *           "cancelled": 5,
+         *           "spend": 41250
+         *         }
+         *       ],
+         *       "failures": [
+         *         {
+         *           "day": "2026-11-28",
+         *           "model": "lumen-dev-text-to-image",
+         *           "provider": "replicate",
+         *           "failures": 9
+         *         }
+         *       ]
+         *     }
+         */
+        AdminStats: {
+            /**
+             * Format: date-time
+             * @description The start of the first day counted (UTC).
+             */
+            since: string;
+            users: {
+                total: number;
+                verified: number;
+                deleted: number;
+                /** @description Created since `since`. */
+                new: number;
+            };
+            /** @description Every day of the window, oldest first. */
+            days: {
+                /** Format: date */
+                day: string;
+                /** @description Predictions accepted that day, sandbox ones included. */
+                runs: number;
+                completed: number;
+                failed: number;
+                cancelled: number;
+                /** @description Credits charged that day for completed production runs. */
+                spend: number;
+            }[];
+            /** @description Failed runs per day, model and provider, newest day first. */
+            failures: {
+                /** Format: date */
+                day: string;
+                model: string;
+                /** @description null: the run failed before any provider accepted it, or the model runs here. */
+                provider: string | null;
+                failures: number;
+            }[];
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "request_id": "01a2253af9e7c3d2a9b8f0e1d2c3b4a5",
+         *           "model": "lumen-dev-text-to-image",
+         *           "status": "failed",
+         *           "price": 30,
+         *           "is_test": false,
+         *           "team_id": null,
+         *           "provider": "replicate",
+         *           "error": "the provider refused the input: NSFW content detected",
+         *           "error_code": "upstream_rejected",
+         *           "created_at": "2026-11-28T09:10:00.000Z",
+         *           "completed_at": "2026-11-28T09:10:04.000Z",
+         *           "user_id": 42,
+         *           "email": "ada@example.com",
+         *           "provider_model": "acme/image-dev"
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "has_more": false
+         *     }
+         */
+        AdminFailureList: {
+            page: number;
+            has_more: boolean;
+            items: {
+                request_id: string;
+                model: string;
+                status: components["schemas"]["PredictionStatus"];
+                /** @description Credits held or charged. */
+                price: number;
+                is_test: boolean;
+                team_id: number | null;
+                /** @description The provider that took the job; null for a model this gateway runs itself, or a run that failed before any provider accepted it (the error then says why). */
+                provider: string | null;
+                error: string | null;
+                error_code: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                completed_at: string | null;
+                user_id: number;
+                email: string;
+                /** @description The provider's own name of the model. */
+                provider_model: string | null;
+            }[];
+        };
+        /**
+         * @description A session delivered as the dashboard's HttpOnly cookie (`session=cookie`); the token itself is only in the cookie.
+         * @example {
+         *       "token_type": "cookie",
+         *       "csrf_token": "b1Xo0rJ7nH4eTqPzWc2yLg9vKsM3dAuF6iRbN8tQwEo",
+         *       "expires_in": 604800
+         *     }
+         */
+        CookieSessionResponse: {
+            /** @enum {string} */
+            token_type: "cookie";
+            /** @description Send it as `X-CSRF-Token` on every state-changing request made with the cookie. getSession answers it again (after a reload, in a new tab). */
+            csrf_token: string;
+            /** @description Seconds until the session expires. */
+            expires_in: number;
+        };
+        /**
+         * @example {
+         *       "user": {
+         *         "id": 42,
+         *         "email": "ada@example.com",
+         *         "email_verified": true,
+         *         "role": "user",
+         *         "created_at": "2026-11-28T09:00:00.000Z"
+         *       },
+         *       "expires_at": "2026-12-05T09:00:00.000Z",
+         *       "cookie": true,
+         *       "csrf_token": "b1Xo0rJ7nH4eTqPzWc2yLg9vKsM3dAuF6iRbN8tQwEo",
+         *       "impersonated_by": null
+         *     }
+         */
+        SessionInfo: {
+            user: components["schemas"]["UserResponse"];
+            /** Format: date-time */
+            expires_at: string;
+            /** @description True when the session came as the dashboard's cookie rather than an Authorization header. */
+            cookie: boolean;
+            /** @description For a cookie session, the token its state-changing requests send as `X-CSRF-Token`; null for a bearer session, which needs none. */
+            csrf_token: string | null;
+            /** @description The staff member's account id when staff opened this session to act as the user; null otherwise. */
+            impersonated_by: number | null;
+        };
+        /**
+         * @example {
+         *       "name": "mediagate",
+         *       "studio": null,
+         *       "registration": "open",
+         *       "sign_in": {
+         *         "password": true,
+         *         "code": true,
+         *         "google": false
+         *       },
+         *       "payments": {
+         *         "enabled": true,
+         *         "currency": "usd",
+         *         "credits_per_unit": 1000,
+         *         "presets": [
+         *           500,
+         *           2000,
+         *           5000,
+         *           10000
+         *         ],
+         *         "min_amount": 500,
+         *         "max_amount": 100000,
+         *         "plans": [
+         *           {
+         *             "name": "starter",
+         *             "credits_per_period": 10000,
+         *             "rollover_cap": 0,
+         *             "period": "month",
+         *             "online": true
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        SiteInfo: {
+            /** @description What to call the site in its pages; the studio's name on a studio's storefront. */
+            name: string;
+            /** @description The whitelabel studio whose storefront this is; null on the gateway itself. */
+            studio: null | {
+                slug: string;
+                name: string;
+                /** Format: uri */
+                logo_url: string | null;
+                primary_color: string | null;
+                accent_color: string | null;
+                /**
+                 * @description `end_user_pays`: its users buy and spend their own credit; `owner_pays`: the studio pays for their runs.
+                 * @enum {string}
+                 */
+                payer_mode: "owner_pays" | "end_user_pays";
+            };
+            /**
+             * @description `closed`: only an address holding a pending team invitation may create an account.
+             * @enum {string}
+             */
+            registration: "open" | "closed";
+            sign_in: {
+                password: boolean;
+                /** @description One-time codes mailed to the address. */
+                code: boolean;
+                /** @description Google sign-in is configured. */
+                google: boolean;
+            };
+            /** @description Buying credit with a card (createCheckoutSession). Amounts are in the currency's minor unit (cents). */
+            payments: {
+                /** @description Payments are configured here (and, on a studio's storefront, its users pay for their own runs). */
+                enabled: boolean;
+                /** @description Lower-case ISO 4217 code, e.g. `usd`. */
+                currency: string;
+                /** @description Credits one unit of the currency buys (1000 = 1,000 credits per dollar). */
+                credits_per_unit: number;
+                /** @description Amounts offered as one-click choices. */
+                presets: number[];
+                min_amount: number;
+                max_amount: number;
+                /** @description The subscription plans; `online` ones can be bought with createCheckoutSession. */
+                plans: {
+                    name: string;
+                    credits_per_period: number;
+                    rollover_cap: number;
+                    /** @description `month`, `year`, or a number of days such as `30d`. */
+                    period: string;
+                    online: boolean;
+                }[];
+            };
+        };
         /**
          * @example {
          *       "api_key": "mg_live_Xq3vN8r2TfYw7LkP0aZc4eHj9sUoB1dGmQ6yR5tVxWi",
@@ -3438,6 +4229,49 @@ export interface components {
              * @enum {string}
              */
             spend_limit_period?: "day" | "month";
+            /** @description Model submits per minute this key may make; null returns to the gateway's default (`GENERATE_RATE_PER_KEY`). When the call is made with an API key, it may not be set above that key's own limit (403). */
+            rate_limit_per_minute?: number | null;
+            /** @description Predictions of this key that may be unfinished at once; null returns to the gateway's default (`GENERATE_CONCURRENT_PER_KEY`). Bounded like `rate_limit_per_minute`. */
+            max_concurrent?: number | null;
+        };
+        APIKeyRotateRequest: {
+            /**
+             * @description How long the current secret keeps working after the rotation, in seconds (at most 30 days; 0 stops it at once). Afterwards it is refused with 401 `api_key_expired`.
+             * @default 86400
+             */
+            grace_seconds?: number;
+        };
+        /**
+         * @example {
+         *       "id": 13,
+         *       "name": "deploy",
+         *       "prefix": "mg_live_Hk2P",
+         *       "is_test": false,
+         *       "ip_whitelist": [],
+         *       "scopes": null,
+         *       "rate_limit_per_minute": null,
+         *       "max_concurrent": null,
+         *       "expires_at": null,
+         *       "spend_limit": null,
+         *       "spend_limit_period": null,
+         *       "rotated_at": "2026-11-28T10:00:00.000Z",
+         *       "grace_until": "2026-11-29T10:00:00.000Z",
+         *       "created_at": "2026-11-20T09:15:02.000Z",
+         *       "last_used_at": "2026-11-28T09:59:40.000Z",
+         *       "api_key": "mg_live_Hk2PqR8sT1uV4wX7yZ0aB3cD6eF9gH2iJ5kL8mN1oP",
+         *       "key": "mg_live_Hk2PqR8sT1uV4wX7yZ0aB3cD6eF9gH2iJ5kL8mN1oP"
+         *     }
+         */
+        APIKeyRotatedResponse: components["schemas"]["APIKeyCreatedResponse"] & {
+            /**
+             * Format: date-time
+             * @description Until when the replaced secret still works; null when it stopped at once.
+             */
+            grace_until: string | null;
+            /** @description For a team key: the team it belongs to. */
+            team_id?: number;
+            /** @description For a team key: the member who created it. */
+            created_by?: number;
         };
         /**
          * @example {
@@ -3481,6 +4315,18 @@ export interface components {
             spend_limit?: number | null;
             /** @enum {string|null} */
             spend_limit_period?: "day" | "month" | null;
+            /** @description In lists, for a key with a spend limit, the credits it has committed in the current period (held and settled predictions); null without a limit. */
+            spend_so_far?: number | null;
+            /**
+             * Format: date-time
+             * @description When the key last got a new secret (rotateApiKey); null if never.
+             */
+            rotated_at?: string | null;
+            /**
+             * Format: date-time
+             * @description After a rotation, until when the replaced secret still works; null when it no longer does.
+             */
+            grace_until?: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -4720,6 +5566,94 @@ export interface components {
             by_day: components["schemas"]["StudioUsageRow"][];
             by_model: components["schemas"]["StudioUsageRow"][];
         };
+        ModelMarginTotals: {
+            /** @description Runs a provider (or the gateway) made. */
+            runs: number;
+            /** @description Of which completed and charged. */
+            charged_runs: number;
+            /** @description Credits the gateway was paid. */
+            revenue: number;
+            /** @description Credits the providers charged, where known. */
+            provider_cost: number;
+            /** @description Runs whose provider cost is not known. */
+            unknown_cost_runs: number;
+            /** @description revenue - provider_cost. */
+            margin: number;
+        };
+        ModelMarginRow: components["schemas"]["ModelMarginTotals"] & {
+            /**
+             * Format: date
+             * @description The UTC day.
+             */
+            day: string;
+            /** @description The model's slug. */
+            model: string;
+        };
+        /**
+         * @example {
+         *       "models": 38,
+         *       "added": [
+         *         "kestrel-v1-fast-text-to-image"
+         *       ],
+         *       "removed": [],
+         *       "changed": [
+         *         "lumen-dev-text-to-image"
+         *       ],
+         *       "unchanged": false
+         *     }
+         */
+        CatalogReloadResponse: {
+            /** @description Model endpoints in the catalog now in use. */
+            models: number;
+            /** @description Slugs of the models the reload added. */
+            added: string[];
+            /** @description Slugs of the models the reload removed (their endpoints now answer 404). */
+            removed: string[];
+            /** @description Slugs of the models whose declaration changed (input schema, price, providers). */
+            changed: string[];
+            /** @description The files load to the catalog already in use; nothing was replaced. */
+            unchanged: boolean;
+        };
+        /**
+         * @example {
+         *       "from": "2026-11-28",
+         *       "to": "2026-11-29",
+         *       "unit": "credit",
+         *       "rows": [
+         *         {
+         *           "day": "2026-11-29",
+         *           "model": "lumen-dev-text-to-image",
+         *           "runs": 12,
+         *           "charged_runs": 11,
+         *           "revenue": 704,
+         *           "provider_cost": 550,
+         *           "unknown_cost_runs": 0,
+         *           "margin": 154
+         *         }
+         *       ],
+         *       "totals": {
+         *         "runs": 12,
+         *         "charged_runs": 11,
+         *         "revenue": 704,
+         *         "provider_cost": 550,
+         *         "unknown_cost_runs": 0,
+         *         "margin": 154
+         *       }
+         *     }
+         */
+        ModelMarginsResponse: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /**
+             * @description 1000 credits = 1 USD.
+             * @enum {string}
+             */
+            unit: "credit";
+            rows: components["schemas"]["ModelMarginRow"][];
+            totals: components["schemas"]["ModelMarginTotals"];
+        };
         DynamicCostRequest: {
             /** @description Model endpoint slug (its operationId). */
             model: string;
@@ -4767,6 +5701,23 @@ export interface components {
             /** @description How `list_price` was reached, in order. */
             breakdown: {
                 base: number;
+                /** @description Every term added to `base`, in rule order (`per_unit` repeats the first per-unit one). */
+                terms?: {
+                    /** @enum {string} */
+                    kind: "per_unit" | "per_output" | "per_megapixel" | "tiers" | "per_token";
+                    field: string | null;
+                    /** @description Credits per unit (for `tiers`, the amount of the step the value fell in). */
+                    amount: number;
+                    /** @description What the term counted (the field's value, the outputs, the megapixels billed). */
+                    units: number;
+                    /** @description What it added, rounded up to a whole credit. */
+                    subtotal: number;
+                }[];
+                /** @description The rule's minimum (after the multipliers); `applied` when it raised the price. Null when the rule has none. */
+                minimum?: {
+                    amount: number;
+                    applied: boolean;
+                } | null;
                 /** @description `amount` x `units` (the input's value of `field`, its default when left out) = `subtotal`, added to `base`. */
                 per_unit: {
                     field: string;
@@ -5402,7 +6353,7 @@ export interface components {
              */
             resolution?: "1080p";
             /**
-             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; a silent clip is billed at 67 percent.
              * @default true
              */
             generate_audio?: boolean;
@@ -5444,7 +6395,7 @@ export interface components {
              */
             resolution?: "4k";
             /**
-             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video, at no extra cost.
              * @default true
              */
             generate_audio?: boolean;
@@ -5490,7 +6441,7 @@ export interface components {
              */
             resolution?: "1080p";
             /**
-             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; a silent clip is billed at 67 percent.
              * @default true
              */
             generate_audio?: boolean;
@@ -5537,7 +6488,7 @@ export interface components {
              */
             resolution?: "4k";
             /**
-             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video, at no extra cost.
              * @default true
              */
             generate_audio?: boolean;
@@ -5583,7 +6534,7 @@ export interface components {
              */
             resolution?: "1080p";
             /**
-             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; billed at 130 percent.
+             * @description Generate a native soundtrack (dialogue, effects, ambience) with the video; a silent clip is billed at 80 percent.
              * @default true
              */
             generate_audio?: boolean;
@@ -5618,7 +6569,7 @@ export interface components {
             /** @description What the clip must not show. */
             negative_prompt?: string;
             /**
-             * @description Length of the clip in seconds, taken from the start of the motion video; billed per second.
+             * @description Length of the clip in seconds, taken from the start of the motion video (at most the motion video's length); the clip is billed at one price whatever its length.
              * @default 5
              */
             duration?: number;
@@ -5656,7 +6607,7 @@ export interface components {
              */
             format?: "glb" | "obj";
             /**
-             * @description Generate PBR textures; without textures the mesh is untextured and billed at 60 percent.
+             * @description Generate PBR textures; without them the mesh is untextured geometry.
              * @default true
              */
             texture?: boolean;
@@ -5674,7 +6625,10 @@ export interface components {
         LexiV1ChatInput: {
             /** @description The user message. */
             prompt: string;
-            /** @description Instructions that set the model's role, tone and constraints. */
+            /**
+             * @description Instructions that set the model's role, tone and constraints; none when empty.
+             * @default
+             */
             system_prompt?: string;
             /**
              * @description Upper bound on the length of the reply, in tokens.
@@ -6138,7 +7092,7 @@ export interface components {
              */
             resolution?: "1080p";
             /**
-             * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent.
+             * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent (63 percent on the Fast tier).
              * @default true
              */
             generate_audio?: boolean;
@@ -6180,7 +7134,7 @@ export interface components {
              */
             resolution?: "1080p";
             /**
-             * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent.
+             * @description Generate a native soundtrack with the video; without it the clip is silent and billed at 50 percent (63 percent on the Fast tier).
              * @default true
              */
             generate_audio?: boolean;
@@ -6351,6 +7305,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description How the new session is delivered. `token` (the default): in the answer, for `Authorization: Bearer`. `cookie`: for the gateway's own browser pages; the token is set as an HttpOnly, SameSite=Strict cookie for the site (Secure when the gateway is served over https), never shown to the page, and the answer carries the session's CSRF token instead, which every state-changing request made with that cookie must send as `X-CSRF-Token`. */
+        SessionDelivery: "token" | "cookie";
         /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
         Webhook: string;
         /**
@@ -6366,7 +7322,7 @@ export interface components {
         TeamId: number;
         /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
         AdminTeamIdIgnored: number;
-        /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+        /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
         WhitelabelStudio: string;
         /** @description Act on this team's wallet instead of the user's own; `email` must name a member of the team (404 otherwise), who is recorded on the ledger row. */
         AdminTeamId: number;
@@ -6480,7 +7436,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -6514,7 +7470,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -6631,7 +7587,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -6906,7 +7862,10 @@ export interface operations {
     };
     login: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How the new session is delivered. `token` (the default): in the answer, for `Authorization: Bearer`. `cookie`: for the gateway's own browser pages; the token is set as an HttpOnly, SameSite=Strict cookie for the site (Secure when the gateway is served over https), never shown to the page, and the answer carries the session's CSRF token instead, which every state-changing request made with that cookie must send as `X-CSRF-Token`. */
+                session?: components["parameters"]["SessionDelivery"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6923,7 +7882,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SessionResponse"];
+                    "application/json": components["schemas"]["SessionResponse"] | components["schemas"]["CookieSessionResponse"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -6956,6 +7915,30 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7021,7 +8004,10 @@ export interface operations {
     };
     loginOtp: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How the new session is delivered. `token` (the default): in the answer, for `Authorization: Bearer`. `cookie`: for the gateway's own browser pages; the token is set as an HttpOnly, SameSite=Strict cookie for the site (Secure when the gateway is served over https), never shown to the page, and the answer carries the session's CSRF token instead, which every state-changing request made with that cookie must send as `X-CSRF-Token`. */
+                session?: components["parameters"]["SessionDelivery"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7038,7 +8024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SessionResponse"];
+                    "application/json": components["schemas"]["SessionResponse"] | components["schemas"]["CookieSessionResponse"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -7172,7 +8158,12 @@ export interface operations {
     };
     getGoogleUrl: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How the new session is delivered. `token` (the default): in the answer, for `Authorization: Bearer`. `cookie`: for the gateway's own browser pages; the token is set as an HttpOnly, SameSite=Strict cookie for the site (Secure when the gateway is served over https), never shown to the page, and the answer carries the session's CSRF token instead, which every state-changing request made with that cookie must send as `X-CSRF-Token`. */
+                session?: components["parameters"]["SessionDelivery"];
+                /** @description With `session=cookie`: the page of this gateway (a path starting with `/dashboard` or `/s/`) the browser is sent to after signing in; default `/dashboard`. */
+                return_to?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7232,6 +8223,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SessionResponse"];
                 };
+            };
+            /** @description The sign-in was started with `session=cookie`: the session cookie is set and `Location` is the page to open. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unknown, expired or already used `state`; start again from getGoogleUrl. */
             400: {
@@ -7317,7 +8315,7 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
@@ -7367,7 +8365,7 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
@@ -7427,7 +8425,7 @@ export interface operations {
                 email: components["parameters"]["EmailQuery"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -7451,6 +8449,162 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    adminListUsers: {
+        parameters: {
+            query?: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
+                /** @description Part of the email address, or an account id. */
+                q?: string;
+                /** @description Only accounts holding this role. */
+                role?: "user" | "support" | "billing" | "admin";
+                /** @description Only accounts of this whitelabel studio. */
+                studio_id?: number;
+                /** @description Only members of this team. */
+                in_team?: number;
+                /** @description Only accounts whose email address is (true) or is not (false) verified. */
+                verified?: boolean;
+                /** @description Only erased accounts (true) or only live ones (false). */
+                deleted?: boolean;
+                /** @description The order of the list. */
+                sort?: "created_at" | "email" | "balance";
+                /** @description Ascending or descending. */
+                order?: "asc" | "desc";
+                /** @description The page, from 1. */
+                page?: number;
+                /** @description Accounts per page. */
+                page_size?: number;
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUserList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminUserRuns: {
+        parameters: {
+            query: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
+                /** @description Email address of the user. */
+                email: components["parameters"]["EmailQuery"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUserRuns"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminStats: {
+        parameters: {
+            query?: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
+                /** @description How many UTC days, today included. */
+                days?: number;
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminStats"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminFailures: {
+        parameters: {
+            query?: {
+                /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
+                team_id?: components["parameters"]["AdminTeamIdIgnored"];
+                /** @description How many UTC days, today included. */
+                days?: number;
+                /** @description Only this model endpoint (its slug). */
+                model?: string;
+                /** @description Only runs this provider ran. */
+                provider?: string;
+                /** @description The page, from 1. */
+                page?: number;
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminFailureList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminManageSubscription: {
         parameters: {
             query?: {
@@ -7458,7 +8612,7 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
@@ -7518,7 +8672,7 @@ export interface operations {
                 team_id?: number;
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -7549,7 +8703,7 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
@@ -7599,7 +8753,7 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamIdIgnored"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
@@ -7646,7 +8800,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -7677,7 +8831,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -7701,6 +8855,142 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createCheckoutSession: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description The payment page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutSessionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPurchases: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+                /** @description The `id` of the last purchase of the previous page. */
+                before?: number;
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of purchases. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInvoices: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoices. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createBillingPortalSession: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The portal's address. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalSessionResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminStripeCharges: {
         parameters: {
             query: {
@@ -7710,7 +9000,7 @@ export interface operations {
                 email: components["parameters"]["EmailQuery"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -7741,7 +9031,7 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamIdIgnored"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
@@ -7791,7 +9081,7 @@ export interface operations {
                 team_id?: components["parameters"]["AdminTeamIdIgnored"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
                 /**
                  * @description Makes a retry safe. The same key with the same request (path, query and body) from the
@@ -7841,7 +9131,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -7879,7 +9169,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -7916,7 +9206,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -7953,7 +9243,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8001,7 +9291,7 @@ export interface operations {
                 page?: components["parameters"]["Page"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8020,6 +9310,63 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminModelMargins: {
+        parameters: {
+            query: {
+                /** @description First UTC day, YYYY-MM-DD. */
+                from: string;
+                /** @description Last UTC day, YYYY-MM-DD (not before `from`). */
+                to: string;
+                /** @description Only this model (its slug). */
+                model?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows, by day then model, and their totals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelMarginsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminReloadCatalog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the reload changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogReloadResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -8094,7 +9441,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8125,7 +9472,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8152,6 +9499,29 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSiteInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The site. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteInfo"];
+                };
+            };
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -8296,6 +9666,40 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of the API key. */
+                key_id: components["parameters"]["KeyIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["APIKeyRotateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key with its new secret (`key`), shown only this once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIKeyRotatedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     exportAccount: {
         parameters: {
             query?: never;
@@ -8408,7 +9812,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8449,7 +9853,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8489,7 +9893,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8520,7 +9924,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8566,7 +9970,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -8647,7 +10051,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8678,7 +10082,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8715,7 +10119,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -8749,7 +10153,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -8783,7 +10187,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -8823,7 +10227,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8854,7 +10258,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -8892,7 +10296,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -8926,7 +10330,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -8960,7 +10364,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -9005,7 +10409,7 @@ export interface operations {
                 to?: string;
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -9043,7 +10447,7 @@ export interface operations {
                 page_size?: components["parameters"]["ListPageSize"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9082,7 +10486,7 @@ export interface operations {
                 include_count?: components["parameters"]["IncludeCount"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9131,7 +10535,7 @@ export interface operations {
                 include_count?: components["parameters"]["IncludeCount"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9172,7 +10576,7 @@ export interface operations {
                 include_count?: components["parameters"]["IncludeCount"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9203,7 +10607,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -9243,7 +10647,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9280,7 +10684,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9318,7 +10722,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -9352,7 +10756,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9383,7 +10787,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -9416,7 +10820,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -9456,7 +10860,7 @@ export interface operations {
                 team_id?: components["parameters"]["TeamId"];
             };
             header?: {
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path: {
@@ -9979,6 +11383,42 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    rotateTeamApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's `id`. */
+                team_id: number;
+                /** @description The key's `id`. */
+                key_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["APIKeyRotateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key with its new secret (`key`), shown only this once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIKeyRotatedResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     acceptTeamInvite: {
         parameters: {
             query?: never;
@@ -10040,7 +11480,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10095,7 +11535,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10150,7 +11590,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10205,7 +11645,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10260,7 +11700,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10315,7 +11755,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10370,7 +11810,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10425,7 +11865,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10480,7 +11920,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10535,7 +11975,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10590,7 +12030,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10645,7 +12085,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10700,7 +12140,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10755,7 +12195,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10810,7 +12250,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10865,7 +12305,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10920,7 +12360,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -10975,7 +12415,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11030,7 +12470,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11085,7 +12525,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11140,7 +12580,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11195,7 +12635,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11250,7 +12690,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11305,7 +12745,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11360,7 +12800,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11415,7 +12855,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11470,7 +12910,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11525,7 +12965,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11580,7 +13020,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11635,7 +13075,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11690,7 +13130,7 @@ export interface operations {
                  *     answers whichever of the two the first request got.
                  */
                 Prefer?: components["parameters"]["PreferWait"];
-                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. */
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
             };
             path?: never;
@@ -11838,4 +13278,5 @@ export type ErrorCode =
     | "embed_monthly_cap_reached"
     | "studio_not_found"
     | "studio_forbidden"
-    | "studio_required";
+    | "studio_required"
+    | "csrf_token_invalid";

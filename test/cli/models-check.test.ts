@@ -1,0 +1,76 @@
+// `mediagate models check [DIR]` run as a real process, with no gateway, database or queue: it
+// loads the catalog as start-up does and answers with start-up's own messages, for CI.
+import test from 'ava';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const BIN = path.join(ROOT, (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin.mediagate!);
+
+const PIXEL = `models:
+  pixel-v1-budget-text-to-image:
+    summary: Pixel v1 text-to-image (tier budget)
+    description: "Action: Draws a test pattern. Input: prompt (required). Output: one PNG. Use for: trying a model file."
+    x-model: { category: text-to-image, tier: budget, family: pixel-v1, output: image, adapter: procedural-image, price: { base: 7 } }
+    input: { type: object, additionalProperties: false, required: [prompt], properties: { prompt: { type: string, maxLength: 100 } } }
+`;
+
+function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    // an empty environment but PATH: no DATABASE_URL, no AMQP_URL, nothing to reach
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function dirWith(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-check-'));
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  return dir;
+}
+
+test('a good directory: exit 0, each file with its models, and the catalog size', async (t) => {
+  const dir = dirWith({ 'pixel.yaml': PIXEL });
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const r = await run(['models', 'check', dir]);
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /pixel\.yaml: 1 model \(pixel-v1-budget-text-to-image\)/);
+  t.regex(r.stdout, /The catalog loads: \d+ models\./);
+  const json = await run(['--json', 'models', 'check', dir]);
+  t.is(json.code, 0);
+  t.true((JSON.parse(json.stdout) as { models: string[] }).models.includes('pixel-v1-budget-text-to-image'));
+});
+
+test('a bad file: exit 8 with the line start-up would print, naming the file and the key', async (t) => {
+  const dir = dirWith({ 'pixel.yaml': PIXEL.replace('    input:', '    prise: 3\n    input:') });
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const r = await run(['models', 'check', dir]);
+  t.is(r.code, 8);
+  t.regex(r.stderr, /pixel\.yaml: models\.pixel-v1-budget-text-to-image\.prise: unknown key/);
+  const adapter = dirWith({ 'pixel.yaml': PIXEL.replace('procedural-image', 'nope') });
+  t.teardown(() => fs.rmSync(adapter, { recursive: true, force: true }));
+  const bad = await run(['models', 'check', adapter]);
+  t.is(bad.code, 8);
+  t.regex(bad.stderr, /pixel\.yaml: pixel-v1-budget-text-to-image \(POST \/api\/v1\/pixel-v1-budget-text-to-image\): x-model\.adapter "nope" is not a known adapter/);
+});
+
+test('without DIR it checks MODELS_DIR, and with neither the shipped catalog alone', async (t) => {
+  const dir = dirWith({ 'pixel.yaml': PIXEL });
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const fromEnv = await run(['models', 'check'], { MODELS_DIR: dir });
+  t.is(fromEnv.code, 0, fromEnv.stderr);
+  t.regex(fromEnv.stdout, /pixel-v1-budget-text-to-image/);
+  const shipped = await run(['models', 'check']);
+  t.is(shipped.code, 0, shipped.stderr);
+  t.notRegex(shipped.stdout, /pixel/);
+  const missing = await run(['models', 'check', path.join(dir, 'nope')]);
+  t.is(missing.code, 8);
+  t.regex(missing.stderr, /MODELS_DIR: .*nope is not a directory/);
+});

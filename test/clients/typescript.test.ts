@@ -203,8 +203,9 @@ test('a wait that outlasts its time limit is a TimeoutError with the last state;
   const client = new Mediagate({ baseUrl: idle.baseUrl, apiKey: account.liveKey });
   const s = await client.submit(MODEL, { prompt: 'slow', width: 64, height: 64 });
   const err = await t.throwsAsync(client.wait(s.request_id, { timeoutMs: 300 }), { instanceOf: TimeoutError });
-  t.is(err?.prediction?.status, 'queued');
-  t.is((await client.get(s.request_id)).status, 'queued');
+  // no worker: it waits in the queue (queued, or pending once the broker's confirm is marked, 2 s on)
+  t.true(['queued', 'pending'].includes(err?.prediction?.status ?? ''), err?.prediction?.status);
+  t.true(['queued', 'pending'].includes((await client.get(s.request_id)).status));
   await client.cancel(s.request_id);
 });
 

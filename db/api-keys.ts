@@ -204,6 +204,8 @@ export interface KeyUpdate {
   /** null: the gateway's default */
   rateLimitPerMinute?: number | null;
   maxConcurrent?: number | null;
+  /** the scopes it acts with; null: all of them */
+  scopes?: string[] | null;
 }
 
 /** Whose key: a user's personal key (team_id null), or a team's. */
@@ -215,6 +217,7 @@ export async function updateKey(db: Db, owner: KeyOwner, keyId: number, u: KeyUp
   if (u.name !== undefined) changes.name = u.name;
   if (u.ipWhitelist !== undefined) changes.ip_whitelist = u.ipWhitelist.length ? JSON.stringify(u.ipWhitelist) : null;
   if (u.expiresAt !== undefined) changes.expires_at = u.expiresAt;
+  if (u.scopes !== undefined) changes.scopes = u.scopes === null ? null : JSON.stringify(u.scopes);
   if (u.spendLimit !== undefined) {
     changes.spend_limit = u.spendLimit?.amount ?? null;
     changes.spend_limit_period = u.spendLimit?.period ?? null;

@@ -255,7 +255,7 @@ async function newKeyRestrictions(app: App, caller: OwnedCaller, body: Restricti
  * own, never none; a key changing itself (`itself`) may only narrow its expiry and spend limit
  * (a month's limit is narrower than the same amount a day).
  */
-async function keyUpdate(app: App, caller: OwnedCaller, target: ApiKeyRecord, itself: boolean, body: RestrictionBody & LimitsBody & { name?: string; ip_whitelist?: string[] }): Promise<KeyUpdate> {
+async function keyUpdate(app: App, caller: OwnedCaller, target: ApiKeyRecord, itself: boolean, body: RestrictionBody & LimitsBody & { name?: string; ip_whitelist?: string[]; scopes?: string[] }): Promise<KeyUpdate> {
   if (caller.isTest && !target.isTest) throw new ForbiddenError('a sandbox key may only update sandbox keys; use a production key or a session');
   const update: KeyUpdate = {};
   if (body.name !== undefined) update.name = body.name;
@@ -280,7 +280,22 @@ async function keyUpdate(app: App, caller: OwnedCaller, target: ApiKeyRecord, it
   }
   if (body.rate_limit_per_minute !== undefined) update.rateLimitPerMinute = boundedLimit(app, caller, 'rate_limit_per_minute', body.rate_limit_per_minute);
   if (body.max_concurrent !== undefined) update.maxConcurrent = boundedLimit(app, caller, 'max_concurrent', body.max_concurrent);
+  if (body.scopes !== undefined) update.scopes = narrowedScopes(target, body.scopes);
   return update;
+}
+
+/**
+ * A key's scopes may only narrow: every scope asked for must be one it holds now (a key with all
+ * of them may narrow to any). Widening would let whoever may edit a key (a session, a keys:manage
+ * token) hand a key more than the token that made it had: make a new key instead. All of them is
+ * stored as null, as at creation.
+ */
+function narrowedScopes(target: ApiKeyRecord, asked: string[]): string[] | null {
+  const held: readonly string[] = target.scopes ?? CODE_SCOPES;
+  const extra = asked.filter((s) => !held.includes(s));
+  if (extra.length) throw new ForbiddenError(`a key's scopes may only be narrowed; it does not hold ${extra.join(', ')}: create a new key for more`);
+  const kept = CODE_SCOPES.filter((s) => asked.includes(s));
+  return kept.length === CODE_SCOPES.length ? null : kept;
 }
 
 interface LimitsBody {

@@ -4232,6 +4232,8 @@ export interface components {
             rate_limit_per_minute?: number | null;
             /** @description Predictions of this key that may be unfinished at once; null returns to the gateway's default (`GENERATE_CONCURRENT_PER_KEY`). Bounded like `rate_limit_per_minute`. */
             max_concurrent?: number | null;
+            /** @description Narrows the scopes the key acts with (a key made with an OAuth token holds at most that token's). Each must be one the key holds now, so a key can only lose scopes (403 naming the others); a key holding all five may narrow to any. To give a key more, create a new one. */
+            scopes?: ("generate:write" | "generate:read" | "files:write" | "account:read" | "keys:manage")[];
         };
         APIKeyRotateRequest: {
             /**

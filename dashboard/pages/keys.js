@@ -15,6 +15,13 @@ const GRACES = [
   { seconds: 30 * 86400, label: '30 days' },
 ];
 
+/** The five scopes, in the order the gateway lists them; a key holding all of them shows `scopes: null`. */
+const ALL_SCOPES = ['generate:write', 'generate:read', 'files:write', 'account:read', 'keys:manage'];
+const SCOPE_TEXT = {
+  'generate:write': 'Run models', 'generate:read': 'Read results', 'files:write': 'Upload files',
+  'account:read': 'Read the account', 'keys:manage': 'Manage keys',
+};
+
 const BLANK = { name: '', sandbox: false, ips: '', expires: '', spendLimit: '', spendPeriod: 'month', perMinute: '', concurrent: '' };
 
 /** datetime-local wants local time without seconds or zone. */
@@ -29,6 +36,7 @@ function formOf(k) {
   return {
     name: k.name, sandbox: k.is_test, ips: k.ip_whitelist.join(', '), expires: localInput(k.expires_at),
     spendLimit: k.spend_limit ?? '', spendPeriod: k.spend_limit_period ?? 'month', perMinute: k.rate_limit_per_minute ?? '', concurrent: k.max_concurrent ?? '',
+    scopes: k.scopes ?? ALL_SCOPES, held: k.scopes ?? ALL_SCOPES,
   };
 }
 
@@ -58,6 +66,9 @@ function bodyOf(form, original) {
   }
   if ('spend_limit' in changed && changed.spend_limit !== null) changed.spend_limit_period = form.spendPeriod;
   else if (all.spend_limit !== null && form.spendPeriod !== original.spend_limit_period) { changed.spend_limit = all.spend_limit; changed.spend_limit_period = form.spendPeriod; }
+  // scopes only narrow: the ones still ticked, in the gateway's order
+  const scopes = ALL_SCOPES.filter((s) => form.scopes.includes(s));
+  if (JSON.stringify(scopes) !== JSON.stringify(ALL_SCOPES.filter((s) => (original.scopes ?? ALL_SCOPES).includes(s)))) changed.scopes = scopes;
   return changed;
 }
 
@@ -90,6 +101,14 @@ function KeyFields({ form, set, editing, idPrefix }) {
         <div class="field"><label for=${id('conc')}>Runs at once</label>
           <input id=${id('conc')} type="number" min="1" step="1" name="max_concurrent" value=${form.concurrent} onInput=${on('concurrent')} placeholder="gateway default" /></div>
       </div>
+      ${editing && html`<fieldset class="scopes" aria-describedby=${id('scopes-hint')}>
+        <legend>What the key may do</legend>
+        ${ALL_SCOPES.map((s) => html`<div class="field check">
+          <input id=${id(`scope-${s}`)} type="checkbox" name="scopes" value=${s} disabled=${!form.held.includes(s)}
+            checked=${form.scopes.includes(s)} onChange=${(e) => set({ ...form, scopes: e.target.checked ? [...form.scopes, s] : form.scopes.filter((x) => x !== s) })} />
+          <label for=${id(`scope-${s}`)}>${SCOPE_TEXT[s]} <code>${s}</code></label></div>`)}
+        <small id=${id('scopes-hint')}>A key can only give up what it may do; to do more, create a new key.</small>
+      </fieldset>`}
     </details>`;
 }
 

@@ -76,11 +76,15 @@ test.serial('a key is created with every property, shows its spend, is edited, a
   const edit = page.getByRole('dialog');
   await edit.getByLabel('Name', { exact: true }).fill('render server v2');
   await edit.getByLabel('Runs per minute').fill('4');
+  // and what it may do: no more uploads or key management
+  await edit.getByLabel('Upload files').uncheck();
+  await edit.getByLabel('Manage keys').uncheck();
   await screenshot(page, 'dashboard', 'keys-edit');
   await edit.getByRole('button', { name: 'Save' }).click();
   await page.getByText('Saved "render server v2".').waitFor();
   const edited = (await callOperation<Key[]>(gw, 'getUserKeys', { as: acct.session })).body.find((k) => k.id === made.id)!;
   t.like(edited, { name: 'render server v2', rate_limit_per_minute: 4, max_concurrent: 2, spend_limit: 500 });
+  t.deepEqual((edited as unknown as { scopes: string[] }).scopes, ['generate:write', 'generate:read', 'account:read']);
   t.is(edited.expires_at, made.expires_at, 'an untouched expiry is not sent again');
 
   // rotate, keeping the old secret for an hour

@@ -277,3 +277,26 @@ test('a key creates no key that outlives or outspends it: absent fields inherit,
   // a session is bounded by nothing
   t.like(await newKey(a.session, { spend_limit: 1_000_000, spend_limit_period: 'day' }), { spend_limit: 1_000_000 });
 });
+
+test('a key\'s scopes may only narrow: dropped ones stop working at once, one it lacks is 403, all five are stored as none listed', async (t) => {
+  const key = await newKey(a.session, { is_test: true });
+  const narrowed = await update(a.session, key.id, { scopes: ['generate:read', 'account:read'] });
+  t.is(narrowed.status, 200, JSON.stringify(narrowed.body));
+  t.deepEqual(narrowed.body.scopes, ['generate:read', 'account:read']);
+  // a scope it no longer holds: the next request is refused, one it holds still works
+  const balance = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': key.key } });
+  t.is(balance.statusCode, 200);
+  const submitted = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': key.key }, payload: BODY });
+  t.is(submitted.statusCode, 403, submitted.payload);
+  // widening is refused, naming the scope, and changes nothing
+  const widen = await update(a.session, key.id, { scopes: ['generate:read', 'generate:write'] });
+  t.is(widen.status, 403);
+  t.regex(String(widen.body.detail), /does not hold generate:write/);
+  t.is((await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': key.key }, payload: BODY })).statusCode, 403);
+  t.is((await update(a.session, key.id, { scopes: [] })).status, 422);
+  t.is((await update(a.session, key.id, { scopes: ['admin'] })).status, 422);
+  // a key with all five narrowed to all five keeps null, as at creation
+  const full = await newKey(a.session, { is_test: true });
+  const same = await update(a.session, full.id, { scopes: ['keys:manage', 'account:read', 'files:write', 'generate:read', 'generate:write'] });
+  t.is(same.body.scopes, null);
+});

@@ -2,6 +2,7 @@
 // 20261129_6001, docs/operating/model-files.md "Provider cost and margin"). Written once, when a
 // run ends: a copy of the same message finishing again finds the row there and writes nothing.
 import type { Db } from './knex.ts';
+import { naturalBatcher } from '../lib/batch.ts';
 import { cleanMetadata } from '../lib/provider-metadata.ts';
 import type { ProviderMetadata } from '../lib/provider-metadata.ts';
 
@@ -24,12 +25,31 @@ export interface ProviderCost {
   metadata?: Record<string, unknown>;
 }
 
-export async function recordProviderCost(db: Db, c: ProviderCost): Promise<void> {
-  await db('prediction_costs').insert({
+function rowOf(c: ProviderCost) {
+  return {
     prediction_id: c.predictionId, model: c.model, day: Math.floor(c.now / DAY_MS), provider: c.provider,
     upstream_model: c.upstreamModel, charged: c.charged, provider_cost: c.providerCost, cost_source: c.source, created_at: c.now,
     metadata: c.metadata ? JSON.stringify(c.metadata) : null,
-  }).onConflict('prediction_id').ignore();
+  };
+}
+
+export async function recordProviderCost(db: Db, c: ProviderCost): Promise<void> {
+  await db('prediction_costs').insert(rowOf(c)).onConflict('prediction_id').ignore();
+}
+
+/**
+ * recordProviderCost for a worker process: the rows of the runs that end while one INSERT is in
+ * flight go in the next one (lib/batch.ts), so a busy worker adds a fraction of a round trip per
+ * completion rather than one. A row already there (a copy of the same message) is kept as it is.
+ */
+export function providerCostRecorder(db: Db): (c: ProviderCost) => Promise<void> {
+  return naturalBatcher<ProviderCost, void>(async (items) => {
+    // the same prediction twice in one batch: the first wins, as the conflict rule would have it
+    const seen = new Set<string>();
+    const rows = items.filter((c) => !seen.has(c.predictionId) && seen.add(c.predictionId)).map(rowOf);
+    await db('prediction_costs').insert(rows).onConflict('prediction_id').ignore();
+    return items.map(() => ({ ok: true as const, value: undefined }));
+  }, { max: 200 });
 }
 
 /**

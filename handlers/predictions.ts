@@ -17,9 +17,8 @@ export const getPredictionResult: Handler<'getPredictionResult'> = async ({ app,
   const p = await app.store.readResult(caller.owner, params.request_id);
   if (!p || !canSee(caller, p)) throw new NotFoundError('prediction not found');
   const view = predictionView(app, p);
-  // what the provider said of a completed result (seed, size, timings), beside the interface's fields
-  const metadata = await providerMetadataOf(app.db, p);
-  return metadata ? { ...view, provider_metadata: metadata } : view;
+  // what the provider said of a completed result (seed, size, timings), read with the row, beside the interface's fields
+  return p.providerMetadata ? { ...view, provider_metadata: p.providerMetadata } : view;
 };
 
 /** POST /app/cancel_prediction/{request_id}: queued, pending or processing -> cancelled; the hold is released. */

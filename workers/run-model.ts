@@ -12,7 +12,7 @@ import { cleanMetadata } from '../lib/provider-metadata.ts';
 import { createCircuitBreaker } from './circuit-breaker.ts';
 import { AdapterError } from './adapters/types.ts';
 import type { Adapter, AdapterFile, AdapterResult, ProviderReport } from './adapters/types.ts';
-import { recordProviderCost } from '../db/provider-costs.ts';
+import { providerCostRecorder } from '../db/provider-costs.ts';
 import { runCost } from './provider-cost.ts';
 import { removeTemporary } from './adapters/upstream-http.ts';
 import { identifyOutput } from './output-type.ts';
@@ -94,12 +94,15 @@ export function createRunModel(app: App) {
    * the prediction did not complete although the provider ran it). Reporting, not money: a
    * failure is logged and never fails the run whose charge is already recorded.
    */
+  // one multi-row INSERT for the runs that end together (db/provider-costs.ts)
+  const recordProviderCostBatched = providerCostRecorder(app.db);
+
   async function recordCost(p: Prediction, model: ModelInfo, report: ProviderReport | undefined, charged: number, run: RunLog = noRequest): Promise<void> {
     const { cost, source } = runCost(model, p.input, report);
     // and what the provider said of the result (seed, size, timings), shown beside it
     const metadata = cleanMetadata(report?.metadata);
     try {
-      await recordProviderCost(app.db, {
+      await recordProviderCostBatched({
         predictionId: p.id, model: p.model, provider: model.upstream ?? 'local', upstreamModel: model.upstreamModel ?? null,
         charged, providerCost: cost, source, now: app.clock(), ...(metadata ? { metadata } : {}),
       });

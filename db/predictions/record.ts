@@ -10,6 +10,8 @@ import { rawRows } from '../knex.ts';
 import { bool, jsonOr, num, numOrNull } from '../rows.ts';
 import { ownerSql } from '../owner.ts';
 import type { Owner } from '../owner.ts';
+import { cleanMetadata } from '../../lib/provider-metadata.ts';
+import type { ProviderMetadata } from '../../lib/provider-metadata.ts';
 
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: readonly PredictionStatus[] = ['completed', 'failed', 'cancelled'];
@@ -109,6 +111,8 @@ export interface PredictionRow {
   http_request_id?: string | null;
   embed_code_id?: number | string | null;
   embed_visitor?: string | null;
+  /** a result read's join: prediction_costs.metadata (RESULT_SELECT) */
+  provider_metadata?: string | null;
   studio_id?: number | string | null;
   studio_markup?: number | string | null;
   payer_user_id?: number | string | null;
@@ -234,7 +238,10 @@ const findSql = new Map<string, string>();
 
 /** What the result route shows of a prediction (lib/prediction-view.ts) and needs to decide who sees it (handlers/guards.ts). */
 export type PredictionResult = Pick<Prediction, 'id' | 'model' | 'status' | 'isTest' | 'outputs' | 'nsfw' | 'error' | 'errorCode' | 'inferenceMs'
-  | 'createdAt' | 'startedAt' | 'completedAt' | 'outputsExpiredAt' | 'embedCodeId' | 'embedVisitor'>;
+  | 'createdAt' | 'startedAt' | 'completedAt' | 'outputsExpiredAt' | 'embedCodeId' | 'embedVisitor'> & {
+  /** what the provider said of the completed result (prediction_costs.metadata, read with the row); undefined when nothing */
+  providerMetadata?: ProviderMetadata;
+};
 
 /** A row (RESULT_COLUMNS at least) as the result route shows it. */
 export function toResult(r: PredictionRow): PredictionResult {
@@ -254,10 +261,30 @@ export function toResult(r: PredictionRow): PredictionResult {
     outputsExpiredAt: numOrNull(r.outputs_expired_at ?? null),
     embedCodeId: numOrNull(r.embed_code_id ?? null),
     embedVisitor: r.embed_visitor ?? null,
+    ...metadataOf(r.provider_metadata),
   };
 }
+
+function metadataOf(raw: string | null | undefined): { providerMetadata?: ProviderMetadata } {
+  if (!raw) return {};
+  try {
+    const metadata = cleanMetadata(JSON.parse(raw));
+    return metadata ? { providerMetadata: metadata } : {};
+  } catch {
+    return {};
+  }
+}
+
 /** The columns a result read selects (test/bench/floor.ts reads the same). */
 export const RESULT_COLUMNS = 'id, model, status, is_test, outputs, nsfw, error, error_code, inference_ms, created_at, started_at, completed_at, outputs_expired_at, embed_code_id, embed_visitor';
+
+/**
+ * What a result read selects and from where: the row's RESULT_COLUMNS and, in the same statement,
+ * the provider's metadata of a completed run (prediction_costs, by its primary key), so a read stays
+ * one round trip. `p` is the prediction, `c` its cost row; conditions name predictions' columns.
+ */
+export const RESULT_SELECT = `${RESULT_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')}, c.metadata AS provider_metadata`;
+export const RESULT_FROM = 'predictions p LEFT JOIN prediction_costs c ON c.prediction_id = p.id';
 
 /** The columns a sandbox insert writes, in its bindings' order (test/bench/floor.ts writes the same). */
 export const SANDBOX_COLUMNS = [

@@ -23,7 +23,7 @@ import { insertDeliveries, insertDelivery, newDeliveryId } from '../deliveries.t
 import type { NewDelivery } from '../deliveries.ts';
 import { bumpSubmitSeq, creditWallet, holdEach, holdFor, lockWallet, lockWallets, releaseFor, settleFor, settleWallets, studioOwner } from '../wallet/moves.ts';
 import type { Charge, WalletCharges } from '../wallet/moves.ts';
-import { payerOfRow, RESULT_COLUMNS, toPrediction, toResult } from '../predictions/record.ts';
+import { payerOfRow, RESULT_FROM, RESULT_SELECT, toPrediction, toResult } from '../predictions/record.ts';
 import type { NewPrediction, Prediction, PredictionResult, PredictionRow, PredictionStatus } from '../predictions/record.ts';
 import { INSERT_SANDBOX_RETURNING_BALANCE_SQL, INSERT_SANDBOX_SQL, insertSubmitted, limitsApply, sandboxInsertSql, sandboxValues } from './rows.ts';
 import type { BatchAnswer, Engine, ResultRead, RowedSubmit } from './engine.ts';
@@ -458,7 +458,7 @@ export class PortableEngine implements Engine {
   async readResultAlone(read: ResultRead): Promise<PredictionResult | undefined> {
     const scope = ownerSql(read.owner);
     let sql = findResultSql.get(scope.sql);
-    if (sql === undefined) findResultSql.set(scope.sql, sql = `SELECT ${RESULT_COLUMNS} FROM predictions WHERE id = ? AND ${scope.sql} LIMIT 1`);
+    if (sql === undefined) findResultSql.set(scope.sql, sql = `SELECT ${RESULT_SELECT} FROM ${RESULT_FROM} WHERE p.id = ? AND ${scope.sql} LIMIT 1`);
     const [r] = await this.rows<PredictionRow>(sql, [read.id, ...scope.bindings]);
     return r ? toResult(r) : undefined;
   }
@@ -478,11 +478,11 @@ export class PortableEngine implements Engine {
       if (named.has(r.key)) continue;
       named.add(r.key);
       const scope = ownerSql(r.owner);
-      conditions.push(`(id = ? AND ${scope.sql})`);
+      conditions.push(`(p.id = ? AND ${scope.sql})`);
       bindings.push(r.id, ...scope.bindings);
     }
     // by primary key on MySQL/MariaDB: it may otherwise plan the OR as a scan of an owner index
-    const rows = await this.rows<PredictionRow>(`SELECT ${RESULT_COLUMNS} FROM predictions${this.mysql ? ' FORCE INDEX (PRIMARY)' : ''} WHERE ${conditions.join(' OR ')}`, bindings);
+    const rows = await this.rows<PredictionRow>(`SELECT ${RESULT_SELECT} FROM ${this.mysql ? RESULT_FROM.replace('predictions p', 'predictions p FORCE INDEX (PRIMARY)') : RESULT_FROM} WHERE ${conditions.join(' OR ')}`, bindings);
     const byKey = new Map(rows.map((r) => [this.idKey(r.id), toResult(r)]));
     return reads.map((r) => byKey.get(r.key));
   }

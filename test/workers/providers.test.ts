@@ -154,8 +154,8 @@ test.serial('replicate: the submitting request id reaches every worker line of t
   t.is((await finished(gw, id)).status, 'completed');
   const mine = (msg: string) => lines.find((l) => l.msg === msg && l.id === id);
   t.is(mine('upstream job submitted')?.reqId, reqId);
-  // completed by a poll message, so the id went down the chain
-  t.is(mine('prediction completed')?.reqId, reqId);
+  // completed by a poll message, so the id went down the chain (the line is written just after the row)
+  t.is((await waitFor(() => mine('prediction completed'), { what: 'the completion\'s log line' })).reqId, reqId);
   const text = await gw.app.metrics.registry.metrics();
   const calls = new RegExp(`^mediagate_adapter_duration_seconds_count\\{[^}]*provider="replicate"[^}]*outcome="ok"[^}]*\\} (\\d+)$`, 'm').exec(text);
   t.truthy(calls, 'the replicate calls are counted');

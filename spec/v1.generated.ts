@@ -604,9 +604,29 @@ export interface paths {
         };
         /**
          * Google sign-in callback
-         * @description Completes Google sign-in: redeems the code (with the PKCE verifier) at Google and validates the ID token (signature, issuer, audience, expiry, nonce). The account linked to the Google identity signs in; on first sign-in the account with the same email is linked when Google has verified that email (an unverified local account then loses its password and sessions, since whoever set them never proved the address), or else a new account without a password is created. Returns a session token; when the sign-in was started with `session=cookie`, sets the session cookie instead and redirects (302) the browser to the page named at the start. A state that is unknown, expired (10 minutes) or already used is 400; a code or ID token that does not validate, or an error from Google, is 401.
+         * @description Completes Google sign-in: redeems the code (with the PKCE verifier) at Google and validates the ID token (signature, issuer, audience, expiry, nonce). The account linked to the Google identity signs in; on first sign-in the account with the same email is linked when Google has verified that email (an unverified local account then loses its password and sessions, since whoever set them never proved the address), or else a new account without a password is created. Returns a session token; when the sign-in was started with `session=cookie`, sets the session cookie instead and redirects (302) the browser to the page named at the start (started on a studio's own domain: to googleHandoff on that domain, which sets the cookie there). A state that is unknown, expired (10 minutes) or already used is 400; a code or ID token that does not validate, or an error from Google, is 401.
          */
         get: operations["googleCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/google_handoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Finish a Google sign-in on a studio's own domain
+         * @description Google returns every sign-in to the gateway's own address, where a cookie cannot reach a whitelabel studio's own domain. A sign-in started with `session=cookie` on a studio's domain therefore ends with googleCallback redirecting the browser here, on that domain, with a single-use code valid for one minute; this route sets the studio's session cookie and redirects (302) to the dashboard. A code that is unknown, expired, already used or meant for another studio's domain is 400: sign in again.
+         */
+        get: operations["googleHandoff"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8246,6 +8266,38 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    googleHandoff: {
+        parameters: {
+            query: {
+                /** @description The single-use code googleCallback put in the redirect. */
+                code: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The studio's session cookie is set and `Location` is its dashboard. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown, expired, already used or another domain's code; sign in again. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     googleMobileLogin: {

@@ -3006,7 +3006,7 @@ export interface components {
         ErrorDetail: {
             /** @description Human-readable reason. */
             detail: string;
-            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`, `csrf_token_invalid`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
+            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `max_cost_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`, `csrf_token_invalid`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
             code?: string;
         };
         ValidationError: {
@@ -7239,7 +7239,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description The wallet balance does not cover the cost (`insufficient_credit`), or the submitting API key's spend limit for its period does not (`key_spend_limit_exceeded`). */
+        /** @description The wallet balance does not cover the cost (`insufficient_credit`), the submitting API key's spend limit for its period does not (`key_spend_limit_exceeded`), or the price is above the request's `Max-Cost` (`max_cost_exceeded`). */
         InsufficientCredit: {
             headers: {
                 [name: string]: unknown;
@@ -7310,6 +7310,10 @@ export interface components {
         SessionDelivery: "token" | "cookie";
         /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
         Webhook: string;
+        /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+        MaxCost: number;
+        /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+        MaxCostQuery: number;
         /**
          * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
          *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
@@ -11459,6 +11463,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11483,6 +11489,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11514,6 +11522,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11538,6 +11548,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11569,6 +11581,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11593,6 +11607,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11624,6 +11640,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11648,6 +11666,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11679,6 +11699,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11703,6 +11725,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11734,6 +11758,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11758,6 +11784,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11789,6 +11817,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11813,6 +11843,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11844,6 +11876,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11868,6 +11902,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11899,6 +11935,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11923,6 +11961,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11954,6 +11994,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11978,6 +12020,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12009,6 +12053,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12033,6 +12079,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12064,6 +12112,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12088,6 +12138,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12119,6 +12171,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12143,6 +12197,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12174,6 +12230,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12198,6 +12256,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12229,6 +12289,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12253,6 +12315,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12284,6 +12348,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12308,6 +12374,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12339,6 +12407,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12363,6 +12433,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12394,6 +12466,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12418,6 +12492,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12449,6 +12525,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12473,6 +12551,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12504,6 +12584,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12528,6 +12610,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12559,6 +12643,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12583,6 +12669,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12614,6 +12702,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12638,6 +12728,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12669,6 +12761,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12693,6 +12787,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12724,6 +12820,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12748,6 +12846,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12779,6 +12879,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12803,6 +12905,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12834,6 +12938,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12858,6 +12964,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12889,6 +12997,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12913,6 +13023,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12944,6 +13056,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12968,6 +13082,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12999,6 +13115,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -13023,6 +13141,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -13054,6 +13174,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -13078,6 +13200,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -13109,6 +13233,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -13133,6 +13259,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;

@@ -1150,6 +1150,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/admin_usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage across all accounts by day, model and provider
+         * @description Runs, failures and spend of every account for each UTC day from `from` to `to` (both included, at most 366 days), grouped by one or two of `day`, `model` and `provider` (the upstream provider that ran the prediction; null for the gateway's local models and runs that never reached one). `runs` counts production predictions submitted, `failed_runs` those of them that failed, `sandbox_runs` the free sandbox ones; `spend` is the credits charged less the credits refunded, read from every wallet's ledger. Credits: 1000 = 1 USD. Roles: support, billing, admin.
+         */
+        get: operations["adminUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/admin_model_margins": {
         parameters: {
             query?: never;
@@ -1805,6 +1825,26 @@ export interface paths {
          *     in total, by UTC day and by model.
          */
         get: operations["getStudioUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage by day, model, API key or source
+         * @description Runs and spend of the caller's wallet (or, with `team_id`, the team's) for each UTC day from `from` to `to` (both included, at most 366 days; by default the last 30 days up to today), grouped by one or two of `day`, `model`, `api_key` and `source` (`group_by=day,model` gives one row per day and model, for a chart of spend per day stacked by model). `runs` counts the production predictions submitted that day (`failed_runs` of them failed) and `sandbox_runs` the free sandbox ones; `spend` is the credits charged that day less the credits refunded, read from the ledger, so the totals over a range equal the ledger's charges less refunds in it to the credit. A sandbox API key sees its sandbox runs only and no spend. Groups with nothing in them are left out; rows are sorted by their groups. Credits: 1000 = 1 USD.
+         */
+        get: operations["getUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4317,7 +4357,7 @@ export interface components {
             spend_limit?: number | null;
             /** @enum {string|null} */
             spend_limit_period?: "day" | "month" | null;
-            /** @description In lists, for a key with a spend limit, the credits it has committed in the current period (held and settled predictions); null without a limit. */
+            /** @description In lists and update answers, for a key with a spend limit, the credits it has committed in the current period of its limit (the UTC day or month; held and settled predictions); null without a limit. */
             spend_so_far?: number | null;
             /**
              * Format: date-time
@@ -5615,6 +5655,83 @@ export interface components {
             changed: string[];
             /** @description The files load to the catalog already in use; nothing was replaced. */
             unchanged: boolean;
+        };
+        UsageCounts: {
+            /** @description Production predictions submitted (with a sandbox key, sandbox ones). */
+            runs: number;
+            /** @description Of `runs`, those that failed (their hold was released). */
+            failed_runs: number;
+            /** @description Sandbox predictions submitted (free). */
+            sandbox_runs: number;
+            /** @description Credits charged less credits refunded, from the ledger (negative when refunds of earlier charges outweigh the day's charges). */
+            spend: number;
+        };
+        UsageRow: components["schemas"]["UsageCounts"] & {
+            /**
+             * Format: date
+             * @description The UTC day (grouped by `day`).
+             */
+            day?: string;
+            /** @description The model's slug (grouped by `model`). */
+            model?: string;
+            /** @description The API key that submitted (grouped by `api_key`); null for the dashboard, embed codes and OAuth tokens. */
+            api_key_id?: number | null;
+            /** @description That key's name; null when there is no key. */
+            api_key_name?: string | null;
+            /** @description Where the runs came from (grouped by `source`): api, dashboard, embed, agent_embed or studio. */
+            source?: string;
+            /** @description The upstream provider that ran them (admin view, grouped by `provider`); null for local models. */
+            provider?: string | null;
+        };
+        /**
+         * @example {
+         *       "from": "2026-11-28",
+         *       "to": "2026-11-29",
+         *       "group_by": [
+         *         "day",
+         *         "model"
+         *       ],
+         *       "unit": "credit",
+         *       "rows": [
+         *         {
+         *           "day": "2026-11-28",
+         *           "model": "lumen-dev-text-to-image",
+         *           "runs": 12,
+         *           "failed_runs": 1,
+         *           "sandbox_runs": 3,
+         *           "spend": 704
+         *         },
+         *         {
+         *           "day": "2026-11-29",
+         *           "model": "aurora-v3-pro-text-to-video",
+         *           "runs": 2,
+         *           "failed_runs": 0,
+         *           "sandbox_runs": 0,
+         *           "spend": 3120
+         *         }
+         *       ],
+         *       "totals": {
+         *         "runs": 14,
+         *         "failed_runs": 1,
+         *         "sandbox_runs": 3,
+         *         "spend": 3824
+         *       }
+         *     }
+         */
+        UsageResponse: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @description The groups of each row, in order. */
+            group_by: string[];
+            /**
+             * @description 1000 credits = 1 USD.
+             * @enum {string}
+             */
+            unit: "credit";
+            rows: components["schemas"]["UsageRow"][];
+            totals: components["schemas"]["UsageCounts"];
         };
         /**
          * @example {
@@ -9320,6 +9437,37 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    adminUsage: {
+        parameters: {
+            query: {
+                /** @description First UTC day, YYYY-MM-DD. */
+                from: string;
+                /** @description Last UTC day, YYYY-MM-DD (not before `from`). */
+                to: string;
+                /** @description One or two of `day`, `model`, `provider`, separated by a comma (default `day`). */
+                group_by?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows and their totals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminModelMargins: {
         parameters: {
             query: {
@@ -10433,6 +10581,43 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StudioUsage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+                /** @description First UTC day, YYYY-MM-DD (default 29 days before `to`). */
+                from?: string;
+                /** @description Last UTC day, YYYY-MM-DD, not before `from` (default today). */
+                to?: string;
+                /** @description One or two of `day`, `model`, `api_key`, `source`, separated by a comma (default `day`). */
+                group_by?: string;
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows and their totals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageResponse"];
                 };
             };
             401: components["responses"]["Unauthorized"];

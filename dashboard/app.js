@@ -16,6 +16,7 @@ import { History } from './pages/history.js';
 import { Gallery } from './pages/gallery.js';
 import { MediaLibrary } from './pages/media.js';
 import { Billing } from './pages/billing.js';
+import { Usage } from './pages/usage.js';
 import { Embeds } from './pages/embeds.js';
 import { Studios } from './pages/studios.js';
 import { Account } from './pages/account.js';
@@ -40,6 +41,7 @@ const GROUPS = [
   { title: 'Business', pages: [
     // a studio whose owner pays for its users' runs leaves them nothing to pay or see here
     { path: 'billing', title: 'Billing', view: Billing, ownWallet: true },
+    { path: 'usage', title: 'Usage', view: Usage, ownWallet: true },
     { path: 'teams', title: 'Teams', view: Teams, studio: false },
     { path: 'studios', title: 'Studios', view: Studios, studio: false },
   ] },

@@ -1,5 +1,5 @@
 // POST /api/v1/{model-endpoint}: every model endpoint of the spec lands here.
-import { EmbedRefusedError, NotFoundError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
+import { EmbedRefusedError, MaxCostExceededError, NotFoundError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import { generationLimits } from './rate-limit.ts';
 import { resolveInputLoras } from './loras.ts';
 import { providerMetadataOf } from '../db/provider-costs.ts';
@@ -65,6 +65,17 @@ async function submitted(ctx: ModelContext, id: string, status: Submitted['statu
   return applied ? response.header('Preference-Applied', `wait=${wait}`) : response;
 }
 
+/**
+ * The most the caller will pay (`Max-Cost` header, `max_cost` query parameter; both validated as
+ * integers >= 0 by the spec): the lower of the two, or undefined when neither is sent.
+ */
+export function maxCostOf(ctx: Pick<ModelContext, 'request' | 'query'>): number | undefined {
+  const header = ctx.request.headers['max-cost'];
+  const caps = [typeof header === 'string' && header.trim() !== '' ? Number(header) : undefined, ctx.query.max_cost]
+    .filter((n): n is number => typeof n === 'number' && Number.isSafeInteger(n));
+  return caps.length === 0 ? undefined : Math.min(...caps);
+}
+
 export const generate: ModelHandler = async (ctx) => {
   const { app, caller, model, query, request, studio } = ctx;
   // README "Whitelabel studios": in a studio's context only its allowed models exist
@@ -116,6 +127,9 @@ export const generate: ModelHandler = async (ctx) => {
   // and in a studio its markup (end_user_pays: the end user pays it, the owner is credited it on the
   // charge; owner_pays: the studio owner's wallet pays the list price)
   const { price, listPrice, discountPercent, studioMarkup } = await priceFor(app, caller.owner, model, body, studio, caller);
+  // Max-Cost: refused before anything is held or recorded
+  const maxCost = maxCostOf(ctx);
+  if (maxCost !== undefined && price > maxCost) throw new MaxCostExceededError(price, maxCost);
   const studioBilling = studio
     ? (studio.payerMode === 'owner_pays' ? { payer: { userId: studio.userId, teamId: studio.teamId } } : { studioMarkup })
     : {};

@@ -36,6 +36,7 @@ import { createStudio, disableStudio, getStudio, getStudioUsage, listStudios, up
 import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets } from './media.ts';
 import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
 import { adminModelMargins } from './margins.ts';
+import { adminUsage, getUsage } from './usage.ts';
 import { adminReloadCatalog } from './catalog-reload.ts';
 import { deleteModelDiscount, listModelDiscounts, myModelDiscounts, upsertModelDiscounts } from './discounts.ts';
 import { adminManageSubscription, getMySubscription } from './subscriptions.ts';
@@ -134,6 +135,8 @@ const handlers: HandlerMap = {
   adminUserInfo,
   adminAuditLog,
   adminModelMargins,
+  adminUsage,
+  getUsage,
   adminReloadCatalog,
   listModelDiscounts,
   upsertModelDiscounts,

@@ -366,7 +366,8 @@ export const updateApiKey: Handler<'updateApiKey'> = async ({ app, caller, param
   const updated = await updateUserKey(app.db, caller.userId, id, await keyUpdate(app, caller, target, itself, body));
   if (!updated) throw new NotFoundError('API key not found');
   await app.credentials.invalidate({ userIds: [caller.userId] });
-  return keyView(updated);
+  // the key as listed: with what it has spent in its limit's current period
+  return withSpend(app, updated, keyView);
 };
 
 /** PATCH /app/teams/{team_id}/keys/{key_id}: updateApiKey for a key of the team (`manage_keys`, checked by the route bridge). */
@@ -381,5 +382,5 @@ export const updateTeamApiKey: Handler<'updateTeamApiKey'> = async ({ app, calle
   if (!updated) throw new NotFoundError('API key not found');
   await app.credentials.invalidate({ teamIds: [teamId] });
   app.log.info({ event: 'team_key_updated', teamId, keyId: id, by: caller.userId }, 'teams: API key updated');
-  return teamKeyView(updated);
+  return withSpend(app, { ...updated, teamId }, teamKeyView);
 };

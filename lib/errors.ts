@@ -18,6 +18,7 @@ export const ERRORS = {
   api_key_expired: { status: [401], meaning: 'an API key used after the `expires_at` set on it' },
   insufficient_credit: { status: [402], meaning: "the paying wallet cannot cover the request's price; `detail` names the price, never the balance" },
   key_spend_limit_exceeded: { status: [402], meaning: "the submitting API key's spend limit for its day or month (UTC) cannot cover the price" },
+  max_cost_exceeded: { status: [402], meaning: 'the price of a model submit is above the most the request said it would pay (`Max-Cost` header or `max_cost` query parameter); `detail` and `X-Cost` give the price, and nothing was held' },
   forbidden: { status: [403], meaning: 'the credential is valid but not allowed: an IP-restricted key used from another address, a team role without the permission, a credential asking for more than it holds, registration closed to this address' },
   insufficient_scope: { status: [403], meaning: "an OAuth access token without the operation's scope; `WWW-Authenticate` names the scope" },
   session_required: { status: [403], meaning: 'an administrative operation called with an API key or an OAuth token (only a signed-in session carries a role); a valid API key or OAuth token on an operation that takes a signed-in session but not that credential (creating an OAuth client with an API key, requesting account deletion with a token, signing out)' },
@@ -130,6 +131,15 @@ export class ApiKeyExpiredError extends DomainError {
 export class KeySpendLimitError extends DomainError {
   readonly status = 402;
   readonly code = 'key_spend_limit_exceeded';
+}
+
+/** A model submit whose price is above the caller's `Max-Cost`: nothing was held. */
+export class MaxCostExceededError extends DomainError {
+  readonly status = 402;
+  readonly code = 'max_cost_exceeded';
+  constructor(price: number, maxCost: number) {
+    super(`this request costs ${price} credits, more than its Max-Cost of ${maxCost}; nothing was held`, { 'X-Cost': String(price) });
+  }
 }
 
 export class ForbiddenError extends DomainError {

@@ -1,5 +1,5 @@
-// The web dashboard (docs/api/dashboard.md): static files from dashboard/ and one vendored
-// module (htm's Preact bundle, from node_modules), served at /dashboard with `GET /` redirecting
+// The web dashboard (docs/api/dashboard.md): static files from dashboard/ and vendored
+// modules from node_modules (htm's Preact bundle; uPlot, its charts), served at /dashboard with `GET /` redirecting
 // there, and at /s/<slug> as a whitelabel studio's storefront (the page names the studio in its
 // calls; on a studio's own domain /dashboard is the storefront, by the Host). No build step and nothing loaded from the internet: the page's Content-Security-Policy
 // lets scripts, styles and API calls come from its own origin only. Outputs (images, video,
@@ -13,6 +13,10 @@ export const DASHBOARD_DIR = path.join(import.meta.dirname, '..', 'dashboard');
 // htm's exports map hides package.json; its main entry is dist/htm.js
 const htmDir = path.dirname(path.dirname(createRequire(import.meta.url).resolve('htm')));
 const VENDOR = path.join(htmDir, 'preact', 'standalone.module.js');
+// uPlot (the usage charts): its ES module and stylesheet, no dependencies of its own
+const uplotDir = path.dirname(createRequire(import.meta.url).resolve('uplot'));
+const UPLOT = path.join(uplotDir, 'uPlot.esm.js');
+const UPLOT_CSS = path.join(uplotDir, 'uPlot.min.css');
 
 export function dashboardCsp(publicUrl: string): string {
   const self = new URL(publicUrl).origin;
@@ -49,6 +53,8 @@ export const dashboardPlugin: Plugin<{ publicUrl: string }> = {
       server.route({ method: 'GET', path: p, options: { ...options, handler: { file: { path: path.join(DASHBOARD_DIR, 'index.html'), confine: false } } } });
     }
     server.route({ method: 'GET', path: '/dashboard/vendor/preact-htm.js', options: { ...options, handler: { file: { path: VENDOR, confine: false } } } });
+    server.route({ method: 'GET', path: '/dashboard/vendor/uplot.js', options: { ...options, handler: { file: { path: UPLOT, confine: false } } } });
+    server.route({ method: 'GET', path: '/dashboard/vendor/uplot.css', options: { ...options, handler: { file: { path: UPLOT_CSS, confine: false } } } });
     server.route({
       method: 'GET',
       path: '/dashboard/{path*}',

@@ -1169,6 +1169,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/admin_usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage across all accounts by day, model and provider
+         * @description Runs, failures and spend of every account for each UTC day from `from` to `to` (both included, at most 366 days), grouped by one or two of `day`, `model` and `provider` (the upstream provider that ran the prediction; null for the gateway's local models and runs that never reached one). `runs` counts production predictions submitted, `failed_runs` those of them that failed, `sandbox_runs` the free sandbox ones; `spend` is the credits charged less the credits refunded, read from every wallet's ledger. Credits: 1000 = 1 USD. Roles: support, billing, admin.
+         */
+        get: operations["adminUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/admin_model_margins": {
         parameters: {
             query?: never;
@@ -1824,6 +1844,26 @@ export interface paths {
          *     in total, by UTC day and by model.
          */
         get: operations["getStudioUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage by day, model, API key or source
+         * @description Runs and spend of the caller's wallet (or, with `team_id`, the team's) for each UTC day from `from` to `to` (both included, at most 366 days; by default the last 30 days up to today), grouped by one or two of `day`, `model`, `api_key` and `source` (`group_by=day,model` gives one row per day and model, for a chart of spend per day stacked by model). `runs` counts the production predictions submitted that day (`failed_runs` of them failed) and `sandbox_runs` the free sandbox ones; `spend` is the credits charged that day less the credits refunded, read from the ledger, so the totals over a range equal the ledger's charges less refunds in it to the credit. A sandbox API key sees its sandbox runs only and no spend. Groups with nothing in them are left out; rows are sorted by their groups. Credits: 1000 = 1 USD.
+         */
+        get: operations["getUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3026,7 +3066,7 @@ export interface components {
         ErrorDetail: {
             /** @description Human-readable reason. */
             detail: string;
-            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`, `csrf_token_invalid`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
+            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `max_cost_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`, `csrf_token_invalid`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
             code?: string;
         };
         ValidationError: {
@@ -4336,7 +4376,7 @@ export interface components {
             spend_limit?: number | null;
             /** @enum {string|null} */
             spend_limit_period?: "day" | "month" | null;
-            /** @description In lists, for a key with a spend limit, the credits it has committed in the current period (held and settled predictions); null without a limit. */
+            /** @description In lists and update answers, for a key with a spend limit, the credits it has committed in the current period of its limit (the UTC day or month; held and settled predictions); null without a limit. */
             spend_so_far?: number | null;
             /**
              * Format: date-time
@@ -5634,6 +5674,83 @@ export interface components {
             changed: string[];
             /** @description The files load to the catalog already in use; nothing was replaced. */
             unchanged: boolean;
+        };
+        UsageCounts: {
+            /** @description Production predictions submitted (with a sandbox key, sandbox ones). */
+            runs: number;
+            /** @description Of `runs`, those that failed (their hold was released). */
+            failed_runs: number;
+            /** @description Sandbox predictions submitted (free). */
+            sandbox_runs: number;
+            /** @description Credits charged less credits refunded, from the ledger (negative when refunds of earlier charges outweigh the day's charges). */
+            spend: number;
+        };
+        UsageRow: components["schemas"]["UsageCounts"] & {
+            /**
+             * Format: date
+             * @description The UTC day (grouped by `day`).
+             */
+            day?: string;
+            /** @description The model's slug (grouped by `model`). */
+            model?: string;
+            /** @description The API key that submitted (grouped by `api_key`); null for the dashboard, embed codes and OAuth tokens. */
+            api_key_id?: number | null;
+            /** @description That key's name; null when there is no key. */
+            api_key_name?: string | null;
+            /** @description Where the runs came from (grouped by `source`): api, dashboard, embed, agent_embed or studio. */
+            source?: string;
+            /** @description The upstream provider that ran them (admin view, grouped by `provider`); null for local models. */
+            provider?: string | null;
+        };
+        /**
+         * @example {
+         *       "from": "2026-11-28",
+         *       "to": "2026-11-29",
+         *       "group_by": [
+         *         "day",
+         *         "model"
+         *       ],
+         *       "unit": "credit",
+         *       "rows": [
+         *         {
+         *           "day": "2026-11-28",
+         *           "model": "lumen-dev-text-to-image",
+         *           "runs": 12,
+         *           "failed_runs": 1,
+         *           "sandbox_runs": 3,
+         *           "spend": 704
+         *         },
+         *         {
+         *           "day": "2026-11-29",
+         *           "model": "aurora-v3-pro-text-to-video",
+         *           "runs": 2,
+         *           "failed_runs": 0,
+         *           "sandbox_runs": 0,
+         *           "spend": 3120
+         *         }
+         *       ],
+         *       "totals": {
+         *         "runs": 14,
+         *         "failed_runs": 1,
+         *         "sandbox_runs": 3,
+         *         "spend": 3824
+         *       }
+         *     }
+         */
+        UsageResponse: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @description The groups of each row, in order. */
+            group_by: string[];
+            /**
+             * @description 1000 credits = 1 USD.
+             * @enum {string}
+             */
+            unit: "credit";
+            rows: components["schemas"]["UsageRow"][];
+            totals: components["schemas"]["UsageCounts"];
         };
         /**
          * @example {
@@ -7259,7 +7376,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description The wallet balance does not cover the cost (`insufficient_credit`), or the submitting API key's spend limit for its period does not (`key_spend_limit_exceeded`). */
+        /** @description The wallet balance does not cover the cost (`insufficient_credit`), the submitting API key's spend limit for its period does not (`key_spend_limit_exceeded`), or the price is above the request's `Max-Cost` (`max_cost_exceeded`). */
         InsufficientCredit: {
             headers: {
                 [name: string]: unknown;
@@ -7330,6 +7447,10 @@ export interface components {
         SessionDelivery: "token" | "cookie";
         /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
         Webhook: string;
+        /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+        MaxCost: number;
+        /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+        MaxCostQuery: number;
         /**
          * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
          *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
@@ -9367,6 +9488,37 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    adminUsage: {
+        parameters: {
+            query: {
+                /** @description First UTC day, YYYY-MM-DD. */
+                from: string;
+                /** @description Last UTC day, YYYY-MM-DD (not before `from`). */
+                to: string;
+                /** @description One or two of `day`, `model`, `provider`, separated by a comma (default `day`). */
+                group_by?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows and their totals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminModelMargins: {
         parameters: {
             query: {
@@ -10489,6 +10641,43 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+                /** @description First UTC day, YYYY-MM-DD (default 29 days before `to`). */
+                from?: string;
+                /** @description Last UTC day, YYYY-MM-DD, not before `from` (default today). */
+                to?: string;
+                /** @description One or two of `day`, `model`, `api_key`, `source`, separated by a comma (default `day`). */
+                group_by?: string;
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows and their totals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listCreditTransactions: {
         parameters: {
             query?: {
@@ -11511,6 +11700,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11535,6 +11726,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11566,6 +11759,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11590,6 +11785,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11621,6 +11818,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11645,6 +11844,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11676,6 +11877,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11700,6 +11903,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11731,6 +11936,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11755,6 +11962,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11786,6 +11995,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11810,6 +12021,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11841,6 +12054,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11865,6 +12080,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11896,6 +12113,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11920,6 +12139,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11951,6 +12172,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11975,6 +12198,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12006,6 +12231,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12030,6 +12257,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12061,6 +12290,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12085,6 +12316,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12116,6 +12349,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12140,6 +12375,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12171,6 +12408,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12195,6 +12434,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12226,6 +12467,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12250,6 +12493,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12281,6 +12526,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12305,6 +12552,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12336,6 +12585,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12360,6 +12611,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12391,6 +12644,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12415,6 +12670,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12446,6 +12703,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12470,6 +12729,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12501,6 +12762,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12525,6 +12788,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12556,6 +12821,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12580,6 +12847,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12611,6 +12880,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12635,6 +12906,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12666,6 +12939,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12690,6 +12965,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12721,6 +12998,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12745,6 +13024,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12776,6 +13057,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12800,6 +13083,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12831,6 +13116,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12855,6 +13142,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12886,6 +13175,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12910,6 +13201,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12941,6 +13234,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12965,6 +13260,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12996,6 +13293,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -13020,6 +13319,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -13051,6 +13352,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -13075,6 +13378,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -13106,6 +13411,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -13130,6 +13437,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -13161,6 +13470,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -13185,6 +13496,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -13306,6 +13619,7 @@ export type ProtectedOperationId =
     | "adminStripeRefund"
     | "adminSupportLoginLink"
     | "adminTopup"
+    | "adminUsage"
     | "adminUserInfo"
     | "adminUserRuns"
     | "aurora-v3-4k-image-to-video"
@@ -13359,6 +13673,7 @@ export type ProtectedOperationId =
     | "getStudio"
     | "getStudioUsage"
     | "getTeam"
+    | "getUsage"
     | "getUserDetails"
     | "getUserKeys"
     | "getWebhookSecret"

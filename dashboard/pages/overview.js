@@ -1,55 +1,32 @@
-// Overview: the wallet, spend over the last two weeks (a bar per day, from the ledger) and the
-// recent runs.
+// Overview: the wallet, spend over the last two weeks (a bar per day, summed by the gateway from
+// the ledger: GET /app/usage) and the recent runs.
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { Notice, credits, usd, when } from './ui.js';
+import { BarChart, PALETTE, daysBetween } from './charts.js';
 
 const DAYS = 14;
-const MAX_PAGES = 5; // at most 500 ledger rows: enough for the chart of a normal account
 
-/** Credits charged for runs (`prediction` rows) per UTC day, the last DAYS days, oldest first. */
-export function spendByDay(rows, now = new Date()) {
-  const days = [];
-  for (let i = DAYS - 1; i >= 0; i--) days.push({ day: new Date(now.getTime() - i * 86_400_000).toISOString().slice(0, 10), spent: 0 });
-  const index = new Map(days.map((d) => [d.day, d]));
-  for (const r of rows) {
-    const d = index.get(String(r.created_at).slice(0, 10));
-    if (d && r.kind === 'prediction' && r.amount < 0) d.spent -= r.amount;
-  }
-  return days;
+/** Spend per UTC day of the last DAYS days (GET /app/usage: the ledger's charges less refunds, summed by the gateway). */
+async function usageByDay() {
+  const to = new Date().toISOString().slice(0, 10);
+  const from = new Date(Date.now() - (DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
+  const { body } = await api('GET', '/app/usage', { team: true, query: { from, to, group_by: 'day' } });
+  return body;
 }
 
-async function ledgerRows() {
-  const since = new Date(Date.now() - DAYS * 86_400_000).toISOString();
-  const rows = [];
-  for (let page = 1; page <= MAX_PAGES; page++) {
-    const { body } = await api('GET', '/app/credit_transactions', { team: true, query: { page, page_size: 100 } });
-    rows.push(...body.items);
-    if (!body.has_more || (body.items.length && body.items[body.items.length - 1].created_at < since)) break;
-  }
-  return rows;
-}
-
-function SpendChart({ days }) {
-  const max = Math.max(1, ...days.map((d) => d.spent));
-  const total = days.reduce((s, d) => s + d.spent, 0);
-  const w = 28, gap = 6, h = 120;
-  const label = `Spend per day over the last ${DAYS} days: ${credits(total)} in all.`;
-  return html`
-    <figure class="chart">
-      <svg viewBox=${`0 0 ${days.length * (w + gap)} ${h + 22}`} role="img" aria-label=${label} data-testid="spend-chart">
-        ${days.map((d, i) => {
-          const bh = d.spent ? Math.max(2, Math.round((d.spent / max) * h)) : 0;
-          return html`<g>
-            <title>${d.day}: ${credits(d.spent)} (${usd(d.spent)})</title>
-            <rect class="bar" x=${i * (w + gap)} y=${h - bh} width=${w} height=${bh} data-day=${d.day} data-spent=${d.spent} />
-            <rect class="baseline" x=${i * (w + gap)} y=${h} width=${w} height="1" />
-            ${i % 2 === 0 && html`<text x=${i * (w + gap) + w / 2} y=${h + 16} text-anchor="middle">${d.day.slice(8)}</text>`}
-          </g>`;
-        })}
-      </svg>
-      <figcaption class="muted">${total ? `${credits(total)} (${usd(total)}) spent on runs in the last ${DAYS} days; the highest day ${credits(max)}.` : `Nothing spent on runs in the last ${DAYS} days.`}</figcaption>
-    </figure>`;
+function SpendChart({ usage }) {
+  const days = daysBetween(usage.from, usage.to);
+  const spent = new Map(usage.rows.map((r) => [r.day, r.spend]));
+  const values = days.map((d) => spent.get(d) ?? 0);
+  const total = usage.totals.spend;
+  const max = Math.max(0, ...values);
+  return html`<div data-testid="spend-chart" data-total=${total}>
+    <${BarChart} testid="spend-chart-plot" label=${`Spend per day over the last ${DAYS} days: ${credits(total)} in all.`} height=${160}
+      xs=${days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000)} series=${[{ label: 'Spend', color: PALETTE[0], values }]}
+      caption=${total ? `${credits(total)} (${usd(total)}) spent on runs in the last ${DAYS} days; the highest day ${credits(max)}.` : `Nothing spent on runs in the last ${DAYS} days.`} />
+    <p><a href="#/usage">Usage by model and key</a></p>
+  </div>`;
 }
 
 function RecentRuns() {
@@ -70,11 +47,11 @@ export function Overview({ user, site }) {
   // on a storefront whose owner pays, the user's own wallet is not what pays for their runs
   const ownWallet = !(site && site.studio && site.studio.payer_mode === 'owner_pays');
   const [balance, setBalance] = useState(null);
-  const [days, setDays] = useState(null);
+  const [usage, setUsage] = useState(null);
   const [error, setError] = useState(null);
   useEffect(() => {
     api('GET', '/account/balance', { team: true }).then((r) => setBalance(r.body), setError);
-    ledgerRows().then((rows) => setDays(spendByDay(rows)), setError);
+    usageByDay().then(setUsage, setError);
   }, []);
   return html`
     <${Notice} error=${error} />
@@ -91,7 +68,7 @@ export function Overview({ user, site }) {
       </div>
       ${ownWallet && html`<div class="card">
         <h2>Spend</h2>
-        ${days ? html`<${SpendChart} days=${days} />` : !error && html`<p class="loading" role="status">Loading…</p>`}
+        ${usage ? html`<${SpendChart} usage=${usage} />` : !error && html`<p class="loading" role="status">Loading…</p>`}
       </div>`}
       <div class="card">
         <h2>Recent runs</h2>

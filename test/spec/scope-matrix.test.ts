@@ -51,6 +51,7 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   getBalance: 'account:read',
   getUserDetails: 'account:read',
   listCreditTransactions: 'account:read',
+  getUsage: 'account:read',
   myModelDiscounts: 'account:read',
   getMySubscription: 'account:read',
   listMediaAssets: 'account:read',

@@ -1150,6 +1150,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/admin_usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage across all accounts by day, model and provider
+         * @description Runs, failures and spend of every account for each UTC day from `from` to `to` (both included, at most 366 days), grouped by one or two of `day`, `model` and `provider` (the upstream provider that ran the prediction; null for the gateway's local models and runs that never reached one). `runs` counts production predictions submitted, `failed_runs` those of them that failed, `sandbox_runs` the free sandbox ones; `spend` is the credits charged less the credits refunded, read from every wallet's ledger. Credits: 1000 = 1 USD. Roles: support, billing, admin.
+         */
+        get: operations["adminUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/admin_model_margins": {
         parameters: {
             query?: never;
@@ -1805,6 +1825,26 @@ export interface paths {
          *     in total, by UTC day and by model.
          */
         get: operations["getStudioUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage by day, model, API key or source
+         * @description Runs and spend of the caller's wallet (or, with `team_id`, the team's) for each UTC day from `from` to `to` (both included, at most 366 days; by default the last 30 days up to today), grouped by one or two of `day`, `model`, `api_key` and `source` (`group_by=day,model` gives one row per day and model, for a chart of spend per day stacked by model). `runs` counts the production predictions submitted that day (`failed_runs` of them failed) and `sandbox_runs` the free sandbox ones; `spend` is the credits charged that day less the credits refunded, read from the ledger, so the totals over a range equal the ledger's charges less refunds in it to the credit. A sandbox API key sees its sandbox runs only and no spend. Groups with nothing in them are left out; rows are sorted by their groups. Credits: 1000 = 1 USD.
+         */
+        get: operations["getUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3007,7 +3047,7 @@ export interface components {
         ErrorDetail: {
             /** @description Human-readable reason. */
             detail: string;
-            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`, `csrf_token_invalid`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
+            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `max_cost_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`, `csrf_token_invalid`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
             code?: string;
         };
         ValidationError: {
@@ -4317,7 +4357,7 @@ export interface components {
             spend_limit?: number | null;
             /** @enum {string|null} */
             spend_limit_period?: "day" | "month" | null;
-            /** @description In lists, for a key with a spend limit, the credits it has committed in the current period (held and settled predictions); null without a limit. */
+            /** @description In lists and update answers, for a key with a spend limit, the credits it has committed in the current period of its limit (the UTC day or month; held and settled predictions); null without a limit. */
             spend_so_far?: number | null;
             /**
              * Format: date-time
@@ -5615,6 +5655,83 @@ export interface components {
             changed: string[];
             /** @description The files load to the catalog already in use; nothing was replaced. */
             unchanged: boolean;
+        };
+        UsageCounts: {
+            /** @description Production predictions submitted (with a sandbox key, sandbox ones). */
+            runs: number;
+            /** @description Of `runs`, those that failed (their hold was released). */
+            failed_runs: number;
+            /** @description Sandbox predictions submitted (free). */
+            sandbox_runs: number;
+            /** @description Credits charged less credits refunded, from the ledger (negative when refunds of earlier charges outweigh the day's charges). */
+            spend: number;
+        };
+        UsageRow: components["schemas"]["UsageCounts"] & {
+            /**
+             * Format: date
+             * @description The UTC day (grouped by `day`).
+             */
+            day?: string;
+            /** @description The model's slug (grouped by `model`). */
+            model?: string;
+            /** @description The API key that submitted (grouped by `api_key`); null for the dashboard, embed codes and OAuth tokens. */
+            api_key_id?: number | null;
+            /** @description That key's name; null when there is no key. */
+            api_key_name?: string | null;
+            /** @description Where the runs came from (grouped by `source`): api, dashboard, embed, agent_embed or studio. */
+            source?: string;
+            /** @description The upstream provider that ran them (admin view, grouped by `provider`); null for local models. */
+            provider?: string | null;
+        };
+        /**
+         * @example {
+         *       "from": "2026-11-28",
+         *       "to": "2026-11-29",
+         *       "group_by": [
+         *         "day",
+         *         "model"
+         *       ],
+         *       "unit": "credit",
+         *       "rows": [
+         *         {
+         *           "day": "2026-11-28",
+         *           "model": "lumen-dev-text-to-image",
+         *           "runs": 12,
+         *           "failed_runs": 1,
+         *           "sandbox_runs": 3,
+         *           "spend": 704
+         *         },
+         *         {
+         *           "day": "2026-11-29",
+         *           "model": "aurora-v3-pro-text-to-video",
+         *           "runs": 2,
+         *           "failed_runs": 0,
+         *           "sandbox_runs": 0,
+         *           "spend": 3120
+         *         }
+         *       ],
+         *       "totals": {
+         *         "runs": 14,
+         *         "failed_runs": 1,
+         *         "sandbox_runs": 3,
+         *         "spend": 3824
+         *       }
+         *     }
+         */
+        UsageResponse: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @description The groups of each row, in order. */
+            group_by: string[];
+            /**
+             * @description 1000 credits = 1 USD.
+             * @enum {string}
+             */
+            unit: "credit";
+            rows: components["schemas"]["UsageRow"][];
+            totals: components["schemas"]["UsageCounts"];
         };
         /**
          * @example {
@@ -7240,7 +7357,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description The wallet balance does not cover the cost (`insufficient_credit`), or the submitting API key's spend limit for its period does not (`key_spend_limit_exceeded`). */
+        /** @description The wallet balance does not cover the cost (`insufficient_credit`), the submitting API key's spend limit for its period does not (`key_spend_limit_exceeded`), or the price is above the request's `Max-Cost` (`max_cost_exceeded`). */
         InsufficientCredit: {
             headers: {
                 [name: string]: unknown;
@@ -7311,6 +7428,10 @@ export interface components {
         SessionDelivery: "token" | "cookie";
         /** @description HTTPS URL that receives the result. When the prediction reaches `completed` or `failed` (never other states), the service POSTs a `WebhookPayload` to it, signed per Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, keyed with the account's secret from `GET /app/webhook_secret`). An attempt fails on a network error, a timeout (15 s by default), or any non-2xx answer; redirects are not followed. It is retried up to three times, after 10 s, 40 s and 160 s (±20% jitter; `Retry-After` on 429/503 is honoured, up to one hour); `410 Gone` stops at once; after the last failure the delivery is dead-lettered and can be sent again with `POST /app/webhook_deliveries/{id}/redeliver`. Every attempt of one delivery carries the same `webhook-id`: receivers must be idempotent. Only `https://` URLs with a public destination are accepted: credentials in the URL, and loopback, private, link-local, unique-local, multicast or metadata addresses in any notation, are refused with 422, and the host is resolved again and checked at send time. */
         Webhook: string;
+        /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+        MaxCost: number;
+        /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+        MaxCostQuery: number;
         /**
          * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
          *     seconds (at most 60; a larger N is treated as 60). Finished in time: the answer is the
@@ -9316,6 +9437,37 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    adminUsage: {
+        parameters: {
+            query: {
+                /** @description First UTC day, YYYY-MM-DD. */
+                from: string;
+                /** @description Last UTC day, YYYY-MM-DD (not before `from`). */
+                to: string;
+                /** @description One or two of `day`, `model`, `provider`, separated by a comma (default `day`). */
+                group_by?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows and their totals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminModelMargins: {
         parameters: {
             query: {
@@ -10438,6 +10590,43 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+                /** @description First UTC day, YYYY-MM-DD (default 29 days before `to`). */
+                from?: string;
+                /** @description Last UTC day, YYYY-MM-DD, not before `from` (default today). */
+                to?: string;
+                /** @description One or two of `day`, `model`, `api_key`, `source`, separated by a comma (default `day`). */
+                group_by?: string;
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows and their totals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listCreditTransactions: {
         parameters: {
             query?: {
@@ -11460,6 +11649,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11484,6 +11675,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11515,6 +11708,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11539,6 +11734,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11570,6 +11767,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11594,6 +11793,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11625,6 +11826,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11649,6 +11852,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11680,6 +11885,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11704,6 +11911,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11735,6 +11944,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11759,6 +11970,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11790,6 +12003,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11814,6 +12029,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11845,6 +12062,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11869,6 +12088,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11900,6 +12121,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11924,6 +12147,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -11955,6 +12180,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -11979,6 +12206,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12010,6 +12239,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12034,6 +12265,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12065,6 +12298,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12089,6 +12324,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12120,6 +12357,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12144,6 +12383,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12175,6 +12416,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12199,6 +12442,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12230,6 +12475,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12254,6 +12501,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12285,6 +12534,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12309,6 +12560,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12340,6 +12593,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12364,6 +12619,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12395,6 +12652,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12419,6 +12678,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12450,6 +12711,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12474,6 +12737,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12505,6 +12770,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12529,6 +12796,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12560,6 +12829,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12584,6 +12855,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12615,6 +12888,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12639,6 +12914,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12670,6 +12947,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12694,6 +12973,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12725,6 +13006,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12749,6 +13032,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12780,6 +13065,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12804,6 +13091,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12835,6 +13124,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12859,6 +13150,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12890,6 +13183,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12914,6 +13209,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -12945,6 +13242,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -12969,6 +13268,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -13000,6 +13301,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -13024,6 +13327,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -13055,6 +13360,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -13079,6 +13386,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -13110,6 +13419,8 @@ export interface operations {
                 webhook?: components["parameters"]["Webhook"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
+                max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
                 /**
@@ -13134,6 +13445,8 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
+                "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
             cookie?: never;
@@ -13245,6 +13558,7 @@ export type ErrorCode =
     | "api_key_expired"
     | "insufficient_credit"
     | "key_spend_limit_exceeded"
+    | "max_cost_exceeded"
     | "forbidden"
     | "insufficient_scope"
     | "session_required"

@@ -1,0 +1,84 @@
+// Usage: spend per day stacked by model and spend by API key over a range the user picks, totals
+// (the ledger's charges less refunds in the range, computed by the gateway), and a CSV export of
+// the rows by day and model. All from GET /app/usage; nothing is summed from ledger pages here.
+import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
+import { api } from '../api.js';
+import { Notice, credits, usd } from './ui.js';
+import { BarChart, PALETTE, spendByDayAndModel } from './charts.js';
+
+const today = () => new Date().toISOString().slice(0, 10);
+const daysAgo = (n) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+const PRESETS = [{ days: 7, label: 'Last 7 days' }, { days: 30, label: 'Last 30 days' }, { days: 90, label: 'Last 90 days' }];
+
+/** The rows by day and model as CSV (RFC 4180: fields with a comma, quote or line break are quoted). */
+export function usageCsv(rows) {
+  const field = (v) => { const s = v === null || v === undefined ? '' : String(v); return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s; };
+  const lines = [['day', 'model', 'runs', 'failed_runs', 'sandbox_runs', 'spend_credits'].join(',')];
+  for (const r of rows) lines.push([r.day, r.model, r.runs, r.failed_runs, r.sandbox_runs, r.spend].map(field).join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+function Range({ from, to, onChange }) {
+  const [f, setF] = useState(from);
+  const [t, setT] = useState(to);
+  useEffect(() => { setF(from); setT(to); }, [from, to]);
+  return html`<form class="range" onSubmit=${(e) => { e.preventDefault(); onChange(f, t); }} aria-label="Range">
+    ${PRESETS.map((p) => html`<button type="button" class="secondary" onClick=${() => onChange(daysAgo(p.days - 1), today())}>${p.label}</button>`)}
+    <label>From <input type="date" name="from" value=${f} max=${t} onInput=${(e) => setF(e.target.value)} required /></label>
+    <label>To <input type="date" name="to" value=${t} min=${f} onInput=${(e) => setT(e.target.value)} required /></label>
+    <button type="submit">Show</button>
+  </form>`;
+}
+
+export function Usage() {
+  const [range, setRange] = useState({ from: daysAgo(29), to: today() });
+  const [byDayModel, setByDayModel] = useState(null);
+  const [byKey, setByKey] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    setError(null);
+    const query = { from: range.from, to: range.to };
+    Promise.all([
+      api('GET', '/app/usage', { team: true, query: { ...query, group_by: 'day,model' } }),
+      api('GET', '/app/usage', { team: true, query: { ...query, group_by: 'api_key' } }),
+    ]).then(([a, b]) => { setByDayModel(a.body); setByKey(b.body); }, setError);
+  }, [range.from, range.to]);
+
+  const csvHref = byDayModel ? URL.createObjectURL(new Blob([usageCsv(byDayModel.rows)], { type: 'text/csv' })) : null;
+  useEffect(() => () => { if (csvHref) URL.revokeObjectURL(csvHref); }, [csvHref]);
+
+  let content = !error && html`<p class="loading" role="status">Loading…</p>`;
+  if (byDayModel && byKey) {
+    const { totals } = byDayModel;
+    const stacked = spendByDayAndModel(byDayModel.rows, byDayModel.from, byDayModel.to);
+    const keys = byKey.rows.filter((r) => r.spend !== 0);
+    const keyLabels = keys.map((r) => r.api_key_id === null ? 'No key (dashboard, embeds, OAuth)' : r.api_key_name ?? `key ${r.api_key_id}`);
+    content = html`
+      <section class="cards">
+        <div class="card"><h2>Spend</h2><p class="figure" data-testid="usage-spend" data-spend=${totals.spend}>${credits(totals.spend)}</p>
+          <p class="muted">${usd(totals.spend)} from ${byDayModel.from} to ${byDayModel.to} (UTC): charges less refunds, as in the ledger</p></div>
+        <div class="card"><h2>Runs</h2><p class="figure" data-testid="usage-runs">${totals.runs.toLocaleString('en-US')}</p>
+          <p class="muted">${totals.failed_runs} failed (not charged) · ${totals.sandbox_runs} sandbox runs (free)</p></div>
+      </section>
+      <div class="card">
+        <h2>Spend per day by model</h2>
+        ${stacked.series.length
+          ? html`<${BarChart} testid="usage-by-day" label=${`Spend per day from ${byDayModel.from} to ${byDayModel.to}, stacked by model`} xs=${stacked.xs} series=${stacked.series} />`
+          : html`<p class="muted">Nothing spent in this range.</p>`}
+        ${csvHref && html`<p><a href=${csvHref} download=${`usage-${byDayModel.from}-to-${byDayModel.to}.csv`} data-testid="usage-csv">Download CSV</a> (one row per day and model)</p>`}
+      </div>
+      <div class="card">
+        <h2>Spend by API key</h2>
+        ${keys.length
+          ? html`<${BarChart} testid="usage-by-key" label="Spend by API key in this range" height=${200}
+              xs=${keys.map((_, i) => i)} labels=${keyLabels} series=${[{ label: 'Spend', color: PALETTE[0], values: keys.map((r) => r.spend) }]} />
+            <div class="table-wrap"><table data-testid="usage-keys"><thead><tr><th>Key</th><th>Runs</th><th>Spend</th></tr></thead>
+              <tbody>${keys.map((r, i) => html`<tr><td>${keyLabels[i]}</td><td>${r.runs}</td><td>${credits(r.spend)}</td></tr>`)}</tbody></table></div>`
+          : html`<p class="muted">No key spent anything in this range.</p>`}
+      </div>`;
+  }
+  return html`
+    <${Notice} error=${error} />
+    <${Range} from=${range.from} to=${range.to} onChange=${(from, to) => setRange({ from, to })} />
+    ${content}`;
+}

@@ -1,0 +1,130 @@
+// The usage page in a real browser (Debian chromium via playwright-core) against a gateway on a
+// port, on MariaDB and RabbitMQ with a worker: two real runs with two keys, and a month of another
+// model's runs and charges inserted in bulk; the page's totals equal the ledger, the stacked chart
+// and the by-key chart are drawn (uPlot, on canvas, with the models in the legend), the CSV
+// export sums to the total, and a range with nothing in it says so.
+import test from 'ava';
+import fs from 'node:fs/promises';
+import type { Browser, Page } from 'playwright-core';
+import { newAccount, startGateway } from '../helpers/gateway.ts';
+import type { Account, TestGateway } from '../helpers/gateway.ts';
+import { freePort } from '../helpers/processes.ts';
+import { waitFor } from '../helpers/services.ts';
+import { launchBrowser, pageProblems, screenshot } from '../helpers/browser.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
+
+const DAY = 86_400_000;
+let gw: TestGateway;
+let base: string;
+let browser: Browser;
+let page: Page;
+let problems: string[];
+let account: Account;
+
+async function run(key: string): Promise<void> {
+  const submit = await fetch(`${base}/api/v1/canvas-v1-fast-text-to-image`, {
+    method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'a kite', width: 64, height: 64 }),
+  });
+  const { request_id: id } = (await submit.json()) as { request_id: string };
+  await waitFor(async () => {
+    const r = await fetch(`${base}/api/v1/predictions/${id}/result`, { headers: { 'x-api-key': key } });
+    return ((await r.json()) as { status: string }).status === 'completed';
+  }, { what: 'the run to complete', timeoutMs: 60_000 });
+}
+
+test.before(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  gw = await startGateway({ worker: true, env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, AUTH_RATE_PER_ADDRESS: '1000' } });
+  await gw.server.start();
+  browser = await launchBrowser();
+  account = await newAccount(gw, 100_000);
+  const session = { authorization: `Bearer ${account.session}` };
+  const second = await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: session, payload: { name: 'second', is_test: false } });
+  await run(account.liveKey);
+  await run((second.result as { key: string }).key);
+  // a month of another model's runs, charged on the ledger (inserted in bulk)
+  const now = Date.now();
+  const preds = [];
+  const ledger = [];
+  for (let i = 0; i < 300; i++) {
+    const at = now - (i % 28 + 1) * DAY;
+    const id = newPredictionId(at + i);
+    preds.push({ id, user_id: account.userId, team_id: null, api_key_id: null, model: 'aurora-v3-pro-text-to-video', status: 'completed', is_test: false, input: '{}', price: 40, source: 'dashboard', created_at: at, updated_at: at });
+    ledger.push({ user_id: account.userId, team_id: null, amount: -40, held_change: 0, kind: 'prediction', prediction_id: id, ref: '', description: 'seed', balance_after: 0, held_after: 0, created_at: at + 1 });
+  }
+  await gw.app.db('predictions').insert(preds);
+  await gw.app.db('credit_transactions').insert(ledger);
+
+  const { email } = (await gw.app.db('users').where({ id: account.userId }).first<{ email: string }>())!;
+  page = await browser.newPage();
+  problems = pageProblems(page);
+  await page.goto(`${base}/`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+});
+
+test.after.always(async () => {
+  await browser?.close();
+  await gw?.stop();
+});
+
+/** Pixels of a canvas that something was drawn on. */
+async function painted(selector: string): Promise<number> {
+  return page.evaluate<number>(`(() => {
+    const c = document.querySelector(${JSON.stringify(selector)});
+    const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i] > 0) n++;
+    return n;
+  })()`);
+}
+
+test.serial('the usage page shows totals equal to the ledger, spend per day stacked by model, spend by key, and exports CSV', async (t) => {
+  const from = new Date(Date.now() - 29 * DAY).toISOString().slice(0, 10);
+  const ledgerRows = await gw.app.db('credit_transactions').where({ user_id: account.userId }).whereNull('team_id').whereIn('kind', ['prediction', 'refund'])
+    .andWhere('created_at', '>=', Date.parse(`${from}T00:00:00Z`)).sum({ s: 'amount' }).first();
+  const spend = -Number(ledgerRows?.s ?? 0);
+  t.true(spend > 300 * 40 - 40 * 28);
+
+  await page.goto(`${base}/dashboard#/usage`);
+  await page.getByRole('heading', { name: 'Usage', exact: true }).waitFor();
+  const total = page.getByTestId('usage-spend');
+  await total.waitFor();
+  t.is(await total.getAttribute('data-spend'), String(spend));
+  await page.locator('[data-testid="usage-by-day"] .uplot canvas').waitFor();
+  t.true(await painted('[data-testid="usage-by-day"] .uplot canvas') > 500, 'the stacked bars are drawn');
+  const legend = await page.locator('[data-testid="usage-by-day"] .u-legend').innerText();
+  t.true(legend.includes('aurora-v3-pro-text-to-video') && legend.includes('canvas-v1-fast-text-to-image'), legend);
+  t.true(await painted('[data-testid="usage-by-key"] .uplot canvas') > 100, 'the by-key bars are drawn');
+  const keys = await page.getByTestId('usage-keys').innerText();
+  for (const name of ['live', 'second', 'No key']) t.true(keys.includes(name), keys);
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('usage-csv').click()]);
+  t.regex(download.suggestedFilename(), /^usage-\d{4}-\d\d-\d\d-to-\d{4}-\d\d-\d\d\.csv$/);
+  const csv = await fs.readFile((await download.path())!, 'utf8');
+  const lines = csv.trim().split('\r\n');
+  t.is(lines[0], 'day,model,runs,failed_runs,sandbox_runs,spend_credits');
+  t.is(lines.slice(1).reduce((s, l) => s + Number(l.split(',').at(-1)), 0), spend);
+  await screenshot(page, 'dashboard', 'usage');
+
+  // a range the user picks: a year ago has nothing
+  await page.getByLabel('From', { exact: true }).fill('2025-01-01');
+  await page.getByLabel('To', { exact: true }).fill('2025-01-31');
+  await page.getByRole('button', { name: 'Show' }).click();
+  await page.locator('[data-testid="usage-spend"][data-spend="0"]').waitFor();
+  await page.getByText('Nothing spent in this range.').waitFor();
+  t.deepEqual(problems, []);
+});
+
+test.serial('the usage page fits a phone screen', async (t) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  // the range picked above is the page's own state: a reload starts again from the last 30 days
+  await page.reload();
+  await page.locator('[data-testid="usage-by-day"] .uplot canvas').waitFor();
+  const wide = await page.evaluate<number>('document.documentElement.scrollWidth');
+  t.true(wide <= 390, `page is ${wide}px wide`);
+  await screenshot(page, 'dashboard', 'usage-phone');
+});

@@ -67,6 +67,8 @@ export interface Config {
   /** 32-byte key sealing secrets the gateway must read back (webhook signing secrets) */
   encryptionKey: Buffer | undefined;
   webhookTimeoutMs: number;
+  /** RUN_PROGRESS_WRITE_MS: a local run's progress is written at most this often */
+  runProgressWriteMs: number;
   /** ms after the first failed attempt at which each of the three retries is due */
   webhookRetryScheduleMs: number[];
   webhookMaxRetryAfterMs: number;
@@ -287,6 +289,8 @@ export const configSchema = Joi.object({
     .description('32 bytes (64 hex characters or base64) sealing secrets the gateway must read back (webhook signing secrets). **Required with `DATABASE_URL`**, the same on every process; `openssl rand -hex 32`'),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120_000).default(15_000)
     .description('one delivery attempt\'s deadline (connect, headers and body)'),
+  RUN_PROGRESS_WRITE_MS: Joi.number().integer().min(0).max(60_000).default(1000)
+    .description('a prediction run by a local adapter has its progress and log lines written at most this often (a run shorter than this writes none); `0` writes every update (tests)'),
   WEBHOOK_RETRY_SCHEDULE_MS: Joi.string().custom((value: string) => { parseRetrySchedule(value); return value; }).default(DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS.join(','))
     .meta({ default: '`60000,900000,14400000` (1 min, 15 min, 4 h)' })
     .description('when the three retries of a failed webhook delivery go out, in ms after the first failed attempt (three increasing numbers); each wait between two retries varies by ±20%. After the third the delivery is dead'),
@@ -558,6 +562,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: String(v.LOG_LEVEL),
     encryptionKey: v.ENCRYPTION_KEY === undefined ? undefined : parseKey(String(v.ENCRYPTION_KEY)),
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS as number,
+    runProgressWriteMs: v.RUN_PROGRESS_WRITE_MS as number,
     webhookRetryScheduleMs: parseRetrySchedule(String(v.WEBHOOK_RETRY_SCHEDULE_MS)),
     webhookMaxRetryAfterMs: v.WEBHOOK_MAX_RETRY_AFTER_MS as number,
     webhookAllowInsecure: (v.WEBHOOK_ALLOW_INSECURE as unknown) === true,

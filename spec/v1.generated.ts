@@ -3190,6 +3190,12 @@ export interface components {
                 /** @description The term in words. */
                 summary: string;
             }[];
+            /** @description A language model priced by tokens: `input` credits per `per` prompt tokens and `output` credits per `per` answer tokens, added to `base`. A request is held the most it can cost (its text's UTF-8 bytes counted as tokens, plus its `max_tokens`); a call through `POST /v1/chat/completions` is charged the usage the provider reports (rounded up to a whole credit), the asynchronous endpoint what it held. Absent for any other rule. */
+            per_token?: {
+                input: number;
+                output: number;
+                per: number;
+            } | null;
             /** @description The least a request costs, in credits; 0 when the rule has no minimum. */
             minimum?: number;
             multipliers: {

@@ -20,7 +20,7 @@ import { calculateDynamicCost, getHomepageModels, getTaskData } from './catalog.
 import { createLora, getLoraData, getLoraModelsData, listOwnLoras } from './loras.ts';
 import { getHealth } from './health.ts';
 import { listModels } from './models.ts';
-import { createChatCompletion, getOpenAIModel, listOpenAIModels } from './openai.ts';
+import { createChatCompletion, createImage, getOpenAIModel, listOpenAIModels } from './openai.ts';
 import { receiveUpstreamWebhook } from './upstream-webhooks.ts';
 import { createEmbedCode, getEmbedCode, getModelNameForEmbedcode, listEmbedCodes, revokeEmbedCode, updateEmbedCode } from './embeds.ts';
 import { getPredictionResponse, getWebhookSecret, redeliverWebhook, rotateWebhookSecret } from './webhooks.ts';
@@ -54,6 +54,7 @@ const handlers: HandlerMap = {
   getHealth,
   listModels,
   createChatCompletion,
+  createImage,
   listOpenAIModels,
   getOpenAIModel,
   getWebhookSecret,

@@ -12,11 +12,13 @@ import { newPredictionId } from '../db/predictions/record.ts';
 import type { NewPrediction } from '../db/predictions/record.ts';
 import { ChatUpstreamError, chatProviders, completeChat, streamChat } from '../workers/adapters/openai-chat.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
-import { priceFor } from './catalog.ts';
+import { priceFor, validatedInput } from './catalog.ts';
+import { generate } from './generate.ts';
+import { predictionView } from '../lib/prediction-view.ts';
 import { studioHides } from './studios.ts';
 import { generationLimits } from './rate-limit.ts';
-import { disconnectSignal } from './prediction-watch.ts';
-import type { BodyOf, Handler, OperationContext } from './types.ts';
+import { disconnectSignal, waitForTerminal } from './prediction-watch.ts';
+import type { BodyOf, Handler, ModelContext, OperationContext } from './types.ts';
 
 type ChatBody = BodyOf<'createChatCompletion'>;
 /** How an inline call ended, as the store settles it (app.store.settleInline). */
@@ -295,6 +297,58 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
   };
   void relay();
   return eventHeaders(h, events.stream, id);
+};
+
+// ============================================================
+// POST /v1/images/generations
+// ============================================================
+
+/**
+ * A text-to-image model's prediction, submitted as its own endpoint would (generate: the hold, the
+ * queue, sandbox keys), then waited for as `Prefer: wait` waits, up to IMAGES_WAIT_MS.
+ */
+export const createImage: Handler<'createImage'> = async ({ app, caller, body, request, h, studio, query }) => {
+  const model = modelFor(app, studio, body.model, 'text-to-image', 'POST /v1/images/generations');
+  const props = inputProperties(app, model);
+  const input: Record<string, unknown> = { prompt: body.prompt };
+  if (typeof body.n === 'number') {
+    if (!props.num_images) throw new ValidationFailedError([{ loc: ['body', 'n'], msg: `${model.operationId} makes one image per request`, type: 'value_error' }]);
+    input.num_images = body.n;
+  }
+  if (typeof body.size === 'string') {
+    if (!props.width || !props.height) throw new ValidationFailedError([{ loc: ['body', 'size'], msg: `${model.operationId} takes no size`, type: 'value_error' }]);
+    const [width, height] = body.size.split('x').map(Number);
+    Object.assign(input, { width, height });
+  }
+  const validated = validatedInput(app, model, input, ['body']);
+  const submitted = await generate({
+    app, request, h, operationId: model.operationId as ModelContext['operationId'], params: {}, query: query.team_id === undefined ? {} : { team_id: query.team_id },
+    body: validated, caller, model, ...(studio ? { studio } : {}),
+  });
+  const id = (submitted as { source?: { request_id?: string } }).source?.request_id;
+  if (typeof id !== 'string') throw new Error('the submit answered no request id');
+  const client = disconnectSignal(request);
+  let done;
+  try {
+    done = await waitForTerminal(app, caller.owner, id, app.config.imagesWaitMs, client.signal);
+  } finally {
+    client.dispose();
+  }
+  if (!done) throw new OpenAIRouteError(504, 'upstream_timeout', `The images are not ready after ${Math.round(app.config.imagesWaitMs / 1000)} s; the prediction ${id} keeps running: poll GET /api/v1/predictions/${id}/result.`);
+  if (done.status !== 'completed') throw new OpenAIRouteError(502, 'upstream_failed', `The prediction ${id} ${done.status}: ${done.error ?? 'no images'}; nothing was charged.`);
+  const urls = predictionView(app, done).outputs ?? [];
+  const data = [];
+  for (const url of urls) {
+    if (body.response_format === 'b64_json') {
+      // the gateway's own address of the file (local files or the bucket's presigned redirect)
+      const res = await fetch(url);
+      if (!res.ok) throw new OpenAIRouteError(502, 'upstream_failed', `The image of prediction ${id} could not be read back (HTTP ${res.status}); its URL is in GET /api/v1/predictions/${id}/result.`);
+      data.push({ b64_json: Buffer.from(await res.arrayBuffer()).toString('base64') });
+    } else {
+      data.push({ url });
+    }
+  }
+  return h.response({ created: Math.floor(done.createdAt / 1000), data }).header('X-Prediction-Id', id);
 };
 
 // ============================================================

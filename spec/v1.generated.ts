@@ -94,6 +94,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/images/generations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate images (OpenAI-compatible)
+         * @description OpenAI's image generation for every model of the `text-to-image` category, named by its
+         *     slug. `prompt` is the model's prompt, `n` its number of images (where the model takes one),
+         *     `size` (`<width>x<height>`) its width and height (where it takes them). The request is a
+         *     prediction like `POST /api/v1/<slug>` (held, charged on completion, in the run history),
+         *     and the answer waits for it as `Prefer: wait` does, up to the gateway's bound
+         *     (`IMAGES_WAIT_MS`): then `{"created", "data": [{"url"} | {"b64_json"}]}` by
+         *     `response_format` (`url` by default: the gateway's own address of each file). Past the
+         *     bound, a 504 whose message names the prediction (`request_id`), which keeps running: poll
+         *     `GET /api/v1/predictions/{request_id}/result`. A failed prediction is a 502, charged nothing.
+         *     Sandbox keys answer a sample image, free.
+         */
+        post: operations["createImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -3364,6 +3393,44 @@ export interface components {
         };
         /**
          * @example {
+         *       "model": "canvas-v1-fast-text-to-image",
+         *       "prompt": "a lighthouse at dusk, oil painting",
+         *       "n": 1,
+         *       "size": "768x512",
+         *       "response_format": "url"
+         *     }
+         */
+        OpenAIImageRequest: {
+            /** @description The slug of a `text-to-image` model (`GET /v1/models`). */
+            model: string;
+            prompt: string;
+            /** @description Images to make, where the model takes a number of images (`num_images`). */
+            n?: number | null;
+            /** @description `<width>x<height>` in pixels, where the model takes a width and height. */
+            size?: string | null;
+            /** @enum {string|null} */
+            response_format?: "url" | "b64_json" | null;
+            user?: string;
+        };
+        /**
+         * @example {
+         *       "created": 1764400000,
+         *       "data": [
+         *         {
+         *           "url": "https://gateway.example.com/files/outputs/0193a1b2c3d4e5f60718293a4b5c6d7e/0.png"
+         *         }
+         *       ]
+         *     }
+         */
+        OpenAIImagesResponse: {
+            created: number;
+            data: {
+                url?: string;
+                b64_json?: string;
+            }[];
+        };
+        /**
+         * @example {
          *       "id": "lexi-v1-balanced-chat",
          *       "object": "model",
          *       "created": 1764400000,
@@ -6284,6 +6351,15 @@ export interface components {
             error_code?: string | null;
             /** @description Credits charged. */
             cost: number;
+            /** @description A call through `POST /v1/chat/completions` only - the answer's text as relayed (tool calls as their JSON); absent for every other prediction. */
+            output_text?: string | null;
+            /** @description A call through `POST /v1/chat/completions` only - the tokens it used, as the provider reported them (`source: reported`) or, where it reported none, as counted from what was relayed (`counted`); null values while it runs. Absent for every other prediction. */
+            tokens?: {
+                input: number | null;
+                output: number | null;
+                /** @enum {string|null} */
+                source: "reported" | "counted" | null;
+            };
             is_test: boolean;
             team_id: number | null;
             /** @description Webhook URL given at submission. */
@@ -7736,6 +7812,49 @@ export interface operations {
                      *     data: [DONE]
                      */
                     "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["OpenAIError"];
+            401: components["responses"]["OpenAIError"];
+            402: components["responses"]["OpenAIError"];
+            403: components["responses"]["OpenAIError"];
+            404: components["responses"]["OpenAIError"];
+            413: components["responses"]["OpenAIError"];
+            415: components["responses"]["OpenAIError"];
+            429: components["responses"]["OpenAIError"];
+            502: components["responses"]["OpenAIError"];
+            503: components["responses"]["OpenAIError"];
+            504: components["responses"]["OpenAIError"];
+        };
+    };
+    createImage: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenAIImageRequest"];
+            };
+        };
+        responses: {
+            /** @description The images. */
+            200: {
+                headers: {
+                    /** @description The prediction that records the request. */
+                    "X-Prediction-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIImagesResponse"];
                 };
             };
             400: components["responses"]["OpenAIError"];
@@ -13652,6 +13771,7 @@ export type ProtectedOperationId =
     | "createChatCompletion"
     | "createCheckoutSession"
     | "createEmbedCode"
+    | "createImage"
     | "createLora"
     | "createMediaAsset"
     | "createOAuthClient"

@@ -241,4 +241,24 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.is(viaHeader.status, 200);
     t.deepEqual(await wallet(acct.userId), { balance: 1000, held: 0 });
   });
+
+  test.serial(`${db}: images by slug wait for the prediction and answer OpenAI's images object, as URLs or base64; a language model there is 400 naming its route`, async (t) => {
+    const acct = await account(t);
+    const c = client(acct.liveKey);
+    const { data: byUrl, response } = await c.images.generate({ model: 'canvas-v1-fast-text-to-image', prompt: 'a lighthouse', n: 2, size: '256x128', response_format: 'url' }).withResponse();
+    t.is(byUrl.data!.length, 2);
+    const png = Buffer.from(await (await fetch(byUrl.data![0]!.url!)).arrayBuffer());
+    t.is(png.subarray(1, 4).toString('latin1'), 'PNG');
+    const id = response.headers.get('x-prediction-id')!;
+    t.like(await findPredictionById(gw.app.db, id), { status: 'completed', model: 'canvas-v1-fast-text-to-image' });
+    t.like((await findPredictionById(gw.app.db, id))!.input, { prompt: 'a lighthouse', num_images: 2, width: 256, height: 128 });
+    const b64 = await c.images.generate({ model: 'canvas-v1-fast-text-to-image', prompt: 'a lighthouse', response_format: 'b64_json' });
+    t.is(Buffer.from(b64.data![0]!.b64_json!, 'base64').subarray(1, 4).toString('latin1'), 'PNG');
+    const wrong = await t.throwsAsync(c.images.generate({ model: CHAT, prompt: 'a lighthouse' }), { instanceOf: OpenAI.BadRequestError });
+    t.regex(wrong!.message, /POST \/v1\/chat\/completions/);
+    const sandbox = await client(acct.testKey).images.generate({ model: 'canvas-v1-fast-text-to-image', prompt: 'a lighthouse' });
+    t.is(sandbox.data!.length, 1);
+    const charged = await wallet(acct.userId);
+    t.true(charged.balance < 1000 && charged.held === 0, 'the two live requests were charged, the sandbox one not');
+  });
 }

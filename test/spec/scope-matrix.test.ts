@@ -61,6 +61,7 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   calculateDynamicCost: 'account:read',
   // an inline chat call spends credit like a model submit (issue 37)
   createChatCompletion: 'generate:write',
+  createImage: 'generate:write',
   // issue 10: registering a LoRA is hosting a file reference; listing one's own is a read of one's resources
   createLora: 'files:write',
   listOwnLoras: 'generate:read',

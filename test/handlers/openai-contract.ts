@@ -76,6 +76,12 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.like(await findPredictionById(gw.app.db, id), { status: 'completed', price: charge, model: CHAT, apiKeyId: (await gw.app.db('api_keys').where({ user_id: acct.userId, is_test: false }).first()).id });
     t.like(await usageRow(id), { input_tokens: 11, output_tokens: 4, usage_source: 'reported', output_text: ANSWER });
     t.deepEqual((await findPredictionById(gw.app.db, id))!.input.messages, [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Name the primary colours.' }]);
+    // the run history's detail: input messages, output text, tokens, cost, status, timings
+    const detail = await gw.server.inject({ method: 'GET', url: `/app/prediction_response/${id}`, headers: { authorization: `Bearer ${acct.session}` } });
+    t.is(detail.statusCode, 200);
+    t.like(detail.result as object, { status: 'completed', cost: charge, output_text: ANSWER, tokens: { input: 11, output: 4, source: 'reported' } });
+    t.truthy((detail.result as { started_at: unknown; completed_at: unknown }).completed_at);
+    t.deepEqual(((detail.result as { input: { messages: unknown } }).input.messages as unknown[]).length, 2);
   });
 
   test.serial(`${db}: a streamed chat completion relays chat.completion.chunk events, ends with usage when asked, and is charged the usage's price`, async (t) => {

@@ -267,4 +267,17 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     const charged = await wallet(acct.userId);
     t.true(charged.balance < 1000 && charged.held === 0, 'the two live requests were charged, the sandbox one not');
   });
+
+  test.serial(`${db}: the key's limits apply: past its requests per minute a call is 429 rate_limit_error with Retry-After, nothing held`, async (t) => {
+    const acct = await account(t);
+    const keyId = (await gw.app.db('api_keys').where({ user_id: acct.userId, is_test: false }).first()).id as number;
+    const set = await gw.server.inject({ method: 'PUT', url: `/app/update_api_key/${keyId}`, headers: { authorization: `Bearer ${acct.session}` }, payload: { rate_limit_per_minute: 1 } });
+    t.is(set.statusCode, 200, set.payload);
+    const c = client(acct.liveKey);
+    await c.chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }] });
+    const limited = await t.throwsAsync(c.chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }] }), { instanceOf: OpenAI.RateLimitError });
+    t.like(limited?.error, { type: 'rate_limit_error', code: 'rate_limited' });
+    t.truthy(limited?.headers?.get('retry-after'));
+    t.is((await wallet(acct.userId)).held, 0);
+  });
 }

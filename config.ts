@@ -71,6 +71,10 @@ export interface Config {
   runProgressWriteMs: number;
   /** ms after the first failed attempt at which each of the three retries is due */
   webhookRetryScheduleMs: number[];
+  /** CHAT_UPSTREAM_TIMEOUT_MS: an inline chat call's longest wait for its provider (answer, first or next chunk) */
+  chatUpstreamTimeoutMs: number;
+  /** IMAGES_WAIT_MS: how long POST /v1/images/generations waits for its prediction */
+  imagesWaitMs: number;
   webhookMaxRetryAfterMs: number;
   /** development and tests only: permits http:// and loopback/private webhook targets */
   webhookAllowInsecure: boolean;
@@ -287,6 +291,10 @@ export const configSchema = Joi.object({
   ENCRYPTION_KEY: Joi.string().pattern(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/).messages({ 'string.pattern.base': 'must be 32 bytes as 64 hex characters or base64' })
     .meta({ default: 'embedded default: generated into `$DATA_DIR/encryption.key`' })
     .description('32 bytes (64 hex characters or base64) sealing secrets the gateway must read back (webhook signing secrets). **Required with `DATABASE_URL`**, the same on every process; `openssl rand -hex 32`'),
+  CHAT_UPSTREAM_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(120_000)
+    .description('an inline call\'s (`POST /v1/chat/completions`) longest wait for its provider: the whole answer, a stream\'s first chunk, or its next one; past it the call fails (504 `upstream_timeout` or an error event), charged nothing'),
+  IMAGES_WAIT_MS: Joi.number().integer().min(100).max(600_000).default(120_000)
+    .description('how long `POST /v1/images/generations` waits for its prediction before answering an error that names it, to be polled'),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120_000).default(15_000)
     .description('one delivery attempt\'s deadline (connect, headers and body)'),
   RUN_PROGRESS_WRITE_MS: Joi.number().integer().min(0).max(60_000).default(1000)
@@ -564,6 +572,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS as number,
     runProgressWriteMs: v.RUN_PROGRESS_WRITE_MS as number,
     webhookRetryScheduleMs: parseRetrySchedule(String(v.WEBHOOK_RETRY_SCHEDULE_MS)),
+    chatUpstreamTimeoutMs: v.CHAT_UPSTREAM_TIMEOUT_MS as number,
+    imagesWaitMs: v.IMAGES_WAIT_MS as number,
     webhookMaxRetryAfterMs: v.WEBHOOK_MAX_RETRY_AFTER_MS as number,
     webhookAllowInsecure: (v.WEBHOOK_ALLOW_INSECURE as unknown) === true,
     upstreamAllowPrivateOutputs: (v.UPSTREAM_ALLOW_PRIVATE_OUTPUTS as unknown) === true,

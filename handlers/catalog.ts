@@ -66,7 +66,8 @@ export const getTaskData: Handler<'getTaskData'> = async ({ app, query, studio }
  * with the same validator (defaults filled in, so a field left out is priced at its default).
  * Problems are reported under ["body", "input", ...].
  */
-function validatedInput(app: App, model: ModelInfo, input: Record<string, unknown>): Record<string, unknown> {
+/** A model's input validated against its schema, defaults applied; a 422 names each field under `at` (the body's `input` by default). */
+export function validatedInput(app: App, model: ModelInfo, input: Record<string, unknown>, at: readonly string[] = ['body', 'input']): Record<string, unknown> {
   const operation = app.spec.operations.find((o) => o.operationId === model.operationId)!;
   const { validator } = app.spec.api;
   if (validator.requestValidators[model.operationId] === undefined) {
@@ -77,8 +78,8 @@ function validatedInput(app: App, model: ModelInfo, input: Record<string, unknow
   if (!validation.valid) {
     const items = toValidationItems((validation.errors ?? []) as unknown as AjvLikeError[])
       .filter((i) => i.loc[0] === 'body')
-      .map((i) => ({ ...i, loc: ['body', 'input', ...i.loc.slice(1)] }));
-    throw new ValidationFailedError(items.length ? items : [{ loc: ['body', 'input'], msg: 'Input is not valid for this model', type: 'value_error' }]);
+      .map((i) => ({ ...i, loc: [...at, ...i.loc.slice(1)] }));
+    throw new ValidationFailedError(items.length ? items : [{ loc: [...at], msg: 'Input is not valid for this model', type: 'value_error' }]);
   }
   return body;
 }

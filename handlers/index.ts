@@ -20,6 +20,7 @@ import { calculateDynamicCost, getHomepageModels, getTaskData } from './catalog.
 import { createLora, getLoraData, getLoraModelsData, listOwnLoras } from './loras.ts';
 import { getHealth } from './health.ts';
 import { listModels } from './models.ts';
+import { createChatCompletion, createImage, getOpenAIModel, listOpenAIModels } from './openai.ts';
 import { receiveUpstreamWebhook } from './upstream-webhooks.ts';
 import { createEmbedCode, getEmbedCode, getModelNameForEmbedcode, listEmbedCodes, revokeEmbedCode, updateEmbedCode } from './embeds.ts';
 import { getPredictionResponse, getWebhookSecret, redeliverWebhook, rotateWebhookSecret } from './webhooks.ts';
@@ -53,6 +54,10 @@ export type HandlerMap = { readonly [Op in HandledOperationId]?: Handler<Op> };
 const handlers: HandlerMap = {
   getHealth,
   listModels,
+  createChatCompletion,
+  createImage,
+  listOpenAIModels,
+  getOpenAIModel,
   getWebhookSecret,
   rotateWebhookSecret,
   getPredictionResponse,

@@ -31,6 +31,7 @@ function priceSummary(rule: PriceRule, schema: Record<string, unknown>): ModelEn
     base: rule.base,
     per_unit: rule.perUnit ? { field: rule.perUnit.field, amount: rule.perUnit.amount } : null,
     terms: rule.terms.map(describeTerm),
+    ...(rule.tokens ? { per_token: { input: rule.tokens.input, output: rule.tokens.output, per: rule.tokens.per } } : {}),
     multipliers: rule.multipliers.map((m) => ({ field: m.field, percent_by_value: Object.fromEntries(m.percentByValue) })),
     minimum: rule.minimum,
     at_defaults: computePrice(rule, defaultsOf(schema)),

@@ -1,4 +1,5 @@
 // Webhook secrets, the full record of a prediction with its deliveries, and redelivery.
+import { findInlineUsage } from '../db/prediction-usage.ts';
 import type { Handler, ReplyOf } from './types.ts';
 import { ConflictError, NotFoundError } from '../lib/errors.ts';
 import { activeSecrets, listDeliveries, reopenDelivery, rotateSecret } from '../db/webhooks.ts';
@@ -53,7 +54,13 @@ function deliveryView(d: Delivery & { attemptLog: Attempt[] }) {
 export const getPredictionResponse: Handler<'getPredictionResponse'> = async ({ app, caller, params }) => {
   const p = await findPrediction(app.db, caller.owner, params.request_id);
   if (!p || (caller.isTest && !p.isTest)) throw new NotFoundError('prediction not found');
-  return { ...usageLogDetail(app, p), webhook_deliveries: (await listDeliveries(app.db, p.id)).map(deliveryView) };
+  // a call through POST /v1/chat/completions: its answer's text and tokens; a client that left was charged too
+  const inline = await findInlineUsage(app.db, p.id);
+  const usage = inline ? {
+    output_text: inline.text, tokens: { input: inline.inputTokens, output: inline.outputTokens, source: inline.source },
+    ...(p.status === 'cancelled' ? { cost: p.price } : {}),
+  } : {};
+  return { ...usageLogDetail(app, p), ...usage, webhook_deliveries: (await listDeliveries(app.db, p.id)).map(deliveryView) };
 };
 
 /** A prediction as UsageLogDetailResponse shows it, its webhook deliveries aside (also the account export's). */

@@ -55,6 +55,11 @@ export const ERRORS = {
   studio_not_found: { status: [404], meaning: 'the whitelabel studio named by `x-whitelabel-studio` (or the `Host`) is unknown or disabled' },
   studio_forbidden: { status: [403], meaning: "the credential does not belong to the studio: not one of its users, its owner, a member of its owning team, or the team's key" },
   studio_required: { status: [403], meaning: "a studio's user called without the studio's context: send `x-whitelabel-studio` with its slug, or call through one of its domains" },
+  // the OpenAI-compatible routes (/v1/chat/completions, /v1/images/generations, /v1/models)
+  model_not_found: { status: [404], meaning: 'the `model` of an OpenAI-compatible call names no model of this gateway (or of the studio whose context the request is in); `GET /v1/models` lists them' },
+  wrong_model_category: { status: [400], meaning: 'the `model` of an OpenAI-compatible call is of another category than the route serves (an image model on `/v1/chat/completions`); the message names the route to use' },
+  upstream_failed: { status: [502], meaning: "the provider of an inline call (`/v1/chat/completions`) failed, refused or broke off its answer, on every provider of the model; nothing is charged. A provider's refusal of the input is a 400 with this code" },
+  upstream_timeout: { status: [504], meaning: 'the provider of an inline call sent no answer (or no next chunk of a stream) within `CHAT_UPSTREAM_TIMEOUT_MS`; nothing is charged' },
   // the dashboard's cookie session (lib/session-cookie.ts)
   csrf_token_invalid: { status: [403], meaning: "a state-changing request carried the dashboard's session cookie but not its CSRF token in `X-CSRF-Token` (a page on another site cannot send it); nothing was changed" },
 } as const satisfies Readonly<Record<string, ErrorInfo>>;
@@ -204,6 +209,20 @@ export class NotImplementedError extends DomainError {
 export class UnavailableError extends DomainError {
   readonly status = 503;
   readonly code = 'unavailable';
+}
+
+/** An OpenAI-compatible route's refusal with its own code and status (model_not_found, wrong_model_category, upstream_failed, upstream_timeout). */
+export class OpenAIRouteError extends DomainError {
+  readonly status: number;
+  readonly code: 'model_not_found' | 'wrong_model_category' | 'upstream_failed' | 'upstream_timeout';
+  /** the request field at fault, for OpenAI's `param` */
+  readonly param: string | null;
+  constructor(status: number, code: OpenAIRouteError['code'], message: string, param: string | null = null) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.param = param;
+  }
 }
 
 /** One entry of a 422 body's `detail` array (FastAPI's shape). */

@@ -13,7 +13,7 @@ import type { App, Caller } from '../lib/context.ts';
 import { findActiveKeyByHash, touchKey } from '../db/api-keys.ts';
 import { findSessionUser } from '../db/sessions.ts';
 import { sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST, SESSION_PREFIX } from '../lib/secrets.ts';
-import { httpError } from './errors.ts';
+import { httpError, isOpenAIPath } from './errors.ts';
 import { ApiKeyExpiredError, CsrfTokenError } from '../lib/errors.ts';
 /** The spec's OAuth2 scopes (declared once in the spec): API keys and sessions hold them all. */
 import { CODE_SCOPES as ALL_SCOPES } from '../spec/scopes.ts';
@@ -49,7 +49,13 @@ export const apiKeyPlugin = {
     const lastTouched = new Map<number, number>();
     server.auth.scheme('api-key', () => ({
       async authenticate(request: Request, h: ResponseToolkit) {
-        const header = request.headers['x-api-key'];
+        let header = request.headers['x-api-key'];
+        // The OpenAI-compatible routes also take a key as `Authorization: Bearer <key>`, as the
+        // OpenAI SDKs send it (a Bearer value that is not a key is another strategy's).
+        if ((typeof header !== 'string' || header === '') && isOpenAIPath(request.path)) {
+          const m = /^Bearer\s+(\S+)$/i.exec(String(request.headers.authorization ?? ''));
+          if (m && (m[1]!.startsWith(KEY_PREFIX_LIVE) || m[1]!.startsWith(KEY_PREFIX_TEST))) header = m[1]!;
+        }
         if (typeof header !== 'string' || header === '') return missing(h, 'ApiKey');
         if (!header.startsWith(KEY_PREFIX_LIVE) && !header.startsWith(KEY_PREFIX_TEST)) throw httpError(401, 'invalid API key');
         const hash = sha256Hex(header);

@@ -10,7 +10,7 @@ import { clientIp } from '../lib/addresses.ts';
 import type { ValidationItem } from '../lib/validation-errors.ts';
 import type { Logger } from 'pino';
 import { isDbUnavailable, isLockConflict } from '../db/errors.ts';
-import { codeForStatus, DomainError, ValidationFailedError } from '../lib/errors.ts';
+import { codeForStatus, DomainError, OpenAIRouteError, ValidationFailedError } from '../lib/errors.ts';
 import type { ErrorCode } from '../lib/errors.ts';
 
 type ErrorPayload = { detail?: unknown; code?: ErrorCode };
@@ -186,8 +186,51 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       if (rendered.code === undefined) rendered.code = codeForStatus(status);
       return h.continue;
     });
+
+    // The OpenAI-compatible routes: every error, however made above, in OpenAI's body.
+    server.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
+      if (!isOpenAIPath(request.path)) return h.continue;
+      const response = request.response;
+      if (Boom.isBoom(response)) {
+        const param = response instanceof OpenAIRouteError ? response.param : null;
+        const { status, body } = openAIErrorBody(response.output.statusCode, response.output.payload as unknown as ErrorPayload, param);
+        response.output.statusCode = status;
+        response.output.payload = body as unknown as Boom.Payload;
+        return h.continue;
+      }
+      if (response.statusCode >= 400 && typeof response.source === 'object' && response.source !== null && 'detail' in response.source) {
+        const { status, body } = openAIErrorBody(response.statusCode, response.source as ErrorPayload);
+        return h.response(body).code(status);
+      }
+      return h.continue;
+    });
   },
 };
+
+/** The OpenAI-compatible routes (`/v1/...`): their errors use OpenAI's body (docs/api/openai.md). */
+export function isOpenAIPath(path: string): boolean {
+  return path.startsWith('/v1/');
+}
+
+const OPENAI_TYPES: Readonly<Record<number, string>> = {
+  401: 'authentication_error', 402: 'insufficient_quota', 403: 'permission_error', 429: 'rate_limit_error',
+};
+
+/**
+ * A gateway error body ({"detail", "code"}) as OpenAI's: {"error": {message, type, code, param}},
+ * with the same status but a validation error's 422, which OpenAI answers 400. `param` is the
+ * first field a validation error names, or the one an OpenAIRouteError names.
+ */
+export function openAIErrorBody(status: number, payload: ErrorPayload, param: string | null = null): { status: number; body: { error: { message: string; type: string; code: string | null; param: string | null } } } {
+  const items = Array.isArray(payload.detail) ? payload.detail as ValidationItem[] : undefined;
+  const field = (i: ValidationItem) => i.loc.slice(1).join('.');
+  const message = items ? items.map((i) => (field(i) ? `${field(i)}: ${i.msg}` : i.msg)).join('; ') : typeof payload.detail === 'string' ? payload.detail : DEFAULT_MESSAGES[status] ?? 'request refused';
+  const type = OPENAI_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+  return {
+    status: status === 422 ? 400 : status,
+    body: { error: { message, type, code: payload.code ?? codeForStatus(status), param: param ?? (items?.[0] ? field(items[0]) || null : null) } },
+  };
+}
 
 /** The 408 a payload step answers after the body timed out: the rest of the body is never read, so the connection closes. */
 export function payloadTimeoutError(): Boom.Boom {

@@ -143,16 +143,17 @@ export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<
   const schema = jsonBodySchema(op);
   if (!schema) throw new Error('a model endpoint needs an application/json request body schema');
   const providers = providerList(x, schema, adapters);
+  const category = oneOf(x.category, vocabulary.categories, 'category');
   return {
     operationId,
     path: op.path,
-    category: oneOf(x.category, vocabulary.categories, 'category'),
+    category,
     tier: oneOf(x.tier, vocabulary.tiers, 'tier'),
     family: x.family,
     output: oneOf(x.output, vocabulary.outputs, 'output'),
     ...providers[0]!,
     providers,
-    price: parsePriceRule(x.price, schema),
+    price: parsePriceRule(x.price, schema, 'x-model.price', category === 'llm' ? 'llm-price' : 'price'),
   };
 }
 

@@ -8,9 +8,10 @@
 //   then, for each multiplier whose field's value matches, price = ceil(price * percent / 100)
 //   then price = max(price, minimum)
 // A fractional term (a number field, megapixels billed exactly) is rounded up to a whole credit.
-// per_token (language models) is the provider's rule: the most a request can cost is known before
-// it runs (its text, and the longest answer it allows), what it did cost only after (the usage
-// the provider reports); see tokenHold and tokenCharge.
+// per_token (language models: a provider's cost, or an llm model's own price): the most a request
+// can cost is known before it runs (its text, and the longest answer it allows), what it did cost
+// only after (the usage the provider reports); see tokenHold and tokenCharge. A token price is held
+// at its most and charged by the usage when the call settles (db/store/types.ts settleInline).
 import { sizeOf } from './mapping.ts';
 
 /** The gateway's credit: 1000 credits = 1 USD. */
@@ -50,7 +51,7 @@ export interface PriceRule {
   multipliers: Array<{ field: string; percentByValue: ReadonlyMap<string, number> }>;
   /** the least a request costs (0: no minimum) */
   minimum: number;
-  /** per_token: provider cost rules only */
+  /** per_token: a provider's cost, or a language model's price (kind 'llm-price') */
   tokens?: TokenRule;
 }
 
@@ -203,10 +204,11 @@ function parseTokens(raw: unknown, schema: InputSchema, where: string): TokenRul
 
 /**
  * Checks a rule against the model's input schema; throws an Error whose message names the key.
- * `kind`: a model's price (what users pay: held and charged, so never by tokens until a charge can
- * follow the usage reported) or a provider's cost (x-model.providers[i].cost).
+ * `kind`: a model's price (what users pay), a language model's price ('llm-price': may be by
+ * tokens, held at its most and charged by the usage the provider reports), or a provider's cost
+ * (x-model.providers[i].cost).
  */
-export function parsePriceRule(raw: unknown, inputSchema: unknown, where = 'x-model.price', kind: 'price' | 'cost' = 'price'): PriceRule {
+export function parsePriceRule(raw: unknown, inputSchema: unknown, where = 'x-model.price', kind: 'price' | 'llm-price' | 'cost' = 'price'): PriceRule {
   if (!isRecord(raw)) throw new Error(`${where} must be an object`);
   const schema = (isRecord(inputSchema) ? inputSchema : {}) as InputSchema;
   const props = schema.properties ?? {};
@@ -229,7 +231,7 @@ export function parsePriceRule(raw: unknown, inputSchema: unknown, where = 'x-mo
   if (raw.tiers !== undefined) rule.terms.push(parseTiers(raw.tiers, schema, `${where}.tiers`));
   if (raw.per_token !== undefined) {
     if (kind === 'price') {
-      throw new Error(`${where}.per_token: a price by tokens is charged by the usage the provider reports, which this gateway's asynchronous model endpoints cannot settle yet (they charge what they held); price the model per request or per unit, and give the provider's per_token rate as its cost`);
+      throw new Error(`${where}.per_token: only a language model (category llm) is priced by tokens, since only its calls settle by the usage the provider reports; price this model per request or per unit`);
     }
     rule.tokens = parseTokens(raw.per_token, schema, `${where}.per_token`);
   }

@@ -54,10 +54,17 @@ interface Cohort {
   ids: string[];
 }
 
+/** An inline call unsettled this long after it started lost its API process (calls are bounded far below it). */
+export const INLINE_ABANDONED_AFTER_MS = 30 * 60_000;
+
 export function createDispatcher(deps: {
   db: Db;
   /** the store's confirm marker (db/store/types.ts Store.markPending) */
-  store: { markPending(ids: readonly string[], now: number, opts?: { readFirst?: boolean }): Promise<void> };
+  store: {
+    markPending(ids: readonly string[], now: number, opts?: { readFirst?: boolean }): Promise<void>;
+    /** inline calls a stopped API process never settled (Store.failAbandonedInline) */
+    failAbandonedInline?(startedBefore: number, now: number): Promise<number>;
+  };
   queue: Queue; log: Logger; clock: () => number; graceMs?: number; markDelayMs?: number; webhookTimeoutMs?: number; pendingRepublishAfterMs?: number;
 }): Dispatcher {
   const { db, store, queue, log, clock } = deps;
@@ -189,6 +196,10 @@ export function createDispatcher(deps: {
             n++;
           }
         }
+        // An inline call (POST /v1/chat/completions) runs in an API process for at most its
+        // bound; one unsettled far past it lost its process: failed, its hold released.
+        const abandoned = await store.failAbandonedInline?.(now - INLINE_ABANDONED_AFTER_MS, clock()) ?? 0;
+        if (abandoned) log.warn({ count: abandoned }, 'inline calls whose API process stopped were failed and their holds released');
       } finally {
         sweeping = false;
       }
@@ -199,6 +210,9 @@ export function createDispatcher(deps: {
       // This process is the only worker of the in-process queue, and it is just starting: a row
       // still `processing` was left by the previous run (stopped mid-task) and nobody holds it.
       const orphaned = await releaseOrphanedClaims(db, clock());
+      // inline calls of the previous run cannot be resumed: failed, their holds released
+      const abandoned = await store.failAbandonedInline?.(clock() + 1, clock()) ?? 0;
+      if (abandoned) log.info({ count: abandoned }, 'inline calls left by the previous run were failed and their holds released');
       if (orphaned) log.info({ count: orphaned }, 'predictions left processing by the previous run are pending again');
       let n = 0;
       let after = '';

@@ -51,6 +51,7 @@ import * as m20261129_5002_api_key_rotation from './20261129_5002_api_key_rotati
 import * as m20261129_5003_stripe_team_purchases from './20261129_5003_stripe_team_purchases.ts';
 import * as m20261129_6001_prediction_costs from './20261129_6001_prediction_costs.ts';
 import * as m20261129_6002_prediction_metadata from './20261129_6002_prediction_metadata.ts';
+import * as m20261129_7001_prediction_usage from './20261129_7001_prediction_usage.ts';
 import * as m20261129_7101_usage_ledger_indexes from './20261129_7101_usage_ledger_indexes.ts';
 import * as m20261129_7500_prediction_logs from './20261129_7500_prediction_logs.ts';
 import * as m20261129_7901_session_handoffs from './20261129_7901_session_handoffs.ts';
@@ -111,6 +112,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261129_5003_stripe_team_purchases', m20261129_5003_stripe_team_purchases],
   ['20261129_6001_prediction_costs', m20261129_6001_prediction_costs],
   ['20261129_6002_prediction_metadata', m20261129_6002_prediction_metadata],
+  ['20261129_7001_prediction_usage', m20261129_7001_prediction_usage],
   ['20261129_7101_usage_ledger_indexes', m20261129_7101_usage_ledger_indexes],
   ['20261129_7500_prediction_logs', m20261129_7500_prediction_logs],
   ['20261129_7901_session_handoffs', m20261129_7901_session_handoffs],

@@ -2,18 +2,25 @@
 // and must be published again, and the embedded gateway's recovery at start-up. The transitions a
 // request goes through are the store's (db/store/types.ts); these only find work and restart the
 // sweeper's clock on it.
+import type { Knex } from 'knex';
 import type { Db } from '../knex.ts';
 import { affected, isMysql } from '../knex.ts';
 import { withLockRetry } from '../retry.ts';
 import { toPrediction } from './record.ts';
 import type { Prediction, PredictionRow } from './record.ts';
 
+/** Not an inline call (prediction_usage marks those): no worker runs one, whatever its state. */
+function notInline(this: Knex.QueryBuilder): void {
+  this.select(1).from('prediction_usage').whereRaw('prediction_usage.prediction_id = predictions.id');
+}
+
 /**
  * Embedded start-up only (one process, nothing else running): rows left `processing` by a
- * process that stopped belong to no worker any more, so they go back to `pending`.
+ * process that stopped belong to no worker any more, so they go back to `pending`; inline calls
+ * are left to the store (failAbandonedInline), which fails them and releases their holds.
  */
 export async function releaseOrphanedClaims(db: Db, now: number): Promise<number> {
-  return affected(await db('predictions').where('status', 'processing').update({ status: 'pending', updated_at: now }));
+  return affected(await db('predictions').where('status', 'processing').whereNotExists(notInline).update({ status: 'pending', updated_at: now }));
 }
 
 /** Requests the queue confirmed long ago that no worker has claimed: their message may be lost. */
@@ -41,7 +48,7 @@ export async function findUnpublished(db: Db, olderThan: number, limit: number):
 
 /** Everything not finished: what an in-process queue lost when its process stopped. */
 export async function findUnfinished(db: Db, limit: number, afterId = ''): Promise<Prediction[]> {
-  const rows = await db<PredictionRow>('predictions').whereIn('status', ['queued', 'pending', 'processing'])
+  const rows = await db<PredictionRow>('predictions').whereIn('status', ['queued', 'pending', 'processing']).whereNotExists(notInline)
     .andWhere('id', '>', afterId).orderBy('id', 'asc').limit(limit);
   return rows.map(toPrediction);
 }

@@ -4,7 +4,7 @@
 // SQLite and MySQL) and MariadbEngine (db/store/mariadb.ts, extending it).
 import type { Owner } from '../../lib/owner.ts';
 import type { Prediction, PredictionResult } from '../predictions/record.ts';
-import type { CancelOutcome, ClaimRequest, Completion, EngineName, Finished, SandboxRecorded, SandboxRequest, SubmitOutcome, SubmitRequest } from './types.ts';
+import type { CancelOutcome, ClaimRequest, Completion, EngineName, Finished, InlineSettled, InlineSettlement, SandboxRecorded, SandboxRequest, SubmitOutcome, SubmitRequest } from './types.ts';
 
 /** A submit on its way to an engine, with the row it inserts (db/store/rows.ts submittedRow) built once. */
 export type RowedSubmit = SubmitRequest & { row: Record<string, unknown> };
@@ -26,6 +26,12 @@ export interface Engine {
 
   /** Store.submit for one request, in its own transaction. */
   submitAlone(request: RowedSubmit): Promise<SubmitOutcome>;
+  /** Store.startInline: the submit's transaction with the row born `processing` and its usage row. */
+  startInline(request: RowedSubmit): Promise<SubmitOutcome>;
+  /** Store.settleInline, in one transaction. */
+  settleInline(settlement: InlineSettlement): Promise<InlineSettled>;
+  /** Store.failAbandonedInline. */
+  failAbandonedInline(startedBefore: number, now: number): Promise<number>;
   /** Store.insertSandbox for one request (with its webhook delivery, in one transaction). */
   insertSandboxAlone(request: SandboxRequest): Promise<SandboxRecorded>;
   /** Store.claim for one message. */

@@ -12,7 +12,7 @@ import { eachAlone, naturalBatcher, naturalQueue } from '../../lib/batch.ts';
 import type { ItemOutcome } from '../../lib/batch.ts';
 import type { Owner } from '../../lib/owner.ts';
 import type { Prediction, PredictionResult } from '../predictions/record.ts';
-import { limitsApply, submittedRow } from './rows.ts';
+import { inlineRow, limitsApply, submittedRow } from './rows.ts';
 import { groupable, PortableEngine } from './portable.ts';
 import { MariadbEngine } from './mariadb.ts';
 import type { Engine, ResultRead, RowedSubmit } from './engine.ts';
@@ -164,6 +164,11 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>): Store {
       if (!batchable(req)) return engine.submitAlone({ ...req, row });
       return submits({ req: { ...req, row }, inputBytes: String(row.input).length });
     },
+    startInline(req) {
+      return engine.startInline({ ...req, row: inlineRow(req.p, req.now) });
+    },
+    settleInline: (s) => engine.settleInline(s),
+    failAbandonedInline: (before, now) => engine.failAbandonedInline(before, now),
     async insertSandbox(req) {
       if (req.p.webhookUrl) return engine.insertSandboxAlone(req);
       return { deliveryId: null, balance: await sandbox(req) };

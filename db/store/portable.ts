@@ -27,7 +27,7 @@ import { payerOfRow, RESULT_FROM, RESULT_SELECT, toPrediction, toResult } from '
 import type { NewPrediction, Prediction, PredictionResult, PredictionRow, PredictionStatus } from '../predictions/record.ts';
 import { INSERT_SANDBOX_RETURNING_BALANCE_SQL, INSERT_SANDBOX_SQL, insertSubmitted, limitsApply, sandboxInsertSql, sandboxValues } from './rows.ts';
 import type { BatchAnswer, Engine, ResultRead, RowedSubmit } from './engine.ts';
-import type { CancelOutcome, ClaimRequest, Completion, ConcurrencyLimits, EngineName, Finished, SandboxRecorded, SandboxRequest, SubmitOutcome } from './types.ts';
+import type { CancelOutcome, ClaimRequest, Completion, ConcurrencyLimits, EngineName, Finished, InlineSettled, InlineSettlement, SandboxRecorded, SandboxRequest, SubmitOutcome } from './types.ts';
 
 export class PortableEngine implements Engine {
   readonly name: EngineName;
@@ -70,10 +70,22 @@ export class PortableEngine implements Engine {
    * INSERT.
    */
   async submitAlone(req: RowedSubmit): Promise<SubmitOutcome> {
+    return this.submitWith(req);
+  }
+
+  /** An inline call: the submit's transaction, its row born `processing` (inlineRow), with its usage row, which marks it inline. */
+  async startInline(req: RowedSubmit): Promise<SubmitOutcome> {
+    return this.submitWith(req, async (trx) => {
+      await trx('prediction_usage').insert({ prediction_id: req.p.id, created_at: req.now });
+    });
+  }
+
+  /** submitAlone, and `alsoWrite` in the same transaction after the row's insert. */
+  private async submitWith(req: RowedSubmit, alsoWrite?: (trx: Knex) => Promise<void>): Promise<SubmitOutcome> {
     const { p, now, limits, embed, row } = req;
     const checked = embed !== undefined || limitsApply(p, limits);
     const spendChecked = req.keySpendLimited === true && p.apiKeyId !== null && p.price > 0;
-    if (p.price === 0 && !checked) {
+    if (p.price === 0 && !checked && alsoWrite === undefined) {
       await this.db('predictions').insert(row);
       return this.accepted(undefined, row);
     }
@@ -112,6 +124,7 @@ export class PortableEngine implements Engine {
           wallet = await hold(trx);
         }
         await insertSubmitted(trx, [row]);
+        if (alsoWrite) await alsoWrite(trx);
         return this.accepted(wallet?.balance, row);
       }));
     } catch (err) {
@@ -428,6 +441,53 @@ export class PortableEngine implements Engine {
       await releaseFor(trx, p.payer, p.price, { predictionId: p.id, model: p.model, now });
       return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
     }));
+  }
+
+  /**
+   * An inline call's end, in one transaction: the guarded transition (processing -> completed,
+   * cancelled or failed), then the money: the charge (capped at the hold) taken from held and the
+   * rest released, or the whole hold released for a failure; then the usage row. A row no longer
+   * processing moves nothing.
+   */
+  async settleInline({ p, outcome, now }: InlineSettlement): Promise<InlineSettled> {
+    const payer = payerOf(p);
+    const charged = outcome.status === 'failed' ? 0 : Math.max(0, Math.min(p.price, Math.floor(outcome.charge)));
+    const listCharge = outcome.status === 'failed' ? 0 : Math.max(charged, Math.floor(outcome.listCharge ?? charged));
+    const update: Record<string, unknown> = { status: outcome.status, completed_at: now, updated_at: now, inference_ms: outcome.inferenceMs === undefined ? null : Math.round(outcome.inferenceMs) };
+    if (outcome.status === 'failed') Object.assign(update, { error: outcome.error.slice(0, 2000), error_code: outcome.code });
+    // the prediction's price becomes what it cost: the run history, refunds and the margins read it
+    else Object.assign(update, { price: charged, error: null, ...(p.price > 0 ? { list_price: listCharge } : {}) });
+    const usage = outcome.usage;
+    return withLockRetry(() => this.db.transaction(async (trx): Promise<InlineSettled> => {
+      const n = await trx('predictions').where({ id: p.id, status: 'processing' }).update(update);
+      if (affected(n) !== 1) return { recorded: false, charged: 0 };
+      if (charged > 0) await settleFor(trx, payer, charged, p.id, p.model, now, { listPrice: listCharge, discountPercent: p.discountPercent ?? null });
+      if (p.price > charged) await releaseFor(trx, payer, p.price - charged, { predictionId: p.id, model: p.model, now });
+      await trx('prediction_usage').where({ prediction_id: p.id }).update({
+        input_tokens: usage?.inputTokens ?? null, output_tokens: usage?.outputTokens ?? null, usage_source: usage?.source ?? null,
+        output_text: outcome.text ?? null, settled_at: now,
+      });
+      return { recorded: true, charged };
+    }));
+  }
+
+  async failAbandonedInline(startedBefore: number, now: number): Promise<number> {
+    const ids = (await this.db('prediction_usage').whereNull('settled_at').andWhere('created_at', '<', startedBefore).orderBy('created_at').limit(500).pluck('prediction_id')) as string[];
+    let n = 0;
+    for (const id of ids) {
+      const row = await this.db<PredictionRow>('predictions').where('id', id).first();
+      if (!row) continue;
+      const p = toPrediction(row);
+      const settled = await this.settleInline({
+        p: { id: p.id, userId: p.userId, teamId: p.teamId, apiKeyId: p.apiKeyId, model: p.model, input: p.input, price: p.price, webhookUrl: p.webhookUrl, payer: p.payer, discountPercent: p.billing?.discountPercent ?? null },
+        outcome: { status: 'failed', error: 'the gateway stopped before the call ended; nothing was charged', code: 'inline_abandoned' },
+        now,
+      });
+      if (settled.recorded) n++;
+      // a row settled meanwhile, or not processing for another reason: its usage row is closed too
+      else await this.db('prediction_usage').where({ prediction_id: id }).whereNull('settled_at').update({ settled_at: now });
+    }
+    return n;
   }
 
   async retryLater(id: string, error: string, now: number): Promise<void> {

@@ -21,6 +21,11 @@ export function submittedRow(p: NewPrediction, now: number): Record<string, unkn
   return row;
 }
 
+/** The `predictions` row an inline call inserts: a submit's row, born `processing` (the API process runs it: attempts 1, started now). */
+export function inlineRow(p: NewPrediction, now: number): Record<string, unknown> {
+  return { ...submittedRow(p, now), status: 'processing', attempts: 1, started_at: now };
+}
+
 function studioColumns(p: Pick<NewPrediction, 'studioId' | 'studioMarkup' | 'payer'>): Record<string, unknown> {
   if (!p.studioId) return {};
   return { studio_id: p.studioId, studio_markup: p.studioMarkup ?? 0, ...(p.payer ? { payer_user_id: p.payer.userId, payer_team_id: p.payer.teamId } : {}) };

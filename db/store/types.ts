@@ -133,6 +133,40 @@ export interface Finished {
   deliveryId: string | null;
 }
 
+// ============================================================
+// Inline calls (the API process runs the model while the client waits)
+// ============================================================
+
+/** Tokens a call used, as the provider reported them (or, for the output, as counted from what was relayed). */
+export interface InlineUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** reported: the provider's usage; counted: the chunks relayed, where the provider reported none */
+  source: 'reported' | 'counted';
+}
+
+/**
+ * How an inline call ended. `completed`: the answer is in; `cancelled`: the client went away
+ * mid-answer (the tokens generated until then are charged); both carry the charge the caller
+ * priced from the usage, which the store caps at the hold. `failed`: nothing is charged.
+ */
+export type InlineOutcome =
+  | { status: 'completed' | 'cancelled'; charge: number; listCharge?: number; usage: InlineUsage; text: string; inferenceMs: number }
+  | { status: 'failed'; error: string; code: string | null; usage?: InlineUsage; text?: string; inferenceMs?: number };
+
+/** The settle of an inline call: the prediction as startInline recorded it, and how it ended. */
+export interface InlineSettlement {
+  p: NewPrediction;
+  outcome: InlineOutcome;
+  now: number;
+}
+
+/** What a settle recorded: whether this call moved the row (false: it was settled already), and what it charged. */
+export interface InlineSettled {
+  recorded: boolean;
+  charged: number;
+}
+
 /** What a cancel found: cancelled now (the hold released), no such prediction of the owner, or already finished. */
 export type CancelOutcome = 'cancelled' | 'not-found' | 'finished';
 
@@ -154,6 +188,30 @@ export interface Store {
    * wallet), KeySpendLimitError, DuplicateError for an id already used, or the driver's error.
    */
   submit(request: SubmitRequest): Promise<SubmitOutcome>;
+
+  /**
+   * Records an inline call (the API process runs it while the client waits): the prediction as
+   * `processing` (claimed by the caller, attempts 1), its price held on the paying wallet (the
+   * price is the hold: the most the call can cost), and its usage row (prediction_usage: which
+   * also marks it inline, so that no worker or sweeper ever runs it), in one transaction, with the
+   * same checks and refusals as submit. No queue message is sent. The caller must settle it.
+   */
+  startInline(request: SubmitRequest): Promise<SubmitOutcome>;
+
+  /**
+   * Ends an inline call, in ONE transaction: processing -> completed (or cancelled: the client
+   * went away) with the answer's text and usage, the charge (at most the hold) taken from the
+   * hold and the rest of the hold released, the prediction's price set to what was charged; or
+   * processing -> failed with its error, the whole hold released, nothing charged. A row no
+   * longer processing (settled already) is left alone: `recorded: false`, nothing moved.
+   */
+  settleInline(settlement: InlineSettlement): Promise<InlineSettled>;
+
+  /**
+   * Inline calls started before `startedBefore` and never settled (the API process running them
+   * stopped): each settled as failed, its hold released, nothing charged. Answers how many.
+   */
+  failAbandonedInline(startedBefore: number, now: number): Promise<number>;
 
   /** Records a sandbox request, born completed, and its webhook delivery row in the same transaction. */
   insertSandbox(request: SandboxRequest): Promise<SandboxRecorded>;

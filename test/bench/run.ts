@@ -22,6 +22,8 @@
 //               production's worker renders, stores and completes as the local adapter does) in rounds
 //               with the bare route and a gateway API process of its own (its own database). The
 //               summary judges each path's target as its share of this batched floor (TARGETS).
+//   streaming   test/bench/streaming.ts in a child process: time to first token and tokens/s of a streamed
+//               chat completion through the gateway vs the same stream from the provider fake alone
 // Tuning: BENCH_DURATION (8 s per run), BENCH_WARMUP (1 s), BENCH_ROUNDS (2), BENCH_CONNECTIONS (50),
 //   BENCH_IDLE (2 s of idle baseline before each gateway run), BENCH_SUSTAIN (60 s), BENCH_SUSTAIN_RATE
 //   (submits/s; default 1.1 x the drain rate measured in the production phase), BENCH_KEYS (200),
@@ -113,7 +115,7 @@ if (ENDPOINT_COUNTS.length === 0) {
   process.stderr.write('bench: BENCH_ENDPOINTS must list spec sizes between 1 and 99999, e.g. "10,5000"\n');
   process.exit(2);
 }
-const ALL_PHASES = ['sandbox', 'reads', 'production', 'sustain', 'scaleout', 'routing', 'floor'] as const;
+const ALL_PHASES = ['sandbox', 'reads', 'production', 'sustain', 'scaleout', 'routing', 'floor', 'streaming'] as const;
 type PhaseKey = (typeof ALL_PHASES)[number];
 const PHASES = new Set((process.env.BENCH_PHASES ?? ALL_PHASES.join(',')).split(',').map((s) => s.trim()).filter((s): s is PhaseKey => (ALL_PHASES as readonly string[]).includes(s)));
 
@@ -818,6 +820,8 @@ interface ScaleRatios {
 }
 
 interface Results {
+  /** the streaming phase (test/bench/streaming.ts) */
+  streaming?: unknown;
   sandbox?: PathResult;
   reads?: PathResult;
   production?: PathResult;
@@ -1107,6 +1111,17 @@ try {
     results.floor = floorResults;
     for (const line of floorLines(floorResults)) out(`   ${line}`);
   }, 'floor');
+
+  await phase('streaming', async () => {
+    step('8. streamed chat completions (test/bench/streaming.ts, a child process): time to first token and tokens/s through POST /v1/chat/completions vs the provider fake alone, alternating');
+    await settle();
+    const child = spawnNode('test/bench/streaming.ts', []);
+    cleanups.push({ name: 'streaming child', fn: () => child.kill() });
+    const { streamingResults } = await child.nextJson<{ streamingResults: { direct: { ttftP50Ms: number; tokensPerSecondP50: number }; gateway: { ttftP50Ms: number; tokensPerSecondP50: number }; addedTtftP50Ms: number } }>(10 * 60_000);
+    await cleanupNow('streaming child');
+    results.streaming = streamingResults;
+    out(`   first token p50: provider alone ${streamingResults.direct.ttftP50Ms} ms, through the gateway ${streamingResults.gateway.ttftP50Ms} ms (+${streamingResults.addedTtftP50Ms} ms); tokens/s relayed p50 ${streamingResults.gateway.tokensPerSecondP50} vs ${streamingResults.direct.tokensPerSecondP50}`);
+  }, 'streaming');
 } finally {
   if (!interrupted) {
     step('cleaning up (processes, queues, database, temp files)');

@@ -16,6 +16,7 @@ import type { Completion, ConcurrencyLimits, EngineName, Store, SubmitOutcome } 
 import { findPredictionById, newPredictionId } from '../../db/predictions/record.ts';
 import type { NewPrediction, Prediction } from '../../db/predictions/record.ts';
 import { InsufficientCreditError } from '../../db/errors.ts';
+import { findUnfinished, releaseOrphanedClaims } from '../../db/predictions/sweeps.ts';
 import { creditWallet } from '../../db/wallet/moves.ts';
 import type { Owner } from '../../lib/owner.ts';
 
@@ -726,6 +727,92 @@ export function storeContract(engine: EngineUnderTest): void {
     t.false((await gw.app.store.complete(completion(running!, 1))).recorded);
     t.deepEqual(await wallet(gw.app.db, personal(acct.userId)), { balance: 900, held: 0 });
     t.deepEqual(await wallet(gw.app.db, personal(stranger.userId)), { balance: 1000, held: 0 });
+    await assertLedger(t, gw.app.db);
+  });
+
+  // ============================================================
+  // Inline calls: held at the most, settled by the usage in one transaction
+  // ============================================================
+
+  const inlineRequest = (userId: number, hold: number, teamId: number | null = null): NewPrediction => ({
+    id: newPredictionId(Date.now()), userId, teamId, apiKeyId: null, model: 'lexi-v1-balanced-chat',
+    input: { messages: [{ role: 'user', content: 'hello' }], max_tokens: 100 }, price: hold, listPrice: hold, discountPercent: null, webhookUrl: null,
+  });
+  const usageOf = (db: Knex, id: string) => db('prediction_usage').where({ prediction_id: id }).first();
+
+  test(`${prefix}an inline call is recorded running with its hold; its settle charges the usage's price, releases the rest and records the text and tokens, all at once; a second settle moves nothing`, async (t) => {
+    const gw = await gatewayFor(t);
+    const acct = await newAccount(gw, 1000);
+    const p = inlineRequest(acct.userId, 300);
+    t.like(await gw.app.store.startInline({ p, now: Date.now() }), { accepted: true });
+    t.like(await findPredictionById(gw.app.db, p.id), { status: 'processing', price: 300, attempts: 1 });
+    t.truthy((await findPredictionById(gw.app.db, p.id))!.startedAt);
+    t.deepEqual(await wallet(gw.app.db, personal(acct.userId)), { balance: 700, held: 300 });
+    t.like(await usageOf(gw.app.db, p.id), { input_tokens: null, settled_at: null });
+    const done = { status: 'completed' as const, charge: 42, usage: { inputTokens: 12, outputTokens: 30, source: 'reported' as const }, text: 'Hello! «ünïcode» \'quoted\'', inferenceMs: 123.4 };
+    t.deepEqual(await gw.app.store.settleInline({ p, outcome: done, now: Date.now() }), { recorded: true, charged: 42 });
+    t.like(await findPredictionById(gw.app.db, p.id), { status: 'completed', price: 42, inferenceMs: 123 });
+    t.like(await usageOf(gw.app.db, p.id), { input_tokens: 12, output_tokens: 30, usage_source: 'reported', output_text: done.text });
+    t.deepEqual(await wallet(gw.app.db, personal(acct.userId)), { balance: 958, held: 0 });
+    t.deepEqual(await gw.app.store.settleInline({ p, outcome: { ...done, charge: 100 }, now: Date.now() }), { recorded: false, charged: 0 });
+    t.deepEqual(await gw.app.store.settleInline({ p, outcome: { status: 'failed', error: 'late', code: null }, now: Date.now() }), { recorded: false, charged: 0 });
+    t.deepEqual((await assertRowsInSequence(t, gw.app.db, personal(acct.userId))).map((r) => r.kind), ['grant', 'hold', 'prediction', 'release']);
+    t.deepEqual(await wallet(gw.app.db, personal(acct.userId)), { balance: 958, held: 0 });
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${prefix}an inline charge is never more than the hold; a failed call charges nothing; a call the client left is charged what it used; parallel settles of one call move the money once`, async (t) => {
+    const gw = await gatewayFor(t);
+    const acct = await newAccount(gw, 1000);
+    const team = await teamOf(gw, acct, 500);
+    const [over, failed, left, raced] = [inlineRequest(acct.userId, 100), inlineRequest(acct.userId, 100), inlineRequest(acct.userId, 100, team), inlineRequest(acct.userId, 100)];
+    for (const p of [over, failed, left, raced]) t.like(await gw.app.store.startInline({ p: p!, now: Date.now() }), { accepted: true });
+    const usage = { inputTokens: 1, outputTokens: 1, source: 'reported' as const };
+    t.deepEqual(await gw.app.store.settleInline({ p: over!, outcome: { status: 'completed', charge: 5000, usage, text: 'x', inferenceMs: 1 }, now: Date.now() }), { recorded: true, charged: 100 });
+    t.deepEqual(await gw.app.store.settleInline({ p: failed!, outcome: { status: 'failed', error: 'the provider failed mid-answer', code: 'upstream_failed', usage, text: 'partial' }, now: Date.now() }), { recorded: true, charged: 0 });
+    t.like(await findPredictionById(gw.app.db, failed!.id), { status: 'failed', error: 'the provider failed mid-answer', errorCode: 'upstream_failed', price: 100 });
+    t.deepEqual(await gw.app.store.settleInline({ p: left!, outcome: { status: 'cancelled', charge: 7, usage: { inputTokens: 5, outputTokens: 3, source: 'counted' }, text: 'par', inferenceMs: 2 }, now: Date.now() }), { recorded: true, charged: 7 });
+    t.like(await findPredictionById(gw.app.db, left!.id), { status: 'cancelled', price: 7 });
+    const raced2 = await Promise.all([30, 60, 90].map((charge) => gw.app.store.settleInline({ p: raced!, outcome: { status: 'completed', charge, usage, text: 'y', inferenceMs: 1 }, now: Date.now() })));
+    t.is(raced2.filter((r) => r.recorded).length, 1, 'one settle of the three moved the row');
+    const charged = raced2.find((r) => r.recorded)!.charged;
+    t.deepEqual(await wallet(gw.app.db, personal(acct.userId)), { balance: 1000 - 100 - charged, held: 0 });
+    t.deepEqual(await wallet(gw.app.db, { userId: acct.userId, teamId: team }), { balance: 493, held: 0 });
+    await assertRowsInSequence(t, gw.app.db, personal(acct.userId));
+    await assertRowsInSequence(t, gw.app.db, { userId: acct.userId, teamId: team });
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${prefix}an inline call is refused as a submit is (short credit 402, past a limit 429), recording nothing; running inline calls count as unfinished`, async (t) => {
+    const gw = await gatewayFor(t);
+    const acct = await newAccount(gw, 150);
+    t.is(await answer(gw.app.store.startInline({ p: inlineRequest(acct.userId, 200), now: Date.now() })), '402');
+    const limits: ConcurrencyLimits = { perKey: 0, perAccount: 1 };
+    t.is(await answer(gw.app.store.startInline({ p: inlineRequest(acct.userId, 100), now: Date.now(), limits })), 'ok');
+    t.is(await answer(gw.app.store.startInline({ p: inlineRequest(acct.userId, 10), now: Date.now(), limits })), '429 account');
+    t.is(await answer(gw.app.store.submit({ p: request(acct.userId, 10), now: Date.now(), limits })), '429 account');
+    t.is(await count(gw.app.db('predictions').where({ user_id: acct.userId })), 1);
+    t.is(await count(gw.app.db('prediction_usage')), 1);
+    t.deepEqual(await wallet(gw.app.db, personal(acct.userId)), { balance: 50, held: 100 });
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${prefix}inline calls a stopped process never settled are failed and released once, the recent ones left running; no sweep republishes one`, async (t) => {
+    const gw = await gatewayFor(t);
+    const acct = await newAccount(gw, 1000);
+    const old = inlineRequest(acct.userId, 100);
+    const recent = inlineRequest(acct.userId, 50);
+    await gw.app.store.startInline({ p: old, now: 1_000 });
+    await gw.app.store.startInline({ p: recent, now: Date.now() });
+    const cutoff = Date.now() - 60_000;
+    t.deepEqual(await Promise.all([gw.app.store.failAbandonedInline(cutoff, Date.now()), gw.app.store.failAbandonedInline(cutoff, Date.now())]).then((ns) => ns.reduce((a, b) => a + b, 0)), 1);
+    t.like(await findPredictionById(gw.app.db, old.id), { status: 'failed', errorCode: 'inline_abandoned' });
+    t.like(await findPredictionById(gw.app.db, recent.id), { status: 'processing' });
+    t.is(await gw.app.store.failAbandonedInline(cutoff, Date.now()), 0);
+    t.deepEqual(await wallet(gw.app.db, personal(acct.userId)), { balance: 950, held: 50 });
+    t.deepEqual(await findUnfinished(gw.app.db, 100), [], 'an inline call is never published to a worker');
+    t.deepEqual(await releaseOrphanedClaims(gw.app.db, Date.now()), 0);
+    t.like(await findPredictionById(gw.app.db, recent.id), { status: 'processing' });
     await assertLedger(t, gw.app.db);
   });
 

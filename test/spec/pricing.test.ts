@@ -140,8 +140,11 @@ test('per token: the hold covers the longest answer and at most one token per by
   t.is(tokenCharge(tokens, { inputTokens: 12, outputTokens: 40 }), 1);
   t.true(tokenCharge(tokens, { inputTokens: 12, outputTokens: 40 }) <= tokenCharge(tokens, hold));
   t.is(computePriceBreakdown(rule, { prompt: 'héllo', max_tokens: 4096 }, { inputTokens: 100_000, outputTokens: 100_000 }).total, 75);
-  // a model's own price cannot be by tokens yet: its charge is its hold
-  t.throws(() => parsePriceRule({ base: 0, per_token: { input: 1, output: 1, per: 1000, input_fields: ['prompt'], max_output: 10 } }, image), { message: /per_token: a price by tokens is charged by the usage/ });
+  // only a language model's own price may be by tokens: only its calls settle by the usage
+  t.throws(() => parsePriceRule({ base: 0, per_token: { input: 1, output: 1, per: 1000, input_fields: ['prompt'], max_output: 10 } }, image), { message: /per_token: only a language model \(category llm\) is priced by tokens/ });
+  const price = parsePriceRule({ base: 0, per_token: { input: 225, output: 900, per: 1_000_000, input_fields: ['prompt'], overhead: 10, max_output: 'max_tokens' } }, image, 'x-model.price', 'llm-price');
+  t.is(computePrice(price, { prompt: 'héllo', max_tokens: 4096 }), Math.ceil((16 * 225 + 4096 * 900) / 1_000_000), 'the list price of a request is its hold');
+  t.is(computePriceBreakdown(price, { prompt: 'héllo', max_tokens: 4096 }, { inputTokens: 1000, outputTokens: 2000 }).total, Math.ceil((1000 * 225 + 2000 * 900) / 1_000_000), 'its charge is the usage');
   t.throws(() => parsePriceRule({ per_token: { input: 1, output: 1, per: 1000, input_fields: ['prompt'], max_output: 'num_images' } }, { properties: { prompt: { type: 'string' }, num_images: { type: 'integer', default: 1 } } }, 'c', 'cost'), { message: /needs a maximum/ });
 });
 

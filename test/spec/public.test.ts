@@ -186,6 +186,8 @@ test('every operation declares the errors the gateway can answer', (t) => {
     // unknown query parameters (and a body where none is taken) are refused with 422 on every
     // route the gateway validates; the OAuth token endpoint is oidc-provider's and answers 400
     if (op['x-handled-by']) need('400', 'is handled by oidc-provider');
+    // the OpenAI-compatible routes answer a validation error 400, in OpenAI's format
+    else if (p.startsWith('/v1/')) need('400', 'refuses unknown query parameters (400 in OpenAI\'s format)');
     else need('422', 'refuses unknown query parameters');
     // a body is read (and refused when it is not JSON or too large) on every POST, PUT and PATCH,
     // whether the operation takes one or not

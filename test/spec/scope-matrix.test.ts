@@ -18,6 +18,8 @@ const PUBLIC = new Set([
   'register', 'login', 'verifyOtp', 'requestOtp', 'loginOtp', 'forgotPassword', 'resetPassword', 'supportLogin',
   'supportResetPassword', 'getGoogleUrl', 'googleCallback', 'googleHandoff', 'googleMobileLogin', 'cliLogin',
   'getLoraData', 'getLoraModelsData', 'getTaskData', 'getHomepageModels', 'getModelNameForEmbedcode', 'listModels',
+  // the OpenAI-compatible models list, public like listModels (issue 37)
+  'listOpenAIModels', 'getOpenAIModel',
   // a provider's callback: no credential, its signature and an unguessable path (README "Providers")
   'receiveUpstreamWebhook',
   // Stripe's events: no credential, the Stripe-Signature header (README "Payments (Stripe)")
@@ -58,6 +60,9 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   exportAccount: 'account:read',
   // issue 10: the quote shows the paying wallet's balance, so it needs a caller
   calculateDynamicCost: 'account:read',
+  // an inline chat call spends credit like a model submit (issue 37)
+  createChatCompletion: 'generate:write',
+  createImage: 'generate:write',
   // issue 10: registering a LoRA is hosting a file reference; listing one's own is a read of one's resources
   createLora: 'files:write',
   listOwnLoras: 'generate:read',

@@ -76,6 +76,8 @@ const BODIES: Readonly<Record<string, object>> = {
   updateApiKey: { name: 'renamed by another tenant' },
   updateTeamApiKey: { name: 'renamed by another tenant' },
   calculateDynamicCost: { model: 'canvas-v1-fast-text-to-image', input: { prompt: 'priced by another tenant' } },
+  createChatCompletion: { model: 'lexi-v1-balanced-chat', messages: [{ role: 'user', content: 'asked by another tenant' }] },
+  createImage: { model: 'canvas-v1-fast-text-to-image', prompt: 'drawn by another tenant' },
   createLora: { name: 'made-by-another-tenant', lora_type: 'style', base_model: 'lumen', weights_url: 'https://example.com/w.safetensors' },
   createMediaAsset: { url: 'https://cdn.example.com/by-another-tenant.png', media_type: 'image' },
   adminTopup: { email: 'someone@example.com', amount: 1 },

@@ -48,6 +48,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a chat completion (OpenAI-compatible)
+         * @description OpenAI's chat completions for every model of the `llm` category, named by its slug
+         *     (`GET /v1/models` lists them). The call runs while the client waits: the answer is OpenAI's
+         *     `chat.completion` object with `usage`, or with `stream: true` a `text/event-stream` of
+         *     `chat.completion.chunk` events relayed as the provider produces them, then `data: [DONE]`
+         *     (with `stream_options.include_usage`, a last chunk carries `usage`). A client that
+         *     disconnects mid-stream stops the provider's call.
+         *
+         *     `messages` (system, developer, user, assistant and tool roles; text and image parts where
+         *     the provider takes them), `max_tokens` or `max_completion_tokens`, `temperature`, `top_p`,
+         *     `stop`, `seed`, `response_format`, `tools`, `tool_choice`, `parallel_tool_calls`,
+         *     `frequency_penalty`, `presence_penalty`, `logit_bias`, `logprobs`, `top_logprobs` and `user`
+         *     are passed to the provider as they are. `n` must be 1.
+         *
+         *     Billing: the call holds the most it can cost (its messages' UTF-8 bytes counted as tokens,
+         *     plus `max_tokens`, or the model's longest answer when absent, which is then asked of the
+         *     provider), and is charged the price of the usage the provider reports, never more than
+         *     the hold; the rest is released in the same transaction. A failed call is charged nothing;
+         *     a stream the client left is charged for the tokens generated until then (counted from the
+         *     chunks relayed when the provider reports none). Every call is a prediction in the run
+         *     history: its id is the `id` of the answer (`chatcmpl-<request_id>`) and the
+         *     `X-Prediction-Id` header; `X-Request-Id` names the HTTP request.
+         *
+         *     Credentials: an API key as `Authorization: Bearer <key>` (as the OpenAI SDKs send it) or
+         *     `x-api-key`, a session, or an OAuth token with `generate:write`; `team_id` makes a team pay.
+         *     A sandbox key answers an instant mock completion (streamed when asked), free. Errors are
+         *     OpenAI's body `{"error": {"message", "type", "code", "param"}}` with the gateway's statuses
+         *     (a validation error is 400, a model of another category is 400 naming the endpoint to use,
+         *     429 carries `Retry-After`).
+         */
+        post: operations["createChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/images/generations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate images (OpenAI-compatible)
+         * @description OpenAI's image generation for every model of the `text-to-image` category, named by its
+         *     slug. `prompt` is the model's prompt, `n` its number of images (where the model takes one),
+         *     `size` (`<width>x<height>`) its width and height (where it takes them). The request is a
+         *     prediction like `POST /api/v1/<slug>` (held, charged on completion, in the run history),
+         *     and the answer waits for it as `Prefer: wait` does, up to the gateway's bound
+         *     (`IMAGES_WAIT_MS`): then `{"created", "data": [{"url"} | {"b64_json"}]}` by
+         *     `response_format` (`url` by default: the gateway's own address of each file). Past the
+         *     bound, a 504 whose message names the prediction (`request_id`), which keeps running: poll
+         *     `GET /api/v1/predictions/{request_id}/result`. A failed prediction is a 502, charged nothing.
+         *     Sandbox keys answer a sample image, free.
+         */
+        post: operations["createImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the models (OpenAI-compatible)
+         * @description The catalog in OpenAI's format: `{"object": "list", "data": [{"id", "object": "model",
+         *     "created", "owned_by"}]}`, the id being the model's slug. Every model is listed, whatever
+         *     its category (`category` says it): language models are called with `POST
+         *     /v1/chat/completions`, text-to-image models with `POST /v1/images/generations`, the others
+         *     on their own endpoint (`/api/v1/<slug>`). Public, like `GET /api/v1/models`; in a whitelabel
+         *     studio's context, its models only.
+         */
+        get: operations["listOpenAIModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/{model}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a model (OpenAI-compatible)
+         * @description One model of `GET /v1/models` by its slug; an unknown slug is 404 with OpenAI's error body (`model_not_found`).
+         */
+        get: operations["getOpenAIModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/predictions/{request_id}/result": {
         parameters: {
             query?: never;
@@ -3071,7 +3192,7 @@ export interface components {
         ErrorDetail: {
             /** @description Human-readable reason. */
             detail: string;
-            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `max_cost_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`, `csrf_token_invalid`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
+            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `max_cost_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`, `csrf_token_invalid`, and on the OpenAI-compatible routes (in OpenAI's error body) `model_not_found`, `wrong_model_category`, `upstream_failed`, `upstream_timeout`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
             code?: string;
         };
         ValidationError: {
@@ -3231,6 +3352,207 @@ export interface components {
                 configured: boolean;
             }[];
         };
+        /** @description One message of the conversation, as OpenAI's chat completions take it; passed to the provider as it is. */
+        OpenAIChatMessage: {
+            /** @enum {string} */
+            role: "system" | "developer" | "user" | "assistant" | "tool";
+            /** @description The text, or a list of content parts (`{"type": "text", "text"}`, `{"type": "image_url", "image_url": {"url"}}`) where the provider takes them; null for an assistant message that only calls tools. */
+            content?: string | Record<string, never>[] | null;
+            name?: string;
+            tool_calls?: Record<string, never>[];
+            tool_call_id?: string;
+            refusal?: string | null;
+        };
+        /**
+         * @example {
+         *       "model": "lexi-v1-balanced-chat",
+         *       "messages": [
+         *         {
+         *           "role": "system",
+         *           "content": "You are concise."
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Name three primary colours."
+         *         }
+         *       ],
+         *       "max_tokens": 100
+         *     }
+         */
+        OpenAIChatCompletionRequest: {
+            /** @description The model's slug (`GET /v1/models`); a model of the `llm` category. */
+            model: string;
+            messages: components["schemas"]["OpenAIChatMessage"][];
+            /** @description The longest answer, in tokens, at most the model's own limit; when absent, the model's limit. */
+            max_tokens?: number | null;
+            /** @description The same as `max_tokens` (OpenAI's newer name); the smaller of the two when both are sent. */
+            max_completion_tokens?: number | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            /** @description Only one choice per call. */
+            n?: number | null;
+            /** @description Up to 4 sequences where the answer stops. */
+            stop?: string | string[] | null;
+            seed?: number | null;
+            response_format?: Record<string, never> | null;
+            tools?: Record<string, never>[];
+            tool_choice?: string | Record<string, never>;
+            parallel_tool_calls?: boolean;
+            frequency_penalty?: number | null;
+            presence_penalty?: number | null;
+            logit_bias?: Record<string, never> | null;
+            logprobs?: boolean | null;
+            top_logprobs?: number | null;
+            user?: string;
+            stream?: boolean | null;
+            stream_options?: {
+                include_usage?: boolean;
+            } | null;
+        };
+        OpenAIUsage: {
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens: number;
+        };
+        /**
+         * @description OpenAI's `chat.completion` object. `id` is `chatcmpl-` and the prediction's request_id; `model` the slug called.
+         * @example {
+         *       "id": "chatcmpl-0193a1b2c3d4e5f60718293a4b5c6d7e",
+         *       "object": "chat.completion",
+         *       "created": 1764400000,
+         *       "model": "lexi-v1-balanced-chat",
+         *       "system_fingerprint": null,
+         *       "choices": [
+         *         {
+         *           "index": 0,
+         *           "message": {
+         *             "role": "assistant",
+         *             "content": "Red, yellow and blue.",
+         *             "refusal": null
+         *           },
+         *           "logprobs": null,
+         *           "finish_reason": "stop"
+         *         }
+         *       ],
+         *       "usage": {
+         *         "prompt_tokens": 11,
+         *         "completion_tokens": 6,
+         *         "total_tokens": 17
+         *       }
+         *     }
+         */
+        OpenAIChatCompletion: {
+            id: string;
+            /** @enum {string} */
+            object: "chat.completion";
+            created: number;
+            model: string;
+            system_fingerprint?: string | null;
+            choices: {
+                index: number;
+                message: Record<string, never>;
+                logprobs?: Record<string, never> | null;
+                finish_reason: string | null;
+            }[];
+            usage?: components["schemas"]["OpenAIUsage"];
+        };
+        /**
+         * @example {
+         *       "model": "canvas-v1-fast-text-to-image",
+         *       "prompt": "a lighthouse at dusk, oil painting",
+         *       "n": 1,
+         *       "size": "768x512",
+         *       "response_format": "url"
+         *     }
+         */
+        OpenAIImageRequest: {
+            /** @description The slug of a `text-to-image` model (`GET /v1/models`). */
+            model: string;
+            prompt: string;
+            /** @description Images to make, where the model takes a number of images (`num_images`). */
+            n?: number | null;
+            /** @description `<width>x<height>` in pixels, where the model takes a width and height. */
+            size?: string | null;
+            /** @enum {string|null} */
+            response_format?: "url" | "b64_json" | null;
+            user?: string;
+        };
+        /**
+         * @example {
+         *       "created": 1764400000,
+         *       "data": [
+         *         {
+         *           "url": "https://gateway.example.com/files/outputs/0193a1b2c3d4e5f60718293a4b5c6d7e/0.png"
+         *         }
+         *       ]
+         *     }
+         */
+        OpenAIImagesResponse: {
+            created: number;
+            data: {
+                url?: string;
+                b64_json?: string;
+            }[];
+        };
+        /**
+         * @example {
+         *       "id": "lexi-v1-balanced-chat",
+         *       "object": "model",
+         *       "created": 1764400000,
+         *       "owned_by": "lexi-v1",
+         *       "category": "llm"
+         *     }
+         */
+        OpenAIModel: {
+            /** @description The model's slug. */
+            id: string;
+            /** @enum {string} */
+            object: "model";
+            /** @description Unix seconds: when this gateway loaded its catalog. */
+            created: number;
+            /** @description The model's family. */
+            owned_by: string;
+            /** @description The gateway's category: `llm` models answer on /v1/chat/completions, `text-to-image` on /v1/images/generations. */
+            category?: string;
+        };
+        /**
+         * @example {
+         *       "object": "list",
+         *       "data": [
+         *         {
+         *           "id": "lexi-v1-balanced-chat",
+         *           "object": "model",
+         *           "created": 1764400000,
+         *           "owned_by": "lexi-v1",
+         *           "category": "llm"
+         *         }
+         *       ]
+         *     }
+         */
+        OpenAIModelList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["OpenAIModel"][];
+        };
+        /**
+         * @description OpenAI's error body. `type` is `invalid_request_error` (400, 404, 409, 413, 415), `authentication_error` (401), `insufficient_quota` (402), `permission_error` (403), `rate_limit_error` (429) or `api_error` (5xx); `code` the gateway's stable code (e.g. `model_not_found`, `insufficient_credit`); `param` the field at fault, when one is.
+         * @example {
+         *       "error": {
+         *         "message": "The model `nope` does not exist on this gateway; GET /v1/models lists them.",
+         *         "type": "invalid_request_error",
+         *         "code": "model_not_found",
+         *         "param": "model"
+         *       }
+         *     }
+         */
+        OpenAIError: {
+            error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+            };
+        };
         /** @description The price rule, in credits (1000 credits = 1 USD): `base`, plus each of `terms` (per unit of a numeric field, per output, per megapixel, or by steps of a field's value; a fraction of a credit rounds up), then each matching multiplier (percent, rounded up), and at least `minimum`. */
         ModelPrice: {
             /** @enum {string} */
@@ -3255,6 +3577,12 @@ export interface components {
                 /** @description The term in words. */
                 summary: string;
             }[];
+            /** @description A language model priced by tokens: `input` credits per `per` prompt tokens and `output` credits per `per` answer tokens, added to `base`. A request is held the most it can cost (its text's UTF-8 bytes counted as tokens, plus its `max_tokens`); a call through `POST /v1/chat/completions` is charged the usage the provider reports (rounded up to a whole credit), the asynchronous endpoint what it held. Absent for any other rule. */
+            per_token?: {
+                input: number;
+                output: number;
+                per: number;
+            } | null;
             /** @description The least a request costs, in credits; 0 when the rule has no minimum. */
             minimum?: number;
             multipliers: {
@@ -6180,6 +6508,15 @@ export interface components {
             error_code?: string | null;
             /** @description Credits charged. */
             cost: number;
+            /** @description A call through `POST /v1/chat/completions` only - the answer's text as relayed (tool calls as their JSON); absent for every other prediction. */
+            output_text?: string | null;
+            /** @description A call through `POST /v1/chat/completions` only - the tokens it used, as the provider reported them (`source: reported`) or, where it reported none, as counted from what was relayed (`counted`); null values while it runs. Absent for every other prediction. */
+            tokens?: {
+                input: number | null;
+                output: number | null;
+                /** @enum {string|null} */
+                source: "reported" | "counted" | null;
+            };
             is_test: boolean;
             team_id: number | null;
             /** @description Webhook URL given at submission. */
@@ -7360,6 +7697,15 @@ export interface components {
                 "application/json": components["schemas"]["HTTPValidationError"];
             };
         };
+        /** @description An error in OpenAI's format, with the gateway's status (a validation error is 400; 429 carries Retry-After). */
+        OpenAIError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
         /** @description Validation error in the path, query or body. Every operation can answer it: unknown query parameters are refused, and so is a body sent to an operation that takes none. Whatever the schema, a number past 9007199254740991 (2^53 - 1) either way is refused (`number_unsafe`), and so is a body nested more than 32 levels deep (`json_too_deep`). A move of credit that would take a wallet past that amount is refused with `code` `balance_limit`. */
         ValidationFailed: {
             headers: {
@@ -7589,6 +7935,152 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+        };
+    };
+    createChatCompletion: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenAIChatCompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description The completion; with `stream` true, a `text/event-stream` of `chat.completion.chunk` events ending with `data: [DONE]`. */
+            200: {
+                headers: {
+                    /** @description The prediction that records the call (GET /api/v1/predictions/{request_id}/result). */
+                    "X-Prediction-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIChatCompletion"];
+                    /**
+                     * @example data: {"id":"chatcmpl-0193a1b2c3d4e5f60718293a4b5c6d7e","object":"chat.completion.chunk","created":1764400000,"model":"lexi-v1-balanced-chat","choices":[{"index":0,"delta":{"role":"assistant","content":"Red"},"finish_reason":null}]}
+                     *
+                     *     data: {"id":"chatcmpl-0193a1b2c3d4e5f60718293a4b5c6d7e","object":"chat.completion.chunk","created":1764400000,"model":"lexi-v1-balanced-chat","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}
+                     *
+                     *     data: [DONE]
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["OpenAIError"];
+            401: components["responses"]["OpenAIError"];
+            402: components["responses"]["OpenAIError"];
+            403: components["responses"]["OpenAIError"];
+            404: components["responses"]["OpenAIError"];
+            413: components["responses"]["OpenAIError"];
+            415: components["responses"]["OpenAIError"];
+            429: components["responses"]["OpenAIError"];
+            502: components["responses"]["OpenAIError"];
+            503: components["responses"]["OpenAIError"];
+            504: components["responses"]["OpenAIError"];
+        };
+    };
+    createImage: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenAIImageRequest"];
+            };
+        };
+        responses: {
+            /** @description The images. */
+            200: {
+                headers: {
+                    /** @description The prediction that records the request. */
+                    "X-Prediction-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIImagesResponse"];
+                };
+            };
+            400: components["responses"]["OpenAIError"];
+            401: components["responses"]["OpenAIError"];
+            402: components["responses"]["OpenAIError"];
+            403: components["responses"]["OpenAIError"];
+            404: components["responses"]["OpenAIError"];
+            413: components["responses"]["OpenAIError"];
+            415: components["responses"]["OpenAIError"];
+            429: components["responses"]["OpenAIError"];
+            502: components["responses"]["OpenAIError"];
+            503: components["responses"]["OpenAIError"];
+            504: components["responses"]["OpenAIError"];
+        };
+    };
+    listOpenAIModels: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The models. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIModelList"];
+                };
+            };
+            400: components["responses"]["OpenAIError"];
+        };
+    };
+    getOpenAIModel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path: {
+                /** @description The model's slug. */
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIModel"];
+                };
+            };
+            400: components["responses"]["OpenAIError"];
+            404: components["responses"]["OpenAIError"];
         };
     };
     getPredictionResult: {
@@ -13668,4 +14160,8 @@ export type ErrorCode =
     | "studio_not_found"
     | "studio_forbidden"
     | "studio_required"
+    | "model_not_found"
+    | "wrong_model_category"
+    | "upstream_failed"
+    | "upstream_timeout"
     | "csrf_token_invalid";

@@ -1,0 +1,374 @@
+// The OpenAI-compatible surface: POST /v1/chat/completions (inline: the API process calls the
+// provider while the client waits, streamed or not), GET /v1/models and /v1/models/{model}.
+// A chat call is a prediction like any other: recorded `processing` with a hold of the most it
+// can cost (Store.startInline), then settled by the usage the provider reports in one
+// transaction (Store.settleInline). Errors are rendered in OpenAI's body by plugins/errors.ts.
+import { PassThrough } from 'node:stream';
+import type { App } from '../lib/context.ts';
+import { OpenAIRouteError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
+import type { ModelInfo } from '../spec/catalog.ts';
+import { applyDiscount, computePriceBreakdown } from '../spec/pricing.ts';
+import { newPredictionId } from '../db/predictions/record.ts';
+import type { NewPrediction } from '../db/predictions/record.ts';
+import { ChatUpstreamError, chatProviders, completeChat, streamChat } from '../workers/adapters/openai-chat.ts';
+import { configureHint } from '../workers/adapters/upstream-config.ts';
+import { priceFor, validatedInput } from './catalog.ts';
+import { generate } from './generate.ts';
+import { predictionView } from '../lib/prediction-view.ts';
+import { studioHides } from './studios.ts';
+import { generationLimits } from './rate-limit.ts';
+import { disconnectSignal, waitForTerminal } from './prediction-watch.ts';
+import type { BodyOf, Handler, ModelContext, OperationContext } from './types.ts';
+
+type ChatBody = BodyOf<'createChatCompletion'>;
+/** How an inline call ended, as the store settles it (app.store.settleInline). */
+type InlineOutcome = Parameters<App['store']['settleInline']>[0]['outcome'];
+type InlineUsage = Extract<InlineOutcome, { status: 'completed' | 'cancelled' }>['usage'];
+
+/** Retry-After of a call refused by a concurrency limit (as a submit's). */
+const CONCURRENCY_RETRY_SECONDS = 1;
+
+/** The request fields passed to the provider as they are (besides messages and the answer's length). */
+const PASSED = ['temperature', 'top_p', 'stop', 'seed', 'response_format', 'tools', 'tool_choice', 'parallel_tool_calls', 'frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'user'] as const;
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Where a model of another category is called, for the 400 that names it. */
+function routeFor(model: ModelInfo): string {
+  if (model.category === 'llm') return 'POST /v1/chat/completions';
+  if (model.category === 'text-to-image') return 'POST /v1/images/generations (or POST /api/v1/' + model.operationId + ')';
+  return `POST /api/v1/${model.operationId}`;
+}
+
+/** The model named by an OpenAI-compatible call, of the category the route serves. */
+export function modelFor(app: App, studio: OperationContext<'createChatCompletion'>['studio'], slug: string, category: string, route: string): ModelInfo {
+  const model = app.spec.models.get(slug);
+  if (!model || studioHides(studio, slug)) throw new OpenAIRouteError(404, 'model_not_found', `The model \`${slug}\` does not exist on this gateway; GET /v1/models lists them.`, 'model');
+  if (model.category !== category) throw new OpenAIRouteError(400, 'wrong_model_category', `The model \`${slug}\` is a ${model.category} model, not served by ${route}: use ${routeFor(model)}.`, 'model');
+  return model;
+}
+
+/** The input schema's properties of a model endpoint. */
+function inputProperties(app: App, model: ModelInfo): Record<string, { maximum?: unknown; default?: unknown }> {
+  const op = app.spec.operationById.get(model.operationId);
+  const schema = (op?.requestBody as { content?: Record<string, { schema?: { properties?: Record<string, { maximum?: unknown; default?: unknown }> } }> } | undefined)?.content?.['application/json']?.schema;
+  return schema?.properties ?? {};
+}
+
+/** The longest answer the model allows: its token rule's, else its input's max_tokens maximum, else 4096. */
+function answerCap(app: App, model: ModelInfo): number {
+  const rule = model.price.tokens;
+  if (rule && 'tokens' in rule.maxOutput) return rule.maxOutput.tokens;
+  const field = rule && 'field' in rule.maxOutput ? rule.maxOutput.field : 'max_tokens';
+  const max = inputProperties(app, model)[field]?.maximum;
+  return typeof max === 'number' && max > 0 ? max : 4096;
+}
+
+/**
+ * The model's input a call is priced as: the schema's defaults, the whole prompt material
+ * (messages, tools, the response format) as the token rule's first prompt field (a hold counts
+ * its UTF-8 bytes as tokens), and the answer's length as its max_tokens field.
+ */
+function pricedInput(app: App, model: ModelInfo, body: ChatBody, maxTokens: number): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const [k, p] of Object.entries(inputProperties(app, model))) if (p.default !== undefined) input[k] = p.default;
+  const prompt = JSON.stringify({ messages: body.messages, tools: body.tools, tool_choice: body.tool_choice, response_format: body.response_format });
+  const rule = model.price.tokens;
+  const fields = rule?.inputFields ?? ['prompt'];
+  for (const f of fields) input[f] = '';
+  input[fields[0]!] = prompt;
+  input[rule && 'field' in rule.maxOutput ? rule.maxOutput.field : 'max_tokens'] = maxTokens;
+  return input;
+}
+
+/** The provider's usage of an answer or chunk, when it reports one. */
+function reportedUsage(v: unknown): { inputTokens: number; outputTokens: number } | undefined {
+  if (!isRecord(v)) return undefined;
+  const i = v.prompt_tokens;
+  const o = v.completion_tokens;
+  return Number.isSafeInteger(i) && Number.isSafeInteger(o) && (i as number) >= 0 && (o as number) >= 0 ? { inputTokens: i as number, outputTokens: o as number } : undefined;
+}
+
+/** What a call costs for a usage: the model's token price (after the wallet's discount); a model priced otherwise costs its hold. */
+function chargeFor(model: ModelInfo, input: Record<string, unknown>, usage: InlineUsage, hold: number, discountPercent: number | null): { charge: number; listCharge: number } {
+  if (!model.price.tokens) return { charge: hold, listCharge: hold };
+  const list = computePriceBreakdown(model.price, input, usage).total;
+  return { charge: applyDiscount(list, discountPercent), listCharge: list };
+}
+
+/** The usage of a call the provider did not report: its prompt's bytes / 4 and the chunks relayed (or the answer's bytes / 4). */
+function countedUsage(input: Record<string, unknown>, model: ModelInfo, outputTokens: number): InlineUsage {
+  const fields = model.price.tokens?.inputFields ?? ['prompt'];
+  const bytes = fields.reduce((n, f) => n + Buffer.byteLength(String(input[f] ?? ''), 'utf8'), 0);
+  return { inputTokens: Math.ceil(bytes / 4), outputTokens, source: 'counted' };
+}
+
+/** A provider's failure as the caller's error: its refusal of the input 400, a timeout 504, anything else 502. */
+function upstreamRefusal(err: ChatUpstreamError): OpenAIRouteError {
+  if (err.code === 'upstream_timeout') return new OpenAIRouteError(504, 'upstream_timeout', `${err.message}; nothing was charged`);
+  if (err.code === 'upstream_rejected_input') return new OpenAIRouteError(400, 'upstream_failed', `${err.message}; nothing was charged`, typeof err.upstreamError?.param === 'string' ? err.upstreamError.param : null);
+  return new OpenAIRouteError(502, 'upstream_failed', `${err.message}; nothing was charged`);
+}
+
+/** The mock answer of a sandbox key. */
+const SANDBOX_TEXT = 'This is a sandbox completion: sandbox keys answer instantly with this text, free of charge. Use a live key for the model\'s own answer.';
+
+function completionObject(id: string, slug: string, created: number, text: string, usage: { inputTokens: number; outputTokens: number }) {
+  return {
+    id, object: 'chat.completion' as const, created, model: slug, system_fingerprint: null,
+    choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens },
+  };
+}
+
+/** An event-stream response whose every event reaches the socket when written (flushing a compressor hapi may add). */
+function eventStream(): { stream: PassThrough; send(data: string): void } {
+  const stream = new PassThrough();
+  let compressor: { flush(): void } | null = null;
+  (stream as PassThrough & { setCompressor(c: { flush(): void }): void }).setCompressor = (c) => {
+    compressor = c;
+  };
+  return {
+    stream,
+    send(data: string) {
+      if (stream.writableEnded || stream.destroyed) return;
+      stream.write(`data: ${data}\n\n`);
+      compressor?.flush();
+    },
+  };
+}
+
+function chunkObject(id: string, slug: string, created: number, delta: Record<string, unknown>, finish: string | null, usage?: unknown) {
+  return { id, object: 'chat.completion.chunk', created, model: slug, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(usage !== undefined ? { usage } : {}) };
+}
+
+function eventHeaders(h: OperationContext<'createChatCompletion'>['h'], stream: PassThrough, predictionId: string) {
+  return h.response(stream).type('text/event-stream; charset=utf-8').header('Cache-Control', 'no-cache').header('X-Accel-Buffering', 'no').header('X-Prediction-Id', predictionId);
+}
+
+export const createChatCompletion: Handler<'createChatCompletion'> = async ({ app, caller, body, request, h, studio }) => {
+  const model = modelFor(app, studio, body.model, 'llm', 'POST /v1/chat/completions');
+  const cap = answerCap(app, model);
+  const asked = [body.max_tokens, body.max_completion_tokens].filter((n): n is number => typeof n === 'number');
+  const maxTokens = asked.length ? Math.min(...asked) : cap;
+  if (maxTokens > cap) {
+    throw new ValidationFailedError([{ loc: ['body', body.max_tokens === maxTokens ? 'max_tokens' : 'max_completion_tokens'], msg: `at most ${cap} tokens for ${model.operationId}`, type: 'less_than_equal' }]);
+  }
+  const now = app.clock();
+  const id = newPredictionId(now);
+  const completionId = `chatcmpl-${id}`;
+  const created = Math.floor(now / 1000);
+  const stream = body.stream === true;
+  const includeUsage = stream && body.stream_options?.include_usage === true;
+  const input: Record<string, unknown> = { ...body };
+  const base = {
+    id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input, webhookUrl: null,
+    httpRequestId: request.app.requestId ?? null, source: studio ? 'studio' as const : caller.via === 'session' ? 'dashboard' as const : 'api' as const,
+    ...(studio ? { studioId: studio.id } : {}),
+  };
+
+  if (caller.isTest) {
+    // README "Sandbox": an instant mock answer, recorded completed and free
+    await app.store.insertSandbox({ p: base, outputs: [], now });
+    app.metrics.predictions.inc({ model: model.operationId, outcome: 'sandbox' });
+    const usage = { inputTokens: 0, outputTokens: SANDBOX_TEXT.split(' ').length };
+    if (!stream) return h.response(completionObject(completionId, body.model, created, SANDBOX_TEXT, usage)).header('X-Prediction-Id', id).header('X-Sandbox', 'true');
+    const events = eventStream();
+    events.send(JSON.stringify(chunkObject(completionId, body.model, created, { role: 'assistant', content: '' }, null, includeUsage ? null : undefined)));
+    for (const word of SANDBOX_TEXT.split(/(?<= )/)) events.send(JSON.stringify(chunkObject(completionId, body.model, created, { content: word }, null, includeUsage ? null : undefined)));
+    events.send(JSON.stringify(chunkObject(completionId, body.model, created, {}, 'stop', includeUsage ? null : undefined)));
+    if (includeUsage) events.send(JSON.stringify({ id: completionId, object: 'chat.completion.chunk', created, model: body.model, system_fingerprint: null, choices: [], usage: { prompt_tokens: 0, completion_tokens: usage.outputTokens, total_tokens: usage.outputTokens } }));
+    events.send('[DONE]');
+    events.stream.end();
+    return eventHeaders(h, events.stream, id).header('X-Sandbox', 'true');
+  }
+
+  const providers = chatProviders(app.adapterEnv, model);
+  if (providers.length === 0) {
+    const env = model.providers.map((p) => configureHint(p.upstream ?? '')).join(' or ');
+    throw new UnavailableError(`${model.operationId} is not available on this gateway: no provider of it is configured (operator: set ${env}); sandbox keys still work`);
+  }
+  if (studio?.payerMode === 'end_user_pays') {
+    // a studio's markup is paid out with the charge of an asynchronous prediction only
+    const { markupPercent, modelPrices } = studio;
+    if (markupPercent > 0 || modelPrices[model.operationId] !== undefined) throw new OpenAIRouteError(400, 'wrong_model_category', `this studio marks up its prices, which only the asynchronous endpoint settles: use POST /api/v1/${model.operationId}`, 'model');
+  }
+
+  const priced = pricedInput(app, model, body, maxTokens);
+  const { price, listPrice, discountPercent } = await priceFor(app, caller.owner, model, priced, studio, caller);
+  const limits = generationLimits(app.config.generateRateLimit, caller);
+  const p: NewPrediction = {
+    ...base, price, listPrice, discountPercent,
+    ...(studio?.payerMode === 'owner_pays' ? { payer: { userId: studio.userId, teamId: studio.teamId } } : {}),
+  };
+  const outcome = await app.store.startInline({ p, now, limits: { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, keySpendLimited: caller.keySpendLimited === true });
+  if (!outcome.accepted) {
+    const who = outcome.scope === 'key' ? 'this API key' : 'this account';
+    throw new RateLimitedError(`${who} already has ${outcome.limit} unfinished predictions, the most it may have at once; retry when one finishes`, CONCURRENCY_RETRY_SECONDS);
+  }
+  app.metrics.predictions.inc({ model: model.operationId, outcome: 'submitted' });
+
+  const upstreamBody: Record<string, unknown> = { messages: body.messages, max_tokens: maxTokens };
+  for (const k of PASSED) if (body[k] !== undefined && body[k] !== null) upstreamBody[k] = body[k];
+  const started = performance.now();
+  const settle = (o: InlineOutcome) => app.store.settleInline({ p, outcome: o, now: app.clock() }).catch((err: unknown) => {
+    // the sweeper fails it later (failAbandonedInline), releasing the hold
+    app.log.error({ err, predictionId: id }, 'an inline call could not be settled');
+  });
+  const failed = (err: unknown) => {
+    const e = err instanceof ChatUpstreamError ? err : new ChatUpstreamError(String((err as Error).message), 'upstream_failed');
+    return settle({ status: 'failed', error: e.code === 'cancelled' ? 'the client closed the connection before the answer' : e.message, code: e.code === 'cancelled' ? 'client_closed' : e.code, inferenceMs: performance.now() - started });
+  };
+  const client = disconnectSignal(request);
+  const opts = { signal: client.signal, timeoutMs: app.config.chatUpstreamTimeoutMs };
+
+  if (!stream) {
+    try {
+      const { body: answer } = await completeChat(providers, upstreamBody, opts);
+      const choice = Array.isArray(answer.choices) && isRecord(answer.choices[0]) ? answer.choices[0] : {};
+      const message = isRecord(choice.message) ? choice.message : {};
+      const text = typeof message.content === 'string' ? message.content : Array.isArray(message.tool_calls) ? JSON.stringify(message.tool_calls) : '';
+      const reported = reportedUsage(answer.usage);
+      const usage: InlineUsage = reported ? { ...reported, source: 'reported' } : countedUsage(priced, model, Math.ceil(Buffer.byteLength(text, 'utf8') / 4));
+      const { charge, listCharge } = chargeFor(model, priced, usage, price, discountPercent);
+      await settle({ status: 'completed', charge, listCharge, usage, text, inferenceMs: performance.now() - started });
+      const reply = { ...answer, id: completionId, object: 'chat.completion' as const, created, model: body.model, usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens } };
+      return h.response(reply).header('X-Prediction-Id', id);
+    } catch (err) {
+      await failed(err);
+      throw err instanceof ChatUpstreamError ? upstreamRefusal(err) : err;
+    } finally {
+      client.dispose();
+    }
+  }
+
+  // Streamed: an error before the first chunk is still an HTTP error; after it, an error event.
+  let upstream;
+  try {
+    upstream = await streamChat(providers, upstreamBody, opts);
+  } catch (err) {
+    client.dispose();
+    await failed(err);
+    throw err instanceof ChatUpstreamError ? upstreamRefusal(err) : err;
+  }
+  const events = eventStream();
+  const relay = async () => {
+    let text = '';
+    let relayed = 0;
+    let usage: { inputTokens: number; outputTokens: number } | undefined;
+    let end: 'completed' | 'cancelled' | ChatUpstreamError = 'completed';
+    try {
+      for await (const chunk of upstream.chunks) {
+        usage = reportedUsage(chunk.usage) ?? usage;
+        const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+        for (const c of choices) {
+          const delta = isRecord(c) && isRecord(c.delta) ? c.delta : {};
+          if (typeof delta.content === 'string') text += delta.content;
+          if (Array.isArray(delta.tool_calls)) text += JSON.stringify(delta.tool_calls);
+        }
+        // the usage chunk (choices: []) only when the client asked for it; `usage: null` on the others likewise
+        if (choices.length === 0 && !includeUsage) continue;
+        const out: Record<string, unknown> = { ...chunk, id: completionId, model: body.model, created };
+        if (includeUsage) out.usage = reportedUsage(chunk.usage) ? chunk.usage : null;
+        else delete out.usage;
+        events.send(JSON.stringify(out));
+        if (choices.length > 0) relayed++;
+      }
+      if (client.signal.aborted) end = 'cancelled';
+    } catch (err) {
+      end = client.signal.aborted || (err instanceof ChatUpstreamError && err.code === 'cancelled') ? 'cancelled'
+        : err instanceof ChatUpstreamError ? err : new ChatUpstreamError(String((err as Error).message), 'upstream_failed');
+    }
+    if (end instanceof ChatUpstreamError) {
+      const refusal = upstreamRefusal(end);
+      events.send(JSON.stringify({ error: { message: refusal.message, type: 'api_error', code: refusal.code, param: null } }));
+      events.stream.end();
+      await failed(end);
+    } else {
+      if (end === 'completed') events.send('[DONE]');
+      events.stream.end();
+      const counted: InlineUsage = usage ? { ...usage, source: 'reported' } : countedUsage(priced, model, relayed);
+      const { charge, listCharge } = chargeFor(model, priced, counted, price, discountPercent);
+      await settle({ status: end, charge, listCharge, usage: counted, text, inferenceMs: performance.now() - started });
+    }
+    client.dispose();
+  };
+  void relay();
+  return eventHeaders(h, events.stream, id);
+};
+
+// ============================================================
+// POST /v1/images/generations
+// ============================================================
+
+/**
+ * A text-to-image model's prediction, submitted as its own endpoint would (generate: the hold, the
+ * queue, sandbox keys), then waited for as `Prefer: wait` waits, up to IMAGES_WAIT_MS.
+ */
+export const createImage: Handler<'createImage'> = async ({ app, caller, body, request, h, studio, query }) => {
+  const model = modelFor(app, studio, body.model, 'text-to-image', 'POST /v1/images/generations');
+  const props = inputProperties(app, model);
+  const input: Record<string, unknown> = { prompt: body.prompt };
+  if (typeof body.n === 'number') {
+    if (!props.num_images) throw new ValidationFailedError([{ loc: ['body', 'n'], msg: `${model.operationId} makes one image per request`, type: 'value_error' }]);
+    input.num_images = body.n;
+  }
+  if (typeof body.size === 'string') {
+    if (!props.width || !props.height) throw new ValidationFailedError([{ loc: ['body', 'size'], msg: `${model.operationId} takes no size`, type: 'value_error' }]);
+    const [width, height] = body.size.split('x').map(Number);
+    Object.assign(input, { width, height });
+  }
+  const validated = validatedInput(app, model, input, ['body']);
+  const submitted = await generate({
+    app, request, h, operationId: model.operationId as ModelContext['operationId'], params: {}, query: query.team_id === undefined ? {} : { team_id: query.team_id },
+    body: validated, caller, model, ...(studio ? { studio } : {}),
+  });
+  const id = (submitted as { source?: { request_id?: string } }).source?.request_id;
+  if (typeof id !== 'string') throw new Error('the submit answered no request id');
+  const client = disconnectSignal(request);
+  let done;
+  try {
+    done = await waitForTerminal(app, caller.owner, id, app.config.imagesWaitMs, client.signal);
+  } finally {
+    client.dispose();
+  }
+  if (!done) throw new OpenAIRouteError(504, 'upstream_timeout', `The images are not ready after ${Math.round(app.config.imagesWaitMs / 1000)} s; the prediction ${id} keeps running: poll GET /api/v1/predictions/${id}/result.`);
+  if (done.status !== 'completed') throw new OpenAIRouteError(502, 'upstream_failed', `The prediction ${id} ${done.status}: ${done.error ?? 'no images'}; nothing was charged.`);
+  const urls = predictionView(app, done).outputs ?? [];
+  const data = [];
+  for (const url of urls) {
+    if (body.response_format === 'b64_json') {
+      // the gateway's own address of the file (local files or the bucket's presigned redirect)
+      const res = await fetch(url);
+      if (!res.ok) throw new OpenAIRouteError(502, 'upstream_failed', `The image of prediction ${id} could not be read back (HTTP ${res.status}); its URL is in GET /api/v1/predictions/${id}/result.`);
+      data.push({ b64_json: Buffer.from(await res.arrayBuffer()).toString('base64') });
+    } else {
+      data.push({ url });
+    }
+  }
+  return h.response({ created: Math.floor(done.createdAt / 1000), data }).header('X-Prediction-Id', id);
+};
+
+// ============================================================
+// GET /v1/models, /v1/models/{model}
+// ============================================================
+
+/** When this gateway loaded its catalog: every model's `created` (OpenAI's field is required; the catalog keeps no dates). */
+const LOADED_AT = Math.floor(Date.now() / 1000);
+
+function openAIModel(model: ModelInfo) {
+  return { id: model.operationId, object: 'model' as const, created: LOADED_AT, owned_by: model.family, category: model.category };
+}
+
+export const listOpenAIModels: Handler<'listOpenAIModels'> = async ({ app, studio }) => ({
+  object: 'list',
+  data: [...app.spec.models.values()].filter((m) => !studioHides(studio, m.operationId)).map(openAIModel),
+});
+
+export const getOpenAIModel: Handler<'getOpenAIModel'> = async ({ app, params, studio }) => {
+  const model = app.spec.models.get(params.model);
+  if (!model || studioHides(studio, params.model)) throw new OpenAIRouteError(404, 'model_not_found', `The model \`${params.model}\` does not exist on this gateway; GET /v1/models lists them.`, 'model');
+  return openAIModel(model);
+};

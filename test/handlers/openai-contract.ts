@@ -1,0 +1,283 @@
+// The OpenAI-compatible surface through the official `openai` npm client, against a gateway
+// listening on a real port whose `openai` provider is a real local server speaking OpenAI's API
+// (test/helpers/openai-upstream.ts). Registered once per database engine (openai-sqlite.test.ts,
+// openai-mariadb.test.ts). The ledger is checked after every test.
+import test from 'ava';
+import type { ExecutionContext } from 'ava';
+import OpenAI from 'openai';
+import { newAccount, startGateway } from '../helpers/gateway.ts';
+import type { Account, TestGateway } from '../helpers/gateway.ts';
+import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
+import { freePort } from '../helpers/processes.ts';
+import { waitFor } from '../helpers/services.ts';
+import { ANSWER, startFakeOpenAI, USAGE } from '../helpers/openai-upstream.ts';
+import type { FakeOpenAI } from '../helpers/openai-upstream.ts';
+import { findPredictionById } from '../../db/predictions/record.ts';
+
+const CHAT = 'lexi-v1-balanced-chat';
+/** lexi-v1's token price: 225 credits per million input tokens, 900 per million output tokens */
+const chargeOf = (input: number, output: number) => Math.ceil((input * 225 + output * 900) / 1_000_000);
+
+export function openAIContract(db: 'sqlite' | 'mysql'): void {
+  let gw: TestGateway;
+  let base = '';
+  let fake: FakeOpenAI;
+
+  test.before(async () => {
+    fake = await startFakeOpenAI();
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    gw = await startGateway({
+      db, queue: 'memory', worker: true,
+      env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, UPSTREAM_OPENAI_URL: fake.url, CHAT_UPSTREAM_TIMEOUT_MS: '1500', UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true' },
+    });
+    await gw.server.start();
+  });
+  test.after.always(async () => {
+    await gw?.stop();
+    await fake?.close();
+  });
+  ledgerCheckedAfterEach(test, () => gw?.app.db);
+
+  const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${base}/v1`, maxRetries: 0 });
+  const wallet = async (userId: number) => {
+    const row = await gw.app.db('users').where({ id: userId }).first<{ balance: unknown; held: unknown }>('balance', 'held');
+    return { balance: Number(row.balance), held: Number(row.held) };
+  };
+  const usageRow = (id: string) => gw.app.db('prediction_usage').where({ prediction_id: id }).first();
+  const account = async (t: ExecutionContext, credit = 1000): Promise<Account> => {
+    fake.mode = 'ok';
+    t.teardown(() => {
+      fake.mode = 'ok';
+    });
+    return newAccount(gw, credit);
+  };
+
+  test.serial(`${db}: a chat completion answers OpenAI's object with usage, passes the options through, is recorded and charged the usage's price`, async (t) => {
+    const acct = await account(t);
+    const before = fake.requests.length;
+    const { data, response } = await client(acct.liveKey).chat.completions.create({
+      model: CHAT, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Name the primary colours.' }],
+      max_tokens: 50, temperature: 0.2, top_p: 0.9, stop: ['\n\n'], seed: 7, user: 'end-user-1', response_format: { type: 'text' },
+    }).withResponse();
+    t.is(data.object, 'chat.completion');
+    t.is(data.model, CHAT);
+    t.is(data.choices[0]!.message.content, ANSWER);
+    t.deepEqual(data.usage, USAGE);
+    const id = response.headers.get('x-prediction-id')!;
+    t.is(data.id, `chatcmpl-${id}`);
+    t.truthy(response.headers.get('x-request-id'), 'the request id to look the call up');
+    const sent = fake.requests[before]!;
+    t.like(sent, { model: 'gpt-4o-mini', max_tokens: 50, temperature: 0.2, top_p: 0.9, seed: 7, user: 'end-user-1', stream: false });
+    t.deepEqual(sent.stop, ['\n\n']);
+    t.deepEqual(sent.response_format, { type: 'text' });
+    const charge = chargeOf(USAGE.prompt_tokens, USAGE.completion_tokens);
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - charge, held: 0 });
+    t.like(await findPredictionById(gw.app.db, id), { status: 'completed', price: charge, model: CHAT, apiKeyId: (await gw.app.db('api_keys').where({ user_id: acct.userId, is_test: false }).first()).id });
+    t.like(await usageRow(id), { input_tokens: 11, output_tokens: 4, usage_source: 'reported', output_text: ANSWER });
+    t.deepEqual((await findPredictionById(gw.app.db, id))!.input.messages, [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Name the primary colours.' }]);
+    // the run history's detail: input messages, output text, tokens, cost, status, timings
+    const detail = await gw.server.inject({ method: 'GET', url: `/app/prediction_response/${id}`, headers: { authorization: `Bearer ${acct.session}` } });
+    t.is(detail.statusCode, 200);
+    t.like(detail.result as object, { status: 'completed', cost: charge, output_text: ANSWER, tokens: { input: 11, output: 4, source: 'reported' } });
+    t.truthy((detail.result as { started_at: unknown; completed_at: unknown }).completed_at);
+    t.deepEqual(((detail.result as { input: { messages: unknown } }).input.messages as unknown[]).length, 2);
+  });
+
+  test.serial(`${db}: a streamed chat completion relays chat.completion.chunk events, ends with usage when asked, and is charged the usage's price`, async (t) => {
+    const acct = await account(t);
+    const stream = await client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'Colours?' }], stream: true, stream_options: { include_usage: true } });
+    let text = '';
+    let usage: unknown;
+    const ids = new Set<string>();
+    for await (const chunk of stream) {
+      t.is(chunk.object, 'chat.completion.chunk');
+      t.is(chunk.model, CHAT);
+      ids.add(chunk.id);
+      text += chunk.choices[0]?.delta.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    t.is(text, ANSWER);
+    t.deepEqual(usage, USAGE);
+    t.is(ids.size, 1);
+    const id = [...ids][0]!.replace('chatcmpl-', '');
+    const charge = chargeOf(USAGE.prompt_tokens, USAGE.completion_tokens);
+    await waitFor(async () => (await findPredictionById(gw.app.db, id))?.status === 'completed');
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - charge, held: 0 });
+    t.like(await usageRow(id), { input_tokens: 11, output_tokens: 4, output_text: ANSWER });
+    // without include_usage no chunk carries usage
+    const plain = await client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'Colours?' }], stream: true });
+    let withUsage = 0;
+    for await (const chunk of plain) if (chunk.usage) withUsage++;
+    t.is(withUsage, 0);
+    await waitFor(async () => (await wallet(acct.userId)).held === 0);
+  });
+
+  test.serial(`${db}: tools and tool_choice are passed through; tool calls come back, streamed or not`, async (t) => {
+    const acct = await account(t);
+    const tools = [{ type: 'function' as const, function: { name: 'get_weather', description: 'The weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
+    const before = fake.requests.length;
+    const answer = await client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools, tool_choice: 'auto' });
+    t.deepEqual(fake.requests[before]!.tools, tools);
+    t.is(fake.requests[before]!.tool_choice, 'auto');
+    t.is(answer.choices[0]!.finish_reason, 'tool_calls');
+    const call = answer.choices[0]!.message.tool_calls![0]! as { function: { name: string; arguments: string } };
+    t.deepEqual([call.function.name, call.function.arguments], ['get_weather', '{"city":"Paris"}']);
+    const stream = await client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools, stream: true });
+    let args = '';
+    for await (const chunk of stream) for (const tc of chunk.choices[0]?.delta.tool_calls ?? []) args += tc.function?.arguments ?? '';
+    t.is(args, '{"city":"Paris"}');
+    // a tool's answer goes back as a `tool` message
+    const next = fake.requests.length;
+    await client(acct.liveKey).chat.completions.create({
+      model: CHAT, messages: [{ role: 'user', content: 'Weather in Paris?' }, { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, { role: 'tool', tool_call_id: 'call_1', content: 'sunny' }],
+    });
+    t.is((fake.requests[next]!.messages as Array<{ role: string }>)[2]!.role, 'tool');
+    await waitFor(async () => (await wallet(acct.userId)).held === 0);
+  });
+
+  test.serial(`${db}: the models list and a model, in OpenAI's format, by slug; an unknown model is 404 model_not_found`, async (t) => {
+    const acct = await account(t, 0);
+    const models = [];
+    for await (const m of client(acct.liveKey).models.list()) models.push(m);
+    t.is(models.length, gw.app.spec.models.size);
+    t.like(models.find((m) => m.id === CHAT), { object: 'model', owned_by: 'lexi-v1' });
+    t.like(await client(acct.liveKey).models.retrieve(CHAT), { id: CHAT, object: 'model' });
+    const err = await t.throwsAsync(client(acct.liveKey).models.retrieve('no-such-model'), { instanceOf: OpenAI.NotFoundError });
+    t.like(err?.error, { type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
+  });
+
+  test.serial(`${db}: errors come in OpenAI's body with the gateway's statuses: a wrong-category model 400 naming the route, validation 400 with its param, 401, 402, 404, an upstream failure 502 with nothing charged`, async (t) => {
+    const acct = await account(t);
+    const c = client(acct.liveKey);
+    const wrong = await t.throwsAsync(c.chat.completions.create({ model: 'canvas-v1-fast-text-to-image', messages: [{ role: 'user', content: 'hi' }] }), { instanceOf: OpenAI.BadRequestError });
+    t.like(wrong?.error, { code: 'wrong_model_category', param: 'model' });
+    t.regex(wrong!.message, /POST \/v1\/images\/generations/);
+    const invalid = await t.throwsAsync(c.chat.completions.create({ model: CHAT, messages: [] }), { instanceOf: OpenAI.BadRequestError });
+    t.like(invalid?.error, { type: 'invalid_request_error', code: 'validation_failed', param: 'messages' });
+    const tooLong = await t.throwsAsync(c.chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }], max_tokens: 100_000 }), { instanceOf: OpenAI.BadRequestError });
+    t.like(tooLong?.error, { param: 'max_tokens' });
+    const missing = await t.throwsAsync(c.chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'hi' }] }), { instanceOf: OpenAI.NotFoundError });
+    t.like(missing?.error, { code: 'model_not_found' });
+    const unauth = await t.throwsAsync(client('mg_live_not_a_key').chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }] }), { instanceOf: OpenAI.AuthenticationError });
+    t.like(unauth?.error, { type: 'authentication_error' });
+    const poor = await newAccount(gw, 0);
+    const broke = await t.throwsAsync(client(poor.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }] }), { instanceOf: OpenAI.APIError });
+    t.is(broke?.status, 402);
+    t.like(broke?.error, { type: 'insufficient_quota', code: 'insufficient_credit' });
+    fake.mode = 'error';
+    const failed = await t.throwsAsync(c.chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }] }), { instanceOf: OpenAI.APIError });
+    t.is(failed?.status, 502);
+    t.like(failed?.error, { type: 'api_error', code: 'upstream_failed' });
+    fake.mode = 'refuse';
+    const refused = await t.throwsAsync(c.chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }], stream: true }), { instanceOf: OpenAI.BadRequestError });
+    t.like(refused?.error, { code: 'upstream_failed', param: 'messages' });
+    t.deepEqual(await wallet(acct.userId), { balance: 1000, held: 0 }, 'nothing charged, nothing held');
+    const failedRows = await gw.app.db('predictions').where({ user_id: acct.userId, status: 'failed' }).count({ n: '*' });
+    t.is(Number(failedRows[0]!.n), 2, 'each failed call is in the run history');
+  });
+
+  test.serial(`${db}: an upstream that fails mid-stream ends the stream with an error event; the call is failed and charged nothing`, async (t) => {
+    const acct = await account(t);
+    fake.mode = 'fail-mid-stream';
+    const stream = await client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }], stream: true });
+    let text = '';
+    const err = await t.throwsAsync(async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    });
+    t.regex(String(err?.message), /broke off|ended its stream|failed/);
+    t.is(text, 'Red, ', 'the chunks before the failure were relayed');
+    await waitFor(async () => (await gw.app.db('predictions').where({ user_id: acct.userId, status: 'failed' }).first()) !== undefined);
+    t.deepEqual(await wallet(acct.userId), { balance: 1000, held: 0 });
+  });
+
+  test.serial(`${db}: an upstream that never answers is given up after CHAT_UPSTREAM_TIMEOUT_MS: 504 upstream_timeout, streamed or not, nothing charged`, async (t) => {
+    const acct = await account(t);
+    fake.mode = 'hang';
+    const err = await t.throwsAsync(client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }] }), { instanceOf: OpenAI.APIError });
+    t.is(err?.status, 504);
+    t.like(err?.error, { code: 'upstream_timeout' });
+    const streamed = await t.throwsAsync(client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }], stream: true }), { instanceOf: OpenAI.APIError });
+    t.is(streamed?.status, 504);
+    t.deepEqual(await wallet(acct.userId), { balance: 1000, held: 0 });
+    const rows = await gw.app.db('predictions').where({ user_id: acct.userId }).select('status', 'error_code');
+    t.deepEqual(rows.map((r: { status: string; error_code: string }) => [r.status, r.error_code]), [['failed', 'upstream_timeout'], ['failed', 'upstream_timeout']]);
+  });
+
+  test.serial(`${db}: a client that leaves a stream stops the upstream call and is charged for the chunks relayed, never more than the hold`, async (t) => {
+    const acct = await account(t);
+    fake.mode = 'endless';
+    const controller = new AbortController();
+    const stream = await client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'Sing forever' }], stream: true, max_tokens: 8000 }, { signal: controller.signal });
+    let seen = 0;
+    let id = '';
+    try {
+      for await (const chunk of stream) {
+        id = chunk.id.replace('chatcmpl-', '');
+        if (++seen === 20) controller.abort();
+      }
+    } catch {
+      // the SDK may end the loop or throw once aborted: either way the client has left
+    }
+    t.is(seen, 20, 'the loop stopped where the client left');
+    await waitFor(() => fake.endless.closed);
+    await waitFor(async () => (await findPredictionById(gw.app.db, id))?.status === 'cancelled');
+    const p = (await findPredictionById(gw.app.db, id))!;
+    const usage = await usageRow(id);
+    t.is(usage.usage_source, 'counted');
+    t.true(Number(usage.output_tokens) >= 19, `at least the chunks the client read (${String(usage.output_tokens)})`);
+    t.true(Number(usage.output_tokens) <= fake.endless.written + 1, 'no more than the provider wrote');
+    t.is(p.price, chargeOf(Number(usage.input_tokens), Number(usage.output_tokens)));
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - p.price, held: 0 });
+  });
+
+  test.serial(`${db}: a sandbox key answers an instant mock completion, streamed when asked, free and marked sandbox; x-api-key works too`, async (t) => {
+    const acct = await account(t);
+    const before = fake.requests.length;
+    const { data, response } = await client(acct.testKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    t.regex(data.choices[0]!.message.content ?? '', /sandbox/);
+    t.is(response.headers.get('x-sandbox'), 'true');
+    const id = response.headers.get('x-prediction-id')!;
+    t.like(await findPredictionById(gw.app.db, id), { isTest: true, status: 'completed', price: 0 });
+    let text = '';
+    for await (const chunk of await client(acct.testKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }], stream: true })) text += chunk.choices[0]?.delta.content ?? '';
+    t.is(text, data.choices[0]!.message.content ?? '');
+    t.is(fake.requests.length, before, 'no provider was called');
+    const viaHeader = await fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { 'x-api-key': acct.testKey, 'content-type': 'application/json' }, body: JSON.stringify({ model: CHAT, messages: [{ role: 'user', content: 'hi' }] }) });
+    t.is(viaHeader.status, 200);
+    t.deepEqual(await wallet(acct.userId), { balance: 1000, held: 0 });
+  });
+
+  test.serial(`${db}: images by slug wait for the prediction and answer OpenAI's images object, as URLs or base64; a language model there is 400 naming its route`, async (t) => {
+    const acct = await account(t);
+    const c = client(acct.liveKey);
+    const { data: byUrl, response } = await c.images.generate({ model: 'canvas-v1-fast-text-to-image', prompt: 'a lighthouse', n: 2, size: '256x128', response_format: 'url' }).withResponse();
+    t.is(byUrl.data!.length, 2);
+    const png = Buffer.from(await (await fetch(byUrl.data![0]!.url!)).arrayBuffer());
+    t.is(png.subarray(1, 4).toString('latin1'), 'PNG');
+    const id = response.headers.get('x-prediction-id')!;
+    t.like(await findPredictionById(gw.app.db, id), { status: 'completed', model: 'canvas-v1-fast-text-to-image' });
+    t.like((await findPredictionById(gw.app.db, id))!.input, { prompt: 'a lighthouse', num_images: 2, width: 256, height: 128 });
+    const b64 = await c.images.generate({ model: 'canvas-v1-fast-text-to-image', prompt: 'a lighthouse', response_format: 'b64_json' });
+    t.is(Buffer.from(b64.data![0]!.b64_json!, 'base64').subarray(1, 4).toString('latin1'), 'PNG');
+    const wrong = await t.throwsAsync(c.images.generate({ model: CHAT, prompt: 'a lighthouse' }), { instanceOf: OpenAI.BadRequestError });
+    t.regex(wrong!.message, /POST \/v1\/chat\/completions/);
+    const sandbox = await client(acct.testKey).images.generate({ model: 'canvas-v1-fast-text-to-image', prompt: 'a lighthouse' });
+    t.is(sandbox.data!.length, 1);
+    const charged = await wallet(acct.userId);
+    t.true(charged.balance < 1000 && charged.held === 0, 'the two live requests were charged, the sandbox one not');
+  });
+
+  test.serial(`${db}: the key's limits apply: past its requests per minute a call is 429 rate_limit_error with Retry-After, nothing held`, async (t) => {
+    const acct = await account(t);
+    const keyId = (await gw.app.db('api_keys').where({ user_id: acct.userId, is_test: false }).first()).id as number;
+    const set = await gw.server.inject({ method: 'PUT', url: `/app/update_api_key/${keyId}`, headers: { authorization: `Bearer ${acct.session}` }, payload: { rate_limit_per_minute: 1 } });
+    t.is(set.statusCode, 200, set.payload);
+    const c = client(acct.liveKey);
+    await c.chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }] });
+    const limited = await t.throwsAsync(c.chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }] }), { instanceOf: OpenAI.RateLimitError });
+    t.like(limited?.error, { type: 'rate_limit_error', code: 'rate_limited' });
+    t.truthy(limited?.headers?.get('retry-after'));
+    t.is((await wallet(acct.userId)).held, 0);
+  });
+}

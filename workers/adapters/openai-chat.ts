@@ -1,0 +1,241 @@
+// Chat completions run inline, for POST /v1/chat/completions: the API process calls an
+// OpenAI-compatible provider (OpenAI, OpenRouter, Together, vLLM, llama.cpp, Ollama: anything
+// that serves `POST {base}/chat/completions`) while its client waits, and relays the answer.
+// Contract from OpenAI's API reference:
+//
+//   POST {base}/chat/completions {"model", "messages", ...}
+//     stream false -> {"id", "object": "chat.completion", "choices": [...], "usage": {...}}
+//     stream true  -> text/event-stream of `data: {chat.completion.chunk}` events, then
+//                     `data: [DONE]`; with stream_options.include_usage a last chunk with
+//                     `choices: []` and `usage` (servers that do not know the option ignore it
+//                     or report no usage: the caller then counts what it relayed)
+//   Errors {"error": {"message", "type", "param", "code"}} with an HTTP status.
+//
+// Failover between the model's providers happens before the first token only: a provider that
+// cannot be reached, answers an error status, or ends its stream before any chunk is tried after
+// the next one; once a chunk has been handed on, a failure ends the call.
+import { requireUpstream } from './upstream-config.ts';
+import { joinUrl } from './upstream-http.ts';
+import type { AdapterEnv, ModelRef } from './types.ts';
+
+/** One provider of a model, as configured. */
+export interface ChatProvider {
+  name: string;
+  url: string;
+  key: string | undefined;
+  upstreamModel: string;
+}
+
+/** Why a chat call ended without an answer; `status` is the provider's HTTP status when it sent one. */
+export class ChatUpstreamError extends Error {
+  readonly code: 'upstream_timeout' | 'upstream_failed' | 'upstream_rejected_input' | 'cancelled';
+  readonly status: number | undefined;
+  /** the provider's own error body, when it sent one */
+  readonly upstreamError: Record<string, unknown> | undefined;
+  constructor(message: string, code: ChatUpstreamError['code'], status?: number, upstreamError?: Record<string, unknown>) {
+    super(message);
+    this.code = code;
+    this.status = status;
+    this.upstreamError = upstreamError;
+  }
+}
+
+/** The configured providers of a model, in failover order (its providers the environment configures). */
+export function chatProviders(env: AdapterEnv, model: ModelRef & { providers?: ReadonlyArray<{ upstream?: string; upstreamModel?: string }> }): ChatProvider[] {
+  const list = model.providers?.length ? model.providers : [model];
+  const out: ChatProvider[] = [];
+  for (const p of list) {
+    if (!p.upstream || !p.upstreamModel || !env.upstreams.has(p.upstream)) continue;
+    const { name, upstream } = requireUpstream(env, { ...model, upstream: p.upstream, upstreamModel: p.upstreamModel });
+    out.push({ name, url: upstream.url, key: upstream.key, upstreamModel: p.upstreamModel });
+  }
+  return out;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export interface ChatCallOptions {
+  /** the client went away: the provider's call is aborted */
+  signal: AbortSignal;
+  /** the longest wait for the provider's answer (non-stream), its first chunk, or the next chunk (stream) */
+  timeoutMs: number;
+}
+
+/** A provider's error answer as a ChatUpstreamError: its 4xx (but 408/429) are the input's fault, never failed over. */
+async function refusal(res: Response, provider: ChatProvider): Promise<ChatUpstreamError> {
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch {
+    body = undefined;
+  }
+  const error = isRecord(body) && isRecord(body.error) ? body.error : undefined;
+  const message = typeof error?.message === 'string' ? error.message : `answered HTTP ${res.status}`;
+  const inputFault = res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429 && res.status !== 401 && res.status !== 403;
+  return new ChatUpstreamError(`the provider "${provider.name}" refused the call: ${message.slice(0, 500)}`, inputFault ? 'upstream_rejected_input' : 'upstream_failed', res.status, error);
+}
+
+/** One POST to a provider, bounded by the timeout until its headers arrive. */
+async function post(provider: ChatProvider, body: Record<string, unknown>, opts: ChatCallOptions, timer: AbortController): Promise<Response> {
+  const signal = AbortSignal.any([opts.signal, timer.signal]);
+  try {
+    return await fetch(joinUrl(provider.url, '/chat/completions'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json', ...(provider.key ? { authorization: `Bearer ${provider.key}` } : {}) },
+      body: JSON.stringify({ ...body, model: provider.upstreamModel }),
+      signal,
+    });
+  } catch (err) {
+    throw aborted(opts, timer, provider) ?? new ChatUpstreamError(`the provider "${provider.name}" could not be reached: ${(err as Error).message}`, 'upstream_failed');
+  }
+}
+
+function aborted(opts: ChatCallOptions, timer: AbortController, provider: ChatProvider): ChatUpstreamError | undefined {
+  if (opts.signal.aborted) return new ChatUpstreamError('the client closed the connection', 'cancelled');
+  if (timer.signal.aborted) return new ChatUpstreamError(`the provider "${provider.name}" did not answer within ${Math.round(opts.timeoutMs / 1000)} s`, 'upstream_timeout');
+  return undefined;
+}
+
+/** A timer that aborts its controller unless restarted in time. */
+function watchdog(ms: number): { controller: AbortController; restart(): void; stop(): void } {
+  const controller = new AbortController();
+  let t = setTimeout(() => controller.abort(), ms);
+  return {
+    controller,
+    restart() {
+      clearTimeout(t);
+      t = setTimeout(() => controller.abort(), ms);
+    },
+    stop: () => clearTimeout(t),
+  };
+}
+
+/**
+ * A non-streamed completion: the first provider (in order) that answers; one that cannot be
+ * reached, times out or fails (5xx, 429) gives way to the next. Answers the provider's body.
+ */
+export async function completeChat(providers: readonly ChatProvider[], body: Record<string, unknown>, opts: ChatCallOptions): Promise<{ provider: ChatProvider; body: Record<string, unknown> }> {
+  let last: ChatUpstreamError | undefined;
+  for (const provider of providers) {
+    const dog = watchdog(opts.timeoutMs);
+    try {
+      const res = await post(provider, { ...body, stream: false }, opts, dog.controller);
+      if (!res.ok) throw await refusal(res, provider);
+      let answer: unknown;
+      try {
+        answer = await res.json();
+      } catch (err) {
+        throw aborted(opts, dog.controller, provider) ?? new ChatUpstreamError(`the provider "${provider.name}" sent an answer that is not JSON: ${(err as Error).message}`, 'upstream_failed');
+      }
+      if (!isRecord(answer) || !Array.isArray(answer.choices)) throw new ChatUpstreamError(`the provider "${provider.name}" sent no choices`, 'upstream_failed');
+      return { provider, body: answer };
+    } catch (err) {
+      const e = err instanceof ChatUpstreamError ? err : new ChatUpstreamError(String((err as Error).message), 'upstream_failed');
+      if (e.code === 'cancelled' || e.code === 'upstream_rejected_input') throw e;
+      last = e;
+    } finally {
+      dog.stop();
+    }
+  }
+  throw last ?? new ChatUpstreamError('no provider of this model is configured', 'upstream_failed');
+}
+
+/** An open stream: the provider that answers, and its chunks as they arrive. */
+export interface ChatStream {
+  provider: ChatProvider;
+  /** each `data:` event's JSON, in order, until `[DONE]`; throws ChatUpstreamError when the stream fails */
+  chunks: AsyncGenerator<Record<string, unknown>, void, undefined>;
+}
+
+/** The `data:` payloads of an event stream, as they arrive. */
+async function* events(res: Response, provider: ChatProvider, opts: ChatCallOptions, dog: ReturnType<typeof watchdog>): AsyncGenerator<string, void, undefined> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    for (;;) {
+      let read: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        read = await reader.read();
+      } catch (err) {
+        throw aborted(opts, dog.controller, provider) ?? new ChatUpstreamError(`the provider "${provider.name}" broke off its stream: ${(err as Error).message}`, 'upstream_failed');
+      }
+      if (read.done) break;
+      dog.restart();
+      buffer += decoder.decode(read.value, { stream: true });
+      // events end with a blank line; a line of an event is `field: value` (the SSE format)
+      let end: number;
+      while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
+        const event = buffer.slice(0, end);
+        buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '');
+        const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
+        if (data !== '') yield data;
+      }
+    }
+  } finally {
+    reader.releaseLock();
+    await res.body!.cancel().catch(() => undefined);
+  }
+}
+
+async function* chunksOf(first: IteratorResult<string, void>, rest: AsyncGenerator<string, void, undefined>, provider: ChatProvider, dog: ReturnType<typeof watchdog>): AsyncGenerator<Record<string, unknown>, void, undefined> {
+  try {
+    let next = first;
+    let done = false;
+    while (!next.done) {
+      if (next.value === '[DONE]') {
+        done = true;
+        break;
+      }
+      yield parseChunk(next.value, provider);
+      next = await rest.next();
+    }
+    if (!done) throw new ChatUpstreamError(`the provider "${provider.name}" ended its stream before it was done`, 'upstream_failed');
+  } finally {
+    dog.stop();
+    await rest.return(undefined);
+  }
+}
+
+function parseChunk(data: string, provider: ChatProvider): Record<string, unknown> {
+  let chunk: unknown;
+  try {
+    chunk = JSON.parse(data);
+  } catch {
+    throw new ChatUpstreamError(`the provider "${provider.name}" sent an event that is not JSON`, 'upstream_failed');
+  }
+  if (!isRecord(chunk)) throw new ChatUpstreamError(`the provider "${provider.name}" sent an event that is not an object`, 'upstream_failed');
+  // an error reported inside the stream (OpenRouter, vLLM do so after a 200)
+  if (isRecord(chunk.error)) throw new ChatUpstreamError(`the provider "${provider.name}" failed mid-answer: ${String(chunk.error.message ?? 'error').slice(0, 500)}`, 'upstream_failed', undefined, chunk.error);
+  return chunk;
+}
+
+/**
+ * Opens a streamed completion at the first provider (in order) whose stream yields a first event
+ * within the timeout; each chunk after it must arrive within the timeout of the one before.
+ */
+export async function streamChat(providers: readonly ChatProvider[], body: Record<string, unknown>, opts: ChatCallOptions): Promise<ChatStream> {
+  let last: ChatUpstreamError | undefined;
+  for (const provider of providers) {
+    const dog = watchdog(opts.timeoutMs);
+    try {
+      const res = await post(provider, { ...body, stream: true, stream_options: { include_usage: true } }, opts, dog.controller);
+      if (!res.ok || !res.body) throw await refusal(res, provider);
+      const stream = events(res, provider, opts, dog);
+      const first = await stream.next();
+      if (first.done || first.value === '[DONE]') {
+        await stream.return(undefined);
+        throw new ChatUpstreamError(`the provider "${provider.name}" ended its stream without an answer`, 'upstream_failed');
+      }
+      return { provider, chunks: chunksOf(first, stream, provider, dog) };
+    } catch (err) {
+      dog.stop();
+      const e = err instanceof ChatUpstreamError ? err : new ChatUpstreamError(String((err as Error).message), 'upstream_failed');
+      if (e.code === 'cancelled' || e.code === 'upstream_rejected_input') throw e;
+      last = e;
+    }
+  }
+  throw last ?? new ChatUpstreamError('no provider of this model is configured', 'upstream_failed');
+}

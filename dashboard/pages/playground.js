@@ -191,7 +191,40 @@ print(result["status"], result.get("outputs"))`,
   };
 }
 
-const LANGUAGES = [['curl', 'curl'], ['javascript', 'JavaScript'], ['python', 'Python']];
+/**
+ * The same request through the official OpenAI SDK, for the models the gateway's OpenAI-compatible
+ * routes serve: chat completions for language models, image generations for text-to-image ones;
+ * null for the others.
+ */
+function openaiSnippet(model, input, key, env) {
+  if (model.category !== 'llm' && model.category !== 'text-to-image') return null;
+  const keyLine = key.secret ? `'${key.secret}', // a key created just now: keep it secret` : `process.env.${env}, // ${key.label ? `your key ${key.label}` : 'one of your API keys'}`;
+  const team = key.team ? `\n  defaultQuery: { team_id: '${key.team}' },` : '';
+  const head = `import OpenAI from 'openai'; // npm install openai
+
+const client = new OpenAI({
+  apiKey: ${keyLine}
+  baseURL: '${location.origin}/v1',${team}
+});
+`;
+  if (model.category === 'llm') {
+    const messages = [];
+    if (input.system_prompt) messages.push({ role: 'system', content: input.system_prompt });
+    messages.push({ role: 'user', content: input.prompt ?? '' });
+    const req = { model: model.slug, messages };
+    if (input.max_tokens !== undefined) req.max_tokens = input.max_tokens;
+    if (input.temperature !== undefined) req.temperature = input.temperature;
+    return `${head}const completion = await client.chat.completions.create(${JSON.stringify(req, null, 2)});
+console.log(completion.choices[0].message.content);
+console.log(completion.usage);`;
+  }
+  const req = { model: model.slug, prompt: input.prompt ?? '' };
+  if (input.width !== undefined && input.height !== undefined) req.size = `${input.width}x${input.height}`;
+  return `${head}const image = await client.images.generate(${JSON.stringify(req, null, 2)});
+console.log(image.data.map((d) => d.url));`;
+}
+
+const LANGUAGES = [['curl', 'curl'], ['javascript', 'JavaScript'], ['python', 'Python'], ['openai', 'OpenAI SDK']];
 
 function CodeTabs({ model, input, env }) {
   const [lang, setLang] = useState('curl');
@@ -206,6 +239,9 @@ function CodeTabs({ model, input, env }) {
   const chosen = fresh && choice === `new-${fresh.id}` ? { secret: fresh.key, team: null }
     : (() => { const k = keys.find((x) => String(x.id) === choice); return k ? { label: `"${k.name || 'unnamed'}" (${k.prefix}…)`, team: null } : { team: team || null }; })();
   const code = snippets(model, input, chosen, env);
+  code.openai = openaiSnippet(model, input, chosen, env);
+  // the OpenAI SDK's tab only for the models its routes serve (the tabs are made anew for each model)
+  const languages = LANGUAGES.filter(([l]) => code[l] !== null);
   const create = async (isTest) => {
     setBusy(true);
     setError(null);
@@ -217,11 +253,11 @@ function CodeTabs({ model, input, env }) {
     } catch (err) { setError(err); } finally { setBusy(false); }
   };
   const onKey = (e) => {
-    const i = LANGUAGES.findIndex(([l]) => l === lang);
-    const next = e.key === 'ArrowRight' ? (i + 1) % LANGUAGES.length : e.key === 'ArrowLeft' ? (i + LANGUAGES.length - 1) % LANGUAGES.length : -1;
+    const i = languages.findIndex(([l]) => l === lang);
+    const next = e.key === 'ArrowRight' ? (i + 1) % languages.length : e.key === 'ArrowLeft' ? (i + languages.length - 1) % languages.length : -1;
     if (next < 0) return;
     e.preventDefault();
-    setLang(LANGUAGES[next][0]);
+    setLang(languages[next][0]);
     tabs.current?.querySelectorAll('[role="tab"]')[next]?.focus();
   };
   return html`<section class="code" aria-labelledby="code-title">
@@ -239,11 +275,11 @@ function CodeTabs({ model, input, env }) {
     </div>
     <${Notice} error=${error} />
     <div class="tabs" role="tablist" aria-label="Language" ref=${tabs} onKeyDown=${onKey}>
-      ${LANGUAGES.map(([l, label]) => html`<button type="button" role="tab" id=${`tab-${l}`} aria-controls="code-panel" aria-selected=${l === lang} tabindex=${l === lang ? 0 : -1} onClick=${() => setLang(l)}>${label}</button>`)}
+      ${languages.map(([l, label]) => html`<button type="button" role="tab" id=${`tab-${l}`} aria-controls="code-panel" aria-selected=${l === lang} tabindex=${l === lang ? 0 : -1} onClick=${() => setLang(l)}>${label}</button>`)}
     </div>
     <div id="code-panel" role="tabpanel" aria-labelledby=${`tab-${lang}`}>
-      <pre class="snippet" data-testid="code" tabindex="0"><code>${code[lang]}</code></pre>
-      <div class="actions"><${CopyButton} text=${code[lang]} label=${`Copy ${LANGUAGES.find(([l]) => l === lang)[1]}`} /></div>
+      <pre class="snippet" data-testid="code" tabindex="0"><code>${code[lang] ?? code.curl}</code></pre>
+      <div class="actions"><${CopyButton} text=${code[lang] ?? code.curl} label=${`Copy ${(LANGUAGES.find(([l]) => l === lang && code[l] !== null) ?? LANGUAGES[0])[1]}`} /></div>
     </div>
   </section>`;
 }

@@ -129,3 +129,47 @@ test.serial('the Code tabs: curl, JavaScript and Python with the form\'s values;
   t.regex(out, /^completed \[ 'http:\/\/127\.0\.0\.1:\d+\/files\/.*' \]/);
   t.deepEqual(problems, []);
 });
+
+test.serial('the OpenAI SDK tab, for the models the OpenAI-compatible routes serve, runs as it is with the official openai package', async (t) => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-openai-snippet-'));
+  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
+  // the snippet imports 'openai' as a program of the reader's would, from a node_modules beside it
+  await fs.symlink(path.join(import.meta.dirname, '..', '..', 'node_modules'), path.join(dir, 'node_modules'));
+  const code = page.getByTestId('code');
+
+  // a model the routes do not serve has no such tab
+  await page.goto(`${base}/dashboard#/playground?model=sonar-v2-best-text-to-speech`);
+  await page.getByRole('tab', { name: 'curl' }).waitFor();
+  t.is(await page.getByRole('tab', { name: 'OpenAI SDK' }).count(), 0);
+
+  // an image model: client.images.generate with the form's prompt and size
+  await page.goto(`${base}/dashboard#/playground?model=canvas-v1-fast-text-to-image`);
+  await page.getByRole('heading', { name: /Canvas v1 Fast/ }).waitFor();
+  await page.locator('textarea[name="prompt"]').fill('a paper boat');
+  await page.locator('input[name="width"]').fill('64');
+  await page.locator('input[name="height"]').fill('64');
+  await page.getByRole('button', { name: 'New sandbox key' }).click();
+  await page.getByRole('tab', { name: 'OpenAI SDK' }).click();
+  await code.filter({ hasText: 'mg_test_' }).waitFor();
+  const images = (await code.textContent())!;
+  t.regex(images, /baseURL: 'http:\/\/127\.0\.0\.1:\d+\/v1'/);
+  t.regex(images, /"size": "64x64"/);
+  await fs.writeFile(path.join(dir, 'images.mjs'), images);
+  const out = (await run(process.execPath, [path.join(dir, 'images.mjs')], { timeout: 90_000, cwd: dir })).stdout;
+  t.regex(out, /\[ 'http:\/\/127\.0\.0\.1:\d+\/files\/.*' \]/);
+
+  // a language model: client.chat.completions.create with the form's prompt as the user's message
+  await page.goto(`${base}/dashboard#/playground?model=lexi-v1-balanced-chat`);
+  await page.getByRole('heading', { name: /Lexi v1/ }).waitFor();
+  await page.locator('textarea[name="prompt"]').fill('Name a colour.');
+  await page.getByRole('button', { name: 'New sandbox key' }).click();
+  await page.getByRole('tab', { name: 'OpenAI SDK' }).click();
+  await code.filter({ hasText: 'chat.completions.create' }).filter({ hasText: 'mg_test_' }).waitFor();
+  const chat = (await code.textContent())!;
+  t.regex(chat, /"content": "Name a colour\."/);
+  await screenshot(page, 'dashboard', 'playground-openai-sdk');
+  await fs.writeFile(path.join(dir, 'chat.mjs'), chat);
+  const answer = (await run(process.execPath, [path.join(dir, 'chat.mjs')], { timeout: 90_000, cwd: dir })).stdout;
+  t.regex(answer, /completion_tokens/);
+  t.deepEqual(problems, []);
+});

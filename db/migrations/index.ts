@@ -52,6 +52,7 @@ import * as m20261129_5003_stripe_team_purchases from './20261129_5003_stripe_te
 import * as m20261129_6001_prediction_costs from './20261129_6001_prediction_costs.ts';
 import * as m20261129_6002_prediction_metadata from './20261129_6002_prediction_metadata.ts';
 import * as m20261129_7101_usage_ledger_indexes from './20261129_7101_usage_ledger_indexes.ts';
+import * as m20261129_7102_alerts from './20261129_7102_alerts.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -110,6 +111,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261129_6001_prediction_costs', m20261129_6001_prediction_costs],
   ['20261129_6002_prediction_metadata', m20261129_6002_prediction_metadata],
   ['20261129_7101_usage_ledger_indexes', m20261129_7101_usage_ledger_indexes],
+  ['20261129_7102_alerts', m20261129_7102_alerts],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,5 +1,5 @@
 // Alerts and budgets (docs/api/alerts.md): a wallet's settings (low-balance threshold, monthly
-// budget soft or hard, the alert webhook URL), a key's soft spend limit, the month's committed
+// budget soft or hard), a key's soft spend limit, the month's committed
 // spend, the hard budget's check inside a submit's transaction (db/store/portable.ts), and the
 // crossings: one `alerts` row per (subject, kind, period), inserted by whichever concurrent caller
 // gets there first; only that caller sends the alert.
@@ -18,8 +18,6 @@ export interface AlertSettings {
   monthlyBudget: number | null;
   /** hard: submits past the budget are refused; soft: alert only */
   monthlyBudgetHard: boolean;
-  /** where alert events are POSTed (signed like prediction webhooks); null: email only */
-  webhookUrl: string | null;
   lowBalanceEpoch: number;
   /** the wallet's spendable balance when read */
   balance: number;
@@ -28,7 +26,7 @@ export interface AlertSettings {
 export const ALERT_KINDS = ['low_balance', 'monthly_budget', 'key_soft_limit'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
-const SETTINGS_COLUMNS = ['low_balance_threshold', 'monthly_budget', 'monthly_budget_hard', 'alert_webhook_url', 'low_balance_epoch', 'balance'];
+const SETTINGS_COLUMNS = ['low_balance_threshold', 'monthly_budget', 'monthly_budget_hard', 'low_balance_epoch', 'balance'];
 
 function settingsOf(r: Record<string, unknown> | undefined): AlertSettings | undefined {
   if (!r) return undefined;
@@ -36,7 +34,6 @@ function settingsOf(r: Record<string, unknown> | undefined): AlertSettings | und
     lowBalanceThreshold: numOrNull(r.low_balance_threshold ?? null),
     monthlyBudget: numOrNull(r.monthly_budget ?? null),
     monthlyBudgetHard: bool(r.monthly_budget_hard),
-    webhookUrl: (r.alert_webhook_url ?? null) as string | null,
     lowBalanceEpoch: num(r.low_balance_epoch ?? 0),
     balance: num(r.balance ?? 0),
   };
@@ -48,7 +45,7 @@ export async function alertSettings(db: Knex, owner: Owner): Promise<AlertSettin
 
 export async function updateAlertSettings(db: Db, owner: Owner, s: Omit<AlertSettings, 'lowBalanceEpoch' | 'balance'>): Promise<void> {
   await walletRow(db, owner).update({
-    low_balance_threshold: s.lowBalanceThreshold, monthly_budget: s.monthlyBudget, monthly_budget_hard: s.monthlyBudgetHard, alert_webhook_url: s.webhookUrl,
+    low_balance_threshold: s.lowBalanceThreshold, monthly_budget: s.monthlyBudget, monthly_budget_hard: s.monthlyBudgetHard
   });
 }
 

@@ -1,12 +1,9 @@
 // Alerts and budgets (docs/api/alerts.md): the settings routes, the alert list, and what a submit
 // does after it is recorded: each alert whose line it crossed is recorded once (db/alerts.ts:
-// recordCrossing) and sent by email to the wallet's owner (a team's members who may add credit)
-// and, when the wallet has an alert webhook URL, as a signed `alert` webhook event.
+// recordCrossing) and sent by email to the wallet's owner (a team's members who may add credit).
 import type { App } from '../lib/context.ts';
 import type { Handler } from './types.ts';
 import type { Owner } from '../lib/owner.ts';
-import { ValidationFailedError } from '../lib/errors.ts';
-import { urlProblem } from '../lib/destination-policy.ts';
 import { sendInBackground } from '../lib/mail.ts';
 import type { Mail } from '../lib/mail.ts';
 import { can, TEAM_ROLES } from '../lib/team-permissions.ts';
@@ -61,7 +58,7 @@ function alertMail(to: string, c: Crossing, walletName: string): Mail {
   };
 }
 
-/** Sends a crossing this process recorded: mails, and (with a URL set) the signed webhook event. */
+/** Sends a crossing this process recorded: one mail to each recipient. */
 async function sendAlert(app: App, c: Crossing): Promise<void> {
   const walletName = c.owner.teamId === null ? 'Your account' : `Your team (id ${c.owner.teamId})`;
   for (const to of await alertRecipients(app.db, c.owner, BILLING_ROLES)) sendInBackground(app, alertMail(to, c, walletName));
@@ -124,7 +121,6 @@ function settingsView(s: AlertSettings | undefined) {
     low_balance_threshold: s?.lowBalanceThreshold ?? null,
     monthly_budget: s?.monthlyBudget ?? null,
     monthly_budget_mode: s?.monthlyBudgetHard ? 'hard' as const : 'soft' as const,
-    webhook_url: s?.webhookUrl ?? null,
   };
 }
 
@@ -133,16 +129,10 @@ export const getAlertSettings: Handler<'getAlertSettings'> = async ({ app, calle
 
 /** PUT /app/alert_settings: every field (null turns one off). */
 export const updateAlertSettingsRoute: Handler<'updateAlertSettings'> = async ({ app, caller, body }) => {
-  const webhookUrl = body.webhook_url ?? null;
-  if (webhookUrl !== null) {
-    const problem = urlProblem(webhookUrl, { allowInsecure: app.config.webhookAllowInsecure });
-    if (problem) throw new ValidationFailedError([{ loc: ['body', 'webhook_url'], msg: problem, type: 'value_error' }]);
-  }
   const next = {
     lowBalanceThreshold: body.low_balance_threshold ?? null,
     monthlyBudget: body.monthly_budget ?? null,
     monthlyBudgetHard: (body.monthly_budget_mode ?? 'soft') === 'hard',
-    webhookUrl,
   };
   await updateAlertSettings(app.db, caller.owner, next);
   cacheOf(app).wallets.delete(walletSubject(caller.owner));

@@ -1,6 +1,5 @@
 // Alerts and budgets (docs/api/alerts.md): per wallet (a user's own, a team's) a low-balance
-// threshold, a monthly budget (soft: alert only; hard: submits past it are refused) and the URL
-// alert events are POSTed to; per API key a soft spend limit that alerts. `alerts` records each
+// threshold and a monthly budget (soft: alert only; hard: submits past it are refused); per API key a soft spend limit that alerts. `alerts` records each
 // crossing once: its (subject, kind, period) is unique, so of concurrent submits that see the same
 // crossing exactly one inserts it (and sends it). `low_balance_epoch` re-arms the low-balance alert:
 // it moves on once the balance is seen back at or above the threshold after an alert.
@@ -12,7 +11,6 @@ export async function up(knex: Knex): Promise<void> {
       t.bigInteger('low_balance_threshold').nullable();
       t.bigInteger('monthly_budget').nullable();
       t.boolean('monthly_budget_hard').notNullable().defaultTo(false);
-      t.string('alert_webhook_url', 2048).nullable();
       t.integer('low_balance_epoch').notNullable().defaultTo(0);
     });
   }
@@ -46,7 +44,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('alerts');
   await knex.raw('ALTER TABLE api_keys DROP COLUMN soft_spend_limit');
   for (const table of ['users', 'teams']) {
-    for (const column of ['low_balance_epoch', 'alert_webhook_url', 'monthly_budget_hard', 'monthly_budget', 'low_balance_threshold']) {
+    for (const column of ['low_balance_epoch', 'monthly_budget_hard', 'monthly_budget', 'low_balance_threshold']) {
       await knex.raw(`ALTER TABLE ${table} DROP COLUMN ${column}`);
     }
   }

@@ -48,16 +48,16 @@ async function alertRows(g: TestGateway, a: Account, kind: string) {
   return g.app.db('alerts').where({ user_id: a.userId, kind });
 }
 
-test('the settings are read and set per wallet; a bad webhook URL is 422; null turns a setting off', async (t) => {
+test('the settings are read and set per wallet; an unknown field or a zero threshold is 422; null turns a setting off', async (t) => {
   const a = await newAccount(gw, 0);
   const none = await callOperation(gw, 'getAlertSettings', { as: a.session });
-  t.deepEqual(none.body, { low_balance_threshold: null, monthly_budget: null, monthly_budget_mode: 'soft', webhook_url: null });
-  const set = await callOperation(gw, 'updateAlertSettings', { as: a.session, body: { low_balance_threshold: 500, monthly_budget: 10_000, monthly_budget_mode: 'hard', webhook_url: 'https://example.com/hook' } });
+  t.deepEqual(none.body, { low_balance_threshold: null, monthly_budget: null, monthly_budget_mode: 'soft' });
+  const set = await callOperation(gw, 'updateAlertSettings', { as: a.session, body: { low_balance_threshold: 500, monthly_budget: 10_000, monthly_budget_mode: 'hard' } });
   t.is(set.status, 200, set.raw.payload);
-  t.deepEqual((await callOperation(gw, 'getAlertSettings', { as: a.liveKey })).body, { low_balance_threshold: 500, monthly_budget: 10_000, monthly_budget_mode: 'hard', webhook_url: 'https://example.com/hook' });
-  t.is((await callOperation(gw, 'updateAlertSettings', { as: a.session, body: { webhook_url: 'http://127.0.0.1/x' } })).status, 422);
+  t.deepEqual((await callOperation(gw, 'getAlertSettings', { as: a.liveKey })).body, { low_balance_threshold: 500, monthly_budget: 10_000, monthly_budget_mode: 'hard' });
   t.is((await callOperation(gw, 'updateAlertSettings', { as: a.session, body: { low_balance_threshold: 0 } })).status, 422);
-  t.deepEqual((await callOperation(gw, 'updateAlertSettings', { as: a.session, body: {} })).body, { low_balance_threshold: null, monthly_budget: null, monthly_budget_mode: 'soft', webhook_url: null });
+  t.is((await callOperation(gw, 'updateAlertSettings', { as: a.session, body: { webhook_url: 'https://example.com/hook' } })).status, 422);
+  t.deepEqual((await callOperation(gw, 'updateAlertSettings', { as: a.session, body: {} })).body, { low_balance_threshold: null, monthly_budget: null, monthly_budget_mode: 'soft' });
   t.deepEqual((await callOperation(gw, 'listAlerts', { as: a.session })).body, { items: [] });
 });
 
@@ -126,4 +126,24 @@ test('sqlite: a hard monthly budget admits exactly what fits under concurrent su
   const bal = (await callOperation<{ balance: number; held: number }>(lite, 'getBalance', { as: a.liveKey })).body;
   t.is(bal.balance + bal.held, price * 100);
   t.is(bal.held, price * 4);
+});
+
+test('a key\'s soft spend limit refuses nothing and alerts once per period, besides its hard limit', async (t) => {
+  const a = await newAccount(gw, price * 100);
+  const key = (await callOperation<{ id: number; key: string }>(gw, 'createApiKey', { as: a.session, body: { name: 'soft' } })).body;
+  const set = await callOperation<{ soft_spend_limit: number | null; spend_limit: number | null }>(gw, 'updateApiKey', { as: a.session, params: { key_id: key.id }, body: { soft_spend_limit: price * 2, spend_limit: price * 5, spend_limit_period: 'day' } });
+  t.is(set.status, 200, set.raw.payload);
+  t.deepEqual([set.body.soft_spend_limit, set.body.spend_limit], [price * 2, price * 5]);
+  const replies = await submitAll(gw, key.key, 8);
+  t.is(replies.filter((r) => r.statusCode === 200).length, 5);
+  t.is(replies.filter((r) => r.statusCode === 402).length, 3);
+  const email = await emailOf(gw, a);
+  await waitFor(async () => alertMails(email).length > 0, { what: 'the key alert' });
+  const rows = await alertRows(gw, a, 'key_soft_limit');
+  t.is(rows.length, 1);
+  t.is(Number(rows[0].api_key_id), key.id);
+  t.is(rows[0].period, new Date().toISOString().slice(0, 10));
+  t.regex(alertMails(email)[0]!.raw, /^Subject: mediagate: API key spend alert/m);
+  const listed = (await callOperation<Array<{ id: number; soft_spend_limit: number | null }>>(gw, 'getUserKeys', { as: a.session })).body;
+  t.is(listed.find((k) => k.id === key.id)!.soft_spend_limit, price * 2);
 });

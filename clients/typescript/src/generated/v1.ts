@@ -1862,12 +1862,12 @@ export interface paths {
         };
         /**
          * Read the alert and budget settings
-         * @description The low-balance threshold, the monthly budget and its mode, and the alert webhook URL of the caller's wallet (or, with `team_id`, the team's). Null: not set.
+         * @description The low-balance threshold and the monthly budget and its mode of the caller's wallet (or, with `team_id`, the team's). Null: not set.
          */
         get: operations["getAlertSettings"];
         /**
          * Set the alert and budget settings
-         * @description Sets every setting of the wallet (a field left out or null turns it off). `low_balance_threshold`: an alert when a submit leaves the spendable balance below it; it goes out once, and again only after the balance was seen back at or above it. `monthly_budget`: an alert when the credits committed this UTC month (held or charged) reach it, once a month; with `monthly_budget_mode` `hard`, a submit whose price would take the month past the budget is also refused with 402 `budget_exceeded` naming the budget, and nothing is held. `webhook_url`: alerts are also POSTed there as signed `alert` webhook events (the same signature and secret as prediction webhooks); `https://` only, like every webhook. Alerts are mailed to the account's owner (for a team: its owners, admins and billing members).
+         * @description Sets every setting of the wallet (a field left out or null turns it off). `low_balance_threshold`: an alert when a submit leaves the spendable balance below it; it goes out once, and again only after the balance was seen back at or above it. `monthly_budget`: an alert when the credits committed this UTC month (held or charged) reach it, once a month; with `monthly_budget_mode` `hard`, a submit whose price would take the month past the budget is also refused with 402 `budget_exceeded` naming the budget, and nothing is held. Alerts are mailed to the account's owner (for a team: its owners, admins and billing members).
          */
         put: operations["updateAlertSettings"];
         post?: never;
@@ -4313,6 +4313,8 @@ export interface components {
              * @enum {string}
              */
             spend_limit_period?: "day" | "month";
+            /** @description An alert (by email, listed by listAlerts) once the key has spent this many credits in its period (the period of `spend_limit`, else the UTC month); nothing is refused. Null removes it. */
+            soft_spend_limit?: number | null;
             /** @description Model submits per minute this key may make; null returns to the gateway's default (`GENERATE_RATE_PER_KEY`). When the call is made with an API key, it may not be set above that key's own limit (403). */
             rate_limit_per_minute?: number | null;
             /** @description Predictions of this key that may be unfinished at once; null returns to the gateway's default (`GENERATE_CONCURRENT_PER_KEY`). Bounded like `rate_limit_per_minute`. */
@@ -4401,6 +4403,8 @@ export interface components {
             spend_limit?: number | null;
             /** @enum {string|null} */
             spend_limit_period?: "day" | "month" | null;
+            /** @description Credits after which the key's spending alerts (once per period); null none. */
+            soft_spend_limit?: number | null;
             /** @description In lists and update answers, for a key with a spend limit, the credits it has committed in the current period of its limit (the UTC day or month; held and settled predictions); null without a limit. */
             spend_so_far?: number | null;
             /**
@@ -5704,8 +5708,7 @@ export interface components {
          * @example {
          *       "low_balance_threshold": 5000,
          *       "monthly_budget": 200000,
-         *       "monthly_budget_mode": "hard",
-         *       "webhook_url": "https://example.com/hooks/mediagate"
+         *       "monthly_budget_mode": "hard"
          *     }
          */
         AlertSettings: {
@@ -5718,8 +5721,6 @@ export interface components {
              * @enum {string}
              */
             monthly_budget_mode: "soft" | "hard";
-            /** @description Where alerts are POSTed as signed webhook events; null: by email only. */
-            webhook_url: string | null;
         };
         AlertSettingsRequest: {
             low_balance_threshold?: number | null;
@@ -5729,8 +5730,6 @@ export interface components {
              * @enum {string}
              */
             monthly_budget_mode?: "soft" | "hard";
-            /** Format: uri */
-            webhook_url?: string | null;
         };
         /**
          * @example {

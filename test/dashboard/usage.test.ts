@@ -141,9 +141,22 @@ test.serial('alerts and a budget are set on the usage page, and the alert a run 
   t.deepEqual(problems, []);
 });
 
+test.serial('a key\'s spend alert is set from the keys page', async (t) => {
+  await page.goto(`${base}/dashboard#/keys`);
+  await page.getByRole('button', { name: 'Edit second' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Alert at (credits)').fill('1000');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Saved "second".').waitFor();
+  const key = await gw.app.db('api_keys').where({ user_id: account.userId, name: 'second' }).first<{ soft_spend_limit: number | string | null; name: string }>();
+  t.is(Number(key!.soft_spend_limit), 1000);
+  t.deepEqual(problems, []);
+});
+
 test.serial('the usage page fits a phone screen', async (t) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  // the range picked above is the page's own state: a reload starts again from the last 30 days
+  // a fresh load starts again from the last 30 days
+  await page.goto(`${base}/dashboard#/usage`);
   await page.reload();
   await page.locator('[data-testid="usage-by-day"] .uplot canvas').waitFor();
   const wide = await page.evaluate<number>('document.documentElement.scrollWidth');

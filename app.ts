@@ -50,7 +50,7 @@ export function topics(config: Config): TopicSpec[] {
   return [
     // Upstream polls ride the same topic as retries: one delay queue per distinct wait.
     { name: 'predictions', retryDelaysMs: [...new Set([...config.retryDelaysMs, ...config.upstreamPollDelaysMs])].filter((d) => d > 0).sort((a, b) => a - b), maxRetries: MAX_RETRIES },
-    { name: 'webhooks', retryDelaysMs: webhookDelays(config.webhookBackoffMs, config.webhookMaxRetryAfterMs), maxRetries: MAX_WEBHOOK_RETRIES },
+    { name: 'webhooks', retryDelaysMs: webhookDelays(config.webhookRetryScheduleMs, config.webhookMaxRetryAfterMs), maxRetries: MAX_WEBHOOK_RETRIES },
   ];
 }
 

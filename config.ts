@@ -16,6 +16,7 @@ import type { CallbackConfig } from './lib/upstream-callbacks.ts';
 import { DEFAULT_SUBSCRIPTION_PLANS, parsePlans } from './lib/subscription-plans.ts';
 import type { SubscriptionPlans } from './lib/subscription-plans.ts';
 import fs from 'node:fs';
+import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS, parseRetrySchedule } from './workers/webhooks/backoff.ts';
 
 /** `migrate` applies the database migrations and exits (an init container); it starts nothing else. */
 export type Role = 'api' | 'worker' | 'all' | 'migrate';
@@ -66,7 +67,10 @@ export interface Config {
   /** 32-byte key sealing secrets the gateway must read back (webhook signing secrets) */
   encryptionKey: Buffer | undefined;
   webhookTimeoutMs: number;
-  webhookBackoffMs: number;
+  /** RUN_PROGRESS_WRITE_MS: a local run's progress is written at most this often */
+  runProgressWriteMs: number;
+  /** ms after the first failed attempt at which each of the three retries is due */
+  webhookRetryScheduleMs: number[];
   webhookMaxRetryAfterMs: number;
   /** development and tests only: permits http:// and loopback/private webhook targets */
   webhookAllowInsecure: boolean;
@@ -285,8 +289,14 @@ export const configSchema = Joi.object({
     .description('32 bytes (64 hex characters or base64) sealing secrets the gateway must read back (webhook signing secrets). **Required with `DATABASE_URL`**, the same on every process; `openssl rand -hex 32`'),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120_000).default(15_000)
     .description('one delivery attempt\'s deadline (connect, headers and body)'),
-  WEBHOOK_BACKOFF_MS: Joi.number().integer().min(10).max(3_600_000).default(10_000)
-    .description('first retry delay; then ×4 and ×16, each ±20%'),
+  RUN_PROGRESS_WRITE_MS: Joi.number().integer().min(0).max(60_000).default(1000)
+    .description('a prediction run by a local adapter has its progress and log lines written at most this often (a run shorter than this writes none); `0` writes every update (tests)'),
+  WEBHOOK_RETRY_SCHEDULE_MS: Joi.string().custom((value: string) => { parseRetrySchedule(value); return value; }).default(DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS.join(','))
+    .meta({ default: '`60000,900000,14400000` (1 min, 15 min, 4 h)' })
+    .description('when the three retries of a failed webhook delivery go out, in ms after the first failed attempt (three increasing numbers); each wait between two retries varies by ±20%. After the third the delivery is dead'),
+  WEBHOOK_BACKOFF_MS: Joi.any().forbidden().messages({ 'any.unknown': 'is replaced by WEBHOOK_RETRY_SCHEDULE_MS (the three retry times after the first failure, e.g. 60000,900000,14400000)' })
+    .meta({ default: 'unset' })
+    .description('no longer read: start-up refuses it and names `WEBHOOK_RETRY_SCHEDULE_MS`, which replaced it'),
   WEBHOOK_MAX_RETRY_AFTER_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000)
     .description('longest `Retry-After` honoured'),
   WEBHOOK_ALLOW_INSECURE: Joi.boolean().truthy('1').falsy('0').default(false)
@@ -552,7 +562,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: String(v.LOG_LEVEL),
     encryptionKey: v.ENCRYPTION_KEY === undefined ? undefined : parseKey(String(v.ENCRYPTION_KEY)),
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS as number,
-    webhookBackoffMs: v.WEBHOOK_BACKOFF_MS as number,
+    runProgressWriteMs: v.RUN_PROGRESS_WRITE_MS as number,
+    webhookRetryScheduleMs: parseRetrySchedule(String(v.WEBHOOK_RETRY_SCHEDULE_MS)),
     webhookMaxRetryAfterMs: v.WEBHOOK_MAX_RETRY_AFTER_MS as number,
     webhookAllowInsecure: (v.WEBHOOK_ALLOW_INSECURE as unknown) === true,
     upstreamAllowPrivateOutputs: (v.UPSTREAM_ALLOW_PRIVATE_OUTPUTS as unknown) === true,

@@ -61,6 +61,15 @@ function currentPath(user, site) {
   return PAGES.some((x) => x.path === p && allowed(x, user, site)) ? p : 'overview';
 }
 
+/**
+ * The page a signed-out visitor opened (say the team invite link of a mail, #/teams?invite=…),
+ * shown once they have signed in or signed up; null: the overview.
+ */
+const openedPage = (() => {
+  const p = location.hash.replace(/^#\/?/, '').split('?')[0];
+  return PAGES.some((x) => x.path === p) ? location.hash : null;
+})();
+
 /** #/impersonate?token=…: the session an admin's "Act as" opened, kept for this tab only; stored, then the fragment is cleared. */
 function takeImpersonationToken() {
   const m = /^#\/impersonate\?(.*)$/.exec(location.hash);
@@ -151,7 +160,7 @@ function App() {
   if (site === undefined) return html`<p class="boot" role="status">Loading…</p>`;
   if (link) return html`<${SupportLink} link=${link} onDone=${() => { setLink(null); load(); }} />`;
   if (user === undefined) return html`<p class="boot" role="status">Loading…</p>`;
-  if (user === null) return html`<${SignIn} site=${site} onSignedIn=${load} />`;
+  if (user === null) return html`<${SignIn} site=${site} returnTo=${openedPage} onSignedIn=${load} />`;
   return html`<${Shell} site=${site} user=${user} onSignOut=${signOut} />`;
 }
 

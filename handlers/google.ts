@@ -1,17 +1,21 @@
 // Google sign-in: get-google-url starts an authorization-code flow (state, nonce, PKCE kept
 // server-side), google_callback completes it, google/mobile accepts an ID token from an app.
-// Each ends in a session for the linked account, created on first sign-in.
+// Each ends in a session for the linked account, created on first sign-in. A sign-in started on a
+// studio's own domain ends there through google_handoff: Google returns to the gateway's address,
+// whose cookie the studio's domain cannot read, so the callback hands a single-use code over.
+import type { ResponseObject, ResponseToolkit } from '@hapi/hapi';
 import type { App } from '../lib/context.ts';
 import type { GoogleConfig } from '../config.ts';
 import type { Handler } from './types.ts';
 import { ConflictError, ForbiddenError, InvalidInputError, UnauthorizedError, UnavailableError } from '../lib/errors.ts';
 import { hasPendingInvite } from '../db/teams.ts';
 import { REGISTRATION_CLOSED } from './auth.ts';
-import { sha256Hex } from '../lib/secrets.ts';
+import { newSecret, sha256Hex } from '../lib/secrets.ts';
 import { savePendingAuthRequest, takePendingAuthRequest } from '../db/oauth-states.ts';
 import { findIdentityUserId, linkIdentity } from '../db/identities.ts';
 import { createUser, findUserByEmail, setPasswordHash, verifyEmail } from '../db/users.ts';
-import { studioOfUser } from '../db/studios.ts';
+import { findActiveStudio, studioOfUser } from '../db/studios.ts';
+import { saveHandoff, takeHandoff } from '../db/session-handoffs.ts';
 import { revokeUserSessions } from '../db/sessions.ts';
 import { revokeAllCredentials } from '../db/credentials.ts';
 import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
@@ -126,18 +130,42 @@ async function signedInUser(ctx: SignInContext, id: ExternalIdentity, method: st
 
 /**
  * Where a cookie sign-in sends the browser back to: a studio's storefront under the gateway's
- * host (the callback is at PUBLIC_URL, so the cookie is set there), or a page of the dashboard.
+ * host (the callback is at PUBLIC_URL, so the cookie is set there), the dashboard on a studio's
+ * own domain (an absolute address: the callback hands the session over to it), or a page of the
+ * dashboard.
  */
-function returnPage(studioSlug: string | undefined, asked: string | undefined): string {
-  if (studioSlug !== undefined) return `/s/${studioSlug}`;
-  return asked !== undefined && asked.startsWith('/dashboard') ? asked : '/dashboard';
+function returnPage(ctx: Parameters<Handler<'getGoogleUrl'>>[0]): string {
+  const { studio, query, request, app } = ctx;
+  if (studio?.by === 'domain') {
+    // the Host named this studio's domain (plugins/whitelabel.ts); its scheme is the gateway's
+    return `${new URL(app.config.publicUrl).protocol}//${request.headers.host}/dashboard`;
+  }
+  if (studio !== undefined) return `/s/${studio.slug}`;
+  return query.return_to !== undefined && query.return_to.startsWith('/dashboard') ? query.return_to : '/dashboard';
+}
+
+/** Prefix of a hand-off code (256 random bits; only its SHA-256 is stored). */
+const HANDOFF_PREFIX = 'mgh_';
+
+/** The callback of a sign-in started on a studio's domain: a single-use code for that domain, which turns it into its own cookie session. */
+async function handOff(ctx: SignInContext & { h: ResponseToolkit }, userId: number, studioId: number | null, returnTo: string): Promise<ResponseObject> {
+  const { app } = ctx;
+  const target = new URL(returnTo);
+  const studio = await findActiveStudio(app.db, { hostname: target.hostname });
+  if (studioId === null || studio?.id !== studioId) {
+    Object.assign(ctx.audit, { method: PROVIDER, reason: 'studio domain gone' });
+    throw new InvalidInputError('the studio this sign-in started in no longer serves that domain: sign in again on the studio\'s site');
+  }
+  const code = newSecret(HANDOFF_PREFIX);
+  await saveHandoff(app.db, sha256Hex(code), { userId, studioId }, app.clock());
+  return ctx.h.redirect(`${target.origin}/auth/google_handoff?code=${encodeURIComponent(code)}`).code(302).header('Cache-Control', 'no-store');
 }
 
 export const getGoogleUrl: Handler<'getGoogleUrl'> = async (ctx) => {
   const { app } = ctx;
   const request = await viaProvider(ctx, startAuthorization(googleConfig(app)));
   // Google's redirect to the callback carries no studio header, nor how the session is wanted: the pending request remembers both
-  const returnTo = ctx.query.session === 'cookie' ? returnPage(ctx.studio?.slug, ctx.query.return_to) : null;
+  const returnTo = ctx.query.session === 'cookie' ? returnPage(ctx) : null;
   await savePendingAuthRequest(app.db, sha256Hex(request.state), { nonce: request.nonce, codeVerifier: request.codeVerifier, studioId: ctx.studio?.id ?? null, returnTo }, app.clock());
   return { url: request.url.href };
 };
@@ -155,8 +183,22 @@ export const googleCallback: Handler<'googleCallback'> = async (ctx) => {
   const identity = await viaProvider(ctx, completeAuthorization(g, new URLSearchParams(ctx.request.url.search), { state, nonce: pending.nonce, codeVerifier: pending.codeVerifier }));
   const userId = await signedInUser(ctx, identity, 'google', pending.studioId);
   if (pending.returnTo === null) return startSession(ctx, userId);
+  if (!pending.returnTo.startsWith('/')) return handOff(ctx, userId, pending.studioId, pending.returnTo);
   const studioSlug = /^\/s\/([a-z0-9-]+)/.exec(pending.returnTo)?.[1];
   return startSessionAndRedirect(ctx, userId, `${app.config.publicUrl}${pending.returnTo}`, studioSlug);
+};
+
+/** GET /auth/google_handoff on a studio's domain: the code the callback handed over becomes this domain's cookie session. */
+export const googleHandoff: Handler<'googleHandoff'> = async (ctx) => {
+  const { app, studio } = ctx;
+  const handoff = await takeHandoff(app.db, sha256Hex(ctx.query.code), app.clock());
+  // a code is for the one studio domain the sign-in started on
+  if (!handoff || studio?.id !== handoff.studioId) {
+    Object.assign(ctx.audit, { method: PROVIDER, reason: 'unknown, expired or used hand-off' });
+    throw new InvalidInputError('this sign-in link is unknown, expired (it lasts a minute) or already used: sign in again');
+  }
+  ctx.audit.userId = handoff.userId;
+  return startSessionAndRedirect(ctx, handoff.userId, '/dashboard', studio.slug);
 };
 
 export const googleMobileLogin: Handler<'googleMobileLogin'> = async (ctx) => {

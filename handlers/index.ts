@@ -12,7 +12,7 @@ import { cliLogin, login, logout, register } from './auth.ts';
 import { getSession, getSiteInfo } from './site.ts';
 import { createBillingPortalSession, createCheckoutSession, listInvoices, listPurchases } from './checkout.ts';
 import { forgotPassword, loginOtp, requestOtp, resetPassword, verifyOtp } from './otp.ts';
-import { getGoogleUrl, googleCallback, googleMobileLogin } from './google.ts';
+import { getGoogleUrl, googleCallback, googleHandoff, googleMobileLogin } from './google.ts';
 import {
   createApiKey, createTeamApiKey, deleteApiKey, getUserKeys, listTeamApiKeys, revokeTeamApiKey, rotateApiKey, rotateTeamApiKey, updateApiKey, updateTeamApiKey,
 } from './keys.ts';
@@ -80,6 +80,7 @@ const handlers: HandlerMap = {
   resetPassword,
   getGoogleUrl,
   googleCallback,
+  googleHandoff,
   googleMobileLogin,
   createApiKey,
   generateApiKey: createApiKey,

@@ -9,6 +9,7 @@ import type { App } from '../lib/context.ts';
 import type { Owner } from '../lib/owner.ts';
 import { TERMINAL, findPrediction } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
+import { parseRunLogs } from '../lib/run-logs.ts';
 
 /** The first re-read comes this soon after a change; the gap doubles up to POLL_MAX_MS. */
 export const POLL_MIN_MS = 100;
@@ -46,16 +47,26 @@ export function disconnectSignal(request: Request): { signal: AbortSignal; abort
   };
 }
 
-/** What a watcher reports a change of: the status, and a running job's queue position and progress. */
-function stateKey(p: Prediction): string {
-  const position = p.status === 'processing' ? p.upstreamJob?.queuePosition ?? null : null;
-  const progress = p.status === 'processing' ? p.upstreamJob?.progress ?? null : null;
+/** What a status event reports: the status, and a running job's queue position and progress. */
+export function statusKey(p: Prediction): string {
+  const position = p.queuePosition;
+  const progress = p.progress;
   return position === null && progress === null ? p.status : `${p.status}|${position ?? ''}|${progress ?? ''}`;
 }
 
+/** How many log lines the run has written so far (lib/run-logs.ts `seen`). */
+export function logsSeen(p: Prediction): number {
+  return parseRunLogs(p.logsText)?.seen ?? 0;
+}
+
+/** What a watcher reports a change of: the status event's key, and new log lines. */
+function stateKey(p: Prediction): string {
+  return `${statusKey(p)}#${logsSeen(p)}`;
+}
+
 /**
- * Yields the prediction (scoped to `owner`) each time its status (or, while it runs upstream,
- * its queue position or progress) changes, the first read included, and returns after a terminal state, when `until` passes (epoch ms, real time) or
+ * Yields the prediction (scoped to `owner`) each time its status (or, while it runs, its queue
+ * position, progress or log) changes, the first read included, and returns after a terminal state, when `until` passes (epoch ms, real time) or
  * when `signal` fires. Yields nothing for a prediction the owner cannot see (`visible`), and
  * nothing more once `stillAllowed` (asked before every event after the first) says no.
  */

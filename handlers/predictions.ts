@@ -5,21 +5,39 @@ import { PassThrough } from 'node:stream';
 import type { Handler, HandlerContext, OwnedCaller } from './types.ts';
 import { resolveOwner } from '../lib/owner.ts';
 import { ConflictError, NotFoundError } from '../lib/errors.ts';
-import { findPrediction } from '../db/predictions/record.ts';
+import { findPrediction, findRunLogs } from '../db/predictions/record.ts';
+import { parseRunLogs } from '../lib/run-logs.ts';
+import type { LogLine } from '../lib/run-logs.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import { providerMetadataOf } from '../db/provider-costs.ts';
 import type { Prediction } from '../db/predictions/record.ts';
 import { canSee } from './guards.ts';
-import { disconnectSignal, watchPrediction } from './prediction-watch.ts';
+import { disconnectSignal, statusKey, watchPrediction } from './prediction-watch.ts';
 
 /** GET /api/v1/predictions/{request_id}/result (a sandbox key sees only sandbox predictions) */
-export const getPredictionResult: Handler<'getPredictionResult'> = async ({ app, caller, params }) => {
+export const getPredictionResult: Handler<'getPredictionResult'> = async ({ app, caller, params, query }) => {
   const p = await app.store.readResult(caller.owner, params.request_id);
   if (!p || !canSee(caller, p)) throw new NotFoundError('prediction not found');
-  const view = predictionView(app, p);
+  const view = { ...predictionView(app, p), queue_position: p.queuePosition, progress: p.progress };
+  // the log only when asked: a second read, off the hot path of plain polling
+  const logs = query.logs ? { logs: logLinesView(parseRunLogs(await findRunLogs(app.db, caller.owner, p.id))?.lines ?? []) } : {};
   // what the provider said of a completed result (seed, size, timings), read with the row, beside the interface's fields
-  return p.providerMetadata ? { ...view, provider_metadata: p.providerMetadata } : view;
+  return p.providerMetadata ? { ...view, provider_metadata: p.providerMetadata, ...logs } : { ...view, ...logs };
 };
+
+/** Log lines as the API shows them. */
+export function logLinesView(lines: readonly LogLine[]): Array<{ at: string; message: string }> {
+  return lines.map((l) => ({ at: new Date(l.at).toISOString(), message: l.message }));
+}
+
+/** The lines of `p`'s log written after the first `seen` (what a stream has not sent yet). */
+export function newLogLines(p: Prediction, seen: number): { seen: number; lines: LogLine[] } {
+  const logs = parseRunLogs(p.logsText);
+  if (!logs || logs.seen <= seen) return { seen: logs?.seen ?? seen, lines: [] };
+  // `lines` holds the last of `logs.seen` lines: the first of them is line number logs.seen - lines.length
+  const first = logs.seen - logs.lines.length;
+  return { seen: logs.seen, lines: logs.lines.slice(Math.max(0, seen - first)) };
+}
 
 /** POST /app/cancel_prediction/{request_id}: queued, pending or processing -> cancelled; the hold is released. */
 export const cancelPrediction: Handler<'cancelPrediction'> = async ({ app, caller, params }) => {
@@ -37,8 +55,7 @@ export const cancelPrediction: Handler<'cancelPrediction'> = async ({ app, calle
  * `queue_position` (0: next to run) and `progress` (0..1), each null when not known.
  */
 export function streamEvent(app: Parameters<typeof predictionView>[0], p: Prediction) {
-  const running = p.status === 'processing' ? p.upstreamJob : null;
-  return { ...predictionView(app, p), queue_position: running?.queuePosition ?? null, progress: running?.progress ?? null };
+  return { ...predictionView(app, p), queue_position: p.queuePosition, progress: p.progress };
 }
 
 /** The stream closes after this long even if the prediction is still running (reconnect to go on). */
@@ -78,7 +95,16 @@ export const streamPrediction: Handler<'streamPrediction'> = async ({ app, calle
   void (async () => {
     try {
       const events = watchPrediction(app, caller.owner, params.request_id, { signal: client.signal, until: Date.now() + STREAM_CAP_MS, visible, stillAllowed: accessCheck(app, caller) });
+      let lastStatus: string | undefined;
+      let seen = 0;
       for await (const p of events) {
+        // new log lines first, so the terminal event stays the stream's last
+        const fresh = newLogLines(p, seen);
+        seen = fresh.seen;
+        if (fresh.lines.length > 0) stream.write(`event: logs\ndata: ${JSON.stringify({ id: p.id, lines: logLinesView(fresh.lines) })}\n\n`);
+        const key = statusKey(p);
+        if (key === lastStatus) continue;
+        lastStatus = key;
         // the completed event carries the provider's metadata, as the result route does
         const metadata = await providerMetadataOf(app.db, p);
         const event = streamEvent(app, p);

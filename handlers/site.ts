@@ -15,8 +15,6 @@ export const getSiteInfo: Handler<'getSiteInfo'> = async ({ app, studio }) => {
   // the context was resolved a moment ago; a studio disabled since is gone
   if (studio && !found) throw new NotFoundError('this studio is no longer available');
   const { stripe, google, checkout } = app.config;
-  // Google returns to the gateway's own address: a storefront on its own domain would lose its cookie there
-  const googleHere = google !== null && (!found || studio?.by === 'header');
   return {
     name: found ? found.name : 'mediagate',
     studio: found ? {
@@ -24,7 +22,7 @@ export const getSiteInfo: Handler<'getSiteInfo'> = async ({ app, studio }) => {
       accent_color: found.branding.accent_color ?? null, payer_mode: found.payerMode,
     } : null,
     registration: app.config.registration,
-    sign_in: { password: true, code: true, google: googleHere },
+    sign_in: { password: true, code: true, google: google !== null },
     payments: {
       // a studio whose owner pays has nothing for its users to buy
       enabled: stripe.secretKey !== undefined && (!found || found.payerMode === 'end_user_pays'),

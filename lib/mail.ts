@@ -103,9 +103,10 @@ export function teamInviteMail(to: string, teamName: string, role: string, token
     to,
     subject: `You are invited to the team "${teamName}" on mediagate`,
     text: `You are invited to join the team "${teamName}" on mediagate as ${role}.\n\n`
-      + `Your invite token is ${token}\n\n`
-      + `Sign in with this email address and accept it with:\n`
-      + `  POST ${publicUrl}/app/team_invites/accept  {"token": "${token}"}\n\n`
+      + `To accept it, open this link and sign in, or create an account, with this email address:\n`
+      + `  ${publicUrl}/dashboard#/teams?invite=${token}\n\n`
+      + `Your invite token is ${token}\n`
+      + `(with the API: POST ${publicUrl}/app/team_invites/accept  {"token": "${token}"})\n\n`
       + 'The invite expires in 7 days and works once. If you did not expect it, ignore this message.\n',
   };
 }

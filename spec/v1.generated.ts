@@ -94,7 +94,11 @@ export interface paths {
          *     `cancelled`) and `data:` the body getPredictionResult would return at that moment, plus
          *     `queue_position` (integer, 0 = next to run) and `progress` (number 0..1), each null unless
          *     the prediction is `processing` at a provider that reports it (fal reports its queue
-         *     position). While processing, another `processing` event comes each time either changes.
+         *     position, Replicate's log its progress, the local models their steps). While processing,
+         *     another `processing` event comes each time either changes, and an `event: logs` with
+         *     `data: {"id": "…", "lines": [{"at": "…", "message": "…"}]}` each time the provider wrote
+         *     new log lines (the lines already written come first, in one `logs` event, when the stream
+         *     opens).
          *     The stream ends after the terminal state's event; a finished prediction gives that one event
          *     at once. A comment line (`: keep-alive`) comes every 15 seconds; the stream closes after
          *     10 minutes even if the prediction still runs (reconnect to go on). The gateway reads the
@@ -604,9 +608,29 @@ export interface paths {
         };
         /**
          * Google sign-in callback
-         * @description Completes Google sign-in: redeems the code (with the PKCE verifier) at Google and validates the ID token (signature, issuer, audience, expiry, nonce). The account linked to the Google identity signs in; on first sign-in the account with the same email is linked when Google has verified that email (an unverified local account then loses its password and sessions, since whoever set them never proved the address), or else a new account without a password is created. Returns a session token; when the sign-in was started with `session=cookie`, sets the session cookie instead and redirects (302) the browser to the page named at the start. A state that is unknown, expired (10 minutes) or already used is 400; a code or ID token that does not validate, or an error from Google, is 401.
+         * @description Completes Google sign-in: redeems the code (with the PKCE verifier) at Google and validates the ID token (signature, issuer, audience, expiry, nonce). The account linked to the Google identity signs in; on first sign-in the account with the same email is linked when Google has verified that email (an unverified local account then loses its password and sessions, since whoever set them never proved the address), or else a new account without a password is created. Returns a session token; when the sign-in was started with `session=cookie`, sets the session cookie instead and redirects (302) the browser to the page named at the start (started on a studio's own domain: to googleHandoff on that domain, which sets the cookie there). A state that is unknown, expired (10 minutes) or already used is 400; a code or ID token that does not validate, or an error from Google, is 401.
          */
         get: operations["googleCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/google_handoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Finish a Google sign-in on a studio's own domain
+         * @description Google returns every sign-in to the gateway's own address, where a cookie cannot reach a whitelabel studio's own domain. A sign-in started with `session=cookie` on a studio's domain therefore ends with googleCallback redirecting the browser here, on that domain, with a single-use code valid for one minute; this route sets the studio's session cookie and redirects (302) to the dashboard. A code that is unknown, expired, already used or meant for another studio's domain is 400: sign in again.
+         */
+        get: operations["googleHandoff"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3383,6 +3407,21 @@ export interface components {
                 inference: number | null;
             };
             provider_metadata?: components["schemas"]["ProviderMetadata"];
+            /** @description While `processing` at a provider that queues work and says where it is (fal), the request's place in that queue, `0` being next to run; null otherwise. */
+            queue_position?: number | null;
+            /** @description While `processing`, how far the run is, from 0 to 1, when its provider says (Replicate through the progress bar in its logs, the gateway's own local models step by step); null otherwise. */
+            progress?: number | null;
+            /** @description Only when asked for with `logs=true`. The lines the provider wrote while running the request (fal, Replicate, the local models), oldest first, each with its time; the last 200 lines at most. Kept after the request finishes. */
+            logs?: components["schemas"]["RunLogLine"][];
+        };
+        RunLogLine: {
+            /**
+             * Format: date-time
+             * @description When the provider wrote the line, or, for a provider whose lines carry no time (Replicate), when the gateway first saw it.
+             */
+            at: string;
+            /** @description The line, at most 1000 characters. */
+            message: string;
         };
         /**
          * @description Body of the POST sent to the `webhook` URL when a prediction reaches `completed` or `failed`.
@@ -7666,6 +7705,8 @@ export interface operations {
             query?: {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description `true` adds `logs`, the lines the provider wrote while running it. */
+                logs?: boolean;
             };
             header?: {
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
@@ -8477,6 +8518,38 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailed"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    googleHandoff: {
+        parameters: {
+            query: {
+                /** @description The single-use code googleCallback put in the redirect. */
+                code: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The studio's session cookie is set and `Location` is its dashboard. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown, expired, already used or another domain's code; sign in again. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
         };
     };
     googleMobileLogin: {

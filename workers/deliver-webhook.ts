@@ -1,6 +1,6 @@
 // The deliver-webhook consumer: one attempt per message. Sign at send time over the exact bytes
-// sent, record the attempt, then ack, retry after the backoff (or Retry-After), or dead-letter
-// after the third retry. Transport-free: it returns an Outcome.
+// sent, record the attempt, then ack, retry on the schedule (WEBHOOK_RETRY_SCHEDULE_MS, or a
+// longer Retry-After), or dead-letter after the third retry. Transport-free: it returns an Outcome.
 import type { App } from '../lib/context.ts';
 import { findPendingDelivery, recordAttempt } from '../db/webhooks.ts';
 import { signingSecrets } from './webhooks/secret-cache.ts';
@@ -13,7 +13,8 @@ import { sendWebhook } from './webhooks/send.ts';
 import { MAX_WEBHOOK_RETRIES, nextDelay, parseRetryAfter } from './webhooks/backoff.ts';
 import { isRequestId } from '../lib/request-id.ts';
 
-export function createDeliverWebhook(app: App, encryptionKey: Buffer) {
+/** `random` draws the retry jitter (tests fix it). */
+export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { random?: () => number } = {}) {
   const { config } = app;
   const policy = { allowInsecure: config.webhookAllowInsecure };
 
@@ -81,8 +82,9 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer) {
       return { kind: 'dead-letter', reason };
     }
     const honoured = r.statusCode === 429 || r.statusCode === 503 ? parseRetryAfter(r.retryAfter, now) : undefined;
-    const delayMs = nextDelay(config.webhookBackoffMs, message.attempt, {
+    const delayMs = nextDelay(config.webhookRetryScheduleMs, message.attempt, {
       maxRetryAfterMs: config.webhookMaxRetryAfterMs,
+      ...(opts.random ? { random: opts.random } : {}),
       ...(honoured !== undefined ? { retryAfterMs: honoured } : {}),
     });
     await recordAttempt(app.db, d, attempt, { status: 'pending', nextAttemptAt: now + delayMs }, now);

@@ -14,6 +14,7 @@ import { AdapterError } from './adapters/types.ts';
 import type { Adapter, AdapterFile, AdapterResult, ProviderReport } from './adapters/types.ts';
 import { providerCostRecorder } from '../db/provider-costs.ts';
 import { runCost } from './provider-cost.ts';
+import { progressReporter } from './run-progress.ts';
 import { removeTemporary } from './adapters/upstream-http.ts';
 import { identifyOutput } from './output-type.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
@@ -236,12 +237,16 @@ export function createRunModel(app: App) {
 
     return tracked(async (signal) => {
       let produced: AdapterFile[] = [];
+      const progress = progressReporter(app, p.id);
       try {
-        const result = await timed(model, signal, () => adapter.run(p.input, { signal, predictionId: p.id, tempDir: app.storage.tempDir, model: modelRef(model) }));
+        const result = await timed(model, signal, () => adapter.run(p.input, { signal, predictionId: p.id, tempDir: app.storage.tempDir, model: modelRef(model), report: progress.report }));
         produced = result.files;
+        // the last lines are written while it is still processing, before the state that ends it
+        await progress.flush();
         await finish(p, model, result, run);
         return { kind: 'ack' } satisfies Outcome;
       } catch (err) {
+        await progress.flush();
         return onError(p, err, delivery, signal, run);
       } finally {
         // Whatever was not moved into storage is removed, whichever way the run ended.

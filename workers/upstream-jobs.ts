@@ -20,7 +20,8 @@
 import type { App } from '../lib/context.ts';
 import { findPredictionById } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
-import { advanceUpstreamPolls, recordUpstreamJob, rewindUpstreamPolls, setUpstreamStatus } from '../db/predictions/upstream.ts';
+import { advanceUpstreamPolls, recordRunLogs, recordUpstreamJob, rewindUpstreamPolls, setUpstreamStatus } from '../db/predictions/upstream.ts';
+import { mergeWholeLog, parseRunLogs, serializeRunLogs } from '../lib/run-logs.ts';
 import type { UpstreamProgress } from '../db/predictions/upstream.ts';
 import { callbackUrlFor } from '../lib/upstream-callbacks.ts';
 import type { ModelInfo, ProviderInfo } from '../spec/catalog.ts';
@@ -193,8 +194,22 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
     }
   }
 
+  /**
+   * The row's log with what is new in the provider's whole log; undefined when nothing is new. It
+   * rides on the write each poll makes anyway, so logs cost no extra statement while running.
+   */
+  function newLogs(p: Prediction, state: JobState): string | undefined {
+    if (!state.logs) return undefined;
+    const stored = parseRunLogs(p.logsText);
+    const merged = mergeWholeLog(stored, state.logs, app.clock());
+    return merged === null || merged === stored ? undefined : serializeRunLogs(merged);
+  }
+
   /** Acts on what the provider said about the job whose chain is at `poll`. */
   async function advance(p: Prediction, model: ModelInfo, job: JobAdapter, state: JobState, poll: number, failures: number, signal: AbortSignal, run: RunLog): Promise<Outcome> {
+    const logs = newLogs(p, state);
+    // the last lines of a finished job, before the state that ends it is written
+    if (state.kind !== 'running' && logs !== undefined) await recordRunLogs(app.db, p.id, logs);
     if (state.kind === 'failed') {
       await setUpstreamStatus(app.db, p.id, state.status);
       await parts.fail(p, state.error.message, state.error.code ?? 'upstream_failed', run);
@@ -209,7 +224,7 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
       }
       return schedule(p.id, poll, 0, delayAfter(poll, state.retryAfterMs), state.status, run,
         (current) => cancelAtProvider(current, model, job, signal, run),
-        { queuePosition: state.queuePosition ?? null, progress: state.progress ?? null });
+        { queuePosition: state.queuePosition ?? null, progress: state.progress ?? null, ...(logs !== undefined ? { logs } : {}) });
     }
     await setUpstreamStatus(app.db, p.id, state.status);
     let files: AdapterFile[] = [];

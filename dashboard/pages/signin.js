@@ -168,7 +168,7 @@ function ForgotForm({ email, setEmail, onReset }) {
 
 const TITLES = { 'sign-in': 'Sign in', 'sign-up': 'Create your account', verify: 'Verify your email', 'forgot-password': 'Reset your password' };
 
-export function SignIn({ site, onSignedIn }) {
+export function SignIn({ site, returnTo, onSignedIn }) {
   const [view, setView] = useState(viewOfHash());
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -180,7 +180,7 @@ export function SignIn({ site, onSignedIn }) {
   useEffect(() => { document.title = `${TITLES[view]} · ${site.name}`; }, [view]);
   const show = (v) => { go(v); setView(v); };
   // links change the fragment; the view follows (and the browser's back button works)
-  const done = () => { history.replaceState(null, '', `${location.pathname}#/overview`); onSignedIn(); };
+  const done = () => { history.replaceState(null, '', `${location.pathname}${returnTo ?? '#/overview'}`); onSignedIn(); };
   return html`
     <main class="signin" id="main">
       <${Brand} site=${site} />

@@ -43,11 +43,47 @@ function Members({ team, onError }) {
       </table></div>`)}`}`;
 }
 
+/** The invite token of the mail's link (#/teams?invite=…), if the page was opened with one. */
+const inviteOfHash = () => new URLSearchParams(location.hash.split('?')[1] ?? '').get('invite') ?? '';
+
+/** Joins a team with the token a team owner's invite mailed to this account's address. */
+function JoinTeam({ onJoined }) {
+  const [token, setToken] = useState(inviteOfHash());
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const fromLink = inviteOfHash() !== '';
+  const accept = async (e) => {
+    e.preventDefault();
+    setError(null);
+    setBusy(true);
+    try {
+      const r = await api('POST', '/app/team_invites/accept', { body: { token: token.trim() } });
+      setToken('');
+      // the token is spent: keep it out of the address bar and the history
+      history.replaceState(null, '', `${location.pathname}#/teams`);
+      onJoined(r.body);
+    } catch (err) { setError(err); } finally { setBusy(false); }
+  };
+  return html`
+    <section class="card" aria-labelledby="join-team">
+      <h2 id="join-team">${fromLink ? 'You are invited to a team' : 'Join a team'}</h2>
+      <p class="hint">${fromLink
+        ? 'Accept to join it with the role the invite names. The invite was sent to one address: this account must have it.'
+        : 'Paste the invite token from the email a team owner sent to your address.'}</p>
+      <${Notice} error=${error} />
+      <form class="inline-form" onSubmit=${accept} aria-label="Accept a team invite">
+        <label>Invite token <input name="invite-token" required maxlength="200" autocomplete="off" value=${token} onInput=${(e) => setToken(e.target.value)} /></label>
+        <button type="submit" disabled=${busy}>${busy ? 'Joining…' : 'Accept invite'}</button>
+      </form>
+    </section>`;
+}
+
 export function Teams() {
   const [teams, setTeams] = useState(null);
   const [name, setName] = useState('');
   const [error, setError] = useState(null);
   const [current, setCurrent] = useState(session.teamId);
+  const [joined, setJoined] = useState(null);
   const load = () => api('GET', '/app/teams').then((r) => setTeams(r.body), setError);
   useEffect(() => { load(); }, []);
   const create = async (e) => {
@@ -58,6 +94,7 @@ export function Teams() {
   const team = (teams || []).find((t) => t.id === current);
   return html`
     <${Notice} error=${error} />
+    ${joined && html`<p class="notice ok" role="status">You joined the team <strong>${joined.name}</strong> as ${joined.role}.</p>`}
     <p class="notice" role="status" data-testid="acting-for">${team ? html`Acting for the team <strong>${team.name}</strong>: the playground, balance and webhooks use its wallet and resources. <button class="link" onClick=${() => switchTo(null)}>Switch to your own account</button>` : 'Acting for your own account.'}</p>
     <form class="inline-form" onSubmit=${create} aria-label="Create a team">
       <label>New team <input name="team-name" required maxlength="100" value=${name} onInput=${(e) => setName(e.target.value)} /></label>
@@ -69,5 +106,6 @@ export function Teams() {
         <tbody>${teams.map((t) => html`<tr><td>${t.name}</td><td>${t.role}</td><td>${t.balance === null ? '(hidden by your role)' : credits(t.balance)}</td><td>${when(t.created_at)}</td>
           <td>${t.id === current ? html`<span class="badge">current</span>` : html`<button class="secondary" onClick=${() => switchTo(t.id)}>Act for this team</button>`}</td></tr>`)}</tbody>
       </table></div>`}
+    <${JoinTeam} onJoined=${(t) => { setJoined(t); load(); }} />
     ${team && html`<section class="card team-detail"><h2>${team.name}</h2><${Members} team=${team} onError=${setError} /></section>`}`;
 }

@@ -52,7 +52,9 @@ import * as m20261129_5003_stripe_team_purchases from './20261129_5003_stripe_te
 import * as m20261129_6001_prediction_costs from './20261129_6001_prediction_costs.ts';
 import * as m20261129_6002_prediction_metadata from './20261129_6002_prediction_metadata.ts';
 import * as m20261129_7101_usage_ledger_indexes from './20261129_7101_usage_ledger_indexes.ts';
-import * as m20261129_7102_alerts from './20261129_7102_alerts.ts';
+import * as m20261129_7500_prediction_logs from './20261129_7500_prediction_logs.ts';
+import * as m20261129_7901_session_handoffs from './20261129_7901_session_handoffs.ts';
+import * as m20261129_7950_alerts from './20261129_7950_alerts.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -111,7 +113,9 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261129_6001_prediction_costs', m20261129_6001_prediction_costs],
   ['20261129_6002_prediction_metadata', m20261129_6002_prediction_metadata],
   ['20261129_7101_usage_ledger_indexes', m20261129_7101_usage_ledger_indexes],
-  ['20261129_7102_alerts', m20261129_7102_alerts],
+  ['20261129_7500_prediction_logs', m20261129_7500_prediction_logs],
+  ['20261129_7901_session_handoffs', m20261129_7901_session_handoffs],
+  ['20261129_7950_alerts', m20261129_7950_alerts],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

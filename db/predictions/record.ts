@@ -45,6 +45,12 @@ export interface Prediction {
   errorCode: string | null;
   /** the provider's job once an upstream adapter submitted it (README "Providers") */
   upstreamJob: UpstreamJob | null;
+  /** while processing: its place in the provider's queue (0: next), when the provider says */
+  queuePosition: number | null;
+  /** while processing: 0..1, when the provider (or local adapter) says */
+  progress: number | null;
+  /** the run's log lines as stored (lib/run-logs.ts parseRunLogs); null when none came */
+  logsText: string | null;
   /** when the retention job removed the output files (README "Retention"); null while they are kept */
   outputsExpiredAt: number | null;
   /** the X-Request-Id of the submit, carried by every message published for it (sweeper included) */
@@ -107,6 +113,7 @@ export interface PredictionRow {
   upstream_submitted_at?: number | string | null;
   upstream_queue_position?: number | string | null;
   upstream_progress?: number | string | null;
+  logs?: string | null;
   outputs_expired_at?: number | string | null;
   http_request_id?: string | null;
   embed_code_id?: number | string | null;
@@ -158,6 +165,8 @@ export function toPrediction(r: PredictionRow): Prediction {
       queuePosition: numOrNull(r.upstream_queue_position ?? null),
       progress: r.upstream_progress === null || r.upstream_progress === undefined ? null : Number(r.upstream_progress),
     } : null,
+    ...runningProgress(r),
+    logsText: r.logs ?? null,
     outputsExpiredAt: numOrNull(r.outputs_expired_at ?? null),
     httpRequestId: r.http_request_id ?? null,
     embedCodeId: numOrNull(r.embed_code_id ?? null),
@@ -167,6 +176,13 @@ export function toPrediction(r: PredictionRow): Prediction {
     payer: payerOfRow(r),
     billing: { listPrice: numOrNull(r.list_price ?? null), discountPercent: numOrNull(r.discount_percent ?? null) },
   };
+}
+
+/** Queue position and progress mean something only while the prediction runs. */
+function runningProgress(r: Pick<PredictionRow, 'status' | 'upstream_queue_position' | 'upstream_progress'>): { queuePosition: number | null; progress: number | null } {
+  if (r.status !== 'processing') return { queuePosition: null, progress: null };
+  const progress = r.upstream_progress === null || r.upstream_progress === undefined ? null : Number(r.upstream_progress);
+  return { queuePosition: numOrNull(r.upstream_queue_position ?? null), progress: progress === null || !Number.isFinite(progress) ? null : Math.min(1, Math.max(0, progress)) };
 }
 
 /** 32 hex characters: 48 bits of milliseconds (keeps the primary key roughly ordered) + 80 random bits. */
@@ -236,9 +252,16 @@ export async function findPrediction(db: Db, owner: Owner, id: string): Promise<
 }
 const findSql = new Map<string, string>();
 
+/** The stored log of the owner's prediction (lib/run-logs.ts parseRunLogs reads it); null when none. */
+export async function findRunLogs(db: Db, owner: Owner, id: string): Promise<string | null> {
+  const scope = ownerSql(owner);
+  const [row] = await rawRows<{ logs: string | null }>(db, `SELECT logs FROM predictions WHERE id = ? AND ${scope.sql} LIMIT 1`, [id, ...scope.bindings]);
+  return row?.logs ?? null;
+}
+
 /** What the result route shows of a prediction (lib/prediction-view.ts) and needs to decide who sees it (handlers/guards.ts). */
 export type PredictionResult = Pick<Prediction, 'id' | 'model' | 'status' | 'isTest' | 'outputs' | 'nsfw' | 'error' | 'errorCode' | 'inferenceMs'
-  | 'createdAt' | 'startedAt' | 'completedAt' | 'outputsExpiredAt' | 'embedCodeId' | 'embedVisitor'> & {
+  | 'createdAt' | 'startedAt' | 'completedAt' | 'outputsExpiredAt' | 'embedCodeId' | 'embedVisitor' | 'queuePosition' | 'progress'> & {
   /** what the provider said of the completed result (prediction_costs.metadata, read with the row); undefined when nothing */
   providerMetadata?: ProviderMetadata;
 };
@@ -261,6 +284,7 @@ export function toResult(r: PredictionRow): PredictionResult {
     outputsExpiredAt: numOrNull(r.outputs_expired_at ?? null),
     embedCodeId: numOrNull(r.embed_code_id ?? null),
     embedVisitor: r.embed_visitor ?? null,
+    ...runningProgress(r),
     ...metadataOf(r.provider_metadata),
   };
 }
@@ -276,7 +300,7 @@ function metadataOf(raw: string | null | undefined): { providerMetadata?: Provid
 }
 
 /** The columns a result read selects (test/bench/floor.ts reads the same). */
-export const RESULT_COLUMNS = 'id, model, status, is_test, outputs, nsfw, error, error_code, inference_ms, created_at, started_at, completed_at, outputs_expired_at, embed_code_id, embed_visitor';
+export const RESULT_COLUMNS = 'id, model, status, is_test, outputs, nsfw, error, error_code, inference_ms, created_at, started_at, completed_at, outputs_expired_at, embed_code_id, embed_visitor, upstream_queue_position, upstream_progress';
 
 /**
  * What a result read selects and from where: the row's RESULT_COLUMNS and, in the same statement,

@@ -11,6 +11,8 @@ import { withLockRetry } from '../retry.ts';
 export interface UpstreamProgress {
   queuePosition?: number | null;
   progress?: number | null;
+  /** the run's whole stored log (lib/run-logs.ts serializeRunLogs); undefined: unchanged */
+  logs?: string;
 }
 
 /**
@@ -38,8 +40,27 @@ export async function advanceUpstreamPolls(db: Db, id: string, from: number, sta
       upstream_polls: from + 1, upstream_status: status.slice(0, 32), updated_at: now,
       // what the provider did not report this time is no longer known
       upstream_queue_position: progress.queuePosition ?? null, upstream_progress: progress.progress ?? null,
+      ...(progress.logs !== undefined ? { logs: progress.logs } : {}),
     }));
   return affected(n) === 1;
+}
+
+/**
+ * What a run in this process (a local adapter) reports as it goes: progress and its log. Only
+ * while it is still processing; callers throttle (workers/run-progress.ts), so this is not a
+ * write per step.
+ */
+export async function recordRunProgress(db: Db, id: string, progress: { progress?: number | null; logs?: string }, now: number): Promise<void> {
+  await withLockRetry(() => db('predictions').where({ id, status: 'processing' }).update({
+    updated_at: now,
+    ...(progress.progress !== undefined ? { upstream_progress: progress.progress } : {}),
+    ...(progress.logs !== undefined ? { logs: progress.logs } : {}),
+  }));
+}
+
+/** The last lines of a run's log, written when it ends (a local run's final lines, kept past the throttle). */
+export async function recordRunLogs(db: Db, id: string, logs: string): Promise<void> {
+  await withLockRetry(() => db('predictions').where({ id }).update({ logs }));
 }
 
 /**

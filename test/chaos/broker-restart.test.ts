@@ -11,7 +11,7 @@ import { startOwnRabbit } from '../helpers/own-services.ts';
 test('a broker restart under load loses no accepted request and charges each once', async (t) => {
   const rabbit = await startOwnRabbit();
   t.teardown(() => rabbit.stop());
-  const gw = await startGateway({ worker: true, amqpUrl: rabbit.url, env: { DISPATCH_GRACE_MS: '500', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_BACKOFF_MS: '200', WEBHOOK_TIMEOUT_MS: '2000' } });
+  const gw = await startGateway({ worker: true, amqpUrl: rabbit.url, env: { DISPATCH_GRACE_MS: '500', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '200,1000,4200', WEBHOOK_TIMEOUT_MS: '2000' } });
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
   gw.app.dispatcher.start(250);

@@ -16,6 +16,8 @@ import { launchBrowser, pageProblems, screenshot, seriousAxeViolations } from '.
 import { startSmtp } from '../helpers/smtp.ts';
 import type { SmtpCapture } from '../helpers/smtp.ts';
 import { creditWallet } from '../../db/wallet/moves.ts';
+import { startProvider } from '../helpers/oidc.ts';
+import type { LocalProvider } from '../helpers/oidc.ts';
 
 const DOMAIN = 'pixelshop.test';
 const LOGO = 'https://cdn.pixelshop.test/logo.png';
@@ -29,14 +31,20 @@ let owner: Account;
 let slug: string;
 let otherSlug: string;
 let listPrice: number;
+let op: LocalProvider;
 
 test.before(async () => {
   port = await freePort();
   base = `http://127.0.0.1:${port}`;
   smtp = await startSmtp();
+  // a local OpenID provider stands in for Google; like Google, it knows one callback: the gateway's own address
+  op = await startProvider([{ client_id: 'gateway-web', client_secret: 'gateway-web-secret', redirect_uri: `${base}/auth/google_callback` }]);
   gw = await startGateway({
     worker: true,
-    env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, SMTP_URL: smtp.url, AUTH_RATE_PER_ADDRESS: '1000', STRIPE_SECRET_KEY: 'sk_test_storefront', STRIPE_WEBHOOK_SECRET: 'whsec_storefrontsecret' },
+    env: {
+      PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, SMTP_URL: smtp.url, AUTH_RATE_PER_ADDRESS: '1000', STRIPE_SECRET_KEY: 'sk_test_storefront', STRIPE_WEBHOOK_SECRET: 'whsec_storefrontsecret',
+      GOOGLE_CLIENT_ID: 'gateway-web', GOOGLE_CLIENT_SECRET: 'gateway-web-secret', GOOGLE_ISSUER: op.issuer,
+    },
   });
   await gw.server.start();
   browser = await launchBrowser({ hosts: [DOMAIN] });
@@ -59,6 +67,7 @@ test.after.always(async () => {
   await browser?.close();
   await gw?.stop();
   await smtp?.close();
+  await op?.close();
 });
 
 async function storefrontPage(): Promise<{ page: Page; problems: string[] }> {
@@ -132,6 +141,45 @@ test.serial('at the studio\'s domain a newcomer signs up inside the studio, sees
   await page.getByRole('heading', { name: 'Buy credits' }).waitFor();
   t.deepEqual(await seriousAxeViolations(page), []);
   await screenshot(page, 'storefront', 'billing');
+  t.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test.serial('at the studio\'s domain, Google sign-in comes back to the studio\'s domain with its own session, once', async (t) => {
+  const { page, problems } = await storefrontPage();
+  const sub = `sub-${uniqueName('g')}`;
+  const email = `${uniqueName('gshopper')}@example.com`;
+  op.accounts.set(sub, { email, email_verified: true });
+  // the stand-in provider signs in whoever login_hint names (its own pages are never shown)
+  await page.route(`${op.issuer}/auth?**`, (route) => {
+    const url = new URL(route.request().url());
+    url.searchParams.set('login_hint', sub);
+    return route.continue({ url: url.href });
+  });
+  const handoffs: string[] = [];
+  page.on('request', (r) => { if (r.url().includes('/auth/google_handoff')) handoffs.push(r.url()); });
+  const studioOrigin = `http://${DOMAIN}:${port}`;
+  await page.goto(`${studioOrigin}/`);
+  await page.getByRole('button', { name: 'Continue with Google' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor({ timeout: 30_000 });
+  t.is(new URL(page.url()).origin, studioOrigin, 'back on the studio\'s domain');
+  t.truthy(await page.getByText(email).count());
+  t.true((await page.context().cookies(studioOrigin)).some((c) => c.httpOnly && c.name.startsWith('mg_session')), 'the studio domain\'s own cookie');
+  t.false((await page.context().cookies(base)).some((c) => c.name.startsWith('mg_session')), 'no session left at the gateway\'s address');
+  // the account is the studio's
+  const user = await gw.app.db('users').where({ email }).first<{ studio_id: number }>('studio_id');
+  const studio = await gw.app.db('studios').where({ slug }).first<{ id: number }>('id');
+  t.is(Number(user!.studio_id), Number(studio!.id));
+  t.false(/mediagate|Other Studio/i.test(await visibleText(page)));
+
+  // the hand-off code is single-use, and only the studio's domain takes it
+  t.is(handoffs.length, 1);
+  const path = new URL(handoffs[0]!).pathname + new URL(handoffs[0]!).search;
+  const again = await gw.server.inject({ method: 'GET', url: path, headers: { host: `${DOMAIN}:${port}` } });
+  t.is(again.statusCode, 400);
+  t.regex(JSON.parse(again.payload).detail ?? again.payload, /already used|sign in again/);
+  const unknown = await gw.server.inject({ method: 'GET', url: '/auth/google_handoff?code=mgh_nothing', headers: { host: `${DOMAIN}:${port}` } });
+  t.is(unknown.statusCode, 400);
   t.deepEqual(problems, []);
   await page.context().close();
 });

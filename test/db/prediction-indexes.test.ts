@@ -42,9 +42,8 @@ const SWEEP_INDEX = 'predictions_status_created_at_index';
 const UPDATED_AT_INDEX = 'predictions_status_updated_at_index';
 const LATEST = ['20261126_0101_predictions_unfinished', '20261126_0102_predictions_redundant_indexes', '20261127_0101_predictions_output_expiry', '20261127_0201_predictions_sweep_index'];
 /** The migrations after LATEST, rolled back first where a test steps down through LATEST. */
-const LATER = ['20261128_0101_wallet_submit_seq', '20261128_0401_predictions_claim_digest', '20261129_0101_team_webhook_secrets', '20261129_0201_predictions_scoped_unfinished', '20261129_4001_owner_key_history_counts', '20261129_4002_owner_key_model_discounts',
-  '20261129_5001_oauth_state_cookie', '20261129_5002_api_key_rotation', '20261129_5003_stripe_team_purchases',
-  '20261129_6001_prediction_costs', '20261129_6002_prediction_metadata'];
+const LATER = (await migrationSource.getMigrations([])).map((m) => migrationSource.getMigrationName(m))
+  .filter((name) => name > LATEST.at(-1)!);
 
 async function downLater(db: Db): Promise<void> {
   for (let i = 0; i < LATER.length; i++) await db.migrate.down({ migrationSource });

@@ -61,7 +61,7 @@ test.serial('fal\'s seed, first image size and timings come back in the result a
   const acct = await newAccount(gw, 10_000);
   // lumen-dev-text-to-image lists a self-hosted server (not configured here), then fal's FLUX.1 [dev]
   nock(FAL).post('/fal-ai/flux/dev').reply(200, { request_id: 'req-meta' });
-  nock(FAL).get('/fal-ai/flux/requests/req-meta/status').reply(200, { status: 'COMPLETED', response_url: `${FAL}/fal-ai/flux/requests/req-meta` });
+  nock(FAL).get('/fal-ai/flux/requests/req-meta/status?logs=1').reply(200, { status: 'COMPLETED', response_url: `${FAL}/fal-ai/flux/requests/req-meta` });
   nock(FAL).get('/fal-ai/flux/requests/req-meta').reply(200, {
     images: [{ url: `${CDN}/a.png`, content_type: 'image/png', width: 1024, height: 768 }],
     seed: 1234567, timings: { inference: 1.25 }, has_nsfw_concepts: [false], prompt: 'a fox',

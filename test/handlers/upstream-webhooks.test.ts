@@ -84,6 +84,12 @@ const urls = (id: string) => ({
 
 interface FalJob { submits: number; polls: number; cancels: number; stage: 'queued' | 'running' | 'done'; position: number; hook: string | null }
 
+const FAL_LOGS = [
+  { message: 'Loading weights', level: 'INFO', source: 'USER', timestamp: '2026-11-29T06:00:01.000Z' },
+  { message: ' 50%|█████     | 2/4 [00:00<00:00]', level: 'INFO', source: 'USER', timestamp: '2026-11-29T06:00:02.000Z' },
+  { message: 'Saved 1 image', level: 'INFO', source: 'USER', timestamp: '2026-11-29T06:00:03.000Z' },
+];
+
 /** A fal request whose state the test moves on (stage), counting the calls. */
 function falJob(id: string, result: Record<string, unknown> = { images: [{ url: `${CDN}/${id}/0.png`, content_type: 'image/png' }], has_nsfw_concepts: [true], timings: { inference: 0.75 } }): FalJob {
   const seen: FalJob = { submits: 0, polls: 0, cancels: 0, stage: 'queued', position: 2, hook: null };
@@ -96,11 +102,12 @@ function falJob(id: string, result: Record<string, unknown> = { images: [{ url: 
       seen.submits++;
       return [200, { request_id: id, ...urls(id), queue_position: 3 }];
     })
-    .get(`/fal-ai/flux/requests/${id}/status`).reply(() => {
+    .get(`/fal-ai/flux/requests/${id}/status?logs=1`).reply(() => {
       seen.polls++;
       if (seen.stage === 'queued') return [200, { status: 'IN_QUEUE', queue_position: seen.position, ...urls(id) }];
-      if (seen.stage === 'running') return [200, { status: 'IN_PROGRESS', logs: [], ...urls(id) }];
-      return [200, { status: 'COMPLETED', logs: [], metrics: { inference_time: 0.8 }, ...urls(id) }];
+      // fal's status with logs=1: the whole log so far, timestamped lines
+      if (seen.stage === 'running') return [200, { status: 'IN_PROGRESS', logs: FAL_LOGS.slice(0, 2), ...urls(id) }];
+      return [200, { status: 'COMPLETED', logs: FAL_LOGS, metrics: { inference_time: 0.8 }, ...urls(id) }];
     })
     .get(`/fal-ai/flux/requests/${id}`).reply(200, result)
     .put(`/fal-ai/flux/requests/${id}/cancel`).reply(() => {
@@ -201,9 +208,19 @@ test.serial('fal by polling: queued -> processing -> completed, the queue positi
   t.is(seen.submits, 1);
   t.is(seen.cancels, 0);
   t.is(seen.hook, null, 'callbacks are off: fal is not asked to call back');
-  t.deepEqual(events.map((e) => e.event).filter((e, i, all) => all.indexOf(e) === i).slice(-2), ['processing', 'completed']);
+  t.deepEqual(events.map((e) => e.event).filter((e) => e !== 'logs').filter((e, i, all) => all.indexOf(e) === i).slice(-2), ['processing', 'completed']);
   const last = events.at(-1)!;
   t.like(last.data, { status: 'completed', queue_position: null, progress: null, has_nsfw_contents: [true] });
+  // fal's log lines reached the stream as `logs` events, each line once, in order, with fal's times, before the terminal event
+  const streamed = events.filter((e) => e.event === 'logs').flatMap((e) => (e.data as { id: string; lines: Array<{ at: string; message: string }> }).lines);
+  const expected = FAL_LOGS.map((l) => ({ at: l.timestamp, message: l.message }));
+  t.deepEqual(streamed, expected);
+  t.true(events.findIndex((e) => e.event === 'logs') < events.length - 1);
+  // and the result gives them on request
+  const plain = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': acct.liveKey } });
+  t.false('logs' in (plain.result as object));
+  const withLogs = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result?logs=true`, headers: { 'x-api-key': acct.liveKey } });
+  t.deepEqual((withLogs.result as { logs: unknown }).logs, expected);
   t.is((await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' })).length, 1);
   t.deepEqual(await balance(gw, acct.liveKey), { ...(await balance(gw, acct.liveKey)), balance: 10_000 - 25, held: 0 });
 });
@@ -325,7 +342,7 @@ test.serial('a fal content policy refusal fails the prediction as content_modera
   let results = 0;
   nock(FAL).persist()
     .post('/fal-ai/flux/schnell').reply(200, { request_id: 'fal-mod-1', ...urls('fal-mod-1') })
-    .get('/fal-ai/flux/requests/fal-mod-1/status').reply(200, { status: 'COMPLETED', ...urls('fal-mod-1') })
+    .get('/fal-ai/flux/requests/fal-mod-1/status?logs=1').reply(200, { status: 'COMPLETED', ...urls('fal-mod-1') })
     .get('/fal-ai/flux/requests/fal-mod-1').reply(() => {
       results++;
       return [422, { detail: [{ loc: ['body', 'prompt'], msg: 'The content was flagged by a content checker.', type: 'content_policy_violation', url: 'https://docs.fal.ai/errors#content_policy_violation', input: 'x' }] }];

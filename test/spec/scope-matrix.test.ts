@@ -16,7 +16,7 @@ const PUBLIC = new Set([
   'getSiteInfo',
   'getHealth', 'listScopes', 'issueToken', 'getAuthorizationServerMetadata', 'getProtectedResourceMetadata',
   'register', 'login', 'verifyOtp', 'requestOtp', 'loginOtp', 'forgotPassword', 'resetPassword', 'supportLogin',
-  'supportResetPassword', 'getGoogleUrl', 'googleCallback', 'googleMobileLogin', 'cliLogin',
+  'supportResetPassword', 'getGoogleUrl', 'googleCallback', 'googleHandoff', 'googleMobileLogin', 'cliLogin',
   'getLoraData', 'getLoraModelsData', 'getTaskData', 'getHomepageModels', 'getModelNameForEmbedcode', 'listModels',
   // a provider's callback: no credential, its signature and an unguessable path (README "Providers")
   'receiveUpstreamWebhook',

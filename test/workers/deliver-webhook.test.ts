@@ -14,7 +14,7 @@ let gw: TestGateway;
 let acct: Account;
 
 test.before(async () => {
-  gw = await startGateway({ worker: true, env: { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_BACKOFF_MS: String(BACKOFF), WEBHOOK_TIMEOUT_MS: '500' } });
+  gw = await startGateway({ worker: true, env: { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_RETRY_SCHEDULE_MS: `${BACKOFF},${BACKOFF * 5},${BACKOFF * 21}`, WEBHOOK_TIMEOUT_MS: '500' } });
   acct = await newAccount(gw, 100_000);
 });
 test.after.always(async () => {
@@ -96,7 +96,7 @@ test.serial('a receiver that fails twice then succeeds gets three attempts with 
   for (const r of receiver.received) t.notThrows(() => new Webhook(s).verify(r.body, r.headers as Record<string, string>));
 });
 
-test.serial('a receiver that always fails gets four attempts on the backoff schedule, then the delivery is dead-lettered', async (t) => {
+test.serial('a receiver that always fails gets four attempts on the retry schedule, then the delivery is dead-lettered', async (t) => {
   const receiver = await startReceiver(() => ({ status: 502 }));
   t.teardown(() => receiver.close());
   const deadBefore = await gw.app.queue.deadLetterCount('webhooks');
@@ -105,8 +105,9 @@ test.serial('a receiver that always fails gets four attempts on the backoff sche
   t.is(receiver.received.length, 4);
   t.is(d.attempts, 4);
   const gaps = receiver.received.slice(1).map((r, i) => r.at - receiver.received[i]!.at);
-  // 100, 400, 1600 ms, each -20% at least (scheduling only adds; the exact schedule and jitter
-  // bounds are unit-tested in backoff.test.ts): the third gap is past what a 400 ms step could wait.
+  // retries 100, 500 and 2100 ms after the first failure: waits of 100, 400, 1600 ms, each -20% at
+  // least (scheduling only adds; the exact schedule and jitter bounds are unit-tested in backoff.test.ts
+  // and with a fixed clock in retry-schedule.test.ts): the third gap is past what a 400 ms step could wait.
   [BACKOFF, BACKOFF * 4, BACKOFF * 16].forEach((base, i) => {
     t.true(gaps[i]! >= base * 0.8 - 5, `gap ${i}: ${gaps[i]} ms for a ${base} ms step`);
   });

@@ -2,8 +2,8 @@
 //
 //   Submit  POST {base}/{upstream_model}[?fal_webhook={callback}]  body: the model's input
 //           -> {"request_id", "response_url", "status_url", "cancel_url", "queue_position"?}
-//   Status  GET  {base}/{owner}/{app}/requests/{id}/status
-//           -> {"status": "IN_QUEUE", "queue_position"} | {"status": "IN_PROGRESS"} |
+//   Status  GET  {base}/{owner}/{app}/requests/{id}/status?logs=1
+//           -> {"status": "IN_QUEUE", "queue_position"} | {"status": "IN_PROGRESS", "logs"} |
 //              {"status": "COMPLETED", "metrics": {"inference_time"}?, "response_url"}
 //   Result  GET  the response_url (same origin as {base}; else {base}/{owner}/{app}/requests/{id})
 //           -> the model's output, e.g. {"images": [{"url", "content_type"}], "has_nsfw_concepts": [..]};
@@ -16,7 +16,9 @@
 // Outputs are every `url` of the result's top-level fields (an object or a list of objects):
 // images, image, video, audio, ...; a language model's `output` text becomes one text file.
 // `has_nsfw_concepts[i]` flags the i-th image (has_nsfw_contents on the prediction).
-import type { Adapter, AdapterDefinition, AdapterEnv, JobAdapter, JobContext, JobState, UpstreamOutput } from './types.ts';
+// With `logs=1` the status carries the request's whole log so far, oldest first:
+// "logs": [{"message", "level", "source", "timestamp": ISO 8601}], kept as timestamped lines.
+import type { Adapter, AdapterDefinition, AdapterEnv, JobAdapter, JobContext, JobState, RawLogLine, UpstreamOutput } from './types.ts';
 import { AdapterError } from './types.ts';
 import { callJson, keyedCall, collectOutputs, defaultNet, joinUrl, runJobInProcess, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
 import type { HttpNet, KeyedCall as Call } from './upstream-http.ts';
@@ -38,6 +40,18 @@ export function appOf(upstreamModel: string): string {
 /** The model path of a submit, each segment encoded. */
 function modelPath(upstreamModel: string): string {
   return upstreamModel.split('/').filter(Boolean).map(encodeURIComponent).join('/');
+}
+
+/** The `logs` of a status body as raw lines (entries without a message are skipped). */
+export function readLogs(body: Record<string, unknown>): RawLogLine[] | undefined {
+  if (!Array.isArray(body.logs)) return undefined;
+  const lines: RawLogLine[] = [];
+  for (const entry of body.logs) {
+    if (!isRecord(entry) || typeof entry.message !== 'string') continue;
+    const at = typeof entry.timestamp === 'string' ? Date.parse(entry.timestamp) : Number.NaN;
+    lines.push({ message: entry.message, ...(Number.isFinite(at) ? { at } : {}) });
+  }
+  return lines;
 }
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
@@ -108,18 +122,21 @@ export function createFal(env: AdapterEnv, netOverrides: Partial<HttpNet> = {}, 
   /** A status body as a job state (COMPLETED fetches the result). */
   async function readStatus(c: Call, ctx: JobContext, jobId: string, body: Record<string, unknown>, retryAfterMs?: number): Promise<JobState> {
     const status = typeof body.status === 'string' ? body.status : '';
+    const logs = readLogs(body);
     switch (status) {
       case 'IN_QUEUE':
       case 'IN_PROGRESS':
         return {
           kind: 'running', status,
           ...(status === 'IN_QUEUE' && isCount(body.queue_position) ? { queuePosition: body.queue_position } : {}),
+          ...(logs ? { logs } : {}),
           ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
         };
       case 'COMPLETED': {
         const metrics = isRecord(body.metrics) ? body.metrics : {};
         const seconds = typeof metrics.inference_time === 'number' && Number.isFinite(metrics.inference_time) && metrics.inference_time >= 0 ? metrics.inference_time : undefined;
-        return result(c, ctx, jobId, body.response_url, seconds === undefined ? undefined : Math.round(seconds * 1000));
+        const done = await result(c, ctx, jobId, body.response_url, seconds === undefined ? undefined : Math.round(seconds * 1000));
+        return logs ? { ...done, logs } : done;
       }
       case 'FAILED':
       case 'CANCELED':
@@ -128,7 +145,7 @@ export function createFal(env: AdapterEnv, netOverrides: Partial<HttpNet> = {}, 
         const error = status === 'FAILED'
           ? upstreamError(c, `upstream "${c.provider}" failed: ${truncate(detail)}`, false, 'upstream_failed')
           : upstreamError(c, `upstream "${c.provider}" stopped the job (${status.toLowerCase()})`, false, 'upstream_cancelled');
-        return { kind: 'failed', status, error };
+        return { kind: 'failed', status, error, ...(logs ? { logs } : {}) };
       }
       default:
         throw upstreamError(c, `upstream "${c.provider}" sent a malformed answer: unknown status ${truncate(JSON.stringify(body.status) ?? 'undefined')}`, false, 'upstream_protocol');
@@ -145,7 +162,7 @@ export function createFal(env: AdapterEnv, netOverrides: Partial<HttpNet> = {}, 
     },
     async poll(jobId, ctx) {
       const c = call(ctx);
-      const { body, retryAfterMs } = await callJson(c, { method: 'GET', url: requestUrl(c, ctx, jobId, '/status'), headers: auth(c), what: 'polling' });
+      const { body, retryAfterMs } = await callJson(c, { method: 'GET', url: `${requestUrl(c, ctx, jobId, '/status')}?logs=1`, headers: auth(c), what: 'polling' });
       return readStatus(c, ctx, jobId, body, retryAfterMs);
     },
     async cancel(jobId, ctx) {

@@ -270,7 +270,7 @@ interface ImageParams {
   steps: number;
 }
 
-async function renderImage(params: ImageParams, signal: AbortSignal): Promise<AdapterFile> {
+async function renderImage(params: ImageParams, signal: AbortSignal, onStep: (done: number) => void = () => {}): Promise<AdapterFile> {
   const { width, height, steps } = params;
   const rnd = mulberry32(hash32(`image:${params.seed}:${params.prompt}`));
   const palette = paletteFor(params.prompt);
@@ -292,6 +292,7 @@ async function renderImage(params: ImageParams, signal: AbortSignal): Promise<Ad
     const cells = 2 ** (2 + (step % 5));
     addNoiseOctave(canvas, cells, 0.12 / (1 + (step % 5)), rnd);
     blur(canvas, scratch);
+    onStep(step + 1);
   }
   throwIfCancelled(signal);
   return { data: encodePng(canvas), contentType: 'image/png', extension: 'png' };
@@ -308,9 +309,14 @@ async function run(input: Record<string, unknown>, ctx: RunContext): Promise<Ada
   const count = intInput(input, 'num_images', 1, 1, MAX_IMAGES);
 
   const files: AdapterFile[] = [];
+  // Progress is the share of all steps of all images done; the worker throttles what it writes.
+  const report = ctx.report ?? (() => {});
   for (let i = 0; i < count; i++) {
+    const imageStarted = performance.now();
+    report({ logs: [{ message: `image ${i + 1}/${count}: ${width}x${height}, ${steps} steps, seed ${(seed + i) >>> 0}` }] });
     // Image i uses seed + i, as diffusion APIs do, so a batch can be reproduced one image at a time.
-    files.push(await renderImage({ prompt, seed: (seed + i) >>> 0, width, height, steps }, ctx.signal));
+    files.push(await renderImage({ prompt, seed: (seed + i) >>> 0, width, height, steps }, ctx.signal, (done) => report({ progress: (i * steps + done) / (count * steps) })));
+    report({ logs: [{ message: `image ${i + 1}/${count} done in ${Math.round(performance.now() - imageStarted)} ms` }] });
   }
   // the seed it drew (a request without one gets one from its prompt) and the size, to reproduce the first image
   return { files, inferenceMs: Math.round(performance.now() - started), report: { metadata: { seed, width, height } } };

@@ -14,6 +14,9 @@
 // pieces, joined into one text file. Outputs are copied into the gateway's storage before the
 // prediction completes: Replicate deletes its files after an hour. We never send `Prefer: wait`:
 // the worker polls through delayed queue messages instead of holding a connection.
+// `logs` is the prediction's whole log so far, as text: its lines are kept (timestamped when the
+// gateway first sees them: Replicate's lines carry no time), and the last progress bar in it
+// (tqdm's ` 45%|████▌     | 9/20 [...]`, which most models print per step) is its progress.
 import type { Adapter, AdapterDefinition, AdapterEnv, JobAdapter, JobContext, JobState, UpstreamOutput } from './types.ts';
 import { bearer, callJson, keyedCall, collectOutputs, defaultNet, joinUrl, runJobInProcess, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
 import type { HttpNet, KeyedCall as Call } from './upstream-http.ts';
@@ -21,6 +24,7 @@ import { emptyResult, moderated, truncate, upstreamError } from './upstream-erro
 import type { Caller } from './upstream-errors.ts';
 import { mapInput } from './upstream-config.ts';
 import { secondsToMs } from '../../lib/provider-metadata.ts';
+import { progressOfText, textLines } from '../../lib/run-logs.ts';
 
 const VERSION_ID = /^[0-9a-f]{64}$/;
 /** Replicate's failure text for a safety-checker refusal ("NSFW content detected...") */
@@ -54,10 +58,14 @@ function readOutputs(caller: Caller, output: unknown, text: boolean): UpstreamOu
 /** One prediction object as a job state. */
 export function readPrediction(caller: Caller, body: Record<string, unknown>, text: boolean): JobState {
   const status = typeof body.status === 'string' ? body.status : '';
+  const logText = typeof body.logs === 'string' ? body.logs : undefined;
+  const logs = logText === undefined ? {} : { logs: textLines(logText) };
   switch (status) {
     case 'starting':
-    case 'processing':
-      return { kind: 'running', status };
+    case 'processing': {
+      const progress = logText === undefined ? undefined : progressOfText(logText);
+      return { kind: 'running', status, ...logs, ...(progress !== undefined ? { progress } : {}) };
+    }
     case 'succeeded': {
       const outputs = readOutputs(caller, body.output, text);
       if (outputs.length === 0) throw emptyResult(caller);
@@ -65,12 +73,12 @@ export function readPrediction(caller: Caller, body: Record<string, unknown>, te
       const seconds = typeof metrics.predict_time === 'number' && Number.isFinite(metrics.predict_time) && metrics.predict_time >= 0 ? metrics.predict_time : undefined;
       // Replicate's metrics (predict_time, total_time, in seconds) are its timings
       const timings = secondsToMs(metrics);
-      return { kind: 'succeeded', status, outputs, ...(seconds !== undefined ? { inferenceMs: Math.round(seconds * 1000) } : {}), ...(timings ? { report: { metadata: { provider_timings: timings } } } : {}) };
+      return { kind: 'succeeded', status, outputs, ...logs, ...(seconds !== undefined ? { inferenceMs: Math.round(seconds * 1000) } : {}), ...(timings ? { report: { metadata: { provider_timings: timings } } } : {}) };
     }
     case 'failed': {
       const detail = typeof body.error === 'string' && body.error !== '' ? body.error : 'no details given';
       const error = NSFW.test(detail) ? moderated(caller, detail) : upstreamError(caller, `upstream "${caller.provider}" failed: ${truncate(detail)}`, false, 'upstream_failed');
-      return { kind: 'failed', status, error };
+      return { kind: 'failed', status, error, ...logs };
     }
     case 'canceled':
     case 'aborted':

@@ -4,6 +4,8 @@
 
 import type { MediaKind } from '../../lib/media.ts';
 import type { InputMapping } from '../../spec/mapping.ts';
+import type { RawLogLine } from '../../lib/run-logs.ts';
+export type { RawLogLine };
 export type { MediaKind };
 
 /**
@@ -79,6 +81,18 @@ export interface RunContext {
   model: ModelRef;
   /** where an adapter may write temporary files (on the storage's file system); os.tmpdir() if unset */
   tempDir?: string;
+  /**
+   * Tells the worker how far the run is (`progress` 0..1) and new log lines, as often as the
+   * adapter likes: the worker throttles what it writes. Absent when nobody listens.
+   */
+  report?: (update: RunUpdate) => void;
+}
+
+/** What a run in this process reports as it goes (RunContext.report). */
+export interface RunUpdate {
+  progress?: number;
+  /** new lines only */
+  logs?: readonly RawLogLine[];
 }
 
 export interface Adapter {
@@ -99,9 +113,15 @@ export type UpstreamOutput =
 
 /** What the provider says about a job. `status` is the provider's own word, recorded on the prediction. */
 export type JobState =
-  | { kind: 'running'; status: string; retryAfterMs?: number; queuePosition?: number; progress?: number }
-  | { kind: 'succeeded'; status: string; outputs: UpstreamOutput[]; inferenceMs?: number; report?: ProviderReport }
-  | { kind: 'failed'; status: string; error: AdapterError };
+  | {
+    kind: 'running'; status: string; retryAfterMs?: number; queuePosition?: number;
+    /** 0..1 */
+    progress?: number;
+    /** the provider's whole log so far, oldest first (the worker keeps only what is new) */
+    logs?: readonly RawLogLine[];
+  }
+  | { kind: 'succeeded'; status: string; outputs: UpstreamOutput[]; inferenceMs?: number; report?: ProviderReport; logs?: readonly RawLogLine[] }
+  | { kind: 'failed'; status: string; error: AdapterError; logs?: readonly RawLogLine[] };
 
 export interface JobContext {
   signal: AbortSignal;

@@ -1,20 +1,29 @@
-// Retry schedule for webhook deliveries: the first retry waits WEBHOOK_BACKOFF_MS, each next
-// one four times longer, with ±20% jitter so a receiver that failed many deliveries at once is
-// not hit by all their retries at the same instant. RabbitMQ 3.10 has no per-message delay
-// that works (per-message TTL only expires at a queue's head), so each (step, jitter) pair has
-// its own delay queue: the jitter is drawn from five fixed points.
+// Retry schedule for webhook deliveries. The three retries are set as times after the first
+// failed attempt (WEBHOOK_RETRY_SCHEDULE_MS, by default 1 min, 15 min and 4 h), so a receiver
+// down for a deploy or for hours still gets the result. Each wait (the gap between two planned
+// retries) gets ±20% jitter so a receiver that failed many deliveries at once is not hit by all
+// their retries at the same instant. RabbitMQ 3.10 has no per-message delay that works
+// (per-message TTL only expires at a queue's head), so each (gap, jitter) pair has its own delay
+// queue: the jitter is drawn from five fixed points.
 export const JITTER_FACTORS = [0.8, 0.9, 1, 1.1, 1.2] as const;
 export const MAX_WEBHOOK_RETRIES = 3;
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS: readonly number[] = [60_000, 900_000, 14_400_000];
 
-export function baseDelay(backoffMs: number, retry: number): number {
-  return backoffMs * 4 ** retry;
+/**
+ * The wait before retry number `retry` (0-based) without jitter: the planned time of that retry
+ * after the first failure, less the planned time of the one before.
+ */
+export function baseDelay(scheduleMs: readonly number[], retry: number): number {
+  const at = scheduleMs[Math.min(retry, scheduleMs.length - 1)] ?? 0;
+  const before = retry === 0 ? 0 : (scheduleMs[Math.min(retry - 1, scheduleMs.length - 1)] ?? 0);
+  return Math.max(1, at - before);
 }
 
 /** Every delay a webhook retry can wait: one delay queue each. */
-export function webhookDelays(backoffMs: number, maxRetryAfterMs: number): number[] {
+export function webhookDelays(scheduleMs: readonly number[], maxRetryAfterMs: number): number[] {
   const delays = new Set<number>();
   for (let retry = 0; retry < MAX_WEBHOOK_RETRIES; retry++) {
-    for (const f of JITTER_FACTORS) delays.add(Math.round(baseDelay(backoffMs, retry) * f));
+    for (const f of JITTER_FACTORS) delays.add(Math.max(1, Math.round(baseDelay(scheduleMs, retry) * f)));
   }
   // Retry-After values are rounded up to one of these, capped at maxRetryAfterMs.
   for (const d of [60_000, 300_000, 900_000, 3_600_000]) if (d <= maxRetryAfterMs) delays.add(d);
@@ -26,11 +35,26 @@ export function webhookDelays(backoffMs: number, maxRetryAfterMs: number): numbe
  * The delay before retry number `retry` (0-based). `retryAfterMs` (from a 429/503's Retry-After)
  * wins when longer, up to the cap. `random` is injectable for tests.
  */
-export function nextDelay(backoffMs: number, retry: number, opts: { retryAfterMs?: number; maxRetryAfterMs: number; random?: () => number }): number {
+export function nextDelay(scheduleMs: readonly number[], retry: number, opts: { retryAfterMs?: number; maxRetryAfterMs: number; random?: () => number }): number {
   const jitter = JITTER_FACTORS[Math.floor((opts.random ?? Math.random)() * JITTER_FACTORS.length)] ?? 1;
-  const delay = Math.round(baseDelay(backoffMs, retry) * jitter);
+  const delay = Math.max(1, Math.round(baseDelay(scheduleMs, retry) * jitter));
   if (opts.retryAfterMs === undefined) return delay;
   return Math.max(delay, Math.min(opts.retryAfterMs, opts.maxRetryAfterMs));
+}
+
+/**
+ * WEBHOOK_RETRY_SCHEDULE_MS: exactly three increasing times (ms after the first failed attempt).
+ * Throws a sentence for the configuration error.
+ */
+export function parseRetrySchedule(value: string): number[] {
+  const entries = value.split(',').map((e) => Number(e.trim()));
+  if (entries.length !== MAX_WEBHOOK_RETRIES || entries.some((e) => !Number.isSafeInteger(e) || e <= 0)) {
+    throw new Error(`must be ${MAX_WEBHOOK_RETRIES} positive whole numbers of milliseconds, comma-separated (e.g. 60000,900000,14400000)`);
+  }
+  for (let i = 1; i < entries.length; i++) {
+    if (entries[i]! <= entries[i - 1]!) throw new Error('each retry must come later than the one before (the times count from the first failed attempt)');
+  }
+  return entries;
 }
 
 /** Parses Retry-After (delta-seconds or an HTTP date) into milliseconds from now. */

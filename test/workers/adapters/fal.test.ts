@@ -56,9 +56,9 @@ test.serial('submitted, in queue (position 2), in progress, completed: the image
   const api = nock(QUEUE, { reqheaders: { authorization: `Key ${KEY}` } })
     .post('/fal-ai/flux/schnell', { prompt: 'a fox', image_size: 'square', enable_safety_checker: true })
     .reply(200, { request_id: REQ, ...urls(REQ), queue_position: 3 })
-    .get(`/fal-ai/flux/requests/${REQ}/status`).reply(200, { status: 'IN_QUEUE', queue_position: 2, ...urls(REQ) })
-    .get(`/fal-ai/flux/requests/${REQ}/status`).reply(200, { status: 'IN_PROGRESS', logs: [], ...urls(REQ) })
-    .get(`/fal-ai/flux/requests/${REQ}/status`).reply(200, { status: 'COMPLETED', logs: [], metrics: { inference_time: 1.5 }, ...urls(REQ) })
+    .get(`/fal-ai/flux/requests/${REQ}/status?logs=1`).reply(200, { status: 'IN_QUEUE', queue_position: 2, ...urls(REQ) })
+    .get(`/fal-ai/flux/requests/${REQ}/status?logs=1`).reply(200, { status: 'IN_PROGRESS', logs: [], ...urls(REQ) })
+    .get(`/fal-ai/flux/requests/${REQ}/status?logs=1`).reply(200, { status: 'COMPLETED', logs: [], metrics: { inference_time: 1.5 }, ...urls(REQ) })
     .get(`/fal-ai/flux/requests/${REQ}`).reply(200, {
       images: [{ url: `${CDN}/files/a.png`, content_type: 'image/png', width: 2, height: 3 }, { url: `${CDN}/files/b.png`, content_type: 'image/png' }],
       timings: { inference: 1.4 }, seed: 42, has_nsfw_concepts: [false, true], prompt: 'a fox',
@@ -71,7 +71,7 @@ test.serial('submitted, in queue (position 2), in progress, completed: the image
   const submitted = await job.submit({ prompt: 'a fox', aspect_ratio: 'square', negative_prompt: 'blur' }, context());
   t.deepEqual(submitted, { jobId: REQ, state: { kind: 'running', status: 'IN_QUEUE', queuePosition: 3 } });
   t.deepEqual(await job.poll(REQ, context()), { kind: 'running', status: 'IN_QUEUE', queuePosition: 2 });
-  t.deepEqual(await job.poll(REQ, context()), { kind: 'running', status: 'IN_PROGRESS' });
+  t.deepEqual(await job.poll(REQ, context()), { kind: 'running', status: 'IN_PROGRESS', logs: [] });
   const done = await job.poll(REQ, context());
   if (done.kind !== 'succeeded') return t.fail(`expected succeeded, got ${done.kind}`);
   t.is(done.inferenceMs, 1500);
@@ -92,7 +92,7 @@ test.serial('a callback address goes with the submit as fal_webhook', async (t) 
 
 test.serial('a response_url on another origin is not followed with our key: the result is fetched from the queue itself', async (t) => {
   const api = nock(QUEUE)
-    .get('/fal-ai/flux/requests/o1/status').reply(200, { status: 'COMPLETED', response_url: 'https://elsewhere.test/steal' })
+    .get('/fal-ai/flux/requests/o1/status?logs=1').reply(200, { status: 'COMPLETED', response_url: 'https://elsewhere.test/steal' })
     .get('/fal-ai/flux/requests/o1').matchHeader('authorization', `Key ${KEY}`).reply(200, { images: [{ url: `${CDN}/o1.png` }] });
   const state = await adapter().job!.poll('o1', context());
   t.is(state.kind, 'succeeded');
@@ -101,7 +101,7 @@ test.serial('a response_url on another origin is not followed with our key: the 
 
 test.serial('a content policy refusal (422 content_policy_violation) fails as content_moderated, not retried', async (t) => {
   nock(QUEUE)
-    .get('/fal-ai/flux/requests/m1/status').reply(200, { status: 'COMPLETED', ...urls('m1') })
+    .get('/fal-ai/flux/requests/m1/status?logs=1').reply(200, { status: 'COMPLETED', ...urls('m1') })
     .get('/fal-ai/flux/requests/m1').reply(422, { detail: [{ loc: ['body', 'prompt'], msg: 'The content was flagged by a content checker.', type: 'content_policy_violation', url: 'https://docs.fal.ai/errors#content_policy_violation', input: 'x' }] }, { 'x-fal-retryable': 'false' });
   const state = await adapter().job!.poll('m1', context());
   if (state.kind !== 'failed') return t.fail('expected failed');
@@ -112,7 +112,7 @@ test.serial('a content policy refusal (422 content_policy_violation) fails as co
 
 test.serial('a validation error on the result is upstream_rejected_input with fal\'s message', async (t) => {
   nock(QUEUE)
-    .get('/fal-ai/flux/requests/v1/status').reply(200, { status: 'COMPLETED', ...urls('v1') })
+    .get('/fal-ai/flux/requests/v1/status?logs=1').reply(200, { status: 'COMPLETED', ...urls('v1') })
     .get('/fal-ai/flux/requests/v1').reply(422, { detail: [{ loc: ['body', 'num_images'], msg: 'Input should be less than or equal to 4', type: 'less_than_equal' }] });
   const state = await adapter().job!.poll('v1', context());
   if (state.kind !== 'failed') return t.fail('expected failed');
@@ -126,13 +126,13 @@ test.serial('429 with Retry-After on submit is retryable with its delay; 503 on 
   t.true(limited.retryable);
   t.is(limited.retryAfterMs, 9000);
 
-  nock(QUEUE).get('/fal-ai/flux/requests/s1/status').reply(503, 'upstream busy');
+  nock(QUEUE).get('/fal-ai/flux/requests/s1/status?logs=1').reply(503, 'upstream busy');
   const busy = await failure(t, adapter().job!.poll('s1', context()));
   t.true(busy.retryable);
   t.is(busy.code, 'upstream_unavailable');
 
   nock(QUEUE)
-    .get('/fal-ai/flux/requests/e1/status').reply(200, { status: 'COMPLETED', ...urls('e1') })
+    .get('/fal-ai/flux/requests/e1/status?logs=1').reply(200, { status: 'COMPLETED', ...urls('e1') })
     .get('/fal-ai/flux/requests/e1').reply(200, { images: [], seed: 1 });
   const empty = await failure(t, adapter().job!.poll('e1', context()));
   t.is(empty.code, 'empty_result');
@@ -149,7 +149,7 @@ test.serial('cancel PUTs to the request\'s cancel endpoint; ALREADY_COMPLETED is
 
 test.serial('a language model\'s output text is one text file; a video result is downloaded from its url', async (t) => {
   nock(QUEUE)
-    .get('/fal-ai/any-llm/requests/t1/status').reply(200, { status: 'COMPLETED' })
+    .get('/fal-ai/any-llm/requests/t1/status?logs=1').reply(200, { status: 'COMPLETED' })
     .get('/fal-ai/any-llm/requests/t1').reply(200, { output: 'A fox at dusk.', partial: false });
   const text = await adapter().job!.poll('t1', context({}, 'fal-ai/any-llm', 'llm'));
   if (text.kind !== 'succeeded') return t.fail('expected succeeded');
@@ -157,7 +157,7 @@ test.serial('a language model\'s output text is one text file; a video result is
   t.is((await bytes(file!)).toString('utf8'), 'A fox at dusk.');
 
   nock(QUEUE)
-    .get('/fal-ai/kling-video/requests/k1/status').reply(200, { status: 'COMPLETED' })
+    .get('/fal-ai/kling-video/requests/k1/status?logs=1').reply(200, { status: 'COMPLETED' })
     .get('/fal-ai/kling-video/requests/k1').reply(200, { video: { url: `${CDN}/k1.mp4`, content_type: 'video/mp4' } });
   const video = await adapter().job!.poll('k1', context({}, 'fal-ai/kling-video/v2/master/text-to-video', 'text-to-video'));
   t.like(video, { kind: 'succeeded', outputs: [{ url: `${CDN}/k1.mp4` }] });
@@ -179,4 +179,25 @@ test.serial('aborting an in-process run cancels the request at fal', async (t) =
   const error = await failure(t, fal.run({ prompt: 'a fox' }, context({ signal: controller.signal })));
   t.is(error.message, 'cancelled');
   t.true(cancel.isDone());
+});
+
+test.serial('progress: the status asks for logs (logs=1), and fal\'s timestamped lines come back as the whole log so far, with the queue position while queued', async (t) => {
+  // fal's Queue API status with logs=1: every line so far, each {message, level, source, timestamp}
+  const line = (message: string, timestamp: string) => ({ message, level: 'INFO', source: 'USER', timestamp });
+  nock(QUEUE, { reqheaders: { authorization: `Key ${KEY}` } })
+    .get(`/fal-ai/flux/requests/${REQ}/status`).query({ logs: '1' }).reply(200, { status: 'IN_QUEUE', queue_position: 4, ...urls(REQ) })
+    .get(`/fal-ai/flux/requests/${REQ}/status`).query({ logs: '1' }).reply(200, {
+      status: 'IN_PROGRESS', ...urls(REQ),
+      logs: [line('Loading model', '2026-11-29T06:00:01.250Z'), line('  4%|▍         | 1/28 [00:00<00:05,  4.9it/s]', '2026-11-29T06:00:02.000Z'), { level: 'INFO' }],
+    });
+  const job = adapter().job!;
+  t.deepEqual(await job.poll(REQ, context()), { kind: 'running', status: 'IN_QUEUE', queuePosition: 4 });
+  const running = await job.poll(REQ, context());
+  t.deepEqual(running, {
+    kind: 'running', status: 'IN_PROGRESS',
+    logs: [
+      { message: 'Loading model', at: Date.parse('2026-11-29T06:00:01.250Z') },
+      { message: '  4%|▍         | 1/28 [00:00<00:05,  4.9it/s]', at: Date.parse('2026-11-29T06:00:02.000Z') },
+    ],
+  });
 });

@@ -78,9 +78,9 @@ test.serial('the job contract maps every status: starting and processing run, su
   const job = adapter().job!;
   nock(API).post(`/v1/predictions`, { version: VERSION, input: { text: 'Alice' } }).reply(201, prediction('v1', 'starting'));
   const submitted = await job.submit({ text: 'Alice' }, context(`replicate/hello-world:${VERSION}`));
-  t.deepEqual(submitted, { jobId: 'v1', state: { kind: 'running', status: 'starting' } });
+  t.deepEqual(submitted, { jobId: 'v1', state: { kind: 'running', status: 'starting', logs: [] } });
   nock(API).get('/v1/predictions/v1').reply(200, prediction('v1', 'processing'), { 'retry-after': '3' });
-  t.deepEqual(await job.poll('v1', context()), { kind: 'running', status: 'processing', retryAfterMs: 3000 });
+  t.deepEqual(await job.poll('v1', context()), { kind: 'running', status: 'processing', logs: [], retryAfterMs: 3000 });
 });
 
 test.serial('a language model\'s output pieces are joined into one text file', async (t) => {
@@ -155,4 +155,22 @@ test.serial('aborting an in-process run cancels the job at Replicate', async (t)
   const error = await failure(t, run);
   t.is(error.message, 'cancelled');
   t.true(cancel.isDone());
+});
+
+test.serial('progress: Replicate\'s logs text becomes lines, and the last progress bar in it the progress', async (t) => {
+  const job = adapter().job!;
+  // a prediction's `logs` is its whole output so far; diffusion models print tqdm bars per step
+  const logs = 'Using seed: 4242\nLoading pipeline...\n  0%|          | 0/28 [00:00<?, ?it/s]\n 25%|██▌       | 7/28 [00:01<00:03,  6.1it/s]\n';
+  nock(API).get('/v1/predictions/g1').reply(200, prediction('g1', 'processing', { logs }));
+  t.deepEqual(await job.poll('g1', context()), {
+    kind: 'running', status: 'processing', progress: 0.25,
+    logs: [{ message: 'Using seed: 4242' }, { message: 'Loading pipeline...' }, { message: '  0%|          | 0/28 [00:00<?, ?it/s]' }, { message: ' 25%|██▌       | 7/28 [00:01<00:03,  6.1it/s]' }],
+  });
+  // a bar without a percentage: its steps
+  nock(API).get('/v1/predictions/g1').reply(200, prediction('g1', 'processing', { logs: 'step |   9/12 [00:03<00:01]' }));
+  const steps = await job.poll('g1', context());
+  t.is(steps.kind === 'running' ? steps.progress : undefined, 0.75);
+  // no bar: no progress, still the lines
+  nock(API).get('/v1/predictions/g1').reply(200, prediction('g1', 'starting', { logs: 'booting' }));
+  t.deepEqual(await job.poll('g1', context()), { kind: 'running', status: 'starting', logs: [{ message: 'booting' }] });
 });

@@ -240,7 +240,7 @@ function fake(m: ModelInfo, p: ProviderInfo, received: Received): void {
       let n = 1;
       nock(FAL).post(`/${model}`, (b: Record<string, unknown>) => { n = count(b); return accept(b); })
         .reply(() => (received.errors ? [422, { detail: [{ msg: 'invalid input', type: 'value_error' }] }] : [200, { request_id: 'req-1', status_url: `${FAL}/${app}/requests/req-1/status` }]));
-      nock(FAL).persist().get(`/${app}/requests/req-1/status`).reply(200, { status: 'COMPLETED', response_url: `${FAL}/${app}/requests/req-1` });
+      nock(FAL).persist().get(`/${app}/requests/req-1/status?logs=1`).reply(200, { status: 'COMPLETED', response_url: `${FAL}/${app}/requests/req-1` });
       nock(FAL).persist().get(`/${app}/requests/req-1`).reply(() => [200, falResult(m.output, n)]);
       return;
     }

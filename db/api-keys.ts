@@ -27,6 +27,8 @@ export interface ApiKeyRecord {
   /** credits the key may commit per `spendLimitPeriod` (UTC day or month); null: no limit */
   spendLimit: number | null;
   spendLimitPeriod: SpendPeriod | null;
+  /** credits after which the key's spending alerts (db/alerts.ts); null: none */
+  softSpendLimit: number | null;
   /** the last rotation (a new secret in place); null: never rotated */
   rotatedAt: string | null;
   /** until then the secret the last rotation replaced still works; null: it no longer does */
@@ -70,6 +72,7 @@ export interface ApiKeyRow {
   expires_at?: number | string | null;
   spend_limit?: number | string | null;
   spend_limit_period?: string | null;
+  soft_spend_limit?: number | string | null;
   previous_key_hash?: string | null;
   previous_valid_until?: number | string | null;
   rotated_at?: number | string | null;
@@ -93,6 +96,7 @@ export function apiKeyFromRow(r: ApiKeyRow): ApiKeyRecord {
     expiresAt: r.expires_at === null || r.expires_at === undefined ? null : iso(r.expires_at),
     spendLimit: r.spend_limit === null || r.spend_limit === undefined ? null : num(r.spend_limit),
     spendLimitPeriod: r.spend_limit === null || r.spend_limit === undefined ? null : (SPEND_PERIODS.find((x) => x === r.spend_limit_period) ?? null),
+    softSpendLimit: r.soft_spend_limit === null || r.soft_spend_limit === undefined ? null : num(r.soft_spend_limit),
     rotatedAt: r.rotated_at === null || r.rotated_at === undefined ? null : iso(r.rotated_at),
     previousValidUntil: r.previous_key_hash === null || r.previous_key_hash === undefined || r.previous_valid_until === null || r.previous_valid_until === undefined
       ? null : iso(r.previous_valid_until),
@@ -201,6 +205,8 @@ export interface KeyUpdate {
   expiresAt?: number | null;
   /** null removes the limit */
   spendLimit?: { amount: number; period: SpendPeriod } | null;
+  /** null removes it */
+  softSpendLimit?: number | null;
   /** null: the gateway's default */
   rateLimitPerMinute?: number | null;
   maxConcurrent?: number | null;
@@ -222,6 +228,7 @@ export async function updateKey(db: Db, owner: KeyOwner, keyId: number, u: KeyUp
     changes.spend_limit = u.spendLimit?.amount ?? null;
     changes.spend_limit_period = u.spendLimit?.period ?? null;
   }
+  if (u.softSpendLimit !== undefined) changes.soft_spend_limit = u.softSpendLimit;
   if (u.rateLimitPerMinute !== undefined) changes.rate_limit_per_minute = u.rateLimitPerMinute;
   if (u.maxConcurrent !== undefined) changes.max_concurrent = u.maxConcurrent;
   const scope = () => {

@@ -35,6 +35,11 @@ export async function keySpend(db: Knex, keyId: number, period: SpendPeriod, now
   return num(row?.spent ?? 0);
 }
 
+/** A write that changes nothing: the key's row lock on MariaDB, SQLite's write lock. */
+export async function lockKey(trx: Knex, keyId: number): Promise<void> {
+  await trx('api_keys').where('id', keyId).update({ spend_limit: trx.raw('spend_limit') });
+}
+
 /**
  * Locks the key's row and refuses (KeySpendLimitError, 402 key_spend_limit_exceeded) a price
  * that would take the key's spend in this period past its limit. Must be the transaction's
@@ -42,8 +47,7 @@ export async function keySpend(db: Knex, keyId: number, period: SpendPeriod, now
  * limit is read again under the lock, so a limit lowered a moment ago applies.
  */
 export async function checkKeySpend(trx: Knex, keyId: number, price: number, now: number): Promise<void> {
-  // a write that changes nothing: a row lock on MariaDB, SQLite's write lock
-  await trx('api_keys').where('id', keyId).update({ spend_limit: trx.raw('spend_limit') });
+  await lockKey(trx, keyId);
   const key = await trx('api_keys').select('spend_limit', 'spend_limit_period').where('id', keyId)
     .first<{ spend_limit: number | string | null; spend_limit_period: string | null } | undefined>();
   if (!key || key.spend_limit === null || !SPEND_PERIODS.includes(key.spend_limit_period as SpendPeriod)) return;

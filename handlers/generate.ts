@@ -1,11 +1,12 @@
 // POST /api/v1/{model-endpoint}: every model endpoint of the spec lands here.
-import { EmbedRefusedError, MaxCostExceededError, NotFoundError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
+import { BudgetExceededError, EmbedRefusedError, MaxCostExceededError, NotFoundError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import { generationLimits } from './rate-limit.ts';
 import { resolveInputLoras } from './loras.ts';
 import { providerMetadataOf } from '../db/provider-costs.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { priceFor, refuseUnservable } from './catalog.ts';
 import { studioHides } from './studios.ts';
+import { alertsAfterSubmit, budgetRefused, walletAlertSettings } from './alerts.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { newPredictionId } from '../db/predictions/record.ts';
@@ -140,11 +141,20 @@ export const generate: ModelHandler = async (ctx) => {
     throw new EmbedRefusedError(402, 'embed_cost_cap_exceeded', `this request costs ${price} credits, more than this embed code allows per run (${embed.maxCostPerRun})`);
   }
   const embedLimits = embed ? { codeId: embed.codeId, dailyCap: embed.dailyCap, monthlyCap: embed.monthlyCap, maxConcurrent: embed.maxConcurrent } : undefined;
-  // A key's spend limit (402 key_spend_limit_exceeded) is checked in the hold's transaction too (db/key-spend.ts).
+  // A key's spend limit (402 key_spend_limit_exceeded) is checked in the hold's transaction too (db/key-spend.ts),
+  // and so is the paying wallet's hard monthly budget (402 budget_exceeded, db/alerts.ts), when it has one.
+  const payer = studio?.payerMode === 'owner_pays' ? { userId: studio.userId, teamId: studio.teamId } : caller.owner;
+  const alerts = await walletAlertSettings(app, payer);
+  const hardBudget = alerts !== undefined && alerts.monthlyBudget !== null && alerts.monthlyBudgetHard;
   const outcome = await app.store.submit({
     p: { ...base, ...studioBilling, price, listPrice, discountPercent }, now, limits: { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount },
-    keySpendLimited: caller.keySpendLimited === true, ...(embedLimits ? { embed: embedLimits } : {}),
+    keySpendLimited: caller.keySpendLimited === true, ...(hardBudget ? { hardBudget } : {}), ...(embedLimits ? { embed: embedLimits } : {}),
   });
+  const afterwards = (work: Promise<void>) => { work.catch((err: unknown) => app.log.warn({ err, requestId }, 'alerts: a crossing could not be checked')); };
+  if (!outcome.accepted && outcome.scope === 'budget') {
+    afterwards(budgetRefused(app, payer, outcome.limit, now));
+    throw new BudgetExceededError(price, outcome.limit);
+  }
   if (!outcome.accepted && outcome.scope === 'embed-daily') throw new EmbedRefusedError(402, 'embed_daily_cap_reached', 'this embed code has reached its daily spending cap; try again tomorrow (UTC)');
   if (!outcome.accepted && outcome.scope === 'embed-monthly') throw new EmbedRefusedError(402, 'embed_monthly_cap_reached', 'this embed code has reached its monthly spending cap');
   if (!outcome.accepted && outcome.scope === 'embed') throw new RateLimitedError(`this embed code already has ${outcome.limit} unfinished predictions, the most it may have at once; retry when one finishes`, CONCURRENCY_RETRY_SECONDS);
@@ -156,5 +166,7 @@ export const generate: ModelHandler = async (ctx) => {
   // sweeper publishes it when the broker is back.
   app.metrics.predictions.inc({ model: model.operationId, outcome: 'submitted' });
   await app.dispatcher.dispatch(id, requestId, outcome.ticket);
+  // low balance, monthly budget, the key's soft limit: after the answer's work, never failing it
+  afterwards(alertsAfterSubmit(app, { payer, apiKeyId: caller.apiKeyId, now }));
   return submitted(ctx, id, 'queued', price, outcome.balance);
 };

@@ -38,6 +38,7 @@ import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets }
 import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
 import { adminModelMargins } from './margins.ts';
 import { adminUsage, getUsage } from './usage.ts';
+import { getAlertSettings, listAlertsRoute, updateAlertSettingsRoute } from './alerts.ts';
 import { adminReloadCatalog } from './catalog-reload.ts';
 import { deleteModelDiscount, listModelDiscounts, myModelDiscounts, upsertModelDiscounts } from './discounts.ts';
 import { adminManageSubscription, getMySubscription } from './subscriptions.ts';
@@ -142,6 +143,9 @@ const handlers: HandlerMap = {
   adminModelMargins,
   adminUsage,
   getUsage,
+  getAlertSettings,
+  updateAlertSettings: updateAlertSettingsRoute,
+  listAlerts: listAlertsRoute,
   adminReloadCatalog,
   listModelDiscounts,
   upsertModelDiscounts,

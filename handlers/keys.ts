@@ -9,13 +9,14 @@ import { ForbiddenError, NotFoundError, ValidationFailedError } from '../lib/err
 import { findUserKey, insertApiKey, listUserKeys, revokeKey, rotateKey, updateUserKey } from '../db/api-keys.ts';
 import type { ApiKeyRecord, KeyLimits, KeyOwner, KeyRestrictions, KeyUpdate } from '../db/api-keys.ts';
 import { keySpend } from '../db/key-spend.ts';
+import { forgetKeySoftLimit } from './alerts.ts';
 import type { SpendPeriod } from '../db/key-spend.ts';
 import { findTeamKey, insertTeamApiKey, listTeamKeys, revokeTeamKey, updateTeamKey } from '../db/team-resources.ts';
 import type { TeamApiKeyRecord } from '../db/team-resources.ts';
 import { KEY_PREFIX_LIVE, KEY_PREFIX_TEST, newSecret, sha256Hex } from '../lib/secrets.ts';
 
 export function keyView(k: ApiKeyRecord) {
-  return { id: k.id, name: k.name, prefix: k.prefix, is_test: k.isTest, ip_whitelist: k.ipWhitelist, scopes: k.scopes, rate_limit_per_minute: k.rateLimitPerMinute, max_concurrent: k.maxConcurrent, expires_at: k.expiresAt, spend_limit: k.spendLimit, spend_limit_period: k.spendLimitPeriod, rotated_at: k.rotatedAt, grace_until: k.previousValidUntil, created_at: k.createdAt, last_used_at: k.lastUsedAt };
+  return { id: k.id, name: k.name, prefix: k.prefix, is_test: k.isTest, ip_whitelist: k.ipWhitelist, scopes: k.scopes, rate_limit_per_minute: k.rateLimitPerMinute, max_concurrent: k.maxConcurrent, expires_at: k.expiresAt, spend_limit: k.spendLimit, spend_limit_period: k.spendLimitPeriod, soft_spend_limit: k.softSpendLimit, rotated_at: k.rotatedAt, grace_until: k.previousValidUntil, created_at: k.createdAt, last_used_at: k.lastUsedAt };
 }
 
 /** A listed key with what it has spent in its limit's current period (null: no limit). */
@@ -255,7 +256,7 @@ async function newKeyRestrictions(app: App, caller: OwnedCaller, body: Restricti
  * own, never none; a key changing itself (`itself`) may only narrow its expiry and spend limit
  * (a month's limit is narrower than the same amount a day).
  */
-async function keyUpdate(app: App, caller: OwnedCaller, target: ApiKeyRecord, itself: boolean, body: RestrictionBody & LimitsBody & { name?: string; ip_whitelist?: string[]; scopes?: string[] }): Promise<KeyUpdate> {
+async function keyUpdate(app: App, caller: OwnedCaller, target: ApiKeyRecord, itself: boolean, body: RestrictionBody & LimitsBody & { name?: string; ip_whitelist?: string[]; scopes?: string[]; soft_spend_limit?: number | null }): Promise<KeyUpdate> {
   if (caller.isTest && !target.isTest) throw new ForbiddenError('a sandbox key may only update sandbox keys; use a production key or a session');
   const update: KeyUpdate = {};
   if (body.name !== undefined) update.name = body.name;
@@ -278,6 +279,7 @@ async function keyUpdate(app: App, caller: OwnedCaller, target: ApiKeyRecord, it
     update.spendLimit = checkedSpendLimit(body, target, itself ? target : null,
       `a key may only lower its own spend limit (${target.spendLimit ?? ''} per ${target.spendLimitPeriod ?? ''}); use a session or another key`);
   }
+  if (body.soft_spend_limit !== undefined) update.softSpendLimit = body.soft_spend_limit;
   if (body.rate_limit_per_minute !== undefined) update.rateLimitPerMinute = boundedLimit(app, caller, 'rate_limit_per_minute', body.rate_limit_per_minute);
   if (body.max_concurrent !== undefined) update.maxConcurrent = boundedLimit(app, caller, 'max_concurrent', body.max_concurrent);
   if (body.scopes !== undefined) update.scopes = narrowedScopes(target, body.scopes);
@@ -366,6 +368,7 @@ export const updateApiKey: Handler<'updateApiKey'> = async ({ app, caller, param
   const updated = await updateUserKey(app.db, caller.userId, id, await keyUpdate(app, caller, target, itself, body));
   if (!updated) throw new NotFoundError('API key not found');
   await app.credentials.invalidate({ userIds: [caller.userId] });
+  forgetKeySoftLimit(app, id);
   // the key as listed: with what it has spent in its limit's current period
   return withSpend(app, updated, keyView);
 };
@@ -381,6 +384,7 @@ export const updateTeamApiKey: Handler<'updateTeamApiKey'> = async ({ app, calle
   const updated = await updateTeamKey(app.db, teamId, id, await keyUpdate(app, caller, target, itself, body));
   if (!updated) throw new NotFoundError('API key not found');
   await app.credentials.invalidate({ teamIds: [teamId] });
+  forgetKeySoftLimit(app, id);
   app.log.info({ event: 'team_key_updated', teamId, keyId: id, by: caller.userId }, 'teams: API key updated');
   return withSpend(app, { ...updated, teamId }, teamKeyView);
 };

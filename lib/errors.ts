@@ -18,6 +18,7 @@ export const ERRORS = {
   api_key_expired: { status: [401], meaning: 'an API key used after the `expires_at` set on it' },
   insufficient_credit: { status: [402], meaning: "the paying wallet cannot cover the request's price; `detail` names the price, never the balance" },
   key_spend_limit_exceeded: { status: [402], meaning: "the submitting API key's spend limit for its day or month (UTC) cannot cover the price" },
+  budget_exceeded: { status: [402], meaning: "the price would take the paying wallet's credits committed this UTC month past its hard monthly budget (set with `PUT /app/alert_settings`); `detail` names the budget, and nothing was held" },
   max_cost_exceeded: { status: [402], meaning: 'the price of a model submit is above the most the request said it would pay (`Max-Cost` header or `max_cost` query parameter); `detail` and `X-Cost` give the price, and nothing was held' },
   forbidden: { status: [403], meaning: 'the credential is valid but not allowed: an IP-restricted key used from another address, a team role without the permission, a credential asking for more than it holds, registration closed to this address' },
   insufficient_scope: { status: [403], meaning: "an OAuth access token without the operation's scope; `WWW-Authenticate` names the scope" },
@@ -136,6 +137,15 @@ export class ApiKeyExpiredError extends DomainError {
 export class KeySpendLimitError extends DomainError {
   readonly status = 402;
   readonly code = 'key_spend_limit_exceeded';
+}
+
+/** A submit past the paying wallet's hard monthly budget: nothing was held. */
+export class BudgetExceededError extends DomainError {
+  readonly status = 402;
+  readonly code = 'budget_exceeded';
+  constructor(price: number, budget: number) {
+    super(`this request costs ${price} credits, which would take this month's spend past the monthly budget of ${budget} credits; nothing was held`);
+  }
 }
 
 /** A model submit whose price is above the caller's `Max-Cost`: nothing was held. */

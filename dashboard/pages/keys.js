@@ -35,7 +35,7 @@ function localInput(iso) {
 function formOf(k) {
   return {
     name: k.name, sandbox: k.is_test, ips: k.ip_whitelist.join(', '), expires: localInput(k.expires_at),
-    spendLimit: k.spend_limit ?? '', spendPeriod: k.spend_limit_period ?? 'month', perMinute: k.rate_limit_per_minute ?? '', concurrent: k.max_concurrent ?? '',
+    spendLimit: k.spend_limit ?? '', softLimit: k.soft_spend_limit ?? '', spendPeriod: k.spend_limit_period ?? 'month', perMinute: k.rate_limit_per_minute ?? '', concurrent: k.max_concurrent ?? '',
     scopes: k.scopes ?? ALL_SCOPES, held: k.scopes ?? ALL_SCOPES,
   };
 }
@@ -53,6 +53,8 @@ function bodyOf(form, original) {
     max_concurrent: numberOrNull(form.concurrent),
   };
   if (all.spend_limit !== null) all.spend_limit_period = form.spendPeriod;
+  // the soft limit (an alert, nothing refused) is set on an existing key
+  if (original) all.soft_spend_limit = numberOrNull(form.softLimit);
   if (!original) {
     const body = { is_test: form.sandbox };
     for (const [k, v] of Object.entries(all)) if (v !== null && !(Array.isArray(v) && v.length === 0)) body[k] = v;
@@ -61,7 +63,7 @@ function bodyOf(form, original) {
   const before = bodyOf(formOf(original), null);
   const changed = {};
   for (const [k, v] of Object.entries(all)) {
-    const was = k === 'ip_whitelist' ? original.ip_whitelist : before[k] ?? null;
+    const was = k === 'ip_whitelist' ? original.ip_whitelist : k === 'soft_spend_limit' ? original.soft_spend_limit ?? null : before[k] ?? null;
     if (JSON.stringify(v) !== JSON.stringify(was)) changed[k] = v;
   }
   if ('spend_limit' in changed && changed.spend_limit !== null) changed.spend_limit_period = form.spendPeriod;
@@ -96,6 +98,9 @@ function KeyFields({ form, set, editing, idPrefix }) {
           <select id=${id('period')} name="spend_limit_period" value=${form.spendPeriod} onChange=${on('spendPeriod')}>
             <option value="day">day (UTC)</option><option value="month">month (UTC)</option>
           </select></div>
+        ${editing && html`<div class="field"><label for=${id('soft')}>Alert at (credits)</label>
+          <input id=${id('soft')} type="number" min="1" step="1" name="soft_spend_limit" value=${form.softLimit} onInput=${on('softLimit')} placeholder="no alert" aria-describedby=${id('soft-hint')} />
+          <small id=${id('soft-hint')}>An email once the key has spent this much in its period (the spend limit's, else the month); nothing is refused.</small></div>`}
         <div class="field"><label for=${id('rpm')}>Runs per minute</label>
           <input id=${id('rpm')} type="number" min="1" step="1" name="rate_limit_per_minute" value=${form.perMinute} onInput=${on('perMinute')} placeholder="gateway default" /></div>
         <div class="field"><label for=${id('conc')}>Runs at once</label>

@@ -1,6 +1,6 @@
 // Usage: spend per day stacked by model and spend by API key over a range the user picks, totals
-// (the ledger's charges less refunds in the range, computed by the gateway), and a CSV export of
-// the rows by day and model. All from GET /app/usage; nothing is summed from ledger pages here.
+// (the ledger's charges less refunds in the range, computed by the gateway), a CSV export of
+// the rows by day and model, and the wallet's alerts and budget with the alerts sent. All from GET /app/usage; nothing is summed from ledger pages here.
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { Notice, credits, usd } from './ui.js';
@@ -28,6 +28,54 @@ function Range({ from, to, onChange }) {
     <label>To <input type="date" name="to" value=${t} min=${f} onInput=${(e) => setT(e.target.value)} required /></label>
     <button type="submit">Show</button>
   </form>`;
+}
+
+const KIND_TEXT = { low_balance: 'Low balance', monthly_budget: 'Monthly budget reached', key_soft_limit: 'API key spend alert' };
+
+/** The wallet's alerts and budget (GET/PUT /app/alert_settings) and the alerts sent (GET /app/alerts). */
+function Alerts() {
+  const [settings, setSettings] = useState(null);
+  const [alerts, setAlerts] = useState(null);
+  const [error, setError] = useState(null);
+  const [saved, setSaved] = useState(false);
+  const load = () => Promise.all([api('GET', '/app/alert_settings', { team: true }), api('GET', '/app/alerts', { team: true })])
+    .then(([a, b]) => { setSettings(a.body); setAlerts(b.body.items); }, setError);
+  useEffect(() => { load(); }, []);
+  if (!settings) return html`<${Notice} error=${error} />${!error && html`<p class="loading" role="status">Loading…</p>`}`;
+  const number = (v) => (v === '' ? null : Number(v));
+  async function save(e) {
+    e.preventDefault();
+    setError(null);
+    setSaved(false);
+    const f = new FormData(e.target);
+    const body = { low_balance_threshold: number(f.get('low_balance_threshold')), monthly_budget: number(f.get('monthly_budget')), monthly_budget_mode: f.get('monthly_budget_mode') };
+    try {
+      setSettings((await api('PUT', '/app/alert_settings', { team: true, body })).body);
+      setSaved(true);
+    } catch (err) { setError(err); }
+  }
+  return html`
+    <${Notice} error=${error} />
+    <form onSubmit=${save} class="settings" aria-label="Alerts and budget" data-testid="alert-settings">
+      <label>Alert when the balance falls below (credits)
+        <input type="number" name="low_balance_threshold" min="1" step="1" value=${settings.low_balance_threshold ?? ''} placeholder="off" /></label>
+      <label>Monthly budget (credits)
+        <input type="number" name="monthly_budget" min="0" step="1" value=${settings.monthly_budget ?? ''} placeholder="none" /></label>
+      <label>When the budget is reached
+        <select name="monthly_budget_mode" value=${settings.monthly_budget_mode}>
+          <option value="soft">Alert only</option>
+          <option value="hard">Alert and refuse runs past it</option>
+        </select></label>
+      <p class="muted">Alerts are emailed to you (for a team: its owners, admins and billing members), once each time a line is crossed. Leave a field empty to turn it off.</p>
+      <button type="submit">Save alerts</button>
+      ${saved && html`<span role="status">Saved.</span>`}
+    </form>
+    <h3>Alerts sent</h3>
+    ${alerts.length
+      ? html`<ul class="recent" data-testid="alerts">${alerts.map((a) => html`<li>
+          <strong>${KIND_TEXT[a.kind] ?? a.kind}</strong>
+          <span class="muted">${credits(a.value)} against ${credits(a.threshold)} · ${a.period}${a.api_key_id !== null ? ` · key ${a.api_key_id}` : ''} · ${new Date(a.created_at).toLocaleString()}</span></li>`)}</ul>`
+      : html`<p class="muted">No alerts yet.</p>`}`;
 }
 
 export function Usage() {
@@ -80,5 +128,6 @@ export function Usage() {
   return html`
     <${Notice} error=${error} />
     <${Range} from=${range.from} to=${range.to} onChange=${(from, to) => setRange({ from, to })} />
-    ${content}`;
+    ${content}
+    <div class="card"><h2>Alerts and budget</h2><${Alerts} /></div>`;
 }

@@ -55,6 +55,7 @@ import * as m20261129_7001_prediction_usage from './20261129_7001_prediction_usa
 import * as m20261129_7101_usage_ledger_indexes from './20261129_7101_usage_ledger_indexes.ts';
 import * as m20261129_7500_prediction_logs from './20261129_7500_prediction_logs.ts';
 import * as m20261129_7901_session_handoffs from './20261129_7901_session_handoffs.ts';
+import * as m20261129_7950_alerts from './20261129_7950_alerts.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -116,6 +117,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261129_7101_usage_ledger_indexes', m20261129_7101_usage_ledger_indexes],
   ['20261129_7500_prediction_logs', m20261129_7500_prediction_logs],
   ['20261129_7901_session_handoffs', m20261129_7901_session_handoffs],
+  ['20261129_7950_alerts', m20261129_7950_alerts],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -14,7 +14,8 @@ import type { Owner } from '../owner.ts';
 import { ownerKey } from '../../lib/owner.ts';
 import { withLockRetry } from '../retry.ts';
 import { marks } from '../sql.ts';
-import { checkKeySpend } from '../key-spend.ts';
+import { checkKeySpend, lockKey } from '../key-spend.ts';
+import { hardBudgetRefusal } from '../alerts.ts';
 import { checkEmbedLimits } from '../embed-codes.ts';
 import { InsufficientCreditError } from '../errors.ts';
 import { unfinishedCounts } from '../unfinished.ts';
@@ -85,6 +86,7 @@ export class PortableEngine implements Engine {
     const { p, now, limits, embed, row } = req;
     const checked = embed !== undefined || limitsApply(p, limits);
     const spendChecked = req.keySpendLimited === true && p.apiKeyId !== null && p.price > 0;
+    const budgetChecked = req.hardBudget === true && p.price > 0;
     if (p.price === 0 && !checked && alsoWrite === undefined) {
       await this.db('predictions').insert(row);
       return this.accepted(undefined, row);
@@ -96,11 +98,29 @@ export class PortableEngine implements Engine {
     // A deadlock victim is rolled back whole (hold and insert), so running it again is safe.
     try {
       return await withLockRetry(() => this.db.transaction(async (trx): Promise<SubmitOutcome> => {
+        // A hard budget: every lock before any read, so that on MariaDB the reads' snapshot is
+        // taken once the wallet is locked (the key's row, then the wallet's, as every submit
+        // takes them); with an embed code, whose row comes before the wallet's, below.
+        if (budgetChecked && !embed) {
+          if (spendChecked) await lockKey(trx, p.apiKeyId!);
+          await lockWallet(trx, payer);
+        }
         if (spendChecked) await checkKeySpend(trx, p.apiKeyId!, p.price, now);
+        if (budgetChecked && !embed) {
+          const budget = await hardBudgetRefusal(trx, payer, p.price, now, { locking: false });
+          if (budget !== undefined) return { accepted: false, scope: 'budget', limit: budget };
+        }
         if (embed) {
           // the code's row first, then the wallet: every embed submit takes them in this order
           const outcome = await checkEmbedLimits(trx, embed, p.price, now);
           if (!outcome.ok) return { accepted: false, scope: outcome.reason === 'concurrency' ? 'embed' : outcome.reason === 'daily' ? 'embed-daily' : 'embed-monthly', limit: outcome.limit };
+        }
+        if (budgetChecked && embed) {
+          // after the code's row: the wallet's, then the month's spend read with a locking read
+          // (the snapshot may predate the wallet's lock)
+          await lockWallet(trx, payer);
+          const budget = await hardBudgetRefusal(trx, payer, p.price, now, { locking: true });
+          if (budget !== undefined) return { accepted: false, scope: 'budget', limit: budget };
         }
         let wallet: { balance: number } | undefined;
         if (checked && limits) {

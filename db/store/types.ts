@@ -59,6 +59,8 @@ export interface SubmitRequest {
   limits?: ConcurrencyLimits;
   /** the submitting key has a spend limit (db/key-spend.ts): its row is locked and its spend read first */
   keySpendLimited?: boolean;
+  /** the paying wallet has a hard monthly budget (db/alerts.ts): its row is locked and the month's spend read before the hold */
+  hardBudget?: boolean;
   /** made with an embed code: its caps, checked under the code's row lock before the wallet's */
   embed?: EmbedLimits;
 }
@@ -84,7 +86,8 @@ export interface Ticket {
 export type SubmitOutcome =
   | { accepted: true; balance?: number; ticket?: Ticket }
   | { accepted: false; scope: 'key' | 'account' | 'embed'; limit: number }
-  | { accepted: false; scope: 'embed-daily' | 'embed-monthly'; limit: number };
+  | { accepted: false; scope: 'embed-daily' | 'embed-monthly'; limit: number }
+  | { accepted: false; scope: 'budget'; limit: number };
 
 /** A sandbox request: born completed, with sample outputs and no price. */
 export interface SandboxRequest {

@@ -119,9 +119,44 @@ test.serial('the usage page shows totals equal to the ledger, spend per day stac
   t.deepEqual(problems, []);
 });
 
+test.serial('alerts and a budget are set on the usage page, and the alert a run then sends is listed there', async (t) => {
+  await page.goto(`${base}/dashboard#/overview`);
+  await page.goto(`${base}/dashboard#/usage`);
+  const form = page.getByTestId('alert-settings');
+  await form.waitFor();
+  await form.getByLabel('Alert when the balance falls below (credits)').fill('50');
+  await form.getByLabel('Monthly budget (credits)').fill('100');
+  await form.getByLabel('When the budget is reached').selectOption('soft');
+  await form.getByRole('button', { name: 'Save alerts' }).click();
+  await form.getByText('Saved.').waitFor();
+  const settings = await gw.app.db('users').where({ id: account.userId }).first<{ low_balance_threshold: number; monthly_budget: number; monthly_budget_hard: number }>();
+  t.deepEqual([Number(settings!.low_balance_threshold), Number(settings!.monthly_budget), Number(settings!.monthly_budget_hard)], [50, 100, 0]);
+  await page.getByText('No alerts yet.').waitFor();
+  // a run past the budget (this month's seeded runs are far above it) sends the budget's alert
+  await run(account.liveKey);
+  await waitFor(async () => (await gw.app.db('alerts').where({ user_id: account.userId })).length > 0, { what: 'the alert' });
+  await page.reload();
+  await page.getByTestId('alerts').getByText('Monthly budget reached').waitFor();
+  await screenshot(page, 'dashboard', 'usage-alerts');
+  t.deepEqual(problems, []);
+});
+
+test.serial('a key\'s spend alert is set from the keys page', async (t) => {
+  await page.goto(`${base}/dashboard#/keys`);
+  await page.getByRole('button', { name: 'Edit second' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Alert at (credits)').fill('1000');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Saved "second".').waitFor();
+  const key = await gw.app.db('api_keys').where({ user_id: account.userId, name: 'second' }).first<{ soft_spend_limit: number | string | null; name: string }>();
+  t.is(Number(key!.soft_spend_limit), 1000);
+  t.deepEqual(problems, []);
+});
+
 test.serial('the usage page fits a phone screen', async (t) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  // the range picked above is the page's own state: a reload starts again from the last 30 days
+  // a fresh load starts again from the last 30 days
+  await page.goto(`${base}/dashboard#/usage`);
   await page.reload();
   await page.locator('[data-testid="usage-by-day"] .uplot canvas').waitFor();
   const wide = await page.evaluate<number>('document.documentElement.scrollWidth');

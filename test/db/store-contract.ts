@@ -230,6 +230,28 @@ export function storeContract(engine: EngineUnderTest): void {
     await assertLedger(t, gw.app.db);
   });
 
+  test(`${prefix}a wallet's hard monthly budget admits exactly what fits of parallel submits (with a key's spend limit and concurrency limits too); the rest hold nothing; without the flag nothing is checked`, async (t) => {
+    const gw = await gatewayFor(t);
+    const acct = await newAccount(gw, 10_000);
+    await gw.app.db('users').where({ id: acct.userId }).update({ monthly_budget: 450, monthly_budget_hard: true });
+    const [keyId] = await keyIds(gw, acct.session, 1);
+    await gw.app.db('api_keys').where({ id: keyId }).update({ spend_limit: 10_000, spend_limit_period: 'month' });
+    const ps = Array.from({ length: 10 }, (_, i) => request(acct.userId, 100, i % 2 ? keyId! : null));
+    const outcomes = await Promise.all(ps.map((p) => gw.app.store.submit({ p, now: Date.now(), hardBudget: true, keySpendLimited: p.apiKeyId !== null, limits: { perKey: 0, perAccount: 50 } })));
+    t.is(outcomes.filter((o) => o.accepted).length, 4);
+    for (const o of outcomes.filter((x) => !x.accepted)) t.deepEqual(o, { accepted: false, scope: 'budget', limit: 450 });
+    t.deepEqual(await wallet(gw.app.db, personal(acct.userId)), { balance: 9600, held: 400 });
+    t.is(await count(gw.app.db('predictions').where({ user_id: acct.userId })), 4);
+    // a failed prediction gave its hold back: it no longer counts toward the month
+    const failed = (await gw.app.db('predictions').where({ user_id: acct.userId }).first('id')).id as string;
+    await gw.app.db('predictions').where({ id: failed }).update({ status: 'failed' });
+    t.like(await gw.app.store.submit({ p: request(acct.userId, 100), now: Date.now(), hardBudget: true }), { accepted: true });
+    t.like(await gw.app.store.submit({ p: request(acct.userId, 100), now: Date.now(), hardBudget: true }), { accepted: false, scope: 'budget' });
+    // the flag is the caller's word that a budget is set: without it the submit is not checked
+    t.like(await gw.app.store.submit({ p: request(acct.userId, 100), now: Date.now() }), { accepted: true });
+    await assertRowsInSequence(t, gw.app.db, personal(acct.userId));
+  });
+
   test(`${prefix}a submit among others that fails (a duplicate id) fails alone: the others are accepted, nothing is held twice`, async (t) => {
     const gw = await gatewayFor(t);
     const acct = await newAccount(gw, 1000);

@@ -83,7 +83,9 @@ test.serial('personal usage at volume equals the ledger in every grouping, and s
   const counts = await predictionCount((q) => q.where({ user_id: a.userId }).whereNull('team_id'), fromMs, toMs);
   t.true(spend > 10_000, String(spend));
   for (const groupBy of ['day', 'model', 'api_key', 'source', 'day,model', 'model,api_key']) {
+    const started = performance.now();
     const r = await callOperation<Usage>(gw, 'getUsage', { as: a.session, query: { from, to, group_by: groupBy } });
+    t.log(`group_by=${groupBy}: ${r.body.rows.length} rows over ${counts.runs + counts.sandbox} runs in ${Math.round(performance.now() - started)} ms`);
     t.is(r.status, 200, r.raw.payload);
     t.is(r.body.totals.spend, spend, groupBy);
     t.deepEqual([r.body.totals.runs, r.body.totals.failed_runs, r.body.totals.sandbox_runs], [counts.runs, counts.failed, counts.sandbox], groupBy);

@@ -54,6 +54,10 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   getUserDetails: 'account:read',
   listCreditTransactions: 'account:read',
   getUsage: 'account:read',
+  getAlertSettings: 'account:read',
+  listAlerts: 'account:read',
+  // alerts and budgets are account administration, like keys and teams
+  updateAlertSettings: 'keys:manage',
   myModelDiscounts: 'account:read',
   getMySubscription: 'account:read',
   listMediaAssets: 'account:read',

@@ -1998,6 +1998,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/alert_settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the alert and budget settings
+         * @description The low-balance threshold and the monthly budget and its mode of the caller's wallet (or, with `team_id`, the team's). Null: not set.
+         */
+        get: operations["getAlertSettings"];
+        /**
+         * Set the alert and budget settings
+         * @description Sets every setting of the wallet (a field left out or null turns it off). `low_balance_threshold`: an alert when a submit leaves the spendable balance below it; it goes out once, and again only after the balance was seen back at or above it. `monthly_budget`: an alert when the credits committed this UTC month (held or charged) reach it, once a month; with `monthly_budget_mode` `hard`, a submit whose price would take the month past the budget is also refused with 402 `budget_exceeded` naming the budget, and nothing is held. Alerts are mailed to the account's owner (for a team: its owners, admins and billing members).
+         */
+        put: operations["updateAlertSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the alerts sent
+         * @description The alerts sent for the caller's wallet (or, with `team_id`, the team's) and its keys, newest first, the last 100: which line was crossed (`kind`), in which period, the line (`threshold`) and the value that crossed it, in credits.
+         */
+        get: operations["listAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/credit_transactions": {
         parameters: {
             query?: never;
@@ -3192,7 +3236,7 @@ export interface components {
         ErrorDetail: {
             /** @description Human-readable reason. */
             detail: string;
-            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `max_cost_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`, `csrf_token_invalid`, and on the OpenAI-compatible routes (in OpenAI's error body) `model_not_found`, `wrong_model_category`, `upstream_failed`, `upstream_timeout`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
+            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `max_cost_exceeded`, `budget_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`, `csrf_token_invalid`, and on the OpenAI-compatible routes (in OpenAI's error body) `model_not_found`, `wrong_model_category`, `upstream_failed`, `upstream_timeout`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
             code?: string;
         };
         ValidationError: {
@@ -4636,6 +4680,8 @@ export interface components {
              * @enum {string}
              */
             spend_limit_period?: "day" | "month";
+            /** @description An alert (by email, listed by listAlerts) once the key has spent this many credits in its period (the period of `spend_limit`, else the UTC month); nothing is refused. Null removes it. */
+            soft_spend_limit?: number | null;
             /** @description Model submits per minute this key may make; null returns to the gateway's default (`GENERATE_RATE_PER_KEY`). When the call is made with an API key, it may not be set above that key's own limit (403). */
             rate_limit_per_minute?: number | null;
             /** @description Predictions of this key that may be unfinished at once; null returns to the gateway's default (`GENERATE_CONCURRENT_PER_KEY`). Bounded like `rate_limit_per_minute`. */
@@ -4724,6 +4770,8 @@ export interface components {
             spend_limit?: number | null;
             /** @enum {string|null} */
             spend_limit_period?: "day" | "month" | null;
+            /** @description Credits after which the key's spending alerts (once per period); null none. */
+            soft_spend_limit?: number | null;
             /** @description In lists and update answers, for a key with a spend limit, the credits it has committed in the current period of its limit (the UTC day or month; held and settled predictions); null without a limit. */
             spend_so_far?: number | null;
             /**
@@ -6022,6 +6070,68 @@ export interface components {
             changed: string[];
             /** @description The files load to the catalog already in use; nothing was replaced. */
             unchanged: boolean;
+        };
+        /**
+         * @example {
+         *       "low_balance_threshold": 5000,
+         *       "monthly_budget": 200000,
+         *       "monthly_budget_mode": "hard"
+         *     }
+         */
+        AlertSettings: {
+            /** @description Alert when a submit leaves the spendable balance below this many credits; null: off. */
+            low_balance_threshold: number | null;
+            /** @description Credits the wallet may commit per UTC month; null: no budget. */
+            monthly_budget: number | null;
+            /**
+             * @description soft: an alert when the budget is reached; hard: also refuse submits past it (402 budget_exceeded).
+             * @enum {string}
+             */
+            monthly_budget_mode: "soft" | "hard";
+        };
+        AlertSettingsRequest: {
+            low_balance_threshold?: number | null;
+            monthly_budget?: number | null;
+            /**
+             * @default soft
+             * @enum {string}
+             */
+            monthly_budget_mode?: "soft" | "hard";
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": 7,
+         *           "kind": "monthly_budget",
+         *           "api_key_id": null,
+         *           "period": "2026-11",
+         *           "threshold": 200000,
+         *           "value": 200450,
+         *           "created_at": "2026-11-29T10:00:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        AlertList: {
+            items: {
+                id: number;
+                /**
+                 * @description Which line was crossed.
+                 * @enum {string}
+                 */
+                kind: "low_balance" | "monthly_budget" | "key_soft_limit";
+                /** @description The key, for key_soft_limit. */
+                api_key_id: number | null;
+                /** @description The month (YYYY-MM), the key limit's day or month, or the low-balance alert's count. */
+                period: string;
+                /** @description The line, in credits. */
+                threshold: number;
+                /** @description The balance or spend that crossed it, in credits. */
+                value: number;
+                /** Format: date-time */
+                created_at: string;
+            }[];
         };
         UsageCounts: {
             /** @description Production predictions submitted (with a sandbox key, sandbox ones). */
@@ -7742,7 +7852,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDetail"];
             };
         };
-        /** @description The wallet balance does not cover the cost (`insufficient_credit`), the submitting API key's spend limit for its period does not (`key_spend_limit_exceeded`), or the price is above the request's `Max-Cost` (`max_cost_exceeded`). */
+        /** @description The wallet balance does not cover the cost (`insufficient_credit`), the submitting API key's spend limit for its period does not (`key_spend_limit_exceeded`), the price is above the request's `Max-Cost` (`max_cost_exceeded`), or it would take the paying wallet past its hard monthly budget (`budget_exceeded`). */
         InsufficientCredit: {
             headers: {
                 [name: string]: unknown;
@@ -11192,6 +11302,105 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getAlertSettings: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateAlertSettings: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description The settings now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAlerts: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alerts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listCreditTransactions: {
         parameters: {
             query?: {
@@ -14123,6 +14332,7 @@ export type ErrorCode =
     | "api_key_expired"
     | "insufficient_credit"
     | "key_spend_limit_exceeded"
+    | "budget_exceeded"
     | "max_cost_exceeded"
     | "forbidden"
     | "insufficient_scope"

@@ -1,0 +1,153 @@
+// Alerts and budgets (docs/api/alerts.md): a wallet's settings (low-balance threshold, monthly
+// budget soft or hard), a key's soft spend limit, the month's committed
+// spend, the hard budget's check inside a submit's transaction (db/store/portable.ts), and the
+// crossings: one `alerts` row per (subject, kind, period), inserted by whichever concurrent caller
+// gets there first; only that caller sends the alert.
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Db } from './knex.ts';
+import { ownerWhere } from './owner.ts';
+import type { Owner } from './owner.ts';
+import { walletRow } from './wallet/ledger.ts';
+import { bool, num, numOrNull } from './rows.ts';
+import { periodStart } from './key-spend.ts';
+import type { SpendPeriod } from './key-spend.ts';
+
+export interface AlertSettings {
+  lowBalanceThreshold: number | null;
+  monthlyBudget: number | null;
+  /** hard: submits past the budget are refused; soft: alert only */
+  monthlyBudgetHard: boolean;
+  lowBalanceEpoch: number;
+  /** the wallet's spendable balance when read */
+  balance: number;
+}
+
+export const ALERT_KINDS = ['low_balance', 'monthly_budget', 'key_soft_limit'] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
+const SETTINGS_COLUMNS = ['low_balance_threshold', 'monthly_budget', 'monthly_budget_hard', 'low_balance_epoch', 'balance'];
+
+function settingsOf(r: Record<string, unknown> | undefined): AlertSettings | undefined {
+  if (!r) return undefined;
+  return {
+    lowBalanceThreshold: numOrNull(r.low_balance_threshold ?? null),
+    monthlyBudget: numOrNull(r.monthly_budget ?? null),
+    monthlyBudgetHard: bool(r.monthly_budget_hard),
+    lowBalanceEpoch: num(r.low_balance_epoch ?? 0),
+    balance: num(r.balance ?? 0),
+  };
+}
+
+export async function alertSettings(db: Knex, owner: Owner): Promise<AlertSettings | undefined> {
+  return settingsOf(await walletRow(db, owner).first(SETTINGS_COLUMNS) as Record<string, unknown> | undefined);
+}
+
+export async function updateAlertSettings(db: Db, owner: Owner, s: Omit<AlertSettings, 'lowBalanceEpoch' | 'balance'>): Promise<void> {
+  await walletRow(db, owner).update({
+    low_balance_threshold: s.lowBalanceThreshold, monthly_budget: s.monthlyBudget, monthly_budget_hard: s.monthlyBudgetHard
+  });
+}
+
+/** YYYY-MM of the UTC month containing `now`. */
+export const monthKey = (now: number) => new Date(now).toISOString().slice(0, 7);
+
+/**
+ * Credits the wallet has committed this UTC month (held or charged): the prices of its production
+ * predictions created this month that did not fail or get cancelled (their holds went back).
+ */
+export async function monthSpend(db: Knex, payer: Owner, now: number, opts: { locking?: boolean } = {}): Promise<number> {
+  const q = db('predictions').where(ownerWhere(payer));
+  // a locking read sees the latest committed rows whatever the transaction's snapshot (MariaDB; SQLite has one writer)
+  if (opts.locking) q.forShare();
+  const row = await q
+    .andWhere('created_at', '>=', periodStart('month', now))
+    .whereNotIn('status', ['failed', 'cancelled'])
+    .sum<{ spent: number | string | null }[]>({ spent: 'price' })
+    .first();
+  return num(row?.spent ?? 0);
+}
+
+/**
+ * A hard monthly budget, checked in the submit's transaction after the wallet's row is locked
+ * (every submit of the wallet queues on it, so parallel submits admit exactly what fits): the
+ * budget read again under the lock, so one set a moment ago applies. Undefined when it admits the
+ * price; else the budget.
+ */
+export async function hardBudgetRefusal(trx: Knex, payer: Owner, price: number, now: number, opts: { locking: boolean }): Promise<number | undefined> {
+  const s = await alertSettings(trx, payer);
+  if (!s || s.monthlyBudget === null || !s.monthlyBudgetHard) return undefined;
+  const spent = await monthSpend(trx, payer, now, opts);
+  return spent + price > s.monthlyBudget ? s.monthlyBudget : undefined;
+}
+
+export interface Crossing {
+  owner: Owner;
+  apiKeyId: number | null;
+  subject: string;
+  kind: AlertKind;
+  period: string;
+  threshold: number;
+  value: number;
+  now: number;
+}
+
+/**
+ * Records a crossing once: an INSERT that a duplicate (subject, kind, period) turns into nothing,
+ * then a read of the row's claim. True for the one caller whose insert made the row.
+ */
+export async function recordCrossing(db: Db, c: Crossing): Promise<boolean> {
+  const claim = crypto.randomBytes(12).toString('hex');
+  await db('alerts').insert({
+    user_id: c.owner.userId, team_id: c.owner.teamId, api_key_id: c.apiKeyId, subject: c.subject, kind: c.kind, period: c.period,
+    threshold: c.threshold, value: c.value, claim, created_at: c.now,
+  }).onConflict(['subject', 'kind', 'period']).ignore();
+  const row = await db('alerts').where({ subject: c.subject, kind: c.kind, period: c.period }).first('claim') as { claim: string } | undefined;
+  return row?.claim === claim;
+}
+
+/** Whether an alert of this kind was recorded for the period (the low-balance alert's current epoch). */
+export async function crossingRecorded(db: Db, subject: string, kind: AlertKind, period: string): Promise<boolean> {
+  return (await db('alerts').where({ subject, kind, period }).first('id')) !== undefined;
+}
+
+/** Moves the low-balance alert on to its next epoch, once (conditional on the epoch read). */
+export async function rearmLowBalance(db: Db, owner: Owner, epoch: number): Promise<void> {
+  await walletRow(db, owner).where('low_balance_epoch', epoch).update({ low_balance_epoch: epoch + 1 });
+}
+
+export interface AlertRecord {
+  id: number;
+  kind: AlertKind;
+  apiKeyId: number | null;
+  period: string;
+  threshold: number;
+  value: number;
+  createdAt: number;
+}
+
+export async function listAlerts(db: Db, owner: Owner, limit: number): Promise<AlertRecord[]> {
+  const rows = await db('alerts').where(ownerWhere(owner)).orderBy('id', 'desc').limit(limit) as Array<Record<string, unknown>>;
+  return rows.map((r) => ({
+    id: num(r.id), kind: String(r.kind) as AlertKind, apiKeyId: numOrNull(r.api_key_id ?? null), period: String(r.period),
+    threshold: num(r.threshold), value: num(r.value), createdAt: num(r.created_at),
+  }));
+}
+
+/** A key's soft spend limit and its period (the key's hard limit's period, else a month). */
+export async function keySoftLimit(db: Db, keyId: number): Promise<{ amount: number; period: SpendPeriod } | undefined> {
+  const r = await db('api_keys').where('id', keyId).first('soft_spend_limit', 'spend_limit_period') as Record<string, unknown> | undefined;
+  if (!r || r.soft_spend_limit === null || r.soft_spend_limit === undefined) return undefined;
+  return { amount: num(r.soft_spend_limit), period: r.spend_limit_period === 'day' ? 'day' : 'month' };
+}
+
+/** Who is mailed: the user, or a team's members whose role may add credit (owner, admin, billing). */
+export async function alertRecipients(db: Db, owner: Owner, billingRoles: readonly string[]): Promise<string[]> {
+  if (owner.teamId === null) {
+    const u = await db('users').where('id', owner.userId).first('email') as { email: string } | undefined;
+    return u ? [u.email] : [];
+  }
+  const rows = await db('team_members').join('users', 'users.id', 'team_members.user_id')
+    .where('team_members.team_id', owner.teamId).whereIn('team_members.role', [...billingRoles]).select('users.email') as Array<{ email: string }>;
+  return rows.map((r) => r.email);
+}

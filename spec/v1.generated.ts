@@ -95,10 +95,10 @@ export interface paths {
          *     `queue_position` (integer, 0 = next to run) and `progress` (number 0..1), each null unless
          *     the prediction is `processing` at a provider that reports it (fal reports its queue
          *     position, Replicate's log its progress, the local models their steps). While processing,
-         *     another `processing` event comes each time either changes, and an `event: logs` with
-         *     `data: {"id": "…", "lines": [{"at": "…", "message": "…"}]}` each time the provider wrote
-         *     new log lines (the lines already written come first, in one `logs` event, when the stream
-         *     opens).
+         *     another `processing` event comes each time either changes. With `logs=true`, an
+         *     `event: logs` with `data: {"id": "…", "lines": [{"at": "…", "message": "…"}]}` also comes
+         *     each time the provider wrote new log lines (the lines already written come first, in one
+         *     `logs` event, when the stream opens); it is never the last event.
          *     The stream ends after the terminal state's event; a finished prediction gives that one event
          *     at once. A comment line (`: keep-alive`) comes every 15 seconds; the stream closes after
          *     10 minutes even if the prediction still runs (reconnect to go on). The gateway reads the
@@ -7490,6 +7490,8 @@ export interface operations {
             query?: {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description `true` adds `logs` events with the lines the provider writes while it runs. */
+                logs?: boolean;
             };
             header?: {
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */

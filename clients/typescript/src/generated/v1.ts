@@ -95,7 +95,11 @@ export interface paths {
          *     `cancelled`) and `data:` the body getPredictionResult would return at that moment, plus
          *     `queue_position` (integer, 0 = next to run) and `progress` (number 0..1), each null unless
          *     the prediction is `processing` at a provider that reports it (fal reports its queue
-         *     position). While processing, another `processing` event comes each time either changes.
+         *     position, Replicate's log its progress, the local models their steps). While processing,
+         *     another `processing` event comes each time either changes. With `logs=true`, an
+         *     `event: logs` with `data: {"id": "…", "lines": [{"at": "…", "message": "…"}]}` also comes
+         *     each time the provider wrote new log lines (the lines already written come first, in one
+         *     `logs` event, when the stream opens); it is never the last event.
          *     The stream ends after the terminal state's event; a finished prediction gives that one event
          *     at once. A comment line (`: keep-alive`) comes every 15 seconds; the stream closes after
          *     10 minutes even if the prediction still runs (reconnect to go on). The gateway reads the
@@ -3300,6 +3304,21 @@ export interface components {
                 inference: number | null;
             };
             provider_metadata?: components["schemas"]["ProviderMetadata"];
+            /** @description While `processing` at a provider that queues work and says where it is (fal), the request's place in that queue, `0` being next to run; null otherwise. */
+            queue_position?: number | null;
+            /** @description While `processing`, how far the run is, from 0 to 1, when its provider says (Replicate through the progress bar in its logs, the gateway's own local models step by step); null otherwise. */
+            progress?: number | null;
+            /** @description Only when asked for with `logs=true`. The lines the provider wrote while running the request (fal, Replicate, the local models), oldest first, each with its time; the last 200 lines at most. Kept after the request finishes. */
+            logs?: components["schemas"]["RunLogLine"][];
+        };
+        RunLogLine: {
+            /**
+             * Format: date-time
+             * @description When the provider wrote the line, or, for a provider whose lines carry no time (Replicate), when the gateway first saw it.
+             */
+            at: string;
+            /** @description The line, at most 1000 characters. */
+            message: string;
         };
         /**
          * @description Body of the POST sent to the `webhook` URL when a prediction reaches `completed` or `failed`.
@@ -7436,6 +7455,8 @@ export interface operations {
             query?: {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description `true` adds `logs`, the lines the provider wrote while running it. */
+                logs?: boolean;
             };
             header?: {
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
@@ -7470,6 +7491,8 @@ export interface operations {
             query?: {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description `true` adds `logs` events with the lines the provider writes while it runs. */
+                logs?: boolean;
             };
             header?: {
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */

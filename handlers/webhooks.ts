@@ -1,6 +1,6 @@
 // Webhook secrets, the full record of a prediction with its deliveries, and redelivery.
 import type { Handler, ReplyOf } from './types.ts';
-import { ConflictError, NotFoundError } from '../lib/errors.ts';
+import { ConflictError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { activeSecrets, listDeliveries, reopenDelivery, rotateSecret } from '../db/webhooks.ts';
 import type { Attempt, Delivery } from '../db/webhooks.ts';
 import { findPrediction } from '../db/predictions/record.ts';
@@ -9,6 +9,10 @@ import type { App } from '../lib/context.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import { refuseSandboxKey } from './guards.ts';
 import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
+import { webhookHeaders } from '../workers/webhooks/sign.ts';
+import { sendWebhook } from '../workers/webhooks/send.ts';
+import { newDeliveryId } from '../db/deliveries.ts';
+import { urlProblem } from '../lib/destination-policy.ts';
 
 function secretView(list: Array<{ secret: string; createdAt: number; expiresAt: number | null }>) {
   const [current, ...previous] = list;
@@ -80,4 +84,26 @@ export const redeliverWebhook: Handler<'redeliverWebhook'> = async ({ app, calle
   await app.dispatcher.dispatchWebhook(id, request.app.requestId);
   const reply: ReplyOf<'redeliverWebhook'> = { id, status: 'pending' };
   return h.response(reply).code(202);
+};
+
+/**
+ * POST /app/webhook_test: one signed `webhook.test` event to a URL, at once, with the owner's
+ * current secrets; what the receiver answered comes back. Nothing is recorded or retried.
+ */
+export const sendWebhookTest: Handler<'sendWebhookTest'> = async ({ app, caller, body }) => {
+  const problem = urlProblem(body.url, { allowInsecure: app.config.webhookAllowInsecure });
+  if (problem) throw new ValidationFailedError([{ loc: ['body', 'url'], msg: problem, type: 'value_error' }]);
+  const now = app.clock();
+  const id = newDeliveryId();
+  const payload = JSON.stringify({
+    type: 'webhook.test', id, created_at: new Date(now).toISOString(),
+    message: 'A test event from the gateway: if its signature verifies with your signing secret, your receiver is ready.',
+  });
+  // the secrets a delivery is signed with now (created on first use, as the secret route does)
+  const secrets = (await activeSecrets(app.db, caller.owner, app.encryptionKey, now)).map((x) => x.secret);
+  const r = await sendWebhook(body.url, payload, webhookHeaders(secrets, id, Math.floor(now / 1000), payload), {
+    timeoutMs: app.config.webhookTimeoutMs, policy: { allowInsecure: app.config.webhookAllowInsecure },
+  });
+  const delivered = r.statusCode !== undefined && r.statusCode >= 200 && r.statusCode < 300;
+  return { webhook_id: id, delivered, status_code: r.statusCode ?? null, error: r.error ?? null, duration_ms: Math.round(r.durationMs) };
 };

@@ -1,4 +1,4 @@
-// The webhook signing secret (Standard Webhooks): reveal, copy, rotate.
+// The webhook signing secret (Standard Webhooks): reveal, copy, rotate; send a signed test event to a URL.
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { CopyButton, Notice, when } from './ui.js';
@@ -11,6 +11,17 @@ export function Webhooks() {
   const rotate = async () => {
     if (!confirm('Rotate the secret? Deliveries are signed with the new one from now on; the previous one stays valid for verification for a while.')) return;
     try { setSecret((await api('POST', '/app/webhook_secret/rotate', { team: true })).body); setShown(true); } catch (err) { setError(err); }
+  };
+  const [testUrl, setTestUrl] = useState('');
+  const [tested, setTested] = useState(null);
+  const [testing, setTesting] = useState(false);
+  const sendTest = async (e) => {
+    e.preventDefault();
+    setError(null);
+    setTested(null);
+    setTesting(true);
+    try { setTested((await api('POST', '/app/webhook_test', { body: { url: testUrl }, team: true })).body); } catch (err) { setError(err); }
+    setTesting(false);
   };
   return html`
     <p class="muted">Every webhook is signed with this secret (<code>webhook-signature</code>, Standard Webhooks v1). Verify it before trusting a delivery.</p>
@@ -25,5 +36,14 @@ export function Webhooks() {
           <${CopyButton} text=${secret.secret} />
           <button class="danger secondary" onClick=${rotate}>Rotate</button>
         </div>
-      </div>`}`;
+      </div>`}
+    <form class="card" onSubmit=${sendTest} aria-labelledby="webhook-test-title">
+      <h2 id="webhook-test-title">Send a test event</h2>
+      <p class="muted">Sends one <code>webhook.test</code> event to your receiver now, signed with the current secret, and shows what it answered.</p>
+      <label>Receiver URL <input type="url" name="webhook-test-url" required placeholder="https://example.com/hooks/mediagate" value=${testUrl} onInput=${(e) => setTestUrl(e.target.value)} /></label>
+      <div class="actions"><button type="submit" disabled=${testing}>${testing ? 'Sending…' : 'Send test event'}</button></div>
+      ${tested && html`<p role="status" data-testid="webhook-test-result" class=${tested.delivered ? 'ok' : 'error'}>${tested.delivered
+        ? `Delivered: the receiver answered HTTP ${tested.status_code} in ${tested.duration_ms} ms.`
+        : `Not delivered: ${tested.status_code !== null ? `the receiver answered HTTP ${tested.status_code}` : tested.error} (${tested.duration_ms} ms).`} Event id <code>${tested.webhook_id}</code>.</p>`}
+    </form>`;
 }

@@ -67,6 +67,7 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   updateApiKey: 'keys:manage',
   getWebhookSecret: 'keys:manage',
   rotateWebhookSecret: 'keys:manage',
+  sendWebhookTest: 'keys:manage',
   createOAuthClient: 'keys:manage',
   listOAuthClients: 'keys:manage',
   deleteOAuthClient: 'keys:manage',

@@ -67,6 +67,7 @@ const FILTERS_OR_BATCHES: readonly string[] = ['searchRunHistory', 'bulkUpdateRe
 /** Valid bodies for the id-taking operations that need one (validation answers before ownership). */
 const BODIES: Readonly<Record<string, object>> = {
   renameTeam: { name: 'renamed by another tenant' },
+  sendWebhookTest: { url: 'https://example.com/hook' },
   changeTeamMemberRole: { role: 'viewer' },
   createTeamInvite: { email: 'someone@example.com', role: 'viewer' },
   createTeamApiKey: { name: 'made by another tenant' },

@@ -240,3 +240,30 @@ test.serial('webhook URLs are checked at submit time', async (t) => {
   const ok = await strict.server.inject({ method: 'POST', url: `/api/v1/canvas-v1-fast-text-to-image?webhook=${encodeURIComponent('https://hooks.example.com/x')}`, headers: { 'x-api-key': a.testKey }, payload: { prompt: 'x' } });
   t.is(ok.statusCode, 200);
 });
+
+test.serial('a test event is sent at once, signed with the current secret, and its answer comes back; a bad URL is 422', async (t) => {
+  const receiver = await startReceiver((n) => ({ status: n === 1 ? 204 : 500 }));
+  t.teardown(() => receiver.close());
+  const send = (url: string, key = acct.liveKey) => gw.server.inject({ method: 'POST', url: '/app/webhook_test', headers: { 'x-api-key': key }, payload: { url } });
+  const ok = await send(receiver.url);
+  t.is(ok.statusCode, 200, ok.payload);
+  const answer = ok.result as { webhook_id: string; delivered: boolean; status_code: number | null; error: string | null; duration_ms: number };
+  t.like(answer, { delivered: true, status_code: 204, error: null });
+  t.true(Number.isInteger(answer.duration_ms));
+  t.is(receiver.received.length, 1);
+  const r = receiver.received[0]!;
+  t.is(r.headers['webhook-id'], answer.webhook_id);
+  const event = new Webhook(await secret()).verify(r.body, r.headers as Record<string, string>) as { type: string; id: string };
+  t.is(event.type, 'webhook.test');
+  t.is(event.id, answer.webhook_id);
+  // a failing receiver: said, not retried
+  const failed = await send(receiver.url);
+  t.like(failed.result as object, { delivered: false, status_code: 500, error: null });
+  const closed = await send('http://127.0.0.1:1/hook');
+  t.like(closed.result as object, { delivered: false, status_code: null });
+  t.regex(String((closed.result as { error: string }).error), /ECONNREFUSED/);
+  t.is(receiver.received.length, 2);
+  const bad = await send('ftp://example.com/hook');
+  t.is(bad.statusCode, 422);
+  t.deepEqual((bad.result as { detail: Array<{ loc: string[] }> }).detail[0]!.loc, ['body', 'url']);
+});

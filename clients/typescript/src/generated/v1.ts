@@ -2017,6 +2017,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/webhook_test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test event to a webhook URL
+         * @description Sends one `webhook.test` event to `url` at once, signed like every delivery with the current signing secret (the account's, or with `team_id` or a team's API key the team's, needs `manage_keys`): a receiver that verifies its signature is ready for real deliveries. One attempt, no retries, nothing recorded; the answer says what the receiver answered (its status code, or why it could not be reached) and how long it took. The URL is checked as a submit's `webhook` is: `https://` and a public destination.
+         */
+        post: operations["sendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/webhook_deliveries/{id}/redeliver": {
         parameters: {
             query?: never;
@@ -6086,6 +6106,34 @@ export interface components {
                 /** @description Network error or timeout; receivers' bodies are never shown. */
                 error: string | null;
             }[];
+        };
+        /**
+         * @example {
+         *       "webhook_id": "msg_2bW9yKq0cH1nQe5Zt7LxVfA3",
+         *       "delivered": true,
+         *       "status_code": 204,
+         *       "error": null,
+         *       "duration_ms": 183
+         *     }
+         * @example {
+         *       "webhook_id": "msg_Jx0pRk7sQ2mVa9LcY4nTb8Ew",
+         *       "delivered": false,
+         *       "status_code": null,
+         *       "error": "timed out after 15000 ms",
+         *       "duration_ms": 15001
+         *     }
+         */
+        WebhookTestResult: {
+            /** @description The `webhook-id` the test event carried (`msg_…`). */
+            webhook_id: string;
+            /** @description True when the receiver answered with a 2xx status. */
+            delivered: boolean;
+            /** @description The receiver's HTTP status; null when it could not be reached. */
+            status_code: number | null;
+            /** @description Why the event did not arrive (a network error, a timeout, a refused destination); null when the receiver answered. */
+            error: string | null;
+            /** @description How long the attempt took, in milliseconds. */
+            duration_ms: number;
         };
         /**
          * @example {
@@ -10827,6 +10875,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendWebhookTest: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The receiver's URL. */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What the receiver answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
             401: components["responses"]["Unauthorized"];

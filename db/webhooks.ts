@@ -163,6 +163,28 @@ export async function recordAttempt(
 
 export async function listDeliveries(db: Db, predictionId: string): Promise<Array<Delivery & { attemptLog: Attempt[] }>> {
   const rows = await db<DeliveryRow>('webhook_deliveries').where('prediction_id', predictionId).orderBy('created_at', 'asc');
+  return withAttempts(db, rows);
+}
+
+/**
+ * The owner's delivery log: deliveries of the owner's predictions (a team's: whoever submitted
+ * them), newest first, at most `limit`, created before `before` (epoch ms) when given, of one
+ * `status` when given; `sandboxOnly` (a sandbox key asking): only sandbox predictions'.
+ */
+export async function listOwnerDeliveries(
+  db: Db, owner: Owner,
+  opts: { status?: DeliveryStatus; before?: number; limit: number; sandboxOnly?: boolean },
+): Promise<Array<Delivery & { attemptLog: Attempt[] }>> {
+  const owned = db('predictions').select('id').where(ownerWhere(owner));
+  if (opts.sandboxOnly) owned.andWhere('is_test', true);
+  const q = db<DeliveryRow>('webhook_deliveries').whereIn('prediction_id', owned);
+  if (opts.status) q.andWhere('status', opts.status);
+  if (opts.before !== undefined) q.andWhere('created_at', '<', opts.before);
+  const rows = await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(opts.limit);
+  return withAttempts(db, rows);
+}
+
+async function withAttempts(db: Db, rows: DeliveryRow[]): Promise<Array<Delivery & { attemptLog: Attempt[] }>> {
   if (rows.length === 0) return [];
   const attempts = await db('webhook_attempts').whereIn('delivery_id', rows.map((r) => r.id)).orderBy('id', 'asc');
   return rows.map((r) => ({

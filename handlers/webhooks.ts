@@ -1,7 +1,7 @@
 // Webhook secrets, the full record of a prediction with its deliveries, and redelivery.
 import type { Handler, ReplyOf } from './types.ts';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
-import { activeSecrets, listDeliveries, reopenDelivery, rotateSecret } from '../db/webhooks.ts';
+import { activeSecrets, listDeliveries, listOwnerDeliveries, reopenDelivery, rotateSecret } from '../db/webhooks.ts';
 import type { Attempt, Delivery } from '../db/webhooks.ts';
 import { findPrediction } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
@@ -106,4 +106,19 @@ export const sendWebhookTest: Handler<'sendWebhookTest'> = async ({ app, caller,
   });
   const delivered = r.statusCode !== undefined && r.statusCode >= 200 && r.statusCode < 300;
   return { webhook_id: id, delivered, status_code: r.statusCode ?? null, error: r.error ?? null, duration_ms: Math.round(r.durationMs) };
+};
+
+/**
+ * GET /app/webhook_deliveries: the owner's delivery log, newest first, a page at a time (a sandbox
+ * key sees only sandbox predictions' deliveries).
+ */
+export const listWebhookDeliveries: Handler<'listWebhookDeliveries'> = async ({ app, caller, query }) => {
+  const limit = query.limit ?? 50;
+  const before = query.before === undefined ? undefined : Date.parse(query.before);
+  // one more than asked: whether there is a next page
+  const rows = await listOwnerDeliveries(app.db, caller.owner, {
+    limit: limit + 1, ...(query.status ? { status: query.status } : {}), ...(before !== undefined && Number.isFinite(before) ? { before } : {}), sandboxOnly: caller.isTest,
+  });
+  const items = rows.slice(0, limit).map((d) => ({ ...deliveryView(d), prediction_id: d.predictionId }));
+  return { items, next_before: rows.length > limit ? items.at(-1)!.created_at : null };
 };

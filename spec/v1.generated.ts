@@ -2036,6 +2036,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/webhook_deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log of every webhook
+         * @description Every webhook delivery of the account's predictions (with `team_id`, of the team's; needs `read_history`), newest first, each with every attempt: when it was made, the receiver's HTTP status or why it could not be reached, and how long it took. `status` keeps one kind (`dead` lists what needs attention; `POST /app/webhook_deliveries/{id}/redeliver` sends one again). Pages of `limit`; the next page is asked for with `before` set to the answer's `next_before`. A sandbox API key sees only the deliveries of sandbox predictions. The receivers' answers themselves are never kept, only their status.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/webhook_deliveries/{id}/redeliver": {
         parameters: {
             query?: never;
@@ -6080,6 +6100,43 @@ export interface components {
             };
             /** @description Deliveries of this prediction's result to its webhook, each with every attempt. */
             webhook_deliveries?: components["schemas"]["WebhookDelivery"][];
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "msg_2Lk9Qw3Xr8Zt1Vn6Bm4Jp7Hs",
+         *           "prediction_id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
+         *           "url": "https://example.com/hooks/mediagate",
+         *           "status": "dead",
+         *           "attempts": 4,
+         *           "last_status_code": 502,
+         *           "last_error": null,
+         *           "created_at": "2026-11-28T09:15:03.000Z",
+         *           "attempt_log": [
+         *             {
+         *               "number": 1,
+         *               "started_at": "2026-11-28T09:15:03.010Z",
+         *               "duration_ms": 212,
+         *               "status_code": 502,
+         *               "error": null
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "next_before": null
+         *     }
+         */
+        WebhookDeliveryLog: {
+            items: (components["schemas"]["WebhookDelivery"] & {
+                /** @description The prediction whose result it delivers. */
+                prediction_id: string;
+            })[];
+            /**
+             * Format: date-time
+             * @description Pass it as `before` for the next page; null on the last page.
+             */
+            next_before: string | null;
         };
         WebhookDelivery: {
             /** @description The `webhook-id` header of every attempt of this delivery. */
@@ -10925,6 +10982,42 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries in this state. */
+                status?: "pending" | "delivered" | "gone" | "dead";
+                /** @description Only deliveries created before this time (the previous page's `next_before`). */
+                before?: string;
+                limit?: number;
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryLog"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     redeliverWebhook: {
         parameters: {
             query?: {
@@ -13436,6 +13529,7 @@ export type ProtectedOperationId =
     | "listTeamInvites"
     | "listTeamMembers"
     | "listTeams"
+    | "listWebhookDeliveries"
     | "logout"
     | "lumen-dev-i2i"
     | "lumen-dev-text-to-image"

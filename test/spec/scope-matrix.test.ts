@@ -68,6 +68,7 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   getWebhookSecret: 'keys:manage',
   rotateWebhookSecret: 'keys:manage',
   sendWebhookTest: 'keys:manage',
+  listWebhookDeliveries: 'generate:read',
   createOAuthClient: 'keys:manage',
   listOAuthClients: 'keys:manage',
   deleteOAuthClient: 'keys:manage',

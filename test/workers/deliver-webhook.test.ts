@@ -267,3 +267,44 @@ test.serial('a test event is sent at once, signed with the current secret, and i
   t.is(bad.statusCode, 422);
   t.deepEqual((bad.result as { detail: Array<{ loc: string[] }> }).detail[0]!.loc, ['body', 'url']);
 });
+
+test.serial('the delivery log lists the account\'s deliveries newest first with their attempts, by status, a page at a time', async (t) => {
+  const receiver = await startReceiver(() => ({ status: 410 }));
+  t.teardown(() => receiver.close());
+  const goneId = await submit(receiver, acct.liveKey);
+  await deliveryOf(goneId, (x) => x.status === 'gone');
+  type Entry = { id: string; prediction_id: string; status: string; attempts: number; created_at: string; attempt_log: Array<{ status_code: number | null }> };
+  const list = async (query: string, key = acct.liveKey) => {
+    const res = await gw.server.inject({ method: 'GET', url: `/app/webhook_deliveries${query}`, headers: { 'x-api-key': key } });
+    t.is(res.statusCode, 200, res.payload);
+    return res.result as { items: Entry[]; next_before: string | null };
+  };
+  const all = await list('');
+  t.true(all.items.length >= 5, `${all.items.length} deliveries`);
+  t.is(all.items[0]!.prediction_id, goneId, 'newest first');
+  t.like(all.items[0], { status: 'gone', attempts: 1 });
+  t.deepEqual(all.items[0]!.attempt_log.map((a) => a.status_code), [410]);
+  const times = all.items.map((d) => Date.parse(d.created_at));
+  t.deepEqual(times, [...times].sort((a, b) => b - a));
+  // by status
+  const gone = await list('?status=gone');
+  t.true(gone.items.length >= 2);
+  t.true(gone.items.every((d) => d.status === 'gone'));
+  // a page at a time: the next page starts after the last one shown
+  const first = await list('?limit=2');
+  t.is(first.items.length, 2);
+  t.is(first.next_before, first.items[1]!.created_at);
+  const second = await list(`?limit=2&before=${encodeURIComponent(first.next_before!)}`);
+  t.true(second.items.every((d) => Date.parse(d.created_at) < Date.parse(first.next_before!)));
+  t.false(second.items.some((d) => first.items.some((f) => f.id === d.id)));
+  // a sandbox key sees only sandbox predictions' deliveries: not the production one above
+  const sandbox = await list('', acct.testKey);
+  t.false(sandbox.items.some((d) => d.prediction_id === goneId));
+  t.true(sandbox.items.length > 0);
+  // another account sees none of them
+  const other = await newAccount(gw, 0);
+  t.deepEqual((await list('', other.liveKey)).items, []);
+  // a bad filter is a 422
+  const bad = await gw.server.inject({ method: 'GET', url: '/app/webhook_deliveries?status=lost', headers: { 'x-api-key': acct.liveKey } });
+  t.is(bad.statusCode, 422);
+});

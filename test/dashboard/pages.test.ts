@@ -328,6 +328,34 @@ test.serial('run history: bulk delete after a confirm; the charge stays in the l
   await assertLedger(t, gw.app.db);
 });
 
+test.serial('webhooks: the delivery log shows a gone delivery under its status, and redelivers it', async (t) => {
+  const receiver = await startReceiver((n) => ({ status: n === 1 ? 410 : 200 }));
+  t.teardown(() => receiver.close());
+  const submit = await fetch(`${base}/api/v1/canvas-v1-fast-text-to-image?webhook=${encodeURIComponent(receiver.url)}`, {
+    method: 'POST',
+    headers: { 'x-api-key': testKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt: 'a logged hook', width: 64, height: 64 }),
+  });
+  const id = ((await submit.json()) as { request_id: string }).request_id;
+  await waitFor(async () => {
+    const r = await fetch(`${base}/app/prediction_response/${id}`, { headers: { 'x-api-key': liveKey } });
+    return ((await r.json()) as { webhook_deliveries?: Array<{ status: string }> }).webhook_deliveries?.[0]?.status === 'gone';
+  }, { what: 'the delivery to be gone', timeoutMs: 30_000 });
+  await open('webhooks', 'Webhooks');
+  const log = page.getByTestId('delivery-log');
+  await log.getByLabel('Status').selectOption('gone');
+  const row = log.locator('tbody tr', { hasText: receiver.url });
+  await row.getByText('HTTP 410').waitFor();
+  t.true(await log.locator('tbody tr').evaluateAll((rows) => rows.every((r) => r.textContent!.includes('gone'))));
+  await row.getByRole('button', { name: 'Redeliver' }).click();
+  await log.getByText('The delivery was scheduled again.').waitFor();
+  await waitFor(() => receiver.received.length === 2, { what: 'the redelivery' });
+  await log.getByLabel('Status').selectOption('delivered');
+  await log.locator('tbody tr', { hasText: receiver.url }).getByText('HTTP 200').waitFor();
+  await screenshot(page, 'dashboard', 'webhook-deliveries');
+  t.deepEqual(unexpected(), []);
+});
+
 test.serial('acting for a team, billing, embeds and the overview show the team\'s wallet and codes, not the account\'s', async (t) => {
   await open('teams', 'Teams');
   await page.getByLabel('New team').fill('kite club');

@@ -213,6 +213,21 @@ export async function reopenDelivery(db: Db, id: string, owner: Owner, now: numb
   return affected(n) === 1 ? 'reopened' : 'busy';
 }
 
+/**
+ * Every dead delivery of the owner's predictions created at or after `since` goes back to pending,
+ * oldest first, at most `limit`; their ids (one more than `limit` is looked at, to say whether
+ * others are left). `sandboxOnly` as in reopenDelivery.
+ */
+export async function reopenDeadDeliveries(db: Db, owner: Owner, since: number, now: number, opts: { limit: number; sandboxOnly?: boolean }): Promise<{ ids: string[]; more: boolean }> {
+  const owned = db('predictions').select('id').where(ownerWhere(owner));
+  if (opts.sandboxOnly) owned.andWhere('is_test', true);
+  const rows = await db('webhook_deliveries').select('id').whereIn('prediction_id', owned).andWhere('status', 'dead').andWhere('created_at', '>=', since)
+    .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }]).limit(opts.limit + 1);
+  const ids = rows.slice(0, opts.limit).map((r: { id: string }) => r.id);
+  if (ids.length > 0) await db('webhook_deliveries').whereIn('id', ids).andWhere('status', 'dead').update({ status: 'pending', next_attempt_at: now, updated_at: now });
+  return { ids, more: rows.length > opts.limit };
+}
+
 /** The sweeper republished it: due again now, so it is not republished on every sweep. */
 export async function touchDelivery(db: Db, id: string, now: number): Promise<void> {
   await db('webhook_deliveries').where({ id, status: 'pending' }).update({ next_attempt_at: now, updated_at: now });

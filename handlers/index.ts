@@ -22,7 +22,7 @@ import { getHealth } from './health.ts';
 import { listModels } from './models.ts';
 import { receiveUpstreamWebhook } from './upstream-webhooks.ts';
 import { createEmbedCode, getEmbedCode, getModelNameForEmbedcode, listEmbedCodes, revokeEmbedCode, updateEmbedCode } from './embeds.ts';
-import { getPredictionResponse, getWebhookSecret, listWebhookDeliveries, redeliverWebhook, rotateWebhookSecret, sendWebhookTest } from './webhooks.ts';
+import { getPredictionResponse, getWebhookSecret, listWebhookDeliveries, redeliverDeadWebhooks, redeliverWebhook, rotateWebhookSecret, sendWebhookTest } from './webhooks.ts';
 import {
   createOAuthClient, deleteOAuthClient, getAuthorizationServerMetadata, getProtectedResourceMetadata, listOAuthClients, listScopes,
 } from './oauth.ts';
@@ -58,6 +58,7 @@ const handlers: HandlerMap = {
   redeliverWebhook,
   sendWebhookTest,
   listWebhookDeliveries,
+  redeliverDeadWebhooks,
   getPredictionResult,
   streamPrediction,
   cancelPrediction,

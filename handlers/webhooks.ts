@@ -1,7 +1,7 @@
 // Webhook secrets, the full record of a prediction with its deliveries, and redelivery.
 import type { Handler, ReplyOf } from './types.ts';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
-import { activeSecrets, listDeliveries, listOwnerDeliveries, reopenDelivery, rotateSecret } from '../db/webhooks.ts';
+import { activeSecrets, listDeliveries, listOwnerDeliveries, reopenDeadDeliveries, reopenDelivery, rotateSecret } from '../db/webhooks.ts';
 import type { Attempt, Delivery } from '../db/webhooks.ts';
 import { findPrediction } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
@@ -121,4 +121,18 @@ export const listWebhookDeliveries: Handler<'listWebhookDeliveries'> = async ({ 
   });
   const items = rows.slice(0, limit).map((d) => ({ ...deliveryView(d), prediction_id: d.predictionId }));
   return { items, next_before: rows.length > limit ? items.at(-1)!.created_at : null };
+};
+
+/** At most this many dead deliveries are sent again by one call. */
+const REDELIVER_DEAD_LIMIT = 1000;
+
+/** POST /app/webhook_deliveries/redeliver_dead: every dead delivery since a time, a new round each. */
+export const redeliverDeadWebhooks: Handler<'redeliverDeadWebhooks'> = async ({ app, caller, body, h, request }) => {
+  const since = Date.parse(body.since);
+  if (!Number.isFinite(since)) throw new ValidationFailedError([{ loc: ['body', 'since'], msg: 'must be a date and time such as 2026-11-29T06:00:00Z', type: 'value_error' }]);
+  const { ids, more } = await reopenDeadDeliveries(app.db, caller.owner, since, app.clock(), { limit: REDELIVER_DEAD_LIMIT, sandboxOnly: caller.isTest });
+  // each published as a redelivery is; one the queue cannot take now is published by the sweeper
+  for (const id of ids) await app.dispatcher.dispatchWebhook(id, request.app.requestId);
+  const reply: ReplyOf<'redeliverDeadWebhooks'> = { count: ids.length, ids, more };
+  return h.response(reply).code(202);
 };

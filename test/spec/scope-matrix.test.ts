@@ -69,6 +69,7 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   rotateWebhookSecret: 'keys:manage',
   sendWebhookTest: 'keys:manage',
   listWebhookDeliveries: 'generate:read',
+  redeliverDeadWebhooks: 'generate:write',
   createOAuthClient: 'keys:manage',
   listOAuthClients: 'keys:manage',
   deleteOAuthClient: 'keys:manage',

@@ -308,3 +308,30 @@ test.serial('the delivery log lists the account\'s deliveries newest first with 
   const bad = await gw.server.inject({ method: 'GET', url: '/app/webhook_deliveries?status=lost', headers: { 'x-api-key': acct.liveKey } });
   t.is(bad.statusCode, 422);
 });
+
+test.serial('every dead delivery since a time is sent again in one call; older ones and other accounts\' are left alone', async (t) => {
+  const receiver = await startReceiver(() => ({ status: 502 }));
+  t.teardown(() => receiver.close());
+  const since = new Date(Date.now() - 1).toISOString();
+  const ids = await Promise.all([submit(receiver), submit(receiver)]);
+  const dead = await Promise.all(ids.map((id) => deliveryOf(id, (x) => x.status === 'dead')));
+  await noAttemptPending();
+  receiver.respond = () => ({ status: 200 });
+  const before = receiver.received.length;
+  const other = await newAccount(gw, 0);
+  const call = (key: string, body: object) => gw.server.inject({ method: 'POST', url: '/app/webhook_deliveries/redeliver_dead', headers: { 'x-api-key': key }, payload: body });
+  const foreign = await call(other.liveKey, { since });
+  t.is(foreign.statusCode, 202);
+  t.like(foreign.result as object, { count: 0, ids: [], more: false });
+  const res = await call(acct.liveKey, { since });
+  t.is(res.statusCode, 202, res.payload);
+  const answer = res.result as { count: number; ids: string[]; more: boolean };
+  t.is(answer.count, 2);
+  t.deepEqual([...answer.ids].sort(), dead.map((d) => d.id).sort());
+  t.false(answer.more);
+  await Promise.all(ids.map((id) => deliveryOf(id, (x) => x.status === 'delivered')));
+  t.is(receiver.received.length, before + 2);
+  // nothing dead is left since then
+  t.like((await call(acct.liveKey, { since })).result as object, { count: 0 });
+  t.is((await call(acct.liveKey, { since: 'yesterday' })).statusCode, 422);
+});

@@ -127,10 +127,14 @@ export async function signOut() {
   session.teamId = null;
 }
 
-/** Follows a prediction over its event stream until it is terminal; calls onState with each state. */
-export async function follow(id, onState, signal) {
+/**
+ * Follows a prediction over its event stream until it is terminal; calls onState with each state,
+ * and onLogs (when given: the stream then asks for them) with each batch of new log lines.
+ */
+export async function follow(id, onState, signal, onLogs) {
   const url = new URL(`/api/v1/predictions/${encodeURIComponent(id)}/stream`, location.origin);
   if (session.teamId) url.searchParams.set('team_id', String(session.teamId));
+  if (onLogs) url.searchParams.set('logs', 'true');
   for (;;) {
     const res = await fetch(url, { headers: { accept: 'text/event-stream', ...credentialHeaders('GET') }, credentials: 'same-origin', signal });
     if (!res.ok) throw new ApiError(sentence(res.status, await res.json().catch(() => null)), res.status);
@@ -146,6 +150,11 @@ export async function follow(id, onState, signal) {
         buffer = buffer.slice(end + 2);
         const data = event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
         if (!data) continue;
+        const name = event.split('\n').find((l) => l.startsWith('event:'))?.slice(6).trim();
+        if (name === 'logs') {
+          onLogs?.(JSON.parse(data).lines);
+          continue;
+        }
         const p = JSON.parse(data);
         onState(p);
         if (['completed', 'failed', 'cancelled'].includes(p.status)) {

@@ -163,6 +163,28 @@ export async function recordAttempt(
 
 export async function listDeliveries(db: Db, predictionId: string): Promise<Array<Delivery & { attemptLog: Attempt[] }>> {
   const rows = await db<DeliveryRow>('webhook_deliveries').where('prediction_id', predictionId).orderBy('created_at', 'asc');
+  return withAttempts(db, rows);
+}
+
+/**
+ * The owner's delivery log: deliveries of the owner's predictions (a team's: whoever submitted
+ * them), newest first, at most `limit`, created before `before` (epoch ms) when given, of one
+ * `status` when given; `sandboxOnly` (a sandbox key asking): only sandbox predictions'.
+ */
+export async function listOwnerDeliveries(
+  db: Db, owner: Owner,
+  opts: { status?: DeliveryStatus; before?: number; limit: number; sandboxOnly?: boolean },
+): Promise<Array<Delivery & { attemptLog: Attempt[] }>> {
+  const owned = db('predictions').select('id').where(ownerWhere(owner));
+  if (opts.sandboxOnly) owned.andWhere('is_test', true);
+  const q = db<DeliveryRow>('webhook_deliveries').whereIn('prediction_id', owned);
+  if (opts.status) q.andWhere('status', opts.status);
+  if (opts.before !== undefined) q.andWhere('created_at', '<', opts.before);
+  const rows = await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(opts.limit);
+  return withAttempts(db, rows);
+}
+
+async function withAttempts(db: Db, rows: DeliveryRow[]): Promise<Array<Delivery & { attemptLog: Attempt[] }>> {
   if (rows.length === 0) return [];
   const attempts = await db('webhook_attempts').whereIn('delivery_id', rows.map((r) => r.id)).orderBy('id', 'asc');
   return rows.map((r) => ({
@@ -189,6 +211,21 @@ export async function reopenDelivery(db: Db, id: string, owner: Owner, now: numb
   const n = await db('webhook_deliveries').where(mine).whereIn('status', ['dead', 'gone'])
     .update({ status: 'pending', next_attempt_at: now, updated_at: now });
   return affected(n) === 1 ? 'reopened' : 'busy';
+}
+
+/**
+ * Every dead delivery of the owner's predictions created at or after `since` goes back to pending,
+ * oldest first, at most `limit`; their ids (one more than `limit` is looked at, to say whether
+ * others are left). `sandboxOnly` as in reopenDelivery.
+ */
+export async function reopenDeadDeliveries(db: Db, owner: Owner, since: number, now: number, opts: { limit: number; sandboxOnly?: boolean }): Promise<{ ids: string[]; more: boolean }> {
+  const owned = db('predictions').select('id').where(ownerWhere(owner));
+  if (opts.sandboxOnly) owned.andWhere('is_test', true);
+  const rows = await db('webhook_deliveries').select('id').whereIn('prediction_id', owned).andWhere('status', 'dead').andWhere('created_at', '>=', since)
+    .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }]).limit(opts.limit + 1);
+  const ids = rows.slice(0, opts.limit).map((r: { id: string }) => r.id);
+  if (ids.length > 0) await db('webhook_deliveries').whereIn('id', ids).andWhere('status', 'dead').update({ status: 'pending', next_attempt_at: now, updated_at: now });
+  return { ids, more: rows.length > opts.limit };
 }
 
 /** The sweeper republished it: due again now, so it is not republished on every sweep. */

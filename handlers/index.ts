@@ -23,7 +23,7 @@ import { listModels } from './models.ts';
 import { createChatCompletion, createImage, getOpenAIModel, listOpenAIModels } from './openai.ts';
 import { receiveUpstreamWebhook } from './upstream-webhooks.ts';
 import { createEmbedCode, getEmbedCode, getModelNameForEmbedcode, listEmbedCodes, revokeEmbedCode, updateEmbedCode } from './embeds.ts';
-import { getPredictionResponse, getWebhookSecret, redeliverWebhook, rotateWebhookSecret } from './webhooks.ts';
+import { getPredictionResponse, getWebhookSecret, listWebhookDeliveries, redeliverDeadWebhooks, redeliverWebhook, rotateWebhookSecret, sendWebhookTest } from './webhooks.ts';
 import {
   createOAuthClient, deleteOAuthClient, getAuthorizationServerMetadata, getProtectedResourceMetadata, listOAuthClients, listScopes,
 } from './oauth.ts';
@@ -63,6 +63,9 @@ const handlers: HandlerMap = {
   rotateWebhookSecret,
   getPredictionResponse,
   redeliverWebhook,
+  sendWebhookTest,
+  listWebhookDeliveries,
+  redeliverDeadWebhooks,
   getPredictionResult,
   streamPrediction,
   cancelPrediction,

@@ -79,10 +79,11 @@ function accessCheck(app: HandlerContext['app'], caller: OwnedCaller): (() => Pr
 
 /**
  * GET /api/v1/predictions/{request_id}/stream: Server-Sent Events, one per state change, each
- * `event: <status>` with the result route's body as data; the stream ends after the terminal
+ * `event: <status>` with the result route's body as data (and, with `logs=true`, `event: logs`
+ * with the new lines of the run's log); the stream ends after the terminal
  * state's event, after STREAM_CAP_MS, or when the client goes away (README "Following a prediction").
  */
-export const streamPrediction: Handler<'streamPrediction'> = async ({ app, caller, params, request, h }) => {
+export const streamPrediction: Handler<'streamPrediction'> = async ({ app, caller, params, query, request, h }) => {
   const visible = (p: Prediction) => canSee(caller, p);
   const first = await findPrediction(app.db, caller.owner, params.request_id);
   if (!first || !visible(first)) throw new NotFoundError('prediction not found');
@@ -101,7 +102,8 @@ export const streamPrediction: Handler<'streamPrediction'> = async ({ app, calle
         // new log lines first, so the terminal event stays the stream's last
         const fresh = newLogLines(p, seen);
         seen = fresh.seen;
-        if (fresh.lines.length > 0) stream.write(`event: logs\ndata: ${JSON.stringify({ id: p.id, lines: logLinesView(fresh.lines) })}\n\n`);
+        // only when asked: a client that knows only status events is never sent another kind
+        if (query.logs && fresh.lines.length > 0) stream.write(`event: logs\ndata: ${JSON.stringify({ id: p.id, lines: logLinesView(fresh.lines) })}\n\n`);
         const key = statusKey(p);
         if (key === lastStatus) continue;
         lastStatus = key;

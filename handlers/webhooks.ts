@@ -1,8 +1,8 @@
 // Webhook secrets, the full record of a prediction with its deliveries, and redelivery.
 import { findInlineUsage } from '../db/prediction-usage.ts';
 import type { Handler, ReplyOf } from './types.ts';
-import { ConflictError, NotFoundError } from '../lib/errors.ts';
-import { activeSecrets, listDeliveries, reopenDelivery, rotateSecret } from '../db/webhooks.ts';
+import { ConflictError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
+import { activeSecrets, listDeliveries, listOwnerDeliveries, reopenDeadDeliveries, reopenDelivery, rotateSecret } from '../db/webhooks.ts';
 import type { Attempt, Delivery } from '../db/webhooks.ts';
 import { findPrediction } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
@@ -10,6 +10,10 @@ import type { App } from '../lib/context.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import { refuseSandboxKey } from './guards.ts';
 import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
+import { webhookHeaders } from '../workers/webhooks/sign.ts';
+import { sendWebhook } from '../workers/webhooks/send.ts';
+import { newDeliveryId } from '../db/deliveries.ts';
+import { urlProblem } from '../lib/destination-policy.ts';
 
 function secretView(list: Array<{ secret: string; createdAt: number; expiresAt: number | null }>) {
   const [current, ...previous] = list;
@@ -86,5 +90,56 @@ export const redeliverWebhook: Handler<'redeliverWebhook'> = async ({ app, calle
   if (outcome === 'busy') throw new ConflictError('only a dead-lettered or gone delivery can be redelivered');
   await app.dispatcher.dispatchWebhook(id, request.app.requestId);
   const reply: ReplyOf<'redeliverWebhook'> = { id, status: 'pending' };
+  return h.response(reply).code(202);
+};
+
+/**
+ * POST /app/webhook_test: one signed `webhook.test` event to a URL, at once, with the owner's
+ * current secrets; what the receiver answered comes back. Nothing is recorded or retried.
+ */
+export const sendWebhookTest: Handler<'sendWebhookTest'> = async ({ app, caller, body }) => {
+  const problem = urlProblem(body.url, { allowInsecure: app.config.webhookAllowInsecure });
+  if (problem) throw new ValidationFailedError([{ loc: ['body', 'url'], msg: problem, type: 'value_error' }]);
+  const now = app.clock();
+  const id = newDeliveryId();
+  const payload = JSON.stringify({
+    type: 'webhook.test', id, created_at: new Date(now).toISOString(),
+    message: 'A test event from the gateway: if its signature verifies with your signing secret, your receiver is ready.',
+  });
+  // the secrets a delivery is signed with now (created on first use, as the secret route does)
+  const secrets = (await activeSecrets(app.db, caller.owner, app.encryptionKey, now)).map((x) => x.secret);
+  const r = await sendWebhook(body.url, payload, webhookHeaders(secrets, id, Math.floor(now / 1000), payload), {
+    timeoutMs: app.config.webhookTimeoutMs, policy: { allowInsecure: app.config.webhookAllowInsecure },
+  });
+  const delivered = r.statusCode !== undefined && r.statusCode >= 200 && r.statusCode < 300;
+  return { webhook_id: id, delivered, status_code: r.statusCode ?? null, error: r.error ?? null, duration_ms: Math.round(r.durationMs) };
+};
+
+/**
+ * GET /app/webhook_deliveries: the owner's delivery log, newest first, a page at a time (a sandbox
+ * key sees only sandbox predictions' deliveries).
+ */
+export const listWebhookDeliveries: Handler<'listWebhookDeliveries'> = async ({ app, caller, query }) => {
+  const limit = query.limit ?? 50;
+  const before = query.before === undefined ? undefined : Date.parse(query.before);
+  // one more than asked: whether there is a next page
+  const rows = await listOwnerDeliveries(app.db, caller.owner, {
+    limit: limit + 1, ...(query.status ? { status: query.status } : {}), ...(before !== undefined && Number.isFinite(before) ? { before } : {}), sandboxOnly: caller.isTest,
+  });
+  const items = rows.slice(0, limit).map((d) => ({ ...deliveryView(d), prediction_id: d.predictionId }));
+  return { items, next_before: rows.length > limit ? items.at(-1)!.created_at : null };
+};
+
+/** At most this many dead deliveries are sent again by one call. */
+const REDELIVER_DEAD_LIMIT = 1000;
+
+/** POST /app/webhook_deliveries/redeliver_dead: every dead delivery since a time, a new round each. */
+export const redeliverDeadWebhooks: Handler<'redeliverDeadWebhooks'> = async ({ app, caller, body, h, request }) => {
+  const since = Date.parse(body.since);
+  if (!Number.isFinite(since)) throw new ValidationFailedError([{ loc: ['body', 'since'], msg: 'must be a date and time such as 2026-11-29T06:00:00Z', type: 'value_error' }]);
+  const { ids, more } = await reopenDeadDeliveries(app.db, caller.owner, since, app.clock(), { limit: REDELIVER_DEAD_LIMIT, sandboxOnly: caller.isTest });
+  // each published as a redelivery is; one the queue cannot take now is published by the sweeper
+  for (const id of ids) await app.dispatcher.dispatchWebhook(id, request.app.requestId);
+  const reply: ReplyOf<'redeliverDeadWebhooks'> = { count: ids.length, ids, more };
   return h.response(reply).code(202);
 };

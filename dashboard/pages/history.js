@@ -1,7 +1,7 @@
 // Run history: filters, a paged table, bulk review and delete, and one run's detail (inputs,
 // outputs, cost, webhook deliveries with redeliver). docs/api/history.md "Run history, gallery and review".
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
-import { api } from '../api.js';
+import { api, follow } from '../api.js';
 import { Media, Notice, Pager, REVIEW, STATUSES, credits, kindOfUrl, when } from './ui.js';
 
 const PAGE_SIZE = 20;
@@ -20,6 +20,25 @@ function Detail({ id, version, onClose, onChanged }) {
   useEffect(() => { setRun(null); setError(null); setNote(null); }, [id]);
   // again after the list changed (a bulk review of this run)
   useEffect(() => { load(); }, [id, version]);
+  // the run's log, and while it runs its queue position and progress, live from its event stream
+  const [live, setLive] = useState({ lines: [], state: null });
+  const unfinished = run && !['completed', 'failed', 'cancelled'].includes(run.status);
+  useEffect(() => {
+    setLive({ lines: [], state: null });
+    api('GET', `/api/v1/predictions/${encodeURIComponent(id)}/result`, { query: { logs: 'true' }, team: true })
+      .then((r) => setLive((l) => (l.lines.length ? l : { ...l, lines: r.body.logs || [] })), () => {});
+  }, [id]);
+  useEffect(() => {
+    if (!unfinished) return undefined;
+    const controller = new AbortController();
+    const lines = [];
+    follow(id, (p) => setLive((l) => ({ ...l, state: p })), controller.signal, (fresh) => {
+      lines.push(...fresh);
+      setLive((l) => ({ ...l, lines: [...lines] }));
+    }).then(() => load(), () => {});
+    return () => controller.abort();
+  }, [id, unfinished]);
+  const state = live.state;
   const review = async (status) => {
     setError(null);
     try {
@@ -45,6 +64,10 @@ function Detail({ id, version, onClose, onChanged }) {
         <dt>Cost</dt><dd>${run.is_test ? 'sandbox (not billed)' : credits(run.cost)}</dd>
         <dt>Created</dt><dd>${when(run.created_at)}</dd>
         <dt>Completed</dt><dd>${run.completed_at ? when(run.completed_at) : 'not yet'}${run.executionTime ? ` (${run.executionTime})` : ''}</dd>
+        ${state && state.status === 'processing' && html`<dt>Progress</dt><dd data-testid="run-progress">${
+          state.queue_position !== null && state.queue_position !== undefined ? `waiting at the provider: ${state.queue_position === 0 ? 'next to run' : `${state.queue_position} ahead`}`
+          : state.progress !== null && state.progress !== undefined ? html`<progress max="1" value=${state.progress} aria-label="Progress"></progress> ${Math.round(state.progress * 100)}%`
+          : 'running'}</dd>`}
         <dt>Review</dt><dd>
           <label class="inline"><span class="visually-hidden">Review status</span><select name="detail-review" value=${run.review_status} onChange=${(e) => review(e.target.value)}>
             ${REVIEW.map((r) => html`<option value=${r}>${r}</option>`)}</select></label></dd>
@@ -55,6 +78,9 @@ function Detail({ id, version, onClose, onChanged }) {
       ${run.outputs_expired ? html`<p class="empty">The output files were removed (deleted or past retention).</p>`
         : run.outputs.length === 0 ? html`<p class="empty">This run has no outputs${run.status === 'completed' ? '' : ' yet'}.</p>`
         : html`<div class="outputs">${run.outputs.map((u, i) => html`<figure><${Media} url=${u} kind=${kindOfUrl(u)} nsfw=${(run.has_nsfw_contents || [])[i]} /></figure>`)}</div>`}
+      <h3>Logs</h3>
+      ${live.lines.length === 0 ? html`<p class="muted">${unfinished ? 'No log lines yet.' : 'The provider wrote no log lines for this run.'}</p>`
+        : html`<pre class="run-logs" data-testid="run-logs" tabindex="0">${live.lines.map((l) => `${l.at.slice(11, 23)}  ${l.message}\n`).join('')}</pre>`}
       <h3>Webhook deliveries</h3>
       ${!run.webhook ? html`<p class="muted">This run had no webhook.</p>` : !(run.webhook_deliveries || []).length ? html`<p class="muted">No delivery to ${run.webhook} yet.</p>` : html`
         <div class="table-wrap" tabindex="0"><table>

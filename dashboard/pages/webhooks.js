@@ -1,7 +1,50 @@
-// The webhook signing secret (Standard Webhooks): reveal, copy, rotate.
+// The webhook signing secret (Standard Webhooks): reveal, copy, rotate; send a signed test event to a
+// URL; the delivery log of every run, by status, with redelivery.
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { CopyButton, Notice, when } from './ui.js';
+
+const DELIVERY_STATUSES = ['pending', 'delivered', 'gone', 'dead'];
+
+function DeliveryLog() {
+  const [status, setStatus] = useState('');
+  const [page, setPage] = useState(null);
+  const [error, setError] = useState(null);
+  const [note, setNote] = useState(null);
+  const load = async (before) => {
+    setError(null);
+    try {
+      const r = await api('GET', '/app/webhook_deliveries', { query: { status, before, limit: 20 }, team: true });
+      setPage((p) => (before && p ? { items: [...p.items, ...r.body.items], next_before: r.body.next_before } : r.body));
+    } catch (err) { setError(err); }
+  };
+  useEffect(() => { setPage(null); load(); }, [status]);
+  const redeliver = async (d) => {
+    setError(null);
+    try {
+      await api('POST', `/app/webhook_deliveries/${encodeURIComponent(d.id)}/redeliver`, { team: true });
+      setNote('The delivery was scheduled again.');
+      await load();
+    } catch (err) { setError(err); }
+  };
+  return html`<section class="card" aria-labelledby="delivery-log-title" data-testid="delivery-log">
+    <h2 id="delivery-log-title">Deliveries</h2>
+    <p class="muted">Every delivery of your runs' results, newest first, with what the receiver answered.</p>
+    <${Notice} error=${error}>${note}</${Notice}>
+    <label class="inline">Status <select name="delivery-status" value=${status} onChange=${(e) => setStatus(e.target.value)}>
+      <option value="">any</option>${DELIVERY_STATUSES.map((x) => html`<option value=${x}>${x}</option>`)}</select></label>
+    ${!page ? (!error && html`<p class="loading" role="status">Loading…</p>`) : page.items.length === 0 ? html`<p class="empty">No delivery${status ? ` is ${status}` : ' yet'}.</p>` : html`
+      <div class="table-wrap" tabindex="0"><table>
+        <thead><tr><th>Created</th><th>Address</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Run</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+        <tbody>${page.items.map((d) => html`<tr>
+          <td>${when(d.created_at)}</td><td>${d.url}</td><td>${d.status}</td><td>${d.attempts}</td>
+          <td>${d.last_status_code ? `HTTP ${d.last_status_code}` : d.last_error || '-'}</td>
+          <td><a href=${`#/history?id=${d.prediction_id}`}><code>${d.prediction_id.slice(0, 10)}…</code></a></td>
+          <td>${(d.status === 'dead' || d.status === 'gone') && html`<button type="button" class="secondary" onClick=${() => redeliver(d)}>Redeliver</button>`}</td>
+        </tr>`)}</tbody></table></div>
+      ${page.next_before && html`<div class="actions"><button type="button" class="secondary" onClick=${() => load(page.next_before)}>More</button></div>`}`}
+  </section>`;
+}
 
 export function Webhooks() {
   const [secret, setSecret] = useState(null);
@@ -11,6 +54,17 @@ export function Webhooks() {
   const rotate = async () => {
     if (!confirm('Rotate the secret? Deliveries are signed with the new one from now on; the previous one stays valid for verification for a while.')) return;
     try { setSecret((await api('POST', '/app/webhook_secret/rotate', { team: true })).body); setShown(true); } catch (err) { setError(err); }
+  };
+  const [testUrl, setTestUrl] = useState('');
+  const [tested, setTested] = useState(null);
+  const [testing, setTesting] = useState(false);
+  const sendTest = async (e) => {
+    e.preventDefault();
+    setError(null);
+    setTested(null);
+    setTesting(true);
+    try { setTested((await api('POST', '/app/webhook_test', { body: { url: testUrl }, team: true })).body); } catch (err) { setError(err); }
+    setTesting(false);
   };
   return html`
     <p class="muted">Every webhook is signed with this secret (<code>webhook-signature</code>, Standard Webhooks v1). Verify it before trusting a delivery.</p>
@@ -25,5 +79,15 @@ export function Webhooks() {
           <${CopyButton} text=${secret.secret} />
           <button class="danger secondary" onClick=${rotate}>Rotate</button>
         </div>
-      </div>`}`;
+      </div>`}
+    <form class="card" onSubmit=${sendTest} aria-labelledby="webhook-test-title">
+      <h2 id="webhook-test-title">Send a test event</h2>
+      <p class="muted">Sends one <code>webhook.test</code> event to your receiver now, signed with the current secret, and shows what it answered.</p>
+      <label>Receiver URL <input type="url" name="webhook-test-url" required placeholder="https://example.com/hooks/mediagate" value=${testUrl} onInput=${(e) => setTestUrl(e.target.value)} /></label>
+      <div class="actions"><button type="submit" disabled=${testing}>${testing ? 'Sending…' : 'Send test event'}</button></div>
+      ${tested && html`<p role="status" data-testid="webhook-test-result" class=${tested.delivered ? 'ok' : 'error'}>${tested.delivered
+        ? `Delivered: the receiver answered HTTP ${tested.status_code} in ${tested.duration_ms} ms.`
+        : `Not delivered: ${tested.status_code !== null ? `the receiver answered HTTP ${tested.status_code}` : tested.error} (${tested.duration_ms} ms).`} Event id <code>${tested.webhook_id}</code>.</p>`}
+    </form>
+    <${DeliveryLog} />`;
 }

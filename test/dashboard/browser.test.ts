@@ -10,6 +10,8 @@ import { waitFor } from '../helpers/services.ts';
 import { launchBrowser, pageProblems, screenshot } from '../helpers/browser.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 import type { SmtpCapture } from '../helpers/smtp.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+import { Webhook } from 'standardwebhooks';
 
 let gw: TestGateway;
 let base: string;
@@ -20,7 +22,7 @@ test.before(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   smtp = await startSmtp();
-  gw = await startGateway({ worker: true, env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, SMTP_URL: smtp.url, AUTH_RATE_PER_ADDRESS: '1000' } });
+  gw = await startGateway({ worker: true, env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, SMTP_URL: smtp.url, AUTH_RATE_PER_ADDRESS: '1000', WEBHOOK_ALLOW_INSECURE: 'true' } });
   await gw.server.start();
   browser = await launchBrowser();
 });
@@ -212,6 +214,17 @@ test.serial('OAuth clients: create one with a scope, the secret shown once, then
   await page.getByRole('button', { name: 'Rotate' }).click();
   await waitFor(async () => (await page.getByTestId('webhook-secret').textContent()) !== first, { what: 'the rotated secret' });
   t.regex((await page.getByTestId('webhook-secret').textContent())!, /^whsec_/);
+  // a test event to a real receiver, signed with the rotated secret; then one it refuses
+  const receiver = await startReceiver((n) => ({ status: n === 1 ? 200 : 503 }));
+  t.teardown(() => receiver.close());
+  await page.getByLabel('Receiver URL').fill(receiver.url);
+  await page.getByRole('button', { name: 'Send test event' }).click();
+  await page.getByTestId('webhook-test-result').getByText('Delivered: the receiver answered HTTP 200').waitFor();
+  const rotated = (await page.getByTestId('webhook-secret').textContent())!;
+  const received = receiver.received[0]!;
+  t.is((new Webhook(rotated).verify(received.body, received.headers as Record<string, string>) as { type: string }).type, 'webhook.test');
+  await page.getByRole('button', { name: 'Send test event' }).click();
+  await page.getByTestId('webhook-test-result').getByText('Not delivered: the receiver answered HTTP 503').waitFor();
   await screenshot(page, 'dashboard', 'webhooks');
   t.deepEqual(problems, []);
   await page.close();

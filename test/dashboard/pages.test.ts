@@ -277,6 +277,41 @@ test.serial('run detail: a dead webhook delivery is shown and redelivered with i
   t.deepEqual(unexpected(), []);
 });
 
+test.serial('run detail: a running prediction\'s progress and log lines show live, and stay once it is finished', async (t) => {
+  // a run as a provider reports it while it works: progress and timestamped lines on its row, as the worker writes them
+  // (without the generated columns, which the database computes)
+  const { output_expires_from: _e, unfinished: _u, team_unfinished: _t, embed_code_unfinished: _c, ...source } = await gw.app.db('predictions').where({ id: requestId }).first();
+  const id = `${requestId.slice(0, 12)}${'7'.repeat(20)}`;
+  const lines = (n: number) => ({ seen: n, lines: Array.from({ length: n }, (_, i) => ({ at: Date.UTC(2026, 10, 29, 6, 0, i), message: `step ${i + 1} of 4` })) });
+  await gw.app.db('predictions').insert({
+    ...source, id, status: 'processing', outputs: null, nsfw: null, completed_at: null, inference_ms: null, updated_at: Date.now(),
+    upstream_progress: 0.25, logs: JSON.stringify(lines(1)),
+  });
+  t.teardown(() => gw.app.db('predictions').where({ id }).delete());
+  // from another page: a change of the address's fragment alone does not reopen the history page
+  await open('overview', 'Overview');
+  await page.goto(`${base}/dashboard#/history?id=${id}`);
+  const detail = page.getByTestId('run-detail');
+  await detail.getByTestId('run-progress').getByText('25%').waitFor();
+  await detail.getByTestId('run-logs').getByText('step 1 of 4').waitFor();
+  // the worker moves it on: the page follows without a reload
+  await gw.app.db('predictions').where({ id }).update({ upstream_progress: 0.75, logs: JSON.stringify(lines(3)), updated_at: Date.now() });
+  await detail.getByTestId('run-progress').getByText('75%').waitFor();
+  await detail.getByTestId('run-logs').getByText('step 3 of 4').waitFor();
+  t.is(await detail.getByTestId('run-logs').getByText('step 1 of 4').count(), 1, 'each line once');
+  t.is(Number(await detail.locator('progress').getAttribute('value')), 0.75);
+  await screenshot(page, 'dashboard', 'history-progress');
+  // finished: the progress goes, the log stays, the status says so
+  await gw.app.db('predictions').where({ id }).update({ status: 'failed', error: 'the provider stopped', completed_at: Date.now(), logs: JSON.stringify(lines(4)) });
+  await detail.getByText('the provider stopped').waitFor();
+  await detail.getByTestId('run-logs').getByText('step 4 of 4').waitFor();
+  t.is(await detail.getByTestId('run-progress').count(), 0);
+  t.deepEqual(unexpected(), []);
+  // gone again before the next test lists the runs, and off the history page so that it lists them afresh
+  await gw.app.db('predictions').where({ id }).delete();
+  await open('overview', 'Overview');
+});
+
 test.serial('run history: bulk delete after a confirm; the charge stays in the ledger', async (t) => {
   await open('history', 'Run history');
   await page.locator('tbody tr').nth(1).waitFor();
@@ -290,6 +325,34 @@ test.serial('run history: bulk delete after a confirm; the charge stays in the l
   t.is(await page.getByTestId('billing-balance').textContent(), '995 credits');
   t.deepEqual(unexpected(), []);
   await assertLedger(t, gw.app.db);
+});
+
+test.serial('webhooks: the delivery log shows a gone delivery under its status, and redelivers it', async (t) => {
+  const receiver = await startReceiver((n) => ({ status: n === 1 ? 410 : 200 }));
+  t.teardown(() => receiver.close());
+  const submit = await fetch(`${base}/api/v1/canvas-v1-fast-text-to-image?webhook=${encodeURIComponent(receiver.url)}`, {
+    method: 'POST',
+    headers: { 'x-api-key': testKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt: 'a logged hook', width: 64, height: 64 }),
+  });
+  const id = ((await submit.json()) as { request_id: string }).request_id;
+  await waitFor(async () => {
+    const r = await fetch(`${base}/app/prediction_response/${id}`, { headers: { 'x-api-key': liveKey } });
+    return ((await r.json()) as { webhook_deliveries?: Array<{ status: string }> }).webhook_deliveries?.[0]?.status === 'gone';
+  }, { what: 'the delivery to be gone', timeoutMs: 30_000 });
+  await open('webhooks', 'Webhooks');
+  const log = page.getByTestId('delivery-log');
+  await log.getByLabel('Status').selectOption('gone');
+  const row = log.locator('tbody tr', { hasText: receiver.url });
+  await row.getByText('HTTP 410').waitFor();
+  t.true(await log.locator('tbody tr').evaluateAll((rows) => rows.every((r) => r.textContent!.includes('gone'))));
+  await row.getByRole('button', { name: 'Redeliver' }).click();
+  await log.getByText('The delivery was scheduled again.').waitFor();
+  await waitFor(() => receiver.received.length === 2, { what: 'the redelivery' });
+  await log.getByLabel('Status').selectOption('delivered');
+  await log.locator('tbody tr', { hasText: receiver.url }).getByText('HTTP 200').waitFor();
+  await screenshot(page, 'dashboard', 'webhook-deliveries');
+  t.deepEqual(unexpected(), []);
 });
 
 test.serial('acting for a team, billing, embeds and the overview show the team\'s wallet and codes, not the account\'s', async (t) => {

@@ -176,7 +176,7 @@ test.serial('fal by polling: queued -> processing -> completed, the queue positi
 
   const events: Array<{ event: string; data: Record<string, unknown> }> = [];
   const reading = (async () => {
-    const res = await fetch(`${base}/api/v1/predictions/${id}/stream`, { headers: { 'x-api-key': acct.liveKey } });
+    const res = await fetch(`${base}/api/v1/predictions/${id}/stream?logs=true`, { headers: { 'x-api-key': acct.liveKey } });
     let buffer = '';
     for await (const chunk of res.body!) {
       buffer += Buffer.from(chunk).toString('utf8');
@@ -221,6 +221,13 @@ test.serial('fal by polling: queued -> processing -> completed, the queue positi
   t.false('logs' in (plain.result as object));
   const withLogs = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result?logs=true`, headers: { 'x-api-key': acct.liveKey } });
   t.deepEqual((withLogs.result as { logs: unknown }).logs, expected);
+  // a stream opened without logs=true sends status events only (what older clients understand); with it, the lines first
+  const eventsOf = async (query: string) => {
+    const text = await (await fetch(`${base}/api/v1/predictions/${id}/stream${query}`, { headers: { 'x-api-key': acct.liveKey } })).text();
+    return [...text.matchAll(/^event: (.+)$/gm)].map((m) => m[1]);
+  };
+  t.deepEqual(await eventsOf(''), ['completed']);
+  t.deepEqual(await eventsOf('?logs=true'), ['logs', 'completed']);
   t.is((await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' })).length, 1);
   t.deepEqual(await balance(gw, acct.liveKey), { ...(await balance(gw, acct.liveKey)), balance: 10_000 - 25, held: 0 });
 });

@@ -67,6 +67,8 @@ const FILTERS_OR_BATCHES: readonly string[] = ['searchRunHistory', 'bulkUpdateRe
 /** Valid bodies for the id-taking operations that need one (validation answers before ownership). */
 const BODIES: Readonly<Record<string, object>> = {
   renameTeam: { name: 'renamed by another tenant' },
+  sendWebhookTest: { url: 'https://example.com/hook' },
+  redeliverDeadWebhooks: { since: '2020-01-01T00:00:00Z' },
   changeTeamMemberRole: { role: 'viewer' },
   createTeamInvite: { email: 'someone@example.com', role: 'viewer' },
   createTeamApiKey: { name: 'made by another tenant' },

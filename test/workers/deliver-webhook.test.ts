@@ -240,3 +240,98 @@ test.serial('webhook URLs are checked at submit time', async (t) => {
   const ok = await strict.server.inject({ method: 'POST', url: `/api/v1/canvas-v1-fast-text-to-image?webhook=${encodeURIComponent('https://hooks.example.com/x')}`, headers: { 'x-api-key': a.testKey }, payload: { prompt: 'x' } });
   t.is(ok.statusCode, 200);
 });
+
+test.serial('a test event is sent at once, signed with the current secret, and its answer comes back; a bad URL is 422', async (t) => {
+  const receiver = await startReceiver((n) => ({ status: n === 1 ? 204 : 500 }));
+  t.teardown(() => receiver.close());
+  const send = (url: string, key = acct.liveKey) => gw.server.inject({ method: 'POST', url: '/app/webhook_test', headers: { 'x-api-key': key }, payload: { url } });
+  const ok = await send(receiver.url);
+  t.is(ok.statusCode, 200, ok.payload);
+  const answer = ok.result as { webhook_id: string; delivered: boolean; status_code: number | null; error: string | null; duration_ms: number };
+  t.like(answer, { delivered: true, status_code: 204, error: null });
+  t.true(Number.isInteger(answer.duration_ms));
+  t.is(receiver.received.length, 1);
+  const r = receiver.received[0]!;
+  t.is(r.headers['webhook-id'], answer.webhook_id);
+  const event = new Webhook(await secret()).verify(r.body, r.headers as Record<string, string>) as { type: string; id: string };
+  t.is(event.type, 'webhook.test');
+  t.is(event.id, answer.webhook_id);
+  // a failing receiver: said, not retried
+  const failed = await send(receiver.url);
+  t.like(failed.result as object, { delivered: false, status_code: 500, error: null });
+  const closed = await send('http://127.0.0.1:1/hook');
+  t.like(closed.result as object, { delivered: false, status_code: null });
+  t.regex(String((closed.result as { error: string }).error), /ECONNREFUSED/);
+  t.is(receiver.received.length, 2);
+  const bad = await send('ftp://example.com/hook');
+  t.is(bad.statusCode, 422);
+  t.deepEqual((bad.result as { detail: Array<{ loc: string[] }> }).detail[0]!.loc, ['body', 'url']);
+});
+
+test.serial('the delivery log lists the account\'s deliveries newest first with their attempts, by status, a page at a time', async (t) => {
+  const receiver = await startReceiver(() => ({ status: 410 }));
+  t.teardown(() => receiver.close());
+  const goneId = await submit(receiver, acct.liveKey);
+  await deliveryOf(goneId, (x) => x.status === 'gone');
+  type Entry = { id: string; prediction_id: string; status: string; attempts: number; created_at: string; attempt_log: Array<{ status_code: number | null }> };
+  const list = async (query: string, key = acct.liveKey) => {
+    const res = await gw.server.inject({ method: 'GET', url: `/app/webhook_deliveries${query}`, headers: { 'x-api-key': key } });
+    t.is(res.statusCode, 200, res.payload);
+    return res.result as { items: Entry[]; next_before: string | null };
+  };
+  const all = await list('');
+  t.true(all.items.length >= 5, `${all.items.length} deliveries`);
+  t.is(all.items[0]!.prediction_id, goneId, 'newest first');
+  t.like(all.items[0], { status: 'gone', attempts: 1 });
+  t.deepEqual(all.items[0]!.attempt_log.map((a) => a.status_code), [410]);
+  const times = all.items.map((d) => Date.parse(d.created_at));
+  t.deepEqual(times, [...times].sort((a, b) => b - a));
+  // by status
+  const gone = await list('?status=gone');
+  t.true(gone.items.length >= 2);
+  t.true(gone.items.every((d) => d.status === 'gone'));
+  // a page at a time: the next page starts after the last one shown
+  const first = await list('?limit=2');
+  t.is(first.items.length, 2);
+  t.is(first.next_before, first.items[1]!.created_at);
+  const second = await list(`?limit=2&before=${encodeURIComponent(first.next_before!)}`);
+  t.true(second.items.every((d) => Date.parse(d.created_at) < Date.parse(first.next_before!)));
+  t.false(second.items.some((d) => first.items.some((f) => f.id === d.id)));
+  // a sandbox key sees only sandbox predictions' deliveries: not the production one above
+  const sandbox = await list('', acct.testKey);
+  t.false(sandbox.items.some((d) => d.prediction_id === goneId));
+  t.true(sandbox.items.length > 0);
+  // another account sees none of them
+  const other = await newAccount(gw, 0);
+  t.deepEqual((await list('', other.liveKey)).items, []);
+  // a bad filter is a 422
+  const bad = await gw.server.inject({ method: 'GET', url: '/app/webhook_deliveries?status=lost', headers: { 'x-api-key': acct.liveKey } });
+  t.is(bad.statusCode, 422);
+});
+
+test.serial('every dead delivery since a time is sent again in one call; older ones and other accounts\' are left alone', async (t) => {
+  const receiver = await startReceiver(() => ({ status: 502 }));
+  t.teardown(() => receiver.close());
+  const since = new Date(Date.now() - 1).toISOString();
+  const ids = await Promise.all([submit(receiver), submit(receiver)]);
+  const dead = await Promise.all(ids.map((id) => deliveryOf(id, (x) => x.status === 'dead')));
+  await noAttemptPending();
+  receiver.respond = () => ({ status: 200 });
+  const before = receiver.received.length;
+  const other = await newAccount(gw, 0);
+  const call = (key: string, body: object) => gw.server.inject({ method: 'POST', url: '/app/webhook_deliveries/redeliver_dead', headers: { 'x-api-key': key }, payload: body });
+  const foreign = await call(other.liveKey, { since });
+  t.is(foreign.statusCode, 202);
+  t.like(foreign.result as object, { count: 0, ids: [], more: false });
+  const res = await call(acct.liveKey, { since });
+  t.is(res.statusCode, 202, res.payload);
+  const answer = res.result as { count: number; ids: string[]; more: boolean };
+  t.is(answer.count, 2);
+  t.deepEqual([...answer.ids].sort(), dead.map((d) => d.id).sort());
+  t.false(answer.more);
+  await Promise.all(ids.map((id) => deliveryOf(id, (x) => x.status === 'delivered')));
+  t.is(receiver.received.length, before + 2);
+  // nothing dead is left since then
+  t.like((await call(acct.liveKey, { since })).result as object, { count: 0 });
+  t.is((await call(acct.liveKey, { since: 'yesterday' })).statusCode, 422);
+});

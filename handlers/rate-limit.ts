@@ -215,6 +215,20 @@ export async function limitGenerations(ctx: RateLimitContext): Promise<void> {
   if (ctx.request.app) ctx.request.app.rateLimitHeaders = fields;
 }
 
+/** Test events an account (or team) may send per minute: each is a request the gateway makes to a URL the caller names. */
+export const WEBHOOK_TESTS_PER_MINUTE = 10;
+
+async function limitWebhookTests(ctx: RateLimitContext): Promise<void> {
+  const { app, caller } = ctx;
+  if (!caller) return;
+  const { teamId, userId } = caller.owner ?? { userId: caller.userId, teamId: caller.keyTeamId ?? null };
+  const name = teamId === null ? `hook-test-user:${userId}` : `hook-test-team:${teamId}`;
+  const { windowStart, counts } = await hit(ctx, GENERATION_WINDOW_SECONDS, [name], [WEBHOOK_TESTS_PER_MINUTE]);
+  if ((counts[0] ?? 0) <= WEBHOOK_TESTS_PER_MINUTE) return;
+  const resetSeconds = Math.max(1, Math.ceil((windowStart + GENERATION_WINDOW_SECONDS * 1000 - app.clock()) / 1000));
+  throw new BudgetExceededError(`at most ${WEBHOOK_TESTS_PER_MINUTE} test events a minute per account, try again in ${resetSeconds} seconds`, resetSeconds, 'webhook tests');
+}
+
 /**
  * The budgets an operation can name in the spec (`x-rate-limit`). `email: true` budgets are keyed
  * by the body's `email`, so start-up refuses them on an operation whose body has none. `admit`
@@ -232,6 +246,8 @@ export const RATE_LIMIT_POLICIES = {
   'invite-mails': { email: true, admit: (ctx: RateLimitContext, email: string) => limitMails(ctx, email) },
   // Model submits: per key and per account, requests per minute (the catalog requires it on every model endpoint).
   generations: { email: false, admit: (ctx: RateLimitContext) => limitGenerations(ctx) },
+  // Webhook test events: requests the gateway makes to a URL the caller names, so a few a minute.
+  'webhook-tests': { email: false, admit: (ctx: RateLimitContext) => limitWebhookTests(ctx) },
 } as const satisfies Record<string, { email: boolean; admit: (ctx: RateLimitContext, email: string) => Promise<Attempt | void> }>;
 
 export type RateLimitPolicy = keyof typeof RATE_LIMIT_POLICIES;

@@ -268,6 +268,24 @@ test.serial('a test event is sent at once, signed with the current secret, and i
   t.deepEqual((bad.result as { detail: Array<{ loc: string[] }> }).detail[0]!.loc, ['body', 'url']);
 });
 
+test.serial('test events are limited to 10 a minute per account: past that, 429 with Retry-After, and nothing is sent', async (t) => {
+  const receiver = await startReceiver(() => ({ status: 204 }));
+  t.teardown(() => receiver.close());
+  const a = await newAccount(gw, 0);
+  // two minute windows admit at most 20, whatever second this starts at
+  const statuses: number[] = [];
+  let refused;
+  for (let i = 0; i < 21 && !refused; i++) {
+    const res = await gw.server.inject({ method: 'POST', url: '/app/webhook_test', headers: { 'x-api-key': a.liveKey }, payload: { url: receiver.url } });
+    statuses.push(res.statusCode);
+    if (res.statusCode === 429) refused = res;
+  }
+  t.truthy(refused, statuses.join(','));
+  t.regex(refused!.headers['retry-after'] as string, /^\d+$/);
+  t.regex(JSON.parse(refused!.payload).detail, /at most 10 test events a minute/);
+  t.is(receiver.received.length, statuses.filter((s) => s === 200).length, 'a refused test event sends nothing');
+});
+
 test.serial('the delivery log lists the account\'s deliveries newest first with their attempts, by status, a page at a time', async (t) => {
   const receiver = await startReceiver(() => ({ status: 410 }));
   t.teardown(() => receiver.close());

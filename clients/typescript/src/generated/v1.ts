@@ -2253,7 +2253,7 @@ export interface paths {
         put?: never;
         /**
          * Send a signed test event to a webhook URL
-         * @description Sends one `webhook.test` event to `url` at once, signed like every delivery with the current signing secret (the account's, or with `team_id` or a team's API key the team's, needs `manage_keys`): a receiver that verifies its signature is ready for real deliveries. One attempt, no retries, nothing recorded; the answer says what the receiver answered (its status code, or why it could not be reached) and how long it took. The URL is checked as a submit's `webhook` is: `https://` and a public destination.
+         * @description Sends one `webhook.test` event to `url` at once, signed like every delivery with the current signing secret (the account's, or with `team_id` or a team's API key the team's, needs `manage_keys`): a receiver that verifies its signature is ready for real deliveries. One attempt, no retries, nothing recorded; the answer says what the receiver answered (its status code, or why it could not be reached) and how long it took. The URL is checked as a submit's `webhook` is: `https://` and a public destination. At most 10 test events a minute per account (or team); past that, 429 with `Retry-After`.
          */
         post: operations["sendWebhookTest"];
         delete?: never;
@@ -11943,6 +11943,17 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            /** @description More than 10 test events this minute for the account (or team). */
+            429: {
+                headers: {
+                    /** @description Seconds until the minute ends and test events are accepted again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -64,6 +64,7 @@ function Detail({ id, version, onClose, onChanged }) {
         <dt>Cost</dt><dd>${run.is_test ? 'sandbox (not billed)' : credits(run.cost)}</dd>
         <dt>Created</dt><dd>${when(run.created_at)}</dd>
         <dt>Completed</dt><dd>${run.completed_at ? when(run.completed_at) : 'not yet'}${run.executionTime ? ` (${run.executionTime})` : ''}</dd>
+        ${run.tokens && html`<dt>Tokens</dt><dd data-testid="run-tokens">${run.tokens.input.toLocaleString('en-US')} in, ${run.tokens.output.toLocaleString('en-US')} out${run.tokens.source === 'counted' ? ' (counted from the answer relayed: the provider reported none)' : ''}</dd>`}
         ${state && state.status === 'processing' && html`<dt>Progress</dt><dd data-testid="run-progress">${
           state.queue_position !== null && state.queue_position !== undefined ? `waiting at the provider: ${state.queue_position === 0 ? 'next to run' : `${state.queue_position} ahead`}`
           : state.progress !== null && state.progress !== undefined ? html`<progress max="1" value=${state.progress} aria-label="Progress"></progress> ${Math.round(state.progress * 100)}%`
@@ -75,7 +76,8 @@ function Detail({ id, version, onClose, onChanged }) {
       <h3>Inputs</h3>
       <dl class="facts inputs">${Object.entries(run.input || {}).map(([k, v]) => html`<dt>${k}</dt><dd>${value(v)}</dd>`)}</dl>
       <h3>Outputs</h3>
-      ${run.outputs_expired ? html`<p class="empty">The output files were removed (deleted or past retention).</p>`
+      ${typeof run.output_text === 'string' && html`<pre class="run-answer" data-testid="run-answer" tabindex="0">${run.output_text || '(an empty answer)'}</pre>`}
+      ${typeof run.output_text === 'string' && run.outputs.length === 0 ? null : run.outputs_expired ? html`<p class="empty">The output files were removed (deleted or past retention).</p>`
         : run.outputs.length === 0 ? html`<p class="empty">This run has no outputs${run.status === 'completed' ? '' : ' yet'}.</p>`
         : html`<div class="outputs">${run.outputs.map((u, i) => html`<figure><${Media} url=${u} kind=${kindOfUrl(u)} nsfw=${(run.has_nsfw_contents || [])[i]} /></figure>`)}</div>`}
       <h3>Logs</h3>

@@ -2858,7 +2858,7 @@ export interface paths {
         put?: never;
         /**
          * Lexi v1 chat (tier balanced)
-         * @description Action: Answers a prompt with a general-purpose language model, optionally steered by a system prompt. Input: prompt (required), system_prompt, max_tokens (1-8192, default 1024), temperature (0-2, default 0.7). Output: one URL of a UTF-8 text file holding the reply. Use for: writing and rewriting prompts for other models, captions, summaries and short text tasks inside a media pipeline.
+         * @description Action: Answers a prompt with a general-purpose language model, optionally steered by a system prompt. Input: prompt, or messages (a conversation of system, user and assistant turns; one of the two is required), system_prompt, max_tokens (1-8192, default 1024), temperature (0-2, default 0.7). Output: one URL of a UTF-8 text file holding the reply. Use for: writing and rewriting prompts for other models, captions, summaries and short text tasks inside a media pipeline.
          */
         post: operations["lexi-v1-balanced-chat"];
         delete?: never;
@@ -7352,8 +7352,14 @@ export interface components {
          *     }
          */
         LexiV1ChatInput: {
-            /** @description The user message. */
-            prompt: string;
+            /** @description The user message (or send `messages` instead). */
+            prompt?: string;
+            /** @description A conversation instead of `prompt`, oldest first, as OpenAI's chat messages with text content; the last is usually the user's. `system_prompt`, when set, comes before them. */
+            messages?: {
+                /** @enum {string} */
+                role: "system" | "user" | "assistant";
+                content: string;
+            }[];
             /**
              * @description Instructions that set the model's role, tone and constraints; none when empty.
              * @default
@@ -7369,7 +7375,7 @@ export interface components {
              * @default 0.7
              */
             temperature?: number;
-        };
+        } & (unknown | unknown);
         /**
          * @example {
          *       "prompt": "a lighthouse on a rocky coast at dusk",

@@ -68,7 +68,7 @@ test('an operator model in MODELS_DIR that declares nothing shared still takes w
   const model = spec.models.get('pixel-v1-budget-text-to-image');
   t.is(model?.price.base, 7);
   const op = opOf(spec.document, 'pixel-v1-budget-text-to-image');
-  t.deepEqual(op.parameters.map((p) => p.$ref), ['IdempotencyKey', 'PreferWait', 'Webhook', 'TeamId', 'WhitelabelStudio'].map((n) => `#/components/parameters/${n}`));
+  t.deepEqual(op.parameters.map((p) => p.$ref), ['IdempotencyKey', 'PreferWait', 'Webhook', 'TeamId', 'WhitelabelStudio', 'MaxCost', 'MaxCostQuery'].map((n) => `#/components/parameters/${n}`));
   t.is(op['x-team-permission'], 'generate');
 });
 

@@ -314,7 +314,7 @@ function idParams(op: Operation): IdParam[] {
   return out;
 }
 
-interface Schema { type?: string; properties?: Record<string, Schema>; required?: string[]; items?: Schema; enum?: unknown[]; default?: unknown; format?: string; minimum?: number; minLength?: number; minItems?: number }
+interface Schema { type?: string; properties?: Record<string, Schema>; required?: string[]; oneOf?: Schema[]; items?: Schema; enum?: unknown[]; default?: unknown; format?: string; minimum?: number; minLength?: number; minItems?: number }
 
 function bodySchema(op: Operation): Schema | undefined {
   return (op.requestBody as { content?: Record<string, { schema?: Schema }> } | undefined)?.content?.['application/json']?.schema;
@@ -325,7 +325,8 @@ function minimal(s: Schema): unknown {
   if (s.default !== undefined) return s.default;
   if (s.enum?.length) return s.enum[0];
   switch (s.type) {
-    case 'object': return Object.fromEntries((s.required ?? []).map((k) => [k, minimal(s.properties?.[k] ?? {})]));
+    // one of several required sets (a prompt or a conversation): the first
+    case 'object': return Object.fromEntries([...(s.required ?? []), ...(s.oneOf?.[0]?.required ?? [])].map((k) => [k, minimal(s.properties?.[k] ?? {})]));
     case 'array': return Array.from({ length: s.minItems ?? 0 }, () => minimal(s.items ?? {}));
     case 'integer': case 'number': return s.minimum ?? 1;
     case 'boolean': return false;

@@ -201,6 +201,28 @@ test.serial('openai-compatible: a chat prediction completes with the reply store
   t.is(file.payload, 'A fox, quiet in fresh snow.');
 });
 
+test.serial('openai-compatible: the async chat endpoint takes a conversation in messages, or a prompt, not both', async (t) => {
+  const gw = await startGateway({ worker: true, queue: 'memory', env: ENV });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 1000);
+  const conversation = [{ role: 'user', content: 'Name a colour.' }, { role: 'assistant', content: 'Blue.' }, { role: 'user', content: 'Another.' }];
+  const api = nock(OPENAI).post('/v1/chat/completions', (body: { messages?: unknown[] }) => JSON.stringify(body.messages) === JSON.stringify(conversation))
+    .reply(200, { id: 'chatcmpl-10', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'Green.' }, finish_reason: 'stop' }] });
+  // the hold counts the conversation's bytes, like a prompt's
+  const short = await gw.server.inject({ method: 'POST', url: '/app/calculate_dynamic_cost', headers: { 'x-api-key': acct.liveKey }, payload: { model: 'lexi-v1-balanced-chat', input: { messages: [{ role: 'user', content: 'x' }] } } });
+  const long = await gw.server.inject({ method: 'POST', url: '/app/calculate_dynamic_cost', headers: { 'x-api-key': acct.liveKey }, payload: { model: 'lexi-v1-balanced-chat', input: { messages: [{ role: 'user', content: 'x'.repeat(30000) }] } } });
+  t.is(short.statusCode, 200, short.payload);
+  t.true((long.result as { cost: number }).cost > (short.result as { cost: number }).cost);
+  const id = await submit(gw, acct.liveKey, CHAT, { messages: conversation });
+  const done = await finished(gw, id);
+  t.is(done.status, 'completed', String(done.error));
+  t.true(api.isDone());
+  const both = await gw.server.inject({ method: 'POST', url: CHAT, headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'x', messages: conversation } });
+  t.is(both.statusCode, 422);
+  const neither = await gw.server.inject({ method: 'POST', url: CHAT, headers: { 'x-api-key': acct.liveKey }, payload: { max_tokens: 10 } });
+  t.is(neither.statusCode, 422);
+});
+
 test.serial('a moderation refusal is failed at once with a stable code, never retried and never billed', async (t) => {
   const gw = await startGateway({ worker: true, queue: 'memory', env: ENV });
   t.teardown(() => gw.stop());

@@ -46,11 +46,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The chat request: `system_prompt` first when set, then the input's `messages` (a conversation) or its `prompt` as the user's message. */
 function chatBody(model: string, input: Record<string, unknown>): Record<string, unknown> {
-  const { prompt, system_prompt: system, ...rest } = input;
+  const { prompt, system_prompt: system, messages: conversation, ...rest } = input;
   const messages: Array<{ role: string; content: unknown }> = [];
   if (typeof system === 'string' && system !== '') messages.push({ role: 'system', content: system });
-  messages.push({ role: 'user', content: prompt });
+  if (Array.isArray(conversation)) messages.push(...(conversation as Array<{ role: string; content: unknown }>));
+  else messages.push({ role: 'user', content: prompt });
   return { ...rest, model, messages };
 }
 

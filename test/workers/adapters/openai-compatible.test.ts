@@ -93,6 +93,16 @@ test.serial('a chat completion becomes one UTF-8 text file; system_prompt is the
   t.is((await bytes(files[0]!)).toString('utf8'), 'A lighthouse glows at dusk — ünïcode kept.');
 });
 
+test.serial('a conversation in messages is sent as it is, after system_prompt', async (t) => {
+  const conversation = [{ role: 'user', content: 'Name a colour.' }, { role: 'assistant', content: 'Blue.' }, { role: 'user', content: 'Another.' }];
+  const api = nock(API)
+    .post('/v1/chat/completions', { model: 'gpt-4o-mini', max_tokens: 16, messages: [{ role: 'system', content: 'One word.' }, ...conversation] })
+    .reply(200, { id: 'chatcmpl-456', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: 'Green.' }, finish_reason: 'stop' }] });
+  const submitted = await adapter().job!.submit({ messages: conversation, system_prompt: 'One word.', max_tokens: 16 }, chatContext());
+  t.true(api.isDone());
+  t.is(submitted.state.kind, 'succeeded');
+});
+
 test.serial('a self-hosted server without a key (Ollama, vLLM) gets no Authorization header', async (t) => {
   const api = nock(API, { badheaders: ['authorization'] }).post('/v1/chat/completions').reply(200, { id: 'x', choices: [{ message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] });
   await adapter(env(null)).run({ prompt: 'hello' }, chatContext());

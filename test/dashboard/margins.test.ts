@@ -1,7 +1,7 @@
 // The admin page's revenue, provider cost and margin table in a real browser (Debian chromium via
 // playwright-core): a billing account sees the runs of the day by model with the totals, and
 // narrows the table to one model; a support account does not see it. Screenshot in
-// .artifacts/dashboard/.
+// test-results/screenshots/dashboard/.
 import test from 'ava';
 import type { Browser } from 'playwright-core';
 import { newAccount, startGateway } from '../helpers/gateway.ts';

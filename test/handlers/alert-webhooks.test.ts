@@ -2,8 +2,9 @@
 // local receivers: the alert webhook URL in the settings (personal and team, the destination
 // policy's 422); a crossing under concurrent submits sends exactly one mail and one signed event;
 // the delivery log lists it (event type, no prediction, the receiver's answer's excerpt) and
-// redelivery sends it again; the test alert; a top-up re-arms the low-balance alert; the log's
-// pages skip nothing that shares a millisecond, on MariaDB and SQLite.
+// redelivery sends it again; the test alert; a top-up re-arms the low-balance alert; a team's
+// alert is signed with the team's secret and logged for the team; the sweeper publishes a lost
+// alert delivery; the log's pages skip nothing that shares a millisecond, on MariaDB and SQLite.
 import test from 'ava';
 import { Webhook } from 'standardwebhooks';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
@@ -16,6 +17,7 @@ import { startReceiver } from '../helpers/receiver.ts';
 import type { Receiver } from '../helpers/receiver.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { adminTopUp } from '../../db/wallet/admin.ts';
+import { creditTeam } from '../../db/wallet/moves.ts';
 import { newDeliveryId } from '../../db/deliveries.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
@@ -223,6 +225,45 @@ test('a top-up that brings the balance back above the line re-arms the low-balan
   const epoch = Number((await gw.app.db('users').where({ id: a.userId }).first('low_balance_epoch')).low_balance_epoch);
   await adminTopUp(gw.app.db, owner, 1, 'a little', Date.now());
   t.is(Number((await gw.app.db('users').where({ id: a.userId }).first('low_balance_epoch')).low_balance_epoch), epoch);
+});
+
+test('a team\'s alert goes to the team\'s webhook URL signed with the team\'s secret, and is in the team\'s delivery log only', async (t) => {
+  const hook = await receiver();
+  t.teardown(() => hook.close());
+  const a = await newAccount(gw, 0);
+  const teamId = (await callOperation<{ id: number }>(gw, 'createTeam', { as: a.session, body: { name: 'alerting team' } })).body.id;
+  await gw.app.db.transaction((trx) => creditTeam(trx, teamId, a.userId, price * 2, 'topup', 'test credit', Date.now()));
+  const key = (await callOperation<{ key: string }>(gw, 'createTeamApiKey', { as: a.session, params: { team_id: teamId }, body: { name: 'ci', is_test: false } })).body.key;
+  await setAlerts(gw, a, { low_balance_threshold: price * 2, webhook_url: hook.url }, teamId);
+  await submit(gw, key);
+  await waitFor(() => hook.received.length === 1, { what: 'the team\'s alert' });
+  const event = verified(await secretOf(gw, a.session, teamId), hook.received[0]!);
+  t.like(event, { type: 'alert.low_balance', team_id: teamId });
+  // not the member's own secret
+  const personal = await secretOf(gw, a.session);
+  t.throws(() => verified(personal, hook.received[0]!));
+  const teamLog = await callOperation<Log>(gw, 'listWebhookDeliveries', { as: a.session, query: { team_id: teamId } });
+  t.deepEqual(teamLog.body.items.map((i) => [i.id, i.event_type]), [[event.id, 'alert.low_balance']]);
+  t.deepEqual((await log(gw, a)).body.items, []);
+});
+
+test('an alert delivery whose message was lost is published again by the sweeper and delivered', async (t) => {
+  const hook = await receiver();
+  t.teardown(() => hook.close());
+  const a = await newAccount(gw, 0);
+  const at = Date.now() - 3_600_000;
+  const [alertId] = await gw.app.db('alerts').insert({
+    user_id: a.userId, team_id: null, api_key_id: null, subject: `u:${a.userId}`, kind: 'monthly_budget', period: '2026-11', threshold: 10, value: 12, claim: 'lost', created_at: at,
+  });
+  const id = newDeliveryId();
+  // recorded, never published (the process died between the two)
+  await gw.app.db('alert_deliveries').insert({ id, alert_id: alertId, user_id: a.userId, team_id: null, url: hook.url, status: 'pending', attempts: 0, next_attempt_at: at, created_at: at, updated_at: at });
+  t.true(await gw.app.dispatcher.sweep() >= 1);
+  await waitFor(() => hook.received.length === 1, { what: 'the swept delivery' });
+  const event = verified(await secretOf(gw, a.session), hook.received[0]!);
+  t.like(event, { type: 'alert.monthly_budget', id });
+  t.like(event.alert, { id: Number(alertId), threshold: 10, value: 12, period: '2026-11' });
+  await waitFor(async () => (await gw.app.db('alert_deliveries').where({ id }).first<{ status: string }>())?.status === 'delivered', { what: 'delivered' });
 });
 
 /**

@@ -203,29 +203,32 @@ test('a test alert goes to the saved URL or the one given, signed with the walle
   t.throws(() => verified(personal, hook.received[1]!));
 });
 
-test('a top-up that brings the balance back above the line re-arms the low-balance alert: the next crossing alerts again', async (t) => {
+async function topUpRearms(t: import('ava').ExecutionContext, g: TestGateway) {
   const hook = await receiver();
   t.teardown(() => hook.close());
-  const a = await newAccount(gw, price * 3);
+  const a = await newAccount(g, price * 3);
   const owner = { userId: a.userId, teamId: null };
   // a submit leaves 2 prices, below the line; a top-up of one price (at least 2 credits) lifts it back over
   t.true(price >= 2);
-  await setAlerts(gw, a, { low_balance_threshold: price * 2 + 2, webhook_url: hook.url });
-  await submit(gw, a.liveKey);
+  await setAlerts(g, a, { low_balance_threshold: price * 2 + 2, webhook_url: hook.url });
+  await submit(g, a.liveKey);
   await waitFor(() => hook.received.length === 1, { what: 'the first alert' });
   // no submit sees the balance back above the line: only the top-up can re-arm the alert
-  await adminTopUp(gw.app.db, owner, price, 'top-up', Date.now());
-  await submit(gw, a.liveKey);
+  await adminTopUp(g.app.db, owner, price, 'top-up', Date.now());
+  await submit(g, a.liveKey);
   await waitFor(() => hook.received.length === 2, { what: 'the second alert' });
-  const rows = await gw.app.db('alerts').where({ user_id: a.userId }).orderBy('id');
+  const rows = await g.app.db('alerts').where({ user_id: a.userId }).orderBy('id');
   t.deepEqual(rows.map((r: { kind: string; period: string }) => [r.kind, r.period]), [['low_balance', '0'], ['low_balance', '1']]);
-  const secret = await secretOf(gw, a.session);
+  const secret = await secretOf(g, a.session);
   t.deepEqual(hook.received.map((r) => verified(secret, r).alert.period), ['0', '1']);
   // a top-up that leaves the balance below the line (2 prices + 1) re-arms nothing
-  const epoch = Number((await gw.app.db('users').where({ id: a.userId }).first('low_balance_epoch')).low_balance_epoch);
-  await adminTopUp(gw.app.db, owner, 1, 'a little', Date.now());
-  t.is(Number((await gw.app.db('users').where({ id: a.userId }).first('low_balance_epoch')).low_balance_epoch), epoch);
-});
+  const epoch = Number((await g.app.db('users').where({ id: a.userId }).first('low_balance_epoch')).low_balance_epoch);
+  await adminTopUp(g.app.db, owner, 1, 'a little', Date.now());
+  t.is(Number((await g.app.db('users').where({ id: a.userId }).first('low_balance_epoch')).low_balance_epoch), epoch);
+}
+
+test('mariadb: a top-up that brings the balance back above the line re-arms the low-balance alert: the next crossing alerts again', (t) => topUpRearms(t, gw));
+test('sqlite: a top-up that brings the balance back above the line re-arms the low-balance alert', (t) => topUpRearms(t, lite));
 
 test('a team\'s alert goes to the team\'s webhook URL signed with the team\'s secret, and is in the team\'s delivery log only', async (t) => {
   const hook = await receiver();

@@ -1,6 +1,8 @@
 // The deliver-webhook consumer: one attempt per message. Sign at send time over the exact bytes
 // sent, record the attempt, then ack, retry on the schedule (WEBHOOK_RETRY_SCHEDULE_MS, or a
 // longer Retry-After), or dead-letter after the third retry. Transport-free: it returns an Outcome.
+// A delivery is a prediction's result or an alert's event (db/alert-deliveries.ts): the same ids,
+// signing, schedule and attempt records, each kind in its own tables.
 import type { App } from '../lib/context.ts';
 import { ALERT_DELIVERIES, findPendingDelivery, PREDICTION_DELIVERIES, recordAttempt as recordDeliveryAttempt } from '../db/webhooks.ts';
 import type { DeliveryTables } from '../db/webhooks.ts';

@@ -147,7 +147,7 @@ test('concurrent submits that cross the low-balance line send exactly one mail a
   t.is(item.attempt_log[0]!.response_excerpt, 'thanks see you');
 });
 
-test('an alert delivery the receiver answered 410 is redelivered with the same webhook-id; the excerpt shows its answer with control characters replaced', async (t) => {
+test('an alert delivery the receiver answered 410 is redelivered with the same webhook-id, and a dead one by redeliver_dead; the excerpt shows its answer with control characters replaced', async (t) => {
   const hook = await receiver((n) => (n === 1 ? { status: 410, body: Buffer.from([0x67, 0x6f, 0x6e, 0x65, 0x00, 0x0a, 0x1b, 0xff, 0x21]) } : { status: 204 }));
   t.teardown(() => hook.close());
   const a = await newAccount(gw, price * 2);
@@ -163,6 +163,12 @@ test('an alert delivery the receiver answered 410 is redelivered with the same w
   t.is(delivered.attempt_log.length, 2);
   t.is(delivered.attempt_log[1]!.response_excerpt, null);
   t.deepEqual(hook.received.map((r) => r.headers['webhook-id']), [gone.id, gone.id]);
+  // after an outage, every dead delivery since a time goes again: alerts' too
+  await gw.app.db('alert_deliveries').where({ id: gone.id }).update({ status: 'dead' });
+  const dead = await callOperation<{ ids: string[]; more: boolean }>(gw, 'redeliverDeadWebhooks', { as: a.session, body: { since: new Date(Date.now() - 3_600_000).toISOString() } });
+  t.is(dead.status, 202, dead.raw.payload);
+  t.deepEqual(dead.body, { count: 1, ids: [gone.id], more: false });
+  await waitFor(() => hook.received.length === 3, { what: 'the dead delivery sent again' });
   // another account's delivery id is unknown; a sandbox key reaches no alert's
   const b = await newAccount(gw, 0);
   t.is((await callOperation(gw, 'redeliverWebhook', { as: b.session, params: { id: gone.id } })).status, 404);

@@ -155,12 +155,15 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     }
     // personal predictions (deliveries and attempts cascade); ledger rows name them by id only
     await trx('predictions').where({ user_id: userId }).whereNull('team_id').delete();
+    // personal alerts' deliveries (and attempts, cascading): their URLs may carry the receiver's token
+    await trx('alert_deliveries').where({ user_id: userId }).whereNull('team_id').delete();
     await dropCounter(trx, { userId, teamId: null });
     await trx('users').where({ id: userId }).update({
       email: `deleted-${userId}@deleted.invalid`,
       password_hash: null,
       // the Stripe customer it paid as (the payment records keep theirs: money history)
       stripe_customer_id: null,
+      alert_webhook_url: null,
       email_verified: false,
       role: 'user',
       deletion_requested_at: null,

@@ -19,6 +19,8 @@ export interface AlertSettings {
   /** hard: submits past the budget are refused; soft: alert only */
   monthlyBudgetHard: boolean;
   lowBalanceEpoch: number;
+  /** where alerts also go as signed webhook events; null: by email only */
+  webhookUrl: string | null;
   /** the wallet's spendable balance when read */
   balance: number;
 }
@@ -26,7 +28,7 @@ export interface AlertSettings {
 export const ALERT_KINDS = ['low_balance', 'monthly_budget', 'key_soft_limit'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
-const SETTINGS_COLUMNS = ['low_balance_threshold', 'monthly_budget', 'monthly_budget_hard', 'low_balance_epoch', 'balance'];
+const SETTINGS_COLUMNS = ['low_balance_threshold', 'monthly_budget', 'monthly_budget_hard', 'low_balance_epoch', 'alert_webhook_url', 'balance'];
 
 function settingsOf(r: Record<string, unknown> | undefined): AlertSettings | undefined {
   if (!r) return undefined;
@@ -35,6 +37,7 @@ function settingsOf(r: Record<string, unknown> | undefined): AlertSettings | und
     monthlyBudget: numOrNull(r.monthly_budget ?? null),
     monthlyBudgetHard: bool(r.monthly_budget_hard),
     lowBalanceEpoch: num(r.low_balance_epoch ?? 0),
+    webhookUrl: typeof r.alert_webhook_url === 'string' ? r.alert_webhook_url : null,
     balance: num(r.balance ?? 0),
   };
 }
@@ -45,7 +48,7 @@ export async function alertSettings(db: Knex, owner: Owner): Promise<AlertSettin
 
 export async function updateAlertSettings(db: Db, owner: Owner, s: Omit<AlertSettings, 'lowBalanceEpoch' | 'balance'>): Promise<void> {
   await walletRow(db, owner).update({
-    low_balance_threshold: s.lowBalanceThreshold, monthly_budget: s.monthlyBudget, monthly_budget_hard: s.monthlyBudgetHard
+    low_balance_threshold: s.lowBalanceThreshold, monthly_budget: s.monthlyBudget, monthly_budget_hard: s.monthlyBudgetHard, alert_webhook_url: s.webhookUrl,
   });
 }
 
@@ -94,16 +97,17 @@ export interface Crossing {
 
 /**
  * Records a crossing once: an INSERT that a duplicate (subject, kind, period) turns into nothing,
- * then a read of the row's claim. True for the one caller whose insert made the row.
+ * then a read of the row's claim. The alert's id for the one caller whose insert made the row;
+ * undefined for every other.
  */
-export async function recordCrossing(db: Db, c: Crossing): Promise<boolean> {
+export async function recordCrossing(db: Db, c: Crossing): Promise<number | undefined> {
   const claim = crypto.randomBytes(12).toString('hex');
   await db('alerts').insert({
     user_id: c.owner.userId, team_id: c.owner.teamId, api_key_id: c.apiKeyId, subject: c.subject, kind: c.kind, period: c.period,
     threshold: c.threshold, value: c.value, claim, created_at: c.now,
   }).onConflict(['subject', 'kind', 'period']).ignore();
-  const row = await db('alerts').where({ subject: c.subject, kind: c.kind, period: c.period }).first('claim') as { claim: string } | undefined;
-  return row?.claim === claim;
+  const row = await db('alerts').where({ subject: c.subject, kind: c.kind, period: c.period }).first('id', 'claim') as { id: number | string; claim: string } | undefined;
+  return row?.claim === claim ? num(row.id) : undefined;
 }
 
 /** Whether an alert of this kind was recorded for the period (the low-balance alert's current epoch). */

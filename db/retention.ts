@@ -112,14 +112,16 @@ export async function markOutputsExpired(db: Db, ids: readonly string[], now: nu
   return affected(await db('predictions').whereIn('id', [...ids]).whereNull('outputs_expired_at').update({ outputs_expired_at: now }));
 }
 
-/** Attempt records of webhook deliveries started before `before`. */
-export function deleteOldWebhookAttempts(db: Db, before: number): Promise<number> {
-  return deleteInBatches(db, 'webhook_attempts', 'id', (q) => q.where('started_at', '<', before));
+/** Attempt records of webhook deliveries (predictions' and alerts') started before `before`. */
+export async function deleteOldWebhookAttempts(db: Db, before: number): Promise<number> {
+  const old = (q: Knex.QueryBuilder) => q.where('started_at', '<', before);
+  return await deleteInBatches(db, 'webhook_attempts', 'id', old) + await deleteInBatches(db, 'alert_delivery_attempts', 'id', old);
 }
 
-/** Finished deliveries (delivered, gone, dead) last changed before `before`, with their attempts (cascade). */
-export function deleteOldWebhookDeliveries(db: Db, before: number): Promise<number> {
-  return deleteInBatches(db, 'webhook_deliveries', 'id', (q) => q.whereIn('status', ['delivered', 'gone', 'dead']).andWhere('updated_at', '<', before));
+/** Finished deliveries (delivered, gone, dead; predictions' and alerts') last changed before `before`, with their attempts (cascade). */
+export async function deleteOldWebhookDeliveries(db: Db, before: number): Promise<number> {
+  const old = (q: Knex.QueryBuilder) => q.whereIn('status', ['delivered', 'gone', 'dead']).andWhere('updated_at', '<', before);
+  return await deleteInBatches(db, 'webhook_deliveries', 'id', old) + await deleteInBatches(db, 'alert_deliveries', 'id', old);
 }
 
 /**

@@ -31,7 +31,14 @@ export interface Attempt {
   durationMs: number;
   statusCode: number | null;
   error: string | null;
+  /** the first bytes of the receiver's answer, as text */
+  responseExcerpt: string | null;
 }
+
+/** A prediction's deliveries and their attempts, or an alert's (migration 20261129_8001). */
+export interface DeliveryTables { deliveries: string; attempts: string }
+export const PREDICTION_DELIVERIES: DeliveryTables = { deliveries: 'webhook_deliveries', attempts: 'webhook_attempts' };
+export const ALERT_DELIVERIES: DeliveryTables = { deliveries: 'alert_deliveries', attempts: 'alert_delivery_attempts' };
 
 interface DeliveryRow {
   id: string; prediction_id: string; user_id: number; url: string; status: string; attempts: number;
@@ -146,16 +153,17 @@ export async function findPendingDelivery(db: Db, id: string): Promise<{ deliver
  */
 export async function recordAttempt(
   db: Db,
-  d: Delivery,
-  a: { number: number; startedAt: number; durationMs: number; statusCode?: number; error?: string },
+  d: Pick<Delivery, 'id'>,
+  a: { number: number; startedAt: number; durationMs: number; statusCode?: number; error?: string; excerpt?: string },
   next: { status: DeliveryStatus; nextAttemptAt: number },
   now: number,
+  tables: DeliveryTables = PREDICTION_DELIVERIES,
 ): Promise<void> {
-  await db('webhook_attempts').insert({
+  await db(tables.attempts).insert({
     delivery_id: d.id, number: a.number, started_at: a.startedAt, duration_ms: a.durationMs,
-    status_code: a.statusCode ?? null, error: a.error?.slice(0, 500) ?? null,
+    status_code: a.statusCode ?? null, error: a.error?.slice(0, 500) ?? null, response_excerpt: a.excerpt ?? null,
   });
-  await db('webhook_deliveries').where('id', d.id).update({
+  await db(tables.deliveries).where('id', d.id).update({
     status: next.status, attempts: a.number, last_status_code: a.statusCode ?? null, last_error: a.error?.slice(0, 500) ?? null,
     next_attempt_at: next.nextAttemptAt, updated_at: now,
   });
@@ -166,31 +174,59 @@ export async function listDeliveries(db: Db, predictionId: string): Promise<Arra
   return withAttempts(db, rows);
 }
 
+/** A place in the delivery log: its rows are ordered by (created_at, id), newest first. */
+export interface DeliveryCursor { createdAt: number; id: string }
+
+/** A delivery in the owner's log: a prediction's, or (predictionId null) an alert's, with the alert's kind. */
+export type LoggedDelivery = Omit<Delivery, 'predictionId'> & { predictionId: string | null; alertKind: string | null; attemptLog: Attempt[] };
+
+const LOG_COLUMNS = ['id', 'user_id', 'url', 'status', 'attempts', 'last_status_code', 'last_error', 'created_at'];
+
 /**
  * The owner's delivery log: deliveries of the owner's predictions (a team's: whoever submitted
- * them), newest first, at most `limit`, created before `before` (epoch ms) when given, of one
- * `status` when given; `sandboxOnly` (a sandbox key asking): only sandbox predictions'.
+ * them) and of the owner's alerts, newest first, at most `limit`, after `before` in that order
+ * when given (created earlier, or in the same millisecond with a smaller id: a page never skips
+ * the rows that share its last row's millisecond), of one `status` when given; `sandboxOnly` (a
+ * sandbox key asking): only sandbox predictions' (alerts are not a sandbox's).
  */
 export async function listOwnerDeliveries(
   db: Db, owner: Owner,
-  opts: { status?: DeliveryStatus; before?: number; limit: number; sandboxOnly?: boolean },
-): Promise<Array<Delivery & { attemptLog: Attempt[] }>> {
+  opts: { status?: DeliveryStatus; before?: DeliveryCursor; limit: number; sandboxOnly?: boolean },
+): Promise<LoggedDelivery[]> {
+  const filter = (table: string) => (q: Knex.QueryBuilder) => {
+    if (opts.status) q.andWhere(`${table}.status`, opts.status);
+    const before = opts.before;
+    if (before) {
+      q.andWhere((w) => w.where(`${table}.created_at`, '<', before.createdAt)
+        .orWhere((same) => same.where(`${table}.created_at`, before.createdAt).andWhere(`${table}.id`, '<', before.id)));
+    }
+  };
   const owned = db('predictions').select('id').where(ownerWhere(owner));
   if (opts.sandboxOnly) owned.andWhere('is_test', true);
-  const q = db<DeliveryRow>('webhook_deliveries').whereIn('prediction_id', owned);
-  if (opts.status) q.andWhere('status', opts.status);
-  if (opts.before !== undefined) q.andWhere('created_at', '<', opts.before);
-  const rows = await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(opts.limit);
-  return withAttempts(db, rows);
+  const predictions = db('webhook_deliveries as d').select(LOG_COLUMNS.map((c) => `d.${c}`))
+    .select('d.prediction_id', db.raw('NULL as alert_kind')).whereIn('d.prediction_id', owned).modify(filter('d'));
+  if (!opts.sandboxOnly) {
+    // unwrapped: SQLite takes no parentheses around a UNION's members
+    predictions.unionAll(db('alert_deliveries as ad').join('alerts as a', 'a.id', 'ad.alert_id').select(LOG_COLUMNS.map((c) => `ad.${c}`))
+      .select(db.raw('NULL as prediction_id'), 'a.kind as alert_kind').where(ownerWhere(owner, 'ad')).modify(filter('ad')), false);
+  }
+  // one ordered query over both kinds, so the database's own order of ids decides ties
+  const rows = await db.select('*').from(predictions.as('u'))
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(opts.limit) as Array<DeliveryRow & { prediction_id: string | null; alert_kind: string | null }>;
+  const attempts = await withAttempts(db, rows.filter((r) => r.prediction_id !== null));
+  const alertAttempts = await withAttempts(db, rows.filter((r) => r.prediction_id === null), ALERT_DELIVERIES);
+  const byId = new Map([...attempts, ...alertAttempts].map((d) => [d.id, d.attemptLog]));
+  return rows.map((r) => ({ ...toDelivery(r), predictionId: r.prediction_id, alertKind: r.alert_kind, attemptLog: byId.get(r.id) ?? [] }));
 }
 
-async function withAttempts(db: Db, rows: DeliveryRow[]): Promise<Array<Delivery & { attemptLog: Attempt[] }>> {
+async function withAttempts(db: Db, rows: DeliveryRow[], tables: DeliveryTables = PREDICTION_DELIVERIES): Promise<Array<Delivery & { attemptLog: Attempt[] }>> {
   if (rows.length === 0) return [];
-  const attempts = await db('webhook_attempts').whereIn('delivery_id', rows.map((r) => r.id)).orderBy('id', 'asc');
+  const attempts = await db(tables.attempts).whereIn('delivery_id', rows.map((r) => r.id)).orderBy('id', 'asc');
   return rows.map((r) => ({
     ...toDelivery(r),
-    attemptLog: attempts.filter((a: { delivery_id: string }) => a.delivery_id === r.id).map((a: { number: number; started_at: number | string; duration_ms: number; status_code: number | null; error: string | null }) => ({
+    attemptLog: attempts.filter((a: { delivery_id: string }) => a.delivery_id === r.id).map((a: { number: number; started_at: number | string; duration_ms: number; status_code: number | null; error: string | null; response_excerpt: string | null }) => ({
       number: num(a.number), startedAt: iso(a.started_at), durationMs: num(a.duration_ms), statusCode: numOrNull(a.status_code), error: a.error,
+      responseExcerpt: a.response_excerpt ?? null,
     })),
   }));
 }
@@ -207,8 +243,17 @@ export async function reopenDelivery(db: Db, id: string, owner: Owner, now: numb
     qb.where({ id }).whereIn('prediction_id', owned);
   };
   const row = await db<DeliveryRow>('webhook_deliveries').where(mine).first();
-  if (!row) return 'not-found';
+  // not a prediction's: one of the owner's alerts' (never a sandbox's)
+  if (!row) return opts.sandboxOnly ? 'not-found' : reopenAlertDelivery(db, id, owner, now);
   const n = await db('webhook_deliveries').where(mine).whereIn('status', ['dead', 'gone'])
+    .update({ status: 'pending', next_attempt_at: now, updated_at: now });
+  return affected(n) === 1 ? 'reopened' : 'busy';
+}
+
+async function reopenAlertDelivery(db: Db, id: string, owner: Owner, now: number): Promise<'reopened' | 'not-found' | 'busy'> {
+  const mine = (qb: Knex.QueryBuilder) => { qb.where({ id }).where(ownerWhere(owner)); };
+  if (!(await db('alert_deliveries').where(mine).first('id'))) return 'not-found';
+  const n = await db('alert_deliveries').where(mine).whereIn('status', ['dead', 'gone'])
     .update({ status: 'pending', next_attempt_at: now, updated_at: now });
   return affected(n) === 1 ? 'reopened' : 'busy';
 }
@@ -225,12 +270,20 @@ export async function reopenDeadDeliveries(db: Db, owner: Owner, since: number, 
     .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }]).limit(opts.limit + 1);
   const ids = rows.slice(0, opts.limit).map((r: { id: string }) => r.id);
   if (ids.length > 0) await db('webhook_deliveries').whereIn('id', ids).andWhere('status', 'dead').update({ status: 'pending', next_attempt_at: now, updated_at: now });
-  return { ids, more: rows.length > opts.limit };
+  if (rows.length > opts.limit || opts.sandboxOnly) return { ids, more: rows.length > opts.limit };
+  // then the owner's alerts' dead deliveries, in what room is left
+  const room = opts.limit - ids.length;
+  const alertRows = await db('alert_deliveries').select('id').where(ownerWhere(owner)).andWhere('status', 'dead').andWhere('created_at', '>=', since)
+    .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }]).limit(room + 1);
+  const alertIds = alertRows.slice(0, room).map((r: { id: string }) => r.id);
+  if (alertIds.length > 0) await db('alert_deliveries').whereIn('id', alertIds).andWhere('status', 'dead').update({ status: 'pending', next_attempt_at: now, updated_at: now });
+  return { ids: [...ids, ...alertIds], more: alertRows.length > room };
 }
 
 /** The sweeper republished it: due again now, so it is not republished on every sweep. */
 export async function touchDelivery(db: Db, id: string, now: number): Promise<void> {
   await db('webhook_deliveries').where({ id, status: 'pending' }).update({ next_attempt_at: now, updated_at: now });
+  await db('alert_deliveries').where({ id, status: 'pending' }).update({ next_attempt_at: now, updated_at: now });
 }
 
 /** Pending deliveries long past their due time: their message was never confirmed by the queue. */
@@ -240,6 +293,11 @@ export async function findStalledDeliveries(db: Db, dueBefore: number, limit: nu
     .leftJoin('predictions', 'predictions.id', 'webhook_deliveries.prediction_id')
     .where('webhook_deliveries.status', 'pending').andWhere('webhook_deliveries.next_attempt_at', '<', dueBefore)
     .orderBy('webhook_deliveries.next_attempt_at', 'asc').limit(limit);
-  return rows.map((r: { id: string; http_request_id: string | null }) => ({ id: r.id, reqId: r.http_request_id }));
+  const stalled = rows.map((r: { id: string; http_request_id: string | null }) => ({ id: r.id, reqId: r.http_request_id }));
+  if (stalled.length >= limit) return stalled;
+  // alerts' deliveries, in what room is left (no request to name)
+  const alertRows = await db('alert_deliveries').select('id').where('status', 'pending').andWhere('next_attempt_at', '<', dueBefore)
+    .orderBy('next_attempt_at', 'asc').limit(limit - stalled.length);
+  return [...stalled, ...alertRows.map((r: { id: string }) => ({ id: r.id, reqId: null }))];
 }
 

@@ -1,6 +1,8 @@
 // Alerts and budgets (docs/api/alerts.md): the settings routes, the alert list, and what a submit
 // does after it is recorded: each alert whose line it crossed is recorded once (db/alerts.ts:
-// recordCrossing) and sent by email to the wallet's owner (a team's members who may add credit).
+// recordCrossing) and sent by email to the wallet's owner (a team's members who may add credit)
+// and, when the wallet has an alert webhook URL, as a signed webhook event (a delivery row that
+// the delivery worker attempts and retries like a prediction's).
 import type { App } from '../lib/context.ts';
 import type { Handler } from './types.ts';
 import type { Owner } from '../lib/owner.ts';
@@ -10,7 +12,16 @@ import { can, TEAM_ROLES } from '../lib/team-permissions.ts';
 import {
   alertRecipients, alertSettings, crossingRecorded, keySoftLimit, listAlerts, monthKey, monthSpend, rearmLowBalance, recordCrossing, updateAlertSettings,
 } from '../db/alerts.ts';
-import type { AlertKind, AlertSettings, Crossing } from '../db/alerts.ts';
+import type { AlertSettings, Crossing } from '../db/alerts.ts';
+import { insertAlertDelivery } from '../db/alert-deliveries.ts';
+import { newDeliveryId } from '../db/deliveries.ts';
+import { activeSecrets } from '../db/webhooks.ts';
+import { alertEventPayload, alertSentence } from '../workers/webhooks/alert-event.ts';
+import type { AlertFacts } from '../workers/webhooks/alert-event.ts';
+import { webhookHeaders } from '../workers/webhooks/sign.ts';
+import { sendWebhook } from '../workers/webhooks/send.ts';
+import { urlProblem } from '../lib/destination-policy.ts';
+import { ValidationFailedError } from '../lib/errors.ts';
 import { keySpend } from '../db/key-spend.ts';
 
 /** How long a process trusts what it read of a wallet's settings or a key's soft limit (another process's change applies within it). */
@@ -45,28 +56,37 @@ export function forgetKeySoftLimit(app: App, keyId: number): void {
 
 const BILLING_ROLES = TEAM_ROLES.filter((r) => can(r, 'top_up'));
 
-function alertMail(to: string, c: Crossing, walletName: string): Mail {
-  const what: Record<AlertKind, string> = {
-    low_balance: `The balance of ${walletName.toLowerCase()} is ${c.value} credits, below your low-balance alert of ${c.threshold} credits.`,
-    monthly_budget: `${walletName} has committed ${c.value} credits this month (${c.period}), reaching its monthly budget of ${c.threshold} credits.`,
-    key_soft_limit: `An API key (id ${c.apiKeyId ?? ''}) of ${walletName.toLowerCase()} has spent ${c.value} credits in its period (${c.period}), reaching its soft spend limit of ${c.threshold} credits.`,
-  };
+const factsOf = (c: Crossing, id: number | null): AlertFacts => ({
+  id, kind: c.kind, apiKeyId: c.apiKeyId, period: c.period, threshold: c.threshold, value: c.value, createdAt: c.now,
+});
+
+function alertMail(to: string, c: Crossing): Mail {
   return {
     to,
     subject: c.kind === 'low_balance' ? 'mediagate: low balance' : c.kind === 'monthly_budget' ? 'mediagate: monthly budget reached' : 'mediagate: API key spend alert',
-    text: `${what[c.kind]}\n\nYou get this message once each time the line is crossed. Change your alerts on the Usage page of the dashboard.\n`,
+    text: `${alertSentence(factsOf(c, null), c.owner)}\n\nYou get this message once each time the line is crossed. Change your alerts on the Usage page of the dashboard.\n`,
   };
 }
 
-/** Sends a crossing this process recorded: one mail to each recipient. */
-async function sendAlert(app: App, c: Crossing): Promise<void> {
-  const walletName = c.owner.teamId === null ? 'Your account' : `Your team (id ${c.owner.teamId})`;
-  for (const to of await alertRecipients(app.db, c.owner, BILLING_ROLES)) sendInBackground(app, alertMail(to, c, walletName));
-  app.log.info({ event: 'alert_sent', kind: c.kind, subject: c.subject, period: c.period }, 'alerts: crossing sent');
+/**
+ * Sends a crossing this process recorded: one mail to each recipient and, when the wallet has an
+ * alert webhook URL, a delivery (recorded first: one whose message is lost is published again by
+ * the sweeper).
+ */
+async function sendAlert(app: App, c: Crossing, alertId: number): Promise<void> {
+  for (const to of await alertRecipients(app.db, c.owner, BILLING_ROLES)) sendInBackground(app, alertMail(to, c));
+  const url = (await alertSettings(app.db, c.owner))?.webhookUrl ?? null;
+  if (url !== null) {
+    const id = newDeliveryId();
+    await insertAlertDelivery(app.db, { id, alertId, owner: c.owner, url }, app.clock());
+    await app.dispatcher.dispatchWebhook(id);
+  }
+  app.log.info({ event: 'alert_sent', kind: c.kind, subject: c.subject, period: c.period, webhook: url !== null }, 'alerts: crossing sent');
 }
 
 async function crossed(app: App, c: Crossing): Promise<void> {
-  if (await recordCrossing(app.db, c)) await sendAlert(app, c);
+  const alertId = await recordCrossing(app.db, c);
+  if (alertId !== undefined) await sendAlert(app, c, alertId);
 }
 
 /**
@@ -121,7 +141,14 @@ function settingsView(s: AlertSettings | undefined) {
     low_balance_threshold: s?.lowBalanceThreshold ?? null,
     monthly_budget: s?.monthlyBudget ?? null,
     monthly_budget_mode: s?.monthlyBudgetHard ? 'hard' as const : 'soft' as const,
+    webhook_url: s?.webhookUrl ?? null,
   };
+}
+
+/** A 422 naming what is wrong with an alert webhook URL: the destination policy of a submit's `webhook`. */
+function checkWebhookUrl(app: App, url: string, field: string): void {
+  const problem = urlProblem(url, { allowInsecure: app.config.webhookAllowInsecure });
+  if (problem) throw new ValidationFailedError([{ loc: ['body', field], msg: problem, type: 'value_error' }]);
 }
 
 /** GET /app/alert_settings */
@@ -133,7 +160,9 @@ export const updateAlertSettingsRoute: Handler<'updateAlertSettings'> = async ({
     lowBalanceThreshold: body.low_balance_threshold ?? null,
     monthlyBudget: body.monthly_budget ?? null,
     monthlyBudgetHard: (body.monthly_budget_mode ?? 'soft') === 'hard',
+    webhookUrl: body.webhook_url ?? null,
   };
+  if (next.webhookUrl !== null) checkWebhookUrl(app, next.webhookUrl, 'webhook_url');
   await updateAlertSettings(app.db, caller.owner, next);
   cacheOf(app).wallets.delete(walletSubject(caller.owner));
   return settingsView(await alertSettings(app.db, caller.owner));
@@ -145,3 +174,29 @@ export const listAlertsRoute: Handler<'listAlerts'> = async ({ app, caller }) =>
     id: a.id, kind: a.kind, api_key_id: a.apiKeyId, period: a.period, threshold: a.threshold, value: a.value, created_at: new Date(a.createdAt).toISOString(),
   })),
 });
+
+/**
+ * POST /app/alert_settings/test: one signed `alert.test` event, at once, to `url` or the saved
+ * alert webhook URL, with a sample low-balance alert; what the receiver answered comes back.
+ * Nothing is recorded or retried (as POST /app/webhook_test, whose per-minute budget it shares).
+ */
+export const sendAlertTest: Handler<'sendAlertTest'> = async ({ app, caller, body }) => {
+  const s = await alertSettings(app.db, caller.owner);
+  const url = body.url ?? s?.webhookUrl ?? null;
+  if (url === null) {
+    throw new ValidationFailedError([{ loc: ['body', 'url'], msg: 'no alert webhook URL is saved: set webhook_url in the alert settings, or pass url', type: 'missing' }]);
+  }
+  checkWebhookUrl(app, url, 'url');
+  const now = app.clock();
+  const id = newDeliveryId();
+  const threshold = s?.lowBalanceThreshold ?? 1000;
+  const sample: AlertFacts = { id: null, kind: 'low_balance', apiKeyId: null, period: String(s?.lowBalanceEpoch ?? 0), threshold, value: Math.min(s?.balance ?? 0, threshold - 1), createdAt: now };
+  const payload = JSON.stringify(alertEventPayload(id, sample, caller.owner, { test: true }));
+  // the secrets a delivery is signed with now (created on first use, as the secret route does)
+  const secrets = (await activeSecrets(app.db, caller.owner, app.encryptionKey, now)).map((x) => x.secret);
+  const r = await sendWebhook(url, payload, webhookHeaders(secrets, id, Math.floor(now / 1000), payload), {
+    timeoutMs: app.config.webhookTimeoutMs, policy: { allowInsecure: app.config.webhookAllowInsecure },
+  });
+  const delivered = r.statusCode !== undefined && r.statusCode >= 200 && r.statusCode < 300;
+  return { webhook_id: id, delivered, status_code: r.statusCode ?? null, error: r.error ?? null, duration_ms: Math.round(r.durationMs) };
+};

@@ -38,7 +38,7 @@ import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets }
 import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
 import { adminModelMargins } from './margins.ts';
 import { adminUsage, getUsage } from './usage.ts';
-import { getAlertSettings, listAlertsRoute, updateAlertSettingsRoute } from './alerts.ts';
+import { getAlertSettings, listAlertsRoute, sendAlertTest, updateAlertSettingsRoute } from './alerts.ts';
 import { adminReloadCatalog } from './catalog-reload.ts';
 import { deleteModelDiscount, listModelDiscounts, myModelDiscounts, upsertModelDiscounts } from './discounts.ts';
 import { adminManageSubscription, getMySubscription } from './subscriptions.ts';
@@ -148,6 +148,7 @@ const handlers: HandlerMap = {
   getUsage,
   getAlertSettings,
   updateAlertSettings: updateAlertSettingsRoute,
+  sendAlertTest,
   listAlerts: listAlertsRoute,
   adminReloadCatalog,
   listModelDiscounts,

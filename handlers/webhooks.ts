@@ -3,7 +3,7 @@ import { findInlineUsage } from '../db/prediction-usage.ts';
 import type { Handler, ReplyOf } from './types.ts';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { activeSecrets, listDeliveries, listOwnerDeliveries, reopenDeadDeliveries, reopenDelivery, rotateSecret } from '../db/webhooks.ts';
-import type { Attempt, Delivery } from '../db/webhooks.ts';
+import type { Attempt, Delivery, DeliveryCursor } from '../db/webhooks.ts';
 import { findPrediction } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
 import type { App } from '../lib/context.ts';
@@ -37,7 +37,7 @@ export const rotateWebhookSecret: Handler<'rotateWebhookSecret'> = async ({ app,
   return secretView(await activeSecrets(app.db, caller.owner, app.encryptionKey, app.clock()));
 };
 
-function deliveryView(d: Delivery & { attemptLog: Attempt[] }) {
+function deliveryView(d: Omit<Delivery, 'predictionId'> & { attemptLog: Attempt[] }) {
   return {
     id: d.id,
     url: d.url,
@@ -46,7 +46,7 @@ function deliveryView(d: Delivery & { attemptLog: Attempt[] }) {
     last_status_code: d.lastStatusCode,
     last_error: d.lastError,
     created_at: d.createdAt,
-    attempt_log: d.attemptLog.map((a) => ({ number: a.number, started_at: a.startedAt, duration_ms: a.durationMs, status_code: a.statusCode, error: a.error })),
+    attempt_log: d.attemptLog.map((a) => ({ number: a.number, started_at: a.startedAt, duration_ms: a.durationMs, status_code: a.statusCode, error: a.error, response_excerpt: a.responseExcerpt })),
   };
 }
 
@@ -121,14 +121,32 @@ export const sendWebhookTest: Handler<'sendWebhookTest'> = async ({ app, caller,
  */
 export const listWebhookDeliveries: Handler<'listWebhookDeliveries'> = async ({ app, caller, query }) => {
   const limit = query.limit ?? 50;
-  const before = query.before === undefined ? undefined : Date.parse(query.before);
+  const before = query.before === undefined ? undefined : parseCursor(query.before);
   // one more than asked: whether there is a next page
   const rows = await listOwnerDeliveries(app.db, caller.owner, {
-    limit: limit + 1, ...(query.status ? { status: query.status } : {}), ...(before !== undefined && Number.isFinite(before) ? { before } : {}), sandboxOnly: caller.isTest,
+    limit: limit + 1, ...(query.status ? { status: query.status } : {}), ...(before ? { before } : {}), sandboxOnly: caller.isTest,
   });
-  const items = rows.slice(0, limit).map((d) => ({ ...deliveryView(d), prediction_id: d.predictionId }));
-  return { items, next_before: rows.length > limit ? items.at(-1)!.created_at : null };
+  const items = rows.slice(0, limit).map((d) => ({
+    ...deliveryView(d), prediction_id: d.predictionId, event_type: d.alertKind === null ? 'prediction' : `alert.${d.alertKind}`,
+  }));
+  const last = items.at(-1);
+  return { items, next_before: rows.length > limit && last ? `${last.created_at}${CURSOR_SEPARATOR}${last.id}` : null };
 };
+
+/** Between a cursor's time and its delivery id: a character no id (`msg_` and base64url) holds and a URL needs not escape. */
+const CURSOR_SEPARATOR = '~';
+
+/**
+ * `before`: a page's `next_before` (its last delivery's time and id: the rows of the same
+ * millisecond after it are not skipped), or a plain date and time (everything created before it).
+ */
+function parseCursor(raw: string): DeliveryCursor {
+  const [time = '', id] = raw.split(CURSOR_SEPARATOR, 2);
+  const at = Date.parse(time);
+  // a date alone: before its millisecond, every id (no id sorts below the empty string)
+  if (Number.isFinite(at) && /^\d{4}-\d{2}-\d{2}T/.test(time)) return { createdAt: at, id: id ?? '' };
+  throw new ValidationFailedError([{ loc: ['query', 'before'], msg: 'must be the previous page\'s next_before, or a date and time such as 2026-11-29T06:00:00Z', type: 'value_error' }]);
+}
 
 /** At most this many dead deliveries are sent again by one call. */
 const REDELIVER_DEAD_LIMIT = 1000;

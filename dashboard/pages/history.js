@@ -2,7 +2,7 @@
 // outputs, cost, webhook deliveries with redeliver). docs/api/history.md "Run history, gallery and review".
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api, follow } from '../api.js';
-import { Media, Notice, Pager, REVIEW, STATUSES, credits, kindOfUrl, when } from './ui.js';
+import { LastAnswer, Media, Notice, Pager, REVIEW, STATUSES, credits, kindOfUrl, when } from './ui.js';
 
 const PAGE_SIZE = 20;
 const EMPTY = { status: '', model_name: '', review_status: '', created_at: '', q: '' };
@@ -89,7 +89,7 @@ function Detail({ id, version, onClose, onChanged }) {
           <thead><tr><th>Address</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Created</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>${run.webhook_deliveries.map((d) => html`<tr>
             <td>${d.url}</td><td>${d.status}</td><td>${d.attempts}</td>
-            <td>${d.last_status_code ? `HTTP ${d.last_status_code}` : d.last_error || '-'}</td><td>${when(d.created_at)}</td>
+            <td><${LastAnswer} d=${d} /></td><td>${when(d.created_at)}</td>
             <td>${(d.status === 'dead' || d.status === 'gone') && html`<button type="button" class="secondary" onClick=${() => redeliver(d)}>Redeliver</button>`}</td>
           </tr>`)}</tbody></table></div>`}`}
   </section>`;

@@ -123,3 +123,10 @@ export function useTeamResources(path, blank) {
     cancel: () => { setEditing(null); setForm(blank); },
   };
 }
+
+/** What the receiver last answered: its status (or why it was not reached) and the start of its answer. */
+export function LastAnswer({ d }) {
+  const excerpt = d.attempt_log.at(-1)?.response_excerpt;
+  return html`${d.last_status_code ? `HTTP ${d.last_status_code}` : d.last_error || '-'}${excerpt
+    ? html`<br /><code class="excerpt" data-testid="delivery-excerpt" title="The first 512 bytes of the receiver's answer">${excerpt}</code>` : ''}`;
+}

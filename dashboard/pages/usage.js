@@ -38,6 +38,9 @@ function Alerts() {
   const [alerts, setAlerts] = useState(null);
   const [error, setError] = useState(null);
   const [saved, setSaved] = useState(false);
+  const [hookUrl, setHookUrl] = useState(null);
+  const [tested, setTested] = useState(null);
+  const [testing, setTesting] = useState(false);
   const load = () => Promise.all([api('GET', '/app/alert_settings', { team: true }), api('GET', '/app/alerts', { team: true })])
     .then(([a, b]) => { setSettings(a.body); setAlerts(b.body.items); }, setError);
   useEffect(() => { load(); }, []);
@@ -48,11 +51,23 @@ function Alerts() {
     setError(null);
     setSaved(false);
     const f = new FormData(e.target);
-    const body = { low_balance_threshold: number(f.get('low_balance_threshold')), monthly_budget: number(f.get('monthly_budget')), monthly_budget_mode: f.get('monthly_budget_mode') };
+    const body = {
+      low_balance_threshold: number(f.get('low_balance_threshold')), monthly_budget: number(f.get('monthly_budget')), monthly_budget_mode: f.get('monthly_budget_mode'),
+      webhook_url: String(f.get('webhook_url') || '').trim() || null,
+    };
     try {
       setSettings((await api('PUT', '/app/alert_settings', { team: true, body })).body);
       setSaved(true);
     } catch (err) { setError(err); }
+  }
+  // the address in the field (saved or not): try a receiver before saving it
+  const url = (hookUrl ?? settings.webhook_url ?? '').trim();
+  async function sendTest() {
+    setError(null);
+    setTested(null);
+    setTesting(true);
+    try { setTested((await api('POST', '/app/alert_settings/test', { team: true, body: url ? { url } : {} })).body); } catch (err) { setError(err); }
+    setTesting(false);
   }
   return html`
     <${Notice} error=${error} />
@@ -66,9 +81,17 @@ function Alerts() {
           <option value="soft">Alert only</option>
           <option value="hard">Alert and refuse runs past it</option>
         </select></label>
-      <p class="muted">Alerts are emailed to you (for a team: its owners, admins and billing members), once each time a line is crossed. Leave a field empty to turn it off.</p>
-      <button type="submit">Save alerts</button>
+      <label>Also send alerts to this webhook (optional)
+        <input type="url" name="webhook_url" placeholder="https://example.com/hooks/alerts" value=${hookUrl ?? settings.webhook_url ?? ''} onInput=${(e) => setHookUrl(e.target.value)} /></label>
+      <p class="muted">Alerts are emailed to you (for a team: its owners, admins and billing members), once each time a line is crossed, and posted to the webhook when one is set, signed with your webhook signing secret. Leave a field empty to turn it off.</p>
+      <div class="actions">
+        <button type="submit">Save alerts</button>
+        <button type="button" class="secondary" disabled=${testing || !url} onClick=${sendTest}>${testing ? 'Sending…' : 'Send test alert'}</button>
+      </div>
       ${saved && html`<span role="status">Saved.</span>`}
+      ${tested && html`<p role="status" data-testid="alert-test-result" class=${tested.delivered ? 'ok' : 'error'}>${tested.delivered
+        ? `Test alert delivered: the receiver answered HTTP ${tested.status_code} in ${tested.duration_ms} ms.`
+        : `Test alert not delivered: ${tested.status_code !== null ? `the receiver answered HTTP ${tested.status_code}` : tested.error} (${tested.duration_ms} ms).`}</p>`}
     </form>
     <h3>Alerts sent</h3>
     ${alerts.length

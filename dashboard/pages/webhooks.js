@@ -2,9 +2,11 @@
 // URL; the delivery log of every run, by status, with redelivery.
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
-import { CopyButton, Notice, when } from './ui.js';
+import { CopyButton, LastAnswer, Notice, when } from './ui.js';
 
 const DELIVERY_STATUSES = ['pending', 'delivered', 'gone', 'dead'];
+const EVENT_TEXT = { 'alert.low_balance': 'Alert: low balance', 'alert.monthly_budget': 'Alert: monthly budget reached', 'alert.key_soft_limit': 'Alert: API key spend' };
+
 
 function DeliveryLog() {
   const [status, setStatus] = useState('');
@@ -29,17 +31,19 @@ function DeliveryLog() {
   };
   return html`<section class="card" aria-labelledby="delivery-log-title" data-testid="delivery-log">
     <h2 id="delivery-log-title">Deliveries</h2>
-    <p class="muted">Every delivery of your runs' results, newest first, with what the receiver answered.</p>
+    <p class="muted">Every delivery of your runs' results and your alerts, newest first, with what the receiver answered.</p>
     <${Notice} error=${error}>${note}</${Notice}>
     <label class="inline">Status <select name="delivery-status" value=${status} onChange=${(e) => setStatus(e.target.value)}>
       <option value="">any</option>${DELIVERY_STATUSES.map((x) => html`<option value=${x}>${x}</option>`)}</select></label>
     ${!page ? (!error && html`<p class="loading" role="status">Loading…</p>`) : page.items.length === 0 ? html`<p class="empty">No delivery${status ? ` is ${status}` : ' yet'}.</p>` : html`
       <div class="table-wrap" tabindex="0"><table>
-        <thead><tr><th>Created</th><th>Address</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Run</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+        <thead><tr><th>Created</th><th>Address</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Run or event</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody>${page.items.map((d) => html`<tr>
           <td>${when(d.created_at)}</td><td>${d.url}</td><td>${d.status}</td><td>${d.attempts}</td>
-          <td>${d.last_status_code ? `HTTP ${d.last_status_code}` : d.last_error || '-'}</td>
-          <td><a href=${`#/history?id=${d.prediction_id}`}><code>${d.prediction_id.slice(0, 10)}…</code></a></td>
+          <td><${LastAnswer} d=${d} /></td>
+          <td>${d.prediction_id
+            ? html`<a href=${`#/history?id=${d.prediction_id}`}><code>${d.prediction_id.slice(0, 10)}…</code></a>`
+            : (EVENT_TEXT[d.event_type] ?? d.event_type)}</td>
           <td>${(d.status === 'dead' || d.status === 'gone') && html`<button type="button" class="secondary" onClick=${() => redeliver(d)}>Redeliver</button>`}</td>
         </tr>`)}</tbody></table></div>
       ${page.next_before && html`<div class="actions"><button type="button" class="secondary" onClick=${() => load(page.next_before)}>More</button></div>`}`}

@@ -465,7 +465,14 @@ function amountLimitMessage(amount: number): string {
  * balance after. The caller runs it in a transaction (the UPDATE and the row commit together).
  */
 export async function creditWallet(trx: Knex, payer: Owner, amount: number, kind: LedgerKind, description: string, now: number, extra: { predictionId?: string; ref?: string } = {}): Promise<number> {
-  const n = await withinSafeRange(walletRow(trx, payer), trx, amount).update({ balance: trx.raw('balance + ?', [amount]) });
+  const n = await withinSafeRange(walletRow(trx, payer), trx, amount).update({
+    // Credit that brings the balance back to or above the low-balance alert's line re-arms it: the
+    // alert moves on to its next epoch (db/alerts.ts), so the next fall below the line alerts again.
+    // Set before `balance`: MariaDB's later assignments see the earlier ones' new values, SQLite's
+    // do not, and both see the old balance here. (Moving on when the epoch had no alert is harmless.)
+    ...(amount > 0 ? { low_balance_epoch: trx.raw('CASE WHEN low_balance_threshold IS NOT NULL AND balance + ? >= low_balance_threshold THEN low_balance_epoch + 1 ELSE low_balance_epoch END', [amount]) } : {}),
+    balance: trx.raw('balance + ?', [amount]),
+  });
   if (affected(n) !== 1) throw new BalanceLimitError(amountLimitMessage(amount));
   await appendLedger(trx, payer, { kind, amount, heldChange: 0, predictionId: extra.predictionId ?? null, ref: extra.ref ?? '', description, now });
   const row = await walletRow(trx, payer).select('balance').first<{ balance: number | string }>();

@@ -12,6 +12,7 @@ import { freePort } from '../helpers/processes.ts';
 import { waitFor } from '../helpers/services.ts';
 import { launchBrowser, pageProblems, screenshot } from '../helpers/browser.ts';
 import { newPredictionId } from '../../db/predictions/record.ts';
+import { startReceiver } from '../helpers/receiver.ts';
 
 const DAY = 86_400_000;
 let gw: TestGateway;
@@ -35,7 +36,8 @@ async function run(key: string): Promise<void> {
 test.before(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  gw = await startGateway({ worker: true, env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, AUTH_RATE_PER_ADDRESS: '1000' } });
+  // the alert webhook's receiver listens on 127.0.0.1 over plain HTTP
+  gw = await startGateway({ worker: true, env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, AUTH_RATE_PER_ADDRESS: '1000', WEBHOOK_ALLOW_INSECURE: 'true' } });
   await gw.server.start();
   browser = await launchBrowser();
   account = await newAccount(gw, 100_000);
@@ -138,6 +140,36 @@ test.serial('alerts and a budget are set on the usage page, and the alert a run 
   await page.reload();
   await page.getByTestId('alerts').getByText('Monthly budget reached').waitFor();
   await screenshot(page, 'dashboard', 'usage-alerts');
+  t.deepEqual(problems, []);
+});
+
+test.serial('the alert webhook is set on the usage page, a test alert is sent from it, and a real alert\'s delivery shows in the webhooks page\'s log', async (t) => {
+  const receiver = await startReceiver(() => ({ status: 200, body: 'alert noted\n' }));
+  t.teardown(() => receiver.close());
+  await page.goto(`${base}/dashboard#/usage`);
+  const form = page.getByTestId('alert-settings');
+  await form.waitFor();
+  const test = form.getByRole('button', { name: 'Send test alert' });
+  t.true(await test.isDisabled(), 'nothing to send to without an address');
+  await form.getByLabel('Also send alerts to this webhook (optional)').fill(receiver.url);
+  // tried before it is saved
+  await test.click();
+  await form.getByTestId('alert-test-result').getByText('Test alert delivered: the receiver answered HTTP 200', { exact: false }).waitFor();
+  t.is((JSON.parse(receiver.received[0]!.body) as { type: string }).type, 'alert.test');
+  await screenshot(page, 'dashboard', 'usage-alert-webhook');
+  // a line above the balance: the next run alerts
+  await form.getByLabel('Alert when the balance falls below (credits)').fill('1000000000');
+  await form.getByRole('button', { name: 'Save alerts' }).click();
+  await form.getByText('Saved.').waitFor();
+  t.is((await gw.app.db('users').where({ id: account.userId }).first<{ alert_webhook_url: string }>())!.alert_webhook_url, receiver.url);
+  await run(account.liveKey);
+  await waitFor(() => receiver.received.length === 2, { what: 'the alert event' });
+  t.is((JSON.parse(receiver.received[1]!.body) as { type: string }).type, 'alert.low_balance');
+  await page.getByRole('link', { name: 'Webhooks' }).first().click();
+  const row = page.getByTestId('delivery-log').locator('tbody tr', { hasText: 'Alert: low balance' });
+  await row.getByText('HTTP 200').waitFor();
+  t.is(await row.getByTestId('delivery-excerpt').textContent(), 'alert noted ');
+  await screenshot(page, 'dashboard', 'alert-webhook-delivery');
   t.deepEqual(problems, []);
 });
 

@@ -122,6 +122,10 @@ test.serial('after the grace period the job erases the account: files, keys, per
   t.is((await gw.server.inject({ method: 'POST', url: '/app/media-library', headers: auth, payload: { url: 'https://cdn.example.com/a.png', media_type: 'image', name: 'a' } })).statusCode, 200);
   t.is((await gw.server.inject({ method: 'GET', url: '/app/get_file_upload_url?filename=b.png', headers: auth })).statusCode, 200);
   t.is((await gw.server.inject({ method: 'POST', url: '/app/embed-codes', headers: auth, payload: { kind: 'embed', name: 'widget', models: ['canvas-v1-fast-text-to-image'] } })).statusCode, 201);
+  // an alert webhook and an alert's delivery to it
+  t.is((await gw.server.inject({ method: 'PUT', url: '/app/alert_settings', headers: auth, payload: { webhook_url: 'https://hooks.example.com/a?token=t' } })).statusCode, 200);
+  const [alertId] = await gw.app.db('alerts').insert({ user_id: a.userId, team_id: null, subject: `u:${a.userId}`, kind: 'low_balance', period: '0', threshold: 10, value: 5, claim: 'x', created_at: now });
+  await gw.app.db('alert_deliveries').insert({ id: 'msg_erased_alert', alert_id: alertId, user_id: a.userId, url: 'https://hooks.example.com/a?token=t', status: 'delivered', attempts: 1, next_attempt_at: now, created_at: now, updated_at: now });
 
   t.is((await requestDeletion(a)).statusCode, 200);
   const early = await runNextPeriod();
@@ -133,11 +137,12 @@ test.serial('after the grace period the job erases the account: files, keys, per
   const row = (await gw.app.db('users').where({ id: a.userId }).first())!;
   t.is(row.email, `deleted-${a.userId}@deleted.invalid`);
   t.is(row.password_hash, null);
+  t.is(row.alert_webhook_url, null);
   t.truthy(row.deleted_at);
   t.is(await gw.app.db('predictions').where({ id: personal }).first(), undefined);
   t.truthy(await gw.app.db('predictions').where({ id: forTeam }).first(), "the team's run stays with the team");
   await t.throwsAsync(fs.stat(file), undefined, 'the output files are removed');
-  for (const table of ['api_keys', 'sessions', 'oauth_clients', 'team_members', 'webhook_secrets', 'media_assets', 'uploads', 'embed_codes']) {
+  for (const table of ['api_keys', 'sessions', 'oauth_clients', 'team_members', 'webhook_secrets', 'media_assets', 'uploads', 'embed_codes', 'alert_deliveries']) {
     const left = await gw.app.db(table).where({ user_id: a.userId }).modify((q) => { if (table === 'api_keys') q.whereNull('team_id'); });
     t.deepEqual(left, [], `${table} rows removed`);
   }

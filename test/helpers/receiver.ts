@@ -8,8 +8,8 @@ export interface Received {
   body: string;
 }
 
-/** Answers a request: a status (and headers), or 'hang' to never answer. */
-export type Responder = (n: number, r: Received) => { status: number; headers?: Record<string, string> } | 'hang';
+/** Answers a request: a status (and headers, and a body other than the usual greeting), or 'hang' to never answer. */
+export type Responder = (n: number, r: Received) => { status: number; headers?: Record<string, string>; body?: string | Buffer } | 'hang';
 
 export interface Receiver {
   url: string;
@@ -37,7 +37,7 @@ export async function startReceiver(respond: Responder = () => ({ status: 200 })
       state.received.push(r);
       const answer = state.respond(state.received.length, r);
       if (answer === 'hang') return;
-      res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers }).end('receiver says hello');
+      res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers }).end(answer.body ?? 'receiver says hello');
     });
   });
   server.on('connection', (s) => {

@@ -58,6 +58,8 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   listAlerts: 'account:read',
   // alerts and budgets are account administration, like keys and teams
   updateAlertSettings: 'keys:manage',
+  // a test alert is a request to a URL the caller names, like a webhook test event
+  sendAlertTest: 'keys:manage',
   myModelDiscounts: 'account:read',
   getMySubscription: 'account:read',
   listMediaAssets: 'account:read',

@@ -76,6 +76,7 @@ const BODIES: Readonly<Record<string, object>> = {
   bulkUpdateReviewStatus: { review_status: 'rejected' },
   bulkDeleteUsageLogs: {},
   updateAlertSettings: { low_balance_threshold: 1000 },
+  sendAlertTest: { url: 'https://example.com/hook' },
   updateApiKey: { name: 'renamed by another tenant' },
   updateTeamApiKey: { name: 'renamed by another tenant' },
   calculateDynamicCost: { model: 'canvas-v1-fast-text-to-image', input: { prompt: 'priced by another tenant' } },

@@ -164,6 +164,17 @@ test.serial('expired or used records past the grace period are removed; live and
     { delivery_id: 'msg_new', number: 1, started_at: longAgo - 20 * DAY, duration_ms: 5, status_code: 500 },
     { delivery_id: 'msg_new', number: 2, started_at: recently, duration_ms: 5, status_code: 500 },
   ]);
+  // an alert's deliveries age the same way
+  const [alertId] = await db('alerts').insert({ user_id: uid, team_id: null, subject: `u:${uid}`, kind: 'low_balance', period: '0', threshold: 10, value: 5, claim: 'x', created_at: longAgo - 20 * DAY });
+  await db('alert_deliveries').insert([
+    { id: 'msg_alert_old', alert_id: alertId, user_id: uid, url: 'https://r.example.com', status: 'delivered', attempts: 1, next_attempt_at: longAgo - 20 * DAY, created_at: longAgo - 20 * DAY, updated_at: longAgo - 20 * DAY },
+    { id: 'msg_alert_new', alert_id: alertId, user_id: uid, url: 'https://r.example.com', status: 'dead', attempts: 2, next_attempt_at: recently, created_at: longAgo - 20 * DAY, updated_at: recently },
+  ]);
+  await db('alert_delivery_attempts').insert([
+    { delivery_id: 'msg_alert_old', number: 1, started_at: longAgo - 20 * DAY, duration_ms: 5, status_code: 200 },
+    { delivery_id: 'msg_alert_new', number: 1, started_at: longAgo - 20 * DAY, duration_ms: 5, status_code: 500 },
+    { delivery_id: 'msg_alert_new', number: 2, started_at: recently, duration_ms: 5, status_code: 500 },
+  ]);
 
   const counts = await runNextPeriod();
   const hashes = async (table: string, col = 'token_hash') => (await db(table).whereIn(col, [hex('1'), hex('2'), hex('3'), hex('4'), hex('5'), hex('6'), hex('7')]).pluck(col)).sort();
@@ -176,7 +187,9 @@ test.serial('expired or used records past the grace period are removed; live and
   t.deepEqual(await hashes('team_invites'), [hex('7')]);
   t.deepEqual(await db('webhook_deliveries').pluck('id'), ['msg_new'], 'a finished delivery past its lifetime goes, with its attempts');
   t.deepEqual(await db('webhook_attempts').pluck('number'), [2], 'an old attempt of a kept delivery goes');
-  t.like(counts, { sessions: 2, oauth_states: 1, oauth_tokens: 1, one_time_codes: 2, team_invites: 2, webhook_deliveries: 1 });
+  t.deepEqual(await db('alert_deliveries').pluck('id'), ['msg_alert_new']);
+  t.deepEqual(await db('alert_delivery_attempts').pluck('number'), [2]);
+  t.like(counts, { sessions: 2, oauth_states: 1, oauth_tokens: 1, one_time_codes: 2, team_invites: 2, webhook_deliveries: 2 });
   t.true(counts.idempotency_keys >= 1 && counts.rate_limit_windows >= 1 && counts.webhook_attempts >= 1);
   t.true(await waitFor(async () => (await gw.app.metrics.registry.getSingleMetricAsString('mediagate_retention_removed_total')).includes('kind="sessions"')));
 });

@@ -1,5 +1,6 @@
 // One delivery attempt: POST the exact body bytes with their signature headers, no redirects,
-// a hard timeout, and at most a small piece of the receiver's answer read (never shown to users).
+// a hard timeout, and at most a small piece of the receiver's answer read; its first bytes are
+// kept as the attempt's excerpt in the delivery log.
 import http from 'node:http';
 import https from 'node:https';
 import ipaddr from 'ipaddr.js';
@@ -14,7 +15,23 @@ export interface AttemptResult {
   retryAfter?: string;
   /** network error, timeout or refused destination */
   error?: string;
+  /** the first bytes of the receiver's answer as text (responseExcerpt), when it answered with a body */
+  excerpt?: string;
   durationMs: number;
+}
+
+/** How much of a receiver's answer the delivery log keeps. */
+export const RESPONSE_EXCERPT_BYTES = 512;
+
+/**
+ * The first RESPONSE_EXCERPT_BYTES of an answer as UTF-8 text, safe to show in a log or a page:
+ * a character cut in half at the end, or bytes that are not UTF-8, become U+FFFD; line breaks and
+ * tabs become spaces and every other control character U+FFFD. Undefined for an empty body.
+ */
+export function responseExcerpt(body: Buffer): string | undefined {
+  if (body.length === 0) return undefined;
+  const text = body.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+  return text.replace(/[\t\n\r]/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd');
 }
 
 const agents = {
@@ -68,15 +85,20 @@ export function sendWebhook(
     }, opts.timeoutMs);
     req.on('response', (res) => {
       let read = 0;
+      const head: Buffer[] = [];
       res.on('data', (chunk: Buffer) => {
+        if (read < RESPONSE_EXCERPT_BYTES) head.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - read));
         read += chunk.length;
         if (read > MAX_RESPONSE_BYTES) res.destroy();
       });
       const retryAfter = res.headers['retry-after'];
-      const result = { statusCode: res.statusCode ?? 0, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) };
-      res.on('end', () => finish(result));
-      res.on('close', () => finish(result));
-      res.on('error', () => finish(result));
+      const result = () => {
+        const excerpt = responseExcerpt(Buffer.concat(head));
+        return { statusCode: res.statusCode ?? 0, ...(typeof retryAfter === 'string' ? { retryAfter } : {}), ...(excerpt !== undefined ? { excerpt } : {}) };
+      };
+      res.on('end', () => finish(result()));
+      res.on('close', () => finish(result()));
+      res.on('error', () => finish(result()));
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
       finish({ error: err.code === 'EDESTINATION' ? 'destination not permitted' : `${err.code ?? 'network error'}: ${err.message}`.slice(0, 300) });

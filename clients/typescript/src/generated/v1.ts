@@ -2007,15 +2007,35 @@ export interface paths {
         };
         /**
          * Read the alert and budget settings
-         * @description The low-balance threshold and the monthly budget and its mode of the caller's wallet (or, with `team_id`, the team's). Null: not set.
+         * @description The low-balance threshold, the monthly budget and its mode, and the alert webhook URL of the caller's wallet (or, with `team_id`, the team's). Null: not set.
          */
         get: operations["getAlertSettings"];
         /**
          * Set the alert and budget settings
-         * @description Sets every setting of the wallet (a field left out or null turns it off). `low_balance_threshold`: an alert when a submit leaves the spendable balance below it; it goes out once, and again only after the balance was seen back at or above it. `monthly_budget`: an alert when the credits committed this UTC month (held or charged) reach it, once a month; with `monthly_budget_mode` `hard`, a submit whose price would take the month past the budget is also refused with 402 `budget_exceeded` naming the budget, and nothing is held. Alerts are mailed to the account's owner (for a team: its owners, admins and billing members).
+         * @description Sets every setting of the wallet (a field left out or null turns it off). `low_balance_threshold`: an alert when a submit leaves the spendable balance below it; it goes out once, and again only after the balance is back at or above it (any credit that brings it there, such as a purchase or a top-up, re-arms it). `monthly_budget`: an alert when the credits committed this UTC month (held or charged) reach it, once a month; with `monthly_budget_mode` `hard`, a submit whose price would take the month past the budget is also refused with 402 `budget_exceeded` naming the budget, and nothing is held. Alerts are mailed to the account's owner (for a team: its owners, admins and billing members). `webhook_url`: each alert is also sent there as a signed webhook event (`alert.low_balance`, `alert.monthly_budget`, `alert.key_soft_limit`), retried and listed in the delivery log like a prediction's webhook; it must be `https://` and a public destination, as a submit's `webhook`.
          */
         put: operations["updateAlertSettings"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/alert_settings/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test alert to the alert webhook URL
+         * @description Sends one `alert.test` event at once to `url`, or when it is left out to the wallet's saved `webhook_url`, signed like every delivery with the current signing secret (the account's, or with `team_id` the team's). Its body has the shape of a real alert event, with a sample low-balance alert (its `id` is null: nothing was recorded). One attempt, no retries, nothing recorded; the answer says what the receiver answered. The URL is checked as a submit's `webhook` is. Test alerts and `POST /app/webhook_test` events together: at most 10 a minute per account (or team); past that, 429 with `Retry-After`.
+         */
+        post: operations["sendAlertTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2271,7 +2291,7 @@ export interface paths {
         };
         /**
          * The delivery log of every webhook
-         * @description Every webhook delivery of the account's predictions (with `team_id`, of the team's; needs `read_history`), newest first, each with every attempt: when it was made, the receiver's HTTP status or why it could not be reached, and how long it took. `status` keeps one kind (`dead` lists what needs attention; `POST /app/webhook_deliveries/{id}/redeliver` sends one again). Pages of `limit`; the next page is asked for with `before` set to the answer's `next_before`. A sandbox API key sees only the deliveries of sandbox predictions. The receivers' answers themselves are never kept, only their status.
+         * @description Every webhook delivery of the account's predictions and alerts (with `team_id`, of the team's; needs `read_history`), newest first, each with its `event_type` and every attempt: when it was made, the receiver's HTTP status or why it could not be reached, the first 512 bytes of its answer, and how long it took. `status` keeps one kind (`dead` lists what needs attention; `POST /app/webhook_deliveries/{id}/redeliver` sends one again). Pages of `limit`; the next page is asked for with `before` set to the answer's `next_before`. A sandbox API key sees only the deliveries of sandbox predictions.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -2293,7 +2313,7 @@ export interface paths {
         put?: never;
         /**
          * Send every dead webhook delivery since a time again
-         * @description After a receiver's outage: every `dead` delivery of the account's predictions (with `team_id`, of the team's; needs `generate`) created at or after `since` starts a new round of attempts, each with its own `webhook-id` as before. At most 1000 a call, oldest first; `more` says whether others are left (call again). A sandbox API key reaches only sandbox predictions' deliveries.
+         * @description After a receiver's outage: every `dead` delivery of the account's predictions and alerts (with `team_id`, of the team's; needs `generate`) created at or after `since` starts a new round of attempts, each with its own `webhook-id` as before. At most 1000 a call, oldest first; `more` says whether others are left (call again). A sandbox API key reaches only sandbox predictions' deliveries.
          */
         post: operations["redeliverDeadWebhooks"];
         delete?: never;
@@ -2313,7 +2333,7 @@ export interface paths {
         put?: never;
         /**
          * Send a dead-lettered or gone webhook delivery again
-         * @description Starts a new round of attempts (the first at once, then up to three retries) with the same `webhook-id`. 409 while the delivery is still pending or was delivered. With `team_id`, a delivery of any of the team's predictions (needs `generate`).
+         * @description Starts a new round of attempts (the first at once, then up to three retries) with the same `webhook-id`. 409 while the delivery is still pending or was delivered. With `team_id`, a delivery of any of the team's predictions or alerts (needs `generate`).
          */
         post: operations["redeliverWebhook"];
         delete?: never;
@@ -4124,7 +4144,8 @@ export interface components {
          *                   "started_at": "2026-11-28T09:15:02.701Z",
          *                   "duration_ms": 84,
          *                   "status_code": 200,
-         *                   "error": null
+         *                   "error": null,
+         *                   "response_excerpt": "ok"
          *                 }
          *               ]
          *             }
@@ -6135,7 +6156,8 @@ export interface components {
          * @example {
          *       "low_balance_threshold": 5000,
          *       "monthly_budget": 200000,
-         *       "monthly_budget_mode": "hard"
+         *       "monthly_budget_mode": "hard",
+         *       "webhook_url": "https://hooks.example.com/mediagate/alerts"
          *     }
          */
         AlertSettings: {
@@ -6148,6 +6170,8 @@ export interface components {
              * @enum {string}
              */
             monthly_budget_mode: "soft" | "hard";
+            /** @description Where alerts are also sent as signed webhook events; null: by email only. */
+            webhook_url: string | null;
         };
         AlertSettingsRequest: {
             low_balance_threshold?: number | null;
@@ -6157,6 +6181,8 @@ export interface components {
              * @enum {string}
              */
             monthly_budget_mode?: "soft" | "hard";
+            /** @description Where alerts are also sent as signed webhook events (https://, a public destination); null: by email only. */
+            webhook_url?: string | null;
         };
         /**
          * @example {
@@ -6651,7 +6677,8 @@ export interface components {
          *               "started_at": "2026-11-28T09:15:02.701Z",
          *               "duration_ms": 84,
          *               "status_code": 200,
-         *               "error": null
+         *               "error": null,
+         *               "response_excerpt": "ok"
          *             }
          *           ]
          *         }
@@ -6711,6 +6738,7 @@ export interface components {
          *       "items": [
          *         {
          *           "id": "msg_2Lk9Qw3Xr8Zt1Vn6Bm4Jp7Hs",
+         *           "event_type": "prediction",
          *           "prediction_id": "01a2216fc1f0a3f19c0b5e7d2c84f1b6",
          *           "url": "https://example.com/hooks/mediagate",
          *           "status": "dead",
@@ -6724,23 +6752,23 @@ export interface components {
          *               "started_at": "2026-11-28T09:15:03.010Z",
          *               "duration_ms": 212,
          *               "status_code": 502,
-         *               "error": null
+         *               "error": null,
+         *               "response_excerpt": "<html><body>502 Bad Gateway</body></html>"
          *             }
          *           ]
          *         }
          *       ],
-         *       "next_before": null
+         *       "next_before": "2026-11-28T09:15:03.000Z~msg_2Lk9Qw3Xr8Zt1Vn6Bm4Jp7Hs"
          *     }
          */
         WebhookDeliveryLog: {
             items: (components["schemas"]["WebhookDelivery"] & {
-                /** @description The prediction whose result it delivers. */
-                prediction_id: string;
+                /** @description The prediction whose result it delivers; null for an alert's. */
+                prediction_id: string | null;
+                /** @description What it delivers: `prediction` (a prediction's result), or an alert's event (`alert.low_balance`, `alert.monthly_budget`, `alert.key_soft_limit`). */
+                event_type: string;
             })[];
-            /**
-             * Format: date-time
-             * @description Pass it as `before` for the next page; null on the last page.
-             */
+            /** @description Pass it as `before` for the next page (it names the last delivery of this page); null on the last page. */
             next_before: string | null;
         };
         WebhookDelivery: {
@@ -6764,8 +6792,10 @@ export interface components {
                 started_at: string;
                 duration_ms: number;
                 status_code: number | null;
-                /** @description Network error or timeout; receivers' bodies are never shown. */
+                /** @description Network error or timeout. */
                 error: string | null;
+                /** @description The first 512 bytes of the receiver's answer as text (line breaks shown as spaces, other control characters and bytes that are not UTF-8 as �); null when it answered nothing or could not be reached. */
+                response_excerpt: string | null;
             }[];
         };
         /**
@@ -11504,6 +11534,57 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    sendAlertTest: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The receiver's URL; left out, the saved `webhook_url`. */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What the receiver answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            /** @description More than 10 test events this minute for the account (or team). */
+            429: {
+                headers: {
+                    /** @description Seconds until the minute ends and test events are accepted again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listAlerts: {
         parameters: {
             query?: {
@@ -11968,7 +12049,7 @@ export interface operations {
             query?: {
                 /** @description Only deliveries in this state. */
                 status?: "pending" | "delivered" | "gone" | "dead";
-                /** @description Only deliveries created before this time (the previous page's `next_before`). */
+                /** @description The previous page's `next_before`: only the deliveries after that page's last one. A date and time (such as 2026-11-29T06:00:00Z) also works: only deliveries created before it. */
                 before?: string;
                 limit?: number;
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */

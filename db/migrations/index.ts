@@ -56,6 +56,7 @@ import * as m20261129_7101_usage_ledger_indexes from './20261129_7101_usage_ledg
 import * as m20261129_7500_prediction_logs from './20261129_7500_prediction_logs.ts';
 import * as m20261129_7901_session_handoffs from './20261129_7901_session_handoffs.ts';
 import * as m20261129_7950_alerts from './20261129_7950_alerts.ts';
+import * as m20261129_8101_webhook_event_filters from './20261129_8101_webhook_event_filters.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -118,6 +119,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261129_7500_prediction_logs', m20261129_7500_prediction_logs],
   ['20261129_7901_session_handoffs', m20261129_7901_session_handoffs],
   ['20261129_7950_alerts', m20261129_7950_alerts],
+  ['20261129_8101_webhook_event_filters', m20261129_8101_webhook_event_filters],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

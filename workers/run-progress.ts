@@ -2,12 +2,16 @@
 // most once per RUN_PROGRESS_WRITE_MS (default 1 s): an adapter may report every step, and the hot
 // path must not get a write per step. A run shorter than that writes nothing at all (nobody could
 // have watched it); a longer one gets its last update written by `flush` before it ends, so its
-// final lines are kept whatever the throttle held back.
+// final lines are kept whatever the throttle held back. When the submit asked its webhook for
+// events (`events`), the start and then an event after each write go out in the same chain as the
+// writes, so they leave in order and `flush` waits for them too (workers/webhooks/events.ts).
 import type { App } from '../lib/context.ts';
 import { recordRunProgress } from '../db/predictions/upstream.ts';
 import { appendLines, serializeRunLogs } from '../lib/run-logs.ts';
 import type { RunLogs } from '../lib/run-logs.ts';
 import type { RunUpdate } from './adapters/types.ts';
+import type { EventFilter } from '../db/webhook-events.ts';
+import { sendRunningEvent } from './webhooks/events.ts';
 
 
 export interface ProgressReporter {
@@ -18,7 +22,8 @@ export interface ProgressReporter {
   readonly writes: number;
 }
 
-export function progressReporter(app: App, predictionId: string, opts: { intervalMs?: number; now?: () => number } = {}): ProgressReporter {
+export function progressReporter(app: App, predictionId: string, opts: { intervalMs?: number; now?: () => number; events?: EventFilter | null } = {}): ProgressReporter {
+  const events = opts.events ?? null;
   const interval = opts.intervalMs ?? app.config.runProgressWriteMs;
   const now = opts.now ?? (() => performance.now());
   const started = now();
@@ -31,6 +36,10 @@ export function progressReporter(app: App, predictionId: string, opts: { interva
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
   let writes = 0;
+  const sendEvent = (logs: boolean | null): Promise<void> => (events
+    ? sendRunningEvent(app, predictionId, logs === null ? { kind: 'start' } : { kind: 'update', logs }, events).then(() => undefined)
+    : Promise.resolve());
+  if (events) writing = sendEvent(null);
 
   function write(): Promise<void> {
     if (!dirty) return writing;
@@ -42,7 +51,7 @@ export function progressReporter(app: App, predictionId: string, opts: { interva
     writing = writing.then(() => recordRunProgress(app.db, predictionId, update, app.clock())).catch((err: unknown) => {
       // progress is a courtesy: a failed write never fails the run
       app.log.warn({ id: predictionId, err: (err as Error).message }, 'could not record run progress');
-    });
+    }).then(() => sendEvent(update.logs !== undefined));
     return writing;
   }
 

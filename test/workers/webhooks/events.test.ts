@@ -4,6 +4,8 @@
 // throttle and the ordering lease on their own, with the app's clock moved by the test.
 import test from 'ava';
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import nock from 'nock';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { startGateway, newAccount } from '../../helpers/gateway.ts';
@@ -194,4 +196,55 @@ test.serial('the result waits for an event still being sent', async (t) => {
   answer!();
   await Promise.all([sending, closing]);
   t.deepEqual(order, ['event sent', 'result may go']);
+});
+
+test.serial('an upstream job (Replicate, nocked) sends its polls\' progress and logs as events, none after the result', async (t) => {
+  const REPLICATE = 'https://api.replicate.test';
+  const PNG = readFileSync(new URL('../../../workers/sandbox/sample.png', import.meta.url));
+  nock.disableNetConnect();
+  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
+  t.teardown(() => {
+    nock.cleanAll();
+    nock.enableNetConnect();
+  });
+  // every update is an event here (interval 0): the ones still being sent when the job ends are what the result must wait for
+  const up = await startGateway({
+    db: 'sqlite', queue: 'memory', worker: true,
+    env: { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_EVENTS_INTERVAL_MS: '0', UPSTREAM_REPLICATE_URL: `${REPLICATE}/v1`, UPSTREAM_REPLICATE_KEY: 'r8_test', UPSTREAM_POLL_DELAYS_MS: '20', UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true' },
+  });
+  t.teardown(() => up.stop());
+  const owner = await account(up);
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const STEPS = 8;
+  let polls = 0;
+  const logs = (n: number) => Array.from({ length: n }, (_, i) => `${Math.round(((i + 1) / STEPS) * 100)}%|#     | ${i + 1}/${STEPS} [00:01<00:01]`).join('\n');
+  const job = (status: string, extra: Record<string, unknown> = {}) => ({ id: 'rep-events-1', status, input: {}, output: null, error: null, logs: logs(Math.min(polls, STEPS)), ...extra });
+  nock(REPLICATE).persist()
+    .post('/v1/models/black-forest-labs/flux-dev/predictions').reply(201, job('starting'))
+    .get('/v1/predictions/rep-events-1').reply(() => {
+      polls++;
+      return [200, polls <= STEPS ? job('processing') : job('succeeded', { output: ['https://replicate.delivery.test/r/0.png'], metrics: { predict_time: 0.5 } })];
+    });
+  nock('https://replicate.delivery.test').persist().get('/r/0.png').reply(200, PNG, { 'content-type': 'image/png' });
+
+  const res = await up.server.inject({
+    method: 'POST', url: `/api/v1/lumen-dev-text-to-image?webhook=${encodeURIComponent(receiver.url)}&webhook_events_filter=start,progress,logs,completed`,
+    headers: { 'x-api-key': owner.liveKey }, payload: { prompt: 'a fox', num_images: 1 },
+  });
+  t.is(res.statusCode, 200, res.payload);
+  await waitFor(() => receiver.received.some((r) => isResult(JSON.parse(r.body))), { what: 'the result', timeoutMs: 30_000 });
+  await up.app.queue.drain(10_000);
+  const bodies = verified(await secretOf(up, owner), receiver.received);
+  const kinds = bodies.map((b) => String(b.event ?? b.status));
+  t.is(kinds.at(-1), 'completed', kinds.join(' '));
+  t.is(kinds.filter((k) => k === 'completed').length, 1);
+  t.true(kinds.includes('start'), kinds.join(' '));
+  const updates = bodies.filter((b) => b.event === 'logs');
+  t.true(updates.length >= 1, kinds.join(' '));
+  // the log lines came with it, and the progress Replicate's progress bar states
+  const last = updates.at(-1)!;
+  t.true((last.logs as unknown[]).length >= 1);
+  t.is(typeof last.progress, 'number');
+  t.is(last.status, 'processing');
 });

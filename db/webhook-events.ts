@@ -16,7 +16,10 @@ export interface EventFilter {
   events: WebhookEvent[];
 }
 
-/** Written before the prediction is accepted; dropFilter takes it back when the submit is refused. */
+/**
+ * Written before the prediction is accepted; dropFilter takes it back when the submit is refused,
+ * and once its result's first attempt may go (nothing is left to order then).
+ */
 export async function insertFilter(db: Db, f: EventFilter & { userId: number }, now: number): Promise<void> {
   await db('webhook_event_filters').insert({ prediction_id: f.predictionId, user_id: f.userId, url: f.url, events: f.events.join(','), created_at: now });
 }
@@ -51,12 +54,12 @@ export async function releaseEventLease(db: Db, predictionId: string, leaseUntil
 
 /**
  * No event of this prediction starts from now on (its result is about to be sent). Answers until
- * when an event already under way may still be sending (null: none is, or the prediction has no
- * filter). One UPDATE matching nothing for a prediction without a filter.
+ * when an event already under way may still be sending (null: none is), or undefined when the
+ * prediction has no filter (one UPDATE matching nothing: every prediction without one).
  */
-export async function closeEvents(db: Db, predictionId: string): Promise<number | null> {
+export async function closeEvents(db: Db, predictionId: string): Promise<number | null | undefined> {
   const n = await db('webhook_event_filters').where({ prediction_id: predictionId }).update({ closed: true });
-  if (affected(n) === 0) return null;
+  if (affected(n) === 0) return undefined;
   return eventLease(db, predictionId);
 }
 

@@ -6,7 +6,8 @@
 // exists), hence no foreign key to predictions; the owner's key cascades with an account's deletion.
 // It also holds what orders and throttles the events across processes: `lease_until` while one
 // event is being sent, `closed` once the result's delivery is about to go out (no event after it),
-// `last_update_at` for the progress/logs throttle, `start_sent` so a retried run starts once.
+// `last_update_at` for the progress/logs throttle, `start_sent` so a retried run starts once. The
+// row is deleted once the result's first attempt may go: it is needed only while the prediction runs.
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {

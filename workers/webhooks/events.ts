@@ -7,7 +7,7 @@
 import type { App } from '../../lib/context.ts';
 import { newDeliveryId } from '../../db/deliveries.ts';
 import { findPredictionById } from '../../db/predictions/record.ts';
-import { closeEvents, eventLease, findFilter, releaseEventLease, takeEventLease } from '../../db/webhook-events.ts';
+import { closeEvents, dropFilter, eventLease, findFilter, releaseEventLease, takeEventLease } from '../../db/webhook-events.ts';
 import type { EventFilter } from '../../db/webhook-events.ts';
 import type { RunningEvent } from '../../lib/webhook-events.ts';
 import { runningEventPayload } from './payload.ts';
@@ -75,14 +75,17 @@ export function sendRunningEventLater(app: App, predictionId: string, signal: Ru
 /**
  * Called before each attempt of a prediction's result: no event of it starts from now on, and one
  * under way is waited for (until its lease runs out at the latest), so the result is the last
- * thing its receiver gets. One UPDATE matching nothing for a prediction without a filter.
+ * thing its receiver gets. Then the filter's row goes: with no row, no event can start either.
+ * One UPDATE matching nothing for a prediction without a filter (or after the first attempt).
  */
 export async function closeRunningEvents(app: App, predictionId: string): Promise<void> {
   let until = await closeEvents(app.db, predictionId);
+  if (until === undefined) return;
   // bounded in real time too: a lease is never longer than this, whatever the app's clock says
   const deadline = performance.now() + app.config.webhookTimeoutMs + LEASE_MARGIN_MS;
   while (until !== null && until > app.clock() && performance.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 25));
     until = await eventLease(app.db, predictionId);
   }
+  await dropFilter(app.db, predictionId);
 }

@@ -148,6 +148,25 @@ test.serial('a filter without completed sends its events but no result, and reco
   t.deepEqual(verified(await secretOf(gw, acct), receiver.received).map((b) => b.event), ['start']);
 });
 
+test.serial('a sandbox prediction, finished when accepted, sends its result only; without completed, nothing', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const hook = encodeURIComponent(receiver.url);
+  const withResult = await submit(gw, acct.testKey, `webhook=${hook}&webhook_events_filter=start,progress,completed`);
+  t.is(withResult.statusCode, 200, withResult.payload);
+  const id = (withResult.result as { request_id: string }).request_id;
+  await waitFor(() => receiver.received.length === 1, { what: 'the result' });
+  const without = await submit(gw, acct.testKey, `webhook=${hook}&webhook_events_filter=start`);
+  t.is(without.statusCode, 200, without.payload);
+  const none = (without.result as { request_id: string }).request_id;
+  // a sandbox prediction is written completed with its delivery row, in one transaction
+  t.is((await gw.app.db('webhook_deliveries').where({ prediction_id: none })).length, 0);
+  t.is((await gw.app.db('webhook_deliveries').where({ prediction_id: id })).length, 1);
+  t.is((await gw.app.db('webhook_event_filters').whereIn('prediction_id', [id, none])).length, 0);
+  await gw.app.queue.drain(10_000);
+  t.deepEqual(verified(await secretOf(gw, acct), receiver.received).map((b) => [b.id, b.status, b.event]), [[id, 'completed', undefined]]);
+});
+
 /** A running prediction with a filter, made directly (the worker never sees it). */
 async function running(events: string[], url: string): Promise<string> {
   const id = `e${String(clock).padStart(31, '0')}`.slice(0, 32);

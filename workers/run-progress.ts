@@ -3,8 +3,9 @@
 // path must not get a write per step. A run shorter than that writes nothing at all (nobody could
 // have watched it); a longer one gets its last update written by `flush` before it ends, so its
 // final lines are kept whatever the throttle held back. When the submit asked its webhook for
-// events (`events`), the start and then an event after each write go out in the same chain as the
-// writes, so they leave in order and `flush` waits for them too (workers/webhooks/events.ts).
+// events (`events`), the start and then an event after each write go out one after another, in a
+// chain of their own (a slow receiver never holds the writes back; updates that come while one
+// waits make one event), and `flush` waits for them too (workers/webhooks/events.ts).
 import type { App } from '../lib/context.ts';
 import { recordRunProgress } from '../db/predictions/upstream.ts';
 import { appendLines, serializeRunLogs } from '../lib/run-logs.ts';
@@ -36,10 +37,21 @@ export function progressReporter(app: App, predictionId: string, opts: { interva
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
   let writes = 0;
-  const sendEvent = (logs: boolean | null): Promise<void> => (events
-    ? sendRunningEvent(app, predictionId, logs === null ? { kind: 'start' } : { kind: 'update', logs }, events).then(() => undefined)
-    : Promise.resolve());
-  if (events) writing = sendEvent(null);
+  let sending: Promise<unknown> = events ? sendRunningEvent(app, predictionId, { kind: 'start' }, events) : Promise.resolve();
+  // the update waiting for its turn in `sending`, if any: later writes join it
+  let queued: { logs: boolean } | null = null;
+  function queueEvent(logs: boolean): void {
+    if (!events) return;
+    if (queued) {
+      queued.logs ||= logs;
+      return;
+    }
+    const next = queued = { logs };
+    sending = sending.then(() => {
+      queued = null;
+      return sendRunningEvent(app, predictionId, { kind: 'update', logs: next.logs }, events);
+    });
+  }
 
   function write(): Promise<void> {
     if (!dirty) return writing;
@@ -51,7 +63,7 @@ export function progressReporter(app: App, predictionId: string, opts: { interva
     writing = writing.then(() => recordRunProgress(app.db, predictionId, update, app.clock())).catch((err: unknown) => {
       // progress is a courtesy: a failed write never fails the run
       app.log.warn({ id: predictionId, err: (err as Error).message }, 'could not record run progress');
-    }).then(() => sendEvent(update.logs !== undefined));
+    }).then(() => queueEvent(update.logs !== undefined));
     return writing;
   }
 
@@ -80,8 +92,8 @@ export function progressReporter(app: App, predictionId: string, opts: { interva
       clearTimeout(timer);
       timer = undefined;
       // a run too short to have written anything leaves its row alone
-      if (writes === 0 && now() - started < interval) return writing;
-      return write();
+      if (writes === 0 && now() - started < interval) return writing.then(() => sending).then(() => undefined);
+      return write().then(() => sending).then(() => undefined);
     },
     get writes() {
       return writes;

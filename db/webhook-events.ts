@@ -36,13 +36,18 @@ export async function findFilter(db: Db, predictionId: string): Promise<EventFil
 /**
  * Takes the lease to send one event until `leaseUntil`; false when the result's delivery has
  * begun, another event is being sent, `start` was sent already, or (progress, logs) one was sent
- * less than `intervalMs` ago. A progress or logs event moves the throttle's clock; `start` does not.
+ * less than `intervalMs` ago or, with `afterStart`, start has not gone yet (so that an update can
+ * never take the lease from the start, which is sent once). A progress or logs event moves the
+ * throttle's clock; `start` does not.
  */
-export async function takeEventLease(db: Db, predictionId: string, event: RunningEvent, now: number, leaseUntil: number, intervalMs: number): Promise<boolean> {
+export async function takeEventLease(db: Db, predictionId: string, event: RunningEvent, now: number, leaseUntil: number, opts: { intervalMs: number; afterStart: boolean }): Promise<boolean> {
   const q = db('webhook_event_filters').where({ prediction_id: predictionId, closed: false })
     .andWhere((w) => w.whereNull('lease_until').orWhere('lease_until', '<=', now));
   if (event === 'start') q.andWhere('start_sent', false);
-  else q.andWhere((w) => w.whereNull('last_update_at').orWhere('last_update_at', '<=', now - intervalMs));
+  else {
+    q.andWhere((w) => w.whereNull('last_update_at').orWhere('last_update_at', '<=', now - opts.intervalMs));
+    if (opts.afterStart) q.andWhere('start_sent', true);
+  }
   const n = await q.update(event === 'start' ? { lease_until: leaseUntil, start_sent: true } : { lease_until: leaseUntil, last_update_at: now });
   return affected(n) === 1;
 }

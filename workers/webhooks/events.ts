@@ -44,7 +44,8 @@ export async function sendRunningEvent(app: App, predictionId: string, signal: R
     if (!event) return 'skipped';
     const now = app.clock();
     const leaseUntil = now + app.config.webhookTimeoutMs + LEASE_MARGIN_MS;
-    if (!(await takeEventLease(app.db, predictionId, event, now, leaseUntil, app.config.webhookEventsIntervalMs))) return 'skipped';
+    const lease = { intervalMs: app.config.webhookEventsIntervalMs, afterStart: f.events.includes('start') };
+    if (!(await takeEventLease(app.db, predictionId, event, now, leaseUntil, lease))) return 'skipped';
     try {
       // read after the lease: what the run has recorded up to now, not what it had when it reported
       const p = await findPredictionById(app.db, predictionId);

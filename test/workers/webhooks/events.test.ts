@@ -175,12 +175,14 @@ async function running(events: string[], url: string): Promise<string> {
   return id;
 }
 
-test.serial('progress and logs are throttled per prediction by the clock; start goes once; nothing after the result began', async (t) => {
+test.serial('progress and logs are throttled per prediction by the clock, and wait for the start; start goes once; nothing after the result began', async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
   clock += 60_000;
   const id = await running(['start', 'progress', 'logs', 'completed'], receiver.url);
   const update = (logs: boolean) => sendRunningEvent(gw.app, id, { kind: 'update', logs });
+  // with start asked for, no update goes before it (nor takes its turn)
+  t.is(await update(false), 'skipped');
   t.is(await sendRunningEvent(gw.app, id, { kind: 'start' }), 'sent');
   t.is(await sendRunningEvent(gw.app, id, { kind: 'start' }), 'skipped');
   t.is(await update(false), 'sent');

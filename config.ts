@@ -69,6 +69,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** RUN_PROGRESS_WRITE_MS: a local run's progress is written at most this often */
   runProgressWriteMs: number;
+  /** WEBHOOK_EVENTS_INTERVAL_MS: a prediction's webhook gets at most one progress or logs event this often */
+  webhookEventsIntervalMs: number;
   /** ms after the first failed attempt at which each of the three retries is due */
   webhookRetryScheduleMs: number[];
   /** CHAT_UPSTREAM_TIMEOUT_MS: an inline chat call's longest wait for its provider (answer, first or next chunk) */
@@ -299,6 +301,8 @@ export const configSchema = Joi.object({
     .description('one delivery attempt\'s deadline (connect, headers and body)'),
   RUN_PROGRESS_WRITE_MS: Joi.number().integer().min(0).max(60_000).default(1000)
     .description('a prediction run by a local adapter has its progress and log lines written at most this often (a run shorter than this writes none); `0` writes every update (tests)'),
+  WEBHOOK_EVENTS_INTERVAL_MS: Joi.number().integer().min(0).max(3_600_000).default(5000)
+    .description('a prediction submitted with `webhook_events_filter` naming `progress` or `logs` sends its webhook at most one of those events this often (the start and the result are never held back); `0` sends one per update (tests)'),
   WEBHOOK_RETRY_SCHEDULE_MS: Joi.string().custom((value: string) => { parseRetrySchedule(value); return value; }).default(DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS.join(','))
     .meta({ default: '`60000,900000,14400000` (1 min, 15 min, 4 h)' })
     .description('when the three retries of a failed webhook delivery go out, in ms after the first failed attempt (three increasing numbers); each wait between two retries varies by ±20%. After the third the delivery is dead'),
@@ -571,6 +575,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: v.ENCRYPTION_KEY === undefined ? undefined : parseKey(String(v.ENCRYPTION_KEY)),
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS as number,
     runProgressWriteMs: v.RUN_PROGRESS_WRITE_MS as number,
+    webhookEventsIntervalMs: v.WEBHOOK_EVENTS_INTERVAL_MS as number,
     webhookRetryScheduleMs: parseRetrySchedule(String(v.WEBHOOK_RETRY_SCHEDULE_MS)),
     chatUpstreamTimeoutMs: v.CHAT_UPSTREAM_TIMEOUT_MS as number,
     imagesWaitMs: v.IMAGES_WAIT_MS as number,

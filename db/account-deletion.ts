@@ -153,6 +153,8 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
       await trx('studio_domains').whereIn('studio_id', ids).delete();
       await trx('studios').whereIn('id', ids).whereNull('disabled_at').update({ disabled_at: now, updated_at: now });
     }
+    // the webhook events asked for by personal predictions still running or never sent a result (their URLs)
+    await trx('webhook_event_filters').whereIn('prediction_id', trx('predictions').select('id').where({ user_id: userId }).whereNull('team_id')).delete();
     // personal predictions (deliveries and attempts cascade); ledger rows name them by id only
     await trx('predictions').where({ user_id: userId }).whereNull('team_id').delete();
     // personal alerts' deliveries (and attempts, cascading): their URLs may carry the receiver's token

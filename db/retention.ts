@@ -65,6 +65,8 @@ export interface RetentionCounts {
   team_invites: number;
   /** support links used or expired (README "Impersonation and support links") */
   support_links: number;
+  /** webhook event filters of predictions that stopped running without a result delivery (docs/api/webhooks.md "Events while it runs") */
+  webhook_event_filters: number;
   /** accounts erased after their deletion's grace period (README "Deleting an account") */
   accounts: number;
 }
@@ -150,9 +152,13 @@ export async function deleteExpiredRecords(db: Db, now: number, cutoff: number, 
   const windows = await deleteInBatches(db, 'rate_limits', 'bucket', (q) => q.where('window_start', '<', Math.min(cutoff, now - longestRateWindowMs)));
   const invites = await deleteInBatches(db, 'team_invites', 'id', (q) => q.where((w) => w.where('expires_at', '<', cutoff).orWhere('accepted_at', '<', cutoff).orWhere('revoked_at', '<', cutoff)));
   const links = await deleteInBatches(db, 'support_links', 'id', (q) => q.where((w) => w.where('expires_at', '<', cutoff).orWhere('used_at', '<', cutoff)));
+  // webhook event filters of predictions no longer running (finished without a result delivery, which
+  // would have removed them, or gone); a young one may belong to a submit still being accepted
+  const running = db('predictions').select('id').whereIn('status', ['queued', 'pending', 'processing']);
+  const eventFilters = await deleteInBatches(db, 'webhook_event_filters', 'prediction_id', (q) => q.where('created_at', '<', cutoff).whereNotIn('prediction_id', running));
   return {
     sessions, oauth_states: oauthStates, oauth_tokens: oauthTokens, one_time_codes: codes, idempotency_keys: idempotency,
-    rate_limit_windows: windows, team_invites: invites, support_links: links,
+    rate_limit_windows: windows, team_invites: invites, support_links: links, webhook_event_filters: eventFilters,
   };
 }
 

@@ -10,6 +10,9 @@ import { alertsAfterSubmit, budgetRefused, walletAlertSettings } from './alerts.
 import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { newPredictionId } from '../db/predictions/record.ts';
+import { dropFilter, insertFilter } from '../db/webhook-events.ts';
+import { parseEventsFilter } from '../lib/webhook-events.ts';
+import type { WebhookEvent } from '../lib/webhook-events.ts';
 import { getBalance, getTeamBalance } from '../db/wallet/ledger.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import type { PredictionView } from '../lib/prediction-view.ts';
@@ -77,6 +80,19 @@ export function maxCostOf(ctx: Pick<ModelContext, 'request' | 'query'>): number 
   return caps.length === 0 ? undefined : Math.min(...caps);
 }
 
+/**
+ * `webhook_events_filter` (lib/webhook-events.ts): the events asked for, or null when the
+ * parameter is absent (the result only). 422 for an unknown name, or for a filter without a webhook.
+ */
+function eventsFilterOf(values: readonly string[] | undefined, webhook: string | null): WebhookEvent[] | null {
+  if (values === undefined) return null;
+  const loc = ['query', 'webhook_events_filter'];
+  const parsed = parseEventsFilter(values);
+  if ('problem' in parsed) throw new ValidationFailedError([{ loc, msg: parsed.problem, type: 'value_error' }]);
+  if (webhook === null) throw new ValidationFailedError([{ loc, msg: 'webhook_events_filter needs a webhook to send the events to: add ?webhook=<https URL>', type: 'value_error' }]);
+  return parsed.events;
+}
+
 export const generate: ModelHandler = async (ctx) => {
   const { app, caller, model, query, request, studio } = ctx;
   // README "Whitelabel studios": in a studio's context only its allowed models exist
@@ -92,6 +108,7 @@ export const generate: ModelHandler = async (ctx) => {
     const problem = urlProblem(webhook, { allowInsecure: app.config.webhookAllowInsecure });
     if (problem) throw new ValidationFailedError([{ loc: ['query', 'webhook'], msg: problem, type: 'value_error' }]);
   }
+  const events = eventsFilterOf(query.webhook_events_filter, webhook);
   // A value no provider of the model can take (its limits, its value maps) is the caller's 422 now, not a failed run later.
   refuseUnservable(app, model, body, ['body']);
   // A team owner (team_id, or a team's key) pays from the team wallet and owns the record.
@@ -99,7 +116,9 @@ export const generate: ModelHandler = async (ctx) => {
   // source: an embed code's kind; a session is the dashboard; keys and tokens are the API
   const source = embed ? embed.kind : studio ? 'studio' as const : caller.via === 'session' ? 'dashboard' as const : 'api' as const;
   const base = {
-    id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input: body, webhookUrl: webhook,
+    // a filter without `completed` asks for no result: the prediction then has no result delivery at all
+    id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input: body,
+    webhookUrl: events === null || events.includes('completed') ? webhook : null,
     httpRequestId: requestId ?? null, source,
     // README "Embeds": the code and visitor it was made for (plugins/embed.ts refused a webhook)
     ...(embed ? { embedCodeId: embed.codeId, embedVisitor: embed.visitorHash } : {}),
@@ -146,10 +165,18 @@ export const generate: ModelHandler = async (ctx) => {
   const payer = studio?.payerMode === 'owner_pays' ? { userId: studio.userId, teamId: studio.teamId } : caller.owner;
   const alerts = await walletAlertSettings(app, payer);
   const hardBudget = alerts !== undefined && alerts.monthlyBudget !== null && alerts.monthlyBudgetHard;
+  // Events while it runs: their filter is written before the prediction is accepted (so no worker
+  // can start it without), and taken back when it is not.
+  const running = webhook !== null && events !== null && events.some((e) => e !== 'completed');
+  if (running) await insertFilter(app.db, { predictionId: id, userId: caller.owner.userId, url: webhook, events }, now);
   const outcome = await app.store.submit({
     p: { ...base, ...studioBilling, price, listPrice, discountPercent }, now, limits: { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount },
     keySpendLimited: caller.keySpendLimited === true, ...(hardBudget ? { hardBudget } : {}), ...(embedLimits ? { embed: embedLimits } : {}),
+  }).catch(async (err: unknown) => {
+    if (running) await dropFilter(app.db, id);
+    throw err;
   });
+  if (running && !outcome.accepted) await dropFilter(app.db, id);
   const afterwards = (work: Promise<void>) => { work.catch((err: unknown) => app.log.warn({ err, requestId }, 'alerts: a crossing could not be checked')); };
   if (!outcome.accepted && outcome.scope === 'budget') {
     afterwards(budgetRefused(app, payer, outcome.limit, now));

@@ -69,8 +69,8 @@ export interface ModelContext {
   h: ResponseToolkit;
   operationId: ModelOperationId;
   params: Record<string, never>;
-  /** the common parameters every model endpoint declares: `webhook`, `max_cost`, and `team_id` (already resolved into caller.owner) */
-  query: { webhook?: string; team_id?: number; max_cost?: number };
+  /** the common parameters every model endpoint declares: `webhook`, `webhook_events_filter`, `max_cost`, and `team_id` (already resolved into caller.owner) */
+  query: { webhook?: string; webhook_events_filter?: string[]; team_id?: number; max_cost?: number };
   /** the model's input, validated against its schema, defaults applied */
   body: Record<string, unknown>;
   caller: OwnedCaller;

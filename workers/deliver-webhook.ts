@@ -16,6 +16,7 @@ import { webhookPayload } from './webhooks/payload.ts';
 import { providerMetadataOf } from '../db/provider-costs.ts';
 import { webhookHeaders } from './webhooks/sign.ts';
 import { sendWebhook } from './webhooks/send.ts';
+import { closeRunningEvents } from './webhooks/events.ts';
 import { MAX_WEBHOOK_RETRIES, nextDelay, parseRetryAfter } from './webhooks/backoff.ts';
 import { isRequestId } from '../lib/request-id.ts';
 
@@ -50,6 +51,8 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
       return sendSigned(message, alert, body, alert.owner, { alert: alert.alert.id }, ALERT_DELIVERIES, log);
     }
     const { delivery: d, prediction: p } = found;
+    // webhook_events_filter: no start, progress or logs event after the result (webhooks/events.ts)
+    await closeRunningEvents(app, p.id);
 
     // what the provider said of a completed result (seed, size, timings), beside the interface's fields
     const metadata = await providerMetadataOf(app.db, p);

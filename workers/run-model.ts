@@ -15,6 +15,8 @@ import type { Adapter, AdapterFile, AdapterResult, ProviderReport } from './adap
 import { providerCostRecorder } from '../db/provider-costs.ts';
 import { runCost } from './provider-cost.ts';
 import { progressReporter } from './run-progress.ts';
+import { findFilter } from '../db/webhook-events.ts';
+import { sendRunningEventLater } from './webhooks/events.ts';
 import { removeTemporary } from './adapters/upstream-http.ts';
 import { identifyOutput } from './output-type.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
@@ -204,6 +206,8 @@ export function createRunModel(app: App) {
     const p = await store.claim({ id, now: app.clock(), takeOver: delivery.redelivered || delivery.attempt > 0, ticket: (body as { ticket?: unknown }).ticket });
     // Unknown, running elsewhere, finished or cancelled: nothing to do, and nothing to charge.
     if (!p) return { kind: 'ack' };
+    // webhook_events_filter (workers/webhooks/events.ts): the events its webhook asked for, if any
+    const events = await findFilter(app.db, p.id) ?? null;
     const model = app.spec.models.get(p.model);
     if (!model) {
       await fail(p, `model ${p.model} is no longer offered by this gateway`, null, run);
@@ -217,6 +221,7 @@ export function createRunModel(app: App) {
         await fail(p, `model ${p.model} is no longer served by the provider that took the job`, 'not_configured', run);
         return { kind: 'ack' };
       }
+      if (events) sendRunningEventLater(app, p.id, { kind: 'start' }, events);
       return upstream.start(p, [], delivery, run, { model: taken, job });
     }
     const adapter = adapterFor(model.adapter);
@@ -232,12 +237,14 @@ export function createRunModel(app: App) {
         const job = adapterFor(provider.adapter).job;
         return job ? [{ model: runBy(model, provider), job }] : [];
       });
+      // (a local run sends its start from its reporter, in order with its progress events)
+      if (events) sendRunningEventLater(app, p.id, { kind: 'start' }, events);
       return upstream.start(p, candidates, delivery, run);
     }
 
     return tracked(async (signal) => {
       let produced: AdapterFile[] = [];
-      const progress = progressReporter(app, p.id);
+      const progress = progressReporter(app, p.id, { events });
       try {
         const result = await timed(model, signal, () => adapter.run(p.input, { signal, predictionId: p.id, tempDir: app.storage.tempDir, model: modelRef(model), report: progress.report }));
         produced = result.files;

@@ -20,6 +20,7 @@
 import type { App } from '../lib/context.ts';
 import { findPredictionById } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
+import { sendRunningEventLater } from './webhooks/events.ts';
 import { advanceUpstreamPolls, recordRunLogs, recordUpstreamJob, rewindUpstreamPolls, setUpstreamStatus } from '../db/predictions/upstream.ts';
 import { mergeWholeLog, parseRunLogs, serializeRunLogs } from '../lib/run-logs.ts';
 import type { UpstreamProgress } from '../db/predictions/upstream.ts';
@@ -168,6 +169,10 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
       const current = onCancelled ? await findPredictionById(app.db, id) : undefined;
       if (current?.status === 'cancelled') await onCancelled!(current);
       return ack;
+    }
+    // what the provider said of the run, to a webhook that asked for progress or logs events (not waited for)
+    if (progress.progress != null || progress.queuePosition != null || progress.logs !== undefined) {
+      sendRunningEventLater(app, id, { kind: 'update', logs: progress.logs !== undefined });
     }
     try {
       const next: PollMessage = run.reqId === undefined ? { id, poll: poll + 1, failures } : { id, poll: poll + 1, failures, reqId: run.reqId };

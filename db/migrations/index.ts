@@ -57,6 +57,7 @@ import * as m20261129_7500_prediction_logs from './20261129_7500_prediction_logs
 import * as m20261129_7901_session_handoffs from './20261129_7901_session_handoffs.ts';
 import * as m20261129_7950_alerts from './20261129_7950_alerts.ts';
 import * as m20261129_8001_alert_webhooks from './20261129_8001_alert_webhooks.ts';
+import * as m20261129_8101_webhook_event_filters from './20261129_8101_webhook_event_filters.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -120,6 +121,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261129_7901_session_handoffs', m20261129_7901_session_handoffs],
   ['20261129_7950_alerts', m20261129_7950_alerts],
   ['20261129_8001_alert_webhooks', m20261129_8001_alert_webhooks],
+  ['20261129_8101_webhook_event_filters', m20261129_8101_webhook_event_filters],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

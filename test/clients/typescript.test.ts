@@ -385,6 +385,19 @@ test('verifyWebhook accepts a real delivery, both secrets after a rotation, and 
   t.is(ok.id, 'p');
 });
 
+test('webhookEvents asks for events while it runs: the start, then the result, both verified', async (t) => {
+  const account = await accountWithEmail(gw, 1000);
+  const client = new Mediagate({ baseUrl: gw.baseUrl, apiKey: account.liveKey });
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const secret = (await client.webhooks.secret()).secret;
+  const run = await client.run(MODEL, { prompt: 'followed', width: 64, height: 64 }, { webhook: receiver.url, webhookEvents: ['start', 'completed'] });
+  await waitFor(() => receiver.received.length === 2, { what: 'the start and the result' });
+  const [start, result] = await Promise.all(receiver.received.map((r) => verifyWebhook(r.body, r.headers as Record<string, string>, secret)));
+  t.like(start, { id: run.id, status: 'processing', event: 'start' });
+  t.like(result, { id: run.id, status: 'completed' });
+});
+
 test('the client is typed by model slug (checked by tsc)', (t) => {
   const client = new Mediagate({ baseUrl: gw.baseUrl, apiKey: 'mg_test_x' });
   const typed = () => {

@@ -114,6 +114,8 @@ test.serial('after the grace period the job erases the account: files, keys, per
   await gw.app.db('teams').where({ id: teamId }).update({ balance: 1000 });
   const personal = await generate(a.liveKey);
   const forTeam = await generate(a.liveKey, teamId);
+  // the webhook events a personal run asked for (a filter without completed outlives the run: it holds the URL)
+  await gw.app.db('webhook_event_filters').insert({ prediction_id: personal, user_id: a.userId, url: 'https://hooks.example.com/in?token=secret', events: 'start', created_at: now });
   const file = path.join(gw.app.config.storageDir, 'outputs', personal);
   const { email } = (await gw.app.db('users').where({ id: a.userId }).first<{ email: string }>())!;
   const ledgerBefore = await gw.app.db('credit_transactions').where({ user_id: a.userId }).count<Array<{ n: number | string }>>({ n: '*' });
@@ -142,7 +144,7 @@ test.serial('after the grace period the job erases the account: files, keys, per
   t.is(await gw.app.db('predictions').where({ id: personal }).first(), undefined);
   t.truthy(await gw.app.db('predictions').where({ id: forTeam }).first(), "the team's run stays with the team");
   await t.throwsAsync(fs.stat(file), undefined, 'the output files are removed');
-  for (const table of ['api_keys', 'sessions', 'oauth_clients', 'team_members', 'webhook_secrets', 'media_assets', 'uploads', 'embed_codes', 'alert_deliveries']) {
+  for (const table of ['api_keys', 'sessions', 'oauth_clients', 'team_members', 'webhook_secrets', 'media_assets', 'uploads', 'embed_codes', 'alert_deliveries', 'webhook_event_filters']) {
     const left = await gw.app.db(table).where({ user_id: a.userId }).modify((q) => { if (table === 'api_keys') q.whereNull('team_id'); });
     t.deepEqual(left, [], `${table} rows removed`);
   }

@@ -62,13 +62,13 @@ test('every model endpoint gets the shared parameters, security, responses, rate
   }
 });
 
-test('an operator model in MODELS_DIR that declares nothing shared still takes webhook, team_id and the rest', async (t) => {
+test('an operator model in MODELS_DIR that declares nothing shared still takes webhook, webhook_events_filter, team_id and the rest', async (t) => {
   const dir = await dirWith({ 'pixel.yaml': PIXEL });
   const spec = await loadSpec(SPEC, { modelsDirs: [dir] });
   const model = spec.models.get('pixel-v1-budget-text-to-image');
   t.is(model?.price.base, 7);
   const op = opOf(spec.document, 'pixel-v1-budget-text-to-image');
-  t.deepEqual(op.parameters.map((p) => p.$ref), ['IdempotencyKey', 'PreferWait', 'Webhook', 'TeamId', 'WhitelabelStudio', 'MaxCost', 'MaxCostQuery'].map((n) => `#/components/parameters/${n}`));
+  t.deepEqual(op.parameters.map((p) => p.$ref), ['IdempotencyKey', 'PreferWait', 'Webhook', 'WebhookEventsFilter', 'TeamId', 'WhitelabelStudio', 'MaxCost', 'MaxCostQuery'].map((n) => `#/components/parameters/${n}`));
   t.is(op['x-team-permission'], 'generate');
 });
 

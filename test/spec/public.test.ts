@@ -79,16 +79,16 @@ function operationsOf(document: SpecDocument): Operation[] {
 
 // ---------------------------------------------------------------- webhooks
 
-function declaredWebhook() {
-  const hook = (served.webhooks as Record<string, { post: Record<string, unknown> }> | undefined)?.predictionFinished?.post;
-  if (!hook) throw new Error('the served document declares no webhooks.predictionFinished');
+function declaredWebhook(name = 'predictionFinished') {
+  const hook = (served.webhooks as Record<string, { post: Record<string, unknown> }> | undefined)?.[name]?.post;
+  if (!hook) throw new Error(`the served document declares no webhooks.${name}`);
   const body = (hook.requestBody as { content: Record<string, { schema: Record<string, unknown> }> }).content['application/json']!.schema;
   const headers = (hook.parameters as Array<{ name: string; in: string; required: boolean; schema: { pattern?: string } }>).filter((p) => p.in === 'header');
   return { validate: validatorFor(served)(body), headers };
 }
 
-function checkDelivery(t: import('ava').ExecutionContext, received: { headers: Record<string, unknown>; body: string }) {
-  const { validate, headers } = declaredWebhook();
+function checkDelivery(t: import('ava').ExecutionContext, received: { headers: Record<string, unknown>; body: string }, name = 'predictionFinished') {
+  const { validate, headers } = declaredWebhook(name);
   t.deepEqual(headers.map((h) => h.name).sort(), ['webhook-id', 'webhook-signature', 'webhook-timestamp']);
   for (const h of headers) {
     const value = received.headers[h.name];
@@ -123,6 +123,20 @@ test.serial('a delivered webhook of a failed prediction matches webhooks.predict
   await waitFor(() => receiver.received.length === 1, { what: 'the delivery' });
   const payload = checkDelivery(t, receiver.received[0]!);
   t.is(payload.status, 'failed');
+});
+
+test.serial('a start event matches webhooks.predictionEvent, and the result after it webhooks.predictionFinished', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const url = `/api/v1/canvas-v1-fast-text-to-image?webhook=${encodeURIComponent(receiver.url)}&webhook_events_filter=start,completed`;
+  const res = await gw.server.inject({ method: 'POST', url, headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'a hook', width: 64, height: 64 } });
+  t.is(res.statusCode, 200, res.payload);
+  await waitFor(() => receiver.received.length === 2, { what: 'the event and the result' });
+  const event = checkDelivery(t, receiver.received[0]!, 'predictionEvent');
+  t.deepEqual([event.event, event.status], ['start', 'processing']);
+  t.is(checkDelivery(t, receiver.received[1]!).status, 'completed');
+  // not vacuous: an event name outside the three is refused
+  t.false(declaredWebhook('predictionEvent').validate({ ...event, event: 'completed' }));
 });
 
 // ---------------------------------------------------------------- model input examples

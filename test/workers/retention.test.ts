@@ -175,6 +175,12 @@ test.serial('expired or used records past the grace period are removed; live and
     { delivery_id: 'msg_alert_new', number: 1, started_at: longAgo - 20 * DAY, duration_ms: 5, status_code: 500 },
     { delivery_id: 'msg_alert_new', number: 2, started_at: recently, duration_ms: 5, status_code: 500 },
   ]);
+  // webhook event filters: an old one of a finished run and of a run that is gone go; a running
+  // run's, and a young one (its submit may still be being accepted), stay
+  const run = (id: string, status: string) => ({ id, user_id: uid, model: 'canvas-v1-fast-text-to-image', status, is_test: false, input: '{}', price: 0, created_at: longAgo, updated_at: longAgo });
+  await db('predictions').insert([run('f'.repeat(32), 'completed'), run('r'.repeat(32), 'processing')]);
+  const filter = (id: string, at: number) => ({ prediction_id: id, user_id: uid, url: 'https://r.example.com', events: 'start', created_at: at });
+  await db('webhook_event_filters').insert([filter('f'.repeat(32), longAgo), filter('g'.repeat(32), longAgo), filter('r'.repeat(32), longAgo), filter('y'.repeat(32), now)]);
 
   const counts = await runNextPeriod();
   const hashes = async (table: string, col = 'token_hash') => (await db(table).whereIn(col, [hex('1'), hex('2'), hex('3'), hex('4'), hex('5'), hex('6'), hex('7')]).pluck(col)).sort();
@@ -189,7 +195,8 @@ test.serial('expired or used records past the grace period are removed; live and
   t.deepEqual(await db('webhook_attempts').pluck('number'), [2], 'an old attempt of a kept delivery goes');
   t.deepEqual(await db('alert_deliveries').pluck('id'), ['msg_alert_new']);
   t.deepEqual(await db('alert_delivery_attempts').pluck('number'), [2]);
-  t.like(counts, { sessions: 2, oauth_states: 1, oauth_tokens: 1, one_time_codes: 2, team_invites: 2, webhook_deliveries: 2 });
+  t.deepEqual((await db('webhook_event_filters').pluck('prediction_id')).sort(), ['r'.repeat(32), 'y'.repeat(32)]);
+  t.like(counts, { sessions: 2, oauth_states: 1, oauth_tokens: 1, one_time_codes: 2, team_invites: 2, webhook_deliveries: 2, webhook_event_filters: 2 });
   t.true(counts.idempotency_keys >= 1 && counts.rate_limit_windows >= 1 && counts.webhook_attempts >= 1);
   t.true(await waitFor(async () => (await gw.app.metrics.registry.getSingleMetricAsString('mediagate_retention_removed_total')).includes('kind="sessions"')));
 });

@@ -51,6 +51,11 @@ export interface CallOptions {
 export interface SubmitOptions extends CallOptions {
   /** an https URL the gateway POSTs the finished prediction to (signed; see verifyWebhook) */
   webhook?: string | undefined;
+  /**
+   * the events `webhook` receives (default: the result only): `start`, `progress` and `logs` while
+   * it runs, `completed` for the result, always last (leave it out and no result is sent)
+   */
+  webhookEvents?: ReadonlyArray<'start' | 'progress' | 'logs' | 'completed'> | undefined;
   /** default: a new random UUID per submit, kept across this submit's retries */
   idempotencyKey?: string | undefined;
 }
@@ -139,7 +144,7 @@ export class Mediagate {
     const { body } = await this.transport.request<Submitted>({
       method: 'POST',
       path: `/api/v1/${encodeURIComponent(model)}`,
-      query: { ...this.team(opts), webhook: opts.webhook },
+      query: { ...this.team(opts), webhook: opts.webhook, webhook_events_filter: opts.webhookEvents?.join(',') },
       body: input,
       headers: { 'idempotency-key': opts.idempotencyKey ?? newIdempotencyKey() },
       idempotent: true,

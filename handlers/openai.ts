@@ -285,15 +285,18 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
     if (end instanceof ChatUpstreamError) {
       const refusal = upstreamRefusal(end);
       events.send(JSON.stringify({ error: { message: refusal.message, type: 'api_error', code: refusal.code, param: null } }));
-      events.stream.end();
       await failed(end);
     } else {
       if (end === 'completed') events.send('[DONE]');
-      events.stream.end();
       const counted: InlineUsage = usage ? { ...usage, source: 'reported' } : countedUsage(priced, model, relayed);
       const { charge, listCharge } = chargeFor(model, priced, counted, price, discountPercent);
       await settle({ status: end, charge, listCharge, usage: counted, text, inferenceMs: performance.now() - started });
     }
+    // The response ends once the call is settled, as a non-streamed call is answered after its
+    // settle: what the client reads next (its balance, the run history) includes this call, and
+    // its next call does not wait on this settle (the wallet's row lock; SQLite's one connection)
+    // inside its own time to first token. The last event, [DONE], has gone out before it.
+    events.stream.end();
     client.dispose();
   };
   void relay();

@@ -1,6 +1,6 @@
 // Where a streamed chat call's first token spends its time in the gateway, stage by stage:
 // `node test/bench/stream-stages.ts [calls]` (DB=sqlite, the embedded default, or DB=mysql with
-// TEST_MYSQL_URL). One process holds the client, the gateway and the provider fake
+// TEST_MYSQL_URL and TEST_AMQP_URL). One process holds the client, the gateway and the provider fake
 // (test/helpers/openai-upstream.ts, `bench` mode), as the streaming phase does; calls run one at a
 // time, so every mark of a call is that call's. The marks come from outside the product code:
 // hapi's lifecycle steps (extensions this script adds), the store's startInline and fetch
@@ -41,7 +41,8 @@ fake.mode = 'bench';
 fake.benchChunks = Number(process.env.STREAM_CHUNKS ?? 64);
 const fakePort = Number(new URL(fake.url).port);
 const port = await freePort();
-const gw = await startGateway({ db: DB, queue: 'memory', worker: false, env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`, UPSTREAM_OPENAI_URL: fake.url } });
+// on MariaDB, RabbitMQ as in production: the API-key cache is served only under the broadcast's lease
+const gw = await startGateway({ db: DB, queue: DB === 'mysql' ? 'amqp' : 'memory', worker: false, env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`, UPSTREAM_OPENAI_URL: fake.url } });
 
 // the HTTP servers' request start (headers parsed) and each response's first write
 diagnostics.subscribe('http.server.request.start', (msg) => {

@@ -142,7 +142,8 @@ function chunkObject(id: string, slug: string, created: number, delta: Record<st
 /**
  * The event stream's answer. Never compressed (hapi leaves an encoded response alone): gzip would
  * flush once per event, each a trip through zlib's thread pool on both ends, which delayed the
- * first token by ~2 ms and cost more CPU than the relay itself (test/bench/stream-stages.ts).
+ * first token by 3-4 ms on the loaded benchmark machine and cost more CPU than the relay itself
+ * (test/bench/stream-stages.ts).
  * No proxy buffering either: each event goes out as written.
  */
 function eventHeaders(h: OperationContext<'createChatCompletion'>['h'], stream: PassThrough, predictionId: string) {

@@ -123,19 +123,14 @@ function completionObject(id: string, slug: string, created: number, text: strin
   };
 }
 
-/** An event-stream response whose every event reaches the socket when written (flushing a compressor hapi may add). */
+/** An event-stream response body: each event is written as it comes (eventHeaders keeps it uncompressed). */
 function eventStream(): { stream: PassThrough; send(data: string): void } {
   const stream = new PassThrough();
-  let compressor: { flush(): void } | null = null;
-  (stream as PassThrough & { setCompressor(c: { flush(): void }): void }).setCompressor = (c) => {
-    compressor = c;
-  };
   return {
     stream,
     send(data: string) {
       if (stream.writableEnded || stream.destroyed) return;
       stream.write(`data: ${data}\n\n`);
-      compressor?.flush();
     },
   };
 }
@@ -144,8 +139,15 @@ function chunkObject(id: string, slug: string, created: number, delta: Record<st
   return { id, object: 'chat.completion.chunk', created, model: slug, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(usage !== undefined ? { usage } : {}) };
 }
 
+/**
+ * The event stream's answer. Never compressed (hapi leaves an encoded response alone): gzip would
+ * flush once per event, each a trip through zlib's thread pool on both ends, which delayed the
+ * first token by 3-4 ms on the loaded benchmark machine and cost more CPU than the relay itself
+ * (test/bench/stream-stages.ts).
+ * No proxy buffering either: each event goes out as written.
+ */
 function eventHeaders(h: OperationContext<'createChatCompletion'>['h'], stream: PassThrough, predictionId: string) {
-  return h.response(stream).type('text/event-stream; charset=utf-8').header('Cache-Control', 'no-cache').header('X-Accel-Buffering', 'no').header('X-Prediction-Id', predictionId);
+  return h.response(stream).type('text/event-stream; charset=utf-8').header('Cache-Control', 'no-cache').header('Content-Encoding', 'identity').header('X-Accel-Buffering', 'no').header('X-Prediction-Id', predictionId);
 }
 
 export const createChatCompletion: Handler<'createChatCompletion'> = async ({ app, caller, body, request, h, studio }) => {
@@ -284,15 +286,18 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
     if (end instanceof ChatUpstreamError) {
       const refusal = upstreamRefusal(end);
       events.send(JSON.stringify({ error: { message: refusal.message, type: 'api_error', code: refusal.code, param: null } }));
-      events.stream.end();
       await failed(end);
     } else {
       if (end === 'completed') events.send('[DONE]');
-      events.stream.end();
       const counted: InlineUsage = usage ? { ...usage, source: 'reported' } : countedUsage(priced, model, relayed);
       const { charge, listCharge } = chargeFor(model, priced, counted, price, discountPercent);
       await settle({ status: end, charge, listCharge, usage: counted, text, inferenceMs: performance.now() - started });
     }
+    // The response ends once the call is settled, as a non-streamed call is answered after its
+    // settle: what the client reads next (its balance, the run history) includes this call, and
+    // its next call does not wait on this settle (the wallet's row lock; SQLite's one connection)
+    // inside its own time to first token. The last event, [DONE], has gone out before it.
+    events.stream.end();
     client.dispose();
   };
   void relay();

@@ -84,9 +84,14 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.deepEqual(((detail.result as { input: { messages: unknown } }).input.messages as unknown[]).length, 2);
   });
 
-  test.serial(`${db}: a streamed chat completion relays chat.completion.chunk events, ends with usage when asked, and is charged the usage's price`, async (t) => {
+  test.serial(`${db}: a streamed chat completion relays chat.completion.chunk events uncompressed, ends with usage when asked, and is charged the usage's price by the time it ends`, async (t) => {
     const acct = await account(t);
-    const stream = await client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'Colours?' }], stream: true, stream_options: { include_usage: true } });
+    const { data: stream, response } = await client(acct.liveKey).chat.completions.create(
+      { model: CHAT, messages: [{ role: 'user', content: 'Colours?' }], stream: true, stream_options: { include_usage: true } },
+      { headers: { 'accept-encoding': 'gzip, deflate' } },
+    ).withResponse();
+    t.regex(response.headers.get('content-type') ?? '', /^text\/event-stream\b/);
+    t.not(response.headers.get('content-encoding'), 'gzip', 'each event reaches the client as written, never held in a compressor');
     let text = '';
     let usage: unknown;
     const ids = new Set<string>();
@@ -101,8 +106,10 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.deepEqual(usage, USAGE);
     t.is(ids.size, 1);
     const id = [...ids][0]!.replace('chatcmpl-', '');
+    t.is(response.headers.get('x-prediction-id'), id);
     const charge = chargeOf(USAGE.prompt_tokens, USAGE.completion_tokens);
-    await waitFor(async () => (await findPredictionById(gw.app.db, id))?.status === 'completed');
+    // the stream ends once the call is settled, as a non-streamed answer comes after its settle
+    t.like(await findPredictionById(gw.app.db, id), { status: 'completed', price: charge });
     t.deepEqual(await wallet(acct.userId), { balance: 1000 - charge, held: 0 });
     t.like(await usageRow(id), { input_tokens: 11, output_tokens: 4, output_text: ANSWER });
     // without include_usage no chunk carries usage

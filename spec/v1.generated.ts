@@ -3801,6 +3801,15 @@ export interface components {
             progress?: number | null;
             /** @description Only when asked for with `logs=true`. The lines the provider wrote while running the request (fal, Replicate, the local models), oldest first, each with its time; the last 200 lines at most. Kept after the request finishes. */
             logs?: components["schemas"]["RunLogLine"][];
+            /** @description A language model's completed answer only (its asynchronous endpoint, or a call through `POST /v1/chat/completions`): the answer's text, the same as the text file in `outputs`, here so that no second request is needed to read it. Absent for every other prediction. */
+            output_text?: string;
+            /** @description A language model's completed answer only: the tokens it used, which its charge was priced by. `source: reported` when the provider reported them; `counted` where it reported none (each four bytes of the prompt and of the answer counted as a token). Absent for every other prediction. */
+            usage?: {
+                input_tokens: number;
+                output_tokens: number;
+                /** @enum {string} */
+                source: "reported" | "counted";
+            };
         };
         RunLogLine: {
             /**
@@ -6677,9 +6686,9 @@ export interface components {
             error_code?: string | null;
             /** @description Credits charged. */
             cost: number;
-            /** @description A call through `POST /v1/chat/completions` only - the answer's text as relayed (tool calls as their JSON); absent for every other prediction. */
+            /** @description A language model's answer only (a call through `POST /v1/chat/completions`, or its asynchronous endpoint once completed) - the answer's text (through /v1 as relayed, tool calls as their JSON); absent for every other prediction. */
             output_text?: string | null;
-            /** @description A call through `POST /v1/chat/completions` only - the tokens it used, as the provider reported them (`source: reported`) or, where it reported none, as counted from what was relayed (`counted`); null values while it runs. Absent for every other prediction. */
+            /** @description A language model's answer only (as `output_text`) - the tokens it used, as the provider reported them (`source: reported`) or, where it reported none, as counted (`counted`: the chunks relayed, or four bytes of text a token); null values while a /v1 call runs. Absent for every other prediction. */
             tokens?: {
                 input: number | null;
                 output: number | null;

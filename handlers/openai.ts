@@ -7,7 +7,8 @@ import { PassThrough } from 'node:stream';
 import type { App } from '../lib/context.ts';
 import { OpenAIRouteError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import { applyDiscount, computePriceBreakdown } from '../spec/pricing.ts';
+import { usagePrice } from '../spec/pricing.ts';
+import type { HeldPrice } from '../spec/pricing.ts';
 import { newPredictionId } from '../db/predictions/record.ts';
 import type { NewPrediction } from '../db/predictions/record.ts';
 import { ChatUpstreamError, chatProviders, completeChat, streamChat } from '../workers/adapters/openai-chat.ts';
@@ -91,11 +92,9 @@ function reportedUsage(v: unknown): { inputTokens: number; outputTokens: number 
   return Number.isSafeInteger(i) && Number.isSafeInteger(o) && (i as number) >= 0 && (o as number) >= 0 ? { inputTokens: i as number, outputTokens: o as number } : undefined;
 }
 
-/** What a call costs for a usage: the model's token price (after the wallet's discount); a model priced otherwise costs its hold. */
-function chargeFor(model: ModelInfo, input: Record<string, unknown>, usage: InlineUsage, hold: number, discountPercent: number | null): { charge: number; listCharge: number } {
-  if (!model.price.tokens) return { charge: hold, listCharge: hold };
-  const list = computePriceBreakdown(model.price, input, usage).total;
-  return { charge: applyDiscount(list, discountPercent), listCharge: list };
+/** What a call costs for a usage (spec/pricing.ts usagePrice, as the asynchronous endpoint's completion): the model's token price after the wallet's discount, and a studio's markup in proportion. */
+function chargeFor(model: ModelInfo, input: Record<string, unknown>, usage: InlineUsage, held: HeldPrice): { charge: number; listCharge: number; studioMarkup: number } {
+  return usagePrice(model.price, input, usage, held);
 }
 
 /** The usage of a call the provider did not report: its prompt's bytes / 4 and the chunks relayed (or the answer's bytes / 4). */
@@ -190,18 +189,14 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
     const env = model.providers.map((p) => configureHint(p.upstream ?? '')).join(' or ');
     throw new UnavailableError(`${model.operationId} is not available on this gateway: no provider of it is configured (operator: set ${env}); sandbox keys still work`);
   }
-  if (studio?.payerMode === 'end_user_pays') {
-    // a studio's markup is paid out with the charge of an asynchronous prediction only
-    const { markupPercent, modelPrices } = studio;
-    if (markupPercent > 0 || modelPrices[model.operationId] !== undefined) throw new OpenAIRouteError(400, 'wrong_model_category', `this studio marks up its prices, which only the asynchronous endpoint settles: use POST /api/v1/${model.operationId}`, 'model');
-  }
-
   const priced = pricedInput(app, model, body, maxTokens);
-  const { price, listPrice, discountPercent } = await priceFor(app, caller.owner, model, priced, studio, caller);
+  // held at the studio's price (its markup within it, paid out to its owner when the call settles)
+  const held: HeldPrice = await priceFor(app, caller.owner, model, priced, studio, caller);
+  const { price, listPrice, discountPercent, studioMarkup } = held;
   const limits = generationLimits(app.config.generateRateLimit, caller);
   const p: NewPrediction = {
     ...base, price, listPrice, discountPercent,
-    ...(studio?.payerMode === 'owner_pays' ? { payer: { userId: studio.userId, teamId: studio.teamId } } : {}),
+    ...(studio ? (studio.payerMode === 'owner_pays' ? { payer: { userId: studio.userId, teamId: studio.teamId } } : { studioMarkup }) : {}),
   };
   const outcome = await app.store.startInline({ p, now, limits: { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, keySpendLimited: caller.keySpendLimited === true });
   if (!outcome.accepted) {
@@ -232,8 +227,8 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
       const text = typeof message.content === 'string' ? message.content : Array.isArray(message.tool_calls) ? JSON.stringify(message.tool_calls) : '';
       const reported = reportedUsage(answer.usage);
       const usage: InlineUsage = reported ? { ...reported, source: 'reported' } : countedUsage(priced, model, Math.ceil(Buffer.byteLength(text, 'utf8') / 4));
-      const { charge, listCharge } = chargeFor(model, priced, usage, price, discountPercent);
-      await settle({ status: 'completed', charge, listCharge, usage, text, inferenceMs: performance.now() - started });
+      const { charge, listCharge, studioMarkup: markup } = chargeFor(model, priced, usage, held);
+      await settle({ status: 'completed', charge, listCharge, studioMarkup: markup, usage, text, inferenceMs: performance.now() - started });
       const reply = { ...answer, id: completionId, object: 'chat.completion' as const, created, model: body.model, usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens } };
       return h.response(reply).header('X-Prediction-Id', id);
     } catch (err) {
@@ -290,8 +285,8 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
       if (end === 'completed') events.send('[DONE]');
       events.stream.end();
       const counted: InlineUsage = usage ? { ...usage, source: 'reported' } : countedUsage(priced, model, relayed);
-      const { charge, listCharge } = chargeFor(model, priced, counted, price, discountPercent);
-      await settle({ status: end, charge, listCharge, usage: counted, text, inferenceMs: performance.now() - started });
+      const { charge, listCharge, studioMarkup: markup } = chargeFor(model, priced, counted, held);
+      await settle({ status: end, charge, listCharge, studioMarkup: markup, usage: counted, text, inferenceMs: performance.now() - started });
     }
     client.dispose();
   };

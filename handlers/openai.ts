@@ -5,7 +5,7 @@
 // transaction (Store.settleInline). Errors are rendered in OpenAI's body by plugins/errors.ts.
 import { PassThrough } from 'node:stream';
 import type { App } from '../lib/context.ts';
-import { OpenAIRouteError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
+import { EmbedRefusedError, OpenAIRouteError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { usagePrice } from '../spec/pricing.ts';
 import type { HeldPrice } from '../spec/pricing.ts';
@@ -17,6 +17,7 @@ import { priceFor, validatedInput } from './catalog.ts';
 import { generate } from './generate.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import { studioHides } from './studios.ts';
+import { embedInput } from './embeds.ts';
 import { generationLimits } from './rate-limit.ts';
 import { disconnectSignal, waitForTerminal } from './prediction-watch.ts';
 import type { BodyOf, Handler, ModelContext, OperationContext } from './types.ts';
@@ -162,9 +163,12 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
   const stream = body.stream === true;
   const includeUsage = stream && body.stream_options?.include_usage === true;
   const input: Record<string, unknown> = { ...body };
+  // an embed code's visitor (plugins/embed.ts checked the code's model, origin and input rules)
+  const { embed } = caller;
   const base = {
     id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input, webhookUrl: null,
-    httpRequestId: request.app.requestId ?? null, source: studio ? 'studio' as const : caller.via === 'session' ? 'dashboard' as const : 'api' as const,
+    httpRequestId: request.app.requestId ?? null, source: embed ? embed.kind : studio ? 'studio' as const : caller.via === 'session' ? 'dashboard' as const : 'api' as const,
+    ...(embed ? { embedCodeId: embed.codeId, embedVisitor: embed.visitorHash } : {}),
     ...(studio ? { studioId: studio.id } : {}),
   };
 
@@ -198,9 +202,17 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
     ...base, price, listPrice, discountPercent,
     ...(studio ? (studio.payerMode === 'owner_pays' ? { payer: { userId: studio.userId, teamId: studio.teamId } } : { studioMarkup }) : {}),
   };
-  const outcome = await app.store.startInline({ p, now, limits: { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, keySpendLimited: caller.keySpendLimited === true });
+  // an embed code's caps, as on the model's own endpoint (handlers/generate.ts): its cost per call
+  // now, its spend caps and calls at once under the code's row lock with the hold
+  if (embed && embed.maxCostPerRun !== null && price > embed.maxCostPerRun) {
+    throw new EmbedRefusedError(402, 'embed_cost_cap_exceeded', `this call may cost up to ${price} credits, more than this embed code allows per call (${embed.maxCostPerRun}): ask for fewer max_tokens`);
+  }
+  const embedLimits = embed ? { embed: { codeId: embed.codeId, dailyCap: embed.dailyCap, monthlyCap: embed.monthlyCap, maxConcurrent: embed.maxConcurrent } } : {};
+  const outcome = await app.store.startInline({ p, now, limits: { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, keySpendLimited: caller.keySpendLimited === true, ...embedLimits });
   if (!outcome.accepted) {
-    const who = outcome.scope === 'key' ? 'this API key' : 'this account';
+    if (outcome.scope === 'embed-daily') throw new EmbedRefusedError(402, 'embed_daily_cap_reached', 'this embed code has reached its daily spending cap; try again tomorrow (UTC)');
+    if (outcome.scope === 'embed-monthly') throw new EmbedRefusedError(402, 'embed_monthly_cap_reached', 'this embed code has reached its monthly spending cap');
+    const who = outcome.scope === 'key' ? 'this API key' : outcome.scope === 'embed' ? 'this embed code' : 'this account';
     throw new RateLimitedError(`${who} already has ${outcome.limit} unfinished predictions, the most it may have at once; retry when one finishes`, CONCURRENCY_RETRY_SECONDS);
   }
   app.metrics.predictions.inc({ model: model.operationId, outcome: 'submitted' });
@@ -315,7 +327,9 @@ export const createImage: Handler<'createImage'> = async ({ app, caller, body, r
     const [width, height] = body.size.split('x').map(Number);
     Object.assign(input, { width, height });
   }
-  const validated = validatedInput(app, model, input, ['body']);
+  // an embed code's input rules (its preset, locked and allowed fields), as on the model's own endpoint
+  const code = request.app.embedCode;
+  const validated = validatedInput(app, model, code ? embedInput(app, code, model.operationId, input) : input, ['body']);
   const submitted = await generate({
     app, request, h, operationId: model.operationId as ModelContext['operationId'], params: {}, query: query.team_id === undefined ? {} : { team_id: query.team_id },
     body: validated, caller, model, ...(studio ? { studio } : {}),

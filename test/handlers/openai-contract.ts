@@ -234,6 +234,60 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.deepEqual(await wallet(owner.userId), { balance: p.studioMarkup + q.studioMarkup, held: 0 });
   });
 
+  test.serial(`${db}: an embed code is taken on /v1 for the models it is bound to, from its origins, with its caps and input rules; a refusal is OpenAI's body and holds nothing`, async (t) => {
+    const acct = await account(t);
+    const SHOP = 'https://shop.example.com';
+    const makeCode = async (body: Record<string, unknown>) => {
+      const res = await callOperation<{ code: string }>(gw, 'createEmbedCode', { as: acct.session, body: { kind: 'embed', name: 'chat widget', models: [CHAT], allowed_origins: [SHOP], ...body } });
+      if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+      return res.body.code;
+    };
+    const call = (code: string, payload: Record<string, unknown>, opts: { origin?: string; header?: string; route?: string } = {}) => fetch(`${base}/v1/${opts.route ?? 'chat/completions'}`, {
+      method: 'POST', headers: { [opts.header ?? 'x-embed-code']: code, origin: opts.origin ?? SHOP, 'content-type': 'application/json' }, body: JSON.stringify(payload),
+    });
+    const chat = { model: CHAT, messages: [{ role: 'user', content: PROMPT }], max_tokens: 4000 };
+    const code = await makeCode({});
+    const ok = await call(code, chat);
+    t.is(ok.status, 200);
+    t.is(ok.headers.get('access-control-allow-origin'), SHOP, 'CORS for the code\'s origin');
+    t.truthy(ok.headers.get('x-embed-visitor'), 'a visitor id issued');
+    const answer = await ok.json() as { choices: Array<{ message: { content: string } }> };
+    t.is(answer.choices[0]!.message.content, ANSWER);
+    const p = (await findPredictionById(gw.app.db, ok.headers.get('x-prediction-id')!))!;
+    t.like(p, { status: 'completed', price: chargeOf(USAGE.prompt_tokens, USAGE.completion_tokens) });
+    t.like(await gw.app.db('predictions').where({ id: p.id }).first(), { source: 'embed' });
+    // an agent embed code too, by its own header
+    const agent = await makeCode({ kind: 'agent_embed' });
+    t.is((await call(agent, chat, { header: 'x-agent-embed-code' })).status, 200);
+    const refusals: Array<[Response, number, string]> = [
+      [await call(code, chat, { origin: 'https://elsewhere.example.com' }), 403, 'embed_origin_not_allowed'],
+      [await call(code, { ...chat, model: 'canvas-v1-fast-text-to-image' }), 403, 'embed_model_not_allowed'],
+      [await call(code, { model: 'canvas-v1-fast-text-to-image', prompt: 'a lighthouse' }, { route: 'images/generations' }), 403, 'embed_model_not_allowed'],
+      [await call(await makeCode({ max_cost_per_run: 1 }), chat), 402, 'embed_cost_cap_exceeded'],
+      [await call(await makeCode({ locked_inputs: { system_prompt: 'You sell teapots.' } }), chat), 400, 'embed_field_not_allowed'],
+      [await call('emb_not_a_code', chat), 401, 'embed_code_invalid'],
+    ];
+    for (const [res, status, code] of refusals) {
+      t.is(res.status, status, code);
+      const body = await res.json() as { error: { code: string; message: string; type: string } };
+      t.is(body.error.code, code);
+      t.truthy(body.error.message);
+    }
+    // a daily cap the first call used up: the next is refused, nothing held
+    const capped = await makeCode({ daily_cap: 1 });
+    const small = { ...chat, max_tokens: 500 };
+    t.is((await call(capped, small)).status, 200);
+    const over = await call(capped, small);
+    t.is(over.status, 402);
+    t.is(((await over.json()) as { error: { code: string } }).error.code, 'embed_daily_cap_reached');
+    // images through a code bound to the image model, its locked inputs applied
+    const images = await makeCode({ models: ['canvas-v1-fast-text-to-image'], locked_inputs: { width: 256 } });
+    const made = await call(images, { model: 'canvas-v1-fast-text-to-image', prompt: 'a lighthouse' }, { route: 'images/generations' });
+    t.is(made.status, 200);
+    t.like((await findPredictionById(gw.app.db, made.headers.get('x-prediction-id')!))!.input, { width: 256 });
+    t.is((await wallet(acct.userId)).held, 0);
+  });
+
   test.serial(`${db}: the models list and a model, in OpenAI's format, by slug; an unknown model is 404 model_not_found`, async (t) => {
     const acct = await account(t, 0);
     const models = [];

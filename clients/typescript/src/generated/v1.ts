@@ -83,10 +83,17 @@ export interface paths {
          *
          *     Credentials: an API key as `Authorization: Bearer <key>` (as the OpenAI SDKs send it) or
          *     `x-api-key`, a session, or an OAuth token with `generate:write`; `team_id` makes a team pay.
-         *     A sandbox key answers an instant mock completion (streamed when asked), free. Errors are
-         *     OpenAI's body `{"error": {"message", "type", "code", "param"}}` with the gateway's statuses
-         *     (a validation error is 400, a model of another category is 400 naming the endpoint to use,
-         *     429 carries `Retry-After`).
+         *     An embed code (`x-embed-code` or `x-agent-embed-code`) is taken for the models it is bound
+         *     to, from its allowed origins, with its caps (cost per call, daily and monthly spend,
+         *     requests per minute per visitor address, calls at once) as on the model's own endpoint;
+         *     a code that presets or restricts the model's input fields is refused here (400
+         *     `embed_field_not_allowed`: a conversation cannot be held to them; its model's own endpoint
+         *     takes it), and so is a model it is not bound to (403 `embed_model_not_allowed`). A sandbox key answers an instant mock completion (streamed
+         *     when asked), free. In a whitelabel studio the call is held and charged at the studio's
+         *     price, its markup paid to the studio's owner. Errors are OpenAI's body `{"error":
+         *     {"message", "type", "code", "param"}}` with the gateway's statuses (a validation error is
+         *     400, a model of another category is 400 naming the endpoint to use, 429 carries
+         *     `Retry-After`).
          */
         post: operations["createChatCompletion"];
         delete?: never;
@@ -115,7 +122,10 @@ export interface paths {
          *     `response_format` (`url` by default: the gateway's own address of each file). Past the
          *     bound, a 504 whose message names the prediction (`request_id`), which keeps running: poll
          *     `GET /api/v1/predictions/{request_id}/result`. A failed prediction is a 502, charged nothing.
-         *     Sandbox keys answer a sample image, free.
+         *     Sandbox keys answer a sample image, free. An embed code (`x-embed-code` or
+         *     `x-agent-embed-code`) is taken for the models it is bound to (any other is 403
+         *     `embed_model_not_allowed`), with its origins, input rules and caps, as on the model's own
+         *     endpoint.
          */
         post: operations["createImage"];
         delete?: never;

@@ -413,7 +413,7 @@ export class PortableEngine implements Engine {
    */
   async completeGroup(items: readonly Completion[]): Promise<Finished[]> {
     if (items.length === 0) return [];
-    for (const { p } of items) if (!groupable(p)) throw new Error(`prediction ${p.id} cannot be charged in a group`);
+    for (const { p, usage } of items) if (!groupable(p) || usage !== undefined) throw new Error(`prediction ${p.id} cannot be charged in a group`);
     if (!this.mysql) return this.completeInTransaction(items, false);
     return this.completeOptimistically(items);
   }

@@ -2869,7 +2869,7 @@ export interface paths {
         put?: never;
         /**
          * Lexi v1 chat (tier balanced)
-         * @description Action: Answers a prompt with a general-purpose language model, optionally steered by a system prompt. Input: prompt, or messages (a conversation of system, user and assistant turns; one of the two is required), system_prompt, max_tokens (1-8192, default 1024), temperature (0-2, default 0.7). Output: one URL of a UTF-8 text file holding the reply. Use for: writing and rewriting prompts for other models, captions, summaries and short text tasks inside a media pipeline.
+         * @description Action: Answers a prompt with a general-purpose language model, optionally steered by a system prompt. Input: prompt, or messages (a conversation of system, user and assistant turns; one of the two is required), system_prompt, max_tokens (1-8192, default 1024), temperature (0-2, default 0.7). Output: one URL of a UTF-8 text file holding the reply; the result also gives the reply inline (output_text) and the tokens it was charged for (usage). Billing: holds the most the request can cost, charges the price of the tokens used (as reported by the provider, else counted at four bytes a token), never more than the hold. Use for: writing and rewriting prompts for other models, captions, summaries and short text tasks inside a media pipeline.
          */
         post: operations["lexi-v1-balanced-chat"];
         delete?: never;

@@ -1,5 +1,8 @@
-// The usage row of an inline call (prediction_usage, migration 20261129_7001): its tokens and the
-// answer's text, written by the store's startInline and settleInline (db/store/types.ts).
+// The usage row of a language model's answer (prediction_usage, migration 20261129_7001): its
+// tokens and the answer's text. An inline call's (POST /v1/chat/completions) is written by the
+// store's startInline and settleInline; an asynchronous one's by its completion (Store.complete
+// with `usage`), already settled, so that it never marks a prediction that is still unfinished,
+// which is all the sweepers look at (db/predictions/sweeps.ts).
 import type { Db } from './knex.ts';
 import { numOrNull } from './rows.ts';
 
@@ -10,7 +13,7 @@ export interface InlineUsageRecord {
   text: string | null;
 }
 
-/** An inline call's usage, or undefined for any other prediction (its id already scoped to its owner by the caller). */
+/** A language model answer's usage, or undefined for any other prediction (its id already scoped to its owner by the caller). */
 export async function findInlineUsage(db: Db, predictionId: string): Promise<InlineUsageRecord | undefined> {
   const row = await db('prediction_usage').where({ prediction_id: predictionId }).first('input_tokens', 'output_tokens', 'usage_source', 'output_text') as Record<string, unknown> | undefined;
   if (!row) return undefined;

@@ -5,9 +5,10 @@
 // transaction (Store.settleInline). Errors are rendered in OpenAI's body by plugins/errors.ts.
 import { PassThrough } from 'node:stream';
 import type { App } from '../lib/context.ts';
-import { OpenAIRouteError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
+import { EmbedRefusedError, OpenAIRouteError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import { applyDiscount, computePriceBreakdown } from '../spec/pricing.ts';
+import { usagePrice } from '../spec/pricing.ts';
+import type { HeldPrice } from '../spec/pricing.ts';
 import { newPredictionId } from '../db/predictions/record.ts';
 import type { NewPrediction } from '../db/predictions/record.ts';
 import { ChatUpstreamError, chatProviders, completeChat, streamChat } from '../workers/adapters/openai-chat.ts';
@@ -16,6 +17,7 @@ import { priceFor, validatedInput } from './catalog.ts';
 import { generate } from './generate.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import { studioHides } from './studios.ts';
+import { embedInput } from './embeds.ts';
 import { generationLimits } from './rate-limit.ts';
 import { disconnectSignal, waitForTerminal } from './prediction-watch.ts';
 import type { BodyOf, Handler, ModelContext, OperationContext } from './types.ts';
@@ -91,11 +93,9 @@ function reportedUsage(v: unknown): { inputTokens: number; outputTokens: number 
   return Number.isSafeInteger(i) && Number.isSafeInteger(o) && (i as number) >= 0 && (o as number) >= 0 ? { inputTokens: i as number, outputTokens: o as number } : undefined;
 }
 
-/** What a call costs for a usage: the model's token price (after the wallet's discount); a model priced otherwise costs its hold. */
-function chargeFor(model: ModelInfo, input: Record<string, unknown>, usage: InlineUsage, hold: number, discountPercent: number | null): { charge: number; listCharge: number } {
-  if (!model.price.tokens) return { charge: hold, listCharge: hold };
-  const list = computePriceBreakdown(model.price, input, usage).total;
-  return { charge: applyDiscount(list, discountPercent), listCharge: list };
+/** What a call costs for a usage (spec/pricing.ts usagePrice, as the asynchronous endpoint's completion): the model's token price after the wallet's discount, and a studio's markup in proportion. */
+function chargeFor(model: ModelInfo, input: Record<string, unknown>, usage: InlineUsage, held: HeldPrice): { charge: number; listCharge: number; studioMarkup: number } {
+  return usagePrice(model.price, input, usage, held);
 }
 
 /** The usage of a call the provider did not report: its prompt's bytes / 4 and the chunks relayed (or the answer's bytes / 4). */
@@ -165,9 +165,12 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
   const stream = body.stream === true;
   const includeUsage = stream && body.stream_options?.include_usage === true;
   const input: Record<string, unknown> = { ...body };
+  // an embed code's visitor (plugins/embed.ts checked the code's model, origin and input rules)
+  const { embed } = caller;
   const base = {
     id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input, webhookUrl: null,
-    httpRequestId: request.app.requestId ?? null, source: studio ? 'studio' as const : caller.via === 'session' ? 'dashboard' as const : 'api' as const,
+    httpRequestId: request.app.requestId ?? null, source: embed ? embed.kind : studio ? 'studio' as const : caller.via === 'session' ? 'dashboard' as const : 'api' as const,
+    ...(embed ? { embedCodeId: embed.codeId, embedVisitor: embed.visitorHash } : {}),
     ...(studio ? { studioId: studio.id } : {}),
   };
 
@@ -192,22 +195,26 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
     const env = model.providers.map((p) => configureHint(p.upstream ?? '')).join(' or ');
     throw new UnavailableError(`${model.operationId} is not available on this gateway: no provider of it is configured (operator: set ${env}); sandbox keys still work`);
   }
-  if (studio?.payerMode === 'end_user_pays') {
-    // a studio's markup is paid out with the charge of an asynchronous prediction only
-    const { markupPercent, modelPrices } = studio;
-    if (markupPercent > 0 || modelPrices[model.operationId] !== undefined) throw new OpenAIRouteError(400, 'wrong_model_category', `this studio marks up its prices, which only the asynchronous endpoint settles: use POST /api/v1/${model.operationId}`, 'model');
-  }
-
   const priced = pricedInput(app, model, body, maxTokens);
-  const { price, listPrice, discountPercent } = await priceFor(app, caller.owner, model, priced, studio, caller);
+  // held at the studio's price (its markup within it, paid out to its owner when the call settles)
+  const held: HeldPrice = await priceFor(app, caller.owner, model, priced, studio, caller);
+  const { price, listPrice, discountPercent, studioMarkup } = held;
   const limits = generationLimits(app.config.generateRateLimit, caller);
   const p: NewPrediction = {
     ...base, price, listPrice, discountPercent,
-    ...(studio?.payerMode === 'owner_pays' ? { payer: { userId: studio.userId, teamId: studio.teamId } } : {}),
+    ...(studio ? (studio.payerMode === 'owner_pays' ? { payer: { userId: studio.userId, teamId: studio.teamId } } : { studioMarkup }) : {}),
   };
-  const outcome = await app.store.startInline({ p, now, limits: { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, keySpendLimited: caller.keySpendLimited === true });
+  // an embed code's caps, as on the model's own endpoint (handlers/generate.ts): its cost per call
+  // now, its spend caps and calls at once under the code's row lock with the hold
+  if (embed && embed.maxCostPerRun !== null && price > embed.maxCostPerRun) {
+    throw new EmbedRefusedError(402, 'embed_cost_cap_exceeded', `this call may cost up to ${price} credits, more than this embed code allows per call (${embed.maxCostPerRun}): ask for fewer max_tokens`);
+  }
+  const embedLimits = embed ? { embed: { codeId: embed.codeId, dailyCap: embed.dailyCap, monthlyCap: embed.monthlyCap, maxConcurrent: embed.maxConcurrent } } : {};
+  const outcome = await app.store.startInline({ p, now, limits: { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, keySpendLimited: caller.keySpendLimited === true, ...embedLimits });
   if (!outcome.accepted) {
-    const who = outcome.scope === 'key' ? 'this API key' : 'this account';
+    if (outcome.scope === 'embed-daily') throw new EmbedRefusedError(402, 'embed_daily_cap_reached', 'this embed code has reached its daily spending cap; try again tomorrow (UTC)');
+    if (outcome.scope === 'embed-monthly') throw new EmbedRefusedError(402, 'embed_monthly_cap_reached', 'this embed code has reached its monthly spending cap');
+    const who = outcome.scope === 'key' ? 'this API key' : outcome.scope === 'embed' ? 'this embed code' : 'this account';
     throw new RateLimitedError(`${who} already has ${outcome.limit} unfinished predictions, the most it may have at once; retry when one finishes`, CONCURRENCY_RETRY_SECONDS);
   }
   app.metrics.predictions.inc({ model: model.operationId, outcome: 'submitted' });
@@ -234,8 +241,8 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
       const text = typeof message.content === 'string' ? message.content : Array.isArray(message.tool_calls) ? JSON.stringify(message.tool_calls) : '';
       const reported = reportedUsage(answer.usage);
       const usage: InlineUsage = reported ? { ...reported, source: 'reported' } : countedUsage(priced, model, Math.ceil(Buffer.byteLength(text, 'utf8') / 4));
-      const { charge, listCharge } = chargeFor(model, priced, usage, price, discountPercent);
-      await settle({ status: 'completed', charge, listCharge, usage, text, inferenceMs: performance.now() - started });
+      const { charge, listCharge, studioMarkup: markup } = chargeFor(model, priced, usage, held);
+      await settle({ status: 'completed', charge, listCharge, studioMarkup: markup, usage, text, inferenceMs: performance.now() - started });
       const reply = { ...answer, id: completionId, object: 'chat.completion' as const, created, model: body.model, usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens } };
       return h.response(reply).header('X-Prediction-Id', id);
     } catch (err) {
@@ -290,8 +297,8 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
     } else {
       if (end === 'completed') events.send('[DONE]');
       const counted: InlineUsage = usage ? { ...usage, source: 'reported' } : countedUsage(priced, model, relayed);
-      const { charge, listCharge } = chargeFor(model, priced, counted, price, discountPercent);
-      await settle({ status: end, charge, listCharge, usage: counted, text, inferenceMs: performance.now() - started });
+      const { charge, listCharge, studioMarkup: markup } = chargeFor(model, priced, counted, held);
+      await settle({ status: end, charge, listCharge, studioMarkup: markup, usage: counted, text, inferenceMs: performance.now() - started });
     }
     // The response ends once the call is settled, as a non-streamed call is answered after its
     // settle: what the client reads next (its balance, the run history) includes this call, and
@@ -325,7 +332,9 @@ export const createImage: Handler<'createImage'> = async ({ app, caller, body, r
     const [width, height] = body.size.split('x').map(Number);
     Object.assign(input, { width, height });
   }
-  const validated = validatedInput(app, model, input, ['body']);
+  // an embed code's input rules (its preset, locked and allowed fields), as on the model's own endpoint
+  const code = request.app.embedCode;
+  const validated = validatedInput(app, model, code ? embedInput(app, code, model.operationId, input) : input, ['body']);
   const submitted = await generate({
     app, request, h, operationId: model.operationId as ModelContext['operationId'], params: {}, query: query.team_id === undefined ? {} : { team_id: query.team_id },
     body: validated, caller, model, ...(studio ? { studio } : {}),

@@ -10,6 +10,8 @@ import { parseRunLogs } from '../lib/run-logs.ts';
 import type { LogLine } from '../lib/run-logs.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import { providerMetadataOf } from '../db/provider-costs.ts';
+import { findInlineUsage } from '../db/prediction-usage.ts';
+import type { InlineUsageRecord } from '../db/prediction-usage.ts';
 import type { Prediction } from '../db/predictions/record.ts';
 import { canSee } from './guards.ts';
 import { disconnectSignal, statusKey, watchPrediction } from './prediction-watch.ts';
@@ -21,9 +23,17 @@ export const getPredictionResult: Handler<'getPredictionResult'> = async ({ app,
   const view = { ...predictionView(app, p), queue_position: p.queuePosition, progress: p.progress };
   // the log only when asked: a second read, off the hot path of plain polling
   const logs = query.logs ? { logs: logLinesView(parseRunLogs(await findRunLogs(app.db, caller.owner, p.id))?.lines ?? []) } : {};
+  // a language model's answer inline (a second read, for those only), so its text needs no download
+  const answer = p.status === 'completed' && app.spec.models.get(p.model)?.category === 'llm' ? answerOf(await findInlineUsage(app.db, p.id)) : {};
   // what the provider said of a completed result (seed, size, timings), read with the row, beside the interface's fields
-  return p.providerMetadata ? { ...view, provider_metadata: p.providerMetadata, ...logs } : { ...view, ...logs };
+  return p.providerMetadata ? { ...view, provider_metadata: p.providerMetadata, ...logs, ...answer } : { ...view, ...logs, ...answer };
 };
+
+/** A completed language model answer's `output_text` and `usage`, when its usage row has them. */
+function answerOf(u: InlineUsageRecord | undefined): { output_text?: string; usage?: { input_tokens: number; output_tokens: number; source: 'reported' | 'counted' } } {
+  if (!u || u.text === null || u.inputTokens === null || u.outputTokens === null || u.source === null) return {};
+  return { output_text: u.text, usage: { input_tokens: u.inputTokens, output_tokens: u.outputTokens, source: u.source } };
+}
 
 /** Log lines as the API shows them. */
 export function logLinesView(lines: readonly LogLine[]): Array<{ at: string; message: string }> {

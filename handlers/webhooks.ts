@@ -58,7 +58,7 @@ function deliveryView(d: Omit<Delivery, 'predictionId'> & { attemptLog: Attempt[
 export const getPredictionResponse: Handler<'getPredictionResponse'> = async ({ app, caller, params }) => {
   const p = await findPrediction(app.db, caller.owner, params.request_id);
   if (!p || (caller.isTest && !p.isTest)) throw new NotFoundError('prediction not found');
-  // a call through POST /v1/chat/completions: its answer's text and tokens; a client that left was charged too
+  // a language model's answer (through /v1/chat/completions, or its asynchronous endpoint): its text and tokens; a client that left was charged too
   const inline = await findInlineUsage(app.db, p.id);
   const usage = inline ? {
     output_text: inline.text, tokens: { input: inline.inputTokens, output: inline.outputTokens, source: inline.source },

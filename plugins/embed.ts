@@ -2,11 +2,12 @@
 // the spec's securitySchemes, and the policy plugin both depend on.
 //   embedCodePlugin       EmbedCodeAuth      -> 'embed-code'        (x-embed-code: emb_…)
 //   agentEmbedCodePlugin  AgentEmbedCodeAuth -> 'agent-embed-code'  (x-agent-embed-code: aemb_…)
-// An operation accepts a code when its spec `security` lists the scheme (model endpoints and
-// getPredictionResult); the policy plugin refuses the code on every other protected operation
-// with 403 `embed_operation_not_allowed`, checks the bound model, `webhook` and `team_id`, applies
-// the code's input rules before validation, answers CORS for the code's origins and issues
-// visitor ids. Spend caps, the per-address rate limit and concurrency are checked at submit
+// An operation accepts a code when its spec `security` lists the scheme (model endpoints,
+// getPredictionResult and the OpenAI-compatible chat and images routes, whose body names the
+// model); the policy plugin refuses the code on every other protected operation with 403
+// `embed_operation_not_allowed`, checks the bound model, `webhook` and `team_id`, applies the
+// code's input rules before validation (the images route applies them to the input it builds),
+// answers CORS for the code's origins and issues visitor ids. Spend caps, the per-address rate limit and concurrency are checked at submit
 // (handlers/generate.ts, handlers/rate-limit.ts, db/embed-codes.ts).
 import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
@@ -15,7 +16,7 @@ import { EmbedRefusedError } from '../lib/errors.ts';
 import { sha256Hex } from '../lib/secrets.ts';
 import { newVisitorId, VISITOR_PATTERN } from '../lib/embed-origins.ts';
 import { EMBED_PREFIX, anyCodeAllowsOrigin, findActiveEmbedCode } from '../db/embed-codes.ts';
-import type { EmbedKind } from '../db/embed-codes.ts';
+import type { EmbedCode, EmbedKind } from '../db/embed-codes.ts';
 import { checkEmbedOrigin, embedInput } from '../handlers/embeds.ts';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from './cors.ts';
 import { callerOf } from './spec-routes.ts';
@@ -109,6 +110,15 @@ function setHeader(request: Request, name: string, value: string) {
   else response.header(name, value);
 }
 
+/** The OpenAI-compatible routes a code may call: their body's `model` is checked against the code's. */
+const OPENAI_MODEL_ROUTES: ReadonlySet<string> = new Set(['createChatCompletion', 'createImage']);
+
+/** Whether a code fixes or restricts fields of the model's input (its preset, locked inputs, allowed fields or prompt template). */
+function presetsInput(app: App, code: EmbedCode, model: string): boolean {
+  if (!app.spec.models.has(model)) return false;
+  return code.allowedFields !== null || code.preset?.prompt_template !== undefined || Object.keys(embedInput(app, { ...code, allowedFields: null }, model, {})).length > 0;
+}
+
 export const embedPolicyPlugin: Plugin<{ app: App }> = {
   name: 'mediagate-embed',
   dependencies: ['mediagate-errors'],
@@ -154,7 +164,15 @@ export const embedPolicyPlugin: Plugin<{ app: App }> = {
       if (!grant || !code) return h.continue;
       const operationId = request.route.settings.id ?? '';
       if (request.query.team_id !== undefined) throw new EmbedRefusedError(403, 'embed_team_not_allowed', 'an embed code acts for its owner only: send no team_id');
-      if (app.spec.models.has(operationId)) {
+      if (OPENAI_MODEL_ROUTES.has(operationId)) {
+        // the model is named in the body: the same binding as the model's own endpoint
+        const payload = request.payload as { model?: unknown } | null;
+        const model = typeof payload === 'object' && payload !== null && !Buffer.isBuffer(payload) ? payload.model : undefined;
+        if (typeof model === 'string' && !grant.models.includes(model)) throw new EmbedRefusedError(403, 'embed_model_not_allowed', `this embed code is not bound to ${model}`);
+        if (operationId === 'createChatCompletion' && typeof model === 'string' && presetsInput(app, code, model)) {
+          throw new EmbedRefusedError(422, 'embed_field_not_allowed', `this embed code presets or restricts the input fields of ${model}, which a conversation cannot be held to: send its visitors' calls to POST /api/v1/${model}`);
+        }
+      } else if (app.spec.models.has(operationId)) {
         if (!grant.models.includes(operationId)) throw new EmbedRefusedError(403, 'embed_model_not_allowed', `this embed code is not bound to ${operationId}`);
         if (request.query.webhook !== undefined) throw new EmbedRefusedError(422, 'embed_webhook_not_allowed', 'an embed code cannot set a webhook: poll the result with the same code and visitor id');
         const payload = request.payload;

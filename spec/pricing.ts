@@ -474,3 +474,46 @@ export function describeTerm(term: PriceTerm): { kind: PriceTerm['kind']; field:
       };
   }
 }
+
+/** What a call was held at: its price (after the wallet's discount), its list price and the studio markup within both. */
+export interface HeldPrice {
+  price: number;
+  listPrice: number;
+  discountPercent: number | null;
+  studioMarkup: number;
+}
+
+/**
+ * What a language-model call costs for the usage it reports (or that was counted), from what it
+ * was held at. One rule for both ways of calling a model: POST /v1/chat/completions (settled by
+ * the API process) and its asynchronous endpoint (completed by the worker).
+ *   - the model's token price of the usage is its list price; the paying wallet's discount applies
+ *     to it as to the hold;
+ *   - a studio's markup is its held markup in the proportion of the usage's list price to the
+ *     hold's (rounded up, never more than held), so a call that used half of what it could pays
+ *     half the markup; a studio's per-model price is scaled the same way;
+ *   - a model priced otherwise than by tokens costs its hold.
+ * The store caps the charge at the hold.
+ */
+export function usagePrice(rule: PriceRule, input: Readonly<Record<string, unknown>>, usage: TokenUsage, held: HeldPrice): { charge: number; listCharge: number; studioMarkup: number } {
+  if (!rule.tokens) return { charge: held.price, listCharge: held.listPrice, studioMarkup: held.studioMarkup };
+  const list = computePriceBreakdown(rule, input, usage).total;
+  const heldList = held.listPrice - held.studioMarkup;
+  const markup = held.studioMarkup <= 0 ? 0 : heldList <= 0 ? held.studioMarkup : Math.min(held.studioMarkup, Math.ceil((held.studioMarkup * list) / heldList));
+  return { charge: applyDiscount(list, held.discountPercent) + markup, listCharge: list + markup, studioMarkup: markup };
+}
+
+/**
+ * Tokens counted where the provider reported none: each four UTF-8 bytes of the prompt's fields
+ * (and of the answer, when its tokens are not counted otherwise) as one token, rounded up.
+ */
+export function countedTokens(rule: TokenRule | undefined, input: Readonly<Record<string, unknown>>, text: string): TokenUsage {
+  const fields = rule?.inputFields ?? ['prompt'];
+  let bytes = 0;
+  for (const f of fields) {
+    const v = input[f];
+    if (typeof v === 'string') bytes += Buffer.byteLength(v, 'utf8');
+    else if (v !== undefined && v !== null) bytes += Buffer.byteLength(JSON.stringify(v), 'utf8');
+  }
+  return { inputTokens: Math.ceil(bytes / 4), outputTokens: Math.ceil(Buffer.byteLength(text, 'utf8') / 4) };
+}

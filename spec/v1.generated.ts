@@ -84,10 +84,17 @@ export interface paths {
          *
          *     Credentials: an API key as `Authorization: Bearer <key>` (as the OpenAI SDKs send it) or
          *     `x-api-key`, a session, or an OAuth token with `generate:write`; `team_id` makes a team pay.
-         *     A sandbox key answers an instant mock completion (streamed when asked), free. Errors are
-         *     OpenAI's body `{"error": {"message", "type", "code", "param"}}` with the gateway's statuses
-         *     (a validation error is 400, a model of another category is 400 naming the endpoint to use,
-         *     429 carries `Retry-After`).
+         *     An embed code (`x-embed-code` or `x-agent-embed-code`) is taken for the models it is bound
+         *     to, from its allowed origins, with its caps (cost per call, daily and monthly spend,
+         *     requests per minute per visitor address, calls at once) as on the model's own endpoint;
+         *     a code that presets or restricts the model's input fields is refused here (400
+         *     `embed_field_not_allowed`: a conversation cannot be held to them; its model's own endpoint
+         *     takes it), and so is a model it is not bound to (403 `embed_model_not_allowed`). A sandbox key answers an instant mock completion (streamed
+         *     when asked), free. In a whitelabel studio the call is held and charged at the studio's
+         *     price, its markup paid to the studio's owner. Errors are OpenAI's body `{"error":
+         *     {"message", "type", "code", "param"}}` with the gateway's statuses (a validation error is
+         *     400, a model of another category is 400 naming the endpoint to use, 429 carries
+         *     `Retry-After`).
          */
         post: operations["createChatCompletion"];
         delete?: never;
@@ -116,7 +123,10 @@ export interface paths {
          *     `response_format` (`url` by default: the gateway's own address of each file). Past the
          *     bound, a 504 whose message names the prediction (`request_id`), which keeps running: poll
          *     `GET /api/v1/predictions/{request_id}/result`. A failed prediction is a 502, charged nothing.
-         *     Sandbox keys answer a sample image, free.
+         *     Sandbox keys answer a sample image, free. An embed code (`x-embed-code` or
+         *     `x-agent-embed-code`) is taken for the models it is bound to (any other is 403
+         *     `embed_model_not_allowed`), with its origins, input rules and caps, as on the model's own
+         *     endpoint.
          */
         post: operations["createImage"];
         delete?: never;
@@ -2881,7 +2891,7 @@ export interface paths {
         put?: never;
         /**
          * Lexi v1 chat (tier balanced)
-         * @description Action: Answers a prompt with a general-purpose language model, optionally steered by a system prompt. Input: prompt, or messages (a conversation of system, user and assistant turns; one of the two is required), system_prompt, max_tokens (1-8192, default 1024), temperature (0-2, default 0.7). Output: one URL of a UTF-8 text file holding the reply. Use for: writing and rewriting prompts for other models, captions, summaries and short text tasks inside a media pipeline.
+         * @description Action: Answers a prompt with a general-purpose language model, optionally steered by a system prompt. Input: prompt, or messages (a conversation of system, user and assistant turns; one of the two is required), system_prompt, max_tokens (1-8192, default 1024), temperature (0-2, default 0.7). Output: one URL of a UTF-8 text file holding the reply; the result also gives the reply inline (output_text) and the tokens it was charged for (usage). Billing: holds the most the request can cost, charges the price of the tokens used (as reported by the provider, else counted at four bytes a token), never more than the hold. Use for: writing and rewriting prompts for other models, captions, summaries and short text tasks inside a media pipeline.
          */
         post: operations["lexi-v1-balanced-chat"];
         delete?: never;
@@ -3844,6 +3854,15 @@ export interface components {
             progress?: number | null;
             /** @description Only when asked for with `logs=true`. The lines the provider wrote while running the request (fal, Replicate, the local models), oldest first, each with its time; the last 200 lines at most. Kept after the request finishes. */
             logs?: components["schemas"]["RunLogLine"][];
+            /** @description A language model's completed answer only (its asynchronous endpoint, or a call through `POST /v1/chat/completions`): the answer's text, the same as the text file in `outputs`, here so that no second request is needed to read it. Absent for every other prediction. */
+            output_text?: string;
+            /** @description A language model's completed answer only: the tokens it used, which its charge was priced by. `source: reported` when the provider reported them; `counted` where it reported none (each four bytes of the prompt and of the answer counted as a token). Absent for every other prediction. */
+            usage?: {
+                input_tokens: number;
+                output_tokens: number;
+                /** @enum {string} */
+                source: "reported" | "counted";
+            };
         };
         RunLogLine: {
             /**
@@ -6786,9 +6805,9 @@ export interface components {
             error_code?: string | null;
             /** @description Credits charged. */
             cost: number;
-            /** @description A call through `POST /v1/chat/completions` only - the answer's text as relayed (tool calls as their JSON); absent for every other prediction. */
+            /** @description A language model's answer only (a call through `POST /v1/chat/completions`, or its asynchronous endpoint once completed) - the answer's text (through /v1 as relayed, tool calls as their JSON); absent for every other prediction. */
             output_text?: string | null;
-            /** @description A call through `POST /v1/chat/completions` only - the tokens it used, as the provider reported them (`source: reported`) or, where it reported none, as counted from what was relayed (`counted`); null values while it runs. Absent for every other prediction. */
+            /** @description A language model's answer only (as `output_text`) - the tokens it used, as the provider reported them (`source: reported`) or, where it reported none, as counted (`counted`: the chunks relayed, or four bytes of text a token); null values while a /v1 call runs. Absent for every other prediction. */
             tokens?: {
                 input: number | null;
                 output: number | null;

@@ -25,6 +25,8 @@ import type { PollMessage, RunLog } from './upstream-jobs.ts';
 import type { PredictionMessage } from './dispatch.ts';
 import { isRequestId } from '../lib/request-id.ts';
 import { seconds } from '../lib/metrics.ts';
+import { countedTokens, usagePrice } from '../spec/pricing.ts';
+import fs from 'node:fs/promises';
 
 /** Dead-lettering after three retries (the owner's rule for the predictions queue; app.ts topics()). */
 export const MAX_RETRIES = 3;
@@ -38,6 +40,16 @@ export const HAND_BACK = 'worker shutting down: handing the prediction back';
 export function runLogOf(app: App, body: unknown): RunLog {
   const reqId = (body as { reqId?: unknown } | null)?.reqId;
   return isRequestId(reqId) ? { log: app.log.child({ reqId }), reqId } : { log: app.log };
+}
+
+/** A language model's completion charged by its usage, and the tokens in it (the store's types, through app.store). */
+type UsageCharge = NonNullable<Parameters<App['store']['complete']>[0]['usage']>;
+type InlineUsage = UsageCharge['usage'];
+
+/** What a charge by usage comes to once the store has capped it (at the hold; the markup at the held one). */
+function cappedCharge(p: Prediction, u: UsageCharge): { charge: number; markup: number } {
+  const charge = Math.max(0, Math.min(p.price, Math.floor(u.charge)));
+  return { charge, markup: Math.max(0, Math.min(p.studioId === null ? 0 : p.studioMarkup, charge, Math.floor(u.studioMarkup ?? 0))) };
 }
 
 export function createRunModel(app: App) {
@@ -114,23 +126,41 @@ export function createRunModel(app: App) {
     }
   }
 
+  /**
+   * A language model's answer is charged by its usage (spec/pricing.ts usagePrice, as POST
+   * /v1/chat/completions settles a call): the tokens the provider reported or, where it reported
+   * none, counted as /v1 counts them (four bytes of the prompt and of the answer a token).
+   */
+  async function usageCharge(p: Prediction, model: ModelInfo, files: readonly AdapterFile[], report: ProviderReport | undefined): Promise<UsageCharge> {
+    const parts: string[] = [];
+    for (const f of files) parts.push(f.data ? Buffer.from(f.data).toString('utf8') : await fs.readFile(f.path, 'utf8'));
+    const text = parts.join('');
+    const tokens: InlineUsage = report?.usage ? { ...report.usage, source: 'reported' } : { ...countedTokens(model.price.tokens, p.input, text), source: 'counted' };
+    const held = { price: p.price, listPrice: p.billing?.listPrice ?? p.price, discountPercent: p.billing?.discountPercent ?? null, studioMarkup: p.studioId === null ? 0 : p.studioMarkup };
+    return { ...usagePrice(model.price, p.input, tokens, held), usage: tokens, text };
+  }
+
   /** Types the files from their bytes, stores them and completes the prediction (the debit happens here). */
   async function finish(p: Prediction, model: ModelInfo, result: AdapterResult, run: RunLog = noRequest): Promise<void> {
     const keys: string[] = [];
+    let usage: UsageCharge | undefined;
     try {
       // The bytes decide the stored type, and it must be the kind of file the model declares.
       const typed: AdapterFile[] = [];
       for (const [i, file] of result.files.entries()) typed.push({ ...file, ...(await identifyOutput(file, model.output, i)) });
+      // read before the file is moved into storage
+      if (model.category === 'llm') usage = await usageCharge(p, model, typed, result.report);
       for (const [i, file] of typed.entries()) keys.push(await app.storage.save(p.id, i, file));
     } catch (err) {
       // Gone before the failure is recorded: whoever sees it failed finds nothing left behind.
       await removeTemporary(result.files);
       throw err;
     }
-    const done = await store.complete({ p, result: { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, now: app.clock() });
+    const done = await store.complete({ p, result: { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, now: app.clock(), ...(usage ? { usage } : {}) });
     if (done.recorded) metrics.predictions.inc({ model: p.model, outcome: 'completed' });
     // beside the charge: what the run cost at its provider (not recorded: cancelled meanwhile, nothing was paid)
-    await recordCost(p, model, result.report, done.recorded ? p.price - p.studioMarkup : 0, run);
+    const charged = usage ? cappedCharge(p, usage) : { charge: p.price, markup: p.studioMarkup };
+    await recordCost(p, model, result.report, done.recorded ? charged.charge - charged.markup : 0, run);
     run.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
     // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
     if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId, run.reqId);

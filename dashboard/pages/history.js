@@ -64,7 +64,7 @@ function Detail({ id, version, onClose, onChanged }) {
         <dt>Cost</dt><dd>${run.is_test ? 'sandbox (not billed)' : credits(run.cost)}</dd>
         <dt>Created</dt><dd>${when(run.created_at)}</dd>
         <dt>Completed</dt><dd>${run.completed_at ? when(run.completed_at) : 'not yet'}${run.executionTime ? ` (${run.executionTime})` : ''}</dd>
-        ${run.tokens && html`<dt>Tokens</dt><dd data-testid="run-tokens">${run.tokens.input.toLocaleString('en-US')} in, ${run.tokens.output.toLocaleString('en-US')} out${run.tokens.source === 'counted' ? ' (counted from the answer relayed: the provider reported none)' : ''}</dd>`}
+        ${run.tokens && html`<dt>Tokens</dt><dd data-testid="run-tokens">${run.tokens.input.toLocaleString('en-US')} in, ${run.tokens.output.toLocaleString('en-US')} out${run.tokens.source === 'counted' ? ' (counted by the gateway from the prompt and the answer: the provider reported none)' : ''}</dd>`}
         ${state && state.status === 'processing' && html`<dt>Progress</dt><dd data-testid="run-progress">${
           state.queue_position !== null && state.queue_position !== undefined ? `waiting at the provider: ${state.queue_position === 0 ? 'next to run' : `${state.queue_position} ahead`}`
           : state.progress !== null && state.progress !== undefined ? html`<progress max="1" value=${state.progress} aria-label="Progress"></progress> ${Math.round(state.progress * 100)}%`

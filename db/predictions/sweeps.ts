@@ -9,7 +9,11 @@ import { withLockRetry } from '../retry.ts';
 import { toPrediction } from './record.ts';
 import type { Prediction, PredictionRow } from './record.ts';
 
-/** Not an inline call (prediction_usage marks those): no worker runs one, whatever its state. */
+/**
+ * Not an inline call (prediction_usage marks those): no worker runs one, whatever its state. An
+ * asynchronous language model's prediction gets its usage row only in its completion, so no
+ * unfinished one has a row and each is swept as any other.
+ */
 function notInline(this: Knex.QueryBuilder): void {
   this.select(1).from('prediction_usage').whereRaw('prediction_usage.prediction_id = predictions.id');
 }

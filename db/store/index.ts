@@ -178,7 +178,8 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>): Store {
       return engine.claimsTogether(req) ? claims(req) : engine.claimAlone(req);
     },
     complete(c) {
-      return groupable(c.p) ? completions.submit(c) : engine.completeAlone(c);
+      // a charge by usage (a language model's answer) moves a release and a usage row besides: alone
+      return groupable(c.p) && c.usage === undefined ? completions.submit(c) : engine.completeAlone(c);
     },
     fail: (p, error, now, code) => engine.fail(p, error, now, code),
     retryLater: (id, error, now) => engine.retryLater(id, error, now),

@@ -104,7 +104,7 @@ export class MariadbEngine extends PortableEngine {
    */
   override async completeGroup(items: readonly Completion[]): Promise<Finished[]> {
     if (items.length === 0) return [];
-    for (const { p } of items) if (!groupable(p)) throw new Error(`prediction ${p.id} cannot be charged in a group`);
+    for (const { p, usage } of items) if (!groupable(p) || usage !== undefined) throw new Error(`prediction ${p.id} cannot be charged in a group`);
     const done = await withLockRetry(() => completeGroupProgram(this.db, items));
     if (Array.isArray(done)) return done;
     if (done === 'not every row processing') return this.completeInTransaction(items, false);

@@ -28,7 +28,7 @@ import { payerOfRow, RESULT_FROM, RESULT_SELECT, toPrediction, toResult } from '
 import type { NewPrediction, Prediction, PredictionResult, PredictionRow, PredictionStatus } from '../predictions/record.ts';
 import { INSERT_SANDBOX_RETURNING_BALANCE_SQL, INSERT_SANDBOX_SQL, insertSubmitted, limitsApply, sandboxInsertSql, sandboxValues } from './rows.ts';
 import type { BatchAnswer, Engine, ResultRead, RowedSubmit } from './engine.ts';
-import type { CancelOutcome, ClaimRequest, Completion, ConcurrencyLimits, EngineName, Finished, InlineSettled, InlineSettlement, SandboxRecorded, SandboxRequest, SubmitOutcome } from './types.ts';
+import type { CancelOutcome, ClaimRequest, Completion, ConcurrencyLimits, EngineName, Finished, InlineSettled, InlineSettlement, SandboxRecorded, SandboxRequest, SubmitOutcome, UsageCharge } from './types.ts';
 
 export class PortableEngine implements Engine {
   readonly name: EngineName;
@@ -350,7 +350,8 @@ export class PortableEngine implements Engine {
   // Complete, fail, retry, hand back, cancel
   // ============================================================
 
-  async completeAlone({ p, result, now }: Completion): Promise<Finished> {
+  async completeAlone({ p, result, now, usage }: Completion): Promise<Finished> {
+    if (usage) return this.completeByUsage({ p, result, now }, usage);
     // Retried whole on a deadlock: the transition, the debit and the delivery row roll back together.
     return withLockRetry(() => this.db.transaction(async (trx) => {
       if (!await this.markCompleted(trx, p, result, now)) return { recorded: false, deliveryId: null };
@@ -358,6 +359,28 @@ export class PortableEngine implements Engine {
       await settleFor(trx, p.payer, p.price, p.id, p.model, now, p.billing);
       // end_user_pays: the studio owner's markup, a second ledger row of the same prediction
       if (p.studioId !== null && p.studioMarkup > 0) await creditStudioOwner(trx, p, now);
+      return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
+    }));
+  }
+
+  /**
+   * A language model's completion charged by its usage, in one transaction: the guarded
+   * transition, the price (and studio markup) recorded as charged, the charge taken from the hold
+   * and the rest released, the markup paid out, the usage row, the webhook's delivery row.
+   */
+  private async completeByUsage({ p, result, now }: Completion, usage: UsageCharge): Promise<Finished> {
+    const { charged, listCharge, markup } = cappedCharge(p.price, p.studioId !== null ? p.studioMarkup : 0, usage);
+    const discountPercent = p.billing?.discountPercent ?? null;
+    return withLockRetry(() => this.db.transaction(async (trx) => {
+      if (!await this.markCompleted(trx, p, result, now)) return { recorded: false, deliveryId: null };
+      await trx('predictions').where({ id: p.id }).update({ price: charged, studio_markup: markup, ...(p.price > 0 ? { list_price: listCharge } : {}) });
+      await settleFor(trx, p.payer, charged, p.id, p.model, now, { listPrice: listCharge, discountPercent });
+      if (p.price > charged) await releaseFor(trx, p.payer, p.price - charged, { predictionId: p.id, model: p.model, now });
+      if (p.studioId !== null && markup > 0) await creditStudio(trx, p.studioId, markup, p.id, p.model, now);
+      await trx('prediction_usage').insert({
+        prediction_id: p.id, input_tokens: usage.usage.inputTokens, output_tokens: usage.usage.outputTokens, usage_source: usage.usage.source,
+        output_text: usage.text, created_at: now, settled_at: now,
+      });
       return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
     }));
   }
@@ -390,7 +413,7 @@ export class PortableEngine implements Engine {
    */
   async completeGroup(items: readonly Completion[]): Promise<Finished[]> {
     if (items.length === 0) return [];
-    for (const { p } of items) if (!groupable(p)) throw new Error(`prediction ${p.id} cannot be charged in a group`);
+    for (const { p, usage } of items) if (!groupable(p) || usage !== undefined) throw new Error(`prediction ${p.id} cannot be charged in a group`);
     if (!this.mysql) return this.completeInTransaction(items, false);
     return this.completeOptimistically(items);
   }
@@ -471,18 +494,21 @@ export class PortableEngine implements Engine {
    */
   async settleInline({ p, outcome, now }: InlineSettlement): Promise<InlineSettled> {
     const payer = payerOf(p);
-    const charged = outcome.status === 'failed' ? 0 : Math.max(0, Math.min(p.price, Math.floor(outcome.charge)));
-    const listCharge = outcome.status === 'failed' ? 0 : Math.max(charged, Math.floor(outcome.listCharge ?? charged));
+    const studioId = p.studioId ?? null;
+    const { charged, listCharge, markup } = outcome.status === 'failed' ? { charged: 0, listCharge: 0, markup: 0 }
+      : cappedCharge(p.price, studioId !== null ? p.studioMarkup ?? 0 : 0, outcome);
     const update: Record<string, unknown> = { status: outcome.status, completed_at: now, updated_at: now, inference_ms: outcome.inferenceMs === undefined ? null : Math.round(outcome.inferenceMs) };
     if (outcome.status === 'failed') Object.assign(update, { error: outcome.error.slice(0, 2000), error_code: outcome.code });
     // the prediction's price becomes what it cost: the run history, refunds and the margins read it
-    else Object.assign(update, { price: charged, error: null, ...(p.price > 0 ? { list_price: listCharge } : {}) });
+    else Object.assign(update, { price: charged, error: null, ...(p.price > 0 ? { list_price: listCharge } : {}), ...(studioId !== null ? { studio_markup: markup } : {}) });
     const usage = outcome.usage;
     return withLockRetry(() => this.db.transaction(async (trx): Promise<InlineSettled> => {
       const n = await trx('predictions').where({ id: p.id, status: 'processing' }).update(update);
       if (affected(n) !== 1) return { recorded: false, charged: 0 };
       if (charged > 0) await settleFor(trx, payer, charged, p.id, p.model, now, { listPrice: listCharge, discountPercent: p.discountPercent ?? null });
       if (p.price > charged) await releaseFor(trx, payer, p.price - charged, { predictionId: p.id, model: p.model, now });
+      // end_user_pays: the studio owner's markup, as an asynchronous prediction's completion pays it
+      if (studioId !== null && markup > 0) await creditStudio(trx, studioId, markup, p.id, p.model, now);
       await trx('prediction_usage').where({ prediction_id: p.id }).update({
         input_tokens: usage?.inputTokens ?? null, output_tokens: usage?.outputTokens ?? null, usage_source: usage?.source ?? null,
         output_text: outcome.text ?? null, settled_at: now,
@@ -721,7 +747,23 @@ async function deliveryFor(trx: Knex, p: Prediction, now: number): Promise<strin
 
 /** Credits the studio owner's wallet (user or team) the markup of a charged prediction: a `studio_revenue` row naming it. */
 async function creditStudioOwner(trx: Knex, p: Prediction, now: number): Promise<void> {
-  const studio = p.studioId === null ? undefined : await studioOwner(trx, p.studioId);
+  if (p.studioId !== null) await creditStudio(trx, p.studioId, p.studioMarkup, p.id, p.model, now);
+}
+
+async function creditStudio(trx: Knex, studioId: number, markup: number, predictionId: string, model: string, now: number): Promise<void> {
+  const studio = await studioOwner(trx, studioId);
   if (!studio) return;
-  await creditWallet(trx, studio.owner, p.studioMarkup, 'studio_revenue', `studio ${studio.slug}: ${p.model}`, now, { predictionId: p.id });
+  await creditWallet(trx, studio.owner, markup, 'studio_revenue', `studio ${studio.slug}: ${model}`, now, { predictionId });
+}
+
+/**
+ * A charge by usage as the store records it: whole credits, never more than the hold (`held`),
+ * its list price at least the charge, and the studio's part never more than the markup held nor
+ * than the charge.
+ */
+export function cappedCharge(held: number, heldMarkup: number, c: { charge: number; listCharge?: number; studioMarkup?: number }): { charged: number; listCharge: number; markup: number } {
+  const charged = Math.max(0, Math.min(held, Math.floor(c.charge)));
+  const listCharge = Math.max(charged, Math.floor(c.listCharge ?? charged));
+  const markup = Math.max(0, Math.min(heldMarkup, charged, Math.floor(c.studioMarkup ?? 0)));
+  return { charged, listCharge, markup };
 }

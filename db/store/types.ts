@@ -128,6 +128,25 @@ export interface Completion {
   p: Prediction;
   result: { outputs: string[]; nsfw: boolean[]; inferenceMs: number };
   now: number;
+  /**
+   * A language model's answer, charged by its usage rather than at its hold: what the usage
+   * costs (the store caps it at the hold and releases the rest in the completion's transaction)
+   * and the tokens and text recorded beside it. Absent: the whole hold is charged.
+   */
+  usage?: UsageCharge;
+}
+
+/**
+ * A charge by usage: `charge` what the paying wallet pays (capped at the hold), `listCharge` its
+ * price before the wallet's discount, `studioMarkup` the part of the charge paid out to a
+ * studio's owner (capped at the prediction's held markup), and what was used and said.
+ */
+export interface UsageCharge {
+  charge: number;
+  listCharge?: number;
+  studioMarkup?: number;
+  usage: InlineUsage;
+  text: string;
 }
 
 /** The outcome of a finishing transition: whether this call recorded it (false: the row was no longer running), and the webhook delivery it created. */
@@ -154,7 +173,7 @@ export interface InlineUsage {
  * priced from the usage, which the store caps at the hold. `failed`: nothing is charged.
  */
 export type InlineOutcome =
-  | { status: 'completed' | 'cancelled'; charge: number; listCharge?: number; usage: InlineUsage; text: string; inferenceMs: number }
+  | { status: 'completed' | 'cancelled'; charge: number; listCharge?: number; studioMarkup?: number; usage: InlineUsage; text: string; inferenceMs: number }
   | { status: 'failed'; error: string; code: string | null; usage?: InlineUsage; text?: string; inferenceMs?: number };
 
 /** The settle of an inline call: the prediction as startInline recorded it, and how it ended. */
@@ -204,7 +223,8 @@ export interface Store {
   /**
    * Ends an inline call, in ONE transaction: processing -> completed (or cancelled: the client
    * went away) with the answer's text and usage, the charge (at most the hold) taken from the
-   * hold and the rest of the hold released, the prediction's price set to what was charged; or
+   * hold and the rest of the hold released, the prediction's price set to what was charged (and
+   * a studio's markup, at most the one held, credited to its owner, as `complete` does); or
    * processing -> failed with its error, the whole hold released, nothing charged. A row no
    * longer processing (settled already) is left alone: `recorded: false`, nothing moved.
    */
@@ -239,6 +259,10 @@ export interface Store {
   /**
    * processing -> completed with the outputs, and the held price charged to the wallet that held
    * it (a studio's markup paid to its owner), and the webhook delivery row, in one transaction.
+   * With `usage` (a language model's answer): its charge instead, at most the hold, the rest of
+   * the hold released, the price (and markup) recorded as charged, and its usage row (tokens and
+   * text; written only now, when the prediction is no longer unfinished, so that no sweeper takes
+   * it for an inline call), in the same transaction.
    * A prediction no longer processing (cancelled meanwhile, completed by another worker) is not
    * charged: `recorded: false`.
    */

@@ -713,6 +713,58 @@ export function storeContract(engine: EngineUnderTest): void {
     await assertLedger(t, gw.app.db);
   });
 
+  test(`${prefix}a completion charged by usage takes its charge (at most the hold) and releases the rest at once, pays the studio's part of it, records the price, tokens and text; copies and a second completion move nothing`, async (t) => {
+    const gw = await gatewayFor(t);
+    const owner = await newAccount(gw, 0);
+    const buyer = await newAccount(gw, 1000);
+    const [studioId] = await gw.app.db('studios').insert({
+      user_id: owner.userId, slug: `u${owner.userId}`, name: 'Studio', branding: '{}', allowed_models: '[]', model_prices: '{}', markup_percent: 20, payer_mode: 'end_user_pays', created_at: Date.now(), updated_at: Date.now(),
+    });
+    const p: NewPrediction = { ...request(buyer.userId, 120), studioId: Number(studioId), studioMarkup: 20, source: 'studio', webhookUrl: 'https://example.com/hook' };
+    const plain = request(buyer.userId, 200);
+    for (const r of [p, plain]) t.is(await answer(gw.app.store.submit({ p: r, now: Date.now() })), 'ok');
+    const running = (await gw.app.store.claim({ id: p.id, now: Date.now(), takeOver: false }))!;
+    const runningPlain = (await gw.app.store.claim({ id: plain.id, now: Date.now(), takeOver: false }))!;
+    const text = 'Hello «ünïcode» \'quoted\'';
+    const byUsage = { charge: 37, listCharge: 40, studioMarkup: 6, usage: { inputTokens: 12, outputTokens: 30, source: 'reported' as const }, text };
+    const done = await Promise.all([0, 1, 2].map((i) => gw.app.store.complete({ ...completion(running, i), usage: byUsage })));
+    t.deepEqual(done.map((f) => f.recorded).sort(), [false, false, true]);
+    t.truthy(done.find((f) => f.recorded)!.deliveryId, 'its webhook is told');
+    // more than the hold is charged the hold; a markup past the one held is cut to it
+    t.true((await gw.app.store.complete({ ...completion(runningPlain, 0), usage: { ...byUsage, charge: 5000, studioMarkup: 100, usage: { ...byUsage.usage, source: 'counted' } } })).recorded);
+    t.deepEqual(await wallet(gw.app.db, personal(buyer.userId)), { balance: 1000 - 37 - 200, held: 0 });
+    t.deepEqual(await wallet(gw.app.db, personal(owner.userId)), { balance: 6, held: 0 });
+    t.like(await findPredictionById(gw.app.db, p.id), { status: 'completed', price: 37, studioMarkup: 6, billing: { listPrice: 40, discountPercent: 5 } });
+    t.like(await findPredictionById(gw.app.db, plain.id), { status: 'completed', price: 200, studioMarkup: 0 });
+    t.like(await gw.app.db('prediction_usage').where({ prediction_id: p.id }).first(), { input_tokens: 12, output_tokens: 30, usage_source: 'reported', output_text: text });
+    t.like(await gw.app.db('prediction_usage').where({ prediction_id: plain.id }).first(), { usage_source: 'counted' });
+    t.is(Number((await gw.app.db('prediction_usage').where({ prediction_id: p.id }).first()).settled_at) > 0, true, 'settled: no sweep takes it for a running inline call');
+    t.deepEqual((await assertRowsInSequence(t, gw.app.db, personal(buyer.userId))).filter((r) => r.prediction_id === p.id).map((r) => r.kind), ['hold', 'prediction', 'release']);
+    t.is(await count(gw.app.db('credit_transactions').where({ prediction_id: p.id, kind: 'studio_revenue' })), 1);
+    t.deepEqual(await gw.app.store.complete({ ...completion(running, 3), usage: byUsage }), { recorded: false, deliveryId: null });
+    t.deepEqual(await gw.app.store.fail(running, 'late', Date.now()), { recorded: false, deliveryId: null });
+    t.deepEqual(await findUnfinished(gw.app.db, 100), []);
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${prefix}an inline call in a studio that marks up pays its owner the markup of what was charged, once`, async (t) => {
+    const gw = await gatewayFor(t);
+    const owner = await newAccount(gw, 0);
+    const buyer = await newAccount(gw, 1000);
+    const [studioId] = await gw.app.db('studios').insert({
+      user_id: owner.userId, slug: `i${owner.userId}`, name: 'Studio', branding: '{}', allowed_models: '[]', model_prices: '{}', markup_percent: 50, payer_mode: 'end_user_pays', created_at: Date.now(), updated_at: Date.now(),
+    });
+    const p: NewPrediction = { ...inlineRequest(buyer.userId, 150), listPrice: 150, studioId: Number(studioId), studioMarkup: 50, source: 'studio' };
+    t.like(await gw.app.store.startInline({ p, now: Date.now() }), { accepted: true });
+    const outcome = { status: 'completed' as const, charge: 30, listCharge: 30, studioMarkup: 10, usage: { inputTokens: 3, outputTokens: 4, source: 'reported' as const }, text: 'hi', inferenceMs: 1 };
+    const settled = await Promise.all([0, 1].map(() => gw.app.store.settleInline({ p, outcome, now: Date.now() })));
+    t.deepEqual(settled.map((s) => s.charged).sort(), [0, 30]);
+    t.deepEqual(await wallet(gw.app.db, personal(buyer.userId)), { balance: 970, held: 0 });
+    t.deepEqual(await wallet(gw.app.db, personal(owner.userId)), { balance: 10, held: 0 });
+    t.like(await findPredictionById(gw.app.db, p.id), { status: 'completed', price: 30, studioMarkup: 10 });
+    await assertLedger(t, gw.app.db);
+  });
+
   test(`${prefix}a failure releases the hold once and records its error and code and the webhook's delivery; a second failure or a completion after it records nothing`, async (t) => {
     const gw = await gatewayFor(t);
     const acct = await newAccount(gw, 1000);

@@ -9,7 +9,9 @@ import { newAccount, startGateway } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { freePort } from '../helpers/processes.ts';
-import { waitFor } from '../helpers/services.ts';
+import { uniqueName, waitFor } from '../helpers/services.ts';
+import { callOperation } from '../helpers/operation.ts';
+import { creditWallet } from '../../db/wallet/moves.ts';
 import { ANSWER, startFakeOpenAI, USAGE } from '../helpers/openai-upstream.ts';
 import type { FakeOpenAI } from '../helpers/openai-upstream.ts';
 import { findPredictionById } from '../../db/predictions/record.ts';
@@ -141,6 +143,156 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     });
     t.is((fake.requests[next]!.messages as Array<{ role: string }>)[2]!.role, 'tool');
     await waitFor(async () => (await wallet(acct.userId)).held === 0);
+  });
+
+  // ============================================================
+  // The asynchronous endpoint of the same model (the worker calls the provider)
+  // ============================================================
+
+  const PROMPT = 'Name the primary colours.';
+  const submitAsync = async (acct: Account, payload: Record<string, unknown> = { prompt: PROMPT, max_tokens: 4000 }) => {
+    const res = await gw.server.inject({ method: 'POST', url: `/api/v1/${CHAT}`, headers: { 'x-api-key': acct.liveKey }, payload });
+    if (res.statusCode !== 200 && res.statusCode !== 201 && res.statusCode !== 202) throw new Error(`submit: ${res.statusCode} ${res.payload}`);
+    const id = (res.result as { request_id: string }).request_id;
+    await waitFor(async () => ['completed', 'failed'].includes((await findPredictionById(gw.app.db, id))?.status ?? ''));
+    return id;
+  };
+  const holdOf = async (id: string) => Number((await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'hold' }).first()).held_change);
+
+  test.serial(`${db}: the asynchronous endpoint charges the usage the provider reports, releases the rest of the hold with the completion, and its result gives the text and tokens inline`, async (t) => {
+    const acct = await account(t);
+    const id = await submitAsync(acct);
+    const p = (await findPredictionById(gw.app.db, id))!;
+    const charge = chargeOf(USAGE.prompt_tokens, USAGE.completion_tokens);
+    const hold = await holdOf(id);
+    t.true(hold > charge, `held ${hold}, the most it could cost, more than the ${charge} it used`);
+    t.like(p, { status: 'completed', price: charge });
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - charge, held: 0 });
+    const kinds = await gw.app.db('credit_transactions').where({ prediction_id: id }).orderBy('id').pluck('kind');
+    t.deepEqual(kinds, ['hold', 'prediction', 'release']);
+    const result = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': acct.liveKey } });
+    t.is(result.statusCode, 200);
+    const body = result.result as { outputs: string[]; output_text: string; usage: unknown };
+    t.is(body.output_text, ANSWER);
+    t.deepEqual(body.usage, { input_tokens: USAGE.prompt_tokens, output_tokens: USAGE.completion_tokens, source: 'reported' });
+    t.is(body.outputs.length, 1, 'the text file too');
+    t.is(await (await fetch(body.outputs[0]!)).text(), ANSWER);
+    const detail = await gw.server.inject({ method: 'GET', url: `/app/prediction_response/${id}`, headers: { authorization: `Bearer ${acct.session}` } });
+    t.like(detail.result as object, { cost: charge, output_text: ANSWER, tokens: { input: 11, output: 4, source: 'reported' } });
+    // the sent request: the prompt as the user's message
+    t.deepEqual(fake.requests.at(-1)!.messages, [{ role: 'user', content: PROMPT }]);
+  });
+
+  test.serial(`${db}: the asynchronous endpoint, where the provider reports no usage, is charged the tokens counted as /v1 counts them (four bytes a token); a refused call is charged nothing`, async (t) => {
+    const acct = await account(t);
+    fake.mode = 'no-usage';
+    const id = await submitAsync(acct);
+    const counted = { input_tokens: Math.ceil(Buffer.byteLength(PROMPT) / 4), output_tokens: Math.ceil(Buffer.byteLength(ANSWER) / 4), source: 'counted' };
+    const charge = chargeOf(counted.input_tokens, counted.output_tokens);
+    t.like(await findPredictionById(gw.app.db, id), { status: 'completed', price: charge });
+    const result = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': acct.liveKey } });
+    t.deepEqual((result.result as { usage: unknown }).usage, counted);
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - charge, held: 0 });
+    fake.mode = 'refuse';
+    const refused = await submitAsync(acct);
+    t.like(await findPredictionById(gw.app.db, refused), { status: 'failed' });
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - charge, held: 0 }, 'the refused call released its hold');
+    const failedResult = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${refused}/result`, headers: { 'x-api-key': acct.liveKey } });
+    t.false('output_text' in (failedResult.result as object));
+    t.is(await gw.app.db('prediction_usage').where({ prediction_id: refused }).first(), undefined);
+  });
+
+  test.serial(`${db}: in a studio with a markup, a chat call is held at the studio's price and settled by its usage, the owner paid the markup of what was charged, as the asynchronous endpoint pays it`, async (t) => {
+    await account(t);
+    const owner = await newAccount(gw, 0);
+    const slug = uniqueName('oa').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30);
+    const made = await callOperation(gw, 'createStudio', { as: owner.session, body: { slug, name: 'Chat Shop', allowed_models: [CHAT], payer_mode: 'end_user_pays', markup_percent: 50 } });
+    t.is(made.status, 201, JSON.stringify(made.body));
+    const studio = { 'x-whitelabel-studio': slug };
+    const email = `${uniqueName('chat')}@example.com`;
+    const reg = await gw.server.inject({ method: 'POST', url: '/auth/register', headers: studio, payload: { email, password: 'correct horse battery' } });
+    t.is(reg.statusCode, 201, reg.payload);
+    const userId = (reg.result as { id: number }).id;
+    await gw.app.db.transaction((trx) => creditWallet(trx, { userId, teamId: null }, 1000, 'grant', 'test credit', Date.now()));
+    const login = await gw.server.inject({ method: 'POST', url: '/auth/login', headers: studio, payload: { email, password: 'correct horse battery' } });
+    const session = (login.result as { access_token: string }).access_token;
+    const key = await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${session}`, ...studio }, payload: { name: 'live', is_test: false } });
+    const liveKey = (key.result as { key: string }).key;
+    const inStudio = new OpenAI({ apiKey: liveKey, baseURL: `${base}/v1`, maxRetries: 0, defaultHeaders: studio });
+    const { data, response } = await inStudio.chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: PROMPT }], max_tokens: 4000 }).withResponse();
+    t.is(data.choices[0]!.message.content, ANSWER);
+    const id = response.headers.get('x-prediction-id')!;
+    const p = (await findPredictionById(gw.app.db, id))!;
+    const list = chargeOf(USAGE.prompt_tokens, USAGE.completion_tokens);
+    const hold = await holdOf(id);
+    t.like(p, { status: 'completed', studioId: (made.body as { id: number }).id });
+    t.true(p.studioMarkup >= 1 && p.price === list + p.studioMarkup, `charged ${p.price}: the usage's ${list} and the markup's ${p.studioMarkup}`);
+    t.true(p.price < hold, `less than the ${hold} held at the studio's price`);
+    t.deepEqual(await wallet(userId), { balance: 1000 - p.price, held: 0 });
+    t.deepEqual(await wallet(owner.userId), { balance: p.studioMarkup, held: 0 });
+    const revenue = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'studio_revenue' }).pluck('amount');
+    t.deepEqual(revenue.map(Number), [p.studioMarkup]);
+    // the asynchronous endpoint in the same studio pays the owner the same way
+    const res = await gw.server.inject({ method: 'POST', url: `/api/v1/${CHAT}`, headers: { 'x-api-key': liveKey, ...studio }, payload: { prompt: PROMPT, max_tokens: 4000 } });
+    const asyncId = (res.result as { request_id: string }).request_id;
+    await waitFor(async () => (await findPredictionById(gw.app.db, asyncId))?.status === 'completed');
+    const q = (await findPredictionById(gw.app.db, asyncId))!;
+    t.true(q.studioMarkup >= 1 && q.price === list + q.studioMarkup && q.price < await holdOf(asyncId));
+    t.deepEqual(await wallet(owner.userId), { balance: p.studioMarkup + q.studioMarkup, held: 0 });
+  });
+
+  test.serial(`${db}: an embed code is taken on /v1 for the models it is bound to, from its origins, with its caps and input rules; a refusal is OpenAI's body and holds nothing`, async (t) => {
+    const acct = await account(t);
+    const SHOP = 'https://shop.example.com';
+    const makeCode = async (body: Record<string, unknown>) => {
+      const res = await callOperation<{ code: string }>(gw, 'createEmbedCode', { as: acct.session, body: { kind: 'embed', name: 'chat widget', models: [CHAT], allowed_origins: [SHOP], ...body } });
+      if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+      return res.body.code;
+    };
+    const call = (code: string, payload: Record<string, unknown>, opts: { origin?: string; header?: string; route?: string } = {}) => fetch(`${base}/v1/${opts.route ?? 'chat/completions'}`, {
+      method: 'POST', headers: { [opts.header ?? 'x-embed-code']: code, origin: opts.origin ?? SHOP, 'content-type': 'application/json' }, body: JSON.stringify(payload),
+    });
+    const chat = { model: CHAT, messages: [{ role: 'user', content: PROMPT }], max_tokens: 4000 };
+    const code = await makeCode({});
+    const ok = await call(code, chat);
+    t.is(ok.status, 200);
+    t.is(ok.headers.get('access-control-allow-origin'), SHOP, 'CORS for the code\'s origin');
+    t.truthy(ok.headers.get('x-embed-visitor'), 'a visitor id issued');
+    const answer = await ok.json() as { choices: Array<{ message: { content: string } }> };
+    t.is(answer.choices[0]!.message.content, ANSWER);
+    const p = (await findPredictionById(gw.app.db, ok.headers.get('x-prediction-id')!))!;
+    t.like(p, { status: 'completed', price: chargeOf(USAGE.prompt_tokens, USAGE.completion_tokens) });
+    t.like(await gw.app.db('predictions').where({ id: p.id }).first(), { source: 'embed' });
+    // an agent embed code too, by its own header
+    const agent = await makeCode({ kind: 'agent_embed' });
+    t.is((await call(agent, chat, { header: 'x-agent-embed-code' })).status, 200);
+    const refusals: Array<[Response, number, string]> = [
+      [await call(code, chat, { origin: 'https://elsewhere.example.com' }), 403, 'embed_origin_not_allowed'],
+      [await call(code, { ...chat, model: 'canvas-v1-fast-text-to-image' }), 403, 'embed_model_not_allowed'],
+      [await call(code, { model: 'canvas-v1-fast-text-to-image', prompt: 'a lighthouse' }, { route: 'images/generations' }), 403, 'embed_model_not_allowed'],
+      [await call(await makeCode({ max_cost_per_run: 1 }), chat), 402, 'embed_cost_cap_exceeded'],
+      [await call(await makeCode({ locked_inputs: { system_prompt: 'You sell teapots.' } }), chat), 400, 'embed_field_not_allowed'],
+      [await call('emb_not_a_code', chat), 401, 'embed_code_invalid'],
+    ];
+    for (const [res, status, code] of refusals) {
+      t.is(res.status, status, code);
+      const body = await res.json() as { error: { code: string; message: string; type: string } };
+      t.is(body.error.code, code);
+      t.truthy(body.error.message);
+    }
+    // a daily cap the first call used up: the next is refused, nothing held
+    const capped = await makeCode({ daily_cap: 1 });
+    const small = { ...chat, max_tokens: 500 };
+    t.is((await call(capped, small)).status, 200);
+    const over = await call(capped, small);
+    t.is(over.status, 402);
+    t.is(((await over.json()) as { error: { code: string } }).error.code, 'embed_daily_cap_reached');
+    // images through a code bound to the image model, its locked inputs applied
+    const images = await makeCode({ models: ['canvas-v1-fast-text-to-image'], locked_inputs: { width: 256 } });
+    const made = await call(images, { model: 'canvas-v1-fast-text-to-image', prompt: 'a lighthouse' }, { route: 'images/generations' });
+    t.is(made.status, 200);
+    t.like((await findPredictionById(gw.app.db, made.headers.get('x-prediction-id')!))!.input, { width: 256 });
+    t.is((await wallet(acct.userId)).held, 0);
   });
 
   test.serial(`${db}: the models list and a model, in OpenAI's format, by slug; an unknown model is 404 model_not_found`, async (t) => {

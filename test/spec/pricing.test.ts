@@ -1,5 +1,5 @@
 import test from 'ava';
-import { computePrice, computePriceBreakdown, describeTerm, parsePriceRule, studioPrice, tokenCharge, tokenHold } from '../../spec/pricing.ts';
+import { computePrice, computePriceBreakdown, countedTokens, describeTerm, parsePriceRule, studioPrice, tokenCharge, tokenHold, usagePrice } from '../../spec/pricing.ts';
 
 const schema = {
   properties: {
@@ -154,4 +154,33 @@ test('each term reads in words for the catalog', (t) => {
     '25 credits per megapixel of each image (width x height, rounded up to whole megapixels), x num_images',
     'by duration: 350 up to 5, 700 above',
   ]);
+});
+
+test('a usage is priced from its hold: the token price after the discount, a studio\'s markup in the same proportion, never more than held; a rule without tokens costs the hold', (t) => {
+  const rule = parsePriceRule({ per_token: { input: 150, output: 600, per: 1_000_000, input_fields: ['prompt'], overhead: 10, max_output: 'max_tokens' } }, image, 'x-model.providers[0].cost', 'cost');
+  const input = { prompt: 'hello', max_tokens: 4096 };
+  const list = computePrice(rule, input);
+  const used = { inputTokens: 1_000, outputTokens: 1_000 };
+  const usedList = computePriceBreakdown(rule, input, used).total;
+  t.is(usedList, 1);
+  // no studio, a 10% discount: the usage's list price discounted as the hold was
+  t.deepEqual(usagePrice(rule, input, { inputTokens: 100_000, outputTokens: 1_000 }, { price: list, listPrice: list, discountPercent: 10, studioMarkup: 0 }), { charge: Math.floor(16 * 0.9), listCharge: 16, studioMarkup: 0 });
+  // a studio's markup of 50% of the hold's list price: half of the usage's list price, rounded up
+  const markup = Math.ceil(list / 2);
+  const held = { price: list + markup, listPrice: list + markup, discountPercent: null, studioMarkup: markup };
+  const half = { inputTokens: 0, outputTokens: 2048 };
+  const halfList = computePriceBreakdown(rule, input, half).total;
+  const priced = usagePrice(rule, input, half, held);
+  t.is(priced.studioMarkup, Math.ceil((markup * halfList) / list));
+  t.deepEqual(priced, { charge: halfList + priced.studioMarkup, listCharge: halfList + priced.studioMarkup, studioMarkup: priced.studioMarkup });
+  // more than the hold's usage: the markup stays at most the one held (the store caps the charge)
+  t.is(usagePrice(rule, input, { inputTokens: 10_000_000, outputTokens: 10_000_000 }, held).studioMarkup, markup);
+  t.deepEqual(usagePrice(parsePriceRule({ base: 40 }, schema), {}, used, { price: 36, listPrice: 40, discountPercent: 10, studioMarkup: 0 }), { charge: 36, listCharge: 40, studioMarkup: 0 });
+});
+
+test('tokens are counted at four UTF-8 bytes each where the provider reported none, the prompt\'s fields (a conversation as its JSON) and the answer', (t) => {
+  const tokens = { input: 1, output: 1, per: 1, inputFields: ['prompt', 'system_prompt', 'messages'], overhead: 10, maxOutput: { tokens: 10 } };
+  t.deepEqual(countedTokens(tokens, { prompt: 'héllo', system_prompt: 'abc' }, 'Red, yellow and blue.'), { inputTokens: Math.ceil(9 / 4), outputTokens: Math.ceil(21 / 4) });
+  const messages = [{ role: 'user', content: 'hi' }];
+  t.deepEqual(countedTokens(tokens, { messages }, ''), { inputTokens: Math.ceil(JSON.stringify(messages).length / 4), outputTokens: 0 });
 });

@@ -131,8 +131,11 @@ const SANDBOX_REFUSED = new Set(['createApiKey', 'generateApiKey', 'rotateWebhoo
 const NO_API_KEY = new Set(['createOAuthClient', 'listOAuthClients', 'deleteOAuthClient', 'logout', 'requestAccountDeletion', 'cancelAccountDeletion',
   'getSession', 'createCheckoutSession', 'createBillingPortalSession', 'listInvoices']);
 
-/** Protected operations an embed code may call (issue 9): besides every model endpoint, polling its own results. */
-const EMBEDDABLE = new Set(['getPredictionResult']);
+/**
+ * Protected operations an embed code may call (issue 9): besides every model endpoint, polling its
+ * own results, and the OpenAI-compatible routes for its bound models (issue 37; the model is in the body).
+ */
+const EMBEDDABLE = new Set(['getPredictionResult', 'createChatCompletion', 'createImage']);
 /** The model the matrix's model embed code is bound to (the agent embed code is bound to every model). */
 const EMBED_MODEL = 'canvas-v1-fast-text-to-image';
 

@@ -57,18 +57,31 @@ export const monthKey = (now: number) => new Date(now).toISOString().slice(0, 7)
 
 /**
  * Credits the wallet has committed this UTC month (held or charged): the prices of its production
- * predictions created this month that did not fail or get cancelled (their holds went back).
+ * predictions created this month that did not fail or get cancelled (their holds went back). The
+ * wallet's own runs count unless someone else paid for them (a user of an `owner_pays` studio:
+ * its owner paid), and so do the runs it paid for as the owner of such a studio.
  */
 export async function monthSpend(db: Knex, payer: Owner, now: number, opts: { locking?: boolean } = {}): Promise<number> {
-  const q = db('predictions').where(ownerWhere(payer));
-  // a locking read sees the latest committed rows whatever the transaction's snapshot (MariaDB; SQLite has one writer)
-  if (opts.locking) q.forShare();
-  const row = await q
-    .andWhere('created_at', '>=', periodStart('month', now))
-    .whereNotIn('status', ['failed', 'cancelled'])
-    .sum<{ spent: number | string | null }[]>({ spent: 'price' })
-    .first();
-  return num(row?.spent ?? 0);
+  const since = periodStart('month', now);
+  const sum = async (q: Knex.QueryBuilder): Promise<number> => {
+    // a locking read sees the latest committed rows whatever the transaction's snapshot (MariaDB; SQLite has one writer)
+    if (opts.locking) q.forShare();
+    const row = await q
+      .andWhere('created_at', '>=', since)
+      .whereNotIn('status', ['failed', 'cancelled'])
+      .sum<{ spent: number | string | null }[]>({ spent: 'price' })
+      .first();
+    return num(row?.spent ?? 0);
+  };
+  const own = await sum(db('predictions').where(ownerWhere(payer)).whereNull('payer_user_id'));
+  // the owner_pays studios' runs: found by studio (indexed by studio and time), kept when this wallet paid
+  const paid = await sum(db('predictions')
+    .whereIn('studio_id', db('studios').where(ownerWhere(payer)).select('id'))
+    .where((q) => {
+      if (payer.teamId === null) q.where('payer_user_id', payer.userId).whereNull('payer_team_id');
+      else q.where('payer_team_id', payer.teamId);
+    }));
+  return own + paid;
 }
 
 /**

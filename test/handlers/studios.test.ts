@@ -325,6 +325,24 @@ test('owner_pays: the owner\'s wallet is charged the list price, the end user pa
   t.is(read.statusCode, 200);
 });
 
+test('owner_pays: the studio\'s runs count against its owner\'s monthly budget, not against its users\'', async (t) => {
+  const owner = await newAccount(gw, 100_000);
+  const list = await listPrice();
+  const studio = await createStudio({ payer_mode: 'owner_pays', markup_percent: 50 }, owner.session);
+  const budget = list * 2 + 1;
+  t.is((await callOperation(gw, 'updateAlertSettings', { as: owner.session, body: { monthly_budget: budget, monthly_budget_mode: 'hard' } })).status, 200);
+  const user = await studioUser(studio.slug, 0);
+  for (let n = 0; n < 2; n++) t.is((await submit(user.liveKey, studio.slug)).statusCode, 200);
+  const past = await submit(user.liveKey, studio.slug);
+  t.is(past.statusCode, 402, past.payload);
+  t.is(json(past).code, 'budget_exceeded');
+  t.regex(json(past).detail as string, new RegExp(`monthly budget of ${budget} credits`));
+  const { monthSpend } = await import('../../db/alerts.ts');
+  const now = gw.app.clock();
+  t.is(await monthSpend(gw.app.db, { userId: owner.userId, teamId: null }, now), list * 2, "the owner's month holds what it paid for");
+  t.is(await monthSpend(gw.app.db, { userId: user.userId, teamId: null }, now), 0, 'the end user paid nothing');
+});
+
 test('a cancelled studio run is released to the wallet that held it and credits no markup', async (t) => {
   const studio = await createStudio({ payer_mode: 'end_user_pays', markup_percent: 50 });
   const user = await studioUser(studio.slug, 1000);

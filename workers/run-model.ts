@@ -16,7 +16,7 @@ import { providerCostRecorder } from '../db/provider-costs.ts';
 import { runCost } from './provider-cost.ts';
 import { progressReporter } from './run-progress.ts';
 import { findFilter } from '../db/webhook-events.ts';
-import { sendRunningEventLater } from './webhooks/events.ts';
+import { leaseStartEvent } from './webhooks/events.ts';
 import { removeTemporary } from './adapters/upstream-http.ts';
 import { identifyOutput } from './output-type.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
@@ -251,7 +251,7 @@ export function createRunModel(app: App) {
         await fail(p, `model ${p.model} is no longer served by the provider that took the job`, 'not_configured', run);
         return { kind: 'ack' };
       }
-      if (events) sendRunningEventLater(app, p.id, { kind: 'start' }, events);
+      if (events) await leaseStartEvent(app, p.id, events);
       return upstream.start(p, [], delivery, run, { model: taken, job });
     }
     const adapter = adapterFor(model.adapter);
@@ -268,7 +268,7 @@ export function createRunModel(app: App) {
         return job ? [{ model: runBy(model, provider), job }] : [];
       });
       // (a local run sends its start from its reporter, in order with its progress events)
-      if (events) sendRunningEventLater(app, p.id, { kind: 'start' }, events);
+      if (events) await leaseStartEvent(app, p.id, events);
       return upstream.start(p, candidates, delivery, run);
     }
 

@@ -37,40 +37,65 @@ export function eventFor(filter: EventFilter, signal: RunSignal): RunningEvent |
  * Never throws: an event is a courtesy, and its failure never touches the run.
  */
 export async function sendRunningEvent(app: App, predictionId: string, signal: RunSignal, filter?: EventFilter | null): Promise<'sent' | 'skipped'> {
+  const leased = await leaseRunningEvent(app, predictionId, signal, filter);
+  return leased ? leased.sending : 'skipped';
+}
+
+/**
+ * The first half of sendRunningEvent: resolves once the event holds its lease (or was skipped:
+ * undefined), with the send still under way. A result's delivery waits for a held lease, so an
+ * event leased before the run can finish always reaches the receiver before the result.
+ */
+async function leaseRunningEvent(app: App, predictionId: string, signal: RunSignal, filter?: EventFilter | null): Promise<{ sending: Promise<'sent' | 'skipped'> } | undefined> {
   try {
     const f = filter === undefined ? await findFilter(app.db, predictionId) : filter;
-    if (!f) return 'skipped';
+    if (!f) return undefined;
     const event = eventFor(f, signal);
-    if (!event) return 'skipped';
+    if (!event) return undefined;
     const now = app.clock();
     const leaseUntil = now + app.config.webhookTimeoutMs + LEASE_MARGIN_MS;
     const lease = { intervalMs: app.config.webhookEventsIntervalMs, afterStart: f.events.includes('start') };
-    if (!(await takeEventLease(app.db, predictionId, event, now, leaseUntil, lease))) return 'skipped';
-    try {
-      // read after the lease: what the run has recorded up to now, not what it had when it reported
-      const p = await findPredictionById(app.db, predictionId);
-      if (!p || !['queued', 'pending', 'processing'].includes(p.status)) return 'skipped';
-      const secrets = await signingSecrets(app.db, { userId: p.userId, teamId: p.teamId }, app.encryptionKey, now);
-      if (secrets.length === 0) return 'skipped';
-      const body = JSON.stringify(runningEventPayload(app, p, event));
-      const id = newDeliveryId();
-      const headers = webhookHeaders(secrets, id, Math.floor(app.clock() / 1000), body);
-      const r = await sendWebhook(f.url, body, headers, { timeoutMs: app.config.webhookTimeoutMs, policy: { allowInsecure: app.config.webhookAllowInsecure } });
-      // never the URL (its query may hold the receiver's token) nor the body
-      app.log.info({ prediction: predictionId, event, webhookId: id, statusCode: r.statusCode, ...(r.error ? { error: r.error } : {}), durationMs: r.durationMs }, 'webhook event');
-      return 'sent';
-    } finally {
-      await releaseEventLease(app.db, predictionId, leaseUntil);
-    }
+    if (!(await takeEventLease(app.db, predictionId, event, now, leaseUntil, lease))) return undefined;
+    return { sending: sendLeased(app, predictionId, f, event, now, leaseUntil) };
+  } catch (err) {
+    app.log.warn({ prediction: predictionId, err: (err as Error).message }, 'could not send a webhook event');
+    return undefined;
+  }
+}
+
+async function sendLeased(app: App, predictionId: string, f: EventFilter, event: RunningEvent, now: number, leaseUntil: number): Promise<'sent' | 'skipped'> {
+  try {
+    // read after the lease: what the run has recorded up to now, not what it had when it reported
+    const p = await findPredictionById(app.db, predictionId);
+    if (!p || !['queued', 'pending', 'processing'].includes(p.status)) return 'skipped';
+    const secrets = await signingSecrets(app.db, { userId: p.userId, teamId: p.teamId }, app.encryptionKey, now);
+    if (secrets.length === 0) return 'skipped';
+    const body = JSON.stringify(runningEventPayload(app, p, event));
+    const id = newDeliveryId();
+    const headers = webhookHeaders(secrets, id, Math.floor(app.clock() / 1000), body);
+    const r = await sendWebhook(f.url, body, headers, { timeoutMs: app.config.webhookTimeoutMs, policy: { allowInsecure: app.config.webhookAllowInsecure } });
+    // never the URL (its query may hold the receiver's token) nor the body
+    app.log.info({ prediction: predictionId, event, webhookId: id, statusCode: r.statusCode, ...(r.error ? { error: r.error } : {}), durationMs: r.durationMs }, 'webhook event');
+    return 'sent';
   } catch (err) {
     app.log.warn({ prediction: predictionId, err: (err as Error).message }, 'could not send a webhook event');
     return 'skipped';
+  } finally {
+    await releaseEventLease(app.db, predictionId, leaseUntil).catch((err: Error) => app.log.warn({ prediction: predictionId, err: err.message }, 'could not release a webhook event lease'));
   }
 }
 
 /** sendRunningEvent without waiting for it (a run must not wait on a receiver). */
 export function sendRunningEventLater(app: App, predictionId: string, signal: RunSignal, filter?: EventFilter | null): void {
   void sendRunningEvent(app, predictionId, signal, filter);
+}
+
+/**
+ * A run's start: waits only for the lease (one UPDATE), never for the receiver, so that however
+ * fast the provider answers, the start goes before the result.
+ */
+export async function leaseStartEvent(app: App, predictionId: string, filter: EventFilter): Promise<void> {
+  await leaseRunningEvent(app, predictionId, { kind: 'start' }, filter);
 }
 
 /**

@@ -329,6 +329,20 @@ class WebhooksTest(unittest.TestCase):
         with self.assertRaisesRegex(WebhookVerificationError, "missing"):
             verify_webhook(second["body"], {"webhook-id": "x"}, new)
 
+    def test_webhook_events_ask_for_the_start_before_the_result(self) -> None:
+        client = live()
+        receiver = Receiver()
+        self.addCleanup(receiver.close)
+        secret = client.webhooks.secret()["secret"]
+        run = client.run(MODEL, dict(SMALL, prompt="started"), webhook=receiver.url, webhook_events=["start", "completed"])
+        both = wait_until(lambda: receiver.received[:2] if len(receiver.received) >= 2 else None, "the start and the result")
+        start, result = (verify_webhook(d["body"], d["headers"], secret) for d in both)
+        self.assertEqual((start["id"], start["event"]), (run["id"], "start"))
+        self.assertEqual((result["id"], result["status"]), (run["id"], "completed"))
+        self.assertNotIn("event", result)
+        with self.assertRaises(ValidationError):
+            client.submit(MODEL, SMALL, webhook=receiver.url, webhook_events=["finished"])
+
     def test_verify_webhook_agrees_with_the_reference_implementation(self) -> None:
         vector = json.loads(ENV["MEDIAGATE_TEST_WEBHOOK_VECTOR"])
         self.assertEqual(verify_webhook(vector["body"], vector["headers"], vector["secret"])["id"], "p")

@@ -11,7 +11,7 @@ import socket
 import time
 import urllib.parse
 import uuid
-from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Union
+from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 from ._http import OAuthToken, Transport
 from .errors import (AuthenticationError, GatewayConnectionError, MediagateError, NotFoundError, PredictionFailedError,
@@ -73,11 +73,18 @@ class Mediagate:
     # -------------------------------------------------------------------------------- predictions
 
     def submit(self, model: str, input: Dict[str, Any], *, webhook: Optional[str] = None,
+               webhook_events: Optional[Sequence[str]] = None,
                idempotency_key: Optional[str] = None, team_id: Optional[int] = None) -> Submitted:
-        """Submits a model run; answers at once with its ``request_id``, state and price held."""
+        """Submits a model run; answers at once with its ``request_id``, state and price held.
+
+        ``webhook_events`` (with ``webhook``) picks the events sent to it: any of ``start``,
+        ``progress``, ``logs`` and ``completed`` (the result); without it only the result is sent.
+        """
         query = dict(self._team(team_id))
         if webhook is not None:
             query["webhook"] = webhook
+        if webhook_events is not None:
+            query["webhook_events_filter"] = ",".join(webhook_events)
         return self._t.request("POST", "/api/v1/" + urllib.parse.quote(model, safe=""), query, input,
                                headers={"idempotency-key": idempotency_key or str(uuid.uuid4())}, idempotent=True)
 
@@ -211,7 +218,7 @@ class Mediagate:
             time.sleep(max(0.0, min(poll_interval, deadline - time.monotonic())))
 
     def run(self, model: str, input: Dict[str, Any], *, webhook: Optional[str] = None,
-            idempotency_key: Optional[str] = None, team_id: Optional[int] = None, timeout: float = DEFAULT_WAIT,
+            webhook_events: Optional[Sequence[str]] = None, idempotency_key: Optional[str] = None, team_id: Optional[int] = None, timeout: float = DEFAULT_WAIT,
             on_progress: Optional[Callable[[Prediction], None]] = None, mode: str = "auto",
             poll_interval: float = 1.0) -> Prediction:
         """Submits and waits: the completed prediction, with its ``outputs`` (and the ``price`` held).
@@ -219,7 +226,8 @@ class Mediagate:
         Raises PredictionFailedError when it fails or is cancelled, WaitTimeoutError when it outlasts
         ``timeout`` seconds (it keeps running; ``error.prediction["id"]`` says which).
         """
-        submitted = self.submit(model, input, webhook=webhook, idempotency_key=idempotency_key, team_id=team_id)
+        submitted = self.submit(model, input, webhook=webhook, webhook_events=webhook_events,
+                                idempotency_key=idempotency_key, team_id=team_id)
         if submitted["status"] in TERMINAL_STATUSES:
             # born finished (a sandbox key): the progress callback still sees the end
             prediction = self.get(submitted["request_id"], team_id=team_id)

@@ -192,7 +192,7 @@ export const generate: ModelHandler = async (ctx) => {
   // Persisted: from here the request is never lost. If the queue does not confirm now, the
   // sweeper publishes it when the broker is back.
   app.metrics.predictions.inc({ model: model.operationId, outcome: 'submitted' });
-  await app.dispatcher.dispatch(id, requestId, outcome.ticket);
+  await app.dispatcher.dispatch(id, requestId, outcome.ticket, { events: running });
   // low balance, monthly budget, the key's soft limit: after the answer's work, never failing it
   afterwards(alertsAfterSubmit(app, { payer, apiKeyId: caller.apiKeyId, now }));
   return submitted(ctx, id, 'queued', price, outcome.balance);

@@ -24,8 +24,12 @@ export interface IdMessage {
    */
   reqId?: string;
 }
-/** `ticket`: what the store's submit answered for the first claim (Store.submit), carried as it is; absent on the sweeper's copies */
-export type PredictionMessage = IdMessage & { ticket?: unknown };
+/**
+ * `ticket`: what the store's submit answered for the first claim (Store.submit), carried as it is.
+ * `events`: whether the submit asked for running webhook events (webhook_events_filter), so that a
+ * worker looks for the filter only then. Both absent on the sweeper's copies (the worker looks).
+ */
+export type PredictionMessage = IdMessage & { ticket?: unknown; events?: boolean };
 export type WebhookMessage = IdMessage;
 
 export interface Dispatcher {
@@ -33,7 +37,7 @@ export interface Dispatcher {
    * publishes a prediction, with the submit's ticket for its first claim (opaque: published as it
    * is); resolves true once confirmed, false if the queue could not take it now (the sweeper will)
    */
-  dispatch(id: string, reqId?: string, ticket?: unknown): Promise<boolean>;
+  dispatch(id: string, reqId?: string, ticket?: unknown, opts?: { events: boolean }): Promise<boolean>;
   /** publishes a webhook delivery, with the same guarantee */
   dispatchWebhook(id: string, reqId?: string): Promise<boolean>;
   /** publishes what lost its message; returns how many */
@@ -138,11 +142,11 @@ export function createDispatcher(deps: {
     scheduleFlush();
   }
 
-  async function publish(topic: 'predictions' | 'webhooks', id: string, reqId?: string, ticket?: unknown): Promise<boolean> {
+  async function publish(topic: 'predictions' | 'webhooks', id: string, reqId?: string, ticket?: unknown, events?: boolean): Promise<boolean> {
     const c = topic === 'predictions' ? joinCohort() : null;
     let confirmedByQueue = true;
     try {
-      await queue.publish(topic, { id, ...(reqId === undefined ? {} : { reqId }), ...(ticket === undefined ? {} : { ticket }) } satisfies PredictionMessage);
+      await queue.publish(topic, { id, ...(reqId === undefined ? {} : { reqId }), ...(ticket === undefined ? {} : { ticket }), ...(events === undefined ? {} : { events }) } satisfies PredictionMessage);
     } catch (err) {
       log.warn({ err: (err as Error).message, topic, id, ...(reqId ? { reqId } : {}) }, 'publish not confirmed; the sweeper will retry');
       confirmedByQueue = false;
@@ -162,7 +166,7 @@ export function createDispatcher(deps: {
   }
 
   return {
-    dispatch: (id, reqId, ticket) => publish('predictions', id, reqId, ticket),
+    dispatch: (id, reqId, ticket, opts) => publish('predictions', id, reqId, ticket, opts?.events),
     dispatchWebhook: (id, reqId) => publish('webhooks', id, reqId),
     async sweep() {
       if (sweeping) return 0;

@@ -236,8 +236,11 @@ export function createRunModel(app: App) {
     const p = await store.claim({ id, now: app.clock(), takeOver: delivery.redelivered || delivery.attempt > 0, ticket: (body as { ticket?: unknown }).ticket });
     // Unknown, running elsewhere, finished or cancelled: nothing to do, and nothing to charge.
     if (!p) return { kind: 'ack' };
-    // webhook_events_filter (workers/webhooks/events.ts): the events its webhook asked for, if any
-    const events = await findFilter(app.db, p.id) ?? null;
+    // webhook_events_filter (workers/webhooks/events.ts): the events its webhook asked for, if any;
+    // looked for only when the submit's message says there are some, or does not say (the
+    // sweeper's copies): not a query per prediction
+    const asked = (body as { events?: unknown }).events;
+    const events = asked === false ? null : await findFilter(app.db, p.id) ?? null;
     const model = app.spec.models.get(p.model);
     if (!model) {
       await fail(p, `model ${p.model} is no longer offered by this gateway`, null, run);

@@ -134,6 +134,30 @@ test.serial('webhook_events_filter: an unknown event is 422 naming it, a filter 
   t.is(receiver.received.length, 0);
 });
 
+test.serial('a run that asked for no events costs its worker no look for a filter; a copy of its message that does not say (the sweeper\'s) still finds one', async (t) => {
+  const seen: string[] = [];
+  const onQuery = (q: { sql: string }) => { if (q.sql.includes('webhook_event_filters')) seen.push(q.sql); };
+  gw.app.db.on('query', onQuery);
+  t.teardown(() => { gw.app.db.off('query', onQuery); });
+  const plain = await submit(gw, acct.liveKey, '');
+  t.is(plain.statusCode, 200, plain.payload);
+  const plainId = (plain.result as { request_id: string }).request_id;
+  await waitFor(async () => (await gw.app.db('predictions').where({ id: plainId }).first()).status === 'completed', { what: 'the plain run', timeoutMs: 30_000 });
+  t.deepEqual(seen, [], 'no query of the filters for a run without events');
+
+  // queued as the submit would, then published as the sweeper publishes it: no ticket, no word on events
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { newPredictionId } = await import('../../../db/predictions/record.ts');
+  const id = newPredictionId(clock);
+  await insertFilter(gw.app.db, { predictionId: id, userId: acct.userId, url: receiver.url, events: ['start', 'completed'] }, clock);
+  const outcome = await gw.app.store.submit({ p: { id, userId: acct.userId, apiKeyId: null, model: MODEL, input: INPUT, price: 1, webhookUrl: receiver.url, source: 'api' }, now: clock });
+  t.true(outcome.accepted);
+  await gw.app.dispatcher.dispatch(id);
+  await waitFor(() => receiver.received.some((r) => isResult(JSON.parse(r.body))), { what: 'the result', timeoutMs: 30_000 });
+  t.deepEqual(verified(await secretOf(gw, acct), receiver.received).map((b) => b.event ?? b.status), ['start', 'completed']);
+});
+
 test.serial('a filter without completed sends its events but no result, and records no delivery', async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());

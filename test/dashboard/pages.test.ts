@@ -345,7 +345,8 @@ test.serial('webhooks: the delivery log shows a gone delivery under its status, 
   await log.getByLabel('Status').selectOption('gone');
   const row = log.locator('tbody tr', { hasText: receiver.url });
   await row.getByText('HTTP 410').waitFor();
-  t.true(await log.locator('tbody tr').evaluateAll((rows) => rows.every((r) => r.textContent!.includes('gone'))));
+  // the row above is in the unfiltered list too: wait for the filtered one to replace it
+  t.true(await waitFor(async () => await log.locator('tbody tr').evaluateAll((rows) => rows.every((r) => r.textContent!.includes('gone'))) || undefined, { what: 'the log to show gone deliveries only' }));
   await row.getByRole('button', { name: 'Redeliver' }).click();
   await log.getByText('The delivery was scheduled again.').waitFor();
   await waitFor(() => receiver.received.length === 2, { what: 'the redelivery' });

@@ -1,11 +1,12 @@
 // The files a reader opens to follow one production request from HTTP to its webhook:
-// `node test/bench/walk.ts [--list]`. One in-process gateway on MariaDB with the in-process queue,
+// `node test/bench/walk.ts [--list | --functions]`. One in-process gateway on MariaDB with the in-process queue,
 // a worker and a local webhook receiver; three warm-up requests (so that what runs once per
 // process is done), then V8's precise coverage is reset, one production request with a webhook
 // is submitted, and the coverage is taken once the receiver has its delivery. A file is on the
 // walk when a function of it ran; behind an interface the reader opens the interface, not what
-// implements it: the store (everything in db/store/ counts as db/store/types.ts) and the queue
-// transport (workers/queue/ as workers/queue/types.ts). Prints the files and lines per room, and
+// implements it: the store (everything in db/store/ counts as db/store/types.ts), the queue
+// transport (workers/queue/ as workers/queue/types.ts) and the model adapters (workers/adapters/ as
+// workers/adapters/types.ts). Prints the files and lines per room, and
 // with --list each file. A file that ran only because code behind an interface imports it (the
 // store's wallet moves, its ledger rows) is behind it too: every file of the walk that imports it
 // (statically, not type-only) is behind the interface. Run it on two checkouts to compare
@@ -23,7 +24,12 @@ import { waitFor } from '../helpers/services.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Behind these interfaces a reader opens the interface file only. */
-const INTERFACES: Array<[RegExp, string]> = [[/^db\/store\//, 'db/store/types.ts'], [/^workers\/queue\//, 'workers/queue/types.ts']];
+const INTERFACES: Array<[RegExp, string]> = [
+  [/^db\/store\//, 'db/store/types.ts'],
+  [/^workers\/queue\//, 'workers/queue/types.ts'],
+  // one adapter per provider kind, picked by the model's catalog entry: the reader opens the contract
+  [/^workers\/adapters\//, 'workers/adapters/types.ts'],
+];
 
 const receiver = await startReceiver();
 const gw = await startGateway({ worker: true, queue: 'memory', env: { WEBHOOK_ALLOW_INSECURE: 'true' } });
@@ -52,12 +58,15 @@ await session.post('Profiler.stopPreciseCoverage');
 session.disconnect();
 
 const ran = new Set<string>();
+const ranFunctions = new Map<string, string[]>();
 for (const script of result) {
   if (!script.url.startsWith('file://')) continue;
   const file = path.relative(ROOT, fileURLToPath(script.url));
   if (file.startsWith('..') || file.startsWith('node_modules') || file.startsWith('test/') || !file.endsWith('.ts')) continue;
   // the module's own top-level function ran when it was loaded, before the reset
-  if (script.functions.some((f) => f.functionName !== '' && f.ranges[0]!.count > 0)) ran.add(file);
+  const called = script.functions.filter((f) => f.functionName !== '' && f.ranges[0]!.count > 0);
+  if (called.length > 0) ran.add(file);
+  ranFunctions.set(file, [...new Set(called.map((f) => f.functionName))]);
 }
 const config = createRequire(import.meta.url)(path.join(ROOT, '.dependency-cruiser.cjs')) as IConfiguration;
 const { output } = await cruise([...ran], { ...config.options, baseDir: ROOT, tsPreCompilationDeps: true });
@@ -94,7 +103,12 @@ const byRoom = (files: Set<string>) => {
   return rooms;
 };
 const total = (files: Set<string>) => [...files].reduce((n, f) => n + lines(f), 0);
-if (process.argv.includes('--list')) for (const f of [...walked].sort()) console.log(`${String(lines(f)).padStart(5)} ${f}`);
+const withFunctions = process.argv.includes('--functions');
+if (process.argv.includes('--list') || withFunctions) {
+  for (const f of [...walked].sort()) {
+    console.log(`${String(lines(f)).padStart(5)} ${f}${withFunctions ? `  ${(ranFunctions.get(f) ?? []).join(' ')}` : ''}`);
+  }
+}
 console.log(JSON.stringify({
   walk: { files: walked.size, lines: total(walked), rooms: byRoom(walked) },
   ran: { files: ran.size, lines: total(ran), db: [...ran].filter((f) => f.startsWith('db/')).length },

@@ -13,6 +13,7 @@ import { createCircuitBreaker } from './circuit-breaker.ts';
 import { AdapterError } from './adapters/types.ts';
 import type { Adapter, AdapterFile, AdapterResult, ProviderReport } from './adapters/types.ts';
 import { providerCostRecorder } from '../db/provider-costs.ts';
+import type { RunCost } from '../db/provider-costs.ts';
 import { runCost } from './provider-cost.ts';
 import { progressReporter } from './run-progress.ts';
 import { findFilter } from '../db/webhook-events.ts';
@@ -46,10 +47,11 @@ export function runLogOf(app: App, body: unknown): RunLog {
 type UsageCharge = NonNullable<Parameters<App['store']['complete']>[0]['usage']>;
 type InlineUsage = UsageCharge['usage'];
 
-/** What a charge by usage comes to once the store has capped it (at the hold; the markup at the held one). */
-function cappedCharge(p: Prediction, u: UsageCharge): { charge: number; markup: number } {
-  const charge = Math.max(0, Math.min(p.price, Math.floor(u.charge)));
-  return { charge, markup: Math.max(0, Math.min(p.studioId === null ? 0 : p.studioMarkup, charge, Math.floor(u.studioMarkup ?? 0))) };
+/** What a run cost at its provider (workers/provider-cost.ts), and what the provider said of the result (seed, size, timings), shown beside it. */
+function costOfRun(p: Prediction, model: ModelInfo, report: ProviderReport | undefined): RunCost {
+  const { cost, source } = runCost(model, p.input, report);
+  const metadata = cleanMetadata(report?.metadata);
+  return { provider: model.upstream ?? 'local', upstreamModel: model.upstreamModel ?? null, providerCost: cost, source, ...(metadata ? { metadata } : {}) };
 }
 
 export function createRunModel(app: App) {
@@ -113,14 +115,8 @@ export function createRunModel(app: App) {
   const recordProviderCostBatched = providerCostRecorder(app.db);
 
   async function recordCost(p: Prediction, model: ModelInfo, report: ProviderReport | undefined, charged: number, run: RunLog = noRequest): Promise<void> {
-    const { cost, source } = runCost(model, p.input, report);
-    // and what the provider said of the result (seed, size, timings), shown beside it
-    const metadata = cleanMetadata(report?.metadata);
     try {
-      await recordProviderCostBatched({
-        predictionId: p.id, model: p.model, provider: model.upstream ?? 'local', upstreamModel: model.upstreamModel ?? null,
-        charged, providerCost: cost, source, now: app.clock(), ...(metadata ? { metadata } : {}),
-      });
+      await recordProviderCostBatched({ ...costOfRun(p, model, report), predictionId: p.id, model: p.model, charged, now: app.clock() });
     } catch (err) {
       run.log.warn({ id: p.id, err: (err as Error).message }, 'could not record the provider cost of a run');
     }
@@ -156,11 +152,12 @@ export function createRunModel(app: App) {
       await removeTemporary(result.files);
       throw err;
     }
-    const done = await store.complete({ p, result: { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, now: app.clock(), ...(usage ? { usage } : {}) });
+    // beside the charge, in its transaction: what the run cost at its provider
+    const cost = costOfRun(p, model, result.report);
+    const done = await store.complete({ p, result: { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, now: app.clock(), cost, ...(usage ? { usage } : {}) });
     if (done.recorded) metrics.predictions.inc({ model: p.model, outcome: 'completed' });
-    // beside the charge: what the run cost at its provider (not recorded: cancelled meanwhile, nothing was paid)
-    const charged = usage ? cappedCharge(p, usage) : { charge: p.price, markup: p.studioMarkup };
-    await recordCost(p, model, result.report, done.recorded ? charged.charge - charged.markup : 0, run);
+    // not recorded (cancelled meanwhile): the provider ran it all the same, and nothing was paid
+    else await recordCost(p, model, result.report, 0, run);
     run.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
     // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
     if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId, run.reqId);

@@ -22,6 +22,8 @@ import { unfinishedCounts } from '../unfinished.ts';
 import type { UnfinishedScope } from '../unfinished.ts';
 import { insertDeliveries, insertDelivery, newDeliveryId } from '../deliveries.ts';
 import type { NewDelivery } from '../deliveries.ts';
+import { insertProviderCosts } from '../provider-costs.ts';
+import type { ProviderCost } from '../provider-costs.ts';
 import { bumpSubmitSeq, creditWallet, holdEach, holdFor, lockWallet, lockWallets, releaseFor, settleFor, settleWallets, studioOwner } from '../wallet/moves.ts';
 import type { Charge, WalletCharges } from '../wallet/moves.ts';
 import { payerOfRow, RESULT_FROM, RESULT_SELECT, toPrediction, toResult } from '../predictions/record.ts';
@@ -350,8 +352,9 @@ export class PortableEngine implements Engine {
   // Complete, fail, retry, hand back, cancel
   // ============================================================
 
-  async completeAlone({ p, result, now, usage }: Completion): Promise<Finished> {
-    if (usage) return this.completeByUsage({ p, result, now }, usage);
+  async completeAlone(c: Completion): Promise<Finished> {
+    const { p, result, now, usage } = c;
+    if (usage) return this.completeByUsage(c, usage);
     // Retried whole on a deadlock: the transition, the debit and the delivery row roll back together.
     return withLockRetry(() => this.db.transaction(async (trx) => {
       if (!await this.markCompleted(trx, p, result, now)) return { recorded: false, deliveryId: null };
@@ -359,6 +362,7 @@ export class PortableEngine implements Engine {
       await settleFor(trx, p.payer, p.price, p.id, p.model, now, p.billing);
       // end_user_pays: the studio owner's markup, a second ledger row of the same prediction
       if (p.studioId !== null && p.studioMarkup > 0) await creditStudioOwner(trx, p, now);
+      await insertProviderCosts(trx, costsOf([c]));
       return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
     }));
   }
@@ -368,7 +372,7 @@ export class PortableEngine implements Engine {
    * transition, the price (and studio markup) recorded as charged, the charge taken from the hold
    * and the rest released, the markup paid out, the usage row, the webhook's delivery row.
    */
-  private async completeByUsage({ p, result, now }: Completion, usage: UsageCharge): Promise<Finished> {
+  private async completeByUsage({ p, result, now, cost }: Completion, usage: UsageCharge): Promise<Finished> {
     const { charged, listCharge, markup } = cappedCharge(p.price, p.studioId !== null ? p.studioMarkup : 0, usage);
     const discountPercent = p.billing?.discountPercent ?? null;
     return withLockRetry(() => this.db.transaction(async (trx) => {
@@ -381,6 +385,7 @@ export class PortableEngine implements Engine {
         prediction_id: p.id, input_tokens: usage.usage.inputTokens, output_tokens: usage.usage.outputTokens, usage_source: usage.usage.source,
         output_text: usage.text, created_at: now, settled_at: now,
       });
+      if (cost) await insertProviderCosts(trx, [{ ...cost, predictionId: p.id, model: p.model, charged: charged - markup, now }]);
       return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
     }));
   }
@@ -438,6 +443,7 @@ export class PortableEngine implements Engine {
       // groups of one user deadlock (both shared, both waiting to upgrade)
       const { deliveries, finished } = deliveriesOf(items, (i) => recorded[i]!);
       await insertDeliveries(trx, deliveries);
+      await insertProviderCosts(trx, costsOf(items.filter((_, i) => recorded[i])));
       return finished;
     }));
   }
@@ -736,6 +742,14 @@ export function deliveriesOf(items: readonly Completion[], recorded: (i: number)
     return { recorded: true, deliveryId: id };
   });
   return { deliveries, finished };
+}
+
+/**
+ * The provider-cost rows of recorded completions charged at their hold (not by usage), each with
+ * what it charged less a studio's markup, as the worker used to write them after the completion.
+ */
+export function costsOf(recorded: readonly Completion[]): ProviderCost[] {
+  return recorded.flatMap(({ p, now, cost }) => (cost ? [{ ...cost, predictionId: p.id, model: p.model, charged: p.price - p.studioMarkup, now }] : []));
 }
 
 async function deliveryFor(trx: Knex, p: Prediction, now: number): Promise<string | null> {

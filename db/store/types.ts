@@ -35,6 +35,7 @@
 import type { Owner } from '../../lib/owner.ts';
 import type { NewPrediction, Prediction, PredictionResult } from '../predictions/record.ts';
 import type { EmbedLimits } from '../embed-codes.ts';
+import type { RunCost } from '../provider-costs.ts';
 
 /** The engine a store was opened for: the embedded SQLite file, MySQL, or MariaDB. */
 export type EngineName = 'sqlite' | 'mysql' | 'mariadb';
@@ -134,6 +135,12 @@ export interface Completion {
    * and the tokens and text recorded beside it. Absent: the whole hold is charged.
    */
   usage?: UsageCharge;
+  /**
+   * What the run cost at its provider: when the completion is recorded, its row (db/provider-costs.ts)
+   * is written in the same transaction, with what was charged less a studio's markup. Not written
+   * when the completion is not recorded; the worker then records it itself, with nothing charged.
+   */
+  cost?: RunCost;
 }
 
 /**
@@ -262,7 +269,7 @@ export interface Store {
    * With `usage` (a language model's answer): its charge instead, at most the hold, the rest of
    * the hold released, the price (and markup) recorded as charged, and its usage row (tokens and
    * text; written only now, when the prediction is no longer unfinished, so that no sweeper takes
-   * it for an inline call), in the same transaction.
+   * it for an inline call), in the same transaction. With `cost`, the run's provider-cost row too.
    * A prediction no longer processing (cancelled meanwhile, completed by another worker) is not
    * charged: `recorded: false`.
    */

@@ -747,6 +747,46 @@ export function storeContract(engine: EngineUnderTest): void {
     await assertLedger(t, gw.app.db);
   });
 
+  test(`${prefix}a completion's provider cost is written in its transaction, once, with what it charged less a studio's markup; grouped, alone, by usage; a completion not recorded writes none`, async (t) => {
+    const gw = await gatewayFor(t);
+    const owner = await newAccount(gw, 0);
+    const acct = await newAccount(gw, 10_000);
+    const ps = await claimed(gw, acct.userId, 6);
+    t.is(await gw.app.store.cancel(personal(acct.userId), ps[5]!.id, Date.now()), 'cancelled');
+    const [studioId] = await gw.app.db('studios').insert({
+      user_id: owner.userId, slug: `c${owner.userId}`, name: 'Studio', branding: '{}', allowed_models: '[]', model_prices: '{}', markup_percent: 20, payer_mode: 'end_user_pays', created_at: Date.now(), updated_at: Date.now(),
+    });
+    const marked: NewPrediction = { ...request(acct.userId, 120), studioId: Number(studioId), studioMarkup: 20, source: 'studio' };
+    const byUsage = request(acct.userId, 200);
+    for (const r of [marked, byUsage]) t.is(await answer(gw.app.store.submit({ p: r, now: Date.now() })), 'ok');
+    const runningMarked = (await gw.app.store.claim({ id: marked.id, now: Date.now(), takeOver: false }))!;
+    const runningUsage = (await gw.app.store.claim({ id: byUsage.id, now: Date.now(), takeOver: false }))!;
+    const metadata = { seed: 7, note: 'it\'s «ünïcode» \\ ?' };
+    const cost = (i: number) => ({ provider: i % 2 === 0 ? 'local' : 'fal', upstreamModel: i % 2 === 0 ? null : 'fal-ai/x', providerCost: i % 3 === 0 ? null : 10 + i, source: (i % 3 === 0 ? 'unknown' : 'rule') as 'unknown' | 'rule', ...(i === 1 ? { metadata } : {}) });
+    // the first one twice (a copy of its message): one row
+    const items = [...ps.map((p, i) => ({ ...completion(p, i), cost: cost(i) })), { ...completion(ps[0]!, 9), cost: { ...cost(0), providerCost: 999 } }];
+    const done = await Promise.all([
+      ...items.map((c) => gw.app.store.complete(c)),
+      gw.app.store.complete({ ...completion(runningMarked, 0), cost: cost(1) }),
+      gw.app.store.complete({ ...completion(runningUsage, 0), cost: cost(2), usage: { charge: 37, studioMarkup: 0, usage: { inputTokens: 3, outputTokens: 4, source: 'reported' as const }, text: 'ok' } }),
+    ]);
+    t.deepEqual(done.map((f) => f.recorded), [true, true, true, true, true, false, false, true, true]);
+    const rows = await gw.app.db('prediction_costs').whereIn('prediction_id', [...ps.map((p) => p.id), marked.id, byUsage.id]).select() as Array<Record<string, unknown>>;
+    const byId = new Map(rows.map((r) => [String(r.prediction_id), r]));
+    t.is(rows.length, 7, 'one row per recorded completion; none for the cancelled one');
+    for (const [i, c] of items.slice(0, 5).entries()) {
+      const r = byId.get(c.p.id)!;
+      t.deepEqual([r.model, r.provider, r.upstream_model, Number(r.charged), r.provider_cost === null ? null : Number(r.provider_cost), r.cost_source, Number(r.created_at), Number(r.day)],
+        [MODEL, cost(i).provider, cost(i).upstreamModel, 50, cost(i).providerCost, cost(i).source, c.now, Math.floor(c.now / 86_400_000)]);
+    }
+    t.deepEqual(JSON.parse(String(byId.get(ps[1]!.id)!.metadata)), metadata);
+    t.is(byId.get(ps[0]!.id)!.metadata, null);
+    t.is(Number(byId.get(marked.id)!.charged), 100, 'the charge less the studio owner\'s markup');
+    t.is(Number(byId.get(byUsage.id)!.charged), 37, 'what the usage charged, not the hold');
+    t.false(byId.has(ps[5]!.id));
+    await assertLedger(t, gw.app.db);
+  });
+
   test(`${prefix}an inline call in a studio that marks up pays its owner the markup of what was charged, once`, async (t) => {
     const gw = await gatewayFor(t);
     const owner = await newAccount(gw, 0);

@@ -7,10 +7,11 @@ import type { Db } from '../../knex.ts';
 import type { Owner } from '../../../lib/owner.ts';
 import { marks } from '../../sql.ts';
 import { deliveriesInsertSql } from '../../deliveries.ts';
+import { providerCostsInsertSql } from '../../provider-costs.ts';
 import { LEDGER_HEAD } from '../../wallet/ledger.ts';
 import { chargeValues, payingInOrder } from '../../wallet/moves.ts';
 import type { Charge, WalletCharges } from '../../wallet/moves.ts';
-import { deliveriesOf, firstItems, manyCompletedBindings, manyCompletedSql, walletCharges } from '../portable.ts';
+import { costsOf, deliveriesOf, firstItems, manyCompletedBindings, manyCompletedSql, walletCharges } from '../portable.ts';
 import type { Completion, Finished } from '../types.ts';
 import { ANSWER, DECLARE_OUTCOME, runProgram } from './outcome.ts';
 
@@ -64,14 +65,15 @@ export function settleWalletsSql(groups: readonly WalletCharges[], bindings: Kne
  * Inputs (bindings, in the text's order): the transition's (manyCompletedSql: per column each
  *   row's id and value, then the ids, rows in id order); per wallet table the UPDATE's (each
  *   wallet's id and sum); each charge's ledger row (its values, and what the wallet's later
- *   charges take from held); the delivery rows, one nested binding (when any has a webhook).
+ *   charges take from held); the delivery rows, one nested binding (when any has a webhook); the
+ *   provider-cost rows, one nested binding (when any completion carries its run's cost).
  * Variables set: `outcome`; @mg_bN, @mg_hN: wallet N's balance and held after its UPDATE (N its
  *   place in the order submits lock wallets), read by the ledger rows.
- * Answers: 'committed' (every row moved, every wallet charged, the ledger and delivery rows
- *   written); 'not every row processing' (the transition changed fewer rows than it named: a
- *   prediction cancelled or completed meanwhile) or 'a wallet not settled' (a wallet with expiring
- *   grants to spend, whose read and per-grant UPDATEs have no place in one statement, or no row):
- *   rolled back before anything was written.
+ * Answers: 'committed' (every row moved, every wallet charged, the ledger, delivery and
+ *   provider-cost rows written); 'not every row processing' (the transition changed fewer rows
+ *   than it named: a prediction cancelled or completed meanwhile) or 'a wallet not settled' (a
+ *   wallet with expiring grants to spend, whose read and per-grant UPDATEs have no place in one
+ *   statement, or no row): rolled back before anything was written.
  * Errors: raised again after the rollback (a deadlock is retried by the caller).
  */
 export async function completeGroupProgram(db: Db, items: readonly Completion[]): Promise<Finished[] | 'not every row processing' | 'a wallet not settled'> {
@@ -87,6 +89,12 @@ export async function completeGroupProgram(db: Db, items: readonly Completion[])
   const write = [`${settle.ledger};`];
   if (deliveries.length > 0) {
     const insert = deliveriesInsertSql(deliveries);
+    write.push(`${insert.sql};`);
+    bindings.push(insert.binding);
+  }
+  const costs = costsOf(moving);
+  if (costs.length > 0) {
+    const insert = providerCostsInsertSql(costs);
     write.push(`${insert.sql};`);
     bindings.push(insert.binding);
   }

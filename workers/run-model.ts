@@ -16,7 +16,7 @@ import { providerCostRecorder } from '../db/provider-costs.ts';
 import { runCost } from './provider-cost.ts';
 import { progressReporter } from './run-progress.ts';
 import { findFilter } from '../db/webhook-events.ts';
-import { leaseStartEvent } from './webhooks/events.ts';
+import { leaseStartEvent } from './deliver-webhook.ts';
 import { removeTemporary } from './adapters/upstream-http.ts';
 import { identifyOutput } from './output-type.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
@@ -236,7 +236,7 @@ export function createRunModel(app: App) {
     const p = await store.claim({ id, now: app.clock(), takeOver: delivery.redelivered || delivery.attempt > 0, ticket: (body as { ticket?: unknown }).ticket });
     // Unknown, running elsewhere, finished or cancelled: nothing to do, and nothing to charge.
     if (!p) return { kind: 'ack' };
-    // webhook_events_filter (workers/webhooks/events.ts): the events its webhook asked for, if any;
+    // webhook_events_filter (workers/deliver-webhook.ts, part 6): the events its webhook asked for, if any;
     // looked for only when the submit's message says there are some, or does not say (the
     // sweeper's copies): not a query per prediction
     const asked = (body as { events?: unknown }).events;

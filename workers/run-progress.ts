@@ -5,14 +5,14 @@
 // final lines are kept whatever the throttle held back. When the submit asked its webhook for
 // events (`events`), the start and then an event after each write go out one after another, in a
 // chain of their own (a slow receiver never holds the writes back; updates that come while one
-// waits make one event), and `flush` waits for them too (workers/webhooks/events.ts).
+// waits make one event), and `flush` waits for them too (workers/deliver-webhook.ts).
 import type { App } from '../lib/context.ts';
 import { recordRunProgress } from '../db/predictions/upstream.ts';
 import { appendLines, serializeRunLogs } from '../lib/run-logs.ts';
 import type { RunLogs } from '../lib/run-logs.ts';
 import type { RunUpdate } from './adapters/types.ts';
 import type { EventFilter } from '../db/webhook-events.ts';
-import { sendRunningEvent } from './webhooks/events.ts';
+import { sendRunningEvent } from './deliver-webhook.ts';
 
 
 export interface ProgressReporter {

@@ -20,7 +20,7 @@
 import type { App } from '../lib/context.ts';
 import { findPredictionById } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
-import { sendRunningEventLater } from './webhooks/events.ts';
+import { sendRunningEventLater } from './deliver-webhook.ts';
 import { advanceUpstreamPolls, recordRunLogs, recordUpstreamJob, rewindUpstreamPolls, setUpstreamStatus } from '../db/predictions/upstream.ts';
 import { mergeWholeLog, parseRunLogs, serializeRunLogs } from '../lib/run-logs.ts';
 import type { UpstreamProgress } from '../db/predictions/upstream.ts';

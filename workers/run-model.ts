@@ -17,17 +17,17 @@ import { cleanMetadata } from '../lib/provider-metadata.ts';
 import { appendLines, serializeRunLogs } from '../lib/run-logs.ts';
 import type { RunLogs } from '../lib/run-logs.ts';
 import { createCircuitBreaker } from './circuit-breaker.ts';
-import { AdapterError } from './adapters/types.ts';
-import type { Adapter, AdapterFile, AdapterResult, MediaKind, ProviderReport, RunUpdate } from './adapters/types.ts';
+import { AdapterError, removeTemporary } from './adapters/types.ts';
+import type { Adapter, AdapterFile, AdapterResult, MediaKind, ModelRef, ProviderReport, RunUpdate } from './adapters/types.ts';
 import { providerCostRecorder } from '../db/provider-costs.ts';
 import { findFilter } from '../db/webhook-events.ts';
 import type { EventFilter } from '../db/webhook-events.ts';
 import { leaseStartEvent, sendRunningEvent } from './deliver-webhook.ts';
-import { removeTemporary } from './adapters/upstream-http.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
-import { createUpstreamJobs, isPollMessage, modelRef, runBy, runByNamed } from './upstream-jobs.ts';
-import type { PollMessage, RunLog } from './upstream-jobs.ts';
-import type { PredictionMessage } from './dispatch.ts';
+import { createUpstreamJobs, runBy, runByNamed } from './upstream-jobs.ts';
+import type { RunLog } from './upstream-jobs.ts';
+import { isPollMessage } from './dispatch.ts';
+import type { PollMessage, PredictionMessage } from './dispatch.ts';
 import { isRequestId } from '../lib/request-id.ts';
 import { seconds } from '../lib/metrics.ts';
 import { computePriceBreakdown, countedTokens, CREDITS_PER_USD, usagePrice } from '../spec/pricing.ts';
@@ -50,6 +50,19 @@ export const HAND_BACK = 'worker shutting down: handing the prediction back';
 export function runLogOf(app: App, body: unknown): RunLog {
   const reqId = (body as { reqId?: unknown } | null)?.reqId;
   return isRequestId(reqId) ? { log: app.log.child({ reqId }), reqId } : { log: app.log };
+}
+
+/** What the adapters are told about a model: the spec's x-model, as the catalog read it. */
+export function modelRef(model: ModelInfo): ModelRef {
+  return {
+    operationId: model.operationId,
+    category: model.category,
+    ...(model.upstream ? { upstream: model.upstream } : {}),
+    ...(model.upstreamModel ? { upstreamModel: model.upstreamModel } : {}),
+    ...(model.inputMap ? { inputMap: model.inputMap } : {}),
+    ...(model.fixedInput ? { fixedInput: model.fixedInput } : {}),
+    ...(model.mapping ? { mapping: model.mapping } : {}),
+  };
 }
 
 /** A language model's completion charged by its usage, and the tokens in it (the store's types, through app.store). */
@@ -220,7 +233,7 @@ export function createRunModel(app: App) {
 
   // Per process (README "Providers"): each worker learns on its own that a provider is down.
   const breaker = createCircuitBreaker({ ...app.config.upstreamBreaker, now: app.clock });
-  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, timed, recordCost, runLogOf: (body) => runLogOf(app, body), handBack: HAND_BACK, breaker });
+  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, timed, recordCost, runLogOf: (body) => runLogOf(app, body), modelRef, handBack: HAND_BACK, breaker });
 
   async function handle(delivery: Delivery<PredictionMessage | PollMessage>): Promise<Outcome> {
     metrics.workerInFlight.inc({ topic: 'predictions' });

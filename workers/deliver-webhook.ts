@@ -42,6 +42,7 @@ import { MAX_WEBHOOK_RETRIES, nextDelay, parseRetryAfter } from './webhook-backo
 // longer Retry-After), or dead-letter after the third retry. Transport-free: it returns an Outcome.
 // A delivery is a prediction's result or an alert's event (db/alert-deliveries.ts): the same ids,
 // signing, schedule and attempt records, each kind in its own tables.
+
 /** `random` draws the retry jitter (tests fix it). */
 export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { random?: () => number } = {}) {
   const { config } = app;
@@ -144,6 +145,7 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
 // ---- 2. The bodies: a prediction's result and running events
 // The webhook body of interface spec 2.2, exactly those fields: `outputs` only when completed,
 // `error` only when failed.
+
 export function webhookPayload(app: App, p: Prediction): Record<string, unknown> {
   const v = predictionView(app, p);
   return {
@@ -181,6 +183,7 @@ export function runningEventPayload(app: App, p: Prediction, event: RunningEvent
 // (`alert.low_balance`, `alert.monthly_budget`, `alert.key_soft_limit`; `alert.test` for the
 // sample the alert settings send on demand), `alert` is the alert as GET /app/alerts lists it, and
 // `message` the sentence the alert's email carries.
+
 export interface AlertFacts {
   /** null in a test event: no alert was recorded */
   id: number | null;
@@ -224,6 +227,7 @@ export function alertEventPayload(webhookId: string, a: AlertFacts, owner: Owner
 // seconds, not once per delivery. Another process may see a rotation a few seconds late, which
 // is harmless: the previous secret keeps signing for 24 hours. This process forgets at once (the
 // rotate handler calls forgetSecrets).
+
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 const cache = new Map<string, { at: number; secrets: string[] }>();
@@ -248,6 +252,7 @@ export function forgetSecrets(owner: Owner): void {
 // "<webhook-id>.<webhook-timestamp>.<body>" with the base64-decoded part of each `whsec_`
 // secret; several signatures, space-separated, let receivers rotate secrets without downtime.
 // Pure: the caller passes the clock's timestamp and the exact bytes it will send.
+
 export function signatureFor(secret: string, id: string, timestamp: number, body: string): string {
   const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
   const mac = crypto.createHmac('sha256', key).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64');
@@ -266,6 +271,7 @@ export function webhookHeaders(secrets: readonly string[], id: string, timestamp
 // One delivery attempt: POST the exact body bytes with their signature headers, no redirects,
 // a hard timeout, and at most a small piece of the receiver's answer read; its first bytes are
 // kept as the attempt's excerpt in the delivery log.
+
 const MAX_RESPONSE_BYTES = 4096;
 
 export interface AttemptResult {
@@ -373,6 +379,7 @@ export function sendWebhook(
 // two every WEBHOOK_EVENTS_INTERVAL_MS. Signed like the result (same secrets, Standard Webhooks),
 // each with its own webhook-id; tried once, never retried and not recorded: a later event or the
 // result supersedes it. Never after the result: see db/webhook-events.ts for the lease that orders them.
+
 /** The lease outlasts the send's own deadline by this much (a slow database write after it). */
 const LEASE_MARGIN_MS = 5_000;
 

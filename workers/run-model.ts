@@ -38,6 +38,7 @@ import { computePriceBreakdown, countedTokens, CREDITS_PER_USD, usagePrice } fro
 // Outcome and the queue maps it onto acks, delay queues and dead-lettering.
 // Upstream adapters (those with a `job`) are not run in one go: the job is submitted, recorded
 // on the prediction, and advanced one poll per delayed message (workers/upstream-jobs.ts).
+
 /** Dead-lettering after three retries (the owner's rule for the predictions queue; app.ts topics()). */
 export const MAX_RETRIES = 3;
 
@@ -340,6 +341,7 @@ export function createRunModel(app: App) {
 // events (`events`), the start and then an event after each write go out one after another, in a
 // chain of their own (a slow receiver never holds the writes back; updates that come while one
 // waits make one event), and `flush` waits for them too (workers/deliver-webhook.ts).
+
 export interface ProgressReporter {
   report(update: RunUpdate): void;
   /** writes what is still held back (the run ended); resolves when written */
@@ -438,6 +440,7 @@ export function progressReporter(app: App, predictionId: string, opts: { interva
 //   model3d  glTF JSON (a JSON object with asset.version) as .gltf, or Wavefront OBJ (UTF-8
 //            whose lines are all OBJ statements or comments) as .obj;
 //   image, video, audio: no text form is accepted (this is what refuses SVG and HTML).
+
 export interface OutputType {
   contentType: string;
   extension: string;
@@ -537,6 +540,7 @@ export async function identifyOutput(file: AdapterFile, kind: MediaKind, index: 
 // margin"): the cost the provider's answer reports, else the provider's cost rule applied to the
 // input (a token rule to the usage reported), else unknown. The gateway's own adapters cost it
 // nothing at a provider. Pure.
+
 export interface RunCost {
   cost: number | null;
   source: 'reported' | 'rule' | 'local' | 'unknown';

@@ -12,7 +12,7 @@ import { ConfigError } from './config.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { MAX_WEBHOOK_RETRIES, webhookDelays } from './workers/webhooks/backoff.ts';
+import { MAX_WEBHOOK_RETRIES, webhookDelays } from './workers/webhook-backoff.ts';
 import { createDb, migrate } from './db/knex.ts';
 import { openStore } from './db/store/index.ts';
 import type { Store } from './db/store/index.ts';

@@ -16,7 +16,7 @@ import type { CallbackConfig } from './lib/upstream-callbacks.ts';
 import { DEFAULT_SUBSCRIPTION_PLANS, parsePlans } from './lib/subscription-plans.ts';
 import type { SubscriptionPlans } from './lib/subscription-plans.ts';
 import fs from 'node:fs';
-import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS, parseRetrySchedule } from './workers/webhooks/backoff.ts';
+import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS, parseRetrySchedule } from './workers/webhook-backoff.ts';
 
 /** `migrate` applies the database migrations and exits (an init container); it starts nothing else. */
 export type Role = 'api' | 'worker' | 'all' | 'migrate';

@@ -18,7 +18,7 @@ import { findActiveStudio, studioOfUser } from '../db/studios.ts';
 import { saveHandoff, takeHandoff } from '../db/session-handoffs.ts';
 import { revokeUserSessions } from '../db/sessions.ts';
 import { revokeAllCredentials } from '../db/credentials.ts';
-import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
+import { forgetSecrets } from '../workers/deliver-webhook.ts';
 import { DuplicateError } from '../db/errors.ts';
 import { completeAuthorization, ProviderUnavailableError, SignInRefusedError, startAuthorization, verifyIdToken } from './google-oidc.ts';
 import type { ExternalIdentity } from './google-oidc.ts';

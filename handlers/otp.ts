@@ -11,7 +11,7 @@ import { hashPassword } from '../lib/secrets.ts';
 import { revokeUserSessions } from '../db/sessions.ts';
 import { revokeAllCredentials } from '../db/credentials.ts';
 import type { RevokedCredentials } from '../db/credentials.ts';
-import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
+import { forgetSecrets } from '../workers/deliver-webhook.ts';
 import { otpMail, sendInBackground } from '../lib/mail.ts';
 import { startSession, userView } from './session.ts';
 import { audit } from './audit.ts';

@@ -9,9 +9,7 @@ import type { Prediction } from '../db/predictions/record.ts';
 import type { App } from '../lib/context.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import { refuseSandboxKey } from './guards.ts';
-import { forgetSecrets } from '../workers/webhooks/secret-cache.ts';
-import { webhookHeaders } from '../workers/webhooks/sign.ts';
-import { sendWebhook } from '../workers/webhooks/send.ts';
+import { forgetSecrets, sendWebhook, webhookHeaders } from '../workers/deliver-webhook.ts';
 import { newDeliveryId } from '../db/deliveries.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 

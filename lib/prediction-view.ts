@@ -1,5 +1,5 @@
 // The public shape of a prediction: the result route's body (handlers) and the webhook payload
-// of interface spec 2.2 (workers/webhooks/payload.ts) share these fields.
+// of interface spec 2.2 (workers/deliver-webhook.ts) share these fields.
 import type { components } from '../spec/v1.generated.ts';
 import type { Storage } from './storage.ts';
 import type { ProviderMetadata } from './provider-metadata.ts';

@@ -31,6 +31,26 @@ export interface IdMessage {
  */
 export type PredictionMessage = IdMessage & { ticket?: unknown; events?: boolean };
 export type WebhookMessage = IdMessage;
+/**
+ * The next poll of an upstream job (workers/upstream-jobs.ts), on the predictions topic beside
+ * PredictionMessage: published by the job's chain, and again by the sweeper when it was lost.
+ */
+export interface PollMessage {
+  id: string;
+  /** the number of this poll in the prediction's chain (the row's upstream_polls when it is current) */
+  poll: number;
+  /** consecutive retryable failures so far (a poll that fails this often fails the prediction) */
+  failures?: number;
+  /** the submitting request's X-Request-Id, passed down the chain (absent on the sweeper's copies) */
+  reqId?: string;
+}
+
+/** A predictions message that is a poll of an upstream job, not a PredictionMessage. */
+export function isPollMessage(body: unknown): body is PollMessage {
+  if (typeof body !== 'object' || body === null) return false;
+  const { id, poll } = body as { id?: unknown; poll?: unknown };
+  return typeof id === 'string' && typeof poll === 'number' && Number.isSafeInteger(poll) && poll >= 0;
+}
 
 export interface Dispatcher {
   /**

@@ -1,33 +1,44 @@
+// The run of one prediction, whole, in the order it goes:
+//   1. the run-model consumer (createRunModel): claim, run the adapter, store the files, complete;
+//   2. a local run's progress and log lines as it goes, and their webhook events (progressReporter);
+//   3. an output's type, from its bytes (identifyOutput);
+//   4. what the run cost at its provider (runCost).
+// An upstream provider's job, submitted once and polled through delayed messages, is
+// workers/upstream-jobs.ts; the webhook the completion sends, workers/deliver-webhook.ts.
+import fs from 'node:fs/promises';
+import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type';
+import type { App } from '../lib/context.ts';
+import type { Prediction } from '../db/predictions/record.ts';
+import { recordRunProgress } from '../db/predictions/upstream.ts';
+import type { ModelInfo } from '../spec/catalog.ts';
+import { adapterRegistry, configuredProviders } from './adapters/index.ts';
+import { acceptingProviders } from '../spec/mapping.ts';
+import { cleanMetadata } from '../lib/provider-metadata.ts';
+import { appendLines, serializeRunLogs } from '../lib/run-logs.ts';
+import type { RunLogs } from '../lib/run-logs.ts';
+import { createCircuitBreaker } from './circuit-breaker.ts';
+import { AdapterError, removeTemporary } from './adapters/types.ts';
+import type { Adapter, AdapterFile, AdapterResult, MediaKind, ModelRef, ProviderReport, RunUpdate } from './adapters/types.ts';
+import { providerCostRecorder } from '../db/provider-costs.ts';
+import type { RunCost as CompletionCost } from '../db/provider-costs.ts';
+import { findFilter } from '../db/webhook-events.ts';
+import type { EventFilter } from '../db/webhook-events.ts';
+import { leaseStartEvent, sendRunningEvent } from './deliver-webhook.ts';
+import type { Delivery, Outcome } from './queue/types.ts';
+import { createUpstreamJobs, runBy, runByNamed } from './upstream-jobs.ts';
+import type { RunLog } from './upstream-jobs.ts';
+import { isPollMessage } from './dispatch.ts';
+import type { PollMessage, PredictionMessage } from './dispatch.ts';
+import { isRequestId } from '../lib/request-id.ts';
+import { seconds } from '../lib/metrics.ts';
+import { computePriceBreakdown, countedTokens, CREDITS_PER_USD, usagePrice } from '../spec/pricing.ts';
+
+// ---- 1. The consumer
 // The run-model consumer: claim the prediction, run its adapter, store the files, record the
 // outcome (and the money) in one transition, then acknowledge. Transport-free: it returns an
 // Outcome and the queue maps it onto acks, delay queues and dead-lettering.
 // Upstream adapters (those with a `job`) are not run in one go: the job is submitted, recorded
 // on the prediction, and advanced one poll per delayed message (workers/upstream-jobs.ts).
-import type { App } from '../lib/context.ts';
-import type { Prediction } from '../db/predictions/record.ts';
-import type { ModelInfo } from '../spec/catalog.ts';
-import { adapterRegistry, configuredProviders } from './adapters/index.ts';
-import { acceptingProviders } from '../spec/mapping.ts';
-import { cleanMetadata } from '../lib/provider-metadata.ts';
-import { createCircuitBreaker } from './circuit-breaker.ts';
-import { AdapterError } from './adapters/types.ts';
-import type { Adapter, AdapterFile, AdapterResult, ProviderReport } from './adapters/types.ts';
-import { providerCostRecorder } from '../db/provider-costs.ts';
-import type { RunCost } from '../db/provider-costs.ts';
-import { runCost } from './provider-cost.ts';
-import { progressReporter } from './run-progress.ts';
-import { findFilter } from '../db/webhook-events.ts';
-import { leaseStartEvent } from './webhooks/events.ts';
-import { removeTemporary } from './adapters/upstream-http.ts';
-import { identifyOutput } from './output-type.ts';
-import type { Delivery, Outcome } from './queue/types.ts';
-import { createUpstreamJobs, isPollMessage, modelRef, runBy, runByNamed } from './upstream-jobs.ts';
-import type { PollMessage, RunLog } from './upstream-jobs.ts';
-import type { PredictionMessage } from './dispatch.ts';
-import { isRequestId } from '../lib/request-id.ts';
-import { seconds } from '../lib/metrics.ts';
-import { countedTokens, usagePrice } from '../spec/pricing.ts';
-import fs from 'node:fs/promises';
 
 /** Dead-lettering after three retries (the owner's rule for the predictions queue; app.ts topics()). */
 export const MAX_RETRIES = 3;
@@ -43,12 +54,25 @@ export function runLogOf(app: App, body: unknown): RunLog {
   return isRequestId(reqId) ? { log: app.log.child({ reqId }), reqId } : { log: app.log };
 }
 
+/** What the adapters are told about a model: the spec's x-model, as the catalog read it. */
+export function modelRef(model: ModelInfo): ModelRef {
+  return {
+    operationId: model.operationId,
+    category: model.category,
+    ...(model.upstream ? { upstream: model.upstream } : {}),
+    ...(model.upstreamModel ? { upstreamModel: model.upstreamModel } : {}),
+    ...(model.inputMap ? { inputMap: model.inputMap } : {}),
+    ...(model.fixedInput ? { fixedInput: model.fixedInput } : {}),
+    ...(model.mapping ? { mapping: model.mapping } : {}),
+  };
+}
+
 /** A language model's completion charged by its usage, and the tokens in it (the store's types, through app.store). */
 type UsageCharge = NonNullable<Parameters<App['store']['complete']>[0]['usage']>;
 type InlineUsage = UsageCharge['usage'];
 
-/** What a run cost at its provider (workers/provider-cost.ts), and what the provider said of the result (seed, size, timings), shown beside it. */
-function costOfRun(p: Prediction, model: ModelInfo, report: ProviderReport | undefined): RunCost {
+/** What a run cost at its provider (runCost, part 4), and what the provider said of the result (seed, size, timings), shown beside it. */
+function costOfRun(p: Prediction, model: ModelInfo, report: ProviderReport | undefined): CompletionCost {
   const { cost, source } = runCost(model, p.input, report);
   const metadata = cleanMetadata(report?.metadata);
   return { provider: model.upstream ?? 'local', upstreamModel: model.upstreamModel ?? null, providerCost: cost, source, ...(metadata ? { metadata } : {}) };
@@ -207,7 +231,7 @@ export function createRunModel(app: App) {
 
   // Per process (README "Providers"): each worker learns on its own that a provider is down.
   const breaker = createCircuitBreaker({ ...app.config.upstreamBreaker, now: app.clock });
-  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, timed, recordCost, runLogOf: (body) => runLogOf(app, body), handBack: HAND_BACK, breaker });
+  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, timed, recordCost, runLogOf: (body) => runLogOf(app, body), modelRef, handBack: HAND_BACK, breaker });
 
   async function handle(delivery: Delivery<PredictionMessage | PollMessage>): Promise<Outcome> {
     metrics.workerInFlight.inc({ topic: 'predictions' });
@@ -233,7 +257,7 @@ export function createRunModel(app: App) {
     const p = await store.claim({ id, now: app.clock(), takeOver: delivery.redelivered || delivery.attempt > 0, ticket: (body as { ticket?: unknown }).ticket });
     // Unknown, running elsewhere, finished or cancelled: nothing to do, and nothing to charge.
     if (!p) return { kind: 'ack' };
-    // webhook_events_filter (workers/webhooks/events.ts): the events its webhook asked for, if any;
+    // webhook_events_filter (workers/deliver-webhook.ts, part 6): the events its webhook asked for, if any;
     // looked for only when the submit's message says there are some, or does not say (the
     // sweeper's copies): not a query per prediction
     const asked = (body as { events?: unknown }).events;
@@ -305,3 +329,226 @@ export function createRunModel(app: App) {
   };
 }
 
+// ---- 2. Progress
+// What a run in this process (a local adapter) reports as it goes, written to its prediction at
+// most once per RUN_PROGRESS_WRITE_MS (default 1 s): an adapter may report every step, and the hot
+// path must not get a write per step. A run shorter than that writes nothing at all (nobody could
+// have watched it); a longer one gets its last update written by `flush` before it ends, so its
+// final lines are kept whatever the throttle held back. When the submit asked its webhook for
+// events (`events`), the start and then an event after each write go out one after another, in a
+// chain of their own (a slow receiver never holds the writes back; updates that come while one
+// waits make one event), and `flush` waits for them too (workers/deliver-webhook.ts).
+
+export interface ProgressReporter {
+  report(update: RunUpdate): void;
+  /** writes what is still held back (the run ended); resolves when written */
+  flush(): Promise<void>;
+  /** how many writes were made (tests and metrics) */
+  readonly writes: number;
+}
+
+export function progressReporter(app: App, predictionId: string, opts: { intervalMs?: number; now?: () => number; events?: EventFilter | null } = {}): ProgressReporter {
+  const events = opts.events ?? null;
+  const interval = opts.intervalMs ?? app.config.runProgressWriteMs;
+  const now = opts.now ?? (() => performance.now());
+  const started = now();
+  let logs: RunLogs | null = null;
+  let progress: number | undefined;
+  let dirty = false;
+  let logsDirty = false;
+  // the first write waits one interval from the start too
+  let lastWrite = started;
+  let timer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  let writes = 0;
+  let sending: Promise<unknown> = events ? sendRunningEvent(app, predictionId, { kind: 'start' }, events) : Promise.resolve();
+  // the update waiting for its turn in `sending`, if any: later writes join it
+  let queued: { logs: boolean } | null = null;
+  function queueEvent(logs: boolean): void {
+    if (!events) return;
+    if (queued) {
+      queued.logs ||= logs;
+      return;
+    }
+    const next = queued = { logs };
+    sending = sending.then(() => {
+      queued = null;
+      return sendRunningEvent(app, predictionId, { kind: 'update', logs: next.logs }, events);
+    });
+  }
+
+  function write(): Promise<void> {
+    if (!dirty) return writing;
+    dirty = false;
+    const update = { ...(progress !== undefined ? { progress } : {}), ...(logsDirty && logs ? { logs: serializeRunLogs(logs) } : {}) };
+    logsDirty = false;
+    lastWrite = now();
+    writes++;
+    writing = writing.then(() => recordRunProgress(app.db, predictionId, update, app.clock())).catch((err: unknown) => {
+      // progress is a courtesy: a failed write never fails the run
+      app.log.warn({ id: predictionId, err: (err as Error).message }, 'could not record run progress');
+    }).then(() => queueEvent(update.logs !== undefined));
+    return writing;
+  }
+
+  return {
+    report(update) {
+      if (update.progress !== undefined && Number.isFinite(update.progress)) progress = Math.min(1, Math.max(0, update.progress));
+      if (update.logs && update.logs.length > 0) {
+        logs = appendLines(logs, update.logs, app.clock());
+        logsDirty = true;
+      }
+      dirty = true;
+      const wait = lastWrite + interval - now();
+      if (wait <= 0) {
+        clearTimeout(timer);
+        timer = undefined;
+        void write();
+      } else if (timer === undefined) {
+        timer = setTimeout(() => {
+          timer = undefined;
+          void write();
+        }, wait);
+        timer.unref();
+      }
+    },
+    flush() {
+      clearTimeout(timer);
+      timer = undefined;
+      // a run too short to have written anything leaves its row alone
+      if (writes === 0 && now() - started < interval) return writing.then(() => sending).then(() => undefined);
+      return write().then(() => sending).then(() => undefined);
+    },
+    get writes() {
+      return writes;
+    },
+  };
+}
+
+// ---- 3. The output's type
+// What an output file is, decided from its bytes, never from what the adapter or the upstream
+// claims: the stored extension (and so the Content-Type /files/ serves) comes from here. The type
+// must match the model's declared output kind (x-model.output), so an "image" that is really HTML
+// or SVG fails the prediction instead of being served as markup from the API's origin.
+//
+// Binary formats are identified by their magic numbers (file-type). Text formats have none, so
+// each kind that legitimately produces text has an explicit rule:
+//   text     any valid UTF-8: stored as .json when it parses as JSON, else .txt (text/plain);
+//   model3d  glTF JSON (a JSON object with asset.version) as .gltf, or Wavefront OBJ (UTF-8
+//            whose lines are all OBJ statements or comments) as .obj;
+//   image, video, audio: no text form is accepted (this is what refuses SVG and HTML).
+
+export interface OutputType {
+  contentType: string;
+  extension: string;
+}
+
+/** what a detected MIME type must look like for each declared kind */
+const BINARY_RULES: Readonly<Record<MediaKind, (mime: string) => boolean>> = {
+  image: (mime) => mime.startsWith('image/'),
+  video: (mime) => mime.startsWith('video/'),
+  audio: (mime) => mime.startsWith('audio/'),
+  model3d: (mime) => mime.startsWith('model/'),
+  // A text model that returns a binary file has gone wrong.
+  text: () => false,
+};
+
+const KIND_NAMES: Readonly<Record<MediaKind, string>> = {
+  image: 'an image',
+  video: 'a video',
+  audio: 'an audio file',
+  model3d: 'a 3D model',
+  text: 'text',
+};
+
+/** text formats are judged on their first MiB: enough for a format check, bounded for memory */
+const TEXT_SAMPLE_BYTES = 1024 * 1024;
+const OBJ_STATEMENT = /^(#|v|vt|vn|vp|f|l|p|o|g|s|mtllib|usemtl|cstype|deg|curv|curv2|surf|parm|trim|hole|end)(\s|$)/;
+
+async function sample(file: AdapterFile): Promise<Uint8Array> {
+  if (file.data) return file.data.subarray(0, TEXT_SAMPLE_BYTES);
+  const handle = await fs.open(file.path, 'r');
+  try {
+    const buffer = new Uint8Array(TEXT_SAMPLE_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, TEXT_SAMPLE_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** the text of a UTF-8 sample (a character cut at the sample's end is not an error), or null */
+function utf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true });
+  } catch {
+    return null;
+  }
+}
+
+function textType(kind: MediaKind, text: string, complete: boolean): OutputType | null {
+  if (text.includes('\u0000')) return null;
+  let json: unknown;
+  let isJson = false;
+  if (complete) {
+    try {
+      json = JSON.parse(text);
+      isJson = true;
+    } catch {
+      // not JSON
+    }
+  }
+  if (kind === 'text') return isJson ? { contentType: 'application/json', extension: 'json' } : { contentType: 'text/plain', extension: 'txt' };
+  if (kind !== 'model3d') return null;
+  if (isJson) {
+    const asset = typeof json === 'object' && json !== null ? (json as { asset?: { version?: unknown } }).asset : undefined;
+    return typeof asset?.version === 'string' ? { contentType: 'model/gltf+json', extension: 'gltf' } : null;
+  }
+  const lines = text.split(/\r?\n/);
+  // The sample may end mid-line; that last piece is not judged.
+  if (!complete) lines.pop();
+  const statements = lines.map((line) => line.trim()).filter((line) => line !== '');
+  if (statements.length === 0 || !statements.every((line) => OBJ_STATEMENT.test(line))) return null;
+  return statements.some((line) => /^v\s/.test(line)) ? { contentType: 'model/obj', extension: 'obj' } : null;
+}
+
+/**
+ * The stored type of output `index` of a model declaring `kind`; throws a non-retryable
+ * AdapterError (shown to the user) when the bytes are not that kind of file.
+ */
+export async function identifyOutput(file: AdapterFile, kind: MediaKind, index: number): Promise<OutputType> {
+  const mismatch = (found: string) => new AdapterError(`output ${index + 1} is not ${KIND_NAMES[kind]} (its content is ${found}); it was not stored`, false);
+  const detected = file.data ? await fileTypeFromBuffer(file.data) : await fileTypeFromFile(file.path);
+  if (detected) {
+    if (!BINARY_RULES[kind](detected.mime)) throw mismatch(detected.mime);
+    return { contentType: detected.mime, extension: detected.ext };
+  }
+  const bytes = await sample(file);
+  const size = file.data ? file.data.byteLength : (await fs.stat(file.path)).size;
+  const text = utf8(bytes);
+  if (text === null) throw mismatch('of an unknown type');
+  const type = textType(kind, text, bytes.byteLength === size);
+  if (!type) throw mismatch(/^\s*</.test(text) ? 'markup (HTML, SVG or XML)' : 'text');
+  return type;
+}
+
+// ---- 4. The provider's cost
+// What a run cost the operator at its provider (docs/operating/model-files.md, "Provider cost and
+// margin"): the cost the provider's answer reports, else the provider's cost rule applied to the
+// input (a token rule to the usage reported), else unknown. The gateway's own adapters cost it
+// nothing at a provider. Pure.
+
+export interface RunCost {
+  cost: number | null;
+  source: 'reported' | 'rule' | 'local' | 'unknown';
+}
+
+/** `model` as the provider that ran it runs it (upstream-jobs.ts runBy): its own cost rule. */
+export function runCost(model: Pick<ModelInfo, 'adapterKind' | 'cost'>, input: Readonly<Record<string, unknown>>, report?: ProviderReport): RunCost {
+  if (model.adapterKind === 'local') return { cost: 0, source: 'local' };
+  const usd = report?.costUsd;
+  // rounded to a millionth of a credit first: 0.035 * 1000 is 35.000000000000004 in binary
+  if (typeof usd === 'number' && Number.isFinite(usd) && usd >= 0) return { cost: Math.ceil(Math.round(usd * CREDITS_PER_USD * 1e6) / 1e6), source: 'reported' };
+  if (model.cost) return { cost: computePriceBreakdown(model.cost, input, report?.usage).total, source: 'rule' };
+  return { cost: null, source: 'unknown' };
+}

@@ -20,7 +20,7 @@
 import type { App } from '../lib/context.ts';
 import { findPredictionById } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
-import { sendRunningEventLater } from './webhooks/events.ts';
+import { sendRunningEventLater } from './deliver-webhook.ts';
 import { advanceUpstreamPolls, recordRunLogs, recordUpstreamJob, rewindUpstreamPolls, setUpstreamStatus } from '../db/predictions/upstream.ts';
 import { mergeWholeLog, parseRunLogs, serializeRunLogs } from '../lib/run-logs.ts';
 import type { UpstreamProgress } from '../db/predictions/upstream.ts';
@@ -28,9 +28,10 @@ import { callbackUrlFor } from '../lib/upstream-callbacks.ts';
 import type { ModelInfo, ProviderInfo } from '../spec/catalog.ts';
 import type { CircuitBreaker } from './circuit-breaker.ts';
 import { AdapterError } from './adapters/types.ts';
+import { removeTemporary } from './adapters/types.ts';
 import type { Adapter, AdapterFile, AdapterResult, JobAdapter, JobContext, JobState, ModelRef, ProviderReport } from './adapters/types.ts';
-import { removeTemporary } from './adapters/upstream-http.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
+import type { PollMessage } from './dispatch.ts';
 
 /**
  * Where a run's lines go: a child logger carrying the submitting request's id when the message
@@ -54,6 +55,8 @@ export interface RunModelParts {
   recordCost(p: Prediction, model: ModelInfo, report: ProviderReport | undefined, charged: number, run?: RunLog): Promise<void>;
   /** the run log of a message body (its reqId, if any) */
   runLogOf(body: unknown): RunLog;
+  /** what the adapters are told about a model */
+  modelRef(model: ModelInfo): ModelRef;
   /** the abort reason of a worker shutting down */
   handBack: string;
   /** this process's circuit breaker over the providers */
@@ -107,39 +110,10 @@ function refused(err: unknown): err is AdapterError {
   return err instanceof AdapterError && err.retryable && err.code === 'upstream_unavailable';
 }
 
-/** What the adapters are told about a model: the spec's x-model, as the catalog read it. */
-export function modelRef(model: ModelInfo): ModelRef {
-  return {
-    operationId: model.operationId,
-    category: model.category,
-    ...(model.upstream ? { upstream: model.upstream } : {}),
-    ...(model.upstreamModel ? { upstreamModel: model.upstreamModel } : {}),
-    ...(model.inputMap ? { inputMap: model.inputMap } : {}),
-    ...(model.fixedInput ? { fixedInput: model.fixedInput } : {}),
-    ...(model.mapping ? { mapping: model.mapping } : {}),
-  };
-}
-
-export interface PollMessage {
-  id: string;
-  /** the number of this poll in the prediction's chain (the row's upstream_polls when it is current) */
-  poll: number;
-  /** consecutive retryable failures so far (a poll that fails this often fails the prediction) */
-  failures?: number;
-  /** the submitting request's X-Request-Id, passed down the chain (absent on the sweeper's copies) */
-  reqId?: string;
-}
-
 /** a provider unreachable for this many polls in a row fails the prediction (nothing is charged) */
 export const MAX_POLL_FAILURES = 5;
 /** provider statuses after which there is nothing left to cancel */
 const FINISHED_UPSTREAM = new Set(['succeeded', 'completed', 'failed', 'canceled', 'cancelled', 'aborted']);
-
-export function isPollMessage(body: unknown): body is PollMessage {
-  if (typeof body !== 'object' || body === null) return false;
-  const { id, poll } = body as { id?: unknown; poll?: unknown };
-  return typeof id === 'string' && typeof poll === 'number' && Number.isSafeInteger(poll) && poll >= 0;
-}
 
 export function createUpstreamJobs(app: App, parts: RunModelParts) {
   const pollDelays = app.config.upstreamPollDelaysMs.length ? app.config.upstreamPollDelaysMs : [1000];
@@ -148,7 +122,7 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
   function context(p: Prediction, model: ModelInfo, signal: AbortSignal): JobContext & { tempDir: string } {
     // Only when UPSTREAM_CALLBACKS is on and the provider's signature can be checked (README "Providers").
     const callbackUrl = callbackUrlFor(app.config.upstreamCallbacks, model.adapter, p.id);
-    return { signal, predictionId: p.id, model: modelRef(model), tempDir: app.storage.tempDir, ...(callbackUrl ? { callbackUrl } : {}) };
+    return { signal, predictionId: p.id, model: parts.modelRef(model), tempDir: app.storage.tempDir, ...(callbackUrl ? { callbackUrl } : {}) };
   }
 
   /** the wait before poll n+1: the n-th configured delay (then the last), or longer if the provider asked */

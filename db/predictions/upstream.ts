@@ -47,7 +47,7 @@ export async function advanceUpstreamPolls(db: Db, id: string, from: number, sta
 
 /**
  * What a run in this process (a local adapter) reports as it goes: progress and its log. Only
- * while it is still processing; callers throttle (workers/run-progress.ts), so this is not a
+ * while it is still processing; callers throttle (workers/run-model.ts progressReporter), so this is not a
  * write per step.
  */
 export async function recordRunProgress(db: Db, id: string, progress: { progress?: number | null; logs?: string }, now: number): Promise<void> {

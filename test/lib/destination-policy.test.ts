@@ -1,7 +1,7 @@
 // The SSRF policy: which webhook URLs are refused at submit time, and send-time re-resolution.
 import test from 'ava';
 import { urlProblem, addressPermitted } from '../../lib/destination-policy.ts';
-import { sendWebhook } from '../../workers/webhooks/send.ts';
+import { sendWebhook } from '../../workers/deliver-webhook.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 
 const strict = { allowInsecure: false };

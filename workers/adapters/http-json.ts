@@ -30,14 +30,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AdapterError } from './types.ts';
 import type { Adapter, AdapterDefinition, AdapterEnv, AdapterResult, JobAdapter, JobContext, JobState, RunContext, UpstreamConfig } from './types.ts';
-import { callJson, collectOutputs, defaultNet, joinUrl, removeTemporary, DOWNLOAD_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './upstream-http.ts';
+import { callJson, collectOutputs, defaultNet, joinUrl, DOWNLOAD_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './upstream-http.ts';
 import type { HttpNet } from './upstream-http.ts';
 import { cancelled, emptyResult, truncate, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
 import { mapInput, requireUpstream } from './upstream-config.ts';
 
 export { parseRetryAfter } from './upstream-errors.ts';
-export { removeTemporary };
 export type HttpJsonNet = HttpNet;
 
 export interface HttpJsonTiming {

@@ -25,9 +25,9 @@
 // image generation. All answer in one call: submit returns a finished job, so there is nothing
 // to poll or cancel. Video: OpenAI's Videos API (sora-2) is deprecated and shuts down on
 // 24 September 2026 (OpenAI's video generation guide), so no video endpoint is mapped to it.
-import { AdapterError } from './types.ts';
+import { AdapterError, removeTemporary } from './types.ts';
 import type { Adapter, AdapterDefinition, AdapterEnv, AdapterResult, JobAdapter, JobContext, JobState, ProviderReport, UpstreamOutput } from './types.ts';
-import { bearer, callJson, keyedCall, collectOutputs, defaultNet, download, joinUrl, removeTemporary, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
+import { bearer, callJson, keyedCall, collectOutputs, defaultNet, download, joinUrl, DOWNLOAD_TIMEOUT_MS } from './upstream-http.ts';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import type { HttpNet, KeyedCall as Call } from './upstream-http.ts';

@@ -2,6 +2,7 @@
 // An adapter turns a validated model input into files; the worker stores them and
 // records the prediction. Adapters never touch the database, the queue or credits.
 
+import fs from 'node:fs/promises';
 import type { MediaKind } from '../../lib/media.ts';
 import type { InputMapping } from '../../spec/mapping.ts';
 import type { RawLogLine } from '../../lib/run-logs.ts';
@@ -14,6 +15,14 @@ export type { MediaKind };
  * an output of hundreds of MiB is never held in memory.
  */
 export type AdapterFile = AdapterFileInfo & ({ data: Uint8Array; path?: undefined } | { path: string; data?: undefined });
+
+/**
+ * Removes temporary downloads (a failed run's, or one cut off half-way); never throws. Beside
+ * AdapterFile: adapters and the worker alike remove the temporary files they do not store.
+ */
+export async function removeTemporary(files: readonly { path?: string | undefined }[]): Promise<void> {
+  await Promise.all(files.map((f) => (f.path ? fs.rm(f.path, { force: true }) : undefined)));
+}
 
 export interface AdapterFileInfo {
   /** e.g. 'image/png' (a hint: the worker decides the stored type from the bytes) */

@@ -17,7 +17,7 @@ import { pipeline } from 'node:stream/promises';
 import ipaddr from 'ipaddr.js';
 import { addressPermitted, nameBlocked, pinnedLookup } from '../../lib/destination-policy.ts';
 import type { DestinationPolicy } from '../../lib/destination-policy.ts';
-import { AdapterError } from './types.ts';
+import { AdapterError, removeTemporary } from './types.ts';
 import type { AdapterEnv, AdapterFile, AdapterResult, JobAdapter, JobContext, RunContext, UpstreamOutput } from './types.ts';
 import { cancelled, errorForStatus, parseRetryAfter, transportError, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
@@ -207,11 +207,6 @@ function get(url: URL, net: HttpNet, signal: AbortSignal): Promise<http.Incoming
     req.on('error', reject);
     req.end();
   });
-}
-
-/** Removes temporary downloads (a failed run's, or one cut off half-way); never throws. */
-export async function removeTemporary(files: readonly { path?: string | undefined }[]): Promise<void> {
-  await Promise.all(files.map((f) => (f.path ? fs.rm(f.path, { force: true }) : undefined)));
 }
 
 /**

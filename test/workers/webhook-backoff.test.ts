@@ -1,8 +1,6 @@
 import test from 'ava';
-import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS, nextDelay, parseRetryAfter, parseRetrySchedule, webhookDelays } from '../../../workers/webhooks/backoff.ts';
-import { signatureFor, webhookHeaders } from '../../../workers/webhooks/sign.ts';
-import { Webhook } from 'standardwebhooks';
-import { loadConfig } from '../../../config.ts';
+import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS, nextDelay, parseRetryAfter, parseRetrySchedule, webhookDelays } from '../../workers/webhook-backoff.ts';
+import { loadConfig } from '../../config.ts';
 
 const SCHEDULE = DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS;
 const HOUR = 3_600_000;
@@ -47,17 +45,4 @@ test('Retry-After wins when longer, capped; every delay has a delay queue', (t) 
   t.is(parseRetryAfter('30', 0), 30_000);
   t.is(parseRetryAfter(new Date(90_000).toUTCString(), 0), 90_000);
   t.is(parseRetryAfter('soon', 0), undefined);
-});
-
-test('signatures verify with the standardwebhooks package, with either secret during a rotation', (t) => {
-  const oldSecret = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
-  const newSecret = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
-  const body = JSON.stringify({ id: 'abc', status: 'completed' });
-  const ts = Math.floor(Date.now() / 1000);
-  const headers = webhookHeaders([newSecret, oldSecret], 'msg_1', ts, body);
-  t.is(headers['webhook-signature']!.split(' ').length, 2);
-  t.deepEqual(new Webhook(newSecret).verify(body, headers), JSON.parse(body));
-  t.deepEqual(new Webhook(oldSecret).verify(body, headers), JSON.parse(body));
-  t.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 3).toString('base64')}`).verify(body, headers));
-  t.regex(signatureFor(newSecret, 'msg_1', ts, body), /^v1,[A-Za-z0-9+/]+=*$/);
 });

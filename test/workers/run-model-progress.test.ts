@@ -1,7 +1,7 @@
 // The throttle on a local run's progress writes, with its clock moved by the test.
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
-import { progressReporter } from '../../workers/run-progress.ts';
+import { progressReporter } from '../../workers/run-model.ts';
 import { parseRunLogs } from '../../lib/run-logs.ts';
 import { proceduralImage } from '../../workers/adapters/procedural-image.ts';
 import type { RunUpdate } from '../../workers/adapters/types.ts';

@@ -2,13 +2,13 @@
 // test and the jitter drawn by the test: the consumer is called directly, one attempt per
 // message, as the transport would deliver the retries; nothing sleeps.
 import test from 'ava';
-import { startGateway, newAccount } from '../../helpers/gateway.ts';
-import { waitFor } from '../../helpers/services.ts';
-import { startReceiver } from '../../helpers/receiver.ts';
-import { createRunModel } from '../../../workers/run-model.ts';
-import { createDeliverWebhook } from '../../../workers/deliver-webhook.ts';
-import { topics } from '../../../app.ts';
-import { pickRetryDelay } from '../../../workers/queue/topics.ts';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import { waitFor } from '../helpers/services.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+import { createRunModel } from '../../workers/run-model.ts';
+import { createDeliverWebhook } from '../../workers/deliver-webhook.ts';
+import { topics } from '../../app.ts';
+import { pickRetryDelay } from '../../workers/queue/topics.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -61,7 +61,7 @@ test('a receiver down for hours gets retries 1 min, 15 min and 4 h after the fir
 });
 
 test('every jittered wait of the default schedule has a delay queue, up to 4.5 hours', async (t) => {
-  const gwConfig = (await import('../../../config.ts')).loadConfig({});
+  const gwConfig = (await import('../../config.ts')).loadConfig({});
   const webhooks = topics(gwConfig).find((x) => x.name === 'webhooks')!;
   for (const d of [48_000, 72_000, 672_000, 1_008_000, 10_800_000, 16_200_000]) t.true(webhooks.retryDelaysMs.includes(d), `${d} ms`);
   t.is(webhooks.maxRetries, 3);

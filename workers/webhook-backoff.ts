@@ -5,6 +5,8 @@
 // their retries at the same instant. RabbitMQ 3.10 has no per-message delay that works
 // (per-message TTL only expires at a queue's head), so each (gap, jitter) pair has its own delay
 // queue: the jitter is drawn from five fixed points.
+// Apart from workers/deliver-webhook.ts, which uses it: config.ts reads the schedule, and config.ts
+// importing deliver-webhook.ts would close a cycle (through lib/context.ts).
 export const JITTER_FACTORS = [0.8, 0.9, 1, 1.1, 1.2] as const;
 export const MAX_WEBHOOK_RETRIES = 3;
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS: readonly number[] = [60_000, 900_000, 14_400_000];

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { identifyOutput } from '../../workers/output-type.ts';
+import { identifyOutput } from '../../workers/run-model.ts';
 import { AdapterError } from '../../workers/adapters/types.ts';
 import type { AdapterFile, MediaKind } from '../../workers/adapters/types.ts';
 

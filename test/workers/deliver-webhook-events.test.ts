@@ -8,14 +8,13 @@ import { readFileSync } from 'node:fs';
 import nock from 'nock';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { startGateway, newAccount } from '../../helpers/gateway.ts';
-import type { TestGateway, Account } from '../../helpers/gateway.ts';
-import { waitFor } from '../../helpers/services.ts';
-import { startReceiver } from '../../helpers/receiver.ts';
-import type { Receiver, Received } from '../../helpers/receiver.ts';
-import { insertFilter } from '../../../db/webhook-events.ts';
-import { closeRunningEvents, sendRunningEvent } from '../../../workers/webhooks/events.ts';
-import { forgetSecrets } from '../../../workers/webhooks/secret-cache.ts';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway, Account } from '../helpers/gateway.ts';
+import { waitFor } from '../helpers/services.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+import type { Receiver, Received } from '../helpers/receiver.ts';
+import { insertFilter } from '../../db/webhook-events.ts';
+import { closeRunningEvents, forgetSecrets, sendRunningEvent } from '../../workers/deliver-webhook.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 // 2 images of 20 steps: 40 progress reports and 4 log lines, each written at once (RUN_PROGRESS_WRITE_MS=0)
@@ -148,7 +147,7 @@ test.serial('a run that asked for no events costs its worker no look for a filte
   // queued as the submit would, then published as the sweeper publishes it: no ticket, no word on events
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
-  const { newPredictionId } = await import('../../../db/predictions/record.ts');
+  const { newPredictionId } = await import('../../db/predictions/record.ts');
   const id = newPredictionId(clock);
   await insertFilter(gw.app.db, { predictionId: id, userId: acct.userId, url: receiver.url, events: ['start', 'completed'] }, clock);
   const outcome = await gw.app.store.submit({ p: { id, userId: acct.userId, apiKeyId: null, model: MODEL, input: INPUT, price: 1, webhookUrl: receiver.url, source: 'api' }, now: clock });
@@ -247,7 +246,7 @@ test.serial('the result waits for an event still being sent', async (t) => {
 
 test.serial('an upstream job (Replicate, nocked) sends its polls\' progress and logs as events, none after the result', async (t) => {
   const REPLICATE = 'https://api.replicate.test';
-  const PNG = readFileSync(new URL('../../../workers/sandbox/sample.png', import.meta.url));
+  const PNG = readFileSync(new URL('../../workers/sandbox/sample.png', import.meta.url));
   nock.disableNetConnect();
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);
   t.teardown(() => {

@@ -14,8 +14,7 @@ import {
 } from '../db/alerts.ts';
 import type { AlertSettings, Crossing } from '../db/alerts.ts';
 import { insertAlertDelivery } from '../db/alert-deliveries.ts';
-import { newDeliveryId } from '../db/deliveries.ts';
-import { activeSecrets } from '../db/webhooks.ts';
+import { activeSecrets, newDeliveryId } from '../db/webhooks.ts';
 import { alertEventPayload, alertSentence } from '../workers/webhooks/alert-event.ts';
 import type { AlertFacts } from '../workers/webhooks/alert-event.ts';
 import { webhookHeaders } from '../workers/webhooks/sign.ts';

@@ -15,7 +15,7 @@ import type { Adapter, AdapterFile, AdapterResult, ProviderReport } from './adap
 import { providerCostRecorder } from '../db/provider-costs.ts';
 import { runCost } from './provider-cost.ts';
 import { progressReporter } from './run-progress.ts';
-import { findFilter } from '../db/webhook-events.ts';
+import { findFilter } from '../db/webhooks.ts';
 import { leaseStartEvent } from './webhooks/events.ts';
 import { removeTemporary } from './adapters/upstream-http.ts';
 import { identifyOutput } from './output-type.ts';

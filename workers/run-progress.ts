@@ -11,7 +11,7 @@ import { recordRunProgress } from '../db/predictions/upstream.ts';
 import { appendLines, serializeRunLogs } from '../lib/run-logs.ts';
 import type { RunLogs } from '../lib/run-logs.ts';
 import type { RunUpdate } from './adapters/types.ts';
-import type { EventFilter } from '../db/webhook-events.ts';
+import type { EventFilter } from '../db/webhooks.ts';
 import { sendRunningEvent } from './webhooks/events.ts';
 
 

@@ -3,12 +3,11 @@
 // starts it, `progress` and `logs` as the provider or local adapter reports, at most one of those
 // two every WEBHOOK_EVENTS_INTERVAL_MS. Signed like the result (same secrets, Standard Webhooks),
 // each with its own webhook-id; tried once, never retried and not recorded: a later event or the
-// result supersedes it. Never after the result: see db/webhook-events.ts for the lease that orders them.
+// result supersedes it. Never after the result: see db/webhooks.ts for the lease that orders them.
 import type { App } from '../../lib/context.ts';
-import { newDeliveryId } from '../../db/deliveries.ts';
 import { findPredictionById } from '../../db/predictions/record.ts';
-import { closeEvents, dropFilter, eventLease, findFilter, releaseEventLease, takeEventLease } from '../../db/webhook-events.ts';
-import type { EventFilter } from '../../db/webhook-events.ts';
+import { closeEvents, dropFilter, eventLease, findFilter, newDeliveryId, releaseEventLease, takeEventLease } from '../../db/webhooks.ts';
+import type { EventFilter } from '../../db/webhooks.ts';
 import type { RunningEvent } from '../../lib/webhook-events.ts';
 import { runningEventPayload } from './payload.ts';
 import { signingSecrets } from './secret-cache.ts';
@@ -32,7 +31,7 @@ export function eventFor(filter: EventFilter, signal: RunSignal): RunningEvent |
 
 /**
  * Sends the event `signal` makes for the prediction, if its filter asks for one and the lease is
- * free (db/webhook-events.ts takeEventLease): 'sent' (whatever the receiver answered) or 'skipped'.
+ * free (db/webhooks.ts takeEventLease): 'sent' (whatever the receiver answered) or 'skipped'.
  * `filter`: already looked up by the caller (undefined: none; omitted: looked up here).
  * Never throws: an event is a courtesy, and its failure never touches the run.
  */

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../knex.ts';
 import type { Owner } from '../../../lib/owner.ts';
 import { marks } from '../../sql.ts';
-import { deliveriesInsertSql } from '../../deliveries.ts';
+import { deliveriesInsertSql } from '../../webhooks.ts';
 import { LEDGER_HEAD } from '../../wallet/ledger.ts';
 import { chargeValues, payingInOrder } from '../../wallet/moves.ts';
 import type { Charge, WalletCharges } from '../../wallet/moves.ts';

@@ -8,7 +8,7 @@ import { predictionFromRow } from './predictions/record.ts';
 import type { Prediction } from './predictions/record.ts';
 import { listLedgerEntries } from './ledger.ts';
 import type { LedgerEntry } from './ledger.ts';
-import type { TeamRole } from '../lib/team-permissions.ts';
+import type { TeamRole } from '../lib/caller.ts';
 
 export type PredictionCursor = { hidden: boolean; createdAt: number; id: string };
 

@@ -1,5 +1,5 @@
-import { roleOf } from '../lib/roles.ts';
-import type { Role } from '../lib/roles.ts';
+import { roleOf } from '../lib/caller.ts';
+import type { Role } from '../lib/caller.ts';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
 import { num } from './rows.ts';

@@ -12,9 +12,9 @@ import { isDuplicateKey } from './errors.ts';
 import { withLockRetry } from './retry.ts';
 import { appendLedger, walletOf } from './wallet/ledger.ts';
 import { creditWallet, lockWallet } from './wallet/moves.ts';
-import type { Owner } from '../lib/owner.ts';
+import type { Owner } from '../lib/caller.ts';
 import { grantAdded, recountGrants } from './wallet/grants.ts';
-import { ownerKey } from '../lib/owner.ts';
+import { ownerKey } from '../lib/caller.ts';
 import { firstPeriodEnd, nextPeriodEnd } from '../lib/subscription-plans.ts';
 import type { SubscriptionPlan, SubscriptionPlans } from '../lib/subscription-plans.ts';
 

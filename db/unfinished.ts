@@ -8,7 +8,7 @@
 import type { Knex } from 'knex';
 import { isMysql, rawRows } from './knex.ts';
 import { num } from './rows.ts';
-import type { Owner } from '../lib/owner.ts';
+import type { Owner } from '../lib/caller.ts';
 
 const BY_COLUMN = 'unfinished = 1';
 const BY_STATUS = "status in ('queued', 'pending', 'processing')";

@@ -1,6 +1,6 @@
 import { appendLedger } from './wallet/ledger.ts';
-import { roleOf } from '../lib/roles.ts';
-import type { Role } from '../lib/roles.ts';
+import { roleOf } from '../lib/caller.ts';
+import type { Role } from '../lib/caller.ts';
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
 import { DuplicateError, isDuplicateKey } from './errors.ts';

@@ -8,7 +8,7 @@ import { ALERT_DELIVERIES, findPendingDelivery, PREDICTION_DELIVERIES, recordAtt
 import type { DeliveryTables } from '../db/webhooks.ts';
 import { findPendingAlertDelivery } from '../db/alert-deliveries.ts';
 import { alertEventPayload } from './webhooks/alert-event.ts';
-import type { Owner } from '../lib/owner.ts';
+import type { Owner } from '../lib/caller.ts';
 import { signingSecrets } from './webhooks/secret-cache.ts';
 import type { Delivery as QueueDelivery, Outcome } from './queue/types.ts';
 import type { WebhookMessage } from './dispatch.ts';

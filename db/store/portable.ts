@@ -11,7 +11,7 @@ import { affected, rawRows } from '../knex.ts';
 import { num } from '../rows.ts';
 import { ownerSql, ownerWhere } from '../owner.ts';
 import type { Owner } from '../owner.ts';
-import { ownerKey } from '../../lib/owner.ts';
+import { ownerKey } from '../../lib/caller.ts';
 import { withLockRetry } from '../retry.ts';
 import { marks } from '../sql.ts';
 import { checkKeySpend, lockKey } from '../key-spend.ts';

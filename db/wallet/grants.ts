@@ -6,8 +6,8 @@
 import type { Knex } from 'knex';
 import { affected } from '../knex.ts';
 import { num } from '../rows.ts';
-import { ownerKey } from '../../lib/owner.ts';
-import type { Owner } from '../../lib/owner.ts';
+import { ownerKey } from '../../lib/caller.ts';
+import type { Owner } from '../../lib/caller.ts';
 
 const walletRow = (trx: Knex, w: Owner) => (w.teamId === null ? trx('users').where('id', w.userId) : trx('teams').where('id', w.teamId));
 

@@ -3,7 +3,7 @@
 // sample the alert settings send on demand), `alert` is the alert as GET /app/alerts lists it, and
 // `message` the sentence the alert's email carries.
 import type { AlertKind } from '../../db/alerts.ts';
-import type { Owner } from '../../lib/owner.ts';
+import type { Owner } from '../../lib/caller.ts';
 
 export interface AlertFacts {
   /** null in a test event: no alert was recorded */

@@ -5,7 +5,7 @@
 import type { Db } from '../../db/knex.ts';
 import type { Owner } from '../../db/owner.ts';
 import { activeSecrets } from '../../db/webhooks.ts';
-import { ownerKey } from '../../lib/owner.ts';
+import { ownerKey } from '../../lib/caller.ts';
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;

@@ -1,4 +1,4 @@
-// Scrape-time figures for /metrics (lib/metrics.ts): one aggregate query each.
+// Scrape-time figures for /metrics (lib/telemetry.ts): one aggregate query each.
 import type { Db } from './knex.ts';
 import { num, numOrNull } from './rows.ts';
 

@@ -18,7 +18,7 @@ export type { Store };
 import type { Dispatcher } from '../workers/dispatch.ts';
 import type { AdapterEnv } from '../workers/adapters/types.ts';
 import type { Storage } from './storage.ts';
-import type { Metrics } from './metrics.ts';
+import type { Metrics } from './telemetry.ts';
 import type { CredentialCaches } from './credential-cache.ts';
 
 export interface LoadedSpec {
@@ -75,7 +75,7 @@ export interface App {
   dispatcher: Dispatcher;
   encryptionKey: Buffer;
   clock: () => number;
-  /** the Prometheus registry and the gateway's counters (lib/metrics.ts), served at /metrics */
+  /** the Prometheus registry and the gateway's counters (lib/telemetry.ts), served at /metrics */
   metrics: Metrics;
   /** team membership for owner resolution (lib/caller.ts); tests may leave it out (every team_id is then 404) */
   teams?: TeamDirectory;

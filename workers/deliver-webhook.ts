@@ -18,7 +18,7 @@ import { webhookHeaders } from './webhooks/sign.ts';
 import { sendWebhook } from './webhooks/send.ts';
 import { closeRunningEvents } from './webhooks/events.ts';
 import { MAX_WEBHOOK_RETRIES, nextDelay, parseRetryAfter } from './webhooks/backoff.ts';
-import { isRequestId } from '../lib/request-id.ts';
+import { isRequestId } from '../lib/telemetry.ts';
 
 /** `random` draws the retry jitter (tests fix it). */
 export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { random?: () => number } = {}) {

@@ -23,8 +23,7 @@ import type { Delivery, Outcome } from './queue/types.ts';
 import { createUpstreamJobs, isPollMessage, modelRef, runBy, runByNamed } from './upstream-jobs.ts';
 import type { PollMessage, RunLog } from './upstream-jobs.ts';
 import type { PredictionMessage } from './dispatch.ts';
-import { isRequestId } from '../lib/request-id.ts';
-import { seconds } from '../lib/metrics.ts';
+import { isRequestId, seconds } from '../lib/telemetry.ts';
 import { countedTokens, usagePrice } from '../spec/pricing.ts';
 import fs from 'node:fs/promises';
 

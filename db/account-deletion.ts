@@ -6,8 +6,7 @@ import { dropCounter } from './history-count.ts';
 import { ownerKey } from '../lib/caller.ts';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
-import { jsonOr, num } from './rows.ts';
+import { affected, jsonOr, num } from './knex.ts';
 
 export interface DeletionState {
   requestedAt: number | null;

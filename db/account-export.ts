@@ -3,7 +3,7 @@
 // function returns the page after `after` (null: the first) in a stable order, and the caller
 // passes the last row's key back in. Personal only: rows with team_id set belong to the team.
 import type { Db } from './knex.ts';
-import { num, numOrNull } from './rows.ts';
+import { num, numOrNull } from './knex.ts';
 import { predictionFromRow } from './predictions/record.ts';
 import type { Prediction } from './predictions/record.ts';
 import { listLedgerEntries } from './ledger.ts';

@@ -6,8 +6,7 @@
 // sweep removes grant credit whose time has come (`expiry` ledger rows), never purchased credit
 // and never credit held by running predictions.
 import type { Knex } from 'knex';
-import { affected } from './knex.ts';
-import { num, numOrNull } from './rows.ts';
+import { affected, num, numOrNull } from './knex.ts';
 import { isDuplicateKey } from './errors.ts';
 import { withLockRetry } from './retry.ts';
 import { appendLedger, walletOf } from './wallet/ledger.ts';

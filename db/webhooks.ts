@@ -7,11 +7,10 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
+import { affected, iso, num, numOrNull } from './knex.ts';
 import { newWebhookSecret, seal, unseal } from '../lib/secrets.ts';
 import { predictionFromRow } from './predictions/record.ts';
 import type { Prediction } from './predictions/record.ts';
-import { iso, num, numOrNull } from './rows.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { insertHead, rowsInsert } from './sql.ts';

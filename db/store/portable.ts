@@ -7,8 +7,7 @@
 // planner would lock index ranges.
 import type { Knex } from 'knex';
 import type { Db } from '../knex.ts';
-import { affected, rawRows } from '../knex.ts';
-import { num } from '../rows.ts';
+import { affected, num, rawRows } from '../knex.ts';
 import { ownerSql, ownerWhere } from '../owner.ts';
 import type { Owner } from '../owner.ts';
 import { ownerKey } from '../../lib/caller.ts';

@@ -3,7 +3,7 @@
 // lock conflict.
 import type { Knex } from 'knex';
 import type { Owner } from '../../lib/caller.ts';
-import { num } from '../rows.ts';
+import { num } from '../knex.ts';
 import { withLockRetry } from '../retry.ts';
 import { lastLedgerId, walletOf } from './ledger.ts';
 import { creditWallet, debitWallet, lockWallet, studioOwner } from './moves.ts';

@@ -4,8 +4,7 @@
 // UPDATE of the wallet row (which holds the row's lock, so grants of one wallet change one move at
 // a time). Kept free of db/wallet/moves.ts (which calls it) so the two do not import each other.
 import type { Knex } from 'knex';
-import { affected } from '../knex.ts';
-import { num } from '../rows.ts';
+import { affected, num } from '../knex.ts';
 import { ownerKey } from '../../lib/caller.ts';
 import type { Owner } from '../../lib/caller.ts';
 

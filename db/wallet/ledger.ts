@@ -9,7 +9,7 @@
 // its owner lists it is db/ledger.ts.
 import type { Knex } from 'knex';
 import type { Owner } from '../../lib/caller.ts';
-import { num } from '../rows.ts';
+import { num } from '../knex.ts';
 import { insertHead, rowsInsert } from '../sql.ts';
 
 /**

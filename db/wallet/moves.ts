@@ -10,10 +10,9 @@
 // and, in user_id, the member whose prediction it was (or who was credited). A deleted team
 // takes no new holds.
 import type { Knex } from 'knex';
-import { affected, isMysql } from '../knex.ts';
+import { affected, isMysql, num, numOrNull } from '../knex.ts';
 import { InsufficientCreditError } from '../errors.ts';
 import { BalanceLimitError } from '../../lib/errors.ts';
-import { num, numOrNull } from '../rows.ts';
 import { ownerKey } from '../../lib/caller.ts';
 import type { Owner } from '../../lib/caller.ts';
 import { consumeGrants } from './grants.ts';

@@ -4,8 +4,7 @@
 // takes the portable locked path (db/store/portable.ts lockedBatch), which decides each request.
 import type { Knex } from 'knex';
 import type { Db } from '../../knex.ts';
-import { rawRows } from '../../knex.ts';
-import { num } from '../../rows.ts';
+import { num, rawRows } from '../../knex.ts';
 import { withLockRetry } from '../../retry.ts';
 import { marks } from '../../sql.ts';
 import { ownerKey } from '../../../lib/caller.ts';

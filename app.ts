@@ -31,7 +31,7 @@ import { createS3Storage } from './lib/storage-s3.ts';
 import { handlerFor, generate } from './handlers/index.ts';
 import { registerHandler } from './plugins/spec-routes.ts';
 import { createDispatcher } from './workers/dispatch.ts';
-import { createMetrics } from './lib/metrics.ts';
+import { createMetrics } from './lib/telemetry.ts';
 import { ledgerTotals, oldestWaitingMs } from './db/stats.ts';
 import type { App, LoadedSpec } from './lib/context.ts';
 import { performance } from 'node:perf_hooks';

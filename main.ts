@@ -6,7 +6,7 @@ import { displayPath } from './spec/load.ts';
 import path from 'node:path';
 import type { App } from './app.ts';
 import { createServer, createHealthServer } from './server.ts';
-import { collectProcessMetrics } from './lib/metrics.ts';
+import { collectProcessMetrics } from './lib/telemetry.ts';
 import { createRunModel } from './workers/run-model.ts';
 import { createDeliverWebhook } from './workers/deliver-webhook.ts';
 import { createRetention } from './workers/retention.ts';

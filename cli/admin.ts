@@ -10,9 +10,9 @@ import { createDb } from '../db/knex.ts';
 import { countUsersWithRole, listUsersWithRoles, setUserRole } from '../db/users.ts';
 import { insertAdminAudit } from '../db/admin-audit.ts';
 import { adminTopUp } from '../db/wallet/admin.ts';
-import { isRole, ROLES } from '../lib/roles.ts';
+import { isRole, ROLES } from '../lib/caller.ts';
 import { createCredentialBroadcast } from '../workers/queue/amqp/credential-broadcast.ts';
-import type { Role } from '../lib/roles.ts';
+import type { Role } from '../lib/caller.ts';
 
 const USAGE = `usage: npm run admin -- grant <email> <${ROLES.filter((r) => r !== 'user').join('|')}>
        npm run admin -- revoke <email>

@@ -3,11 +3,10 @@
 // (profile, credentials, personal predictions and their files, memberships) and keeps an
 // anonymised tombstone row, so the ledger rows, never deleted, still sum to a wallet.
 import { dropCounter } from './history-count.ts';
-import { ownerKey } from '../lib/owner.ts';
+import { ownerKey } from '../lib/caller.ts';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
-import { jsonOr, num } from './rows.ts';
+import { affected, jsonOr, num } from './knex.ts';
 
 export interface DeletionState {
   requestedAt: number | null;

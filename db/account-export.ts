@@ -3,12 +3,12 @@
 // function returns the page after `after` (null: the first) in a stable order, and the caller
 // passes the last row's key back in. Personal only: rows with team_id set belong to the team.
 import type { Db } from './knex.ts';
-import { num, numOrNull } from './rows.ts';
+import { num, numOrNull } from './knex.ts';
 import { predictionFromRow } from './predictions/record.ts';
 import type { Prediction } from './predictions/record.ts';
 import { listLedgerEntries } from './ledger.ts';
 import type { LedgerEntry } from './ledger.ts';
-import type { TeamRole } from '../lib/team-permissions.ts';
+import type { TeamRole } from '../lib/caller.ts';
 
 export type PredictionCursor = { hidden: boolean; createdAt: number; id: string };
 

@@ -2,7 +2,7 @@
 // an operation with `x-required-role`, written by the route bridge (plugins/admin-audit.ts).
 // Rows are only ever inserted: nothing here updates or deletes one.
 import type { Db } from './knex.ts';
-import { iso, num, numOrNull } from './rows.ts';
+import { iso, num, numOrNull } from './knex.ts';
 
 export interface AdminAuditEntry {
   actorUserId: number | null;

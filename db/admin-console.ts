@@ -5,7 +5,7 @@
 // start in ms), which both engines compute the same way with integers.
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { bool, iso, isoOrNull, num, numOrNull } from './rows.ts';
+import { bool, iso, isoOrNull, num, numOrNull } from './knex.ts';
 import { normaliseEmail } from './users.ts';
 import type { PredictionStatus } from './predictions/record.ts';
 

@@ -3,7 +3,7 @@
 // shared parts are in db/webhooks.ts, with ALERT_DELIVERIES naming these tables).
 import type { Db } from './knex.ts';
 import type { Owner } from './owner.ts';
-import { num, numOrNull } from './rows.ts';
+import { num, numOrNull } from './knex.ts';
 import type { AlertKind, AlertRecord } from './alerts.ts';
 import type { DeliveryStatus } from './webhooks.ts';
 

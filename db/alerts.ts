@@ -9,7 +9,7 @@ import type { Db } from './knex.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { walletRow } from './wallet/ledger.ts';
-import { bool, num, numOrNull } from './rows.ts';
+import { bool, num, numOrNull } from './knex.ts';
 import { periodStart } from './key-spend.ts';
 import type { SpendPeriod } from './key-spend.ts';
 

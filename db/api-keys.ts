@@ -1,7 +1,7 @@
-import { roleOf } from '../lib/roles.ts';
-import type { Role } from '../lib/roles.ts';
+import { roleOf } from '../lib/caller.ts';
+import type { Role } from '../lib/caller.ts';
 import type { Db } from './knex.ts';
-import { bool, iso, isoOrNull, jsonOr, num } from './rows.ts';
+import { bool, iso, isoOrNull, jsonOr, num } from './knex.ts';
 import { SPEND_PERIODS } from './key-spend.ts';
 import type { SpendPeriod } from './key-spend.ts';
 

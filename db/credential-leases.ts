@@ -2,8 +2,7 @@
 // API keys from their caches, until when, in the database's clock.
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { isMysql, affected } from './knex.ts';
-import { num } from './rows.ts';
+import { affected, isMysql, num } from './knex.ts';
 
 /** The database's clock in epoch ms, as an SQL expression (the same clock for every process). */
 function dbNow(db: Db | Knex.Transaction): Knex.Raw {

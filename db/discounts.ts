@@ -4,9 +4,9 @@
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import type { Owner } from './owner.ts';
-import { ownerKey } from '../lib/owner.ts';
+import { ownerKey } from '../lib/caller.ts';
 import { ownerWhere } from './owner.ts';
-import { num, numOrNull } from './rows.ts';
+import { num, numOrNull } from './knex.ts';
 import type { DiscountRule } from '../spec/pricing.ts';
 
 export interface ModelDiscount extends DiscountRule {

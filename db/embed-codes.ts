@@ -4,10 +4,9 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
+import { affected, jsonOr, num, numOrNull } from './knex.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
-import { jsonOr, num, numOrNull } from './rows.ts';
 import { withLockRetry } from './retry.ts';
 import { unfinishedOfSql } from './unfinished.ts';
 import { originAllowed, originHostKey, originKeys } from '../lib/embed-origins.ts';

@@ -18,8 +18,8 @@ import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
-import { ownerKey } from '../lib/owner.ts';
-import { num } from './rows.ts';
+import { ownerKey } from '../lib/caller.ts';
+import { num } from './knex.ts';
 import { withLockRetry } from './retry.ts';
 
 const TABLE = 'prediction_history_counts';

@@ -2,9 +2,8 @@
 // the primary key: of two concurrent requests exactly one inserts, the other finds the row.
 // Expected outcomes are returned, never thrown.
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
+import { affected, jsonOr, num, numOrNull } from './knex.ts';
 import { isDuplicateKey } from './errors.ts';
-import { jsonOr, num, numOrNull } from './rows.ts';
 
 /** The answer of the first request, replayed to its retries. */
 export interface StoredResponse {

@@ -2,7 +2,7 @@
 // provider's stable subject; the email is only used to find the account the first time.
 import type { Db } from './knex.ts';
 import { DuplicateError, isDuplicateKey } from './errors.ts';
-import { num } from './rows.ts';
+import { num } from './knex.ts';
 
 export async function findIdentityUserId(db: Db, provider: string, subject: string): Promise<number | undefined> {
   const row = await db('user_identities').select('user_id').where({ provider, subject }).first<{ user_id: number } | undefined>();

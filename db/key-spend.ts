@@ -6,7 +6,7 @@
 // from (its owner's, or a team's through team_id), so N parallel submits admit exactly what fits.
 import type { Knex } from 'knex';
 import { KeySpendLimitError } from './errors.ts';
-import { num } from './rows.ts';
+import { num } from './knex.ts';
 
 export type SpendPeriod = 'day' | 'month';
 export const SPEND_PERIODS: readonly SpendPeriod[] = ['day', 'month'];

@@ -1,5 +1,7 @@
-// One knex instance per process: mysql2 against MariaDB/MySQL in production, or the
-// embedded SQLite file when DATABASE_URL is unset.
+// The database connection and what its drivers answer, in two parts:
+// - the connection: one knex instance per process, mysql2 against MariaDB/MySQL in production, or
+//   the embedded SQLite file when DATABASE_URL is unset; migrations; raw results and affected counts;
+// - row values: what the two drivers return for a column, normalised (bool, num, iso, jsonOr...).
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory from 'knex';
@@ -140,4 +142,33 @@ export async function answersReturning(db: Db): Promise<boolean> {
 /** Number of rows an UPDATE/DELETE touched; knex returns it as a number on both engines. */
 export function affected(result: unknown): number {
   return typeof result === 'number' ? result : 0;
+}
+
+// ------------------------------------------------------------------ row values
+
+// Normalises what the two drivers return: MySQL booleans are 0/1, BIGINTs may be strings.
+
+export function bool(v: unknown): boolean {
+  return v === true || v === 1 || v === '1';
+}
+
+export function num(v: unknown): number {
+  return typeof v === 'number' ? v : Number(v);
+}
+
+export function numOrNull(v: unknown): number | null {
+  return v === null || v === undefined ? null : num(v);
+}
+
+export function iso(ms: unknown): string {
+  return new Date(num(ms)).toISOString();
+}
+
+export function isoOrNull(ms: unknown): string | null {
+  return ms === null || ms === undefined ? null : iso(ms);
+}
+
+export function jsonOr<T>(v: unknown, fallback: T): T {
+  if (typeof v !== 'string' || v === '') return fallback;
+  return JSON.parse(v) as T;
 }

@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
-import { num, numOrNull } from './rows.ts';
+import { num, numOrNull } from './knex.ts';
 import type { Page, Paging } from './run-history.ts';
 
 export interface LedgerEntry {

@@ -5,7 +5,7 @@ import type { Db } from './knex.ts';
 import type { Owner } from './owner.ts';
 import { ownerWhere } from './owner.ts';
 import { DuplicateError, isDuplicateKey } from './errors.ts';
-import { iso, jsonOr, num, numOrNull } from './rows.ts';
+import { iso, jsonOr, num, numOrNull } from './knex.ts';
 
 export interface Lora extends NewLora {
   id: number;

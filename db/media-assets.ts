@@ -1,10 +1,9 @@
 // The media library (issue 10, migration 1801): owner-scoped assets, newest first.
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
+import { affected, num, numOrNull } from './knex.ts';
 import { isDuplicateKey, isMissingReference, DuplicateError, NotFoundError } from './errors.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
-import { num, numOrNull } from './rows.ts';
 import type { UploadMediaType } from '../lib/uploads.ts';
 
 export interface MediaAsset {

@@ -2,7 +2,7 @@
 // of prediction_costs alone (db/provider-costs.ts writes it), grouped by its (day, model) index.
 import type { Db } from './knex.ts';
 import { DAY_MS } from './provider-costs.ts';
-import { num } from './rows.ts';
+import { num } from './knex.ts';
 
 export interface MarginRow {
   /** YYYY-MM-DD (UTC) */

@@ -1,8 +1,7 @@
 // OAuth clients (issue 5): owned by a user, secret stored as a SHA-256 digest, soft-deleted so
 // that a revoked client_id never authenticates again.
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
-import { iso, jsonOr, num, numOrNull } from './rows.ts';
+import { affected, iso, jsonOr, num, numOrNull } from './knex.ts';
 
 export interface OAuthClientRecord {
   id: number;

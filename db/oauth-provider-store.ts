@@ -6,7 +6,7 @@
 // Expiry uses the provider's own clock (Date.now), as its models do.
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Db } from './knex.ts';
-import { num } from './rows.ts';
+import { num } from './knex.ts';
 import { findLiveOAuthClient } from './oauth-clients.ts';
 import { sha256Hex } from '../lib/secrets.ts';
 

@@ -5,8 +5,7 @@
 // with a conditional UPDATE, so concurrent guesses cannot exceed any code's bound.
 import crypto from 'node:crypto';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
-import { num } from './rows.ts';
+import { affected, num } from './knex.ts';
 
 /** 'otp' serves login-otp and verify-otp (request-otp, register); 'reset' serves reset-password. */
 export type OtpPurpose = 'otp' | 'reset';

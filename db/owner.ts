@@ -1,13 +1,13 @@
 // Tenant scoping, written into the query: every lookup of an owned record goes through
 // ownerWhere(owner), so another owner's row is never fetched (and never compared after the fetch).
 import type { Knex } from 'knex';
-import type { Owner } from '../lib/owner.ts';
+import type { Owner } from '../lib/caller.ts';
 
 export type { Owner };
 
 /**
  * The rows an owner may see, as a knex `where` group: `.where(ownerWhere(owner))`.
- * Personal: the user's rows. A team (teamId set; lib/owner.ts checked membership): the team's
+ * Personal: the user's rows. A team (teamId set; lib/caller.ts checked membership): the team's
  * rows, whoever created them. Every owned table has a nullable `team_id` (migration 0701):
  * the personal branch is `user_id = ? AND team_id IS NULL`, here and only here (and its fixed-SQL
  * twin, ownerSql, below).

@@ -4,7 +4,7 @@
 // with `usage`), already settled, so that it never marks a prediction that is still unfinished,
 // which is all the sweepers look at (db/predictions/sweeps.ts).
 import type { Db } from './knex.ts';
-import { numOrNull } from './rows.ts';
+import { numOrNull } from './knex.ts';
 
 export interface InlineUsageRecord {
   inputTokens: number | null;

@@ -2,8 +2,7 @@
 // one round trip for all its buckets (INSERT ... ON DUPLICATE KEY UPDATE on MariaDB, ON CONFLICT
 // DO UPDATE on SQLite): in both, the SET expressions read the row's previous values, and `hits`
 // is assigned before `window_start` (MariaDB applies assignments left to right).
-import { answersReturning, isMysql, type Db } from './knex.ts';
-import { num } from './rows.ts';
+import { answersReturning, isMysql, num, type Db } from './knex.ts';
 import { withLockRetry } from './retry.ts';
 import { executeRaw } from './prepared.ts';
 import { eachAlone, naturalBatcher, perInstance, type ItemOutcome } from '../lib/batch.ts';

@@ -5,8 +5,7 @@
 // (credit_transactions) and prediction rows are never deleted here.
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected, isMysql } from './knex.ts';
-import { jsonOr } from './rows.ts';
+import { affected, isMysql, jsonOr } from './knex.ts';
 import { isDuplicateKey } from './errors.ts';
 import { deleteExpiredIdempotencyKeys } from './idempotency.ts';
 

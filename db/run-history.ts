@@ -11,12 +11,11 @@
 // boundary step read rows; they narrow what is read, and a search is expected to cost more.
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
+import { affected, num, numOrNull } from './knex.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { predictionFromRow, TERMINAL } from './predictions/record.ts';
 import type { Prediction, PredictionSource, PredictionStatus, ReviewStatus } from './predictions/record.ts';
-import { num, numOrNull } from './rows.ts';
 import { counterForDelete, countVisible } from './history-count.ts';
 import { withLockRetry } from './retry.ts';
 

@@ -1,8 +1,7 @@
-import { roleOf } from '../lib/roles.ts';
-import type { Role } from '../lib/roles.ts';
+import { roleOf } from '../lib/caller.ts';
+import type { Role } from '../lib/caller.ts';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
-import { num } from './rows.ts';
+import { affected, num } from './knex.ts';
 
 /** A new session; `impersonatorId` names the staff member acting as the user (README "Impersonation and support links"). */
 export async function insertSession(db: Db, userId: number, tokenHash: string, now: number, ttlSeconds: number, impersonatorId: number | null = null): Promise<void> {

@@ -1,6 +1,6 @@
-// Scrape-time figures for /metrics (lib/metrics.ts): one aggregate query each.
+// Scrape-time figures for /metrics (lib/telemetry.ts): one aggregate query each.
 import type { Db } from './knex.ts';
-import { num, numOrNull } from './rows.ts';
+import { num, numOrNull } from './knex.ts';
 
 /**
  * Sum of every wallet's balance and held credits, users and teams. A full scan of both tables:

@@ -6,10 +6,9 @@
 import type { Knex } from 'knex';
 import { creditWallet, debitWallet, lockWallet } from './wallet/moves.ts';
 import { lastLedgerId, walletOf } from './wallet/ledger.ts';
-import type { Owner } from '../lib/owner.ts';
+import type { Owner } from '../lib/caller.ts';
 import { isDuplicateKey } from './errors.ts';
-import { affected } from './knex.ts';
-import { num } from './rows.ts';
+import { affected, num } from './knex.ts';
 import { withLockRetry } from './retry.ts';
 import { creditsForRefund } from '../lib/stripe.ts';
 

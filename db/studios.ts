@@ -3,11 +3,10 @@
 // usage and revenue report.
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
+import { affected, jsonOr, num, numOrNull } from './knex.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { DuplicateError, isDuplicateKey } from './errors.ts';
-import { jsonOr, num, numOrNull } from './rows.ts';
 import { withLockRetry } from './retry.ts';
 
 export type PayerMode = 'owner_pays' | 'end_user_pays';

@@ -6,15 +6,14 @@
 // sweep removes grant credit whose time has come (`expiry` ledger rows), never purchased credit
 // and never credit held by running predictions.
 import type { Knex } from 'knex';
-import { affected } from './knex.ts';
-import { num, numOrNull } from './rows.ts';
+import { affected, num, numOrNull } from './knex.ts';
 import { isDuplicateKey } from './errors.ts';
 import { withLockRetry } from './retry.ts';
 import { appendLedger, walletOf } from './wallet/ledger.ts';
 import { creditWallet, lockWallet } from './wallet/moves.ts';
-import type { Owner } from '../lib/owner.ts';
+import type { Owner } from '../lib/caller.ts';
 import { grantAdded, recountGrants } from './wallet/grants.ts';
-import { ownerKey } from '../lib/owner.ts';
+import { ownerKey } from '../lib/caller.ts';
 import { firstPeriodEnd, nextPeriodEnd } from '../lib/subscription-plans.ts';
 import type { SubscriptionPlan, SubscriptionPlans } from '../lib/subscription-plans.ts';
 

@@ -3,8 +3,7 @@
 // impersonated session), 'reset' links by supportResetPassword. README "Impersonation and support links".
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
-import { num } from './rows.ts';
+import { affected, num } from './knex.ts';
 
 export type SupportLinkKind = 'login' | 'reset';
 

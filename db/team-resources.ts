@@ -2,10 +2,9 @@
 // The rows keep user_id (the member who created or submitted them) for audit; ownership, and
 // so visibility, is team_id. Removing a member therefore leaves the team's keys working.
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
+import { affected, num } from './knex.ts';
 import { apiKeyFromRow, restrictionColumns, updateKey } from './api-keys.ts';
 import type { ApiKeyRecord, ApiKeyRow, KeyLimits, KeyRestrictions, KeyUpdate } from './api-keys.ts';
-import { num } from './rows.ts';
 import { predictionFromRow } from './predictions/record.ts';
 import type { Prediction } from './predictions/record.ts';
 

@@ -4,11 +4,10 @@
 // serialises transactions and forUpdate compiles to nothing.
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
+import { affected, iso, num, numOrNull } from './knex.ts';
 import { isDuplicateKey } from './errors.ts';
-import { iso, num, numOrNull } from './rows.ts';
-import { isTeamRole } from '../lib/team-permissions.ts';
-import type { TeamRole } from '../lib/team-permissions.ts';
+import { isTeamRole } from '../lib/caller.ts';
+import type { TeamRole } from '../lib/caller.ts';
 
 export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
 

@@ -6,9 +6,8 @@
 // 20261129_0201: a personal row's entry stays NULL when it finishes); SQLite keeps its (…, status)
 // indexes, so there it is the status list itself.
 import type { Knex } from 'knex';
-import { isMysql, rawRows } from './knex.ts';
-import { num } from './rows.ts';
-import type { Owner } from '../lib/owner.ts';
+import { isMysql, num, rawRows } from './knex.ts';
+import type { Owner } from '../lib/caller.ts';
 
 const BY_COLUMN = 'unfinished = 1';
 const BY_STATUS = "status in ('queued', 'pending', 'processing')";

@@ -2,10 +2,9 @@
 // (pending -> writing), so of two PUTs with the same token exactly one writes; a failed write
 // hands the token back (writing -> pending) until it expires.
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
+import { affected, num, numOrNull } from './knex.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
-import { num, numOrNull } from './rows.ts';
 import type { UploadMediaType } from '../lib/uploads.ts';
 
 export interface UploadRecord {

@@ -10,7 +10,7 @@ import type { Db } from './knex.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { DAY_MS } from './provider-costs.ts';
-import { num } from './rows.ts';
+import { num } from './knex.ts';
 
 export const USAGE_DIMENSIONS = ['day', 'model', 'api_key', 'source'] as const;
 export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];

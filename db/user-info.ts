@@ -1,7 +1,7 @@
 // What an administrator sees of one account (adminUserInfo): the reads behind it, each scoped to
 // the user id the handler looked up by email.
 import type { Db } from './knex.ts';
-import { bool, iso, isoOrNull, num, numOrNull } from './rows.ts';
+import { bool, iso, isoOrNull, num, numOrNull } from './knex.ts';
 import { unfinishedSql } from './unfinished.ts';
 
 export async function lastSignIn(db: Db, userId: number): Promise<string | null> {

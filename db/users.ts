@@ -1,10 +1,9 @@
 import { appendLedger } from './wallet/ledger.ts';
-import { roleOf } from '../lib/roles.ts';
-import type { Role } from '../lib/roles.ts';
+import { roleOf } from '../lib/caller.ts';
+import type { Role } from '../lib/caller.ts';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
+import { affected, bool, iso, num } from './knex.ts';
 import { DuplicateError, isDuplicateKey } from './errors.ts';
-import { bool, iso, num } from './rows.ts';
 
 export interface User {
   id: number;

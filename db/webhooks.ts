@@ -1,13 +1,21 @@
-// Webhook secrets, deliveries and their attempts.
+// Webhooks in the database, in three parts:
+// - secrets: the owner's signing secrets, created on first use and rotated;
+// - deliveries: creating a prediction's delivery (in the store's transaction that finishes it),
+//   then its attempts, the owner's delivery log, reopening and the sweeper's stalled ones;
+// - running events: the event filter a submit asks for and the lease row that orders the
+//   start/progress/logs events before the result's delivery.
+import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected } from './knex.ts';
+import { affected, iso, num, numOrNull } from './knex.ts';
 import { newWebhookSecret, seal, unseal } from '../lib/secrets.ts';
 import { predictionFromRow } from './predictions/record.ts';
 import type { Prediction } from './predictions/record.ts';
-import { iso, num, numOrNull } from './rows.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
+import { insertHead, rowsInsert } from './sql.ts';
+import { eventsOf } from '../lib/webhook-events.ts';
+import type { RunningEvent, WebhookEvent } from '../lib/webhook-events.ts';
 
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
@@ -125,6 +133,46 @@ export async function replaceSecret(trx: Db, owner: Owner, key: Buffer, now: num
 
 // ------------------------------------------------------------------ deliveries
 
+// Creating webhook deliveries: the transitions that finish a prediction (the store, db/store/)
+// create them.
+
+/** The Standard Webhooks message id: `msg_` + 144 random bits. */
+export function newDeliveryId(): string {
+  return `msg_${crypto.randomBytes(18).toString('base64url')}`;
+}
+
+/** A delivery row to create: the prediction it reports and where it goes. */
+export interface NewDelivery {
+  id: string;
+  predictionId: string;
+  userId: number;
+  url: string;
+}
+
+const DELIVERY_COLUMNS = ['id', 'prediction_id', 'user_id', 'url', 'status', 'attempts', 'next_attempt_at', 'created_at', 'updated_at'] as const;
+const insertRows = rowsInsert('webhook_deliveries', DELIVERY_COLUMNS);
+const deliveryRow = (d: NewDelivery & { now: number }): Knex.RawBinding[] => [d.id, d.predictionId, d.userId, d.url, 'pending', 0, d.now, d.now, d.now];
+
+/** Called in the transaction that finishes the prediction, so a finished prediction never lacks its delivery. */
+export async function insertDelivery(trx: Knex, d: NewDelivery, now: number): Promise<void> {
+  await insertDeliveries(trx, [{ ...d, now }]);
+}
+
+/** insertDelivery for several finished predictions (a worker's completion group), each at its own time, in one fixed INSERT (db/sql.ts rowsInsert). */
+export async function insertDeliveries(trx: Knex, ds: ReadonlyArray<NewDelivery & { now: number }>): Promise<void> {
+  if (ds.length === 0) return;
+  await insertRows(trx, ds.map(deliveryRow));
+}
+
+const NESTED_INSERT = `${insertHead('webhook_deliveries', DELIVERY_COLUMNS)}?`;
+
+/** MariaDB/MySQL: insertDeliveries as SQL text and its one binding (the rows, nested), for a statement that holds more (db/store/mariadb/complete-group.ts). */
+export function deliveriesInsertSql(ds: ReadonlyArray<NewDelivery & { now: number }>): { sql: string; binding: Knex.RawBinding } {
+  // knex types no array of arrays as a binding; mysql2 writes it as the rows' value lists
+  return { sql: NESTED_INSERT, binding: ds.map(deliveryRow) as unknown as Knex.RawBinding };
+}
+
+// Attempting them, the owner's delivery log, reopening, and the sweeper's stalled ones.
 
 /** A pending delivery with its prediction, in one query (the delivery worker's hot path). */
 export async function findPendingDelivery(db: Db, id: string): Promise<{ delivery: Delivery; prediction: Prediction } | undefined> {
@@ -301,3 +349,75 @@ export async function findStalledDeliveries(db: Db, dueBefore: number, limit: nu
   return [...stalled, ...alertRows.map((r: { id: string }) => ({ id: r.id, reqId: null }))];
 }
 
+// ------------------------------------------------------------------ running events
+
+// The events a prediction's webhook receives while it runs (migration 20261129_8101, lib/webhook-events.ts),
+// and the row that orders and throttles them across processes. An event is sent only while
+// holding the row's lease, taken by one conditional UPDATE that also checks the throttle and that
+// the result's delivery has not begun (`closed`); the result's delivery closes the row, in one
+// UPDATE too, before its first attempt and then waits out a lease still held. Both are writes to
+// the one row, so the database orders them: no event can go out once the result's was tried.
+
+export interface EventFilter {
+  predictionId: string;
+  url: string;
+  events: WebhookEvent[];
+}
+
+/**
+ * Written before the prediction is accepted; dropFilter takes it back when the submit is refused,
+ * and once its result's first attempt may go (nothing is left to order then).
+ */
+export async function insertFilter(db: Db, f: EventFilter & { userId: number }, now: number): Promise<void> {
+  await db('webhook_event_filters').insert({ prediction_id: f.predictionId, user_id: f.userId, url: f.url, events: f.events.join(','), created_at: now });
+}
+
+export async function dropFilter(db: Db, predictionId: string): Promise<void> {
+  await db('webhook_event_filters').where({ prediction_id: predictionId }).delete();
+}
+
+export async function findFilter(db: Db, predictionId: string): Promise<EventFilter | undefined> {
+  const row = await db('webhook_event_filters').where({ prediction_id: predictionId }).first<{ url: string; events: string } | undefined>('url', 'events');
+  return row ? { predictionId, url: row.url, events: eventsOf(row.events) } : undefined;
+}
+
+/**
+ * Takes the lease to send one event until `leaseUntil`; false when the result's delivery has
+ * begun, another event is being sent, `start` was sent already, or (progress, logs) one was sent
+ * less than `intervalMs` ago or, with `afterStart`, start has not gone yet (so that an update can
+ * never take the lease from the start, which is sent once). A progress or logs event moves the
+ * throttle's clock; `start` does not.
+ */
+export async function takeEventLease(db: Db, predictionId: string, event: RunningEvent, now: number, leaseUntil: number, opts: { intervalMs: number; afterStart: boolean }): Promise<boolean> {
+  const q = db('webhook_event_filters').where({ prediction_id: predictionId, closed: false })
+    .andWhere((w) => w.whereNull('lease_until').orWhere('lease_until', '<=', now));
+  if (event === 'start') q.andWhere('start_sent', false);
+  else {
+    q.andWhere((w) => w.whereNull('last_update_at').orWhere('last_update_at', '<=', now - opts.intervalMs));
+    if (opts.afterStart) q.andWhere('start_sent', true);
+  }
+  const n = await q.update(event === 'start' ? { lease_until: leaseUntil, start_sent: true } : { lease_until: leaseUntil, last_update_at: now });
+  return affected(n) === 1;
+}
+
+/** Gives the lease back (only the one this sender took: a lease that ran out may be another's now). */
+export async function releaseEventLease(db: Db, predictionId: string, leaseUntil: number): Promise<void> {
+  await db('webhook_event_filters').where({ prediction_id: predictionId, lease_until: leaseUntil }).update({ lease_until: null });
+}
+
+/**
+ * No event of this prediction starts from now on (its result is about to be sent). Answers until
+ * when an event already under way may still be sending (null: none is), or undefined when the
+ * prediction has no filter (one UPDATE matching nothing: every prediction without one).
+ */
+export async function closeEvents(db: Db, predictionId: string): Promise<number | null | undefined> {
+  const n = await db('webhook_event_filters').where({ prediction_id: predictionId }).update({ closed: true });
+  if (affected(n) === 0) return undefined;
+  return eventLease(db, predictionId);
+}
+
+/** Until when the event under way may be sending; null when none is. */
+export async function eventLease(db: Db, predictionId: string): Promise<number | null> {
+  const row = await db('webhook_event_filters').where({ prediction_id: predictionId }).first<{ lease_until: number | string | null } | undefined>('lease_until');
+  return row ? numOrNull(row.lease_until) : null;
+}

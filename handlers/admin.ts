@@ -10,7 +10,7 @@ import { findUserByEmail } from '../db/users.ts';
 import type { User } from '../db/users.ts';
 import { membership } from '../db/teams.ts';
 import { adminDeduct, adminTopUp, refundPrediction } from '../db/wallet/admin.ts';
-import type { Owner } from '../lib/owner.ts';
+import type { Owner } from '../lib/caller.ts';
 import { deletionScheduledAt, keysOf, lastSignIn, openHolds, recentLedger, teamsOf } from '../db/user-info.ts';
 import { listAdminAudit } from '../db/admin-audit.ts';
 import { subscriptionView } from './subscription-view.ts';

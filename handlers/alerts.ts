@@ -5,17 +5,16 @@
 // the delivery worker attempts and retries like a prediction's).
 import type { App } from '../lib/context.ts';
 import type { Handler } from './types.ts';
-import type { Owner } from '../lib/owner.ts';
+import type { Owner } from '../lib/caller.ts';
 import { sendInBackground } from '../lib/mail.ts';
 import type { Mail } from '../lib/mail.ts';
-import { can, TEAM_ROLES } from '../lib/team-permissions.ts';
+import { can, TEAM_ROLES } from '../lib/caller.ts';
 import {
   alertRecipients, alertSettings, crossingRecorded, keySoftLimit, listAlerts, monthKey, monthSpend, rearmLowBalance, recordCrossing, updateAlertSettings,
 } from '../db/alerts.ts';
 import type { AlertSettings, Crossing } from '../db/alerts.ts';
 import { insertAlertDelivery } from '../db/alert-deliveries.ts';
-import { newDeliveryId } from '../db/deliveries.ts';
-import { activeSecrets } from '../db/webhooks.ts';
+import { activeSecrets, newDeliveryId } from '../db/webhooks.ts';
 import { alertEventPayload, alertSentence, sendWebhook, webhookHeaders } from '../workers/deliver-webhook.ts';
 import type { AlertFacts } from '../workers/deliver-webhook.ts';
 import { urlProblem } from '../lib/destination-policy.ts';

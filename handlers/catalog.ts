@@ -4,7 +4,7 @@
 // (spec/pricing.ts computePriceBreakdown), after the same validation and defaults.
 import type { Handler, ReplyOf } from './types.ts';
 import type { App, Caller, StudioContext } from '../lib/context.ts';
-import type { Owner } from '../lib/owner.ts';
+import type { Owner } from '../lib/caller.ts';
 import { NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { toValidationItems } from '../lib/validation-errors.ts';
 import type { AjvLikeError } from '../lib/validation-errors.ts';

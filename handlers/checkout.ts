@@ -11,7 +11,7 @@ import type { Stripe } from '../lib/stripe.ts';
 import { findUserById } from '../db/users.ts';
 import { walletCustomerOf, walletPurchases } from '../db/stripe-payments.ts';
 import { findSubscription } from '../db/subscriptions.ts';
-import type { Owner } from '../lib/owner.ts';
+import type { Owner } from '../lib/caller.ts';
 
 /** Where the browser comes back to: this storefront or the dashboard, on the address it is served at. */
 function appUrl(app: App, studio: StudioContext | undefined, host: string): string {

@@ -10,7 +10,7 @@ import { alertsAfterSubmit, budgetRefused, walletAlertSettings } from './alerts.
 import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { newPredictionId } from '../db/predictions/record.ts';
-import { dropFilter, insertFilter } from '../db/webhook-events.ts';
+import { dropFilter, insertFilter } from '../db/webhooks.ts';
 import { parseEventsFilter } from '../lib/webhook-events.ts';
 import type { WebhookEvent } from '../lib/webhook-events.ts';
 import { getBalance, getTeamBalance } from '../db/wallet/ledger.ts';

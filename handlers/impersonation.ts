@@ -8,7 +8,7 @@ import type { Handler, OperationContext } from './types.ts';
 import type { App } from '../lib/context.ts';
 import { ImpersonationForbiddenError, GoneError, NotFoundError } from '../lib/errors.ts';
 import { clientIp } from '../lib/addresses.ts';
-import { IMPERSONATING_ROLES, roleAllows } from '../lib/roles.ts';
+import { IMPERSONATING_ROLES, roleAllows } from '../lib/caller.ts';
 import { hashPassword, newSecret, sha256Hex, SESSION_PREFIX } from '../lib/secrets.ts';
 import { findUserByEmail, findUserById, setPasswordHash, verifyEmail } from '../db/users.ts';
 import type { User } from '../db/users.ts';

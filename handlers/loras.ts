@@ -3,7 +3,7 @@
 // at submit (resolveInputLoras, called by handlers/generate.ts).
 import type { Handler } from './types.ts';
 import type { App } from '../lib/context.ts';
-import type { Owner } from '../lib/owner.ts';
+import type { Owner } from '../lib/caller.ts';
 import { NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';

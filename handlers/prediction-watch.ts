@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from '@hapi/hapi';
 import type { App } from '../lib/context.ts';
-import type { Owner } from '../lib/owner.ts';
+import type { Owner } from '../lib/caller.ts';
 import { TERMINAL, findPrediction } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
 import { parseRunLogs } from '../lib/run-logs.ts';

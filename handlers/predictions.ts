@@ -3,7 +3,7 @@
 // the cancel go through the store (app.store); the stream reads the whole record.
 import { PassThrough } from 'node:stream';
 import type { Handler, HandlerContext, OwnedCaller } from './types.ts';
-import { resolveOwner } from '../lib/owner.ts';
+import { resolveOwner } from '../lib/caller.ts';
 import { ConflictError, NotFoundError } from '../lib/errors.ts';
 import { findPrediction, findRunLogs } from '../db/predictions/record.ts';
 import { parseRunLogs } from '../lib/run-logs.ts';

@@ -13,7 +13,7 @@ import {
 } from '../db/stripe-payments.ts';
 import { activateSubscription, cancelSubscription, changeSubscription, findSubscription } from '../db/subscriptions.ts';
 import { walletOf } from '../db/wallet/ledger.ts';
-import type { Owner } from '../lib/owner.ts';
+import type { Owner } from '../lib/caller.ts';
 import type { StripePayment } from '../db/stripe-payments.ts';
 import type { components } from '../spec/v1.generated.ts';
 

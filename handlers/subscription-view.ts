@@ -2,7 +2,7 @@
 import type { App } from '../lib/context.ts';
 import { periodLabel } from '../lib/subscription-plans.ts';
 import { findSubscription, grantRemaining } from '../db/subscriptions.ts';
-import type { Owner } from '../lib/owner.ts';
+import type { Owner } from '../lib/caller.ts';
 import type { components } from '../spec/v1.generated.ts';
 
 type SubscriptionView = components['schemas']['SubscriptionResponse'];

@@ -1,13 +1,13 @@
 // Team management (issue 8): create, list, rename and delete teams, members and their roles,
 // email invites. Every route that names a team resolves the caller's membership first (none:
-// 404, existence stays hidden), then asks lib/team-permissions.ts (missing: 403 naming it).
+// 404, existence stays hidden), then asks the permission table (lib/caller.ts; missing: 403 naming it).
 // These routes declare no `x-team-permission` (which permission applies depends on the request,
 // e.g. removing oneself is leaving), so the route bridge leaves the team to them, and a team API
 // key, which acts only through operations with a team scope, is refused before they run.
 import type { Handler, OwnedCaller } from './types.ts';
 import type { App } from '../lib/context.ts';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../lib/errors.ts';
-import { TEAM_NOT_FOUND } from '../lib/owner.ts';
+import { can, requirePermission, TEAM_NOT_FOUND } from '../lib/caller.ts';
 import {
   acceptInvite, AlreadyMemberError, changeMemberRole, createInvite, createTeam as insertTeam, deleteTeam as softDeleteTeam, findMyTeam,
   InviteEmailMismatchError, InviteInvalidError, LastOwnerError, listInvites, listMembers, listMyTeams, removeMember, renameTeam as updateTeamName,
@@ -16,8 +16,7 @@ import {
 import type { Invite, Member, Membership } from '../db/teams.ts';
 import { findUserById, normaliseEmail } from '../db/users.ts';
 import { newSecret, sha256Hex } from '../lib/secrets.ts';
-import { can, requirePermission } from '../lib/team-permissions.ts';
-import type { TeamPermission, TeamRole } from '../lib/team-permissions.ts';
+import type { TeamPermission, TeamRole } from '../lib/caller.ts';
 import { sendInBackground, teamInviteMail } from '../lib/mail.ts';
 
 export const INVITE_TOKEN_PREFIX = 'mgi_';

@@ -6,7 +6,7 @@ import type { Request, ResponseToolkit, ResponseObject } from '@hapi/hapi';
 import type { App } from '../lib/context.ts';
 import type { Caller, StudioContext } from '../lib/context.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import type { Owner } from '../lib/owner.ts';
+import type { Owner } from '../lib/caller.ts';
 import type { AuditFields } from './audit.ts';
 import type { ModelOperationId, ProtectedOperationId, operations } from '../spec/v1.generated.ts';
 

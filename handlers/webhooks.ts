@@ -2,7 +2,7 @@
 import { findInlineUsage } from '../db/prediction-usage.ts';
 import type { Handler, ReplyOf } from './types.ts';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
-import { activeSecrets, listDeliveries, listOwnerDeliveries, reopenDeadDeliveries, reopenDelivery, rotateSecret } from '../db/webhooks.ts';
+import { activeSecrets, listDeliveries, listOwnerDeliveries, newDeliveryId, reopenDeadDeliveries, reopenDelivery, rotateSecret } from '../db/webhooks.ts';
 import type { Attempt, Delivery, DeliveryCursor } from '../db/webhooks.ts';
 import { findPrediction } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
@@ -10,7 +10,6 @@ import type { App } from '../lib/context.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import { refuseSandboxKey } from './guards.ts';
 import { forgetSecrets, sendWebhook, webhookHeaders } from '../workers/deliver-webhook.ts';
-import { newDeliveryId } from '../db/deliveries.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 
 function secretView(list: Array<{ secret: string; createdAt: number; expiresAt: number | null }>) {

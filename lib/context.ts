@@ -3,7 +3,7 @@
 // only, so that handlers, workers and plugins can name them without importing app.ts (which
 // imports them all: that was the 22-module cycle). The composition's parts are named here by
 // their interfaces (type-only imports, erased at run time); see .dependency-cruiser.cjs.
-import type { Role } from './roles.ts';
+import type { Role, TeamDirectory } from './caller.ts';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { OpenAPIBackend, Operation } from 'openapi-backend';
@@ -18,8 +18,7 @@ export type { Store };
 import type { Dispatcher } from '../workers/dispatch.ts';
 import type { AdapterEnv } from '../workers/adapters/types.ts';
 import type { Storage } from './storage.ts';
-import type { TeamDirectory } from './owner.ts';
-import type { Metrics } from './metrics.ts';
+import type { Metrics } from './telemetry.ts';
 import type { CredentialCaches } from './credential-cache.ts';
 
 export interface LoadedSpec {
@@ -76,9 +75,9 @@ export interface App {
   dispatcher: Dispatcher;
   encryptionKey: Buffer;
   clock: () => number;
-  /** the Prometheus registry and the gateway's counters (lib/metrics.ts), served at /metrics */
+  /** the Prometheus registry and the gateway's counters (lib/telemetry.ts), served at /metrics */
   metrics: Metrics;
-  /** team membership for owner resolution (lib/owner.ts); tests may leave it out (every team_id is then 404) */
+  /** team membership for owner resolution (lib/caller.ts); tests may leave it out (every team_id is then 404) */
   teams?: TeamDirectory;
   /**
    * the API-key cache and its invalidation (README "Credential cache"): every write that changes
@@ -109,7 +108,7 @@ export interface Caller {
    * supportLogin): who, and their role now. README "Impersonation and support links".
    */
   impersonator?: { userId: number; role: Role };
-  /** set when the presenting API key belongs to a team: the key acts for that team only (lib/owner.ts) */
+  /** set when the presenting API key belongs to a team: the key acts for that team only (lib/caller.ts) */
   keyTeamId?: number;
   /** the presenting key's own generation limits (null: the gateway's defaults); absent for other credentials */
   keyLimits?: { rateLimitPerMinute: number | null; maxConcurrent: number | null };

@@ -6,7 +6,7 @@
 //   database read began (the generation), so a read that raced a write cannot refill the old row;
 // - an entry is served only before the deadline (checked on every lookup against a monotonic
 //   clock), and a grant after a lapse, or a withdrawal, empties the cache first.
-import type { Role } from './roles.ts';
+import type { Role } from './caller.ts';
 
 /** What an invalidation names: the keys of these users (personal keys and the team keys they created) and of these teams. */
 export interface CredentialTarget {

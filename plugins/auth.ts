@@ -18,7 +18,7 @@ import { ApiKeyExpiredError, CsrfTokenError } from '../lib/errors.ts';
 /** The spec's OAuth2 scopes (declared once in the spec): API keys and sessions hold them all. */
 import { CODE_SCOPES as ALL_SCOPES } from '../spec/scopes.ts';
 import type { CredentialPlugin } from './spec-routes.ts';
-import { IMPERSONATING_ROLES, roleAllows } from '../lib/roles.ts';
+import { IMPERSONATING_ROLES, roleAllows } from '../lib/caller.ts';
 import { CSRF_HEADER, clearingCookies, cookieSecure, csrfTokenMatches, isSafeMethod, sessionCookieName } from '../lib/session-cookie.ts';
 
 declare module '@hapi/hapi' {

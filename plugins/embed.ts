@@ -75,7 +75,7 @@ function credentialPlugin(kind: EmbedKind, securityScheme: string, header: strin
           request.app.embedCode = code;
           const caller: Caller = {
             userId: code.userId, role: 'user', via: kind, apiKeyId: null, isTest: false, scopes: EMBED_SCOPES,
-            // a team's code acts for its team only, like a team's API key (lib/owner.ts)
+            // a team's code acts for its team only, like a team's API key (lib/caller.ts)
             ...(code.teamId === null ? {} : { keyTeamId: code.teamId }),
             embed: {
               codeId: code.id, kind, models: code.models, maxCostPerRun: code.maxCostPerRun, dailyCap: code.dailyCap, monthlyCap: code.monthlyCap,

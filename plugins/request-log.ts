@@ -8,8 +8,7 @@
 // callback query) can reach the log by this way.
 import type { Plugin, Request } from '@hapi/hapi';
 import type { App } from '../lib/context.ts';
-import { seconds } from '../lib/metrics.ts';
-import { acceptRequestId } from '../lib/request-id.ts';
+import { acceptRequestId, seconds } from '../lib/telemetry.ts';
 import { callerOf } from './spec-routes.ts';
 
 declare module '@hapi/hapi' {

@@ -12,15 +12,12 @@ import { toValidationItems } from '../lib/validation-errors.ts';
 import type { AjvLikeError } from '../lib/validation-errors.ts';
 import type { AnyHandler, HandlerContext } from '../handlers/types.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import { resolveOwner } from '../lib/owner.ts';
-import { isTeamPermission, TEAM_PERMISSIONS } from '../lib/team-permissions.ts';
-import type { TeamPermission } from '../lib/team-permissions.ts';
+import { isRole, isTeamPermission, resolveOwner, roleAllows, ROLES, TEAM_PERMISSIONS } from '../lib/caller.ts';
+import type { Role, TeamPermission } from '../lib/caller.ts';
 import { NOT_YET } from '../handlers/index.ts';
 import { hasPolicies, policiesOf, withPolicies } from '../handlers/policies.ts';
 import { scopeNames } from '../spec/scopes.ts';
 import { ImpersonationForbiddenError, NotFoundError, RoleRequiredError, SessionRequiredError, UnauthorizedError } from '../lib/errors.ts';
-import { isRole, roleAllows, ROLES } from '../lib/roles.ts';
-import type { Role } from '../lib/roles.ts';
 import { auditAdminCall } from './admin-audit.ts';
 import { declaresIdempotencyKey, idempotencyKeyOf, runIdempotent } from './idempotency.ts';
 import { parsedValidationPlan, validateParsed } from './request-validation.ts';
@@ -91,7 +88,7 @@ export function requiredScopes(operationId: string, security: SecurityRequiremen
 
 /**
  * The roles an operation requires (`x-required-role`: one role or a list, each a name of
- * lib/roles.ts, `admin` always among them); undefined when it requires none.
+ * lib/caller.ts, `admin` always among them); undefined when it requires none.
  */
 export function requiredRoles(operationId: string, declared: unknown): Role[] | undefined {
   if (declared === undefined) return undefined;
@@ -255,7 +252,7 @@ export function routeDepsFor(app: App, credentials: ReadonlyArray<Pick<Credentia
 
 /**
  * The team permission an operation that takes `team_id` needs (`x-team-permission`, a name from
- * lib/team-permissions.ts). A live operation that takes `team_id` without declaring one stops
+ * lib/caller.ts). A live operation that takes `team_id` without declaring one stops
  * start-up, so no team route is ever open to every role by omission.
  */
 export function teamPermissionOf(operationId: string, operation: Operation, live: boolean): TeamPermission | undefined {
@@ -449,7 +446,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         body: payload,
         query,
         params,
-        // The owner is resolved here, once, before the handler runs (membership checked in lib/owner.ts).
+        // The owner is resolved here, once, before the handler runs (membership checked in lib/caller.ts).
         caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, roles ? undefined : teamIdOf(query, payload, params, teamPermission), teamPermission) } as HandlerContext['caller'] : null,
         audit: {},
         ...(current ? { model: current } : {}),

@@ -21,16 +21,15 @@ import { AdapterError, removeTemporary } from './adapters/types.ts';
 import type { Adapter, AdapterFile, AdapterResult, MediaKind, ModelRef, ProviderReport, RunUpdate } from './adapters/types.ts';
 import { providerCostRecorder } from '../db/provider-costs.ts';
 import type { RunCost as CompletionCost } from '../db/provider-costs.ts';
-import { findFilter } from '../db/webhook-events.ts';
-import type { EventFilter } from '../db/webhook-events.ts';
+import { findFilter } from '../db/webhooks.ts';
+import type { EventFilter } from '../db/webhooks.ts';
 import { leaseStartEvent, sendRunningEvent } from './deliver-webhook.ts';
 import type { Delivery, Outcome } from './queue/types.ts';
 import { createUpstreamJobs, runBy, runByNamed } from './upstream-jobs.ts';
 import type { RunLog } from './upstream-jobs.ts';
 import { isPollMessage } from './dispatch.ts';
 import type { PollMessage, PredictionMessage } from './dispatch.ts';
-import { isRequestId } from '../lib/request-id.ts';
-import { seconds } from '../lib/metrics.ts';
+import { isRequestId, seconds } from '../lib/telemetry.ts';
 import { computePriceBreakdown, countedTokens, CREDITS_PER_USD, usagePrice } from '../spec/pricing.ts';
 
 // ---- 1. The consumer

@@ -18,7 +18,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('team_members', (t) => {
     t.integer('team_id').unsigned().notNullable().references('id').inTable('teams').onDelete('CASCADE');
     t.integer('user_id').unsigned().notNullable().references('id').inTable('users').onDelete('CASCADE');
-    // owner | admin | developer | billing | viewer (lib/team-permissions.ts)
+    // owner | admin | developer | billing | viewer (lib/caller.ts)
     t.string('role', 16).notNullable();
     t.bigInteger('created_at').notNullable();
     t.primary(['team_id', 'user_id']);

@@ -12,7 +12,7 @@ const INDEX = 'predictions_status_completed_at_index';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('predictions', (t) => {
     t.bigInteger('outputs_expired_at').nullable();
-    // validated to <= 128 characters of A-Z a-z 0-9 . _ : - (lib/request-id.ts)
+    // validated to <= 128 characters of A-Z a-z 0-9 . _ : - (lib/telemetry.ts isRequestId)
     t.string('http_request_id', 128).nullable();
     t.index(['status', 'completed_at'], INDEX);
   });

@@ -1,4 +1,4 @@
-// One owner key (issue 40, lib/owner.ts ownerKey): the run history's counters were keyed
+// One owner key (issue 40, lib/caller.ts ownerKey): the run history's counters were keyed
 // `u:<user id>` / `t:<team id>`, the wallet's subscriptions and grants `user:<id>` / `team:<id>`,
 // the model discounts `u<id>` / `t<id>`. The counters take the wallet's form.
 import type { Knex } from 'knex';

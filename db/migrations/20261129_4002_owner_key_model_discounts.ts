@@ -1,4 +1,4 @@
-// One owner key (issue 40, lib/owner.ts ownerKey): the model discounts were keyed `u<user id>` /
+// One owner key (issue 40, lib/caller.ts ownerKey): the model discounts were keyed `u<user id>` /
 // `t<team id>`; they take the form every other owner key has, `user:<id>` / `team:<id>`.
 import type { Knex } from 'knex';
 

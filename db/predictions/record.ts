@@ -6,8 +6,7 @@
 //   queued | pending | processing -> cancelled
 import crypto from 'node:crypto';
 import type { Db } from '../knex.ts';
-import { rawRows } from '../knex.ts';
-import { bool, jsonOr, num, numOrNull } from '../rows.ts';
+import { bool, jsonOr, num, numOrNull, rawRows } from '../knex.ts';
 import { ownerSql } from '../owner.ts';
 import type { Owner } from '../owner.ts';
 import { cleanMetadata } from '../../lib/provider-metadata.ts';

@@ -3,8 +3,7 @@
 // progress, and the sweeper's search for chains whose message was lost. Every write is conditional
 // on the prediction still running that job (workers/upstream-jobs.ts).
 import type { Db } from '../knex.ts';
-import { affected } from '../knex.ts';
-import { num } from '../rows.ts';
+import { affected, num } from '../knex.ts';
 import { withLockRetry } from '../retry.ts';
 
 /** What a poll learned of a running job besides its status (null: not reported). */

@@ -2,7 +2,7 @@
 // batch as one unit of work. The selector (db/store/index.ts) decides which requests go together
 // and drives these; callers never see them. Implemented by PortableEngine (db/store/portable.ts:
 // SQLite and MySQL) and MariadbEngine (db/store/mariadb.ts, extending it).
-import type { Owner } from '../../lib/owner.ts';
+import type { Owner } from '../../lib/caller.ts';
 import type { Prediction, PredictionResult } from '../predictions/record.ts';
 import type { CancelOutcome, ClaimRequest, Completion, EngineName, Finished, InlineSettled, InlineSettlement, SandboxRecorded, SandboxRequest, SubmitOutcome, SubmitRequest } from './types.ts';
 

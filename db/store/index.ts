@@ -10,7 +10,7 @@ import type { Db } from '../knex.ts';
 import { answersReturning, isMysql } from '../knex.ts';
 import { eachAlone, naturalBatcher, naturalQueue } from '../../lib/batch.ts';
 import type { ItemOutcome } from '../../lib/batch.ts';
-import type { Owner } from '../../lib/owner.ts';
+import type { Owner } from '../../lib/caller.ts';
 import type { Prediction, PredictionResult } from '../predictions/record.ts';
 import { inlineRow, limitsApply, submittedRow } from './rows.ts';
 import { groupable, PortableEngine } from './portable.ts';

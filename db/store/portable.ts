@@ -7,11 +7,10 @@
 // planner would lock index ranges.
 import type { Knex } from 'knex';
 import type { Db } from '../knex.ts';
-import { affected, rawRows } from '../knex.ts';
-import { num } from '../rows.ts';
+import { affected, num, rawRows } from '../knex.ts';
 import { ownerSql, ownerWhere } from '../owner.ts';
 import type { Owner } from '../owner.ts';
-import { ownerKey } from '../../lib/owner.ts';
+import { ownerKey } from '../../lib/caller.ts';
 import { withLockRetry } from '../retry.ts';
 import { marks } from '../sql.ts';
 import { checkKeySpend, lockKey } from '../key-spend.ts';
@@ -20,8 +19,8 @@ import { checkEmbedLimits } from '../embed-codes.ts';
 import { InsufficientCreditError } from '../errors.ts';
 import { unfinishedCounts } from '../unfinished.ts';
 import type { UnfinishedScope } from '../unfinished.ts';
-import { insertDeliveries, insertDelivery, newDeliveryId } from '../deliveries.ts';
-import type { NewDelivery } from '../deliveries.ts';
+import { insertDeliveries, insertDelivery, newDeliveryId } from '../webhooks.ts';
+import type { NewDelivery } from '../webhooks.ts';
 import { insertProviderCosts } from '../provider-costs.ts';
 import type { ProviderCost } from '../provider-costs.ts';
 import { bumpSubmitSeq, creditWallet, holdEach, holdFor, lockWallet, lockWallets, releaseFor, settleFor, settleWallets, studioOwner } from '../wallet/moves.ts';

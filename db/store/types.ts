@@ -32,7 +32,7 @@
 //   - a lock conflict (a deadlock victim, a lock wait timeout) is retried inside the unit of work
 //     (db/retry.ts) and, if it persists, thrown as the driver's error, with nothing written;
 //   - another owner's prediction is as unknown as one that does not exist.
-import type { Owner } from '../../lib/owner.ts';
+import type { Owner } from '../../lib/caller.ts';
 import type { NewPrediction, Prediction, PredictionResult } from '../predictions/record.ts';
 import type { EmbedLimits } from '../embed-codes.ts';
 import type { RunCost } from '../provider-costs.ts';

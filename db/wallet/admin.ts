@@ -2,8 +2,8 @@
 // deduction, a refund of a prediction; each one transaction with its ledger row, retried whole on a
 // lock conflict.
 import type { Knex } from 'knex';
-import type { Owner } from '../../lib/owner.ts';
-import { num } from '../rows.ts';
+import type { Owner } from '../../lib/caller.ts';
+import { num } from '../knex.ts';
 import { withLockRetry } from '../retry.ts';
 import { lastLedgerId, walletOf } from './ledger.ts';
 import { creditWallet, debitWallet, lockWallet, studioOwner } from './moves.ts';

@@ -4,10 +4,9 @@
 // UPDATE of the wallet row (which holds the row's lock, so grants of one wallet change one move at
 // a time). Kept free of db/wallet/moves.ts (which calls it) so the two do not import each other.
 import type { Knex } from 'knex';
-import { affected } from '../knex.ts';
-import { num } from '../rows.ts';
-import { ownerKey } from '../../lib/owner.ts';
-import type { Owner } from '../../lib/owner.ts';
+import { affected, num } from '../knex.ts';
+import { ownerKey } from '../../lib/caller.ts';
+import type { Owner } from '../../lib/caller.ts';
 
 const walletRow = (trx: Knex, w: Owner) => (w.teamId === null ? trx('users').where('id', w.userId) : trx('teams').where('id', w.teamId));
 

@@ -8,8 +8,8 @@
 // 0), `balance_after`/`held_after` the wallet after the row. README "The ledger". The ledger as
 // its owner lists it is db/ledger.ts.
 import type { Knex } from 'knex';
-import type { Owner } from '../../lib/owner.ts';
-import { num } from '../rows.ts';
+import type { Owner } from '../../lib/caller.ts';
+import { num } from '../knex.ts';
 import { insertHead, rowsInsert } from '../sql.ts';
 
 /**

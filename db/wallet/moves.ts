@@ -10,12 +10,11 @@
 // and, in user_id, the member whose prediction it was (or who was credited). A deleted team
 // takes no new holds.
 import type { Knex } from 'knex';
-import { affected, isMysql } from '../knex.ts';
+import { affected, isMysql, num, numOrNull } from '../knex.ts';
 import { InsufficientCreditError } from '../errors.ts';
 import { BalanceLimitError } from '../../lib/errors.ts';
-import { num, numOrNull } from '../rows.ts';
-import { ownerKey } from '../../lib/owner.ts';
-import type { Owner } from '../../lib/owner.ts';
+import { ownerKey } from '../../lib/caller.ts';
+import type { Owner } from '../../lib/caller.ts';
 import { consumeGrants } from './grants.ts';
 import { marks, multiRowInsert } from '../sql.ts';
 import { appendLedger, insertLedger, LEDGER_HEAD, walletRow, walletTable } from './ledger.ts';
@@ -142,7 +141,7 @@ export function compareWallets(a: Owner, b: Owner): number {
 /**
  * Locks the rows of several wallets until the transaction ends and reads them, in one statement
  * per table (users', then teams'), each taking its rows in id order (compareWallets). The map holds
- * each wallet found, by ownerKey (lib/owner.ts); a wallet with no row is absent. On
+ * each wallet found, by ownerKey (lib/caller.ts); a wallet with no row is absent. On
  * MariaDB/MySQL a locking read (`FOR UPDATE`: the newest committed rows, and no snapshot taken
  * yet, so later plain reads see every transaction that held a lock before); on SQLite a write that
  * changes nothing (`RETURNING` the rows), which takes the database's write lock at once instead of

@@ -8,7 +8,7 @@ import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { newPredictionId } from '../../db/predictions/record.ts';
 import { ADVANCE_AFTER, countVisible, SETTLE_MS } from '../../db/history-count.ts';
-import { ownerKey } from '../../lib/owner.ts';
+import { ownerKey } from '../../lib/caller.ts';
 import type { Owner } from '../../db/owner.ts';
 
 let gw: TestGateway;

@@ -1,4 +1,4 @@
-// Migrations 20261129_4001 and 4002 give every stored owner key one form (lib/owner.ts ownerKey):
+// Migrations 20261129_4001 and 4002 give every stored owner key one form (lib/caller.ts ownerKey):
 // the run history's counters (`u:1`, `t:2`) and the model discounts (`u1`, `t2`) become `user:1`,
 // `team:2`, on MariaDB and on SQLite, and going down restores the rows as they were.
 import test from 'ava';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createDb, migrate } from '../../db/knex.ts';
 import type { Db } from '../../db/knex.ts';
 import { migrationSource } from '../../db/migrations/index.ts';
-import { ownerKey } from '../../lib/owner.ts';
+import { ownerKey } from '../../lib/caller.ts';
 import { freshDatabase } from '../helpers/services.ts';
 
 const OURS = ['20261129_4001_owner_key_history_counts', '20261129_4002_owner_key_model_discounts'];

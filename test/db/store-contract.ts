@@ -18,7 +18,7 @@ import type { NewPrediction, Prediction } from '../../db/predictions/record.ts';
 import { InsufficientCreditError } from '../../db/errors.ts';
 import { findUnfinished, releaseOrphanedClaims } from '../../db/predictions/sweeps.ts';
 import { creditWallet } from '../../db/wallet/moves.ts';
-import type { Owner } from '../../lib/owner.ts';
+import type { Owner } from '../../lib/caller.ts';
 
 export const MODEL = 'canvas-v1-fast-text-to-image';
 

@@ -18,7 +18,7 @@ import type { Receiver } from '../helpers/receiver.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { adminTopUp } from '../../db/wallet/admin.ts';
 import { creditTeam } from '../../db/wallet/moves.ts';
-import { newDeliveryId } from '../../db/deliveries.ts';
+import { newDeliveryId } from '../../db/webhooks.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 const BODY = { prompt: 'a kite', width: 64, height: 64 };

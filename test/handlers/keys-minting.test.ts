@@ -5,7 +5,7 @@ import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { createClient, tokenFor } from '../helpers/oauth.ts';
-import { insertDelivery } from '../../db/deliveries.ts';
+import { insertDelivery } from '../../db/webhooks.ts';
 
 let gw: TestGateway;
 let acct: Account;

@@ -11,7 +11,7 @@ import { waitFor } from '../helpers/services.ts';
 import { creditTeam } from '../../db/wallet/moves.ts';
 import { getTeamBalance } from '../../db/wallet/ledger.ts';
 import { newPredictionId } from '../../db/predictions/record.ts';
-import { insertDelivery, newDeliveryId } from '../../db/deliveries.ts';
+import { insertDelivery, newDeliveryId } from '../../db/webhooks.ts';
 import { createClient, tokenFor } from '../helpers/oauth.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';

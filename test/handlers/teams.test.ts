@@ -8,8 +8,8 @@ import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 import type { SmtpCapture } from '../helpers/smtp.ts';
-import { TEAM_ROLES } from '../../lib/team-permissions.ts';
-import type { TeamRole } from '../../lib/team-permissions.ts';
+import { TEAM_ROLES } from '../../lib/caller.ts';
+import type { TeamRole } from '../../lib/caller.ts';
 
 let gw: TestGateway;
 let smtp: SmtpCapture;
@@ -109,7 +109,7 @@ test('a team is created, listed, renamed, joined by invite and deleted', async (
   t.deepEqual((await call(owner, 'GET', '/app/teams')).body, []);
 });
 
-// The permission table as the README states it, written out independently of lib/team-permissions.ts.
+// The permission table as the README states it, written out independently of lib/caller.ts.
 const ALLOWED: Record<string, readonly TeamRole[]> = {
   'get team': TEAM_ROLES,
   'list members': TEAM_ROLES,

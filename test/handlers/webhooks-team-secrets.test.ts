@@ -12,7 +12,7 @@ import { startReceiver } from '../helpers/receiver.ts';
 import type { Received } from '../helpers/receiver.ts';
 import { creditTeam } from '../../db/wallet/moves.ts';
 import { newPredictionId } from '../../db/predictions/record.ts';
-import { insertDelivery, newDeliveryId } from '../../db/deliveries.ts';
+import { insertDelivery, newDeliveryId } from '../../db/webhooks.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 const INPUT = { prompt: 'team hook', width: 64, height: 64 };

@@ -26,7 +26,7 @@ import { createClient, tokenFor } from '../helpers/oauth.ts';
 import { LIVE_OPERATIONS } from '../../handlers/index.ts';
 import { insertTeamApiKey } from '../../db/team-resources.ts';
 import { newPredictionId } from '../../db/predictions/record.ts';
-import { insertDelivery, newDeliveryId } from '../../db/deliveries.ts';
+import { insertDelivery, newDeliveryId } from '../../db/webhooks.ts';
 import { scopeNames } from '../../spec/scopes.ts';
 import { upsertDiscounts } from '../../db/discounts.ts';
 

@@ -13,7 +13,7 @@ import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import type { Receiver, Received } from '../helpers/receiver.ts';
-import { insertFilter } from '../../db/webhook-events.ts';
+import { insertFilter } from '../../db/webhooks.ts';
 import { closeRunningEvents, forgetSecrets, sendRunningEvent } from '../../workers/deliver-webhook.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';

@@ -4,9 +4,9 @@
 // nothing to group with as a group of one too.
 import type { Knex } from 'knex';
 import type { Db } from '../../knex.ts';
-import type { Owner } from '../../../lib/owner.ts';
+import type { Owner } from '../../../lib/caller.ts';
 import { marks } from '../../sql.ts';
-import { deliveriesInsertSql } from '../../deliveries.ts';
+import { deliveriesInsertSql } from '../../webhooks.ts';
 import { providerCostsInsertSql } from '../../provider-costs.ts';
 import { LEDGER_HEAD } from '../../wallet/ledger.ts';
 import { chargeValues, payingInOrder } from '../../wallet/moves.ts';

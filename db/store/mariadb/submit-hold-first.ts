@@ -4,12 +4,11 @@
 // takes the portable locked path (db/store/portable.ts lockedBatch), which decides each request.
 import type { Knex } from 'knex';
 import type { Db } from '../../knex.ts';
-import { rawRows } from '../../knex.ts';
-import { num } from '../../rows.ts';
+import { num, rawRows } from '../../knex.ts';
 import { withLockRetry } from '../../retry.ts';
 import { marks } from '../../sql.ts';
-import { ownerKey } from '../../../lib/owner.ts';
-import type { Owner } from '../../../lib/owner.ts';
+import { ownerKey } from '../../../lib/caller.ts';
+import type { Owner } from '../../../lib/caller.ts';
 import { unfinishedCountColumn } from '../../unfinished.ts';
 import type { UnfinishedScope } from '../../unfinished.ts';
 import { LEDGER_HEAD } from '../../wallet/ledger.ts';

@@ -1,9 +1,17 @@
+// The gateway's telemetry, shared by the HTTP edge and the workers, in two parts:
+// - metrics: the Prometheus registry and its counters, histograms and gauges;
+// - request ids: the X-Request-Id that ties one request's log lines together, from the API through
+//   the queue to the worker's and the webhook's.
+import crypto from 'node:crypto';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+// ------------------------------------------------------------------ metrics
+
 // The gateway's Prometheus metrics (prom-client), one registry per App: tests run several apps in
 // one process, and the global registry would mix them. Counters and histograms are updated where
 // things happen (the HTTP edge, the consumers, the adapters); the gauges of shared state (queue
 // depth, ledger totals) are read at scrape time through `sources`, so nothing polls in between.
 // Names and labels are listed in README "Operations".
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface MetricSources {
   /** messages waiting in a topic's queue (not counting delayed retries) */
@@ -150,4 +158,21 @@ export function collectProcessMetrics(metrics: Metrics): void {
 /** Seconds between two epoch-millisecond instants, for histograms. */
 export function seconds(fromMs: number, toMs: number): number {
   return Math.max(0, toMs - fromMs) / 1000;
+}
+
+// ------------------------------------------------------------------ request ids
+
+// Request ids (X-Request-Id): accepted from a client when short and plain, else generated; carried
+// from the API into queue messages so a prediction's worker and webhook log lines share it.
+
+const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** true for a value safe to log and pass on as a request id (1-128 of A-Z a-z 0-9 . _ : -) */
+export function isRequestId(value: unknown): value is string {
+  return typeof value === 'string' && ACCEPTABLE_ID.test(value);
+}
+
+/** The request id of an incoming header value: kept when acceptable, otherwise a fresh UUID. */
+export function acceptRequestId(header: unknown): string {
+  return isRequestId(header) ? header : crypto.randomUUID();
 }

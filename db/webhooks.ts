@@ -9,8 +9,9 @@ import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected, iso, num, numOrNull } from './knex.ts';
 import { newWebhookSecret, seal, unseal } from '../lib/secrets.ts';
-import { predictionFromRow } from './predictions/record.ts';
+import { metadataOf, predictionFromRow } from './predictions/record.ts';
 import type { Prediction } from './predictions/record.ts';
+import type { ProviderMetadata } from '../lib/provider-metadata.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { insertHead, rowsInsert } from './sql.ts';
@@ -174,18 +175,35 @@ export function deliveriesInsertSql(ds: ReadonlyArray<NewDelivery & { now: numbe
 
 // Attempting them, the owner's delivery log, reopening, and the sweeper's stalled ones.
 
+/** A delivery still to send, the prediction it reports, and what its body and its running events need. */
+export interface PendingDelivery {
+  delivery: Delivery;
+  prediction: Prediction;
+  /** what the provider said of the completed result (prediction_costs.metadata) */
+  providerMetadata?: ProviderMetadata;
+  /** whether the prediction was submitted with webhook_events_filter (a webhook_event_filters row) */
+  eventFilter: boolean;
+}
+
 /** A pending delivery with its prediction, in one query (the delivery worker's hot path). */
-export async function findPendingDelivery(db: Db, id: string): Promise<{ delivery: Delivery; prediction: Prediction } | undefined> {
+export async function findPendingDelivery(db: Db, id: string): Promise<PendingDelivery | undefined> {
   const row = await db('webhook_deliveries as d')
     .join('predictions as p', 'p.id', 'd.prediction_id')
+    // in the same read: what the provider said of the result, and whether running events were asked for
+    .leftJoin('prediction_costs as c', 'c.prediction_id', 'd.prediction_id')
+    .leftJoin('webhook_event_filters as f', 'f.prediction_id', 'd.prediction_id')
     .select('p.*', 'd.id as d_id', 'd.url as d_url', 'd.status as d_status', 'd.attempts as d_attempts',
-      'd.last_status_code as d_last_status_code', 'd.last_error as d_last_error', 'd.created_at as d_created_at')
+      'd.last_status_code as d_last_status_code', 'd.last_error as d_last_error', 'd.created_at as d_created_at',
+      'c.metadata as c_metadata', 'f.prediction_id as f_prediction_id')
     .where('d.id', id).andWhere('d.status', 'pending')
     .first<Record<string, unknown> | undefined>();
   if (!row) return undefined;
   const prediction = predictionFromRow(row);
   return {
     prediction,
+    // kept for a completed prediction only, as the result route shows it
+    ...(prediction.status === 'completed' ? metadataOf(row.c_metadata as string | null) : {}),
+    eventFilter: row.f_prediction_id != null,
     delivery: toDelivery({
       id: String(row.d_id), prediction_id: prediction.id, user_id: prediction.userId, url: String(row.d_url), status: String(row.d_status),
       attempts: num(row.d_attempts), last_status_code: row.d_last_status_code as number | null, last_error: row.d_last_error as string | null,

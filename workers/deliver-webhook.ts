@@ -20,7 +20,6 @@ import type { AlertKind } from '../db/alerts.ts';
 import type { Db } from '../db/knex.ts';
 import { findPredictionById } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
-import { providerMetadataOf } from '../db/provider-costs.ts';
 import { ownerKey } from '../lib/caller.ts';
 import type { Owner } from '../lib/caller.ts';
 import { predictionView } from '../lib/prediction-view.ts';
@@ -70,12 +69,11 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
       const body = JSON.stringify(alertEventPayload(alert.id, alert.alert, alert.owner));
       return sendSigned(message, alert, body, alert.owner, { alert: alert.alert.id }, ALERT_DELIVERIES, log);
     }
-    const { delivery: d, prediction: p } = found;
+    const { delivery: d, prediction: p, providerMetadata: metadata } = found;
     // webhook_events_filter: no start, progress or logs event after the result (closeRunningEvents, part 6)
-    await closeRunningEvents(app, p.id);
+    if (found.eventFilter) await closeRunningEvents(app, p.id);
 
     // what the provider said of a completed result (seed, size, timings), beside the interface's fields
-    const metadata = await providerMetadataOf(app.db, p);
     const body = JSON.stringify(metadata ? { ...webhookPayload(app, p), provider_metadata: metadata } : webhookPayload(app, p));
     // A team prediction is signed with the team's secrets, whichever member (or team key) submitted it.
     return sendSigned(message, d, body, { userId: p.userId, teamId: p.teamId }, { prediction: d.predictionId }, PREDICTION_DELIVERIES, log);

@@ -288,7 +288,8 @@ export function toResult(r: PredictionRow): PredictionResult {
   };
 }
 
-function metadataOf(raw: string | null | undefined): { providerMetadata?: ProviderMetadata } {
+/** prediction_costs.metadata read with a prediction's row, checked again (lib/provider-metadata.ts); empty when there is none or it does not parse. */
+export function metadataOf(raw: string | null | undefined): { providerMetadata?: ProviderMetadata } {
   if (!raw) return {};
   try {
     const metadata = cleanMetadata(JSON.parse(raw));

@@ -157,6 +157,27 @@ test.serial('a run that asked for no events costs its worker no look for a filte
   t.deepEqual(verified(await secretOf(gw, acct), receiver.received).map((b) => b.event ?? b.status), ['start', 'completed']);
 });
 
+test.serial('a result delivery reads its prediction, the provider\'s metadata and whether events were asked for in one query; without a filter it writes no filter row', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const seen: string[] = [];
+  const onQuery = (q: { sql: string }) => { if (/webhook_event_filters|prediction_costs|from `?webhook_deliveries/i.test(q.sql)) seen.push(q.sql); };
+  gw.app.db.on('query', onQuery);
+  t.teardown(() => { gw.app.db.off('query', onQuery); });
+  const res = await submit(gw, acct.liveKey, `webhook=${encodeURIComponent(receiver.url)}`);
+  t.is(res.statusCode, 200, res.payload);
+  await waitFor(() => receiver.received.length > 0, { what: 'the result', timeoutMs: 30_000 });
+  const [body] = verified(await secretOf(gw, acct), receiver.received);
+  t.is(body!.status, 'completed');
+  t.like(body!.provider_metadata, { width: 64, height: 64 }, 'the metadata the completion recorded');
+  const reads = seen.filter((q) => /^select/i.test(q) && /webhook_deliveries/.test(q));
+  t.is(reads.length, 1, 'one read of the delivery');
+  t.regex(reads[0]!, /prediction_costs/);
+  t.regex(reads[0]!, /webhook_event_filters/);
+  t.deepEqual(seen.filter((q) => /^(update|delete|select)/i.test(q) && !/webhook_deliveries/.test(q) && /webhook_event_filters|prediction_costs/.test(q)), [],
+    'no statement of its own on the filters or the costs');
+});
+
 test.serial('a filter without completed sends its events but no result, and records no delivery', async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());

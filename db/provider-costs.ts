@@ -4,7 +4,6 @@
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { insertHead } from './sql.ts';
-import { naturalBatcher } from '../lib/batch.ts';
 import { cleanMetadata } from '../lib/provider-metadata.ts';
 import type { ProviderMetadata } from '../lib/provider-metadata.ts';
 
@@ -61,23 +60,9 @@ export function providerCostsInsertSql(costs: readonly ProviderCost[]): { sql: s
   return { sql: NESTED_COST_INSERT, binding: rows as unknown as Knex.RawBinding };
 }
 
+/** One row, outside a completion: a run the provider did that did not complete (nothing charged). A row already there is kept. */
 export async function recordProviderCost(db: Db, c: ProviderCost): Promise<void> {
   await db('prediction_costs').insert(rowOf(c)).onConflict('prediction_id').ignore();
-}
-
-/**
- * recordProviderCost for a worker process: the rows of the runs that end while one INSERT is in
- * flight go in the next one (lib/batch.ts), so a busy worker adds a fraction of a round trip per
- * completion rather than one. A row already there (a copy of the same message) is kept as it is.
- */
-export function providerCostRecorder(db: Db): (c: ProviderCost) => Promise<void> {
-  return naturalBatcher<ProviderCost, void>(async (items) => {
-    // the same prediction twice in one batch: the first wins, as the conflict rule would have it
-    const seen = new Set<string>();
-    const rows = items.filter((c) => !seen.has(c.predictionId) && seen.add(c.predictionId)).map(rowOf);
-    await db('prediction_costs').insert(rows).onConflict('prediction_id').ignore();
-    return items.map(() => ({ ok: true as const, value: undefined }));
-  }, { max: 200 });
 }
 
 /**

@@ -19,7 +19,7 @@ import type { RunLogs } from '../lib/run-logs.ts';
 import { createCircuitBreaker } from './circuit-breaker.ts';
 import { AdapterError, removeTemporary } from './adapters/types.ts';
 import type { Adapter, AdapterFile, AdapterResult, MediaKind, ModelRef, ProviderReport, RunUpdate } from './adapters/types.ts';
-import { providerCostRecorder } from '../db/provider-costs.ts';
+import { recordProviderCost } from '../db/provider-costs.ts';
 import type { RunCost as CompletionCost } from '../db/provider-costs.ts';
 import { findFilter } from '../db/webhooks.ts';
 import type { EventFilter } from '../db/webhooks.ts';
@@ -130,16 +130,14 @@ export function createRunModel(app: App) {
   }
 
   /**
-   * Records what a run cost at its provider beside what the gateway was paid (`charged`; 0 when
-   * the prediction did not complete although the provider ran it). Reporting, not money: a
-   * failure is logged and never fails the run whose charge is already recorded.
+   * Records what a run cost at its provider when the prediction did not complete although the
+   * provider ran it (`charged`: 0): failed, or cancelled meanwhile. A completion writes its own
+   * row, in its transaction (`cost`). Reporting, not money: a failure is logged and never fails
+   * the run.
    */
-  // one multi-row INSERT for the runs that end together (db/provider-costs.ts)
-  const recordProviderCostBatched = providerCostRecorder(app.db);
-
   async function recordCost(p: Prediction, model: ModelInfo, report: ProviderReport | undefined, charged: number, run: RunLog = noRequest): Promise<void> {
     try {
-      await recordProviderCostBatched({ ...costOfRun(p, model, report), predictionId: p.id, model: p.model, charged, now: app.clock() });
+      await recordProviderCost(app.db, { ...costOfRun(p, model, report), predictionId: p.id, model: p.model, charged, now: app.clock() });
     } catch (err) {
       run.log.warn({ id: p.id, err: (err as Error).message }, 'could not record the provider cost of a run');
     }

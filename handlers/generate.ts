@@ -1,6 +1,6 @@
 // POST /api/v1/{model-endpoint}: every model endpoint of the spec lands here.
 import { BudgetExceededError, EmbedRefusedError, MaxCostExceededError, NotFoundError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
-import { generationLimits } from './rate-limit.ts';
+import { generationLimits } from './policies.ts';
 import { providerMetadataOf } from '../db/provider-costs.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { alertsAfterSubmit, budgetRefused, preferredWait, priceFor, refuseUnservable, resolveInputLoras, studioHides, walletAlertSettings } from './admission.ts';

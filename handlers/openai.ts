@@ -18,7 +18,7 @@ import { priceFor, studioHides } from './admission.ts';
 import { generate } from './generate.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import { embedInput } from './embeds.ts';
-import { generationLimits } from './rate-limit.ts';
+import { generationLimits } from './policies.ts';
 import { disconnectSignal, waitForTerminal } from './prediction-watch.ts';
 import type { BodyOf, Handler, ModelContext, OperationContext } from './types.ts';
 

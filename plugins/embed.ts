@@ -8,7 +8,7 @@
 // `embed_operation_not_allowed`, checks the bound model, `webhook` and `team_id`, applies the
 // code's input rules before validation (the images route applies them to the input it builds),
 // answers CORS for the code's origins and issues visitor ids. Spend caps, the per-address rate limit and concurrency are checked at submit
-// (handlers/generate.ts, handlers/rate-limit.ts, db/embed-codes.ts).
+// (handlers/generate.ts, handlers/policies.ts, db/embed-codes.ts).
 import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import type { App, Caller } from '../lib/context.ts';

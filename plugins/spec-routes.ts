@@ -325,7 +325,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
     }
     const limits = request.app.rateLimitHeaders;
     if (!Boom.isBoom(response)) {
-      // an admitted model submit reports its generation limits (handlers/rate-limit.ts)
+      // an admitted model submit reports its generation limits (handlers/policies.ts)
       if (limits) for (const name of Object.keys(limits)) response.header(name, limits[name]!);
       return h.continue;
     }

@@ -117,7 +117,7 @@ export const generate: ModelHandler = async (ctx) => {
     id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input: body,
     webhookUrl: events === null || events.includes('completed') ? webhook : null,
     httpRequestId: requestId ?? null, source,
-    // README "Embeds": the code and visitor it was made for (plugins/embed.ts refused a webhook)
+    // README "Embeds": the code and visitor it was made for (plugins/credentials.ts refused a webhook)
     ...(embed ? { embedCodeId: embed.codeId, embedVisitor: embed.visitorHash } : {}),
     ...(studio ? { studioId: studio.id } : {}),
   };

@@ -165,7 +165,7 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
   const stream = body.stream === true;
   const includeUsage = stream && body.stream_options?.include_usage === true;
   const input: Record<string, unknown> = { ...body };
-  // an embed code's visitor (plugins/embed.ts checked the code's model, origin and input rules)
+  // an embed code's visitor (plugins/credentials.ts checked the code's model, origin and input rules)
   const { embed } = caller;
   const base = {
     id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input, webhookUrl: null,

@@ -1,5 +1,5 @@
 // Whitelabel studios (README "Whitelabel studios"): the owner's management routes and the usage
-// and revenue report. The studio context itself is plugins/whitelabel.ts; what it changes is in
+// and revenue report. The studio context itself is plugins/credentials.ts (whitelabelPlugin); what it changes is in
 // the handlers it reaches (catalog, models, generate, auth; the visibility check, studioHides,
 // is handlers/admission.ts).
 import type { Handler, ReplyOf } from './types.ts';

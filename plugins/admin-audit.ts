@@ -102,7 +102,7 @@ function idOf(v: unknown): number | null {
 }
 
 export async function auditAdminCall(app: App, request: Request, operationId: string, roleOperation: boolean): Promise<void> {
-  // (request.auth.credentials as plugins/auth.ts declares them; spec-routes' callerOf would be an import cycle)
+  // (request.auth.credentials as plugins/credentials.ts declares them; spec-routes' callerOf would be an import cycle)
   const caller = request.auth.credentials?.user?.caller ?? null;
   if (!caller) return;
   const response = request.response;

@@ -35,7 +35,7 @@ export type CredentialPlugin<Options = { app: App }> = Plugin<Options> & {
   strategy: string;
 };
 
-/** The caller a credential plugin put on the request (its type is declared with the credentials, plugins/auth.ts). */
+/** The caller a credential plugin put on the request (its type is declared with the credentials, plugins/credentials.ts). */
 export function callerOf(request: Request) {
   return request.auth.credentials?.user?.caller ?? null;
 }
@@ -562,7 +562,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, roles ? undefined : teamIdOf(query, payload, params, teamPermission), teamPermission) } as HandlerContext['caller'] : null,
         audit: {},
         ...(current ? { model: current } : {}),
-        // the whitelabel studio's context (plugins/whitelabel.ts resolved and checked it); handlers apply it
+        // the whitelabel studio's context (plugins/credentials.ts whitelabelPlugin resolved and checked it); handlers apply it
         ...(request.app.studio ? { studio: request.app.studio } : {}),
       };
       // what a role operation's handler adds to its audit row (target, reason), read at onPreResponse

@@ -1,12 +1,13 @@
 // What a model call must pass before its hold, and what its submit does after it: the checks
-// handlers/generate.ts runs in order (handlers/openai.ts runs the same ones for the OpenAI
-// routes), kept in one place so that a reader following a submit finds them together.
+// handlers/generate.ts runs in order (handlers/openai.ts uses the studio check and the price
+// too), kept in one place so that a reader following a submit finds them together.
 //   studioHides          in a studio's context only its allowed models exist (README "Whitelabel studios")
 //   resolveInputLoras    an input's `loras` checked against the registry (README "LoRAs")
 //   refuseUnservable     a value none of the model's providers can take is a 422 now, not a failed run
 //   priceFor             THE price function, the quote's (handlers/catalog.ts) and the hold's
 //   walletAlertSettings  the paying wallet's alert settings (its hard monthly budget is checked in the hold)
 //   alertsAfterSubmit, budgetRefused   the alerts a submit crossed, after its answer's work
+//   forgetWalletAlertSettings, forgetKeySoftLimit   the settings cache forgets a change made in this process
 //   preferredWait        the `Prefer: wait` of the submit answer (README "Following a prediction")
 // The per-minute generation limits are counted before the handler, by the route bridge's
 // policies (handlers/policies.ts); the alert settings and list routes are handlers/alerts.ts.

@@ -7,7 +7,7 @@ import { withLockRetry } from './retry.ts';
 import { executeRaw } from './prepared.ts';
 import { eachAlone, naturalBatcher, perInstance, type ItemOutcome } from '../lib/batch.ts';
 
-/** Registration's window: its budget is per hour (handlers/rate-limit.ts; the retention job needs it too). */
+/** Registration's window: its budget is per hour (handlers/policies.ts; the retention job needs it too). */
 export const REGISTER_WINDOW_SECONDS = 3600;
 
 /** The counting expressions: unqualified columns are the row's previous values on both engines. */

@@ -1,22 +1,17 @@
 // The dashboard's catalog and quote (README "Prices and quotes"): getHomepageModels and
 // getTaskData are views of the entries GET /api/v1/models lists (handlers/models.ts entryOf, the
 // one source), and calculateDynamicCost prices an input with the function the submit holds
-// (spec/pricing.ts computePriceBreakdown), after the same validation and defaults.
+// (handlers/admission.ts priceFor, spec/pricing.ts computePriceBreakdown), after the same
+// validation and defaults.
 import type { Handler, ReplyOf } from './types.ts';
-import type { App, Caller, StudioContext } from '../lib/context.ts';
-import type { Owner } from '../lib/caller.ts';
+import type { App } from '../lib/context.ts';
 import { NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { toValidationItems } from '../lib/validation-errors.ts';
 import type { AjvLikeError } from '../lib/validation-errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import { applyDiscount, chooseDiscount, computePriceBreakdown, studioPrice } from '../spec/pricing.ts';
-import type { PriceBreakdown } from '../spec/pricing.ts';
-import { discountsForModel } from '../db/discounts.ts';
-import { studioHides } from './studios.ts';
+import { priceFor, refuseUnservable, studioHides } from './admission.ts';
 import { getBalance, getTeamBalance } from '../db/wallet/ledger.ts';
 import { entryOf } from './models.ts';
-import { configuredProviders } from '../workers/adapters/index.ts';
-import { acceptingProviders } from '../spec/mapping.ts';
 import type { ModelEntry } from './models.ts';
 
 type Task = ReplyOf<'getTaskData'>;
@@ -82,53 +77,6 @@ export function validatedInput(app: App, model: ModelInfo, input: Record<string,
     throw new ValidationFailedError(items.length ? items : [{ loc: [...at], msg: 'Input is not valid for this model', type: 'value_error' }]);
   }
   return body;
-}
-
-/**
- * Refuses (422, before any hold) an input that none of the providers that would run it can take:
- * a value outside a provider's limits, or one its mapping cannot send (a value its value map
- * lacks). Production checks the configured providers; with none configured (a sandbox key, or
- * the quote of a model this gateway cannot run) every declared provider is tried, so the answer
- * is the model's, whatever this gateway configures. Each item names the field under `loc`.
- */
-export function refuseUnservable(app: App, model: ModelInfo, input: Readonly<Record<string, unknown>>, loc: readonly string[]): void {
-  const configured = configuredProviders(model, app.adapterEnv);
-  const { problems } = acceptingProviders(configured.length ? configured : model.providers, input);
-  if (problems.length === 0) return;
-  throw new ValidationFailedError(problems.map((p) => ({ loc: [...loc, p.field], msg: `${p.msg} (a limit of this model's provider${model.providers.length > 1 ? 's' : ''} on this gateway)`, type: 'provider_limit' })));
-}
-
-/** What a production submit of an input to a model holds: the list price, the discount that applies, the price after it. */
-export interface Priced {
-  breakdown: PriceBreakdown;
-  /** the price before the discount: the gateway's list price, or in a studio its studio price (README "Whitelabel studios") */
-  listPrice: number;
-  /** the one discount applied (README "Discounts"); null: none */
-  discountPercent: number | null;
-  price: number;
-  /** in a studio (end_user_pays): the owner's markup in `price`, credited to the owner on the charge; 0 otherwise */
-  studioMarkup: number;
-}
-
-/**
- * THE price function: the quote (calculateDynamicCost) and the submit's hold (handlers/generate.ts)
- * both come through here, so a quote equals the charge. The discount is that of the wallet that
- * pays (`owner`: the team for team keys, team embed codes and `team_id`; in an `owner_pays` studio
- * the studio owner's), chosen by spec/pricing.ts chooseDiscount at the app's clock, and applied
- * by applyDiscount to the gateway's list price. A studio's markup (spec/pricing.ts studioPrice)
- * is added after the discount and is the studio owner's whole: a discount is the gateway's to give.
- */
-export async function priceFor(
-  app: App, owner: Owner, model: ModelInfo, input: Readonly<Record<string, unknown>>, studio?: StudioContext | null, caller?: Pick<Caller, 'userId' | 'keyOwnerDiscounts'>,
-): Promise<Priced> {
-  const breakdown = computePriceBreakdown(model.price, input);
-  const payer = studio?.payerMode === 'owner_pays' ? { userId: studio.userId, teamId: studio.teamId } : owner;
-  // a personal key's owner paying from a wallet with no discount rows (the marker read with the key): no lookup
-  const none = caller?.keyOwnerDiscounts === 0 && payer.teamId === null && payer.userId === caller.userId;
-  const discount = breakdown.total > 0 && !none ? chooseDiscount(await discountsForModel(app.db, payer, model.operationId), model.operationId, app.clock()) : null;
-  const discountPercent = discount?.percentOff ?? null;
-  const studioMarkup = studio ? studioPrice(studio, model.operationId, breakdown.total) - breakdown.total : 0;
-  return { breakdown, listPrice: breakdown.total + studioMarkup, discountPercent, price: applyDiscount(breakdown.total, discountPercent) + studioMarkup, studioMarkup };
 }
 
 /** POST /app/calculate_dynamic_cost: what a production submit of `input` would hold, with the paying wallet's balance. */

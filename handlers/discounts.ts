@@ -1,6 +1,6 @@
 // Model discounts (README "Discounts"): the billing routes that set, list and delete them, and
 // myModelDiscounts for the paying wallet. Which discount applies to a price, and the price after
-// it, is the one price function (handlers/catalog.ts priceFor, spec/pricing.ts chooseDiscount and
+// it, is the one price function (handlers/admission.ts priceFor, spec/pricing.ts chooseDiscount and
 // applyDiscount), used by the quote and the submit's hold alike.
 import type { Handler } from './types.ts';
 import type { AuditFields } from './audit.ts';

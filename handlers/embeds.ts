@@ -1,6 +1,6 @@
 // Embed codes and agent embed codes (README "Embeds"): the owner's management routes,
 // getModelNameForEmbedcode, and the input rules a code applies to a visitor's submit (locked and
-// preset fields, allowed fields, prompt template), which plugins/embed.ts runs before validation.
+// preset fields, allowed fields, prompt template), which plugins/credentials.ts (embedPolicyPlugin) runs before validation.
 import type { Handler, ReplyOf } from './types.ts';
 import type { App } from '../lib/context.ts';
 import { EmbedRefusedError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
@@ -12,9 +12,9 @@ import { refuseSandboxKey } from './guards.ts';
 
 declare module '@hapi/hapi' {
   interface RequestApplicationState {
-    /** the embed code the request presented (plugins/embed.ts), for its input rules */
+    /** the embed code the request presented (plugins/credentials.ts), for its input rules */
     embedCode?: EmbedCode;
-    /** the origin to name in Access-Control-Allow-Origin: the code allows it (plugins/embed.ts) */
+    /** the origin to name in Access-Control-Allow-Origin: the code allows it (plugins/credentials.ts) */
     embedCorsOrigin?: string;
     /** a visitor id issued on this request, answered in X-Embed-Visitor */
     embedVisitorIssued?: string;

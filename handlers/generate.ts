@@ -1,12 +1,9 @@
 // POST /api/v1/{model-endpoint}: every model endpoint of the spec lands here.
 import { BudgetExceededError, EmbedRefusedError, MaxCostExceededError, NotFoundError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
-import { generationLimits } from './rate-limit.ts';
-import { resolveInputLoras } from './loras.ts';
+import { generationLimits } from './policies.ts';
 import { providerMetadataOf } from '../db/provider-costs.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
-import { priceFor, refuseUnservable } from './catalog.ts';
-import { studioHides } from './studios.ts';
-import { alertsAfterSubmit, budgetRefused, walletAlertSettings } from './alerts.ts';
+import { alertsAfterSubmit, budgetRefused, preferredWait, priceFor, refuseUnservable, resolveInputLoras, studioHides, walletAlertSettings } from './admission.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { newPredictionId } from '../db/predictions/record.ts';
@@ -17,7 +14,7 @@ import { getBalance, getTeamBalance } from '../db/wallet/ledger.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import type { PredictionView } from '../lib/prediction-view.ts';
 import type { components } from '../spec/v1.generated.ts';
-import { disconnectSignal, preferredWait, waitForTerminal } from './prediction-watch.ts';
+import { disconnectSignal, waitForTerminal } from './prediction-watch.ts';
 import type { ModelContext, ModelHandler } from './types.ts';
 
 type Submitted = components['schemas']['PredictionSubmitted'];
@@ -120,7 +117,7 @@ export const generate: ModelHandler = async (ctx) => {
     id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input: body,
     webhookUrl: events === null || events.includes('completed') ? webhook : null,
     httpRequestId: requestId ?? null, source,
-    // README "Embeds": the code and visitor it was made for (plugins/embed.ts refused a webhook)
+    // README "Embeds": the code and visitor it was made for (plugins/credentials.ts refused a webhook)
     ...(embed ? { embedCodeId: embed.codeId, embedVisitor: embed.visitorHash } : {}),
     ...(studio ? { studioId: studio.id } : {}),
   };

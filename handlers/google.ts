@@ -137,7 +137,7 @@ async function signedInUser(ctx: SignInContext, id: ExternalIdentity, method: st
 function returnPage(ctx: Parameters<Handler<'getGoogleUrl'>>[0]): string {
   const { studio, query, request, app } = ctx;
   if (studio?.by === 'domain') {
-    // the Host named this studio's domain (plugins/whitelabel.ts); its scheme is the gateway's
+    // the Host named this studio's domain (plugins/credentials.ts); its scheme is the gateway's
     return `${new URL(app.config.publicUrl).protocol}//${request.headers.host}/dashboard`;
   }
   if (studio !== undefined) return `/s/${studio.slug}`;

@@ -9,7 +9,7 @@ import { ForbiddenError, NotFoundError, ValidationFailedError } from '../lib/err
 import { findUserKey, insertApiKey, listUserKeys, revokeKey, rotateKey, updateUserKey } from '../db/api-keys.ts';
 import type { ApiKeyRecord, KeyLimits, KeyOwner, KeyRestrictions, KeyUpdate } from '../db/api-keys.ts';
 import { keySpend } from '../db/key-spend.ts';
-import { forgetKeySoftLimit } from './alerts.ts';
+import { forgetKeySoftLimit } from './admission.ts';
 import type { SpendPeriod } from '../db/key-spend.ts';
 import { findTeamKey, insertTeamApiKey, listTeamKeys, revokeTeamKey, updateTeamKey } from '../db/team-resources.ts';
 import type { TeamApiKeyRecord } from '../db/team-resources.ts';

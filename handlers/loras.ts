@@ -1,13 +1,10 @@
 // The LoRA registry (README "LoRAs"): the public catalogue (getLoraData, getLoraModelsData),
-// an owner's own entries (createLora, listOwnLoras), and the check of a model input's `loras`
-// at submit (resolveInputLoras, called by handlers/generate.ts).
+// an owner's own entries (createLora, listOwnLoras). The check of a model input's `loras` at
+// submit is handlers/admission.ts resolveInputLoras.
 import type { Handler } from './types.ts';
 import type { App } from '../lib/context.ts';
-import type { Owner } from '../lib/caller.ts';
 import { NotFoundError, ValidationFailedError } from '../lib/errors.ts';
-import type { ValidationItem } from '../lib/errors.ts';
-import type { ModelInfo } from '../spec/catalog.ts';
-import { findPublicLora, insertLora, listOwnedLoras, listPublicLoras, LORA_PAGE_SIZE, resolveLoraNames } from '../db/loras.ts';
+import { findPublicLora, insertLora, listOwnedLoras, listPublicLoras, LORA_PAGE_SIZE } from '../db/loras.ts';
 import type { Lora, LoraPage } from '../db/loras.ts';
 
 type LoraType = 'style' | 'character' | 'concept' | 'clothing' | 'pose' | 'object';
@@ -71,28 +68,3 @@ export const createLora: Handler<'createLora'> = async ({ app, caller, body, h }
   }, app.clock());
   return h.response(loraView(lora)).code(201);
 };
-
-/**
- * A submit's `loras` (a model input field, where the family's schema declares it), checked
- * against the registry: each name must be a public LoRA or one of the paying owner's, trained
- * for the model's family; otherwise 422 naming `loras[i]`. Returns the input with each entry
- * carrying its weights URL for the upstream, or the input unchanged when it has no `loras`.
- */
-export async function resolveInputLoras(app: App, owner: Owner, model: ModelInfo, input: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const entries = input.loras;
-  if (!Array.isArray(entries) || entries.length === 0) return input;
-  const asked = entries as Array<{ name: string; scale?: number }>;
-  const found = await resolveLoraNames(app.db, owner, asked.map((e) => e.name));
-  const problems: ValidationItem[] = [];
-  const resolved = asked.map((e, i) => {
-    const lora = found.get(e.name);
-    if (!lora) {
-      problems.push({ loc: ['body', 'loras', i, 'name'], msg: `no LoRA named ${e.name} is public or yours (GET /app/lora-models-data, GET /app/loras)`, type: 'value_error' });
-    } else if (lora.baseModel !== model.family) {
-      problems.push({ loc: ['body', 'loras', i, 'name'], msg: `LoRA ${e.name} is for the ${lora.baseModel} family; ${model.operationId} is ${model.family}`, type: 'value_error' });
-    }
-    return { ...e, weights_url: lora?.weightsUrl ?? '' };
-  });
-  if (problems.length) throw new ValidationFailedError(problems);
-  return { ...input, loras: resolved };
-}

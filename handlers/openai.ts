@@ -13,12 +13,12 @@ import { newPredictionId } from '../db/predictions/record.ts';
 import type { NewPrediction } from '../db/predictions/record.ts';
 import { ChatUpstreamError, chatProviders, completeChat, streamChat } from '../workers/adapters/openai-chat.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
-import { priceFor, validatedInput } from './catalog.ts';
+import { validatedInput } from './catalog.ts';
+import { priceFor, studioHides } from './admission.ts';
 import { generate } from './generate.ts';
 import { predictionView } from '../lib/prediction-view.ts';
-import { studioHides } from './studios.ts';
 import { embedInput } from './embeds.ts';
-import { generationLimits } from './rate-limit.ts';
+import { generationLimits } from './policies.ts';
 import { disconnectSignal, waitForTerminal } from './prediction-watch.ts';
 import type { BodyOf, Handler, ModelContext, OperationContext } from './types.ts';
 
@@ -165,7 +165,7 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
   const stream = body.stream === true;
   const includeUsage = stream && body.stream_options?.include_usage === true;
   const input: Record<string, unknown> = { ...body };
-  // an embed code's visitor (plugins/embed.ts checked the code's model, origin and input rules)
+  // an embed code's visitor (plugins/credentials.ts checked the code's model, origin and input rules)
   const { embed } = caller;
   const base = {
     id, userId: caller.owner.userId, teamId: caller.owner.teamId, apiKeyId: caller.apiKeyId, model: model.operationId, input, webhookUrl: null,

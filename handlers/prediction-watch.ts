@@ -112,23 +112,3 @@ export async function waitForTerminal(app: App, owner: Owner, id: string, ms: nu
   }
   return undefined;
 }
-
-/** The longest `Prefer: wait` honoured, in seconds; a longer one is clamped to it. */
-export const PREFER_WAIT_MAX_S = 60;
-
-/**
- * The `wait` preference of a `Prefer` header (RFC 7240 section 4.3), clamped to
- * PREFER_WAIT_MAX_S; undefined when absent or malformed (a preference is a hint: an
- * unparseable one is ignored, not refused).
- */
-export function preferredWait(header: string | string[] | undefined): number | undefined {
-  if (header === undefined) return undefined;
-  const values = Array.isArray(header) ? header : [header];
-  for (const value of values) {
-    for (const pref of value.split(',')) {
-      const m = /^\s*wait\s*=\s*"?(\d{1,9})"?\s*(;.*)?$/i.exec(pref);
-      if (m) return Math.min(Number(m[1]), PREFER_WAIT_MAX_S);
-    }
-  }
-  return undefined;
-}

@@ -1,8 +1,9 @@
 // Whitelabel studios (README "Whitelabel studios"): the owner's management routes and the usage
-// and revenue report. The studio context itself is plugins/whitelabel.ts; what it changes is in
-// the handlers it reaches (catalog, models, generate, auth).
+// and revenue report. The studio context itself is plugins/credentials.ts (whitelabelPlugin); what it changes is in
+// the handlers it reaches (catalog, models, generate, auth; the visibility check, studioHides,
+// is handlers/admission.ts).
 import type { Handler, ReplyOf } from './types.ts';
-import type { App, StudioContext } from '../lib/context.ts';
+import type { App } from '../lib/context.ts';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
 import { DuplicateError } from '../db/errors.ts';
@@ -135,8 +136,3 @@ export const getStudioUsage: Handler<'getStudioUsage'> = async ({ app, caller, p
     by_day: u.byDay, by_model: u.byModel,
   };
 };
-
-/** In a studio's context, only its allowed models exist: any other is the same 404 as an unknown slug. */
-export function studioHides(studio: StudioContext | undefined, model: string): boolean {
-  return studio !== undefined && !studio.allowedModels.includes(model);
-}

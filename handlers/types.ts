@@ -102,7 +102,7 @@ export interface HandlerContext {
   audit: AuditFields;
   /** set on model endpoints */
   model?: ModelInfo;
-  /** the whitelabel studio whose context the request is in (plugins/whitelabel.ts), applied by the route bridge */
+  /** the whitelabel studio whose context the request is in (plugins/credentials.ts whitelabelPlugin), applied by the route bridge */
   studio?: StudioContext;
 }
 

@@ -90,7 +90,7 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** Who is calling, as a credential plugin (plugins/auth.ts, plugins/oauth.ts) authenticated it. */
+/** Who is calling, as a credential plugin (plugins/credentials.ts, plugins/oauth.ts) authenticated it. */
 export interface Caller {
   userId: number;
   role: Role;
@@ -114,9 +114,9 @@ export interface Caller {
   keyLimits?: { rateLimitPerMinute: number | null; maxConcurrent: number | null };
   /** the presenting key has a spend limit per period (checked again, under a lock, at hold time: db/key-spend.ts) */
   keySpendLimited?: boolean;
-  /** the studio the caller's user belongs to (null: none); set by the credential plugins that read it with the user, else looked up (plugins/whitelabel.ts) */
+  /** the studio the caller's user belongs to (null: none); set by the credential plugins that read it with the user, else looked up (plugins/credentials.ts whitelabelPlugin) */
   studioId?: number | null;
-  /** set for an embed or agent embed code (plugins/embed.ts, README "Embeds") */
+  /** set for an embed or agent embed code (plugins/credentials.ts, README "Embeds") */
   embed?: EmbedGrant;
   /**
    * a personal API key's owner's count of model discounts (users.discounts, migration 3101), read
@@ -125,7 +125,7 @@ export interface Caller {
   keyOwnerDiscounts?: number;
 }
 
-/** What an embed code lets its caller do, and the visitor it acts for (plugins/embed.ts). */
+/** What an embed code lets its caller do, and the visitor it acts for (plugins/credentials.ts). */
 export interface EmbedGrant {
   codeId: number;
   kind: 'embed' | 'agent_embed';
@@ -141,7 +141,7 @@ export interface EmbedGrant {
   visitorHash: string;
 }
 
-/** A whitelabel studio's context on a request (plugins/whitelabel.ts, README "Whitelabel studios"). */
+/** A whitelabel studio's context on a request (plugins/credentials.ts, README "Whitelabel studios"). */
 export interface StudioContext {
   id: number;
   slug: string;

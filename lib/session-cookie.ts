@@ -1,6 +1,6 @@
 // The dashboard's cookie session (docs/api/dashboard.md "Sessions in the browser"). A login route
 // asked for `session=cookie` sets the opaque session token as an HttpOnly cookie instead of
-// answering it, so no script on the page can read it; the session scheme (plugins/auth.ts) reads
+// answering it, so no script on the page can read it; the session scheme (plugins/credentials.ts) reads
 // it back. Because a browser sends cookies by itself, every state-changing request made with the
 // cookie must also carry the session's CSRF token in a header. That token is derived from the
 // session token by HMAC under a key derived from ENCRYPTION_KEY: nothing more is stored, a forger

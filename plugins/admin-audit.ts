@@ -11,13 +11,30 @@ import type { App } from '../lib/context.ts';
 import { clientIp } from '../lib/addresses.ts';
 import { insertAdminAudit } from '../db/admin-audit.ts';
 import { normaliseEmail } from '../db/users.ts';
-import { cutBelow } from '../lib/json-limits.ts';
 
 declare module '@hapi/hapi' {
   interface RequestApplicationState {
     /** what a role operation's handler added to its audit row (ctx.audit) */
     adminAudit?: Record<string, string | number | boolean | undefined>;
   }
+}
+
+/** What a value nested below the cut is replaced with (cutBelow). */
+export const CUT = '[cut: nested too deeply]';
+
+/**
+ * A copy of `value` with every object or array below `limit` levels replaced by CUT, each object's
+ * entries passed through `entry` (which may rewrite a value by its key). Recursion is bounded by
+ * `limit`, so a value of any depth is safe to pass.
+ */
+export function cutBelow(value: unknown, limit: number, entry: (key: string, v: unknown, walk: (v: unknown) => unknown) => unknown = (_k, v, walk) => walk(v)): unknown {
+  const walk = (node: unknown, depth: number): unknown => {
+    if (typeof node !== 'object' || node === null) return node;
+    if (depth >= limit) return CUT;
+    if (Array.isArray(node)) return node.map((v) => walk(v, depth + 1));
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, entry(k, v, (inner) => walk(inner, depth + 1))]));
+  };
+  return walk(value, 0);
 }
 
 /** Field names whose values never reach the audit log. */
@@ -85,7 +102,7 @@ function idOf(v: unknown): number | null {
 }
 
 export async function auditAdminCall(app: App, request: Request, operationId: string, roleOperation: boolean): Promise<void> {
-  // (request.auth.credentials as plugins/auth.ts declares them; spec-routes' callerOf would be an import cycle)
+  // (request.auth.credentials as plugins/credentials.ts declares them; spec-routes' callerOf would be an import cycle)
   const caller = request.auth.credentials?.user?.caller ?? null;
   if (!caller) return;
   const response = request.response;

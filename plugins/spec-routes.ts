@@ -1,7 +1,9 @@
 // The spec -> route bridge. One hapi route per spec operation, generated at start-up, so
 // routing is hapi's (constant in the number of operations) instead of openapi-backend's
 // per-request scan; openapi-backend validates each request against its operation object
-// and holds the operationId -> handler map.
+// and holds the operationId -> handler map. Also here, because only the bridge runs them: the
+// limits on a client's JSON (checked before anything else reads a body) and the spec validation
+// from hapi's own parse.
 import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit, RouteOptions, Lifecycle, RouteDefMethods, Server, ServerRoute } from '@hapi/hapi';
 import type { Operation } from 'openapi-backend';
@@ -20,9 +22,6 @@ import { scopeNames } from '../spec/scopes.ts';
 import { ImpersonationForbiddenError, NotFoundError, RoleRequiredError, SessionRequiredError, UnauthorizedError } from '../lib/errors.ts';
 import { auditAdminCall } from './admin-audit.ts';
 import { declaresIdempotencyKey, idempotencyKeyOf, runIdempotent } from './idempotency.ts';
-import { parsedValidationPlan, validateParsed } from './request-validation.ts';
-import { MAX_JSON_DEPTH, nestsDeeperThan, unsafeNumberAt } from '../lib/json-limits.ts';
-import type { ValidationOutcome } from './request-validation.ts';
 
 export type SecurityRequirement = Record<string, string[]>;
 
@@ -36,7 +35,7 @@ export type CredentialPlugin<Options = { app: App }> = Plugin<Options> & {
   strategy: string;
 };
 
-/** The caller a credential plugin put on the request (its type is declared with the credentials, plugins/auth.ts). */
+/** The caller a credential plugin put on the request (its type is declared with the credentials, plugins/credentials.ts). */
 export function callerOf(request: Request) {
   return request.auth.credentials?.user?.caller ?? null;
 }
@@ -167,6 +166,119 @@ declare module '@hapi/hapi' {
   }
 }
 
+// ---- the JSON limits ----
+// Limits on what a client's JSON may hold, checked at the edge before anything else reads it.
+// Depth: every recursive walk over a request body (validation, audit redaction, canonical hashing,
+// adapters' input maps) is bounded by refusing deeper bodies, so no client can drive one of them
+// into a stack overflow. Numbers: a number past 2^53 - 1 cannot be kept exactly (an id, an amount
+// of credit), so none reaches a handler or the database.
+// (Audit redaction cuts what it records instead: plugins/admin-audit.ts cutBelow.)
+
+/** The deepest nesting of objects and arrays a JSON body may have; deeper bodies are refused with 422. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * true when `value` nests objects or arrays deeper than `limit` levels (a scalar is depth 0, `{}`
+ * and `[]` are 1). Iterative, and it stops at the first node past the limit, so any input is safe.
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+/**
+ * Where `value` holds a number whose magnitude is past Number.MAX_SAFE_INTEGER, or that is not
+ * finite, as the path of keys that leads to it ([] for the value itself); undefined when it holds
+ * none. Iterative, like nestsDeeperThan; call it on values already known not to nest too deeply.
+ */
+export function unsafeNumberAt(value: unknown): Array<string | number> | undefined {
+  const stack: Array<[unknown, Array<string | number>]> = [[value, []]];
+  while (stack.length > 0) {
+    const [node, at] = stack.pop()!;
+    if (typeof node === 'number') {
+      if (!Number.isFinite(node) || Math.abs(node) > Number.MAX_SAFE_INTEGER) return at;
+    } else if (Array.isArray(node)) {
+      node.forEach((child, i) => stack.push([child, [...at, i]]));
+    } else if (typeof node === 'object' && node !== null) {
+      for (const [k, child] of Object.entries(node)) stack.push([child, [...at, k]]);
+    }
+  }
+  return undefined;
+}
+
+// ---- validation from hapi's parse ----
+// Spec validation of a request from what hapi already parsed. openapi-backend's validateRequest
+// parses the request again on every call (the path template compiled to a regex and matched,
+// the query deep-cloned, headers re-keyed, cookies parsed) before running the operation's
+// compiled ajv validators; for an operation whose parameters need none of its special parsing,
+// this builds the same object those validators check from hapi's params, query and headers, and
+// runs them the same way (same validators, same order, same coercion and defaults). Any other
+// operation, or a body that is not a JSON object or array, goes through openapi-backend.
+
+/** What validation answers: openapi-backend's ValidationResult, as the bridge reads it. */
+export interface ValidationOutcome {
+  valid: boolean;
+  errors?: unknown[] | null;
+  coerced?: { query?: unknown; params?: unknown };
+}
+
+/** An operation's compiled ajv validators (openapi-backend's requestValidators[operationId]). */
+type ValidateFn = ((data: unknown) => boolean) & { errors?: unknown[] | null };
+
+/** Worked out once per operation: which query parameters are arrays (a single value becomes [value]). */
+export interface ParsedValidationPlan {
+  arrayQuery: ReadonlySet<string>;
+}
+
+type Parameter = { $ref?: string; in?: string; name?: string; schema?: { type?: unknown }; content?: unknown; explode?: boolean };
+
+/**
+ * The plan for validating from hapi's parse, or null when the operation needs openapi-backend's
+ * own parsing: a cookie or JSON-content parameter, a non-exploded one, a body other than JSON.
+ */
+export function parsedValidationPlan(operation: Operation): ParsedValidationPlan | null {
+  const params = (operation.parameters ?? []) as Parameter[];
+  if (params.some((p) => p.$ref !== undefined || p.in === 'cookie' || p.content !== undefined || p.explode === false)) return null;
+  const bodyTypes = Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
+  if (bodyTypes.some((type) => type !== 'application/json')) return null;
+  return { arrayQuery: new Set(params.filter((p) => p.in === 'query' && p.schema?.type === 'array').map((p) => p.name!)) };
+}
+
+/**
+ * Validates with the operation's compiled validators. `body` is what the bridge validates (the
+ * parsed JSON, or undefined without one); ajv's defaults and coercion apply to it and to the
+ * copies of query and path parameters returned in `coerced`, as openapi-backend's do.
+ * Returns undefined when the body needs openapi-backend's own handling (a JSON scalar).
+ */
+export function validateParsed(validators: readonly ValidateFn[], plan: ParsedValidationPlan, request: Request, body: unknown): ValidationOutcome | undefined {
+  if (body !== undefined && typeof body !== 'object') return undefined;
+  const query: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(request.query as Record<string, unknown>)) {
+    query[name] = Array.isArray(value) ? [...value] : typeof value === 'string' && plan.arrayQuery.has(name) ? [value] : value;
+  }
+  const parameters: Record<string, unknown> = { path: { ...request.params }, query, header: { ...request.headers }, cookie: {} };
+  const rawType = request.headers['content-type'];
+  const contentType = String((Array.isArray(rawType) ? rawType[0] : rawType) || '').split(';')[0]!.trim().toLowerCase();
+  if (typeof body === 'object' || contentType === 'application/json') parameters.requestBody = body;
+  const errors: unknown[] = [];
+  for (const validate of validators) {
+    validate(parameters);
+    if (validate.errors) errors.push(...validate.errors);
+  }
+  if (errors.length > 0) return { valid: false, errors };
+  return { valid: true, errors: null, coerced: { query: parameters.query, params: parameters.path } };
+}
+
+// ---- the route bridge (continued) ----
+
 /** `x-raw-body` operations: hapi keeps the bytes; they are parsed here, refused as the parsed routes refuse. */
 function parseRawBody(request: Request): unknown {
   const raw = Buffer.isBuffer(request.payload) ? request.payload : Buffer.alloc(0);
@@ -184,7 +296,7 @@ function parseRawBody(request: Request): unknown {
   return parsed;
 }
 
-/** A body nested deeper than MAX_JSON_DEPTH: refused before anything walks it (lib/json-limits.ts). */
+/** A body nested deeper than MAX_JSON_DEPTH: refused before anything walks it (the JSON limits above). */
 function tooDeep() {
   return validationError([{ loc: ['body'], msg: `JSON nested more than ${MAX_JSON_DEPTH} levels deep`, type: 'json_too_deep' }]);
 }
@@ -312,7 +424,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
   // per owner, so a public operation cannot have them.
   const idempotent = declaresIdempotencyKey(operation);
   if (idempotent && !isProtected) throw new Error(`${operationId}: declares the Idempotency-Key header but is public; idempotency keys are kept per caller`);
-  // validated from hapi's own parse where the operation allows it (plugins/request-validation.ts)
+  // validated from hapi's own parse where the operation allows it (validateParsed, above)
   const validationPlan = parsedValidationPlan(operation);
   // a model endpoint's operation after a catalog reload: its own plan (the input schema may have changed)
   const plans = new WeakMap<Operation, ReturnType<typeof parsedValidationPlan>>();
@@ -325,7 +437,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
     }
     const limits = request.app.rateLimitHeaders;
     if (!Boom.isBoom(response)) {
-      // an admitted model submit reports its generation limits (handlers/rate-limit.ts)
+      // an admitted model submit reports its generation limits (handlers/policies.ts)
       if (limits) for (const name of Object.keys(limits)) response.header(name, limits[name]!);
       return h.continue;
     }
@@ -450,7 +562,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, roles ? undefined : teamIdOf(query, payload, params, teamPermission), teamPermission) } as HandlerContext['caller'] : null,
         audit: {},
         ...(current ? { model: current } : {}),
-        // the whitelabel studio's context (plugins/whitelabel.ts resolved and checked it); handlers apply it
+        // the whitelabel studio's context (plugins/credentials.ts whitelabelPlugin resolved and checked it); handlers apply it
         ...(request.app.studio ? { studio: request.app.studio } : {}),
       };
       // what a role operation's handler adds to its audit row (target, reason), read at onPreResponse

@@ -137,7 +137,7 @@ export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<
   if (!SLUG.test(operationId) || op.path !== `/api/v1/${operationId}`) {
     throw new Error('a model endpoint lives at /api/v1/<operationId> and its operationId is a <model>-<tier>-<task> slug');
   }
-  // Every submit counts against the key's and the account's generation limits (handlers/rate-limit.ts).
+  // Every submit counts against the key's and the account's generation limits (handlers/policies.ts).
   if ((op as unknown as Record<string, unknown>)['x-rate-limit'] !== 'generations') throw new Error('a model endpoint declares x-rate-limit: generations (the per-key and per-account generation limits)');
   if (typeof x.family !== 'string' || x.family === '') throw new Error('x-model.family must be a non-empty string');
   const schema = jsonBodySchema(op);

@@ -332,7 +332,7 @@ function termOf(term: PriceTerm, input: Readonly<Record<string, unknown>>): Term
 /**
  * The price of one request with how it was reached; `input` has already been validated and has
  * its defaults applied. The one price rule: billing (the hold) and the quote (calculateDynamicCost)
- * both come through here, by handlers/catalog.ts priceFor, which then applies the paying wallet's
+ * both come through here, by handlers/admission.ts priceFor, which then applies the paying wallet's
  * discount (chooseDiscount, applyDiscount below); `total` is the list price. A token rule (a
  * provider's cost) counts at its hold: the most the request can cost.
  */

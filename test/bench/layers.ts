@@ -9,7 +9,7 @@
 //   request-log   + plugins/request-log.ts (request line, request id, HTTP metrics)
 //   ops           + plugins/ops.ts (/livez, /readyz, /metrics routes)
 //   errors        + plugins/errors.ts (payload timer, error rendering)
-//   embed+studio  + plugins/embed.ts's policy and plugins/whitelabel.ts
+//   embed+studio  + plugins/credentials.ts's embed policy and whitelabel plugins
 //   spec-routes   the bare route replaced by the spec bridge (plugins/spec-routes.ts: validation,
 //                 owner, policies) with stub credential plugins (a constant caller) and a handler
 //                 answering a constant
@@ -85,8 +85,7 @@ async function build(layer: Layer): Promise<{ server: Server; close(): Promise<v
     const { requestLogPlugin } = await import('../../plugins/request-log.ts');
     const { opsPlugin } = await import('../../plugins/ops.ts');
     const { errorsPlugin } = await import('../../plugins/errors.ts');
-    const { embedPolicyPlugin } = await import('../../plugins/embed.ts');
-    const { whitelabelPlugin } = await import('../../plugins/whitelabel.ts');
+    const { embedPolicyPlugin, whitelabelPlugin } = await import('../../plugins/credentials.ts');
     const { specRoutesPlugin, registerHandler } = await import('../../plugins/spec-routes.ts');
     const { CODE_SCOPES } = await import('../../spec/scopes.ts');
     server = Hapi.server(serverOptions(app));

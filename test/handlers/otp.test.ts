@@ -17,7 +17,7 @@ test.before(async () => {
   gw = await startGateway({
     queue: 'memory',
     clock: () => Date.now() + offsetMs,
-    // Every request here comes from one address; the address budget has its own tests (rate-limit.test.ts).
+    // Every request here comes from one address; the address budget has its own tests (policies-rate-limit.test.ts).
     env: { SMTP_URL: smtp.url, MAIL_FROM: 'mediagate <codes@gateway.test>', AUTH_RATE_PER_ADDRESS: '1000', SIGNUP_CREDIT: '250' },
   });
 });

@@ -3,8 +3,7 @@
 import test from 'ava';
 import type { Operation } from 'openapi-backend';
 import type { Request } from '@hapi/hapi';
-import { policiesOf, withPolicies } from '../../handlers/policies.ts';
-import { RATE_LIMIT_POLICIES } from '../../handlers/rate-limit.ts';
+import { policiesOf, RATE_LIMIT_POLICIES, withPolicies } from '../../handlers/policies.ts';
 import type { PolicyContext } from '../../handlers/policies.ts';
 import { routeOptionsFor } from '../../plugins/spec-routes.ts';
 import type { RouteDeps } from '../../plugins/spec-routes.ts';

@@ -45,8 +45,8 @@ export interface GatewayOptions {
 
 export async function startGateway(opts: GatewayOptions = {}): Promise<TestGateway> {
   const cleanups: Array<() => Promise<void>> = [];
-  // Every injected request comes from 127.0.0.1: the registration throttle has its own tests (test/handlers/rate-limit.test.ts).
-  // The generation limits are off unless a test sets them (test/handlers/rate-limit-generations.test.ts): load
+  // Every injected request comes from 127.0.0.1: the registration throttle has its own tests (test/handlers/policies-rate-limit.test.ts).
+  // The generation limits are off unless a test sets them (test/handlers/policies-rate-limit-generations.test.ts): load
   // and race tests submit far more than a minute's default with one key.
   const env: Record<string, string> = {
     LOG_LEVEL: 'silent', PUBLIC_URL: 'http://gateway.test', REGISTER_RATE_PER_ADDRESS: '1000000',

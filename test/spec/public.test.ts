@@ -193,7 +193,7 @@ test('every operation declares the errors the gateway can answer', (t) => {
     const teamScoped = params.some((x) => x.name === 'team_id');
     if (scoped || op['x-required-role'] || op['x-team-permission'] || teamScoped) need('403', 'checks a scope, role or team permission');
     if (op['x-impersonation'] === 'forbidden') need('403', 'refuses an impersonated session');
-    // the dashboard's cookie session: a state-changing request without its CSRF token (plugins/auth.ts)
+    // the dashboard's cookie session: a state-changing request without its CSRF token (plugins/credentials.ts)
     if (method !== 'get' && security.some((s) => 'SessionAuth' in s)) need('403', 'takes the session cookie, whose CSRF token it checks');
     const schemes = new Set(security.flatMap((s) => Object.keys(s)));
     if (schemes.has('SessionAuth') && (!schemes.has('ApiKeyAuth') || !schemes.has('OAuth2'))) need('403', 'refuses an API key or OAuth token with session_required');

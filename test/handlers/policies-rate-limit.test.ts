@@ -9,7 +9,7 @@ import type { TestGateway } from '../helpers/gateway.ts';
 import { loadConfig } from '../../config.ts';
 import { createApp } from '../../app.ts';
 import { createServer } from '../../server.ts';
-import { clientAddress } from '../../handlers/rate-limit.ts';
+import { clientAddress } from '../../handlers/policies.ts';
 
 let gw: TestGateway;
 let offsetMs = 0;

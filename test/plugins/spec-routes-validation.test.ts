@@ -1,4 +1,4 @@
-// Validation from hapi's parse (plugins/request-validation.ts) answers exactly what
+// Validation from hapi's parse (plugins/spec-routes.ts validateParsed) answers exactly what
 // openapi-backend's validateRequest answers: same validity, same errors in the same order, same
 // coerced query and path parameters, same defaults written into the body, for every operation of
 // the real spec it takes and a spread of valid and invalid inputs.
@@ -6,7 +6,7 @@ import test from 'ava';
 import type { Request } from '@hapi/hapi';
 import type { Operation } from 'openapi-backend';
 import { startGateway } from '../helpers/gateway.ts';
-import { parsedValidationPlan, validateParsed } from '../../plugins/request-validation.ts';
+import { parsedValidationPlan, validateParsed } from '../../plugins/spec-routes.ts';
 
 type Param = { in: string; name: string; schema?: { type?: string } };
 

@@ -1,0 +1,252 @@
+// What a model call must pass before its hold, and what its submit does after it: the checks
+// handlers/generate.ts runs in order (handlers/openai.ts uses the studio check and the price
+// too), kept in one place so that a reader following a submit finds them together.
+//   studioHides          in a studio's context only its allowed models exist (README "Whitelabel studios")
+//   resolveInputLoras    an input's `loras` checked against the registry (README "LoRAs")
+//   refuseUnservable     a value none of the model's providers can take is a 422 now, not a failed run
+//   priceFor             THE price function, the quote's (handlers/catalog.ts) and the hold's
+//   walletAlertSettings  the paying wallet's alert settings (its hard monthly budget is checked in the hold)
+//   alertsAfterSubmit, budgetRefused   the alerts a submit crossed, after its answer's work
+//   forgetWalletAlertSettings, forgetKeySoftLimit   the settings cache forgets a change made in this process
+//   preferredWait        the `Prefer: wait` of the submit answer (README "Following a prediction")
+// The per-minute generation limits are counted before the handler, by the route bridge's
+// policies (handlers/policies.ts); the alert settings and list routes are handlers/alerts.ts.
+import type { App, Caller, StudioContext } from '../lib/context.ts';
+import type { Owner } from '../lib/caller.ts';
+import { ValidationFailedError } from '../lib/errors.ts';
+import type { ValidationItem } from '../lib/errors.ts';
+import type { ModelInfo } from '../spec/catalog.ts';
+import { applyDiscount, chooseDiscount, computePriceBreakdown, studioPrice } from '../spec/pricing.ts';
+import type { PriceBreakdown } from '../spec/pricing.ts';
+import { acceptingProviders } from '../spec/mapping.ts';
+import { discountsForModel } from '../db/discounts.ts';
+import { resolveLoraNames } from '../db/loras.ts';
+import { configuredProviders } from '../workers/adapters/index.ts';
+import { sendInBackground } from '../lib/mail.ts';
+import type { Mail } from '../lib/mail.ts';
+import { can, TEAM_ROLES } from '../lib/caller.ts';
+import { alertRecipients, alertSettings, crossingRecorded, keySoftLimit, monthKey, monthSpend, rearmLowBalance, recordCrossing } from '../db/alerts.ts';
+import type { AlertSettings, Crossing } from '../db/alerts.ts';
+import { insertAlertDelivery } from '../db/alert-deliveries.ts';
+import { newDeliveryId } from '../db/webhooks.ts';
+import { alertSentence } from '../workers/deliver-webhook.ts';
+import type { AlertFacts } from '../workers/deliver-webhook.ts';
+import { keySpend } from '../db/key-spend.ts';
+
+/** In a studio's context, only its allowed models exist: any other is the same 404 as an unknown slug. */
+export function studioHides(studio: StudioContext | undefined, model: string): boolean {
+  return studio !== undefined && !studio.allowedModels.includes(model);
+}
+
+/**
+ * A submit's `loras` (a model input field, where the family's schema declares it), checked
+ * against the registry: each name must be a public LoRA or one of the paying owner's, trained
+ * for the model's family; otherwise 422 naming `loras[i]`. Returns the input with each entry
+ * carrying its weights URL for the upstream, or the input unchanged when it has no `loras`.
+ */
+export async function resolveInputLoras(app: App, owner: Owner, model: ModelInfo, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const entries = input.loras;
+  if (!Array.isArray(entries) || entries.length === 0) return input;
+  const asked = entries as Array<{ name: string; scale?: number }>;
+  const found = await resolveLoraNames(app.db, owner, asked.map((e) => e.name));
+  const problems: ValidationItem[] = [];
+  const resolved = asked.map((e, i) => {
+    const lora = found.get(e.name);
+    if (!lora) {
+      problems.push({ loc: ['body', 'loras', i, 'name'], msg: `no LoRA named ${e.name} is public or yours (GET /app/lora-models-data, GET /app/loras)`, type: 'value_error' });
+    } else if (lora.baseModel !== model.family) {
+      problems.push({ loc: ['body', 'loras', i, 'name'], msg: `LoRA ${e.name} is for the ${lora.baseModel} family; ${model.operationId} is ${model.family}`, type: 'value_error' });
+    }
+    return { ...e, weights_url: lora?.weightsUrl ?? '' };
+  });
+  if (problems.length) throw new ValidationFailedError(problems);
+  return { ...input, loras: resolved };
+}
+
+/**
+ * Refuses (422, before any hold) an input that none of the providers that would run it can take:
+ * a value outside a provider's limits, or one its mapping cannot send (a value its value map
+ * lacks). Production checks the configured providers; with none configured (a sandbox key, or
+ * the quote of a model this gateway cannot run) every declared provider is tried, so the answer
+ * is the model's, whatever this gateway configures. Each item names the field under `loc`.
+ */
+export function refuseUnservable(app: App, model: ModelInfo, input: Readonly<Record<string, unknown>>, loc: readonly string[]): void {
+  const configured = configuredProviders(model, app.adapterEnv);
+  const { problems } = acceptingProviders(configured.length ? configured : model.providers, input);
+  if (problems.length === 0) return;
+  throw new ValidationFailedError(problems.map((p) => ({ loc: [...loc, p.field], msg: `${p.msg} (a limit of this model's provider${model.providers.length > 1 ? 's' : ''} on this gateway)`, type: 'provider_limit' })));
+}
+
+/** What a production submit of an input to a model holds: the list price, the discount that applies, the price after it. */
+export interface Priced {
+  breakdown: PriceBreakdown;
+  /** the price before the discount: the gateway's list price, or in a studio its studio price (README "Whitelabel studios") */
+  listPrice: number;
+  /** the one discount applied (README "Discounts"); null: none */
+  discountPercent: number | null;
+  price: number;
+  /** in a studio (end_user_pays): the owner's markup in `price`, credited to the owner on the charge; 0 otherwise */
+  studioMarkup: number;
+}
+
+/**
+ * THE price function: the quote (calculateDynamicCost) and the submit's hold (handlers/generate.ts)
+ * both come through here, so a quote equals the charge. The discount is that of the wallet that
+ * pays (`owner`: the team for team keys, team embed codes and `team_id`; in an `owner_pays` studio
+ * the studio owner's), chosen by spec/pricing.ts chooseDiscount at the app's clock, and applied
+ * by applyDiscount to the gateway's list price. A studio's markup (spec/pricing.ts studioPrice)
+ * is added after the discount and is the studio owner's whole: a discount is the gateway's to give.
+ */
+export async function priceFor(
+  app: App, owner: Owner, model: ModelInfo, input: Readonly<Record<string, unknown>>, studio?: StudioContext | null, caller?: Pick<Caller, 'userId' | 'keyOwnerDiscounts'>,
+): Promise<Priced> {
+  const breakdown = computePriceBreakdown(model.price, input);
+  const payer = studio?.payerMode === 'owner_pays' ? { userId: studio.userId, teamId: studio.teamId } : owner;
+  // a personal key's owner paying from a wallet with no discount rows (the marker read with the key): no lookup
+  const none = caller?.keyOwnerDiscounts === 0 && payer.teamId === null && payer.userId === caller.userId;
+  const discount = breakdown.total > 0 && !none ? chooseDiscount(await discountsForModel(app.db, payer, model.operationId), model.operationId, app.clock()) : null;
+  const discountPercent = discount?.percentOff ?? null;
+  const studioMarkup = studio ? studioPrice(studio, model.operationId, breakdown.total) - breakdown.total : 0;
+  return { breakdown, listPrice: breakdown.total + studioMarkup, discountPercent, price: applyDiscount(breakdown.total, discountPercent) + studioMarkup, studioMarkup };
+}
+
+// ---- the paying wallet's alerts: its settings before the hold, the alerts crossed after it ----
+// Each alert whose line a submit crossed is recorded once (db/alerts.ts: recordCrossing) and sent
+// by email to the wallet's owner (a team's members who may add credit) and, when the wallet has an
+// alert webhook URL, as a signed webhook event (a delivery row that the delivery worker attempts
+// and retries like a prediction's).
+
+/** How long a process trusts what it read of a wallet's settings or a key's soft limit (another process's change applies within it). */
+const SETTINGS_TTL_MS = 5_000;
+
+const walletSubject = (o: Owner) => (o.teamId === null ? `u:${o.userId}` : `t:${o.teamId}`);
+
+interface Cached<T> { at: number; value: T }
+const caches = new WeakMap<App, { wallets: Map<string, Cached<AlertSettings | undefined>>; keys: Map<number, Cached<Awaited<ReturnType<typeof keySoftLimit>>>> }>();
+function cacheOf(app: App) {
+  let c = caches.get(app);
+  if (!c) caches.set(app, c = { wallets: new Map(), keys: new Map() });
+  return c;
+}
+async function cached<K, T>(map: Map<K, Cached<T>>, key: K, read: () => Promise<T>): Promise<T> {
+  const hit = map.get(key);
+  if (hit && Date.now() - hit.at < SETTINGS_TTL_MS) return hit.value;
+  const value = await read();
+  map.set(key, { at: Date.now(), value });
+  return value;
+}
+
+/** The paying wallet's settings as this process last read them (at most SETTINGS_TTL_MS old). */
+export function walletAlertSettings(app: App, payer: Owner): Promise<AlertSettings | undefined> {
+  return cached(cacheOf(app).wallets, walletSubject(payer), () => alertSettings(app.db, payer));
+}
+
+/** This process forgets a wallet's alert settings (they were just changed here: PUT /app/alert_settings). */
+export function forgetWalletAlertSettings(app: App, owner: Owner): void {
+  cacheOf(app).wallets.delete(walletSubject(owner));
+}
+
+/** This process forgets a key's soft limit (it was just changed here). */
+export function forgetKeySoftLimit(app: App, keyId: number): void {
+  cacheOf(app).keys.delete(keyId);
+}
+
+const BILLING_ROLES = TEAM_ROLES.filter((r) => can(r, 'top_up'));
+
+const factsOf = (c: Crossing, id: number | null): AlertFacts => ({
+  id, kind: c.kind, apiKeyId: c.apiKeyId, period: c.period, threshold: c.threshold, value: c.value, createdAt: c.now,
+});
+
+function alertMail(to: string, c: Crossing): Mail {
+  return {
+    to,
+    subject: c.kind === 'low_balance' ? 'mediagate: low balance' : c.kind === 'monthly_budget' ? 'mediagate: monthly budget reached' : 'mediagate: API key spend alert',
+    text: `${alertSentence(factsOf(c, null), c.owner)}\n\nYou get this message once each time the line is crossed. Change your alerts on the Usage page of the dashboard.\n`,
+  };
+}
+
+/**
+ * Sends a crossing this process recorded: one mail to each recipient and, when the wallet has an
+ * alert webhook URL, a delivery (recorded first: one whose message is lost is published again by
+ * the sweeper).
+ */
+async function sendAlert(app: App, c: Crossing, alertId: number): Promise<void> {
+  for (const to of await alertRecipients(app.db, c.owner, BILLING_ROLES)) sendInBackground(app, alertMail(to, c));
+  const url = (await alertSettings(app.db, c.owner))?.webhookUrl ?? null;
+  if (url !== null) {
+    const id = newDeliveryId();
+    await insertAlertDelivery(app.db, { id, alertId, owner: c.owner, url }, app.clock());
+    await app.dispatcher.dispatchWebhook(id);
+  }
+  app.log.info({ event: 'alert_sent', kind: c.kind, subject: c.subject, period: c.period, webhook: url !== null }, 'alerts: crossing sent');
+}
+
+async function crossed(app: App, c: Crossing): Promise<void> {
+  const alertId = await recordCrossing(app.db, c);
+  if (alertId !== undefined) await sendAlert(app, c, alertId);
+}
+
+/**
+ * After a submit was recorded (or refused by a hard budget): the alerts whose line it crossed.
+ * Cheap when nothing is set: the settings come from this process's short cache. Runs after the
+ * answer's work, never failing the submit: an error is logged.
+ */
+export async function alertsAfterSubmit(app: App, a: { payer: Owner; apiKeyId: number | null; now: number }): Promise<void> {
+  const { payer, apiKeyId, now } = a;
+  const s = await walletAlertSettings(app, payer);
+  if (s && s.lowBalanceThreshold !== null) {
+    // read now, not as the hold left it: a check that runs late must not see a balance older
+    // than another's crossing (and re-arm the alert for nothing)
+    const fresh = await alertSettings(app.db, payer);
+    if (fresh && fresh.lowBalanceThreshold !== null) {
+      const subject = walletSubject(payer);
+      const period = String(fresh.lowBalanceEpoch);
+      if (fresh.balance < fresh.lowBalanceThreshold) {
+        await crossed(app, { owner: payer, apiKeyId: null, subject, kind: 'low_balance', period, threshold: fresh.lowBalanceThreshold, value: fresh.balance, now });
+      } else if (await crossingRecorded(app.db, subject, 'low_balance', period)) {
+        // back above the line after an alert: the next crossing alerts again
+        await rearmLowBalance(app.db, payer, fresh.lowBalanceEpoch);
+      }
+    }
+  }
+  if (s && s.monthlyBudget !== null) {
+    const spent = await monthSpend(app.db, payer, now);
+    if (spent >= s.monthlyBudget) {
+      await crossed(app, { owner: payer, apiKeyId: null, subject: walletSubject(payer), kind: 'monthly_budget', period: monthKey(now), threshold: s.monthlyBudget, value: spent, now });
+    }
+  }
+  if (apiKeyId !== null) {
+    const soft = await cached(cacheOf(app).keys, apiKeyId, () => keySoftLimit(app.db, apiKeyId));
+    if (soft) {
+      const spent = await keySpend(app.db, apiKeyId, soft.period, now);
+      const period = soft.period === 'day' ? new Date(now).toISOString().slice(0, 10) : monthKey(now);
+      if (spent >= soft.amount) await crossed(app, { owner: payer, apiKeyId, subject: `k:${apiKeyId}`, kind: 'key_soft_limit', period, threshold: soft.amount, value: spent, now });
+    }
+  }
+}
+
+/** A hard budget refused a submit: the budget's alert for the month (once), whatever the spend read now. */
+export async function budgetRefused(app: App, payer: Owner, budget: number, now: number): Promise<void> {
+  const spent = await monthSpend(app.db, payer, now);
+  await crossed(app, { owner: payer, apiKeyId: null, subject: walletSubject(payer), kind: 'monthly_budget', period: monthKey(now), threshold: budget, value: spent, now });
+}
+
+/** The longest `Prefer: wait` honoured, in seconds; a longer one is clamped to it. */
+export const PREFER_WAIT_MAX_S = 60;
+
+/**
+ * The `wait` preference of a `Prefer` header (RFC 7240 section 4.3), clamped to
+ * PREFER_WAIT_MAX_S; undefined when absent or malformed (a preference is a hint: an
+ * unparseable one is ignored, not refused).
+ */
+export function preferredWait(header: string | string[] | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const values = Array.isArray(header) ? header : [header];
+  for (const value of values) {
+    for (const pref of value.split(',')) {
+      const m = /^\s*wait\s*=\s*"?(\d{1,9})"?\s*(;.*)?$/i.exec(pref);
+      if (m) return Math.min(Number(m[1]), PREFER_WAIT_MAX_S);
+    }
+  }
+  return undefined;
+}

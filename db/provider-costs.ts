@@ -1,11 +1,11 @@
 // The provider's cost of one prediction beside what the gateway was paid for it (migration
 // 20261129_6001, docs/operating/model-files.md "Provider cost and margin"). Written once, when a
-// run ends: a copy of the same message finishing again finds the row there and writes nothing.
+// run ends, by the store in the transaction that completes or fails it (db/store/types.ts
+// Completion.cost, Store.fail): a copy of the same message finishing again finds the row there
+// and writes nothing. Read by the margin report (db/model-margins.ts) and, for its metadata, with
+// the prediction (db/predictions/record.ts).
 import type { Knex } from 'knex';
-import type { Db } from './knex.ts';
 import { insertHead } from './sql.ts';
-import { cleanMetadata } from '../lib/provider-metadata.ts';
-import type { ProviderMetadata } from '../lib/provider-metadata.ts';
 
 /** Milliseconds in a UTC day: a row's `day` is its time divided by this, rounded down. */
 export const DAY_MS = 86_400_000;
@@ -35,15 +35,15 @@ function rowOf(c: ProviderCost) {
 }
 
 /**
- * What a run cost at its provider, as its completion carries it to the store (db/store/types.ts
- * `Completion.cost`): the store writes the row in the completion's transaction, with what the
- * completion charged, so the worker's run ends in one round trip rather than two.
+ * What a run cost at its provider, as its completion or failure carries it to the store: the
+ * store writes the row in that transaction, with what was charged, so the worker's run ends in
+ * one round trip rather than two.
  */
 export type RunCost = Omit<ProviderCost, 'predictionId' | 'model' | 'charged' | 'now'>;
 
 /**
- * The rows of recorded completions, in the completion's transaction (the portable store). A row
- * already there (a copy of the same message) is kept as it is.
+ * Rows of runs that ended, in the transaction that ends them (the portable store). A row already
+ * there (a copy of the same message) is kept as it is.
  */
 export async function insertProviderCosts(trx: Knex, costs: readonly ProviderCost[]): Promise<void> {
   if (costs.length === 0) return;
@@ -58,24 +58,4 @@ export function providerCostsInsertSql(costs: readonly ProviderCost[]): { sql: s
   const rows = costs.map((c) => { const row = rowOf(c); return COST_COLUMNS.map((column) => row[column]); });
   // knex types no array of arrays as a binding; mysql2 writes it as the rows' value lists
   return { sql: NESTED_COST_INSERT, binding: rows as unknown as Knex.RawBinding };
-}
-
-/** One row, outside a completion: a run the provider did that did not complete (nothing charged). A row already there is kept. */
-export async function recordProviderCost(db: Db, c: ProviderCost): Promise<void> {
-  await db('prediction_costs').insert(rowOf(c)).onConflict('prediction_id').ignore();
-}
-
-/**
- * The provider metadata kept for a completed prediction (recordProviderCost), as the result and
- * the webhook show it; undefined when there is none (or the prediction did not complete).
- */
-export async function providerMetadataOf(db: Db, p: { id: string; status: string }): Promise<ProviderMetadata | undefined> {
-  if (p.status !== 'completed') return undefined;
-  const row = await db('prediction_costs').where({ prediction_id: p.id }).first('metadata') as { metadata: string | null } | undefined;
-  if (!row?.metadata) return undefined;
-  try {
-    return cleanMetadata(JSON.parse(row.metadata));
-  } catch {
-    return undefined;
-  }
 }

@@ -1,12 +1,11 @@
 // POST /api/v1/{model-endpoint}: every model endpoint of the spec lands here.
 import { BudgetExceededError, EmbedRefusedError, MaxCostExceededError, NotFoundError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import { generationLimits } from './policies.ts';
-import { providerMetadataOf } from '../db/provider-costs.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { alertsAfterSubmit, budgetRefused, preferredWait, priceFor, refuseUnservable, resolveInputLoras, studioHides, walletAlertSettings } from './admission.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
-import { newPredictionId } from '../db/predictions/record.ts';
+import { newPredictionId, providerMetadataOf } from '../db/predictions/record.ts';
 import { dropFilter, insertFilter } from '../db/webhooks.ts';
 import { parseEventsFilter } from '../lib/webhook-events.ts';
 import type { WebhookEvent } from '../lib/webhook-events.ts';

@@ -19,7 +19,6 @@ import type { RunLogs } from '../lib/run-logs.ts';
 import { createCircuitBreaker } from './circuit-breaker.ts';
 import { AdapterError, removeTemporary } from './adapters/types.ts';
 import type { Adapter, AdapterFile, AdapterResult, MediaKind, ModelRef, ProviderReport, RunUpdate } from './adapters/types.ts';
-import { recordProviderCost } from '../db/provider-costs.ts';
 import type { RunCost as CompletionCost } from '../db/provider-costs.ts';
 import { findFilter } from '../db/webhooks.ts';
 import type { EventFilter } from '../db/webhooks.ts';
@@ -100,8 +99,8 @@ export function createRunModel(app: App) {
   const { metrics, store } = app;
   const noRequest: RunLog = { log: app.log };
 
-  async function fail(p: Prediction, message: string, code: string | null = null, run: RunLog = noRequest): Promise<void> {
-    const failed = await store.fail(p, message, app.clock(), code);
+  async function fail(p: Prediction, message: string, code: string | null = null, run: RunLog = noRequest, cost?: CompletionCost): Promise<void> {
+    const failed = await store.fail(p, message, app.clock(), code, cost);
     if (failed.recorded) {
       metrics.predictions.inc({ model: p.model, outcome: 'failed' });
       run.log.info({ id: p.id, model: p.model, error: message, code }, 'prediction failed');
@@ -126,20 +125,6 @@ export function createRunModel(app: App) {
       const retryable = err instanceof AdapterError ? err.retryable : !signal.aborted;
       metrics.adapterErrors.inc({ ...labels, retryable: String(retryable) });
       throw err;
-    }
-  }
-
-  /**
-   * Records what a run cost at its provider when the prediction did not complete although the
-   * provider ran it (`charged`: 0): failed, or cancelled meanwhile. A completion writes its own
-   * row, in its transaction (`cost`). Reporting, not money: a failure is logged and never fails
-   * the run.
-   */
-  async function recordCost(p: Prediction, model: ModelInfo, report: ProviderReport | undefined, charged: number, run: RunLog = noRequest): Promise<void> {
-    try {
-      await recordProviderCost(app.db, { ...costOfRun(p, model, report), predictionId: p.id, model: p.model, charged, now: app.clock() });
-    } catch (err) {
-      run.log.warn({ id: p.id, err: (err as Error).message }, 'could not record the provider cost of a run');
     }
   }
 
@@ -173,12 +158,11 @@ export function createRunModel(app: App) {
       await removeTemporary(result.files);
       throw err;
     }
-    // beside the charge, in its transaction: what the run cost at its provider
+    // beside the charge, in its transaction: what the run cost at its provider (nothing charged if
+    // the completion is not recorded: cancelled meanwhile, the provider ran it all the same)
     const cost = costOfRun(p, model, result.report);
     const done = await store.complete({ p, result: { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, now: app.clock(), cost, ...(usage ? { usage } : {}) });
     if (done.recorded) metrics.predictions.inc({ model: p.model, outcome: 'completed' });
-    // not recorded (cancelled meanwhile): the provider ran it all the same, and nothing was paid
-    else await recordCost(p, model, result.report, 0, run);
     run.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
     // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
     if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId, run.reqId);
@@ -228,7 +212,7 @@ export function createRunModel(app: App) {
 
   // Per process (README "Providers"): each worker learns on its own that a provider is down.
   const breaker = createCircuitBreaker({ ...app.config.upstreamBreaker, now: app.clock });
-  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, timed, recordCost, runLogOf: (body) => runLogOf(app, body), modelRef, handBack: HAND_BACK, breaker });
+  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, timed, costOfRun, runLogOf: (body) => runLogOf(app, body), modelRef, handBack: HAND_BACK, breaker });
 
   async function handle(delivery: Delivery<PredictionMessage | PollMessage>): Promise<Outcome> {
     metrics.workerInFlight.inc({ topic: 'predictions' });

@@ -20,6 +20,7 @@
 import type { App } from '../lib/context.ts';
 import { findPredictionById } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
+import type { RunCost } from '../db/provider-costs.ts';
 import { sendRunningEventLater } from './deliver-webhook.ts';
 import { advanceUpstreamPolls, recordRunLogs, recordUpstreamJob, rewindUpstreamPolls, setUpstreamStatus } from '../db/predictions/upstream.ts';
 import { mergeWholeLog, parseRunLogs, serializeRunLogs } from '../lib/run-logs.ts';
@@ -46,13 +47,14 @@ export interface RunLog {
 export interface RunModelParts {
   adapterFor(name: string): Adapter;
   finish(p: Prediction, model: ModelInfo, result: AdapterResult, run?: RunLog): Promise<void>;
-  fail(p: Prediction, message: string, code?: string | null, run?: RunLog): Promise<void>;
+  /** with `cost`: the provider ran it (its outputs could not be kept), and its cost is recorded in the failure's transaction */
+  fail(p: Prediction, message: string, code?: string | null, run?: RunLog, cost?: RunCost): Promise<void>;
   onError(p: Prediction, err: unknown, delivery: Delivery<unknown>, signal: AbortSignal, run?: RunLog): Promise<Outcome>;
   tracked<T>(body: (signal: AbortSignal) => Promise<T>): Promise<T>;
   /** one provider call, timed and counted in the adapter metrics */
   timed<T>(model: ModelInfo, signal: AbortSignal, call: () => Promise<T>): Promise<T>;
-  /** what a run cost at its provider, beside what the gateway was paid for it */
-  recordCost(p: Prediction, model: ModelInfo, report: ProviderReport | undefined, charged: number, run?: RunLog): Promise<void>;
+  /** what a run cost at its provider */
+  costOfRun(p: Prediction, model: ModelInfo, report: ProviderReport | undefined): RunCost;
   /** the run log of a message body (its reqId, if any) */
   runLogOf(body: unknown): RunLog;
   /** what the adapters are told about a model */
@@ -218,9 +220,9 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
       if (err instanceof AdapterError && err.retryable && failures + 1 < MAX_POLL_FAILURES) {
         return schedule(p.id, poll, failures + 1, delayAfter(poll, err.retryAfterMs), state.status, run);
       }
-      await parts.fail(p, err instanceof AdapterError ? err.message : 'internal error while storing the outputs', err instanceof AdapterError ? err.code ?? null : null, run);
       // the provider ran it and charged for it; the user is not charged
-      await parts.recordCost(p, model, state.report, 0, run);
+      await parts.fail(p, err instanceof AdapterError ? err.message : 'internal error while storing the outputs', err instanceof AdapterError ? err.code ?? null : null, run,
+        parts.costOfRun(p, model, state.report));
       if (!(err instanceof AdapterError)) run.log.error({ err, id: p.id }, 'unexpected error while storing upstream outputs');
       return ack;
     } finally {

@@ -299,6 +299,17 @@ export function metadataOf(raw: string | null | undefined): { providerMetadata?:
   }
 }
 
+/**
+ * The provider metadata kept for a completed prediction (prediction_costs.metadata), as the result
+ * and the webhook show it, for a prediction read without it; undefined when there is none (or the
+ * prediction did not complete).
+ */
+export async function providerMetadataOf(db: Db, p: { id: string; status: string }): Promise<ProviderMetadata | undefined> {
+  if (p.status !== 'completed') return undefined;
+  const row = await db('prediction_costs').where({ prediction_id: p.id }).first('metadata') as { metadata: string | null } | undefined;
+  return metadataOf(row?.metadata).providerMetadata;
+}
+
 /** The columns a result read selects (test/bench/floor.ts reads the same). */
 export const RESULT_COLUMNS = 'id, model, status, is_test, outputs, nsfw, error, error_code, inference_ms, created_at, started_at, completed_at, outputs_expired_at, embed_code_id, embed_visitor, upstream_queue_position, upstream_progress';
 

@@ -5,6 +5,7 @@
 import type { Owner } from '../../lib/caller.ts';
 import type { Prediction, PredictionResult } from '../predictions/record.ts';
 import type { CancelOutcome, ClaimRequest, Completion, EngineName, Finished, InlineSettled, InlineSettlement, SandboxRecorded, SandboxRequest, SubmitOutcome, SubmitRequest } from './types.ts';
+import type { RunCost } from '../provider-costs.ts';
 
 /** A submit on its way to an engine, with the row it inserts (db/store/rows.ts submittedRow) built once. */
 export type RowedSubmit = SubmitRequest & { row: Record<string, unknown> };
@@ -41,7 +42,7 @@ export interface Engine {
   /** Store.readResult for one read. */
   readResultAlone(read: ResultRead): Promise<PredictionResult | undefined>;
   markPending(ids: readonly string[], now: number, opts?: { readFirst?: boolean }): Promise<void>;
-  fail(p: Prediction, error: string, now: number, code?: string | null): Promise<Finished>;
+  fail(p: Prediction, error: string, now: number, code?: string | null, cost?: RunCost): Promise<Finished>;
   retryLater(id: string, error: string, now: number): Promise<void>;
   handBack(id: string, now: number): Promise<void>;
   cancel(owner: Owner, id: string, now: number): Promise<CancelOutcome>;

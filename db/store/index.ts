@@ -181,7 +181,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>): Store {
       // a charge by usage (a language model's answer) moves a release and a usage row besides: alone
       return groupable(c.p) && c.usage === undefined ? completions.submit(c) : engine.completeAlone(c);
     },
-    fail: (p, error, now, code) => engine.fail(p, error, now, code),
+    fail: (p, error, now, code, cost) => engine.fail(p, error, now, code, cost),
     retryLater: (id, error, now) => engine.retryLater(id, error, now),
     handBack: (id, now) => engine.handBack(id, now),
     cancel: (owner, id, now) => engine.cancel(owner, id, now),

@@ -22,7 +22,7 @@ import type { UnfinishedScope } from '../unfinished.ts';
 import { insertDeliveries, insertDelivery, newDeliveryId } from '../webhooks.ts';
 import type { NewDelivery } from '../webhooks.ts';
 import { insertProviderCosts } from '../provider-costs.ts';
-import type { ProviderCost } from '../provider-costs.ts';
+import type { ProviderCost, RunCost } from '../provider-costs.ts';
 import { bumpSubmitSeq, creditWallet, holdEach, holdFor, lockWallet, lockWallets, releaseFor, settleFor, settleWallets, studioOwner } from '../wallet/moves.ts';
 import type { Charge, WalletCharges } from '../wallet/moves.ts';
 import { payerOfRow, RESULT_FROM, RESULT_SELECT, toPrediction, toResult } from '../predictions/record.ts';
@@ -356,12 +356,15 @@ export class PortableEngine implements Engine {
     if (usage) return this.completeByUsage(c, usage);
     // Retried whole on a deadlock: the transition, the debit and the delivery row roll back together.
     return withLockRetry(() => this.db.transaction(async (trx) => {
-      if (!await this.markCompleted(trx, p, result, now)) return { recorded: false, deliveryId: null };
+      if (!await this.markCompleted(trx, p, result, now)) {
+        await insertProviderCosts(trx, costsOf([c], () => false));
+        return { recorded: false, deliveryId: null };
+      }
       // The wallet that held the price pays it: the team's for a team prediction.
       await settleFor(trx, p.payer, p.price, p.id, p.model, now, p.billing);
       // end_user_pays: the studio owner's markup, a second ledger row of the same prediction
       if (p.studioId !== null && p.studioMarkup > 0) await creditStudioOwner(trx, p, now);
-      await insertProviderCosts(trx, costsOf([c]));
+      await insertProviderCosts(trx, costsOf([c], () => true));
       return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
     }));
   }
@@ -374,8 +377,12 @@ export class PortableEngine implements Engine {
   private async completeByUsage({ p, result, now, cost }: Completion, usage: UsageCharge): Promise<Finished> {
     const { charged, listCharge, markup } = cappedCharge(p.price, p.studioId !== null ? p.studioMarkup : 0, usage);
     const discountPercent = p.billing?.discountPercent ?? null;
+    const costRow = (paid: number) => (cost ? [{ ...cost, predictionId: p.id, model: p.model, charged: paid, now }] : []);
     return withLockRetry(() => this.db.transaction(async (trx) => {
-      if (!await this.markCompleted(trx, p, result, now)) return { recorded: false, deliveryId: null };
+      if (!await this.markCompleted(trx, p, result, now)) {
+        await insertProviderCosts(trx, costRow(0));
+        return { recorded: false, deliveryId: null };
+      }
       await trx('predictions').where({ id: p.id }).update({ price: charged, studio_markup: markup, ...(p.price > 0 ? { list_price: listCharge } : {}) });
       await settleFor(trx, p.payer, charged, p.id, p.model, now, { listPrice: listCharge, discountPercent });
       if (p.price > charged) await releaseFor(trx, p.payer, p.price - charged, { predictionId: p.id, model: p.model, now });
@@ -384,7 +391,7 @@ export class PortableEngine implements Engine {
         prediction_id: p.id, input_tokens: usage.usage.inputTokens, output_tokens: usage.usage.outputTokens, usage_source: usage.usage.source,
         output_text: usage.text, created_at: now, settled_at: now,
       });
-      if (cost) await insertProviderCosts(trx, [{ ...cost, predictionId: p.id, model: p.model, charged: charged - markup, now }]);
+      await insertProviderCosts(trx, costRow(charged - markup));
       return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
     }));
   }
@@ -442,7 +449,7 @@ export class PortableEngine implements Engine {
       // groups of one user deadlock (both shared, both waiting to upgrade)
       const { deliveries, finished } = deliveriesOf(items, (i) => recorded[i]!);
       await insertDeliveries(trx, deliveries);
-      await insertProviderCosts(trx, costsOf(items.filter((_, i) => recorded[i])));
+      await insertProviderCosts(trx, costsOf(items, (i) => recorded[i]!));
       return finished;
     }));
   }
@@ -481,10 +488,11 @@ export class PortableEngine implements Engine {
     return this.mysql ? rawAffected(result) : 0;
   }
 
-  async fail(p: Prediction, error: string, now: number, code: string | null = null): Promise<Finished> {
+  async fail(p: Prediction, error: string, now: number, code: string | null = null, cost?: RunCost): Promise<Finished> {
     return withLockRetry(() => this.db.transaction(async (trx) => {
       const n = await trx('predictions').where({ id: p.id, status: 'processing' })
         .update({ status: 'failed', error: error.slice(0, 2000), error_code: code, completed_at: now, updated_at: now });
+      if (cost) await insertProviderCosts(trx, [{ ...cost, predictionId: p.id, model: p.model, charged: 0, now }]);
       if (affected(n) !== 1) return { recorded: false, deliveryId: null };
       await releaseFor(trx, p.payer, p.price, { predictionId: p.id, model: p.model, now });
       return { recorded: true, deliveryId: await deliveryFor(trx, p, now) };
@@ -744,11 +752,15 @@ export function deliveriesOf(items: readonly Completion[], recorded: (i: number)
 }
 
 /**
- * The provider-cost rows of recorded completions charged at their hold (not by usage), each with
- * what it charged less a studio's markup, as the worker used to write them after the completion.
+ * The provider-cost rows of completions charged at their hold (not by usage), one per prediction
+ * (its first item): with what it charged less a studio's markup when `recorded(i)`, else with
+ * nothing charged (cancelled meanwhile: the provider ran it all the same).
  */
-export function costsOf(recorded: readonly Completion[]): ProviderCost[] {
-  return recorded.flatMap(({ p, now, cost }) => (cost ? [{ ...cost, predictionId: p.id, model: p.model, charged: p.price - p.studioMarkup, now }] : []));
+export function costsOf(items: readonly Completion[], recorded: (i: number) => boolean): ProviderCost[] {
+  return [...firstItems(items).values()].flatMap((i) => {
+    const { p, now, cost } = items[i]!;
+    return cost ? [{ ...cost, predictionId: p.id, model: p.model, charged: recorded(i) ? p.price - p.studioMarkup : 0, now }] : [];
+  });
 }
 
 async function deliveryFor(trx: Knex, p: Prediction, now: number): Promise<string | null> {

@@ -136,9 +136,10 @@ export interface Completion {
    */
   usage?: UsageCharge;
   /**
-   * What the run cost at its provider: when the completion is recorded, its row (db/provider-costs.ts)
-   * is written in the same transaction, with what was charged less a studio's markup. Not written
-   * when the completion is not recorded; the worker then records it itself, with nothing charged.
+   * What the run cost at its provider: its row (db/provider-costs.ts) is written in the same
+   * transaction, with what was charged less a studio's markup, or with nothing charged when the
+   * completion is not recorded (cancelled meanwhile: the provider ran it all the same). A row
+   * already there is kept.
    */
   cost?: RunCost;
 }
@@ -275,8 +276,13 @@ export interface Store {
    */
   complete(completion: Completion): Promise<Finished>;
 
-  /** processing -> failed with the error (and its stable code), the hold released and the webhook delivery row, in one transaction. */
-  fail(p: Prediction, error: string, now: number, code?: string | null): Promise<Finished>;
+  /**
+   * processing -> failed with the error (and its stable code), the hold released and the webhook
+   * delivery row, in one transaction. With `cost` (the provider ran it, and the gateway could not
+   * keep its outputs): its provider-cost row too, with nothing charged, whether or not this
+   * failure is the one recorded.
+   */
+  fail(p: Prediction, error: string, now: number, code?: string | null, cost?: RunCost): Promise<Finished>;
 
   /** A retryable failure: processing -> pending with the error, until the delayed message comes round again. */
   retryLater(id: string, error: string, now: number): Promise<void>;

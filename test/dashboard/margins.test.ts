@@ -8,7 +8,7 @@ import { newAccount, startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { freePort } from '../helpers/processes.ts';
 import { launchBrowser, screenshot, signIn as signInPage } from '../helpers/browser.ts';
-import { recordProviderCost } from '../../db/provider-costs.ts';
+import { insertProviderCosts } from '../../db/provider-costs.ts';
 
 let gw: TestGateway;
 let base: string;
@@ -23,9 +23,9 @@ test.before(async () => {
   // the day's runs, as the worker records them (test/http/margins.test.ts runs them for real)
   const now = gw.app.clock();
   const row = { provider: 'fal', upstreamModel: 'fal-ai/veo3.1', source: 'rule' as const, now };
-  await recordProviderCost(gw.app.db, { ...row, predictionId: 'p1', model: 'veloce-v2-standard-text-to-video', charged: 3200, providerCost: 2400 });
-  await recordProviderCost(gw.app.db, { ...row, predictionId: 'p2', model: 'veloce-v2-standard-text-to-video', charged: 3200, providerCost: 2400 });
-  await recordProviderCost(gw.app.db, { ...row, predictionId: 'p3', model: 'lumen-dev-text-to-image', charged: 40, providerCost: null, source: 'unknown' });
+  await insertProviderCosts(gw.app.db, [{ ...row, predictionId: 'p1', model: 'veloce-v2-standard-text-to-video', charged: 3200, providerCost: 2400 }]);
+  await insertProviderCosts(gw.app.db, [{ ...row, predictionId: 'p2', model: 'veloce-v2-standard-text-to-video', charged: 3200, providerCost: 2400 }]);
+  await insertProviderCosts(gw.app.db, [{ ...row, predictionId: 'p3', model: 'lumen-dev-text-to-image', charged: 40, providerCost: null, source: 'unknown' }]);
 });
 
 test.after.always(async () => {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb, migrate } from '../../db/knex.ts';
-import { DAY_MS, recordProviderCost } from '../../db/provider-costs.ts';
+import { DAY_MS, insertProviderCosts } from '../../db/provider-costs.ts';
 import { modelMargins } from '../../db/model-margins.ts';
 
 test('a prediction is recorded once; rows group by UTC day and model; an unknown cost adds nothing and is counted', async (t) => {
@@ -17,11 +17,11 @@ test('a prediction is recorded once; rows group by UTC day and model; an unknown
   const day = Date.UTC(2026, 10, 30, 23, 59);
   const next = Date.UTC(2026, 11, 1, 0, 1);
   const row = { model: 'clip', provider: 'fal', upstreamModel: 'fal-ai/x', source: 'rule' as const };
-  await recordProviderCost(db, { ...row, predictionId: 'a', charged: 100, providerCost: 40, now: day });
-  await recordProviderCost(db, { ...row, predictionId: 'a', charged: 999, providerCost: 999, now: day });
-  await recordProviderCost(db, { ...row, predictionId: 'b', charged: 0, providerCost: null, source: 'unknown', now: day });
-  await recordProviderCost(db, { ...row, predictionId: 'c', charged: 50, providerCost: 10, now: next });
-  await recordProviderCost(db, { ...row, predictionId: 'd', model: 'chat', charged: 5, providerCost: 1, now: next });
+  await insertProviderCosts(db, [{ ...row, predictionId: 'a', charged: 100, providerCost: 40, now: day }]);
+  await insertProviderCosts(db, [{ ...row, predictionId: 'a', charged: 999, providerCost: 999, now: day }]);
+  await insertProviderCosts(db, [{ ...row, predictionId: 'b', charged: 0, providerCost: null, source: 'unknown', now: day }]);
+  await insertProviderCosts(db, [{ ...row, predictionId: 'c', charged: 50, providerCost: 10, now: next }]);
+  await insertProviderCosts(db, [{ ...row, predictionId: 'd', model: 'chat', charged: 5, providerCost: 1, now: next }]);
   const { rows, totals } = await modelMargins(db, Math.floor(day / DAY_MS), Math.floor(next / DAY_MS));
   t.deepEqual(rows, [
     { day: '2026-11-30', model: 'clip', runs: 2, charged_runs: 1, revenue: 100, provider_cost: 40, unknown_cost_runs: 1, margin: 60 },

@@ -747,7 +747,7 @@ export function storeContract(engine: EngineUnderTest): void {
     await assertLedger(t, gw.app.db);
   });
 
-  test(`${prefix}a completion's provider cost is written in its transaction, once, with what it charged less a studio's markup; grouped, alone, by usage; a completion not recorded writes none`, async (t) => {
+  test(`${prefix}a run's provider cost is written in the transaction that ends it, once: with what it charged less a studio's markup (grouped, alone, by usage), nothing charged when the completion is not recorded or the run failed`, async (t) => {
     const gw = await gatewayFor(t);
     const owner = await newAccount(gw, 0);
     const acct = await newAccount(gw, 10_000);
@@ -773,7 +773,7 @@ export function storeContract(engine: EngineUnderTest): void {
     t.deepEqual(done.map((f) => f.recorded), [true, true, true, true, true, false, false, true, true]);
     const rows = await gw.app.db('prediction_costs').whereIn('prediction_id', [...ps.map((p) => p.id), marked.id, byUsage.id]).select() as Array<Record<string, unknown>>;
     const byId = new Map(rows.map((r) => [String(r.prediction_id), r]));
-    t.is(rows.length, 7, 'one row per recorded completion; none for the cancelled one');
+    t.is(rows.length, 8, 'one row per prediction, the cancelled one\'s too');
     for (const [i, c] of items.slice(0, 5).entries()) {
       const r = byId.get(c.p.id)!;
       t.deepEqual([r.model, r.provider, r.upstream_model, Number(r.charged), r.provider_cost === null ? null : Number(r.provider_cost), r.cost_source, Number(r.created_at), Number(r.day)],
@@ -783,7 +783,13 @@ export function storeContract(engine: EngineUnderTest): void {
     t.is(byId.get(ps[0]!.id)!.metadata, null);
     t.is(Number(byId.get(marked.id)!.charged), 100, 'the charge less the studio owner\'s markup');
     t.is(Number(byId.get(byUsage.id)!.charged), 37, 'what the usage charged, not the hold');
-    t.false(byId.has(ps[5]!.id));
+    t.like(byId.get(ps[5]!.id), { charged: 0, provider: cost(5).provider }, 'cancelled meanwhile: the provider ran it, nothing was paid');
+    // a failed run the provider ran: its cost with nothing charged, in the failure's transaction; once
+    const [failing] = await claimed(gw, acct.userId, 1);
+    t.true((await gw.app.store.fail(failing!, 'outputs could not be kept', Date.now(), 'output_type_mismatch', cost(4))).recorded);
+    t.false((await gw.app.store.fail(failing!, 'again', Date.now(), null, { ...cost(4), providerCost: 999 })).recorded);
+    t.like(await gw.app.db('prediction_costs').where({ prediction_id: failing!.id }).first(), { charged: 0, cost_source: 'rule' });
+    t.is(Number((await gw.app.db('prediction_costs').where({ prediction_id: failing!.id }).first()).provider_cost), 14);
     await assertLedger(t, gw.app.db);
   });
 

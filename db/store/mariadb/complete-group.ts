@@ -92,7 +92,8 @@ export async function completeGroupProgram(db: Db, items: readonly Completion[])
     write.push(`${insert.sql};`);
     bindings.push(insert.binding);
   }
-  const costs = costsOf(moving);
+  // every item of `moving` is recorded when the program commits
+  const costs = costsOf(moving, () => true);
   if (costs.length > 0) {
     const insert = providerCostsInsertSql(costs);
     write.push(`${insert.sql};`);

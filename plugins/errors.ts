@@ -65,7 +65,7 @@ function pastServerTimeout(request: Request): boolean {
 /**
  * The answer to a request the server did not answer in time. Unlike the other 503s (nothing was
  * recorded), its handler may still be running and may still succeed: a submit then runs and is
- * charged. Only a retry with the same Idempotency-Key is safe (plugins/idempotency.ts: the key
+ * charged. Only a retry with the same Idempotency-Key is safe (plugins/spec-routes.ts: the key
  * stays taken until the first request ends, and then replays its answer).
  */
 export const SERVER_TIMEOUT_DETAIL = 'no answer in time: the request may still complete. Retry a model submit only with the same Idempotency-Key (it then answers what the first request did, without running it twice); check the run history (GET /app/get_run_history_data) before sending it again without one';

@@ -1,9 +1,9 @@
 // The Idempotency-Key on the embedded default (SQLite, in-process queue): the duplicate-key
-// mapping and the claim race behave as on MariaDB (test/plugins/idempotency.test.ts).
+// mapping and the claim race behave as on MariaDB (test/plugins/spec-routes-idempotency.test.ts).
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
-import { canonicalJson } from '../../plugins/idempotency.ts';
+import { canonicalJson } from '../../plugins/spec-routes.ts';
 
 let gw: TestGateway;
 test.before(async () => {

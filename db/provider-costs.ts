@@ -22,7 +22,7 @@ export interface ProviderCost {
   providerCost: number | null;
   source: 'reported' | 'rule' | 'local' | 'unknown';
   now: number;
-  /** what the provider said of the result besides its outputs (lib/provider-metadata.ts, already checked) */
+  /** what the provider said of the result besides its outputs (lib/prediction-view.ts, already checked) */
   metadata?: Record<string, unknown>;
 }
 

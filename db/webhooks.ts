@@ -11,7 +11,7 @@ import { affected, iso, num, numOrNull } from './knex.ts';
 import { newWebhookSecret, seal, unseal } from '../lib/secrets.ts';
 import { metadataOf, predictionFromRow } from './predictions/record.ts';
 import type { Prediction } from './predictions/record.ts';
-import type { ProviderMetadata } from '../lib/provider-metadata.ts';
+import type { ProviderMetadata } from '../lib/prediction-view.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { insertHead, rowsInsert } from './sql.ts';

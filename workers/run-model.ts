@@ -13,7 +13,7 @@ import { recordRunProgress } from '../db/predictions/upstream.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { adapterRegistry, configuredProviders } from './adapters/index.ts';
 import { acceptingProviders } from '../spec/mapping.ts';
-import { cleanMetadata } from '../lib/provider-metadata.ts';
+import { cleanMetadata } from '../lib/prediction-view.ts';
 import { appendLines, serializeRunLogs } from '../lib/run-logs.ts';
 import type { RunLogs } from '../lib/run-logs.ts';
 import { createCircuitBreaker } from './circuit-breaker.ts';

@@ -1,5 +1,5 @@
 // What a provider said of a completed result besides its outputs (seed, output size and length,
-// rewritten prompt, its timings: lib/provider-metadata.ts), kept beside the provider's cost of the
+// rewritten prompt, its timings: lib/prediction-view.ts), kept beside the provider's cost of the
 // same prediction, written by the same insert when the run ends (db/provider-costs.ts). JSON text;
 // null when the provider said none of it.
 import type { Knex } from 'knex';

@@ -9,8 +9,8 @@ import type { Db } from '../knex.ts';
 import { bool, jsonOr, num, numOrNull, rawRows } from '../knex.ts';
 import { ownerSql } from '../owner.ts';
 import type { Owner } from '../owner.ts';
-import { cleanMetadata } from '../../lib/provider-metadata.ts';
-import type { ProviderMetadata } from '../../lib/provider-metadata.ts';
+import { cleanMetadata } from '../../lib/prediction-view.ts';
+import type { ProviderMetadata } from '../../lib/prediction-view.ts';
 
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: readonly PredictionStatus[] = ['completed', 'failed', 'cancelled'];
@@ -288,7 +288,7 @@ export function toResult(r: PredictionRow): PredictionResult {
   };
 }
 
-/** prediction_costs.metadata read with a prediction's row, checked again (lib/provider-metadata.ts); empty when there is none or it does not parse. */
+/** prediction_costs.metadata read with a prediction's row, checked again (lib/prediction-view.ts); empty when there is none or it does not parse. */
 export function metadataOf(raw: string | null | undefined): { providerMetadata?: ProviderMetadata } {
   if (!raw) return {};
   try {

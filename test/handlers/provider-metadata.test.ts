@@ -12,7 +12,7 @@ import type { TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { tinyPng } from '../helpers/adapters.ts';
-import { cleanMetadata } from '../../lib/provider-metadata.ts';
+import { cleanMetadata } from '../../lib/prediction-view.ts';
 
 const FAL = 'https://queue.fal.test';
 const CDN = 'https://v3.fal.media.test';

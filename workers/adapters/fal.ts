@@ -25,8 +25,8 @@ import type { HttpNet, KeyedCall as Call } from './upstream-http.ts';
 import { emptyResult, truncate, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
 import { mapInput } from './upstream-config.ts';
-import { cleanMetadata, secondsToMs } from '../../lib/provider-metadata.ts';
-import type { ProviderMetadata } from '../../lib/provider-metadata.ts';
+import { cleanMetadata, secondsToMs } from '../../lib/prediction-view.ts';
+import type { ProviderMetadata } from '../../lib/prediction-view.ts';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -80,7 +80,7 @@ export function readResult(caller: Caller, body: Record<string, unknown>, text: 
 /**
  * What a fal result says besides its files: the `seed` it used, the first image's `width` and
  * `height`, an audio's `duration_ms` (or a `duration` in seconds), and its `timings` in seconds.
- * Checked again before it is kept (lib/provider-metadata.ts).
+ * Checked again before it is kept (lib/prediction-view.ts).
  */
 export function metadataOf(body: Record<string, unknown>): ProviderMetadata | undefined {
   const first = Array.isArray(body.images) && isRecord(body.images[0]) ? body.images[0] : isRecord(body.image) ? body.image : undefined;

@@ -23,7 +23,7 @@ import type { HttpNet, KeyedCall as Call } from './upstream-http.ts';
 import { emptyResult, moderated, truncate, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
 import { mapInput } from './upstream-config.ts';
-import { secondsToMs } from '../../lib/provider-metadata.ts';
+import { secondsToMs } from '../../lib/prediction-view.ts';
 import { progressOfText, textLines } from '../../lib/run-logs.ts';
 
 const VERSION_ID = /^[0-9a-f]{64}$/;

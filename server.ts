@@ -7,7 +7,6 @@
 import Hapi from '@hapi/hapi';
 import type { Server, ServerOptions } from '@hapi/hapi';
 import type { App } from './app.ts';
-import { errorsPlugin } from './plugins/errors.ts';
 import { agentEmbedCodePlugin, apiKeyPlugin, embedCodePlugin, embedPolicyPlugin, sessionPlugin, whitelabelPlugin } from './plugins/credentials.ts';
 import { oauthPlugin } from './plugins/oauth.ts';
 import { specRoutesPlugin } from './plugins/spec-routes.ts';
@@ -15,7 +14,7 @@ import { filesPlugin } from './plugins/files.ts';
 import { uploadsPlugin } from './plugins/uploads.ts';
 import { docsPlugin } from './plugins/docs.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
-import { requestLogPlugin } from './plugins/request-log.ts';
+import { errorsPlugin, requestLogPlugin } from './plugins/responses.ts';
 import { opsPlugin } from './plugins/ops.ts';
 import { corsSettings } from './plugins/cors.ts';
 

@@ -95,7 +95,7 @@ export const generate: ModelHandler = async (ctx) => {
   if (studioHides(studio, model.operationId)) throw new NotFoundError(`no model ${model.operationId} in this studio`);
   // `loras` (families whose schema declares it): 422 for an unknown, foreign or other-family LoRA, sandbox included.
   const body = await resolveInputLoras(app, caller.owner, model, ctx.body);
-  // set by plugins/request-log.ts; carried into the queue messages for the worker's log lines
+  // set by plugins/responses.ts; carried into the queue messages for the worker's log lines
   const { requestId } = request.app;
   const now = app.clock();
   const id = newPredictionId(now);

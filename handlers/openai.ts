@@ -2,7 +2,7 @@
 // provider while the client waits, streamed or not), GET /v1/models and /v1/models/{model}.
 // A chat call is a prediction like any other: recorded `processing` with a hold of the most it
 // can cost (Store.startInline), then settled by the usage the provider reports in one
-// transaction (Store.settleInline). Errors are rendered in OpenAI's body by plugins/errors.ts.
+// transaction (Store.settleInline). Errors are rendered in OpenAI's body by plugins/responses.ts.
 import { PassThrough } from 'node:stream';
 import type { App } from '../lib/context.ts';
 import { EmbedRefusedError, OpenAIRouteError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';

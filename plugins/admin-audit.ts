@@ -126,7 +126,7 @@ export async function auditAdminCall(app: App, request: Request, operationId: st
       reason,
       status,
       clientAddress: clientIp(request, app.config.trustedProxies)?.toString() ?? request.info.remoteAddress ?? null,
-      // set at onRequest by plugins/request-log.ts
+      // set at onRequest by plugins/responses.ts
       requestId: request.app.requestId ?? null,
       now: app.clock(),
     });

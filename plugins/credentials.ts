@@ -12,7 +12,7 @@ import type { App, Caller, StudioContext } from '../lib/context.ts';
 import { findActiveKeyByHash, touchKey } from '../db/api-keys.ts';
 import { findSessionUser } from '../db/sessions.ts';
 import { sha256Hex, KEY_PREFIX_LIVE, KEY_PREFIX_TEST, SESSION_PREFIX } from '../lib/secrets.ts';
-import { httpError, isOpenAIPath } from './errors.ts';
+import { httpError, isOpenAIPath } from './responses.ts';
 import { ApiKeyExpiredError, CsrfTokenError, EmbedRefusedError, StudioRefusedError } from '../lib/errors.ts';
 /** The spec's OAuth2 scopes (declared once in the spec): API keys and sessions hold them all. */
 import { CODE_SCOPES as ALL_SCOPES } from '../spec/scopes.ts';

@@ -10,7 +10,7 @@ import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseObject, ResponseToolkit, RouteOptions, Lifecycle, RouteDefMethods, Server, ServerRoute } from '@hapi/hapi';
 import type { Operation } from 'openapi-backend';
 import type { App } from '../lib/context.ts';
-import { httpError, payloadTimeoutError, validationError } from './errors.ts';
+import { httpError, payloadTimeoutError, validationError } from './responses.ts';
 import { bearerChallenge } from '../lib/oauth-challenge.ts';
 import { toValidationItems } from '../lib/validation-errors.ts';
 import type { AjvLikeError } from '../lib/validation-errors.ts';
@@ -500,7 +500,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         maxBytes: app.config.maxBodyBytes,
         // A body must say it is JSON: without Content-Type it is refused (415), never guessed.
         defaultContentType: NO_CONTENT_TYPE,
-        // plugins/errors.ts times the body out (PAYLOAD_TIMEOUT_MS) and this route answers 408;
+        // plugins/responses.ts times the body out (PAYLOAD_TIMEOUT_MS) and this route answers 408;
         // hapi's own timeout would wait for the rest of the body before answering.
         timeout: false as const,
         parse: !rawBody,

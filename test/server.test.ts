@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startGateway, newAccount } from './helpers/gateway.ts';
 import type { TestGateway } from './helpers/gateway.ts';
-import { SERVER_TIMEOUT_DETAIL } from '../plugins/errors.ts';
+import { SERVER_TIMEOUT_DETAIL } from '../plugins/responses.ts';
 
 let gw: TestGateway;
 let port: number;

@@ -6,9 +6,9 @@
 // Layers (each adds to the previous one):
 //   bare          a bare hapi route on the same path (what test/bench/bare-hapi.ts answers)
 //   options       + server.ts's hapi options (payload cap, timeouts, cors, router)
-//   request-log   + plugins/request-log.ts (request line, request id, HTTP metrics)
+//   request-log   + plugins/responses.ts (request line, request id, HTTP metrics)
 //   ops           + plugins/ops.ts (/livez, /readyz, /metrics routes)
-//   errors        + plugins/errors.ts (payload timer, error rendering)
+//   errors        + plugins/responses.ts (payload timer, error rendering)
 //   embed+studio  + plugins/credentials.ts's embed policy and whitelabel plugins
 //   spec-routes   the bare route replaced by the spec bridge (plugins/spec-routes.ts: validation,
 //                 owner, policies) with stub credential plugins (a constant caller) and a handler
@@ -82,9 +82,9 @@ async function build(layer: Layer): Promise<{ server: Server; close(): Promise<v
   if (layer === 'server.ts') {
     server = await createServer(app);
   } else {
-    const { requestLogPlugin } = await import('../../plugins/request-log.ts');
+    const { requestLogPlugin } = await import('../../plugins/responses.ts');
     const { opsPlugin } = await import('../../plugins/ops.ts');
-    const { errorsPlugin } = await import('../../plugins/errors.ts');
+    const { errorsPlugin } = await import('../../plugins/responses.ts');
     const { embedPolicyPlugin, whitelabelPlugin } = await import('../../plugins/credentials.ts');
     const { specRoutesPlugin, registerHandler } = await import('../../plugins/spec-routes.ts');
     const { CODE_SCOPES } = await import('../../spec/scopes.ts');

@@ -1,4 +1,4 @@
-// The request log line's CPU (plugins/request-log.ts), alone: the process's CPU (every thread: the
+// The request log line's CPU (plugins/responses.ts), alone: the process's CPU (every thread: the
 // pipe writes run on libuv's) per line, as hapi-pino wrote it (a child logger per request with the
 // request id and method, setBindings with route and caller at the answer, then the line) against
 // one flat line on the app's logger (what the plugin writes since issue 15), 20 lines per turn of

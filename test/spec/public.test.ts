@@ -213,7 +213,7 @@ test('every operation declares the errors the gateway can answer', (t) => {
     if (op['x-rate-limit']) need('429', `has the rate limit ${String(op['x-rate-limit'])}`);
     if (op['x-model']) need('503', 'is a model submit (queue or provider unavailable)');
     // a credential lookup, a rate budget and an audit event read or write the database: when it is
-    // unreachable the answer is 503 (plugins/errors.ts)
+    // unreachable the answer is 503 (plugins/responses.ts)
     if (isProtected || op['x-rate-limit'] || op['x-audit'] || op['x-audit-refusal']) need('503', 'reads the database');
     // 501 is declared exactly where the handler is not built yet
     if (NOT_YET.includes(operationId)) need('501', 'is not built yet (handlers/index.ts NOT_YET)');

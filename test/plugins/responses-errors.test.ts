@@ -4,7 +4,7 @@ import test from 'ava';
 import Hapi from '@hapi/hapi';
 import Boom from '@hapi/boom';
 import pino from 'pino';
-import { errorsPlugin, httpError, validationError } from '../../plugins/errors.ts';
+import { errorsPlugin, httpError, validationError } from '../../plugins/responses.ts';
 import {
   ConflictError, DuplicateError, InsufficientCreditError, NotFoundError, NotImplementedError, RateLimitedError, UnavailableError, ValidationFailedError,
 } from '../../lib/errors.ts';

@@ -1,6 +1,6 @@
 // Who is calling, and in what context: the hapi plugins that read a request's credential, in
-// three parts that were three modules. server.ts registers the same plugin objects in the same
-// order as before; the OAuth2 credential plugin is plugins/oauth.ts.
+// three parts (server.ts registers each plugin object); the OAuth2 credential plugin is
+// plugins/oauth.ts.
 //   API keys and sessions  apiKeyPlugin, sessionPlugin
 //   embed codes            embedCodePlugin, agentEmbedCodePlugin, and embedPolicyPlugin
 //   whitelabel studios     whitelabelPlugin (not a credential: the studio context a credential must belong to)

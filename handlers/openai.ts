@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import type { App } from '../lib/context.ts';
 import { EmbedRefusedError, OpenAIRouteError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import { usagePrice } from '../spec/pricing.ts';
+import { countedTokens, usagePrice } from '../spec/pricing.ts';
 import type { HeldPrice } from '../spec/pricing.ts';
 import { newPredictionId } from '../db/predictions/record.ts';
 import type { NewPrediction } from '../db/predictions/record.ts';
@@ -93,16 +93,9 @@ function reportedUsage(v: unknown): { inputTokens: number; outputTokens: number 
   return Number.isSafeInteger(i) && Number.isSafeInteger(o) && (i as number) >= 0 && (o as number) >= 0 ? { inputTokens: i as number, outputTokens: o as number } : undefined;
 }
 
-/** What a call costs for a usage (spec/pricing.ts usagePrice, as the asynchronous endpoint's completion): the model's token price after the wallet's discount, and a studio's markup in proportion. */
-function chargeFor(model: ModelInfo, input: Record<string, unknown>, usage: InlineUsage, held: HeldPrice): { charge: number; listCharge: number; studioMarkup: number } {
-  return usagePrice(model.price, input, usage, held);
-}
-
-/** The usage of a call the provider did not report: its prompt's bytes / 4 and the chunks relayed (or the answer's bytes / 4). */
+/** The usage of a call the provider did not report: its prompt's tokens as spec/pricing.ts countedTokens counts them, and the chunks relayed (or the answer's bytes / 4). */
 function countedUsage(input: Record<string, unknown>, model: ModelInfo, outputTokens: number): InlineUsage {
-  const fields = model.price.tokens?.inputFields ?? ['prompt'];
-  const bytes = fields.reduce((n, f) => n + Buffer.byteLength(String(input[f] ?? ''), 'utf8'), 0);
-  return { inputTokens: Math.ceil(bytes / 4), outputTokens, source: 'counted' };
+  return { inputTokens: countedTokens(model.price.tokens, input, '').inputTokens, outputTokens, source: 'counted' };
 }
 
 /** A provider's failure as the caller's error: its refusal of the input 400, a timeout 504, anything else 502. */
@@ -241,7 +234,7 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
       const text = typeof message.content === 'string' ? message.content : Array.isArray(message.tool_calls) ? JSON.stringify(message.tool_calls) : '';
       const reported = reportedUsage(answer.usage);
       const usage: InlineUsage = reported ? { ...reported, source: 'reported' } : countedUsage(priced, model, Math.ceil(Buffer.byteLength(text, 'utf8') / 4));
-      const { charge, listCharge, studioMarkup: markup } = chargeFor(model, priced, usage, held);
+      const { charge, listCharge, studioMarkup: markup } = usagePrice(model.price, priced, usage, held);
       await settle({ status: 'completed', charge, listCharge, studioMarkup: markup, usage, text, inferenceMs: performance.now() - started });
       const reply = { ...answer, id: completionId, object: 'chat.completion' as const, created, model: body.model, usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens } };
       return h.response(reply).header('X-Prediction-Id', id);
@@ -297,7 +290,7 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
     } else {
       if (end === 'completed') events.send('[DONE]');
       const counted: InlineUsage = usage ? { ...usage, source: 'reported' } : countedUsage(priced, model, relayed);
-      const { charge, listCharge, studioMarkup: markup } = chargeFor(model, priced, counted, held);
+      const { charge, listCharge, studioMarkup: markup } = usagePrice(model.price, priced, counted, held);
       await settle({ status: end, charge, listCharge, studioMarkup: markup, usage: counted, text, inferenceMs: performance.now() - started });
     }
     // The response ends once the call is settled, as a non-streamed call is answered after its

@@ -16,7 +16,7 @@ import type { App } from '../lib/context.ts';
 import { activeSecrets, ALERT_DELIVERIES, closeEvents, dropFilter, eventLease, findFilter, findPendingDelivery, newDeliveryId, PREDICTION_DELIVERIES, recordAttempt as recordDeliveryAttempt, releaseEventLease, takeEventLease } from '../db/webhooks.ts';
 import type { DeliveryTables, EventFilter } from '../db/webhooks.ts';
 import { findPendingAlertDelivery } from '../db/alert-deliveries.ts';
-import type { AlertKind } from '../db/alerts.ts';
+import type { AlertKind, AlertRecord } from '../db/alerts.ts';
 import type { Db } from '../db/knex.ts';
 import { findPredictionById } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
@@ -179,16 +179,8 @@ export function runningEventPayload(app: App, p: Prediction, event: RunningEvent
 // sample the alert settings send on demand), `alert` is the alert as GET /app/alerts lists it, and
 // `message` the sentence the alert's email carries.
 
-export interface AlertFacts {
-  /** null in a test event: no alert was recorded */
-  id: number | null;
-  kind: AlertKind;
-  apiKeyId: number | null;
-  period: string;
-  threshold: number;
-  value: number;
-  createdAt: number;
-}
+/** An alert as GET /app/alerts lists it; its id null in a test event (no alert was recorded). */
+export type AlertFacts = Omit<AlertRecord, 'id'> & { id: number | null };
 
 /** What crossed which line, in a sentence. */
 export function alertSentence(a: AlertFacts, owner: Owner): string {

@@ -1,6 +1,6 @@
 // The webhook signing secret (Standard Webhooks): reveal, copy, rotate; send a signed test event to a
 // URL; the delivery log of every run, by status, with redelivery.
-import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
+import { html, useEffect, useRef, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
 import { CopyButton, LastAnswer, Notice, when } from './ui.js';
 
@@ -13,12 +13,16 @@ function DeliveryLog() {
   const [page, setPage] = useState(null);
   const [error, setError] = useState(null);
   const [note, setNote] = useState(null);
+  // the newest load wins: an answer for a filter the user has since changed is dropped
+  const latest = useRef(0);
   const load = async (before) => {
+    const mine = ++latest.current;
     setError(null);
     try {
       const r = await api('GET', '/app/webhook_deliveries', { query: { status, before, limit: 20 }, team: true });
+      if (mine !== latest.current) return;
       setPage((p) => (before && p ? { items: [...p.items, ...r.body.items], next_before: r.body.next_before } : r.body));
-    } catch (err) { setError(err); }
+    } catch (err) { if (mine === latest.current) setError(err); }
   };
   useEffect(() => { setPage(null); load(); }, [status]);
   const redeliver = async (d) => {

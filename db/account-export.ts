@@ -9,6 +9,8 @@ import type { Prediction } from './predictions/record.ts';
 import { listLedgerEntries } from './ledger.ts';
 import type { LedgerEntry } from './ledger.ts';
 import type { TeamRole } from '../lib/caller.ts';
+import { alertFromRow } from './alerts.ts';
+import type { AlertRecord } from './alerts.ts';
 
 export type PredictionCursor = { hidden: boolean; createdAt: number; id: string };
 
@@ -71,4 +73,10 @@ export async function exportMemberships(db: Db, userId: number): Promise<Array<{
     .select('teams.id', 'teams.name', 'team_members.role', 'team_members.created_at')
     .where('team_members.user_id', userId).whereNull('teams.deleted_at').orderBy('teams.id', 'asc') as Array<Record<string, unknown>>;
   return rows.map((r) => ({ teamId: num(r.id), name: String(r.name), role: String(r.role) as TeamRole, joinedAt: num(r.created_at) }));
+}
+
+/** The alerts of the user's own wallet and keys with id > `afterId`, oldest first (the (user_id, team_id, id) index). */
+export async function exportAlerts(db: Db, userId: number, afterId: number, limit: number): Promise<AlertRecord[]> {
+  const rows = await db('alerts').where({ user_id: userId }).whereNull('team_id').where('id', '>', afterId).orderBy('id', 'asc').limit(limit) as Array<Record<string, unknown>>;
+  return rows.map(alertFromRow);
 }

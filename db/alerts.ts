@@ -143,12 +143,16 @@ export interface AlertRecord {
   createdAt: number;
 }
 
-export async function listAlerts(db: Db, owner: Owner, limit: number): Promise<AlertRecord[]> {
-  const rows = await db('alerts').where(ownerWhere(owner)).orderBy('id', 'desc').limit(limit) as Array<Record<string, unknown>>;
-  return rows.map((r) => ({
+export function alertFromRow(r: Record<string, unknown>): AlertRecord {
+  return {
     id: num(r.id), kind: String(r.kind) as AlertKind, apiKeyId: numOrNull(r.api_key_id ?? null), period: String(r.period),
     threshold: num(r.threshold), value: num(r.value), createdAt: num(r.created_at),
-  }));
+  };
+}
+
+export async function listAlerts(db: Db, owner: Owner, limit: number): Promise<AlertRecord[]> {
+  const rows = await db('alerts').where(ownerWhere(owner)).orderBy('id', 'desc').limit(limit) as Array<Record<string, unknown>>;
+  return rows.map(alertFromRow);
 }
 
 /** A key's soft spend limit and its period (the key's hard limit's period, else a month). */

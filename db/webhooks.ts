@@ -285,6 +285,21 @@ export async function listOwnerDeliveries(
   return rows.map((r) => ({ ...toDelivery(r), predictionId: r.prediction_id, alertKind: r.alert_kind, attemptLog: byId.get(r.id) ?? [] }));
 }
 
+/** The deliveries of these alerts with their attempts, oldest first, by alert id (the account export's). */
+export async function listAlertDeliveries(db: Db, alertIds: readonly number[]): Promise<Map<number, Array<Delivery & { attemptLog: Attempt[] }>>> {
+  const byAlert = new Map<number, Array<Delivery & { attemptLog: Attempt[] }>>();
+  if (alertIds.length === 0) return byAlert;
+  const rows = await db('alert_deliveries').select([...LOG_COLUMNS, 'alert_id']).whereIn('alert_id', alertIds)
+    .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }]) as Array<DeliveryRow & { alert_id: number | string }>;
+  const withLog = await withAttempts(db, rows, ALERT_DELIVERIES);
+  rows.forEach((r, i) => {
+    const list = byAlert.get(num(r.alert_id)) ?? [];
+    list.push(withLog[i]!);
+    byAlert.set(num(r.alert_id), list);
+  });
+  return byAlert;
+}
+
 async function withAttempts(db: Db, rows: DeliveryRow[], tables: DeliveryTables = PREDICTION_DELIVERIES): Promise<Array<Delivery & { attemptLog: Attempt[] }>> {
   if (rows.length === 0) return [];
   const attempts = await db(tables.attempts).whereIn('delivery_id', rows.map((r) => r.id)).orderBy('id', 'asc');

@@ -1,7 +1,7 @@
 // GET /app/account/export (README "Exporting an account"): everything the gateway holds about
 // the caller, as one JSON document written as it is read. The small parts (profile, wallet,
-// keys, OAuth clients, memberships) are read before the answer starts, so their failures are
-// ordinary error answers; the long lists (ledger, predictions, media) are then read in keyset
+// alert settings, keys, OAuth clients, memberships) are read before the answer starts, so their failures are
+// ordinary error answers; the long lists (ledger, predictions, media, alerts) are then read in keyset
 // pages of EXPORT_PAGE rows while the body streams, with back-pressure: Readable.from pulls the
 // next page only when the previous one was sent. Personal data only: team rows belong to the
 // team. Never a key value, hash, digest, sealed secret or token: every part goes through the
@@ -12,12 +12,15 @@ import type { Handler, OwnedCaller } from './types.ts';
 import { getBalance as readBalance } from '../db/wallet/ledger.ts';
 import { listUserKeys } from '../db/api-keys.ts';
 import { listUserOAuthClients } from '../db/oauth-clients.ts';
-import { exportLedger, exportMediaAssets, exportMemberships, exportPredictions } from '../db/account-export.ts';
+import { exportAlerts, exportLedger, exportMediaAssets, exportMemberships, exportPredictions } from '../db/account-export.ts';
+import { alertSettings } from '../db/alerts.ts';
+import { listAlertDeliveries } from '../db/webhooks.ts';
 import type { PredictionCursor } from '../db/account-export.ts';
 import { CREDIT_UNIT, userDetails } from './account.ts';
 import { keyView } from './keys.ts';
 import { clientView } from './oauth.ts';
-import { usageLogDetail } from './webhooks.ts';
+import { deliveryView, usageLogDetail } from './webhooks.ts';
+import { alertView, settingsView } from './alerts.ts';
 
 /** rows read per query while streaming */
 export const EXPORT_PAGE = 500;
@@ -69,16 +72,32 @@ async function* mediaPages(app: App, userId: number) {
   }
 }
 
+/** No page at all (a sandbox key's alerts). */
+async function* noPages(): AsyncGenerator<never[]> {}
+
+/** The alerts of the user's own wallet and keys, each with its webhook deliveries (a sandbox key's export has none, as its delivery log). */
+async function* alertPages(app: App, userId: number) {
+  for (let after = 0; ;) {
+    const page = await exportAlerts(app.db, userId, after, EXPORT_PAGE);
+    const deliveries = await listAlertDeliveries(app.db, page.map((a) => a.id));
+    yield page.map((a) => ({ ...alertView(a), webhook_deliveries: (deliveries.get(a.id) ?? []).map(deliveryView) }));
+    if (page.length < EXPORT_PAGE) return;
+    after = page.at(-1)!.id;
+  }
+}
+
 /** The head of the document: every part that is read before the answer starts. */
 async function head(app: App, caller: OwnedCaller, now: number) {
   const userId = caller.userId;
-  const [user, wallet, keys, clients, memberships] = await Promise.all([
-    userDetails(app, userId), readBalance(app.db, userId), listUserKeys(app.db, userId), listUserOAuthClients(app.db, userId), exportMemberships(app.db, userId),
+  const [user, wallet, alerting, keys, clients, memberships] = await Promise.all([
+    userDetails(app, userId), readBalance(app.db, userId), alertSettings(app.db, { userId, teamId: null }), listUserKeys(app.db, userId),
+    listUserOAuthClients(app.db, userId), exportMemberships(app.db, userId),
   ]);
   return {
     exported_at: iso(now),
     user,
     balance: { balance: wallet.balance, held: wallet.held, unit: CREDIT_UNIT },
+    alert_settings: settingsView(alerting),
     api_keys: keys.map(keyView),
     oauth_clients: clients.map(clientView),
     team_memberships: memberships.map((m) => ({ team_id: m.teamId, name: m.name, role: m.role, joined_at: iso(m.joinedAt) })),
@@ -94,6 +113,7 @@ export const exportAccount: Handler<'exportAccount'> = async ({ app, caller, h }
     yield* jsonArray('credit_transactions', ledgerPages(app, userId));
     yield* jsonArray('predictions', predictionPages(app, userId, caller.isTest));
     yield* jsonArray('media_assets', mediaPages(app, userId));
+    yield* jsonArray('alerts', caller.isTest ? noPages() : alertPages(app, userId));
     yield '}';
   }
   const body = Readable.from(document(), { objectMode: false });

@@ -4,7 +4,7 @@
 import type { App } from '../lib/context.ts';
 import type { Handler } from './types.ts';
 import { alertSettings, listAlerts, updateAlertSettings } from '../db/alerts.ts';
-import type { AlertSettings } from '../db/alerts.ts';
+import type { AlertRecord, AlertSettings } from '../db/alerts.ts';
 import { activeSecrets, newDeliveryId } from '../db/webhooks.ts';
 import { alertEventPayload, sendWebhook, webhookHeaders } from '../workers/deliver-webhook.ts';
 import type { AlertFacts } from '../workers/deliver-webhook.ts';
@@ -12,7 +12,8 @@ import { urlProblem } from '../lib/destination-policy.ts';
 import { ValidationFailedError } from '../lib/errors.ts';
 import { forgetWalletAlertSettings } from './admission.ts';
 
-function settingsView(s: AlertSettings | undefined) {
+/** A wallet's alert settings as the API shows them (also the account export's). */
+export function settingsView(s: AlertSettings | undefined) {
   return {
     low_balance_threshold: s?.lowBalanceThreshold ?? null,
     monthly_budget: s?.monthlyBudget ?? null,
@@ -46,10 +47,13 @@ export const updateAlertSettingsRoute: Handler<'updateAlertSettings'> = async ({
 
 /** GET /app/alerts: the alerts sent, newest first. */
 export const listAlertsRoute: Handler<'listAlerts'> = async ({ app, caller }) => ({
-  items: (await listAlerts(app.db, caller.owner, 100)).map((a) => ({
-    id: a.id, kind: a.kind, api_key_id: a.apiKeyId, period: a.period, threshold: a.threshold, value: a.value, created_at: new Date(a.createdAt).toISOString(),
-  })),
+  items: (await listAlerts(app.db, caller.owner, 100)).map(alertView),
 });
+
+/** An alert as the API shows it (also the account export's). */
+export function alertView(a: AlertRecord) {
+  return { id: a.id, kind: a.kind, api_key_id: a.apiKeyId, period: a.period, threshold: a.threshold, value: a.value, created_at: new Date(a.createdAt).toISOString() };
+}
 
 /**
  * POST /app/alert_settings/test: one signed `alert.test` event, at once, to `url` or the saved

@@ -34,7 +34,8 @@ export const rotateWebhookSecret: Handler<'rotateWebhookSecret'> = async ({ app,
   return secretView(await activeSecrets(app.db, caller.owner, app.encryptionKey, app.clock()));
 };
 
-function deliveryView(d: Omit<Delivery, 'predictionId'> & { attemptLog: Attempt[] }) {
+/** A webhook delivery with its attempts, as the delivery routes show it (also the account export's alerts'). */
+export function deliveryView(d: Omit<Delivery, 'predictionId'> & { attemptLog: Attempt[] }) {
   return {
     id: d.id,
     url: d.url,

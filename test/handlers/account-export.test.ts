@@ -31,6 +31,8 @@ type Export = {
   credit_transactions: Array<{ id: number; amount: number; user_id: number }>;
   predictions: Array<{ id: string; input: { prompt: string }; team_id: number | null; outputs: string[]; outputs_expired?: boolean }>;
   media_assets: Array<{ id: number; url: string }>;
+  alert_settings: { low_balance_threshold: number | null; webhook_url: string | null };
+  alerts: Array<{ id: number; kind: string; period: string; value: number; webhook_deliveries: Array<{ id: string; status: string; attempt_log: Array<{ status_code: number | null }> }> }>;
 };
 
 async function seed(userId: number, team: number | null, n: number, tag: string, isTest = false): Promise<string[]> {
@@ -76,6 +78,17 @@ test.before(async () => {
   }
   const res = await callOperation(gw, 'createMediaAsset', { as: a.session, query: { team_id: teamId }, body: { url: 'https://cdn.example.com/a-team-asset.png', media_type: 'image' } });
   if (res.status >= 300) throw new Error(`team asset: ${res.status} ${JSON.stringify(res.body)}`);
+  const settings = await callOperation(gw, 'updateAlertSettings', { as: a.session, body: { low_balance_threshold: 5000, webhook_url: 'https://hooks.example.com/a-alerts' } });
+  if (settings.status !== 200) throw new Error(JSON.stringify(settings.body));
+  // alerts: a's own (one sent to its webhook and answered), a's team's and b's
+  const alert = (subject: string, userId: number, team: number | null, period: string) => ({
+    user_id: userId, team_id: team, api_key_id: null, subject, kind: 'low_balance', period, threshold: 5000, value: 700, claim: `c-${subject}-${period}`, created_at: Date.parse('2026-11-28T09:00:00Z'),
+  });
+  await gw.app.db('alerts').insert([alert(`u:${a.userId}`, a.userId, null, '1'), alert(`u:${a.userId}`, a.userId, null, '2'), alert(`t:${teamId}`, a.userId, teamId, '1'), alert(`u:${b.userId}`, b.userId, null, '1')]);
+  const first = await gw.app.db('alerts').where({ subject: `u:${a.userId}`, period: '1' }).first('id');
+  const at = Date.parse('2026-11-28T09:00:01Z');
+  await gw.app.db('alert_deliveries').insert({ id: 'msg_export_alert_1', alert_id: first.id, user_id: a.userId, team_id: null, url: 'https://hooks.example.com/a-alerts', status: 'delivered', attempts: 1, last_status_code: 200, next_attempt_at: at, created_at: at, updated_at: at });
+  await gw.app.db('alert_delivery_attempts').insert({ delivery_id: 'msg_export_alert_1', number: 1, started_at: at, duration_ms: 40, status_code: 200, response_excerpt: 'ok' });
 });
 test.after.always(async () => {
   await gw?.stop();
@@ -107,6 +120,11 @@ test.serial('the export is one streamed JSON attachment matching AccountExport, 
   t.deepEqual(doc.api_keys.map((k) => k.name).sort(), ['live', 'test']);
   t.deepEqual(doc.oauth_clients.map((c) => c.name), ['a-machine']);
   t.like(doc.team_memberships, [{ team_id: teamId, name: 'a-team', role: 'owner' }]);
+  // the alert settings, and every alert of the personal wallet (not the team's), oldest first, with its deliveries
+  t.like(doc.alert_settings, { low_balance_threshold: 5000, webhook_url: 'https://hooks.example.com/a-alerts' });
+  t.deepEqual(doc.alerts.map((x) => x.period), ['1', '2']);
+  t.like(doc.alerts[0]!.webhook_deliveries, [{ id: 'msg_export_alert_1', status: 'delivered', attempt_log: [{ status_code: 200 }] }]);
+  t.deepEqual(doc.alerts[1]!.webhook_deliveries, []);
 });
 
 test.serial('the export holds nothing of another tenant and no key value, hash, digest or secret', async (t) => {
@@ -135,6 +153,8 @@ test.serial('a sandbox key exports sandbox predictions only; a team key is 403; 
   const res = await callOperation<Export>(gw, 'exportAccount', { as: a.testKey });
   t.is(res.status, 200);
   t.deepEqual(res.body.predictions.map((p) => p.id).sort(), sandboxIds.sort());
+  // alerts are not a sandbox's (as in its delivery log)
+  t.deepEqual(res.body.alerts, []);
   t.is((await callOperation(gw, 'exportAccount', { as: bTeamKey })).status, 403);
   t.is((await callOperation(gw, 'exportAccount', {})).status, 401);
   await gw.app.db('predictions').whereIn('id', sandboxIds).delete();

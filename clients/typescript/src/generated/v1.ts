@@ -1618,11 +1618,11 @@ export interface paths {
         };
         /**
          * Export the caller's account data
-         * @description Returns everything the gateway holds about the caller as one JSON document: the profile (`user`), the personal wallet (`balance`), live
-         *     personal API keys (never their values or digests), OAuth clients (never their secrets),
+         * @description Returns everything the gateway holds about the caller as one JSON document: the profile (`user`), the personal wallet (`balance`) and its
+         *     alert settings, live personal API keys (never their values or digests), OAuth clients (never their secrets),
          *     team memberships, and every personal ledger row, prediction (with its input and output
-         *     URLs; those hidden by bulk_delete too, with `outputs_expired`) and media asset, oldest
-         *     first. Personal data only: a team's wallet, keys, predictions and assets belong to the
+         *     URLs; those hidden by bulk_delete too, with `outputs_expired`), media asset and alert (with its
+         *     webhook deliveries), oldest first. Personal data only: a team's wallet, keys, predictions and assets belong to the
          *     team (its members read them through the team routes), so they are not in it; a
          *     membership is. No hash, digest, sealed secret or token is ever included.
          *     The body is streamed (`Content-Disposition: attachment; filename="mediagate-export-<YYYY-MM-DD>.json"`)
@@ -1630,7 +1630,7 @@ export interface paths {
          *     memory; it is not a point-in-time snapshot (a prediction finishing during the export may
          *     appear in either state). If the database fails mid-way the connection is cut, so a
          *     truncated body never parses as a complete export. A sandbox key exports sandbox
-         *     predictions only; a team key is 403 (an export is personal).
+         *     predictions only, and no alerts; a team key is 403 (an export is personal).
          */
         get: operations["exportAccount"];
         put?: never;
@@ -4142,6 +4142,12 @@ export interface components {
          *         "held": 4,
          *         "unit": "credits (1000 credits = 1 USD)"
          *       },
+         *       "alert_settings": {
+         *         "low_balance_threshold": 5000,
+         *         "monthly_budget": null,
+         *         "monthly_budget_mode": "soft",
+         *         "webhook_url": "https://hooks.example.com/mediagate/alerts"
+         *       },
          *       "api_keys": [
          *         {
          *           "id": 12,
@@ -4265,6 +4271,38 @@ export interface components {
          *           "team_id": null,
          *           "created_at": "2026-11-28T09:15:02.000Z"
          *         }
+         *       ],
+         *       "alerts": [
+         *         {
+         *           "id": 7,
+         *           "kind": "low_balance",
+         *           "api_key_id": null,
+         *           "period": "1",
+         *           "threshold": 5000,
+         *           "value": 4000,
+         *           "created_at": "2026-11-28T09:15:02.700Z",
+         *           "webhook_deliveries": [
+         *             {
+         *               "id": "msg_7Hd2Lq9Wx4Zt1Vn6Bm4Jp7Hs",
+         *               "url": "https://hooks.example.com/mediagate/alerts",
+         *               "status": "delivered",
+         *               "attempts": 1,
+         *               "last_status_code": 200,
+         *               "last_error": null,
+         *               "created_at": "2026-11-28T09:15:02.700Z",
+         *               "attempt_log": [
+         *                 {
+         *                   "number": 1,
+         *                   "started_at": "2026-11-28T09:15:02.731Z",
+         *                   "duration_ms": 61,
+         *                   "status_code": 200,
+         *                   "error": null,
+         *                   "response_excerpt": "ok"
+         *                 }
+         *               ]
+         *             }
+         *           ]
+         *         }
          *       ]
          *     }
          */
@@ -4273,6 +4311,8 @@ export interface components {
             exported_at: string;
             user: components["schemas"]["UserDetails"];
             balance: components["schemas"]["Balance"];
+            /** @description The personal wallet's alert settings, as getAlertSettings shows them. */
+            alert_settings: components["schemas"]["AlertSettings"];
             /** @description The live personal keys, as getUserKeys lists them (prefix only, never the value or its digest). */
             api_keys: components["schemas"]["APIKeyResponse"][];
             /** @description As listOAuthClients lists them (never the secret). */
@@ -4288,6 +4328,10 @@ export interface components {
             credit_transactions: components["schemas"]["CreditTransaction"][];
             predictions: components["schemas"]["UsageLogDetailResponse"][];
             media_assets: components["schemas"]["MediaAssetResponse"][];
+            /** @description Every alert sent for the personal wallet and its keys, oldest first (listAlerts shows the last 100), each with its deliveries to the alert webhook URL and their attempts. Empty in a sandbox key's export, as in its delivery log. */
+            alerts: (components["schemas"]["Alert"] & {
+                webhook_deliveries: components["schemas"]["WebhookDelivery"][];
+            })[];
         };
         /** @description An email address. Surrounding white space is ignored and case does not matter. */
         EmailAddress: string;
@@ -6301,24 +6345,25 @@ export interface components {
          *     }
          */
         AlertList: {
-            items: {
-                id: number;
-                /**
-                 * @description Which line was crossed.
-                 * @enum {string}
-                 */
-                kind: "low_balance" | "monthly_budget" | "key_soft_limit";
-                /** @description The key, for key_soft_limit. */
-                api_key_id: number | null;
-                /** @description The month (YYYY-MM), the key limit's day or month, or the low-balance alert's count. */
-                period: string;
-                /** @description The line, in credits. */
-                threshold: number;
-                /** @description The balance or spend that crossed it, in credits. */
-                value: number;
-                /** Format: date-time */
-                created_at: string;
-            }[];
+            items: components["schemas"]["Alert"][];
+        };
+        Alert: {
+            id: number;
+            /**
+             * @description Which line was crossed.
+             * @enum {string}
+             */
+            kind: "low_balance" | "monthly_budget" | "key_soft_limit";
+            /** @description The key, for key_soft_limit. */
+            api_key_id: number | null;
+            /** @description The month (YYYY-MM), the key limit's day or month, or the low-balance alert's count. */
+            period: string;
+            /** @description The line, in credits. */
+            threshold: number;
+            /** @description The balance or spend that crossed it, in credits. */
+            value: number;
+            /** Format: date-time */
+            created_at: string;
         };
         UsageCounts: {
             /** @description Production predictions submitted (with a sandbox key, sandbox ones). */

@@ -68,9 +68,11 @@ test.after.always(async () => {
   await gw?.stop();
 });
 
+// Serial: the refused origin's test counts every prediction before and after, and the allowed
+// origin's test creates one; run side by side, that one could land in between.
 const pageUrl = (origin: string) => `${origin}/?gateway=${encodeURIComponent(gatewayUrl)}&code=${encodeURIComponent(code)}`;
 
-test('from an allowed origin the page draws the form, generates, polls with its visitor id and shows the image', async (t) => {
+test.serial('from an allowed origin the page draws the form, generates, polls with its visitor id and shows the image', async (t) => {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
@@ -94,7 +96,7 @@ test('from an allowed origin the page draws the form, generates, polls with its 
   }
 });
 
-test('from a refused origin the browser gets nothing it may read and nothing runs', async (t) => {
+test.serial('from a refused origin the browser gets nothing it may read and nothing runs', async (t) => {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();

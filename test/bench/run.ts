@@ -36,7 +36,8 @@
 //   cgroup v1 cpu controller, refused otherwise), BENCH_SCALEOUT_MAX (2: the scale-out phase also runs
 //   fresh 3 + 3 ... up to N API + N worker processes after 2 + 2 and 1 + 1),
 //   BENCH_LOG_LEVEL (silent: the gateway processes' LOG_LEVEL; a deployment's default is info, one
-//   request line each, which this process reads from their stdout and throws away).
+//   request line each, which this process reads from their stdout and throws away),
+//   BENCH_GENERATE_LIMITS (on; off: the gateway keeps no per-minute generation counters, to price them).
 // Writes .bench/last.json. Exit code 0 when every selected phase ran (met or not), 1 otherwise.
 import crypto from 'node:crypto';
 import os from 'node:os';
@@ -84,6 +85,9 @@ const DURATION_S = intEnv('BENCH_DURATION', 8, 1);
 const WARMUP_S = intEnv('BENCH_WARMUP', 1, 0);
 const ROUNDS = intEnv('BENCH_ROUNDS', 2, 1);
 const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50, 1);
+// BENCH_GENERATE_LIMITS=off: no per-minute generation counters at all (GENERATE_RATE_PER_* 0), to
+// price them; by default they are counted on every submit but set far above what the load reaches
+const GENERATE_RATE = process.env.BENCH_GENERATE_LIMITS === 'off' ? '0' : '1000000';
 const IDLE_S = intEnv('BENCH_IDLE', 2, 0);
 const SUSTAIN_S = intEnv('BENCH_SUSTAIN', 60, 1);
 const SUSTAIN_RATE = intEnv('BENCH_SUSTAIN_RATE', 0, 0);
@@ -879,8 +883,8 @@ try {
       REGISTER_RATE_PER_ADDRESS: '1000',
       // The generation limits stay on (their checks run on every submit) but far above what the
       // load reaches: the defaults (60/min per key, 10 unfinished per key) would answer 429.
-      GENERATE_RATE_PER_KEY: '1000000',
-      GENERATE_RATE_PER_ACCOUNT: '1000000',
+      GENERATE_RATE_PER_KEY: GENERATE_RATE,
+      GENERATE_RATE_PER_ACCOUNT: GENERATE_RATE,
       GENERATE_CONCURRENT_PER_KEY: '1000000',
       GENERATE_CONCURRENT_PER_ACCOUNT: '1000000',
     };
@@ -1228,7 +1232,7 @@ if (results.sustain) {
 }
 
 out();
-out(`SUMMARY — side by side, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s; 2xx only (non-2xx apart); everything shares ${cpus.length} cores`);
+out(`SUMMARY — side by side, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s; 2xx only (non-2xx apart); everything shares ${cpus.length} cores${GENERATE_RATE === '0' ? '; GENERATION LIMITS OFF (BENCH_GENERATE_LIMITS=off): not the gateway as deployed' : ''}`);
 if (rows.length) {
   const head: Row = { path: 'path', gateway: 'gateway 2xx/s', p50: 'p50 ms', p99: 'p99 ms', bare: 'bare req/s', ratio: 'ratio', floor: 'batched floor', share: 'share of floor', target: 'target', result: 'result', cpu: 'CPU ms/req', trips: 'DB trips/req (knex / Questions)' };
   const cols = Object.keys(head) as Array<keyof Row>;
@@ -1272,7 +1276,7 @@ const report = {
     'CPU per request: utime+stime deltas from /proc over the run (and the drain, for production), minus the idle baseline rate measured just before, divided by 2xx',
     'database round trips: knex queries counted inside the API and worker processes (exact), and MariaDB Questions minus the idle baseline (noisy when other clients use the server)',
   ],
-  settings: { durationS: DURATION_S, warmupS: WARMUP_S, rounds: ROUNDS, connections: CONNECTIONS, idleS: IDLE_S, sustainS: SUSTAIN_S, sustainRate: SUSTAIN_RATE || null, keys: KEYS, users: USERS, rows: ROWS, workerConcurrency: WORKER_CONCURRENCY, processCpu: CPU_CAP?.share ?? null, scaleoutMax: SCALEOUT_MAX, endpointCounts: ENDPOINT_COUNTS, phases: [...PHASES] },
+  settings: { durationS: DURATION_S, warmupS: WARMUP_S, rounds: ROUNDS, connections: CONNECTIONS, idleS: IDLE_S, sustainS: SUSTAIN_S, sustainRate: SUSTAIN_RATE || null, keys: KEYS, users: USERS, rows: ROWS, workerConcurrency: WORKER_CONCURRENCY, processCpu: CPU_CAP?.share ?? null, scaleoutMax: SCALEOUT_MAX, endpointCounts: ENDPOINT_COUNTS, phases: [...PHASES], generateLimits: GENERATE_RATE === '0' ? 'off' : 'on' },
   targets: TARGETS,
   results,
   /** each path's share of the batched floor under it and whether its target is met (null: no floor phase in this run) */

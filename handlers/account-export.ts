@@ -20,7 +20,8 @@ import { CREDIT_UNIT, userDetails } from './account.ts';
 import { keyView } from './keys.ts';
 import { clientView } from './oauth.ts';
 import { deliveryView, usageLogDetail } from './webhooks.ts';
-import { alertView, settingsView } from './alerts.ts';
+import { settingsView } from './alerts.ts';
+import { alertView } from '../workers/deliver-webhook.ts';
 
 /** rows read per query while streaming */
 export const EXPORT_PAGE = 500;
@@ -72,11 +73,9 @@ async function* mediaPages(app: App, userId: number) {
   }
 }
 
-/** No page at all (a sandbox key's alerts). */
-async function* noPages(): AsyncGenerator<never[]> {}
-
 /** The alerts of the user's own wallet and keys, each with its webhook deliveries (a sandbox key's export has none, as its delivery log). */
-async function* alertPages(app: App, userId: number) {
+async function* alertPages(app: App, userId: number, sandboxOnly: boolean) {
+  if (sandboxOnly) return;
   for (let after = 0; ;) {
     const page = await exportAlerts(app.db, userId, after, EXPORT_PAGE);
     const deliveries = await listAlertDeliveries(app.db, page.map((a) => a.id));
@@ -113,7 +112,7 @@ export const exportAccount: Handler<'exportAccount'> = async ({ app, caller, h }
     yield* jsonArray('credit_transactions', ledgerPages(app, userId));
     yield* jsonArray('predictions', predictionPages(app, userId, caller.isTest));
     yield* jsonArray('media_assets', mediaPages(app, userId));
-    yield* jsonArray('alerts', caller.isTest ? noPages() : alertPages(app, userId));
+    yield* jsonArray('alerts', alertPages(app, userId, caller.isTest));
     yield '}';
   }
   const body = Readable.from(document(), { objectMode: false });

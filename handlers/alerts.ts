@@ -4,9 +4,9 @@
 import type { App } from '../lib/context.ts';
 import type { Handler } from './types.ts';
 import { alertSettings, listAlerts, updateAlertSettings } from '../db/alerts.ts';
-import type { AlertRecord, AlertSettings } from '../db/alerts.ts';
+import type { AlertSettings } from '../db/alerts.ts';
 import { activeSecrets, newDeliveryId } from '../db/webhooks.ts';
-import { alertEventPayload, sendWebhook, webhookHeaders } from '../workers/deliver-webhook.ts';
+import { alertEventPayload, alertView, sendWebhook, webhookHeaders } from '../workers/deliver-webhook.ts';
 import type { AlertFacts } from '../workers/deliver-webhook.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { ValidationFailedError } from '../lib/errors.ts';
@@ -49,11 +49,6 @@ export const updateAlertSettingsRoute: Handler<'updateAlertSettings'> = async ({
 export const listAlertsRoute: Handler<'listAlerts'> = async ({ app, caller }) => ({
   items: (await listAlerts(app.db, caller.owner, 100)).map(alertView),
 });
-
-/** An alert as the API shows it (also the account export's). */
-export function alertView(a: AlertRecord) {
-  return { id: a.id, kind: a.kind, api_key_id: a.apiKeyId, period: a.period, threshold: a.threshold, value: a.value, created_at: new Date(a.createdAt).toISOString() };
-}
 
 /**
  * POST /app/alert_settings/test: one signed `alert.test` event, at once, to `url` or the saved

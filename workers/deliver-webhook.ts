@@ -193,16 +193,18 @@ export function alertSentence(a: AlertFacts, owner: Owner): string {
   return what[a.kind];
 }
 
+/** An alert as GET /app/alerts lists it, as an alert event carries it and as the account export holds it. */
+export function alertView<A extends AlertFacts>(a: A) {
+  return { id: a.id as A['id'], kind: a.kind, api_key_id: a.apiKeyId, period: a.period, threshold: a.threshold, value: a.value, created_at: new Date(a.createdAt).toISOString() };
+}
+
 export function alertEventPayload(webhookId: string, a: AlertFacts, owner: Owner, opts: { test?: boolean } = {}): Record<string, unknown> {
   return {
     type: opts.test ? 'alert.test' : `alert.${a.kind}`,
     id: webhookId,
     created_at: new Date(a.createdAt).toISOString(),
     team_id: owner.teamId,
-    alert: {
-      id: a.id, kind: a.kind, api_key_id: a.apiKeyId, period: a.period, threshold: a.threshold, value: a.value,
-      created_at: new Date(a.createdAt).toISOString(),
-    },
+    alert: alertView(a),
     message: opts.test
       ? `A test alert from the gateway: if its signature verifies with your signing secret, your receiver is ready for alerts. A real one would say: ${alertSentence(a, owner)}`
       : alertSentence(a, owner),

@@ -87,7 +87,8 @@ const ROUNDS = intEnv('BENCH_ROUNDS', 2, 1);
 const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50, 1);
 // BENCH_GENERATE_LIMITS=off: no per-minute generation counters at all (GENERATE_RATE_PER_* 0), to
 // price them; by default they are counted on every submit but set far above what the load reaches
-const GENERATE_RATE = process.env.BENCH_GENERATE_LIMITS === 'off' ? '0' : '1000000';
+const LIMITS_OFF = process.env.BENCH_GENERATE_LIMITS === 'off';
+const GENERATE_RATE = LIMITS_OFF ? '0' : '1000000';
 const IDLE_S = intEnv('BENCH_IDLE', 2, 0);
 const SUSTAIN_S = intEnv('BENCH_SUSTAIN', 60, 1);
 const SUSTAIN_RATE = intEnv('BENCH_SUSTAIN_RATE', 0, 0);
@@ -1232,7 +1233,7 @@ if (results.sustain) {
 }
 
 out();
-out(`SUMMARY — side by side, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s; 2xx only (non-2xx apart); everything shares ${cpus.length} cores${GENERATE_RATE === '0' ? '; GENERATION LIMITS OFF (BENCH_GENERATE_LIMITS=off): not the gateway as deployed' : ''}`);
+out(`SUMMARY — side by side, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s; 2xx only (non-2xx apart); everything shares ${cpus.length} cores${LIMITS_OFF ? '; GENERATION LIMITS OFF (BENCH_GENERATE_LIMITS=off): not the gateway as deployed' : ''}`);
 if (rows.length) {
   const head: Row = { path: 'path', gateway: 'gateway 2xx/s', p50: 'p50 ms', p99: 'p99 ms', bare: 'bare req/s', ratio: 'ratio', floor: 'batched floor', share: 'share of floor', target: 'target', result: 'result', cpu: 'CPU ms/req', trips: 'DB trips/req (knex / Questions)' };
   const cols = Object.keys(head) as Array<keyof Row>;
@@ -1276,7 +1277,7 @@ const report = {
     'CPU per request: utime+stime deltas from /proc over the run (and the drain, for production), minus the idle baseline rate measured just before, divided by 2xx',
     'database round trips: knex queries counted inside the API and worker processes (exact), and MariaDB Questions minus the idle baseline (noisy when other clients use the server)',
   ],
-  settings: { durationS: DURATION_S, warmupS: WARMUP_S, rounds: ROUNDS, connections: CONNECTIONS, idleS: IDLE_S, sustainS: SUSTAIN_S, sustainRate: SUSTAIN_RATE || null, keys: KEYS, users: USERS, rows: ROWS, workerConcurrency: WORKER_CONCURRENCY, processCpu: CPU_CAP?.share ?? null, scaleoutMax: SCALEOUT_MAX, endpointCounts: ENDPOINT_COUNTS, phases: [...PHASES], generateLimits: GENERATE_RATE === '0' ? 'off' : 'on' },
+  settings: { durationS: DURATION_S, warmupS: WARMUP_S, rounds: ROUNDS, connections: CONNECTIONS, idleS: IDLE_S, sustainS: SUSTAIN_S, sustainRate: SUSTAIN_RATE || null, keys: KEYS, users: USERS, rows: ROWS, workerConcurrency: WORKER_CONCURRENCY, processCpu: CPU_CAP?.share ?? null, scaleoutMax: SCALEOUT_MAX, endpointCounts: ENDPOINT_COUNTS, phases: [...PHASES], generateLimits: LIMITS_OFF ? 'off' : 'on' },
   targets: TARGETS,
   results,
   /** each path's share of the batched floor under it and whether its target is met (null: no floor phase in this run) */

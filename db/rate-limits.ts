@@ -5,7 +5,8 @@
 import { answersReturning, isMysql, num, type Db } from './knex.ts';
 import { withLockRetry } from './retry.ts';
 import { executeRaw } from './prepared.ts';
-import { eachAlone, naturalBatcher, perInstance, type ItemOutcome } from '../lib/batch.ts';
+import { randomBytes } from 'node:crypto';
+import { BATCH_SIZES, eachAlone, naturalBatcher, perInstance, sizeAtLeast, type ItemOutcome } from '../lib/batch.ts';
 
 /** Registration's window: its budget is per hour (handlers/policies.ts; the retention job needs it too). */
 export const REGISTER_WINDOW_SECONDS = 3600;
@@ -78,6 +79,13 @@ const BATCH_SQL = {
 };
 const batchSqlCache = new Map<string, string>();
 
+/**
+ * The row a batched statement's padding counts into: this process's own, so that no other
+ * process waits for its lock, and always 0 hits; named twice in one statement, it is upserted
+ * twice, as any bucket would be. The sweep drops it like any counter once its window has ended.
+ */
+const PAD_BUCKET = `batch-pad:${randomBytes(12).toString('hex')}`;
+
 // MySQL (no `RETURNING`): one bucket per statement, its total back as the insert id, as MYSQL_SQL.
 const MYSQL_BY_SQL = `INSERT INTO rate_limits (bucket, window_start, hits) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE hits = LAST_INSERT_ID(${SET_HITS_BY('?')}), ${SET_WINDOW}`;
 
@@ -101,11 +109,16 @@ async function addToWindows(db: Db, by: ReadonlyMap<string, number>, windowStart
   const sorted = [...by.keys()].sort();
   const bindings: Array<string | number> = [];
   for (const b of sorted) bindings.push(b, windowStart, by.get(b)!);
+  // MariaDB: the rows padded to one of BATCH_SIZES with this process's own row counting 0, last
+  // (after the sorted buckets, so the locking order holds), so that the statement's texts stay
+  // few and prepared (db/prepared.ts); SQLite prepares nothing
+  const padded = mysql ? sizeAtLeast(BATCH_SIZES, sorted.length) : sorted.length;
+  for (let i = sorted.length; i < padded; i++) bindings.push(PAD_BUCKET, windowStart, 0);
   bindings.push(windowStart, windowStart, windowStart);
   const dialect = mysql ? 'mariadb' : 'sqlite';
-  const cacheKey = `${dialect}:${sorted.length}`;
+  const cacheKey = `${dialect}:${padded}`;
   let sql = batchSqlCache.get(cacheKey);
-  if (sql === undefined) batchSqlCache.set(cacheKey, sql = BATCH_SQL[dialect](sorted.length));
+  if (sql === undefined) batchSqlCache.set(cacheKey, sql = BATCH_SQL[dialect](padded));
   const stmt = sql;
   const result = await withLockRetry(() => executeRaw(db, stmt, bindings)) as unknown;
   const rows = (mysql ? (result as [unknown[]])[0] : result) as Array<{ bucket: string; hits: number | string }>;

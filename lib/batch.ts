@@ -24,6 +24,43 @@ export interface NaturalBatchOptions<I> {
    * in the same turn.
    */
   gather?: 'job' | 'turn';
+  /**
+   * The sizes a batch may take, ascending from 1 (default: any size up to `max`): a batch takes
+   * the largest of them that the items waiting fill, and the rest go in the next one. A batch's
+   * statement text depends on its size; with few sizes, each text stays prepared on each pool
+   * connection (db/prepared.ts) instead of pushing the others out of its statements (BATCH_SIZES).
+   */
+  sizes?: readonly number[];
+}
+
+/**
+ * The batch sizes of the statements that are prepared (db/prepared.ts): every size up to 16, then
+ * each at most a quarter more than the one before, up to 384. A kind of batch statement then has
+ * at most 34 texts (26 up to 100), where every size up to its `max` had one before: a MariaDB
+ * connection keeps 64 prepared statements (DB_PREPARED_PER_CONNECTION), and the sandbox insert
+ * and the rate-limit counters, with a text per size, made about a hundred between them under
+ * load, so that a fifth of their executions prepared their statement again (2026-11-29, the
+ * benchmark's sandbox phase).
+ */
+export const BATCH_SIZES: readonly number[] = [
+  1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+  20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384,
+];
+
+/** The largest of `sizes` (ascending, from 1) that is at most `n` (n >= 1). */
+export function sizeAtMost(sizes: readonly number[], n: number): number {
+  let fit = sizes[0]!;
+  for (const s of sizes) {
+    if (s > n) break;
+    fit = s;
+  }
+  return fit;
+}
+
+/** The smallest of `sizes` (ascending) that is at least `n`, or `n` itself past the largest. */
+export function sizeAtLeast(sizes: readonly number[], n: number): number {
+  for (const s of sizes) if (s >= n) return s;
+  return n;
 }
 
 interface Entry<I, O> {
@@ -65,6 +102,14 @@ export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcom
         items.push(e.item);
       } else {
         rest.push(e);
+      }
+    }
+    if (opts.sizes !== undefined) {
+      // the items past the largest size that fits wait at the head of the queue for the next batch
+      const fit = sizeAtMost(opts.sizes, batch.length);
+      if (fit < batch.length) {
+        rest.unshift(...batch.splice(fit));
+        items.length = fit;
       }
     }
     queue = rest;

@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../knex.ts';
 import { answersReturning, isMysql } from '../knex.ts';
-import { eachAlone, naturalBatcher, naturalQueue } from '../../lib/batch.ts';
+import { BATCH_SIZES, eachAlone, naturalBatcher, naturalQueue } from '../../lib/batch.ts';
 import type { ItemOutcome } from '../../lib/batch.ts';
 import type { Owner } from '../../lib/caller.ts';
 import type { Prediction, PredictionResult } from '../predictions/record.ts';
@@ -102,7 +102,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>): Store {
       return alone();
     }
     return balances.map((value): ItemOutcome<number | undefined> => ({ ok: true, value }));
-  }, { max: SANDBOX_BATCH_MAX, gather: 'turn' });
+  }, { max: SANDBOX_BATCH_MAX, gather: 'turn', sizes: BATCH_SIZES });
 
   /**
    * First claims the engine can take together (claimsTogether), in one unit committed only when
@@ -117,7 +117,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>): Store {
     const taken = await engine.claimBatch(requests);
     if (taken === undefined) return alone();
     return taken.map((value): ItemOutcome<Prediction | undefined> => ({ ok: true, value }));
-  }, { max: CLAIM_BATCH_MAX });
+  }, { max: CLAIM_BATCH_MAX, sizes: BATCH_SIZES });
 
   /**
    * Completions (groupable: a priced one whose row carries its hold's list price, no studio markup
@@ -155,7 +155,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>): Store {
       return alone();
     }
     return found.map((value): ItemOutcome<PredictionResult | undefined> => ({ ok: true, value }));
-  }, { max: RESULT_BATCH_MAX, compatible: (batch, read) => batch.every((b) => b.key !== read.key || sameOwner(b.owner, read.owner)) });
+  }, { max: RESULT_BATCH_MAX, sizes: BATCH_SIZES, compatible: (batch, read) => batch.every((b) => b.key !== read.key || sameOwner(b.owner, read.owner)) });
 
   return {
     engine: engine.name,

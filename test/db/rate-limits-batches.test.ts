@@ -111,14 +111,31 @@ for (const engine of engines) {
     for (const a of accounts) t.is((await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': a.testKey }, payload: BODY })).statusCode, 200);
     const upserts = countStatements(gw, /^insert into rate_limits/i);
     const inserts = countStatements(gw, /^insert into predictions/i);
-    const sent = accounts.flatMap((a) => Array.from({ length: 15 }, () => a));
+    // 32: one of the batch sizes (lib/batch.ts BATCH_SIZES)
+    const sent = accounts.flatMap((a) => Array.from({ length: 16 }, () => a));
     const answers = await Promise.all(sent.map((a) => gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': a.testKey }, payload: BODY })));
     t.deepEqual([...new Set(answers.map((r) => r.statusCode))], [200]);
     t.is(upserts.n, 1);
     t.is(inserts.n, 1);
     answers.forEach((r, i) => t.is(r.headers['x-balance-remaining'], String([100, 200][accounts.indexOf(sent[i]!)])));
-    t.is(await hits(gw, `gen-user:${accounts[0]!.userId}`), 16);
-    t.is(await hits(gw, `gen-user:${accounts[1]!.userId}`), 16);
+    t.is(await hits(gw, `gen-user:${accounts[0]!.userId}`), 17);
+    t.is(await hits(gw, `gen-user:${accounts[1]!.userId}`), 17);
+  });
+
+  test(`${engine}: a burst of a size between two batch sizes goes in two INSERTs of batch sizes, each answered`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: engine === 'mysql' ? 'amqp' : 'memory', clock, env: { GENERATE_RATE_PER_KEY: '1000', GENERATE_RATE_PER_ACCOUNT: '1000' } });
+    t.teardown(() => gw.stop());
+    const accounts = [await newAccount(gw, 100), await newAccount(gw, 200), await newAccount(gw, 300)];
+    for (const a of accounts) t.is((await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': a.testKey }, payload: BODY })).statusCode, 200);
+    const inserts: string[] = [];
+    gw.app.db.on('query', (q: { sql: string }) => { if (/^insert into predictions/i.test(q.sql)) inserts.push(q.sql); });
+    // 18 submits: between the batch sizes 16 and 20 (lib/batch.ts BATCH_SIZES)
+    const sent = accounts.flatMap((a) => Array.from({ length: 6 }, () => a));
+    const answers = await Promise.all(sent.map((a) => gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': a.testKey }, payload: BODY })));
+    t.deepEqual([...new Set(answers.map((r) => r.statusCode))], [200]);
+    answers.forEach((r, i) => t.is(r.headers['x-balance-remaining'], String([100, 200, 300][accounts.indexOf(sent[i]!)])));
+    t.deepEqual(inserts.map((sql) => sql.split('), (').length), [16, 2]);
+    for (const a of accounts) t.is(await gw.app.db('predictions').where({ user_id: a.userId }).count<{ n: number | string }[]>({ n: '*' }).first().then((r) => Number(r!.n)), 7);
   });
 
   test(`${engine}: concurrent sandbox submits of several accounts: each answer carries its own wallet's balance`, async (t) => {
@@ -259,5 +276,27 @@ for (const engine of engines) {
     t.true(refusedBy(0) > 0 && refusedBy(1) > 0, 'both quotas refuse some');
     // the waves were counted in several batches, not one per request (warm-up included)
     t.true(upserts.n > 2 && upserts.n < requests.length, `${upserts.n} upserts`);
+  });
+}
+
+for (const engine of engines) {
+  test(`${engine}: the counters of a batch go in one statement, padded on MariaDB to a batch size with a row of the process's own that counts nothing`, async (t) => {
+    const gw = await startGateway({ db: engine, queue: 'memory', clock });
+    t.teardown(() => gw.stop());
+    const texts: string[] = [];
+    gw.app.db.on('query', (q: { sql: string }) => { if (/^insert into rate_limits/i.test(q.sql)) texts.push(q.sql); });
+    // 17 requests of one bucket each, sent together: 17 buckets, between the batch sizes 16 and 20
+    const buckets = Array.from({ length: 17 }, (_, i) => `pad-test:${String(i).padStart(2, '0')}`);
+    const counts = await Promise.all(buckets.map((b) => hitQuotaWindows(gw.app.db, [b], [5], 60_000)));
+    t.deepEqual(counts, buckets.map(() => [1]));
+    t.is(texts.length, 1);
+    t.is(texts[0]!.split('), (').length, engine === 'mysql' ? 20 : 17);
+    for (const b of buckets) t.is(await hits(gw, b), 1);
+    const pads = await gw.app.db('rate_limits').where('bucket', 'like', 'batch-pad:%').select('hits');
+    t.deepEqual(pads.map((p) => Number(p.hits)), engine === 'mysql' ? [0] : []);
+    // again, one bucket more than before for each: the pad row still counts nothing
+    const again = await Promise.all(buckets.map((b) => hitQuotaWindows(gw.app.db, [b], [5], 60_000)));
+    t.deepEqual(again, buckets.map(() => [2]));
+    t.deepEqual((await gw.app.db('rate_limits').where('bucket', 'like', 'batch-pad:%').select('hits')).map((p) => Number(p.hits)), engine === 'mysql' ? [0] : []);
   });
 }

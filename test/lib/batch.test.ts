@@ -1,6 +1,6 @@
 // lib/batch.ts: natural batching, one batch in flight per batcher.
 import test from 'ava';
-import { naturalBatcher } from '../../lib/batch.ts';
+import { BATCH_SIZES, naturalBatcher, sizeAtLeast, sizeAtMost } from '../../lib/batch.ts';
 import type { ItemOutcome } from '../../lib/batch.ts';
 
 /** A run that records its batches and waits until the test lets those in flight finish. */
@@ -77,4 +77,29 @@ test("with gather 'turn', a lone item of an idle batcher runs at the end of the 
   t.deepEqual(g.batches, [['a']]);
   await g.release();
   t.is(await answer, 'A');
+});
+
+test('with sizes, a batch takes the largest size the waiting items fill, the rest first in the next batch, in order', async (t) => {
+  const g = gatedRun();
+  const submit = naturalBatcher(g.run, { max: 10, sizes: [1, 2, 4, 8] });
+  const all = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((i) => submit(i));
+  await new Promise((r) => setImmediate(r));
+  t.deepEqual(g.batches, [['a', 'b', 'c', 'd']]);
+  const late = submit('h');
+  await g.release();
+  // the three left over and the one that came meanwhile: 4
+  t.deepEqual(g.batches, [['a', 'b', 'c', 'd'], ['e', 'f', 'g', 'h']]);
+  await g.release();
+  t.deepEqual(await Promise.all([...all, late]), ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H']);
+});
+
+test('the batch sizes: every size to 16, then steps of at most a quarter; the size that fits and the size that holds', (t) => {
+  t.deepEqual(BATCH_SIZES.slice(0, 16), Array.from({ length: 16 }, (_, i) => i + 1));
+  for (let i = 16; i < BATCH_SIZES.length; i++) t.true(BATCH_SIZES[i]! <= BATCH_SIZES[i - 1]! * 1.25, String(BATCH_SIZES[i]));
+  t.is(sizeAtMost(BATCH_SIZES, 18), 16);
+  t.is(sizeAtMost(BATCH_SIZES, 20), 20);
+  t.is(sizeAtMost(BATCH_SIZES, 1), 1);
+  t.is(sizeAtLeast(BATCH_SIZES, 17), 20);
+  t.is(sizeAtLeast(BATCH_SIZES, 16), 16);
+  t.is(sizeAtLeast(BATCH_SIZES, 500), 500);
 });

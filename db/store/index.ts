@@ -117,7 +117,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>): Store {
     const taken = await engine.claimBatch(requests);
     if (taken === undefined) return alone();
     return taken.map((value): ItemOutcome<Prediction | undefined> => ({ ok: true, value }));
-  }, { max: CLAIM_BATCH_MAX, sizes: BATCH_SIZES });
+  }, { max: CLAIM_BATCH_MAX });
 
   /**
    * Completions (groupable: a priced one whose row carries its hold's list price, no studio markup
@@ -155,7 +155,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>): Store {
       return alone();
     }
     return found.map((value): ItemOutcome<PredictionResult | undefined> => ({ ok: true, value }));
-  }, { max: RESULT_BATCH_MAX, sizes: BATCH_SIZES, compatible: (batch, read) => batch.every((b) => b.key !== read.key || sameOwner(b.owner, read.owner)) });
+  }, { max: RESULT_BATCH_MAX, compatible: (batch, read) => batch.every((b) => b.key !== read.key || sameOwner(b.owner, read.owner)) });
 
   return {
     engine: engine.name,

@@ -20,7 +20,9 @@
 //                             renders the image (the procedural-image adapter, the same input),
 //                             stores it (lib/storage.ts, local files), UPDATEs the row to completed
 //                             with its outputs, and acks. The window is the submits plus the drain,
-//                             as run.ts's production phase.
+//                             as run.ts's production phase; besides the submits' 2xx/s it reports
+//                             the run's predictions completed per second, first submit to last
+//                             completion (run.ts judges production's share by that rate).
 //   floor-b     the same, batched: the statements of the requests that arrive while one is in
 //               flight go together in the next (lib/batch.ts's batcher, as the gateway's reads and
 //               inserts): one `SELECT ... WHERE id IN (...)`, one multi-row INSERT (text protocol);
@@ -75,6 +77,13 @@ export interface FloorFigures {
   cpuMs: { process: number; mariadbd: number; rabbitmq: number };
   /** non-2xx answers and errors */
   other: number;
+  /**
+   * production only: the predictions of the run completed per second from its first submit to its
+   * last completion (the drain included), and that rate over the bare route's requests/s in the
+   * same round; the submits' 2xx/s above leave out the backlog the worker drains after the load
+   */
+  completionsPerS?: number;
+  completionsRatio?: number;
 }
 /** bare, floor, floor-b and (reads, sandbox) gateway */
 export type FloorRound = Record<string, FloorFigures>;
@@ -285,6 +294,13 @@ async function main(which: string): Promise<void> {
     const drain = async () => {
       while (kind === 'production' && await queued() > 0) await new Promise((r) => setTimeout(r, 100));
     };
+    // the rows created since `since`, completed per second from the first submit to the last completion (as run.ts's drain)
+    const completionsPerS = async (since: number) => {
+      const [r] = await db.query("SELECT COUNT(*) AS n, MIN(created_at) AS first, MAX(completed_at) AS last FROM predictions WHERE created_at >= ? AND status = 'completed'", [since]);
+      const { n, first, last } = (r as Array<{ n: number; first: number | string | null; last: number | string | null }>)[0]!;
+      const windowS = (Number(last) - Number(first)) / 1000;
+      return windowS > 0 ? round(Number(n) / windowS, 1) : Number.NaN;
+    };
     for (const p of procs) {
       await fire({ ...load, url: `http://127.0.0.1:${p.port}`, connections: CONNECTIONS, duration: 2 });
       await drain();
@@ -320,12 +336,16 @@ async function main(which: string): Promise<void> {
         const mq = (s1.rabbitmq - s0.rabbitmq - idleRate.rabbitmq * wall) / n;
         if (p.name === 'bare') bareRps = run.rps;
         const other = run.requests - run.ok + run.errors;
-        measured[p.name] = { okPerS: round(run.okPerS, 0), ratio: Number.NaN, p50Ms: run.p50Ms, p99Ms: run.p99Ms, cpuMs: { process: round(own, 3), mariadbd: round(md, 3), rabbitmq: round(mq, 3) }, other };
-        lines.push(`${p.name.padEnd(8)} ${String(Math.round(run.okPerS)).padStart(8)} RATIO:${run.okPerS} ${`${run.p50Ms}/${run.p99Ms}`.padStart(11)}  ${round(own, 3)} + ${round(md, 3)} + ${round(mq, 3)} = ${round(own + md + mq, 3)}${other ? ` (non-2xx/errors ${other})` : ''}`);
+        const completions = kind === 'production' && p.name !== 'bare' ? await completionsPerS(w0) : undefined;
+        measured[p.name] = { okPerS: round(run.okPerS, 0), ratio: Number.NaN, p50Ms: run.p50Ms, p99Ms: run.p99Ms, cpuMs: { process: round(own, 3), mariadbd: round(md, 3), rabbitmq: round(mq, 3) }, other, ...(completions === undefined ? {} : { completionsPerS: completions }) };
+        lines.push(`${p.name.padEnd(8)} ${String(Math.round(run.okPerS)).padStart(8)} RATIO:${run.okPerS} ${`${run.p50Ms}/${run.p99Ms}`.padStart(11)}  ${round(own, 3)} + ${round(md, 3)} + ${round(mq, 3)} = ${round(own + md + mq, 3)}${other ? ` (non-2xx/errors ${other})` : ''}${completions === undefined ? '' : `; ${completions} completed/s, first submit to last completion (COMPLETIONS:${completions})`}`);
       }
       console.log(`round ${r + 1}/${ROUNDS}`);
-      for (const l of lines) console.log(l.replace(/RATIO:([\d.e+-]+)/, (_, v: string) => String(round(Number(v) / bareRps, 3)).padStart(6)));
-      for (const m of Object.values(measured)) m.ratio = round(m.okPerS / bareRps, 3);
+      for (const l of lines) console.log(l.replace(/RATIO:([\d.e+-]+)/, (_, v: string) => String(round(Number(v) / bareRps, 3)).padStart(6)).replace(/ \(COMPLETIONS:([\d.e+-]+|NaN)\)/, (_, v: string) => `, ratio ${round(Number(v) / bareRps, 3)}`));
+      for (const m of Object.values(measured)) {
+        m.ratio = round(m.okPerS / bareRps, 3);
+        if (m.completionsPerS !== undefined) m.completionsRatio = round(m.completionsPerS / bareRps, 4);
+      }
       (results[kind] ??= []).push(measured);
     }
     for (const p of procs) await p.stop();

@@ -31,7 +31,8 @@
 //   gateway     the benchmark's API process (reads and sandbox submits; not production, whose
 //               keys, credit and worker run.ts sets up: compare with its production phase)
 // Knobs: FLOOR_DURATION (8 s per run after 2 s of warm-up), FLOOR_ROUNDS (2), FLOOR_CONNECTIONS
-// (50), FLOOR_ROWS (20,000), FLOOR_KEYS (200 sandbox keys for the gateway's reads and submits).
+// (50), FLOOR_ROWS (20,000), FLOOR_KEYS (200 sandbox keys for the gateway's reads and submits),
+// BENCH_GENERATE_LIMITS (on; off: the gateway process keeps no per-minute generation counters).
 // MariaDB and RabbitMQ as the tests find them (TEST_MYSQL_URL, TEST_AMQP_URL); a fresh database.
 import Hapi from '@hapi/hapi';
 import amqp from 'amqplib';
@@ -227,8 +228,10 @@ async function main(which: string): Promise<void> {
   const ROWS = intEnv('FLOOR_ROWS', 20_000);
   const KEYS = intEnv('FLOOR_KEYS', 200);
   const kinds: Kind[] = which === 'all' ? ['read', 'sandbox', 'production'] : [which as Kind];
-  // the generation limits far above the load (as run.ts): checked on every submit, never a 429
-  const limits = { GENERATE_RATE_PER_KEY: '1000000', GENERATE_RATE_PER_ACCOUNT: '1000000', GENERATE_CONCURRENT_PER_KEY: '10000', GENERATE_CONCURRENT_PER_ACCOUNT: '10000' };
+  // the generation limits far above the load (as run.ts): checked on every submit, never a 429;
+  // BENCH_GENERATE_LIMITS=off (as run.ts): no per-minute counters at all, to price them
+  const rate = process.env.BENCH_GENERATE_LIMITS === 'off' ? '0' : '1000000';
+  const limits = { GENERATE_RATE_PER_KEY: rate, GENERATE_RATE_PER_ACCOUNT: rate, GENERATE_CONCURRENT_PER_KEY: '10000', GENERATE_CONCURRENT_PER_ACCOUNT: '10000' };
   const gw = await startGateway({ env: limits });
   const owner = await newAccount(gw);
   const keys: string[] = [owner.testKey];

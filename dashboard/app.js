@@ -85,6 +85,9 @@ function Shell({ site, user, onSignOut }) {
   useEffect(() => {
     const changed = () => { setPath(currentPath(user, site)); setMenuOpen(false); };
     addEventListener('hashchange', changed);
+    // the fragment may have changed between the first render and this effect (a link followed
+    // while the page was still starting): that hashchange came before the listener, so look once
+    changed();
     return () => removeEventListener('hashchange', changed);
   }, []);
   const page = PAGES.find((p) => p.path === path);

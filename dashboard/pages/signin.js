@@ -175,6 +175,7 @@ export function SignIn({ site, returnTo, onSignedIn }) {
   useEffect(() => {
     const changed = () => setView(viewOfHash());
     addEventListener('hashchange', changed);
+    changed(); // a fragment changed before the listener was there
     return () => removeEventListener('hashchange', changed);
   }, []);
   useEffect(() => { document.title = `${TITLES[view]} · ${site.name}`; }, [view]);

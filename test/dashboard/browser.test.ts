@@ -167,6 +167,30 @@ test.serial('readable at phone width: nothing wider than the screen', async (t) 
   await page.close();
 });
 
+test.serial('a link followed while the dashboard is still starting opens its page, not the overview', async (t) => {
+  const account = await newAccount(gw, 0);
+  const { email } = (await gw.app.db('users').where({ id: account.userId }).first<{ email: string }>())!;
+  const page = await browser.newPage();
+  const problems = pageProblems(page);
+  await page.goto(`${base}/`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('correct horse battery');
+  // the fragment changes in the same moment the signed-in page first renders, before its effects
+  // run: the hashchange comes before the page listens for it
+  await page.evaluate(`{
+    const seen = new MutationObserver(() => {
+      if (document.getElementById('page-title')?.textContent !== 'Overview') return;
+      seen.disconnect();
+      location.hash = '#/history';
+    });
+    seen.observe(document.body, { childList: true, subtree: true, characterData: true });
+  }`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Run history' }).waitFor();
+  t.deepEqual(problems, []);
+  await page.close();
+});
+
 test.serial('sign in with a one-time code mailed to the address', async (t) => {
   const account = await newAccount(gw, 0);
   const { email } = (await gw.app.db('users').where({ id: account.userId }).first<{ email: string }>())!;

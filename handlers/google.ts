@@ -116,7 +116,7 @@ async function signedInUser(ctx: SignInContext, id: ExternalIdentity, method: st
     const account = await accountFor(app, id, studioId);
     userId = account.userId;
     if (account.linked !== 'before') audit(ctx, 'identity_linked', { userId, provider: PROVIDER, to: account.linked });
-    if (account.linked === 'existing account') forgetSecrets({ userId, teamId: null });
+    if (account.linked === 'existing account') forgetSecrets(app.db, { userId, teamId: null });
   } catch (err) {
     // Two first sign-ins of one identity raced: the other one created the link.
     if (!(err instanceof DuplicateError)) throw err;

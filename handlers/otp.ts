@@ -92,7 +92,7 @@ export const resetPassword: Handler<'resetPassword'> = async (ctx) => {
     if (ctx.body.revoke_all_credentials || !u.emailVerified) revoked = await revokeAllCredentials(trx, u.id, ctx.app.encryptionKey, now);
   });
   if (revoked) {
-    forgetSecrets({ userId: user.id, teamId: null });
+    forgetSecrets(ctx.app.db, { userId: user.id, teamId: null });
     // committed: every API process drops the revoked keys before this answer (README "Credential cache")
     await ctx.app.credentials.invalidate({ userIds: [user.id] });
   }

@@ -30,7 +30,7 @@ export const getWebhookSecret: Handler<'getWebhookSecret'> = async ({ app, calle
 export const rotateWebhookSecret: Handler<'rotateWebhookSecret'> = async ({ app, caller }) => {
   refuseSandboxKey(caller, 'rotate the webhook signing secret');
   await rotateSecret(app.db, caller.owner, app.encryptionKey, app.clock());
-  forgetSecrets(caller.owner);
+  forgetSecrets(app.db, caller.owner);
   return secretView(await activeSecrets(app.db, caller.owner, app.encryptionKey, app.clock()));
 };
 

@@ -215,15 +215,24 @@ export function alertEventPayload(webhookId: string, a: AlertFacts, owner: Owner
 // Signing secrets are read once per owner (an account, or a team for its predictions) every few
 // seconds, not once per delivery. Another process may see a rotation a few seconds late, which
 // is harmless: the previous secret keeps signing for 24 hours. This process forgets at once (the
-// rotate handler calls forgetSecrets).
+// rotate handler calls forgetSecrets). The cache belongs to the database it was read from: two
+// gateways in one process (the tests run several) each have a user 1, with different secrets.
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
-const cache = new Map<string, { at: number; secrets: string[] }>();
+type SecretCache = Map<string, { at: number; secrets: string[] }>;
+const caches = new WeakMap<Db, SecretCache>();
+
+function cacheOf(db: Db): SecretCache {
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, cache = new Map());
+  return cache;
+}
 
 export async function signingSecrets(db: Db, owner: Owner, key: Buffer, now: number): Promise<string[]> {
   // a team's secrets are the team's whichever member submitted: the key names the team alone
   const k = ownerKey(owner);
+  const cache = cacheOf(db);
   const hit = cache.get(k);
   if (hit && now - hit.at < TTL_MS) return hit.secrets;
   const secrets = (await activeSecrets(db, owner, key, now)).map((s) => s.secret);
@@ -232,8 +241,8 @@ export async function signingSecrets(db: Db, owner: Owner, key: Buffer, now: num
   return secrets;
 }
 
-export function forgetSecrets(owner: Owner): void {
-  cache.delete(ownerKey(owner));
+export function forgetSecrets(db: Db, owner: Owner): void {
+  caches.get(db)?.delete(ownerKey(owner));
 }
 
 // ---- 4. Signing

@@ -20,10 +20,10 @@ const MODEL = 'canvas-v1-fast-text-to-image';
 // 2 images of 20 steps: 40 progress reports and 4 log lines, each written at once (RUN_PROGRESS_WRITE_MS=0)
 const INPUT = { prompt: 'events', width: 64, height: 64, num_images: 2, num_inference_steps: 20 };
 
-/** A new account (signing secrets are cached per process by user id: each gateway of this file has a user 1). */
+/** A new account, its signing secrets read afresh (they are cached for a few seconds, and this file's clock is its own). */
 async function account(gw: TestGateway): Promise<Account> {
   const acct = await newAccount(gw, 100_000);
-  forgetSecrets({ userId: acct.userId, teamId: null });
+  forgetSecrets(gw.app.db, { userId: acct.userId, teamId: null });
   return acct;
 }
 
@@ -107,7 +107,7 @@ test.before(async () => {
   acct = await account(gw);
 });
 test.beforeEach(() => {
-  if (acct) forgetSecrets({ userId: acct.userId, teamId: null });
+  if (acct) forgetSecrets(gw.app.db, { userId: acct.userId, teamId: null });
 });
 test.after.always(async () => {
   await gw?.stop();

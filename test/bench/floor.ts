@@ -222,6 +222,12 @@ async function main(which: string): Promise<void> {
   const { startGateway, newAccount } = await import('../helpers/gateway.ts');
   const { fire, processStats, processCpuMs, pidsByName, spawnNode, round } = await import('./lib.ts');
   const { uniqueName } = await import('../helpers/services.ts');
+  /** One process's line of a round's table: its figures, ratios to the bare route of the same round included. */
+  function roundLine(name: string, m: FloorFigures): string {
+    const c = m.cpuMs;
+    const done = m.completionsPerS === undefined ? '' : `; ${m.completionsPerS} completed/s, first submit to last completion, ratio ${round(m.completionsRatio!, 3)}`;
+    return `${name.padEnd(8)} ${String(m.okPerS).padStart(8)} ${String(m.ratio).padStart(6)} ${`${m.p50Ms}/${m.p99Ms}`.padStart(11)}  ${c.process} + ${c.mariadbd} + ${c.rabbitmq} = ${round(c.process + c.mariadbd + c.rabbitmq, 3)}${m.other ? ` (non-2xx/errors ${m.other})` : ''}${done}`;
+  }
   const DURATION_S = intEnv('FLOOR_DURATION', 8);
   const ROUNDS = intEnv('FLOOR_ROUNDS', 2);
   const CONNECTIONS = intEnv('FLOOR_CONNECTIONS', 50);
@@ -313,7 +319,6 @@ async function main(which: string): Promise<void> {
     console.log(`${'process'.padEnd(8)} ${'2xx/s'.padStart(8)} ${'ratio'.padStart(6)} ${'p50/p99 ms'.padStart(11)}  CPU ms per 2xx: process (+ worker) + mariadbd + beam.smp = total`);
     for (let r = 0; r < ROUNDS; r++) {
       let bareRps = Number.NaN;
-      const lines: string[] = [];
       const measured: FloorRound = {};
       for (const p of r % 2 === 0 ? procs : [...procs].reverse()) {
         await fire({ ...load, url: `http://127.0.0.1:${p.port}`, connections: CONNECTIONS, duration: 2 });
@@ -341,14 +346,14 @@ async function main(which: string): Promise<void> {
         const other = run.requests - run.ok + run.errors;
         const completions = kind === 'production' && p.name !== 'bare' ? await completionsPerS(w0) : undefined;
         measured[p.name] = { okPerS: round(run.okPerS, 0), ratio: Number.NaN, p50Ms: run.p50Ms, p99Ms: run.p99Ms, cpuMs: { process: round(own, 3), mariadbd: round(md, 3), rabbitmq: round(mq, 3) }, other, ...(completions === undefined ? {} : { completionsPerS: completions }) };
-        lines.push(`${p.name.padEnd(8)} ${String(Math.round(run.okPerS)).padStart(8)} RATIO:${run.okPerS} ${`${run.p50Ms}/${run.p99Ms}`.padStart(11)}  ${round(own, 3)} + ${round(md, 3)} + ${round(mq, 3)} = ${round(own + md + mq, 3)}${other ? ` (non-2xx/errors ${other})` : ''}${completions === undefined ? '' : `; ${completions} completed/s, first submit to last completion (COMPLETIONS:${completions})`}`);
       }
-      console.log(`round ${r + 1}/${ROUNDS}`);
-      for (const l of lines) console.log(l.replace(/RATIO:([\d.e+-]+)/, (_, v: string) => String(round(Number(v) / bareRps, 3)).padStart(6)).replace(/ \(COMPLETIONS:([\d.e+-]+|NaN)\)/, (_, v: string) => `, ratio ${round(Number(v) / bareRps, 3)}`));
+      // the ratios once the bare route has run (last in odd rounds), then the round's table
       for (const m of Object.values(measured)) {
         m.ratio = round(m.okPerS / bareRps, 3);
         if (m.completionsPerS !== undefined) m.completionsRatio = round(m.completionsPerS / bareRps, 4);
       }
+      console.log(`round ${r + 1}/${ROUNDS}`);
+      for (const [name, m] of Object.entries(measured)) console.log(roundLine(name, m));
       (results[kind] ??= []).push(measured);
     }
     for (const p of procs) await p.stop();

@@ -78,7 +78,8 @@ function bucket(kind: string, value: string): string {
 }
 
 const SWEEP_EVERY_MS = 60_000;
-let lastSweep = 0;
+/** When each database's ended windows were last cleared (per database: two gateways can share a process). */
+const lastSweeps = new WeakMap<App['db'], number>();
 export { REGISTER_WINDOW_SECONDS };
 
 /** The route groups whose failures are counted apart from each other. */
@@ -108,8 +109,8 @@ async function hit(ctx: RateLimitContext, windowSeconds: number, buckets: string
   const windowMs = windowSeconds * 1000;
   const windowStart = now - (now % windowMs);
   const counts = quotas ? await hitQuotaWindows(app.db, buckets, quotas, windowStart) : await hitWindows(app.db, buckets, windowStart);
-  if (now - lastSweep > SWEEP_EVERY_MS) {
-    lastSweep = now;
+  if (now - (lastSweeps.get(app.db) ?? 0) > SWEEP_EVERY_MS) {
+    lastSweeps.set(app.db, now);
     // Rows of every budget share the table: only windows older than the longest one have surely ended.
     const longest = Math.max(app.config.authRateLimit.windowSeconds, REGISTER_WINDOW_SECONDS) * 1000;
     deleteEndedWindows(app.db, now - longest).catch((err: unknown) => app.log.warn({ err }, 'could not clear ended rate-limit windows'));

@@ -220,3 +220,19 @@ test('an IPv6 client is counted by its /64; IPv4-mapped addresses as IPv4', (t) 
   t.is(clientAddress(req('10.0.0.1', 'garbage, 203.0.113.5'), ['10.0.0.1']), '203.0.113.5');
   t.is(clientAddress(req('10.0.0.1', '203.0.113.5'), []), '10.0.0.1');
 });
+
+test('two gateways in one process each clear their own database\'s ended windows', async (t) => {
+  const gateways = [await startGateway({ db: 'sqlite', queue: 'memory' }), await startGateway({ db: 'sqlite', queue: 'memory' })];
+  t.teardown(() => Promise.all(gateways.map((g) => g.stop())));
+  const ended = Date.now() - 2 * WINDOW_MS;
+  for (const g of gateways) await g.app.db('rate_limits').insert({ bucket: 'password-addr:ended', window_start: ended, hits: 3 });
+  for (const g of gateways) {
+    const res = await g.server.inject({ method: 'POST', url: '/auth/login', payload: { email: newEmail(), password: 'a wrong password' }, remoteAddress: newAddress() });
+    t.is(res.statusCode, 401);
+  }
+  // The sweep runs beside the request that started it.
+  for (const g of gateways) {
+    for (let i = 0; i < 100 && (await g.app.db('rate_limits').where({ bucket: 'password-addr:ended' })).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    t.deepEqual(await g.app.db('rate_limits').where({ bucket: 'password-addr:ended' }), []);
+  }
+});

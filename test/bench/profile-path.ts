@@ -7,7 +7,9 @@ import { startGateway, newAccount } from '../helpers/gateway.ts';
 
 const kind = process.argv[2] ?? 'sandbox';
 const N = Number(process.argv[3] ?? 3000);
-const gw = await startGateway({ worker: process.env.WORKER === '1', env: { GENERATE_RATE_PER_KEY: '1000000', GENERATE_RATE_PER_ACCOUNT: '1000000', GENERATE_CONCURRENT_PER_KEY: '10000', GENERATE_CONCURRENT_PER_ACCOUNT: '10000' } });
+// BENCH_GENERATE_LIMITS=off (as run.ts): no per-minute counters, to price them
+const rate = process.env.BENCH_GENERATE_LIMITS === 'off' ? '0' : '1000000';
+const gw = await startGateway({ worker: process.env.WORKER === '1', env: { GENERATE_RATE_PER_KEY: rate, GENERATE_RATE_PER_ACCOUNT: rate, GENERATE_CONCURRENT_PER_KEY: '10000', GENERATE_CONCURRENT_PER_ACCOUNT: '10000' } });
 const acct = await newAccount(gw, 1e9);
 const model = 'canvas-v1-fast-text-to-image';
 const body = { prompt: 'a lighthouse at dusk', width: 64, height: 64, num_inference_steps: 1 };

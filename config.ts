@@ -132,9 +132,11 @@ export interface RetentionConfig {
 }
 
 export interface MailConfig {
-  /** smtp(s)://... or undefined: mail is written to the log instead */
+  /** smtp(s)://... or undefined: mail is written to the log (toLog) or dropped */
   smtpUrl: string | undefined;
   from: string;
+  /** MAIL_TO_LOG: without smtpUrl, each mail, code included, is written to the log; otherwise it is dropped with a warning that leaves its text out */
+  toLog: boolean;
 }
 
 export interface StripeConfig {
@@ -329,8 +331,11 @@ export const configSchema = Joi.object({
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info')
     .description('`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; logs are JSON lines (pino), one per request among them (see [Operations](observability.md))'),
   SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] })
-    .meta({ default: 'unset: mail is written to the log' })
+    .meta({ default: 'unset: mail is not sent (see `MAIL_TO_LOG`)' })
     .description('`smtp://user:pass@host:587` or `smtps://…:465`: where one-time codes are sent (nodemailer)'),
+  MAIL_TO_LOG: Joi.boolean().truthy('1', 'on').falsy('0', 'off')
+    .meta({ default: '`on` on the embedded default, `off` with `DATABASE_URL`' })
+    .description('without `SMTP_URL`: `on` writes each mail, its code or link included, to the log at `info` under `MAIL NOT SENT`, so that someone trying the gateway on their own machine can read it; `off` drops the mail and logs a warning without its text. A logged code signs in to its account: keep it `off` wherever others can read the logs. Ignored when `SMTP_URL` is set'),
   MAIL_FROM: Joi.string().max(320)
     .meta({ default: '`mediagate <no-reply@<PUBLIC_URL\'s host>>`' })
     .description('sender of those mails'),
@@ -597,6 +602,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: {
       smtpUrl: v.SMTP_URL as string | undefined,
       from: String(v.MAIL_FROM ?? `mediagate <no-reply@${new URL(publicUrl).hostname}>`),
+      // the embedded default is someone's own machine; with MariaDB the logs are usually shared
+      toLog: v.MAIL_TO_LOG === undefined ? v.DATABASE_URL === undefined : (v.MAIL_TO_LOG as unknown) === true,
     },
     google: v.GOOGLE_CLIENT_ID === undefined ? null : {
       clientId: String(v.GOOGLE_CLIENT_ID),

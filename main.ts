@@ -15,6 +15,7 @@ import { SpecError } from './spec/load.ts';
 import type { Server } from '@hapi/hapi';
 import { pino } from 'pino';
 import { createDb, migrate } from './db/knex.ts';
+import { mailStartupWarning } from './lib/mail.ts';
 
 export interface Running {
   app: App;
@@ -59,6 +60,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     server = await createServer(app);
     await server.start();
     app.log.info({ url: config.publicUrl, listening: server.info.uri, database: config.databaseUrl ? 'mysql' : 'sqlite', queue: config.amqpUrl ? 'amqp' : 'in-process', models: app.spec.models.size }, 'mediagate API listening');
+    const mailWarning = mailStartupWarning(config.mail);
+    if (mailWarning) app.log.warn(mailWarning);
   }
   if (config.role === 'worker' && config.workerHealthPort !== undefined) {
     healthServer = await createHealthServer(app, config.workerHealthPort);

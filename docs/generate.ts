@@ -102,8 +102,8 @@ stops the process with one line naming the variable, e.g.
 
 With no variable at all the gateway runs the embedded default: an SQLite file and output files
 under \`./data\`, an in-process queue, mail written to the log ([Install](install.md)). Production
-sets at least \`DATABASE_URL\`, \`AMQP_URL\`, \`ENCRYPTION_KEY\` and \`PUBLIC_URL\`
-([Running in production](production.md)).
+sets at least \`DATABASE_URL\`, \`AMQP_URL\`, \`ENCRYPTION_KEY\` and \`PUBLIC_URL\`, and \`SMTP_URL\` to
+mail codes ([Running in production](production.md)).
 
 | Variable | Default | Meaning |
 |---|---|---|

@@ -1,6 +1,7 @@
-// Outgoing mail (one-time codes). SMTP through nodemailer when SMTP_URL is set; otherwise,
-// the embedded default, the mail is written to the log so that a local user can read the
-// code. That log line is the only place a code is ever logged.
+// Outgoing mail (one-time codes, resets, invites). SMTP through nodemailer when SMTP_URL is set.
+// Without it, on the embedded default (or with MAIL_TO_LOG=on), the mail is written to the log so
+// that a local user can read the code: that log line is the only place a code is ever logged.
+// With DATABASE_URL and no SMTP_URL the mail is dropped and a warning without its text is logged.
 //
 // Sending is not awaited by the routes: an answer must not take longer, or differ, when the
 // address belongs to an account (no enumeration by timing), and a slow mail server must not
@@ -31,8 +32,23 @@ export interface Mailer {
 
 /** The marker of the log line that carries a mail when SMTP_URL is not set. */
 export const LOGGED_MAIL_MESSAGE = 'MAIL NOT SENT (SMTP_URL is not set): the message is logged here instead';
+/** The warning for a mail dropped (no SMTP_URL, MAIL_TO_LOG off): its text holds a code or a link, so it is left out. */
+export const DROPPED_MAIL_MESSAGE = 'MAIL NOT SENT (SMTP_URL is not set): the message is dropped, and its text, which holds a code or a link, is not logged (MAIL_TO_LOG is off)';
+
+/** What an API process says once at start-up when its mail goes nowhere (no SMTP_URL, MAIL_TO_LOG off). */
+export function mailStartupWarning(config: MailConfig): string | undefined {
+  if (config.smtpUrl || config.toLog) return undefined;
+  return 'SMTP_URL is not set: one-time codes, password resets and team invites are not mailed, so no one can verify an address or sign in with a code';
+}
 
 export function createMailer(config: MailConfig, log: Logger): Mailer {
+  if (!config.smtpUrl && !config.toLog) {
+    return {
+      async send(mail) {
+        log.warn({ mail: { subject: mail.subject } }, DROPPED_MAIL_MESSAGE);
+      },
+    };
+  }
   if (!config.smtpUrl) {
     return {
       async send(mail) {

@@ -4,10 +4,18 @@ import { loadConfig, ConfigError } from '../config.ts';
 
 test('sign-in defaults: mail to the log, Google off, 10 failures per email and address, 50 per address, 10 mails per email per 15 minutes, 10 registrations per address per hour', (t) => {
   const c = loadConfig({});
-  t.deepEqual(c.mail, { smtpUrl: undefined, from: 'mediagate <no-reply@localhost>' });
+  t.deepEqual(c.mail, { smtpUrl: undefined, from: 'mediagate <no-reply@localhost>', toLog: true });
   t.is(c.google, null);
   t.deepEqual(c.authRateLimit, { windowSeconds: 900, perEmail: 10, perAddress: 50, mailsPerEmail: 10, registerPerAddress: 10 });
   t.deepEqual(c.trustedProxies, []);
+});
+
+test('mail goes to the log only on the embedded default or when MAIL_TO_LOG says so; with DATABASE_URL it is off', (t) => {
+  const mysql = { DATABASE_URL: 'mysql://gw:pw@db.local/gateway', ENCRYPTION_KEY: 'ab'.repeat(32) };
+  t.false(loadConfig(mysql).mail.toLog);
+  t.true(loadConfig({ ...mysql, MAIL_TO_LOG: 'on' }).mail.toLog);
+  t.false(loadConfig({ MAIL_TO_LOG: 'off' }).mail.toLog);
+  t.true(loadConfig({ MAIL_TO_LOG: '1' }).mail.toLog);
 });
 
 test('Google settings: issuer defaults to Google, redirect URL to the public callback', (t) => {
@@ -21,6 +29,7 @@ test('Google settings: issuer defaults to Google, redirect URL to the public cal
 test('a bad sign-in setting stops start-up with one line naming it', (t) => {
   const cases: Array<[Record<string, string>, string]> = [
     [{ SMTP_URL: 'http://mail.example.com' }, 'SMTP_URL'],
+    [{ MAIL_TO_LOG: 'yes please' }, 'MAIL_TO_LOG'],
     [{ GOOGLE_CLIENT_ID: 'id' }, 'GOOGLE_CLIENT_SECRET'],
     [{ GOOGLE_ISSUER: 'accounts.google.com' }, 'GOOGLE_ISSUER'],
     [{ AUTH_RATE_PER_EMAIL: '0' }, 'AUTH_RATE_PER_EMAIL'],

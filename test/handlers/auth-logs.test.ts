@@ -1,12 +1,14 @@
 // No password, code or token in any log line (the gateway logs at trace level here), except
-// the one place a code is meant to be: the logged mail of a gateway without SMTP_URL. MariaDB.
+// the one place a code is meant to be: the logged mail of a gateway without SMTP_URL whose
+// MAIL_TO_LOG is on (the embedded default's setting; off with MariaDB). MariaDB.
 import test from 'ava';
 import { captureLog } from '../helpers/logs.ts';
 import { startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
 import { startSmtp } from '../helpers/smtp.ts';
-import { LOGGED_MAIL_MESSAGE } from '../../lib/mail.ts';
+import { DROPPED_MAIL_MESSAGE, LOGGED_MAIL_MESSAGE, mailStartupWarning } from '../../lib/mail.ts';
+import { loadConfig } from '../../config.ts';
 
 const capture = () => captureLog('trace');
 
@@ -75,9 +77,9 @@ test('a failed mail is logged without its content', async (t) => {
   }
 });
 
-test('without SMTP_URL the mail, code included, is logged at info under a clear marker, and nowhere else', async (t) => {
+test('without SMTP_URL and with MAIL_TO_LOG on, the mail, code included, is logged at info under a clear marker, and nowhere else', async (t) => {
   const { lines, log } = capture();
-  const gw = await startGateway({ queue: 'memory', log, env: { LOG_LEVEL: 'trace' } });
+  const gw = await startGateway({ queue: 'memory', log, env: { LOG_LEVEL: 'trace', MAIL_TO_LOG: 'on' } });
   try {
     const email = 'local@example.com';
     const password = 'local password, not logged';
@@ -101,6 +103,39 @@ test('without SMTP_URL the mail, code included, is logged at info under a clear 
   } finally {
     await gw.stop();
   }
+});
+
+test('with DATABASE_URL and no SMTP_URL (MAIL_TO_LOG off by default), a mail is dropped: a warning with its subject, never its text or address', async (t) => {
+  const { lines, log } = capture();
+  const gw = await startGateway({ queue: 'memory', log, env: { LOG_LEVEL: 'trace' } });
+  try {
+    t.false(gw.app.config.mail.toLog);
+    const email = 'shared-logs@example.com';
+    t.is((await json(gw, 'POST', '/auth/register', { email, password: 'a long password' })).status, 201);
+    t.is((await json(gw, 'POST', '/auth/request-otp', { email })).status, 200);
+    t.is((await json(gw, 'POST', '/auth/forgot-password', { email })).status, 200);
+    const dropped = await waitFor(() => {
+      const found = lines.map((l) => JSON.parse(l) as { msg: string; level: number; mail?: Record<string, unknown> }).filter((l) => l.msg === DROPPED_MAIL_MESSAGE);
+      return found.length === 3 ? found : undefined;
+    }, { what: 'three dropped mails' });
+    for (const d of dropped) {
+      t.is(d.level, 40);
+      t.deepEqual(Object.keys(d.mail!), ['subject']);
+    }
+    t.deepEqual(dropped.map((d) => d.mail!.subject), ['Your mediagate one-time code', 'Your mediagate one-time code', 'Your mediagate password reset code']);
+    t.false(lines.some((l) => l.includes(LOGGED_MAIL_MESSAGE) || l.includes('code is')));
+    t.false(lines.some((l) => l.includes(email)));
+  } finally {
+    await gw.stop();
+  }
+});
+
+test('an API process whose mail goes nowhere says so once at start-up; with SMTP_URL or MAIL_TO_LOG on it says nothing', (t) => {
+  const mysql = { DATABASE_URL: 'mysql://gw:pw@db.local/gateway', ENCRYPTION_KEY: 'ab'.repeat(32) };
+  t.regex(mailStartupWarning(loadConfig(mysql).mail) ?? '', /^SMTP_URL is not set: one-time codes, password resets and team invites are not mailed/);
+  t.is(mailStartupWarning(loadConfig({ ...mysql, SMTP_URL: 'smtp://mail.example.com:587' }).mail), undefined);
+  t.is(mailStartupWarning(loadConfig({ ...mysql, MAIL_TO_LOG: 'on' }).mail), undefined);
+  t.is(mailStartupWarning(loadConfig({}).mail), undefined);
 });
 
 test('a refused budget is logged once, as a warning naming the budget and the route (x-rate-limit)', async (t) => {

@@ -26,7 +26,7 @@ test.before(async () => {
   op = await startProvider([WEB]);
   gw = await startGateway({
     queue: 'memory',
-    env: { REGISTRATION: 'closed', SIGNUP_CREDIT: '500', GOOGLE_CLIENT_ID: WEB.client_id, GOOGLE_CLIENT_SECRET: WEB.client_secret, GOOGLE_ISSUER: op.issuer },
+    env: { REGISTRATION: 'closed', SIGNUP_CREDIT: '500', MAIL_TO_LOG: 'on', GOOGLE_CLIENT_ID: WEB.client_id, GOOGLE_CLIENT_SECRET: WEB.client_secret, GOOGLE_ISSUER: op.issuer },
     log: pino({ level: 'info' }, sink),
   });
 });

@@ -47,6 +47,14 @@ export function requestIdOf(request: Request): string {
   return id;
 }
 
+/**
+ * The path a log line names: the raw path, except on a route whose path holds a token (a
+ * provider's callback address, `{token}`), which is a capability: then the route's template.
+ */
+export function loggedPath(request: Pick<Request, 'path' | 'params' | 'route'>): string {
+  return typeof (request.params as Record<string, unknown> | null)?.token === 'string' ? request.route.path : request.path;
+}
+
 /** The route label of logs and metrics: the spec's operationId, else the hapi route path (bounded: never the raw path). */
 function routeOf(request: Request): string {
   return request.route.settings.id ?? request.route.path;
@@ -216,7 +224,7 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
         if (req.complete || res.headersSent) return;
         if (request.route.settings.payload?.parse !== true) return;
         request.app.payloadTimedOut = true;
-        log.info({ method: request.method, path: request.path, address: clientIp(request, trustedProxies)?.toString(), timeoutMs: payloadTimeoutMs }, 'request body not received in time');
+        log.info({ method: request.method, path: loggedPath(request), address: clientIp(request, trustedProxies)?.toString(), timeoutMs: payloadTimeoutMs }, 'request body not received in time');
         // Ends the body for its reader (a pipe ends its destination too): the payload step fails
         // and its failAction answers 408; the connection closes after that answer. If nothing
         // reads the body yet (authentication still running), it ends when the reader starts.
@@ -239,7 +247,7 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
     server.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
       const response = request.response;
       if (Boom.isBoom(response) && response.output.statusCode === 503 && !(response instanceof DomainError) && pastServerTimeout(request)) {
-        log.warn({ method: request.method, path: request.path, route: request.route.settings.id }, 'no answer within the server timeout; answered 503, the handler may still finish');
+        log.warn({ method: request.method, path: loggedPath(request), route: request.route.settings.id }, 'no answer within the server timeout; answered 503, the handler may still finish');
         return h.response({ detail: SERVER_TIMEOUT_DETAIL, code: codeForStatus(503) }).code(503);
       }
       // Whatever a route's payload step made of the cut-off body (a 400, a 404 route), it is a 408.
@@ -261,13 +269,13 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       }
       // A deadlock or lock wait that outlasted withLockRetry: transient, nothing was recorded.
       if (response.output.statusCode === 500 && isLockConflict(response)) {
-        log.warn({ err: response, method: request.method, path: request.path }, 'database lock conflict persisted; answered 503');
+        log.warn({ err: response, method: request.method, path: loggedPath(request) }, 'database lock conflict persisted; answered 503');
         return h.response({ detail: 'the database is busy, try again shortly', code: 'unavailable' }).code(503);
       }
       const status = response.output.statusCode;
       const payload = response.output.payload as unknown as ErrorPayload;
       if (status >= 500 && !(payload && 'detail' in payload)) {
-        log.error({ err: response, method: request.method, path: request.path }, 'request failed');
+        log.error({ err: response, method: request.method, path: loggedPath(request) }, 'request failed');
       }
       if (!(payload && 'detail' in payload)) {
         // A Boom raised by hapi itself (router 404, auth 401, payload 413/415) or by a library:

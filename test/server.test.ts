@@ -137,6 +137,15 @@ test('a handler slower than the payload timeout, after the whole body arrived, i
   t.is(res.status, 401, res.body);
 });
 
+test('a log line names a callback route by its template, never the token its address holds', async (t) => {
+  gw.server.route({ method: 'GET', path: '/test/slow-callback/{provider}/{token}', options: { timeout: { server: 100 } }, handler: async () => { await new Promise((r) => setTimeout(r, 400)); return { late: true }; } });
+  const token = 'pred123.c2VjcmV0LW1hYy1vZi10aGUtY2FsbGJhY2s';
+  const res = await gw.server.inject({ method: 'GET', url: `/test/slow-callback/replicate/${token}` });
+  t.is(res.statusCode, 503, res.payload);
+  t.true(lines.some((l) => l.level === 40 && l.msg.startsWith('no answer within the server timeout') && l.path === '/test/slow-callback/{provider}/{token}'));
+  t.false(lines.some((l) => JSON.stringify(l).includes(token)));
+});
+
 test('a request the server does not answer in time gets 503 saying it may still complete (retry only with the same Idempotency-Key), logged as a warning', async (t) => {
   // hapi's server timeout (30 s on every route, server.ts) answered by the errors plugin; a route of this test's own with a short one
   gw.server.route({ method: 'GET', path: '/test/slow', options: { timeout: { server: 100 } }, handler: async () => { await new Promise((r) => setTimeout(r, 400)); return { late: true }; } });

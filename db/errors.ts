@@ -14,12 +14,16 @@ export function isMissingReference(err: unknown): boolean {
   return e?.errno === 1452 || e?.code === 'ER_NO_REFERENCED_ROW_2' || (typeof e?.code === 'string' && e.code.startsWith('SQLITE_CONSTRAINT') && /FOREIGN KEY/i.test(String((err as Error).message)));
 }
 
-/** True for errors that mean the database cannot be reached (as opposed to a bad query). */
+/**
+ * True for errors that mean the database cannot be reached (as opposed to a bad query), or did not
+ * answer within DB_WAIT_MS: no connection free (KnexTimeoutError), or a batch in flight ahead of
+ * the request (lib/batch.ts BatchWaitTimeoutError). Nothing of the request was recorded.
+ */
 export function isDbUnavailable(err: unknown): boolean {
   const e = err as { code?: string; name?: string; message?: string };
   if (!e) return false;
   return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'SQLITE_BUSY', 'SQLITE_CANTOPEN'].includes(e.code ?? '')
-    || e.name === 'KnexTimeoutError';
+    || e.name === 'KnexTimeoutError' || e.name === 'BatchWaitTimeoutError';
 }
 
 /**

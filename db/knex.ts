@@ -60,6 +60,14 @@ export function mysqlAddress(databaseUrl: string): { host: string; port: number 
   return { socketPath };
 }
 
+/**
+ * The longest a request waits for the database before it is answered 503 with nothing recorded:
+ * for a pool connection (knex's acquireConnectionTimeout), or behind a batch of its kind in flight
+ * (lib/batch.ts maxWaitMs: the store's submits, sandbox rows and result reads; the rate-limit
+ * counters).
+ */
+export const DB_WAIT_MS = 10_000;
+
 export function createDb(opts: DbOptions): Db {
   if (opts.asIfMysql && !opts.databaseUrl) throw new Error('asIfMysql needs a MariaDB DATABASE_URL');
   if (opts.databaseUrl) {
@@ -78,7 +86,7 @@ export function createDb(opts: DbOptions): Db {
         maxPreparedStatements: opts.preparedPerConnection || PREPARED_PER_CONNECTION,
       },
       pool: { min: 0, max: opts.poolMax ?? 10 },
-      acquireConnectionTimeout: 10_000,
+      acquireConnectionTimeout: DB_WAIT_MS,
     });
     // the answer isMariadb's probe would give on MySQL, given in advance
     if (opts.asIfMysql) mariadbOf.set(db.client.config as object, Promise.resolve(false));

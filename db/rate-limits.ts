@@ -2,7 +2,7 @@
 // one round trip for all its buckets (INSERT ... ON DUPLICATE KEY UPDATE on MariaDB, ON CONFLICT
 // DO UPDATE on SQLite): in both, the SET expressions read the row's previous values, and `hits`
 // is assigned before `window_start` (MariaDB applies assignments left to right).
-import { answersReturning, isMysql, num, type Db } from './knex.ts';
+import { answersReturning, DB_WAIT_MS, isMysql, num, type Db } from './knex.ts';
 import { withLockRetry } from './retry.ts';
 import { executeRaw } from './prepared.ts';
 import { randomBytes } from 'node:crypto';
@@ -205,7 +205,7 @@ const quotaBatcher = perInstance((db: Db) => naturalBatcher<QuotaHit, number[]>(
     for (const i of refusedAt) outcomes[i] = { ok: false, error };
   }
   return outcomes;
-}, { max: HIT_BATCH_MAX, compatible: (batch, it) => it.windowStart === batch[0]!.windowStart, gather: 'turn' }));
+}, { max: HIT_BATCH_MAX, compatible: (batch, it) => it.windowStart === batch[0]!.windowStart, gather: 'turn', maxWaitMs: DB_WAIT_MS }));
 
 /**
  * Counts one hit in each bucket (distinct under the engine's collation) of a request limited by

@@ -2,9 +2,11 @@
 // runs at once (at the end of the current job, so arrivals of the same job join it; with
 // `gather: 'turn'`, at the end of the event loop's current turn); while a batch is in flight,
 // arrivals queue, and all of them (up to `max`, and those `compatible` with the first) go in the
-// next batch when it ends. No timer: an idle process adds no delay, a busy one shares each round
-// trip among everything that arrived during the previous one. Transport-free: it knows nothing of
-// what a batch runs (the store's group commit, db/store/index.ts; the rate-limit counters).
+// next batch when it ends. No timer delays an item: an idle process adds no delay, a busy one
+// shares each round trip among everything that arrived during the previous one (the one timer,
+// `maxWaitMs`, only fails items that waited too long behind a batch in flight). Transport-free:
+// it knows nothing of what a batch runs (the store's group commit, db/store/index.ts; the
+// rate-limit counters).
 
 /** What `run` answers for each item of a batch, in the items' order. */
 export type ItemOutcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
@@ -31,6 +33,22 @@ export interface NaturalBatchOptions<I> {
    * connection (db/prepared.ts) instead of pushing the others out of its statements (BATCH_SIZES).
    */
   sizes?: readonly number[];
+  /**
+   * The longest an item waits behind a batch in flight (ms; default: no limit). An item still
+   * waiting then is answered BatchWaitTimeoutError and never runs: one batch stuck on the
+   * database holds up only itself, not every request of its kind that arrives behind it, and
+   * a request that gave up does not run later. One timer per batcher, armed only while items
+   * wait behind a batch (it delays nothing).
+   */
+  maxWaitMs?: number;
+}
+
+/** An item that waited `maxWaitMs` behind a batch in flight: it was not run. */
+export class BatchWaitTimeoutError extends Error {
+  constructor(waitedMs: number) {
+    super(`waited ${waitedMs} ms behind a batch in flight; not run`);
+    this.name = 'BatchWaitTimeoutError';
+  }
 }
 
 /**
@@ -65,6 +83,8 @@ export function sizeAtLeast(sizes: readonly number[], n: number): number {
 
 interface Entry<I, O> {
   item: I;
+  /** when it was submitted (Date.now()), with `maxWaitMs`; 0 otherwise */
+  at: number;
   resolve: (value: O) => void;
   reject: (error: unknown) => void;
 }
@@ -90,6 +110,27 @@ export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcom
   let queue: Array<Entry<I, O>> = [];
   let busy = false;
   const schedule = opts.gather === 'turn' ? (fn: () => void) => { setImmediate(fn); } : queueMicrotask;
+  const maxWaitMs = opts.maxWaitMs;
+  // the watchdog: armed for the oldest waiting item's deadline while a batch is in flight
+  let watchdog: NodeJS.Timeout | undefined;
+  const expire = () => {
+    watchdog = undefined;
+    const now = Date.now();
+    const kept: Array<Entry<I, O>> = [];
+    for (const e of queue) {
+      if (now - e.at >= maxWaitMs!) e.reject(new BatchWaitTimeoutError(now - e.at));
+      else kept.push(e);
+    }
+    queue = kept;
+    watch();
+  };
+  const watch = () => {
+    if (maxWaitMs === undefined || watchdog !== undefined || !busy || queue.length === 0) return;
+    let oldest = queue[0]!.at;
+    for (const e of queue) if (e.at < oldest) oldest = e.at;
+    watchdog = setTimeout(expire, Math.max(0, oldest + maxWaitMs - Date.now()));
+    watchdog.unref();
+  };
   const pump = () => {
     if (busy || queue.length === 0) return;
     busy = true;
@@ -113,6 +154,8 @@ export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcom
       }
     }
     queue = rest;
+    // the items left waiting behind this batch
+    watch();
     run(items).then((outcomes) => {
       batch.forEach((e, i) => {
         const o = outcomes[i];
@@ -129,9 +172,13 @@ export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcom
   };
   return {
     submit: (item) => new Promise<O>((resolve, reject) => {
-      queue.push({ item, resolve, reject });
+      queue.push({ item, at: maxWaitMs === undefined ? 0 : Date.now(), resolve, reject });
       // the first of an idle batcher: run when the current job (or turn) ends, with whatever else arrived by then
-      if (!busy && queue.length === 1) schedule(pump);
+      if (!busy) {
+        if (queue.length === 1) schedule(pump);
+      } else {
+        watch();
+      }
     }),
     get waiting() {
       return queue.length;

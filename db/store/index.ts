@@ -7,7 +7,7 @@
 // the same on every engine; how a unit is written is the engine's (db/store/engine.ts).
 import type { Logger } from 'pino';
 import type { Db } from '../knex.ts';
-import { answersReturning, isMysql } from '../knex.ts';
+import { answersReturning, DB_WAIT_MS, isMysql } from '../knex.ts';
 import { BATCH_SIZES, eachAlone, naturalBatcher, naturalQueue } from '../../lib/batch.ts';
 import type { ItemOutcome } from '../../lib/batch.ts';
 import type { Owner } from '../../lib/caller.ts';
@@ -23,6 +23,13 @@ export type { Store } from './types.ts';
 export interface StoreOptions {
   /** where a group of completions that failed as a whole is reported (then recorded one by one) */
   log?: Pick<Logger, 'warn'>;
+  /**
+   * The longest a submit, sandbox row or result read waits behind a batch of its kind in flight
+   * before it fails unrecorded (default DB_WAIT_MS; tests shorten it). Claims and completions
+   * wait as long as it takes: a worker's message failed for a wait would be retried, and in the
+   * end dead-lettered, for a database that was only slow.
+   */
+  maxWaitMs?: number;
 }
 
 /**
@@ -35,7 +42,7 @@ export async function openStore(db: Db, opts: StoreOptions = {}): Promise<Store>
   if (!isMysql(db)) engine = new PortableEngine(db, 'sqlite');
   else if (await answersReturning(db)) engine = new MariadbEngine(db);
   else engine = new PortableEngine(db, 'mysql');
-  return groupCommit(engine, opts.log ?? { warn: () => {} });
+  return groupCommit(engine, opts.log ?? { warn: () => {} }, opts.maxWaitMs ?? DB_WAIT_MS);
 }
 
 /** The most submits in one batch, and the most bytes of input (a large batch waits for its INSERT, and MariaDB's max_allowed_packet bounds a statement). */
@@ -66,7 +73,7 @@ function batchable(req: SubmitRequest): boolean {
 
 const sameOwner = (a: Owner, b: Owner) => a.userId === b.userId && a.teamId === b.teamId;
 
-function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>): Store {
+function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>, maxWaitMs: number): Store {
   /**
    * Submits, whichever wallet pays them: decided in arrival order in one unit of work (the
    * engine's submitBatch), each answered as it would have been alone. A batch the engine does not
@@ -84,6 +91,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>): Store {
     return eachAlone(requests, (r) => engine.submitAlone(r));
   }, {
     max: SUBMIT_BATCH_MAX,
+    maxWaitMs,
     compatible: (taken, g) => taken.reduce((n, t) => n + t.inputBytes, 0) + g.inputBytes <= SUBMIT_BATCH_INPUT_BYTES,
   });
 
@@ -102,7 +110,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>): Store {
       return alone();
     }
     return balances.map((value): ItemOutcome<number | undefined> => ({ ok: true, value }));
-  }, { max: SANDBOX_BATCH_MAX, gather: 'turn', sizes: BATCH_SIZES });
+  }, { max: SANDBOX_BATCH_MAX, gather: 'turn', sizes: BATCH_SIZES, maxWaitMs });
 
   /**
    * First claims the engine can take together (claimsTogether), in one unit committed only when
@@ -155,7 +163,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>): Store {
       return alone();
     }
     return found.map((value): ItemOutcome<PredictionResult | undefined> => ({ ok: true, value }));
-  }, { max: RESULT_BATCH_MAX, compatible: (batch, read) => batch.every((b) => b.key !== read.key || sameOwner(b.owner, read.owner)) });
+  }, { max: RESULT_BATCH_MAX, maxWaitMs, compatible: (batch, read) => batch.every((b) => b.key !== read.key || sameOwner(b.owner, read.owner)) });
 
   return {
     engine: engine.name,

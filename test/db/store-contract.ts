@@ -15,7 +15,7 @@ import { openStore } from '../../db/store/index.ts';
 import type { Completion, ConcurrencyLimits, EngineName, Store, SubmitOutcome } from '../../db/store/types.ts';
 import { findPredictionById, newPredictionId } from '../../db/predictions/record.ts';
 import type { NewPrediction, Prediction } from '../../db/predictions/record.ts';
-import { InsufficientCreditError } from '../../db/errors.ts';
+import { InsufficientCreditError, isDbUnavailable } from '../../db/errors.ts';
 import { findUnfinished, releaseOrphanedClaims } from '../../db/predictions/sweeps.ts';
 import { creditWallet } from '../../db/wallet/moves.ts';
 import type { Owner } from '../../lib/caller.ts';
@@ -411,6 +411,32 @@ export function storeContract(engine: EngineUnderTest): void {
         t.deepEqual(await wallet(gw.app.db, personal(acct.userId)), { balance: 0, held: 1100 });
         await assertRowsInSequence(t, gw.app.db, personal(acct.userId));
       }
+      await assertLedger(t, gw.app.db);
+    });
+
+    test(`${prefix}submits waiting behind a batch stuck on a wallet another process holds fail unrecorded once the store's wait has passed, as the database being unavailable; the stuck batch then completes`, async (t) => {
+      const gw = await gatewayFor(t);
+      const db2 = secondDb(gw);
+      t.teardown(() => db2.destroy());
+      const store = await openStore(gw.app.db, { maxWaitMs: 300 });
+      const acct = await newAccount(gw, 1000);
+      // another process holds the wallet's row: the first submit's batch waits for it
+      const trx = await db2.transaction();
+      await trx('users').where({ id: acct.userId }).forUpdate().first();
+      const stuck = request(acct.userId, 100);
+      const first = answer(store.submit({ p: stuck, now: Date.now() }));
+      await new Promise((r) => setTimeout(r, 100));
+      const behind = [request(acct.userId, 100), request(acct.userId, 100)];
+      const started = Date.now();
+      const failures = await Promise.all(behind.map((p) => store.submit({ p, now: Date.now() }).then(() => undefined, (err: unknown) => err)));
+      const waited = Date.now() - started;
+      for (const err of failures) t.true(isDbUnavailable(err), String(err));
+      t.true(waited >= 290 && waited < 5_000, `answered after the store's wait, not the lock's: ${waited} ms`);
+      await trx.commit();
+      t.is(await first, 'ok');
+      // only the stuck submit was recorded and held
+      t.deepEqual((await gw.app.db('predictions').where({ user_id: acct.userId }).select('id')).map((r: { id: string }) => r.id), [stuck.id]);
+      t.deepEqual(await walletHolds(gw.app.db, personal(acct.userId)), [[stuck.id, 900, 100]]);
       await assertLedger(t, gw.app.db);
     });
   }

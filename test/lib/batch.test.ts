@@ -1,6 +1,6 @@
 // lib/batch.ts: natural batching, one batch in flight per batcher.
 import test from 'ava';
-import { BATCH_SIZES, naturalBatcher, sizeAtLeast, sizeAtMost } from '../../lib/batch.ts';
+import { BATCH_SIZES, BatchWaitTimeoutError, naturalBatcher, sizeAtLeast, sizeAtMost } from '../../lib/batch.ts';
 import type { ItemOutcome } from '../../lib/batch.ts';
 
 /** A run that records its batches and waits until the test lets those in flight finish. */
@@ -102,4 +102,56 @@ test('the batch sizes: every size to 16, then steps of at most a quarter; the si
   t.is(sizeAtLeast(BATCH_SIZES, 17), 20);
   t.is(sizeAtLeast(BATCH_SIZES, 16), 16);
   t.is(sizeAtLeast(BATCH_SIZES, 500), 500);
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Settles to its value, or to the error's class name. */
+const settled = (p: Promise<string>) => p.then((v) => v, (e: unknown) => (e as Error).name);
+
+test('with maxWaitMs, an item that waited that long behind a batch in flight fails with BatchWaitTimeoutError and never runs; each item has its own deadline; the batch in flight still answers', async (t) => {
+  const g = gatedRun();
+  const submit = naturalBatcher(g.run, { max: 10, maxWaitMs: 150 });
+  const first = settled(submit('a'));
+  await new Promise((r) => setImmediate(r));
+  // how long each waiting item took to fail (timers only ever fire late: lower bounds)
+  const timed = (item: string) => {
+    const at = Date.now();
+    return settled(submit(item)).then((outcome) => ({ outcome, waited: Date.now() - at, settledAt: Date.now() }));
+  };
+  // the watchdog's timer does not hold the process open (a server's sockets do): this test's does
+  const alive = setInterval(() => {}, 1_000);
+  t.teardown(() => clearInterval(alive));
+  const early = timed('b');
+  await sleep(100);
+  const late = timed('c');
+  const [b, c] = await Promise.all([early, late]);
+  t.is(b.outcome, 'BatchWaitTimeoutError');
+  t.is(c.outcome, 'BatchWaitTimeoutError');
+  t.true(b.waited >= 149 && c.waited >= 149, `each waited its own 150 ms: ${b.waited}, ${c.waited}`);
+  t.true(c.settledAt > b.settledAt, 'the later arrival fails later');
+  // the stuck batch ends: its own item answers; the expired ones never ran
+  await g.release();
+  t.is(await first, 'A');
+  t.deepEqual(g.batches, [['a']]);
+  // the batcher is idle again and runs what comes next
+  const next = submit('d');
+  await new Promise((r) => setImmediate(r));
+  await g.release();
+  t.is(await next, 'D');
+  t.deepEqual(g.batches, [['a'], ['d']]);
+});
+
+test('with maxWaitMs, items that wait less than it behind a batch run in the next batch as before', async (t) => {
+  const g = gatedRun();
+  const submit = naturalBatcher(g.run, { max: 10, maxWaitMs: 1_000 });
+  const answers = [submit('a')];
+  await new Promise((r) => setImmediate(r));
+  answers.push(submit('b'), submit('c'));
+  await sleep(20);
+  await g.release();
+  await g.release();
+  t.deepEqual(await Promise.all(answers), ['A', 'B', 'C']);
+  t.deepEqual(g.batches, [['a'], ['b', 'c']]);
+  t.true(new BatchWaitTimeoutError(5) instanceof Error);
 });

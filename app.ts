@@ -14,6 +14,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { MAX_WEBHOOK_RETRIES, webhookDelays } from './workers/webhook-backoff.ts';
 import { createDb, migrate } from './db/knex.ts';
+import { withoutBoundValues } from './db/errors.ts';
 import { openStore } from './db/store/index.ts';
 import type { Store } from './db/store/index.ts';
 import { membership as teamMembership } from './db/teams.ts';
@@ -139,7 +140,9 @@ function credentialCache(config: Config): CredentialCache<CachedApiKey> | null {
 
 /** `asIfMysql`: tests only, never set by main.ts (db/knex.ts DbOptions). */
 export async function createApp(config: Config, opts: { log?: Logger; clock?: () => number; asIfMysql?: true } = {}): Promise<App> {
-  const log = opts.log ?? pino({ level: config.logLevel, base: { role: config.role } });
+  // every logged error without the values its statement bound (db/errors.ts), on a given logger too
+  const log = (opts.log ?? pino({ level: config.logLevel, base: { role: config.role } }))
+    .child({}, { serializers: { err: (err: Error) => withoutBoundValues(pino.stdSerializers.err(err)) } });
   const encryptionKey = resolveEncryptionKey(config);
   const spec = await loadSpec(config.specDir, { modelsDirs: config.modelsDirs });
   const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: config.dbPoolMax, preparedPerConnection: config.dbPreparedPerConnection, asIfMysql: opts.asIfMysql });

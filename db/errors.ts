@@ -36,3 +36,22 @@ export function isLockConflict(err: unknown): boolean {
   if (!e || typeof e !== 'object') return false;
   return e.errno === 1213 || e.errno === 1205 || e.code === 'ER_LOCK_DEADLOCK' || e.code === 'ER_LOCK_WAIT_TIMEOUT';
 }
+
+/**
+ * A logged error (pino's serialized form) without the values its statement bound: mysql2 puts the
+ * statement as it sent it, every value written in (a prompt, a webhook URL and its token, an
+ * email), in `sql`; that is dropped here, in every error nested in it too. knex's message keeps the
+ * statement's text with `?` in their place (compileSqlOnError off: db/knex.ts). Logs carry no body
+ * and no link (docs/operating/security.md).
+ */
+export function withoutBoundValues<T>(serialized: T, depth = 0): T {
+  if (serialized === null || typeof serialized !== 'object' || depth > 4) return serialized;
+  const e = serialized as Record<string, unknown>;
+  delete e.sql;
+  for (const key of Object.keys(e)) {
+    const v = e[key];
+    if (Array.isArray(v)) for (const item of v) withoutBoundValues(item, depth + 1);
+    else if (v !== null && typeof v === 'object' && typeof (v as { message?: unknown }).message === 'string') withoutBoundValues(v, depth + 1);
+  }
+  return serialized;
+}

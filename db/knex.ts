@@ -87,6 +87,8 @@ export function createDb(opts: DbOptions): Db {
       },
       pool: { min: 0, max: opts.poolMax ?? 10 },
       acquireConnectionTimeout: DB_WAIT_MS,
+      // a failed statement's message names its text with `?`, not the values it bound (logs carry no body)
+      compileSqlOnError: false,
     });
     // the answer isMariadb's probe would give on MySQL, given in advance
     if (opts.asIfMysql) mariadbOf.set(db.client.config as object, Promise.resolve(false));
@@ -98,6 +100,7 @@ export function createDb(opts: DbOptions): Db {
     client: 'sqlite3',
     connection: { filename: opts.sqliteFile },
     useNullAsDefault: true,
+    compileSqlOnError: false,
     // SQLite allows one writer; a single connection serialises writes instead of failing with SQLITE_BUSY.
     pool: {
       min: 1,

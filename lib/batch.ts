@@ -4,9 +4,9 @@
 // arrivals queue, and all of them (up to `max`, and those `compatible` with the first) go in the
 // next batch when it ends. No timer delays an item: an idle process adds no delay, a busy one
 // shares each round trip among everything that arrived during the previous one (the one timer,
-// `maxWaitMs`, only fails items that waited too long behind a batch in flight). Transport-free:
-// it knows nothing of what a batch runs (the store's group commit, db/store/index.ts; the
-// rate-limit counters).
+// `maxWaitMs`, only moves on from a stuck batch and fails items that waited too long).
+// Transport-free: it knows nothing of what a batch runs (the store's group commit,
+// db/store/index.ts; the rate-limit counters).
 
 /** What `run` answers for each item of a batch, in the items' order. */
 export type ItemOutcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
@@ -34,16 +34,18 @@ export interface NaturalBatchOptions<I> {
    */
   sizes?: readonly number[];
   /**
-   * The longest an item waits behind a batch in flight (ms; default: no limit). An item still
-   * waiting then is answered BatchWaitTimeoutError and never runs: one batch stuck on the
-   * database holds up only itself, not every request of its kind that arrives behind it, and
-   * a request that gave up does not run later. One timer per batcher, armed only while items
-   * wait behind a batch (it delays nothing).
+   * The longest a batch holds up the items behind it (ms; default: no limit). A batch in flight
+   * that long is left to run on (it still answers its own items) and the items waiting go in the
+   * next batch at once, as a pool's other connections would serve them: one batch stuck on the
+   * database (a row lock held elsewhere, a connection that no longer answers) holds up only its
+   * own items. An item that waited that long behind batches that were not stuck (more waiting
+   * than batches take: overload) fails with BatchWaitTimeoutError and never runs. One timer per
+   * batcher, armed only while items wait behind a batch; it delays nothing.
    */
   maxWaitMs?: number;
 }
 
-/** An item that waited `maxWaitMs` behind a batch in flight: it was not run. */
+/** An item that waited `maxWaitMs` behind batches in flight: it was not run. */
 export class BatchWaitTimeoutError extends Error {
   constructor(waitedMs: number) {
     super(`waited ${waitedMs} ms behind a batch in flight; not run`);
@@ -98,7 +100,7 @@ export function naturalBatcher<I, O>(run: (items: I[]) => Promise<Array<ItemOutc
   return naturalQueue(run, opts).submit;
 }
 
-/** A natural batcher and what it holds: `waiting` items queued for a batch, `idle` when none is waiting or in flight. */
+/** A natural batcher and what it holds: `waiting` items queued for a batch, `idle` when none is waiting or in flight (a batch left running as stuck is not counted). */
 export interface NaturalQueue<I, O> {
   submit: (item: I) => Promise<O>;
   readonly waiting: number;
@@ -108,14 +110,21 @@ export interface NaturalQueue<I, O> {
 /** naturalBatcher, with what it holds in view (tests, metrics). */
 export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcome<O>>>, opts: NaturalBatchOptions<I>): NaturalQueue<I, O> {
   let queue: Array<Entry<I, O>> = [];
-  let busy = false;
+  /** the batch in flight (its start, with `maxWaitMs`), undefined when none is */
+  let flight: { startedAt: number } | undefined;
   const schedule = opts.gather === 'turn' ? (fn: () => void) => { setImmediate(fn); } : queueMicrotask;
   const maxWaitMs = opts.maxWaitMs;
-  // the watchdog: armed for the oldest waiting item's deadline while a batch is in flight
+  // the watchdog: armed while items wait behind a batch, for the first of the batch's and their deadlines
   let watchdog: NodeJS.Timeout | undefined;
   const expire = () => {
     watchdog = undefined;
     const now = Date.now();
+    if (flight !== undefined && now - flight.startedAt >= maxWaitMs!) {
+      // stuck: it runs on and answers its own items; the waiting ones go in the next batch, now
+      flight = undefined;
+      pump();
+      return;
+    }
     const kept: Array<Entry<I, O>> = [];
     for (const e of queue) {
       if (now - e.at >= maxWaitMs!) e.reject(new BatchWaitTimeoutError(now - e.at));
@@ -125,15 +134,16 @@ export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcom
     watch();
   };
   const watch = () => {
-    if (maxWaitMs === undefined || watchdog !== undefined || !busy || queue.length === 0) return;
-    let oldest = queue[0]!.at;
-    for (const e of queue) if (e.at < oldest) oldest = e.at;
-    watchdog = setTimeout(expire, Math.max(0, oldest + maxWaitMs - Date.now()));
+    if (maxWaitMs === undefined || watchdog !== undefined || flight === undefined || queue.length === 0) return;
+    let first = flight.startedAt;
+    for (const e of queue) if (e.at < first) first = e.at;
+    watchdog = setTimeout(expire, Math.max(0, first + maxWaitMs - Date.now()));
     watchdog.unref();
   };
   const pump = () => {
-    if (busy || queue.length === 0) return;
-    busy = true;
+    if (flight !== undefined || queue.length === 0) return;
+    const mine = { startedAt: maxWaitMs === undefined ? 0 : Date.now() };
+    flight = mine;
     const batch: Array<Entry<I, O>> = [];
     const items: I[] = [];
     const rest: Array<Entry<I, O>> = [];
@@ -166,7 +176,9 @@ export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcom
     }, (err: unknown) => {
       for (const e of batch) e.reject(err);
     }).finally(() => {
-      busy = false;
+      // a batch left running as stuck (expire) ends here: the batcher has moved on without it
+      if (flight !== mine) return;
+      flight = undefined;
       pump();
     });
   };
@@ -174,7 +186,7 @@ export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcom
     submit: (item) => new Promise<O>((resolve, reject) => {
       queue.push({ item, at: maxWaitMs === undefined ? 0 : Date.now(), resolve, reject });
       // the first of an idle batcher: run when the current job (or turn) ends, with whatever else arrived by then
-      if (!busy) {
+      if (flight === undefined) {
         if (queue.length === 1) schedule(pump);
       } else {
         watch();
@@ -184,7 +196,7 @@ export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcom
       return queue.length;
     },
     get idle() {
-      return !busy && queue.length === 0;
+      return flight === undefined && queue.length === 0;
     },
   };
 }

@@ -24,10 +24,11 @@ export interface StoreOptions {
   /** where a group of completions that failed as a whole is reported (then recorded one by one) */
   log?: Pick<Logger, 'warn'>;
   /**
-   * The longest a submit, sandbox row or result read waits behind a batch of its kind in flight
-   * before it fails unrecorded (default DB_WAIT_MS; tests shorten it). Claims and completions
-   * wait as long as it takes: a worker's message failed for a wait would be retried, and in the
-   * end dead-lettered, for a database that was only slow.
+   * The longest a unit of submits, sandbox rows or result reads in flight holds up those behind it
+   * before they go on without it, and the longest one of them waits in all before it fails
+   * unrecorded (lib/batch.ts maxWaitMs; default DB_WAIT_MS; tests shorten it). Claims and
+   * completions wait as long as it takes: a worker's message failed for a wait would be retried,
+   * and in the end dead-lettered, for a database that was only slow.
    */
   maxWaitMs?: number;
 }

@@ -109,37 +109,52 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Settles to its value, or to the error's class name. */
 const settled = (p: Promise<string>) => p.then((v) => v, (e: unknown) => (e as Error).name);
 
-test('with maxWaitMs, an item that waited that long behind a batch in flight fails with BatchWaitTimeoutError and never runs; each item has its own deadline; the batch in flight still answers', async (t) => {
+test('with maxWaitMs, a batch in flight that long is left running: the items behind it go in the next batch at once, and it still answers its own when it ends', async (t) => {
   const g = gatedRun();
   const submit = naturalBatcher(g.run, { max: 10, maxWaitMs: 150 });
-  const first = settled(submit('a'));
-  await new Promise((r) => setImmediate(r));
-  // how long each waiting item took to fail (timers only ever fire late: lower bounds)
-  const timed = (item: string) => {
-    const at = Date.now();
-    return settled(submit(item)).then((outcome) => ({ outcome, waited: Date.now() - at, settledAt: Date.now() }));
-  };
   // the watchdog's timer does not hold the process open (a server's sockets do): this test's does
   const alive = setInterval(() => {}, 1_000);
   t.teardown(() => clearInterval(alive));
-  const early = timed('b');
-  await sleep(100);
-  const late = timed('c');
-  const [b, c] = await Promise.all([early, late]);
-  t.is(b.outcome, 'BatchWaitTimeoutError');
-  t.is(c.outcome, 'BatchWaitTimeoutError');
-  t.true(b.waited >= 149 && c.waited >= 149, `each waited its own 150 ms: ${b.waited}, ${c.waited}`);
-  t.true(c.settledAt > b.settledAt, 'the later arrival fails later');
-  // the stuck batch ends: its own item answers; the expired ones never ran
-  await g.release();
-  t.is(await first, 'A');
-  t.deepEqual(g.batches, [['a']]);
-  // the batcher is idle again and runs what comes next
-  const next = submit('d');
+  const first = settled(submit('a'));
   await new Promise((r) => setImmediate(r));
+  const startedAt = Date.now();
+  const behind = [settled(submit('b')), settled(submit('c'))];
+  await sleep(50);
+  t.deepEqual(g.batches, [['a']], 'they wait while the batch is young');
+  // a's batch never ends on its own: once it is 150 ms old, b and c run without it
+  while (g.batches.length < 2) await sleep(5);
+  t.true(Date.now() - startedAt >= 140, `not before the wait: ${Date.now() - startedAt} ms`);
+  t.deepEqual(g.batches, [['a'], ['b', 'c']]);
   await g.release();
-  t.is(await next, 'D');
-  t.deepEqual(g.batches, [['a'], ['d']]);
+  t.deepEqual(await Promise.all([first, ...behind]), ['A', 'B', 'C']);
+  // the batcher goes on as before: one batch at a time
+  const next = [submit('d')];
+  await new Promise((r) => setImmediate(r));
+  next.push(submit('e'));
+  await g.release();
+  await g.release();
+  t.deepEqual(await Promise.all(next), ['D', 'E']);
+  t.deepEqual(g.batches, [['a'], ['b', 'c'], ['d'], ['e']]);
+});
+
+test('with maxWaitMs, an item that waited that long behind batches that were not stuck (more than a batch takes) fails with BatchWaitTimeoutError and never runs', async (t) => {
+  const g = gatedRun();
+  const submit = naturalBatcher(g.run, { max: 1, maxWaitMs: 300 });
+  const alive = setInterval(() => {}, 1_000);
+  t.teardown(() => clearInterval(alive));
+  const submittedAt = Date.now();
+  const [a, b, c] = ['a', 'b', 'c'].map((i) => settled(submit(i)));
+  await new Promise((r) => setImmediate(r));
+  // a's batch ends after 100 ms; b's starts then, and would be stuck only at 400 ms; c's deadline is 300 ms
+  await sleep(100);
+  await g.release();
+  t.deepEqual(g.batches, [['a'], ['b']]);
+  const outcome = await c;
+  t.is(outcome, 'BatchWaitTimeoutError');
+  t.true(Date.now() - submittedAt >= 299, 'not before its wait');
+  await g.release();
+  t.deepEqual(await Promise.all([a, b]), ['A', 'B']);
+  t.deepEqual(g.batches, [['a'], ['b']], 'c never ran');
 });
 
 test('with maxWaitMs, items that wait less than it behind a batch run in the next batch as before', async (t) => {

@@ -63,8 +63,9 @@ export function mysqlAddress(databaseUrl: string): { host: string; port: number 
 /**
  * The longest a request waits for the database before it is answered 503 with nothing recorded:
  * for a pool connection (knex's acquireConnectionTimeout), or behind batches of its kind (lib/batch.ts
- * maxWaitMs: the store's submits, sandbox rows and result reads; the rate-limit counters), where it
- * is also the longest one stuck batch holds up the requests behind it.
+ * maxWaitMs: the store's submits, sandbox rows and result reads; the rate-limit counters). Also
+ * the time after which a batch in flight counts as stuck and the store's other requests, a
+ * worker's claims and completions too, go on without it (lib/batch.ts stuckAfterMs).
  */
 export const DB_WAIT_MS = 10_000;
 

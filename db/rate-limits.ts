@@ -205,7 +205,7 @@ const quotaBatcher = perInstance((db: Db) => naturalBatcher<QuotaHit, number[]>(
     for (const i of refusedAt) outcomes[i] = { ok: false, error };
   }
   return outcomes;
-}, { max: HIT_BATCH_MAX, compatible: (batch, it) => it.windowStart === batch[0]!.windowStart, gather: 'turn', maxWaitMs: DB_WAIT_MS }));
+}, { max: HIT_BATCH_MAX, compatible: (batch, it) => it.windowStart === batch[0]!.windowStart, gather: 'turn', stuckAfterMs: DB_WAIT_MS, maxWaitMs: DB_WAIT_MS }));
 
 /**
  * Counts one hit in each bucket (distinct under the engine's collation) of a request limited by

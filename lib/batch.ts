@@ -4,7 +4,8 @@
 // arrivals queue, and all of them (up to `max`, and those `compatible` with the first) go in the
 // next batch when it ends. No timer delays an item: an idle process adds no delay, a busy one
 // shares each round trip among everything that arrived during the previous one (the one timer,
-// `maxWaitMs`, only moves on from a stuck batch and fails items that waited too long).
+// for `stuckAfterMs` and `maxWaitMs`, only moves on from a stuck batch and fails items that
+// waited too long).
 // Transport-free: it knows nothing of what a batch runs (the store's group commit,
 // db/store/index.ts; the rate-limit counters).
 
@@ -34,13 +35,16 @@ export interface NaturalBatchOptions<I> {
    */
   sizes?: readonly number[];
   /**
-   * The longest a batch holds up the items behind it (ms; default: no limit). A batch in flight
-   * that long is left to run on (it still answers its own items) and the items waiting go in the
-   * next batch at once, as a pool's other connections would serve them: one batch stuck on the
-   * database (a row lock held elsewhere, a connection that no longer answers) holds up only its
-   * own items. An item that waited that long behind batches that were not stuck (more waiting
-   * than batches take: overload) fails with BatchWaitTimeoutError and never runs. One timer per
-   * batcher, armed only while items wait behind a batch; it delays nothing.
+   * After how long a batch in flight counts as stuck (ms; default: never). It is then left to run
+   * on (it still answers its own items) and the items waiting go in the next batch at once, as a
+   * pool's other connections would serve them: one batch stuck on the database (a row lock held
+   * elsewhere, a connection that no longer answers) holds up only its own items.
+   */
+  stuckAfterMs?: number;
+  /**
+   * The longest an item waits behind batches in flight (ms; default: no limit). One still waiting
+   * then (behind batches that were not stuck: more arriving than batches take) fails with
+   * BatchWaitTimeoutError and never runs.
    */
   maxWaitMs?: number;
 }
@@ -110,39 +114,42 @@ export interface NaturalQueue<I, O> {
 /** naturalBatcher, with what it holds in view (tests, metrics). */
 export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcome<O>>>, opts: NaturalBatchOptions<I>): NaturalQueue<I, O> {
   let queue: Array<Entry<I, O>> = [];
-  /** the batch in flight (its start, with `maxWaitMs`), undefined when none is */
+  /** the batch in flight (its start, with `stuckAfterMs`), undefined when none is */
   let flight: { startedAt: number } | undefined;
   const schedule = opts.gather === 'turn' ? (fn: () => void) => { setImmediate(fn); } : queueMicrotask;
-  const maxWaitMs = opts.maxWaitMs;
-  // the watchdog: armed while items wait behind a batch, for the first of the batch's and their deadlines
+  const { stuckAfterMs, maxWaitMs } = opts;
+  // the watchdog (one timer, unref'd): armed while items wait behind a batch, for the first of the
+  // batch's being stuck and their own deadlines
   let watchdog: NodeJS.Timeout | undefined;
   const expire = () => {
     watchdog = undefined;
     const now = Date.now();
-    if (flight !== undefined && now - flight.startedAt >= maxWaitMs!) {
+    if (stuckAfterMs !== undefined && flight !== undefined && now - flight.startedAt >= stuckAfterMs) {
       // stuck: it runs on and answers its own items; the waiting ones go in the next batch, now
       flight = undefined;
       pump();
       return;
     }
-    const kept: Array<Entry<I, O>> = [];
-    for (const e of queue) {
-      if (now - e.at >= maxWaitMs!) e.reject(new BatchWaitTimeoutError(now - e.at));
-      else kept.push(e);
+    if (maxWaitMs !== undefined) {
+      const kept: Array<Entry<I, O>> = [];
+      for (const e of queue) {
+        if (now - e.at >= maxWaitMs) e.reject(new BatchWaitTimeoutError(now - e.at));
+        else kept.push(e);
+      }
+      queue = kept;
     }
-    queue = kept;
     watch();
   };
   const watch = () => {
-    if (maxWaitMs === undefined || watchdog !== undefined || flight === undefined || queue.length === 0) return;
-    let first = flight.startedAt;
-    for (const e of queue) if (e.at < first) first = e.at;
-    watchdog = setTimeout(expire, Math.max(0, first + maxWaitMs - Date.now()));
+    if ((stuckAfterMs === undefined && maxWaitMs === undefined) || watchdog !== undefined || flight === undefined || queue.length === 0) return;
+    let due = stuckAfterMs === undefined ? Infinity : flight.startedAt + stuckAfterMs;
+    if (maxWaitMs !== undefined) for (const e of queue) if (e.at + maxWaitMs < due) due = e.at + maxWaitMs;
+    watchdog = setTimeout(expire, Math.max(0, due - Date.now()));
     watchdog.unref();
   };
   const pump = () => {
     if (flight !== undefined || queue.length === 0) return;
-    const mine = { startedAt: maxWaitMs === undefined ? 0 : Date.now() };
+    const mine = { startedAt: stuckAfterMs === undefined ? 0 : Date.now() };
     flight = mine;
     const batch: Array<Entry<I, O>> = [];
     const items: I[] = [];

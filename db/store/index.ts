@@ -24,13 +24,13 @@ export interface StoreOptions {
   /** where a group of completions that failed as a whole is reported (then recorded one by one) */
   log?: Pick<Logger, 'warn'>;
   /**
-   * The longest a unit of submits, sandbox rows or result reads in flight holds up those behind it
-   * before they go on without it, and the longest one of them waits in all before it fails
-   * unrecorded (lib/batch.ts maxWaitMs; default DB_WAIT_MS; tests shorten it). Claims and
-   * completions wait as long as it takes: a worker's message failed for a wait would be retried,
-   * and in the end dead-lettered, for a database that was only slow.
+   * After how long a unit in flight counts as stuck, so that the requests behind it go on without
+   * it; and the longest a submit, sandbox row or result read waits in all before it fails
+   * unrecorded (lib/batch.ts stuckAfterMs and maxWaitMs; default DB_WAIT_MS; tests shorten it).
+   * Claims and completions are never failed for waiting: a worker's message failed for a wait
+   * would be retried, and in the end dead-lettered, for a database that was only slow.
    */
-  maxWaitMs?: number;
+  waitMs?: number;
 }
 
 /**
@@ -43,7 +43,7 @@ export async function openStore(db: Db, opts: StoreOptions = {}): Promise<Store>
   if (!isMysql(db)) engine = new PortableEngine(db, 'sqlite');
   else if (await answersReturning(db)) engine = new MariadbEngine(db);
   else engine = new PortableEngine(db, 'mysql');
-  return groupCommit(engine, opts.log ?? { warn: () => {} }, opts.maxWaitMs ?? DB_WAIT_MS);
+  return groupCommit(engine, opts.log ?? { warn: () => {} }, opts.waitMs ?? DB_WAIT_MS);
 }
 
 /** The most submits in one batch, and the most bytes of input (a large batch waits for its INSERT, and MariaDB's max_allowed_packet bounds a statement). */
@@ -74,7 +74,10 @@ function batchable(req: SubmitRequest): boolean {
 
 const sameOwner = (a: Owner, b: Owner) => a.userId === b.userId && a.teamId === b.teamId;
 
-function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>, maxWaitMs: number): Store {
+function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>, waitMs: number): Store {
+  // an API request's unit: moved on from when stuck, and failed unrecorded after the wait; a worker's: only moved on from
+  const request = { stuckAfterMs: waitMs, maxWaitMs: waitMs };
+  const work = { stuckAfterMs: waitMs };
   /**
    * Submits, whichever wallet pays them: decided in arrival order in one unit of work (the
    * engine's submitBatch), each answered as it would have been alone. A batch the engine does not
@@ -92,7 +95,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>, maxWaitMs: numbe
     return eachAlone(requests, (r) => engine.submitAlone(r));
   }, {
     max: SUBMIT_BATCH_MAX,
-    maxWaitMs,
+    ...request,
     compatible: (taken, g) => taken.reduce((n, t) => n + t.inputBytes, 0) + g.inputBytes <= SUBMIT_BATCH_INPUT_BYTES,
   });
 
@@ -111,7 +114,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>, maxWaitMs: numbe
       return alone();
     }
     return balances.map((value): ItemOutcome<number | undefined> => ({ ok: true, value }));
-  }, { max: SANDBOX_BATCH_MAX, gather: 'turn', sizes: BATCH_SIZES, maxWaitMs });
+  }, { max: SANDBOX_BATCH_MAX, gather: 'turn', sizes: BATCH_SIZES, ...request });
 
   /**
    * First claims the engine can take together (claimsTogether), in one unit committed only when
@@ -126,7 +129,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>, maxWaitMs: numbe
     const taken = await engine.claimBatch(requests);
     if (taken === undefined) return alone();
     return taken.map((value): ItemOutcome<Prediction | undefined> => ({ ok: true, value }));
-  }, { max: CLAIM_BATCH_MAX });
+  }, { max: CLAIM_BATCH_MAX, ...work });
 
   /**
    * Completions (groupable: a priced one whose row carries its hold's list price, no studio markup
@@ -147,7 +150,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>, maxWaitMs: numbe
       return outcomes;
     }
     return finished.map((value) => ({ ok: true, value }));
-  }, { max: COMPLETION_GROUP_MAX });
+  }, { max: COMPLETION_GROUP_MAX, ...work });
 
   /**
    * Result reads in one statement, each scoped to its owner. A batch names an id (as the engine
@@ -164,7 +167,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>, maxWaitMs: numbe
       return alone();
     }
     return found.map((value): ItemOutcome<PredictionResult | undefined> => ({ ok: true, value }));
-  }, { max: RESULT_BATCH_MAX, maxWaitMs, compatible: (batch, read) => batch.every((b) => b.key !== read.key || sameOwner(b.owner, read.owner)) });
+  }, { max: RESULT_BATCH_MAX, ...request, compatible: (batch, read) => batch.every((b) => b.key !== read.key || sameOwner(b.owner, read.owner)) });
 
   return {
     engine: engine.name,

@@ -418,7 +418,7 @@ export function storeContract(engine: EngineUnderTest): void {
       const gw = await gatewayFor(t);
       const db2 = secondDb(gw);
       t.teardown(() => db2.destroy());
-      const store = await openStore(gw.app.db, { maxWaitMs: 300 });
+      const store = await openStore(gw.app.db, { waitMs: 300 });
       const locked = await newAccount(gw, 1000);
       const other = await newAccount(gw, 1000);
       // another process holds the wallet's row: the first submit's batch waits for it
@@ -437,6 +437,34 @@ export function storeContract(engine: EngineUnderTest): void {
       t.is(await first, 'ok');
       t.deepEqual(await walletHolds(gw.app.db, personal(locked.userId)), [[stuck.id, 900, 100]]);
       await assertRowsInSequence(t, gw.app.db, personal(other.userId));
+      await assertLedger(t, gw.app.db);
+    });
+
+    test(`${prefix}a completion group stuck on a wallet another process holds locked holds up only its own completions: other wallets' are recorded meanwhile, none fails for waiting, and it completes when the lock goes`, async (t) => {
+      const gw = await gatewayFor(t);
+      const db2 = secondDb(gw);
+      t.teardown(() => db2.destroy());
+      const store = await openStore(gw.app.db, { waitMs: 300 });
+      const locked = await newAccount(gw, 1000);
+      const other = await newAccount(gw, 1000);
+      const [stuck] = await claimed(gw, locked.userId, 1);
+      const others = await claimed(gw, other.userId, 2);
+      const trx = await db2.transaction();
+      t.teardown(() => trx.isCompleted() ? undefined : trx.rollback());
+      await trx('users').where({ id: locked.userId }).forUpdate().first();
+      const first = store.complete(completion(stuck!, 0));
+      await new Promise((r) => setTimeout(r, 100));
+      await Promise.all(others.map((p, i) => store.complete(completion(p, i + 1))));
+      // recorded and charged while the lock is still held
+      const rows = await gw.app.db('predictions').whereIn('id', others.map((p) => p.id)).select('status') as Array<{ status: string }>;
+      t.deepEqual(rows.map((r) => r.status), ['completed', 'completed']);
+      t.deepEqual(await wallet(gw.app.db, personal(other.userId)), { balance: 900, held: 0 });
+      // the stuck completion waits for the lock however long it is held past the wait
+      await new Promise((r) => setTimeout(r, 400));
+      await trx.commit();
+      await first;
+      t.is((await gw.app.db('predictions').where({ id: stuck!.id }).first() as { status: string }).status, 'completed');
+      t.deepEqual(await wallet(gw.app.db, personal(locked.userId)), { balance: 950, held: 0 });
       await assertLedger(t, gw.app.db);
     });
   }

@@ -109,9 +109,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Settles to its value, or to the error's class name. */
 const settled = (p: Promise<string>) => p.then((v) => v, (e: unknown) => (e as Error).name);
 
-test('with maxWaitMs, a batch in flight that long is left running: the items behind it go in the next batch at once, and it still answers its own when it ends', async (t) => {
+test('with stuckAfterMs, a batch in flight that long is left running: the items behind it go in the next batch at once, and it still answers its own when it ends', async (t) => {
   const g = gatedRun();
-  const submit = naturalBatcher(g.run, { max: 10, maxWaitMs: 150 });
+  const submit = naturalBatcher(g.run, { max: 10, stuckAfterMs: 150, maxWaitMs: 150 });
   // the watchdog's timer does not hold the process open (a server's sockets do): this test's does
   const alive = setInterval(() => {}, 1_000);
   t.teardown(() => clearInterval(alive));
@@ -139,7 +139,7 @@ test('with maxWaitMs, a batch in flight that long is left running: the items beh
 
 test('with maxWaitMs, an item that waited that long behind batches that were not stuck (more than a batch takes) fails with BatchWaitTimeoutError and never runs', async (t) => {
   const g = gatedRun();
-  const submit = naturalBatcher(g.run, { max: 1, maxWaitMs: 300 });
+  const submit = naturalBatcher(g.run, { max: 1, stuckAfterMs: 300, maxWaitMs: 300 });
   const alive = setInterval(() => {}, 1_000);
   t.teardown(() => clearInterval(alive));
   const submittedAt = Date.now();
@@ -159,7 +159,7 @@ test('with maxWaitMs, an item that waited that long behind batches that were not
 
 test('with maxWaitMs, items that wait less than it behind a batch run in the next batch as before', async (t) => {
   const g = gatedRun();
-  const submit = naturalBatcher(g.run, { max: 10, maxWaitMs: 1_000 });
+  const submit = naturalBatcher(g.run, { max: 10, stuckAfterMs: 1_000, maxWaitMs: 1_000 });
   const answers = [submit('a')];
   await new Promise((r) => setImmediate(r));
   answers.push(submit('b'), submit('c'));
@@ -169,4 +169,22 @@ test('with maxWaitMs, items that wait less than it behind a batch run in the nex
   t.deepEqual(await Promise.all(answers), ['A', 'B', 'C']);
   t.deepEqual(g.batches, [['a'], ['b', 'c']]);
   t.true(new BatchWaitTimeoutError(5) instanceof Error);
+});
+
+test('with stuckAfterMs alone, no item ever fails for waiting: each batch stuck in turn is left running, and every item answers once they end', async (t) => {
+  const g = gatedRun();
+  const submit = naturalBatcher(g.run, { max: 10, stuckAfterMs: 100 });
+  const alive = setInterval(() => {}, 1_000);
+  t.teardown(() => clearInterval(alive));
+  const answers = [settled(submit('a'))];
+  await new Promise((r) => setImmediate(r));
+  answers.push(settled(submit('b')));
+  while (g.batches.length < 2) await sleep(5);
+  answers.push(settled(submit('c')));
+  while (g.batches.length < 3) await sleep(5);
+  t.deepEqual(g.batches, [['a'], ['b'], ['c']], 'each stuck batch left running in turn');
+  await sleep(250);
+  t.is(g.batches.length, 3, 'nothing runs twice, nothing fails');
+  await g.release();
+  t.deepEqual(await Promise.all(answers), ['A', 'B', 'C']);
 });

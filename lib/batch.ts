@@ -5,9 +5,8 @@
 // next batch when it ends. No timer delays an item: an idle process adds no delay, a busy one
 // shares each round trip among everything that arrived during the previous one (the one timer,
 // for `stuckAfterMs` and `maxWaitMs`, only moves on from a stuck batch and fails items that
-// waited too long).
-// Transport-free: it knows nothing of what a batch runs (the store's group commit,
-// db/store/index.ts; the rate-limit counters).
+// waited too long). Transport-free: it knows nothing of what a batch runs (the store's group
+// commit, db/store/index.ts; the rate-limit counters).
 
 /** What `run` answers for each item of a batch, in the items' order. */
 export type ItemOutcome<O> = { ok: true; value: O } | { ok: false; error: unknown };

@@ -40,6 +40,8 @@ export interface NaturalBatchOptions<I> {
    * elsewhere, a connection that no longer answers) holds up only its own items.
    */
   stuckAfterMs?: number;
+  /** told of each batch left running as stuck: how long it had been in flight, and how many items it holds */
+  onStuck?: (ageMs: number, size: number) => void;
   /**
    * The longest an item waits behind batches in flight (ms; default: no limit). One still waiting
    * then (behind batches that were not stuck: more arriving than batches take) fails with
@@ -114,7 +116,7 @@ export interface NaturalQueue<I, O> {
 export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcome<O>>>, opts: NaturalBatchOptions<I>): NaturalQueue<I, O> {
   let queue: Array<Entry<I, O>> = [];
   /** the batch in flight (its start, with `stuckAfterMs`), undefined when none is */
-  let flight: { startedAt: number } | undefined;
+  let flight: { startedAt: number; size: number } | undefined;
   const schedule = opts.gather === 'turn' ? (fn: () => void) => { setImmediate(fn); } : queueMicrotask;
   const { stuckAfterMs, maxWaitMs } = opts;
   // the watchdog (one timer, unref'd): armed while items wait behind a batch, for the first of the
@@ -125,6 +127,7 @@ export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcom
     const now = Date.now();
     if (stuckAfterMs !== undefined && flight !== undefined && now - flight.startedAt >= stuckAfterMs) {
       // stuck: it runs on and answers its own items; the waiting ones go in the next batch, now
+      opts.onStuck?.(now - flight.startedAt, flight.size);
       flight = undefined;
       pump();
       return;
@@ -148,7 +151,7 @@ export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcom
   };
   const pump = () => {
     if (flight !== undefined || queue.length === 0) return;
-    const mine = { startedAt: stuckAfterMs === undefined ? 0 : Date.now() };
+    const mine = { startedAt: stuckAfterMs === undefined ? 0 : Date.now(), size: 0 };
     flight = mine;
     const batch: Array<Entry<I, O>> = [];
     const items: I[] = [];
@@ -170,6 +173,7 @@ export function naturalQueue<I, O>(run: (items: I[]) => Promise<Array<ItemOutcom
       }
     }
     queue = rest;
+    mine.size = items.length;
     // the items left waiting behind this batch
     watch();
     run(items).then((outcomes) => {

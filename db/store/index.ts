@@ -21,7 +21,7 @@ import type { ClaimRequest, Completion, Finished, SandboxRequest, Store, SubmitO
 export type { Store } from './types.ts';
 
 export interface StoreOptions {
-  /** where a group of completions that failed as a whole is reported (then recorded one by one) */
+  /** where a group of completions that failed as a whole is reported (then recorded one by one), and a unit left running as stuck */
   log?: Pick<Logger, 'warn'>;
   /**
    * After how long a unit in flight counts as stuck, so that the requests behind it go on without
@@ -75,9 +75,12 @@ function batchable(req: SubmitRequest): boolean {
 const sameOwner = (a: Owner, b: Owner) => a.userId === b.userId && a.teamId === b.teamId;
 
 function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>, waitMs: number): Store {
-  // an API request's unit: moved on from when stuck, and failed unrecorded after the wait; a worker's: only moved on from
-  const request = { stuckAfterMs: waitMs, maxWaitMs: waitMs };
-  const work = { stuckAfterMs: waitMs };
+  // a unit in flight for the wait is left running (reported); an API request's is also failed unrecorded after it
+  const stuck = (kind: string) => ({
+    stuckAfterMs: waitMs,
+    onStuck: (ageMs: number, size: number) => log.warn({ kind, ageMs, size }, 'a unit of work stuck on the database: the requests behind it go on without it'),
+  });
+  const request = (kind: string) => ({ ...stuck(kind), maxWaitMs: waitMs });
   /**
    * Submits, whichever wallet pays them: decided in arrival order in one unit of work (the
    * engine's submitBatch), each answered as it would have been alone. A batch the engine does not
@@ -95,7 +98,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>, waitMs: number):
     return eachAlone(requests, (r) => engine.submitAlone(r));
   }, {
     max: SUBMIT_BATCH_MAX,
-    ...request,
+    ...request('submits'),
     compatible: (taken, g) => taken.reduce((n, t) => n + t.inputBytes, 0) + g.inputBytes <= SUBMIT_BATCH_INPUT_BYTES,
   });
 
@@ -114,7 +117,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>, waitMs: number):
       return alone();
     }
     return balances.map((value): ItemOutcome<number | undefined> => ({ ok: true, value }));
-  }, { max: SANDBOX_BATCH_MAX, gather: 'turn', sizes: BATCH_SIZES, ...request });
+  }, { max: SANDBOX_BATCH_MAX, gather: 'turn', sizes: BATCH_SIZES, ...request('sandbox rows') });
 
   /**
    * First claims the engine can take together (claimsTogether), in one unit committed only when
@@ -129,7 +132,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>, waitMs: number):
     const taken = await engine.claimBatch(requests);
     if (taken === undefined) return alone();
     return taken.map((value): ItemOutcome<Prediction | undefined> => ({ ok: true, value }));
-  }, { max: CLAIM_BATCH_MAX, ...work });
+  }, { max: CLAIM_BATCH_MAX, ...stuck('claims') });
 
   /**
    * Completions (groupable: a priced one whose row carries its hold's list price, no studio markup
@@ -150,7 +153,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>, waitMs: number):
       return outcomes;
     }
     return finished.map((value) => ({ ok: true, value }));
-  }, { max: COMPLETION_GROUP_MAX, ...work });
+  }, { max: COMPLETION_GROUP_MAX, ...stuck('completions') });
 
   /**
    * Result reads in one statement, each scoped to its owner. A batch names an id (as the engine
@@ -167,7 +170,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>, waitMs: number):
       return alone();
     }
     return found.map((value): ItemOutcome<PredictionResult | undefined> => ({ ok: true, value }));
-  }, { max: RESULT_BATCH_MAX, ...request, compatible: (batch, read) => batch.every((b) => b.key !== read.key || sameOwner(b.owner, read.owner)) });
+  }, { max: RESULT_BATCH_MAX, ...request('result reads'), compatible: (batch, read) => batch.every((b) => b.key !== read.key || sameOwner(b.owner, read.owner)) });
 
   return {
     engine: engine.name,

@@ -418,7 +418,8 @@ export function storeContract(engine: EngineUnderTest): void {
       const gw = await gatewayFor(t);
       const db2 = secondDb(gw);
       t.teardown(() => db2.destroy());
-      const store = await openStore(gw.app.db, { waitMs: 300 });
+      const warnings: unknown[] = [];
+      const store = await openStore(gw.app.db, { waitMs: 300, log: { warn: (o: unknown) => { warnings.push(o); } } });
       const locked = await newAccount(gw, 1000);
       const other = await newAccount(gw, 1000);
       // another process holds the wallet's row: the first submit's batch waits for it
@@ -433,6 +434,7 @@ export function storeContract(engine: EngineUnderTest): void {
       t.deepEqual(await Promise.all(behind.map((p) => answer(store.submit({ p, now: Date.now() })))), ['ok', 'ok'], 'answered while the lock is still held');
       t.true(Date.now() - startedAt >= 290, `not before the stuck batch was the wait old: ${Date.now() - startedAt} ms`);
       t.deepEqual(await wallet(gw.app.db, personal(other.userId)), { balance: 850, held: 150 });
+      t.like(warnings[0], { kind: 'submits', size: 1 }, 'the stuck unit is reported');
       await trx.commit();
       t.is(await first, 'ok');
       t.deepEqual(await walletHolds(gw.app.db, personal(locked.userId)), [[stuck.id, 900, 100]]);

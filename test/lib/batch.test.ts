@@ -111,7 +111,8 @@ const settled = (p: Promise<string>) => p.then((v) => v, (e: unknown) => (e as E
 
 test('with stuckAfterMs, a batch in flight that long is left running: the items behind it go in the next batch at once, and it still answers its own when it ends', async (t) => {
   const g = gatedRun();
-  const submit = naturalBatcher(g.run, { max: 10, stuckAfterMs: 150, maxWaitMs: 150 });
+  const stuck: Array<[number, number]> = [];
+  const submit = naturalBatcher(g.run, { max: 10, stuckAfterMs: 150, maxWaitMs: 150, onStuck: (age, size) => { stuck.push([age, size]); } });
   // the watchdog's timer does not hold the process open (a server's sockets do): this test's does
   const alive = setInterval(() => {}, 1_000);
   t.teardown(() => clearInterval(alive));
@@ -125,6 +126,8 @@ test('with stuckAfterMs, a batch in flight that long is left running: the items 
   while (g.batches.length < 2) await sleep(5);
   t.true(Date.now() - startedAt >= 140, `not before the wait: ${Date.now() - startedAt} ms`);
   t.deepEqual(g.batches, [['a'], ['b', 'c']]);
+  t.deepEqual(stuck.map(([, size]) => size), [1], 'told once, of the one item it holds');
+  t.true(stuck[0]![0] >= 149);
   await g.release();
   t.deepEqual(await Promise.all([first, ...behind]), ['A', 'B', 'C']);
   // the batcher goes on as before: one batch at a time

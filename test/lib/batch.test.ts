@@ -112,7 +112,7 @@ const settled = (p: Promise<string>) => p.then((v) => v, (e: unknown) => (e as E
 test('with stuckAfterMs, a batch in flight that long is left running: the items behind it go in the next batch at once, and it still answers its own when it ends', async (t) => {
   const g = gatedRun();
   const stuck: Array<[number, number]> = [];
-  const submit = naturalBatcher(g.run, { max: 10, stuckAfterMs: 150, maxWaitMs: 150, onStuck: (age, size) => { stuck.push([age, size]); } });
+  const submit = naturalBatcher(g.run, { max: 10, stuckAfterMs: 300, maxWaitMs: 300, onStuck: (age, size) => { stuck.push([age, size]); } });
   // the watchdog's timer does not hold the process open (a server's sockets do): this test's does
   const alive = setInterval(() => {}, 1_000);
   t.teardown(() => clearInterval(alive));
@@ -122,12 +122,12 @@ test('with stuckAfterMs, a batch in flight that long is left running: the items 
   const behind = [settled(submit('b')), settled(submit('c'))];
   await sleep(50);
   t.deepEqual(g.batches, [['a']], 'they wait while the batch is young');
-  // a's batch never ends on its own: once it is 150 ms old, b and c run without it
+  // a's batch never ends on its own: once it is 300 ms old, b and c run without it
   while (g.batches.length < 2) await sleep(5);
-  t.true(Date.now() - startedAt >= 140, `not before the wait: ${Date.now() - startedAt} ms`);
+  t.true(Date.now() - startedAt >= 290, `not before the wait: ${Date.now() - startedAt} ms`);
   t.deepEqual(g.batches, [['a'], ['b', 'c']]);
   t.deepEqual(stuck.map(([, size]) => size), [1], 'told once, of the one item it holds');
-  t.true(stuck[0]![0] >= 149);
+  t.true(stuck[0]![0] >= 299);
   await g.release();
   t.deepEqual(await Promise.all([first, ...behind]), ['A', 'B', 'C']);
   // the batcher goes on as before: one batch at a time
@@ -142,13 +142,13 @@ test('with stuckAfterMs, a batch in flight that long is left running: the items 
 
 test('with maxWaitMs, an item that waited that long behind batches that were not stuck (more than a batch takes) fails with BatchWaitTimeoutError and never runs', async (t) => {
   const g = gatedRun();
-  const submit = naturalBatcher(g.run, { max: 1, stuckAfterMs: 300, maxWaitMs: 300 });
+  const submit = naturalBatcher(g.run, { max: 1, stuckAfterMs: 2_000, maxWaitMs: 300 });
   const alive = setInterval(() => {}, 1_000);
   t.teardown(() => clearInterval(alive));
   const submittedAt = Date.now();
   const [a, b, c] = ['a', 'b', 'c'].map((i) => settled(submit(i)));
   await new Promise((r) => setImmediate(r));
-  // a's batch ends after 100 ms; b's starts then, and would be stuck only at 400 ms; c's deadline is 300 ms
+  // a's batch ends after 100 ms; b's starts then, and would be stuck only at 2.1 s; c's deadline is 300 ms
   await sleep(100);
   await g.release();
   t.deepEqual(g.batches, [['a'], ['b']]);

@@ -2,6 +2,7 @@
 import test from 'ava';
 import { BATCH_SIZES, BatchWaitTimeoutError, naturalBatcher, sizeAtLeast, sizeAtMost } from '../../lib/batch.ts';
 import type { ItemOutcome } from '../../lib/batch.ts';
+import { waitFor } from '../helpers/services.ts';
 
 /** A run that records its batches and waits until the test lets those in flight finish. */
 function gatedRun() {
@@ -123,7 +124,7 @@ test('with stuckAfterMs, a batch in flight that long is left running: the items 
   await sleep(50);
   t.deepEqual(g.batches, [['a']], 'they wait while the batch is young');
   // a's batch never ends on its own: once it is 300 ms old, b and c run without it
-  while (g.batches.length < 2) await sleep(5);
+  await waitFor(() => g.batches.length >= 2, { what: 'the items behind the stuck batch to run', intervalMs: 5 });
   t.true(Date.now() - startedAt >= 290, `not before the wait: ${Date.now() - startedAt} ms`);
   t.deepEqual(g.batches, [['a'], ['b', 'c']]);
   t.deepEqual(stuck.map(([, size]) => size), [1], 'told once, of the one item it holds');
@@ -182,9 +183,9 @@ test('with stuckAfterMs alone, no item ever fails for waiting: each batch stuck 
   const answers = [settled(submit('a'))];
   await new Promise((r) => setImmediate(r));
   answers.push(settled(submit('b')));
-  while (g.batches.length < 2) await sleep(5);
+  await waitFor(() => g.batches.length >= 2, { what: "b's batch", intervalMs: 5 });
   answers.push(settled(submit('c')));
-  while (g.batches.length < 3) await sleep(5);
+  await waitFor(() => g.batches.length >= 3, { what: "c's batch", intervalMs: 5 });
   t.deepEqual(g.batches, [['a'], ['b'], ['c']], 'each stuck batch left running in turn');
   await sleep(250);
   t.is(g.batches.length, 3, 'nothing runs twice, nothing fails');

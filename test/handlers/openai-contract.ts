@@ -20,6 +20,9 @@ const CHAT = 'lexi-v1-balanced-chat';
 /** lexi-v1's token price: 225 credits per million input tokens, 900 per million output tokens */
 const chargeOf = (input: number, output: number) => Math.ceil((input * 225 + output * 900) / 1_000_000);
 
+/** The gateway's own key at the provider: never shown to a caller. */
+const PROVIDER_KEY = 'sk-provider-secret-0123456789';
+
 export function openAIContract(db: 'sqlite' | 'mysql'): void {
   let gw: TestGateway;
   let base = '';
@@ -31,7 +34,7 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     base = `http://127.0.0.1:${port}`;
     gw = await startGateway({
       db, queue: 'memory', worker: true,
-      env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, UPSTREAM_OPENAI_URL: fake.url, CHAT_UPSTREAM_TIMEOUT_MS: '1500', UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true' },
+      env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, UPSTREAM_OPENAI_URL: fake.url, UPSTREAM_OPENAI_KEY: PROVIDER_KEY, CHAT_UPSTREAM_TIMEOUT_MS: '1500', UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true' },
     });
     await gw.server.start();
   });
@@ -347,6 +350,34 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.regex(String(err?.message), /broke off|ended its stream|failed/);
     t.is(text, 'Red, ', 'the chunks before the failure were relayed');
     await waitFor(async () => (await gw.app.db('predictions').where({ user_id: acct.userId, status: 'failed' }).first()) !== undefined);
+    t.deepEqual(await wallet(acct.userId), { balance: 1000, held: 0 });
+  });
+
+  test.serial(`${db}: a provider error that quotes the gateway's key or a URL reaches the caller, the stream and the run history without them`, async (t) => {
+    const acct = await account(t);
+    const c = client(acct.liveKey);
+    const clean = (text: string, what: string) => {
+      t.false(text.includes(PROVIDER_KEY), `${what}: no provider key`);
+      t.false(text.includes(fake.url.replace(/\/v1$/, '')), `${what}: not the provider's address`);
+      t.false(text.includes('provider-token'), `${what}: no URL the provider named`);
+    };
+    fake.mode = 'echo-key';
+    const refused = await t.throwsAsync(c.chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }] }), { instanceOf: OpenAI.APIError });
+    t.is(refused?.status, 502);
+    t.regex(refused!.message, /Incorrect API key provided: \[redacted\]; see \[url\]/);
+    clean(JSON.stringify(refused?.error), 'the answer');
+    fake.mode = 'echo-key-mid-stream';
+    const stream = await c.chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const broke = await t.throwsAsync(async () => {
+      for await (const chunk of stream) void chunk;
+    });
+    t.regex(String(broke?.message), /failed mid-answer: Incorrect API key provided: \[redacted\]/);
+    clean(String(broke?.message), 'the stream');
+    const rows = await waitFor(async () => {
+      const r = await gw.app.db('predictions').where({ user_id: acct.userId, status: 'failed' }).select('error');
+      return r.length === 2 ? r as Array<{ error: string }> : undefined;
+    });
+    for (const r of rows) clean(r.error, 'the recorded error');
     t.deepEqual(await wallet(acct.userId), { balance: 1000, held: 0 });
   });
 

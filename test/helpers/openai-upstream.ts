@@ -20,6 +20,10 @@ export type FakeMode =
   | 'endless'
   /** answers 400 with OpenAI's error body (a refused input) */
   | 'refuse'
+  /** answers 401 with an error that quotes the key it was sent and a URL with a token (providers do) */
+  | 'echo-key'
+  /** streams a chunk, then an error event quoting the key it was sent and a URL with a token */
+  | 'echo-key-mid-stream'
   /** streams `benchChunks` one-word chunks as fast as it can, each its own write (the benchmark) */
   | 'bench';
 
@@ -87,6 +91,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'the fake refuses this input', type: 'invalid_request_error', param: 'messages', code: null } }));
         return;
       }
+      const echoed = `Incorrect API key provided: ${String(req.headers.authorization ?? '').replace(/^Bearer /, '')}; see https://keys.provider.example/manage?token=provider-token`;
+      if (mode === 'echo-key') {
+        res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: echoed, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
+        return;
+      }
       if (req.url === '/v1/images/generations') {
         const n = typeof body.n === 'number' ? body.n : 1;
         const data = Array.from({ length: n }, () => (body.response_format === 'url' ? { url: `${state.url.replace(/\/v1$/, '')}/out.png` } : { b64_json: image.toString('base64') }));
@@ -135,6 +144,12 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
           res.end();
         };
         next();
+        return;
+      }
+      if (mode === 'echo-key-mid-stream') {
+        send(chunk({ content: ANSWER_WORDS[0] }, null, nullUsage));
+        send({ error: { message: echoed, type: 'server_error' } });
+        res.end();
         return;
       }
       if (mode === 'fail-mid-stream') {

@@ -16,6 +16,7 @@
 // the next one; once a chunk has been handed on, a failure ends the call.
 import { requireUpstream } from './upstream-config.ts';
 import { joinUrl } from './upstream-http.ts';
+import { redact } from './upstream-errors.ts';
 import type { AdapterEnv, ModelRef } from './types.ts';
 
 /** One provider of a model, as configured. */
@@ -38,6 +39,21 @@ export class ChatUpstreamError extends Error {
     this.status = status;
     this.upstreamError = upstreamError;
   }
+}
+
+/**
+ * A provider's failure, worded for the caller (it reaches the API answer, the stream's error event
+ * and the prediction's recorded error): the provider's key and URL cut out, and any other URL in
+ * its text too (it may carry a token or name an internal host), as the job adapters do.
+ */
+function providerError(provider: ChatProvider, message: string, code: ChatUpstreamError['code'], status?: number, upstreamError?: Record<string, unknown>): ChatUpstreamError {
+  return new ChatUpstreamError(redact(message, [provider.key ?? '', provider.url]), code, status, upstreamError);
+}
+
+/** What a failed fetch or body read says without its message (undici's can name the URL): the cause's code, as ECONNREFUSED. */
+function causeCode(err: unknown): string {
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  return cause instanceof Error && 'code' in cause && typeof cause.code === 'string' ? ` (${cause.code})` : '';
 }
 
 /** The configured providers of a model, in failover order (its providers the environment configures). */
@@ -74,7 +90,7 @@ async function refusal(res: Response, provider: ChatProvider): Promise<ChatUpstr
   const error = isRecord(body) && isRecord(body.error) ? body.error : undefined;
   const message = typeof error?.message === 'string' ? error.message : `answered HTTP ${res.status}`;
   const inputFault = res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429 && res.status !== 401 && res.status !== 403;
-  return new ChatUpstreamError(`the provider "${provider.name}" refused the call: ${message.slice(0, 500)}`, inputFault ? 'upstream_rejected_input' : 'upstream_failed', res.status, error);
+  return providerError(provider, `the provider "${provider.name}" refused the call: ${message.slice(0, 500)}`, inputFault ? 'upstream_rejected_input' : 'upstream_failed', res.status, error);
 }
 
 /** One POST to a provider, bounded by the timeout until its headers arrive. */
@@ -88,7 +104,7 @@ async function post(provider: ChatProvider, body: Record<string, unknown>, opts:
       signal,
     });
   } catch (err) {
-    throw aborted(opts, timer, provider) ?? new ChatUpstreamError(`the provider "${provider.name}" could not be reached: ${(err as Error).message}`, 'upstream_failed');
+    throw aborted(opts, timer, provider) ?? providerError(provider, `the provider "${provider.name}" could not be reached${causeCode(err)}`, 'upstream_failed');
   }
 }
 
@@ -127,12 +143,12 @@ export async function completeChat(providers: readonly ChatProvider[], body: Rec
       try {
         answer = await res.json();
       } catch (err) {
-        throw aborted(opts, dog.controller, provider) ?? new ChatUpstreamError(`the provider "${provider.name}" sent an answer that is not JSON: ${(err as Error).message}`, 'upstream_failed');
+        throw aborted(opts, dog.controller, provider) ?? providerError(provider, `the provider "${provider.name}" sent an answer that is not JSON`, 'upstream_failed');
       }
       if (!isRecord(answer) || !Array.isArray(answer.choices)) throw new ChatUpstreamError(`the provider "${provider.name}" sent no choices`, 'upstream_failed');
       return { provider, body: answer };
     } catch (err) {
-      const e = err instanceof ChatUpstreamError ? err : new ChatUpstreamError(String((err as Error).message), 'upstream_failed');
+      const e = err instanceof ChatUpstreamError ? err : providerError(provider, `the call to the provider "${provider.name}" failed`, 'upstream_failed');
       if (e.code === 'cancelled' || e.code === 'upstream_rejected_input') throw e;
       last = e;
     } finally {
@@ -160,7 +176,7 @@ async function* events(res: Response, provider: ChatProvider, opts: ChatCallOpti
       try {
         read = await reader.read();
       } catch (err) {
-        throw aborted(opts, dog.controller, provider) ?? new ChatUpstreamError(`the provider "${provider.name}" broke off its stream: ${(err as Error).message}`, 'upstream_failed');
+        throw aborted(opts, dog.controller, provider) ?? providerError(provider, `the provider "${provider.name}" broke off its stream${causeCode(err)}`, 'upstream_failed');
       }
       if (read.done) break;
       dog.restart();
@@ -208,7 +224,7 @@ function parseChunk(data: string, provider: ChatProvider): Record<string, unknow
   }
   if (!isRecord(chunk)) throw new ChatUpstreamError(`the provider "${provider.name}" sent an event that is not an object`, 'upstream_failed');
   // an error reported inside the stream (OpenRouter, vLLM do so after a 200)
-  if (isRecord(chunk.error)) throw new ChatUpstreamError(`the provider "${provider.name}" failed mid-answer: ${String(chunk.error.message ?? 'error').slice(0, 500)}`, 'upstream_failed', undefined, chunk.error);
+  if (isRecord(chunk.error)) throw providerError(provider, `the provider "${provider.name}" failed mid-answer: ${String(chunk.error.message ?? 'error').slice(0, 500)}`, 'upstream_failed', undefined, chunk.error);
   return chunk;
 }
 
@@ -232,7 +248,7 @@ export async function streamChat(providers: readonly ChatProvider[], body: Recor
       return { provider, chunks: chunksOf(first, stream, provider, dog) };
     } catch (err) {
       dog.stop();
-      const e = err instanceof ChatUpstreamError ? err : new ChatUpstreamError(String((err as Error).message), 'upstream_failed');
+      const e = err instanceof ChatUpstreamError ? err : providerError(provider, `the call to the provider "${provider.name}" failed`, 'upstream_failed');
       if (e.code === 'cancelled' || e.code === 'upstream_rejected_input') throw e;
       last = e;
     }

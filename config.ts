@@ -296,7 +296,7 @@ export const configSchema = Joi.object({
     .meta({ default: 'embedded default: generated into `$DATA_DIR/encryption.key`' })
     .description('32 bytes (64 hex characters or base64) sealing secrets the gateway must read back (webhook signing secrets). **Required with `DATABASE_URL`**, the same on every process; `openssl rand -hex 32`'),
   CHAT_UPSTREAM_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(120_000)
-    .description('an inline call\'s (`POST /v1/chat/completions`) longest wait for its provider: the whole answer, a stream\'s first chunk, or its next one; past it the call fails (504 `upstream_timeout` or an error event), charged nothing'),
+    .description('an inline call\'s (`POST /v1/chat/completions`) longest wait for its provider: the whole answer, a stream\'s first chunk, or its next one; past it the call fails (504 `upstream_timeout` or an error event), charged nothing. A model with several providers tries the next one after a timeout; the whole call waits at most twice this for its answer or first chunk, so the first two providers get this each and a third only what is left'),
   IMAGES_WAIT_MS: Joi.number().integer().min(100).max(600_000).default(120_000)
     .description('how long `POST /v1/images/generations` waits for its prediction before answering an error that names it, to be polled'),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120_000).default(15_000)

@@ -14,7 +14,7 @@ import { filesPlugin } from './plugins/files.ts';
 import { uploadsPlugin } from './plugins/uploads.ts';
 import { docsPlugin } from './plugins/docs.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
-import { errorsPlugin, requestLogPlugin } from './plugins/responses.ts';
+import { ANSWER_TIMEOUT_MS, errorsPlugin, requestLogPlugin, SOCKET_IDLE_MS } from './plugins/responses.ts';
 import { opsPlugin } from './plugins/ops.ts';
 import { corsSettings } from './plugins/cors.ts';
 
@@ -29,7 +29,7 @@ export function serverOptions(app: App): ServerOptions {
     routes: {
       // A body is read only where the spec declares one; everywhere else the cap is what hapi enforces.
       payload: { maxBytes: app.config.maxBodyBytes },
-      timeout: { server: 30_000, socket: 60_000 },
+      timeout: { server: ANSWER_TIMEOUT_MS, socket: SOCKET_IDLE_MS },
       response: { emptyStatusCode: 204 },
       // CORS_ORIGINS (plugins/cors.ts): hapi answers every route's preflight from these settings.
       cors: corsSettings(app.config.corsOrigins),

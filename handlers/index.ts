@@ -20,7 +20,9 @@ import { calculateDynamicCost, getHomepageModels, getTaskData } from './catalog.
 import { createLora, getLoraData, getLoraModelsData, listOwnLoras } from './loras.ts';
 import { getHealth } from './health.ts';
 import { listModels } from './models.ts';
-import { createChatCompletion, createImage, getOpenAIModel, listOpenAIModels } from './openai.ts';
+import { chatWaitMs, createChatCompletion, createImage, getOpenAIModel, IMAGES_READ_MS, listOpenAIModels } from './openai.ts';
+import { PREFER_WAIT_MAX_S } from './admission.ts';
+import type { Config } from '../config.ts';
 import { receiveUpstreamWebhook } from './upstream-webhooks.ts';
 import { createEmbedCode, getEmbedCode, getModelNameForEmbedcode, listEmbedCodes, revokeEmbedCode, updateEmbedCode } from './embeds.ts';
 import { getPredictionResponse, getWebhookSecret, listWebhookDeliveries, redeliverDeadWebhooks, redeliverWebhook, rotateWebhookSecret, sendWebhookTest } from './webhooks.ts';
@@ -187,6 +189,20 @@ const handlers: HandlerMap = {
   getStudioUsage,
   getModelNameForEmbedcode,
 };
+
+/**
+ * The operations whose handler waits by design, and how long at most (ms): a model submit for its
+ * `Prefer: wait`, an OpenAI-style call for its provider or its prediction. The server gives such a
+ * route this much time beyond every route's own (plugins/spec-routes.ts), so that the handler's
+ * own bound answers first: a 504 naming the prediction, or the provider's timeout with nothing
+ * charged, never the server's "may still complete" while the work goes on unseen.
+ */
+export function longestWaitMs(config: Config, operationId: string, isModel: boolean): number {
+  if (isModel) return PREFER_WAIT_MAX_S * 1000;
+  if (operationId === 'createChatCompletion') return chatWaitMs(config);
+  if (operationId === 'createImage') return config.imagesWaitMs + IMAGES_READ_MS;
+  return 0;
+}
 
 export const NOT_YET: readonly string[] = [
   // support and administration

@@ -5,6 +5,7 @@
 // transaction (Store.settleInline). Errors are rendered in OpenAI's body by plugins/responses.ts.
 import { PassThrough } from 'node:stream';
 import type { App } from '../lib/context.ts';
+import type { Config } from '../config.ts';
 import { EmbedRefusedError, OpenAIRouteError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { countedTokens, usagePrice } from '../spec/pricing.ts';
@@ -104,6 +105,15 @@ function upstreamRefusal(err: ChatUpstreamError): OpenAIRouteError {
   if (err.code === 'upstream_rejected_input') return new OpenAIRouteError(400, 'upstream_failed', `${err.message}; nothing was charged`, typeof err.upstreamError?.param === 'string' ? err.upstreamError.param : null);
   return new OpenAIRouteError(502, 'upstream_failed', `${err.message}; nothing was charged`);
 }
+
+/** The providers of a chat model that get their whole CHAT_UPSTREAM_TIMEOUT_MS each; a third and later share what is left. */
+const CHAT_PROVIDERS_WAITED = 2;
+
+/** The longest a chat call waits for its answer or first chunk, across failover: its route answers within this and 30 s more (handlers/index.ts longestWaitMs). */
+export const chatWaitMs = (config: Pick<Config, 'chatUpstreamTimeoutMs'>) => CHAT_PROVIDERS_WAITED * config.chatUpstreamTimeoutMs;
+
+/** The longest POST /v1/images/generations spends reading its images back for `b64_json`, all of them together. */
+export const IMAGES_READ_MS = 20_000;
 
 /** The mock answer of a sandbox key. */
 const SANDBOX_TEXT = 'This is a sandbox completion: sandbox keys answer instantly with this text, free of charge. Use a live key for the model\'s own answer.';
@@ -224,7 +234,7 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
     return settle({ status: 'failed', error: e.code === 'cancelled' ? 'the client closed the connection before the answer' : e.message, code: e.code === 'cancelled' ? 'client_closed' : e.code, inferenceMs: performance.now() - started });
   };
   const client = disconnectSignal(request);
-  const opts = { signal: client.signal, timeoutMs: app.config.chatUpstreamTimeoutMs };
+  const opts = { signal: client.signal, timeoutMs: app.config.chatUpstreamTimeoutMs, totalMs: chatWaitMs(app.config) };
 
   if (!stream) {
     try {
@@ -345,15 +355,29 @@ export const createImage: Handler<'createImage'> = async ({ app, caller, body, r
   if (done.status !== 'completed') throw new OpenAIRouteError(502, 'upstream_failed', `The prediction ${id} ${done.status}: ${done.error ?? 'no images'}; nothing was charged.`);
   const urls = predictionView(app, done).outputs ?? [];
   const data = [];
-  for (const url of urls) {
-    if (body.response_format === 'b64_json') {
+  const reading = body.response_format === 'b64_json' ? disconnectSignal(request) : undefined;
+  try {
+    const signal = reading && AbortSignal.any([reading.signal, AbortSignal.timeout(IMAGES_READ_MS)]);
+    for (const url of urls) {
+      if (!signal) {
+        data.push({ url });
+        continue;
+      }
+      const unread = (why: string) => new OpenAIRouteError(502, 'upstream_failed', `The image of prediction ${id} could not be read back (${why}); its URL is in GET /api/v1/predictions/${id}/result.`);
       // the gateway's own address of the file (local files or the bucket's presigned redirect)
-      const res = await fetch(url);
-      if (!res.ok) throw new OpenAIRouteError(502, 'upstream_failed', `The image of prediction ${id} could not be read back (HTTP ${res.status}); its URL is in GET /api/v1/predictions/${id}/result.`);
-      data.push({ b64_json: Buffer.from(await res.arrayBuffer()).toString('base64') });
-    } else {
-      data.push({ url });
+      let bytes: ArrayBuffer;
+      try {
+        const res = await fetch(url, { signal });
+        if (!res.ok) throw unread(`HTTP ${res.status}`);
+        bytes = await res.arrayBuffer();
+      } catch (err) {
+        if (err instanceof OpenAIRouteError) throw err;
+        throw unread(signal.aborted && !reading.signal.aborted ? `not within ${IMAGES_READ_MS / 1000} s` : 'the transfer failed');
+      }
+      data.push({ b64_json: Buffer.from(bytes).toString('base64') });
     }
+  } finally {
+    reading?.dispose();
   }
   return h.response({ created: Math.floor(done.createdAt / 1000), data }).header('X-Prediction-Id', id);
 };

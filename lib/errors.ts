@@ -39,7 +39,7 @@ export const ERRORS = {
   internal: { status: [500], meaning: 'a bug in the gateway; the body never says more, and the request id in `X-Request-Id` finds it in the log' },
   not_implemented: { status: [501], meaning: 'an operation the interface declares that this gateway does not offer yet' },
   bad_gateway: { status: [502], meaning: 'an error answer that reached the gateway from a service in front of it or behind it, without a code of its own' },
-  unavailable: { status: [503], meaning: "a dependency is down or the database stayed busy (nothing was recorded: retry), the model's upstream provider is not configured on this gateway, or the request was not answered within 30 s (it may still complete: retry with the same `Idempotency-Key`)" },
+  unavailable: { status: [503], meaning: "a dependency is down or the database stayed busy (nothing was recorded: retry), the model's upstream provider is not configured on this gateway, or the request was not answered in time: within 30 s, plus its own wait for a `Prefer: wait` submit and the OpenAI-compatible calls (it may still complete: retry with the same `Idempotency-Key`)" },
   timeout: { status: [504], meaning: 'a service the request waited on did not answer in time' },
   embed_code_invalid: { status: [401], meaning: 'an unknown or revoked embed code, or a code sent in the header of the other kind' },
   embed_origin_missing: { status: [403], meaning: 'the embed code has allowed origins and the request sent neither `Origin` nor `Referer`' },

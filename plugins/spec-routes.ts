@@ -10,7 +10,7 @@ import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseObject, ResponseToolkit, RouteOptions, Lifecycle, RouteDefMethods, Server, ServerRoute } from '@hapi/hapi';
 import type { Operation } from 'openapi-backend';
 import type { App } from '../lib/context.ts';
-import { httpError, payloadTimeoutError, validationError } from './responses.ts';
+import { ANSWER_TIMEOUT_MS, httpError, payloadTimeoutError, SOCKET_IDLE_MS, validationError } from './responses.ts';
 import { bearerChallenge } from '../lib/oauth-challenge.ts';
 import { toValidationItems } from '../lib/validation-errors.ts';
 import type { AjvLikeError } from '../lib/validation-errors.ts';
@@ -18,7 +18,7 @@ import type { AnyHandler, HandlerContext } from '../handlers/types.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { isRole, isTeamPermission, resolveOwner, roleAllows, ROLES, TEAM_PERMISSIONS } from '../lib/caller.ts';
 import type { Role, TeamPermission } from '../lib/caller.ts';
-import { NOT_YET } from '../handlers/index.ts';
+import { longestWaitMs, NOT_YET } from '../handlers/index.ts';
 import { hasPolicies, policiesOf, withPolicies } from '../handlers/policies.ts';
 import { scopeNames } from '../spec/scopes.ts';
 import { ConflictError, ImpersonationForbiddenError, InvalidInputError, NotFoundError, RoleRequiredError, SessionRequiredError, UnauthorizedError } from '../lib/errors.ts';
@@ -418,6 +418,8 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
   // x-rate-limit, x-audit, x-audit-refusal (handlers/policies.ts); an unknown name stops start-up here.
   const policies = policiesOf(operationId, operation);
   const guarded = hasPolicies(policies);
+  // a handler that waits by design (Prefer: wait, an OpenAI-style call) answers within its own bound
+  const waitsMs = longestWaitMs(app.config, operationId, model !== undefined);
   const bearerRoute = security.some((requirement) => Object.keys(requirement).some((scheme) => deps.bearerSchemes.has(scheme)));
   const contentTypes = Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
   const hasBody = !['get', 'head', 'delete'].includes(operation.method);
@@ -494,6 +496,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         },
       },
     },
+    ...(waitsMs > 0 ? { timeout: { server: ANSWER_TIMEOUT_MS + waitsMs, socket: SOCKET_IDLE_MS + waitsMs } } : {}),
     ...(hasBody ? {
       payload: {
         allow: contentTypes.length ? contentTypes : ['application/json'],

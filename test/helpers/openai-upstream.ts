@@ -24,6 +24,8 @@ export type FakeMode =
   | 'echo-key'
   /** streams a chunk, then an error event quoting the key it was sent and a URL with a token */
   | 'echo-key-mid-stream'
+  /** answers as `ok` does, after `slowMs` */
+  | 'slow'
   /** streams `benchChunks` one-word chunks as fast as it can, each its own write (the benchmark) */
   | 'bench';
 
@@ -37,6 +39,8 @@ export interface FakeOpenAI {
   endless: { written: number; closed: boolean };
   /** chunks of a `bench` stream */
   benchChunks: number;
+  /** how long a `slow` call waits before it answers */
+  slowMs: number;
   close(): Promise<void>;
 }
 
@@ -56,6 +60,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     requests: [],
     endless: { written: 0, closed: false },
     benchChunks: 64,
+    slowMs: 0,
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -70,6 +75,10 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     const parts: Buffer[] = [];
     req.on('data', (b: Buffer) => parts.push(b));
     req.on('end', () => {
+      if (state.mode === 'slow') setTimeout(answer, state.slowMs);
+      else answer();
+    });
+    const answer = () => {
       let body: Record<string, unknown> = {};
       try {
         body = JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>;
@@ -168,7 +177,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       if (withUsage) send({ id: 'chatcmpl-upstream', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [], usage });
       send('[DONE]');
       res.end();
-    });
+    };
   });
   server.on('connection', (s: Socket) => {
     sockets.add(s);

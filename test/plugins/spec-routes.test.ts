@@ -219,3 +219,16 @@ test('x-required-role takes one role or a list, which must include admin', (t) =
   t.throws(() => routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-required-role': ['support'] }), deps()), { message: /^someOperation: x-required-role must include admin/ });
   t.throws(() => routeOptionsFor(op({ security: [{ SessionAuth: [] }], 'x-required-role': [] }), deps()), { message: /^someOperation: x-required-role must be one or a list/ });
 });
+
+test('a route whose handler waits by design gets that wait on top of the server\'s answer and socket deadlines; any other keeps them', (t) => {
+  const waiting = { ...app, config: { ...app.config, chatUpstreamTimeoutMs: 100_000, imagesWaitMs: 90_000 } } as unknown as App;
+  const timeoutOf = (operationId: string, over: Partial<RouteDeps> = {}) => routeOptionsFor(op({ operationId, method: 'post' }), deps({ app: waiting, ...over })).timeout;
+  // two providers' whole CHAT_UPSTREAM_TIMEOUT_MS (handlers/openai.ts chatWaitMs)
+  t.deepEqual(timeoutOf('createChatCompletion'), { server: 30_000 + 200_000, socket: 60_000 + 200_000 });
+  // IMAGES_WAIT_MS and the 20 s its images may take to read back
+  t.deepEqual(timeoutOf('createImage'), { server: 30_000 + 110_000, socket: 60_000 + 110_000 });
+  // a model submit's longest `Prefer: wait`, 60 s
+  const model = { operationId: 'canvas-v1-fast-text-to-image' } as unknown as RouteDeps['model'];
+  t.deepEqual(timeoutOf('canvas-v1-fast-text-to-image', { model }), { server: 90_000, socket: 120_000 });
+  t.is(timeoutOf('getBalance'), undefined, 'the server\'s own 30 s and 60 s (server.ts)');
+});

@@ -77,6 +77,12 @@ export interface ChatCallOptions {
   signal: AbortSignal;
   /** the longest wait for the provider's answer (non-stream), its first chunk, or the next chunk (stream) */
   timeoutMs: number;
+  /**
+   * the longest wait for an answer (non-stream) or a first chunk (stream) across the providers
+   * tried in turn: past it no other provider is tried, and the one being tried has only what is
+   * left of it; none when absent
+   */
+  totalMs?: number;
 }
 
 /** A provider's error answer as a ChatUpstreamError: its 4xx (but 408/429) are the input's fault, never failed over. */
@@ -94,8 +100,8 @@ async function refusal(res: Response, provider: ChatProvider): Promise<ChatUpstr
 }
 
 /** One POST to a provider, bounded by the timeout until its headers arrive. */
-async function post(provider: ChatProvider, body: Record<string, unknown>, opts: ChatCallOptions, timer: AbortController): Promise<Response> {
-  const signal = AbortSignal.any([opts.signal, timer.signal]);
+async function post(provider: ChatProvider, body: Record<string, unknown>, opts: ChatCallOptions, dog: Watchdog): Promise<Response> {
+  const signal = AbortSignal.any([opts.signal, dog.controller.signal]);
   try {
     return await fetch(joinUrl(provider.url, '/chat/completions'), {
       method: 'POST',
@@ -104,29 +110,54 @@ async function post(provider: ChatProvider, body: Record<string, unknown>, opts:
       signal,
     });
   } catch (err) {
-    throw aborted(opts, timer, provider) ?? providerError(provider, `the provider "${provider.name}" could not be reached${causeCode(err)}`, 'upstream_failed');
+    throw aborted(opts, dog, provider) ?? providerError(provider, `the provider "${provider.name}" could not be reached${causeCode(err)}`, 'upstream_failed');
   }
 }
 
-function aborted(opts: ChatCallOptions, timer: AbortController, provider: ChatProvider): ChatUpstreamError | undefined {
+function aborted(opts: ChatCallOptions, dog: Watchdog, provider: ChatProvider): ChatUpstreamError | undefined {
   if (opts.signal.aborted) return new ChatUpstreamError('the client closed the connection', 'cancelled');
-  if (timer.signal.aborted) return new ChatUpstreamError(`the provider "${provider.name}" did not answer within ${Math.round(opts.timeoutMs / 1000)} s`, 'upstream_timeout');
+  if (dog.controller.signal.aborted) return new ChatUpstreamError(`the provider "${provider.name}" did not answer within ${Math.max(1, Math.round(dog.limitMs / 1000))} s`, 'upstream_timeout');
   return undefined;
 }
 
-/** A timer that aborts its controller unless restarted in time. */
-function watchdog(ms: number): { controller: AbortController; restart(): void; stop(): void } {
+interface Watchdog {
+  controller: AbortController;
+  /** the wait now being timed */
+  limitMs: number;
+  restart(): void;
+  stop(): void;
+}
+
+/** A timer that aborts its controller unless restarted in time: `firstMs` at first, `ms` after each restart. */
+function watchdog(ms: number, firstMs = ms): Watchdog {
   const controller = new AbortController();
-  let t = setTimeout(() => controller.abort(), ms);
-  return {
+  let t = setTimeout(() => controller.abort(), firstMs);
+  const dog: Watchdog = {
     controller,
+    limitMs: firstMs,
     restart() {
       clearTimeout(t);
+      dog.limitMs = ms;
       t = setTimeout(() => controller.abort(), ms);
     },
     stop: () => clearTimeout(t),
   };
+  return dog;
 }
+
+/**
+ * The providers' attempts within opts.totalMs: each attempt's first wait, or undefined once the
+ * total has passed (the call then ends as timed out, with `last` if an attempt failed before).
+ */
+function attempts(opts: ChatCallOptions): () => number | undefined {
+  const until = opts.totalMs === undefined ? Infinity : performance.now() + opts.totalMs;
+  return () => {
+    const left = until - performance.now();
+    return left >= 1 ? Math.min(opts.timeoutMs, left) : undefined;
+  };
+}
+
+const outOfTime = (opts: ChatCallOptions) => new ChatUpstreamError(`no provider answered within ${Math.round((opts.totalMs ?? 0) / 1000)} s`, 'upstream_timeout');
 
 /**
  * A non-streamed completion: the first provider (in order) that answers; one that cannot be
@@ -134,16 +165,20 @@ function watchdog(ms: number): { controller: AbortController; restart(): void; s
  */
 export async function completeChat(providers: readonly ChatProvider[], body: Record<string, unknown>, opts: ChatCallOptions): Promise<{ provider: ChatProvider; body: Record<string, unknown> }> {
   let last: ChatUpstreamError | undefined;
+  const nextWait = attempts(opts);
   for (const provider of providers) {
-    const dog = watchdog(opts.timeoutMs);
+    const wait = nextWait();
+    // the call's time is up: the providers not tried yet are not
+    if (wait === undefined) throw last ?? outOfTime(opts);
+    const dog = watchdog(opts.timeoutMs, wait);
     try {
-      const res = await post(provider, { ...body, stream: false }, opts, dog.controller);
+      const res = await post(provider, { ...body, stream: false }, opts, dog);
       if (!res.ok) throw await refusal(res, provider);
       let answer: unknown;
       try {
         answer = await res.json();
       } catch (err) {
-        throw aborted(opts, dog.controller, provider) ?? providerError(provider, `the provider "${provider.name}" sent an answer that is not JSON`, 'upstream_failed');
+        throw aborted(opts, dog, provider) ?? providerError(provider, `the provider "${provider.name}" sent an answer that is not JSON`, 'upstream_failed');
       }
       if (!isRecord(answer) || !Array.isArray(answer.choices)) throw new ChatUpstreamError(`the provider "${provider.name}" sent no choices`, 'upstream_failed');
       return { provider, body: answer };
@@ -166,7 +201,7 @@ export interface ChatStream {
 }
 
 /** The `data:` payloads of an event stream, as they arrive. */
-async function* events(res: Response, provider: ChatProvider, opts: ChatCallOptions, dog: ReturnType<typeof watchdog>): AsyncGenerator<string, void, undefined> {
+async function* events(res: Response, provider: ChatProvider, opts: ChatCallOptions, dog: Watchdog): AsyncGenerator<string, void, undefined> {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -176,7 +211,7 @@ async function* events(res: Response, provider: ChatProvider, opts: ChatCallOpti
       try {
         read = await reader.read();
       } catch (err) {
-        throw aborted(opts, dog.controller, provider) ?? providerError(provider, `the provider "${provider.name}" broke off its stream${causeCode(err)}`, 'upstream_failed');
+        throw aborted(opts, dog, provider) ?? providerError(provider, `the provider "${provider.name}" broke off its stream${causeCode(err)}`, 'upstream_failed');
       }
       if (read.done) break;
       dog.restart();
@@ -196,7 +231,7 @@ async function* events(res: Response, provider: ChatProvider, opts: ChatCallOpti
   }
 }
 
-async function* chunksOf(first: IteratorResult<string, void>, rest: AsyncGenerator<string, void, undefined>, provider: ChatProvider, dog: ReturnType<typeof watchdog>): AsyncGenerator<Record<string, unknown>, void, undefined> {
+async function* chunksOf(first: IteratorResult<string, void>, rest: AsyncGenerator<string, void, undefined>, provider: ChatProvider, dog: Watchdog): AsyncGenerator<Record<string, unknown>, void, undefined> {
   try {
     let next = first;
     let done = false;
@@ -234,10 +269,14 @@ function parseChunk(data: string, provider: ChatProvider): Record<string, unknow
  */
 export async function streamChat(providers: readonly ChatProvider[], body: Record<string, unknown>, opts: ChatCallOptions): Promise<ChatStream> {
   let last: ChatUpstreamError | undefined;
+  const nextWait = attempts(opts);
   for (const provider of providers) {
-    const dog = watchdog(opts.timeoutMs);
+    const wait = nextWait();
+    // the call's time is up: the providers not tried yet are not
+    if (wait === undefined) throw last ?? outOfTime(opts);
+    const dog = watchdog(opts.timeoutMs, wait);
     try {
-      const res = await post(provider, { ...body, stream: true, stream_options: { include_usage: true } }, opts, dog.controller);
+      const res = await post(provider, { ...body, stream: true, stream_options: { include_usage: true } }, opts, dog);
       if (!res.ok || !res.body) throw await refusal(res, provider);
       const stream = events(res, provider, opts, dog);
       const first = await stream.next();

@@ -1,6 +1,8 @@
 // The chat adapter's failures are shown to the caller: they never carry the provider's key or
 // address, whatever the transport's own error says.
 import test from 'ava';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { completeChat, streamChat } from '../../../workers/adapters/openai-chat.ts';
 import type { ChatProvider } from '../../../workers/adapters/openai-chat.ts';
 import { freePort } from '../../helpers/processes.ts';
@@ -16,5 +18,30 @@ test('a provider that cannot be reached is named without its address or the cred
     t.regex(err!.message, /^the provider "self-hosted" could not be reached/);
     t.false(err!.message.includes('pa55word'));
     t.false(err!.message.includes(String(port)));
+  }
+});
+
+test('failover stops at the call\'s total wait: the provider being tried gets what is left of it, and later ones are not tried', async (t) => {
+  const seen: string[] = [];
+  const server = http.createServer((req) => {
+    seen.push(req.url ?? '');
+    // never answers
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const provider = (name: string): ChatProvider => ({ name, url: `${base}/${name}`, key: undefined, upstreamModel: 'm' });
+  const providers = [provider('first'), provider('second'), provider('third')];
+  for (const call of [completeChat, streamChat]) {
+    seen.length = 0;
+    const started = performance.now();
+    const err = await t.throwsAsync(call(providers, body, { ...opts(), timeoutMs: 600, totalMs: 900 }));
+    const took = performance.now() - started;
+    t.like(err, { code: 'upstream_timeout' });
+    t.deepEqual(seen, ['/first/chat/completions', '/second/chat/completions'], 'the third provider is not tried');
+    t.true(took >= 880 && took < 1_500, `gave up after ${Math.round(took)} ms, at the total, not two whole timeouts`);
   }
 });

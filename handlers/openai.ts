@@ -6,7 +6,7 @@
 import { PassThrough } from 'node:stream';
 import type { App } from '../lib/context.ts';
 import type { Config } from '../config.ts';
-import { EmbedRefusedError, OpenAIRouteError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
+import { BudgetExceededError, EmbedRefusedError, OpenAIRouteError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { countedTokens, usagePrice } from '../spec/pricing.ts';
 import type { HeldPrice } from '../spec/pricing.ts';
@@ -15,7 +15,7 @@ import type { NewPrediction } from '../db/predictions/record.ts';
 import { ChatUpstreamError, chatProviders, completeChat, streamChat } from '../workers/adapters/openai-chat.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { validatedInput } from './catalog.ts';
-import { priceFor, studioHides } from './admission.ts';
+import { alertsAfterSubmit, budgetRefused, priceFor, studioHides, walletAlertSettings } from './admission.ts';
 import { generate } from './generate.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import { embedInput } from './embeds.ts';
@@ -213,7 +213,19 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
     throw new EmbedRefusedError(402, 'embed_cost_cap_exceeded', `this call may cost up to ${price} credits, more than this embed code allows per call (${embed.maxCostPerRun}): ask for fewer max_tokens`);
   }
   const embedLimits = embed ? { embed: { codeId: embed.codeId, dailyCap: embed.dailyCap, monthlyCap: embed.monthlyCap, maxConcurrent: embed.maxConcurrent } } : {};
-  const outcome = await app.store.startInline({ p, now, limits: { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, keySpendLimited: caller.keySpendLimited === true, ...embedLimits });
+  // the paying wallet's hard monthly budget (402 budget_exceeded), checked with the hold, as on the model's own endpoint
+  const payer = p.payer ?? caller.owner;
+  const alerts = await walletAlertSettings(app, payer);
+  const hardBudget = alerts !== undefined && alerts.monthlyBudget !== null && alerts.monthlyBudgetHard;
+  const outcome = await app.store.startInline({
+    p, now, limits: { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount }, keySpendLimited: caller.keySpendLimited === true,
+    ...(hardBudget ? { hardBudget } : {}), ...embedLimits,
+  });
+  const afterwards = (work: Promise<void>) => { work.catch((err: unknown) => app.log.warn({ err, predictionId: id }, 'alerts: a crossing could not be checked')); };
+  if (!outcome.accepted && outcome.scope === 'budget') {
+    afterwards(budgetRefused(app, payer, outcome.limit, now));
+    throw new BudgetExceededError(price, outcome.limit);
+  }
   if (!outcome.accepted) {
     if (outcome.scope === 'embed-daily') throw new EmbedRefusedError(402, 'embed_daily_cap_reached', 'this embed code has reached its daily spending cap; try again tomorrow (UTC)');
     if (outcome.scope === 'embed-monthly') throw new EmbedRefusedError(402, 'embed_monthly_cap_reached', 'this embed code has reached its monthly spending cap');
@@ -221,6 +233,8 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
     throw new RateLimitedError(`${who} already has ${outcome.limit} unfinished predictions, the most it may have at once; retry when one finishes`, CONCURRENCY_RETRY_SECONDS);
   }
   app.metrics.predictions.inc({ model: model.operationId, outcome: 'submitted' });
+  // low balance, monthly budget, the key's soft limit: as after a submit, never failing the call
+  afterwards(alertsAfterSubmit(app, { payer, apiKeyId: caller.apiKeyId, now }));
 
   const upstreamBody: Record<string, unknown> = { messages: body.messages, max_tokens: maxTokens };
   for (const k of PASSED) if (body[k] !== undefined && body[k] !== null) upstreamBody[k] = body[k];

@@ -381,6 +381,21 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.deepEqual(await wallet(acct.userId), { balance: 1000, held: 0 });
   });
 
+  test.serial(`${db}: the paying wallet's hard monthly budget applies to chat calls: one that could take the month past it is 402 budget_exceeded, holding nothing`, async (t) => {
+    const acct = await account(t);
+    // each call below holds 1 credit (its tokens at lexi-v1's price, rounded up) and is charged 1
+    t.is((await callOperation(gw, 'updateAlertSettings', { as: acct.session, body: { monthly_budget: 1, monthly_budget_mode: 'hard' } })).status, 200);
+    const c = client(acct.liveKey);
+    const ask = () => c.chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }], max_tokens: 100 });
+    t.is((await ask()).choices[0]?.message.content, ANSWER);
+    const refused = await t.throwsAsync(ask(), { instanceOf: OpenAI.APIError });
+    t.is(refused?.status, 402);
+    t.like(refused?.error, { code: 'budget_exceeded' });
+    t.deepEqual(await wallet(acct.userId), { balance: 999, held: 0 });
+    t.is(fake.requests.filter((r) => r.max_tokens === 100).length, 1, 'the refused call never reached the provider');
+    await waitFor(async () => (await gw.app.db('alerts').where({ user_id: acct.userId, kind: 'monthly_budget' }).first()) !== undefined, { what: 'the budget alert' });
+  });
+
   test.serial(`${db}: an upstream that never answers is given up after CHAT_UPSTREAM_TIMEOUT_MS: 504 upstream_timeout, streamed or not, nothing charged`, async (t) => {
     const acct = await account(t);
     fake.mode = 'hang';

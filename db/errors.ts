@@ -40,14 +40,16 @@ export function isLockConflict(err: unknown): boolean {
 /**
  * A logged error (pino's serialized form) without the values its statement bound: mysql2 puts the
  * statement as it sent it, every value written in (a prompt, a webhook URL and its token, an
- * email), in `sql`; that is dropped here, in every error nested in it too. knex's message keeps the
- * statement's text with `?` in their place (compileSqlOnError off: db/knex.ts). Logs carry no body
- * and no link (docs/operating/security.md).
+ * email), in `sql`, and knex's own errors carry them as `bindings`; both are dropped here, in every
+ * error nested in it too. knex's message keeps the statement's text with `?` in their place
+ * (compileSqlOnError off: db/knex.ts). Logs carry no body and no link (docs/operating/security.md).
  */
 export function withoutBoundValues<T>(serialized: T, depth = 0): T {
   if (serialized === null || typeof serialized !== 'object' || depth > 4) return serialized;
   const e = serialized as Record<string, unknown>;
   delete e.sql;
+  // knex's own errors (a timeout acquiring a connection) carry the statement's values apart
+  delete e.bindings;
   for (const key of Object.keys(e)) {
     const v = e[key];
     if (Array.isArray(v)) for (const item of v) withoutBoundValues(item, depth + 1);

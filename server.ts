@@ -36,6 +36,9 @@ export function serverOptions(app: App): ServerOptions {
     },
     router: { stripTrailingSlash: true },
     load: { sampleInterval: 0 },
+    // hapi would also print a crashed handler's error, stack and all, to the console, past the
+    // app's logger and its serializers; plugins/responses.ts logs it once ("request failed")
+    debug: false,
   };
 }
 

@@ -1,6 +1,7 @@
 // Slow and malformed requests over real sockets (node:net): a body trickled in answers 408
 // after PAYLOAD_TIMEOUT_MS, logged below error; errors of Node's HTTP parser (malformed request
-// line, oversized headers) answer a JSON body; a body without Content-Type is 415.
+// line, oversized headers) answer a JSON body; a body without Content-Type is 415; a crashed
+// handler is logged by the app alone.
 // SQLite, in-process queue, a listening server on an ephemeral port.
 import test from 'ava';
 import net from 'node:net';
@@ -156,4 +157,26 @@ test('a request the server does not answer in time gets 503 saying it may still 
   t.is(body.detail, SERVER_TIMEOUT_DETAIL);
   t.regex(body.detail, /may still complete.*same Idempotency-Key/);
   t.true(lines.some((l) => l.level === 40 && l.msg.startsWith('no answer within the server timeout') && l.path === '/test/slow'));
+});
+
+test('a handler that crashes is logged once, as JSON on the app\'s logger, never by hapi on the console with its stack', async (t) => {
+  // a gateway of its own: the other tests check that nothing here logs an error
+  const own: Line[] = [];
+  const sink = new Writable({ write(chunk, _enc, done) { own.push(JSON.parse(String(chunk)) as Line); done(); } });
+  const crashing = await startGateway({ db: 'sqlite', queue: 'memory', log: pino({ level: 'info' }, sink) });
+  t.teardown(() => crashing.stop());
+  crashing.server.route({ method: 'GET', path: '/test-only/crash', handler: () => (undefined as unknown as { x: () => string }).x() });
+  const printed: unknown[][] = [];
+  const consoleError = console.error;
+  console.error = (...args: unknown[]) => { printed.push(args); };
+  let res;
+  try {
+    res = await crashing.server.inject('/test-only/crash');
+  } finally {
+    console.error = consoleError;
+  }
+  t.is(res.statusCode, 500);
+  t.deepEqual(JSON.parse(res.payload), { detail: 'internal server error', code: 'internal' });
+  t.deepEqual(printed, [], 'nothing printed to the console');
+  t.is(own.filter((l) => l.level >= 50 && l.msg === 'request failed').length, 1, 'the app logged it');
 });

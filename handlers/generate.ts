@@ -37,7 +37,7 @@ async function submitted(ctx: ModelContext, id: string, status: Submitted['statu
     urls: { get: `${base}/api/v1/predictions/${id}/result`, cancel: `${base}/app/cancel_prediction/${id}` },
     price,
   };
-  const wait = preferredWait(request.headers.prefer as string | string[] | undefined);
+  const wait = ctx.answerAtOnce ? undefined : preferredWait(request.headers.prefer as string | string[] | undefined);
   let applied = false;
   if (wait !== undefined && wait > 0) {
     // no database connection is held while waiting: each read borrows one from the pool

@@ -355,6 +355,8 @@ export const createImage: Handler<'createImage'> = async ({ app, caller, body, r
   const submitted = await generate({
     app, request, h, operationId: model.operationId as ModelContext['operationId'], params: {}, query: query.team_id === undefined ? {} : { team_id: query.team_id },
     body: validated, caller, model, ...(studio ? { studio } : {}),
+    // the wait is this route's own, below (a `Prefer: wait` would have answered the result instead of the id)
+    answerAtOnce: true,
   });
   const id = (submitted as { source?: { request_id?: string } }).source?.request_id;
   if (typeof id !== 'string') throw new Error('the submit answered no request id');

@@ -77,6 +77,8 @@ export interface ModelContext {
   model: ModelInfo;
   /** the whitelabel studio whose context the request is in (README "Whitelabel studios") */
   studio?: StudioContext;
+  /** the submit answers at once whatever the request's `Prefer: wait` (a caller that waits in its own way: POST /v1/images/generations) */
+  answerAtOnce?: boolean;
 }
 /** The submit answer; a handler returns it inside a hapi response to add the cost headers. */
 export type ModelHandler = (ctx: ModelContext) => Promise<ReplyOf<ModelOperationId> | ResponseObject>;

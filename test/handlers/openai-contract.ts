@@ -469,8 +469,13 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.regex(wrong!.message, /POST \/v1\/chat\/completions/);
     const sandbox = await client(acct.testKey).images.generate({ model: 'canvas-v1-fast-text-to-image', prompt: 'a lighthouse' });
     t.is(sandbox.data!.length, 1);
+    // a `Prefer: wait` is the model endpoint's; this route waits its own way and answers the same
+    const { data: preferred, response: preferredResponse } = await c.images.generate({ model: 'canvas-v1-fast-text-to-image', prompt: 'a lighthouse', response_format: 'url' }, { headers: { prefer: 'wait=5' } }).withResponse();
+    t.is(preferred.data!.length, 1);
+    t.is(preferredResponse.headers.get('preference-applied'), null);
     const charged = await wallet(acct.userId);
-    t.true(charged.balance < 1000 && charged.held === 0, 'the two live requests were charged, the sandbox one not');
+    t.true(charged.balance < 1000 && charged.held === 0, 'the three live requests were charged, the sandbox one not');
+    t.is(Number((await gw.app.db('predictions').where({ user_id: acct.userId, status: 'completed', is_test: false }).count({ n: '*' }))[0]!.n), 3);
   });
 
   test.serial(`${db}: the key's limits apply: past its requests per minute a call is 429 rate_limit_error with Retry-After, nothing held`, async (t) => {

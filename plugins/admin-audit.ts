@@ -96,9 +96,16 @@ async function pseudonymiseEmails(app: App, params: Record<string, unknown>): Pr
   return swap(params) as Record<string, unknown>;
 }
 
+/** The largest id the audit's target columns (unsigned INT, as every id column) hold. */
+const MAX_ID = 4_294_967_295;
+
+/**
+ * A target id, or null when no row can have it (out of the columns' range: a request naming
+ * team 2^32 is still audited, with what it sent in `params`, instead of its row failing to insert).
+ */
 function idOf(v: unknown): number | null {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
-  return Number.isSafeInteger(n) ? n : null;
+  return Number.isSafeInteger(n) && n >= 1 && n <= MAX_ID ? n : null;
 }
 
 export async function auditAdminCall(app: App, request: Request, operationId: string, roleOperation: boolean): Promise<void> {

@@ -150,6 +150,18 @@ test('team_id tops up and deducts the team wallet; the email must name a member'
   t.is(audit.length, 1);
 });
 
+test('a team id no team can have is audited too: the attempt is recorded, without a target team', async (t) => {
+  const s = as.billing.session;
+  for (const teamId of [4_294_967_296, 9_007_199_254_740_991]) {
+    const res = await gw.server.inject({ method: 'POST', url: `/auth/admin_topup?team_id=${teamId}`, headers: { authorization: `Bearer ${s}` }, payload: { email: target.email, amount: 1 } });
+    t.true(res.statusCode >= 400 && res.statusCode < 500, res.payload);
+    const rows = await gw.app.db('admin_audit').where({ action: 'adminTopup', actor_user_id: as.billing.userId, status: res.statusCode }).orderBy('id', 'desc').limit(1);
+    t.is(rows.length, 1, `the refused top-up for team ${teamId} is in the audit log`);
+    t.is(rows[0].target_team_id, null);
+    t.true(JSON.stringify(rows[0].params).includes(String(teamId)), 'what was sent is kept');
+  }
+});
+
 test('refunds: several partial ones, together at most the charge, each a ledger row naming the prediction; support is capped', async (t) => {
   const acct = await account(10_000);
   const { id, price } = await completedPrediction(acct);

@@ -1,5 +1,5 @@
-// One-time codes sent by email: six digits, stored as a SHA-256 digest bound to the account
-// and purpose, single use, with a bounded number of guesses per code. Mails can arrive out of
+// One-time codes sent by email: six digits, stored as an HMAC keyed by the gateway's key and
+// bound to the account and purpose, single use, with a bounded number of guesses per code. Mails can arrive out of
 // order, so the last OTP_KEPT unexpired codes per (account, purpose) stay valid until one of
 // them is used, which consumes them all. Every guess first claims an attempt on each live code
 // with a conditional UPDATE, so concurrent guesses cannot exceed any code's bound.
@@ -20,9 +20,22 @@ export function newOtpCode(): string {
   return crypto.randomInt(0, 1_000_000).toString().padStart(6, '0');
 }
 
-/** The digest is bound to the account and purpose, so a code never works for another account or route. */
-export function otpHash(userId: number, purpose: OtpPurpose, code: string): string {
-  return crypto.createHash('sha256').update(`mediagate-otp\0${purpose}\0${userId}\0${code}`, 'utf8').digest('hex');
+/**
+ * The digest stored for a code: bound to the account and purpose, so a code never works for
+ * another account or route, and keyed by a sub-key of ENCRYPTION_KEY. A plain hash of a code of
+ * a million values would give it back to anyone who reads the table (a backup, a replica) in a
+ * second; without the key, its digest says nothing of it.
+ */
+export function otpHash(key: Buffer, userId: number, purpose: OtpPurpose, code: string): string {
+  return crypto.createHmac('sha256', otpKey(key)).update(`${purpose}\0${userId}\0${code}`, 'utf8').digest('hex');
+}
+
+const otpKeys = new WeakMap<Buffer, Buffer>();
+/** The codes' key: a sub-key of ENCRYPTION_KEY, so one secret never serves two purposes. */
+function otpKey(key: Buffer): Buffer {
+  let k = otpKeys.get(key);
+  if (k === undefined) otpKeys.set(key, k = Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), 'mediagate one-time codes v1', 32)));
+  return k;
 }
 
 /**
@@ -50,8 +63,8 @@ function liveCodes(db: Db, userId: number, purpose: OtpPurpose, now: number): Pr
  * False for no code, an expired, used or locked code, or a wrong guess (which counts against
  * every live code). Pass a transaction to make the consumption part of the caller's unit of work.
  */
-export async function consumeOtp(db: Db, userId: number, purpose: OtpPurpose, code: string, now: number): Promise<boolean> {
-  const guess = Buffer.from(otpHash(userId, purpose, code), 'hex');
+export async function consumeOtp(db: Db, key: Buffer, userId: number, purpose: OtpPurpose, code: string, now: number): Promise<boolean> {
+  const guess = Buffer.from(otpHash(key, userId, purpose, code), 'hex');
   const live = (id: number) => db('otp_codes').where({ id }).whereNull('consumed_at').andWhere('expires_at', '>', now);
   let match: number | undefined;
   for (const row of await liveCodes(db, userId, purpose, now)) {

@@ -22,7 +22,7 @@ import { UnauthorizedError } from '../lib/errors.ts';
 export async function issueOtp(ctx: AuthContext, user: User, purpose: OtpPurpose): Promise<void> {
   const { app } = ctx;
   const code = newOtpCode();
-  await storeOtp(app.db, user.id, purpose, otpHash(user.id, purpose, code), app.clock());
+  await storeOtp(app.db, user.id, purpose, otpHash(app.encryptionKey, user.id, purpose, code), app.clock());
   // in a studio's context the mail carries the studio's name, never the gateway's
   sendInBackground(app, otpMail(user.email, code, purpose, ctx.request.app.studio?.name));
   audit(ctx, 'code_sent', { userId: user.id, purpose });
@@ -47,14 +47,14 @@ async function redeem(ctx: OperationContext<'loginOtp' | 'verifyOtp' | 'resetPas
   const { app } = ctx;
   const user = await findUserByEmail(app.db, email, ctx.studio?.id ?? null);
   if (!user) {
-    otpHash(0, purpose, code); // the digest a known account would cost
+    otpHash(app.encryptionKey, 0, purpose, code); // the digest a known account would cost
     ctx.audit.purpose = purpose;
     throw new UnauthorizedError(BAD_CODE);
   }
   const now = app.clock();
   let granted = false;
   const ok = await app.db.transaction(async (trx) => {
-    if (!(await consumeOtp(trx, user.id, purpose, code, now))) return false;
+    if (!(await consumeOtp(trx, app.encryptionKey, user.id, purpose, code, now))) return false;
     // Holding the code proves the mailbox: the address is verified from now on, and the
     // sign-up credit is granted (once per account, whatever races).
     granted = await verifyEmail(trx, user.id, app.config.signupCredit, now);

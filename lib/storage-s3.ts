@@ -54,14 +54,38 @@ export function parseStorageUrl(raw: string): Omit<S3StorageConfig, 'accessKeyId
   };
 }
 
+/** How long one S3 call may wait; the SDK's own defaults wait forever. */
+export interface S3Timeouts {
+  /** to open the connection (DNS and TLS included) */
+  connectionMs: number;
+  /** of silence on an open connection, no byte sent or received: a slow upload that moves is not cut */
+  idleMs: number;
+  /** tries of one call, the SDK's retries included (each gets both waits again) */
+  maxAttempts: number;
+}
+
+// A store that accepts the connection and never answers would otherwise hold a worker's save (its
+// prediction stays `processing`, its hold kept), an API request, or shutdown behind retention.
+// Worst case of one call: per attempt 5 s to connect, then 30 s of silence (the SDK starts
+// watching a wait of 6 s or more up to 3 s late, still within the 35 s), so 3 x 35 s plus the
+// SDK's backoff between attempts (under 0.2 s, 3 s after a throttling answer): under 2 minutes.
+// No whole-request limit (the SDK's requestTimeout): it would count an upload's transfer time too,
+// and cut a large output on a slow link.
+export const S3_TIMEOUTS: S3Timeouts = { connectionMs: 5_000, idleMs: 30_000, maxAttempts: 3 };
+
 /**
  * `localDir` keeps only temporary downloads (adapters write there before save() uploads them);
  * the sandbox's samples stay local files too (plugins/files.ts serves them from the repository).
+ * `timeouts`: the production S3_TIMEOUTS unless a test passes short ones.
  */
-export function createS3Storage(cfg: S3StorageConfig, localDir: string, publicUrl: string): Storage {
+export function createS3Storage(cfg: S3StorageConfig, localDir: string, publicUrl: string, timeouts: S3Timeouts = S3_TIMEOUTS): Storage {
   const client = new S3Client({
     region: cfg.region,
     forcePathStyle: cfg.forcePathStyle,
+    // A timed-out attempt fails with a TimeoutError, which the SDK retries up to maxAttempts (not
+    // an upload from a file: a stream cannot be sent again) and then throws like any store failure.
+    requestHandler: { connectionTimeout: timeouts.connectionMs, socketTimeout: timeouts.idleMs },
+    maxAttempts: timeouts.maxAttempts,
     ...(cfg.endpoint ? { endpoint: cfg.endpoint } : {}),
     ...(cfg.accessKeyId && cfg.secretAccessKey ? { credentials: { accessKeyId: cfg.accessKeyId, secretAccessKey: cfg.secretAccessKey } } : {}),
     // No checksum of an unknown body in presigned PUTs (the SDK would sign the empty body's CRC),
@@ -84,7 +108,13 @@ export function createS3Storage(cfg: S3StorageConfig, localDir: string, publicUr
       const key = `outputs/${predictionId}/${index}.${ext}`;
       if (file.path !== undefined) {
         const { size } = await fs.stat(file.path);
-        await client.send(new PutObjectCommand({ Bucket, Key: objectKey(key), Body: createReadStream(file.path), ContentLength: size, ContentType: file.contentType }));
+        const body = createReadStream(file.path);
+        try {
+          await client.send(new PutObjectCommand({ Bucket, Key: objectKey(key), Body: body, ContentLength: size, ContentType: file.contentType }));
+        } finally {
+          // a timed-out upload leaves its file half read, and open
+          body.destroy();
+        }
         await fs.rm(file.path, { force: true });
       } else {
         await client.send(new PutObjectCommand({ Bucket, Key: objectKey(key), Body: file.data, ContentType: file.contentType }));

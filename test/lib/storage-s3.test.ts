@@ -1,8 +1,14 @@
 // Outputs and uploads on S3-compatible storage (STORAGE_URL), against a real S3-compatible server
 // started here (s3rver, test/helpers/s3.ts), not a mock: the presigned upload flow, the gateway's
 // own size and type checks at registration, deleting an asset removes the object, and a prediction
-// whose output lands in the bucket is served from its URL (a redirect to a presigned GET).
+// whose output lands in the bucket is served from its URL (a redirect to a presigned GET). A store
+// that accepts connections and never answers is a plain TCP server: its calls fail in bounded time.
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import test from 'ava';
+import { createS3Storage } from '../../lib/storage-s3.ts';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
@@ -145,5 +151,59 @@ test('a store that does not answer is 503 to retry, never a 500; the asset stays
   } finally {
     await gw2.stop();
     await other.stop().catch(() => undefined);
+  }
+});
+
+/** What `p` came to within `ms`: its value, its error, or still pending. */
+async function within<T>(p: Promise<T>, ms: number): Promise<{ value: T } | { err: unknown } | 'pending'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'pending'>((resolve) => { timer = setTimeout(() => resolve('pending'), ms); });
+  try {
+    return await Promise.race([p.then((value) => ({ value }), (err: unknown) => ({ err })), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+test('a store that accepts the connection and never answers: save() and stat() fail in bounded time and let go of it', async (t) => {
+  const sockets = new Set<net.Socket>();
+  let accepted = 0;
+  // reads whatever it is sent, answers nothing
+  const silent = net.createServer((s) => {
+    accepted += 1;
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.resume();
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-s3-silent-'));
+  const timeouts = { connectionMs: 250, idleMs: 500, maxAttempts: 2 };
+  const storage = createS3Storage({
+    bucket: 'mediagate-test', prefix: '', endpoint: `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`,
+    region: 'us-east-1', forcePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER',
+  }, dir, 'http://gateway.test', timeouts);
+  // each attempt waits at most to connect, then idleMs of silence: a margin of three times that
+  const bound = 3 * timeouts.maxAttempts * (timeouts.connectionMs + timeouts.idleMs);
+  const calls: Array<[string, () => Promise<unknown>]> = [
+    ['save', () => storage.save('silent', 0, { data: new Uint8Array(PNG), contentType: 'image/png', extension: 'png' })],
+    ['stat', () => storage.stat('uploads/0123456789abcdef0123456789abcdef/x.png')],
+  ];
+  try {
+    for (const [what, call] of calls) {
+      accepted = 0;
+      const outcome = await within(call(), bound);
+      if (outcome === 'pending' || !('err' in outcome)) {
+        t.fail(`${what}: ${outcome === 'pending' ? `still pending after ${bound} ms` : 'answered'}`);
+        continue;
+      }
+      // an error like any other store failure's, which the callers handle (the API answers 503)
+      t.is((outcome.err as Error).name, 'TimeoutError', what);
+      t.is(accepted, timeouts.maxAttempts, `${what}: the SDK retried, up to maxAttempts`);
+      await waitFor(() => sockets.size === 0, { what: `${what}'s connections to be closed`, timeoutMs: bound });
+    }
+  } finally {
+    for (const s of sockets) s.destroy();
+    await new Promise((resolve) => silent.close(resolve));
+    await fs.rm(dir, { recursive: true, force: true });
   }
 });

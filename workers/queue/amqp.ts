@@ -20,6 +20,8 @@ export interface AmqpOptions {
   /** namespace of every exchange and queue, e.g. 'mediagate' */
   prefix: string;
   log?: QueueLog;
+  /** the longest a publish waits for its confirm (amqp/publisher.ts CONFIRM_TIMEOUT_MS by default) */
+  confirmTimeoutMs?: number;
 }
 
 const PING_TIMEOUT_MS = 5_000;
@@ -50,7 +52,7 @@ export async function connectAmqp(url: string, opts: AmqpOptions): Promise<Queue
       consumers.forget();
     },
   });
-  const publisher = amqpPublisher(connection, log);
+  const publisher = amqpPublisher(connection, log, opts.confirmTimeoutMs);
   const consumers = amqpConsumers({ prefix, log, connection, publisher, requireTopic });
   let closed: Promise<void> | null = null;
 

@@ -34,10 +34,10 @@ async function rawConnection(t: ExecutionContext): Promise<ChannelModel> {
   return conn;
 }
 
-async function open(t: ExecutionContext, specs: readonly TopicSpec[] = [jobs], url = AMQP_URL): Promise<Opened> {
+async function open(t: ExecutionContext, specs: readonly TopicSpec[] = [jobs], url = AMQP_URL, confirmTimeoutMs?: number): Promise<Opened> {
   const prefix = `${filePrefix}_${testCount++}`;
   const logs: string[] = [];
-  const queue = await connectAmqp(url, { prefix, log: (msg) => logs.push(msg) });
+  const queue = await connectAmqp(url, { prefix, log: (msg) => logs.push(msg), ...(confirmTimeoutMs === undefined ? {} : { confirmTimeoutMs }) });
   t.teardown(async () => {
     await queue.close();
     await deleteTopology(prefix, specs);
@@ -82,10 +82,16 @@ async function forceCloseFromBroker(prefix: string): Promise<void> {
   await run('rabbitmqctl', ['close_connection', pids[0] ?? '', 'test: forced close']);
 }
 
-/** A TCP relay to the broker that the test can cut, standing in for a network outage. */
-async function relay(t: ExecutionContext): Promise<{ url: string; cut: () => Promise<void>; restore: () => Promise<void> }> {
+/**
+ * A TCP relay to the broker that the test can cut, standing in for a network outage, or freeze:
+ * the client's bytes are held back (what a broker under a resource alarm does to a publishing
+ * connection: it stops reading it) while the broker's (heartbeats) still flow, until thawed.
+ */
+async function relay(t: ExecutionContext): Promise<{ url: string; cut: () => Promise<void>; restore: () => Promise<void>; freeze: () => void; thaw: () => void }> {
   const upstream = new URL(AMQP_URL);
   const sockets = new Set<net.Socket>();
+  let frozen = false;
+  const held: Array<() => void> = [];
   const server = net.createServer((client) => {
     const broker = net.connect(Number(upstream.port || 5672), upstream.hostname);
     for (const s of [client, broker]) {
@@ -97,7 +103,11 @@ async function relay(t: ExecutionContext): Promise<{ url: string; cut: () => Pro
         broker.destroy();
       });
     }
-    client.pipe(broker).pipe(client);
+    client.on('data', (b: Buffer) => {
+      if (frozen) held.push(() => broker.write(b));
+      else broker.write(b);
+    });
+    broker.pipe(client);
   });
   const listen = (port: number): Promise<void> =>
     new Promise((resolve, reject) => {
@@ -120,7 +130,13 @@ async function relay(t: ExecutionContext): Promise<{ url: string; cut: () => Pro
   t.teardown(cut);
   const url = new URL(AMQP_URL);
   url.host = `127.0.0.1:${port}`;
-  return { url: url.toString(), cut, restore: () => listen(port) };
+  const freeze = () => { frozen = true; };
+  const thaw = () => {
+    frozen = false;
+    for (const write of held.splice(0)) write();
+  };
+  t.teardown(thaw);
+  return { url: url.toString(), cut, restore: () => listen(port), freeze, thaw };
 }
 
 test('a published message is persistent JSON carrying its attempt and a unique id', async (t) => {
@@ -258,6 +274,18 @@ test('while the broker is unreachable publish and ping fail at once, and work re
   await waitFor(async () => queue.publish('jobs', { n: 2 }).then(() => true, () => false), { what: 'publishing works again' });
   await waitFor(() => seen.includes(2), { what: 'the consumer is re-created' });
   t.false(seen.includes(1));
+});
+
+test('a publish the broker does not confirm in time (it stopped reading) fails as unavailable; publishing works again once it reads', async (t) => {
+  const link = await relay(t);
+  const { queue } = await open(t, [jobs], link.url, 500);
+  await queue.publish('jobs', { n: 1 });
+  link.freeze();
+  const started = Date.now();
+  await t.throwsAsync(queue.publish('jobs', { n: 2 }), { instanceOf: QueueUnavailableError, message: /within 500 ms/ });
+  t.true(Date.now() - started >= 450, 'it waited for the confirm first');
+  link.thaw();
+  await waitFor(async () => queue.publish('jobs', { n: 3 }).then(() => true, () => false), { what: 'publishing works again' });
 });
 
 test('connecting to an unreachable broker fails with QueueUnavailableError', async (t) => {

@@ -1,7 +1,9 @@
 // Publishing with publisher confirms on one confirm channel per connection: a publish resolves once
 // the broker has the message (persisted, routed) and rejects with QueueUnavailableError otherwise.
 // The channel is reopened when it dies alone; backpressure holds later publishes while the socket
-// buffer drains.
+// buffer drains. A publish waits at most `confirmTimeoutMs` in all: a broker that stops reading
+// its socket (a resource alarm) keeps the connection up, heartbeats and all, and would otherwise
+// hold every publish, and everything waiting on one, until it reads again.
 
 import { randomUUID } from 'node:crypto';
 import type { ChannelModel, ConfirmChannel, Message } from 'amqplib';
@@ -23,7 +25,10 @@ export interface Publisher {
   publish(to: Route, content: Buffer, headers: Record<string, unknown>, correlationId: string): Promise<void>;
 }
 
-export function amqpPublisher(connection: AmqpConnection, log: QueueLog): Publisher {
+/** The longest a publish waits for room in the socket buffer and then its confirm, unless told otherwise. */
+export const CONFIRM_TIMEOUT_MS = 10_000;
+
+export function amqpPublisher(connection: AmqpConnection, log: QueueLog, confirmTimeoutMs = CONFIRM_TIMEOUT_MS): Publisher {
   // Confirms are matched by the callback amqplib keeps per delivery tag; this map only serves the
   // `return` listener, which identifies a message by its properties alone.
   const awaitingConfirm = new Map<string, (err: Error) => void>();
@@ -66,12 +71,32 @@ export function amqpPublisher(connection: AmqpConnection, log: QueueLog): Publis
     return ch;
   }
 
+  /** Resolves once the socket buffer has room; false if the deadline passed first. */
+  async function room(deadline: number): Promise<boolean> {
+    while (backpressure !== null) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([backpressure, new Promise<void>((resolve) => { timer = setTimeout(resolve, left); })]);
+      clearTimeout(timer);
+    }
+    return true;
+  }
+
   async function publish(to: Route, content: Buffer, headers: Record<string, unknown>, correlationId: string): Promise<void> {
-    while (backpressure !== null) await backpressure;
+    const deadline = Date.now() + confirmTimeoutMs;
+    if (!(await room(deadline))) throw unavailable(`no room to publish within ${confirmTimeoutMs} ms (the broker is not reading)`);
     const ch = publisher;
     if (ch === null) throw unavailable('not connected');
     const messageId = randomUUID();
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<void>((resolveConfirmed, rejectConfirmed) => {
+      // Past the deadline the publish fails as unconfirmed; the broker may still take the message
+      // (a caller that publishes again may then duplicate it, as after a lost confirm: never lose it).
+      const timer = setTimeout(() => {
+        if (awaitingConfirm.delete(messageId)) rejectConfirmed(unavailable(`message not confirmed within ${confirmTimeoutMs} ms`));
+      }, Math.max(1, deadline - Date.now()));
+      const resolve = () => { clearTimeout(timer); resolveConfirmed(); };
+      const reject = (err: Error) => { clearTimeout(timer); rejectConfirmed(err); };
       awaitingConfirm.set(messageId, reject);
       let hasRoom: boolean;
       try {

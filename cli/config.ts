@@ -1,5 +1,6 @@
 // The CLI's user configuration: the gateway's address and the API key `auth login` obtained, in
 // one JSON file readable by its owner only (mode 0600, in a 0700 directory).
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,13 +36,22 @@ export function readConfig(file: string): StoredConfig {
   }
 }
 
-/** Writes the file with mode 0600 from the start (never readable by others, not even for a moment). */
+/**
+ * Writes the file with mode 0600 from the start (never readable by others, not even for a moment),
+ * through a temporary file of an unguessable name that this call creates itself ('wx': a file or
+ * link already there, planted in a shared directory to receive the key, is refused, never written).
+ */
 export function writeConfig(file: string, config: StoredConfig): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
-  fs.chmodSync(tmp, 0o600);
-  fs.renameSync(tmp, file);
+  const tmp = `${file}.${crypto.randomBytes(8).toString('hex')}.tmp`;
+  try {
+    fs.writeFileSync(tmp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    fs.chmodSync(tmp, 0o600);
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') fs.rmSync(tmp, { force: true });
+    throw err;
+  }
 }
 
 export function removeConfig(file: string): void {

@@ -155,11 +155,18 @@ export async function listAlerts(db: Db, owner: Owner, limit: number): Promise<A
   return rows.map(alertFromRow);
 }
 
-/** A key's soft spend limit and its period (the key's hard limit's period, else a month). */
-export async function keySoftLimit(db: Db, keyId: number): Promise<{ amount: number; period: SpendPeriod } | undefined> {
-  const r = await db('api_keys').where('id', keyId).first('soft_spend_limit', 'spend_limit_period') as Record<string, unknown> | undefined;
+/**
+ * A key's soft spend limit, its period (the key's hard limit's period, else a month) and the key's
+ * owner: its user, or its team for a team key. The key's alert is that owner's, whichever wallet
+ * paid for the runs that crossed it (a studio's owner, a team through `team_id`).
+ */
+export async function keySoftLimit(db: Db, keyId: number): Promise<{ amount: number; period: SpendPeriod; owner: Owner } | undefined> {
+  const r = await db('api_keys').where('id', keyId).first('soft_spend_limit', 'spend_limit_period', 'user_id', 'team_id') as Record<string, unknown> | undefined;
   if (!r || r.soft_spend_limit === null || r.soft_spend_limit === undefined) return undefined;
-  return { amount: num(r.soft_spend_limit), period: r.spend_limit_period === 'day' ? 'day' : 'month' };
+  return {
+    amount: num(r.soft_spend_limit), period: r.spend_limit_period === 'day' ? 'day' : 'month',
+    owner: { userId: num(r.user_id), teamId: numOrNull(r.team_id ?? null) },
+  };
 }
 
 /** Who is mailed: the user, or a team's members whose role may add credit (owner, admin, billing). */

@@ -114,7 +114,8 @@ export async function priceFor(
 // Each alert whose line a submit crossed is recorded once (db/alerts.ts: recordCrossing) and sent
 // by email to the wallet's owner (a team's members who may add credit) and, when the wallet has an
 // alert webhook URL, as a signed webhook event (a delivery row that the delivery worker attempts
-// and retries like a prediction's).
+// and retries like a prediction's). A key's soft-limit alert goes the same ways to the key's owner
+// (its user, or its team for a team key), who is not always the wallet that paid.
 
 /** How long a process trusts what it read of a wallet's settings or a key's soft limit (another process's change applies within it). */
 const SETTINGS_TTL_MS = 5_000;
@@ -188,6 +189,8 @@ async function crossed(app: App, c: Crossing): Promise<void> {
 
 /**
  * After a submit was recorded (or refused by a hard budget): the alerts whose line it crossed.
+ * The wallet's alerts (low balance, monthly budget) are the payer's; the key's soft limit is the
+ * key's owner's (db/alerts.ts keySoftLimit), who may not be the payer.
  * Cheap when nothing is set: the settings come from this process's short cache. Runs after the
  * answer's work, never failing the submit: an error is logged.
  */
@@ -220,7 +223,9 @@ export async function alertsAfterSubmit(app: App, a: { payer: Owner; apiKeyId: n
     if (soft) {
       const spent = await keySpend(app.db, apiKeyId, soft.period, now);
       const period = soft.period === 'day' ? new Date(now).toISOString().slice(0, 10) : monthKey(now);
-      if (spent >= soft.amount) await crossed(app, { owner: payer, apiKeyId, subject: `k:${apiKeyId}`, kind: 'key_soft_limit', period, threshold: soft.amount, value: spent, now });
+      // the key's owner's alert (listed, mailed and sent to their webhook), not the paying wallet's:
+      // a studio's user's key paid by the studio's owner, a member's own key used with team_id
+      if (spent >= soft.amount) await crossed(app, { owner: soft.owner, apiKeyId, subject: `k:${apiKeyId}`, kind: 'key_soft_limit', period, threshold: soft.amount, value: spent, now });
     }
   }
 }

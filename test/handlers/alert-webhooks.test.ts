@@ -3,8 +3,9 @@
 // policy's 422); a crossing under concurrent submits sends exactly one mail and one signed event;
 // the delivery log lists it (event type, no prediction, the receiver's answer's excerpt) and
 // redelivery sends it again; the test alert; a top-up re-arms the low-balance alert; a team's
-// alert is signed with the team's secret and logged for the team; the sweeper publishes a lost
-// alert delivery; the log's pages skip nothing that shares a millisecond, on MariaDB and SQLite.
+// alert is signed with the team's secret and logged for the team; a key's soft-limit alert goes
+// to the key's owner (a studio's user, a member), not the wallet that paid; the sweeper publishes
+// a lost alert delivery; the log's pages skip nothing that shares a millisecond, on MariaDB and SQLite.
 import test from 'ava';
 import { Webhook } from 'standardwebhooks';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
@@ -57,8 +58,8 @@ async function receiver(respond?: Parameters<typeof startReceiver>[0]): Promise<
   return startReceiver(respond);
 }
 
-async function secretOf(g: TestGateway, as: string, teamId?: number): Promise<string> {
-  return (await callOperation<{ secret: string }>(g, 'getWebhookSecret', { as, ...(teamId === undefined ? {} : { query: { team_id: teamId } }) })).body.secret;
+async function secretOf(g: TestGateway, as: string, teamId?: number, headers: Record<string, string> = {}): Promise<string> {
+  return (await callOperation<{ secret: string }>(g, 'getWebhookSecret', { as, headers, ...(teamId === undefined ? {} : { query: { team_id: teamId } }) })).body.secret;
 }
 
 function verified(secret: string, r: Receiver['received'][number]): AlertEvent {
@@ -257,6 +258,86 @@ test('a team\'s alert goes to the team\'s webhook URL signed with the team\'s se
   const teamLog = await callOperation<Log>(gw, 'listWebhookDeliveries', { as: a.session, query: { team_id: teamId } });
   t.deepEqual(teamLog.body.items.map((i) => [i.id, i.event_type]), [[event.id, 'alert.low_balance']]);
   t.deepEqual((await log(gw, a)).body.items, []);
+});
+
+/** The mails with an alert subject sent to this user. */
+async function alertMailsOf(g: TestGateway, userId: number) {
+  const email = (await g.app.db('users').where({ id: userId }).first<{ email: string }>())!.email.toLowerCase();
+  return smtp.messages.filter((m) => m.to.includes(email) && /^Subject: mediagate: /m.test(m.raw));
+}
+
+test('owner_pays: a studio user\'s key soft limit alerts the studio user (list, mail, webhook), never the owner who paid', async (t) => {
+  const ownerHook = await receiver();
+  const userHook = await receiver();
+  t.teardown(() => Promise.all([ownerHook.close(), userHook.close()]));
+  const owner = await newAccount(gw, price * 100);
+  await setAlerts(gw, owner, { webhook_url: ownerHook.url });
+  const slug = `keyalert-${Date.now().toString(36)}`;
+  const created = await callOperation(gw, 'createStudio', { as: owner.session, body: { slug, name: 'Key alerts', allowed_models: [MODEL], payer_mode: 'owner_pays' } });
+  t.is(created.status, 201, created.raw.payload);
+  const inStudio = { 'x-whitelabel-studio': slug };
+  const email = `keyalert-${Date.now().toString(36)}@example.com`;
+  const password = 'correct horse battery';
+  const reg = await gw.server.inject({ method: 'POST', url: '/auth/register', headers: inStudio, payload: { email, password } });
+  t.is(reg.statusCode, 201, reg.payload);
+  const userId = (reg.result as { id: number }).id;
+  const session = ((await gw.server.inject({ method: 'POST', url: '/auth/login', headers: inStudio, payload: { email, password } })).result as { access_token: string }).access_token;
+  const key = (await callOperation<{ id: number; key: string }>(gw, 'createApiKey', { as: session, headers: inStudio, body: { name: 'end user project', is_test: false } })).body;
+  t.is((await callOperation(gw, 'updateApiKey', { as: session, headers: inStudio, params: { key_id: key.id }, body: { soft_spend_limit: 1 } })).status, 200);
+  t.is((await callOperation(gw, 'updateAlertSettings', { as: session, headers: inStudio, body: { webhook_url: userHook.url } })).status, 200);
+
+  const res = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': key.key, ...inStudio }, payload: BODY });
+  t.is(res.statusCode, 200, res.payload);
+  // the owner's wallet paid
+  t.is((await gw.app.db('credit_transactions').where({ kind: 'hold', user_id: owner.userId }).whereNotNull('prediction_id')).length, 1);
+  const [row] = await waitFor(async () => {
+    const rows = await gw.app.db('alerts').where({ kind: 'key_soft_limit', api_key_id: key.id });
+    return rows.length ? rows : undefined;
+  }, { what: 'the key\'s alert' });
+  t.deepEqual([Number(row.user_id), row.team_id], [userId, null], 'the alert is the key owner\'s, not the paying owner\'s');
+
+  const mine = await callOperation<{ items: Array<{ kind: string; api_key_id: number | null }> }>(gw, 'listAlerts', { as: session, headers: inStudio });
+  t.deepEqual(mine.body.items.map((i) => [i.kind, i.api_key_id]), [['key_soft_limit', key.id]]);
+  t.deepEqual((await callOperation<{ items: unknown[] }>(gw, 'listAlerts', { as: owner.session })).body.items, []);
+  await waitFor(() => userHook.received.length === 1, { what: 'the end user\'s alert event' });
+  const event = verified(await secretOf(gw, session, undefined, inStudio), userHook.received[0]!);
+  t.like(event, { type: 'alert.key_soft_limit', team_id: null });
+  t.is(event.alert.kind, 'key_soft_limit');
+  await waitFor(async () => (await alertMailsOf(gw, userId)).length === 1, { what: 'the end user\'s mail' });
+  t.regex((await alertMailsOf(gw, userId))[0]!.raw, /^Subject: mediagate: API key spend alert/m);
+  t.is(ownerHook.received.length, 0);
+  t.deepEqual(await alertMailsOf(gw, owner.userId), []);
+  t.is((await gw.app.db('alert_deliveries').where({ user_id: owner.userId })).length, 0);
+});
+
+test('a member\'s own key used with team_id: the key\'s soft limit alerts the member, the team wallet that paid gets nothing', async (t) => {
+  const teamHook = await receiver();
+  const memberHook = await receiver();
+  t.teardown(() => Promise.all([teamHook.close(), memberHook.close()]));
+  const lead = await newAccount(gw, 0);
+  const member = await newAccount(gw, 0);
+  const teamId = (await callOperation<{ id: number }>(gw, 'createTeam', { as: lead.session, body: { name: 'paying team' } })).body.id;
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: member.userId, role: 'developer', created_at: Date.now() });
+  await gw.app.db.transaction((trx) => creditTeam(trx, teamId, lead.userId, price * 10, 'topup', 'test credit', Date.now()));
+  await setAlerts(gw, lead, { webhook_url: teamHook.url }, teamId);
+  await setAlerts(gw, member, { webhook_url: memberHook.url });
+  const key = (await callOperation<{ id: number; key: string }>(gw, 'createApiKey', { as: member.session, body: { name: 'member own', is_test: false } })).body;
+  t.is((await callOperation(gw, 'updateApiKey', { as: member.session, params: { key_id: key.id }, body: { soft_spend_limit: 1 } })).status, 200);
+
+  const res = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}?team_id=${teamId}`, headers: { 'x-api-key': key.key }, payload: BODY });
+  t.is(res.statusCode, 200, res.payload);
+  const [row] = await waitFor(async () => {
+    const rows = await gw.app.db('alerts').where({ kind: 'key_soft_limit', api_key_id: key.id });
+    return rows.length ? rows : undefined;
+  }, { what: 'the key\'s alert' });
+  t.deepEqual([Number(row.user_id), row.team_id], [member.userId, null], 'the member\'s alert, not the team\'s');
+  t.deepEqual((await callOperation<{ items: Array<{ api_key_id: number | null }> }>(gw, 'listAlerts', { as: member.session })).body.items.map((i) => i.api_key_id), [key.id]);
+  t.deepEqual((await callOperation<{ items: unknown[] }>(gw, 'listAlerts', { as: lead.session, query: { team_id: teamId } })).body.items, []);
+  await waitFor(() => memberHook.received.length === 1, { what: 'the member\'s alert event' });
+  t.like(verified(await secretOf(gw, member.session), memberHook.received[0]!), { type: 'alert.key_soft_limit', team_id: null });
+  await waitFor(async () => (await alertMailsOf(gw, member.userId)).length === 1, { what: 'the member\'s mail' });
+  t.is(teamHook.received.length, 0);
+  t.deepEqual(await alertMailsOf(gw, lead.userId), []);
 });
 
 test('an alert delivery whose message was lost is published again by the sweeper and delivered', async (t) => {

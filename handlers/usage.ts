@@ -36,7 +36,8 @@ export const getUsage: Handler<'getUsage'> = async ({ app, caller, query }) => {
   const { rows, totals } = await usage(app.db, { fromDay, toDay, dims, owner: caller.owner, sandboxOnly: caller.isTest === true });
   let shown: UsageRow[] = rows;
   if (dims.includes('api_key')) {
-    const names = await keyNames(app.db, [...new Set(rows.map((r) => r.api_key_id).filter((id): id is number => typeof id === 'number'))]);
+    // the owner's own runs' keys only: others' runs it paid for (a studio's users) are one `other_callers` row with no key
+    const names = await keyNames(app.db, caller.owner, [...new Set(rows.map((r) => r.api_key_id).filter((id): id is number => typeof id === 'number'))]);
     shown = rows.map((r) => ({ ...r, api_key_name: r.api_key_id == null ? null : names.get(r.api_key_id) ?? null }));
   }
   return { from: dayString(fromDay), to: dayString(toDay), group_by: dims, unit: 'credit' as const, rows: shown, totals };

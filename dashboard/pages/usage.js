@@ -123,7 +123,7 @@ export function Usage() {
     const { totals } = byDayModel;
     const stacked = spendByDayAndModel(byDayModel.rows, byDayModel.from, byDayModel.to);
     const keys = byKey.rows.filter((r) => r.spend !== 0);
-    const keyLabels = keys.map((r) => r.api_key_id === null ? 'No key (dashboard, embeds, OAuth)' : r.api_key_name ?? `key ${r.api_key_id}`);
+    const keyLabels = keys.map((r) => r.other_callers ? 'Others you paid for (your studios\' users)' : r.api_key_id === null ? 'No key (dashboard, embeds, OAuth)' : r.api_key_name ?? `key ${r.api_key_id}`);
     content = html`
       <section class="cards">
         <div class="card"><h2>Spend</h2><p class="figure" data-testid="usage-spend" data-spend=${totals.spend}>${credits(totals.spend)}</p>

@@ -1,7 +1,8 @@
 // Whitelabel studios (README "Whitelabel studios") against real MariaDB and RabbitMQ, with a
 // worker: management routes, the studio context (header, Host, 404/403), end users signing up and
 // in within a studio, the catalog filter, studio prices in quote and charge, owner_pays and
-// end_user_pays (two ledger rows, exact under concurrent submits), run history and usage.
+// end_user_pays (two ledger rows, exact under concurrent submits), run history and usage (an
+// owner_pays owner's usage by key never names its users' keys).
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
@@ -341,6 +342,45 @@ test('owner_pays: the studio\'s runs count against its owner\'s monthly budget, 
   const now = gw.app.clock();
   t.is(await monthSpend(gw.app.db, { userId: owner.userId, teamId: null }, now), list * 2, "the owner's month holds what it paid for");
   t.is(await monthSpend(gw.app.db, { userId: user.userId, teamId: null }, now), 0, 'the end user paid nothing');
+});
+
+test('owner_pays: the owner\'s usage by key shows its users\' runs as one other_callers row, never their keys\' ids or names, and the totals stay the ledger\'s', async (t) => {
+  const owner = await newAccount(gw, 100_000);
+  const list = await listPrice();
+  const studio = await createStudio({ payer_mode: 'owner_pays', markup_percent: 50 }, owner.session);
+  const user = await studioUser(studio.slug, 0);
+  const userKey = await gw.app.db('api_keys').where({ user_id: user.userId, is_test: false }).first<{ id: number }>('id');
+  const renamed = await callOperation(gw, 'updateApiKey', { as: user.session, headers: inStudio(studio.slug), params: { key_id: userKey.id }, body: { name: 'enduser-secret-project-key' } });
+  t.is(renamed.status, 200, renamed.raw.payload);
+  const ids: string[] = [];
+  // two runs of the end user (paid by the owner), one of the owner's own key
+  for (const [key, slug] of [[user.liveKey, studio.slug], [user.liveKey, studio.slug], [owner.liveKey, null]] as const) {
+    const res = await submit(key, slug);
+    t.is(res.statusCode, 200, res.payload);
+    ids.push(json(res).request_id as string);
+  }
+  for (const id of ids) t.is(await finished(id), 'completed');
+  await waitFor(async () => (await gw.app.db('credit_transactions').whereIn('prediction_id', ids).where('kind', 'prediction')).length === 3);
+  const ledger = -Number((await gw.app.db('credit_transactions').where({ user_id: owner.userId }).whereNull('team_id').whereIn('kind', ['prediction', 'refund']).sum({ s: 'amount' }).first())?.s ?? 0);
+  t.is(ledger, list * 3);
+
+  type Row = { api_key_id: number | null; api_key_name: string | null; other_callers?: boolean; source?: string; runs: number; spend: number };
+  const usage = await callOperation<{ rows: Row[]; totals: { runs: number; spend: number } }>(gw, 'getUsage', { as: owner.session, query: { group_by: 'api_key' } });
+  t.is(usage.status, 200, usage.raw.payload);
+  const ownKeyId = (await gw.app.db('api_keys').where({ user_id: owner.userId, is_test: false, name: 'live' }).first<{ id: number }>('id')).id;
+  t.deepEqual(usage.body.rows.map((r) => [r.api_key_id, r.api_key_name, r.other_callers, r.runs, r.spend]), [
+    [ownKeyId, 'live', false, 1, list],
+    [null, null, true, 0, list * 2],
+  ]);
+  t.false(usage.raw.payload.includes('enduser-secret-project-key'));
+  t.deepEqual([usage.body.totals.runs, usage.body.totals.spend], [1, ledger]);
+  // with a second group too: the others' row is by source, still with no key
+  const bySource = await callOperation<{ rows: Row[]; totals: { spend: number } }>(gw, 'getUsage', { as: owner.session, query: { group_by: 'api_key,source' } });
+  t.deepEqual(bySource.body.rows.map((r) => [r.api_key_id, r.other_callers, r.source, r.spend]), [[ownKeyId, false, 'api', list], [null, true, 'studio', list * 2]]);
+  t.is(bySource.body.totals.spend, ledger);
+  // the end user sees its own key and runs, and no spend (it paid nothing)
+  const mine = await callOperation<{ rows: Row[] }>(gw, 'getUsage', { as: user.session, headers: inStudio(studio.slug), query: { group_by: 'api_key' } });
+  t.deepEqual(mine.body.rows.map((r) => [r.api_key_id, r.api_key_name, r.other_callers, r.runs, r.spend]), [[userKey.id, 'enduser-secret-project-key', false, 2, 0]]);
 });
 
 test('a cancelled studio run is released to the wallet that held it and credits no markup', async (t) => {

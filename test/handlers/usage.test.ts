@@ -1,7 +1,8 @@
 // Usage (GET /app/usage, GET /auth/admin_usage) on MariaDB: thousands of runs and their ledger
 // rows inserted in bulk, then every grouping's sums equal the ledger's charges less refunds and
 // the counted predictions; another account's rows never show; a team's usage; a sandbox key's;
-// the admin view across accounts. The app clock is fixed, so "today" is known.
+// the admin view across accounts; by key, a wallet never names the keys of others' runs it paid
+// for. The app clock is fixed, so "today" is known.
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
@@ -153,4 +154,38 @@ test.serial('the admin view sums every account by day, model and provider; only 
   t.deepEqual([...new Set(r.body.rows.map((x) => x.provider))], [null, 'acme']);
   t.is((await callOperation(gw, 'adminUsage', { as: a.session, query: { from, to } })).status, 403);
   t.is((await callOperation(gw, 'adminUsage', { as: a.liveKey, query: { from, to } })).status, 403);
+});
+
+test.serial('by key: a team names its members\' keys that ran for it; the runs it paid for others are one other_callers row with no key', async (t) => {
+  const lead = await newAccount(gw, 0);
+  const other = await newAccount(gw, 0);
+  const leadKey = Number((await gw.app.db('api_keys').where({ user_id: lead.userId, is_test: false }).first()).id);
+  const otherKey = Number((await gw.app.db('api_keys').where({ user_id: other.userId, is_test: false }).first()).id);
+  await gw.app.db('api_keys').where({ id: otherKey }).update({ name: 'someone-elses-secret-key' });
+  const team = (await callOperation<{ id: number }>(gw, 'createTeam', { as: lead.session, body: { name: 'paying-team' } })).body.id;
+  const at = NOW - 3_600_000;
+  const run = (userId: number, teamId: number | null, keyId: number, price: number, payer?: { payer_user_id: number; payer_team_id: number }) => ({
+    id: newPredictionId(at + price), user_id: userId, team_id: teamId, api_key_id: keyId, model: MODELS[0], status: 'completed', is_test: false,
+    input: '{}', price, source: payer ? 'studio' : 'api', created_at: at, updated_at: at, ...payer,
+  });
+  // the lead's own key used with team_id (the team's run), and another's run the team paid for (an owner_pays studio of the team)
+  const own = run(lead.userId, team, leadKey, 10);
+  const others = run(other.userId, null, otherKey, 7, { payer_user_id: lead.userId, payer_team_id: team });
+  await gw.app.db('predictions').insert([own, others]);
+  const charge = (p: { id: string; price: number }) => ({
+    user_id: lead.userId, team_id: team, kind: 'prediction', amount: -p.price, held_change: 0, prediction_id: p.id, ref: '', description: 'seed', balance_after: 0, held_after: 0, created_at: at + 1000,
+  });
+  await gw.app.db('credit_transactions').insert([charge(own), charge(others)]);
+  const day = '2026-11-29';
+  type Row = { api_key_id: number | null; api_key_name: string | null; other_callers: boolean; runs: number; spend: number; day?: string };
+  const r = await callOperation<{ rows: Row[]; totals: { runs: number; spend: number } }>(gw, 'getUsage', { as: lead.session, query: { from: day, to: day, team_id: team, group_by: 'api_key' } });
+  t.is(r.status, 200, r.raw.payload);
+  t.deepEqual(r.body.rows.map((x) => [x.api_key_id, x.api_key_name, x.other_callers, x.runs, x.spend]), [[leadKey, 'live', false, 1, 10], [null, null, true, 0, 7]]);
+  t.deepEqual([r.body.totals.runs, r.body.totals.spend], [1, 17]);
+  t.false(r.raw.payload.includes('someone-elses-secret-key'));
+  const byDay = await callOperation<{ rows: Row[] }>(gw, 'getUsage', { as: lead.session, query: { from: day, to: day, team_id: team, group_by: 'day,api_key' } });
+  t.deepEqual(byDay.body.rows.map((x) => [x.day, x.api_key_id, x.other_callers, x.spend]), [[day, leadKey, false, 10], [day, null, true, 7]]);
+  // the other account sees its own key and run, and none of the team's spend
+  const mine = await callOperation<{ rows: Row[] }>(gw, 'getUsage', { as: other.session, query: { from: day, to: day, group_by: 'api_key' } });
+  t.deepEqual(mine.body.rows.map((x) => [x.api_key_id, x.api_key_name, x.other_callers, x.runs, x.spend]), [[otherKey, 'someone-elses-secret-key', false, 1, 0]]);
 });

@@ -6383,10 +6383,12 @@ export interface components {
             day?: string;
             /** @description The model's slug (grouped by `model`). */
             model?: string;
-            /** @description The API key that submitted (grouped by `api_key`); null for the dashboard, embed codes and OAuth tokens. */
+            /** @description The API key that submitted (grouped by `api_key`); null for the dashboard, embed codes and OAuth tokens, and on the `other_callers` row. */
             api_key_id?: number | null;
             /** @description That key's name; null when there is no key. */
             api_key_name?: string | null;
+            /** @description Grouped by `api_key`: true on the row of the runs your wallet paid for that others made (the users of your `owner_pays` studios), whatever key or sign-in they used; their keys are not shown. Its spend counts in the totals. */
+            other_callers?: boolean;
             /** @description Where the runs came from (grouped by `source`): api, dashboard, embed, agent_embed or studio. */
             source?: string;
             /** @description The upstream provider that ran them (admin view, grouped by `provider`); null for local models. */

@@ -7,6 +7,7 @@
 //   priceFor             THE price function, the quote's (handlers/catalog.ts) and the hold's
 //   walletAlertSettings  the paying wallet's alert settings (its hard monthly budget is checked in the hold)
 //   alertsAfterSubmit, budgetRefused   the alerts a submit crossed, after its answer's work
+//   paysOwnWallet        whether the payer is the caller's own wallet (a refusal names its budget only then)
 //   forgetWalletAlertSettings, forgetKeySoftLimit   the settings cache forgets a change made in this process
 //   preferredWait        the `Prefer: wait` of the submit answer (README "Following a prediction")
 // The per-minute generation limits are counted before the handler, by the route bridge's
@@ -228,6 +229,18 @@ export async function alertsAfterSubmit(app: App, a: { payer: Owner; apiKeyId: n
       if (spent >= soft.amount) await crossed(app, { owner: soft.owner, apiKeyId, subject: `k:${apiKeyId}`, kind: 'key_soft_limit', period, threshold: soft.amount, value: spent, now });
     }
   }
+}
+
+/**
+ * Whether the wallet that pays is the caller's own (its account, or the team it acts for with a
+ * team key or team_id): not a studio owner's paying for its user (owner_pays), nor an embed code's
+ * owner paying for a visitor. Only the caller's own wallet's figures (its budget) are told in a refusal.
+ */
+export function paysOwnWallet(caller: Pick<Caller, 'embed'> & { owner: Owner }, payer: Owner): boolean {
+  if (caller.embed) return false;
+  return payer.teamId === null
+    ? caller.owner.teamId === null && caller.owner.userId === payer.userId
+    : caller.owner.teamId === payer.teamId;
 }
 
 /** A hard budget refused a submit: the budget's alert for the month (once), whatever the spend read now. */

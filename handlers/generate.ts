@@ -2,7 +2,7 @@
 import { BudgetExceededError, EmbedRefusedError, MaxCostExceededError, NotFoundError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import { generationLimits } from './policies.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
-import { alertsAfterSubmit, budgetRefused, preferredWait, priceFor, refuseUnservable, resolveInputLoras, studioHides, walletAlertSettings } from './admission.ts';
+import { alertsAfterSubmit, budgetRefused, paysOwnWallet, preferredWait, priceFor, refuseUnservable, resolveInputLoras, studioHides, walletAlertSettings } from './admission.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { newPredictionId, providerMetadataOf } from '../db/predictions/record.ts';
@@ -176,7 +176,8 @@ export const generate: ModelHandler = async (ctx) => {
   const afterwards = (work: Promise<void>) => { work.catch((err: unknown) => app.log.warn({ err, requestId }, 'alerts: a crossing could not be checked')); };
   if (!outcome.accepted && outcome.scope === 'budget') {
     afterwards(budgetRefused(app, payer, outcome.limit, now));
-    throw new BudgetExceededError(price, outcome.limit);
+    // the budget and the arithmetic only to the wallet's own caller, not a studio's user or an embed's visitor
+    throw new BudgetExceededError(paysOwnWallet(caller, payer) ? { price, budget: outcome.limit } : null);
   }
   if (!outcome.accepted && outcome.scope === 'embed-daily') throw new EmbedRefusedError(402, 'embed_daily_cap_reached', 'this embed code has reached its daily spending cap; try again tomorrow (UTC)');
   if (!outcome.accepted && outcome.scope === 'embed-monthly') throw new EmbedRefusedError(402, 'embed_monthly_cap_reached', 'this embed code has reached its monthly spending cap');

@@ -15,7 +15,7 @@ import type { NewPrediction } from '../db/predictions/record.ts';
 import { ChatUpstreamError, chatProviders, completeChat, streamChat } from '../workers/adapters/openai-chat.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { validatedInput } from './catalog.ts';
-import { alertsAfterSubmit, budgetRefused, priceFor, studioHides, walletAlertSettings } from './admission.ts';
+import { alertsAfterSubmit, budgetRefused, paysOwnWallet, priceFor, studioHides, walletAlertSettings } from './admission.ts';
 import { generate } from './generate.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import { embedInput } from './embeds.ts';
@@ -224,7 +224,8 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
   const afterwards = (work: Promise<void>) => { work.catch((err: unknown) => app.log.warn({ err, predictionId: id }, 'alerts: a crossing could not be checked')); };
   if (!outcome.accepted && outcome.scope === 'budget') {
     afterwards(budgetRefused(app, payer, outcome.limit, now));
-    throw new BudgetExceededError(price, outcome.limit);
+    // the budget and the arithmetic only to the wallet's own caller, not a studio's user or an embed's visitor
+    throw new BudgetExceededError(paysOwnWallet(caller, payer) ? { price, budget: outcome.limit } : null);
   }
   if (!outcome.accepted) {
     if (outcome.scope === 'embed-daily') throw new EmbedRefusedError(402, 'embed_daily_cap_reached', 'this embed code has reached its daily spending cap; try again tomorrow (UTC)');

@@ -18,7 +18,7 @@ export const ERRORS = {
   api_key_expired: { status: [401], meaning: 'an API key used after the `expires_at` set on it' },
   insufficient_credit: { status: [402], meaning: "the paying wallet cannot cover the request's price; `detail` names the price, never the balance" },
   key_spend_limit_exceeded: { status: [402], meaning: "the submitting API key's spend limit for its day or month (UTC) cannot cover the price" },
-  budget_exceeded: { status: [402], meaning: "the price would take the paying wallet's credits committed this UTC month past its hard monthly budget (set with `PUT /app/alert_settings`); `detail` names the budget, and nothing was held" },
+  budget_exceeded: { status: [402], meaning: "the price would take the paying wallet's credits committed this UTC month past its hard monthly budget (set with `PUT /app/alert_settings`); `detail` names the price and the budget when the wallet is the caller's own; to a user of an `owner_pays` studio or an embed code's visitor it says only that the account that pays has reached its monthly budget. Nothing was held" },
   max_cost_exceeded: { status: [402], meaning: 'the price of a model submit is above the most the request said it would pay (`Max-Cost` header or `max_cost` query parameter); `detail` and `X-Cost` give the price, and nothing was held' },
   forbidden: { status: [403], meaning: 'the credential is valid but not allowed: an IP-restricted key used from another address, a team role without the permission, a credential asking for more than it holds, registration closed to this address' },
   insufficient_scope: { status: [403], meaning: "an OAuth access token without the operation's scope; `WWW-Authenticate` names the scope" },
@@ -139,12 +139,18 @@ export class KeySpendLimitError extends DomainError {
   readonly code = 'key_spend_limit_exceeded';
 }
 
-/** A submit past the paying wallet's hard monthly budget: nothing was held. */
+/**
+ * A submit past the paying wallet's hard monthly budget: nothing was held. `detail` (the price and
+ * the budget) only when the wallet is the caller's own: a studio's user whose owner pays, or an
+ * embed code's visitor, learns that the paying account reached its budget, never the budget.
+ */
 export class BudgetExceededError extends DomainError {
   readonly status = 402;
   readonly code = 'budget_exceeded';
-  constructor(price: number, budget: number) {
-    super(`this request costs ${price} credits, which would take this month's spend past the monthly budget of ${budget} credits; nothing was held`);
+  constructor(detail: { price: number; budget: number } | null) {
+    super(detail
+      ? `this request costs ${detail.price} credits, which would take this month's spend past the monthly budget of ${detail.budget} credits; nothing was held`
+      : 'the account that pays for this request has reached its monthly budget, so it cannot run now; nothing was held');
   }
 }
 

@@ -1,6 +1,7 @@
 // Embed codes and agent embed codes (README "Embeds") against real MariaDB and RabbitMQ, with a
 // worker: management routes, origins, what a code may call, input rules, visitors, spend caps
-// (exact under concurrent submits), the per-address rate limit, revocation, CORS.
+// (exact under concurrent submits), the owner's hard budget (its figure never told to a visitor),
+// the per-address rate limit, revocation, CORS.
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
@@ -274,6 +275,25 @@ test('spend caps: per run, daily (exact under concurrent submits) and monthly ar
   const over = await submit(monthly.code, { origin: null });
   t.is(over.statusCode, 402);
   t.is(json(over).code, 'embed_monthly_cap_reached');
+});
+
+test('the owner\'s hard monthly budget refuses a visitor with 402 budget_exceeded that never tells the budget; the owner\'s own submit is told it', async (t) => {
+  const payer = await newAccount(gw, 100_000);
+  const budget = 7;
+  t.is((await callOperation(gw, 'updateAlertSettings', { as: payer.session, body: { monthly_budget: budget, monthly_budget_mode: 'hard' } })).status, 200);
+  const { code } = await createCode({}, payer.session);
+  // the first run (5 credits) fits, the second would go past 7
+  t.is((await submit(code, { origin: null })).statusCode, 200);
+  const refused = await submit(code, { origin: null });
+  t.is(refused.statusCode, 402, refused.payload);
+  t.is(json(refused).code, 'budget_exceeded');
+  const detail = String(json(refused).detail);
+  t.regex(detail, /account that pays for this request has reached its monthly budget/);
+  t.false(/\d/.test(detail), detail);
+  t.is(refused.headers['x-balance-remaining'], undefined);
+  const own = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': payer.liveKey }, payload: { prompt: 'a lighthouse' } });
+  t.is(own.statusCode, 402);
+  t.regex(String(json(own).detail), new RegExp(`costs 5 credits, which would take this month's spend past the monthly budget of ${budget} credits`));
 });
 
 test('a concurrency limit per code is 429 with Retry-After', async (t) => {

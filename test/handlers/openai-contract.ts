@@ -391,8 +391,22 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     const refused = await t.throwsAsync(ask(), { instanceOf: OpenAI.APIError });
     t.is(refused?.status, 402);
     t.like(refused?.error, { code: 'budget_exceeded' });
+    t.regex(String((refused?.error as { message?: string } | undefined)?.message), /past the monthly budget of 1 credits/, 'the wallet\'s own caller is told its budget');
+    // an embed code's visitor, paid for by the same wallet: refused too, never told the budget
+    const SHOP = 'https://shop.example.com';
+    const embed = await callOperation<{ code: string }>(gw, 'createEmbedCode', { as: acct.session, body: { kind: 'embed', name: 'chat widget', models: [CHAT], allowed_origins: [SHOP] } });
+    t.is(embed.status, 201);
+    const visitor = await fetch(`${base}/v1/chat/completions`, {
+      method: 'POST', headers: { 'x-embed-code': embed.body.code, origin: SHOP, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: CHAT, messages: [{ role: 'user', content: 'hi' }], max_tokens: 100 }),
+    });
+    t.is(visitor.status, 402);
+    const { error } = await visitor.json() as { error: { code: string; message: string } };
+    t.is(error.code, 'budget_exceeded');
+    t.regex(error.message, /account that pays for this request has reached its monthly budget/);
+    t.false(/\d/.test(error.message), error.message);
     t.deepEqual(await wallet(acct.userId), { balance: 999, held: 0 });
-    t.is(fake.requests.filter((r) => r.max_tokens === 100).length, 1, 'the refused call never reached the provider');
+    t.is(fake.requests.filter((r) => r.max_tokens === 100).length, 1, 'the refused calls never reached the provider');
     await waitFor(async () => (await gw.app.db('alerts').where({ user_id: acct.userId, kind: 'monthly_budget' }).first()) !== undefined, { what: 'the budget alert' });
   });
 

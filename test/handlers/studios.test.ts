@@ -326,7 +326,7 @@ test('owner_pays: the owner\'s wallet is charged the list price, the end user pa
   t.is(read.statusCode, 200);
 });
 
-test('owner_pays: the studio\'s runs count against its owner\'s monthly budget, not against its users\'', async (t) => {
+test('owner_pays: the studio\'s runs count against its owner\'s monthly budget, not against its users\'; the user\'s refusal never tells the owner\'s budget', async (t) => {
   const owner = await newAccount(gw, 100_000);
   const list = await listPrice();
   const studio = await createStudio({ payer_mode: 'owner_pays', markup_percent: 50 }, owner.session);
@@ -337,7 +337,17 @@ test('owner_pays: the studio\'s runs count against its owner\'s monthly budget, 
   const past = await submit(user.liveKey, studio.slug);
   t.is(past.statusCode, 402, past.payload);
   t.is(json(past).code, 'budget_exceeded');
-  t.regex(json(past).detail as string, new RegExp(`monthly budget of ${budget} credits`));
+  // the end user learns that the paying account reached its budget, not the owner's budget nor the arithmetic
+  const detail = json(past).detail as string;
+  t.regex(detail, /account that pays for this request has reached its monthly budget/);
+  t.false(/\d/.test(detail), detail);
+  t.is(past.headers['x-balance-remaining'], undefined);
+  // the owner's own submit past its budget is told the figures
+  const own = await submit(owner.liveKey, null);
+  t.is(own.statusCode, 402, own.payload);
+  t.regex(json(own).detail as string, new RegExp(`costs ${list} credits, which would take this month's spend past the monthly budget of ${budget} credits`));
+  // so is the owner's submit in its own studio: the wallet that pays is its own
+  t.regex(json(await submit(owner.liveKey, studio.slug)).detail as string, new RegExp(`monthly budget of ${budget} credits`));
   const { monthSpend } = await import('../../db/alerts.ts');
   const now = gw.app.clock();
   t.is(await monthSpend(gw.app.db, { userId: owner.userId, teamId: null }, now), list * 2, "the owner's month holds what it paid for");

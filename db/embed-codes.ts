@@ -52,6 +52,13 @@ function toEmbed(r: EmbedRow): EmbedCode {
   };
 }
 
+/**
+ * The most a code's `locked_inputs` or `preset` may take as stored: JSON in UTF-8 bytes. Their
+ * columns are TEXT, which holds 65,535 bytes on MariaDB (SQLite has no such limit); the handler
+ * refuses more on both engines alike, with a margin below the column's size.
+ */
+export const EMBED_JSON_MAX_BYTES = 60_000;
+
 /** What an owner sets on a code (create: all of it; update: any part). */
 export interface EmbedSettings {
   name: string;

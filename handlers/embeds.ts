@@ -6,7 +6,7 @@ import type { App } from '../lib/context.ts';
 import { EmbedRefusedError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
 import { normaliseOriginPattern, originAllowed, requestOrigin } from '../lib/embed-origins.ts';
-import { createEmbedCode as insertCode, findActiveEmbedCode, findEmbedCode, listEmbedCodes as listCodes, revokeEmbedCode as revokeCode, updateEmbedCode as updateCode } from '../db/embed-codes.ts';
+import { EMBED_JSON_MAX_BYTES, createEmbedCode as insertCode, findActiveEmbedCode, findEmbedCode, listEmbedCodes as listCodes, revokeEmbedCode as revokeCode, updateEmbedCode as updateCode } from '../db/embed-codes.ts';
 import type { EmbedCode, EmbedKind, EmbedPreset, EmbedSettings } from '../db/embed-codes.ts';
 import { refuseSandboxKey } from './guards.ts';
 
@@ -64,6 +64,14 @@ function settingsOf(app: App, kind: EmbedKind, body: SettingsBody, current?: Emb
   if (body.locked_inputs) checkFields(Object.keys(body.locked_inputs), ['body', 'locked_inputs']);
   if (body.preset?.inputs) checkFields(Object.keys(body.preset.inputs), ['body', 'preset', 'inputs']);
   if (body.allowed_fields) checkFields(body.allowed_fields, ['body', 'allowed_fields']);
+  // stored as JSON in TEXT columns (db/embed-codes.ts): the same bound on every engine
+  const checkSize = (value: unknown, loc: Array<string | number>, what: string) => {
+    const bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
+    if (bytes > EMBED_JSON_MAX_BYTES) problems.push({ loc, msg: `${what} are ${bytes} bytes as JSON (UTF-8); at most ${EMBED_JSON_MAX_BYTES} are allowed`, type: 'value_error' });
+  };
+  if (body.locked_inputs) checkSize(body.locked_inputs, ['body', 'locked_inputs'], 'the locked inputs');
+  // the template alone is at most 4000 characters, far below the bound: only inputs can overflow it
+  if (body.preset) checkSize(body.preset, body.preset.inputs ? ['body', 'preset', 'inputs'] : ['body', 'preset'], 'the preset\'s inputs and prompt template');
   const origins: string[] = [];
   body.allowed_origins?.forEach((o, i) => {
     const n = normaliseOriginPattern(o);

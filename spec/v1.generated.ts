@@ -5998,7 +5998,7 @@ export interface components {
                 };
             }[];
         };
-        /** @description An agent embed's preset (a model embed may carry one too). */
+        /** @description An agent embed's preset (a model embed may carry one too). Written as JSON (UTF-8), the preset (inputs and template together) takes at most 60,000 bytes; more is 422. */
         EmbedPreset: {
             /** @description Owner-fixed inputs merged over the visitor's (applied to each bound model that declares the field). */
             inputs?: {
@@ -6012,7 +6012,7 @@ export interface components {
             /** @description Model endpoint slugs (operationIds). A model embed takes exactly one. */
             models?: string[];
             preset?: components["schemas"]["EmbedPreset"] | null;
-            /** @description Owner-fixed input values, merged over the visitor's input on every submit (a visitor's value for a locked field is replaced). */
+            /** @description Owner-fixed input values, merged over the visitor's input on every submit (a visitor's value for a locked field is replaced). At most 60,000 bytes written as JSON (UTF-8); more is 422. */
             locked_inputs?: {
                 [key: string]: unknown;
             };
@@ -6042,7 +6042,7 @@ export interface components {
             /** @description Model endpoint slugs (operationIds). A model embed takes exactly one. */
             models: string[];
             preset?: components["schemas"]["EmbedPreset"] | null;
-            /** @description Owner-fixed input values, merged over the visitor's input on every submit (a visitor's value for a locked field is replaced). */
+            /** @description Owner-fixed input values, merged over the visitor's input on every submit (a visitor's value for a locked field is replaced). At most 60,000 bytes written as JSON (UTF-8); more is 422. */
             locked_inputs?: {
                 [key: string]: unknown;
             };

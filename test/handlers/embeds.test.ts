@@ -1,12 +1,13 @@
 // Embed codes and agent embed codes (README "Embeds") against real MariaDB and RabbitMQ, with a
 // worker: management routes, origins, what a code may call, input rules, visitors, spend caps
 // (exact under concurrent submits), the owner's hard budget (its figure never told to a visitor),
-// the per-address rate limit, revocation, CORS.
+// the per-address rate limit, revocation, CORS; the bounds on the settings on SQLite as well.
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { waitFor } from '../helpers/services.ts';
+import { captureLog } from '../helpers/logs.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 const OTHER_MODEL = 'canvas-v1-budget-text-to-image';
@@ -16,13 +17,22 @@ const NOW = Date.UTC(2026, 10, 23, 12, 0, 30);
 
 let gw: TestGateway;
 let owner: Account;
+// the settings' bounds hold on SQLite alike (its columns would take more): a gateway on SQLite
+let lite: TestGateway;
+let liteOwner: Account;
+// error-level lines only: a refusal of bad input must leave none
+const log = captureLog('error');
+const liteLog = captureLog('error');
 
 test.before(async () => {
-  gw = await startGateway({ worker: true, clock: () => NOW });
-  owner = await newAccount(gw, 100_000);
+  [gw, lite] = await Promise.all([
+    startGateway({ worker: true, clock: () => NOW, log: log.log }),
+    startGateway({ db: 'sqlite', queue: 'memory', clock: () => NOW, log: liteLog.log }),
+  ]);
+  [owner, liteOwner] = await Promise.all([newAccount(gw, 100_000), newAccount(lite)]);
 });
 test.after.always(async () => {
-  await gw?.stop();
+  await Promise.all([gw?.stop(), lite?.stop()]);
 });
 
 type Code = { id: number; code: string; kind: string; models: string[]; allowed_origins: string[]; revoked_at: string | null; team_id: number | null };
@@ -46,6 +56,10 @@ function poll(code: string, id: string, visitor?: string, header = 'x-embed-code
 }
 
 const json = (res: { payload: string }) => JSON.parse(res.payload) as Record<string, unknown>;
+
+/** The error-level lines a request to a path under `prefix` left in `lines` (tests in this file run concurrently). */
+const errorsUnder = (lines: readonly string[], prefix: string) => lines.map((l) => JSON.parse(l) as { level: number; path?: string })
+  .filter((l) => l.level >= 50 && String(l.path ?? '').startsWith(prefix));
 
 test('owners create, list, read, change and revoke codes; codes are prefixed, long and shown again; another owner sees none', async (t) => {
   const embed = await createCode({ allowed_origins: ['https://Shop.Example.com/', '*.example.org'] });
@@ -77,6 +91,36 @@ test('owners create, list, read, change and revoke codes; codes are prefixed, lo
   t.is((await callOperation(gw, 'getEmbedCode', { as: stranger.session, params: { embed_code_id: embed.id } })).status, 404);
   t.is((await callOperation(gw, 'revokeEmbedCode', { as: stranger.session, params: { embed_code_id: embed.id } })).status, 404);
   t.deepEqual((await callOperation<Code[]>(gw, 'listEmbedCodes', { as: stranger.session })).body, []);
+});
+
+test('locked and preset inputs are at most 60,000 bytes as stored JSON, on MariaDB and SQLite alike: more is 422 naming the field, never a 500', async (t) => {
+  // MariaDB's TEXT column holds 65,535 bytes; SQLite's has no limit: the bound is the same on both
+  // locked {"prompt":"…"} is exactly 60,000 bytes with `fits`, and 60,013 with `over` (30,013 characters:
+  // counted in UTF-8 bytes); the preset {"inputs":{"prompt":"…"}} is exactly 60,000 with `presetFits`
+  const fits = 'é'.repeat(29_993) + 'a';
+  const presetFits = 'é'.repeat(29_988);
+  const over = 'é'.repeat(30_000);
+  for (const [engine, target, who, lines] of [['MariaDB', gw, owner, log.lines], ['SQLite', lite, liteOwner, liteLog.lines]] as const) {
+    const create = (body: Record<string, unknown>) => callOperation<{ id: number; locked_inputs: Record<string, unknown> }>(target, 'createEmbedCode', { as: who.session, body: { kind: 'embed', name: 'big', models: [MODEL], ...body } });
+    const refused = (res: { status: number; raw: { payload: string } }, loc: string[], bytes: number, what: string) => {
+      t.is(res.status, 422, `${engine}: ${what}`);
+      const body = json(res.raw) as { detail: Array<{ loc: string[]; msg: string }>; code: string };
+      t.is(body.code, 'validation_failed', `${engine}: ${what}`);
+      t.deepEqual(body.detail.map((d) => d.loc), [loc], `${engine}: ${what}`);
+      t.regex(body.detail[0]!.msg, new RegExp(`are ${bytes} bytes as JSON \\(UTF-8\\); at most 60000`), `${engine}: ${what}`);
+    };
+    refused(await create({ locked_inputs: { prompt: over } }), ['body', 'locked_inputs'], 60_013, 'locked inputs on create');
+    refused(await create({ preset: { inputs: { prompt: over } } }), ['body', 'preset', 'inputs'], 60_024, 'preset inputs on create');
+    const kept = await create({ locked_inputs: { prompt: fits }, preset: { inputs: { prompt: presetFits } } });
+    t.is(kept.status, 201, `${engine}: exactly the bound is kept`);
+    t.is(kept.body.locked_inputs.prompt, fits, `${engine}: kept whole`);
+    const patch = (body: Record<string, unknown>) => callOperation(target, 'updateEmbedCode', { as: who.session, params: { embed_code_id: kept.body.id }, body });
+    refused(await patch({ locked_inputs: { prompt: over } }), ['body', 'locked_inputs'], 60_013, 'locked inputs on update');
+    refused(await patch({ preset: { inputs: { prompt: over } } }), ['body', 'preset', 'inputs'], 60_024, 'preset inputs on update');
+    const read = await callOperation<{ locked_inputs: Record<string, unknown> }>(target, 'getEmbedCode', { as: who.session, params: { embed_code_id: kept.body.id } });
+    t.is(read.body.locked_inputs.prompt, fits, `${engine}: a refused change changes nothing`);
+    t.deepEqual(errorsUnder(lines, '/app/embed-codes'), [], `${engine}: no error logged`);
+  }
 });
 
 test('a visitor submits from an allowed origin, is charged to the owner, gets a visitor id, and polls its own result; another visitor gets 404', async (t) => {

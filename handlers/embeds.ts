@@ -5,7 +5,7 @@ import type { Handler, ReplyOf } from './types.ts';
 import type { App } from '../lib/context.ts';
 import { EmbedRefusedError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
-import { normaliseOriginPattern, originAllowed, requestOrigin } from '../lib/embed-origins.ts';
+import { normaliseOriginPattern, originAllowed, originHostProblem, requestOrigin } from '../lib/embed-origins.ts';
 import { EMBED_JSON_MAX_BYTES, createEmbedCode as insertCode, findActiveEmbedCode, findEmbedCode, listEmbedCodes as listCodes, revokeEmbedCode as revokeCode, updateEmbedCode as updateCode } from '../db/embed-codes.ts';
 import type { EmbedCode, EmbedKind, EmbedPreset, EmbedSettings } from '../db/embed-codes.ts';
 import { refuseSandboxKey } from './guards.ts';
@@ -75,7 +75,9 @@ function settingsOf(app: App, kind: EmbedKind, body: SettingsBody, current?: Emb
   const origins: string[] = [];
   body.allowed_origins?.forEach((o, i) => {
     const n = normaliseOriginPattern(o);
+    const tooLong = n === null ? null : originHostProblem(n);
     if (n === null) problems.push({ loc: ['body', 'allowed_origins', i], msg: 'an origin is host[:port] or *.domain[:port], optionally with http:// or https://', type: 'value_error' });
+    else if (tooLong !== null) problems.push({ loc: ['body', 'allowed_origins', i], msg: `the origin "${o}" is too long: ${tooLong}`, type: 'value_error' });
     else if (!origins.includes(n)) origins.push(n);
   });
   if (problems.length) throw new ValidationFailedError(problems);

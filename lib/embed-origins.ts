@@ -6,6 +6,10 @@ import crypto from 'node:crypto';
 
 const PATTERN = /^(?:(https?):\/\/)?(\*\.)?([a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*)(?::(\d{1,5}))?$/;
 
+/** DNS's limits on a name (RFC 1035): at most 253 characters written out, at most 63 per label. */
+export const MAX_HOST_LENGTH = 253;
+export const MAX_LABEL_LENGTH = 63;
+
 /** The entry in canonical form (lower case, no trailing slash), or null when it is not one. */
 export function normaliseOriginPattern(entry: string): string | null {
   const e = entry.trim().toLowerCase().replace(/\/$/, '');
@@ -13,6 +17,19 @@ export function normaliseOriginPattern(entry: string): string | null {
   if (!m) return null;
   if (m[4] !== undefined && (Number(m[4]) < 1 || Number(m[4]) > 65535)) return null;
   return e;
+}
+
+/**
+ * Why a canonical entry's host (the domain of a `*.` entry) can be no host name, or null when it
+ * can: longer than DNS allows. Its index key (db/embed-codes.ts) then fits in 255 characters too.
+ */
+export function originHostProblem(pattern: string): string | null {
+  const host = PATTERN.exec(pattern)?.[3];
+  if (host === undefined) return null;
+  if (host.length > MAX_HOST_LENGTH) return `its host has ${host.length} characters; a host name has at most ${MAX_HOST_LENGTH}`;
+  const label = host.split('.').find((l) => l.length > MAX_LABEL_LENGTH);
+  if (label !== undefined) return `its host has a label of ${label.length} characters; a host name's labels have at most ${MAX_LABEL_LENGTH}`;
+  return null;
 }
 
 /** The request's origin: the Origin header, else the origin of the Referer; null when neither gives one. */

@@ -123,6 +123,36 @@ test('locked and preset inputs are at most 60,000 bytes as stored JSON, on Maria
   }
 });
 
+test('an allowed origin whose host is longer than DNS allows (253 characters, 63 a label) is 422 naming it, never a 500', async (t) => {
+  // the origin index keeps hosts in a column of 255 characters (a `*.` entry's key included)
+  const longest = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
+  t.is(longest.length, 253);
+  for (const [engine, target, who, lines] of [['MariaDB', gw, owner, log.lines], ['SQLite', lite, liteOwner, liteLog.lines]] as const) {
+    const create = (allowed_origins: string[]) => callOperation<Code>(target, 'createEmbedCode', { as: who.session, body: { kind: 'embed', name: 'long', models: [MODEL], allowed_origins } });
+    for (const [entry, reason] of [['a'.repeat(256), /host has 256 characters; .*at most 253/], [`https://*.x${longest}:8443`, /host has 254 characters/], [`https://${'a'.repeat(64)}.example.com`, /label of 64 characters; .*at most 63/]] as const) {
+      const res = await create([SHOP, entry]);
+      t.is(res.status, 422, `${engine}: ${entry.slice(0, 20)}…`);
+      const body = json(res.raw) as { detail: Array<{ loc: unknown[]; msg: string }>; code: string };
+      t.is(body.code, 'validation_failed');
+      t.deepEqual(body.detail.map((d) => d.loc), [['body', 'allowed_origins', 1]], engine);
+      t.true(body.detail[0]!.msg.includes(`"${entry}"`), `${engine}: the message names the origin`);
+      t.regex(body.detail[0]!.msg, reason, engine);
+    }
+    // at the limits: kept, and found by the origin index
+    const kept = await create([`https://${longest}:65535`, `https://*.${longest}:65535`]);
+    t.is(kept.status, 201, engine);
+    t.deepEqual(kept.body.allowed_origins, [`https://${longest}:65535`, `https://*.${longest}:65535`]);
+    const preflight = await target.server.inject({ method: 'OPTIONS', url: `/api/v1/${MODEL}`, headers: { origin: `https://${longest}:65535`, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-embed-code' } });
+    t.is(preflight.headers['access-control-allow-origin'], `https://${longest}:65535`, engine);
+    const changed = await callOperation(target, 'updateEmbedCode', { as: who.session, params: { embed_code_id: kept.body.id }, body: { allowed_origins: [`http://${'a'.repeat(300 - 7)}`] } });
+    t.is(changed.status, 422, `${engine}: on change too`);
+    t.deepEqual((json(changed.raw) as { detail: Array<{ loc: unknown[] }> }).detail.map((d) => d.loc), [['body', 'allowed_origins', 0]]);
+    const read = await callOperation<Code>(target, 'getEmbedCode', { as: who.session, params: { embed_code_id: kept.body.id } });
+    t.is(read.body.allowed_origins.length, 2, `${engine}: a refused change changes nothing`);
+    t.deepEqual(errorsUnder(lines, '/app/embed-codes'), [], `${engine}: no error logged`);
+  }
+});
+
 test('a visitor submits from an allowed origin, is charged to the owner, gets a visitor id, and polls its own result; another visitor gets 404', async (t) => {
   // an owner of its own: the other tests spend from the shared one at the same time
   const payer = await newAccount(gw, 1000);

@@ -6019,7 +6019,7 @@ export interface components {
             };
             /** @description The input fields a visitor may set; any other field in a submit is 422 `embed_field_not_allowed`. null (the default) allows every field. */
             allowed_fields?: string[] | null;
-            /** @description Pages that may use the code: `host[:port]` or `*.domain[:port]`, optionally with a scheme (`https://shop.example.com`). Without a port an entry matches the default port; `*.example.com` matches subdomains only. Empty (the default): any origin, and requests without Origin or Referer. When non-empty, the request's Origin (or Referer) must match, and a request with neither is refused (403 `embed_origin_missing`). */
+            /** @description Pages that may use the code: `host[:port]` or `*.domain[:port]`, optionally with a scheme (`https://shop.example.com`). Without a port an entry matches the default port; `*.example.com` matches subdomains only. A host has at most 253 characters and 63 per label, as in DNS (422 otherwise). Empty (the default): any origin, and requests without Origin or Referer. When non-empty, the request's Origin (or Referer) must match, and a request with neither is refused (403 `embed_origin_missing`). */
             allowed_origins?: string[];
             /** @description The most one submit may cost, in credits (402 `embed_cost_cap_exceeded`); null for no cap. */
             max_cost_per_run?: number | null;
@@ -6049,7 +6049,7 @@ export interface components {
             };
             /** @description The input fields a visitor may set; any other field in a submit is 422 `embed_field_not_allowed`. null (the default) allows every field. */
             allowed_fields?: string[] | null;
-            /** @description Pages that may use the code: `host[:port]` or `*.domain[:port]`, optionally with a scheme (`https://shop.example.com`). Without a port an entry matches the default port; `*.example.com` matches subdomains only. Empty (the default): any origin, and requests without Origin or Referer. When non-empty, the request's Origin (or Referer) must match, and a request with neither is refused (403 `embed_origin_missing`). */
+            /** @description Pages that may use the code: `host[:port]` or `*.domain[:port]`, optionally with a scheme (`https://shop.example.com`). Without a port an entry matches the default port; `*.example.com` matches subdomains only. A host has at most 253 characters and 63 per label, as in DNS (422 otherwise). Empty (the default): any origin, and requests without Origin or Referer. When non-empty, the request's Origin (or Referer) must match, and a request with neither is refused (403 `embed_origin_missing`). */
             allowed_origins?: string[];
             /** @description The most one submit may cost, in credits (402 `embed_cost_cap_exceeded`); null for no cap. */
             max_cost_per_run?: number | null;

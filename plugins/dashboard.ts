@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Plugin, RouteOptions } from '@hapi/hapi';
+import { missingIfImpossible } from './files.ts';
 
 export const DASHBOARD_DIR = path.join(import.meta.dirname, '..', 'dashboard');
 // htm's exports map hides package.json; its main entry is dist/htm.js
@@ -58,7 +59,7 @@ export const dashboardPlugin: Plugin<{ publicUrl: string }> = {
     server.route({
       method: 'GET',
       path: '/dashboard/{path*}',
-      options: { ...options, handler: { directory: { path: DASHBOARD_DIR, listing: false, index: false, redirectToSlash: false } } },
+      options: { ...options, ext: { ...options.ext, onPreHandler: missingIfImpossible }, handler: { directory: { path: DASHBOARD_DIR, listing: false, index: false, redirectToSlash: false } } },
     });
   },
 };

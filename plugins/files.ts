@@ -4,7 +4,8 @@
 // corporate proxy) must not keep and hand them out. Every file is served with `nosniff` and a
 // sandboxing CSP, so even a file a browser might take for markup never runs as the API's origin.
 import path from 'node:path';
-import type { Plugin, RouteOptions } from '@hapi/hapi';
+import Boom from '@hapi/boom';
+import type { Plugin, RouteExtObject, RouteOptions } from '@hapi/hapi';
 import inert from '@hapi/inert';
 import { SANDBOX_DIR } from '../lib/storage.ts';
 import type { Storage } from '../lib/storage.ts';
@@ -19,11 +20,32 @@ export const PRESIGNED_GET_SECONDS = 3600;
 /** browsers may keep a file a day; shared caches may not keep it at all (Cache-Control: private) */
 export const FILE_MAX_AGE_MS = 24 * 3600 * 1000;
 
+/** The most a file system takes: a name (between slashes) of 255 bytes, a path of 1024 (macOS; Linux takes 4096). */
+const NAME_MAX_BYTES = 255;
+const PATH_MAX_BYTES = 1024;
+
+/** Whether a path under a served directory is one no file can have: opening it would fail with ENAMETOOLONG. */
+export function impossibleFilePath(rest: string): boolean {
+  return Buffer.byteLength(rest) > PATH_MAX_BYTES || rest.split('/').some((name) => Buffer.byteLength(name) > NAME_MAX_BYTES);
+}
+
+/**
+ * For a route serving a directory (`{path*}`): a path no file can have is a missing file, 404 as
+ * any other. inert would try to open it and answer the file system's ENAMETOOLONG as a 500.
+ */
+export const missingIfImpossible: RouteExtObject = {
+  method(request, h) {
+    if (impossibleFilePath(String(request.params.path ?? ''))) throw Boom.notFound();
+    return h.continue;
+  },
+};
+
 const safety: Pick<RouteOptions, 'auth' | 'cache' | 'security' | 'ext'> = {
   auth: false,
   cache: { expiresIn: FILE_MAX_AGE_MS, privacy: 'private' },
   security: { noSniff: true, hsts: false, xframe: 'deny', xss: 'disabled', noOpen: true, referrer: 'no-referrer' },
   ext: {
+    onPreHandler: missingIfImpossible,
     onPreResponse: {
       method(request, h) {
         const response = request.response;

@@ -261,6 +261,9 @@ function setHeader(request: Request, name: string, value: string) {
   else response.header(name, value);
 }
 
+/** An HTTP method as RFC 9110 writes it: a token of one or more of these characters. */
+const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
 /** The OpenAI-compatible routes a code may call: their body's `model` is checked against the code's. */
 const OPENAI_MODEL_ROUTES: ReadonlySet<string> = new Set(['createChatCompletion', 'createImage']);
 
@@ -282,7 +285,8 @@ export const embedPolicyPlugin: Plugin<{ app: App }> = {
       const method = request.headers['access-control-request-method'];
       const asked = String(request.headers['access-control-request-headers'] ?? '').toLowerCase().split(',').map((s) => s.trim()).filter(Boolean);
       const kind = KINDS.find((k) => asked.includes(k.header));
-      if (typeof origin !== 'string' || typeof method !== 'string' || !kind) return h.continue;
+      // a method that is no HTTP token (RFC 9110: an empty header, spaces) matches no route: hapi answers the preflight
+      if (typeof origin !== 'string' || typeof method !== 'string' || !METHOD_TOKEN.test(method) || !kind) return h.continue;
       // an origin CORS_ORIGINS allows gets hapi's own preflight (plugins/cors.ts), which allows the same headers
       if (operatorAllows(app.config.corsOrigins, origin)) return h.continue;
       const route = request.server.match(method.toLowerCase() as 'get', request.path);

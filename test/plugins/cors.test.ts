@@ -5,14 +5,17 @@ import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { CORS_ALLOWED_HEADERS } from '../../plugins/cors.ts';
+import { captureLog } from '../helpers/logs.ts';
 
 const APP = 'https://app.example.com';
 let gw: TestGateway;
 let closed: TestGateway;
+// both gateways' error-level lines: a refused preflight leaves none
+const log = captureLog('error');
 test.before(async () => {
   [gw, closed] = await Promise.all([
-    startGateway({ db: 'sqlite', queue: 'memory', env: { CORS_ORIGINS: `${APP}, https://*.partner.test` } }),
-    startGateway({ db: 'sqlite', queue: 'memory' }),
+    startGateway({ db: 'sqlite', queue: 'memory', env: { CORS_ORIGINS: `${APP}, https://*.partner.test` }, log: log.log }),
+    startGateway({ db: 'sqlite', queue: 'memory', log: log.log }),
   ]);
 });
 test.after.always(async () => {
@@ -60,6 +63,27 @@ test('a disallowed origin gets no CORS headers, on the preflight and on the requ
   const get = await gw.server.inject({ method: 'GET', url: '/health', headers: { origin: 'https://evil.example' } });
   t.is(get.statusCode, 200);
   t.is(get.headers['access-control-allow-origin'], undefined);
+});
+
+test('a preflight asking for a code header with an empty or malformed method is hapi\'s to refuse (4xx, JSON), never a 500', async (t) => {
+  // an origin CORS_ORIGINS does not allow, asking for a code header: the embed preflight (plugins/credentials.ts) looks at it
+  const shop = 'https://shop.example.com';
+  for (const target of [gw, closed]) {
+    for (const method of ['', ' ', 'PO ST', '(POST)']) {
+      for (const header of ['x-embed-code', 'x-agent-embed-code, content-type']) {
+        const res = await preflight(target, '/api/v1/canvas-v1-fast-text-to-image', method, shop, header);
+        const what = `${target === gw ? 'CORS_ORIGINS' : 'none'}, method ${JSON.stringify(method)}, ${header}`;
+        t.is(res.statusCode, 404, what);
+        t.like(JSON.parse(res.payload), { code: 'not_found' }, what);
+        t.is(res.headers['access-control-allow-origin'], undefined, what);
+      }
+    }
+    // a well-formed method still gets the embed preflight (no code allows the origin: no CORS headers)
+    const post = await preflight(target, '/api/v1/canvas-v1-fast-text-to-image', 'POST', shop, 'x-embed-code');
+    t.is(post.statusCode, 200);
+    t.is(post.headers['access-control-allow-origin'], undefined);
+  }
+  t.deepEqual(log.parsed<{ level: number; method?: string }>().filter((l) => l.level >= 50 && l.method === 'options'), [], 'no error-level line');
 });
 
 test('a header outside the allowed list fails the preflight without CORS headers', async (t) => {

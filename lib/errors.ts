@@ -20,7 +20,7 @@ export const ERRORS = {
   key_spend_limit_exceeded: { status: [402], meaning: "the submitting API key's spend limit for its day or month (UTC) cannot cover the price" },
   budget_exceeded: { status: [402], meaning: "the price would take the paying wallet's credits committed this UTC month past its hard monthly budget (set with `PUT /app/alert_settings`); `detail` names the price and the budget when the wallet is the caller's own; to a user of an `owner_pays` studio or an embed code's visitor it says only that the account that pays has reached its monthly budget. Nothing was held" },
   max_cost_exceeded: { status: [402], meaning: 'the price of a model submit is above the most the request said it would pay (`Max-Cost` header or `max_cost` query parameter); `detail` and `X-Cost` give the price, and nothing was held' },
-  forbidden: { status: [403], meaning: 'the credential is valid but not allowed: an IP-restricted key used from another address, a team role without the permission, a credential asking for more than it holds, registration closed to this address' },
+  forbidden: { status: [403], meaning: "the credential is valid but not allowed: an IP-restricted key used from another address, a team role without the permission, a credential asking for more than it holds, registration closed to this address, a studio's user creating an embed code" },
   insufficient_scope: { status: [403], meaning: "an OAuth access token without the operation's scope; `WWW-Authenticate` names the scope" },
   session_required: { status: [403], meaning: 'an administrative operation called with an API key or an OAuth token (only a signed-in session carries a role); a valid API key or OAuth token on an operation that takes a signed-in session but not that credential (creating an OAuth client with an API key, requesting account deletion with a token, signing out)' },
   role_required: { status: [403], meaning: "an administrative operation called by a session whose user lacks the role it needs; a support refund above its cap" },
@@ -55,7 +55,7 @@ export const ERRORS = {
   embed_monthly_cap_reached: { status: [402], meaning: "the embed code's spend this month (UTC) plus this price is above its `monthly_cap`" },
   studio_not_found: { status: [404], meaning: 'the whitelabel studio named by `x-whitelabel-studio` (or the `Host`) is unknown or disabled' },
   studio_forbidden: { status: [403], meaning: "the credential does not belong to the studio: not one of its users, its owner, a member of its owning team, or the team's key" },
-  studio_required: { status: [403], meaning: "a studio's user called without the studio's context: send `x-whitelabel-studio` with its slug, or call through one of its domains" },
+  studio_required: { status: [403], meaning: "a studio's user called without the studio's context: send `x-whitelabel-studio` with its slug, or call through one of its domains; also an embed code of a studio's user (made before they were refused one), which never runs" },
   // the OpenAI-compatible routes (/v1/chat/completions, /v1/images/generations, /v1/models)
   model_not_found: { status: [404], meaning: 'the `model` of an OpenAI-compatible call names no model of this gateway (or of the studio whose context the request is in); `GET /v1/models` lists them' },
   wrong_model_category: { status: [400], meaning: 'the `model` of an OpenAI-compatible call is of another category than the route serves (an image model on `/v1/chat/completions`); the message names the route to use' },

@@ -229,6 +229,8 @@ function credentialPlugin(kind: EmbedKind, securityScheme: string, header: strin
             userId: code.userId, role: 'user', via: kind, apiKeyId: null, isTest: false, scopes: EMBED_SCOPES,
             // a team's code acts for its team only, like a team's API key (lib/caller.ts)
             ...(code.teamId === null ? {} : { keyTeamId: code.teamId }),
+            // a personal code carries its user's studio, which refuses it (whitelabelPlugin, below); a team's code is the team's
+            studioId: code.teamId === null ? code.ownerStudioId : null,
             embed: {
               codeId: code.id, kind, models: code.models, maxCostPerRun: code.maxCostPerRun, dailyCap: code.dailyCap, monthlyCap: code.monthlyCap,
               rateLimitPerMinute: code.rateLimitPerMinute, maxConcurrent: code.maxConcurrent, visitorHash: sha256Hex(visitor),
@@ -358,8 +360,9 @@ export const embedPolicyPlugin: Plugin<{ app: App }> = {
 // selects a studio, and the request's own credential must belong to it.
 //   onPreAuth   the header's studio (unknown or disabled: 404 `studio_not_found`), else the Host's
 //   onPostAuth  a credential in a studio's context must be of a user of that studio, of its owner or
-//               of a member of its owning team (403 `studio_forbidden`); a studio's user outside
-//               any studio context is 403 `studio_required`
+//               of a member of its owning team (403 `studio_forbidden`, embed codes always); a studio's
+//               user outside any studio context is 403 `studio_required`, and so is a personal embed
+//               code of a studio's user (handlers/embeds.ts no longer creates one)
 // The route bridge (plugins/spec-routes.ts) hands the context to the handler as `ctx.studio`;
 // handlers apply it (catalog filter, studio price, source `studio`, studio users at /auth).
 
@@ -442,6 +445,10 @@ export const whitelabelPlugin: Plugin<{ app: App }> = {
 
     const inStudio = (request: Request, h: ResponseToolkit, caller: Caller, studio: StudioContext | undefined, userStudio: number | null) => {
       if (!studio) {
+        if (userStudio !== null && caller.embed) {
+          // a studio's user runs models only in the studio, and a code never acts in one (mayUse)
+          throw new StudioRefusedError(403, 'studio_required', 'this embed code belongs to a studio\'s user, who runs models only within that studio: embed codes are not available to a studio\'s users');
+        }
         if (userStudio !== null) throw new StudioRefusedError(403, 'studio_required', `this account belongs to a studio: send ${STUDIO_HEADER} with its slug, or call through one of its domains`);
         return h.continue;
       }
@@ -454,8 +461,8 @@ export const whitelabelPlugin: Plugin<{ app: App }> = {
       const caller = callerOf(request);
       if (!caller) return h.continue;
       const studio = request.app.studio;
-      // an embed code acts for its owner, who is never a studio's end user
-      if (!studio && caller.embed) return h.continue;
+      // an embed code carries its user's studio (null for a team's code): a personal code of a
+      // studio's user is 403 studio_required, as its user would be outside the studio
       if (caller.studioId !== undefined) return inStudio(request, h, caller, studio, caller.studioId);
       return studioOfUser(app.db, caller.userId).then((userStudio) => inStudio(request, h, caller, studio, userStudio));
     });

@@ -1861,6 +1861,8 @@ export interface paths {
          *     sent as `x-agent-embed-code`) a list of them. Runs are charged to the owner's wallet (the
          *     team's with `team_id`, which needs `manage_keys`). Unknown models, invalid origins, a
          *     model embed with more than one model, or a locked field the model does not declare are 422.
+         *     A whitelabel studio's users run models only within their studio, so they cannot create
+         *     codes (403 `forbidden`); a code one of them made earlier is refused with 403 `studio_required`.
          */
         post: operations["createEmbedCode"];
         delete?: never;

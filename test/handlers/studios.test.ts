@@ -465,3 +465,56 @@ test('a team\'s studio: its members act in it, the team wallet pays (owner_pays)
   const usage = await callOperation<{ runs: number; revenue: number }>(gw, 'getStudioUsage', { as: lead.liveKey, query: { team_id: teamId }, params: { studio_id: created.body.id } });
   t.deepEqual([usage.body.runs, usage.body.revenue], [2, list]);
 });
+
+test('a studio\'s user cannot leave the studio through an embed code: none is created for them, and one made before is 403 studio_required; the owner\'s own codes still run', async (t) => {
+  const owner = await newAccount(gw, 100_000);
+  const studio = await createStudio({ payer_mode: 'end_user_pays', markup_percent: 100, allowed_models: [MODEL] }, owner.session);
+  const user = await studioUser(studio.slug, 1000);
+  // the studio's user asks for a code of a model the studio does not offer, and of one it does (at its price)
+  for (const as of [user.session, user.liveKey]) {
+    for (const models of [[OTHER_MODEL], [MODEL]]) {
+      const refused = await callOperation<{ code: string; detail: string }>(gw, 'createEmbedCode', { as, headers: inStudio(studio.slug), body: { kind: 'embed', name: 'escape', models } });
+      t.is(refused.status, 403);
+      t.is(refused.body.code, 'forbidden');
+      t.regex(refused.body.detail, /studio's users cannot create embed codes/);
+    }
+  }
+  t.is((await gw.app.db('embed_codes').where('user_id', user.userId)).length, 0);
+
+  // codes a studio's user made before this rule: refused, outside the studio and in it
+  const { createEmbedCode } = await import('../../db/embed-codes.ts');
+  const made = async (kind: 'embed' | 'agent_embed', models: string[]) => (await createEmbedCode(gw.app.db, { userId: user.userId, teamId: null }, kind, {
+    name: 'old', models, preset: null, lockedInputs: {}, allowedFields: null, allowedOrigins: [], maxCostPerRun: null,
+    dailyCap: null, monthlyCap: null, rateLimitPerMinute: null, maxConcurrent: null,
+  }, gw.app.clock())).code;
+  const calls: Array<[string, string, string]> = [
+    ['x-embed-code', await made('embed', [OTHER_MODEL]), OTHER_MODEL],
+    ['x-embed-code', await made('embed', [MODEL]), MODEL],
+    ['x-agent-embed-code', await made('agent_embed', [MODEL, OTHER_MODEL]), OTHER_MODEL],
+  ];
+  for (const [header, code, model] of calls) {
+    const outside = await gw.server.inject({ method: 'POST', url: `/api/v1/${model}`, headers: { [header]: code, 'content-type': 'application/json' }, payload: { prompt: 'a lighthouse' } });
+    t.is(outside.statusCode, 403, outside.payload);
+    t.is(json(outside).code, 'studio_required');
+    const inside = await gw.server.inject({ method: 'POST', url: `/api/v1/${model}`, headers: { [header]: code, 'content-type': 'application/json', ...inStudio(studio.slug) }, payload: { prompt: 'a lighthouse' } });
+    t.is(inside.statusCode, 403, inside.payload);
+    t.is(json(inside).code, 'studio_forbidden');
+  }
+  t.is((await gw.app.db('predictions').where('user_id', user.userId)).length, 0, 'nothing ran on the studio user\'s account');
+  t.deepEqual(await wallet(user.userId), { balance: 1000, held: 0 });
+  // they can still see and revoke those codes
+  const theirs = await callOperation<Array<{ id: number }>>(gw, 'listEmbedCodes', { as: user.session, headers: inStudio(studio.slug) });
+  t.is(theirs.body.length, 3);
+  t.is((await callOperation(gw, 'revokeEmbedCode', { as: user.session, headers: inStudio(studio.slug), params: { embed_code_id: theirs.body[0]!.id } })).status, 200);
+
+  // the studio's owner is no studio's user: a code made in the studio's context too runs, on the owner's wallet at the list price
+  const ownerCode = await callOperation<{ code: string }>(gw, 'createEmbedCode', { as: owner.session, headers: inStudio(studio.slug), body: { kind: 'embed', name: 'mine', models: [OTHER_MODEL] } });
+  t.is(ownerCode.status, 201);
+  const ownerBefore = await wallet(owner.userId);
+  const run = await gw.server.inject({ method: 'POST', url: `/api/v1/${OTHER_MODEL}`, headers: { 'x-embed-code': ownerCode.body.code, 'content-type': 'application/json' }, payload: { prompt: 'a lighthouse' } });
+  t.is(run.statusCode, 200, run.payload);
+  t.is(await finished(json(run).request_id as string), 'completed');
+  const charged = Number(run.headers['x-cost']);
+  t.true(charged > 0);
+  t.is((await wallet(owner.userId)).balance, ownerBefore.balance - charged);
+});

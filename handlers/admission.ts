@@ -2,6 +2,7 @@
 // handlers/generate.ts runs in order (handlers/openai.ts uses the studio check and the price
 // too), kept in one place so that a reader following a submit finds them together.
 //   studioHides          in a studio's context only its allowed models exist (README "Whitelabel studios")
+//   refuseStudioSpender  a team's owner_pays studio: its team's members need `generate` (the team's wallet pays)
 //   resolveInputLoras    an input's `loras` checked against the registry (README "LoRAs")
 //   refuseUnservable     a value none of the model's providers can take is a 422 now, not a failed run
 //   priceFor             THE price function, the quote's (handlers/catalog.ts) and the hold's
@@ -14,7 +15,7 @@
 // policies (handlers/policies.ts); the alert settings and list routes are handlers/alerts.ts.
 import type { App, Caller, StudioContext } from '../lib/context.ts';
 import type { Owner } from '../lib/caller.ts';
-import { ValidationFailedError } from '../lib/errors.ts';
+import { ForbiddenError, StudioRefusedError, ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { applyDiscount, chooseDiscount, computePriceBreakdown, studioPrice } from '../spec/pricing.ts';
@@ -25,7 +26,8 @@ import { resolveLoraNames } from '../db/loras.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
 import { sendInBackground } from '../lib/mail.ts';
 import type { Mail } from '../lib/mail.ts';
-import { can, TEAM_ROLES } from '../lib/caller.ts';
+import { can, isTeamRole, TEAM_ROLES } from '../lib/caller.ts';
+import { studioOfUser } from '../db/studios.ts';
 import { alertRecipients, alertSettings, crossingRecorded, keySoftLimit, monthKey, monthSpend, rearmLowBalance, recordCrossing } from '../db/alerts.ts';
 import type { AlertSettings, Crossing } from '../db/alerts.ts';
 import { insertAlertDelivery } from '../db/alert-deliveries.ts';
@@ -37,6 +39,26 @@ import { keySpend } from '../db/key-spend.ts';
 /** In a studio's context, only its allowed models exist: any other is the same 404 as an unknown slug. */
 export function studioHides(studio: StudioContext | undefined, model: string): boolean {
   return studio !== undefined && !studio.allowedModels.includes(model);
+}
+
+/**
+ * In a team's `owner_pays` studio every run is paid from the team's wallet. Its end users and the
+ * team's key (whose permissions include `generate`) run models there as the studio allows; a
+ * member of the team acting with their own credential spends the team's wallet as with `team_id`,
+ * so needs the team's `generate` permission: 403 naming it, before anything is held or recorded.
+ * The whitelabel step (plugins/credentials.ts) already let only these callers into the studio.
+ */
+export async function refuseStudioSpender(app: App, caller: Caller, studio: StudioContext | undefined): Promise<void> {
+  if (!studio || studio.payerMode !== 'owner_pays' || studio.teamId === null) return;
+  if (caller.keyTeamId !== undefined) return;
+  const userStudio = caller.studioId !== undefined ? caller.studioId : await studioOfUser(app.db, caller.userId);
+  if (userStudio === studio.id) return;
+  const membership = await app.teams?.membership(studio.teamId, caller.userId);
+  // left the team since the whitelabel step asked
+  if (!membership || !isTeamRole(membership.role)) throw new StudioRefusedError(403, 'studio_forbidden', `this credential does not belong to the studio "${studio.slug}" (its users, its owner or its owning team's members)`);
+  if (!can(membership.role, 'generate')) {
+    throw new ForbiddenError(`your role in the team that owns this studio (${membership.role}) lacks the "generate" permission: the team's wallet pays for runs in the studio "${studio.slug}"`);
+  }
 }
 
 /**

@@ -2,7 +2,7 @@
 import { BudgetExceededError, EmbedRefusedError, MaxCostExceededError, NotFoundError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import { generationLimits } from './policies.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
-import { alertsAfterSubmit, budgetRefused, paysOwnWallet, preferredWait, priceFor, refuseUnservable, resolveInputLoras, studioHides, walletAlertSettings } from './admission.ts';
+import { alertsAfterSubmit, budgetRefused, paysOwnWallet, preferredWait, priceFor, refuseStudioSpender, refuseUnservable, resolveInputLoras, studioHides, walletAlertSettings } from './admission.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { newPredictionId, providerMetadataOf } from '../db/predictions/record.ts';
@@ -93,6 +93,8 @@ export const generate: ModelHandler = async (ctx) => {
   const { app, caller, model, query, request, studio } = ctx;
   // README "Whitelabel studios": in a studio's context only its allowed models exist
   if (studioHides(studio, model.operationId)) throw new NotFoundError(`no model ${model.operationId} in this studio`);
+  // a team's owner_pays studio: a member of the team needs `generate`, as with team_id
+  await refuseStudioSpender(app, caller, studio);
   // `loras` (families whose schema declares it): 422 for an unknown, foreign or other-family LoRA, sandbox included.
   const body = await resolveInputLoras(app, caller.owner, model, ctx.body);
   // set by plugins/responses.ts; carried into the queue messages for the worker's log lines

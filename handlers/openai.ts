@@ -15,7 +15,7 @@ import type { NewPrediction } from '../db/predictions/record.ts';
 import { ChatUpstreamError, chatProviders, completeChat, streamChat } from '../workers/adapters/openai-chat.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { validatedInput } from './catalog.ts';
-import { alertsAfterSubmit, budgetRefused, paysOwnWallet, priceFor, studioHides, walletAlertSettings } from './admission.ts';
+import { alertsAfterSubmit, budgetRefused, paysOwnWallet, priceFor, refuseStudioSpender, studioHides, walletAlertSettings } from './admission.ts';
 import { generate } from './generate.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import { embedInput } from './embeds.ts';
@@ -155,6 +155,8 @@ function eventHeaders(h: OperationContext<'createChatCompletion'>['h'], stream: 
 
 export const createChatCompletion: Handler<'createChatCompletion'> = async ({ app, caller, body, request, h, studio }) => {
   const model = modelFor(app, studio, body.model, 'llm', 'POST /v1/chat/completions');
+  // a team's owner_pays studio: a member of the team needs `generate`, as with team_id
+  await refuseStudioSpender(app, caller, studio);
   const cap = answerCap(app, model);
   const asked = [body.max_tokens, body.max_completion_tokens].filter((n): n is number => typeof n === 'number');
   const maxTokens = asked.length ? Math.min(...asked) : cap;

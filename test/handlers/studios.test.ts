@@ -518,3 +518,72 @@ test('a studio\'s user cannot leave the studio through an embed code: none is cr
   t.true(charged > 0);
   t.is((await wallet(owner.userId)).balance, ownerBefore.balance - charged);
 });
+
+test('a team\'s owner_pays studio: a member without "generate" (viewer, billing) cannot spend the team\'s wallet through it; developers, the team\'s key and its end users can; end_user_pays asks no team role', async (t) => {
+  const CHAT = 'lexi-v1-balanced-chat';
+  const list = await listPrice();
+  const lead = await newAccount(gw);
+  const teamId = (await callOperation<{ id: number }>(gw, 'createTeam', { as: lead.session, body: { name: 'Studio team' } })).body.id;
+  await gw.app.db.transaction((trx) => creditWallet(trx, { userId: lead.userId, teamId }, 1000, 'grant', 'test credit', gw.app.clock()));
+  const member = async (role: string) => {
+    const a = await newAccount(gw, 1000);
+    await gw.app.db('team_members').insert({ team_id: teamId, user_id: a.userId, role, created_at: Date.now() });
+    return a;
+  };
+  const [viewer, billing, developer] = [await member('viewer'), await member('billing'), await member('developer')];
+  const teamKey = await callOperation<{ key: string }>(gw, 'createTeamApiKey', { as: lead.session, params: { team_id: teamId }, body: { name: 'studio' } });
+  t.is(teamKey.status, 201);
+  const slug = uniqueName('tpay').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30);
+  const studio = await callOperation<Studio>(gw, 'createStudio', { as: lead.session, query: { team_id: teamId }, body: { slug, name: 'Team shop', allowed_models: [MODEL, CHAT], payer_mode: 'owner_pays' } });
+  t.is(studio.status, 201);
+  const teamWallet = async () => {
+    const row = await gw.app.db('teams').where('id', teamId).first<{ balance: number | string; held: number | string }>('balance', 'held');
+    return { balance: Number(row.balance), held: Number(row.held) };
+  };
+
+  for (const [role, who] of [['viewer', viewer], ['billing', billing]] as const) {
+    for (const as of [who.liveKey, who.session]) {
+      const refused = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { ...(as === who.liveKey ? { 'x-api-key': as } : { authorization: `Bearer ${as}` }), ...inStudio(slug) }, payload: { prompt: 'a lighthouse' } });
+      t.is(refused.statusCode, 403, refused.payload);
+      t.is(json(refused).code, 'forbidden');
+      t.is(json(refused).detail, `your role in the team that owns this studio (${role}) lacks the "generate" permission: the team's wallet pays for runs in the studio "${slug}"`);
+    }
+    // the OpenAI-compatible routes spend the same wallet
+    const chat = await gw.server.inject({ method: 'POST', url: '/v1/chat/completions', headers: { 'x-api-key': who.liveKey, ...inStudio(slug) }, payload: { model: CHAT, messages: [{ role: 'user', content: 'hi' }] } });
+    t.is(chat.statusCode, 403, chat.payload);
+    t.regex(chat.payload, /lacks the \\"generate\\" permission/);
+    const images = await gw.server.inject({ method: 'POST', url: '/v1/images/generations', headers: { 'x-api-key': who.liveKey, ...inStudio(slug) }, payload: { model: MODEL, prompt: 'a lighthouse' } });
+    t.is(images.statusCode, 403, images.payload);
+    // as with team_id
+    t.is((await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}?team_id=${teamId}`, headers: { 'x-api-key': who.liveKey }, payload: { prompt: 'a lighthouse' } })).statusCode, 403);
+    // what needs no spending stays open to them in the studio
+    t.is((await gw.server.inject({ method: 'GET', url: '/api/v1/models', headers: { 'x-api-key': who.liveKey, ...inStudio(slug) } })).statusCode, 200);
+  }
+  t.deepEqual(await teamWallet(), { balance: 1000, held: 0 });
+  t.is((await gw.app.db('predictions').whereIn('user_id', [viewer.userId, billing.userId])).length, 0);
+
+  // a developer, the team's key and an end user run on the team's wallet at the list price
+  const endUser = await studioUser(slug, 0);
+  let paid = 0;
+  for (const as of [developer.liveKey, teamKey.body.key, endUser.liveKey]) {
+    const res = await submit(as, slug);
+    t.is(res.statusCode, 200, res.payload);
+    t.is(json(res).price, list);
+    t.is(await finished(json(res).request_id as string), 'completed');
+    paid += list;
+  }
+  await waitFor(async () => (await teamWallet()).held === 0);
+  t.deepEqual(await teamWallet(), { balance: 1000 - paid, held: 0 });
+  t.is((await wallet(developer.userId)).balance, 1000);
+
+  // end_user_pays: a viewer pays from their own wallet, the markup goes to the team
+  await callOperation(gw, 'updateStudio', { as: lead.session, query: { team_id: teamId }, params: { studio_id: studio.body.id }, body: { payer_mode: 'end_user_pays', markup_percent: 100 } });
+  const own = await submit(viewer.liveKey, slug);
+  t.is(own.statusCode, 200, own.payload);
+  t.is(json(own).price, list * 2);
+  const id = json(own).request_id as string;
+  t.is(await finished(id), 'completed');
+  await waitFor(async () => (await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'studio_revenue', team_id: teamId })).length === 1);
+  t.is((await wallet(viewer.userId)).balance, 1000 - list * 2);
+  t.is((await teamWallet()).balance, 1000 - paid + list);
+});

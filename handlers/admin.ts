@@ -10,6 +10,7 @@ import { findUserByEmail } from '../db/users.ts';
 import type { User } from '../db/users.ts';
 import { membership } from '../db/teams.ts';
 import { adminDeduct, adminTopUp, refundPrediction } from '../db/wallet/admin.ts';
+import type { AdminMove, Refunded } from '../db/wallet/admin.ts';
 import type { Owner } from '../lib/caller.ts';
 import { deletionScheduledAt, keysOf, lastSignIn, openHolds, recentLedger, teamsOf } from '../db/user-info.ts';
 import { listAdminAudit } from '../db/admin-audit.ts';
@@ -37,25 +38,44 @@ export async function walletFor(app: App, email: string, teamId: number | undefi
   return { user, payer: { userId: user.id, teamId } };
 }
 
+// With an Idempotency-Key, each money move below stores its answer in the transaction that moves
+// the money (IdempotentRun.completeWithin): a retry that takes over the key of a run that died
+// finds either the move and its answer, or neither, and never moves the money twice.
+
 /** POST /auth/admin_topup */
-export const adminTopup: Handler<'adminTopup'> = async ({ app, query, body, audit }) => {
+export const adminTopup: Handler<'adminTopup'> = async ({ app, query, body, audit, idempotency }) => {
   const { user, payer } = await walletFor(app, body.email, query.team_id, audit);
-  const move = await adminTopUp(app.db, payer, body.amount, body.reason?.trim() || 'top-up', app.clock());
-  return { user_id: user.id, email: user.email, team_id: payer.teamId, amount: body.amount, balance: move.balance, held: move.held, transaction_id: move.transactionId };
+  const answer = (move: AdminMove) => ({
+    user_id: user.id, email: user.email, team_id: payer.teamId, amount: body.amount, balance: move.balance, held: move.held, transaction_id: move.transactionId,
+  });
+  const move = await adminTopUp(app.db, payer, body.amount, body.reason?.trim() || 'top-up', app.clock(), idempotency && ((trx, m) => idempotency.completeWithin(trx, answer(m))));
+  return answer(move);
 };
 
 /** POST /auth/admin_deduct_credits: never below zero unless allow_negative (409 otherwise). */
-export const adminDeductCredits: Handler<'adminDeductCredits'> = async ({ app, query, body, audit }) => {
+export const adminDeductCredits: Handler<'adminDeductCredits'> = async ({ app, query, body, audit, idempotency }) => {
   const { user, payer } = await walletFor(app, body.email, query.team_id, audit);
-  const move = await adminDeduct(app.db, payer, body.amount, body.reason?.trim() || 'deduction', app.clock(), body.allow_negative === true);
+  const answer = (move: AdminMove) => ({
+    user_id: user.id, email: user.email, team_id: payer.teamId, amount: -body.amount, balance: move.balance, held: move.held, transaction_id: move.transactionId,
+  });
+  const move = await adminDeduct(
+    app.db, payer, body.amount, body.reason?.trim() || 'deduction', app.clock(), body.allow_negative === true,
+    idempotency && ((trx, m) => idempotency.completeWithin(trx, answer(m))),
+  );
   if (!move) throw new ConflictError(`the balance is smaller than ${body.amount} credits; nothing was deducted (send "allow_negative": true to let it go below zero)`);
-  return { user_id: user.id, email: user.email, team_id: payer.teamId, amount: -body.amount, balance: move.balance, held: move.held, transaction_id: move.transactionId };
+  return answer(move);
 };
 
 /** POST /auth/admin_refund: credits back for a prediction, at most what it was charged in all. */
-export const adminRefund: Handler<'adminRefund'> = async ({ app, caller, body, audit }) => {
+export const adminRefund: Handler<'adminRefund'> = async ({ app, caller, body, audit, idempotency }) => {
   const max = caller.role === 'support' ? SUPPORT_REFUND_MAX : Number.MAX_SAFE_INTEGER;
-  const out = await refundPrediction(app.db, body.request_id, body.amount, max, body.reason?.trim() || 'refund', app.clock());
+  const answer = (r: Refunded) => ({
+    request_id: body.request_id, user_id: r.payer.userId, team_id: r.payer.teamId, amount: r.amount, charged: r.charged, refunded_total: r.refundedTotal,
+    balance: r.balance, transaction_id: r.transactionId,
+  });
+  const out = await refundPrediction(
+    app.db, body.request_id, body.amount, max, body.reason?.trim() || 'refund', app.clock(), idempotency && ((trx, r) => idempotency.completeWithin(trx, answer(r))),
+  );
   if (out.outcome === 'not-found') throw new NotFoundError('prediction not found');
   // the audit row names whose wallet it was, refusals included
   audit.target_user_id = out.payer.userId;
@@ -66,10 +86,7 @@ export const adminRefund: Handler<'adminRefund'> = async ({ app, caller, body, a
     case 'exceeds': throw new ConflictError(`only ${out.remaining} of the ${out.charged} credits charged are left to refund`);
     case 'over-limit': throw new RoleRequiredError(`the support role refunds at most ${SUPPORT_REFUND_MAX} credits per call (this is ${out.amount}); ask billing or an administrator`);
   }
-  return {
-    request_id: body.request_id, user_id: out.payer.userId, team_id: out.payer.teamId, amount: out.amount, charged: out.charged, refunded_total: out.refundedTotal,
-    balance: out.balance, transaction_id: out.transactionId,
-  };
+  return answer(out);
 };
 
 /** GET /auth/admin_user_info?email= */

@@ -5,7 +5,7 @@ import { urlProblem } from '../lib/destination-policy.ts';
 import { alertsAfterSubmit, budgetRefused, paysOwnWallet, preferredWait, priceFor, refuseStudioSpender, refuseUnservable, resolveInputLoras, studioHides, walletAlertSettings } from './admission.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
-import { newPredictionId, providerMetadataOf } from '../db/predictions/record.ts';
+import { findPrediction, newPredictionId, providerMetadataOf } from '../db/predictions/record.ts';
 import { dropFilter, insertFilter } from '../db/webhooks.ts';
 import { parseEventsFilter } from '../lib/webhook-events.ts';
 import type { WebhookEvent } from '../lib/webhook-events.ts';
@@ -90,7 +90,20 @@ function eventsFilterOf(values: readonly string[] | undefined, webhook: string |
 }
 
 export const generate: ModelHandler = async (ctx) => {
-  const { app, caller, model, query, request, studio } = ctx;
+  const { app, caller, model, query, request, studio, idempotency } = ctx;
+  const now = app.clock();
+  // With an Idempotency-Key the prediction id is the key's (plugins/spec-routes.ts runIdempotent),
+  // the same for every run of it: a retry that took over the key of a run that died finds that
+  // run's prediction and answers it as its submit would have been, never creating and charging
+  // another; if there is none, it creates it under that id, so two runs can never both create one.
+  const id = idempotency?.workId ?? newPredictionId(now);
+  const created = async () => await findPrediction(app.db, caller.owner, id) !== undefined;
+  if (idempotency?.takenOver) {
+    const earlier = await findPrediction(app.db, caller.owner, id);
+    if (earlier) return submitted(ctx, id, earlier.isTest ? 'completed' : 'queued', earlier.price, undefined);
+    // an event filter the earlier run wrote before it died (this run writes its own)
+    await dropFilter(app.db, id);
+  }
   // README "Whitelabel studios": in a studio's context only its allowed models exist
   if (studioHides(studio, model.operationId)) throw new NotFoundError(`no model ${model.operationId} in this studio`);
   // a team's owner_pays studio: a member of the team needs `generate`, as with team_id
@@ -99,8 +112,6 @@ export const generate: ModelHandler = async (ctx) => {
   const body = await resolveInputLoras(app, caller.owner, model, ctx.body);
   // set by plugins/responses.ts; carried into the queue messages for the worker's log lines
   const { requestId } = request.app;
-  const now = app.clock();
-  const id = newPredictionId(now);
   const webhook = query.webhook ?? null;
   if (webhook !== null) {
     const problem = urlProblem(webhook, { allowInsecure: app.config.webhookAllowInsecure });
@@ -126,6 +137,8 @@ export const generate: ModelHandler = async (ctx) => {
   if (caller.isTest) {
     // a personal wallet's balance is read by the insert itself (X-Balance-Remaining; a sandbox submit moves no money)
     const personal = caller.owner.teamId === null && !caller.embed && ctx.studio?.payerMode !== 'owner_pays' ? { balanceOf: caller.owner.userId } : {};
+    // should this request fail after the insert, its key stays for the retry, which answers with it
+    idempotency?.watch(created);
     const { deliveryId, balance } = await app.store.insertSandbox({ p: base, outputs: [app.storage.sandboxKey(model.output)], now, ...personal });
     app.metrics.predictions.inc({ model: model.operationId, outcome: 'sandbox' });
     if (deliveryId) await app.dispatcher.dispatchWebhook(deliveryId, requestId);
@@ -166,6 +179,7 @@ export const generate: ModelHandler = async (ctx) => {
   // Events while it runs: their filter is written before the prediction is accepted (so no worker
   // can start it without), and taken back when it is not.
   const running = webhook !== null && events !== null && events.some((e) => e !== 'completed');
+  idempotency?.watch(created);
   if (running) await insertFilter(app.db, { predictionId: id, userId: caller.owner.userId, url: webhook, events }, now);
   const outcome = await app.store.submit({
     p: { ...base, ...studioBilling, price, listPrice, discountPercent }, now, limits: { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount },

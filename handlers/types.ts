@@ -3,6 +3,7 @@
 // and must return the operation's 2xx JSON body, so a reply that drifts from the spec is a compile
 // error. Protected operations (the spec declares security) always receive a caller with its owner.
 import type { Request, ResponseToolkit, ResponseObject } from '@hapi/hapi';
+import type { Knex } from 'knex';
 import type { App } from '../lib/context.ts';
 import type { Caller, StudioContext } from '../lib/context.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
@@ -40,6 +41,37 @@ export type ReplyOf<Id extends OperationId> = Id extends OperationId ? {
 
 export type CallerFor<Id extends OperationId> = Id extends ProtectedOperationId ? OwnedCaller : null;
 
+/**
+ * The Idempotency-Key of a request that sent one (plugins/spec-routes.ts runIdempotent). The
+ * route bridge replays answers and runs a request once without the handler; a handler needs this
+ * only for work that must not be done twice when a retry takes over the key of a run that died
+ * before its answer was stored (a prediction, a money move).
+ */
+export interface IdempotentRun {
+  /**
+   * The id the key's work is to have (in the prediction id format), recorded on the key when it
+   * was first claimed, before any work: the same for every run of the key. A submit creates its
+   * prediction under it, so two runs of one key can never create two.
+   */
+  readonly workId: string;
+  /**
+   * true when this run took the key over from an earlier one that died or failed: the work under
+   * `workId` may be done already, and is then to be answered, not done again.
+   */
+  readonly takenOver: boolean;
+  /**
+   * How to tell, should this run fail, whether its work under `workId` was done all the same:
+   * the key then stays for the retry (which finds the work) instead of being freed.
+   */
+  watch(done: () => Promise<boolean>): void;
+  /**
+   * Stores `body` (status 200) as the answer, inside `trx`, the transaction that does the work:
+   * work and answer commit together, so a retry never finds the one without the other. Throws
+   * ConflictError, which rolls the work back, when a retry took the key over.
+   */
+  completeWithin(trx: Knex, body: unknown): Promise<void>;
+}
+
 export interface OperationContext<Id extends OperationId> {
   app: App;
   request: Request;
@@ -54,6 +86,8 @@ export interface OperationContext<Id extends OperationId> {
   audit: AuditFields;
   /** the whitelabel studio whose context the request is in (README "Whitelabel studios") */
   studio?: StudioContext;
+  /** set when the operation declares the Idempotency-Key header and the request sent one */
+  idempotency?: IdempotentRun;
 }
 
 /**
@@ -79,6 +113,8 @@ export interface ModelContext {
   studio?: StudioContext;
   /** the submit answers at once whatever the request's `Prefer: wait` (a caller that waits in its own way: POST /v1/images/generations) */
   answerAtOnce?: boolean;
+  /** set when the request sent an Idempotency-Key */
+  idempotency?: IdempotentRun;
 }
 /** The submit answer; a handler returns it inside a hapi response to add the cost headers. */
 export type ModelHandler = (ctx: ModelContext) => Promise<ReplyOf<ModelOperationId> | ResponseObject>;
@@ -106,6 +142,8 @@ export interface HandlerContext {
   model?: ModelInfo;
   /** the whitelabel studio whose context the request is in (plugins/credentials.ts whitelabelPlugin), applied by the route bridge */
   studio?: StudioContext;
+  /** the request's Idempotency-Key, set by runIdempotent before the handler runs */
+  idempotency?: IdempotentRun;
 }
 
 /** `Handler<'opId'>`: the typed contract, the only one (every module is converted). */

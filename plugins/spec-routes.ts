@@ -14,16 +14,18 @@ import { ANSWER_TIMEOUT_MS, httpError, payloadTimeoutError, SOCKET_IDLE_MS, vali
 import { bearerChallenge } from '../lib/oauth-challenge.ts';
 import { toValidationItems } from '../lib/validation-errors.ts';
 import type { AjvLikeError } from '../lib/validation-errors.ts';
-import type { AnyHandler, HandlerContext } from '../handlers/types.ts';
+import type { AnyHandler, HandlerContext, IdempotentRun } from '../handlers/types.ts';
+import type { Config } from '../config.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { isRole, isTeamPermission, resolveOwner, roleAllows, ROLES, TEAM_PERMISSIONS } from '../lib/caller.ts';
 import type { Role, TeamPermission } from '../lib/caller.ts';
-import { longestWaitMs, NOT_YET } from '../handlers/index.ts';
+import { longestRouteWaitMs, longestWaitMs, NOT_YET } from '../handlers/index.ts';
 import { hasPolicies, policiesOf, withPolicies } from '../handlers/policies.ts';
 import { scopeNames } from '../spec/scopes.ts';
 import { ConflictError, ImpersonationForbiddenError, InvalidInputError, NotFoundError, RoleRequiredError, SessionRequiredError, UnauthorizedError } from '../lib/errors.ts';
 import { auditAdminCall } from './admin-audit.ts';
-import { claimIdempotencyKey, completeIdempotencyKey, findIdempotencyKey, releaseIdempotencyKey } from '../db/idempotency.ts';
+import { claimIdempotencyKey, completeIdempotencyKey, findIdempotencyKey, handOverIdempotencyKey, isAbandoned, releaseIdempotencyKey } from '../db/idempotency.ts';
+import { newPredictionId } from '../db/predictions/record.ts';
 import type { StoredResponse } from '../db/idempotency.ts';
 
 export type SecurityRequirement = Record<string, string[]>;
@@ -579,7 +581,10 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
       return runIdempotent({
         app, h, operationId, key: idempotencyKey, caller: ctx.caller as NonNullable<HandlerContext['caller']> & { owner: { userId: number; teamId: number | null } },
         request: { method: request.method, path: request.path, query, body: payload },
-      }, guardedRun);
+      }, (idempotency) => {
+        ctx.idempotency = idempotency;
+        return guardedRun();
+      });
     },
   };
 }
@@ -656,12 +661,43 @@ export function registerHandler(api: App['spec']['api'], operationId: string, fn
 // answer. Another request under a used key is 409. Only a successful (2xx) answer is kept: a
 // failed request frees its key, so the retry runs again. The key is stored only hashed with its
 // scope, the request only as a hash.
+//
+// A request whose process died before its answer was stored (OOM, SIGKILL, a crash, shutdown's
+// hard stop) leaves its key `running`. Once that record is older than abandonedAfterMs (below)
+// the next retry with the same request takes the key over and runs it. What the dead run may
+// already have done is the handler's to find (IdempotentRun in handlers/types.ts): the key's
+// first claim records the id its work is to have, a submit creates its prediction under that id,
+// and a retry that takes over answers with that prediction when it exists, or creates it under
+// the same id (whose primary key forbids a second one); an admin money move stores its answer in
+// the transaction that moves the money, so a record still `running` means nothing moved.
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** How long a duplicate waits for the first request to answer before it gets 409. */
 const WAIT_MS = 15_000;
 const POLL_MS = 40;
+/** The least time after which a `running` record counts as abandoned (abandonedAfterMs). */
+export const ABANDONED_MIN_MS = 10 * 60_000;
+/** How many times the longest route deadline a `running` record must be older than to count as abandoned. */
+const ABANDONED_DEADLINES = 3;
+
+/**
+ * How long a `running` record must have been held before its request counts as dead and a retry
+ * with the key takes it over. Taking over a request that is still alive would run it twice, so
+ * this is far above the longest a live request can run: the longest route deadline is hapi's
+ * answer timeout (ANSWER_TIMEOUT_MS, 30 s) plus the longest by-design wait of any route under
+ * this configuration (longestRouteWaitMs: a `Prefer: wait` submit 60 s, a chat call 2 x
+ * CHAT_UPSTREAM_TIMEOUT_MS, up to 2 x 600 s, images IMAGES_WAIT_MS + 20 s). A handler can
+ * outlive that deadline (it keeps running after the 503: a database wait of up to 10 s, lock
+ * retries, Stripe's 20 s timeout with two retries per call), so the bound is three such
+ * deadlines, and never less than 10 minutes: 13.5 minutes with the defaults, at most about an
+ * hour. A retry is refused 409 "still being processed" until then. Even past it, a run that was
+ * taken over cannot record an answer, move money or create a second prediction (its claim token
+ * no longer matches; the prediction id is the key's), so the bound is not the only guard.
+ */
+export function abandonedAfterMs(config: Config): number {
+  return Math.max(ABANDONED_MIN_MS, ABANDONED_DEADLINES * (ANSWER_TIMEOUT_MS + longestRouteWaitMs(config)));
+}
 
 /** true when the operation declares the `Idempotency-Key` header parameter: the opt-in. */
 export function declaresIdempotencyKey(operation: Operation): boolean {
@@ -725,47 +761,93 @@ function replay(h: ResponseToolkit, answer: StoredResponse): ResponseObject {
   return response.header('Idempotent-Replayed', 'true');
 }
 
-/** Runs `run` at most once per (owner, key, request) within 24 hours; see the top of this file. */
-export async function runIdempotent(call: IdempotentCall, run: () => Promise<unknown>): Promise<unknown> {
-  const { app, caller } = call;
+/** The stored name of a key: a hash of the key and whose it is (IdempotentCall['caller']). */
+export function idempotencyKeyHash(caller: Pick<IdempotentCall['caller'], 'isTest' | 'owner' | 'embed'>, key: string): string {
   const visitor = caller.embed ? `:embed:${caller.embed.codeId}:${caller.embed.visitorHash}` : '';
   const scope = `${caller.owner.userId}:${caller.owner.teamId ?? '-'}:${caller.isTest ? 'test' : 'live'}${visitor}`;
-  const keyHash = sha256(`${scope}\n${call.key}`);
+  return sha256(`${scope}\n${key}`);
+}
+
+/** Runs `run` at most once per (owner, key, request) within 24 hours; see the top of this file. */
+export async function runIdempotent(call: IdempotentCall, run: (idempotency: IdempotentRun) => Promise<unknown>): Promise<unknown> {
+  const { app, caller } = call;
+  const keyHash = idempotencyKeyHash(caller, call.key);
   const requestHash = sha256(canonicalJson({ operationId: call.operationId, ...call.request }));
+  const abandonAfter = abandonedAfterMs(app.config);
   const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const claim = await claimIdempotencyKey(app.db, { keyHash, userId: caller.userId, operationId: call.operationId, requestHash }, app.clock(), IDEMPOTENCY_TTL_MS);
-    if (claim.kind === 'claimed') break;
+  let token: string;
+  let ref: string;
+  let takenOver: boolean;
+  for (let round = 0; ; round++) {
+    const now = app.clock();
+    const claim = await claimIdempotencyKey(app.db, { keyHash, userId: caller.userId, operationId: call.operationId, requestHash, ref: newPredictionId(now) }, now, IDEMPOTENCY_TTL_MS, abandonAfter);
+    if (claim.kind === 'claimed') {
+      ({ token, ref, takenOver } = claim);
+      if (takenOver) app.log.warn({ operationId: call.operationId }, 'idempotency key taken over from a request that never answered');
+      break;
+    }
     let record: typeof claim.record | undefined = claim.record;
     if (record.requestHash !== requestHash) {
       throw new ConflictError('this Idempotency-Key was already used with a different request (another body, query or operation) in the last 24 hours; send a new key for a new request');
     }
     // the first request is still running: wait for its answer (or for it to fail and free the key)
-    while (record?.state === 'running' && Date.now() < deadline) {
+    const live = (r: typeof record): boolean => r?.state === 'running' && !isAbandoned(r, app.clock(), abandonAfter);
+    while (live(record) && Date.now() < deadline) {
       await sleep(POLL_MS);
       record = await findIdempotencyKey(app.db, keyHash);
     }
     if (record?.state === 'done' && record.response) return replay(call.h, record.response);
-    if (record?.state === 'running') {
+    // (a key freed or taken over again and again by other requests: this one gives up too)
+    if (live(record) || round >= 5) {
       throw new ConflictError('a request with this Idempotency-Key is still being processed; retry once it has answered');
     }
-    // freed by a failed first request: this one runs (loop to claim it)
+    // freed by a failed first request, or left by a dead or failed one: this one runs (loop to claim it)
   }
 
+  let workDone: (() => Promise<boolean>) | undefined;
+  const idempotency: IdempotentRun = {
+    workId: ref,
+    takenOver,
+    watch(done) {
+      workDone = done;
+    },
+    async completeWithin(trx, body) {
+      if (!await completeIdempotencyKey(trx, keyHash, token, { status: 200, body, headers: {} })) throw lostKey();
+    },
+  };
+  // A run that failed frees its key, unless its work was done all the same (the handler watches
+  // it): the key then stays for the retry, which finds that work instead of doing it again.
+  const free = async () => {
+    try {
+      if (workDone !== undefined && await workDone()) await handOverIdempotencyKey(app.db, keyHash, token);
+      else await releaseIdempotencyKey(app.db, keyHash, token);
+    } catch (err) {
+      app.log.error({ err }, 'could not free an idempotency key');
+    }
+  };
   let result: unknown;
   try {
-    result = await run();
+    result = await run(idempotency);
   } catch (err) {
-    await releaseIdempotencyKey(app.db, keyHash).catch((e: unknown) => app.log.error({ err: e }, 'could not free an idempotency key'));
+    await free();
     throw err;
   }
   const answer = stored(result);
+  if (answer.status < 200 || answer.status >= 300) {
+    await free();
+    return result;
+  }
   try {
-    if (answer.status >= 200 && answer.status < 300) await completeIdempotencyKey(app.db, keyHash, answer);
-    else await releaseIdempotencyKey(app.db, keyHash);
+    // false when completeWithin stored it already
+    await completeIdempotencyKey(app.db, keyHash, token, answer);
   } catch (err) {
-    // The work is done: answer it. The key stays `running`, so a retry gets 409 rather than a second run.
+    // The work is done: answer it. The key stays `running` until it counts as abandoned; the
+    // retry that takes it over then finds the work (a submit's prediction under the key's id).
     app.log.error({ err, operationId: call.operationId }, 'could not record an idempotent answer');
   }
   return result;
+}
+
+function lostKey(): ConflictError {
+  return new ConflictError('a retry with this Idempotency-Key took this request over (it had been running too long); it was not run again');
 }

@@ -58,6 +58,7 @@ import * as m20261129_7901_session_handoffs from './20261129_7901_session_handof
 import * as m20261129_7950_alerts from './20261129_7950_alerts.ts';
 import * as m20261129_8001_alert_webhooks from './20261129_8001_alert_webhooks.ts';
 import * as m20261129_8101_webhook_event_filters from './20261129_8101_webhook_event_filters.ts';
+import * as m20261130_0101_idempotency_takeover from './20261130_0101_idempotency_takeover.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -122,6 +123,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261129_7950_alerts', m20261129_7950_alerts],
   ['20261129_8001_alert_webhooks', m20261129_8001_alert_webhooks],
   ['20261129_8101_webhook_event_filters', m20261129_8101_webhook_event_filters],
+  ['20261130_0101_idempotency_takeover', m20261130_0101_idempotency_takeover],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -15,32 +15,47 @@ export interface AdminMove {
   transactionId: number;
 }
 
-/** An administrator's top-up (`topup` row), one transaction. */
-export async function adminTopUp(db: Knex, payer: Owner, amount: number, description: string, now: number): Promise<AdminMove> {
+/**
+ * Work that must commit with a move or not at all (e.g. the request's idempotent answer, stored
+ * with it: handlers/types.ts IdempotentRun.completeWithin); it throws to roll the move back.
+ */
+export type WithMove<M> = (trx: Knex, move: M) => Promise<void>;
+
+/** An administrator's top-up (`topup` row), one transaction (`within` included). */
+export async function adminTopUp(db: Knex, payer: Owner, amount: number, description: string, now: number, within?: WithMove<AdminMove>): Promise<AdminMove> {
   return withLockRetry(() => db.transaction(async (trx) => {
     await creditWallet(trx, payer, amount, 'topup', description, now);
-    return { ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer) };
+    const move = { ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer) };
+    await within?.(trx, move);
+    return move;
   }));
 }
 
-/** An administrator's deduction (`deduction` row); undefined when the balance is too small and `allowNegative` is false. */
-export async function adminDeduct(db: Knex, payer: Owner, amount: number, description: string, now: number, allowNegative: boolean): Promise<AdminMove | undefined> {
+/** An administrator's deduction (`deduction` row, with `within` in its transaction); undefined when the balance is too small and `allowNegative` is false. */
+export async function adminDeduct(
+  db: Knex, payer: Owner, amount: number, description: string, now: number, allowNegative: boolean, within?: WithMove<AdminMove>,
+): Promise<AdminMove | undefined> {
   return withLockRetry(() => db.transaction(async (trx) => {
     if (await debitWallet(trx, payer, amount, description, now, allowNegative) === undefined) return undefined;
-    return { ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer) };
+    const move = { ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer) };
+    await within?.(trx, move);
+    return move;
   }));
 }
+
+/** A refund made (refundPrediction). */
+export type Refunded = { payer: Owner; outcome: 'refunded'; amount: number; charged: number; refundedTotal: number } & AdminMove;
 
 export type RefundOutcome =
   | { outcome: 'not-found' }
+  | Refunded
   | ({ payer: Owner } & (
     | { outcome: 'not-charged' }
     | { outcome: 'team-deleted' }
     /** more than is left to refund (`remaining`), or nothing left */
     | { outcome: 'exceeds'; charged: number; remaining: number }
     /** the refund would be larger than `maxAmount` */
-    | { outcome: 'over-limit'; amount: number }
-    | ({ outcome: 'refunded'; amount: number; charged: number; refundedTotal: number } & AdminMove)));
+    | { outcome: 'over-limit'; amount: number }));
 
 /**
  * An end_user_pays studio run refunded (README "Whitelabel studios"): the studio owner gives back
@@ -66,7 +81,9 @@ async function reverseStudioMarkup(trx: Knex, predictionId: string, studioId: nu
  * what is left (charged minus earlier refunds). The wallet row is locked first, so concurrent
  * refunds of one prediction see each other and never exceed its charge together.
  */
-export async function refundPrediction(db: Knex, predictionId: string, amount: number | undefined, maxAmount: number, description: string, now: number): Promise<RefundOutcome> {
+export async function refundPrediction(
+  db: Knex, predictionId: string, amount: number | undefined, maxAmount: number, description: string, now: number, within?: WithMove<Refunded>,
+): Promise<RefundOutcome> {
   // Who paid never changes, so it is read before the transaction: on MariaDB a transaction's
   // snapshot starts at its first plain read, and that must come after the wallet lock, or two
   // concurrent refunds would not see each other's rows.
@@ -96,9 +113,11 @@ export async function refundPrediction(db: Knex, predictionId: string, amount: n
     if (give > maxAmount) return { outcome: 'over-limit', payer, amount: give };
     await creditWallet(trx, payer, give, 'refund', description, now, { predictionId, ref: `refund-${refunds + 1}` });
     await reverseStudioMarkup(trx, predictionId, p.studio_id, num(p.studio_markup ?? 0), charged, refunded + give, refunds + 1, now);
-    return {
+    const out: Refunded = {
       outcome: 'refunded', payer, amount: give, charged, refundedTotal: refunded + give,
       ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer),
     };
+    await within?.(trx, out);
+    return out;
   }));
 }

@@ -1,9 +1,11 @@
 // The Idempotency-Key on the embedded default (SQLite, in-process queue): the duplicate-key
-// mapping and the claim race behave as on MariaDB (test/plugins/spec-routes-idempotency.test.ts).
+// mapping, the claim race and the takeover of an abandoned key behave as on MariaDB
+// (test/plugins/spec-routes-idempotency.test.ts, test/helpers/idempotency-takeover.ts).
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { canonicalJson } from '../../plugins/spec-routes.ts';
+import { takeoverTests } from '../helpers/idempotency-takeover.ts';
 
 let gw: TestGateway;
 test.before(async () => {
@@ -31,3 +33,5 @@ test('canonical JSON ignores key order and undefined members, and keeps array or
   t.not(canonicalJson({ a: [1, 2] }), canonicalJson({ a: [2, 1] }));
   t.is(canonicalJson('x'), '"x"');
 });
+
+takeoverTests(test, () => gw);

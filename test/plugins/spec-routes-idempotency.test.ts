@@ -1,6 +1,7 @@
 // Idempotency-Key on model submits, and the submit answer, on MariaDB and RabbitMQ (no worker:
 // predictions stay unfinished, so every held credit is visible). A retried submit runs and
-// charges once, concurrent duplicates included; another request under a used key is 409.
+// charges once, concurrent duplicates included; another request under a used key is 409; a key
+// whose request died is taken over once it is older than the bound (test/helpers/idempotency-takeover.ts).
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
@@ -10,6 +11,7 @@ import { createApp } from '../../app.ts';
 import { createServer } from '../../server.ts';
 import { loadConfig } from '../../config.ts';
 import { deleteExpiredIdempotencyKeys } from '../../db/idempotency.ts';
+import { takeoverTests } from '../helpers/idempotency-takeover.ts';
 
 let gw: TestGateway;
 let now = Date.now();
@@ -200,3 +202,5 @@ test('submit answers, replays, 400 and 409 match the spec', async (t) => {
   t.is((await call({ prompt: 'spec' }, 'x'.repeat(300))).status, 400);
   t.is((await callOperation(gw, op, { as: acct.testKey, body: { prompt: 'spec' } })).status, 200);
 });
+
+takeoverTests(test, () => gw);

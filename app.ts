@@ -233,12 +233,12 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     teams: { membership: async (teamId, userId) => { const role = await teamMembership(db, teamId, userId); return role ? { role } : undefined; } },
     credentials,
     catalog,
-    async close() {
-      await dispatcher.stop();
-      await catalogBroadcast?.close();
-      await broadcast?.close();
-      await queue.close();
-      await db.destroy();
+    async close(step = async (_what, work) => { await work(); }) {
+      await step('the dispatcher to stop', () => dispatcher.stop());
+      if (catalogBroadcast) await step('the catalog broadcast to close (RabbitMQ)', () => catalogBroadcast!.close());
+      if (broadcast) await step('the credential broadcast to close (RabbitMQ)', () => broadcast!.close());
+      await step(`the queue to close (${config.amqpUrl ? 'RabbitMQ' : 'in-process'})`, () => queue.close());
+      await step('the database connections to close', () => db.destroy());
     },
   };
   return app;

@@ -278,7 +278,7 @@ export const configSchema = Joi.object({
     .meta({ default: '`600000` (10 minutes)' })
     .description('a request confirmed by the queue (`pending`) but unclaimed for this long may have lost its message: the sweeper publishes it again. Keep it above the longest `RETRY_DELAYS_MS` entry and above how long a request may wait in a backlog, or a duplicate is published (harmless, but it restarts the retry count)'),
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).max(3_600_000).default(25_000)
-    .description('on SIGTERM/SIGINT, how long a worker lets running predictions finish before handing them back to the queue; keep it below your orchestrator\'s kill timeout (Kubernetes: 30 s)'),
+    .description('on SIGTERM/SIGINT, how long a worker lets running predictions finish before handing them back to the queue. The process exits by this plus 10 s (plus 10 s more with the API) whatever it still waits for: keep your orchestrator\'s kill timeout above that (Kubernetes: 30 s; see [Running in production](production.md#processes))'),
   RETRY_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('2000,10000,30000')
     .description('waits before the 1st, 2nd and 3rd retry of a prediction whose upstream failed retryably (one RabbitMQ delay queue each)'),
   UPSTREAM_POLL_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('1000,2000,4000,8000,15000,30000')

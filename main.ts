@@ -5,6 +5,8 @@ import { createApp, loadSpec } from './app.ts';
 import { displayPath } from './spec/load.ts';
 import path from 'node:path';
 import type { App } from './app.ts';
+import type { Config } from './config.ts';
+import type { ShutdownStep } from './lib/context.ts';
 import { createServer, createHealthServer } from './server.ts';
 import { collectProcessMetrics } from './lib/telemetry.ts';
 import { createRunModel } from './workers/run-model.ts';
@@ -23,6 +25,29 @@ export interface Running {
   /** a worker's health port (WORKER_HEALTH_PORT), when configured */
   healthServer: Server | null;
   stop(): Promise<void>;
+  /** what stop() is waiting for right now (empty before and after it), for the shutdown deadline's log line */
+  waitingFor(): string[];
+}
+
+/** How long an API process gives the requests in flight at shutdown (docs/operating/production.md "Shutdown"). */
+const REQUESTS_GRACE_MS = 10_000;
+/**
+ * What the shutdown may take beyond the waits it promises (requests in flight, SHUTDOWN_GRACE_MS):
+ * handing back the predictions still running (each writes its row back to `pending` and returns its
+ * message; the queue's close waits up to 10 s for them, workers/queue/drain.ts) and closing the
+ * connections. With a broker and a database that answer, that is well under a second; 10 s more
+ * leaves room for a slow hand-back without letting a hung one hold the process for long.
+ */
+const SHUTDOWN_MARGIN_MS = 10_000;
+
+/**
+ * After a first SIGTERM/SIGINT the process exits by this deadline whatever it still waits for (a
+ * stalled broker, database or S3 call): the requests' 10 s (roles that serve the API), plus
+ * SHUTDOWN_GRACE_MS (roles that run predictions), plus the margin above. Defaults: api 20 s,
+ * worker 35 s, all 45 s.
+ */
+export function shutdownDeadlineMs(config: Pick<Config, 'role' | 'shutdownGraceMs'>): number {
+  return (config.role !== 'worker' ? REQUESTS_GRACE_MS : 0) + (config.role !== 'api' ? config.shutdownGraceMs : 0) + SHUTDOWN_MARGIN_MS;
 }
 
 /** Starts the configured role(s); used by main and by tests that need a real process. */
@@ -69,29 +94,47 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
   }
   if (config.role === 'worker') app.log.info({ concurrency: config.workerConcurrency, ...(healthServer ? { health: healthServer.info.uri } : {}) }, 'mediagate worker consuming');
 
+  // What stop() waits for at each moment: named in the log line when the shutdown deadline passes.
+  const waiting = new Set<string>();
+  const step: ShutdownStep = async (what, work) => {
+    waiting.add(what);
+    try {
+      await work();
+    } finally {
+      waiting.delete(what);
+    }
+  };
+
   return {
     app,
     server,
     healthServer,
+    waitingFor: () => [...waiting],
     // A deploy never fails work: the worker stops taking messages, lets what runs finish within
     // SHUTDOWN_GRACE_MS, then hands the rest back (pending again, message requeued) for another
-    // worker, or for this gateway's next start with the in-process queue.
+    // worker, or for this gateway's next start with the in-process queue. main.ts bounds the
+    // whole of it (shutdownDeadlineMs).
     async stop() {
-      if (server) await server.stop({ timeout: 10_000 });
-      // before the database closes: a run in progress finishes its current batch
-      if (retention) await retention.stop();
-      if (subscriptions) await subscriptions.stop();
-      if (runModel) {
-        await app.queue.stopConsuming();
-        const left = await app.queue.drain(config.shutdownGraceMs);
-        if (left > 0) {
-          app.log.info({ running: runModel.running, graceMs: config.shutdownGraceMs }, 'shutdown grace over; handing running predictions back');
-          runModel.abortAll();
-        }
-      }
+      if (server) await step('requests in flight to finish (API)', () => server!.stop({ timeout: REQUESTS_GRACE_MS }));
+      // First for a worker: no new message is taken while the rest winds down.
+      if (runModel) await step('the consumers to be cancelled (queue)', () => app.queue.stopConsuming());
+      // The running predictions get their grace while the retention and subscription jobs finish
+      // their current batch; all of it before the database closes.
+      const model = runModel;
+      await Promise.all([
+        retention && step('the retention job to finish its batch', () => retention!.stop()),
+        subscriptions && step('the subscriptions job to finish its batch', () => subscriptions!.stop()),
+        model && step('running predictions to finish or be handed back', async () => {
+          const left = await app.queue.drain(config.shutdownGraceMs);
+          if (left > 0) {
+            app.log.info({ running: model.running, graceMs: config.shutdownGraceMs }, 'shutdown grace over; handing running predictions back');
+            model.abortAll();
+          }
+        }),
+      ]);
       // Last: probes keep answering while the worker drains (readiness still true, liveness too).
-      if (healthServer) await healthServer.stop({ timeout: 1_000 });
-      await app.close();
+      if (healthServer) await step('the health port to close', () => healthServer!.stop({ timeout: 1_000 }));
+      await app.close(step);
     },
   };
 }
@@ -153,18 +196,37 @@ if (isMain && process.env.ROLE === 'migrate') {
   // The signal handlers come first: a worker consumes before start() has returned, so a SIGTERM
   // can arrive mid-start-up, and without a handler Node's default would kill the process at once,
   // work in hand. A signal during start-up stops the gateway as soon as it is up.
+  // The first SIGTERM/SIGINT stops gracefully within shutdownDeadlineMs, counted from the signal;
+  // past it, or on a second signal (Ctrl-C twice), the process exits 1 at once, saying what it was
+  // still waiting for. Work not handed back by then is what a killed worker leaves: the broker
+  // redelivers its messages, and another worker (or the next start) takes the predictions over.
   let stopping = false;
   let started: Promise<Awaited<ReturnType<typeof start>>> | null = null;
+  let running: Running | null = null;
+  let deadlineMs = SHUTDOWN_MARGIN_MS;
+  let fallbackLog: ReturnType<typeof pino> | null = null;
+  // before start() has returned there is no app logger yet
+  const log = () => running?.app.log ?? (fallbackLog ??= pino({ base: { role: process.env.ROLE ?? 'all' } }));
+  const waitingFor = () => (running ? running.waitingFor() : ['start-up to finish']);
   const shutdown = (signal: string) => {
-    if (stopping || !started) return;
+    if (!started) return;
+    if (stopping) {
+      log().warn({ signal, waitingFor: waitingFor() }, 'second signal during shutdown; exiting now');
+      process.exit(1);
+    }
     stopping = true;
-    started.then(async (running) => {
-      running.app.log.info({ signal }, 'shutting down');
+    // not unref'd: a step that hangs on nothing (no socket, no timer) must not let Node exit 0
+    setTimeout(() => {
+      log().warn({ signal, deadlineMs, waitingFor: waitingFor() }, `shutdown did not finish within ${deadlineMs} ms; exiting`);
+      process.exit(1);
+    }, deadlineMs);
+    started.then(async (r) => {
+      r.app.log.info({ signal, deadlineMs }, 'shutting down');
       try {
-        await running.stop();
+        await r.stop();
         process.exit(0);
       } catch (err) {
-        running.app.log.error({ err }, 'shutdown failed');
+        r.app.log.error({ err }, 'shutdown failed');
         process.exit(1);
       }
     }, () => undefined);
@@ -185,8 +247,10 @@ if (isMain && process.env.ROLE === 'migrate') {
     }, () => undefined);
   });
   try {
+    // start() reads the same configuration; a ConfigError is reported below either way
+    deadlineMs = shutdownDeadlineMs(loadConfig(process.env));
     started = start();
-    await started;
+    running = await started;
   } catch (err) {
     if (err instanceof ConfigError || err instanceof SpecError) {
       process.stderr.write(`mediagate: ${err.message}\n`);

@@ -87,8 +87,15 @@ export interface App {
   credentials: CredentialCaches;
   /** reloads the catalog (`spec`) without a restart: SIGHUP, POST /auth/admin_reload_catalog, or another process's reload */
   catalog: CatalogControl;
-  close(): Promise<void>;
+  /**
+   * Stops the dispatcher and closes the broadcasts, the queue and the database, in that order.
+   * `step` wraps each part with what it waits for (main.ts names it when the shutdown deadline passes).
+   */
+  close(step?: ShutdownStep): Promise<void>;
 }
+
+/** Runs one part of a shutdown, `what` naming what it waits for ("the queue to close (RabbitMQ)"). */
+export type ShutdownStep = (what: string, work: () => Promise<unknown>) => Promise<void>;
 
 /** Who is calling, as a credential plugin (plugins/credentials.ts, plugins/oauth.ts) authenticated it. */
 export interface Caller {

@@ -10,6 +10,7 @@ import yaml from 'js-yaml';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { DockerfileParser } from 'dockerfile-ast';
 import type { Copy, Instruction } from 'dockerfile-ast';
+import { shutdownDeadlineMs } from '../../main.ts';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const composeText = fs.readFileSync(path.join(root, 'compose.yaml'), 'utf8');
@@ -142,6 +143,9 @@ test('compose.yaml: migrate runs first, once; api and workers wait for it and fo
   t.true(services.worker!.healthcheck!.test!.join(' ').includes('127.0.0.1:9464/readyz'));
   // a worker is given longer to stop than its grace for running predictions
   t.true(Number(services.worker!.environment!.SHUTDOWN_GRACE_MS) / 1000 < Number.parseInt(services.worker!.stop_grace_period!, 10));
+  // and each is killed only after its own shutdown deadline, so a hung shutdown logs what it waited for
+  t.true(shutdownDeadlineMs({ role: 'worker', shutdownGraceMs: Number(services.worker!.environment!.SHUTDOWN_GRACE_MS) }) / 1000 < Number.parseInt(services.worker!.stop_grace_period!, 10));
+  t.true(shutdownDeadlineMs({ role: 'api', shutdownGraceMs: 25_000 }) / 1000 < Number.parseInt(services.api!.stop_grace_period!, 10));
   t.deepEqual(Object.keys(volumes).sort(), ['db', 'mq', 'storage']);
   t.deepEqual(services.api!.ports, ['8080-8081:8080']);
   // replica counts come from the environment

@@ -9,6 +9,8 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..',
 export interface GatewayProcess {
   child: ChildProcess;
   output(): string;
+  /** resolves with the exit code (null when a signal ended it) */
+  exited: Promise<number | null>;
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -25,6 +27,7 @@ export function spawnGateway(env: Record<string, string>): GatewayProcess {
   return {
     child,
     output: () => out,
+    exited,
     async kill(signal: NodeJS.Signals = 'SIGKILL') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;

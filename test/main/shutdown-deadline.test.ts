@@ -1,0 +1,104 @@
+// The shutdown is bounded (docs/operating/production.md "Shutdown"): a worker whose RabbitMQ stops
+// answering mid-shutdown exits 1 by its deadline (SHUTDOWN_GRACE_MS + 10 s), naming what it was
+// waiting for, and a second signal ends a shutdown at once. The broker is stalled through a relay
+// of the test's own (test/helpers/amqp-relay.ts); the shared RabbitMQ is not touched.
+import test from 'ava';
+import type { ExecutionContext } from 'ava';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnGateway } from '../helpers/processes.ts';
+import type { GatewayProcess } from '../helpers/processes.ts';
+import { stallingRelay } from '../helpers/amqp-relay.ts';
+import type { StallingRelay } from '../helpers/amqp-relay.ts';
+import { deleteTopology, freshDatabase, uniqueName, waitFor } from '../helpers/services.ts';
+import { loadConfig } from '../../config.ts';
+import { topics } from '../../app.ts';
+import { shutdownDeadlineMs } from '../../main.ts';
+
+type Line = { msg?: string; waitingFor?: string[]; deadlineMs?: number; signal?: string };
+
+/** A worker process on a fresh database, its queue through a relay the test can stall; up and consuming. */
+async function stalledWorker(t: ExecutionContext, graceMs: number): Promise<{ proc: GatewayProcess; relay: StallingRelay; deadlineMs: number }> {
+  const db = await freshDatabase();
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-stop-'));
+  const relay = await stallingRelay();
+  const env = {
+    ROLE: 'worker', DATABASE_URL: db.url, AMQP_URL: relay.url, AMQP_PREFIX: uniqueName('stop').toLowerCase(), DATA_DIR: dir,
+    ENCRYPTION_KEY: '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: String(graceMs),
+  };
+  const proc = spawnGateway(env);
+  t.teardown(async () => {
+    await proc.kill();
+    await relay.close();
+    await deleteTopology(env.AMQP_PREFIX, topics(loadConfig(env)));
+    await db.drop();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+  // a loaded machine takes its time to start node on the whole gateway
+  await waitFor(() => {
+    if (proc.child.exitCode !== null) throw new Error(`worker exited: ${proc.output()}`);
+    return proc.output().includes('mediagate worker consuming');
+  }, { what: 'the worker to consume', timeoutMs: 120_000, intervalMs: 100 });
+  return { proc, relay, deadlineMs: shutdownDeadlineMs(loadConfig(env)) };
+}
+
+/** The exit code, or 'still running' when the process has not exited within ms. */
+async function exitWithin(proc: GatewayProcess, ms: number): Promise<number | null | 'still running'> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      proc.exited,
+      new Promise<'still running'>((resolve) => { timer = setTimeout(() => resolve('still running'), ms); }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function lines(proc: GatewayProcess): Line[] {
+  return proc.output().split('\n').flatMap((l) => {
+    try {
+      return [JSON.parse(l) as Line];
+    } catch {
+      return [];
+    }
+  });
+}
+
+test('a worker whose broker stalls during shutdown exits 1 by its deadline, naming what it waited for', async (t) => {
+  const graceMs = 200;
+  const { proc, relay, deadlineMs } = await stalledWorker(t, graceMs);
+  t.is(deadlineMs, graceMs + 10_000);
+  relay.freeze();
+  const signalled = performance.now();
+  proc.child.kill('SIGTERM');
+  // the deadline plus a wide margin for a loaded machine; without a deadline the worker waits on
+  // the broker's reply to its consumer cancel until RabbitMQ drops the connection (minutes)
+  const code = await exitWithin(proc, deadlineMs + 30_000);
+  const elapsed = performance.now() - signalled;
+  t.is(code, 1, proc.output());
+  // not before the deadline: the shutdown was given its time
+  t.true(elapsed >= deadlineMs - 100, `exited after ${Math.round(elapsed)} ms`);
+  const warning = lines(proc).find((l) => l.msg === `shutdown did not finish within ${deadlineMs} ms; exiting`);
+  t.truthy(warning, proc.output());
+  t.is(warning?.signal, 'SIGTERM');
+  t.deepEqual(warning?.waitingFor, ['the consumers to be cancelled (queue)']);
+});
+
+test('a second signal ends a shutdown that waits, at once, exit code 1', async (t) => {
+  // a long grace: the deadline (130 s) is far off, so only the second signal explains a quick exit
+  const { proc, relay, deadlineMs } = await stalledWorker(t, 120_000);
+  relay.freeze();
+  proc.child.kill('SIGTERM');
+  await waitFor(() => lines(proc).some((l) => l.msg === 'shutting down'), { what: 'the shutdown to begin', timeoutMs: 30_000, intervalMs: 50 });
+  const second = performance.now();
+  proc.child.kill('SIGINT');
+  const code = await exitWithin(proc, 20_000);
+  t.is(code, 1, proc.output());
+  t.true(performance.now() - second < deadlineMs / 2);
+  const line = lines(proc).find((l) => l.msg === 'second signal during shutdown; exiting now');
+  t.truthy(line, proc.output());
+  t.is(line?.signal, 'SIGINT');
+  t.deepEqual(line?.waitingFor, ['the consumers to be cancelled (queue)']);
+});

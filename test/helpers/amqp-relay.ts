@@ -11,7 +11,11 @@ export interface StallingRelay {
   url: string;
   /** from now on the client's bytes are dropped */
   freeze(): void;
-  /** closes the relay and every connection through it */
+  /**
+   * Closes the relay and every connection through it, then lets the clients of this process see
+   * their connection go: amqplib never settles a connection close() called before it noticed the
+   * socket was gone, so a gateway stopped right after would wait forever.
+   */
   close(): Promise<void>;
 }
 
@@ -43,9 +47,13 @@ export async function stallingRelay(): Promise<StallingRelay> {
     freeze() {
       frozen = true;
     },
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      for (const s of sockets) s.destroy();
-    }),
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+      // a timer fires only after a turn of the loop's I/O, where a client socket reads its end
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    },
   };
 }

@@ -12,6 +12,8 @@ import type { TestGateway } from '../helpers/gateway.ts';
 import { AMQP_URL, deleteTopology, freshDatabase, uniqueName, waitFor } from '../helpers/services.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { start } from '../../main.ts';
+import { stallingRelay } from '../helpers/amqp-relay.ts';
+import { QUEUE_CHECK_TIMEOUT_MS } from '../../workers/queue/amqp/topology.ts';
 import { loadConfig } from '../../config.ts';
 import { topics } from '../../app.ts';
 import { newPredictionId } from '../../db/predictions/record.ts';
@@ -257,6 +259,39 @@ test('/livez answers without dependencies; /readyz names the queue when RabbitMQ
   } finally {
     await g.stop();
   }
+});
+
+test('/metrics answers within the queue check bound when RabbitMQ stops answering, the database gauges included', async (t) => {
+  // A relay that stops passing the gateway's bytes to the broker (test/helpers/amqp-relay.ts):
+  // the connection stays up and every call waiting for a reply hangs.
+  const relay = await stallingRelay();
+  // queue 'memory' only keeps the helper from putting its own AMQP_URL over this one
+  const prefix = uniqueName('t').toLowerCase();
+  const warnings = captureLog('warn');
+  const g = await startGateway({ queue: 'memory', log: warnings.log, env: { AMQP_URL: relay.url, AMQP_PREFIX: prefix, METRICS_TOKEN } });
+  t.teardown(async () => {
+    // the relay goes first: with the link gone the gateway's close does not wait on the broker
+    await relay.close();
+    await g.stop();
+  });
+  const get = () => g.server.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  t.is(sample((await get()).payload, 'mediagate_queue_depth', { topic: 'predictions' }), 0);
+  relay.freeze();
+  const started = performance.now();
+  const res = await get();
+  const elapsed = performance.now() - started;
+  t.is(res.statusCode, 200, res.payload);
+  // the bound (both topics asked together) plus a wide margin for a loaded machine; without a
+  // bound the scrape waits until hapi's own 503 after 30 s
+  t.true(elapsed < QUEUE_CHECK_TIMEOUT_MS + 10_000, `answered after ${Math.round(elapsed)} ms`);
+  t.is(sample(res.payload, 'mediagate_queue_depth', { topic: 'predictions' }), undefined);
+  t.is(sample(res.payload, 'mediagate_queue_depth', { topic: 'webhooks' }), undefined);
+  t.is(sample(res.payload, 'mediagate_ledger_credits', { kind: 'balance' }), 0);
+  t.is(sample(res.payload, 'mediagate_ledger_credits', { kind: 'held' }), 0);
+  t.is(sample(res.payload, 'mediagate_queue_oldest_waiting_seconds'), 0);
+  const reasons = warnings.parsed<{ msg: string; err: string }>().filter((l) => l.msg.startsWith('metrics: could not read queue depth'));
+  t.deepEqual(reasons.map((l) => l.msg).sort(), ['metrics: could not read queue depth of predictions', 'metrics: could not read queue depth of webhooks']);
+  t.regex(reasons[0]?.err ?? '', /no answer to a queue check within 2000 ms/);
 });
 
 test('a worker process opens its health port: /livez, /readyz and /metrics, and JSON for anything else', async (t) => {

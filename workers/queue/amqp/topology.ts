@@ -7,9 +7,10 @@
 // delayed-message plugin: per-message TTL only expires at the head of a queue, and the plugin is
 // missing on the Debian 3.10 brokers while this works unchanged on 3.10 and 4.x.
 
-import type { ChannelModel } from 'amqplib';
+import type { Channel, ChannelModel } from 'amqplib';
 import type { QueueLog, TopicSpec } from '../types.ts';
 import { pickRetryDelay } from '../topics.ts';
+import { unavailable } from './connection.ts';
 
 export interface Names {
   work: string;
@@ -74,22 +75,57 @@ export async function declareTopology(conn: ChannelModel, prefix: string, specs:
   await ch.close();
 }
 
-/** Messages ready in a queue (as the broker counts them: not those delivered and unacknowledged). */
-async function queueDepth(conn: ChannelModel, queue: string): Promise<number> {
-  // checkQueue on a missing queue closes its channel, so it gets one of its own.
-  const ch = await conn.createChannel();
-  ch.on('error', () => {});
-  const { messageCount } = await ch.checkQueue(queue);
-  await ch.close();
-  return messageCount;
+/**
+ * How long a queue count waits for the broker: a scrape of /metrics (and the dashboard) answers
+ * without it rather than wait on a broker that stopped answering. The same bound as each /readyz
+ * check (lib/readiness.ts), so a count given up on matches a queue /readyz calls unreachable.
+ */
+export const QUEUE_CHECK_TIMEOUT_MS = 2_000;
+
+/**
+ * Messages ready in a queue (as the broker counts them: not those delivered and unacknowledged),
+ * or QueueUnavailableError after timeoutMs. The channel it opens is closed in every case: after
+ * the answer, after an error, when it gives up, and when the channel opens only after that.
+ */
+async function queueDepth(conn: ChannelModel, queue: string, timeoutMs: number): Promise<number> {
+  let channel: Channel | null = null;
+  let done = false;
+  // not awaited: against a broker that stopped answering the close-ok never comes either
+  const close = (ch: Channel) => { ch.close().catch(() => {}); };
+  const ask = (async () => {
+    // checkQueue on a missing queue closes its channel, so it gets one of its own.
+    const ch = await conn.createChannel();
+    ch.on('error', () => {});
+    if (done) {
+      close(ch);
+      throw new Error('the count was given up before its channel opened');
+    }
+    channel = ch;
+    const { messageCount } = await ch.checkQueue(queue);
+    return messageCount;
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      ask,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(unavailable(`no answer to a queue check within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    done = true;
+    if (channel !== null) close(channel);
+    ask.catch(() => {}); // a late answer or error of a count given up on
+  }
 }
 
 /** Messages ready in the topic's work queue (delayed retries, in their delay queues, not counted). */
-export function workQueueDepth(conn: ChannelModel, prefix: string, topic: string): Promise<number> {
-  return queueDepth(conn, topologyNames(prefix, topic).queue);
+export function workQueueDepth(conn: ChannelModel, prefix: string, topic: string, timeoutMs = QUEUE_CHECK_TIMEOUT_MS): Promise<number> {
+  return queueDepth(conn, topologyNames(prefix, topic).queue, timeoutMs);
 }
 
 /** Messages waiting in the topic's dead-letter queue. */
-export function deadQueueDepth(conn: ChannelModel, prefix: string, topic: string): Promise<number> {
-  return queueDepth(conn, topologyNames(prefix, topic).deadQueue);
+export function deadQueueDepth(conn: ChannelModel, prefix: string, topic: string, timeoutMs = QUEUE_CHECK_TIMEOUT_MS): Promise<number> {
+  return queueDepth(conn, topologyNames(prefix, topic).deadQueue, timeoutMs);
 }

@@ -183,8 +183,10 @@ async function checkoutPaid(app: App, event: Stripe.Event, s: Stripe.Checkout.Se
 
 const APPLIES = new Set(['succeeded', 'pending']);
 
-async function refundReported(app: App, refund: Stripe.Refund, payment: StripePayment | undefined): Promise<AckStatus> {
-  if (typeof refund.id !== 'string' || !Number.isSafeInteger(refund.amount) || refund.amount < 0) return 'ignored';
+async function refundReported(app: App, event: Stripe.Event, refund: Stripe.Refund, payment: StripePayment | undefined): Promise<AckStatus> {
+  // a refund inside a charge.refunded event, or listed by Stripe for it, is checked here
+  const problem = refundProblem(refund);
+  if (problem !== undefined) return malformed(app, event, `refund ${problem}`);
   if (!APPLIES.has(refund.status ?? '')) {
     if (refund.status === 'failed' || refund.status === 'canceled') {
       // the money never left: the credits this refund took (if it was applied) come back, once
@@ -206,7 +208,7 @@ async function refundReported(app: App, refund: Stripe.Refund, payment: StripePa
   return applied.outcome === 'applied' ? 'refund_applied' : 'duplicate';
 }
 
-async function chargeRefunded(app: App, charge: Stripe.Charge): Promise<AckStatus> {
+async function chargeRefunded(app: App, event: Stripe.Event, charge: Stripe.Charge): Promise<AckStatus> {
   const pi = idOf(charge.payment_intent);
   const payment = pi === undefined ? undefined : await findPaymentByIntent(app.db, pi);
   if (!payment) return 'ignored';
@@ -214,9 +216,88 @@ async function chargeRefunded(app: App, charge: Stripe.Charge): Promise<AckStatu
   const refunds = charge.refunds && !charge.refunds.has_more ? charge.refunds.data
     : listData(await stripeCall('charge', () => stripeClient(app.config.stripe).refunds.list({ charge: charge.id, limit: 100 })));
   const outcomes: AckStatus[] = [];
-  for (const r of refunds) outcomes.push(await refundReported(app, r, payment));
+  for (const r of refunds) outcomes.push(await refundReported(app, event, r, payment));
   if (outcomes.includes('refund_applied')) return 'refund_applied';
   return outcomes.includes('duplicate') ? 'duplicate' : 'ignored';
+}
+
+// ---------------------------------------------------------------- the shape of an event
+// The signature proves who sent the bytes, not that the object has the shape the SDK's types
+// promise. An event this handler acts on whose object, or a field of it that is used, has another
+// type moves nothing: it is answered `ignored` (a 2xx: Stripe would only send the same bytes
+// again) and logged as a warning, never credited from a malformed amount.
+
+type Fields = Record<string, unknown>;
+const isRecord = (v: unknown): v is Fields => typeof v === 'object' && v !== null && !Array.isArray(v);
+const absent = (v: unknown) => v === undefined || v === null;
+const optString = (v: unknown) => absent(v) || typeof v === 'string';
+/** An expandable field: absent, an id, or the expanded object with its id. */
+const optExpandable = (v: unknown) => absent(v) || typeof v === 'string' || (isRecord(v) && typeof v.id === 'string');
+/** Stripe's metadata: absent, or an object whose values are strings. */
+const optMetadata = (v: unknown) => absent(v) || (isRecord(v) && Object.values(v).every((x) => typeof x === 'string'));
+/** An amount in minor units: a whole number, not negative. */
+const isAmount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/** The first field of a Checkout Session that is used and has another type than Stripe's; undefined when none. */
+function sessionProblem(s: Fields): string | undefined {
+  if (typeof s.id !== 'string') return 'id';
+  for (const f of ['mode', 'payment_status', 'currency', 'client_reference_id', 'customer_email']) if (!optString(s[f])) return f;
+  if (!absent(s.amount_total) && !isAmount(s.amount_total)) return 'amount_total';
+  for (const f of ['customer', 'payment_intent']) if (!optExpandable(s[f])) return f;
+  if (!optMetadata(s.metadata)) return 'metadata';
+  if (!absent(s.customer_details) && !(isRecord(s.customer_details) && optString(s.customer_details.email))) return 'customer_details';
+  return undefined;
+}
+
+function chargeProblem(c: Fields): string | undefined {
+  if (typeof c.id !== 'string') return 'id';
+  if (!optExpandable(c.payment_intent)) return 'payment_intent';
+  // the refunds the event carries (older API versions): each is checked when it is applied
+  if (!absent(c.refunds) && !(isRecord(c.refunds) && typeof c.refunds.has_more === 'boolean' && Array.isArray(c.refunds.data))) return 'refunds';
+  return undefined;
+}
+
+function refundProblem(r: unknown): string | undefined {
+  if (!isRecord(r)) return 'object';
+  if (typeof r.id !== 'string') return 'id';
+  if (!isAmount(r.amount)) return 'amount';
+  if (typeof r.currency !== 'string') return 'currency';
+  if (!optString(r.status)) return 'status';
+  for (const f of ['payment_intent', 'charge']) if (!optExpandable(r[f])) return f;
+  return undefined;
+}
+
+function subscriptionProblem(sub: Fields): string | undefined {
+  if (!optMetadata(sub.metadata)) return 'metadata';
+  if (!optString(sub.status)) return 'status';
+  return undefined;
+}
+
+const SHAPES: Readonly<Record<string, (object: Fields) => string | undefined>> = {
+  'checkout.session.completed': sessionProblem,
+  'checkout.session.async_payment_succeeded': sessionProblem,
+  'charge.refunded': chargeProblem,
+  'refund.created': refundProblem,
+  'refund.updated': refundProblem,
+  'refund.failed': refundProblem,
+  'customer.subscription.updated': subscriptionProblem,
+  'customer.subscription.deleted': subscriptionProblem,
+};
+
+/** What is wrong with the object of an event this handler acts on (`data.object…`); undefined when nothing, or for another event. */
+function eventProblem(event: Fields): string | undefined {
+  const shape = typeof event.type === 'string' && Object.hasOwn(SHAPES, event.type) ? SHAPES[event.type]! : undefined;
+  if (!shape) return undefined;
+  if (!isRecord(event.data)) return 'data';
+  if (!isRecord(event.data.object)) return 'data.object';
+  const field = shape(event.data.object);
+  return field === undefined ? undefined : `data.object.${field}`;
+}
+
+function malformed(app: App, event: Stripe.Event, field: string): AckStatus {
+  app.log.warn({ stripeEvent: typeof event.id === 'string' ? event.id : null, type: event.type, field },
+    'stripe event ignored: a field the gateway reads is missing or not of the type Stripe sends; nothing moved');
+  return 'ignored';
 }
 
 /** POST /api/v1/payment-webhooks/stripe */
@@ -230,6 +311,9 @@ export const receiveStripeWebhook: Handler<'receiveStripeWebhook'> = async ({ ap
   } catch (err) {
     throw new InvalidInputError(`the Stripe signature was refused: ${(err as Error).message.split('\n')[0]}`);
   }
+  // the route's schema lets only a JSON object through, whose fields may be anything
+  const problem = eventProblem(event as unknown as Fields);
+  if (problem !== undefined) return { status: malformed(app, event, problem) };
   let status: AckStatus;
   switch (event.type) {
     case 'checkout.session.completed':
@@ -237,12 +321,12 @@ export const receiveStripeWebhook: Handler<'receiveStripeWebhook'> = async ({ ap
       status = await checkoutPaid(app, event, event.data.object);
       break;
     case 'charge.refunded':
-      status = await chargeRefunded(app, event.data.object);
+      status = await chargeRefunded(app, event, event.data.object);
       break;
     case 'refund.created':
     case 'refund.updated':
     case 'refund.failed':
-      status = await refundReported(app, event.data.object, undefined);
+      status = await refundReported(app, event, event.data.object, undefined);
       break;
     case 'customer.subscription.updated':
     case 'customer.subscription.deleted':

@@ -43,9 +43,11 @@ function minorUnitsPerUnit(currency: string): bigint {
 /**
  * The credits a payment of `amount` minor units buys: `metadata.credits` when the operator's
  * Checkout Session or Payment Link sets it (a pack with a bonus), else the configured rate in the
- * configured currency (rounded down). undefined: another currency and no `metadata.credits`.
+ * configured currency (rounded down). undefined: another currency and no `metadata.credits`, or
+ * an amount that is not a whole number of minor units (nothing is bought with a malformed amount).
  */
 export function creditsForPayment(config: StripeConfig, amount: number, currency: string, metadata: Record<string, string> | null | undefined): number | undefined {
+  if (!Number.isSafeInteger(amount) || amount < 0) return undefined;
   const fixed = metadata?.credits;
   if (fixed !== undefined && /^[1-9][0-9]{0,14}$/.test(fixed) && Number.isSafeInteger(Number(fixed))) return Number(fixed);
   if (currency.toLowerCase() !== config.currency) return undefined;

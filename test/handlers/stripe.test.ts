@@ -10,6 +10,7 @@ import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { assertLedger, ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { uniqueName } from '../helpers/services.ts';
+import { captureLog } from '../helpers/logs.ts';
 import { creditsForPayment, creditsForRefund, refundIdempotencyKey } from '../../lib/stripe.ts';
 
 const SECRET_KEY = 'sk_test_mediagatetests';
@@ -18,6 +19,8 @@ const STRIPE = 'https://api.stripe.com';
 const HOOK = '/api/v1/payment-webhooks/stripe';
 
 let gw: TestGateway;
+/** the shared gateway's log lines (info and above) */
+const logged = captureLog('info');
 const as: Record<'user' | 'support' | 'billing' | 'admin', Account & { email: string }> = {} as never;
 
 async function account(credit = 0): Promise<Account & { email: string }> {
@@ -29,7 +32,7 @@ async function account(credit = 0): Promise<Account & { email: string }> {
 test.before(async () => {
   nock.disableNetConnect();
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-  gw = await startGateway({ queue: 'memory', env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET } });
+  gw = await startGateway({ queue: 'memory', env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET }, log: logged.log });
   for (const role of ['user', 'support', 'billing', 'admin'] as const) {
     as[role] = await account();
     await gw.app.db('users').where({ id: as[role].userId }).update({ role });
@@ -108,6 +111,11 @@ test.serial('credits for a payment follow the rate, or metadata.credits; refunds
   t.is(creditsForPayment(config, 1000, 'eur', {}), undefined);
   t.is(creditsForPayment(config, 1000, 'eur', { credits: '12000' }), 12_000);
   t.is(creditsForPayment({ ...config, currency: 'jpy', creditsPerUnit: 7 }, 1000, 'jpy', {}), 7000);
+  // a malformed amount buys nothing, not even a fixed pack
+  for (const amount of [1.5, -100, Number.NaN, 2 ** 53]) {
+    t.is(creditsForPayment(config, amount, 'usd', {}), undefined, String(amount));
+    t.is(creditsForPayment(config, amount, 'usd', { credits: '500' }), undefined, String(amount));
+  }
   // 1000 cents bought 3333 credits: three refunds of a third each take 1111 + 1111 + 1111, and 333 + 333 + 334 cents take all
   t.is(creditsForRefund(1000, 3333, 0, 0, 333), 1110);
   t.is(creditsForRefund(1000, 3333, 333, 1110, 333), 1110);
@@ -205,6 +213,57 @@ test.serial('a tampered, foreign or missing signature is 400 and moves nothing',
   t.is((await deliver(event, { signature: 't=1,v1=abc' })).statusCode, 400);
   t.is(await balanceOf(acct.userId), 0);
   t.is((await gw.app.db('stripe_payments').where({ checkout_session_id: b.sessionId })).length, 0);
+});
+
+test.serial('a signed event whose object is not of the shape Stripe sends is acknowledged ignored, logged as a warning, and moves nothing', async (t) => {
+  const acct = await account();
+  const b = await buy(acct, 1000); // 10,000 credits, a payment refunds can name
+  const from = logged.lines.length;
+  const session = (extra: Record<string, unknown>) => checkoutEvent(acct, { ...b, sessionId: uniqueName('cs_test'), pi: uniqueName('pi') }, extra);
+  const event = (type: string, data: unknown) => ({ id: uniqueName('evt'), object: 'event', type, ...(data === undefined ? {} : { data }) });
+  const types = ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'charge.refunded', 'refund.created', 'refund.updated', 'refund.failed',
+    'customer.subscription.updated', 'customer.subscription.deleted'];
+  const cases: Array<[string, object]> = [
+    ...types.flatMap((type): Array<[string, object]> => [
+      [`${type}, data.object null`, event(type, { object: null })],
+      [`${type}, no data`, event(type, undefined)],
+      [`${type}, data.object an array`, event(type, { object: [] })],
+      [`${type}, data a string`, event(type, 'x')],
+    ]),
+    ['amount_total 1.5', session({ amount_total: 1.5 })],
+    ['amount_total 1.5 with metadata.credits', session({ amount_total: 1.5, metadata: { credits: '500' } })],
+    ['amount_total a string', session({ amount_total: '1000' })],
+    ['amount_total negative', session({ amount_total: -1000 })],
+    ['currency a number', session({ currency: 1 })],
+    ['customer_email an array', session({ client_reference_id: null, customer: null, customer_details: null, customer_email: ['a'] })],
+    ['customer_details.email an array', session({ client_reference_id: null, customer: null, customer_details: { email: ['a'] } })],
+    ['client_reference_id a number', session({ client_reference_id: acct.userId })],
+    ['metadata.credits a number', session({ currency: 'eur', metadata: { credits: 500 } })],
+    ['metadata a string', session({ metadata: 'credits' })],
+    ['payment_intent an object without a string id', session({ payment_intent: { id: 5 } })],
+    ['session id a number', session({ id: 5 })],
+    ['a charge\'s refunds holding null', event('charge.refunded', { object: { ...chargeObject(b, 100), refunds: { object: 'list', has_more: false, data: [null] } } })],
+    ['a charge\'s refunds a string', event('charge.refunded', { object: { ...chargeObject(b, 100), refunds: 'all' } })],
+    ['refund amount 1.5', event('refund.created', { object: refundObject(b, uniqueName('re'), 1.5) })],
+    ['refund currency a number', event('refund.created', { object: { ...refundObject(b, uniqueName('re'), 100), currency: 1 } })],
+    ['refund status a number', event('refund.updated', { object: { ...refundObject(b, uniqueName('re'), 100), status: 1 } })],
+    ['subscription metadata of numbers', event('customer.subscription.updated', { object: { id: 'sub_1', status: 'canceled', metadata: { user_id: acct.userId, plan: 1 } } })],
+  ];
+  for (const [label, e] of cases) {
+    const res = await deliver(e);
+    t.is(res.statusCode, 200, `${label}: ${res.payload}`);
+    t.deepEqual(JSON.parse(res.payload), { status: 'ignored' }, label);
+  }
+  // nothing was credited, refunded or recorded: the purchase above is all there is
+  t.is(await balanceOf(acct.userId), 10_000);
+  t.is((await rowsOf(acct.userId, 'purchase')).length, 1);
+  t.is((await rowsOf(acct.userId, 'payment_refund')).length, 0);
+  t.is((await gw.app.db('stripe_payments').where({ user_id: acct.userId })).length, 1);
+  const lines = logged.parsed<{ level: number; msg: string; field?: string }>().slice(from);
+  t.deepEqual(lines.filter((l) => l.level >= 50), [], 'nothing logged at error');
+  const warned = lines.filter((l) => l.level === 40 && l.msg.startsWith('stripe event ignored'));
+  t.is(warned.length, cases.length);
+  t.true(warned.some((l) => l.field === 'data.object.amount_total'));
 });
 
 // ---------------------------------------------------------------- charges

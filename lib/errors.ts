@@ -27,7 +27,7 @@ export const ERRORS = {
   impersonation_forbidden: { status: [403], meaning: 'an operation a staff member acting as a user may not perform: anything that creates, changes or reveals a credential or secret (API keys, OAuth clients, embed codes, the webhook signing secret), changes who belongs to a team, creates or changes a studio, exports or deletes the account, and every administrative operation; impersonating oneself or a staff account' },
   not_found: { status: [404], meaning: 'an unknown route or id, including an id that belongs to another account and a `team_id` the caller is not a member of: the answer is the same, so it tells nothing about other accounts' },
   method_not_allowed: { status: [405], meaning: 'a method the route does not take' },
-  request_timeout: { status: [408], meaning: 'the request body did not arrive in full within `PAYLOAD_TIMEOUT_MS` of its headers; the connection is then closed' },
+  request_timeout: { status: [408], meaning: 'the request body did not arrive in full within `PAYLOAD_TIMEOUT_MS` of its headers (an upload to `PUT /uploads/…`: nothing of it came for that long); the connection is then closed' },
   conflict: { status: [409], meaning: 'the request conflicts with the current state: a duplicate email, slug or name; cancelling a finished prediction; an `Idempotency-Key` reused for another request or still being processed; a deduction or refund beyond what the wallet or charge allows' },
   gone: { status: [410], meaning: 'a one-time link or address already used or expired: a support link, an upload address past its expiry' },
   payload_too_large: { status: [413], meaning: 'a body larger than `MAX_BODY_BYTES`, or an upload over its media type\'s limit' },

@@ -150,6 +150,14 @@ declare module '@hapi/hapi' {
     /** set when the body did not arrive within PAYLOAD_TIMEOUT_MS: the payload step answers 408 */
     payloadTimedOut?: boolean;
   }
+  interface RouteOptionsApp {
+    /**
+     * 'idle': the body may take as long as it keeps arriving; 408 when nothing of it has come for
+     * PAYLOAD_TIMEOUT_MS while the route waits for it (the upload route: a large video takes longer
+     * than that). Otherwise the body must arrive in full within PAYLOAD_TIMEOUT_MS.
+     */
+    payloadTimeout?: 'idle';
+  }
 }
 
 /**
@@ -216,30 +224,46 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       socket.end(rawJsonResponse(status, detail));
     });
 
-    // A body trickled in slower than PAYLOAD_TIMEOUT_MS: the payload step stops reading and
-    // answers 408 (hapi's own payload timeout would then wait for the rest of the body to drain
+    // A body trickled in slower than PAYLOAD_TIMEOUT_MS: its reader fails and the request is
+    // answered 408 (hapi's own payload timeout would then wait for the rest of the body to drain
     // it, until the 30 s server timeout answered 503). Counted from the end of the headers, on
-    // every route that reads a body itself and on unknown paths (hapi drains their body before
-    // its 404); not on routes that hand the raw request to a library (the OAuth token endpoint).
+    // every route that reads a body (whether hapi parses it, hands its raw bytes to the handler
+    // (x-raw-body, the OAuth token endpoint) or its stream (uploads)), and on unknown paths (hapi
+    // drains their body before its 404). A route with `app.payloadTimeout: 'idle'` gets the same
+    // 408 only when nothing of its body has come for that long.
     server.ext('onRequest', (request: Request, h: ResponseToolkit) => {
       const req = request.raw.req;
       const res = request.raw.res;
       if (request.method === 'get' || request.method === 'head' || req.complete) return h.continue;
-      // Whether the route parses its body is asked only if the timer fires (hapi has routed the
-      // request by then): a second router lookup on every request with a body cost more than the
-      // timer of the few routes that read their raw body themselves (OAuth token, uploads).
-      const timer = setTimeout(() => {
+      const reading = () => req.readableFlowing === true || req.listenerCount('readable') > 0;
+      // The route is asked only if the timer fires (hapi has routed the request by then): a second
+      // router lookup on every request with a body cost more than the timer.
+      let received = req.socket?.bytesRead ?? 0;
+      const fire = () => {
         if (req.complete || res.headersSent) return;
-        if (request.route.settings.payload?.parse !== true) return;
+        if (request.route.settings.app?.payloadTimeout === 'idle') {
+          // still arriving, or held by the server (a handler not reading yet, a slow disk): not the client's delay
+          const now = req.socket?.bytesRead ?? 0;
+          const moved = now > received;
+          received = now;
+          if (moved || !reading()) {
+            timer = setTimeout(fire, payloadTimeoutMs);
+            return;
+          }
+        }
         request.app.payloadTimedOut = true;
         log.info({ method: request.method, path: loggedPath(request), address: clientIp(request, trustedProxies)?.toString(), timeoutMs: payloadTimeoutMs }, 'request body not received in time');
-        // Ends the body for its reader (a pipe ends its destination too): the payload step fails
-        // and its failAction answers 408; the connection closes after that answer. If nothing
-        // reads the body yet (authentication still running), it ends when the reader starts.
-        if (req.readableFlowing === true || req.listenerCount('readable') > 0) req.emit('end');
+        // Fails the body for its reader (hapi's payload step, or a handler's stream), which never
+        // gets the part that came as if it were the whole body: the payload step's failAction (or
+        // the handler's error) becomes the 408; the connection closes after that answer. If
+        // nothing reads the body yet (authentication still running), it fails when the reader starts.
+        if (reading()) cut();
         else req.once('resume', cut);
-      }, payloadTimeoutMs);
-      const cut = () => req.emit('end');
+      };
+      let timer = setTimeout(fire, payloadTimeoutMs);
+      // hapi listens for the request's errors (so there is always a listener); its payload step
+      // and its drain of an unread body end on one.
+      const cut = () => req.emit('error', payloadTimeoutError());
       const clear = () => {
         clearTimeout(timer);
         req.removeListener('resume', cut);

@@ -6,6 +6,7 @@
 // On S3-compatible storage the client PUTs to the store's presigned address instead, and this
 // route is not registered.
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
 import type { App } from '../lib/context.ts';
 import { ConflictError, GoneError, InvalidInputError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../lib/errors.ts';
@@ -38,7 +39,7 @@ async function put(app: App, request: Request, h: ResponseToolkit) {
   }
   let bytes: number;
   try {
-    bytes = await app.storage.writeUpload!(upload.storageKey, request.payload as Readable, upload.sizeBytes ?? upload.maxBytes);
+    bytes = await app.storage.writeUpload!(upload.storageKey, bodyOf(request.payload as Readable), upload.sizeBytes ?? upload.maxBytes);
     if (upload.sizeBytes !== null && bytes !== upload.sizeBytes) {
       await app.storage.removeUpload(upload.storageKey);
       throw new InvalidInputError(`this upload address was issued for ${upload.sizeBytes} bytes; this body had ${bytes}`);
@@ -50,6 +51,31 @@ async function put(app: App, request: Request, h: ResponseToolkit) {
   }
   await completeUpload(app.db, upload.id, bytes, app.clock());
   return h.response({ file_url: app.storage.url(upload.storageKey), content_type: upload.contentType, size_bytes: bytes }).code(200);
+}
+
+/**
+ * The body as a stream of its own for storage. The request's failure (its body cut by the payload
+ * timeout, plugins/responses.ts) fails the write; a failed write (a body over the limit) ends
+ * that stream, not the request, whose socket still carries the answer.
+ */
+function bodyOf(req: Readable): Readable {
+  const body = new PassThrough();
+  const fail = (err: Error) => body.destroy(err);
+  req.once('error', fail);
+  body.once('close', () => {
+    req.removeListener('error', fail);
+    req.unpipe(body);
+  });
+  return req.pipe(body);
+}
+
+/** A Content-Length over every upload's limit is refused on the header, before hapi would read (and drain) the body. */
+function refuseLargest(largest: number) {
+  return (request: Request, h: ResponseToolkit) => {
+    const length = Number(request.headers['content-length'] ?? 0);
+    if (length > largest) throw new PayloadTooLargeError(`uploads may be at most ${largest} bytes; this body has ${request.headers['content-length']}`);
+    return h.continue;
+  };
 }
 
 export const uploadsPlugin: Plugin<{ app: App }> = {
@@ -64,8 +90,10 @@ export const uploadsPlugin: Plugin<{ app: App }> = {
       options: {
         auth: false,
         // the body streams to storage; its own limit (per upload) is checked while it arrives, and
-        // a large video may take longer than PAYLOAD_TIMEOUT_MS
+        // a large video may take longer than PAYLOAD_TIMEOUT_MS: 408 only when it stops arriving
         payload: { output: 'stream', parse: false, maxBytes: largest + 1, timeout: false },
+        app: { payloadTimeout: 'idle' },
+        ext: { onPreAuth: { method: refuseLargest(largest) } },
         handler: (request, h) => put(app, request, h),
       },
     });

@@ -1,5 +1,7 @@
 // Slow and malformed requests over real sockets (node:net): a body trickled in answers 408
-// after PAYLOAD_TIMEOUT_MS, logged below error; errors of Node's HTTP parser (malformed request
+// after PAYLOAD_TIMEOUT_MS, logged below error, on every route that reads one (raw-body routes
+// too, which never get the part that came; an upload only when its body stops arriving), and
+// an upload's oversized Content-Length is 413 at once; errors of Node's HTTP parser (malformed request
 // line, oversized headers) answer a JSON body; a body without Content-Type is 415; a crashed
 // handler is logged by the app alone.
 // SQLite, in-process queue, a listening server on an ephemeral port.
@@ -8,11 +10,16 @@ import net from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startGateway, newAccount } from './helpers/gateway.ts';
-import type { TestGateway } from './helpers/gateway.ts';
+import type { Account, TestGateway } from './helpers/gateway.ts';
+import { createClient } from './helpers/oauth.ts';
+import type { CreatedClient } from './helpers/oauth.ts';
 import { SERVER_TIMEOUT_DETAIL } from '../plugins/responses.ts';
 
 let gw: TestGateway;
 let port: number;
+/** accounts of the tests below that need one: [OAuth, upload stalls, upload sizes, 415] */
+const accounts: Account[] = [];
+let oauthClient: CreatedClient;
 type Line = { level: number; msg: string } & Record<string, unknown>;
 const lines: Line[] = [];
 let onLine: ((line: Line) => void) | undefined;
@@ -21,6 +28,10 @@ test.before(async () => {
   gw = await startGateway({ db: 'sqlite', queue: 'memory', env: { PORT: '0', HOST: '127.0.0.1', PAYLOAD_TIMEOUT_MS: '300' }, log: pino({ level: 'debug' }, sink) });
   await gw.server.start();
   port = gw.server.info.port as number;
+  // Before any test, one at a time: one of them holds every registration until a body times out,
+  // and an injected body still unread after PAYLOAD_TIMEOUT_MS (300) is cut like a slow one.
+  for (let i = 0; i < 4; i++) accounts.push(await newAccount(gw));
+  oauthClient = await createClient(gw, accounts[0]!.session, ['account:read', 'generate:read']);
 });
 test.after.always(async () => {
   await gw?.stop();
@@ -111,19 +122,94 @@ test('a body without Content-Type is 415; a bodyless POST without it is not refu
   const detail = (JSON.parse(res.body) as { detail: Array<{ loc: string[]; type: string }> }).detail;
   t.deepEqual(detail[0]?.loc, ['body']);
   t.is(detail[0]?.type, 'content_type');
-  const acct = await newAccount(gw);
+  const acct = accounts[3]!;
   const logout = await raw(`POST /auth/logout HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nAuthorization: Bearer ${acct.session}\r\n\r\n`);
   t.true(logout.status < 300, `${logout.status} ${logout.body}`);
 });
 
-test('a slow body to a route that reads it without parsing (the OAuth token endpoint) is not cut by the payload timeout', async (t) => {
-  const body = 'grant_type=client_credentials';
-  // 29 bytes at one per 50 ms: well past PAYLOAD_TIMEOUT_MS (300)
-  const res = await raw(`POST /oauth/token HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n`, body);
-  // oidc-provider's own answer to the whole body (it names no client), not the gateway's 408
-  t.is(res.status, 400, res.body);
-  t.is((JSON.parse(res.body) as { error?: string }).error, 'invalid_request');
-  t.false(lines.some((l) => l.msg === 'request body not received in time' && l.path === '/oauth/token'));
+const TIMED_OUT = { detail: 'request body not received in time', code: 'request_timeout' };
+
+test('a slow body to a route that reads it without parsing (the OAuth token endpoint) answers 408; the token endpoint never gets the part that came', async (t) => {
+  // The raw body is handed to oidc-provider: a body cut short must fail, never reach it as if it
+  // were whole. Cut after the client's credentials this one would ask a token for every scope the
+  // client has (a token request without `scope` gets them all).
+  const client = oauthClient;
+  const credentials = `grant_type=client_credentials&client_id=${encodeURIComponent(client.client_id)}&client_secret=${encodeURIComponent(client.client_secret)}`;
+  const scope = '&scope=account:read';
+  const tokens = async () => (await gw.app.db('oauth_provider_records').where({ kind: 'ClientCredentials' }).select('payload'))
+    .filter((r: { payload: string }) => r.payload.includes(client.client_id)).length;
+  const head = `POST /oauth/token HTTP/1.1\r\nHost: gw\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${credentials.length + scope.length}\r\n\r\n`;
+  // the credentials at once, then the scope one byte per 50 ms: past PAYLOAD_TIMEOUT_MS (300)
+  const started = Date.now();
+  const res = await raw(head + credentials, scope);
+  t.is(res.status, 408, res.body);
+  t.regex(res.headers['content-type'] ?? '', /application\/json/);
+  t.deepEqual(JSON.parse(res.body), TIMED_OUT);
+  t.true(Date.now() - started >= 250, 'not before the payload timeout');
+  t.is(await tokens(), 0, 'no token was issued for the part of the body that came');
+  t.true(lines.some((l) => l.msg === 'request body not received in time' && l.level < 50 && l.path === '/oauth/token'));
+  t.false(lines.some((l) => l.level >= 50 && l.path === '/oauth/token'));
+  // the whole body in time: oidc-provider's own answer, with the scope asked for
+  const whole = await raw(`${head.replace('HTTP/1.1\r\n', 'HTTP/1.1\r\nConnection: close\r\n')}${credentials}${scope}`);
+  t.is(whole.status, 200, whole.body);
+  t.is((JSON.parse(whole.body) as { scope?: string }).scope, 'account:read');
+  t.is(await tokens(), 1);
+});
+
+test('a body that stops short on a route that reads its raw bytes (the Stripe and provider webhooks) answers 408 after the payload timeout', async (t) => {
+  // announced 100 bytes, sent 2: until now no answer for 30 s, then 503 "no answer in time" and a warning
+  for (const path of ['/api/v1/payment-webhooks/stripe', '/api/v1/upstream-webhooks/replicate/pred1.abc']) {
+    const started = Date.now();
+    const res = await raw(`POST ${path} HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{}`);
+    const took = Date.now() - started;
+    t.is(res.status, 408, `${path}: ${res.body}`);
+    t.deepEqual(JSON.parse(res.body), TIMED_OUT, path);
+    t.true(took >= 250, `${path}: answered after ${took} ms, before the payload timeout`);
+    t.true(took < 10_000, `${path}: answered after ${took} ms`);
+  }
+  t.true(lines.some((l) => l.msg === 'request body not received in time' && l.level < 50 && l.path === '/api/v1/payment-webhooks/stripe'));
+  t.false(lines.some((l) => l.level >= 50 && typeof l.path === 'string' && l.path.startsWith('/api/v1/')), JSON.stringify(lines.filter((l) => l.level >= 50)));
+  t.false(lines.some((l) => l.msg.startsWith('no answer within the server timeout') && typeof l.path === 'string' && l.path.startsWith('/api/v1/')));
+});
+
+/** A fresh upload address (local storage: the gateway's own PUT /uploads/<token>) and its path. */
+async function uploadAddress(key: string, filename = 'cat.png'): Promise<string> {
+  const res = await gw.server.inject({ method: 'GET', url: `/app/get_file_upload_url?filename=${filename}`, headers: { 'x-api-key': key } });
+  if (res.statusCode !== 200) throw new Error(res.payload);
+  return new URL((JSON.parse(res.payload) as { upload_url: string }).upload_url).pathname;
+}
+
+test('an upload whose body stops arriving answers 408 and leaves the address usable; one that keeps arriving, however slowly, is not cut', async (t) => {
+  const acct = accounts[1]!;
+  const path = await uploadAddress(acct.liveKey);
+  const started = Date.now();
+  const stalled = await raw(`PUT ${path} HTTP/1.1\r\nHost: gw\r\nContent-Type: image/png\r\nContent-Length: 100\r\n\r\nxx`);
+  const took = Date.now() - started;
+  t.is(stalled.status, 408, stalled.body);
+  t.deepEqual(JSON.parse(stalled.body), TIMED_OUT);
+  t.true(took >= 250 && took < 10_000, `answered after ${took} ms`);
+  t.true(lines.some((l) => l.msg === 'request body not received in time' && l.level < 50 && l.path === '/uploads/{token}'));
+  // a body still arriving is not the client stalling: 20 bytes at one per 50 ms, past PAYLOAD_TIMEOUT_MS (300)
+  const body = 'z'.repeat(20);
+  const slow = await raw(`PUT ${path} HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Type: image/png\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+  t.is(slow.status, 200, slow.body);
+  t.like(JSON.parse(slow.body), { size_bytes: 20 });
+  t.false(lines.some((l) => l.level >= 50 && l.path === '/uploads/{token}'));
+});
+
+test('an upload whose Content-Length is over every limit answers 413 on the header, without waiting for the body', async (t) => {
+  const acct = accounts[2]!;
+  const path = await uploadAddress(acct.liveKey);
+  const huge = await raw(`PUT ${path} HTTP/1.1\r\nHost: gw\r\nContent-Type: image/png\r\nContent-Length: 999999999999\r\n\r\nxx`);
+  t.is(huge.status, 413, huge.body);
+  t.like(JSON.parse(huge.body), { code: 'payload_too_large' });
+  // over the image limit only (20 MiB): the upload's own 413, as before
+  const over = await raw(`PUT ${path} HTTP/1.1\r\nHost: gw\r\nContent-Type: image/png\r\nContent-Length: ${21 * 1024 * 1024}\r\n\r\nxx`);
+  t.is(over.status, 413, over.body);
+  t.regex((JSON.parse(over.body) as { detail: string }).detail, /image uploads may be at most/);
+  // neither used the address up
+  const ok = await raw(`PUT ${path} HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Type: image/png\r\nContent-Length: 2\r\n\r\nxx`);
+  t.is(ok.status, 200, ok.body);
 });
 
 test('a handler slower than the payload timeout, after the whole body arrived, is not cut', async (t) => {

@@ -4,6 +4,7 @@
 // dependencies, not by the order of this list. Beside them: the request log (a line per request,
 // request ids, HTTP metrics; its onRequest step names the request before embed's and errors')
 // and the operational routes (/livez, /readyz, /metrics).
+import http from 'node:http';
 import Hapi from '@hapi/hapi';
 import type { Server, ServerOptions } from '@hapi/hapi';
 import type { App } from './app.ts';
@@ -18,6 +19,16 @@ import { ANSWER_TIMEOUT_MS, errorsPlugin, requestLogPlugin, SOCKET_IDLE_MS } fro
 import { opsPlugin } from './plugins/ops.ts';
 import { corsSettings } from './plugins/cors.ts';
 
+/**
+ * The HTTP listener hapi serves on: Node's own but for its Host check. Node answers an HTTP/1.1
+ * request without Host with a bare 400 (no body); the errors plugin refuses the same requests
+ * with its JSON 400 instead (plugins/responses.ts MISSING_HOST_DETAIL), before any step but the
+ * request log's (which only names the request) sees them.
+ */
+export function httpListener(): http.Server {
+  return http.createServer({ requireHostHeader: false });
+}
+
 /** One plugin per credential kind; spec-routes maps the spec's security schemes to their strategies. */
 export const credentialPlugins = [apiKeyPlugin, sessionPlugin, oauthPlugin, embedCodePlugin, agentEmbedCodePlugin];
 
@@ -26,6 +37,7 @@ export function serverOptions(app: App): ServerOptions {
   return {
     port: app.config.port,
     host: app.config.host,
+    listener: httpListener(),
     routes: {
       // A body is read only where the spec declares one; everywhere else the cap is what hapi enforces.
       payload: { maxBytes: app.config.maxBodyBytes },
@@ -67,7 +79,7 @@ export async function createServer(app: App): Promise<Server> {
  * private address (WORKER_HEALTH_HOST).
  */
 export async function createHealthServer(app: App, port: number): Promise<Server> {
-  const server = Hapi.server({ port, host: app.config.workerHealthHost, load: { sampleInterval: 0 }, router: { stripTrailingSlash: true } });
+  const server = Hapi.server({ port, host: app.config.workerHealthHost, listener: httpListener(), load: { sampleInterval: 0 }, router: { stripTrailingSlash: true } });
   await server.register([
     { plugin: requestLogPlugin, options: { app } },
     { plugin: errorsPlugin, options: { log: app.log } },

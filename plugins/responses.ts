@@ -6,6 +6,7 @@ import Boom from '@hapi/boom';
 import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { App } from '../lib/context.ts';
 import { acceptRequestId, seconds } from '../lib/telemetry.ts';
@@ -192,6 +193,11 @@ export function rawJsonResponse(status: number, detail: string): string {
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
+/** The answer to an HTTP/1.1 request without Host (Node's own check is off: server.ts httpListener). */
+export const MISSING_HOST_DETAIL = 'the Host header is missing: an HTTP/1.1 request must send one';
+/** The answer to an Expect other than 100-continue, which Node would answer with a bare 417. */
+export const EXPECTATION_DETAIL = 'the Expect header asks for something this server does not do (it knows only 100-continue); send the request without it';
+
 /** Status and message for an error Node's HTTP parser reports before any request exists. */
 function transportError(code: string | undefined): [number, string] {
   if (code === 'HPE_HEADER_OVERFLOW') return [431, DEFAULT_MESSAGES[431]!];
@@ -224,6 +230,18 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       socket.end(rawJsonResponse(status, detail));
     });
 
+    // An Expect other than 100-continue: without a listener Node answers a bare 417. The same
+    // answer, as JSON; the body is not read, so the connection closes after it.
+    server.listener.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+      log.info({ code: 'EXPECTATION_FAILED', status: 417, address: req.socket.remoteAddress }, 'malformed request refused');
+      const body = JSON.stringify({ detail: EXPECTATION_DETAIL, code: codeForStatus(417) });
+      res.writeHead(417, {
+        [REQUEST_ID_HEADER]: acceptRequestId(req.headers['x-request-id']),
+        'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close',
+      });
+      res.end(body);
+    });
+
     // A body trickled in slower than PAYLOAD_TIMEOUT_MS: its reader fails and the request is
     // answered 408 (hapi's own payload timeout would then wait for the rest of the body to drain
     // it, until the 30 s server timeout answered 503). Counted from the end of the headers, on
@@ -234,6 +252,12 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
     server.ext('onRequest', (request: Request, h: ResponseToolkit) => {
       const req = request.raw.req;
       const res = request.raw.res;
+      // An HTTP/1.1 request without Host: what Node's requireHostHeader refused with a bare 400
+      // (server.ts turns it off), refused here as JSON, before any other plugin's onRequest step
+      // (embed's answers preflights) and before the body is read; the connection closes, as Node's did.
+      if (!req.headers.host && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+        return h.response({ detail: MISSING_HOST_DETAIL, code: codeForStatus(400) }).code(400).header('Connection', 'close').takeover();
+      }
       if (request.method === 'get' || request.method === 'head' || req.complete) return h.continue;
       const reading = () => req.readableFlowing === true || req.listenerCount('readable') > 0;
       // The route is asked only if the timer fires (hapi has routed the request by then): a second
@@ -274,7 +298,7 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       res.once('close', clear);
       res.once('finish', clear);
       return h.continue;
-    });
+    }, { before: ['mediagate-embed'] });
 
     server.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
       const response = request.response;

@@ -13,7 +13,7 @@ import { startGateway, newAccount } from './helpers/gateway.ts';
 import type { Account, TestGateway } from './helpers/gateway.ts';
 import { createClient } from './helpers/oauth.ts';
 import type { CreatedClient } from './helpers/oauth.ts';
-import { SERVER_TIMEOUT_DETAIL } from '../plugins/responses.ts';
+import { EXPECTATION_DETAIL, MISSING_HOST_DETAIL, SERVER_TIMEOUT_DETAIL } from '../plugins/responses.ts';
 
 let gw: TestGateway;
 let port: number;
@@ -50,7 +50,8 @@ function raw(head: string, trickle = ''): Promise<RawResponse> {
     socket.on('error', (err: NodeJS.ErrnoException) => { if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err); });
     socket.on('close', () => {
       clearInterval(timer);
-      const text = Buffer.concat(chunks).toString('utf8');
+      // an interim 100 Continue (a request with Expect: 100-continue) before the answer
+      const text = Buffer.concat(chunks).toString('utf8').replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '');
       const [headPart = '', body = ''] = text.split('\r\n\r\n', 2) as [string?, string?];
       const [statusLine = '', ...headerLines] = headPart.split('\r\n');
       const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
@@ -107,6 +108,39 @@ test('a malformed request line answers 400 with a JSON body', async (t) => {
   t.is(res.status, 400);
   t.regex(res.headers['content-type'] ?? '', /application\/json/);
   t.deepEqual(JSON.parse(res.body), { detail: 'malformed HTTP request', code: 'invalid_input' });
+});
+
+test('an HTTP/1.1 request without Host answers 400 with a JSON body (Node\'s own answer had none); HTTP/1.0 needs no Host', async (t) => {
+  const body = JSON.stringify({ email: 'nobody@example.com', password: 'whatever password' });
+  for (const head of [
+    'GET /livez HTTP/1.1\r\n\r\n',
+    'GET /livez HTTP/1.1\r\nHost:\r\n\r\n',
+    `POST /auth/login HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+  ]) {
+    const res = await raw(head);
+    t.is(res.status, 400, head);
+    t.regex(res.headers['content-type'] ?? '', /application\/json/);
+    t.deepEqual(JSON.parse(res.body), { detail: MISSING_HOST_DETAIL, code: 'invalid_input' });
+    t.is(res.headers.connection, 'close');
+    t.truthy(res.headers['x-request-id']);
+  }
+  const old = await raw('GET /livez HTTP/1.0\r\n\r\n');
+  t.is(old.status, 200, old.body);
+  t.false(lines.some((l) => l.level >= 50), JSON.stringify(lines.filter((l) => l.level >= 50)));
+});
+
+test('an Expect other than 100-continue answers 417 with a JSON body (Node\'s own answer had none); 100-continue still goes through', async (t) => {
+  const body = JSON.stringify({ email: 'nobody@example.com', password: 'whatever password' });
+  const res = await raw(`POST /auth/login HTTP/1.1\r\nHost: gw\r\nExpect: 999-xyz\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  t.is(res.status, 417, res.body);
+  t.regex(res.headers['content-type'] ?? '', /application\/json/);
+  t.deepEqual(JSON.parse(res.body), { detail: EXPECTATION_DETAIL, code: 'invalid_input' });
+  t.is(res.headers.connection, 'close');
+  t.truthy(res.headers['x-request-id']);
+  t.true(lines.some((l) => l.msg === 'malformed request refused' && l.status === 417 && l.level < 50));
+  const cont = await raw(`POST /auth/login HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  t.is(cont.status, 401, cont.body);
+  t.false(lines.some((l) => l.level >= 50), JSON.stringify(lines.filter((l) => l.level >= 50)));
 });
 
 test('oversized headers answer 431 with a JSON body', async (t) => {

@@ -38,7 +38,7 @@ test('each error class answers a status its code lists', (t) => {
     new StudioRefusedError(404, 'studio_not_found', 'x'),
   ];
   for (const e of errors) t.true((ERRORS[e.code].status as readonly number[]).includes(e.status), `${e.name}: ${e.code} ${e.status}`);
-  for (const status of [400, 401, 402, 403, 404, 405, 408, 409, 410, 413, 415, 422, 429, 431, 500, 501, 502, 503, 504]) {
+  for (const status of [400, 401, 402, 403, 404, 405, 408, 409, 410, 413, 415, 417, 422, 429, 431, 500, 501, 502, 503, 504]) {
     t.true((ERRORS[codeForStatus(status)].status as readonly number[]).includes(status), String(status));
   }
 });

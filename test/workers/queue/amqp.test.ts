@@ -16,6 +16,8 @@ import { coalesceWrites } from '../../../workers/queue/amqp/connection.ts';
 import { QueueUnavailableError } from '../../../workers/queue/types.ts';
 import type { Delivery, Outcome, Queue, TopicSpec } from '../../../workers/queue/types.ts';
 import { AMQP_URL, deleteTopology, waitFor } from '../../helpers/services.ts';
+import { amqpRelay } from '../../helpers/amqp-relay.ts';
+import type { AmqpRelay } from '../../helpers/amqp-relay.ts';
 import { ack, gate, jobs, queueContract } from './contract.ts';
 
 const filePrefix = `t${process.pid}_${randomBytes(3).toString('hex')}`;
@@ -82,61 +84,14 @@ async function forceCloseFromBroker(prefix: string): Promise<void> {
   await run('rabbitmqctl', ['close_connection', pids[0] ?? '', 'test: forced close']);
 }
 
-/**
- * A TCP relay to the broker that the test can cut, standing in for a network outage, or freeze:
- * the client's bytes are held back (what a broker under a resource alarm does to a publishing
- * connection: it stops reading it) while the broker's (heartbeats) still flow, until thawed.
- */
-async function relay(t: ExecutionContext): Promise<{ url: string; cut: () => Promise<void>; restore: () => Promise<void>; freeze: () => void; thaw: () => void }> {
-  const upstream = new URL(AMQP_URL);
-  const sockets = new Set<net.Socket>();
-  let frozen = false;
-  const held: Array<() => void> = [];
-  const server = net.createServer((client) => {
-    const broker = net.connect(Number(upstream.port || 5672), upstream.hostname);
-    for (const s of [client, broker]) {
-      sockets.add(s);
-      s.on('error', () => {});
-      s.on('close', () => {
-        sockets.delete(s);
-        client.destroy();
-        broker.destroy();
-      });
-    }
-    client.on('data', (b: Buffer) => {
-      if (frozen) held.push(() => broker.write(b));
-      else broker.write(b);
-    });
-    broker.pipe(client);
+/** A relay to the broker (test/helpers/amqp-relay.ts), thawed and cut when the test ends. */
+async function relay(t: ExecutionContext): Promise<AmqpRelay> {
+  const link = await amqpRelay();
+  t.teardown(async () => {
+    link.thaw();
+    await link.cut();
   });
-  const listen = (port: number): Promise<void> =>
-    new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  await listen(0);
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('relay has no port');
-  const { port } = address;
-  const cut = async (): Promise<void> => {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      for (const s of sockets) s.destroy();
-    });
-  };
-  t.teardown(cut);
-  const url = new URL(AMQP_URL);
-  url.host = `127.0.0.1:${port}`;
-  const freeze = () => { frozen = true; };
-  const thaw = () => {
-    frozen = false;
-    for (const write of held.splice(0)) write();
-  };
-  t.teardown(thaw);
-  return { url: url.toString(), cut, restore: () => listen(port), freeze, thaw };
+  return link;
 }
 
 test('a published message is persistent JSON carrying its attempt and a unique id', async (t) => {

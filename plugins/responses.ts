@@ -162,11 +162,6 @@ declare module '@hapi/hapi' {
 }
 
 /**
- * Whether hapi's server timeout has run out for this request: its own 503 (Boom.serverUnavailable)
- * is told apart by the time alone, which needs no listener on hapi's request events (one would
- * make hapi build an event for every internal log of every request).
- */
-/**
  * How long the server gives a request to be answered (hapi's `timeout.server`) before it answers
  * 503 SERVER_TIMEOUT_DETAIL itself, and how long a socket may stay idle (it must outlast the
  * first); a route whose handler waits by design gets its wait on top of both (plugins/spec-routes.ts).
@@ -174,6 +169,11 @@ declare module '@hapi/hapi' {
 export const ANSWER_TIMEOUT_MS = 30_000;
 export const SOCKET_IDLE_MS = 60_000;
 
+/**
+ * Whether hapi's server timeout has run out for this request: its own 503 (Boom.serverUnavailable)
+ * is told apart by the time alone, which needs no listener on hapi's request events (one would
+ * make hapi build an event for every internal log of every request).
+ */
 function pastServerTimeout(request: Request): boolean {
   const limit = request.route.settings.timeout?.server;
   return typeof limit === 'number' && Date.now() - request.info.received >= limit;

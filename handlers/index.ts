@@ -204,9 +204,9 @@ export function longestWaitMs(config: Config, operationId: string, isModel: bool
   return 0;
 }
 
-/** The longest any route waits by design (the most longestWaitMs gives any operation under `config`). */
+/** The longest any route waits by design: the most longestWaitMs gives any operation under `config`. */
 export function longestRouteWaitMs(config: Config): number {
-  return Math.max(PREFER_WAIT_MAX_S * 1000, chatWaitMs(config), config.imagesWaitMs + IMAGES_READ_MS);
+  return Math.max(longestWaitMs(config, '', true), longestWaitMs(config, 'createChatCompletion', false), longestWaitMs(config, 'createImage', false));
 }
 
 export const NOT_YET: readonly string[] = [

@@ -203,7 +203,7 @@ export const configSchema = Joi.object({
     .description('HTTP bind address'),
   PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] })
     .meta({ default: '`http://localhost:$PORT`' })
-    .description('absolute base of every URL the gateway hands out (output files, `urls.get`); also the OAuth issuer and protected-resource identifier'),
+    .description('absolute base of every URL the gateway hands out (output files, `urls.get`); also the OAuth issuer and protected-resource identifier. No user name or password in it (start-up refuses one)'),
   DATABASE_URL: Joi.string().uri({ scheme: ['mysql', 'mariadb'] }).custom((value: string) => { mysqlAddress(value); return value; })
     .meta({ default: 'unset: SQLite file `$DATA_DIR/mediagate.sqlite`' })
     .description('`mysql://user:pass@host:port/db` selects MariaDB/MySQL. With the database on the same machine, `mysql://user:pass@localhost/db?socketPath=/run/mysqld/mysqld.sock` connects over the server\'s unix socket instead of TCP (host and port are then ignored; the path is the server\'s `@@socket`; no other query parameter is accepted): less CPU per round trip on both sides (see [Running in production](production.md))'),
@@ -227,7 +227,7 @@ export const configSchema = Joi.object({
     .description('where output files and uploads are stored; served under `/files/`. With `STORAGE_URL` it holds only temporary downloads'),
   STORAGE_URL: Joi.string().custom((value: string) => { parseStorageUrl(value); return value; })
     .meta({ default: 'unset: local files under `STORAGE_DIR`' })
-    .description('`s3://bucket[/prefix]?endpoint=https://host[:port]&region=us-east-1&force_path_style=true`: outputs and uploads on an S3-compatible bucket (see [Storage and uploads](../api/uploads.md#storage-and-uploads)). `endpoint` unset: AWS S3; `force_path_style` defaults to true with an `endpoint`, false without'),
+    .description('`s3://bucket[/prefix]?endpoint=https://host[:port]&region=us-east-1&force_path_style=true`: outputs and uploads on an S3-compatible bucket (see [Storage and uploads](../api/uploads.md#storage-and-uploads)). `endpoint` unset: AWS S3; `force_path_style` defaults to true with an `endpoint`, false without. Neither address carries credentials (start-up refuses them: the bucket\'s go in the two settings below)'),
   STORAGE_S3_ACCESS_KEY_ID: Joi.string()
     .meta({ default: 'unset: the AWS SDK\'s default chain (environment, profile, instance role)' })
     .description('the bucket\'s credentials (never in `STORAGE_URL`, which refuses them)'),
@@ -324,7 +324,7 @@ export const configSchema = Joi.object({
     .meta({ default: 'unset' })
     .description('Replicate\'s webhook signing secret (`whsec_...`, from `GET https://api.replicate.com/v1/webhooks/default/secret`); without it Replicate is never asked to call back'),
   FAL_WEBHOOK_JWKS_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://rest.fal.ai/.well-known/jwks.json')
-    .description('where fal publishes the ED25519 keys its callbacks are signed with (kept a day; fetched again when a callback\'s key is unknown)'),
+    .description('where fal publishes the ED25519 keys its callbacks are signed with (kept a day; fetched again when a callback\'s key is unknown). No user name or password in it (start-up refuses one)'),
   WAVESPEED_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[A-Za-z0-9+/=_-]{16,}$/).messages({ 'string.pattern.base': 'must be the whsec_... webhook secret WaveSpeed returns (GET /api/v3/webhook/secret)' })
     .meta({ default: 'unset' })
     .description('WaveSpeed\'s webhook secret (`whsec_...`, from `GET https://api.wavespeed.ai/api/v3/webhook/secret`); without it WaveSpeed is never asked to call back'),
@@ -363,7 +363,7 @@ export const configSchema = Joi.object({
   CHECKOUT_MAX_AMOUNT: Joi.number().integer().min(1).max(100_000_000).default(100_000)
     .description('the largest amount "Buy credits" accepts (minor units)'),
   GOOGLE_ISSUER: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://accounts.google.com')
-    .description('OpenID issuer whose discovery document, keys and endpoints are used (tests point it at a local provider)'),
+    .description('OpenID issuer whose discovery document, keys and endpoints are used (tests point it at a local provider). No user name or password in it (start-up refuses one)'),
   GOOGLE_REDIRECT_URL: Joi.string().uri({ scheme: ['http', 'https'] })
     .meta({ default: '`$PUBLIC_URL/auth/google_callback`' })
     .description('the redirect URI registered for the client'),
@@ -432,7 +432,7 @@ export const configSchema = Joi.object({
 })
   .pattern(/^UPSTREAM_[A-Z0-9_]+_URL$/, Joi.string().uri({ scheme: ['http', 'https'] })
     .meta({ name: 'UPSTREAM_<NAME>_URL', default: 'unset' })
-    .description('base URL of upstream provider `<name>` (e.g. `UPSTREAM_AURORA_URL`); for `openai`, `replicate`, `fal` and `wavespeed` it defaults to the public API (`https://api.openai.com/v1`, `https://api.replicate.com/v1`, `https://queue.fal.run`, `https://api.wavespeed.ai/api/v3`) once their key is set'))
+    .description('base URL of upstream provider `<name>` (e.g. `UPSTREAM_AURORA_URL`); for `openai`, `replicate`, `fal` and `wavespeed` it defaults to the public API (`https://api.openai.com/v1`, `https://api.replicate.com/v1`, `https://queue.fal.run`, `https://api.wavespeed.ai/api/v3`) once their key is set. No user name or password in it (`https://user:pass@host`): start-up refuses one, since the call would fail; the secret goes in `UPSTREAM_<NAME>_KEY`'))
   .pattern(/^UPSTREAM_[A-Z0-9_]+_KEY$/, Joi.string().min(1)
     .meta({ name: 'UPSTREAM_<NAME>_KEY', default: 'unset' })
     .description('its bearer key; never logged and never echoed in errors. `UPSTREAM_OPENAI_KEY`, `UPSTREAM_REPLICATE_KEY`, `UPSTREAM_FAL_KEY` or `UPSTREAM_WAVESPEED_KEY` alone configures that provider (see [Providers](providers.md#providers))'))
@@ -508,6 +508,34 @@ function parseKey(raw: string): Buffer {
   return /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
 }
 
+/**
+ * The URL settings the gateway fetches itself (a provider's base, fal's key set, the Google
+ * issuer's discovery, its own files at PUBLIC_URL) and what to do instead of credentials in them;
+ * undefined for any other variable. Node's fetch refuses a URL with a user name or password, so
+ * such a setting would pass start-up and fail every call.
+ */
+function credentialsHint(key: string): string | undefined {
+  const upstream = /^UPSTREAM_([A-Z0-9_]+)_URL$/.exec(key);
+  if (upstream) return `put the secret in UPSTREAM_${upstream[1]}_KEY instead`;
+  if (key === 'FAL_WEBHOOK_JWKS_URL') return 'fal\'s key set is public: remove them';
+  if (key === 'GOOGLE_ISSUER') return 'the issuer\'s address is public and the client\'s secret goes in GOOGLE_CLIENT_SECRET: remove them';
+  if (key === 'PUBLIC_URL') return 'every address the gateway hands out starts with it: remove them';
+  return undefined;
+}
+
+/** A URL setting with a user name or password stops start-up, naming the setting but never the credentials. */
+function refuseCredentials(key: string, value: string, hint: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`invalid configuration: ${key}: is not a URL`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new ConfigError(`invalid configuration: ${key}: must not carry a user name or password (the part before @); ${hint}`);
+  }
+}
+
 /** Builds the configuration from an environment; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings mean "unset": that is how most deploy tools express an absent variable.
@@ -517,6 +545,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const detail = error.details[0];
     const key = detail?.path[0] ?? 'environment';
     throw new ConfigError(`invalid configuration: ${String(key)}: ${detail?.message.replace(/^"[^"]*" /, '') ?? error.message}`);
+  }
+  for (const [key, val] of Object.entries(present)) {
+    const hint = credentialsHint(key);
+    if (hint !== undefined && typeof val === 'string') refuseCredentials(key, val, hint);
   }
   const v = value as Record<string, string | number | undefined>;
   const port = v.PORT as number;

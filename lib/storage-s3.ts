@@ -42,6 +42,8 @@ export function parseStorageUrl(raw: string): Omit<S3StorageConfig, 'accessKeyId
   for (const k of u.searchParams.keys()) if (!known.has(k)) throw new Error(`unknown parameter "${k}" (known: ${[...known].join(', ')})`);
   const endpoint = u.searchParams.get('endpoint') ?? undefined;
   if (endpoint !== undefined && !/^https?:\/\/[^/]+\/?$/.test(endpoint)) throw new Error('endpoint must be http(s)://host[:port]');
+  // the SDK would drop them without a word and sign with the bucket's credentials
+  if (endpoint !== undefined && endpoint.includes('@')) throw new Error('endpoint must not carry credentials: set STORAGE_S3_ACCESS_KEY_ID and STORAGE_S3_SECRET_ACCESS_KEY');
   const style = u.searchParams.get('force_path_style');
   if (style !== null && style !== 'true' && style !== 'false') throw new Error('force_path_style must be true or false');
   return {

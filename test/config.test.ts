@@ -27,6 +27,28 @@ test('upstream providers are read from UPSTREAM_<NAME>_URL and _KEY', (t) => {
   t.deepEqual(c.upstreams.get('lumen'), { url: 'http://10.0.0.1:9000' });
 });
 
+test('a URL setting the gateway fetches stops start-up when it carries a user name or password, naming the setting but not the credentials', (t) => {
+  // Node's fetch refuses such a URL: accepted, every call to it would fail
+  const cases: Array<[Record<string, string>, string, RegExp]> = [
+    [{ UPSTREAM_AURORA_URL: 'https://aurora-user:s3cret-word@api.aurora.example/v1', UPSTREAM_AURORA_KEY: 'k' }, 'UPSTREAM_AURORA_URL', /put the secret in UPSTREAM_AURORA_KEY instead/],
+    [{ UPSTREAM_SELF_HOSTED_URL: 'http://s3cret-word@10.0.0.1:8000/v1' }, 'UPSTREAM_SELF_HOSTED_URL', /put the secret in UPSTREAM_SELF_HOSTED_KEY instead/],
+    [{ UPSTREAM_OPENAI_KEY: 'k', UPSTREAM_OPENAI_URL: 'https://aurora-user:s3cret-word@proxy.example/v1' }, 'UPSTREAM_OPENAI_URL', /UPSTREAM_OPENAI_KEY/],
+    [{ FAL_WEBHOOK_JWKS_URL: 'https://aurora-user:s3cret-word@rest.fal.ai/.well-known/jwks.json' }, 'FAL_WEBHOOK_JWKS_URL', /remove them/],
+    [{ GOOGLE_ISSUER: 'https://aurora-user:s3cret-word@accounts.google.com' }, 'GOOGLE_ISSUER', /GOOGLE_CLIENT_SECRET/],
+    [{ PUBLIC_URL: 'https://aurora-user:s3cret-word@gw.example.com' }, 'PUBLIC_URL', /remove them/],
+  ];
+  for (const [env, name, hint] of cases) {
+    const err = t.throws(() => loadConfig(env), { instanceOf: ConfigError });
+    t.true(err.message.startsWith(`invalid configuration: ${name}: must not carry a user name or password`), err.message);
+    t.regex(err.message, hint);
+    t.false(err.message.includes('\n'));
+    t.false(/aurora-user|s3cret-word/.test(err.message), `the credentials are not printed: ${err.message}`);
+  }
+  // the same settings without credentials start
+  t.deepEqual(loadConfig({ UPSTREAM_AURORA_URL: 'https://api.aurora.example/v1', UPSTREAM_AURORA_KEY: 's3cret-word' }).upstreams.get('aurora'), { url: 'https://api.aurora.example/v1', key: 's3cret-word' });
+  t.is(loadConfig({ PUBLIC_URL: 'https://gw.example.com', FAL_WEBHOOK_JWKS_URL: 'https://rest.fal.ai/keys', GOOGLE_ISSUER: 'https://accounts.google.com' }).publicUrl, 'https://gw.example.com');
+});
+
 test('PUBLIC_URL loses its trailing slash', (t) => {
   t.is(loadConfig({ PUBLIC_URL: 'https://gw.example.com/' }).publicUrl, 'https://gw.example.com');
 });

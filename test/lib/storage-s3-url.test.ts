@@ -20,9 +20,11 @@ test('bad STORAGE_URL values stop start-up naming the variable and the problem',
     ['s3://b', /not a bucket name/],
     ['s3://bucket?endpont=http://x', /unknown parameter "endpont"/],
     ['s3://bucket?endpoint=minio:9000', /endpoint must be/],
+    ['s3://bucket?endpoint=http://minio-user:s3cret@minio:9000', /endpoint must not carry credentials/],
     ['s3://bucket?force_path_style=yes', /force_path_style must be/],
   ] as const) {
-    t.throws(() => loadConfig({ STORAGE_URL: value }), { message: new RegExp(`^invalid configuration: STORAGE_URL: .*${message.source}`) }, value);
+    const err = t.throws(() => loadConfig({ STORAGE_URL: value }), { message: new RegExp(`^invalid configuration: STORAGE_URL: .*${message.source}`) }, value);
+    t.false(/AKIA|minio-user|s3cret/.test(err.message), err.message);
   }
   const cfg = loadConfig({ STORAGE_URL: 's3://bucket?endpoint=http://127.0.0.1:9000', STORAGE_S3_ACCESS_KEY_ID: 'id', STORAGE_S3_SECRET_ACCESS_KEY: 'secret' });
   t.like(cfg.storageS3, { bucket: 'bucket', accessKeyId: 'id', secretAccessKey: 'secret' });

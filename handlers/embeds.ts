@@ -2,14 +2,13 @@
 // getModelNameForEmbedcode, and the input rules a code applies to a visitor's submit (locked and
 // preset fields, allowed fields, prompt template), which plugins/credentials.ts (embedPolicyPlugin) runs before validation.
 import type { Handler, ReplyOf } from './types.ts';
-import type { App, Caller, StudioContext } from '../lib/context.ts';
-import { EmbedRefusedError, ForbiddenError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
+import type { App } from '../lib/context.ts';
+import { EmbedRefusedError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
 import { normaliseOriginPattern, originAllowed, originHostProblem, requestOrigin } from '../lib/embed-origins.ts';
 import { EMBED_JSON_MAX_BYTES, createEmbedCode as insertCode, findActiveEmbedCode, findEmbedCode, listEmbedCodes as listCodes, revokeEmbedCode as revokeCode, updateEmbedCode as updateCode } from '../db/embed-codes.ts';
 import type { EmbedCode, EmbedKind, EmbedPreset, EmbedSettings } from '../db/embed-codes.ts';
-import { refuseSandboxKey } from './guards.ts';
-import { studioOfUser } from '../db/studios.ts';
+import { refuseSandboxKey, refuseStudioUser } from './guards.ts';
 
 declare module '@hapi/hapi' {
   interface RequestApplicationState {
@@ -97,23 +96,11 @@ function settingsOf(app: App, kind: EmbedKind, body: SettingsBody, current?: Emb
   return s;
 }
 
-/**
- * A studio's user (README "Whitelabel studios") runs models only within the studio, at its prices
- * and among its models; a code runs its model outside any studio, so a studio's user creates none
- * (personal or for a team). A team's key is the team's, never a studio user's.
- */
-async function refuseStudioUser(app: App, caller: Caller, studio: StudioContext | undefined): Promise<void> {
-  if (caller.keyTeamId !== undefined) return;
-  const userStudio = caller.studioId !== undefined ? caller.studioId : await studioOfUser(app.db, caller.userId);
-  if (userStudio === null) return;
-  const which = studio?.id === userStudio ? `the studio "${studio.slug}"` : 'a studio';
-  throw new ForbiddenError(`this account belongs to ${which}, whose users run models only within it: a studio's users cannot create embed codes`);
-}
-
 /** POST /app/embed-codes */
 export const createEmbedCode: Handler<'createEmbedCode'> = async ({ app, caller, body, h, studio }) => {
   refuseSandboxKey(caller, 'create embed codes (their runs are charged to the production wallet)');
-  await refuseStudioUser(app, caller, studio);
+  // a code runs its model outside any studio (personal or for a team)
+  await refuseStudioUser(app, caller, studio, 'a studio\'s users cannot create embed codes');
   const s = settingsOf(app, body.kind, body as SettingsBody);
   const code = await insertCode(app.db, caller.owner, body.kind, {
     name: body.name!, models: body.models!, preset: null, lockedInputs: {}, allowedFields: null, allowedOrigins: [], maxCostPerRun: null,

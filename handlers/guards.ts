@@ -1,6 +1,8 @@
-// Caller guards the typed handlers share: what a sandbox key may see and change.
-import type { Caller } from '../lib/context.ts';
+// Caller guards the typed handlers share: what a sandbox key may see and change, and what a
+// studio's user may not do.
+import type { App, Caller, StudioContext } from '../lib/context.ts';
 import { ForbiddenError } from '../lib/errors.ts';
+import { studioOfUser } from '../db/studios.ts';
 
 /**
  * Whether this caller may see a prediction it found with its owner (findPrediction scopes the
@@ -18,4 +20,18 @@ export function canSee(caller: Caller, p: { isTest: boolean; embedCodeId?: numbe
 /** For routes that change the account's production credentials: a sandbox key gets 403. */
 export function refuseSandboxKey(caller: Caller, what: string): void {
   if (caller.isTest) throw new ForbiddenError(`a sandbox key may not ${what}; use a production key or a session`);
+}
+
+/**
+ * A studio's user (README "Whitelabel studios") runs models only within the studio, at its prices
+ * and among its models: whatever would let them run one outside it (an embed code, a team with
+ * its wallet and keys) is 403, `refusal` saying what they cannot do. A team's key is the team's,
+ * never a studio user's; a studio's owner and its team's members are no studio's users.
+ */
+export async function refuseStudioUser(app: App, caller: Caller, studio: StudioContext | undefined, refusal: string): Promise<void> {
+  if (caller.keyTeamId !== undefined) return;
+  const userStudio = caller.studioId !== undefined ? caller.studioId : await studioOfUser(app.db, caller.userId);
+  if (userStudio === null) return;
+  const which = studio?.id === userStudio ? `the studio "${studio.slug}"` : 'a studio';
+  throw new ForbiddenError(`this account belongs to ${which}, whose users run models only within it: ${refusal}`);
 }

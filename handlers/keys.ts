@@ -10,6 +10,7 @@ import { findUserKey, insertApiKey, listUserKeys, revokeKey, rotateKey, updateUs
 import type { ApiKeyRecord, KeyLimits, KeyOwner, KeyRestrictions, KeyUpdate } from '../db/api-keys.ts';
 import { keySpend } from '../db/key-spend.ts';
 import { forgetKeySoftLimit } from './admission.ts';
+import { refuseStudioUser } from './guards.ts';
 import type { SpendPeriod } from '../db/key-spend.ts';
 import { findTeamKey, insertTeamApiKey, listTeamKeys, revokeTeamKey, updateTeamKey } from '../db/team-resources.ts';
 import type { TeamApiKeyRecord } from '../db/team-resources.ts';
@@ -133,8 +134,10 @@ function pathTeam(caller: OwnedCaller): number {
  * working when its creator leaves). The same rules as a personal key: shown once, sandbox keys
  * create only sandbox keys, scopes and IP restriction are inherited from the creating credential.
  */
-export const createTeamApiKey: Handler<'createTeamApiKey'> = async ({ app, caller, body, h }) => {
+export const createTeamApiKey: Handler<'createTeamApiKey'> = async ({ app, caller, body, h, studio }) => {
   const teamId = pathTeam(caller);
+  // a studio's user in a team from before they were refused one (handlers/teams.ts) makes no key for it
+  await refuseStudioUser(app, caller, studio, 'a studio\'s users cannot create team API keys, which run models outside the studio');
   const isTest = body.is_test === true;
   if (caller.isTest && !isTest) throw new ForbiddenError('a sandbox key may only create sandbox keys (is_test: true); use a production key or a session');
   const ipWhitelist = await childWhitelist(app, caller, checkedWhitelist(body.ip_whitelist));

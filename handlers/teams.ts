@@ -18,6 +18,7 @@ import { findUserById, normaliseEmail } from '../db/users.ts';
 import { newSecret, sha256Hex } from '../lib/secrets.ts';
 import type { TeamPermission, TeamRole } from '../lib/caller.ts';
 import { sendInBackground, teamInviteMail } from '../lib/mail.ts';
+import { refuseStudioUser } from './guards.ts';
 
 export const INVITE_TOKEN_PREFIX = 'mgi_';
 
@@ -48,6 +49,12 @@ async function teamFor(app: App, caller: OwnedCaller, teamId: number, permission
   return team;
 }
 
+/**
+ * A team's wallet and keys run models outside any studio, at the list price: a studio's user
+ * neither creates nor joins one. Teams they are in already are left as they are.
+ */
+const STUDIO_USER_NO_TEAMS = 'a studio\'s users cannot create or join teams, whose wallets and keys run models outside the studio';
+
 /** Maps the domain errors of db/teams.ts onto statuses. */
 async function mapped<T>(work: Promise<T>): Promise<T> {
   try {
@@ -60,7 +67,8 @@ async function mapped<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-export const createTeam: Handler<'createTeam'> = async ({ app, caller, body, h }) => {
+export const createTeam: Handler<'createTeam'> = async ({ app, caller, body, h, studio }) => {
+  await refuseStudioUser(app, caller, studio, STUDIO_USER_NO_TEAMS);
   const team = await insertTeam(app.db, caller.userId, body.name.trim(), app.clock());
   return h.response(teamView(team)).code(201);
 };
@@ -148,7 +156,9 @@ export const revokeTeamInvite: Handler<'revokeTeamInvite'> = async ({ app, calle
   return { id: inviteId, deleted: true };
 };
 
-export const acceptTeamInvite: Handler<'acceptTeamInvite'> = async ({ app, caller, body }) => {
+export const acceptTeamInvite: Handler<'acceptTeamInvite'> = async ({ app, caller, body, studio }) => {
+  // before the token is looked at: the invite stays pending
+  await refuseStudioUser(app, caller, studio, STUDIO_USER_NO_TEAMS);
   const user = await findUserById(app.db, caller.userId);
   if (!user) throw new UnauthorizedError('missing or invalid credentials: send x-api-key or Authorization: Bearer <token>');
   const team = await mapped(acceptInvite(app.db, sha256Hex(body.token), { id: user.id, email: user.email }, app.clock()));

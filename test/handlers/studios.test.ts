@@ -587,3 +587,51 @@ test('a team\'s owner_pays studio: a member without "generate" (viewer, billing)
   t.is((await wallet(viewer.userId)).balance, 1000 - list * 2);
   t.is((await teamWallet()).balance, 1000 - paid + list);
 });
+
+test('a studio\'s user cannot leave the studio through a team: creating one, accepting an invitation and creating a team key are 403; a user outside studios still can', async (t) => {
+  const studio = await createStudio({ payer_mode: 'end_user_pays', markup_percent: 100, allowed_models: [MODEL] });
+  const user = await studioUser(studio.slug, 1000);
+  const { createInvite, createTeam: insertTeam } = await import('../../db/teams.ts');
+  const { newSecret, sha256Hex } = await import('../../lib/secrets.ts');
+  const emailOf = async (userId: number) => (await gw.app.db('users').where('id', userId).first<{ email: string }>('email')).email;
+  const team = await callOperation<{ id: number }>(gw, 'createTeam', { as: owner.session, body: { name: 'Hosts' } });
+  t.is(team.status, 201);
+  const invited = async (email: string) => {
+    const token = newSecret('mgi_');
+    await createInvite(gw.app.db, { teamId: team.body.id, email, role: 'developer', invitedBy: owner.userId, tokenHash: sha256Hex(token) }, gw.app.clock());
+    return token;
+  };
+  const token = await invited(await emailOf(user.userId));
+  const refusedBecause = /^this account belongs to the studio "[^"]+", whose users run models only within it: a studio's users cannot create or join teams/;
+  for (const as of [user.session, user.liveKey]) {
+    const create = await callOperation<{ code: string; detail: string }>(gw, 'createTeam', { as, headers: inStudio(studio.slug), body: { name: 'Way out' } });
+    t.is(create.status, 403);
+    t.is(create.body.code, 'forbidden');
+    t.regex(create.body.detail, refusedBecause);
+    const accept = await callOperation<{ code: string; detail: string }>(gw, 'acceptTeamInvite', { as, headers: inStudio(studio.slug), body: { token } });
+    t.is(accept.status, 403);
+    t.is(accept.body.code, 'forbidden');
+    t.regex(accept.body.detail, refusedBecause);
+  }
+  t.deepEqual(await gw.app.db('team_members').where('user_id', user.userId), [], 'in no team');
+  t.is((await gw.app.db('team_invites').where('token_hash', sha256Hex(token)).first<{ accepted_at: unknown }>('accepted_at')).accepted_at, null, 'the invite stays pending');
+
+  // a team the studio's user owned before this rule is left as it is, but gets no key from them
+  const old = await insertTeam(gw.app.db, user.userId, 'Before', gw.app.clock());
+  for (const as of [user.session, user.liveKey]) {
+    const key = await callOperation<{ code: string; detail: string }>(gw, 'createTeamApiKey', { as, headers: inStudio(studio.slug), params: { team_id: old.id }, body: { name: 'way out' } });
+    t.is(key.status, 403);
+    t.is(key.body.code, 'forbidden');
+    t.regex(key.body.detail, /a studio's users cannot create team API keys, which run models outside the studio/);
+  }
+  t.deepEqual(await gw.app.db('api_keys').where('team_id', old.id), []);
+  const theirs = await callOperation<Array<{ id: number }>>(gw, 'listTeams', { as: user.session, headers: inStudio(studio.slug) });
+  t.deepEqual(theirs.body.map((x) => x.id), [old.id]);
+
+  // an account outside studios creates a team, joins one and creates a team key
+  const plain = await newAccount(gw);
+  const own = await callOperation<{ id: number }>(gw, 'createTeam', { as: plain.session, body: { name: 'Mine' } });
+  t.is(own.status, 201);
+  t.is((await callOperation(gw, 'acceptTeamInvite', { as: plain.session, body: { token: await invited(await emailOf(plain.userId)) } })).status, 200);
+  t.is((await callOperation(gw, 'createTeamApiKey', { as: plain.liveKey, params: { team_id: own.body.id }, body: { name: 'ci' } })).status, 201);
+});

@@ -2392,7 +2392,9 @@ export interface paths {
         put?: never;
         /**
          * Create a team
-         * @description Creates a team with an empty wallet; the caller becomes its owner.
+         * @description Creates a team with an empty wallet; the caller becomes its owner. A whitelabel studio's
+         *     users run models only within their studio, so they cannot create a team, whose wallet and
+         *     keys run models outside it (403 `forbidden`).
          */
         post: operations["createTeam"];
         delete?: never;
@@ -2588,7 +2590,8 @@ export interface paths {
          *     team's predictions, and keeps working when the member who created it leaves. The full key
          *     value is returned once, in `key`. Same body and rules as createApiKey (`is_test`,
          *     `ip_whitelist`, scopes and IP restriction inherited from the creating credential). Needs
-         *     `manage_keys`.
+         *     `manage_keys`. A whitelabel studio's user (in a team they joined before studio users were
+         *     refused teams) cannot create one: a team key runs models outside the studio (403 `forbidden`).
          */
         post: operations["createTeamApiKey"];
         delete?: never;
@@ -2675,6 +2678,8 @@ export interface paths {
          * @description Joins the team with the role of the invite whose `token` was mailed. The caller's email
          *     must equal the invited address (case-insensitive; 403 otherwise, and the invite stays
          *     usable). An unknown, used, revoked or expired token is 404; already a member is 409.
+         *     A whitelabel studio's users run models only within their studio, so they cannot join a
+         *     team (403 `forbidden`; the invite stays pending).
          */
         post: operations["acceptTeamInvite"];
         delete?: never;

@@ -142,6 +142,21 @@ export function createRunModel(app: App) {
     return { ...usagePrice(model.price, p.input, tokens, held), usage: tokens, text };
   }
 
+  /**
+   * Stores one output. A store that fails (a timeout, a full disk, S3 refusing) is the gateway's
+   * own fault, not the model's, and usually passes: a retryable error, so the run is tried again
+   * as after a provider's blip (a local run: its message is retried; a provider's finished job:
+   * its next poll downloads and stores the outputs again, without a new submit).
+   */
+  async function save(p: Prediction, index: number, file: AdapterFile, run: RunLog): Promise<string> {
+    try {
+      return await app.storage.save(p.id, index, file);
+    } catch (err) {
+      run.log.warn({ id: p.id, model: p.model, output: index, storage: app.storage.kind, err: (err as Error).message, code: (err as NodeJS.ErrnoException).code ?? (err as Error).name }, 'could not store an output');
+      throw new AdapterError('the outputs were made but the gateway could not store them; nothing was charged', true, { code: 'output_not_stored' });
+    }
+  }
+
   /** Types the files from their bytes, stores them and completes the prediction (the debit happens here). */
   async function finish(p: Prediction, model: ModelInfo, result: AdapterResult, run: RunLog = noRequest): Promise<void> {
     const keys: string[] = [];
@@ -152,7 +167,7 @@ export function createRunModel(app: App) {
       for (const [i, file] of result.files.entries()) typed.push({ ...file, ...(await identifyOutput(file, model.output, i)) });
       // read before the file is moved into storage
       if (model.category === 'llm') usage = await usageCharge(p, model, typed, result.report);
-      for (const [i, file] of typed.entries()) keys.push(await app.storage.save(p.id, i, file));
+      for (const [i, file] of typed.entries()) keys.push(await save(p, i, file, run));
     } catch (err) {
       // Gone before the failure is recorded: whoever sees it failed finds nothing left behind.
       await removeTemporary(result.files);

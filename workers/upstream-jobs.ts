@@ -2,7 +2,8 @@
 //
 //   claim -> submit once -> record the provider's job on the row -> publish {id, poll: 1} delayed
 //   poll message n -> one status call -> running: publish {id, poll: n+1} delayed, ack
-//                                      -> succeeded: copy the outputs into storage, complete (debit)
+//                                      -> succeeded: copy the outputs into storage, complete (debit);
+//                                         a download or store that failed: the next poll copies again
 //                                      -> failed: fail (the hold is released)
 //
 // No worker holds a message for the length of a job (RabbitMQ's consumer timeout would close
@@ -216,11 +217,14 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
       return ack;
     } catch (err) {
       if (signal.aborted && signal.reason === parts.handBack) return { kind: 'requeue', reason: parts.handBack };
-      // A download that hit a blip: the job is done upstream, so the next poll collects again.
-      if (err instanceof AdapterError && err.retryable && failures + 1 < MAX_POLL_FAILURES) {
+      // A download that hit a blip, or the gateway's own storage that failed (output_not_stored):
+      // the job is done upstream and its outputs stay there a while, so the next poll downloads
+      // and stores them again (no new submit), up to MAX_POLL_FAILURES in a row. Not for a
+      // provider that answers once: there is nothing to poll again.
+      if (err instanceof AdapterError && err.retryable && !job.answersOnce && failures + 1 < MAX_POLL_FAILURES) {
         return schedule(p.id, poll, failures + 1, delayAfter(poll, err.retryAfterMs), state.status, run);
       }
-      // the provider ran it and charged for it; the user is not charged
+      // the provider ran it and charged for it (its cost is recorded); the user is not charged
       await parts.fail(p, err instanceof AdapterError ? err.message : 'internal error while storing the outputs', err instanceof AdapterError ? err.code ?? null : null, run,
         parts.costOfRun(p, model, state.report));
       if (!(err instanceof AdapterError)) run.log.error({ err, id: p.id }, 'unexpected error while storing upstream outputs');

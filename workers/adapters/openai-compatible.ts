@@ -187,6 +187,7 @@ export function createOpenAiCompatible(env: AdapterEnv, netOverrides: Partial<Ht
     async cancel() {
       // a single call: nothing keeps running at the provider
     },
+    answersOnce: true,
     async collect(outputs, ctx) {
       return collectOutputs({ caller: call(ctx), net, downloadTimeoutMs: DOWNLOAD_TIMEOUT_MS }, outputs, ctx.predictionId, ctx.tempDir);
     },

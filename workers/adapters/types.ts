@@ -152,6 +152,12 @@ export interface JobAdapter {
   cancel(jobId: string, ctx: JobContext): Promise<void>;
   /** copies the outputs into temporary files / bytes for the worker to type-check and store */
   collect(outputs: readonly UpstreamOutput[], ctx: JobContext & { tempDir?: string }): Promise<AdapterFile[]>;
+  /**
+   * true when the provider answers in one call and keeps no job to ask about again (poll cannot
+   * fetch its answer twice): outputs that could not be downloaded or stored fail the prediction at
+   * once instead of waiting for a poll that cannot bring them back
+   */
+  answersOnce?: boolean;
 }
 
 /** Credentials and base URL of one upstream provider, from UPSTREAM_<NAME>_URL / _KEY. */
@@ -190,6 +196,8 @@ export type AdapterErrorCode =
   | 'content_moderated'
   | 'empty_result'
   | 'output_rejected'
+  /** the gateway's own storage failed (retried first: not the provider's fault) */
+  | 'output_not_stored'
   | 'not_configured';
 
 /**

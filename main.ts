@@ -39,6 +39,13 @@ const REQUESTS_GRACE_MS = 10_000;
  * leaves room for a slow hand-back without letting a hung one hold the process for long.
  */
 const SHUTDOWN_MARGIN_MS = 10_000;
+/**
+ * How long a worker's shutdown waits for the broker to confirm its consumers' cancel. Running
+ * predictions go on meanwhile (it counts toward their grace), and a broker that does not answer
+ * would otherwise hold every later step, the grace and the hand-back included, until the deadline.
+ * Past it the shutdown goes on: the consumers' channels close with the connection.
+ */
+export const CONSUMER_CANCEL_BOUND_MS = 5_000;
 
 /**
  * After a first SIGTERM/SIGINT the process exits by this deadline whatever it still waits for (a
@@ -105,6 +112,21 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     }
   };
 
+  /** A step the shutdown waits for at most `ms`: past it, a warning naming it, and the next steps. */
+  const boundedStep = (what: string, ms: number, work: () => Promise<unknown>) => step(what, async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), ms);
+    });
+    try {
+      if (await Promise.race([work(), late]) === 'late') {
+        app.log.warn({ waitingFor: [what], waitedMs: ms }, `shutdown step not done within ${ms} ms; going on without it`);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+
   return {
     app,
     server,
@@ -116,8 +138,10 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     // whole of it (shutdownDeadlineMs).
     async stop() {
       if (server) await step('requests in flight to finish (API)', () => server!.stop({ timeout: REQUESTS_GRACE_MS }));
-      // First for a worker: no new message is taken while the rest winds down.
-      if (runModel) await step('the consumers to be cancelled (queue)', () => app.queue.stopConsuming());
+      // First for a worker: no new message is taken while the rest winds down. The grace of the
+      // running predictions counts from here, the wait for the cancel included.
+      const graceEnds = Date.now() + config.shutdownGraceMs;
+      if (runModel) await boundedStep('the consumers to be cancelled (queue)', CONSUMER_CANCEL_BOUND_MS, () => app.queue.stopConsuming());
       // The running predictions get their grace while the retention and subscription jobs finish
       // their current batch; all of it before the database closes.
       const model = runModel;
@@ -125,7 +149,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
         retention && step('the retention job to finish its batch', () => retention!.stop()),
         subscriptions && step('the subscriptions job to finish its batch', () => subscriptions!.stop()),
         model && step('running predictions to finish or be handed back', async () => {
-          const left = await app.queue.drain(config.shutdownGraceMs);
+          const left = await app.queue.drain(Math.max(0, graceEnds - Date.now()));
           if (left > 0) {
             app.log.info({ running: model.running, graceMs: config.shutdownGraceMs }, 'shutdown grace over; handing running predictions back');
             model.abortAll();

@@ -13,7 +13,7 @@ export interface ErrorInfo {
 
 /** Stable codes: clients may branch on them; `detail` is for humans and may be reworded. */
 export const ERRORS = {
-  invalid_input: { status: [400, 417], meaning: 'a malformed request: an `Idempotency-Key` that is empty, too long or not printable ASCII; a Google sign-in callback whose `state` is unknown, expired or already used; a request the HTTP parser cannot read (a malformed request line or header), or an HTTP/1.1 request without `Host`; 417: an `Expect` header other than `100-continue` (the connection is then closed)' },
+  invalid_input: { status: [400, 417], meaning: 'a malformed request: an `Idempotency-Key` that is empty, too long or not printable ASCII; a Google sign-in callback whose `state` is unknown, expired or already used; a request the HTTP parser cannot read (a malformed request line or header), or an HTTP/1.1 request without `Host`; a path whose id is a malformed %-escape (`%zz`, a UTF-8 sequence cut short), and the CORS preflight for it; 417: an `Expect` header other than `100-continue` (the connection is then closed)' },
   unauthorized: { status: [401], meaning: 'the credential is missing, unknown, revoked or expired (the account may be scheduled for deletion); a provider callback whose signature does not verify' },
   api_key_expired: { status: [401], meaning: 'an API key used after the `expires_at` set on it' },
   insufficient_credit: { status: [402], meaning: "the paying wallet cannot cover the request's price; `detail` names the price, never the balance" },

@@ -2,7 +2,7 @@
 // answers the preflight (OPTIONS) of every route that has them, checks Origin and the requested
 // headers, and adds the response headers; a disallowed origin gets no CORS headers at all (its
 // preflight is a plain 200 the browser refuses), never an error.
-import type { RouteOptionsCors } from '@hapi/hapi';
+import type { Request, RouteOptionsCors } from '@hapi/hapi';
 
 /** What a browser client may send: credentials, idempotency, tracing and the partner headers. */
 export const CORS_ALLOWED_HEADERS: readonly string[] = [
@@ -38,3 +38,22 @@ export function corsSettings(origins: readonly string[]): RouteOptionsCors | fal
 
 /** The public documents (/openapi.json, /docs): readable from any origin, whatever CORS_ORIGINS says. */
 export const PUBLIC_CORS: RouteOptionsCors = { origin: ['*'], headers: ['Accept', 'If-None-Match'], maxAge: MAX_AGE, credentials: false };
+
+/**
+ * Whether a CORS preflight (OPTIONS with Access-Control-Request-Method) names a path the router
+ * refuses for the method it asks about: a malformed %-escape where a path parameter goes, which
+ * that method itself gets as 400. hapi's preflight, and the embed preflight, look the path up with
+ * `server.match`, which asserts on such a path (a 500 with an error line) instead of returning it:
+ * the errors plugin refuses it first, as the method itself would be. Only a path with an escape
+ * can fail to decode, so any other is not looked up twice.
+ */
+export function preflightPathRefused(request: Request): boolean {
+  const method = request.headers['access-control-request-method'];
+  if (typeof method !== 'string' || method === '' || !request.path.includes('%')) return false;
+  try {
+    request.server.match(method.toLowerCase() as 'get', request.path, request.info.hostname);
+    return false;
+  } catch {
+    return true;
+  }
+}

@@ -15,6 +15,7 @@ import type { ValidationItem } from '../lib/validation-errors.ts';
 import { isDbUnavailable, isLockConflict } from '../db/errors.ts';
 import { codeForStatus, DomainError, OpenAIRouteError, ValidationFailedError } from '../lib/errors.ts';
 import type { ErrorCode } from '../lib/errors.ts';
+import { preflightPathRefused } from './cors.ts';
 
 // ---- 1. The request id, the log line and the metrics
 // One structured line per request (on the app's own pino logger), a request id on every answer,
@@ -258,6 +259,9 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       if (!req.headers.host && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
         return h.response({ detail: MISSING_HOST_DETAIL, code: codeForStatus(400) }).code(400).header('Connection', 'close').takeover();
       }
+      // A preflight for a path the router refuses (a malformed %-escape in a path parameter): the
+      // 400 the method itself gets, before hapi's or embed's preflight asserts on the lookup.
+      if (request.method === 'options' && preflightPathRefused(request)) throw Boom.badRequest('Invalid request path');
       if (request.method === 'get' || request.method === 'head' || req.complete) return h.continue;
       const reading = () => req.readableFlowing === true || req.listenerCount('readable') > 0;
       // The route is asked only if the timer fires (hapi has routed the request by then): a second

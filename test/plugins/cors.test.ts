@@ -1,7 +1,8 @@
-// CORS through real preflights (server.inject): CORS_ORIGINS allows the listed origins on every
+// CORS through real preflights (server.inject, and over real HTTP for malformed paths): CORS_ORIGINS allows the listed origins on every
 // spec route, a disallowed origin gets no CORS headers (never an error), no setting means
 // same-origin only, and the public documents are readable from anywhere. SQLite, in-process queue.
 import test from 'ava';
+import http from 'node:http';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { CORS_ALLOWED_HEADERS } from '../../plugins/cors.ts';
@@ -10,13 +11,16 @@ import { captureLog } from '../helpers/logs.ts';
 const APP = 'https://app.example.com';
 let gw: TestGateway;
 let closed: TestGateway;
+/** both listen on an ephemeral port: a malformed path is sent as its raw bytes */
+const LISTEN = { PORT: '0', HOST: '127.0.0.1' };
 // both gateways' error-level lines: a refused preflight leaves none
 const log = captureLog('error');
 test.before(async () => {
   [gw, closed] = await Promise.all([
-    startGateway({ db: 'sqlite', queue: 'memory', env: { CORS_ORIGINS: `${APP}, https://*.partner.test` }, log: log.log }),
-    startGateway({ db: 'sqlite', queue: 'memory', log: log.log }),
+    startGateway({ db: 'sqlite', queue: 'memory', env: { ...LISTEN, CORS_ORIGINS: `${APP}, https://*.partner.test` }, log: log.log }),
+    startGateway({ db: 'sqlite', queue: 'memory', env: LISTEN, log: log.log }),
   ]);
+  await Promise.all([gw.server.start(), closed.server.start()]);
 });
 test.after.always(async () => {
   await Promise.all([gw?.stop(), closed?.stop()]);
@@ -84,6 +88,51 @@ test('a preflight asking for a code header with an empty or malformed method is 
     t.is(post.headers['access-control-allow-origin'], undefined);
   }
   t.deepEqual(log.parsed<{ level: number; method?: string }>().filter((l) => l.level >= 50 && l.method === 'options'), [], 'no error-level line');
+});
+
+/** One request over a real socket, the path sent as it is written: status, headers and body. */
+function overHttp(target: TestGateway, method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: target.server.info.port, method, path, headers: { connection: 'close', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('a preflight for a path with a malformed %-escape gets the 400 the method itself gets (JSON), never a 500', async (t) => {
+  // an escape that is no hex, and a UTF-8 sequence cut short, where a path parameter goes; the
+  // OpenAI-style route answers in OpenAI's body, the others in the gateway's
+  const paths: Array<[string, string]> = [
+    ['GET', '/api/v1/predictions/%zz/result'],
+    ['GET', '/api/v1/predictions/%E0%A4%A/result'],
+    ['GET', '/v1/models/%E0%A4%A'],
+    ['DELETE', '/app/teams/%zz'],
+  ];
+  const shop = 'https://shop.example.com';
+  for (const target of [gw, closed]) {
+    for (const [method, path] of paths) {
+      const itself = await overHttp(target, method, path);
+      t.is(itself.status, 400, `${method} ${path}: ${itself.body}`);
+      // an origin CORS_ORIGINS allows (hapi's preflight), and one it does not asking for a code header (the embed preflight)
+      for (const [origin, asked] of [[APP, REQUESTED], [shop, 'x-embed-code'], [shop, 'content-type']] as const) {
+        const what = `${target === gw ? 'CORS_ORIGINS' : 'none'}: ${method} ${path} from ${origin} asking ${asked}`;
+        const pre = await overHttp(target, 'OPTIONS', path, { origin, 'access-control-request-method': method, 'access-control-request-headers': asked });
+        t.is(pre.status, 400, `${what}: ${pre.body}`);
+        t.regex(String(pre.headers['content-type']), /application\/json/, what);
+        t.deepEqual(JSON.parse(pre.body), JSON.parse(itself.body), what);
+        t.is(pre.headers['access-control-allow-methods'], undefined, what);
+      }
+    }
+    // the same path, well formed, still gets its preflight
+    const ok = await overHttp(target, 'OPTIONS', '/api/v1/predictions/abc/result', { origin: APP, 'access-control-request-method': 'GET' });
+    t.is(ok.status, 200, ok.body);
+    t.is(ok.headers['access-control-allow-origin'], target === gw ? APP : undefined);
+  }
+  t.deepEqual(log.parsed<{ level: number }>().filter((l) => l.level >= 50), [], 'no error-level line');
 });
 
 test('a header outside the allowed list fails the preflight without CORS headers', async (t) => {

@@ -304,6 +304,21 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       return h.continue;
     }, { before: ['mediagate-embed'] });
 
+    // A Content-Length over the route's body limit (its payload maxBytes) is 413 on the header, on
+    // every route, before anything reads the body. hapi's own check (in its payload step) answers
+    // only once it has drained the whole announced body, so a client that sent less than it
+    // announced got the payload timeout's 408 instead, and one that sent it all had it read for
+    // nothing. The rest of the body is never read: the connection closes after the answer. GET and
+    // HEAD have no payload step; an unknown path's body is drained before its 404 (no limit there,
+    // only the payload timeout).
+    server.ext('onPreAuth', (request: Request, h: ResponseToolkit) => {
+      const declared = request.headers['content-length'];
+      if (declared === undefined || request.method === 'get' || request.method === 'head') return h.continue;
+      const limit = request.route.settings.payload?.maxBytes;
+      if (limit === undefined || !(Number(declared) > limit)) return h.continue;
+      throw payloadTooLargeError(`request body too large: this route takes at most ${limit} bytes, and the Content-Length header announces ${declared}`);
+    });
+
     server.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
       const response = request.response;
       if (Boom.isBoom(response) && response.output.statusCode === 503 && !(response instanceof DomainError) && pastServerTimeout(request)) {
@@ -395,4 +410,9 @@ export function openAIErrorBody(status: number, payload: ErrorPayload, param: st
 /** The 408 a payload step answers after the body timed out: the rest of the body is never read, so the connection closes. */
 export function payloadTimeoutError(): Boom.Boom {
   return httpError(408, DEFAULT_MESSAGES[408]!, { Connection: 'close' });
+}
+
+/** The 413 of a Content-Length over a route's limit: the body is never read, so the connection closes. */
+export function payloadTooLargeError(detail: string): Boom.Boom {
+  return httpError(413, detail, { Connection: 'close' });
 }

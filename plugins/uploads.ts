@@ -69,15 +69,6 @@ function bodyOf(req: Readable): Readable {
   return req.pipe(body);
 }
 
-/** A Content-Length over every upload's limit is refused on the header, before hapi would read (and drain) the body. */
-function refuseLargest(largest: number) {
-  return (request: Request, h: ResponseToolkit) => {
-    const length = Number(request.headers['content-length'] ?? 0);
-    if (length > largest) throw new PayloadTooLargeError(`uploads may be at most ${largest} bytes; this body has ${request.headers['content-length']}`);
-    return h.continue;
-  };
-}
-
 export const uploadsPlugin: Plugin<{ app: App }> = {
   name: 'mediagate-uploads',
   dependencies: ['mediagate-errors'],
@@ -90,10 +81,11 @@ export const uploadsPlugin: Plugin<{ app: App }> = {
       options: {
         auth: false,
         // the body streams to storage; its own limit (per upload) is checked while it arrives, and
-        // a large video may take longer than PAYLOAD_TIMEOUT_MS: 408 only when it stops arriving
-        payload: { output: 'stream', parse: false, maxBytes: largest + 1, timeout: false },
+        // a large video may take longer than PAYLOAD_TIMEOUT_MS: 408 only when it stops arriving.
+        // A Content-Length over every upload's limit is 413 on the header (plugins/responses.ts,
+        // as on every route), before anything reads the body.
+        payload: { output: 'stream', parse: false, maxBytes: largest, timeout: false },
         app: { payloadTimeout: 'idle' },
-        ext: { onPreAuth: { method: refuseLargest(largest) } },
         handler: (request, h) => put(app, request, h),
       },
     });

@@ -1,7 +1,7 @@
 // Slow and malformed requests over real sockets (node:net): a body trickled in answers 408
 // after PAYLOAD_TIMEOUT_MS, logged below error, on every route that reads one (raw-body routes
 // too, which never get the part that came; an upload only when its body stops arriving), and
-// an upload's oversized Content-Length is 413 at once; errors of Node's HTTP parser (malformed request
+// a Content-Length over a route's limit is 413 at once; errors of Node's HTTP parser (malformed request
 // line, oversized headers) answer a JSON body; a body without Content-Type is 415; a crashed
 // handler is logged by the app alone.
 // SQLite, in-process queue, a listening server on an ephemeral port.
@@ -244,6 +244,39 @@ test('an upload whose Content-Length is over every limit answers 413 on the head
   // neither used the address up
   const ok = await raw(`PUT ${path} HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Type: image/png\r\nContent-Length: 2\r\n\r\nxx`);
   t.is(ok.status, 200, ok.body);
+});
+
+test('a Content-Length over a route\'s body limit answers 413 on the header, on every route, without waiting for the body', async (t) => {
+  // MAX_BODY_BYTES (1 MiB by default) announced and more, a few bytes sent: hapi's own 413 waited
+  // for the whole body, so these answered the payload timeout's 408 instead
+  const declared = 2 * 1024 * 1024;
+  const cases: Array<[string, string, string]> = [
+    ['POST', '/auth/login', 'application/json'],
+    ['POST', '/oauth/token', 'application/x-www-form-urlencoded'],
+    ['POST', '/api/v1/payment-webhooks/stripe', 'application/json'],
+    ['POST', '/api/v1/canvas-v1-fast-text-to-image', 'application/json'],
+    ['POST', '/v1/chat/completions', 'application/json'],
+    ['DELETE', '/app/delete_api_keys/1', 'application/json'],
+  ];
+  for (const [method, path, type] of cases) {
+    const res = await raw(`${method} ${path} HTTP/1.1\r\nHost: gw\r\nContent-Type: ${type}\r\nContent-Length: ${declared}\r\n\r\n{"`);
+    const what = `${method} ${path}: ${res.body}`;
+    t.is(res.status, 413, what);
+    t.regex(res.headers['content-type'] ?? '', /application\/json/, what);
+    t.is(res.headers.connection, 'close', what);
+    const body = JSON.parse(res.body) as { code?: string; detail?: string; error?: { code: string; message: string } };
+    // the OpenAI-compatible routes answer in OpenAI's body
+    const [code, detail] = path.startsWith('/v1/') ? [body.error?.code, body.error?.message] : [body.code, body.detail];
+    t.is(code, 'payload_too_large', what);
+    t.is(detail, `request body too large: this route takes at most 1048576 bytes, and the Content-Length header announces ${declared}`, what);
+    // answered on the header, not by the payload timeout
+    t.false(lines.some((l) => l.msg === 'request body not received in time' && l.path === path), what);
+  }
+  t.false(lines.some((l) => l.level >= 50), JSON.stringify(lines.filter((l) => l.level >= 50)));
+  // a body within the limit still reaches the route
+  const body = JSON.stringify({ email: 'nobody@example.com', password: 'whatever password' });
+  const ok = await raw(`POST /auth/login HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  t.is(ok.status, 401, ok.body);
 });
 
 test('a handler slower than the payload timeout, after the whole body arrived, is not cut', async (t) => {

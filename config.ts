@@ -265,7 +265,7 @@ export const configSchema = Joi.object({
     .description('largest request body; bigger bodies get 413'),
   // below the 30 s server timeout, which would otherwise answer 503 first
   PAYLOAD_TIMEOUT_MS: Joi.number().integer().min(100).max(25_000).default(10_000)
-    .description('a request body must arrive in full within this long after its headers (100-25000); a slower one gets 408 and the connection is closed (logged at info, not as an error). An upload to `PUT /uploads/…` may take longer while its body keeps arriving: 408 when nothing of it has come for this long'),
+    .description('a request body must arrive in full within this long after its headers (100-25000); a slower one gets 408 and the connection is closed (logged at info, not as an error). An upload to `PUT /uploads/…` may take longer while its body keeps arriving (up to its size at 100 KiB a second, at least 5 minutes): 408 when nothing of it has come for this long'),
   SESSION_TTL_SECONDS: Joi.number().integer().min(60).max(365 * 24 * 3600).default(7 * 24 * 3600)
     .description('lifetime of a login session'),
   DISPATCH_GRACE_MS: Joi.number().integer().min(100).max(3_600_000).default(15_000)

@@ -12,7 +12,7 @@ import { agentEmbedCodePlugin, apiKeyPlugin, embedCodePlugin, embedPolicyPlugin,
 import { oauthPlugin } from './plugins/oauth.ts';
 import { specRoutesPlugin } from './plugins/spec-routes.ts';
 import { filesPlugin } from './plugins/files.ts';
-import { uploadsPlugin } from './plugins/uploads.ts';
+import { longestUploadMs, uploadsPlugin } from './plugins/uploads.ts';
 import { docsPlugin } from './plugins/docs.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
 import { ANSWER_TIMEOUT_MS, errorsPlugin, requestLogPlugin, SOCKET_IDLE_MS } from './plugins/responses.ts';
@@ -23,10 +23,13 @@ import { corsSettings } from './plugins/cors.ts';
  * The HTTP listener hapi serves on: Node's own but for its Host check. Node answers an HTTP/1.1
  * request without Host with a bare 400 (no body); the errors plugin refuses the same requests
  * with its JSON 400 instead (plugins/responses.ts MISSING_HOST_DETAIL), before any step but the
- * request log's (which only names the request) sees them.
+ * request log's (which only names the request) sees them. `requestTimeoutMs` replaces Node's
+ * bound on receiving a whole request (300 s), which cuts a body that is still arriving: where the
+ * gateway takes uploads, it must outlast the longest one (every other body has its payload
+ * timeout, PAYLOAD_TIMEOUT_MS).
  */
-export function httpListener(): http.Server {
-  return http.createServer({ requireHostHeader: false });
+export function httpListener(requestTimeoutMs?: number): http.Server {
+  return http.createServer({ requireHostHeader: false, ...(requestTimeoutMs !== undefined ? { requestTimeout: requestTimeoutMs } : {}) });
 }
 
 /** One plugin per credential kind; spec-routes maps the spec's security schemes to their strategies. */
@@ -37,7 +40,8 @@ export function serverOptions(app: App): ServerOptions {
   return {
     port: app.config.port,
     host: app.config.host,
-    listener: httpListener(),
+    // the upload route (local storage only) lets a body arrive for up to longestUploadMs
+    listener: httpListener(app.storage.writeUpload ? ANSWER_TIMEOUT_MS + longestUploadMs(app.config.uploadLimits) : undefined),
     routes: {
       // A body is read only where the spec declares one; everywhere else the cap is what hapi enforces.
       payload: { maxBytes: app.config.maxBodyBytes },

@@ -16,6 +16,19 @@ export const DEFAULT_UPLOAD_LIMITS: UploadLimits = {
 };
 
 /**
+ * The slowest an upload may arrive on average (bytes a second: 100 KiB/s, about 0.8 Mbit/s, a
+ * poor mobile uplink), and the least time any upload gets. Between them they bound how long one
+ * whole upload may hold its connection, however it keeps arriving.
+ */
+export const UPLOAD_MIN_BYTES_PER_SECOND = 100 * 1024;
+export const UPLOAD_MIN_DEADLINE_MS = 5 * 60_000;
+
+/** How long a whole upload of `bytes` may take at most (ms): its size at UPLOAD_MIN_BYTES_PER_SECOND, never less than UPLOAD_MIN_DEADLINE_MS. */
+export function uploadDeadlineMs(bytes: number): number {
+  return Math.max(UPLOAD_MIN_DEADLINE_MS, Math.ceil((bytes * 1000) / UPLOAD_MIN_BYTES_PER_SECOND));
+}
+
+/**
  * The accepted extensions. Anything else (including markup such as .html or .svg, which a browser
  * could run, and executables) is refused with 422: the library holds model inputs, not arbitrary files.
  */

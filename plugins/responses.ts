@@ -151,6 +151,8 @@ declare module '@hapi/hapi' {
   interface RequestApplicationState {
     /** set when the body did not arrive within PAYLOAD_TIMEOUT_MS: the payload step answers 408 */
     payloadTimedOut?: boolean;
+    /** the 408's detail when it is not the usual one (a body past its route's deadline) */
+    payloadTimeoutDetail?: string;
   }
   interface RouteOptionsApp {
     /**
@@ -159,6 +161,12 @@ declare module '@hapi/hapi' {
      * than that). Otherwise the body must arrive in full within PAYLOAD_TIMEOUT_MS.
      */
     payloadTimeout?: 'idle';
+    /**
+     * With 'idle': how long (ms from its headers) this request's whole body may take at most,
+     * however it keeps arriving; 408 after that. The route's timeouts (server and socket) must
+     * outlast the longest, and so must the listener's requestTimeout (server.ts).
+     */
+    payloadDeadlineMs?: (request: Request) => number;
   }
 }
 
@@ -249,7 +257,8 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
     // every route that reads a body (whether hapi parses it, hands its raw bytes to the handler
     // (x-raw-body, the OAuth token endpoint) or its stream (uploads)), and on unknown paths (hapi
     // drains their body before its 404). A route with `app.payloadTimeout: 'idle'` gets the same
-    // 408 only when nothing of its body has come for that long.
+    // 408 only when nothing of its body has come for that long, or when the whole body has taken
+    // longer than its `app.payloadDeadlineMs`.
     server.ext('onRequest', (request: Request, h: ResponseToolkit) => {
       const req = request.raw.req;
       const res = request.raw.res;
@@ -267,20 +276,27 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       // The route is asked only if the timer fires (hapi has routed the request by then): a second
       // router lookup on every request with a body cost more than the timer.
       let received = req.socket?.bytesRead ?? 0;
+      let deadlineMs: number | undefined;
       const fire = () => {
         if (req.complete || res.headersSent) return;
-        if (request.route.settings.app?.payloadTimeout === 'idle') {
+        const settings = request.route.settings.app;
+        let late = false;
+        if (settings?.payloadTimeout === 'idle') {
+          deadlineMs ??= settings.payloadDeadlineMs?.(request) ?? Infinity;
+          const left = deadlineMs - (Date.now() - request.info.received);
+          late = left <= 0;
           // still arriving, or held by the server (a handler not reading yet, a slow disk): not the client's delay
           const now = req.socket?.bytesRead ?? 0;
           const moved = now > received;
           received = now;
-          if (moved || !reading()) {
-            timer = setTimeout(fire, payloadTimeoutMs);
+          if (!late && (moved || !reading())) {
+            timer = setTimeout(fire, Math.min(payloadTimeoutMs, left));
             return;
           }
         }
         request.app.payloadTimedOut = true;
-        log.info({ method: request.method, path: loggedPath(request), address: clientIp(request, trustedProxies)?.toString(), timeoutMs: payloadTimeoutMs }, 'request body not received in time');
+        if (late) request.app.payloadTimeoutDetail = `${DEFAULT_MESSAGES[408]}: the whole body may take at most ${Math.ceil(deadlineMs! / 1000)} s`;
+        log.info({ method: request.method, path: loggedPath(request), address: clientIp(request, trustedProxies)?.toString(), timeoutMs: payloadTimeoutMs, ...(late ? { deadlineMs } : {}) }, 'request body not received in time');
         // Fails the body for its reader (hapi's payload step, or a handler's stream), which never
         // gets the part that came as if it were the whole body: the payload step's failAction (or
         // the handler's error) becomes the 408; the connection closes after that answer. If
@@ -291,7 +307,7 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       let timer = setTimeout(fire, payloadTimeoutMs);
       // hapi listens for the request's errors (so there is always a listener); its payload step
       // and its drain of an unread body end on one.
-      const cut = () => req.emit('error', payloadTimeoutError());
+      const cut = () => req.emit('error', payloadTimeoutError(request.app.payloadTimeoutDetail));
       const clear = () => {
         clearTimeout(timer);
         req.removeListener('resume', cut);
@@ -327,7 +343,7 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       }
       // Whatever a route's payload step made of the cut-off body (a 400, a 404 route), it is a 408.
       if (request.app.payloadTimedOut && !(Boom.isBoom(response) && response.output.statusCode === 408)) {
-        return h.response({ detail: DEFAULT_MESSAGES[408], code: codeForStatus(408) }).code(408).header('Connection', 'close');
+        return h.response({ detail: request.app.payloadTimeoutDetail ?? DEFAULT_MESSAGES[408], code: codeForStatus(408) }).code(408).header('Connection', 'close');
       }
       if (!Boom.isBoom(response)) return h.continue;
       if (response instanceof DomainError) {
@@ -408,8 +424,8 @@ export function openAIErrorBody(status: number, payload: ErrorPayload, param: st
 }
 
 /** The 408 a payload step answers after the body timed out: the rest of the body is never read, so the connection closes. */
-export function payloadTimeoutError(): Boom.Boom {
-  return httpError(408, DEFAULT_MESSAGES[408]!, { Connection: 'close' });
+export function payloadTimeoutError(detail = DEFAULT_MESSAGES[408]!): Boom.Boom {
+  return httpError(408, detail, { Connection: 'close' });
 }
 
 /** The 413 of a Content-Length over a route's limit: the body is never read, so the connection closes. */

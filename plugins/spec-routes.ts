@@ -154,7 +154,7 @@ function bodyless(request: Request): boolean {
 }
 
 const payloadFailAction: Lifecycle.Method = (request, h, err) => {
-  if (request.app.payloadTimedOut) throw payloadTimeoutError();
+  if (request.app.payloadTimedOut) throw payloadTimeoutError(request.app.payloadTimeoutDetail);
   const status = Boom.isBoom(err) ? err.output.statusCode : 400;
   // No Content-Type and no body (e.g. POST /auth/logout): nothing to refuse; validation decides
   // whether the operation needed a body.

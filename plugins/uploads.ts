@@ -12,6 +12,9 @@ import type { App } from '../lib/context.ts';
 import { ConflictError, GoneError, InvalidInputError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../lib/errors.ts';
 import { sha256Hex } from '../lib/secrets.ts';
 import { claimUpload, completeUpload, findUploadByTokenHash, releaseUpload } from '../db/uploads.ts';
+import { uploadDeadlineMs } from '../lib/uploads.ts';
+import type { UploadLimits } from '../lib/uploads.ts';
+import { ANSWER_TIMEOUT_MS, SOCKET_IDLE_MS } from './responses.ts';
 
 const TOKEN = /^mgu_[A-Za-z0-9_-]{43}$/;
 
@@ -69,12 +72,24 @@ function bodyOf(req: Readable): Readable {
   return req.pipe(body);
 }
 
+/** The longest a whole upload may take (ms): the largest limit of any media type at the slowest rate allowed. */
+export function longestUploadMs(limits: UploadLimits): number {
+  return uploadDeadlineMs(Math.max(...Object.values(limits)));
+}
+
+/** The body's size as its Content-Length announces it (within the route's limit by then), or null without one. */
+function announcedBytes(request: Request): number | null {
+  const length = request.headers['content-length'];
+  return length === undefined ? null : Number(length);
+}
+
 export const uploadsPlugin: Plugin<{ app: App }> = {
   name: 'mediagate-uploads',
   dependencies: ['mediagate-errors'],
   register(server, { app }) {
     if (!app.storage.writeUpload) return;
     const largest = Math.max(...Object.values(app.config.uploadLimits));
+    const longestMs = longestUploadMs(app.config.uploadLimits);
     server.route({
       method: 'PUT',
       path: '/uploads/{token}',
@@ -85,7 +100,12 @@ export const uploadsPlugin: Plugin<{ app: App }> = {
         // A Content-Length over every upload's limit is 413 on the header (plugins/responses.ts,
         // as on every route), before anything reads the body.
         payload: { output: 'stream', parse: false, maxBytes: largest, timeout: false },
-        app: { payloadTimeout: 'idle' },
+        // The whole body may take as long as its announced size (without one: the largest limit)
+        // takes at the slowest rate allowed (uploadDeadlineMs), then 408; the server's answer and
+        // socket deadlines get that on top, as a route that waits by design does, so they never
+        // cut an upload that is still within it.
+        app: { payloadTimeout: 'idle', payloadDeadlineMs: (request) => uploadDeadlineMs(announcedBytes(request) ?? largest) },
+        timeout: { server: ANSWER_TIMEOUT_MS + longestMs, socket: SOCKET_IDLE_MS + longestMs },
         handler: (request, h) => put(app, request, h),
       },
     });

@@ -1,6 +1,7 @@
 // Slow and malformed requests over real sockets (node:net): a body trickled in answers 408
 // after PAYLOAD_TIMEOUT_MS, logged below error, on every route that reads one (raw-body routes
-// too, which never get the part that came; an upload only when its body stops arriving), and
+// too, which never get the part that came; an upload only when its body stops arriving or is
+// past its deadline, and one that keeps arriving is not cut at the 30 s answer deadline), and
 // a Content-Length over a route's limit is 413 at once; errors of Node's HTTP parser (malformed request
 // line, oversized headers) answer a JSON body; a body without Content-Type is 415; a crashed
 // handler is logged by the app alone.
@@ -8,18 +9,24 @@
 import test from 'ava';
 import net from 'node:net';
 import { Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
+import type { Request } from '@hapi/hapi';
 import pino from 'pino';
 import { startGateway, newAccount } from './helpers/gateway.ts';
 import type { Account, TestGateway } from './helpers/gateway.ts';
 import { createClient } from './helpers/oauth.ts';
 import type { CreatedClient } from './helpers/oauth.ts';
 import { EXPECTATION_DETAIL, MISSING_HOST_DETAIL, SERVER_TIMEOUT_DETAIL } from '../plugins/responses.ts';
+import { uploadDeadlineMs } from '../lib/uploads.ts';
 
 let gw: TestGateway;
 let port: number;
 /** accounts of the tests below that need one: [OAuth, upload stalls, upload sizes, 415] */
 const accounts: Account[] = [];
 let oauthClient: CreatedClient;
+let slow: TestGateway;
+let slowAccount: Account;
+const slowLines: Array<{ level: number; msg: string }> = [];
 type Line = { level: number; msg: string } & Record<string, unknown>;
 const lines: Line[] = [];
 let onLine: ((line: Line) => void) | undefined;
@@ -32,17 +39,27 @@ test.before(async () => {
   // and an injected body still unread after PAYLOAD_TIMEOUT_MS (300) is cut like a slow one.
   for (let i = 0; i < 4; i++) accounts.push(await newAccount(gw));
   oauthClient = await createClient(gw, accounts[0]!.session, ['account:read', 'generate:read']);
+  // The long upload's gateway, with the default PAYLOAD_TIMEOUT_MS (10 s), started here too: a
+  // start-up while the tests run holds the event loop long enough to cut their 300 ms bodies.
+  slow = await startGateway({ db: 'sqlite', queue: 'memory', env: { PORT: '0', HOST: '127.0.0.1' }, log: pino({ level: 'info' }, new Writable({ write(chunk, _enc, done) { slowLines.push(JSON.parse(String(chunk)) as Line); done(); } })) });
+  await slow.server.start();
+  slowAccount = await newAccount(slow);
 });
 test.after.always(async () => {
-  await gw?.stop();
+  await Promise.all([gw?.stop(), slow?.stop()]);
 });
 
 interface RawResponse { status: number; headers: Record<string, string>; body: string }
 
 /** Writes `head` (then `trickle`, one byte every 50 ms, while the socket is open) and reads the whole answer until the server closes. */
 function raw(head: string, trickle = ''): Promise<RawResponse> {
+  return rawTo(port, head, trickle, 50);
+}
+
+/** raw() to another gateway's port, the trickle one byte every `everyMs`. */
+function rawTo(toPort: number, head: string, trickle: string, everyMs: number): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = net.connect(toPort, '127.0.0.1');
     const chunks: Buffer[] = [];
     let timer: NodeJS.Timeout | undefined;
     socket.on('data', (c) => chunks.push(c));
@@ -59,7 +76,7 @@ function raw(head: string, trickle = ''): Promise<RawResponse> {
     });
     socket.write(head);
     let i = 0;
-    if (trickle) timer = setInterval(() => { if (socket.writable && i < trickle.length) socket.write(trickle[i++]!); }, 50);
+    if (trickle) timer = setInterval(() => { if (socket.writable && i < trickle.length) socket.write(trickle[i++]!); }, everyMs);
   });
 }
 
@@ -207,8 +224,8 @@ test('a body that stops short on a route that reads its raw bytes (the Stripe an
 });
 
 /** A fresh upload address (local storage: the gateway's own PUT /uploads/<token>) and its path. */
-async function uploadAddress(key: string, filename = 'cat.png'): Promise<string> {
-  const res = await gw.server.inject({ method: 'GET', url: `/app/get_file_upload_url?filename=${filename}`, headers: { 'x-api-key': key } });
+async function uploadAddress(key: string, filename = 'cat.png', on: TestGateway = gw): Promise<string> {
+  const res = await on.server.inject({ method: 'GET', url: `/app/get_file_upload_url?filename=${filename}`, headers: { 'x-api-key': key } });
   if (res.statusCode !== 200) throw new Error(res.payload);
   return new URL((JSON.parse(res.payload) as { upload_url: string }).upload_url).pathname;
 }
@@ -277,6 +294,56 @@ test('a Content-Length over a route\'s body limit answers 413 on the header, on 
   const body = JSON.stringify({ email: 'nobody@example.com', password: 'whatever password' });
   const ok = await raw(`POST /auth/login HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
   t.is(ok.status, 401, ok.body);
+});
+
+test('an upload that keeps arriving for longer than the server\'s 30 s answer deadline succeeds', async (t) => {
+  // a gateway of its own with the default PAYLOAD_TIMEOUT_MS (10 s): one byte a second for 36 s,
+  // never a 10 s gap. The server's answer deadline (30 s) cut it with 503 "may still complete".
+  const path = await uploadAddress(slowAccount.liveKey, 'long.png', slow);
+  const body = 'v'.repeat(36);
+  const res = await rawTo(slow.server.info.port as number, `PUT ${path} HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Type: image/png\r\nContent-Length: ${body.length}\r\n\r\n`, body, 1000);
+  t.is(res.status, 200, res.body);
+  t.like(JSON.parse(res.body), { size_bytes: body.length });
+  t.false(slowLines.some((l) => l.level >= 40), JSON.stringify(slowLines.filter((l) => l.level >= 40)));
+});
+
+test('an upload may take as long as its size at the slowest rate allowed (at least 5 minutes): the server\'s deadlines and Node\'s outlast the longest', (t) => {
+  t.is(uploadDeadlineMs(20), 5 * 60_000);
+  t.is(uploadDeadlineMs(20 * 1024 * 1024), 5 * 60_000);
+  t.is(uploadDeadlineMs(500 * 1024 * 1024), 5120_000);
+  const longest = uploadDeadlineMs(500 * 1024 * 1024);
+  const route = gw.server.table().find((r) => r.path === '/uploads/{token}')!;
+  const timeout = route.settings.timeout as { server: number; socket: number };
+  t.true(timeout.server > longest && timeout.socket > timeout.server, JSON.stringify(timeout));
+  t.true(gw.server.listener.requestTimeout > longest, String(gw.server.listener.requestTimeout));
+  // the announced size picks the deadline; without one, the largest limit
+  const deadline = route.settings.app!.payloadDeadlineMs!;
+  t.is(deadline({ headers: { 'content-length': String(100 * 1024 * 1024) } } as unknown as Request), 1024_000);
+  t.is(deadline({ headers: {} } as unknown as Request), longest);
+});
+
+test('a body past its route\'s deadline answers 408 saying how long it may take, even while it keeps arriving', async (t) => {
+  // a route of this test's own with the upload route's settings and a 600 ms deadline
+  gw.server.route({
+    method: 'PUT', path: '/test/deadline',
+    options: {
+      payload: { output: 'stream', parse: false, timeout: false },
+      app: { payloadTimeout: 'idle', payloadDeadlineMs: () => 600 },
+      // reads the body as the upload route does, without destroying the request (and its socket) on its error
+      handler: (request) => new Promise((resolve, reject) => {
+        const req = request.payload as Readable;
+        req.on('data', () => {});
+        req.once('end', () => resolve({ whole: true }));
+        req.once('error', reject);
+      }),
+    },
+  });
+  // one byte every 50 ms for 1.5 s: never idle for PAYLOAD_TIMEOUT_MS (300), past the deadline
+  const body = 'd'.repeat(30);
+  const res = await raw(`PUT /test/deadline HTTP/1.1\r\nHost: gw\r\nContent-Type: application/octet-stream\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+  t.is(res.status, 408, res.body);
+  t.deepEqual(JSON.parse(res.body), { detail: 'request body not received in time: the whole body may take at most 1 s', code: 'request_timeout' });
+  t.true(lines.some((l) => l.msg === 'request body not received in time' && l.level < 50 && l.path === '/test/deadline' && l.deadlineMs === 600));
 });
 
 test('a handler slower than the payload timeout, after the whole body arrived, is not cut', async (t) => {

@@ -13,7 +13,7 @@ import { freshDatabase } from '../helpers/services.ts';
 
 async function withDb(kind: 'mysql' | 'sqlite', run: (db: Db) => Promise<void>): Promise<void> {
   if (kind === 'mysql') {
-    const database = await freshDatabase();
+    const database = await freshDatabase(undefined, { migrated: true });
     const db = createDb({ databaseUrl: database.url, sqliteFile: '' });
     try {
       await migrate(db);

@@ -20,7 +20,7 @@ let store: Store;
 let drop: () => Promise<void>;
 
 test.before(async () => {
-  const fresh = await freshDatabase();
+  const fresh = await freshDatabase(undefined, { migrated: true });
   drop = fresh.drop;
   db = createDb({ databaseUrl: fresh.url, sqliteFile: '' });
   await migrate(db);

@@ -23,7 +23,7 @@ ledgerCheckedAfterEach(test, () => db);
 let drop: () => Promise<void>;
 
 test.before(async () => {
-  const fresh = await freshDatabase();
+  const fresh = await freshDatabase(undefined, { migrated: true });
   drop = fresh.drop;
   db = createDb({ databaseUrl: fresh.url, sqliteFile: '', poolMax: 20 });
   await migrate(db);

@@ -58,7 +58,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<TestGatew
   env.DATA_DIR = dir;
   cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
   if ((opts.db ?? 'mysql') === 'mysql') {
-    const db = await freshDatabase(opts.mysqlRootUrl);
+    // migrated from the shared server's template; a test's own server migrates it at start-up
+    const db = await freshDatabase(opts.mysqlRootUrl, { migrated: opts.mysqlRootUrl === undefined });
     env.DATABASE_URL = db.url;
     env.ENCRYPTION_KEY ??= '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
     cleanups.push(db.drop);

@@ -1,6 +1,9 @@
 // Real services for integration tests: a throw-away MariaDB database per test file and a
 // unique RabbitMQ prefix, both removed at teardown.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
 
 export const MYSQL_ROOT = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
@@ -10,6 +13,7 @@ export function uniqueName(prefix: string): string {
   return `${prefix}_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
 }
 
+/** One connection to the server of `root`. */
 function rootKnex(root: string) {
   const url = new URL(root);
   return knexFactory({
@@ -19,12 +23,24 @@ function rootKnex(root: string) {
   });
 }
 
-/** Creates a fresh database on the server of `rootUrl` and returns its URL and a function that drops it. */
-export async function freshDatabase(rootUrl = MYSQL_ROOT): Promise<{ url: string; drop: () => Promise<void> }> {
+/**
+ * Creates a fresh database on the server of `rootUrl` and returns its URL and a function that drops
+ * it. Empty by default; `{ migrated: true }` gives one already at the latest migration, copied
+ * from a template database (below): a tenth of the time of migrating it (on the 2-core machine,
+ * about 1 s against 8-20 s, and most test files start several gateways).
+ */
+export async function freshDatabase(rootUrl = MYSQL_ROOT, opts: { migrated?: boolean } = {}): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = uniqueName('mg_t');
   const root = rootKnex(rootUrl);
-  await root.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  await root.destroy();
+  try {
+    await root.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    if (opts.migrated) await copyTemplate(root, await migratedTemplate(root, rootUrl), name);
+  } catch (err) {
+    await root.raw(`DROP DATABASE IF EXISTS \`${name}\``).catch(() => {});
+    throw err;
+  } finally {
+    await root.destroy();
+  }
   const url = new URL(rootUrl);
   url.pathname = `/${name}`;
   return {
@@ -35,6 +51,71 @@ export async function freshDatabase(rootUrl = MYSQL_ROOT): Promise<{ url: string
       await r.destroy();
     },
   };
+}
+
+/** The migrations' fingerprint: a template is reused only while every migration file is as it was. */
+function migrationsDigest(): string {
+  const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../db/migrations');
+  const hash = crypto.createHash('sha256');
+  for (const f of fs.readdirSync(dir).sort()) hash.update(f).update('\0').update(fs.readFileSync(path.join(dir, f))).update('\0');
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** The table a template holds once its migrations have all run; it is not copied. */
+const TEMPLATE_READY = 'mg_template_ready';
+
+/**
+ * The name of a database on this server migrated to the latest migration, made by the first test
+ * process that asks for it (the others wait on a server lock) and kept for the next runs. Its name
+ * carries the migrations' fingerprint; a new one drops the server's older templates, so at most
+ * one is left on a server between runs.
+ */
+async function migratedTemplate(root: ReturnType<typeof rootKnex>, rootUrl: string): Promise<string> {
+  const name = `mg_tpl_${migrationsDigest()}`;
+  const [[{ got }]] = await root.raw('SELECT GET_LOCK(?, 600) AS got', [name]) as [[{ got: number }]];
+  if (Number(got) !== 1) throw new Error(`the template database ${name} stayed locked for 10 minutes`);
+  try {
+    const [ready] = await root.raw('SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?', [name, TEMPLATE_READY]) as [unknown[]];
+    if (ready.length > 0) return name;
+    const [old] = await root.raw("SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'mg\\_tpl\\_%'") as [Array<{ s: string }>];
+    for (const { s } of old) await root.raw(`DROP DATABASE IF EXISTS \`${s}\``);
+    await root.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    const url = new URL(rootUrl);
+    url.pathname = `/${name}`;
+    const { createDb, migrate } = await import('../../db/knex.ts');
+    const db = createDb({ databaseUrl: url.toString(), sqliteFile: '' });
+    try {
+      await migrate(db);
+    } finally {
+      await db.destroy();
+    }
+    await root.raw(`CREATE TABLE \`${name}\`.${TEMPLATE_READY} (id INT PRIMARY KEY)`);
+    return name;
+  } finally {
+    await root.raw('SELECT RELEASE_LOCK(?)', [name]);
+  }
+}
+
+/**
+ * Copies every table of `template` (definitions with their keys and foreign keys, and rows) into
+ * the empty database `into`, on the caller's one connection (the store's contract files start 40
+ * gateways at once: more connections each would pass the server's limit).
+ */
+async function copyTemplate(root: ReturnType<typeof rootKnex>, template: string, into: string): Promise<void> {
+  const [tables] = await root.raw("SELECT TABLE_NAME AS t FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' AND TABLE_NAME <> ?", [template, TEMPLATE_READY]) as [Array<{ t: string }>];
+  // unqualified names (the tables' own, those their foreign keys reference) are the copy's
+  await root.raw(`USE \`${into}\``);
+  for (const { t } of tables) {
+    const [[row]] = await root.raw(`SHOW CREATE TABLE \`${template}\`.\`${t}\``) as [[Record<string, string>]];
+    // the tables its foreign keys reference may not exist yet
+    await root.raw(`SET STATEMENT foreign_key_checks = 0 FOR ${row['Create Table']!}`);
+  }
+  // rows the migrations wrote (their own bookkeeping, seeded settings); generated columns are computed again
+  const [cols] = await root.raw("SET STATEMENT group_concat_max_len = 1000000 FOR SELECT TABLE_NAME AS t, GROUP_CONCAT(CONCAT('`', COLUMN_NAME, '`') ORDER BY ORDINAL_POSITION SEPARATOR ', ') AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME <> ? AND EXTRA NOT LIKE '%GENERATED%' GROUP BY TABLE_NAME", [template, TEMPLATE_READY]) as [Array<{ t: string; c: string }>];
+  for (const { t, c } of cols) {
+    const [[{ n }]] = await root.raw(`SELECT EXISTS (SELECT 1 FROM \`${template}\`.\`${t}\`) AS n`) as [[{ n: number }]];
+    if (Number(n) === 1) await root.raw(`SET STATEMENT foreign_key_checks = 0 FOR INSERT INTO \`${t}\` (${c}) SELECT ${c} FROM \`${template}\`.\`${t}\``);
+  }
 }
 
 /** Polls `check` until it returns a truthy value or the time runs out. */

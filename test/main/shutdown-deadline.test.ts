@@ -21,7 +21,7 @@ type Line = { msg?: string; waitingFor?: string[]; deadlineMs?: number; signal?:
 
 /** A worker process on a fresh database, its queue through a relay the test can stall; up and consuming. */
 async function stalledWorker(t: ExecutionContext, graceMs: number): Promise<{ proc: GatewayProcess; relay: StallingRelay; deadlineMs: number }> {
-  const db = await freshDatabase();
+  const db = await freshDatabase(undefined, { migrated: true });
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-stop-'));
   const relay = await stallingRelay();
   const env = {

@@ -295,7 +295,7 @@ test('/metrics answers within the queue check bound when RabbitMQ stops answerin
 });
 
 test('a worker process opens its health port: /livez, /readyz and /metrics, and JSON for anything else', async (t) => {
-  const db = await freshDatabase();
+  const db = await freshDatabase(undefined, { migrated: true });
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-ops-'));
   const env = {
     ROLE: 'worker', DATABASE_URL: db.url, AMQP_URL, AMQP_PREFIX: uniqueName('w').toLowerCase(), DATA_DIR: dir, LOG_LEVEL: 'silent',

@@ -117,11 +117,38 @@ export const completion = (p: Prediction, i: number): Completion => ({ p, result
 
 const count = async (q: Knex.QueryBuilder) => Number((await q.count({ n: '*' }))[0]!.n);
 
+/** The contract's gateways at once in one file, and each one's database connections (see gatewayFor). */
+const GATEWAYS_AT_ONCE = 8;
+const GATEWAY_POOL_MAX = 6;
+
 export function storeContract(engine: EngineUnderTest): void {
   const prefix = `${engine.name}: `;
+  // The file's 40 tests run at once; each holds a gateway with its own connection pool (and some a
+  // second one). At most GATEWAYS_AT_ONCE of them at a time, with DB_POOL_MAX connections each, so
+  // that two such files running together stay within the server's default 151 connections.
+  let running = 0;
+  const waiting: Array<() => void> = [];
   const gatewayFor = async (t: ExecutionContext, opts?: Omit<GatewayOptions, 'db' | 'asIfMysql'>) => {
-    const gw = await engine.gateway(opts);
-    t.teardown(() => gw.stop());
+    if (running >= GATEWAYS_AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
+    running += 1;
+    const release = () => {
+      running -= 1;
+      waiting.shift()?.();
+    };
+    let gw: TestGateway;
+    try {
+      gw = await engine.gateway({ ...opts, env: { DB_POOL_MAX: String(GATEWAY_POOL_MAX), ...opts?.env } });
+    } catch (err) {
+      release();
+      throw err;
+    }
+    t.teardown(async () => {
+      try {
+        await gw.stop();
+      } finally {
+        release();
+      }
+    });
     return gw;
   };
 

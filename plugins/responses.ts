@@ -251,6 +251,12 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       res.end(body);
     });
 
+    // The smallest body limit of any route (for the 413 below), known once every route is registered.
+    let smallestLimit = Infinity;
+    server.ext('onPreStart', () => {
+      for (const route of server.table()) smallestLimit = Math.min(smallestLimit, route.settings.payload?.maxBytes ?? Infinity);
+    });
+
     // A body trickled in slower than PAYLOAD_TIMEOUT_MS: its reader fails and the request is
     // answered 408 (hapi's own payload timeout would then wait for the rest of the body to drain
     // it, until the 30 s server timeout answered 503). Counted from the end of the headers, on
@@ -272,6 +278,21 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       // 400 the method itself gets, before hapi's or embed's preflight asserts on the lookup.
       if (request.method === 'options' && preflightPathRefused(request)) throw Boom.badRequest('Invalid request path');
       if (request.method === 'get' || request.method === 'head' || req.complete) return h.continue;
+      // A Content-Length over the route's body limit (its payload maxBytes) is 413 on the header,
+      // on every route, before anything reads the body. hapi's own check (in its payload step)
+      // answers only once it has drained the whole announced body, so a client that sent less
+      // than it announced got the payload timeout's 408 instead, and one that sent it all had it
+      // read for nothing. The rest is never read: the connection closes after the answer. The
+      // route is looked up only for a length over every route's limit (a rare request), so the
+      // others pay one comparison; an unknown path's body is drained before its 404 (no limit
+      // there, only the payload timeout).
+      const declared = Number(req.headers['content-length']);
+      if (declared > smallestLimit) {
+        const limit = routeLimit(request);
+        if (limit !== undefined && declared > limit) {
+          throw payloadTooLargeError(`request body too large: this route takes at most ${limit} bytes, and the Content-Length header announces ${declared}`);
+        }
+      }
       const reading = () => req.readableFlowing === true || req.listenerCount('readable') > 0;
       // The route is asked only if the timer fires (hapi has routed the request by then): a second
       // router lookup on every request with a body cost more than the timer.
@@ -319,21 +340,6 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       res.once('finish', clear);
       return h.continue;
     }, { before: ['mediagate-embed'] });
-
-    // A Content-Length over the route's body limit (its payload maxBytes) is 413 on the header, on
-    // every route, before anything reads the body. hapi's own check (in its payload step) answers
-    // only once it has drained the whole announced body, so a client that sent less than it
-    // announced got the payload timeout's 408 instead, and one that sent it all had it read for
-    // nothing. The rest of the body is never read: the connection closes after the answer. GET and
-    // HEAD have no payload step; an unknown path's body is drained before its 404 (no limit there,
-    // only the payload timeout).
-    server.ext('onPreAuth', (request: Request, h: ResponseToolkit) => {
-      const declared = request.headers['content-length'];
-      if (declared === undefined || request.method === 'get' || request.method === 'head') return h.continue;
-      const limit = request.route.settings.payload?.maxBytes;
-      if (limit === undefined || !(Number(declared) > limit)) return h.continue;
-      throw payloadTooLargeError(`request body too large: this route takes at most ${limit} bytes, and the Content-Length header announces ${declared}`);
-    });
 
     server.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
       const response = request.response;
@@ -426,6 +432,15 @@ export function openAIErrorBody(status: number, payload: ErrorPayload, param: st
 /** The 408 a payload step answers after the body timed out: the rest of the body is never read, so the connection closes. */
 export function payloadTimeoutError(detail = DEFAULT_MESSAGES[408]!): Boom.Boom {
   return httpError(408, detail, { Connection: 'close' });
+}
+
+/** The body limit of the route a request is for, looked up before hapi routes it (undefined: no such route, or a path the router refuses). */
+function routeLimit(request: Request): number | undefined {
+  try {
+    return request.server.match(request.method as 'post', request.path, request.info.hostname)?.settings.payload?.maxBytes;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The 413 of a Content-Length over a route's limit: the body is never read, so the connection closes. */

@@ -298,8 +298,15 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       // router lookup on every request with a body cost more than the timer.
       let received = req.socket?.bytesRead ?? 0;
       let deadlineMs: number | undefined;
-      const fire = () => {
+      const fire = (settled = false) => {
         if (req.complete || res.headersSent) return;
+        // A timer that comes due while the process was busy runs before the event loop reads the
+        // sockets again: bytes that came in time would look missing. Decided on the next turn,
+        // once the loop has read what the socket holds.
+        if (!settled) {
+          timer = setTimeout(fire, 0, true);
+          return;
+        }
         const settings = request.route.settings.app;
         let late = false;
         if (settings?.payloadTimeout === 'idle') {

@@ -56,8 +56,8 @@ function raw(head: string, trickle = ''): Promise<RawResponse> {
   return rawTo(port, head, trickle, 50);
 }
 
-/** raw() to another gateway's port, the trickle one byte every `everyMs`. */
-function rawTo(toPort: number, head: string, trickle: string, everyMs: number): Promise<RawResponse> {
+/** raw() to another gateway's port, the trickle one byte every `everyMs`; `written` gets the socket once `head` is written. */
+function rawTo(toPort: number, head: string, trickle: string, everyMs: number, written?: (socket: net.Socket) => void): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(toPort, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -75,6 +75,7 @@ function rawTo(toPort: number, head: string, trickle: string, everyMs: number): 
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
     });
     socket.write(head);
+    written?.(socket);
     let i = 0;
     if (trickle) timer = setInterval(() => { if (socket.writable && i < trickle.length) socket.write(trickle[i++]!); }, everyMs);
   });
@@ -221,6 +222,26 @@ test('a body that stops short on a route that reads its raw bytes (the Stripe an
   t.true(lines.some((l) => l.msg === 'request body not received in time' && l.level < 50 && l.path === '/api/v1/payment-webhooks/stripe'));
   t.false(lines.some((l) => l.level >= 50 && typeof l.path === 'string' && l.path.startsWith('/api/v1/')), JSON.stringify(lines.filter((l) => l.level >= 50)));
   t.false(lines.some((l) => l.msg.startsWith('no answer within the server timeout') && typeof l.path === 'string' && l.path.startsWith('/api/v1/')));
+});
+
+test.serial('a body that came in time is not cut because the event loop was busy when its timer came due', async (t) => {
+  // The rest of the body is in the socket 100 ms after the headers, within PAYLOAD_TIMEOUT_MS
+  // (300), but this process is busy until 450 ms: its timers run before the loop reads sockets
+  // again, so the payload timer found the body short and answered 408 for a body that had come.
+  const body = JSON.stringify({ email: 'nobody@example.com', password: 'whatever password' });
+  const head = `POST /auth/login HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+  const res = await rawTo(port, head + body.slice(0, 5), '', 50, (socket) => {
+    // written after this turn's reads (setImmediate), then busy: the next turn runs the payload
+    // timer, due by then, before it reads the socket
+    setTimeout(() => setImmediate(() => {
+      socket.write(body.slice(5));
+      const until = Date.now() + 350;
+      while (Date.now() < until) { /* busy: the event loop reads nothing */ }
+    }), 100);
+  });
+  t.is(res.status, 401, res.body);
+  // serial: before the other tests, which the busy loop would hold too
+  t.false(lines.some((l) => l.msg === 'request body not received in time' && l.path === '/auth/login'));
 });
 
 /** A fresh upload address (local storage: the gateway's own PUT /uploads/<token>) and its path. */

@@ -4,6 +4,10 @@
 // (test/helpers/own-services.ts), so they need those programs installed; they never touch the
 // services the other tests use.
 const chaos = Boolean(process.env.MG_TEST_CHAOS);
+// Node's compile cache for the test processes and the gateways and CLIs they start (they inherit
+// it): each test file is a new process that compiles the same few hundred modules again, about a
+// third of its start (1.05 s instead of 1.5 s to import the gateway; 98 s to 90 s for 19 test files).
+process.env.NODE_COMPILE_CACHE ??= new URL('node_modules/.cache/node-compile/', import.meta.url).pathname;
 
 export default {
   files: chaos ? ['test/chaos/**/*.test.ts'] : ['test/**/*.test.ts', '!test/chaos/**'],

@@ -11,23 +11,14 @@ import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-import { tinyPng } from '../helpers/adapters.ts';
+import { onlyLocalNetwork, tinyPng } from '../helpers/adapters.ts';
 import { cleanMetadata } from '../../lib/prediction-view.ts';
 
 const FAL = 'https://queue.fal.test';
 const CDN = 'https://v3.fal.media.test';
 const PNG = tinyPng(4, 3, 120);
 
-test.before(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-});
-test.afterEach.always(() => {
-  nock.cleanAll();
-});
-test.after.always(() => {
-  nock.enableNetConnect();
-});
+onlyLocalNetwork(test);
 
 /** The finished result; a completed one with its metadata when `metadata` (written just after the completion, before the webhook). */
 async function result(gw: TestGateway, key: string, id: string, metadata = true): Promise<Record<string, unknown>> {

@@ -1,7 +1,8 @@
 // What the adapter tests share: a real (tiny) PNG to serve from a nocked CDN, a resolver that
 // puts the test hosts on a public address (nock answers before any connection is made), and the
 // readers of an adapter's outcome.
-import type { ExecutionContext } from 'ava';
+import type { ExecutionContext, TestFn } from 'ava';
+import nock from 'nock';
 import fs from 'node:fs/promises';
 import type { LookupAddress } from 'node:dns';
 import { PNG } from 'pngjs';
@@ -38,4 +39,22 @@ export async function failure(t: ExecutionContext, run: Promise<unknown>): Promi
   const error = await t.throwsAsync(run, { instanceOf: AdapterError });
   if (!error) throw new Error('expected an AdapterError');
   return error;
+}
+
+/**
+ * The file's hooks for tests that nock the providers: no connection leaves the machine but to the
+ * local services, each test's interceptors are cleared after it, and the network is open again
+ * after the file.
+ */
+export function onlyLocalNetwork(test: TestFn): void {
+  test.before(() => {
+    nock.disableNetConnect();
+    nock.enableNetConnect(/127\.0\.0\.1|localhost/);
+  });
+  test.afterEach.always(() => {
+    nock.cleanAll();
+  });
+  test.after.always(() => {
+    nock.enableNetConnect();
+  });
 }

@@ -13,7 +13,7 @@ import { createServer } from '../../server.ts';
 import { creditWallet } from '../../db/wallet/moves.ts';
 import { createRunModel } from '../../workers/run-model.ts';
 import { createDeliverWebhook } from '../../workers/deliver-webhook.ts';
-import { AMQP_URL, deleteTopology, freshDatabase, uniqueName } from './services.ts';
+import { AMQP_URL, deleteTopology, freshDatabase, uniqueName, waitFor } from './services.ts';
 
 export interface TestGateway {
   /** the environment the gateway was configured from, for starting more processes on the same services */
@@ -117,4 +117,12 @@ export async function newAccount(gw: TestGateway, credit = 0): Promise<Account> 
   const live = await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: auth, payload: { name: 'live', is_test: false } });
   const test = await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: auth, payload: { name: 'test', is_test: true } });
   return { userId, session, liveKey: (live.result as { key: string }).key, testKey: (test.result as { key: string }).key };
+}
+
+/** A prediction's row once it is completed, failed or cancelled (30 s at most). */
+export async function finishedRow(gw: TestGateway, id: string): Promise<Record<string, any>> {
+  return waitFor(async () => {
+    const r = await gw.app.db('predictions').where({ id }).first();
+    return ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
+  }, { what: 'the prediction to finish', timeoutMs: 30_000 });
 }

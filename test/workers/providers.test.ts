@@ -4,14 +4,14 @@
 // a moderation refusal is failed and unbilled; a restarted worker resumes polling without
 // submitting again. The providers are third-party HTTP: nock, with fixtures from their docs.
 import test from 'ava';
-import { tinyPng } from '../helpers/adapters.ts';
+import { onlyLocalNetwork, tinyPng } from '../helpers/adapters.ts';
 import nock from 'nock';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { loadConfig } from '../../config.ts';
 import { createApp } from '../../app.ts';
 import { createRunModel } from '../../workers/run-model.ts';
-import { startGateway, newAccount } from '../helpers/gateway.ts';
+import { finishedRow, startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
 
@@ -72,23 +72,9 @@ async function submit(gw: TestGateway, key: string, url: string, payload: Record
   return (res.result as { request_id: string }).request_id;
 }
 
-async function finished(gw: TestGateway, id: string) {
-  return waitFor(async () => {
-    const r = await row(gw, id);
-    return ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
-  }, { what: 'the prediction to finish', timeoutMs: 30_000 });
-}
+const finished = finishedRow;
 
-test.before(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-});
-test.afterEach.always(() => {
-  nock.cleanAll();
-});
-test.after.always(() => {
-  nock.enableNetConnect();
-});
+onlyLocalNetwork(test);
 
 async function drivenByPolling(t: import('ava').ExecutionContext, queue: 'memory' | 'amqp', jobId: string) {
   const gw = await startGateway({ worker: true, queue, env: ENV });

@@ -4,8 +4,8 @@
 // open, and never once Replicate accepted the job. The providers are third-party HTTP: nock.
 import test from 'ava';
 import nock from 'nock';
-import { tinyPng } from '../helpers/adapters.ts';
-import { startGateway, newAccount } from '../helpers/gateway.ts';
+import { onlyLocalNetwork, tinyPng } from '../helpers/adapters.ts';
+import { finishedRow, startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
 
@@ -25,16 +25,7 @@ const BOTH = {
   UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true',
 };
 
-test.before(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-});
-test.afterEach.always(() => {
-  nock.cleanAll();
-});
-test.after.always(() => {
-  nock.enableNetConnect();
-});
+onlyLocalNetwork(test);
 
 /** OpenAI's image API answering every call with one PNG (b64_json), counting the calls. */
 function openAiImages() {
@@ -65,12 +56,7 @@ async function submit(gw: TestGateway, key: string): Promise<string> {
   return (res.result as { request_id: string }).request_id;
 }
 
-async function finished(gw: TestGateway, id: string) {
-  return waitFor(async () => {
-    const r = await gw.app.db('predictions').where({ id }).first();
-    return ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
-  }, { what: 'the prediction to finish', timeoutMs: 30_000 });
-}
+const finished = finishedRow;
 
 test.serial('a provider that refuses the submit with a retryable answer hands the prediction to the next one, which runs it once and is recorded', async (t) => {
   const gw = await startGateway({ worker: true, queue: 'memory', env: BOTH });

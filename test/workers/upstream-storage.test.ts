@@ -8,8 +8,8 @@ import test from 'ava';
 import nock from 'nock';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { tinyPng } from '../helpers/adapters.ts';
-import { startGateway, newAccount } from '../helpers/gateway.ts';
+import { onlyLocalNetwork, tinyPng } from '../helpers/adapters.ts';
+import { finishedRow, startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { assertLedger } from '../helpers/ledger.ts';
 import { waitFor } from '../helpers/services.ts';
@@ -35,16 +35,7 @@ const ENV = {
   UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true',
 };
 
-test.before(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-});
-test.afterEach.always(() => {
-  nock.cleanAll();
-});
-test.after.always(() => {
-  nock.enableNetConnect();
-});
+onlyLocalNetwork(test);
 
 function prediction(id: string, status: string, extra: Record<string, unknown> = {}) {
   return { id, model: 'black-forest-labs/flux-1.1-pro', input: {}, logs: '', output: null, error: null, status, created_at: '2026-11-23T16:19:34.765994Z', urls: { get: `${REPLICATE}/v1/predictions/${id}`, cancel: `${REPLICATE}/v1/predictions/${id}/cancel` }, ...extra };
@@ -91,12 +82,7 @@ async function submit(gw: TestGateway, key: string, url: string, payload: Record
   return (res.result as { request_id: string }).request_id;
 }
 
-async function finished(gw: TestGateway, id: string) {
-  return waitFor(async () => {
-    const r = await gw.app.db('predictions').where({ id }).first();
-    return ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
-  }, { what: 'the prediction to finish', timeoutMs: 30_000 });
-}
+const finished = finishedRow;
 
 async function wallet(gw: TestGateway, userId: number): Promise<[number, number]> {
   const user = await gw.app.db('users').where({ id: userId }).first();

@@ -26,8 +26,8 @@ function rootKnex(root: string) {
 /**
  * Creates a fresh database on the server of `rootUrl` and returns its URL and a function that drops
  * it. Empty by default; `{ migrated: true }` gives one already at the latest migration, copied
- * from a template database (below): a tenth of the time of migrating it (on the 2-core machine,
- * about 1 s against 8-20 s, and most test files start several gateways).
+ * from a template database (below): on the 2-core machine 0.5-0.7 s idle and 2-4 s loaded,
+ * where migrating took about 20 s loaded (most test files start several gateways).
  */
 export async function freshDatabase(rootUrl = MYSQL_ROOT, opts: { migrated?: boolean } = {}): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = uniqueName('mg_t');

@@ -53,12 +53,14 @@ export async function freshDatabase(rootUrl = MYSQL_ROOT, opts: { migrated?: boo
   };
 }
 
-/** The migrations' fingerprint: a template is reused only while every migration file is as it was. */
+/** The migrations' fingerprint: a template is reused only while every migration file is as it was. Read once per process. */
+let digest: string | undefined;
 function migrationsDigest(): string {
+  if (digest !== undefined) return digest;
   const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../db/migrations');
   const hash = crypto.createHash('sha256');
   for (const f of fs.readdirSync(dir).sort()) hash.update(f).update('\0').update(fs.readFileSync(path.join(dir, f))).update('\0');
-  return hash.digest('hex').slice(0, 16);
+  return (digest = hash.digest('hex').slice(0, 16));
 }
 
 /** The table a template holds once its migrations have all run; it is not copied. */

@@ -129,6 +129,9 @@ function pathTeam(caller: OwnedCaller): number {
   return caller.owner.teamId;
 }
 
+/** What a studio's user is told when they would get a team key's secret (created, or rotated: a new secret all the same). */
+const TEAM_KEY_REFUSAL = 'a studio\'s users cannot create or rotate team API keys, which run models outside the studio';
+
 /**
  * POST /app/teams/{team_id}/keys: a key that belongs to the team (generates on its wallet, keeps
  * working when its creator leaves). The same rules as a personal key: shown once, sandbox keys
@@ -137,7 +140,7 @@ function pathTeam(caller: OwnedCaller): number {
 export const createTeamApiKey: Handler<'createTeamApiKey'> = async ({ app, caller, body, h, studio }) => {
   const teamId = pathTeam(caller);
   // a studio's user in a team from before they were refused one (handlers/teams.ts) makes no key for it
-  await refuseStudioUser(app, caller, studio, 'a studio\'s users cannot create team API keys, which run models outside the studio');
+  await refuseStudioUser(app, caller, studio, TEAM_KEY_REFUSAL);
   const isTest = body.is_test === true;
   if (caller.isTest && !isTest) throw new ForbiddenError('a sandbox key may only create sandbox keys (is_test: true); use a production key or a session');
   const ipWhitelist = await childWhitelist(app, caller, checkedWhitelist(body.ip_whitelist));
@@ -350,8 +353,10 @@ export const rotateApiKey: Handler<'rotateApiKey'> = async ({ app, caller, param
 };
 
 /** POST /app/teams/{team_id}/keys/{key_id}/rotate (`manage_keys`, checked by the route bridge) */
-export const rotateTeamApiKey: Handler<'rotateTeamApiKey'> = async ({ app, caller, params, body }) => {
+export const rotateTeamApiKey: Handler<'rotateTeamApiKey'> = async ({ app, caller, params, body, studio }) => {
   const teamId = pathTeam(caller);
+  // a rotation hands out a new secret of the team's key: refused to a studio's user as creating one is
+  await refuseStudioUser(app, caller, studio, TEAM_KEY_REFUSAL);
   const id = params.key_id;
   if (!Number.isSafeInteger(id)) throw new NotFoundError('API key not found');
   const target = await findTeamKey(app.db, teamId, id);

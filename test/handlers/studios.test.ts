@@ -588,7 +588,7 @@ test('a team\'s owner_pays studio: a member without "generate" (viewer, billing)
   t.is((await teamWallet()).balance, 1000 - paid + list);
 });
 
-test('a studio\'s user cannot leave the studio through a team: creating one, accepting an invitation and creating a team key are 403; a user outside studios still can', async (t) => {
+test('a studio\'s user cannot leave the studio through a team: creating one, accepting an invitation and creating or rotating a team key are 403; a user outside studios still can', async (t) => {
   const studio = await createStudio({ payer_mode: 'end_user_pays', markup_percent: 100, allowed_models: [MODEL] });
   const user = await studioUser(studio.slug, 1000);
   const { createInvite, createTeam: insertTeam } = await import('../../db/teams.ts');
@@ -622,9 +622,18 @@ test('a studio\'s user cannot leave the studio through a team: creating one, acc
     const key = await callOperation<{ code: string; detail: string }>(gw, 'createTeamApiKey', { as, headers: inStudio(studio.slug), params: { team_id: old.id }, body: { name: 'way out' } });
     t.is(key.status, 403);
     t.is(key.body.code, 'forbidden');
-    t.regex(key.body.detail, /a studio's users cannot create team API keys, which run models outside the studio/);
+    t.regex(key.body.detail, /a studio's users cannot create or rotate team API keys, which run models outside the studio/);
   }
   t.deepEqual(await gw.app.db('api_keys').where('team_id', old.id), []);
+  // nor a new secret for a team key made before: a rotation is refused too, and the key is unchanged
+  const { insertTeamApiKey } = await import('../../db/team-resources.ts');
+  const earlier = await insertTeamApiKey(gw.app.db, { teamId: old.id, createdBy: user.userId, name: 'earlier', prefix: 'mg_live_earl', keyHash: sha256Hex('earlier'), isTest: false, ipWhitelist: [] }, gw.app.clock());
+  for (const as of [user.session, user.liveKey]) {
+    const rotated = await callOperation<{ code: string; detail: string }>(gw, 'rotateTeamApiKey', { as, headers: inStudio(studio.slug), params: { team_id: old.id, key_id: earlier.id }, body: { grace_seconds: 0 } });
+    t.is(rotated.status, 403);
+    t.regex(rotated.body.detail, /a studio's users cannot create or rotate team API keys/);
+  }
+  t.is((await gw.app.db('api_keys').where('id', earlier.id).first<{ key_hash: string }>('key_hash')).key_hash, sha256Hex('earlier'), 'the key keeps its secret');
   const theirs = await callOperation<Array<{ id: number }>>(gw, 'listTeams', { as: user.session, headers: inStudio(studio.slug) });
   t.deepEqual(theirs.body.map((x) => x.id), [old.id]);
 
@@ -633,5 +642,7 @@ test('a studio\'s user cannot leave the studio through a team: creating one, acc
   const own = await callOperation<{ id: number }>(gw, 'createTeam', { as: plain.session, body: { name: 'Mine' } });
   t.is(own.status, 201);
   t.is((await callOperation(gw, 'acceptTeamInvite', { as: plain.session, body: { token: await invited(await emailOf(plain.userId)) } })).status, 200);
-  t.is((await callOperation(gw, 'createTeamApiKey', { as: plain.liveKey, params: { team_id: own.body.id }, body: { name: 'ci' } })).status, 201);
+  const ci = await callOperation<{ id: number }>(gw, 'createTeamApiKey', { as: plain.liveKey, params: { team_id: own.body.id }, body: { name: 'ci' } });
+  t.is(ci.status, 201);
+  t.is((await callOperation(gw, 'rotateTeamApiKey', { as: plain.session, params: { team_id: own.body.id, key_id: ci.body.id }, body: { grace_seconds: 0 } })).status, 200);
 });

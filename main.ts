@@ -18,6 +18,7 @@ import type { Server } from '@hapi/hapi';
 import { pino } from 'pino';
 import { createDb, migrate } from './db/knex.ts';
 import { mailStartupWarning } from './lib/mail.ts';
+import { TIMED_OUT, within } from './lib/within.ts';
 
 export interface Running {
   app: App;
@@ -114,16 +115,8 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
 
   /** A step the shutdown waits for at most `ms`: past it, a warning naming it, and the next steps. */
   const boundedStep = (what: string, ms: number, work: () => Promise<unknown>) => step(what, async () => {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), ms);
-    });
-    try {
-      if (await Promise.race([work(), late]) === 'late') {
-        app.log.warn({ waitingFor: [what], waitedMs: ms }, `shutdown step not done within ${ms} ms; going on without it`);
-      }
-    } finally {
-      clearTimeout(timer);
+    if (await within(work(), ms) === TIMED_OUT) {
+      app.log.warn({ waitingFor: [what], waitedMs: ms }, `shutdown step not done within ${ms} ms; going on without it`);
     }
   });
 

@@ -1,16 +1,13 @@
 // Whether this process's dependencies answer: the database and the queue. Shared by GET /health
 // (the spec's, kept for compatibility) and GET /readyz (plugins/ops.ts).
 import type { App } from './context.ts';
+import { TIMED_OUT, within } from './within.ts';
 
 async function probe(check: () => Promise<unknown>, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([check(), new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timeout')), timeoutMs); })]);
-    return true;
+    return (await within(check(), timeoutMs)) !== TIMED_OUT;
   } catch {
     return false;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -11,6 +11,7 @@ import { amqpConnection, unavailable } from './amqp/connection.ts';
 import { amqpPublisher } from './amqp/publisher.ts';
 import { amqpConsumers } from './amqp/consumer.ts';
 import { deadQueueDepth, declareTopology, routeFor, workQueueDepth } from './amqp/topology.ts';
+import { TIMED_OUT, within } from '../../lib/within.ts';
 
 export { topologyNames } from './amqp/topology.ts';
 export { pickRetryDelay, validateTopic } from './topics.ts';
@@ -123,20 +124,14 @@ export async function connectAmqp(url: string, opts: AmqpOptions): Promise<Queue
     async ping() {
       const ch = publisher.channel;
       if (ch === null || connection.closing) throw unavailable('not connected');
-      let timer: NodeJS.Timeout | undefined;
+      let reply;
       try {
         // amq.direct exists in every vhost, so the check cannot fail with 404 and close the channel.
-        await Promise.race([
-          ch.checkExchange('amq.direct'),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no reply within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
-          }),
-        ]);
+        reply = await within(ch.checkExchange('amq.direct'), PING_TIMEOUT_MS);
       } catch (err) {
         throw unavailable(errorMessage(err));
-      } finally {
-        clearTimeout(timer);
       }
+      if (reply === TIMED_OUT) throw unavailable(`no reply within ${PING_TIMEOUT_MS} ms`);
     },
 
     depth(topic) {

@@ -12,6 +12,7 @@ import { errorMessage } from '../message.ts';
 import { unavailable } from './connection.ts';
 import type { AmqpConnection } from './connection.ts';
 import type { Route } from './topology.ts';
+import { within } from '../../../lib/within.ts';
 
 export interface Publisher {
   /** the confirm channel in use, or null while disconnected */
@@ -76,9 +77,7 @@ export function amqpPublisher(connection: AmqpConnection, log: QueueLog, confirm
     while (backpressure !== null) {
       const left = deadline - Date.now();
       if (left <= 0) return false;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([backpressure, new Promise<void>((resolve) => { timer = setTimeout(resolve, left); })]);
-      clearTimeout(timer);
+      await within(backpressure, left);
     }
     return true;
   }

@@ -11,6 +11,7 @@ import type { Channel, ChannelModel } from 'amqplib';
 import type { QueueLog, TopicSpec } from '../types.ts';
 import { pickRetryDelay } from '../topics.ts';
 import { unavailable } from './connection.ts';
+import { TIMED_OUT, within } from '../../../lib/within.ts';
 
 export interface Names {
   work: string;
@@ -104,19 +105,13 @@ async function queueDepth(conn: ChannelModel, queue: string, timeoutMs: number):
     const { messageCount } = await ch.checkQueue(queue);
     return messageCount;
   })();
-  let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([
-      ask,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(unavailable(`no answer to a queue check within ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
+    const count = await within(ask, timeoutMs);
+    if (count === TIMED_OUT) throw unavailable(`no answer to a queue check within ${timeoutMs} ms`);
+    return count;
   } finally {
-    clearTimeout(timer);
     done = true;
     if (channel !== null) close(channel);
-    ask.catch(() => {}); // a late answer or error of a count given up on
   }
 }
 

@@ -3,7 +3,7 @@
 //   2. an error as JSON, never a bare or internal body (errorsPlugin, and the Boom builders the
 //      other plugins answer with).
 import Boom from '@hapi/boom';
-import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import type { Plugin, Request, RequestRoute, ResponseToolkit } from '@hapi/hapi';
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -284,11 +284,14 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       // than it announced got the payload timeout's 408 instead, and one that sent it all had it
       // read for nothing. The rest is never read: the connection closes after the answer. The
       // route is looked up only for a length over every route's limit (a rare request), so the
-      // others pay one comparison; an unknown path's body is drained before its 404 (no limit
-      // there, only the payload timeout).
+      // others pay one comparison. Such a body for no route (an unknown path, or a method the
+      // path does not take) is the 404 at once, not read either: hapi would drain all of it first.
+      // A smaller body there is drained before the 404, bounded by the payload timeout.
       const declared = Number(req.headers['content-length']);
-      if (declared > smallestLimit) {
-        const limit = routeLimit(request);
+      if (declared > smallestLimit && request.method !== 'options') {
+        const route = matchedRoute(request);
+        if (route === null) throw notFoundUnread();
+        const limit = route?.settings.payload?.maxBytes;
         if (limit !== undefined && declared > limit) {
           throw payloadTooLargeError(`request body too large: this route takes at most ${limit} bytes, and the Content-Length header announces ${declared}`);
         }
@@ -442,12 +445,20 @@ export function payloadTimeoutError(detail = DEFAULT_MESSAGES[408]!): Boom.Boom 
 }
 
 /** The body limit of the route a request is for, looked up before hapi routes it (undefined: no such route, or a path the router refuses). */
-function routeLimit(request: Request): number | undefined {
+/** The route a request goes to: null when none takes its method and path; undefined when the path cannot be looked up (hapi refuses it later). */
+function matchedRoute(request: Request): RequestRoute | null | undefined {
   try {
-    return request.server.match(request.method as 'post', request.path, request.info.hostname)?.settings.payload?.maxBytes;
+    return request.server.match(request.method as 'post', request.path, request.info.hostname);
   } catch {
     return undefined;
   }
+}
+
+/** The 404 of a request no route takes, answered before its body is read: the connection closes. */
+function notFoundUnread(): Boom.Boom {
+  const err = Boom.notFound();
+  err.output.headers.Connection = 'close';
+  return err;
 }
 
 /** The 413 of a Content-Length over a route's limit: the body is never read, so the connection closes. */

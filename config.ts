@@ -116,6 +116,8 @@ export interface Config {
   retention: RetentionConfig;
   /** docs/api/credentials.md "Deleting an account": how long a requested deletion waits, in ms */
   accountDeletionGraceMs: number;
+  /** scrypt's N for new password hashes: 2 ** PASSWORD_HASH_COST (lib/secrets.ts) */
+  passwordScryptN: number;
   /** docs/operating/billing.md "Subscriptions": the plans (SUBSCRIPTION_PLANS) and the renewal job's period (null: off) */
   subscriptions: { plans: SubscriptionPlans; intervalMs: number | null };
 }
@@ -419,6 +421,8 @@ export const configSchema = Joi.object({
     .description('expired or used sessions, OAuth states and tokens, one-time and reset codes, idempotency records and team invites are removed this many days after they ended (`0`: at the next run)'),
   ACCOUNT_DELETION_GRACE_DAYS: Joi.number().integer().min(0).max(365).default(14)
     .description('days between an account deletion request and its erasure ([Deleting an account](../api/credentials.md#deleting-an-account))'),
+  PASSWORD_HASH_COST: Joi.number().integer().min(10).max(18).default(15)
+    .description('the cost of new password hashes, as a power of two: scrypt\'s N is 2 to this power (r 8, p 1). At 15, one hash takes 32 MiB and 0.05 to 0.2 s of one core, at every registration, sign-in and password reset; each step up doubles both (OWASP asks for 17). A hash keeps the cost it was made with, so existing passwords still sign in after a change, and the new cost applies as passwords are set. Lower values make a stolen database\'s passwords cheaper to guess: go below 15 only on a gateway that holds no real accounts, such as a test run'),
   RETENTION_INTERVAL_SECONDS: Joi.alternatives(Joi.number().integer().min(10).max(7 * 24 * 3600), Joi.string().valid('off'))
     .default(3600).messages({ 'alternatives.match': 'must be a number of seconds (10-604800) or "off"' })
     .description('how often the retention job runs (worker processes; once per period across all of them); `off` disables it'),
@@ -677,6 +681,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     registration: v.REGISTRATION as 'open' | 'closed',
     accountDeletionGraceMs: (v.ACCOUNT_DELETION_GRACE_DAYS as number) * 86_400_000,
+    passwordScryptN: 2 ** (v.PASSWORD_HASH_COST as number),
     subscriptions: {
       plans: subscriptionPlans(v.SUBSCRIPTION_PLANS as string | undefined),
       intervalMs: v.SUBSCRIPTION_INTERVAL_SECONDS === 'off' ? null : (v.SUBSCRIPTION_INTERVAL_SECONDS as number) * 1000,

@@ -28,7 +28,7 @@ export const register: Handler<'register'> = async (ctx) => {
   // The registration budget (x-rate-limit) was counted before this hash: each costs a 32 MiB scrypt.
   let user: User;
   try {
-    user = await createUser(app.db, email, await hashPassword(password), app.clock(), { studioId: ctx.studio?.id ?? null });
+    user = await createUser(app.db, email, await hashPassword(password, app.config.passwordScryptN), app.clock(), { studioId: ctx.studio?.id ?? null });
   } catch (err) {
     if (err instanceof DuplicateError) throw new ConflictError(err.message);
     throw err;
@@ -42,7 +42,7 @@ export const register: Handler<'register'> = async (ctx) => {
 async function authenticate(ctx: OperationContext<'login' | 'cliLogin'>): Promise<User> {
   const { email, password } = ctx.body;
   const found = await findUserForLogin(ctx.app.db, email, ctx.studio?.id ?? null);
-  const ok = await verifyPassword(password, found?.passwordHash ?? null);
+  const ok = await verifyPassword(password, found?.passwordHash ?? null, ctx.app.config.passwordScryptN);
   Object.assign(ctx.audit, { userId: found?.user.id, method: 'password' });
   if (!found || !ok) throw new UnauthorizedError('incorrect email or password');
   return found.user;

@@ -121,7 +121,7 @@ export const supportLogin: Handler<'supportLogin'> = async (ctx) => {
  */
 export const supportResetPassword: Handler<'supportResetPassword'> = async (ctx) => {
   const { app, body } = ctx;
-  const passwordHash = await hashPassword(body.new_password);
+  const passwordHash = await hashPassword(body.new_password, app.config.passwordScryptN);
   const now = app.clock();
   const outcome = await app.db.transaction(async (trx) => {
     const link = await redeemSupportLink(trx, 'reset', sha256Hex(body.token), now);

@@ -80,7 +80,7 @@ export const verifyOtp: Handler<'verifyOtp'> = async (ctx) => userView(await red
 export const resetPassword: Handler<'resetPassword'> = async (ctx) => {
   // Hashed before the code is checked, for every request alike: the transaction stays short
   // and an unknown email costs what a known one does.
-  const passwordHash = await hashPassword(ctx.body.new_password);
+  const passwordHash = await hashPassword(ctx.body.new_password, ctx.app.config.passwordScryptN);
   const now = ctx.app.clock();
   let sessionsEnded = 0;
   let revoked = null as RevokedCredentials | null;

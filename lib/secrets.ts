@@ -20,21 +20,27 @@ export function sha256Hex(secret: string): string {
   return crypto.hash('sha256', secret, 'hex');
 }
 
-// N=2^15, r=8, p=1: 32 MiB and ~50-100 ms per hash on the 2-core reference machine (OWASP's scrypt minimum is N=2^17 with r=8,p=1 or equivalents; N=2^15 is the RFC 7914 interactive-login figure).
+// N=2^15, r=8, p=1: 32 MiB and ~50-200 ms per hash on the 2-core reference machine (OWASP's scrypt minimum is N=2^17 with r=8,p=1 or equivalents; N=2^15 is the RFC 7914 interactive-login figure).
+// N is the default of PASSWORD_HASH_COST (config.ts: its log2, 15); a hash keeps the N it was made with.
 export const SCRYPT_PARAMS = { N: 2 ** 15, r: 8, p: 1, keyLen: 32 } as const;
 
-export async function hashPassword(password: string): Promise<string> {
+/** A new password hash at cost `N` (a power of two: the gateway's PASSWORD_HASH_COST, 2^15 by default). */
+export async function hashPassword(password: string, N: number = SCRYPT_PARAMS.N): Promise<string> {
   const salt = crypto.randomBytes(16);
-  const { N, r, p, keyLen } = SCRYPT_PARAMS;
+  const { r, p, keyLen } = SCRYPT_PARAMS;
   const hash = await scrypt(password, salt, keyLen, { N, r, p, maxmem: 128 * N * r * 2 });
   return `scrypt$${N}$${r}$${p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
 }
 
-export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
-  // Hash even when there is no stored hash, so unknown accounts cost the same time.
+/**
+ * Whether `password` is the one `stored` was made from, at the cost it was made with. With no
+ * stored hash, a hash all the same at `newN`, the cost new hashes get, so that an unknown account
+ * costs the time a known one does.
+ */
+export async function verifyPassword(password: string, stored: string | null, newN: number = SCRYPT_PARAMS.N): Promise<boolean> {
   const parts = (stored ?? '').split('$');
   const valid = parts.length === 6 && parts[0] === 'scrypt';
-  const N = valid ? Number(parts[1]) : SCRYPT_PARAMS.N;
+  const N = valid ? Number(parts[1]) : newN;
   const r = valid ? Number(parts[2]) : SCRYPT_PARAMS.r;
   const p = valid ? Number(parts[3]) : SCRYPT_PARAMS.p;
   const salt = valid ? Buffer.from(parts[4]!, 'base64url') : crypto.randomBytes(16);

@@ -8,6 +8,8 @@ test('sign-in defaults: mail to the log, Google off, 10 failures per email and a
   t.is(c.google, null);
   t.deepEqual(c.authRateLimit, { windowSeconds: 900, perEmail: 10, perAddress: 50, mailsPerEmail: 10, registerPerAddress: 10 });
   t.deepEqual(c.trustedProxies, []);
+  t.is(c.passwordScryptN, 2 ** 15);
+  t.is(loadConfig({ PASSWORD_HASH_COST: '17' }).passwordScryptN, 2 ** 17);
 });
 
 test('mail goes to the log only on the embedded default or when MAIL_TO_LOG says so; with DATABASE_URL it is off', (t) => {
@@ -36,6 +38,9 @@ test('a bad sign-in setting stops start-up with one line naming it', (t) => {
     [{ AUTH_RATE_MAILS_PER_EMAIL: 'many' }, 'AUTH_RATE_MAILS_PER_EMAIL'],
     [{ REGISTER_RATE_PER_ADDRESS: '-1' }, 'REGISTER_RATE_PER_ADDRESS'],
     [{ TRUSTED_PROXIES: '10.0.0.1,not-an-ip' }, 'TRUSTED_PROXIES'],
+    [{ PASSWORD_HASH_COST: '9' }, 'PASSWORD_HASH_COST'],
+    [{ PASSWORD_HASH_COST: '19' }, 'PASSWORD_HASH_COST'],
+    [{ PASSWORD_HASH_COST: '32768' }, 'PASSWORD_HASH_COST'],
   ];
   for (const [env, name] of cases) {
     const err = t.throws(() => loadConfig(env), { instanceOf: ConfigError });

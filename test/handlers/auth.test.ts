@@ -3,6 +3,7 @@ import test from 'ava';
 import crypto from 'node:crypto';
 import { startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
+import { hashPassword } from '../../lib/secrets.ts';
 
 let gw: TestGateway;
 let offsetMs = 0;
@@ -55,11 +56,16 @@ test('registration normalises the email: trimmed, lower-cased, unique whatever t
   t.is((await post('/auth/login', { email: ` ${local.toUpperCase()}@example.com `, password: 'password one' })).statusCode, 200);
 });
 
-test('passwords are stored as scrypt hashes with the parameters the README states', async (t) => {
-  const { id, password } = await account();
+test('passwords are stored as scrypt hashes with the parameters the docs state, at PASSWORD_HASH_COST; one made at another cost still signs in', async (t) => {
+  // the test gateways hash at 2^10 (test/helpers/gateway.ts); the default, 2^15, is checked in test/lib/secrets.test.ts
+  const { id, email, password } = await account();
   const row = await gw.app.db('users').where({ id }).first();
-  t.regex(row.password_hash, /^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+  t.regex(row.password_hash, /^scrypt\$1024\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
   t.false(row.password_hash.includes(password));
+  // a password set when the cost was the default
+  await gw.app.db('users').where({ id }).update({ password_hash: await hashPassword(password, 2 ** 15) });
+  t.truthy(await login(email, password));
+  t.is((await post('/auth/login', { email, password: 'not the password' })).statusCode, 401);
 });
 
 test('a password shorter than 8 characters, a malformed email or a missing field is 422', async (t) => {

@@ -48,8 +48,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<TestGatew
   // Every injected request comes from 127.0.0.1: the registration throttle has its own tests (test/handlers/policies-rate-limit.test.ts).
   // The generation limits are off unless a test sets them (test/handlers/policies-rate-limit-generations.test.ts): load
   // and race tests submit far more than a minute's default with one key.
+  // Password hashes at 2^10 instead of 2^15: each account a test makes registers and signs in, two
+  // scrypt hashes of 0.2 s of CPU at the default; four handler files took 37 s of CPU, 20 s at 2^10.
   const env: Record<string, string> = {
-    LOG_LEVEL: 'silent', PUBLIC_URL: 'http://gateway.test', REGISTER_RATE_PER_ADDRESS: '1000000',
+    LOG_LEVEL: 'silent', PUBLIC_URL: 'http://gateway.test', REGISTER_RATE_PER_ADDRESS: '1000000', PASSWORD_HASH_COST: '10',
     GENERATE_RATE_PER_KEY: '0', GENERATE_RATE_PER_ACCOUNT: '0', GENERATE_CONCURRENT_PER_KEY: '0', GENERATE_CONCURRENT_PER_ACCOUNT: '0',
     ...opts.env,
   };

@@ -10,6 +10,16 @@ test('a password verifies against its own hash only', async (t) => {
   t.false(await verifyPassword('anything', null));
 });
 
+test('a password hash keeps the cost it was made with: one made at another cost still verifies, whatever the cost of new hashes', async (t) => {
+  const cheap = await hashPassword('correct horse battery', 2 ** 10);
+  t.regex(cheap, /^scrypt\$1024\$8\$1\$/);
+  t.true(await verifyPassword('correct horse battery', cheap));
+  t.true(await verifyPassword('correct horse battery', cheap, 2 ** 16));
+  t.false(await verifyPassword('correct horse batterz', cheap, 2 ** 16));
+  const usual = await hashPassword('correct horse battery');
+  t.true(await verifyPassword('correct horse battery', usual, 2 ** 10));
+});
+
 test('API keys carry a recognisable prefix and 256 random bits', (t) => {
   const a = newSecret(KEY_PREFIX_LIVE);
   const b = newSecret(KEY_PREFIX_LIVE);

@@ -6,6 +6,7 @@ import pino from 'pino';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
+import { responseErrors } from '../helpers/operation.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 import type { SmtpCapture } from '../helpers/smtp.ts';
 import { TEAM_ROLES } from '../../lib/caller.ts';
@@ -43,8 +44,8 @@ function conforms(method: Method, url: string, status: number, body: unknown): v
   if (!op?.operationId) throw new Error(`no operation for ${method} ${url}`);
   const declared = (op.responses ?? {}) as Record<string, unknown>;
   if (!declared[String(status)]) throw new Error(`${op.operationId} answered ${status}, which the spec does not declare`);
-  const result = gw.app.spec.api.validateResponse(body, op.operationId, status);
-  if (result.errors?.length) throw new Error(`${op.operationId} ${status}: ${JSON.stringify(result.errors)} body ${JSON.stringify(body)}`);
+  const errors = responseErrors(gw, op.operationId, status, body);
+  if (errors?.length) throw new Error(`${op.operationId} ${status}: ${JSON.stringify(errors)} body ${JSON.stringify(body)}`);
 }
 
 async function call(who: Account, method: Method, url: string, payload?: object): Promise<Res> {

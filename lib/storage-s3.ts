@@ -7,10 +7,10 @@
 import fs from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import {
-  DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client,
+  DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { createLocalStorage, isUploadKey } from './storage.ts';
+import { assertPredictionId, createLocalStorage, isUploadKey } from './storage.ts';
 import type { Storage } from './storage.ts';
 
 export interface S3StorageConfig {
@@ -132,6 +132,27 @@ export function createS3Storage(cfg: S3StorageConfig, localDir: string, publicUr
         await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: batch.map((k) => ({ Key: objectKey(k) })), Quiet: true } }));
       }
       return mine.length;
+    },
+    async removeAllOutputs(predictionId) {
+      assertPredictionId(predictionId);
+      // the trailing slash keeps `outputs/ab/` from matching `outputs/abc/…`
+      const prefix = objectKey(`outputs/${predictionId}/`);
+      const found: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }));
+        for (const o of page.Contents ?? []) if (o.Key?.startsWith(prefix)) found.push(o.Key);
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      // listed whole first, then deleted: no page is read after its keys were deleted
+      for (let i = 0; i < found.length; i += 1000) {
+        const batch = found.slice(i, i + 1000);
+        const done = await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+        // an answer of 200 can still refuse some keys
+        const refused = done.Errors ?? [];
+        if (refused.length > 0) throw new Error(`the store kept ${refused.length} of ${batch.length} objects (${refused[0]!.Code ?? 'error'}: ${refused[0]!.Message ?? ''})`);
+      }
+      return found.length;
     },
     async stat(key) {
       try {

@@ -43,6 +43,13 @@ export interface Storage {
    * are touched (never a sandbox sample); a file already gone counts as removed. Returns how many keys it removed.
    */
   removeOutputs(predictionId: string, keys: readonly string[]): Promise<number>;
+  /**
+   * removes everything stored under `outputs/<predictionId>/`, whatever the keys (files a run
+   * stored before its prediction failed or was cancelled, which no row lists), and nothing outside
+   * it; throws on an id that is not one (`..`, a slash). Only for a prediction that cannot complete
+   * any more. Returns how many files it removed (0: nothing was stored).
+   */
+  removeAllOutputs(predictionId: string): Promise<number>;
   url(key: string): string;
   /** the sandbox's mock output for a kind of media */
   sandboxKey(kind: MediaKind): string;
@@ -64,6 +71,11 @@ export interface Storage {
   presignUpload?(key: string, contentType: string, sizeBytes: number | null, expiresInSeconds: number): Promise<{ url: string; headers: Record<string, string> }>;
   /** S3 only: a short-lived GET address of a stored file (the /files/ route redirects to it) */
   presignDownload?(key: string, expiresInSeconds: number): Promise<string>;
+}
+
+/** a prediction id that names one directory under `outputs/`: no slash, no `..` (removeAllOutputs) */
+export function assertPredictionId(id: string): void {
+  if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(id) || id.includes('..')) throw new Error(`not a prediction id: ${JSON.stringify(id)}`);
 }
 
 /** keys of uploads: `uploads/<32 hex>/<safe name>` (lib/uploads.ts newUploadKey) */
@@ -139,6 +151,18 @@ export function createLocalStorage(root: string, publicUrl: string): Storage {
       // the prediction's directory, once empty (a leftover temporary file keeps it)
       await fs.rmdir(path.join(root, 'outputs', predictionId)).catch(() => undefined);
       return removed;
+    },
+    async removeAllOutputs(predictionId) {
+      assertPredictionId(predictionId);
+      const dir = path.join(root, 'outputs', predictionId);
+      const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return null;
+        throw err;
+      });
+      if (entries === null) return 0;
+      // a save still under way may have its temporary file here: it goes too (its rename then fails)
+      await fs.rm(dir, { recursive: true, force: true });
+      return entries.filter((e) => e.isFile()).length;
     },
     url(key) {
       return `${publicUrl}/files/${key}`;

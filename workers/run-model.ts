@@ -8,6 +8,7 @@
 import fs from 'node:fs/promises';
 import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type';
 import type { App } from '../lib/context.ts';
+import { findPredictionById } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
 import { recordRunProgress } from '../db/predictions/upstream.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
@@ -106,6 +107,33 @@ export function createRunModel(app: App) {
       run.log.info({ id: p.id, model: p.model, error: message, code }, 'prediction failed');
     }
     if (failed.deliveryId) await app.dispatcher.dispatchWebhook(failed.deliveryId, run.reqId);
+    // Every failure, whatever its code: an earlier attempt may have stored some outputs before its
+    // storage failed, and the last attempt may have failed otherwise. One not recorded (the row was
+    // no longer processing: cancelled meanwhile, or another run's) is looked at first. After the
+    // webhook: a store that does not answer (the usual cause) must not hold it back.
+    await removeOrphanOutputs(p.id, run, failed.recorded ? 'failed' : undefined);
+  }
+
+  /**
+   * Removes whatever runs stored under the outputs of a prediction that failed or was cancelled:
+   * both are final, so no completed row can ever list those files (retention, which removes the
+   * files a completed row lists, would never find them). `status` is the row's, when the caller
+   * knows it (it just recorded it, or read it); else the row is read, and a prediction still
+   * running (another run's retry may complete it) or completed (another run's outputs: the same
+   * keys) is left alone. Best effort: a failure is a warning, and the outcome stays what it is.
+   */
+  async function removeOrphanOutputs(id: string, run: RunLog, status?: 'failed' | 'cancelled'): Promise<void> {
+    try {
+      if (status === undefined) {
+        const current = await findPredictionById(app.db, id);
+        // (a row that is gone lists nothing either)
+        if (current && current.status !== 'cancelled' && current.status !== 'failed') return;
+      }
+      const removed = await app.storage.removeAllOutputs(id);
+      if (removed > 0) run.log.info({ id, removed }, 'removed the stored outputs of a prediction that did not complete');
+    } catch (err) {
+      run.log.warn({ id, storage: app.storage.kind, err: (err as Error).message }, 'could not remove the stored outputs of a prediction that did not complete');
+    }
   }
 
   /**
@@ -181,6 +209,10 @@ export function createRunModel(app: App) {
     run.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
     // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
     if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId, run.reqId);
+    // Not recorded: the row was no longer processing. Cancelled or failed meanwhile, nothing will
+    // ever list the files just stored; completed by another run (a takeover), they are its
+    // outputs too (the same keys), and pending again (another run's retry), it may still complete.
+    if (!done.recorded && keys.length > 0) await removeOrphanOutputs(p.id, run);
   }
 
   /**
@@ -227,7 +259,7 @@ export function createRunModel(app: App) {
 
   // Per process (README "Providers"): each worker learns on its own that a provider is down.
   const breaker = createCircuitBreaker({ ...app.config.upstreamBreaker, now: app.clock });
-  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, timed, costOfRun, runLogOf: (body) => runLogOf(app, body), modelRef, handBack: HAND_BACK, breaker });
+  const upstream = createUpstreamJobs(app, { adapterFor, finish, fail, onError, tracked, timed, costOfRun, removeOrphanOutputs, runLogOf: (body) => runLogOf(app, body), modelRef, handBack: HAND_BACK, breaker });
 
   async function handle(delivery: Delivery<PredictionMessage | PollMessage>): Promise<Outcome> {
     metrics.workerInFlight.inc({ topic: 'predictions' });
@@ -251,8 +283,14 @@ export function createRunModel(app: App) {
     // whose message seemed lost) finds it running or finished and is acknowledged unused.
     // A first delivery carries the submit's ticket, handed back to the store unread.
     const p = await store.claim({ id, now: app.clock(), takeOver: delivery.redelivered || delivery.attempt > 0, ticket: (body as { ticket?: unknown }).ticket });
-    // Unknown, running elsewhere, finished or cancelled: nothing to do, and nothing to charge.
-    if (!p) return { kind: 'ack' };
+    // Unknown, running elsewhere, finished or cancelled: nothing to do, and nothing to charge. A
+    // retry or a redelivery may find its prediction cancelled after an earlier attempt stored
+    // some outputs (then failed retryably, or its worker died): those go. (Not for a first copy:
+    // no run stored anything before it.)
+    if (!p) {
+      if (delivery.attempt > 0 || delivery.redelivered) await removeOrphanOutputs(id, run);
+      return { kind: 'ack' };
+    }
     // webhook_events_filter (workers/deliver-webhook.ts, part 6): the events its webhook asked for, if any;
     // looked for only when the submit's message says there are some, or does not say (the
     // sweeper's copies): not a query per prediction

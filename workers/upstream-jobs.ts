@@ -56,6 +56,8 @@ export interface RunModelParts {
   timed<T>(model: ModelInfo, signal: AbortSignal, call: () => Promise<T>): Promise<T>;
   /** what a run cost at its provider */
   costOfRun(p: Prediction, model: ModelInfo, report: ProviderReport | undefined): RunCost;
+  /** best effort: removes what runs stored for a prediction that failed or was cancelled (`status`: known so; else read) */
+  removeOrphanOutputs(id: string, run: RunLog, status?: 'failed' | 'cancelled'): Promise<void>;
   /** the run log of a message body (its reqId, if any) */
   runLogOf(body: unknown): RunLog;
   /** what the adapters are told about a model */
@@ -222,7 +224,10 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
       // and stores them again (no new submit), up to MAX_POLL_FAILURES in a row. Not for a
       // provider that answers once: there is nothing to poll again.
       if (err instanceof AdapterError && err.retryable && !job.answersOnce && failures + 1 < MAX_POLL_FAILURES) {
-        return schedule(p.id, poll, failures + 1, delayAfter(poll, err.retryAfterMs), state.status, run);
+        // cancelled while collecting: no next poll comes, and the job is done at the provider;
+        // what this collection stored goes
+        return schedule(p.id, poll, failures + 1, delayAfter(poll, err.retryAfterMs), state.status, run,
+          (current) => parts.removeOrphanOutputs(current.id, run, 'cancelled'));
       }
       // the provider ran it and charged for it (its cost is recorded); the user is not charged
       await parts.fail(p, err instanceof AdapterError ? err.message : 'internal error while storing the outputs', err instanceof AdapterError ? err.code ?? null : null, run,
@@ -328,6 +333,9 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
         // The owner cancelled: the provider should stop too. What the provider already ran is
         // the operator's cost; the user's hold was released by the cancel.
         await parts.tracked((signal) => cancelAtProvider(p, model, job, signal, run));
+        // a collection that failed (the storage failing on a later output) may have stored the
+        // first ones; a chain with no failure behind it only ever found the job running
+        if ((message.failures ?? 0) > 0) await parts.removeOrphanOutputs(p.id, run, 'cancelled');
         return ack;
       }
       if (p.status !== 'processing' || p.upstreamJob.polls !== message.poll) return ack;

@@ -1,13 +1,15 @@
 // Outputs and uploads on S3-compatible storage (STORAGE_URL), against a real S3-compatible server
 // started here (s3rver, test/helpers/s3.ts), not a mock: the presigned upload flow, the gateway's
-// own size and type checks at registration, deleting an asset removes the object, and a prediction
-// whose output lands in the bucket is served from its URL (a redirect to a presigned GET). A store
+// own size and type checks at registration, deleting an asset removes the object, a prediction
+// whose output lands in the bucket is served from its URL (a redirect to a presigned GET), and
+// removing every output of a prediction deletes its keys and nothing beside them. A store
 // that accepts connections and never answers is a plain TCP server: its calls fail in bounded time.
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { createS3Storage } from '../../lib/storage-s3.ts';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
@@ -125,6 +127,43 @@ test('a prediction\'s output lands in the bucket and is served from its URL; ret
 
   t.is(await gw.app.storage.removeOutputs(id, [key]), 1);
   t.is(await s3.head(key), null);
+});
+
+/** every key of the bucket under `prefix` (a page's worth) */
+async function listed(prefix: string): Promise<string[]> {
+  const page = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }));
+  return (page.Contents ?? []).map((o) => o.Key!).sort();
+}
+
+async function put(keys: readonly string[]): Promise<void> {
+  await Promise.all(keys.map((Key) => s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key, Body: PNG, ContentType: 'image/png' }))));
+}
+
+/** the gateway's storage on the test bucket, under a key prefix of this test's own */
+async function prefixed(t: import('ava').ExecutionContext, prefix: string) {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-s3-local-'));
+  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
+  return createS3Storage({
+    bucket: s3.bucket, prefix, endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER',
+  }, dir, 'http://gateway.test');
+}
+
+// (more than a listing page of them: storage-s3-pages.test.ts, s3rver cannot list a second page on Node 24)
+test('removing every output of a prediction deletes each key under its outputs, whatever the key, and nothing else', async (t) => {
+  const storage = await prefixed(t, 'all-outputs');
+  const mine = ['all-outputs/outputs/p1/0.png', 'all-outputs/outputs/p1/1.jpg', 'all-outputs/outputs/p1/7.bin'];
+  const others = [
+    'all-outputs/outputs/p10/0.png', 'all-outputs/outputs/p2/0.png', 'all-outputs/outputs/p1', 'all-outputs/uploads/0123456789abcdef0123456789abcdef/p1.png',
+    // outside the gateway's key prefix
+    'outputs/p1/0.png', 'other/all-outputs/outputs/p1/0.png',
+  ];
+  await put([...mine, ...others]);
+  t.is(await storage.removeAllOutputs('p1'), mine.length);
+  t.deepEqual(await listed('all-outputs/outputs/p1/'), []);
+  for (const key of others) t.truthy(await s3.head(key), `${key} stays`);
+  t.is(await storage.removeAllOutputs('p1'), 0, 'nothing stored is nothing to remove');
+  for (const id of ['..', '../p2', 'p1/0.png', '']) await t.throwsAsync(storage.removeAllOutputs(id), { message: /not a prediction id/ });
+  for (const key of others) t.truthy(await s3.head(key), `${key} still stays`);
 });
 
 test('a path outside the stored keys is 404, never a presigned address', async (t) => {

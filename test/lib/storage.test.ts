@@ -1,5 +1,6 @@
-// Local storage: a downloaded output (a temporary file) is moved into place, and temporary
-// downloads left behind by a dead worker are removed once they are older than any live one.
+// Local storage: a downloaded output (a temporary file) is moved into place, temporary
+// downloads left behind by a dead worker are removed once they are older than any live one, and a
+// prediction's outputs are removed by the keys a row lists (retention) or whole (one that failed).
 import test from 'ava';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -70,4 +71,33 @@ test('removing a prediction\'s outputs (retention) touches only keys under its o
   t.is(removed, 2, 'its own key, and one already gone');
   await t.throwsAsync(fs.stat(path.join(root, 'outputs', 'p1')));
   t.true((await fs.stat(path.join(root, other))).isFile(), 'another prediction\'s file stays');
+});
+
+test('removing every output of a prediction takes its whole directory, whatever the keys, and nothing beside it', async (t) => {
+  const { root, store } = await storage(t);
+  const file = { data: new Uint8Array([1]), contentType: 'image/png', extension: 'png' };
+  await store.save('p1', 0, file);
+  await store.save('p1', 1, { ...file, extension: 'jpg' });
+  // a save's temporary file, as a run that failed mid-write leaves it
+  await fs.writeFile(path.join(root, 'outputs', 'p1', '2.png.0a1b2c.tmp'), 'x');
+  const neighbours = [await store.save('p10', 0, file), await store.save('p2', 0, file)];
+  const upload = 'uploads/0123456789abcdef0123456789abcdef/p1.png';
+  await fs.mkdir(path.dirname(path.join(root, upload)), { recursive: true });
+  await fs.writeFile(path.join(root, upload), 'u');
+
+  t.is(await store.removeAllOutputs('p1'), 3);
+  await t.throwsAsync(fs.stat(path.join(root, 'outputs', 'p1')));
+  for (const key of [...neighbours, upload]) t.true((await fs.stat(path.join(root, key))).isFile(), `${key} stays`);
+  t.is(await store.removeAllOutputs('p1'), 0, 'nothing stored is nothing to remove');
+  t.is(await store.removeAllOutputs('never-ran'), 0);
+});
+
+test('removing every output of a prediction refuses what is not a prediction id, and removes nothing', async (t) => {
+  const { root, store } = await storage(t);
+  const key = await store.save('p2', 0, { data: new Uint8Array([2]), contentType: 'image/png', extension: 'png' });
+  for (const id of ['', '.', '..', '../p2', 'p1/../p2', 'p2/', 'a\\b', '/tmp', 'p2\u0000']) {
+    await t.throwsAsync(store.removeAllOutputs(id), { message: /not a prediction id/ }, JSON.stringify(id));
+  }
+  t.true((await fs.stat(path.join(root, key))).isFile());
+  t.true((await fs.stat(root)).isDirectory());
 });

@@ -28,7 +28,6 @@ import { createQueue } from './workers/queue/index.ts';
 import type { Queue, TopicSpec } from './workers/queue/types.ts';
 import { MAX_RETRIES } from './workers/run-model.ts';
 import { createLocalStorage } from './lib/storage.ts';
-import { createS3Storage } from './lib/storage-s3.ts';
 import { handlerFor, generate } from './handlers/index.ts';
 import { registerHandler } from './plugins/spec-routes.ts';
 import { createDispatcher } from './workers/dispatch.ts';
@@ -140,6 +139,9 @@ function credentialCache(config: Config): CredentialCache<CachedApiKey> | null {
 
 /** `asIfMysql`: tests only, never set by main.ts (db/knex.ts DbOptions). */
 export async function createApp(config: Config, opts: { log?: Logger; clock?: () => number; asIfMysql?: true } = {}): Promise<App> {
+  // The AWS SDK (lib/storage-s3.ts, some 100 ms to import) is loaded only when STORAGE_URL selects
+  // a bucket, and first: a failed load stops start-up before anything is opened.
+  const s3 = config.storageS3 ? await import('./lib/storage-s3.ts') : undefined;
   // every logged error without the values its statement bound (db/errors.ts), on a given logger too
   const log = (opts.log ?? pino({ level: config.logLevel, base: { role: config.role } }))
     .child({}, { serializers: { err: (err: Error) => withoutBoundValues(pino.stdSerializers.err(err)) } });
@@ -224,7 +226,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     store,
     queue,
     spec,
-    storage: config.storageS3 ? createS3Storage(config.storageS3, config.storageDir, config.publicUrl) : createLocalStorage(config.storageDir, config.publicUrl),
+    storage: config.storageS3 && s3 ? s3.createS3Storage(config.storageS3, config.storageDir, config.publicUrl) : createLocalStorage(config.storageDir, config.publicUrl),
     adapterEnv: { upstreams: config.upstreams, allowPrivateOutputs: config.upstreamAllowPrivateOutputs },
     dispatcher,
     encryptionKey,

@@ -34,7 +34,7 @@ function metadataOf(payer: Owner, studio: StudioContext | undefined, extra: Reco
 export const createCheckoutSession: Handler<'createCheckoutSession'> = async (ctx) => {
   const { app, caller, body, studio } = ctx;
   assertMaySell(studio);
-  const stripe = stripeClient(app.config.stripe);
+  const stripe = await stripeClient(app.config.stripe);
   const payer = caller.owner;
   const hasAmount = body.amount !== undefined;
   if (hasAmount === (body.plan !== undefined)) {
@@ -101,7 +101,7 @@ export const listPurchases: Handler<'listPurchases'> = async ({ app, caller, que
 export const createBillingPortalSession: Handler<'createBillingPortalSession'> = async (ctx: OperationContext<'createBillingPortalSession'>) => {
   const { app, caller, studio } = ctx;
   assertMaySell(studio);
-  const stripe = stripeClient(app.config.stripe);
+  const stripe = await stripeClient(app.config.stripe);
   const customer = await walletCustomerOf(app.db, caller.owner);
   if (!customer) throw new ConflictError('there is nothing to manage yet: the billing portal opens after a first purchase or plan');
   const portal = await stripeCall('customer', () => stripe.billingPortal.sessions.create({ customer, return_url: `${appUrl(app, studio, ctx.request.info.host)}#/billing` }));
@@ -113,7 +113,7 @@ export const listInvoices: Handler<'listInvoices'> = async ({ app, caller }) => 
   if (!app.config.stripe.secretKey) return { invoices: [] };
   const customer = await walletCustomerOf(app.db, caller.owner);
   if (!customer) return { invoices: [] };
-  const stripe = stripeClient(app.config.stripe);
+  const stripe = await stripeClient(app.config.stripe);
   const list = listData(await stripeCall('customer', () => stripe.invoices.list({ customer, limit: 24 })));
   return {
     invoices: list.map((i) => ({

@@ -6,7 +6,8 @@
 import type { Handler } from './types.ts';
 import type { App } from '../lib/context.ts';
 import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../lib/errors.ts';
-import { Stripe, creditsForPayment, creditsForRefund, idOf, listData, refundIdempotencyKey, stripeCall, stripeClient, webhookSecret } from '../lib/stripe.ts';
+import { creditsForPayment, creditsForRefund, idOf, listData, refundIdempotencyKey, stripeCall, stripeClient, stripeSdk, webhookSecret } from '../lib/stripe.ts';
+import type { Stripe } from '../lib/stripe.ts';
 import { findUserByEmail, findUserById } from '../db/users.ts';
 import {
   applyStripeRefund, findPaymentByIntent, paymentsOf, recordCustomer, recordPurchase, reverseStripeRefund, stripeCustomerOf, userIdForCustomer,
@@ -25,7 +26,7 @@ const MAX_CHARGES_PER_CUSTOMER = 1000;
 
 /** GET /auth/admin_stripe_charges?email= */
 export const adminStripeCharges: Handler<'adminStripeCharges'> = async ({ app, query, audit }) => {
-  const stripe = stripeClient(app.config.stripe);
+  const stripe = await stripeClient(app.config.stripe);
   const user = await findUserByEmail(app.db, query.email);
   if (!user) throw new NotFoundError('no account with this email');
   audit.target_user_id = user.id;
@@ -58,7 +59,7 @@ export const adminStripeCharges: Handler<'adminStripeCharges'> = async ({ app, q
 
 /** POST /auth/admin_stripe_refund: through Stripe, then the credits that charge bought go (in proportion). */
 export const adminStripeRefund: Handler<'adminStripeRefund'> = async ({ app, caller, body, request, audit }) => {
-  const stripe = stripeClient(app.config.stripe);
+  const stripe = await stripeClient(app.config.stripe);
   const charge = await stripeCall('charge', () => stripe.charges.retrieve(body.charge_id));
   const pi = idOf(charge.payment_intent);
   const payment = pi === undefined ? undefined : await findPaymentByIntent(app.db, pi);
@@ -214,7 +215,7 @@ async function chargeRefunded(app: App, event: Stripe.Event, charge: Stripe.Char
   if (!payment) return 'ignored';
   // Recent API versions leave the refunds out of the charge: ask for them.
   const refunds = charge.refunds && !charge.refunds.has_more ? charge.refunds.data
-    : listData(await stripeCall('charge', () => stripeClient(app.config.stripe).refunds.list({ charge: charge.id, limit: 100 })));
+    : listData(await stripeCall('charge', async () => (await stripeClient(app.config.stripe)).refunds.list({ charge: charge.id, limit: 100 })));
   const outcomes: AckStatus[] = [];
   for (const r of refunds) outcomes.push(await refundReported(app, event, r, payment));
   if (outcomes.includes('refund_applied')) return 'refund_applied';
@@ -305,9 +306,11 @@ export const receiveStripeWebhook: Handler<'receiveStripeWebhook'> = async ({ ap
   const secret = webhookSecret(app.config.stripe);
   const signature = request.headers['stripe-signature'];
   if (typeof signature !== 'string' || signature === '') throw new InvalidInputError('the Stripe-Signature header is missing');
+  // loaded outside the try: a failed import is not a refused signature
+  const { webhooks } = await stripeSdk();
   let event: Stripe.Event;
   try {
-    event = Stripe.webhooks.constructEvent(request.app.rawBody ?? Buffer.alloc(0), signature, secret);
+    event = webhooks.constructEvent(request.app.rawBody ?? Buffer.alloc(0), signature, secret);
   } catch (err) {
     throw new InvalidInputError(`the Stripe signature was refused: ${(err as Error).message.split('\n')[0]}`);
   }

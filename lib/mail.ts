@@ -6,7 +6,10 @@
 // Sending is not awaited by the routes: an answer must not take longer, or differ, when the
 // address belongs to an account (no enumeration by timing), and a slow mail server must not
 // hold a request. A lost mail is recovered by asking for a new code.
-import nodemailer from 'nodemailer';
+//
+// nodemailer (some 100 ms to import) is loaded by the first mail sent over SMTP, not at start-up:
+// most processes never send one.
+import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { App } from './context.ts';
 import type { MailConfig } from '../config.ts';
@@ -56,17 +59,25 @@ export function createMailer(config: MailConfig, log: Logger): Mailer {
       },
     };
   }
-  const transport = nodemailer.createTransport({
-    url: config.smtpUrl,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-    logger: false,
-    debug: false,
-  });
+  const smtpUrl = config.smtpUrl;
+  // one transport per mailer, made with the first mail; a failed load is tried again by the next
+  let transport: Promise<Transporter> | undefined;
+  const transportOf = () => transport ??= import('nodemailer')
+    .then(({ default: nodemailer }) => nodemailer.createTransport({
+      url: smtpUrl,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+      logger: false,
+      debug: false,
+    }))
+    .catch((err: unknown) => {
+      transport = undefined;
+      throw err;
+    });
   return {
     async send(mail) {
-      await transport.sendMail({ from: fromWithName(config.from, mail.fromName), to: mail.to, subject: mail.subject, text: mail.text });
+      await (await transportOf()).sendMail({ from: fromWithName(config.from, mail.fromName), to: mail.to, subject: mail.subject, text: mail.text });
     },
   };
 }

@@ -2,23 +2,44 @@
 // client (one per secret key, kept for the process), what a payment buys in credits, the credits
 // a (partial) refund takes back, the idempotency key a refund is sent with, and Stripe's errors as
 // the gateway's. Transport-free apart from the SDK itself; no hapi, no SQL.
+//
+// The SDK (some 150 ms to import) is loaded by the first call that needs it (stripeSdk: a client,
+// a webhook's signature), not at start-up: most processes never talk to Stripe. Its types are
+// imported as types only.
 import crypto from 'node:crypto';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { StripeConfig } from '../config.ts';
 import { ConflictError, NotFoundError, UnavailableError } from './errors.ts';
 
-export { Stripe };
+export type { Stripe };
+
+/** The SDK once loaded: an error of the SDK implies it is, so fromStripeError can stay synchronous. */
+let sdk: typeof Stripe | undefined;
+let loading: Promise<typeof Stripe> | undefined;
+
+/** The SDK's class (its statics: webhooks, errors), imported by the first call; a failed import is tried again by the next. */
+export function stripeSdk(): Promise<typeof Stripe> {
+  if (sdk) return Promise.resolve(sdk);
+  return loading ??= import('stripe').then(({ default: loaded }) => {
+    sdk = loaded;
+    return loaded;
+  }, (err: unknown) => {
+    loading = undefined;
+    throw err;
+  });
+}
 
 const clients = new Map<string, Stripe>();
 
 /** The SDK client for STRIPE_SECRET_KEY; 503 naming the variable when it is unset. */
-export function stripeClient(config: StripeConfig): Stripe {
+export async function stripeClient(config: StripeConfig): Promise<Stripe> {
   if (!config.secretKey) throw new UnavailableError('payments are not configured on this gateway: STRIPE_SECRET_KEY is not set');
   let client = clients.get(config.secretKey);
   if (!client) {
+    const Sdk = await stripeSdk();
     // Retries are safe: every write is sent with an idempotency key, and the SDK adds one to a
-    // retried POST that has none.
-    client = new Stripe(config.secretKey, { maxNetworkRetries: 2, timeout: 20_000 });
+    // retried POST that has none. Another call may have made it during the import.
+    client = clients.get(config.secretKey) ?? new Sdk(config.secretKey, { maxNetworkRetries: 2, timeout: 20_000 });
     clients.set(config.secretKey, client);
   }
   return client;
@@ -96,12 +117,14 @@ export function idOf(field: string | { id: string } | null | undefined): string 
  * network, Stripe's own errors, a refused key) 503. Never echoes the key.
  */
 export function fromStripeError(err: unknown, what: string): Error {
-  if (!(err instanceof Stripe.errors.StripeError)) return err as Error;
+  // not loaded: nothing can have thrown one of its errors
+  if (!sdk || !(err instanceof sdk.errors.StripeError)) return err as Error;
+  const { errors } = sdk;
   if (err.code === 'resource_missing') return new NotFoundError(`${what} not found at Stripe`);
-  if (err instanceof Stripe.errors.StripeInvalidRequestError || err instanceof Stripe.errors.StripeCardError || err instanceof Stripe.errors.StripeIdempotencyError) {
+  if (err instanceof errors.StripeInvalidRequestError || err instanceof errors.StripeCardError || err instanceof errors.StripeIdempotencyError) {
     return new ConflictError(`Stripe refused it: ${err.message}`);
   }
-  if (err instanceof Stripe.errors.StripeAuthenticationError || err instanceof Stripe.errors.StripePermissionError) {
+  if (err instanceof errors.StripeAuthenticationError || err instanceof errors.StripePermissionError) {
     return new UnavailableError('Stripe refused STRIPE_SECRET_KEY (revoked, or missing a permission); nothing was changed');
   }
   return new UnavailableError(`Stripe cannot be reached now (${err.type}); try again`);

@@ -3,11 +3,15 @@
 // narrowing, token issue) and stores its tokens in the database (db/oauth-provider-store.ts).
 // This credential plugin mounts that one endpoint inside hapi and implements the spec's OAuth2
 // security scheme with the 'oauth' strategy, which accepts its access tokens.
+//
+// The provider, and oidc-provider itself (some 300 ms to import), are made by the first request
+// that needs them (a token request, or a bearer token that is not a session token), not at
+// start-up: most processes never see one.
 import crypto from 'node:crypto';
 import { IncomingMessage } from 'node:http';
 import Boom from '@hapi/boom';
 import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
-import Provider from 'oidc-provider';
+import type Provider from 'oidc-provider';
 import type { Configuration } from 'oidc-provider';
 import type { App } from '../lib/context.ts';
 import { findLiveOAuthClient } from '../db/oauth-clients.ts';
@@ -52,8 +56,8 @@ function presentedClientId(params: URLSearchParams, authorization: string | unde
 
 async function signingKeys(): Promise<{ keys: crypto.JsonWebKey[] }> {
   // Access tokens are opaque (looked up in the database), so nothing this provider signs has to
-  // verify on another process: a key per process, generated at start-up, is enough. oidc-provider
-  // needs one signing key to start.
+  // verify on another process: a key per process, generated when the provider is made, is enough.
+  // oidc-provider needs one signing key to start.
   const { privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const jwk = privateKey.export({ format: 'jwk' });
   return { keys: [{ ...jwk, kid: crypto.randomBytes(8).toString('hex'), alg: 'ES256', use: 'sig' }] };
@@ -82,7 +86,8 @@ async function createProvider(app: App, tokenPath: string): Promise<Provider> {
       resourceIndicators: { enabled: false },
     },
   };
-  const provider = new Provider(app.config.publicUrl, configuration);
+  const { default: OidcProvider } = await import('oidc-provider');
+  const provider = new OidcProvider(app.config.publicUrl, configuration);
   // Secrets are stored as SHA-256 digests (they are 256-bit random, like API keys), so the
   // client metadata's client_secret is that digest: hash what the client sent and compare the
   // digests in constant time. Undocumented hook; see LIBRARY-NOTES.
@@ -125,8 +130,14 @@ export const oauthPlugin = {
   async register(server: Server, { app }: { app: App }) {
     // Served where the spec's OAuth2 scheme says (its tokenUrl), like the metadata handler says.
     const tokenPath = oauthTokenPath(app.spec.document);
-    const provider = await createProvider(app, tokenPath);
-    const callback = provider.callback();
+    // made once, by the first request that needs it; a failed start is tried again by the next
+    let started: Promise<{ provider: Provider; callback: ReturnType<Provider['callback']> }> | undefined;
+    const providerStarted = () => started ??= createProvider(app, tokenPath)
+      .then((provider) => ({ provider, callback: provider.callback() }))
+      .catch((err: unknown) => {
+        started = undefined;
+        throw err;
+      });
     const publicUrl = app.config.publicUrl;
 
     const invalidToken = (message: string) => {
@@ -142,6 +153,7 @@ export const oauthPlugin = {
         const m = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
         // Session tokens (mgs_...) belong to the 'session' strategy.
         if (!m || m[1]!.startsWith(SESSION_PREFIX)) return h.unauthenticated(Boom.unauthorized(null, 'Bearer'));
+        const { provider } = await providerStarted();
         const token = await provider.ClientCredentials.find(m[1]!);
         // oidc-provider checks expiry against its own clock (Date.now); the gateway's clock decides too.
         if (!token || typeof token.exp !== 'number' || token.exp * 1000 <= app.clock()) throw invalidToken('invalid or expired access token');
@@ -192,11 +204,13 @@ export const oauthPlugin = {
               if (client) params.set('scope', client.allowedScopes.join(' '));
               else params.delete('scope');
             }
+            const { callback } = await providerStarted();
             // oidc-provider reads only form bodies: it gets the (re-encoded) body as a form.
             const copy = unreadCopy(req, params.toString());
             copy.headers['content-type'] = 'application/x-www-form-urlencoded';
             await callback(copy, request.raw.res);
           } else {
+            const { callback } = await providerStarted();
             await callback(unreadCopy(req, raw.toString('utf8')), request.raw.res);
           }
           return h.abandon;

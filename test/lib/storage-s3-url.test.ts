@@ -1,7 +1,7 @@
 // STORAGE_URL: the S3-compatible storage's one-line configuration, checked at start-up with a
 // message naming the problem; and the upload types the filename's extension selects.
 import test from 'ava';
-import { parseStorageUrl } from '../../lib/storage-s3.ts';
+import { parseStorageUrl } from '../../lib/storage-s3-url.ts';
 import { loadConfig } from '../../config.ts';
 import { uploadKind, uploadKeyOfUrl, newUploadKey } from '../../lib/uploads.ts';
 

@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { tinyPng } from '../helpers/adapters.ts';
-import { startGateway, newAccount } from '../helpers/gateway.ts';
+import { startGateway, newAccount, submitModel } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
 import { callbackToken } from '../../lib/upstream-callbacks.ts';
@@ -121,11 +121,6 @@ function falJob(id: string, result: Record<string, unknown> = { images: [{ url: 
 async function row(gw: TestGateway, id: string) {
   return gw.app.db('predictions').where({ id }).first();
 }
-async function submit(gw: TestGateway, key: string, url: string, payload: Record<string, unknown>): Promise<string> {
-  const res = await gw.server.inject({ method: 'POST', url, headers: { 'x-api-key': key }, payload });
-  if (res.statusCode !== 200) throw new Error(`submit failed: ${res.statusCode} ${res.payload}`);
-  return (res.result as { request_id: string }).request_id;
-}
 async function finished(gw: TestGateway, id: string) {
   return waitFor(async () => {
     const r = await row(gw, id);
@@ -172,7 +167,7 @@ test.serial('fal by polling: queued -> processing -> completed, the queue positi
   const base = `http://127.0.0.1:${(gw.server.listener.address() as AddressInfo).port}`;
   const acct = await newAccount(gw, 10_000);
   const seen = falJob('fal-poll-1');
-  const id = await submit(gw, acct.liveKey, DEV, { prompt: 'a fox', num_images: 1 });
+  const id = await submitModel(gw, acct.liveKey, DEV, { prompt: 'a fox', num_images: 1 });
 
   const events: Array<{ event: string; data: Record<string, unknown> }> = [];
   const reading = (async () => {
@@ -237,7 +232,7 @@ test.serial('fal by callback: a signed callback completes the job at once; tampe
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 10_000);
   const seen = falJob('fal-hook-1');
-  const id = await submit(gw, acct.liveKey, DEV, { prompt: 'a fox', num_images: 1 });
+  const id = await submitModel(gw, acct.liveKey, DEV, { prompt: 'a fox', num_images: 1 });
   await waitFor(async () => (await row(gw, id)).upstream_job_id === 'fal-hook-1', { what: 'the job to be submitted', timeoutMs: 30_000 });
   t.regex(seen.hook ?? '', new RegExp(`^http://gateway\\.test/api/v1/upstream-webhooks/fal/${id}\\.[A-Za-z0-9_-]{43}$`));
   const hook = seen.hook!;
@@ -279,7 +274,7 @@ test.serial('callbacks racing each other and out of order: one poll goes through
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 10_000);
   const seen = falJob('fal-race-1');
-  const id = await submit(gw, acct.liveKey, DEV, { prompt: 'a fox', num_images: 1 });
+  const id = await submitModel(gw, acct.liveKey, DEV, { prompt: 'a fox', num_images: 1 });
   await waitFor(async () => (await row(gw, id)).upstream_job_id === 'fal-race-1', { what: 'the job to be submitted', timeoutMs: 30_000 });
   seen.stage = 'done';
   const body = { request_id: 'fal-race-1', gateway_request_id: 'fal-race-1', status: 'OK', payload: {} };
@@ -310,7 +305,7 @@ test.serial('replicate by callback: the submit asks for start/completed callback
     }).reply(201, prediction('starting'))
     .get('/v1/predictions/rep-hook-1').reply(() => [200, done ? prediction('succeeded', { output: ['https://replicate.delivery.test/r/0.png'], metrics: { predict_time: 0.5 } }) : prediction('processing')]);
   nock('https://replicate.delivery.test').persist().get('/r/0.png').reply(200, PNG_BYTES, { 'content-type': 'image/png' });
-  const id = await submit(gw, acct.liveKey, PRO, { prompt: 'a fox', num_images: 1 });
+  const id = await submitModel(gw, acct.liveKey, PRO, { prompt: 'a fox', num_images: 1 });
   await waitFor(async () => (await row(gw, id)).upstream_job_id === 'rep-hook-1', { what: 'the job to be submitted', timeoutMs: 30_000 });
   t.regex(hook, new RegExp(`/api/v1/upstream-webhooks/replicate/${id}\\.`));
   t.deepEqual(filter, ['start', 'completed']);
@@ -332,7 +327,7 @@ test.serial('cancelling a fal prediction reaches fal; the hold is released and n
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 10_000);
   const seen = falJob('fal-cancel-1');
-  const id = await submit(gw, acct.liveKey, DEV, { prompt: 'a fox', num_images: 1 });
+  const id = await submitModel(gw, acct.liveKey, DEV, { prompt: 'a fox', num_images: 1 });
   await waitFor(async () => seen.polls >= 1 || undefined, { what: 'a poll', timeoutMs: 30_000 });
   const res = await gw.server.inject({ method: 'POST', url: `/app/cancel_prediction/${id}`, headers: { 'x-api-key': acct.liveKey } });
   t.is(res.statusCode, 200, res.payload);
@@ -354,7 +349,7 @@ test.serial('a fal content policy refusal fails the prediction as content_modera
       results++;
       return [422, { detail: [{ loc: ['body', 'prompt'], msg: 'The content was flagged by a content checker.', type: 'content_policy_violation', url: 'https://docs.fal.ai/errors#content_policy_violation', input: 'x' }] }];
     });
-  const id = await submit(gw, acct.liveKey, DEV, { prompt: 'something flagged', num_images: 1 });
+  const id = await submitModel(gw, acct.liveKey, DEV, { prompt: 'something flagged', num_images: 1 });
   const r = await finished(gw, id);
   t.like(r, { status: 'failed', error_code: 'content_moderated' });
   t.notRegex(String(r.error), /fal\.test|docs\.fal\.ai|fal-secret/);
@@ -374,7 +369,7 @@ test.serial('a fal 429 with Retry-After on submit is retried after the wait it a
   });
   const seen = falJob('fal-429-1');
   seen.stage = 'done';
-  const id = await submit(gw, acct.liveKey, DEV, { prompt: 'a fox', num_images: 1 });
+  const id = await submitModel(gw, acct.liveKey, DEV, { prompt: 'a fox', num_images: 1 });
   const r = await finished(gw, id);
   t.is(r.status, 'completed', String(r.error));
   t.is(times.length, 1);
@@ -388,7 +383,7 @@ test.serial('embedded (SQLite, in-process queue): the queue position is stored a
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 10_000);
   const seen = falJob('fal-sqlite-1');
-  const id = await submit(gw, acct.liveKey, DEV, { prompt: 'a fox', num_images: 1 });
+  const id = await submitModel(gw, acct.liveKey, DEV, { prompt: 'a fox', num_images: 1 });
   const r = await waitFor(async () => {
     const current = await row(gw, id);
     return current.upstream_job_id === 'fal-sqlite-1' ? current : undefined;

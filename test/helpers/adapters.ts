@@ -58,3 +58,8 @@ export function onlyLocalNetwork(test: TestFn): void {
     nock.enableNetConnect();
   });
 }
+
+/** A Replicate prediction as its API answers one (FLUX 1.1 [pro]), at `base` (the nocked host), in `status`. */
+export function replicatePrediction(base: string, id: string, status: string, extra: Record<string, unknown> = {}) {
+  return { id, model: 'black-forest-labs/flux-1.1-pro', input: {}, logs: '', output: null, error: null, status, created_at: '2026-11-23T16:19:34.765994Z', urls: { get: `${base}/v1/predictions/${id}`, cancel: `${base}/v1/predictions/${id}/cancel` }, ...extra };
+}

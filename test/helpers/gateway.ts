@@ -121,6 +121,13 @@ export async function newAccount(gw: TestGateway, credit = 0): Promise<Account> 
   return { userId, session, liveKey: (live.result as { key: string }).key, testKey: (test.result as { key: string }).key };
 }
 
+/** Submits to a model endpoint with an API key; its request id (anything but 200 throws). */
+export async function submitModel(gw: TestGateway, key: string, url: string, payload: Record<string, unknown>): Promise<string> {
+  const res = await gw.server.inject({ method: 'POST', url, headers: { 'x-api-key': key }, payload });
+  if (res.statusCode !== 200) throw new Error(`submit failed: ${res.statusCode} ${res.payload}`);
+  return (res.result as { request_id: string }).request_id;
+}
+
 /** A prediction's row once it is completed, failed or cancelled (30 s at most). */
 export async function finishedRow(gw: TestGateway, id: string): Promise<Record<string, any>> {
   return waitFor(async () => {

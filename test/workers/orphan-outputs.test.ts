@@ -11,8 +11,8 @@ import test from 'ava';
 import nock from 'nock';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { onlyLocalNetwork, tinyPng } from '../helpers/adapters.ts';
-import { finishedRow, startGateway, newAccount } from '../helpers/gateway.ts';
+import { onlyLocalNetwork, replicatePrediction, tinyPng } from '../helpers/adapters.ts';
+import { finishedRow, startGateway, newAccount, submitModel } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { assertLedger } from '../helpers/ledger.ts';
 import { captureLog } from '../helpers/logs.ts';
@@ -41,9 +41,7 @@ const ENV = {
 
 onlyLocalNetwork(test);
 
-function prediction(id: string, status: string, extra: Record<string, unknown> = {}) {
-  return { id, model: 'black-forest-labs/flux-1.1-pro', input: {}, logs: '', output: null, error: null, status, created_at: '2026-11-23T16:19:34.765994Z', urls: { get: `${REPLICATE}/v1/predictions/${id}`, cancel: `${REPLICATE}/v1/predictions/${id}/cancel` }, ...extra };
-}
+const prediction = (id: string, status: string, extra?: Record<string, unknown>) => replicatePrediction(REPLICATE, id, status, extra);
 
 /**
  * A Replicate job that has succeeded with two outputs by its first poll; with `thenFails`, every
@@ -94,12 +92,6 @@ const secondFails = (_id: string, index: number) => {
   if (index === 1) throw Object.assign(new Error('Connection timed out after 5000 ms'), { name: 'TimeoutError' });
 };
 
-async function submit(gw: TestGateway, key: string, url: string, payload: Record<string, unknown>): Promise<string> {
-  const res = await gw.server.inject({ method: 'POST', url, headers: { 'x-api-key': key }, payload });
-  if (res.statusCode !== 200) throw new Error(`submit failed: ${res.statusCode} ${res.payload}`);
-  return (res.result as { request_id: string }).request_id;
-}
-
 /** what is stored under the prediction's outputs: its directory's entries, [] when it is gone */
 async function stored(gw: TestGateway, id: string): Promise<string[]> {
   return fs.readdir(path.join(gw.app.config.storageDir, 'outputs', id)).catch(() => []);
@@ -116,7 +108,7 @@ for (const [db, queue] of [['sqlite', 'memory'], ['mysql', 'amqp']] as const) {
     t.teardown(() => gw.stop());
     const acct = await newAccount(gw, CREDIT);
     const saves = watchSaves(gw, secondFails);
-    const id = await submit(gw, acct.liveKey, LOCAL, LOCAL_INPUT);
+    const id = await submitModel(gw, acct.liveKey, LOCAL, LOCAL_INPUT);
 
     const done = await finishedRow(gw, id);
     t.is(done.status, 'failed');
@@ -135,7 +127,7 @@ for (const [db, queue] of [['sqlite', 'memory'], ['mysql', 'amqp']] as const) {
     const acct = await newAccount(gw, CREDIT);
     const seen = finishedJob(`rep-orphan-${db}-1`);
     const saves = watchSaves(gw, secondFails);
-    const id = await submit(gw, acct.liveKey, PRO, { prompt: 'a fox in the snow', num_images: 1 });
+    const id = await submitModel(gw, acct.liveKey, PRO, { prompt: 'a fox in the snow', num_images: 1 });
 
     const done = await finishedRow(gw, id);
     t.is(done.status, 'failed');
@@ -156,7 +148,7 @@ test.serial('a job whose outputs could not all be stored, and that then fails at
   const acct = await newAccount(gw, CREDIT);
   const seen = finishedJob('rep-orphan-then-failed', true);
   const saves = watchSaves(gw, secondFails);
-  const id = await submit(gw, acct.liveKey, PRO, { prompt: 'a fox in the snow', num_images: 1 });
+  const id = await submitModel(gw, acct.liveKey, PRO, { prompt: 'a fox in the snow', num_images: 1 });
 
   const done = await finishedRow(gw, id);
   t.is(done.status, 'failed');
@@ -177,7 +169,7 @@ for (const [db, queue] of [['sqlite', 'memory'], ['mysql', 'amqp']] as const) {
     const saves = watchSaves(gw, async (id, index) => {
       if (index === 0) cancel = await gw.app.store.cancel({ userId: acct.userId, teamId: null }, id, Date.now());
     });
-    const id = await submit(gw, acct.liveKey, LOCAL, LOCAL_INPUT);
+    const id = await submitModel(gw, acct.liveKey, LOCAL, LOCAL_INPUT);
 
     const done = await finishedRow(gw, id);
     t.is(done.status, 'cancelled');
@@ -202,7 +194,7 @@ for (const [db, queue] of [['sqlite', 'memory'], ['mysql', 'amqp']] as const) {
       const other = await gw.app.store.complete({ p, result: { outputs, nsfw: [false, false], inferenceMs: 5 }, now: Date.now() });
       if (!other.recorded) throw new Error('the other run could not complete the prediction');
     });
-    const id = await submit(gw, acct.liveKey, LOCAL, LOCAL_INPUT);
+    const id = await submitModel(gw, acct.liveKey, LOCAL, LOCAL_INPUT);
 
     const done = await finishedRow(gw, id);
     t.is(done.status, 'completed');
@@ -230,7 +222,7 @@ for (const [db, queue] of [['sqlite', 'memory'], ['mysql', 'amqp']] as const) {
       await gw.app.store.cancel({ userId: acct.userId, teamId: null }, id, Date.now());
       secondFails(id, index);
     });
-    const id = await submit(gw, acct.liveKey, LOCAL, LOCAL_INPUT);
+    const id = await submitModel(gw, acct.liveKey, LOCAL, LOCAL_INPUT);
 
     t.is((await finishedRow(gw, id)).status, 'cancelled');
     await waitFor(() => saves.failed === 1, { what: 'the second output to fail' });
@@ -252,7 +244,7 @@ test.serial('a job cancelled while its outputs were being stored (one failed) le
     await gw.app.store.cancel({ userId: acct.userId, teamId: null }, id, Date.now());
     secondFails(id, index);
   });
-  const id = await submit(gw, acct.liveKey, PRO, { prompt: 'a fox in the snow', num_images: 1 });
+  const id = await submitModel(gw, acct.liveKey, PRO, { prompt: 'a fox in the snow', num_images: 1 });
 
   t.is((await finishedRow(gw, id)).status, 'cancelled');
   await waitFor(async () => saves.failed === 1 && await idle(gw), { what: 'the collection to end' });
@@ -269,7 +261,7 @@ test.serial('a job cancelled while it waits for its next collection (the storage
   const acct = await newAccount(gw, CREDIT);
   const seen = finishedJob('rep-orphan-cancel-wait');
   const saves = watchSaves(gw, secondFails);
-  const id = await submit(gw, acct.liveKey, PRO, { prompt: 'a fox in the snow', num_images: 1 });
+  const id = await submitModel(gw, acct.liveKey, PRO, { prompt: 'a fox in the snow', num_images: 1 });
 
   await waitFor(async () => saves.failed === 1 && Number((await gw.app.db('predictions').where({ id }).first()).upstream_polls) === 2, { what: 'the next collection to be scheduled' });
   t.deepEqual(await stored(gw, id), ['0.png']);
@@ -289,7 +281,7 @@ test.serial('a removal the storage refuses is a warning naming the prediction; t
   gw.app.storage.removeAllOutputs = async () => {
     throw Object.assign(new Error('Connection timed out after 5000 ms'), { name: 'TimeoutError' });
   };
-  const id = await submit(gw, acct.liveKey, LOCAL, LOCAL_INPUT);
+  const id = await submitModel(gw, acct.liveKey, LOCAL, LOCAL_INPUT);
 
   const done = await finishedRow(gw, id);
   t.is(done.status, 'failed');

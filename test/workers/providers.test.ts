@@ -4,14 +4,14 @@
 // a moderation refusal is failed and unbilled; a restarted worker resumes polling without
 // submitting again. The providers are third-party HTTP: nock, with fixtures from their docs.
 import test from 'ava';
-import { onlyLocalNetwork, tinyPng } from '../helpers/adapters.ts';
+import { onlyLocalNetwork, replicatePrediction, tinyPng } from '../helpers/adapters.ts';
 import nock from 'nock';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { loadConfig } from '../../config.ts';
 import { createApp } from '../../app.ts';
 import { createRunModel } from '../../workers/run-model.ts';
-import { finishedRow, startGateway, newAccount } from '../helpers/gateway.ts';
+import { finishedRow, startGateway, newAccount, submitModel } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
 
@@ -38,9 +38,7 @@ const ENV = {
   UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true',
 };
 
-function prediction(id: string, status: string, extra: Record<string, unknown> = {}) {
-  return { id, model: 'black-forest-labs/flux-1.1-pro', input: {}, logs: '', output: null, error: null, status, created_at: '2026-11-23T16:19:34.765994Z', urls: { get: `${REPLICATE}/v1/predictions/${id}`, cancel: `${REPLICATE}/v1/predictions/${id}/cancel` }, ...extra };
-}
+const prediction = (id: string, status: string, extra?: Record<string, unknown>) => replicatePrediction(REPLICATE, id, status, extra);
 
 /** A Replicate job that stays `processing` until released, counting submits and polls. */
 function replicateJob(id: string) {
@@ -66,12 +64,6 @@ async function row(gw: TestGateway, id: string) {
   return gw.app.db('predictions').where({ id }).first();
 }
 
-async function submit(gw: TestGateway, key: string, url: string, payload: Record<string, unknown>): Promise<string> {
-  const res = await gw.server.inject({ method: 'POST', url, headers: { 'x-api-key': key }, payload });
-  if (res.statusCode !== 200) throw new Error(`submit failed: ${res.statusCode} ${res.payload}`);
-  return (res.result as { request_id: string }).request_id;
-}
-
 const finished = finishedRow;
 
 onlyLocalNetwork(test);
@@ -81,7 +73,7 @@ async function drivenByPolling(t: import('ava').ExecutionContext, queue: 'memory
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 10_000);
   const seen = replicateJob(jobId);
-  const id = await submit(gw, acct.liveKey, PRO, { prompt: 'a fox in the snow', num_images: 1 });
+  const id = await submitModel(gw, acct.liveKey, PRO, { prompt: 'a fox in the snow', num_images: 1 });
 
   // Polled through delayed messages while the provider works: processing, with its job recorded.
   const running = await waitFor(async () => {
@@ -161,7 +153,7 @@ test.serial('http-json: a prediction the upstream queues is polled through messa
       return [200, polls < 3 ? { id: 'hj-1', status: 'processing' } : { id: 'hj-1', status: 'completed', outputs: [`${LUMEN}/o/1.png`], inference_ms: 321 }];
     })
     .get('/o/1.png').reply(200, PNG_BYTES, { 'content-type': 'image/png' });
-  const id = await submit(gw, acct.liveKey, '/api/v1/lumen-dev-text-to-image', { prompt: 'a fox' });
+  const id = await submitModel(gw, acct.liveKey, '/api/v1/lumen-dev-text-to-image', { prompt: 'a fox' });
   const done = await finished(gw, id);
   t.is(done.status, 'completed', String(done.error));
   t.true(api.isDone());
@@ -177,7 +169,7 @@ test.serial('openai-compatible: a chat prediction completes with the reply store
   const api = nock(OPENAI).post('/v1/chat/completions', (body: { model?: string; messages?: unknown[] }) => body.model === 'gpt-4o-mini' && Array.isArray(body.messages))
     .matchHeader('authorization', `Bearer ${OPENAI_KEY}`)
     .reply(200, { id: 'chatcmpl-9', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'A fox, quiet in fresh snow.' }, finish_reason: 'stop' }] });
-  const id = await submit(gw, acct.liveKey, CHAT, { prompt: 'Caption: fox in snow' });
+  const id = await submitModel(gw, acct.liveKey, CHAT, { prompt: 'Caption: fox in snow' });
   const done = await finished(gw, id);
   t.is(done.status, 'completed', String(done.error));
   t.true(api.isDone());
@@ -199,7 +191,7 @@ test.serial('openai-compatible: the async chat endpoint takes a conversation in 
   const long = await gw.server.inject({ method: 'POST', url: '/app/calculate_dynamic_cost', headers: { 'x-api-key': acct.liveKey }, payload: { model: 'lexi-v1-balanced-chat', input: { messages: [{ role: 'user', content: 'x'.repeat(30000) }] } } });
   t.is(short.statusCode, 200, short.payload);
   t.true((long.result as { cost: number }).cost > (short.result as { cost: number }).cost);
-  const id = await submit(gw, acct.liveKey, CHAT, { messages: conversation });
+  const id = await submitModel(gw, acct.liveKey, CHAT, { messages: conversation });
   const done = await finished(gw, id);
   t.is(done.status, 'completed', String(done.error));
   t.true(api.isDone());
@@ -215,7 +207,7 @@ test.serial('a moderation refusal is failed at once with a stable code, never re
   const acct = await newAccount(gw, 1000);
   const api = nock(OPENAI).post('/v1/images/generations').once()
     .reply(400, { error: { message: 'Your request was rejected by the safety system.', type: 'image_generation_user_error', param: null, code: 'moderation_blocked' } });
-  const id = await submit(gw, acct.liveKey, MAX, { prompt: 'something refused' });
+  const id = await submitModel(gw, acct.liveKey, MAX, { prompt: 'something refused' });
   const done = await finished(gw, id);
   t.true(api.isDone());
   t.is(done.status, 'failed');
@@ -258,7 +250,7 @@ test.serial('a cancel that lands while a poll is asking the provider still reach
       seen.cancels++;
       return [200, prediction(id, 'canceled')];
     });
-  predictionId = await submit(gw, acct.liveKey, PRO, { prompt: 'a fox' });
+  predictionId = await submitModel(gw, acct.liveKey, PRO, { prompt: 'a fox' });
   await waitFor(() => seen.cancels === 1, { what: 'the provider cancel', timeoutMs: 30_000 });
   t.true(cancelledDuringPoll);
   t.is(seen.submits, 1);
@@ -272,7 +264,7 @@ test.serial('cancel_prediction on a running upstream job reaches the provider, a
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 10_000);
   const seen = replicateJob('rep-cancel-1');
-  const id = await submit(gw, acct.liveKey, PRO, { prompt: 'a fox' });
+  const id = await submitModel(gw, acct.liveKey, PRO, { prompt: 'a fox' });
   await waitFor(async () => (await row(gw, id)).upstream_job_id === 'rep-cancel-1', { what: 'the job to be submitted' });
   const res = await gw.server.inject({ method: 'POST', url: `/app/cancel_prediction/${id}`, headers: { 'x-api-key': acct.liveKey } });
   t.is(res.statusCode, 200, res.payload);
@@ -292,7 +284,7 @@ test.serial('a restarted worker resumes polling the recorded job without a secon
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 10_000);
   const seen = replicateJob('rep-restart-1');
-  const id = await submit(gw, acct.liveKey, PRO, { prompt: 'a fox' });
+  const id = await submitModel(gw, acct.liveKey, PRO, { prompt: 'a fox' });
   await waitFor(async () => Number((await row(gw, id)).upstream_polls) >= 1, { what: 'the job to be polled' });
 
   // The first process stops: its in-process queue, and the poll message waiting in it, are gone.
@@ -320,7 +312,7 @@ test.serial('a poll chain whose message was lost is published again by the sweep
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 10_000);
   const seen = replicateJob('rep-lost-1');
-  const id = await submit(gw, acct.liveKey, PRO, { prompt: 'a fox' });
+  const id = await submitModel(gw, acct.liveKey, PRO, { prompt: 'a fox' });
   await waitFor(async () => Number((await row(gw, id)).upstream_polls) >= 2, { what: 'the job to be polled' });
   // Every message in flight now carries a number the row no longer has: the chain is dead, as
   // if its message had been purged. The row is left untouched for longer than the sweeper waits.

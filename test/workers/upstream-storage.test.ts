@@ -8,8 +8,8 @@ import test from 'ava';
 import nock from 'nock';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { onlyLocalNetwork, tinyPng } from '../helpers/adapters.ts';
-import { finishedRow, startGateway, newAccount } from '../helpers/gateway.ts';
+import { onlyLocalNetwork, replicatePrediction, tinyPng } from '../helpers/adapters.ts';
+import { finishedRow, startGateway, newAccount, submitModel } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { assertLedger } from '../helpers/ledger.ts';
 import { waitFor } from '../helpers/services.ts';
@@ -37,9 +37,7 @@ const ENV = {
 
 onlyLocalNetwork(test);
 
-function prediction(id: string, status: string, extra: Record<string, unknown> = {}) {
-  return { id, model: 'black-forest-labs/flux-1.1-pro', input: {}, logs: '', output: null, error: null, status, created_at: '2026-11-23T16:19:34.765994Z', urls: { get: `${REPLICATE}/v1/predictions/${id}`, cancel: `${REPLICATE}/v1/predictions/${id}/cancel` }, ...extra };
-}
+const prediction = (id: string, status: string, extra?: Record<string, unknown>) => replicatePrediction(REPLICATE, id, status, extra);
 
 /** A Replicate job that has succeeded by its first poll, counting submits, polls and output downloads. */
 function finishedJob(id: string) {
@@ -76,12 +74,6 @@ function failingSaves(gw: TestGateway, failing: number) {
   return seen;
 }
 
-async function submit(gw: TestGateway, key: string, url: string, payload: Record<string, unknown>): Promise<string> {
-  const res = await gw.server.inject({ method: 'POST', url, headers: { 'x-api-key': key }, payload });
-  if (res.statusCode !== 200) throw new Error(`submit failed: ${res.statusCode} ${res.payload}`);
-  return (res.result as { request_id: string }).request_id;
-}
-
 const finished = finishedRow;
 
 async function wallet(gw: TestGateway, userId: number): Promise<[number, number]> {
@@ -96,7 +88,7 @@ for (const [db, queue] of [['sqlite', 'memory'], ['mysql', 'amqp']] as const) {
     const acct = await newAccount(gw, CREDIT);
     const seen = finishedJob(`rep-store-${db}-1`);
     const saves = failingSaves(gw, 2);
-    const id = await submit(gw, acct.liveKey, PRO, { prompt: 'a fox in the snow', num_images: 1 });
+    const id = await submitModel(gw, acct.liveKey, PRO, { prompt: 'a fox in the snow', num_images: 1 });
 
     const done = await finished(gw, id);
     t.is(done.status, 'completed', String(done.error));
@@ -124,7 +116,7 @@ for (const [db, queue] of [['sqlite', 'memory'], ['mysql', 'amqp']] as const) {
     const acct = await newAccount(gw, CREDIT);
     const seen = finishedJob(`rep-store-${db}-2`);
     const saves = failingSaves(gw, Infinity);
-    const id = await submit(gw, acct.liveKey, PRO, { prompt: 'a fox in the snow', num_images: 1 });
+    const id = await submitModel(gw, acct.liveKey, PRO, { prompt: 'a fox in the snow', num_images: 1 });
 
     const done = await finished(gw, id);
     t.is(done.status, 'failed');
@@ -158,7 +150,7 @@ test.serial('a provider that answers in one call (openai-compatible) fails at on
     return [200, { id: 'chatcmpl-store-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'A fox.' }, finish_reason: 'stop' }] }];
   });
   const saves = failingSaves(gw, Infinity);
-  const id = await submit(gw, acct.liveKey, CHAT, { prompt: 'Caption: fox in snow' });
+  const id = await submitModel(gw, acct.liveKey, CHAT, { prompt: 'Caption: fox in snow' });
   const done = await finished(gw, id);
   t.is(done.status, 'failed');
   t.is(done.error_code, 'output_not_stored');

@@ -57,6 +57,20 @@ export function createS3Storage(cfg: S3StorageConfig, localDir: string, publicUr
   const objectKey = (key: string) => (cfg.prefix ? `${cfg.prefix}/${key}` : key);
   const local = createLocalStorage(localDir, publicUrl);
 
+  /**
+   * Deletes these objects (their full keys), at most 1000 a request. A store can answer 200 and
+   * still refuse some keys: that is a failure (retention then keeps the prediction's files listed
+   * and tries again on its next run), not a removal.
+   */
+  async function deleteObjects(keys: readonly string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += 1000) {
+      const batch = keys.slice(i, i + 1000);
+      const done = await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+      const refused = done.Errors ?? [];
+      if (refused.length > 0) throw new Error(`the store kept ${refused.length} of ${batch.length} objects (${refused[0]!.Code ?? 'error'}: ${refused[0]!.Message ?? ''})`);
+    }
+  }
+
   return {
     kind: 's3',
     tempDir: local.tempDir,
@@ -84,11 +98,8 @@ export function createS3Storage(cfg: S3StorageConfig, localDir: string, publicUr
     async removeOutputs(predictionId, keys) {
       const prefix = `outputs/${predictionId}/`;
       const mine = keys.filter((k) => k.startsWith(prefix) && !k.includes('..') && !k.includes('\\'));
-      for (let i = 0; i < mine.length; i += 1000) {
-        const batch = mine.slice(i, i + 1000);
-        // Deleting a key that is not there succeeds in S3: "already gone counts as removed".
-        await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: batch.map((k) => ({ Key: objectKey(k) })), Quiet: true } }));
-      }
+      // Deleting a key that is not there succeeds in S3: "already gone counts as removed".
+      await deleteObjects(mine.map(objectKey));
       return mine.length;
     },
     async removeAllOutputs(predictionId) {
@@ -103,13 +114,7 @@ export function createS3Storage(cfg: S3StorageConfig, localDir: string, publicUr
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
       // listed whole first, then deleted: no page is read after its keys were deleted
-      for (let i = 0; i < found.length; i += 1000) {
-        const batch = found.slice(i, i + 1000);
-        const done = await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
-        // an answer of 200 can still refuse some keys
-        const refused = done.Errors ?? [];
-        if (refused.length > 0) throw new Error(`the store kept ${refused.length} of ${batch.length} objects (${refused[0]!.Code ?? 'error'}: ${refused[0]!.Message ?? ''})`);
-      }
+      await deleteObjects(found);
       return found.length;
     },
     async stat(key) {

@@ -90,10 +90,15 @@ test('more outputs than a listing page and a delete request hold: every page lis
   t.deepEqual([...fake.keys].sort(), [...others].sort());
 });
 
-test('a delete the store answers with per-key errors is a failure, not a removal', async (t) => {
+test('a delete the store answers with per-key errors is a failure, not a removal, for every output and for the listed ones', async (t) => {
   const fake = await fakeS3(['gw/outputs/kept/0.png', 'gw/outputs/kept/1.png'], 1000);
   fake.refuse = true;
   const storage = await storageOn(t, fake);
   await t.throwsAsync(storage.removeAllOutputs('kept'), { message: /kept 2 of 2 objects \(AccessDenied/ });
   t.is(fake.keys.size, 2);
+  // so is retention's removal of a completed prediction's listed outputs: they stay listed, for its next run
+  await t.throwsAsync(storage.removeOutputs('kept', ['outputs/kept/0.png', 'outputs/kept/1.png']), { message: /kept 2 of 2 objects \(AccessDenied/ });
+  fake.refuse = false;
+  t.is(await storage.removeOutputs('kept', ['outputs/kept/0.png', 'outputs/kept/1.png', 'outputs/other/0.png']), 2);
+  t.is(fake.keys.size, 0);
 });

@@ -89,13 +89,17 @@ test('an embedded gateway stopped with work in its in-process queue finishes it 
   await post('/auth/register', { email: 'restart@example.com', password: 'a long password' });
   t.is((await post('/auth/verify-otp', { email: 'restart@example.com', otp: await loggedCode(proc, 'restart@example.com') })).status, 200);
   const { api_key: key } = await json(await post('/auth/cli/login', { email: 'restart@example.com', password: 'a long password' })) as { api_key: string };
-  // Large and many-step images keep the single process busy long enough to kill it with work pending.
+  // Images of a second or so each keep the single process busy long enough to kill it with work
+  // pending (the last one is checked unfinished just before the kill). 2048x2048 at 50 steps took
+  // some 45 s to render again after the restart, the longest file of the suite.
   const ids: string[] = [];
   for (let i = 0; i < 4; i++) {
-    const r = await json(await post('/api/v1/canvas-v1-fast-text-to-image', { prompt: `slow ${i}`, width: 2048, height: 2048, num_inference_steps: 50 }, { 'x-api-key': key }));
+    const r = await json(await post('/api/v1/canvas-v1-fast-text-to-image', { prompt: `slow ${i}`, width: 1024, height: 1024, num_inference_steps: 25 }, { 'x-api-key': key }));
     ids.push(r.request_id as string);
   }
+  const last = await json(await fetch(`${base}/api/v1/predictions/${ids.at(-1)}/result`, { headers: { 'x-api-key': key } }));
   await proc.kill('SIGKILL');
+  t.not(last.status, 'completed', 'work was pending when the process was killed');
 
   ({ proc, base } = await boot(dir, port));
   for (const id of ids) {

@@ -9,7 +9,7 @@
 //
 // nodemailer (some 100 ms to import) is loaded by the first mail sent over SMTP, not at start-up:
 // most processes never send one.
-import type { Transporter } from 'nodemailer';
+import { onFirstUse } from './first-use.ts';
 import type { Logger } from 'pino';
 import type { App } from './context.ts';
 import type { MailConfig } from '../config.ts';
@@ -61,20 +61,14 @@ export function createMailer(config: MailConfig, log: Logger): Mailer {
   }
   const smtpUrl = config.smtpUrl;
   // one transport per mailer, made with the first mail; a failed load is tried again by the next
-  let transport: Promise<Transporter> | undefined;
-  const transportOf = () => transport ??= import('nodemailer')
-    .then(({ default: nodemailer }) => nodemailer.createTransport({
-      url: smtpUrl,
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 30_000,
-      logger: false,
-      debug: false,
-    }))
-    .catch((err: unknown) => {
-      transport = undefined;
-      throw err;
-    });
+  const transportOf = onFirstUse(async () => (await import('nodemailer')).default.createTransport({
+    url: smtpUrl,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+    logger: false,
+    debug: false,
+  }));
   return {
     async send(mail) {
       await (await transportOf()).sendMail({ from: fromWithName(config.from, mail.fromName), to: mail.to, subject: mail.subject, text: mail.text });

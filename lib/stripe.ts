@@ -10,24 +10,15 @@ import crypto from 'node:crypto';
 import type Stripe from 'stripe';
 import type { StripeConfig } from '../config.ts';
 import { ConflictError, NotFoundError, UnavailableError } from './errors.ts';
+import { onFirstUse } from './first-use.ts';
 
 export type { Stripe };
 
 /** The SDK once loaded: an error of the SDK implies it is, so fromStripeError can stay synchronous. */
 let sdk: typeof Stripe | undefined;
-let loading: Promise<typeof Stripe> | undefined;
 
 /** The SDK's class (its statics: webhooks, errors), imported by the first call; a failed import is tried again by the next. */
-export function stripeSdk(): Promise<typeof Stripe> {
-  if (sdk) return Promise.resolve(sdk);
-  return loading ??= import('stripe').then(({ default: loaded }) => {
-    sdk = loaded;
-    return loaded;
-  }, (err: unknown) => {
-    loading = undefined;
-    throw err;
-  });
-}
+export const stripeSdk = onFirstUse(async () => (sdk = (await import('stripe')).default));
 
 const clients = new Map<string, Stripe>();
 

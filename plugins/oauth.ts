@@ -21,6 +21,7 @@ import type { Caller } from '../lib/context.ts';
 import { CODE_SCOPES as ALL_SCOPES } from '../spec/scopes.ts';
 import type { Scope } from '../spec/scopes.ts';
 import { bearerChallenge } from '../lib/oauth-challenge.ts';
+import { onFirstUse } from '../lib/first-use.ts';
 import type { CredentialPlugin } from './spec-routes.ts';
 import { oauthTokenPath } from '../spec/scopes.ts';
 
@@ -131,13 +132,10 @@ export const oauthPlugin = {
     // Served where the spec's OAuth2 scheme says (its tokenUrl), like the metadata handler says.
     const tokenPath = oauthTokenPath(app.spec.document);
     // made once, by the first request that needs it; a failed start is tried again by the next
-    let started: Promise<{ provider: Provider; callback: ReturnType<Provider['callback']> }> | undefined;
-    const providerStarted = () => started ??= createProvider(app, tokenPath)
-      .then((provider) => ({ provider, callback: provider.callback() }))
-      .catch((err: unknown) => {
-        started = undefined;
-        throw err;
-      });
+    const providerStarted = onFirstUse(async () => {
+      const provider = await createProvider(app, tokenPath);
+      return { provider, callback: provider.callback() };
+    });
     const publicUrl = app.config.publicUrl;
 
     const invalidToken = (message: string) => {

@@ -102,15 +102,16 @@ export function createS3Storage(cfg: S3StorageConfig, localDir: string, publicUr
       await deleteObjects(mine.map(objectKey));
       return mine.length;
     },
-    async removeAllOutputs(predictionId) {
+    async removeAllOutputs(predictionId, keep = []) {
       assertPredictionId(predictionId);
+      const kept = new Set(keep.map(objectKey));
       // the trailing slash keeps `outputs/ab/` from matching `outputs/abc/…`
       const prefix = objectKey(`outputs/${predictionId}/`);
       const found: string[] = [];
       let token: string | undefined;
       do {
         const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }));
-        for (const o of page.Contents ?? []) if (o.Key?.startsWith(prefix)) found.push(o.Key);
+        for (const o of page.Contents ?? []) if (o.Key?.startsWith(prefix) && !kept.has(o.Key)) found.push(o.Key);
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
       // listed whole first, then deleted: no page is read after its keys were deleted

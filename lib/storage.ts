@@ -47,9 +47,11 @@ export interface Storage {
    * removes everything stored under `outputs/<predictionId>/`, whatever the keys (files a run
    * stored before its prediction failed or was cancelled, which no row lists), and nothing outside
    * it; throws on an id that is not one (`..`, a slash). Only for a prediction that cannot complete
-   * any more. Returns how many files it removed (0: nothing was stored).
+   * any more, or with `keep`, the keys its completed row lists: every other file goes (what an
+   * earlier attempt stored under other names). Returns how many files it removed (0: nothing was
+   * stored, or only what is kept).
    */
-  removeAllOutputs(predictionId: string): Promise<number>;
+  removeAllOutputs(predictionId: string, keep?: readonly string[]): Promise<number>;
   url(key: string): string;
   /** the sandbox's mock output for a kind of media */
   sandboxKey(kind: MediaKind): string;
@@ -152,7 +154,7 @@ export function createLocalStorage(root: string, publicUrl: string): Storage {
       await fs.rmdir(path.join(root, 'outputs', predictionId)).catch(() => undefined);
       return removed;
     },
-    async removeAllOutputs(predictionId) {
+    async removeAllOutputs(predictionId, keep = []) {
       assertPredictionId(predictionId);
       const dir = path.join(root, 'outputs', predictionId);
       const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
@@ -160,9 +162,21 @@ export function createLocalStorage(root: string, publicUrl: string): Storage {
         throw err;
       });
       if (entries === null) return 0;
-      // a save still under way may have its temporary file here: it goes too (its rename then fails)
-      await fs.rm(dir, { recursive: true, force: true });
-      return entries.filter((e) => e.isFile()).length;
+      const files = entries.filter((e) => e.isFile());
+      if (keep.length === 0) {
+        // a save still under way may have its temporary file here: it goes too (its rename then fails)
+        await fs.rm(dir, { recursive: true, force: true });
+        return files.length;
+      }
+      const kept = new Set(keep.map((k) => path.join(root, k)));
+      let removed = 0;
+      for (const e of files) {
+        const file = path.join(e.parentPath, e.name);
+        if (kept.has(file)) continue;
+        await fs.rm(file, { force: true });
+        removed++;
+      }
+      return removed;
     },
     url(key) {
       return `${publicUrl}/files/${key}`;

@@ -136,6 +136,16 @@ export function createRunModel(app: App) {
     }
   }
 
+  /** Removes the files under a completed prediction's outputs that its row does not list; best effort, as removeOrphanOutputs. */
+  async function removeOtherOutputs(id: string, keys: readonly string[], run: RunLog): Promise<void> {
+    try {
+      const removed = await app.storage.removeAllOutputs(id, keys);
+      if (removed > 0) run.log.info({ id, removed }, 'removed the outputs an earlier attempt stored under other names');
+    } catch (err) {
+      run.log.warn({ id, storage: app.storage.kind, err: (err as Error).message }, 'could not remove the outputs an earlier attempt stored under other names');
+    }
+  }
+
   /**
    * One call to a provider (a local run; an upstream submit or status poll), timed and counted by
    * provider (the upstream, or "local") and adapter: mediagate_adapter_duration_seconds and, when
@@ -206,6 +216,9 @@ export function createRunModel(app: App) {
     const cost = costOfRun(p, model, result.report);
     const done = await store.complete({ p, result: { outputs: keys, nsfw: result.files.map((f) => f.nsfw === true), inferenceMs: result.inferenceMs }, now: app.clock(), cost, ...(usage ? { usage } : {}) });
     if (done.recorded) metrics.predictions.inc({ model: p.model, outcome: 'completed' });
+    // An earlier attempt may have stored files under other names (another type, more outputs)
+    // before it failed: the row lists only this run's, so retention would never find the rest.
+    if (done.recorded && p.attempts > 1) await removeOtherOutputs(p.id, keys, run);
     run.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
     // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
     if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId, run.reqId);

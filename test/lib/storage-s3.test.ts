@@ -166,6 +166,17 @@ test('removing every output of a prediction deletes each key under its outputs, 
   for (const key of others) t.truthy(await s3.head(key), `${key} still stays`);
 });
 
+test('removing the outputs of a prediction but the kept keys deletes every other key under its outputs', async (t) => {
+  const storage = await prefixed(t, 'but-kept');
+  const kept = ['outputs/p1/0.png', 'outputs/p1/1.png'];
+  const earlier = ['but-kept/outputs/p1/0.webp', 'but-kept/outputs/p1/2.png'];
+  await put([...kept.map((k) => `but-kept/${k}`), ...earlier, 'but-kept/outputs/p10/0.png']);
+  t.is(await storage.removeAllOutputs('p1', kept), earlier.length);
+  t.deepEqual((await listed('but-kept/outputs/p1/')).sort(), kept.map((k) => `but-kept/${k}`));
+  t.truthy(await s3.head('but-kept/outputs/p10/0.png'));
+  t.is(await storage.removeAllOutputs('p1', kept), 0, 'only the kept keys are left');
+});
+
 test('a path outside the stored keys is 404, never a presigned address', async (t) => {
   for (const p of ['/files/outputs/..%2Fsecret', '/files/uploads/a%20b/c.png', '/files/outputs/']) {
     const res = await gw.server.inject({ method: 'GET', url: p });

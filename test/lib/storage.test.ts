@@ -92,6 +92,23 @@ test('removing every output of a prediction takes its whole directory, whatever 
   t.is(await store.removeAllOutputs('never-ran'), 0);
 });
 
+test('removing the outputs of a prediction but the kept keys leaves those and removes every other file under it', async (t) => {
+  const { root, store } = await storage(t);
+  const file = { data: new Uint8Array([1]), contentType: 'image/png', extension: 'png' };
+  const kept = [await store.save('p1', 0, file), await store.save('p1', 1, file)];
+  // an earlier attempt's files under other names, and a save's temporary file
+  await store.save('p1', 0, { ...file, extension: 'webp' });
+  await store.save('p1', 2, file);
+  await fs.writeFile(path.join(root, 'outputs', 'p1', '3.png.0a1b2c.tmp'), 'x');
+  const neighbour = await store.save('p10', 0, file);
+
+  t.is(await store.removeAllOutputs('p1', kept), 3);
+  t.deepEqual((await fs.readdir(path.join(root, 'outputs', 'p1'))).sort(), ['0.png', '1.png']);
+  t.true((await fs.stat(path.join(root, neighbour))).isFile());
+  t.is(await store.removeAllOutputs('p1', kept), 0, 'only the kept keys are left');
+  t.is(await store.removeAllOutputs('never-ran', kept), 0);
+});
+
 test('removing every output of a prediction refuses what is not a prediction id, and removes nothing', async (t) => {
   const { root, store } = await storage(t);
   const key = await store.save('p2', 0, { data: new Uint8Array([2]), contentType: 'image/png', extension: 'png' });

@@ -49,15 +49,31 @@ export function newLogLines(p: Prediction, seen: number): { seen: number; lines:
 }
 
 /** POST /app/cancel_prediction/{request_id}: queued, pending or processing -> cancelled; the hold is released. */
-export const cancelPrediction: Handler<'cancelPrediction'> = async ({ app, caller, params }) => {
+export const cancelPrediction: Handler<'cancelPrediction'> = async ({ app, request, caller, params }) => {
   if (!canSee(caller, await findPrediction(app.db, caller.owner, params.request_id))) throw new NotFoundError('prediction not found');
   const outcome = await app.store.cancel(caller.owner, params.request_id, app.clock());
   if (outcome === 'not-found') throw new NotFoundError('prediction not found');
   const p = await findPrediction(app.db, caller.owner, params.request_id);
   if (!p) throw new NotFoundError('prediction not found');
   if (outcome === 'finished') throw new ConflictError(`prediction is already ${p.status} and cannot be cancelled`);
+  if (p.attempts > 0) removeCancelledOutputs(app, request, p.id);
   return predictionView(app, p);
 };
+
+/**
+ * What an attempt of a cancelled prediction stored goes, in the background (the answer does not
+ * wait for storage). A run still going finds the prediction cancelled when it completes and
+ * removes what it stored after this; this covers an attempt whose retry never comes (its
+ * in-process timer was lost at a restart). Best effort: a failure is a warning.
+ */
+function removeCancelledOutputs(app: HandlerContext['app'], request: HandlerContext['request'], id: string): void {
+  const { requestId } = request.app;
+  app.storage.removeAllOutputs(id).then((removed) => {
+    if (removed > 0) app.log.info({ id, removed, requestId }, 'removed the stored outputs of a cancelled prediction');
+  }, (err: unknown) => {
+    app.log.warn({ id, storage: app.storage.kind, err: (err as Error).message, requestId }, 'could not remove the stored outputs of a cancelled prediction');
+  });
+}
 
 /**
  * One stream event's data: the result route's body plus what the provider said of a running job,

@@ -3,8 +3,9 @@
 // provider's job whose first output is stored and second is not (the storage fails) is retried
 // and finally fails: nothing is left under its outputs; a run that finds its prediction cancelled
 // meanwhile leaves nothing, nor does a cancel between an attempt that stored some and its retry;
-// a prediction another run completed meanwhile keeps its files (the same keys); a removal that
-// fails is a warning, never the outcome. On SQLite with the in-process
+// a prediction another run completed meanwhile keeps its files (the same keys), and one completed
+// on a retry keeps only the files it lists; a cancel removes at once what an attempt stored; a
+// removal that fails is a warning, never the outcome. On SQLite with the in-process
 // queue and on MariaDB with RabbitMQ. The provider is third-party HTTP: nock; the storage is the
 // real local one, made to fail or to race.
 import test from 'ava';
@@ -229,6 +230,50 @@ for (const [db, queue] of [['sqlite', 'memory'], ['mysql', 'amqp']] as const) {
     // the retry, 20 ms later
     await waitFor(async () => (await stored(gw, id)).length === 0, { what: 'the stored output to be removed', timeoutMs: 5_000 });
     t.deepEqual(saves.stored, [`outputs/${id}/0.png`], 'one attempt only');
+    t.deepEqual(await wallet(gw, acct.userId), [CREDIT, 0]);
+    await assertLedger(t, gw.app.db);
+  });
+}
+
+for (const [db, queue] of [['sqlite', 'memory'], ['mysql', 'amqp']] as const) {
+  test.serial(`${db}/${queue}: a run completed on its retry keeps only the outputs it lists, not what an earlier attempt stored under other names`, async (t) => {
+    const gw = await startGateway({ db, queue, worker: true, env: ENV });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, CREDIT);
+    // the first attempt stores its first output as another type, then fails to store the second
+    const storage = gw.app.storage;
+    const real: Save = storage.save.bind(storage);
+    let attempt = 0;
+    storage.save = async (id, index, file) => {
+      if (index === 0) attempt++;
+      if (attempt > 1) return real(id, index, file);
+      if (index === 1) secondFails(id, index);
+      return real(id, index, { ...file, extension: 'webp' });
+    };
+    const id = await submitModel(gw, acct.liveKey, LOCAL, LOCAL_INPUT);
+
+    const done = await finishedRow(gw, id);
+    t.is(done.status, 'completed');
+    t.is(Number(done.attempts), 2);
+    t.deepEqual(JSON.parse(done.outputs), [`outputs/${id}/0.png`, `outputs/${id}/1.png`]);
+    t.deepEqual((await storedOnceIdle(gw, id)).sort(), ['0.png', '1.png'], "the first attempt's 0.webp is gone");
+    await assertLedger(t, gw.app.db);
+  });
+
+  test.serial(`${db}/${queue}: cancelling a prediction whose retry is still to come removes what its attempt stored at once`, async (t) => {
+    // the retry would come a minute later (or never: an in-process timer is lost at a restart)
+    const gw = await startGateway({ db, queue, worker: true, env: { ...ENV, RETRY_DELAYS_MS: '60000' } });
+    t.teardown(() => gw.stop());
+    const acct = await newAccount(gw, CREDIT);
+    const saves = watchSaves(gw, secondFails);
+    const id = await submitModel(gw, acct.liveKey, LOCAL, LOCAL_INPUT);
+    await waitFor(async () => saves.failed === 1 && (await findPredictionById(gw.app.db, id))?.status === 'pending', { what: 'the attempt to fail and wait for its retry' });
+    t.deepEqual(await stored(gw, id), ['0.png']);
+
+    const res = await gw.server.inject({ method: 'POST', url: `/app/cancel_prediction/${id}`, headers: { 'x-api-key': acct.liveKey } });
+    t.is(res.statusCode, 200);
+    t.is((res.result as { status: string }).status, 'cancelled');
+    await waitFor(async () => (await stored(gw, id)).length === 0, { what: 'the stored output to be removed', timeoutMs: 5_000 });
     t.deepEqual(await wallet(gw, acct.userId), [CREDIT, 0]);
     await assertLedger(t, gw.app.db);
   });

@@ -7,6 +7,9 @@ import { ownerKey } from '../lib/caller.ts';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected, jsonOr, num } from './knex.ts';
+import { releaseFor } from './wallet/moves.ts';
+import { payerOfRow } from './predictions/record.ts';
+import type { PredictionRow } from './predictions/record.ts';
 
 export interface DeletionState {
   requestedAt: number | null;
@@ -154,6 +157,11 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     }
     // the webhook events asked for by personal predictions still running or never sent a result (their URLs)
     await trx('webhook_event_filters').whereIn('prediction_id', trx('predictions').select('id').where({ user_id: userId }).whereNull('team_id')).delete();
+    // personal predictions still unfinished give their holds back first, each to the wallet that
+    // placed it (a studio's owner_pays run: the studio owner's), or the credit would stay held
+    // for a prediction that no longer exists; the guarded transition keeps a completion racing
+    // this erasure from charging what is released
+    await releaseUnfinished(trx, userId, now);
     // personal predictions (deliveries and attempts cascade); ledger rows name them by id only
     await trx('predictions').where({ user_id: userId }).whereNull('team_id').delete();
     // personal alerts' deliveries (and attempts, cascading): their URLs may carry the receiver's token
@@ -173,4 +181,16 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     });
     return { kind: 'erased' };
   });
+}
+
+/** The account's personal predictions still queued, pending or processing: cancelled, and each one's hold released to the wallet that holds it. */
+async function releaseUnfinished(trx: Knex.Transaction, userId: number, now: number): Promise<void> {
+  const unfinished = ['queued', 'pending', 'processing'];
+  const rows = await trx('predictions').where({ user_id: userId }).whereNull('team_id').whereIn('status', unfinished).andWhere('price', '>', 0)
+    .orderBy('id').select<Array<Pick<PredictionRow, 'id' | 'model' | 'price' | 'user_id' | 'team_id' | 'payer_user_id' | 'payer_team_id'>>>('id', 'model', 'price', 'user_id', 'team_id', 'payer_user_id', 'payer_team_id');
+  for (const r of rows) {
+    const n = await trx('predictions').where('id', r.id).whereIn('status', unfinished).update({ status: 'cancelled', completed_at: now, updated_at: now });
+    if (affected(n) !== 1) continue;
+    await releaseFor(trx, payerOfRow(r), num(r.price), { predictionId: r.id, model: String(r.model), now });
+  }
 }

@@ -11,6 +11,7 @@ import { DomainError, NotFoundError, PayloadTooLargeError, UnavailableError, Uns
 import type { App } from '../lib/context.ts';
 import { newSecret, sha256Hex } from '../lib/secrets.ts';
 import { newUploadKey, uploadKeyOfUrl, uploadKind, UPLOAD_TYPES } from '../lib/uploads.ts';
+import { canSee } from './guards.ts';
 
 /** prefix of the gateway's upload tokens (they travel in the upload URL) */
 export const UPLOAD_TOKEN_PREFIX = 'mgu_';
@@ -95,7 +96,8 @@ function nameOf(url: string): string {
 /** POST /app/media-library */
 export const createMediaAsset: Handler<'createMediaAsset'> = async ({ app, caller, body }) => {
   const { owner } = caller;
-  if (body.request_id !== undefined && !(await findPrediction(app.db, owner, body.request_id))) {
+  // the prediction must be one the caller sees: to a sandbox key a production prediction does not exist
+  if (body.request_id !== undefined && !canSee(caller, await findPrediction(app.db, owner, body.request_id))) {
     throw new NotFoundError('prediction not found');
   }
   const filesBase = `${app.config.publicUrl}/files`;

@@ -218,3 +218,23 @@ test('the list filters by media type and by name or URL, pages newest first, and
   t.is((await list({ page_size: 0 })).status, 422);
   t.is((await list({ media_type: 'model3d' })).status, 422);
 });
+
+test('a sandbox key cannot name a production prediction as an asset\'s request_id: to it the prediction does not exist (404)', async (t) => {
+  const c = await newAccount(gw, 1000);
+  const submit = async (key: string) => {
+    const res = await gw.server.inject({ method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', headers: { 'x-api-key': key }, payload: { prompt: 'asset', width: 64, height: 64 } });
+    if (res.statusCode !== 200) throw new Error(`submit: ${res.statusCode} ${res.payload}`);
+    return (res.result as { request_id: string }).request_id;
+  };
+  const production = await submit(c.liveKey);
+  const sandbox = await submit(c.testKey);
+  const register = (as: string, requestId: string) => callOperation<Asset>(gw, 'createMediaAsset', { as, body: { url: 'https://cdn.example.com/linked.png', media_type: 'image', request_id: requestId } });
+  const refused = await register(c.testKey, production);
+  const unknown = await register(c.testKey, '0'.repeat(32));
+  t.is(refused.status, 404);
+  t.deepEqual(refused.body, unknown.body, 'the same answer as an id nobody has');
+  t.is((await register(c.testKey, sandbox)).status, 200, 'its own sandbox prediction');
+  t.is((await register(c.liveKey, production)).status, 200, 'a production key names the production prediction');
+  const listed = await callOperation<Page>(gw, 'listMediaAssets', { as: c.session });
+  t.is(listed.body.items.filter((x) => x.url === 'https://cdn.example.com/linked.png').length, 2, 'the refused one was not recorded');
+});

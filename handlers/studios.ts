@@ -11,7 +11,7 @@ import {
   createStudio as insertStudio, disableStudio as disableRow, findStudio, listStudios as listRows, studioUsage, updateStudio as updateRow,
 } from '../db/studios.ts';
 import type { PayerMode, Studio, StudioBranding, StudioSettings } from '../db/studios.ts';
-import { refuseSandboxKey } from './guards.ts';
+import { refuseSandboxKey, refuseStudioUser } from './guards.ts';
 
 type StudioView = ReplyOf<'getStudio'>;
 
@@ -80,8 +80,10 @@ function studioId(id: number): number {
 }
 
 /** POST /app/studios */
-export const createStudio: Handler<'createStudio'> = async ({ app, caller, body, h }) => {
+export const createStudio: Handler<'createStudio'> = async ({ app, caller, body, h, studio: context }) => {
   refuseSandboxKey(caller, 'create studios (their runs are charged to production wallets)');
+  // a studio of their own would run any model at the list price, outside their studio (personal or for a team)
+  await refuseStudioUser(app, caller, context, 'a studio\'s users cannot create studios, whose users run models outside their own studio');
   const s = settingsOf(app, body as SettingsBody);
   const studio = await insertStudio(app.db, caller.owner, body.slug, {
     name: body.name, branding: {}, domains: [], allowedModels: [], markupPercent: 0, modelPrices: {}, payerMode: body.payer_mode, ...s,

@@ -646,3 +646,27 @@ test('a studio\'s user cannot leave the studio through a team: creating one, acc
   t.is(ci.status, 201);
   t.is((await callOperation(gw, 'rotateTeamApiKey', { as: plain.session, params: { team_id: own.body.id, key_id: ci.body.id }, body: { grace_seconds: 0 } })).status, 200);
 });
+
+test('a studio\'s user cannot leave the studio through a studio of their own: 403, none is created, in the studio\'s context or with team_id', async (t) => {
+  const studio = await createStudio({ payer_mode: 'end_user_pays' });
+  const user = await studioUser(studio.slug, 1000);
+  // a team the studio's user was in before they were refused one
+  const [teamId] = await gw.app.db('teams').insert({ name: 'from before', balance: 0, held: 0, created_at: Date.now() });
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: user.userId, role: 'owner', created_at: Date.now() });
+  for (const as of [user.session, user.liveKey]) {
+    for (const query of [{}, { team_id: Number(teamId) }] as Array<Record<string, number>>) {
+      const slug = uniqueName('esc').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30);
+      const refused = await callOperation<{ code: string; detail: string }>(gw, 'createStudio', {
+        as, headers: inStudio(studio.slug), query, body: { slug, name: 'Escape', allowed_models: [OTHER_MODEL], payer_mode: 'owner_pays' },
+      });
+      t.is(refused.status, 403, JSON.stringify(refused.body));
+      t.is(refused.body.code, 'forbidden');
+      t.regex(refused.body.detail, /studio's users cannot create studios/);
+    }
+  }
+  t.is((await gw.app.db('studios').where('user_id', user.userId)).length, 0);
+  // the studio's owner still creates studios, in the studio's context too
+  t.is((await callOperation(gw, 'createStudio', {
+    as: owner.session, headers: inStudio(studio.slug), body: { slug: uniqueName('own').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30), name: 'Second', allowed_models: [MODEL], payer_mode: 'end_user_pays' },
+  })).status, 201);
+});

@@ -19,12 +19,14 @@ export class LastOwnerError extends Error {
   }
 }
 
-/** The team still holds credit, so deleting it would lose money or running predictions. */
+/** The team still holds credit, or owes some, so deleting it would lose money, a debt or running predictions. */
 export class TeamNotEmptyError extends Error {
   constructor(balance: number, held: number) {
     super(held > 0
       ? `the team has ${held} credits held by running predictions: wait for them to finish`
-      : `the team wallet still holds ${balance} credits: spend them before deleting the team`);
+      : balance < 0
+        ? `the team wallet owes ${-balance} credits (a refund took back more than it held): top it up to 0 before deleting the team`
+        : `the team wallet still holds ${balance} credits: spend them before deleting the team`);
     this.name = 'TeamNotEmptyError';
   }
 }
@@ -161,7 +163,7 @@ export async function renameTeam(db: Db, teamId: number, name: string): Promise<
 
 /**
  * Soft-deletes a team whose wallet is empty (balance and held both 0; otherwise
- * TeamNotEmptyError), revokes its keys and pending invites, drops its webhook secrets. Members lose access at once
+ * TeamNotEmptyError: a negative balance is a debt that deleting would wipe out), revokes its keys and pending invites, drops its webhook secrets. Members lose access at once
  * because `membership` ignores deleted teams. False when there is no such live team.
  */
 export async function deleteTeam(db: Db, teamId: number, now: number): Promise<boolean> {
@@ -170,7 +172,7 @@ export async function deleteTeam(db: Db, teamId: number, now: number): Promise<b
     if (!team) return false;
     const balance = num(team.balance);
     const held = num(team.held);
-    if (balance > 0 || held > 0) throw new TeamNotEmptyError(balance, held);
+    if (balance !== 0 || held > 0) throw new TeamNotEmptyError(balance, held);
     await trx('teams').where({ id: teamId }).update({ deleted_at: now });
     await trx('api_keys').where({ team_id: teamId }).whereNull('revoked_at').update({ revoked_at: now });
     await trx('team_invites').where({ team_id: teamId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: now });

@@ -87,6 +87,19 @@ test('a team with credit or held credit cannot be deleted', async (t) => {
   t.is(await membership(db, team.id, u.id), 'owner');
 });
 
+test('a team whose wallet owes credit cannot be deleted: the debt would go with it', async (t) => {
+  const u = await user();
+  const team = await createTeam(db, u.id, 'Owing', Date.now());
+  const payer = { userId: u.id, teamId: team.id };
+  // a refund of a purchase already spent, taken back with allow_negative
+  await db.transaction((trx) => debitWallet(trx, payer, 7, 'refund', Date.now(), true));
+  t.deepEqual(await getTeamBalance(db, team.id), { balance: -7, held: 0 });
+  await t.throwsAsync(deleteTeam(db, team.id, Date.now()), { instanceOf: TeamNotEmptyError, message: /owes 7 credits.*top it up to 0/ });
+  t.is(await membership(db, team.id, u.id), 'owner');
+  await db.transaction((trx) => creditWallet(trx, payer, 7, 'grant', 'pays the debt', Date.now()));
+  t.true(await deleteTeam(db, team.id, Date.now()));
+});
+
 test('the last owner can neither leave nor be demoted', async (t) => {
   const u = await user();
   const team = await createTeam(db, u.id, 'Solo', Date.now());

@@ -2422,8 +2422,8 @@ export interface paths {
         post?: never;
         /**
          * Delete a team
-         * @description Needs the `delete_team` permission. Refused (409) while the team wallet holds credit or
-         *     predictions are running on it. Deleting revokes the team's API keys and pending invites;
+         * @description Needs the `delete_team` permission. Refused (409) while the team wallet holds credit, owes
+         *     credit (a negative balance after a refund) or predictions are running on it. Deleting revokes the team's API keys and pending invites;
          *     its history stays in the ledger.
          */
         delete: operations["deleteTeam"];

@@ -79,6 +79,24 @@ test('revoke_all_credentials also revokes every key, client and token and replac
   t.deepEqual(now.previous, []);
 });
 
+test('revoke_all_credentials revokes the team keys the account created, not those another member created', async (t) => {
+  const a = await equipped({ verified: true });
+  const loginOf = async (email: string) => ({ authorization: `Bearer ${((await post('/auth/login', { email, password: PASSWORD })).result as { access_token: string }).access_token}` });
+  const auth = await loginOf(a.email);
+  const team = (await gw.server.inject({ method: 'POST', url: '/app/teams', headers: auth, payload: { name: 'Reset team' } })).result as { id: number };
+  const teamKey = async (headers: Record<string, string>) => ((await gw.server.inject({ method: 'POST', url: `/app/teams/${team.id}/keys`, headers, payload: { name: 'tk', is_test: true } })).result as { key: string }).key;
+  // another owner of the team, with a team key of their own making
+  const other = await equipped({ verified: true });
+  const otherId = (await gw.app.db('users').where({ email: other.email }).first<{ id: number }>('id')).id;
+  await gw.app.db('team_members').insert({ team_id: team.id, user_id: otherId, role: 'owner', created_at: Date.now() });
+  const otherAuth = await loginOf(other.email);
+  const [mine, theirs] = [await teamKey(auth), await teamKey(otherAuth)];
+
+  await reset(a.email, { revoke_all_credentials: true });
+  t.is(await balance({ 'x-api-key': mine }), 401, "the account's team key is revoked: it may have been planted");
+  t.is(await balance({ 'x-api-key': theirs }), 200, "another member's team key keeps working");
+});
+
 test('a reset of an address that was never verified revokes everything without being asked', async (t) => {
   const a = await equipped({ verified: false });
   const { session } = await reset(a.email);

@@ -11,6 +11,7 @@ import type { AlertFacts } from '../workers/deliver-webhook.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { ValidationFailedError } from '../lib/errors.ts';
 import { forgetWalletAlertSettings } from './admission.ts';
+import { refuseSandboxKey } from './guards.ts';
 
 /** A wallet's alert settings as the API shows them (also the account export's). */
 export function settingsView(s: AlertSettings | undefined) {
@@ -33,6 +34,7 @@ export const getAlertSettings: Handler<'getAlertSettings'> = async ({ app, calle
 
 /** PUT /app/alert_settings: every field (null turns one off). */
 export const updateAlertSettingsRoute: Handler<'updateAlertSettings'> = async ({ app, caller, body }) => {
+  refuseSandboxKey(caller, 'change alert settings (a budget applies to production submits)');
   const next = {
     lowBalanceThreshold: body.low_balance_threshold ?? null,
     monthlyBudget: body.monthly_budget ?? null,

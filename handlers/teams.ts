@@ -11,14 +11,14 @@ import { can, requirePermission, TEAM_NOT_FOUND } from '../lib/caller.ts';
 import {
   acceptInvite, AlreadyMemberError, changeMemberRole, createInvite, createTeam as insertTeam, deleteTeam as softDeleteTeam, findMyTeam,
   InviteEmailMismatchError, InviteInvalidError, LastOwnerError, listInvites, listMembers, listMyTeams, removeMember, renameTeam as updateTeamName,
-  revokeInvite, TeamNotEmptyError,
+  membership, revokeInvite, TeamNotEmptyError,
 } from '../db/teams.ts';
 import type { Invite, Member, Membership } from '../db/teams.ts';
 import { findUserById, normaliseEmail } from '../db/users.ts';
 import { newSecret, sha256Hex } from '../lib/secrets.ts';
 import type { TeamPermission, TeamRole } from '../lib/caller.ts';
 import { sendInBackground, teamInviteMail } from '../lib/mail.ts';
-import { refuseStudioUser } from './guards.ts';
+import { refuseSandboxKey, refuseStudioUser } from './guards.ts';
 
 export const INVITE_TOKEN_PREFIX = 'mgi_';
 
@@ -67,7 +67,18 @@ async function mapped<T>(work: Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * A sandbox key does only sandbox things, so it changes no team; an id it may not see is 404 first,
+ * as to every other credential (a member of another team, someone in none).
+ */
+async function refuseSandboxKeyOnMember(app: App, caller: OwnedCaller, teamId: number, userId: number, what: string): Promise<void> {
+  if (!caller.isTest) return;
+  if (!(await membership(app.db, teamId, userId))) throw new NotFoundError('member not found');
+  refuseSandboxKey(caller, what);
+}
+
 export const createTeam: Handler<'createTeam'> = async ({ app, caller, body, h, studio }) => {
+  refuseSandboxKey(caller, 'create teams');
   await refuseStudioUser(app, caller, studio, STUDIO_USER_NO_TEAMS);
   const team = await insertTeam(app.db, caller.userId, body.name.trim(), app.clock());
   return h.response(teamView(team)).code(201);
@@ -79,6 +90,7 @@ export const getTeam: Handler<'getTeam'> = async ({ app, caller, params }) => te
 
 export const renameTeam: Handler<'renameTeam'> = async ({ app, caller, params, body }) => {
   const team = await teamFor(app, caller, params.team_id, 'rename');
+  refuseSandboxKey(caller, 'rename teams');
   const name = body.name.trim();
   if (!(await updateTeamName(app.db, team.id, name))) throw new NotFoundError(TEAM_NOT_FOUND);
   return teamView({ ...team, name });
@@ -86,6 +98,7 @@ export const renameTeam: Handler<'renameTeam'> = async ({ app, caller, params, b
 
 export const deleteTeam: Handler<'deleteTeam'> = async ({ app, caller, params }) => {
   const team = await teamFor(app, caller, params.team_id, 'delete_team');
+  refuseSandboxKey(caller, 'delete teams');
   if (!(await mapped(softDeleteTeam(app.db, team.id, app.clock())))) throw new NotFoundError(TEAM_NOT_FOUND);
   // its keys were revoked with it (README "Credential cache")
   await app.credentials.invalidate({ teamIds: [team.id] });
@@ -107,6 +120,7 @@ function ownersGuard(actor: TeamRole, newRole: TeamRole | null) {
 export const changeTeamMemberRole: Handler<'changeTeamMemberRole'> = async ({ app, caller, params, body }) => {
   const team = await teamFor(app, caller, params.team_id, 'invite');
   const userId = idOf(params.user_id, 'member');
+  await refuseSandboxKeyOnMember(app, caller, team.id, userId, 'change team members\' roles');
   // the spec's enum validated the role
   const role: TeamRole = body.role;
   const before = await mapped(changeMemberRole(app.db, team.id, userId, role, ownersGuard(team.role, role)));
@@ -121,6 +135,7 @@ export const removeTeamMember: Handler<'removeTeamMember'> = async ({ app, calle
   // removing oneself is leaving, which every member may do
   const self = userId === caller.userId;
   const team = await teamFor(app, caller, params.team_id, self ? 'read_history' : 'invite');
+  await refuseSandboxKeyOnMember(app, caller, team.id, userId, 'remove team members');
   const guard = self ? () => {} : ownersGuard(team.role, null);
   if (!(await mapped(removeMember(app.db, team.id, userId, guard)))) throw new NotFoundError('member not found');
   return { id: userId, deleted: true };
@@ -128,12 +143,14 @@ export const removeTeamMember: Handler<'removeTeamMember'> = async ({ app, calle
 
 export const leaveTeam: Handler<'leaveTeam'> = async ({ app, caller, params }) => {
   const team = await teamFor(app, caller, params.team_id, 'read_history');
+  refuseSandboxKey(caller, 'leave teams');
   if (!(await mapped(removeMember(app.db, team.id, caller.userId)))) throw new NotFoundError(TEAM_NOT_FOUND);
   return { id: team.id, deleted: true };
 };
 
 export const createTeamInvite: Handler<'createTeamInvite'> = async ({ app, caller, params, body, h }) => {
   const team = await teamFor(app, caller, params.team_id, 'invite');
+  refuseSandboxKey(caller, 'invite team members');
   const role: TeamRole = body.role;
   if (role === 'owner') requirePermission(team.role, 'manage_owners');
   const email = normaliseEmail(body.email);
@@ -152,11 +169,17 @@ export const listTeamInvites: Handler<'listTeamInvites'> = async ({ app, caller,
 export const revokeTeamInvite: Handler<'revokeTeamInvite'> = async ({ app, caller, params }) => {
   const team = await teamFor(app, caller, params.team_id, 'invite');
   const inviteId = idOf(params.invite_id, 'invite');
+  if (caller.isTest) {
+    // another team's invite (or one already used) is as unknown to a sandbox key as to anyone
+    if (!(await listInvites(app.db, team.id, app.clock())).some((i) => i.id === inviteId)) throw new NotFoundError('invite not found');
+    refuseSandboxKey(caller, 'revoke team invites');
+  }
   if (!(await revokeInvite(app.db, team.id, inviteId, app.clock()))) throw new NotFoundError('invite not found');
   return { id: inviteId, deleted: true };
 };
 
 export const acceptTeamInvite: Handler<'acceptTeamInvite'> = async ({ app, caller, body, studio }) => {
+  refuseSandboxKey(caller, 'accept team invites');
   // before the token is looked at: the invite stays pending
   await refuseStudioUser(app, caller, studio, STUDIO_USER_NO_TEAMS);
   const user = await findUserById(app.db, caller.userId);

@@ -112,6 +112,15 @@ const CHAT_PROVIDERS_WAITED = 2;
 /** The longest a chat call waits for its answer or first chunk, across failover: its route answers within this and 30 s more (handlers/index.ts longestWaitMs). */
 export const chatWaitMs = (config: Pick<Config, 'chatUpstreamTimeoutMs'>) => CHAT_PROVIDERS_WAITED * config.chatUpstreamTimeoutMs;
 
+/**
+ * How often a stream touches its row while chunks come (Store.touchInline): the sweeper fails an
+ * inline call only once it has been silent for INLINE_ABANDONED_AFTER_MS (30 min, workers/
+ * dispatch.ts), and a live stream is silent at most this plus one wait for a chunk (at most 2 x
+ * CHAT_UPSTREAM_TIMEOUT_MS before the first, CHAT_UPSTREAM_TIMEOUT_MS between two: 20 and 10 min
+ * at most), so a stream of any length is never taken for abandoned while it runs.
+ */
+export const INLINE_TOUCH_MS = 60_000;
+
 /** The longest POST /v1/images/generations spends reading its images back for `b64_json`, all of them together. */
 export const IMAGES_READ_MS = 20_000;
 
@@ -287,9 +296,26 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
     let text = '';
     let relayed = 0;
     let usage: { inputTokens: number; outputTokens: number } | undefined;
-    let end: 'completed' | 'cancelled' | ChatUpstreamError = 'completed';
+    // `ended`: the row stopped being processing behind the stream (cancelled, or failed for lost)
+    let end: 'completed' | 'cancelled' | 'ended' | ChatUpstreamError = 'completed';
+    let touchedAt = now;
     try {
       for await (const chunk of upstream.chunks) {
+        // A stream has no total bound (each chunk has its own): it keeps its row alive for the
+        // sweeper as it goes, so that a long answer is settled by its usage like any other,
+        // never failed for lost with its hold released under it. A row no longer processing
+        // holds nothing any more: nothing more is relayed (its provider's call stops).
+        if (app.clock() - touchedAt >= INLINE_TOUCH_MS) {
+          touchedAt = app.clock();
+          const alive = await app.store.touchInline(id, touchedAt).catch((err: unknown) => {
+            app.log.warn({ err, predictionId: id }, 'an inline stream could not touch its row');
+            return true;
+          });
+          if (!alive) {
+            end = 'ended';
+            break;
+          }
+        }
         usage = reportedUsage(chunk.usage) ?? usage;
         const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
         for (const c of choices) {
@@ -305,7 +331,7 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
         events.send(JSON.stringify(out));
         if (choices.length > 0) relayed++;
       }
-      if (client.signal.aborted) end = 'cancelled';
+      if (client.signal.aborted && end === 'completed') end = 'cancelled';
     } catch (err) {
       end = client.signal.aborted || (err instanceof ChatUpstreamError && err.code === 'cancelled') ? 'cancelled'
         : err instanceof ChatUpstreamError ? err : new ChatUpstreamError(String((err as Error).message), 'upstream_failed');
@@ -314,6 +340,9 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
       const refusal = upstreamRefusal(end);
       events.send(JSON.stringify({ error: { message: refusal.message, type: 'api_error', code: refusal.code, param: null } }));
       await failed(end);
+    } else if (end === 'ended') {
+      // settled already by whatever ended it: nothing to settle here
+      events.send(JSON.stringify({ error: { message: `the prediction ${id} was ended before its answer was complete (cancelled, or given up by the gateway); nothing more is relayed`, type: 'api_error', code: 'call_ended', param: null } }));
     } else {
       if (end === 'completed') events.send('[DONE]');
       const counted: InlineUsage = usage ? { ...usage, source: 'reported' } : countedUsage(priced, model, relayed);

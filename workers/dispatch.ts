@@ -78,7 +78,11 @@ interface Cohort {
   ids: string[];
 }
 
-/** An inline call unsettled this long after it started lost its API process (calls are bounded far below it). */
+/**
+ * An inline call unsettled and silent this long lost its API process: a non-streamed call is
+ * bounded far below it (2 x CHAT_UPSTREAM_TIMEOUT_MS at most), and a stream, which may run
+ * longer, touches its row at least every INLINE_TOUCH_MS while chunks come (handlers/openai.ts).
+ */
 export const INLINE_ABANDONED_AFTER_MS = 30 * 60_000;
 
 export function createDispatcher(deps: {
@@ -87,7 +91,7 @@ export function createDispatcher(deps: {
   store: {
     markPending(ids: readonly string[], now: number, opts?: { readFirst?: boolean }): Promise<void>;
     /** inline calls a stopped API process never settled (Store.failAbandonedInline) */
-    failAbandonedInline?(startedBefore: number, now: number): Promise<number>;
+    failAbandonedInline?(silentBefore: number, now: number): Promise<number>;
   };
   queue: Queue; log: Logger; clock: () => number; graceMs?: number; markDelayMs?: number; webhookTimeoutMs?: number; pendingRepublishAfterMs?: number;
 }): Dispatcher {
@@ -220,8 +224,9 @@ export function createDispatcher(deps: {
             n++;
           }
         }
-        // An inline call (POST /v1/chat/completions) runs in an API process for at most its
-        // bound; one unsettled far past it lost its process: failed, its hold released.
+        // An inline call (POST /v1/chat/completions) runs in an API process, a non-streamed one
+        // within its bound and a stream touching its row as it goes; one unsettled and silent far
+        // past that lost its process: failed, its hold released.
         const abandoned = await store.failAbandonedInline?.(now - INLINE_ABANDONED_AFTER_MS, clock()) ?? 0;
         if (abandoned) log.warn({ count: abandoned }, 'inline calls whose API process stopped were failed and their holds released');
       } finally {

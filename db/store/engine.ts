@@ -31,8 +31,10 @@ export interface Engine {
   startInline(request: RowedSubmit): Promise<SubmitOutcome>;
   /** Store.settleInline, in one transaction. */
   settleInline(settlement: InlineSettlement): Promise<InlineSettled>;
+  /** Store.touchInline. */
+  touchInline(id: string, now: number): Promise<boolean>;
   /** Store.failAbandonedInline. */
-  failAbandonedInline(startedBefore: number, now: number): Promise<number>;
+  failAbandonedInline(silentBefore: number, now: number): Promise<number>;
   /** Store.insertSandbox for one request (with its webhook delivery, in one transaction). */
   insertSandboxAlone(request: SandboxRequest): Promise<SandboxRecorded>;
   /** Store.claim for one message. */

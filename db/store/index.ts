@@ -183,6 +183,7 @@ function groupCommit(engine: Engine, log: Pick<Logger, 'warn'>, waitMs: number):
       return engine.startInline({ ...req, row: inlineRow(req.p, req.now) });
     },
     settleInline: (s) => engine.settleInline(s),
+    touchInline: (id, now) => engine.touchInline(id, now),
     failAbandonedInline: (before, now) => engine.failAbandonedInline(before, now),
     async insertSandbox(req) {
       if (req.p.webhookUrl) return engine.insertSandboxAlone(req);

@@ -505,7 +505,15 @@ export class PortableEngine implements Engine {
    * rest released, or the whole hold released for a failure; then the usage row. A row no longer
    * processing moves nothing.
    */
-  async settleInline({ p, outcome, now }: InlineSettlement): Promise<InlineSettled> {
+  async settleInline(settlement: InlineSettlement): Promise<InlineSettled> {
+    return this.settleInlineIf(settlement);
+  }
+
+  /**
+   * settleInline; with `silentBefore` (the sweeper's) only a row that has not been touched since
+   * (touchInline): a call whose stream touched it meanwhile is alive and left to settle itself.
+   */
+  private async settleInlineIf({ p, outcome, now }: InlineSettlement, silentBefore?: number): Promise<InlineSettled> {
     const payer = payerOf(p);
     const studioId = p.studioId ?? null;
     const { charged, listCharge, markup } = outcome.status === 'failed' ? { charged: 0, listCharge: 0, markup: 0 }
@@ -516,7 +524,9 @@ export class PortableEngine implements Engine {
     else Object.assign(update, { price: charged, error: null, ...(p.price > 0 ? { list_price: listCharge } : {}), ...(studioId !== null ? { studio_markup: markup } : {}) });
     const usage = outcome.usage;
     return withLockRetry(() => this.db.transaction(async (trx): Promise<InlineSettled> => {
-      const n = await trx('predictions').where({ id: p.id, status: 'processing' }).update(update);
+      const moving = trx('predictions').where({ id: p.id, status: 'processing' });
+      if (silentBefore !== undefined) moving.andWhere('updated_at', '<', silentBefore);
+      const n = await moving.update(update);
       if (affected(n) !== 1) return { recorded: false, charged: 0 };
       if (charged > 0) await settleFor(trx, payer, charged, p.id, p.model, now, { listPrice: listCharge, discountPercent: p.discountPercent ?? null });
       if (p.price > charged) await releaseFor(trx, payer, p.price - charged, { predictionId: p.id, model: p.model, now });
@@ -530,21 +540,29 @@ export class PortableEngine implements Engine {
     }));
   }
 
-  async failAbandonedInline(startedBefore: number, now: number): Promise<number> {
-    const ids = (await this.db('prediction_usage').whereNull('settled_at').andWhere('created_at', '<', startedBefore).orderBy('created_at').limit(500).pluck('prediction_id')) as string[];
+  async touchInline(id: string, now: number): Promise<boolean> {
+    return affected(await withLockRetry(() => this.db('predictions').where({ id, status: 'processing' }).update({ updated_at: now }))) === 1;
+  }
+
+  async failAbandonedInline(silentBefore: number, now: number): Promise<number> {
+    // started before the cut-off (the index on settled_at, created_at) and not touched since
+    const ids = (await this.db('prediction_usage').join('predictions', 'predictions.id', 'prediction_usage.prediction_id')
+      .whereNull('prediction_usage.settled_at').andWhere('prediction_usage.created_at', '<', silentBefore).andWhere('predictions.updated_at', '<', silentBefore)
+      .orderBy('prediction_usage.created_at').limit(500).pluck('prediction_usage.prediction_id')) as string[];
     let n = 0;
     for (const id of ids) {
       const row = await this.db<PredictionRow>('predictions').where('id', id).first();
       if (!row) continue;
       const p = toPrediction(row);
-      const settled = await this.settleInline({
+      const settled = await this.settleInlineIf({
         p: { id: p.id, userId: p.userId, teamId: p.teamId, apiKeyId: p.apiKeyId, model: p.model, input: p.input, price: p.price, webhookUrl: p.webhookUrl, payer: p.payer, discountPercent: p.billing?.discountPercent ?? null },
         outcome: { status: 'failed', error: 'the gateway stopped before the call ended; nothing was charged', code: 'inline_abandoned' },
         now,
-      });
+      }, silentBefore);
       if (settled.recorded) n++;
       // a row settled meanwhile, or not processing for another reason: its usage row is closed too
-      else await this.db('prediction_usage').where({ prediction_id: id }).whereNull('settled_at').update({ settled_at: now });
+      // (one touched since it was read is running: left alone, its usage row open)
+      else if (row.status !== 'processing') await this.db('prediction_usage').where({ prediction_id: id }).whereNull('settled_at').update({ settled_at: now });
     }
     return n;
   }

@@ -239,10 +239,18 @@ export interface Store {
   settleInline(settlement: InlineSettlement): Promise<InlineSettled>;
 
   /**
-   * Inline calls started before `startedBefore` and never settled (the API process running them
-   * stopped): each settled as failed, its hold released, nothing charged. Answers how many.
+   * An inline call still running says so (a long stream, every so often): its row's updated_at
+   * becomes `now`, which keeps failAbandonedInline off it. False when the row is no longer
+   * processing (settled, cancelled, or failed by the sweeper): the call should stop.
    */
-  failAbandonedInline(startedBefore: number, now: number): Promise<number>;
+  touchInline(id: string, now: number): Promise<boolean>;
+
+  /**
+   * Inline calls started before `silentBefore`, not touched (touchInline) since, and never
+   * settled (the API process running them stopped): each settled as failed, its hold released,
+   * nothing charged. A call touched meanwhile is left running. Answers how many.
+   */
+  failAbandonedInline(silentBefore: number, now: number): Promise<number>;
 
   /** Records a sandbox request, born completed, and its webhook delivery row in the same transaction. */
   insertSandbox(request: SandboxRequest): Promise<SandboxRecorded>;

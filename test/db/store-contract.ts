@@ -1000,6 +1000,25 @@ export function storeContract(engine: EngineUnderTest): void {
     await assertLedger(t, gw.app.db);
   });
 
+  test(`${prefix}an inline call that touches its row is not failed for lost however long ago it started; a touch of a call no longer running says so`, async (t) => {
+    const gw = await gatewayFor(t);
+    const acct = await newAccount(gw, 1000);
+    const long = inlineRequest(acct.userId, 100);
+    const silent = inlineRequest(acct.userId, 50);
+    await gw.app.store.startInline({ p: long, now: 1_000 });
+    await gw.app.store.startInline({ p: silent, now: 1_000 });
+    t.true(await gw.app.store.touchInline(long.id, 50_000));
+    t.is(await gw.app.store.failAbandonedInline(10_000, 60_000), 1, 'only the silent one');
+    t.like(await findPredictionById(gw.app.db, long.id), { status: 'processing' });
+    t.like(await findPredictionById(gw.app.db, silent.id), { status: 'failed', errorCode: 'inline_abandoned' });
+    t.false(await gw.app.store.touchInline(silent.id, 70_000), 'a call failed for lost is not running any more');
+    // silent since its touch: failed at last
+    t.is(await gw.app.store.failAbandonedInline(60_000, 80_000), 1);
+    t.false(await gw.app.store.touchInline(long.id, 90_000));
+    t.deepEqual(await wallet(gw.app.db, personal(acct.userId)), { balance: 1000, held: 0 });
+    await assertLedger(t, gw.app.db);
+  });
+
   test(`${prefix}inline calls a stopped process never settled are failed and released once, the recent ones left running; no sweep republishes one`, async (t) => {
     const gw = await gatewayFor(t);
     const acct = await newAccount(gw, 1000);

@@ -15,6 +15,8 @@ import { creditWallet } from '../../db/wallet/moves.ts';
 import { ANSWER, startFakeOpenAI, USAGE } from '../helpers/openai-upstream.ts';
 import type { FakeOpenAI } from '../helpers/openai-upstream.ts';
 import { findPredictionById } from '../../db/predictions/record.ts';
+import { INLINE_ABANDONED_AFTER_MS } from '../../workers/dispatch.ts';
+import { INLINE_TOUCH_MS } from '../../handlers/openai.ts';
 
 const CHAT = 'lexi-v1-balanced-chat';
 /** lexi-v1's token price: 225 credits per million input tokens, 900 per million output tokens */
@@ -27,13 +29,15 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
   let gw: TestGateway;
   let base = '';
   let fake: FakeOpenAI;
+  /** how far the gateway's clock is ahead of the real one (a test that moves time resets it) */
+  let skew = 0;
 
   test.before(async () => {
     fake = await startFakeOpenAI();
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     gw = await startGateway({
-      db, queue: 'memory', worker: true,
+      db, queue: 'memory', worker: true, clock: () => Date.now() + skew,
       env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, UPSTREAM_OPENAI_URL: fake.url, UPSTREAM_OPENAI_KEY: PROVIDER_KEY, CHAT_UPSTREAM_TIMEOUT_MS: '1500', UPSTREAM_ALLOW_PRIVATE_OUTPUTS: 'true' },
     });
     await gw.server.start();
@@ -448,6 +452,76 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.true(Number(usage.output_tokens) <= fake.endless.written + 1, 'no more than the provider wrote');
     t.is(p.price, chargeOf(Number(usage.input_tokens), Number(usage.output_tokens)));
     t.deepEqual(await wallet(acct.userId), { balance: 1000 - p.price, held: 0 });
+  });
+
+  test.serial(`${db}: a stream that runs past the sweeper's abandonment age is not taken for lost: it keeps its hold and is charged its usage when it ends`, async (t) => {
+    const acct = await account(t);
+    t.teardown(() => {
+      skew = 0;
+    });
+    fake.mode = 'endless';
+    const controller = new AbortController();
+    const stream = await client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'Sing for an hour' }], stream: true, max_tokens: 8000 }, { signal: controller.signal });
+    let seen = 0;
+    let id = '';
+    let sweepAt = Infinity;
+    let held = 0;
+    try {
+      for await (const chunk of stream) {
+        id = chunk.id.replace('chatcmpl-', '');
+        seen++;
+        if (seen === 5) {
+          held = (await wallet(acct.userId)).held;
+          // 31 minutes pass while chunks keep coming, each within CHAT_UPSTREAM_TIMEOUT_MS
+          skew += INLINE_ABANDONED_AFTER_MS + 60_000;
+          // a chunk the provider writes from now on is relayed after the time moved (the role chunk comes first)
+          sweepAt = fake.endless.written + 2 + 10;
+        }
+        if (seen === sweepAt) {
+          await gw.app.dispatcher.sweep();
+          t.like(await findPredictionById(gw.app.db, id), { status: 'processing' }, 'the sweeper left the running stream alone');
+          t.deepEqual(await wallet(acct.userId), { balance: 1000 - held, held }, 'its hold is still held');
+        }
+        if (seen === sweepAt + 10) controller.abort();
+      }
+    } catch {
+      // the SDK may end the loop or throw once aborted: either way the client has left
+    }
+    t.true(held > 0);
+    t.is(seen, sweepAt + 10, 'the stream went on after the sweep until the client left');
+    await waitFor(async () => (await findPredictionById(gw.app.db, id))?.status === 'cancelled');
+    const p = (await findPredictionById(gw.app.db, id))!;
+    const usage = await usageRow(id);
+    t.true(Number(usage.output_tokens) >= seen - 1, `at least the chunks the client read (${String(usage.output_tokens)})`);
+    t.true(p.price > 0);
+    t.is(p.price, chargeOf(Number(usage.input_tokens), Number(usage.output_tokens)));
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - p.price, held: 0 });
+  });
+
+  test.serial(`${db}: a stream whose call was ended behind it (given up for lost) relays nothing more: an error event ends it and the provider's call stops`, async (t) => {
+    const acct = await account(t);
+    t.teardown(() => {
+      skew = 0;
+    });
+    fake.mode = 'endless';
+    const stream = await client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'Sing forever' }], stream: true, max_tokens: 8000 });
+    let seen = 0;
+    let id = '';
+    const err = await t.throwsAsync(async () => {
+      for await (const chunk of stream) {
+        id = chunk.id.replace('chatcmpl-', '');
+        if (++seen === 5) {
+          // as a sweeper that took the stream's process for stopped: failed, its hold released
+          t.is(await gw.app.store.failAbandonedInline(gw.app.clock() + 1, gw.app.clock()), 1);
+          skew += INLINE_TOUCH_MS;
+        }
+        if (seen > 1000) break;
+      }
+    });
+    t.regex(err?.message ?? '', /ended before its answer was complete/);
+    await waitFor(() => fake.endless.closed);
+    t.like(await findPredictionById(gw.app.db, id), { status: 'failed', errorCode: 'inline_abandoned' });
+    t.deepEqual(await wallet(acct.userId), { balance: 1000, held: 0 });
   });
 
   test.serial(`${db}: a sandbox key answers an instant mock completion, streamed when asked, free and marked sandbox; x-api-key works too`, async (t) => {

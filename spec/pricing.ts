@@ -11,7 +11,8 @@
 // per_token (language models: a provider's cost, or an llm model's own price): the most a request
 // can cost is known before it runs (its text, and the longest answer it allows), what it did cost
 // only after (the usage the provider reports); see tokenHold and tokenCharge. A token price is held
-// at its most and charged by the usage when the call settles (db/store/types.ts settleInline).
+// at its most and charged by the usage when the call settles (db/store/types.ts settleInline) or,
+// on the asynchronous endpoint, when its prediction completes (complete with its usage).
 import { sizeOf } from './mapping.ts';
 
 /** The gateway's credit: 1000 credits = 1 USD. */

@@ -3741,7 +3741,7 @@ export interface components {
                 /** @description The term in words. */
                 summary: string;
             }[];
-            /** @description A language model priced by tokens: `input` credits per `per` prompt tokens and `output` credits per `per` answer tokens, added to `base`. A request is held the most it can cost (its text's UTF-8 bytes counted as tokens, plus its `max_tokens`); a call through `POST /v1/chat/completions` is charged the usage the provider reports (rounded up to a whole credit), the asynchronous endpoint what it held. Absent for any other rule. */
+            /** @description A language model priced by tokens: `input` credits per `per` prompt tokens and `output` credits per `per` answer tokens, added to `base`. A request is held the most it can cost (its text's UTF-8 bytes counted as tokens, plus its `max_tokens`) and, when it ends, is charged the price of its usage (rounded up to a whole credit, never more than the hold), the rest released: a call through `POST /v1/chat/completions` and a prediction of the model's asynchronous endpoint alike. The usage is what the provider reports or, when it reports none, the prompt and the answer counted at four bytes a token. Absent for any other rule. */
             per_token?: {
                 input: number;
                 output: number;

@@ -166,23 +166,25 @@ export async function revokeEmbedCode(db: Db, owner: Owner, id: number, now: num
 export interface ActiveEmbedCode extends EmbedCode {
   /** users.studio_id of the code's user (null: none); a personal code of a studio's user is refused (plugins/credentials.ts) */
   ownerStudioId: number | null;
+  /** the code's user has asked for the account's deletion: a personal code is refused meanwhile, as its personal API keys are */
+  ownerDeletionPending: boolean;
 }
 
 /**
  * The active code a request presents, looked up on every request (a revoked code is refused on
  * the next one): not revoked, and when it belongs to a team, the team is not deleted. Read with
- * its user's studio in the same query.
+ * its user's studio and whether the user's deletion is pending, in the same query.
  */
 export async function findActiveEmbedCode(db: Db, code: string): Promise<ActiveEmbedCode | undefined> {
-  const row = await db<EmbedRow>('embed_codes').select('embed_codes.*', 'users.studio_id as owner_studio_id')
+  const row = await db<EmbedRow>('embed_codes').select('embed_codes.*', 'users.studio_id as owner_studio_id', 'users.deletion_requested_at as owner_deletion_requested_at')
     .leftJoin('teams', 'teams.id', 'embed_codes.team_id')
     .leftJoin('users', 'users.id', 'embed_codes.user_id')
     .where('embed_codes.code', code).whereNull('embed_codes.revoked_at')
     .andWhere((q) => { q.whereNull('embed_codes.team_id').orWhereNull('teams.deleted_at'); })
     .first();
   if (!row) return undefined;
-  const r = row as EmbedRow & { owner_studio_id: number | string | null };
-  return { ...toEmbed(r), ownerStudioId: numOrNull(r.owner_studio_id) };
+  const r = row as EmbedRow & { owner_studio_id: number | string | null; owner_deletion_requested_at: number | string | null };
+  return { ...toEmbed(r), ownerStudioId: numOrNull(r.owner_studio_id), ownerDeletionPending: r.owner_deletion_requested_at != null };
 }
 
 /** Start of the UTC day and of the UTC month `now` falls in (epoch ms). */

@@ -213,6 +213,10 @@ function credentialPlugin(kind: EmbedKind, securityScheme: string, header: strin
           if (!value.startsWith(EMBED_PREFIX[kind])) throw refused();
           const code = await findActiveEmbedCode(app.db, value);
           if (!code || code.kind !== kind) throw refused();
+          // a personal code spends its account's wallet: refused while the account waits to be erased, as its personal API keys are
+          if (code.ownerDeletionPending && code.teamId === null) {
+            throw new EmbedRefusedError(401, 'embed_code_invalid', 'this code\'s account is scheduled for deletion: its owner can sign in and cancel the deletion to use the code again');
+          }
           const corsOrigin = checkEmbedOrigin(code, request.headers);
           if (corsOrigin !== null) request.app.embedCorsOrigin = corsOrigin;
           const sent = request.headers[VISITOR_HEADER.toLowerCase()];

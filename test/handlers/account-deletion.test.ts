@@ -1,6 +1,6 @@
 // Deleting an account (README "Deleting an account"): a request schedules it after the grace
-// period; meanwhile the account signs in and may cancel, and its API keys and OAuth clients are
-// refused; the only owner of a team is refused until ownership moves; after the period the
+// period; meanwhile the account signs in and may cancel, and its API keys, embed codes and OAuth
+// clients are refused; the only owner of a team is refused until ownership moves; after the period the
 // retention job erases the account's personal data and files and keeps its ledger rows,
 // anonymised. Time is the app clock, moved by the test.
 import test from 'ava';
@@ -84,6 +84,35 @@ test.serial('a request schedules the deletion; keys and OAuth clients stop at on
   t.is((await balanceWith(a.liveKey)).statusCode, 200);
   t.truthy(await tokenFor(gw, client));
   t.is((await cancelDeletion(a)).statusCode, 409, 'nothing to cancel');
+});
+
+test.serial('a personal embed code is refused while the deletion is pending and works again after a cancel; a team code keeps working', async (t) => {
+  const a = await newAccount(gw, 100_000);
+  const teamId = await createTeam(a, 'embedders');
+  // another owner, so that the deletion may be asked for
+  const b = await newAccount(gw, 0);
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: b.userId, role: 'owner', created_at: now });
+  const makeCode = async (query: string) => {
+    const res = await gw.server.inject({ method: 'POST', url: `/app/embed-codes${query}`, headers: bearer(a.session), payload: { kind: 'embed', name: 'widget', models: ['canvas-v1-fast-text-to-image'] } });
+    if (res.statusCode !== 201) throw new Error(res.payload);
+    return (res.result as { code: string }).code;
+  };
+  const [personal, team] = [await makeCode(''), await makeCode(`?team_id=${teamId}`)];
+  const submit = (code: string) => gw.server.inject({ method: 'POST', url: MODEL, headers: { 'x-embed-code': code }, payload: { prompt: 'a lighthouse', width: 64, height: 64 } });
+  const first = await submit(personal);
+  t.is(first.statusCode, 200, first.payload);
+
+  const requested = await requestDeletion(a);
+  t.is(requested.statusCode, 200, requested.payload);
+  const refused = await submit(personal);
+  t.is(refused.statusCode, 401);
+  t.like(JSON.parse(refused.payload), { code: 'embed_code_invalid' });
+  t.regex(JSON.parse(refused.payload).detail, /scheduled for deletion/);
+  // the team's code is the team's: it gets through, to the team's wallet (empty: 402)
+  t.like(JSON.parse((await submit(team)).payload), { code: 'insufficient_credit' });
+
+  t.is((await cancelDeletion(a)).statusCode, 200);
+  t.is((await submit(personal)).statusCode, 200);
 });
 
 test.serial('session only: an API key cannot request or cancel a deletion (403 session_required)', async (t) => {

@@ -15,10 +15,10 @@
 // policies (handlers/policies.ts); the alert settings and list routes are handlers/alerts.ts.
 import type { App, Caller, StudioContext } from '../lib/context.ts';
 import type { Owner } from '../lib/caller.ts';
-import { ForbiddenError, StudioRefusedError, ValidationFailedError } from '../lib/errors.ts';
+import { ForbiddenError, StudioRefusedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import { applyDiscount, chooseDiscount, computePriceBreakdown, studioPrice } from '../spec/pricing.ts';
+import { applyDiscount, chooseDiscount, computePriceBreakdown, PriceError, studioPrice } from '../spec/pricing.ts';
 import type { PriceBreakdown } from '../spec/pricing.ts';
 import { acceptingProviders } from '../spec/mapping.ts';
 import { discountsForModel } from '../db/discounts.ts';
@@ -123,14 +123,38 @@ export interface Priced {
 export async function priceFor(
   app: App, owner: Owner, model: ModelInfo, input: Readonly<Record<string, unknown>>, studio?: StudioContext | null, caller?: Pick<Caller, 'userId' | 'keyOwnerDiscounts'>,
 ): Promise<Priced> {
-  const breakdown = computePriceBreakdown(model.price, input);
+  const breakdown = priceOf(app, model, input);
   const payer = studio?.payerMode === 'owner_pays' ? { userId: studio.userId, teamId: studio.teamId } : owner;
   // a personal key's owner paying from a wallet with no discount rows (the marker read with the key): no lookup
   const none = caller?.keyOwnerDiscounts === 0 && payer.teamId === null && payer.userId === caller.userId;
   const discount = breakdown.total > 0 && !none ? chooseDiscount(await discountsForModel(app.db, payer, model.operationId), model.operationId, app.clock()) : null;
   const discountPercent = discount?.percentOff ?? null;
   const studioMarkup = studio ? studioPrice(studio, model.operationId, breakdown.total) - breakdown.total : 0;
-  return { breakdown, listPrice: breakdown.total + studioMarkup, discountPercent, price: applyDiscount(breakdown.total, discountPercent) + studioMarkup, studioMarkup };
+  const priced = { breakdown, listPrice: breakdown.total + studioMarkup, discountPercent, price: applyDiscount(breakdown.total, discountPercent) + studioMarkup, studioMarkup };
+  // a list price so large that the studio's markup takes it past the integers kept exactly
+  if (!Number.isSafeInteger(priced.listPrice)) throw unpriceable(app, model, `with the studio's markup the price is ${priced.listPrice}, past ${Number.MAX_SAFE_INTEGER} credits`);
+  return priced;
+}
+
+/**
+ * The model's list price for an input. A price its rule cannot give as a whole number of credits
+ * from 0 to 2^53 - 1 (spec/pricing.ts PriceError) is a fault of the model file, not of the
+ * request (start-up refuses rules whose fields are unbounded, so valid input should never get
+ * here): like a model whose provider is not configured, it is 503 for the caller, logged for the
+ * operator, and nothing is held or charged.
+ */
+function priceOf(app: App, model: ModelInfo, input: Readonly<Record<string, unknown>>): PriceBreakdown {
+  try {
+    return computePriceBreakdown(model.price, input);
+  } catch (err) {
+    if (err instanceof PriceError) throw unpriceable(app, model, err.message);
+    throw err;
+  }
+}
+
+function unpriceable(app: App, model: ModelInfo, why: string): UnavailableError {
+  app.log.error({ model: model.operationId, why }, 'price: the model\'s price rule gave no price that can be charged (fix x-model.price in its model file)');
+  return new UnavailableError(`${model.operationId} cannot be priced for this input on this gateway (${why}); nothing was held (operator: check x-model.price and the bounds of the fields it reads in the model file)`);
 }
 
 // ---- the paying wallet's alerts: its settings before the hold, the alerts crossed after it ----

@@ -57,8 +57,20 @@ export interface PriceRule {
 }
 
 interface InputSchema {
-  properties?: Record<string, { type?: unknown; default?: unknown; enum?: unknown[]; maximum?: unknown }>;
+  properties?: Record<string, { type?: unknown; default?: unknown; enum?: unknown[]; const?: unknown; minimum?: unknown; exclusiveMinimum?: unknown; maximum?: unknown; exclusiveMaximum?: unknown }>;
   required?: string[];
+}
+
+/**
+ * A price the gateway cannot charge: not a whole number of credits from 0 to 2^53 - 1. Start-up
+ * refuses a rule whose fields are unbounded, so valid input should never get here; when it does,
+ * the model file is at fault and nothing is held or charged.
+ */
+export class PriceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PriceError';
+  }
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -76,13 +88,51 @@ function typeOf(prop: { type?: unknown } | undefined): string | undefined {
   return typeof t === 'string' ? t : undefined;
 }
 
-/** A priced field: an input property of the given kind, always present once defaults are filled in. */
-function pricedField(schema: InputSchema, field: unknown, where: string, kinds: readonly string[]): string {
+const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/**
+ * A number field a price is multiplied by must be bounded in the input schema: at least 0 (a
+ * negative value would make the price, and so the hold, negative: a hold that adds credit) and at
+ * most a maximum (an unbounded value makes a price too large to charge exactly). An `enum` or
+ * `const` of numbers from 0 up bounds it too. Its default must lie within the bounds.
+ */
+function checkBounds(prop: NonNullable<InputSchema['properties']>[string], field: string, where: string): void {
+  const listed = Array.isArray(prop.enum) ? prop.enum.filter((v) => v !== null) : prop.const !== undefined ? [prop.const] : undefined;
+  let low: number | undefined;
+  let high: number | undefined;
+  if (listed !== undefined) {
+    if (listed.length === 0 || !listed.every((v) => finite(v) && v >= 0)) throw new Error(`${where} "${field}": every value its enum lists must be a number of 0 or more, since the price is computed from it`);
+    low = Math.min(...(listed as number[]));
+    high = Math.max(...(listed as number[]));
+  } else {
+    const lows = [prop.minimum, prop.exclusiveMinimum].filter(finite);
+    const highs = [prop.maximum, prop.exclusiveMaximum].filter(finite);
+    low = lows.length ? Math.max(...lows) : undefined;
+    high = highs.length ? Math.min(...highs) : undefined;
+    const missing = [
+      ...(low === undefined ? ['a "minimum" of 0 or more'] : low < 0 ? [`a "minimum" of 0 or more (it has ${low})`] : []),
+      ...(high === undefined ? ['a "maximum"'] : []),
+    ];
+    if (missing.length) {
+      throw new Error(`${where} "${field}" needs ${missing.join(' and ')} in the input schema: the price is computed from its value, so without ${missing.length > 1 ? 'them' : 'it'} a request could make the price negative or too large to charge`);
+    }
+  }
+  if (finite(prop.default) && (prop.default < low! || prop.default > high!)) throw new Error(`${where} "${field}": its default ${prop.default} is outside its bounds (${low} to ${high})`);
+}
+
+/**
+ * A priced field: an input property of the given kind, always present once defaults are filled in.
+ * `bounded`: a number the price grows with (not a tier's field, whose steps are fixed amounts) must
+ * have bounds (checkBounds).
+ */
+function pricedField(schema: InputSchema, field: unknown, where: string, kinds: readonly string[], bounded = true): string {
   if (typeof field !== 'string') throw new Error(`${where} must name an input field`);
   const prop = schema.properties?.[field];
   if (!prop) throw new Error(`${where} "${field}" is not an input property`);
-  if (!kinds.includes(typeOf(prop) ?? '')) throw new Error(`${where} "${field}" must be ${kinds.includes('number') ? 'a number' : kinds.includes('integer') ? 'an integer' : `a ${kinds.join(' or ')}`} property`);
+  const type = typeOf(prop) ?? '';
+  if (!kinds.includes(type)) throw new Error(`${where} "${field}" must be ${kinds.includes('number') ? 'a number' : kinds.includes('integer') ? 'an integer' : `a ${kinds.join(' or ')}`} property`);
   if (prop.default === undefined && !(schema.required ?? []).includes(field)) throw new Error(`${where} "${field}" needs a default or must be required`);
+  if (bounded && (type === 'integer' || type === 'number')) checkBounds(prop, field, where);
   return field;
 }
 
@@ -158,7 +208,8 @@ function parsePerMegapixel(raw: unknown, schema: InputSchema, where: string): Pr
 function parseTiers(raw: unknown, schema: InputSchema, where: string): PriceTerm {
   if (!isRecord(raw) || !Array.isArray(raw.steps) || raw.steps.length === 0) throw new Error(`${where} needs a "field" and "steps": [{up_to, amount}, ..., {amount}]`);
   keysOnly(raw, ['field', 'steps'], where);
-  const field = pricedField(schema, raw.field, `${where}.field`, ['integer', 'number']);
+  // a tier's amount is fixed whatever the value: the field needs no bounds
+  const field = pricedField(schema, raw.field, `${where}.field`, ['integer', 'number'], false);
   const steps = raw.steps.map((step: unknown, i) => {
     const at = `${where}.steps[${i}]`;
     if (!isRecord(step)) throw new Error(`${at} must be {up_to, amount}`);
@@ -254,6 +305,16 @@ export function parsePriceRule(raw: unknown, inputSchema: unknown, where = 'x-mo
       rule.multipliers.push({ field, percentByValue: map });
     }
   }
+  if (kind !== 'cost') {
+    // what GET /api/v1/models shows as the price at the defaults must be one the gateway can charge
+    const defaults = Object.fromEntries(Object.entries(props).filter(([, p]) => isRecord(p) && p.default !== undefined).map(([k, p]) => [k, p.default]));
+    try {
+      computePriceBreakdown(rule, defaults);
+    } catch (err) {
+      if (err instanceof PriceError) throw new Error(`${where}: at the input's defaults ${err.message}`);
+      throw err;
+    }
+  }
   return rule;
 }
 
@@ -340,13 +401,14 @@ function termOf(term: PriceTerm, input: Readonly<Record<string, unknown>>): Term
 export function computePriceBreakdown(rule: PriceRule, input: Readonly<Record<string, unknown>>, usage?: TokenUsage): PriceBreakdown {
   let price = rule.base;
   const terms = rule.terms.map((t) => termOf(t, input));
-  for (const t of terms) price += t.subtotal;
+  for (const t of terms) price += chargeable(t.subtotal, `the ${t.kind} term${t.field ? ` of ${t.field}` : ''}`);
   if (rule.tokens) {
     const counted = usage ?? tokenHold(rule.tokens, input);
     const subtotal = tokenCharge(rule.tokens, counted);
     terms.push({ kind: 'per_token', field: null, amount: rule.tokens.output, units: counted.inputTokens + counted.outputTokens, subtotal });
-    price += subtotal;
+    price += chargeable(subtotal, 'the per_token term');
   }
+  chargeable(price, 'the terms');
   const firstPerUnit = terms.find((t) => t.kind === 'per_unit');
   const perUnit: PriceBreakdown['perUnit'] = firstPerUnit ? { field: firstPerUnit.field!, amount: firstPerUnit.amount, units: firstPerUnit.units, subtotal: firstPerUnit.subtotal } : null;
   const multipliers: PriceBreakdown['multipliers'] = [];
@@ -355,12 +417,22 @@ export function computePriceBreakdown(rule: PriceRule, input: Readonly<Record<st
     if (value === undefined || value === null) continue;
     const pct = m.percentByValue.get(String(value));
     if (pct === undefined) continue;
-    price = Math.ceil((price * pct) / 100);
+    price = chargeable(Math.ceil((price * pct) / 100), `the multiplier of ${m.field}`);
     multipliers.push({ field: m.field, value: String(value), percent: pct, priceAfter: price });
   }
   const minimum = rule.minimum > 0 ? { amount: rule.minimum, applied: price < rule.minimum } : null;
   if (minimum?.applied) price = rule.minimum;
   return { base: rule.base, perUnit, terms, multipliers, minimum, total: price };
+}
+
+/**
+ * A step of a price as computed, when it is one the gateway can charge: a whole number of credits
+ * from 0 to 2^53 - 1. Anything else (negative, fractional, past the integers kept exactly, not a
+ * number) throws PriceError: nothing is ever held or charged from it.
+ */
+function chargeable(value: number, after: string): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new PriceError(`the price after ${after} is ${value}, not a whole number of credits from 0 to ${Number.MAX_SAFE_INTEGER}`);
+  return value;
 }
 
 /** The price of one request (what a submit holds); `input` has already been validated and has its defaults applied. */
@@ -494,11 +566,20 @@ export interface HeldPrice {
  *     hold's (rounded up, never more than held), so a call that used half of what it could pays
  *     half the markup; a studio's per-model price is scaled the same way;
  *   - a model priced otherwise than by tokens costs its hold.
- * The store caps the charge at the hold.
+ * The store caps the charge at the hold; a usage whose price is past what the gateway keeps
+ * exactly (PriceError) costs the hold.
  */
 export function usagePrice(rule: PriceRule, input: Readonly<Record<string, unknown>>, usage: TokenUsage, held: HeldPrice): { charge: number; listCharge: number; studioMarkup: number } {
-  if (!rule.tokens) return { charge: held.price, listCharge: held.listPrice, studioMarkup: held.studioMarkup };
-  const list = computePriceBreakdown(rule, input, usage).total;
+  const asHeld = { charge: held.price, listCharge: held.listPrice, studioMarkup: held.studioMarkup };
+  if (!rule.tokens) return asHeld;
+  let list: number;
+  try {
+    list = computePriceBreakdown(rule, input, usage).total;
+  } catch (err) {
+    // a usage too large to price exactly costs what the charge is capped at anyway: the hold
+    if (err instanceof PriceError) return asHeld;
+    throw err;
+  }
   const heldList = held.listPrice - held.studioMarkup;
   const markup = held.studioMarkup <= 0 ? 0 : heldList <= 0 ? held.studioMarkup : Math.min(held.studioMarkup, Math.ceil((held.studioMarkup * list) / heldList));
   return { charge: applyDiscount(list, held.discountPercent) + markup, listCharge: list + markup, studioMarkup: markup };

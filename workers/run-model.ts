@@ -30,7 +30,7 @@ import type { RunLog } from './upstream-jobs.ts';
 import { isPollMessage } from './dispatch.ts';
 import type { PollMessage, PredictionMessage } from './dispatch.ts';
 import { isRequestId, seconds } from '../lib/telemetry.ts';
-import { computePriceBreakdown, countedTokens, CREDITS_PER_USD, usagePrice } from '../spec/pricing.ts';
+import { computePriceBreakdown, countedTokens, CREDITS_PER_USD, PriceError, usagePrice } from '../spec/pricing.ts';
 
 // ---- 1. The consumer
 // The run-model consumer: claim the prediction, run its adapter, store the files, record the
@@ -596,6 +596,13 @@ export function runCost(model: Pick<ModelInfo, 'adapterKind' | 'cost'>, input: R
   const usd = report?.costUsd;
   // rounded to a millionth of a credit first: 0.035 * 1000 is 35.000000000000004 in binary
   if (typeof usd === 'number' && Number.isFinite(usd) && usd >= 0) return { cost: Math.ceil(Math.round(usd * CREDITS_PER_USD * 1e6) / 1e6), source: 'reported' };
-  if (model.cost) return { cost: computePriceBreakdown(model.cost, input, report?.usage).total, source: 'rule' };
+  if (model.cost) {
+    try {
+      return { cost: computePriceBreakdown(model.cost, input, report?.usage).total, source: 'rule' };
+    } catch (err) {
+      // a cost the rule cannot give exactly (an absurd usage reported) is not recorded as a number
+      if (!(err instanceof PriceError)) throw err;
+    }
+  }
   return { cost: null, source: 'unknown' };
 }

@@ -82,6 +82,21 @@ test.serial('a model file that does not load changes nothing; the 422 names the 
   await fs.rm(path.join(dir, 'broken.yaml'));
 });
 
+test.serial('a model file pricing a number field that has no minimum of 0 or no maximum does not load on reload; the 422 names the model, the field and the missing bound', async (t) => {
+  const before = gw.app.spec;
+  await fs.writeFile(path.join(dir, 'unbounded.yaml'), modelFile('kite-v1-budget-text-to-image', 5)
+    .replace('price: { base: 5 }', 'price: { base: 5, per_unit: { field: n, amount: 10 } }')
+    .replace('prompt: { type: string, maxLength: 100 } }', 'prompt: { type: string, maxLength: 100 }, n: { type: integer, default: 1, maximum: 10 } }'));
+  const res = await reload(admin.session);
+  t.is(res.statusCode, 422, res.payload);
+  const detail = (res.result as { detail: Array<{ loc: string[]; msg: string; type: string }> }).detail[0]!;
+  t.is(detail.type, 'catalog_invalid');
+  t.regex(detail.msg, /unbounded\.yaml: kite-v1-budget-text-to-image \(POST \/api\/v1\/kite-v1-budget-text-to-image\): x-model\.price\.per_unit\.field "n" needs a "minimum" of 0 or more in the input schema/);
+  t.is(gw.app.spec, before, 'the catalog in use is the same object');
+  t.is((await submit('kite-v1-budget-text-to-image')).statusCode, 404);
+  await fs.rm(path.join(dir, 'unbounded.yaml'));
+});
+
 test.serial('a removed model answers 404; put back, it answers again on the route it had', async (t) => {
   const file = path.join(dir, 'ring.yaml');
   const saved = await fs.readFile(file, 'utf8');

@@ -23,7 +23,7 @@ test('a spend period starts at the UTC day or month', (t) => {
 });
 
 test('the breakdown shows each step and its total is the price', (t) => {
-  const schema = { properties: { duration: { type: 'integer', default: 5 }, resolution: { type: 'string' }, audio: { type: 'boolean' } } };
+  const schema = { properties: { duration: { type: 'integer', default: 5, minimum: 1, maximum: 15 }, resolution: { type: 'string' }, audio: { type: 'boolean' } } };
   const rule = parsePriceRule({ base: 7, per_unit: { field: 'duration', amount: 11 }, multipliers: { resolution: { '4k': 150 }, audio: { true: 133 } } }, schema);
   const input = { duration: 3, resolution: '4k', audio: true };
   const b = computePriceBreakdown(rule, input);

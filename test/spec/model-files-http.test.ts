@@ -48,6 +48,14 @@ test.before(async () => {
         height: { type: integer, minimum: 256, maximum: 2048, default: 1024 }
         num_images: { type: integer, minimum: 1, maximum: 4, default: 1 }
 `);
+  // bounded, but so widely that a valid input prices past what the gateway keeps exactly
+  await fs.writeFile(path.join(dir, 'vast.yaml'), `models:
+  vast-v1-fast-text-to-image:
+    summary: Vast v1 text-to-image (tier fast)
+    description: "Action: Draws a test pattern. Input: prompt (required), n. Output: one PNG. Use for: trying a price too large to charge."
+    x-model: { category: text-to-image, tier: fast, family: vast-v1, output: image, adapter: procedural-image, price: { base: 0, per_unit: { field: n, amount: 1000 } } }
+    input: { type: object, additionalProperties: false, required: [prompt], properties: { prompt: { type: string, maxLength: 100 }, n: { type: number, minimum: 0, maximum: 1.0e+300, default: 1 } } }
+`);
   gw = await startGateway({ queue: 'memory', env: { MODELS_DIR: dir } });
   acct = await newAccount(gw, 1000);
 });
@@ -116,4 +124,25 @@ test('per-megapixel, tier and minimum rules: the quote breaks them down and a pr
   t.is(rule.minimum, 30);
   t.is(rule.at_defaults, 50);
   t.regex(rule.terms[0]!.summary, /25 credits per megapixel of each image/);
+});
+
+test('a valid input the model\'s price rule cannot price exactly is 503 naming the model, for the quote and the submit; nothing is held, the catalog still lists it', async (t) => {
+  const acct = await newAccount(gw, 1000);
+  const before = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.liveKey } });
+  const quote = await gw.server.inject({ method: 'POST', url: '/app/calculate_dynamic_cost', headers: { 'x-api-key': acct.liveKey }, payload: { model: 'vast-v1-fast-text-to-image', input: { prompt: 'a test', n: 1e13 } } });
+  t.is(quote.statusCode, 503, quote.payload);
+  t.like(JSON.parse(quote.payload), { code: 'unavailable' });
+  t.regex(JSON.parse(quote.payload).detail as string, /^vast-v1-fast-text-to-image cannot be priced for this input on this gateway \(the price after the per_unit term of n is 10000000000000000, not a whole number of credits from 0 to 9007199254740991\); nothing was held/);
+  const submit = await gw.server.inject({ method: 'POST', url: '/api/v1/vast-v1-fast-text-to-image', headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'a test', n: 1e13 } });
+  t.is(submit.statusCode, 503, submit.payload);
+  t.is(JSON.parse(submit.payload).code, 'unavailable');
+  const after = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.liveKey } });
+  t.deepEqual(after.result, before.result, 'nothing was held');
+  t.is((await gw.app.db('predictions').where({ user_id: acct.userId, model: 'vast-v1-fast-text-to-image' })).length, 0);
+  // an input it can price is served as any other
+  const fine = await gw.server.inject({ method: 'POST', url: '/api/v1/vast-v1-fast-text-to-image', headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'a test', n: 0.5 } });
+  t.is(fine.statusCode, 200, fine.payload);
+  t.is((fine.result as { price: number }).price, 500);
+  const list = await gw.server.inject({ method: 'GET', url: '/api/v1/models' });
+  t.is(list.statusCode, 200);
 });

@@ -145,3 +145,24 @@ test('a bad x-model in an operator file names the file and the model', async (t)
   const err = await t.throwsAsync(loadSpec(SPEC, { modelsDirs: [dir] }), { instanceOf: SpecError });
   t.regex(err.message, /a\.yaml: pixel-v1-budget-text-to-image \(POST \/api\/v1\/pixel-v1-budget-text-to-image\): x-model\.adapter "nope" is not a known adapter/);
 });
+
+test('a model whose price reads a number field without a minimum of 0 and a maximum does not start: the line names the file, the model, the field and the missing bound; every shipped model has them', async (t) => {
+  const priced = (prop: string) => PIXEL
+    .replace('price: { base: 7 }', 'price: { base: 7, per_output: { amount: 5, count: num_images } }')
+    .replace('prompt: { type: string, maxLength: 100 } }', `prompt: { type: string, maxLength: 100 }, num_images: { type: integer, default: 1${prop} } }`);
+  const cases: Array<[string, RegExp]> = [
+    ['', /needs a "minimum" of 0 or more and a "maximum" in the input schema: the price is computed from its value, so without them a request could make the price negative or too large to charge$/],
+    [', minimum: -3, maximum: 4', /needs a "minimum" of 0 or more \(it has -3\) in the input schema/],
+    [', minimum: 1', /needs a "maximum" in the input schema/],
+  ];
+  for (const [prop, message] of cases) {
+    const dir = await dirWith({ 'a.yaml': priced(prop) });
+    const err = await t.throwsAsync(loadSpec(SPEC, { modelsDirs: [dir] }), { instanceOf: SpecError });
+    const line = err.message.split('\n').map((l) => l.trim()).find((l) => l.includes('a.yaml: pixel-v1-budget-text-to-image (POST /api/v1/pixel-v1-budget-text-to-image): x-model.price.per_output.count "num_images" '));
+    t.truthy(line, err.message);
+    t.regex(line ?? '', message);
+  }
+  const dir = await dirWith({ 'a.yaml': priced(', minimum: 1, maximum: 4') });
+  t.is((await loadSpec(SPEC, { modelsDirs: [dir] })).models.get('pixel-v1-budget-text-to-image')?.price.terms[0]?.kind, 'per_output');
+  t.true((await loadSpec(SPEC)).models.size >= 31, 'the shipped catalog loads');
+});

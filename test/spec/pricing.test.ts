@@ -1,9 +1,9 @@
 import test from 'ava';
-import { computePrice, computePriceBreakdown, countedTokens, describeTerm, parsePriceRule, studioPrice, tokenCharge, tokenHold, usagePrice } from '../../spec/pricing.ts';
+import { computePrice, computePriceBreakdown, countedTokens, describeTerm, parsePriceRule, PriceError, studioPrice, tokenCharge, tokenHold, usagePrice } from '../../spec/pricing.ts';
 
 const schema = {
   properties: {
-    duration: { type: 'integer', default: 5 },
+    duration: { type: 'integer', default: 5, minimum: 1, maximum: 60 },
     num_images: { type: 'integer' },
     resolution: { type: 'string' },
     generate_audio: { type: 'boolean' },
@@ -55,13 +55,13 @@ test('studio price: markup on the list price rounded up, a per-model price inste
 const image = {
   properties: {
     prompt: { type: 'string' },
-    width: { type: 'integer', default: 1024 },
-    height: { type: 'integer', default: 1024 },
-    num_images: { type: 'integer', default: 1, maximum: 4 },
+    width: { type: 'integer', default: 1024, minimum: 64, maximum: 4096 },
+    height: { type: 'integer', default: 1024, minimum: 64, maximum: 4096 },
+    num_images: { type: 'integer', default: 1, minimum: 1, maximum: 4 },
     image_size: { type: 'string', enum: ['square_hd', 'landscape_16_9'], default: 'square_hd' },
     aspect_ratio: { type: 'string', default: '1:1' },
-    duration: { type: 'number', default: 5, maximum: 15 },
-    max_tokens: { type: 'integer', default: 256, maximum: 4096 },
+    duration: { type: 'number', default: 5, minimum: 0, maximum: 15 },
+    max_tokens: { type: 'integer', default: 256, minimum: 1, maximum: 4096 },
   },
   required: ['prompt'],
 };
@@ -145,7 +145,7 @@ test('per token: the hold covers the longest answer and at most one token per by
   const price = parsePriceRule({ base: 0, per_token: { input: 225, output: 900, per: 1_000_000, input_fields: ['prompt'], overhead: 10, max_output: 'max_tokens' } }, image, 'x-model.price', 'llm-price');
   t.is(computePrice(price, { prompt: 'héllo', max_tokens: 4096 }), Math.ceil((16 * 225 + 4096 * 900) / 1_000_000), 'the list price of a request is its hold');
   t.is(computePriceBreakdown(price, { prompt: 'héllo', max_tokens: 4096 }, { inputTokens: 1000, outputTokens: 2000 }).total, Math.ceil((1000 * 225 + 2000 * 900) / 1_000_000), 'its charge is the usage');
-  t.throws(() => parsePriceRule({ per_token: { input: 1, output: 1, per: 1000, input_fields: ['prompt'], max_output: 'num_images' } }, { properties: { prompt: { type: 'string' }, num_images: { type: 'integer', default: 1 } } }, 'c', 'cost'), { message: /needs a maximum/ });
+  t.throws(() => parsePriceRule({ per_token: { input: 1, output: 1, per: 1000, input_fields: ['prompt'], max_output: 'num_images' } }, { properties: { prompt: { type: 'string' }, num_images: { type: 'integer', default: 1, minimum: 1 } } }, 'c', 'cost'), { message: /needs a "maximum"/ });
 });
 
 test('each term reads in words for the catalog', (t) => {
@@ -183,4 +183,44 @@ test('tokens are counted at four UTF-8 bytes each where the provider reported no
   t.deepEqual(countedTokens(tokens, { prompt: 'héllo', system_prompt: 'abc' }, 'Red, yellow and blue.'), { inputTokens: Math.ceil(9 / 4), outputTokens: Math.ceil(21 / 4) });
   const messages = [{ role: 'user', content: 'hi' }];
   t.deepEqual(countedTokens(tokens, { messages }, ''), { inputTokens: Math.ceil(JSON.stringify(messages).length / 4), outputTokens: 0 });
+});
+
+test('a number field a price grows with needs a minimum of 0 or more and a maximum (or an enum of such numbers): the message names the field and the missing bound', (t) => {
+  const input = (prop: Record<string, unknown>) => ({ properties: { prompt: { type: 'string' }, n: { type: 'integer', default: 1, ...prop } }, required: ['prompt'] });
+  const cases: Array<[Record<string, unknown>, Record<string, unknown>, RegExp]> = [
+    [{ per_unit: { field: 'n', amount: 10 } }, {}, /^x-model\.price\.per_unit\.field "n" needs a "minimum" of 0 or more and a "maximum" in the input schema: the price is computed from its value, so without them a request could make the price negative or too large to charge$/],
+    [{ per_unit: { field: 'n', amount: 10 } }, { minimum: 0 }, /^x-model\.price\.per_unit\.field "n" needs a "maximum" in the input schema: .* without it /],
+    [{ per_unit: { field: 'n', amount: 10 } }, { maximum: 10 }, /^x-model\.price\.per_unit\.field "n" needs a "minimum" of 0 or more in the input schema/],
+    [{ per_unit: { field: 'n', amount: 10 } }, { minimum: -5, maximum: 10 }, /"n" needs a "minimum" of 0 or more \(it has -5\)/],
+    [{ per_output: { amount: 10, count: 'n' } }, { minimum: 1 }, /^x-model\.price\.per_output\.count "n" needs a "maximum"/],
+    [{ per_megapixel: { amount: 10, width: 'n', height: 'n' } }, { maximum: 4096 }, /^x-model\.price\.per_megapixel\.width "n" needs a "minimum" of 0 or more/],
+    [{ per_unit: { field: 'n', amount: 10 } }, { enum: [1, -2] }, /"n": every value its enum lists must be a number of 0 or more/],
+    [{ per_unit: { field: 'n', amount: 10 } }, { minimum: 2, maximum: 10 }, /"n": its default 1 is outside its bounds \(2 to 10\)/],
+  ];
+  for (const [rule, prop, message] of cases) t.throws(() => parsePriceRule({ base: 1, ...rule }, input(prop)), { message }, JSON.stringify([rule, prop]));
+  // a provider's cost rule is held to the same bounds
+  t.throws(() => parsePriceRule({ per_unit: { field: 'n', amount: 10 } }, input({}), 'x-model.providers[0].cost', 'cost'), { message: /^x-model\.providers\[0\]\.cost\.per_unit\.field "n" needs a "minimum" of 0 or more and a "maximum"/ });
+  // bounded ones load: minimum and maximum, exclusive bounds, an enum of numbers from 0 up, a const
+  for (const prop of [{ minimum: 0, maximum: 10 }, { exclusiveMinimum: 0, exclusiveMaximum: 11 }, { enum: [1, 4, 8] }, { const: 1 }]) {
+    t.is(computePrice(parsePriceRule({ base: 1, per_unit: { field: 'n', amount: 10 } }, input(prop)), { n: 1 }), 11, JSON.stringify(prop));
+  }
+  // a tier's field needs none: its steps are fixed amounts
+  t.is(computePrice(parsePriceRule({ base: 0, tiers: { field: 'n', steps: [{ up_to: 5, amount: 3 }, { amount: 7 }] } }, input({})), { n: -100 }), 3);
+});
+
+test('a price the rule cannot give as a whole number of credits from 0 to 2^53 - 1 is refused, never returned: at start-up at the defaults, at request time for the input', (t) => {
+  const bounded = { properties: { n: { type: 'number', default: 1, minimum: 0, maximum: 1e300 } } };
+  t.throws(() => parsePriceRule({ base: Number.MAX_SAFE_INTEGER, per_output: { amount: 1 } }, bounded), { message: /^x-model\.price: at the input's defaults the price after the terms is 9007199254740992, not a whole number of credits from 0 to 9007199254740991$/ });
+  const rule = parsePriceRule({ base: 0, per_unit: { field: 'n', amount: 1000 } }, bounded);
+  t.is(computePrice(rule, { n: 1e12 }), 1e15);
+  t.throws(() => computePrice(rule, { n: 1e13 }), { instanceOf: PriceError, message: /the price after the per_unit term of n is 10000000000000000, not a whole number of credits/ });
+  t.throws(() => computePrice(rule, { n: 1e300 }), { instanceOf: PriceError });
+  // an input the schema would refuse (a rule built by hand, no bounds checked) is refused too, never priced negative
+  const unchecked = { base: 10, terms: [{ kind: 'per_unit' as const, field: 'n', amount: 100, per: 1, text: false }], multipliers: [], minimum: 0 };
+  t.throws(() => computePrice(unchecked, { n: -1 }), { instanceOf: PriceError, message: /is -100/ });
+  const multiplied = { base: 2 ** 52, terms: [], multipliers: [{ field: 'x', percentByValue: new Map([['y', 300]]) }], minimum: 0 };
+  t.throws(() => computePrice(multiplied, { x: 'y' }), { instanceOf: PriceError, message: /after the multiplier of x/ });
+  // a usage too large to price exactly costs the hold (the charge is capped at it anyway)
+  const llm = parsePriceRule({ base: 0, per_token: { input: 1, output: 1, per: 1, input_fields: ['prompt'], max_output: 10 } }, { properties: { prompt: { type: 'string' } } }, 'x-model.price', 'llm-price');
+  t.deepEqual(usagePrice(llm, {}, { inputTokens: Number.MAX_SAFE_INTEGER, outputTokens: 10 }, { price: 26, listPrice: 26, discountPercent: null, studioMarkup: 0 }), { charge: 26, listCharge: 26, studioMarkup: 0 });
 });

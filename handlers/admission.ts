@@ -15,7 +15,7 @@
 // policies (handlers/policies.ts); the alert settings and list routes are handlers/alerts.ts.
 import type { App, Caller, StudioContext } from '../lib/context.ts';
 import type { Owner } from '../lib/caller.ts';
-import { ForbiddenError, StudioRefusedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
+import { ForbiddenError, StudioRefusedError, ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { applyDiscount, chooseDiscount, computePriceBreakdown, PriceError, studioPrice } from '../spec/pricing.ts';
@@ -137,11 +137,11 @@ export async function priceFor(
 }
 
 /**
- * The model's list price for an input. A price its rule cannot give as a whole number of credits
- * from 0 to 2^53 - 1 (spec/pricing.ts PriceError) is a fault of the model file, not of the
- * request (start-up refuses rules whose fields are unbounded, so valid input should never get
- * here): like a model whose provider is not configured, it is 503 for the caller, logged for the
- * operator, and nothing is held or charged.
+ * The model's list price for an input. Start-up refuses a rule whose priced fields are unbounded
+ * or may be negative, so a price its rule cannot give as a whole number of credits from 0 to
+ * 2^53 - 1 (spec/pricing.ts PriceError) comes from values within bounds set too wide: the caller
+ * gets 422 and can ask for less, nothing is held or charged, and the operator a warning naming
+ * the model, whose bounds are worth narrowing.
  */
 function priceOf(app: App, model: ModelInfo, input: Readonly<Record<string, unknown>>): PriceBreakdown {
   try {
@@ -152,9 +152,9 @@ function priceOf(app: App, model: ModelInfo, input: Readonly<Record<string, unkn
   }
 }
 
-function unpriceable(app: App, model: ModelInfo, why: string): UnavailableError {
-  app.log.error({ model: model.operationId, why }, 'price: the model\'s price rule gave no price that can be charged (fix x-model.price in its model file)');
-  return new UnavailableError(`${model.operationId} cannot be priced for this input on this gateway (${why}); nothing was held (operator: check x-model.price and the bounds of the fields it reads in the model file)`);
+function unpriceable(app: App, model: ModelInfo, why: string): ValidationFailedError {
+  app.log.warn({ model: model.operationId, why }, 'price: an input within the model\'s bounds gave a price past what the gateway charges exactly (narrow the bounds of the fields x-model.price reads in its model file)');
+  return new ValidationFailedError([{ loc: ['body'], msg: `${model.operationId} cannot be priced for this input: ${why}; ask for less (nothing was held)`, type: 'price_limit' }]);
 }
 
 // ---- the paying wallet's alerts: its settings before the hold, the alerts crossed after it ----

@@ -126,16 +126,16 @@ test('per-megapixel, tier and minimum rules: the quote breaks them down and a pr
   t.regex(rule.terms[0]!.summary, /25 credits per megapixel of each image/);
 });
 
-test('a valid input the model\'s price rule cannot price exactly is 503 naming the model, for the quote and the submit; nothing is held, the catalog still lists it', async (t) => {
+test('a valid input the model\'s price rule cannot price exactly is 422 naming the model, for the quote and the submit; nothing is held, the catalog still lists it', async (t) => {
   const acct = await newAccount(gw, 1000);
   const before = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.liveKey } });
   const quote = await gw.server.inject({ method: 'POST', url: '/app/calculate_dynamic_cost', headers: { 'x-api-key': acct.liveKey }, payload: { model: 'vast-v1-fast-text-to-image', input: { prompt: 'a test', n: 1e13 } } });
-  t.is(quote.statusCode, 503, quote.payload);
-  t.like(JSON.parse(quote.payload), { code: 'unavailable' });
-  t.regex(JSON.parse(quote.payload).detail as string, /^vast-v1-fast-text-to-image cannot be priced for this input on this gateway \(the price after the per_unit term of n is 10000000000000000, not a whole number of credits from 0 to 9007199254740991\); nothing was held/);
+  t.is(quote.statusCode, 422, quote.payload);
+  t.like(JSON.parse(quote.payload), { code: 'validation_failed' });
+  t.regex(JSON.stringify(JSON.parse(quote.payload)), /vast-v1-fast-text-to-image cannot be priced for this input: the price after the per_unit term of n is 10000000000000000, not a whole number of credits from 0 to 9007199254740991; ask for less \(nothing was held\)/);
   const submit = await gw.server.inject({ method: 'POST', url: '/api/v1/vast-v1-fast-text-to-image', headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'a test', n: 1e13 } });
-  t.is(submit.statusCode, 503, submit.payload);
-  t.is(JSON.parse(submit.payload).code, 'unavailable');
+  t.is(submit.statusCode, 422, submit.payload);
+  t.is(JSON.parse(submit.payload).code, 'validation_failed');
   const after = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': acct.liveKey } });
   t.deepEqual(after.result, before.result, 'nothing was held');
   t.is((await gw.app.db('predictions').where({ user_id: acct.userId, model: 'vast-v1-fast-text-to-image' })).length, 0);

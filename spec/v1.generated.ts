@@ -8240,9 +8240,9 @@ export interface components {
         Webhook: string;
         /** @description The events the `webhook` receives, as Replicate's `webhook_events_filter`: repeat the parameter (`webhook_events_filter=start&webhook_events_filter=completed`) or separate names with commas (`webhook_events_filter=start,progress,completed`). `start`: once, when a worker starts the prediction. `progress`: when the provider reports progress or a queue position. `logs`: when the run writes log lines (it carries them). At most one `progress` or `logs` event is sent every 5 seconds per prediction (the operator may set another interval). `completed`: the result, `completed` or `failed`, sent last and retried as without a filter. A filter without `completed` sends no result. The running events carry the result's fields (`status` `queued` or `processing`) plus `event`, `progress` and `queue_position`, and are tried once, never retried. Without this parameter the webhook receives the result only. An unknown event name, or this parameter without `webhook`, is refused with 422. */
         WebhookEventsFilter: string[];
-        /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+        /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
         MaxCost: number;
-        /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+        /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
         MaxCostQuery: number;
         /**
          * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
@@ -12933,7 +12933,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -12959,7 +12959,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -12994,7 +12994,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13020,7 +13020,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13055,7 +13055,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13081,7 +13081,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13116,7 +13116,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13142,7 +13142,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13177,7 +13177,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13203,7 +13203,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13238,7 +13238,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13264,7 +13264,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13299,7 +13299,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13325,7 +13325,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13360,7 +13360,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13386,7 +13386,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13421,7 +13421,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13447,7 +13447,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13482,7 +13482,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13508,7 +13508,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13543,7 +13543,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13569,7 +13569,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13604,7 +13604,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13630,7 +13630,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13665,7 +13665,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13691,7 +13691,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13726,7 +13726,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13752,7 +13752,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13787,7 +13787,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13813,7 +13813,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13848,7 +13848,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13874,7 +13874,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13909,7 +13909,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13935,7 +13935,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13970,7 +13970,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13996,7 +13996,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14031,7 +14031,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14057,7 +14057,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14092,7 +14092,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14118,7 +14118,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14153,7 +14153,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14179,7 +14179,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14214,7 +14214,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14240,7 +14240,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14275,7 +14275,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14301,7 +14301,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14336,7 +14336,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14362,7 +14362,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14397,7 +14397,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14423,7 +14423,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14458,7 +14458,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14484,7 +14484,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14519,7 +14519,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14545,7 +14545,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14580,7 +14580,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14606,7 +14606,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14641,7 +14641,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14667,7 +14667,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14702,7 +14702,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14728,7 +14728,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14763,7 +14763,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14789,7 +14789,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;

@@ -1,4 +1,4 @@
-// Money a user sets (a studio's per-model prices, an embed code's caps, Max-Cost) is bounded by
+// Money a user sets (a studio's per-model prices, an embed code's caps) is bounded by
 // the spec at 1,000,000,000,000 credits, like a key's spend limit and a wallet's budget: a value
 // past it is a 422 naming the field, never a 5xx or an unsafe integer in a price; a value at it
 // still works. On SQLite with the in-process queue: the bounds are the spec's, the same on MariaDB.
@@ -77,11 +77,9 @@ test('an embed code\'s max_cost_per_run, daily_cap and monthly_cap above 1,000,0
   }
 });
 
-test('Max-Cost and max_cost above 1,000,000,000,000 credits are 422 naming them; at the bound the submit is accepted', async (t) => {
+test('Max-Cost and max_cost are caps, not amounts: the largest safe integer is accepted and refuses nothing', async (t) => {
   const acct = await newAccount(gw, 10_000);
   const body = { prompt: 'a lighthouse' };
-  refusedNaming(t, await callOperation(gw, MODEL, { as: acct.liveKey, body, headers: { 'max-cost': String(MAX_CREDITS + 1) } }), 'max-cost');
-  refusedNaming(t, await callOperation(gw, MODEL, { as: acct.liveKey, body, query: { max_cost: MAX_CREDITS + 1 } }), 'max_cost');
-  const ok = await callOperation(gw, MODEL, { as: acct.liveKey, body, headers: { 'max-cost': String(MAX_CREDITS) }, query: { max_cost: MAX_CREDITS } });
+  const ok = await callOperation(gw, MODEL, { as: acct.liveKey, body, headers: { 'max-cost': String(Number.MAX_SAFE_INTEGER) }, query: { max_cost: Number.MAX_SAFE_INTEGER } });
   t.is(ok.status, 200, ok.raw.payload);
 });

@@ -8241,9 +8241,9 @@ export interface components {
         Webhook: string;
         /** @description The events the `webhook` receives, as Replicate's `webhook_events_filter`: repeat the parameter (`webhook_events_filter=start&webhook_events_filter=completed`) or separate names with commas (`webhook_events_filter=start,progress,completed`). `start`: once, when a worker starts the prediction. `progress`: when the provider reports progress or a queue position. `logs`: when the run writes log lines (it carries them). At most one `progress` or `logs` event is sent every 5 seconds per prediction (the operator may set another interval). `completed`: the result, `completed` or `failed`, sent last and retried as without a filter. A filter without `completed` sends no result. The running events carry the result's fields (`status` `queued` or `processing`) plus `event`, `progress` and `queue_position`, and are tried once, never retried. Without this parameter the webhook receives the result only. An unknown event name, or this parameter without `webhook`, is refused with 422. */
         WebhookEventsFilter: string[];
-        /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+        /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
         MaxCost: number;
-        /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+        /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
         MaxCostQuery: number;
         /**
          * @description `wait=N` (RFC 7240): hold the answer until the prediction is finished, for up to N
@@ -12934,7 +12934,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -12960,7 +12960,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -12995,7 +12995,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13021,7 +13021,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13056,7 +13056,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13082,7 +13082,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13117,7 +13117,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13143,7 +13143,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13178,7 +13178,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13204,7 +13204,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13239,7 +13239,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13265,7 +13265,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13300,7 +13300,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13326,7 +13326,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13361,7 +13361,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13387,7 +13387,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13422,7 +13422,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13448,7 +13448,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13483,7 +13483,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13509,7 +13509,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13544,7 +13544,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13570,7 +13570,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13605,7 +13605,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13631,7 +13631,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13666,7 +13666,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13692,7 +13692,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13727,7 +13727,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13753,7 +13753,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13788,7 +13788,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13814,7 +13814,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13849,7 +13849,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13875,7 +13875,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13910,7 +13910,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13936,7 +13936,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -13971,7 +13971,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -13997,7 +13997,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14032,7 +14032,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14058,7 +14058,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14093,7 +14093,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14119,7 +14119,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14154,7 +14154,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14180,7 +14180,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14215,7 +14215,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14241,7 +14241,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14276,7 +14276,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14302,7 +14302,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14337,7 +14337,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14363,7 +14363,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14398,7 +14398,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14424,7 +14424,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14459,7 +14459,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14485,7 +14485,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14520,7 +14520,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14546,7 +14546,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14581,7 +14581,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14607,7 +14607,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14642,7 +14642,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14668,7 +14668,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14703,7 +14703,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14729,7 +14729,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;
@@ -14764,7 +14764,7 @@ export interface operations {
                 webhook_events_filter?: components["parameters"]["WebhookEventsFilter"];
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The same as the `Max-Cost` header, for clients that cannot set headers: the most this request may cost, in credits; a higher price is 402 `max_cost_exceeded` and nothing is held. */
                 max_cost?: components["parameters"]["MaxCostQuery"];
             };
             header?: {
@@ -14790,7 +14790,7 @@ export interface operations {
                 Prefer?: components["parameters"]["PreferWait"];
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
                 "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
-                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. From 0 to 1,000,000,000,000 credits; a larger value is refused with 422. */
+                /** @description The most this request may cost, in credits. When the price (after discounts, in a studio its price) is above it the answer is 402 `max_cost_exceeded` with the price in `detail` and `X-Cost`, and nothing is held or recorded. A price equal to it is accepted. Sandbox keys pay nothing, so they are never refused by it. With `max_cost` as well, the lower of the two applies. */
                 "Max-Cost"?: components["parameters"]["MaxCost"];
             };
             path?: never;

@@ -109,7 +109,9 @@ test.serial('refused with 403 impersonation_forbidden on every guarded operation
   for (const op of ['createApiKey', 'generateApiKey', 'deleteApiKey', 'createOAuthClient', 'deleteOAuthClient', 'createTeamApiKey', 'revokeTeamApiKey',
     'requestAccountDeletion', 'cancelAccountDeletion', 'exportAccount', 'rotateWebhookSecret', 'adminTopup', 'adminDeleteUser', 'virtualLogin',
     // issue 35: a team key's changes, people's access to a team, studios others may spend through, the webhook secret
-    'updateTeamApiKey', 'createTeamInvite', 'changeTeamMemberRole', 'removeTeamMember', 'acceptTeamInvite', 'createStudio', 'updateStudio', 'getWebhookSecret']) {
+    'updateTeamApiKey', 'createTeamInvite', 'changeTeamMemberRole', 'removeTeamMember', 'acceptTeamInvite', 'createStudio', 'updateStudio', 'getWebhookSecret',
+    // the alert webhook URL receives signed alerts after the session ends
+    'updateAlertSettings', 'sendAlertTest']) {
     t.true(guarded.some((g) => g.operationId === op), `${op} refuses impersonation`);
   }
   const keysBefore = await gw.app.db('api_keys').where({ user_id: target.userId }).count({ n: '*' }).first();

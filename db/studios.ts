@@ -134,13 +134,17 @@ export async function disableStudio(db: Db, owner: Owner, id: number, now: numbe
 
 /**
  * The enabled studio a request names, by slug or by one of its domains; undefined for an unknown
- * or disabled one, or one whose owning team is deleted.
+ * or disabled one, one whose owning team is deleted, or a personal one whose owner is another
+ * studio's user (who runs models only within that studio: handlers/studios.ts refuses to create
+ * one; one made before is not served).
  */
 export async function findActiveStudio(db: Db, by: { slug: string } | { hostname: string }): Promise<Studio | undefined> {
   const q = db<StudioRow>('studios').select('studios.*')
     .leftJoin('teams', 'teams.id', 'studios.team_id')
+    .leftJoin('users as owner', 'owner.id', 'studios.user_id')
     .whereNull('studios.disabled_at')
-    .andWhere((w) => { w.whereNull('studios.team_id').orWhereNull('teams.deleted_at'); });
+    .andWhere((w) => { w.whereNull('studios.team_id').orWhereNull('teams.deleted_at'); })
+    .andWhere((w) => { w.whereNotNull('studios.team_id').orWhereNull('owner.studio_id'); });
   if ('slug' in by) q.where('studios.slug', by.slug);
   else q.whereIn('studios.id', db('studio_domains').select('studio_id').where('hostname', by.hostname));
   const row = await q.first();

@@ -10,6 +10,7 @@ import { callOperation } from '../helpers/operation.ts';
 import { uniqueName, waitFor } from '../helpers/services.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { creditWallet } from '../../db/wallet/moves.ts';
+import { createStudio as insertStudio } from '../../db/studios.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 const OTHER_MODEL = 'canvas-v1-budget-text-to-image';
@@ -665,6 +666,12 @@ test('a studio\'s user cannot leave the studio through a studio of their own: 40
     }
   }
   t.is((await gw.app.db('studios').where('user_id', user.userId)).length, 0);
+  // one such a user made before the refusal is not served: its slug is unknown
+  const before = uniqueName('old').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30);
+  await insertStudio(gw.app.db, { userId: user.userId, teamId: null }, before, { name: 'Old escape', branding: {}, domains: [], allowedModels: [OTHER_MODEL], markupPercent: 0, modelPrices: {}, payerMode: 'owner_pays' }, Date.now());
+  const unknown = await callOperation<{ code: string }>(gw, 'calculateDynamicCost', { as: owner.session, headers: inStudio(before), body: { model: OTHER_MODEL, input: { prompt: 'x' } } });
+  t.is(unknown.status, 404, JSON.stringify(unknown.body));
+  t.is(unknown.body.code, 'studio_not_found');
   // the studio's owner still creates studios, in the studio's context too
   t.is((await callOperation(gw, 'createStudio', {
     as: owner.session, headers: inStudio(studio.slug), body: { slug: uniqueName('own').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30), name: 'Second', allowed_models: [MODEL], payer_mode: 'end_user_pays' },

@@ -49,7 +49,8 @@ export type { App, LoadedSpec };
 export function topics(config: Config): TopicSpec[] {
   return [
     // Upstream polls ride the same topic as retries: one delay queue per distinct wait.
-    { name: 'predictions', retryDelaysMs: [...new Set([...config.retryDelaysMs, ...config.upstreamPollDelaysMs])].filter((d) => d > 0).sort((a, b) => a - b), maxRetries: MAX_RETRIES },
+    // the ticket serves the first claim only (Store.claim); copies that may wait long go without it
+    { name: 'predictions', retryDelaysMs: [...new Set([...config.retryDelaysMs, ...config.upstreamPollDelaysMs])].filter((d) => d > 0).sort((a, b) => a - b), maxRetries: MAX_RETRIES, firstDeliveryOnly: ['ticket'] },
     { name: 'webhooks', retryDelaysMs: webhookDelays(config.webhookRetryScheduleMs, config.webhookMaxRetryAfterMs), maxRetries: MAX_WEBHOOK_RETRIES },
   ];
 }

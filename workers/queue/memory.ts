@@ -2,7 +2,7 @@
 // transport's observable behaviour (FIFO per topic, prefetch, delay rounding, dead-lettering, JSON
 // copies of bodies) but keeps nothing across a restart, hence durable = false.
 
-import { pickRetryDelay, validateTopic } from './topics.ts';
+import { laterCopy, pickRetryDelay, validateTopic } from './topics.ts';
 import { QueueUnavailableError } from './types.ts';
 import type { Handler, Outcome, Queue, QueueLog, TopicSpec } from './types.ts';
 import { drain } from './drain.ts';
@@ -96,8 +96,9 @@ export function createMemoryQueue(opts: { log?: QueueLog } = {}): Queue {
   async function deliver(st: TopicState, c: MemoryConsumer, env: Envelope): Promise<void> {
     const { spec } = st;
     let outcome: Outcome;
+    const body: unknown = JSON.parse(env.json);
     try {
-      outcome = await c.handler({ body: JSON.parse(env.json), attempt: env.attempt, redelivered: false });
+      outcome = await c.handler({ body, attempt: env.attempt, redelivered: false });
     } catch (err) {
       log('handler threw; retrying', { topic: spec.name, attempt: env.attempt, error: errorMessage(err) });
       outcome = { kind: 'retry', delayMs: spec.retryDelaysMs[0] ?? 0, reason: `handler threw: ${errorMessage(err)}` };
@@ -119,11 +120,11 @@ export function createMemoryQueue(opts: { log?: QueueLog } = {}): Queue {
           log('queue closing; dropping a retry', { topic: spec.name, attempt: env.attempt });
           return;
         }
-        enqueueAfter(st, { json: env.json, attempt: env.attempt + 1 }, outcome.delayMs);
+        enqueueAfter(st, { json: laterCopy(spec, env.json, body), attempt: env.attempt + 1 }, outcome.delayMs);
         return;
       case 'dead-letter':
         log('dead-lettering message', { topic: spec.name, attempt: env.attempt, reason: outcome.reason });
-        st.dead.push({ ...env, reason: outcome.reason });
+        st.dead.push({ ...env, json: laterCopy(spec, env.json, body), reason: outcome.reason });
         return;
     }
   }

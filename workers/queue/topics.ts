@@ -9,6 +9,21 @@ export function pickRetryDelay(delays: readonly number[], wantedMs: number): num
   return sorted.find((d) => d >= wantedMs) ?? sorted.at(-1);
 }
 
+/**
+ * The body a retry or dead-letter copy of a message carries: without the topic's
+ * `firstDeliveryOnly` fields. The JSON text itself when there is nothing to leave out (the common
+ * case: no re-serialising); else the copy's JSON.
+ */
+export function laterCopy(spec: TopicSpec, json: string, body: unknown): string {
+  const fields = spec.firstDeliveryOnly;
+  if (!fields?.length || typeof body !== 'object' || body === null || Array.isArray(body)) return json;
+  const record = body as Record<string, unknown>;
+  if (!fields.some((f) => Object.hasOwn(record, f))) return json;
+  const copy = { ...record };
+  for (const f of fields) delete copy[f];
+  return JSON.stringify(copy);
+}
+
 export function validateTopic(spec: TopicSpec): void {
   if (!TOPIC_NAME.test(spec.name)) {
     // A dot would make `P.a.retry.5` ambiguous between topic `a` and topic `a.retry.5`.

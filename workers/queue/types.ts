@@ -27,6 +27,13 @@ export interface TopicSpec {
   retryDelaysMs: readonly number[];
   /** a retry asked for beyond this many retries is dead-lettered instead */
   maxRetries: number;
+  /**
+   * Top-level fields of a message body that only its first delivery uses: its retry and
+   * dead-letter copies leave them out (laterCopy), so that what they carry does not outlive its
+   * use in a queue an operator may keep for long (the predictions topic's `ticket`: a snapshot of
+   * the submitted row, its input and webhook URL included).
+   */
+  firstDeliveryOnly?: readonly string[];
 }
 
 export class QueueUnavailableError extends Error {

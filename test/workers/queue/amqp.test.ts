@@ -136,6 +136,21 @@ test('a message given up on lands in the dead-letter queue with its reason, and 
   ch.nack(dead, false, true);
 });
 
+test('a dead-lettered copy leaves out the fields only the first delivery uses', async (t) => {
+  const spec: TopicSpec = { name: 'jobs', retryDelaysMs: [50], maxRetries: 2, firstDeliveryOnly: ['ticket'] };
+  const { queue, prefix } = await open(t, [spec]);
+  await queue.consume('jobs', async () => ({ kind: 'dead-letter', reason: 'refused' }), { prefetch: 1 });
+  await queue.publish('jobs', { id: 'p1', ticket: { input: '{"prompt":"private"}' } });
+  await waitFor(async () => (await queue.deadLetterCount('jobs')) === 1, { what: 'the message is dead-lettered' });
+  const conn = await rawConnection(t);
+  const ch = await conn.createChannel();
+  const dead = await ch.get(topologyNames(prefix, 'jobs').deadQueue, { noAck: false });
+  if (dead === false) return t.fail('dead-letter queue is empty');
+  t.deepEqual(JSON.parse(dead.content.toString('utf8')), { id: 'p1' });
+  t.is(dead.properties.headers?.['x-dead-reason'], 'refused');
+  ch.nack(dead, false, true);
+});
+
 test('a message whose body is not JSON is dead-lettered without reaching the handler', async (t) => {
   const { queue, prefix } = await open(t);
   let calls = 0;

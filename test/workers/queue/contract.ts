@@ -127,6 +127,22 @@ export function queueContract(transport: Transport): void {
     t.deepEqual(attempts, [0, 1, 2]);
   });
 
+  test('a retry copy leaves out the fields only the first delivery uses, and keeps the rest', async (t) => {
+    const { queue } = await transport.open(t, [{ ...jobs, firstDeliveryOnly: ['ticket'] }]);
+    const seen: Array<Delivery<Record<string, unknown>>> = [];
+    await queue.consume<Record<string, unknown>>('jobs', async (d) => {
+      seen.push(d);
+      return d.attempt < 2 ? { kind: 'retry', delayMs: 50, reason: 'busy' } : ack;
+    }, { prefetch: 1 });
+    await queue.publish('jobs', { id: 'p1', reqId: 'r1', ticket: { input: '{"prompt":"private"}', webhook_url: 'https://hooks.example.com/?token=t' } });
+    await waitFor(() => seen.length === 3, { what: 'three attempts' });
+    t.deepEqual(seen.map((d) => d.body), [
+      { id: 'p1', reqId: 'r1', ticket: { input: '{"prompt":"private"}', webhook_url: 'https://hooks.example.com/?token=t' } },
+      { id: 'p1', reqId: 'r1' },
+      { id: 'p1', reqId: 'r1' },
+    ]);
+  });
+
   test('a handler that throws is retried with the first delay', async (t) => {
     const { queue } = await transport.open(t);
     const calls: Array<{ attempt: number; at: number }> = [];

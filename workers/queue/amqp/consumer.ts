@@ -8,6 +8,7 @@ import type { Channel, ChannelModel, ConsumeMessage, MessagePropertyHeaders } fr
 import type { Handler, Outcome, QueueLog, TopicSpec } from '../types.ts';
 import { drain } from '../drain.ts';
 import { errorMessage } from '../message.ts';
+import { laterCopy } from '../topics.ts';
 import { backoff } from './connection.ts';
 import type { AmqpConnection } from './connection.ts';
 import type { Publisher } from './publisher.ts';
@@ -130,7 +131,7 @@ export function amqpConsumers({ prefix, log, connection, publisher, requireTopic
   const consumers: Consumer[] = [];
   const inFlight = new Set<Promise<void>>();
 
-  async function settle(c: Consumer, ch: Channel, msg: ConsumeMessage, attempt: number, outcome: Outcome): Promise<void> {
+  async function settle(c: Consumer, ch: Channel, msg: ConsumeMessage, attempt: number, outcome: Outcome, body?: unknown): Promise<void> {
     const spec = requireTopic(c.topic);
     const correlationId = typeof msg.properties.correlationId === 'string' ? msg.properties.correlationId : randomUUID();
     let final: Outcome = outcome;
@@ -154,16 +155,23 @@ export function amqpConsumers({ prefix, log, connection, publisher, requireTopic
       }
       return;
     }
+    // a copy leaves out what only the first delivery uses (TopicSpec.firstDeliveryOnly)
+    const copy = () => {
+      if (body === undefined) return msg.content;
+      const json = msg.content.toString('utf8');
+      const later = laterCopy(spec, json, body);
+      return later === json ? msg.content : Buffer.from(later, 'utf8');
+    };
     try {
       switch (final.kind) {
         case 'ack':
           break;
         case 'retry':
-          await publisher.publish(routeFor(prefix, spec, final.delayMs), msg.content, { 'x-attempt': attempt + 1, 'x-retry-reason': final.reason }, correlationId);
+          await publisher.publish(routeFor(prefix, spec, final.delayMs), copy(), { 'x-attempt': attempt + 1, 'x-retry-reason': final.reason }, correlationId);
           break;
         case 'dead-letter':
           log('dead-lettering message', { topic: spec.name, attempt, reason: final.reason });
-          await publisher.publish(deadLetterRoute(prefix, spec), msg.content, { 'x-attempt': attempt, 'x-dead-reason': final.reason }, correlationId);
+          await publisher.publish(deadLetterRoute(prefix, spec), copy(), { 'x-attempt': attempt, 'x-dead-reason': final.reason }, correlationId);
           break;
       }
       // Ack only after the copy is confirmed: a crash in between duplicates the message, never loses it.
@@ -197,7 +205,7 @@ export function amqpConsumers({ prefix, log, connection, publisher, requireTopic
       log('handler threw; retrying', { topic: spec.name, attempt, error: errorMessage(err) });
       outcome = { kind: 'retry', delayMs: spec.retryDelaysMs[0] ?? 0, reason: `handler threw: ${errorMessage(err)}` };
     }
-    await settle(c, ch, msg, attempt, outcome);
+    await settle(c, ch, msg, attempt, outcome, body);
   }
 
   function track(p: Promise<void>): void {

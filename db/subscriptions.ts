@@ -82,41 +82,100 @@ async function walletGone(trx: Knex, payer: Owner): Promise<boolean> {
   return r === undefined || (r.deleted_at !== null && r.deleted_at !== undefined);
 }
 
+/** A paid subscription Checkout Session, as the Stripe webhook reports it. */
+export interface SubscriptionCheckout {
+  sessionId: string;
+  stripeSubscriptionId: string | null;
+  customerId: string | null;
+  /** what Stripe charged, minor units */
+  amount: number;
+  currency: string;
+}
+
+export type CheckoutOutcome =
+  | SetOutcome
+  /** this Checkout Session was seen before (a redelivery): nothing moved; `was` is what it did then */
+  | { outcome: 'seen'; was: 'started' | 'unapplied' };
+
 /**
  * Starts a subscription now (a new one, or again after a cancellation) and grants its first period
  * at once, in one transaction. `periodEnd`: the first period's end (later ones follow the plan's
  * period from it); default one period from now. An active subscription is left alone.
  */
 export async function activateSubscription(db: Knex, payer: Owner, plan: SubscriptionPlan, periodEnd: number | undefined, now: number): Promise<SetOutcome> {
+  return await activate(db, payer, plan, periodEnd, now, undefined) as SetOutcome;
+}
+
+/**
+ * activateSubscription for a paid subscription Checkout Session, recorded once per session
+ * (`stripe_subscription_checkouts`) in the same transaction: `started` when it started the plan,
+ * `unapplied` when the wallet's plan was already active or the wallet is gone (the customer paid
+ * and nothing was granted: the caller tells the operator). A redelivered session is `seen`.
+ */
+export async function activateFromCheckout(db: Knex, payer: Owner, plan: SubscriptionPlan, checkout: SubscriptionCheckout, now: number): Promise<CheckoutOutcome> {
+  return activate(db, payer, plan, undefined, now, checkout);
+}
+
+async function activate(db: Knex, payer: Owner, plan: SubscriptionPlan, periodEnd: number | undefined, now: number, checkout: SubscriptionCheckout | undefined): Promise<CheckoutOutcome> {
   const key = ownerKey(payer);
   const end = periodEnd ?? firstPeriodEnd(plan.period, now);
-  try {
-    return await withLockRetry(() => db.transaction(async (trx): Promise<SetOutcome> => {
-      const existing = await trx('subscriptions').where('wallet', key).forUpdate().first<Row | undefined>();
-      if (existing && existing.status === 'active') return { outcome: 'already-active', subscription: fromRow(existing) };
-      if (await walletGone(trx, payer)) return { outcome: 'wallet-gone' };
-      const fields = {
-        // months count from here: the activation, or the first period's end when one was given
-        user_id: payer.userId, team_id: payer.teamId, plan: plan.name, next_plan: null, status: 'active', period_anchor: periodEnd ?? now,
-        current_period_start: now, current_period_end: end, cancelled_at: null, updated_at: now,
-      };
-      let id: number;
-      if (existing) {
-        id = num(existing.id);
-        const n = await trx('subscriptions').where({ id, status: 'cancelled' }).update(fields);
-        if (affected(n) !== 1) return { outcome: 'already-active' };
-      } else {
-        const [inserted] = await trx('subscriptions').insert({ wallet: key, ...fields, created_at: now });
-        id = num(inserted);
+  const record = (trx: Knex, outcome: 'started' | 'unapplied') => checkout && trx('stripe_subscription_checkouts').insert({
+    checkout_session_id: checkout.sessionId, stripe_subscription_id: checkout.stripeSubscriptionId, customer_id: checkout.customerId,
+    user_id: payer.userId, team_id: payer.teamId, plan: plan.name, amount: checkout.amount, currency: checkout.currency, outcome, created_at: now,
+  });
+  // A duplicate key is a concurrent activation of the same wallet, or a concurrent delivery of the
+  // same session, that committed first: the next attempt sees it (the active plan, or the session).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withLockRetry(() => db.transaction(async (trx): Promise<CheckoutOutcome> => {
+        if (checkout) {
+          const seen = await trx('stripe_subscription_checkouts').where('checkout_session_id', checkout.sessionId).first<{ outcome: string } | undefined>('outcome');
+          if (seen) return { outcome: 'seen', was: seen.outcome === 'started' ? 'started' : 'unapplied' };
+        }
+        const existing = await trx('subscriptions').where('wallet', key).forUpdate().first<Row | undefined>();
+        if (existing && existing.status === 'active') {
+          await record(trx, 'unapplied');
+          return { outcome: 'already-active', subscription: fromRow(existing) };
+        }
+        if (await walletGone(trx, payer)) {
+          await record(trx, 'unapplied');
+          return { outcome: 'wallet-gone' };
+        }
+        const fields = {
+          // months count from here: the activation, or the first period's end when one was given
+          user_id: payer.userId, team_id: payer.teamId, plan: plan.name, next_plan: null, status: 'active', period_anchor: periodEnd ?? now,
+          current_period_start: now, current_period_end: end, cancelled_at: null, updated_at: now,
+        };
+        let id: number;
+        if (existing) {
+          id = num(existing.id);
+          const n = await trx('subscriptions').where({ id, status: 'cancelled' }).update(fields);
+          if (affected(n) !== 1) {
+            await record(trx, 'unapplied');
+            return { outcome: 'already-active' };
+          }
+        } else {
+          const [inserted] = await trx('subscriptions').insert({ wallet: key, ...fields, created_at: now });
+          id = num(inserted);
+        }
+        await record(trx, 'started');
+        await grantPeriod(trx, { id, ...payer, periodAnchor: periodEnd ?? now }, plan, now, end, now);
+        return { outcome: 'ok', subscription: fromRow(await trx('subscriptions').where('id', id).first<Row>()) };
+      }));
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      if (attempt >= 3) {
+        if (checkout) throw err;
+        return { outcome: 'already-active' };
       }
-      await grantPeriod(trx, { id, ...payer, periodAnchor: periodEnd ?? now }, plan, now, end, now);
-      return { outcome: 'ok', subscription: fromRow(await trx('subscriptions').where('id', id).first<Row>()) };
-    }));
-  } catch (err) {
-    // a concurrent activation of the same wallet inserted first
-    if (isDuplicateKey(err)) return { outcome: 'already-active' };
-    throw err;
+    }
   }
+}
+
+/** Whether a Stripe subscription was bought by a checkout that started nothing (its events leave the wallet's plan alone). */
+export async function isUnappliedSubscription(db: Knex, stripeSubscriptionId: string): Promise<boolean> {
+  const row = await db('stripe_subscription_checkouts').where({ stripe_subscription_id: stripeSubscriptionId, outcome: 'unapplied' }).first('id');
+  return row !== undefined;
 }
 
 /**

@@ -12,7 +12,7 @@ import { findUserByEmail, findUserById } from '../db/users.ts';
 import {
   applyStripeRefund, findPaymentByIntent, paymentsOf, recordCustomer, recordPurchase, reverseStripeRefund, stripeCustomerOf, userIdForCustomer,
 } from '../db/stripe-payments.ts';
-import { activateSubscription, cancelSubscription, changeSubscription, findSubscription } from '../db/subscriptions.ts';
+import { activateFromCheckout, cancelSubscription, changeSubscription, findSubscription, isUnappliedSubscription } from '../db/subscriptions.ts';
 import { walletOf } from '../db/wallet/ledger.ts';
 import type { Owner } from '../lib/caller.ts';
 import type { StripePayment } from '../db/stripe-payments.ts';
@@ -136,11 +136,23 @@ async function subscriptionStarted(app: App, event: Stripe.Event, s: Stripe.Chec
     app.log.error({ stripeEvent: event.id, session: s.id }, 'stripe_payment_unmatched: a paid subscription checkout names no account or no configured plan; activate it by hand (adminManageSubscription)');
     return 'unmatched';
   }
-  const out = await activateSubscription(app.db, target.payer, app.config.subscriptions.plans.get(target.plan)!, undefined, app.clock());
-  const customer = idOf(s.customer);
-  if (customer && out.outcome !== 'wallet-gone') await recordCustomer(app.db, target.payer, customer);
-  if (out.outcome === 'wallet-gone') return 'unmatched';
-  if (out.outcome === 'already-active') return 'duplicate';
+  const plan = app.config.subscriptions.plans.get(target.plan)!;
+  const customer = idOf(s.customer) ?? null;
+  const stripeSubscription = idOf(s.subscription) ?? null;
+  const amount = s.amount_total ?? 0;
+  const currency = (s.currency ?? app.config.stripe.currency).toLowerCase();
+  const out = await activateFromCheckout(app.db, target.payer, plan, { sessionId: s.id, stripeSubscriptionId: stripeSubscription, customerId: customer, amount, currency }, app.clock());
+  if (customer && out.outcome !== 'wallet-gone' && !(out.outcome === 'seen' && out.was === 'unapplied')) await recordCustomer(app.db, target.payer, customer);
+  if (out.outcome === 'seen') return out.was === 'started' ? 'duplicate' : 'unmatched';
+  if (out.outcome === 'already-active' || out.outcome === 'wallet-gone') {
+    // paid at Stripe, nothing granted here: an operator refunds it (and cancels its Stripe subscription) or applies it by hand
+    const why = out.outcome === 'wallet-gone' ? 'its wallet (the team or the account) is gone'
+      : `the wallet already has ${out.subscription ? `the ${out.subscription.plan} plan` : 'an active plan'} (a second subscription checkout paid for it)`;
+    app.log.error({
+      stripeEvent: event.id, session: s.id, subscription: stripeSubscription, invoice: idOf(s.invoice) ?? null, customer, ...target.payer, plan: target.plan, amount, currency,
+    }, `stripe_payment_unmatched: a paid subscription checkout started nothing, because ${why}; it is recorded as unapplied: refund it and cancel its Stripe subscription, or apply it by hand (adminManageSubscription)`);
+    return 'unmatched';
+  }
   app.log.info({ stripeEvent: event.id, session: s.id, ...target.payer, plan: target.plan }, 'stripe subscription started');
   return 'subscription_started';
 }
@@ -149,6 +161,11 @@ async function subscriptionStarted(app: App, event: Stripe.Event, s: Stripe.Chec
 async function subscriptionUpdated(app: App, sub: Stripe.Subscription, deleted: boolean): Promise<AckStatus> {
   const target = subscriptionTarget(app, sub.metadata);
   if (!target) return 'ignored';
+  // a subscription whose checkout started nothing (recorded unapplied) is not the wallet's plan
+  if (typeof sub.id === 'string' && await isUnappliedSubscription(app.db, sub.id)) {
+    app.log.info({ subscription: sub.id, ...target.payer }, 'stripe subscription event of an unapplied checkout: the wallet\'s plan is left alone');
+    return 'ignored';
+  }
   const now = app.clock();
   if (deleted || ['canceled', 'unpaid', 'incomplete_expired'].includes(sub.status)) {
     const out = await cancelSubscription(app.db, target.payer, now);
@@ -244,7 +261,7 @@ function sessionProblem(s: Fields): string | undefined {
   if (typeof s.id !== 'string') return 'id';
   for (const f of ['mode', 'payment_status', 'currency', 'client_reference_id', 'customer_email']) if (!optString(s[f])) return f;
   if (!absent(s.amount_total) && !isAmount(s.amount_total)) return 'amount_total';
-  for (const f of ['customer', 'payment_intent']) if (!optExpandable(s[f])) return f;
+  for (const f of ['customer', 'payment_intent', 'subscription', 'invoice']) if (!optExpandable(s[f])) return f;
   if (!optMetadata(s.metadata)) return 'metadata';
   if (!absent(s.customer_details) && !(isRecord(s.customer_details) && optString(s.customer_details.email))) return 'customer_details';
   return undefined;

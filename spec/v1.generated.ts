@@ -3770,7 +3770,7 @@ export interface components {
          */
         StripeWebhookAck: {
             /**
-             * @description `subscription_started`, `subscription_changed`, `subscription_cancelled`: a plan bought in the dashboard started on its wallet, will change at the next renewal, or ended; `credited`: a purchase added credit; `refund_applied`: a refund took credits back; `refund_reversed`: a refund that had taken credits back failed or was cancelled, and they were given back (once); `duplicate`: already applied (a redelivery, or a refund made with adminStripeRefund); `ignored`: an event that moves nothing here; `unmatched`: a paid checkout that names no account (logged for the operator).
+             * @description `subscription_started`, `subscription_changed`, `subscription_cancelled`: a plan bought in the dashboard started on its wallet, will change at the next renewal, or ended; `credited`: a purchase added credit; `refund_applied`: a refund took credits back; `refund_reversed`: a refund that had taken credits back failed or was cancelled, and they were given back (once); `duplicate`: already applied (a redelivery, or a refund made with adminStripeRefund); `ignored`: an event that moves nothing here; `unmatched`: a paid checkout that names no account, or a paid subscription checkout that started nothing because its wallet already had an active plan (recorded as unapplied and logged for the operator, who refunds it or applies it by hand; its redeliveries answer the same and record nothing twice).
              * @enum {string}
              */
             status: "credited" | "refund_applied" | "refund_reversed" | "duplicate" | "ignored" | "unmatched" | "subscription_started" | "subscription_changed" | "subscription_cancelled";

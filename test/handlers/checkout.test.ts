@@ -11,6 +11,7 @@ import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { uniqueName } from '../helpers/services.ts';
+import { captureLog } from '../helpers/logs.ts';
 
 const SECRET_KEY = 'sk_test_mediagatecheckout';
 const WEBHOOK_SECRET = 'whsec_mediagatecheckoutsecret';
@@ -23,12 +24,13 @@ const PLANS = JSON.stringify({
 });
 
 let gw: TestGateway;
+const logs = captureLog('warn');
 
 test.before(async () => {
   nock.disableNetConnect();
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);
   gw = await startGateway({
-    queue: 'memory',
+    queue: 'memory', log: logs.log,
     env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, SUBSCRIPTION_PLANS: PLANS, CHECKOUT_PRESETS: '500,2000', CHECKOUT_MIN_AMOUNT: '500', CHECKOUT_MAX_AMOUNT: '50000' },
   });
 });
@@ -180,6 +182,70 @@ test.serial('a plan sold online starts with a subscription checkout; the portal\
   t.deepEqual((await deliver(event('customer.subscription.deleted', subscription('price_pro', 'canceled')))).result, { status: 'subscription_cancelled' });
   t.is((await callOperation<{ status: string }>(gw, 'getMySubscription', { as: acct.session })).body.status, 'cancelled');
   t.deepEqual((await deliver(event('customer.subscription.deleted', subscription('price_pro', 'canceled')))).result, { status: 'ignored' });
+});
+
+test.serial('two top-up checkouts of one wallet, both paid: each credits once, redeliveries credit nothing', async (t) => {
+  const acct = await newAccount(gw);
+  const first = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { amount: 500 } })).status, 200);
+  const second = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { amount: 2000 } })).status, 200);
+  const paidFirst = paidSession(first.id, first.sent[0]!);
+  const paidSecond = paidSession(second.id, second.sent[0]!);
+  const answers = await Promise.all([deliver(paidSecond), deliver(paidFirst), deliver(paidSecond), deliver(paidFirst)]);
+  t.deepEqual(answers.map((a) => (a.result as { status: string }).status).sort(), ['credited', 'credited', 'duplicate', 'duplicate']);
+  t.is(await balance('users', acct.userId), 25_000);
+  t.is(Number((await gw.app.db('credit_transactions').where({ user_id: acct.userId, kind: 'purchase' }).count({ n: '*' }))[0]!.n), 2);
+});
+
+test.serial('a second subscription checkout paid for a wallet whose plan is active is never lost: recorded unapplied, logged, its Stripe subscription kept apart', async (t) => {
+  const acct = await newAccount(gw);
+  const stripe = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { plan: 'starter' } })).status, 200);
+  const form = stripe.sent[0]!;
+  // the user opened checkout twice (a second tab, a double click) and paid both: Stripe made two subscriptions
+  const [subA, subB, secondId] = [uniqueName('sub'), uniqueName('sub'), uniqueName('cs_test')];
+  const paidA = paidSession(stripe.id, form, { amount_total: 1000, subscription: subA, invoice: uniqueName('in'), payment_intent: null });
+  const paidB = paidSession(secondId, { ...form, 'metadata[plan]': 'pro' }, { amount_total: 5000, subscription: subB, invoice: uniqueName('in'), payment_intent: null });
+  t.deepEqual((await deliver(paidA)).result, { status: 'subscription_started' });
+  const before = logs.lines.length;
+  t.deepEqual((await deliver(paidB)).result, { status: 'unmatched' }, 'a paid checkout that started nothing is not a duplicate');
+  t.deepEqual((await deliver(paidB)).result, { status: 'unmatched' }, 'its redelivery is the same, and records nothing twice');
+  t.deepEqual((await deliver(paidA)).result, { status: 'duplicate' }, 'the redelivery of the checkout that started the plan is a duplicate');
+  t.is(await balance('users', acct.userId), 10_000, 'only the plan that started granted credit');
+
+  const warned = logs.parsed<{ msg: string; session?: string; subscription?: string; userId?: number; amount?: number }>().slice(before)
+    .filter((l) => l.msg.startsWith('stripe_payment_unmatched'));
+  t.true(warned.length >= 1);
+  t.like(warned[0], { session: secondId, subscription: subB, userId: acct.userId, amount: 5000 });
+  t.regex(warned[0]!.msg, /already has the starter plan/);
+  const rows = await gw.app.db('stripe_subscription_checkouts').where({ user_id: acct.userId }).orderBy('id');
+  t.is(rows.length, 2);
+  t.like(rows[0], { checkout_session_id: stripe.id, stripe_subscription_id: subA, plan: 'starter', outcome: 'started' });
+  t.like(rows[1], { checkout_session_id: secondId, stripe_subscription_id: subB, plan: 'pro', outcome: 'unapplied', amount: 5000, currency: 'usd' });
+
+  // the operator cancels (and refunds) the unapplied one in Stripe: the wallet's plan is untouched
+  const metadata = { user_id: String(acct.userId), plan: 'pro' };
+  const item = (price: string) => ({ object: 'list', data: [{ id: 'si_1', price: { id: price } }] });
+  t.deepEqual((await deliver(event('customer.subscription.updated', { id: subB, object: 'subscription', status: 'active', metadata, items: item('price_starter') }))).result, { status: 'ignored' });
+  t.deepEqual((await deliver(event('customer.subscription.deleted', { id: subB, object: 'subscription', status: 'canceled', metadata, items: item('price_pro') }))).result, { status: 'ignored' });
+  t.like((await callOperation<{ plan: string; status: string; next_plan: string | null }>(gw, 'getMySubscription', { as: acct.session })).body, { plan: 'starter', status: 'active', next_plan: null });
+  // the one that started it still drives it
+  t.deepEqual((await deliver(event('customer.subscription.deleted', { id: subA, object: 'subscription', status: 'canceled', metadata: { ...metadata, plan: 'starter' }, items: item('price_starter') }))).result, { status: 'subscription_cancelled' });
+});
+
+test.serial('two subscription checkouts of one wallet delivered at once: one starts the plan, the other is recorded unapplied', async (t) => {
+  const acct = await newAccount(gw);
+  const stripe = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { plan: 'starter' } })).status, 200);
+  const ids = [stripe.id, uniqueName('cs_test')];
+  const paid = ids.map((id) => paidSession(id, stripe.sent[0]!, { amount_total: 1000, subscription: uniqueName('sub'), payment_intent: null }));
+  const answers = await Promise.all([deliver(paid[0]!), deliver(paid[1]!), deliver(paid[0]!), deliver(paid[1]!)]);
+  const statuses = answers.map((a) => (a.result as { status: string }).status);
+  t.is(statuses.filter((x) => x === 'subscription_started').length, 1, statuses.join());
+  t.is(await balance('users', acct.userId), 10_000);
+  const rows = await gw.app.db('stripe_subscription_checkouts').where({ user_id: acct.userId });
+  t.deepEqual(rows.map((r: { outcome: string }) => r.outcome).sort(), ['started', 'unapplied']);
 });
 
 test.serial('the billing portal opens for a wallet with a Stripe customer; invoices are Stripe\'s for that customer', async (t) => {

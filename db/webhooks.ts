@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
-import { affected, iso, num, numOrNull } from './knex.ts';
+import { affected, isMysql, iso, num, numOrNull } from './knex.ts';
 import { newWebhookSecret, seal, unseal } from '../lib/secrets.ts';
 import { metadataOf, predictionFromRow } from './predictions/record.ts';
 import type { Prediction } from './predictions/record.ts';
@@ -122,13 +122,25 @@ export async function replaceSecret(trx: Db, owner: Owner, key: Buffer, now: num
     ? await trx(store.table).where(mine)
       .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now)).orderBy('id', 'desc').first<{ id: number; expires_at: number | string | null } | undefined>('id', 'expires_at')
     : undefined;
-  await trx(store.table).where(mine).modify((q) => { if (current) q.whereNot('id', current.id); }).delete();
+  // The new secret first, then the older ones go: those below it in the owner's index range, so
+  // the DELETE's locks stop at the new row and never reach the gap after the owner's range. The
+  // other order deadlocked on MariaDB: a DELETE of an owner with no older secret locked the gap
+  // at the end of the index, and two new accounts' first resets then each waited to insert into
+  // it. On MariaDB/MySQL the owner's index is forced: on a small table the planner would scan the
+  // primary key and lock every owner's rows.
+  const secret = newWebhookSecret();
+  const [inserted] = await trx(store.table).insert({ [store.column]: store.id, secret_enc: seal(secret, key), created_at: now });
+  const newId = num(inserted);
+  if (isMysql(trx)) {
+    await trx.raw(`delete s from ${store.table} s force index (${store.table}_${store.column}_id_index) where s.${store.column} = ? and s.id < ?${current ? ' and s.id <> ?' : ''}`,
+      [store.id, newId, ...(current ? [current.id] : [])]);
+  } else {
+    await trx(store.table).where(mine).andWhere('id', '<', newId).modify((q) => { if (current) q.whereNot('id', current.id); }).delete();
+  }
   if (current) {
     const expiresAt = Math.min(numOrNull(current.expires_at) ?? Infinity, now + ROTATION_OVERLAP_MS);
     await trx(store.table).where('id', current.id).update({ expires_at: expiresAt });
   }
-  const secret = newWebhookSecret();
-  await trx(store.table).insert({ [store.column]: store.id, secret_enc: seal(secret, key), created_at: now });
   return secret;
 }
 

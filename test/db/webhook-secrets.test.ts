@@ -1,0 +1,33 @@
+// Replacing an owner's webhook signing secret (db/webhooks.ts replaceSecret: "sign out
+// everywhere", the first reset of a never-verified account, a rotation) while other owners do the
+// same, on MariaDB. Owners at the end of the secrets' index (the newest accounts) used to deadlock
+// each other: each DELETE of an owner with no older secret locked the gap after it, and each INSERT
+// then waited for the other's gap. Run here without the lock retry the routes have, so a single
+// deadlock fails the test; each owner ends with exactly one secret.
+import test from 'ava';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { replaceSecret } from '../../db/webhooks.ts';
+
+let gw: TestGateway;
+test.before(async () => {
+  gw = await startGateway({ db: 'mysql', queue: 'memory' });
+});
+test.after.always(async () => {
+  await gw?.stop();
+});
+
+test('concurrent replacements of the newest owners\' secrets never deadlock, and leave one secret each', async (t) => {
+  const accounts = [];
+  for (let i = 0; i < 6; i++) accounts.push(await newAccount(gw));
+  const userIds = accounts.map((a) => a.userId);
+  for (let round = 0; round < 5; round++) {
+    const keepPrevious = round % 2 === 1;
+    const results = await Promise.allSettled(userIds.map((userId) => gw.app.db.transaction((trx) => replaceSecret(trx, { userId, teamId: null }, gw.app.encryptionKey, Date.now(), { keepPrevious }))));
+    const failed = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
+    t.deepEqual(failed, [], `round ${round}`);
+  }
+  const counts = await gw.app.db('webhook_secrets').whereIn('user_id', userIds).groupBy('user_id').select('user_id').count({ n: '*' });
+  // the last round kept no previous secret ("sign out everywhere")
+  t.deepEqual(counts.map((c) => Number(c.n)), userIds.map(() => 1));
+});

@@ -248,8 +248,9 @@ export async function download(dl: Downloader, raw: string, index: number, nsfw:
     }
     const status = response.statusCode ?? 0;
     const location = response.headers.location;
+    // An answer other than the file itself is closed, never drained: its body could be endless.
     if (status >= 300 && status < 400 && location) {
-      response.resume();
+      response.destroy();
       if (hop >= MAX_OUTPUT_REDIRECTS) throw upstreamError(dl.caller, `upstream "${dl.caller.provider}" output ${index + 1} redirected too many times`, false, 'output_rejected');
       try {
         url = new URL(location, url);
@@ -259,11 +260,11 @@ export async function download(dl: Downloader, raw: string, index: number, nsfw:
       continue;
     }
     if (status === 429 || status >= 500) {
-      response.resume();
+      response.destroy();
       throw upstreamError(dl.caller, `upstream "${dl.caller.provider}" is unavailable (HTTP ${status} during ${what})`, true, 'upstream_unavailable');
     }
     if (status < 200 || status >= 300) {
-      response.resume();
+      response.destroy();
       throw upstreamError(dl.caller, `upstream "${dl.caller.provider}" output ${index + 1} could not be downloaded (HTTP ${status})`, false, 'output_rejected');
     }
     break;

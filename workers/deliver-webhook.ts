@@ -297,9 +297,17 @@ export function responseExcerpt(body: Buffer): string | undefined {
   return text.replace(/[\t\n\r]/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd');
 }
 
+/**
+ * How long a connection kept alive between deliveries to one receiver may stay idle before the
+ * gateway closes it (less when the receiver's Keep-Alive header says so). Receivers are hosts users
+ * name: one that never closes an idle connection itself must not hold a worker's socket for ever.
+ */
+export const WEBHOOK_IDLE_SOCKET_MS = 5_000;
+
+// `timeout` closes only a socket idle in the pool: a request under way keeps its own deadline.
 const agents = {
-  http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 64 }),
+  http: new http.Agent({ keepAlive: true, maxSockets: 64, timeout: WEBHOOK_IDLE_SOCKET_MS }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 64, timeout: WEBHOOK_IDLE_SOCKET_MS }),
 };
 
 export function sendWebhook(

@@ -115,6 +115,18 @@ function refused(err: unknown): err is AdapterError {
   return err instanceof AdapterError && err.retryable && err.code === 'upstream_unavailable';
 }
 
+/**
+ * The longest inference time a prediction records (its inference_ms is a 32-bit column, about
+ * 24 days). A provider's figure beyond it, or one that is not a number of milliseconds at all,
+ * is not believed: the time the gateway measured is kept instead.
+ */
+const MAX_REPORTED_INFERENCE_MS = 2_147_483_647;
+
+/** the provider's inference time when it can be recorded, else undefined */
+function reportedInferenceMs(ms: number | undefined): number | undefined {
+  return ms !== undefined && Number.isFinite(ms) && ms >= 0 && Math.round(ms) <= MAX_REPORTED_INFERENCE_MS ? ms : undefined;
+}
+
 /** a provider unreachable for this many polls in a row fails the prediction (nothing is charged) */
 export const MAX_POLL_FAILURES = 5;
 /** provider statuses after which there is nothing left to cancel */
@@ -215,7 +227,7 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
     try {
       files = await job.collect(state.outputs, context(p, model, signal));
       const submittedAt = p.upstreamJob?.submittedAt ?? app.clock();
-      await parts.finish(p, model, { files, inferenceMs: state.inferenceMs ?? Math.max(0, app.clock() - submittedAt), ...(state.report ? { report: state.report } : {}) }, run);
+      await parts.finish(p, model, { files, inferenceMs: reportedInferenceMs(state.inferenceMs) ?? Math.max(0, app.clock() - submittedAt), ...(state.report ? { report: state.report } : {}) }, run);
       return ack;
     } catch (err) {
       if (signal.aborted && signal.reason === parts.handBack) return { kind: 'requeue', reason: parts.handBack };

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
+import { assertLedger } from '../helpers/ledger.ts';
 
 const UPSTREAM = 'https://lumen.upstream.test';
 // A real PNG: the gateway stores an output only when its bytes are the model's kind of file.
@@ -85,4 +86,20 @@ test.serial('an upstream that fails once and then succeeds completes and is char
   const debits = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' });
   t.is(debits.length, 1);
   t.is(Number(debits[0].amount), -Number(row.price));
+});
+
+test.serial('an inference time too large to record does not fail a good result: the measured time is kept', async (t) => {
+  // 3e9 ms (35 days) does not fit the prediction's inference_ms; the answer is otherwise fine
+  nock(UPSTREAM)
+    .post(/\/v1\/models\/.*\/predictions/).once().reply(200, { status: 'completed', outputs: [`${UPSTREAM}/files/long.png`], inference_ms: 3e9 })
+    .get('/files/long.png').reply(200, PNG, { 'content-type': 'image/png' });
+  const res = await gw.server.inject({ method: 'POST', url: '/api/v1/lumen-dev-text-to-image', headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'a long one' } });
+  const id = (res.result as { request_id: string }).request_id;
+  const row = await finished(id);
+  t.is(row.status, 'completed', String(row.error));
+  t.true(Number(row.inference_ms) >= 0 && Number(row.inference_ms) < 60_000, `inference_ms ${row.inference_ms}`);
+  const debits = await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' });
+  t.is(debits.length, 1);
+  t.is(Number(debits[0].amount), -Number(row.price));
+  await assertLedger(t, gw.app.db);
 });

@@ -561,10 +561,10 @@ function textType(kind: MediaKind, text: string, complete: boolean): OutputType 
 
 /**
  * The stored type of output `index` of a model declaring `kind`; throws a non-retryable
- * AdapterError (shown to the user) when the bytes are not that kind of file.
+ * AdapterError (shown to the user, code `output_rejected`) when the bytes are not that kind of file.
  */
 export async function identifyOutput(file: AdapterFile, kind: MediaKind, index: number): Promise<OutputType> {
-  const mismatch = (found: string) => new AdapterError(`output ${index + 1} is not ${KIND_NAMES[kind]} (its content is ${found}); it was not stored`, false);
+  const mismatch = (found: string) => new AdapterError(`output ${index + 1} is not ${KIND_NAMES[kind]} (its content is ${found}); it was not stored`, false, { code: 'output_rejected' });
   const detected = file.data ? await fileTypeFromBuffer(file.data) : await fileTypeFromFile(file.path);
   if (detected) {
     if (!BINARY_RULES[kind](detected.mime)) throw mismatch(detected.mime);

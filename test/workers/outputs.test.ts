@@ -101,6 +101,8 @@ for (const [what, body, type] of [
     const { id, row } = await run(dev, devAcct);
     t.is(row.status, 'failed');
     t.regex(String(row.error), /output 1 is not an image/);
+    // a stable reason beside the message, as for every other refused output
+    t.is(row.error_code, 'output_rejected');
     t.deepEqual(await leftovers(dev, id), []);
   });
 }

@@ -44,6 +44,7 @@ test('a file of another kind than the model declares is refused, naming the outp
   for (const [f, kind] of refused) {
     const error = await t.throwsAsync(identifyOutput(f, kind, 2), { instanceOf: AdapterError });
     t.false(error?.retryable);
+    t.is(error?.code, 'output_rejected');
     t.regex(error?.message ?? '', /^output 3 is not /);
   }
 });

@@ -234,8 +234,9 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
       // A download that hit a blip, or the gateway's own storage that failed (output_not_stored):
       // the job is done upstream and its outputs stay there a while, so the next poll downloads
       // and stores them again (no new submit), up to MAX_POLL_FAILURES in a row. Not for a
-      // provider that answers once: there is nothing to poll again.
-      if (err instanceof AdapterError && err.retryable && !job.answersOnce && failures + 1 < MAX_POLL_FAILURES) {
+      // provider that answers once, nor for a job finished in its submit's answer without an id:
+      // there is nothing to poll again.
+      if (err instanceof AdapterError && err.retryable && !job.answersOnce && state.answeredOnce !== true && failures + 1 < MAX_POLL_FAILURES) {
         // cancelled while collecting: no next poll comes, and the job is done at the provider;
         // what this collection stored goes
         return schedule(p.id, poll, failures + 1, delayAfter(poll, err.retryAfterMs), state.status, run,

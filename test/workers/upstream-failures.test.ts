@@ -103,3 +103,23 @@ test.serial('an inference time too large to record does not fail a good result: 
   t.is(Number(debits[0].amount), -Number(row.price));
   await assertLedger(t, gw.app.db);
 });
+
+test.serial('a job finished in its submit answer, without an id, fails at once when its output cannot be downloaded: there is no job to poll', async (t) => {
+  // http-json's "completed at once" names no prediction: the provider has nothing to answer a poll about
+  nock(UPSTREAM)
+    .post(/\/v1\/models\/.*\/predictions/).once().reply(200, { status: 'completed', outputs: [`${UPSTREAM}/files/blip.png`] })
+    .get('/files/blip.png').reply(503);
+  const polled = nock(UPSTREAM).get(/\/v1\/predictions\//).reply(404, { error: 'no such prediction' });
+  const res = await gw.server.inject({ method: 'POST', url: '/api/v1/lumen-dev-text-to-image', headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'once' } });
+  const id = (res.result as { request_id: string }).request_id;
+  const row = await finished(id);
+  t.is(row.status, 'failed');
+  t.is(row.error_code, 'upstream_unavailable');
+  t.regex(String(row.error), /download of output 1/);
+  t.false(polled.isDone(), 'no poll for a job the provider never named');
+  t.is(Number(row.attempts), 1);
+  const user = await gw.app.db('users').where({ id: acct.userId }).first();
+  t.is(Number(user.held), 0);
+  t.is((await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' })).length, 0);
+  await assertLedger(t, gw.app.db);
+});

@@ -142,11 +142,19 @@ function createJob(env: AdapterEnv, timing: HttpJsonTiming, net: HttpNet): JobAd
         body: { input: mapInput(input, ctx.model) }, what: 'submission', timeoutMs: timing.requestTimeoutMs,
       });
       const first = readAnswer(s, body);
-      // A job finished at once has no id to poll; the prediction's own id stands for it.
-      return { jobId: first.id || ctx.predictionId, state: first.state };
+      if (first.id !== '') return { jobId: first.id, state: first.state };
+      // A job finished at once has no id to poll; the prediction's own id stands for it, and the
+      // worker is told this answer is the only one (an output it could not download fails at once).
+      return { jobId: ctx.predictionId, state: first.state.kind === 'succeeded' ? { ...first.state, answeredOnce: true } : first.state };
     },
     async poll(jobId, ctx) {
       const s = session(ctx);
+      if (jobId === ctx.predictionId) {
+        // A job finished in its submit's answer (no id): only reached when a worker stopped between
+        // that answer and storing its outputs. The upstream never named it, so there is nothing to
+        // ask; failing (unbilled) beats submitting and paying for it twice.
+        throw upstreamError(s, `upstream "${s.provider}" answered, but the answer was lost when the worker stopped; please submit again`, false, 'upstream_failed');
+      }
       const { body, retryAfterMs } = await callJson(s, {
         method: 'GET', url: joinUrl(s.upstream.url, `/v1/predictions/${encodeURIComponent(jobId)}`), headers: headers(s), what: 'polling', timeoutMs: timing.requestTimeoutMs,
       });

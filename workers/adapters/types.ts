@@ -129,7 +129,15 @@ export type JobState =
     /** the provider's whole log so far, oldest first (the worker keeps only what is new) */
     logs?: readonly RawLogLine[];
   }
-  | { kind: 'succeeded'; status: string; outputs: UpstreamOutput[]; inferenceMs?: number; report?: ProviderReport; logs?: readonly RawLogLine[] }
+  | {
+    kind: 'succeeded'; status: string; outputs: UpstreamOutput[]; inferenceMs?: number; report?: ProviderReport; logs?: readonly RawLogLine[];
+    /**
+     * true when this answer is the only one there is: the job finished in its submit's answer
+     * without an id to ask about again, so outputs that could not be downloaded or stored fail
+     * the prediction at once (as JobAdapter.answersOnce)
+     */
+    answeredOnce?: boolean;
+  }
   | { kind: 'failed'; status: string; error: AdapterError; logs?: readonly RawLogLine[] };
 
 export interface JobContext {

@@ -446,3 +446,18 @@ test.serial('an output host that does not resolve is a retryable network error',
   t.true(error.retryable);
   t.is(error.message, 'could not reach upstream "acme" during the download of output 1 (ENOTFOUND)');
 });
+
+test.serial('a job finished at once has no id to poll: a poll of it fails without calling the upstream, and it is marked as answered once', async (t) => {
+  nock(API).post(SUBMIT).reply(200, { status: 'completed', outputs: [`${CDN}/out/1.png`] });
+  const job = adapter().job!;
+  const ctx = context();
+  const submitted = await job.submit({ prompt: 'a cat' }, ctx);
+  t.is(submitted.jobId, ctx.predictionId);
+  t.like(submitted.state, { kind: 'succeeded', answeredOnce: true });
+  const polled = nock(API).get(/\/v1\/predictions\//).reply(404, { error: 'no such prediction' });
+  const error = await failure(t, job.poll(submitted.jobId, ctx));
+  t.false(polled.isDone());
+  t.false(error.retryable);
+  t.is(error.code, 'upstream_failed');
+  t.regex(error.message, /^upstream "acme" answered/);
+});

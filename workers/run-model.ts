@@ -565,13 +565,16 @@ function textType(kind: MediaKind, text: string, complete: boolean): OutputType 
  */
 export async function identifyOutput(file: AdapterFile, kind: MediaKind, index: number): Promise<OutputType> {
   const mismatch = (found: string) => new AdapterError(`output ${index + 1} is not ${KIND_NAMES[kind]} (its content is ${found}); it was not stored`, false, { code: 'output_rejected' });
+  const size = file.data ? file.data.byteLength : (await fs.stat(file.path)).size;
+  // Nothing in it: no kind of file, and for a text model no answer (the adapters read an empty
+  // answer the same way when it comes inline), so it is never stored nor charged.
+  if (size === 0) throw new AdapterError(`output ${index + 1} is empty; it was not stored`, false, { code: 'empty_result' });
   const detected = file.data ? await fileTypeFromBuffer(file.data) : await fileTypeFromFile(file.path);
   if (detected) {
     if (!BINARY_RULES[kind](detected.mime)) throw mismatch(detected.mime);
     return { contentType: detected.mime, extension: detected.ext };
   }
   const bytes = await sample(file);
-  const size = file.data ? file.data.byteLength : (await fs.stat(file.path)).size;
   const text = utf8(bytes);
   if (text === null) throw mismatch('of an unknown type');
   const type = textType(kind, text, bytes.byteLength === size);

@@ -67,3 +67,18 @@ test('a downloaded (on-disk) file is typed from its bytes too', async (t) => {
   await fs.writeFile(html, '<!doctype html><p>hi</p>');
   await t.throwsAsync(identifyOutput({ path: html, contentType: 'image/png', extension: 'png' }, 'image', 0), { message: /markup/ });
 });
+
+test('an empty output is no output, whatever the declared kind: refused as an empty result', async (t) => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'output-type-'));
+  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
+  const empty = path.join(dir, 'empty.part');
+  await fs.writeFile(empty, '');
+  for (const kind of ['image', 'video', 'audio', 'model3d', 'text'] as const) {
+    for (const f of [file(''), { path: empty, contentType: 'text/plain', extension: 'txt' }] as AdapterFile[]) {
+      const error = await t.throwsAsync(identifyOutput(f, kind, 0), { instanceOf: AdapterError }, kind);
+      t.false(error?.retryable);
+      t.is(error?.code, 'empty_result');
+      t.is(error?.message, 'output 1 is empty; it was not stored');
+    }
+  }
+});

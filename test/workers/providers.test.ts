@@ -14,6 +14,7 @@ import { createRunModel } from '../../workers/run-model.ts';
 import { finishedRow, startGateway, newAccount, submitModel } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
+import { assertLedger } from '../helpers/ledger.ts';
 
 const REPLICATE = 'https://api.replicate.test';
 const OPENAI = 'https://api.openai.test';
@@ -343,4 +344,27 @@ test.serial('with no provider configured, production keys get 503 naming the key
     const view = await gw.server.inject({ method: 'GET', url: `/api/v1/predictions/${id}/result`, headers: { 'x-api-key': acct.testKey } });
     t.like(view.result, { status: 'completed' });
   }
+});
+
+test.serial('token counts too large to record are not believed: the answer is counted instead and completed, async and inline alike', async (t) => {
+  const gw = await startGateway({ worker: true, queue: 'memory', env: ENV });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw, 1000);
+  // 3e9 tokens: a safe integer, but more than a prediction's token counts hold
+  const absurd = { prompt_tokens: 3e9, completion_tokens: 3e9, total_tokens: 6e9 };
+  nock(OPENAI).post('/v1/chat/completions').times(2)
+    .reply(200, { id: 'chatcmpl-big', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'Short.' }, finish_reason: 'stop' }], usage: absurd });
+  const id = await submitModel(gw, acct.liveKey, CHAT, { prompt: 'Say something short' });
+  const done = await finished(gw, id);
+  t.is(done.status, 'completed', String(done.error));
+  t.like(await gw.app.db('prediction_usage').where({ prediction_id: id }).first(), { usage_source: 'counted' });
+
+  const inline = await gw.server.inject({ method: 'POST', url: '/v1/chat/completions', headers: { authorization: `Bearer ${acct.liveKey}` }, payload: { model: 'lexi-v1-balanced-chat', messages: [{ role: 'user', content: 'Say something short' }] } });
+  t.is(inline.statusCode, 200, inline.payload);
+  const inlineId = String(inline.headers['x-prediction-id']);
+  t.like(await gw.app.db('predictions').where({ id: inlineId }).first(), { status: 'completed' });
+  t.like(await gw.app.db('prediction_usage').where({ prediction_id: inlineId }).first(), { usage_source: 'counted' });
+  const user = await gw.app.db('users').where({ id: acct.userId }).first();
+  t.is(Number(user.held), 0);
+  await assertLedger(t, gw.app.db);
 });

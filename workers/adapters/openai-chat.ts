@@ -19,6 +19,14 @@ import { joinUrl } from './upstream-http.ts';
 import { redact } from './upstream-errors.ts';
 import type { AdapterEnv, ModelRef } from './types.ts';
 
+/**
+ * The most tokens a provider's reported usage may count, each of input and output: what a
+ * prediction's token counts hold (32-bit columns). A larger count is not believed (the tokens
+ * are counted by the gateway instead, as when no usage is reported); the charge is capped by the
+ * hold either way.
+ */
+export const MAX_REPORTED_TOKENS = 2_147_483_647;
+
 /** One provider of a model, as configured. */
 export interface ChatProvider {
   name: string;

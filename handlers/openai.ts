@@ -12,7 +12,7 @@ import { countedTokens, usagePrice } from '../spec/pricing.ts';
 import type { HeldPrice } from '../spec/pricing.ts';
 import { newPredictionId } from '../db/predictions/record.ts';
 import type { NewPrediction } from '../db/predictions/record.ts';
-import { ChatUpstreamError, chatProviders, completeChat, MAX_REPORTED_TOKENS, streamChat } from '../workers/adapters/openai-chat.ts';
+import { ChatUpstreamError, chatProviders, completeChat, reportedTokenCount, streamChat } from '../workers/adapters/openai-chat.ts';
 import { configureHint } from '../workers/adapters/upstream-config.ts';
 import { validatedInput } from './catalog.ts';
 import { alertsAfterSubmit, budgetRefused, paysOwnWallet, priceFor, refuseStudioSpender, studioHides, walletAlertSettings } from './admission.ts';
@@ -86,13 +86,12 @@ function pricedInput(app: App, model: ModelInfo, body: ChatBody, maxTokens: numb
   return input;
 }
 
-/** The provider's usage of an answer or chunk, when it reports one the gateway can record (MAX_REPORTED_TOKENS). */
+/** The provider's usage of an answer or chunk, when it reports one the gateway can record (reportedTokenCount). */
 function reportedUsage(v: unknown): { inputTokens: number; outputTokens: number } | undefined {
   if (!isRecord(v)) return undefined;
-  const i = v.prompt_tokens;
-  const o = v.completion_tokens;
-  const fits = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= MAX_REPORTED_TOKENS;
-  return fits(i) && fits(o) ? { inputTokens: i as number, outputTokens: o as number } : undefined;
+  const inputTokens = reportedTokenCount(v.prompt_tokens);
+  const outputTokens = reportedTokenCount(v.completion_tokens);
+  return inputTokens !== undefined && outputTokens !== undefined ? { inputTokens, outputTokens } : undefined;
 }
 
 /** The usage of a call the provider did not report: its prompt's tokens as spec/pricing.ts countedTokens counts them, and the chunks relayed (or the answer's bytes / 4). */

@@ -9,6 +9,7 @@ import { findPrediction, findRunLogs, providerMetadataOf } from '../db/predictio
 import { parseRunLogs } from '../lib/run-logs.ts';
 import type { LogLine } from '../lib/run-logs.ts';
 import { predictionView } from '../lib/prediction-view.ts';
+import { removeOutputsLogged } from '../lib/storage.ts';
 import { findInlineUsage } from '../db/prediction-usage.ts';
 import type { InlineUsageRecord } from '../db/prediction-usage.ts';
 import type { Prediction } from '../db/predictions/record.ts';
@@ -56,24 +57,12 @@ export const cancelPrediction: Handler<'cancelPrediction'> = async ({ app, reque
   const p = await findPrediction(app.db, caller.owner, params.request_id);
   if (!p) throw new NotFoundError('prediction not found');
   if (outcome === 'finished') throw new ConflictError(`prediction is already ${p.status} and cannot be cancelled`);
-  if (p.attempts > 0) removeCancelledOutputs(app, request, p.id);
+  // In the background (the answer does not wait for storage). A run still going finds the
+  // prediction cancelled when it completes and removes what it stored after this; this covers an
+  // attempt whose retry never comes (its in-process timer was lost at a restart).
+  if (p.attempts > 0) void removeOutputsLogged(app.storage, app.log, p.id, 'the stored outputs of a cancelled prediction', { fields: { requestId: request.app.requestId } });
   return predictionView(app, p);
 };
-
-/**
- * What an attempt of a cancelled prediction stored goes, in the background (the answer does not
- * wait for storage). A run still going finds the prediction cancelled when it completes and
- * removes what it stored after this; this covers an attempt whose retry never comes (its
- * in-process timer was lost at a restart). Best effort: a failure is a warning.
- */
-function removeCancelledOutputs(app: HandlerContext['app'], request: HandlerContext['request'], id: string): void {
-  const { requestId } = request.app;
-  app.storage.removeAllOutputs(id).then((removed) => {
-    if (removed > 0) app.log.info({ id, removed, requestId }, 'removed the stored outputs of a cancelled prediction');
-  }, (err: unknown) => {
-    app.log.warn({ id, storage: app.storage.kind, err: (err as Error).message, requestId }, 'could not remove the stored outputs of a cancelled prediction');
-  });
-}
 
 /**
  * One stream event's data: the result route's body plus what the provider said of a running job,

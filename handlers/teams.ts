@@ -68,14 +68,17 @@ async function mapped<T>(work: Promise<T>): Promise<T> {
 }
 
 /**
- * A sandbox key does only sandbox things, so it changes no team; an id it may not see is 404 first,
- * as to every other credential (a member of another team, someone in none).
+ * A sandbox key does only sandbox things, so it changes no team; an id it may not see (`exists`
+ * false) is 404 first, as to every other credential (a member of another team, someone in none,
+ * another team's invite).
  */
-async function refuseSandboxKeyOnMember(app: App, caller: OwnedCaller, teamId: number, userId: number, what: string): Promise<void> {
+async function refuseSandboxKeyOn(caller: OwnedCaller, what: string, exists: () => Promise<boolean>, notFound: string): Promise<void> {
   if (!caller.isTest) return;
-  if (!(await membership(app.db, teamId, userId))) throw new NotFoundError('member not found');
+  if (!(await exists())) throw new NotFoundError(notFound);
   refuseSandboxKey(caller, what);
 }
+
+const isMember = (app: App, teamId: number, userId: number) => async () => (await membership(app.db, teamId, userId)) !== undefined;
 
 export const createTeam: Handler<'createTeam'> = async ({ app, caller, body, h, studio }) => {
   refuseSandboxKey(caller, 'create teams');
@@ -120,7 +123,7 @@ function ownersGuard(actor: TeamRole, newRole: TeamRole | null) {
 export const changeTeamMemberRole: Handler<'changeTeamMemberRole'> = async ({ app, caller, params, body }) => {
   const team = await teamFor(app, caller, params.team_id, 'invite');
   const userId = idOf(params.user_id, 'member');
-  await refuseSandboxKeyOnMember(app, caller, team.id, userId, 'change team members\' roles');
+  await refuseSandboxKeyOn(caller, 'change team members\' roles', isMember(app, team.id, userId), 'member not found');
   // the spec's enum validated the role
   const role: TeamRole = body.role;
   const before = await mapped(changeMemberRole(app.db, team.id, userId, role, ownersGuard(team.role, role)));
@@ -135,7 +138,7 @@ export const removeTeamMember: Handler<'removeTeamMember'> = async ({ app, calle
   // removing oneself is leaving, which every member may do
   const self = userId === caller.userId;
   const team = await teamFor(app, caller, params.team_id, self ? 'read_history' : 'invite');
-  await refuseSandboxKeyOnMember(app, caller, team.id, userId, 'remove team members');
+  await refuseSandboxKeyOn(caller, 'remove team members', isMember(app, team.id, userId), 'member not found');
   const guard = self ? () => {} : ownersGuard(team.role, null);
   if (!(await mapped(removeMember(app.db, team.id, userId, guard)))) throw new NotFoundError('member not found');
   return { id: userId, deleted: true };
@@ -169,11 +172,7 @@ export const listTeamInvites: Handler<'listTeamInvites'> = async ({ app, caller,
 export const revokeTeamInvite: Handler<'revokeTeamInvite'> = async ({ app, caller, params }) => {
   const team = await teamFor(app, caller, params.team_id, 'invite');
   const inviteId = idOf(params.invite_id, 'invite');
-  if (caller.isTest) {
-    // another team's invite (or one already used) is as unknown to a sandbox key as to anyone
-    if (!(await listInvites(app.db, team.id, app.clock())).some((i) => i.id === inviteId)) throw new NotFoundError('invite not found');
-    refuseSandboxKey(caller, 'revoke team invites');
-  }
+  await refuseSandboxKeyOn(caller, 'revoke team invites', async () => (await listInvites(app.db, team.id, app.clock())).some((i) => i.id === inviteId), 'invite not found');
   if (!(await revokeInvite(app.db, team.id, inviteId, app.clock()))) throw new NotFoundError('invite not found');
   return { id: inviteId, deleted: true };
 };

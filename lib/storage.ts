@@ -102,6 +102,23 @@ const mkdirOut = promisify(mkdir);
 const writeOut = promisify(writeFile);
 const renameOut = promisify(rename);
 
+/**
+ * Removes a prediction's stored outputs (all of them, or all but `keep`: Storage.removeAllOutputs)
+ * as a best effort: an info line when it removed some, a warning when the storage failed, and
+ * never a rejection, so the outcome it follows stays what it is. `what` names the files in both lines.
+ */
+export async function removeOutputsLogged(
+  storage: Pick<Storage, 'removeAllOutputs' | 'kind'>, log: { info(o: object, msg: string): void; warn(o: object, msg: string): void },
+  id: string, what: string, opts: { keep?: readonly string[]; fields?: Record<string, unknown> } = {},
+): Promise<void> {
+  try {
+    const removed = await storage.removeAllOutputs(id, opts.keep);
+    if (removed > 0) log.info({ id, removed, ...opts.fields }, `removed ${what}`);
+  } catch (err) {
+    log.warn({ id, storage: storage.kind, err: (err as Error).message, ...opts.fields }, `could not remove ${what}`);
+  }
+}
+
 export function createLocalStorage(root: string, publicUrl: string): Storage {
   return {
     async save(predictionId, index, file) {

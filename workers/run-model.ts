@@ -30,6 +30,7 @@ import type { RunLog } from './upstream-jobs.ts';
 import { isPollMessage } from './dispatch.ts';
 import type { PollMessage, PredictionMessage } from './dispatch.ts';
 import { isRequestId, seconds } from '../lib/telemetry.ts';
+import { removeOutputsLogged } from '../lib/storage.ts';
 import { computePriceBreakdown, countedTokens, CREDITS_PER_USD, PriceError, usagePrice } from '../spec/pricing.ts';
 
 // ---- 1. The consumer
@@ -123,27 +124,19 @@ export function createRunModel(app: App) {
    * keys) is left alone. Best effort: a failure is a warning, and the outcome stays what it is.
    */
   async function removeOrphanOutputs(id: string, run: RunLog, status?: 'failed' | 'cancelled'): Promise<void> {
-    try {
-      if (status === undefined) {
-        const current = await findPredictionById(app.db, id);
-        // (a row that is gone lists nothing either)
-        if (current && current.status !== 'cancelled' && current.status !== 'failed') return;
+    const what = 'the stored outputs of a prediction that did not complete';
+    if (status === undefined) {
+      let current: Prediction | undefined;
+      try {
+        current = await findPredictionById(app.db, id);
+      } catch (err) {
+        run.log.warn({ id, storage: app.storage.kind, err: (err as Error).message }, `could not remove ${what}`);
+        return;
       }
-      const removed = await app.storage.removeAllOutputs(id);
-      if (removed > 0) run.log.info({ id, removed }, 'removed the stored outputs of a prediction that did not complete');
-    } catch (err) {
-      run.log.warn({ id, storage: app.storage.kind, err: (err as Error).message }, 'could not remove the stored outputs of a prediction that did not complete');
+      // (a row that is gone lists nothing either)
+      if (current && current.status !== 'cancelled' && current.status !== 'failed') return;
     }
-  }
-
-  /** Removes the files under a completed prediction's outputs that its row does not list; best effort, as removeOrphanOutputs. */
-  async function removeOtherOutputs(id: string, keys: readonly string[], run: RunLog): Promise<void> {
-    try {
-      const removed = await app.storage.removeAllOutputs(id, keys);
-      if (removed > 0) run.log.info({ id, removed }, 'removed the outputs an earlier attempt stored under other names');
-    } catch (err) {
-      run.log.warn({ id, storage: app.storage.kind, err: (err as Error).message }, 'could not remove the outputs an earlier attempt stored under other names');
-    }
+    await removeOutputsLogged(app.storage, run.log, id, what);
   }
 
   /**
@@ -218,7 +211,7 @@ export function createRunModel(app: App) {
     if (done.recorded) metrics.predictions.inc({ model: p.model, outcome: 'completed' });
     // An earlier attempt may have stored files under other names (another type, more outputs)
     // before it failed: the row lists only this run's, so retention would never find the rest.
-    if (done.recorded && p.attempts > 1) await removeOtherOutputs(p.id, keys, run);
+    if (done.recorded && p.attempts > 1) await removeOutputsLogged(app.storage, run.log, p.id, 'the outputs an earlier attempt stored under other names', { keep: keys });
     run.log.info({ id: p.id, model: p.model, recorded: done.recorded, inferenceMs: Math.round(result.inferenceMs) }, 'prediction completed');
     // Not confirmed now? The delivery row exists, so the sweeper publishes it later.
     if (done.deliveryId) await app.dispatcher.dispatchWebhook(done.deliveryId, run.reqId);

@@ -25,7 +25,10 @@ import type { AdapterEnv, ModelRef } from './types.ts';
  * are counted by the gateway instead, as when no usage is reported); the charge is capped by the
  * hold either way.
  */
-export const MAX_REPORTED_TOKENS = 2_147_483_647;
+const MAX_REPORTED_TOKENS = 2_147_483_647;
+
+/** A token count a provider reported, when the gateway believes and can record it (a whole number from 0 to MAX_REPORTED_TOKENS). */
+export const reportedTokenCount = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_REPORTED_TOKENS ? v : undefined);
 
 /** One provider of a model, as configured. */
 export interface ChatProvider {

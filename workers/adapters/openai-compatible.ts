@@ -34,7 +34,7 @@ import type { HttpNet, KeyedCall as Call } from './upstream-http.ts';
 import { cancelled, emptyResult, moderated, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
 import { mapInput } from './upstream-config.ts';
-import { MAX_REPORTED_TOKENS } from './openai-chat.ts';
+import { reportedTokenCount as count } from './openai-chat.ts';
 
 /** Image generation and long chat answers take minutes on a busy server. */
 const CALL_TIMEOUT_MS = 5 * 60_000;
@@ -56,8 +56,6 @@ function chatBody(model: string, input: Record<string, unknown>): Record<string,
   else messages.push({ role: 'user', content: prompt });
   return { ...rest, model, messages };
 }
-
-const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_REPORTED_TOKENS ? v : undefined);
 
 /**
  * What the answer says besides the outputs: `usage` (chat: prompt_tokens and completion_tokens;

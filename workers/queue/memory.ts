@@ -96,8 +96,9 @@ export function createMemoryQueue(opts: { log?: QueueLog } = {}): Queue {
   async function deliver(st: TopicState, c: MemoryConsumer, env: Envelope): Promise<void> {
     const { spec } = st;
     let outcome: Outcome;
-    const body: unknown = JSON.parse(env.json);
+    let body: unknown;
     try {
+      body = JSON.parse(env.json);
       outcome = await c.handler({ body, attempt: env.attempt, redelivered: false });
     } catch (err) {
       log('handler threw; retrying', { topic: spec.name, attempt: env.attempt, error: errorMessage(err) });

@@ -787,14 +787,14 @@ export async function runIdempotent(call: IdempotentCall, run: (idempotency: Ide
       break;
     }
     let record: typeof claim.record | undefined = claim.record;
-    if (record.requestHash !== requestHash) {
-      throw new ConflictError('this Idempotency-Key was already used with a different request (another body, query or operation) in the last 24 hours; send a new key for a new request');
-    }
+    if (record.requestHash !== requestHash) throw usedForAnother();
     // the first request is still running: wait for its answer (or for it to fail and free the key)
     const live = (r: typeof record): boolean => r?.state === 'running' && !isAbandoned(r, app.clock(), abandonAfter);
     while (live(record) && Date.now() < deadline) {
       await sleep(POLL_MS);
       record = await findIdempotencyKey(app.db, keyHash);
+      // freed by a failed first request and claimed by another request meanwhile: never its answer
+      if (record && record.requestHash !== requestHash) throw usedForAnother();
     }
     if (record?.state === 'done' && record.response) return replay(call.h, record.response);
     // (a key freed or taken over again and again by other requests: this one gives up too)
@@ -846,6 +846,10 @@ export async function runIdempotent(call: IdempotentCall, run: (idempotency: Ide
     app.log.error({ err, operationId: call.operationId }, 'could not record an idempotent answer');
   }
   return result;
+}
+
+function usedForAnother(): ConflictError {
+  return new ConflictError('this Idempotency-Key was already used with a different request (another body, query or operation) in the last 24 hours; send a new key for a new request');
 }
 
 function lostKey(): ConflictError {

@@ -121,6 +121,32 @@ export function takeoverTests(test: TestFn, gwOf: () => TestGateway): void {
     t.is((await findIdempotencyKey(gwOf().app.db, keyHash(acct, 'alive')))?.state, 'running');
   });
 
+  test('a retry waiting for a run that fails is never answered with another request made under the key meanwhile: 409', async (t) => {
+    const acct = await newAccount(gwOf(), 1000);
+    const { db } = gwOf().app;
+    t.is((await submit(acct, 'wait-seed-x')).statusCode, 200);
+    const other = await submit(acct, 'wait-seed-y', { prompt: 'another request', num_images: 1 });
+    t.is(other.statusCode, 200, other.payload);
+    // request X holds the key, alive; its retry waits for its answer
+    await leaveRunning(acct, 'wait-k', 'wait-seed-x', 0);
+    const waiting = submit(acct, 'wait-k');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // X fails and frees the key, and request Y (another body) claims it at once, then answers
+    const y = await db('idempotency_keys').where({ key_hash: keyHash(acct, 'wait-seed-y') }).first<{ request_hash: string; operation_id: string }>();
+    const now = gwOf().app.clock();
+    const claim = await db.transaction(async (trx) => {
+      await trx('idempotency_keys').where({ key_hash: keyHash(acct, 'wait-k') }).delete();
+      return claimIdempotencyKey(trx, { keyHash: keyHash(acct, 'wait-k'), userId: acct.userId, operationId: y.operation_id, requestHash: y.request_hash, ref: newPredictionId(now) }, now, IDEMPOTENCY_TTL_MS, bound());
+    });
+    if (claim.kind !== 'claimed') return t.fail('Y could not claim the freed key');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    t.true(await completeIdempotencyKey(db, keyHash(acct, 'wait-k'), claim.token, { status: 200, body: other.result, headers: {} }));
+    const res = await waiting;
+    t.is(res.statusCode, 409, res.payload);
+    t.regex((res.result as { detail: string }).detail, /already used with a different request/);
+    t.is(await predictions(acct), 2);
+  });
+
   test('concurrent retries on an abandoned key run the request once; the others get its answer', async (t) => {
     const acct = await newAccount(gwOf(), 1000);
     t.is((await submit(acct, 'seed-race')).statusCode, 200);

@@ -201,8 +201,8 @@ export function rateLimitFields(policies: ReadonlyArray<{ name: string; quota: n
 
 /**
  * Counts one model submit against the requests-per-minute limits of the presenting key and of the
- * owner (the user, or the team whose wallet pays), in fixed one-minute windows shared by every API
- * process. A refused submit does not count. Admitted submits carry RateLimit headers on their
+ * owner (the user, or the team whose wallet pays; its sandbox submits apart from its production
+ * ones), in fixed one-minute windows shared by every API process. A refused submit does not count. Admitted submits carry RateLimit headers on their
  * answer; refused ones get 429 with Retry-After and the same headers. The concurrency limits are
  * checked later, in the submit's own transaction (handlers/generate.ts, the store's submit: db/store/types.ts).
  */
@@ -214,7 +214,9 @@ export async function limitGenerations(ctx: RateLimitContext): Promise<void> {
   const { teamId, userId } = caller.owner ?? { userId: caller.userId, teamId: caller.keyTeamId ?? null };
   const counted: Array<{ name: string; bucket: string; quota: number }> = [];
   if (limits.keyPerMinute > 0 && caller.apiKeyId !== null) counted.push({ name: 'key', bucket: `gen-key:${caller.apiKeyId}`, quota: limits.keyPerMinute });
-  if (limits.accountPerMinute > 0) counted.push({ name: 'account', bucket: teamId === null ? `gen-user:${userId}` : `gen-team:${teamId}`, quota: limits.accountPerMinute });
+  // sandbox keys count apart from production (as their Idempotency-Keys do): a test run never eats the account's production budget
+  const mode = caller.isTest ? '-test' : '';
+  if (limits.accountPerMinute > 0) counted.push({ name: 'account', bucket: teamId === null ? `gen-user${mode}:${userId}` : `gen-team${mode}:${teamId}`, quota: limits.accountPerMinute });
   // an embed code's visitors: per client address and code (README "Embeds")
   if (caller.embed) counted.push({ name: 'address', bucket: bucket(`gen-embed-${caller.embed.codeId}`, clientAddress(ctx.request, app.config.trustedProxies)), quota: caller.embed.rateLimitPerMinute ?? EMBED_RATE_PER_ADDRESS });
   if (counted.length === 0) return;

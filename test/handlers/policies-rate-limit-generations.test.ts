@@ -121,6 +121,25 @@ test.serial('sandbox keys have the same limits', async (t) => {
   assertLimited(t, await submit(gw.server, acct.testKey), /per API key/);
 });
 
+test.serial('sandbox and production count apart: a test run never eats the account\'s production limit', async (t) => {
+  const acct = await newAccount(gw, 100_000);
+  const sandbox2 = await keyWith(gw, acct.session, { is_test: true });
+  const sandbox3 = await keyWith(gw, acct.session, { is_test: true });
+  // the account's five sandbox submits of the minute, through two sandbox keys
+  for (let i = 0; i < 3; i++) t.is((await submit(gw.server, acct.testKey)).statusCode, 200);
+  for (let i = 0; i < 2; i++) t.is((await submit(other.server, sandbox2.key)).statusCode, 200);
+  assertLimited(t, await submit(gw.server, sandbox3.key), /5 requests per minute per account/);
+  // production still has its own five
+  for (let i = 0; i < 3; i++) {
+    const res = await submit(i % 2 ? other.server : gw.server, acct.liveKey);
+    t.is(res.statusCode, 200, res.payload);
+    t.is(res.headers.ratelimit, `"key";r=${2 - i};t=59, "account";r=${4 - i};t=59`);
+  }
+  const second = await keyWith(gw, acct.session, {});
+  for (let i = 0; i < 2; i++) t.is((await submit(gw.server, second.key)).statusCode, 200);
+  assertLimited(t, await submit(other.server, second.key), /5 requests per minute per account/);
+});
+
 test.serial('unfinished predictions per account and per key: exactly the limit of parallel submits gets in', async (t) => {
   const limited = await startGateway({ queue: 'memory', clock, env: { GENERATE_RATE_PER_KEY: '0', GENERATE_RATE_PER_ACCOUNT: '0', GENERATE_CONCURRENT_PER_KEY: '0', GENERATE_CONCURRENT_PER_ACCOUNT: '3' } });
   const app = await createApp(loadConfig(limited.env), { log: pino({ level: 'silent' }), clock });

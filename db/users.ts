@@ -93,6 +93,16 @@ export async function findUserByEmail(db: Db, email: string, studioId?: number |
 }
 
 /**
+ * An account that has not been erased. An erased account's row stays as an anonymised tombstone
+ * (`deleted-<id>@deleted.invalid`, db/account-deletion.ts): staff may read it, but nothing may act
+ * on it (credit it, impersonate it, give it a support link or a discount).
+ */
+export async function findLiveUserByEmail(db: Db, email: string): Promise<User | undefined> {
+  const row = await db<UserRow>('users').where({ email: normaliseEmail(email) }).whereNull('deleted_at').first();
+  return row ? toUser(row) : undefined;
+}
+
+/**
  * Marks the address verified and, the first time only, grants the sign-up credit with its ledger
  * row. The grant is a conditional UPDATE on `signup_credit_granted`, so concurrent verifications
  * grant it once; pass the caller's transaction so the credit commits with what proved the address.

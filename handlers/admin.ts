@@ -6,7 +6,7 @@ import type { Handler } from './types.ts';
 import type { AuditFields } from './audit.ts';
 import type { App } from '../lib/context.ts';
 import { ConflictError, NotFoundError, RoleRequiredError } from '../lib/errors.ts';
-import { findUserByEmail } from '../db/users.ts';
+import { findLiveUserByEmail, findUserByEmail } from '../db/users.ts';
 import type { User } from '../db/users.ts';
 import { membership } from '../db/teams.ts';
 import { adminDeduct, adminTopUp, refundPrediction } from '../db/wallet/admin.ts';
@@ -22,8 +22,9 @@ export const SUPPORT_REFUND_MAX = 5000;
 
 const AUDIT_PAGE_SIZE = 50;
 
-async function userByEmail(app: App, email: string, audit: AuditFields): Promise<User> {
-  const user = await findUserByEmail(app.db, email);
+/** The account with `email`; with `live`, never an erased one (its tombstone is read, not acted on). */
+async function userByEmail(app: App, email: string, audit: AuditFields, live = false): Promise<User> {
+  const user = await (live ? findLiveUserByEmail : findUserByEmail)(app.db, email);
   if (!user) throw new NotFoundError('no account with this email');
   audit.target_user_id = user.id;
   return user;
@@ -31,7 +32,7 @@ async function userByEmail(app: App, email: string, audit: AuditFields): Promise
 
 /** The wallet an admin move acts on: the user's own, or with `team_id` that team's (the user must be a member). */
 export async function walletFor(app: App, email: string, teamId: number | undefined, audit: AuditFields): Promise<{ user: User; payer: Owner }> {
-  const user = await userByEmail(app, email, audit);
+  const user = await userByEmail(app, email, audit, true);
   if (teamId === undefined) return { user, payer: { userId: user.id, teamId: null } };
   audit.target_team_id = teamId;
   if (!Number.isSafeInteger(teamId) || await membership(app.db, teamId, user.id) === undefined) throw new NotFoundError('team not found, or this user is not a member of it');

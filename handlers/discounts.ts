@@ -7,7 +7,7 @@ import type { AuditFields } from './audit.ts';
 import type { App } from '../lib/context.ts';
 import { NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
-import { findUserByEmail } from '../db/users.ts';
+import { findLiveUserByEmail, findUserByEmail } from '../db/users.ts';
 import { membership } from '../db/teams.ts';
 import { activeDiscounts, deleteDiscount, listDiscounts, teamExists, upsertDiscounts } from '../db/discounts.ts';
 import type { ModelDiscount, NewDiscount } from '../db/discounts.ts';
@@ -63,7 +63,7 @@ export const upsertModelDiscounts: Handler<'upsertModelDiscounts'> = async ({ ap
   const reason = body.reason?.trim() || null;
   const items: NewDiscount[] = [];
   for (const [i, d] of body.discounts.entries()) {
-    const user = await findUserByEmail(app.db, d.email);
+    const user = await findLiveUserByEmail(app.db, d.email);
     if (!user) throw new NotFoundError(`no account with the email of discounts[${i}]`);
     audit.target_user_id ??= user.id;
     if (teamId !== null && await membership(app.db, teamId, user.id) === undefined) throw new NotFoundError(`the user of discounts[${i}] is not a member of this team`);

@@ -10,7 +10,7 @@ import { ImpersonationForbiddenError, GoneError, NotFoundError } from '../lib/er
 import { clientIp } from '../lib/addresses.ts';
 import { IMPERSONATING_ROLES, roleAllows } from '../lib/caller.ts';
 import { hashPassword, newSecret, sha256Hex, SESSION_PREFIX } from '../lib/secrets.ts';
-import { findUserByEmail, findUserById, setPasswordHash, verifyEmail } from '../db/users.ts';
+import { findLiveUserByEmail, findUserById, setPasswordHash, verifyEmail } from '../db/users.ts';
 import type { User } from '../db/users.ts';
 import { insertSession, revokeUserSessions } from '../db/sessions.ts';
 import { insertSupportLink, redeemSupportLink } from '../db/support-links.ts';
@@ -33,7 +33,8 @@ function assertMayActFor(target: User, staffUserId: number): void {
 }
 
 async function targetByEmail(app: App, email: string, audit: Record<string, unknown>): Promise<User> {
-  const user = await findUserByEmail(app.db, email);
+  // an erased account's anonymised row is nobody to act for (nor to set a password on)
+  const user = await findLiveUserByEmail(app.db, email);
   if (!user) throw new NotFoundError('no account with this email');
   audit.target_user_id = user.id;
   return user;

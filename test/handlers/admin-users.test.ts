@@ -147,3 +147,29 @@ test.serial('only the admin role may call it; 404 for an unknown email, 422 for 
   t.is((await callOperation(gw, 'adminDeleteUser', { as: as.admin.session, body: { email: a.email, extra: 1 } })).status, 422);
   t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': a.liveKey } })).statusCode, 200, 'still there');
 });
+
+test.serial("an erased account's anonymised address names no account to act on: no credit, discount, impersonation or support link, so nobody can sign in to it", async (t) => {
+  const a = await account(0);
+  t.is((await deleteUser(as.admin.session, a.email)).status, 200);
+  const tombstone = `deleted-${a.userId}@deleted.invalid`;
+  const before = await gw.app.db('users').where({ id: a.userId }).first('balance', 'password_hash');
+  const refused: Array<[string, unknown]> = [
+    ['adminTopup', { email: tombstone, amount: 500, reason: 'goodwill' }],
+    ['adminDeductCredits', { email: tombstone, amount: 1, allow_negative: true }],
+    ['upsertModelDiscounts', { discounts: [{ email: tombstone, model: '*', percent_off: 50 }] }],
+    ['adminManageSubscription', { email: tombstone, action: 'activate', plan: 'starter' }],
+    ['virtualLogin', { email: tombstone, reason: 'ticket 3' }],
+    ['adminSupportLoginLink', { email: tombstone, reason: 'ticket 3' }],
+    ['adminPasswordResetLink', { email: tombstone, reason: 'ticket 3' }],
+  ];
+  for (const [op, body] of refused) {
+    const res = await callOperation<{ code?: string }>(gw, op, { as: as.admin.session, body });
+    t.like(res, { status: 404, body: { code: 'not_found' } }, `${op} on an erased account: ${JSON.stringify(res.body)}`);
+  }
+  t.deepEqual(await gw.app.db('users').where({ id: a.userId }).first('balance', 'password_hash'), before, 'the tombstone is untouched');
+  t.is(await count('sessions', { user_id: a.userId }), 0);
+  t.is(await count('support_links', { user_id: a.userId }), 0);
+  t.is(await count('model_discounts', { user_id: a.userId }), 0);
+  // reading what is left of it stays possible for staff
+  t.is((await callOperation(gw, 'adminUserInfo', { as: as.support.session, query: { email: tombstone } })).status, 200);
+});

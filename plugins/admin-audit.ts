@@ -59,9 +59,19 @@ function bounded(params: Record<string, unknown>): Record<string, unknown> {
   return bytes <= AUDIT_BYTES ? params : { cut: `parameters of ${bytes} bytes are too large to record` };
 }
 
-/** Every string value of a field named `email`, anywhere in the (already cut) parameters. */
+/** What splits free text into words; a word holding `@` is an address (a search, a reason). Split, not matched: linear on any text. */
+const WORD_BREAK = /([\s"'<>(),;:]+)/;
+
+/** The addresses in free text, each as [its place in the words, the address (trailing dots are the sentence's)]. */
+function addressesIn(text: string): Array<[number, string]> {
+  if (!text.includes('@')) return [];
+  return text.split(WORD_BREAK).flatMap((word, i): Array<[number, string]> => (i % 2 === 0 && word.includes('@') ? [[i, word.replace(/\.+$/, '')]] : []));
+}
+
+/** Every string value of a field named `email`, and every address in any other string, anywhere in the (already cut) parameters. */
 function emailsIn(value: unknown, out: Set<string> = new Set()): Set<string> {
-  if (Array.isArray(value)) for (const v of value) emailsIn(v, out);
+  if (typeof value === 'string') for (const [, a] of addressesIn(value)) out.add(normaliseEmail(a));
+  else if (Array.isArray(value)) for (const v of value) emailsIn(v, out);
   else if (typeof value === 'object' && value !== null) {
     for (const [k, v] of Object.entries(value)) {
       if (k === 'email' && typeof v === 'string') out.add(normaliseEmail(v));
@@ -73,16 +83,31 @@ function emailsIn(value: unknown, out: Set<string> = new Set()): Set<string> {
 
 /**
  * Audit rows are never updated, and an erased account must leave only anonymised ones (README
- * "Roles and administration"): so an email is never written to the log. It is recorded as the
- * account it named (`user:<id>`, which the erasure leaves pointing at the anonymised tombstone),
- * or `[no account]`. Both walks below see only parameters already cut by redact(), so their depth is bounded.
+ * "Roles and administration"): so an email is never written to the log. A field named `email` is
+ * recorded as the account it named (`user:<id>`, which the erasure leaves pointing at the
+ * anonymised tombstone), or `[no account]`; an address inside any other string (the console's
+ * search, a reason) is replaced the same way, by `user:<id>` or `[address]`. Both walks below see
+ * only parameters already cut by redact(), so their depth is bounded; `reason` is clipped as its
+ * column is.
  */
-async function pseudonymiseEmails(app: App, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const emails = [...emailsIn(params)];
-  if (emails.length === 0) return params;
+async function pseudonymiseEmails(app: App, params: Record<string, unknown>, reason: string | null): Promise<{ params: Record<string, unknown>; reason: string | null }> {
+  const clipped = reason?.slice(0, AUDIT_STRING) ?? null;
+  const emails = [...emailsIn([params, clipped])];
+  if (emails.length === 0) return { params, reason: clipped };
   const rows = await app.db('users').whereIn('email', emails).select<Array<{ id: number | string; email: string }>>('id', 'email');
   const ids = new Map(rows.map((r) => [normaliseEmail(r.email), Number(r.id)]));
+  const inText = (text: string): string => {
+    const found = addressesIn(text);
+    if (found.length === 0) return text;
+    const words = text.split(WORD_BREAK);
+    for (const [i, a] of found) {
+      const id = ids.get(normaliseEmail(a));
+      words[i] = `${id === undefined ? '[address]' : `user:${id}`}${words[i]!.slice(a.length)}`;
+    }
+    return words.join('');
+  };
   const swap = (value: unknown): unknown => {
+    if (typeof value === 'string') return inText(value);
     if (Array.isArray(value)) return value.map(swap);
     if (typeof value === 'object' && value !== null) {
       return Object.fromEntries(Object.entries(value).map(([k, v]) => {
@@ -93,7 +118,7 @@ async function pseudonymiseEmails(app: App, params: Record<string, unknown>): Pr
     }
     return value;
   };
-  return swap(params) as Record<string, unknown>;
+  return { params: swap(params) as Record<string, unknown>, reason: clipped === null ? null : inText(clipped) };
 }
 
 /** The largest id the audit's target columns (unsigned INT, as every id column) hold. */
@@ -116,10 +141,16 @@ export async function auditAdminCall(app: App, request: Request, operationId: st
   const status = Boom.isBoom(response) ? response.output.statusCode : (response as { statusCode?: number } | null)?.statusCode ?? 200;
   const body = typeof request.payload === 'object' && request.payload !== null && !Buffer.isBuffer(request.payload) ? request.payload as Record<string, unknown> : {};
   const fields = request.app.adminAudit ?? {};
-  const reason = typeof body.reason === 'string' ? body.reason : null;
+  const said = typeof body.reason === 'string' ? body.reason : null;
   // an impersonated session: the staff member acts, on the account the session belongs to
   const { impersonator } = caller;
   try {
+    // an impersonated request to an ordinary route records that it happened (the request id ties
+    // it to the request log), not what was sent: a prompt is the user's, not the audit log's
+    const recorded = impersonator && !roleOperation
+      ? { params: {}, reason: (await pseudonymiseEmails(app, {}, said)).reason }
+      // bounded before the accounts are looked up too: parameters too large to record name none
+      : await pseudonymiseEmails(app, bounded({ query: redact({ ...request.query }) as Record<string, unknown>, body: redact(body) }), said);
     await insertAdminAudit(app.db, {
       actorUserId: impersonator?.userId ?? caller.userId,
       actorRole: impersonator?.role ?? caller.role,
@@ -127,10 +158,8 @@ export async function auditAdminCall(app: App, request: Request, operationId: st
       action: operationId,
       targetUserId: idOf(fields.target_user_id) ?? (impersonator ? caller.userId : null),
       targetTeamId: idOf(fields.target_team_id ?? (request.query as Record<string, unknown>).team_id),
-      // an impersonated request to an ordinary route records that it happened (the request id ties
-      // it to the request log), not what was sent: a prompt is the user's, not the audit log's
-      params: impersonator && !roleOperation ? {} : bounded(await pseudonymiseEmails(app, { query: redact({ ...request.query }) as Record<string, unknown>, body: redact(body) })),
-      reason,
+      params: bounded(recorded.params),
+      reason: recorded.reason,
       status,
       clientAddress: clientIp(request, app.config.trustedProxies)?.toString() ?? request.info.remoteAddress ?? null,
       // set at onRequest by plugins/responses.ts

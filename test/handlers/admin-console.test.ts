@@ -129,3 +129,22 @@ test.serial('a failed run: in the user\'s runs and the failures list with the pr
   t.regex(item.error, /safety filter/);
   t.is((await callOperation<{ items: unknown[] }>(gw, 'adminFailures', { as: support.session, query: { model: 'canvas-v1-fast-text-to-image' } })).body.items.length, 0);
 });
+
+test.serial('an address typed into the user search or a reason is not kept in the audit log: the account it names (user:<id>), or [address]', async (t) => {
+  const user = await newAccount(gw);
+  const email = await emailOf(user);
+  const local = email.split('@')[0]!;
+  t.is((await callOperation(gw, 'adminListUsers', { as: support.session, query: { q: email.toUpperCase() } })).status, 200);
+  t.is((await callOperation(gw, 'adminListUsers', { as: support.session, query: { q: `${local}@exam` } })).status, 200);
+  t.is((await callOperation(gw, 'adminUserInfo', { as: support.session, query: { email } })).status, 200);
+  const refund = await callOperation(gw, 'adminRefund', { as: support.session, body: { request_id: 'no-such-run', reason: `asked by ${email}, ticket 12` } });
+  t.is(refund.status, 404);
+  const rows = await gw.app.db('admin_audit').where({ actor_user_id: support.userId }).whereIn('action', ['adminListUsers', 'adminRefund']).orderBy('id', 'desc').limit(3)
+    .select('action', 'params', 'reason') as Array<{ action: string; params: string; reason: string | null }>;
+  t.false(JSON.stringify(rows).toLowerCase().includes(local), JSON.stringify(rows));
+  const [refunded, partial, full] = rows;
+  t.is(JSON.parse(full!.params).query.q, `user:${user.userId}`);
+  t.is(JSON.parse(partial!.params).query.q, '[address]');
+  t.is(refunded!.reason, `asked by user:${user.userId}, ticket 12`);
+  t.is(JSON.parse(refunded!.params).body.reason, `asked by user:${user.userId}, ticket 12`);
+});

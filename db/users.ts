@@ -130,10 +130,10 @@ export async function setPasswordHash(db: Db, userId: number, passwordHash: stri
   await db('users').where({ id: userId }).update({ password_hash: passwordHash });
 }
 
-/** Sets the role of the account with `email`; undefined when there is none. Answers its previous role too. */
+/** Sets the role of the account with `email`; undefined when there is none (an erased account's row included). Answers its previous role too. */
 export async function setUserRole(db: Db, email: string, role: Role): Promise<{ id: number; email: string; previousRole: Role } | undefined> {
   return db.transaction(async (trx) => {
-    const row = await trx('users').where({ email: normaliseEmail(email) }).first<{ id: number; email: string; role: string } | undefined>('id', 'email', 'role');
+    const row = await trx('users').where({ email: normaliseEmail(email) }).whereNull('deleted_at').first<{ id: number; email: string; role: string } | undefined>('id', 'email', 'role');
     if (!row) return undefined;
     await trx('users').where({ id: row.id }).update({ role });
     return { id: num(row.id), email: row.email, previousRole: roleOf(row.role) };

@@ -91,3 +91,22 @@ test('migration 1601 writes an opening row for every wallet its earlier rows do 
   t.false(`u${signup}` in byWallet, 'its sign-up row already explains it');
   t.deepEqual((await checkLedger(db)).mismatches, []);
 });
+
+test("npm run admin never gives a role to an erased account's anonymised row, so it cannot stand in for the last administrator", async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const env = { DATABASE_URL: gw.env.DATABASE_URL!, ENCRYPTION_KEY: gw.env.ENCRYPTION_KEY!, DATA_DIR: gw.env.DATA_DIR!, LOG_LEVEL: 'silent' };
+  const admin = await newAccount(gw);
+  const adminEmail = String((await gw.app.db('users').where({ id: admin.userId }).first()).email);
+  t.is((await run('cli/admin.ts', ['grant', adminEmail, 'admin'], env)).code, 0);
+  const gone = await newAccount(gw);
+  const goneEmail = String((await gw.app.db('users').where({ id: gone.userId }).first()).email);
+  t.is((await callOperation(gw, 'adminDeleteUser', { as: admin.session, body: { email: goneEmail } })).status, 200);
+
+  const granted = await run('cli/admin.ts', ['grant', `deleted-${gone.userId}@deleted.invalid`, 'admin'], env);
+  t.is(granted.code, 1, granted.out);
+  t.regex(granted.out, /no account with the email/);
+  t.is((await gw.app.db('users').where({ id: gone.userId }).first()).role, 'user');
+  const last = await run('cli/admin.ts', ['revoke', adminEmail], env);
+  t.is(last.code, 1, 'the only live administrator is still the last one');
+});

@@ -78,11 +78,11 @@ async function topup(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{
     const user = await db('users').where({ email: email.trim().toLowerCase() }).whereNull('deleted_at').first<{ id: number; email: string } | undefined>('id', 'email');
     if (!user) return { code: 1, out: `no account with the email ${email}: register it first` };
     const now = Date.now();
-    const move = await adminTopUp(db, { userId: user.id, teamId: null }, amount, reason.trim().slice(0, 255), now);
-    await insertAdminAudit(db, {
+    // the audit row commits with the move: a run that fails moved nothing, so running it again credits once
+    const move = await adminTopUp(db, { userId: user.id, teamId: null }, amount, reason.trim().slice(0, 255), now, (trx) => insertAdminAudit(trx, {
       actorUserId: null, actorRole: '', credential: 'cli', action: 'cli_topup', targetUserId: user.id, targetTeamId: null,
       params: { email: user.email, amount }, reason: reason.trim(), status: 200, clientAddress: null, requestId: null, now,
-    });
+    }));
     return { code: 0, out: `${user.email} (id ${user.id}): +${amount} credits, balance ${move.balance} (ledger row ${move.transactionId})` };
   } finally {
     await db.destroy();

@@ -9,6 +9,7 @@ import { callOperation } from '../helpers/operation.ts';
 import { createDb } from '../../db/knex.ts';
 import { migrationSource } from '../../db/migrations/index.ts';
 import { checkLedger } from '../../db/wallet/ledger.ts';
+import { runAdmin } from '../../cli/admin.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -109,4 +110,25 @@ test("npm run admin never gives a role to an erased account's anonymised row, so
   t.is((await gw.app.db('users').where({ id: gone.userId }).first()).role, 'user');
   const last = await run('cli/admin.ts', ['revoke', adminEmail], env);
   t.is(last.code, 1, 'the only live administrator is still the last one');
+});
+
+test('a top-up from the command line commits with its audit row or not at all: a failed run moves nothing, so running it again credits once', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const env = { DATABASE_URL: gw.env.DATABASE_URL!, ENCRYPTION_KEY: gw.env.ENCRYPTION_KEY!, DATA_DIR: gw.env.DATA_DIR!, LOG_LEVEL: 'silent' };
+  const acct = await newAccount(gw);
+  const email = String((await gw.app.db('users').where({ id: acct.userId }).first()).email);
+  // the audit row cannot be written
+  await gw.app.db.schema.renameTable('admin_audit', 'admin_audit_away');
+  const failed = await runAdmin(['topup', email, '750', '--reason', 'goodwill'], env).catch((err: Error) => ({ code: 1, out: err.message }));
+  await gw.app.db.schema.renameTable('admin_audit_away', 'admin_audit');
+  t.not(failed.code, 0, failed.out);
+  t.is(Number((await gw.app.db('users').where({ id: acct.userId }).first()).balance), 0, 'nothing moved without its audit row');
+  t.is((await gw.app.db('credit_transactions').where({ user_id: acct.userId, kind: 'topup' })).length, 0);
+
+  const again = await runAdmin(['topup', email, '750', '--reason', 'goodwill'], env);
+  t.is(again.code, 0, again.out);
+  t.is(Number((await gw.app.db('users').where({ id: acct.userId }).first()).balance), 750);
+  t.like(await gw.app.db('admin_audit').where({ action: 'cli_topup', target_user_id: acct.userId }).first(), { credential: 'cli', reason: 'goodwill' });
+  t.deepEqual((await checkLedger(gw.app.db)).mismatches, []);
 });

@@ -54,9 +54,10 @@ export async function runAdmin(args: readonly string[], env: NodeJS.ProcessEnv):
         await broadcast.close();
       }
     }
+    // an audit row never holds an address, as the route bridge's (plugins/admin-audit.ts): the account is `user:<id>`
     await insertAdminAudit(db, {
       actorUserId: null, actorRole: '', credential: 'cli', action: command === 'grant' ? 'cli_grant_role' : 'cli_revoke_role',
-      targetUserId: user.id, targetTeamId: null, params: { email: user.email, role, previous_role: user.previousRole }, reason: null, status: 200,
+      targetUserId: user.id, targetTeamId: null, params: { email: `user:${user.id}`, role, previous_role: user.previousRole }, reason: null, status: 200,
       clientAddress: null, requestId: null, now: Date.now(),
     });
     return { code: 0, out: `${user.email} (id ${user.id}): role ${user.previousRole} -> ${role}` };
@@ -81,7 +82,7 @@ async function topup(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{
     // the audit row commits with the move: a run that fails moved nothing, so running it again credits once
     const move = await adminTopUp(db, { userId: user.id, teamId: null }, amount, reason.trim().slice(0, 255), now, (trx) => insertAdminAudit(trx, {
       actorUserId: null, actorRole: '', credential: 'cli', action: 'cli_topup', targetUserId: user.id, targetTeamId: null,
-      params: { email: user.email, amount }, reason: reason.trim(), status: 200, clientAddress: null, requestId: null, now,
+      params: { email: `user:${user.id}`, amount }, reason: reason.trim(), status: 200, clientAddress: null, requestId: null, now,
     }));
     return { code: 0, out: `${user.email} (id ${user.id}): +${amount} credits, balance ${move.balance} (ledger row ${move.transactionId})` };
   } finally {

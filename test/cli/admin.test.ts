@@ -132,3 +132,20 @@ test('a top-up from the command line commits with its audit row or not at all: a
   t.like(await gw.app.db('admin_audit').where({ action: 'cli_topup', target_user_id: acct.userId }).first(), { credential: 'cli', reason: 'goodwill' });
   t.deepEqual((await checkLedger(gw.app.db)).mismatches, []);
 });
+
+test('the command line\'s audit rows name the account by id, never by its address (an erased account leaves only anonymous rows)', async (t) => {
+  const gw = await startGateway({ queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const env = { DATABASE_URL: gw.env.DATABASE_URL!, ENCRYPTION_KEY: gw.env.ENCRYPTION_KEY!, DATA_DIR: gw.env.DATA_DIR!, LOG_LEVEL: 'silent' };
+  const acct = await newAccount(gw);
+  const email = String((await gw.app.db('users').where({ id: acct.userId }).first()).email);
+  t.is((await runAdmin(['topup', email, '5', '--reason', 'goodwill'], env)).code, 0);
+  t.is((await runAdmin(['grant', email, 'support'], env)).code, 0);
+  t.is((await runAdmin(['revoke', email], env)).code, 0);
+  const rows = await gw.app.db('admin_audit').where({ credential: 'cli', target_user_id: acct.userId }).orderBy('id').select('action', 'params');
+  t.deepEqual(rows.map((r: { action: string; params: string }) => [r.action, JSON.parse(r.params)]), [
+    ['cli_topup', { email: `user:${acct.userId}`, amount: 5 }],
+    ['cli_grant_role', { email: `user:${acct.userId}`, role: 'support', previous_role: 'user' }],
+    ['cli_revoke_role', { email: `user:${acct.userId}`, role: 'user', previous_role: 'support' }],
+  ]);
+});

@@ -123,3 +123,22 @@ test.serial('a job finished in its submit answer, without an id, fails at once w
   t.is((await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' })).length, 0);
   await assertLedger(t, gw.app.db);
 });
+
+test.serial('a job the provider accepted and then answers 404 for was lost by the provider: failed as its fault, not the input\'s, and not charged', async (t) => {
+  nock(UPSTREAM)
+    .post(/\/v1\/models\/.*\/predictions/).once().reply(200, { id: 'up-lost-1', status: 'processing' })
+    .get('/v1/predictions/up-lost-1').once().reply(404, { error: 'no such prediction' });
+  const before = await gw.app.db('users').where({ id: acct.userId }).first();
+  const res = await gw.server.inject({ method: 'POST', url: '/api/v1/lumen-dev-text-to-image', headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'lost' } });
+  const id = (res.result as { request_id: string }).request_id;
+  const row = await finished(id);
+  t.is(row.status, 'failed');
+  t.is(row.error_code, 'upstream_failed');
+  t.regex(String(row.error), /no longer knows the job/);
+  t.notRegex(String(row.error), /rejected the input/);
+  t.is(Number(row.attempts), 1);
+  const user = await gw.app.db('users').where({ id: acct.userId }).first();
+  t.deepEqual([Number(user.balance), Number(user.held)], [Number(before.balance), 0], 'the hold is released, nothing charged');
+  t.is((await gw.app.db('credit_transactions').where({ prediction_id: id, kind: 'prediction' })).length, 0);
+  await assertLedger(t, gw.app.db);
+});

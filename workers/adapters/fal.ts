@@ -104,7 +104,7 @@ export function createFal(env: AdapterEnv, netOverrides: Partial<HttpNet> = {}, 
     const url = typeof responseUrl === 'string' && URL.canParse(responseUrl) && new URL(responseUrl).origin === new URL(c.url).origin ? responseUrl : fallback;
     let body: Record<string, unknown>;
     try {
-      ({ body } = await callJson(c, { method: 'GET', url, headers: auth(c), what: 'fetching the result' }));
+      ({ body } = await callJson(c, { method: 'GET', url, headers: auth(c), what: 'fetching the result', aboutJob: true }));
     } catch (err) {
       // The request finished badly (input, moderation, runner): failed, with the mapped reason.
       if (err instanceof AdapterError && !err.retryable) return { kind: 'failed', status: 'COMPLETED', error: err };
@@ -162,7 +162,7 @@ export function createFal(env: AdapterEnv, netOverrides: Partial<HttpNet> = {}, 
     },
     async poll(jobId, ctx) {
       const c = call(ctx);
-      const { body, retryAfterMs } = await callJson(c, { method: 'GET', url: `${requestUrl(c, ctx, jobId, '/status')}?logs=1`, headers: auth(c), what: 'polling' });
+      const { body, retryAfterMs } = await callJson(c, { method: 'GET', url: `${requestUrl(c, ctx, jobId, '/status')}?logs=1`, headers: auth(c), what: 'polling', aboutJob: true });
       return readStatus(c, ctx, jobId, body, retryAfterMs);
     },
     async cancel(jobId, ctx) {

@@ -156,7 +156,7 @@ function createJob(env: AdapterEnv, timing: HttpJsonTiming, net: HttpNet): JobAd
         throw upstreamError(s, `upstream "${s.provider}" answered, but the answer was lost when the worker stopped; please submit again`, false, 'upstream_failed');
       }
       const { body, retryAfterMs } = await callJson(s, {
-        method: 'GET', url: joinUrl(s.upstream.url, `/v1/predictions/${encodeURIComponent(jobId)}`), headers: headers(s), what: 'polling', timeoutMs: timing.requestTimeoutMs,
+        method: 'GET', url: joinUrl(s.upstream.url, `/v1/predictions/${encodeURIComponent(jobId)}`), headers: headers(s), what: 'polling', timeoutMs: timing.requestTimeoutMs, aboutJob: true,
       });
       const { state } = readAnswer(s, body, jobId);
       return state.kind === 'running' && retryAfterMs !== undefined ? { ...state, retryAfterMs } : state;

@@ -111,7 +111,7 @@ export function createReplicate(env: AdapterEnv, netOverrides: Partial<HttpNet> 
     },
     async poll(jobId, ctx) {
       const c = call(ctx);
-      const { body, retryAfterMs } = await callJson(c, { method: 'GET', url: joinUrl(c.url, `/predictions/${encodeURIComponent(jobId)}`), headers: bearer(c), what: 'polling' });
+      const { body, retryAfterMs } = await callJson(c, { method: 'GET', url: joinUrl(c.url, `/predictions/${encodeURIComponent(jobId)}`), headers: bearer(c), what: 'polling', aboutJob: true });
       const state = readPrediction(c, body, isText(ctx));
       return state.kind === 'running' && retryAfterMs !== undefined ? { ...state, retryAfterMs } : state;
     },

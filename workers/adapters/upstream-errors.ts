@@ -2,6 +2,7 @@
 //   network errors, timeouts, 408, 425, 429 (with its Retry-After) and 5xx   -> retryable
 //   401/403 (the gateway's own credentials)                                   -> not retryable
 //   a moderation refusal                                                      -> content_moderated, never retried
+//   404/410 asking about a job the provider accepted (it lost the job)        -> upstream_failed, not retryable
 //   other 4xx (the input)                                                     -> not retryable
 // Messages reach the API user: they name the provider, never its URL or key, and quote at most
 // a truncated detail of the provider's answer with every configured secret redacted.
@@ -107,8 +108,12 @@ export function emptyResult(caller: Caller): AdapterError {
   return upstreamError(caller, `upstream "${caller.provider}" finished without any output`, false, 'empty_result');
 }
 
-/** The error for a non-2xx answer. `retryAfterMs` comes from the answer's Retry-After header. */
-export function errorForStatus(caller: Caller, status: number, body: string, what: string, retryAfterMs?: number): AdapterError {
+/**
+ * The error for a non-2xx answer. `retryAfterMs` comes from the answer's Retry-After header.
+ * `aboutJob`: the call asked about a job the provider accepted (its status or result), so a 404 or
+ * 410 means the provider lost the job: its fault, not the input's.
+ */
+export function errorForStatus(caller: Caller, status: number, body: string, what: string, retryAfterMs?: number, aboutJob = false): AdapterError {
   const { detail, code } = errorDetail(body);
   if (RETRYABLE_STATUS.has(status) || status >= 500) {
     return upstreamError(caller, `upstream "${caller.provider}" is unavailable (HTTP ${status} during ${what})`, true, 'upstream_unavailable', retryAfterMs);
@@ -118,6 +123,9 @@ export function errorForStatus(caller: Caller, status: number, body: string, wha
     return upstreamError(caller, `upstream "${caller.provider}" refused the gateway's credentials (HTTP ${status})`, false, 'upstream_credentials');
   }
   if (status >= 400 && status < 500 && (isModerationCode(code) || MODERATION_WORDING.test(detail))) return moderated(caller, detail);
+  if (aboutJob && (status === 404 || status === 410)) {
+    return upstreamError(caller, `upstream "${caller.provider}" no longer knows the job it accepted (HTTP ${status} during ${what}): it was lost at the provider`, false, 'upstream_failed');
+  }
   if (status >= 400) return upstreamError(caller, `upstream rejected the input: ${truncate(detail)}`, false, 'upstream_rejected_input');
   return upstreamError(caller, `upstream "${caller.provider}" answered ${what} with unexpected HTTP ${status}`, false, 'upstream_protocol');
 }

@@ -62,6 +62,11 @@ export interface JsonCall {
   /** what the call is, for error messages: "submission", "polling" */
   what: string;
   timeoutMs?: number;
+  /**
+   * the call asks about a job the provider accepted (its status or result): a 404 or 410 then
+   * means the provider lost the job, its fault and not the input's (errorForStatus)
+   */
+  aboutJob?: boolean;
 }
 
 /**
@@ -90,7 +95,7 @@ export async function callJson(caller: Caller, call: JsonCall): Promise<{ status
   } catch (error) {
     throw transportError(caller, error, call.what);
   }
-  if (status < 200 || status >= 300) throw errorForStatus(caller, status, text, call.what, retryAfterMs);
+  if (status < 200 || status >= 300) throw errorForStatus(caller, status, text, call.what, retryAfterMs, call.aboutJob === true);
   let parsed: unknown;
   try {
     parsed = text === '' ? {} : JSON.parse(text);

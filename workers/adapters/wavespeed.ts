@@ -41,10 +41,13 @@ function modelPath(upstreamModel: string): string {
   return upstreamModel.split('/').filter(Boolean).map(encodeURIComponent).join('/');
 }
 
-/** The `data` of an envelope; a non-200 envelope code is an error like that HTTP status. */
-export function unwrap(caller: Caller, body: Record<string, unknown>, what: string): Record<string, unknown> {
+/**
+ * The `data` of an envelope; a non-200 envelope code is an error like that HTTP status (`aboutJob`:
+ * the call asked about an accepted job, as errorForStatus's).
+ */
+export function unwrap(caller: Caller, body: Record<string, unknown>, what: string, aboutJob = false): Record<string, unknown> {
   if (typeof body.code === 'number' && body.code !== 200 && body.code >= 400 && body.code < 600) {
-    throw errorForStatus(caller, body.code, JSON.stringify({ message: body.message }), what);
+    throw errorForStatus(caller, body.code, JSON.stringify({ message: body.message }), what, undefined, aboutJob);
   }
   if (!isRecord(body.data)) throw upstreamError(caller, `upstream "${caller.provider}" sent a malformed answer during ${what}: no data`, false, 'upstream_protocol');
   return body.data;
@@ -112,8 +115,8 @@ export function createWaveSpeed(env: AdapterEnv, netOverrides: Partial<HttpNet> 
     },
     async poll(jobId, ctx) {
       const c = call(ctx);
-      const { body, retryAfterMs } = await callJson(c, { method: 'GET', url: joinUrl(c.url, `/predictions/${encodeURIComponent(jobId)}/result`), headers: bearer(c), what: 'polling' });
-      const state = readPrediction(c, unwrap(c, body, 'polling'), isText(ctx));
+      const { body, retryAfterMs } = await callJson(c, { method: 'GET', url: joinUrl(c.url, `/predictions/${encodeURIComponent(jobId)}/result`), headers: bearer(c), what: 'polling', aboutJob: true });
+      const state = readPrediction(c, unwrap(c, body, 'polling', true), isText(ctx));
       return state.kind === 'running' && retryAfterMs !== undefined ? { ...state, retryAfterMs } : state;
     },
     async cancel(jobId, ctx) {

@@ -96,8 +96,16 @@ export interface ChatCallOptions {
   totalMs?: number;
 }
 
-/** A provider's error answer as a ChatUpstreamError: its 4xx (but 408/429) are the input's fault, never failed over. */
+/**
+ * A provider's error answer as a ChatUpstreamError: its 4xx (but 401/403/408/429) are the input's
+ * fault, never failed over. A redirect (never followed, see post) is the provider's fault, as the
+ * job adapters take it: its body is not read.
+ */
 async function refusal(res: Response, provider: ChatProvider): Promise<ChatUpstreamError> {
+  if (res.status >= 300 && res.status < 400) {
+    await res.body?.cancel().catch(() => undefined);
+    return providerError(provider, `the provider "${provider.name}" answered with unexpected HTTP ${res.status} (a redirect, which the gateway does not follow)`, 'upstream_failed', res.status);
+  }
   let body: unknown;
   try {
     body = await res.json();
@@ -118,6 +126,9 @@ async function post(provider: ChatProvider, body: Record<string, unknown>, opts:
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json', ...(provider.key ? { authorization: `Bearer ${provider.key}` } : {}) },
       body: JSON.stringify({ ...body, model: provider.upstreamModel }),
+      // No redirects, as on the job adapters' API calls (upstream-http.ts callJson): following one
+      // would send the key and the caller's messages somewhere the operator did not configure.
+      redirect: 'manual',
       signal,
     });
   } catch (err) {

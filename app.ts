@@ -228,7 +228,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     queue,
     spec,
     storage: config.storageS3 && s3 ? s3.createS3Storage(config.storageS3, config.storageDir, config.publicUrl) : createLocalStorage(config.storageDir, config.publicUrl),
-    adapterEnv: { upstreams: config.upstreams, allowPrivateOutputs: config.upstreamAllowPrivateOutputs },
+    adapterEnv: { upstreams: config.upstreams, allowPrivateOutputs: config.upstreamAllowPrivateOutputs, log },
     dispatcher,
     encryptionKey,
     clock,

@@ -260,7 +260,10 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
     return settle({ status: 'failed', error: e.code === 'cancelled' ? 'the client closed the connection before the answer' : e.message, code: e.code === 'cancelled' ? 'client_closed' : e.code, inferenceMs: performance.now() - started });
   };
   const client = disconnectSignal(request);
-  const opts = { signal: client.signal, timeoutMs: app.config.chatUpstreamTimeoutMs, totalMs: chatWaitMs(app.config) };
+  const opts = {
+    signal: client.signal, timeoutMs: app.config.chatUpstreamTimeoutMs, totalMs: chatWaitMs(app.config),
+    warn: (fields: Record<string, unknown>, message: string) => app.log.warn({ ...fields, predictionId: id }, message),
+  };
 
   if (!stream) {
     try {

@@ -30,7 +30,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AdapterError } from './types.ts';
 import type { Adapter, AdapterDefinition, AdapterEnv, AdapterResult, JobAdapter, JobContext, JobState, RunContext, UpstreamConfig } from './types.ts';
-import { callJson, collectOutputs, defaultNet, joinUrl, DOWNLOAD_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './upstream-http.ts';
+import { callJson, collectOutputs, defaultNet, joinUrl, warnFor, DOWNLOAD_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './upstream-http.ts';
 import type { HttpNet } from './upstream-http.ts';
 import { cancelled, emptyResult, truncate, upstreamError } from './upstream-errors.ts';
 import type { Caller } from './upstream-errors.ts';
@@ -129,7 +129,7 @@ function readAnswer(session: Session, answer: Record<string, unknown>, pendingId
 function createJob(env: AdapterEnv, timing: HttpJsonTiming, net: HttpNet): JobAdapter & { session(ctx: JobContext): Session } {
   function session(ctx: JobContext): Session {
     const { name, upstream } = requireUpstream(env, ctx.model);
-    return { provider: name, secrets: [upstream.key ?? '', upstream.url], signal: ctx.signal, wallNow: timing.wallNow, upstream, timing };
+    return { provider: name, secrets: [upstream.key ?? '', upstream.url], signal: ctx.signal, wallNow: timing.wallNow, warn: warnFor(env, name, ctx), upstream, timing };
   }
   return {
     session,

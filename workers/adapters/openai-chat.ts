@@ -15,7 +15,7 @@
 // cannot be reached, answers an error status, or ends its stream before any chunk is tried after
 // the next one; once a chunk has been handed on, a failure ends the call.
 import { requireUpstream } from './upstream-config.ts';
-import { joinUrl } from './upstream-http.ts';
+import { describeSize, joinUrl, readCapped, MAX_ANSWER_BYTES } from './upstream-http.ts';
 import { redact } from './upstream-errors.ts';
 import type { AdapterEnv, ModelRef } from './types.ts';
 
@@ -94,6 +94,20 @@ export interface ChatCallOptions {
    * left of it; none when absent
    */
   totalMs?: number;
+  /** tells the operator of a provider's misbehaviour the caller's error does not show (a warn log line) */
+  warn?: (fields: Record<string, unknown>, message: string) => void;
+}
+
+/**
+ * A non-streamed answer's body (or an error's), at most MAX_ANSWER_BYTES of it: past that reading
+ * stops, the connection is closed and the operator warned; undefined then.
+ */
+async function answerText(res: Response, provider: ChatProvider, opts: ChatCallOptions): Promise<string | undefined> {
+  const text = await readCapped(res);
+  if (text === undefined) {
+    opts.warn?.({ provider: provider.name, status: res.status, limitBytes: MAX_ANSWER_BYTES }, `the chat provider "${provider.name}" sent an answer larger than ${describeSize(MAX_ANSWER_BYTES)}: the rest was not read and the connection was closed`);
+  }
+  return text;
 }
 
 /**
@@ -101,14 +115,15 @@ export interface ChatCallOptions {
  * fault, never failed over. A redirect (never followed, see post) is the provider's fault, as the
  * job adapters take it: its body is not read.
  */
-async function refusal(res: Response, provider: ChatProvider): Promise<ChatUpstreamError> {
+async function refusal(res: Response, provider: ChatProvider, opts: ChatCallOptions): Promise<ChatUpstreamError> {
   if (res.status >= 300 && res.status < 400) {
     await res.body?.cancel().catch(() => undefined);
     return providerError(provider, `the provider "${provider.name}" answered with unexpected HTTP ${res.status} (a redirect, which the gateway does not follow)`, 'upstream_failed', res.status);
   }
   let body: unknown;
   try {
-    body = await res.json();
+    // an error body past the cap says nothing: the status alone decides
+    body = JSON.parse((await answerText(res, provider, opts)) ?? '');
   } catch {
     body = undefined;
   }
@@ -195,12 +210,19 @@ export async function completeChat(providers: readonly ChatProvider[], body: Rec
     const dog = watchdog(opts.timeoutMs, wait);
     try {
       const res = await post(provider, { ...body, stream: false }, opts, dog);
-      if (!res.ok) throw await refusal(res, provider);
+      if (!res.ok) throw await refusal(res, provider, opts);
+      let text: string | undefined;
+      try {
+        text = await answerText(res, provider, opts);
+      } catch (err) {
+        throw aborted(opts, dog, provider) ?? providerError(provider, `the provider "${provider.name}" broke off its answer${causeCode(err)}`, 'upstream_failed');
+      }
+      if (text === undefined) throw providerError(provider, `the provider "${provider.name}" sent an answer larger than ${describeSize(MAX_ANSWER_BYTES)}; it was not read`, 'upstream_failed');
       let answer: unknown;
       try {
-        answer = await res.json();
-      } catch (err) {
-        throw aborted(opts, dog, provider) ?? providerError(provider, `the provider "${provider.name}" sent an answer that is not JSON`, 'upstream_failed');
+        answer = JSON.parse(text);
+      } catch {
+        throw providerError(provider, `the provider "${provider.name}" sent an answer that is not JSON`, 'upstream_failed');
       }
       if (!isRecord(answer) || !Array.isArray(answer.choices)) throw new ChatUpstreamError(`the provider "${provider.name}" sent no choices`, 'upstream_failed');
       return { provider, body: answer };
@@ -299,7 +321,7 @@ export async function streamChat(providers: readonly ChatProvider[], body: Recor
     const dog = watchdog(opts.timeoutMs, wait);
     try {
       const res = await post(provider, { ...body, stream: true, stream_options: { include_usage: true } }, opts, dog);
-      if (!res.ok || !res.body) throw await refusal(res, provider);
+      if (!res.ok || !res.body) throw await refusal(res, provider, opts);
       const stream = events(res, provider, opts, dog);
       const first = await stream.next();
       if (first.done || first.value === '[DONE]') {

@@ -178,6 +178,8 @@ export interface AdapterEnv {
   upstreams: ReadonlyMap<string, UpstreamConfig>;
   /** UPSTREAM_ALLOW_PRIVATE_OUTPUTS (development and tests only): output URLs may point at loopback/private addresses */
   allowPrivateOutputs?: boolean;
+  /** where adapters warn the operator of a provider's misbehaviour (Caller.warn); silent when absent */
+  log?: { warn(fields: Record<string, unknown>, message: string): void };
 }
 
 export interface AdapterDefinition {

@@ -22,6 +22,8 @@ export interface Caller {
   signal: AbortSignal;
   /** the wall clock an HTTP-date Retry-After is measured against (tests pin it); Date.now by default */
   wallNow?: () => number;
+  /** tells the operator of a provider's misbehaviour the user's error does not show (a warn log line); silent when absent */
+  warn?: (fields: Record<string, unknown>, message: string) => void;
 }
 
 export function truncate(text: string): string {

@@ -24,6 +24,15 @@ import type { Caller } from './upstream-errors.ts';
 import { requireUpstream } from './upstream-config.ts';
 
 export const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
+/**
+ * The most of a provider's API answer (a submit, poll, status, cancel or check call's body, an
+ * error's included; a non-streamed chat answer) read into memory. Unlike an output, which is
+ * streamed to disk under MAX_OUTPUT_BYTES, an answer is held whole and parsed, so its cap is
+ * smaller; it must still fit the largest answers providers send: OpenAI's images come inline as
+ * base64 (`b64_json`), four 1536x1024 images (the catalog's most per call) about 34 MB even as
+ * incompressible RGBA PNGs, so 64 MiB leaves room.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 /** redirects followed per output download, each re-checked against the destination policy */
 const MAX_OUTPUT_REDIRECTS = 5;
 export const REQUEST_TIMEOUT_MS = 60_000;
@@ -70,15 +79,47 @@ export interface JsonCall {
 }
 
 /**
+ * A fetch answer's body as text, or undefined when it is larger than `limit` bytes (declared or
+ * counted as it arrives): reading then stops and the connection is closed, so a provider that
+ * sends an endless body costs no more than `limit` bytes of memory.
+ */
+export async function readCapped(response: Response, limit = MAX_ANSWER_BYTES): Promise<string | undefined> {
+  const body = response.body;
+  if (!body) return '';
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > limit) {
+    await body.cancel().catch(() => undefined);
+    return undefined;
+  }
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  // as Response.text() decodes: UTF-8, a byte order mark dropped
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+/**
  * One JSON call with the shared status policy applied: a 2xx answer's JSON object (and its
- * Retry-After, for pacing the next poll), or an AdapterError from upstream-errors.ts.
+ * Retry-After, for pacing the next poll), or an AdapterError from upstream-errors.ts. At most
+ * MAX_ANSWER_BYTES of the answer are read: a 2xx past it fails as the provider's protocol fault
+ * (not retried: the provider would send it again), an error status keeps its own meaning.
  */
 export async function callJson(caller: Caller, call: JsonCall): Promise<{ status: number; body: Record<string, unknown>; retryAfterMs?: number }> {
   const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
   if (call.body !== undefined && call.form === undefined) headers['content-type'] = 'application/json';
   const signal = AbortSignal.any([caller.signal, AbortSignal.timeout(call.timeoutMs ?? REQUEST_TIMEOUT_MS)]);
   let status: number;
-  let text: string;
+  let text: string | undefined;
   let retryAfterMs: number | undefined;
   try {
     // No redirects on API calls: following one would send our Authorization header somewhere new.
@@ -91,9 +132,16 @@ export async function callJson(caller: Caller, call: JsonCall): Promise<{ status
     });
     status = response.status;
     retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), caller.wallNow?.() ?? Date.now());
-    text = await response.text();
+    text = await readCapped(response);
   } catch (error) {
     throw transportError(caller, error, call.what);
+  }
+  if (text === undefined) {
+    caller.warn?.({ call: call.what, status, limitBytes: MAX_ANSWER_BYTES }, `upstream "${caller.provider}" sent an answer larger than ${describeSize(MAX_ANSWER_BYTES)}: the rest was not read and the connection was closed`);
+    if (status >= 200 && status < 300) {
+      throw upstreamError(caller, `upstream "${caller.provider}" sent an answer larger than ${describeSize(MAX_ANSWER_BYTES)} during ${call.what}; it was not read`, false, 'upstream_protocol');
+    }
+    text = '';
   }
   if (status < 200 || status >= 300) throw errorForStatus(caller, status, text, call.what, retryAfterMs, call.aboutJob === true);
   let parsed: unknown;
@@ -301,7 +349,8 @@ export async function download(dl: Downloader, raw: string, index: number, nsfw:
   return { path: target, ...fileType(contentType, url), ...(nsfw ? { nsfw: true } : {}) };
 }
 
-function describeSize(bytes: number): string {
+/** A size as the gateway words it: "64 MiB". */
+export function describeSize(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }
 
@@ -338,7 +387,13 @@ export interface KeyedCall extends Caller {
 /** The job's provider, its base URL and key; both are redacted from every error the call raises. */
 export function keyedCall(env: AdapterEnv, ctx: JobContext): KeyedCall {
   const { name, upstream } = requireUpstream(env, ctx.model);
-  return { provider: name, secrets: [upstream.key ?? '', upstream.url], signal: ctx.signal, url: upstream.url, key: upstream.key };
+  return { provider: name, secrets: [upstream.key ?? '', upstream.url], signal: ctx.signal, url: upstream.url, key: upstream.key, warn: warnFor(env, name, ctx) };
+}
+
+/** Caller.warn for one job's calls: the environment's log, naming the prediction and the provider. */
+export function warnFor(env: AdapterEnv, provider: string, ctx: JobContext): Caller['warn'] {
+  const log = env.log;
+  return log ? (fields, message) => log.warn({ ...fields, id: ctx.predictionId, provider }, message) : undefined;
 }
 
 /** `Authorization: Bearer <key>` when the provider has a key (replicate, wavespeed, openai-compatible). */

@@ -245,10 +245,19 @@ export interface ChatStream {
 }
 
 /** The `data:` payloads of an event stream, as they arrive. */
+/**
+ * The longest streamed event read (a chat chunk is a few KB; one with log probabilities tens):
+ * a provider that streams without ever ending an event is cut off there, as an answer is at
+ * MAX_ANSWER_BYTES, instead of growing the buffer without end.
+ */
+export const MAX_EVENT_CHARS = 8 * 1024 * 1024;
+
 async function* events(res: Response, provider: ChatProvider, opts: ChatCallOptions, dog: Watchdog): AsyncGenerator<string, void, undefined> {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
+  // where the search for an event's end goes on from: what was searched before holds none
+  let searched = 0;
   try {
     for (;;) {
       let read: Awaited<ReturnType<typeof reader.read>>;
@@ -261,12 +270,22 @@ async function* events(res: Response, provider: ChatProvider, opts: ChatCallOpti
       dog.restart();
       buffer += decoder.decode(read.value, { stream: true });
       // events end with a blank line; a line of an event is `field: value` (the SSE format)
-      let end: number;
-      while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
-        const event = buffer.slice(0, end);
-        buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '');
+      for (;;) {
+        const blank = /\r?\n\r?\n/g;
+        blank.lastIndex = searched;
+        const found = blank.exec(buffer);
+        if (!found) break;
+        const event = buffer.slice(0, found.index);
+        buffer = buffer.slice(found.index + found[0].length);
+        searched = 0;
         const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
         if (data !== '') yield data;
+      }
+      // an event's end may straddle the next read: its first three characters are searched again
+      searched = Math.max(0, buffer.length - 3);
+      if (buffer.length > MAX_EVENT_CHARS) {
+        opts.warn?.({ provider: provider.name, limitChars: MAX_EVENT_CHARS }, `the chat provider "${provider.name}" streamed an event longer than ${MAX_EVENT_CHARS} characters without ending it: the rest was not read and the connection was closed`);
+        throw providerError(provider, `the provider "${provider.name}" streamed an event longer than ${MAX_EVENT_CHARS} characters; it was not read`, 'upstream_failed');
       }
     }
   } finally {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { publicResolve, failure } from '../../helpers/adapters.ts';
 import { callJson } from '../../../workers/adapters/upstream-http.ts';
-import { completeChat } from '../../../workers/adapters/openai-chat.ts';
+import { completeChat, streamChat, MAX_EVENT_CHARS } from '../../../workers/adapters/openai-chat.ts';
 import { createOpenAiCompatible } from '../../../workers/adapters/openai-compatible.ts';
 import { createReplicate } from '../../../workers/adapters/replicate.ts';
 import type { Caller } from '../../../workers/adapters/upstream-errors.ts';
@@ -149,4 +149,17 @@ test('a chat provider\'s error answer past the cap is cut off too, and keeps its
   t.like(err, { code: 'upstream_failed', status: 500 });
   t.true(await cutOff(host.answers[0], host.total));
   t.is(warnings.length, 1);
+});
+
+test('a streamed chat answer whose event never ends is cut off at the event cap: the call fails as the provider\'s fault, with a warning', async (t) => {
+  const host = await hugeHost(t, 200, 32 * MiB);
+  const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
+  const err = await t.throwsAsync(streamChat([{ name: 'self-hosted', url: `${host.base}/v1`, key: undefined, upstreamModel: 'm' }], { messages: [{ role: 'user', content: 'hi' }] }, {
+    signal: new AbortController().signal, timeoutMs: 120_000, warn: (fields, message) => warnings.push({ fields, message }),
+  }));
+  t.like(err, { code: 'upstream_failed' });
+  t.regex(err!.message, /^the provider "self-hosted" streamed an event longer than 8388608 characters; it was not read/);
+  t.true(await cutOff(host.answers[0], host.total), 'the connection is closed at the cap, not read to its end');
+  t.is(warnings.length, 1);
+  t.like(warnings[0]!.fields, { provider: 'self-hosted', limitChars: MAX_EVENT_CHARS });
 });

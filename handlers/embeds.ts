@@ -1,14 +1,15 @@
 // Embed codes and agent embed codes (README "Embeds"): the owner's management routes,
 // getModelNameForEmbedcode, and the input rules a code applies to a visitor's submit (locked and
 // preset fields, allowed fields, prompt template), which plugins/credentials.ts (embedPolicyPlugin) runs before validation.
-import type { Handler, ReplyOf } from './types.ts';
+import type { Handler, OwnedCaller, ReplyOf } from './types.ts';
 import type { App } from '../lib/context.ts';
-import { EmbedRefusedError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
+import { EmbedRefusedError, ForbiddenError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
 import { normaliseOriginPattern, originAllowed, originHostProblem, requestOrigin } from '../lib/embed-origins.ts';
 import { EMBED_JSON_MAX_BYTES, createEmbedCode as insertCode, findActiveEmbedCode, findEmbedCode, listEmbedCodes as listCodes, revokeEmbedCode as revokeCode, updateEmbedCode as updateCode } from '../db/embed-codes.ts';
 import type { EmbedCode, EmbedKind, EmbedPreset, EmbedSettings } from '../db/embed-codes.ts';
 import { refuseSandboxKey, refuseStudioUser } from './guards.ts';
+import { presentingKey } from './keys.ts';
 
 declare module '@hapi/hapi' {
   interface RequestApplicationState {
@@ -96,11 +97,50 @@ function settingsOf(app: App, kind: EmbedKind, body: SettingsBody, current?: Emb
   return s;
 }
 
+/** The scopes an embed code's visitors act with (plugins/credentials.ts): submitting to its model(s) and reading what they made. */
+const CODE_ACTS_WITH = ['generate:write', 'generate:read'] as const;
+
+/** Where a code can be made when the presenting credential may not make it. */
+const HOW_ELSE = 'create or change the embed code from the dashboard (a signed-in session)';
+
+/**
+ * No credential widens itself (docs/api/rate-limits.md "Key restrictions"), nor through an embed code: a code's
+ * visitors run models on the owner's wallet under the code's settings only, whatever credential
+ * made it. So an API key with a restriction a code cannot carry (its own generation limits below
+ * those of a key without any, a spend limit, an IP restriction, an expiry, scopes without
+ * generation) may not create or change one: 403 naming them. A code's caps and limits are not
+ * the key's (they count the code's runs, its rate limit each visitor's address), so they are no
+ * substitute. An OAuth token must hold the scopes the code acts with. Sessions set anything.
+ */
+async function refuseNarrowerCreator(app: App, caller: OwnedCaller): Promise<void> {
+  const missing = CODE_ACTS_WITH.filter((s) => !(caller.scopes as readonly string[]).includes(s));
+  if (caller.via === 'oauth' && missing.length) {
+    throw new ForbiddenError(`this OAuth token does not hold ${missing.join(', ')}, which an embed code's visitors act with; ${HOW_ELSE} or with a credential that holds them`);
+  }
+  if (caller.apiKeyId === null) return;
+  const key = await presentingKey(app, caller);
+  if (!key) return;
+  const limits: string[] = [];
+  // its own limit binds only where a key without one would get more (the default; 0 is none)
+  const defaults = app.config.generateRateLimit;
+  const below = (own: number | null, fallback: number) => own !== null && (fallback === 0 || own < fallback);
+  if (below(key.rateLimitPerMinute, defaults.perKeyPerMinute)) limits.push(`its own rate_limit_per_minute (${key.rateLimitPerMinute})`);
+  if (below(key.maxConcurrent, defaults.concurrentPerKey)) limits.push(`its own max_concurrent (${key.maxConcurrent})`);
+  if (key.spendLimit !== null) limits.push(`a spend_limit (${key.spendLimit} per ${key.spendLimitPeriod ?? ''})`);
+  if (key.ipWhitelist.length) limits.push('an IP restriction (ip_whitelist)');
+  if (key.expiresAt !== null) limits.push(`an expiry (expires_at ${key.expiresAt})`);
+  if (missing.length) limits.push(`scopes without ${missing.join(', ')}`);
+  if (limits.length) {
+    throw new ForbiddenError(`this API key has limits an embed code cannot carry: ${limits.join(', ')}; the code's visitors would run models outside them, so ${HOW_ELSE} or with a key without such limits`);
+  }
+}
+
 /** POST /app/embed-codes */
 export const createEmbedCode: Handler<'createEmbedCode'> = async ({ app, caller, body, h, studio }) => {
   refuseSandboxKey(caller, 'create embed codes (their runs are charged to the production wallet)');
   // a code runs its model outside any studio (personal or for a team)
   await refuseStudioUser(app, caller, studio, 'a studio\'s users cannot create embed codes');
+  await refuseNarrowerCreator(app, caller);
   const s = settingsOf(app, body.kind, body as SettingsBody);
   const code = await insertCode(app.db, caller.owner, body.kind, {
     name: body.name!, models: body.models!, preset: null, lockedInputs: {}, allowedFields: null, allowedOrigins: [], maxCostPerRun: null,
@@ -124,6 +164,7 @@ export const updateEmbedCode: Handler<'updateEmbedCode'> = async ({ app, caller,
   const current = await findEmbedCode(app.db, caller.owner, params.embed_code_id);
   if (!current || current.revokedAt !== null) throw new NotFoundError('embed code not found');
   refuseSandboxKey(caller, 'change embed codes');
+  await refuseNarrowerCreator(app, caller);
   const updated = await updateCode(app.db, caller.owner, current.id, settingsOf(app, current.kind, body as SettingsBody, current), app.clock());
   if (!updated) throw new NotFoundError('embed code not found');
   return view(updated);

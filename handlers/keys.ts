@@ -183,7 +183,7 @@ function normalisedWhitelist(list: string[]): string[] {
 }
 
 /** The key presenting this request (a team's or the caller's own), or undefined for other credentials. */
-async function presentingKey(app: App, caller: OwnedCaller): Promise<ApiKeyRecord | undefined> {
+export async function presentingKey(app: App, caller: OwnedCaller): Promise<ApiKeyRecord | undefined> {
   if (caller.apiKeyId === null) return undefined;
   return caller.keyTeamId !== undefined ? findTeamKey(app.db, caller.keyTeamId, caller.apiKeyId) : findUserKey(app.db, caller.userId, caller.apiKeyId);
 }

@@ -8,6 +8,7 @@ import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { waitFor } from '../helpers/services.ts';
 import { captureLog } from '../helpers/logs.ts';
+import { createClient, tokenFor } from '../helpers/oauth.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 const OTHER_MODEL = 'canvas-v1-budget-text-to-image';
@@ -17,7 +18,8 @@ const NOW = Date.UTC(2026, 10, 23, 12, 0, 30);
 
 let gw: TestGateway;
 let owner: Account;
-// the settings' bounds hold on SQLite alike (its columns would take more): a gateway on SQLite
+// the settings' bounds hold on SQLite alike (its columns would take more): a gateway on SQLite,
+// under per-key default limits (the MariaDB one has none), for the rule on keys' own limits
 let lite: TestGateway;
 let liteOwner: Account;
 // error-level lines only: a refusal of bad input must leave none
@@ -27,7 +29,7 @@ const liteLog = captureLog('error');
 test.before(async () => {
   [gw, lite] = await Promise.all([
     startGateway({ worker: true, clock: () => NOW, log: log.log }),
-    startGateway({ db: 'sqlite', queue: 'memory', clock: () => NOW, log: liteLog.log }),
+    startGateway({ db: 'sqlite', queue: 'memory', clock: () => NOW, log: liteLog.log, env: { GENERATE_RATE_PER_KEY: '60', GENERATE_CONCURRENT_PER_KEY: '10' } }),
   ]);
   [owner, liteOwner] = await Promise.all([newAccount(gw, 100_000), newAccount(lite)]);
 });
@@ -430,4 +432,71 @@ test('CORS preflight names exactly the allowed origin, and nothing for another',
   t.is((await ask('https://new.example.org')).headers['access-control-allow-origin'], 'https://new.example.org');
   t.is((await callOperation(gw, 'revokeEmbedCode', { as: owner.session, params: { embed_code_id: id } })).status, 200);
   t.is((await ask('https://new.example.org')).headers['access-control-allow-origin'], undefined, 'a revoked code allows nothing');
+});
+
+test('a key with limits an embed code cannot carry may not create or change one (403 naming them); unrestricted keys, sessions and earlier codes keep working', async (t) => {
+  // the SQLite gateway runs under per-key defaults (60 a minute, 10 unfinished), the MariaDB one under none
+  for (const [engine, target, lines, defaults] of [['MariaDB', gw, log.lines, false], ['SQLite', lite, liteLog.lines, true]] as const) {
+    const who = await newAccount(target, 1000);
+    const key = async (body: Record<string, unknown>, scopes?: string[]) => {
+      const made = await callOperation<{ id: number; api_key: string }>(target, 'createApiKey', { as: who.session, body: { name: 'k', ...body } });
+      t.is(made.status, 200, `${engine}: ${JSON.stringify(made.body)}`);
+      if (scopes) t.is((await callOperation(target, 'updateApiKey', { as: who.session, params: { key_id: made.body.id }, body: { scopes } })).status, 200);
+      return made.body;
+    };
+    const create = (as: string, body: Record<string, unknown> = {}) => callOperation<Code & { detail?: string; code?: string }>(target, 'createEmbedCode', { as, body: { kind: 'embed', name: 'w', models: [MODEL], ...body } });
+    const patch = (as: string, id: number, body: Record<string, unknown>) => callOperation<{ detail?: string; code?: string; rate_limit_per_minute?: number | null }>(target, 'updateEmbedCode', { as, params: { embed_code_id: id }, body });
+    const refused = (res: { status: number; body: { detail?: string; code?: string } }, named: RegExp, what: string) => {
+      t.is(res.status, 403, `${engine}: ${what}: ${JSON.stringify(res.body)}`);
+      t.is(res.body.code, 'forbidden', `${engine}: ${what}`);
+      t.regex(String(res.body.detail), named, `${engine}: ${what}: names the restriction`);
+      t.regex(String(res.body.detail), /dashboard \(a signed-in session\) or with a key without such limits/, `${engine}: ${what}: says how else`);
+    };
+
+    // the audit's key: one submit a minute, ten credits a day; its code asked for 100,000 a minute and no caps
+    const audit = await key({ rate_limit_per_minute: 1, spend_limit: 10, spend_limit_period: 'day' });
+    refused(await create(audit.api_key, { rate_limit_per_minute: 100_000 }), /rate_limit_per_minute \(1\).*spend_limit \(10 per day\)/, 'rate and spend limits');
+    refused(await create((await key({ ip_whitelist: ['127.0.0.1'] })).api_key), /ip_whitelist/, 'an IP restriction');
+    refused(await create((await key({ expires_at: new Date(NOW + 86_400_000).toISOString() })).api_key), /expires_at/, 'an expiry');
+    refused(await create((await key({ spend_limit: 500, spend_limit_period: 'month' })).api_key), /spend_limit \(500 per month\)/, 'a spend limit');
+    refused(await create((await key({ max_concurrent: 1 })).api_key), /max_concurrent \(1\)/, 'a concurrency limit');
+    refused(await create((await key({}, ['keys:manage', 'account:read'])).api_key), /scopes .*generate:write, generate:read/, 'scopes without generation');
+    // a key's own limit is a restriction only where it is below what a key without one gets
+    const roomy = await create((await key({ rate_limit_per_minute: 1000, max_concurrent: 100 })).api_key);
+    t.is(roomy.status, defaults ? 201 : 403, `${engine}: a key's own limits above the default (${defaults ? '60, 10' : 'none'})`);
+    // scopes that keep generation are no restriction a code escapes
+    t.is((await create((await key({}, ['keys:manage', 'generate:write', 'generate:read'])).api_key)).status, 201, `${engine}: scopes with generation`);
+
+    // a key without restrictions creates and changes codes as before
+    const plain = await key({});
+    const made = await create(plain.api_key, { rate_limit_per_minute: 100_000 });
+    t.is(made.status, 201, engine);
+    t.is((await patch(plain.api_key, made.body.id, { daily_cap: 50 })).status, 200, engine);
+    // the key is restricted afterwards: the code it made keeps working, the key may no longer change it, but may revoke it
+    t.is((await callOperation(target, 'updateApiKey', { as: who.session, params: { key_id: (await callOperation<Array<{ id: number; prefix: string }>>(target, 'getUserKeys', { as: who.session })).body.find((k) => plain.api_key.startsWith(k.prefix))!.id }, body: { spend_limit: 10, spend_limit_period: 'day' } })).status, 200);
+    const changed = await patch(plain.api_key, made.body.id, { rate_limit_per_minute: 5 });
+    refused(changed, /spend_limit \(10 per day\)/, 'a change by a key restricted since');
+    t.is((await callOperation<{ rate_limit_per_minute: number }>(target, 'getEmbedCode', { as: plain.api_key, params: { embed_code_id: made.body.id } })).body.rate_limit_per_minute, 100_000, `${engine}: a refused change changes nothing`);
+    const run = await target.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-embed-code': made.body.code, 'content-type': 'application/json' }, payload: { prompt: 'a lighthouse' } });
+    t.is(run.statusCode, 200, `${engine}: an earlier code keeps working: ${run.payload}`);
+    // a session sets anything
+    t.is((await patch(who.session, made.body.id, { rate_limit_per_minute: 100_000 })).status, 200, engine);
+    t.is((await callOperation(target, 'revokeEmbedCode', { as: plain.api_key, params: { embed_code_id: made.body.id } })).status, 200, `${engine}: revoking narrows`);
+    t.deepEqual(errorsUnder(lines, '/app/embed-codes'), [], `${engine}: no error logged`);
+  }
+});
+
+test('an OAuth token creates or changes an embed code only if it holds the scopes the code\'s visitors act with', async (t) => {
+  const who = await newAccount(gw);
+  const client = await createClient(gw, who.session, ['keys:manage', 'generate:write', 'generate:read']);
+  const narrow = await tokenFor(gw, client, 'keys:manage');
+  const refused = await callOperation<{ detail: string }>(gw, 'createEmbedCode', { as: narrow, body: { kind: 'embed', name: 'w', models: [MODEL] } });
+  t.is(refused.status, 403, JSON.stringify(refused.body));
+  t.regex(refused.body.detail, /OAuth token does not hold generate:write, generate:read/);
+  t.regex(refused.body.detail, /dashboard \(a signed-in session\)/);
+  const full = await tokenFor(gw, client);
+  const made = await callOperation<Code>(gw, 'createEmbedCode', { as: full, body: { kind: 'embed', name: 'w', models: [MODEL] } });
+  t.is(made.status, 201);
+  t.is((await callOperation(gw, 'updateEmbedCode', { as: narrow, params: { embed_code_id: made.body.id }, body: { name: 'x' } })).status, 403);
+  t.is((await callOperation(gw, 'updateEmbedCode', { as: full, params: { embed_code_id: made.body.id }, body: { name: 'x' } })).status, 200);
 });

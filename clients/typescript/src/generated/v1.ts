@@ -1864,6 +1864,11 @@ export interface paths {
          *     model embed with more than one model, or a locked field the model does not declare are 422.
          *     A whitelabel studio's users run models only within their studio, so they cannot create
          *     codes (403 `forbidden`); a code one of them made earlier is refused with 403 `studio_required`.
+         *     No credential widens itself through a code: an API key with a limit a code cannot carry
+         *     (its own `rate_limit_per_minute` or `max_concurrent` below the gateway's default, a spend
+         *     limit, an `ip_whitelist`, an expiry, or scopes without `generate:write` and
+         *     `generate:read`), or an OAuth token without those two scopes, is 403 `forbidden` naming
+         *     them; a session, or a key without such limits, may create it.
          */
         post: operations["createEmbedCode"];
         delete?: never;
@@ -1898,7 +1903,7 @@ export interface paths {
         head?: never;
         /**
          * Change an embed code's settings
-         * @description Changes any of the settings; the code itself and its kind stay. A revoked code is 404. Takes effect on the next request.
+         * @description Changes any of the settings; the code itself and its kind stay. A revoked code is 404. Takes effect on the next request. A credential that may not create a code (an API key with limits a code cannot carry, an OAuth token without `generate:write` and `generate:read`: see createEmbedCode) may not change one either (403 `forbidden`), though it may revoke one.
          */
         patch: operations["updateEmbedCode"];
         trace?: never;

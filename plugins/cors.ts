@@ -4,10 +4,10 @@
 // preflight is a plain 200 the browser refuses), never an error.
 import type { Request, RouteOptionsCors } from '@hapi/hapi';
 
-/** What a browser client may send: credentials, idempotency, tracing and the partner headers. */
+/** What a browser client may send: credentials, idempotency, price cap, tracing and the partner headers. */
 export const CORS_ALLOWED_HEADERS: readonly string[] = [
   'Accept', 'Authorization', 'Content-Type', 'If-None-Match', 'Prefer',
-  'X-Api-Key', 'Idempotency-Key', 'X-Request-Id',
+  'X-Api-Key', 'Idempotency-Key', 'Max-Cost', 'X-Request-Id',
   'X-Embed-Code', 'X-Agent-Embed-Code', 'X-Whitelabel-Studio', 'X-Embed-Visitor',
 ];
 

@@ -414,6 +414,8 @@ test('CORS preflight names exactly the allowed origin, and nothing for another',
   t.is(ok.headers['access-control-allow-origin'], 'https://agent.example.com');
   t.regex(String(ok.headers['access-control-allow-headers']), /X-Agent-Embed-Code/i);
   t.regex(String(ok.headers['access-control-allow-headers']), /X-Embed-Visitor/i);
+  // a visitor's page may cap a run's price
+  t.is((await ask('https://agent.example.com', 'x-agent-embed-code,content-type,max-cost')).headers['access-control-allow-origin'], 'https://agent.example.com');
   t.regex(String(ok.headers.vary), /origin/i);
   const no = await ask('https://elsewhere.example.com');
   t.is(no.headers['access-control-allow-origin'], undefined);

@@ -26,7 +26,8 @@ test.after.always(async () => {
   await Promise.all([gw?.stop(), closed?.stop()]);
 });
 
-const REQUESTED = 'x-api-key, authorization, content-type, idempotency-key, x-request-id, x-embed-code, x-agent-embed-code, x-whitelabel-studio';
+// every request header the docs tell clients to send (the spec's header parameters among them)
+const REQUESTED = 'x-api-key, authorization, content-type, idempotency-key, x-request-id, x-embed-code, x-agent-embed-code, x-whitelabel-studio, max-cost, prefer, x-embed-visitor';
 
 function preflight(target: TestGateway, url: string, method: string, origin: string, headers = REQUESTED) {
   return target.server.inject({

@@ -10,6 +10,7 @@ import { EMBED_JSON_MAX_BYTES, createEmbedCode as insertCode, findActiveEmbedCod
 import type { EmbedCode, EmbedKind, EmbedPreset, EmbedSettings } from '../db/embed-codes.ts';
 import { refuseSandboxKey, refuseStudioUser } from './guards.ts';
 import { presentingKey } from './keys.ts';
+import { EMBED_CODE_SCOPES } from '../lib/caller.ts';
 
 declare module '@hapi/hapi' {
   interface RequestApplicationState {
@@ -97,9 +98,6 @@ function settingsOf(app: App, kind: EmbedKind, body: SettingsBody, current?: Emb
   return s;
 }
 
-/** The scopes an embed code's visitors act with (plugins/credentials.ts): submitting to its model(s) and reading what they made. */
-const CODE_ACTS_WITH = ['generate:write', 'generate:read'] as const;
-
 /** Where a code can be made when the presenting credential may not make it. */
 const HOW_ELSE = 'create or change the embed code from the dashboard (a signed-in session)';
 
@@ -113,7 +111,7 @@ const HOW_ELSE = 'create or change the embed code from the dashboard (a signed-i
  * substitute. An OAuth token must hold the scopes the code acts with. Sessions set anything.
  */
 async function refuseNarrowerCreator(app: App, caller: OwnedCaller): Promise<void> {
-  const missing = CODE_ACTS_WITH.filter((s) => !(caller.scopes as readonly string[]).includes(s));
+  const missing = EMBED_CODE_SCOPES.filter((s) => !(caller.scopes as readonly string[]).includes(s));
   if (caller.via === 'oauth' && missing.length) {
     throw new ForbiddenError(`this OAuth token does not hold ${missing.join(', ')}, which an embed code's visitors act with; ${HOW_ELSE} or with a credential that holds them`);
   }

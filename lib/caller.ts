@@ -31,6 +31,9 @@ export function roleAllows(role: Role, allowed: readonly Role[]): boolean {
 }
 
 /** The roles that may act as a user (virtualLogin, support login links); admin is always among them. */
+/** The scopes an embed code's visitors act with on OAuth-scoped routes: submitting to its model(s) and reading what they made. */
+export const EMBED_CODE_SCOPES = ['generate:write', 'generate:read'] as const;
+
 export const IMPERSONATING_ROLES: readonly Role[] = ['support', 'admin'];
 
 // ------------------------------------------------------------------ team roles and permissions

@@ -18,7 +18,7 @@ import { ApiKeyExpiredError, CsrfTokenError, EmbedRefusedError, StudioRefusedErr
 import { CODE_SCOPES as ALL_SCOPES } from '../spec/scopes.ts';
 import { callerOf } from './spec-routes.ts';
 import type { CredentialPlugin } from './spec-routes.ts';
-import { IMPERSONATING_ROLES, roleAllows } from '../lib/caller.ts';
+import { EMBED_CODE_SCOPES, IMPERSONATING_ROLES, roleAllows } from '../lib/caller.ts';
 import { CSRF_HEADER, clearingCookies, cookieSecure, csrfTokenMatches, isSafeMethod, sessionCookieName } from '../lib/session-cookie.ts';
 import { newVisitorId, VISITOR_PATTERN } from '../lib/embed-origins.ts';
 import { EMBED_PREFIX, anyCodeAllowsOrigin, findActiveEmbedCode } from '../db/embed-codes.ts';
@@ -182,9 +182,6 @@ const KINDS: ReadonlyArray<{ kind: EmbedKind; header: string; strategy: string }
   { kind: 'agent_embed', header: 'x-agent-embed-code', strategy: 'agent-embed-code' },
 ];
 
-/** What an embed code may do with OAuth-scoped routes: submit and poll. */
-const EMBED_SCOPES = ['generate:write', 'generate:read'] as const;
-
 const PREFLIGHT_MAX_AGE = 600;
 const ALLOWED_HEADERS = CORS_ALLOWED_HEADERS;
 const EXPOSED_HEADERS = CORS_EXPOSED_HEADERS;
@@ -230,7 +227,7 @@ function credentialPlugin(kind: EmbedKind, securityScheme: string, header: strin
           }
           request.app.embedCode = code;
           const caller: Caller = {
-            userId: code.userId, role: 'user', via: kind, apiKeyId: null, isTest: false, scopes: EMBED_SCOPES,
+            userId: code.userId, role: 'user', via: kind, apiKeyId: null, isTest: false, scopes: EMBED_CODE_SCOPES,
             // a team's code acts for its team only, like a team's API key (lib/caller.ts)
             ...(code.teamId === null ? {} : { keyTeamId: code.teamId }),
             // a personal code carries its user's studio, which refuses it (whitelabelPlugin, below); a team's code is the team's
@@ -240,7 +237,7 @@ function credentialPlugin(kind: EmbedKind, securityScheme: string, header: strin
               rateLimitPerMinute: code.rateLimitPerMinute, maxConcurrent: code.maxConcurrent, visitorHash: sha256Hex(visitor),
             },
           };
-          return h.authenticated({ credentials: { user: { caller }, scope: [...EMBED_SCOPES] } });
+          return h.authenticated({ credentials: { user: { caller }, scope: [...EMBED_CODE_SCOPES] } });
         },
       }));
       server.auth.strategy(strategy, strategy);

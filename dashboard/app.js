@@ -70,13 +70,32 @@ const openedPage = (() => {
   return PAGES.some((x) => x.path === p) ? location.hash : null;
 })();
 
-/** #/impersonate?token=…: the session an admin's "Act as" opened, kept for this tab only; stored, then the fragment is cleared. */
+/**
+ * #/impersonate?token=…: the session an admin's "Act as" opened, for this tab only. The fragment is
+ * cleared at once; the token is kept only once the gateway says it is such a session (adoptLinkedToken).
+ */
+let linkedToken = null;
 function takeImpersonationToken() {
   const m = /^#\/impersonate\?(.*)$/.exec(location.hash);
   const token = m && new URLSearchParams(m[1]).get('token');
   if (!token) return;
-  session.token = token;
+  linkedToken = token;
   history.replaceState(null, '', `${location.pathname}#/overview`);
+}
+
+/**
+ * An address can carry any session token: one that is not a staff member's session acting as a
+ * user would sign this tab in to whoever sent the link (their account in place of this browser's
+ * own), so it is dropped.
+ */
+async function adoptLinkedToken() {
+  const token = linkedToken;
+  linkedToken = null;
+  if (!token) return;
+  try {
+    const r = await api('GET', '/auth/session', { auth: false, headers: { authorization: `Bearer ${token}` } });
+    if (r.body.impersonated_by) session.token = token;
+  } catch { /* ended or never a session: nothing to keep */ }
 }
 
 function Shell({ site, user, onSignOut }) {
@@ -137,6 +156,7 @@ function App() {
   const [link, setLink] = useState(() => supportLinkOf(location.hash));
   const load = async () => {
     try {
+      await adoptLinkedToken();
       const s = await currentSession();
       if (!s) { setUser(null); return; }
       const r = await api('GET', '/app/user_details');

@@ -1,0 +1,57 @@
+// The dashboard's hold on its session in a real browser (Debian chromium via playwright-core), on
+// MariaDB: what an address can make a tab sign in as, and what "Sign out" promises.
+import test from 'ava';
+import type { Browser } from 'playwright-core';
+import { newAccount, startGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { freePort } from '../helpers/processes.ts';
+import { launchBrowser } from '../helpers/browser.ts';
+
+let gw: TestGateway;
+let base: string;
+let browser: Browser;
+
+test.before(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  gw = await startGateway({ queue: 'memory', env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, AUTH_RATE_PER_ADDRESS: '1000' } });
+  await gw.server.start();
+  browser = await launchBrowser();
+});
+test.after.always(async () => {
+  await browser?.close();
+  await gw?.stop();
+});
+
+/** Signs in through the form in a browser context of its own, so a test can open more tabs of that browser. */
+async function signIn(email: string) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${base}/`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  return { context, page };
+}
+
+async function emailOf(userId: number): Promise<string> {
+  return (await gw.app.db('users').where({ id: userId }).first<{ email: string }>('email'))!.email;
+}
+
+test('an "Act as" address holding an ordinary session is ignored: a link cannot sign a browser in to someone else\'s account', async (t) => {
+  const victim = await newAccount(gw);
+  const attacker = await newAccount(gw);
+  const victimEmail = await emailOf(victim.userId);
+  const { context, page } = await signIn(victimEmail);
+  // the attacker's own session token, sent as if it were the tab session staff open to act as a user
+  // (a new tab of the victim's browser, as a link opens it)
+  const tab = await context.newPage();
+  await tab.goto(`${base}/dashboard#/impersonate?token=${encodeURIComponent(attacker.session)}`);
+  await tab.getByRole('heading', { name: 'Overview' }).waitFor();
+  t.is(await tab.locator('.who .email').textContent(), victimEmail);
+  t.is(await tab.getByTestId('impersonation-banner').count(), 0);
+  t.is(await tab.evaluate(() => sessionStorage.getItem('mediagate.session')), null);
+  t.false(tab.url().includes('token='));
+  await context.close();
+});

@@ -119,9 +119,17 @@ export async function currentSession() {
   }
 }
 
-/** Ends the session server-side (the gateway clears the cookie) and forgets the tab's token and team. */
+/**
+ * Ends the session server-side (the gateway clears the cookie) and forgets the tab's token and team.
+ * Throws when the gateway did not confirm it: the session may still be live, so the page stays signed in.
+ */
 export async function signOut() {
-  try { await api('POST', '/auth/logout', { auth: false }); } catch { /* the session may already be over */ }
+  try {
+    await api('POST', '/auth/logout', { auth: false });
+  } catch (err) {
+    // 401: the session was already over
+    if (err.status !== 401) throw new ApiError(`You are not signed out: ${err.message}`, err.status, err.code);
+  }
   session.token = null;
   session.csrf = null;
   session.teamId = null;

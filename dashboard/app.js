@@ -21,6 +21,7 @@ import { Embeds } from './pages/embeds.js';
 import { Studios } from './pages/studios.js';
 import { Account } from './pages/account.js';
 import { Admin, STAFF_ROLES } from './pages/admin.js';
+import { Notice } from './pages/ui.js';
 
 // Grouped as a user thinks of them: making things, wiring them into code, paying, the account.
 // `studio: false` pages are the gateway's own business and never appear on a studio's storefront.
@@ -98,9 +99,14 @@ async function adoptLinkedToken() {
   } catch { /* ended or never a session: nothing to keep */ }
 }
 
-function Shell({ site, user, onSignOut }) {
+function Shell({ site, user, onSignOut: endSession }) {
   const [path, setPath] = useState(currentPath(user, site));
   const [menuOpen, setMenuOpen] = useState(false);
+  const [signOutError, setSignOutError] = useState(null);
+  const onSignOut = async () => {
+    setSignOutError(null);
+    try { await endSession(); } catch (err) { setSignOutError(err); }
+  };
   useEffect(() => {
     const changed = () => { setPath(currentPath(user, site)); setMenuOpen(false); };
     addEventListener('hashchange', changed);
@@ -143,6 +149,7 @@ function Shell({ site, user, onSignOut }) {
         ${user.impersonatedBy && html`<div class="impersonating" role="status" data-testid="impersonation-banner">
           You are acting as <strong>${user.email}</strong> on behalf of staff user ${user.impersonatedBy}. Every request is recorded.
           <button type="button" class="link" onClick=${onSignOut}>End</button></div>`}
+        <${Notice} error=${signOutError} />
         <main id="main" class=${page.wide ? 'wide' : undefined}><h1 id="page-title" tabindex="-1">${page.title}</h1><${View} user=${user} site=${site} /></main>
       </div>
     </div>`;

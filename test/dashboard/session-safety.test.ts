@@ -55,3 +55,22 @@ test('an "Act as" address holding an ordinary session is ignored: a link cannot 
   t.false(tab.url().includes('token='));
   await context.close();
 });
+
+test('a sign-out the gateway did not confirm is not shown as done: the page says so and stays signed in', async (t) => {
+  const acct = await newAccount(gw);
+  const { context, page } = await signIn(await emailOf(acct.userId));
+  // the sign-out request never reaches the gateway (a dropped connection)
+  await page.route('**/auth/logout', (route) => route.abort('connectionfailed'));
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  t.regex((await alert.textContent())!, /not signed out/i);
+  t.is(await page.getByRole('button', { name: 'Sign in' }).count(), 0);
+  // once it gets through, the session ends on the server and the page shows the sign-in
+  await page.unroute('**/auth/logout');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  const live = await gw.app.db('sessions').where({ user_id: acct.userId }).whereNull('revoked_at').count<{ n: number }[]>({ n: '*' });
+  t.is(Number(live[0]!.n), 1, 'only the bearer session newAccount opened is left');
+  await context.close();
+});

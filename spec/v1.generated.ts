@@ -6632,7 +6632,7 @@ export interface components {
             name?: string;
             /**
              * Format: uri
-             * @description URL of the file.
+             * @description URL of the file, `http` or `https` (an address of any other scheme, `javascript:` or `data:` say, is 422).
              */
             url: string;
             /** @enum {string} */

@@ -2,7 +2,7 @@
 // paged grid. docs/api/uploads.md "Storage and uploads".
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api, uploadFile } from '../api.js';
-import { Media, Notice, Pager, when } from './ui.js';
+import { Media, Notice, Pager, linkable, when } from './ui.js';
 
 const TYPES = [['all', 'All'], ['image', 'Images'], ['video', 'Videos'], ['audio', 'Audio']];
 
@@ -59,7 +59,7 @@ export function MediaLibrary() {
         ${data.items.map((a) => html`<li class="tile" key=${a.id} data-asset=${a.name}>
           <${Media} url=${a.url} kind=${a.media_type} alt=${a.name} />
           <p><strong class="name">${a.name}</strong><br /><span class="muted">${a.media_type} ${size(a.size_bytes)} · ${when(a.created_at)}</span></p>
-          <div class="actions"><a href=${a.url} target="_blank" rel="noopener">Open</a><button type="button" class="danger secondary small" onClick=${() => remove(a)}>Delete</button></div>
+          <div class="actions">${linkable(a.url) && html`<a href=${a.url} target="_blank" rel="noopener">Open</a>`}<button type="button" class="danger secondary small" onClick=${() => remove(a)}>Delete</button></div>
         </li>`)}
       </ul>`}
     <${Pager} data=${data} onPage=${setPage} label="Media library pages" />`;

@@ -52,11 +52,20 @@ export function Pager({ data, onPage, label = 'Pages' }) {
   </nav>`;
 }
 
+/**
+ * Whether an address may become a link or a media source: http(s), or a path of this site. Anything
+ * else (javascript:, data:, ...) could run or show a page as this site's, and is shown as text only.
+ */
+export function linkable(url) {
+  return typeof url === 'string' && (/^https?:\/\//i.test(url) || /^\/(?![/\\])/.test(url));
+}
+
 /** An output shown inline by its media type; NSFW outputs are blurred until clicked. */
 export function Media({ url, kind, nsfw, alt = 'Generated output' }) {
   const [shown, setShown] = useState(!nsfw);
   // flagged later (a review action): blurred again
   useEffect(() => setShown(!nsfw), [nsfw, url]);
+  if (!linkable(url)) return html`<p class="muted">This file's address is not an http or https address, so it is not shown.</p>`;
   if (!shown) {
     return html`<button type="button" class="nsfw-blur" onClick=${() => setShown(true)} aria-label="This output may be sensitive. Show it.">
       ${kind === 'image' ? html`<img src=${url} alt="" aria-hidden="true" />` : null}

@@ -1,11 +1,13 @@
 // The dashboard's hold on its session in a real browser (Debian chromium via playwright-core), on
-// MariaDB: what an address can make a tab sign in as, and what "Sign out" promises.
+// MariaDB: what an address can make a tab sign in as, what "Sign out" promises, and which
+// addresses stored by another member of a team the page turns into links.
 import test from 'ava';
 import type { Browser } from 'playwright-core';
 import { newAccount, startGateway } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { freePort } from '../helpers/processes.ts';
 import { launchBrowser } from '../helpers/browser.ts';
+import { insertMediaAsset } from '../../db/media-assets.ts';
 
 let gw: TestGateway;
 let base: string;
@@ -72,5 +74,23 @@ test('a sign-out the gateway did not confirm is not shown as done: the page says
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
   const live = await gw.app.db('sessions').where({ user_id: acct.userId }).whereNull('revoked_at').count<{ n: number }[]>({ n: '*' });
   t.is(Number(live[0]!.n), 1, 'only the bearer session newAccount opened is left');
+  await context.close();
+});
+
+test('a media asset whose address is not http or https (stored before the gateway refused them) is never a link or a source', async (t) => {
+  const acct = await newAccount(gw);
+  const owner = { userId: acct.userId, teamId: null };
+  for (const [name, url] of [['script', 'javascript:document.title=1'], ['page', 'data:text/html,%3Cscript%3Ealert(1)%3C/script%3E'], ['fine', 'https://cdn.example.com/fine.png']]) {
+    await insertMediaAsset(gw.app.db, owner, { name: name!, url: url!, mediaType: 'image', contentType: null, sizeBytes: null, requestId: null, storageKey: null, uploadId: null }, Date.now());
+  }
+  const { context, page } = await signIn(await emailOf(acct.userId));
+  await page.goto(`${base}/dashboard#/media`);
+  await page.locator('li.tile[data-asset="fine"]').waitFor();
+  const addresses = await page.locator('li.tile [href], li.tile [src]').evaluateAll((els) => els.map((e) => e.getAttribute('href') ?? e.getAttribute('src')));
+  t.true(addresses.includes('https://cdn.example.com/fine.png'));
+  t.deepEqual(addresses.filter((a) => !/^https?:/.test(a ?? '')), []);
+  // the other two are still listed, by name, and can be deleted
+  t.is(await page.locator('li.tile[data-asset="script"] .name').textContent(), 'script');
+  t.is(await page.locator('li.tile[data-asset="page"] .name').textContent(), 'page');
   await context.close();
 });

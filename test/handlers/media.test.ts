@@ -171,6 +171,19 @@ test('two tenants: nothing of one is visible to, registrable or deletable by the
   t.is((await callOperation(gw, 'createMediaAsset', { as: b.liveKey, body: { url: `${addr.file_url.replace(/[^/]+$/, '')}other.png`, media_type: 'image' } })).status, 404);
 });
 
+test('an asset\'s URL is an http or https address: javascript:, data: and other schemes are 422, nothing stored', async (t) => {
+  for (const url of ['javascript:alert(document.domain)', 'JavaScript:void(0)', 'data:text/html,%3Cscript%3Ealert(1)%3C/script%3E', 'data:image/png;base64,iVBORw0KGgo=', 'vbscript:x', 'file:///etc/passwd']) {
+    const res = await callOperation<{ code: string; detail: Array<{ loc: string[] }> }>(gw, 'createMediaAsset', { as: b.liveKey, body: { url, media_type: 'image', name: 'not a file' } });
+    t.is(res.status, 422, url);
+    t.deepEqual(res.body.detail[0]!.loc, ['body', 'url'], url);
+  }
+  t.is((await gw.app.db('media_assets').where({ name: 'not a file' }).count<{ n: number }[]>({ n: '*' }))[0]!.n, 0);
+  // an address elsewhere is still a reference, over http or https
+  for (const url of ['https://cdn.example.com/cat.png', 'http://cdn.example.com/cat.png']) {
+    t.is((await callOperation(gw, 'createMediaAsset', { as: b.liveKey, body: { url, media_type: 'image' } })).status, 200, url);
+  }
+});
+
 test('a team library: team_id assets are the team\'s, not the member\'s personal ones; a stranger gets 404', async (t) => {
   const c = await newAccount(gw);
   const teamId = (await createTeam(gw.app.db, c.userId, 'Studio', Date.now())).id;

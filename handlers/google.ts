@@ -3,15 +3,19 @@
 // Each ends in a session for the linked account, created on first sign-in. A sign-in started on a
 // studio's own domain ends there through google_handoff: Google returns to the gateway's address,
 // whose cookie the studio's domain cannot read, so the callback hands a single-use code over.
-import type { ResponseObject, ResponseToolkit } from '@hapi/hapi';
+// A sign-in asked for as a cookie session ends only in the browser that started it: the start sets
+// a cookie holding the state (lib/session-cookie.ts), which the callback, or the hand-off, requires.
+import crypto from 'node:crypto';
+import type { Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
 import type { App } from '../lib/context.ts';
 import type { GoogleConfig } from '../config.ts';
 import type { Handler } from './types.ts';
 import { ConflictError, ForbiddenError, InvalidInputError, UnauthorizedError, UnavailableError } from '../lib/errors.ts';
 import { hasPendingInvite } from '../db/teams.ts';
 import { REGISTRATION_CLOSED } from './auth.ts';
-import { newSecret, sha256Hex } from '../lib/secrets.ts';
-import { savePendingAuthRequest, takePendingAuthRequest } from '../db/oauth-states.ts';
+import { sha256Hex } from '../lib/secrets.ts';
+import { cookieSecure, signInStateCookieName, signInStateCookieOptions } from '../lib/session-cookie.ts';
+import { AUTH_REQUEST_TTL_MS, savePendingAuthRequest, takePendingAuthRequest } from '../db/oauth-states.ts';
 import { findIdentityUserId, linkIdentity } from '../db/identities.ts';
 import { createUser, findUserByEmail, setPasswordHash, verifyEmail } from '../db/users.ts';
 import { findActiveStudio, studioOfUser } from '../db/studios.ts';
@@ -144,11 +148,47 @@ function returnPage(ctx: Parameters<Handler<'getGoogleUrl'>>[0]): string {
   return query.return_to !== undefined && query.return_to.startsWith('/dashboard') ? query.return_to : '/dashboard';
 }
 
-/** Prefix of a hand-off code (256 random bits; only its SHA-256 is stored). */
+/** Prefix of a hand-off code (an HMAC of the sign-in's state, 256 bits; only its SHA-256 is stored). */
 const HANDOFF_PREFIX = 'mgh_';
 
+const handoffKeys = new WeakMap<Buffer, Buffer>();
+
+/**
+ * The hand-off code of a sign-in: an HMAC of its state under a key derived from ENCRYPTION_KEY
+ * (HKDF, used for nothing else). Unguessable without the key, and the hand-off redeems it only for
+ * the browser whose state cookie gives the same code: the one that started the sign-in.
+ */
+function handoffCodeFor(encryptionKey: Buffer, state: string): string {
+  let key = handoffKeys.get(encryptionKey);
+  if (!key) {
+    key = Buffer.from(crypto.hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'mediagate google handoff v1', 32));
+    handoffKeys.set(encryptionKey, key);
+  }
+  return HANDOFF_PREFIX + crypto.createHmac('sha256', key).update(state).digest('base64url');
+}
+
+/** The state this browser's sign-in started with (its cookie on this host), if any. */
+function startedState(app: App, request: Request): string | undefined {
+  const value = (request.state as Record<string, unknown> | null)?.[signInStateCookieName(cookieSecure(app.config.publicUrl))];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
+}
+
+/** Removes the state cookie once the sign-in it was for has ended in a session. */
+function withoutStateCookie(app: App, response: ResponseObject): ResponseObject {
+  const secure = cookieSecure(app.config.publicUrl);
+  return response.unstate(signInStateCookieName(secure), signInStateCookieOptions(secure, AUTH_REQUEST_TTL_MS));
+}
+
+const OTHER_BROWSER = 'this sign-in was not started in this browser, or was started at another address of this gateway (the cookie set at its start is missing): sign in again from the sign-in page';
+
 /** The callback of a sign-in started on a studio's domain: a single-use code for that domain, which turns it into its own cookie session. */
-async function handOff(ctx: SignInContext & { h: ResponseToolkit }, userId: number, studioId: number | null, returnTo: string): Promise<ResponseObject> {
+async function handOff(ctx: SignInContext & { h: ResponseToolkit }, userId: number, studioId: number | null, returnTo: string, state: string): Promise<ResponseObject> {
   const { app } = ctx;
   const target = new URL(returnTo);
   const studio = await findActiveStudio(app.db, { hostname: target.hostname });
@@ -156,7 +196,7 @@ async function handOff(ctx: SignInContext & { h: ResponseToolkit }, userId: numb
     Object.assign(ctx.audit, { method: PROVIDER, reason: 'studio domain gone' });
     throw new InvalidInputError('the studio this sign-in started in no longer serves that domain: sign in again on the studio\'s site');
   }
-  const code = newSecret(HANDOFF_PREFIX);
+  const code = handoffCodeFor(app.encryptionKey, state);
   await saveHandoff(app.db, sha256Hex(code), { userId, studioId }, app.clock());
   return ctx.h.redirect(`${target.origin}/auth/google_handoff?code=${encodeURIComponent(code)}`).code(302).header('Cache-Control', 'no-store');
 }
@@ -167,7 +207,12 @@ export const getGoogleUrl: Handler<'getGoogleUrl'> = async (ctx) => {
   // Google's redirect to the callback carries no studio header, nor how the session is wanted: the pending request remembers both
   const returnTo = ctx.query.session === 'cookie' ? returnPage(ctx) : null;
   await savePendingAuthRequest(app.db, sha256Hex(request.state), { nonce: request.nonce, codeVerifier: request.codeVerifier, studioId: ctx.studio?.id ?? null, returnTo }, app.clock());
-  return { url: request.url.href };
+  if (returnTo === null) return { url: request.url.href };
+  // the browser asking now is the one the session will be for (on this host: the gateway's, or a studio's domain)
+  const secure = cookieSecure(app.config.publicUrl);
+  return ctx.h.response({ url: request.url.href })
+    .state(signInStateCookieName(secure), request.state, signInStateCookieOptions(secure, AUTH_REQUEST_TTL_MS))
+    .header('Cache-Control', 'no-store');
 };
 
 export const googleCallback: Handler<'googleCallback'> = async (ctx) => {
@@ -179,18 +224,33 @@ export const googleCallback: Handler<'googleCallback'> = async (ctx) => {
     Object.assign(ctx.audit, { method: PROVIDER, reason: 'unknown, expired or used state' });
     throw new InvalidInputError('unknown, expired or already used sign-in state: start again from /auth/get-google-url');
   }
+  // a cookie session on this address, only for the browser that started the sign-in (one started on
+  // a studio's own domain holds its cookie there: the hand-off checks it)
+  if (pending.returnTo !== null && pending.returnTo.startsWith('/')) {
+    const started = startedState(app, ctx.request);
+    if (started === undefined || !sameText(started, state)) {
+      Object.assign(ctx.audit, { method: PROVIDER, reason: 'callback in another browser' });
+      throw new InvalidInputError(OTHER_BROWSER);
+    }
+  }
   // Everything the provider sent (code, state, iss, ...) goes to the library, as received.
   const identity = await viaProvider(ctx, completeAuthorization(g, new URLSearchParams(ctx.request.url.search), { state, nonce: pending.nonce, codeVerifier: pending.codeVerifier }));
   const userId = await signedInUser(ctx, identity, 'google', pending.studioId);
   if (pending.returnTo === null) return startSession(ctx, userId);
-  if (!pending.returnTo.startsWith('/')) return handOff(ctx, userId, pending.studioId, pending.returnTo);
+  if (!pending.returnTo.startsWith('/')) return handOff(ctx, userId, pending.studioId, pending.returnTo, state);
   const studioSlug = /^\/s\/([a-z0-9-]+)/.exec(pending.returnTo)?.[1];
-  return startSessionAndRedirect(ctx, userId, `${app.config.publicUrl}${pending.returnTo}`, studioSlug);
+  return withoutStateCookie(app, await startSessionAndRedirect(ctx, userId, `${app.config.publicUrl}${pending.returnTo}`, studioSlug));
 };
 
 /** GET /auth/google_handoff on a studio's domain: the code the callback handed over becomes this domain's cookie session. */
 export const googleHandoff: Handler<'googleHandoff'> = async (ctx) => {
   const { app, studio } = ctx;
+  // only the browser that started the sign-in on this domain holds the state the code was made from
+  const started = startedState(app, ctx.request);
+  if (started === undefined || !sameText(handoffCodeFor(app.encryptionKey, started), ctx.query.code)) {
+    Object.assign(ctx.audit, { method: PROVIDER, reason: 'hand-off in another browser' });
+    throw new InvalidInputError(OTHER_BROWSER);
+  }
   const handoff = await takeHandoff(app.db, sha256Hex(ctx.query.code), app.clock());
   // a code is for the one studio domain the sign-in started on
   if (!handoff || studio?.id !== handoff.studioId) {
@@ -198,7 +258,7 @@ export const googleHandoff: Handler<'googleHandoff'> = async (ctx) => {
     throw new InvalidInputError('this sign-in link is unknown, expired (it lasts a minute) or already used: sign in again');
   }
   ctx.audit.userId = handoff.userId;
-  return startSessionAndRedirect(ctx, handoff.userId, '/dashboard', studio.slug);
+  return withoutStateCookie(app, await startSessionAndRedirect(ctx, handoff.userId, '/dashboard', studio.slug));
 };
 
 export const googleMobileLogin: Handler<'googleMobileLogin'> = async (ctx) => {

@@ -57,6 +57,22 @@ export function sessionCookieOptions(secure: boolean, ttlSeconds: number) {
   };
 }
 
+/**
+ * The cookie that ties a Google sign-in asked for as a cookie session to the browser that started
+ * it (handlers/google.ts): it holds the sign-in's `state`, and the callback (or, on a studio's own
+ * domain, the hand-off) sets a session only for a browser presenting it. Without it, whoever
+ * started a sign-in with their own Google account could send the callback's address to someone
+ * else and sign that browser in to their account.
+ */
+export function signInStateCookieName(secure: boolean): string {
+  return secure ? '__Host-mg_google_state' : 'mg_google_state';
+}
+
+/** HttpOnly, for the sign-in's lifetime; SameSite=Lax, since Google's redirect back is a navigation from another site. */
+export function signInStateCookieOptions(secure: boolean, ttlMs: number) {
+  return { ...sessionCookieOptions(secure, ttlMs / 1000), isSameSite: 'Lax' as const };
+}
+
 const keys = new WeakMap<Buffer, Buffer>();
 
 /** A key for CSRF tokens only, derived once from ENCRYPTION_KEY (HKDF, RFC 5869), so the sealing key is never used for anything else. */

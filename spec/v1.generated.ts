@@ -722,7 +722,7 @@ export interface paths {
         };
         /**
          * Get the Google sign-in URL
-         * @description Returns the URL that starts Google sign-in (OpenID Connect authorization-code flow with `state`, `nonce` and PKCE `S256`; the gateway keeps the state, nonce and code verifier for 10 minutes). Google redirects back to googleCallback with `code` and `state`. 503 when Google sign-in is not configured (`GOOGLE_CLIENT_ID`, `GOOGLE_CLIENT_SECRET`) or Google cannot be reached.
+         * @description Returns the URL that starts Google sign-in (OpenID Connect authorization-code flow with `state`, `nonce` and PKCE `S256`; the gateway keeps the state, nonce and code verifier for 10 minutes). Google redirects back to googleCallback with `code` and `state`. With `session=cookie` it also sets an HttpOnly, `SameSite=Lax` cookie holding the state, for 10 minutes, so that only this browser can finish the sign-in. 503 when Google sign-in is not configured (`GOOGLE_CLIENT_ID`, `GOOGLE_CLIENT_SECRET`) or Google cannot be reached.
          */
         get: operations["getGoogleUrl"];
         put?: never;
@@ -742,7 +742,7 @@ export interface paths {
         };
         /**
          * Google sign-in callback
-         * @description Completes Google sign-in: redeems the code (with the PKCE verifier) at Google and validates the ID token (signature, issuer, audience, expiry, nonce). The account linked to the Google identity signs in; on first sign-in the account with the same email is linked when Google has verified that email (an unverified local account then loses its password and sessions, since whoever set them never proved the address), or else a new account without a password is created. Returns a session token; when the sign-in was started with `session=cookie`, sets the session cookie instead and redirects (302) the browser to the page named at the start (started on a studio's own domain: to googleHandoff on that domain, which sets the cookie there). A state that is unknown, expired (10 minutes) or already used is 400; a code or ID token that does not validate, or an error from Google, is 401.
+         * @description Completes Google sign-in: redeems the code (with the PKCE verifier) at Google and validates the ID token (signature, issuer, audience, expiry, nonce). The account linked to the Google identity signs in; on first sign-in the account with the same email is linked when Google has verified that email (an unverified local account then loses its password and sessions, since whoever set them never proved the address), or else a new account without a password is created. Returns a session token; when the sign-in was started with `session=cookie`, sets the session cookie instead and redirects (302) the browser to the page named at the start (started on a studio's own domain: to googleHandoff on that domain, which sets the cookie there). A cookie sign-in ends only in the browser that started it: getGoogleUrl with `session=cookie` sets an HttpOnly cookie holding the state, which this route (or googleHandoff) requires. A state that is unknown, expired (10 minutes) or already used is 400, and so is a cookie sign-in's callback opened in a browser without that cookie; a code or ID token that does not validate, or an error from Google, is 401.
          */
         get: operations["googleCallback"];
         put?: never;
@@ -762,7 +762,7 @@ export interface paths {
         };
         /**
          * Finish a Google sign-in on a studio's own domain
-         * @description Google returns every sign-in to the gateway's own address, where a cookie cannot reach a whitelabel studio's own domain. A sign-in started with `session=cookie` on a studio's domain therefore ends with googleCallback redirecting the browser here, on that domain, with a single-use code valid for one minute; this route sets the studio's session cookie and redirects (302) to the dashboard. A code that is unknown, expired, already used or meant for another studio's domain is 400: sign in again.
+         * @description Google returns every sign-in to the gateway's own address, where a cookie cannot reach a whitelabel studio's own domain. A sign-in started with `session=cookie` on a studio's domain therefore ends with googleCallback redirecting the browser here, on that domain, with a single-use code valid for one minute; this route sets the studio's session cookie and redirects (302) to the dashboard, only for the browser that started the sign-in on this domain (it holds the state cookie getGoogleUrl set). A code that is unknown, expired, already used, meant for another studio's domain, or opened in another browser is 400: sign in again.
          */
         get: operations["googleHandoff"];
         put?: never;
@@ -9321,7 +9321,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unknown, expired or already used `state`; start again from getGoogleUrl. */
+            /** @description Unknown, expired or already used `state`, or a cookie sign-in opened in a browser other than the one that started it; start again from getGoogleUrl. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9356,7 +9356,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Unknown, expired, already used or another domain's code; sign in again. */
+            /** @description Unknown, expired, already used or another domain's code, or another browser than the one that started the sign-in; sign in again. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -386,3 +386,67 @@ test('in a whitelabel studio, Google sign-in creates and finds only that studio\
   t.is((await gw.app.db('users').where({ email: `${plain}@example.com` }).first()).studio_id, null);
 });
 
+
+/** The Set-Cookie values of an answer. */
+function setCookies(res: { headers: Record<string, unknown> }): string[] {
+  return ([] as string[]).concat((res.headers['set-cookie'] as string[] | string | undefined) ?? []);
+}
+
+/** The `name=value` pairs of Set-Cookie values that set (not clear) a cookie, as a Cookie header. */
+function cookieHeader(set: string[]): string {
+  return set.map((c) => c.split(';')[0]!).filter((p) => !p.endsWith('=')).join('; ');
+}
+
+test('a cookie sign-in ends only in the browser that started it: its callback opened elsewhere is 400 and sets no session', async (t) => {
+  const sub = newSub();
+  op.accounts.set(sub, { email: `${sub}@example.com`, email_verified: true });
+  // someone starts a dashboard sign-in with their own Google account and stops before the callback
+  const start = await gw.server.inject({ method: 'GET', url: '/auth/get-google-url?session=cookie' });
+  t.is(start.statusCode, 200, start.payload);
+  const back = await op.authorize((start.result as { url: string }).url, sub);
+  // ...then sends the callback address to someone else, whose browser never started that sign-in
+  const elsewhere = await gw.server.inject({ method: 'GET', url: `/auth/google_callback${back.search}` });
+  t.is(elsewhere.statusCode, 400, elsewhere.payload);
+  t.regex((elsewhere.result as { detail: string }).detail, /not started in this browser/);
+  t.false(setCookies(elsewhere).some((c) => /^mg_session=mgs_/.test(c)), 'no session cookie for the other browser');
+  t.falsy(await gw.app.db('users').where({ email: `${sub}@example.com` }).first(), 'nothing was signed in to');
+  // a browser that started a sign-in (it holds the cookie the start set) finishes it, and the cookie goes
+  const mine = await gw.server.inject({ method: 'GET', url: '/auth/get-google-url?session=cookie' });
+  const started = setCookies(mine);
+  t.regex(started.find((c) => c.startsWith('mg_google_state=')) ?? '', /HttpOnly.*SameSite=Lax|SameSite=Lax.*HttpOnly/);
+  const mineBack = await op.authorize((mine.result as { url: string }).url, sub);
+  const own = await gw.server.inject({ method: 'GET', url: `/auth/google_callback${mineBack.search}`, headers: { cookie: cookieHeader(started) } });
+  t.is(own.statusCode, 302, own.payload);
+  t.true(setCookies(own).some((c) => /^mg_session=mgs_/.test(c)));
+  t.true(setCookies(own).some((c) => /^mg_google_state=;.*Max-Age=0/.test(c)));
+});
+
+test('on a studio\'s own domain the hand-off sets the session only in the browser that started the sign-in there', async (t) => {
+  const owner = await newAccount(gw, 0);
+  const slug = `h-${crypto.randomBytes(4).toString('hex')}`;
+  const domain = `${slug}.studio.test`;
+  const created = await gw.server.inject({ method: 'POST', url: '/app/studios', headers: { authorization: `Bearer ${owner.session}` }, payload: { slug, name: 'Hand-off studio', domains: [domain], allowed_models: ['canvas-v1-fast-text-to-image'], payer_mode: 'end_user_pays' } });
+  t.is(created.statusCode, 201, created.payload);
+  const sub = newSub();
+  op.accounts.set(sub, { email: `${sub}@example.com`, email_verified: true });
+  const start = await gw.server.inject({ method: 'GET', url: '/auth/get-google-url?session=cookie', headers: { host: domain } });
+  t.is(start.statusCode, 200, start.payload);
+  const back = await op.authorize((start.result as { url: string }).url, sub);
+  // Google returns to the gateway's address, which hands over to the studio's domain
+  const callback = await gw.server.inject({ method: 'GET', url: `/auth/google_callback${back.search}` });
+  t.is(callback.statusCode, 302, callback.payload);
+  const handoff = new URL(callback.headers.location as string);
+  t.is(handoff.hostname, domain);
+  // the hand-off address opened by another browser: 400, no session
+  const elsewhere = await gw.server.inject({ method: 'GET', url: handoff.pathname + handoff.search, headers: { host: domain } });
+  t.is(elsewhere.statusCode, 400, elsewhere.payload);
+  t.false(setCookies(elsewhere).some((c) => c.startsWith(`mg_session_${slug}=mgs_`)));
+  // the browser that started on the studio's domain gets the studio's session
+  const own = await gw.server.inject({ method: 'GET', url: handoff.pathname + handoff.search, headers: { host: domain, cookie: cookieHeader(setCookies(start)) } });
+  t.is(own.statusCode, 302, own.payload);
+  t.true(setCookies(own).some((c) => c.startsWith(`mg_session_${slug}=mgs_`)));
+  // and only once, even with the state cookie kept
+  const again = await gw.server.inject({ method: 'GET', url: handoff.pathname + handoff.search, headers: { host: domain, cookie: cookieHeader(setCookies(start)) } });
+  t.is(again.statusCode, 400, again.payload);
+  t.regex((again.result as { detail: string }).detail, /already used/);
+});

@@ -73,6 +73,21 @@ export interface ClientOptions {
   apiKey?: string | undefined;
   /** a team the requests act for (`team_id`) */
   teamId?: number | undefined;
+  /** why there is no key, when there is a reason other than "never signed in" (the stored key is another gateway's) */
+  noKeyReason?: string | undefined;
+}
+
+/** A base URL as the CLI compares them: origin and path, without trailing slashes. */
+export function sameGateway(a: string, b: string): boolean {
+  const norm = (u: string) => {
+    try {
+      const url = new URL(u);
+      return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+    } catch {
+      return u.replace(/\/+$/, '');
+    }
+  };
+  return norm(a) === norm(b);
 }
 
 export interface Answer<T> {
@@ -85,11 +100,13 @@ export class Client {
   readonly baseUrl: string;
   readonly apiKey: string | undefined;
   readonly teamId: number | undefined;
+  readonly noKeyReason: string | undefined;
 
   constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.apiKey = opts.apiKey;
     this.teamId = opts.teamId;
+    this.noKeyReason = opts.noKeyReason;
   }
 
   url(path: string, query: Record<string, string | number | boolean | undefined> = {}): string {
@@ -105,7 +122,7 @@ export class Client {
   }
 
   requireKey(): void {
-    if (!this.apiKey) throw new CliError('not signed in: run `mediagate auth login`, or set MEDIAGATE_API_KEY', EXIT.auth);
+    if (!this.apiKey) throw new CliError(this.noKeyReason ?? 'not signed in: run `mediagate auth login`, or set MEDIAGATE_API_KEY', EXIT.auth);
   }
 
   /**

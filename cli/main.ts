@@ -3,7 +3,7 @@
 // but the operator ones (`migrate`, `admin`) talks to a gateway over its documented routes.
 import { parseArgs } from 'node:util';
 import readline from 'node:readline';
-import { Client, CliError, EXIT } from './client.ts';
+import { Client, CliError, EXIT, sameGateway } from './client.ts';
 import type { ExitCode } from './client.ts';
 import { configPath, readConfig, removeConfig, writeConfig } from './config.ts';
 import * as cmd from './commands.ts';
@@ -195,10 +195,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const file = configPath(env);
     let config = readConfig(file);
     const teamId = values.team === undefined ? undefined : positiveInt('team', values.team, 0);
+    const baseUrl = values['base-url'] ?? env.MEDIAGATE_BASE_URL ?? config.base_url ?? DEFAULT_BASE_URL;
+    // the stored key is the gateway's it was issued by (`auth login` stored both): never sent to another one
+    const keyElsewhere = config.api_key !== undefined && config.base_url !== undefined && !sameGateway(config.base_url, baseUrl);
     const client = new Client({
-      baseUrl: values['base-url'] ?? env.MEDIAGATE_BASE_URL ?? config.base_url ?? DEFAULT_BASE_URL,
-      apiKey: env.MEDIAGATE_API_KEY || config.api_key,
+      baseUrl,
+      apiKey: env.MEDIAGATE_API_KEY || (keyElsewhere ? undefined : config.api_key),
       teamId,
+      ...(keyElsewhere ? { noKeyReason: `the stored key is for ${config.base_url}, not ${baseUrl}: run \`mediagate auth login\` for this gateway, or set MEDIAGATE_API_KEY` } : {}),
     });
     const ctx: Context = {
       client,

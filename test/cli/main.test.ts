@@ -3,6 +3,7 @@
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { newAccount, startGateway } from '../helpers/gateway.ts';
@@ -184,6 +185,39 @@ test.serial('keys create (sandbox) shows the key once; list and revoke; balance'
   t.is((await cli(['balance'], { env: { MEDIAGATE_API_KEY: key.key } })).code, 3);
   const balance = await cli(['balance', '--json'], { env });
   t.like(JSON.parse(balance.stdout), { balance: 250, held: 0 });
+});
+
+/** A stand-in for another gateway: records the headers of every request, answers a balance. */
+async function otherGateway(): Promise<{ url: string; seen: http.IncomingHttpHeaders[]; close(): Promise<void> }> {
+  const seen: http.IncomingHttpHeaders[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(req.headers);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ balance: 0, held: 0, unit: 'credits' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((resolve) => { server.close(() => resolve()); }) };
+}
+
+test.serial('the stored key goes only to the gateway it was issued by: another --base-url or MEDIAGATE_BASE_URL gets no key', async (t) => {
+  const { email } = await registered(0);
+  const config = path.join(dir, uniqueName('cfg'), 'config.json');
+  const login = await cli(['auth', 'login', '--email', email, '--password-stdin'], { stdin: 'correct horse battery\n', config });
+  t.is(login.code, 0, login.stderr);
+  const stored = JSON.parse(fs.readFileSync(config, 'utf8')) as { api_key: string };
+  const other = await otherGateway();
+  t.teardown(() => other.close());
+  for (const how of [{ args: ['--base-url', other.url], env: {} as Record<string, string> }, { args: [], env: { MEDIAGATE_BASE_URL: other.url } }]) {
+    const r = await cli([...how.args, 'balance'], { config, env: how.env });
+    t.is(r.code, 3, r.stderr);
+    t.true(r.stderr.includes(baseUrl) && r.stderr.includes(other.url), r.stderr);
+  }
+  t.false(other.seen.some((h) => JSON.stringify(h).includes(stored.api_key)), 'the key never reached the other server');
+  // the gateway it came from still gets it; MEDIAGATE_API_KEY goes wherever it is sent
+  t.is((await cli(['balance'], { config })).code, 0);
+  const explicit = await cli(['--base-url', other.url, 'balance'], { config, env: { MEDIAGATE_API_KEY: 'mg_live_for_the_other_one' } });
+  t.is(explicit.code, 0, explicit.stderr);
+  t.is(other.seen.at(-1)!['x-api-key'], 'mg_live_for_the_other_one');
 });
 
 test.serial('an unreachable gateway exits 1 with a sentence', async (t) => {

@@ -77,6 +77,12 @@ export interface ClientOptions {
   noKeyReason?: string | undefined;
 }
 
+/** Whether a host name is this machine (localhost, 127.0.0.0/8, ::1), where plain http never crosses a network. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
 /** A base URL as the CLI compares them: origin and path, without trailing slashes. */
 export function sameGateway(a: string, b: string): boolean {
   const norm = (u: string) => {
@@ -101,6 +107,7 @@ export class Client {
   readonly apiKey: string | undefined;
   readonly teamId: number | undefined;
   readonly noKeyReason: string | undefined;
+  private warnedCleartext = false;
 
   constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
@@ -117,8 +124,24 @@ export class Client {
 
   headers(extra: Record<string, string> = {}, auth = true): Record<string, string> {
     const h: Record<string, string> = { accept: 'application/json', 'user-agent': 'mediagate-cli', ...extra };
-    if (auth && this.apiKey) h['x-api-key'] = this.apiKey;
+    if (auth && this.apiKey) {
+      this.warnIfCleartext('your API key');
+      h['x-api-key'] = this.apiKey;
+    }
     return h;
+  }
+
+  /**
+   * Says once, on stderr, when a secret is about to travel over plain http to another machine:
+   * anyone on the path can read it. (http to this machine, a local gateway, is fine.)
+   */
+  warnIfCleartext(what: string): void {
+    if (this.warnedCleartext) return;
+    let url: URL;
+    try { url = new URL(this.baseUrl); } catch { return; }
+    if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return;
+    this.warnedCleartext = true;
+    process.stderr.write(`mediagate: warning: ${this.baseUrl} is plain http: ${what} is sent unencrypted, readable by anyone on the network path; use the gateway's https address\n`);
   }
 
   requireKey(): void {

@@ -85,6 +85,7 @@ export async function authLogin(ctx: Context, opts: { email?: string | undefined
   const email = opts.email ?? await ctx.readLine('Email: ');
   const password = await ctx.readSecret(opts.passwordStdin ? '' : 'Password: ');
   if (!email || !password) throw new CliError('an email and a password are needed', EXIT.usage);
+  ctx.client.warnIfCleartext('your password');
   const res = await ctx.client.request<{ api_key: string; key: ApiKey }>('POST', '/auth/cli/login', { auth: false, body: { email, password } });
   ctx.saveConfig({ ...ctx.config, base_url: ctx.client.baseUrl, api_key: res.body.api_key, key_id: res.body.key.id, email });
   return {

@@ -220,6 +220,21 @@ test.serial('the stored key goes only to the gateway it was issued by: another -
   t.is(other.seen.at(-1)!['x-api-key'], 'mg_live_for_the_other_one');
 });
 
+test.serial('a key or password about to go over plain http to another machine is warned about on stderr; https and this machine are not', async (t) => {
+  const keyOverHttp = await cli(['--base-url', 'http://gateway.invalid', 'balance'], { env: { MEDIAGATE_API_KEY: 'mg_live_not_a_key' } });
+  t.is(keyOverHttp.code, 1);
+  t.regex(keyOverHttp.stderr, /warning: http:\/\/gateway\.invalid is plain http: your API key is sent unencrypted/);
+  t.is(keyOverHttp.stdout, '');
+  const passwordOverHttp = await cli(['--base-url', 'http://gateway.invalid', 'auth', 'login', '--email', 'a@example.com', '--password-stdin'], { stdin: 'correct horse battery\n' });
+  t.regex(passwordOverHttp.stderr, /warning: .*your password is sent unencrypted/);
+  for (const base of ['https://gateway.invalid', baseUrl, 'http://localhost:9']) {
+    const r = await cli(['--base-url', base, 'balance'], { env: { MEDIAGATE_API_KEY: 'mg_live_not_a_key' } });
+    t.false(r.stderr.includes('unencrypted'), `${base}: ${r.stderr}`);
+  }
+  // nothing to protect, nothing said (the catalog is public)
+  t.false((await cli(['--base-url', 'http://gateway.invalid', 'models', 'list'])).stderr.includes('unencrypted'));
+});
+
 test.serial('an unreachable gateway exits 1 with a sentence', async (t) => {
   const r = await cli(['models', 'list'], { env: { MEDIAGATE_BASE_URL: 'http://127.0.0.1:9' } });
   t.is(r.code, 1);

@@ -362,7 +362,8 @@ export async function download(p: Prediction, dir: string): Promise<string[]> {
     }
     if (!res.ok) throw new CliError(`downloading output ${i} of ${p.id} failed (${res.status})`, EXIT.error);
     const ext = path.extname(new URL(url).pathname).replace(/[^.a-z0-9]/gi, '') || '.bin';
-    const target = path.join(dir, `${p.id}-${i}${ext}`);
+    // the id comes from the server: a name, never a path (no separators, no "..")
+    const target = path.join(dir, `${p.id.replace(/[^A-Za-z0-9_-]/g, '_')}-${i}${ext}`);
     fs.writeFileSync(target, new Uint8Array(await res.arrayBuffer()));
     files.push(target);
   }

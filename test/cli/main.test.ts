@@ -235,6 +235,26 @@ test.serial('a key or password about to go over plain http to another machine is
   t.false((await cli(['--base-url', 'http://gateway.invalid', 'models', 'list'])).stderr.includes('unencrypted'));
 });
 
+test.serial('--download names files from the prediction id as text only: an id from the server cannot place a file outside the directory', async (t) => {
+  // a gateway that answers a prediction id made of path steps
+  const id = '../../escaped';
+  const server = http.createServer((req, res) => {
+    if (req.url!.startsWith('/file.png')) return void res.writeHead(200, { 'content-type': 'image/png' }).end('png');
+    const p = { id, model: MODEL, status: 'completed', outputs: [`http://127.0.0.1:${(server.address() as { port: number }).port}/file.png`], error: null, urls: { get: '' }, created_at: null, completed_at: null };
+    if (req.url!.includes('/stream')) return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${JSON.stringify(p)}\n\n`);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(p));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => { server.close(() => resolve()); }));
+  const root = fs.mkdtempSync(path.join(dir, 'dl-'));
+  const target = path.join(root, 'a', 'b');
+  const r = await cli(['--base-url', `http://127.0.0.1:${(server.address() as { port: number }).port}`, 'predictions', 'wait', 'x', '--download', target], { env: { MEDIAGATE_API_KEY: 'mg_live_not_a_key' } });
+  t.is(r.code, 0, r.stderr);
+  t.false(fs.existsSync(path.join(root, 'escaped-0.png')), 'nothing written outside the directory');
+  t.deepEqual(fs.readdirSync(target).length, 1);
+  t.true(path.dirname(r.stdout.trim()) === target, r.stdout);
+});
+
 test.serial('an unreachable gateway exits 1 with a sentence', async (t) => {
   const r = await cli(['models', 'list'], { env: { MEDIAGATE_BASE_URL: 'http://127.0.0.1:9' } });
   t.is(r.code, 1);

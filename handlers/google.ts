@@ -16,7 +16,7 @@ import { REGISTRATION_CLOSED } from './auth.ts';
 import { sha256Hex } from '../lib/secrets.ts';
 import { cookieSecure, signInStateCookieName, signInStateCookieOptions } from '../lib/session-cookie.ts';
 import { AUTH_REQUEST_TTL_MS, savePendingAuthRequest, takePendingAuthRequest } from '../db/oauth-states.ts';
-import { findIdentityUserId, linkIdentity } from '../db/identities.ts';
+import { findIdentityUserId, linkIdentity, unlinkIdentities } from '../db/identities.ts';
 import { createUser, findUserByEmail, setPasswordHash, verifyEmail } from '../db/users.ts';
 import { findActiveStudio, studioOfUser } from '../db/studios.ts';
 import { saveHandoff, takeHandoff } from '../db/session-handoffs.ts';
@@ -87,8 +87,10 @@ async function accountFor(app: App, id: ExternalIdentity, studioId: number | nul
       if (!existing.emailVerified) {
         // Whoever chose this account's password never proved the address; its owner just has.
         // Everything they could have set up goes (protection against pre-registration takeover):
-        // the password, sessions, API keys, OAuth clients and tokens, the webhook secret.
+        // the password, sessions, API keys, OAuth clients and tokens, the webhook secret, and the
+        // identities linked until now (only an unverified address can have linked one).
         await setPasswordHash(trx, existing.id, null);
+        await unlinkIdentities(trx, existing.id);
         await revokeUserSessions(trx, existing.id, now);
         await revokeAllCredentials(trx, existing.id, app.encryptionKey, now);
         revokedFor = existing.id;

@@ -10,6 +10,7 @@ import type { OtpPurpose } from '../db/otp.ts';
 import { hashPassword } from '../lib/secrets.ts';
 import { revokeUserSessions } from '../db/sessions.ts';
 import { revokeAllCredentials } from '../db/credentials.ts';
+import { unlinkIdentities } from '../db/identities.ts';
 import type { RevokedCredentials } from '../db/credentials.ts';
 import { forgetSecrets } from '../workers/deliver-webhook.ts';
 import { otpMail, sendInBackground } from '../lib/mail.ts';
@@ -84,20 +85,25 @@ export const resetPassword: Handler<'resetPassword'> = async (ctx) => {
   const now = ctx.app.clock();
   let sessionsEnded = 0;
   let revoked = null as RevokedCredentials | null;
+  let identitiesUnlinked = 0;
   const user = await redeem(ctx, 'reset', async (u, trx) => {
     await setPasswordHash(trx, u.id, passwordHash);
     sessionsEnded = await revokeUserSessions(trx, u.id, now);
     // "Sign out everywhere" on request; always when the address was never verified before this
     // reset, since whoever registered it may have planted keys and clients (issue 16).
     if (ctx.body.revoke_all_credentials || !u.emailVerified) revoked = await revokeAllCredentials(trx, u.id, ctx.app.encryptionKey, now);
+    // A Google identity linked to a never-verified account was linked without a verified address:
+    // it signs in like the password it replaces, so it goes too.
+    if (!u.emailVerified) identitiesUnlinked = await unlinkIdentities(trx, u.id);
   });
   if (revoked) {
     forgetSecrets(ctx.app.db, { userId: user.id, teamId: null });
     // committed: every API process drops the revoked keys before this answer (README "Credential cache")
     await ctx.app.credentials.invalidate({ userIds: [user.id] });
   }
-  Object.assign(ctx.audit, { sessionsEnded, ...(revoked ? { apiKeysRevoked: revoked.apiKeys, oauthClientsRevoked: revoked.oauthClients } : {}) });
-  return { detail: revoked
+  Object.assign(ctx.audit, { sessionsEnded, ...(revoked ? { apiKeysRevoked: revoked.apiKeys, oauthClientsRevoked: revoked.oauthClients } : {}), ...(identitiesUnlinked ? { identitiesUnlinked } : {}) });
+  const unlinked = identitiesUnlinked ? '; Google sign-in set up before the address was verified no longer opens this account' : '';
+  return { detail: (revoked
     ? 'password changed; every session, API key, OAuth client and token of this account has been revoked and the webhook signing secret replaced'
-    : 'password changed; every session of this account has been ended' };
+    : 'password changed; every session of this account has been ended') + unlinked };
 };

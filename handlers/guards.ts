@@ -23,6 +23,16 @@ export function refuseSandboxKey(caller: Caller, what: string): void {
 }
 
 /**
+ * For routes that set up something acting with `scopes` on the caller's credit (a studio whose
+ * owner pays runs its users' models): a caller that does not hold all of them gets 403, since no
+ * credential makes another that can do more than itself. Sessions and unrestricted keys hold every scope.
+ */
+export function refuseBeyondScopes(caller: Caller, scopes: readonly string[], what: string): void {
+  const missing = scopes.filter((s) => !(caller.scopes as readonly string[]).includes(s));
+  if (missing.length) throw new ForbiddenError(`${what} needs ${missing.join(' ')}, which this credential does not hold; no credential may make another that can do more than itself`);
+}
+
+/**
  * A studio's user (README "Whitelabel studios") runs models only within the studio, at its prices
  * and among its models: whatever would let them run one outside it (an embed code, a team with
  * its wallet and keys) is 403, `refusal` saying what they cannot do. A team's key is the team's,

@@ -11,7 +11,7 @@ import {
   createStudio as insertStudio, disableStudio as disableRow, findStudio, listStudios as listRows, studioUsage, updateStudio as updateRow,
 } from '../db/studios.ts';
 import type { PayerMode, Studio, StudioBranding, StudioSettings } from '../db/studios.ts';
-import { refuseSandboxKey, refuseStudioUser } from './guards.ts';
+import { refuseBeyondScopes, refuseSandboxKey, refuseStudioUser } from './guards.ts';
 
 type StudioView = ReplyOf<'getStudio'>;
 
@@ -79,12 +79,17 @@ function studioId(id: number): number {
   return id;
 }
 
+/** A studio whose owner pays runs its users' models on the owner's wallet: setting one up, or changing one, takes the scope that spends it. */
+const OWNER_PAYS_SCOPES = ['generate:write'] as const;
+const OWNER_PAYS_SETUP = 'setting up or changing a studio whose owner pays (payer_mode owner_pays: its users\' runs are charged to this account)';
+
 /** POST /app/studios */
 export const createStudio: Handler<'createStudio'> = async ({ app, caller, body, h, studio: context }) => {
   refuseSandboxKey(caller, 'create studios (their runs are charged to production wallets)');
   // a studio of their own would run any model at the list price, outside their studio (personal or for a team)
   await refuseStudioUser(app, caller, context, 'a studio\'s users cannot create studios, whose users run models outside their own studio');
   const s = settingsOf(app, body as SettingsBody);
+  if (body.payer_mode === 'owner_pays') refuseBeyondScopes(caller, OWNER_PAYS_SCOPES, OWNER_PAYS_SETUP);
   const studio = await insertStudio(app.db, caller.owner, body.slug, {
     name: body.name, branding: {}, domains: [], allowedModels: [], markupPercent: 0, modelPrices: {}, payerMode: body.payer_mode, ...s,
   }, app.clock()).catch(conflict);
@@ -106,7 +111,9 @@ export const updateStudio: Handler<'updateStudio'> = async ({ app, caller, param
   const current = await findStudio(app.db, caller.owner, studioId(params.studio_id));
   if (!current || current.disabledAt !== null) throw new NotFoundError('studio not found');
   refuseSandboxKey(caller, 'change studios');
-  const updated = await updateRow(app.db, caller.owner, current.id, settingsOf(app, body as SettingsBody), app.clock()).catch(conflict);
+  const s = settingsOf(app, body as SettingsBody);
+  if ((s.payerMode ?? current.payerMode) === 'owner_pays') refuseBeyondScopes(caller, OWNER_PAYS_SCOPES, OWNER_PAYS_SETUP);
+  const updated = await updateRow(app.db, caller.owner, current.id, s, app.clock()).catch(conflict);
   if (!updated) throw new NotFoundError('studio not found');
   return view(updated);
 };

@@ -77,6 +77,59 @@ test('a key created by a token holding generate:read and keys:manage can read re
   t.is((await call('POST', '/api/v1/canvas-v1-fast-text-to-image', apiKey(key), { prompt: 'x' })).status, 403);
 });
 
+test('a token or key without generate:write and generate:read cannot mint or widen an embed code, which submits and reads with both', async (t) => {
+  const a = await newAccount(gw, 10_000);
+  const body = { kind: 'embed', name: 'widget', models: ['canvas-v1-fast-text-to-image'] };
+  const token = await tokenWith(a, ['keys:manage']);
+  // the token itself may not submit...
+  t.is((await call('POST', '/api/v1/canvas-v1-fast-text-to-image', bearer(token), { prompt: 'x' })).status, 403);
+  // ...so it may not make a code that does
+  const created = await call('POST', '/app/embed-codes', bearer(token), body);
+  t.is(created.status, 403, JSON.stringify(created.body));
+  t.regex(String(created.body.detail), /generate:write, generate:read/);
+  const key = String((await newKey(bearer(token), { name: 'child' })).body.key);
+  t.is((await call('POST', '/app/embed-codes', apiKey(key), body)).status, 403, 'nor a key it created');
+  // nor widen one the account made: other models, no caps
+  const existing = await call('POST', '/app/embed-codes', bearer(a.session), body);
+  t.is(existing.status, 201);
+  const widened = await call('PATCH', `/app/embed-codes/${String(existing.body.id)}`, bearer(token), { models: ['canvas-v1-fast-text-to-image'], max_cost_per_run: null });
+  t.is(widened.status, 403);
+  // it may still list, read and revoke codes, which takes power away
+  t.is((await call('GET', '/app/embed-codes', bearer(token))).status, 200);
+  t.is((await call('DELETE', `/app/embed-codes/${String(existing.body.id)}`, bearer(token))).status, 200);
+  // a token holding both generation scopes as well may
+  const full = await tokenWith(a, ['keys:manage', 'generate:write', 'generate:read']);
+  t.is((await call('POST', '/app/embed-codes', bearer(full), body)).status, 201);
+});
+
+test('a token or key without generate:write cannot set up a studio whose users spend the owner\'s credit (owner_pays)', async (t) => {
+  const a = await newAccount(gw, 10_000);
+  const slug = () => `m-${Math.random().toString(36).slice(2, 10)}`;
+  const studio = (payer_mode: string) => ({ slug: slug(), name: 'Shop', allowed_models: ['canvas-v1-fast-text-to-image'], payer_mode });
+  const token = await tokenWith(a, ['keys:manage']);
+  const owned = await call('POST', '/app/studios', bearer(token), studio('owner_pays'));
+  t.is(owned.status, 403, JSON.stringify(owned.body));
+  t.regex(String(owned.body.detail), /generate:write/);
+  const key = String((await newKey(bearer(token), { name: 'child' })).body.key);
+  t.is((await call('POST', '/app/studios', apiKey(key), studio('owner_pays'))).status, 403, 'nor a key it created');
+  // a studio whose users pay for themselves spends nothing of the owner's
+  const selfPaying = await call('POST', '/app/studios', bearer(token), studio('end_user_pays'));
+  t.is(selfPaying.status, 201, JSON.stringify(selfPaying.body));
+  const id = String(selfPaying.body.id);
+  t.is((await call('PATCH', `/app/studios/${id}`, bearer(token), { name: 'Renamed' })).status, 200);
+  t.is((await call('PATCH', `/app/studios/${id}`, bearer(token), { payer_mode: 'owner_pays' })).status, 403);
+  // nor change what an owner_pays studio the account set up lets its users run
+  const bySession = await call('POST', '/app/studios', bearer(a.session), studio('owner_pays'));
+  t.is(bySession.status, 201);
+  t.is((await call('PATCH', `/app/studios/${String(bySession.body.id)}`, bearer(token), { allowed_models: ['canvas-v1-fast-text-to-image'] })).status, 403);
+  // it may still read and disable studios
+  t.is((await call('GET', '/app/studios', bearer(token))).status, 200);
+  t.is((await call('DELETE', `/app/studios/${String(bySession.body.id)}`, bearer(token))).status, 200);
+  // a token that may spend the credit itself may
+  const spender = await tokenWith(a, ['keys:manage', 'generate:write']);
+  t.is((await call('POST', '/app/studios', bearer(spender), studio('owner_pays'))).status, 201);
+});
+
 // ------------------------------------------------------------------ sandbox keys
 
 test('a sandbox key creates sandbox keys only', async (t) => {

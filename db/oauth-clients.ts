@@ -72,6 +72,18 @@ export async function findLiveOAuthClient(db: Db, clientId: string): Promise<OAu
 }
 
 /**
+ * A client that is not deleted, for an access token of it: with whether its owner's account is
+ * scheduled for deletion (its tokens are refused meanwhile, and work again after a cancel).
+ */
+export async function findTokenClient(db: Db, clientId: string): Promise<{ client: OAuthClientRecord; ownerDeletionPending: boolean } | null> {
+  const row = await db('oauth_clients').join('users', 'users.id', 'oauth_clients.user_id')
+    .select<Array<OAuthClientRow & { deletion_requested_at: number | string | null }>>('oauth_clients.*', 'users.deletion_requested_at')
+    .where('oauth_clients.client_id', clientId).whereNull('oauth_clients.deleted_at')
+    .first();
+  return row ? { client: toRecord(row), ownerDeletionPending: row.deletion_requested_at !== null } : null;
+}
+
+/**
  * Marks the owner's client deleted and destroys every stored token of it, in one transaction.
  * Returns false when no live client with that id belongs to the user.
  */

@@ -14,7 +14,7 @@ import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
 import type Provider from 'oidc-provider';
 import type { Configuration } from 'oidc-provider';
 import type { App } from '../lib/context.ts';
-import { findLiveOAuthClient } from '../db/oauth-clients.ts';
+import { findLiveOAuthClient, findTokenClient } from '../db/oauth-clients.ts';
 import { providerAdapter } from '../db/oauth-provider-store.ts';
 import { SESSION_PREFIX, sha256Hex } from '../lib/secrets.ts';
 import type { Caller } from '../lib/context.ts';
@@ -156,8 +156,11 @@ export const oauthPlugin = {
         // oidc-provider checks expiry against its own clock (Date.now); the gateway's clock decides too.
         if (!token || typeof token.exp !== 'number' || token.exp * 1000 <= app.clock()) throw invalidToken('invalid or expired access token');
         // A deleted client's tokens are destroyed with it; this re-check covers any that survived.
-        const client = token.clientId ? await findLiveOAuthClient(app.db, token.clientId) : null;
-        if (!client) throw invalidToken('the access token\'s client has been revoked');
+        const found = token.clientId ? await findTokenClient(app.db, token.clientId) : null;
+        if (!found) throw invalidToken('the access token\'s client has been revoked');
+        // README "Deleting an account": refused while the deletion is pending, as the account's API keys are
+        if (found.ownerDeletionPending) throw invalidToken('this account is scheduled for deletion: sign in and cancel the deletion to use its OAuth clients again');
+        const { client } = found;
         const scopes = (token.scope ?? '').split(' ').filter((s): s is Scope => isScope(s) && client.allowedScopes.includes(s));
         const caller: Caller = { userId: client.userId, role: 'user', via: 'oauth', apiKeyId: null, isTest: false, scopes };
         return h.authenticated({ credentials: { user: { caller }, scope: [...scopes] } });

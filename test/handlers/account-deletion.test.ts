@@ -86,6 +86,19 @@ test.serial('a request schedules the deletion; keys and OAuth clients stop at on
   t.is((await cancelDeletion(a)).statusCode, 409, 'nothing to cancel');
 });
 
+test.serial('an access token issued before the request is refused as scheduled for deletion, not as revoked, and works again after a cancel', async (t) => {
+  const a = await newAccount(gw, 100);
+  const token = await tokenFor(gw, await createClient(gw, a.session, ['account:read']));
+  t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: bearer(token) })).statusCode, 200);
+  t.is((await requestDeletion(a)).statusCode, 200);
+  const refused = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: bearer(token) });
+  t.is(refused.statusCode, 401);
+  t.regex((refused.result as { detail: string }).detail, /scheduled for deletion/);
+  t.regex(String(refused.headers['www-authenticate']), /error="invalid_token"/);
+  t.is((await cancelDeletion(a)).statusCode, 200);
+  t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: bearer(token) })).statusCode, 200);
+});
+
 test.serial('a personal embed code is refused while the deletion is pending and works again after a cancel; a team code keeps working', async (t) => {
   const a = await newAccount(gw, 100_000);
   const teamId = await createTeam(a, 'embedders');

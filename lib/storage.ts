@@ -80,8 +80,12 @@ export function assertPredictionId(id: string): void {
   if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(id) || id.includes('..')) throw new Error(`not a prediction id: ${JSON.stringify(id)}`);
 }
 
-/** keys of uploads: `uploads/<32 hex>/<safe name>` (lib/uploads.ts newUploadKey) */
-export const isUploadKey = (key: string): boolean => /^uploads\/[0-9a-f]{32}\/[A-Za-z0-9._-]+$/.test(key) && !key.includes('..');
+/**
+ * keys of uploads: `uploads/<32 hex>/<safe name>` (lib/uploads.ts newUploadKey). The name has no
+ * slash, so only a name of `.` or `..` could leave the upload's directory; dots inside a name
+ * (`my..cat.png`, which a client's file name may give) are an ordinary file name.
+ */
+export const isUploadKey = (key: string): boolean => /^uploads\/[0-9a-f]{32}\/(?!\.\.?$)[A-Za-z0-9._-]+$/.test(key);
 
 /** Counts bytes through a pipeline and fails it past `maxBytes`. */
 export function byteLimit(maxBytes: number): Transform & { bytes: number } {
@@ -203,7 +207,7 @@ export function createLocalStorage(root: string, publicUrl: string): Storage {
     },
     kind: 'local',
     async stat(key) {
-      if (key.includes('..')) return null;
+      if (!isUploadKey(key)) return null;
       const st = await fs.stat(path.join(root, key)).catch(() => null);
       if (!st?.isFile()) return null;
       const ext = /\.([a-z0-9]+)$/.exec(key)?.[1] ?? '';

@@ -107,6 +107,18 @@ test('upload, register, list, serve and delete a file on local storage', async (
   t.is((await callOperation(gw, 'deleteMediaAsset', { as: a.liveKey, params: { asset_id: created.body.id } })).status, 404);
 });
 
+test('a file name with dots inside ("my..cat.png") uploads, serves, registers, and its delete removes the file', async (t) => {
+  const addr = await address(a.liveKey, 'my..cat.png');
+  t.regex(addr.file_url, /\/files\/uploads\/[0-9a-f]{32}\/my\.\.cat\.png$/);
+  const up = await put(addr.upload_url, PNG);
+  t.is(up.statusCode, 200, up.payload);
+  t.deepEqual((await get(addr.file_url)).rawPayload, PNG);
+  const asset = await callOperation<Asset>(gw, 'createMediaAsset', { as: a.liveKey, body: { url: addr.file_url, media_type: 'image' } });
+  t.is(asset.status, 200);
+  t.is((await callOperation(gw, 'deleteMediaAsset', { as: a.liveKey, params: { asset_id: asset.body.id } })).status, 200);
+  t.is((await get(addr.file_url)).statusCode, 404, 'deleting the asset removed the file');
+});
+
 test.serial('the upload route refuses another content type (415), a larger body (413), a second PUT (409), an expired address (410), an unknown one (404)', async (t) => {
   const addr = await address(a.liveKey, 'x.png');
   const wrongType = await put(addr.upload_url, PNG, 'image/jpeg');

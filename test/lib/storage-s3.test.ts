@@ -89,6 +89,15 @@ test('a presigned upload: PUT to the store, register, serve through the gateway,
   t.is(await s3.head(keyOf(addr.file_url)), null, 'deleting the asset removed the object');
 });
 
+test('a file name with dots inside ("my..cat.png"): deleting its asset removes the object', async (t) => {
+  const addr = await address(a.liveKey, 'my..cat.png', { size_bytes: PNG.length });
+  t.is((await fetch(addr.upload_url, { method: 'PUT', headers: addr.headers, body: PNG })).status, 200);
+  const asset = await callOperation<Asset>(gw, 'createMediaAsset', { as: a.liveKey, body: { url: addr.file_url, media_type: 'image' } });
+  t.is(asset.status, 200);
+  t.is((await callOperation(gw, 'deleteMediaAsset', { as: a.liveKey, params: { asset_id: asset.body.id } })).status, 200);
+  t.is(await s3.head(keyOf(addr.file_url)), null, 'deleting the asset removed the object');
+});
+
 test('an object over the limit (no size declared) or of another type is removed at registration: 413, 415', async (t) => {
   const big = await address(a.liveKey, 'big.png');
   t.is((await fetch(big.upload_url, { method: 'PUT', headers: big.headers, body: Buffer.alloc(1001) })).status, 200);

@@ -5,7 +5,7 @@ import test from 'ava';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createLocalStorage } from '../../lib/storage.ts';
+import { createLocalStorage, isUploadKey } from '../../lib/storage.ts';
 
 async function storage(t: import('ava').ExecutionContext) {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'storage-test-'));
@@ -117,4 +117,10 @@ test('removing every output of a prediction refuses what is not a prediction id,
   }
   t.true((await fs.stat(path.join(root, key))).isFile());
   t.true((await fs.stat(root)).isDirectory());
+});
+
+test('an upload key is one name under one upload\'s directory: dots inside the name are fine, `.` and `..` are no name', (t) => {
+  const dir = 'uploads/0123456789abcdef0123456789abcdef';
+  for (const name of ['cat.png', 'my..cat.png', 'a...b.png', '.hidden.png']) t.true(isUploadKey(`${dir}/${name}`), name);
+  for (const key of [`${dir}/.`, `${dir}/..`, `${dir}/../x.png`, `${dir}/a/b.png`, 'uploads/../x.png', `${dir}/a\\b.png`, 'outputs/p1/0.png']) t.false(isUploadKey(key), key);
 });

@@ -31,6 +31,9 @@ const SANDBOX_SAMPLE: Readonly<Record<MediaKind, string>> = {
   text: 'sandbox/sample.txt',
 };
 
+/** the file names /files/sandbox/ serves: the samples, never anything else in their directory */
+export const SANDBOX_FILE_NAMES: ReadonlySet<string> = new Set(Object.values(SANDBOX_SAMPLE).map((key) => key.slice('sandbox/'.length)));
+
 export interface Storage {
   /** writes one output file and returns its key */
   save(predictionId: string, index: number, file: StoredFile): Promise<string>;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import Boom from '@hapi/boom';
 import type { Plugin, RouteExtObject, RouteOptions } from '@hapi/hapi';
 import inert from '@hapi/inert';
-import { SANDBOX_DIR } from '../lib/storage.ts';
+import { SANDBOX_DIR, SANDBOX_FILE_NAMES } from '../lib/storage.ts';
 import type { Storage } from '../lib/storage.ts';
 import { NotFoundError } from '../lib/errors.ts';
 
@@ -36,6 +36,14 @@ export function impossibleFilePath(rest: string): boolean {
 export const missingIfImpossible: RouteExtObject = {
   method(request, h) {
     if (impossibleFilePath(String(request.params.path ?? ''))) throw Boom.notFound();
+    return h.continue;
+  },
+};
+
+/** /files/sandbox/ serves the sandbox's samples only: the script that makes them sits beside them. */
+const samplesOnly: RouteExtObject = {
+  method(request, h) {
+    if (!SANDBOX_FILE_NAMES.has(String(request.params.path ?? ''))) throw Boom.notFound();
     return h.continue;
   },
 };
@@ -91,7 +99,7 @@ export const filesPlugin: Plugin<{ storageDir: string; storage?: Pick<Storage, '
     server.route({
       method: 'GET',
       path: '/files/sandbox/{path*}',
-      options: { ...safety, handler: { directory: { path: SANDBOX_DIR, listing: false, index: false, redirectToSlash: false } } },
+      options: { ...safety, ext: { ...safety.ext, onPreHandler: samplesOnly }, handler: { directory: { path: SANDBOX_DIR, listing: false, index: false, redirectToSlash: false } } },
     });
   },
 };

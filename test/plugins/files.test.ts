@@ -55,3 +55,12 @@ test('names up to the limit are looked up as usual, and files that exist are ser
   t.is((await gw.server.inject({ method: 'HEAD', url: '/files/sandbox/sample.png' })).statusCode, 200);
   t.is((await gw.server.inject({ method: 'GET', url: '/dashboard/app.js' })).statusCode, 200);
 });
+
+test('the sandbox route serves its sample files only, not the script beside them', async (t) => {
+  for (const sample of ['sample.png', 'sample.mp4', 'sample.wav', 'sample.glb', 'sample.txt']) {
+    t.is((await gw.server.inject({ method: 'GET', url: `/files/sandbox/${sample}` })).statusCode, 200, sample);
+  }
+  const script = await gw.server.inject({ method: 'GET', url: '/files/sandbox/make-samples.ts' });
+  t.is(script.statusCode, 404);
+  t.deepEqual(JSON.parse(script.payload), JSON.parse((await gw.server.inject({ method: 'GET', url: '/files/sandbox/nope.png' })).payload));
+});

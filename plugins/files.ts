@@ -40,6 +40,20 @@ export const missingIfImpossible: RouteExtObject = {
   },
 };
 
+/**
+ * /files/outputs/ and /files/uploads/ on local storage: a path that names no stored file (a
+ * directory: fewer than the two names `<id>/<file>`, or an empty, `.` or `..` name) is the 404 of a
+ * missing file. inert would answer an existing directory, or a path leaving its root, 403, which
+ * tells an existing prediction or upload id from an unknown one.
+ */
+const storedFilesOnly: RouteExtObject = {
+  method(request, h) {
+    const names = String(request.params.path ?? '').split('/');
+    if (names.length < 2 || names.some((n) => n === '' || n === '.' || n === '..')) throw Boom.notFound();
+    return h.continue;
+  },
+};
+
 /** /files/sandbox/ serves the sandbox's samples only: the script that makes them sits beside them. */
 const samplesOnly: RouteExtObject = {
   method(request, h) {
@@ -93,7 +107,11 @@ export const filesPlugin: Plugin<{ storageDir: string; storage?: Pick<Storage, '
       server.route({
         method: 'GET',
         path: `/files/${dir}/{path*}`,
-        options: { ...safety, handler: { directory: { path: path.join(storageDir, dir), listing: false, index: false, redirectToSlash: false } } },
+        options: {
+          ...safety,
+          ext: { ...safety.ext, onPreHandler: [missingIfImpossible, storedFilesOnly] },
+          handler: { directory: { path: path.join(storageDir, dir), listing: false, index: false, redirectToSlash: false } },
+        },
       });
     }
     server.route({

@@ -64,3 +64,14 @@ test('the sandbox route serves its sample files only, not the script beside them
   t.is(script.statusCode, 404);
   t.deepEqual(JSON.parse(script.payload), JSON.parse((await gw.server.inject({ method: 'GET', url: '/files/sandbox/nope.png' })).payload));
 });
+
+test('a directory, or a path leaving one, is 404 as a missing file: its existence is not told apart', async (t) => {
+  const missing = JSON.parse((await gw.server.inject({ method: 'GET', url: '/files/outputs/nope/0.png' })).payload);
+  for (const url of ['/files/outputs/', '/files/outputs/p1', '/files/outputs/p1/', '/files/uploads/', '/files/uploads/p1', '/files/uploads/p1/',
+    '/files/outputs/p1/..%2f..%2fuploads%2fp1', '/files/uploads/..%2f..%2fetc%2fpasswd', '/files/outputs/p1/.%2f0.txt']) {
+    const res = await gw.server.inject({ method: 'GET', url });
+    t.is(res.statusCode, 404, url);
+    t.deepEqual(JSON.parse(res.payload), missing, url);
+  }
+  t.is((await gw.server.inject({ method: 'GET', url: '/files/outputs/p1/0.txt' })).statusCode, 200);
+});

@@ -2,7 +2,7 @@
 // lines for a terminal and `json` for --json (scripts and agents), and throws CliError to fail.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, CliError, EXIT } from './client.ts';
+import { Client, CliError, EXIT, sameGateway } from './client.ts';
 import type { StoredConfig } from './config.ts';
 import { progress } from './progress.ts';
 
@@ -87,11 +87,42 @@ export async function authLogin(ctx: Context, opts: { email?: string | undefined
   if (!email || !password) throw new CliError('an email and a password are needed', EXIT.usage);
   ctx.client.warnIfCleartext('your password');
   const res = await ctx.client.request<{ api_key: string; key: ApiKey }>('POST', '/auth/cli/login', { auth: false, body: { email, password } });
+  const previous = ctx.config;
   ctx.saveConfig({ ...ctx.config, base_url: ctx.client.baseUrl, api_key: res.body.api_key, key_id: res.body.key.id, email });
+  // The key this one replaces would stay live with nobody holding it: revoke it, when it is this
+  // gateway's (another gateway's key is never sent anywhere but there).
+  let previousKey: { id: number; revoked: boolean } | undefined;
+  if (previous.api_key && previous.key_id !== undefined && previous.base_url !== undefined && sameGateway(previous.base_url, ctx.client.baseUrl)) {
+    const id = previous.key_id;
+    const failure = await revokeStoredKey(ctx.client.baseUrl, id, [res.body.api_key, previous.api_key]);
+    if (failure) process.stderr.write(`mediagate: warning: the previous key (id ${id}) could not be revoked (${failure}); if it still works, revoke it in the dashboard\n`);
+    previousKey = { id, revoked: failure === undefined };
+  }
   return {
     human: [`Signed in as ${email}; key ${res.body.key.prefix}… stored for ${ctx.client.baseUrl}`],
-    json: { email, base_url: ctx.client.baseUrl, key: res.body.key },
+    json: { email, base_url: ctx.client.baseUrl, key: res.body.key, ...(previousKey ? { previous_key: previousKey } : {}) },
   };
+}
+
+/**
+ * Revokes key `id` on the gateway at `baseUrl` with each of `keys` in turn until one succeeds (the
+ * new key of the same account; else the key itself, which another account's key needs). Undefined
+ * when revoked, else why not: the last answer (already revoked, the gateway unreachable).
+ */
+async function revokeStoredKey(baseUrl: string, id: number, keys: string[]): Promise<string | undefined> {
+  let why = 'no key to revoke it with';
+  for (const apiKey of keys) {
+    try {
+      await new Client({ baseUrl, apiKey }).request('DELETE', `/app/delete_api_keys/${id}`);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof CliError)) throw err;
+      why = err.message;
+      // unreachable: another key will not fare better
+      if (err.status === undefined) break;
+    }
+  }
+  return why;
 }
 
 export async function authWhoami(ctx: Context): Promise<Output> {
@@ -111,8 +142,9 @@ export async function authLogout(ctx: Context): Promise<Output> {
       await client.request('DELETE', `/app/delete_api_keys/${ctx.config.key_id}`);
       revoked = true;
     } catch (err) {
-      // Already revoked or the gateway gone: the local file is removed anyway.
+      // Already revoked or the gateway gone: the local file is removed anyway, and the user told.
       if (!(err instanceof CliError) || (err.exitCode !== EXIT.auth && err.exitCode !== EXIT.notFound && err.exitCode !== EXIT.error)) throw err;
+      process.stderr.write(`mediagate: warning: the stored key (id ${ctx.config.key_id}) could not be revoked (${err.message}); if it still works, revoke it in the dashboard\n`);
     }
   }
   ctx.forgetConfig();

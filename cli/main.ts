@@ -17,6 +17,7 @@ Usage: mediagate [global options] <command> [arguments]
 
 Commands:
   auth login [--email E] [--password-stdin]   sign in; stores an API key in the config file (mode 0600)
+                                               and revokes the one it replaces on the same gateway
   auth whoami                                  who the stored key acts as
   auth logout                                  revokes the stored key and removes it
   models list [--category C] [--tier T]        the catalog

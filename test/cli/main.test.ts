@@ -81,6 +81,72 @@ test.serial('auth login stores the key in a 0600 file; whoami and logout use it;
   t.is(after.code, 3);
 });
 
+/** `auth login` into `config`; the key it stored. */
+async function loginInto(config: string, email: string): Promise<{ run: Run; stored: { api_key: string; key_id: number; base_url: string } }> {
+  const run = await cli(['auth', 'login', '--email', email, '--password-stdin'], { stdin: 'correct horse battery\n', config });
+  return { run, stored: JSON.parse(fs.readFileSync(config, 'utf8')) as { api_key: string; key_id: number; base_url: string } };
+}
+
+test.serial('auth login again revokes the key it replaces on the same gateway, even another account\'s', async (t) => {
+  const { email } = await registered(0);
+  const config = path.join(dir, uniqueName('cfg'), 'config.json');
+  const first = await loginInto(config, email);
+  t.is(first.run.code, 0, first.run.stderr);
+  const second = await loginInto(config, email);
+  t.is(second.run.code, 0, second.run.stderr);
+  t.is(second.run.stderr, '');
+  t.not(second.stored.api_key, first.stored.api_key);
+  // the replaced key no longer works; the new one does
+  t.is((await cli(['auth', 'whoami'], { env: { MEDIAGATE_API_KEY: first.stored.api_key } })).code, 3);
+  t.is((await cli(['auth', 'whoami'], { config })).code, 0);
+
+  // signing in as another account on the same gateway revokes the first account's key all the same
+  const other = await registered(0);
+  const third = await loginInto(config, other.email);
+  t.is(third.run.code, 0, third.run.stderr);
+  t.is(third.run.stderr, '');
+  t.is((await cli(['auth', 'whoami'], { env: { MEDIAGATE_API_KEY: second.stored.api_key } })).code, 3);
+  const whoami = await cli(['auth', 'whoami', '--json'], { config });
+  t.is((JSON.parse(whoami.stdout) as { email: string }).email, other.email);
+});
+
+test.serial('auth login again keeps its success when the replaced key cannot be revoked, with a warning; another gateway\'s key is left alone', async (t) => {
+  const { email } = await registered(0);
+  const config = path.join(dir, uniqueName('cfg'), 'config.json');
+  const first = await loginInto(config, email);
+  t.is(first.run.code, 0, first.run.stderr);
+  // already revoked elsewhere (the dashboard, another machine)
+  t.is((await cli(['keys', 'revoke', String(first.stored.key_id)], { config })).code, 0);
+  const second = await loginInto(config, email);
+  t.is(second.run.code, 0, second.run.stderr);
+  t.regex(second.run.stdout, /Signed in as/);
+  t.regex(second.run.stderr, new RegExp(`warning: the previous key \\(id ${first.stored.key_id}\\) could not be revoked`));
+  t.is((await cli(['auth', 'whoami'], { config })).code, 0);
+
+  // a key stored for another gateway is not this gateway's to revoke: nothing is sent anywhere about it
+  const other = await otherGateway();
+  t.teardown(() => other.close());
+  fs.writeFileSync(config, JSON.stringify({ base_url: other.url, api_key: 'mg_live_the_other_gateways', key_id: 7 }));
+  const third = await loginInto(config, email);
+  t.is(third.run.code, 0, third.run.stderr);
+  t.is(third.run.stderr, '');
+  t.is(other.seen.length, 0);
+  t.is(third.stored.base_url, baseUrl);
+});
+
+test.serial('auth logout whose key cannot be revoked still signs out, with a warning', async (t) => {
+  const { email } = await registered(0);
+  const config = path.join(dir, uniqueName('cfg'), 'config.json');
+  const login = await loginInto(config, email);
+  t.is(login.run.code, 0, login.run.stderr);
+  t.is((await cli(['keys', 'revoke', String(login.stored.key_id)], { config })).code, 0);
+  const logout = await cli(['auth', 'logout'], { config });
+  t.is(logout.code, 0, logout.stderr);
+  t.regex(logout.stdout, /^Signed out\.$/m);
+  t.regex(logout.stderr, new RegExp(`warning: the stored key \\(id ${login.stored.key_id}\\) could not be revoked`));
+  t.false(fs.existsSync(config));
+});
+
 test.serial('a wrong password exits 3 and stores nothing; no key at all exits 3 with a hint', async (t) => {
   const { email } = await registered(0);
   const config = path.join(dir, uniqueName('cfg'), 'config.json');

@@ -21,6 +21,7 @@
 //              (WAVESPEED_WEBHOOK_SECRET, from GET /api/v3/webhook/secret).
 // All refuse a timestamp more than 5 minutes from our clock (a replayed callback).
 import crypto from 'node:crypto';
+import { readCapped } from './read-capped.ts';
 
 /** Providers whose callbacks the gateway can verify: the {provider} path segment (the adapter's name). */
 export const CALLBACK_PROVIDERS = ['replicate', 'fal', 'wavespeed'] as const;
@@ -175,12 +176,16 @@ export function verifyFalWebhook(keys: readonly crypto.KeyObject[], headers: Hea
 /** How long a failed load of fal's key set is remembered: no callback fetches it again before then. */
 export const FAL_KEYS_RETRY_MS = 60_000;
 
+/** The most of fal's key set read into memory: a JWKS of a few keys is a few KB. */
+export const FAL_KEYS_MAX_BYTES = 1024 * 1024;
+
 /**
  * fal's key set, fetched from FAL_WEBHOOK_JWKS_URL and kept for a day; fetched again (at most
  * once a minute) when no cached key verifies, so a key rotation is picked up at once. Nothing is
  * fetched for a callback that carries no well-formed, fresh signature; concurrent callbacks share
  * one fetch; and a failed fetch is remembered for FAL_KEYS_RETRY_MS, so callbacks arriving while
- * fal's keys cannot be loaded are refused without a request each.
+ * fal's keys cannot be loaded are refused without a request each. At most FAL_KEYS_MAX_BYTES of
+ * the answer are read: a larger one is a failed fetch.
  */
 export function createFalKeySet(url: string, fetchTimeoutMs = 10_000, now: () => number = Date.now) {
   let cached: { keys: crypto.KeyObject[]; at: number } | undefined;
@@ -190,7 +195,10 @@ export function createFalKeySet(url: string, fetchTimeoutMs = 10_000, now: () =>
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(fetchTimeoutMs), redirect: 'error', headers: { accept: 'application/json' } });
       if (!res.ok) throw new Error(`the fal key set answered HTTP ${res.status}`);
-      const keys = ed25519Keys(await res.json());
+      // a larger answer is refused (declared) or cut off (counted), and fails like any other
+      const text = await readCapped(res, FAL_KEYS_MAX_BYTES);
+      if (text === undefined) throw new Error('the fal key set is larger than 1 MiB; it was not read');
+      const keys = ed25519Keys(JSON.parse(text));
       cached = { keys, at: now() };
       failed = undefined;
       return keys;

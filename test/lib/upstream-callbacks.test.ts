@@ -3,6 +3,8 @@
 // fal's ED25519 scheme verify what was signed and nothing else. Keys are the tests' own.
 import test from 'ava';
 import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import {
   callbackToken, callbackUrlFor, createFalKeySet, ed25519Keys, readCallbackToken, verifyFalWebhook, verifyStandardWebhook,
@@ -108,6 +110,71 @@ test.serial('the fal key set is fetched once and again when a key no cached one 
   const b = sign(rotated.privateKey);
   t.is(await set.verify(b.headers, b.body, clock), null, 'refetched on a key it did not know');
   t.is(fetched.length, 2);
+});
+
+/** A fresh, well-formed fal callback signed with a key the set will not have: verifying it needs the key set. */
+function falCallback(nowMs: number): { headers: Record<string, string>; body: Buffer } {
+  const body = '{"request_id":"r1"}';
+  const ts = Math.floor(nowMs / 1000);
+  const key = crypto.generateKeyPairSync('ed25519').privateKey;
+  return { body: Buffer.from(body), headers: { 'x-fal-webhook-request-id': 'r1', 'x-fal-webhook-user-id': 'u', 'x-fal-webhook-timestamp': String(ts), 'x-fal-webhook-signature': falSign(key, 'r1', 'u', ts, body) } };
+}
+
+test.serial('a fal key set declared larger than 1 MiB is not read: the fetch fails like any other, and is remembered', async (t) => {
+  nock.disableNetConnect();
+  t.teardown(() => {
+    nock.cleanAll();
+    nock.enableNetConnect();
+  });
+  let fetched = 0;
+  nock('https://keys.example').get('/jwks.json').times(2).reply(() => {
+    fetched += 1;
+    return [200, '{"keys":[]}', { 'content-type': 'application/json', 'content-length': String(1024 * 1024 + 1) }];
+  });
+  const set = createFalKeySet('https://keys.example/jwks.json', 5000, () => NOW);
+  const cb = falCallback(NOW);
+  await t.throwsAsync(set.verify(cb.headers, cb.body, NOW), { message: /^the fal key set is larger than 1 MiB; it was not read$/ });
+  await t.throwsAsync(set.verify(cb.headers, cb.body, NOW), { message: /larger than 1 MiB/ });
+  t.is(fetched, 1, 'the failure is remembered: no second fetch before the retry delay');
+});
+
+test.serial('an endless fal key set is cut off past 1 MiB: reading stops and the connection is closed', async (t) => {
+  nock.disableNetConnect();
+  nock.enableNetConnect(/127\.0\.0\.1/);
+  t.teardown(() => nock.enableNetConnect());
+  const total = 32 * 1024 * 1024;
+  let written = 0;
+  let closed!: Promise<void>;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    closed = new Promise<void>((resolve) => res.on('close', () => resolve()));
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"keys":[],"pad":"');
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    const write = () => {
+      while (!res.destroyed && written < total) {
+        written += chunk.length;
+        if (!res.write(chunk)) {
+          res.once('drain', write);
+          return;
+        }
+      }
+      if (!res.destroyed) res.end('"}');
+    };
+    write();
+  });
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    for (const socket of sockets) socket.destroy();
+    server.close();
+  });
+  const set = createFalKeySet(`http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`, 5000, () => NOW);
+  const cb = falCallback(NOW);
+  await t.throwsAsync(set.verify(cb.headers, cb.body, NOW), { message: /larger than 1 MiB/ });
+  const cut = await Promise.race([closed.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1000))]);
+  t.true(cut && written < total, 'the connection is closed once the cap is passed, not read to its end');
 });
 
 test('UPSTREAM_CALLBACKS needs PUBLIC_URL and ENCRYPTION_KEY; a malformed Replicate secret is refused at start-up', (t) => {

@@ -15,7 +15,8 @@
 // cannot be reached, answers an error status, or ends its stream before any chunk is tried after
 // the next one; once a chunk has been handed on, a failure ends the call.
 import { requireUpstream } from './upstream-config.ts';
-import { describeSize, joinUrl, readCapped, MAX_ANSWER_BYTES } from './upstream-http.ts';
+import { readCapped } from '../../lib/read-capped.ts';
+import { describeSize, joinUrl, MAX_ANSWER_BYTES } from './upstream-http.ts';
 import { redact } from './upstream-errors.ts';
 import type { AdapterEnv, ModelRef } from './types.ts';
 
@@ -103,7 +104,7 @@ export interface ChatCallOptions {
  * stops, the connection is closed and the operator warned; undefined then.
  */
 async function answerText(res: Response, provider: ChatProvider, opts: ChatCallOptions): Promise<string | undefined> {
-  const text = await readCapped(res);
+  const text = await readCapped(res, MAX_ANSWER_BYTES);
   if (text === undefined) {
     opts.warn?.({ provider: provider.name, status: res.status, limitBytes: MAX_ANSWER_BYTES }, `the chat provider "${provider.name}" sent an answer larger than ${describeSize(MAX_ANSWER_BYTES)}: the rest was not read and the connection was closed`);
   }

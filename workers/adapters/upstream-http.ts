@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 import ipaddr from 'ipaddr.js';
 import { addressPermitted, nameBlocked, pinnedLookup } from '../../lib/destination-policy.ts';
+import { readCapped } from '../../lib/read-capped.ts';
 import type { DestinationPolicy } from '../../lib/destination-policy.ts';
 import { AdapterError, removeTemporary } from './types.ts';
 import type { AdapterEnv, AdapterFile, AdapterResult, JobAdapter, JobContext, RunContext, UpstreamOutput } from './types.ts';
@@ -79,36 +80,6 @@ export interface JsonCall {
 }
 
 /**
- * A fetch answer's body as text, or undefined when it is larger than `limit` bytes (declared or
- * counted as it arrives): reading then stops and the connection is closed, so a provider that
- * sends an endless body costs no more than `limit` bytes of memory.
- */
-export async function readCapped(response: Response, limit = MAX_ANSWER_BYTES): Promise<string | undefined> {
-  const body = response.body;
-  if (!body) return '';
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  if (declared > limit) {
-    await body.cancel().catch(() => undefined);
-    return undefined;
-  }
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  // as Response.text() decodes: UTF-8, a byte order mark dropped
-  return new TextDecoder().decode(Buffer.concat(chunks));
-}
-
-/**
  * One JSON call with the shared status policy applied: a 2xx answer's JSON object (and its
  * Retry-After, for pacing the next poll), or an AdapterError from upstream-errors.ts. At most
  * MAX_ANSWER_BYTES of the answer are read: a 2xx past it fails as the provider's protocol fault
@@ -132,7 +103,7 @@ export async function callJson(caller: Caller, call: JsonCall): Promise<{ status
     });
     status = response.status;
     retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), caller.wallNow?.() ?? Date.now());
-    text = await readCapped(response);
+    text = await readCapped(response, MAX_ANSWER_BYTES);
   } catch (error) {
     throw transportError(caller, error, call.what);
   }

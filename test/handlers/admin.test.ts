@@ -90,6 +90,31 @@ test.serial('each route answers the roles it lists and 403 role_required to the 
   t.is(Number(refused[0].status), 403);
 });
 
+test.serial('an embed code (an admin\'s, or made up) on an admin route is 403 embed_operation_not_allowed before the route runs, and no audit row: no account acted', async (t) => {
+  const created: Record<string, string> = {};
+  for (const kind of ['embed', 'agent_embed'] as const) {
+    const res = await callOperation<{ code: string }>(gw, 'createEmbedCode', { as: as.admin.session, body: { kind, name: 'admin route', models: ['canvas-v1-fast-text-to-image'] } });
+    t.is(res.status, 201, JSON.stringify(res.body));
+    created[kind] = res.body.code;
+  }
+  const codes: Array<[string, Record<string, string>]> = [
+    ['embed code', { 'x-embed-code': created.embed! }],
+    ['agent embed code', { 'x-agent-embed-code': created.agent_embed! }],
+    ['made-up embed code', { 'x-embed-code': 'emb_not_a_code' }],
+  ];
+  const before = Number((await gw.app.db('admin_audit').count({ n: '*' }).first())!.n);
+  const balance = await balanceOf(target.userId);
+  for (const op of Object.keys(ALLOWED)) {
+    for (const [what, headers] of codes) {
+      const call = op === 'adminUserInfo' ? { query: { email: target.email } } : op === 'adminAuditLog' ? {} : { body: { email: target.email, amount: 1, reason: 'embed' } };
+      const res = await callOperation<{ code?: string }>(gw, op, { headers, ...call });
+      t.like(res, { status: 403, body: { code: 'embed_operation_not_allowed' } }, `${op} with an ${what}`);
+    }
+  }
+  t.is(Number((await gw.app.db('admin_audit').count({ n: '*' }).first())!.n), before, 'nothing recorded');
+  t.deepEqual(await balanceOf(target.userId), balance, 'no money moved');
+});
+
 test('422 for bad bodies, 404 for unknown users and predictions', async (t) => {
   const s = as.admin.session;
   t.is((await callOperation(gw, 'adminTopup', { as: s, body: { email: target.email, amount: 0 } })).status, 422);

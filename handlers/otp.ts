@@ -69,10 +69,33 @@ async function redeem(ctx: OperationContext<'loginOtp' | 'verifyOtp' | 'resetPas
   return { ...user, emailVerified: true };
 }
 
+const TAKEN_BACK = 'signed in; this code is the first proof that the address is yours, so what was set up on this account before was taken back from whoever registered it: its password was removed (set one with forgot-password and reset-password), every other session, API key, OAuth client and token was revoked, and the webhook signing secret was replaced';
+const GOOGLE_UNLINKED = '; Google sign-in set up before the address was verified no longer opens this account';
+
+/**
+ * A session for the code's account. A code that is the first proof of the mailbox of a
+ * never-verified account takes it back from whoever registered it, in the transaction that uses
+ * the code, as a reset of such an account does: they chose the password and could have set up
+ * sessions, keys, clients and Google sign-in without owning the address.
+ */
 export const loginOtp: Handler<'loginOtp'> = async (ctx) => {
-  const user = await redeem(ctx, 'otp');
+  const now = ctx.app.clock();
+  let takenBack = null as { sessionsEnded: number; revoked: RevokedCredentials; identitiesUnlinked: number } | null;
+  const user = await redeem(ctx, 'otp', async (u, trx) => {
+    if (u.emailVerified) return;
+    await setPasswordHash(trx, u.id, null);
+    const sessionsEnded = await revokeUserSessions(trx, u.id, now);
+    const revoked = await revokeAllCredentials(trx, u.id, ctx.app.encryptionKey, now);
+    takenBack = { sessionsEnded, revoked, identitiesUnlinked: await unlinkIdentities(trx, u.id) };
+  });
   ctx.audit.method = 'otp';
-  return startSession(ctx, user.id, ctx.query.session);
+  if (!takenBack) return startSession(ctx, user.id, ctx.query.session);
+  const { sessionsEnded, revoked, identitiesUnlinked } = takenBack;
+  forgetSecrets(ctx.app.db, { userId: user.id, teamId: null });
+  // committed: every API process drops the revoked keys before this answer (README "Credential cache")
+  await ctx.app.credentials.invalidate({ userIds: [user.id] });
+  Object.assign(ctx.audit, { passwordRemoved: true, sessionsEnded, apiKeysRevoked: revoked.apiKeys, oauthClientsRevoked: revoked.oauthClients, ...(identitiesUnlinked ? { identitiesUnlinked } : {}) });
+  return startSession(ctx, user.id, ctx.query.session, TAKEN_BACK + (identitiesUnlinked ? GOOGLE_UNLINKED : ''));
 };
 
 export const verifyOtp: Handler<'verifyOtp'> = async (ctx) => userView(await redeem(ctx, 'otp'));

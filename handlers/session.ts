@@ -48,12 +48,13 @@ export function withSessionCookie(ctx: SessionAnswerContext, response: ResponseO
   return response.state(c.name, token, c.options).state(c.hint, '1', c.hintOptions).header('Cache-Control', 'no-store');
 }
 
-/** A new session for the account, delivered as asked: in the answer (a bearer token) or as the cookie. */
-export async function startSession(ctx: SessionAnswerContext, userId: number, delivery: SessionDelivery = 'token'): Promise<components['schemas']['SessionResponse'] | ResponseObject> {
+/** A new session for the account, delivered as asked: in the answer (a bearer token) or as the cookie; `detail` when the sign-in did more. */
+export async function startSession(ctx: SessionAnswerContext, userId: number, delivery: SessionDelivery = 'token', detail?: string): Promise<components['schemas']['SessionResponse'] | ResponseObject> {
   const { app } = ctx;
   const token = await newSession(app, userId);
-  if (delivery === 'token') return { access_token: token, token_type: 'bearer', expires_in: app.config.sessionTtlSeconds };
-  const body: components['schemas']['CookieSessionResponse'] = { token_type: 'cookie', csrf_token: csrfTokenFor(app.encryptionKey, token), expires_in: app.config.sessionTtlSeconds };
+  const said = detail === undefined ? {} : { detail };
+  if (delivery === 'token') return { access_token: token, token_type: 'bearer', expires_in: app.config.sessionTtlSeconds, ...said };
+  const body: components['schemas']['CookieSessionResponse'] = { token_type: 'cookie', csrf_token: csrfTokenFor(app.encryptionKey, token), expires_in: app.config.sessionTtlSeconds, ...said };
   return withSessionCookie(ctx, ctx.h.response(body), token);
 }
 

@@ -624,7 +624,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with a one-time code
-         * @description Exchanges the email address and a one-time code (from requestOtp) for a session token. Uses the code up and marks the address verified. A wrong, expired, used or locked code and an unknown email all get the same 401.
+         * @description Exchanges the email address and a one-time code (from requestOtp) for a session token. Uses the code up and marks the address verified. When this code is the first proof of the mailbox of an account that was never verified, the account is taken back from whoever registered it, in the transaction that uses the code (as resetPassword does for such an account) - its password is removed (resetPassword sets one), every session, API key, OAuth client and token ends, every Google identity linked before is unlinked, and the webhook signing secret is replaced - and the answer's `detail` says so. A wrong, expired, used or locked code and an unknown email all get the same 401.
          */
         post: operations["loginOtp"];
         delete?: never;
@@ -4364,6 +4364,8 @@ export interface components {
             token_type: "bearer";
             /** @description Seconds until the session expires. */
             expires_in: number;
+            /** @description Only when the sign-in did more than start a session (loginOtp's code that first proved a never-verified address took the account back from whoever registered it) and says what. */
+            detail?: string;
         };
         /** @description Exactly one of `amount` and `plan`. */
         CheckoutSessionRequest: {
@@ -4687,6 +4689,8 @@ export interface components {
             csrf_token: string;
             /** @description Seconds until the session expires. */
             expires_in: number;
+            /** @description Only when the sign-in did more than start a session (see SessionResponse's `detail`). */
+            detail?: string;
         };
         /**
          * @example {

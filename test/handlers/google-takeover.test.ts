@@ -88,3 +88,16 @@ test('the owner resetting the password takes the account back from an unverified
   t.is(again.statusCode, 409);
   t.is(await gw.app.db('user_identities').where({ user_id: userId }).first(), undefined);
 });
+
+test('the owner signing in with a mailed code takes the account back from an unverified Google identity linked before', async (t) => {
+  const { email, squatter, userId } = await squatted();
+  await gw.server.inject({ method: 'POST', url: '/auth/request-otp', payload: { email } });
+  const login = await gw.server.inject({ method: 'POST', url: '/auth/login-otp', payload: { email, otp: await smtp.code(email) } });
+  t.is(login.statusCode, 200, login.payload);
+  t.regex(String((login.result as { detail?: string }).detail), /Google sign-in set up before the address was verified no longer opens this account/);
+
+  const again = await googleSignIn(squatter);
+  t.not(again.statusCode, 200, 'the squatter\'s Google identity no longer signs in to the owner\'s account');
+  t.is(again.statusCode, 409);
+  t.is(await gw.app.db('user_identities').where({ user_id: userId }).first(), undefined);
+});

@@ -1,0 +1,127 @@
+// Pre-registration takeover through a password: someone registers another person's address with
+// a password of their own and never verifies it. When the mailbox's owner first proves the
+// address by signing in with a mailed code (login-otp), everything whoever registered it set up
+// goes: the password, every session, API key, OAuth client and token, and the webhook secret.
+// The verification of the registration code (verify-otp) changes nothing else. Real SMTP for
+// the codes, MariaDB.
+import test from 'ava';
+import crypto from 'node:crypto';
+import { startGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { startSmtp } from '../helpers/smtp.ts';
+import type { SmtpCapture } from '../helpers/smtp.ts';
+import { basic, createClient, tokenRequest } from '../helpers/oauth.ts';
+
+let gw: TestGateway;
+let smtp: SmtpCapture;
+
+test.before(async () => {
+  smtp = await startSmtp();
+  gw = await startGateway({ queue: 'memory', env: { SMTP_URL: smtp.url, MAIL_FROM: 'mediagate <codes@gateway.test>', AUTH_RATE_PER_ADDRESS: '1000' } });
+});
+test.after.always(async () => {
+  await gw?.stop();
+  await smtp?.close();
+});
+
+const PASSWORD = 'the squatter password';
+const post = (url: string, payload: object) => gw.server.inject({ method: 'POST', url, payload });
+const balance = (headers: Record<string, string>) => gw.server.inject({ method: 'GET', url: '/account/balance', headers }).then((r) => r.statusCode);
+const passwordLogin = (email: string) => post('/auth/login', { email, password: PASSWORD }).then((r) => r.statusCode);
+
+/** An account registered with a password, with a session, a production and a sandbox key, an OAuth client with a live token, and a webhook secret; verified with the registration code or not. */
+async function registered(opts: { verified: boolean }) {
+  const email = `otp-${crypto.randomBytes(5).toString('hex')}@example.com`;
+  const reg = await post('/auth/register', { email, password: PASSWORD });
+  if (reg.statusCode !== 201) throw new Error(reg.payload);
+  const registrationCode = await smtp.code(email); // in the mailbox only
+  if (opts.verified) await post('/auth/verify-otp', { email, otp: registrationCode });
+  const session = ((await post('/auth/login', { email, password: PASSWORD })).result as { access_token: string }).access_token;
+  const auth = { authorization: `Bearer ${session}` };
+  const keys: string[] = [];
+  for (const isTest of [false, true]) {
+    keys.push(((await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: auth, payload: { name: 'k', is_test: isTest } })).result as { key: string }).key);
+  }
+  const client = await createClient(gw, session, ['account:read']);
+  const token = async () => tokenRequest(gw, { grant_type: 'client_credentials' }, { authorization: basic(client.client_id, client.client_secret) });
+  const accessToken = (await token()).body.access_token as string;
+  const secret = ((await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: auth })).result as { secret: string }).secret;
+  return { email, session, keys, token, accessToken, secret };
+}
+
+/** The mailbox's owner asks for a code and signs in with it. */
+async function codeSignIn(email: string, query = '') {
+  await post('/auth/request-otp', { email });
+  const res = await post(`/auth/login-otp${query}`, { email, otp: await smtp.code(email) });
+  if (res.statusCode !== 200) throw new Error(res.payload);
+  return res;
+}
+
+async function webhookSecret(session: string) {
+  return (await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: { authorization: `Bearer ${session}` } })).result as { secret: string; previous: unknown[] };
+}
+
+test('a code sign-in that first proves the address takes back the password, sessions, keys, clients, tokens and webhook secret set up before', async (t) => {
+  const a = await registered({ verified: false });
+  const res = await codeSignIn(a.email);
+  const body = res.result as { access_token: string; detail?: string };
+  t.regex(String(body.detail), /password.*removed/);
+  t.regex(String(body.detail), /API key/);
+  t.is(await balance({ authorization: `Bearer ${body.access_token}` }), 200, 'the owner is signed in');
+  const user = await gw.app.db('users').where({ email: a.email }).first<{ email_verified: number | boolean; password_hash: string | null }>();
+  t.truthy(user?.email_verified);
+  t.is(user?.password_hash, null);
+
+  t.is(await passwordLogin(a.email), 401, "the squatter's password no longer signs in");
+  t.is(await balance({ authorization: `Bearer ${a.session}` }), 401, "the squatter's session has ended");
+  for (const key of a.keys) t.is(await balance({ 'x-api-key': key }), 401, "the squatter's keys are revoked");
+  t.is(await balance({ authorization: `Bearer ${a.accessToken}` }), 401, "the squatter's OAuth token is revoked");
+  t.is((await a.token()).status, 401, "the squatter's OAuth client is gone");
+  const now = await webhookSecret(body.access_token);
+  t.not(now.secret, a.secret);
+  t.deepEqual(now.previous, []);
+});
+
+test('the takeover also holds for a cookie session, and a reset sets a password again', async (t) => {
+  const a = await registered({ verified: false });
+  const res = await codeSignIn(a.email, '?session=cookie');
+  t.regex(String((res.result as { detail?: string }).detail), /password.*removed/);
+  t.is(await passwordLogin(a.email), 401);
+  for (const key of a.keys) t.is(await balance({ 'x-api-key': key }), 401);
+
+  await post('/auth/forgot-password', { email: a.email });
+  const reset = await post('/auth/reset-password', { email: a.email, otp: await smtp.code(a.email), new_password: 'the owner password' });
+  t.is(reset.statusCode, 200, reset.payload);
+  t.is((await post('/auth/login', { email: a.email, password: 'the owner password' })).statusCode, 200);
+});
+
+test('a code sign-in to a verified account keeps its password, sessions, keys, clients and webhook secret', async (t) => {
+  const a = await registered({ verified: true });
+  const res = await codeSignIn(a.email);
+  const body = res.result as { access_token: string; detail?: string };
+  t.is(body.detail, undefined);
+  t.is(await passwordLogin(a.email), 200);
+  t.is(await balance({ authorization: `Bearer ${a.session}` }), 200);
+  for (const key of a.keys) t.is(await balance({ 'x-api-key': key }), 200);
+  t.is(await balance({ authorization: `Bearer ${a.accessToken}` }), 200);
+  t.is((await a.token()).status, 200);
+  t.is((await webhookSecret(body.access_token)).secret, a.secret);
+});
+
+test('a second code sign-in after the takeover takes nothing more', async (t) => {
+  const a = await registered({ verified: false });
+  const first = (await codeSignIn(a.email)).result as { access_token: string };
+  const second = (await codeSignIn(a.email)).result as { access_token: string; detail?: string };
+  t.is(second.detail, undefined);
+  t.is(await balance({ authorization: `Bearer ${first.access_token}` }), 200, 'the session of the first code sign-in goes on');
+});
+
+test('verify-otp with the registration code verifies the address and keeps the password, keys and clients', async (t) => {
+  const a = await registered({ verified: true });
+  const user = await gw.app.db('users').where({ email: a.email }).first<{ email_verified: number | boolean; password_hash: string | null }>();
+  t.truthy(user?.email_verified);
+  t.not(user?.password_hash, null);
+  t.is(await passwordLogin(a.email), 200);
+  for (const key of a.keys) t.is(await balance({ 'x-api-key': key }), 200);
+  t.is((await a.token()).status, 200);
+});

@@ -18,7 +18,7 @@ import { findUserById, normaliseEmail } from '../db/users.ts';
 import { newSecret, sha256Hex } from '../lib/secrets.ts';
 import type { TeamPermission, TeamRole } from '../lib/caller.ts';
 import { sendInBackground, teamInviteMail } from '../lib/mail.ts';
-import { refuseSandboxKey, refuseStudioUser } from './guards.ts';
+import { refuseBeyondScopes, refuseSandboxKey, refuseStudioUser } from './guards.ts';
 
 export const INVITE_TOKEN_PREFIX = 'mgi_';
 
@@ -113,6 +113,16 @@ export const listTeamMembers: Handler<'listTeamMembers'> = async ({ app, caller,
   return (await listMembers(app.db, team.id)).map(memberView);
 };
 
+/**
+ * A role that spends the team's wallet (one with `generate`) is granted only by a credential that
+ * may submit itself: otherwise a `keys:manage` token could invite an account of its holder's and
+ * spend the wallet through it (no credential makes another that can do more than itself).
+ * Sessions and unrestricted keys hold every scope.
+ */
+function refuseGrantingBeyondScopes(caller: OwnedCaller, role: TeamRole, what: string): void {
+  if (can(role, 'generate')) refuseBeyondScopes(caller, ['generate:write'], `${what} (a role that spends the team's wallet)`);
+}
+
 /** Changing or granting the owner role needs manage_owners on top of invite. */
 function ownersGuard(actor: TeamRole, newRole: TeamRole | null) {
   return (current: TeamRole) => {
@@ -126,7 +136,12 @@ export const changeTeamMemberRole: Handler<'changeTeamMemberRole'> = async ({ ap
   await refuseSandboxKeyOn(caller, 'change team members\' roles', isMember(app, team.id, userId), 'member not found');
   // the spec's enum validated the role
   const role: TeamRole = body.role;
-  const before = await mapped(changeMemberRole(app.db, team.id, userId, role, ownersGuard(team.role, role)));
+  const owners = ownersGuard(team.role, role);
+  const guard = (current: TeamRole) => {
+    owners(current);
+    refuseGrantingBeyondScopes(caller, role, `making a member ${role}`);
+  };
+  const before = await mapped(changeMemberRole(app.db, team.id, userId, role, guard));
   if (!before) throw new NotFoundError('member not found');
   const member = (await listMembers(app.db, team.id)).find((m) => m.userId === userId);
   if (!member) throw new NotFoundError('member not found');
@@ -156,6 +171,7 @@ export const createTeamInvite: Handler<'createTeamInvite'> = async ({ app, calle
   refuseSandboxKey(caller, 'invite team members');
   const role: TeamRole = body.role;
   if (role === 'owner') requirePermission(team.role, 'manage_owners');
+  refuseGrantingBeyondScopes(caller, role, `inviting someone as ${role}`);
   const email = normaliseEmail(body.email);
   const token = newSecret(INVITE_TOKEN_PREFIX);
   const invite = await createInvite(app.db, { teamId: team.id, email, role, invitedBy: caller.userId, tokenHash: sha256Hex(token) }, app.clock());

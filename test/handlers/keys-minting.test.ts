@@ -6,6 +6,8 @@ import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { createClient, tokenFor } from '../helpers/oauth.ts';
 import { insertDelivery } from '../../db/webhooks.ts';
+import { createInvite } from '../../db/teams.ts';
+import { sha256Hex } from '../../lib/secrets.ts';
 
 let gw: TestGateway;
 let acct: Account;
@@ -128,6 +130,56 @@ test('a token or key without generate:write cannot set up a studio whose users s
   // a token that may spend the credit itself may
   const spender = await tokenWith(a, ['keys:manage', 'generate:write']);
   t.is((await call('POST', '/app/studios', bearer(spender), studio('owner_pays'))).status, 201);
+});
+
+const emailOf = async (a: Account) => (await gw.app.db('users').where({ id: a.userId }).first<{ email: string }>('email'))!.email;
+
+test('a token or key without generate:write cannot invite someone, or give a member, a role that spends the team wallet', async (t) => {
+  const a = await newAccount(gw, 10_000);
+  const other = await newAccount(gw);
+  const team = (await call('POST', '/app/teams', bearer(a.session), { name: 'Wallet' })).body;
+  const teamId = String(team.id);
+  const token = await tokenWith(a, ['keys:manage']);
+  const key = String((await newKey(bearer(token), { name: 'child' })).body.key);
+  const email = await emailOf(other);
+  for (const role of ['developer', 'admin', 'owner']) {
+    const invited = await call('POST', `/app/teams/${teamId}/invites`, bearer(token), { email, role });
+    t.is(invited.status, 403, `${role}: ${JSON.stringify(invited.body)}`);
+    t.regex(String(invited.body.detail), /generate:write/);
+    t.is((await call('POST', `/app/teams/${teamId}/invites`, apiKey(key), { email, role })).status, 403, `nor a key it created (${role})`);
+  }
+  // roles that spend nothing stay as they were
+  for (const role of ['viewer', 'billing']) t.is((await call('POST', `/app/teams/${teamId}/invites`, bearer(token), { email, role })).status, 201, role);
+
+  // nor raise a member to one
+  await gw.app.db('team_members').insert({ team_id: team.id, user_id: other.userId, role: 'viewer', created_at: Date.now() });
+  const raised = await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, bearer(token), { role: 'developer' });
+  t.is(raised.status, 403, JSON.stringify(raised.body));
+  t.regex(String(raised.body.detail), /generate:write/);
+  t.is((await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, apiKey(key), { role: 'admin' })).status, 403);
+  t.is((await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, bearer(token), { role: 'billing' })).status, 200);
+  t.is((await call('POST', `/api/v1/canvas-v1-fast-text-to-image?team_id=${teamId}`, apiKey(other.liveKey), { prompt: 'x' })).status, 403, 'the member still cannot spend the wallet');
+
+  // a token that may spend the wallet itself may; so may a session and an unrestricted key
+  const spender = await tokenWith(a, ['keys:manage', 'generate:write']);
+  t.is((await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, bearer(spender), { role: 'developer' })).status, 200);
+  t.is((await call('POST', `/app/teams/${teamId}/invites`, bearer(spender), { email, role: 'admin' })).status, 201);
+  t.is((await call('POST', `/app/teams/${teamId}/invites`, bearer(a.session), { email, role: 'developer' })).status, 201);
+  t.is((await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, apiKey(a.liveKey), { role: 'admin' })).status, 200);
+});
+
+test('accepting an invite takes no scope: a restricted key that accepts one still cannot spend the team wallet', async (t) => {
+  const a = await newAccount(gw, 10_000);
+  const other = await newAccount(gw);
+  const team = (await call('POST', '/app/teams', bearer(a.session), { name: 'Joined' })).body;
+  const invite = 'mgi_restricted_key_accepts';
+  await createInvite(gw.app.db, { teamId: Number(team.id), email: await emailOf(other), role: 'developer', invitedBy: a.userId, tokenHash: sha256Hex(invite) }, Date.now());
+  const token = await tokenWith(other, ['keys:manage']);
+  const key = String((await newKey(bearer(token), { name: 'reader' })).body.key);
+  const accepted = await call('POST', '/app/team_invites/accept', apiKey(key), { token: invite });
+  t.is(accepted.status, 200, JSON.stringify(accepted.body));
+  // the key keeps its scopes: it may not submit for the team (nor for anyone)
+  t.is((await call('POST', `/api/v1/canvas-v1-fast-text-to-image?team_id=${String(team.id)}`, apiKey(key), { prompt: 'x' })).status, 403);
 });
 
 // ------------------------------------------------------------------ sandbox keys

@@ -2491,7 +2491,9 @@ export interface paths {
         /**
          * Change a member's role
          * @description Needs `invite`; making someone an owner, or changing an owner's role, also needs
-         *     `manage_owners`. The last owner cannot be demoted (409).
+         *     `manage_owners`. The last owner cannot be demoted (409). Giving a role that spends the
+         *     team's wallet (owner, admin, developer: those with `generate`) also takes a credential
+         *     holding `generate:write` (403 otherwise; sessions and unrestricted API keys hold it).
          */
         patch: operations["changeTeamMemberRole"];
         trace?: never;
@@ -2537,7 +2539,10 @@ export interface paths {
         put?: never;
         /**
          * Invite someone by email
-         * @description Needs `invite` (and `manage_owners` to invite an owner). Mails a single-use link that
+         * @description Needs `invite` (and `manage_owners` to invite an owner). Inviting someone as a role that
+         *     spends the team's wallet (owner, admin, developer: those with `generate`) also takes a
+         *     credential holding `generate:write` (403 otherwise; sessions and unrestricted API keys
+         *     hold it). Mails a single-use link that
          *     expires after 7 days; only an account signed in with that email address can accept it.
          *     The token is never returned here nor stored: only its SHA-256 digest is kept.
          */
@@ -2684,7 +2689,9 @@ export interface paths {
          *     must equal the invited address (case-insensitive; 403 otherwise, and the invite stays
          *     usable). An unknown, used, revoked or expired token is 404; already a member is 409.
          *     A whitelabel studio's users run models only within their studio, so they cannot join a
-         *     team (403 `forbidden`; the invite stays pending).
+         *     team (403 `forbidden`; the invite stays pending). No scope is needed: an API key whose
+         *     scopes are restricted may accept, and keeps its scopes (one without `generate:write`
+         *     does not spend the team's wallet).
          */
         post: operations["acceptTeamInvite"];
         delete?: never;

@@ -36,7 +36,7 @@ export interface CatalogHost {
 }
 
 /** The parts of a model operation its hapi route is built from (plugins/spec-routes.ts routeOptionsFor). */
-const ROUTE_KEYS = ['method', 'path', 'security', 'x-rate-limit', 'x-team-permission', 'x-required-role', 'x-impersonation', 'x-raw-body', 'x-audit', 'x-audit-refusal'];
+const ROUTE_KEYS = ['method', 'path', 'security', 'x-rate-limit', 'x-team-permission', 'x-required-role', 'x-impersonation', 'x-raw-body', 'x-no-store', 'x-audit', 'x-audit-refusal'];
 
 /** A model operation's route settings: equal signatures mean the running route still fits. */
 export function routeSignature(op: Operation): string {

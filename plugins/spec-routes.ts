@@ -103,6 +103,17 @@ export function requiredRoles(operationId: string, declared: unknown): Role[] | 
 }
 
 /**
+ * Whether every answer of an operation is `Cache-Control: no-store` (`x-no-store: true`): those
+ * that carry a secret (a session or CSRF token, an API key, a client secret, an upload address, a
+ * signing secret, a support link), which no browser or proxy may keep. Every other answer is
+ * hapi's `no-cache`.
+ */
+export function noStoreOf(operationId: string, declared: unknown): boolean {
+  if (declared !== undefined && declared !== true) throw new Error(`${operationId}: x-no-store must be true when present`);
+  return declared === true;
+}
+
+/**
  * Whether an impersonated session (virtualLogin, supportLogin) is refused on an operation. Default
  * deny: every operation a session can call says so with `x-impersonation: allowed | forbidden`, and
  * start-up refuses one that does not; every role operation refuses it and may not say `allowed`.
@@ -426,6 +437,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
   const contentTypes = Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
   const hasBody = !['get', 'head', 'delete'].includes(operation.method);
   const rawBody = hasBody && (operation as unknown as Record<string, unknown>)['x-raw-body'] === true;
+  const noStore = noStoreOf(operationId, extensions['x-no-store']);
   const { publicUrl } = app.config;
   // Declaring the Idempotency-Key header is the opt-in (its part of this file, below); keys are kept
   // per owner, so a public operation cannot have them.
@@ -499,6 +511,8 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
       },
     },
     ...(waitsMs > 0 ? { timeout: { server: ANSWER_TIMEOUT_MS + waitsMs, socket: SOCKET_IDLE_MS + waitsMs } } : {}),
+    // an answer that already says (a download's, a redirect's) keeps its own
+    ...(noStore ? { cache: { otherwise: 'no-store' } } : {}),
     ...(hasBody ? {
       payload: {
         allow: contentTypes.length ? contentTypes : ['application/json'],

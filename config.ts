@@ -205,7 +205,7 @@ export const configSchema = Joi.object({
     .description('HTTP bind address'),
   PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] })
     .meta({ default: '`http://localhost:$PORT`' })
-    .description('absolute base of every URL the gateway hands out (output files, `urls.get`); also the OAuth issuer and protected-resource identifier. No user name or password in it (start-up refuses one)'),
+    .description('absolute base of every URL the gateway hands out (output files, `urls.get`); also the OAuth issuer and protected-resource identifier. With `https`, every answer carries `Strict-Transport-Security` (see [Security model](security.md#https-hsts)). No user name or password in it (start-up refuses one)'),
   DATABASE_URL: Joi.string().uri({ scheme: ['mysql', 'mariadb'] }).custom((value: string) => { mysqlAddress(value); return value; })
     .meta({ default: 'unset: SQLite file `$DATA_DIR/mediagate.sqlite`' })
     .description('`mysql://user:pass@host:port/db` selects MariaDB/MySQL. With the database on the same machine, `mysql://user:pass@localhost/db?socketPath=/run/mysqld/mysqld.sock` connects over the server\'s unix socket instead of TCP (host and port are then ignored; the path is the server\'s `@@socket`; no other query parameter is accepted): less CPU per round trip on both sides (see [Running in production](production.md))'),

@@ -1,7 +1,8 @@
 // What every answer carries, whatever route it took:
 //   1. its X-Request-Id, its log line and its HTTP metrics (requestLogPlugin);
 //   2. an error as JSON, never a bare or internal body (errorsPlugin, and the Boom builders the
-//      other plugins answer with).
+//      other plugins answer with);
+//   3. with an https PUBLIC_URL, Strict-Transport-Security (transportSecurityPlugin).
 import Boom from '@hapi/boom';
 import type { Plugin, Request, RequestRoute, ResponseToolkit } from '@hapi/hapi';
 import type { Socket } from 'node:net';
@@ -106,6 +107,28 @@ export const requestLogPlugin: Plugin<{ app: App }> = {
       const level = LEVEL_TAGS.find((l) => event.tags.includes(l)) ?? 'info';
       log[level]({ tags: event.tags, data: event.data });
     });
+  },
+};
+
+// ---- 3. HSTS
+// With an https PUBLIC_URL, every answer tells browsers to use https only for this host, for a
+// year: no includeSubDomains (other hosts of the domain are not the gateway's to speak for) and no
+// preload (a list an operator opts into, hard to leave). Set on the raw response as the request
+// arrives, so it is on every answer hapi sends and on those a library writes itself (the OAuth
+// token endpoint). An http PUBLIC_URL (the embedded default) sends none: a browser ignores it
+// over http anyway, and a local gateway must not pin localhost to https.
+
+export const HSTS_HEADER = 'Strict-Transport-Security';
+export const HSTS_VALUE = 'max-age=31536000';
+
+export const transportSecurityPlugin: Plugin<{ publicUrl: string }> = {
+  name: 'mediagate-transport-security',
+  register(server, { publicUrl }) {
+    if (!publicUrl.toLowerCase().startsWith('https:')) return;
+    server.ext('onRequest', (request, h) => {
+      request.raw.res.setHeader(HSTS_HEADER, HSTS_VALUE);
+      return h.continue;
+    }, { before: ['mediagate-embed', 'mediagate-errors'] });
   },
 };
 

@@ -2,6 +2,7 @@
 // verifier). In the database because the callback may reach any API process; single use.
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
+import { purgeSomeExpired } from './retention.ts';
 
 export const AUTH_REQUEST_TTL_MS = 10 * 60 * 1000;
 
@@ -15,9 +16,9 @@ export interface PendingAuthRequest {
 }
 
 export async function savePendingAuthRequest(db: Db, stateHash: string, req: PendingAuthRequest, now: number): Promise<void> {
-  // Abandoned requests are cleared as new ones arrive (indexed on expires_at).
-  await db('oauth_states').where('expires_at', '<=', now).delete();
   await db('oauth_states').insert({ state_hash: stateHash, nonce: req.nonce, code_verifier: req.codeVerifier, studio_id: req.studioId, return_to: req.returnTo, created_at: now, expires_at: now + AUTH_REQUEST_TTL_MS });
+  // abandoned requests are cleared as new ones arrive, a few at a time and never failing the sign-in (the retention job removes the rest)
+  await purgeSomeExpired(db, 'oauth_states', 'state_hash', now);
 }
 
 /** Removes and returns the pending request for this state; undefined when unknown, expired or already used. */

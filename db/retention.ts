@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected, isMysql, jsonOr } from './knex.ts';
-import { isDuplicateKey } from './errors.ts';
+import { isDuplicateKey, isLockConflict } from './errors.ts';
 import { deleteExpiredIdempotencyKeys } from './idempotency.ts';
 
 export const RETENTION_BATCH = 500;
@@ -45,6 +45,32 @@ export async function deleteInBatches(db: Db, table: string, key: string, where:
     if (keys.length === 0) return removed;
     removed += affected(await where(db(table).whereIn(key, keys)).delete());
     if (keys.length < batch) return removed;
+  }
+}
+
+/** How many expired rows a new sign-in state or hand-off clears at most (purgeSomeExpired). */
+export const INLINE_PURGE_BATCH = 20;
+
+/**
+ * Housekeeping as new rows arrive (a sign-in's expired states and hand-offs): deletes at most
+ * `batch` rows of `table` whose `expires_at` is at or before `now`, read first without locks, then
+ * deleted by their key alone. Best effort: a lock conflict is ignored, and the retention job
+ * removes what is left. Keys are never reused and `expires_at` never changes, so a row read
+ * expired stays so (with the expiry in the DELETE's WHERE, the planner would take its index again).
+ * Not one DELETE over the expiry index: that locked the index entry of the first live row past
+ * its range, then the row, while a callback taking that row locked the row, then its entry, and
+ * the two deadlocked on MariaDB (a sign-in answered 503). A DELETE by key locks rows, then their
+ * entries, in the callbacks' order, and only rows it removes (or, on a table of a few rows, the
+ * whole table for a moment): it may wait on one short statement, never deadlock with it.
+ */
+export async function purgeSomeExpired(db: Db, table: string, key: string, now: number, batch = INLINE_PURGE_BATCH): Promise<number> {
+  try {
+    const keys = await db(table).where('expires_at', '<=', now).limit(batch).pluck(key) as string[];
+    if (keys.length === 0) return 0;
+    return affected(await db(table).whereIn(key, keys).delete());
+  } catch (err) {
+    if (isLockConflict(err)) return 0;
+    throw err;
   }
 }
 

@@ -2,6 +2,7 @@
 // (handlers/google.ts): the code's SHA-256, whose account, for which studio, for one minute.
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
+import { purgeSomeExpired } from './retention.ts';
 
 export const HANDOFF_TTL_MS = 60 * 1000;
 
@@ -11,9 +12,9 @@ export interface SessionHandoff {
 }
 
 export async function saveHandoff(db: Db, codeHash: string, h: SessionHandoff, now: number): Promise<void> {
-  // abandoned hand-offs are cleared as new ones arrive (indexed on expires_at)
-  await db('session_handoffs').where('expires_at', '<=', now).delete();
   await db('session_handoffs').insert({ code_hash: codeHash, user_id: h.userId, studio_id: h.studioId, expires_at: now + HANDOFF_TTL_MS });
+  // abandoned hand-offs are cleared as new ones arrive, a few at a time and never failing the sign-in (the retention job removes the rest)
+  await purgeSomeExpired(db, 'session_handoffs', 'code_hash', now);
 }
 
 /** Removes and returns the hand-off for this code; undefined when unknown, expired or already used. */

@@ -83,6 +83,8 @@ export interface RetentionCounts {
   uploads: number;
   sessions: number;
   oauth_states: number;
+  /** Google sign-in hand-offs to a studio's domain */
+  session_handoffs: number;
   oauth_tokens: number;
   one_time_codes: number;
   idempotency_keys: number;
@@ -152,13 +154,14 @@ export async function deleteOldWebhookDeliveries(db: Db, before: number): Promis
 }
 
 /**
- * Sessions, OAuth states and tokens, one-time codes and reset codes, idempotency records, ended
- * rate-limit windows, finished team invites and used or expired support links, past their end by more than the grace period
+ * Sessions, OAuth states and tokens, sign-in hand-offs, one-time codes and reset codes,
+ * idempotency records, ended rate-limit windows, finished team invites and used or expired support links, past their end by more than the grace period
  * (`cutoff` = now - grace).
  */
 export async function deleteExpiredRecords(db: Db, now: number, cutoff: number, longestRateWindowMs: number): Promise<Omit<RetentionCounts, 'outputs' | 'uploads' | 'webhook_attempts' | 'webhook_deliveries' | 'accounts'>> {
   const sessions = await deleteInBatches(db, 'sessions', 'id', (q) => q.where((w) => w.where('expires_at', '<', cutoff).orWhere('revoked_at', '<', cutoff)));
   const oauthStates = await deleteInBatches(db, 'oauth_states', 'state_hash', (q) => q.where('expires_at', '<', cutoff));
+  const handoffs = await deleteInBatches(db, 'session_handoffs', 'code_hash', (q) => q.where('expires_at', '<', cutoff));
   // oidc-provider's records (access tokens, grants…) have a two-column key: batched per kind.
   let oauthTokens = 0;
   const kinds = await db('oauth_provider_records').distinct('kind').whereNotNull('expires_at').andWhere('expires_at', '<', cutoff).pluck('kind') as string[];
@@ -182,7 +185,7 @@ export async function deleteExpiredRecords(db: Db, now: number, cutoff: number, 
   const running = db('predictions').select('id').whereIn('status', ['queued', 'pending', 'processing']);
   const eventFilters = await deleteInBatches(db, 'webhook_event_filters', 'prediction_id', (q) => q.where('created_at', '<', cutoff).whereNotIn('prediction_id', running));
   return {
-    sessions, oauth_states: oauthStates, oauth_tokens: oauthTokens, one_time_codes: codes, idempotency_keys: idempotency,
+    sessions, oauth_states: oauthStates, session_handoffs: handoffs, oauth_tokens: oauthTokens, one_time_codes: codes, idempotency_keys: idempotency,
     rate_limit_windows: windows, team_invites: invites, support_links: links, webhook_event_filters: eventFilters,
   };
 }

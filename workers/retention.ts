@@ -1,6 +1,6 @@
 // The retention job (README "Retention"): every RETENTION_INTERVAL_SECONDS, in worker processes,
 // removes output files of old predictions (the row stays, marked), uploads no media library took,
-// old webhook attempt records and finished deliveries, and expired or used sessions, OAuth states and tokens, one-time codes,
+// old webhook attempt records and finished deliveries, and expired or used sessions, OAuth states and tokens, sign-in hand-offs, one-time codes,
 // idempotency records, ended rate-limit windows and finished team invites. With several workers
 // one run happens per period: each tick asks for the `scheduled_jobs` lease (a conditional UPDATE),
 // and only the worker that moved it forward runs. Never touches ledger rows or prediction rows.

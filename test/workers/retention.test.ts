@@ -1,9 +1,9 @@
 // Retention (README "Retention"): the worker's scheduled job removes what outlived its lifetime
 // and keeps what did not: output files (the prediction row stays and the result route says
 // `outputs_expired`), webhook attempts and finished deliveries, expired or used sessions, OAuth
-// states and tokens, one-time codes, idempotency records, ended rate-limit windows and finished
-// invites. Ledger rows and prediction rows are never removed. Two workers on one database run it
-// once per period. Time is the app clock, moved by the test.
+// states and tokens, sign-in hand-offs, one-time codes, idempotency records, ended rate-limit
+// windows and finished invites. Ledger rows and prediction rows are never removed. Two workers on
+// one database run it once per period. Time is the app clock, moved by the test.
 import test from 'ava';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -130,6 +130,12 @@ test.serial('expired or used records past the grace period are removed; live and
     { state_hash: hex('a'), nonce: 'n', code_verifier: 'v', created_at: longAgo, expires_at: longAgo },
     { state_hash: hex('b'), nonce: 'n', code_verifier: 'v', created_at: now, expires_at: later },
   ]);
+  // Google sign-in hand-offs to a studio's domain (a new one clears only a few expired ones)
+  await db('session_handoffs').insert([
+    { code_hash: hex('a'), user_id: uid, studio_id: 1, expires_at: longAgo },
+    { code_hash: hex('b'), user_id: uid, studio_id: 1, expires_at: recently },
+    { code_hash: hex('c'), user_id: uid, studio_id: 1, expires_at: later },
+  ]);
   await db('oauth_provider_records').insert([
     { kind: 'ClientCredentials', id: 'old', payload: '{}', expires_at: longAgo },
     { kind: 'ClientCredentials', id: 'live', payload: '{}', expires_at: later },
@@ -186,6 +192,7 @@ test.serial('expired or used records past the grace period are removed; live and
   const hashes = async (table: string, col = 'token_hash') => (await db(table).whereIn(col, [hex('1'), hex('2'), hex('3'), hex('4'), hex('5'), hex('6'), hex('7')]).pluck(col)).sort();
   t.deepEqual(await hashes('sessions'), [hex('2'), hex('4')], 'expired and revoked past the grace go; recently expired and live stay');
   t.deepEqual(await db('oauth_states').pluck('state_hash'), [hex('b')]);
+  t.deepEqual((await db('session_handoffs').pluck('code_hash')).sort(), [hex('b'), hex('c')], 'expired past the grace go; recently expired and live stay');
   t.deepEqual((await db('oauth_provider_records').pluck('id')).sort(), ['forever', 'live']);
   t.deepEqual((await db('otp_codes').where({ user_id: uid }).pluck('code_hash')).sort(), [hex('e')]);
   t.deepEqual(await db('idempotency_keys').where({ user_id: uid }).whereIn('key_hash', [hex('f'), hex('9')]).pluck('key_hash'), [hex('9')]);
@@ -196,7 +203,7 @@ test.serial('expired or used records past the grace period are removed; live and
   t.deepEqual(await db('alert_deliveries').pluck('id'), ['msg_alert_new']);
   t.deepEqual(await db('alert_delivery_attempts').pluck('number'), [2]);
   t.deepEqual((await db('webhook_event_filters').pluck('prediction_id')).sort(), ['r'.repeat(32), 'y'.repeat(32)]);
-  t.like(counts, { sessions: 2, oauth_states: 1, oauth_tokens: 1, one_time_codes: 2, team_invites: 2, webhook_deliveries: 2, webhook_event_filters: 2 });
+  t.like(counts, { sessions: 2, oauth_states: 1, session_handoffs: 1, oauth_tokens: 1, one_time_codes: 2, team_invites: 2, webhook_deliveries: 2, webhook_event_filters: 2 });
   t.true(counts.idempotency_keys >= 1 && counts.rate_limit_windows >= 1 && counts.webhook_attempts >= 1);
   t.true(await waitFor(async () => (await gw.app.metrics.registry.getSingleMetricAsString('mediagate_retention_removed_total')).includes('kind="sessions"')));
 });

@@ -4,10 +4,9 @@
 // provider's fault, with a warning for the operator. An endless body needs a real socket (nock
 // buffers a whole reply before fetch sees it), so those tests run a local server; the rest nock.
 import test from 'ava';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { publicResolve, failure } from '../../helpers/adapters.ts';
+import { cutOff, hugeHost } from '../../helpers/huge-host.ts';
 import { callJson } from '../../../workers/adapters/upstream-http.ts';
 import { completeChat, streamChat, MAX_EVENT_CHARS } from '../../../workers/adapters/openai-chat.ts';
 import { createOpenAiCompatible } from '../../../workers/adapters/openai-compatible.ts';
@@ -29,55 +28,12 @@ const MiB = 1024 * 1024;
 /** upstream-http.ts MAX_ANSWER_BYTES */
 const MAX_ANSWER_BYTES = 64 * MiB;
 
-/**
- * A host that answers `status` with a JSON-looking body of `total` bytes, written as fast as the
- * client reads; `written` is how much went out before the connection closed (bounded, so that a
- * client that reads it all still ends).
- */
-async function hugeHost(t: import('ava').ExecutionContext, status: number, total = 96 * MiB) {
-  const answers: { written: number; closed: Promise<void> }[] = [];
-  const server = http.createServer((req, res) => {
-    req.resume();
-    const answer = { written: 0, closed: new Promise<void>((resolve) => res.on('close', () => resolve())) };
-    answers.push(answer);
-    res.writeHead(status, { 'content-type': 'application/json' });
-    const chunk = Buffer.alloc(MiB, 'a');
-    res.write('{"pad":"');
-    const write = () => {
-      while (!res.destroyed && answer.written < total) {
-        answer.written += chunk.length;
-        if (!res.write(chunk)) {
-          res.once('drain', write);
-          return;
-        }
-      }
-      if (!res.destroyed) res.end('"}');
-    };
-    write();
-  });
-  const sockets = new Set<import('node:net').Socket>();
-  server.on('connection', (s) => sockets.add(s));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
-  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, answers, total };
-}
-
-/** Resolves true when the answer's connection was closed within a second, before all of it was sent. */
-async function cutOff(answer: { written: number; closed: Promise<void> } | undefined, total: number): Promise<boolean> {
-  if (!answer) return false;
-  const closed = await Promise.race([answer.closed.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1000))]);
-  return closed && answer.written < total;
-}
-
 function caller(warnings: Array<{ fields: Record<string, unknown>; message: string }>): Caller {
   return { provider: 'acme', secrets: [], signal: new AbortController().signal, warn: (fields, message) => warnings.push({ fields, message }) };
 }
 
 test('a 2xx answer larger than the cap is cut off there: the call fails as the provider\'s protocol fault, not retried, with a warning', async (t) => {
-  const host = await hugeHost(t, 200);
+  const host = await hugeHost(t, { status: 200, total: 96 * MiB });
   const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
   const err = await failure(t, callJson(caller(warnings), { method: 'GET', url: `${host.base}/v1/predictions/x`, headers: {}, what: 'polling' }));
   t.is(err.code, 'upstream_protocol');
@@ -89,7 +45,7 @@ test('a 2xx answer larger than the cap is cut off there: the call fails as the p
 });
 
 test('an error answer larger than the cap keeps its status\'s meaning (a 503 is retried), its body cut off', async (t) => {
-  const host = await hugeHost(t, 503);
+  const host = await hugeHost(t, { status: 503, total: 96 * MiB });
   const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
   const err = await failure(t, callJson(caller(warnings), { method: 'POST', url: `${host.base}/v1/models/m/predictions`, headers: {}, body: {}, what: 'submission' }));
   t.is(err.code, 'upstream_unavailable');
@@ -128,7 +84,7 @@ test.serial('OpenAI\'s largest image answers fit: four 1536x1024 images as base6
 });
 
 test('a non-streamed chat answer past the cap is cut off: the call fails as the provider\'s fault, with a warning', async (t) => {
-  const host = await hugeHost(t, 200);
+  const host = await hugeHost(t, { status: 200, total: 96 * MiB });
   const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
   const err = await t.throwsAsync(completeChat([{ name: 'self-hosted', url: `${host.base}/v1`, key: undefined, upstreamModel: 'm' }], { messages: [{ role: 'user', content: 'hi' }] }, {
     signal: new AbortController().signal, timeoutMs: 120_000, warn: (fields, message) => warnings.push({ fields, message }),
@@ -141,7 +97,7 @@ test('a non-streamed chat answer past the cap is cut off: the call fails as the 
 });
 
 test('a chat provider\'s error answer past the cap is cut off too, and keeps its status\'s meaning', async (t) => {
-  const host = await hugeHost(t, 500);
+  const host = await hugeHost(t, { status: 500, total: 96 * MiB });
   const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
   const err = await t.throwsAsync(completeChat([{ name: 'self-hosted', url: `${host.base}/v1`, key: undefined, upstreamModel: 'm' }], { messages: [{ role: 'user', content: 'hi' }] }, {
     signal: new AbortController().signal, timeoutMs: 120_000, warn: (fields, message) => warnings.push({ fields, message }),
@@ -152,7 +108,7 @@ test('a chat provider\'s error answer past the cap is cut off too, and keeps its
 });
 
 test('a streamed chat answer whose event never ends is cut off at the event cap: the call fails as the provider\'s fault, with a warning', async (t) => {
-  const host = await hugeHost(t, 200, 32 * MiB);
+  const host = await hugeHost(t, { status: 200, total: 32 * MiB });
   const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
   const err = await t.throwsAsync(streamChat([{ name: 'self-hosted', url: `${host.base}/v1`, key: undefined, upstreamModel: 'm' }], { messages: [{ role: 'user', content: 'hi' }] }, {
     signal: new AbortController().signal, timeoutMs: 120_000, warn: (fields, message) => warnings.push({ fields, message }),

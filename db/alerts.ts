@@ -9,7 +9,7 @@ import type { Db } from './knex.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { walletRow } from './wallet/ledger.ts';
-import { bool, num, numOrNull } from './knex.ts';
+import { affected, bool, num, numOrNull } from './knex.ts';
 import { periodStart } from './key-spend.ts';
 import type { SpendPeriod } from './key-spend.ts';
 
@@ -50,6 +50,11 @@ export async function updateAlertSettings(db: Db, owner: Owner, s: Omit<AlertSet
   await walletRow(db, owner).update({
     low_balance_threshold: s.lowBalanceThreshold, monthly_budget: s.monthlyBudget, monthly_budget_hard: s.monthlyBudgetHard, alert_webhook_url: s.webhookUrl,
   });
+}
+
+/** Removes the wallet's alert webhook URL, keeping its thresholds and budget; whether it had one. */
+export async function removeAlertWebhookUrl(db: Db, owner: Owner): Promise<boolean> {
+  return affected(await walletRow(db, owner).whereNotNull('alert_webhook_url').update({ alert_webhook_url: null })) > 0;
 }
 
 /** YYYY-MM of the UTC month containing `now`. */

@@ -1,9 +1,16 @@
-// Everything that lets a program act for an account, taken back at once (issue 16: an account
-// taken back from whoever pre-registered it, or "sign out everywhere" on a password reset).
-// Login sessions are ended by the callers, which already do so (db/sessions.ts).
+// Everything that lets a program act for an account, taken back at once (issue 16: "sign out
+// everywhere" on a password reset), and the take-back of an account from whoever registered it
+// without proving the address, which also ends what they set up to spend its wallet or hear about it.
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
 import { replaceSecret } from './webhooks.ts';
+import { setPasswordHash } from './users.ts';
+import { revokeUserSessions } from './sessions.ts';
+import { unlinkIdentities } from './identities.ts';
+import { revokePersonalEmbedCodes } from './embed-codes.ts';
+import { disablePersonalStudios } from './studios.ts';
+import { listMyTeams, revokeInvitesSentBy } from './teams.ts';
+import { removeAlertWebhookUrl } from './alerts.ts';
 
 export interface RevokedCredentials {
   apiKeys: number;
@@ -25,4 +32,45 @@ export async function revokeAllCredentials(trx: Db, userId: number, encryptionKe
   }
   await replaceSecret(trx, { userId, teamId: null }, encryptionKey, now, { keepPrevious: false });
   return { apiKeys, oauthClients: clients.length };
+}
+
+/** What a take-back ended, for the answer and the audit event. */
+export interface TakenBack extends RevokedCredentials {
+  sessionsEnded: number;
+  identitiesUnlinked: number;
+  /** personal embed and agent embed codes revoked */
+  embedCodes: number;
+  /** personal studios disabled */
+  studios: number;
+  /** pending team invites the account had sent, revoked */
+  invites: number;
+  alertWebhookRemoved: boolean;
+  /** live teams the account belongs to: each is its own tenant, whose keys, codes and studios stay */
+  teams: number;
+}
+
+/**
+ * Takes an account back, inside the caller's transaction, from whoever registered it without
+ * proving the address, for its owner who just has (a first sign-in by code, a reset, or a Google
+ * sign-in with the verified address). Everything they could have set up goes: the password
+ * (replaced by `passwordHash`, or removed), every session, every Google identity linked so far,
+ * every credential (revokeAllCredentials), and what spends the account's wallet or tells about it:
+ * its personal embed and agent embed codes, its personal studios (their users' runs, which an
+ * owner_pays studio charges to the account), the pending team invites it sent, and its alert
+ * webhook URL (thresholds and budget stay). A team's own codes, studios and keys are the team's
+ * and stay. Every path that takes an account back calls this, so none leaves a part out; after
+ * the commit, the caller drops what processes cached (handlers/take-back.ts afterTakeBack).
+ */
+export async function takeBackAccount(trx: Db, userId: number, opts: { passwordHash: string | null; encryptionKey: Buffer; now: number }): Promise<TakenBack> {
+  const { now } = opts;
+  const sessionsEnded = await revokeUserSessions(trx, userId, now);
+  const identitiesUnlinked = await unlinkIdentities(trx, userId);
+  const revoked = await revokeAllCredentials(trx, userId, opts.encryptionKey, now);
+  const embedCodes = await revokePersonalEmbedCodes(trx, userId, now);
+  const studios = await disablePersonalStudios(trx, userId, now);
+  const invites = await revokeInvitesSentBy(trx, userId, now);
+  const alertWebhookRemoved = await removeAlertWebhookUrl(trx, { userId, teamId: null });
+  await setPasswordHash(trx, userId, opts.passwordHash);
+  const teams = (await listMyTeams(trx, userId)).length;
+  return { ...revoked, sessionsEnded, identitiesUnlinked, embedCodes, studios, invites, alertWebhookRemoved, teams };
 }

@@ -162,6 +162,14 @@ export async function revokeEmbedCode(db: Db, owner: Owner, id: number, now: num
   return true;
 }
 
+/**
+ * Revokes every active personal code of the user, embed and agent embed alike (a team's codes are
+ * the team's and stay); how many. For an account taken back (db/credentials.ts takeBackAccount).
+ */
+export async function revokePersonalEmbedCodes(db: Db, userId: number, now: number): Promise<number> {
+  return affected(await db('embed_codes').where(ownerWhere({ userId, teamId: null })).whereNull('revoked_at').update({ revoked_at: now, updated_at: now }));
+}
+
 /** An active code as a request presents it: with the studio its owning user belongs to. */
 export interface ActiveEmbedCode extends EmbedCode {
   /** users.studio_id of the code's user (null: none); a personal code of a studio's user is refused (plugins/credentials.ts) */

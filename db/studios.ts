@@ -133,6 +133,20 @@ export async function disableStudio(db: Db, owner: Owner, id: number, now: numbe
 }
 
 /**
+ * Disables every enabled personal studio of the user and frees their domains, as disableStudio
+ * does (a team's studios are the team's and stay); how many. For an account taken back
+ * (db/credentials.ts takeBackAccount).
+ */
+export async function disablePersonalStudios(db: Db, userId: number, now: number): Promise<number> {
+  const rows = await db('studios').where(ownerWhere({ userId, teamId: null })).whereNull('disabled_at').select<Array<{ id: number | string }>>('id');
+  if (rows.length === 0) return 0;
+  const ids = rows.map((r) => num(r.id));
+  await db('studios').whereIn('id', ids).whereNull('disabled_at').update({ disabled_at: now, updated_at: now });
+  await db('studio_domains').whereIn('studio_id', ids).delete();
+  return ids.length;
+}
+
+/**
  * The enabled studio a request names, by slug or by one of its domains; undefined for an unknown
  * or disabled one, one whose owning team is deleted, or a personal one whose owner is another
  * studio's user (who runs models only within that studio: handlers/studios.ts refuses to create

@@ -269,6 +269,16 @@ export async function revokeInvite(db: Db, teamId: number, inviteId: number, now
 }
 
 /**
+ * Revokes every invite this account sent that could still be accepted, whatever its team; how
+ * many. For an account taken back (db/credentials.ts takeBackAccount): whoever registered it may
+ * have invited themselves.
+ */
+export async function revokeInvitesSentBy(db: Db, userId: number, now: number): Promise<number> {
+  const n = await db('team_invites').where({ invited_by: userId }).whereNull('accepted_at').whereNull('revoked_at').andWhere('expires_at', '>', now).update({ revoked_at: now });
+  return affected(n);
+}
+
+/**
  * Accepts the invite whose token has this digest for the signed-in user. The invite is used
  * up by a conditional UPDATE, so a token works once even when presented twice at the same time.
  */

@@ -16,13 +16,13 @@ import { REGISTRATION_CLOSED } from './auth.ts';
 import { sha256Hex } from '../lib/secrets.ts';
 import { cookieSecure, signInStateCookieName, signInStateCookieOptions } from '../lib/session-cookie.ts';
 import { AUTH_REQUEST_TTL_MS, savePendingAuthRequest, takePendingAuthRequest } from '../db/oauth-states.ts';
-import { findIdentityUserId, linkIdentity, unlinkIdentities } from '../db/identities.ts';
-import { createUser, findUserByEmail, setPasswordHash, verifyEmail } from '../db/users.ts';
+import { findIdentityUserId, linkIdentity } from '../db/identities.ts';
+import { createUser, findUserByEmail, verifyEmail } from '../db/users.ts';
 import { findActiveStudio, studioOfUser } from '../db/studios.ts';
 import { saveHandoff, takeHandoff } from '../db/session-handoffs.ts';
-import { revokeUserSessions } from '../db/sessions.ts';
-import { revokeAllCredentials } from '../db/credentials.ts';
-import { forgetSecrets } from '../workers/deliver-webhook.ts';
+import { takeBackAccount } from '../db/credentials.ts';
+import type { TakenBack } from '../db/credentials.ts';
+import { afterTakeBack, takenBackAudit } from './take-back.ts';
 import { DuplicateError } from '../db/errors.ts';
 import { completeAuthorization, ProviderUnavailableError, SignInRefusedError, startAuthorization, verifyIdToken } from './google-oidc.ts';
 import type { ExternalIdentity } from './google-oidc.ts';
@@ -69,7 +69,7 @@ async function sameStudio(db: App['db'], userId: number, studioId: number | null
  * same email, linked now if the provider verified that email; else a new account without a
  * password, in that studio. An account of another studio (or of none) is refused with 401.
  */
-async function accountFor(app: App, id: ExternalIdentity, studioId: number | null): Promise<{ userId: number; linked: 'before' | 'existing account' | 'new account' }> {
+async function accountFor(app: App, id: ExternalIdentity, studioId: number | null): Promise<{ userId: number; linked: 'before' | 'existing account' | 'new account'; takenBack?: TakenBack }> {
   const linked = await findIdentityUserId(app.db, PROVIDER, id.subject);
   if (linked !== undefined) {
     await sameStudio(app.db, linked, studioId);
@@ -78,7 +78,7 @@ async function accountFor(app: App, id: ExternalIdentity, studioId: number | nul
   const { email } = id;
   if (!email) throw new UnauthorizedError('Google did not share an email address with this gateway');
   const now = app.clock();
-  let revokedFor: number | null = null;
+  let takenBack = null as TakenBack | null;
   const account = await app.db.transaction(async (trx) => {
     const existing = await findUserByEmail(trx, email);
     if (existing) {
@@ -87,13 +87,10 @@ async function accountFor(app: App, id: ExternalIdentity, studioId: number | nul
       if (!existing.emailVerified) {
         // Whoever chose this account's password never proved the address; its owner just has.
         // Everything they could have set up goes (protection against pre-registration takeover):
-        // the password, sessions, API keys, OAuth clients and tokens, the webhook secret, and the
-        // identities linked until now (only an unverified address can have linked one).
-        await setPasswordHash(trx, existing.id, null);
-        await unlinkIdentities(trx, existing.id);
-        await revokeUserSessions(trx, existing.id, now);
-        await revokeAllCredentials(trx, existing.id, app.encryptionKey, now);
-        revokedFor = existing.id;
+        // the password, sessions, API keys, OAuth clients and tokens, the webhook secret, the
+        // identities linked until now (only an unverified address can have linked one), embed
+        // codes, studios, the invites it sent and the alert webhook URL.
+        takenBack = await takeBackAccount(trx, existing.id, { passwordHash: null, encryptionKey: app.encryptionKey, now });
       }
       // Google vouches for the address: verified, with the sign-up credit if it was never granted.
       await verifyEmail(trx, existing.id, app.config.signupCredit, now);
@@ -108,9 +105,10 @@ async function accountFor(app: App, id: ExternalIdentity, studioId: number | nul
     await linkIdentity(trx, user.id, PROVIDER, id.subject, now);
     return { userId: user.id, linked: 'new account' as const };
   });
+  if (takenBack === null) return account;
   // committed: every API process drops the revoked keys before the sign-in answers (README "Credential cache")
-  if (revokedFor !== null) await app.credentials.invalidate({ userIds: [revokedFor] });
-  return account;
+  await afterTakeBack(app, account.userId);
+  return { ...account, takenBack };
 }
 
 /** The account the identity signs in to (found, linked or created), recorded on the audit event. */
@@ -122,7 +120,8 @@ async function signedInUser(ctx: SignInContext, id: ExternalIdentity, method: st
     const account = await accountFor(app, id, studioId);
     userId = account.userId;
     if (account.linked !== 'before') audit(ctx, 'identity_linked', { userId, provider: PROVIDER, to: account.linked });
-    if (account.linked === 'existing account') forgetSecrets(app.db, { userId, teamId: null });
+    // what was taken back from whoever registered the account, on the sign-in's event
+    if (account.takenBack) Object.assign(ctx.audit, { passwordRemoved: true, ...takenBackAudit(account.takenBack) });
   } catch (err) {
     // Two first sign-ins of one identity raced: the other one created the link.
     if (!(err instanceof DuplicateError)) throw err;

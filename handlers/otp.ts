@@ -9,10 +9,10 @@ import { consumeOtp, newOtpCode, otpHash, storeOtp } from '../db/otp.ts';
 import type { OtpPurpose } from '../db/otp.ts';
 import { hashPassword } from '../lib/secrets.ts';
 import { revokeUserSessions } from '../db/sessions.ts';
-import { revokeAllCredentials } from '../db/credentials.ts';
-import { unlinkIdentities } from '../db/identities.ts';
-import type { RevokedCredentials } from '../db/credentials.ts';
+import { revokeAllCredentials, takeBackAccount } from '../db/credentials.ts';
+import type { RevokedCredentials, TakenBack } from '../db/credentials.ts';
 import { forgetSecrets } from '../workers/deliver-webhook.ts';
+import { afterTakeBack, takenBackAudit, takenBackDetail } from './take-back.ts';
 import { otpMail, sendInBackground } from '../lib/mail.ts';
 import { startSession, userView } from './session.ts';
 import { audit } from './audit.ts';
@@ -70,37 +70,38 @@ async function redeem(ctx: OperationContext<'loginOtp' | 'verifyOtp' | 'resetPas
 }
 
 const TAKEN_BACK = 'signed in; this code is the first proof that the address is yours, so what was set up on this account before was taken back from whoever registered it: its password was removed (set one with forgot-password and reset-password), every other session, API key, OAuth client and token was revoked, and the webhook signing secret was replaced';
-const GOOGLE_UNLINKED = '; Google sign-in set up before the address was verified no longer opens this account';
 
 /**
  * A session for the code's account. A code that is the first proof of the mailbox of a
  * never-verified account takes it back from whoever registered it, in the transaction that uses
  * the code, as a reset of such an account does: they chose the password and could have set up
- * sessions, keys, clients and Google sign-in without owning the address.
+ * sessions, keys, clients, Google sign-in, embed codes, studios, invites and an alert webhook
+ * without owning the address (db/credentials.ts takeBackAccount).
  */
 export const loginOtp: Handler<'loginOtp'> = async (ctx) => {
   const now = ctx.app.clock();
-  let takenBack = null as { sessionsEnded: number; revoked: RevokedCredentials; identitiesUnlinked: number } | null;
+  let takenBack = null as TakenBack | null;
   const user = await redeem(ctx, 'otp', async (u, trx) => {
     if (u.emailVerified) return;
-    await setPasswordHash(trx, u.id, null);
-    const sessionsEnded = await revokeUserSessions(trx, u.id, now);
-    const revoked = await revokeAllCredentials(trx, u.id, ctx.app.encryptionKey, now);
-    takenBack = { sessionsEnded, revoked, identitiesUnlinked: await unlinkIdentities(trx, u.id) };
+    takenBack = await takeBackAccount(trx, u.id, { passwordHash: null, encryptionKey: ctx.app.encryptionKey, now });
   });
   ctx.audit.method = 'otp';
   if (!takenBack) return startSession(ctx, user.id, ctx.query.session);
-  const { sessionsEnded, revoked, identitiesUnlinked } = takenBack;
-  forgetSecrets(ctx.app.db, { userId: user.id, teamId: null });
-  // committed: every API process drops the revoked keys before this answer (README "Credential cache")
-  await ctx.app.credentials.invalidate({ userIds: [user.id] });
-  Object.assign(ctx.audit, { passwordRemoved: true, sessionsEnded, apiKeysRevoked: revoked.apiKeys, oauthClientsRevoked: revoked.oauthClients, ...(identitiesUnlinked ? { identitiesUnlinked } : {}) });
-  return startSession(ctx, user.id, ctx.query.session, TAKEN_BACK + (identitiesUnlinked ? GOOGLE_UNLINKED : ''));
+  await afterTakeBack(ctx.app, user.id);
+  Object.assign(ctx.audit, { passwordRemoved: true, ...takenBackAudit(takenBack) });
+  return startSession(ctx, user.id, ctx.query.session, TAKEN_BACK + takenBackDetail(takenBack));
 };
 
 export const verifyOtp: Handler<'verifyOtp'> = async (ctx) => userView(await redeem(ctx, 'otp'));
 
-/** Sets the new password and ends every session of the account (and, when asked or never verified, every credential), in the transaction that uses the code. */
+const CREDENTIALS_REVOKED = 'password changed; every session, API key, OAuth client and token of this account has been revoked and the webhook signing secret replaced';
+
+/**
+ * Sets the new password and ends every session of the account (and, when asked, every
+ * credential), in the transaction that uses the code. A reset of an account whose address was
+ * never verified takes it back from whoever registered it (db/credentials.ts takeBackAccount), as
+ * a first code sign-in does.
+ */
 export const resetPassword: Handler<'resetPassword'> = async (ctx) => {
   // Hashed before the code is checked, for every request alike: the transaction stays short
   // and an unknown email costs what a known one does.
@@ -108,25 +109,29 @@ export const resetPassword: Handler<'resetPassword'> = async (ctx) => {
   const now = ctx.app.clock();
   let sessionsEnded = 0;
   let revoked = null as RevokedCredentials | null;
-  let identitiesUnlinked = 0;
+  let takenBack = null as TakenBack | null;
   const user = await redeem(ctx, 'reset', async (u, trx) => {
+    // never verified before this reset: whoever registered it may have planted keys, clients,
+    // Google sign-in, embed codes, studios, invites and an alert webhook (issue 16)
+    if (!u.emailVerified) {
+      takenBack = await takeBackAccount(trx, u.id, { passwordHash, encryptionKey: ctx.app.encryptionKey, now });
+      return;
+    }
     await setPasswordHash(trx, u.id, passwordHash);
     sessionsEnded = await revokeUserSessions(trx, u.id, now);
-    // "Sign out everywhere" on request; always when the address was never verified before this
-    // reset, since whoever registered it may have planted keys and clients (issue 16).
-    if (ctx.body.revoke_all_credentials || !u.emailVerified) revoked = await revokeAllCredentials(trx, u.id, ctx.app.encryptionKey, now);
-    // A Google identity linked to a never-verified account was linked without a verified address:
-    // it signs in like the password it replaces, so it goes too.
-    if (!u.emailVerified) identitiesUnlinked = await unlinkIdentities(trx, u.id);
+    // "Sign out everywhere" on request
+    if (ctx.body.revoke_all_credentials) revoked = await revokeAllCredentials(trx, u.id, ctx.app.encryptionKey, now);
   });
+  if (takenBack) {
+    await afterTakeBack(ctx.app, user.id);
+    Object.assign(ctx.audit, takenBackAudit(takenBack));
+    return { detail: CREDENTIALS_REVOKED + takenBackDetail(takenBack) };
+  }
   if (revoked) {
     forgetSecrets(ctx.app.db, { userId: user.id, teamId: null });
     // committed: every API process drops the revoked keys before this answer (README "Credential cache")
     await ctx.app.credentials.invalidate({ userIds: [user.id] });
   }
-  Object.assign(ctx.audit, { sessionsEnded, ...(revoked ? { apiKeysRevoked: revoked.apiKeys, oauthClientsRevoked: revoked.oauthClients } : {}), ...(identitiesUnlinked ? { identitiesUnlinked } : {}) });
-  const unlinked = identitiesUnlinked ? '; Google sign-in set up before the address was verified no longer opens this account' : '';
-  return { detail: (revoked
-    ? 'password changed; every session, API key, OAuth client and token of this account has been revoked and the webhook signing secret replaced'
-    : 'password changed; every session of this account has been ended') + unlinked };
+  Object.assign(ctx.audit, { sessionsEnded, ...(revoked ? { apiKeysRevoked: revoked.apiKeys, oauthClientsRevoked: revoked.oauthClients } : {}) });
+  return { detail: revoked ? CREDENTIALS_REVOKED : 'password changed; every session of this account has been ended' };
 };

@@ -1,6 +1,8 @@
 // A password reset can "sign out everywhere" (issue 16 item 1): with revoke_all_credentials, or
 // always when the address had never been verified, it also revokes every API key, OAuth client
-// and token and replaces the webhook secret. Real SMTP for the codes, MariaDB.
+// and token and replaces the webhook secret; a reset of a never-verified address also takes back
+// what could spend the wallet or hear about it (embed codes, studios, pending invites it sent, the
+// alert webhook URL), which a verified account's reset never touches. Real SMTP for the codes, MariaDB.
 import test from 'ava';
 import crypto from 'node:crypto';
 import { startGateway } from '../helpers/gateway.ts';
@@ -8,6 +10,8 @@ import type { TestGateway } from '../helpers/gateway.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 import type { SmtpCapture } from '../helpers/smtp.ts';
 import { basic, createClient, tokenRequest } from '../helpers/oauth.ts';
+import { plantSpenders, standing, TAKEN_BACK } from '../helpers/wallet-spenders.ts';
+import { creditWallet } from '../../db/wallet/moves.ts';
 
 let gw: TestGateway;
 let smtp: SmtpCapture;
@@ -41,7 +45,7 @@ async function equipped(opts: { verified: boolean }) {
   const token = async () => tokenRequest(gw, { grant_type: 'client_credentials' }, { authorization: basic(client.client_id, client.client_secret) });
   const accessToken = (await token()).body.access_token as string;
   const secret = ((await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: auth })).result as { secret: string }).secret;
-  return { email, keys, token, accessToken, secret };
+  return { email, session, keys, token, accessToken, secret };
 }
 
 const balance = (headers: Record<string, string>) => gw.server.inject({ method: 'GET', url: '/account/balance', headers }).then((r) => r.statusCode);
@@ -104,6 +108,29 @@ test('a reset of an address that was never verified revokes everything without b
   t.is(await balance({ authorization: `Bearer ${a.accessToken}` }), 401);
   t.is((await a.token()).status, 401);
   t.not((await webhookSecret(session)).secret, a.secret);
+});
+
+test('a reset of an address that was never verified also revokes the embed codes, disables the studios, revokes the invites sent and removes the alert webhook URL', async (t) => {
+  const a = await equipped({ verified: false });
+  const planted = await plantSpenders(gw, smtp, a.session);
+  const { session, detail } = await reset(a.email);
+  t.deepEqual(await standing(gw, planted, session), TAKEN_BACK);
+  t.regex(detail, /2 embed codes were revoked/);
+  t.regex(detail, /1 studio was disabled/);
+  t.regex(detail, /1 pending team invite was revoked/);
+  t.regex(detail, /alert webhook URL was removed/);
+});
+
+test('a reset of a verified account keeps its embed codes, studios, invites and alert webhook URL', async (t) => {
+  const a = await equipped({ verified: true });
+  const planted = await plantSpenders(gw, smtp, a.session);
+  const userId = (await gw.app.db('users').where({ email: a.email }).first<{ id: number }>('id')).id;
+  await gw.app.db.transaction((trx) => creditWallet(trx, { userId, teamId: null }, 100_000, 'grant', 'test credit', gw.app.clock()));
+  const { session, detail } = await reset(a.email);
+  t.notRegex(detail, /embed code|studio|invite|alert/);
+  t.deepEqual(await standing(gw, planted, session), {
+    embed: 200, agentEmbed: 200, studioUser: 200, invite: 200, teamEmbed: 402, webhookUrl: 'https://hooks.example.com/squatter', lowBalanceThreshold: 100,
+  });
 });
 
 test('revoke_all_credentials must be a boolean', async (t) => {

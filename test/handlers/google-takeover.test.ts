@@ -2,7 +2,8 @@
 // address it has not verified creates the gateway account first (a new account, never verified,
 // linked to that identity). When the mailbox's owner takes the account back (Google sign-in with
 // the verified address, or a password reset with a mailed code), that earlier link must go with
-// everything else whoever registered the account set up. A local OpenID provider stands in for
+// everything else whoever registered the account set up, what could spend its wallet or hear about
+// it included (embed codes, studios, pending invites it sent, the alert webhook URL). A local OpenID provider stands in for
 // Google; real SMTP for the codes; MariaDB.
 import test from 'ava';
 import crypto from 'node:crypto';
@@ -12,18 +13,22 @@ import { startProvider } from '../helpers/oidc.ts';
 import type { LocalProvider, TestClient } from '../helpers/oidc.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 import type { SmtpCapture } from '../helpers/smtp.ts';
+import { plantSpenders, standing, TAKEN_BACK } from '../helpers/wallet-spenders.ts';
+import { captureLog } from '../helpers/logs.ts';
 
 const WEB: TestClient = { client_id: 'gateway-web', client_secret: 'gateway-web-secret', redirect_uri: 'http://gateway.test/auth/google_callback' };
 
 let op: LocalProvider;
 let gw: TestGateway;
 let smtp: SmtpCapture;
+const log = captureLog('info');
 
 test.before(async () => {
   op = await startProvider([WEB]);
   smtp = await startSmtp();
   gw = await startGateway({
     queue: 'memory',
+    log: log.log,
     env: {
       GOOGLE_CLIENT_ID: WEB.client_id, GOOGLE_CLIENT_SECRET: WEB.client_secret, GOOGLE_ISSUER: op.issuer,
       SMTP_URL: smtp.url, MAIL_FROM: 'mediagate <codes@gateway.test>', AUTH_RATE_PER_ADDRESS: '1000',
@@ -58,8 +63,8 @@ async function squatted() {
   op.accounts.set(squatter, { email, email_verified: false });
   const first = await googleSignIn(squatter);
   if (first.statusCode !== 200) throw new Error(first.payload);
-  const userId = await userIdOf((first.result as { access_token: string }).access_token);
-  return { email, squatter, userId };
+  const session = (first.result as { access_token: string }).access_token;
+  return { email, squatter, userId: await userIdOf(session), session };
 }
 
 test('the owner signing in with Google takes the account back from an unverified Google identity linked before', async (t) => {
@@ -100,4 +105,19 @@ test('the owner signing in with a mailed code takes the account back from an unv
   t.not(again.statusCode, 200, 'the squatter\'s Google identity no longer signs in to the owner\'s account');
   t.is(again.statusCode, 409);
   t.is(await gw.app.db('user_identities').where({ user_id: userId }).first(), undefined);
+});
+
+test('the owner signing in with Google also revokes the embed codes, disables the studios, revokes the invites sent and removes the alert webhook URL', async (t) => {
+  const { email, session, userId } = await squatted();
+  const planted = await plantSpenders(gw, smtp, session);
+  const owner = newSub();
+  op.accounts.set(owner, { email, email_verified: true });
+  const back = await googleSignIn(owner);
+  t.is(back.statusCode, 200, back.payload);
+  const ownerSession = (back.result as { access_token: string }).access_token;
+  t.is(await userIdOf(ownerSession), userId);
+  t.deepEqual(await standing(gw, planted, ownerSession), TAKEN_BACK);
+  // the sign-in's event tells what was taken back
+  const event = log.parsed<Record<string, unknown>>().find((l) => l.event === 'signed_in' && l.userId === userId && l.passwordRemoved === true);
+  t.like(event, { embedCodesRevoked: 2, studiosDisabled: 1, invitesRevoked: 1, alertWebhookRemoved: true, apiKeysRevoked: 0 });
 });

@@ -1,8 +1,9 @@
 // Pre-registration takeover through a password: someone registers another person's address with
 // a password of their own and never verifies it. When the mailbox's owner first proves the
 // address by signing in with a mailed code (login-otp), everything whoever registered it set up
-// goes: the password, every session, API key, OAuth client and token, and the webhook secret.
-// The verification of the registration code (verify-otp) changes nothing else. Real SMTP for
+// goes: the password, every session, API key, OAuth client and token, and the webhook secret,
+// and what could spend the account's wallet or hear about it (its embed codes, studios, the
+// pending invites it sent, its alert webhook URL). The verification of the registration code (verify-otp) changes nothing else. Real SMTP for
 // the codes, MariaDB.
 import test from 'ava';
 import crypto from 'node:crypto';
@@ -11,6 +12,8 @@ import type { TestGateway } from '../helpers/gateway.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 import type { SmtpCapture } from '../helpers/smtp.ts';
 import { basic, createClient, tokenRequest } from '../helpers/oauth.ts';
+import { plantSpenders, standing, TAKEN_BACK } from '../helpers/wallet-spenders.ts';
+import { creditWallet } from '../../db/wallet/moves.ts';
 
 let gw: TestGateway;
 let smtp: SmtpCapture;
@@ -82,6 +85,19 @@ test('a code sign-in that first proves the address takes back the password, sess
   t.deepEqual(now.previous, []);
 });
 
+test('a code sign-in that first proves the address also revokes the embed codes, disables the studios, revokes the invites sent and removes the alert webhook URL', async (t) => {
+  const a = await registered({ verified: false });
+  const planted = await plantSpenders(gw, smtp, a.session);
+  const res = await codeSignIn(a.email);
+  const body = res.result as { access_token: string; detail?: string };
+  t.deepEqual(await standing(gw, planted, body.access_token), TAKEN_BACK);
+  t.regex(String(body.detail), /2 embed codes were revoked/);
+  t.regex(String(body.detail), /1 studio was disabled/);
+  t.regex(String(body.detail), /1 pending team invite was revoked/);
+  t.regex(String(body.detail), /alert webhook URL was removed/);
+  t.regex(String(body.detail), /review the teams/);
+});
+
 test('the takeover also holds for a cookie session, and a reset sets a password again', async (t) => {
   const a = await registered({ verified: false });
   const res = await codeSignIn(a.email, '?session=cookie');
@@ -106,6 +122,17 @@ test('a code sign-in to a verified account keeps its password, sessions, keys, c
   t.is(await balance({ authorization: `Bearer ${a.accessToken}` }), 200);
   t.is((await a.token()).status, 200);
   t.is((await webhookSecret(body.access_token)).secret, a.secret);
+});
+
+test('a code sign-in to a verified account keeps its embed codes, studios, invites and alert webhook URL', async (t) => {
+  const a = await registered({ verified: true });
+  const planted = await plantSpenders(gw, smtp, a.session);
+  const userId = (await gw.app.db('users').where({ email: a.email }).first<{ id: number }>('id')).id;
+  await gw.app.db.transaction((trx) => creditWallet(trx, { userId, teamId: null }, 100_000, 'grant', 'test credit', gw.app.clock()));
+  const res = await codeSignIn(a.email);
+  t.deepEqual(await standing(gw, planted, (res.result as { access_token: string }).access_token), {
+    embed: 200, agentEmbed: 200, studioUser: 200, invite: 200, teamEmbed: 402, webhookUrl: 'https://hooks.example.com/squatter', lowBalanceThreshold: 100,
+  });
 });
 
 test('a second code sign-in after the takeover takes nothing more', async (t) => {

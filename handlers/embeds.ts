@@ -8,7 +8,7 @@ import type { ValidationItem } from '../lib/errors.ts';
 import { normaliseOriginPattern, originAllowed, originHostProblem, requestOrigin } from '../lib/embed-origins.ts';
 import { EMBED_JSON_MAX_BYTES, createEmbedCode as insertCode, findActiveEmbedCode, findEmbedCode, listEmbedCodes as listCodes, revokeEmbedCode as revokeCode, updateEmbedCode as updateCode } from '../db/embed-codes.ts';
 import type { EmbedCode, EmbedKind, EmbedPreset, EmbedSettings } from '../db/embed-codes.ts';
-import { refuseSandboxKey, refuseStudioUser } from './guards.ts';
+import { missingScopes, refuseSandboxKey, refuseStudioUser } from './guards.ts';
 import { presentingKey } from './keys.ts';
 import { EMBED_CODE_SCOPES } from '../lib/caller.ts';
 
@@ -111,7 +111,7 @@ const HOW_ELSE = 'create or change the embed code from the dashboard (a signed-i
  * substitute. An OAuth token must hold the scopes the code acts with. Sessions set anything.
  */
 async function refuseNarrowerCreator(app: App, caller: OwnedCaller): Promise<void> {
-  const missing = EMBED_CODE_SCOPES.filter((s) => !(caller.scopes as readonly string[]).includes(s));
+  const missing = missingScopes(caller, EMBED_CODE_SCOPES);
   if (caller.via === 'oauth' && missing.length) {
     throw new ForbiddenError(`this OAuth token does not hold ${missing.join(', ')}, which an embed code's visitors act with; ${HOW_ELSE} or with a credential that holds them`);
   }

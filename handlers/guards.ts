@@ -22,13 +22,18 @@ export function refuseSandboxKey(caller: Caller, what: string): void {
   if (caller.isTest) throw new ForbiddenError(`a sandbox key may not ${what}; use a production key or a session`);
 }
 
+/** Which of `scopes` the caller's credential does not hold (none for a session or an unrestricted key). */
+export function missingScopes(caller: Caller, scopes: readonly string[]): string[] {
+  return scopes.filter((s) => !(caller.scopes as readonly string[]).includes(s));
+}
+
 /**
  * For routes that set up something acting with `scopes` on the caller's credit (a studio whose
  * owner pays runs its users' models): a caller that does not hold all of them gets 403, since no
  * credential makes another that can do more than itself. Sessions and unrestricted keys hold every scope.
  */
 export function refuseBeyondScopes(caller: Caller, scopes: readonly string[], what: string): void {
-  const missing = scopes.filter((s) => !(caller.scopes as readonly string[]).includes(s));
+  const missing = missingScopes(caller, scopes);
   if (missing.length) throw new ForbiddenError(`${what} needs ${missing.join(' ')}, which this credential does not hold; no credential may make another that can do more than itself`);
 }
 

@@ -43,13 +43,14 @@ export const missingIfImpossible: RouteExtObject = {
 /**
  * /files/outputs/ and /files/uploads/ on local storage: a path that names no stored file (a
  * directory: fewer than the two names `<id>/<file>`, or an empty, `.` or `..` name) is the 404 of a
- * missing file. inert would answer an existing directory, or a path leaving its root, 403, which
- * tells an existing prediction or upload id from an unknown one.
+ * missing file, as one no file can have is (impossibleFilePath). inert would answer an existing
+ * directory, or a path leaving its root, 403, which tells an existing prediction or upload id from an unknown one.
  */
 const storedFilesOnly: RouteExtObject = {
   method(request, h) {
-    const names = String(request.params.path ?? '').split('/');
-    if (names.length < 2 || names.some((n) => n === '' || n === '.' || n === '..')) throw Boom.notFound();
+    const rest = String(request.params.path ?? '');
+    const names = rest.split('/');
+    if (impossibleFilePath(rest) || names.length < 2 || names.some((n) => n === '' || n === '.' || n === '..')) throw Boom.notFound();
     return h.continue;
   },
 };
@@ -109,7 +110,7 @@ export const filesPlugin: Plugin<{ storageDir: string; storage?: Pick<Storage, '
         path: `/files/${dir}/{path*}`,
         options: {
           ...safety,
-          ext: { ...safety.ext, onPreHandler: [missingIfImpossible, storedFilesOnly] },
+          ext: { ...safety.ext, onPreHandler: storedFilesOnly },
           handler: { directory: { path: path.join(storageDir, dir), listing: false, index: false, redirectToSlash: false } },
         },
       });

@@ -96,6 +96,21 @@ export function sameGateway(a: string, b: string): boolean {
   return norm(a) === norm(b);
 }
 
+/**
+ * A redirect is never followed: fetch would send every header but Authorization on to the address
+ * it names, x-api-key included, so the key would reach whatever origin the answer points to. The
+ * user is told where it pointed, to set that address as the gateway if it is one.
+ */
+export function refuseRedirect(baseUrl: string, res: Response): void {
+  if (res.status < 300 || res.status >= 400) return;
+  const location = res.headers.get('location');
+  let where = 'another address';
+  if (location) {
+    try { where = new URL(location, baseUrl).href; } catch { where = JSON.stringify(location.slice(0, 200)); }
+  }
+  throw new CliError(`the gateway at ${baseUrl} answered a redirect (${res.status}) to ${where}; redirects are not followed, so the key goes to no other address: if that is the gateway, use it as --base-url`, EXIT.error, { status: res.status });
+}
+
 export interface Answer<T> {
   status: number;
   headers: Headers;
@@ -174,10 +189,12 @@ export class Client {
         headers,
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),
+        redirect: 'manual',
       });
     } catch (err) {
       throw new CliError(`cannot reach the gateway at ${this.baseUrl}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`, EXIT.error);
     }
+    refuseRedirect(this.baseUrl, res);
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text !== '') {

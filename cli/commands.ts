@@ -2,7 +2,7 @@
 // lines for a terminal and `json` for --json (scripts and agents), and throws CliError to fail.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, CliError, EXIT, sameGateway } from './client.ts';
+import { Client, CliError, EXIT, refuseRedirect, sameGateway } from './client.ts';
 import type { StoredConfig } from './config.ts';
 import { progress } from './progress.ts';
 
@@ -329,7 +329,9 @@ export async function waitFor(ctx: Context, id: string, timeoutS: number, onUpda
         const res = await fetch(ctx.client.url(`/api/v1/predictions/${encodeURIComponent(id)}/stream`, ctx.client.teamId !== undefined ? { team_id: ctx.client.teamId } : {}), {
           headers: ctx.client.headers({ accept: 'text/event-stream' }),
           signal: abort.signal,
+          redirect: 'manual',
         });
+        refuseRedirect(ctx.client.baseUrl, res);
         if (res.status >= 400) {
           // the same errors as a read (404 for another owner's id, 401 for a revoked key)
           await getPrediction(ctx, id);

@@ -286,6 +286,26 @@ test.serial('the stored key goes only to the gateway it was issued by: another -
   t.is(other.seen.at(-1)!['x-api-key'], 'mg_live_for_the_other_one');
 });
 
+test.serial('a redirect from the gateway is not followed: the key never reaches the address it names', async (t) => {
+  const other = await otherGateway();
+  t.teardown(() => other.close());
+  // a base URL whose server sends every request on to another origin (a moved domain, a proxy's rule)
+  const redirector = http.createServer((req, res) => {
+    res.writeHead(307, { location: `${other.url}${req.url}` }).end();
+  });
+  await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => { redirector.close(() => resolve()); }));
+  const moved = `http://127.0.0.1:${(redirector.address() as { port: number }).port}`;
+  const key = 'mg_live_only_for_the_first_address';
+  for (const args of [['balance'], ['predictions', 'wait', 'abc', '--timeout', '5']]) {
+    const r = await cli(['--base-url', moved, ...args], { env: { MEDIAGATE_API_KEY: key } });
+    t.is(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
+    t.regex(r.stderr, /redirect/, args.join(' '));
+    t.true(r.stderr.includes(other.url), `the answer names where it was sent: ${r.stderr}`);
+  }
+  t.false(other.seen.some((h) => JSON.stringify(h).includes(key)), 'the key never reached the other origin');
+});
+
 test.serial('a key or password about to go over plain http to another machine is warned about on stderr; https and this machine are not', async (t) => {
   const keyOverHttp = await cli(['--base-url', 'http://gateway.invalid', 'balance'], { env: { MEDIAGATE_API_KEY: 'mg_live_not_a_key' } });
   t.is(keyOverHttp.code, 1);

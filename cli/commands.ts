@@ -275,7 +275,11 @@ export async function uploadFile(ctx: Context, file: string): Promise<{ url: str
   } catch (err) {
     throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, EXIT.usage);
   }
-  const name = path.basename(file);
+  return uploadBytes(ctx, path.basename(file), data);
+}
+
+/** Puts `data` on the gateway's storage as a file named `name` (its extension gives the type). */
+export async function uploadBytes(ctx: Context, name: string, data: Buffer): Promise<{ url: string; name: string; bytes: number }> {
   const res = await ctx.client.request<UploadAddress>('GET', '/app/get_file_upload_url', { query: { filename: name }, team: true });
   const address = res.body;
   const headers: Record<string, string> = { ...(address.headers ?? {}) };

@@ -53,7 +53,8 @@ Global options:
   -h, --help       this text
 
 Environment: MEDIAGATE_API_KEY (takes precedence over the stored key), MEDIAGATE_BASE_URL,
-MEDIAGATE_CONFIG (the config file's path).
+MEDIAGATE_CONFIG (the config file's path), MEDIAGATE_MCP_UPLOAD_DIRS (the directories the MCP
+server's upload_file may read from, besides the host's roots).
 
 Exit codes: 0 ok, 1 error, 2 usage, 3 auth, 4 rate limited, 5 not found, 6 insufficient credit,
 7 timeout, 8 validation, 9 prediction failed or cancelled, 10 conflict.
@@ -218,7 +219,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       if (positionals.length > 1) usage('mcp takes no arguments');
       // stdout is the protocol's from here on: nothing else is printed to it
       const { serveMcp } = await import('./mcp.ts');
-      await serveMcp({ baseUrl: client.baseUrl, apiKey: client.apiKey, teamId });
+      const { UPLOAD_DIRS_ENV, uploadDirsOf } = await import('./mcp-files.ts');
+      await serveMcp({ baseUrl: client.baseUrl, apiKey: client.apiKey, teamId, uploadDirs: uploadDirsOf(env[UPLOAD_DIRS_ENV]) });
       return EXIT.ok;
     }
     const out = await dispatch(ctx, positionals, values);

@@ -9,7 +9,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { CliError, Client, EXIT } from './client.ts';
-import { getPrediction, uploadFile, waitFor } from './commands.ts';
+import { getPrediction, uploadBytes, waitFor } from './commands.ts';
+import { readAllowedFile, rootDirs } from './mcp-files.ts';
 import type { Context, Prediction } from './commands.ts';
 
 const VERSION = '0.1.0';
@@ -92,7 +93,8 @@ async function guarded(work: () => Promise<CallToolResult>): Promise<CallToolRes
 
 interface ModelEntry { slug: string; title: string; category: string; tier: string; output: string; available: boolean; price: { at_defaults: number } }
 
-export function createMcpServer(client: Client, vocabulary: SpecVocabulary): McpServer {
+/** `uploadDirs`: the directories upload_file may read from besides the host's roots (MEDIAGATE_MCP_UPLOAD_DIRS). */
+export function createMcpServer(client: Client, vocabulary: SpecVocabulary, opts: { uploadDirs: readonly string[] } = { uploadDirs: [] }): McpServer {
   const server = new McpServer({ name: 'mediagate', version: VERSION }, {
     instructions: 'Generative-media models (image, video, audio, 3D, text) behind one gateway account. '
       + 'Find a model with list_models, read its input schema with describe_model, check the price with quote, '
@@ -228,11 +230,14 @@ export function createMcpServer(client: Client, vocabulary: SpecVocabulary): Mcp
   server.registerTool('upload_file', {
     title: 'Upload a file',
     description: 'Uploads a local file (image, video or audio; its extension selects the type) to the gateway\'s storage and answers its URL, '
-      + 'to pass as a model input such as image_url.',
-    inputSchema: { path: z.string().min(1).describe('The file\'s path on this machine.') },
+      + 'to pass as a model input such as image_url. Only files under the directories the user allowed (the host\'s roots, MEDIAGATE_MCP_UPLOAD_DIRS) can be read.',
+    inputSchema: { path: z.string().min(1).describe('The file\'s absolute path on this machine, under an allowed directory.') },
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
-  }, (args) => guarded(async () => {
-    const uploaded = await uploadFile(ctx, args.path);
+  }, (args, extra) => guarded(async () => {
+    // the host's roots as they are now (the user may open or close folders during a session)
+    const roots = server.server.getClientCapabilities()?.roots ? rootDirs((await server.server.listRoots(undefined, { signal: extra.signal })).roots) : [];
+    const file = readAllowedFile(args.path, [...opts.uploadDirs, ...roots]);
+    const uploaded = await uploadBytes(ctx, file.name, file.data);
     return result(uploaded, uploaded.url);
   }));
 
@@ -261,10 +266,10 @@ async function readVocabulary(client: Client): Promise<SpecVocabulary> {
 }
 
 /** Serves MCP on stdin/stdout until the client closes it. stdout carries the protocol only. */
-export async function serveMcp(opts: { baseUrl: string; apiKey: string | undefined; teamId: number | undefined }): Promise<void> {
+export async function serveMcp(opts: { baseUrl: string; apiKey: string | undefined; teamId: number | undefined; uploadDirs: readonly string[] }): Promise<void> {
   const client = new Client({ baseUrl: opts.baseUrl, apiKey: opts.apiKey, teamId: opts.teamId });
   if (!opts.apiKey) process.stderr.write('mediagate mcp: not signed in (run `mediagate auth login`, or set MEDIAGATE_API_KEY); only list_models and describe_model will work\n');
-  const server = createMcpServer(client, await readVocabulary(client));
+  const server = createMcpServer(client, await readVocabulary(client), { uploadDirs: opts.uploadDirs });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => { transport.onclose = () => resolve(); });
   await server.connect(transport);

@@ -5,9 +5,10 @@ import test from 'ava';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { accountWithEmail, startListeningGateway } from '../helpers/listening.ts';
 import type { ListeningGateway } from '../helpers/listening.ts';
@@ -29,14 +30,16 @@ test.after.always(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function connect(t: import('ava').ExecutionContext, env: Record<string, string>): Promise<Client> {
+async function connect(t: import('ava').ExecutionContext, env: Record<string, string>, opts: { roots?: string[] } = {}): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp'],
     env: { PATH: process.env.PATH ?? '', HOME: dir, MEDIAGATE_CONFIG: path.join(dir, 'none.json'), ...env },
     stderr: 'pipe',
   });
-  const client = new Client({ name: 'mediagate-test', version: '1.0.0' });
+  const client = new Client({ name: 'mediagate-test', version: '1.0.0' }, opts.roots ? { capabilities: { roots: {} } } : {});
+  // a host that shares its roots (the directories the user opened in it)
+  if (opts.roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: opts.roots!.map((r) => ({ uri: pathToFileURL(r).href })) }));
   await client.connect(transport);
   t.teardown(() => client.close());
   return client;
@@ -106,14 +109,55 @@ test('run_model with wait_seconds 0 answers the request_id; get_prediction waits
 
 test('upload_file puts a local file on the gateway and answers its URL', async (t) => {
   const account = await accountWithEmail(gw, 0);
-  const client = await connect(t, { MEDIAGATE_API_KEY: account.liveKey, MEDIAGATE_BASE_URL: gw.baseUrl });
-  const file = path.join(dir, 'dot.png');
+  const allowed = fs.mkdtempSync(path.join(dir, 'allowed-'));
+  const client = await connect(t, { MEDIAGATE_API_KEY: account.liveKey, MEDIAGATE_BASE_URL: gw.baseUrl, MEDIAGATE_MCP_UPLOAD_DIRS: allowed });
+  const file = path.join(allowed, 'dot.png');
   fs.writeFileSync(file, PNG);
   const uploaded = await call(client, 'upload_file', { path: file });
-  t.falsy(uploaded.isError);
+  t.falsy(uploaded.isError, JSON.stringify(uploaded.content));
   t.deepEqual(Buffer.from(await (await fetch(uploaded.data.url as string)).arrayBuffer()), PNG);
-  const missing = await call(client, 'upload_file', { path: path.join(dir, 'missing.png') });
+  const missing = await call(client, 'upload_file', { path: path.join(allowed, 'missing.png') });
   t.true(missing.isError);
+});
+
+test('upload_file reads only media files under the directories the user allowed: outside them, through a link, another kind of file or with none allowed, refused', async (t) => {
+  const account = await accountWithEmail(gw, 0);
+  const allowed = fs.mkdtempSync(path.join(dir, 'allowed-'));
+  const outside = fs.mkdtempSync(path.join(dir, 'private-'));
+  fs.writeFileSync(path.join(outside, 'holiday.png'), PNG);
+  fs.writeFileSync(path.join(outside, 'secret.txt'), 'mg_live_secret');
+  fs.symlinkSync(path.join(outside, 'holiday.png'), path.join(allowed, 'link.png'));
+  fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(allowed, 'innocent.png'));
+  fs.writeFileSync(path.join(allowed, 'notes.json'), '{"api_key": "mg_live_secret"}');
+  const env = { MEDIAGATE_API_KEY: account.liveKey, MEDIAGATE_BASE_URL: gw.baseUrl };
+  const client = await connect(t, { ...env, MEDIAGATE_MCP_UPLOAD_DIRS: allowed });
+  for (const file of [
+    path.join(outside, 'holiday.png'),
+    path.join(allowed, '..', path.basename(outside), 'holiday.png'),
+    path.join(allowed, 'link.png'),
+    path.join(allowed, 'innocent.png'),
+    path.join(allowed, 'notes.json'),
+    path.join(dir, 'none.json'),
+  ]) {
+    const refused = await call(client, 'upload_file', { path: file });
+    t.true(refused.isError, `${file}: ${JSON.stringify(refused.content)}`);
+    t.false(JSON.stringify(refused.content).includes('mg_live_secret'));
+  }
+  const outsideMessage = JSON.stringify((await call(client, 'upload_file', { path: path.join(outside, 'holiday.png') })).content);
+  t.regex(outsideMessage, /MEDIAGATE_MCP_UPLOAD_DIRS/, 'the refusal says how a directory is allowed');
+
+  // no directory allowed: nothing can be read
+  fs.writeFileSync(path.join(allowed, 'dot.png'), PNG);
+  const none = await connect(t, env);
+  const nothing = await call(none, 'upload_file', { path: path.join(allowed, 'dot.png') });
+  t.true(nothing.isError);
+  t.regex(JSON.stringify(nothing.content), /MEDIAGATE_MCP_UPLOAD_DIRS/);
+
+  // a host's roots allow their files, and only theirs
+  const withRoots = await connect(t, env, { roots: [allowed] });
+  const inRoot = await call(withRoots, 'upload_file', { path: path.join(allowed, 'dot.png') });
+  t.falsy(inRoot.isError, JSON.stringify(inRoot.content));
+  t.true((await call(withRoots, 'upload_file', { path: path.join(outside, 'holiday.png') })).isError);
 });
 
 test('refusals come back as tool errors with the gateway\'s code; arguments outside the spec are refused before any call', async (t) => {

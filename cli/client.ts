@@ -192,6 +192,8 @@ export class Client {
         redirect: 'manual',
       });
     } catch (err) {
+      // a cancelled call: the caller's own reason, not an unreachable gateway
+      if (opts.signal?.aborted) throw err;
       throw new CliError(`cannot reach the gateway at ${this.baseUrl}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`, EXIT.error);
     }
     refuseRedirect(this.baseUrl, res);

@@ -312,23 +312,28 @@ export async function upload(ctx: Context, file: string): Promise<Output> {
 // ---------------------------------------------------------------------------------------------
 // predictions
 
-export async function getPrediction(ctx: Context, id: string): Promise<Prediction> {
-  return (await ctx.client.request<Prediction>('GET', `/api/v1/predictions/${encodeURIComponent(id)}/result`, { team: true })).body;
+export async function getPrediction(ctx: Context, id: string, signal?: AbortSignal): Promise<Prediction> {
+  return (await ctx.client.request<Prediction>('GET', `/api/v1/predictions/${encodeURIComponent(id)}/result`, { team: true, ...(signal ? { signal } : {}) })).body;
 }
 
 /**
  * Follows a prediction until it is terminal: the SSE stream (one event per state change), and
  * a fresh stream when one ends early (the gateway caps a stream's length). `timeoutS` bounds it all.
  * `onUpdate` sees each event's prediction (the MCP server turns them into progress notifications).
+ * `signal` ends the wait at once, closing the stream (the MCP server's cancelled calls).
  */
-export async function waitFor(ctx: Context, id: string, timeoutS: number, onUpdate?: (p: Prediction) => void): Promise<Prediction> {
+export async function waitFor(ctx: Context, id: string, timeoutS: number, onUpdate?: (p: Prediction) => void, signal?: AbortSignal): Promise<Prediction> {
   const bar = progress(!ctx.json);
   const deadline = Date.now() + timeoutS * 1000;
   try {
     let last: Prediction | undefined;
+    const cancelled = () => new CliError(`the wait for prediction ${id} was cancelled`, EXIT.error);
     while (Date.now() < deadline) {
+      if (signal?.aborted) throw cancelled();
       const abort = new AbortController();
       const timer = setTimeout(() => abort.abort(), Math.max(1, deadline - Date.now()));
+      const stop = () => abort.abort();
+      signal?.addEventListener('abort', stop, { once: true });
       try {
         const res = await fetch(ctx.client.url(`/api/v1/predictions/${encodeURIComponent(id)}/stream`, ctx.client.teamId !== undefined ? { team_id: ctx.client.teamId } : {}), {
           headers: ctx.client.headers({ accept: 'text/event-stream' }),
@@ -338,7 +343,7 @@ export async function waitFor(ctx: Context, id: string, timeoutS: number, onUpda
         refuseRedirect(ctx.client.baseUrl, res);
         if (res.status >= 400) {
           // the same errors as a read (404 for another owner's id, 401 for a revoked key)
-          await getPrediction(ctx, id);
+          await getPrediction(ctx, id, signal);
           throw new CliError(`the gateway answered ${res.status}`, EXIT.error, { status: res.status });
         }
         const decoder = new TextDecoder();
@@ -359,15 +364,17 @@ export async function waitFor(ctx: Context, id: string, timeoutS: number, onUpda
           }
         }
       } catch (err) {
+        if (signal?.aborted) throw cancelled();
         if (err instanceof CliError) throw err;
         if (abort.signal.aborted && Date.now() >= deadline) break;
         if (!abort.signal.aborted) {
           // the connection dropped: read once, then follow again
-          last = await getPrediction(ctx, id);
+          last = await getPrediction(ctx, id, signal);
           if (TERMINAL.has(last.status)) return last;
         }
       } finally {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', stop);
       }
     }
     throw new CliError(`prediction ${id} is still ${last?.status ?? 'running'} after ${timeoutS} s; follow it with \`mediagate predictions wait ${id}\``, EXIT.timeout, { body: last });

@@ -165,12 +165,14 @@ export function createMcpServer(client: Client, vocabulary: SpecVocabulary, opts
     const path = `/api/v1/${encodeURIComponent(args.model)}`;
     // one key per call: a retry of this very request by the gateway's client is then charged once
     const submitted = await client.request<{ request_id: string; status: string; price: number }>('POST', path, {
-      body: args.input, team: true, headers: { 'idempotency-key': crypto.randomUUID() },
+      body: args.input, team: true, headers: { 'idempotency-key': crypto.randomUUID() }, signal: extra.signal,
     });
     const id = submitted.body.request_id;
     const finished = new Set(['completed', 'failed', 'cancelled']);
     let p: Prediction | undefined;
-    if (finished.has(submitted.body.status)) p = await getPrediction(ctx, id);
+    // A cancelled call stops waiting at once (MCP notifications/cancelled aborts extra.signal); the
+    // run itself goes on, as after a CLI's Ctrl-C: it was asked for, and may be nearly done.
+    if (finished.has(submitted.body.status)) p = await getPrediction(ctx, id, extra.signal);
     else if (args.wait_seconds > 0) {
       const token = extra._meta?.progressToken;
       let step = 0;
@@ -185,7 +187,7 @@ export function createMcpServer(client: Client, vocabulary: SpecVocabulary, opts
         sending = sending.then(() => extra.sendNotification({ method: 'notifications/progress', params }));
       };
       try {
-        p = await waitFor(ctx, id, args.wait_seconds, notify);
+        p = await waitFor(ctx, id, args.wait_seconds, notify, extra.signal);
       } catch (err) {
         if (!(err instanceof CliError) || err.exitCode !== EXIT.timeout) throw err;
       }
@@ -198,7 +200,7 @@ export function createMcpServer(client: Client, vocabulary: SpecVocabulary, opts
       if (token !== undefined) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     if (!p || !finished.has(p.status)) {
-      const now = p ?? await getPrediction(ctx, id);
+      const now = p ?? await getPrediction(ctx, id, extra.signal);
       return result({ request_id: id, status: now.status, price: submitted.body.price }, `Still ${now.status} after ${args.wait_seconds} s: call get_prediction with request_id ${id}.`);
     }
     const answer = { ...p, request_id: id, price: submitted.body.price };
@@ -214,14 +216,14 @@ export function createMcpServer(client: Client, vocabulary: SpecVocabulary, opts
       wait_seconds: z.number().int().min(0).max(600).default(0).describe('Wait up to this long for the end (0: answer at once).'),
     },
     annotations: { readOnlyHint: true, openWorldHint: true },
-  }, (args) => guarded(async () => {
-    let p = await getPrediction(ctx, args.request_id);
+  }, (args, extra) => guarded(async () => {
+    let p = await getPrediction(ctx, args.request_id, extra.signal);
     if (args.wait_seconds > 0 && !['completed', 'failed', 'cancelled'].includes(p.status)) {
       try {
-        p = await waitFor(ctx, args.request_id, args.wait_seconds);
+        p = await waitFor(ctx, args.request_id, args.wait_seconds, undefined, extra.signal);
       } catch (err) {
         if (!(err instanceof CliError) || err.exitCode !== EXIT.timeout) throw err;
-        p = await getPrediction(ctx, args.request_id);
+        p = await getPrediction(ctx, args.request_id, extra.signal);
       }
     }
     return result(p);

@@ -13,6 +13,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { accountWithEmail, startListeningGateway } from '../helpers/listening.ts';
 import type { ListeningGateway } from '../helpers/listening.ts';
 import { vocabularyOf } from '../../cli/mcp.ts';
+import { openStreamCount } from '../../handlers/predictions.ts';
+import { waitFor } from '../helpers/services.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const BIN = path.join(ROOT, 'cli', 'main.ts');
@@ -49,6 +51,30 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
   const res = await client.callTool({ name, arguments: args }, CallToolResultSchema, onprogress ? { onprogress, resetTimeoutOnProgress: true } : undefined) as CallToolResult;
   return { ...res, data: (res.structuredContent ?? {}) as Record<string, unknown> };
 }
+
+// serial: it counts the gateway's open prediction streams, which no other test may open meanwhile
+test.serial('a cancelled call stops waiting at once: run_model and get_prediction close their stream to the gateway', async (t) => {
+  // no worker: a run stays queued, so a wait would last its whole wait_seconds
+  const idle = await startListeningGateway({ worker: false });
+  t.teardown(() => idle.stop());
+  const account = await accountWithEmail(idle, 1000);
+  const client = await connect(t, { MEDIAGATE_API_KEY: account.liveKey, MEDIAGATE_BASE_URL: idle.baseUrl });
+  const before = openStreamCount();
+  const cancelled = async (name: string, args: Record<string, unknown>) => {
+    const controller = new AbortController();
+    const answer = client.callTool({ name, arguments: args }, CallToolResultSchema, { signal: controller.signal }).then(() => 'answered', () => 'cancelled');
+    await waitFor(() => openStreamCount() === before + 1, { what: `${name} following the prediction` });
+    controller.abort('the user stopped it');
+    t.is(await answer, 'cancelled');
+    await waitFor(() => openStreamCount() === before, { timeoutMs: 5_000, what: `${name} closing its stream` });
+  };
+  const queued = await call(client, 'run_model', { model: MODEL, input: { prompt: 'never run', width: 64, height: 64 }, wait_seconds: 0 });
+  t.is(queued.data.status, 'queued', JSON.stringify(queued.content));
+  await cancelled('get_prediction', { request_id: queued.data.request_id, wait_seconds: 600 });
+  await cancelled('run_model', { model: MODEL, input: { prompt: 'never run either', width: 64, height: 64 }, wait_seconds: 600 });
+  // the server still answers
+  t.falsy((await call(client, 'get_balance')).isError);
+});
 
 test('the server lists its tools, with model slugs, categories and descriptions from the served spec', async (t) => {
   const account = await accountWithEmail(gw, 0);

@@ -220,7 +220,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       // stdout is the protocol's from here on: nothing else is printed to it
       const { serveMcp } = await import('./mcp.ts');
       const { UPLOAD_DIRS_ENV, uploadDirsOf } = await import('./mcp-files.ts');
-      await serveMcp({ baseUrl: client.baseUrl, apiKey: client.apiKey, teamId, uploadDirs: uploadDirsOf(env[UPLOAD_DIRS_ENV]) });
+      // the client as resolved above: its key, or why it has none (the stored key is another gateway's)
+      await serveMcp({ client, uploadDirs: uploadDirsOf(env[UPLOAD_DIRS_ENV]) });
       return EXIT.ok;
     }
     const out = await dispatch(ctx, positionals, values);

@@ -290,9 +290,9 @@ async function readVocabulary(client: Client): Promise<SpecVocabulary> {
 }
 
 /** Serves MCP on stdin/stdout until the client closes it. stdout carries the protocol only. */
-export async function serveMcp(opts: { baseUrl: string; apiKey: string | undefined; teamId: number | undefined; uploadDirs: readonly string[] }): Promise<void> {
-  const client = new Client({ baseUrl: opts.baseUrl, apiKey: opts.apiKey, teamId: opts.teamId });
-  if (!opts.apiKey) process.stderr.write('mediagate mcp: not signed in (run `mediagate auth login`, or set MEDIAGATE_API_KEY); only list_models and describe_model will work\n');
+export async function serveMcp(opts: { client: Client; uploadDirs: readonly string[] }): Promise<void> {
+  const { client } = opts;
+  if (!client.apiKey) process.stderr.write(`mediagate mcp: ${client.noKeyReason ?? 'not signed in (run `mediagate auth login`, or set MEDIAGATE_API_KEY)'}; only list_models and describe_model will work\n`);
   const server = createMcpServer(client, await readVocabulary(client), { uploadDirs: opts.uploadDirs });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => { transport.onclose = () => resolve(); });

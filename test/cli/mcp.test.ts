@@ -231,4 +231,8 @@ test('credentials come from the stored login when MEDIAGATE_API_KEY is not set; 
   const refused = await call(anonymous, 'get_balance');
   t.true(refused.isError);
   t.regex(JSON.stringify(refused.content), /auth login|MEDIAGATE_API_KEY/);
+  // the stored key is the gateway's it came from: pointed elsewhere, the server has no key, and says why
+  const elsewhere = await connect(t, { MEDIAGATE_CONFIG: config, MEDIAGATE_BASE_URL: 'http://127.0.0.1:9' });
+  const why = JSON.stringify((await call(elsewhere, 'get_balance')).content);
+  t.true(why.includes(gw.baseUrl) && why.includes('http://127.0.0.1:9'), why);
 });

@@ -427,7 +427,14 @@ export const whitelabelPlugin: Plugin<{ app: App }> = {
     const bySlug = async (request: Request, h: ResponseToolkit, sent: string) => {
       const studio = /^[a-z0-9-]{1,40}$/.test(sent) ? await findActiveStudio(app.db, { slug: sent }) : undefined;
       if (!studio) throw new StudioRefusedError(404, 'studio_not_found', `no studio "${sent.slice(0, 40)}" on this gateway`);
-      request.app.studio = contextOf(studio, 'header');
+      // A studio's domain is that studio's only: another studio named there would sign its users
+      // in, and set its cookies, on a domain whose DNS another partner holds.
+      const hostname = hostnameOf(request);
+      const atItsDomain = studio.domains.includes(hostname);
+      if (!atItsDomain && !ownHostname(own, hostname) && await findActiveStudio(app.db, { hostname })) {
+        throw new StudioRefusedError(404, 'studio_not_found', `no studio "${sent}" at this domain, which serves another studio: call it at the gateway's address or at one of its own domains`);
+      }
+      request.app.studio = contextOf(studio, atItsDomain ? 'domain' : 'header');
       return h.continue;
     };
     const byHostname = async (request: Request, h: ResponseToolkit, hostname: string) => {

@@ -180,6 +180,29 @@ test('a Host that is one of a studio\'s domains selects it without the header', 
   t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { authorization: `Bearer ${session}` } })).statusCode, 403);
 });
 
+test('on a studio\'s domain only that studio: a header naming another studio is 404 there, and no sign-in or cookie of it is made', async (t) => {
+  const host = `${uniqueName('own').toLowerCase().replace(/[^a-z0-9]/g, '')}.partner.test`;
+  const a = await createStudio({ domains: [host] });
+  const b = await createStudio();
+  const userB = await studioUser(b.slug);
+  const email = `${uniqueName('b-user')}@example.com`;
+  t.is((await gw.server.inject({ method: 'POST', url: '/auth/register', headers: inStudio(b.slug), payload: { email, password: PASSWORD } })).statusCode, 201);
+
+  const key = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { host, 'x-api-key': userB.liveKey, ...inStudio(b.slug) } });
+  t.is(key.statusCode, 404, key.payload);
+  t.is(json(key).code, 'studio_not_found');
+  const login = await gw.server.inject({ method: 'POST', url: '/auth/login?session=cookie', headers: { host, ...inStudio(b.slug) }, payload: { email, password: PASSWORD } });
+  t.is(login.statusCode, 404, login.payload);
+  t.is(login.headers['set-cookie'], undefined, 'no cookie of another studio is set on this domain');
+  const register = await gw.server.inject({ method: 'POST', url: '/auth/register', headers: { host: `${host}:8443`, ...inStudio(b.slug) }, payload: { email: `${uniqueName('x')}@example.com`, password: PASSWORD } });
+  t.is(register.statusCode, 404);
+
+  // the domain's own studio by its header, and the other studio anywhere else, as before
+  t.is((await gw.server.inject({ method: 'GET', url: '/api/v1/models', headers: { host, ...inStudio(a.slug) } })).statusCode, 200);
+  t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': userB.liveKey, ...inStudio(b.slug) } })).statusCode, 200);
+  t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { host: 'gateway.internal.test', 'x-api-key': userB.liveKey, ...inStudio(b.slug) } })).statusCode, 200);
+});
+
 test('in a studio only its allowed models exist; a studio user cannot see another studio\'s models or runs', async (t) => {
   const a = await createStudio({ allowed_models: [MODEL] });
   const b = await createStudio({ allowed_models: [OTHER_MODEL] });

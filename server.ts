@@ -15,7 +15,7 @@ import { filesPlugin } from './plugins/files.ts';
 import { longestUploadMs, uploadsPlugin } from './plugins/uploads.ts';
 import { docsPlugin } from './plugins/docs.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
-import { ANSWER_TIMEOUT_MS, errorsPlugin, requestLogPlugin, SOCKET_IDLE_MS, transportSecurityPlugin } from './plugins/responses.ts';
+import { ANSWER_TIMEOUT_MS, errorsPlugin, requestLogPlugin, SOCKET_IDLE_MS, transportSecurityHeaders, transportSecurityPlugin } from './plugins/responses.ts';
 import { opsPlugin } from './plugins/ops.ts';
 import { corsSettings } from './plugins/cors.ts';
 
@@ -65,7 +65,10 @@ export async function createServer(app: App): Promise<Server> {
     { plugin: requestLogPlugin, options: { app } },
     { plugin: transportSecurityPlugin, options: { publicUrl: app.config.publicUrl } },
     { plugin: opsPlugin, options: { app, openMetricsWithoutToken: false } },
-    { plugin: errorsPlugin, options: { log: app.log, payloadTimeoutMs: app.config.payloadTimeoutMs, trustedProxies: app.config.trustedProxies } },
+    {
+      plugin: errorsPlugin,
+      options: { log: app.log, payloadTimeoutMs: app.config.payloadTimeoutMs, trustedProxies: app.config.trustedProxies, socketHeaders: transportSecurityHeaders(app.config.publicUrl) },
+    },
     { plugin: embedPolicyPlugin, options: { app } },
     { plugin: whitelabelPlugin, options: { app } },
     ...credentials.map((plugin) => ({ plugin, options: { app } })),

@@ -2,7 +2,8 @@
 //   1. its X-Request-Id, its log line and its HTTP metrics (requestLogPlugin);
 //   2. an error as JSON, never a bare or internal body (errorsPlugin, and the Boom builders the
 //      other plugins answer with);
-//   3. with an https PUBLIC_URL, Strict-Transport-Security (transportSecurityPlugin).
+//   3. with an https PUBLIC_URL, Strict-Transport-Security (transportSecurityPlugin; on the answers
+//      written on the socket, the errors plugin's socketHeaders).
 import Boom from '@hapi/boom';
 import type { Plugin, Request, RequestRoute, ResponseToolkit } from '@hapi/hapi';
 import type { Socket } from 'node:net';
@@ -118,15 +119,25 @@ export const requestLogPlugin: Plugin<{ app: App }> = {
 // token endpoint). An http PUBLIC_URL (the embedded default) sends none: a browser ignores it
 // over http anyway, and a local gateway must not pin localhost to https.
 
+// The answers written on the socket before hapi has a request (a malformed request line,
+// oversized headers, an unknown Expect: the errors plugin's listeners) get the same header from
+// transportSecurityHeaders, passed to that plugin as its `socketHeaders`.
+
 export const HSTS_HEADER = 'Strict-Transport-Security';
 export const HSTS_VALUE = 'max-age=31536000';
+
+/** The transport-security headers every answer carries for this PUBLIC_URL: HSTS with https, none with http. */
+export function transportSecurityHeaders(publicUrl: string): Readonly<Record<string, string>> {
+  return publicUrl.toLowerCase().startsWith('https:') ? { [HSTS_HEADER]: HSTS_VALUE } : {};
+}
 
 export const transportSecurityPlugin: Plugin<{ publicUrl: string }> = {
   name: 'mediagate-transport-security',
   register(server, { publicUrl }) {
-    if (!publicUrl.toLowerCase().startsWith('https:')) return;
+    const headers = Object.entries(transportSecurityHeaders(publicUrl));
+    if (headers.length === 0) return;
     server.ext('onRequest', (request, h) => {
-      request.raw.res.setHeader(HSTS_HEADER, HSTS_VALUE);
+      for (const [name, value] of headers) request.raw.res.setHeader(name, value);
       return h.continue;
     }, { before: ['mediagate-embed', 'mediagate-errors'] });
   },
@@ -219,10 +230,11 @@ function pastServerTimeout(request: Request): boolean {
  */
 export const SERVER_TIMEOUT_DETAIL = 'no answer in time: the request may still complete. Retry a model submit only with the same Idempotency-Key (it then answers what the first request did, without running it twice); check the run history (GET /app/get_run_history_data) before sending it again without one';
 
-/** A whole HTTP/1.1 response with a JSON body, for the socket-level paths where hapi has no request. */
-export function rawJsonResponse(status: number, detail: string): string {
+/** A whole HTTP/1.1 response with a JSON body, for the socket-level paths where hapi has no request; `headers` are added as they are. */
+export function rawJsonResponse(status: number, detail: string, headers: Readonly<Record<string, string>> = {}): string {
   const body = JSON.stringify({ detail, code: codeForStatus(status) });
-  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`;
 }
 
 /** The answer to an HTTP/1.1 request without Host (Node's own check is off: server.ts httpListener). */
@@ -242,11 +254,17 @@ export interface ErrorsOptions {
   /** a body must arrive in full within this long (PAYLOAD_TIMEOUT_MS) */
   payloadTimeoutMs?: number;
   trustedProxies?: readonly string[];
+  /**
+   * Headers for the answers written on the socket, outside hapi's lifecycle (Node's parser
+   * errors, an unknown Expect): transportSecurityHeaders(PUBLIC_URL), which hapi's answers get
+   * from the transport-security plugin.
+   */
+  socketHeaders?: Readonly<Record<string, string>>;
 }
 
 export const errorsPlugin: Plugin<ErrorsOptions> = {
   name: 'mediagate-errors',
-  register(server, { log, payloadTimeoutMs = 10_000, trustedProxies = [] }) {
+  register(server, { log, payloadTimeoutMs = 10_000, trustedProxies = [], socketHeaders = {} }) {
     // Malformed request lines, oversized headers, header timeouts: Node's parser fails before
     // hapi sees a request, and hapi's own handler answers a bare 400. Answer JSON instead. The
     // raw bytes (err.rawPacket) may hold credentials: never logged.
@@ -259,7 +277,7 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
         return;
       }
       log.info({ code: err.code, status, address: socket.remoteAddress }, 'malformed request refused');
-      socket.end(rawJsonResponse(status, detail));
+      socket.end(rawJsonResponse(status, detail, socketHeaders));
     });
 
     // An Expect other than 100-continue: without a listener Node answers a bare 417. The same
@@ -268,6 +286,7 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       log.info({ code: 'EXPECTATION_FAILED', status: 417, address: req.socket.remoteAddress }, 'malformed request refused');
       const body = JSON.stringify({ detail: EXPECTATION_DETAIL, code: codeForStatus(417) });
       res.writeHead(417, {
+        ...socketHeaders,
         [REQUEST_ID_HEADER]: acceptRequestId(req.headers['x-request-id']),
         'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close',
       });

@@ -36,17 +36,30 @@ export function readConfig(file: string): StoredConfig {
   }
 }
 
+/** Whether the file's directory is the CLI's own (the default `mediagate` one), not one MEDIAGATE_CONFIG names. */
+export function ownsConfigDir(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !env.MEDIAGATE_CONFIG;
+}
+
+/** POSIX modes; on Windows a mode sets only the read-only flag, so none is applied there. */
+const POSIX = process.platform !== 'win32';
+
 /**
  * Writes the file with mode 0600 from the start (never readable by others, not even for a moment),
  * through a temporary file of an unguessable name that this call creates itself ('wx': a file or
  * link already there, planted in a shared directory to receive the key, is refused, never written).
+ * The rename replaces a file made readable by others with the 0600 one. A directory it creates is
+ * 0700; with `ownDir` (the CLI's own `mediagate` directory), an existing one is tightened to 0700
+ * too. A directory MEDIAGATE_CONFIG names is the user's and keeps its mode.
  */
-export function writeConfig(file: string, config: StoredConfig): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+export function writeConfig(file: string, config: StoredConfig, { ownDir }: { ownDir: boolean }): void {
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (POSIX && ownDir && (fs.statSync(dir).mode & 0o777) !== 0o700) fs.chmodSync(dir, 0o700);
   const tmp = `${file}.${crypto.randomBytes(8).toString('hex')}.tmp`;
   try {
     fs.writeFileSync(tmp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-    fs.chmodSync(tmp, 0o600);
+    if (POSIX) fs.chmodSync(tmp, 0o600);
     fs.renameSync(tmp, file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') fs.rmSync(tmp, { force: true });

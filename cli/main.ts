@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import readline from 'node:readline';
 import { Client, CliError, EXIT, sameGateway } from './client.ts';
 import type { ExitCode } from './client.ts';
-import { configPath, readConfig, removeConfig, writeConfig } from './config.ts';
+import { configPath, ownsConfigDir, readConfig, removeConfig, writeConfig } from './config.ts';
 import * as cmd from './commands.ts';
 import type { Context, Output } from './commands.ts';
 
@@ -212,7 +212,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       config,
       readLine: (prompt) => readLineFrom(process.stdin, process.stderr, prompt, false),
       readSecret: (prompt) => readLineFrom(process.stdin, process.stderr, prompt, true),
-      saveConfig: (next) => { config = next; writeConfig(file, next); },
+      saveConfig: (next) => { config = next; writeConfig(file, next, { ownDir: ownsConfigDir(env) }); },
       forgetConfig: () => removeConfig(file),
     };
     if (positionals[0] === 'mcp') {

@@ -22,6 +22,8 @@ import { clientView } from './oauth.ts';
 import { deliveryView, usageLogDetail } from './webhooks.ts';
 import { settingsView } from './alerts.ts';
 import { alertView } from '../workers/deliver-webhook.ts';
+import { webhookUrlView } from '../lib/webhook-visibility.ts';
+import type { WebhookUrlView } from '../lib/webhook-visibility.ts';
 
 /** rows read per query while streaming */
 export const EXPORT_PAGE = 500;
@@ -52,10 +54,10 @@ async function* ledgerPages(app: App, userId: number) {
   }
 }
 
-async function* predictionPages(app: App, userId: number, sandboxOnly: boolean) {
+async function* predictionPages(app: App, userId: number, sandboxOnly: boolean, urls: WebhookUrlView) {
   for (let after: PredictionCursor | null = null; ;) {
     const { rows, next } = await exportPredictions(app.db, userId, after, EXPORT_PAGE, sandboxOnly);
-    yield rows.map((p) => usageLogDetail(app, p));
+    yield rows.map((p) => usageLogDetail(app, p, urls));
     if (next === null) return;
     after = next;
   }
@@ -74,12 +76,12 @@ async function* mediaPages(app: App, userId: number) {
 }
 
 /** The alerts of the user's own wallet and keys, each with its webhook deliveries (a sandbox key's export has none, as its delivery log). */
-async function* alertPages(app: App, userId: number, sandboxOnly: boolean) {
+async function* alertPages(app: App, userId: number, sandboxOnly: boolean, urls: WebhookUrlView) {
   if (sandboxOnly) return;
   for (let after = 0; ;) {
     const page = await exportAlerts(app.db, userId, after, EXPORT_PAGE);
     const deliveries = await listAlertDeliveries(app.db, page.map((a) => a.id));
-    yield page.map((a) => ({ ...alertView(a), webhook_deliveries: (deliveries.get(a.id) ?? []).map(deliveryView) }));
+    yield page.map((a) => ({ ...alertView(a), webhook_deliveries: (deliveries.get(a.id) ?? []).map((d) => ({ ...deliveryView(d), url: urls.alert(d.url) })) }));
     if (page.length < EXPORT_PAGE) return;
     after = page.at(-1)!.id;
   }
@@ -96,7 +98,7 @@ async function head(app: App, caller: OwnedCaller, now: number) {
     exported_at: iso(now),
     user,
     balance: { balance: wallet.balance, held: wallet.held, unit: CREDIT_UNIT },
-    alert_settings: settingsView(alerting),
+    alert_settings: settingsView(alerting, webhookUrlView(caller)),
     api_keys: keys.map(keyView),
     oauth_clients: clients.map(clientView),
     team_memberships: memberships.map((m) => ({ team_id: m.teamId, name: m.name, role: m.role, joined_at: iso(m.joinedAt) })),
@@ -107,12 +109,14 @@ export const exportAccount: Handler<'exportAccount'> = async ({ app, caller, h }
   const now = app.clock();
   const top = JSON.stringify(await head(app, caller, now));
   const userId = caller.userId;
+  // a credential that could not set them (an `account:read` token) gets the webhook URLs redacted (lib/webhook-visibility.ts)
+  const urls = webhookUrlView(caller);
   async function* document(): AsyncGenerator<string> {
     yield top.slice(0, -1); // the head without its closing brace
     yield* jsonArray('credit_transactions', ledgerPages(app, userId));
-    yield* jsonArray('predictions', predictionPages(app, userId, caller.isTest));
+    yield* jsonArray('predictions', predictionPages(app, userId, caller.isTest, urls));
     yield* jsonArray('media_assets', mediaPages(app, userId));
-    yield* jsonArray('alerts', alertPages(app, userId, caller.isTest));
+    yield* jsonArray('alerts', alertPages(app, userId, caller.isTest, urls));
     yield '}';
   }
   const body = Readable.from(document(), { objectMode: false });

@@ -12,14 +12,16 @@ import { urlProblem } from '../lib/destination-policy.ts';
 import { ValidationFailedError } from '../lib/errors.ts';
 import { forgetWalletAlertSettings } from './admission.ts';
 import { refuseSandboxKey } from './guards.ts';
+import { webhookUrlView } from '../lib/webhook-visibility.ts';
+import type { WebhookUrlView } from '../lib/webhook-visibility.ts';
 
-/** A wallet's alert settings as the API shows them (also the account export's). */
-export function settingsView(s: AlertSettings | undefined) {
+/** A wallet's alert settings as the API shows them (also the account export's); the webhook URL as `urls` shows it. */
+export function settingsView(s: AlertSettings | undefined, urls: WebhookUrlView) {
   return {
     low_balance_threshold: s?.lowBalanceThreshold ?? null,
     monthly_budget: s?.monthlyBudget ?? null,
     monthly_budget_mode: s?.monthlyBudgetHard ? 'hard' as const : 'soft' as const,
-    webhook_url: s?.webhookUrl ?? null,
+    webhook_url: s?.webhookUrl ? urls.alert(s.webhookUrl) : null,
   };
 }
 
@@ -30,7 +32,7 @@ function checkWebhookUrl(app: App, url: string, field: string): void {
 }
 
 /** GET /app/alert_settings */
-export const getAlertSettings: Handler<'getAlertSettings'> = async ({ app, caller }) => settingsView(await alertSettings(app.db, caller.owner));
+export const getAlertSettings: Handler<'getAlertSettings'> = async ({ app, caller }) => settingsView(await alertSettings(app.db, caller.owner), webhookUrlView(caller));
 
 /** PUT /app/alert_settings: every field (null turns one off). */
 export const updateAlertSettingsRoute: Handler<'updateAlertSettings'> = async ({ app, caller, body }) => {
@@ -44,7 +46,7 @@ export const updateAlertSettingsRoute: Handler<'updateAlertSettings'> = async ({
   if (next.webhookUrl !== null) checkWebhookUrl(app, next.webhookUrl, 'webhook_url');
   await updateAlertSettings(app.db, caller.owner, next);
   forgetWalletAlertSettings(app, caller.owner);
-  return settingsView(await alertSettings(app.db, caller.owner));
+  return settingsView(await alertSettings(app.db, caller.owner), webhookUrlView(caller));
 };
 
 /** GET /app/alerts: the alerts sent, newest first. */

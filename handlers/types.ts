@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { App } from '../lib/context.ts';
 import type { Caller, StudioContext } from '../lib/context.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import type { Owner } from '../lib/caller.ts';
+import type { Owner, TeamPermission } from '../lib/caller.ts';
 import type { AuditFields } from './audit.ts';
 import type { ModelOperationId, ProtectedOperationId, operations } from '../spec/v1.generated.ts';
 
@@ -20,6 +20,11 @@ export type { ModelOperationId, ProtectedOperationId };
 /** The authenticated caller, with the owner the route bridge resolved from `team_id`. */
 export interface OwnedCaller extends Caller {
   owner: Owner;
+  /**
+   * With a team owner: what the caller may do in that team (its role's permissions, or a team
+   * key's). Absent or null with the caller's own account; absent with a team owner counts as none.
+   */
+  teamPermissions?: readonly TeamPermission[] | null;
 }
 
 type Defined<T> = [T] extends [never] ? Record<string, never> : [T] extends [undefined] ? Record<string, never> : NonNullable<T>;

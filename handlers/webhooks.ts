@@ -11,6 +11,8 @@ import { predictionView } from '../lib/prediction-view.ts';
 import { refuseSandboxKey } from './guards.ts';
 import { forgetSecrets, sendWebhook, webhookHeaders } from '../workers/deliver-webhook.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
+import { webhookUrlView } from '../lib/webhook-visibility.ts';
+import type { WebhookUrlView } from '../lib/webhook-visibility.ts';
 
 function secretView(list: Array<{ secret: string; createdAt: number; expiresAt: number | null }>) {
   const [current, ...previous] = list;
@@ -51,7 +53,8 @@ export function deliveryView(d: Omit<Delivery, 'predictionId'> & { attemptLog: A
 /**
  * GET /app/prediction_response/{request_id}: the prediction with its input, cost and webhook
  * deliveries. Looked up with the caller's owner (another owner's id is unknown); a sandbox key
- * sees only sandbox predictions.
+ * sees only sandbox predictions. Its webhook URL is whole only to a caller who could have set it
+ * (lib/webhook-visibility.ts).
  */
 export const getPredictionResponse: Handler<'getPredictionResponse'> = async ({ app, caller, params }) => {
   const p = await findPrediction(app.db, caller.owner, params.request_id);
@@ -62,11 +65,13 @@ export const getPredictionResponse: Handler<'getPredictionResponse'> = async ({ 
     output_text: inline.text, tokens: { input: inline.inputTokens, output: inline.outputTokens, source: inline.source },
     ...(p.status === 'cancelled' ? { cost: p.price } : {}),
   } : {};
-  return { ...usageLogDetail(app, p), ...usage, webhook_deliveries: (await listDeliveries(app.db, p.id)).map(deliveryView) };
+  const urls = webhookUrlView(caller);
+  const deliveries = (await listDeliveries(app.db, p.id)).map((d) => ({ ...deliveryView(d), url: urls.prediction(d.url, p.userId) }));
+  return { ...usageLogDetail(app, p, urls), ...usage, webhook_deliveries: deliveries };
 };
 
-/** A prediction as UsageLogDetailResponse shows it, its webhook deliveries aside (also the account export's). */
-export function usageLogDetail(app: App, p: Prediction) {
+/** A prediction as UsageLogDetailResponse shows it, its webhook deliveries aside (also the account export's); its webhook URL as `urls` shows it. */
+export function usageLogDetail(app: App, p: Prediction, urls: WebhookUrlView) {
   return {
     ...predictionView(app, p),
     request_id: p.id,
@@ -75,7 +80,7 @@ export function usageLogDetail(app: App, p: Prediction) {
     cost: p.status === 'completed' ? p.price : 0,
     is_test: p.isTest,
     team_id: p.teamId,
-    webhook: p.webhookUrl,
+    webhook: p.webhookUrl === null ? null : urls.prediction(p.webhookUrl, p.userId),
   };
 }
 
@@ -115,7 +120,8 @@ export const sendWebhookTest: Handler<'sendWebhookTest'> = async ({ app, caller,
 
 /**
  * GET /app/webhook_deliveries: the owner's delivery log, newest first, a page at a time (a sandbox
- * key sees only sandbox predictions' deliveries).
+ * key sees only sandbox predictions' deliveries). Each URL is whole only to a caller who could
+ * have set it: a prediction's, or the alert webhook's (lib/webhook-visibility.ts).
  */
 export const listWebhookDeliveries: Handler<'listWebhookDeliveries'> = async ({ app, caller, query }) => {
   const limit = query.limit ?? 50;
@@ -124,8 +130,10 @@ export const listWebhookDeliveries: Handler<'listWebhookDeliveries'> = async ({ 
   const rows = await listOwnerDeliveries(app.db, caller.owner, {
     limit: limit + 1, ...(query.status ? { status: query.status } : {}), ...(before ? { before } : {}), sandboxOnly: caller.isTest,
   });
+  const urls = webhookUrlView(caller);
   const items = rows.slice(0, limit).map((d) => ({
-    ...deliveryView(d), prediction_id: d.predictionId, event_type: d.alertKind === null ? 'prediction' : `alert.${d.alertKind}`,
+    ...deliveryView(d), url: d.alertKind === null ? urls.prediction(d.url, d.userId) : urls.alert(d.url),
+    prediction_id: d.predictionId, event_type: d.alertKind === null ? 'prediction' : `alert.${d.alertKind}`,
   }));
   const last = items.at(-1);
   return { items, next_before: rows.length > limit && last ? `${last.created_at}${CURSOR_SEPARATOR}${last.id}` : null };

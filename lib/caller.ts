@@ -162,6 +162,13 @@ function teamKeyOwner(caller: { userId: number; keyTeamId: number }, teamId: num
   return { userId: caller.userId, teamId: caller.keyTeamId };
 }
 
+/** The owner a request acts for, with what the caller may do in the owner's team (null: the owner is the caller's own account). */
+export interface OwnerAccess {
+  owner: Owner;
+  /** the caller's role's permissions in that team, or a team key's (TEAM_KEY_PERMISSIONS) */
+  teamPermissions: readonly TeamPermission[] | null;
+}
+
 /**
  * A team that does not exist and a team the caller is not in are the same 404 (no probing); a
  * member whose role lacks the operation's permission (`x-team-permission` in the spec) gets 403
@@ -169,18 +176,30 @@ function teamKeyOwner(caller: { userId: number; keyTeamId: number }, teamId: num
  * here with one: start-up refuses it (spec/team-permissions check in app.ts). A team API key
  * (`keyTeamId`) follows teamKeyOwner.
  */
+export async function resolveOwnerAccess(
+  app: { teams?: TeamDirectory },
+  caller: { userId: number; keyTeamId?: number },
+  teamId: number | null | undefined,
+  permission?: TeamPermission,
+): Promise<OwnerAccess> {
+  if (caller.keyTeamId !== undefined) {
+    return { owner: teamKeyOwner({ userId: caller.userId, keyTeamId: caller.keyTeamId }, teamId, permission), teamPermissions: TEAM_KEY_PERMISSIONS };
+  }
+  if (teamId === null || teamId === undefined) return { owner: { userId: caller.userId, teamId: null }, teamPermissions: null };
+  // An id no team can have (1e309 coerces to Infinity, which passes "integer") is unknown, not a query.
+  if (!Number.isSafeInteger(teamId) || teamId <= 0) throw new NotFoundError(TEAM_NOT_FOUND);
+  const membership = app.teams ? await app.teams.membership(teamId, caller.userId) : undefined;
+  if (!membership || !isTeamRole(membership.role)) throw new NotFoundError(TEAM_NOT_FOUND);
+  if (permission) requirePermission(membership.role, permission);
+  return { owner: { userId: caller.userId, teamId }, teamPermissions: TABLE[membership.role] };
+}
+
+/** resolveOwnerAccess's owner alone. */
 export async function resolveOwner(
   app: { teams?: TeamDirectory },
   caller: { userId: number; keyTeamId?: number },
   teamId: number | null | undefined,
   permission?: TeamPermission,
 ): Promise<Owner> {
-  if (caller.keyTeamId !== undefined) return teamKeyOwner({ userId: caller.userId, keyTeamId: caller.keyTeamId }, teamId, permission);
-  if (teamId === null || teamId === undefined) return { userId: caller.userId, teamId: null };
-  // An id no team can have (1e309 coerces to Infinity, which passes "integer") is unknown, not a query.
-  if (!Number.isSafeInteger(teamId) || teamId <= 0) throw new NotFoundError(TEAM_NOT_FOUND);
-  const membership = app.teams ? await app.teams.membership(teamId, caller.userId) : undefined;
-  if (!membership || !isTeamRole(membership.role)) throw new NotFoundError(TEAM_NOT_FOUND);
-  if (permission) requirePermission(membership.role, permission);
-  return { userId: caller.userId, teamId };
+  return (await resolveOwnerAccess(app, caller, teamId, permission)).owner;
 }

@@ -17,7 +17,7 @@ import type { AjvLikeError } from '../lib/validation-errors.ts';
 import type { AnyHandler, HandlerContext, IdempotentRun } from '../handlers/types.ts';
 import type { Config } from '../config.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import { isRole, isTeamPermission, resolveOwner, roleAllows, ROLES, TEAM_PERMISSIONS } from '../lib/caller.ts';
+import { isRole, isTeamPermission, resolveOwnerAccess, roleAllows, ROLES, TEAM_PERMISSIONS } from '../lib/caller.ts';
 import type { Role, TeamPermission } from '../lib/caller.ts';
 import { longestRouteWaitMs, longestWaitMs, NOT_YET } from '../handlers/index.ts';
 import { hasPolicies, policiesOf, withPolicies } from '../handlers/policies.ts';
@@ -580,8 +580,9 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
         body: payload,
         query,
         params,
-        // The owner is resolved here, once, before the handler runs (membership checked in lib/caller.ts).
-        caller: caller && isProtected ? { ...caller, owner: await resolveOwner(app, caller, roles ? undefined : teamIdOf(query, payload, params, teamPermission), teamPermission) } as HandlerContext['caller'] : null,
+        // The owner is resolved here, once, before the handler runs (membership checked in lib/caller.ts),
+        // with the caller's permissions in the owner's team.
+        caller: caller && isProtected ? { ...caller, ...await resolveOwnerAccess(app, caller, roles ? undefined : teamIdOf(query, payload, params, teamPermission), teamPermission) } as HandlerContext['caller'] : null,
         audit: {},
         ...(current ? { model: current } : {}),
         // the whitelabel studio's context (plugins/credentials.ts whitelabelPlugin resolved and checked it); handlers apply it

@@ -1,7 +1,7 @@
-// lib/caller.ts: the team permission table, and resolveOwner.
+// lib/caller.ts: the team permission table, and resolveOwner (resolveOwnerAccess: with the caller's team permissions).
 import test from 'ava';
 import fs from 'node:fs';
-import { can, requirePermission, resolveOwner, TEAM_NOT_FOUND, TEAM_PERMISSIONS, TEAM_ROLES } from '../../lib/caller.ts';
+import { can, requirePermission, resolveOwner, resolveOwnerAccess, TEAM_KEY_PERMISSIONS, TEAM_NOT_FOUND, TEAM_PERMISSIONS, TEAM_ROLES } from '../../lib/caller.ts';
 import { ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 
 // The permission table of the teams page (docs/api/teams.md) is the one lib/caller.ts enforces.
@@ -99,4 +99,11 @@ test('a team API key naming another team, or on an operation without a team scop
   t.regex(personal?.message ?? '', /belongs to a team and acts only for it; this operation acts on a personal account/);
   const invite = await t.throwsAsync(resolveOwner({}, key, 9, 'invite'), { instanceOf: ForbiddenError });
   t.regex(invite?.message ?? '', /a team API key lacks the "invite" permission/);
+});
+
+test('with the owner comes what the caller may do in its team: its role\'s permissions, a team key\'s, none asked for its own account', async (t) => {
+  const teams = { membership: async () => ({ role: 'billing' }) };
+  t.deepEqual(await resolveOwnerAccess({ teams }, caller, undefined), { owner: { userId: 42, teamId: null }, teamPermissions: null });
+  t.deepEqual(await resolveOwnerAccess({ teams }, caller, 3, 'read_history'), { owner: { userId: 42, teamId: 3 }, teamPermissions: ['read_history', 'read_balance', 'top_up'] });
+  t.deepEqual(await resolveOwnerAccess({ teams }, { userId: 42, keyTeamId: 9 }, undefined, 'read_history'), { owner: { userId: 42, teamId: 9 }, teamPermissions: TEAM_KEY_PERMISSIONS });
 });

@@ -6338,7 +6338,7 @@ export interface components {
              * @enum {string}
              */
             monthly_budget_mode: "soft" | "hard";
-            /** @description Where alerts are also sent as signed webhook events; null: by email only. */
+            /** @description Where alerts are also sent as signed webhook events; null: by email only. Whole only to a caller who could set it (for a team, a member with `top_up`) through a credential with `keys:manage`; anyone else gets it redacted: no user name, password or fragment, every query value `redacted`. */
             webhook_url: string | null;
         };
         AlertSettingsRequest: {
@@ -6887,7 +6887,7 @@ export interface components {
             };
             is_test: boolean;
             team_id: number | null;
-            /** @description Webhook URL given at submission. */
+            /** @description Webhook URL given at submission. Whole only to a caller who could have set it: the member who submitted the prediction, or a team member with `manage_keys`, through a credential with `generate:write`. Anyone else gets it redacted: no user name, password or fragment, every query value `redacted` (scheme, host, port, path and query keys kept). */
             webhook: string | null;
             /** Format: date-time */
             created_at: string;
@@ -6945,7 +6945,10 @@ export interface components {
         WebhookDelivery: {
             /** @description The `webhook-id` header of every attempt of this delivery. */
             id: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The receiver's URL, shown as the prediction's `webhook` is (or for an alert's delivery, as the alert settings' `webhook_url`): redacted to a caller who could not have set it.
+             */
             url: string;
             /**
              * @description `pending`: attempts under way or scheduled; `delivered`: a 2xx answer; `gone`: the receiver answered 410; `dead`: every retry failed, dead-lettered.

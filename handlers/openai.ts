@@ -7,6 +7,7 @@ import { PassThrough } from 'node:stream';
 import type { App } from '../lib/context.ts';
 import type { Config } from '../config.ts';
 import { BudgetExceededError, EmbedRefusedError, OpenAIRouteError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
+import type { ValidationItem } from '../lib/errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
 import { countedTokens, usagePrice } from '../spec/pricing.ts';
 import type { HeldPrice } from '../spec/pricing.ts';
@@ -69,15 +70,46 @@ function answerCap(app: App, model: ModelInfo): number {
   return typeof max === 'number' && max > 0 ? max : 4096;
 }
 
+/** Content parts a hold bounds by their UTF-8 bytes (an image part is held at the model's image_tokens). */
+const BYTE_BOUNDED_PARTS: ReadonlySet<unknown> = new Set(['text', 'refusal', 'input_audio']);
+
+/**
+ * A model priced by tokens is held the most a call can cost before it runs, so every content
+ * part must have a bound: text and audio their bytes, an image the model's `image_tokens`. A part
+ * billed otherwise (a file, whose pages are billed as images however few bytes it has; a type the
+ * gateway does not know) is refused, as is an image for a model whose price gives no
+ * image_tokens: either would let a call use more than it holds, uncharged.
+ */
+function refuseUnboundedParts(model: ModelInfo, messages: ChatBody['messages']): void {
+  const rule = model.price.tokens;
+  if (!rule) return;
+  const problems: ValidationItem[] = [];
+  messages.forEach((m, i) => {
+    if (!Array.isArray(m.content)) return;
+    m.content.forEach((part, j) => {
+      const type = isRecord(part) ? part.type : undefined;
+      const loc = ['body', 'messages', i, 'content', j, 'type'];
+      if (type === 'image_url') {
+        if (rule.imageTokens === undefined) problems.push({ loc, msg: `${model.operationId} takes no image parts on this gateway; send text`, type: 'value_error' });
+      } else if (!BYTE_BOUNDED_PARTS.has(type)) {
+        problems.push({ loc, msg: `a content part of type ${JSON.stringify(type ?? null)} is not taken: its cost cannot be known before the call, which holds the most it can cost; send text, image_url or input_audio parts`, type: 'value_error' });
+      }
+    });
+  });
+  if (problems.length) throw new ValidationFailedError(problems);
+}
+
 /**
  * The model's input a call is priced as: the schema's defaults, the whole prompt material
  * (messages, tools, the response format) as the token rule's first prompt field (a hold counts
- * its UTF-8 bytes as tokens), and the answer's length as its max_tokens field.
+ * its UTF-8 bytes as tokens, and each image part as the rule's image_tokens), and the answer's
+ * length as its max_tokens field.
  */
 function pricedInput(app: App, model: ModelInfo, body: ChatBody, maxTokens: number): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const [k, p] of Object.entries(inputProperties(app, model))) if (p.default !== undefined) input[k] = p.default;
-  const prompt = JSON.stringify({ messages: body.messages, tools: body.tools, tool_choice: body.tool_choice, response_format: body.response_format });
+  // kept as an object (spec/pricing.ts counts its JSON's bytes, and finds its image parts)
+  const prompt = { messages: body.messages, tools: body.tools, tool_choice: body.tool_choice, response_format: body.response_format };
   const rule = model.price.tokens;
   const fields = rule?.inputFields ?? ['prompt'];
   for (const f of fields) input[f] = '';
@@ -164,6 +196,7 @@ function eventHeaders(h: OperationContext<'createChatCompletion'>['h'], stream: 
 
 export const createChatCompletion: Handler<'createChatCompletion'> = async ({ app, caller, body, request, h, studio }) => {
   const model = modelFor(app, studio, body.model, 'llm', 'POST /v1/chat/completions');
+  refuseUnboundedParts(model, body.messages);
   // a team's owner_pays studio: a member of the team needs `generate`, as with team_id
   await refuseStudioSpender(app, caller, studio);
   const cap = answerCap(app, model);

@@ -41,6 +41,12 @@ export interface TokenRule {
   overhead: number;
   /** the longest answer: a field of the input (max_tokens) or a fixed number of tokens */
   maxOutput: { field: string } | { tokens: number };
+  /**
+   * the most tokens the provider bills for one image part of a conversation (OpenAI's
+   * `image_url`), whose URL has far fewer bytes than the image has tokens; undefined: the model
+   * takes no image parts on the OpenAI-compatible route (handlers/openai.ts)
+   */
+  imageTokens?: number;
 }
 
 export interface PriceRule {
@@ -232,7 +238,7 @@ function parseTiers(raw: unknown, schema: InputSchema, where: string): PriceTerm
 
 function parseTokens(raw: unknown, schema: InputSchema, where: string): TokenRule {
   if (!isRecord(raw)) throw new Error(`${where} needs input and output (credits per "per" tokens), input_fields and max_output`);
-  keysOnly(raw, ['input', 'output', 'per', 'input_fields', 'overhead', 'max_output'], where);
+  keysOnly(raw, ['input', 'output', 'per', 'input_fields', 'overhead', 'max_output', 'image_tokens'], where);
   for (const k of ['input', 'output'] as const) if (!nonNegativeInt(raw[k])) throw new Error(`${where}.${k} must be a non-negative integer (credits per ${String(raw.per ?? 'per')} tokens)`);
   if (!Number.isSafeInteger(raw.per) || (raw.per as number) <= 0) throw new Error(`${where}.per must be a positive integer (e.g. 1000000: the amounts are per million tokens)`);
   if (!Array.isArray(raw.input_fields) || raw.input_fields.length === 0) throw new Error(`${where}.input_fields must list the text fields that make the prompt`);
@@ -241,6 +247,7 @@ function parseTokens(raw: unknown, schema: InputSchema, where: string): TokenRul
     return f;
   });
   if (raw.overhead !== undefined && !nonNegativeInt(raw.overhead)) throw new Error(`${where}.overhead must be a non-negative integer (tokens)`);
+  if (raw.image_tokens !== undefined && !nonNegativeInt(raw.image_tokens)) throw new Error(`${where}.image_tokens must be a non-negative integer (the most tokens the provider bills for one image)`);
   let maxOutput: TokenRule['maxOutput'];
   if (typeof raw.max_output === 'string') {
     const field = pricedField(schema, raw.max_output, `${where}.max_output`, ['integer']);
@@ -251,7 +258,10 @@ function parseTokens(raw: unknown, schema: InputSchema, where: string): TokenRul
   } else {
     throw new Error(`${where}.max_output must name the input's max_tokens field or give a number of tokens`);
   }
-  return { input: raw.input as number, output: raw.output as number, per: raw.per as number, inputFields, overhead: (raw.overhead as number | undefined) ?? 16, maxOutput };
+  return {
+    input: raw.input as number, output: raw.output as number, per: raw.per as number, inputFields, overhead: (raw.overhead as number | undefined) ?? 16, maxOutput,
+    ...(raw.image_tokens !== undefined ? { imageTokens: raw.image_tokens as number } : {}),
+  };
 }
 
 /**
@@ -447,19 +457,39 @@ export interface TokenUsage {
 }
 
 /**
+ * The image parts (`{"type": "image_url"}`) of a conversation: `messages`, or an object holding
+ * it (the OpenAI-compatible route's prompt material). An image is billed by its pixels, not by
+ * the bytes of its URL.
+ */
+export function imageParts(v: unknown): number {
+  const messages = Array.isArray(v) ? v : isRecord(v) && Array.isArray(v.messages) ? v.messages : [];
+  let n = 0;
+  for (const m of messages) {
+    if (!isRecord(m) || !Array.isArray(m.content)) continue;
+    for (const part of m.content) if (isRecord(part) && part.type === 'image_url') n++;
+  }
+  return n;
+}
+
+/**
  * The most a request can use: no tokenizer makes more tokens of a text than its UTF-8 bytes (each
- * token stands for at least one byte), plus the provider's template overhead; and the longest
- * answer the request allows.
+ * token stands for at least one byte), plus the provider's template overhead and, for each image
+ * part, the most the provider bills for one image (`imageTokens`); and the longest answer the
+ * request allows.
  */
 export function tokenHold(rule: TokenRule, input: Readonly<Record<string, unknown>>): TokenUsage {
   let bytes = 0;
+  let images = 0;
   for (const f of rule.inputFields) {
     const v = input[f];
     if (typeof v === 'string') bytes += Buffer.byteLength(v, 'utf8');
-    else if (v !== undefined && v !== null) bytes += Buffer.byteLength(JSON.stringify(v), 'utf8');
+    else if (v !== undefined && v !== null) {
+      bytes += Buffer.byteLength(JSON.stringify(v), 'utf8');
+      images += imageParts(v);
+    }
   }
   const outputTokens = 'tokens' in rule.maxOutput ? rule.maxOutput.tokens : num(input[rule.maxOutput.field]);
-  return { inputTokens: bytes + rule.overhead, outputTokens };
+  return { inputTokens: bytes + rule.overhead + images * (rule.imageTokens ?? 0), outputTokens };
 }
 
 /** What a usage costs by the rule, rounded up to a whole credit. */

@@ -56,8 +56,10 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
   const usageRow = (id: string) => gw.app.db('prediction_usage').where({ prediction_id: id }).first();
   const account = async (t: ExecutionContext, credit = 1000): Promise<Account> => {
     fake.mode = 'ok';
+    fake.usage = undefined;
     t.teardown(() => {
       fake.mode = 'ok';
+      fake.usage = undefined;
     });
     return newAccount(gw, credit);
   };
@@ -127,6 +129,30 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     for await (const chunk of plain) if (chunk.usage) withUsage++;
     t.is(withUsage, 0);
     await waitFor(async () => (await wallet(acct.userId)).held === 0);
+  });
+
+  test.serial(`${db}: an image part is held at the most the model bills for an image, so a call is charged the image's tokens; a part whose cost cannot be bounded before the call is refused`, async (t) => {
+    const acct = await account(t);
+    // what gpt-4o-mini bills for one image in high detail: far more tokens than its URL has bytes
+    fake.usage = { prompt_tokens: 30_000, completion_tokens: 4, total_tokens: 30_004 };
+    const before = fake.requests.length;
+    const image = { type: 'image_url' as const, image_url: { url: 'https://img.example/a.png' } };
+    const { response } = await client(acct.liveKey).chat.completions.create({
+      model: CHAT, max_tokens: 5, messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, image] }],
+    }).withResponse();
+    const id = response.headers.get('x-prediction-id')!;
+    t.deepEqual((fake.requests[before]!.messages as Array<{ content: unknown }>)[0]!.content, [{ type: 'text', text: 'What is this?' }, image], 'the parts reach the provider as sent');
+    const charge = chargeOf(30_000, 4);
+    t.true(await holdOf(id) >= charge, `held ${await holdOf(id)}, at least the ${charge} the image's tokens cost`);
+    t.like(await findPredictionById(gw.app.db, id), { status: 'completed', price: charge });
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - charge, held: 0 });
+    // a PDF's pages are billed as images, however few bytes the file has: no hold can be sized for it
+    const file = await t.throwsAsync(client(acct.liveKey).chat.completions.create({
+      model: CHAT, messages: [{ role: 'user', content: [{ type: 'file', file: { filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0xLjQ=' } }] }],
+    }), { instanceOf: OpenAI.BadRequestError });
+    t.like(file?.error, { type: 'invalid_request_error', code: 'validation_failed', param: 'messages.0.content.0.type' });
+    t.is(fake.requests.length, before + 1, 'the refused call reached no provider');
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - charge, held: 0 }, 'and held nothing');
   });
 
   test.serial(`${db}: tools and tool_choice are passed through; tool calls come back, streamed or not`, async (t) => {

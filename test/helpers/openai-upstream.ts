@@ -41,6 +41,8 @@ export interface FakeOpenAI {
   benchChunks: number;
   /** how long a `slow` call waits before it answers */
   slowMs: number;
+  /** the usage `ok` answers report instead of USAGE (a call whose prompt cost the provider more, e.g. an image) */
+  usage: typeof USAGE | undefined;
   close(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     endless: { written: 0, closed: false },
     benchChunks: 64,
     slowMs: 0,
+    usage: undefined,
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -111,7 +114,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ created: 1, data }));
         return;
       }
-      const usage = mode === 'no-usage' ? undefined : USAGE;
+      const usage = mode === 'no-usage' ? undefined : state.usage ?? USAGE;
       const tools = Array.isArray(body.tools) && body.tools.length > 0;
       const toolCall = { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
       if (body.stream !== true) {

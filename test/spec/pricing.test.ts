@@ -148,6 +148,19 @@ test('per token: the hold covers the longest answer and at most one token per by
   t.throws(() => parsePriceRule({ per_token: { input: 1, output: 1, per: 1000, input_fields: ['prompt'], max_output: 'num_images' } }, { properties: { prompt: { type: 'string' }, num_images: { type: 'integer', default: 1, minimum: 1 } } }, 'c', 'cost'), { message: /needs a "maximum"/ });
 });
 
+test('per token: each image part of a conversation is held at the rule\'s image_tokens, not at the bytes of its URL', (t) => {
+  const schema = { properties: { prompt: { type: 'string' }, max_tokens: { type: 'integer', minimum: 1, maximum: 100, default: 10 } } };
+  const rule = parsePriceRule({ base: 0, per_token: { input: 1, output: 1, per: 1, input_fields: ['prompt'], overhead: 0, max_output: 'max_tokens', image_tokens: 1000 } }, schema, 'x-model.price', 'llm-price');
+  const image = { type: 'image_url', image_url: { url: 'https://img.example/a.png' } };
+  const prompt = { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }, image, image] }, { role: 'assistant', content: 'x' }] };
+  const bytes = Buffer.byteLength(JSON.stringify(prompt));
+  t.deepEqual(tokenHold(rule.tokens!, { prompt, max_tokens: 10 }), { inputTokens: bytes + 2 * 1000, outputTokens: 10 });
+  t.is(computePrice(rule, { prompt, max_tokens: 10 }), bytes + 2000 + 10, 'the list price, the hold, covers both images');
+  // a prompt given as text has no parts: its bytes bound it
+  t.deepEqual(tokenHold(rule.tokens!, { prompt: 'hi', max_tokens: 10 }), { inputTokens: 2, outputTokens: 10 });
+  t.throws(() => parsePriceRule({ base: 0, per_token: { input: 1, output: 1, per: 1, input_fields: ['prompt'], max_output: 10, image_tokens: -1 } }, schema, 'x-model.price', 'llm-price'), { message: /image_tokens must be a non-negative integer/ });
+});
+
 test('each term reads in words for the catalog', (t) => {
   const rule = parsePriceRule({ base: 0, per_megapixel: { amount: 25, width: 'width', height: 'height', count: 'num_images' }, tiers: { field: 'duration', steps: [{ up_to: 5, amount: 350 }, { amount: 700 }] } }, image);
   t.deepEqual(rule.terms.map((x) => describeTerm(x).summary), [

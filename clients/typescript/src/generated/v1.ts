@@ -68,15 +68,17 @@ export interface paths {
          *     the response ends, its charge and its run-history record are written. A client that
          *     disconnects mid-stream stops the provider's call.
          *
-         *     `messages` (system, developer, user, assistant and tool roles; text and image parts where
-         *     the provider takes them), `max_tokens` or `max_completion_tokens`, `temperature`, `top_p`,
+         *     `messages` (system, developer, user, assistant and tool roles; text, image and audio parts where
+         *     the provider takes them; any other part, such as a `file`, is 400: its cost cannot be
+         *     held before the call), `max_tokens` or `max_completion_tokens`, `temperature`, `top_p`,
          *     `stop`, `seed`, `response_format`, `tools`, `tool_choice`, `parallel_tool_calls`,
          *     `frequency_penalty`, `presence_penalty`, `logit_bias`, `logprobs`, `top_logprobs` and `user`
          *     are passed to the provider as they are. `n` must be 1.
          *
          *     Billing: the call holds the most it can cost (its messages' UTF-8 bytes counted as tokens,
-         *     plus `max_tokens`, or the model's longest answer when absent, which is then asked of the
-         *     provider), and is charged the price of the usage the provider reports, never more than
+         *     each image part as the most the provider bills for one image, the model's `image_tokens`
+         *     (a model without one takes no image parts), plus `max_tokens`, or the model's longest
+         *     answer when absent, which is then asked of the provider), and is charged the price of the usage the provider reports, never more than
          *     the hold; the rest is released in the same transaction. A failed call is charged nothing;
          *     a stream the client left is charged for the tokens generated until then (counted from the
          *     chunks relayed when the provider reports none). Every call is a prediction in the run
@@ -3532,7 +3534,7 @@ export interface components {
         OpenAIChatMessage: {
             /** @enum {string} */
             role: "system" | "developer" | "user" | "assistant" | "tool";
-            /** @description The text, or a list of content parts (`{"type": "text", "text"}`, `{"type": "image_url", "image_url": {"url"}}`) where the provider takes them; null for an assistant message that only calls tools. */
+            /** @description The text, or a list of content parts (`{"type": "text", "text"}`, `{"type": "image_url", "image_url": {"url"}}`, `{"type": "input_audio", ...}`) where the provider takes them; another part type is refused, since its cost cannot be held before the call; null for an assistant message that only calls tools. */
             content?: string | Record<string, never>[] | null;
             name?: string;
             tool_calls?: Record<string, never>[];

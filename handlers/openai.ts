@@ -380,8 +380,17 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
       // settled already by whatever ended it: nothing to settle here
       events.send(JSON.stringify({ error: { message: `the prediction ${id} was ended before its answer was complete (cancelled, or given up by the gateway); nothing more is relayed`, type: 'api_error', code: 'call_ended', param: null } }));
     } else {
-      if (end === 'completed') events.send('[DONE]');
       const counted: InlineUsage = usage ? { ...usage, source: 'reported' } : countedUsage(priced, model, relayed);
+      if (end === 'completed') {
+        // asked for the usage and the provider reported none: the tokens it is charged, as OpenAI's last chunk
+        if (includeUsage && !usage) {
+          events.send(JSON.stringify({
+            id: completionId, object: 'chat.completion.chunk', created, model: body.model, system_fingerprint: null, choices: [],
+            usage: { prompt_tokens: counted.inputTokens, completion_tokens: counted.outputTokens, total_tokens: counted.inputTokens + counted.outputTokens },
+          }));
+        }
+        events.send('[DONE]');
+      }
       const { charge, listCharge, studioMarkup: markup } = usagePrice(model.price, priced, counted, held);
       await settle({ status: end, charge, listCharge, studioMarkup: markup, usage: counted, text, inferenceMs: performance.now() - started });
     }

@@ -62,8 +62,8 @@ export interface paths {
          *     (`GET /v1/models` lists them). The call runs while the client waits: the answer is OpenAI's
          *     `chat.completion` object with `usage`, or with `stream: true` a `text/event-stream` of
          *     `chat.completion.chunk` events relayed as the provider produces them, then `data: [DONE]`
-         *     (with `stream_options.include_usage`, a last chunk carries `usage`). The stream is sent
-         *     uncompressed, each event as it is relayed, and ends once the call is settled: by the time
+         *     (with `stream_options.include_usage`, a last chunk carries `usage`: the provider's, or the
+         *     tokens counted when it reports none). The stream is sent uncompressed, each event as it is relayed, and ends once the call is settled: by the time
          *     the response ends, its charge and its run-history record are written. A client that
          *     disconnects mid-stream stops the provider's call.
          *

@@ -155,6 +155,22 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.deepEqual(await wallet(acct.userId), { balance: 1000 - charge, held: 0 }, 'and held nothing');
   });
 
+  test.serial(`${db}: a stream asked for its usage ends with a usage chunk even when the provider reports none: the tokens it was charged`, async (t) => {
+    const acct = await account(t);
+    fake.mode = 'no-usage';
+    const stream = await client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'Colours?' }], stream: true, stream_options: { include_usage: true } });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const last = chunks.at(-1)!;
+    t.deepEqual(last.choices, [], 'the last chunk carries no choice');
+    const id = last.id.replace('chatcmpl-', '');
+    const row = await usageRow(id);
+    t.like(row, { usage_source: 'counted' });
+    t.deepEqual(last.usage, { prompt_tokens: Number(row.input_tokens), completion_tokens: Number(row.output_tokens), total_tokens: Number(row.input_tokens) + Number(row.output_tokens) });
+    t.is(chunks.filter((c) => c.usage).length, 1, 'one usage chunk');
+    t.like(await findPredictionById(gw.app.db, id), { status: 'completed', price: chargeOf(Number(row.input_tokens), Number(row.output_tokens)) });
+  });
+
   test.serial(`${db}: tools and tool_choice are passed through; tool calls come back, streamed or not`, async (t) => {
     const acct = await account(t);
     const tools = [{ type: 'function' as const, function: { name: 'get_weather', description: 'The weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];

@@ -174,13 +174,19 @@ export async function keySoftLimit(db: Db, keyId: number): Promise<{ amount: num
   };
 }
 
-/** Who is mailed: the user, or a team's members whose role may add credit (owner, admin, billing). */
+/**
+ * Who is mailed: the user, or a team's members whose role may add credit (owner, admin, billing),
+ * each only once their address is verified. Anyone can register an address they do not own (a
+ * typo, or on purpose): an alert tells the balance and spend, which go to a mailbox only when it
+ * has proved to be the account's. Unverified, the alert is listed and sent to the webhook only.
+ */
 export async function alertRecipients(db: Db, owner: Owner, billingRoles: readonly string[]): Promise<string[]> {
   if (owner.teamId === null) {
-    const u = await db('users').where('id', owner.userId).first('email') as { email: string } | undefined;
+    const u = await db('users').where('id', owner.userId).andWhere('email_verified', true).first('email') as { email: string } | undefined;
     return u ? [u.email] : [];
   }
   const rows = await db('team_members').join('users', 'users.id', 'team_members.user_id')
-    .where('team_members.team_id', owner.teamId).whereIn('team_members.role', [...billingRoles]).select('users.email') as Array<{ email: string }>;
+    .where('team_members.team_id', owner.teamId).whereIn('team_members.role', [...billingRoles]).andWhere('users.email_verified', true)
+    .select('users.email') as Array<{ email: string }>;
   return rows.map((r) => r.email);
 }

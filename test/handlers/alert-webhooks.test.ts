@@ -22,6 +22,8 @@ import { creditTeam } from '../../db/wallet/moves.ts';
 import { newDeliveryId } from '../../db/webhooks.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
+/** alerts are mailed to verified addresses only */
+const VERIFIED = { emailVerified: true };
 const BODY = { prompt: 'a kite', width: 64, height: 64 };
 const BACKOFF = 100;
 
@@ -37,7 +39,7 @@ test.before(async () => {
   };
   gw = await startGateway({ worker: true, env });
   lite = await startGateway({ db: 'sqlite', queue: 'memory', worker: true, env });
-  const acct = await newAccount(gw, 0);
+  const acct = await newAccount(gw, 0, VERIFIED);
   price = (await callOperation<{ cost: number }>(gw, 'calculateDynamicCost', { as: acct.session, body: { model: MODEL, input: BODY } })).body.cost;
 });
 test.after.always(async () => {
@@ -83,7 +85,7 @@ async function log(g: TestGateway, a: Account, query: Record<string, string | nu
 }
 
 test('the alert webhook URL is set and read per wallet, personal and team; a URL the destination policy refuses is 422', async (t) => {
-  const a = await newAccount(gw, 0);
+  const a = await newAccount(gw, 0, VERIFIED);
   t.deepEqual((await callOperation(gw, 'getAlertSettings', { as: a.session })).body, { low_balance_threshold: null, monthly_budget: null, monthly_budget_mode: 'soft', webhook_url: null });
   await setAlerts(gw, a, { low_balance_threshold: 10, webhook_url: 'https://hooks.example.com/alerts' });
   t.is((await callOperation<{ webhook_url: string }>(gw, 'getAlertSettings', { as: a.liveKey })).body.webhook_url, 'https://hooks.example.com/alerts');
@@ -108,7 +110,7 @@ test('the alert webhook URL is set and read per wallet, personal and team; a URL
 test('concurrent submits that cross the low-balance line send exactly one mail and one signed alert event, listed in the delivery log', async (t) => {
   const hook = await receiver(() => ({ status: 200, body: 'thanks\nsee you' }));
   t.teardown(() => hook.close());
-  const a = await newAccount(gw, price * 20);
+  const a = await newAccount(gw, price * 20, VERIFIED);
   const threshold = price * 10 + 1;
   await setAlerts(gw, a, { low_balance_threshold: threshold, webhook_url: hook.url });
   const replies = await Promise.all(Array.from({ length: 16 }, () => submit(gw, a.liveKey)));
@@ -151,7 +153,7 @@ test('concurrent submits that cross the low-balance line send exactly one mail a
 test('an alert delivery the receiver answered 410 is redelivered with the same webhook-id, and a dead one by redeliver_dead; the excerpt shows its answer with control characters replaced', async (t) => {
   const hook = await receiver((n) => (n === 1 ? { status: 410, body: Buffer.from([0x67, 0x6f, 0x6e, 0x65, 0x00, 0x0a, 0x1b, 0xff, 0x21]) } : { status: 204 }));
   t.teardown(() => hook.close());
-  const a = await newAccount(gw, price * 2);
+  const a = await newAccount(gw, price * 2, VERIFIED);
   await setAlerts(gw, a, { low_balance_threshold: price * 2, webhook_url: hook.url });
   await submit(gw, a.liveKey);
   const gone = await waitFor(async () => (await log(gw, a)).body.items.find((i) => i.status === 'gone'), { what: 'the delivery gone' });
@@ -171,7 +173,7 @@ test('an alert delivery the receiver answered 410 is redelivered with the same w
   t.deepEqual(dead.body, { count: 1, ids: [gone.id], more: false });
   await waitFor(() => hook.received.length === 3, { what: 'the dead delivery sent again' });
   // another account's delivery id is unknown; a sandbox key reaches no alert's
-  const b = await newAccount(gw, 0);
+  const b = await newAccount(gw, 0, VERIFIED);
   t.is((await callOperation(gw, 'redeliverWebhook', { as: b.session, params: { id: gone.id } })).status, 404);
   t.is((await callOperation(gw, 'redeliverWebhook', { as: a.testKey, params: { id: gone.id } })).status, 404);
   t.deepEqual((await log(gw, b)).body.items, []);
@@ -181,7 +183,7 @@ test('an alert delivery the receiver answered 410 is redelivered with the same w
 test('a test alert goes to the saved URL or the one given, signed with the wallet\'s secret (a team\'s with team_id); without a URL it is 422', async (t) => {
   const hook = await receiver();
   t.teardown(() => hook.close());
-  const a = await newAccount(gw, 0);
+  const a = await newAccount(gw, 0, VERIFIED);
   const none = await callOperation<{ detail: Array<{ loc: string[]; msg: string }> }>(gw, 'sendAlertTest', { as: a.session, body: {} });
   t.is(none.status, 422);
   t.regex(none.body.detail[0]!.msg, /no alert webhook URL is saved/);
@@ -213,7 +215,7 @@ test('a test alert goes to the saved URL or the one given, signed with the walle
 async function topUpRearms(t: import('ava').ExecutionContext, g: TestGateway) {
   const hook = await receiver();
   t.teardown(() => hook.close());
-  const a = await newAccount(g, price * 3);
+  const a = await newAccount(g, price * 3, VERIFIED);
   const owner = { userId: a.userId, teamId: null };
   // a submit leaves 2 prices, below the line; a top-up of one price (at least 2 credits) lifts it back over
   t.true(price >= 2);
@@ -243,7 +245,7 @@ test('sqlite: a top-up that brings the balance back above the line re-arms the l
 test('a team\'s alert goes to the team\'s webhook URL signed with the team\'s secret, and is in the team\'s delivery log only', async (t) => {
   const hook = await receiver();
   t.teardown(() => hook.close());
-  const a = await newAccount(gw, 0);
+  const a = await newAccount(gw, 0, VERIFIED);
   const teamId = (await callOperation<{ id: number }>(gw, 'createTeam', { as: a.session, body: { name: 'alerting team' } })).body.id;
   await gw.app.db.transaction((trx) => creditTeam(trx, teamId, a.userId, price * 2, 'topup', 'test credit', Date.now()));
   const key = (await callOperation<{ key: string }>(gw, 'createTeamApiKey', { as: a.session, params: { team_id: teamId }, body: { name: 'ci', is_test: false } })).body.key;
@@ -270,7 +272,7 @@ test('owner_pays: a studio user\'s key soft limit alerts the studio user (list, 
   const ownerHook = await receiver();
   const userHook = await receiver();
   t.teardown(() => Promise.all([ownerHook.close(), userHook.close()]));
-  const owner = await newAccount(gw, price * 100);
+  const owner = await newAccount(gw, price * 100, VERIFIED);
   await setAlerts(gw, owner, { webhook_url: ownerHook.url });
   const slug = `keyalert-${Date.now().toString(36)}`;
   const created = await callOperation(gw, 'createStudio', { as: owner.session, body: { slug, name: 'Key alerts', allowed_models: [MODEL], payer_mode: 'owner_pays' } });
@@ -281,6 +283,7 @@ test('owner_pays: a studio user\'s key soft limit alerts the studio user (list, 
   const reg = await gw.server.inject({ method: 'POST', url: '/auth/register', headers: inStudio, payload: { email, password } });
   t.is(reg.statusCode, 201, reg.payload);
   const userId = (reg.result as { id: number }).id;
+  await gw.app.db('users').where({ id: userId }).update({ email_verified: true });
   const session = ((await gw.server.inject({ method: 'POST', url: '/auth/login', headers: inStudio, payload: { email, password } })).result as { access_token: string }).access_token;
   const key = (await callOperation<{ id: number; key: string }>(gw, 'createApiKey', { as: session, headers: inStudio, body: { name: 'end user project', is_test: false } })).body;
   t.is((await callOperation(gw, 'updateApiKey', { as: session, headers: inStudio, params: { key_id: key.id }, body: { soft_spend_limit: 1 } })).status, 200);
@@ -314,8 +317,8 @@ test('a member\'s own key used with team_id: the key\'s soft limit alerts the me
   const teamHook = await receiver();
   const memberHook = await receiver();
   t.teardown(() => Promise.all([teamHook.close(), memberHook.close()]));
-  const lead = await newAccount(gw, 0);
-  const member = await newAccount(gw, 0);
+  const lead = await newAccount(gw, 0, VERIFIED);
+  const member = await newAccount(gw, 0, VERIFIED);
   const teamId = (await callOperation<{ id: number }>(gw, 'createTeam', { as: lead.session, body: { name: 'paying team' } })).body.id;
   await gw.app.db('team_members').insert({ team_id: teamId, user_id: member.userId, role: 'developer', created_at: Date.now() });
   await gw.app.db.transaction((trx) => creditTeam(trx, teamId, lead.userId, price * 10, 'topup', 'test credit', Date.now()));
@@ -343,7 +346,7 @@ test('a member\'s own key used with team_id: the key\'s soft limit alerts the me
 test('an alert delivery whose message was lost is published again by the sweeper and delivered', async (t) => {
   const hook = await receiver();
   t.teardown(() => hook.close());
-  const a = await newAccount(gw, 0);
+  const a = await newAccount(gw, 0, VERIFIED);
   const at = Date.now() - 3_600_000;
   const [alertId] = await gw.app.db('alerts').insert({
     user_id: a.userId, team_id: null, api_key_id: null, subject: `u:${a.userId}`, kind: 'monthly_budget', period: '2026-11', threshold: 10, value: 12, claim: 'lost', created_at: at,
@@ -366,7 +369,7 @@ test('an alert delivery whose message was lost is published again by the sweeper
 async function pagesSkipNothing(t: import('ava').ExecutionContext, g: TestGateway) {
   const hook = await receiver();
   t.teardown(() => hook.close());
-  const a = await newAccount(g, price * 10);
+  const a = await newAccount(g, price * 10, VERIFIED);
   for (let i = 0; i < 2; i++) {
     const res = await g.server.inject({ method: 'POST', url: `/api/v1/${MODEL}?webhook=${encodeURIComponent(hook.url)}`, headers: { 'x-api-key': a.liveKey }, payload: BODY });
     t.is(res.statusCode, 200, res.payload);

@@ -9,8 +9,11 @@ import { callOperation } from '../helpers/operation.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 import type { SmtpCapture } from '../helpers/smtp.ts';
 import { waitFor } from '../helpers/services.ts';
+import { alertRecipients } from '../../db/alerts.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
+/** alerts are mailed to verified addresses only */
+const VERIFIED = { emailVerified: true };
 const BODY = { prompt: 'a kite', width: 64, height: 64 };
 
 let smtp: SmtpCapture;
@@ -22,7 +25,7 @@ test.before(async () => {
   const env = { SMTP_URL: smtp.url, MAIL_FROM: 'mediagate <alerts@gateway.test>' };
   gw = await startGateway({ env });
   lite = await startGateway({ db: 'sqlite', queue: 'memory', env });
-  const acct = await newAccount(gw, 0);
+  const acct = await newAccount(gw, 0, VERIFIED);
   price = (await callOperation<{ cost: number }>(gw, 'calculateDynamicCost', { as: acct.session, body: { model: MODEL, input: BODY } })).body.cost;
 });
 test.after.always(async () => {
@@ -49,7 +52,7 @@ async function alertRows(g: TestGateway, a: Account, kind: string) {
 }
 
 test('the settings are read and set per wallet; an unknown field or a zero threshold is 422; null turns a setting off', async (t) => {
-  const a = await newAccount(gw, 0);
+  const a = await newAccount(gw, 0, VERIFIED);
   const none = await callOperation(gw, 'getAlertSettings', { as: a.session });
   t.deepEqual(none.body, { low_balance_threshold: null, monthly_budget: null, monthly_budget_mode: 'soft', webhook_url: null });
   const set = await callOperation(gw, 'updateAlertSettings', { as: a.session, body: { low_balance_threshold: 500, monthly_budget: 10_000, monthly_budget_mode: 'hard' } });
@@ -62,7 +65,7 @@ test('the settings are read and set per wallet; an unknown field or a zero thres
 });
 
 test('concurrent submits that cross the low-balance line send exactly one alert, by one mail', async (t) => {
-  const a = await newAccount(gw, price * 20);
+  const a = await newAccount(gw, price * 20, VERIFIED);
   const threshold = price * 10 + 1;
   t.is((await callOperation(gw, 'updateAlertSettings', { as: a.session, body: { low_balance_threshold: threshold } })).status, 200);
   const replies = await submitAll(gw, a.liveKey, 16);
@@ -86,7 +89,7 @@ test('concurrent submits that cross the low-balance line send exactly one alert,
 });
 
 test('a hard monthly budget admits exactly what fits under concurrent submits; the rest are 402 budget_exceeded and hold nothing', async (t) => {
-  const a = await newAccount(gw, price * 100);
+  const a = await newAccount(gw, price * 100, VERIFIED);
   const budget = price * 6 + 1;
   t.is((await callOperation(gw, 'updateAlertSettings', { as: a.session, body: { monthly_budget: budget, monthly_budget_mode: 'hard' } })).status, 200);
   const replies = await submitAll(gw, a.liveKey, 20);
@@ -107,7 +110,7 @@ test('a hard monthly budget admits exactly what fits under concurrent submits; t
 });
 
 test('a soft monthly budget refuses nothing and alerts once', async (t) => {
-  const a = await newAccount(gw, price * 100);
+  const a = await newAccount(gw, price * 100, VERIFIED);
   t.is((await callOperation(gw, 'updateAlertSettings', { as: a.session, body: { monthly_budget: price * 3, monthly_budget_mode: 'soft' } })).status, 200);
   const replies = await submitAll(gw, a.liveKey, 10);
   t.deepEqual([...new Set(replies.map((r) => r.statusCode))], [200]);
@@ -118,7 +121,7 @@ test('a soft monthly budget refuses nothing and alerts once', async (t) => {
 });
 
 test('sqlite: a hard monthly budget admits exactly what fits under concurrent submits', async (t) => {
-  const a = await newAccount(lite, price * 100);
+  const a = await newAccount(lite, price * 100, VERIFIED);
   t.is((await callOperation(lite, 'updateAlertSettings', { as: a.session, body: { monthly_budget: price * 4, monthly_budget_mode: 'hard' } })).status, 200);
   const replies = await submitAll(lite, a.liveKey, 12);
   t.is(replies.filter((r) => r.statusCode === 200).length, 4);
@@ -129,7 +132,7 @@ test('sqlite: a hard monthly budget admits exactly what fits under concurrent su
 });
 
 test('a key\'s soft spend limit refuses nothing and alerts once per period, besides its hard limit', async (t) => {
-  const a = await newAccount(gw, price * 100);
+  const a = await newAccount(gw, price * 100, VERIFIED);
   const key = (await callOperation<{ id: number; key: string }>(gw, 'createApiKey', { as: a.session, body: { name: 'soft' } })).body;
   const set = await callOperation<{ soft_spend_limit: number | null; spend_limit: number | null }>(gw, 'updateApiKey', { as: a.session, params: { key_id: key.id }, body: { soft_spend_limit: price * 2, spend_limit: price * 5, spend_limit_period: 'day' } });
   t.is(set.status, 200, set.raw.payload);
@@ -146,4 +149,21 @@ test('a key\'s soft spend limit refuses nothing and alerts once per period, besi
   t.regex(alertMails(email)[0]!.raw, /^Subject: mediagate: API key spend alert/m);
   const listed = (await callOperation<Array<{ id: number; soft_spend_limit: number | null }>>(gw, 'getUserKeys', { as: a.session })).body;
   t.is(listed.find((k) => k.id === key.id)!.soft_spend_limit, price * 2);
+});
+
+test('alerts are mailed to verified addresses only: an address no one has proved is not mailed the balance, nor is a team\'s unverified billing member', async (t) => {
+  const lead = await newAccount(gw, 0, VERIFIED);
+  const billing = await newAccount(gw, 0);
+  const developer = await newAccount(gw, 0, VERIFIED);
+  const teamId = (await callOperation<{ id: number }>(gw, 'createTeam', { as: lead.session, body: { name: 'alerted team' } })).body.id;
+  await gw.app.db('team_members').insert([
+    { team_id: teamId, user_id: billing.userId, role: 'billing', created_at: Date.now() },
+    { team_id: teamId, user_id: developer.userId, role: 'developer', created_at: Date.now() },
+  ]);
+  const roles = ['owner', 'admin', 'billing'];
+  t.deepEqual(await alertRecipients(gw.app.db, { userId: lead.userId, teamId }, roles), [await emailOf(gw, lead)], 'the verified owner; not the unverified billing member, nor the developer');
+  t.deepEqual(await alertRecipients(gw.app.db, { userId: billing.userId, teamId: null }, roles), [], 'an unverified account\'s own alerts are listed, not mailed');
+  await gw.app.db('users').where({ id: billing.userId }).update({ email_verified: true });
+  t.deepEqual(await alertRecipients(gw.app.db, { userId: billing.userId, teamId: null }, roles), [await emailOf(gw, billing)]);
+  t.deepEqual((await alertRecipients(gw.app.db, { userId: lead.userId, teamId }, roles)).sort(), [await emailOf(gw, lead), await emailOf(gw, billing)].sort());
 });

@@ -104,13 +104,18 @@ export interface Account {
   testKey: string;
 }
 
-/** Registers a user, logs in, and creates a production and a sandbox key; `credit` is put in the wallet. */
-export async function newAccount(gw: TestGateway, credit = 0): Promise<Account> {
+/**
+ * Registers a user, logs in, and creates a production and a sandbox key; `credit` is put in the
+ * wallet. `emailVerified`: the address is marked verified, as a one-time code would (alerts are
+ * mailed to verified addresses only).
+ */
+export async function newAccount(gw: TestGateway, credit = 0, opts: { emailVerified?: boolean } = {}): Promise<Account> {
   const email = `${uniqueName('user')}@example.com`;
   const password = 'correct horse battery';
   const reg = await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password } });
   if (reg.statusCode !== 201) throw new Error(`register failed: ${reg.payload}`);
   const userId = (reg.result as { id: number }).id;
+  if (opts.emailVerified) await gw.app.db('users').where({ id: userId }).update({ email_verified: true });
   // a grant through the ledger, so the wallet and its rows agree (test/helpers/ledger.ts)
   if (credit) await gw.app.db.transaction((trx) => creditWallet(trx, { userId, teamId: null }, credit, 'grant', 'test credit', gw.app.clock()));
   const login = await gw.server.inject({ method: 'POST', url: '/auth/login', payload: { email, password } });

@@ -35,13 +35,19 @@ export function webhookDelays(scheduleMs: readonly number[], maxRetryAfterMs: nu
 
 /**
  * The delay before retry number `retry` (0-based). `retryAfterMs` (from a 429/503's Retry-After)
- * wins when longer, up to the cap. `random` is injectable for tests.
+ * wins when longer, up to the cap, rounded up to the delay queue the retry will wait in (the
+ * transport takes the smallest delay at least as long): the delay returned is the wait, so the
+ * due time recorded with it is when the retry comes back. A due time recorded earlier would let
+ * the sweeper take the retry for a lost message and publish a second copy. `random` is
+ * injectable for tests.
  */
 export function nextDelay(scheduleMs: readonly number[], retry: number, opts: { retryAfterMs?: number; maxRetryAfterMs: number; random?: () => number }): number {
   const jitter = JITTER_FACTORS[Math.floor((opts.random ?? Math.random)() * JITTER_FACTORS.length)] ?? 1;
   const delay = Math.max(1, Math.round(baseDelay(scheduleMs, retry) * jitter));
   if (opts.retryAfterMs === undefined) return delay;
-  return Math.max(delay, Math.min(opts.retryAfterMs, opts.maxRetryAfterMs));
+  const wanted = Math.max(delay, Math.min(opts.retryAfterMs, opts.maxRetryAfterMs));
+  // both `delay` and the cap have a delay queue, so one is always found
+  return webhookDelays(scheduleMs, opts.maxRetryAfterMs).find((d) => d >= wanted) ?? wanted;
 }
 
 /**

@@ -39,7 +39,13 @@ test('Retry-After wins when longer, capped; every delay has a delay queue', (t) 
     const delays = webhookDelays(schedule, HOUR);
     for (let r = 0; r < 3; r++) for (const x of [0, 0.3, 0.5, 0.7, 0.99]) t.true(delays.includes(nextDelay(schedule, r, { maxRetryAfterMs: HOUR, random: () => x })));
   }
-  t.is(nextDelay(SCHEDULE, 0, { retryAfterMs: 120_000, maxRetryAfterMs: HOUR, random: () => 0.5 }), 120_000);
+  // rounded up to the delay queue it waits in: 1 min, 5 min, 15 min, 1 h or a step of the schedule
+  t.is(nextDelay(SCHEDULE, 0, { retryAfterMs: 120_000, maxRetryAfterMs: HOUR, random: () => 0.5 }), 300_000);
+  t.is(nextDelay(SCHEDULE, 0, { retryAfterMs: 300_000, maxRetryAfterMs: HOUR, random: () => 0.5 }), 300_000);
+  t.is(nextDelay(SCHEDULE, 0, { retryAfterMs: 700_000, maxRetryAfterMs: HOUR, random: () => 0.5 }), 756_000);
+  for (const ms of [1, 61_000, 1_234_567, HOUR - 1, 2 * HOUR]) {
+    t.true(webhookDelays(SCHEDULE, HOUR).includes(nextDelay(SCHEDULE, 0, { retryAfterMs: ms, maxRetryAfterMs: HOUR })), `Retry-After ${ms} ms`);
+  }
   t.is(nextDelay(SCHEDULE, 0, { retryAfterMs: 99_000_000, maxRetryAfterMs: HOUR, random: () => 0.5 }), HOUR);
   t.is(nextDelay(SCHEDULE, 2, { retryAfterMs: 1000, maxRetryAfterMs: HOUR, random: () => 0.5 }), 13_500_000);
   t.is(parseRetryAfter('30', 0), 30_000);

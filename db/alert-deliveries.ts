@@ -12,6 +12,8 @@ export interface AlertDelivery {
   url: string;
   status: DeliveryStatus;
   attempts: number;
+  /** when its next attempt is due (epoch ms) */
+  nextAttemptAt: number;
   owner: Owner;
   alert: AlertRecord;
 }
@@ -27,12 +29,12 @@ export async function insertAlertDelivery(db: Db, d: { id: string; alertId: numb
 /** A pending alert delivery with its alert, in one query (the delivery worker's). */
 export async function findPendingAlertDelivery(db: Db, id: string): Promise<AlertDelivery | undefined> {
   const r = await db('alert_deliveries as d').join('alerts as a', 'a.id', 'd.alert_id')
-    .select('d.id', 'd.url', 'd.status', 'd.attempts', 'd.user_id', 'd.team_id', 'a.id as alert_id', 'a.kind', 'a.api_key_id',
+    .select('d.id', 'd.url', 'd.status', 'd.attempts', 'd.next_attempt_at', 'd.user_id', 'd.team_id', 'a.id as alert_id', 'a.kind', 'a.api_key_id',
       'a.period', 'a.threshold', 'a.value', 'a.created_at')
     .where('d.id', id).andWhere('d.status', 'pending').first<Record<string, unknown> | undefined>();
   if (!r) return undefined;
   return {
-    id: String(r.id), url: String(r.url), status: String(r.status) as DeliveryStatus, attempts: num(r.attempts),
+    id: String(r.id), url: String(r.url), status: String(r.status) as DeliveryStatus, attempts: num(r.attempts), nextAttemptAt: num(r.next_attempt_at),
     owner: { userId: num(r.user_id), teamId: numOrNull(r.team_id ?? null) },
     alert: {
       id: num(r.alert_id), kind: String(r.kind) as AlertKind, apiKeyId: numOrNull(r.api_key_id ?? null), period: String(r.period),

@@ -195,6 +195,8 @@ export interface PendingDelivery {
   providerMetadata?: ProviderMetadata;
   /** whether the prediction was submitted with webhook_events_filter (a webhook_event_filters row) */
   eventFilter: boolean;
+  /** when its next attempt is due (epoch ms): a copy of its message that comes earlier is a duplicate */
+  nextAttemptAt: number;
 }
 
 /** A pending delivery with its prediction, in one query (the delivery worker's hot path). */
@@ -206,7 +208,7 @@ export async function findPendingDelivery(db: Db, id: string): Promise<PendingDe
     .leftJoin('webhook_event_filters as f', 'f.prediction_id', 'd.prediction_id')
     .select('p.*', 'd.id as d_id', 'd.url as d_url', 'd.status as d_status', 'd.attempts as d_attempts',
       'd.last_status_code as d_last_status_code', 'd.last_error as d_last_error', 'd.created_at as d_created_at',
-      'c.metadata as c_metadata', 'f.prediction_id as f_prediction_id')
+      'd.next_attempt_at as d_next_attempt_at', 'c.metadata as c_metadata', 'f.prediction_id as f_prediction_id')
     .where('d.id', id).andWhere('d.status', 'pending')
     .first<Record<string, unknown> | undefined>();
   if (!row) return undefined;
@@ -216,6 +218,7 @@ export async function findPendingDelivery(db: Db, id: string): Promise<PendingDe
     // kept for a completed prediction only, as the result route shows it
     ...(prediction.status === 'completed' ? metadataOf(row.c_metadata as string | null) : {}),
     eventFilter: row.f_prediction_id != null,
+    nextAttemptAt: num(row.d_next_attempt_at),
     delivery: toDelivery({
       id: String(row.d_id), prediction_id: prediction.id, user_id: prediction.userId, url: String(row.d_url), status: String(row.d_status),
       attempts: num(row.d_attempts), last_status_code: row.d_last_status_code as number | null, last_error: row.d_last_error as string | null,
@@ -225,9 +228,13 @@ export async function findPendingDelivery(db: Db, id: string): Promise<PendingDe
 }
 
 /**
- * Records one attempt, then the delivery's new state. Two statements, no transaction: this is
- * the delivery hot path, and a crash between them only leaves the delivery pending, so the
- * broker's redelivery makes one more attempt (receivers are idempotent by webhook-id anyway).
+ * Records attempt number `a.number`, then the delivery's new state, when the delivery is still
+ * pending with the attempt before it recorded; false (the attempt taken back out of the log) when
+ * another copy of its message recorded this attempt first: two copies sent at once leave one state
+ * and one retry chain. The attempt goes in first, so that whoever reads the new state finds the
+ * attempt that led to it. No transaction: this is the delivery hot path, and a crash between the
+ * statements only leaves the delivery pending, so the broker's redelivery makes the attempt again
+ * (receivers are idempotent by webhook-id anyway).
  */
 export async function recordAttempt(
   db: Db,
@@ -236,15 +243,18 @@ export async function recordAttempt(
   next: { status: DeliveryStatus; nextAttemptAt: number },
   now: number,
   tables: DeliveryTables = PREDICTION_DELIVERIES,
-): Promise<void> {
-  await db(tables.attempts).insert({
+): Promise<boolean> {
+  const [attemptId] = await db(tables.attempts).insert({
     delivery_id: d.id, number: a.number, started_at: a.startedAt, duration_ms: a.durationMs,
     status_code: a.statusCode ?? null, error: a.error?.slice(0, 500) ?? null, response_excerpt: a.excerpt ?? null,
   });
-  await db(tables.deliveries).where('id', d.id).update({
+  const n = await db(tables.deliveries).where({ id: d.id, status: 'pending', attempts: a.number - 1 }).update({
     status: next.status, attempts: a.number, last_status_code: a.statusCode ?? null, last_error: a.error?.slice(0, 500) ?? null,
     next_attempt_at: next.nextAttemptAt, updated_at: now,
   });
+  if (affected(n) === 1) return true;
+  await db(tables.attempts).where('id', num(attemptId)).delete();
+  return false;
 }
 
 export async function listDeliveries(db: Db, predictionId: string): Promise<Array<Delivery & { attemptLog: Attempt[] }>> {
@@ -373,10 +383,15 @@ export async function reopenDeadDeliveries(db: Db, owner: Owner, since: number, 
   return { ids: [...ids, ...alertIds], more: alertRows.length > room };
 }
 
-/** The sweeper republished it: due again now, so it is not republished on every sweep. */
-export async function touchDelivery(db: Db, id: string, now: number): Promise<void> {
-  await db('webhook_deliveries').where({ id, status: 'pending' }).update({ next_attempt_at: now, updated_at: now });
-  await db('alert_deliveries').where({ id, status: 'pending' }).update({ next_attempt_at: now, updated_at: now });
+/**
+ * The sweeper republished it: due again now, so it is not republished on every sweep. Only while
+ * it is still overdue (due before `dueBefore`, as the sweeper found it): a late message consumed
+ * meanwhile has recorded its attempt and scheduled the retry, whose due time must stand.
+ */
+export async function touchDelivery(db: Db, id: string, now: number, dueBefore: number): Promise<void> {
+  for (const table of ['webhook_deliveries', 'alert_deliveries']) {
+    await db(table).where({ id, status: 'pending' }).andWhere('next_attempt_at', '<', dueBefore).update({ next_attempt_at: now, updated_at: now });
+  }
 }
 
 /** Pending deliveries long past their due time: their message was never confirmed by the queue. */

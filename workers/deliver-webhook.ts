@@ -69,7 +69,8 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
       const body = JSON.stringify(alertEventPayload(alert.id, alert.alert, alert.owner));
       return sendSigned(message, alert, body, alert.owner, { alert: alert.alert.id }, ALERT_DELIVERIES, log);
     }
-    const { delivery: d, prediction: p, providerMetadata: metadata } = found;
+    const { delivery, prediction: p, providerMetadata: metadata } = found;
+    const d = { ...delivery, nextAttemptAt: found.nextAttemptAt };
     // webhook_events_filter: no start, progress or logs event after the result (closeRunningEvents, part 6)
     if (found.eventFilter) await closeRunningEvents(app, p.id);
 
@@ -81,11 +82,19 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
 
   /** One signed attempt of a delivery (of `tables`), recorded, and what the queue does next. */
   async function sendSigned(
-    message: QueueDelivery<WebhookMessage>, d: { id: string; url: string; attempts: number }, body: string, owner: Owner,
+    message: QueueDelivery<WebhookMessage>, d: { id: string; url: string; attempts: number; nextAttemptAt: number }, body: string, owner: Owner,
     about: Record<string, unknown>, tables: DeliveryTables, log: App['log'],
   ): Promise<Outcome> {
     type Args = Parameters<typeof recordDeliveryAttempt>;
     const recordAttempt = (x: Args[1], a: Args[2], next: Args[3], now: number) => recordDeliveryAttempt(app.db, x, a, next, now, tables);
+    // A copy of a message whose attempt another copy made already (the sweeper's copy of a
+    // message that was only late, a publish confirmed twice): the retry that attempt scheduled
+    // is on its way, and sending now would be an extra, early attempt with a second retry chain.
+    // A redelivery after a worker died mid-send finds the delivery still due, and sends.
+    if (d.nextAttemptAt > app.clock() + CLOCK_SKEW_MS) {
+      log.info({ delivery: d.id, ...about, dueAt: new Date(d.nextAttemptAt).toISOString() }, 'webhook copy dropped: its attempt was made and its retry is scheduled');
+      return { kind: 'ack' };
+    }
     const secrets = await signingSecrets(app.db, owner, encryptionKey, app.clock());
     const startedAt = app.clock();
     // One line per attempt; never the URL (its query may hold the receiver's token) nor the body.
@@ -93,10 +102,16 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
       metrics.webhookAttempts.inc({ outcome });
       log.info({ delivery: d.id, ...about, attempt: d.attempts + 1, outcome, ...extra }, 'webhook attempt');
     };
+    // Another copy of the message, sent at the same time, recorded this attempt first: its outcome
+    // (and its retry, if any) stands; this copy was a duplicate the receiver can tell by webhook-id.
+    const overtaken = (extra: Record<string, unknown> = {}): Outcome => {
+      log.info({ delivery: d.id, ...about, attempt: d.attempts + 1, ...extra }, 'webhook copy sent twice: another copy recorded this attempt');
+      return { kind: 'ack' };
+    };
     if (secrets.length === 0) {
       // Its team was deleted with its secrets: nothing the receiver could verify is left to send.
       const reason = 'the team was deleted: no secret to sign with';
-      await recordAttempt(d, { number: d.attempts + 1, startedAt, durationMs: 0, error: reason }, { status: 'dead', nextAttemptAt: startedAt }, startedAt);
+      if (!(await recordAttempt(d, { number: d.attempts + 1, startedAt, durationMs: 0, error: reason }, { status: 'dead', nextAttemptAt: startedAt }, startedAt))) return overtaken();
       logAttempt('dead', { reason });
       return { kind: 'dead-letter', reason };
     }
@@ -107,19 +122,19 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
     const attempt = { number: d.attempts + 1, startedAt, durationMs: r.durationMs, ...(r.statusCode !== undefined ? { statusCode: r.statusCode } : {}), ...(r.error ? { error: r.error } : {}), ...(r.excerpt !== undefined ? { excerpt: r.excerpt } : {}) };
 
     if (r.statusCode !== undefined && r.statusCode >= 200 && r.statusCode < 300) {
-      await recordAttempt(d, attempt, { status: 'delivered', nextAttemptAt: now }, now);
+      if (!(await recordAttempt(d, attempt, { status: 'delivered', nextAttemptAt: now }, now))) return overtaken(sent);
       logAttempt('delivered', sent);
       return { kind: 'ack' };
     }
     if (r.statusCode === 410) {
       // The receiver says the endpoint is gone for good: stop at once.
-      await recordAttempt(d, attempt, { status: 'gone', nextAttemptAt: now }, now);
+      if (!(await recordAttempt(d, attempt, { status: 'gone', nextAttemptAt: now }, now))) return overtaken(sent);
       logAttempt('gone', sent);
       return { kind: 'ack' };
     }
     const reason = r.error ?? `receiver answered ${r.statusCode}`;
     if (message.attempt >= MAX_WEBHOOK_RETRIES) {
-      await recordAttempt(d, attempt, { status: 'dead', nextAttemptAt: now }, now);
+      if (!(await recordAttempt(d, attempt, { status: 'dead', nextAttemptAt: now }, now))) return overtaken(sent);
       logAttempt('dead', { ...sent, reason });
       return { kind: 'dead-letter', reason };
     }
@@ -129,13 +144,19 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
       ...(opts.random ? { random: opts.random } : {}),
       ...(honoured !== undefined ? { retryAfterMs: honoured } : {}),
     });
-    await recordAttempt(d, attempt, { status: 'pending', nextAttemptAt: now + delayMs }, now);
+    if (!(await recordAttempt(d, attempt, { status: 'pending', nextAttemptAt: now + delayMs }, now))) return overtaken(sent);
     logAttempt('retry', { ...sent, reason, delayMs });
     return { kind: 'retry', delayMs, reason };
   }
 
   return { handle };
 }
+
+/**
+ * How far another process's clock may be ahead of this one's: a copy of a delivery's message due
+ * within this is sent (the retry the transport hands back, recorded by another worker).
+ */
+const CLOCK_SKEW_MS = 1_000;
 
 // ---- 2. The bodies: a prediction's result and running events
 // The webhook body of interface spec 2.2, exactly those fields: `outputs` only when completed,

@@ -220,7 +220,7 @@ export function createDispatcher(deps: {
         }
         for (const { id, reqId } of await findStalledDeliveries(db, now - deliveryGraceMs, 500)) {
           if (await publish('webhooks', id, reqId ?? undefined)) {
-            await touchDelivery(db, id, clock());
+            await touchDelivery(db, id, clock(), now - deliveryGraceMs);
             n++;
           }
         }

@@ -13,6 +13,7 @@ import { createRunModel } from '../../workers/run-model.ts';
 import { createDeliverWebhook } from '../../workers/deliver-webhook.ts';
 import { topics } from '../../app.ts';
 import { pickRetryDelay } from '../../workers/queue/topics.ts';
+import { findStalledDeliveries, touchDelivery } from '../../db/webhooks.ts';
 
 const MINUTE = 60_000;
 let now = Date.UTC(2026, 10, 29, 6, 0, 0);
@@ -61,6 +62,48 @@ test.serial('a Retry-After is waited out in the delay queue the retry really tak
   now += 1;
 });
 
+test.serial('a copy of a delivery that comes after its attempt was made sends nothing until the retry is due; then one attempt goes', async (t) => {
+  const receiver = await startReceiver(() => ({ status: 503 }));
+  t.teardown(() => receiver.close());
+  const id = await deliveryTo(receiver);
+  const first = await handle()({ body: { id }, attempt: 0, redelivered: false });
+  t.is(first.kind, 'retry');
+  if (first.kind !== 'retry') return;
+  t.is(receiver.received.length, 1);
+  // the sweeper's copy of a message that was only late, consumed after the original
+  const copy = await handle()({ body: { id }, attempt: 0, redelivered: false });
+  t.is(copy.kind, 'ack');
+  t.is(receiver.received.length, 1);
+  let row = await gw.app.db('webhook_deliveries').where({ id }).first();
+  t.is(Number(row.attempts), 1);
+  t.is(row.status, 'pending');
+  // the retry the first attempt asked for still goes when it is due
+  now += first.delayMs;
+  const retry = await handle()({ body: { id }, attempt: 1, redelivered: false });
+  t.is(retry.kind, 'retry');
+  t.is(receiver.received.length, 2);
+  row = await gw.app.db('webhook_deliveries').where({ id }).first();
+  t.is(Number(row.attempts), 2);
+  t.is((await gw.app.db('webhook_attempts').where({ delivery_id: id })).length, 2);
+});
+
+test.serial('two copies of a delivery sent at once leave one retry chain: the second to finish schedules nothing', async (t) => {
+  // both attempts are under way before either is answered
+  const receiver = await startReceiver(() => 'hang');
+  t.teardown(() => receiver.close());
+  const id = await deliveryTo(receiver);
+  const h = handle();
+  const outcomes = await Promise.all([
+    h({ body: { id }, attempt: 0, redelivered: false }),
+    h({ body: { id }, attempt: 0, redelivered: false }),
+  ]);
+  t.deepEqual(outcomes.map((o) => o.kind).sort(), ['ack', 'retry']);
+  const row = await gw.app.db('webhook_deliveries').where({ id }).first();
+  t.is(Number(row.attempts), 1);
+  t.is(row.status, 'pending');
+  t.is((await gw.app.db('webhook_attempts').where({ delivery_id: id })).length, 1);
+});
+
 test.serial('a copy the broker redelivers after a worker died mid-send is sent again at once, as the same attempt', async (t) => {
   const receiver = await startReceiver(() => ({ status: 200 }));
   t.teardown(() => receiver.close());
@@ -72,4 +115,20 @@ test.serial('a copy the broker redelivers after a worker died mid-send is sent a
   const row = await gw.app.db('webhook_deliveries').where({ id }).first();
   t.is(row.status, 'delivered');
   t.is(Number(row.attempts), 1);
+});
+
+test.serial('the sweeper\'s touch leaves alone a delivery whose attempt was recorded after the sweeper found it overdue', async (t) => {
+  const receiver = await startReceiver(() => ({ status: 503 }));
+  t.teardown(() => receiver.close());
+  const id = await deliveryTo(receiver);
+  now += 10 * MINUTE;
+  const dueBefore = now - MINUTE;
+  t.true((await findStalledDeliveries(gw.app.db, dueBefore, 500)).some((d) => d.id === id));
+  // meanwhile the late message is consumed: the attempt is made and its retry scheduled
+  const outcome = await handle()({ body: { id }, attempt: 0, redelivered: false });
+  t.is(outcome.kind, 'retry');
+  if (outcome.kind !== 'retry') return;
+  await touchDelivery(gw.app.db, id, now, dueBefore);
+  const row = await gw.app.db('webhook_deliveries').where({ id }).first();
+  t.is(Number(row.next_attempt_at), now + outcome.delayMs);
 });

@@ -12,6 +12,7 @@ import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import type { Received } from '../helpers/receiver.ts';
+import crypto from 'node:crypto';
 
 const run = promisify(execFile);
 const PAGE = path.resolve(import.meta.dirname, '../../docs/api/webhooks.md');
@@ -113,4 +114,19 @@ test.serial('after a rotation both snippets verify a delivery with the old secre
   const cases = [before, after].map((secretValue) => ({ secret: secretValue, headers: headersOf(r), body: r.body }));
   t.deepEqual(await verifyJs(cases), [`ok ${id}`, `ok ${id}`]);
   t.deepEqual(await verifyPy(cases), [`ok ${id}`, `ok ${id}`]);
+});
+
+test.serial('both snippets refuse a timestamp that is not a whole number of seconds, though signed with the secret', async (t) => {
+  const { r } = await delivery();
+  const s = await secret();
+  const id = String(r.headers['webhook-id']);
+  const ts = String(r.headers['webhook-timestamp']);
+  // signed as the gateway signs, over whatever the header says
+  const sign = (timestamp: string) => `v1,${crypto.createHmac('sha256', Buffer.from(s.slice('whsec_'.length), 'base64')).update(`${id}.${timestamp}.${r.body}`).digest('base64')}`;
+  const cases = ['soon', `${ts}.5`, `+${ts}`].map((timestamp) => ({
+    secret: s, body: r.body, headers: { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': sign(timestamp) },
+  }));
+  const expected = cases.map(() => 'refused timestamp is not a number of seconds');
+  t.deepEqual(await verifyJs(cases), expected);
+  t.deepEqual(await verifyPy(cases), expected);
 });

@@ -4,8 +4,8 @@
 import test from 'ava';
 import { Webhook } from 'standardwebhooks';
 import {
-  AbortError, AuthenticationError, ConflictError, InsufficientCreditError, Mediagate, NotFoundError, PredictionFailedError,
-  TimeoutError, ValidationError, WebhookVerificationError, verifyWebhook,
+  AbortError, AuthenticationError, ConflictError, GatewayError, InsufficientCreditError, Mediagate, MediagateError, NotFoundError,
+  PredictionFailedError, TimeoutError, ValidationError, WebhookVerificationError, verifyWebhook,
 } from '../../clients/typescript/src/index.ts';
 import type { Prediction } from '../../clients/typescript/src/index.ts';
 import { backoffMs, DEFAULT_RETRY } from '../../clients/typescript/src/http.ts';
@@ -231,6 +231,56 @@ test('errors are typed by the gateway\'s code', async (t) => {
   t.true(notFound instanceof NotFoundError);
   t.is((notFound as NotFoundError).code, 'not_found');
   await t.throwsAsync(broke.models.get('no-such-model'), { instanceOf: NotFoundError });
+});
+
+test('a redirect is not followed: no credential reaches the address it names, and the error names it', async (t) => {
+  // a base URL whose server sends every request on to another origin (a moved domain, a proxy's rule)
+  const elsewhere = await startReceiver();
+  t.teardown(() => elsewhere.close());
+  const target = `${new URL(elsewhere.url).origin}/moved`;
+  let status = 307;
+  const redirector = await startReceiver(() => ({ status, headers: { location: target }, body: '' }));
+  t.teardown(() => redirector.close());
+  const baseUrl = new URL(redirector.url).origin;
+  const secrets = ['mg_live_only_for_the_first_address', 'a-bearer-token-for-the-first-address', 'emb_only_for_the_first_address', 'oauth-secret-for-the-first-address'];
+  const apiKey = new Mediagate({ baseUrl, apiKey: secrets[0], retry: { baseDelayMs: 1 } });
+  const calls: Array<[string, () => Promise<unknown>]> = [
+    ['balance', () => apiKey.account.balance()],
+    ['submit', () => apiKey.submit(MODEL, { prompt: 'moved' })],
+    ['wait (the event stream)', () => apiKey.wait('abc', { timeoutMs: 5000 })],
+    ['upload (its address)', () => apiKey.upload(PNG, { filename: 'dot.png' })],
+    ['bearer token', () => new Mediagate({ baseUrl, bearerToken: secrets[1] }).account.balance()],
+    ['embed code', () => new Mediagate({ baseUrl, embedCode: secrets[2] }).get('abc')],
+    ['OAuth token request', () => new Mediagate({ baseUrl, oauth: { clientId: 'cli_first', clientSecret: secrets[3]! } }).account.balance()],
+  ];
+  for (const [what, call] of calls) {
+    for (const s of [307, 302]) {
+      status = s;
+      const before = redirector.received.length;
+      const err = await t.throwsAsync(call(), { instanceOf: MediagateError }, what);
+      t.false(err instanceof GatewayError, `${what}: not an answer of the gateway's`);
+      t.regex(err?.message ?? '', new RegExp(`redirect \\(${s}\\)`), what);
+      t.true(err?.message.includes(target), `${what}: the error names where it was sent: ${err?.message}`);
+      t.regex(err?.message ?? '', /baseUrl/, what);
+      t.is(redirector.received.length, before + 1, `${what}: asked once, not retried`);
+    }
+  }
+  t.is(elsewhere.received.length, 0, 'nothing reached the other origin');
+  const leaked = JSON.stringify(elsewhere.received);
+  for (const secret of secrets) t.false(leaked.includes(secret!));
+});
+
+test('in a browser a redirect is an opaque answer (status 0): refused too, never read as a success', async (t) => {
+  const opaque: typeof fetch = async () => {
+    const res = new Response(null);
+    Object.defineProperty(res, 'type', { value: 'opaqueredirect' });
+    Object.defineProperty(res, 'status', { value: 0 });
+    return res;
+  };
+  const client = new Mediagate({ baseUrl: 'https://gateway.example.com', apiKey: 'mg_live_x', fetch: opaque });
+  const err = await t.throwsAsync(client.account.balance(), { instanceOf: MediagateError });
+  t.regex(err?.message ?? '', /https:\/\/gateway\.example\.com answered a redirect to another address/);
+  await t.throwsAsync(client.wait('abc', { timeoutMs: 5000 }), { message: /answered a redirect/ });
 });
 
 test('a failed prediction makes run throw PredictionFailedError with the prediction', async (t) => {

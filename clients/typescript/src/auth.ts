@@ -5,7 +5,7 @@
 // - a bearer token it already holds (a session, or a token obtained elsewhere);
 // - an embed code (`x-embed-code` / `x-agent-embed-code`, publishable, for web pages), with the
 //   visitor id the gateway hands out on the first answer sent back on every later request.
-import { errorFromResponse, MediagateError } from './errors.ts';
+import { errorFromResponse, MediagateError, refuseRedirect } from './errors.ts';
 
 export interface OAuthClientCredentials {
   clientId: string;
@@ -93,7 +93,9 @@ class OAuthAuthenticator implements Authenticator {
       headers: { authorization: basic(this.creds.clientId, this.creds.clientSecret), 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: form.toString(),
       ...(signal ? { signal } : {}),
+      redirect: 'manual',
     });
+    await refuseRedirect(this.ctx.baseUrl, res);
     const text = await res.text();
     let body: unknown = text;
     try { body = JSON.parse(text); } catch { /* kept as text for the error */ }

@@ -100,6 +100,24 @@ export class PredictionFailedError extends MediagateError {
 /** A webhook request whose signature or timestamp does not check out. */
 export class WebhookVerificationError extends MediagateError {}
 
+/**
+ * Refuses an answer that is a redirect. Requests that may carry a credential follow none
+ * (`redirect: 'manual'`): fetch sends every header but Authorization on to the address a redirect
+ * names, so an API key or embed code would leave the gateway it was issued for.
+ */
+export async function refuseRedirect(baseUrl: string, res: Response): Promise<void> {
+  // a browser hides a redirect it did not follow: an opaque answer, status 0, no Location
+  const opaque = res.type === 'opaqueredirect';
+  if (!opaque && (res.status < 300 || res.status >= 400)) return;
+  await res.body?.cancel().catch(() => {});
+  const location = opaque ? null : res.headers.get('location');
+  let where = 'another address';
+  if (location) {
+    try { where = new URL(location, baseUrl).href; } catch { where = JSON.stringify(location.slice(0, 200)); }
+  }
+  throw new MediagateError(`the gateway at ${baseUrl} answered a redirect${opaque ? '' : ` (${res.status})`} to ${where}; redirects are not followed, so the credential goes to no other address: if that is the gateway, use it as baseUrl`);
+}
+
 function classFor(status: number): typeof GatewayError {
   if (status === 401) return AuthenticationError;
   if (status === 402) return InsufficientCreditError;

@@ -5,7 +5,7 @@
 // buffers it, the runtime gives no readable body).
 import { createParser } from 'eventsource-parser';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { AbortError, ConnectionError, errorFromResponse, GatewayError, MediagateError, TimeoutError } from './errors.ts';
+import { AbortError, ConnectionError, errorFromResponse, GatewayError, MediagateError, refuseRedirect, TimeoutError } from './errors.ts';
 import type { Transport } from './http.ts';
 import { describe } from './http.ts';
 import { linkSignal, sleep, throwIfAborted } from './signal.ts';
@@ -44,6 +44,7 @@ async function* connect(transport: Transport, id: string, opts: StreamOptions): 
       res = await transport.options.fetch(transport.url(`/api/v1/predictions/${encodeURIComponent(id)}/stream`, { team_id: opts.teamId }), {
         headers,
         signal: controller.signal,
+        redirect: 'manual',
       });
     } catch (err) {
       if (headersTimedOut) throw new ConnectionError(`the event stream of ${id} did not answer within ${transport.options.timeoutMs} ms`);
@@ -52,6 +53,7 @@ async function* connect(transport: Transport, id: string, opts: StreamOptions): 
     } finally {
       clearTimeout(timer);
     }
+    await refuseRedirect(transport.options.baseUrl, res);
     transport.options.auth?.observe(res);
     if (res.status >= 400) {
       const text = await res.text();

@@ -5,7 +5,7 @@
 // a connection failure only when repeating the request is safe: a read, a DELETE, or a write that
 // carries an Idempotency-Key (the gateway answers a repeat with the first answer, charged once).
 import type { Authenticator } from './auth.ts';
-import { AbortError, ConnectionError, errorFromResponse, GatewayError, TimeoutError } from './errors.ts';
+import { AbortError, ConnectionError, errorFromResponse, GatewayError, MediagateError, refuseRedirect, TimeoutError } from './errors.ts';
 import { linkSignal, sleep, throwIfAborted } from './signal.ts';
 
 export interface RetryPolicy {
@@ -156,7 +156,10 @@ export class Transport {
         headers,
         signal: linked.signal,
         ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
+        // a redirect would carry the credential to the address it names
+        redirect: 'manual',
       });
+      await refuseRedirect(this.options.baseUrl, res);
       this.options.auth?.observe(res);
       const text = await res.text();
       let body: unknown = text;
@@ -169,7 +172,7 @@ export class Transport {
       }
       return { status: res.status, headers: res.headers, body };
     } catch (err) {
-      if (err instanceof GatewayError) throw err;
+      if (err instanceof MediagateError) throw err;
       if (linked.timedOut()) throw new TimeoutError(`${spec.method} ${spec.path} got no answer within ${spec.timeoutMs ?? this.options.timeoutMs} ms`);
       if (spec.signal?.aborted) throw new AbortError('the operation was aborted', { cause: spec.signal.reason });
       throw new ConnectionError(`cannot reach the gateway at ${this.options.baseUrl}: ${describe(err)}`, { cause: err });

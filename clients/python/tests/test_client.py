@@ -16,9 +16,9 @@ import unittest
 import urllib.request
 
 import mediagate
-from mediagate import (AuthenticationError, ConflictError, ForbiddenError, InsufficientCreditError, Mediagate,
-                       NotFoundError, PredictionFailedError, RateLimitError, ServerError, ValidationError,
-                       WaitTimeoutError, WebhookVerificationError, verify_webhook)
+from mediagate import (AuthenticationError, ConflictError, ForbiddenError, GatewayError, InsufficientCreditError,
+                       Mediagate, MediagateError, NotFoundError, PredictionFailedError, RateLimitError, ServerError,
+                       ValidationError, WaitTimeoutError, WebhookVerificationError, verify_webhook)
 from mediagate._http import backoff
 
 ENV = os.environ
@@ -66,6 +66,39 @@ class Receiver:
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = "http://127.0.0.1:%d/hook" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Answering:
+    """A local server that records every request (method and headers) and answers it as ``answer()`` says."""
+
+    def __init__(self, answer) -> None:
+        seen = self.seen = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def answer(self) -> None:
+                length = int(self.headers.get("content-length") or "0")
+                if length:
+                    self.rfile.read(length)
+                seen.append({"method": self.command, "headers": {k.lower(): v for k, v in self.headers.items()}})
+                status, headers = answer()
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = answer  # noqa: N815 (the stdlib's names)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def close(self) -> None:
@@ -225,6 +258,43 @@ class ErrorsTest(unittest.TestCase):
             broke.models.get("no-such-model")
         with self.assertRaises(mediagate.GatewayConnectionError):
             Mediagate("http://127.0.0.1:9", api_key="x", max_retries=0).account.balance()
+
+
+class RedirectTest(unittest.TestCase):
+    def test_a_redirect_is_not_followed_no_credential_reaches_the_address_it_names(self) -> None:
+        # a base URL whose server sends every request on to another origin (a moved domain, a proxy's rule)
+        elsewhere = Answering(lambda: (200, {"content-type": "application/json"}))
+        self.addCleanup(elsewhere.close)
+        target = elsewhere.url + "/moved"
+        status = [307]
+        redirector = Answering(lambda: (status[0], {"location": target}))
+        self.addCleanup(redirector.close)
+        secrets = ["mg_live_only_for_the_first_address", "a-bearer-token-for-the-first-address", "oauth-secret-for-the-first-address"]
+        key = Mediagate(redirector.url, api_key=secrets[0], base_delay=0.001)
+        calls = [
+            ("balance", lambda: key.account.balance()),
+            ("submit", lambda: key.submit(MODEL, {"prompt": "moved"})),
+            ("wait (the event stream)", lambda: key.wait("abc", timeout=5)),
+            ("upload (its address)", lambda: key.upload(PNG, filename="dot.png")),
+            ("bearer token", lambda: Mediagate(redirector.url, bearer_token=secrets[1]).account.balance()),
+            ("OAuth token request", lambda: Mediagate(redirector.url, oauth_client_id="cli_first", oauth_client_secret=secrets[2]).account.balance()),
+        ]
+        for what, call in calls:
+            for code in (307, 302):
+                status[0] = code
+                before = len(redirector.seen)
+                with self.subTest(what, status=code):
+                    with self.assertRaises(MediagateError) as refused:
+                        call()
+                    message = str(refused.exception)
+                    self.assertNotIsInstance(refused.exception, GatewayError)
+                    self.assertIn("redirect (%d)" % code, message)
+                    self.assertIn(target, message, "the error names where it was sent")
+                    self.assertIn("base_url", message)
+                    self.assertEqual(len(redirector.seen), before + 1, "asked once, not retried")
+        self.assertEqual(elsewhere.seen, [], "nothing reached the other origin")
+        for secret in secrets:
+            self.assertNotIn(secret, json.dumps(elsewhere.seen))
 
 
 class FilesAndAccountTest(unittest.TestCase):

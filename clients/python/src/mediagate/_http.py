@@ -25,9 +25,27 @@ _RENEW_BEFORE = 60.0
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    # the API never redirects; a redirect would resend the credential to wherever it points
+    # the API never redirects; urllib's default handler would resend every header but the content
+    # type and length (the API key, the bearer token) to wherever it points. The redirect becomes
+    # an answer, which Transport.open refuses.
     def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
         return None
+
+
+def _status(raw: Any) -> int:
+    return raw.status if getattr(raw, "status", None) is not None else raw.code
+
+
+def _refuse_redirect(base_url: str, url: str, raw: Any) -> None:
+    """Raises when the gateway's answer is a redirect: the credential goes to no other address."""
+    status = _status(raw)
+    if not 300 <= status < 400:
+        return
+    location = raw.headers.get("location")
+    raw.close()
+    where = urllib.parse.urljoin(url, location) if location else "another address"
+    raise MediagateError("the gateway at %s answered a redirect (%d) to %s; redirects are not followed, so the credential "
+                         "goes to no other address: if that is the gateway, use it as base_url" % (base_url, status, where))
 
 
 class Response:
@@ -115,13 +133,15 @@ class Transport:
             headers["authorization"] = "Bearer " + self.oauth.get(self)
         return headers
 
-    def open(self, method: str, url: str, data: Optional[bytes], headers: Mapping[str, str], timeout: Optional[float]) -> Any:
-        """The raw answer (a file-like HTTP response) of one request; error statuses are answers too."""
+    def open(self, method: str, url: str, data: Optional[bytes], headers: Mapping[str, str], timeout: Optional[float],
+             gateway: bool = True) -> Any:
+        """The raw answer (a file-like HTTP response) of one request; error statuses are answers too.
+        No redirect is followed; one from the gateway (``gateway``) raises MediagateError naming its target."""
         request = urllib.request.Request(url, data=data, method=method, headers={"user-agent": USER_AGENT, **headers})
         try:
-            return self.opener.open(request, timeout=timeout)
+            raw = self.opener.open(request, timeout=timeout)
         except urllib.error.HTTPError as err:
-            return err
+            raw = err
         except socket.timeout:
             raise WaitTimeoutError("%s %s got no answer within %s s" % (method, _path(url), timeout))
         except (urllib.error.URLError, ConnectionError, OSError) as err:
@@ -129,16 +149,20 @@ class Transport:
             if isinstance(reason, socket.timeout):
                 raise WaitTimeoutError("%s %s got no answer within %s s" % (method, _path(url), timeout))
             raise GatewayConnectionError("cannot reach the gateway at %s: %s" % (self.base_url, reason))
+        if gateway:
+            _refuse_redirect(self.base_url, url, raw)
+        return raw
 
-    def send(self, method: str, url: str, data: Optional[bytes], headers: Mapping[str, str], timeout: Optional[float]) -> Response:
-        raw = self.open(method, url, data, headers, timeout)
+    def send(self, method: str, url: str, data: Optional[bytes], headers: Mapping[str, str], timeout: Optional[float],
+             gateway: bool = True) -> Response:
+        raw = self.open(method, url, data, headers, timeout, gateway)
         try:
             text = raw.read().decode("utf-8", errors="replace")
         except (socket.timeout, OSError) as err:
             raise GatewayConnectionError("the answer from %s broke off: %s" % (self.base_url, err))
         finally:
             raw.close()
-        return Response(raw.status if hasattr(raw, "status") else raw.code, dict(raw.headers.items()), text)
+        return Response(_status(raw), dict(raw.headers.items()), text)
 
     def request(self, method: str, path: str, query: Optional[Mapping[str, Any]] = None, body: Any = None,
                 headers: Optional[Mapping[str, str]] = None, anonymous: bool = False, idempotent: Optional[bool] = None,

@@ -270,7 +270,7 @@ class Mediagate:
             headers["content-type"] = address.get("content_type") or mimetypes.guess_type(name)[0] or "application/octet-stream"
         # the upload address's own headers only: never the credential (it may be a storage service's),
         # and no retry (the gateway's own addresses are single-use)
-        res = self._t.send(address.get("method") or "PUT", address["upload_url"], data, headers, None)
+        res = self._t.send(address.get("method") or "PUT", address["upload_url"], data, headers, None, gateway=False)
         if res.status >= 300:
             raise error_from_response(res.status, res.headers, res.text)
         return {"url": address["file_url"], "content_type": address["content_type"], "media_type": address["media_type"], "bytes": len(data)}

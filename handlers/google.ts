@@ -24,6 +24,7 @@ import { takeBackAccount } from '../db/credentials.ts';
 import type { TakenBack } from '../db/credentials.ts';
 import { afterTakeBack, takenBackAudit } from './take-back.ts';
 import { DuplicateError } from '../db/errors.ts';
+import { withLockRetry } from '../db/retry.ts';
 import { completeAuthorization, ProviderUnavailableError, SignInRefusedError, startAuthorization, verifyIdToken } from './google-oidc.ts';
 import type { ExternalIdentity } from './google-oidc.ts';
 import { startSession, startSessionAndRedirect } from './session.ts';
@@ -78,24 +79,23 @@ async function accountFor(app: App, id: ExternalIdentity, studioId: number | nul
   const { email } = id;
   if (!email) throw new UnauthorizedError('Google did not share an email address with this gateway');
   const now = app.clock();
-  let takenBack = null as TakenBack | null;
-  const account = await app.db.transaction(async (trx) => {
+  // Retried whole on a deadlock or lock wait timeout (db/retry.ts), which rolls every step back:
+  // only the attempt that commits takes the account back, and nothing in it acts outside the database.
+  const account = await withLockRetry(() => app.db.transaction(async (trx): Promise<{ userId: number; linked: 'existing account' | 'new account'; takenBack?: TakenBack }> => {
     const existing = await findUserByEmail(trx, email);
     if (existing) {
       await sameStudio(trx, existing.id, studioId);
       if (!id.emailVerified) throw new ConflictError('an account with this email already exists and Google has not verified the address: sign in with the password');
-      if (!existing.emailVerified) {
-        // Whoever chose this account's password never proved the address; its owner just has.
-        // Everything they could have set up goes (protection against pre-registration takeover):
-        // the password, sessions, API keys, OAuth clients and tokens, the webhook secret, the
-        // identities linked until now (only an unverified address can have linked one), embed
-        // codes, studios, the invites it sent and the alert webhook URL.
-        takenBack = await takeBackAccount(trx, existing.id, { passwordHash: null, encryptionKey: app.encryptionKey, now });
-      }
+      // Whoever chose this account's password never proved the address; its owner just has.
+      // Everything they could have set up goes (protection against pre-registration takeover):
+      // the password, sessions, API keys, OAuth clients and tokens, the webhook secret, the
+      // identities linked until now (only an unverified address can have linked one), embed
+      // codes, studios, the invites it sent and the alert webhook URL.
+      const takenBack = existing.emailVerified ? undefined : await takeBackAccount(trx, existing.id, { passwordHash: null, encryptionKey: app.encryptionKey, now });
       // Google vouches for the address: verified, with the sign-up credit if it was never granted.
       await verifyEmail(trx, existing.id, app.config.signupCredit, now);
       await linkIdentity(trx, existing.id, PROVIDER, id.subject, now);
-      return { userId: existing.id, linked: 'existing account' as const };
+      return { userId: existing.id, linked: 'existing account', ...(takenBack ? { takenBack } : {}) };
     }
     // REGISTRATION=closed: the same rule as /auth/register (an invited address only)
     if (app.config.registration === 'closed' && !(await hasPendingInvite(trx, email, now))) throw new ForbiddenError(REGISTRATION_CLOSED);
@@ -103,12 +103,11 @@ async function accountFor(app: App, id: ExternalIdentity, studioId: number | nul
     // The sign-up credit only for an address Google verified; otherwise it comes with verify-otp.
     if (id.emailVerified) await verifyEmail(trx, user.id, app.config.signupCredit, now);
     await linkIdentity(trx, user.id, PROVIDER, id.subject, now);
-    return { userId: user.id, linked: 'new account' as const };
-  });
-  if (takenBack === null) return account;
+    return { userId: user.id, linked: 'new account' };
+  }));
   // committed: every API process drops the revoked keys before the sign-in answers (README "Credential cache")
-  await afterTakeBack(app, account.userId);
-  return { ...account, takenBack };
+  if (account.takenBack) await afterTakeBack(app, account.userId);
+  return account;
 }
 
 /** The account the identity signs in to (found, linked or created), recorded on the audit event. */

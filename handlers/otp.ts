@@ -7,6 +7,7 @@ import type { User } from '../db/users.ts';
 import { findUserByEmail, setPasswordHash, verifyEmail } from '../db/users.ts';
 import { consumeOtp, newOtpCode, otpHash, storeOtp } from '../db/otp.ts';
 import type { OtpPurpose } from '../db/otp.ts';
+import { withLockRetry } from '../db/retry.ts';
 import { hashPassword } from '../lib/secrets.ts';
 import { revokeUserSessions } from '../db/sessions.ts';
 import { revokeAllCredentials, takeBackAccount } from '../db/credentials.ts';
@@ -42,8 +43,16 @@ async function mailCode(ctx: OperationContext<'requestOtp' | 'forgotPassword'>, 
 export const requestOtp: Handler<'requestOtp'> = (ctx) => mailCode(ctx, 'otp');
 export const forgotPassword: Handler<'forgotPassword'> = (ctx) => mailCode(ctx, 'reset');
 
-/** The account whose code this is, with the code used up; the same 401 for every failure. */
-async function redeem(ctx: OperationContext<'loginOtp' | 'verifyOtp' | 'resetPassword'>, purpose: OtpPurpose, then?: (user: User, trx: App['db']) => Promise<void>): Promise<User> {
+/**
+ * The account whose code this is, with the code used up, and what `then` did in the same
+ * transaction; the same 401 for every failure. The transaction is retried whole when MariaDB picks
+ * it as a deadlock victim or its lock wait times out (db/retry.ts): the rollback gives the code
+ * back, so only the attempt that commits uses it, and only that attempt's outcome is answered.
+ * Nothing in it acts outside the database.
+ */
+async function redeem<T = undefined>(
+  ctx: OperationContext<'loginOtp' | 'verifyOtp' | 'resetPassword'>, purpose: OtpPurpose, then?: (user: User, trx: App['db']) => Promise<T>,
+): Promise<{ user: User; done: T | undefined }> {
   const { email, otp: code } = ctx.body;
   const { app } = ctx;
   const user = await findUserByEmail(app.db, email, ctx.studio?.id ?? null);
@@ -53,20 +62,18 @@ async function redeem(ctx: OperationContext<'loginOtp' | 'verifyOtp' | 'resetPas
     throw new UnauthorizedError(BAD_CODE);
   }
   const now = app.clock();
-  let granted = false;
-  const ok = await app.db.transaction(async (trx) => {
-    if (!(await consumeOtp(trx, app.encryptionKey, user.id, purpose, code, now))) return false;
+  const committed = await withLockRetry(() => app.db.transaction(async (trx) => {
+    if (!(await consumeOtp(trx, app.encryptionKey, user.id, purpose, code, now))) return undefined;
     // Holding the code proves the mailbox: the address is verified from now on, and the
     // sign-up credit is granted (once per account, whatever races).
-    granted = await verifyEmail(trx, user.id, app.config.signupCredit, now);
-    await then?.(user, trx);
-    return true;
-  });
+    const granted = await verifyEmail(trx, user.id, app.config.signupCredit, now);
+    return { granted, done: await then?.(user, trx) };
+  }));
   Object.assign(ctx.audit, { userId: user.id, purpose });
-  if (!ok) throw new UnauthorizedError(BAD_CODE);
+  if (!committed) throw new UnauthorizedError(BAD_CODE);
   if (!user.emailVerified) audit(ctx, 'email_verified', { userId: user.id });
-  if (granted) audit(ctx, 'signup_credit_granted', { userId: user.id, amount: app.config.signupCredit });
-  return { ...user, emailVerified: true };
+  if (committed.granted) audit(ctx, 'signup_credit_granted', { userId: user.id, amount: app.config.signupCredit });
+  return { user: { ...user, emailVerified: true }, done: committed.done };
 }
 
 const TAKEN_BACK = 'signed in; this code is the first proof that the address is yours, so what was set up on this account before was taken back from whoever registered it: its password was removed (set one with forgot-password and reset-password), every other session, API key, OAuth client and token was revoked, and the webhook signing secret was replaced';
@@ -80,11 +87,9 @@ const TAKEN_BACK = 'signed in; this code is the first proof that the address is 
  */
 export const loginOtp: Handler<'loginOtp'> = async (ctx) => {
   const now = ctx.app.clock();
-  let takenBack = null as TakenBack | null;
-  const user = await redeem(ctx, 'otp', async (u, trx) => {
-    if (u.emailVerified) return;
-    takenBack = await takeBackAccount(trx, u.id, { passwordHash: null, encryptionKey: ctx.app.encryptionKey, now });
-  });
+  const { user, done: takenBack } = await redeem(ctx, 'otp', async (u, trx) => (u.emailVerified
+    ? undefined
+    : takeBackAccount(trx, u.id, { passwordHash: null, encryptionKey: ctx.app.encryptionKey, now })));
   ctx.audit.method = 'otp';
   if (!takenBack) return startSession(ctx, user.id, ctx.query.session);
   await afterTakeBack(ctx.app, user.id);
@@ -92,7 +97,10 @@ export const loginOtp: Handler<'loginOtp'> = async (ctx) => {
   return startSession(ctx, user.id, ctx.query.session, TAKEN_BACK + takenBackDetail(takenBack));
 };
 
-export const verifyOtp: Handler<'verifyOtp'> = async (ctx) => userView(await redeem(ctx, 'otp'));
+export const verifyOtp: Handler<'verifyOtp'> = async (ctx) => userView((await redeem(ctx, 'otp')).user);
+
+/** What a reset did in its transaction: took a never-verified account back, or changed a verified one's password. */
+type ResetDone = { takenBack: TakenBack } | { sessionsEnded: number; revoked: RevokedCredentials | null };
 
 const CREDENTIALS_REVOKED = 'password changed; every session, API key, OAuth client and token of this account has been revoked and the webhook signing secret replaced';
 
@@ -107,26 +115,22 @@ export const resetPassword: Handler<'resetPassword'> = async (ctx) => {
   // and an unknown email costs what a known one does.
   const passwordHash = await hashPassword(ctx.body.new_password, ctx.app.config.passwordScryptN);
   const now = ctx.app.clock();
-  let sessionsEnded = 0;
-  let revoked = null as RevokedCredentials | null;
-  let takenBack = null as TakenBack | null;
-  const user = await redeem(ctx, 'reset', async (u, trx) => {
+  const { user, done } = await redeem(ctx, 'reset', async (u, trx): Promise<ResetDone> => {
     // never verified before this reset: whoever registered it may have planted keys, clients,
     // Google sign-in, embed codes, studios, invites and an alert webhook (issue 16)
-    if (!u.emailVerified) {
-      takenBack = await takeBackAccount(trx, u.id, { passwordHash, encryptionKey: ctx.app.encryptionKey, now });
-      return;
-    }
+    if (!u.emailVerified) return { takenBack: await takeBackAccount(trx, u.id, { passwordHash, encryptionKey: ctx.app.encryptionKey, now }) };
     await setPasswordHash(trx, u.id, passwordHash);
-    sessionsEnded = await revokeUserSessions(trx, u.id, now);
+    const sessionsEnded = await revokeUserSessions(trx, u.id, now);
     // "Sign out everywhere" on request
-    if (ctx.body.revoke_all_credentials) revoked = await revokeAllCredentials(trx, u.id, ctx.app.encryptionKey, now);
+    const revoked = ctx.body.revoke_all_credentials ? await revokeAllCredentials(trx, u.id, ctx.app.encryptionKey, now) : null;
+    return { sessionsEnded, revoked };
   });
-  if (takenBack) {
+  if (done && 'takenBack' in done) {
     await afterTakeBack(ctx.app, user.id);
-    Object.assign(ctx.audit, takenBackAudit(takenBack));
-    return { detail: CREDENTIALS_REVOKED + takenBackDetail(takenBack) };
+    Object.assign(ctx.audit, takenBackAudit(done.takenBack));
+    return { detail: CREDENTIALS_REVOKED + takenBackDetail(done.takenBack) };
   }
+  const { sessionsEnded = 0, revoked = null } = done ?? {};
   if (revoked) {
     forgetSecrets(ctx.app.db, { userId: user.id, teamId: null });
     // committed: every API process drops the revoked keys before this answer (README "Credential cache")

@@ -12,6 +12,7 @@ import type { SmtpCapture } from '../helpers/smtp.ts';
 import { basic, createClient, tokenRequest } from '../helpers/oauth.ts';
 import { plantSpenders, standing, TAKEN_BACK } from '../helpers/wallet-spenders.ts';
 import { creditWallet } from '../../db/wallet/moves.ts';
+import { deadlockOnce } from '../helpers/lock-victim.ts';
 
 let gw: TestGateway;
 let smtp: SmtpCapture;
@@ -108,6 +109,31 @@ test('a reset of an address that was never verified revokes everything without b
   t.is(await balance({ authorization: `Bearer ${a.accessToken}` }), 401);
   t.is((await a.token()).status, 401);
   t.not((await webhookSecret(session)).secret, a.secret);
+});
+
+test('a reset of a never-verified address whose take-back is picked as a deadlock victim is retried whole: the new password works, the code is used once, everything is taken back once', async (t) => {
+  const a = await equipped({ verified: false });
+  const userId = (await gw.app.db('users').where({ email: a.email }).first<{ id: number }>('id')).id;
+  // the new webhook secret's insert, late in the take-back: the first attempt fails there
+  const victim = await deadlockOnce(gw.app.db, 'webhook_secrets', userId);
+  t.teardown(() => victim.drop());
+  await post('/auth/forgot-password', { email: a.email });
+  const code = await smtp.code(a.email);
+  const res = await post('/auth/reset-password', { email: a.email, otp: code, new_password: 'the second password' });
+  t.is(res.statusCode, 200, res.payload);
+  t.is(await victim.seen(), 2, 'the first attempt was the victim, the second committed');
+  t.regex(String((res.result as { detail: string }).detail), /API key/);
+  t.is((await post('/auth/login', { email: a.email, password: PASSWORD })).statusCode, 401);
+  const session = ((await post('/auth/login', { email: a.email, password: 'the second password' })).result as { access_token: string }).access_token;
+  t.is(await balance({ authorization: `Bearer ${a.session}` }), 401);
+  for (const key of a.keys) t.is(await balance({ 'x-api-key': key }), 401);
+  t.is((await a.token()).status, 401);
+  t.is(Number((await gw.app.db('webhook_secrets').where({ user_id: userId }).count({ n: '*' }).first())?.n), 1, 'one new secret, none from the rolled-back attempt');
+  t.not((await webhookSecret(session)).secret, a.secret);
+  // the code was used by the attempt that committed only: one guess counted, and it works no more
+  const codes = await gw.app.db('otp_codes').where({ user_id: userId, purpose: 'reset' }).select('attempts', 'consumed_at');
+  t.deepEqual(codes.map((c: { attempts: number; consumed_at: unknown }) => [Number(c.attempts), c.consumed_at !== null]), [[1, true]]);
+  t.is((await post('/auth/reset-password', { email: a.email, otp: code, new_password: 'a third password' })).statusCode, 401);
 });
 
 test('a reset of an address that was never verified also revokes the embed codes, disables the studios, revokes the invites sent and removes the alert webhook URL', async (t) => {

@@ -15,6 +15,7 @@ import { startSmtp } from '../helpers/smtp.ts';
 import type { SmtpCapture } from '../helpers/smtp.ts';
 import { plantSpenders, standing, TAKEN_BACK } from '../helpers/wallet-spenders.ts';
 import { captureLog } from '../helpers/logs.ts';
+import { deadlockOnce } from '../helpers/lock-victim.ts';
 
 const WEB: TestClient = { client_id: 'gateway-web', client_secret: 'gateway-web-secret', redirect_uri: 'http://gateway.test/auth/google_callback' };
 
@@ -120,4 +121,29 @@ test('the owner signing in with Google also revokes the embed codes, disables th
   // the sign-in's event tells what was taken back
   const event = log.parsed<Record<string, unknown>>().find((l) => l.event === 'signed_in' && l.userId === userId && l.passwordRemoved === true);
   t.like(event, { embedCodesRevoked: 2, studiosDisabled: 1, invitesRevoked: 1, alertWebhookRemoved: true, apiKeysRevoked: 0 });
+});
+
+test('a Google sign-in whose take-back is picked as a deadlock victim is retried whole: the owner signs in, the account is taken back and linked once', async (t) => {
+  const { email, squatter, userId, session } = await squatted();
+  // the new webhook secret's insert, late in the take-back (after sessions, identities, keys and
+  // clients): the first attempt fails there, as a squatter's request at the same moment could make it
+  const victim = await deadlockOnce(gw.app.db, 'webhook_secrets', userId);
+  t.teardown(() => victim.drop());
+  const owner = newSub();
+  op.accounts.set(owner, { email, email_verified: true });
+  const start = await gw.server.inject({ method: 'GET', url: '/auth/get-google-url' });
+  const callback = `/auth/google_callback${(await op.authorize((start.result as { url: string }).url, owner)).search}`;
+  const back = await gw.server.inject({ method: 'GET', url: callback });
+  t.is(back.statusCode, 200, back.payload);
+  t.is(await victim.seen(), 2, 'the first attempt was the victim, the second committed');
+  t.is(await userIdOf((back.result as { access_token: string }).access_token), userId);
+  t.is((await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: { authorization: `Bearer ${session}` } })).statusCode, 401, 'the squatter\'s session has ended');
+  t.deepEqual((await gw.app.db('user_identities').where({ user_id: userId }).select('subject')).map((r: { subject: string }) => r.subject), [owner]);
+  t.is((await googleSignIn(squatter)).statusCode, 409);
+  t.is(Number((await gw.app.db('webhook_secrets').where({ user_id: userId }).count({ n: '*' }).first())?.n), 1, 'one new secret, none from the rolled-back attempt');
+  // the sign-in's state was used once, and its events were logged once
+  t.is((await gw.server.inject({ method: 'GET', url: callback })).statusCode, 400);
+  const events = log.parsed<Record<string, unknown>>().filter((l) => l.userId === userId);
+  t.is(events.filter((l) => l.event === 'signed_in' && l.passwordRemoved === true).length, 1);
+  t.is(events.filter((l) => l.event === 'identity_linked' && l.to === 'existing account').length, 1);
 });

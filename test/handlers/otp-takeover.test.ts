@@ -14,6 +14,7 @@ import type { SmtpCapture } from '../helpers/smtp.ts';
 import { basic, createClient, tokenRequest } from '../helpers/oauth.ts';
 import { plantSpenders, standing, TAKEN_BACK } from '../helpers/wallet-spenders.ts';
 import { creditWallet } from '../../db/wallet/moves.ts';
+import { deadlockOnce } from '../helpers/lock-victim.ts';
 
 let gw: TestGateway;
 let smtp: SmtpCapture;
@@ -109,6 +110,34 @@ test('the takeover also holds for a cookie session, and a reset sets a password 
   const reset = await post('/auth/reset-password', { email: a.email, otp: await smtp.code(a.email), new_password: 'the owner password' });
   t.is(reset.statusCode, 200, reset.payload);
   t.is((await post('/auth/login', { email: a.email, password: 'the owner password' })).statusCode, 200);
+});
+
+test('a code sign-in whose take-back is picked as a deadlock victim is retried whole: the owner signs in, the code is used once, everything is taken back once', async (t) => {
+  const a = await registered({ verified: false });
+  const userId = (await gw.app.db('users').where({ email: a.email }).first<{ id: number }>('id')).id;
+  // the new webhook secret's insert, late in the take-back (after sessions, identities, keys and
+  // clients): the first attempt fails there, as a squatter's request at the same moment could make it
+  const victim = await deadlockOnce(gw.app.db, 'webhook_secrets', userId);
+  t.teardown(() => victim.drop());
+  await post('/auth/request-otp', { email: a.email });
+  const code = await smtp.code(a.email);
+  const res = await post('/auth/login-otp', { email: a.email, otp: code });
+  t.is(res.statusCode, 200, res.payload);
+  t.is(await victim.seen(), 2, 'the first attempt was the victim, the second committed');
+  const body = res.result as { access_token: string; detail?: string };
+  t.regex(String(body.detail), /password.*removed/);
+  t.is(await balance({ authorization: `Bearer ${body.access_token}` }), 200, 'the owner is signed in');
+  t.is(await passwordLogin(a.email), 401);
+  t.is(await balance({ authorization: `Bearer ${a.session}` }), 401);
+  for (const key of a.keys) t.is(await balance({ 'x-api-key': key }), 401);
+  t.is((await a.token()).status, 401);
+  t.is(Number((await gw.app.db('webhook_secrets').where({ user_id: userId }).count({ n: '*' }).first())?.n), 1, 'one new secret, none from the rolled-back attempt');
+  t.not((await webhookSecret(body.access_token)).secret, a.secret);
+  // the code was used by the attempt that committed only: one guess counted, and it works no more
+  const codes = await gw.app.db('otp_codes').where({ user_id: userId, purpose: 'otp' }).whereNotNull('consumed_at').select('attempts');
+  t.true(codes.length >= 1);
+  t.true(codes.every((c: { attempts: number }) => Number(c.attempts) === 1), JSON.stringify(codes));
+  t.is((await post('/auth/login-otp', { email: a.email, otp: code })).statusCode, 401);
 });
 
 test('a code sign-in to a verified account keeps its password, sessions, keys, clients and webhook secret', async (t) => {

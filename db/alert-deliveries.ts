@@ -16,6 +16,8 @@ export interface AlertDelivery {
   nextAttemptAt: number;
   owner: Owner;
   alert: AlertRecord;
+  /** the wallet's alert webhook URL now (null: none); an alert goes only to the URL that is still set */
+  currentUrl: string | null;
 }
 
 /** The delivery of an alert this process just recorded (db/alerts.ts recordCrossing), due now. */
@@ -26,11 +28,16 @@ export async function insertAlertDelivery(db: Db, d: { id: string; alertId: numb
   });
 }
 
-/** A pending alert delivery with its alert, in one query (the delivery worker's). */
+/**
+ * A pending alert delivery with its alert and its wallet's alert webhook URL as it is now (the
+ * user's, or the team's for a team's alert), in one query (the delivery worker's).
+ */
 export async function findPendingAlertDelivery(db: Db, id: string): Promise<AlertDelivery | undefined> {
   const r = await db('alert_deliveries as d').join('alerts as a', 'a.id', 'd.alert_id')
+    .leftJoin('users as u', 'u.id', 'd.user_id')
+    .leftJoin('teams as t', 't.id', 'd.team_id')
     .select('d.id', 'd.url', 'd.status', 'd.attempts', 'd.next_attempt_at', 'd.user_id', 'd.team_id', 'a.id as alert_id', 'a.kind', 'a.api_key_id',
-      'a.period', 'a.threshold', 'a.value', 'a.created_at')
+      'a.period', 'a.threshold', 'a.value', 'a.created_at', 'u.alert_webhook_url as user_url', 't.alert_webhook_url as team_url')
     .where('d.id', id).andWhere('d.status', 'pending').first<Record<string, unknown> | undefined>();
   if (!r) return undefined;
   return {
@@ -40,5 +47,8 @@ export async function findPendingAlertDelivery(db: Db, id: string): Promise<Aler
       id: num(r.alert_id), kind: String(r.kind) as AlertKind, apiKeyId: numOrNull(r.api_key_id ?? null), period: String(r.period),
       threshold: num(r.threshold), value: num(r.value), createdAt: num(r.created_at),
     },
+    currentUrl: stringOrNull(r.team_id === null || r.team_id === undefined ? r.user_url : r.team_url),
   };
 }
+
+const stringOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);

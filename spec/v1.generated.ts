@@ -6952,7 +6952,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description `pending`: attempts under way or scheduled; `delivered`: a 2xx answer; `gone`: the receiver answered 410; `dead`: every retry failed, dead-lettered.
+             * @description `pending`: attempts under way or scheduled; `delivered`: a 2xx answer; `gone`: the receiver answered 410; `dead`: every retry failed, dead-lettered (or, for an alert, not sent because the alert webhook URL was changed or removed before it went: its attempt''s `error` says so).
              * @enum {string}
              */
             status: "pending" | "delivered" | "gone" | "dead";

@@ -39,6 +39,9 @@ import { MAX_WEBHOOK_RETRIES, nextDelay, parseRetryAfter } from './webhook-backo
 // A delivery is a prediction's result or an alert's event (db/alert-deliveries.ts): the same ids,
 // signing, schedule and attempt records, each kind in its own tables.
 
+/** The recorded error of an alert delivery not sent because its URL is no longer the wallet's (docs/api/usage.md). */
+const ALERT_URL_WITHDRAWN = 'not sent: the alert webhook URL was changed or removed after this alert was queued, and an alert goes only to the URL set when it is sent (set this one again and redeliver to send it there)';
+
 /** `random` draws the retry jitter (tests fix it). */
 export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { random?: () => number } = {}) {
   const { config } = app;
@@ -66,6 +69,10 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
       // an alert's delivery; else delivered, gone or dead already (a duplicate message), or deleted with its account
       const alert = await findPendingAlertDelivery(app.db, id);
       if (!alert) return { kind: 'ack' };
+      // An alert goes to the wallet's alert webhook URL as it is when sent: one queued (or between
+      // retries) for a URL since changed or removed, by its owner or with the take-back of the
+      // account (db/credentials.ts takeBackAccount), is not sent to it.
+      if (alert.currentUrl !== alert.url) return withdrawn(alert, log);
       const body = JSON.stringify(alertEventPayload(alert.id, alert.alert, alert.owner));
       return sendSigned(message, alert, body, alert.owner, { alert: alert.alert.id }, ALERT_DELIVERIES, log);
     }
@@ -78,6 +85,16 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
     const body = JSON.stringify(metadata ? { ...webhookPayload(app, p), provider_metadata: metadata } : webhookPayload(app, p));
     // A team prediction is signed with the team's secrets, whichever member (or team key) submitted it.
     return sendSigned(message, d, body, { userId: p.userId, teamId: p.teamId }, { prediction: d.predictionId }, PREDICTION_DELIVERIES, log);
+  }
+
+  /** An alert delivery whose URL is no longer the wallet's: recorded as dead without a request, with why. */
+  async function withdrawn(d: { id: string; attempts: number; alert: { id: number } }, log: App['log']): Promise<Outcome> {
+    const now = app.clock();
+    await recordDeliveryAttempt(app.db, d, { number: d.attempts + 1, startedAt: now, durationMs: 0, error: ALERT_URL_WITHDRAWN }, { status: 'dead', nextAttemptAt: now }, now, ALERT_DELIVERIES);
+    metrics.webhookAttempts.inc({ outcome: 'dead' });
+    log.info({ delivery: d.id, alert: d.alert.id, attempt: d.attempts + 1, outcome: 'dead', reason: 'alert webhook URL changed or removed' }, 'webhook attempt');
+    // nothing failed: the owner took the URL away, so the dead-letter queue has nothing to look at
+    return { kind: 'ack' };
   }
 
   /** One signed attempt of a delivery (of `tables`), recorded, and what the queue does next. */

@@ -5,8 +5,11 @@
 // redelivery sends it again; the test alert; a top-up re-arms the low-balance alert; a team's
 // alert is signed with the team's secret and logged for the team; a key's soft-limit alert goes
 // to the key's owner (a studio's user, a member), not the wallet that paid; the sweeper publishes
-// a lost alert delivery; the log's pages skip nothing that shares a millisecond, on MariaDB and SQLite.
+// a lost alert delivery; one queued for a URL since changed or removed (by its owner, or with the
+// account's take-back by the mailbox owner) is not sent; the log's pages skip nothing that shares a
+// millisecond, on MariaDB and SQLite.
 import test from 'ava';
+import crypto from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
@@ -347,19 +350,103 @@ test('an alert delivery whose message was lost is published again by the sweeper
   const hook = await receiver();
   t.teardown(() => hook.close());
   const a = await newAccount(gw, 0, VERIFIED);
-  const at = Date.now() - 3_600_000;
-  const [alertId] = await gw.app.db('alerts').insert({
-    user_id: a.userId, team_id: null, api_key_id: null, subject: `u:${a.userId}`, kind: 'monthly_budget', period: '2026-11', threshold: 10, value: 12, claim: 'lost', created_at: at,
-  });
-  const id = newDeliveryId();
-  // recorded, never published (the process died between the two)
-  await gw.app.db('alert_deliveries').insert({ id, alert_id: alertId, user_id: a.userId, team_id: null, url: hook.url, status: 'pending', attempts: 0, next_attempt_at: at, created_at: at, updated_at: at });
+  await setAlerts(gw, a, { webhook_url: hook.url });
+  const { id, alertId } = await queuedAlertDelivery(gw, a.userId, hook.url);
   t.true(await gw.app.dispatcher.sweep() >= 1);
   await waitFor(() => hook.received.length === 1, { what: 'the swept delivery' });
   const event = verified(await secretOf(gw, a.session), hook.received[0]!);
   t.like(event, { type: 'alert.monthly_budget', id });
   t.like(event.alert, { id: Number(alertId), threshold: 10, value: 12, period: '2026-11' });
   await waitFor(async () => (await gw.app.db('alert_deliveries').where({ id }).first<{ status: string }>())?.status === 'delivered', { what: 'delivered' });
+});
+
+/**
+ * An alert of the account recorded an hour ago, and its delivery to `url`, pending: overdue and
+ * never published (the process died between the two: the next sweep publishes it), or, with
+ * `waiting`, between two attempts (no sweep takes it; the test publishes it, as its retry's message).
+ */
+async function queuedAlertDelivery(g: TestGateway, userId: number, url: string, opts: { teamId?: number; waiting?: boolean } = {}): Promise<{ id: string; alertId: number }> {
+  const teamId = opts.teamId ?? null;
+  const at = Date.now() - 3_600_000;
+  const [alertId] = await g.app.db('alerts').insert({
+    user_id: userId, team_id: teamId, api_key_id: null, subject: teamId === null ? `u:${userId}` : `t:${teamId}`, kind: 'monthly_budget',
+    period: '2026-11', threshold: 10, value: 12, claim: 'lost', created_at: at,
+  });
+  const id = newDeliveryId();
+  const due = opts.waiting ? Date.now() + 3_600_000 : at;
+  await g.app.db('alert_deliveries').insert({ id, alert_id: alertId, user_id: userId, team_id: teamId, url, status: 'pending', attempts: 0, next_attempt_at: due, created_at: at, updated_at: at });
+  return { id, alertId: Number(alertId) };
+}
+
+/** The delivery once the worker has settled it (no longer pending). */
+async function settled(g: TestGateway, id: string) {
+  return waitFor(async () => {
+    const row = await g.app.db('alert_deliveries').where({ id }).first<{ status: string; last_error: string | null; attempts: number } | undefined>('status', 'last_error', 'attempts');
+    return row && row.status !== 'pending' ? row : undefined;
+  }, { what: `delivery ${id} settled` });
+}
+
+test('an alert delivery queued for a URL since changed or removed is not sent, to it or to the new one; it is dead saying why, and goes once the URL is set back and it is redelivered', async (t) => {
+  const [old, replacement] = [await receiver(), await receiver()];
+  t.teardown(() => Promise.all([old.close(), replacement.close()]).then(() => undefined));
+  const a = await newAccount(gw, 0);
+  await setAlerts(gw, a, { webhook_url: old.url });
+  const changed = (await queuedAlertDelivery(gw, a.userId, old.url, { waiting: true })).id;
+  await setAlerts(gw, a, { webhook_url: replacement.url });
+  // a team's URL is the team's: removing it withdraws the team's queued alerts
+  const team = await callOperation<{ id: number }>(gw, 'createTeam', { as: a.session, body: { name: 'withdrawn alerts' } });
+  await setAlerts(gw, a, { webhook_url: old.url }, team.body.id);
+  const removed = (await queuedAlertDelivery(gw, a.userId, old.url, { teamId: team.body.id, waiting: true })).id;
+  await setAlerts(gw, a, { monthly_budget: 100 }, team.body.id);
+  for (const id of [changed, removed]) t.true(await gw.app.dispatcher.dispatchWebhook(id));
+  for (const id of [changed, removed]) {
+    const row = await settled(gw, id);
+    t.is(row.status, 'dead', id);
+    t.regex(String(row.last_error), /alert webhook URL was changed or removed/);
+  }
+  const item = (await log(gw, a)).body.items.find((i) => i.id === changed);
+  t.like(item, { status: 'dead', event_type: 'alert.monthly_budget' });
+  t.is(item?.attempt_log.length, 1);
+  t.is(item?.attempt_log[0]!.status_code, null, 'no request was made');
+  t.is(old.received.length, 0);
+  t.is(replacement.received.length, 0);
+
+  // redelivered while the URL is still another: not sent either
+  t.is((await callOperation(gw, 'redeliverWebhook', { as: a.session, params: { id: changed } })).status, 202);
+  t.is((await settled(gw, changed)).attempts, 2);
+  t.is(old.received.length, 0);
+  // set back: the redelivery goes there
+  await setAlerts(gw, a, { webhook_url: old.url });
+  t.is((await callOperation(gw, 'redeliverWebhook', { as: a.session, params: { id: changed } })).status, 202);
+  t.is((await settled(gw, changed)).status, 'delivered');
+  t.deepEqual(old.received.map((r) => r.headers['webhook-id']), [changed]);
+  t.is(replacement.received.length, 0);
+});
+
+test('an alert delivery queued for the alert webhook URL of a squatter is not sent once the mailbox owner takes the account back', async (t) => {
+  const squatter = await receiver();
+  t.teardown(() => squatter.close());
+  const email = `squat-${crypto.randomBytes(5).toString('hex')}@example.com`;
+  const password = 'the squatter password';
+  t.is((await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email, password } })).statusCode, 201);
+  await smtp.code(email); // the registration's code, in the mailbox only: never used
+  const login = await gw.server.inject({ method: 'POST', url: '/auth/login', payload: { email, password } });
+  const session = (login.result as { access_token: string }).access_token;
+  const set = await callOperation(gw, 'updateAlertSettings', { as: session, body: { low_balance_threshold: 10, webhook_url: squatter.url } });
+  t.is(set.status, 200, set.raw.payload);
+  const userId = (await gw.app.db('users').where({ email }).first<{ id: number }>('id')).id;
+  // queued before the take-back: a crossing whose delivery is not yet sent (or waits for a retry)
+  const { id } = await queuedAlertDelivery(gw, userId, squatter.url, { waiting: true });
+
+  await gw.server.inject({ method: 'POST', url: '/auth/request-otp', payload: { email } });
+  const back = await gw.server.inject({ method: 'POST', url: '/auth/login-otp', payload: { email, otp: await smtp.code(email) } });
+  t.is(back.statusCode, 200, back.payload);
+  t.regex(String((back.result as { detail?: string }).detail), /alert webhook URL was removed/);
+
+  // its message reaches the worker after the take-back
+  t.true(await gw.app.dispatcher.dispatchWebhook(id));
+  t.is((await settled(gw, id)).status, 'dead');
+  t.is(squatter.received.length, 0, 'nothing went to the squatter\'s receiver after the take-back');
 });
 
 /**

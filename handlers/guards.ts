@@ -28,13 +28,32 @@ export function missingScopes(caller: Caller, scopes: readonly string[]): string
 }
 
 /**
- * For routes that set up something acting with `scopes` on the caller's credit (a studio whose
- * owner pays runs its users' models): a caller that does not hold all of them gets 403, since no
- * credential makes another that can do more than itself. Sessions and unrestricted keys hold every scope.
+ * For routes that set up something acting with `scopes` (a studio whose owner pays runs its
+ * users' models on the caller's credit; a team role granted to another account): a caller that
+ * does not hold all of them gets 403, since no credential makes another that can do more than
+ * itself. `purpose` says, in the detail, what each missing scope is for (scopes for the same
+ * purpose are named together). Sessions and unrestricted keys hold every scope.
  */
-export function refuseBeyondScopes(caller: Caller, scopes: readonly string[], what: string): void {
+export function refuseBeyondScopes(caller: Caller, scopes: readonly string[], what: string, purpose?: (scope: string) => string): void {
   const missing = missingScopes(caller, scopes);
-  if (missing.length) throw new ForbiddenError(`${what} needs ${missing.join(' ')}, which this credential does not hold; no credential may make another that can do more than itself`);
+  if (!missing.length) return;
+  const named = purpose ? listed(byPurpose(missing, purpose).map(([why, some]) => `${listed(some)} (${why})`)) : missing.join(' ');
+  throw new ForbiddenError(`${what} needs ${named}, which this credential does not hold; no credential may make another that can do more than itself`);
+}
+
+/** The scopes grouped by what they are for, in the order each purpose first comes. */
+function byPurpose(scopes: readonly string[], purpose: (scope: string) => string): Array<[string, string[]]> {
+  const groups = new Map<string, string[]>();
+  for (const s of scopes) {
+    const why = purpose(s);
+    groups.set(why, [...(groups.get(why) ?? []), s]);
+  }
+  return [...groups];
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
 /**

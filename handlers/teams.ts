@@ -7,7 +7,7 @@
 import type { Handler, OwnedCaller } from './types.ts';
 import type { App } from '../lib/context.ts';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../lib/errors.ts';
-import { can, requirePermission, TEAM_NOT_FOUND } from '../lib/caller.ts';
+import { can, requirePermission, roleScopes, TEAM_NOT_FOUND, TEAM_PERMISSION_SCOPES, TEAM_PERMISSIONS } from '../lib/caller.ts';
 import {
   acceptInvite, AlreadyMemberError, changeMemberRole, createInvite, createTeam as insertTeam, deleteTeam as softDeleteTeam, findMyTeam,
   InviteEmailMismatchError, InviteInvalidError, LastOwnerError, listInvites, listMembers, listMyTeams, removeMember, renameTeam as updateTeamName,
@@ -113,14 +113,32 @@ export const listTeamMembers: Handler<'listTeamMembers'> = async ({ app, caller,
   return (await listMembers(app.db, team.id)).map(memberView);
 };
 
+/** What a permission lets a member do, for the refusal below. */
+const PERMISSION_USE: Readonly<Record<TeamPermission, string>> = {
+  generate: 'run models on the team\'s wallet and upload files for it',
+  read_history: 'read the team\'s history',
+  read_balance: 'read the team\'s balance',
+  manage_keys: 'manage the team\'s keys, embed codes and studios',
+  invite: 'invite and remove members',
+  manage_owners: 'manage the owners',
+  top_up: 'add credit to the team\'s wallet and set its alerts',
+  rename: 'rename the team',
+  delete_team: 'delete the team',
+};
+
 /**
- * A role that spends the team's wallet (one with `generate`) is granted only by a credential that
- * may submit itself: otherwise a `keys:manage` token could invite an account of its holder's and
- * spend the wallet through it (no credential makes another that can do more than itself).
- * Sessions and unrestricted keys hold every scope.
+ * A role is granted only by a credential holding every scope that reaches what the role may do
+ * (lib/caller.ts roleScopes): otherwise a `keys:manage` token could invite an account of its
+ * holder's and, through it, spend the team's wallet or read the team's history, which the token
+ * itself may not (no credential makes another that can do more than itself). Sessions and
+ * unrestricted keys hold every scope. The 403 names each missing scope and what the role uses it for.
  */
 function refuseGrantingBeyondScopes(caller: OwnedCaller, role: TeamRole, what: string): void {
-  if (can(role, 'generate')) refuseBeyondScopes(caller, ['generate:write'], `${what} (a role that spends the team's wallet)`);
+  const purpose = (scope: string) => {
+    const uses = TEAM_PERMISSIONS.filter((p) => can(role, p) && (TEAM_PERMISSION_SCOPES[p] as readonly string[]).includes(scope));
+    return `for the role to ${uses.map((p) => PERMISSION_USE[p]).join(' and ')}`;
+  };
+  refuseBeyondScopes(caller, roleScopes(role), what, purpose);
 }
 
 /** Changing or granting the owner role needs manage_owners on top of invite. */

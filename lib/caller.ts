@@ -5,6 +5,7 @@
 //   whose records the request reads and writes and whose wallet holds and pays.
 // The Caller itself (what a credential resolves to) is typed in lib/context.ts.
 import { ForbiddenError, NotFoundError } from './errors.ts';
+import type { Scope } from '../spec/scopes.ts';
 
 // ------------------------------------------------------------------ account roles
 
@@ -96,6 +97,31 @@ export function requirePermission(role: TeamRole, permission: TeamPermission): v
   if (!can(role, permission)) {
     throw new ForbiddenError(`your role in this team (${role}) lacks the "${permission}" permission`);
   }
+}
+
+/**
+ * The OAuth and API-key scopes that reach what each permission allows: the scopes of the
+ * operations that declare it as their `x-team-permission` in the spec (test/lib/caller.test.ts
+ * checks them), and for invite, manage_owners, rename and delete_team, which only the team
+ * management routes ask, the `keys:manage` those routes take. Granting a role (an invite, a role
+ * change) takes a credential holding every scope of the role's permissions (roleScopes): no
+ * credential gives another account more than it can do itself.
+ */
+export const TEAM_PERMISSION_SCOPES: Readonly<Record<TeamPermission, readonly Scope[]>> = {
+  generate: ['generate:write', 'files:write'],
+  read_history: ['generate:read', 'account:read'],
+  read_balance: ['account:read'],
+  manage_keys: ['keys:manage'],
+  invite: ['keys:manage'],
+  manage_owners: ['keys:manage'],
+  top_up: ['keys:manage'],
+  rename: ['keys:manage'],
+  delete_team: ['keys:manage'],
+};
+
+/** Every scope a credential must hold to grant `role`, in the order of the role's permissions. */
+export function roleScopes(role: TeamRole): Scope[] {
+  return [...new Set(TABLE[role].flatMap((p) => TEAM_PERMISSION_SCOPES[p]))];
 }
 
 /** The table as rows, for the README and tests. */

@@ -2492,9 +2492,12 @@ export interface paths {
         /**
          * Change a member's role
          * @description Needs `invite`; making someone an owner, or changing an owner's role, also needs
-         *     `manage_owners`. The last owner cannot be demoted (409). Giving a role that spends the
-         *     team's wallet (owner, admin, developer: those with `generate`) also takes a credential
-         *     holding `generate:write` (403 otherwise; sessions and unrestricted API keys hold it).
+         *     `manage_owners`. The last owner cannot be demoted (409). Giving a role also takes a
+         *     credential holding every scope that reaches what the role may do: `generate:read` and
+         *     `account:read` for every role (they read the team's history), `keys:manage` for billing
+         *     too, and `generate:write` and `files:write` besides for owner, admin and developer (they
+         *     spend the team's wallet). 403 names the missing scopes and what the role uses them for;
+         *     sessions and unrestricted API keys hold every scope.
          */
         patch: operations["changeTeamMemberRole"];
         trace?: never;
@@ -2540,11 +2543,14 @@ export interface paths {
         put?: never;
         /**
          * Invite someone by email
-         * @description Needs `invite` (and `manage_owners` to invite an owner). Inviting someone as a role that
-         *     spends the team's wallet (owner, admin, developer: those with `generate`) also takes a
-         *     credential holding `generate:write` (403 otherwise; sessions and unrestricted API keys
-         *     hold it). Mails a single-use link that
-         *     expires after 7 days; only an account signed in with that email address can accept it.
+         * @description Needs `invite` (and `manage_owners` to invite an owner). Inviting someone as a role also
+         *     takes a credential holding every scope that reaches what the role may do: `generate:read`
+         *     and `account:read` for every role (they read the team's history), `keys:manage` for
+         *     billing too, and `generate:write` and `files:write` besides for owner, admin and
+         *     developer (they spend the team's wallet). 403 names the missing scopes and what the role
+         *     uses them for; sessions and unrestricted API keys hold every scope. Mails a single-use
+         *     link that expires after 7 days; only an account signed in with that email address can
+         *     accept it.
          *     The token is never returned here nor stored: only its SHA-256 digest is kept.
          */
         post: operations["createTeamInvite"];

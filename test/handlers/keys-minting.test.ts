@@ -139,33 +139,75 @@ test('a token or key without generate:write cannot invite someone, or give a mem
   const other = await newAccount(gw);
   const team = (await call('POST', '/app/teams', bearer(a.session), { name: 'Wallet' })).body;
   const teamId = String(team.id);
-  const token = await tokenWith(a, ['keys:manage']);
-  const key = String((await newKey(bearer(token), { name: 'child' })).body.key);
+  // it may read what every role reads, so only spending is beyond it
+  const reader = await tokenWith(a, ['keys:manage', 'generate:read', 'account:read']);
+  const key = String((await newKey(bearer(reader), { name: 'child' })).body.key);
   const email = await emailOf(other);
   for (const role of ['developer', 'admin', 'owner']) {
-    const invited = await call('POST', `/app/teams/${teamId}/invites`, bearer(token), { email, role });
+    const invited = await call('POST', `/app/teams/${teamId}/invites`, bearer(reader), { email, role });
     t.is(invited.status, 403, `${role}: ${JSON.stringify(invited.body)}`);
-    t.regex(String(invited.body.detail), /generate:write/);
+    t.regex(String(invited.body.detail), /needs generate:write and files:write \(for the role to run models on the team's wallet and upload files for it\), which/);
     t.is((await call('POST', `/app/teams/${teamId}/invites`, apiKey(key), { email, role })).status, 403, `nor a key it created (${role})`);
   }
-  // roles that spend nothing stay as they were
-  for (const role of ['viewer', 'billing']) t.is((await call('POST', `/app/teams/${teamId}/invites`, bearer(token), { email, role })).status, 201, role);
+  // roles that spend nothing need only what they read
+  for (const role of ['viewer', 'billing']) t.is((await call('POST', `/app/teams/${teamId}/invites`, bearer(reader), { email, role })).status, 201, role);
 
   // nor raise a member to one
   await gw.app.db('team_members').insert({ team_id: team.id, user_id: other.userId, role: 'viewer', created_at: Date.now() });
-  const raised = await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, bearer(token), { role: 'developer' });
+  const raised = await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, bearer(reader), { role: 'developer' });
   t.is(raised.status, 403, JSON.stringify(raised.body));
   t.regex(String(raised.body.detail), /generate:write/);
   t.is((await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, apiKey(key), { role: 'admin' })).status, 403);
-  t.is((await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, bearer(token), { role: 'billing' })).status, 200);
+  t.is((await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, bearer(reader), { role: 'billing' })).status, 200);
   t.is((await call('POST', `/api/v1/canvas-v1-fast-text-to-image?team_id=${teamId}`, apiKey(other.liveKey), { prompt: 'x' })).status, 403, 'the member still cannot spend the wallet');
 
-  // a token that may spend the wallet itself may; so may a session and an unrestricted key
-  const spender = await tokenWith(a, ['keys:manage', 'generate:write']);
+  // a token that may spend the wallet (and upload for it) itself may; so may a session and an unrestricted key
+  const spender = await tokenWith(a, ['keys:manage', 'generate:read', 'account:read', 'generate:write', 'files:write']);
   t.is((await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, bearer(spender), { role: 'developer' })).status, 200);
   t.is((await call('POST', `/app/teams/${teamId}/invites`, bearer(spender), { email, role: 'admin' })).status, 201);
   t.is((await call('POST', `/app/teams/${teamId}/invites`, bearer(a.session), { email, role: 'developer' })).status, 201);
   t.is((await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, apiKey(a.liveKey), { role: 'admin' })).status, 200);
+});
+
+test('a token or key that cannot read the team\'s history or balance cannot invite someone, or give a member, a role that reads them', async (t) => {
+  const a = await newAccount(gw, 10_000);
+  const other = await newAccount(gw);
+  const team = (await call('POST', '/app/teams', bearer(a.session), { name: 'History' })).body;
+  const teamId = String(team.id);
+  const manager = await tokenWith(a, ['keys:manage']);
+  const key = String((await newKey(bearer(manager), { name: 'child' })).body.key);
+  const email = await emailOf(other);
+  for (const role of ['viewer', 'billing']) {
+    const invited = await call('POST', `/app/teams/${teamId}/invites`, bearer(manager), { email, role });
+    t.is(invited.status, 403, `${role}: ${JSON.stringify(invited.body)}`);
+    t.is((await call('POST', `/app/teams/${teamId}/invites`, apiKey(key), { email, role })).status, 403, `nor a key it created (${role})`);
+  }
+  const viewer = await call('POST', `/app/teams/${teamId}/invites`, bearer(manager), { email, role: 'viewer' });
+  t.is(viewer.body.detail, 'inviting someone as viewer needs generate:read and account:read (for the role to read the team\'s history), which this credential does not hold; no credential may make another that can do more than itself');
+  const billing = await call('POST', `/app/teams/${teamId}/invites`, bearer(manager), { email, role: 'billing' });
+  t.regex(String(billing.body.detail), /needs generate:read \(for the role to read the team's history\) and account:read \(for the role to read the team's history and read the team's balance\), which/);
+  // one of the two is not enough
+  const half = await tokenWith(a, ['keys:manage', 'account:read']);
+  const halfRefusal = await call('POST', `/app/teams/${teamId}/invites`, bearer(half), { email, role: 'viewer' });
+  t.is(halfRefusal.status, 403);
+  t.regex(String(halfRefusal.body.detail), /needs generate:read \(/);
+  t.notRegex(String(halfRefusal.body.detail), /account:read/);
+  t.deepEqual((await call('GET', `/app/teams/${teamId}/invites`, bearer(a.session))).body as unknown, [], 'no invite was made');
+
+  // nor change a member to one
+  await gw.app.db('team_members').insert({ team_id: team.id, user_id: other.userId, role: 'viewer', created_at: Date.now() });
+  const changed = await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, bearer(manager), { role: 'billing' });
+  t.is(changed.status, 403, JSON.stringify(changed.body));
+  t.regex(String(changed.body.detail), /^making a member billing needs generate:read/);
+  t.is((await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, apiKey(key), { role: 'viewer' })).status, 403);
+  t.is((await gw.app.db('team_members').where({ team_id: team.id, user_id: other.userId }).first<{ role: string }>('role'))!.role, 'viewer');
+
+  // a credential that reads them itself may; so may a session and an unrestricted key
+  const reader = await tokenWith(a, ['keys:manage', 'generate:read', 'account:read']);
+  t.is((await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, bearer(reader), { role: 'billing' })).status, 200);
+  t.is((await call('POST', `/app/teams/${teamId}/invites`, bearer(reader), { email: 'reader-invite@example.com', role: 'viewer' })).status, 201);
+  t.is((await call('POST', `/app/teams/${teamId}/invites`, bearer(a.session), { email: 'session-invite@example.com', role: 'billing' })).status, 201);
+  t.is((await call('PATCH', `/app/teams/${teamId}/members/${other.userId}`, apiKey(a.liveKey), { role: 'viewer' })).status, 200);
 });
 
 test('accepting an invite takes no scope: a restricted key that accepts one still cannot spend the team wallet', async (t) => {

@@ -1,8 +1,11 @@
 // lib/caller.ts: the team permission table, and resolveOwner (resolveOwnerAccess: with the caller's team permissions).
 import test from 'ava';
 import fs from 'node:fs';
-import { can, requirePermission, resolveOwner, resolveOwnerAccess, TEAM_KEY_PERMISSIONS, TEAM_NOT_FOUND, TEAM_PERMISSIONS, TEAM_ROLES } from '../../lib/caller.ts';
+import path from 'node:path';
+import { can, requirePermission, resolveOwner, resolveOwnerAccess, roleScopes, TEAM_KEY_PERMISSIONS, TEAM_NOT_FOUND, TEAM_PERMISSION_SCOPES, TEAM_PERMISSIONS, TEAM_ROLES } from '../../lib/caller.ts';
+import type { TeamPermission } from '../../lib/caller.ts';
 import { ForbiddenError, NotFoundError } from '../../lib/errors.ts';
+import { loadSpecDocument } from '../../spec/load.ts';
 
 // The permission table of the teams page (docs/api/teams.md) is the one lib/caller.ts enforces.
 
@@ -21,6 +24,55 @@ test('the teams page\'s permission table matches can() cell by cell', (t) => {
     TEAM_ROLES.forEach((role, i) => t.is(cells[i] === 'yes', can(role, permission), `${permission} for ${role}`));
   }
   t.deepEqual([...seen].sort(), [...TEAM_PERMISSIONS].sort());
+});
+
+/** Per operation of the committed spec: its `x-team-permission` and the scopes its OAuth2 security asks. */
+function specOperations(): Array<{ operationId: string; permission: unknown; scopes: string[] }> {
+  const doc = loadSpecDocument(path.join(import.meta.dirname, '..', '..', 'spec', 'v1')) as { paths: Record<string, Record<string, unknown>>; security?: unknown };
+  const ops = [];
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item)) {
+      const o = op as { operationId?: string; security?: Array<Record<string, string[]>>; 'x-team-permission'?: unknown };
+      if (typeof o?.operationId !== 'string') continue;
+      const security = o.security ?? (doc.security as Array<Record<string, string[]>> | undefined) ?? [];
+      ops.push({ operationId: o.operationId, permission: o['x-team-permission'], scopes: security.flatMap((s) => s.OAuth2 ?? []) });
+    }
+  }
+  return ops;
+}
+
+test('each team permission\'s scopes are exactly those of the operations that declare it, and keys:manage for those only the team routes ask', (t) => {
+  const ops = specOperations();
+  const declared = new Map<TeamPermission, Set<string>>();
+  for (const op of ops) {
+    if (op.permission === undefined) continue;
+    const p = op.permission as TeamPermission;
+    declared.set(p, new Set([...(declared.get(p) ?? []), ...op.scopes]));
+  }
+  for (const p of TEAM_PERMISSIONS) {
+    const scopes = declared.get(p);
+    if (scopes) t.deepEqual([...TEAM_PERMISSION_SCOPES[p]].sort(), [...scopes].sort(), p);
+    else t.deepEqual(TEAM_PERMISSION_SCOPES[p], ['keys:manage'], p);
+  }
+  const teamRoutes = ['createTeamInvite', 'changeTeamMemberRole', 'removeTeamMember', 'revokeTeamInvite', 'renameTeam', 'deleteTeam'];
+  for (const id of teamRoutes) t.deepEqual(ops.find((o) => o.operationId === id)?.scopes, ['keys:manage'], id);
+});
+
+test('granting a role takes every scope of its permissions', (t) => {
+  t.deepEqual(roleScopes('viewer'), ['generate:read', 'account:read']);
+  t.deepEqual(roleScopes('billing'), ['generate:read', 'account:read', 'keys:manage']);
+  for (const role of ['developer', 'admin', 'owner'] as const) t.deepEqual(new Set(roleScopes(role)), new Set(['generate:write', 'files:write', 'generate:read', 'account:read', 'keys:manage']), role);
+});
+
+test('the teams page\'s table of the scopes that grant each role is roleScopes', (t) => {
+  const page = fs.readFileSync(new URL('../../docs/api/teams.md', import.meta.url), 'utf8');
+  const rows = new Map<string, string[]>();
+  for (const line of page.split('\n')) {
+    const m = /^\s*\| ([a-z]+) \| (`.*`) \|$/.exec(line);
+    if (m && (TEAM_ROLES as readonly string[]).includes(m[1]!)) rows.set(m[1]!, m[2]!.split(', ').map((c) => c.replace(/`/g, '')));
+  }
+  t.deepEqual([...rows.keys()].sort(), [...TEAM_ROLES].sort());
+  for (const role of TEAM_ROLES) t.deepEqual(new Set(rows.get(role)), new Set(roleScopes(role)), role);
 });
 
 test('a refusal is a 403 naming the missing permission', (t) => {

@@ -514,7 +514,8 @@ export class PortableEngine implements Engine {
    * (touchInline): a call whose stream touched it meanwhile is alive and left to settle itself.
    */
   private async settleInlineIf({ p, outcome, now }: InlineSettlement, silentBefore?: number): Promise<InlineSettled> {
-    const payer = payerOf(p);
+    // the wallet startInline held on: a studio's owner's when the owner pays (owner_pays), else the owner's
+    const payer = p.payer ?? payerOf(p);
     const studioId = p.studioId ?? null;
     const { charged, listCharge, markup } = outcome.status === 'failed' ? { charged: 0, listCharge: 0, markup: 0 }
       : cappedCharge(p.price, studioId !== null ? p.studioMarkup ?? 0 : 0, outcome);

@@ -1038,6 +1038,21 @@ export function storeContract(engine: EngineUnderTest): void {
     await assertLedger(t, gw.app.db);
   });
 
+  test(`${prefix}an inline call a studio's owner pays for (owner_pays) is charged and released on the owner's wallet, where it was held`, async (t) => {
+    const gw = await gatewayFor(t);
+    const owner = await newAccount(gw, 1000);
+    const user = await newAccount(gw, 1000);
+    const payer = personal(owner.userId);
+    const [done, failed] = [{ ...inlineRequest(user.userId, 100), payer }, { ...inlineRequest(user.userId, 50), payer }];
+    for (const p of [done, failed]) t.like(await gw.app.store.startInline({ p, now: Date.now() }), { accepted: true });
+    t.deepEqual(await wallet(gw.app.db, payer), { balance: 850, held: 150 });
+    t.deepEqual(await gw.app.store.settleInline({ p: done, outcome: { status: 'completed', charge: 30, usage: { inputTokens: 1, outputTokens: 1, source: 'reported' }, text: 'x', inferenceMs: 1 }, now: Date.now() }), { recorded: true, charged: 30 });
+    t.deepEqual(await gw.app.store.settleInline({ p: failed, outcome: { status: 'failed', error: 'the provider failed', code: 'upstream_failed' }, now: Date.now() }), { recorded: true, charged: 0 });
+    t.deepEqual(await wallet(gw.app.db, payer), { balance: 970, held: 0 });
+    t.deepEqual(await wallet(gw.app.db, personal(user.userId)), { balance: 1000, held: 0 });
+    await assertLedger(t, gw.app.db);
+  });
+
   // ============================================================
   // Result reads
   // ============================================================

@@ -126,9 +126,52 @@ function reportedUsage(v: unknown): { inputTokens: number; outputTokens: number 
   return inputTokens !== undefined && outputTokens !== undefined ? { inputTokens, outputTokens } : undefined;
 }
 
-/** The usage of a call the provider did not report: its prompt's tokens as spec/pricing.ts countedTokens counts them, and the chunks relayed (or the answer's bytes / 4). */
+/** The usage of a call the provider did not report: its prompt's tokens as spec/pricing.ts countedTokens counts them, and the answer's (countedOutput). */
 function countedUsage(input: Record<string, unknown>, model: ModelInfo, outputTokens: number): InlineUsage {
   return { inputTokens: countedTokens(model.price.tokens, input, '').inputTokens, outputTokens, source: 'counted' };
+}
+
+/**
+ * The tokens of an answer the provider did not count: its UTF-8 bytes / 4, rounded up (spec/
+ * pricing.ts countedTokens), and at least one for each chunk that carried some of it (a provider
+ * streams a token at least per chunk).
+ */
+function countedOutput(relayed: Relayed): number {
+  return Math.max(relayed.chunks, Math.ceil(relayed.bytes / 4));
+}
+
+/** What a stream relayed of its answer: its bytes (content, reasoning, refusal, tool calls) and the chunks that carried them. */
+interface Relayed {
+  bytes: number;
+  chunks: number;
+}
+
+/** The answer's bytes a chunk's delta carries: every field but its role (a tool call or another structured field as its JSON). */
+function deltaBytes(delta: Record<string, unknown>): number {
+  let bytes = 0;
+  for (const [k, v] of Object.entries(delta)) {
+    if (k === 'role' || v === null || v === undefined) continue;
+    bytes += Buffer.byteLength(typeof v === 'string' ? v : JSON.stringify(v), 'utf8');
+  }
+  return bytes;
+}
+
+/**
+ * A stream's usage when it ends. The provider's report of the whole answer (its usage chunk, or a
+ * usage sent with or after the answer's finish_reason) is taken as it is. A stream that stopped
+ * before it (the client left, or its owner cancelled it) is charged what it relayed: the prompt as
+ * the provider reported it (else counted), and the answer as the provider reported it so far or as
+ * counted from what was relayed (countedOutput), whichever is more, so that a report sent early
+ * (the prompt's tokens before any answer) never makes the rest free. A completed stream the
+ * provider never reported is counted the same way.
+ */
+function streamUsage(input: Record<string, unknown>, model: ModelInfo, reported: { final?: InlineUsage; latest?: InlineUsage }, relayed: Relayed, complete: boolean): InlineUsage {
+  if (reported.final) return reported.final;
+  const output = countedOutput(relayed);
+  const latest = reported.latest;
+  if (latest && (complete || latest.outputTokens >= output)) return latest;
+  if (latest) return { inputTokens: latest.inputTokens, outputTokens: output, source: 'counted' };
+  return countedUsage(input, model, output);
 }
 
 /** A provider's failure as the caller's error: its refusal of the input 400, a timeout 504, anything else 502. */
@@ -330,8 +373,10 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
   const events = eventStream();
   const relay = async () => {
     let text = '';
-    let relayed = 0;
-    let usage: { inputTokens: number; outputTokens: number } | undefined;
+    const relayed: Relayed = { bytes: 0, chunks: 0 };
+    // the provider's usage: its last report, and its report of the whole answer (with or after the finish_reason)
+    const reported: { final?: InlineUsage; latest?: InlineUsage } = {};
+    let finished = false;
     // `ended`: the row stopped being processing behind the stream (cancelled, or failed for lost)
     let end: 'completed' | 'cancelled' | 'ended' | ChatUpstreamError = 'completed';
     let touchedAt = now;
@@ -352,12 +397,20 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
             break;
           }
         }
-        usage = reportedUsage(chunk.usage) ?? usage;
         const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+        let carried = 0;
         for (const c of choices) {
-          const delta = isRecord(c) && isRecord(c.delta) ? c.delta : {};
+          if (!isRecord(c)) continue;
+          const delta = isRecord(c.delta) ? c.delta : {};
           if (typeof delta.content === 'string') text += delta.content;
           if (Array.isArray(delta.tool_calls)) text += JSON.stringify(delta.tool_calls);
+          carried += deltaBytes(delta);
+          if (typeof c.finish_reason === 'string') finished = true;
+        }
+        const usage = reportedUsage(chunk.usage);
+        if (usage) {
+          reported.latest = { ...usage, source: 'reported' };
+          if (finished || choices.length === 0) reported.final = reported.latest;
         }
         // the usage chunk (choices: []) only when the client asked for it; `usage: null` on the others likewise
         if (choices.length === 0 && !includeUsage) continue;
@@ -365,7 +418,10 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
         if (includeUsage) out.usage = reportedUsage(chunk.usage) ? chunk.usage : null;
         else delete out.usage;
         events.send(JSON.stringify(out));
-        if (choices.length > 0) relayed++;
+        if (carried > 0) {
+          relayed.bytes += carried;
+          relayed.chunks++;
+        }
       }
       if (client.signal.aborted && end === 'completed') end = 'cancelled';
     } catch (err) {
@@ -376,23 +432,28 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
       const refusal = upstreamRefusal(end);
       events.send(JSON.stringify({ error: { message: refusal.message, type: 'api_error', code: refusal.code, param: null } }));
       await failed(end);
-    } else if (end === 'ended') {
-      // settled already by whatever ended it: nothing to settle here
-      events.send(JSON.stringify({ error: { message: `the prediction ${id} was ended before its answer was complete (cancelled, or given up by the gateway); nothing more is relayed`, type: 'api_error', code: 'call_ended', param: null } }));
     } else {
-      const counted: InlineUsage = usage ? { ...usage, source: 'reported' } : countedUsage(priced, model, relayed);
-      if (end === 'completed') {
-        // asked for the usage and the provider reported none: the tokens it is charged, as OpenAI's last chunk
-        if (includeUsage && !usage) {
+      const counted = streamUsage(priced, model, reported, relayed, end === 'completed');
+      const { charge, listCharge, studioMarkup: markup } = usagePrice(model.price, priced, counted, held);
+      const price = { charge, listCharge, studioMarkup: markup, usage: counted, text, inferenceMs: performance.now() - started };
+      if (end === 'ended') {
+        // Its owner cancelled it (its hold waits for this settle: charged what was relayed until
+        // now, the rest released), or the sweeper gave it up for lost (settled then: nothing moves).
+        events.send(JSON.stringify({ error: { message: `the prediction ${id} was ended before its answer was complete (cancelled, or given up by the gateway); nothing more is relayed`, type: 'api_error', code: 'call_ended', param: null } }));
+        await settle({ status: 'cancelled', ...price, error: 'cancelled while its answer was streamed: charged for the answer relayed until the stream stopped', code: 'cancelled' });
+      } else if (end === 'cancelled') {
+        await settle({ status: 'cancelled', ...price, error: 'the client closed the connection before the answer was complete: charged for the answer relayed until then', code: 'client_closed' });
+      } else {
+        // asked for the usage and the provider reported none for the whole answer: the tokens it is charged, as OpenAI's last chunk
+        if (includeUsage && !reported.final) {
           events.send(JSON.stringify({
             id: completionId, object: 'chat.completion.chunk', created, model: body.model, system_fingerprint: null, choices: [],
             usage: { prompt_tokens: counted.inputTokens, completion_tokens: counted.outputTokens, total_tokens: counted.inputTokens + counted.outputTokens },
           }));
         }
         events.send('[DONE]');
+        await settle({ status: 'completed', ...price });
       }
-      const { charge, listCharge, studioMarkup: markup } = usagePrice(model.price, priced, counted, held);
-      await settle({ status: end, charge, listCharge, studioMarkup: markup, usage: counted, text, inferenceMs: performance.now() - started });
     }
     // The response ends once the call is settled, as a non-streamed call is answered after its
     // settle: what the client reads next (its balance, the run history) includes this call, and

@@ -2374,7 +2374,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a prediction
-         * @description Moves a `queued`, `pending` or `processing` prediction to `cancelled`; nothing is charged (the held credit is released) and a worker that is already running it records nothing when it finishes. 409 when the prediction is already `completed`, `failed` or `cancelled`.
+         * @description Moves a `queued`, `pending` or `processing` prediction to `cancelled`; nothing is charged (the held credit is released) and a worker that is already running it records nothing when it finishes. A call of `POST /v1/chat/completions` that is running has relayed part of its answer, so it stops within a minute and is charged for what it relayed until then; the rest of its hold is released. 409 when the prediction is already `completed`, `failed` or `cancelled`.
          */
         post: operations["cancelPrediction"];
         delete?: never;

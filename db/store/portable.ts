@@ -502,8 +502,9 @@ export class PortableEngine implements Engine {
   /**
    * An inline call's end, in one transaction: the guarded transition (processing -> completed,
    * cancelled or failed), then the money: the charge (capped at the hold) taken from held and the
-   * rest released, or the whole hold released for a failure; then the usage row. A row no longer
-   * processing moves nothing.
+   * rest released, or the whole hold released for a failure; then the usage row. A call its owner
+   * cancelled while it ran (Store.cancel left its hold) has its money settled the same way, its
+   * status staying cancelled. Anything else moves nothing.
    */
   async settleInline(settlement: InlineSettlement): Promise<InlineSettled> {
     return this.settleInlineIf(settlement);
@@ -512,31 +513,51 @@ export class PortableEngine implements Engine {
   /**
    * settleInline; with `silentBefore` (the sweeper's) only a row that has not been touched since
    * (touchInline): a call whose stream touched it meanwhile is alive and left to settle itself.
+   * Exactly once: the usage row's `settled_at`, set in the transaction that moves the money,
+   * under the prediction row's lock, which every other move of this call's money takes first.
    */
   private async settleInlineIf({ p, outcome, now }: InlineSettlement, silentBefore?: number): Promise<InlineSettled> {
     // the wallet startInline held on: a studio's owner's when the owner pays (owner_pays), else the owner's
     const payer = p.payer ?? payerOf(p);
     const studioId = p.studioId ?? null;
-    const { charged, listCharge, markup } = outcome.status === 'failed' ? { charged: 0, listCharge: 0, markup: 0 }
+    const failed = outcome.status === 'failed';
+    const { charged, listCharge, markup } = failed ? { charged: 0, listCharge: 0, markup: 0 }
       : cappedCharge(p.price, studioId !== null ? p.studioMarkup ?? 0 : 0, outcome);
-    const update: Record<string, unknown> = { status: outcome.status, completed_at: now, updated_at: now, inference_ms: outcome.inferenceMs === undefined ? null : Math.round(outcome.inferenceMs) };
-    if (outcome.status === 'failed') Object.assign(update, { error: outcome.error.slice(0, 2000), error_code: outcome.code });
+    const inferenceMs = outcome.inferenceMs === undefined ? null : Math.round(outcome.inferenceMs);
     // the prediction's price becomes what it cost: the run history, refunds and the margins read it
-    else Object.assign(update, { price: charged, error: null, ...(p.price > 0 ? { list_price: listCharge } : {}), ...(studioId !== null ? { studio_markup: markup } : {}) });
+    const priced = { price: charged, ...(p.price > 0 ? { list_price: listCharge } : {}), ...(studioId !== null ? { studio_markup: markup } : {}) };
+    const update: Record<string, unknown> = { status: outcome.status, completed_at: now, updated_at: now, inference_ms: inferenceMs };
+    if (failed) Object.assign(update, { error: outcome.error.slice(0, 2000), error_code: outcome.code });
+    else Object.assign(update, priced, { error: outcome.error?.slice(0, 2000) ?? null, error_code: outcome.code ?? null });
     const usage = outcome.usage;
+    const usageRow = { input_tokens: usage?.inputTokens ?? null, output_tokens: usage?.outputTokens ?? null, usage_source: usage?.source ?? null, output_text: outcome.text ?? null, settled_at: now };
+    const none: InlineSettled = { recorded: false, charged: 0 };
     return withLockRetry(() => this.db.transaction(async (trx): Promise<InlineSettled> => {
       const moving = trx('predictions').where({ id: p.id, status: 'processing' });
       if (silentBefore !== undefined) moving.andWhere('updated_at', '<', silentBefore);
-      const n = await moving.update(update);
-      if (affected(n) !== 1) return { recorded: false, charged: 0 };
+      if (affected(await moving.update(update)) !== 1) {
+        // not running: settled already, or cancelled by its owner while it ran (Store.cancel),
+        // whose hold waits for this settle unless the money moved already (a cancel or an account
+        // erasure of a version that released it): only then is there anything to do
+        const row = await trx('predictions').where({ id: p.id }).forUpdate().first<{ status: string; updated_at: number | string } | undefined>('status', 'updated_at');
+        if (row?.status !== 'cancelled' || (silentBefore !== undefined && num(row.updated_at) >= silentBefore)) return none;
+        const moved = await trx('credit_transactions').where('prediction_id', p.id).whereIn('kind', ['release', 'prediction']).first('id');
+        const open = trx('prediction_usage').where({ prediction_id: p.id }).whereNull('settled_at');
+        if (moved !== undefined) {
+          await open.update({ settled_at: now });
+          return none;
+        }
+        if (affected(await open.update(usageRow)) !== 1) return none;
+        await trx('predictions').where({ id: p.id }).update({
+          updated_at: now, inference_ms: inferenceMs, ...(failed ? {} : { ...priced, error: outcome.error?.slice(0, 2000) ?? null, error_code: outcome.code ?? null }),
+        });
+      } else {
+        await trx('prediction_usage').where({ prediction_id: p.id }).update(usageRow);
+      }
       if (charged > 0) await settleFor(trx, payer, charged, p.id, p.model, now, { listPrice: listCharge, discountPercent: p.discountPercent ?? null });
       if (p.price > charged) await releaseFor(trx, payer, p.price - charged, { predictionId: p.id, model: p.model, now });
       // end_user_pays: the studio owner's markup, as an asynchronous prediction's completion pays it
       if (studioId !== null && markup > 0) await creditStudio(trx, studioId, markup, p.id, p.model, now);
-      await trx('prediction_usage').where({ prediction_id: p.id }).update({
-        input_tokens: usage?.inputTokens ?? null, output_tokens: usage?.outputTokens ?? null, usage_source: usage?.source ?? null,
-        output_text: outcome.text ?? null, settled_at: now,
-      });
       return { recorded: true, charged };
     }));
   }
@@ -561,9 +582,9 @@ export class PortableEngine implements Engine {
         now,
       }, silentBefore);
       if (settled.recorded) n++;
-      // a row settled meanwhile, or not processing for another reason: its usage row is closed too
-      // (one touched since it was read is running: left alone, its usage row open)
-      else if (row.status !== 'processing') await this.db('prediction_usage').where({ prediction_id: id }).whereNull('settled_at').update({ settled_at: now });
+      // a row settled meanwhile, or finished for another reason: its usage row is closed too (one
+      // touched since it was read is running, and a cancelled one's is closed by its settle: left alone)
+      else if (row.status !== 'processing' && row.status !== 'cancelled') await this.db('prediction_usage').where({ prediction_id: id }).whereNull('settled_at').update({ settled_at: now });
     }
     return n;
   }
@@ -584,6 +605,11 @@ export class PortableEngine implements Engine {
       const n = await trx('predictions').where('id', id).andWhere(ownerWhere(owner)).whereIn('status', ['queued', 'pending', 'processing'])
         .update({ status: 'cancelled', completed_at: now, updated_at: now });
       if (affected(n) !== 1) return 'finished';
+      // An inline call still running (POST /v1/chat/completions: its usage row not settled) has
+      // relayed part of its answer, which is paid for: its hold stays for its own settle, which
+      // charges what it relayed until it stopped (within a minute: handlers/openai.ts
+      // INLINE_TOUCH_MS) and releases the rest; if its process is gone, the sweeper releases it.
+      if (await trx('prediction_usage').where({ prediction_id: id }).whereNull('settled_at').first('prediction_id') !== undefined) return 'cancelled';
       await releaseFor(trx, payerOfRow(row), num(row.price), { predictionId: id, model: String(row.model), now });
       return 'cancelled';
     }));

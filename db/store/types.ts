@@ -177,11 +177,12 @@ export interface InlineUsage {
 
 /**
  * How an inline call ended. `completed`: the answer is in; `cancelled`: the client went away
- * mid-answer (the tokens generated until then are charged); both carry the charge the caller
- * priced from the usage, which the store caps at the hold. `failed`: nothing is charged.
+ * mid-answer, or its owner cancelled it (the tokens relayed until then are charged), with what
+ * the record says of it (`error`, `code`); both carry the charge the caller priced from the
+ * usage, which the store caps at the hold. `failed`: nothing is charged.
  */
 export type InlineOutcome =
-  | { status: 'completed' | 'cancelled'; charge: number; listCharge?: number; studioMarkup?: number; usage: InlineUsage; text: string; inferenceMs: number }
+  | { status: 'completed' | 'cancelled'; charge: number; listCharge?: number; studioMarkup?: number; usage: InlineUsage; text: string; inferenceMs: number; error?: string; code?: string | null }
   | { status: 'failed'; error: string; code: string | null; usage?: InlineUsage; text?: string; inferenceMs?: number };
 
 /** The settle of an inline call: the prediction as startInline recorded it, and how it ended. */
@@ -233,8 +234,9 @@ export interface Store {
    * went away) with the answer's text and usage, the charge (at most the hold) taken from the
    * hold and the rest of the hold released, the prediction's price set to what was charged (and
    * a studio's markup, at most the one held, credited to its owner, as `complete` does); or
-   * processing -> failed with its error, the whole hold released, nothing charged. A row no
-   * longer processing (settled already) is left alone: `recorded: false`, nothing moved.
+   * processing -> failed with its error, the whole hold released, nothing charged. A call its
+   * owner cancelled while it ran (`cancel` left its hold) is settled the same way and stays
+   * cancelled. A call settled already is left alone: `recorded: false`, nothing moved.
    */
   settleInline(settlement: InlineSettlement): Promise<InlineSettled>;
 
@@ -247,8 +249,9 @@ export interface Store {
 
   /**
    * Inline calls started before `silentBefore`, not touched (touchInline) since, and never
-   * settled (the API process running them stopped): each settled as failed, its hold released,
-   * nothing charged. A call touched meanwhile is left running. Answers how many.
+   * settled (the API process running them stopped): each settled as failed (one its owner
+   * cancelled stays cancelled), its hold released, nothing charged. A call touched meanwhile is
+   * left running. Answers how many.
    */
   failAbandonedInline(silentBefore: number, now: number): Promise<number>;
 
@@ -298,7 +301,12 @@ export interface Store {
   /** A worker shutting down gives the prediction back unfinished: processing -> pending, no attempt counted as failed. */
   handBack(id: string, now: number): Promise<void>;
 
-  /** The owner cancels a prediction still queued, pending or processing; its hold goes back to the wallet that paid it. */
+  /**
+   * The owner cancels a prediction still queued, pending or processing; its hold goes back to the
+   * wallet that paid it. A running inline call's hold stays for its own settle (settleInline),
+   * which charges what it relayed until it stopped; failAbandonedInline releases it if its process
+   * is gone.
+   */
   cancel(owner: Owner, id: string, now: number): Promise<CancelOutcome>;
 
   /** The owner's prediction as the result route shows it; another owner's id is undefined, as a made-up one. */

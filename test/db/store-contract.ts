@@ -17,7 +17,8 @@ import { findPredictionById, newPredictionId } from '../../db/predictions/record
 import type { NewPrediction, Prediction } from '../../db/predictions/record.ts';
 import { InsufficientCreditError } from '../../db/errors.ts';
 import { findUnfinished, releaseOrphanedClaims } from '../../db/predictions/sweeps.ts';
-import { creditWallet } from '../../db/wallet/moves.ts';
+import { creditWallet, releaseFor } from '../../db/wallet/moves.ts';
+import { eraseAccount } from '../../db/account-deletion.ts';
 import type { Owner } from '../../lib/caller.ts';
 
 export const MODEL = 'canvas-v1-fast-text-to-image';
@@ -1035,6 +1036,109 @@ export function storeContract(engine: EngineUnderTest): void {
     t.deepEqual(await findUnfinished(gw.app.db, 100), [], 'an inline call is never published to a worker');
     t.deepEqual(await releaseOrphanedClaims(gw.app.db, Date.now()), 0);
     t.like(await findPredictionById(gw.app.db, recent.id), { status: 'processing' });
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${prefix}a running inline call its owner cancels keeps its hold for its own settle, which charges what it relayed and releases the rest, once; a later settle or sweep moves nothing`, async (t) => {
+    const gw = await gatewayFor(t);
+    const acct = await newAccount(gw, 1000);
+    const me = personal(acct.userId);
+    const p = inlineRequest(acct.userId, 100);
+    await gw.app.store.startInline({ p, now: Date.now() });
+    t.is(await gw.app.store.cancel(me, p.id, Date.now()), 'cancelled');
+    t.like(await findPredictionById(gw.app.db, p.id), { status: 'cancelled' });
+    t.deepEqual(await wallet(gw.app.db, me), { balance: 900, held: 100 }, 'held until the stream settles what it relayed');
+    t.false(await gw.app.store.touchInline(p.id, Date.now()), 'the stream learns it was ended');
+    t.is(await gw.app.store.cancel(me, p.id, Date.now()), 'finished');
+    const relayed = { status: 'cancelled' as const, charge: 12, usage: { inputTokens: 5, outputTokens: 40, source: 'counted' as const }, text: 'part of it', inferenceMs: 9, error: 'cancelled while its answer was streamed', code: 'cancelled' };
+    t.deepEqual(await gw.app.store.settleInline({ p, outcome: relayed, now: Date.now() }), { recorded: true, charged: 12 });
+    t.like(await findPredictionById(gw.app.db, p.id), { status: 'cancelled', price: 12, error: 'cancelled while its answer was streamed' });
+    t.like(await usageOf(gw.app.db, p.id), { output_tokens: 40, usage_source: 'counted', output_text: 'part of it' });
+    t.deepEqual(await wallet(gw.app.db, me), { balance: 988, held: 0 });
+    t.deepEqual(await gw.app.store.settleInline({ p, outcome: { ...relayed, charge: 50 }, now: Date.now() }), { recorded: false, charged: 0 });
+    t.is(await gw.app.store.failAbandonedInline(Date.now() + 1, Date.now() + 1), 0);
+    t.deepEqual(await wallet(gw.app.db, me), { balance: 988, held: 0 });
+    t.deepEqual((await assertRowsInSequence(t, gw.app.db, me)).map((r) => r.kind), ['grant', 'hold', 'prediction', 'release']);
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${prefix}a stream's settle, its owner's cancel and the sweeper racing on one inline call move its money once, whichever wins`, async (t) => {
+    const gw = await gatewayFor(t);
+    const acct = await newAccount(gw, 10_000);
+    const me = personal(acct.userId);
+    const charges: number[] = [];
+    for (let round = 0; round < 12; round++) {
+      const p = inlineRequest(acct.userId, 100);
+      await gw.app.store.startInline({ p, now: 1_000 });
+      const done = { status: (round % 2 ? 'completed' : 'cancelled') as 'completed' | 'cancelled', charge: 30, usage: { inputTokens: 1, outputTokens: 1, source: 'reported' as const }, text: 'x', inferenceMs: 1 };
+      // the stream's settle (twice: its end and its disconnect), the owner's cancel and the sweeper at once
+      await Promise.all([
+        gw.app.store.settleInline({ p, outcome: done, now: Date.now() }),
+        gw.app.store.settleInline({ p, outcome: { ...done, status: 'cancelled', charge: 20 }, now: Date.now() }),
+        gw.app.store.cancel(me, p.id, Date.now()),
+        gw.app.store.failAbandonedInline(Date.now(), Date.now()),
+      ]);
+      // whatever is still held after that is the stream's to settle (a cancel that came first): it does, once
+      await gw.app.store.settleInline({ p, outcome: done, now: Date.now() });
+      const row = (await findPredictionById(gw.app.db, p.id))!;
+      const moves = await gw.app.db('credit_transactions').where({ prediction_id: p.id }).select('kind', 'amount', 'held_change');
+      t.is(moves.filter((m: { kind: string }) => m.kind === 'hold').length, 1);
+      t.true(moves.filter((m: { kind: string }) => m.kind === 'prediction').length <= 1, 'charged at most once');
+      t.true(moves.filter((m: { kind: string }) => m.kind === 'release').length <= 1, 'released at most once');
+      t.is(moves.reduce((sum: number, m: { held_change: number | string }) => sum + Number(m.held_change), 0), 0, 'nothing of its hold left held');
+      const charged = -moves.reduce((sum: number, m: { amount: number | string }) => sum + Number(m.amount), 0);
+      t.true([0, 20, 30].includes(charged), `charged ${charged}`);
+      if (row.status !== 'failed') t.is(row.price, charged, 'the price says what was charged');
+      t.not((await usageOf(gw.app.db, p.id)).settled_at, null);
+      charges.push(charged);
+    }
+    t.deepEqual(await wallet(gw.app.db, me), { balance: 10_000 - charges.reduce((a, b) => a + b, 0), held: 0 });
+    await assertRowsInSequence(t, gw.app.db, me);
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${prefix}an inline call its owner cancelled and whose process is gone is released by the sweeper once it has been silent long enough, nothing charged`, async (t) => {
+    const gw = await gatewayFor(t);
+    const acct = await newAccount(gw, 1000);
+    const me = personal(acct.userId);
+    const p = inlineRequest(acct.userId, 100);
+    await gw.app.store.startInline({ p, now: 1_000 });
+    t.is(await gw.app.store.cancel(me, p.id, 5_000), 'cancelled');
+    t.is(await gw.app.store.failAbandonedInline(4_000, 6_000), 0, 'cancelled after the cut-off: its stream may still settle it');
+    t.deepEqual(await wallet(gw.app.db, me), { balance: 900, held: 100 });
+    t.is(await gw.app.store.failAbandonedInline(10_000, 11_000), 1);
+    t.like(await findPredictionById(gw.app.db, p.id), { status: 'cancelled' });
+    t.deepEqual(await wallet(gw.app.db, me), { balance: 1000, held: 0 });
+    t.deepEqual(await gw.app.store.settleInline({ p, outcome: { status: 'cancelled', charge: 30, usage: { inputTokens: 1, outputTokens: 1, source: 'counted' }, text: 'x', inferenceMs: 1 }, now: 12_000 }), { recorded: false, charged: 0 }, 'a stream that comes back late moves nothing');
+    t.deepEqual(await wallet(gw.app.db, me), { balance: 1000, held: 0 });
+    await assertLedger(t, gw.app.db);
+  });
+
+  test(`${prefix}an inline call whose hold was released already (its account erased; cancelled by an earlier version, which released it) is not released again by its stream's settle or the sweeper`, async (t) => {
+    const gw = await gatewayFor(t);
+    const acct = await newAccount(gw, 1000);
+    const me = personal(acct.userId);
+    const [erased, legacy, swept] = [inlineRequest(acct.userId, 100), inlineRequest(acct.userId, 100), inlineRequest(acct.userId, 100)];
+    await gw.app.store.startInline({ p: erased, now: Date.now() });
+    for (const p of [legacy, swept]) {
+      await gw.app.store.startInline({ p, now: 1_000 });
+      // a cancel as an earlier version made it: cancelled, the whole hold released, the usage row left open
+      await gw.app.db.transaction(async (trx) => {
+        await trx('predictions').where({ id: p.id }).update({ status: 'cancelled', completed_at: 2_000, updated_at: 2_000 });
+        await releaseFor(trx, me, 100, { predictionId: p.id, model: p.model, now: 2_000 });
+      });
+    }
+    const relayed = { status: 'cancelled' as const, charge: 30, usage: { inputTokens: 1, outputTokens: 1, source: 'counted' as const }, text: 'x', inferenceMs: 1 };
+    t.deepEqual(await gw.app.store.settleInline({ p: legacy, outcome: relayed, now: Date.now() }), { recorded: false, charged: 0 });
+    t.not((await usageOf(gw.app.db, legacy.id)).settled_at, null, 'its usage row is closed');
+    t.is(await gw.app.store.failAbandonedInline(3_000, Date.now()), 0);
+    t.not((await usageOf(gw.app.db, swept.id)).settled_at, null, 'its usage row is closed');
+    t.deepEqual(await wallet(gw.app.db, me), { balance: 900, held: 100 });
+    t.deepEqual(await eraseAccount(gw.app.db, acct.userId, Date.now(), { immediate: true }), { kind: 'erased' });
+    t.deepEqual(await wallet(gw.app.db, me), { balance: 1000, held: 0 });
+    t.deepEqual(await gw.app.store.settleInline({ p: erased, outcome: relayed, now: Date.now() }), { recorded: false, charged: 0 });
+    t.is(await gw.app.store.failAbandonedInline(Date.now() + 1, Date.now() + 1), 0);
+    t.deepEqual(await wallet(gw.app.db, me), { balance: 1000, held: 0 });
     await assertLedger(t, gw.app.db);
   });
 

@@ -60,6 +60,8 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.teardown(() => {
       fake.mode = 'ok';
       fake.usage = undefined;
+      fake.endlessWord = 'la ';
+      fake.endlessEarlyUsage = false;
     });
     return newAccount(gw, credit);
   };
@@ -494,6 +496,118 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.true(Number(usage.output_tokens) <= fake.endless.written + 1, 'no more than the provider wrote');
     t.is(p.price, chargeOf(Number(usage.input_tokens), Number(usage.output_tokens)));
     t.deepEqual(await wallet(acct.userId), { balance: 1000 - p.price, held: 0 });
+  });
+
+  /** Reads an `endless` stream until `leaveAt` chunks, then leaves (the client's abort); answers the prediction's id and the text read. */
+  const leaveStream = async (key: string, leaveAt: number, content = 'Sing forever') => {
+    const controller = new AbortController();
+    const stream = await client(key).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content }], stream: true, max_tokens: 8000 }, { signal: controller.signal });
+    let seen = 0;
+    let id = '';
+    let text = '';
+    try {
+      for await (const chunk of stream) {
+        id = chunk.id.replace('chatcmpl-', '');
+        text += chunk.choices[0]?.delta.content ?? '';
+        if (++seen === leaveAt) controller.abort();
+      }
+    } catch {
+      // the SDK may end the loop or throw once aborted: either way the client has left
+    }
+    await waitFor(() => fake.endless.closed);
+    await waitFor(async () => (await findPredictionById(gw.app.db, id))?.status === 'cancelled');
+    await waitFor(async () => (await usageRow(id))?.settled_at !== null, { what: 'the settle of the call the client left' });
+    return { id, text, seen };
+  };
+
+  test.serial(`${db}: a client that leaves a stream of long chunks is charged the text relayed at four bytes a token, the record saying the client closed it`, async (t) => {
+    const acct = await account(t);
+    fake.mode = 'endless';
+    // 400 bytes a chunk: a provider that sends many tokens at once
+    fake.endlessWord = 'word '.repeat(80);
+    const { id, text } = await leaveStream(acct.liveKey, 10);
+    const usage = await usageRow(id);
+    t.is(usage.usage_source, 'counted');
+    t.true(Number(usage.output_tokens) >= Math.ceil(Buffer.byteLength(text) / 4), `the text the client read, four bytes a token (${String(usage.output_tokens)})`);
+    t.true(Number(usage.output_tokens) <= Math.ceil((fake.endless.written * 400) / 4), 'no more than the provider wrote');
+    const p = (await findPredictionById(gw.app.db, id))!;
+    t.is(p.price, chargeOf(Number(usage.input_tokens), Number(usage.output_tokens)));
+    t.true(p.price > 0);
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - p.price, held: 0 });
+    const detail = await gw.server.inject({ method: 'GET', url: `/app/prediction_response/${id}`, headers: { authorization: `Bearer ${acct.session}` } });
+    t.like(detail.result as object, { status: 'cancelled', cost: p.price, tokens: { output: Number(usage.output_tokens), source: 'counted' } });
+    t.regex(String((detail.result as { error: unknown }).error), /client closed the connection.*charged for the answer relayed/);
+  });
+
+  test.serial(`${db}: a client that leaves a stream whose provider reported its prompt's usage early is charged that prompt and the answer relayed, not the early report's answer of nothing`, async (t) => {
+    const acct = await account(t);
+    fake.mode = 'endless';
+    fake.endlessEarlyUsage = true;
+    const { id, seen } = await leaveStream(acct.liveKey, 30);
+    const usage = await usageRow(id);
+    t.is(Number(usage.input_tokens), 11, "the provider's own count of the prompt");
+    t.true(Number(usage.output_tokens) >= seen - 1, `at least the chunks the client read (${String(usage.output_tokens)})`);
+    const p = (await findPredictionById(gw.app.db, id))!;
+    t.is(p.price, chargeOf(11, Number(usage.output_tokens)));
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - p.price, held: 0 });
+  });
+
+  test.serial(`${db}: a stream cancelled by its cancel URL is charged for what it relayed until it stopped, once, the rest of its hold released`, async (t) => {
+    const acct = await account(t);
+    t.teardown(() => {
+      skew = 0;
+    });
+    fake.mode = 'endless';
+    const stream = await client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'Sing forever' }], stream: true, max_tokens: 8000 });
+    let seen = 0;
+    let id = '';
+    let held = 0;
+    const err = await t.throwsAsync(async () => {
+      for await (const chunk of stream) {
+        id = chunk.id.replace('chatcmpl-', '');
+        if (++seen === 20) {
+          held = (await wallet(acct.userId)).held;
+          const cancelled = await fetch(`${base}/app/cancel_prediction/${id}`, { method: 'POST', headers: { 'x-api-key': acct.liveKey } });
+          t.is(cancelled.status, 200);
+          // the stream looks at its row when it next touches it
+          skew += INLINE_TOUCH_MS;
+        }
+        if (seen > 5000) break;
+      }
+    });
+    t.regex(err?.message ?? '', /ended before its answer was complete/);
+    t.true(held > 0);
+    await waitFor(() => fake.endless.closed);
+    await waitFor(async () => (await usageRow(id))?.settled_at !== null, { what: 'the settle of the cancelled call' });
+    const p = (await findPredictionById(gw.app.db, id))!;
+    t.is(p.status, 'cancelled');
+    const usage = await usageRow(id);
+    t.true(Number(usage.output_tokens) >= 19, `at least the chunks read before the cancel (${String(usage.output_tokens)})`);
+    t.true(p.price > 0 && p.price < held);
+    t.is(p.price, chargeOf(Number(usage.input_tokens), Number(usage.output_tokens)));
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - p.price, held: 0 });
+    // the sweeper, long after, finds nothing left to settle
+    skew += INLINE_ABANDONED_AFTER_MS * 2;
+    t.is(await gw.app.store.failAbandonedInline(gw.app.clock(), gw.app.clock()), 0);
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - p.price, held: 0 });
+  });
+
+  test.serial(`${db}: a non-streamed call cancelled while it waits for its provider still answers and is charged its usage, once`, async (t) => {
+    const acct = await account(t);
+    fake.mode = 'slow';
+    fake.slowMs = 400;
+    t.teardown(() => {
+      fake.slowMs = 0;
+    });
+    const asked = client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }] });
+    const id = await waitFor(async () => (await gw.app.db('predictions').where({ user_id: acct.userId, status: 'processing' }).first<{ id: string } | undefined>('id'))?.id);
+    const cancelled = await fetch(`${base}/app/cancel_prediction/${id}`, { method: 'POST', headers: { 'x-api-key': acct.liveKey } });
+    t.is(cancelled.status, 200);
+    const answer = await asked;
+    t.is(answer.choices[0]!.message.content, ANSWER);
+    const charge = chargeOf(USAGE.prompt_tokens, USAGE.completion_tokens);
+    t.like(await findPredictionById(gw.app.db, id), { status: 'cancelled', price: charge });
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - charge, held: 0 });
   });
 
   test.serial(`${db}: a stream that runs past the sweeper's abandonment age is not taken for lost: it keeps its hold and is charged its usage when it ends`, async (t) => {

@@ -37,6 +37,10 @@ export interface FakeOpenAI {
   requests: Array<Record<string, unknown>>;
   /** chunks written by `endless` streams, and whether their client went away */
   endless: { written: number; closed: boolean };
+  /** the text of each `endless` chunk ('la ' unless a test sets it) */
+  endlessWord: string;
+  /** an `endless` stream's first chunk carries a usage (its prompt's tokens, no answer yet), as some providers report one early */
+  endlessEarlyUsage: boolean;
   /** chunks of a `bench` stream */
   benchChunks: number;
   /** how long a `slow` call waits before it answers */
@@ -61,6 +65,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     mode: 'ok',
     requests: [],
     endless: { written: 0, closed: false },
+    endlessWord: 'la ',
+    endlessEarlyUsage: false,
     benchChunks: 64,
     slowMs: 0,
     usage: undefined,
@@ -129,12 +135,13 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       const send = (v: unknown) => res.write(`data: ${typeof v === 'string' ? v : JSON.stringify(v)}\n\n`);
       const withUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true && usage !== undefined;
       const nullUsage = withUsage ? { usage: null } : {};
-      send(chunk({ role: 'assistant', content: '' }, null, nullUsage));
+      const early = mode === 'endless' && state.endlessEarlyUsage ? { usage: { prompt_tokens: USAGE.prompt_tokens, completion_tokens: 0, total_tokens: USAGE.prompt_tokens } } : nullUsage;
+      send(chunk({ role: 'assistant', content: '' }, null, early));
       if (mode === 'endless') {
         state.endless = { written: 0, closed: false };
         const timer = setInterval(() => {
           state.endless.written++;
-          send(chunk({ content: 'la ' }, null, nullUsage));
+          send(chunk({ content: state.endlessWord }, null, nullUsage));
         }, 5);
         res.on('close', () => {
           clearInterval(timer);

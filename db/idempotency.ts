@@ -9,7 +9,8 @@
 // Expected outcomes are returned, never thrown.
 import crypto from 'node:crypto';
 import type { Db } from './knex.ts';
-import { affected, jsonOr, num, numOrNull } from './knex.ts';
+import { affected, isMysql, jsonOr, num, numOrNull } from './knex.ts';
+import { marks } from './sql.ts';
 import { isDuplicateKey } from './errors.ts';
 
 /** The answer of the first request, replayed to its retries. */
@@ -175,9 +176,20 @@ export async function handOverIdempotencyKey(db: Db, keyHash: string, token: str
 /**
  * Removes up to `limit` expired records (their keys may be used again anyway); for a retention
  * job, which calls it until it returns less than `limit`. Returns how many it removed.
+ * Read first without locks, then deleted by primary key alone, the expiry checked again on each
+ * record (a key used again meanwhile has a new, live record under the same key, which stays). On
+ * MariaDB/MySQL the key is forced: with the expiry in the WHERE the planner read a batch as large
+ * as the expired range (the usual hourly run) over the expiry index, locking its entries before
+ * the records, while a claim deleting an expired record (claimIdempotencyKey) locks the record
+ * before its entry: the two deadlocked on one record (db/retention.ts purgeSomeExpired).
  */
 export async function deleteExpiredIdempotencyKeys(db: Db, now: number, limit: number): Promise<number> {
   const expired = await db('idempotency_keys').where('expires_at', '<=', now).orderBy('expires_at').limit(limit).pluck('key_hash') as string[];
   if (expired.length === 0) return 0;
+  if (isMysql(db)) {
+    // an index hint needs the multiple-table form of DELETE (MariaDB and MySQL alike)
+    const [header] = await db.raw(`delete k from idempotency_keys k force index (primary) where k.key_hash in (${marks(expired.length)}) and k.expires_at <= ?`, [...expired, now]) as [{ affectedRows: number }];
+    return header.affectedRows;
+  }
   return affected(await db('idempotency_keys').whereIn('key_hash', expired).andWhere('expires_at', '<=', now).delete());
 }

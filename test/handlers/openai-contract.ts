@@ -481,7 +481,11 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     try {
       for await (const chunk of stream) {
         id = chunk.id.replace('chatcmpl-', '');
-        if (++seen === 20) controller.abort();
+        // the SDK may still hand over a chunk it had read before the abort: the client reads no further
+        if (++seen === 20) {
+          controller.abort();
+          break;
+        }
       }
     } catch {
       // the SDK may end the loop or throw once aborted: either way the client has left
@@ -509,7 +513,10 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
       for await (const chunk of stream) {
         id = chunk.id.replace('chatcmpl-', '');
         text += chunk.choices[0]?.delta.content ?? '';
-        if (++seen === leaveAt) controller.abort();
+        if (++seen === leaveAt) {
+          controller.abort();
+          break;
+        }
       }
     } catch {
       // the SDK may end the loop or throw once aborted: either way the client has left

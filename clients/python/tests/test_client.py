@@ -419,6 +419,12 @@ class WebhooksTest(unittest.TestCase):
         with self.assertRaises(WebhookVerificationError):
             verify_webhook(vector["body"], vector["headers"], "whsec_" + "QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE=")
 
+    def test_verify_webhook_refuses_a_timestamp_of_other_digits_as_a_verification_error(self) -> None:
+        vector = json.loads(ENV["MEDIAGATE_TEST_WEBHOOK_VECTOR"])
+        for odd in ("\u00b2", "\u0661\u0667\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660", "+1700000000", " 1700000000"):
+            with self.assertRaisesRegex(WebhookVerificationError, "not a number of seconds"):
+                verify_webhook(vector["body"], dict(vector["headers"], **{"webhook-timestamp": odd}), vector["secret"])
+
 
 class CompatibilityTest(unittest.TestCase):
     def test_the_package_parses_as_python_3_9_and_uses_no_union_operator_in_annotations(self) -> None:

@@ -125,7 +125,7 @@ def parse_retry_after(value: Optional[str], now: Optional[float] = None) -> Opti
     if value is None or not value.strip():
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():
         return int(value)
     try:
         at = email.utils.parsedate_to_datetime(value).timestamp()

@@ -49,7 +49,7 @@ def verify_webhook(body: Union[bytes, str], headers: Mapping[str, Any], secret: 
     signatures = _header(headers, "webhook-signature")
     if not msg_id or not timestamp or not signatures:
         raise WebhookVerificationError("missing webhook-id, webhook-timestamp or webhook-signature header")
-    if not timestamp.isdigit():
+    if not (timestamp.isascii() and timestamp.isdigit()):
         raise WebhookVerificationError("webhook-timestamp is not a number of seconds")
     current = int(time.time() if now is None else now)
     sent = int(timestamp)

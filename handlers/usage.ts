@@ -18,7 +18,11 @@ const dayString = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10)
 export function dayRange(from: string | undefined, to: string | undefined, now: number): { fromDay: number; toDay: number } {
   const toDay = to === undefined ? Math.floor(now / DAY_MS) : dayNumber(to);
   const fromDay = from === undefined ? toDay - (DEFAULT_DAYS - 1) : dayNumber(from);
-  if (toDay < fromDay) throw new ValidationFailedError([{ loc: ['query', 'to'], msg: 'to must not be before from', type: 'value_error' }]);
+  if (toDay < fromDay) {
+    // without `to` the range ends today: the caller sent only `from`, so that is what is wrong
+    if (to === undefined) throw new ValidationFailedError([{ loc: ['query', 'from'], msg: 'from must not be after today (to, when left out, is today, UTC)', type: 'value_error' }]);
+    throw new ValidationFailedError([{ loc: ['query', 'to'], msg: 'to must not be before from', type: 'value_error' }]);
+  }
   if (toDay - fromDay + 1 > MAX_DAYS) throw new ValidationFailedError([{ loc: ['query', 'to'], msg: `at most ${MAX_DAYS} days at once`, type: 'value_error' }]);
   return { fromDay, toDay };
 }

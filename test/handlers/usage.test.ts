@@ -137,6 +137,10 @@ test.serial('a reversed, too long or doubly grouped range is 422', async (t) => 
   t.is((await callOperation(gw, 'getUsage', { as: a.session, query: { group_by: 'day,day' } })).status, 422);
   t.is((await callOperation(gw, 'getUsage', { as: a.session, query: { group_by: 'provider' } })).status, 422);
   t.is((await callOperation(gw, 'getUsage', { as: a.session, query: { from: 'yesterday' } })).status, 422);
+  // `to` left out is today: a `from` after it names `from`, the field the caller sent
+  const future = await callOperation(gw, 'getUsage', { as: a.session, query: { from: '2999-01-01' } });
+  t.is(future.status, 422);
+  t.deepEqual((future.body as { detail: Array<{ loc: unknown[]; msg: string }> }).detail.map((d) => [d.loc, d.msg]), [[['query', 'from'], 'from must not be after today (to, when left out, is today, UTC)']]);
 });
 
 test.serial('the admin view sums every account by day, model and provider; only staff sessions read it', async (t) => {

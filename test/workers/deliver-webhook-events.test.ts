@@ -283,15 +283,24 @@ test.serial('an upstream job (Replicate, nocked) sends its polls\' progress and 
   const owner = await account(up);
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
+  // The job runs at least STEPS polls, each adding a progress-bar line, and ends only once a logs
+  // event has reached the receiver: an event is fire-and-forget and reads the row when it goes,
+  // so one that goes after the job ended upstream has no progress left to show (the row's
+  // progress ends with the job), and one held back by the start's lease for all STEPS polls would
+  // leave none at all. `endedAt`: how many bodies had arrived when the job answered succeeded.
   const STEPS = 8;
+  const TOTAL = 50;
   let polls = 0;
-  const logs = (n: number) => Array.from({ length: n }, (_, i) => `${Math.round(((i + 1) / STEPS) * 100)}%|#     | ${i + 1}/${STEPS} [00:01<00:01]`).join('\n');
-  const job = (status: string, extra: Record<string, unknown> = {}) => ({ id: 'rep-events-1', status, input: {}, output: null, error: null, logs: logs(Math.min(polls, STEPS)), ...extra });
+  let endedAt: number | undefined;
+  const isLogsEvent = (r: Received) => JSON.parse(r.body).event === 'logs';
+  const logs = (n: number) => Array.from({ length: n }, (_, i) => `${Math.round(((i + 1) / TOTAL) * 100)}%|#     | ${i + 1}/${TOTAL} [00:01<00:01]`).join('\n');
+  const job = (status: string, extra: Record<string, unknown> = {}) => ({ id: 'rep-events-1', status, input: {}, output: null, error: null, logs: logs(Math.min(polls, TOTAL)), ...extra });
   nock(REPLICATE).persist()
     .post('/v1/models/black-forest-labs/flux-dev/predictions').reply(201, job('starting'))
     .get('/v1/predictions/rep-events-1').reply(() => {
       polls++;
-      return [200, polls <= STEPS ? job('processing') : job('succeeded', { output: ['https://replicate.delivery.test/r/0.png'], metrics: { predict_time: 0.5 } })];
+      if (endedAt === undefined && polls > STEPS && receiver.received.some(isLogsEvent)) endedAt = receiver.received.length;
+      return [200, endedAt === undefined ? job('processing') : job('succeeded', { output: ['https://replicate.delivery.test/r/0.png'], metrics: { predict_time: 0.5 } })];
     });
   nock('https://replicate.delivery.test').persist().get('/r/0.png').reply(200, PNG, { 'content-type': 'image/png' });
 
@@ -300,7 +309,7 @@ test.serial('an upstream job (Replicate, nocked) sends its polls\' progress and 
     headers: { 'x-api-key': owner.liveKey }, payload: { prompt: 'a fox', num_images: 1 },
   });
   t.is(res.statusCode, 200, res.payload);
-  await waitFor(() => receiver.received.some((r) => isResult(JSON.parse(r.body))), { what: 'the result', timeoutMs: 30_000 });
+  await waitFor(() => receiver.received.some((r) => isResult(JSON.parse(r.body))), { what: 'the result (the job ends once a logs event has arrived)', timeoutMs: 30_000 });
   await up.app.queue.drain(10_000);
   const bodies = verified(await secretOf(up, owner), receiver.received);
   const kinds = bodies.map((b) => String(b.event ?? b.status));
@@ -309,9 +318,18 @@ test.serial('an upstream job (Replicate, nocked) sends its polls\' progress and 
   t.true(kinds.includes('start'), kinds.join(' '));
   const updates = bodies.filter((b) => b.event === 'logs');
   t.true(updates.length >= 1, kinds.join(' '));
-  // the log lines came with it, and the progress Replicate's progress bar states
-  const last = updates.at(-1)!;
-  t.true((last.logs as unknown[]).length >= 1);
-  t.is(typeof last.progress, 'number');
-  t.is(last.status, 'processing');
+  for (const update of updates) {
+    t.is(update.status, 'processing');
+    t.true((update.logs as unknown[]).length >= 1);
+  }
+  // each event read while the job ran carries its log lines and the progress Replicate's last bar states
+  const whileRunning = bodies.slice(0, endedAt).filter((b) => b.event === 'logs');
+  t.true(whileRunning.length >= 1, kinds.join(' '));
+  for (const update of whileRunning) {
+    const lines = update.logs as Array<{ message: string }>;
+    const bar = /^(\d+)%\|#\s+\| (\d+)\/50 /.exec(lines.at(-1)!.message);
+    t.truthy(bar, lines.at(-1)!.message);
+    t.is(Number(bar![2]), lines.length);
+    t.is(update.progress, Number(bar![1]) / 100);
+  }
 });

@@ -271,8 +271,32 @@ export function createRunModel(app: App) {
     metrics.workerInFlight.inc({ topic: 'predictions' });
     try {
       return await handleMessage(delivery);
+    } catch (err) {
+      // The queue dead-letters a last attempt that throws, and no later message comes for it.
+      if (delivery.attempt >= MAX_RETRIES && !isPollMessage(delivery.body)) await failAbandoned(delivery.body, err);
+      throw err;
     } finally {
       metrics.workerInFlight.dec({ topic: 'predictions' });
+    }
+  }
+
+  /**
+   * The last attempt of a prediction threw (the database failed the write that retries or fails
+   * it, usually): its message goes to the dead-letter queue and no later one comes, so a row it
+   * left `processing` would keep its hold for ever (a `pending` one is published again by the
+   * sweeper, and an upstream job's chain too). It is failed here, once (the store's transition
+   * is conditional), nothing charged. Best effort: a database still down leaves it to an operator.
+   */
+  async function failAbandoned(body: unknown, cause: unknown): Promise<void> {
+    const id = (body as { id?: unknown } | null)?.id;
+    if (typeof id !== 'string') return;
+    const run = runLogOf(app, body);
+    try {
+      const p = await findPredictionById(app.db, id);
+      if (p?.status !== 'processing' || p.upstreamJob) return;
+      await fail(p, 'internal error while running the model; nothing was charged', null, run);
+    } catch (err) {
+      run.log.error({ id, err: (err as Error).message, cause: (cause as Error)?.message }, 'a prediction whose retries are exhausted could not be failed: it stays processing with its hold until it is failed by hand');
     }
   }
 

@@ -315,12 +315,23 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
         const model = chosen.model;
         const job = chosen.job;
         const provider = providerName(model);
-        const recorded = await recordUpstreamJob(app.db, p.id, { provider, id: submitted.jobId, status: submitted.state.status, ...(model.upstreamModel ? { model: model.upstreamModel } : {}) }, app.clock());
+        const unrecorded = (): Promise<void> => submitted!.state.kind === 'running'
+          ? cancelAtProvider({ ...p, upstreamJob: { provider, id: submitted!.jobId, status: submitted!.state.status, polls: 0, submittedAt: app.clock(), queuePosition: null, progress: null } }, model, job, signal, run)
+          : Promise.resolve();
+        let recorded: boolean;
+        try {
+          recorded = await recordUpstreamJob(app.db, p.id, { provider, id: submitted.jobId, status: submitted.state.status, ...(model.upstreamModel ? { model: model.upstreamModel } : {}) }, app.clock());
+        } catch (err) {
+          // The provider took the job and the database refused to record it: the next attempt
+          // cannot know it exists and submits again, so this one is stopped at the provider (it
+          // would run, and be billed to the operator, beside the one recorded).
+          run.log.warn({ id: p.id, provider, err: (err as Error).message }, 'could not record the upstream job: cancelling it at the provider');
+          await unrecorded();
+          return parts.onError(p, new AdapterError('the gateway could not record the provider\'s job; the prediction is tried again', true), delivery, signal, run);
+        }
+        // Cancelled while submitting (or another claim recorded a job first): stop this one.
         if (!recorded) {
-          // Cancelled while submitting (or another claim recorded a job first): stop this one.
-          if (submitted.state.kind === 'running') {
-            await cancelAtProvider({ ...p, upstreamJob: { provider, id: submitted.jobId, status: submitted.state.status, polls: 0, submittedAt: app.clock(), queuePosition: null, progress: null } }, model, job, signal, run);
-          }
+          await unrecorded();
           return ack;
         }
         run.log.info({ id: p.id, provider, upstreamModel: model.upstreamModel, status: submitted.state.status }, 'upstream job submitted');

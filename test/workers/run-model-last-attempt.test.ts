@@ -12,8 +12,8 @@ const UPSTREAM = 'https://lumen.last-attempt.test';
 
 onlyLocalNetwork(test);
 
-test.serial('a last attempt whose failure could not be written the first time still fails the prediction and releases its hold, once', async (t) => {
-  const gw = await startGateway({ worker: true, queue: 'memory', env: { UPSTREAM_LUMEN_URL: UPSTREAM, UPSTREAM_LUMEN_KEY: 'sk-last-attempt', RETRY_DELAYS_MS: '20,40,60' } });
+for (const queue of ['memory', 'amqp'] as const) test.serial(`${queue}: a last attempt whose failure could not be written the first time still fails the prediction and releases its hold, once`, async (t) => {
+  const gw = await startGateway({ worker: true, queue, env: { UPSTREAM_LUMEN_URL: UPSTREAM, UPSTREAM_LUMEN_KEY: 'sk-last-attempt', RETRY_DELAYS_MS: '20,40,60' } });
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 100_000);
   nock(UPSTREAM).persist().post(/\/v1\/models\/.*\/predictions/).reply(503, { error: 'overloaded' });

@@ -315,9 +315,18 @@ export function createUpstreamJobs(app: App, parts: RunModelParts) {
         const model = chosen.model;
         const job = chosen.job;
         const provider = providerName(model);
-        const unrecorded = (): Promise<void> => submitted!.state.kind === 'running'
-          ? cancelAtProvider({ ...p, upstreamJob: { provider, id: submitted!.jobId, status: submitted!.state.status, polls: 0, submittedAt: app.clock(), queuePosition: null, progress: null } }, model, job, signal, run)
-          : Promise.resolve();
+        // A job this claim could not record is stopped at the provider. Nothing is written to the
+        // row: it holds no job, or another claim's, whose status is not this one's.
+        const jobId = submitted.jobId;
+        const unrecorded = async (): Promise<void> => {
+          if (submitted!.state.kind !== 'running') return;
+          try {
+            await job.cancel(jobId, context(p, model, signal));
+            run.log.info({ id: p.id, provider }, 'unrecorded upstream job cancelled at the provider');
+          } catch (err) {
+            run.log.warn({ id: p.id, provider, err: (err as Error).message }, 'could not cancel the unrecorded upstream job');
+          }
+        };
         let recorded: boolean;
         try {
           recorded = await recordUpstreamJob(app.db, p.id, { provider, id: submitted.jobId, status: submitted.state.status, ...(model.upstreamModel ? { model: model.upstreamModel } : {}) }, app.clock());

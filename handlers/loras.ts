@@ -6,6 +6,8 @@ import type { App } from '../lib/context.ts';
 import { NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { findPublicLora, insertLora, listOwnedLoras, listPublicLoras, LORA_PAGE_SIZE } from '../db/loras.ts';
 import type { Lora, LoraPage } from '../db/loras.ts';
+import { urlProblem } from '../lib/destination-policy.ts';
+import type { ValidationItem } from '../lib/errors.ts';
 
 type LoraType = 'style' | 'character' | 'concept' | 'clothing' | 'pose' | 'object';
 
@@ -58,6 +60,16 @@ export function loraFamilies(app: App): Set<string> {
 
 /** POST /app/loras: registers an owned LoRA (the team's with team_id). */
 export const createLora: Handler<'createLora'> = async ({ app, caller, body, h }) => {
+  // the weights (and preview) are fetched by whoever runs the model, on the gateway's say-so: the
+  // destination rule of a webhook applies (no loopback, private, link-local or internal address)
+  const policy = { allowInsecure: app.config.webhookAllowInsecure };
+  const problems: ValidationItem[] = [];
+  for (const field of ['weights_url', 'preview_url'] as const) {
+    const url = body[field];
+    const problem = typeof url === 'string' ? urlProblem(url, policy, field) : null;
+    if (problem) problems.push({ loc: ['body', field], msg: problem, type: 'value_error' });
+  }
+  if (problems.length) throw new ValidationFailedError(problems);
   const families = loraFamilies(app);
   if (!families.has(body.base_model)) {
     throw new ValidationFailedError([{ loc: ['body', 'base_model'], msg: `no model family of this gateway takes LoRAs of base model "${body.base_model}"; families that take LoRAs: ${[...families].join(', ') || 'none'}`, type: 'value_error' }]);

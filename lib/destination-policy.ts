@@ -40,22 +40,26 @@ export function nameBlocked(hostname: string): boolean {
   return BLOCKED_NAMES.some((re) => re.test(host));
 }
 
-/** Why a webhook URL is refused at submit time, or null when it is acceptable. */
-export function urlProblem(raw: string, policy: DestinationPolicy): string | null {
+/**
+ * Why a webhook URL is refused at submit time, or null when it is acceptable. `subject` names the
+ * URL in the message (another URL the gateway hands on to be fetched, a LoRA's weights_url, is
+ * held to the same rule).
+ */
+export function urlProblem(raw: string, policy: DestinationPolicy, subject = 'webhook URL'): string | null {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return 'Input should be a valid URL';
   }
-  if (url.protocol !== 'https:' && !(policy.allowInsecure && url.protocol === 'http:')) return 'webhook URL must use https://';
-  if (url.username || url.password) return 'webhook URL must not contain credentials';
+  if (url.protocol !== 'https:' && !(policy.allowInsecure && url.protocol === 'http:')) return `${subject} must use https://`;
+  if (url.username || url.password) return `${subject} must not contain credentials`;
   // "localhost." and "metadata.google.internal." are the same names as without the final dot.
   const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
   if (ipaddr.isValid(host)) {
-    if (!addressPermitted(host, policy)) return 'webhook URL must point at a public address';
+    if (!addressPermitted(host, policy)) return `${subject} must point at a public address`;
   } else if (!policy.allowInsecure && nameBlocked(host)) {
-    return 'webhook URL must point at a public host';
+    return `${subject} must point at a public host`;
   }
   return null;
 }

@@ -5864,7 +5864,7 @@ export interface components {
             preview_url?: string | null;
             /**
              * Format: uri
-             * @description An https URL of the weights.
+             * @description An https URL of the weights, at a public address (422 for a loopback, private, link-local or internal host, as for a webhook).
              */
             weights_url: string;
         };

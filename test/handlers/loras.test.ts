@@ -94,6 +94,25 @@ test.serial('registration refuses a base model no family here takes LoRAs for, a
   t.is((await callOperation(gw, 'createLora', { as: a.session, body: { ...LORA, name: 'Bad Name' } })).status, 422);
 });
 
+test.serial('registration refuses weights or a preview at a private, loopback or internal address, as a webhook is', async (t) => {
+  for (const [field, url] of [
+    ['weights_url', 'https://169.254.169.254/latest/meta-data'],
+    ['weights_url', 'https://10.0.0.7/x.safetensors'],
+    ['weights_url', 'https://[::1]/x.safetensors'],
+    ['weights_url', 'https://localhost/x.safetensors'],
+    ['weights_url', 'https://metadata.google.internal/x'],
+    ['preview_url', 'https://192.168.1.1/p.png'],
+  ] as const) {
+    const res = await callOperation(gw, 'createLora', { as: a.session, body: { ...LORA, name: 'ssrf-probe', [field]: url } });
+    t.is(res.status, 422, `${field} ${url}`);
+    const item = (res.body as { detail: Array<{ loc: unknown[]; msg: string }> }).detail[0]!;
+    t.deepEqual(item.loc, ['body', field]);
+    t.regex(item.msg, new RegExp(`^${field} must point at a public`));
+  }
+  const own = (await callOperation(gw, 'listOwnLoras', { as: a.session, query: { lora_type: 'style', q: 'ssrf-probe' } })).body as LoraPage;
+  t.deepEqual(own.items, [], 'nothing was stored');
+});
+
 test.serial('a team\'s LoRAs: registered with team_id, listed with it, not in the personal list; a non-member gets 404', async (t) => {
   const created = await callOperation(gw, 'createLora', { as: a.session, query: { team_id: teamId }, body: { ...LORA, name: 'team-style' } });
   t.is(created.status, 201);

@@ -264,6 +264,14 @@ function parseTokens(raw: unknown, schema: InputSchema, where: string): TokenRul
   };
 }
 
+/** The values a field can take, as a multiplier's keys spell them, when its schema lists them (enum, const, boolean); undefined otherwise. */
+function listedValues(prop: NonNullable<InputSchema['properties']>[string]): string[] | undefined {
+  if (Array.isArray(prop.enum)) return prop.enum.map(String);
+  if (prop.const !== undefined) return [String(prop.const)];
+  if (typeOf(prop) === 'boolean') return ['true', 'false'];
+  return undefined;
+}
+
 /**
  * Checks a rule against the model's input schema; throws an Error whose message names the key.
  * `kind`: a model's price (what users pay), a language model's price ('llm-price': may be by
@@ -307,8 +315,13 @@ export function parsePriceRule(raw: unknown, inputSchema: unknown, where = 'x-mo
     for (const [field, table] of Object.entries(raw.multipliers)) {
       if (!props[field]) throw new Error(`${where}.multipliers field "${field}" is not an input property`);
       if (!isRecord(table)) throw new Error(`${where}.multipliers.${field} must map values to percents`);
+      const values = listedValues(props[field]!);
       const map = new Map<string, number>();
       for (const [value, pct] of Object.entries(table)) {
+        // a value the field never has (a typo, another case) would never apply: the price would be too low, silently
+        if (values !== undefined && !values.includes(value)) {
+          throw new Error(`${where}.multipliers.${field}.${JSON.stringify(value)}: "${field}" never has this value (its values: ${values.map((v) => JSON.stringify(v)).join(', ')}); the values not listed are priced at 100 percent`);
+        }
         if (!Number.isSafeInteger(pct) || (pct as number) <= 0) throw new Error(`${where}.multipliers.${field}.${value} must be a positive integer percent`);
         map.set(value, pct as number);
       }

@@ -237,3 +237,16 @@ test('a price the rule cannot give as a whole number of credits from 0 to 2^53 -
   const llm = parsePriceRule({ base: 0, per_token: { input: 1, output: 1, per: 1, input_fields: ['prompt'], max_output: 10 } }, { properties: { prompt: { type: 'string' } } }, 'x-model.price', 'llm-price');
   t.deepEqual(usagePrice(llm, {}, { inputTokens: Number.MAX_SAFE_INTEGER, outputTokens: 10 }, { price: 26, listPrice: 26, discountPercent: null, studioMarkup: 0 }), { charge: 26, listCharge: 26, studioMarkup: 0 });
 });
+
+test('a multiplier value its field can never take is refused, naming it and the values there are (a typo would never apply)', (t) => {
+  const listed = { properties: { resolution: { type: 'string', enum: ['720p', '1080p', '4K'], default: '720p' }, generate_audio: { type: 'boolean', default: true }, fps: { type: 'integer', enum: [24, 30], default: 24 }, mode: { type: 'string', const: 'fast' } } };
+  t.throws(() => parsePriceRule({ base: 10, multipliers: { resolution: { '4k': 200 } } }, listed), { message: /x-model\.price\.multipliers\.resolution\."4k": "resolution" never has this value \(its values: "720p", "1080p", "4K"\)/ });
+  t.throws(() => parsePriceRule({ base: 10, multipliers: { generate_audio: { yes: 150 } } }, listed), { message: /multipliers\.generate_audio\."yes": "generate_audio" never has this value \(its values: "true", "false"\)/ });
+  t.throws(() => parsePriceRule({ base: 10, multipliers: { fps: { 60: 150 } } }, listed), { message: /multipliers\.fps\."60"/ });
+  t.throws(() => parsePriceRule({ base: 10, multipliers: { mode: { slow: 150 } } }, listed), { message: /multipliers\.mode\."slow"/ });
+  // the values it can take, some of them: the rest are priced at 100 percent
+  const rule = parsePriceRule({ base: 10, multipliers: { resolution: { '4K': 200 }, generate_audio: { false: 50 }, fps: { 30: 150 }, mode: { fast: 120 } } }, listed);
+  t.is(computePrice(rule, { resolution: '4K', generate_audio: true, fps: 30, mode: 'fast' }), 36);
+  // a field whose values are not listed (a pattern, free text) takes any key, as before
+  t.notThrows(() => parsePriceRule({ base: 10, multipliers: { resolution: { '4k': 200 } } }, schema));
+});

@@ -126,6 +126,87 @@ function providerMapping(x: Record<string, unknown>, schema: unknown, kind: Adap
   return parseInputMapping({ input_map: map, fixed_input: fixed, limits }, isPlainObject(schema) ? schema : {}, where);
 }
 
+const schemaType = (s: Record<string, unknown>): string | undefined => {
+  const t = Array.isArray(s.type) ? s.type.find((v) => v !== 'null') : s.type;
+  return typeof t === 'string' ? t : undefined;
+};
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** Why `value` does not meet `s` (the keywords a model input uses), or null when it does. */
+function defaultProblem(s: Record<string, unknown>, value: unknown): string | null {
+  const shown = JSON.stringify(value);
+  if (value === null) return Array.isArray(s.type) && s.type.includes('null') || (Array.isArray(s.enum) && s.enum.includes(null)) ? null : `its default null is not allowed (type ${JSON.stringify(s.type)})`;
+  if (Array.isArray(s.enum)) return s.enum.some((e) => JSON.stringify(e) === shown) ? null : `its default ${shown} is not one of its enum (${s.enum.map((e) => JSON.stringify(e)).join(', ')})`;
+  if (s.const !== undefined) return JSON.stringify(s.const) === shown ? null : `its default ${shown} is not its const ${JSON.stringify(s.const)}`;
+  const type = schemaType(s);
+  switch (type) {
+    case 'integer':
+    case 'number': {
+      if (!isNumber(value)) return `its default ${shown} is not a number`;
+      if (type === 'integer' && !Number.isInteger(value)) return `its default ${shown} is not an integer`;
+      if (isNumber(s.minimum) && value < s.minimum) return `its default ${shown} is below its minimum ${s.minimum}`;
+      if (isNumber(s.exclusiveMinimum) && value <= s.exclusiveMinimum) return `its default ${shown} is not above its exclusiveMinimum ${s.exclusiveMinimum}`;
+      if (isNumber(s.maximum) && value > s.maximum) return `its default ${shown} is above its maximum ${s.maximum}`;
+      if (isNumber(s.exclusiveMaximum) && value >= s.exclusiveMaximum) return `its default ${shown} is not below its exclusiveMaximum ${s.exclusiveMaximum}`;
+      return null;
+    }
+    case 'string': {
+      if (typeof value !== 'string') return `its default ${shown} is not a string`;
+      const length = [...value].length;
+      if (isNumber(s.maxLength) && length > s.maxLength) return `its default ${shown} is longer than its maxLength ${s.maxLength}`;
+      if (isNumber(s.minLength) && length < s.minLength) return `its default ${shown} is shorter than its minLength ${s.minLength}`;
+      if (typeof s.pattern === 'string' && !new RegExp(s.pattern, 'u').test(value)) return `its default ${shown} does not match its pattern ${s.pattern}`;
+      return null;
+    }
+    case 'boolean':
+      return typeof value === 'boolean' ? null : `its default ${shown} is not a boolean`;
+    case 'array': {
+      if (!Array.isArray(value)) return `its default ${shown} is not a list`;
+      if (isNumber(s.maxItems) && value.length > s.maxItems) return `its default has more than its maxItems ${s.maxItems} items`;
+      if (isNumber(s.minItems) && value.length < s.minItems) return `its default has fewer than its minItems ${s.minItems} items`;
+      if (isPlainObject(s.items)) {
+        for (const item of value) {
+          const problem = defaultProblem(s.items, item);
+          if (problem) return problem.replace('its default', 'an item of its default');
+        }
+      }
+      return null;
+    }
+    case 'object':
+      return isPlainObject(value) ? null : `its default ${shown} is not an object`;
+    default:
+      return null;
+  }
+}
+
+/**
+ * A model's input schema must bound what a request sends on: each string a maxLength (or an
+ * enum or const), each list a maxItems (each item is work: a URL fetched, a LoRA applied), down
+ * through list items, nested objects and alternatives; and each default must meet its own schema
+ * (it is filled in unchecked). A number the price follows is bounded by spec/pricing.ts
+ * checkBounds. Throws naming the field: `input.opts.tag`, `input.refs[]`.
+ */
+function inputBounds(node: unknown, where: string): void {
+  if (!isPlainObject(node)) return;
+  const listed = Array.isArray(node.enum) || node.const !== undefined;
+  const type = schemaType(node);
+  if (!listed) {
+    if (type === 'string' && !isNumber(node.maxLength)) throw new Error(`${where}: a string needs a maxLength (or an enum): the input schema bounds what a request may send`);
+    if (type === 'array' && !isNumber(node.maxItems)) throw new Error(`${where}: an array needs a maxItems: the input schema bounds what a request may send`);
+  }
+  if (node.default !== undefined) {
+    const problem = defaultProblem(node, node.default);
+    if (problem) throw new Error(`${where}: ${problem}; a default is filled in unchecked, so it must meet its own schema`);
+  }
+  if (isPlainObject(node.properties)) for (const [name, prop] of Object.entries(node.properties)) inputBounds(prop, `${where}.${name}`);
+  if (isPlainObject(node.items)) inputBounds(node.items, `${where}[]`);
+  if (isPlainObject(node.additionalProperties)) inputBounds(node.additionalProperties, `${where}.*`);
+  for (const k of ['oneOf', 'anyOf', 'allOf'] as const) {
+    const alternatives = node[k];
+    if (Array.isArray(alternatives)) alternatives.forEach((alt, i) => inputBounds(alt, `${where}.${k}[${i}]`));
+  }
+}
+
 export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<string, AdapterDefinition>>, vocabulary: CatalogVocabulary): ModelInfo {
   const raw = op['x-model'];
   if (typeof raw !== 'object' || raw === null) throw new Error('x-model must be an object');
@@ -142,6 +223,7 @@ export function modelFromOperation(op: SpecOperation, adapters: Readonly<Record<
   if (typeof x.family !== 'string' || x.family === '') throw new Error('x-model.family must be a non-empty string');
   const schema = jsonBodySchema(op);
   if (!schema) throw new Error('a model endpoint needs an application/json request body schema');
+  inputBounds(schema, 'input');
   const providers = providerList(x, schema, adapters);
   const category = oneOf(x.category, vocabulary.categories, 'category');
   return {

@@ -53,7 +53,7 @@ const MODEL_FILE = `models:
       properties:
         prompt: { type: string, minLength: 1, maxLength: 500 }
         duration: { type: integer, minimum: 1, maximum: 15, default: 5 }
-        aspect_ratio: { type: string, pattern: '^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$', default: '16:9' }
+        aspect_ratio: { type: string, maxLength: 7, pattern: '^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$', default: '16:9' }
 `;
 
 let dir = '';

@@ -103,7 +103,7 @@ function modelFile(opts: { security?: string | null; xModel?: string; schema?: s
     '        required: true',
     '        content:',
     '          application/json:',
-    `            schema: ${opts.schema ?? '{ type: object, required: [prompt], properties: { prompt: { type: string } } }'}`,
+    `            schema: ${opts.schema ?? '{ type: object, required: [prompt], properties: { prompt: { type: string, maxLength: 100 } } }'}`,
     '      responses:',
     "        '200': { $ref: '#/components/responses/Submitted' }",
     '',
@@ -149,4 +149,49 @@ test('categories, tiers and output kinds come from the spec\'s x-catalog, not fr
   t.regex((await t.throwsAsync(loadSpec(hologram), { instanceOf: SpecError })).message, /x-catalog\.outputs: hologram not supported/);
   const none = await specWith((openapi) => ({ openapi: openapi.replace(/^x-catalog:\n(?: {2}.*\n)+/m, '') }));
   t.regex((await t.throwsAsync(loadSpec(none), { instanceOf: SpecError })).message, /x-catalog .* is required/);
+});
+
+/** An extra model file of one procedural model whose input schema's properties are `props` (YAML flow). */
+function boundsModel(props: string): string {
+  return `models:
+  dot-v1-budget-text-to-image:
+    summary: dot
+    description: "Action: Draws a test pattern. Input: prompt. Output: one PNG. Use for: a test."
+    x-model: { category: text-to-image, tier: budget, family: dot-v1, output: image, adapter: procedural-image, price: { base: 4 } }
+    input: { type: object, additionalProperties: false, required: [prompt], properties: { prompt: { type: string, maxLength: 100 }, ${props} } }
+`;
+}
+
+test('an input schema that leaves a request unbounded stops start-up, naming the file, the model and the field', async (t) => {
+  for (const [props, msg] of [
+    ['style: { type: string }', /input\.style: a string needs a maxLength \(or an enum\)/],
+    ['refs: { type: array, items: { type: string, maxLength: 10 } }', /input\.refs: an array needs a maxItems/],
+    ['refs: { type: array, maxItems: 4, items: { type: string, format: uri } }', /input\.refs\[\]: a string needs a maxLength/],
+    ['opts: { type: object, properties: { n: { type: integer, minimum: 1, maximum: 10 }, tag: { type: string } } }', /input\.opts\.tag: a string needs a maxLength/],
+  ] as const) {
+    const dir = await specWith(() => ({ extra: boundsModel(props) }));
+    const err = await t.throwsAsync(loadSpec(dir), { instanceOf: SpecError }, props);
+    t.regex(err!.message, /zz-extra\.yaml: dot-v1-budget-text-to-image/, props);
+    t.regex(err!.message, msg, props);
+  }
+});
+
+test('a default its own schema refuses stops start-up, naming the field and why', async (t) => {
+  for (const [props, msg] of [
+    ["style: { type: string, enum: [ink, oil], default: chalk }", /input\.style: its default "chalk" is not one of its enum/],
+    ['steps: { type: integer, minimum: 1, maximum: 50, default: 80 }', /input\.steps: its default 80 is above its maximum 50/],
+    ['steps: { type: integer, minimum: 1, maximum: 50, default: 0 }', /input\.steps: its default 0 is below its minimum 1/],
+    ['steps: { type: integer, minimum: 1, maximum: 50, default: 2.5 }', /input\.steps: its default 2\.5 is not an integer/],
+    ["style: { type: string, maxLength: 3, default: watercolor }", /input\.style: its default "watercolor" is longer than its maxLength 3/],
+    ["ratio: { type: string, maxLength: 7, pattern: '^[0-9]+:[0-9]+$', default: square }", /input\.ratio: its default "square" does not match its pattern/],
+    ['refs: { type: array, maxItems: 2, items: { type: string, maxLength: 5 }, default: [a, b, c] }', /input\.refs: its default has more than its maxItems 2/],
+    ['hd: { type: boolean, default: "yes" }', /input\.hd: its default "yes" is not a boolean/],
+  ] as const) {
+    const dir = await specWith(() => ({ extra: boundsModel(props) }));
+    const err = await t.throwsAsync(loadSpec(dir), { instanceOf: SpecError }, props);
+    t.regex(err!.message, /zz-extra\.yaml: dot-v1-budget-text-to-image/, props);
+    t.regex(err!.message, msg, props);
+  }
+  const dir = await specWith(() => ({ extra: boundsModel("style: { type: string, enum: [ink, oil], default: ink }, steps: { type: integer, minimum: 1, maximum: 50, default: 20 }, hd: { type: [boolean, 'null'], default: null }") }));
+  await t.notThrowsAsync(loadSpec(dir));
 });

@@ -61,6 +61,13 @@ export async function refuseStudioSpender(app: App, caller: Caller, studio: Stud
   }
 }
 
+/** Whether the model's input schema declares `loras` (the models a LoRA may be used with). */
+export function declaresLoras(app: App, model: ModelInfo): boolean {
+  const op = app.spec.operationById.get(model.operationId);
+  const schema = (op?.requestBody as { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } | undefined)?.content?.['application/json']?.schema;
+  return schema?.properties?.loras !== undefined;
+}
+
 /**
  * A submit's `loras` (a model input field, where the family's schema declares it), checked
  * against the registry: each name must be a public LoRA or one of the paying owner's, trained
@@ -69,6 +76,11 @@ export async function refuseStudioSpender(app: App, caller: Caller, studio: Stud
  */
 export async function resolveInputLoras(app: App, owner: Owner, model: ModelInfo, input: Record<string, unknown>): Promise<Record<string, unknown>> {
   const entries = input.loras;
+  if (entries === undefined) return input;
+  // a schema that lets unknown fields through would otherwise hand LoRA weights to a model that never said it takes them
+  if (!declaresLoras(app, model)) {
+    throw new ValidationFailedError([{ loc: ['body', 'loras'], msg: `${model.operationId} takes no LoRAs (its input declares no loras); the models whose descriptions list loras take them`, type: 'value_error' }]);
+  }
   if (!Array.isArray(entries) || entries.length === 0) return input;
   const asked = entries as Array<{ name: string; scale?: number }>;
   const found = await resolveLoraNames(app.db, owner, asked.map((e) => e.name));

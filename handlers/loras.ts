@@ -7,6 +7,7 @@ import { NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { findPublicLora, insertLora, listOwnedLoras, listPublicLoras, LORA_PAGE_SIZE } from '../db/loras.ts';
 import type { Lora, LoraPage } from '../db/loras.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
+import { declaresLoras } from './admission.ts';
 import type { ValidationItem } from '../lib/errors.ts';
 
 type LoraType = 'style' | 'character' | 'concept' | 'clothing' | 'pose' | 'object';
@@ -50,11 +51,7 @@ export const listOwnLoras: Handler<'listOwnLoras'> = async ({ app, caller, query
 /** The model families whose input schemas declare `loras` (spec/v1/models/*.yaml): where a LoRA can be used. */
 export function loraFamilies(app: App): Set<string> {
   const families = new Set<string>();
-  for (const model of app.spec.models.values()) {
-    const op = app.spec.operations.find((o) => o.operationId === model.operationId);
-    const schema = (op?.requestBody as { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } | undefined)?.content?.['application/json']?.schema;
-    if (schema?.properties?.loras !== undefined) families.add(model.family);
-  }
+  for (const model of app.spec.models.values()) if (declaresLoras(app, model)) families.add(model.family);
   return families;
 }
 

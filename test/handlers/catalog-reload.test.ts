@@ -150,6 +150,29 @@ test.serial('a submit in flight finishes on the catalog it started with: held at
   await reload(admin.session);
 });
 
+test.serial('a LoRA sent to a model whose input does not declare loras is 422, even where its schema lets unknown fields through', async (t) => {
+  // a model of the lumen family (which takes LoRAs) whose own input neither declares loras nor refuses unknown fields
+  await fs.writeFile(path.join(dir, 'open.yaml'), `models:
+  open-v1-budget-text-to-image:
+    summary: open (tier budget)
+    description: "Action: Draws a test pattern. Input: prompt (required). Output: one PNG. Use for: trying LoRAs."
+    x-model: { category: text-to-image, tier: budget, family: lumen, output: image, adapter: procedural-image, price: { base: 4 } }
+    input: { type: object, required: [prompt], properties: { prompt: { type: string, maxLength: 100 } } }
+`);
+  t.like((await reload(admin.session)).result, { added: ['open-v1-budget-text-to-image'] });
+  const lora = await gw.server.inject({ method: 'POST', url: '/app/loras', headers: { authorization: `Bearer ${acct.session}` }, payload: { name: 'open-style', lora_type: 'style', base_model: 'lumen', weights_url: 'https://weights.example.com/o.safetensors' } });
+  t.is(lora.statusCode, 201, lora.payload);
+  const before = await gw.app.db('users').where({ id: acct.userId }).first('balance');
+  const res = await gw.server.inject({ method: 'POST', url: '/api/v1/open-v1-budget-text-to-image', headers: { 'x-api-key': acct.liveKey }, payload: { prompt: 'a test', loras: [{ name: 'open-style' }] } });
+  t.is(res.statusCode, 422, res.payload);
+  const item = (res.result as { detail: Array<{ loc: unknown[]; msg: string }> }).detail[0]!;
+  t.deepEqual(item.loc, ['body', 'loras']);
+  t.regex(item.msg, /open-v1-budget-text-to-image takes no LoRAs/);
+  t.deepEqual(await gw.app.db('users').where({ id: acct.userId }).first('balance'), before, 'nothing was held');
+  await fs.rm(path.join(dir, 'open.yaml'));
+  await reload(admin.session);
+});
+
 test.serial('only an admin session reloads; every call is audited', async (t) => {
   const billing = await newAccount(gw, 0);
   await gw.app.db('users').where({ id: billing.userId }).update({ role: 'billing' });

@@ -2,7 +2,7 @@
 // spec and catalog, storage. API and worker roles share this; each uses what it needs. This is
 // the composition root (with main.ts and server.ts): the types of what it builds live in
 // lib/context.ts, so no other module imports this one.
-import { OpenAPIBackend } from 'openapi-backend';
+import { OpenAPIBackend, ValidationContext } from 'openapi-backend';
 import type { Document } from 'openapi-backend';
 import addFormats from 'ajv-formats';
 import pino from 'pino';
@@ -113,10 +113,16 @@ export async function loadSpec(specDir: string, opts: LoadOptions = {}): Promise
     if (handler) registerHandler(api, id, handler);
   }
   const operations = api.router.getOperations();
+  const schemaChecker = api.validator.getAjv(ValidationContext.RequestBody);
   const models = buildCatalog(operations as unknown as SpecOperation[], adapterRegistry, (id) => handlerFor(id) !== undefined, {
     vocabulary: catalogVocabulary(document),
     document,
     sources,
+    // checked now, not at the model's first request (validators compile then): an input schema
+    // that is not JSON Schema stops the load naming its file, instead of a 500 per request
+    checkInputSchema: (schema) => {
+      if (!schemaChecker.validateSchema(schema as object)) throw new Error(schemaChecker.errorsText(schemaChecker.errors, { dataVar: 'input' }));
+    },
   });
   const operationById = new Map(operations.map((o) => [o.operationId!, o]));
   // what a reload compares: the same files give the same fingerprint on every process

@@ -300,6 +300,12 @@ export interface CatalogOptions {
   document: { paths: Record<string, Record<string, unknown>>; security?: unknown };
   /** operationId -> the file that declares it (spec/load.ts): each problem names its file */
   sources?: ReadonlyMap<string, string>;
+  /**
+   * Throws when a model's input schema is not valid JSON Schema (app.ts: the request validator's
+   * Ajv). Validators compile at a model's first request, which would otherwise fail with a 500
+   * instead of the catalog refusing to load.
+   */
+  checkInputSchema?: (schema: unknown) => void;
 }
 
 /** operationId -> its `security` as written (undefined when absent). */
@@ -326,7 +332,7 @@ export function buildCatalog(
   operations: readonly SpecOperation[],
   adapters: Readonly<Record<string, AdapterDefinition>>,
   hasHandler: (operationId: string) => boolean,
-  { vocabulary, document, sources }: CatalogOptions,
+  { vocabulary, document, sources, checkInputSchema }: CatalogOptions,
 ): Map<string, ModelInfo> {
   const inherited = Array.isArray(document.security) && document.security.length > 0;
   const security = declaredSecurity(document);
@@ -350,7 +356,13 @@ export function buildCatalog(
     }
     if (op['x-model'] !== undefined) {
       try {
-        models.set(id, modelFromOperation(op, adapters, vocabulary));
+        const model = modelFromOperation(op, adapters, vocabulary);
+        try {
+          checkInputSchema?.(jsonBodySchema(op));
+        } catch (err) {
+          throw new Error(`the input schema is not valid JSON Schema: ${(err as Error).message}`);
+        }
+        models.set(id, model);
       } catch (err) {
         problems.push(`${file}${id} (${where}): ${(err as Error).message}`);
       }

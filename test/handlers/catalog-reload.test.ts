@@ -82,6 +82,19 @@ test.serial('a model file that does not load changes nothing; the 422 names the 
   await fs.rm(path.join(dir, 'broken.yaml'));
 });
 
+test.serial('a model file whose input schema is not valid JSON Schema does not load; the 422 names the file and the model, never a 500 at the first request', async (t) => {
+  const before = gw.app.spec;
+  await fs.writeFile(path.join(dir, 'badschema.yaml'), modelFile('kite-v1-budget-text-to-image', 5).replace('prompt: { type: string, maxLength: 100 }', 'prompt: { type: strng, maxLength: 100 }'));
+  const res = await reload(admin.session);
+  t.is(res.statusCode, 422, res.payload);
+  const detail = (res.result as { detail: Array<{ loc: string[]; msg: string; type: string }> }).detail[0]!;
+  t.is(detail.type, 'catalog_invalid');
+  t.regex(detail.msg, /badschema\.yaml: kite-v1-budget-text-to-image \(POST \/api\/v1\/kite-v1-budget-text-to-image\): the input schema is not valid JSON Schema/);
+  t.is(gw.app.spec, before, 'the catalog in use is the same object');
+  t.is((await submit('kite-v1-budget-text-to-image')).statusCode, 404);
+  await fs.rm(path.join(dir, 'badschema.yaml'));
+});
+
 test.serial('a model file pricing a number field that has no minimum of 0 or no maximum does not load on reload; the 422 names the model, the field and the missing bound', async (t) => {
   const before = gw.app.spec;
   await fs.writeFile(path.join(dir, 'unbounded.yaml'), modelFile('kite-v1-budget-text-to-image', 5)

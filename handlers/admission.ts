@@ -18,6 +18,7 @@ import type { Owner } from '../lib/caller.ts';
 import { ForbiddenError, StudioRefusedError, ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
+import { urlProblem } from '../lib/destination-policy.ts';
 import { applyDiscount, chooseDiscount, computePriceBreakdown, PriceError, studioPrice } from '../spec/pricing.ts';
 import type { PriceBreakdown } from '../spec/pricing.ts';
 import { acceptingProviders } from '../spec/mapping.ts';
@@ -91,6 +92,10 @@ export async function resolveInputLoras(app: App, owner: Owner, model: ModelInfo
       problems.push({ loc: ['body', 'loras', i, 'name'], msg: `no LoRA named ${e.name} is public or yours (GET /app/lora-models-data, GET /app/loras)`, type: 'value_error' });
     } else if (lora.baseModel !== model.family) {
       problems.push({ loc: ['body', 'loras', i, 'name'], msg: `LoRA ${e.name} is for the ${lora.baseModel} family; ${model.operationId} is ${model.family}`, type: 'value_error' });
+    } else if (lora.userId !== null) {
+      // an owner's entry stored before POST /app/loras held its URLs to the webhook destination rule
+      const problem = urlProblem(lora.weightsUrl, { allowInsecure: app.config.webhookAllowInsecure }, 'weights_url');
+      if (problem) problems.push({ loc: ['body', 'loras', i, 'name'], msg: `LoRA ${e.name}: its ${problem}; register it again with weights at a public https URL`, type: 'value_error' });
     }
     return { ...e, weights_url: lora?.weightsUrl ?? '' };
   });

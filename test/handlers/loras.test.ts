@@ -6,6 +6,7 @@ import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { waitFor } from '../helpers/services.ts';
+import { insertLora } from '../../db/loras.ts';
 
 let gw: TestGateway;
 let a: Account;
@@ -111,6 +112,17 @@ test.serial('registration refuses weights or a preview at a private, loopback or
   }
   const own = (await callOperation(gw, 'listOwnLoras', { as: a.session, query: { lora_type: 'style', q: 'ssrf-probe' } })).body as LoraPage;
   t.deepEqual(own.items, [], 'nothing was stored');
+});
+
+test.serial('an own LoRA stored with weights at a private address (registered before the rule) is 422 at submit, nothing held', async (t) => {
+  await insertLora(gw.app.db, { userId: a.userId, teamId: null }, { name: 'old-internal', loraType: 'style', title: 'old', description: '', baseModel: 'lumen', triggerWords: [], previewUrl: null, weightsUrl: 'https://10.1.2.3/w.safetensors' }, gw.app.clock());
+  const before = await gw.app.db('users').where({ id: a.userId }).first('balance');
+  const res = await gw.server.inject({ method: 'POST', url: '/api/v1/lumen-dev-text-to-image', headers: { 'x-api-key': a.testKey }, payload: { prompt: 'x', loras: [{ name: 'old-internal' }] } });
+  t.is(res.statusCode, 422, res.payload);
+  const item = (res.result as { detail: Array<{ loc: unknown[]; msg: string }> }).detail[0]!;
+  t.deepEqual(item.loc, ['body', 'loras', 0, 'name']);
+  t.regex(item.msg, /LoRA old-internal: its weights_url must point at a public address/);
+  t.deepEqual(await gw.app.db('users').where({ id: a.userId }).first('balance'), before);
 });
 
 test.serial('a team\'s LoRAs: registered with team_id, listed with it, not in the personal list; a non-member gets 404', async (t) => {

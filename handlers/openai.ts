@@ -9,8 +9,8 @@ import type { Config } from '../config.ts';
 import { BudgetExceededError, EmbedRefusedError, OpenAIRouteError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
-import { countedTokens, usagePrice } from '../spec/pricing.ts';
-import type { HeldPrice } from '../spec/pricing.ts';
+import { countedTokens, tokensOfBytes, usagePrice } from '../spec/pricing.ts';
+import type { HeldPrice, TokenUsage } from '../spec/pricing.ts';
 import { newPredictionId } from '../db/predictions/record.ts';
 import type { NewPrediction } from '../db/predictions/record.ts';
 import { ChatUpstreamError, chatProviders, completeChat, reportedTokenCount, streamChat } from '../workers/adapters/openai-chat.ts';
@@ -132,12 +132,12 @@ function countedUsage(input: Record<string, unknown>, model: ModelInfo, outputTo
 }
 
 /**
- * The tokens of an answer the provider did not count: its UTF-8 bytes / 4, rounded up (spec/
- * pricing.ts countedTokens), and at least one for each chunk that carried some of it (a provider
+ * The tokens of an answer the provider did not count: its UTF-8 bytes as spec/pricing.ts
+ * tokensOfBytes counts them, and at least one for each chunk that carried some of it (a provider
  * streams a token at least per chunk).
  */
 function countedOutput(relayed: Relayed): number {
-  return Math.max(relayed.chunks, Math.ceil(relayed.bytes / 4));
+  return Math.max(relayed.chunks, tokensOfBytes(relayed.bytes));
 }
 
 /** What a stream relayed of its answer: its bytes (content, reasoning, refusal, tool calls) and the chunks that carried them. */
@@ -226,6 +226,14 @@ function chunkObject(id: string, slug: string, created: number, delta: Record<st
   return { id, object: 'chat.completion.chunk', created, model: slug, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(usage !== undefined ? { usage } : {}) };
 }
 
+/** The last chunk of a stream that asked for its usage (stream_options.include_usage): no choices, the usage. */
+function usageChunkObject(id: string, slug: string, created: number, usage: TokenUsage) {
+  return {
+    id, object: 'chat.completion.chunk', created, model: slug, system_fingerprint: null, choices: [],
+    usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens },
+  };
+}
+
 /**
  * The event stream's answer. Never compressed (hapi leaves an encoded response alone): gzip would
  * flush once per event, each a trip through zlib's thread pool on both ends, which delayed the
@@ -274,7 +282,7 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
     events.send(JSON.stringify(chunkObject(completionId, body.model, created, { role: 'assistant', content: '' }, null, includeUsage ? null : undefined)));
     for (const word of SANDBOX_TEXT.split(/(?<= )/)) events.send(JSON.stringify(chunkObject(completionId, body.model, created, { content: word }, null, includeUsage ? null : undefined)));
     events.send(JSON.stringify(chunkObject(completionId, body.model, created, {}, 'stop', includeUsage ? null : undefined)));
-    if (includeUsage) events.send(JSON.stringify({ id: completionId, object: 'chat.completion.chunk', created, model: body.model, system_fingerprint: null, choices: [], usage: { prompt_tokens: 0, completion_tokens: usage.outputTokens, total_tokens: usage.outputTokens } }));
+    if (includeUsage) events.send(JSON.stringify(usageChunkObject(completionId, body.model, created, usage)));
     events.send('[DONE]');
     events.stream.end();
     return eventHeaders(h, events.stream, id).header('X-Sandbox', 'true');
@@ -348,7 +356,7 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
       const message = isRecord(choice.message) ? choice.message : {};
       const text = typeof message.content === 'string' ? message.content : Array.isArray(message.tool_calls) ? JSON.stringify(message.tool_calls) : '';
       const reported = reportedUsage(answer.usage);
-      const usage: InlineUsage = reported ? { ...reported, source: 'reported' } : countedUsage(priced, model, Math.ceil(Buffer.byteLength(text, 'utf8') / 4));
+      const usage: InlineUsage = reported ? { ...reported, source: 'reported' } : countedUsage(priced, model, tokensOfBytes(Buffer.byteLength(text, 'utf8')));
       const { charge, listCharge, studioMarkup: markup } = usagePrice(model.price, priced, usage, held);
       await settle({ status: 'completed', charge, listCharge, studioMarkup: markup, usage, text, inferenceMs: performance.now() - started });
       const reply = { ...answer, id: completionId, object: 'chat.completion' as const, created, model: body.model, usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens } };
@@ -445,12 +453,7 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
         await settle({ status: 'cancelled', ...price, error: 'the client closed the connection before the answer was complete: charged for the answer relayed until then', code: 'client_closed' });
       } else {
         // asked for the usage and the provider reported none for the whole answer: the tokens it is charged, as OpenAI's last chunk
-        if (includeUsage && !reported.final) {
-          events.send(JSON.stringify({
-            id: completionId, object: 'chat.completion.chunk', created, model: body.model, system_fingerprint: null, choices: [],
-            usage: { prompt_tokens: counted.inputTokens, completion_tokens: counted.outputTokens, total_tokens: counted.inputTokens + counted.outputTokens },
-          }));
-        }
+        if (includeUsage && !reported.final) events.send(JSON.stringify(usageChunkObject(completionId, body.model, created, counted)));
         events.send('[DONE]');
         await settle({ status: 'completed', ...price });
       }

@@ -628,6 +628,11 @@ export function usagePrice(rule: PriceRule, input: Readonly<Record<string, unkno
   return { charge: applyDiscount(list, held.discountPercent) + markup, listCharge: list + markup, studioMarkup: markup };
 }
 
+/** Text the provider did not count, as tokens: each four of its UTF-8 bytes one token, rounded up. */
+export function tokensOfBytes(bytes: number): number {
+  return Math.ceil(bytes / 4);
+}
+
 /**
  * Tokens counted where the provider reported none: each four UTF-8 bytes of the prompt's fields
  * (and of the answer, when its tokens are not counted otherwise) as one token, rounded up.
@@ -640,5 +645,5 @@ export function countedTokens(rule: TokenRule | undefined, input: Readonly<Recor
     if (typeof v === 'string') bytes += Buffer.byteLength(v, 'utf8');
     else if (v !== undefined && v !== null) bytes += Buffer.byteLength(JSON.stringify(v), 'utf8');
   }
-  return { inputTokens: Math.ceil(bytes / 4), outputTokens: Math.ceil(Buffer.byteLength(text, 'utf8') / 4) };
+  return { inputTokens: tokensOfBytes(bytes), outputTokens: tokensOfBytes(Buffer.byteLength(text, 'utf8')) };
 }

@@ -69,8 +69,8 @@ const TEMPLATE_READY = 'mg_template_ready';
 /**
  * The name of a database on this server migrated to the latest migration, made by the first test
  * process that asks for it (the others wait on a server lock) and kept for the next runs. Its name
- * carries the migrations' fingerprint; a new one drops the server's older templates, so at most
- * one is left on a server between runs.
+ * carries the migrations' fingerprint; a new one drops the server's templates finished more than a
+ * day ago, so old ones do not pile up while two checkouts with different migrations can share a server.
  */
 async function migratedTemplate(root: ReturnType<typeof rootKnex>, rootUrl: string): Promise<string> {
   const name = `mg_tpl_${migrationsDigest()}`;
@@ -79,7 +79,15 @@ async function migratedTemplate(root: ReturnType<typeof rootKnex>, rootUrl: stri
   try {
     const [ready] = await root.raw('SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?', [name, TEMPLATE_READY]) as [unknown[]];
     if (ready.length > 0) return name;
-    const [old] = await root.raw("SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'mg\\_tpl\\_%'") as [Array<{ s: string }>];
+    // Another checkout with other migrations (a second worktree) may be using its own template
+    // right now, so only templates finished more than a day ago, and none being built, are dropped.
+    const [old] = await root.raw(
+      `SELECT s.SCHEMA_NAME AS s FROM information_schema.SCHEMATA s
+       LEFT JOIN information_schema.TABLES t ON t.TABLE_SCHEMA = s.SCHEMA_NAME AND t.TABLE_NAME = ?
+       WHERE s.SCHEMA_NAME LIKE 'mg\\_tpl\\_%' AND s.SCHEMA_NAME <> ? AND IS_USED_LOCK(s.SCHEMA_NAME) IS NULL
+         AND (t.CREATE_TIME IS NULL OR t.CREATE_TIME < NOW() - INTERVAL 1 DAY)`,
+      [TEMPLATE_READY, name],
+    ) as [Array<{ s: string }>];
     for (const { s } of old) await root.raw(`DROP DATABASE IF EXISTS \`${s}\``);
     await root.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
     const url = new URL(rootUrl);

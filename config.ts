@@ -5,6 +5,7 @@
 // variable.
 import Joi from 'joi';
 import path from 'node:path';
+import net from 'node:net';
 import { isAddressOrRange } from './lib/addresses.ts';
 import type { UpstreamConfig } from './workers/adapters/types.ts';
 import { parseStorageUrl } from './lib/storage-s3-url.ts';
@@ -104,6 +105,8 @@ export interface Config {
   generateRateLimit: GenerateRateLimitConfig;
   /** peers (IPs or CIDR ranges) whose X-Forwarded-For is believed when finding a client's address */
   trustedProxies: string[];
+  /** STUDIO_DNS_SERVERS: resolvers for studio domain checks (lib/domain-verification.ts); empty: the machine's */
+  studioDnsServers: string[];
   /** Bearer token /metrics asks for (undefined: /metrics on the API port refuses everyone) */
   metricsToken: string | undefined;
   /** worker processes: the port of their /livez, /readyz and /metrics (undefined: no such listener) */
@@ -194,6 +197,17 @@ export class ConfigError extends Error {
     super(message);
     this.name = 'ConfigError';
   }
+}
+
+/** STUDIO_DNS_SERVERS's entries: IP addresses with an optional port (`1.1.1.1`, `127.0.0.1:5353`, `[::1]:53`). */
+function dnsServers(value: string): string[] {
+  const entries = value.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  for (const e of entries) {
+    const m = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(e) ?? /^([^:]+)(?::(\d{1,5}))?$/.exec(e) ?? [e, e, undefined];
+    const port = m[2] === undefined ? 53 : Number(m[2]);
+    if (net.isIP(m[1]!) === 0 || port < 1 || port > 65535) throw new Error(`"${e}" is not an IP address with an optional port`);
+  }
+  return entries;
 }
 
 export const configSchema = Joi.object({
@@ -405,6 +419,9 @@ export const configSchema = Joi.object({
   })
     .meta({ default: 'unset' })
     .description('comma-separated IPs or CIDR ranges of your load balancers; from them, the client address is the nearest `X-Forwarded-For` hop that is not itself a trusted proxy; from any other peer `X-Forwarded-For` is ignored. That one address is used for everything: key IP restrictions, rate limits and logs. Set it behind a proxy, or every client shares the proxy\'s budget and a key restricted to a client\'s address is refused'),
+  STUDIO_DNS_SERVERS: Joi.string().custom((value: string) => { dnsServers(value); return value; })
+    .meta({ default: 'unset: the machine\'s resolvers' })
+    .description('comma-separated DNS resolvers (`ip` or `ip:port`, IPv6 as `[ip]:port`) used to check the TXT records that verify whitelabel studios\' domains (see [Studios](../partners/studios.md#domains)). Set it when the machine\'s resolvers cache answers for long or cannot see public DNS'),
   REGISTRATION: Joi.string().valid('open', 'closed').default('open')
     .description('`open`: anyone may create an account. `closed`: `/auth/register` (and a first Google sign-in) creates an account only for an address holding a pending team invite; any other gets 403 `registration is closed on this gateway: …`. Either way the sign-up credit comes only with a verified address (see [Registration policy](administration.md#registration-policy))'),
   CORS_ORIGINS: Joi.string().custom((value: string) => { corsOrigins(value); return value; })
@@ -668,6 +685,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrentPerAccount: v.GENERATE_CONCURRENT_PER_ACCOUNT as number,
     },
     trustedProxies: v.TRUSTED_PROXIES === undefined ? [] : String(v.TRUSTED_PROXIES).split(',').map((e) => e.trim()),
+    studioDnsServers: v.STUDIO_DNS_SERVERS === undefined ? [] : dnsServers(String(v.STUDIO_DNS_SERVERS)),
     metricsToken: v.METRICS_TOKEN as string | undefined,
     workerHealthPort: v.WORKER_HEALTH_PORT as number | undefined,
     workerHealthHost: String(v.WORKER_HEALTH_HOST),

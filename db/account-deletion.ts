@@ -153,6 +153,7 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     if (studios.length) {
       const ids = studios.map((r) => num(r.id));
       await trx('studio_domains').whereIn('studio_id', ids).delete();
+      await trx('studio_domain_claims').whereIn('studio_id', ids).delete();
       await trx('studios').whereIn('id', ids).whereNull('disabled_at').update({ disabled_at: now, updated_at: now });
     }
     // the webhook events asked for by personal predictions still running or never sent a result (their URLs)

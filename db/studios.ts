@@ -2,6 +2,7 @@
 // db/owner.ts), the lookups the whitelabel plugin makes (by slug, by domain), and the owner's
 // usage and revenue report.
 import type { Knex } from 'knex';
+import crypto from 'node:crypto';
 import type { Db } from './knex.ts';
 import { affected, jsonOr, num, numOrNull } from './knex.ts';
 import { ownerWhere } from './owner.ts';
@@ -28,7 +29,24 @@ export interface StudioSettings {
   payerMode: PayerMode;
 }
 
+/**
+ * One hostname set on a studio: it serves the studio only once verified (`serving`), by the DNS
+ * record carrying `token` (lib/domain-verification.ts).
+ */
+export interface DomainClaim {
+  hostname: string;
+  token: string;
+  serving: boolean;
+  verifiedAt: number | null;
+  checkedAt: number | null;
+  checkError: string | null;
+}
+
 export interface Studio extends StudioSettings {
+  /** every hostname the owner set (StudioSettings.domains), with its verification */
+  domainClaims: DomainClaim[];
+  /** the verified hostnames that select this studio now */
+  servingDomains: string[];
   id: number;
   slug: string;
   userId: number;
@@ -42,26 +60,41 @@ interface StudioRow {
   markup_percent: number | string; model_prices: string; payer_mode: string; created_at: number | string; disabled_at: number | string | null;
 }
 
-async function domainsOf(db: Knex, ids: number[]): Promise<Map<number, string[]>> {
-  const map = new Map<number, string[]>();
+interface ClaimRow {
+  studio_id: number | string; hostname: string; token: string; verified_at: number | string | null; checked_at: number | string | null;
+  check_error: string | null; serving_studio: number | string | null;
+}
+
+async function claimsOf(db: Knex, ids: number[]): Promise<Map<number, DomainClaim[]>> {
+  const map = new Map<number, DomainClaim[]>();
   if (ids.length === 0) return map;
-  const rows = await db('studio_domains').whereIn('studio_id', ids).orderBy('hostname') as Array<{ hostname: string; studio_id: number }>;
-  for (const r of rows) map.set(num(r.studio_id), [...(map.get(num(r.studio_id)) ?? []), r.hostname]);
+  const rows = await db('studio_domain_claims as c')
+    .leftJoin('studio_domains as d', (j) => { j.on('d.hostname', 'c.hostname').andOn('d.studio_id', 'c.studio_id'); })
+    .whereIn('c.studio_id', ids).orderBy('c.hostname')
+    .select('c.studio_id', 'c.hostname', 'c.token', 'c.verified_at', 'c.checked_at', 'c.check_error', 'd.studio_id as serving_studio') as ClaimRow[];
+  for (const r of rows) {
+    const claim: DomainClaim = {
+      hostname: r.hostname, token: r.token, serving: r.serving_studio !== null, verifiedAt: numOrNull(r.verified_at),
+      checkedAt: numOrNull(r.checked_at), checkError: r.check_error,
+    };
+    map.set(num(r.studio_id), [...(map.get(num(r.studio_id)) ?? []), claim]);
+  }
   return map;
 }
 
-function toStudio(r: StudioRow, domains: string[]): Studio {
+function toStudio(r: StudioRow, claims: DomainClaim[]): Studio {
   return {
     id: num(r.id), slug: r.slug, userId: num(r.user_id), teamId: numOrNull(r.team_id), name: r.name,
-    branding: jsonOr<StudioBranding>(r.branding, {}), domains, allowedModels: jsonOr<string[]>(r.allowed_models, []),
+    branding: jsonOr<StudioBranding>(r.branding, {}), allowedModels: jsonOr<string[]>(r.allowed_models, []),
+    domains: claims.map((c) => c.hostname), domainClaims: claims, servingDomains: claims.filter((c) => c.serving).map((c) => c.hostname),
     markupPercent: num(r.markup_percent), modelPrices: jsonOr<Record<string, number>>(r.model_prices, {}),
     payerMode: r.payer_mode as PayerMode, createdAt: num(r.created_at), disabledAt: numOrNull(r.disabled_at),
   };
 }
 
 async function withDomains(db: Knex, rows: StudioRow[]): Promise<Studio[]> {
-  const domains = await domainsOf(db, rows.map((r) => num(r.id)));
-  return rows.map((r) => toStudio(r, domains.get(num(r.id)) ?? []));
+  const claims = await claimsOf(db, rows.map((r) => num(r.id)));
+  return rows.map((r) => toStudio(r, claims.get(num(r.id)) ?? []));
 }
 
 function settingsRow(s: Partial<StudioSettings>): Record<string, unknown> {
@@ -75,17 +108,38 @@ function settingsRow(s: Partial<StudioSettings>): Record<string, unknown> {
   return row;
 }
 
-/** Replaces a studio's domains; a hostname another studio has is a DuplicateError (the primary key). */
-async function setDomains(trx: Knex, studioId: number, domains: string[]): Promise<void> {
-  await trx('studio_domains').where('studio_id', studioId).delete();
-  if (domains.length) await trx('studio_domains').insert(domains.map((hostname) => ({ hostname, studio_id: studioId })));
+/**
+ * Makes `domains` the studio's claimed hostnames: a removed one stops serving it, a new one is a
+ * claim with its own token that serves once verified (verifyStudioDomains); one kept keeps its
+ * token and state. Another studio's hostname may be claimed too: it moves only on proof.
+ */
+async function setDomains(trx: Knex, studioId: number, domains: string[], now: number): Promise<void> {
+  const removed = trx('studio_domain_claims').where('studio_id', studioId);
+  if (domains.length) removed.whereNotIn('hostname', domains);
+  await removed.delete();
+  const unserved = trx('studio_domains').where('studio_id', studioId);
+  if (domains.length) unserved.whereNotIn('hostname', domains);
+  await unserved.delete();
+  const kept = new Set((await trx('studio_domain_claims').where('studio_id', studioId).select('hostname') as Array<{ hostname: string }>).map((r) => r.hostname));
+  const added = domains.filter((d) => !kept.has(d));
+  if (added.length) await trx('studio_domain_claims').insert(added.map((hostname) => newClaim(studioId, hostname, now)));
+}
+
+function newClaim(studioId: number, hostname: string, now: number): Record<string, unknown> {
+  return { studio_id: studioId, hostname, token: crypto.randomBytes(16).toString('hex'), created_at: now };
+}
+
+/** Frees a studio's domains: its claims and the hostnames it serves. */
+async function dropDomains(trx: Knex, ids: number[]): Promise<void> {
+  await trx('studio_domains').whereIn('studio_id', ids).delete();
+  await trx('studio_domain_claims').whereIn('studio_id', ids).delete();
 }
 
 async function duplicateAware<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (isDuplicateKey(err)) throw new DuplicateError('this slug or one of these domains is already used by another studio');
+    if (isDuplicateKey(err)) throw new DuplicateError('this slug is already used by another studio');
     throw err;
   }
 }
@@ -95,8 +149,8 @@ export async function createStudio(db: Db, owner: Owner, slug: string, s: Studio
   return duplicateAware(() => withLockRetry(() => db.transaction(async (trx) => {
     await trx('studios').insert({ slug, user_id: owner.userId, team_id: owner.teamId, ...settingsRow(s), created_at: now, updated_at: now });
     const row = await trx<StudioRow>('studios').where({ slug }).first();
-    if (s.domains.length) await trx('studio_domains').insert(s.domains.map((hostname) => ({ hostname, studio_id: num(row!.id) })));
-    return toStudio(row!, [...s.domains].sort());
+    if (s.domains.length) await trx('studio_domain_claims').insert(s.domains.map((hostname) => newClaim(num(row!.id), hostname, now)));
+    return (await withDomains(trx, [row!]))[0]!;
   })));
 }
 
@@ -115,7 +169,7 @@ export async function updateStudio(db: Db, owner: Owner, id: number, s: Partial<
   const done = await duplicateAware(() => withLockRetry(() => db.transaction(async (trx) => {
     const n = await trx('studios').where('id', id).andWhere(ownerWhere(owner)).whereNull('disabled_at').update({ ...settingsRow(s), updated_at: now });
     if (affected(n) !== 1) return false;
-    if (s.domains !== undefined) await setDomains(trx, id, s.domains);
+    if (s.domains !== undefined) await setDomains(trx, id, s.domains, now);
     return true;
   })));
   return done ? findStudio(db, owner, id) : undefined;
@@ -127,9 +181,48 @@ export async function disableStudio(db: Db, owner: Owner, id: number, now: numbe
     const row = await trx('studios').where('id', id).andWhere(ownerWhere(owner)).first('id');
     if (!row) return false;
     await trx('studios').where('id', id).whereNull('disabled_at').update({ disabled_at: now, updated_at: now });
-    await trx('studio_domains').where('studio_id', id).delete();
+    await dropDomains(trx, [id]);
     return true;
   });
+}
+
+/** What checking one claim's DNS record found: null when the record is there, otherwise why not. */
+export type ClaimCheck = (hostname: string, token: string) => Promise<string | null>;
+
+/**
+ * Checks the DNS record of each domain of an enabled studio that does not serve it yet, records
+ * what was found, and makes each whose record is there serve this studio, taking it over from a
+ * studio it served before (whoever controls the DNS now decides; that studio's claim then says
+ * so). False when the owner has no such enabled studio.
+ */
+export async function verifyStudioDomains(db: Db, owner: Owner, id: number, check: ClaimCheck, now: number): Promise<boolean> {
+  const studio = await findStudio(db, owner, id);
+  if (!studio || studio.disabledAt !== null) return false;
+  const found = await Promise.all(studio.domainClaims.filter((c) => !c.serving).map(async (c) => ({ c, problem: await check(c.hostname, c.token) })));
+  for (const { c, problem } of found) {
+    // `token` in each write: a claim removed and set again while DNS was asked is a new claim
+    const claim = { studio_id: id, hostname: c.hostname, token: c.token };
+    if (problem !== null) {
+      await db('studio_domain_claims').where(claim).update({ checked_at: now, check_error: problem });
+      continue;
+    }
+    await withLockRetry(() => db.transaction(async (trx) => {
+      const live = await trx('studio_domain_claims as c').join('studios as s', 's.id', 'c.studio_id')
+        .where({ 'c.studio_id': id, 'c.hostname': c.hostname, 'c.token': c.token }).whereNull('s.disabled_at').forUpdate().first('c.hostname');
+      if (!live) return;
+      const before = await trx('studio_domains').where('hostname', c.hostname).forUpdate().first<{ studio_id: number | string } | undefined>('studio_id');
+      if (before && num(before.studio_id) !== id) {
+        await trx('studio_domains').where({ hostname: c.hostname, studio_id: before.studio_id }).delete();
+        await trx('studio_domain_claims').where({ studio_id: before.studio_id, hostname: c.hostname }).update({
+          verified_at: null,
+          check_error: `on ${new Date(now).toISOString()} another studio proved control of this domain's DNS, so the domain serves that studio now`,
+        });
+      }
+      if (!before || num(before.studio_id) !== id) await trx('studio_domains').insert({ hostname: c.hostname, studio_id: id });
+      await trx('studio_domain_claims').where(claim).update({ verified_at: now, checked_at: now, check_error: null });
+    }));
+  }
+  return true;
 }
 
 /**
@@ -142,7 +235,7 @@ export async function disablePersonalStudios(db: Db, userId: number, now: number
   if (rows.length === 0) return 0;
   const ids = rows.map((r) => num(r.id));
   await db('studios').whereIn('id', ids).whereNull('disabled_at').update({ disabled_at: now, updated_at: now });
-  await db('studio_domains').whereIn('studio_id', ids).delete();
+  await dropDomains(db, ids);
   return ids.length;
 }
 

@@ -35,7 +35,7 @@ import {
 } from './teams.ts';
 import { bulkDeleteUsageLogs, bulkUpdateReviewStatus, getGallery, getRunHistory, searchRunHistory, updateReviewStatus } from './run-history.ts';
 import { listCreditTransactions } from './ledger.ts';
-import { createStudio, disableStudio, getStudio, getStudioUsage, listStudios, updateStudio } from './studios.ts';
+import { createStudio, disableStudio, getStudio, getStudioUsage, listStudios, updateStudio, verifyStudioDomains } from './studios.ts';
 import { createMediaAsset, deleteMediaAsset, getFileUploadUrl, listMediaAssets } from './media.ts';
 import { adminAuditLog, adminDeductCredits, adminRefund, adminTopup, adminUserInfo } from './admin.ts';
 import { adminModelMargins } from './margins.ts';
@@ -185,6 +185,7 @@ const handlers: HandlerMap = {
   listStudios,
   getStudio,
   updateStudio,
+  verifyStudioDomains,
   disableStudio,
   getStudioUsage,
   getModelNameForEmbedcode,

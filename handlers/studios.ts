@@ -9,9 +9,11 @@ import type { ValidationItem } from '../lib/errors.ts';
 import { DuplicateError } from '../db/errors.ts';
 import {
   createStudio as insertStudio, disableStudio as disableRow, findStudio, listStudios as listRows, studioUsage, updateStudio as updateRow,
+  verifyStudioDomains as verifyRows,
 } from '../db/studios.ts';
 import type { PayerMode, Studio, StudioBranding, StudioSettings } from '../db/studios.ts';
 import { refuseBeyondScopes, refuseSandboxKey, refuseStudioUser } from './guards.ts';
+import { challengeProblem, challengeRecord, dnsTxtLookup } from '../lib/domain-verification.ts';
 
 type StudioView = ReplyOf<'getStudio'>;
 
@@ -19,7 +21,12 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 function view(s: Studio): StudioView {
   return {
-    id: s.id, slug: s.slug, name: s.name, branding: s.branding, domains: s.domains, allowed_models: s.allowedModels,
+    id: s.id, slug: s.slug, name: s.name, branding: s.branding, domains: s.domains,
+    domain_verification: s.domainClaims.map((c) => ({
+      hostname: c.hostname, status: c.serving ? 'verified' as const : 'pending' as const, record: challengeRecord(c.hostname, c.token),
+      verified_at: c.serving ? iso(c.verifiedAt) : null, checked_at: iso(c.checkedAt), problem: c.serving ? null : c.checkError,
+    })),
+    allowed_models: s.allowedModels,
     markup_percent: s.markupPercent, model_prices: s.modelPrices, payer_mode: s.payerMode, team_id: s.teamId,
     created_at: new Date(s.createdAt).toISOString(), disabled_at: iso(s.disabledAt),
   };
@@ -116,6 +123,18 @@ export const updateStudio: Handler<'updateStudio'> = async ({ app, caller, param
   const updated = await updateRow(app.db, caller.owner, current.id, s, app.clock()).catch(conflict);
   if (!updated) throw new NotFoundError('studio not found');
   return view(updated);
+};
+
+/** POST /app/studios/{studio_id}/verify-domains */
+export const verifyStudioDomains: Handler<'verifyStudioDomains'> = async ({ app, caller, params }) => {
+  const current = await findStudio(app.db, caller.owner, studioId(params.studio_id));
+  if (!current || current.disabledAt !== null) throw new NotFoundError('studio not found');
+  refuseSandboxKey(caller, 'change studios');
+  const lookup = dnsTxtLookup(app.config.studioDnsServers);
+  if (!(await verifyRows(app.db, caller.owner, current.id, (hostname, token) => challengeProblem(lookup, hostname, token), app.clock()))) {
+    throw new NotFoundError('studio not found');
+  }
+  return view((await findStudio(app.db, caller.owner, current.id))!);
 };
 
 /** DELETE /app/studios/{studio_id} */

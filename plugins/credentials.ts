@@ -430,7 +430,7 @@ export const whitelabelPlugin: Plugin<{ app: App }> = {
       // A studio's domain is that studio's only: another studio named there would sign its users
       // in, and set its cookies, on a domain whose DNS another partner holds.
       const hostname = hostnameOf(request);
-      const atItsDomain = studio.domains.includes(hostname);
+      const atItsDomain = studio.servingDomains.includes(hostname);
       if (!atItsDomain && !ownHostname(own, hostname) && await findActiveStudio(app.db, { hostname })) {
         throw new StudioRefusedError(404, 'studio_not_found', `no studio "${sent}" at this domain, which serves another studio: call it at the gateway's address or at one of its own domains`);
       }

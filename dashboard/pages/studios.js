@@ -1,7 +1,8 @@
 // Whitelabel studios: list, create, edit and disable, and a studio's usage and revenue (totals,
 // by day, by model). The form is laid out in groups: who the studio is (slug, name), its branding
-// with colour pickers and a live preview of its top bar and buttons, its domains, a searchable
-// model picker, its prices and who pays. Problems are shown beside the field they concern, the
+// with colour pickers and a live preview of its top bar and buttons, its domains (each with the
+// DNS record that verifies it, and a button that checks it), a searchable model picker, its
+// prices and who pays. Problems are shown beside the field they concern, the
 // form's own checks and the gateway's 422 alike. The selected team (team_id) owns what is shown.
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
@@ -47,6 +48,24 @@ function bodyOf(form) {
   };
 }
 
+/** The domains not serving their studio yet, with the TXT record each needs and a button that checks them. */
+function DomainChecks({ studios, check, busy }) {
+  const waiting = studios.filter((s) => !s.disabled_at && s.domain_verification.some((d) => d.status === 'pending'));
+  if (waiting.length === 0) return null;
+  return html`<section class="panel" data-testid="domain-checks" aria-labelledby="domain-checks-title">
+    <h2 id="domain-checks-title">Domains to verify</h2>
+    <p>A domain opens as your storefront once you show that you control it. In the domain's DNS, add the TXT record below, and point the domain itself (a CNAME or A record) at this gateway; then check. You may remove the TXT record once the domain is verified.</p>
+    ${waiting.map((s) => html`<h3>${s.name}</h3>
+      ${s.domain_verification.filter((d) => d.status === 'pending').map((d) => html`<dl class="facts detail">
+        <dt>Domain</dt><dd>${d.hostname}</dd>
+        <dt>Record type</dt><dd>${d.record.type}</dd>
+        <dt>Record name</dt><dd><code>${d.record.name}</code></dd>
+        <dt>Record value</dt><dd><code>${d.record.value}</code></dd>
+        <dt>Last check</dt><dd>${d.problem ?? 'Not checked yet.'}</dd></dl>`)}
+      <div class="actions"><button type="button" class="secondary small" disabled=${busy} onClick=${() => check(s)}>Check the DNS of ${s.name}</button></div>`)}
+  </section>`;
+}
+
 function Usage({ studio }) {
   const [data, setData] = useState(null);
   const [error, setError] = useState(null);
@@ -90,7 +109,7 @@ function serverProblems(err) {
   const p = {};
   const names = { branding: 'logo_url', allowed_models: 'models', model_prices: 'prices' };
   for (const f of err.fields || []) p[names[f.field] || f.field] = f.message;
-  if (err.status === 409) { p.slug = err.message; p.domains = err.message; }
+  if (err.status === 409) p.slug = err.message;
   return p;
 }
 
@@ -184,7 +203,7 @@ export function Studios() {
       () => (editing
         ? api('PATCH', `/app/studios/${editing.id}`, { team: true, body })
         : api('POST', '/app/studios', { team: true, body: { slug: current.slug.trim(), ...body } })),
-      (b) => (editing ? `The studio "${b.name}" was saved; it applies from the next request.` : `The studio "${b.name}" was created. Its storefront is at /s/${b.slug}${b.domains.length ? ` and at ${b.domains.join(', ')}` : ''}.`));
+      (b) => (editing ? `The studio "${b.name}" was saved; it applies from the next request.` : `The studio "${b.name}" was created. Its storefront is at /s/${b.slug}${b.domains.length ? `; ${b.domains.join(', ')} will open it once verified (below)` : ''}.`));
     if (done) setProblems({});
   };
   // a refusal from the gateway lands beside the fields it names
@@ -194,6 +213,16 @@ export function Studios() {
     if (!confirm(`Disable the studio "${s.name}"? Its users can no longer sign in or run models there.`)) return;
     setError(null);
     try { await api('DELETE', `/app/studios/${s.id}`, { team: true }); setNote(`The studio "${s.name}" was disabled.`); await load(); } catch (err) { setError(err); }
+  };
+  const check = async (s) => {
+    setError(null); setNote(null);
+    try {
+      const { body } = await api('POST', `/app/studios/${s.id}/verify-domains`, { team: true });
+      const verified = body.domain_verification.filter((d) => d.status === 'verified').map((d) => d.hostname);
+      const pending = body.domain_verification.length - verified.length;
+      setNote(`${s.name}: ${verified.length ? `verified ${verified.join(', ')}` : 'nothing verified yet'}${pending ? `; ${pending} still waiting for the DNS record (see the last check)` : ''}.`);
+      await load();
+    } catch (err) { setError(err); }
   };
   const f = { form: current, set: setField, problems };
 
@@ -215,7 +244,7 @@ export function Studios() {
             </div>
           </fieldset>
           <fieldset><legend>Where</legend>
-            <${TextField} name="domains" label="Domains" ...${f} rows="2" placeholder="art.example.com" hint="Hostnames, one a line. Point each at this gateway; its pages then open as your storefront there." />
+            <${TextField} name="domains" label="Domains" ...${f} rows="2" placeholder="art.example.com" hint="Hostnames, one a line. Point each at this gateway and add the DNS record shown after saving; once verified, its pages open as your storefront." />
           </fieldset>
         </div>
         <div>
@@ -241,7 +270,7 @@ export function Studios() {
         <thead><tr><th>Name</th><th>Slug</th><th>Models</th><th>Price</th><th>Who pays</th><th>Created</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody>${studios.map((s) => html`<tr class=${s.disabled_at ? 'revoked' : ''}>
           <td>${s.branding.primary_color && html`<span class="swatch" style=${{ background: s.branding.primary_color }} aria-hidden="true"></span> `}${s.name}${s.disabled_at && html` <span class="badge muted">disabled</span>`}</td>
-          <td><code>${s.slug}</code>${s.domains.length ? html`<br /><small>${s.domains.join(', ')}</small>` : ''}</td>
+          <td><code>${s.slug}</code>${s.domain_verification.map((d) => html`<br /><small>${d.hostname} <span class=${`badge${d.status === 'verified' ? '' : ' muted'}`}>${d.status === 'verified' ? 'verified' : 'not verified'}</span></small>`)}</td>
           <td>${s.allowed_models.join(', ')}</td>
           <td>+${s.markup_percent}%${Object.keys(s.model_prices).length ? `, ${Object.keys(s.model_prices).length} set per model` : ''}</td>
           <td>${s.payer_mode === 'owner_pays' ? 'you' : 'end users'}</td>
@@ -252,5 +281,6 @@ export function Studios() {
             <button type="button" class="danger secondary small" onClick=${() => disable(s)}>Disable</button>`}</div></td>
         </tr>`)}</tbody>
       </table></div>`}
+    ${studios && html`<${DomainChecks} studios=${studios} check=${check} busy=${busy} />`}
     ${usage && html`<${Usage} studio=${usage} />`}`;
 }

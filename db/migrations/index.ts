@@ -60,6 +60,7 @@ import * as m20261129_8001_alert_webhooks from './20261129_8001_alert_webhooks.t
 import * as m20261129_8101_webhook_event_filters from './20261129_8101_webhook_event_filters.ts';
 import * as m20261130_0101_idempotency_takeover from './20261130_0101_idempotency_takeover.ts';
 import * as m20261130_0201_stripe_subscription_checkouts from './20261130_0201_stripe_subscription_checkouts.ts';
+import * as m20261201_0101_studio_domain_claims from './20261201_0101_studio_domain_claims.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -126,6 +127,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261129_8101_webhook_event_filters', m20261129_8101_webhook_event_filters],
   ['20261130_0101_idempotency_takeover', m20261130_0101_idempotency_takeover],
   ['20261130_0201_stripe_subscription_checkouts', m20261130_0201_stripe_subscription_checkouts],
+  ['20261201_0101_studio_domain_claims', m20261201_0101_studio_domain_claims],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

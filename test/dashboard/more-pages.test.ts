@@ -12,21 +12,26 @@ import { freePort } from '../helpers/processes.ts';
 import { launchBrowser, screenshot, signIn as signInPage } from '../helpers/browser.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { createTeam } from '../../db/teams.ts';
+import { startDns } from '../helpers/dns.ts';
+import type { TestDns } from '../helpers/dns.ts';
 
 let gw: TestGateway;
 let base: string;
 let browser: Browser;
+let dns: TestDns;
 
 test.before(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  gw = await startGateway({ env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, AUTH_RATE_PER_ADDRESS: '1000' } });
+  dns = await startDns();
+  gw = await startGateway({ env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, AUTH_RATE_PER_ADDRESS: '1000', STUDIO_DNS_SERVERS: dns.server } });
   await gw.server.start();
   browser = await launchBrowser();
 });
 test.after.always(async () => {
   await browser?.close();
   await gw?.stop();
+  await dns?.close();
 });
 ledgerCheckedAfterEach(test, () => gw?.app.db);
 
@@ -61,6 +66,21 @@ test.serial('studios: create, edit, usage and disable; with the team switcher th
   const studio = (await (await fetch(`${base}/app/studios/${row.id}`, { headers: { 'x-api-key': user.liveKey } })).json()) as Record<string, unknown>;
   t.like(studio, { slug, name: 'Art Corner', branding: { primary_color: '#336699' }, domains: [`${slug}.example.com`], allowed_models: ['canvas-v1-fast-text-to-image'],
     markup_percent: 25, model_prices: { 'canvas-v1-fast-text-to-image': 900 }, payer_mode: 'end_user_pays' });
+
+  // the domain waits for its DNS record: the page shows the record, a check says what it found, then verifies it
+  const checks = page.getByTestId('domain-checks');
+  const { record } = (studio.domain_verification as Array<{ record: { name: string; value: string } }>)[0]!;
+  await checks.getByText(record.name).waitFor();
+  await checks.getByText(record.value).waitFor();
+  await checks.getByRole('button', { name: 'Check the DNS of Art Corner' }).click();
+  await page.getByText('Art Corner: nothing verified yet; 1 still waiting for the DNS record').waitFor();
+  await checks.getByText(/no TXT record at _mediagate-challenge\./).waitFor();
+  await screenshot(page, 'dashboard', 'studio-domains');
+  dns.txt.set(record.name, [record.value]);
+  await checks.getByRole('button', { name: 'Check the DNS of Art Corner' }).click();
+  await page.getByText(`Art Corner: verified ${slug}.example.com.`).waitFor();
+  await checks.waitFor({ state: 'detached' });
+  await page.getByTestId('studios').getByText('verified', { exact: true }).waitFor();
 
   // edit: the form comes back filled, the slug fixed
   await page.getByRole('button', { name: 'Edit' }).click();

@@ -17,6 +17,8 @@ import { startSmtp } from '../helpers/smtp.ts';
 import type { SmtpCapture } from '../helpers/smtp.ts';
 import { creditWallet } from '../../db/wallet/moves.ts';
 import { startProvider } from '../helpers/oidc.ts';
+import { publishChallenges, startDns } from '../helpers/dns.ts';
+import type { TestDns } from '../helpers/dns.ts';
 import type { LocalProvider } from '../helpers/oidc.ts';
 
 const DOMAIN = 'pixelshop.test';
@@ -32,18 +34,20 @@ let slug: string;
 let otherSlug: string;
 let listPrice: number;
 let op: LocalProvider;
+let dns: TestDns;
 
 test.before(async () => {
   port = await freePort();
   base = `http://127.0.0.1:${port}`;
   smtp = await startSmtp();
+  dns = await startDns();
   // a local OpenID provider stands in for Google; like Google, it knows one callback: the gateway's own address
   op = await startProvider([{ client_id: 'gateway-web', client_secret: 'gateway-web-secret', redirect_uri: `${base}/auth/google_callback` }]);
   gw = await startGateway({
     worker: true,
     env: {
       PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: base, SMTP_URL: smtp.url, AUTH_RATE_PER_ADDRESS: '1000', STRIPE_SECRET_KEY: 'sk_test_storefront', STRIPE_WEBHOOK_SECRET: 'whsec_storefrontsecret',
-      GOOGLE_CLIENT_ID: 'gateway-web', GOOGLE_CLIENT_SECRET: 'gateway-web-secret', GOOGLE_ISSUER: op.issuer,
+      GOOGLE_CLIENT_ID: 'gateway-web', GOOGLE_CLIENT_SECRET: 'gateway-web-secret', GOOGLE_ISSUER: op.issuer, STUDIO_DNS_SERVERS: dns.server,
     },
   });
   await gw.server.start();
@@ -59,6 +63,10 @@ test.before(async () => {
     },
   });
   if (made.status !== 201) throw new Error(made.raw.payload);
+  // the studio's domain serves it once its DNS record is seen
+  publishChallenges(dns, made.body as never);
+  const verified = await callOperation(gw, 'verifyStudioDomains', { as: owner.session, params: { studio_id: (made.body as { id: number }).id } });
+  if (verified.status !== 200) throw new Error(verified.raw.payload);
   await callOperation(gw, 'createStudio', { as: owner.session, body: { slug: otherSlug, name: 'Other Studio', allowed_models: ['canvas-v1-budget-text-to-image'], payer_mode: 'owner_pays' } });
   const quote = await callOperation<{ cost: number }>(gw, 'calculateDynamicCost', { as: owner.session, body: { model: 'canvas-v1-fast-text-to-image', input: { prompt: 'x' } } });
   listPrice = quote.body.cost;
@@ -68,6 +76,7 @@ test.after.always(async () => {
   await gw?.stop();
   await smtp?.close();
   await op?.close();
+  await dns?.close();
 });
 
 async function storefrontPage(): Promise<{ page: Page; problems: string[] }> {

@@ -96,6 +96,7 @@ test.serial('deleting a user removes everything it owns at once and keeps the an
   t.like(await gw.app.db('subscriptions').where({ user_id: a.userId }).first(), { status: 'cancelled' }, 'the subscription ends');
   t.truthy((await gw.app.db('studios').where({ id: studio.body.id }).first()).disabled_at, 'the personal studio is disabled');
   t.is(await count('studio_domains', { studio_id: studio.body.id }), 0, 'and its domains are free');
+  t.is(await count('studio_domain_claims', { studio_id: studio.body.id }), 0, 'and no claim of them is left');
   t.is(await gw.app.db('predictions').where({ id: personal }).first(), undefined);
   t.truthy(await gw.app.db('predictions').where({ id: forTeam }).first(), "the team's run stays with the team");
   await t.throwsAsync(fs.stat(file), undefined, 'the output files are removed');

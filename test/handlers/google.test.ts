@@ -9,28 +9,33 @@ import type { TestGateway } from '../helpers/gateway.ts';
 import { rsaKey, signJwt, startProvider } from '../helpers/oidc.ts';
 import type { LocalProvider, TestClient } from '../helpers/oidc.ts';
 import { freePort } from '../helpers/processes.ts';
+import { publishChallenges, startDns } from '../helpers/dns.ts';
+import type { TestDns } from '../helpers/dns.ts';
 
 const WEB: TestClient = { client_id: 'gateway-web', client_secret: 'gateway-web-secret', redirect_uri: 'http://gateway.test/auth/google_callback' };
 const OTHER: TestClient = { client_id: 'someone-elses-app', client_secret: 'other-secret', redirect_uri: 'http://other.test/callback' };
 
 let op: LocalProvider;
 let gw: TestGateway;
+let dns: TestDns;
 let offsetMs = 0;
 const logLines: string[] = [];
 
 test.before(async () => {
   op = await startProvider([WEB, OTHER]);
+  dns = await startDns();
   const sink = new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(chunk.toString('utf8')); done(); } });
   gw = await startGateway({
     queue: 'memory',
     clock: () => Date.now() + offsetMs,
     log: pino({ level: 'trace' }, sink),
-    env: { GOOGLE_CLIENT_ID: WEB.client_id, GOOGLE_CLIENT_SECRET: WEB.client_secret, GOOGLE_ISSUER: op.issuer, SIGNUP_CREDIT: '300' },
+    env: { GOOGLE_CLIENT_ID: WEB.client_id, GOOGLE_CLIENT_SECRET: WEB.client_secret, GOOGLE_ISSUER: op.issuer, SIGNUP_CREDIT: '300', STUDIO_DNS_SERVERS: dns.server },
   });
 });
 test.after.always(async () => {
   await gw?.stop();
   await op?.close();
+  await dns?.close();
 });
 
 interface Session { access_token: string; token_type: string; expires_in: number }
@@ -427,6 +432,9 @@ test('on a studio\'s own domain the hand-off sets the session only in the browse
   const domain = `${slug}.studio.test`;
   const created = await gw.server.inject({ method: 'POST', url: '/app/studios', headers: { authorization: `Bearer ${owner.session}` }, payload: { slug, name: 'Hand-off studio', domains: [domain], allowed_models: ['canvas-v1-fast-text-to-image'], payer_mode: 'end_user_pays' } });
   t.is(created.statusCode, 201, created.payload);
+  publishChallenges(dns, created.result as never);
+  const verified = await gw.server.inject({ method: 'POST', url: `/app/studios/${(created.result as { id: number }).id}/verify-domains`, headers: { authorization: `Bearer ${owner.session}` } });
+  t.is(verified.statusCode, 200, verified.payload);
   const sub = newSub();
   op.accounts.set(sub, { email: `${sub}@example.com`, email_verified: true });
   const start = await gw.server.inject({ method: 'GET', url: '/auth/get-google-url?session=cookie', headers: { host: domain } });

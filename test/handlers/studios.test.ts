@@ -11,6 +11,8 @@ import { uniqueName, waitFor } from '../helpers/services.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { creditWallet } from '../../db/wallet/moves.ts';
 import { createStudio as insertStudio } from '../../db/studios.ts';
+import { publishChallenges, startDns } from '../helpers/dns.ts';
+import type { TestDns } from '../helpers/dns.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 const OTHER_MODEL = 'canvas-v1-budget-text-to-image';
@@ -18,22 +20,34 @@ const PASSWORD = 'correct horse battery';
 
 let gw: TestGateway;
 let owner: Account;
+let dns: TestDns;
 
 test.before(async () => {
-  gw = await startGateway({ worker: true });
+  dns = await startDns();
+  gw = await startGateway({ worker: true, env: { STUDIO_DNS_SERVERS: dns.server } });
   owner = await newAccount(gw, 100_000);
 });
 test.after.always(async () => {
   await gw?.stop();
+  await dns?.close();
 });
 ledgerCheckedAfterEach(test, () => gw?.app.db);
 
-type Studio = { id: number; slug: string; domains: string[]; allowed_models: string[]; payer_mode: string; markup_percent: number; disabled_at: string | null; team_id: number | null };
+type Verification = { hostname: string; status: string; record: { type: string; name: string; value: string }; verified_at: string | null; checked_at: string | null; problem: string | null };
+type Studio = { id: number; slug: string; domains: string[]; domain_verification: Verification[]; allowed_models: string[]; payer_mode: string; markup_percent: number; disabled_at: string | null; team_id: number | null };
 
 async function createStudio(body: Record<string, unknown> = {}, as = owner.session): Promise<Studio> {
   const slug = uniqueName('st').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30);
   const res = await callOperation<Studio>(gw, 'createStudio', { as, body: { slug, name: 'Pixel Shop', allowed_models: [MODEL], payer_mode: 'end_user_pays', markup_percent: 50, ...body } });
   if (res.status !== 201) throw new Error(`createStudio: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Publishes the TXT record of each of the studio's domains and has the gateway check them. */
+async function verifyDomains(studio: Studio, as = owner.session): Promise<Studio> {
+  publishChallenges(dns, studio);
+  const res = await callOperation<Studio>(gw, 'verifyStudioDomains', { as, params: { studio_id: studio.id } });
+  if (res.status !== 200) throw new Error(`verifyStudioDomains: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
@@ -97,7 +111,8 @@ test('owners create, list, read, change and disable studios; slugs, domains, mod
   t.is(await bad({ domains: ['https://x.example.com/'] }), 422);
   t.is(await bad({ payer_mode: 'nobody_pays' }), 422);
   t.is(await bad({ slug: studio.slug }), 409);
-  t.is(await bad({ slug: uniqueName('d').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30), domains: ['shop.example.com'] }), 409);
+  // another studio's hostname is a claim of its own, which moves only on DNS proof
+  t.is(await bad({ slug: uniqueName('d').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30), domains: ['shop.example.com'] }), 201);
   t.is((await callOperation(gw, 'createStudio', { as: owner.testKey, body: { slug: 'sandboxed', name: 'x', allowed_models: [MODEL], payer_mode: 'owner_pays' } })).status, 403);
 
   const list = await callOperation<Studio[]>(gw, 'listStudios', { as: owner.liveKey });
@@ -164,7 +179,7 @@ test('the header needs a credential of the studio: unknown 404, outsiders 403, i
 
 test('a Host that is one of a studio\'s domains selects it without the header', async (t) => {
   const host = `${uniqueName('h').toLowerCase().replace(/[^a-z0-9]/g, '')}.partner.test`;
-  const studio = await createStudio({ domains: [host] });
+  const studio = await verifyDomains(await createStudio({ domains: [host] }));
   const models = await gw.server.inject({ method: 'GET', url: '/api/v1/models', headers: { host } });
   t.is(models.statusCode, 200);
   t.deepEqual((json(models).models as Array<{ slug: string }>).map((m) => m.slug), [MODEL]);
@@ -182,7 +197,7 @@ test('a Host that is one of a studio\'s domains selects it without the header', 
 
 test('on a studio\'s domain only that studio: a header naming another studio is 404 there, and no sign-in or cookie of it is made', async (t) => {
   const host = `${uniqueName('own').toLowerCase().replace(/[^a-z0-9]/g, '')}.partner.test`;
-  const a = await createStudio({ domains: [host] });
+  const a = await verifyDomains(await createStudio({ domains: [host] }));
   const b = await createStudio();
   const userB = await studioUser(b.slug);
   const email = `${uniqueName('b-user')}@example.com`;
@@ -201,6 +216,73 @@ test('on a studio\'s domain only that studio: a header naming another studio is 
   t.is((await gw.server.inject({ method: 'GET', url: '/api/v1/models', headers: { host, ...inStudio(a.slug) } })).statusCode, 200);
   t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': userB.liveKey, ...inStudio(b.slug) } })).statusCode, 200);
   t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { host: 'gateway.internal.test', 'x-api-key': userB.liveKey, ...inStudio(b.slug) } })).statusCode, 200);
+});
+
+test('a domain serves its studio only once its DNS record is seen; a later claim with the record takes it over; a failed lookup stays pending', async (t) => {
+  const host = `${uniqueName('dv').toLowerCase().replace(/[^a-z0-9]/g, '')}.partner.test`;
+  const servesTo = async () => {
+    const res = await gw.server.inject({ method: 'GET', url: '/api/v1/models', headers: { host } });
+    return (json(res).models as Array<{ slug: string }>).map((m) => m.slug);
+  };
+  const catalogSize = (await servesTo()).length;
+  const a = await createStudio({ domains: [host], allowed_models: [MODEL] });
+  const [claim] = a.domain_verification;
+  t.like(claim, { hostname: host, status: 'pending', verified_at: null, checked_at: null, problem: null });
+  t.is(claim!.record.type, 'TXT');
+  t.is(claim!.record.name, `_mediagate-challenge.${host}`);
+  t.regex(claim!.record.value, /^mediagate-domain-verification=[0-9a-f]{32}$/);
+  t.is((await servesTo()).length, catalogSize, 'a pending domain is the gateway\'s own, not the studio\'s');
+
+  // no record yet, then a record with another value: pending, saying what was found
+  const none = await callOperation<Studio>(gw, 'verifyStudioDomains', { as: owner.session, params: { studio_id: a.id } });
+  t.is(none.status, 200);
+  t.like(none.body.domain_verification[0], { status: 'pending' });
+  t.regex(none.body.domain_verification[0]!.problem!, /no TXT record at _mediagate-challenge\./);
+  t.truthy(none.body.domain_verification[0]!.checked_at);
+  dns.txt.set(claim!.record.name, ['mediagate-domain-verification=someone-else']);
+  const other = await callOperation<Studio>(gw, 'verifyStudioDomains', { as: owner.session, params: { studio_id: a.id } });
+  t.regex(other.body.domain_verification[0]!.problem!, /do not include mediagate-domain-verification=/);
+  t.is((await servesTo()).length, catalogSize);
+
+  // a stranger cannot check it; the owner with the record in place verifies it
+  const stranger = await newAccount(gw);
+  t.is((await callOperation(gw, 'verifyStudioDomains', { as: stranger.session, params: { studio_id: a.id } })).status, 404);
+  const verified = await verifyDomains(a);
+  t.like(verified.domain_verification[0], { status: 'verified', problem: null });
+  t.truthy(verified.domain_verification[0]!.verified_at);
+  t.deepEqual(await servesTo(), [MODEL]);
+
+  // another owner claims the same hostname: nothing moves until their own record is seen
+  const rival = await newAccount(gw, 1000);
+  const b = await createStudio({ domains: [host], allowed_models: [OTHER_MODEL] }, rival.session);
+  t.is(b.domain_verification[0]!.status, 'pending');
+  t.not(b.domain_verification[0]!.record.value, claim!.record.value, 'each claim has its own token');
+  const early = await callOperation<Studio>(gw, 'verifyStudioDomains', { as: rival.session, params: { studio_id: b.id } });
+  t.is(early.body.domain_verification[0]!.status, 'pending');
+  t.deepEqual(await servesTo(), [MODEL]);
+  // whoever controls the DNS publishes the rival's record: the domain is theirs now, and A's entry says so
+  await verifyDomains(b, rival.session);
+  t.deepEqual(await servesTo(), [OTHER_MODEL]);
+  const lost = await callOperation<Studio>(gw, 'getStudio', { as: owner.session, params: { studio_id: a.id } });
+  t.like(lost.body.domain_verification[0], { status: 'pending', verified_at: null });
+  t.regex(lost.body.domain_verification[0]!.problem!, /another studio proved control of this domain's DNS/);
+  t.deepEqual(lost.body.domains, [host], 'the hostname stays set on A, which may prove control again');
+
+  // a lookup that fails leaves the domain pending with the reason; the studio answers 200, not 5xx
+  const flaky = `${uniqueName('sf').toLowerCase().replace(/[^a-z0-9]/g, '')}.partner.test`;
+  const c = await createStudio({ domains: [flaky] });
+  dns.failing.add(`_mediagate-challenge.${flaky}`);
+  const failed = await callOperation<Studio>(gw, 'verifyStudioDomains', { as: owner.session, params: { studio_id: c.id } });
+  t.is(failed.status, 200);
+  t.regex(failed.body.domain_verification[0]!.problem!, /DNS lookup of _mediagate-challenge\.\S+ failed \(ESERVFAIL\); the domain stays pending/);
+
+  // removing a verified domain stops it serving at once; a disabled studio is 404 here
+  const updated = await callOperation<Studio>(gw, 'updateStudio', { as: rival.session, params: { studio_id: b.id }, body: { domains: [] } });
+  t.deepEqual(updated.body.domain_verification, []);
+  t.is((await servesTo()).length, catalogSize);
+  await callOperation(gw, 'disableStudio', { as: owner.session, params: { studio_id: c.id } });
+  t.is((await callOperation(gw, 'verifyStudioDomains', { as: owner.session, params: { studio_id: c.id } })).status, 404);
+  t.is((await gw.app.db('studio_domain_claims').where({ studio_id: c.id })).length, 0, 'its claims are gone with it');
 });
 
 test('in a studio only its allowed models exist; a studio user cannot see another studio\'s models or runs', async (t) => {

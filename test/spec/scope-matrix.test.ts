@@ -114,6 +114,7 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   listStudios: 'keys:manage',
   getStudio: 'keys:manage',
   updateStudio: 'keys:manage',
+  verifyStudioDomains: 'keys:manage',
   disableStudio: 'keys:manage',
   getStudioUsage: 'account:read',
   // a session or an API key of the invited account: a machine client has no mailbox

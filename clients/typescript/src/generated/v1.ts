@@ -1927,8 +1927,10 @@ export interface paths {
          * Create a whitelabel studio
          * @description Creates a whitelabel studio: a branded storefront of this gateway
          *     whose end users register and sign in within it (`x-whitelabel-studio: <slug>` on /auth routes, or a
-         *     request whose `Host` is one of its `domains`). `slug` is lowercase letters, digits and `-` (3–40,
-         *     unique: 409 when taken); `domains` are hostnames, unique across studios (409); `allowed_models`
+         *     request whose `Host` is one of its verified `domains`). `slug` is lowercase letters, digits and `-` (3–40,
+         *     unique: 409 when taken); `domains` are hostnames, each serving the studio once a DNS TXT record
+         *     proves the owner controls it (`domain_verification` gives the record; `POST
+         *     /app/studios/{studio_id}/verify-domains` checks it); `allowed_models`
          *     are model endpoint slugs (422 for an unknown one); the studio price of a run is the list price plus
          *     `markup_percent`, or `model_prices[model]` (credits per run) where set, never below the list price.
          *     `payer_mode`: `owner_pays` (the owner's wallet is charged the list price for every end user's run)
@@ -1972,6 +1974,37 @@ export interface paths {
          * @description Changes any setting but the slug; a disabled studio is 404. Takes effect on the next request.
          */
         patch: operations["updateStudio"];
+        trace?: never;
+    };
+    "/app/studios/{studio_id}/verify-domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The studio's `id`. */
+                studio_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a studio's domains
+         * @description Looks up the DNS TXT record of each of the studio's domains that does not serve it yet
+         *     (`domain_verification[].record`: the name `_mediagate-challenge.<domain>`, the value
+         *     `mediagate-domain-verification=<token>`, the token being this studio's own for that domain).
+         *     Each domain whose record is found serves the studio from the next request (`status:
+         *     verified`), taken over from any studio it served before: whoever controls the domain's DNS now
+         *     decides, and that studio's entry then says so. Each other one stays `pending`, with `problem`
+         *     saying what was found (no record yet, other values, or a failed lookup). The record may be
+         *     removed once verified. A disabled studio is 404. Point the domain itself (a CNAME or A
+         *     record) at this gateway as well: the check proves control, it does not route traffic.
+         */
+        post: operations["verifyStudioDomains"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/app/studios/{studio_id}/usage": {
@@ -6156,7 +6189,7 @@ export interface components {
         StudioSettings: {
             name?: string;
             branding?: components["schemas"]["StudioBranding"];
-            /** @description Hostnames (no scheme, no port) that select this studio without the header; unique across studios. */
+            /** @description Hostnames (no scheme, no port) that select this studio without the header, each once verified by its DNS TXT record (see `domain_verification` in the answer). A hostname another studio has may be set too; it moves to this studio only when this studio's record is verified. */
             domains?: string[];
             /** @description Model endpoint slugs the studio's users see and run; every other model is 404 in the studio. */
             allowed_models?: string[];
@@ -6174,7 +6207,7 @@ export interface components {
             slug: string;
             name: string;
             branding?: components["schemas"]["StudioBranding"];
-            /** @description Hostnames (no scheme, no port) that select this studio without the header; unique across studios. */
+            /** @description Hostnames (no scheme, no port) that select this studio without the header, each once verified by its DNS TXT record (see `domain_verification` in the answer). A hostname another studio has may be set too; it moves to this studio only when this studio's record is verified. */
             domains?: string[];
             /** @description Model endpoint slugs the studio's users see and run; every other model is 404 in the studio. */
             allowed_models: string[];
@@ -6200,6 +6233,20 @@ export interface components {
          *       "domains": [
          *         "studio.pixelforge.example"
          *       ],
+         *       "domain_verification": [
+         *         {
+         *           "hostname": "studio.pixelforge.example",
+         *           "status": "verified",
+         *           "record": {
+         *             "type": "TXT",
+         *             "name": "_mediagate-challenge.studio.pixelforge.example",
+         *             "value": "mediagate-domain-verification=5f0c3e9a1b7d4c2e8a6f9b1d3e5c7a90"
+         *           },
+         *           "verified_at": "2026-11-21T08:05:00.000Z",
+         *           "checked_at": "2026-11-21T08:05:00.000Z",
+         *           "problem": null
+         *         }
+         *       ],
          *       "allowed_models": [
          *         "canvas-v1-fast-text-to-image",
          *         "lumen-dev-text-to-image"
@@ -6217,7 +6264,36 @@ export interface components {
             slug: string;
             name: string;
             branding: components["schemas"]["StudioBranding"];
+            /** @description Every hostname set on the studio, verified or not; only verified ones select it. */
             domains: string[];
+            /** @description One entry per domain, in the order of `domains`. */
+            domain_verification: {
+                hostname: string;
+                /**
+                 * @description `verified`: requests to this hostname are the studio's. `pending`: not yet (or no longer: another studio proved control since); publish `record` and call verify-domains.
+                 * @enum {string}
+                 */
+                status: "verified" | "pending";
+                /** @description The DNS record that proves control of the domain for this studio. */
+                record: {
+                    /** @enum {string} */
+                    type: "TXT";
+                    name: string;
+                    value: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the record was found (null while pending; the time of the upgrade for a domain set before domains were verified).
+                 */
+                verified_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description The last check that failed or verified it (null before any).
+                 */
+                checked_at: string | null;
+                /** @description While pending: what the last check found, in a sentence. */
+                problem: string | null;
+            }[];
             allowed_models: string[];
             markup_percent: number;
             model_prices: {
@@ -11569,6 +11645,42 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyStudioDomains: {
+        parameters: {
+            query?: {
+                /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
+                team_id?: components["parameters"]["TeamId"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path: {
+                /** @description The studio's `id`. */
+                studio_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The studio, with each domain's verification. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StudioResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];

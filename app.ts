@@ -50,7 +50,8 @@ export function topics(config: Config): TopicSpec[] {
   return [
     // Upstream polls ride the same topic as retries: one delay queue per distinct wait.
     // the ticket serves the first claim only (Store.claim); copies that may wait long go without it
-    { name: 'predictions', retryDelaysMs: [...new Set([...config.retryDelaysMs, ...config.upstreamPollDelaysMs])].filter((d) => d > 0).sort((a, b) => a - b), maxRetries: MAX_RETRIES, firstDeliveryOnly: ['ticket'] },
+    // and a retry of a sweeper's copy is a retry like any other (it takes the row over: run-model.ts)
+    { name: 'predictions', retryDelaysMs: [...new Set([...config.retryDelaysMs, ...config.upstreamPollDelaysMs])].filter((d) => d > 0).sort((a, b) => a - b), maxRetries: MAX_RETRIES, firstDeliveryOnly: ['ticket', 'swept'] },
     { name: 'webhooks', retryDelaysMs: webhookDelays(config.webhookRetryScheduleMs, config.webhookMaxRetryAfterMs), maxRetries: MAX_WEBHOOK_RETRIES },
   ];
 }

@@ -394,19 +394,22 @@ export async function touchDelivery(db: Db, id: string, now: number, dueBefore: 
   }
 }
 
-/** Pending deliveries long past their due time: their message was never confirmed by the queue. */
-export async function findStalledDeliveries(db: Db, dueBefore: number, limit: number): Promise<Array<{ id: string; reqId: string | null }>> {
+/**
+ * Pending deliveries long past their due time: their message was never confirmed by the queue,
+ * or was lost. `attempts`: the attempts recorded so far (of every round, a redelivery's too).
+ */
+export async function findStalledDeliveries(db: Db, dueBefore: number, limit: number): Promise<Array<{ id: string; reqId: string | null; attempts: number }>> {
   // the prediction's X-Request-Id, so the republished delivery's log lines carry it
-  const rows = await db('webhook_deliveries').select('webhook_deliveries.id', 'predictions.http_request_id')
+  const rows = await db('webhook_deliveries').select('webhook_deliveries.id', 'webhook_deliveries.attempts', 'predictions.http_request_id')
     .leftJoin('predictions', 'predictions.id', 'webhook_deliveries.prediction_id')
     .where('webhook_deliveries.status', 'pending').andWhere('webhook_deliveries.next_attempt_at', '<', dueBefore)
     .orderBy('webhook_deliveries.next_attempt_at', 'asc').limit(limit);
-  const stalled = rows.map((r: { id: string; http_request_id: string | null }) => ({ id: r.id, reqId: r.http_request_id }));
+  const stalled = rows.map((r: { id: string; http_request_id: string | null; attempts: number | string }) => ({ id: r.id, reqId: r.http_request_id, attempts: Number(r.attempts) }));
   if (stalled.length >= limit) return stalled;
   // alerts' deliveries, in what room is left (no request to name)
-  const alertRows = await db('alert_deliveries').select('id').where('status', 'pending').andWhere('next_attempt_at', '<', dueBefore)
+  const alertRows = await db('alert_deliveries').select('id', 'attempts').where('status', 'pending').andWhere('next_attempt_at', '<', dueBefore)
     .orderBy('next_attempt_at', 'asc').limit(limit - stalled.length);
-  return [...stalled, ...alertRows.map((r: { id: string }) => ({ id: r.id, reqId: null }))];
+  return [...stalled, ...alertRows.map((r: { id: string; attempts: number | string }) => ({ id: r.id, reqId: null, attempts: Number(r.attempts) }))];
 }
 
 // ------------------------------------------------------------------ running events

@@ -9,11 +9,15 @@
 // prediction; a pending delivery long past its due time lost its message and is published again.
 // With the in-process queue, messages die with the process, so on start every unfinished
 // prediction and pending delivery is published again.
+// A copy published again carries on the attempts its row records (sweptAttempt), so work that
+// fails every time and loses its retry's message every time is still dead-lettered after its
+// retries, not retried for ever.
 import type { Db } from '../db/knex.ts';
 import { findStalePending, findUnfinished, findUnpublished, releaseOrphanedClaims, touchPending } from '../db/predictions/sweeps.ts';
 import { findStalledUpstream, touchUpstream } from '../db/predictions/upstream.ts';
 import { findStalledDeliveries, touchDelivery } from '../db/webhooks.ts';
 import type { Queue } from './queue/types.ts';
+import { MAX_WEBHOOK_RETRIES } from './webhook-backoff.ts';
 import type { Logger } from 'pino';
 
 export interface IdMessage {
@@ -28,8 +32,11 @@ export interface IdMessage {
  * `ticket`: what the store's submit answered for the first claim (Store.submit), carried as it is.
  * `events`: whether the submit asked for running webhook events (webhook_events_filter), so that a
  * worker looks for the filter only then. Both absent on the sweeper's copies (the worker looks).
+ * `swept`: a copy the sweeper (or the in-process queue's recovery) published again, whose attempt
+ * carries on the row's: unlike a retry copy it never takes over a running prediction (its
+ * message was perhaps only late, and a worker has it). Its own retry copies leave it out.
  */
-export type PredictionMessage = IdMessage & { ticket?: unknown; events?: boolean };
+export type PredictionMessage = IdMessage & { ticket?: unknown; events?: boolean; swept?: true };
 export type WebhookMessage = IdMessage;
 /**
  * The next poll of an upstream job (workers/upstream-jobs.ts), on the predictions topic beside
@@ -50,6 +57,20 @@ export function isPollMessage(body: unknown): body is PollMessage {
   if (typeof body !== 'object' || body === null) return false;
   const { id, poll } = body as { id?: unknown; poll?: unknown };
   return typeof id === 'string' && typeof poll === 'number' && Number.isSafeInteger(poll) && poll >= 0;
+}
+
+/**
+ * The attempt a copy of work published again starts at: a prediction's runs so far (the row's
+ * `attempts`, one per claim: a run its worker died in or handed back at shutdown counts too);
+ * a webhook delivery's attempts in its current round (a redelivery starts a new round of
+ * 1 + MAX_WEBHOOK_RETRIES; the row counts every round's, which are taken as whole rounds: after
+ * one that ended early, at a `410`, the count is off by up to three either way, and such a round
+ * whose messages are all lost ends after two to five attempts, never runs for ever). Exact
+ * counts would need the round's start recorded on the row: a schema change.
+ */
+export function sweptAttempt(topic: 'predictions' | 'webhooks', attempts: number): number {
+  const n = Number.isSafeInteger(attempts) && attempts > 0 ? attempts : 0;
+  return topic === 'webhooks' ? n % (MAX_WEBHOOK_RETRIES + 1) : n;
 }
 
 export interface Dispatcher {
@@ -166,11 +187,14 @@ export function createDispatcher(deps: {
     scheduleFlush();
   }
 
-  async function publish(topic: 'predictions' | 'webhooks', id: string, reqId?: string, ticket?: unknown, events?: boolean): Promise<boolean> {
+  /** `swept`: a copy published again, with the attempts its row records (sweptAttempt). */
+  async function publish(topic: 'predictions' | 'webhooks', id: string, reqId?: string, ticket?: unknown, events?: boolean, swept?: { attempts: number }): Promise<boolean> {
     const c = topic === 'predictions' ? joinCohort() : null;
     let confirmedByQueue = true;
+    const attempt = swept ? sweptAttempt(topic, swept.attempts) : 0;
     try {
-      await queue.publish(topic, { id, ...(reqId === undefined ? {} : { reqId }), ...(ticket === undefined ? {} : { ticket }), ...(events === undefined ? {} : { events }) } satisfies PredictionMessage);
+      const body = { id, ...(reqId === undefined ? {} : { reqId }), ...(ticket === undefined ? {} : { ticket }), ...(events === undefined ? {} : { events }), ...(swept && topic === 'predictions' ? { swept: true as const } : {}) } satisfies PredictionMessage;
+      await queue.publish(topic, body, attempt > 0 ? { attempt } : undefined);
     } catch (err) {
       log.warn({ err: (err as Error).message, topic, id, ...(reqId ? { reqId } : {}) }, 'publish not confirmed; the sweeper will retry');
       confirmedByQueue = false;
@@ -183,9 +207,10 @@ export function createDispatcher(deps: {
     return confirmedByQueue;
   }
 
-  async function publishAll(topic: 'predictions' | 'webhooks', items: ReadonlyArray<{ id: string; reqId: string | null }>): Promise<number> {
+  /** Copies of work that lost its message, each carrying on its row's attempts. */
+  async function publishAll(topic: 'predictions' | 'webhooks', items: ReadonlyArray<{ id: string; reqId: string | null; attempts: number }>): Promise<number> {
     let n = 0;
-    for (const { id, reqId } of items) if (await publish(topic, id, reqId ?? undefined)) n++;
+    for (const { id, reqId, attempts } of items) if (await publish(topic, id, reqId ?? undefined, undefined, undefined, { attempts })) n++;
     return n;
   }
 
@@ -198,9 +223,9 @@ export function createDispatcher(deps: {
       let n = 0;
       try {
         const now = clock();
-        n += await publishAll('predictions', (await findUnpublished(db, now - graceMs, 500)).map((p) => ({ id: p.id, reqId: p.httpRequestId })));
-        for (const { id, reqId } of await findStalePending(db, now - pendingAfterMs, 500)) {
-          if (await publish('predictions', id, reqId ?? undefined)) {
+        n += await publishAll('predictions', (await findUnpublished(db, now - graceMs, 500)).map((p) => ({ id: p.id, reqId: p.httpRequestId, attempts: p.attempts })));
+        for (const { id, reqId, attempts } of await findStalePending(db, now - pendingAfterMs, 500)) {
+          if (await publish('predictions', id, reqId ?? undefined, undefined, undefined, { attempts })) {
             await touchPending(db, id, clock());
             n++;
           }
@@ -218,8 +243,8 @@ export function createDispatcher(deps: {
           await touchUpstream(db, id, clock());
           n++;
         }
-        for (const { id, reqId } of await findStalledDeliveries(db, now - deliveryGraceMs, 500)) {
-          if (await publish('webhooks', id, reqId ?? undefined)) {
+        for (const { id, reqId, attempts } of await findStalledDeliveries(db, now - deliveryGraceMs, 500)) {
+          if (await publish('webhooks', id, reqId ?? undefined, undefined, undefined, { attempts })) {
             await touchDelivery(db, id, clock(), now - deliveryGraceMs);
             n++;
           }
@@ -248,7 +273,7 @@ export function createDispatcher(deps: {
       for (;;) {
         const batch = await findUnfinished(db, 500, after);
         if (batch.length === 0) break;
-        n += await publishAll('predictions', batch.map((p) => ({ id: p.id, reqId: p.httpRequestId })));
+        n += await publishAll('predictions', batch.map((p) => ({ id: p.id, reqId: p.httpRequestId, attempts: p.attempts })));
         after = batch[batch.length - 1]!.id;
       }
       // Pending deliveries of any age: their messages (and delays) were in this process.

@@ -310,9 +310,11 @@ export function createRunModel(app: App) {
     // A `processing` row is only taken over by a redelivery (its worker died holding the message)
     // or by a retry copy (published by the worker that held it, once its handler had returned,
     // e.g. after it threw). Any other copy of the message (the sweeper republished a request
-    // whose message seemed lost) finds it running or finished and is acknowledged unused.
+    // whose message seemed lost: `swept`, its attempt carrying on the row's) finds it running or
+    // finished and is acknowledged unused.
     // A first delivery carries the submit's ticket, handed back to the store unread.
-    const p = await store.claim({ id, now: app.clock(), takeOver: delivery.redelivered || delivery.attempt > 0, ticket: (body as { ticket?: unknown }).ticket });
+    const retryCopy = delivery.attempt > 0 && (body as PredictionMessage).swept !== true;
+    const p = await store.claim({ id, now: app.clock(), takeOver: delivery.redelivered || retryCopy, ticket: (body as { ticket?: unknown }).ticket });
     // Unknown, running elsewhere, finished or cancelled: nothing to do, and nothing to charge. A
     // retry or a redelivery may find its prediction cancelled after an earlier attempt stored
     // some outputs (then failed retryably, or its worker died): those go. (Not for a first copy:

@@ -27,14 +27,18 @@ export async function releaseOrphanedClaims(db: Db, now: number): Promise<number
   return affected(await db('predictions').where('status', 'processing').whereNotExists(notInline).update({ status: 'pending', updated_at: now }));
 }
 
-/** Requests the queue confirmed long ago that no worker has claimed: their message may be lost. */
-export async function findStalePending(db: Db, olderThan: number, limit: number): Promise<Array<{ id: string; reqId: string | null }>> {
-  const q = db('predictions').select('id', 'http_request_id').where('status', 'pending').andWhere('updated_at', '<', olderThan);
+/**
+ * Requests the queue confirmed long ago that no worker has claimed: their message may be lost.
+ * `attempts`: the claims the row records so far (the runs made, a retry's among them), which the
+ * sweeper's copy carries on.
+ */
+export async function findStalePending(db: Db, olderThan: number, limit: number): Promise<Array<{ id: string; reqId: string | null; attempts: number }>> {
+  const q = db('predictions').select('id', 'http_request_id', 'attempts').where('status', 'pending').andWhere('updated_at', '<', olderThan);
   // MariaDB/MySQL has no (status, updated_at) index (migration 20261127_0201): a row pending since before the cut-off was created before it
   if (isMysql(db)) q.andWhere('created_at', '<', olderThan).orderBy('created_at', 'asc');
   else q.orderBy('updated_at', 'asc');
   const rows = await q.limit(limit);
-  return rows.map((r: { id: string; http_request_id: string | null }) => ({ id: r.id, reqId: r.http_request_id }));
+  return rows.map((r: { id: string; http_request_id: string | null; attempts: number | string }) => ({ id: r.id, reqId: r.http_request_id, attempts: Number(r.attempts) }));
 }
 
 /** The sweeper published a stale pending request again: restart its clock so it is not republished every sweep. */

@@ -539,11 +539,15 @@ export function chooseDiscount<D extends DiscountRule>(discounts: readonly D[], 
 
 /**
  * The price after a discount: the list price times (100 - percent) / 100, rounded DOWN to a whole
- * credit (in the customer's favour; 100 percent off is free). No discount: the list price.
+ * credit (in the customer's favour), but never below 1 credit for a list price of at least 1: only
+ * 100 percent off makes a call free (a 1 % discount does not make a 1-credit call free). No
+ * discount: the list price. Never more for a lower list price, so a hold covers any charge of a
+ * usage below it (usagePrice).
  */
 export function applyDiscount(listPrice: number, percentOff: number | null): number {
   if (percentOff === null) return listPrice;
-  return Math.floor((listPrice * (100 - percentOff)) / 100);
+  const discounted = Math.floor((listPrice * (100 - percentOff)) / 100);
+  return percentOff < 100 && listPrice >= 1 ? Math.max(1, discounted) : discounted;
 }
 
 /** What a whitelabel studio charges on top of list prices (docs/partners/studios.md "Whitelabel studios"). */

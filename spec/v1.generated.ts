@@ -990,7 +990,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update model discounts
-         * @description Creates or updates discounts, one per (wallet, model) pair: the wallet of the user with `email`, or with `team_id` that team's (each `email` must then name a member, 404 otherwise). An existing discount for the same pair is replaced (its id kept). `model` is a model endpoint slug (422 for one this gateway does not have) or `*` for every model; `percent_off` 1-100; `expires_at` in the future, or null for never. All or nothing: one bad item and none is stored. Which discount applies to a price: the one on the exact model wins over `*`, the larger percent among equally specific ones; discounts never stack; an expired one is ignored; the discounted price is rounded down to a whole credit. `reason` is stored with each discount and goes to the audit log. Roles: billing, admin.
+         * @description Creates or updates discounts, one per (wallet, model) pair: the wallet of the user with `email`, or with `team_id` that team's (each `email` must then name a member, 404 otherwise). An existing discount for the same pair is replaced (its id kept). `model` is a model endpoint slug (422 for one this gateway does not have) or `*` for every model; `percent_off` 1-100; `expires_at` in the future, or null for never. All or nothing: one bad item and none is stored. Which discount applies to a price: the one on the exact model wins over `*`, the larger percent among equally specific ones; discounts never stack; an expired one is ignored; the discounted price is rounded down to a whole credit, but never below 1 credit (for a list price of at least 1) unless the discount is 100 %. `reason` is stored with each discount and goes to the audit log. Roles: billing, admin.
          */
         post: operations["upsertModelDiscounts"];
         delete?: never;
@@ -1717,7 +1717,8 @@ export interface paths {
          *     and defaults (`input` is validated against the model's input schema: a bad input is 422
          *     with `loc` `["body", "input", ...]`; an unknown model 404). `breakdown` shows the steps;
          *     `discount` is the paying wallet's discount applied (null when none), and
-         *     `cost` the price after it, rounded down to a whole credit. `balance`
+         *     `cost` the price after it, rounded down to a whole credit (never below 1 credit for a
+         *     list price of at least 1, unless the discount is 100 %). `balance`
          *     is the spendable balance of the wallet that would pay (the team's with `team_id`, which
          *     needs `read_balance`), and `affordable` whether it covers `cost`. A production key pays
          *     `cost`; a sandbox key pays nothing.
@@ -4151,7 +4152,7 @@ export interface components {
             list_price?: number | null;
             /** @description On a `hold` and its charge, the percent taken off `list_price` by the wallet's discount; null when none applied. */
             discount_percent?: number | null;
-            /** @description On a `hold`, the credits held; on a charge (`prediction`), the credits charged (the list price after the discount, rounded down); null on other rows. */
+            /** @description On a `hold`, the credits held; on a charge (`prediction`), the credits charged (the list price after the discount, rounded down, never below 1 credit unless the discount is 100 %); null on other rows. */
             charged?: number | null;
         };
         /**

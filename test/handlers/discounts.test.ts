@@ -70,6 +70,27 @@ test('the pure rule: exact model over *, the larger percent among equals, expire
   t.is(applyDiscount(14, null), 14);
 });
 
+test('the pure rule: a discount below 100 % never takes a price of at least 1 credit below 1 credit; 100 % off is free', (t) => {
+  t.is(applyDiscount(1, 1), 1, '1 x 0.99 = 0.99 -> 0, raised to 1');
+  t.is(applyDiscount(1, 99), 1);
+  t.is(applyDiscount(5, 90), 1, '5 x 0.1 = 0.5 -> 0, raised to 1');
+  t.is(applyDiscount(2, 50), 1);
+  t.is(applyDiscount(1, 100), 0);
+  t.is(applyDiscount(0, 50), 0, 'nothing stays nothing');
+  t.is(applyDiscount(14, 33), 9, 'still rounded down above 1');
+  // the price never goes up with the percent nor down with the list price: a hold covers any charge below it
+  for (let list = 0; list <= 300; list++) {
+    for (let pct = 1; pct <= 100; pct++) {
+      const price = applyDiscount(list, pct);
+      if (price > list || price < 0) t.fail(`${list} at ${pct} % off: ${price}`);
+      if (pct < 100 && list >= 1 && price < 1) t.fail(`${list} at ${pct} % off: ${price}`);
+      if (applyDiscount(list + 1, pct) < price) t.fail(`${list + 1} at ${pct} % off costs less than ${list}`);
+      if (pct < 100 && applyDiscount(list, pct + 1) > price) t.fail(`${list} at ${pct + 1} % off costs more than at ${pct} %`);
+    }
+  }
+  t.pass();
+});
+
 test.serial('billing and admin manage discounts; user and support get 403 role_required; an API key 403 session_required; myModelDiscounts is any caller\'s', async (t) => {
   const target = await account();
   for (const role of ['user', 'support'] as const) {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { computePrice, computePriceBreakdown, countedTokens, describeTerm, parsePriceRule, PriceError, studioPrice, tokenCharge, tokenHold, usagePrice } from '../../spec/pricing.ts';
+import { applyDiscount, computePrice, computePriceBreakdown, countedTokens, describeTerm, parsePriceRule, PriceError, studioPrice, tokenCharge, tokenHold, usagePrice } from '../../spec/pricing.ts';
 
 const schema = {
   properties: {
@@ -189,6 +189,24 @@ test('a usage is priced from its hold: the token price after the discount, a stu
   // more than the hold's usage: the markup stays at most the one held (the store caps the charge)
   t.is(usagePrice(rule, input, { inputTokens: 10_000_000, outputTokens: 10_000_000 }, held).studioMarkup, markup);
   t.deepEqual(usagePrice(parsePriceRule({ base: 40 }, schema), {}, used, { price: 36, listPrice: 40, discountPercent: 10, studioMarkup: 0 }), { charge: 36, listCharge: 40, studioMarkup: 0 });
+});
+
+test('a discount below 100 % never makes a usage of at least 1 credit free; nothing used stays nothing, 100 % off is free', (t) => {
+  const rule = parsePriceRule({ per_token: { input: 150, output: 600, per: 1_000_000, input_fields: ['prompt'], overhead: 10, max_output: 'max_tokens' } }, image, 'x-model.providers[0].cost', 'cost');
+  const input = { prompt: 'hello', max_tokens: 4096 };
+  const list = computePrice(rule, input);
+  const held = (discountPercent: number) => ({ price: applyDiscount(list, discountPercent), listPrice: list, discountPercent, studioMarkup: 0 });
+  const used = { inputTokens: 1_000, outputTokens: 1_000 };
+  t.is(computePriceBreakdown(rule, input, used).total, 1);
+  for (const pct of [1, 50, 99]) t.deepEqual(usagePrice(rule, input, used, held(pct)), { charge: 1, listCharge: 1, studioMarkup: 0 }, `${pct} % off`);
+  t.deepEqual(usagePrice(rule, input, used, held(100)), { charge: 0, listCharge: 1, studioMarkup: 0 });
+  t.deepEqual(usagePrice(rule, input, { inputTokens: 0, outputTokens: 0 }, held(50)), { charge: 0, listCharge: 0, studioMarkup: 0 });
+  // the hold is never below the charge of any usage within it (the hold: 15 input tokens, 4096 output)
+  for (const pct of [1, 33, 90, 99, 100]) {
+    for (const u of [{ inputTokens: 0, outputTokens: 1_000 }, { inputTokens: 15, outputTokens: 1_500 }, { inputTokens: 15, outputTokens: 4096 }]) {
+      t.true(usagePrice(rule, input, u, held(pct)).charge <= held(pct).price, `${pct} % off`);
+    }
+  }
 });
 
 test('tokens are counted at four UTF-8 bytes each where the provider reported none, the prompt\'s fields (a conversation as its JSON) and the answer', (t) => {

@@ -19,9 +19,9 @@ const MINUTE = 60_000;
 
 onlyLocalNetwork(test);
 
-test.serial('a prediction whose retry messages are all lost still fails after three retries, its hold released', async (t) => {
+for (const queue of ['memory', 'amqp'] as const) test.serial(`${queue}: a prediction whose retry messages are all lost still fails after three retries, its hold released`, async (t) => {
   let now = Date.UTC(2026, 11, 1, 6, 0, 0);
-  const gw = await startGateway({ queue: 'memory', clock: () => now, env: { UPSTREAM_LUMEN_URL: UPSTREAM, UPSTREAM_LUMEN_KEY: 'sk-swept', PENDING_REPUBLISH_AFTER_MS: '1000' } });
+  const gw = await startGateway({ queue, clock: () => now, env: { UPSTREAM_LUMEN_URL: UPSTREAM, UPSTREAM_LUMEN_KEY: 'sk-swept', PENDING_REPUBLISH_AFTER_MS: '1000' } });
   t.teardown(() => gw.stop());
   const acct = await newAccount(gw, 100_000);
   nock(UPSTREAM).persist().post(/\/v1\/models\/.*\/predictions/).reply(503, { error: 'overloaded' });
@@ -49,7 +49,7 @@ test.serial('a prediction whose retry messages are all lost still fails after th
   const row = await gw.app.db('predictions').where({ id }).first();
   t.is(row.status, 'failed');
   t.is(Number(row.attempts), 4);
-  t.is(await gw.app.queue.deadLetterCount('predictions'), 1);
+  await waitFor(async () => (await gw.app.queue.deadLetterCount('predictions')) === 1, { what: 'the dead-lettered message' });
   const user = await gw.app.db('users').where({ id: acct.userId }).first();
   t.deepEqual([Number(user.balance), Number(user.held)], [100_000, 0], 'nothing charged, the hold released');
   now += 2_000;

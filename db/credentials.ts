@@ -15,12 +15,15 @@ import { removeAlertWebhookUrl } from './alerts.ts';
 export interface RevokedCredentials {
   apiKeys: number;
   oauthClients: number;
+  /** personal embed and agent embed codes revoked */
+  embedCodes: number;
 }
 
 /**
- * Inside the caller's transaction: revokes every API key (production and sandbox), deletes every
- * OAuth client and destroys its tokens, and replaces the webhook signing secret with no overlap,
- * so whoever held the old one can no longer forge or verify this account's deliveries.
+ * Inside the caller's transaction: revokes every API key (production and sandbox) and every
+ * personal embed and agent embed code (each spends the wallet), deletes every OAuth client and
+ * destroys its tokens, and replaces the webhook signing secret with no overlap, so whoever held
+ * the old one can no longer forge or verify this account's deliveries.
  */
 export async function revokeAllCredentials(trx: Db, userId: number, encryptionKey: Buffer, now: number): Promise<RevokedCredentials> {
   const apiKeys = affected(await trx('api_keys').where('user_id', userId).whereNull('revoked_at').update({ revoked_at: now }));
@@ -30,16 +33,15 @@ export async function revokeAllCredentials(trx: Db, userId: number, encryptionKe
     await trx('oauth_clients').whereIn('client_id', ids).whereNull('deleted_at').update({ deleted_at: now });
     await trx('oauth_provider_records').whereIn('client_id', ids).delete();
   }
+  const embedCodes = await revokePersonalEmbedCodes(trx, userId, now);
   await replaceSecret(trx, { userId, teamId: null }, encryptionKey, now, { keepPrevious: false });
-  return { apiKeys, oauthClients: clients.length };
+  return { apiKeys, oauthClients: clients.length, embedCodes };
 }
 
 /** What a take-back ended, for the answer and the audit event. */
 export interface TakenBack extends RevokedCredentials {
   sessionsEnded: number;
   identitiesUnlinked: number;
-  /** personal embed and agent embed codes revoked */
-  embedCodes: number;
   /** personal studios disabled */
   studios: number;
   /** pending team invites the account had sent, revoked */
@@ -54,8 +56,8 @@ export interface TakenBack extends RevokedCredentials {
  * proving the address, for its owner who just has (a first sign-in by code, a reset, or a Google
  * sign-in with the verified address). Everything they could have set up goes: the password
  * (replaced by `passwordHash`, or removed), every session, every Google identity linked so far,
- * every credential (revokeAllCredentials), and what spends the account's wallet or tells about it:
- * its personal embed and agent embed codes, its personal studios (their users' runs, which an
+ * every credential (revokeAllCredentials: its personal embed and agent embed codes among them),
+ * and what else spends the account's wallet or tells about it: its personal studios (their users' runs, which an
  * owner_pays studio charges to the account), the pending team invites it sent, and its alert
  * webhook URL (thresholds and budget stay). A team's own codes, studios and keys are the team's
  * and stay. Every path that takes an account back calls this, so none leaves a part out; after
@@ -66,11 +68,10 @@ export async function takeBackAccount(trx: Db, userId: number, opts: { passwordH
   const sessionsEnded = await revokeUserSessions(trx, userId, now);
   const identitiesUnlinked = await unlinkIdentities(trx, userId);
   const revoked = await revokeAllCredentials(trx, userId, opts.encryptionKey, now);
-  const embedCodes = await revokePersonalEmbedCodes(trx, userId, now);
   const studios = await disablePersonalStudios(trx, userId, now);
   const invites = await revokeInvitesSentBy(trx, userId, now);
   const alertWebhookRemoved = await removeAlertWebhookUrl(trx, { userId, teamId: null });
   await setPasswordHash(trx, userId, opts.passwordHash);
   const teams = (await listMyTeams(trx, userId)).length;
-  return { ...revoked, sessionsEnded, identitiesUnlinked, embedCodes, studios, invites, alertWebhookRemoved, teams };
+  return { ...revoked, sessionsEnded, identitiesUnlinked, studios, invites, alertWebhookRemoved, teams };
 }

@@ -102,7 +102,7 @@ export const verifyOtp: Handler<'verifyOtp'> = async (ctx) => userView((await re
 /** What a reset did in its transaction: took a never-verified account back, or changed a verified one's password. */
 type ResetDone = { takenBack: TakenBack } | { sessionsEnded: number; revoked: RevokedCredentials | null };
 
-const CREDENTIALS_REVOKED = 'password changed; every session, API key, OAuth client and token of this account has been revoked and the webhook signing secret replaced';
+const CREDENTIALS_REVOKED = 'password changed; every session, API key, embed code, OAuth client and token of this account has been revoked and the webhook signing secret replaced';
 
 /**
  * Sets the new password and ends every session of the account (and, when asked, every
@@ -136,6 +136,6 @@ export const resetPassword: Handler<'resetPassword'> = async (ctx) => {
     // committed: every API process drops the revoked keys before this answer (README "Credential cache")
     await ctx.app.credentials.invalidate({ userIds: [user.id] });
   }
-  Object.assign(ctx.audit, { sessionsEnded, ...(revoked ? { apiKeysRevoked: revoked.apiKeys, oauthClientsRevoked: revoked.oauthClients } : {}) });
+  Object.assign(ctx.audit, { sessionsEnded, ...(revoked ? { apiKeysRevoked: revoked.apiKeys, oauthClientsRevoked: revoked.oauthClients, embedCodesRevoked: revoked.embedCodes } : {}) });
   return { detail: revoked ? CREDENTIALS_REVOKED : 'password changed; every session of this account has been ended' };
 };

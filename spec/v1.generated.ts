@@ -666,7 +666,7 @@ export interface paths {
         put?: never;
         /**
          * Reset a password with a one-time code
-         * @description Sets a new password when the one-time code from forgotPassword is correct and unexpired, uses the code up and marks the address verified. All sessions of the account are ended; with `revoke_all_credentials` (or always, when the address had never been verified) so are its API keys, OAuth clients and tokens, and the webhook signing secret is replaced. A wrong, expired, used or locked code and an unknown email all get the same 401.
+         * @description Sets a new password when the one-time code from forgotPassword is correct and unexpired, uses the code up and marks the address verified. All sessions of the account are ended; with `revoke_all_credentials` (or always, when the address had never been verified) so are its API keys, personal embed and agent embed codes, OAuth clients and tokens, and the webhook signing secret is replaced. A wrong, expired, used or locked code and an unknown email all get the same 401.
          */
         post: operations["resetPassword"];
         delete?: never;
@@ -4896,7 +4896,7 @@ export interface components {
             otp: string;
             new_password: string;
             /**
-             * @description True also revokes every API key (production and sandbox), deletes every OAuth client with its tokens, and replaces the webhook signing secret with no overlap ("sign out everywhere"). Done whatever this says when the account's email address had never been verified before this reset.
+             * @description True also revokes every API key (production and sandbox) and every personal embed and agent embed code, deletes every OAuth client with its tokens, and replaces the webhook signing secret with no overlap ("sign out everywhere"). Done whatever this says when the account's email address had never been verified before this reset.
              * @default false
              */
             revoke_all_credentials?: boolean;

@@ -46,10 +46,13 @@ async function equipped(opts: { verified: boolean }) {
   const token = async () => tokenRequest(gw, { grant_type: 'client_credentials' }, { authorization: basic(client.client_id, client.client_secret) });
   const accessToken = (await token()).body.access_token as string;
   const secret = ((await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: auth })).result as { secret: string }).secret;
-  return { email, session, keys, token, accessToken, secret };
+  const embedCode = ((await gw.server.inject({ method: 'POST', url: '/app/embed-codes', headers: auth, payload: { kind: 'embed', name: 'widget', models: ['canvas-v1-fast-text-to-image'] } })).result as { code: string }).code;
+  return { email, session, keys, token, accessToken, secret, embedCode };
 }
 
 const balance = (headers: Record<string, string>) => gw.server.inject({ method: 'GET', url: '/account/balance', headers }).then((r) => r.statusCode);
+/** What a run through an embed code answers: 401 once the code is revoked (a live one runs, or finds no credit: 402). */
+const embedRun = (code: string) => gw.server.inject({ method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', headers: { 'x-embed-code': code, 'content-type': 'application/json' }, payload: { prompt: 'a lighthouse' } }).then((r) => r.statusCode);
 
 async function reset(email: string, extra: object = {}) {
   await post('/auth/forgot-password', { email });
@@ -66,16 +69,19 @@ test('by default a reset of a verified account ends sessions but keeps keys, cli
   const a = await equipped({ verified: true });
   const { session, detail } = await reset(a.email);
   t.notRegex(detail, /API key/);
+  t.not(await embedRun(a.embedCode), 401);
   for (const key of a.keys) t.is(await balance({ 'x-api-key': key }), 200);
   t.is(await balance({ authorization: `Bearer ${a.accessToken}` }), 200);
   t.is((await a.token()).status, 200);
   t.is((await webhookSecret(session)).secret, a.secret);
 });
 
-test('revoke_all_credentials also revokes every key, client and token and replaces the webhook secret with no overlap', async (t) => {
+test('revoke_all_credentials also revokes every key, embed code, client and token and replaces the webhook secret with no overlap', async (t) => {
   const a = await equipped({ verified: true });
+  t.not(await embedRun(a.embedCode), 401);
   const { session, detail } = await reset(a.email, { revoke_all_credentials: true });
-  t.regex(detail, /API key/);
+  t.regex(detail, /API key, embed code/);
+  t.is(await embedRun(a.embedCode), 401, 'an embed code spends the wallet: whoever took the account over may have planted one');
   for (const key of a.keys) t.is(await balance({ 'x-api-key': key }), 401);
   t.is(await balance({ authorization: `Bearer ${a.accessToken}` }), 401);
   t.is((await a.token()).status, 401);
@@ -141,7 +147,7 @@ test('a reset of an address that was never verified also revokes the embed codes
   const planted = await plantSpenders(gw, smtp, a.session);
   const { session, detail } = await reset(a.email);
   t.deepEqual(await standing(gw, planted, session), TAKEN_BACK);
-  t.regex(detail, /2 embed codes were revoked/);
+  t.regex(detail, /3 embed codes were revoked/);
   t.regex(detail, /1 studio was disabled/);
   t.regex(detail, /1 pending team invite was revoked/);
   t.regex(detail, /alert webhook URL was removed/);

@@ -13,6 +13,7 @@ import { getBalance, getTeamBalance } from '../db/wallet/ledger.ts';
 import { predictionView } from '../lib/prediction-view.ts';
 import type { PredictionView } from '../lib/prediction-view.ts';
 import type { components } from '../spec/v1.generated.ts';
+import { storePriceRule } from '../spec/pricing.ts';
 import { disconnectSignal, waitForTerminal } from './prediction-watch.ts';
 import type { ModelContext, ModelHandler } from './types.ts';
 
@@ -181,8 +182,10 @@ export const generate: ModelHandler = async (ctx) => {
   const running = webhook !== null && events !== null && events.some((e) => e !== 'completed');
   idempotency?.watch(created);
   if (running) await insertFilter(app.db, { predictionId: id, userId: caller.owner.userId, url: webhook, events }, now);
+  // a language model is charged by its usage when it completes, at the price it was held by
+  const priceRule = model.category === 'llm' && model.price.tokens && price > 0 ? { priceRule: storePriceRule(model.price) } : {};
   const outcome = await app.store.submit({
-    p: { ...base, ...studioBilling, price, listPrice, discountPercent }, now, limits: { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount },
+    p: { ...base, ...studioBilling, price, listPrice, discountPercent, ...priceRule }, now, limits: { perKey: limits.concurrentPerKey, perAccount: limits.concurrentPerAccount },
     keySpendLimited: caller.keySpendLimited === true, ...(hardBudget ? { hardBudget } : {}), ...(embedLimits ? { embed: embedLimits } : {}),
   }).catch(async (err: unknown) => {
     if (running) await dropFilter(app.db, id);

@@ -632,6 +632,21 @@ export function usagePrice(rule: PriceRule, input: Readonly<Record<string, unkno
   return { charge: applyDiscount(list, held.discountPercent) + markup, listCharge: list + markup, studioMarkup: markup };
 }
 
+/**
+ * A price rule as text to keep with a prediction (db: predictions.price_rule), and back: JSON, its
+ * maps (multipliers, size presets) as `{"$map": [[key, value], ...]}`.
+ */
+export function storePriceRule(rule: PriceRule): string {
+  return JSON.stringify(rule, (_key, value: unknown) => (value instanceof Map ? { $map: [...value] } : value));
+}
+
+export function storedPriceRule(text: string): PriceRule {
+  return JSON.parse(text, (_key, value: unknown) => {
+    if (isRecord(value) && Array.isArray(value.$map) && Object.keys(value).length === 1) return new Map(value.$map as Array<[unknown, unknown]>);
+    return value;
+  }) as PriceRule;
+}
+
 /** Text the provider did not count, as tokens: each four of its UTF-8 bytes one token, rounded up. */
 export function tokensOfBytes(bytes: number): number {
   return Math.ceil(bytes / 4);

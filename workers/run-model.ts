@@ -8,7 +8,7 @@
 import fs from 'node:fs/promises';
 import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type';
 import type { App } from '../lib/context.ts';
-import { findPredictionById } from '../db/predictions/record.ts';
+import { findPredictionById, heldPriceRule } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
 import { recordRunProgress } from '../db/predictions/upstream.ts';
 import type { ModelInfo } from '../spec/catalog.ts';
@@ -31,7 +31,7 @@ import { isPollMessage } from './dispatch.ts';
 import type { PollMessage, PredictionMessage } from './dispatch.ts';
 import { isRequestId, seconds } from '../lib/telemetry.ts';
 import { removeOutputsLogged } from '../lib/storage.ts';
-import { computePriceBreakdown, countedTokens, CREDITS_PER_USD, PriceError, usagePrice } from '../spec/pricing.ts';
+import { computePriceBreakdown, countedTokens, CREDITS_PER_USD, PriceError, storedPriceRule, usagePrice } from '../spec/pricing.ts';
 
 // ---- 1. The consumer
 // The run-model consumer: claim the prediction, run its adapter, store the files, record the
@@ -162,15 +162,19 @@ export function createRunModel(app: App) {
   /**
    * A language model's answer is charged by its usage (spec/pricing.ts usagePrice, as POST
    * /v1/chat/completions settles a call): the tokens the provider reported or, where it reported
-   * none, counted as /v1 counts them (four bytes of the prompt and of the answer a token).
+   * none, counted as /v1 counts them (four bytes of the prompt and of the answer a token), at the
+   * price rule the prediction was held by (a reload since may have repriced the model; one held
+   * before the rule was kept: the model's price now).
    */
   async function usageCharge(p: Prediction, model: ModelInfo, files: readonly AdapterFile[], report: ProviderReport | undefined): Promise<UsageCharge> {
     const parts: string[] = [];
     for (const f of files) parts.push(f.data ? Buffer.from(f.data).toString('utf8') : await fs.readFile(f.path, 'utf8'));
     const text = parts.join('');
-    const tokens: InlineUsage = report?.usage ? { ...report.usage, source: 'reported' } : { ...countedTokens(model.price.tokens, p.input, text), source: 'counted' };
+    const kept = p.price > 0 ? await heldPriceRule(app.db, p.id) : null;
+    const rule = kept === null ? model.price : storedPriceRule(kept);
+    const tokens: InlineUsage = report?.usage ? { ...report.usage, source: 'reported' } : { ...countedTokens(rule.tokens, p.input, text), source: 'counted' };
     const held = { price: p.price, listPrice: p.billing?.listPrice ?? p.price, discountPercent: p.billing?.discountPercent ?? null, studioMarkup: p.studioId === null ? 0 : p.studioMarkup };
-    return { ...usagePrice(model.price, p.input, tokens, held), usage: tokens, text };
+    return { ...usagePrice(rule, p.input, tokens, held), usage: tokens, text };
   }
 
   /**

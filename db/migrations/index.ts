@@ -61,6 +61,7 @@ import * as m20261129_8101_webhook_event_filters from './20261129_8101_webhook_e
 import * as m20261130_0101_idempotency_takeover from './20261130_0101_idempotency_takeover.ts';
 import * as m20261130_0201_stripe_subscription_checkouts from './20261130_0201_stripe_subscription_checkouts.ts';
 import * as m20261201_0101_studio_domain_claims from './20261201_0101_studio_domain_claims.ts';
+import * as m20261201_0201_prediction_price_rules from './20261201_0201_prediction_price_rules.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -128,6 +129,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261130_0101_idempotency_takeover', m20261130_0101_idempotency_takeover],
   ['20261130_0201_stripe_subscription_checkouts', m20261130_0201_stripe_subscription_checkouts],
   ['20261201_0101_studio_domain_claims', m20261201_0101_studio_domain_claims],
+  ['20261201_0201_prediction_price_rules', m20261201_0201_prediction_price_rules],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -230,6 +230,11 @@ export interface NewPrediction {
   studioMarkup?: number;
   /** owner_pays: the studio owner's wallet, which holds and pays instead of the prediction's owner */
   payer?: Owner;
+  /**
+   * a language model's price rule as held (spec/pricing.ts storePriceRule): its charge by usage
+   * at completion uses it, whatever the catalog says then
+   */
+  priceRule?: string | null;
 }
 
 /** Where a prediction was submitted from: an API credential, a dashboard session, or a partner surface. */
@@ -328,6 +333,12 @@ export const SANDBOX_COLUMNS = [
 ];
 
 /** Unscoped, for internal use only (workers, sweeps): never with an id a client sent. */
+/** The price rule a language model's prediction was held by (NewPrediction.priceRule); null when none was kept. */
+export async function heldPriceRule(db: Db, id: string): Promise<string | null> {
+  const row = await db('predictions').where('id', id).first<{ price_rule: string | null } | undefined>('price_rule');
+  return row?.price_rule ?? null;
+}
+
 export async function findPredictionById(db: Db, id: string): Promise<Prediction | undefined> {
   const row = await db<PredictionRow>('predictions').where('id', id).first();
   return row ? toPrediction(row) : undefined;

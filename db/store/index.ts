@@ -63,12 +63,12 @@ const BATCHED_ID = /^[0-9A-Za-z_-]+$/;
 /**
  * Whether a submit may join a batch. The others run alone: a key with a spend limit (its own row
  * lock and spend read), a wallet with a hard monthly budget (its month's spend read under its lock), an embed code (its caps), a studio (markup columns, or another payer),
- * and a free request with no limit to count (one INSERT, no transaction, no wallet).
+ * a language model's with its price rule (a column besides the batch's), and a free request with no limit to count (one INSERT, no transaction, no wallet).
  */
 function batchable(req: SubmitRequest): boolean {
   const { p } = req;
   if (req.keySpendLimited === true || req.hardBudget === true || req.embed !== undefined) return false;
-  if (p.studioId || p.payer || p.studioMarkup || p.embedCodeId) return false;
+  if (p.studioId || p.payer || p.studioMarkup || p.embedCodeId || p.priceRule) return false;
   return p.price > 0 || limitsApply(p, req.limits);
 }
 

@@ -15,6 +15,7 @@ export function submittedRow(p: NewPrediction, now: number): Record<string, unkn
     source: p.source ?? 'api',
     ...(p.embedCodeId ? { embed_code_id: p.embedCodeId, embed_visitor: p.embedVisitor ?? null } : {}),
     ...studioColumns(p),
+    ...(p.priceRule ? { price_rule: p.priceRule } : {}),
   };
   // what the hold's ledger row records, kept on the prediction too so the charge need not read the hold row
   if (p.price > 0) Object.assign(row, { list_price: p.listPrice ?? p.price, discount_percent: p.discountPercent ?? null });

@@ -1,5 +1,9 @@
 import test from 'ava';
-import { applyDiscount, computePrice, computePriceBreakdown, countedTokens, describeTerm, parsePriceRule, PriceError, studioPrice, tokenCharge, tokenHold, usagePrice } from '../../spec/pricing.ts';
+import { applyDiscount, computePrice, computePriceBreakdown, countedTokens, describeTerm, parsePriceRule, PriceError, storePriceRule, storedPriceRule, studioPrice, tokenCharge, tokenHold, usagePrice } from '../../spec/pricing.ts';
+import path from 'node:path';
+import { loadSpec } from '../../app.ts';
+
+const SPEC = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../spec/v1');
 
 const schema = {
   properties: {
@@ -267,4 +271,17 @@ test('a multiplier value its field can never take is refused, naming it and the 
   t.is(computePrice(rule, { resolution: '4K', generate_audio: true, fps: 30, mode: 'fast' }), 36);
   // a field whose values are not listed (a pattern, free text) takes any key, as before
   t.notThrows(() => parsePriceRule({ base: 10, multipliers: { resolution: { '4k': 200 } } }, schema));
+});
+
+test('a price rule kept with a prediction reads back the same: every shipped model, maps included', async (t) => {
+  const spec = await loadSpec(SPEC);
+  let maps = 0;
+  for (const [slug, model] of spec.models) {
+    const back = storedPriceRule(storePriceRule(model.price));
+    t.deepEqual(back, model.price, slug);
+    if (model.price.multipliers.length > 0) maps++;
+  }
+  t.true(maps > 0, 'some shipped rule has multipliers (maps) to round-trip');
+  const presets = parsePriceRule({ base: 1, multipliers: { resolution: { '4k': 200 } } }, schema);
+  t.true(storedPriceRule(storePriceRule(presets)).multipliers[0]!.percentByValue instanceof Map);
 });

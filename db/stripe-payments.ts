@@ -120,15 +120,17 @@ export type PurchaseOutcome =
   | { outcome: 'credited'; paymentId: number; balance: number; transactionId: number }
   /** this Checkout Session was credited before: nothing moved */
   | { outcome: 'duplicate' }
-  /** the account (or the team) is gone */
-  | { outcome: 'no-account' };
+  /** the account is missing or erased, or the team deleted: nothing is credited (an erased account's tombstone is never credited) */
+  | { outcome: 'no-account'; gone: 'account' | 'team' };
 
 /** Credits a completed checkout once: its `stripe_payments` row and its `purchase` ledger row, one transaction. */
 export async function recordPurchase(db: Knex, p: Purchase): Promise<PurchaseOutcome> {
   const payer: Owner = { userId: p.userId, teamId: p.teamId };
   return withLockRetry(() => db.transaction(async (trx): Promise<PurchaseOutcome> => {
-    if (!(await trx('users').where('id', p.userId).first('id'))) return { outcome: 'no-account' };
-    if (p.teamId !== null && !(await trx('teams').where('id', p.teamId).whereNull('deleted_at').first('id'))) return { outcome: 'no-account' };
+    // a redelivery of a session credited before the wallet went is still a duplicate
+    if (await trx('stripe_payments').where('checkout_session_id', p.checkoutSessionId).first('id')) return { outcome: 'duplicate' };
+    if (!(await trx('users').where('id', p.userId).whereNull('deleted_at').first('id'))) return { outcome: 'no-account', gone: 'account' };
+    if (p.teamId !== null && !(await trx('teams').where('id', p.teamId).whereNull('deleted_at').first('id'))) return { outcome: 'no-account', gone: 'team' };
     let paymentId: number;
     try {
       const [id] = await trx('stripe_payments').insert({

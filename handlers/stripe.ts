@@ -194,7 +194,12 @@ async function checkoutPaid(app: App, event: Stripe.Event, s: Stripe.Checkout.Se
     userId, teamId: teamOf(s.metadata), checkoutSessionId: s.id, paymentIntentId: idOf(s.payment_intent) ?? null, customerId: idOf(s.customer) ?? null,
     amount, currency: (s.currency ?? app.config.stripe.currency).toLowerCase(), credits, now: app.clock(),
   });
-  if (out.outcome === 'no-account') return 'unmatched';
+  if (out.outcome === 'no-account') {
+    // paid at Stripe, credited nowhere: an operator refunds it
+    app.log.error({ stripeEvent: event.id, session: s.id, paymentIntent: idOf(s.payment_intent), amount, currency: s.currency, account: userId, team: teamOf(s.metadata) },
+      `stripe_payment_unmatched: the paid checkout's wallet is gone (${out.gone === 'team' ? 'the team was deleted' : 'the account was erased'}); nothing was credited: refund it in Stripe's dashboard`);
+    return 'unmatched';
+  }
   if (out.outcome === 'credited') app.log.info({ stripeEvent: event.id, session: s.id, userId, credits }, 'stripe purchase credited');
   return out.outcome;
 }

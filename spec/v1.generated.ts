@@ -279,9 +279,9 @@ export interface paths {
          *     (`subscription_started`); `customer.subscription.updated` with another plan's price changes
          *     the plan from the next renewal, and `customer.subscription.deleted` (or a subscription
          *     Stripe reports `canceled` or `unpaid`) cancels it. Any other event is answered `ignored`.
-         *     `unmatched`: a paid checkout names no account of this gateway, or is in another currency
-         *     without `metadata.credits`; nothing moves and an error is logged (`stripe_payment_unmatched`)
-         *     for the operator. 503 naming the variable when `STRIPE_WEBHOOK_SECRET` (or, for
+         *     `unmatched`: a paid checkout names no account of this gateway, names an erased account or a
+         *     deleted team, or is in another currency without `metadata.credits`; nothing moves and an
+         *     error is logged (`stripe_payment_unmatched`) for the operator. 503 naming the variable when `STRIPE_WEBHOOK_SECRET` (or, for
          *     `charge.refunded`, `STRIPE_SECRET_KEY`) is not set, so Stripe retries later.
          */
         post: operations["receiveStripeWebhook"];
@@ -3824,7 +3824,7 @@ export interface components {
          */
         StripeWebhookAck: {
             /**
-             * @description `subscription_started`, `subscription_changed`, `subscription_cancelled`: a plan bought in the dashboard started on its wallet, will change at the next renewal, or ended; `credited`: a purchase added credit; `refund_applied`: a refund took credits back; `refund_reversed`: a refund that had taken credits back failed or was cancelled, and they were given back (once); `duplicate`: already applied (a redelivery, or a refund made with adminStripeRefund); `ignored`: an event that moves nothing here; `unmatched`: a paid checkout that names no account, or a paid subscription checkout that started nothing because its wallet already had an active plan (recorded as unapplied and logged for the operator, who refunds it or applies it by hand; its redeliveries answer the same and record nothing twice).
+             * @description `subscription_started`, `subscription_changed`, `subscription_cancelled`: a plan bought in the dashboard started on its wallet, will change at the next renewal, or ended; `credited`: a purchase added credit; `refund_applied`: a refund took credits back; `refund_reversed`: a refund that had taken credits back failed or was cancelled, and they were given back (once); `duplicate`: already applied (a redelivery, or a refund made with adminStripeRefund); `ignored`: an event that moves nothing here; `unmatched`: a paid checkout that names no account (or an erased account, or a deleted team), or a paid subscription checkout that started nothing because its wallet already had an active plan (recorded as unapplied and logged for the operator, who refunds it or applies it by hand; its redeliveries answer the same and record nothing twice).
              * @enum {string}
              */
             status: "credited" | "refund_applied" | "refund_reversed" | "duplicate" | "ignored" | "unmatched" | "subscription_started" | "subscription_changed" | "subscription_cancelled";

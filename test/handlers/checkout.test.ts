@@ -12,6 +12,7 @@ import { callOperation } from '../helpers/operation.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { uniqueName } from '../helpers/services.ts';
 import { captureLog } from '../helpers/logs.ts';
+import { eraseAccount } from '../../db/account-deletion.ts';
 
 const SECRET_KEY = 'sk_test_mediagatecheckout';
 const WEBHOOK_SECRET = 'whsec_mediagatecheckoutsecret';
@@ -182,6 +183,31 @@ test.serial('a plan sold online starts with a subscription checkout; the portal\
   t.deepEqual((await deliver(event('customer.subscription.deleted', subscription('price_pro', 'canceled')))).result, { status: 'subscription_cancelled' });
   t.is((await callOperation<{ status: string }>(gw, 'getMySubscription', { as: acct.session })).body.status, 'cancelled');
   t.deepEqual((await deliver(event('customer.subscription.deleted', subscription('price_pro', 'canceled')))).result, { status: 'ignored' });
+});
+
+test.serial('a top-up paid after its account was erased or its team deleted credits no tombstone and is logged for the operator', async (t) => {
+  const acct = await newAccount(gw);
+  const stripe = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { amount: 500 } })).status, 200);
+  const owner = await newAccount(gw);
+  const teamId = await teamOf(owner);
+  const forTeam = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: owner.session, query: { team_id: teamId }, body: { amount: 2000 } })).status, 200);
+  // the account is erased and the team deleted while Stripe's payment pages are open
+  t.deepEqual(await eraseAccount(gw.app.db, acct.userId, Date.now(), { immediate: true }), { kind: 'erased' });
+  t.is((await callOperation(gw, 'deleteTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
+
+  const before = logs.lines.length;
+  const paid = paidSession(stripe.id, stripe.sent[0]!);
+  t.deepEqual((await deliver(paid)).result, { status: 'unmatched' });
+  const paidTeam = paidSession(forTeam.id, forTeam.sent[0]!);
+  t.deepEqual((await deliver(paidTeam)).result, { status: 'unmatched' });
+  t.is(await balance('users', acct.userId), 0, 'an erased account is credited nothing');
+  t.is(Number((await gw.app.db('credit_transactions').where({ user_id: acct.userId, kind: 'purchase' }).count({ n: '*' }))[0]!.n), 0);
+  t.is((await gw.app.db('stripe_payments').whereIn('checkout_session_id', [stripe.id, forTeam.id])).length, 0);
+  const unmatched = logs.parsed<{ msg: string; session?: string }>().slice(before).filter((l) => l.msg.startsWith('stripe_payment_unmatched'));
+  t.deepEqual(unmatched.map((l) => l.session), [stripe.id, forTeam.id], 'each paid session is named for the operator');
+  t.true(unmatched.every((l) => /erased|deleted/.test(l.msg)), unmatched.map((l) => l.msg).join('\n'));
 });
 
 test.serial('two top-up checkouts of one wallet, both paid: each credits once, redeliveries credit nothing', async (t) => {

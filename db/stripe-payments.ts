@@ -24,7 +24,7 @@ export interface StripePayment {
   amount: number;
   currency: string;
   credits: number;
-  /** what earlier refunds of it took: minor units and credits */
+  /** what earlier refunds of it took (not counting one that failed or was cancelled): minor units and credits */
   refundedAmount: number;
   refundedCredits: number;
 }
@@ -44,7 +44,8 @@ interface PaymentRow {
 
 async function withRefunds(db: Knex, rows: PaymentRow[]): Promise<StripePayment[]> {
   if (rows.length === 0) return [];
-  const sums = await db('stripe_refunds').whereIn('payment_id', rows.map((r) => num(r.id))).groupBy('payment_id')
+  // a refund that failed or was cancelled (reversed) refunded nothing and took nothing
+  const sums = await db('stripe_refunds').whereIn('payment_id', rows.map((r) => num(r.id))).whereNull('reversed_at').groupBy('payment_id')
     .select('payment_id', db.raw('sum(amount) as amount'), db.raw('sum(credits) as credits')) as Array<{ payment_id: number | string; amount: number | string; credits: number | string }>;
   const byId = new Map(sums.map((s) => [num(s.payment_id), s]));
   return rows.map((r) => ({

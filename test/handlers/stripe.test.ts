@@ -422,6 +422,20 @@ test.serial('charge.refunded and refund.updated after our own refund are not app
   t.not((await gw.app.db('stripe_refunds').where({ refund_id: ours }).first()).reversed_at, null);
 });
 
+test.serial('a refund that failed is listed as refunding nothing: the purchase shows what was really refunded and taken back', async (t) => {
+  const acct = await account();
+  const b = await buy(acct, 1000);
+  const refundId = uniqueName('re');
+  stripeRefunds(b, 0, refundId, 300);
+  t.is((await callOperation(gw, 'adminStripeRefund', { as: as.billing.session, body: { charge_id: b.chargeId, amount: 300 } })).status, 200);
+  const event = { id: uniqueName('evt'), object: 'event', type: 'refund.failed', data: { object: refundObject(b, refundId, 300, 'failed') } };
+  t.deepEqual((await deliver(event)).result, { status: 'refund_reversed' });
+  t.is(await balanceOf(acct.userId), 10_000);
+  const list = await callOperation<{ purchases: Array<{ refunded_amount: number; credits_removed: number }> }>(gw, 'listPurchases', { as: acct.session });
+  t.is(list.status, 200, list.raw.payload);
+  t.like(list.body.purchases[0], { refunded_amount: 0, credits_removed: 0 });
+});
+
 test.serial('roles: support lists charges but may not refund; a user gets 403 role_required; an admin\'s API key gets 403 session_required; 404 and 422 for bad requests', async (t) => {
   const acct = await account();
   const b = await buy(acct, 100);

@@ -169,17 +169,30 @@ export type RefundReversed =
   | { outcome: 'none' };
 
 /**
- * A recorded refund that Stripe reports `failed` or `canceled`: the money never left, so the
- * credits it took are given back (a positive `payment_refund` row), once: `reversed_at` is set by
- * a conditional UPDATE in the same transaction, under the wallet's lock. A reversed refund counts
- * no more toward what the payment's later refunds may take (creditsForRefund reads the rest).
+ * A refund that Stripe reports `failed` or `canceled`: the money never left, so the credits it took
+ * are given back (a positive `payment_refund` row), once: `reversed_at` is set by a conditional
+ * UPDATE in the same transaction, under the wallet's lock. A reversed refund counts no more toward
+ * what the payment's later refunds may take (creditsForRefund reads the rest). A refund of
+ * `unseen.payment` not recorded yet (Stripe does not keep the order of events: its `refund.created`
+ * may come after its `refund.failed`) is recorded as reversed, taking nothing, so that a `pending`
+ * report of it delivered later takes nothing either.
  */
-export async function reverseStripeRefund(db: Knex, refundId: string, description: string, now: number): Promise<RefundReversed> {
+export async function reverseStripeRefund(
+  db: Knex, refundId: string, description: string, now: number, unseen?: { payment: StripePayment; chargeId: string; amount: number; currency: string },
+): Promise<RefundReversed> {
   const row = await db('stripe_refunds').where('refund_id', refundId).first<{ user_id: number | string; team_id: number | string | null } | undefined>('user_id', 'team_id');
-  if (!row) return { outcome: 'none' };
-  const payer: Owner = { userId: num(row.user_id), teamId: row.team_id === null ? null : num(row.team_id) };
+  const payer: Owner | undefined = row ? { userId: num(row.user_id), teamId: row.team_id === null ? null : num(row.team_id) }
+    : unseen ? { userId: unseen.payment.userId, teamId: unseen.payment.teamId } : undefined;
+  if (!payer) return { outcome: 'none' };
   return withLockRetry(() => db.transaction(async (trx): Promise<RefundReversed> => {
     await lockWallet(trx, payer);
+    if (!row && unseen && !(await trx('stripe_refunds').where('refund_id', refundId).first('id'))) {
+      await trx('stripe_refunds').insert({
+        refund_id: refundId, payment_id: unseen.payment.id, charge_id: unseen.chargeId, user_id: payer.userId, team_id: payer.teamId, amount: unseen.amount,
+        currency: unseen.currency, credits: 0, source: 'webhook', created_at: now, reversed_at: now,
+      });
+      return { outcome: 'none' };
+    }
     const n = await trx('stripe_refunds').where('refund_id', refundId).whereNull('reversed_at').update({ reversed_at: now });
     if (affected(n) !== 1) return { outcome: 'none' };
     const { credits } = await trx('stripe_refunds').where('refund_id', refundId).first<{ credits: number | string }>('credits');

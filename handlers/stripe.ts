@@ -210,10 +210,15 @@ async function refundReported(app: App, event: Stripe.Event, refund: Stripe.Refu
   // a refund inside a charge.refunded event, or listed by Stripe for it, is checked here
   const problem = refundProblem(refund);
   if (problem !== undefined) return malformed(app, event, `refund ${problem}`);
+  const pi = idOf(refund.payment_intent);
+  const purchase = async () => payment ?? (pi === undefined ? undefined : await findPaymentByIntent(app.db, pi));
   if (!APPLIES.has(refund.status ?? '')) {
     if (refund.status === 'failed' || refund.status === 'canceled') {
-      // the money never left: the credits this refund took (if it was applied) come back, once
-      const back = await reverseStripeRefund(app.db, refund.id, `Stripe refund ${refund.id} ${refund.status}: credits given back`, app.clock());
+      // the money never left: the credits this refund took (if it was applied) come back, once;
+      // one not applied yet is recorded as failed, so its creation reported later takes nothing
+      const p = await purchase();
+      const unseen = p && { payment: p, chargeId: idOf(refund.charge) ?? '', amount: refund.amount, currency: refund.currency };
+      const back = await reverseStripeRefund(app.db, refund.id, `Stripe refund ${refund.id} ${refund.status}: credits given back`, app.clock(), unseen);
       if (back.outcome === 'reversed') {
         app.log.warn({ refund: refund.id, status: refund.status, userId: back.userId, credits: back.credits }, 'stripe refund failed or was cancelled; its credits were given back');
         return 'refund_reversed';
@@ -221,8 +226,7 @@ async function refundReported(app: App, event: Stripe.Event, refund: Stripe.Refu
     }
     return 'ignored';
   }
-  const pi = idOf(refund.payment_intent);
-  const p = payment ?? (pi === undefined ? undefined : await findPaymentByIntent(app.db, pi));
+  const p = await purchase();
   if (!p) return 'ignored';
   const applied = await applyStripeRefund(app.db, p, {
     refundId: refund.id, chargeId: idOf(refund.charge) ?? '', amount: refund.amount, currency: refund.currency, source: 'webhook',

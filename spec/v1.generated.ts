@@ -273,7 +273,8 @@ export interface paths {
          *     `payment_refund` row, once per Stripe refund id, whether the refund was made with
          *     adminStripeRefund or in Stripe's dashboard. A refund that fails or is cancelled afterwards
          *     (`refund.failed`, or any of those events with status `failed` or `canceled`) gives the credits
-         *     it took back, once (`refund_reversed`). A purchase made with createCheckoutSession for a team
+         *     it took back, once (`refund_reversed`); one reported failed before its creation (Stripe does
+         *     not keep the order of events) takes nothing when its creation arrives (`duplicate`). A purchase made with createCheckoutSession for a team
          *     credits the team's wallet (`metadata.team_id`). A subscription checkout made with
          *     createCheckoutSession starts the plan named in its metadata on its wallet
          *     (`subscription_started`); `customer.subscription.updated` with another plan's price changes

@@ -436,6 +436,23 @@ test.serial('a refund that failed is listed as refunding nothing: the purchase s
   t.like(list.body.purchases[0], { refunded_amount: 0, credits_removed: 0 });
 });
 
+test.serial('a refund reported failed before its creation is reported (events out of order) takes no credits then or later', async (t) => {
+  const acct = await account();
+  const b = await buy(acct, 1000);
+  const event = (type: string, object: object) => ({ id: uniqueName('evt'), object: 'event', type, data: { object } });
+  // Stripe retried refund.created (pending) after refund.failed had arrived
+  const failed = uniqueName('re');
+  t.deepEqual((await deliver(event('refund.failed', refundObject(b, failed, 400, 'failed')))).result, { status: 'ignored' });
+  t.deepEqual((await deliver(event('refund.created', refundObject(b, failed, 400, 'pending')))).result, { status: 'duplicate' });
+  t.deepEqual((await deliver(event('refund.updated', refundObject(b, failed, 400, 'canceled')))).result, { status: 'ignored' });
+  t.is(await balanceOf(acct.userId), 10_000);
+  // a later refund of the same payment takes its share as if the failed one had never been
+  t.deepEqual((await deliver(event('refund.created', refundObject(b, uniqueName('re'), 1000, 'succeeded')))).result, { status: 'refund_applied' });
+  t.is(await balanceOf(acct.userId), 0);
+  const list = await callOperation<{ purchases: Array<{ refunded_amount: number; credits_removed: number }> }>(gw, 'listPurchases', { as: acct.session });
+  t.like(list.body.purchases[0], { refunded_amount: 1000, credits_removed: 10_000 });
+});
+
 test.serial('roles: support lists charges but may not refund; a user gets 403 role_required; an admin\'s API key gets 403 session_required; 404 and 422 for bad requests', async (t) => {
   const acct = await account();
   const b = await buy(acct, 100);

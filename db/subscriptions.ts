@@ -179,6 +179,18 @@ export async function isUnappliedSubscription(db: Knex, stripeSubscriptionId: st
 }
 
 /**
+ * The Stripe subscription of the checkout that last started the wallet's plan; null when that
+ * checkout named none, undefined when no checkout ever started one.
+ */
+export async function startedStripeSubscription(db: Knex, payer: Owner): Promise<string | null | undefined> {
+  const q = db('stripe_subscription_checkouts').where('outcome', 'started').orderBy('id', 'desc');
+  if (payer.teamId === null) q.where('user_id', payer.userId).whereNull('team_id');
+  else q.where('team_id', payer.teamId);
+  const row = await q.first<{ stripe_subscription_id: string | null } | undefined>('stripe_subscription_id');
+  return row ? row.stripe_subscription_id : undefined;
+}
+
+/**
  * A change of plan takes effect at the next renewal: the current period and its grant stay as they
  * are. Changing back to the current plan drops a pending change.
  */

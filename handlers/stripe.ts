@@ -12,7 +12,9 @@ import { findUserByEmail, findUserById } from '../db/users.ts';
 import {
   applyStripeRefund, findPaymentByIntent, paymentsOf, recordCustomer, recordPurchase, reverseStripeRefund, stripeCustomerOf, userIdForCustomer,
 } from '../db/stripe-payments.ts';
-import { activateFromCheckout, cancelSubscription, changeSubscription, findSubscription, isUnappliedSubscription } from '../db/subscriptions.ts';
+import {
+  activateFromCheckout, cancelSubscription, changeSubscription, findSubscription, isUnappliedSubscription, startedStripeSubscription,
+} from '../db/subscriptions.ts';
 import { walletOf } from '../db/wallet/ledger.ts';
 import type { Owner } from '../lib/caller.ts';
 import type { StripePayment } from '../db/stripe-payments.ts';
@@ -164,6 +166,13 @@ async function subscriptionUpdated(app: App, sub: Stripe.Subscription, deleted: 
   // a subscription whose checkout started nothing (recorded unapplied) is not the wallet's plan
   if (typeof sub.id === 'string' && await isUnappliedSubscription(app.db, sub.id)) {
     app.log.info({ subscription: sub.id, ...target.payer }, 'stripe subscription event of an unapplied checkout: the wallet\'s plan is left alone');
+    return 'ignored';
+  }
+  // an event of an earlier Stripe subscription of the wallet (ended, then a new checkout started
+  // the plan again), delivered late or again, is not about the plan the wallet has now
+  const started = await startedStripeSubscription(app.db, target.payer);
+  if (typeof started === 'string' && started !== sub.id) {
+    app.log.info({ subscription: sub.id, current: started, ...target.payer }, 'stripe subscription event of an earlier subscription: the wallet\'s plan is left alone');
     return 'ignored';
   }
   const now = app.clock();

@@ -260,6 +260,29 @@ test.serial('a second subscription checkout paid for a wallet whose plan is acti
   t.deepEqual((await deliver(event('customer.subscription.deleted', { id: subA, object: 'subscription', status: 'canceled', metadata: { ...metadata, plan: 'starter' }, items: item('price_starter') }))).result, { status: 'subscription_cancelled' });
 });
 
+test.serial('a late event of a Stripe subscription that ended leaves the plan a later checkout started alone', async (t) => {
+  const acct = await newAccount(gw);
+  const metadata = { user_id: String(acct.userId), plan: 'starter' };
+  const subscription = (id: string, price: string, status: string) => ({ id, object: 'subscription', status, metadata, items: { object: 'list', data: [{ id: 'si_1', price: { id: price } }] } });
+  const [subA, subB] = [uniqueName('sub'), uniqueName('sub')];
+  const first = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { plan: 'starter' } })).status, 200);
+  t.deepEqual((await deliver(paidSession(first.id, first.sent[0]!, { amount_total: 1000, subscription: subA, payment_intent: null }))).result, { status: 'subscription_started' });
+  t.deepEqual((await deliver(event('customer.subscription.deleted', subscription(subA, 'price_starter', 'canceled')))).result, { status: 'subscription_cancelled' });
+  // the customer subscribes again: a new Stripe subscription
+  const second = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { plan: 'starter' } })).status, 200);
+  t.deepEqual((await deliver(paidSession(second.id, second.sent[0]!, { amount_total: 1000, subscription: subB, payment_intent: null }))).result, { status: 'subscription_started' });
+  // Stripe redelivers, late, events of the first subscription
+  t.deepEqual((await deliver(event('customer.subscription.updated', subscription(subA, 'price_pro', 'active')))).result, { status: 'ignored' });
+  t.deepEqual((await deliver(event('customer.subscription.updated', subscription(subA, 'price_starter', 'canceled')))).result, { status: 'ignored' });
+  t.deepEqual((await deliver(event('customer.subscription.deleted', subscription(subA, 'price_starter', 'canceled')))).result, { status: 'ignored' });
+  t.like((await callOperation<{ plan: string; status: string; next_plan: string | null }>(gw, 'getMySubscription', { as: acct.session })).body, { plan: 'starter', status: 'active', next_plan: null });
+  // the current one still drives it
+  t.deepEqual((await deliver(event('customer.subscription.updated', subscription(subB, 'price_pro', 'active')))).result, { status: 'subscription_changed' });
+  t.deepEqual((await deliver(event('customer.subscription.deleted', subscription(subB, 'price_pro', 'canceled')))).result, { status: 'subscription_cancelled' });
+});
+
 test.serial('two subscription checkouts of one wallet delivered at once: one starts the plan, the other is recorded unapplied', async (t) => {
   const acct = await newAccount(gw);
   const stripe = stripeCreatesSession();

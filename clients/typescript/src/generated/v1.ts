@@ -280,7 +280,8 @@ export interface paths {
          *     createCheckoutSession starts the plan named in its metadata on its wallet
          *     (`subscription_started`); `customer.subscription.updated` with another plan's price changes
          *     the plan from the next renewal, and `customer.subscription.deleted` (or a subscription
-         *     Stripe reports `canceled` or `unpaid`) cancels it. Any other event is answered `ignored`.
+         *     Stripe reports `canceled` or `unpaid`) cancels it; an event of an earlier Stripe subscription of
+         *     the wallet (one whose plan a later checkout started again) is `ignored`. Any other event is answered `ignored`.
          *     `unmatched`: a paid checkout names no account of this gateway, names an erased account or a
          *     deleted team, or is in another currency without `metadata.credits`; nothing moves and an
          *     error is logged (`stripe_payment_unmatched`) for the operator. 503 naming the variable when `STRIPE_WEBHOOK_SECRET` (or, for

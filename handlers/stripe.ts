@@ -5,7 +5,7 @@
 // STRIPE_WEBHOOK_SECRET the routes that need it answer 503 naming it, and nothing else changes.
 import type { Handler } from './types.ts';
 import type { App } from '../lib/context.ts';
-import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../lib/errors.ts';
+import { BalanceLimitError, ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../lib/errors.ts';
 import { creditsForPayment, creditsForRefund, idOf, listData, refundIdempotencyKey, stripeCall, stripeClient, stripeSdk, webhookSecret } from '../lib/stripe.ts';
 import type { Stripe } from '../lib/stripe.ts';
 import { findUserByEmail, findUserById } from '../db/users.ts';
@@ -17,7 +17,7 @@ import {
 } from '../db/subscriptions.ts';
 import { walletOf } from '../db/wallet/ledger.ts';
 import type { Owner } from '../lib/caller.ts';
-import type { StripePayment } from '../db/stripe-payments.ts';
+import type { PurchaseOutcome, StripePayment } from '../db/stripe-payments.ts';
 import type { components } from '../spec/v1.generated.ts';
 
 type PaymentCharge = components['schemas']['PaymentCharge'];
@@ -195,14 +195,26 @@ async function checkoutPaid(app: App, event: Stripe.Event, s: Stripe.Checkout.Se
   const amount = s.amount_total ?? 0;
   const credits = creditsForPayment(app.config.stripe, amount, s.currency ?? '', s.metadata);
   if (userId === undefined || credits === undefined || credits <= 0) {
+    const why = userId === undefined ? 'the paid checkout names no account of this gateway'
+      : (s.currency ?? '').toLowerCase() === app.config.stripe.currency && s.metadata?.credits === undefined ? `${amount} (${s.currency}, minor units) buys more credits than the gateway keeps exactly (2^53 - 1)`
+        : `no credit rate for ${s.currency ?? 'this currency'} and no metadata.credits`;
     app.log.error({ stripeEvent: event.id, session: s.id, paymentIntent: idOf(s.payment_intent), amount, currency: s.currency, account: userId ?? null },
-      `stripe_payment_unmatched: ${userId === undefined ? 'the paid checkout names no account of this gateway' : `no credit rate for ${s.currency ?? 'this currency'} and no metadata.credits`}; credit it by hand (adminTopup)`);
+      `stripe_payment_unmatched: ${why}; credit it by hand (adminTopup)`);
     return 'unmatched';
   }
-  const out = await recordPurchase(app.db, {
-    userId, teamId: teamOf(s.metadata), checkoutSessionId: s.id, paymentIntentId: idOf(s.payment_intent) ?? null, customerId: idOf(s.customer) ?? null,
-    amount, currency: (s.currency ?? app.config.stripe.currency).toLowerCase(), credits, now: app.clock(),
-  });
+  let out: PurchaseOutcome;
+  try {
+    out = await recordPurchase(app.db, {
+      userId, teamId: teamOf(s.metadata), checkoutSessionId: s.id, paymentIntentId: idOf(s.payment_intent) ?? null, customerId: idOf(s.customer) ?? null,
+      amount, currency: (s.currency ?? app.config.stripe.currency).toLowerCase(), credits, now: app.clock(),
+    });
+  } catch (err) {
+    if (!(err instanceof BalanceLimitError)) throw err;
+    // a 4xx would only have Stripe send it again for days, and it would never fit: the operator decides
+    app.log.error({ stripeEvent: event.id, session: s.id, paymentIntent: idOf(s.payment_intent), amount, currency: s.currency, account: userId, credits },
+      `stripe_payment_unmatched: the wallet cannot hold ${credits} more credits (${err.message}); nothing was credited: refund it, or credit it by hand once it can`);
+    return 'unmatched';
+  }
   if (out.outcome === 'no-account') {
     // paid at Stripe, credited nowhere: an operator refunds it
     app.log.error({ stripeEvent: event.id, session: s.id, paymentIntent: idOf(s.payment_intent), amount, currency: s.currency, account: userId, team: teamOf(s.metadata) },

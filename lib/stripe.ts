@@ -55,15 +55,18 @@ function minorUnitsPerUnit(currency: string): bigint {
 /**
  * The credits a payment of `amount` minor units buys: `metadata.credits` when the operator's
  * Checkout Session or Payment Link sets it (a pack with a bonus), else the configured rate in the
- * configured currency (rounded down). undefined: another currency and no `metadata.credits`, or
- * an amount that is not a whole number of minor units (nothing is bought with a malformed amount).
+ * configured currency (rounded down). undefined: another currency and no `metadata.credits`, an
+ * amount that is not a whole number of minor units (nothing is bought with a malformed amount), or
+ * more credits than 2^53 - 1.
  */
 export function creditsForPayment(config: StripeConfig, amount: number, currency: string, metadata: Record<string, string> | null | undefined): number | undefined {
   if (!Number.isSafeInteger(amount) || amount < 0) return undefined;
   const fixed = metadata?.credits;
   if (fixed !== undefined && /^[1-9][0-9]{0,14}$/.test(fixed) && Number.isSafeInteger(Number(fixed))) return Number(fixed);
   if (currency.toLowerCase() !== config.currency) return undefined;
-  return Number((BigInt(amount) * BigInt(config.creditsPerUnit)) / minorUnitsPerUnit(config.currency));
+  const credits = (BigInt(amount) * BigInt(config.creditsPerUnit)) / minorUnitsPerUnit(config.currency);
+  // more than the gateway keeps exactly (a large payment at a large rate): nothing is bought
+  return credits <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(credits) : undefined;
 }
 
 /**

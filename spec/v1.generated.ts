@@ -282,8 +282,8 @@ export interface paths {
          *     Stripe reports `canceled` or `unpaid`) cancels it; an event of an earlier Stripe subscription of
          *     the wallet (one whose plan a later checkout started again) is `ignored`. Any other event is answered `ignored`.
          *     `unmatched`: a paid checkout names no account of this gateway, names an erased account or a
-         *     deleted team, or is in another currency without `metadata.credits`; nothing moves and an
-         *     error is logged (`stripe_payment_unmatched`) for the operator. 503 naming the variable when `STRIPE_WEBHOOK_SECRET` (or, for
+         *     deleted team, is in another currency without `metadata.credits`, or buys more credits than
+         *     the wallet can hold (2^53 - 1 in all); nothing moves and an error is logged (`stripe_payment_unmatched`) for the operator. 503 naming the variable when `STRIPE_WEBHOOK_SECRET` (or, for
          *     `charge.refunded`, `STRIPE_SECRET_KEY`) is not set, so Stripe retries later.
          */
         post: operations["receiveStripeWebhook"];

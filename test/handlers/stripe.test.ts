@@ -12,6 +12,7 @@ import { assertLedger, ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { uniqueName } from '../helpers/services.ts';
 import { captureLog } from '../helpers/logs.ts';
 import { creditsForPayment, creditsForRefund, refundIdempotencyKey } from '../../lib/stripe.ts';
+import { creditWallet, debitWallet } from '../../db/wallet/moves.ts';
 
 const SECRET_KEY = 'sk_test_mediagatetests';
 const WEBHOOK_SECRET = 'whsec_mediagatetestsecret';
@@ -199,6 +200,26 @@ test.serial('a checkout names its account by id, else by its customer, else by e
   t.deepEqual((await deliver(checkoutEvent(acct, { ...first, sessionId: uniqueName('cs_test') }, { payment_status: 'unpaid' }))).result, { status: 'ignored' });
   t.deepEqual((await deliver({ id: uniqueName('evt'), object: 'event', type: 'customer.created', data: { object: { id: 'cus_x', object: 'customer' } } })).result, { status: 'ignored' });
   t.is(await balanceOf(acct.userId), 3777);
+});
+
+test.serial('a paid checkout the wallet cannot hold, or whose credits are past 2^53 - 1, is unmatched and logged, never a 4xx Stripe retries for days', async (t) => {
+  // a rate that, in a zero-decimal currency, makes a large payment more credits than are kept exactly
+  t.is(creditsForPayment({ secretKey: undefined, webhookSecret: undefined, currency: 'jpy', creditsPerUnit: 1_000_000_000 }, 99_999_999, 'jpy', {}), undefined);
+
+  const acct = await account();
+  const payer = { userId: acct.userId, teamId: null };
+  const near = Number.MAX_SAFE_INTEGER - 5000;
+  await gw.app.db.transaction((trx) => creditWallet(trx, payer, near, 'topup', 'test: a wallet near the limit', Date.now()));
+  const from = logged.lines.length;
+  const b = { sessionId: uniqueName('cs_test'), pi: uniqueName('pi'), chargeId: uniqueName('ch'), customer: uniqueName('cus'), amount: 1000 };
+  const res = await deliver(checkoutEvent(acct, b));
+  t.is(res.statusCode, 200, res.payload);
+  t.deepEqual(res.result, { status: 'unmatched' });
+  t.is((await gw.app.db('stripe_payments').where({ checkout_session_id: b.sessionId })).length, 0);
+  const unmatched = logged.parsed<{ msg: string; session?: string }>().slice(from).filter((l) => l.msg.startsWith('stripe_payment_unmatched'));
+  t.deepEqual(unmatched.map((l) => l.session), [b.sessionId]);
+  await gw.app.db.transaction((trx) => debitWallet(trx, payer, near, 'test: back to zero', Date.now()));
+  t.is(await balanceOf(acct.userId), 0);
 });
 
 test.serial('a tampered, foreign or missing signature is 400 and moves nothing', async (t) => {

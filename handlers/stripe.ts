@@ -348,6 +348,19 @@ function malformed(app: App, event: Stripe.Event, field: string): AckStatus {
   return 'ignored';
 }
 
+/**
+ * Why a signed event is not about the gateway's own Stripe account: a connected account's (Stripe
+ * Connect: money the gateway did not receive), or a test-mode one on a gateway with a live key (a
+ * test card's payment buys no real credit); undefined when it is.
+ */
+function foreignEvent(app: App, event: Fields): string | undefined {
+  if (typeof event.account === 'string' && event.account !== '') return `an event of the connected account ${event.account} (Stripe Connect), not of the gateway's own account`;
+  if (event.livemode === false && /^(sk|rk)_live_/.test(app.config.stripe.secretKey ?? '')) {
+    return 'a test-mode event on a gateway with a live STRIPE_SECRET_KEY (is STRIPE_WEBHOOK_SECRET the live endpoint\'s?)';
+  }
+  return undefined;
+}
+
 /** POST /api/v1/payment-webhooks/stripe */
 export const receiveStripeWebhook: Handler<'receiveStripeWebhook'> = async ({ app, request }) => {
   const secret = webhookSecret(app.config.stripe);
@@ -360,6 +373,11 @@ export const receiveStripeWebhook: Handler<'receiveStripeWebhook'> = async ({ ap
     event = webhooks.constructEvent(request.app.rawBody ?? Buffer.alloc(0), signature, secret);
   } catch (err) {
     throw new InvalidInputError(`the Stripe signature was refused: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const foreign = foreignEvent(app, event as unknown as Fields);
+  if (foreign !== undefined) {
+    app.log.error({ stripeEvent: typeof event.id === 'string' ? event.id : null, type: event.type }, `stripe event ignored: ${foreign}; nothing moved`);
+    return { status: 'ignored' };
   }
   // the route's schema lets only a JSON object through, whose fields may be anything
   const problem = eventProblem(event as unknown as Fields);

@@ -222,6 +222,28 @@ test.serial('a paid checkout the wallet cannot hold, or whose credits are past 2
   t.is(await balanceOf(acct.userId), 0);
 });
 
+test.serial('an event of a connected account, or a test-mode event on a gateway with a live key, credits nothing', async (t) => {
+  const acct = await account();
+  const b = () => ({ sessionId: uniqueName('cs_test'), pi: uniqueName('pi'), chargeId: uniqueName('ch'), customer: uniqueName('cus'), amount: 1000 });
+  // Stripe Connect: a connected account's own checkout, delivered to a Connect endpoint, is not money the gateway received
+  const connected = { ...checkoutEvent(acct, b()), account: 'acct_1Connected' };
+  t.deepEqual((await deliver(connected)).result, { status: 'ignored' });
+  const live = await startGateway({ queue: 'memory', env: { STRIPE_SECRET_KEY: 'sk_live_mediagatetests', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET } });
+  try {
+    const buyer = { userId: (await newAccount(live, 0)).userId, email: 'not-used@example.com' };
+    // a test card's payment (livemode false) buys no real credit
+    t.deepEqual((await deliver({ ...checkoutEvent(buyer, b()), livemode: false }, {}, live)).result, { status: 'ignored' });
+    t.deepEqual((await deliver({ ...checkoutEvent(buyer, b()), livemode: true }, {}, live)).result, { status: 'credited' });
+    t.is(Number((await live.app.db('users').where({ id: buyer.userId }).first('balance')).balance), 10_000);
+  } finally {
+    await live.stop();
+  }
+  t.is(await balanceOf(acct.userId), 0);
+  // on a gateway with a test key a test-mode event is what is expected
+  t.deepEqual((await deliver({ ...checkoutEvent(acct, b()), livemode: false })).result, { status: 'credited' });
+  t.is(await balanceOf(acct.userId), 10_000);
+});
+
 test.serial('a tampered, foreign or missing signature is 400 and moves nothing', async (t) => {
   const acct = await account();
   const b = { sessionId: uniqueName('cs_test'), pi: uniqueName('pi'), chargeId: uniqueName('ch'), customer: uniqueName('cus'), amount: 100_000 };

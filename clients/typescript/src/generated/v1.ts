@@ -265,7 +265,9 @@ export interface paths {
          * @description Where Stripe sends the events of the gateway's account (configure this URL as a webhook
          *     endpoint in Stripe). No credential: the `Stripe-Signature`
          *     header, verified with `STRIPE_WEBHOOK_SECRET` by the Stripe SDK over the exact body bytes
-         *     (5 minutes of tolerance), is the proof; a missing or wrong signature is 400.
+         *     (5 minutes of tolerance), is the proof; a missing or wrong signature is 400. An event of a
+         *     connected account (`account` set) or, with a live `STRIPE_SECRET_KEY`, a test-mode one
+         *     (`livemode: false`) moves nothing (`ignored`, logged as an error).
          *     `checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded` credit the
          *     account the session names (`client_reference_id` or `metadata.user_id`: the account id;
          *     else the recorded Stripe customer; else the customer's email) with a `purchase` ledger row,

@@ -130,7 +130,10 @@ export async function recordPurchase(db: Knex, p: Purchase): Promise<PurchaseOut
   return withLockRetry(() => db.transaction(async (trx): Promise<PurchaseOutcome> => {
     // a redelivery of a session credited before the wallet went is still a duplicate
     if (await trx('stripe_payments').where('checkout_session_id', p.checkoutSessionId).first('id')) return { outcome: 'duplicate' };
-    if (!(await trx('users').where('id', p.userId).whereNull('deleted_at').first('id'))) return { outcome: 'no-account', gone: 'account' };
+    // the buyer's own wallet must be live; a team's purchase credits the team even if its buyer was erased since
+    const buyer = trx('users').where('id', p.userId);
+    if (p.teamId === null) buyer.whereNull('deleted_at');
+    if (!(await buyer.first('id'))) return { outcome: 'no-account', gone: 'account' };
     if (p.teamId !== null && !(await trx('teams').where('id', p.teamId).whereNull('deleted_at').first('id'))) return { outcome: 'no-account', gone: 'team' };
     let paymentId: number;
     try {

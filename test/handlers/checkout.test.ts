@@ -210,6 +210,19 @@ test.serial('a top-up paid after its account was erased or its team deleted cred
   t.true(unmatched.every((l) => /erased|deleted/.test(l.msg)), unmatched.map((l) => l.msg).join('\n'));
 });
 
+test.serial('a team top-up paid after its buyer\'s account was erased still credits the team, which is still there', async (t) => {
+  const owner = await newAccount(gw);
+  const teamId = await teamOf(owner);
+  const buyer = await newAccount(gw);
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: buyer.userId, role: 'billing', created_at: Date.now() });
+  const stripe = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: buyer.session, query: { team_id: teamId }, body: { amount: 500 } })).status, 200);
+  t.deepEqual(await eraseAccount(gw.app.db, buyer.userId, Date.now(), { immediate: true }), { kind: 'erased' });
+  t.deepEqual((await deliver(paidSession(stripe.id, stripe.sent[0]!))).result, { status: 'credited' });
+  t.is(await balance('teams', teamId), 5000);
+  t.is(await balance('users', buyer.userId), 0);
+});
+
 test.serial('two top-up checkouts of one wallet, both paid: each credits once, redeliveries credit nothing', async (t) => {
   const acct = await newAccount(gw);
   const first = stripeCreatesSession();

@@ -196,8 +196,9 @@ async function checkoutPaid(app: App, event: Stripe.Event, s: Stripe.Checkout.Se
   const credits = creditsForPayment(app.config.stripe, amount, s.currency ?? '', s.metadata);
   if (userId === undefined || credits === undefined || credits <= 0) {
     const why = userId === undefined ? 'the paid checkout names no account of this gateway'
-      : (s.currency ?? '').toLowerCase() === app.config.stripe.currency && s.metadata?.credits === undefined ? `${amount} (${s.currency}, minor units) buys more credits than the gateway keeps exactly (2^53 - 1)`
-        : `no credit rate for ${s.currency ?? 'this currency'} and no metadata.credits`;
+      : credits === 0 ? `${amount} (${s.currency}, minor units) buys no whole credit at the rate`
+        : (s.currency ?? '').toLowerCase() === app.config.stripe.currency ? `${amount} (${s.currency}, minor units) buys more credits than the gateway keeps exactly (2^53 - 1)`
+          : `no credit rate for ${s.currency ?? 'this currency'} and no metadata.credits`;
     app.log.error({ stripeEvent: event.id, session: s.id, paymentIntent: idOf(s.payment_intent), amount, currency: s.currency, account: userId ?? null },
       `stripe_payment_unmatched: ${why}; credit it by hand (adminTopup)`);
     return 'unmatched';

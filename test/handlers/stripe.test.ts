@@ -218,6 +218,11 @@ test.serial('a paid checkout the wallet cannot hold, or whose credits are past 2
   t.is((await gw.app.db('stripe_payments').where({ checkout_session_id: b.sessionId })).length, 0);
   const unmatched = logged.parsed<{ msg: string; session?: string }>().slice(from).filter((l) => l.msg.startsWith('stripe_payment_unmatched'));
   t.deepEqual(unmatched.map((l) => l.session), [b.sessionId]);
+  // a payment that buys nothing is named as such
+  const nothing = { ...b, sessionId: uniqueName('cs_test'), pi: uniqueName('pi'), amount: 0 };
+  t.deepEqual((await deliver(checkoutEvent(acct, nothing))).result, { status: 'unmatched' });
+  const said = logged.parsed<{ msg: string; session?: string }>().slice(from).find((l) => l.session === nothing.sessionId);
+  t.regex(said?.msg ?? '', /buys no whole credit/);
   await gw.app.db.transaction((trx) => debitWallet(trx, payer, near, 'test: back to zero', Date.now()));
   t.is(await balanceOf(acct.userId), 0);
 });

@@ -52,7 +52,11 @@ export const createCheckoutSession: Handler<'createCheckoutSession'> = async (ct
   if (hasAmount) {
     const amount = checkedAmount(app, body.amount!);
     const { currency } = app.config.stripe;
-    const credits = creditsForPayment(app.config.stripe, amount, currency, undefined)!;
+    const credits = creditsForPayment(app.config.stripe, amount, currency, undefined);
+    if (credits === undefined) {
+      // a large amount at a large rate: more than a wallet keeps exactly
+      throw new ValidationFailedError([{ loc: ['body', 'amount'], msg: `Buys more than ${Number.MAX_SAFE_INTEGER} credits at this gateway's rate; choose a smaller amount`, type: 'value_error' }]);
+    }
     const metadata = metadataOf(payer, studio, { credits: String(credits) });
     session = await stripeCall('checkout session', () => stripe.checkout.sessions.create({
       mode: 'payment', client_reference_id: String(caller.userId), metadata, payment_intent_data: { metadata },

@@ -124,6 +124,21 @@ test.serial('an amount outside the operator\'s limits, or both or neither of amo
   t.deepEqual(nock.pendingMocks(), []);
 });
 
+test.serial('an amount that would buy more credits than the gateway keeps exactly is 422 and Stripe is not asked', async (t) => {
+  const yen = await startGateway({
+    queue: 'memory',
+    env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_CURRENCY: 'jpy', STRIPE_CREDITS_PER_UNIT: '1000000000', CHECKOUT_PRESETS: '500', CHECKOUT_MIN_AMOUNT: '500', CHECKOUT_MAX_AMOUNT: '100000000' },
+  });
+  try {
+    const acct = await newAccount(yen);
+    const res = await callOperation<{ code: string; detail: Array<{ loc: string[] }> }>(yen, 'createCheckoutSession', { as: acct.session, body: { amount: 99_999_999 } });
+    t.is(res.status, 422, res.raw.payload);
+    t.deepEqual(res.body.detail[0]!.loc, ['body', 'amount']);
+  } finally {
+    await yen.stop();
+  }
+});
+
 test.serial('a team owner buys for the team: the team wallet is credited and refunds take back from it; a developer may not buy', async (t) => {
   const owner = await newAccount(gw);
   const teamId = await teamOf(owner);

@@ -111,6 +111,8 @@ export interface Purchase {
   checkoutSessionId: string;
   paymentIntentId: string | null;
   customerId: string | null;
+  /** whether the customer becomes the wallet's (when it has none): not a stranger's who named the account */
+  recordCustomer: boolean;
   amount: number;
   currency: string;
   credits: number;
@@ -147,7 +149,7 @@ export async function recordPurchase(db: Knex, p: Purchase): Promise<PurchaseOut
       throw err;
     }
     const balance = await creditWallet(trx, payer, p.credits, 'purchase', `Stripe payment ${p.paymentIntentId ?? p.checkoutSessionId}`, p.now, { ref: `stripe-payment-${paymentId}` });
-    if (p.customerId) await recordCustomer(trx, payer, p.customerId);
+    if (p.customerId && p.recordCustomer) await recordCustomer(trx, payer, p.customerId);
     return { outcome: 'credited', paymentId, balance, transactionId: await lastLedgerId(trx, payer) };
   }));
 }

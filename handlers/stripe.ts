@@ -8,7 +8,7 @@ import type { App } from '../lib/context.ts';
 import { BalanceLimitError, ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../lib/errors.ts';
 import { creditsForPayment, creditsForRefund, idOf, listData, refundIdempotencyKey, stripeCall, stripeClient, stripeSdk, webhookSecret } from '../lib/stripe.ts';
 import type { Stripe } from '../lib/stripe.ts';
-import { findUserByEmail, findUserById } from '../db/users.ts';
+import { findUserByEmail, findUserById, normaliseEmail } from '../db/users.ts';
 import {
   applyStripeRefund, findPaymentByIntent, paymentsOf, recordCustomer, recordPurchase, reverseStripeRefund, stripeCustomerOf, userIdForCustomer,
 } from '../db/stripe-payments.ts';
@@ -101,16 +101,25 @@ export const adminStripeRefund: Handler<'adminStripeRefund'> = async ({ app, cal
 
 // ---------------------------------------------------------------- the webhook
 
-/** The account a paid Checkout Session credits: its explicit account id, its customer, its email. */
-async function accountOf(app: App, s: Stripe.Checkout.Session): Promise<number | undefined> {
-  for (const explicit of [s.client_reference_id, s.metadata?.user_id]) {
-    if (explicit && /^[1-9][0-9]{0,9}$/.test(explicit)) return (await findUserById(app.db, Number(explicit)))?.id;
+/**
+ * The account a paid Checkout Session credits: its explicit account id, its customer, its email.
+ * `own`: whether the session's Stripe customer may become the account's (recorded on its wallet):
+ * not when only `client_reference_id` named it, which whoever pays a Payment Link may set to any
+ * account id, unless the payer's email is the account's.
+ */
+async function accountOf(app: App, s: Stripe.Checkout.Session): Promise<{ userId: number; own: boolean } | undefined> {
+  const email = s.customer_details?.email ?? s.customer_email;
+  for (const [explicit, bySession] of [[s.client_reference_id, false], [s.metadata?.user_id, true]] as const) {
+    if (explicit && /^[1-9][0-9]{0,9}$/.test(explicit)) {
+      const user = await findUserById(app.db, Number(explicit));
+      return user && { userId: user.id, own: bySession || (typeof email === 'string' && normaliseEmail(email) === normaliseEmail(user.email)) };
+    }
   }
   const customer = idOf(s.customer);
   const byCustomer = customer === undefined ? undefined : await userIdForCustomer(app.db, customer);
-  if (byCustomer !== undefined) return byCustomer;
-  const email = s.customer_details?.email ?? s.customer_email;
-  return email ? (await findUserByEmail(app.db, email))?.id : undefined;
+  if (byCustomer !== undefined) return { userId: byCustomer, own: true };
+  const user = email ? await findUserByEmail(app.db, email) : undefined;
+  return user && { userId: user.id, own: true };
 }
 
 /** The team a Checkout Session of createCheckoutSession buys for (its metadata, set by the gateway); null: the buyer's own wallet. */
@@ -191,7 +200,8 @@ async function subscriptionUpdated(app: App, sub: Stripe.Subscription, deleted: 
 async function checkoutPaid(app: App, event: Stripe.Event, s: Stripe.Checkout.Session): Promise<AckStatus> {
   if (s.mode === 'subscription') return subscriptionStarted(app, event, s);
   if (s.mode !== 'payment' || s.payment_status !== 'paid') return 'ignored';
-  const userId = await accountOf(app, s);
+  const account = await accountOf(app, s);
+  const userId = account?.userId;
   const amount = s.amount_total ?? 0;
   const credits = creditsForPayment(app.config.stripe, amount, s.currency ?? '', s.metadata);
   if (userId === undefined || credits === undefined || credits <= 0) {
@@ -207,7 +217,7 @@ async function checkoutPaid(app: App, event: Stripe.Event, s: Stripe.Checkout.Se
   try {
     out = await recordPurchase(app.db, {
       userId, teamId: teamOf(s.metadata), checkoutSessionId: s.id, paymentIntentId: idOf(s.payment_intent) ?? null, customerId: idOf(s.customer) ?? null,
-      amount, currency: (s.currency ?? app.config.stripe.currency).toLowerCase(), credits, now: app.clock(),
+      recordCustomer: account!.own, amount, currency: (s.currency ?? app.config.stripe.currency).toLowerCase(), credits, now: app.clock(),
     });
   } catch (err) {
     if (!(err instanceof BalanceLimitError)) throw err;

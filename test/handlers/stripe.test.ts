@@ -249,6 +249,23 @@ test.serial('an event of a connected account, or a test-mode event on a gateway 
   t.is(await balanceOf(acct.userId), 10_000);
 });
 
+test.serial('a checkout that names an account only by client_reference_id credits it but does not make the payer\'s Stripe customer its own', async (t) => {
+  const victim = await account();
+  // anyone can open a Payment Link with ?client_reference_id=<an account id> and pay: a gift, but the payer's customer is theirs
+  const gift = { sessionId: uniqueName('cs_test'), pi: uniqueName('pi'), chargeId: uniqueName('ch'), customer: uniqueName('cus'), amount: 100 };
+  t.deepEqual((await deliver(checkoutEvent(victim, gift, { customer_details: { email: 'payer@example.com' } }))).result, { status: 'credited' });
+  t.is(await balanceOf(victim.userId), 1000);
+  t.is((await gw.app.db('users').where({ id: victim.userId }).first('stripe_customer_id')).stripe_customer_id, null, 'the payer\'s customer is not recorded on the account');
+  // a later purchase by that customer, naming no account, does not go to the account either
+  const again = { ...gift, sessionId: uniqueName('cs_test'), pi: uniqueName('pi') };
+  t.deepEqual((await deliver(checkoutEvent({ userId: 0, email: 'payer@example.com' }, again, { client_reference_id: null }))).result, { status: 'unmatched' });
+  // the account's own purchase (its email, or a session made for it: metadata.user_id) records its customer
+  const own = { ...gift, sessionId: uniqueName('cs_test'), pi: uniqueName('pi'), customer: uniqueName('cus') };
+  t.deepEqual((await deliver(checkoutEvent(victim, own, { client_reference_id: null, metadata: { user_id: String(victim.userId) }, customer_details: { email: 'other@example.com' } }))).result, { status: 'credited' });
+  t.is((await gw.app.db('users').where({ id: victim.userId }).first('stripe_customer_id')).stripe_customer_id, own.customer);
+  t.is(await balanceOf(victim.userId), 2000);
+});
+
 test.serial('a tampered, foreign or missing signature is 400 and moves nothing', async (t) => {
   const acct = await account();
   const b = { sessionId: uniqueName('cs_test'), pi: uniqueName('pi'), chargeId: uniqueName('ch'), customer: uniqueName('cus'), amount: 100_000 };

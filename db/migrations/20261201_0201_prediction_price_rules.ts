@@ -12,7 +12,7 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('predictions', (t) => {
-    t.dropColumn('price_rule');
-  });
+  // ALTER TABLE ... DROP COLUMN, not knex's dropColumn: on SQLite knex rebuilds the table, and
+  // dropping the old one with foreign keys on deletes every row that references it (ON DELETE CASCADE).
+  await knex.raw('ALTER TABLE predictions DROP COLUMN price_rule');
 }

@@ -109,6 +109,8 @@ test('owners create, list, read, change and disable studios; slugs, domains, mod
   t.is(await bad({ branding: { primary_color: 'red' } }), 422);
   t.is(await bad({ branding: { logo_url: 'javascript:alert(1)' } }), 422);
   t.is(await bad({ domains: ['https://x.example.com/'] }), 422);
+  // a hostname whose TXT record name (_mediagate-challenge.<host>) would pass DNS's 253 characters could never be verified
+  t.is(await bad({ domains: [`${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(50)}.com`] }), 422);
   t.is(await bad({ payer_mode: 'nobody_pays' }), 422);
   t.is(await bad({ slug: studio.slug }), 409);
   // another studio's hostname is a claim of its own, which moves only on DNS proof

@@ -86,7 +86,22 @@ export async function personalOutputs(db: Db, userId: number): Promise<Array<{ i
   return rows.map((r: { id: string; outputs: string | null }) => ({ id: r.id, outputs: jsonOr<string[]>(r.outputs, []) }));
 }
 
-export type EraseResult = { kind: 'erased' } | { kind: 'sole-owner'; teams: Array<{ id: number; name: string }> } | { kind: 'not-due' } | { kind: 'last-admin' };
+/**
+ * A job a provider accepted for one of the erased account's personal predictions that was still
+ * running, or cancelled by its owner before the next poll told the provider: the caller cancels it
+ * at the provider once the rows are gone (workers/retention.ts eraseAccountAndFiles).
+ */
+export interface AbandonedUpstreamJob {
+  predictionId: string;
+  model: string;
+  /** the provider that took it (predictions.upstream_name) */
+  provider: string;
+  jobId: string;
+  /** the provider's last status word, null when unknown */
+  status: string | null;
+}
+
+export type EraseResult = { kind: 'erased'; upstreamJobs: AbandonedUpstreamJob[] } | { kind: 'sole-owner'; teams: Array<{ id: number; name: string }> } | { kind: 'not-due' } | { kind: 'last-admin' };
 
 export interface EraseOptions {
   /**
@@ -162,6 +177,7 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     // placed it (a studio's owner_pays run: the studio owner's), or the credit would stay held
     // for a prediction that no longer exists; the guarded transition keeps a completion racing
     // this erasure from charging what is released
+    const upstreamJobs = await lockUpstreamJobs(trx, userId);
     await releaseUnfinished(trx, userId, now);
     // personal predictions (deliveries and attempts cascade); ledger rows name them by id only
     await trx('predictions').where({ user_id: userId }).whereNull('team_id').delete();
@@ -180,8 +196,21 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
       deletion_due_at: null,
       deleted_at: now,
     });
-    return { kind: 'erased' };
+    return { kind: 'erased', upstreamJobs };
   });
+}
+
+/**
+ * The provider jobs of the account's personal predictions still unfinished or cancelled (the poll
+ * that would tell the provider will find no row), read with their rows locked: a worker recording
+ * a job it just submitted waits, then finds the row gone and cancels that job itself.
+ */
+async function lockUpstreamJobs(trx: Knex.Transaction, userId: number): Promise<AbandonedUpstreamJob[]> {
+  const rows = await trx('predictions').where({ user_id: userId }).whereNull('team_id').whereIn('status', ['queued', 'pending', 'processing', 'cancelled'])
+    .orderBy('id').forUpdate()
+    .select<Array<{ id: string; model: string; upstream_name: string | null; upstream_job_id: string | null; upstream_status: string | null }>>('id', 'model', 'upstream_name', 'upstream_job_id', 'upstream_status');
+  return rows.filter((r) => r.upstream_job_id != null && r.upstream_name != null)
+    .map((r) => ({ predictionId: r.id, model: String(r.model), provider: r.upstream_name!, jobId: r.upstream_job_id!, status: r.upstream_status }));
 }
 
 /** The account's personal predictions still queued, pending or processing: cancelled, and each one's hold released to the wallet that holds it. */

@@ -12,9 +12,16 @@ import {
 } from '../db/retention.ts';
 import type { RetentionCounts } from '../db/retention.ts';
 import { accountsDueForDeletion, eraseAccount, personalOutputs, personalUploadKeys } from '../db/account-deletion.ts';
-import type { EraseOptions, EraseResult } from '../db/account-deletion.ts';
+import type { AbandonedUpstreamJob, EraseOptions, EraseResult } from '../db/account-deletion.ts';
+import { adapterRegistry } from './adapters/index.ts';
+import { modelRef } from './run-model.ts';
+import { FINISHED_UPSTREAM, runByNamed } from './upstream-jobs.ts';
 
 const DAY_MS = 86_400_000;
+/** how long one provider may take to answer the cancel of an erased account's job */
+export const ERASED_JOB_CANCEL_TIMEOUT_MS = 10_000;
+
+type EraserApp = Pick<App, 'db' | 'storage' | 'credentials' | 'spec' | 'adapterEnv' | 'log'>;
 export const RETENTION_JOB = 'retention';
 
 /**
@@ -23,14 +30,45 @@ export const RETENTION_JOB = 'retention';
  * after a grace period and by adminDeleteUser at once (`immediate`). A file removal that fails
  * leaves the rows for the next try.
  */
-export async function eraseAccountAndFiles(app: Pick<App, 'db' | 'storage' | 'credentials'>, userId: number, now: number, opts: EraseOptions = {}): Promise<EraseResult> {
+export async function eraseAccountAndFiles(app: EraserApp, userId: number, now: number, opts: EraseOptions = {}): Promise<EraseResult> {
   const { db, storage } = app;
   for (const p of await personalOutputs(db, userId)) await storage.removeOutputs(p.id, p.outputs);
   for (const key of await personalUploadKeys(db, userId)) await storage.removeUpload(key);
   const result = await eraseAccount(db, userId, now, opts);
-  // its personal keys are gone: no API process may still serve one from its cache (README "Credential cache")
-  if (result.kind === 'erased') await app.credentials.invalidate({ userIds: [userId] });
+  if (result.kind === 'erased') {
+    // its personal keys are gone: no API process may still serve one from its cache (README "Credential cache")
+    await app.credentials.invalidate({ userIds: [userId] });
+    // the rows are gone, so no poll will tell the providers: they hear it here
+    await cancelAbandonedJobs(app, userId, result.upstreamJobs);
+  }
   return result;
+}
+
+/**
+ * Asks each provider to stop a job of an erased account's prediction (its hold was released, or
+ * it was cancelled, in the erasing transaction; nothing is charged), one at a time, each bounded
+ * by ERASED_JOB_CANCEL_TIMEOUT_MS. Best effort: the rows are gone, so a cancel the provider
+ * refuses or does not answer is logged with the job for the operator, and the provider finishes
+ * that job on its own (the operator's cost, as for a provider without cancel).
+ */
+async function cancelAbandonedJobs(app: EraserApp, userId: number, jobs: readonly AbandonedUpstreamJob[]): Promise<void> {
+  for (const j of jobs) {
+    if (FINISHED_UPSTREAM.has((j.status ?? '').toLowerCase())) continue;
+    const listed = app.spec.models.get(j.model);
+    const model = listed ? runByNamed(listed, j.provider) : undefined;
+    const job = model ? adapterRegistry[model.adapter]?.create(app.adapterEnv).job : undefined;
+    const fields = { userId, id: j.predictionId, provider: j.provider, upstreamJobId: j.jobId };
+    if (!model || !job) {
+      app.log.warn(fields, 'an erased account\'s upstream job could not be cancelled: its model or provider is no longer served');
+      continue;
+    }
+    try {
+      await job.cancel(j.jobId, { signal: AbortSignal.timeout(ERASED_JOB_CANCEL_TIMEOUT_MS), predictionId: j.predictionId, model: modelRef(model) });
+      app.log.info(fields, 'an erased account\'s upstream job was cancelled at the provider');
+    } catch (err) {
+      app.log.warn({ ...fields, err: (err as Error).message }, 'could not cancel an erased account\'s upstream job at the provider');
+    }
+  }
 }
 
 export interface Retention {
@@ -42,7 +80,7 @@ export interface Retention {
   stop(): Promise<void>;
 }
 
-export function createRetention(app: Pick<App, 'db' | 'storage' | 'log' | 'clock' | 'metrics' | 'config' | 'credentials'>): Retention {
+export function createRetention(app: Pick<App, 'db' | 'storage' | 'log' | 'clock' | 'metrics' | 'config' | 'credentials' | 'spec' | 'adapterEnv'>): Retention {
   const { db, storage, clock, metrics } = app;
   const cfg = app.config.retention;
   const log = app.log.child({ job: RETENTION_JOB });

@@ -130,7 +130,7 @@ function reportedInferenceMs(ms: number | undefined): number | undefined {
 /** a provider unreachable for this many polls in a row fails the prediction (nothing is charged) */
 export const MAX_POLL_FAILURES = 5;
 /** provider statuses after which there is nothing left to cancel */
-const FINISHED_UPSTREAM = new Set(['succeeded', 'completed', 'failed', 'canceled', 'cancelled', 'aborted']);
+export const FINISHED_UPSTREAM = new Set(['succeeded', 'completed', 'failed', 'canceled', 'cancelled', 'aborted']);
 
 export function createUpstreamJobs(app: App, parts: RunModelParts) {
   const pollDelays = app.config.upstreamPollDelaysMs.length ? app.config.upstreamPollDelaysMs : [1000];

@@ -146,6 +146,8 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     // personal keys go; a team's keys this person created stay with the team
     await trx('api_keys').where({ user_id: userId }).whereNull('team_id').delete();
     await trx('sessions').where({ user_id: userId }).delete();
+    // a Google sign-in handed off to a studio's domain and not yet taken would open a session
+    await trx('session_handoffs').where({ user_id: userId }).delete();
     // sessions this person opened as staff acting as someone else, and support links for or by them
     await trx('sessions').where({ impersonator_id: userId }).delete();
     await trx('support_links').where({ user_id: userId }).orWhere({ created_by: userId }).delete();

@@ -26,6 +26,8 @@ export async function findSessionUser(db: Db, tokenHash: string, now: number): P
     .select('sessions.id', 'sessions.user_id', 'users.role', 'users.studio_id', 'sessions.impersonator_id', 'staff.role as impersonator_role')
     .where('sessions.token_hash', tokenHash)
     .whereNull('sessions.revoked_at')
+    // an erased account has no sessions: one a sign-in racing the erasure wrote after it opens nothing
+    .whereNull('users.deleted_at')
     .andWhere('sessions.expires_at', '>', now)
     .first<{ id: number; user_id: number; role: string; studio_id: number | string | null; impersonator_id: number | string | null; impersonator_role: string | null } | undefined>();
   if (!row) return undefined;

@@ -10,8 +10,11 @@ import { newAccount, startGateway } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/services.ts';
 import { createClient, tokenFor, tokenRequest, basic } from '../helpers/oauth.ts';
-import { createRetention } from '../../workers/retention.ts';
+import { createRetention, eraseAccountAndFiles } from '../../workers/retention.ts';
 import type { Retention } from '../../workers/retention.ts';
+import { saveHandoff } from '../../db/session-handoffs.ts';
+import { insertSession } from '../../db/sessions.ts';
+import { newSecret, sha256Hex, SESSION_PREFIX } from '../../lib/secrets.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -209,4 +212,17 @@ test.serial('an account that became the only owner of a team during the grace pe
   t.truthy((await gw.app.db('users').where({ id: a.userId }).first()).deletion_due_at, 'still scheduled');
   await gw.app.db('teams').where({ id: teamId }).update({ deleted_at: now });
   t.is((await runNextPeriod()).accounts, 1);
+});
+
+test.serial('an erased account opens no session: a hand-off waiting for it is gone, and a session a racing sign-in wrote after the erasure is refused', async (t) => {
+  const a = await newAccount(gw);
+  // a Google sign-in handed off to a studio domain a moment before an administrator erases the account
+  await saveHandoff(gw.app.db, sha256Hex('handoff-code-erase'), { userId: a.userId, studioId: 1 }, now);
+  t.like(await eraseAccountAndFiles(gw.app, a.userId, now, { immediate: true }), { kind: 'erased' });
+  t.is(await gw.app.db('session_handoffs').where({ user_id: a.userId }).first(), undefined, 'the hand-off went with the account');
+  // a password or Google sign-in that checked the account before the erasure writes its session after it
+  const token = newSecret(SESSION_PREFIX);
+  await insertSession(gw.app.db, a.userId, sha256Hex(token), now, 3600);
+  const res = await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: bearer(token) });
+  t.is(res.statusCode, 401, res.payload);
 });

@@ -157,10 +157,12 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     await trx('idempotency_keys').where({ user_id: userId }).delete();
     await trx('team_members').where({ user_id: userId }).delete();
     await trx('team_invites').where({ email: row.email.toLowerCase() }).delete();
-    // the personal media library and uploads (their files were removed first); personal embed codes
+    // the personal media library and uploads (their files were removed first); personal embed codes and LoRAs
     await trx('media_assets').where({ user_id: userId }).whereNull('team_id').delete();
     await trx('uploads').where({ user_id: userId }).whereNull('team_id').delete();
     await trx('embed_codes').where({ user_id: userId }).whereNull('team_id').delete();
+    // personal LoRAs (names, descriptions, the URLs of weights trained on what the person gave); a team's stay with it
+    await trx('loras').where({ user_id: userId }).whereNull('team_id').delete();
     // personal model discounts; a personal subscription ends (its granted credit stays on the
     // anonymised wallet's ledger); personal whitelabel studios are disabled and free their domains
     // (their end users' own accounts stay theirs)

@@ -226,3 +226,20 @@ test.serial('an erased account opens no session: a hand-off waiting for it is go
   const res = await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: bearer(token) });
   t.is(res.statusCode, 401, res.payload);
 });
+
+test.serial('erasing an account removes its personal LoRAs; a LoRA it registered for a team stays with the team', async (t) => {
+  const a = await newAccount(gw);
+  const teamId = await createTeam(a, 'lora team');
+  const other = await newAccount(gw);
+  // another owner, so the person may leave
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: other.userId, role: 'owner', created_at: now });
+  const lora = (teamQuery: string) => gw.server.inject({ method: 'POST', url: `/app/loras${teamQuery}`, headers: bearer(a.session), payload: {
+    name: `mine-${teamQuery ? 'team' : 'own'}`, lora_type: 'character', base_model: 'lumen', title: 'My face', description: 'trained on photos of me',
+    weights_url: 'https://weights.example.com/me.safetensors', preview_url: 'https://weights.example.com/me.png',
+  } });
+  t.is((await lora('')).statusCode, 201);
+  t.is((await lora(`?team_id=${teamId}`)).statusCode, 201);
+  t.like(await eraseAccountAndFiles(gw.app, a.userId, now, { immediate: true }), { kind: 'erased' });
+  t.deepEqual(await gw.app.db('loras').where({ user_id: a.userId }).whereNull('team_id').pluck('name'), [], 'the personal LoRA is gone');
+  t.deepEqual(await gw.app.db('loras').where({ team_id: teamId }).pluck('name'), ['mine-team']);
+});

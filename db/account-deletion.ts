@@ -188,8 +188,10 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     // personal alerts' deliveries (and attempts, cascading): their URLs may carry the receiver's token
     await trx('alert_deliveries').where({ user_id: userId }).whereNull('team_id').delete();
     await dropCounter(trx, { userId, teamId: null });
+    const tombstone = `deleted-${userId}@deleted.invalid`;
+    await scrubLedgerDescriptions(trx, userId, row.email, tombstone);
     await trx('users').where({ id: userId }).update({
-      email: `deleted-${userId}@deleted.invalid`,
+      email: tombstone,
       password_hash: null,
       // the Stripe customer it paid as (the payment records keep theirs: money history)
       stripe_customer_id: null,
@@ -202,6 +204,22 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     });
     return { kind: 'erased', upstreamJobs };
   });
+}
+
+/**
+ * The ledger rows stay (money history) and name the account by id only, but a description staff
+ * wrote (an administrator's top-up or deduction reason, a ticket's text) may name its address:
+ * there it becomes the tombstone's. Only the account's own rows (personal, and a team's it was
+ * the target of), and of those only the ones with an `@`; the amounts never change.
+ */
+async function scrubLedgerDescriptions(trx: Knex.Transaction, userId: number, email: string, tombstone: string): Promise<void> {
+  const rows = await trx('credit_transactions').where({ user_id: userId }).andWhere('description', 'like', '%@%')
+    .select<Array<{ id: number | string; description: string }>>('id', 'description');
+  const address = new RegExp(email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi');
+  for (const r of rows) {
+    const description = r.description.replace(address, tombstone).slice(0, 255);
+    if (description !== r.description) await trx('credit_transactions').where({ id: r.id }).update({ description });
+  }
 }
 
 /**

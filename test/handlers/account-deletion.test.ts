@@ -13,6 +13,7 @@ import { createClient, tokenFor, tokenRequest, basic } from '../helpers/oauth.ts
 import { createRetention, eraseAccountAndFiles } from '../../workers/retention.ts';
 import type { Retention } from '../../workers/retention.ts';
 import { saveHandoff } from '../../db/session-handoffs.ts';
+import { creditWallet } from '../../db/wallet/moves.ts';
 import { insertSession } from '../../db/sessions.ts';
 import { newSecret, sha256Hex, SESSION_PREFIX } from '../../lib/secrets.ts';
 
@@ -242,4 +243,16 @@ test.serial('erasing an account removes its personal LoRAs; a LoRA it registered
   t.like(await eraseAccountAndFiles(gw.app, a.userId, now, { immediate: true }), { kind: 'erased' });
   t.deepEqual(await gw.app.db('loras').where({ user_id: a.userId }).whereNull('team_id').pluck('name'), [], 'the personal LoRA is gone');
   t.deepEqual(await gw.app.db('loras').where({ team_id: teamId }).pluck('name'), ['mine-team']);
+});
+
+test.serial('erasing an account takes its address out of the descriptions staff wrote on its ledger rows; the amounts stay', async (t) => {
+  const a = await newAccount(gw);
+  const email = String((await gw.app.db('users').where({ id: a.userId }).first('email')).email);
+  // an administrator's top-up whose reason names the person, as a support ticket's text would
+  await gw.app.db.transaction((trx) => creditWallet(trx, { userId: a.userId, teamId: null }, 250, 'topup', `goodwill for ${email.toUpperCase()} (ticket 7)`, now));
+  t.like(await eraseAccountAndFiles(gw.app, a.userId, now, { immediate: true }), { kind: 'erased' });
+  const rows = await gw.app.db('credit_transactions').where({ user_id: a.userId }).select('amount', 'description');
+  t.deepEqual(rows.map((r) => Number(r.amount)), [250]);
+  t.is(rows[0].description, `goodwill for deleted-${a.userId}@deleted.invalid (ticket 7)`);
+  t.false(JSON.stringify(rows).toLowerCase().includes(email.toLowerCase()));
 });

@@ -74,15 +74,19 @@ export async function accountsDueForDeletion(db: Db, now: number, limit: number)
 }
 
 /** The stored files of the user's personal uploads (the media library's included), to remove before the rows go. */
-export async function personalUploadKeys(db: Db, userId: number): Promise<string[]> {
-  const rows = await db('uploads').where({ user_id: userId }).whereNull('team_id').select<Array<{ storage_key: string }>>('storage_key');
+export async function personalUploadKeys(db: Db | Knex.Transaction, userId: number, lock = false): Promise<string[]> {
+  const q = db('uploads').where({ user_id: userId }).whereNull('team_id');
+  if (lock) q.forUpdate();
+  const rows = await q.select<Array<{ storage_key: string }>>('storage_key');
   return rows.map((r) => r.storage_key);
 }
 
 /** The stored output files of the user's personal predictions, to remove before the rows go. */
-export async function personalOutputs(db: Db, userId: number): Promise<Array<{ id: string; outputs: string[] }>> {
-  const rows = await db('predictions').select('id', 'outputs').where({ user_id: userId }).whereNull('team_id').andWhere('is_test', false)
+export async function personalOutputs(db: Db | Knex.Transaction, userId: number, lock = false): Promise<Array<{ id: string; outputs: string[] }>> {
+  const q = db('predictions').select('id', 'outputs').where({ user_id: userId }).whereNull('team_id').andWhere('is_test', false)
     .whereNull('outputs_expired_at');
+  if (lock) q.forUpdate();
+  const rows = await q;
   return rows.map((r: { id: string; outputs: string | null }) => ({ id: r.id, outputs: jsonOr<string[]>(r.outputs, []) }));
 }
 
@@ -101,7 +105,17 @@ export interface AbandonedUpstreamJob {
   status: string | null;
 }
 
-export type EraseResult = { kind: 'erased'; upstreamJobs: AbandonedUpstreamJob[] } | { kind: 'sole-owner'; teams: Array<{ id: number; name: string }> } | { kind: 'not-due' } | { kind: 'last-admin' };
+/**
+ * The stored files of the rows the erasing transaction removed, as it read them under its locks:
+ * the caller removed the files it listed before, and removes any that arrived in between (a run
+ * completing, an upload) after the commit, or they would stay with no row naming them.
+ */
+export interface ErasedFiles {
+  outputs: Array<{ id: string; outputs: string[] }>;
+  uploads: string[];
+}
+
+export type EraseResult = { kind: 'erased'; upstreamJobs: AbandonedUpstreamJob[]; files: ErasedFiles } | { kind: 'sole-owner'; teams: Array<{ id: number; name: string }> } | { kind: 'not-due' } | { kind: 'last-admin' };
 
 export interface EraseOptions {
   /**
@@ -182,6 +196,9 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     // for a prediction that no longer exists; the guarded transition keeps a completion racing
     // this erasure from charging what is released
     const upstreamJobs = await lockUpstreamJobs(trx, userId);
+    // after lockUpstreamJobs: the unfinished rows are locked, so none completes before they go
+    // locking reads: they see a completion committed since this transaction's first plain read, which the deletes below remove too
+    const files: ErasedFiles = { outputs: await personalOutputs(trx, userId, true), uploads: await personalUploadKeys(trx, userId, true) };
     await releaseUnfinished(trx, userId, now);
     // personal predictions (deliveries and attempts cascade); ledger rows name them by id only
     await trx('predictions').where({ user_id: userId }).whereNull('team_id').delete();
@@ -202,7 +219,7 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
       deletion_due_at: null,
       deleted_at: now,
     });
-    return { kind: 'erased', upstreamJobs };
+    return { kind: 'erased', upstreamJobs, files };
   });
 }
 

@@ -12,7 +12,7 @@ import {
 } from '../db/retention.ts';
 import type { RetentionCounts } from '../db/retention.ts';
 import { accountsDueForDeletion, eraseAccount, personalOutputs, personalUploadKeys } from '../db/account-deletion.ts';
-import type { AbandonedUpstreamJob, EraseOptions, EraseResult } from '../db/account-deletion.ts';
+import type { AbandonedUpstreamJob, ErasedFiles, EraseOptions, EraseResult } from '../db/account-deletion.ts';
 import { adapterRegistry } from './adapters/index.ts';
 import { modelRef } from './run-model.ts';
 import { FINISHED_UPSTREAM, runByNamed } from './upstream-jobs.ts';
@@ -32,16 +32,40 @@ export const RETENTION_JOB = 'retention';
  */
 export async function eraseAccountAndFiles(app: EraserApp, userId: number, now: number, opts: EraseOptions = {}): Promise<EraseResult> {
   const { db, storage } = app;
-  for (const p of await personalOutputs(db, userId)) await storage.removeOutputs(p.id, p.outputs);
-  for (const key of await personalUploadKeys(db, userId)) await storage.removeUpload(key);
+  const outputs = await personalOutputs(db, userId);
+  const uploads = await personalUploadKeys(db, userId);
+  for (const p of outputs) await storage.removeOutputs(p.id, p.outputs);
+  for (const key of uploads) await storage.removeUpload(key);
   const result = await eraseAccount(db, userId, now, opts);
   if (result.kind === 'erased') {
     // its personal keys are gone: no API process may still serve one from its cache (README "Credential cache")
     await app.credentials.invalidate({ userIds: [userId] });
+    await removeLateFiles(app, userId, result.files, { outputs, uploads });
     // the rows are gone, so no poll will tell the providers: they hear it here
     await cancelAbandonedJobs(app, userId, result.upstreamJobs);
   }
   return result;
+}
+
+/**
+ * The files of rows the erasing transaction removed that were not there when the files were
+ * removed first (a run that completed, an upload made, in between): their rows are gone, so they
+ * go now. A removal that fails is logged; nothing will try again.
+ */
+async function removeLateFiles(app: EraserApp, userId: number, erased: ErasedFiles, removed: ErasedFiles): Promise<void> {
+  const done = new Set(removed.outputs.map((p) => `${p.id} ${p.outputs.join(' ')}`));
+  const doneUploads = new Set(removed.uploads);
+  const attempt = async (what: Record<string, unknown>, remove: () => Promise<unknown>) => {
+    try {
+      await remove();
+    } catch (err) {
+      app.log.warn({ userId, ...what, err: (err as Error).message }, 'could not remove a file of an erased account');
+    }
+  };
+  for (const p of erased.outputs) {
+    if (p.outputs.length > 0 && !done.has(`${p.id} ${p.outputs.join(' ')}`)) await attempt({ id: p.id }, () => app.storage.removeOutputs(p.id, p.outputs));
+  }
+  for (const key of erased.uploads) if (!doneUploads.has(key)) await attempt({ key }, () => app.storage.removeUpload(key));
 }
 
 /**

@@ -42,7 +42,7 @@ test('an erased end user\'s unfinished owner_pays run gives its hold back to the
   t.deepEqual(await wallet(owner.userId), { balance: 9_960, held: 40 });
   t.deepEqual(await wallet(endUser.userId), { balance: 470, held: 30 });
 
-  t.deepEqual(await eraseAccount(gw.app.db, endUser.userId, gw.app.clock(), { immediate: true }), { kind: 'erased', upstreamJobs: [] });
+  t.like(await eraseAccount(gw.app.db, endUser.userId, gw.app.clock(), { immediate: true }), { kind: 'erased', upstreamJobs: [] });
 
   // nothing stays held for predictions that are gone
   t.deepEqual(await wallet(owner.userId), { balance: 10_000, held: 0 });

@@ -256,3 +256,21 @@ test.serial('erasing an account takes its address out of the descriptions staff 
   t.is(rows[0].description, `goodwill for deleted-${a.userId}@deleted.invalid (ticket 7)`);
   t.false(JSON.stringify(rows).toLowerCase().includes(email.toLowerCase()));
 });
+
+test.serial('a prediction that completes while the eraser removes the files has its files removed too, not left behind without a row', async (t) => {
+  const a = await newAccount(gw, 1000);
+  const first = await generate(a.liveKey);
+  let late = '';
+  // the storage the eraser uses: while it removes the first run's files, a second run completes and stores its own
+  const storage = Object.create(gw.app.storage) as typeof gw.app.storage;
+  storage.removeOutputs = async (id, keys) => {
+    if (!late) late = await generate(a.liveKey);
+    return gw.app.storage.removeOutputs(id, keys);
+  };
+  t.like(await eraseAccountAndFiles({ ...gw.app, storage }, a.userId, now, { immediate: true }), { kind: 'erased' });
+  t.truthy(late);
+  t.is(await gw.app.db('predictions').where({ id: late }).first(), undefined);
+  for (const id of [first, late]) {
+    await t.throwsAsync(fs.readdir(path.join(gw.app.config.storageDir, 'outputs', id)), undefined, `the files of ${id === first ? 'the first' : 'the late'} run are removed`);
+  }
+});

@@ -87,12 +87,17 @@ async function* alertPages(app: App, userId: number, sandboxOnly: boolean, urls:
   }
 }
 
-/** The head of the document: every part that is read before the answer starts. */
+/**
+ * The head of the document: every part that is read before the answer starts. The key and OAuth
+ * client lists only for a credential holding `keys:manage`, which their list routes require: an
+ * `account:read` token (or a key it made) reads the account, not its credentials.
+ */
 async function head(app: App, caller: OwnedCaller, now: number) {
   const userId = caller.userId;
+  const listsCredentials = caller.scopes.includes('keys:manage');
   const [user, wallet, alerting, keys, clients, memberships] = await Promise.all([
-    userDetails(app, userId), readBalance(app.db, userId), alertSettings(app.db, { userId, teamId: null }), listUserKeys(app.db, userId),
-    listUserOAuthClients(app.db, userId), exportMemberships(app.db, userId),
+    userDetails(app, userId), readBalance(app.db, userId), alertSettings(app.db, { userId, teamId: null }),
+    listsCredentials ? listUserKeys(app.db, userId) : [], listsCredentials ? listUserOAuthClients(app.db, userId) : [], exportMemberships(app.db, userId),
   ]);
   return {
     exported_at: iso(now),

@@ -7,7 +7,7 @@ import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
-import { createClient } from '../helpers/oauth.ts';
+import { createClient, tokenFor } from '../helpers/oauth.ts';
 import { newPredictionId } from '../../db/predictions/record.ts';
 import { EXPORT_PAGE } from '../../handlers/account-export.ts';
 
@@ -158,4 +158,19 @@ test.serial('a sandbox key exports sandbox predictions only; a team key is 403; 
   t.is((await callOperation(gw, 'exportAccount', { as: bTeamKey })).status, 403);
   t.is((await callOperation(gw, 'exportAccount', {})).status, 401);
   await gw.app.db('predictions').whereIn('id', sandboxIds).delete();
+});
+
+test.serial('a token without keys:manage exports no key or OAuth client list, as the list routes refuse it; one with it exports both', async (t) => {
+  const readOnly = await tokenFor(gw, await createClient(gw, a.session, ['account:read'], 'reader'));
+  t.is((await callOperation(gw, 'getUserKeys', { as: readOnly })).status, 403, 'the list route refuses the token');
+  const res = await callOperation<Export>(gw, 'exportAccount', { as: readOnly });
+  t.is(res.status, 200);
+  t.deepEqual(res.body.api_keys, []);
+  t.deepEqual(res.body.oauth_clients, []);
+  t.is(res.body.user.id, a.userId, 'the rest is exported');
+  const manager = await tokenFor(gw, await createClient(gw, a.session, ['account:read', 'keys:manage'], 'manager'));
+  const full = await callOperation<Export>(gw, 'exportAccount', { as: manager });
+  t.is(full.status, 200);
+  t.true(full.body.api_keys.length >= 2);
+  t.true(full.body.oauth_clients.some((c) => c.name === 'reader'));
 });

@@ -1628,7 +1628,8 @@ export interface paths {
          *     alert settings, live personal API keys (never their values or digests), OAuth clients (never their secrets),
          *     team memberships, and every personal ledger row, prediction (with its input and output
          *     URLs; those hidden by bulk_delete too, with `outputs_expired`), media asset and alert (with its
-         *     webhook deliveries), oldest first. Personal data only: a team's wallet, keys, predictions and assets belong to the
+         *     webhook deliveries), oldest first. The key and OAuth client lists are empty for a credential without `keys:manage`
+         *     (an OAuth token with `account:read` alone), as getUserKeys and listOAuthClients refuse it. Personal data only: a team's wallet, keys, predictions and assets belong to the
          *     team (its members read them through the team routes), so they are not in it; a
          *     membership is. No hash, digest, sealed secret or token is ever included.
          *     The body is streamed (`Content-Disposition: attachment; filename="mediagate-export-<YYYY-MM-DD>.json"`)

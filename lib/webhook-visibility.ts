@@ -12,6 +12,9 @@
 // - the alert webhook URL (alert settings, alert deliveries): a member with `top_up` (owner, admin,
 //   billing: updateAlertSettings' permission), through a credential with `keys:manage` (its scope).
 // On a personal account only the scope counts: the account's user is the only member.
+// An impersonated session (a staff member acting as the user) sees every URL redacted: a receiver's
+// token outlives the session, like the credentials and secrets it may not read (README
+// "Impersonation and support links").
 import type { Owner, TeamPermission } from './caller.ts';
 import type { Scope } from '../spec/scopes.ts';
 
@@ -40,6 +43,8 @@ export interface WebhookReader {
   owner: Owner;
   /** the reader's permissions in owner's team (absent or null: its own account; absent with a team owner: none) */
   teamPermissions?: readonly TeamPermission[] | null;
+  /** set on an impersonated session (Caller.impersonator): every URL is redacted */
+  impersonator?: { userId: number } | undefined;
 }
 
 /** The URLs as `reader` is shown them. */
@@ -56,9 +61,10 @@ function mayInTeam(reader: WebhookReader, permission: TeamPermission): boolean {
 }
 
 export function webhookUrlView(reader: WebhookReader): WebhookUrlView {
-  const submits = reader.scopes.includes('generate:write');
+  const acting = reader.impersonator !== undefined;
+  const submits = !acting && reader.scopes.includes('generate:write');
   const managesKeys = submits && mayInTeam(reader, 'manage_keys');
-  const setsAlerts = reader.scopes.includes('keys:manage') && mayInTeam(reader, 'top_up');
+  const setsAlerts = !acting && reader.scopes.includes('keys:manage') && mayInTeam(reader, 'top_up');
   return {
     prediction: (url, submittedBy) => (managesKeys || (submits && submittedBy === reader.userId) ? url : redactWebhookUrl(url)),
     alert: (url) => (setsAlerts ? url : redactWebhookUrl(url)),

@@ -165,3 +165,21 @@ test.serial('a session stops when its staff member loses the role (read per requ
   t.is((await gw.server.inject({ method: 'POST', url: '/auth/logout', headers: bearer(token) })).statusCode, 200);
   t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: bearer(token) })).statusCode, 401);
 });
+
+test.serial('an impersonated session reads the webhook URLs redacted: the tokens in them outlive the session', async (t) => {
+  const target = await account(500);
+  const alertHook = 'https://alerts.example.com/in?key=receiver-secret';
+  const hook = 'https://hooks.example.com/in?token=receiver-token';
+  t.is((await callOperation(gw, 'updateAlertSettings', { as: target.session, body: { webhook_url: alertHook } })).status, 200);
+  const run = await callOperation<{ request_id: string }>(gw, 'canvas-v1-fast-text-to-image', { as: target.testKey, body: { prompt: 'x', width: 64, height: 64 }, query: { webhook: hook } });
+  t.is(run.status, 200, JSON.stringify(run.body));
+  const token = await impersonate(as.support, target.email);
+  const settings = await callOperation<{ webhook_url: string }>(gw, 'getAlertSettings', { as: token });
+  t.is(settings.status, 200);
+  t.is(settings.body.webhook_url, 'https://alerts.example.com/in?key=redacted');
+  const prediction = await callOperation<{ webhook: string }>(gw, 'getPredictionResponse', { as: token, params: { request_id: run.body.request_id } });
+  t.is(prediction.status, 200, JSON.stringify(prediction.body));
+  t.is(prediction.body.webhook, 'https://hooks.example.com/in?token=redacted');
+  // the user's own session sees them whole
+  t.is((await callOperation<{ webhook_url: string }>(gw, 'getAlertSettings', { as: target.session })).body.webhook_url, alertHook);
+});

@@ -6428,7 +6428,7 @@ export interface components {
              * @enum {string}
              */
             monthly_budget_mode: "soft" | "hard";
-            /** @description Where alerts are also sent as signed webhook events; null: by email only. Whole only to a caller who could set it (for a team, a member with `top_up`) through a credential with `keys:manage`; anyone else gets it redacted: no user name, password or fragment, every query value `redacted`. */
+            /** @description Where alerts are also sent as signed webhook events; null: by email only. Whole only to a caller who could set it (for a team, a member with `top_up`) through a credential with `keys:manage`, never to a staff member's impersonated session; anyone else gets it redacted: no user name, password or fragment, every query value `redacted`. */
             webhook_url: string | null;
         };
         AlertSettingsRequest: {
@@ -6977,7 +6977,7 @@ export interface components {
             };
             is_test: boolean;
             team_id: number | null;
-            /** @description Webhook URL given at submission. Whole only to a caller who could have set it: the member who submitted the prediction, or a team member with `manage_keys`, through a credential with `generate:write`. Anyone else gets it redacted: no user name, password or fragment, every query value `redacted` (scheme, host, port, path and query keys kept). */
+            /** @description Webhook URL given at submission. Whole only to a caller who could have set it: the member who submitted the prediction, or a team member with `manage_keys`, through a credential with `generate:write`, never to a staff member's impersonated session. Anyone else gets it redacted: no user name, password or fragment, every query value `redacted` (scheme, host, port, path and query keys kept). */
             webhook: string | null;
             /** Format: date-time */
             created_at: string;

@@ -245,7 +245,11 @@ async function scrubLedgerDescriptions(trx: Knex.Transaction, userId: number, em
  * a job it just submitted waits, then finds the row gone and cancels that job itself.
  */
 async function lockUpstreamJobs(trx: Knex.Transaction, userId: number): Promise<AbandonedUpstreamJob[]> {
-  const rows = await trx('predictions').where({ user_id: userId }).whereNull('team_id').whereIn('status', ['queued', 'pending', 'processing', 'cancelled'])
+  // every unfinished row (one may be recording its job right now); of the cancelled, only those whose provider was not told
+  const rows = await trx('predictions').where({ user_id: userId }).whereNull('team_id')
+    .where((w) => w.whereIn('status', ['queued', 'pending', 'processing'])
+      .orWhere((c) => c.where('status', 'cancelled').whereNotNull('upstream_job_id')
+        .where((u) => u.whereNull('upstream_status').orWhereNotIn('upstream_status', ['canceled', 'cancelled', 'succeeded', 'completed', 'failed', 'aborted']))))
     .orderBy('id').forUpdate()
     .select<Array<{ id: string; model: string; upstream_name: string | null; upstream_job_id: string | null; upstream_status: string | null }>>('id', 'model', 'upstream_name', 'upstream_job_id', 'upstream_status');
   return rows.filter((r) => r.upstream_job_id != null && r.upstream_name != null)

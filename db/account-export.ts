@@ -10,6 +10,8 @@ import { listLedgerEntries } from './ledger.ts';
 import type { LedgerEntry } from './ledger.ts';
 import type { TeamRole } from '../lib/caller.ts';
 import { alertFromRow } from './alerts.ts';
+import { loraFromRow } from './loras.ts';
+import type { Lora, LoraRow } from './loras.ts';
 import type { AlertRecord } from './alerts.ts';
 
 export type PredictionCursor = { hidden: boolean; createdAt: number; id: string };
@@ -79,4 +81,10 @@ export async function exportMemberships(db: Db, userId: number): Promise<Array<{
 export async function exportAlerts(db: Db, userId: number, afterId: number, limit: number): Promise<AlertRecord[]> {
   const rows = await db('alerts').where({ user_id: userId }).whereNull('team_id').where('id', '>', afterId).orderBy('id', 'asc').limit(limit) as Array<Record<string, unknown>>;
   return rows.map(alertFromRow);
+}
+
+/** The user's personal LoRAs (not a team's) with id > `afterId`, oldest first. */
+export async function exportLoras(db: Db, userId: number, afterId: number, limit: number): Promise<Lora[]> {
+  const rows = await db<LoraRow>('loras').where({ user_id: userId }).whereNull('team_id').where('id', '>', afterId).orderBy('id', 'asc').limit(limit);
+  return rows.map(loraFromRow);
 }

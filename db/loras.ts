@@ -15,7 +15,7 @@ export interface Lora extends NewLora {
   createdAt: string;
 }
 
-interface LoraRow {
+export interface LoraRow {
   id: number | string;
   user_id: number | string | null;
   team_id: number | string | null;
@@ -31,7 +31,7 @@ interface LoraRow {
   created_at: number | string;
 }
 
-function fromRow(r: LoraRow): Lora {
+export function loraFromRow(r: LoraRow): Lora {
   return {
     id: num(r.id), name: r.name, loraType: r.lora_type, title: r.title, description: r.description, baseModel: r.base_model,
     triggerWords: jsonOr<string[]>(r.trigger_words, []), previewUrl: r.preview_url, weightsUrl: r.weights_url,
@@ -66,7 +66,7 @@ async function page(db: Db, scope: (qb: Knex.QueryBuilder) => void, pageNo: numb
   const total = num(counted?.n ?? 0);
   if (offset >= total) return { items: [], total };
   const rows = await db<LoraRow>('loras').where(scope).orderBy([{ column: 'name' }, { column: 'id' }]).limit(LORA_PAGE_SIZE).offset(offset);
-  return { items: rows.map(fromRow), total };
+  return { items: rows.map(loraFromRow), total };
 }
 
 /** Public LoRAs of one type, by name. */
@@ -88,7 +88,7 @@ export function listOwnedLoras(db: Db, owner: Owner, loraType: string | undefine
 
 export async function findPublicLora(db: Db, name: string, loraType: string): Promise<Lora | undefined> {
   const row = await db<LoraRow>('loras').where({ scope_key: 'public', name, lora_type: loraType }).first();
-  return row ? fromRow(row) : undefined;
+  return row ? loraFromRow(row) : undefined;
 }
 
 /** The LoRAs these names denote for this owner: the owner's own entry first, else the public one. */
@@ -98,7 +98,7 @@ export async function resolveLoraNames(db: Db, owner: Owner, names: readonly str
   const rows = await db<LoraRow>('loras').whereIn('name', [...new Set(names)]).andWhere((qb) => {
     qb.where('scope_key', 'public').orWhere(ownerWhere(owner));
   });
-  for (const r of rows.map(fromRow)) {
+  for (const r of rows.map(loraFromRow)) {
     const held = found.get(r.name);
     if (!held || held.userId === null) found.set(r.name, r);
   }
@@ -125,7 +125,7 @@ export async function insertLora(db: Db, owner: Owner, l: NewLora, now: number):
       base_model: l.baseModel, trigger_words: JSON.stringify(l.triggerWords), preview_url: l.previewUrl, weights_url: l.weightsUrl, created_at: now,
     });
     const row = await db<LoraRow>('loras').where({ id }).first();
-    return fromRow(row!);
+    return loraFromRow(row!);
   } catch (err) {
     if (isDuplicateKey(err)) throw new DuplicateError(`you already have a LoRA named ${l.name}`);
     throw err;

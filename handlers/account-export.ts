@@ -1,7 +1,7 @@
 // GET /app/account/export (README "Exporting an account"): everything the gateway holds about
 // the caller, as one JSON document written as it is read. The small parts (profile, wallet,
 // alert settings, keys, OAuth clients, memberships) are read before the answer starts, so their failures are
-// ordinary error answers; the long lists (ledger, predictions, media, alerts) are then read in keyset
+// ordinary error answers; the long lists (ledger, predictions, media, LoRAs, alerts) are then read in keyset
 // pages of EXPORT_PAGE rows while the body streams, with back-pressure: Readable.from pulls the
 // next page only when the previous one was sent. Personal data only: team rows belong to the
 // team. Never a key value, hash, digest, sealed secret or token: every part goes through the
@@ -12,7 +12,7 @@ import type { Handler, OwnedCaller } from './types.ts';
 import { getBalance as readBalance } from '../db/wallet/ledger.ts';
 import { listUserKeys } from '../db/api-keys.ts';
 import { listUserOAuthClients } from '../db/oauth-clients.ts';
-import { exportAlerts, exportLedger, exportMediaAssets, exportMemberships, exportPredictions } from '../db/account-export.ts';
+import { exportAlerts, exportLedger, exportLoras, exportMediaAssets, exportMemberships, exportPredictions } from '../db/account-export.ts';
 import { alertSettings } from '../db/alerts.ts';
 import { listAlertDeliveries } from '../db/webhooks.ts';
 import type { PredictionCursor } from '../db/account-export.ts';
@@ -21,6 +21,7 @@ import { keyView } from './keys.ts';
 import { clientView } from './oauth.ts';
 import { deliveryView, usageLogDetail } from './webhooks.ts';
 import { settingsView } from './alerts.ts';
+import { loraView } from './loras.ts';
 import { alertView } from '../workers/deliver-webhook.ts';
 import { webhookUrlView } from '../lib/webhook-visibility.ts';
 import type { WebhookUrlView } from '../lib/webhook-visibility.ts';
@@ -75,6 +76,15 @@ async function* mediaPages(app: App, userId: number) {
   }
 }
 
+async function* loraPages(app: App, userId: number) {
+  for (let after = 0; ;) {
+    const page = await exportLoras(app.db, userId, after, EXPORT_PAGE);
+    yield page.map(loraView);
+    if (page.length < EXPORT_PAGE) return;
+    after = page.at(-1)!.id;
+  }
+}
+
 /** The alerts of the user's own wallet and keys, each with its webhook deliveries (a sandbox key's export has none, as its delivery log). */
 async function* alertPages(app: App, userId: number, sandboxOnly: boolean, urls: WebhookUrlView) {
   if (sandboxOnly) return;
@@ -121,6 +131,7 @@ export const exportAccount: Handler<'exportAccount'> = async ({ app, caller, h }
     yield* jsonArray('credit_transactions', ledgerPages(app, userId));
     yield* jsonArray('predictions', predictionPages(app, userId, caller.isTest, urls));
     yield* jsonArray('media_assets', mediaPages(app, userId));
+    yield* jsonArray('loras', loraPages(app, userId));
     yield* jsonArray('alerts', alertPages(app, userId, caller.isTest, urls));
     yield '}';
   }

@@ -12,7 +12,8 @@ import type { ValidationItem } from '../lib/errors.ts';
 
 type LoraType = 'style' | 'character' | 'concept' | 'clothing' | 'pose' | 'object';
 
-function loraView(l: Lora) {
+/** A LoRA as the API shows it (also the account export's). */
+export function loraView(l: Lora) {
   return {
     id: l.id, name: l.name, lora_type: l.loraType as LoraType, title: l.title, description: l.description, trigger_words: l.triggerWords,
     preview_url: l.previewUrl, weights_url: l.weightsUrl, base_model: l.baseModel, visibility: l.userId === null ? 'public' as const : 'owned' as const,

@@ -1626,7 +1626,7 @@ export interface paths {
          * @description Returns everything the gateway holds about the caller as one JSON document: the profile (`user`), the personal wallet (`balance`) and its
          *     alert settings, live personal API keys (never their values or digests), OAuth clients (never their secrets),
          *     team memberships, and every personal ledger row, prediction (with its input and output
-         *     URLs; those hidden by bulk_delete too, with `outputs_expired`), media asset and alert (with its
+         *     URLs; those hidden by bulk_delete too, with `outputs_expired`), media asset, LoRA and alert (with its
          *     webhook deliveries), oldest first. The key and OAuth client lists are empty for a credential without `keys:manage`
          *     (an OAuth token with `account:read` alone), as getUserKeys and listOAuthClients refuse it. Personal data only: a team's wallet, keys, predictions and assets belong to the
          *     team (its members read them through the team routes), so they are not in it; a
@@ -4337,6 +4337,24 @@ export interface components {
          *           "created_at": "2026-11-28T09:15:02.000Z"
          *         }
          *       ],
+         *       "loras": [
+         *         {
+         *           "id": 12,
+         *           "name": "my-cat",
+         *           "lora_type": "character",
+         *           "title": "My cat",
+         *           "description": "Our tabby, from 20 photos.",
+         *           "trigger_words": [
+         *             "mycat"
+         *           ],
+         *           "preview_url": null,
+         *           "weights_url": "https://weights.example.com/my-cat.safetensors",
+         *           "base_model": "lumen",
+         *           "visibility": "owned",
+         *           "team_id": null,
+         *           "created_at": "2026-11-27T10:00:00.000Z"
+         *         }
+         *       ],
          *       "alerts": [
          *         {
          *           "id": 7,
@@ -4393,6 +4411,8 @@ export interface components {
             credit_transactions: components["schemas"]["CreditTransaction"][];
             predictions: components["schemas"]["UsageLogDetailResponse"][];
             media_assets: components["schemas"]["MediaAssetResponse"][];
+            /** @description The caller's personal LoRAs (listOwnLoras without team_id), oldest first; a team's belong to the team. */
+            loras: components["schemas"]["LoraData"][];
             /** @description Every alert sent for the personal wallet and its keys, oldest first (listAlerts shows the last 100), each with its deliveries to the alert webhook URL and their attempts. Empty in a sandbox key's export, as in its delivery log. */
             alerts: (components["schemas"]["Alert"] & {
                 webhook_deliveries: components["schemas"]["WebhookDelivery"][];

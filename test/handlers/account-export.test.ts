@@ -174,3 +174,15 @@ test.serial('a token without keys:manage exports no key or OAuth client list, as
   t.true(full.body.api_keys.length >= 2);
   t.true(full.body.oauth_clients.some((c) => c.name === 'reader'));
 });
+
+test.serial('the export lists the personal LoRAs, not a team\'s nor another account\'s', async (t) => {
+  const register = (who: Account, name: string, query: Record<string, number> = {}) => callOperation(gw, 'createLora', { as: who.session, query, body: {
+    name, lora_type: 'character', base_model: 'lumen', title: name, description: `about ${name}`, weights_url: `https://weights.example.com/${name}.safetensors`,
+  } });
+  t.is((await register(a, 'a-own')).status, 201);
+  t.is((await register(a, 'a-team', { team_id: teamId })).status, 201);
+  t.is((await register(b, 'b-own')).status, 201);
+  const res = await callOperation<Export & { loras: Array<{ name: string; visibility: string; team_id: number | null }> }>(gw, 'exportAccount', { as: a.session });
+  t.is(res.status, 200);
+  t.deepEqual(res.body.loras.map((l) => [l.name, l.visibility, l.team_id]), [['a-own', 'owned', null]]);
+});

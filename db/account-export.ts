@@ -16,24 +16,46 @@ import type { AlertRecord } from './alerts.ts';
 
 export type PredictionCursor = { hidden: boolean; createdAt: number; id: string };
 
+/** The most bytes of prediction rows (input, outputs, logs) one export page holds, by default. */
+export const EXPORT_PAGE_BYTES = 8 * 1024 * 1024;
+
 /**
  * The user's personal predictions, oldest first: first the visible ones, by (created_at, id)
  * along the history index (migration 1701: user_id, team_id, deleted_at, created_at, id), then
  * those bulk_delete hid (deleted_at set: the rows are still held, without their files), by the
  * same key. `sandboxOnly`: is_test rows only (a sandbox key's export).
+ *
+ * At most `limit` rows and `maxBytes` of their large columns (at least one row): an input may be as
+ * large as a request body (MAX_BODY_BYTES), so a page of `limit` whole rows could hold hundreds of
+ * MiB. The page's keys and sizes are read first, then the whole rows of the prefix that fits.
  */
-export async function exportPredictions(db: Db, userId: number, after: PredictionCursor | null, limit: number, sandboxOnly: boolean): Promise<{ rows: Prediction[]; next: PredictionCursor | null }> {
+export async function exportPredictions(
+  db: Db, userId: number, after: PredictionCursor | null, limit: number, sandboxOnly: boolean, maxBytes = EXPORT_PAGE_BYTES,
+): Promise<{ rows: Prediction[]; next: PredictionCursor | null }> {
   const hidden = after?.hidden ?? false;
-  const q = db('predictions').select('*').where({ user_id: userId }).whereNull('team_id');
+  const q = db('predictions').where({ user_id: userId }).whereNull('team_id');
   if (hidden) q.whereNotNull('deleted_at'); else q.whereNull('deleted_at');
   if (sandboxOnly) q.where('is_test', true);
   if (after) q.where('created_at', '>=', after.createdAt).where((w) => w.where('created_at', '>', after.createdAt).orWhere('id', '>', after.id));
-  const rows = await q.orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }]).limit(limit) as Array<Record<string, unknown>>;
-  const last = rows.at(-1);
-  if (rows.length === limit && last) return { rows: rows.map(predictionFromRow), next: { hidden, createdAt: num(last.created_at), id: String(last.id) } };
+  const keys = await q.select('id', 'created_at', db.raw('length(input) + coalesce(length(outputs), 0) + coalesce(length(logs), 0) as size'))
+    .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }]).limit(limit) as Array<{ id: string; created_at: number | string; size: number | string | null }>;
+  let take = 0;
+  for (let bytes = 0; take < keys.length; take++) {
+    bytes += num(keys[take]!.size ?? 0);
+    if (take > 0 && bytes > maxBytes) break;
+  }
+  const taken = keys.slice(0, take);
+  const byId = new Map<string, Record<string, unknown>>();
+  if (taken.length) {
+    for (const r of await db('predictions').select('*').whereIn('id', taken.map((k) => k.id)) as Array<Record<string, unknown>>) byId.set(String(r.id), r);
+  }
+  // a row deleted between the two reads (an erasure, a purge) is simply not listed
+  const rows = taken.flatMap((k) => (byId.has(String(k.id)) ? [predictionFromRow(byId.get(String(k.id))!)] : []));
+  const last = taken.at(-1);
+  if ((take < keys.length || keys.length === limit) && last) return { rows, next: { hidden, createdAt: num(last.created_at), id: String(last.id) } };
   // this pass is done: the visible pass continues with the hidden one from its start
   const next = hidden ? null : { hidden: true, createdAt: Number.MIN_SAFE_INTEGER, id: '' };
-  return { rows: rows.map(predictionFromRow), next };
+  return { rows, next };
 }
 
 /** The user's personal ledger rows with id > `afterId`, oldest first (the (user_id, team_id, id) index). */

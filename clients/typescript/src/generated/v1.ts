@@ -1633,7 +1633,7 @@ export interface paths {
          *     team (its members read them through the team routes), so they are not in it; a
          *     membership is. No hash, digest, sealed secret or token is ever included.
          *     The body is streamed (`Content-Disposition: attachment; filename="mediagate-export-<YYYY-MM-DD>.json"`)
-         *     and read from the database in pages of 500 rows, so a large account exports in bounded
+         *     and read from the database in pages of 500 rows (and at most 8 MiB of prediction inputs, outputs and logs), so a large account exports in bounded
          *     memory; it is not a point-in-time snapshot (a prediction finishing during the export may
          *     appear in either state). If the database fails mid-way the connection is cut, so a
          *     truncated body never parses as a complete export. A sandbox key exports sandbox

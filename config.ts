@@ -145,7 +145,7 @@ export interface MailConfig {
 }
 
 export interface StripeConfig {
-  /** STRIPE_SECRET_KEY (sk_… or a restricted rk_…): charges, refunds, the refunds of a charge */
+  /** STRIPE_SECRET_KEY (sk_… or a restricted rk_…): charges, refunds, the refunds of a charge, an erased account's subscriptions */
   secretKey: string | undefined;
   /** STRIPE_WEBHOOK_SECRET (whsec_…): verifies the webhook ingress */
   webhookSecret: string | undefined;
@@ -363,7 +363,7 @@ export const configSchema = Joi.object({
     .description('its secret; required with `GOOGLE_CLIENT_ID`'),
   STRIPE_SECRET_KEY: Joi.string().pattern(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{8,}$/).messages({ 'string.pattern.base': 'must be a Stripe secret key (sk_live_…, sk_test_…, or a restricted rk_…)' })
     .meta({ default: 'unset: the Stripe admin routes and the dashboard\'s checkout and billing portal answer 503 naming it' })
-    .description('Stripe secret key (`sk_live_…`, or a restricted `rk_…` with read on charges, customers, refunds and invoices, write on refunds, and, to sell in the dashboard, write on Checkout Sessions and the customer portal): lists charges, makes refunds, opens checkouts and the billing portal (see [Payments (Stripe)](billing.md#payments-stripe)). Never logged'),
+    .description('Stripe secret key (`sk_live_…`, or a restricted `rk_…` with read on charges, customers, refunds and invoices, write on refunds, to sell in the dashboard write on Checkout Sessions and the customer portal, and, when plans are sold, write on subscriptions): lists charges, makes refunds, opens checkouts and the billing portal, cancels the Stripe subscriptions of an erased account (see [Payments (Stripe)](billing.md#payments-stripe)). Never logged'),
   STRIPE_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[A-Za-z0-9+/=_]{8,}$/).messages({ 'string.pattern.base': 'must be the whsec_… signing secret of the webhook endpoint (Stripe dashboard, Developers, Webhooks)' })
     .meta({ default: 'unset: the Stripe webhook answers 503 naming it' })
     .description('signing secret (`whsec_…`) of the webhook endpoint `$PUBLIC_URL/api/v1/payment-webhooks/stripe`'),

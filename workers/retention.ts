@@ -14,6 +14,7 @@ import type { RetentionCounts } from '../db/retention.ts';
 import { accountsDueForDeletion, eraseAccount, personalOutputs, personalUploadKeys } from '../db/account-deletion.ts';
 import type { AbandonedUpstreamJob, ErasedFiles, EraseOptions, EraseResult } from '../db/account-deletion.ts';
 import { adapterRegistry } from './adapters/index.ts';
+import { stripeClient } from '../lib/stripe.ts';
 import { modelRef } from './run-model.ts';
 import { FINISHED_UPSTREAM, runByNamed } from './upstream-jobs.ts';
 
@@ -21,7 +22,7 @@ const DAY_MS = 86_400_000;
 /** how long one provider may take to answer the cancel of an erased account's job */
 export const ERASED_JOB_CANCEL_TIMEOUT_MS = 10_000;
 
-type EraserApp = Pick<App, 'db' | 'storage' | 'credentials' | 'spec' | 'adapterEnv' | 'log'>;
+type EraserApp = Pick<App, 'db' | 'storage' | 'credentials' | 'spec' | 'adapterEnv' | 'log' | 'config'>;
 export const RETENTION_JOB = 'retention';
 
 /**
@@ -43,6 +44,7 @@ export async function eraseAccountAndFiles(app: EraserApp, userId: number, now: 
     await removeLateFiles(app, userId, result.files, { outputs, uploads });
     // the rows are gone, so no poll will tell the providers: they hear it here
     await cancelAbandonedJobs(app, userId, result.upstreamJobs);
+    await cancelStripeSubscriptions(app, userId);
   }
   return result;
 }
@@ -66,6 +68,32 @@ async function removeLateFiles(app: EraserApp, userId: number, erased: ErasedFil
     if (p.outputs.length > 0 && !done.has(`${p.id} ${p.outputs.join(' ')}`)) await attempt({ id: p.id }, () => app.storage.removeOutputs(p.id, p.outputs));
   }
   for (const key of erased.uploads) if (!doneUploads.has(key)) await attempt({ key }, () => app.storage.removeUpload(key));
+}
+
+/**
+ * The plan ended in the erasing transaction; a plan sold through Stripe is also a subscription
+ * Stripe charges every period, which nobody could stop any more (the account and its billing
+ * portal are gone): each Stripe subscription a checkout of the personal wallet started (or paid
+ * for unapplied, README "A second plan paid for the same wallet") is cancelled at Stripe, at once
+ * and without proration. Best effort, logged: one already ended at Stripe is refused there.
+ */
+async function cancelStripeSubscriptions(app: EraserApp, userId: number): Promise<void> {
+  const subs = await app.db('stripe_subscription_checkouts').where({ user_id: userId }).whereNull('team_id').whereIn('outcome', ['started', 'unapplied'])
+    .whereNotNull('stripe_subscription_id').distinct('stripe_subscription_id').pluck('stripe_subscription_id') as string[];
+  if (subs.length === 0) return;
+  if (!app.config.stripe.secretKey) {
+    app.log.warn({ userId, subscriptions: subs }, 'an erased account\'s Stripe subscriptions could not be cancelled: STRIPE_SECRET_KEY is not set');
+    return;
+  }
+  const stripe = await stripeClient(app.config.stripe);
+  for (const sub of subs) {
+    try {
+      await stripe.subscriptions.cancel(sub);
+      app.log.info({ userId, subscription: sub }, 'an erased account\'s Stripe subscription was cancelled');
+    } catch (err) {
+      app.log.warn({ userId, subscription: sub, err: (err as Error).message }, 'could not cancel an erased account\'s Stripe subscription');
+    }
+  }
 }
 
 /**

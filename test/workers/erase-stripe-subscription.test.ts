@@ -1,0 +1,44 @@
+// Erasing an account (README "Deleting an account") ends its plan here, and a plan sold through
+// Stripe is a subscription Stripe charges every period: the eraser cancels it at Stripe too, or
+// the person's card would go on being charged for an account that no longer exists (and whose
+// billing portal nobody can open any more). Stripe is third-party HTTP: nock.
+import test from 'ava';
+import nock from 'nock';
+import { onlyLocalNetwork } from '../helpers/adapters.ts';
+import { newAccount, startGateway } from '../helpers/gateway.ts';
+import { eraseAccountAndFiles } from '../../workers/retention.ts';
+
+const STRIPE = 'https://api.stripe.com';
+
+onlyLocalNetwork(test);
+
+test.serial('the eraser cancels the account\'s Stripe subscriptions (the started one and an unapplied second one), not another account\'s; a refusal does not stop the erasure', async (t) => {
+  const gw = await startGateway({ queue: 'memory', env: { STRIPE_SECRET_KEY: 'sk_test_mediagateerasure', STRIPE_WEBHOOK_SECRET: 'whsec_mediagateerasuresecret' } });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw);
+  const other = await newAccount(gw);
+  const now = gw.app.clock();
+  const checkout = (n: number, userId: number, sub: string, outcome: string) => ({
+    checkout_session_id: `cs_erase_${n}`, stripe_subscription_id: sub, customer_id: `cus_${userId}`, user_id: userId, team_id: null,
+    plan: 'pro', amount: 5000, currency: 'usd', outcome, created_at: now,
+  });
+  await gw.app.db('stripe_subscription_checkouts').insert([
+    checkout(1, acct.userId, 'sub_erase_started', 'started'), checkout(2, acct.userId, 'sub_erase_unapplied', 'unapplied'),
+    checkout(3, acct.userId, 'sub_erase_gone', 'started'), checkout(4, other.userId, 'sub_other', 'started'),
+  ]);
+  const cancelled: string[] = [];
+  for (const sub of ['sub_erase_started', 'sub_erase_unapplied']) {
+    nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(() => { cancelled.push(sub); return [200, { id: sub, object: 'subscription', status: 'canceled' }]; });
+  }
+  // one the customer already cancelled in the billing portal: Stripe refuses, the erasure goes on
+  nock(STRIPE).delete('/v1/subscriptions/sub_erase_gone').reply(() => {
+    cancelled.push('sub_erase_gone');
+    return [404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such subscription: sub_erase_gone' } }];
+  });
+
+  t.like(await eraseAccountAndFiles(gw.app, acct.userId, now, { immediate: true }), { kind: 'erased' });
+  t.deepEqual(cancelled.sort(), ['sub_erase_gone', 'sub_erase_started', 'sub_erase_unapplied']);
+  t.truthy((await gw.app.db('users').where({ id: acct.userId }).first()).deleted_at);
+  // the payment records stay (money history)
+  t.is((await gw.app.db('stripe_subscription_checkouts').where({ user_id: acct.userId })).length, 3);
+});

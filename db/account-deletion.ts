@@ -181,7 +181,7 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     // anonymised wallet's ledger); personal whitelabel studios are disabled and free their domains
     // (their end users' own accounts stay theirs)
     await trx('model_discounts').where({ user_id: userId }).whereNull('team_id').delete();
-    await trx('subscriptions').where({ wallet: ownerKey({ userId, teamId: null }), status: 'active' }).update({ status: 'cancelled', cancelled_at: now, next_plan: null, updated_at: now });
+    await trx('subscriptions').where({ wallet: ownerKey({ userId, teamId: null }) }).whereIn('status', ['active', 'held']).update({ status: 'cancelled', cancelled_at: now, next_plan: null, updated_at: now });
     const studios = await trx('studios').where({ user_id: userId }).whereNull('team_id').select<Array<{ id: number | string }>>('id');
     if (studios.length) {
       const ids = studios.map((r) => num(r.id));

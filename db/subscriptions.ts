@@ -4,7 +4,10 @@
 // row and grants in the same transaction, so of several workers renewing at once exactly one
 // grants; the unique (subscription_id, period_start) of credit_grants stands behind it. The expiry
 // sweep removes grant credit whose time has come (`expiry` ledger rows), never purchased credit
-// and never credit held by running predictions.
+// and never credit held by running predictions. A plan bought through Stripe whose Stripe
+// subscription is past due (or incomplete, or paused) is `held` (the `status` column): the plan
+// stays, the renewal job skips it, and when Stripe reports it paid again the period held back is
+// granted then (docs/operating/billing.md "Renewals").
 import type { Knex } from 'knex';
 import { affected, num, numOrNull } from './knex.ts';
 import { isDuplicateKey } from './errors.ts';
@@ -24,6 +27,8 @@ export interface Subscription {
   plan: string;
   nextPlan: string | null;
   status: 'active' | 'cancelled';
+  /** an active plan whose Stripe subscription is past due (or incomplete, or paused): no new period is granted while it is */
+  held: boolean;
   periodAnchor: number;
   currentPeriodStart: number;
   currentPeriodEnd: number;
@@ -32,10 +37,15 @@ export interface Subscription {
 
 type Row = Record<string, unknown>;
 
+/** The `status` of an active plan held back by its Stripe subscription's payment state; to the API it is `active`. */
+const HELD = 'held';
+/** The `status` values of a plan that has not ended. */
+const LIVE = ['active', HELD];
+
 function fromRow(r: Row): Subscription {
   return {
     id: num(r.id), userId: num(r.user_id), teamId: numOrNull(r.team_id), plan: String(r.plan), nextPlan: (r.next_plan as string | null) ?? null,
-    status: r.status === 'active' ? 'active' : 'cancelled', periodAnchor: num(r.period_anchor),
+    status: LIVE.includes(String(r.status)) ? 'active' : 'cancelled', held: r.status === HELD, periodAnchor: num(r.period_anchor),
     currentPeriodStart: num(r.current_period_start), currentPeriodEnd: num(r.current_period_end), cancelledAt: numOrNull(r.cancelled_at),
   };
 }
@@ -95,7 +105,9 @@ export interface SubscriptionCheckout {
 export type CheckoutOutcome =
   | SetOutcome
   /** this Checkout Session was seen before (a redelivery): nothing moved; `was` is what it did then */
-  | { outcome: 'seen'; was: 'started' | 'unapplied' };
+  | { outcome: 'seen'; was: 'started' | 'unapplied' }
+  /** the gateway had already seen this session's Stripe subscription deleted (events out of order): recorded unapplied, nothing started */
+  | { outcome: 'subscription-ended' };
 
 /**
  * Starts a subscription now (a new one, or again after a cancellation) and grants its first period
@@ -132,8 +144,12 @@ async function activate(db: Knex, payer: Owner, plan: SubscriptionPlan, periodEn
           const seen = await trx('stripe_subscription_checkouts').where('checkout_session_id', checkout.sessionId).first<{ outcome: string } | undefined>('outcome');
           if (seen) return { outcome: 'seen', was: seen.outcome === 'started' ? 'started' : 'unapplied' };
         }
+        if (checkout?.stripeSubscriptionId && await stripeSubscriptionEnded(trx, checkout.stripeSubscriptionId)) {
+          await record(trx, 'unapplied');
+          return { outcome: 'subscription-ended' };
+        }
         const existing = await trx('subscriptions').where('wallet', key).forUpdate().first<Row | undefined>();
-        if (existing && existing.status === 'active') {
+        if (existing && LIVE.includes(String(existing.status))) {
           await record(trx, 'unapplied');
           return { outcome: 'already-active', subscription: fromRow(existing) };
         }
@@ -172,6 +188,35 @@ async function activate(db: Knex, payer: Owner, plan: SubscriptionPlan, periodEn
   }
 }
 
+/**
+ * Records that Stripe reported a subscription ended (deleted), once: a row of
+ * `stripe_subscription_checkouts` with `outcome = 'ended'` and, for its unique session id,
+ * `ended:<subscription id>` (no Checkout Session id has that form). A paid checkout of it delivered
+ * later starts nothing, and its other late events change nothing.
+ */
+export async function recordStripeSubscriptionEnded(db: Knex, stripeSubscriptionId: string, payer: Owner, plan: string, customerId: string | null, now: number): Promise<void> {
+  try {
+    await db('stripe_subscription_checkouts').insert({
+      checkout_session_id: `ended:${stripeSubscriptionId}`.slice(0, 255), stripe_subscription_id: stripeSubscriptionId, customer_id: customerId,
+      user_id: payer.userId, team_id: payer.teamId, plan, amount: 0, currency: '', outcome: 'ended', created_at: now,
+    });
+  } catch (err) {
+    if (!isDuplicateKey(err)) throw err;
+  }
+}
+
+/** Whether Stripe reported this subscription ended (recordStripeSubscriptionEnded). */
+export async function stripeSubscriptionEnded(db: Knex, stripeSubscriptionId: string): Promise<boolean> {
+  return (await db('stripe_subscription_checkouts').where({ stripe_subscription_id: stripeSubscriptionId, outcome: 'ended' }).first('id')) !== undefined;
+}
+
+/** The wallet whose plan a checkout of this Stripe subscription started; undefined when none did. */
+export async function walletOfStripeSubscription(db: Knex, stripeSubscriptionId: string): Promise<Owner | undefined> {
+  const row = await db('stripe_subscription_checkouts').where({ stripe_subscription_id: stripeSubscriptionId, outcome: 'started' }).orderBy('id', 'desc')
+    .first<{ user_id: number | string; team_id: number | string | null } | undefined>('user_id', 'team_id');
+  return row && { userId: num(row.user_id), teamId: numOrNull(row.team_id) };
+}
+
 /** Whether a Stripe subscription was bought by a checkout that started nothing (its events leave the wallet's plan alone). */
 export async function isUnappliedSubscription(db: Knex, stripeSubscriptionId: string): Promise<boolean> {
   const row = await db('stripe_subscription_checkouts').where({ stripe_subscription_id: stripeSubscriptionId, outcome: 'unapplied' }).first('id');
@@ -195,7 +240,7 @@ export async function startedStripeSubscription(db: Knex, payer: Owner): Promise
  * are. Changing back to the current plan drops a pending change.
  */
 export async function changeSubscription(db: Knex, payer: Owner, plan: SubscriptionPlan, now: number): Promise<SetOutcome> {
-  const n = await db('subscriptions').where({ wallet: ownerKey(payer), status: 'active' })
+  const n = await db('subscriptions').where({ wallet: ownerKey(payer) }).whereIn('status', LIVE)
     .update({ next_plan: db.raw('case when plan = ? then null else ? end', [plan.name, plan.name]), user_id: payer.userId, updated_at: now });
   const sub = await findSubscription(db, payer);
   if (affected(n) !== 1 || !sub) return { outcome: 'not-active', ...(sub ? { subscription: sub } : {}) };
@@ -204,11 +249,34 @@ export async function changeSubscription(db: Knex, payer: Owner, plan: Subscript
 
 /** Cancels at once: no further grants; credit already granted stays until it expires. */
 export async function cancelSubscription(db: Knex, payer: Owner, now: number): Promise<SetOutcome> {
-  const n = await db('subscriptions').where({ wallet: ownerKey(payer), status: 'active' })
+  const n = await db('subscriptions').where({ wallet: ownerKey(payer) }).whereIn('status', LIVE)
     .update({ status: 'cancelled', next_plan: null, cancelled_at: now, user_id: payer.userId, updated_at: now });
   const sub = await findSubscription(db, payer);
   if (affected(n) !== 1 || !sub) return { outcome: 'not-active', ...(sub ? { subscription: sub } : {}) };
   return { outcome: 'ok', subscription: sub };
+}
+
+/**
+ * The plan's Stripe subscription is past due (or incomplete, or paused): the active plan is held,
+ * so the renewal job grants no new period. False when it is not active (held already, or ended).
+ */
+export async function holdSubscription(db: Knex, payer: Owner, now: number): Promise<boolean> {
+  return affected(await db('subscriptions').where({ wallet: ownerKey(payer), status: 'active' }).update({ status: HELD, updated_at: now })) === 1;
+}
+
+/**
+ * Stripe reports the held plan's subscription paid (active) again: the plan is active, and the
+ * period held back (the one containing `now`, if the current one has ended) is granted at once, as
+ * a renewal (each period once, whoever renews it). False when it was not held.
+ */
+export async function resumeSubscription(db: Knex, payer: Owner, plans: SubscriptionPlans, now: number): Promise<boolean> {
+  const n = await db('subscriptions').where({ wallet: ownerKey(payer), status: HELD }).update({ status: 'active', updated_at: now });
+  if (affected(n) !== 1) return false;
+  const sub = await findSubscription(db, payer);
+  const plan = sub && plans.get(sub.nextPlan ?? sub.plan);
+  // a plan the configuration no longer declares waits, as in renewDue (which logs it)
+  if (sub && plan && !sub.held && sub.status === 'active' && sub.currentPeriodEnd <= now) await renewOne(db, sub, plan, now);
+  return true;
 }
 
 export const SUBSCRIPTION_BATCH = 200;
@@ -223,7 +291,7 @@ export interface RenewalCounts {
 }
 
 /**
- * Renews every active subscription whose period has ended: the next period (or, after a gap in
+ * Renews every active subscription (not a held one) whose period has ended: the next period (or, after a gap in
  * which no job ran, the period containing `now`; the missed ones are not granted afterwards) with
  * its grant, each in one transaction guarded by the conditional UPDATE of the period.
  */

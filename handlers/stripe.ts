@@ -13,7 +13,8 @@ import {
   applyStripeRefund, findPaymentByIntent, paymentsOf, recordCustomer, recordPurchase, reverseStripeRefund, stripeCustomerOf, userIdForCustomer,
 } from '../db/stripe-payments.ts';
 import {
-  activateFromCheckout, cancelSubscription, changeSubscription, findSubscription, isUnappliedSubscription, startedStripeSubscription,
+  activateFromCheckout, cancelSubscription, changeSubscription, findSubscription, holdSubscription, isUnappliedSubscription, recordStripeSubscriptionEnded,
+  resumeSubscription, startedStripeSubscription, stripeSubscriptionEnded, walletOfStripeSubscription,
 } from '../db/subscriptions.ts';
 import { walletOf } from '../db/wallet/ledger.ts';
 import type { Owner } from '../lib/caller.ts';
@@ -155,6 +156,13 @@ async function subscriptionStarted(app: App, event: Stripe.Event, s: Stripe.Chec
   const out = await activateFromCheckout(app.db, target.payer, plan, { sessionId: s.id, stripeSubscriptionId: stripeSubscription, customerId: customer, amount, currency }, app.clock());
   if (customer && out.outcome !== 'wallet-gone' && !(out.outcome === 'seen' && out.was === 'unapplied')) await recordCustomer(app.db, target.payer, customer);
   if (out.outcome === 'seen') return out.was === 'started' ? 'duplicate' : 'unmatched';
+  if (out.outcome === 'subscription-ended') {
+    // delivered after its subscription's deletion: started now, the plan would renew with nothing paying for it
+    app.log.error({
+      stripeEvent: event.id, session: s.id, subscription: stripeSubscription, invoice: idOf(s.invoice) ?? null, customer, ...target.payer, plan: target.plan, amount, currency,
+    }, 'stripe_payment_unmatched: a paid subscription checkout arrived after Stripe reported its subscription deleted; it started nothing and is recorded as unapplied: refund it, or activate the plan by hand (adminManageSubscription)');
+    return 'unmatched';
+  }
   if (out.outcome === 'already-active' || out.outcome === 'wallet-gone') {
     // paid at Stripe, nothing granted here: an operator refunds it (and cancels its Stripe subscription) or applies it by hand
     const why = out.outcome === 'wallet-gone' ? 'its wallet (the team or the account) is gone'
@@ -168,10 +176,54 @@ async function subscriptionStarted(app: App, event: Stripe.Event, s: Stripe.Chec
   return 'subscription_started';
 }
 
-/** Stripe's subscription changed (the billing portal): a new price is a plan change from the next renewal; an ended one cancels. */
-async function subscriptionUpdated(app: App, sub: Stripe.Subscription, deleted: boolean): Promise<AckStatus> {
+/** Stripe statuses of a subscription whose latest payment has not been made: its plan gets no new period meanwhile. */
+const HOLDS = new Set(['past_due', 'incomplete', 'paused']);
+/** Stripe statuses of a subscription that is paid up. */
+const PAID_UP = new Set(['active', 'trialing']);
+
+/**
+ * A Stripe subscription's payment state, for the plan its checkout started (only then: a plan an
+ * admin activated, or one started by another Stripe subscription, is left alone): `hold` while a
+ * payment is owed, `resume` when paid again (the period held back is granted then).
+ */
+async function paymentState(app: App, event: Stripe.Event, payer: Owner, stripeSubscriptionId: string, to: 'hold' | 'resume'): Promise<AckStatus | undefined> {
+  if (await startedStripeSubscription(app.db, payer) !== stripeSubscriptionId) return undefined;
+  const now = app.clock();
+  if (to === 'hold') {
+    if (!(await holdSubscription(app.db, payer, now))) return undefined;
+    app.log.warn({ stripeEvent: event.id, type: event.type, subscription: stripeSubscriptionId, ...payer }, 'stripe subscription payment owed: the plan is held, no new period is granted until Stripe reports it paid');
+    return 'subscription_held';
+  }
+  if (!(await resumeSubscription(app.db, payer, app.config.subscriptions.plans, now))) return undefined;
+  app.log.info({ stripeEvent: event.id, type: event.type, subscription: stripeSubscriptionId, ...payer }, 'stripe subscription paid again: the plan is active, the period held back granted');
+  return 'subscription_resumed';
+}
+
+/** The Stripe subscription an invoice bills: `parent.subscription_details.subscription`, or `subscription` in API versions before 2025-03-31. */
+function invoiceSubscription(invoice: Fields): string | undefined {
+  const parent = isRecord(invoice.parent) && isRecord(invoice.parent.subscription_details) ? invoice.parent.subscription_details.subscription : undefined;
+  return idOf((parent ?? invoice.subscription) as string | { id: string } | null | undefined);
+}
+
+/** invoice.payment_failed holds, invoice.paid resumes, the plan its Stripe subscription's checkout started. */
+async function invoiceReported(app: App, event: Stripe.Event, invoice: Fields, to: 'hold' | 'resume'): Promise<AckStatus> {
+  const sub = invoiceSubscription(invoice);
+  if (sub === undefined || await stripeSubscriptionEnded(app.db, sub)) return 'ignored';
+  const payer = await walletOfStripeSubscription(app.db, sub);
+  if (!payer) return 'ignored';
+  return await paymentState(app, event, payer, sub, to) ?? 'ignored';
+}
+
+/**
+ * Stripe's subscription changed (the billing portal): a new price is a plan change from the next
+ * renewal; an ended one cancels; a payment owed holds the plan, paid again resumes it.
+ */
+async function subscriptionUpdated(app: App, event: Stripe.Event, sub: Stripe.Subscription, deleted: boolean): Promise<AckStatus> {
   const target = subscriptionTarget(app, sub.metadata);
   if (!target) return 'ignored';
+  const ended = deleted || ['canceled', 'incomplete_expired'].includes(sub.status);
+  // remembered, so that its checkout delivered late starts nothing
+  if (ended && typeof sub.id === 'string') await recordStripeSubscriptionEnded(app.db, sub.id, target.payer, target.plan, idOf(sub.customer) ?? null, app.clock());
   // a subscription whose checkout started nothing (recorded unapplied) is not the wallet's plan
   if (typeof sub.id === 'string' && await isUnappliedSubscription(app.db, sub.id)) {
     app.log.info({ subscription: sub.id, ...target.payer }, 'stripe subscription event of an unapplied checkout: the wallet\'s plan is left alone');
@@ -185,16 +237,20 @@ async function subscriptionUpdated(app: App, sub: Stripe.Subscription, deleted: 
     return 'ignored';
   }
   const now = app.clock();
-  if (deleted || ['canceled', 'unpaid', 'incomplete_expired'].includes(sub.status)) {
+  if (ended || sub.status === 'unpaid') {
     const out = await cancelSubscription(app.db, target.payer, now);
     return out.outcome === 'ok' ? 'subscription_cancelled' : 'ignored';
   }
+  // a late event of a subscription Stripe already reported deleted changes nothing
+  if (typeof sub.id !== 'string' || await stripeSubscriptionEnded(app.db, sub.id)) return 'ignored';
+  const payment = HOLDS.has(sub.status) ? await paymentState(app, event, target.payer, sub.id, 'hold')
+    : PAID_UP.has(sub.status) ? await paymentState(app, event, target.payer, sub.id, 'resume') : undefined;
   const price = sub.items?.data?.[0]?.price?.id;
   const plan = [...app.config.subscriptions.plans.values()].find((p) => p.stripePrice !== undefined && p.stripePrice === price);
   const current = await findSubscription(app.db, target.payer);
-  if (!plan || !current || current.status !== 'active' || plan.name === (current.nextPlan ?? current.plan)) return 'ignored';
+  if (!plan || !current || current.status !== 'active' || plan.name === (current.nextPlan ?? current.plan)) return payment ?? 'ignored';
   const out = await changeSubscription(app.db, target.payer, plan, now);
-  return out.outcome === 'ok' ? 'subscription_changed' : 'ignored';
+  return out.outcome === 'ok' ? 'subscription_changed' : payment ?? 'ignored';
 }
 
 async function checkoutPaid(app: App, event: Stripe.Event, s: Stripe.Checkout.Session): Promise<AckStatus> {
@@ -326,6 +382,15 @@ function refundProblem(r: unknown): string | undefined {
   return undefined;
 }
 
+function invoiceProblem(invoice: Fields): string | undefined {
+  if (typeof invoice.id !== 'string') return 'id';
+  if (!optExpandable(invoice.subscription)) return 'subscription';
+  if (!absent(invoice.parent) && !isRecord(invoice.parent)) return 'parent';
+  const details = isRecord(invoice.parent) ? invoice.parent.subscription_details : undefined;
+  if (!absent(details) && !(isRecord(details) && optExpandable(details.subscription))) return 'parent.subscription_details';
+  return undefined;
+}
+
 function subscriptionProblem(sub: Fields): string | undefined {
   if (!optMetadata(sub.metadata)) return 'metadata';
   if (!optString(sub.status)) return 'status';
@@ -341,6 +406,8 @@ const SHAPES: Readonly<Record<string, (object: Fields) => string | undefined>> =
   'refund.failed': refundProblem,
   'customer.subscription.updated': subscriptionProblem,
   'customer.subscription.deleted': subscriptionProblem,
+  'invoice.paid': invoiceProblem,
+  'invoice.payment_failed': invoiceProblem,
 };
 
 /** What is wrong with the object of an event this handler acts on (`data.object…`); undefined when nothing, or for another event. */
@@ -409,7 +476,11 @@ export const receiveStripeWebhook: Handler<'receiveStripeWebhook'> = async ({ ap
       break;
     case 'customer.subscription.updated':
     case 'customer.subscription.deleted':
-      status = await subscriptionUpdated(app, event.data.object, event.type === 'customer.subscription.deleted');
+      status = await subscriptionUpdated(app, event, event.data.object, event.type === 'customer.subscription.deleted');
+      break;
+    case 'invoice.paid':
+    case 'invoice.payment_failed':
+      status = await invoiceReported(app, event, event.data.object as unknown as Fields, event.type === 'invoice.paid' ? 'resume' : 'hold');
       break;
     default:
       status = 'ignored';

@@ -13,6 +13,7 @@ import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { uniqueName } from '../helpers/services.ts';
 import { captureLog } from '../helpers/logs.ts';
 import { eraseAccount } from '../../db/account-deletion.ts';
+import { activateSubscription, renewDue } from '../../db/subscriptions.ts';
 
 const SECRET_KEY = 'sk_test_mediagatecheckout';
 const WEBHOOK_SECRET = 'whsec_mediagatecheckoutsecret';
@@ -378,4 +379,92 @@ test.serial('a checkout needs a login session: an API key is refused and Stripe 
   t.is(key.status, 403);
   t.is(key.body.code, 'session_required');
   t.deepEqual(nock.pendingMocks(), []);
+});
+
+/** A plan bought online: its checkout paid with the Stripe subscription `sub`. */
+async function subscribed(acct: Account, sub: string): Promise<void> {
+  const stripe = stripeCreatesSession();
+  const res = await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { plan: 'starter' } });
+  if (res.status !== 200) throw new Error(res.raw.payload);
+  const started = await deliver(paidSession(stripe.id, stripe.sent[0]!, { amount_total: 1000, subscription: sub, payment_intent: null }));
+  if ((started.result as { status: string }).status !== 'subscription_started') throw new Error(started.payload);
+}
+
+/** Moves the wallet's current period into the past (its end passed), as if a period had gone by. */
+async function periodEnded(userId: number): Promise<void> {
+  await gw.app.db('subscriptions').where({ wallet: `user:${userId}` }).update({ current_period_start: Date.now() - 31 * 86_400_000, current_period_end: Date.now() - 60_000 });
+}
+
+const renewNow = () => renewDue(gw.app.db, gw.app.config.subscriptions.plans, Date.now());
+const grants = async (userId: number) => Number((await gw.app.db('credit_grants').where({ wallet: `user:${userId}` }).count({ n: '*' }))[0]!.n);
+
+test.serial('a Stripe subscription whose renewal payment failed gets no new period\'s credit until Stripe reports it paid; then that period is granted once', async (t) => {
+  const acct = await newAccount(gw);
+  const sub = uniqueName('sub');
+  await subscribed(acct, sub);
+  t.is(await balance('users', acct.userId), 10_000);
+  const metadata = { user_id: String(acct.userId), plan: 'starter' };
+  const subscription = (status: string) => ({ id: sub, object: 'subscription', status, metadata, items: { object: 'list', data: [{ id: 'si_1', price: { id: 'price_starter' } }] } });
+
+  t.deepEqual((await deliver(event('customer.subscription.updated', subscription('past_due')))).result, { status: 'subscription_held' });
+  await periodEnded(acct.userId);
+  await renewNow();
+  t.is(await grants(acct.userId), 1, 'no new period while Stripe reports it past due');
+  t.like((await callOperation<{ plan: string; status: string }>(gw, 'getMySubscription', { as: acct.session })).body, { plan: 'starter', status: 'active' });
+
+  // Stripe's retry succeeds: the period held back is granted then, once
+  const paid = event('invoice.paid', { id: uniqueName('in'), object: 'invoice', status: 'paid', parent: { type: 'subscription_details', subscription_details: { subscription: sub, metadata } } });
+  t.deepEqual((await deliver(paid)).result, { status: 'subscription_resumed' });
+  t.is(await grants(acct.userId), 2);
+  t.deepEqual((await deliver(paid)).result, { status: 'ignored' }, 'a redelivery grants nothing');
+  t.deepEqual((await deliver(event('customer.subscription.updated', subscription('active')))).result, { status: 'ignored' });
+  await renewNow();
+  t.is(await grants(acct.userId), 2);
+  t.is(await balance('users', acct.userId), 20_000);
+
+  // invoice.payment_failed holds it as well (an API version that names the subscription on the invoice), subscription.updated active resumes it
+  t.deepEqual((await deliver(event('invoice.payment_failed', { id: uniqueName('in'), object: 'invoice', status: 'open', subscription: sub }))).result, { status: 'subscription_held' });
+  await periodEnded(acct.userId);
+  await renewNow();
+  t.is(await grants(acct.userId), 2);
+  t.deepEqual((await deliver(event('customer.subscription.updated', subscription('active')))).result, { status: 'subscription_resumed' });
+  t.is(await grants(acct.userId), 3);
+  // held, then ended at Stripe: cancelled, nothing more granted
+  t.deepEqual((await deliver(event('customer.subscription.updated', subscription('paused')))).result, { status: 'subscription_held' });
+  t.deepEqual((await deliver(event('customer.subscription.deleted', subscription('canceled')))).result, { status: 'subscription_cancelled' });
+  t.like((await callOperation<{ status: string }>(gw, 'getMySubscription', { as: acct.session })).body, { status: 'cancelled' });
+  t.deepEqual((await deliver(paid)).result, { status: 'ignored' });
+  t.is(await grants(acct.userId), 3);
+});
+
+test.serial('a plan an admin activated is not held by a Stripe subscription event naming its wallet', async (t) => {
+  const acct = await newAccount(gw);
+  t.like(await activateSubscription(gw.app.db, { userId: acct.userId, teamId: null }, gw.app.config.subscriptions.plans.get('starter')!, undefined, Date.now()), { outcome: 'ok' });
+  const metadata = { user_id: String(acct.userId), plan: 'starter' };
+  const held = event('customer.subscription.updated', { id: uniqueName('sub'), object: 'subscription', status: 'past_due', metadata, items: { object: 'list', data: [{ id: 'si_1', price: { id: 'price_starter' } }] } });
+  t.deepEqual((await deliver(held)).result, { status: 'ignored' });
+  await periodEnded(acct.userId);
+  await renewNow();
+  t.is(await grants(acct.userId), 2);
+});
+
+test.serial('a subscription checkout delivered after its Stripe subscription\'s deletion starts nothing and is logged; others start as before', async (t) => {
+  const acct = await newAccount(gw);
+  const sub = uniqueName('sub');
+  const metadata = { user_id: String(acct.userId), plan: 'starter' };
+  t.deepEqual((await deliver(event('customer.subscription.deleted', { id: sub, object: 'subscription', status: 'canceled', metadata, items: { object: 'list', data: [{ id: 'si_1', price: { id: 'price_starter' } }] } }))).result, { status: 'ignored' });
+  const stripe = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { plan: 'starter' } })).status, 200);
+  const late = paidSession(stripe.id, stripe.sent[0]!, { amount_total: 1000, subscription: sub, payment_intent: null });
+  const before = logs.lines.length;
+  t.deepEqual((await deliver(late)).result, { status: 'unmatched' });
+  t.deepEqual((await deliver(late)).result, { status: 'unmatched' }, 'a redelivery starts nothing either');
+  t.like((await callOperation<{ status: string }>(gw, 'getMySubscription', { as: acct.session })).body, { status: 'none' });
+  t.is(await balance('users', acct.userId), 0);
+  const logged = logs.parsed<{ msg: string; session?: string; subscription?: string }>().slice(before).filter((l) => l.subscription === sub);
+  t.true(logged.length >= 1);
+  t.regex(logged[0]!.msg, /deleted/);
+  // a later subscription of the same wallet starts as usual
+  await subscribed(acct, uniqueName('sub'));
+  t.is(await balance('users', acct.userId), 10_000);
 });

@@ -1,7 +1,9 @@
 // Credit bought and refunded through Stripe (README "Payments (Stripe)"). A purchase is one
 // `stripe_payments` row (unique Checkout Session) and one `purchase` ledger row, committed
 // together; a refund is one `stripe_refunds` row (unique Stripe refund id) and one
-// `payment_refund` ledger row. The unique keys are what make a webhook delivered twice, or a
+// `payment_refund` ledger row. A dispute whose funds Stripe withdrew is taken back the same way,
+// its row keyed by the dispute id (`source = 'dispute'`), and given back as a failed refund is
+// when the funds are reinstated. The unique keys are what make a webhook delivered twice, or a
 // refund made here and reported again by Stripe, move credit once.
 import type { Knex } from 'knex';
 import { creditWallet, debitWallet, lockWallet } from './wallet/moves.ts';
@@ -160,7 +162,8 @@ export interface RefundFacts {
   /** minor units */
   amount: number;
   currency: string;
-  source: 'admin' | 'webhook';
+  /** `dispute`: a dispute's withdrawn funds (refundId is the dispute id) */
+  source: 'admin' | 'webhook' | 'dispute';
   description: string;
   now: number;
 }
@@ -183,7 +186,8 @@ export type RefundReversed =
  * report of it delivered later takes nothing either.
  */
 export async function reverseStripeRefund(
-  db: Knex, refundId: string, description: string, now: number, unseen?: { payment: StripePayment; chargeId: string; amount: number; currency: string },
+  db: Knex, refundId: string, description: string, now: number,
+  unseen?: { payment: StripePayment; chargeId: string; amount: number; currency: string; source?: RefundFacts['source'] },
 ): Promise<RefundReversed> {
   const row = await db('stripe_refunds').where('refund_id', refundId).first<{ user_id: number | string; team_id: number | string | null } | undefined>('user_id', 'team_id');
   const payer: Owner | undefined = row ? { userId: num(row.user_id), teamId: row.team_id === null ? null : num(row.team_id) }
@@ -194,7 +198,7 @@ export async function reverseStripeRefund(
     if (!row && unseen && !(await trx('stripe_refunds').where('refund_id', refundId).first('id'))) {
       await trx('stripe_refunds').insert({
         refund_id: refundId, payment_id: unseen.payment.id, charge_id: unseen.chargeId, user_id: payer.userId, team_id: payer.teamId, amount: unseen.amount,
-        currency: unseen.currency, credits: 0, source: 'webhook', created_at: now, reversed_at: now,
+        currency: unseen.currency, credits: 0, source: unseen.source ?? 'webhook', created_at: now, reversed_at: now,
       });
       return { outcome: 'none' };
     }

@@ -1,7 +1,8 @@
 // The payment processor, Stripe (README "Payments (Stripe)"): a user's charges and a refund
 // through Stripe for the admin routes (roles and the audit row come from the route bridge), and
-// the webhook ingress that credits completed checkouts and takes back the credits of refunds,
-// each once (db/stripe-payments.ts holds the unique keys). Without STRIPE_SECRET_KEY or
+// the webhook ingress that credits completed checkouts and takes back the credits of refunds and
+// of lost disputes, each once (db/stripe-payments.ts holds the unique keys), and follows the
+// subscriptions sold online (started, changed, held while a payment is owed, ended). Without STRIPE_SECRET_KEY or
 // STRIPE_WEBHOOK_SECRET the routes that need it answer 503 naming it, and nothing else changes.
 import type { Handler } from './types.ts';
 import type { App } from '../lib/context.ts';
@@ -336,6 +337,40 @@ async function chargeRefunded(app: App, event: Stripe.Event, charge: Stripe.Char
   return outcomes.includes('duplicate') ? 'duplicate' : 'ignored';
 }
 
+/**
+ * A dispute (chargeback) of a charge that bought credit here: funds Stripe withdrew from the
+ * balance are a refund of the disputed amount (the same credits, taken once per dispute id, even
+ * below zero: an error tells the operator then); funds reinstated (the dispute won) give back what
+ * was taken, once.
+ */
+async function disputeReported(app: App, event: Stripe.Event, dispute: Stripe.Dispute, withdrawn: boolean): Promise<AckStatus> {
+  const pi = idOf(dispute.payment_intent);
+  const payment = pi === undefined ? undefined : await findPaymentByIntent(app.db, pi);
+  if (!payment) return 'ignored';
+  const chargeId = idOf(dispute.charge) ?? '';
+  const ids = { stripeEvent: event.id, dispute: dispute.id, charge: chargeId, paymentIntent: pi, userId: payment.userId, teamId: payment.teamId, amount: dispute.amount, currency: dispute.currency };
+  if (!withdrawn) {
+    // one not applied yet (events out of order) is recorded as given back, so its withdrawal reported later takes nothing
+    const back = await reverseStripeRefund(app.db, dispute.id, `Stripe dispute ${dispute.id}: funds reinstated, credits given back`, app.clock(),
+      { payment, chargeId, amount: dispute.amount, currency: dispute.currency, source: 'dispute' });
+    if (back.outcome !== 'reversed') return 'ignored';
+    app.log.warn({ ...ids, credits: back.credits }, 'stripe dispute funds reinstated: the credits it took were given back');
+    return 'refund_reversed';
+  }
+  const applied = await applyStripeRefund(app.db, payment, {
+    refundId: dispute.id, chargeId, amount: dispute.amount, currency: dispute.currency, source: 'dispute',
+    description: `Stripe dispute ${dispute.id}: funds withdrawn`, now: app.clock(),
+  });
+  if (applied.outcome !== 'applied') return 'duplicate';
+  if (applied.balance < 0) {
+    app.log.error({ ...ids, credits: applied.credits, balance: applied.balance },
+      'stripe dispute funds withdrawn: its credits were taken back and the wallet is below zero (it had spent them); the debt is paid first by later credit: decide whether to pursue it');
+  } else {
+    app.log.warn({ ...ids, credits: applied.credits, balance: applied.balance }, 'stripe dispute funds withdrawn: the credits the disputed amount bought were taken back');
+  }
+  return 'refund_applied';
+}
+
 // ---------------------------------------------------------------- the shape of an event
 // The signature proves who sent the bytes, not that the object has the shape the SDK's types
 // promise. An event this handler acts on whose object, or a field of it that is used, has another
@@ -382,6 +417,14 @@ function refundProblem(r: unknown): string | undefined {
   return undefined;
 }
 
+function disputeProblem(d: Fields): string | undefined {
+  if (typeof d.id !== 'string') return 'id';
+  if (!isAmount(d.amount)) return 'amount';
+  if (typeof d.currency !== 'string') return 'currency';
+  for (const f of ['payment_intent', 'charge']) if (!optExpandable(d[f])) return f;
+  return undefined;
+}
+
 function invoiceProblem(invoice: Fields): string | undefined {
   if (typeof invoice.id !== 'string') return 'id';
   if (!optExpandable(invoice.subscription)) return 'subscription';
@@ -407,6 +450,8 @@ const SHAPES: Readonly<Record<string, (object: Fields) => string | undefined>> =
   'customer.subscription.updated': subscriptionProblem,
   'customer.subscription.deleted': subscriptionProblem,
   'invoice.paid': invoiceProblem,
+  'charge.dispute.funds_withdrawn': disputeProblem,
+  'charge.dispute.funds_reinstated': disputeProblem,
   'invoice.payment_failed': invoiceProblem,
 };
 
@@ -477,6 +522,10 @@ export const receiveStripeWebhook: Handler<'receiveStripeWebhook'> = async ({ ap
     case 'customer.subscription.updated':
     case 'customer.subscription.deleted':
       status = await subscriptionUpdated(app, event, event.data.object, event.type === 'customer.subscription.deleted');
+      break;
+    case 'charge.dispute.funds_withdrawn':
+    case 'charge.dispute.funds_reinstated':
+      status = await disputeReported(app, event, event.data.object, event.type === 'charge.dispute.funds_withdrawn');
       break;
     case 'invoice.paid':
     case 'invoice.payment_failed':

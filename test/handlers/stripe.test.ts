@@ -518,6 +518,66 @@ test.serial('a refund reported failed before its creation is reported (events ou
   t.like(list.body.purchases[0], { refunded_amount: 1000, credits_removed: 10_000 });
 });
 
+// ---------------------------------------------------------------- disputes
+
+function disputeEvent(type: string, b: Bought, id: string, amount: number, status = 'needs_response') {
+  return {
+    id: uniqueName('evt'), object: 'event', type, data: {
+      object: { id, object: 'dispute', amount, currency: 'usd', charge: b.chargeId, payment_intent: b.pi, status, reason: 'fraudulent', created: 1_790_000_200 },
+    },
+  };
+}
+
+test.serial('a dispute\'s withdrawn funds take back the credits like a refund, once; reinstated funds give them back, once; other dispute events move nothing', async (t) => {
+  const acct = await account();
+  const b = await buy(acct, 1000);
+  const du = uniqueName('du');
+  const from = logged.lines.length;
+  t.deepEqual((await deliver(disputeEvent('charge.dispute.created', b, du, 1000))).result, { status: 'ignored' });
+  t.is(await balanceOf(acct.userId), 10_000);
+  const withdrawn = disputeEvent('charge.dispute.funds_withdrawn', b, du, 600);
+  t.deepEqual((await deliver(withdrawn)).result, { status: 'refund_applied' });
+  t.deepEqual((await deliver(withdrawn)).result, { status: 'duplicate' }, 'a redelivery takes nothing');
+  t.is(await balanceOf(acct.userId), 4000);
+  t.like(await gw.app.db('stripe_refunds').where({ refund_id: du }).first(), { charge_id: b.chargeId, amount: 600, credits: 6000, source: 'dispute' });
+  t.is((await rowsOf(acct.userId, 'payment_refund')).length, 1);
+  const warned = logged.parsed<{ level: number; msg: string; dispute?: string; charge?: string }>().slice(from).filter((l) => l.dispute === du);
+  t.true(warned.length >= 1 && warned.every((l) => l.level >= 40 && l.charge === b.chargeId), JSON.stringify(warned));
+  t.deepEqual((await deliver(disputeEvent('charge.dispute.closed', b, du, 600, 'won'))).result, { status: 'ignored' });
+
+  const reinstated = disputeEvent('charge.dispute.funds_reinstated', b, du, 600, 'won');
+  t.deepEqual((await deliver(reinstated)).result, { status: 'refund_reversed' });
+  t.deepEqual((await deliver(reinstated)).result, { status: 'ignored' }, 'given back once');
+  t.is(await balanceOf(acct.userId), 10_000);
+  const list = await callOperation<{ purchases: Array<{ refunded_amount: number; credits_removed: number }> }>(gw, 'listPurchases', { as: acct.session });
+  t.like(list.body.purchases[0], { refunded_amount: 0, credits_removed: 0 });
+
+  // reinstated reported before withdrawn (events out of order): nothing then or later
+  const other = await buy(acct, 500);
+  const du2 = uniqueName('du');
+  t.deepEqual((await deliver(disputeEvent('charge.dispute.funds_reinstated', other, du2, 500))).result, { status: 'ignored' });
+  t.deepEqual((await deliver(disputeEvent('charge.dispute.funds_withdrawn', other, du2, 500))).result, { status: 'duplicate' });
+  t.is(await balanceOf(acct.userId), 15_000);
+  // a dispute of a charge that bought nothing here moves nothing
+  t.deepEqual((await deliver(disputeEvent('charge.dispute.funds_withdrawn', { ...other, pi: uniqueName('pi') }, uniqueName('du'), 500))).result, { status: 'ignored' });
+});
+
+test.serial('a dispute that takes more credits than the wallet has left takes them all the same and logs an error for the operator', async (t) => {
+  const acct = await account();
+  const b = await buy(acct, 1000);
+  const payer = { userId: acct.userId, teamId: null };
+  await gw.app.db.transaction((trx) => debitWallet(trx, payer, 7000, 'test: spent', Date.now()));
+  const du = uniqueName('du');
+  const from = logged.lines.length;
+  t.deepEqual((await deliver(disputeEvent('charge.dispute.funds_withdrawn', b, du, 1000, 'lost'))).result, { status: 'refund_applied' });
+  t.is(await balanceOf(acct.userId), -7000);
+  const errors = logged.parsed<{ level: number; msg: string; dispute?: string }>().slice(from).filter((l) => l.dispute === du && l.level >= 50);
+  t.is(errors.length, 1, JSON.stringify(errors));
+  t.regex(errors[0]!.msg, /below zero/);
+  // the debt is paid back by later credit
+  await gw.app.db.transaction((trx) => creditWallet(trx, payer, 7000, 'topup', 'test: settle', Date.now()));
+});
+
 test.serial('roles: support lists charges but may not refund; a user gets 403 role_required; an admin\'s API key gets 403 session_required; 404 and 422 for bad requests', async (t) => {
   const acct = await account();
   const b = await buy(acct, 100);

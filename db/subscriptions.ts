@@ -217,6 +217,22 @@ export async function walletOfStripeSubscription(db: Knex, stripeSubscriptionId:
   return row && { userId: num(row.user_id), teamId: numOrNull(row.team_id) };
 }
 
+/**
+ * The Stripe subscription that pays for the wallet's plan, to cancel at Stripe when the wallet goes
+ * (an erased account, a deleted team): the one whose checkout last started the plan, while the
+ * plan is active or held, or was cancelled at `since` or later (by what removed the wallet), and
+ * Stripe has not reported it ended. undefined for a plan an admin activated, or none.
+ */
+export async function stripeSubscriptionOfPlan(db: Knex, payer: Owner, since?: number): Promise<string | undefined> {
+  const sub = await db('subscriptions').where('wallet', ownerKey(payer)).first<Row | undefined>('status', 'cancelled_at');
+  if (!sub) return undefined;
+  const live = LIVE.includes(String(sub.status)) || (since !== undefined && numOrNull(sub.cancelled_at) !== null && num(sub.cancelled_at) >= since);
+  if (!live) return undefined;
+  const started = await startedStripeSubscription(db, payer);
+  if (typeof started !== 'string' || await stripeSubscriptionEnded(db, started)) return undefined;
+  return started;
+}
+
 /** Whether a Stripe subscription was bought by a checkout that started nothing (its events leave the wallet's plan alone). */
 export async function isUnappliedSubscription(db: Knex, stripeSubscriptionId: string): Promise<boolean> {
   const row = await db('stripe_subscription_checkouts').where({ stripe_subscription_id: stripeSubscriptionId, outcome: 'unapplied' }).first('id');

@@ -15,6 +15,8 @@ import {
 } from '../db/teams.ts';
 import type { Invite, Member, Membership } from '../db/teams.ts';
 import { findUserById, normaliseEmail } from '../db/users.ts';
+import { stripeSubscriptionOfPlan } from '../db/subscriptions.ts';
+import { endStripeSubscription } from '../lib/stripe.ts';
 import { newSecret, sha256Hex } from '../lib/secrets.ts';
 import type { TeamPermission, TeamRole } from '../lib/caller.ts';
 import { sendInBackground, teamInviteMail } from '../lib/mail.ts';
@@ -102,9 +104,13 @@ export const renameTeam: Handler<'renameTeam'> = async ({ app, caller, params, b
 export const deleteTeam: Handler<'deleteTeam'> = async ({ app, caller, params }) => {
   const team = await teamFor(app, caller, params.team_id, 'delete_team');
   refuseSandboxKey(caller, 'delete teams');
-  if (!(await mapped(softDeleteTeam(app.db, team.id, app.clock())))) throw new NotFoundError(TEAM_NOT_FOUND);
+  const now = app.clock();
+  if (!(await mapped(softDeleteTeam(app.db, team.id, now)))) throw new NotFoundError(TEAM_NOT_FOUND);
   // its keys were revoked with it (README "Credential cache")
   await app.credentials.invalidate({ teamIds: [team.id] });
+  // its plan renews no more (the renewal job cancels it); Stripe would go on charging its subscription
+  const stripeSubscription = await stripeSubscriptionOfPlan(app.db, { userId: caller.userId, teamId: team.id }, now);
+  if (stripeSubscription) await endStripeSubscription(app, stripeSubscription, { teamId: team.id });
   return { id: team.id, deleted: true };
 };
 

@@ -1,7 +1,7 @@
 // The payment processor, Stripe (README "Payments (Stripe)"), through the official SDK: the
 // client (one per secret key, kept for the process), what a payment buys in credits, the credits
-// a (partial) refund takes back, the idempotency key a refund is sent with, and Stripe's errors as
-// the gateway's. Transport-free apart from the SDK itself; no hapi, no SQL.
+// a (partial) refund takes back, the idempotency key a refund is sent with, Stripe's errors as
+// the gateway's, and cancelling the subscription of a wallet that is gone. Transport-free apart from the SDK itself; no hapi, no SQL.
 //
 // The SDK (some 150 ms to import) is loaded by the first call that needs it (stripeSdk: a client,
 // a webhook's signature), not at start-up: most processes never talk to Stripe. Its types are
@@ -9,6 +9,7 @@
 import crypto from 'node:crypto';
 import type Stripe from 'stripe';
 import type { StripeConfig } from '../config.ts';
+import type { App } from './context.ts';
 import { ConflictError, NotFoundError, UnavailableError } from './errors.ts';
 import { onFirstUse } from './first-use.ts';
 
@@ -122,6 +123,23 @@ export function fromStripeError(err: unknown, what: string): Error {
     return new UnavailableError('Stripe refused STRIPE_SECRET_KEY (revoked, or missing a permission); nothing was changed');
   }
   return new UnavailableError(`Stripe cannot be reached now (${err.type}); try again`);
+}
+
+/**
+ * Cancels a Stripe subscription at once (`DELETE /v1/subscriptions/{id}`): Stripe charges it no
+ * more. Used when its wallet goes (an erased account, a deleted team), after that has committed:
+ * a failure (Stripe unreachable or refusing, or no STRIPE_SECRET_KEY) is logged as an error for the
+ * operator, who cancels it in Stripe's dashboard, and undoes nothing.
+ */
+export async function endStripeSubscription(app: Pick<App, 'config' | 'log'>, subscriptionId: string, context: Record<string, unknown>): Promise<void> {
+  try {
+    const stripe = await stripeClient(app.config.stripe);
+    await stripeCall('subscription', () => stripe.subscriptions.cancel(subscriptionId));
+    app.log.info({ subscription: subscriptionId, ...context }, 'stripe subscription cancelled: its wallet is gone');
+  } catch (err) {
+    app.log.error({ subscription: subscriptionId, ...context, error: (err as Error).message },
+      'stripe_subscription_not_cancelled: its wallet is gone (account erased or team deleted) but Stripe could not be asked to cancel the subscription; cancel it in Stripe\'s dashboard, or Stripe keeps charging it');
+  }
 }
 
 /** The items of a list Stripe answered; 503 for an answer that is not a list. */

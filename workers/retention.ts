@@ -14,7 +14,7 @@ import type { RetentionCounts } from '../db/retention.ts';
 import { accountsDueForDeletion, eraseAccount, personalOutputs, personalUploadKeys } from '../db/account-deletion.ts';
 import type { AbandonedUpstreamJob, ErasedFiles, EraseOptions, EraseResult } from '../db/account-deletion.ts';
 import { adapterRegistry } from './adapters/index.ts';
-import { stripeClient } from '../lib/stripe.ts';
+import { endStripeSubscription } from '../lib/stripe.ts';
 import { modelRef } from './run-model.ts';
 import { FINISHED_UPSTREAM, runByNamed } from './upstream-jobs.ts';
 
@@ -75,25 +75,16 @@ async function removeLateFiles(app: EraserApp, userId: number, erased: ErasedFil
  * Stripe charges every period, which nobody could stop any more (the account and its billing
  * portal are gone): each Stripe subscription a checkout of the personal wallet started (or paid
  * for unapplied, README "A second plan paid for the same wallet") is cancelled at Stripe, at once
- * and without proration. Best effort, logged: one already ended at Stripe is refused there.
+ * and without proration, unless Stripe reported it ended. A cancel that fails is logged as an
+ * error for the operator (endStripeSubscription); the erasure stands.
  */
 async function cancelStripeSubscriptions(app: EraserApp, userId: number): Promise<void> {
+  // not those Stripe reported ended (the webhook's `ended` rows): nothing left to cancel there
+  const ended = app.db('stripe_subscription_checkouts').where('outcome', 'ended').whereNotNull('stripe_subscription_id').select('stripe_subscription_id');
   const subs = await app.db('stripe_subscription_checkouts').where({ user_id: userId }).whereNull('team_id').whereIn('outcome', ['started', 'unapplied'])
-    .whereNotNull('stripe_subscription_id').distinct('stripe_subscription_id').pluck('stripe_subscription_id') as string[];
-  if (subs.length === 0) return;
-  if (!app.config.stripe.secretKey) {
-    app.log.warn({ userId, subscriptions: subs }, 'an erased account\'s Stripe subscriptions could not be cancelled: STRIPE_SECRET_KEY is not set');
-    return;
-  }
-  const stripe = await stripeClient(app.config.stripe);
-  for (const sub of subs) {
-    try {
-      await stripe.subscriptions.cancel(sub);
-      app.log.info({ userId, subscription: sub }, 'an erased account\'s Stripe subscription was cancelled');
-    } catch (err) {
-      app.log.warn({ userId, subscription: sub, err: (err as Error).message }, 'could not cancel an erased account\'s Stripe subscription');
-    }
-  }
+    .whereNotNull('stripe_subscription_id').whereNotIn('stripe_subscription_id', ended)
+    .distinct('stripe_subscription_id').pluck('stripe_subscription_id') as string[];
+  for (const sub of subs) await endStripeSubscription(app, sub, { userId });
 }
 
 /**

@@ -14,6 +14,8 @@ import { uniqueName } from '../helpers/services.ts';
 import { captureLog } from '../helpers/logs.ts';
 import { eraseAccount } from '../../db/account-deletion.ts';
 import { activateSubscription, renewDue } from '../../db/subscriptions.ts';
+import { debitWallet } from '../../db/wallet/moves.ts';
+import { eraseAccountAndFiles } from '../../workers/retention.ts';
 
 const SECRET_KEY = 'sk_test_mediagatecheckout';
 const WEBHOOK_SECRET = 'whsec_mediagatecheckoutsecret';
@@ -467,4 +469,47 @@ test.serial('a subscription checkout delivered after its Stripe subscription\'s 
   // a later subscription of the same wallet starts as usual
   await subscribed(acct, uniqueName('sub'));
   t.is(await balance('users', acct.userId), 10_000);
+});
+
+test.serial('erasing an account whose plan was bought through Stripe cancels its Stripe subscription after the erasure; a refusal is logged and the erasure stands', async (t) => {
+  const acct = await newAccount(gw);
+  const sub = uniqueName('sub');
+  await subscribed(acct, sub);
+  const cancelled = nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(200, { id: sub, object: 'subscription', status: 'canceled' });
+  t.is((await eraseAccountAndFiles(gw.app, acct.userId, Date.now(), { immediate: true })).kind, 'erased');
+  t.true(cancelled.isDone(), 'Stripe was asked to cancel the subscription');
+  t.like(await gw.app.db('subscriptions').where({ wallet: `user:${acct.userId}` }).first(), { status: 'cancelled' });
+
+  // Stripe refuses: the erasure stands, the operator is told
+  const other = await newAccount(gw);
+  const otherSub = uniqueName('sub');
+  await subscribed(other, otherSub);
+  const refused = nock(STRIPE).delete(`/v1/subscriptions/${otherSub}`).reply(400, { error: { type: 'invalid_request_error', message: 'something went wrong' } });
+  const before = logs.lines.length;
+  t.is((await eraseAccountAndFiles(gw.app, other.userId, Date.now(), { immediate: true })).kind, 'erased');
+  t.true(refused.isDone());
+  t.not((await gw.app.db('users').where({ id: other.userId }).first('deleted_at')).deleted_at, null);
+  const errors = logs.parsed<{ level: number; msg: string; subscription?: string }>().slice(before).filter((l) => l.subscription === otherSub && l.level >= 50);
+  t.is(errors.length, 1, JSON.stringify(errors));
+
+  // a plan an admin activated has no Stripe subscription: Stripe is not asked
+  const admins = await newAccount(gw);
+  t.like(await activateSubscription(gw.app.db, { userId: admins.userId, teamId: null }, gw.app.config.subscriptions.plans.get('starter')!, undefined, Date.now()), { outcome: 'ok' });
+  const quiet = logs.lines.length;
+  t.is((await eraseAccountAndFiles(gw.app, admins.userId, Date.now(), { immediate: true })).kind, 'erased');
+  t.deepEqual(logs.parsed<{ level: number }>().slice(quiet).filter((l) => l.level >= 50), []);
+});
+
+test.serial('deleting a team whose plan was bought through Stripe cancels its Stripe subscription after the deletion', async (t) => {
+  const owner = await newAccount(gw);
+  const teamId = await teamOf(owner);
+  const stripe = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: owner.session, query: { team_id: teamId }, body: { plan: 'starter' } })).status, 200);
+  const sub = uniqueName('sub');
+  t.deepEqual((await deliver(paidSession(stripe.id, stripe.sent[0]!, { amount_total: 1000, subscription: sub, payment_intent: null }))).result, { status: 'subscription_started' });
+  // a team is deleted with an empty wallet: its plan's credit was spent
+  await gw.app.db.transaction((trx) => debitWallet(trx, { userId: owner.userId, teamId }, 10_000, 'test: spent', Date.now()));
+  const cancelled = nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(200, { id: sub, object: 'subscription', status: 'canceled' });
+  t.is((await callOperation(gw, 'deleteTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
+  t.true(cancelled.isDone(), 'Stripe was asked to cancel the subscription');
 });

@@ -449,9 +449,9 @@ const SHAPES: Readonly<Record<string, (object: Fields) => string | undefined>> =
   'refund.failed': refundProblem,
   'customer.subscription.updated': subscriptionProblem,
   'customer.subscription.deleted': subscriptionProblem,
-  'invoice.paid': invoiceProblem,
   'charge.dispute.funds_withdrawn': disputeProblem,
   'charge.dispute.funds_reinstated': disputeProblem,
+  'invoice.paid': invoiceProblem,
   'invoice.payment_failed': invoiceProblem,
 };
 

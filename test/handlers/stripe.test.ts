@@ -287,7 +287,8 @@ test.serial('a signed event whose object is not of the shape Stripe sends is ack
   const session = (extra: Record<string, unknown>) => checkoutEvent(acct, { ...b, sessionId: uniqueName('cs_test'), pi: uniqueName('pi') }, extra);
   const event = (type: string, data: unknown) => ({ id: uniqueName('evt'), object: 'event', type, ...(data === undefined ? {} : { data }) });
   const types = ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'charge.refunded', 'refund.created', 'refund.updated', 'refund.failed',
-    'customer.subscription.updated', 'customer.subscription.deleted'];
+    'customer.subscription.updated', 'customer.subscription.deleted', 'invoice.paid', 'invoice.payment_failed', 'charge.dispute.funds_withdrawn', 'charge.dispute.funds_reinstated'];
+  const dispute = (extra: Record<string, unknown>) => ({ object: { id: uniqueName('du'), object: 'dispute', amount: 1000, currency: 'usd', charge: b.chargeId, payment_intent: b.pi, ...extra } });
   const cases: Array<[string, object]> = [
     ...types.flatMap((type): Array<[string, object]> => [
       [`${type}, data.object null`, event(type, { object: null })],
@@ -313,6 +314,14 @@ test.serial('a signed event whose object is not of the shape Stripe sends is ack
     ['refund currency a number', event('refund.created', { object: { ...refundObject(b, uniqueName('re'), 100), currency: 1 } })],
     ['refund status a number', event('refund.updated', { object: { ...refundObject(b, uniqueName('re'), 100), status: 1 } })],
     ['subscription metadata of numbers', event('customer.subscription.updated', { object: { id: 'sub_1', status: 'canceled', metadata: { user_id: acct.userId, plan: 1 } } })],
+    ['dispute amount 1.5', event('charge.dispute.funds_withdrawn', dispute({ amount: 1.5 }))],
+    ['dispute amount a string', event('charge.dispute.funds_withdrawn', dispute({ amount: '1000' }))],
+    ['dispute currency a number', event('charge.dispute.funds_withdrawn', dispute({ currency: 840 }))],
+    ['dispute payment_intent a number', event('charge.dispute.funds_reinstated', dispute({ payment_intent: 7 }))],
+    ['dispute id a number', event('charge.dispute.funds_withdrawn', dispute({ id: 7 }))],
+    ['invoice subscription a number', event('invoice.payment_failed', { object: { id: uniqueName('in'), object: 'invoice', subscription: 7 } })],
+    ['invoice parent a string', event('invoice.paid', { object: { id: uniqueName('in'), object: 'invoice', parent: 'sub_1' } })],
+    ['invoice parent subscription an array', event('invoice.paid', { object: { id: uniqueName('in'), object: 'invoice', parent: { subscription_details: { subscription: ['sub_1'] } } } })],
   ];
   for (const [label, e] of cases) {
     const res = await deliver(e);

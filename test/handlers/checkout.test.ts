@@ -212,7 +212,7 @@ test.serial('a top-up paid after its account was erased or its team deleted cred
   const forTeam = stripeCreatesSession();
   t.is((await callOperation(gw, 'createCheckoutSession', { as: owner.session, query: { team_id: teamId }, body: { amount: 2000 } })).status, 200);
   // the account is erased and the team deleted while Stripe's payment pages are open
-  t.deepEqual(await eraseAccount(gw.app.db, acct.userId, Date.now(), { immediate: true }), { kind: 'erased' });
+  t.like(await eraseAccount(gw.app.db, acct.userId, Date.now(), { immediate: true }), { kind: 'erased' });
   t.is((await callOperation(gw, 'deleteTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
 
   const before = logs.lines.length;
@@ -235,7 +235,7 @@ test.serial('a team top-up paid after its buyer\'s account was erased still cred
   await gw.app.db('team_members').insert({ team_id: teamId, user_id: buyer.userId, role: 'billing', created_at: Date.now() });
   const stripe = stripeCreatesSession();
   t.is((await callOperation(gw, 'createCheckoutSession', { as: buyer.session, query: { team_id: teamId }, body: { amount: 500 } })).status, 200);
-  t.deepEqual(await eraseAccount(gw.app.db, buyer.userId, Date.now(), { immediate: true }), { kind: 'erased' });
+  t.like(await eraseAccount(gw.app.db, buyer.userId, Date.now(), { immediate: true }), { kind: 'erased' });
   t.deepEqual((await deliver(paidSession(stripe.id, stripe.sent[0]!))).result, { status: 'credited' });
   t.is(await balance('teams', teamId), 5000);
   t.is(await balance('users', buyer.userId), 0);

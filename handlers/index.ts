@@ -8,6 +8,7 @@ import { generate } from './generate.ts';
 import { cancelPrediction, getPredictionResult, streamPrediction } from './predictions.ts';
 import { cancelAccountDeletion, getBalance, getUserDetails, requestAccountDeletion } from './account.ts';
 import { exportAccount } from './account-export.ts';
+import { listStaffAccess } from './staff-access.ts';
 import { cliLogin, login, logout, register } from './auth.ts';
 import { getSession, getSiteInfo } from './site.ts';
 import { createBillingPortalSession, createCheckoutSession, listInvoices, listPurchases } from './checkout.ts';
@@ -75,6 +76,7 @@ const handlers: HandlerMap = {
   getBalance,
   getUserDetails,
   exportAccount,
+  listStaffAccess,
   requestAccountDeletion,
   cancelAccountDeletion,
   register,

@@ -1687,6 +1687,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/account/staff-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the times staff acted on the caller's account
+         * @description Every time a staff member (support, billing, admin) acted on or for the caller's personal account, newest first, read from the audit log of administrative calls (which is never updated or deleted): impersonated sessions opened with virtualLogin (`impersonation`) or a support login link (`support_login`), support login links and password reset links made for the account (`support_login_link`, `password_reset_link`), a password set through such a link (`password_reset`), and changes to the personal wallet: credit added (`credit`) or removed (`debit`), a prediction refunded (`refund`), a model discount set or removed (`discount_set`, `discount_removed`). Only calls that succeeded are listed, and only those on the personal account (a team wallet's credit is not). Each entry names the staff member's role and the reason they gave, never who they are, and never a token, link or other secret. For an impersonated session, `expires_at` is when it ends at the latest and `ended_at` when it was ended early (signing out, a password change), where the session is still on record. Requests made inside an impersonated session are not listed one by one. Refused to an impersonated session (403 `impersonation_forbidden`): staff acting as the user can neither read nor hide it. Personal only: a team API key is 403 and `team_id` is 422. A page past the end is an empty list.
+         */
+        get: operations["listStaffAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/get-task-data": {
         parameters: {
             query?: never;
@@ -4122,6 +4142,75 @@ export interface components {
              * @description When the account will be deleted (requestAccountDeletion); null when no deletion is scheduled.
              */
             scheduled_deletion_at: string | null;
+        };
+        /**
+         * @example {
+         *       "id": 412,
+         *       "kind": "impersonation",
+         *       "at": "2026-11-28T09:15:02.000Z",
+         *       "staff_role": "support",
+         *       "reason": "ticket 4411: cannot see her LoRA",
+         *       "expires_at": "2026-11-28T09:45:02.000Z",
+         *       "ended_at": null,
+         *       "amount": null
+         *     }
+         */
+        StaffAccessEntry: {
+            /** @description The entry's id in the audit log. */
+            id: number;
+            /**
+             * @description What the staff member did: opened an impersonated session (`impersonation`), opened one with a support login link (`support_login`), made a support login link or a password reset link, set the password through a reset link (`password_reset`), added or removed credit, refunded a prediction, set or removed a model discount.
+             * @enum {string}
+             */
+            kind: "impersonation" | "support_login" | "support_login_link" | "password_reset_link" | "password_reset" | "credit" | "debit" | "refund" | "discount_set" | "discount_removed";
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            at: string;
+            /** @description The role of the staff member at the time (`support`, `billing` or `admin`); who they are is not shown. */
+            staff_role: string;
+            /** @description The reason the staff member gave (for `support_login`, the one given for the link, while the link is on record); an email address in it is replaced by `user:<id>` or `[address]`. */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @description For an impersonated session, when it ends at the latest; for a link, when it stops working; null otherwise.
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description For an impersonated session ended before it expired (signing out, a password change), when; null otherwise, or when the session is no longer on record.
+             */
+            ended_at: string | null;
+            /** @description For `credit`, `debit` and `refund`, the credits added (positive) or removed (negative); null otherwise. 1000 credits = 1 USD. */
+            amount: number | null;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": 412,
+         *           "kind": "impersonation",
+         *           "at": "2026-11-28T09:15:02.000Z",
+         *           "staff_role": "support",
+         *           "reason": "ticket 4411: cannot see her LoRA",
+         *           "expires_at": "2026-11-28T09:45:02.000Z",
+         *           "ended_at": null,
+         *           "amount": null
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "page_size": 20,
+         *       "total": 1,
+         *       "has_more": false
+         *     }
+         */
+        PaginatedStaffAccessResponse: {
+            items: components["schemas"]["StaffAccessEntry"][];
+            page: number;
+            page_size: number;
+            total: number;
+            has_more: boolean;
         };
         /**
          * @example {
@@ -11058,6 +11147,38 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listStaffAccess: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Entries per page. */
+                page_size?: components["parameters"]["ListPageSize"];
+            };
+            header?: {
+                /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */
+                "x-whitelabel-studio"?: components["parameters"]["WhitelabelStudio"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of staff access. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedStaffAccessResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getTaskData: {
         parameters: {
             query: {
@@ -15178,6 +15299,7 @@ export type ProtectedOperationId =
     | "listOAuthClients"
     | "listOwnLoras"
     | "listPurchases"
+    | "listStaffAccess"
     | "listStudios"
     | "listTeamApiKeys"
     | "listTeamInvites"

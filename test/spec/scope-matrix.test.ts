@@ -64,6 +64,8 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
   getMySubscription: 'account:read',
   listMediaAssets: 'account:read',
   exportAccount: 'account:read',
+  // what staff did on the account: read like the export
+  listStaffAccess: 'account:read',
   // issue 10: the quote shows the paying wallet's balance, so it needs a caller
   calculateDynamicCost: 'account:read',
   // an inline chat call spends credit like a model submit (issue 37)

@@ -1,8 +1,9 @@
-// Account: the profile, an export of everything stored about you, and deletion with its grace
-// period (the countdown to the date) and cancel. docs/api/credentials.md "Deleting an account".
+// Account: the profile, an export of everything stored about you, deletion with its grace
+// period (the countdown to the date) and cancel, and what staff did on the account.
+// docs/api/credentials.md "Deleting an account" and "Staff access to your account".
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
-import { Notice, credits, day, when } from './ui.js';
+import { Notice, Pager, credits, day, when } from './ui.js';
 
 function Export() {
   const [state, setState] = useState({});
@@ -25,11 +26,61 @@ function Export() {
       : html`<button type="button" class="secondary" disabled=${state.busy} onClick=${prepare}>${state.busy ? 'Preparing…' : 'Prepare my data export'}</button>`}`;
 }
 
+const STAFF = { support: 'A support agent', billing: 'A billing agent', admin: 'An administrator' };
+
+/** What staff did, as a sentence (GET /app/account/staff-access, StaffAccessEntry). */
+function staffAction(e) {
+  const until = e.ended_at ? `, ended ${when(e.ended_at)}` : e.expires_at ? `, until ${when(e.expires_at)} at the latest` : '';
+  switch (e.kind) {
+    case 'impersonation': return `Signed in as you${until}`;
+    case 'support_login': return `Signed in as you with a support link${until}`;
+    case 'support_login_link': return `Made a sign-in link for your account (usable once, until ${when(e.expires_at)})`;
+    case 'password_reset_link': return `Made a password reset link for your account (usable once, until ${when(e.expires_at)})`;
+    case 'password_reset': return 'Your password was set with a reset link made by staff';
+    case 'credit': return `Added ${credits(e.amount)} to your wallet`;
+    case 'debit': return `Removed ${credits(-e.amount)} from your wallet`;
+    case 'refund': return e.amount === null ? 'Refunded a run' : `Refunded ${credits(e.amount)} for a run`;
+    case 'discount_set': return 'Set a model discount on your wallet';
+    case 'discount_removed': return 'Removed a model discount from your wallet';
+    default: return e.kind;
+  }
+}
+
+/**
+ * Each time staff acted on or for the account. Only the owner may read it: a session a staff
+ * member opened as the user is refused by the gateway, so it is not asked for there.
+ */
+function StaffAccess({ user }) {
+  const [page, setPage] = useState(1);
+  const [data, setData] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    if (user && user.impersonatedBy) return;
+    setError(null);
+    api('GET', '/app/account/staff-access', { query: { page } }).then((r) => setData(r.body), setError);
+  }, [page]);
+  if (user && user.impersonatedBy) return html`<p class="muted" data-testid="staff-access-hidden">Only the account's owner can see this list; it is not shown while staff act as them.</p>`;
+  if (error) return html`<${Notice} error=${error} />`;
+  if (!data) return html`<p class="loading" role="status">Loading staff access…</p>`;
+  if (data.items.length === 0) {
+    return html`<p class="empty" data-testid="staff-access-empty">${page > 1 ? 'There is nothing more.' : 'No staff member has signed in as you, made a sign-in or password link for you, or changed your wallet.'}</p>`;
+  }
+  return html`
+    <div class="table-wrap" tabindex="0"><table data-testid="staff-access">
+      <caption class="visually-hidden">Staff access to your account</caption>
+      <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Reason given</th></tr></thead>
+      <tbody>${data.items.map((e) => html`<tr data-kind=${e.kind}>
+        <td>${when(e.at)}</td><td>${STAFF[e.staff_role] || 'A staff member'}</td><td>${staffAction(e)}</td>
+        <td>${e.reason || html`<span class="muted">none given</span>`}</td>
+      </tr>`)}</tbody></table></div>
+    <${Pager} data=${data} onPage=${setPage} label="Staff access pages" />`;
+}
+
 function daysLeft(iso, now = Date.now()) {
   return Math.max(0, Math.ceil((new Date(iso).getTime() - now) / 86_400_000));
 }
 
-export function Account() {
+export function Account({ user }) {
   const [me, setMe] = useState(null);
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
@@ -69,5 +120,8 @@ export function Account() {
           <p class="muted">After a grace period your profile, keys, runs and files are erased; the ledger stays, anonymised, and unused credit is forfeited. Your API keys stop working as soon as you ask.</p>
           <button type="button" class="danger secondary" disabled=${busy} onClick=${() => act('/app/account/request-deletion', 'Delete your account? Your API keys stop working now, and everything is erased when the grace period ends unless you cancel.')}>Request deletion</button>`}
       </div>
-    </section>`;
+    </section>
+    <h2 class="section">Staff access to your account</h2>
+    <p class="muted">Each time a support agent or administrator signed in as you, made a sign-in or password link for you, or changed your wallet, with the reason they gave.</p>
+    <${StaffAccess} user=${user} />`;
 }

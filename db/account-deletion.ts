@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected, jsonOr, num } from './knex.ts';
 import { releaseFor } from './wallet/moves.ts';
+import { revokeInvitesSentBy } from './teams.ts';
 import { payerOfRow } from './predictions/record.ts';
 import type { PredictionRow } from './predictions/record.ts';
 
@@ -171,6 +172,8 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     await trx('idempotency_keys').where({ user_id: userId }).delete();
     await trx('team_members').where({ user_id: userId }).delete();
     await trx('team_invites').where({ email: row.email.toLowerCase() }).delete();
+    // the invites it sent: a token in someone's mailbox would otherwise still join them to the team
+    await revokeInvitesSentBy(trx, userId, now);
     // the personal media library and uploads (their files were removed first); personal embed codes and LoRAs
     await trx('media_assets').where({ user_id: userId }).whereNull('team_id').delete();
     await trx('uploads').where({ user_id: userId }).whereNull('team_id').delete();

@@ -200,9 +200,10 @@ async function changeMember(
   db: Db,
   teamId: number,
   userId: number,
-  newRole: TeamRole | null,
+  change: TeamRole | { removedAt: number },
   authorize: (current: TeamRole) => void,
 ): Promise<TeamRole | undefined> {
+  const newRole = typeof change === 'string' ? change : null;
   return db.transaction(async (trx) => {
     if (!(await lockTeam(trx, teamId))) return undefined;
     const row = await trx('team_members').where({ team_id: teamId, user_id: userId }).forUpdate().first();
@@ -213,8 +214,11 @@ async function changeMember(
       const owners = await trx('team_members').where({ team_id: teamId, role: 'owner' }).count<Array<{ n: number | string }>>({ n: '*' });
       if (num(owners[0]?.n ?? 0) <= 1) throw new LastOwnerError();
     }
-    if (newRole === null) await trx('team_members').where({ team_id: teamId, user_id: userId }).delete();
-    else await trx('team_members').where({ team_id: teamId, user_id: userId }).update({ role: newRole });
+    if (typeof change !== 'string') {
+      await trx('team_members').where({ team_id: teamId, user_id: userId }).delete();
+      // the invites they sent to this team go with them: someone no longer in the team admits nobody
+      await trx('team_invites').where({ team_id: teamId, invited_by: userId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: change.removedAt });
+    } else await trx('team_members').where({ team_id: teamId, user_id: userId }).update({ role: newRole });
     return current;
   });
 }
@@ -224,9 +228,12 @@ export function changeMemberRole(db: Db, teamId: number, userId: number, newRole
   return changeMember(db, teamId, userId, newRole, authorize);
 }
 
-/** Removes a member (also how a member leaves); returns the removed role, or undefined. */
-export function removeMember(db: Db, teamId: number, userId: number, authorize: (current: TeamRole) => void = () => {}) {
-  return changeMember(db, teamId, userId, null, authorize);
+/**
+ * Removes a member (also how a member leaves) and revokes the invites to this team they sent and
+ * that are still pending; returns the removed role, or undefined.
+ */
+export function removeMember(db: Db, teamId: number, userId: number, now: number, authorize: (current: TeamRole) => void = () => {}) {
+  return changeMember(db, teamId, userId, { removedAt: now }, authorize);
 }
 
 export async function createInvite(

@@ -179,14 +179,14 @@ export const removeTeamMember: Handler<'removeTeamMember'> = async ({ app, calle
   const team = await teamFor(app, caller, params.team_id, self ? 'read_history' : 'invite');
   await refuseSandboxKeyOn(caller, 'remove team members', isMember(app, team.id, userId), 'member not found');
   const guard = self ? () => {} : ownersGuard(team.role, null);
-  if (!(await mapped(removeMember(app.db, team.id, userId, guard)))) throw new NotFoundError('member not found');
+  if (!(await mapped(removeMember(app.db, team.id, userId, app.clock(), guard)))) throw new NotFoundError('member not found');
   return { id: userId, deleted: true };
 };
 
 export const leaveTeam: Handler<'leaveTeam'> = async ({ app, caller, params }) => {
   const team = await teamFor(app, caller, params.team_id, 'read_history');
   refuseSandboxKey(caller, 'leave teams');
-  if (!(await mapped(removeMember(app.db, team.id, caller.userId)))) throw new NotFoundError(TEAM_NOT_FOUND);
+  if (!(await mapped(removeMember(app.db, team.id, caller.userId, app.clock())))) throw new NotFoundError(TEAM_NOT_FOUND);
   return { id: team.id, deleted: true };
 };
 

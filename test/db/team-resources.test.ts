@@ -53,7 +53,7 @@ test('a team key is listed and revoked through its team only, and outlives its c
   t.is(await teamOfKey(db, teamKey.id), team.id);
   t.is(await teamOfKey(db, personal.id), null);
 
-  await removeMember(db, team.id, dev);
+  await removeMember(db, team.id, dev, Date.now());
   t.truthy(await findActiveKeyByHash(db, teamKeyInput.keyHash), 'the key belongs to the team, not to the member');
 
   const other = await createTeam(db, owner, 'Other', Date.now());

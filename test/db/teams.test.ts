@@ -103,11 +103,11 @@ test('a team whose wallet owes credit cannot be deleted: the debt would go with 
 test('the last owner can neither leave nor be demoted', async (t) => {
   const u = await user();
   const team = await createTeam(db, u.id, 'Solo', Date.now());
-  await t.throwsAsync(removeMember(db, team.id, u.id), { instanceOf: LastOwnerError });
+  await t.throwsAsync(removeMember(db, team.id, u.id, Date.now()), { instanceOf: LastOwnerError });
   await t.throwsAsync(changeMemberRole(db, team.id, u.id, 'admin'), { instanceOf: LastOwnerError });
   const other = await memberOf(team.id, 'owner');
   t.is(await changeMemberRole(db, team.id, u.id, 'admin'), 'owner');
-  await t.throwsAsync(removeMember(db, team.id, other.id), { instanceOf: LastOwnerError });
+  await t.throwsAsync(removeMember(db, team.id, other.id, Date.now()), { instanceOf: LastOwnerError });
 });
 
 test('two owners demoting each other at the same time leave exactly one owner', async (t) => {
@@ -117,7 +117,7 @@ test('two owners demoting each other at the same time leave exactly one owner', 
     const b = await memberOf(team.id, 'owner');
     const results = await Promise.allSettled([
       changeMemberRole(db, team.id, a.id, 'viewer'),
-      removeMember(db, team.id, b.id),
+      removeMember(db, team.id, b.id, Date.now()),
     ]);
     t.is(results.filter((r) => r.status === 'fulfilled').length, 1);
     const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;

@@ -14,6 +14,7 @@ import { createRetention, eraseAccountAndFiles } from '../../workers/retention.t
 import type { Retention } from '../../workers/retention.ts';
 import { saveHandoff } from '../../db/session-handoffs.ts';
 import { creditWallet } from '../../db/wallet/moves.ts';
+import { createInvite } from '../../db/teams.ts';
 import { insertSession } from '../../db/sessions.ts';
 import { newSecret, sha256Hex, SESSION_PREFIX } from '../../lib/secrets.ts';
 
@@ -273,4 +274,19 @@ test.serial('a prediction that completes while the eraser removes the files has 
   for (const id of [first, late]) {
     await t.throwsAsync(fs.readdir(path.join(gw.app.config.storageDir, 'outputs', id)), undefined, `the files of ${id === first ? 'the first' : 'the late'} run are removed`);
   }
+});
+
+test.serial('erasing an account revokes the team invites it sent: a token in someone\'s mailbox no longer joins the team', async (t) => {
+  const a = await newAccount(gw);
+  const other = await newAccount(gw);
+  const teamId = await createTeam(other, 'invited team');
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: a.userId, role: 'admin', created_at: now });
+  const invitee = await newAccount(gw);
+  const inviteeEmail = String((await gw.app.db('users').where({ id: invitee.userId }).first('email')).email);
+  const token = newSecret('mgi_');
+  await createInvite(gw.app.db, { teamId, email: inviteeEmail, role: 'developer', invitedBy: a.userId, tokenHash: sha256Hex(token) }, now);
+  t.like(await eraseAccountAndFiles(gw.app, a.userId, now, { immediate: true }), { kind: 'erased' });
+  const res = await gw.server.inject({ method: 'POST', url: '/app/team_invites/accept', headers: bearer(invitee.session), payload: { token } });
+  t.is(res.statusCode, 404, res.payload);
+  t.is(await gw.app.db('team_members').where({ team_id: teamId, user_id: invitee.userId }).first(), undefined);
 });

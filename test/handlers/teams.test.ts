@@ -208,6 +208,33 @@ test('an invite works only for the invited address, once, before it expires and 
   }
 });
 
+test('removing a member, or a member leaving, revokes the invites to the team they sent; others\' invites stay', async (t) => {
+  const owner = await newAccount(gw);
+  const teamId = await newTeam(owner);
+  const elsewhere = await newTeam(owner, 'Elsewhere');
+  const removed = await join(owner, teamId, 'admin');
+  const leaver = await join(owner, teamId, 'admin');
+  const alsoElsewhere = await newAccount(gw);
+  const inviteeA = await newAccount(gw);
+  const inviteeB = await newAccount(gw);
+  const inviteeC = await newAccount(gw);
+  // the removed admin is also an admin of another team, where their invite stays
+  const joinElsewhere = await invite(owner, elsewhere, await emailOf(removed), 'admin');
+  t.is((await call(removed, 'POST', '/app/team_invites/accept', { token: joinElsewhere.token })).status, 200);
+  const byRemoved = await invite(removed, teamId, await emailOf(inviteeA), 'developer');
+  const byRemovedElsewhere = await invite(removed, elsewhere, await emailOf(alsoElsewhere), 'viewer');
+  const byLeaver = await invite(leaver, teamId, await emailOf(inviteeB), 'developer');
+  const byOwner = await invite(owner, teamId, await emailOf(inviteeC), 'viewer');
+
+  t.is((await call(owner, 'DELETE', `/app/teams/${teamId}/members/${removed.userId}`)).status, 200);
+  t.is((await call(leaver, 'POST', `/app/teams/${teamId}/leave`)).status, 200);
+  t.deepEqual((await call(owner, 'GET', `/app/teams/${teamId}/invites`)).body.map((i) => i.id), [byOwner.id]);
+  t.is((await call(inviteeA, 'POST', '/app/team_invites/accept', { token: byRemoved.token })).status, 404);
+  t.is((await call(inviteeB, 'POST', '/app/team_invites/accept', { token: byLeaver.token })).status, 404);
+  t.is((await call(inviteeC, 'POST', '/app/team_invites/accept', { token: byOwner.token })).status, 200);
+  t.is((await call(alsoElsewhere, 'POST', '/app/team_invites/accept', { token: byRemovedElsewhere.token })).status, 200, 'an invite to a team they are still in stays');
+});
+
 test('the last owner can neither leave nor be demoted, even by two concurrent requests', async (t) => {
   const owner = await newAccount(gw);
   const teamId = await newTeam(owner);

@@ -207,6 +207,8 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     await trx('predictions').where({ user_id: userId }).whereNull('team_id').delete();
     // personal alerts' deliveries (and attempts, cascading): their URLs may carry the receiver's token
     await trx('alert_deliveries').where({ user_id: userId }).whereNull('team_id').delete();
+    // the personal wallet's and keys' alerts (a team's stay with it); the settings go with the users row's update below
+    await trx('alerts').where({ user_id: userId }).whereNull('team_id').delete();
     await dropCounter(trx, { userId, teamId: null });
     const tombstone = `deleted-${userId}@deleted.invalid`;
     await scrubLedgerDescriptions(trx, userId, row.email, tombstone);
@@ -216,6 +218,10 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
       // the Stripe customer it paid as (the payment records keep theirs: money history)
       stripe_customer_id: null,
       alert_webhook_url: null,
+      low_balance_threshold: null,
+      monthly_budget: null,
+      monthly_budget_hard: false,
+      low_balance_epoch: 0,
       email_verified: false,
       role: 'user',
       deletion_requested_at: null,

@@ -290,3 +290,20 @@ test.serial('erasing an account revokes the team invites it sent: a token in som
   t.is(res.statusCode, 404, res.payload);
   t.is(await gw.app.db('team_members').where({ team_id: teamId, user_id: invitee.userId }).first(), undefined);
 });
+
+test.serial('erasing an account removes its alert settings and its alerts; a team\'s stay', async (t) => {
+  const a = await newAccount(gw);
+  const teamId = await createTeam(a, 'alerting team');
+  const other = await newAccount(gw);
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: other.userId, role: 'owner', created_at: now });
+  const auth = bearer(a.session);
+  t.is((await gw.server.inject({ method: 'PUT', url: '/app/alert_settings', headers: auth, payload: { low_balance_threshold: 100, monthly_budget: 5000, monthly_budget_mode: 'hard' } })).statusCode, 200);
+  await gw.app.db('users').where({ id: a.userId }).update({ low_balance_epoch: 3 });
+  await gw.app.db('alerts').insert({ user_id: a.userId, team_id: null, subject: `u:${a.userId}`, kind: 'monthly_budget', period: '2026-11', threshold: 5000, value: 5100, claim: 'y', created_at: now });
+  await gw.app.db('alerts').insert({ user_id: a.userId, team_id: teamId, subject: `t:${teamId}`, kind: 'monthly_budget', period: '2026-11', threshold: 10, value: 20, claim: 'z', created_at: now });
+  t.like(await eraseAccountAndFiles(gw.app, a.userId, now, { immediate: true }), { kind: 'erased' });
+  const row = (await gw.app.db('users').where({ id: a.userId }).first())!;
+  t.like({ ...row, monthly_budget_hard: Boolean(row.monthly_budget_hard) }, { low_balance_threshold: null, monthly_budget: null, monthly_budget_hard: false, low_balance_epoch: 0 });
+  t.deepEqual(await gw.app.db('alerts').where({ user_id: a.userId }).whereNull('team_id'), [], 'the personal alerts are gone');
+  t.is((await gw.app.db('alerts').where({ team_id: teamId })).length, 1, "the team's alert stays with the team");
+});

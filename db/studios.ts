@@ -53,6 +53,11 @@ export interface Studio extends StudioSettings {
   teamId: number | null;
   createdAt: number;
   disabledAt: number | null;
+  /**
+   * findActiveStudio only: a personal studio whose owner has scheduled their account's deletion
+   * (the grace period; README "Deleting an account"). Always false for a team's studio.
+   */
+  ownerDeletionPending?: boolean;
 }
 
 interface StudioRow {
@@ -246,7 +251,7 @@ export async function disablePersonalStudios(db: Db, userId: number, now: number
  * one; one made before is not served).
  */
 export async function findActiveStudio(db: Db, by: { slug: string } | { hostname: string }): Promise<Studio | undefined> {
-  const q = db<StudioRow>('studios').select('studios.*')
+  const q = db<StudioRow>('studios').select('studios.*', 'owner.deletion_due_at as owner_deletion_due_at')
     .leftJoin('teams', 'teams.id', 'studios.team_id')
     .leftJoin('users as owner', 'owner.id', 'studios.user_id')
     .whereNull('studios.disabled_at')
@@ -254,8 +259,10 @@ export async function findActiveStudio(db: Db, by: { slug: string } | { hostname
     .andWhere((w) => { w.whereNotNull('studios.team_id').orWhereNull('owner.studio_id'); });
   if ('slug' in by) q.where('studios.slug', by.slug);
   else q.whereIn('studios.id', db('studio_domains').select('studio_id').where('hostname', by.hostname));
-  const row = await q.first();
-  return row ? (await withDomains(db, [row as StudioRow]))[0] : undefined;
+  const row = await q.first() as (StudioRow & { owner_deletion_due_at: number | string | null }) | undefined;
+  if (!row) return undefined;
+  const [studio] = await withDomains(db, [row]);
+  return { ...studio!, ownerDeletionPending: row.team_id == null && row.owner_deletion_due_at != null };
 }
 
 /** The studio a user registered in (null: none). */

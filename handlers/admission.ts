@@ -2,7 +2,8 @@
 // handlers/generate.ts runs in order (handlers/openai.ts uses the studio check and the price
 // too), kept in one place so that a reader following a submit finds them together.
 //   studioHides          in a studio's context only its allowed models exist (README "Whitelabel studios")
-//   refuseStudioSpender  a team's owner_pays studio: its team's members need `generate` (the team's wallet pays)
+//   refuseStudioSpender  a team's owner_pays studio: its team's members need `generate` (the team's wallet pays);
+//                        a personal one whose owner's deletion is pending refuses its users' runs
 //   resolveInputLoras    an input's `loras` checked against the registry (README "LoRAs")
 //   refuseUnservable     a value none of the model's providers can take is a 422 now, not a failed run
 //   priceFor             THE price function, the quote's (handlers/catalog.ts) and the hold's
@@ -43,6 +44,12 @@ export function studioHides(studio: StudioContext | undefined, model: string): b
 }
 
 /**
+ * A personal `owner_pays` studio whose owner has scheduled their account's deletion (README
+ * "Deleting an account") refuses its users' runs, 403 `studio_owner_deletion_pending`: the owner's
+ * personal keys and embed codes are refused for the grace period, and so is spending the owner's
+ * wallet through the studio; a cancel restores it. The owner's own session still acts (as outside
+ * the studio); `end_user_pays` studios (each user pays) and a team's studios are not concerned.
+ *
  * In a team's `owner_pays` studio every run is paid from the team's wallet. Its end users and the
  * team's key (whose permissions include `generate`) run models there as the studio allows; a
  * member of the team acting with their own credential spends the team's wallet as with `team_id`,
@@ -50,7 +57,13 @@ export function studioHides(studio: StudioContext | undefined, model: string): b
  * The whitelabel step (plugins/credentials.ts) already let only these callers into the studio.
  */
 export async function refuseStudioSpender(app: App, caller: Caller, studio: StudioContext | undefined): Promise<void> {
-  if (!studio || studio.payerMode !== 'owner_pays' || studio.teamId === null) return;
+  if (!studio || studio.payerMode !== 'owner_pays') return;
+  if (studio.teamId === null) {
+    if (studio.ownerDeletionPending && caller.userId !== studio.userId) {
+      throw new StudioRefusedError(403, 'studio_owner_deletion_pending', `the owner of the studio "${studio.slug}" has scheduled their account's deletion: its runs, which its owner pays for, are refused until the owner cancels the deletion`);
+    }
+    return;
+  }
   if (caller.keyTeamId !== undefined) return;
   const userStudio = caller.studioId !== undefined ? caller.studioId : await studioOfUser(app.db, caller.userId);
   if (userStudio === studio.id) return;

@@ -163,4 +163,6 @@ export interface StudioContext {
   name?: string;
   /** how the request named the studio: the x-whitelabel-studio header, or a Host that is one of its domains */
   by?: 'header' | 'domain';
+  /** a personal studio whose owner has scheduled their account's deletion (db/studios.ts findActiveStudio) */
+  ownerDeletionPending?: boolean;
 }

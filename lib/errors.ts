@@ -56,6 +56,7 @@ export const ERRORS = {
   studio_not_found: { status: [404], meaning: 'the whitelabel studio named by `x-whitelabel-studio` (or the `Host`) is unknown or disabled' },
   studio_forbidden: { status: [403], meaning: "the credential does not belong to the studio: not one of its users, its owner, a member of its owning team, or the team's key" },
   studio_required: { status: [403], meaning: "a studio's user called without the studio's context: send `x-whitelabel-studio` with its slug, or call through one of its domains; also an embed code of a studio's user (made before they were refused one), which never runs" },
+  studio_owner_deletion_pending: { status: [403], meaning: "a run (or other spending) by a user of a personal `owner_pays` studio whose owner has scheduled their account's deletion: the owner's wallet would pay, so the studio refuses until the owner cancels the deletion. `end_user_pays` studios and a team's studios are unaffected" },
   // the OpenAI-compatible routes (/v1/chat/completions, /v1/images/generations, /v1/models)
   model_not_found: { status: [404], meaning: 'the `model` of an OpenAI-compatible call names no model of this gateway (or of the studio whose context the request is in); `GET /v1/models` lists them' },
   wrong_model_category: { status: [400], meaning: 'the `model` of an OpenAI-compatible call is of another category than the route serves (an image model on `/v1/chat/completions`); the message names the route to use' },

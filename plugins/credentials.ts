@@ -381,6 +381,7 @@ function contextOf(s: Studio, by: 'header' | 'domain'): StudioContext {
     by, name: s.name,
     id: s.id, slug: s.slug, userId: s.userId, teamId: s.teamId, allowedModels: s.allowedModels,
     payerMode: s.payerMode, markupPercent: s.markupPercent, modelPrices: s.modelPrices,
+    ...(s.ownerDeletionPending ? { ownerDeletionPending: true } : {}),
   };
 }
 

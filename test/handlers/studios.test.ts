@@ -696,6 +696,54 @@ test('a team\'s owner_pays studio: a member without "generate" (viewer, billing)
   t.is((await teamWallet()).balance, 1000 - paid + list);
 });
 
+test('while its owner\'s account deletion is pending, a personal owner_pays studio refuses its users\' runs (403); end_user_pays and a team\'s studio keep working; a cancel restores it', async (t) => {
+  const CHAT = 'lexi-v1-balanced-chat';
+  const leaving = await newAccount(gw, 10_000);
+  const pays = await createStudio({ payer_mode: 'owner_pays', markup_percent: 0, allowed_models: [MODEL, CHAT] }, leaving.session);
+  const ownPay = await createStudio({ payer_mode: 'end_user_pays', markup_percent: 0 }, leaving.session);
+  // a team's owner_pays studio the leaving account created (another owner keeps the team)
+  const teamId = (await callOperation<{ id: number }>(gw, 'createTeam', { as: leaving.session, body: { name: 'Leaving team' } })).body.id;
+  const other = await newAccount(gw);
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: other.userId, role: 'owner', created_at: Date.now() });
+  await gw.app.db.transaction((trx) => creditWallet(trx, { userId: leaving.userId, teamId }, 1000, 'grant', 'test credit', gw.app.clock()));
+  const teamSlug = uniqueName('tleave').toLowerCase().replace(/[^a-z0-9-]/g, '').slice(0, 30);
+  t.is((await callOperation(gw, 'createStudio', { as: leaving.session, query: { team_id: teamId }, body: { slug: teamSlug, name: 'Team shop', allowed_models: [MODEL], payer_mode: 'owner_pays' } })).status, 201);
+  const user = await studioUser(pays.slug, 0);
+  const payingUser = await studioUser(ownPay.slug, 1000);
+  const teamUser = await studioUser(teamSlug, 0);
+
+  const asked = await gw.server.inject({ method: 'POST', url: '/app/account/request-deletion', headers: { authorization: `Bearer ${leaving.session}` } });
+  t.is(asked.statusCode, 200, asked.payload);
+  const before = await wallet(leaving.userId);
+  const detail = `the owner of the studio "${pays.slug}" has scheduled their account's deletion: its runs, which its owner pays for, are refused until the owner cancels the deletion`;
+  const refused = await submit(user.liveKey, pays.slug);
+  t.is(refused.statusCode, 403, refused.payload);
+  t.deepEqual(json(refused), { code: 'studio_owner_deletion_pending', detail });
+  const bySession = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { authorization: `Bearer ${user.session}`, ...inStudio(pays.slug) }, payload: { prompt: 'a lighthouse' } });
+  t.is(bySession.statusCode, 403, bySession.payload);
+  // the OpenAI-compatible routes spend the same wallet
+  const chat = await gw.server.inject({ method: 'POST', url: '/v1/chat/completions', headers: { 'x-api-key': user.liveKey, ...inStudio(pays.slug) }, payload: { model: CHAT, messages: [{ role: 'user', content: 'hi' }] } });
+  t.is(chat.statusCode, 403, chat.payload);
+  const images = await gw.server.inject({ method: 'POST', url: '/v1/images/generations', headers: { 'x-api-key': user.liveKey, ...inStudio(pays.slug) }, payload: { model: MODEL, prompt: 'a lighthouse' } });
+  t.is(images.statusCode, 403, images.payload);
+  // what spends nothing stays open
+  t.is((await gw.server.inject({ method: 'GET', url: '/api/v1/models', headers: { 'x-api-key': user.liveKey, ...inStudio(pays.slug) } })).statusCode, 200);
+  t.deepEqual(await wallet(leaving.userId), before);
+  t.is((await gw.app.db('predictions').where({ user_id: user.userId })).length, 0);
+
+  // an end_user_pays studio's users pay their own wallets; a team's studio is the team's
+  for (const [who, slug] of [[payingUser, ownPay.slug], [teamUser, teamSlug]] as const) {
+    const res = await submit(who.liveKey, slug);
+    t.is(res.statusCode, 200, res.payload);
+    t.is(await finished(json(res).request_id as string), 'completed');
+  }
+
+  t.is((await gw.server.inject({ method: 'POST', url: '/app/account/cancel-deletion', headers: { authorization: `Bearer ${leaving.session}` } })).statusCode, 200);
+  const again = await submit(user.liveKey, pays.slug);
+  t.is(again.statusCode, 200, again.payload);
+  t.is(await finished(json(again).request_id as string), 'completed');
+});
+
 test('a studio\'s user cannot leave the studio through a team: creating one, accepting an invitation and creating or rotating a team key are 403; a user outside studios still can', async (t) => {
   const studio = await createStudio({ payer_mode: 'end_user_pays', markup_percent: 100, allowed_models: [MODEL] });
   const user = await studioUser(studio.slug, 1000);

@@ -3435,7 +3435,7 @@ export interface components {
         ErrorDetail: {
             /** @description Human-readable reason. */
             detail: string;
-            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `max_cost_exceeded`, `budget_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`, `csrf_token_invalid`, and on the OpenAI-compatible routes (in OpenAI's error body) `model_not_found`, `wrong_model_category`, `upstream_failed`, `upstream_timeout`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
+            /** @description Stable machine-readable kind, one of: `invalid_input`, `unauthorized`, `api_key_expired`, `insufficient_credit`, `key_spend_limit_exceeded`, `max_cost_exceeded`, `budget_exceeded`, `forbidden`, `insufficient_scope`, `session_required`, `role_required`, `impersonation_forbidden`, `not_found`, `method_not_allowed`, `request_timeout`, `conflict`, `gone`, `payload_too_large`, `unsupported_media_type`, `validation_failed`, `balance_limit`, `rate_limited`, `headers_too_large`, `internal`, `not_implemented`, `bad_gateway`, `unavailable`, `timeout`, `embed_code_invalid`, `embed_origin_missing`, `embed_origin_not_allowed`, `embed_operation_not_allowed`, `embed_model_not_allowed`, `embed_team_not_allowed`, `embed_field_not_allowed`, `embed_webhook_not_allowed`, `embed_visitor_invalid`, `embed_cost_cap_exceeded`, `embed_daily_cap_reached`, `embed_monthly_cap_reached`, `studio_not_found`, `studio_forbidden`, `studio_required`, `studio_owner_deletion_pending`, `csrf_token_invalid`, and on the OpenAI-compatible routes (in OpenAI's error body) `model_not_found`, `wrong_model_category`, `upstream_failed`, `upstream_timeout`. An answer with no code of its own gets the code of its status (400 `invalid_input`, 401 `unauthorized`, 404 `not_found`, 409 `conflict`, 422 `validation_failed`, 429 `rate_limited`, 500 `internal`, 503 `unavailable`, ...). Branch on `code`, not on `detail`, which may be reworded. */
             code?: string;
         };
         ValidationError: {
@@ -15256,6 +15256,7 @@ export type ErrorCode =
     | "studio_not_found"
     | "studio_forbidden"
     | "studio_required"
+    | "studio_owner_deletion_pending"
     | "model_not_found"
     | "wrong_model_category"
     | "upstream_failed"

@@ -21,6 +21,7 @@ import { walletOf } from '../db/wallet/ledger.ts';
 import type { Owner } from '../lib/caller.ts';
 import type { PurchaseOutcome, StripePayment } from '../db/stripe-payments.ts';
 import type { components } from '../spec/v1.generated.ts';
+import { pseudonymiseText } from '../db/pseudonymise.ts';
 
 type PaymentCharge = components['schemas']['PaymentCharge'];
 type AckStatus = components['schemas']['StripeWebhookAck']['status'];
@@ -93,7 +94,8 @@ export const adminStripeRefund: Handler<'adminStripeRefund'> = async ({ app, cal
   if (refund.status === 'failed' || refund.status === 'canceled') throw new ConflictError(`Stripe did not refund it (refund ${refund.id} is ${refund.status}); no credits were taken back`);
   const applied = await applyStripeRefund(app.db, payment, {
     refundId: refund.id, chargeId: charge.id, amount: refund.amount, currency: refund.currency, source: 'admin',
-    description: body.reason?.trim() || `Stripe refund ${refund.id}`, now: app.clock(),
+    // staff's text: an address in it is written as the account it names, as a top-up's reason is (db/pseudonymise.ts)
+    description: await pseudonymiseText(app.db, body.reason?.trim() || `Stripe refund ${refund.id}`), now: app.clock(),
   });
   return {
     refund_id: refund.id, charge_id: charge.id, user_id: payment.userId, amount: refund.amount, currency: refund.currency, status: refund.status ?? 'pending',

@@ -11,6 +11,7 @@ import type { App } from '../lib/context.ts';
 import { clientIp } from '../lib/addresses.ts';
 import { insertAdminAudit } from '../db/admin-audit.ts';
 import { normaliseEmail } from '../db/users.ts';
+import { accountIdsByEmail, addressesIn, replaceAddresses } from '../db/pseudonymise.ts';
 
 declare module '@hapi/hapi' {
   interface RequestApplicationState {
@@ -59,15 +60,6 @@ function bounded(params: Record<string, unknown>): Record<string, unknown> {
   return bytes <= AUDIT_BYTES ? params : { cut: `parameters of ${bytes} bytes are too large to record` };
 }
 
-/** What splits free text into words; a word holding `@` is an address (a search, a reason). Split, not matched: linear on any text. */
-const WORD_BREAK = /([\s"'<>(),;:]+)/;
-
-/** The addresses in free text, each as [its place in the words, the address (trailing dots are the sentence's)]. */
-function addressesIn(text: string): Array<[number, string]> {
-  if (!text.includes('@')) return [];
-  return text.split(WORD_BREAK).flatMap((word, i): Array<[number, string]> => (i % 2 === 0 && word.includes('@') ? [[i, word.replace(/\.+$/, '')]] : []));
-}
-
 /** Every string value of a field named `email`, and every address in any other string, anywhere in the (already cut) parameters. */
 function emailsIn(value: unknown, out: Set<string> = new Set()): Set<string> {
   if (typeof value === 'string') for (const [, a] of addressesIn(value)) out.add(normaliseEmail(a));
@@ -94,18 +86,8 @@ async function pseudonymiseEmails(app: App, params: Record<string, unknown>, rea
   const clipped = reason?.slice(0, AUDIT_STRING) ?? null;
   const emails = [...emailsIn([params, clipped])];
   if (emails.length === 0) return { params, reason: clipped };
-  const rows = await app.db('users').whereIn('email', emails).select<Array<{ id: number | string; email: string }>>('id', 'email');
-  const ids = new Map(rows.map((r) => [normaliseEmail(r.email), Number(r.id)]));
-  const inText = (text: string): string => {
-    const found = addressesIn(text);
-    if (found.length === 0) return text;
-    const words = text.split(WORD_BREAK);
-    for (const [i, a] of found) {
-      const id = ids.get(normaliseEmail(a));
-      words[i] = `${id === undefined ? '[address]' : `user:${id}`}${words[i]!.slice(a.length)}`;
-    }
-    return words.join('');
-  };
+  const ids = await accountIdsByEmail(app.db, emails);
+  const inText = (text: string): string => replaceAddresses(text, ids);
   const swap = (value: unknown): unknown => {
     if (typeof value === 'string') return inText(value);
     if (Array.isArray(value)) return value.map(swap);

@@ -7,6 +7,7 @@ import { num } from '../knex.ts';
 import { withLockRetry } from '../retry.ts';
 import { lastLedgerId, walletOf } from './ledger.ts';
 import { creditWallet, debitWallet, lockWallet, studioOwner } from './moves.ts';
+import { pseudonymiseText } from '../pseudonymise.ts';
 
 /** The outcome of an administrator's move on a wallet: the wallet after it and its ledger row. */
 export interface AdminMove {
@@ -21,8 +22,13 @@ export interface AdminMove {
  */
 export type WithMove<M> = (trx: Knex, move: M) => Promise<void>;
 
-/** An administrator's top-up (`topup` row), one transaction (`within` included). */
-export async function adminTopUp(db: Knex, payer: Owner, amount: number, description: string, now: number, within?: WithMove<AdminMove>): Promise<AdminMove> {
+/**
+ * An administrator's top-up (`topup` row), one transaction (`within` included). The description
+ * is staff's text: an address in it is written as the account it names (db/pseudonymise.ts), as in
+ * a deduction's and a refund's, so no wallet's ledger keeps a person's address.
+ */
+export async function adminTopUp(db: Knex, payer: Owner, amount: number, typed: string, now: number, within?: WithMove<AdminMove>): Promise<AdminMove> {
+  const description = await pseudonymiseText(db, typed);
   return withLockRetry(() => db.transaction(async (trx) => {
     await creditWallet(trx, payer, amount, 'topup', description, now);
     const move = { ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer) };
@@ -33,8 +39,9 @@ export async function adminTopUp(db: Knex, payer: Owner, amount: number, descrip
 
 /** An administrator's deduction (`deduction` row, with `within` in its transaction); undefined when the balance is too small and `allowNegative` is false. */
 export async function adminDeduct(
-  db: Knex, payer: Owner, amount: number, description: string, now: number, allowNegative: boolean, within?: WithMove<AdminMove>,
+  db: Knex, payer: Owner, amount: number, typed: string, now: number, allowNegative: boolean, within?: WithMove<AdminMove>,
 ): Promise<AdminMove | undefined> {
+  const description = await pseudonymiseText(db, typed);
   return withLockRetry(() => db.transaction(async (trx) => {
     if (await debitWallet(trx, payer, amount, description, now, allowNegative) === undefined) return undefined;
     const move = { ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer) };
@@ -82,8 +89,10 @@ async function reverseStudioMarkup(trx: Knex, predictionId: string, studioId: nu
  * refunds of one prediction see each other and never exceed its charge together.
  */
 export async function refundPrediction(
-  db: Knex, predictionId: string, amount: number | undefined, maxAmount: number, description: string, now: number, within?: WithMove<Refunded>,
+  db: Knex, predictionId: string, amount: number | undefined, maxAmount: number, typed: string, now: number, within?: WithMove<Refunded>,
 ): Promise<RefundOutcome> {
+  // staff's text, its addresses written as accounts (adminTopUp); read before the transaction, as below
+  const description = await pseudonymiseText(db, typed);
   // Who paid never changes, so it is read before the transaction: on MariaDB a transaction's
   // snapshot starts at its first plain read, and that must come after the wallet lock, or two
   // concurrent refunds would not see each other's rows.

@@ -175,6 +175,28 @@ test('team_id tops up and deducts the team wallet; the email must name a member'
   t.is(audit.length, 1);
 });
 
+test('an address staff write in a reason reaches no ledger row: it names the account (user:<id>) or becomes [address], on any wallet', async (t) => {
+  const owner = await account(10_000);
+  const member = await account();
+  const team = await createTeam(gw.app.db, owner.userId, 'Described', Date.now());
+  await gw.app.db('team_members').insert({ team_id: team.id, user_id: member.userId, role: 'developer', created_at: Date.now() });
+  const s = as.billing.session;
+  const reason = `invited ${member.email.toUpperCase()}, asked by "${owner.email}". cc ops@nowhere.example`;
+  const expected = `invited user:${member.userId}, asked by "user:${owner.userId}". cc [address]`;
+  const up = await callOperation<{ transaction_id: number }>(gw, 'adminTopup', { as: s, query: { team_id: team.id }, body: { email: owner.email, amount: 100, reason } });
+  t.is(up.status, 200);
+  const down = await callOperation<{ transaction_id: number }>(gw, 'adminDeductCredits', { as: s, body: { email: owner.email, amount: 10, reason } });
+  t.is(down.status, 200);
+  const { id } = await completedPrediction(owner);
+  t.is((await callOperation(gw, 'adminRefund', { as: s, body: { request_id: id, amount: 1, reason } })).status, 200);
+  const rows = await gw.app.db('credit_transactions').whereIn('id', [up.body.transaction_id, down.body.transaction_id])
+    .orWhere({ prediction_id: id, kind: 'refund' }).orderBy('id').select('kind', 'description');
+  t.deepEqual(rows.map((r: { kind: string; description: string }) => [r.kind, r.description]), [['topup', expected], ['deduction', expected], ['refund', expected]]);
+  // a reason without an address is kept as typed
+  const plain = await callOperation<{ transaction_id: number }>(gw, 'adminTopup', { as: s, body: { email: owner.email, amount: 1, reason: 'goodwill (ticket 7)' } });
+  t.is((await gw.app.db('credit_transactions').where({ id: plain.body.transaction_id }).first()).description, 'goodwill (ticket 7)');
+});
+
 test('a team id no team can have is audited too: the attempt is recorded, without a target team', async (t) => {
   const s = as.billing.session;
   for (const teamId of [4_294_967_296, 9_007_199_254_740_991]) {

@@ -386,7 +386,7 @@ test.serial('a partial then a full refund go through Stripe and take back the cr
   const acct = await account(500);
   const b = await buy(acct, 1000); // 10,000 credits
   const part = stripeRefunds(b, 0, uniqueName('re'), 250);
-  const first = await callOperation<Record<string, unknown>>(gw, 'adminStripeRefund', { as: as.billing.session, body: { charge_id: b.chargeId, amount: 250, reason: 'customer asked' } });
+  const first = await callOperation<Record<string, unknown>>(gw, 'adminStripeRefund', { as: as.billing.session, body: { charge_id: b.chargeId, amount: 250, reason: `customer ${acct.email} asked` } });
   t.is(first.status, 200, JSON.stringify(first.body));
   t.like(first.body, { charge_id: b.chargeId, user_id: acct.userId, amount: 250, currency: 'usd', status: 'succeeded', credits_removed: 2500, balance: 8000 });
   t.true(part.post.isDone());
@@ -399,7 +399,8 @@ test.serial('a partial then a full refund go through Stripe and take back the cr
   t.regex(rest.bodies[0]!, /amount(":"|=)750/);
   const rows = await rowsOf(acct.userId, 'payment_refund');
   t.deepEqual(rows.map((r: { amount: number | string; ref: string }) => [Number(r.amount), r.ref]), [[-2500, first.body.refund_id], [-7500, second.body.refund_id]]);
-  t.is(rows[0].description, 'customer asked');
+  // the address staff typed is written as the account it names, in the ledger as in the audit log
+  t.is(rows[0].description, `customer user:${acct.userId} asked`);
 
   // nothing left: 409 before any refund is asked for
   nock(STRIPE).get(`/v1/charges/${b.chargeId}`).reply(200, chargeObject(b, 1000));
@@ -408,7 +409,7 @@ test.serial('a partial then a full refund go through Stripe and take back the cr
 
   const audit = await gw.app.db('admin_audit').where({ action: 'adminStripeRefund', target_user_id: acct.userId }).orderBy('id');
   t.deepEqual(audit.map((a: { status: number }) => Number(a.status)), [200, 200, 409]);
-  t.is(audit[0].reason, 'customer asked');
+  t.is(audit[0].reason, `customer user:${acct.userId} asked`);
   t.is(Number(audit[0].actor_user_id), as.billing.userId);
 });
 

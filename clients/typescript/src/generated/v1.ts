@@ -5449,7 +5449,7 @@ export interface components {
             email: string;
             /** @description Credits to add or remove (1000 credits = 1 USD). */
             amount: number;
-            /** @description Shown in the user's credit transactions. */
+            /** @description Shown in the user's credit transactions. An email address in it is written as the account it names (`user:<id>`), or `[address]` when no account has it, as in the audit log. */
             reason?: string;
         };
         AdminDeductRequest: {
@@ -5460,7 +5460,7 @@ export interface components {
             email: string;
             /** @description Credits to remove (1000 credits = 1 USD). */
             amount: number;
-            /** @description Shown in the user's credit transactions. */
+            /** @description Shown in the user's credit transactions. An email address in it is written as the account it names (`user:<id>`), or `[address]` when no account has it, as in the audit log. */
             reason?: string;
             /**
              * @description Let the balance go below zero; otherwise a deduction larger than the balance is 409.
@@ -5867,7 +5867,7 @@ export interface components {
             charge_id: string;
             /** @description Amount to refund in the currency's minor unit; absent refunds the remainder of the charge. */
             amount?: number;
-            /** @description Internal note (the audit row's reason; sent to Stripe as the refund's `metadata.reason`). */
+            /** @description Internal note (the audit row's reason and the `payment_refund` row's description, where an email address is written as the account it names, `user:<id>`, or `[address]`; sent to Stripe as typed, as the refund's `metadata.reason`). */
             reason?: string;
             /** @description Refund even when the wallet's balance is smaller than the credits to take back (it goes below zero); otherwise that is 409 and nothing is refunded. */
             allow_negative?: boolean;
@@ -5904,7 +5904,7 @@ export interface components {
             request_id: string;
             /** @description Credits to refund; absent refunds the full charge. */
             amount?: number;
-            /** @description Shown in the user's credit transactions. */
+            /** @description Shown in the user's credit transactions. An email address in it is written as the account it names (`user:<id>`), or `[address]` when no account has it, as in the audit log. */
             reason?: string;
         };
         /**

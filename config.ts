@@ -93,6 +93,8 @@ export interface Config {
   /** the per-provider circuit breaker of each worker process (workers/circuit-breaker.ts) */
   upstreamBreaker: { failures: number; windowMs: number; cooldownMs: number };
   mail: MailConfig;
+  /** STAFF_ACCESS_NOTICES: mail an account's verified address when staff sign in as it or make a support link for it */
+  staffAccessNotices: boolean;
   /** null when GOOGLE_CLIENT_ID is unset: the Google sign-in routes answer 503 */
   google: GoogleConfig | null;
   /** the payment processor (docs/operating/billing.md "Payments (Stripe)"); unset keys: its routes answer 503 naming the variable */
@@ -355,6 +357,9 @@ export const configSchema = Joi.object({
   MAIL_FROM: Joi.string().max(320)
     .meta({ default: '`mediagate <no-reply@<PUBLIC_URL\'s host>>`' })
     .description('sender of those mails'),
+  STAFF_ACCESS_NOTICES: Joi.boolean().truthy('1', 'on').falsy('0', 'off').default(true)
+    .meta({ default: '`on`' })
+    .description('`on` mails an account\'s address, when verified, each time staff open an impersonated session as it (`virtual_login`) or make a support sign-in or password reset link for it: what was done, when, the reason given and the staff role (never who, nor a token or link). `off` sends none; the account\'s owner still sees every such action on the dashboard\'s Account page'),
   GOOGLE_CLIENT_ID: Joi.string().max(512)
     .meta({ default: 'unset: Google sign-in answers 503' })
     .description('OAuth client id of the Google sign-in; also the audience `google/mobile` requires'),
@@ -658,6 +663,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // the embedded default is someone's own machine; with MariaDB the logs are usually shared
       toLog: v.MAIL_TO_LOG === undefined ? v.DATABASE_URL === undefined : (v.MAIL_TO_LOG as unknown) === true,
     },
+    staffAccessNotices: (v.STAFF_ACCESS_NOTICES as unknown) === true,
     google: v.GOOGLE_CLIENT_ID === undefined ? null : {
       clientId: String(v.GOOGLE_CLIENT_ID),
       clientSecret: String(v.GOOGLE_CLIENT_SECRET),

@@ -3,7 +3,8 @@
 // links redeemed by supportLogin (an impersonated session) and supportResetPassword. The route
 // bridge refuses impersonated sessions where the spec says so (`x-impersonation: forbidden`, every
 // role operation), audits each of their requests with both identities and marks each answer with
-// `X-Impersonated-By`; nothing here repeats that.
+// `X-Impersonated-By`; nothing here repeats that. Each of the three staff routes mails the
+// account's verified address a notice once it has succeeded (noticeStaffAccess).
 import type { Handler, OperationContext } from './types.ts';
 import type { App } from '../lib/context.ts';
 import { ImpersonationForbiddenError, GoneError, NotFoundError } from '../lib/errors.ts';
@@ -16,6 +17,10 @@ import { insertSession, revokeUserSessions } from '../db/sessions.ts';
 import { insertSupportLink, redeemSupportLink } from '../db/support-links.ts';
 import type { RedeemResult, SupportLinkKind } from '../db/support-links.ts';
 import { insertAdminAudit } from '../db/admin-audit.ts';
+import { pseudonymiseText } from '../db/pseudonymise.ts';
+import { sendInBackground, staffAccessNoticeMail } from '../lib/mail.ts';
+import type { StaffAccessNoticeKind } from '../lib/mail.ts';
+import type { Role } from '../lib/caller.ts';
 
 /** An impersonated session lasts at most this long (virtualLogin's `minutes` is capped by the spec too). */
 export const IMPERSONATION_MAX_MINUTES = 60;
@@ -46,11 +51,28 @@ async function openImpersonatedSession(app: App, userId: number, impersonatorId:
   return token;
 }
 
+/**
+ * Tells the account's owner, at its address when verified (as alert mails do), what staff just
+ * did (STAFF_ACCESS_NOTICES, on by default), after the action succeeded. The reason is written as
+ * the staff-access list shows it (an address in it as the account it names); never the link or
+ * token, nor who the staff member is. Nothing here fails the action: a lost notice is a warning.
+ */
+async function noticeStaffAccess(app: App, target: User, n: { kind: StaffAccessNoticeKind; at: number; role: Role; reason: string }): Promise<void> {
+  if (!app.config.staffAccessNotices || !target.emailVerified) return;
+  try {
+    const reason = await pseudonymiseText(app.db, n.reason.slice(0, 500));
+    sendInBackground(app, staffAccessNoticeMail(target.email, { ...n, reason }), { level: 'warn', event: 'staff_access_notice_failed' });
+  } catch (err) {
+    app.log.warn({ err, event: 'staff_access_notice_failed', kind: n.kind }, 'the staff access notice could not be sent');
+  }
+}
+
 /** POST /auth/virtual_login: the token, once, as text/plain. */
 export const virtualLogin: Handler<'virtualLogin'> = async ({ app, caller, body, audit, h }) => {
   const target = await targetByEmail(app, body.email, audit);
   assertMayActFor(target, caller.userId);
   const token = await openImpersonatedSession(app, target.id, caller.userId, body.minutes ?? IMPERSONATION_DEFAULT_MINUTES);
+  await noticeStaffAccess(app, target, { kind: 'impersonation', at: app.clock(), role: caller.role, reason: body.reason });
   return h.response(token).type('text/plain').header('Cache-Control', 'no-store');
 };
 
@@ -62,6 +84,7 @@ async function makeLink(ctx: OperationContext<'adminSupportLoginLink' | 'adminPa
   const now = app.clock();
   const ttlMs = LINK_TTL_MINUTES[kind] * 60_000;
   await insertSupportLink(app.db, { kind, tokenHash: sha256Hex(token), userId: target.id, createdBy: caller.userId, reason: body.reason, now, ttlMs });
+  await noticeStaffAccess(app, target, { kind: kind === 'login' ? 'support_login_link' : 'password_reset_link', at: now, role: caller.role, reason: body.reason });
   return { url: `${app.config.publicUrl}/dashboard#/${LINK_PAGE[kind]}?token=${token}`, expires_at: new Date(now + ttlMs).toISOString() };
 }
 

@@ -1,4 +1,4 @@
-// Outgoing mail (one-time codes, resets, invites). SMTP through nodemailer when SMTP_URL is set.
+// Outgoing mail (one-time codes, resets, invites, alerts, staff access notices). SMTP through nodemailer when SMTP_URL is set.
 // Without it, on the embedded default (or with MAIL_TO_LOG=on), the mail is written to the log so
 // that a local user can read the code: that log line is the only place a code is ever logged.
 // With DATABASE_URL and no SMTP_URL the mail is dropped and a warning without its text is logged.
@@ -87,11 +87,14 @@ function mailerFor(app: App): Mailer {
   return mailer;
 }
 
-/** Sends in the background; a failure is logged without the message (it holds a code). */
-export function sendInBackground(app: App, mail: Mail): void {
+/**
+ * Sends in the background; a failure is logged without the message (it holds a code), at `error`
+ * unless `failure` says otherwise (a notice whose loss costs nobody a way in is a `warn`).
+ */
+export function sendInBackground(app: App, mail: Mail, failure: { level: 'error' | 'warn'; event?: string } = { level: 'error' }): void {
   mailerFor(app).send(mail).catch((err: unknown) => {
     const e = err as { code?: unknown; responseCode?: unknown; message?: unknown };
-    app.log.error({ code: e?.code, responseCode: e?.responseCode, reason: String(e?.message ?? err) }, 'mail could not be sent');
+    app.log[failure.level]({ ...(failure.event ? { event: failure.event } : {}), code: e?.code, responseCode: e?.responseCode, reason: String(e?.message ?? err) }, 'mail could not be sent');
   });
 }
 
@@ -129,5 +132,35 @@ export function teamInviteMail(to: string, teamName: string, role: string, token
       + `Your invite token is ${token}\n`
       + `(with the API: POST ${publicUrl}/app/team_invites/accept  {"token": "${token}"})\n\n`
       + 'The invite expires in 7 days and works once. If you did not expect it, ignore this message.\n',
+  };
+}
+
+/** What staff did for an account, as its notice says it (staffAccessNoticeMail). */
+export type StaffAccessNoticeKind = 'impersonation' | 'support_login_link' | 'password_reset_link';
+
+const STAFF_ACCESS_NOTICE: Readonly<Record<StaffAccessNoticeKind, { subject: string; did: string }>> = {
+  impersonation: { subject: 'a staff member signed in to your account', did: 'signed in to your account' },
+  support_login_link: { subject: 'staff made a sign-in link for your account', did: 'made a link that signs in to your account' },
+  password_reset_link: { subject: 'staff made a password reset link for your account', did: 'made a link to reset your password' },
+};
+
+/**
+ * The notice to an account's owner that staff acted for it (handlers/impersonation.ts): what, when
+ * (UTC), the reason given and the staff role, never who, and never the token or link.
+ */
+export function staffAccessNoticeMail(to: string, n: { kind: StaffAccessNoticeKind; at: number; role: string; reason: string }): Mail {
+  const { subject, did } = STAFF_ACCESS_NOTICE[n.kind];
+  const when = `${new Date(n.at).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return {
+    to,
+    subject: `mediagate: ${subject}`,
+    text: `A staff member with the ${n.role} role ${did}.\n\n`
+      + `When: ${when}\n`
+      + `Reason they gave: ${n.reason}\n\n`
+      + 'Staff act for an account only to help its owner, and every time they do it is recorded.\n'
+      + 'You can see each time staff acted on or for your account on the Account page of the\n'
+      + 'dashboard, under "Staff access to your account".\n\n'
+      + 'If you did not ask for help, reset your password now (that signs out every session of the\n'
+      + 'account) and tell the operator of this gateway.\n',
   };
 }

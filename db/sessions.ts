@@ -42,8 +42,13 @@ export async function revokeSession(db: Db, sessionId: number, now: number): Pro
   return affected(await db('sessions').where({ id: sessionId }).whereNull('revoked_at').update({ revoked_at: now })) === 1;
 }
 
-/** Ends every live session of an account (password reset, takeover protection); returns how many. */
+/**
+ * Ends every live session of an account (password reset, takeover protection), and the sign-in
+ * and password-reset links staff made for it that nobody used yet (each would open a session or
+ * set the password after this): they expire now, and a use is 410. Returns how many sessions.
+ */
 export async function revokeUserSessions(db: Db, userId: number, now: number): Promise<number> {
+  await db('support_links').where({ user_id: userId }).whereNull('used_at').andWhere('expires_at', '>', now).update({ expires_at: now });
   return affected(await db('sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: now }));
 }
 

@@ -169,3 +169,21 @@ test('revoke_all_credentials must be a boolean', async (t) => {
   const res = await post('/auth/reset-password', { email: 'nobody@example.com', otp: '123456', new_password: 'the second password', revoke_all_credentials: 'yes' });
   t.is(res.statusCode, 422);
 });
+
+test('a reset with an emailed code also ends the sign-in and reset links staff made and nobody used: 410', async (t) => {
+  const a = await equipped({ verified: true });
+  const staff = await equipped({ verified: true });
+  await gw.app.db('users').where({ email: staff.email }).update({ role: 'support' });
+  const auth = { authorization: `Bearer ${staff.session}` };
+  const tokenOf = async (url: string) => {
+    const res = await gw.server.inject({ method: 'POST', url, headers: auth, payload: { email: a.email, reason: 'ticket 9' } });
+    t.is(res.statusCode, 200, res.payload);
+    return new URLSearchParams(String((res.result as { url: string }).url).split('?')[1]).get('token')!;
+  };
+  const login = await tokenOf('/auth/admin_support_login_link');
+  const resetLink = await tokenOf('/auth/admin_password_reset_link');
+  await reset(a.email);
+  t.is((await post('/auth/support-login', { token: login })).statusCode, 410, 'the sign-in link would have opened a session the reset did not end');
+  t.is((await post('/auth/support-reset-password', { token: resetLink, new_password: 'set by whoever holds the link' })).statusCode, 410);
+  t.is((await post('/auth/login', { email: a.email, password: 'the second password' })).statusCode, 200, 'the owner\'s new password stands');
+});

@@ -5,6 +5,7 @@
 // Nothing here reads a token digest, a link or the recorded parameters beyond a few named fields.
 import type { Db } from './knex.ts';
 import { iso, isoOrNull, num } from './knex.ts';
+import { pseudonymiseText } from './pseudonymise.ts';
 
 /** The kind of each listed action, by operationId. */
 export const STAFF_ACTION_KINDS = {
@@ -70,7 +71,8 @@ async function sessionOf(db: Db, userId: number, staffId: number, at: number) {
 async function redeemedLinkReason(db: Db, userId: number, staffId: number, at: number): Promise<string | null> {
   const link = await db('support_links').where({ user_id: userId, created_by: staffId, kind: 'login' }).whereBetween('used_at', [at - MATCH_WINDOW_MS, at])
     .orderBy('used_at', 'desc').first<{ reason: string } | undefined>('reason');
-  return link?.reason ?? null;
+  // stored as staff typed it: an address in it is shown as the audit log shows one
+  return link ? pseudonymiseText(db, link.reason) : null;
 }
 
 /** One page, newest first, with the total. */

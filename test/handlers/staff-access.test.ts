@@ -98,7 +98,8 @@ test.serial("never another account's; a team API key and team_id are refused", a
 
 test.serial('a support login used, a reset link, and wallet changes on the personal wallet are listed; a team wallet change is not', async (t) => {
   const target = await account(1000);
-  const link = await callOperation<{ url: string }>(gw, 'adminSupportLoginLink', { as: as.support.session, body: { email: target.email, reason: 'ticket 7000' } });
+  // an address in a reason is shown as the account it names, on the link and on its use alike
+  const link = await callOperation<{ url: string }>(gw, 'adminSupportLoginLink', { as: as.support.session, body: { email: target.email, reason: `ticket 7000 from ${target.email}` } });
   now += MINUTE;
   const redeemed = await callOperation(gw, 'supportLogin', { body: { token: new URLSearchParams(link.body.url.split('?')[1]).get('token') } });
   t.is(redeemed.status, 200);
@@ -117,8 +118,8 @@ test.serial('a support login used, a reset link, and wallet changes on the perso
     ['debit', 'billing', 'duplicate grant', -200],
     ['credit', 'billing', 'goodwill', 500],
     ['password_reset_link', 'admin', 'ticket 7001', null],
-    ['support_login', 'support', 'ticket 7000', null],
-    ['support_login_link', 'support', 'ticket 7000', null],
+    ['support_login', 'support', `ticket 7000 from user:${target.userId}`, null],
+    ['support_login_link', 'support', `ticket 7000 from user:${target.userId}`, null],
   ]);
   t.is(res.body.items[3]!.expires_at, new Date(now - 2 * MINUTE + 30 * MINUTE).toISOString());
   // paged like the other lists

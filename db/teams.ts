@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected, iso, num, numOrNull } from './knex.ts';
 import { isDuplicateKey } from './errors.ts';
-import { isTeamRole } from '../lib/caller.ts';
+import { can, isTeamRole } from '../lib/caller.ts';
 import type { TeamRole } from '../lib/caller.ts';
 
 export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -200,10 +200,10 @@ async function changeMember(
   db: Db,
   teamId: number,
   userId: number,
-  change: TeamRole | { removedAt: number },
+  change: { role: TeamRole; at: number } | { removedAt: number },
   authorize: (current: TeamRole) => void,
 ): Promise<TeamRole | undefined> {
-  const newRole = typeof change === 'string' ? change : null;
+  const newRole = 'role' in change ? change.role : null;
   return db.transaction(async (trx) => {
     if (!(await lockTeam(trx, teamId))) return undefined;
     const row = await trx('team_members').where({ team_id: teamId, user_id: userId }).forUpdate().first();
@@ -214,18 +214,28 @@ async function changeMember(
       const owners = await trx('team_members').where({ team_id: teamId, role: 'owner' }).count<Array<{ n: number | string }>>({ n: '*' });
       if (num(owners[0]?.n ?? 0) <= 1) throw new LastOwnerError();
     }
-    if (typeof change !== 'string') {
+    if (!('role' in change)) {
       await trx('team_members').where({ team_id: teamId, user_id: userId }).delete();
       // the invites they sent to this team go with them: someone no longer in the team admits nobody
       await trx('team_invites').where({ team_id: teamId, invited_by: userId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: change.removedAt });
-    } else await trx('team_members').where({ team_id: teamId, user_id: userId }).update({ role: newRole });
+    } else {
+      await trx('team_members').where({ team_id: teamId, user_id: userId }).update({ role: change.role });
+      // a role that may not invite admits nobody either: the invites they sent while they could go
+      if (!can(change.role, 'invite')) {
+        await trx('team_invites').where({ team_id: teamId, invited_by: userId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: change.at });
+      }
+    }
     return current;
   });
 }
 
-/** Changes a member's role; returns the previous role, or undefined when there is no such member. */
-export function changeMemberRole(db: Db, teamId: number, userId: number, newRole: TeamRole, authorize: (current: TeamRole) => void = () => {}) {
-  return changeMember(db, teamId, userId, newRole, authorize);
+/**
+ * Changes a member's role; returns the previous role, or undefined when there is no such member.
+ * A role without `invite` revokes, at `now` and in the same transaction, the invites to this team
+ * the member sent that are still pending.
+ */
+export function changeMemberRole(db: Db, teamId: number, userId: number, newRole: TeamRole, now: number, authorize: (current: TeamRole) => void = () => {}) {
+  return changeMember(db, teamId, userId, { role: newRole, at: now }, authorize);
 }
 
 /**

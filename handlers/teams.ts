@@ -165,7 +165,7 @@ export const changeTeamMemberRole: Handler<'changeTeamMemberRole'> = async ({ ap
     owners(current);
     refuseGrantingBeyondScopes(caller, role, `making a member ${role}`);
   };
-  const before = await mapped(changeMemberRole(app.db, team.id, userId, role, guard));
+  const before = await mapped(changeMemberRole(app.db, team.id, userId, role, app.clock(), guard));
   if (!before) throw new NotFoundError('member not found');
   const member = (await listMembers(app.db, team.id)).find((m) => m.userId === userId);
   if (!member) throw new NotFoundError('member not found');

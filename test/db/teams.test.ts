@@ -104,9 +104,9 @@ test('the last owner can neither leave nor be demoted', async (t) => {
   const u = await user();
   const team = await createTeam(db, u.id, 'Solo', Date.now());
   await t.throwsAsync(removeMember(db, team.id, u.id, Date.now()), { instanceOf: LastOwnerError });
-  await t.throwsAsync(changeMemberRole(db, team.id, u.id, 'admin'), { instanceOf: LastOwnerError });
+  await t.throwsAsync(changeMemberRole(db, team.id, u.id, 'admin', Date.now()), { instanceOf: LastOwnerError });
   const other = await memberOf(team.id, 'owner');
-  t.is(await changeMemberRole(db, team.id, u.id, 'admin'), 'owner');
+  t.is(await changeMemberRole(db, team.id, u.id, 'admin', Date.now()), 'owner');
   await t.throwsAsync(removeMember(db, team.id, other.id, Date.now()), { instanceOf: LastOwnerError });
 });
 
@@ -116,7 +116,7 @@ test('two owners demoting each other at the same time leave exactly one owner', 
     const team = await createTeam(db, a.id, 'Race', Date.now());
     const b = await memberOf(team.id, 'owner');
     const results = await Promise.allSettled([
-      changeMemberRole(db, team.id, a.id, 'viewer'),
+      changeMemberRole(db, team.id, a.id, 'viewer', Date.now()),
       removeMember(db, team.id, b.id, Date.now()),
     ]);
     t.is(results.filter((r) => r.status === 'fulfilled').length, 1);

@@ -235,6 +235,28 @@ test('removing a member, or a member leaving, revokes the invites to the team th
   t.is((await call(alsoElsewhere, 'POST', '/app/team_invites/accept', { token: byRemovedElsewhere.token })).status, 200, 'an invite to a team they are still in stays');
 });
 
+test('demoting a member to a role without invite revokes the invites to the team they sent; a role keeping it leaves them', async (t) => {
+  const owner = await newAccount(gw);
+  const teamId = await newTeam(owner);
+  const elsewhere = await newTeam(owner, 'Elsewhere');
+  const demoted = await join(owner, teamId, 'admin');
+  const kept = await join(owner, teamId, 'admin');
+  const joinElsewhere = await invite(owner, elsewhere, await emailOf(demoted), 'admin');
+  t.is((await call(demoted, 'POST', '/app/team_invites/accept', { token: joinElsewhere.token })).status, 200);
+  const [inviteeA, inviteeB, inviteeC] = [await newAccount(gw), await newAccount(gw), await newAccount(gw)];
+  const byDemoted = await invite(demoted, teamId, await emailOf(inviteeA), 'developer');
+  const byDemotedElsewhere = await invite(demoted, elsewhere, await emailOf(inviteeC), 'viewer');
+  const byKept = await invite(kept, teamId, await emailOf(inviteeB), 'developer');
+
+  t.is((await call(owner, 'PATCH', `/app/teams/${teamId}/members/${demoted.userId}`, { role: 'developer' })).status, 200);
+  // owner keeps invite: promoting (or a role change that keeps the permission) leaves the invites alone
+  t.is((await call(owner, 'PATCH', `/app/teams/${teamId}/members/${kept.userId}`, { role: 'owner' })).status, 200);
+  t.deepEqual((await call(owner, 'GET', `/app/teams/${teamId}/invites`)).body.map((i) => i.id), [byKept.id]);
+  t.is((await call(inviteeA, 'POST', '/app/team_invites/accept', { token: byDemoted.token })).status, 404);
+  t.is((await call(inviteeB, 'POST', '/app/team_invites/accept', { token: byKept.token })).status, 200);
+  t.is((await call(inviteeC, 'POST', '/app/team_invites/accept', { token: byDemotedElsewhere.token })).status, 200, 'an invite to a team where they keep invite stays');
+});
+
 test('the last owner can neither leave nor be demoted, even by two concurrent requests', async (t) => {
   const owner = await newAccount(gw);
   const teamId = await newTeam(owner);

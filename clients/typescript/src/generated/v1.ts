@@ -2552,7 +2552,8 @@ export interface paths {
         /**
          * Change a member's role
          * @description Needs `invite`; making someone an owner, or changing an owner's role, also needs
-         *     `manage_owners`. The last owner cannot be demoted (409). Giving a role also takes a
+         *     `manage_owners`. The last owner cannot be demoted (409). A new role without `invite`
+         *     revokes the member's pending invites to the team. Giving a role also takes a
          *     credential holding every scope that reaches what the role may do: `generate:read` and
          *     `account:read` for every role (they read the team's history), `keys:manage` for billing
          *     too, and `generate:write` and `files:write` besides for owner, admin and developer (they

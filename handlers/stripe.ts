@@ -83,9 +83,11 @@ export const adminStripeRefund: Handler<'adminStripeRefund'> = async ({ app, cal
     throw new ConflictError(`this refund takes back ${credits} credits and the balance is ${balance}; nothing was refunded (send "allow_negative": true to refund anyway)`);
   }
   const callerKey = typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : undefined;
+  // staff's text: an address in it is written as the account it names (db/pseudonymise.ts), in Stripe's metadata as in the ledger
+  const reason = body.reason?.trim() ? await pseudonymiseText(app.db, body.reason.trim()) : undefined;
   const refund = await stripeCall('charge', () => stripe.refunds.create({
     charge: charge.id, amount,
-    metadata: { mediagate_user_id: String(payment.userId), mediagate_requested_by: String(caller.userId), ...(body.reason?.trim() ? { reason: body.reason.trim().slice(0, 500) } : {}) },
+    metadata: { mediagate_user_id: String(payment.userId), mediagate_requested_by: String(caller.userId), ...(reason ? { reason: reason.slice(0, 500) } : {}) },
   }, { idempotencyKey: refundIdempotencyKey(charge.id, amount, charge.amount_refunded, callerKey, caller.userId) }));
   if (typeof refund.id !== 'string' || !Number.isSafeInteger(refund.amount)) {
     app.log.error({ charge: charge.id }, 'Stripe answered the refund request with something that is not a refund');
@@ -94,8 +96,7 @@ export const adminStripeRefund: Handler<'adminStripeRefund'> = async ({ app, cal
   if (refund.status === 'failed' || refund.status === 'canceled') throw new ConflictError(`Stripe did not refund it (refund ${refund.id} is ${refund.status}); no credits were taken back`);
   const applied = await applyStripeRefund(app.db, payment, {
     refundId: refund.id, chargeId: charge.id, amount: refund.amount, currency: refund.currency, source: 'admin',
-    // staff's text: an address in it is written as the account it names, as a top-up's reason is (db/pseudonymise.ts)
-    description: await pseudonymiseText(app.db, body.reason?.trim() || `Stripe refund ${refund.id}`), now: app.clock(),
+    description: reason ?? `Stripe refund ${refund.id}`, now: app.clock(),
   });
   return {
     refund_id: refund.id, charge_id: charge.id, user_id: payment.userId, amount: refund.amount, currency: refund.currency, status: refund.status ?? 'pending',

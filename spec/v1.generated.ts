@@ -5867,7 +5867,7 @@ export interface components {
             charge_id: string;
             /** @description Amount to refund in the currency's minor unit; absent refunds the remainder of the charge. */
             amount?: number;
-            /** @description Internal note (the audit row's reason and the `payment_refund` row's description, where an email address is written as the account it names, `user:<id>`, or `[address]`; sent to Stripe as typed, as the refund's `metadata.reason`). */
+            /** @description Internal note (the audit row's reason and the `payment_refund` row's description, where an email address is written as the account it names, `user:<id>`, or `[address]`; sent to Stripe the same way, as the refund's `metadata.reason`, cut to 500 characters). */
             reason?: string;
             /** @description Refund even when the wallet's balance is smaller than the credits to take back (it goes below zero); otherwise that is 409 and nothing is refunded. */
             allow_negative?: boolean;

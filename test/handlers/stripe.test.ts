@@ -392,6 +392,9 @@ test.serial('a partial then a full refund go through Stripe and take back the cr
   t.true(part.post.isDone());
   t.regex(part.keys[0]!, /^mediagate-refund-[0-9a-f]{64}$/);
   t.regex(part.bodies[0]!, /amount(":"|=)250/);
+  // Stripe's copy of the reason is pseudonymised as the ledger's: no address leaves for Stripe
+  t.true(part.bodies[0]!.includes(`customer user:${acct.userId} asked`), part.bodies[0]);
+  t.false(part.bodies[0]!.includes(acct.email.split('@')[0]!), part.bodies[0]);
 
   const rest = stripeRefunds(b, 250, uniqueName('re'), 750);
   const second = await callOperation<Record<string, unknown>>(gw, 'adminStripeRefund', { as: as.admin.session, body: { charge_id: b.chargeId } });

@@ -9,6 +9,7 @@ import { NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
 import { findLiveUserByEmail, findUserByEmail } from '../db/users.ts';
 import { membership } from '../db/teams.ts';
+import { pseudonymiseText } from '../db/pseudonymise.ts';
 import { activeDiscounts, deleteDiscount, listDiscounts, teamExists, upsertDiscounts } from '../db/discounts.ts';
 import type { ModelDiscount, NewDiscount } from '../db/discounts.ts';
 import type { components } from '../spec/v1.generated.ts';
@@ -60,7 +61,11 @@ export const upsertModelDiscounts: Handler<'upsertModelDiscounts'> = async ({ ap
   if (problems.length) throw new ValidationFailedError(problems);
   const teamId = query.team_id ?? null;
   if (teamId !== null) await knownTeam(app, teamId, audit);
-  const reason = body.reason?.trim() || null;
+  const typed = body.reason?.trim() || null;
+  // a team's discount outlives an erasure of the member it names (a personal one is deleted with its account): staff's text
+  // in it is written as the audit row's is, each address as the account it names (db/pseudonymise.ts), cut to the column
+  // (255, the body's limit), as those words may be longer than the addresses
+  const reason = typed !== null && teamId !== null ? (await pseudonymiseText(app.db, typed)).slice(0, 255) : typed;
   const items: NewDiscount[] = [];
   for (const [i, d] of body.discounts.entries()) {
     const user = await findLiveUserByEmail(app.db, d.email);

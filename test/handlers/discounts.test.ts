@@ -314,6 +314,24 @@ test('a team discount applies to what the team wallet pays (team_id, the team\'s
   await waitFor(async () => (await gw.app.db('predictions').where({ id: ownId }).first()).status === 'completed', { what: 'the personal prediction to complete' });
 });
 
+test('a team discount\'s reason is stored with each address as the account it names, as the audit row is: a team\'s discount outlives an erasure', async (t) => {
+  const owner = await account();
+  const team = await createTeam(gw.app.db, owner.userId, 'Named', Date.now());
+  const reason = `deal agreed with ${owner.email} and nobody-${owner.userId}@example.org.`;
+  const up = await upsert([{ email: owner.email, model: '*', percent_off: 10 }], { team_id: team.id, reason });
+  t.is(up.status, 200, JSON.stringify(up.body));
+  const written = `deal agreed with user:${owner.userId} and [address].`;
+  t.is(up.body[0]!.reason, written);
+  t.is((await gw.app.db('model_discounts').where({ team_id: team.id }).first('reason')).reason, written);
+  const audit = await gw.app.db('admin_audit').where({ action: 'upsertModelDiscounts', target_team_id: team.id, status: 200 }).first();
+  t.is(audit.reason, written);
+  // the words that replace addresses may be longer than them: what is stored is cut to the column, never a 5xx
+  const many = await upsert([{ email: owner.email, model: SLUG, percent_off: 10 }], { team_id: team.id, reason: 'a@b.c '.repeat(42).trim() });
+  t.is(many.status, 200, JSON.stringify(many.body));
+  t.is(many.body[0]!.reason!.length, 255);
+  t.false(many.body[0]!.reason!.includes('@'));
+});
+
 test('an idempotent retry of an upsert and a delete answers the first answer; the same key with another body is 409', async (t) => {
   const acct = await account();
   const key = { 'idempotency-key': `disc-${acct.userId}` };

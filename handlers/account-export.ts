@@ -1,11 +1,12 @@
 // GET /app/account/export (README "Exporting an account"): everything the gateway holds about
 // the caller, as one JSON document written as it is read. The small parts (profile, wallet,
-// alert settings, keys, OAuth clients, memberships) are read before the answer starts, so their failures are
+// alert settings, keys, OAuth clients, memberships, embed codes, studios, subscription, discounts)
+// are read before the answer starts, so their failures are
 // ordinary error answers; the long lists (ledger, predictions, media, LoRAs, alerts) are then read in keyset
 // pages of EXPORT_PAGE rows while the body streams, with back-pressure: Readable.from pulls the
 // next page only when the previous one was sent. Personal data only: team rows belong to the
 // team. Never a key value, hash, digest, sealed secret or token: every part goes through the
-// same view the list routes use, which leave them out.
+// same view the list routes use, which leave them out (and an embed code's view without the code).
 import { Readable } from 'node:stream';
 import type { App } from '../lib/context.ts';
 import type { Handler, OwnedCaller } from './types.ts';
@@ -23,6 +24,14 @@ import { deliveryView, usageLogDetail } from './webhooks.ts';
 import { settingsView } from './alerts.ts';
 import { loraView } from './loras.ts';
 import { alertView } from '../workers/deliver-webhook.ts';
+import { listEmbedCodes } from '../db/embed-codes.ts';
+import type { EmbedCode } from '../db/embed-codes.ts';
+import { listStudios } from '../db/studios.ts';
+import { listDiscounts } from '../db/discounts.ts';
+import { embedCodeView } from './embeds.ts';
+import { studioView } from './studios.ts';
+import { discountView } from './discounts.ts';
+import { subscriptionView } from './subscription-view.ts';
 import { webhookUrlView } from '../lib/webhook-visibility.ts';
 import type { WebhookUrlView } from '../lib/webhook-visibility.ts';
 
@@ -97,17 +106,28 @@ async function* alertPages(app: App, userId: number, sandboxOnly: boolean, urls:
   }
 }
 
+/** An embed code as its list route shows it, without the code itself: the export is a file that may be kept or passed on, and the code spends the wallet. */
+function exportedEmbedCode(c: EmbedCode) {
+  const { code: _code, ...rest } = embedCodeView(c);
+  return rest;
+}
+
 /**
- * The head of the document: every part that is read before the answer starts. The key and OAuth
- * client lists only for a credential holding `keys:manage`, which their list routes require: an
- * `account:read` token (or a key it made) reads the account, not its credentials.
+ * The head of the document: every part that is read before the answer starts. The key, OAuth
+ * client, embed code and studio lists only for a credential holding `keys:manage`, which their
+ * list routes require: an `account:read` token (or a key it made) reads the account, not its
+ * credentials. The subscription and the discounts as getMySubscription and myModelDiscounts
+ * (`account:read`) show them, the discounts expired ones included, oldest first.
  */
 async function head(app: App, caller: OwnedCaller, now: number) {
   const userId = caller.userId;
+  const personal = { userId, teamId: null };
   const listsCredentials = caller.scopes.includes('keys:manage');
-  const [user, wallet, alerting, keys, clients, memberships] = await Promise.all([
-    userDetails(app, userId), readBalance(app.db, userId), alertSettings(app.db, { userId, teamId: null }),
+  const [user, wallet, alerting, keys, clients, memberships, codes, studios, subscription, discounts] = await Promise.all([
+    userDetails(app, userId), readBalance(app.db, userId), alertSettings(app.db, personal),
     listsCredentials ? listUserKeys(app.db, userId) : [], listsCredentials ? listUserOAuthClients(app.db, userId) : [], exportMemberships(app.db, userId),
+    listsCredentials ? listEmbedCodes(app.db, personal) : [], listsCredentials ? listStudios(app.db, personal) : [],
+    subscriptionView(app, personal), listDiscounts(app.db, { owner: personal }),
   ]);
   return {
     exported_at: iso(now),
@@ -117,6 +137,11 @@ async function head(app: App, caller: OwnedCaller, now: number) {
     api_keys: keys.map(keyView),
     oauth_clients: clients.map(clientView),
     team_memberships: memberships.map((m) => ({ team_id: m.teamId, name: m.name, role: m.role, joined_at: iso(m.joinedAt) })),
+    // the list routes answer newest first; the export lists oldest first
+    embed_codes: codes.toReversed().map(exportedEmbedCode),
+    studios: studios.toReversed().map(studioView),
+    subscription,
+    model_discounts: discounts.toReversed().map(discountView),
   };
 }
 

@@ -18,7 +18,7 @@ type View = components['schemas']['ModelDiscount'];
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function view(d: ModelDiscount): View {
+export function discountView(d: ModelDiscount): View {
   return {
     id: d.id, email: d.email, team_id: d.teamId, model: d.model, percent_off: d.percentOff, expires_at: d.expiresAt === null ? null : iso(d.expiresAt),
     reason: d.reason, created_at: iso(d.createdAt), updated_at: iso(d.updatedAt),
@@ -34,15 +34,15 @@ async function knownTeam(app: App, teamId: number, audit: AuditFields): Promise<
 export const listModelDiscounts: Handler<'listModelDiscounts'> = async ({ app, query, audit }) => {
   if (query.team_id !== undefined) {
     await knownTeam(app, query.team_id, audit);
-    return (await listDiscounts(app.db, { owner: { userId: 0, teamId: query.team_id } })).map(view);
+    return (await listDiscounts(app.db, { owner: { userId: 0, teamId: query.team_id } })).map(discountView);
   }
   if (query.email !== undefined) {
     const user = await findUserByEmail(app.db, query.email);
     if (!user) throw new NotFoundError('no account with this email');
     audit.target_user_id = user.id;
-    return (await listDiscounts(app.db, { owner: { userId: user.id, teamId: null } })).map(view);
+    return (await listDiscounts(app.db, { owner: { userId: user.id, teamId: null } })).map(discountView);
   }
-  return (await listDiscounts(app.db)).map(view);
+  return (await listDiscounts(app.db)).map(discountView);
 };
 
 /** POST /auth/admin_model_discounts[?team_id=]: all the items are checked before any is stored. */
@@ -77,7 +77,7 @@ export const upsertModelDiscounts: Handler<'upsertModelDiscounts'> = async ({ ap
   const stored = await upsertDiscounts(app.db, items, now);
   // the wallet's discount marker is read with its API keys: no process may price from a cached 0 after this answer
   await app.credentials.invalidate({ userIds: [...new Set(items.map((d) => d.owner.userId))] });
-  return stored.map(view);
+  return stored.map(discountView);
 };
 
 /** DELETE /auth/admin_model_discounts/{discount_id} */
@@ -94,4 +94,4 @@ export const deleteModelDiscount: Handler<'deleteModelDiscount'> = async ({ app,
 
 /** GET /auth/my_model_discounts[?team_id=]: the paying wallet's discounts that have not expired. */
 export const myModelDiscounts: Handler<'myModelDiscounts'> = async ({ app, caller }) =>
-  (await activeDiscounts(app.db, caller.owner, app.clock())).map(view);
+  (await activeDiscounts(app.db, caller.owner, app.clock())).map(discountView);

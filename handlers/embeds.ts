@@ -27,7 +27,7 @@ type EmbedView = ReplyOf<'getEmbedCode'>;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-function view(c: EmbedCode): EmbedView {
+export function embedCodeView(c: EmbedCode): EmbedView {
   return {
     id: c.id, kind: c.kind, code: c.code, name: c.name, models: c.models, preset: c.preset, locked_inputs: c.lockedInputs,
     allowed_fields: c.allowedFields, allowed_origins: c.allowedOrigins, max_cost_per_run: c.maxCostPerRun, daily_cap: c.dailyCap,
@@ -144,17 +144,17 @@ export const createEmbedCode: Handler<'createEmbedCode'> = async ({ app, caller,
     name: body.name!, models: body.models!, preset: null, lockedInputs: {}, allowedFields: null, allowedOrigins: [], maxCostPerRun: null,
     dailyCap: null, monthlyCap: null, rateLimitPerMinute: null, maxConcurrent: null, ...s,
   }, app.clock());
-  return h.response(view(code)).code(201);
+  return h.response(embedCodeView(code)).code(201);
 };
 
 /** GET /app/embed-codes */
-export const listEmbedCodes: Handler<'listEmbedCodes'> = async ({ app, caller }) => (await listCodes(app.db, caller.owner)).map(view);
+export const listEmbedCodes: Handler<'listEmbedCodes'> = async ({ app, caller }) => (await listCodes(app.db, caller.owner)).map(embedCodeView);
 
 /** GET /app/embed-codes/{embed_code_id} */
 export const getEmbedCode: Handler<'getEmbedCode'> = async ({ app, caller, params }) => {
   const code = await findEmbedCode(app.db, caller.owner, params.embed_code_id);
   if (!code) throw new NotFoundError('embed code not found');
-  return view(code);
+  return embedCodeView(code);
 };
 
 /** PATCH /app/embed-codes/{embed_code_id} */
@@ -165,7 +165,7 @@ export const updateEmbedCode: Handler<'updateEmbedCode'> = async ({ app, caller,
   await refuseNarrowerCreator(app, caller);
   const updated = await updateCode(app.db, caller.owner, current.id, settingsOf(app, current.kind, body as SettingsBody, current), app.clock());
   if (!updated) throw new NotFoundError('embed code not found');
-  return view(updated);
+  return embedCodeView(updated);
 };
 
 /** DELETE /app/embed-codes/{embed_code_id} */
@@ -173,7 +173,7 @@ export const revokeEmbedCode: Handler<'revokeEmbedCode'> = async ({ app, caller,
   if (!(await findEmbedCode(app.db, caller.owner, params.embed_code_id))) throw new NotFoundError('embed code not found');
   refuseSandboxKey(caller, 'revoke embed codes');
   if (!(await revokeCode(app.db, caller.owner, params.embed_code_id, app.clock()))) throw new NotFoundError('embed code not found');
-  return view((await findEmbedCode(app.db, caller.owner, params.embed_code_id))!);
+  return embedCodeView((await findEmbedCode(app.db, caller.owner, params.embed_code_id))!);
 };
 
 /** Fields a code sets itself on this model: preset inputs and locked inputs, restricted to what the model declares. */

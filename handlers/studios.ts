@@ -19,7 +19,7 @@ type StudioView = ReplyOf<'getStudio'>;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-function view(s: Studio): StudioView {
+export function studioView(s: Studio): StudioView {
   return {
     id: s.id, slug: s.slug, name: s.name, branding: s.branding, domains: s.domains,
     domain_verification: s.domainClaims.map((c) => ({
@@ -102,17 +102,17 @@ export const createStudio: Handler<'createStudio'> = async ({ app, caller, body,
   const studio = await insertStudio(app.db, caller.owner, body.slug, {
     name: body.name, branding: {}, domains: [], allowedModels: [], markupPercent: 0, modelPrices: {}, payerMode: body.payer_mode, ...s,
   }, app.clock()).catch(conflict);
-  return h.response(view(studio)).code(201);
+  return h.response(studioView(studio)).code(201);
 };
 
 /** GET /app/studios */
-export const listStudios: Handler<'listStudios'> = async ({ app, caller }) => (await listRows(app.db, caller.owner)).map(view);
+export const listStudios: Handler<'listStudios'> = async ({ app, caller }) => (await listRows(app.db, caller.owner)).map(studioView);
 
 /** GET /app/studios/{studio_id} */
 export const getStudio: Handler<'getStudio'> = async ({ app, caller, params }) => {
   const studio = await findStudio(app.db, caller.owner, studioId(params.studio_id));
   if (!studio) throw new NotFoundError('studio not found');
-  return view(studio);
+  return studioView(studio);
 };
 
 /** PATCH /app/studios/{studio_id} */
@@ -124,7 +124,7 @@ export const updateStudio: Handler<'updateStudio'> = async ({ app, caller, param
   if ((s.payerMode ?? current.payerMode) === 'owner_pays') refuseBeyondScopes(caller, OWNER_PAYS_SCOPES, OWNER_PAYS_SETUP);
   const updated = await updateRow(app.db, caller.owner, current.id, s, app.clock()).catch(conflict);
   if (!updated) throw new NotFoundError('studio not found');
-  return view(updated);
+  return studioView(updated);
 };
 
 /** POST /app/studios/{studio_id}/verify-domains */
@@ -136,7 +136,7 @@ export const verifyStudioDomains: Handler<'verifyStudioDomains'> = async ({ app,
   if (!(await verifyRows(app.db, caller.owner, current.id, (hostname, token) => challengeProblem(lookup, hostname, token), app.clock()))) {
     throw new NotFoundError('studio not found');
   }
-  return view((await findStudio(app.db, caller.owner, current.id))!);
+  return studioView((await findStudio(app.db, caller.owner, current.id))!);
 };
 
 /** DELETE /app/studios/{studio_id} */
@@ -144,7 +144,7 @@ export const disableStudio: Handler<'disableStudio'> = async ({ app, caller, par
   if (!(await findStudio(app.db, caller.owner, studioId(params.studio_id)))) throw new NotFoundError('studio not found');
   refuseSandboxKey(caller, 'disable studios');
   if (!(await disableRow(app.db, caller.owner, studioId(params.studio_id), app.clock()))) throw new NotFoundError('studio not found');
-  return view((await findStudio(app.db, caller.owner, studioId(params.studio_id)))!);
+  return studioView((await findStudio(app.db, caller.owner, studioId(params.studio_id)))!);
 };
 
 const DAY_MS = 86_400_000;

@@ -186,3 +186,66 @@ test.serial('the export lists the personal LoRAs, not a team\'s nor another acco
   t.is(res.status, 200);
   t.deepEqual(res.body.loras.map((l) => [l.name, l.visibility, l.team_id]), [['a-own', 'owned', null]]);
 });
+
+test.serial('the export lists the personal embed codes (never the code), studios, subscription and model discounts; not a team\'s nor another account\'s; the code and studio lists as their list routes allow', async (t) => {
+  const { createEmbedCode } = await import('../../db/embed-codes.ts');
+  const { createStudio } = await import('../../db/studios.ts');
+  const { activateSubscription } = await import('../../db/subscriptions.ts');
+  const { upsertDiscounts } = await import('../../db/discounts.ts');
+  const now = Date.now();
+  const embed = (name: string) => ({
+    name, models: ['canvas-v1-fast-text-to-image'], preset: null, lockedInputs: {}, allowedFields: null, allowedOrigins: ['https://www.example.com'],
+    maxCostPerRun: 10, dailyCap: 2000, monthlyCap: null, rateLimitPerMinute: null, maxConcurrent: null,
+  });
+  const codes = [
+    await createEmbedCode(gw.app.db, { userId: a.userId, teamId: null }, 'embed', embed('a-embed'), now),
+    await createEmbedCode(gw.app.db, { userId: a.userId, teamId }, 'agent_embed', embed('a-team-embed'), now),
+    await createEmbedCode(gw.app.db, { userId: b.userId, teamId: null }, 'embed', embed('b-embed'), now),
+  ];
+  const studio = (name: string, domains: string[] = []) => ({
+    name, branding: { primary_color: '#123456' }, domains, allowedModels: ['canvas-v1-fast-text-to-image'], markupPercent: 20, modelPrices: {}, payerMode: 'end_user_pays' as const,
+  });
+  await createStudio(gw.app.db, { userId: a.userId, teamId: null }, `a-studio-${a.userId}`, studio('a-studio', [`studio-${a.userId}.example.com`]), now);
+  await createStudio(gw.app.db, { userId: a.userId, teamId }, `a-team-studio-${a.userId}`, studio('a-team-studio'), now);
+  await createStudio(gw.app.db, { userId: b.userId, teamId: null }, `b-studio-${b.userId}`, studio('b-studio'), now);
+  const starter = gw.app.config.subscriptions.plans.get('starter')!;
+  t.like(await activateSubscription(gw.app.db, { userId: a.userId, teamId: null }, starter, undefined, now), { outcome: 'ok' });
+  t.like(await activateSubscription(gw.app.db, { userId: b.userId, teamId: null }, gw.app.config.subscriptions.plans.get('pro')!, undefined, now), { outcome: 'ok' });
+  await upsertDiscounts(gw.app.db, [
+    { owner: { userId: a.userId, teamId: null }, model: '*', percentOff: 15, expiresAt: null, reason: 'a-own-deal', createdBy: b.userId },
+    { owner: { userId: a.userId, teamId }, model: '*', percentOff: 25, expiresAt: null, reason: 'a-team-deal', createdBy: b.userId },
+    { owner: { userId: b.userId, teamId: null }, model: '*', percentOff: 35, expiresAt: null, reason: 'b-own-deal', createdBy: b.userId },
+  ], now);
+
+  type Full = Export & {
+    embed_codes: Array<Record<string, unknown>>;
+    studios: Array<{ name: string; team_id: number | null; domain_verification: Array<{ hostname: string; status: string }> }>;
+    subscription: { plan: string | null; status: string; team_id: number | null; current_period_start: string | null; current_period_end: string | null };
+    model_discounts: Array<{ reason: string | null; team_id: number | null; percent_off: number }>;
+  };
+  const res = await callOperation<Full>(gw, 'exportAccount', { as: a.session });
+  t.is(res.status, 200, res.raw.payload.slice(0, 300));
+  const doc = res.body;
+  t.deepEqual(doc.embed_codes.map((c) => [c.name, c.kind, c.models, c.allowed_origins, c.daily_cap, c.team_id, c.revoked_at]),
+    [['a-embed', 'embed', ['canvas-v1-fast-text-to-image'], ['https://www.example.com'], 2000, null, null]]);
+  t.false('code' in doc.embed_codes[0]!, 'the code itself is a credential: never exported');
+  for (const c of codes) t.false(res.raw.payload.includes(c.code));
+  t.deepEqual(doc.studios.map((s) => [s.name, s.team_id]), [['a-studio', null]]);
+  t.like(doc.studios[0]!.domain_verification, [{ hostname: `studio-${a.userId}.example.com`, status: 'pending' }]);
+  t.like(doc.subscription, { plan: 'starter', status: 'active', team_id: null });
+  t.truthy(doc.subscription.current_period_start);
+  t.truthy(doc.subscription.current_period_end);
+  t.deepEqual(doc.model_discounts.map((d) => [d.reason, d.team_id, d.percent_off]), [['a-own-deal', null, 15]]);
+  for (const foreign of ['b-embed', 'b-studio', 'b-own-deal', 'a-team-embed', 'a-team-studio', 'a-team-deal']) t.false(res.raw.payload.includes(foreign), foreign);
+
+  // an account:read token: getMySubscription and myModelDiscounts answer it, listEmbedCodes and listStudios refuse it
+  const readOnly = await tokenFor(gw, await createClient(gw, a.session, ['account:read'], 'reader-2'));
+  t.is((await callOperation(gw, 'listEmbedCodes', { as: readOnly })).status, 403);
+  t.is((await callOperation(gw, 'listStudios', { as: readOnly })).status, 403);
+  const narrow = await callOperation<Full>(gw, 'exportAccount', { as: readOnly });
+  t.is(narrow.status, 200);
+  t.deepEqual(narrow.body.embed_codes, []);
+  t.deepEqual(narrow.body.studios, []);
+  t.like(narrow.body.subscription, { plan: 'starter', status: 'active' });
+  t.is(narrow.body.model_discounts.length, 1);
+});

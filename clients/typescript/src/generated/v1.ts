@@ -1626,10 +1626,11 @@ export interface paths {
          * Export the caller's account data
          * @description Returns everything the gateway holds about the caller as one JSON document: the profile (`user`), the personal wallet (`balance`) and its
          *     alert settings, live personal API keys (never their values or digests), OAuth clients (never their secrets),
-         *     team memberships, and every personal ledger row, prediction (with its input and output
+         *     team memberships, personal embed codes (never the code itself), whitelabel studios, the subscription and
+         *     model discounts, and every personal ledger row, prediction (with its input and output
          *     URLs; those hidden by bulk_delete too, with `outputs_expired`), media asset, LoRA and alert (with its
-         *     webhook deliveries), oldest first. The key and OAuth client lists are empty for a credential without `keys:manage`
-         *     (an OAuth token with `account:read` alone), as getUserKeys and listOAuthClients refuse it. Personal data only: a team's wallet, keys, predictions and assets belong to the
+         *     webhook deliveries), oldest first. The key, OAuth client, embed code and studio lists are empty for a credential without `keys:manage`
+         *     (an OAuth token with `account:read` alone), as getUserKeys, listOAuthClients, listEmbedCodes and listStudios refuse it. Personal data only: a team's wallet, keys, embed codes, studios, subscription, discounts, predictions and assets belong to the
          *     team (its members read them through the team routes), so they are not in it; a
          *     membership is. No hash, digest, sealed secret or token is ever included.
          *     The body is streamed (`Content-Disposition: attachment; filename="mediagate-export-<YYYY-MM-DD>.json"`)
@@ -4343,6 +4344,96 @@ export interface components {
          *           "joined_at": "2026-11-22T12:00:00.000Z"
          *         }
          *       ],
+         *       "embed_codes": [
+         *         {
+         *           "id": 3,
+         *           "kind": "embed",
+         *           "name": "homepage widget",
+         *           "models": [
+         *             "canvas-v1-fast-text-to-image"
+         *           ],
+         *           "preset": null,
+         *           "locked_inputs": {
+         *             "num_images": 1
+         *           },
+         *           "allowed_fields": [
+         *             "prompt"
+         *           ],
+         *           "allowed_origins": [
+         *             "https://www.example.com"
+         *           ],
+         *           "max_cost_per_run": 10,
+         *           "daily_cap": 2000,
+         *           "monthly_cap": 20000,
+         *           "rate_limit_per_minute": 10,
+         *           "max_concurrent": null,
+         *           "team_id": null,
+         *           "created_at": "2026-11-28T09:15:02.000Z",
+         *           "revoked_at": null
+         *         }
+         *       ],
+         *       "studios": [
+         *         {
+         *           "id": 4,
+         *           "slug": "ada-art",
+         *           "name": "Ada's art studio",
+         *           "branding": {
+         *             "primary_color": "#1a2b3c"
+         *           },
+         *           "domains": [
+         *             "art.example.com"
+         *           ],
+         *           "domain_verification": [
+         *             {
+         *               "hostname": "art.example.com",
+         *               "status": "verified",
+         *               "record": {
+         *                 "type": "TXT",
+         *                 "name": "_mediagate-challenge.art.example.com",
+         *                 "value": "mediagate-domain-verification=9a1b7d4c2e8a6f9b1d3e5c7a905f0c3e"
+         *               },
+         *               "verified_at": "2026-11-27T10:00:00.000Z",
+         *               "checked_at": "2026-11-27T10:00:00.000Z",
+         *               "problem": null
+         *             }
+         *           ],
+         *           "allowed_models": [
+         *             "canvas-v1-fast-text-to-image"
+         *           ],
+         *           "markup_percent": 20,
+         *           "model_prices": {},
+         *           "payer_mode": "end_user_pays",
+         *           "team_id": null,
+         *           "created_at": "2026-11-27T09:00:00.000Z",
+         *           "disabled_at": null
+         *         }
+         *       ],
+         *       "subscription": {
+         *         "user_id": 7,
+         *         "team_id": null,
+         *         "plan": "pro",
+         *         "next_plan": null,
+         *         "status": "active",
+         *         "current_period_start": "2026-11-20T14:00:00.000Z",
+         *         "current_period_end": "2026-12-20T14:00:00.000Z",
+         *         "credits_per_period": 50000,
+         *         "rollover_cap": 25000,
+         *         "period": "month",
+         *         "grant_remaining": 31000
+         *       },
+         *       "model_discounts": [
+         *         {
+         *           "id": 2,
+         *           "email": "ada@example.com",
+         *           "team_id": null,
+         *           "reason": "launch partner",
+         *           "updated_at": "2026-11-28T09:15:02.000Z",
+         *           "model": "*",
+         *           "percent_off": 20,
+         *           "expires_at": "2027-01-01T00:00:00.000Z",
+         *           "created_at": "2026-11-28T09:15:02.000Z"
+         *         }
+         *       ],
          *       "credit_transactions": [
          *         {
          *           "id": 311,
@@ -4499,6 +4590,14 @@ export interface components {
                 /** Format: date-time */
                 joined_at: string;
             }[];
+            /** @description The personal embed and agent embed codes, revoked ones included, oldest first, as listEmbedCodes lists them but without `code`: the code itself is a credential that spends the wallet, and the export is a file kept outside the gateway (listEmbedCodes shows it). Empty for a credential without `keys:manage`, as listEmbedCodes refuses it. */
+            embed_codes: components["schemas"]["AccountExportEmbedCode"][];
+            /** @description The personal whitelabel studios, disabled ones included, oldest first, as listStudios lists them (settings, domains and their verification). Empty for a credential without `keys:manage`, as listStudios refuses it. */
+            studios: components["schemas"]["StudioResponse"][];
+            /** @description The personal wallet's subscription, as getMySubscription shows it (`status` none when it never had one). */
+            subscription: components["schemas"]["SubscriptionResponse"];
+            /** @description The personal wallet's model discounts, expired ones included (myModelDiscounts shows those not expired), oldest first. */
+            model_discounts: components["schemas"]["ModelDiscount"][];
             credit_transactions: components["schemas"]["CreditTransaction"][];
             predictions: components["schemas"]["UsageLogDetailResponse"][];
             media_assets: components["schemas"]["MediaAssetResponse"][];
@@ -6277,6 +6376,30 @@ export interface components {
             kind: "embed" | "agent_embed";
             /** @description The code itself (`emb_…` or `aemb_…`). Publishable, so it is shown on every read. */
             code: string;
+            name: string;
+            models: string[];
+            preset: components["schemas"]["EmbedPreset"] | null;
+            locked_inputs: {
+                [key: string]: unknown;
+            };
+            allowed_fields: string[] | null;
+            allowed_origins: string[];
+            max_cost_per_run: number | null;
+            daily_cap: number | null;
+            monthly_cap: number | null;
+            rate_limit_per_minute: number | null;
+            max_concurrent: number | null;
+            team_id: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            revoked_at: string | null;
+        };
+        /** @description An embed code in the account export, as EmbedCodeResponse without `code` (the code itself is never exported). */
+        AccountExportEmbedCode: {
+            id: number;
+            /** @enum {string} */
+            kind: "embed" | "agent_embed";
             name: string;
             models: string[];
             preset: components["schemas"]["EmbedPreset"] | null;

@@ -62,10 +62,10 @@ export const upsertModelDiscounts: Handler<'upsertModelDiscounts'> = async ({ ap
   const teamId = query.team_id ?? null;
   if (teamId !== null) await knownTeam(app, teamId, audit);
   const typed = body.reason?.trim() || null;
-  // a team's discount outlives an erasure of the member it names (a personal one is deleted with its account): staff's text
-  // in it is written as the audit row's is, each address as the account it names (db/pseudonymise.ts), cut to the column
-  // (255, the body's limit), as those words may be longer than the addresses
-  const reason = typed !== null && teamId !== null ? (await pseudonymiseText(app.db, typed)).slice(0, 255) : typed;
+  // a discount outlives the erasure of a person its reason names (a team's, or another account's): staff's text in it is
+  // written as the audit row's is, each address as the account it names (db/pseudonymise.ts), cut to the column (255, the
+  // body's limit), as those words may be longer than the addresses
+  const reason = typed !== null ? (await pseudonymiseText(app.db, typed)).slice(0, 255) : typed;
   const items: NewDiscount[] = [];
   for (const [i, d] of body.discounts.entries()) {
     const user = await findLiveUserByEmail(app.db, d.email);

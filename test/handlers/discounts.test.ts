@@ -314,7 +314,7 @@ test('a team discount applies to what the team wallet pays (team_id, the team\'s
   await waitFor(async () => (await gw.app.db('predictions').where({ id: ownId }).first()).status === 'completed', { what: 'the personal prediction to complete' });
 });
 
-test('a team discount\'s reason is stored with each address as the account it names, as the audit row is: a team\'s discount outlives an erasure', async (t) => {
+test('a discount\'s reason is stored with each address as the account it names, as the audit row is: it outlives the erasure of the person it names', async (t) => {
   const owner = await account();
   const team = await createTeam(gw.app.db, owner.userId, 'Named', Date.now());
   const reason = `deal agreed with ${owner.email} and nobody-${owner.userId}@example.org.`;
@@ -330,6 +330,11 @@ test('a team discount\'s reason is stored with each address as the account it na
   t.is(many.status, 200, JSON.stringify(many.body));
   t.is(many.body[0]!.reason!.length, 255);
   t.false(many.body[0]!.reason!.includes('@'));
+  // a personal discount's too: it may name a third person, whose erasure would not reach it
+  const other = await account();
+  const personal = await upsert([{ email: other.email, model: '*', percent_off: 5 }], { reason: `referred by ${owner.email}` });
+  t.is(personal.status, 200, JSON.stringify(personal.body));
+  t.is(personal.body[0]!.reason, `referred by user:${owner.userId}`);
 });
 
 test('an idempotent retry of an upsert and a delete answers the first answer; the same key with another body is 409', async (t) => {

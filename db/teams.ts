@@ -220,10 +220,11 @@ async function changeMember(
       await trx('team_invites').where({ team_id: teamId, invited_by: userId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: change.removedAt });
     } else {
       await trx('team_members').where({ team_id: teamId, user_id: userId }).update({ role: change.role });
-      // a role that may not invite admits nobody either: the invites they sent while they could go
-      if (!can(change.role, 'invite')) {
-        await trx('team_invites').where({ team_id: teamId, invited_by: userId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: change.at });
-      }
+      // a role that may not invite admits nobody either: the invites they sent while they could go;
+      // one that may not grant the owner role makes no owner: their pending owner invites go
+      const pending = () => trx('team_invites').where({ team_id: teamId, invited_by: userId }).whereNull('accepted_at').whereNull('revoked_at');
+      if (!can(change.role, 'invite')) await pending().update({ revoked_at: change.at });
+      else if (!can(change.role, 'manage_owners')) await pending().andWhere('role', 'owner').update({ revoked_at: change.at });
     }
     return current;
   });
@@ -232,7 +233,8 @@ async function changeMember(
 /**
  * Changes a member's role; returns the previous role, or undefined when there is no such member.
  * A role without `invite` revokes, at `now` and in the same transaction, the invites to this team
- * the member sent that are still pending.
+ * the member sent that are still pending; a role with `invite` but without `manage_owners` (admin)
+ * revokes those of them that invite an owner.
  */
 export function changeMemberRole(db: Db, teamId: number, userId: number, newRole: TeamRole, now: number, authorize: (current: TeamRole) => void = () => {}) {
   return changeMember(db, teamId, userId, { role: newRole, at: now }, authorize);

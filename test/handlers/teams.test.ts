@@ -257,6 +257,23 @@ test('demoting a member to a role without invite revokes the invites to the team
   t.is((await call(inviteeC, 'POST', '/app/team_invites/accept', { token: byDemotedElsewhere.token })).status, 200, 'an invite to a team where they keep invite stays');
 });
 
+test('demoting an owner to admin revokes the owner invites they sent; their other invites stay', async (t) => {
+  const owner = await newAccount(gw);
+  const teamId = await newTeam(owner);
+  const demoted = await join(owner, teamId, 'owner');
+  const [inviteeA, inviteeB] = [await newAccount(gw), await newAccount(gw)];
+  const asOwner = await invite(demoted, teamId, await emailOf(inviteeA), 'owner');
+  const asDeveloper = await invite(demoted, teamId, await emailOf(inviteeB), 'developer');
+
+  // admin keeps invite but not manage_owners: an owner invite from them would grant what they no longer may
+  t.is((await call(owner, 'PATCH', `/app/teams/${teamId}/members/${demoted.userId}`, { role: 'admin' })).status, 200);
+  t.deepEqual((await call(owner, 'GET', `/app/teams/${teamId}/invites`)).body.map((i) => i.id), [asDeveloper.id]);
+  t.is((await call(inviteeA, 'POST', '/app/team_invites/accept', { token: asOwner.token })).status, 404);
+  t.is((await call(inviteeB, 'POST', '/app/team_invites/accept', { token: asDeveloper.token })).status, 200);
+  t.deepEqual((await call(owner, 'GET', `/app/teams/${teamId}/members`)).body.map((m) => [m.user_id, m.role]),
+    [[owner.userId, 'owner'], [demoted.userId, 'admin'], [inviteeB.userId, 'developer']]);
+});
+
 test('the last owner can neither leave nor be demoted, even by two concurrent requests', async (t) => {
   const owner = await newAccount(gw);
   const teamId = await newTeam(owner);

@@ -248,8 +248,30 @@ export function removeMember(db: Db, teamId: number, userId: number, now: number
   return changeMember(db, teamId, userId, { removedAt: now }, authorize);
 }
 
+/**
+ * Stores an invite sent by a member, under the team lock after `authorize(senderRole)` (which may
+ * throw), so a removal or demotion of the sender (which revokes their pending invites under the
+ * same lock) cannot slip between the handler's permission check and the insert and leave an invite
+ * from someone who may no longer send it. Undefined when the team is gone or the sender is no
+ * longer in it.
+ */
 export async function createInvite(
   db: Db,
+  i: { teamId: number; email: string; role: TeamRole; invitedBy: number; tokenHash: string },
+  now: number,
+  authorize: (senderRole: TeamRole) => void = () => {},
+): Promise<Invite | undefined> {
+  return db.transaction(async (trx) => {
+    if (!(await lockTeam(trx, i.teamId))) return undefined;
+    const sender = await membership(trx, i.teamId, i.invitedBy);
+    if (sender === undefined) return undefined;
+    authorize(sender);
+    return insertInvite(trx, i, now);
+  });
+}
+
+async function insertInvite(
+  db: Knex.Transaction,
   i: { teamId: number; email: string; role: TeamRole; invitedBy: number; tokenHash: string },
   now: number,
 ): Promise<Invite> {

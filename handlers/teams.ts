@@ -198,7 +198,13 @@ export const createTeamInvite: Handler<'createTeamInvite'> = async ({ app, calle
   refuseGrantingBeyondScopes(caller, role, `inviting someone as ${role}`);
   const email = normaliseEmail(body.email);
   const token = newSecret(INVITE_TOKEN_PREFIX);
-  const invite = await createInvite(app.db, { teamId: team.id, email, role, invitedBy: caller.userId, tokenHash: sha256Hex(token) }, app.clock());
+  // the role is asked again under the team lock: a removal or demotion may have committed since
+  const mayInvite = (current: TeamRole) => {
+    requirePermission(current, 'invite');
+    if (role === 'owner') requirePermission(current, 'manage_owners');
+  };
+  const invite = await createInvite(app.db, { teamId: team.id, email, role, invitedBy: caller.userId, tokenHash: sha256Hex(token) }, app.clock(), mayInvite);
+  if (!invite) throw new NotFoundError(TEAM_NOT_FOUND);
   sendInBackground(app, teamInviteMail(email, team.name, role, token, app.config.publicUrl));
   app.log.info({ event: 'team_invite_sent', teamId: team.id, inviteId: invite.id, by: caller.userId }, 'teams: invite sent');
   return h.response(inviteView(invite)).code(201);

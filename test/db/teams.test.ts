@@ -142,6 +142,30 @@ test('an invite is accepted once, by the invited address only, case-insensitivel
   await t.throwsAsync(acceptInvite(db, tokenHash, invitee, now), { instanceOf: InviteInvalidError });
 });
 
+test('an invite racing its sender\'s removal or demotion is never left pending', async (t) => {
+  const mayInvite = (role: string) => {
+    if (role !== 'owner' && role !== 'admin') throw new Error(`a ${role} may not invite`);
+  };
+  for (let round = 0; round < 5; round++) {
+    const owner = await user();
+    const team = await createTeam(db, owner.id, 'Race', Date.now());
+    const removed = await memberOf(team.id, 'admin');
+    const demoted = await memberOf(team.id, 'admin');
+    const invite = (by: number) => createInvite(db, { teamId: team.id, email: `${uniqueName('i')}@example.com`, role: 'viewer', invitedBy: by, tokenHash: sha256Hex(uniqueName('token')) }, Date.now(), mayInvite);
+    await Promise.allSettled([
+      removeMember(db, team.id, removed.id, Date.now()), invite(removed.id),
+      changeMemberRole(db, team.id, demoted.id, 'viewer', Date.now()), invite(demoted.id),
+    ]);
+    const pending = await db('team_invites').where({ team_id: team.id }).whereNull('revoked_at').whereNull('accepted_at');
+    t.deepEqual(pending, [], 'an invite stored after its sender lost invite would still admit someone');
+  }
+  // the sender no longer in the team: nothing is stored
+  const team = await createTeam(db, (await user()).id, 'Gone', Date.now());
+  const outsider = await user();
+  t.is(await createInvite(db, { teamId: team.id, email: 'x@example.com', role: 'viewer', invitedBy: outsider.id, tokenHash: sha256Hex(uniqueName('token')) }, Date.now()), undefined);
+  t.is((await db('team_invites').where({ team_id: team.id })).length, 0);
+});
+
 test('an expired invite is refused', async (t) => {
   const owner = await user();
   const team = await createTeam(db, owner.id, 'Late', Date.now());

@@ -193,23 +193,33 @@ export async function listMembers(db: Db, teamId: number): Promise<Member[]> {
 }
 
 /**
- * Runs `change` on one member's row under the team lock, after `authorize(currentRole)` (which
- * may throw) and the last-owner rule. Undefined when the team or the member does not exist.
+ * Asks whether a change may be made: `current` is the member's role, `actor` the acting member's
+ * role as it is under the team lock (undefined when no actor was named, or they are no longer in
+ * the team: a removal or demotion of the actor may have committed since their role was read).
+ */
+export type ChangeAuthorizer = (current: TeamRole, actor: TeamRole | undefined) => void;
+
+/**
+ * Runs `change` on one member's row under the team lock, after `authorize(currentRole,
+ * actorRole)` (which may throw) and the last-owner rule. Undefined when the team or the member
+ * does not exist.
  */
 async function changeMember(
   db: Db,
   teamId: number,
   userId: number,
   change: { role: TeamRole; at: number } | { removedAt: number },
-  authorize: (current: TeamRole) => void,
+  authorize: ChangeAuthorizer,
+  actorId: number | null,
 ): Promise<TeamRole | undefined> {
   const newRole = 'role' in change ? change.role : null;
   return db.transaction(async (trx) => {
     if (!(await lockTeam(trx, teamId))) return undefined;
+    const actor = actorId === null ? undefined : await membership(trx, teamId, actorId);
     const row = await trx('team_members').where({ team_id: teamId, user_id: userId }).forUpdate().first();
     if (!row) return undefined;
     const current = role(row.role);
-    authorize(current);
+    authorize(current, actor);
     if (current === 'owner' && newRole !== 'owner') {
       const owners = await trx('team_members').where({ team_id: teamId, role: 'owner' }).count<Array<{ n: number | string }>>({ n: '*' });
       if (num(owners[0]?.n ?? 0) <= 1) throw new LastOwnerError();
@@ -236,16 +246,16 @@ async function changeMember(
  * the member sent that are still pending; a role with `invite` but without `manage_owners` (admin)
  * revokes those of them that invite an owner.
  */
-export function changeMemberRole(db: Db, teamId: number, userId: number, newRole: TeamRole, now: number, authorize: (current: TeamRole) => void = () => {}) {
-  return changeMember(db, teamId, userId, { role: newRole, at: now }, authorize);
+export function changeMemberRole(db: Db, teamId: number, userId: number, newRole: TeamRole, now: number, authorize: ChangeAuthorizer = () => {}, actorId: number | null = null) {
+  return changeMember(db, teamId, userId, { role: newRole, at: now }, authorize, actorId);
 }
 
 /**
  * Removes a member (also how a member leaves) and revokes the invites to this team they sent and
  * that are still pending; returns the removed role, or undefined.
  */
-export function removeMember(db: Db, teamId: number, userId: number, now: number, authorize: (current: TeamRole) => void = () => {}) {
-  return changeMember(db, teamId, userId, { removedAt: now }, authorize);
+export function removeMember(db: Db, teamId: number, userId: number, now: number, authorize: ChangeAuthorizer = () => {}, actorId: number | null = null) {
+  return changeMember(db, teamId, userId, { removedAt: now }, authorize, actorId);
 }
 
 /**

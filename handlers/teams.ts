@@ -147,9 +147,15 @@ function refuseGrantingBeyondScopes(caller: OwnedCaller, role: TeamRole, what: s
   refuseBeyondScopes(caller, roleScopes(role), what, purpose);
 }
 
-/** Changing or granting the owner role needs manage_owners on top of invite. */
-function ownersGuard(actor: TeamRole, newRole: TeamRole | null) {
-  return (current: TeamRole) => {
+/**
+ * Changing a member takes invite, and changing or granting the owner role manage_owners on top,
+ * asked of the caller's role as it is under the team lock (db/teams.ts changeMember): a removal
+ * or demotion of the caller committed since teamFor read it counts.
+ */
+function membersGuard(newRole: TeamRole | null) {
+  return (current: TeamRole, actor: TeamRole | undefined) => {
+    if (actor === undefined) throw new NotFoundError(TEAM_NOT_FOUND);
+    requirePermission(actor, 'invite');
     if (current === 'owner' || newRole === 'owner') requirePermission(actor, 'manage_owners');
   };
 }
@@ -160,12 +166,12 @@ export const changeTeamMemberRole: Handler<'changeTeamMemberRole'> = async ({ ap
   await refuseSandboxKeyOn(caller, 'change team members\' roles', isMember(app, team.id, userId), 'member not found');
   // the spec's enum validated the role
   const role: TeamRole = body.role;
-  const owners = ownersGuard(team.role, role);
-  const guard = (current: TeamRole) => {
-    owners(current);
+  const members = membersGuard(role);
+  const guard = (current: TeamRole, actor: TeamRole | undefined) => {
+    members(current, actor);
     refuseGrantingBeyondScopes(caller, role, `making a member ${role}`);
   };
-  const before = await mapped(changeMemberRole(app.db, team.id, userId, role, app.clock(), guard));
+  const before = await mapped(changeMemberRole(app.db, team.id, userId, role, app.clock(), guard, caller.userId));
   if (!before) throw new NotFoundError('member not found');
   const member = (await listMembers(app.db, team.id)).find((m) => m.userId === userId);
   if (!member) throw new NotFoundError('member not found');
@@ -178,8 +184,8 @@ export const removeTeamMember: Handler<'removeTeamMember'> = async ({ app, calle
   const self = userId === caller.userId;
   const team = await teamFor(app, caller, params.team_id, self ? 'read_history' : 'invite');
   await refuseSandboxKeyOn(caller, 'remove team members', isMember(app, team.id, userId), 'member not found');
-  const guard = self ? () => {} : ownersGuard(team.role, null);
-  if (!(await mapped(removeMember(app.db, team.id, userId, app.clock(), guard)))) throw new NotFoundError('member not found');
+  const guard = self ? () => {} : membersGuard(null);
+  if (!(await mapped(removeMember(app.db, team.id, userId, app.clock(), guard, caller.userId)))) throw new NotFoundError('member not found');
   return { id: userId, deleted: true };
 };
 

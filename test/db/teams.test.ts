@@ -17,6 +17,9 @@ import { getTeamBalance } from '../../db/wallet/ledger.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { InsufficientCreditError } from '../../db/errors.ts';
 import { sha256Hex } from '../../lib/secrets.ts';
+import { requirePermission } from '../../lib/caller.ts';
+import type { TeamRole } from '../../lib/caller.ts';
+import { ForbiddenError } from '../../lib/errors.ts';
 
 let db: Db;
 ledgerCheckedAfterEach(test, () => db);
@@ -125,6 +128,26 @@ test('two owners demoting each other at the same time leave exactly one owner', 
     const owners = (await listMembers(db, team.id)).filter((m) => m.role === 'owner');
     t.is(owners.length, 1);
   }
+});
+
+test('a role change or removal asks the acting member\'s role under the team lock, not the one read before', async (t) => {
+  const a = await user();
+  const team = await createTeam(db, a.id, 'Stale', Date.now());
+  const b = await memberOf(team.id, 'owner');
+  const friend = await memberOf(team.id, 'viewer');
+  const victim = await memberOf(team.id, 'developer');
+  // b read its role (owner) before a demoted it to viewer; its own change then runs
+  t.is(await changeMemberRole(db, team.id, b.id, 'viewer', Date.now()), 'owner');
+  const ownersOnly = (_current: TeamRole, actor: TeamRole | undefined) => {
+    if (actor === undefined) throw new Error('the actor left');
+    requirePermission(actor, 'manage_owners');
+  };
+  await t.throwsAsync(changeMemberRole(db, team.id, friend.id, 'owner', Date.now(), ownersOnly, b.id), { instanceOf: ForbiddenError });
+  t.is(await membership(db, team.id, friend.id), 'viewer');
+  // removed meanwhile: the actor is no member at all
+  await removeMember(db, team.id, b.id, Date.now());
+  await t.throwsAsync(removeMember(db, team.id, victim.id, Date.now(), ownersOnly, b.id), { message: 'the actor left' });
+  t.is(await membership(db, team.id, victim.id), 'developer');
 });
 
 test('an invite is accepted once, by the invited address only, case-insensitively', async (t) => {

@@ -165,11 +165,14 @@ export async function renameTeam(db: Db, teamId: number, name: string): Promise<
  * Soft-deletes a team whose wallet is empty (balance and held both 0; otherwise
  * TeamNotEmptyError: a negative balance is a debt that deleting would wipe out), revokes its keys and pending invites, drops its webhook secrets. Members lose access at once
  * because `membership` ignores deleted teams. False when there is no such live team.
+ * `authorize` (which may throw) gets `actorId`'s role under the team lock (undefined: none named, or not a member).
  */
-export async function deleteTeam(db: Db, teamId: number, now: number): Promise<boolean> {
+export async function deleteTeam(db: Db, teamId: number, now: number, authorize: (actor: TeamRole | undefined) => void = () => {}, actorId: number | null = null): Promise<boolean> {
   return db.transaction(async (trx) => {
     const team = await lockTeam(trx, teamId);
     if (!team) return false;
+    // the acting member's role as it is now (a demotion or removal may have committed since it was read)
+    authorize(actorId === null ? undefined : await membership(trx, teamId, actorId));
     const balance = num(team.balance);
     const held = num(team.held);
     if (balance !== 0 || held > 0) throw new TeamNotEmptyError(balance, held);

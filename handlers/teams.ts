@@ -105,7 +105,12 @@ export const deleteTeam: Handler<'deleteTeam'> = async ({ app, caller, params })
   const team = await teamFor(app, caller, params.team_id, 'delete_team');
   refuseSandboxKey(caller, 'delete teams');
   const now = app.clock();
-  if (!(await mapped(softDeleteTeam(app.db, team.id, now)))) throw new NotFoundError(TEAM_NOT_FOUND);
+  // asked again under the team lock: a demotion or removal of the caller may have committed since
+  const mayDelete = (actor: TeamRole | undefined) => {
+    if (actor === undefined) throw new NotFoundError(TEAM_NOT_FOUND);
+    requirePermission(actor, 'delete_team');
+  };
+  if (!(await mapped(softDeleteTeam(app.db, team.id, now, mayDelete, caller.userId)))) throw new NotFoundError(TEAM_NOT_FOUND);
   // its keys were revoked with it (README "Credential cache")
   await app.credentials.invalidate({ teamIds: [team.id] });
   // its plan renews no more (the renewal job cancels it); Stripe would go on charging its subscription

@@ -150,6 +150,21 @@ test('a role change or removal asks the acting member\'s role under the team loc
   t.is(await membership(db, team.id, victim.id), 'developer');
 });
 
+test('deleting a team asks the acting member\'s role under the team lock', async (t) => {
+  const a = await user();
+  const team = await createTeam(db, a.id, 'Stale delete', Date.now());
+  const b = await memberOf(team.id, 'owner');
+  // b read its role (owner) before a demoted it to admin
+  t.is(await changeMemberRole(db, team.id, b.id, 'admin', Date.now()), 'owner');
+  const mayDelete = (actor: TeamRole | undefined) => {
+    if (actor === undefined) throw new Error('the actor left');
+    requirePermission(actor, 'delete_team');
+  };
+  await t.throwsAsync(deleteTeam(db, team.id, Date.now(), mayDelete, b.id), { instanceOf: ForbiddenError });
+  t.is(await membership(db, team.id, a.id), 'owner', 'the team is still there');
+  t.true(await deleteTeam(db, team.id, Date.now(), mayDelete, a.id));
+});
+
 test('an invite is accepted once, by the invited address only, case-insensitively', async (t) => {
   const owner = await user();
   const team = await createTeam(db, owner.id, 'Invites', Date.now());

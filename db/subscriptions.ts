@@ -233,6 +233,19 @@ export async function stripeSubscriptionOfPlan(db: Knex, payer: Owner, since?: n
   return started;
 }
 
+/**
+ * Every Stripe subscription a checkout of the wallet started or paid for unapplied that Stripe has
+ * not reported ended: what Stripe may still charge for this wallet (an erased account's are
+ * cancelled, workers/retention.ts).
+ */
+export async function liveStripeSubscriptionsOf(db: Knex, payer: Owner): Promise<string[]> {
+  const ended = db('stripe_subscription_checkouts').where('outcome', 'ended').whereNotNull('stripe_subscription_id').select('stripe_subscription_id');
+  const q = db('stripe_subscription_checkouts').whereIn('outcome', ['started', 'unapplied']).whereNotNull('stripe_subscription_id').whereNotIn('stripe_subscription_id', ended);
+  if (payer.teamId === null) q.where('user_id', payer.userId).whereNull('team_id');
+  else q.where('team_id', payer.teamId);
+  return await q.distinct('stripe_subscription_id').pluck('stripe_subscription_id') as string[];
+}
+
 /** Whether a Stripe subscription was bought by a checkout that started nothing (its events leave the wallet's plan alone). */
 export async function isUnappliedSubscription(db: Knex, stripeSubscriptionId: string): Promise<boolean> {
   const row = await db('stripe_subscription_checkouts').where({ stripe_subscription_id: stripeSubscriptionId, outcome: 'unapplied' }).first('id');

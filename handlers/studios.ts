@@ -13,7 +13,7 @@ import {
 } from '../db/studios.ts';
 import type { PayerMode, Studio, StudioBranding, StudioSettings } from '../db/studios.ts';
 import { refuseBeyondScopes, refuseSandboxKey, refuseStudioUser } from './guards.ts';
-import { CHALLENGE_LABEL, challengeProblem, challengeRecord, dnsTxtLookup } from '../lib/domain-verification.ts';
+import { CHALLENGE_LABEL, LONGEST_VERIFIABLE_DOMAIN, challengeProblem, challengeRecord, dnsTxtLookup } from '../lib/domain-verification.ts';
 
 type StudioView = ReplyOf<'getStudio'>;
 
@@ -53,8 +53,8 @@ function settingsOf(app: App, body: SettingsBody): Partial<StudioSettings> {
   body.domains?.forEach((d, i) => {
     const host = d.trim().toLowerCase();
     if (!HOSTNAME.test(host)) problems.push({ loc: ['body', 'domains', i], msg: 'a domain is a hostname like studio.example.com (no scheme, port or path)', type: 'value_error' });
-    else if (challengeRecord(host, '').name.length > 253) {
-      problems.push({ loc: ['body', 'domains', i], msg: `at most ${253 - challengeRecord('', '').name.length} characters: the TXT record that verifies it is named ${CHALLENGE_LABEL}.<domain>, and a DNS name has at most 253`, type: 'value_error' });
+    else if (host.length > LONGEST_VERIFIABLE_DOMAIN) {
+      problems.push({ loc: ['body', 'domains', i], msg: `at most ${LONGEST_VERIFIABLE_DOMAIN} characters: the TXT record that verifies it is named ${CHALLENGE_LABEL}.<domain>, and a DNS name has at most 253`, type: 'value_error' });
     } else if (!domains.includes(host)) domains.push(host);
   });
   const logo = body.branding?.logo_url;

@@ -6,6 +6,8 @@ import { Resolver } from 'node:dns/promises';
 
 export const CHALLENGE_LABEL = '_mediagate-challenge';
 const VALUE_PREFIX = 'mediagate-domain-verification=';
+/** The longest domain whose record name (`_mediagate-challenge.<domain>`) fits DNS's 253 characters. */
+export const LONGEST_VERIFIABLE_DOMAIN = 253 - `${CHALLENGE_LABEL}.`.length;
 
 /** The TXT record that proves control of `hostname` for the claim holding `token`. */
 export function challengeRecord(hostname: string, token: string): { type: 'TXT'; name: string; value: string } {

@@ -15,6 +15,7 @@ import { accountsDueForDeletion, eraseAccount, personalOutputs, personalUploadKe
 import type { AbandonedUpstreamJob, ErasedFiles, EraseOptions, EraseResult } from '../db/account-deletion.ts';
 import { adapterRegistry } from './adapters/index.ts';
 import { endStripeSubscription } from '../lib/stripe.ts';
+import { liveStripeSubscriptionsOf } from '../db/subscriptions.ts';
 import { modelRef } from './run-model.ts';
 import { FINISHED_UPSTREAM, runByNamed } from './upstream-jobs.ts';
 
@@ -79,12 +80,7 @@ async function removeLateFiles(app: EraserApp, userId: number, erased: ErasedFil
  * error for the operator (endStripeSubscription); the erasure stands.
  */
 async function cancelStripeSubscriptions(app: EraserApp, userId: number): Promise<void> {
-  // not those Stripe reported ended (the webhook's `ended` rows): nothing left to cancel there
-  const ended = app.db('stripe_subscription_checkouts').where('outcome', 'ended').whereNotNull('stripe_subscription_id').select('stripe_subscription_id');
-  const subs = await app.db('stripe_subscription_checkouts').where({ user_id: userId }).whereNull('team_id').whereIn('outcome', ['started', 'unapplied'])
-    .whereNotNull('stripe_subscription_id').whereNotIn('stripe_subscription_id', ended)
-    .distinct('stripe_subscription_id').pluck('stripe_subscription_id') as string[];
-  for (const sub of subs) await endStripeSubscription(app, sub, { userId });
+  for (const sub of await liveStripeSubscriptionsOf(app.db, { userId, teamId: null })) await endStripeSubscription(app, sub, { userId });
 }
 
 /**

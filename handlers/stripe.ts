@@ -264,14 +264,18 @@ async function checkoutPaid(app: App, event: Stripe.Event, s: Stripe.Checkout.Se
   const userId = account?.userId;
   const amount = s.amount_total ?? 0;
   const credits = creditsForPayment(app.config.stripe, amount, s.currency ?? '', s.metadata);
+  // paid at Stripe, credited nowhere: an error for the operator, who refunds it or credits it by hand
+  const unmatched = (fields: Record<string, unknown>, message: string): AckStatus => {
+    app.log.error({ stripeEvent: event.id, session: s.id, paymentIntent: idOf(s.payment_intent), amount, currency: s.currency, account: userId ?? null, ...fields },
+      `stripe_payment_unmatched: ${message}`);
+    return 'unmatched';
+  };
   if (userId === undefined || credits === undefined || credits <= 0) {
     const why = userId === undefined ? 'the paid checkout names no account of this gateway'
       : credits === 0 ? `${amount} (${s.currency}, minor units) buys no whole credit at the rate`
         : (s.currency ?? '').toLowerCase() === app.config.stripe.currency ? `${amount} (${s.currency}, minor units) buys more credits than the gateway keeps exactly (2^53 - 1)`
           : `no credit rate for ${s.currency ?? 'this currency'} and no metadata.credits`;
-    app.log.error({ stripeEvent: event.id, session: s.id, paymentIntent: idOf(s.payment_intent), amount, currency: s.currency, account: userId ?? null },
-      `stripe_payment_unmatched: ${why}; credit it by hand (adminTopup)`);
-    return 'unmatched';
+    return unmatched({}, `${why}; credit it by hand (adminTopup)`);
   }
   let out: PurchaseOutcome;
   try {
@@ -282,15 +286,11 @@ async function checkoutPaid(app: App, event: Stripe.Event, s: Stripe.Checkout.Se
   } catch (err) {
     if (!(err instanceof BalanceLimitError)) throw err;
     // a 4xx would only have Stripe send it again for days, and it would never fit: the operator decides
-    app.log.error({ stripeEvent: event.id, session: s.id, paymentIntent: idOf(s.payment_intent), amount, currency: s.currency, account: userId, credits },
-      `stripe_payment_unmatched: the wallet cannot hold ${credits} more credits (${err.message}); nothing was credited: refund it, or credit it by hand once it can`);
-    return 'unmatched';
+    return unmatched({ credits }, `the wallet cannot hold ${credits} more credits (${err.message}); nothing was credited: refund it, or credit it by hand once it can`);
   }
   if (out.outcome === 'no-account') {
-    // paid at Stripe, credited nowhere: an operator refunds it
-    app.log.error({ stripeEvent: event.id, session: s.id, paymentIntent: idOf(s.payment_intent), amount, currency: s.currency, account: userId, team: teamOf(s.metadata) },
-      `stripe_payment_unmatched: the paid checkout's wallet is gone (${out.gone === 'team' ? 'the team was deleted' : 'the account was erased'}); nothing was credited: refund it in Stripe's dashboard`);
-    return 'unmatched';
+    return unmatched({ team: teamOf(s.metadata) },
+      `the paid checkout's wallet is gone (${out.gone === 'team' ? 'the team was deleted' : 'the account was erased'}); nothing was credited: refund it in Stripe's dashboard`);
   }
   if (out.outcome === 'credited') app.log.info({ stripeEvent: event.id, session: s.id, userId, credits }, 'stripe purchase credited');
   return out.outcome;

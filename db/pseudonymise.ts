@@ -5,7 +5,7 @@
 // text becomes the account it names, `user:<id>` (which an erasure leaves pointing at the
 // anonymised tombstone), or `[address]` when no account has it.
 import type { Knex } from 'knex';
-import { normaliseEmail } from './users.ts';
+import { normaliseEmail } from './email-address.ts';
 
 /** What splits free text into words; a word holding `@` is an address (a search, a reason). Split, not matched: linear on any text. */
 const WORD_BREAK = /([\s"'<>(),;:]+)/;
@@ -33,6 +33,37 @@ export function replaceAddresses(text: string, ids: ReadonlyMap<string, number>)
     words[i] = `${id === undefined ? '[address]' : `user:${id}`}${words[i]!.slice(a.length)}`;
   }
   return words.join('');
+}
+
+/** Every string value of a field named `email`, and every address in any other string, anywhere in `value`, normalised. */
+export function addressesInValue(value: unknown, out: Set<string> = new Set()): Set<string> {
+  if (typeof value === 'string') for (const [, a] of addressesIn(value)) out.add(normaliseEmail(a));
+  else if (Array.isArray(value)) for (const v of value) addressesInValue(v, out);
+  else if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === 'email' && typeof v === 'string') out.add(normaliseEmail(v));
+      else addressesInValue(v, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * A copy of `value` (parameters as the audit log records them) with a field named `email` written
+ * as the account it names (`user:<id>`) or `[no account]`, and each address in any other string
+ * as replaceAddresses writes it. Recursion follows the value's nesting: pass only bounded values.
+ */
+export function pseudonymiseValue(value: unknown, ids: ReadonlyMap<string, number>): unknown {
+  if (typeof value === 'string') return replaceAddresses(value, ids);
+  if (Array.isArray(value)) return value.map((v) => pseudonymiseValue(v, ids));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => {
+      if (k !== 'email' || typeof v !== 'string') return [k, pseudonymiseValue(v, ids)];
+      const id = ids.get(normaliseEmail(v));
+      return [k, id === undefined ? '[no account]' : `user:${id}`];
+    }));
+  }
+  return value;
 }
 
 /** replaceAddresses with the accounts looked up: text with no `@` costs no query. */

@@ -4,6 +4,9 @@ import type { Role } from '../lib/caller.ts';
 import type { Db } from './knex.ts';
 import { affected, bool, iso, num } from './knex.ts';
 import { DuplicateError, isDuplicateKey } from './errors.ts';
+import { normaliseEmail } from './email-address.ts';
+
+export { normaliseEmail };
 
 export interface User {
   id: number;
@@ -38,10 +41,6 @@ function toUser(r: UserRow): User {
   };
 }
 
-/** Emails are compared trimmed and lower-cased on both engines (MariaDB's collation is case-insensitive, SQLite's is not). */
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 /**
  * A new account, with an empty wallet: the sign-up credit comes when the email is verified

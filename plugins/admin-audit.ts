@@ -10,8 +10,7 @@ import type { Request } from '@hapi/hapi';
 import type { App } from '../lib/context.ts';
 import { clientIp } from '../lib/addresses.ts';
 import { insertAdminAudit } from '../db/admin-audit.ts';
-import { normaliseEmail } from '../db/users.ts';
-import { accountIdsByEmail, addressesIn, replaceAddresses } from '../db/pseudonymise.ts';
+import { accountIdsByEmail, addressesInValue, pseudonymiseValue, replaceAddresses } from '../db/pseudonymise.ts';
 
 declare module '@hapi/hapi' {
   interface RequestApplicationState {
@@ -60,19 +59,6 @@ function bounded(params: Record<string, unknown>): Record<string, unknown> {
   return bytes <= AUDIT_BYTES ? params : { cut: `parameters of ${bytes} bytes are too large to record` };
 }
 
-/** Every string value of a field named `email`, and every address in any other string, anywhere in the (already cut) parameters. */
-function emailsIn(value: unknown, out: Set<string> = new Set()): Set<string> {
-  if (typeof value === 'string') for (const [, a] of addressesIn(value)) out.add(normaliseEmail(a));
-  else if (Array.isArray(value)) for (const v of value) emailsIn(v, out);
-  else if (typeof value === 'object' && value !== null) {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === 'email' && typeof v === 'string') out.add(normaliseEmail(v));
-      else emailsIn(v, out);
-    }
-  }
-  return out;
-}
-
 /**
  * Audit rows are never updated, and an erased account must leave only anonymised ones (README
  * "Roles and administration"): so an email is never written to the log. A field named `email` is
@@ -84,23 +70,10 @@ function emailsIn(value: unknown, out: Set<string> = new Set()): Set<string> {
  */
 async function pseudonymiseEmails(app: App, params: Record<string, unknown>, reason: string | null): Promise<{ params: Record<string, unknown>; reason: string | null }> {
   const clipped = reason?.slice(0, AUDIT_STRING) ?? null;
-  const emails = [...emailsIn([params, clipped])];
+  const emails = [...addressesInValue([params, clipped])];
   if (emails.length === 0) return { params, reason: clipped };
   const ids = await accountIdsByEmail(app.db, emails);
-  const inText = (text: string): string => replaceAddresses(text, ids);
-  const swap = (value: unknown): unknown => {
-    if (typeof value === 'string') return inText(value);
-    if (Array.isArray(value)) return value.map(swap);
-    if (typeof value === 'object' && value !== null) {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => {
-        if (k !== 'email' || typeof v !== 'string') return [k, swap(v)];
-        const id = ids.get(normaliseEmail(v));
-        return [k, id === undefined ? '[no account]' : `user:${id}`];
-      }));
-    }
-    return value;
-  };
-  return { params: swap(params) as Record<string, unknown>, reason: clipped === null ? null : inText(clipped) };
+  return { params: pseudonymiseValue(params, ids) as Record<string, unknown>, reason: clipped === null ? null : replaceAddresses(clipped, ids) };
 }
 
 /** The largest id the audit's target columns (unsigned INT, as every id column) hold. */

@@ -10,7 +10,7 @@ import { findUserKey, insertApiKey, listUserKeys, revokeKey, rotateKey, updateUs
 import type { ApiKeyRecord, KeyLimits, KeyOwner, KeyRestrictions, KeyUpdate } from '../db/api-keys.ts';
 import { keySpend } from '../db/key-spend.ts';
 import { forgetKeySoftLimit } from './admission.ts';
-import { refuseStudioUser } from './guards.ts';
+import { refuseBeyondScopes, refuseStudioUser } from './guards.ts';
 import type { SpendPeriod } from '../db/key-spend.ts';
 import { findTeamKey, insertTeamApiKey, listTeamKeys, revokeTeamKey, updateTeamKey } from '../db/team-resources.ts';
 import type { TeamApiKeyRecord } from '../db/team-resources.ts';
@@ -333,6 +333,9 @@ const DEFAULT_GRACE_SECONDS = 86_400;
 /** A new secret for `target` in place; the replaced one works for the grace period. */
 async function rotate(app: App, caller: OwnedCaller, owner: KeyOwner, target: ApiKeyRecord, graceSeconds: number) {
   if (caller.isTest && !target.isTest) throw new ForbiddenError('a sandbox key may only rotate sandbox keys; use a production key or a session');
+  // A rotation answers the key's new secret: a caller holding fewer scopes than the key (a
+  // keys:manage token, a key it made) would get a stronger credential than its own.
+  refuseBeyondScopes(caller, target.scopes ?? CODE_SCOPES, 'rotating this key (the answer is its new secret)');
   const { key, prefix, keyHash } = newKey(target.isTest);
   const now = app.clock();
   const record = await rotateKey(app.db, owner, target.id, { prefix, keyHash }, graceSeconds > 0 ? now + graceSeconds * 1000 : null, now);

@@ -68,6 +68,36 @@ test('a key created by a keys:manage token carries only keys:manage, and so does
   t.deepEqual(list.find((k) => k.id === created.body.id)?.scopes, ['keys:manage']);
 });
 
+test('a keys:manage token cannot rotate a key holding scopes it lacks, which would hand it that key\'s secret', async (t) => {
+  const full = await newKey(bearer(acct.session), { name: 'all five' });
+  const token = await tokenWith(acct, ['keys:manage']);
+  const rotated = await call('POST', `/app/api_keys/${String(full.body.id)}/rotate`, bearer(token), { grace_seconds: 0 });
+  t.is(rotated.status, 403);
+  t.regex(String(rotated.body.detail), /generate:write/);
+  t.false('api_key' in rotated.body);
+  // the key keeps its secret
+  t.is((await call('GET', '/account/balance', apiKey(String(full.body.key)))).status, 200);
+  // a key within the token's scopes rotates as before, and a session rotates any
+  const own = await newKey(bearer(token), { name: 'from token' });
+  const ownRotated = await call('POST', `/app/api_keys/${String(own.body.id)}/rotate`, bearer(token), { grace_seconds: 0 });
+  t.is(ownRotated.status, 200);
+  t.deepEqual(ownRotated.body.scopes, ['keys:manage']);
+  t.is((await call('POST', `/app/api_keys/${String(full.body.id)}/rotate`, bearer(acct.session), { grace_seconds: 0 })).status, 200);
+});
+
+test('a keys:manage token cannot rotate a team key holding scopes it lacks', async (t) => {
+  const team = await call('POST', '/app/teams', bearer(acct.session), { name: 'rotation' });
+  t.is(team.status, 201);
+  const teamId = String(team.body.id);
+  const full = await call('POST', `/app/teams/${teamId}/keys`, bearer(acct.session), { name: 'all five' });
+  t.true(full.status < 300, JSON.stringify(full.body));
+  const token = await tokenWith(acct, ['keys:manage', 'account:read']);
+  const rotated = await call('POST', `/app/teams/${teamId}/keys/${String(full.body.id)}/rotate`, bearer(token), { grace_seconds: 0 });
+  t.is(rotated.status, 403);
+  t.false('api_key' in rotated.body);
+  t.is((await call('POST', `/app/teams/${teamId}/keys/${String(full.body.id)}/rotate`, bearer(acct.session), { grace_seconds: 0 })).status, 200);
+});
+
 test('a key created by a token holding generate:read and keys:manage can read results but not submit', async (t) => {
   const token = await tokenWith(acct, ['generate:read', 'keys:manage']);
   const created = await newKey(bearer(token), { name: 'reader' });

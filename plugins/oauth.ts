@@ -79,6 +79,11 @@ async function createProvider(app: App, tokenPath: string): Promise<Provider> {
     clientDefaults: { id_token_signed_response_alg: 'ES256', grant_types: ['client_credentials'], response_types: [] },
     features: {
       clientCredentials: { enabled: true },
+      // On by default in oidc-provider: a DPoP proof would bind the token to the client's key
+      // (token_type DPoP), but the resource server takes every token as a plain Bearer token and
+      // checks no proof, so the binding would be a promise nobody keeps. Without it the answer is
+      // token_type Bearer (RFC 9449 section 5), which tells the client its token is not bound.
+      dPoP: { enabled: false },
       devInteractions: { enabled: false },
       introspection: { enabled: false },
       revocation: { enabled: false },

@@ -1,6 +1,7 @@
 // OAuth clients and the token endpoint: client authentication, bodies, narrowing, lifetime with
 // the clock controlled, revocation, secrets at rest, error formats. MariaDB, no worker.
 import test from 'ava';
+import crypto from 'node:crypto';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { basic, createClient, tokenFor, tokenRequest } from '../helpers/oauth.ts';
@@ -258,4 +259,26 @@ test('the metadata documents name the issuer, the token endpoint, the scopes and
   t.is(rs.statusCode, 200);
   t.like(rs.result as object, { resource: 'http://gateway.test', authorization_servers: ['http://gateway.test'], bearer_methods_supported: ['header'] });
   t.is((rs.result as { scopes_supported: string[] }).scopes_supported.length, 5);
+});
+
+/** A DPoP proof (RFC 9449 section 4.2) for a token request, signed with a fresh P-256 key. */
+function dpopProof(htu: string): string {
+  const { privateKey, publicKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { kty, crv, x, y } = publicKey.export({ format: 'jwk' });
+  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const input = `${part({ typ: 'dpop+jwt', alg: 'ES256', jwk: { kty, crv, x, y } })}.${part({ htm: 'POST', htu, iat: Math.floor(Date.now() / 1000), jti: crypto.randomUUID() })}`;
+  const signature = crypto.sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+  return `${input}.${signature}`;
+}
+
+test('a token request with a DPoP proof gets a Bearer token, never a DPoP-bound one the gateway would accept without its proof', async (t) => {
+  const client = await createClient(gw, acct.session, ['account:read']);
+  const res = await tokenRequest(gw, { grant_type: 'client_credentials' }, { authorization: basic(client.client_id, client.client_secret), host: 'gateway.test', dpop: dpopProof('http://gateway.test/oauth/token') });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  // RFC 9449 section 5: an authorization server without DPoP answers token_type Bearer, so the
+  // client knows its token is not bound to the key
+  t.is(res.body.token_type, 'Bearer');
+  const row = await gw.app.db('oauth_provider_records').where({ client_id: client.client_id }).first() as { payload: string };
+  t.false('jkt' in (JSON.parse(row.payload) as Record<string, unknown>));
+  t.is((await get('/account/balance', String(res.body.access_token))).statusCode, 200);
 });

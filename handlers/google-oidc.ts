@@ -100,11 +100,18 @@ export async function startAuthorization(g: GoogleConfig): Promise<Authorization
   return { url, state, nonce, codeVerifier };
 }
 
+/** OpenID Connect Core 1.0 section 2: a subject "MUST NOT exceed 255 ASCII characters". */
+const MAX_SUBJECT_LENGTH = 255;
+/** RFC 5321 section 4.5.3.1: 64 for the local part, 255 for the domain. */
+const MAX_EMAIL_LENGTH = 320;
+
 function identityOf(claims: oauth.IDToken | undefined): ExternalIdentity {
   if (!claims) throw new SignInRefusedError('the identity provider returned no ID token');
+  if (claims.sub.length > MAX_SUBJECT_LENGTH) throw new SignInRefusedError(`the identity provider's ID token names a subject longer than ${MAX_SUBJECT_LENGTH} characters`);
   return {
     subject: claims.sub,
-    email: typeof claims.email === 'string' ? claims.email : undefined,
+    // an address no mailbox can have is no address: as if none were shared
+    email: typeof claims.email === 'string' && claims.email.length <= MAX_EMAIL_LENGTH ? claims.email : undefined,
     emailVerified: claims.email_verified === true,
   };
 }

@@ -308,6 +308,25 @@ test('google/mobile refuses a token for another audience, signed by another key,
   }
 });
 
+test('google/mobile refuses with 401, not 500, a signed token whose subject or email is longer than OpenID and mail allow', async (t) => {
+  const now = Math.floor(Date.now() / 1000);
+  const claims = { iss: op.issuer, aud: WEB.client_id, iat: now, exp: now + 600, email_verified: true };
+  const cases: Array<[string, Record<string, unknown>]> = [
+    // OpenID Connect Core 1.0 section 2: sub "MUST NOT exceed 255 ASCII characters"
+    ['a 256-character subject', { ...claims, sub: 's'.repeat(256), email: `${newSub()}@example.com` }],
+    // RFC 5321 section 4.5.3.1: 64 for the local part, 255 for the domain
+    ['a 321-character email', { ...claims, sub: newSub(), email: `${'a'.repeat(309)}@example.com` }],
+  ];
+  for (const [what, c] of cases) {
+    const res = await gw.server.inject({ method: 'POST', url: '/auth/google/mobile', payload: { id_token: signJwt(c, op.signingKey, op.kid) } });
+    t.is(res.statusCode, 401, `${what}: ${res.payload}`);
+  }
+  // the longest allowed subject still signs in
+  const sub = 's'.repeat(255);
+  const ok = await gw.server.inject({ method: 'POST', url: '/auth/google/mobile', payload: { id_token: signJwt({ ...claims, sub, email: `${newSub()}@example.com` }, op.signingKey, op.kid) } });
+  t.is(ok.statusCode, 200, ok.payload);
+});
+
 test('unconfigured, every Google route answers 503 naming the variables to set', async (t) => {
   const bare = await startGateway({ queue: 'memory' });
   try {

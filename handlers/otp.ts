@@ -33,15 +33,25 @@ export async function issueOtp(ctx: AuthContext, user: User, purpose: OtpPurpose
 const CODE_SENT = { detail: 'if an account exists for this email, a code has been sent to it; it expires in 10 minutes' };
 const BAD_CODE = 'invalid or expired code: a code works once, for 10 minutes, and stops working after 5 wrong attempts; request a new one';
 
-async function mailCode(ctx: OperationContext<'requestOtp' | 'forgotPassword'>, purpose: OtpPurpose) {
+/**
+ * Answers at once, the same for every address; the account is looked up, and its code stored and
+ * mailed, after the answer. Storing a code costs a few statements an unknown address does not
+ * make: awaited, they would tell by the answer's timing which addresses have an account. A
+ * failure there is logged (never with the address or code); the caller asks again, as for a lost mail.
+ */
+function mailCode(ctx: OperationContext<'requestOtp' | 'forgotPassword'>, purpose: OtpPurpose) {
   const { email } = ctx.body;
-  const user = await findUserByEmail(ctx.app.db, email, ctx.studio?.id ?? null);
-  if (user) await issueOtp(ctx, user, purpose);
+  const studioId = ctx.studio?.id ?? null;
+  setImmediate(() => {
+    findUserByEmail(ctx.app.db, email, studioId)
+      .then((user) => (user ? issueOtp(ctx, user, purpose) : undefined))
+      .catch((err: unknown) => ctx.app.log.error({ err, event: 'code_not_sent', route: ctx.operationId, purpose }, 'a one-time code could not be stored'));
+  });
   return CODE_SENT;
 }
 
-export const requestOtp: Handler<'requestOtp'> = (ctx) => mailCode(ctx, 'otp');
-export const forgotPassword: Handler<'forgotPassword'> = (ctx) => mailCode(ctx, 'reset');
+export const requestOtp: Handler<'requestOtp'> = async (ctx) => mailCode(ctx, 'otp');
+export const forgotPassword: Handler<'forgotPassword'> = async (ctx) => mailCode(ctx, 'reset');
 
 /**
  * The account whose code this is, with the code used up, and what `then` did in the same

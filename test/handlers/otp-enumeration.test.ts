@@ -1,7 +1,9 @@
-// Asking for a code tells nothing about whether the address has an account: not by the answer
-// (the same 200 and body), and not by how long it takes. The code of a known address is stored
-// and mailed after the answer, so a database that is slow to store it (here: its table locked by
-// another connection) delays the mail, never the answer. MariaDB (a table lock).
+// Asking for a code, or presenting one, tells nothing about whether the address has an account:
+// not by the answer (the same status and body), and not by how long it takes. The code of a known
+// address is stored and mailed after the answer, so a database that is slow to store it (here: its
+// table locked by another connection) delays the mail, never the answer; a code presented for an
+// unknown address is checked with the same transaction a known one's is, so it waits on the same
+// table. MariaDB (a table lock).
 import test from 'ava';
 import crypto from 'node:crypto';
 import { startGateway } from '../helpers/gateway.ts';
@@ -64,5 +66,29 @@ for (const [route, purpose] of [['/auth/request-otp', 'otp'], ['/auth/forgot-pas
       ? await post('/auth/login-otp', { email, otp: code })
       : await post('/auth/reset-password', { email, otp: code, new_password: 'another long password' });
     t.is(use.statusCode, 200, use.payload);
+  });
+}
+
+for (const [route, extra] of [['/auth/login-otp', {}], ['/auth/verify-otp', {}], ['/auth/reset-password', { new_password: 'another long password' }]] as const) {
+  test.serial(`${route} checks a code for an unknown address with the work a known address's wrong code costs`, async (t) => {
+    const email = `enum-${crypto.randomBytes(5).toString('hex')}@example.com`;
+    const reg = await post('/auth/register', { email, password: 'a long enough password' });
+    t.is(reg.statusCode, 201, reg.payload);
+    const registrationCode = await smtp.code(email);
+    const wrong = String((Number(registrationCode) + 1) % 1_000_000).padStart(6, '0');
+    const nobody = `nobody-${crypto.randomBytes(5).toString('hex')}@example.com`;
+    // While the codes' table is locked, a known address's check waits for it; an unknown one's must too.
+    const [known, unknown, answers] = await withCodesLocked(async () => {
+      const k = post(route, { email, otp: wrong, ...extra });
+      const u = post(route, { email: nobody, otp: wrong, ...extra });
+      const [kEarly, uEarly] = await Promise.all([within(1500, k), within(1500, u)]);
+      return [kEarly, uEarly, Promise.all([k, u])] as const;
+    });
+    t.is(known, 'still waiting');
+    t.is(unknown, 'still waiting', 'an unknown address was answered without touching the codes');
+    const [k, u] = await answers;
+    t.is(k.statusCode, 401, k.payload);
+    t.is(u.statusCode, 401, u.payload);
+    t.is(k.payload, u.payload);
   });
 }

@@ -45,11 +45,20 @@ export async function revokeSession(db: Db, sessionId: number, now: number): Pro
 /**
  * Ends every live session of an account (password reset, takeover protection), and the sign-in
  * and password-reset links staff made for it that nobody used yet (each would open a session or
- * set the password after this): they expire now, and a use is 410. Returns how many sessions.
+ * set the password after this): they expire now, and a use is 410. A staff account's sessions
+ * also include those it opened acting as someone else, and its links those it made for others:
+ * whoever held the account until now made them. (A plain user's such sessions already stopped
+ * with its role, on their next use.) Returns how many sessions.
  */
 export async function revokeUserSessions(db: Db, userId: number, now: number): Promise<number> {
-  await db('support_links').where({ user_id: userId }).whereNull('used_at').andWhere('expires_at', '>', now).update({ expires_at: now });
-  return affected(await db('sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: now }));
+  const role = (await db('users').where({ id: userId }).first<{ role: string } | undefined>('role'))?.role;
+  const asStaff = role !== undefined && roleOf(role) !== 'user';
+  await db('support_links').where((w) => { w.where({ user_id: userId }); if (asStaff) w.orWhere({ created_by: userId }); })
+    .whereNull('used_at').andWhere('expires_at', '>', now).update({ expires_at: now });
+  let ended = affected(await db('sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: now }));
+  // impersonator_id has no index: only a staff account's reset looks there
+  if (asStaff) ended += affected(await db('sessions').where({ impersonator_id: userId }).whereNull('revoked_at').update({ revoked_at: now }));
+  return ended;
 }
 
 /** When a session expires (epoch ms); undefined when there is no such session. */

@@ -9,6 +9,7 @@ import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { sha256Hex } from '../../lib/secrets.ts';
+import { otpHash, storeOtp } from '../../db/otp.ts';
 
 type Staff = 'user' | 'support' | 'billing' | 'admin';
 let gw: TestGateway;
@@ -141,4 +142,22 @@ test.serial("a link stops working when its maker loses the role, or the account 
   const l2 = await link('adminPasswordResetLink', as.admin, other.email);
   await gw.app.db('users').where({ id: other.userId }).update({ role: 'billing' });
   t.like(await redeemReset(l2.token), { status: 403, body: { code: 'impersonation_forbidden' } });
+});
+
+test.serial("a staff member's password reset also ends the sessions they opened as others and the links they made", async (t) => {
+  const target = await account();
+  const staff = await account();
+  await gw.app.db('users').where({ id: staff.userId }).update({ role: 'support', email_verified: true });
+  const acting = await callOperation<string>(gw, 'virtualLogin', { as: staff.session, body: { email: target.email, reason: 'ticket 9' } });
+  t.is(acting.status, 200);
+  const login = await link('adminSupportLoginLink', staff, target.email);
+  const reset = await link('adminPasswordResetLink', staff, target.email);
+  // whoever held the staff account did all of that; its owner takes it back with a reset code
+  await storeOtp(gw.app.db, staff.userId, 'reset', otpHash(gw.app.encryptionKey, staff.userId, 'reset', '246810'), now);
+  const res = await callOperation<{ detail: string }>(gw, 'resetPassword', { body: { email: staff.email, otp: '246810', new_password: 'the owner is back' } });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.is((await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: bearer(acting.body) })).statusCode, 401, 'the session opened as the user ended');
+  t.like(await redeemLogin(login.token), { status: 410 });
+  t.like(await redeemReset(reset.token), { status: 410 });
+  t.is((await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: bearer(target.session) })).statusCode, 200, "the user's own session is the user's");
 });

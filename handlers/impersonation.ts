@@ -17,6 +17,9 @@ import { insertSession, revokeUserSessions } from '../db/sessions.ts';
 import { insertSupportLink, redeemSupportLink } from '../db/support-links.ts';
 import type { RedeemResult, SupportLinkKind } from '../db/support-links.ts';
 import { insertAdminAudit } from '../db/admin-audit.ts';
+import { takeBackAccount } from '../db/credentials.ts';
+import { withLockRetry } from '../db/retry.ts';
+import { afterTakeBack, takenBackAudit, takenBackDetail } from './take-back.ts';
 import { pseudonymiseText } from '../db/pseudonymise.ts';
 import { sendInBackground, staffAccessNoticeMail } from '../lib/mail.ts';
 import type { StaffAccessNoticeKind } from '../lib/mail.ts';
@@ -141,23 +144,30 @@ export const supportLogin: Handler<'supportLogin'> = async (ctx) => {
 
 /**
  * POST /auth/support-reset-password: in one transaction, uses the link, sets the password, ends
- * every session and marks the address verified (granting the sign-up credit the first time).
+ * every session and marks the address verified (granting the sign-up credit the first time). An
+ * address never verified before is verified by this link for the first time, so the account is
+ * taken back from whoever registered it, as a reset code does (db/credentials.ts takeBackAccount):
+ * a verified account is never taken back after.
  */
 export const supportResetPassword: Handler<'supportResetPassword'> = async (ctx) => {
   const { app, body } = ctx;
   const passwordHash = await hashPassword(body.new_password, app.config.passwordScryptN);
   const now = app.clock();
-  const outcome = await app.db.transaction(async (trx) => {
+  const outcome = await withLockRetry(() => app.db.transaction(async (trx) => {
     const link = await redeemSupportLink(trx, 'reset', sha256Hex(body.token), now);
     if (link.outcome !== 'redeemed') return link;
-    await assertStillAllowed(trx, link.userId, link.createdBy);
-    await setPasswordHash(trx, link.userId, passwordHash);
-    const sessionsEnded = await revokeUserSessions(trx, link.userId, now);
+    const user = await assertStillAllowed(trx, link.userId, link.createdBy);
+    const takenBack = user.emailVerified ? null : await takeBackAccount(trx, link.userId, { passwordHash, encryptionKey: app.encryptionKey, now });
+    if (!takenBack) await setPasswordHash(trx, link.userId, passwordHash);
+    const sessionsEnded = takenBack ? takenBack.sessionsEnded : await revokeUserSessions(trx, link.userId, now);
     await verifyEmail(trx, link.userId, app.config.signupCredit, now);
-    return { ...link, sessionsEnded };
-  });
+    return { ...link, sessionsEnded, takenBack };
+  }));
   if (outcome.outcome !== 'redeemed') refuseLink(outcome.outcome);
-  Object.assign(ctx.audit, { userId: outcome.userId, sessionsEnded: outcome.sessionsEnded });
+  Object.assign(ctx.audit, { userId: outcome.userId, sessionsEnded: outcome.sessionsEnded, ...(outcome.takenBack ? takenBackAudit(outcome.takenBack) : {}) });
+  if (outcome.takenBack) await afterTakeBack(app, outcome.userId);
   await auditRedemption(ctx, outcome.createdBy, outcome.userId);
-  return { detail: 'password changed; every session of this account has been ended and its email address is verified' };
+  const detail = 'password changed; every session of this account has been ended and its email address is verified';
+  if (!outcome.takenBack) return { detail };
+  return { detail: `${detail}; it had never been verified, so what was set up on it before was taken back from whoever registered it: every API key, embed code, OAuth client and token was revoked and the webhook signing secret replaced${takenBackDetail(outcome.takenBack)}` };
 };

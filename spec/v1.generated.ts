@@ -710,7 +710,7 @@ export interface paths {
         put?: never;
         /**
          * Reset a password with a support reset token
-         * @description Sets a new password with the single-use token of a password reset link (adminPasswordResetLink), ends every session of the account and marks its email address verified (the link reached its owner through staff who checked who they are; the sign-up credit is granted then, once per account, as with verifyOtp). An unknown token is 404; a used or expired one 410.
+         * @description Sets a new password with the single-use token of a password reset link (adminPasswordResetLink), ends every session of the account and marks its email address verified (the link reached its owner through staff who checked who they are; the sign-up credit is granted then, once per account, as with verifyOtp). When the address had never been verified before, the account is taken back from whoever registered it, as resetPassword does for such an account: every API key, embed code, OAuth client and token is revoked, the webhook signing secret replaced, Google identities unlinked, personal studios disabled, pending invites revoked and the alert webhook URL removed; the answer's `detail` says so. An unknown token is 404; a used or expired one 410.
          */
         post: operations["supportResetPassword"];
         delete?: never;

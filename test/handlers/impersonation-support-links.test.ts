@@ -161,3 +161,24 @@ test.serial("a staff member's password reset also ends the sessions they opened 
   t.like(await redeemReset(reset.token), { status: 410 });
   t.is((await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: bearer(target.session) })).statusCode, 200, "the user's own session is the user's");
 });
+
+test.serial('a reset link for an address never verified takes the account back, as a reset code does: keys, clients and embed codes set up before go', async (t) => {
+  const target = await account();
+  t.false(Boolean((await gw.app.db('users').where({ id: target.userId }).first()).email_verified));
+  t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': target.liveKey } })).statusCode, 200);
+  const l = await link('adminPasswordResetLink', as.support, target.email);
+  const res = await redeemReset(l.token);
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.regex(res.body.detail, /revoked/);
+  // whoever registered the address set these up before anyone proved it
+  t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': target.liveKey } })).statusCode, 401);
+  t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': target.testKey } })).statusCode, 401);
+  const signIn = await gw.server.inject({ method: 'POST', url: '/auth/login', payload: { email: target.email, password: 'a brand new password' } });
+  t.is(signIn.statusCode, 200);
+  // verified now: a second link for it only sets the password
+  const fresh = await callOperation<{ api_key: string }>(gw, 'createApiKey', { as: (signIn.result as { access_token: string }).access_token, body: { name: 'mine', is_test: true } });
+  t.is(fresh.status, 200, JSON.stringify(fresh.body));
+  const again = await redeemReset((await link('adminPasswordResetLink', as.support, target.email)).token, 'the third password');
+  t.is(again.status, 200);
+  t.is((await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': fresh.body.api_key } })).statusCode, 200, 'a verified account keeps its keys');
+});

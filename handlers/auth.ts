@@ -2,10 +2,10 @@
 // API key exchange. Their budgets (`x-rate-limit`) and audit events (`x-audit`) are declared in
 // the spec and applied by the route bridge (./policies.ts); handlers only add the account id.
 import type { Handler, OperationContext } from './types.ts';
-import { ConflictError, ForbiddenError, UnauthorizedError } from '../lib/errors.ts';
+import { ConflictError, ForbiddenError, UnauthorizedError, ValidationFailedError } from '../lib/errors.ts';
 import { hasPendingInvite } from '../db/teams.ts';
 import type { App } from '../lib/context.ts';
-import { createUser, findUserForLogin } from '../db/users.ts';
+import { createUser, findUserForLogin, normaliseEmail } from '../db/users.ts';
 import { DuplicateError } from '../db/errors.ts';
 import { hashPassword, verifyPassword } from '../lib/secrets.ts';
 import { revokeSession } from '../db/sessions.ts';
@@ -21,9 +21,21 @@ export async function assertMayRegister(app: App, email: string): Promise<void> 
   if (app.config.registration === 'closed' && !(await hasPendingInvite(app.db, email, app.clock()))) throw new ForbiddenError(REGISTRATION_CLOSED);
 }
 
+/**
+ * `.invalid` is reserved never to resolve (RFC 6761 6.4): such an address cannot receive the code
+ * that verifies it, and erasure names an account's anonymised row `deleted-<id>@deleted.invalid`,
+ * so an account registered under that address first would make the erasure of account <id> fail.
+ */
+function assertCanReceiveMail(email: string): void {
+  if (normaliseEmail(email).endsWith('.invalid')) {
+    throw new ValidationFailedError([{ loc: ['body', 'email'], msg: 'this address cannot receive mail: the .invalid domain never resolves (RFC 6761); register with an address that can receive the verification code', type: 'value_error' }]);
+  }
+}
+
 /** Creates the account and mails it a code for verify-otp; the sign-up credit comes with the verification. */
 export const register: Handler<'register'> = async (ctx) => {
   const { app, body: { email, password } } = ctx;
+  assertCanReceiveMail(email);
   await assertMayRegister(app, email);
   // The registration budget (x-rate-limit) was counted before this hash: each costs a 32 MiB scrypt.
   let user: User;

@@ -510,7 +510,7 @@ export interface paths {
         put?: never;
         /**
          * Register an account
-         * @description Creates an account with an email and a password (at least 8 characters). The email is trimmed and compared case-insensitively, so `Me@Example.com` and `me@example.com` are the same account. A six-digit one-time code is mailed to the address to verify it (see verifyOtp); the sign-up credit (`SIGNUP_CREDIT`) is granted when the address is verified, once per account. Passwords are stored as scrypt hashes (N=2^15, r=8, p=1). Registrations are rate-limited per client address, before any hashing (`REGISTER_RATE_PER_ADDRESS` per hour, default 10). With `REGISTRATION=closed` only an address holding a pending team invite may register; any other gets 403.
+         * @description Creates an account with an email and a password (at least 8 characters). The email is trimmed and compared case-insensitively, so `Me@Example.com` and `me@example.com` are the same account. An address in the reserved `.invalid` domain, which can never receive mail, is 422. A six-digit one-time code is mailed to the address to verify it (see verifyOtp); the sign-up credit (`SIGNUP_CREDIT`) is granted when the address is verified, once per account. Passwords are stored as scrypt hashes (N=2^15, r=8, p=1). Registrations are rate-limited per client address, before any hashing (`REGISTER_RATE_PER_ADDRESS` per hour, default 10). With `REGISTRATION=closed` only an address holding a pending team invite may register; any other gets 403.
          */
         post: operations["register"];
         delete?: never;

@@ -174,3 +174,17 @@ test.serial("an erased account's anonymised address names no account to act on: 
   // reading what is left of it stays possible for staff
   t.is((await callOperation(gw, 'adminUserInfo', { as: as.support.session, query: { email: tombstone } })).status, 200);
 });
+
+test.serial("nobody can register an erased account's address ahead of it: .invalid addresses are 422, and the erasure goes through", async (t) => {
+  const target = await account();
+  // the address the erasure will give the account's anonymised row
+  const squat = await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email: `deleted-${target.userId}@deleted.invalid`, password: 'squatting the tombstone' } });
+  t.is(squat.statusCode, 422, squat.payload);
+  t.is((squat.result as { code: string }).code, 'validation_failed');
+  t.regex(squat.payload, /cannot receive mail/);
+  const other = await gw.server.inject({ method: 'POST', url: '/auth/register', payload: { email: 'someone@mail.example.INVALID ', password: 'a long enough password' } });
+  t.is(other.statusCode, 422, other.payload);
+  const res = await deleteUser(as.admin.session, target.email);
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.is((await gw.app.db('users').where({ id: target.userId }).first('email')).email, `deleted-${target.userId}@deleted.invalid`);
+});

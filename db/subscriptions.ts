@@ -4,10 +4,11 @@
 // row and grants in the same transaction, so of several workers renewing at once exactly one
 // grants; the unique (subscription_id, period_start) of credit_grants stands behind it. The expiry
 // sweep removes grant credit whose time has come (`expiry` ledger rows), never purchased credit
-// and never credit held by running predictions. A plan bought through Stripe whose Stripe
-// subscription is past due (or incomplete, or paused) is `held` (the `status` column): the plan
-// stays, the renewal job skips it, and when Stripe reports it paid again the period held back is
-// granted then (docs/operating/billing.md "Renewals").
+// and never credit held by running predictions. A plan bought through Stripe (its row names the
+// Stripe subscription whose checkout started it) is not renewed by the job: each later period is
+// granted when Stripe reports that period's invoice paid (grantStripePeriod). While its Stripe
+// subscription is past due (or incomplete, or paused) it is `held` (the `status` column), which the
+// API shows as active (docs/operating/billing.md "Renewals").
 import type { Knex } from 'knex';
 import { affected, num, numOrNull } from './knex.ts';
 import { isDuplicateKey } from './errors.ts';
@@ -33,6 +34,8 @@ export interface Subscription {
   currentPeriodStart: number;
   currentPeriodEnd: number;
   cancelledAt: number | null;
+  /** the Stripe subscription whose paid checkout started the plan; null for a plan an admin activated (renewed on the clock) */
+  stripeSubscriptionId: string | null;
 }
 
 type Row = Record<string, unknown>;
@@ -47,6 +50,7 @@ function fromRow(r: Row): Subscription {
     id: num(r.id), userId: num(r.user_id), teamId: numOrNull(r.team_id), plan: String(r.plan), nextPlan: (r.next_plan as string | null) ?? null,
     status: LIVE.includes(String(r.status)) ? 'active' : 'cancelled', held: r.status === HELD, periodAnchor: num(r.period_anchor),
     currentPeriodStart: num(r.current_period_start), currentPeriodEnd: num(r.current_period_end), cancelledAt: numOrNull(r.cancelled_at),
+    stripeSubscriptionId: (r.stripe_subscription_id as string | null | undefined) ?? null,
   };
 }
 
@@ -161,6 +165,8 @@ async function activate(db: Knex, payer: Owner, plan: SubscriptionPlan, periodEn
           // months count from here: the activation, or the first period's end when one was given
           user_id: payer.userId, team_id: payer.teamId, plan: plan.name, next_plan: null, status: 'active', period_anchor: periodEnd ?? now,
           current_period_start: now, current_period_end: end, cancelled_at: null, updated_at: now,
+          // the Stripe subscription that pays for it from now on (its invoices grant the periods); null: the clock renews it
+          stripe_subscription_id: checkout?.stripeSubscriptionId ?? null, stripe_event_at: null,
         };
         let id: number;
         if (existing) {
@@ -294,18 +300,74 @@ export async function holdSubscription(db: Knex, payer: Owner, now: number): Pro
 }
 
 /**
- * Stripe reports the held plan's subscription paid (active) again: the plan is active, and the
- * period held back (the one containing `now`, if the current one has ended) is granted at once, as
- * a renewal (each period once, whoever renews it). False when it was not held.
+ * Stripe reports the held plan's subscription paid up (active) again: the plan is active. No period
+ * is granted here: a period's credit comes with Stripe's report of its invoice paid
+ * (grantStripePeriod). False when it was not held.
  */
-export async function resumeSubscription(db: Knex, payer: Owner, plans: SubscriptionPlans, now: number): Promise<boolean> {
-  const n = await db('subscriptions').where({ wallet: ownerKey(payer), status: HELD }).update({ status: 'active', updated_at: now });
-  if (affected(n) !== 1) return false;
-  const sub = await findSubscription(db, payer);
-  const plan = sub && plans.get(sub.nextPlan ?? sub.plan);
-  // a plan the configuration no longer declares waits, as in renewDue (which logs it)
-  if (sub && plan && !sub.held && sub.status === 'active' && sub.currentPeriodEnd <= now) await renewOne(db, sub, plan, now);
-  return true;
+export async function resumeSubscription(db: Knex, payer: Owner, now: number): Promise<boolean> {
+  return affected(await db('subscriptions').where({ wallet: ownerKey(payer), status: HELD }).update({ status: 'active', updated_at: now })) === 1;
+}
+
+/** A period of a Stripe subscription, epoch ms, as its paid invoice states it; `end` undefined: one plan period from `start`. */
+export interface StripePeriod {
+  start: number;
+  end?: number;
+}
+
+export type StripePeriodOutcome =
+  /** the period was granted, and the plan moved to it (active again if it was held) */
+  | { outcome: 'renewed'; subscription: Subscription }
+  /** not a period after the plan's current one (a redelivery, the first period its checkout granted, an older invoice): nothing moved */
+  | { outcome: 'not-new'; subscription: Subscription }
+  /** no plan that has not ended was started by this Stripe subscription */
+  | { outcome: 'no-plan' }
+  /** the plan the period renews with is no longer declared: nothing granted */
+  | { outcome: 'unknown-plan'; plan: string; subscription: Subscription }
+  /** the wallet is gone: the plan was cancelled instead */
+  | { outcome: 'cancelled' };
+
+/**
+ * Stripe reports a period of the plan's Stripe subscription paid: if it starts after the plan's
+ * current period, the plan moves to it (with a pending change of plan) and its credit is granted,
+ * in one transaction guarded by the current period's start, so each period is granted once
+ * however often, and in whatever order, its invoice is reported (the unique (subscription_id,
+ * period_start) of credit_grants stands behind it). The plan's months count from the period's start.
+ */
+export async function grantStripePeriod(db: Knex, stripeSubscriptionId: string, plans: SubscriptionPlans, period: StripePeriod, now: number): Promise<StripePeriodOutcome> {
+  try {
+    return await withLockRetry(() => db.transaction(async (trx): Promise<StripePeriodOutcome> => {
+      const row = await trx('subscriptions').where('stripe_subscription_id', stripeSubscriptionId).whereIn('status', LIVE).forUpdate().first<Row | undefined>();
+      if (!row) return { outcome: 'no-plan' };
+      const sub = fromRow(row);
+      if (period.start <= sub.currentPeriodStart) return { outcome: 'not-new', subscription: sub };
+      const planName = sub.nextPlan ?? sub.plan;
+      const plan = plans.get(planName);
+      if (!plan) return { outcome: 'unknown-plan', plan: planName, subscription: sub };
+      const guard = { id: sub.id, current_period_start: sub.currentPeriodStart };
+      if (await walletGone(trx, payerOf(sub))) {
+        await trx('subscriptions').where(guard).update({ status: 'cancelled', next_plan: null, cancelled_at: now, updated_at: now });
+        return { outcome: 'cancelled' };
+      }
+      const start = period.start;
+      const computed = nextPeriodEnd(plan.period, start, start);
+      const end = period.end !== undefined && period.end > start ? period.end : computed;
+      const n = await trx('subscriptions').where(guard).whereIn('status', LIVE)
+        .update({ plan: plan.name, next_plan: null, status: 'active', period_anchor: start, current_period_start: start, current_period_end: end, updated_at: now });
+      if (affected(n) !== 1) return { outcome: 'not-new', subscription: sub };
+      await grantPeriod(trx, { ...sub, periodAnchor: start }, plan, start, end, now);
+      return { outcome: 'renewed', subscription: fromRow(await trx('subscriptions').where('id', sub.id).first<Row>()) };
+    }));
+  } catch (err) {
+    if (!isDuplicateKey(err)) throw err;
+    const sub = await db('subscriptions').where('stripe_subscription_id', stripeSubscriptionId).first<Row | undefined>();
+    return sub ? { outcome: 'not-new', subscription: fromRow(sub) } : { outcome: 'no-plan' };
+  }
+}
+
+/** The wallet whose plan, not ended, this Stripe subscription started; undefined when none. */
+export async function walletOfStripePlan(db: Knex, stripeSubscriptionId: string): Promise<Owner | undefined> {
+  const row = await db('subscriptions').where('stripe_subscription_id', stripeSubscriptionId).whereIn('status', LIVE).first<Row | undefined>('user_id', 'team_id');
+  return row && { userId: num(row.user_id), teamId: numOrNull(row.team_id) };
 }
 
 export const SUBSCRIPTION_BATCH = 200;
@@ -320,7 +382,8 @@ export interface RenewalCounts {
 }
 
 /**
- * Renews every active subscription (not a held one) whose period has ended: the next period (or, after a gap in
+ * Renews every active subscription an admin activated (not one a Stripe subscription pays for,
+ * nor a held one) whose period has ended: the next period (or, after a gap in
  * which no job ran, the period containing `now`; the missed ones are not granted afterwards) with
  * its grant, each in one transaction guarded by the conditional UPDATE of the period.
  */
@@ -328,8 +391,9 @@ export async function renewDue(db: Knex, plans: SubscriptionPlans, now: number):
   const counts: RenewalCounts = { renewed: 0, unknownPlan: [], cancelled: 0 };
   let afterId = 0;
   for (;;) {
+    // a plan a Stripe subscription pays for is granted when Stripe reports the period paid (grantStripePeriod), never here
     const rows = await db('subscriptions').where('status', 'active').andWhere('current_period_end', '<=', now).andWhere('id', '>', afterId)
-      .orderBy('id').limit(SUBSCRIPTION_BATCH) as Row[];
+      .whereNull('stripe_subscription_id').orderBy('id').limit(SUBSCRIPTION_BATCH) as Row[];
     for (const r of rows) {
       const sub = fromRow(r);
       afterId = sub.id;

@@ -14,9 +14,10 @@ import {
   applyStripeRefund, findPaymentByIntent, paymentsOf, recordCustomer, recordPurchase, reverseStripeRefund, stripeCustomerOf, userIdForCustomer,
 } from '../db/stripe-payments.ts';
 import {
-  activateFromCheckout, cancelSubscription, changeSubscription, findSubscription, holdSubscription, isUnappliedSubscription, recordStripeSubscriptionEnded,
-  resumeSubscription, startedStripeSubscription, stripeSubscriptionEnded, walletOfStripeSubscription,
+  activateFromCheckout, cancelSubscription, changeSubscription, findSubscription, grantStripePeriod, holdSubscription, isUnappliedSubscription, recordStripeSubscriptionEnded,
+  resumeSubscription, startedStripeSubscription, stripeSubscriptionEnded, walletOfStripePlan, walletOfStripeSubscription,
 } from '../db/subscriptions.ts';
+import type { StripePeriod } from '../db/subscriptions.ts';
 import { walletOf } from '../db/wallet/ledger.ts';
 import type { Owner } from '../lib/caller.ts';
 import type { PurchaseOutcome, StripePayment } from '../db/stripe-payments.ts';
@@ -188,7 +189,7 @@ const PAID_UP = new Set(['active', 'trialing']);
 /**
  * A Stripe subscription's payment state, for the plan its checkout started (only then: a plan an
  * admin activated, or one started by another Stripe subscription, is left alone): `hold` while a
- * payment is owed, `resume` when paid again (the period held back is granted then).
+ * payment is owed, `resume` when paid up again (a period's credit comes only with its paid invoice).
  */
 async function paymentState(app: App, event: Stripe.Event, payer: Owner, stripeSubscriptionId: string, to: 'hold' | 'resume'): Promise<AckStatus | undefined> {
   if (await startedStripeSubscription(app.db, payer) !== stripeSubscriptionId) return undefined;
@@ -198,8 +199,8 @@ async function paymentState(app: App, event: Stripe.Event, payer: Owner, stripeS
     app.log.warn({ stripeEvent: event.id, type: event.type, subscription: stripeSubscriptionId, ...payer }, 'stripe subscription payment owed: the plan is held, no new period is granted until Stripe reports it paid');
     return 'subscription_held';
   }
-  if (!(await resumeSubscription(app.db, payer, app.config.subscriptions.plans, now))) return undefined;
-  app.log.info({ stripeEvent: event.id, type: event.type, subscription: stripeSubscriptionId, ...payer }, 'stripe subscription paid again: the plan is active, the period held back granted');
+  if (!(await resumeSubscription(app.db, payer, now))) return undefined;
+  app.log.info({ stripeEvent: event.id, type: event.type, subscription: stripeSubscriptionId, ...payer }, 'stripe subscription paid up again: the plan is active (each period\'s credit comes with its paid invoice)');
   return 'subscription_resumed';
 }
 
@@ -209,13 +210,67 @@ function invoiceSubscription(invoice: Fields): string | undefined {
   return idOf((parent ?? invoice.subscription) as string | { id: string } | null | undefined);
 }
 
-/** invoice.payment_failed holds, invoice.paid resumes, the plan its Stripe subscription's checkout started. */
-async function invoiceReported(app: App, event: Stripe.Event, invoice: Fields, to: 'hold' | 'resume'): Promise<AckStatus> {
+/** The invoices that bill a period of the subscription: its renewal, or a change that starts a new period. The first one (`subscription_create`) is its checkout's. */
+const PERIOD_INVOICES = new Set(['subscription_cycle', 'subscription_update', 'subscription']);
+
+const isSeconds = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
+
+/**
+ * The subscription period an invoice bills, epoch ms: the latest period of its lines that is not a
+ * proration (`proration`, or `parent.subscription_item_details.proration` from API version
+ * 2025-03-31), or for a renewal whose lines the event leaves out, the period starting at the
+ * invoice's `period_end` (a renewal invoice's own period is the one that just ended). undefined: none.
+ */
+function invoicePeriod(invoice: Fields): StripePeriod | undefined {
+  let found: StripePeriod | undefined;
+  const lines = isRecord(invoice.lines) && Array.isArray(invoice.lines.data) ? invoice.lines.data : [];
+  for (const line of lines) {
+    if (!isRecord(line) || !isRecord(line.period) || !isSeconds(line.period.start) || !isSeconds(line.period.end)) continue;
+    const item = isRecord(line.parent) && isRecord(line.parent.subscription_item_details) ? line.parent.subscription_item_details : undefined;
+    if (line.proration === true || item?.proration === true) continue;
+    if (!found || line.period.start * 1000 > found.start) found = { start: line.period.start * 1000, end: line.period.end * 1000 };
+  }
+  if (found) return found;
+  return invoice.billing_reason === 'subscription_cycle' && isSeconds(invoice.period_end) ? { start: invoice.period_end * 1000 } : undefined;
+}
+
+/**
+ * invoice.paid of the Stripe subscription that started a wallet's plan: the period it pays is
+ * granted, once, if it comes after the plan's current one (the plan is active again if it was held).
+ */
+async function invoicePaid(app: App, event: Stripe.Event, invoice: Fields): Promise<AckStatus> {
+  const sub = invoiceSubscription(invoice);
+  if (sub === undefined || await stripeSubscriptionEnded(app.db, sub)) return 'ignored';
+  if (!PERIOD_INVOICES.has(String(invoice.billing_reason))) return 'ignored';
+  const period = invoicePeriod(invoice);
+  const ids = { stripeEvent: event.id, invoice: invoice.id, subscription: sub };
+  if (!period) {
+    const payer = await walletOfStripePlan(app.db, sub);
+    if (payer) app.log.error({ ...ids, ...payer }, 'stripe_payment_unmatched: a paid invoice of a plan\'s Stripe subscription states no period; nothing was granted: grant it by hand (adminTopup) if it paid for a period');
+    return 'ignored';
+  }
+  const out = await grantStripePeriod(app.db, sub, app.config.subscriptions.plans, period, app.clock());
+  if (out.outcome === 'renewed') {
+    const { userId, teamId, plan, currentPeriodStart, currentPeriodEnd } = out.subscription;
+    app.log.info({ ...ids, userId, teamId, plan, periodStart: new Date(currentPeriodStart).toISOString(), periodEnd: new Date(currentPeriodEnd).toISOString() },
+      'stripe subscription period paid: its credit was granted');
+    return 'subscription_renewed';
+  }
+  if (out.outcome === 'unknown-plan') {
+    app.log.error({ ...ids, userId: out.subscription.userId, teamId: out.subscription.teamId, plan: out.plan },
+      'stripe_payment_unmatched: a paid period of a plan SUBSCRIPTION_PLANS no longer declares; nothing was granted: declare the plan again (the next paid period is granted) or grant it by hand');
+    return 'ignored';
+  }
+  return out.outcome === 'cancelled' ? 'subscription_cancelled' : 'ignored';
+}
+
+/** invoice.payment_failed holds the plan its Stripe subscription's checkout started. */
+async function invoiceFailed(app: App, event: Stripe.Event, invoice: Fields): Promise<AckStatus> {
   const sub = invoiceSubscription(invoice);
   if (sub === undefined || await stripeSubscriptionEnded(app.db, sub)) return 'ignored';
   const payer = await walletOfStripeSubscription(app.db, sub);
   if (!payer) return 'ignored';
-  return await paymentState(app, event, payer, sub, to) ?? 'ignored';
+  return await paymentState(app, event, payer, sub, 'hold') ?? 'ignored';
 }
 
 /**
@@ -431,6 +486,9 @@ function disputeProblem(d: Fields): string | undefined {
 function invoiceProblem(invoice: Fields): string | undefined {
   if (typeof invoice.id !== 'string') return 'id';
   if (!optExpandable(invoice.subscription)) return 'subscription';
+  if (!optString(invoice.billing_reason)) return 'billing_reason';
+  if (!absent(invoice.period_end) && !isAmount(invoice.period_end)) return 'period_end';
+  if (!absent(invoice.lines) && !(isRecord(invoice.lines) && Array.isArray(invoice.lines.data))) return 'lines';
   if (!absent(invoice.parent) && !isRecord(invoice.parent)) return 'parent';
   const details = isRecord(invoice.parent) ? invoice.parent.subscription_details : undefined;
   if (!absent(details) && !(isRecord(details) && optExpandable(details.subscription))) return 'parent.subscription_details';
@@ -531,8 +589,10 @@ export const receiveStripeWebhook: Handler<'receiveStripeWebhook'> = async ({ ap
       status = await disputeReported(app, event, event.data.object, event.type === 'charge.dispute.funds_withdrawn');
       break;
     case 'invoice.paid':
+      status = await invoicePaid(app, event, event.data.object as unknown as Fields);
+      break;
     case 'invoice.payment_failed':
-      status = await invoiceReported(app, event, event.data.object as unknown as Fields, event.type === 'invoice.paid' ? 'resume' : 'hold');
+      status = await invoiceFailed(app, event, event.data.object as unknown as Fields);
       break;
     default:
       status = 'ignored';

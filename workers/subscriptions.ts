@@ -1,6 +1,6 @@
 // The subscription job (README "Subscriptions"): every SUBSCRIPTION_INTERVAL_SECONDS, in worker
-// processes, renews the subscriptions whose period has ended (each period's credit granted once, as
-// an expiring grant) and expires grant credit whose time has come. Like the retention job it takes
+// processes, renews the subscriptions an admin activated whose period has ended (each period's credit
+// granted once, as an expiring grant; a plan bought through Stripe is granted by its paid invoices) and expires grant credit whose time has come. Like the retention job it takes
 // the `scheduled_jobs` lease, so one worker runs per period; the renewal itself does not depend on
 // the lease (a conditional UPDATE per subscription, and one grant per subscription and period), so
 // two runs at once still grant once.

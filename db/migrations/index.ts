@@ -62,6 +62,7 @@ import * as m20261130_0101_idempotency_takeover from './20261130_0101_idempotenc
 import * as m20261130_0201_stripe_subscription_checkouts from './20261130_0201_stripe_subscription_checkouts.ts';
 import * as m20261201_0101_studio_domain_claims from './20261201_0101_studio_domain_claims.ts';
 import * as m20261201_0201_prediction_price_rules from './20261201_0201_prediction_price_rules.ts';
+import * as m20261201_0301_subscription_stripe_source from './20261201_0301_subscription_stripe_source.ts';
 import * as m20261201_0401_pseudonymise_staff_text from './20261201_0401_pseudonymise_staff_text.ts';
 
 interface Migration {
@@ -131,6 +132,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261130_0201_stripe_subscription_checkouts', m20261130_0201_stripe_subscription_checkouts],
   ['20261201_0101_studio_domain_claims', m20261201_0101_studio_domain_claims],
   ['20261201_0201_prediction_price_rules', m20261201_0201_prediction_price_rules],
+  ['20261201_0301_subscription_stripe_source', m20261201_0301_subscription_stripe_source],
   ['20261201_0401_pseudonymise_staff_text', m20261201_0401_pseudonymise_staff_text],
 ];
 

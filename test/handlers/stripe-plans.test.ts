@@ -1,0 +1,173 @@
+// Plans bought through Stripe follow Stripe's payments (docs/operating/billing.md "Renewals"):
+// each later period's credit is granted when Stripe reports that period's invoice paid, once,
+// whatever the order and repetition of the events; the renewal job's clock grants none of them.
+// Events are signed with the SDK's own test helper; every scenario runs on MariaDB and on SQLite.
+// Serial: nock's interceptors are process-wide. Every test ends with the ledger check.
+import test from 'ava';
+import type { ExecutionContext } from 'ava';
+import nock from 'nock';
+import Stripe from 'stripe';
+import { newAccount, startGateway } from '../helpers/gateway.ts';
+import type { Account, TestGateway } from '../helpers/gateway.ts';
+import { callOperation } from '../helpers/operation.ts';
+import { assertLedger } from '../helpers/ledger.ts';
+import { uniqueName } from '../helpers/services.ts';
+import { activateSubscription, renewDue } from '../../db/subscriptions.ts';
+
+const SECRET_KEY = 'sk_test_mediagateplans';
+const WEBHOOK_SECRET = 'whsec_mediagateplanssecret';
+const STRIPE = 'https://api.stripe.com';
+const HOOK = '/api/v1/payment-webhooks/stripe';
+const DAY = 86_400_000;
+const PLANS = JSON.stringify({
+  starter: { credits: 10000, rollover_cap: 0, period: 'month', stripe_price: 'price_starter' },
+  pro: { credits: 50000, rollover_cap: 25000, period: 'month', stripe_price: 'price_pro' },
+});
+
+const engines = ['mysql', 'sqlite'] as const;
+type Engine = typeof engines[number];
+const gws = {} as Record<Engine, TestGateway>;
+
+test.before(async () => {
+  nock.disableNetConnect();
+  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
+  for (const db of engines) {
+    gws[db] = await startGateway({ db, queue: 'memory', env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, SUBSCRIPTION_PLANS: PLANS } });
+  }
+});
+test.afterEach.always(() => { nock.cleanAll(); });
+test.after.always(async () => {
+  nock.enableNetConnect();
+  for (const db of engines) await gws[db]?.stop();
+});
+
+/** Runs a scenario on each engine, then checks each ledger. */
+function both(title: string, fn: (t: ExecutionContext, s: Scenario) => Promise<void>) {
+  test.serial(title, async (t) => {
+    for (const db of engines) {
+      await fn(t, scenario(gws[db]));
+      await assertLedger(t, gws[db].app.db);
+    }
+  });
+}
+
+function formOf(body: unknown): Record<string, string> {
+  if (typeof body === 'string') return Object.fromEntries(new URLSearchParams(body));
+  const flat: Record<string, string> = {};
+  const walk = (v: unknown, prefix: string) => {
+    if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, prefix ? `${prefix}[${k}]` : k);
+    else flat[prefix] = String(v);
+  };
+  walk(body, '');
+  return flat;
+}
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+let eventClock = seconds(Date.now());
+
+/** A Stripe event; `created` goes forward with each one unless given. */
+function event(type: string, object: Record<string, unknown>, created = ++eventClock) {
+  return { id: uniqueName('evt'), object: 'event', type, api_version: Stripe.API_VERSION, created, data: { object } };
+}
+
+function scenario(gw: TestGateway) {
+  const deliver = async (e: object) => {
+    const payload = JSON.stringify(e);
+    const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+    const res = await gw.server.inject({ method: 'POST', url: HOOK, headers: { 'content-type': 'application/json', 'stripe-signature': header }, payload });
+    return (res.result as { status: string }).status;
+  };
+  /** A plan bought online: its checkout paid with the Stripe subscription `sub`. */
+  const subscribe = async (acct: Account, sub: string, extra: Record<string, unknown> = {}) => {
+    const id = uniqueName('cs_test');
+    const sent: Array<Record<string, string>> = [];
+    nock(STRIPE).post('/v1/checkout/sessions', (body: unknown) => { sent.push(formOf(body)); return true; })
+      .reply(200, () => ({ id, object: 'checkout.session', url: `https://checkout.stripe.com/c/pay/${id}`, mode: 'subscription' }));
+    const res = await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { plan: 'starter' } });
+    if (res.status !== 200) throw new Error(res.raw.payload);
+    const metadata = Object.fromEntries(Object.entries(sent[0]!).filter(([k]) => k.startsWith('metadata[')).map(([k, v]) => [k.slice(9, -1), v]));
+    return deliver(event('checkout.session.completed', {
+      id, object: 'checkout.session', mode: 'subscription', payment_status: 'paid', status: 'complete', amount_total: 1000, currency: 'usd',
+      client_reference_id: String(acct.userId), customer: uniqueName('cus'), subscription: sub, payment_intent: null, metadata, ...extra,
+    }));
+  };
+  const metadata = (acct: Account) => ({ user_id: String(acct.userId), plan: 'starter' });
+  /** The plan's row as the gateway keeps it. */
+  const row = async (acct: Account) => gw.app.db('subscriptions').where({ wallet: `user:${acct.userId}` }).first();
+  /** An invoice of `sub` billing the period [start, end) (epoch ms). */
+  const invoice = (sub: string, start: number, end: number, extra: Record<string, unknown> = {}) => ({
+    id: uniqueName('in'), object: 'invoice', status: 'paid', billing_reason: 'subscription_cycle', period_start: seconds(start - 30 * DAY), period_end: seconds(start),
+    parent: { type: 'subscription_details', subscription_details: { subscription: sub } },
+    lines: { object: 'list', has_more: false, data: [{ id: uniqueName('il'), object: 'line_item', amount: 1000, period: { start: seconds(start), end: seconds(end) }, parent: { type: 'subscription_item_details', subscription_item_details: { proration: false, subscription: sub } } }] },
+    ...extra,
+  });
+  const subscription = (acct: Account, sub: string, status: string, extra: Record<string, unknown> = {}) => ({
+    id: sub, object: 'subscription', status, metadata: metadata(acct), items: { object: 'list', data: [{ id: 'si_1', price: { id: 'price_starter' } }] }, ...extra,
+  });
+  return {
+    gw, deliver, subscribe, row, invoice, subscription,
+    account: () => newAccount(gw),
+    balance: async (acct: Account) => Number((await gw.app.db('users').where({ id: acct.userId }).first('balance')).balance),
+    grants: async (acct: Account) => Number((await gw.app.db('credit_grants').where({ wallet: `user:${acct.userId}` }).count({ n: '*' }))[0]!.n),
+    renewAt: (at: number) => renewDue(gw.app.db, gw.app.config.subscriptions.plans, at),
+    view: async (acct: Account) => (await callOperation<{ plan: string; status: string; current_period_start: string; current_period_end: string }>(gw, 'getMySubscription', { as: acct.session })).body,
+  };
+}
+type Scenario = ReturnType<typeof scenario>;
+
+both('a Stripe-backed plan gets no later period from the clock: the period whose payment fails grants nothing, and its invoice paid grants it once', async (t, s) => {
+  const acct = await s.account();
+  const sub = uniqueName('sub');
+  t.is(await s.subscribe(acct, sub), 'subscription_started');
+  t.is(await s.grants(acct), 1, 'the checkout, paid, grants the first period');
+  const first = await s.row(acct);
+  const periodEnd = Number(first.current_period_end);
+
+  // the period ends; the job runs before Stripe even charges the next one, and the charge fails
+  await s.renewAt(periodEnd + 60_000);
+  t.is(await s.grants(acct), 1, 'the clock grants nothing to a plan Stripe pays for');
+  const next = s.invoice(sub, periodEnd, periodEnd + 30 * DAY);
+  t.is(await s.deliver(event('invoice.payment_failed', { ...next, status: 'open' })), 'subscription_held');
+  await s.renewAt(periodEnd + 2 * DAY);
+  t.is(await s.grants(acct), 1);
+  t.is(await s.balance(acct), 10_000);
+
+  // Stripe's retry succeeds: that period is granted, once, redelivered or not
+  const paid = event('invoice.paid', next);
+  t.is(await s.deliver(paid), 'subscription_renewed');
+  t.is(await s.deliver(paid), 'ignored', 'a redelivery grants nothing');
+  t.is(await s.deliver(event('invoice.paid', next)), 'ignored', 'the same invoice in another event grants nothing');
+  t.is(await s.grants(acct), 2);
+  t.is(await s.balance(acct), 20_000);
+  const at = (ms: number) => new Date(seconds(ms) * 1000).toISOString();
+  t.like(await s.view(acct), { status: 'active', current_period_start: at(periodEnd), current_period_end: at(periodEnd + 30 * DAY) });
+  const grant = await s.gw.app.db('credit_grants').where({ wallet: `user:${acct.userId}` }).orderBy('id', 'desc').first();
+  t.is(Number(grant.period_start), seconds(periodEnd) * 1000);
+  t.is(Number(grant.expires_at), seconds(periodEnd + 30 * DAY) * 1000, 'the grant ends with the period Stripe billed (no rollover on this plan)');
+  // the first invoice is the checkout's: its payment grants nothing more
+  const created = Number(first.current_period_start);
+  t.is(await s.deliver(event('invoice.paid', s.invoice(sub, created - 5000, created + 30 * DAY, { billing_reason: 'subscription_create' }))), 'ignored');
+  // a proration of a change in the middle of a period is no period
+  const proration = s.invoice(sub, periodEnd + 10 * DAY, periodEnd + 30 * DAY, { billing_reason: 'subscription_update' });
+  (proration.lines.data[0]!.parent.subscription_item_details as { proration: boolean }).proration = true;
+  t.is(await s.deliver(event('invoice.paid', proration)), 'ignored');
+  await s.renewAt(periodEnd + 31 * DAY);
+  t.is(await s.grants(acct), 2);
+  // the next renewal, in an API version whose invoice names its subscription and whose event leaves the lines out
+  const third = periodEnd + 30 * DAY;
+  t.is(await s.deliver(event('invoice.paid', { id: uniqueName('in'), object: 'invoice', status: 'paid', billing_reason: 'subscription_cycle', subscription: sub, period_start: seconds(periodEnd), period_end: seconds(third) })), 'subscription_renewed');
+  t.is(await s.grants(acct), 3);
+  t.like(await s.view(acct), { current_period_start: at(third) });
+});
+
+both('a checkout whose payment is not made yet starts nothing; a plan an admin activated is still renewed on the clock', async (t, s) => {
+  const acct = await s.account();
+  t.is(await s.subscribe(acct, uniqueName('sub'), { payment_status: 'unpaid' }), 'ignored');
+  t.is(await s.grants(acct), 0);
+  const admins = await s.account();
+  const now = Date.now();
+  t.like(await activateSubscription(s.gw.app.db, { userId: admins.userId, teamId: null }, s.gw.app.config.subscriptions.plans.get('starter')!, undefined, now), { outcome: 'ok' });
+  const end = Number((await s.row(admins)).current_period_end);
+  await s.renewAt(end + 60_000);
+  t.is(await s.grants(admins), 2);
+});

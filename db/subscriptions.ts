@@ -292,20 +292,54 @@ export async function cancelSubscription(db: Knex, payer: Owner, now: number): P
 }
 
 /**
- * The plan's Stripe subscription is past due (or incomplete, or paused): the active plan is held,
- * so the renewal job grants no new period. False when it is not active (held already, or ended).
+ * Where a Stripe event stands in the order of the plan's events: `at`, its `created` (epoch
+ * seconds); `periodStart`, the start (epoch ms) of the period whose payment it reports owed, when
+ * the event states it. An event older than the newest one applied to the plan changes nothing.
  */
-export async function holdSubscription(db: Knex, payer: Owner, now: number): Promise<boolean> {
-  return affected(await db('subscriptions').where({ wallet: ownerKey(payer), status: 'active' }).update({ status: HELD, updated_at: now })) === 1;
+export interface StripeEventOrder {
+  at: number;
+  periodStart?: number;
+}
+
+/** Rows whose newest applied Stripe event is not newer than `at`. */
+const notNewerThan = (at: number) => (q: Knex.QueryBuilder) => { void q.whereNull('stripe_event_at').orWhere('stripe_event_at', '<=', at); };
+
+/**
+ * The plan's Stripe subscription is past due (or incomplete, or paused): the active plan is held.
+ * False when it is not active (held already, or ended), or `order` shows the event out of date: an
+ * event older than the newest one applied, or one about a period no later than the plan's current
+ * one (a period that was paid, since the plan moved to it).
+ */
+export async function holdSubscription(db: Knex, payer: Owner, now: number, order?: StripeEventOrder): Promise<boolean> {
+  const q = db('subscriptions').where({ wallet: ownerKey(payer), status: 'active' });
+  if (order) {
+    q.where(notNewerThan(order.at));
+    if (order.periodStart !== undefined) q.where('current_period_start', '<', order.periodStart);
+  }
+  return affected(await q.update({ status: HELD, updated_at: now, ...(order ? { stripe_event_at: order.at } : {}) })) === 1;
 }
 
 /**
  * Stripe reports the held plan's subscription paid up (active) again: the plan is active. No period
  * is granted here: a period's credit comes with Stripe's report of its invoice paid
- * (grantStripePeriod). False when it was not held.
+ * (grantStripePeriod). False when it was not held, or the event is older than the newest applied.
  */
-export async function resumeSubscription(db: Knex, payer: Owner, now: number): Promise<boolean> {
-  return affected(await db('subscriptions').where({ wallet: ownerKey(payer), status: HELD }).update({ status: 'active', updated_at: now })) === 1;
+export async function resumeSubscription(db: Knex, payer: Owner, now: number, order?: StripeEventOrder): Promise<boolean> {
+  const q = db('subscriptions').where({ wallet: ownerKey(payer), status: HELD });
+  if (order) q.where(notNewerThan(order.at));
+  return affected(await q.update({ status: 'active', updated_at: now, ...(order ? { stripe_event_at: order.at } : {}) })) === 1;
+}
+
+/** Whether a Stripe event created at `at` (epoch seconds) is older than the newest one applied to the wallet's plan. */
+export async function stripeEventOutOfDate(db: Knex, payer: Owner, at: number): Promise<boolean> {
+  const row = await db('subscriptions').where('wallet', ownerKey(payer)).first<{ stripe_event_at: number | string | null } | undefined>('stripe_event_at');
+  return row !== undefined && row.stripe_event_at !== null && num(row.stripe_event_at) > at;
+}
+
+/** Records a Stripe event created at `at` as applied to the wallet's plan (the newest one stays). */
+export async function stripeEventApplied(db: Knex, payer: Owner, at: number): Promise<void> {
+  await db('subscriptions').where('wallet', ownerKey(payer)).whereIn('status', LIVE).where((q) => { void q.whereNull('stripe_event_at').orWhere('stripe_event_at', '<', at); })
+    .update({ stripe_event_at: at });
 }
 
 /** A period of a Stripe subscription, epoch ms, as its paid invoice states it; `end` undefined: one plan period from `start`. */
@@ -333,7 +367,7 @@ export type StripePeriodOutcome =
  * however often, and in whatever order, its invoice is reported (the unique (subscription_id,
  * period_start) of credit_grants stands behind it). The plan's months count from the period's start.
  */
-export async function grantStripePeriod(db: Knex, stripeSubscriptionId: string, plans: SubscriptionPlans, period: StripePeriod, now: number): Promise<StripePeriodOutcome> {
+export async function grantStripePeriod(db: Knex, stripeSubscriptionId: string, plans: SubscriptionPlans, period: StripePeriod, eventAt: number, now: number): Promise<StripePeriodOutcome> {
   try {
     return await withLockRetry(() => db.transaction(async (trx): Promise<StripePeriodOutcome> => {
       const row = await trx('subscriptions').where('stripe_subscription_id', stripeSubscriptionId).whereIn('status', LIVE).forUpdate().first<Row | undefined>();
@@ -352,7 +386,12 @@ export async function grantStripePeriod(db: Knex, stripeSubscriptionId: string, 
       const computed = nextPeriodEnd(plan.period, start, start);
       const end = period.end !== undefined && period.end > start ? period.end : computed;
       const n = await trx('subscriptions').where(guard).whereIn('status', LIVE)
-        .update({ plan: plan.name, next_plan: null, status: 'active', period_anchor: start, current_period_start: start, current_period_end: end, updated_at: now });
+        .update({
+          // active again, unless a newer event reported a later payment owed
+          status: trx.raw('case when status = ? and stripe_event_at > ? then ? else ? end', [HELD, eventAt, HELD, 'active']),
+          plan: plan.name, next_plan: null, period_anchor: start, current_period_start: start, current_period_end: end, updated_at: now,
+          stripe_event_at: trx.raw('case when stripe_event_at is null or stripe_event_at < ? then ? else stripe_event_at end', [eventAt, eventAt]),
+        });
       if (affected(n) !== 1) return { outcome: 'not-new', subscription: sub };
       await grantPeriod(trx, { ...sub, periodAnchor: start }, plan, start, end, now);
       return { outcome: 'renewed', subscription: fromRow(await trx('subscriptions').where('id', sub.id).first<Row>()) };

@@ -15,7 +15,7 @@ import {
 } from '../db/stripe-payments.ts';
 import {
   activateFromCheckout, cancelSubscription, changeSubscription, findSubscription, grantStripePeriod, holdSubscription, isUnappliedSubscription, recordStripeSubscriptionEnded,
-  resumeSubscription, startedStripeSubscription, stripeSubscriptionEnded, walletOfStripePlan, walletOfStripeSubscription,
+  resumeSubscription, startedStripeSubscription, stripeEventApplied, stripeEventOutOfDate, stripeSubscriptionEnded, walletOfStripePlan, walletOfStripeSubscription,
 } from '../db/subscriptions.ts';
 import type { StripePeriod } from '../db/subscriptions.ts';
 import { walletOf } from '../db/wallet/ledger.ts';
@@ -191,17 +191,28 @@ const PAID_UP = new Set(['active', 'trialing']);
  * admin activated, or one started by another Stripe subscription, is left alone): `hold` while a
  * payment is owed, `resume` when paid up again (a period's credit comes only with its paid invoice).
  */
-async function paymentState(app: App, event: Stripe.Event, payer: Owner, stripeSubscriptionId: string, to: 'hold' | 'resume'): Promise<AckStatus | undefined> {
+async function paymentState(app: App, event: Stripe.Event, payer: Owner, stripeSubscriptionId: string, to: 'hold' | 'resume', periodStart?: number): Promise<AckStatus | undefined> {
   if (await startedStripeSubscription(app.db, payer) !== stripeSubscriptionId) return undefined;
   const now = app.clock();
+  const order = { at: eventCreated(event), ...(periodStart !== undefined ? { periodStart } : {}) };
   if (to === 'hold') {
-    if (!(await holdSubscription(app.db, payer, now))) return undefined;
-    app.log.warn({ stripeEvent: event.id, type: event.type, subscription: stripeSubscriptionId, ...payer }, 'stripe subscription payment owed: the plan is held, no new period is granted until Stripe reports it paid');
+    if (!(await holdSubscription(app.db, payer, now, order))) return undefined;
+    app.log.warn({ stripeEvent: event.id, type: event.type, subscription: stripeSubscriptionId, ...payer }, 'stripe subscription payment owed: the plan is held until Stripe reports it paid');
     return 'subscription_held';
   }
-  if (!(await resumeSubscription(app.db, payer, now))) return undefined;
+  if (!(await resumeSubscription(app.db, payer, now, order))) return undefined;
   app.log.info({ stripeEvent: event.id, type: event.type, subscription: stripeSubscriptionId, ...payer }, 'stripe subscription paid up again: the plan is active (each period\'s credit comes with its paid invoice)');
   return 'subscription_resumed';
+}
+
+/** When Stripe created the event, epoch seconds (0 when it says nothing: older than anything applied). */
+const eventCreated = (event: Stripe.Event): number => (isSeconds(event.created) ? event.created : 0);
+
+/** The start of a subscription's current period, epoch ms: `current_period_start`, or its item's from API version 2025-03-31. */
+function subscriptionPeriodStart(sub: Fields): number | undefined {
+  const item = isRecord(sub.items) && Array.isArray(sub.items.data) && isRecord(sub.items.data[0]) ? sub.items.data[0] : undefined;
+  const start = sub.current_period_start ?? item?.current_period_start;
+  return isSeconds(start) ? start * 1000 : undefined;
 }
 
 /** The Stripe subscription an invoice bills: `parent.subscription_details.subscription`, or `subscription` in API versions before 2025-03-31. */
@@ -249,7 +260,7 @@ async function invoicePaid(app: App, event: Stripe.Event, invoice: Fields): Prom
     if (payer) app.log.error({ ...ids, ...payer }, 'stripe_payment_unmatched: a paid invoice of a plan\'s Stripe subscription states no period; nothing was granted: grant it by hand (adminTopup) if it paid for a period');
     return 'ignored';
   }
-  const out = await grantStripePeriod(app.db, sub, app.config.subscriptions.plans, period, app.clock());
+  const out = await grantStripePeriod(app.db, sub, app.config.subscriptions.plans, period, eventCreated(event), app.clock());
   if (out.outcome === 'renewed') {
     const { userId, teamId, plan, currentPeriodStart, currentPeriodEnd } = out.subscription;
     app.log.info({ ...ids, userId, teamId, plan, periodStart: new Date(currentPeriodStart).toISOString(), periodEnd: new Date(currentPeriodEnd).toISOString() },
@@ -264,13 +275,17 @@ async function invoicePaid(app: App, event: Stripe.Event, invoice: Fields): Prom
   return out.outcome === 'cancelled' ? 'subscription_cancelled' : 'ignored';
 }
 
-/** invoice.payment_failed holds the plan its Stripe subscription's checkout started. */
+/**
+ * invoice.payment_failed holds the plan its Stripe subscription's checkout started, unless it is
+ * out of date: older than the newest event applied to the plan, or about a period no later than the
+ * plan's current one (which its paid invoice granted).
+ */
 async function invoiceFailed(app: App, event: Stripe.Event, invoice: Fields): Promise<AckStatus> {
   const sub = invoiceSubscription(invoice);
   if (sub === undefined || await stripeSubscriptionEnded(app.db, sub)) return 'ignored';
   const payer = await walletOfStripeSubscription(app.db, sub);
   if (!payer) return 'ignored';
-  return await paymentState(app, event, payer, sub, 'hold') ?? 'ignored';
+  return await paymentState(app, event, payer, sub, 'hold', invoicePeriod(invoice)?.start) ?? 'ignored';
 }
 
 /**
@@ -302,14 +317,26 @@ async function subscriptionUpdated(app: App, event: Stripe.Event, sub: Stripe.Su
   }
   // a late event of a subscription Stripe already reported deleted changes nothing
   if (typeof sub.id !== 'string' || await stripeSubscriptionEnded(app.db, sub.id)) return 'ignored';
-  const payment = HOLDS.has(sub.status) ? await paymentState(app, event, target.payer, sub.id, 'hold')
+  // Stripe does not keep the order of events: one older than the newest applied to the plan is out of date
+  const at = eventCreated(event);
+  if (await stripeEventOutOfDate(app.db, target.payer, at)) {
+    app.log.info({ stripeEvent: event.id, subscription: sub.id, status: sub.status, ...target.payer }, 'stripe subscription event older than the newest one applied: the plan is left alone');
+    return 'ignored';
+  }
+  // past due: the period Stripe reports unpaid; one the plan has moved to was paid
+  const owedPeriod = sub.status === 'past_due' ? subscriptionPeriodStart(sub as unknown as Fields) : undefined;
+  const payment = HOLDS.has(sub.status) ? await paymentState(app, event, target.payer, sub.id, 'hold', owedPeriod)
     : PAID_UP.has(sub.status) ? await paymentState(app, event, target.payer, sub.id, 'resume') : undefined;
   const price = sub.items?.data?.[0]?.price?.id;
   const plan = [...app.config.subscriptions.plans.values()].find((p) => p.stripePrice !== undefined && p.stripePrice === price);
   const current = await findSubscription(app.db, target.payer);
-  if (!plan || !current || current.status !== 'active' || plan.name === (current.nextPlan ?? current.plan)) return payment ?? 'ignored';
-  const out = await changeSubscription(app.db, target.payer, plan, now);
-  return out.outcome === 'ok' ? 'subscription_changed' : payment ?? 'ignored';
+  let status: AckStatus = payment ?? 'ignored';
+  if (plan && current && current.status === 'active' && plan.name !== (current.nextPlan ?? current.plan)) {
+    const out = await changeSubscription(app.db, target.payer, plan, now);
+    if (out.outcome === 'ok') status = 'subscription_changed';
+  }
+  if (current?.status === 'active') await stripeEventApplied(app.db, target.payer, at);
+  return status;
 }
 
 async function checkoutPaid(app: App, event: Stripe.Event, s: Stripe.Checkout.Session): Promise<AckStatus> {
@@ -498,6 +525,7 @@ function invoiceProblem(invoice: Fields): string | undefined {
 function subscriptionProblem(sub: Fields): string | undefined {
   if (!optMetadata(sub.metadata)) return 'metadata';
   if (!optString(sub.status)) return 'status';
+  if (!absent(sub.current_period_start) && !isAmount(sub.current_period_start)) return 'current_period_start';
   return undefined;
 }
 

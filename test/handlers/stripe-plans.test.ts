@@ -171,3 +171,39 @@ both('a checkout whose payment is not made yet starts nothing; a plan an admin a
   await s.renewAt(end + 60_000);
   t.is(await s.grants(admins), 2);
 });
+
+both('events out of order: an older payment failure does not hold a plan a newer payment paid; an older subscription update does not undo a newer one', async (t, s) => {
+  const acct = await s.account();
+  const sub = uniqueName('sub');
+  t.is(await s.subscribe(acct, sub), 'subscription_started');
+  const periodEnd = Number((await s.row(acct)).current_period_end);
+  const next = s.invoice(sub, periodEnd, periodEnd + 30 * DAY);
+  // the first attempt fails, the retry succeeds; Stripe delivers the success first
+  const failed = event('invoice.payment_failed', { ...next, status: 'open' });
+  const paid = event('invoice.paid', next);
+  t.is(await s.deliver(paid), 'subscription_renewed');
+  t.is(await s.deliver(failed), 'ignored', 'the failure of a period since paid holds nothing');
+  t.is((await s.row(acct)).status, 'active');
+  // the same failure redelivered later still holds nothing: that period is paid
+  t.is(await s.deliver(event('invoice.payment_failed', { ...next, status: 'open' })), 'ignored');
+  t.is((await s.row(acct)).status, 'active');
+
+  // the customer changes plan in the portal, then the subscription is paid up; an older update arrives last
+  const older = event('customer.subscription.updated', s.subscription(acct, sub, 'past_due'));
+  const newer = event('customer.subscription.updated', s.subscription(acct, sub, 'active', { items: { object: 'list', data: [{ id: 'si_1', price: { id: 'price_pro' } }] } }));
+  t.is(await s.deliver(newer), 'subscription_changed');
+  t.is(await s.deliver(older), 'ignored', 'an update older than the one applied changes nothing');
+  const row = await s.row(acct);
+  t.is(row.status, 'active');
+  t.is(row.next_plan, 'pro', 'the change stays');
+  // a later past_due naming the period already paid holds nothing either
+  t.is(await s.deliver(event('customer.subscription.updated', s.subscription(acct, sub, 'past_due', { current_period_start: seconds(periodEnd), items: { object: 'list', data: [{ id: 'si_1', price: { id: 'price_pro' } }] } }))), 'ignored');
+  t.is((await s.row(acct)).status, 'active');
+  // a newer past_due of the next period does hold it, and that period's invoice paid grants it and frees it
+  const third = periodEnd + 30 * DAY;
+  t.is(await s.deliver(event('customer.subscription.updated', s.subscription(acct, sub, 'past_due', { current_period_start: seconds(third), items: { object: 'list', data: [{ id: 'si_1', price: { id: 'price_pro' } }] } }))), 'subscription_held');
+  t.is(await s.deliver(event('invoice.paid', s.invoice(sub, third, third + 30 * DAY))), 'subscription_renewed');
+  t.like(await s.row(acct), { status: 'active', plan: 'pro', next_plan: null });
+  t.is(await s.grants(acct), 3);
+  t.is(await s.balance(acct), 10_000 + 10_000 + 50_000);
+});

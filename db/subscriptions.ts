@@ -7,7 +7,7 @@
 // and never credit held by running predictions. A plan bought through Stripe (its row names the
 // Stripe subscription whose checkout started it) is not renewed by the job: each later period is
 // granted when Stripe reports that period's invoice paid (grantStripePeriod). While its Stripe
-// subscription is past due (or incomplete, or paused) it is `held` (the `status` column), which the
+// subscription is past due (or unpaid, incomplete, paused) it is `held` (the `status` column), which the
 // API shows as active (docs/operating/billing.md "Renewals").
 import type { Knex } from 'knex';
 import { affected, num, numOrNull } from './knex.ts';
@@ -28,7 +28,7 @@ export interface Subscription {
   plan: string;
   nextPlan: string | null;
   status: 'active' | 'cancelled';
-  /** an active plan whose Stripe subscription is past due (or incomplete, or paused): no new period is granted while it is */
+  /** an active plan whose Stripe subscription is past due (or unpaid, incomplete, paused) */
   held: boolean;
   periodAnchor: number;
   currentPeriodStart: number;
@@ -305,7 +305,7 @@ export interface StripeEventOrder {
 const notNewerThan = (at: number) => (q: Knex.QueryBuilder) => { void q.whereNull('stripe_event_at').orWhere('stripe_event_at', '<=', at); };
 
 /**
- * The plan's Stripe subscription is past due (or incomplete, or paused): the active plan is held.
+ * The plan's Stripe subscription is past due (or unpaid, incomplete, paused): the active plan is held.
  * False when it is not active (held already, or ended), or `order` shows the event out of date: an
  * event older than the newest one applied, or one about a period no later than the plan's current
  * one (a period that was paid, since the plan moved to it).

@@ -181,8 +181,14 @@ async function subscriptionStarted(app: App, event: Stripe.Event, s: Stripe.Chec
   return 'subscription_started';
 }
 
-/** Stripe statuses of a subscription whose latest payment has not been made: its plan gets no new period meanwhile. */
-const HOLDS = new Set(['past_due', 'incomplete', 'paused']);
+/**
+ * Stripe statuses of a subscription whose latest payment has not been made: its plan is held.
+ * `unpaid` too (Stripe's retries ran out, the invoice stays open): paying it makes it active again;
+ * only `canceled` (or deleted, or `incomplete_expired`) ends it.
+ */
+const HOLDS = new Set(['past_due', 'unpaid', 'incomplete', 'paused']);
+/** Stripe statuses that report the payment owed for the subscription's current period. */
+const OWES_PERIOD = new Set(['past_due', 'unpaid']);
 /** Stripe statuses of a subscription that is paid up. */
 const PAID_UP = new Set(['active', 'trialing']);
 
@@ -290,7 +296,8 @@ async function invoiceFailed(app: App, event: Stripe.Event, invoice: Fields): Pr
 
 /**
  * Stripe's subscription changed (the billing portal): a new price is a plan change from the next
- * renewal; an ended one cancels; a payment owed holds the plan, paid again resumes it.
+ * renewal; an ended one cancels; a payment owed (past due, unpaid, incomplete, paused) holds the
+ * plan, paid up again (active, trialing) makes it active.
  */
 async function subscriptionUpdated(app: App, event: Stripe.Event, sub: Stripe.Subscription, deleted: boolean): Promise<AckStatus> {
   const target = subscriptionTarget(app, sub.metadata);
@@ -311,7 +318,7 @@ async function subscriptionUpdated(app: App, event: Stripe.Event, sub: Stripe.Su
     return 'ignored';
   }
   const now = app.clock();
-  if (ended || sub.status === 'unpaid') {
+  if (ended) {
     const out = await cancelSubscription(app.db, target.payer, now);
     return out.outcome === 'ok' ? 'subscription_cancelled' : 'ignored';
   }
@@ -323,8 +330,8 @@ async function subscriptionUpdated(app: App, event: Stripe.Event, sub: Stripe.Su
     app.log.info({ stripeEvent: event.id, subscription: sub.id, status: sub.status, ...target.payer }, 'stripe subscription event older than the newest one applied: the plan is left alone');
     return 'ignored';
   }
-  // past due: the period Stripe reports unpaid; one the plan has moved to was paid
-  const owedPeriod = sub.status === 'past_due' ? subscriptionPeriodStart(sub as unknown as Fields) : undefined;
+  // past due or unpaid: the period Stripe reports unpaid; one the plan has moved to was paid
+  const owedPeriod = OWES_PERIOD.has(sub.status) ? subscriptionPeriodStart(sub as unknown as Fields) : undefined;
   const payment = HOLDS.has(sub.status) ? await paymentState(app, event, target.payer, sub.id, 'hold', owedPeriod)
     : PAID_UP.has(sub.status) ? await paymentState(app, event, target.payer, sub.id, 'resume') : undefined;
   const price = sub.items?.data?.[0]?.price?.id;

@@ -281,7 +281,12 @@ export interface paths {
          *     createCheckoutSession starts the plan named in its metadata on its wallet
          *     (`subscription_started`); `customer.subscription.updated` with another plan's price changes
          *     the plan from the next renewal, and `customer.subscription.deleted` (or a subscription
-         *     Stripe reports `canceled` or `unpaid`) cancels it; an event of an earlier Stripe subscription of
+         *     Stripe reports `canceled`) cancels it. Each later period of such a plan is granted when
+         *     `invoice.paid` reports that period's invoice paid, once per period (`subscription_renewed`),
+         *     never by the clock; a payment owed (`invoice.payment_failed`, or the subscription `past_due`,
+         *     `unpaid`, `incomplete` or `paused`) holds the plan (`subscription_held`) until Stripe reports
+         *     it paid (`subscription_resumed`); an event older than the newest one applied to the plan
+         *     changes nothing; an event of an earlier Stripe subscription of
          *     the wallet (one whose plan a later checkout started again) is `ignored`. Any other event is answered `ignored`.
          *     `unmatched`: a paid checkout names no account of this gateway, names an erased account or a
          *     deleted team, is in another currency without `metadata.credits`, or buys more credits than
@@ -3851,7 +3856,7 @@ export interface components {
          */
         StripeWebhookAck: {
             /**
-             * @description `subscription_started`, `subscription_changed`, `subscription_cancelled`: a plan bought in the dashboard started on its wallet, will change at the next renewal, or ended; `subscription_held`: its Stripe subscription's payment failed (past due, incomplete or paused); `subscription_resumed`: Stripe reports the subscription paid up again; `subscription_renewed`: Stripe reports the invoice of a new period paid, and that period's credit was granted (once per period); `credited`: a purchase added credit; `refund_applied`: a refund, or a dispute whose funds Stripe withdrew, took credits back; `refund_reversed`: a refund that had taken credits back failed or was cancelled, or a dispute's funds were reinstated, and they were given back (once); `duplicate`: already applied (a redelivery, or a refund made with adminStripeRefund); `ignored`: an event that moves nothing here; `unmatched`: a paid checkout that names no account (or an erased account, or a deleted team), or a paid subscription checkout that started nothing because its wallet already had an active plan, or because Stripe had already reported its subscription deleted (recorded as unapplied and logged for the operator, who refunds it or applies it by hand; its redeliveries answer the same and record nothing twice).
+             * @description `subscription_started`, `subscription_changed`, `subscription_cancelled`: a plan bought in the dashboard started on its wallet, will change at the next renewal, or ended; `subscription_held`: its Stripe subscription's payment failed (past due, unpaid, incomplete or paused); `subscription_resumed`: Stripe reports the subscription paid up again; `subscription_renewed`: Stripe reports the invoice of a new period paid, and that period's credit was granted (once per period); `credited`: a purchase added credit; `refund_applied`: a refund, or a dispute whose funds Stripe withdrew, took credits back; `refund_reversed`: a refund that had taken credits back failed or was cancelled, or a dispute's funds were reinstated, and they were given back (once); `duplicate`: already applied (a redelivery, or a refund made with adminStripeRefund); `ignored`: an event that moves nothing here; `unmatched`: a paid checkout that names no account (or an erased account, or a deleted team), or a paid subscription checkout that started nothing because its wallet already had an active plan, or because Stripe had already reported its subscription deleted (recorded as unapplied and logged for the operator, who refunds it or applies it by hand; its redeliveries answer the same and record nothing twice).
              * @enum {string}
              */
             status: "credited" | "refund_applied" | "refund_reversed" | "duplicate" | "ignored" | "unmatched" | "subscription_started" | "subscription_changed" | "subscription_cancelled" | "subscription_held" | "subscription_resumed" | "subscription_renewed";

@@ -207,3 +207,31 @@ both('events out of order: an older payment failure does not hold a plan a newer
   t.is(await s.grants(acct), 3);
   t.is(await s.balance(acct), 10_000 + 10_000 + 50_000);
 });
+
+both('unpaid holds the plan like past_due, and paying the open invoice makes it active again; only an ended subscription cancels it', async (t, s) => {
+  const acct = await s.account();
+  const sub = uniqueName('sub');
+  t.is(await s.subscribe(acct, sub), 'subscription_started');
+  const periodEnd = Number((await s.row(acct)).current_period_end);
+  // Stripe's retries are exhausted and the subscription is left unpaid
+  t.is(await s.deliver(event('invoice.payment_failed', { ...s.invoice(sub, periodEnd, periodEnd + 30 * DAY), status: 'open' })), 'subscription_held');
+  t.is(await s.deliver(event('customer.subscription.updated', s.subscription(acct, sub, 'unpaid', { current_period_start: seconds(periodEnd) }))), 'ignored', 'held already');
+  t.like(await s.row(acct), { status: 'held' });
+  t.like(await s.view(acct), { status: 'active' });
+  // the customer pays the open invoice: that period is granted, the subscription is active again
+  t.is(await s.deliver(event('invoice.paid', s.invoice(sub, periodEnd, periodEnd + 30 * DAY))), 'subscription_renewed');
+  t.is(await s.deliver(event('customer.subscription.updated', s.subscription(acct, sub, 'active', { current_period_start: seconds(periodEnd) }))), 'ignored');
+  t.like(await s.row(acct), { status: 'active' });
+  t.is(await s.grants(acct), 2);
+
+  // unpaid reported first (no invoice event): held, and active again when Stripe reports it paid up
+  const third = periodEnd + 30 * DAY;
+  t.is(await s.deliver(event('customer.subscription.updated', s.subscription(acct, sub, 'unpaid', { current_period_start: seconds(third) }))), 'subscription_held');
+  t.is(await s.deliver(event('customer.subscription.updated', s.subscription(acct, sub, 'active', { current_period_start: seconds(third) }))), 'subscription_resumed');
+  t.like(await s.row(acct), { status: 'active' });
+  // Stripe ends it: cancelled
+  t.is(await s.deliver(event('customer.subscription.updated', s.subscription(acct, sub, 'unpaid', { current_period_start: seconds(third + 30 * DAY) }))), 'subscription_held');
+  t.is(await s.deliver(event('customer.subscription.deleted', s.subscription(acct, sub, 'canceled'))), 'subscription_cancelled');
+  t.like(await s.view(acct), { status: 'cancelled' });
+  t.is(await s.grants(acct), 2);
+});

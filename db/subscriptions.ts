@@ -216,13 +216,6 @@ export async function stripeSubscriptionEnded(db: Knex, stripeSubscriptionId: st
   return (await db('stripe_subscription_checkouts').where({ stripe_subscription_id: stripeSubscriptionId, outcome: 'ended' }).first('id')) !== undefined;
 }
 
-/** The wallet whose plan a checkout of this Stripe subscription started; undefined when none did. */
-export async function walletOfStripeSubscription(db: Knex, stripeSubscriptionId: string): Promise<Owner | undefined> {
-  const row = await db('stripe_subscription_checkouts').where({ stripe_subscription_id: stripeSubscriptionId, outcome: 'started' }).orderBy('id', 'desc')
-    .first<{ user_id: number | string; team_id: number | string | null } | undefined>('user_id', 'team_id');
-  return row && { userId: num(row.user_id), teamId: numOrNull(row.team_id) };
-}
-
 /**
  * The Stripe subscription that pays for the wallet's plan, to cancel at Stripe when the wallet goes
  * (an erased account, a deleted team): the one whose checkout last started the plan, while the

@@ -15,7 +15,7 @@ import {
 } from '../db/stripe-payments.ts';
 import {
   activateFromCheckout, cancelSubscription, changeSubscription, findSubscription, grantStripePeriod, holdSubscription, isUnappliedSubscription, recordStripeSubscriptionEnded,
-  resumeSubscription, startedStripeSubscription, stripeEventApplied, stripeEventOutOfDate, stripeSubscriptionEnded, walletOfStripePlan, walletOfStripeSubscription,
+  resumeSubscription, stripeEventApplied, stripeEventOutOfDate, stripeSubscriptionEnded, walletOfStripePlan,
 } from '../db/subscriptions.ts';
 import type { StripePeriod } from '../db/subscriptions.ts';
 import { walletOf } from '../db/wallet/ledger.ts';
@@ -193,12 +193,13 @@ const OWES_PERIOD = new Set(['past_due', 'unpaid']);
 const PAID_UP = new Set(['active', 'trialing']);
 
 /**
- * A Stripe subscription's payment state, for the plan its checkout started (only then: a plan an
- * admin activated, or one started by another Stripe subscription, is left alone): `hold` while a
+ * A Stripe subscription's payment state, for the plan its checkout started (only then, as the
+ * plan's row records: a plan an admin activated, or one started by another Stripe subscription,
+ * is left alone): `hold` while a
  * payment is owed, `resume` when paid up again (a period's credit comes only with its paid invoice).
  */
 async function paymentState(app: App, event: Stripe.Event, payer: Owner, stripeSubscriptionId: string, to: 'hold' | 'resume', periodStart?: number): Promise<AckStatus | undefined> {
-  if (await startedStripeSubscription(app.db, payer) !== stripeSubscriptionId) return undefined;
+  if ((await findSubscription(app.db, payer))?.stripeSubscriptionId !== stripeSubscriptionId) return undefined;
   const now = app.clock();
   const order = { at: eventCreated(event), ...(periodStart !== undefined ? { periodStart } : {}) };
   if (to === 'hold') {
@@ -289,7 +290,7 @@ async function invoicePaid(app: App, event: Stripe.Event, invoice: Fields): Prom
 async function invoiceFailed(app: App, event: Stripe.Event, invoice: Fields): Promise<AckStatus> {
   const sub = invoiceSubscription(invoice);
   if (sub === undefined || await stripeSubscriptionEnded(app.db, sub)) return 'ignored';
-  const payer = await walletOfStripeSubscription(app.db, sub);
+  const payer = await walletOfStripePlan(app.db, sub);
   if (!payer) return 'ignored';
   return await paymentState(app, event, payer, sub, 'hold', invoicePeriod(invoice)?.start) ?? 'ignored';
 }
@@ -310,11 +311,12 @@ async function subscriptionUpdated(app: App, event: Stripe.Event, sub: Stripe.Su
     app.log.info({ subscription: sub.id, ...target.payer }, 'stripe subscription event of an unapplied checkout: the wallet\'s plan is left alone');
     return 'ignored';
   }
-  // an event of an earlier Stripe subscription of the wallet (ended, then a new checkout started
-  // the plan again), delivered late or again, is not about the plan the wallet has now
-  const started = await startedStripeSubscription(app.db, target.payer);
-  if (typeof started === 'string' && started !== sub.id) {
-    app.log.info({ subscription: sub.id, current: started, ...target.payer }, 'stripe subscription event of an earlier subscription: the wallet\'s plan is left alone');
+  // only the Stripe subscription whose checkout started the wallet's current plan changes it: an
+  // event of an earlier one (ended, then the plan bought again or activated by an admin), or of one
+  // whose checkout started nothing yet, delivered late or again, is not about the plan the wallet has now
+  const current = await findSubscription(app.db, target.payer);
+  if (!current || typeof sub.id !== 'string' || current.stripeSubscriptionId !== sub.id) {
+    app.log.info({ subscription: sub.id, current: current?.stripeSubscriptionId ?? null, ...target.payer }, 'stripe subscription event of a subscription that did not start the wallet\'s plan: the plan is left alone');
     return 'ignored';
   }
   const now = app.clock();
@@ -336,13 +338,12 @@ async function subscriptionUpdated(app: App, event: Stripe.Event, sub: Stripe.Su
     : PAID_UP.has(sub.status) ? await paymentState(app, event, target.payer, sub.id, 'resume') : undefined;
   const price = sub.items?.data?.[0]?.price?.id;
   const plan = [...app.config.subscriptions.plans.values()].find((p) => p.stripePrice !== undefined && p.stripePrice === price);
-  const current = await findSubscription(app.db, target.payer);
   let status: AckStatus = payment ?? 'ignored';
-  if (plan && current && current.status === 'active' && plan.name !== (current.nextPlan ?? current.plan)) {
+  if (plan && current.status === 'active' && plan.name !== (current.nextPlan ?? current.plan)) {
     const out = await changeSubscription(app.db, target.payer, plan, now);
     if (out.outcome === 'ok') status = 'subscription_changed';
   }
-  if (current?.status === 'active') await stripeEventApplied(app.db, target.payer, at);
+  if (current.status === 'active') await stripeEventApplied(app.db, target.payer, at);
   return status;
 }
 

@@ -185,7 +185,8 @@ test.serial('a plan sold online starts with a subscription checkout; the portal\
   // a plan not sold online is refused before Stripe is asked
   t.is((await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { plan: 'custom' } })).status, 422);
 
-  const paid = paidSession(stripe.id, stripe.sent[0]!, { amount_total: 1000 });
+  const stripeSubscription = uniqueName('sub');
+  const paid = paidSession(stripe.id, stripe.sent[0]!, { amount_total: 1000, subscription: stripeSubscription });
   t.deepEqual((await deliver(paid)).result, { status: 'subscription_started' });
   t.deepEqual((await deliver(paid)).result, { status: 'duplicate' });
   const sub = await callOperation<{ plan: string; status: string; grant_remaining: number; next_plan: string | null }>(gw, 'getMySubscription', { as: acct.session });
@@ -195,7 +196,7 @@ test.serial('a plan sold online starts with a subscription checkout; the portal\
   t.is((await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { plan: 'pro' } })).status, 409);
 
   const metadata = { user_id: String(acct.userId), plan: 'starter' };
-  const subscription = (price: string, status = 'active') => ({ id: uniqueName('sub'), object: 'subscription', status, metadata, items: { object: 'list', data: [{ id: 'si_1', price: { id: price } }] } });
+  const subscription = (price: string, status = 'active') => ({ id: stripeSubscription, object: 'subscription', status, metadata, items: { object: 'list', data: [{ id: 'si_1', price: { id: price } }] } });
   t.deepEqual((await deliver(event('customer.subscription.updated', subscription('price_pro')))).result, { status: 'subscription_changed' });
   t.is((await callOperation<{ next_plan: string }>(gw, 'getMySubscription', { as: acct.session })).body.next_plan, 'pro');
   t.deepEqual((await deliver(event('customer.subscription.deleted', subscription('price_pro', 'canceled')))).result, { status: 'subscription_cancelled' });

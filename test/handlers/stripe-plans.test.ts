@@ -235,3 +235,32 @@ both('unpaid holds the plan like past_due, and paying the open invoice makes it 
   t.like(await s.view(acct), { status: 'cancelled' });
   t.is(await s.grants(acct), 2);
 });
+
+both('a plan an admin activated after a Stripe one is changed, held or cancelled by no late event of the old Stripe subscription', async (t, s) => {
+  const acct = await s.account();
+  const old = uniqueName('sub');
+  t.is(await s.subscribe(acct, old), 'subscription_started');
+  const payer = { userId: acct.userId, teamId: null };
+  const starter = s.gw.app.config.subscriptions.plans.get('starter')!;
+  // billing cancels the plan and activates one by hand (the old Stripe subscription still lives at Stripe)
+  t.is((await s.gw.app.db('subscriptions').where({ wallet: `user:${acct.userId}` }).update({ status: 'cancelled', cancelled_at: Date.now() })), 1);
+  t.like(await activateSubscription(s.gw.app.db, payer, starter, undefined, Date.now()), { outcome: 'ok' });
+  t.is((await s.row(acct)).stripe_subscription_id, null);
+  const end = Number((await s.row(acct)).current_period_end);
+
+  const pro = { items: { object: 'list', data: [{ id: 'si_1', price: { id: 'price_pro' } }] } };
+  t.is(await s.deliver(event('customer.subscription.updated', s.subscription(acct, old, 'active', pro))), 'ignored');
+  t.is(await s.deliver(event('customer.subscription.updated', s.subscription(acct, old, 'past_due', { current_period_start: seconds(end) }))), 'ignored');
+  t.is(await s.deliver(event('customer.subscription.updated', s.subscription(acct, old, 'unpaid'))), 'ignored');
+  t.is(await s.deliver(event('invoice.payment_failed', { ...s.invoice(old, end, end + 30 * DAY), status: 'open' })), 'ignored');
+  t.is(await s.deliver(event('invoice.paid', s.invoice(old, end, end + 30 * DAY))), 'ignored');
+  t.is(await s.deliver(event('customer.subscription.deleted', s.subscription(acct, old, 'canceled'))), 'ignored');
+  t.like(await s.row(acct), { status: 'active', plan: 'starter', next_plan: null });
+  // the clock renews the admin's plan
+  await s.renewAt(end + 60_000);
+  t.is(await s.grants(acct), 3);
+
+  // a Stripe subscription that never started a plan (its checkout not delivered yet) does not cancel it either
+  t.is(await s.deliver(event('customer.subscription.deleted', s.subscription(acct, uniqueName('sub'), 'canceled'))), 'ignored');
+  t.like(await s.row(acct), { status: 'active' });
+});

@@ -423,12 +423,17 @@ export async function renewDue(db: Knex, plans: SubscriptionPlans, now: number):
   const counts: RenewalCounts = { renewed: 0, unknownPlan: [], cancelled: 0 };
   let afterId = 0;
   for (;;) {
-    // a plan a Stripe subscription pays for is granted when Stripe reports the period paid (grantStripePeriod), never here
     const rows = await db('subscriptions').where('status', 'active').andWhere('current_period_end', '<=', now).andWhere('id', '>', afterId)
-      .whereNull('stripe_subscription_id').orderBy('id').limit(SUBSCRIPTION_BATCH) as Row[];
+      .orderBy('id').limit(SUBSCRIPTION_BATCH) as Row[];
     for (const r of rows) {
       const sub = fromRow(r);
       afterId = sub.id;
+      // a plan a Stripe subscription pays for is granted when Stripe reports the period paid
+      // (grantStripePeriod), never here; only a gone wallet's is cancelled, as below
+      if (sub.stripeSubscriptionId !== null) {
+        if (await cancelGone(db, sub, now)) counts.cancelled++;
+        continue;
+      }
       const planName = sub.nextPlan ?? sub.plan;
       const plan = plans.get(planName);
       if (!plan) { counts.unknownPlan.push(planName); continue; }
@@ -438,6 +443,16 @@ export async function renewDue(db: Knex, plans: SubscriptionPlans, now: number):
     }
     if (rows.length < SUBSCRIPTION_BATCH) return counts;
   }
+}
+
+/** Cancels the plan of a deleted team or an erased account (still as read); false when its wallet is there, or it changed meanwhile. */
+async function cancelGone(db: Knex, sub: Subscription, now: number): Promise<boolean> {
+  return withLockRetry(() => db.transaction(async (trx) => {
+    if (!(await walletGone(trx, payerOf(sub)))) return false;
+    const n = await trx('subscriptions').where({ id: sub.id, status: 'active', current_period_end: sub.currentPeriodEnd })
+      .update({ status: 'cancelled', next_plan: null, cancelled_at: now, updated_at: now });
+    return affected(n) === 1;
+  }));
 }
 
 async function renewOne(db: Knex, sub: Subscription, plan: SubscriptionPlan, now: number): Promise<'renewed' | 'cancelled' | 'lost'> {

@@ -264,3 +264,17 @@ both('a plan an admin activated after a Stripe one is changed, held or cancelled
   t.is(await s.deliver(event('customer.subscription.deleted', s.subscription(acct, uniqueName('sub'), 'canceled'))), 'ignored');
   t.like(await s.row(acct), { status: 'active' });
 });
+
+both('a Stripe-backed plan whose wallet is gone is cancelled by the job at its period\'s end, and granted nothing', async (t, s) => {
+  const acct = await s.account();
+  const sub = uniqueName('sub');
+  t.is(await s.subscribe(acct, sub), 'subscription_started');
+  const end = Number((await s.row(acct)).current_period_end);
+  // the wallet is gone while its plan stayed (as a deleted team's does until then)
+  await s.gw.app.db('users').where({ id: acct.userId }).update({ deleted_at: Date.now() });
+  const counts = await s.renewAt(end + 60_000);
+  t.like(counts, { renewed: 0, cancelled: 1 });
+  t.like(await s.row(acct), { status: 'cancelled' });
+  t.is(await s.deliver(event('invoice.paid', s.invoice(sub, end, end + 30 * DAY))), 'ignored');
+  t.is(await s.grants(acct), 1);
+});

@@ -104,6 +104,8 @@ export interface SubscriptionCheckout {
   /** what Stripe charged, minor units */
   amount: number;
   currency: string;
+  /** when Stripe created the event reporting it paid, epoch seconds: its subscription's events created before it are out of date */
+  eventAt?: number;
 }
 
 export type CheckoutOutcome =
@@ -166,7 +168,7 @@ async function activate(db: Knex, payer: Owner, plan: SubscriptionPlan, periodEn
           user_id: payer.userId, team_id: payer.teamId, plan: plan.name, next_plan: null, status: 'active', period_anchor: periodEnd ?? now,
           current_period_start: now, current_period_end: end, cancelled_at: null, updated_at: now,
           // the Stripe subscription that pays for it from now on (its invoices grant the periods); null: the clock renews it
-          stripe_subscription_id: checkout?.stripeSubscriptionId ?? null, stripe_event_at: null,
+          stripe_subscription_id: checkout?.stripeSubscriptionId ?? null, stripe_event_at: checkout?.stripeSubscriptionId ? checkout.eventAt ?? null : null,
         };
         let id: number;
         if (existing) {

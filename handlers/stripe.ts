@@ -158,7 +158,7 @@ async function subscriptionStarted(app: App, event: Stripe.Event, s: Stripe.Chec
   const stripeSubscription = idOf(s.subscription) ?? null;
   const amount = s.amount_total ?? 0;
   const currency = (s.currency ?? app.config.stripe.currency).toLowerCase();
-  const out = await activateFromCheckout(app.db, target.payer, plan, { sessionId: s.id, stripeSubscriptionId: stripeSubscription, customerId: customer, amount, currency }, app.clock());
+  const out = await activateFromCheckout(app.db, target.payer, plan, { sessionId: s.id, stripeSubscriptionId: stripeSubscription, customerId: customer, amount, currency, eventAt: eventCreated(event) }, app.clock());
   if (customer && out.outcome !== 'wallet-gone' && !(out.outcome === 'seen' && out.was === 'unapplied')) await recordCustomer(app.db, target.payer, customer);
   if (out.outcome === 'seen') return out.was === 'started' ? 'duplicate' : 'unmatched';
   if (out.outcome === 'subscription-ended') {

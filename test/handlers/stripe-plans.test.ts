@@ -278,3 +278,12 @@ both('a Stripe-backed plan whose wallet is gone is cancelled by the job at its p
   t.is(await s.deliver(event('invoice.paid', s.invoice(sub, end, end + 30 * DAY))), 'ignored');
   t.is(await s.grants(acct), 1);
 });
+
+both('an update of the subscription created before its checkout completed (incomplete, delivered late) does not hold the plan the checkout started', async (t, s) => {
+  const acct = await s.account();
+  const sub = uniqueName('sub');
+  const early = event('customer.subscription.updated', s.subscription(acct, sub, 'incomplete'));
+  t.is(await s.subscribe(acct, sub), 'subscription_started');
+  t.is(await s.deliver(early), 'ignored');
+  t.like(await s.row(acct), { status: 'active' });
+});

@@ -398,6 +398,12 @@ export async function grantStripePeriod(db: Knex, stripeSubscriptionId: string, 
   }
 }
 
+/** The plan, cancelled, whose checkout this Stripe subscription started (a wallet's plan cancelled on the gateway while Stripe still charges); undefined when none. */
+export async function cancelledStripePlan(db: Knex, stripeSubscriptionId: string): Promise<Subscription | undefined> {
+  const row = await db('subscriptions').where({ stripe_subscription_id: stripeSubscriptionId, status: 'cancelled' }).first<Row | undefined>();
+  return row ? fromRow(row) : undefined;
+}
+
 /** The wallet whose plan, not ended, this Stripe subscription started; undefined when none. */
 export async function walletOfStripePlan(db: Knex, stripeSubscriptionId: string): Promise<Owner | undefined> {
   const row = await db('subscriptions').where('stripe_subscription_id', stripeSubscriptionId).whereIn('status', LIVE).first<Row | undefined>('user_id', 'team_id');

@@ -14,7 +14,7 @@ import {
   applyStripeRefund, findPaymentByIntent, paymentsOf, recordCustomer, recordPurchase, reverseStripeRefund, stripeCustomerOf, userIdForCustomer,
 } from '../db/stripe-payments.ts';
 import {
-  activateFromCheckout, cancelSubscription, changeSubscription, findSubscription, grantStripePeriod, holdSubscription, isUnappliedSubscription, recordStripeSubscriptionEnded,
+  activateFromCheckout, cancelledStripePlan, cancelSubscription, changeSubscription, findSubscription, grantStripePeriod, holdSubscription, isUnappliedSubscription, recordStripeSubscriptionEnded,
   resumeSubscription, stripeEventApplied, stripeEventOutOfDate, stripeSubscriptionEnded, walletOfStripePlan,
 } from '../db/subscriptions.ts';
 import type { StripePeriod } from '../db/subscriptions.ts';
@@ -278,6 +278,15 @@ async function invoicePaid(app: App, event: Stripe.Event, invoice: Fields): Prom
     app.log.error({ ...ids, userId: out.subscription.userId, teamId: out.subscription.teamId, plan: out.plan },
       'stripe_payment_unmatched: a paid period of a plan SUBSCRIPTION_PLANS no longer declares; nothing was granted: declare the plan again (the next paid period is granted) or grant it by hand');
     return 'ignored';
+  }
+  if (out.outcome === 'no-plan') {
+    // paid at Stripe for a plan cancelled here (by billing, or its wallet gone) while Stripe kept charging: the operator decides
+    const cancelled = await cancelledStripePlan(app.db, sub);
+    if (cancelled) {
+      app.log.error({ ...ids, userId: cancelled.userId, teamId: cancelled.teamId, plan: cancelled.plan },
+        'stripe_payment_unmatched: Stripe charged a period of a subscription whose plan was cancelled on the gateway; nothing was granted: refund it and cancel the subscription in Stripe, or activate the plan by hand');
+      return 'unmatched';
+    }
   }
   return out.outcome === 'cancelled' ? 'subscription_cancelled' : 'ignored';
 }

@@ -12,7 +12,8 @@ import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { assertLedger } from '../helpers/ledger.ts';
 import { uniqueName } from '../helpers/services.ts';
-import { activateSubscription, renewDue } from '../../db/subscriptions.ts';
+import { activateSubscription, cancelSubscription, renewDue } from '../../db/subscriptions.ts';
+import { captureLog } from '../helpers/logs.ts';
 
 const SECRET_KEY = 'sk_test_mediagateplans';
 const WEBHOOK_SECRET = 'whsec_mediagateplanssecret';
@@ -27,12 +28,13 @@ const PLANS = JSON.stringify({
 const engines = ['mysql', 'sqlite'] as const;
 type Engine = typeof engines[number];
 const gws = {} as Record<Engine, TestGateway>;
+const logs = captureLog('warn');
 
 test.before(async () => {
   nock.disableNetConnect();
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);
   for (const db of engines) {
-    gws[db] = await startGateway({ db, queue: 'memory', env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, SUBSCRIPTION_PLANS: PLANS } });
+    gws[db] = await startGateway({ db, queue: 'memory', log: logs.log, env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, SUBSCRIPTION_PLANS: PLANS } });
   }
 });
 test.afterEach.always(() => { nock.cleanAll(); });
@@ -275,7 +277,7 @@ both('a Stripe-backed plan whose wallet is gone is cancelled by the job at its p
   const counts = await s.renewAt(end + 60_000);
   t.like(counts, { renewed: 0, cancelled: 1 });
   t.like(await s.row(acct), { status: 'cancelled' });
-  t.is(await s.deliver(event('invoice.paid', s.invoice(sub, end, end + 30 * DAY))), 'ignored');
+  t.is(await s.deliver(event('invoice.paid', s.invoice(sub, end, end + 30 * DAY))), 'unmatched', 'a charge still made is the operator\'s to refund');
   t.is(await s.grants(acct), 1);
 });
 
@@ -286,4 +288,19 @@ both('an update of the subscription created before its checkout completed (incom
   t.is(await s.subscribe(acct, sub), 'subscription_started');
   t.is(await s.deliver(early), 'ignored');
   t.like(await s.row(acct), { status: 'active' });
+});
+
+both('a period paid at Stripe for a plan cancelled on the gateway grants nothing and is logged for the operator', async (t, s) => {
+  const acct = await s.account();
+  const sub = uniqueName('sub');
+  t.is(await s.subscribe(acct, sub), 'subscription_started');
+  const end = Number((await s.row(acct)).current_period_end);
+  // billing cancels the plan on the gateway; the Stripe subscription is left running and charges the next period
+  t.like(await cancelSubscription(s.gw.app.db, { userId: acct.userId, teamId: null }, Date.now()), { outcome: 'ok' });
+  const before = logs.lines.length;
+  t.is(await s.deliver(event('invoice.paid', s.invoice(sub, end, end + 30 * DAY))), 'unmatched');
+  t.is(await s.grants(acct), 1);
+  const logged = logs.parsed<{ msg: string; subscription?: string; level: number }>().slice(before).filter((l) => l.subscription === sub && l.level >= 50);
+  t.is(logged.length, 1);
+  t.regex(logged[0]!.msg, /^stripe_payment_unmatched: .*cancelled/);
 });

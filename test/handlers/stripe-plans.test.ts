@@ -304,3 +304,16 @@ both('a period paid at Stripe for a plan cancelled on the gateway grants nothing
   t.is(logged.length, 1);
   t.regex(logged[0]!.msg, /^stripe_payment_unmatched: .*cancelled/);
 });
+
+both('the same period\'s invoice.paid delivered several times at once grants it once', async (t, s) => {
+  const acct = await s.account();
+  const sub = uniqueName('sub');
+  t.is(await s.subscribe(acct, sub), 'subscription_started');
+  const end = Number((await s.row(acct)).current_period_end);
+  const next = s.invoice(sub, end, end + 30 * DAY);
+  const statuses = await Promise.all([event('invoice.paid', next), event('invoice.paid', next), event('invoice.paid', next), event('invoice.paid', next)].map((e) => s.deliver(e)));
+  t.is(statuses.filter((x) => x === 'subscription_renewed').length, 1, statuses.join());
+  t.true(statuses.every((x) => x === 'subscription_renewed' || x === 'ignored'), statuses.join());
+  t.is(await s.grants(acct), 2);
+  t.is(await s.balance(acct), 20_000);
+});

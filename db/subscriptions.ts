@@ -219,25 +219,9 @@ export async function stripeSubscriptionEnded(db: Knex, stripeSubscriptionId: st
 }
 
 /**
- * The Stripe subscription that pays for the wallet's plan, to cancel at Stripe when the wallet goes
- * (an erased account, a deleted team): the one whose checkout last started the plan, while the
- * plan is active or held, or was cancelled at `since` or later (by what removed the wallet), and
- * Stripe has not reported it ended. undefined for a plan an admin activated, or none.
- */
-export async function stripeSubscriptionOfPlan(db: Knex, payer: Owner, since?: number): Promise<string | undefined> {
-  const sub = await db('subscriptions').where('wallet', ownerKey(payer)).first<Row | undefined>('status', 'cancelled_at');
-  if (!sub) return undefined;
-  const live = LIVE.includes(String(sub.status)) || (since !== undefined && numOrNull(sub.cancelled_at) !== null && num(sub.cancelled_at) >= since);
-  if (!live) return undefined;
-  const started = await startedStripeSubscription(db, payer);
-  if (typeof started !== 'string' || await stripeSubscriptionEnded(db, started)) return undefined;
-  return started;
-}
-
-/**
  * Every Stripe subscription a checkout of the wallet started or paid for unapplied that Stripe has
- * not reported ended: what Stripe may still charge for this wallet (an erased account's are
- * cancelled, workers/retention.ts).
+ * not reported ended: what Stripe may still charge for this wallet (an erased account's, workers/retention.ts,
+ * and a deleted team's, handlers/teams.ts, are cancelled).
  */
 export async function liveStripeSubscriptionsOf(db: Knex, payer: Owner): Promise<string[]> {
   const ended = db('stripe_subscription_checkouts').where('outcome', 'ended').whereNotNull('stripe_subscription_id').select('stripe_subscription_id');

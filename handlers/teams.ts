@@ -15,7 +15,7 @@ import {
 } from '../db/teams.ts';
 import type { Invite, Member, Membership } from '../db/teams.ts';
 import { findUserById, normaliseEmail } from '../db/users.ts';
-import { stripeSubscriptionOfPlan } from '../db/subscriptions.ts';
+import { liveStripeSubscriptionsOf } from '../db/subscriptions.ts';
 import { endStripeSubscription } from '../lib/stripe.ts';
 import { newSecret, sha256Hex } from '../lib/secrets.ts';
 import type { TeamPermission, TeamRole } from '../lib/caller.ts';
@@ -113,9 +113,9 @@ export const deleteTeam: Handler<'deleteTeam'> = async ({ app, caller, params })
   if (!(await mapped(softDeleteTeam(app.db, team.id, now, mayDelete, caller.userId)))) throw new NotFoundError(TEAM_NOT_FOUND);
   // its keys were revoked with it (README "Credential cache")
   await app.credentials.invalidate({ teamIds: [team.id] });
-  // its plan renews no more (the renewal job cancels it); Stripe would go on charging its subscription
-  const stripeSubscription = await stripeSubscriptionOfPlan(app.db, { userId: caller.userId, teamId: team.id }, now);
-  if (stripeSubscription) await endStripeSubscription(app, stripeSubscription, { teamId: team.id });
+  // its plan renews no more (the renewal job cancels it), but Stripe would go on charging every
+  // subscription a checkout of its wallet started or paid for unapplied: each is cancelled, as at an erasure
+  for (const sub of await liveStripeSubscriptionsOf(app.db, { userId: caller.userId, teamId: team.id })) await endStripeSubscription(app, sub, { teamId: team.id });
   return { id: team.id, deleted: true };
 };
 

@@ -512,3 +512,24 @@ test.serial('deleting a team whose plan was bought through Stripe cancels its St
   t.is((await callOperation(gw, 'deleteTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
   t.true(cancelled.isDone(), 'Stripe was asked to cancel the subscription');
 });
+
+test.serial('deleting a team cancels every live Stripe subscription of its wallet: the one that started its plan and a second one paid for unapplied', async (t) => {
+  const owner = await newAccount(gw);
+  const teamId = await teamOf(owner);
+  // two plan checkouts opened before either was paid: the second one paid starts nothing (unapplied), yet Stripe charges it
+  const first = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: owner.session, query: { team_id: teamId }, body: { plan: 'starter' } })).status, 200);
+  const second = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: owner.session, query: { team_id: teamId }, body: { plan: 'starter' } })).status, 200);
+  const started = uniqueName('sub');
+  const unapplied = uniqueName('sub');
+  t.deepEqual((await deliver(paidSession(first.id, first.sent[0]!, { amount_total: 1000, subscription: started, payment_intent: null }))).result, { status: 'subscription_started' });
+  t.deepEqual((await deliver(paidSession(second.id, second.sent[0]!, { amount_total: 1000, subscription: unapplied, payment_intent: null }))).result, { status: 'unmatched' });
+  await gw.app.db.transaction((trx) => debitWallet(trx, { userId: owner.userId, teamId }, 10_000, 'test: spent', Date.now()));
+  const cancelled: string[] = [];
+  for (const sub of [started, unapplied]) {
+    nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(() => { cancelled.push(sub); return [200, { id: sub, object: 'subscription', status: 'canceled' }]; });
+  }
+  t.is((await callOperation(gw, 'deleteTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
+  t.deepEqual(cancelled.sort(), [started, unapplied].sort(), 'Stripe was asked to cancel both subscriptions');
+});
